@@ -1,0 +1,257 @@
+"""The modulo scheduling problem, kept apart from the algorithms that solve it.
+
+Modelled on CIRCT's scheduling library (``ChainingCyclicProblem`` with shared
+operators): a problem is a set of operations, each an instance of an
+:class:`OperatorType`, linked by :class:`Dependence` edges that may cross
+iterations (``distance``), under a clock period that allows combinational
+operators to be chained within one cycle.
+
+A :class:`Schedule` is any candidate solution; :mod:`hls.schedule.verify`
+checks one against its problem, whatever algorithm produced it.
+
+Timing model
+------------
+Every operation ``op`` gets a start cycle ``start[op]`` (an integer >= 0) and an
+offset ``start_in_cycle[op]`` in nanoseconds inside that cycle.
+
+* An operator with ``latency == 0`` is combinational: its result is available
+  at ``start_in_cycle + incoming_delay`` in the same cycle (chaining).
+* An operator with ``latency >= 1`` registers its result: it is available at
+  cycle ``start + latency``, at offset ``outgoing_delay`` within that cycle.
+  ``incoming_delay`` is the logic before its input register (for example the
+  address decode of a memory read).
+
+For a dependence ``src -> dst`` with iteration distance ``d`` and loop
+initiation interval ``II``, the value leaves ``src`` in iteration ``i`` and is
+used by ``dst`` in iteration ``i + d``.  Measured on one time line::
+
+    ready_cycle(src)  = start[src] + latency[src]
+    ready_offset(src) = start_in_cycle[src] + incoming_delay[src]   if latency == 0
+                      = outgoing_delay[src]                          otherwise
+    start[dst] + d*II  >  ready_cycle(src)          , or
+    start[dst] + d*II == ready_cycle(src)  and  start_in_cycle[dst] >= ready_offset(src)
+
+and every operation must finish within its cycle::
+
+    start_in_cycle[op] + incoming_delay[op] <= clock_period_ns
+
+Resources
+---------
+An operator type with a ``limit`` has that many instances.  In each modulo
+slot (``start % II``) at most ``limit`` instances may be busy.  Operations
+that are *mutually exclusive* (they sit on branches of the same ``if`` that
+can never both be taken in one iteration, see :meth:`Problem.add_exclusion`)
+may share one instance in the same slot; that is what makes the problem
+control-flow-aware.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+__all__ = ["OperatorType", "Operation", "Dependence", "Problem", "Schedule"]
+
+#: Kinds of dependence, used to explain what bounds the II.
+DEPENDENCE_KINDS = ("data", "memory", "exit", "control")
+
+
+@dataclass(frozen=True)
+class OperatorType:
+    """A kind of hardware operator.
+
+    Parameters
+    ----------
+    name : str
+        Unique name, for example ``"add32"`` or ``"read:a"``.
+    latency : int
+        Cycles until the result is registered; 0 for combinational logic.
+    incoming_delay : float
+        Combinational delay in ns from the inputs to the result (latency 0)
+        or to the input register (latency >= 1).
+    outgoing_delay : float
+        For latency >= 1: delay in ns from the clock edge to a valid output.
+        Ignored for latency 0.
+    limit : int or None
+        Number of instances available; ``None`` means unlimited.
+    """
+
+    name: str
+    latency: int = 0
+    incoming_delay: float = 0.0
+    outgoing_delay: float = 0.0
+    limit: int | None = None
+
+    def __post_init__(self):
+        if self.latency < 0:
+            raise ValueError(f"operator type {self.name!r}: latency must be >= 0, not {self.latency}")
+        if self.incoming_delay < 0 or self.outgoing_delay < 0:
+            raise ValueError(f"operator type {self.name!r}: delays must be >= 0")
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"operator type {self.name!r}: limit must be >= 1 or None, not {self.limit}")
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the loop body.
+
+    Parameters
+    ----------
+    name : str
+        Unique name within the problem.
+    operator_type : str
+        Name of its :class:`OperatorType`.
+    lines : tuple of int
+        The user's source lines this operation comes from, used to explain
+        what bounds the II.
+    """
+
+    name: str
+    operator_type: str
+    lines: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Dependence:
+    """``dst`` of iteration ``i + distance`` depends on ``src`` of iteration ``i``.
+
+    Parameters
+    ----------
+    src, dst : str
+        Operation names.
+    distance : int
+        Iteration distance, >= 0.  Edges with distance 0 must form a DAG.
+    kind : str
+        One of ``"data"``, ``"memory"``, ``"exit"`` or ``"control"``; it only
+        explains the bound, the timing rule is the same for all kinds.
+    """
+
+    src: str
+    dst: str
+    distance: int = 0
+    kind: str = "data"
+
+    def __post_init__(self):
+        if self.distance < 0:
+            raise ValueError(f"dependence {self.src}->{self.dst}: distance must be >= 0, not {self.distance}")
+        if self.kind not in DEPENDENCE_KINDS:
+            raise ValueError(f"dependence {self.src}->{self.dst}: kind must be one of {DEPENDENCE_KINDS}, "
+                             f"not {self.kind!r}")
+
+
+@dataclass
+class Problem:
+    """A cyclic (modulo) scheduling problem with chaining and shared operators.
+
+    Parameters
+    ----------
+    clock_period_ns : float
+        Target clock period; chained combinational delay must fit in it.
+    name : str
+        For messages only.
+    """
+
+    clock_period_ns: float
+    name: str = "loop"
+    operator_types: dict[str, OperatorType] = field(default_factory=dict)
+    operations: dict[str, Operation] = field(default_factory=dict)
+    dependences: list[Dependence] = field(default_factory=list)
+    exclusions: set[frozenset[str]] = field(default_factory=set)
+
+    def __post_init__(self):
+        if not self.clock_period_ns > 0:
+            raise ValueError(f"clock_period_ns must be > 0, not {self.clock_period_ns}")
+
+    # -- building ---------------------------------------------------------
+    def add_operator_type(self, operator_type: OperatorType) -> OperatorType:
+        existing = self.operator_types.get(operator_type.name)
+        if existing is not None and existing != operator_type:
+            raise ValueError(f"operator type {operator_type.name!r} is already defined as {existing}")
+        self.operator_types[operator_type.name] = operator_type
+        return operator_type
+
+    def add_operation(self, operation: Operation) -> Operation:
+        if operation.name in self.operations:
+            raise ValueError(f"operation {operation.name!r} is already defined")
+        if operation.operator_type not in self.operator_types:
+            raise ValueError(f"operation {operation.name!r}: unknown operator type {operation.operator_type!r}")
+        self.operations[operation.name] = operation
+        return operation
+
+    def add_dependence(self, dependence: Dependence) -> Dependence:
+        for end in (dependence.src, dependence.dst):
+            if end not in self.operations:
+                raise ValueError(f"dependence {dependence.src}->{dependence.dst}: unknown operation {end!r}")
+        self.dependences.append(dependence)
+        return dependence
+
+    def add_exclusion(self, a: str, b: str) -> None:
+        """Declare that ``a`` and ``b`` never both execute in one iteration."""
+        for end in (a, b):
+            if end not in self.operations:
+                raise ValueError(f"exclusion {a}/{b}: unknown operation {end!r}")
+        if a != b:
+            self.exclusions.add(frozenset((a, b)))
+
+    # -- queries ----------------------------------------------------------
+    def operator_type_of(self, op: str) -> OperatorType:
+        return self.operator_types[self.operations[op].operator_type]
+
+    def are_exclusive(self, a: str, b: str) -> bool:
+        return frozenset((a, b)) in self.exclusions
+
+    def limited_operator_types(self) -> Iterable[OperatorType]:
+        return (t for t in self.operator_types.values() if t.limit is not None)
+
+    def users_of(self, operator_type: str) -> list[str]:
+        return [op.name for op in self.operations.values() if op.operator_type == operator_type]
+
+    def to_networkx(self):
+        """The dependence graph as a ``networkx.MultiDiGraph``.
+
+        Nodes are operation names with attribute ``operation``; each edge has
+        attributes ``distance`` and ``kind``.
+        """
+        import networkx as nx
+        graph = nx.MultiDiGraph()
+        for op in self.operations.values():
+            graph.add_node(op.name, operation=op)
+        for dep in self.dependences:
+            graph.add_edge(dep.src, dep.dst, distance=dep.distance, kind=dep.kind)
+        return graph
+
+
+@dataclass
+class Schedule:
+    """A candidate solution of a :class:`Problem`.
+
+    Attributes
+    ----------
+    ii : int
+        Initiation interval in cycles.
+    start : dict of str to int
+        Start cycle of each operation, relative to the iteration's start.
+    start_in_cycle : dict of str to float
+        Offset in ns within the start cycle (chaining); 0.0 when absent.
+    """
+
+    ii: int
+    start: dict[str, int]
+    start_in_cycle: dict[str, float] = field(default_factory=dict)
+
+    def offset(self, op: str) -> float:
+        return self.start_in_cycle.get(op, 0.0)
+
+    def ready(self, problem: Problem, op: str) -> tuple[int, float]:
+        """``(cycle, offset)`` at which ``op``'s result can be used."""
+        optype = problem.operator_type_of(op)
+        if optype.latency == 0:
+            return self.start[op], self.offset(op) + optype.incoming_delay
+        return self.start[op] + optype.latency, optype.outgoing_delay
+
+    def depth(self, problem: Problem) -> int:
+        """Cycles from an iteration's first operation to its last result."""
+        if not self.start:
+            return 0
+        return max(self.ready(problem, op)[0] + (1 if problem.operator_type_of(op).latency == 0 else 0)
+                   for op in self.start) - min(self.start.values())
