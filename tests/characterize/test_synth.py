@@ -1,0 +1,107 @@
+"""The Yosys/nextpnr flow on small hand-written netlists: counts, wrapper, cache, errors."""
+
+import json
+
+import pytest
+
+from approx_units import synth
+
+MUL4 = """
+module mul4(input [3:0] a, input [3:0] b, output [7:0] o);
+  assign o = a * b;
+endmodule
+"""
+
+# One register stage: 8 output bits + valid, reset by rst.
+MUL4_PIPELINED = """
+module mul4p(input clk, input rst, input [3:0] a, input [3:0] b, input valid_in,
+             output reg [7:0] o, output reg valid_out);
+  always @(posedge clk) begin
+    if (rst) begin o <= 0; valid_out <= 0; end
+    else begin o <= a * b; valid_out <= valid_in; end
+  end
+endmodule
+"""
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return synth.ResultCache(tmp_path / "cache")
+
+
+def test_ecp5_combinational_counts_and_fmax(cache):
+    report = synth.synthesize_verilog(MUL4, "mul4", "ecp5", cache=cache)
+    assert report.luts == report.cells["LUT4"] > 0
+    assert report.ffs == 0          # the timing wrapper's 16 flip-flops are not the unit's
+    assert report.fmax_mhz is not None and 50 < report.fmax_mhz < 1000
+    assert report.adp == pytest.approx(report.luts * 1000 / report.fmax_mhz)
+
+
+def test_flip_flops_of_the_unit_are_counted(cache):
+    report = synth.synthesize_verilog(MUL4_PIPELINED, "mul4p", "ecp5", timing=False, cache=cache)
+    assert report.ffs == 9
+    assert report.fmax_mhz is None and report.adp is None
+
+
+def test_xc7_and_ice40_cells(cache):
+    xc7 = synth.synthesize_verilog(MUL4, "mul4", "xc7", cache=cache)
+    assert xc7.luts == sum(v for k, v in xc7.cells.items() if k in {f"LUT{i}" for i in range(1, 7)})
+    assert xc7.fmax_mhz is None            # no pip-installable place and route for Xilinx 7
+    ice40 = synth.synthesize_verilog(MUL4, "mul4", "ice40", timing=False, cache=cache)
+    assert ice40.luts == ice40.cells["SB_LUT4"] > 0
+
+
+def test_second_request_is_served_from_the_cache(cache, monkeypatch):
+    first = synth.synthesize_verilog(MUL4, "mul4", "ecp5", timing=False, cache=cache)
+    assert (cache.hits, cache.misses) == (0, 1)
+
+    def no_tools(*args, **kwargs):
+        raise AssertionError("a cached result ran a tool")
+    monkeypatch.setattr(synth, "_run", no_tools)
+    again = synth.synthesize_verilog(MUL4, "mul4", "ecp5", timing=False, cache=cache)
+    assert again == first and cache.hits == 1
+    # Different flags are a different key.
+    with pytest.raises(AssertionError, match="ran a tool"):
+        synth.synthesize_verilog(MUL4, "mul4", "ecp5", timing=False, dsp=True, cache=cache)
+
+
+def test_cache_files_are_complete_json(cache):
+    synth.synthesize_verilog(MUL4, "mul4", "ice40", timing=False, cache=cache)
+    files = list(cache.directory.iterdir())
+    assert len(files) == 1 and files[0].suffix == ".json"
+    assert json.loads(files[0].read_text())["target"] == "ice40"
+
+
+def test_default_cache_dir_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.delenv("AXHLS_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert synth.default_cache_dir() == tmp_path / "axhls"
+    monkeypatch.setenv("AXHLS_CACHE_DIR", str(tmp_path / "elsewhere"))
+    assert synth.default_cache_dir() == tmp_path / "elsewhere"
+
+
+def test_errors(cache):
+    with pytest.raises(ValueError, match="target must be one of ecp5, xc7, ice40"):
+        synth.synthesize_verilog(MUL4, "mul4", "virtex2", cache=cache)
+    with pytest.raises(ValueError, match="dsp=True is not supported for target 'ice40'"):
+        synth.synthesize_verilog(MUL4, "mul4", "ice40", dsp=True, cache=cache)
+    with pytest.raises(synth.SynthesisError, match="yosys"):
+        synth.synthesize_verilog("module broken(input a; endmodule", "broken", "ecp5", cache=cache)
+
+
+def test_timing_wrapper_registers_every_data_port():
+    text = synth.timing_wrapper("u", [("clk", "input", 1), ("rst", "input", 1), ("a", "input", 4),
+                                      ("valid_in", "input", 1), ("o", "output", 8)])
+    assert ".clk(clk)" in text and ".rst(1'b0)" in text
+    assert "r_a <= in_a" in text and "r_valid_in <= in_valid_in" in text and "out_o <= w_o" in text
+
+
+def test_library_unit_is_synthesised(cache):
+    import approx_units
+    unit = approx_units.get("loa", width=4, l=2)
+    report = synth.synthesize_unit(unit, "ecp5", cache=cache, timing=False)
+    exact = synth.synthesize_unit(approx_units.get("exact_add", width=4), "ecp5", cache=cache, timing=False)
+    assert report.luts + report.carry > 0
+    assert report.ffs == 0
+    # LOA's OR-ed low part makes the carry chain shorter than the exact adder's.
+    assert report.carry <= exact.carry
