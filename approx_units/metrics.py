@@ -1,0 +1,292 @@
+"""Error metrics of approximate units: the one place where they are defined.
+
+Definitions (``e = approx - exact``, means over all evaluated input pairs):
+
+* ER: fraction of pairs with ``e != 0``.
+* MED (= MAE): mean ``|e|``.  NMED: MED / largest exact output, which is
+  ``(2**n - 1) * (2**m - 1)`` for an n x m multiplier, ``2**(n+1) - 2`` for an
+  n-bit adder and ``(2**n - 1) * 2**f`` for an n-bit divider with f fraction bits.
+* MRED: mean of ``|e| / |exact|`` over pairs whose exact result is non-zero
+  (as EvoApproxLib does); WCRE: the maximum of the same.
+* WCE: maximum ``|e|``.  MSE: mean ``e**2``.
+* bias: mean ``e``; relative bias: mean ``e / |exact|`` over non-zero exact.
+* error variance: ``MSE - bias**2``.
+* MAE% and WCE%: MED and WCE divided by ``2**(n+m)`` (multipliers),
+  ``2**(n+1)`` (adders) or ``2**(n+f)`` (dividers), in percent (EvoApproxLib's
+  normalisation).
+
+Dividers are also measured against the real-valued quotient ``a / b``
+(scaled by ``2**f``) with :meth:`ErrorStats.of_quotient`; pairs with
+``b == 0`` are excluded and counted in ``excluded``.
+
+Everything is built on :class:`ErrorStats`, a mergeable accumulator of
+partial sums: evaluate chunks independently (in parallel if you like), add
+the statistics together, then call :meth:`ErrorStats.metrics`. Sums are
+float64 and counts Python ints, so 2**32 pairs do not overflow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+__all__ = ["ErrorStats", "max_exact_output", "error_scale", "er", "med", "nmed", "mred",
+           "wce", "wcre", "mse", "bias", "relative_bias", "error_variance", "mae_pct",
+           "wce_pct", "METRIC_NAMES"]
+
+#: Keys of :meth:`ErrorStats.metrics`.
+METRIC_NAMES = ("er", "med", "nmed", "mred", "wce", "wcre", "mse", "bias", "relative_bias",
+                "error_variance", "mae_pct", "wce_pct")
+
+
+def _errors(exact, approx):
+    """Exact integer errors as int64 (valid while |approx - exact| < 2**63)."""
+    exact, approx = np.asarray(exact), np.asarray(approx)
+    if exact.dtype.kind == "f" or approx.dtype.kind == "f":
+        raise TypeError("use ErrorStats.of_quotient for real-valued references")
+    # Wrapping uint64 subtraction reinterpreted as int64 is exact for any
+    # int64/uint64 inputs as long as the true difference fits in int64.
+    return (approx.astype(np.uint64) - exact.astype(np.uint64)).view(np.int64)
+
+
+@dataclass
+class ErrorStats:
+    """Mergeable partial sums of an error distribution.
+
+    Attributes
+    ----------
+    count : int
+        Evaluated pairs.
+    errors : int
+        Pairs with a non-zero error.
+    sum_abs, sum_err, sum_sq : float
+        Sums of ``|e|``, ``e`` and ``e**2``.
+    max_abs : int or float
+        Largest ``|e|`` (an exact int for integer references).
+    nonzero : int
+        Pairs whose exact result is non-zero (the MRED population).
+    sum_rel, sum_rel_sq, sum_signed_rel : float
+        Sums of ``|e|/|exact|``, its square, and ``e/|exact|`` over that population.
+    max_rel : float
+        Largest ``|e|/|exact|``.
+    excluded : int
+        Pairs left out (division by zero for :meth:`of_quotient`).
+    """
+    count: int = 0
+    errors: int = 0
+    sum_abs: float = 0.0
+    sum_err: float = 0.0
+    sum_sq: float = 0.0
+    max_abs: int | float = 0
+    nonzero: int = 0
+    sum_rel: float = 0.0
+    sum_rel_sq: float = 0.0
+    sum_signed_rel: float = 0.0
+    max_rel: float = 0.0
+    excluded: int = 0
+
+    @classmethod
+    def _from_errors(cls, error, exact_magnitude, max_abs, excluded=0):
+        error = np.asarray(error, dtype=np.float64).ravel()
+        magnitude = np.asarray(exact_magnitude, dtype=np.float64).ravel()
+        nonzero = magnitude != 0
+        rel_signed = error[nonzero] / magnitude[nonzero]
+        rel = np.abs(rel_signed)
+        return cls(count=int(error.size), errors=int(np.count_nonzero(error)),
+                   sum_abs=float(np.abs(error).sum()), sum_err=float(error.sum()),
+                   sum_sq=float(np.square(error).sum()), max_abs=max_abs,
+                   nonzero=int(nonzero.sum()), sum_rel=float(rel.sum()),
+                   sum_rel_sq=float(np.square(rel).sum()),
+                   sum_signed_rel=float(rel_signed.sum()),
+                   max_rel=float(rel.max()) if rel.size else 0.0, excluded=excluded)
+
+    @classmethod
+    def of(cls, exact, approx) -> "ErrorStats":
+        """Statistics of integer results ``approx`` against integer ``exact`` (same shape)."""
+        exact = np.asarray(exact)
+        error = _errors(exact, approx)
+        magnitude = np.abs(exact.astype(np.float64))
+        max_abs = int(np.abs(error).max()) if error.size else 0
+        if error.size and error.min() == np.iinfo(np.int64).min:
+            raise OverflowError("an error does not fit in 64 bits")
+        return cls._from_errors(error, magnitude, max_abs)
+
+    @classmethod
+    def of_quotient(cls, a, b, quotient, *, frac_bits: int = 0) -> "ErrorStats":
+        """Statistics of a divider's ``quotient`` against the real ``a / b * 2**frac_bits``.
+
+        Pairs with ``b == 0`` are excluded and counted in :attr:`excluded`.
+        """
+        a, b, quotient = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(quotient))
+        keep = b != 0
+        real = a[keep].astype(np.float64) / b[keep].astype(np.float64) * float(2 ** frac_bits)
+        error = quotient[keep].astype(np.float64) - real
+        max_abs = float(np.abs(error).max()) if error.size else 0.0
+        return cls._from_errors(error, np.abs(real), max_abs, excluded=int((~keep).sum()))
+
+    def merge(self, other: "ErrorStats") -> "ErrorStats":
+        """Statistics of the union of both populations."""
+        result = ErrorStats()
+        for f in fields(ErrorStats):
+            x, y = getattr(self, f.name), getattr(other, f.name)
+            setattr(result, f.name, max(x, y) if f.name.startswith("max_") else x + y)
+        return result
+
+    __add__ = merge
+
+    def metrics(self, kind: str, width: int, width_b: int | None = None,
+                frac_bits: int = 0) -> dict:
+        """All metrics of :data:`METRIC_NAMES` as a dict (see the module docstring).
+
+        ``er``, ``mred`` and ``wcre`` are fractions; ``mae_pct`` and ``wce_pct`` percentages.
+
+        Raises
+        ------
+        ValueError
+            If no pair was evaluated, or ``kind`` is not ``"add"``, ``"mul"`` or ``"div"``.
+        """
+        scale = error_scale(kind, width, width_b, frac_bits)
+        return {
+            "er": self.er,
+            "med": self.med,
+            "nmed": self.med / max_exact_output(kind, width, width_b, frac_bits),
+            "mred": self.mred,
+            "wce": self.max_abs,
+            "wcre": self.max_rel,
+            "mse": self.mse,
+            "bias": self.bias,
+            "relative_bias": self.relative_bias,
+            "error_variance": self.error_variance,
+            "mae_pct": 100.0 * self.med / scale,
+            "wce_pct": 100.0 * float(self.max_abs) / scale,
+        }
+
+    # Metrics that need no normalisation.
+
+    def _count(self):
+        if self.count == 0:
+            raise ValueError("no input pairs were evaluated")
+        return self.count
+
+    @property
+    def er(self) -> float:
+        return self.errors / self._count()
+
+    @property
+    def med(self) -> float:
+        return self.sum_abs / self._count()
+
+    @property
+    def mse(self) -> float:
+        return self.sum_sq / self._count()
+
+    @property
+    def bias(self) -> float:
+        return self.sum_err / self._count()
+
+    @property
+    def error_variance(self) -> float:
+        return max(0.0, self.mse - self.bias ** 2)
+
+    @property
+    def mred(self) -> float:
+        self._count()
+        return self.sum_rel / self.nonzero if self.nonzero else 0.0
+
+    @property
+    def relative_bias(self) -> float:
+        self._count()
+        return self.sum_signed_rel / self.nonzero if self.nonzero else 0.0
+
+
+def _check_kind(kind):
+    if kind not in ("add", "mul", "div"):
+        raise ValueError(f"kind must be 'add', 'mul' or 'div', not {kind!r}")
+
+
+def max_exact_output(kind: str, width: int, width_b: int | None = None, frac_bits: int = 0) -> int:
+    """The NMED denominator: the largest exact result of an unsigned unit."""
+    _check_kind(kind)
+    width_b = width if width_b is None else width_b
+    if kind == "mul":
+        return ((1 << width) - 1) * ((1 << width_b) - 1)
+    if kind == "add":
+        return (1 << (width + 1)) - 2
+    return ((1 << width) - 1) << frac_bits
+
+
+def error_scale(kind: str, width: int, width_b: int | None = None, frac_bits: int = 0) -> int:
+    """The MAE% / WCE% denominator (EvoApproxLib): ``2**(n+m)``, ``2**(n+1)`` or ``2**(n+f)``."""
+    _check_kind(kind)
+    width_b = width if width_b is None else width_b
+    if kind == "mul":
+        return 1 << (width + width_b)
+    if kind == "add":
+        return 1 << (width + 1)
+    return 1 << (width + frac_bits)
+
+
+# Thin vectorised functions over (exact, approx) arrays.
+
+def er(exact, approx) -> float:
+    """Error rate: fraction of pairs with any error."""
+    return ErrorStats.of(exact, approx).er
+
+
+def med(exact, approx) -> float:
+    """Mean error distance, mean ``|approx - exact|``."""
+    return ErrorStats.of(exact, approx).med
+
+
+def nmed(exact, approx, *, kind: str, width: int, width_b: int | None = None,
+         frac_bits: int = 0) -> float:
+    """MED normalised by :func:`max_exact_output`."""
+    return ErrorStats.of(exact, approx).metrics(kind, width, width_b, frac_bits)["nmed"]
+
+
+def mred(exact, approx) -> float:
+    """Mean relative error distance over pairs with non-zero exact result."""
+    return ErrorStats.of(exact, approx).mred
+
+
+def wce(exact, approx) -> int:
+    """Worst-case (largest) absolute error."""
+    return ErrorStats.of(exact, approx).max_abs
+
+
+def wcre(exact, approx) -> float:
+    """Worst-case relative error over pairs with non-zero exact result."""
+    return ErrorStats.of(exact, approx).max_rel
+
+
+def mse(exact, approx) -> float:
+    """Mean squared error."""
+    return ErrorStats.of(exact, approx).mse
+
+
+def bias(exact, approx) -> float:
+    """Mean signed error ``approx - exact``."""
+    return ErrorStats.of(exact, approx).bias
+
+
+def relative_bias(exact, approx) -> float:
+    """Mean of ``(approx - exact) / |exact|`` over pairs with non-zero exact result."""
+    return ErrorStats.of(exact, approx).relative_bias
+
+
+def error_variance(exact, approx) -> float:
+    """Variance of the signed error."""
+    return ErrorStats.of(exact, approx).error_variance
+
+
+def mae_pct(exact, approx, *, kind: str, width: int, width_b: int | None = None,
+            frac_bits: int = 0) -> float:
+    """MAE as a percentage of :func:`error_scale`."""
+    return ErrorStats.of(exact, approx).metrics(kind, width, width_b, frac_bits)["mae_pct"]
+
+
+def wce_pct(exact, approx, *, kind: str, width: int, width_b: int | None = None,
+            frac_bits: int = 0) -> float:
+    """WCE as a percentage of :func:`error_scale`."""
+    return ErrorStats.of(exact, approx).metrics(kind, width, width_b, frac_bits)["wce_pct"]

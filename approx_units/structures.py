@@ -1,0 +1,84 @@
+"""Structural building blocks shared by the unit descriptions.
+
+Wide operations are described as several nodes (chunked carry chains,
+partial-product adder trees) so that the pipeliner has places to cut them.
+"""
+
+from __future__ import annotations
+
+__all__ = ["chunked_add", "adder_tree", "exact_product", "leading_one_normalise",
+           "sign_magnitude", "CHUNK"]
+
+#: Width of one carry-chain segment; a pipeline register can go between segments.
+CHUNK = 16
+
+
+def chunked_add(ops, a, b, carry=None, *, width: int):
+    """``(a + b + carry) mod 2**width`` as a ripple of ``CHUNK``-bit adders."""
+    a, b = ops.zext(a, width), ops.zext(b, width)
+    parts = []
+    for lo in range(0, width, CHUNK):
+        hi = min(width, lo + CHUNK)
+        total = ops.add(ops.slice(a, lo, hi), ops.slice(b, lo, hi), width=hi - lo + 1)
+        if carry is not None:
+            total = ops.add(total, carry, width=hi - lo + 1)
+        parts.append(ops.slice(total, 0, hi - lo))
+        carry = ops.bit(total, hi - lo)
+    return ops.cat(*parts)
+
+
+def adder_tree(ops, terms, *, width: int):
+    """Sum of ``terms`` modulo ``2**width`` by a balanced tree of two-input adders."""
+    terms = list(terms)
+    if not terms:
+        return ops.const(0, width)
+    while len(terms) > 1:
+        paired = []
+        for i in range(0, len(terms) - 1, 2):
+            x, y = terms[i], terms[i + 1]
+            paired.append(ops.add(x, y, width=min(width, max(x.width, y.width) + 1)))
+        if len(terms) % 2:
+            paired.append(terms[-1])
+        terms = paired
+    return ops.zext(terms[0], width)
+
+
+def exact_product(ops, a, b, *, drop_below: int = 0):
+    """``a * b`` as an array of partial products summed by an adder tree.
+
+    Partial-product bits in columns below ``drop_below`` are left out
+    (a truncated, or broken-array, multiplier); ``drop_below=0`` is exact.
+    """
+    width = a.width + b.width
+    terms = []
+    for j in range(b.width):
+        row = ops.and_(a, ops.replicate(ops.bit(b, j), a.width))    # columns j .. j + wa - 1
+        first = max(0, drop_below - j)                                # first kept bit of the row
+        if first >= a.width:
+            continue
+        kept = ops.slice(row, first, a.width)
+        terms.append(ops.shift_left_const(kept, j + first))
+    return adder_tree(ops, terms, width=width)
+
+
+def leading_one_normalise(ops, x):
+    """Split a non-zero ``x`` into ``(k, f)`` with ``x = 2**k * (1 + f / 2**(w-1))``.
+
+    ``k`` is the leading-one position; ``f`` the ``w-1`` bits below the leading
+    one, left-aligned (Mitchell's fraction). For ``x == 0`` both are 0.
+    """
+    w = x.width
+    k = ops.lod(x)
+    aligned = ops.shl(x, ops.sub(w - 1, k, width=k.width), width=w)
+    return k, ops.slice(aligned, 0, w - 1)
+
+
+def sign_magnitude(ops, x):
+    """``(sign, |x|)`` of a two's complement ``x``; ``|x|`` keeps ``x``'s width (unsigned)."""
+    sign = ops.bit(x, x.width - 1)
+    return sign, ops.mux(sign, ops.sub(0, x, width=x.width), x)
+
+
+def apply_sign(ops, negative, magnitude, *, width: int):
+    """Two's complement ``-magnitude`` when ``negative`` else ``magnitude``, in ``width`` bits."""
+    return ops.mux(negative, ops.sub(0, magnitude, width=width), ops.zext(magnitude, width))
