@@ -1,0 +1,457 @@
+"""The error engine: a unit's error metrics, exhaustively or by Monte Carlo.
+
+The metric definitions live in one place, :mod:`approx_units.metrics`; this
+module only decides *which operand pairs* to feed them and *how*:
+
+* **Exhaustively**, over every operand pair, up to 16 x 16 bits (2^32 pairs).
+  The pairs are cut into tasks of consecutive values of operand ``a`` times
+  every ``b`` (about :data:`CHUNK_PAIRS` pairs each, so memory stays bounded
+  whatever the width), the tasks run on a process pool using every core, and
+  their mergeable accumulators are merged as they complete.
+* **By Monte Carlo**, for wider units or when asked: the samples are drawn in
+  :data:`BATCHES` independent batches (each from its own seed, so the result
+  does not depend on how many workers ran them).  The point estimate pools all
+  batches; the 95 % confidence interval of each mean-type metric comes from
+  the spread of the per-batch values (the method of batch means:
+  ``pooled +- t(0.975, B-1) * sd(batch values) / sqrt(B)``).  Worst-case
+  metrics (``wce``, ``wcre`` ...) get no interval: a sampled maximum is only a
+  lower bound of the true one.
+* **Over a user's input distribution**: :class:`Histogram` (a 1-D histogram
+  per operand, such as an image's pixel statistics, sampled by Monte Carlo) or
+  :class:`Pairs` (arrays of operand pairs, evaluated exactly as given).
+
+A progress bar (tqdm, on stderr) appears only when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "Evaluation", "Uniform", "Histogram", "Pairs", "LibraryUnit",
+    "evaluate", "operand_range", "EXHAUSTIVE_LIMIT_BITS", "DEFAULT_EXHAUSTIVE_BITS",
+    "CHUNK_PAIRS", "BATCHES",
+]
+
+#: Largest total operand width (bits of a + bits of b) evaluated exhaustively on request.
+EXHAUSTIVE_LIMIT_BITS = 32
+#: Largest total operand width evaluated exhaustively when neither mode is requested.
+DEFAULT_EXHAUSTIVE_BITS = 24
+#: Operand pairs per task; with the model's temporaries this keeps a worker well under 1 GiB.
+CHUNK_PAIRS = 1 << 20
+#: Independent Monte Carlo batches behind each confidence interval.
+BATCHES = 32
+#: Two-sided 97.5 % quantile of Student's t with BATCHES - 1 = 31 degrees of freedom.
+_T_975 = 2.0395
+#: Below this many pairs, a process pool costs more than it saves.
+_PARALLEL_THRESHOLD = 1 << 22
+#: Metrics that are maxima: sampling gives a lower bound, not an interval.
+_EXTREMES = frozenset({"wce", "wcre", "wce_pct", "int_wce", "excluded_division_by_zero"})
+
+
+# --- operators ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LibraryUnit:
+    """A picklable recipe for ``approx_units.get(name, width=..., stages=..., **params)``.
+
+    Worker processes receive the recipe, not the unit, and build the unit once each.
+    """
+    name: str
+    width: int
+    stages: int = 0
+    params: tuple = ()
+
+    def resolve(self):
+        unit = _RESOLVED.get(self)
+        if unit is None:
+            import approx_units
+            unit = _RESOLVED[self] = approx_units.get(self.name, width=self.width, stages=self.stages,
+                                                     **dict(self.params))
+        return unit
+
+
+_RESOLVED: dict = {}
+
+
+def _operator(subject):
+    """The object with ``model``/``kind``/``width``: a resolved recipe, or ``subject`` itself."""
+    return subject.resolve() if isinstance(subject, LibraryUnit) else subject
+
+
+def _is_signed(operator) -> bool:
+    params = getattr(operator, "params", None) or {}
+    return bool(params.get("signed", getattr(operator, "signed", False)))
+
+
+def _operand_widths(operator) -> tuple[int, int]:
+    width = operator.width
+    if isinstance(width, tuple):
+        return width
+    b_width = getattr(operator, "b_width", None)
+    return width, (b_width if b_width is not None else width)
+
+
+def operand_range(width: int, signed: bool) -> tuple[int, int]:
+    """The half-open range ``[lo, hi)`` of an operand's values."""
+    return (-(1 << (width - 1)), 1 << (width - 1)) if signed else (0, 1 << width)
+
+
+# --- input distributions --------------------------------------------------------------------
+
+class Uniform:
+    """Every operand value equally likely (the default)."""
+
+    def sample(self, rng: np.random.Generator, count: int, ranges) -> tuple[np.ndarray, np.ndarray]:
+        (a_lo, a_hi), (b_lo, b_hi) = ranges
+        return rng.integers(a_lo, a_hi, count), rng.integers(b_lo, b_hi, count)
+
+    def describe(self) -> str:
+        return "uniform"
+
+
+class Histogram:
+    """Independent operands, each drawn from a 1-D histogram of its values.
+
+    Parameters
+    ----------
+    a_weights, b_weights : array-like
+        Non-negative weights of the operand values ``lo, lo+1, ...`` (``lo`` is 0 for
+        unsigned units, ``-2**(n-1)`` for signed ones); shorter than the operand range
+        is fine (the rest has weight 0).  ``b_weights`` defaults to ``a_weights``.
+
+    Raises
+    ------
+    ValueError
+        If a histogram is empty, has negative or non-finite weights, or is longer than
+        the operand range.
+    """
+
+    def __init__(self, a_weights, b_weights=None):
+        self.a = self._normalise(a_weights, "a")
+        self.b = self._normalise(a_weights if b_weights is None else b_weights, "b")
+
+    @staticmethod
+    def _normalise(weights, role: str) -> np.ndarray:
+        weights = np.asarray(weights, dtype=np.float64).ravel()
+        if weights.size == 0 or not np.all(np.isfinite(weights)) or np.any(weights < 0) \
+                or weights.sum() <= 0:
+            raise ValueError(f"histogram of operand {role} must hold finite non-negative weights "
+                             f"with a positive sum")
+        return weights / weights.sum()
+
+    @classmethod
+    def of_samples(cls, a_samples, b_samples=None, *, offset: int = 0) -> "Histogram":
+        """The histograms of observed operand values (for example an image's pixels)."""
+        def counts(samples):
+            samples = np.asarray(samples, dtype=np.int64).ravel() - offset
+            if samples.size == 0 or samples.min() < 0:
+                raise ValueError(f"operand samples must be >= {offset}")
+            return np.bincount(samples)
+        return cls(counts(a_samples), None if b_samples is None else counts(b_samples))
+
+    def sample(self, rng, count, ranges):
+        result = []
+        for weights, (lo, hi) in ((self.a, ranges[0]), (self.b, ranges[1])):
+            if weights.size > hi - lo:
+                raise ValueError(f"histogram has {weights.size} bins but the operand has only "
+                                 f"{hi - lo} values")
+            result.append(lo + rng.choice(weights.size, size=count, p=weights))
+        return result[0], result[1]
+
+    def describe(self) -> str:
+        return f"histogram({self.a.size}x{self.b.size} bins)"
+
+
+class Pairs:
+    """Explicit operand pairs, evaluated exactly as given (for example a recorded trace).
+
+    Raises
+    ------
+    ValueError
+        If the arrays differ in length or are empty.
+    """
+
+    def __init__(self, a, b):
+        self.a = np.asarray(a, dtype=np.int64).ravel()
+        self.b = np.asarray(b, dtype=np.int64).ravel()
+        if self.a.size != self.b.size or self.a.size == 0:
+            raise ValueError(f"operand pair arrays must be non-empty and of equal length, "
+                             f"got {self.a.size} and {self.b.size}")
+
+    def describe(self) -> str:
+        return f"pairs({self.a.size})"
+
+
+# --- result ---------------------------------------------------------------------------------
+
+@dataclass
+class Evaluation:
+    """Error metrics of one unit over one input set.
+
+    Attributes
+    ----------
+    unit : str
+    kind : str
+        ``add``, ``mul`` or ``div``.
+    width : int
+    params : dict
+    exhaustive : bool
+        Whether every operand pair was evaluated.
+    samples : int
+        Operand pairs evaluated.
+    metrics : dict
+        As defined by :mod:`approx_units.metrics`.
+    ci95 : dict
+        For sampled evaluations, ``metric -> [low, high]`` for each mean-type metric.
+    distribution : str
+    seconds : float
+        Wall-clock time of the evaluation.
+    """
+    unit: str
+    kind: str
+    width: int
+    params: dict
+    exhaustive: bool
+    samples: int
+    metrics: dict
+    ci95: dict = field(default_factory=dict)
+    distribution: str = "uniform"
+    seconds: float = 0.0
+
+    @property
+    def pairs_per_second(self) -> float:
+        return self.samples / self.seconds if self.seconds > 0 else math.inf
+
+    def to_dict(self) -> dict:
+        return {"unit": self.unit, "width": self.width, "params": self.params,
+                "exhaustive": self.exhaustive, "samples": self.samples, "metrics": self.metrics,
+                "ci95": self.ci95, "kind": self.kind, "distribution": self.distribution}
+
+
+# --- the engine -----------------------------------------------------------------------------
+
+class _Accumulator:
+    """The mergeable statistics of one chunk: :class:`~approx_units.metrics.ErrorStats` per measure.
+
+    Adders and multipliers have one measure, the error against the exact integer result.
+    Dividers have two: ``quotient``, against the real-valued quotient ``a / b`` (scaled by
+    the unit's fraction bits), which gives the main metrics; and ``integer``, against the
+    exact divider's integer quotient.  Both leave out division by zero and count it.
+    """
+
+    def __init__(self, parts: dict):
+        self.parts = parts
+
+    def merge(self, other: "_Accumulator") -> "_Accumulator":
+        return _Accumulator({name: stats.merge(other.parts[name]) for name, stats in self.parts.items()})
+
+    def metrics(self, kind: str, width: int, width_b: int | None = None, frac_bits: int = 0) -> dict:
+        main = self.parts["quotient" if kind == "div" else "exact"]
+        values = main.metrics(kind, width, width_b, frac_bits)
+        if kind == "div":
+            values["excluded_division_by_zero"] = main.excluded
+            integer = self.parts["integer"].metrics(kind, width, width_b, frac_bits)
+            values.update({f"int_{name}": integer[name] for name in ("er", "med", "mred", "wce", "mse", "bias")})
+        return values
+
+
+def _frac_bits(operator) -> int:
+    return int(getattr(operator, "frac_bits", 0) or 0)
+
+
+def _exact_divider(operator):
+    import approx_units
+    key = ("exact_div", operator.width, getattr(operator, "width_b", operator.width), _is_signed(operator),
+           _frac_bits(operator))
+    unit = _RESOLVED.get(key)
+    if unit is None:
+        unit = _RESOLVED[key] = approx_units.get("exact_div", width=operator.width,
+                                                 signed=_is_signed(operator))
+    return unit
+
+
+def _stats_of(operator, a: np.ndarray, b: np.ndarray) -> _Accumulator:
+    """The statistics of one chunk of operand pairs."""
+    from .metrics import ErrorStats
+    approx = operator.model(a, b)
+    if operator.kind == "add":
+        return _Accumulator({"exact": ErrorStats.of(a + b, approx)})
+    if operator.kind == "mul":
+        # Unsigned 32 x 32 products need all 64 bits: multiply as uint64 (exact below 2**64).
+        exact = a * b if _is_signed(operator) else a.astype(np.uint64) * b.astype(np.uint64)
+        return _Accumulator({"exact": ErrorStats.of(exact, approx)})
+    if operator.kind != "div":
+        raise ValueError(f"unit kind must be add, mul or div, not {operator.kind!r}")
+    keep = b != 0
+    integer = ErrorStats.of(_exact_divider(operator).model(a[keep], b[keep]), approx[keep])
+    integer.excluded = int(a.size - keep.sum())
+    quotient = ErrorStats.of_quotient(a, b, approx, frac_bits=_frac_bits(operator))
+    return _Accumulator({"quotient": quotient, "integer": integer})
+
+
+def _exhaustive_task(subject, a_lo: int, a_hi: int, b_range: tuple[int, int]):
+    operator = _operator(subject)
+    b = np.arange(*b_range, dtype=np.int64)
+    a = np.repeat(np.arange(a_lo, a_hi, dtype=np.int64), b.size)
+    return _stats_of(operator, a, np.tile(b, a_hi - a_lo)), a.size
+
+
+def _sampled_task(subject, distribution, seed, count: int, ranges):
+    operator = _operator(subject)
+    rng = np.random.default_rng(seed)
+    stats = None
+    for start in range(0, count, CHUNK_PAIRS):
+        a, b = distribution.sample(rng, min(CHUNK_PAIRS, count - start), ranges)
+        chunk = _stats_of(operator, a, b)
+        stats = chunk if stats is None else stats.merge(chunk)
+    return stats, count
+
+
+def _pairs_task(subject, a: np.ndarray, b: np.ndarray):
+    return _stats_of(_operator(subject), a, b), a.size
+
+
+def evaluate(subject, *, exhaustive: bool | None = None, samples: int | None = None,
+             distribution=None, seed: int = 0, workers: int | None = None,
+             executor: Executor | None = None, progress: bool | None = None) -> Evaluation:
+    """Measure the error metrics of a unit.
+
+    Parameters
+    ----------
+    subject : LibraryUnit or operator
+        A :class:`LibraryUnit` recipe, or any picklable object with ``model(a, b)``,
+        ``kind``, ``width`` and ``name`` (a :class:`~approx_units.verilog_eval.GateNetlist`).
+    exhaustive : bool or None
+        Evaluate every operand pair.  ``None`` means: exhaustively when the operands
+        total at most :data:`DEFAULT_EXHAUSTIVE_BITS` bits and no ``samples`` or
+        distribution is given, by Monte Carlo otherwise.
+    samples : int or None
+        Monte Carlo sample count (default 2^20 when sampling).
+    distribution : Uniform, Histogram, Pairs or None
+        The operand distribution; uniform if ``None``.
+    seed : int
+        Seed of the Monte Carlo batches; the same seed gives the same result.
+    workers : int or None
+        Processes of the local pool (default: every core); 1 runs in this process.
+    executor : concurrent.futures.Executor or None
+        Run the tasks there instead (for example a Dask client's executor).
+    progress : bool or None
+        Show a progress bar; by default only when stderr is a terminal.
+
+    Raises
+    ------
+    ValueError
+        If exhaustive evaluation is asked for more than :data:`EXHAUSTIVE_LIMIT_BITS`
+        operand bits, if ``samples`` is given together with ``exhaustive=True`` or is
+        not positive, or if the distribution does not fit the operands.
+    """
+    started = time.perf_counter()
+    operator = _operator(subject)
+    distribution = distribution if distribution is not None else Uniform()
+    a_width, b_width = _operand_widths(operator)
+    signed = _is_signed(operator)
+    ranges = (operand_range(a_width, signed), operand_range(b_width, signed))
+    total_bits = a_width + b_width
+    if samples is not None and samples <= 0:
+        raise ValueError(f"samples must be a positive number of operand pairs, not {samples}")
+    if exhaustive and (samples is not None or not isinstance(distribution, Uniform)):
+        raise ValueError("an exhaustive evaluation takes neither a sample count nor a distribution")
+    if exhaustive is None:
+        exhaustive = (samples is None and isinstance(distribution, Uniform)
+                      and total_bits <= DEFAULT_EXHAUSTIVE_BITS)
+    if exhaustive and total_bits > EXHAUSTIVE_LIMIT_BITS:
+        raise ValueError(f"exhaustive evaluation of {a_width}x{b_width}-bit operands means 2^{total_bits} "
+                         f"pairs; the limit is 2^{EXHAUSTIVE_LIMIT_BITS} (16x16); use Monte Carlo "
+                         f"sampling (--samples N) instead")
+
+    if exhaustive:
+        rows = max(1, CHUNK_PAIRS // (ranges[1][1] - ranges[1][0]))
+        tasks = [(_exhaustive_task, subject, lo, min(lo + rows, ranges[0][1]), ranges[1])
+                 for lo in range(ranges[0][0], ranges[0][1], rows)]
+        total = 1 << total_bits
+    elif isinstance(distribution, Pairs):
+        tasks = [(_pairs_task, subject, part_a, part_b)
+                 for part_a, part_b in zip(np.array_split(distribution.a, min(BATCHES, distribution.a.size)),
+                                           np.array_split(distribution.b, min(BATCHES, distribution.b.size)))]
+        total = distribution.a.size
+    else:
+        total = samples if samples is not None else 1 << 20
+        counts = [total // BATCHES + (index < total % BATCHES) for index in range(BATCHES)]
+        seeds = np.random.SeedSequence(seed).spawn(BATCHES)
+        tasks = [(_sampled_task, subject, distribution, child, count, ranges)
+                 for child, count in zip(seeds, counts) if count > 0]
+
+    results = _run_tasks(tasks, total, workers, executor, progress)
+    pooled = results[0]
+    for stats in results[1:]:
+        pooled = pooled.merge(stats)
+    kind = operator.kind
+    metric_args = (kind, a_width, b_width, _frac_bits(operator))
+    metric_values = pooled.metrics(*metric_args)
+    ci95 = {}
+    if not exhaustive and len(results) >= 2:
+        per_batch = [stats.metrics(*metric_args) for stats in results]
+        t = _T_975 if len(results) == BATCHES else _t_quantile(len(results) - 1)
+        for name, value in metric_values.items():
+            if name in _EXTREMES or not isinstance(value, (int, float)) or value is None:
+                continue
+            values = np.array([batch.get(name) for batch in per_batch], dtype=np.float64)
+            values = values[np.isfinite(values)]
+            if values.size < 2 or not math.isfinite(value):
+                continue
+            half = t * values.std(ddof=1) / math.sqrt(values.size)
+            ci95[name] = [float(value - half), float(value + half)]
+    params = dict(getattr(operator, "params", {}) or {})
+    return Evaluation(unit=getattr(operator, "name", str(subject)), kind=kind, width=a_width,
+                      params=params, exhaustive=bool(exhaustive),
+                      samples=total,
+                      metrics=metric_values, ci95=ci95, distribution="all pairs" if exhaustive
+                      else distribution.describe(), seconds=time.perf_counter() - started)
+
+
+def _t_quantile(degrees: int) -> float:
+    # Only used for Pairs with fewer than BATCHES rows; Cornish-Fisher expansion of t around z.
+    z = 1.959964
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    return z + g1 / degrees + g2 / degrees ** 2
+
+
+def _run_tasks(tasks, total: int, workers, executor, progress) -> list:
+    if progress is None:
+        progress = sys.stderr.isatty()
+    from tqdm import tqdm
+    bar = tqdm(total=total, unit="pair", unit_scale=True, file=sys.stderr, disable=not progress,
+               leave=False)
+    results = [None] * len(tasks)
+    try:
+        if executor is None and (workers == 1 or total < _PARALLEL_THRESHOLD or (os.cpu_count() or 1) == 1):
+            for index, (function, *arguments) in enumerate(tasks):
+                stats, count = function(*arguments)
+                results[index] = stats
+                bar.update(count)
+            return results
+        own_pool = executor is None
+        pool = executor if executor is not None else ProcessPoolExecutor(max_workers=workers)
+        try:
+            futures = {pool.submit(function, *arguments): index
+                       for index, (function, *arguments) in enumerate(tasks)}
+            from concurrent.futures import as_completed
+            for future in as_completed(futures):
+                stats, count = future.result()
+                results[futures[future]] = stats
+                bar.update(count)
+        finally:
+            if own_pool:
+                pool.shutdown(cancel_futures=True)
+        return results
+    finally:
+        bar.close()
