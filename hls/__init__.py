@@ -1,0 +1,25 @@
+"""axhls: Python kernels to pipelined Amaranth hardware.
+
+The kernel language (see ``docs/language.md``)::
+
+    import hls
+    from amaranth import signed, unsigned
+
+    @hls.kernel
+    def vsum(a: hls.Array[signed(16), 64], n: unsigned(7)) -> signed(32):
+        s: signed(32) = 0
+        for i in range(n):
+            s = s + a[i]
+        return s
+
+Calling ``vsum(a=[...], n=64)`` runs the golden model; ``vsum.to_amaranth()``
+builds the hardware.
+"""
+
+from .errors import KernelRuntimeError, KernelSyntaxError
+from .frontend.pragmas import pipeline, sequential
+from .kernel import Function, Kernel, function, kernel
+from .types import Array
+
+__all__ = ["kernel", "function", "Array", "pipeline", "sequential", "Kernel", "Function",
+           "KernelSyntaxError", "KernelRuntimeError"]

@@ -1,0 +1,69 @@
+"""Errors a kernel author can cause.
+
+Both carry enough to print one line naming the user's own source:
+``file:line:col: message (hint: ...)``. Columns are 1-based, as in compiler
+messages (the AST's ``col_offset`` is 0-based).
+"""
+
+from __future__ import annotations
+
+__all__ = ["KernelSyntaxError", "KernelRuntimeError"]
+
+
+class KernelSyntaxError(Exception):
+    """A construct outside the kernel language.
+
+    Parameters
+    ----------
+    filename : str
+        Path of the file holding the construct.
+    lineno : int
+        1-based line of the construct.
+    col : int
+        1-based column of the construct.
+    message : str
+        What is wrong, quoting the offending construct.
+    hint : str or None
+        What to write instead.
+
+    ``str(error)`` is exactly one line:
+    ``file:line:col: message (hint: hint)``.
+    """
+
+    def __init__(self, filename: str, lineno: int, col: int, message: str, hint: str | None = None):
+        self.filename = filename
+        self.lineno = lineno
+        self.col = col
+        self.message = message
+        self.hint = hint
+        super().__init__(self._line())
+
+    def _line(self) -> str:
+        text = f"{self.filename}:{self.lineno}:{self.col}: {self.message}"
+        if self.hint:
+            text += f" (hint: {self.hint})"
+        return " ".join(text.splitlines())
+
+    def __str__(self) -> str:
+        return self._line()
+
+
+class KernelRuntimeError(Exception):
+    """The golden (Python) run of a kernel did something the hardware cannot.
+
+    The only case today is an array index outside ``[0, depth)``, which the
+    hardware would silently wrap to the address width.
+
+    Parameters
+    ----------
+    filename, lineno :
+        Where the faulting access is in the user's source.
+    message : str
+        For example ``"index -1 out of range for a[64]"``.
+    """
+
+    def __init__(self, filename: str, lineno: int, message: str):
+        self.filename = filename
+        self.lineno = lineno
+        self.message = message
+        super().__init__(f"{filename}:{lineno}: {message}")

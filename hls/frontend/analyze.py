@@ -1,0 +1,989 @@
+"""Check a kernel against the language, inline its helpers, and infer every shape.
+
+:func:`analyze` walks the user's function AST once and builds a *new* body
+(the user's AST is left untouched, so a helper can be inlined many times):
+
+* constructs outside the language raise :class:`~hls.errors.KernelSyntaxError`
+  at the offending node;
+* names are resolved: parameters, locals, loop variables, module-level integer
+  constants (folded into literals), helpers, ``range``/``min``/``max``/``abs``/``len``
+  and the loop pragmas;
+* forms are normalised (see ``docs/architecture.md``), and helper calls are
+  inlined as assignments to fresh variables placed before the statement that
+  used them;
+* every expression node gets its Amaranth shape (:func:`~hls.frontend.typed.shape_of`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+from dataclasses import dataclass, field
+
+from amaranth.hdl import Shape
+
+from ..errors import KernelSyntaxError
+from ..types import ArrayType, format_shape
+from . import pragmas
+from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
+                     range_shape, unary_shape)
+from .typed import SHAPE_ATTR, LoopPragma, Param, TypedKernel
+
+__all__ = ["analyze"]
+
+_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_MISSING = object()
+
+#: Statements outside the language, with the message and hint for each.
+_UNSUPPORTED_STATEMENTS = {
+    ast.Try: ("exceptions (try) are not supported", "check conditions with if"),
+    ast.Raise: ("exceptions (raise) are not supported", "return a status value instead"),
+    ast.With: ("with statements are not supported", None),
+    ast.AsyncWith: ("with statements are not supported", None),
+    ast.AsyncFor: ("async for is not supported", "use for over range(...)"),
+    ast.Import: ("imports inside a kernel are not supported", "import at module level"),
+    ast.ImportFrom: ("imports inside a kernel are not supported", "import at module level"),
+    ast.Global: ("global is not supported", "pass the value as a parameter or an array"),
+    ast.Nonlocal: ("nonlocal is not supported", "pass the value as a parameter or an array"),
+    ast.FunctionDef: ("nested functions are not supported",
+                      "define an @hls.function helper at module level"),
+    ast.AsyncFunctionDef: ("nested functions are not supported",
+                           "define an @hls.function helper at module level"),
+    ast.ClassDef: ("classes are not supported inside a kernel", None),
+    ast.Delete: ("del is not supported", None),
+    ast.Assert: ("assert is not supported in a kernel", "check the condition in a test of the golden model"),
+    ast.Match: ("match statements are not supported", "use if/elif/else"),
+}
+if hasattr(ast, "TryStar"):
+    _UNSUPPORTED_STATEMENTS[ast.TryStar] = _UNSUPPORTED_STATEMENTS[ast.Try]
+
+_UNSUPPORTED_EXPRESSIONS = {
+    ast.List: ("lists cannot be built in a kernel", "pass an hls.Array parameter"),
+    ast.Tuple: ("tuples are only supported in assignments and return", None),
+    ast.Set: ("sets are not supported", None),
+    ast.Dict: ("dicts are not supported", "use an hls.Array indexed by an integer key"),
+    ast.ListComp: ("comprehensions are not supported", "write a for loop over range(...)"),
+    ast.SetComp: ("comprehensions are not supported", "write a for loop over range(...)"),
+    ast.DictComp: ("comprehensions are not supported", "write a for loop over range(...)"),
+    ast.GeneratorExp: ("generator expressions are not supported", "write a for loop over range(...)"),
+    ast.Lambda: ("lambdas are not supported", "define an @hls.function helper at module level"),
+    ast.Yield: ("generators (yield) are not supported", "return a tuple or write to an array"),
+    ast.YieldFrom: ("generators (yield) are not supported", "return a tuple or write to an array"),
+    ast.Await: ("await is not supported", None),
+    ast.JoinedStr: ("strings are not supported", None),
+    ast.NamedExpr: ("assignment expressions (:=) are not supported", "assign in a statement first"),
+    ast.Starred: ("starred expressions are not supported", None),
+    ast.Slice: ("slicing is not supported", "index one element at a time in a loop"),
+}
+
+
+def analyze(function) -> TypedKernel:
+    """Check ``function`` (a :class:`~hls.kernel.Function` or :class:`~hls.kernel.Kernel`)
+    and return its :class:`TypedKernel`.
+
+    Raises
+    ------
+    hls.errors.KernelSyntaxError
+        At the first construct outside the kernel language.
+    """
+    return _Analyzer(function).run()
+
+
+@dataclass
+class _Signature:
+    params: list[Param]
+    array_types: dict[str, ArrayType]
+    return_shapes: list[Shape]
+    returns_tuple: bool
+    has_return_annotation: bool
+
+
+@dataclass
+class _Scope:
+    """Name bindings of one function body (the kernel's or an inlined helper's)."""
+
+    function: object
+    filename: str
+    namespace: dict
+    #: user name -> internal scalar name
+    names: dict[str, str] = field(default_factory=dict)
+    #: user name -> (internal array name, type)
+    arrays: dict[str, tuple[str, ArrayType]] = field(default_factory=dict)
+    #: user names readable at this point of the walk
+    defined: set[str] = field(default_factory=set)
+    #: user names declared by annotation (the shape is fixed)
+    annotated: set[str] = field(default_factory=set)
+    #: user names of loop variables of enclosing loops
+    active_loop_vars: set[str] = field(default_factory=set)
+    #: user names of loop variables of loops that have ended
+    finished_loop_vars: set[str] = field(default_factory=set)
+    #: loop variable internal names -> their shape
+    loop_var_shapes: dict[str, Shape] = field(default_factory=dict)
+    loop_depth: int = 0
+
+
+def _namespace(fn) -> dict:
+    namespace = dict(vars(builtins))
+    namespace.update(fn.__globals__)
+    if fn.__closure__:
+        namespace.update(inspect.getclosurevars(fn).nonlocals)
+    return namespace
+
+
+def _set_shape(node: ast.AST, shape: Shape) -> ast.AST:
+    setattr(node, SHAPE_ATTR, shape)
+    return node
+
+
+def _located(new: ast.AST, old: ast.AST) -> ast.AST:
+    return ast.copy_location(new, old)
+
+
+def _constant(value: int, at: ast.AST) -> ast.Constant:
+    return _set_shape(_located(ast.Constant(value=value), at), const_shape(value))
+
+
+class _Analyzer:
+    def __init__(self, function):
+        self.root = function
+        self.variables: dict[str, Shape] = {}
+        self.display_names: dict[str, str] = {}
+        self.loops: dict[ast.AST, LoopPragma] = {}
+        self.used_names: set[str] = set()
+        self.param_shapes: dict[str, Shape] = {}
+        self.pending: list[ast.stmt] = []
+        self.inline_stack: list = []
+        self.scope: _Scope | None = None
+        #: > 0 while inside an expression part Python may not evaluate
+        #: (right side of and/or, branches of a conditional expression, a while test)
+        self.conditional_context: str | None = None
+
+    # -- errors ----------------------------------------------------------------------------
+
+    def error(self, node: ast.AST, message: str, hint: str | None = None, filename: str | None = None):
+        raise KernelSyntaxError(filename or self.scope.filename, getattr(node, "lineno", 0),
+                                getattr(node, "col_offset", -1) + 1, message, hint)
+
+    # -- entry point -----------------------------------------------------------------------
+
+    def run(self) -> TypedKernel:
+        function = self.root
+        tree = function.tree
+        signature = self.signature(function)
+        for param in signature.params:
+            self.used_names.add(param.name)
+            self.param_shapes[param.name] = param.shape
+        scope = _Scope(function, function.filename, _namespace(function.fn))
+        self.scope = scope
+        self.inline_stack.append(function)
+        prologue = []
+        assigned = _assigned_names(tree.body)
+        for param in signature.params:
+            if param.kind == "array":
+                scope.arrays[param.name] = (param.name, signature.array_types[param.name])
+            elif param.name in assigned:
+                # The body assigns a scalar parameter: work on a local copy so that
+                # parameters stay read-only inputs for the back end.
+                local = self.fresh(f"{param.name}_local", param.name, param.shape)
+                scope.names[param.name] = local
+                prologue.append(self.assign_name(local, self.name_load(param.name, tree), tree))
+            else:
+                scope.names[param.name] = param.name
+            scope.defined.add(param.name)
+        body = self.body_with_return(tree, signature, is_kernel=True)
+        self.inline_stack.pop()
+        return TypedKernel(
+            name=function.name,
+            filename=function.filename,
+            params=signature.params,
+            return_shapes=signature.return_shapes,
+            variables=self.variables,
+            body=prologue + body,
+            loops=self.loops,
+            clock_mhz=getattr(function, "clock_mhz", 100.0),
+            resources=dict(getattr(function, "resources", {})),
+            display_names=self.display_names,
+        )
+
+    # -- signatures ------------------------------------------------------------------------
+
+    def signature(self, function) -> _Signature:
+        tree = function.tree
+        filename = function.filename
+        arguments = tree.args
+        if isinstance(tree, ast.AsyncFunctionDef):
+            self.error(tree, "async functions are not supported", None, filename)
+        for bad, what in ((arguments.vararg, "*args"), (arguments.kwarg, "**kwargs")):
+            if bad is not None:
+                self.error(bad, f"{what} parameters are not supported",
+                           "declare each parameter with its shape", filename)
+        if arguments.posonlyargs or arguments.kwonlyargs:
+            node = (arguments.posonlyargs + arguments.kwonlyargs)[0]
+            self.error(node, "positional-only and keyword-only parameters are not supported",
+                       "use plain parameters", filename)
+        if arguments.defaults:
+            self.error(arguments.defaults[0], "default parameter values are not supported",
+                       "pass every argument explicitly", filename)
+        annotations = dict(getattr(function.fn, "__annotations__", {}))
+        namespace = _namespace(function.fn)
+        params, array_types = [], {}
+        for arg in arguments.args:
+            if arg.annotation is None:
+                self.error(arg, f"parameter {arg.arg!r} has no type annotation",
+                           f"write {arg.arg}: unsigned(8), signed(16) or hls.Array[signed(16), 64]",
+                           filename)
+            annotation = self.annotation_value(annotations.get(arg.arg, _MISSING), arg.annotation,
+                                               namespace, filename)
+            if isinstance(annotation, ArrayType):
+                if annotation.depth is None:
+                    self.error(arg, f"array parameter {arg.arg!r} has no depth",
+                               f"write hls.Array[{format_shape(annotation.shape)}, DEPTH]", filename)
+                params.append(Param(arg.arg, "array", annotation.shape, annotation.depth,
+                                    arg.lineno, arg.col_offset))
+                array_types[arg.arg] = annotation
+            elif isinstance(annotation, Shape):
+                params.append(Param(arg.arg, "scalar", annotation, None, arg.lineno, arg.col_offset))
+            else:
+                self.error(arg.annotation, f"parameter {arg.arg!r} is annotated {annotation!r}, "
+                           f"which is not a shape", "use unsigned(n), signed(n) or "
+                           "hls.Array[shape, depth]", filename)
+        return_shapes, returns_tuple = [], False
+        has_annotation = tree.returns is not None
+        if has_annotation:
+            value = self.annotation_value(annotations.get("return", _MISSING), tree.returns,
+                                          namespace, filename)
+            if value is None:
+                has_annotation = False
+            elif isinstance(value, Shape):
+                return_shapes = [value]
+            elif getattr(value, "__origin__", None) is tuple:
+                returns_tuple = True
+                return_shapes = list(value.__args__)
+                for item in return_shapes:
+                    if not isinstance(item, Shape):
+                        self.error(tree.returns, f"return annotation element {item!r} is not a shape",
+                                   "write tuple[signed(16), unsigned(8)]", filename)
+                if not return_shapes:
+                    self.error(tree.returns, "empty tuple return annotation", None, filename)
+            else:
+                self.error(tree.returns, f"return annotation {value!r} is not a shape",
+                           "write -> signed(32) or -> tuple[signed(16), unsigned(8)]", filename)
+        return _Signature(params, array_types, return_shapes, returns_tuple, has_annotation)
+
+    def annotation_value(self, value, node: ast.expr, namespace: dict, filename: str):
+        if value is _MISSING or isinstance(value, str):
+            try:
+                value = eval(compile(ast.Expression(node), filename, "eval"), namespace)
+            except Exception as error:
+                self.error(node, f"cannot evaluate annotation {ast.unparse(node)!r}: {error}",
+                           None, filename)
+        return value
+
+    # -- bodies ----------------------------------------------------------------------------
+
+    def body_with_return(self, tree: ast.FunctionDef, signature: _Signature,
+                         is_kernel: bool, result_names: list[str] | None = None) -> list[ast.stmt]:
+        """The function body; the final ``return`` becomes a ``Return`` (kernel) or an
+        assignment to ``result_names`` (inlined helper)."""
+        body = list(tree.body)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]  # docstring
+        final = body[-1] if body and isinstance(body[-1], ast.Return) else None
+        if final is not None:
+            body = body[:-1]
+        for statement in body:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Return):
+                    what = "kernel" if is_kernel else "helper"
+                    self.error(node, f"return must be the last statement of the {what}",
+                               "assign the result to a variable, break out of loops, and return it at the end")
+        out = self.statements(body)
+        if final is None or final.value is None:
+            if signature.return_shapes:
+                self.error(tree, f"{tree.name} declares a return shape but does not end with "
+                           f"a return statement", "end the body with return VALUE")
+            return out
+        if not signature.return_shapes:
+            self.error(final, f"{tree.name} returns a value but has no return annotation",
+                       "annotate the shape, e.g. def f(...) -> signed(32):")
+        values = final.value.elts if isinstance(final.value, ast.Tuple) else [final.value]
+        if signature.returns_tuple != isinstance(final.value, ast.Tuple) or \
+                len(values) != len(signature.return_shapes):
+            self.error(final, f"return gives {len(values)} value(s) but the annotation declares "
+                       f"{len(signature.return_shapes)}", "return one value per declared shape")
+        saved, self.pending = self.pending, []
+        new_values = [self.expr(value) for value in values]
+        out.extend(self.pending)
+        self.pending = saved
+        if is_kernel:
+            if signature.returns_tuple:
+                value = _located(ast.Tuple(elts=new_values, ctx=ast.Load()), final.value)
+            else:
+                value = new_values[0]
+            out.append(_located(ast.Return(value=value), final))
+        else:
+            for name, value in zip(result_names, new_values):
+                out.append(self.assign_name(name, value, final))
+        return out
+
+    def statements(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        out = []
+        for statement in statements:
+            saved, self.pending = self.pending, []
+            new = self.statement(statement)
+            out.extend(self.pending)
+            out.extend(new)
+            self.pending = saved
+        return out
+
+    def statement(self, node: ast.stmt) -> list[ast.stmt]:
+        if type(node) in _UNSUPPORTED_STATEMENTS:
+            message, hint = _UNSUPPORTED_STATEMENTS[type(node)]
+            self.error(node, message, hint)
+        method = getattr(self, f"statement_{type(node).__name__}", None)
+        if method is None:
+            self.error(node, f"{type(node).__name__} statements are not supported")
+        return method(node)
+
+    def statement_Pass(self, node: ast.Pass) -> list[ast.stmt]:
+        return []
+
+    def statement_Expr(self, node: ast.Expr) -> list[ast.stmt]:
+        value = node.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return []  # a string used as a comment
+        if isinstance(value, ast.Call):
+            callee = self.resolve(value.func)
+            if callee is print:
+                self.error(value, "print is not supported in a kernel",
+                           "return the value, or print the result of calling the kernel in Python")
+            from ..kernel import Function
+            if isinstance(callee, Function):
+                self.inline(value, callee, results_wanted=0)
+                return []
+        self.error(node, f"expression statement {ast.unparse(node)!r} has no effect",
+                   "assign its value to a variable")
+
+    def statement_Assign(self, node: ast.Assign) -> list[ast.stmt]:
+        if len(node.targets) != 1:
+            self.error(node, "chained assignment (a = b = ...) is not supported",
+                       "write one assignment per variable")
+        target = node.targets[0]
+        if isinstance(target, ast.Tuple):
+            return self.tuple_assign(target, node.value, node)
+        if isinstance(target, ast.Subscript):
+            index, array, array_type = self.array_access(target)
+            value = self.expr(node.value)
+            return [self.store(array, array_type, index, value, target, node)]
+        if isinstance(target, ast.Name):
+            value = self.expr(node.value)
+            return [self.assign_user_name(target, value, node)]
+        self.bad_target(target)
+
+    def statement_AnnAssign(self, node: ast.AnnAssign) -> list[ast.stmt]:
+        scope = self.scope
+        if not isinstance(node.target, ast.Name):
+            self.error(node.target, "only plain names can be annotated",
+                       "annotate the variable where it is first assigned")
+        name = node.target.id
+        shape = self.annotation_value(_MISSING, node.annotation, scope.namespace, scope.filename)
+        if isinstance(shape, ArrayType):
+            self.error(node, f"local array {name!r} is not supported",
+                       "pass the array as an hls.Array parameter")
+        if not isinstance(shape, Shape):
+            self.error(node.annotation, f"annotation {ast.unparse(node.annotation)!r} of {name!r} "
+                       f"is not a shape", "write unsigned(n) or signed(n)")
+        self.check_assignable(node.target)
+        if name in scope.names and name in scope.annotated:
+            self.error(node, f"{name!r} is already declared as "
+                       f"{format_shape(self.variables[scope.names[name]])}",
+                       "declare each variable once")
+        if name in scope.names and name in scope.defined and name not in scope.finished_loop_vars:
+            self.error(node, f"{name!r} is annotated after it was first assigned",
+                       "annotate the first assignment")
+        internal = self.fresh(self.local_base(name), name, shape)
+        scope.names[name] = internal
+        scope.annotated.add(name)
+        scope.finished_loop_vars.discard(name)
+        if node.value is None:
+            return []
+        value = self.expr(node.value)
+        scope.defined.add(name)
+        return [self.assign_name(internal, value, node, user_target=node.target)]
+
+    def statement_AugAssign(self, node: ast.AugAssign) -> list[ast.stmt]:
+        target = node.target
+        if isinstance(target, ast.Name):
+            current = self.expr(_located(ast.Name(id=target.id, ctx=ast.Load()), target))
+            value = self.binary(node.op, current, self.expr(node.value), node)
+            return [self.assign_user_name(target, value, node)]
+        if isinstance(target, ast.Subscript):
+            index, array, array_type = self.array_access(target)
+            if not isinstance(index, (ast.Name, ast.Constant)):
+                # Evaluate a computed index once: the array is read once and written once.
+                temporary = self.fresh("index", None, self.shape(index))
+                self.pending.append(self.assign_name(temporary, index, target.slice))
+                index = self.name_load(temporary, target.slice)
+            load = self.load(array, array_type, index, target)
+            value = self.binary(node.op, load, self.expr(node.value), node)
+            return [self.store(array, array_type, self.copy_expr(index), value, target, node)]
+        self.bad_target(target)
+
+    def tuple_assign(self, target: ast.Tuple, value: ast.expr, node: ast.stmt) -> list[ast.stmt]:
+        for element in target.elts:
+            if not isinstance(element, (ast.Name, ast.Subscript)):
+                self.bad_target(element)
+        if isinstance(value, ast.Call):
+            from ..kernel import Function
+            callee = self.resolve(value.func)
+            if isinstance(callee, Function):
+                results = self.inline(value, callee, results_wanted=len(target.elts))
+            else:
+                self.error(value, "only a helper returning a tuple can be unpacked",
+                           "assign each value separately")
+        elif isinstance(value, ast.Tuple):
+            if len(value.elts) != len(target.elts):
+                self.error(node, f"cannot unpack {len(value.elts)} values into {len(target.elts)} names")
+            # Evaluate every right-hand value before assigning any (a, b = b, a).
+            results = []
+            for element in value.elts:
+                new = self.expr(element)
+                temporary = self.fresh("tuple", None, self.shape(new))
+                self.pending.append(self.assign_name(temporary, new, element))
+                results.append(self.name_load(temporary, element))
+        else:
+            self.error(value, "only a tuple or a helper returning a tuple can be unpacked")
+        out = []
+        for element, result in zip(target.elts, results):
+            if isinstance(element, ast.Name):
+                out.append(self.assign_user_name(element, result, node))
+            else:
+                index, array, array_type = self.array_access(element)
+                out.append(self.store(array, array_type, index, result, element, node))
+        return out
+
+    def statement_If(self, node: ast.If) -> list[ast.stmt]:
+        test = self.expr(node.test)
+        body = self.block(node.body)
+        orelse = self.block(node.orelse)
+        return [_located(ast.If(test=test, body=body, orelse=orelse), node)]
+
+    def block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        return self.statements(statements)
+
+    def statement_For(self, node: ast.For) -> list[ast.stmt]:
+        scope = self.scope
+        if node.orelse:
+            self.error(node.orelse[0], "for ... else is not supported", "use a flag variable")
+        if not isinstance(node.target, ast.Name):
+            self.error(node.target, "a for loop must bind a single name", "write for i in range(n):")
+        pragma, range_call = self.loop_iterable(node.iter)
+        start, stop, step = self.range_arguments(range_call)
+        if isinstance(start, ast.Constant) and isinstance(stop, ast.Constant):
+            shape = range_shape(start.value, stop.value, step.value)
+        else:
+            shape = mux_shape(self.shape(start), self.shape(stop))
+        name = node.target.id
+        self.check_assignable(node.target)
+        if name in scope.active_loop_vars:
+            self.error(node.target, f"loop variable {name!r} is already used by an enclosing loop",
+                       "use a different name for the inner loop")
+        previous = scope.names.get(name)
+        if previous is not None and scope.loop_var_shapes.get(previous) == shape:
+            internal = previous
+        else:
+            internal = self.fresh(self.local_base(name), name, shape)
+            scope.loop_var_shapes[internal] = shape
+        scope.names[name] = internal
+        scope.annotated.discard(name)
+        scope.finished_loop_vars.discard(name)
+        scope.active_loop_vars.add(name)
+        scope.defined.add(name)
+        scope.loop_depth += 1
+        body = self.block(node.body)
+        scope.loop_depth -= 1
+        scope.active_loop_vars.discard(name)
+        scope.defined.discard(name)
+        scope.finished_loop_vars.add(name)
+        target = _set_shape(_located(ast.Name(id=internal, ctx=ast.Store()), node.target), shape)
+        callee = _located(ast.Name(id="range", ctx=ast.Load()), range_call)
+        iterator = _located(ast.Call(func=callee, args=[start, stop, step], keywords=[]), range_call)
+        loop = _located(ast.For(target=target, iter=iterator, body=body, orelse=[],
+                                type_comment=None), node)
+        self.loops[loop] = pragma
+        return [loop]
+
+    def loop_iterable(self, node: ast.expr) -> tuple[LoopPragma, ast.Call]:
+        hint = "iterate over range(...), hls.pipeline(range(...), ii=k) or hls.sequential(range(...))"
+        if not isinstance(node, ast.Call):
+            self.error(node, f"for loops must iterate over range(...), not {ast.unparse(node)!r}", hint)
+        callee = self.resolve(node.func)
+        if callee is range:
+            return LoopPragma("auto"), node
+        if callee is pragmas.pipeline or callee is pragmas.sequential:
+            what = "hls.pipeline" if callee is pragmas.pipeline else "hls.sequential"
+            if len(node.args) != 1:
+                self.error(node, f"{what} takes one range(...) argument", hint)
+            inner = node.args[0]
+            if not (isinstance(inner, ast.Call) and self.resolve(inner.func) is range):
+                self.error(inner, f"{what} must wrap range(...), not {ast.unparse(inner)!r}", hint)
+            ii = None
+            for keyword in node.keywords:
+                if callee is pragmas.pipeline and keyword.arg == "ii":
+                    value = self.constant_value(keyword.value)
+                    if value is None or value < 1:
+                        self.error(keyword.value, f"ii must be a positive integer constant, "
+                                   f"not {ast.unparse(keyword.value)!r}", "write ii=1")
+                    ii = value
+                else:
+                    self.error(keyword, f"{what} has no keyword {keyword.arg!r}",
+                               "hls.pipeline(range(n), ii=k)" if callee is pragmas.pipeline else None)
+            return LoopPragma("pipeline" if callee is pragmas.pipeline else "sequential", ii), inner
+        self.error(node, f"for loops must iterate over range(...), not {ast.unparse(node)!r}", hint)
+
+    def range_arguments(self, call: ast.Call) -> tuple[ast.expr, ast.expr, ast.Constant]:
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            self.error(call, "range takes 1 to 3 positional arguments")
+        arguments = list(call.args)
+        if len(arguments) == 3:
+            step_node = arguments.pop()
+            step = self.constant_value(step_node)
+            if step is None:
+                self.error(step_node, f"the range step {ast.unparse(step_node)!r} must be an integer constant",
+                           "use a constant step such as 2")
+            if step <= 0:
+                self.error(step_node, f"range step must be positive, not {step}",
+                           "iterate forwards and compute the index, e.g. a[n - 1 - i]")
+        else:
+            step = 1
+        if len(arguments) == 1:
+            start = _constant(0, call)
+            stop = self.expr(arguments[0])
+        else:
+            start, stop = self.expr(arguments[0]), self.expr(arguments[1])
+        return start, stop, _constant(step, call)
+
+    def statement_While(self, node: ast.While) -> list[ast.stmt]:
+        if node.orelse:
+            self.error(node.orelse[0], "while ... else is not supported", "use a flag variable")
+        saved, self.conditional_context = self.conditional_context, "a while condition"
+        test = self.expr(node.test)
+        self.conditional_context = saved
+        self.scope.loop_depth += 1
+        body = self.block(node.body)
+        self.scope.loop_depth -= 1
+        loop = _located(ast.While(test=test, body=body, orelse=[]), node)
+        self.loops[loop] = LoopPragma("auto")
+        return [loop]
+
+    def statement_Break(self, node: ast.Break) -> list[ast.stmt]:
+        if not self.scope.loop_depth:
+            self.error(node, "break outside a loop")
+        return [_located(ast.Break(), node)]
+
+    def statement_Continue(self, node: ast.Continue) -> list[ast.stmt]:
+        if not self.scope.loop_depth:
+            self.error(node, "continue outside a loop")
+        return [_located(ast.Continue(), node)]
+
+    def statement_Return(self, node: ast.Return) -> list[ast.stmt]:
+        self.error(node, "return must be the last statement",
+                   "assign the result to a variable and return it at the end")
+
+    # -- assignment helpers ----------------------------------------------------------------
+
+    def bad_target(self, target: ast.expr):
+        if isinstance(target, ast.Attribute):
+            self.error(target, "attribute assignment is not supported")
+        if isinstance(target, ast.Starred):
+            self.error(target, "starred assignment is not supported")
+        self.error(target, f"cannot assign to {ast.unparse(target)!r}")
+
+    def check_assignable(self, target: ast.Name):
+        scope = self.scope
+        name = target.id
+        if name in scope.arrays:
+            self.error(target, f"cannot assign to array parameter {name!r}",
+                       f"write its elements: {name}[i] = ...")
+        if name in scope.active_loop_vars:
+            self.error(target, f"cannot assign to loop variable {name!r} inside its loop",
+                       "use a while loop to change the counter, or a different variable")
+
+    def assign_user_name(self, target: ast.Name, value: ast.expr, node: ast.stmt) -> ast.stmt:
+        """``name = value`` for a name the user wrote; the first assignment fixes its shape."""
+        scope = self.scope
+        name = target.id
+        self.check_assignable(target)
+        internal = scope.names.get(name)
+        if internal is None or name in scope.finished_loop_vars:
+            internal = self.fresh(self.local_base(name), name, self.shape(value))
+            scope.names[name] = internal
+            scope.finished_loop_vars.discard(name)
+        scope.defined.add(name)
+        return self.assign_name(internal, value, node, user_target=target)
+
+    def assign_name(self, internal: str, value: ast.expr, node: ast.AST,
+                    user_target: ast.AST | None = None) -> ast.Assign:
+        target = _set_shape(_located(ast.Name(id=internal, ctx=ast.Store()), user_target or node),
+                            self.variables[internal])
+        return self.in_file(_located(ast.Assign(targets=[target], value=value, type_comment=None), node))
+
+    def in_file(self, node: ast.AST) -> ast.AST:
+        # Statements and loads inlined from a helper in another file say so, for
+        # run-time error messages of the golden model.
+        if self.scope.filename != self.root.filename:
+            node.hls_filename = self.scope.filename
+        return node
+
+    def store(self, array: str, array_type: ArrayType, index: ast.expr, value: ast.expr,
+              target: ast.AST, node: ast.stmt) -> ast.Assign:
+        array_node = _located(ast.Name(id=array, ctx=ast.Load()), target)
+        subscript = _set_shape(_located(ast.Subscript(value=array_node, slice=index, ctx=ast.Store()),
+                                        target), array_type.shape)
+        return self.in_file(_located(ast.Assign(targets=[subscript], value=value, type_comment=None), node))
+
+    def fresh(self, base: str, display: str | None, shape: Shape) -> str:
+        name, counter = base, 1
+        while name in self.used_names:
+            counter += 1
+            name = f"{base}_{counter}"
+        self.used_names.add(name)
+        self.variables[name] = shape
+        if display is not None and display != name:
+            self.display_names[name] = display
+        return name
+
+    def local_base(self, name: str) -> str:
+        if self.scope.function is self.root:
+            return name
+        return f"{self.scope.function.name}_{name}"
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def shape(self, node: ast.expr) -> Shape:
+        return getattr(node, SHAPE_ATTR)
+
+    def name_load(self, internal: str, at: ast.AST) -> ast.Name:
+        shape = self.variables.get(internal)
+        if shape is None:
+            shape = self.param_shapes[internal]
+        return _set_shape(_located(ast.Name(id=internal, ctx=ast.Load()), at), shape)
+
+    def copy_expr(self, node: ast.expr) -> ast.expr:
+        """A structural copy keeping the shapes (an index used both to load and to store)."""
+        new = type(node)(**{name: getattr(node, name) for name in node._fields})
+        for name, value in ast.iter_fields(new):
+            if isinstance(value, ast.expr):
+                setattr(new, name, self.copy_expr(value))
+            elif isinstance(value, list):
+                setattr(new, name, [self.copy_expr(v) if isinstance(v, ast.expr) else v for v in value])
+        _located(new, node)
+        if hasattr(node, SHAPE_ATTR):
+            _set_shape(new, self.shape(node))
+        return new
+
+    def constant_value(self, node: ast.expr) -> int | None:
+        """The integer value of a literal, ``-literal`` or module-level integer constant."""
+        if isinstance(node, ast.Constant) and type(node.value) in (int, bool):
+            return int(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            value = self.constant_value(node.operand)
+            if value is not None:
+                return -value if isinstance(node.op, ast.USub) else value
+        if isinstance(node, ast.Name) and node.id not in self.scope.names \
+                and node.id not in self.scope.arrays:
+            value = self.scope.namespace.get(node.id, _MISSING)
+            if type(value) in (int, bool):
+                return int(value)
+        return None
+
+    def expr(self, node: ast.expr) -> ast.expr:
+        if type(node) in _UNSUPPORTED_EXPRESSIONS:
+            message, hint = _UNSUPPORTED_EXPRESSIONS[type(node)]
+            self.error(node, message, hint)
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            self.error(node, f"{type(node).__name__} expressions are not supported")
+        new = method(node)
+        assert hasattr(new, SHAPE_ATTR), ast.dump(new)
+        return new
+
+    def expr_Constant(self, node: ast.Constant) -> ast.expr:
+        value = node.value
+        if type(value) in (int, bool):
+            return _constant(int(value), node)
+        if isinstance(value, float):
+            self.error(node, f"floats are not supported: {value!r}",
+                       "use integers (fixed point: scale by a power of two)")
+        if isinstance(value, (str, bytes)):
+            self.error(node, f"strings are not supported: {value!r}")
+        if value is None:
+            self.error(node, "None is not a value in a kernel", "use 0")
+        self.error(node, f"constant {value!r} is not supported", "use an integer")
+
+    def expr_Name(self, node: ast.Name) -> ast.expr:
+        scope = self.scope
+        name = node.id
+        if name in scope.arrays:
+            self.error(node, f"array {name!r} can only be indexed", f"write {name}[i]")
+        if name in scope.names:
+            if name in scope.finished_loop_vars:
+                self.error(node, f"loop variable {name!r} is read after its loop",
+                           "copy it to another variable inside the loop")
+            if name not in scope.defined:
+                self.error(node, f"{name!r} is read before it is assigned", "assign it first")
+            return self.name_load(scope.names[name], node)
+        value = scope.namespace.get(name, _MISSING)
+        if value is _MISSING:
+            self.error(node, f"unknown name {name!r}")
+        if type(value) in (int, bool):
+            return _constant(int(value), node)
+        if isinstance(value, float):
+            self.error(node, f"{name!r} is the float {value!r}; floats are not supported",
+                       "use an integer constant")
+        self.error(node, f"{name!r} is not a kernel variable or an integer constant "
+                   f"(it is {type(value).__name__})", "only parameters, locals and module-level "
+                   "integer constants can be read")
+
+    def expr_Attribute(self, node: ast.Attribute) -> ast.expr:
+        self.error(node, f"attribute access {ast.unparse(node)!r} is not supported",
+                   "only hls.pipeline/hls.sequential loops and helper calls use attributes")
+
+    def expr_Subscript(self, node: ast.Subscript) -> ast.expr:
+        index, array, array_type = self.array_access(node)
+        return self.load(array, array_type, index, node)
+
+    def array_access(self, node: ast.Subscript) -> tuple[ast.expr, str, ArrayType]:
+        scope = self.scope
+        if isinstance(node.value, ast.Subscript):
+            self.error(node, "arrays are one-dimensional", "flatten the index: img[y * W + x]")
+        if not isinstance(node.value, ast.Name) or node.value.id not in scope.arrays:
+            self.error(node.value, f"{ast.unparse(node.value)!r} is not an array parameter",
+                       "only hls.Array parameters can be indexed")
+        if isinstance(node.slice, ast.Slice):
+            self.error(node.slice, "slicing is not supported", "index one element at a time in a loop")
+        if isinstance(node.slice, ast.Tuple):
+            self.error(node.slice, "arrays are one-dimensional", "flatten the index: img[y * W + x]")
+        array, array_type = scope.arrays[node.value.id]
+        index = self.expr(node.slice)
+        if isinstance(index, ast.Constant) and not 0 <= index.value < array_type.depth:
+            self.error(node.slice, f"index {index.value} out of range for "
+                       f"{node.value.id}[{array_type.depth}]",
+                       f"indices go from 0 to {array_type.depth - 1}")
+        return index, array, array_type
+
+    def load(self, array: str, array_type: ArrayType, index: ast.expr, at: ast.AST) -> ast.expr:
+        array_node = _located(ast.Name(id=array, ctx=ast.Load()), at)
+        return self.in_file(_set_shape(_located(ast.Subscript(value=array_node, slice=index,
+                                                              ctx=ast.Load()), at), array_type.shape))
+
+    def expr_BinOp(self, node: ast.BinOp) -> ast.expr:
+        if isinstance(node.op, ast.Div):
+            self.error(node, "/ is true division, which gives floats",
+                       "use // for integer (floor) division")
+        if isinstance(node.op, ast.Pow):
+            self.error(node, "** is not supported", "use * or a shift (1 << n)")
+        if isinstance(node.op, ast.MatMult):
+            self.error(node, "@ is not supported")
+        return self.binary(node.op, self.expr(node.left), self.expr(node.right), node)
+
+    def binary(self, op: ast.operator, left: ast.expr, right: ast.expr, node: ast.AST) -> ast.expr:
+        if type(op) not in BINARY_OPERATORS:
+            self.error(node, f"operator {type(op).__name__} is not supported")
+        if isinstance(op, (ast.LShift, ast.RShift)) and self.shape(right).signed:
+            symbol = "<<" if isinstance(op, ast.LShift) else ">>"
+            what = (f"the constant {right.value}" if isinstance(right, ast.Constant)
+                    else f"{ast.unparse(right)!r}, which is {format_shape(self.shape(right))}")
+            self.error(node, f"the shift amount of {symbol} must be unsigned, but it is {what}",
+                       "use an unsigned variable or a non-negative constant; shift the other way "
+                       "for negative amounts")
+        shape = binary_shape(type(op), self.shape(left), self.shape(right))
+        return _set_shape(_located(ast.BinOp(left=left, op=op, right=right), node), shape)
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+                and type(node.operand.value) in (int, bool):
+            return _constant(-int(node.operand.value), node)  # a negative literal
+        operand = self.expr(node.operand)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        return _set_shape(_located(ast.UnaryOp(op=node.op, operand=operand), node),
+                          unary_shape(type(node.op), self.shape(operand)))
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        values = [self.expr(node.values[0])]
+        saved = self.conditional_context
+        self.conditional_context = saved or f"the right operand of {'and' if isinstance(node.op, ast.And) else 'or'}"
+        values += [self.expr(value) for value in node.values[1:]]
+        self.conditional_context = saved
+        return _set_shape(_located(ast.BoolOp(op=node.op, values=values), node), BOOL)
+
+    def expr_Compare(self, node: ast.Compare) -> ast.expr:
+        for op in node.ops:
+            if not isinstance(op, _COMPARISONS):
+                symbol = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}[type(op)]
+                self.error(node, f"the {symbol!r} comparison is not supported",
+                           "compare integers with == != < <= > >=")
+        operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        comparisons = []
+        for index, op in enumerate(node.ops):
+            left = operands[index] if index == 0 else self.copy_expr(operands[index])
+            comparisons.append(_set_shape(_located(
+                ast.Compare(left=left, ops=[op], comparators=[operands[index + 1]]), node), BOOL))
+        if len(comparisons) == 1:
+            return comparisons[0]
+        # a < b < c is (a < b) and (b < c); b has no side effects, so evaluating it twice is safe.
+        return _set_shape(_located(ast.BoolOp(op=ast.And(), values=comparisons), node), BOOL)
+
+    def expr_IfExp(self, node: ast.IfExp) -> ast.expr:
+        test = self.expr(node.test)
+        saved = self.conditional_context
+        self.conditional_context = saved or "a conditional expression"
+        body, orelse = self.expr(node.body), self.expr(node.orelse)
+        self.conditional_context = saved
+        return _set_shape(_located(ast.IfExp(test=test, body=body, orelse=orelse), node),
+                          mux_shape(self.shape(body), self.shape(orelse)))
+
+    def expr_Call(self, node: ast.Call) -> ast.expr:
+        from ..kernel import Function
+        callee = self.resolve(node.func)
+        name = ast.unparse(node.func)
+        if callee in (min, max):
+            if node.keywords or len(node.args) < 2:
+                self.error(node, f"{name} takes two or more values", f"{name}(a, b)")
+            arguments = [self.expr(argument) for argument in node.args]
+            result = arguments[0]
+            for argument in arguments[1:]:  # min(a, b, c) is min(min(a, b), c)
+                callee_node = _located(ast.Name(id=callee.__name__, ctx=ast.Load()), node.func)
+                result = _set_shape(_located(ast.Call(func=callee_node, args=[result, argument],
+                                                      keywords=[]), node),
+                                    mux_shape(self.shape(result), self.shape(argument)))
+            return result
+        if callee is abs:
+            if node.keywords or len(node.args) != 1:
+                self.error(node, "abs takes one value")
+            argument = self.expr(node.args[0])
+            callee_node = _located(ast.Name(id="abs", ctx=ast.Load()), node.func)
+            return _set_shape(_located(ast.Call(func=callee_node, args=[argument], keywords=[]), node),
+                              abs_shape(self.shape(argument)))
+        if callee is len:
+            if node.keywords or len(node.args) != 1 or not isinstance(node.args[0], ast.Name) \
+                    or node.args[0].id not in self.scope.arrays:
+                self.error(node, "len takes one array parameter", "len(a)")
+            return _constant(self.scope.arrays[node.args[0].id][1].depth, node)
+        if isinstance(callee, Function):
+            results = self.inline(node, callee, results_wanted=1)
+            return results[0]
+        if callee is range:
+            self.error(node, "range(...) can only be iterated by a for loop")
+        if callee is pragmas.pipeline or callee is pragmas.sequential:
+            self.error(node, f"{name}(...) can only be iterated by a for loop")
+        if callee is print:
+            self.error(node, "print is not supported in a kernel",
+                       "return the value, or print the result of calling the kernel in Python")
+        if callee in (float, str, dict, list, tuple, set):
+            self.error(node, f"{name}() is not supported (kernels compute on integers and arrays)")
+        self.error(node, f"unknown call {name}(...)",
+                   "only @hls.function / @hls.kernel helpers, min, max, abs and len can be called")
+
+    def resolve(self, node: ast.expr):
+        """The Python object a callee expression names, or ``None`` if it is not a plain
+        name or attribute chain."""
+        if isinstance(node, ast.Name):
+            if node.id in self.scope.names or node.id in self.scope.arrays:
+                return None
+            return self.scope.namespace.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
+
+    # -- inlining ---------------------------------------------------------------------------
+
+    def inline(self, call: ast.Call, helper, results_wanted: int) -> list[ast.expr]:
+        """Inline ``helper`` at ``call``: its statements go to ``self.pending``; returns
+        loads of its result variables."""
+        caller = self.scope
+        if self.conditional_context is not None:
+            self.error(call, f"helper call {helper.name}(...) in {self.conditional_context}",
+                       "assign the call's result to a variable first")
+        if helper in self.inline_stack:
+            self.error(call, f"recursive call to {helper.name}", "recursion is not supported; use a loop")
+        signature = self.signature(helper)
+        if len(signature.return_shapes) != results_wanted and results_wanted != 0:
+            if not signature.return_shapes:
+                self.error(call, f"{helper.name} returns no value")
+            self.error(call, f"{helper.name} returns {len(signature.return_shapes)} value(s), "
+                       f"but {results_wanted} are used here")
+        arguments = self.bind_call(call, signature, helper)
+        scope = _Scope(helper, helper.filename, _namespace(helper.fn))
+        setup = []
+        for param, argument in zip(signature.params, arguments):
+            if param.kind == "array":
+                if not isinstance(argument, ast.Name) or argument.id not in caller.arrays:
+                    self.error(argument, f"argument {param.name!r} of {helper.name} must be an array "
+                               f"parameter", None)
+                array, array_type = caller.arrays[argument.id]
+                expected = signature.array_types[param.name]
+                if array_type != expected:
+                    self.error(argument, f"{argument.id} is {array_type!r} but {helper.name} expects "
+                               f"{expected!r} for {param.name!r}")
+                scope.arrays[param.name] = (array, array_type)
+            else:
+                value = self.expr(argument)
+                internal = self.fresh(f"{helper.name}_{param.name}", param.name, param.shape)
+                setup.append(self.assign_name(internal, value, argument))
+                scope.names[param.name] = internal
+            scope.defined.add(param.name)
+        result_names = [self.fresh(f"{helper.name}_result", f"{helper.name}()", shape)
+                        for shape in signature.return_shapes]
+        self.scope = scope
+        self.inline_stack.append(helper)
+        saved_context, self.conditional_context = self.conditional_context, None
+        try:
+            body = self.body_with_return(helper.tree, signature, is_kernel=False,
+                                         result_names=result_names)
+        finally:
+            self.inline_stack.pop()
+            self.scope = caller
+            self.conditional_context = saved_context
+        self.pending.extend(setup + body)
+        return [self.name_load(name, call) for name in result_names]
+
+    def bind_call(self, call: ast.Call, signature: _Signature, helper) -> list[ast.expr]:
+        names = [param.name for param in signature.params]
+        bound: dict[str, ast.expr] = {}
+        for argument in call.args:
+            if isinstance(argument, ast.Starred):
+                self.error(argument, "starred arguments are not supported")
+            if len(bound) >= len(names):
+                self.error(call, f"{helper.name} takes {len(names)} argument(s), "
+                           f"{len(call.args)} given")
+            bound[names[len(bound)]] = argument
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                self.error(keyword, "**arguments are not supported")
+            if keyword.arg not in names:
+                self.error(keyword, f"{helper.name} has no parameter {keyword.arg!r}")
+            if keyword.arg in bound:
+                self.error(keyword, f"{helper.name} got {keyword.arg!r} twice")
+            bound[keyword.arg] = keyword.value
+        missing = [name for name in names if name not in bound]
+        if missing:
+            self.error(call, f"{helper.name} is missing argument(s) {', '.join(missing)}")
+        return [bound[name] for name in names]
+
+
+def _assigned_names(body: list[ast.stmt]) -> set[str]:
+    names = set()
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for leaf in ast.walk(target):
+                        if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
+                            names.add(leaf.id)
+    return names

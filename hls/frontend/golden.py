@@ -1,0 +1,413 @@
+"""The golden model: the typed kernel body run as Python, with Amaranth's semantics.
+
+The body of the :class:`~hls.frontend.typed.TypedKernel` (the user's own
+statements, helpers inlined) is rewritten and compiled with the user's file
+name and line numbers, so that:
+
+* every assignment, array store and return wraps to its shape, as assigning to
+  an Amaranth signal does;
+* ``~x`` of an unsigned value is ``(2**width - 1) ^ x``, as in Amaranth;
+* ``x // 0`` and ``x % 0`` are 0, as in Amaranth;
+* ``and``/``or`` give 0 or 1 and still short-circuit; comparisons give 0 or 1;
+* every array access is bounds-checked (:class:`~hls.errors.KernelRuntimeError`);
+* every local starts at 0, as a hardware register does.
+
+The same compiled code runs in *checked* mode for ``axhls check``: each
+assignment site whose value does not fit its shape is recorded before the
+value is wrapped.
+"""
+
+from __future__ import annotations
+
+import ast
+import numbers
+from dataclasses import dataclass, field
+
+from amaranth.hdl import Shape
+
+from ..errors import KernelRuntimeError
+from ..types import fits, format_shape, shape_range
+from .typed import SHAPE_ATTR, TypedKernel
+
+__all__ = ["GoldenModel", "Site", "Overflow"]
+
+_FUNCTION = "__hls_golden"
+
+
+@dataclass(frozen=True)
+class Site:
+    """A place in the user's source where a value is assigned, stored or returned.
+
+    Attributes
+    ----------
+    filename : str
+    lineno, col : int
+        1-based position of the target.
+    target : str
+        What the user wrote: ``s``, ``a[...]``, or ``return``.
+    shape : Shape
+        The shape the value wraps to.
+    """
+
+    filename: str
+    lineno: int
+    col: int
+    target: str
+    shape: Shape
+
+
+@dataclass
+class Overflow:
+    """Values at one :class:`Site` that did not fit its shape during a checked run.
+
+    Attributes
+    ----------
+    site : Site
+    count : int
+        How many times it happened.
+    first_value : int
+        The first value that did not fit (before wrapping).
+    """
+
+    site: Site
+    count: int = 0
+    first_value: int = 0
+
+    def to_json(self) -> dict:
+        low, high = shape_range(self.site.shape)
+        return {"file": self.site.filename, "line": self.site.lineno, "col": self.site.col,
+                "variable": self.site.target, "shape": format_shape(self.site.shape),
+                "width": self.site.shape.width, "signed": self.site.shape.signed,
+                "min": low, "max": high, "count": self.count, "first_value": self.first_value}
+
+    def to_text(self) -> str:
+        low, high = shape_range(self.site.shape)
+        times = "once" if self.count == 1 else f"{self.count} times"
+        return (f"{self.site.filename}:{self.site.lineno}: {self.site.target} = {self.first_value} "
+                f"does not fit {format_shape(self.site.shape)} ({low}..{high}); "
+                f"wrapped {times}")
+
+
+@dataclass
+class _AccessSite:
+    filename: str
+    lineno: int
+    array: str
+    depth: int
+
+
+class GoldenModel:
+    """A compiled golden model of a :class:`TypedKernel`.
+
+    Parameters
+    ----------
+    typed : TypedKernel
+
+    Attributes
+    ----------
+    sites : list of Site
+        Every assignment, store and return of the body.
+    source : str
+        The generated Python, for debugging.
+    """
+
+    def __init__(self, typed: TypedKernel):
+        self.typed = typed
+        self.sites: list[Site] = []
+        self._accesses: list[_AccessSite] = []
+        self._shapes: list[tuple[int, bool]] = []
+        module = self._module()
+        self.source = ast.unparse(module)
+        namespace: dict = {"__floordiv": _floordiv, "__mod": _mod}
+        exec(compile(module, typed.filename, "exec"), namespace)
+        self._function = namespace[_FUNCTION]
+
+    # -- running ---------------------------------------------------------------------------
+
+    def bind(self, args: tuple, kwargs: dict) -> dict:
+        """Check call arguments against the parameters; returns ``{name: value}``.
+
+        Raises
+        ------
+        TypeError
+            Missing, unexpected or wrongly typed arguments.
+        ValueError
+            Values that do not fit, arrays of the wrong length.
+        """
+        params = self.typed.params
+        name = self.typed.name
+        if len(args) > len(params):
+            raise TypeError(f"{name}() takes {len(params)} argument(s), {len(args)} given")
+        bound = {param.name: value for param, value in zip(params, args)}
+        for key, value in kwargs.items():
+            if key in bound:
+                raise TypeError(f"{name}() got argument {key!r} twice")
+            if key not in {param.name for param in params}:
+                raise TypeError(f"{name}() has no parameter {key!r} "
+                                f"(parameters: {', '.join(p.name for p in params)})")
+            bound[key] = value
+        missing = [param.name for param in params if param.name not in bound]
+        if missing:
+            raise TypeError(f"{name}() is missing argument(s): {', '.join(missing)}")
+        for param in params:
+            value = bound[param.name]
+            low, high = shape_range(param.shape)
+            if param.kind == "scalar":
+                value = _integer(value, f"argument {param.name!r}")
+                if not low <= value <= high:
+                    raise ValueError(f"argument {param.name} = {value} does not fit "
+                                     f"{format_shape(param.shape)} ({low}..{high})")
+                continue
+            if _is_numpy_array(value):
+                if value.ndim != 1 or value.dtype.kind not in "iu":
+                    raise TypeError(f"array argument {param.name!r} must be a 1-D integer numpy "
+                                    f"array, not {value.ndim}-D {value.dtype}")
+                import numpy
+                info = numpy.iinfo(value.dtype)
+                if info.min > low or info.max < high:
+                    raise TypeError(f"array argument {param.name!r} has dtype {value.dtype}, which "
+                                    f"cannot hold {format_shape(param.shape)}; use a wider dtype")
+                items = value.tolist()
+            elif isinstance(value, list):
+                items = value
+            else:
+                raise TypeError(f"array argument {param.name!r} must be a list or a numpy array, "
+                                f"not {type(value).__name__}")
+            if len(items) != param.depth:
+                raise ValueError(f"array argument {param.name!r} has {len(items)} elements; "
+                                 f"hls.Array[{format_shape(param.shape)}, {param.depth}] needs "
+                                 f"exactly {param.depth}")
+            for index, item in enumerate(items):
+                item = _integer(item, f"{param.name}[{index}]")
+                if not low <= item <= high:
+                    raise ValueError(f"{param.name}[{index}] = {item} does not fit "
+                                     f"{format_shape(param.shape)} ({low}..{high})")
+        return bound
+
+    def call(self, args: tuple, kwargs: dict):
+        """Bind, run, write the arrays back into the caller's lists/numpy arrays, return."""
+        bound = self.bind(args, kwargs)
+        arrays = {param.name: [int(v) for v in bound[param.name]]
+                  for param in self.typed.params if param.kind == "array"}
+        try:
+            return self._run(bound, arrays, self._assign, self._store)
+        finally:
+            # Writes are visible to the caller, as through a C pointer, even if the
+            # run stopped at a bad index.
+            for name, values in arrays.items():
+                bound[name][:] = values
+
+    def run(self, bound: dict) -> tuple[object, dict[str, list[int]]]:
+        """Run on already-bound arguments without touching them.
+
+        Returns
+        -------
+        (result, arrays)
+            The return value (``None``, ``int`` or tuple) and the final contents
+            of every array.
+        """
+        arrays = {param.name: [int(v) for v in bound[param.name]]
+                  for param in self.typed.params if param.kind == "array"}
+        return self._run(bound, arrays, self._assign, self._store), arrays
+
+    def run_checked(self, bound: dict) -> tuple[object, dict[str, list[int]], list[Overflow]]:
+        """Run, recording every value that did not fit where it was assigned.
+
+        Returns
+        -------
+        (result, arrays, overflows)
+            ``overflows`` has one :class:`Overflow` per site, in source order.
+        """
+        arrays = {param.name: [int(v) for v in bound[param.name]]
+                  for param in self.typed.params if param.kind == "array"}
+        overflows: dict[int, Overflow] = {}
+        sites, shapes = self.sites, self._shapes
+
+        def assign(value, site):
+            width, signed = shapes[site]
+            if not fits(value, Shape(width, signed)):
+                overflow = overflows.get(site)
+                if overflow is None:
+                    overflow = overflows[site] = Overflow(sites[site], 0, value)
+                overflow.count += 1
+            return _wrap(value, width, signed)
+
+        def store(array, index, value, site, access):
+            array[self._checked_index(index, access)] = assign(value, site)
+
+        result = self._run(bound, arrays, assign, store)
+        ordered = sorted(overflows.values(), key=lambda o: (o.site.filename, o.site.lineno, o.site.col))
+        return result, arrays, ordered
+
+    def _run(self, bound, arrays, assign, store):
+        values = [arrays[p.name] if p.kind == "array" else int(bound[p.name]) for p in self.typed.params]
+        return self._function(assign, store, self._load, *values)
+
+    # -- run-time helpers called by the generated code -------------------------------------
+
+    def _assign(self, value, site):
+        width, signed = self._shapes[site]
+        return _wrap(value, width, signed)
+
+    def _store(self, array, index, value, site, access):
+        width, signed = self._shapes[site]
+        array[self._checked_index(index, access)] = _wrap(value, width, signed)
+
+    def _load(self, array, index, access):
+        return array[self._checked_index(index, access)]
+
+    def _checked_index(self, index, access):
+        where = self._accesses[access]
+        if not 0 <= index < where.depth:
+            raise KernelRuntimeError(where.filename, where.lineno,
+                                     f"index {index} out of range for {where.array}[{where.depth}]")
+        return index
+
+    # -- code generation -------------------------------------------------------------------
+
+    def _site(self, node: ast.AST, target: str, shape: Shape) -> ast.Constant:
+        filename = getattr(node, "hls_filename", self.typed.filename)
+        self.sites.append(Site(filename, node.lineno, node.col_offset + 1, target, shape))
+        self._shapes.append((shape.width, shape.signed))
+        return ast.Constant(len(self.sites) - 1)
+
+    def _access(self, node: ast.Subscript) -> ast.Constant:
+        name = node.value.id
+        filename = getattr(node, "hls_filename", self.typed.filename)
+        self._accesses.append(_AccessSite(filename, node.lineno, name, self.typed.param(name).depth))
+        return ast.Constant(len(self._accesses) - 1)
+
+    def _module(self) -> ast.Module:
+        typed = self.typed
+        arguments = [ast.arg(arg=name) for name in ("__assign", "__store", "__load")]
+        arguments += [ast.arg(arg=param.name) for param in typed.params]
+        # Every local starts at 0, as a register does; Python would raise NameError
+        # where a path reads a variable it did not assign.
+        prologue = [ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Constant(0))
+                    for name in typed.variables]
+        body = prologue + self._statements(typed.body)
+        function = ast.FunctionDef(
+            name=_FUNCTION, args=ast.arguments(posonlyargs=[], args=arguments, vararg=None,
+                                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+            body=body or [ast.Pass()], decorator_list=[], returns=None)
+        function.lineno = typed.body[0].lineno if typed.body else 1
+        module = ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))
+        for node in ast.walk(module):
+            # Generated nodes span no source; only their start (the user's line) matters.
+            if hasattr(node, "lineno"):
+                node.end_lineno, node.end_col_offset = node.lineno, node.col_offset
+        return module
+
+    def _statements(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        out = []
+        for statement in statements:
+            out.append(ast.copy_location(self._statement(statement), statement))
+        return out
+
+    def _block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        return self._statements(statements) or [ast.Pass()]
+
+    def _call(self, name: str, *arguments: ast.expr) -> ast.Call:
+        return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(arguments), keywords=[])
+
+    def _statement(self, node: ast.stmt) -> ast.stmt:
+        typed = self.typed
+        if isinstance(node, ast.Assign):
+            target = node.targets[0]
+            value = self._expr(node.value)
+            shape = getattr(target, SHAPE_ATTR)
+            if isinstance(target, ast.Name):
+                site = self._site(target, typed.display_name(target.id), shape)
+                return ast.Assign(targets=[ast.Name(id=target.id, ctx=ast.Store())],
+                                  value=self._call("__assign", value, site))
+            site = self._site(target, f"{target.value.id}[...]", shape)
+            return ast.Expr(self._call("__store", ast.Name(id=target.value.id, ctx=ast.Load()),
+                                       self._expr(target.slice), value, site, self._access(target)))
+        if isinstance(node, ast.Return):
+            if isinstance(node.value, ast.Tuple):
+                elements = [self._call("__assign", self._expr(element), self._site(element, "return", shape))
+                            for element, shape in zip(node.value.elts, typed.return_shapes)]
+                return ast.Return(value=ast.Tuple(elts=elements, ctx=ast.Load()))
+            site = self._site(node.value, "return", typed.return_shapes[0])
+            return ast.Return(value=self._call("__assign", self._expr(node.value), site))
+        if isinstance(node, ast.If):
+            return ast.If(test=self._expr(node.test), body=self._block(node.body),
+                          orelse=self._statements(node.orelse))
+        if isinstance(node, ast.For):
+            return ast.For(target=ast.Name(id=node.target.id, ctx=ast.Store()),
+                           iter=self._call("range", *map(self._expr, node.iter.args)),
+                           body=self._block(node.body), orelse=[], type_comment=None)
+        if isinstance(node, ast.While):
+            return ast.While(test=self._expr(node.test), body=self._block(node.body), orelse=[])
+        if isinstance(node, ast.Break):
+            return ast.Break()
+        if isinstance(node, ast.Continue):
+            return ast.Continue()
+        raise AssertionError(f"unexpected statement in a typed body: {ast.dump(node)}")
+
+    def _expr(self, node: ast.expr) -> ast.expr:
+        new = self._expr_inner(node)
+        return ast.copy_location(new, node)
+
+    def _expr_inner(self, node: ast.expr) -> ast.expr:
+        if isinstance(node, ast.Constant):
+            return ast.Constant(node.value)
+        if isinstance(node, ast.Name):
+            return ast.Name(id=node.id, ctx=ast.Load())
+        if isinstance(node, ast.Subscript):
+            return self._call("__load", ast.Name(id=node.value.id, ctx=ast.Load()),
+                              self._expr(node.slice), self._access(node))
+        if isinstance(node, ast.BinOp):
+            left, right = self._expr(node.left), self._expr(node.right)
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+                # Amaranth: x // 0 == 0 and x % 0 == 0; otherwise both floor, like Python.
+                helper = "__floordiv" if isinstance(node.op, ast.FloorDiv) else "__mod"
+                return self._call(helper, left, right)
+            return ast.BinOp(left=left, op=node.op, right=right)
+        if isinstance(node, ast.UnaryOp):
+            operand = self._expr(node.operand)
+            shape = getattr(node.operand, SHAPE_ATTR)
+            if isinstance(node.op, ast.Invert) and not shape.signed:
+                # Amaranth's ~ of unsigned(n) flips n bits; Python's ~x is -x - 1.
+                return ast.BinOp(left=ast.Constant((1 << shape.width) - 1), op=ast.BitXor(), right=operand)
+            if isinstance(node.op, ast.Not):
+                return self._call("int", ast.UnaryOp(op=ast.Not(), operand=operand))
+            return ast.UnaryOp(op=node.op, operand=operand)
+        if isinstance(node, ast.BoolOp):
+            # Python's `a or b` gives a or b itself; hardware gives one bit. Still short-circuits.
+            values = [self._call("bool", self._expr(value)) for value in node.values]
+            return self._call("int", ast.BoolOp(op=node.op, values=values))
+        if isinstance(node, ast.Compare):
+            return self._call("int", ast.Compare(left=self._expr(node.left), ops=node.ops,
+                                                 comparators=[self._expr(c) for c in node.comparators]))
+        if isinstance(node, ast.IfExp):
+            return ast.IfExp(test=self._expr(node.test), body=self._expr(node.body),
+                             orelse=self._expr(node.orelse))
+        if isinstance(node, ast.Call):
+            return self._call(node.func.id, *map(self._expr, node.args))
+        raise AssertionError(f"unexpected expression in a typed body: {ast.dump(node)}")
+
+
+def _floordiv(left: int, right: int) -> int:
+    return left // right if right else 0
+
+
+def _mod(left: int, right: int) -> int:
+    return left % right if right else 0
+
+
+def _wrap(value: int, width: int, signed: bool) -> int:
+    value &= (1 << width) - 1
+    if signed and width and value >> (width - 1):
+        value -= 1 << width
+    return value
+
+
+def _integer(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{what} must be an integer, not {value!r}")
+    return int(value)
+
+
+def _is_numpy_array(value) -> bool:
+    return type(value).__module__ == "numpy" and type(value).__name__ == "ndarray"

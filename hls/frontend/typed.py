@@ -1,0 +1,127 @@
+"""The typed kernel: what the front end hands to the IR builder.
+
+See ``docs/architecture.md`` for the contract; the fields here may grow but
+never lose or rename a field.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Literal
+
+from amaranth.hdl import Shape
+
+__all__ = ["Param", "LoopPragma", "TypedKernel", "shape_of", "SHAPE_ATTR"]
+
+#: Attribute under which the front end stores each expression node's shape.
+SHAPE_ATTR = "hls_shape"
+
+
+@dataclass
+class Param:
+    """One kernel parameter.
+
+    Attributes
+    ----------
+    name : str
+    kind : "scalar" or "array"
+    shape : Shape
+        The scalar's shape, or the element shape of an array.
+    depth : int or None
+        Number of elements of an array; ``None`` for scalars.
+    lineno, col_offset : int
+        Position of the parameter in the user's file (``col_offset`` 0-based).
+    """
+
+    name: str
+    kind: Literal["scalar", "array"]
+    shape: Shape
+    depth: int | None
+    lineno: int
+    col_offset: int
+
+
+@dataclass
+class LoopPragma:
+    """How the user asked a loop to be scheduled.
+
+    Attributes
+    ----------
+    mode : "auto", "pipeline" or "sequential"
+        ``auto`` for plain ``range`` and ``while`` loops (innermost loops are
+        pipelined), ``pipeline`` for ``hls.pipeline(...)``, ``sequential`` for
+        ``hls.sequential(...)``.
+    ii : int or None
+        Target initiation interval of ``hls.pipeline(..., ii=k)``.
+    """
+
+    mode: Literal["auto", "pipeline", "sequential"]
+    ii: int | None = None
+
+
+@dataclass
+class TypedKernel:
+    """A checked, normalised kernel with a shape on every expression.
+
+    Attributes
+    ----------
+    name : str
+    filename : str
+        Absolute path of the user's file.
+    params : list of Param
+    return_shapes : list of Shape
+        ``[]`` for no return, ``[s]`` for a scalar, several for a tuple.
+    variables : dict of str to Shape
+        Every local (helper locals renamed unique) with its shape.
+    body : list of ast.stmt
+        The checked body with helpers inlined. ``lineno``/``col_offset`` are
+        positions in the user's file. Every expression node has a shape
+        (:func:`shape_of`).
+    loops : dict of (ast.For or ast.While) to LoopPragma
+        Keyed by node identity.
+    clock_mhz : float
+    resources : dict of str to int
+    display_names : dict of str to str
+        Internal variable name -> the name the user wrote (they differ for
+        renamed helper locals and reused loop variables); names absent here
+        are unchanged.
+    """
+
+    name: str
+    filename: str
+    params: list[Param]
+    return_shapes: list[Shape]
+    variables: dict[str, Shape]
+    body: list[ast.stmt]
+    loops: dict[ast.AST, LoopPragma]
+    clock_mhz: float = 100.0
+    resources: dict[str, int] = field(default_factory=dict)
+    display_names: dict[str, str] = field(default_factory=dict)
+
+    def param(self, name: str) -> Param:
+        """The parameter called ``name``; raises ``KeyError`` if there is none."""
+        for param in self.params:
+            if param.name == name:
+                return param
+        raise KeyError(name)
+
+    def display_name(self, name: str) -> str:
+        """The user's own name for the internal variable ``name``."""
+        return self.display_names.get(name, name)
+
+
+def shape_of(node: ast.expr) -> Shape:
+    """The Amaranth shape the front end inferred for an expression of ``TypedKernel.body``.
+
+    Raises
+    ------
+    KeyError
+        If ``node`` is not an expression of a typed body (for example a node of
+        the user's original AST).
+    """
+    try:
+        return getattr(node, SHAPE_ATTR)
+    except AttributeError:
+        raise KeyError(f"{type(node).__name__} node at line {getattr(node, 'lineno', '?')} "
+                       f"has no inferred shape; is it from TypedKernel.body?") from None

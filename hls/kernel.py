@@ -1,0 +1,284 @@
+"""``@hls.kernel`` and ``@hls.function``: Python functions that are also hardware.
+
+Calling a kernel runs its *golden model*: the function's own body, rewritten
+so that values wrap to their declared shapes as in Amaranth (see
+``docs/language.md``). ``to_amaranth()``, ``to_verilog()`` and ``report()``
+compile it.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+import json
+import linecache
+import numbers
+import os
+import sys
+import tempfile
+
+__all__ = ["Function", "Kernel", "kernel", "function", "load_kernel", "load_args"]
+
+
+class Function:
+    """A Python function in the kernel language; ``@hls.function`` helpers are these.
+
+    Calls from other kernels are inlined; a call from Python runs the golden
+    model.
+
+    Attributes
+    ----------
+    fn : function
+        The user's function.
+    name : str
+    filename : str
+        Absolute path of the file defining it.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not a plain Python function whose source can be read.
+    """
+
+    def __init__(self, fn):
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise TypeError(f"@hls.kernel / @hls.function decorate a Python function, not {fn!r}")
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.name: str = fn.__name__
+        self.filename: str = os.path.abspath(fn.__code__.co_filename)
+        self._tree: ast.FunctionDef | None = None
+        self._typed = None
+        self._golden = None
+
+    @property
+    def tree(self) -> ast.FunctionDef:
+        """The function's definition, parsed from its file (positions are the file's)."""
+        if self._tree is None:
+            self._tree = _find_definition(self.fn, self.filename)
+        return self._tree
+
+    def analyze(self):
+        """The :class:`~hls.frontend.TypedKernel` of this function (computed once).
+
+        Raises
+        ------
+        hls.errors.KernelSyntaxError
+            For any construct outside the kernel language.
+        """
+        if self._typed is None:
+            from .frontend import analyze
+            self._typed = analyze(self)
+        return self._typed
+
+    @property
+    def params(self):
+        """The :class:`~hls.frontend.Param` list."""
+        return self.analyze().params
+
+    @property
+    def return_shapes(self):
+        """Shapes returned: ``[]``, ``[shape]`` or one per tuple element."""
+        return self.analyze().return_shapes
+
+    def golden_model(self):
+        """The compiled :class:`~hls.frontend.golden.GoldenModel` (built once)."""
+        if self._golden is None:
+            from .frontend.golden import GoldenModel
+            self._golden = GoldenModel(self.analyze())
+        return self._golden
+
+    def __call__(self, *args, **kwargs):
+        """Run the golden model.
+
+        Array arguments (lists or 1-D integer numpy arrays of exactly ``depth``
+        elements) are updated in place. Returns ``None``, an ``int``, or a tuple
+        of ``int``.
+
+        Raises
+        ------
+        TypeError
+            Missing, unexpected or wrongly typed arguments.
+        ValueError
+            A scalar argument or array element that does not fit its shape, or
+            an array of the wrong length.
+        hls.errors.KernelRuntimeError
+            An array index out of range during the run.
+        """
+        return self.golden_model().call(args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} from {self.filename}>"
+
+
+class Kernel(Function):
+    """A top-level kernel: compiles to an Amaranth component.
+
+    Attributes
+    ----------
+    clock_mhz : float
+        Clock target of the scheduler (default 100).
+    resources : dict of str to int
+        Limits on operator instances, for example ``{"mul": 1}``.
+    """
+
+    def __init__(self, fn, *, clock_mhz: float = 100.0, resources: dict[str, int] | None = None):
+        super().__init__(fn)
+        if isinstance(clock_mhz, bool) or not isinstance(clock_mhz, numbers.Real) or not clock_mhz > 0:
+            raise ValueError(f"clock_mhz must be a positive number of MHz, not {clock_mhz!r}")
+        resources = {} if resources is None else resources
+        if not isinstance(resources, dict):
+            raise TypeError(f"resources must be a dict such as {{'mul': 1}}, not {resources!r}")
+        for key, value in resources.items():
+            if not isinstance(key, str):
+                raise TypeError(f"resource names are strings such as 'mul', not {key!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"resource limit {key!r} must be a positive integer, not {value!r}")
+        self.clock_mhz = float(clock_mhz)
+        self.resources = dict(resources)
+
+    def _compiled(self):
+        from .compiler import compile_kernel
+        return compile_kernel(self)
+
+    def to_amaranth(self):
+        """A fresh Amaranth ``wiring.Component`` implementing the kernel."""
+        return self._compiled().component()
+
+    def to_verilog(self, path: str | os.PathLike | None = None, *, name: str | None = None) -> str:
+        """The kernel's Verilog; also written to ``path`` (atomically) when given."""
+        text = self._compiled().verilog(name=name)
+        if path is not None:
+            write_atomically(path, text)
+        return text
+
+    def report(self):
+        """The schedule report (``.to_json()`` / ``.to_text()``)."""
+        return self._compiled().report
+
+
+def kernel(fn=None, *, clock_mhz: float = 100.0, resources: dict[str, int] | None = None):
+    """Decorator: ``@hls.kernel`` or ``@hls.kernel(clock_mhz=200, resources={"mul": 1})``."""
+    if fn is None:
+        return lambda fn: Kernel(fn, clock_mhz=clock_mhz, resources=resources)
+    return Kernel(fn, clock_mhz=clock_mhz, resources=resources)
+
+
+def function(fn):
+    """Decorator for helpers that kernels call; inlined at each call site."""
+    return Function(fn)
+
+
+def write_atomically(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def _find_definition(fn, filename: str) -> ast.FunctionDef:
+    lines = linecache.getlines(filename)
+    if not lines:
+        raise TypeError(f"cannot read the source of {fn.__name__} from {filename}; "
+                        f"kernels must be defined in a Python file")
+    tree = ast.parse("".join(lines), filename)
+    first_line = fn.__code__.co_firstlineno
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
+            start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            if first_line in (start, node.lineno):
+                return node
+    raise TypeError(f"cannot find the definition of {fn.__name__} in {filename} "
+                    f"(the file changed since it was imported?)")
+
+
+# -- loading kernels and arguments for the command line ---------------------------------------
+
+def load_kernel(spec: str) -> Kernel:
+    """The kernel named by ``FILE.py:KERNEL``, importing the file by path.
+
+    Raises
+    ------
+    hls.cli.CommandError
+        One line, status 2: malformed spec, missing file, import failure, or no
+        kernel of that name.
+    """
+    from .cli import CommandError
+    path, colon, name = spec.rpartition(":")
+    if not colon or not path or not name:
+        raise CommandError(f"{spec}: expected FILE.py:KERNEL")
+    if not os.path.isfile(path):
+        raise CommandError(f"{path}: no such file")
+    module_name = "_axhls_user_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
+    module_spec = importlib.util.spec_from_file_location(module_name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise CommandError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(module_spec)
+    # Let the user's file import its neighbours, as `python FILE.py` would.
+    directory = os.path.dirname(os.path.abspath(path))
+    added = directory not in sys.path
+    if added:
+        sys.path.insert(0, directory)
+    sys.modules[module_name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except SyntaxError as error:
+        sys.modules.pop(module_name, None)
+        raise CommandError(f"{error.filename or path}:{error.lineno}:{error.offset or 0}: "
+                           f"{error.msg}") from None
+    except Exception as error:
+        sys.modules.pop(module_name, None)
+        raise CommandError(f"{path}: importing it failed: {type(error).__name__}: {error}") from None
+    finally:
+        if added:
+            sys.path.remove(directory)
+    found = getattr(module, name, None)
+    if found is None:
+        kernels = sorted(key for key, value in vars(module).items() if isinstance(value, Kernel))
+        raise CommandError(f"{path}: no kernel named {name!r} "
+                           f"(kernels in this file: {', '.join(kernels) or 'none'})")
+    if not isinstance(found, Kernel):
+        raise CommandError(f"{path}: {name!r} is not an @hls.kernel")
+    return found
+
+
+def load_args(path: str, kernel: Function) -> dict:
+    """The arguments in the JSON file ``path``, checked against ``kernel``'s parameters.
+
+    The file holds one object mapping each parameter name to an integer
+    (scalars) or a list of integers (arrays, exactly ``depth`` elements).
+
+    Raises
+    ------
+    hls.cli.CommandError
+        One line, status 2: missing file, bad JSON, or arguments not matching
+        the parameters.
+    hls.errors.KernelSyntaxError
+        If the kernel itself is outside the language (its parameters cannot be known).
+    """
+    from .cli import CommandError
+    try:
+        with open(path) as file:
+            data = json.load(file)
+    except FileNotFoundError:
+        raise CommandError(f"{path}: no such file") from None
+    except json.JSONDecodeError as error:
+        raise CommandError(f"{path}:{error.lineno}:{error.colno}: bad JSON: {error.msg}") from None
+    except OSError as error:
+        raise CommandError(f"{path}: {error.strerror}") from None
+    if not isinstance(data, dict):
+        raise CommandError(f"{path}: expected a JSON object mapping parameter names to values")
+    try:
+        kernel.golden_model().bind((), data)
+    except (TypeError, ValueError) as error:
+        raise CommandError(f"{path}: {error}") from None
+    return data
