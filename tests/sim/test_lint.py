@@ -54,3 +54,24 @@ def test_syntax_error_is_a_problem():
     report = lint_verilog("module broken(input a);\n  assign = ;\nendmodule\n", "broken")
     assert not report.clean
     assert report.problems[0].severity == "Error"
+
+
+def _unit_variants():
+    try:
+        import approx_units
+    except ModuleNotFoundError:
+        return []
+    variants = []
+    for name in approx_units.names():
+        signs = (False, True) if "signed" in approx_units.get(name, width=8).params else (False,)
+        variants += [(name, stages, signed) for stages in (0, 2) for signed in signs]
+    return variants
+
+
+@pytest.mark.parametrize("name, stages, signed", _unit_variants())
+def test_every_catalog_unit_is_clean_after_waivers(name, stages, signed):
+    require_simulator("verilator")
+    import approx_units
+    unit = approx_units.get(name, width=8, stages=stages, **({"signed": True} if signed else {}))
+    report = lint_component(unit.component(), f"{name}_s{stages}{'_signed' if signed else ''}")
+    assert report.clean, report.summary()
