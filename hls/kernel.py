@@ -9,6 +9,7 @@ compile it.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import importlib.util
 import json
@@ -18,7 +19,7 @@ import os
 import sys
 import tempfile
 
-__all__ = ["Function", "Kernel", "kernel", "function", "load_kernel", "load_args"]
+__all__ = ["Function", "Kernel", "kernel", "function", "load_kernel", "load_args", "user_errors"]
 
 
 class Function:
@@ -203,14 +204,35 @@ def _find_definition(fn, filename: str) -> ast.FunctionDef:
 
 # -- loading kernels and arguments for the command line ---------------------------------------
 
+@contextlib.contextmanager
+def user_errors():
+    """Turn kernel errors into one-line :class:`hls.cli.CommandError` for the command line.
+
+    :class:`~hls.errors.KernelSyntaxError` exits with status 2 (bad input);
+    :class:`~hls.errors.KernelRuntimeError` with status 1 (the run failed, for
+    example an index out of range for the given arguments).
+    """
+    from .cli import CommandError
+    from .errors import KernelRuntimeError, KernelSyntaxError
+    try:
+        yield
+    except KernelSyntaxError as error:
+        raise CommandError(str(error), 2) from None
+    except KernelRuntimeError as error:
+        raise CommandError(str(error), 1) from None
+
+
 def load_kernel(spec: str) -> Kernel:
-    """The kernel named by ``FILE.py:KERNEL``, importing the file by path.
+    """The kernel named by ``FILE.py:KERNEL``, imported by path and checked.
+
+    The kernel is analysed before it is returned, so a construct outside the
+    language is reported here as ``file:line:col: message (hint: ...)``.
 
     Raises
     ------
     hls.cli.CommandError
-        One line, status 2: malformed spec, missing file, import failure, or no
-        kernel of that name.
+        One line, status 2: malformed spec, missing file, import failure, no
+        kernel of that name, or a kernel outside the language.
     """
     from .cli import CommandError
     path, colon, name = spec.rpartition(":")
@@ -248,6 +270,8 @@ def load_kernel(spec: str) -> Kernel:
                            f"(kernels in this file: {', '.join(kernels) or 'none'})")
     if not isinstance(found, Kernel):
         raise CommandError(f"{path}: {name!r} is not an @hls.kernel")
+    with user_errors():
+        found.analyze()
     return found
 
 
@@ -277,8 +301,9 @@ def load_args(path: str, kernel: Function) -> dict:
         raise CommandError(f"{path}: {error.strerror}") from None
     if not isinstance(data, dict):
         raise CommandError(f"{path}: expected a JSON object mapping parameter names to values")
+    with user_errors():
+        model = kernel.golden_model()
     try:
-        kernel.golden_model().bind((), data)
+        return model.bind((), data)
     except (TypeError, ValueError) as error:
         raise CommandError(f"{path}: {error}") from None
-    return data
