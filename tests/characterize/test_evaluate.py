@@ -1,0 +1,163 @@
+"""The error engine against brute-force computations and the literature."""
+
+import math
+
+import numpy as np
+import pytest
+
+import approx_units
+from approx_units import evaluate as ev
+
+
+def brute_force(unit, exact_of):
+    """Metrics by a plain Python loop over every operand pair (the reference)."""
+    lo_a, hi_a = unit.operand_range("a")
+    lo_b, hi_b = unit.operand_range("b")
+    count = errors = 0
+    sum_abs = sum_sq = sum_rel = 0.0
+    worst = nonzero = 0
+    for a in range(lo_a, hi_a + 1):
+        for b in range(lo_b, hi_b + 1):
+            exact = exact_of(a, b)
+            error = int(unit.model(a, b)) - exact
+            count += 1
+            errors += error != 0
+            sum_abs += abs(error)
+            sum_sq += error * error
+            worst = max(worst, abs(error))
+            if exact:
+                nonzero += 1
+                sum_rel += abs(error) / abs(exact)
+    return {"er": errors / count, "med": sum_abs / count, "mse": sum_sq / count,
+            "wce": worst, "mred": sum_rel / nonzero}
+
+
+@pytest.mark.parametrize("name, params, signed, exact_of", [
+    ("loa", {"l": 3}, False, lambda a, b: a + b),
+    ("eta1", {"l": 3}, True, lambda a, b: a + b),
+    ("trunc_mul", None, False, lambda a, b: a * b),
+])
+def test_exhaustive_engine_matches_brute_force(name, params, signed, exact_of):
+    unit_params = dict(params or {})
+    if signed:
+        unit_params["signed"] = True
+    if name not in approx_units.names():
+        pytest.skip(f"{name} not in the library yet")
+    unit = approx_units.get(name, width=5, **unit_params)
+    result = ev.evaluate(ev.LibraryUnit(name, 5, 0, tuple(sorted(unit_params.items()))))
+    assert result.exhaustive and result.samples == 2 ** 10
+    for metric, expected in brute_force(unit, exact_of).items():
+        assert result.metrics[metric] == pytest.approx(expected, rel=1e-12), metric
+
+
+def test_known_answers_from_the_literature():
+    # LOA: ER = 1 - (3/4)^l; truncated adder: MED = 2^l - 1; GeAr(8, 2, 2): ER = 18.75 %.
+    loa = ev.evaluate(ev.LibraryUnit("loa", 8, 0, (("l", 4),)))
+    assert loa.metrics["er"] == pytest.approx(1 - 0.75 ** 4)
+    trunc = ev.evaluate(ev.LibraryUnit("trunc_add", 8, 0, (("l", 3),)))
+    assert trunc.metrics["med"] == pytest.approx(7)
+    gear = ev.evaluate(ev.LibraryUnit("gear", 8, 0, (("p", 2), ("r", 2))))
+    assert gear.metrics["er"] == pytest.approx(0.1875)
+
+
+def test_chunking_and_process_pool_do_not_change_the_result(monkeypatch):
+    subject = ev.LibraryUnit("loa", 8, 0, (("l", 5),))
+    whole = ev.evaluate(subject)
+    monkeypatch.setattr(ev, "CHUNK_PAIRS", 1000)          # 256 * 3 pairs per task: 86 tasks
+    monkeypatch.setattr(ev, "_PARALLEL_THRESHOLD", 0)     # force the process pool
+    pooled = ev.evaluate(subject, workers=2)
+    assert pooled.metrics == pytest.approx(whole.metrics, rel=1e-12)
+    assert pooled.samples == whole.samples == 65536
+
+
+def test_monte_carlo_interval_covers_the_exhaustive_value():
+    subject = ev.LibraryUnit("loa", 10, 0, (("l", 5),))
+    truth = ev.evaluate(subject, exhaustive=True).metrics
+    sampled = ev.evaluate(subject, samples=40_000, seed=1)
+    assert not sampled.exhaustive and sampled.samples == 40_000
+    for name in ("er", "med", "mred", "mse", "bias"):
+        low, high = sampled.ci95[name]
+        assert low <= truth[name] <= high, name
+        if name in ("er", "med", "mse"):        # well away from zero: a tight interval
+            assert high - low < 0.1 * truth[name], name
+    assert "wce" not in sampled.ci95      # a sampled maximum is only a lower bound
+    assert sampled.metrics["wce"] <= truth["wce"]
+
+
+def test_same_seed_same_result_other_seed_other_result():
+    subject = ev.LibraryUnit("loa", 16, 0, (("l", 6),))
+    first = ev.evaluate(subject, samples=5000, seed=3).metrics
+    assert ev.evaluate(subject, samples=5000, seed=3).metrics == first
+    assert ev.evaluate(subject, samples=5000, seed=4).metrics != first
+
+
+def test_histogram_distribution():
+    # All the weight on a = 7 and on b in {1, 9}: the metrics of those two pairs.
+    unit = approx_units.get("loa", width=8, l=4)
+    a_hist = np.zeros(256); a_hist[7] = 1
+    b_hist = np.zeros(16); b_hist[[1, 9]] = 1
+    result = ev.evaluate(ev.LibraryUnit("loa", 8, 0, (("l", 4),)),
+                         distribution=ev.Histogram(a_hist, b_hist), samples=4000)
+    errors = [abs(int(unit.model(7, b)) - (7 + b)) for b in (1, 9)]
+    assert result.metrics["wce"] == max(errors)
+    assert 0.4 * sum(errors) < result.metrics["med"] < 0.6 * sum(errors)
+
+
+def test_histogram_of_samples_and_its_errors():
+    hist = ev.Histogram.of_samples([0, 1, 1, 3])
+    assert hist.a.tolist() == [0.25, 0.5, 0, 0.25]
+    with pytest.raises(ValueError, match="non-negative"):
+        ev.Histogram([-1, 2])
+    with pytest.raises(ValueError, match="bins but the operand has only 16 values"):
+        ev.evaluate(ev.LibraryUnit("loa", 4, 0, (("l", 2),)), distribution=ev.Histogram(np.ones(17)),
+                    samples=10)
+
+
+def test_pairs_are_evaluated_exactly_as_given():
+    unit = approx_units.get("loa", width=8, l=4)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 256, 999), rng.integers(0, 256, 999)
+    result = ev.evaluate(ev.LibraryUnit("loa", 8, 0, (("l", 4),)), distribution=ev.Pairs(a, b))
+    error = unit.model(a, b).astype(np.int64) - (a + b)
+    assert result.samples == 999
+    assert result.metrics["med"] == pytest.approx(np.abs(error).mean())
+    assert result.metrics["bias"] == pytest.approx(error.mean())
+    with pytest.raises(ValueError, match="equal length"):
+        ev.Pairs([1, 2], [3])
+
+
+def test_default_mode_and_limits():
+    assert ev.evaluate(ev.LibraryUnit("exact_add", 12, 0, ())).exhaustive        # 2 x 12 bits
+    assert not ev.evaluate(ev.LibraryUnit("exact_add", 13, 0, ()), samples=1000).exhaustive
+    with pytest.raises(ValueError, match=r"2\^34 pairs.*--samples"):
+        ev.evaluate(ev.LibraryUnit("exact_add", 17, 0, ()), exhaustive=True)
+    with pytest.raises(ValueError, match="positive"):
+        ev.evaluate(ev.LibraryUnit("exact_add", 8, 0, ()), samples=0)
+
+
+def test_unsigned_32_bit_products_do_not_overflow():
+    if "exact_mul" not in approx_units.names():
+        pytest.skip("multipliers not in the library yet")
+    result = ev.evaluate(ev.LibraryUnit("exact_mul", 32, 0, ()), samples=2000)
+    assert result.metrics["er"] == 0 and result.metrics["wce"] == 0
+
+
+def test_signed_multiplier_operands_cover_negative_values():
+    if "mitchell" not in approx_units.names():
+        pytest.skip("mitchell not in the library yet")
+    result = ev.evaluate(ev.LibraryUnit("mitchell", 6, 0, (("signed", True),)))
+    unsigned = ev.evaluate(ev.LibraryUnit("mitchell", 6, 0, ()))
+    assert result.samples == 2 ** 12
+    # Sign-magnitude wrapping keeps relative errors the same order as the unsigned unit's.
+    assert result.metrics["mred"] == pytest.approx(unsigned.metrics["mred"], rel=0.5)
+
+
+def test_divider_measures_and_division_by_zero():
+    if "exact_div" not in approx_units.names():
+        pytest.skip("dividers not in the library yet")
+    result = ev.evaluate(ev.LibraryUnit("exact_div", 6, 0, ()))
+    metrics = result.metrics
+    assert metrics["excluded_division_by_zero"] == 64
+    assert metrics["int_er"] == 0          # the exact divider is its own integer reference
+    assert 0 < metrics["mred"] < 1         # but truncation differs from the real quotient
+    assert math.isfinite(metrics["wcre"])
