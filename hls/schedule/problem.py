@@ -35,14 +35,22 @@ and every operation must finish within its cycle::
 
     start_in_cycle[op] + incoming_delay[op] <= clock_period_ns
 
+All comparisons of offsets allow a tolerance of :data:`EPSILON` ns, so that
+sums of delays such as ``0.1 + 0.2`` do not spuriously overflow the period.
+
 Resources
 ---------
-An operator type with a ``limit`` has that many instances.  In each modulo
-slot (``start % II``) at most ``limit`` instances may be busy.  Operations
-that are *mutually exclusive* (they sit on branches of the same ``if`` that
-can never both be taken in one iteration, see :meth:`Problem.add_exclusion`)
-may share one instance in the same slot; that is what makes the problem
-control-flow-aware.
+An operator type with a ``limit`` has that many instances, each fully
+pipelined: an operation occupies an instance only in its start cycle, so in
+each modulo slot (``start % II``) at most ``limit`` instances may be busy.
+Operations that are *mutually exclusive* (they sit on branches of the same
+``if`` that can never both be taken in one iteration, see
+:meth:`Problem.add_exclusion`) may share one instance in the same slot *if
+they also start in the same cycle*; that is what makes the problem
+control-flow-aware.  Exclusion is a property of one iteration: two exclusive
+operations whose start cycles differ by a multiple of II land in the same
+slot but belong to different iterations, which can both take their branch,
+so they need two instances.
 """
 
 from __future__ import annotations
@@ -50,10 +58,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-__all__ = ["OperatorType", "Operation", "Dependence", "Problem", "Schedule"]
+__all__ = ["OperatorType", "Operation", "Dependence", "Problem", "Schedule", "ProblemError",
+           "DEPENDENCE_KINDS", "EPSILON"]
 
 #: Kinds of dependence, used to explain what bounds the II.
 DEPENDENCE_KINDS = ("data", "memory", "exit", "control")
+
+#: Tolerance in ns when comparing chained delays against offsets and the clock period.
+EPSILON = 1e-9
+
+
+class ProblemError(ValueError):
+    """A malformed problem: unknown names, bad parameters, a cycle of
+    distance-0 dependences, or an operator too slow for the clock period."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +91,9 @@ class OperatorType:
         Ignored for latency 0.
     limit : int or None
         Number of instances available; ``None`` means unlimited.
+    description : str
+        How messages name it, for example ``"read port of `a`"`` or
+        ``"multiplier"``; defaults to the quoted ``name``.
     """
 
     name: str
@@ -81,14 +101,21 @@ class OperatorType:
     incoming_delay: float = 0.0
     outgoing_delay: float = 0.0
     limit: int | None = None
+    description: str = ""
+
+    @property
+    def label(self) -> str:
+        """The name used in messages."""
+        return self.description or f"`{self.name}`"
 
     def __post_init__(self):
         if self.latency < 0:
-            raise ValueError(f"operator type {self.name!r}: latency must be >= 0, not {self.latency}")
+            raise ProblemError(f"operator type {self.name!r}: latency must be >= 0, not {self.latency}")
         if self.incoming_delay < 0 or self.outgoing_delay < 0:
-            raise ValueError(f"operator type {self.name!r}: delays must be >= 0")
+            raise ProblemError(f"operator type {self.name!r}: delays must be >= 0 ns, not "
+                               f"incoming {self.incoming_delay}, outgoing {self.outgoing_delay}")
         if self.limit is not None and self.limit < 1:
-            raise ValueError(f"operator type {self.name!r}: limit must be >= 1 or None, not {self.limit}")
+            raise ProblemError(f"operator type {self.name!r}: limit must be >= 1 or None, not {self.limit}")
 
 
 @dataclass(frozen=True)
@@ -104,11 +131,20 @@ class Operation:
     lines : tuple of int
         The user's source lines this operation comes from, used to explain
         what bounds the II.
+    description : str
+        How messages name it, for example ``"s"`` for the update of the
+        variable ``s`` or ``"a[i]"`` for an array access; defaults to ``name``.
     """
 
     name: str
     operator_type: str
     lines: tuple[int, ...] = ()
+    description: str = ""
+
+    @property
+    def label(self) -> str:
+        """The name used in messages, quoted."""
+        return f"`{self.description or self.name}`"
 
 
 @dataclass(frozen=True)
@@ -133,9 +169,9 @@ class Dependence:
 
     def __post_init__(self):
         if self.distance < 0:
-            raise ValueError(f"dependence {self.src}->{self.dst}: distance must be >= 0, not {self.distance}")
+            raise ProblemError(f"dependence {self.src}->{self.dst}: distance must be >= 0, not {self.distance}")
         if self.kind not in DEPENDENCE_KINDS:
-            raise ValueError(f"dependence {self.src}->{self.dst}: kind must be one of {DEPENDENCE_KINDS}, "
+            raise ProblemError(f"dependence {self.src}->{self.dst}: kind must be one of {DEPENDENCE_KINDS}, "
                              f"not {self.kind!r}")
 
 
@@ -160,28 +196,28 @@ class Problem:
 
     def __post_init__(self):
         if not self.clock_period_ns > 0:
-            raise ValueError(f"clock_period_ns must be > 0, not {self.clock_period_ns}")
+            raise ProblemError(f"clock_period_ns must be > 0, not {self.clock_period_ns}")
 
     # -- building ---------------------------------------------------------
     def add_operator_type(self, operator_type: OperatorType) -> OperatorType:
         existing = self.operator_types.get(operator_type.name)
         if existing is not None and existing != operator_type:
-            raise ValueError(f"operator type {operator_type.name!r} is already defined as {existing}")
+            raise ProblemError(f"operator type {operator_type.name!r} is already defined as {existing}")
         self.operator_types[operator_type.name] = operator_type
         return operator_type
 
     def add_operation(self, operation: Operation) -> Operation:
         if operation.name in self.operations:
-            raise ValueError(f"operation {operation.name!r} is already defined")
+            raise ProblemError(f"operation {operation.name!r} is already defined")
         if operation.operator_type not in self.operator_types:
-            raise ValueError(f"operation {operation.name!r}: unknown operator type {operation.operator_type!r}")
+            raise ProblemError(f"operation {operation.name!r}: unknown operator type {operation.operator_type!r}")
         self.operations[operation.name] = operation
         return operation
 
     def add_dependence(self, dependence: Dependence) -> Dependence:
         for end in (dependence.src, dependence.dst):
             if end not in self.operations:
-                raise ValueError(f"dependence {dependence.src}->{dependence.dst}: unknown operation {end!r}")
+                raise ProblemError(f"dependence {dependence.src}->{dependence.dst}: unknown operation {end!r}")
         self.dependences.append(dependence)
         return dependence
 
@@ -189,7 +225,7 @@ class Problem:
         """Declare that ``a`` and ``b`` never both execute in one iteration."""
         for end in (a, b):
             if end not in self.operations:
-                raise ValueError(f"exclusion {a}/{b}: unknown operation {end!r}")
+                raise ProblemError(f"exclusion {a}/{b}: unknown operation {end!r}")
         if a != b:
             self.exclusions.add(frozenset((a, b)))
 
@@ -205,6 +241,35 @@ class Problem:
 
     def users_of(self, operator_type: str) -> list[str]:
         return [op.name for op in self.operations.values() if op.operator_type == operator_type]
+
+    def check(self) -> None:
+        """Reject problems that no schedule can satisfy at any II.
+
+        Raises
+        ------
+        ProblemError
+            If an operation's ``incoming_delay`` exceeds the clock period (it
+            cannot fit in any cycle), or if dependences of distance 0 form a
+            cycle (an operation would depend on itself within one iteration).
+        """
+        for op in self.operations.values():
+            optype = self.operator_types[op.operator_type]
+            if optype.incoming_delay > self.clock_period_ns + EPSILON:
+                raise ProblemError(
+                    f"operation {op.name!r} (type {optype.name!r}) needs {optype.incoming_delay} ns, "
+                    f"more than the clock period of {self.clock_period_ns} ns; "
+                    f"give the operator a latency or lower the clock frequency")
+        import networkx as nx
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.operations)
+        graph.add_edges_from((dep.src, dep.dst) for dep in self.dependences if dep.distance == 0)
+        try:
+            cycle = nx.find_cycle(graph)
+        except nx.NetworkXNoCycle:
+            return
+        names = " -> ".join([src for src, _dst in cycle] + [cycle[0][0]])
+        raise ProblemError(f"dependences of distance 0 form a cycle {names}; "
+                           f"within one iteration an operation cannot depend on itself")
 
     def to_networkx(self):
         """The dependence graph as a ``networkx.MultiDiGraph``.
@@ -250,8 +315,16 @@ class Schedule:
         return self.start[op] + optype.latency, optype.outgoing_delay
 
     def depth(self, problem: Problem) -> int:
-        """Cycles from an iteration's first operation to its last result."""
+        """Number of cycles one iteration occupies.
+
+        Counted from the cycle in which its first operation starts to the
+        cycle in which its last result is registered, both included: an
+        operation started at cycle ``c`` ends at ``c + max(latency, 1)``
+        (a combinational result is registered at the end of its cycle, a
+        registered one is available at ``c + latency``), and the depth is the
+        latest end minus the earliest start.  0 for an empty problem.
+        """
         if not self.start:
             return 0
-        return max(self.ready(problem, op)[0] + (1 if problem.operator_type_of(op).latency == 0 else 0)
-                   for op in self.start) - min(self.start.values())
+        end = max(self.start[op] + max(problem.operator_type_of(op).latency, 1) for op in self.start)
+        return end - min(self.start.values())

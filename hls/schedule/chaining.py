@@ -1,0 +1,193 @@
+"""Earliest start times under chaining, and the recurrence that forbids them.
+
+A point in time is a pair ``(cycle, offset_ns)``, ordered lexicographically;
+this is exactly the order the dependence rule of :mod:`hls.schedule.problem`
+uses.  Every step from an operation's start to a successor's earliest start
+is a monotone function of time:
+
+* ``ready``: ``(c, o) -> (c, o + delay)`` for a combinational operator,
+  ``(c, o) -> (c + latency, outgoing_delay)`` for a registered one;
+* the iteration shift: ``(c, o) -> (c - distance * II, o)``;
+* ``fit``: an operation that would overflow the clock period moves to the
+  start of the next cycle, ``(c, o) -> (c + 1, 0)`` if ``o + delay > period``.
+
+Monotone functions on a total order distribute over ``max``, so iterating
+``start[v] = fit_v(max((0, 0), max over u->v of shift(ready(start[u]))))``
+from ``(0, 0)`` computes, like Bellman-Ford, the longest "walk" to each
+operation: the least solution of the dependence constraints, if one exists.
+
+If one exists, no start cycle in it exceeds ``sum(latency + 1)`` over all
+operations (it is the least solution of a system of difference constraints
+whose edges each weigh at most ``latency + 1``), and the iteration stops as
+soon as a start passes that bound: the dependences cannot be met at this II.
+Following the predecessor that last raised each start then leads into the
+cycle of dependences responsible (a chain without a cycle cannot climb past
+the bound, since each step adds at most ``latency + 1`` cycles).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from .problem import EPSILON, Dependence, OperatorType, Problem
+
+__all__ = ["Time", "fit", "ready", "later", "EarliestStarts", "earliest_starts",
+           "solve_start_times", "cycle_is_feasible", "cycle_length"]
+
+#: ``(cycle, offset_ns)``.
+Time = tuple[int, float]
+
+
+def fit(optype: OperatorType, time: Time, period: float) -> Time:
+    """The earliest time >= ``time`` at which ``optype`` fits in its cycle."""
+    cycle, offset = time
+    if offset + optype.incoming_delay > period + EPSILON:
+        return cycle + 1, 0.0
+    return time
+
+
+def ready(optype: OperatorType, start: Time) -> Time:
+    """When the result of an operation started at ``start`` can be used."""
+    cycle, offset = start
+    if optype.latency == 0:
+        return cycle, offset + optype.incoming_delay
+    return cycle + optype.latency, optype.outgoing_delay
+
+
+def later(a: Time, b: Time) -> bool:
+    """``a > b``, with offsets compared to within :data:`EPSILON`."""
+    return a[0] > b[0] or (a[0] == b[0] and a[1] > b[1] + EPSILON)
+
+
+@dataclass
+class EarliestStarts:
+    """Outcome of :func:`earliest_starts`.
+
+    Attributes
+    ----------
+    times : dict of str to Time, or None
+        The least start time of every operation; ``None`` if the dependences
+        cannot be met.
+    cycle : list of Dependence, or None
+        When ``times`` is ``None``: dependences forming a cycle whose
+        constraints alone cannot be met, in order along the cycle.  ``None``
+        if the predecessor chain did not close on such a cycle (the blocking
+        constraints then involve several cycles at once).
+    """
+
+    times: dict[str, Time] | None
+    cycle: list[Dependence] | None = None
+
+    @property
+    def feasible(self) -> bool:
+        return self.times is not None
+
+
+def earliest_starts(problem: Problem, ii: int) -> EarliestStarts:
+    """Least start times meeting every dependence at ``ii``, ignoring resources.
+
+    ``ii`` may be 0, to find which recurrences forbid every II below 1.
+    The problem must pass :meth:`Problem.check`.
+    """
+    edges = [(dep, dep.distance * ii) for dep in problem.dependences]
+    return solve_start_times(problem, list(problem.operations), edges)
+
+
+def solve_start_times(problem: Problem, operations: list[str],
+                      edges: list[tuple[Dependence, int]]) -> EarliestStarts:
+    """Least start times of ``operations`` meeting ``edges``.
+
+    Each edge is a dependence with the number of cycles its iteration
+    distance shifts the destination by (``distance * II``).
+    """
+    period = problem.clock_period_ns
+    optypes = {name: problem.operator_type_of(name) for name in operations}
+    successors: dict[str, list[tuple[Dependence, int]]] = {name: [] for name in operations}
+    for dep, shift in edges:
+        successors[dep.src].append((dep, shift))
+    bound = sum(optype.latency + 1 for optype in optypes.values()) + 1
+
+    times = {name: fit(optypes[name], (0, 0.0), period) for name in operations}
+    raised_by: dict[str, tuple[Dependence, int]] = {}
+    queue = deque(operations)
+    queued = set(operations)
+    # Checking the predecessor graph for a cycle every len(operations)
+    # updates finds a blocking recurrence long before starts climb to the
+    # bound; each candidate is confirmed on its own before it is believed.
+    updates = 0
+    while queue:
+        src = queue.popleft()
+        queued.discard(src)
+        src_ready = ready(optypes[src], times[src])
+        for dep, shift in successors[src]:
+            dst = dep.dst
+            candidate = fit(optypes[dst], (src_ready[0] - shift, src_ready[1]), period)
+            if not later(candidate, times[dst]):
+                continue
+            times[dst] = candidate
+            raised_by[dst] = (dep, shift)
+            updates += 1
+            if candidate[0] > bound or updates % len(operations) == 0:
+                cycle = _closed_chain(raised_by, dst)
+                if cycle is not None and not cycle_is_feasible(problem, cycle):
+                    return EarliestStarts(None, [dep_ for dep_, _shift in cycle])
+                if candidate[0] > bound:
+                    return EarliestStarts(None, None)
+            if dst not in queued:
+                queued.add(dst)
+                queue.append(dst)
+    return EarliestStarts(times)
+
+
+def _closed_chain(raised_by: dict[str, tuple[Dependence, int]],
+                  start: str) -> list[tuple[Dependence, int]] | None:
+    """The cycle reached by following ``raised_by`` back from ``start``, in
+    forward order, or ``None`` if the chain ends."""
+    seen: dict[str, int] = {}
+    chain: list[tuple[Dependence, int]] = []
+    node = start
+    while node not in seen:
+        seen[node] = len(chain)
+        edge = raised_by.get(node)
+        if edge is None:
+            return None
+        chain.append(edge)
+        node = edge[0].src
+    # chain[i] raised the i-th node visited; the cycle is chain[seen[node]:], backwards.
+    return list(reversed(chain[seen[node]:]))
+
+
+def cycle_is_feasible(problem: Problem, edges: list[tuple[Dependence, int]]) -> bool:
+    """Whether the dependences ``edges`` (each with its shift in cycles) can
+    all be met on their own."""
+    operations = list(dict.fromkeys(name for dep, _shift in edges for name in (dep.src, dep.dst)))
+    period = problem.clock_period_ns
+    optypes = {name: problem.operator_type_of(name) for name in operations}
+    bound = sum(optype.latency + 1 for optype in optypes.values()) + 1
+    times = {name: fit(optypes[name], (0, 0.0), period) for name in operations}
+    changed = True
+    while changed:
+        changed = False
+        for dep, shift in edges:
+            src_ready = ready(optypes[dep.src], times[dep.src])
+            candidate = fit(optypes[dep.dst], (src_ready[0] - shift, src_ready[1]), period)
+            if later(candidate, times[dep.dst]):
+                if candidate[0] > bound:
+                    return False
+                times[dep.dst] = candidate
+                changed = True
+    return True
+
+
+def cycle_length(problem: Problem, cycle: list[Dependence]) -> int:
+    """Cycles one trip around ``cycle`` takes: the least total shift (sum of
+    ``distance * II`` over its edges) at which its dependences can be met.
+
+    For one cycle only the total shift matters, since shifting by whole cycles
+    commutes with every step of the timing rule.
+    """
+    total = 0
+    while not cycle_is_feasible(problem, [(cycle[0], total)] + [(dep, 0) for dep in cycle[1:]]):
+        total += 1
+    return total

@@ -1,0 +1,226 @@
+"""The minimum initiation interval, and which operations impose it.
+
+``MII = max(ResMII, RecMII)`` is a lower bound on the II of any valid
+schedule:
+
+* **ResMII** -- for each operator type with a ``limit``, its users need
+  ``chi`` instance-slots per iteration, where ``chi`` is the least number of
+  groups of pairwise mutually exclusive users (the chromatic number of their
+  conflict graph, see :mod:`hls.schedule.sharing`); ``II`` slots of ``limit``
+  instances hold them only if ``II * limit >= chi``.
+* **RecMII** -- the least II at which the dependences alone, chaining
+  included, can be met (:func:`hls.schedule.chaining.earliest_starts`).
+  Feasibility only grows with II, so it is found by a galloping then binary
+  search.  At ``RecMII - 1`` the check fails on a cycle of dependences, the
+  *critical recurrence*, which names the operations and source lines that
+  bound the II.
+
+:func:`minimum_ii` packs both into an :class:`MIIBound` that a compiler can
+print, in the manner of Vitis HLS's message 200-880.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .chaining import cycle_is_feasible, cycle_length, earliest_starts
+from .problem import Dependence, OperatorType, Problem
+from .sharing import instances_needed
+
+__all__ = ["MIIBound", "BOUND_KINDS", "res_mii", "rec_mii", "minimum_ii", "critical_recurrence",
+           "bounding_resource"]
+
+#: What can bound the II, for reports.
+BOUND_KINDS = ("resource", "recurrence", "memory", "exit")
+
+
+@dataclass(frozen=True)
+class MIIBound:
+    """The minimum II of a problem and its explanation.
+
+    Attributes
+    ----------
+    mii, res_mii, rec_mii : int
+        ``mii == max(res_mii, rec_mii)``; each is at least 1.
+    kind : str
+        One of :data:`BOUND_KINDS`.  ``"resource"`` when ResMII is larger
+        than RecMII (or when there is no recurrence at all); otherwise the
+        kind of the critical recurrence: ``"memory"`` if a memory dependence
+        is on it, else ``"exit"`` if an exit dependence is, else
+        ``"recurrence"``.
+    operations : tuple of str
+        The operations on the critical recurrence, in order along it, or the
+        users of the bounding operator type; empty if nothing bounds the II.
+    lines : tuple of int
+        Sorted union of their source lines.
+    detail : str
+        One sentence for humans, for example "a loop-carried dependence
+        through `s` (add, 1 cycle) at distance 1".
+    dependences : tuple of Dependence
+        The dependences around the critical recurrence (empty for resources).
+    operator_type : str or None
+        The bounding operator type, for ``kind == "resource"``.
+    """
+
+    mii: int
+    res_mii: int
+    rec_mii: int
+    kind: str
+    operations: tuple[str, ...]
+    lines: tuple[int, ...]
+    detail: str
+    dependences: tuple[Dependence, ...] = ()
+    operator_type: str | None = None
+
+
+def _resource_ii(problem: Problem, optype: OperatorType) -> tuple[int, int]:
+    """``(ResMII of this type, instance-slots its users need)``."""
+    needed = instances_needed(problem, problem.users_of(optype.name)).lower
+    return max(1, -(-needed // optype.limit)), needed
+
+
+def res_mii(problem: Problem) -> int:
+    """The resource-constrained minimum II (1 without limited operators)."""
+    return max((_resource_ii(problem, optype)[0] for optype in problem.limited_operator_types()), default=1)
+
+
+def bounding_resource(problem: Problem) -> tuple[OperatorType, int] | None:
+    """The limited operator type with the largest ResMII (ties: most users),
+    with the instance-slots its users need; ``None`` if no limited type is used."""
+    best = None
+    for optype in problem.limited_operator_types():
+        users = problem.users_of(optype.name)
+        if not users:
+            continue
+        ii, needed = _resource_ii(problem, optype)
+        key = (ii, len(users))
+        if best is None or key > best[0]:
+            best = (key, optype, needed)
+    return None if best is None else (best[1], best[2])
+
+
+def rec_mii(problem: Problem) -> int:
+    """The least II at which the dependences, with chaining, can be met.
+
+    Raises
+    ------
+    ProblemError
+        If the problem fails :meth:`Problem.check`.
+    """
+    problem.check()
+    return _least_feasible_ii(problem)
+
+
+def _least_feasible_ii(problem: Problem) -> int:
+    if earliest_starts(problem, 1).feasible:
+        return 1
+    # Any II of at least sum(latency + 1) is feasible: a whole iteration's
+    # dependence chain fits before the next one starts.
+    ceiling = sum(problem.operator_type_of(name).latency + 1 for name in problem.operations) + 1
+    low, high = 1, 2  # low infeasible
+    while high < ceiling and not earliest_starts(problem, high).feasible:
+        low, high = high, high * 2
+    high = min(high, ceiling)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if earliest_starts(problem, middle).feasible:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def critical_recurrence(problem: Problem, rec: int) -> list[Dependence] | None:
+    """A cycle of dependences that alone forbids II ``rec - 1``, in order
+    along the cycle, starting at the destination of a loop-carried edge;
+    ``None`` if the problem has no recurrence that matters."""
+    outcome = earliest_starts(problem, rec - 1)
+    if outcome.feasible:
+        # Only at II 0, with recurrences of delay-free operators: name one anyway.
+        cycle = _first_cycle(problem, lambda cycle: True)
+    elif outcome.cycle is not None:
+        cycle = outcome.cycle
+    else:
+        # The check failed on several cycles at once; look for one that fails alone.
+        cycle = _first_cycle(problem, lambda cycle: not cycle_is_feasible(
+            problem, [(dep, dep.distance * (rec - 1)) for dep in cycle]))
+    if cycle is None:
+        return None
+    # Rotate so that the cycle reads from the value a previous iteration left.
+    carried = next(index for index, dep in enumerate(cycle) if dep.distance > 0)
+    return cycle[carried + 1:] + cycle[:carried + 1]
+
+
+#: Simple cycles examined when the blocking recurrence must be searched for.
+CYCLE_SEARCH_LIMIT = 10_000
+
+
+def _first_cycle(problem: Problem, accept) -> list[Dependence] | None:
+    """The first simple cycle of dependences that ``accept`` takes, taking
+    between two operations the dependence of least distance (the tightest)."""
+    import itertools
+
+    import networkx as nx
+    tightest: dict[tuple[str, str], Dependence] = {}
+    for dep in problem.dependences:
+        key = (dep.src, dep.dst)
+        if key not in tightest or dep.distance < tightest[key].distance:
+            tightest[key] = dep
+    graph = nx.DiGraph(list(tightest))
+    for nodes in itertools.islice(nx.simple_cycles(graph), CYCLE_SEARCH_LIMIT):
+        cycle = [tightest[(src, nodes[(index + 1) % len(nodes)])] for index, src in enumerate(nodes)]
+        if accept(cycle):
+            return cycle
+    return None
+
+
+def minimum_ii(problem: Problem) -> MIIBound:
+    """ResMII, RecMII, their maximum and what imposes it.
+
+    When both bounds are equal the recurrence is reported: adding operator
+    instances cannot lower it.
+
+    Raises
+    ------
+    ProblemError
+        If the problem fails :meth:`Problem.check`.
+    """
+    problem.check()
+    res = res_mii(problem)
+    rec = _least_feasible_ii(problem)
+    mii = max(res, rec)
+    cycle = critical_recurrence(problem, rec) if rec >= res else None
+    if cycle is not None:
+        return _recurrence_bound(problem, mii, res, rec, cycle)
+    resource = bounding_resource(problem)
+    if resource is None:
+        return MIIBound(mii, res, rec, "resource", (), (),
+                        "nothing bounds the II: no recurrence and no limited operator")
+    optype, needed = resource
+    users = tuple(problem.users_of(optype.name))
+    detail = f"{len(users)} uses of {optype.label} (limit {optype.limit})"
+    if needed < len(users):
+        detail = (f"{len(users)} uses of {optype.label}, {needed} after sharing between exclusive "
+                  f"branches (limit {optype.limit})")
+    return MIIBound(mii, res, rec, "resource", users, _lines(problem, users), detail,
+                    operator_type=optype.name)
+
+
+def _recurrence_bound(problem: Problem, mii: int, res: int, rec: int, cycle: list[Dependence]) -> MIIBound:
+    kinds = {dep.kind for dep in cycle}
+    kind = "memory" if "memory" in kinds else "exit" if "exit" in kinds else "recurrence"
+    operations = tuple(dep.src for dep in cycle)
+    distance = sum(dep.distance for dep in cycle)
+    length = cycle_length(problem, cycle)
+    what = {"memory": "memory dependence", "exit": "dependence on the exit condition",
+            "recurrence": "dependence"}[kind]
+    through = " -> ".join(problem.operations[name].label for name in operations)
+    types = ", ".join(dict.fromkeys(problem.operator_type_of(name).name for name in operations))
+    detail = (f"a loop-carried {what} through {through} ({types}, {length} cycle{'s' * (length != 1)}) "
+              f"at distance {distance}")
+    return MIIBound(mii, res, rec, kind, operations, _lines(problem, operations), detail,
+                    dependences=tuple(cycle))
+
+
+def _lines(problem: Problem, operations) -> tuple[int, ...]:
+    return tuple(sorted({line for name in operations for line in problem.operations[name].lines}))

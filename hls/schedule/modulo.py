@@ -1,0 +1,339 @@
+"""Iterative modulo scheduling (Rau, MICRO-27, 1994) with chaining and
+control-flow-aware resource sharing.
+
+:func:`schedule` is the entry point a compiler calls: it starts at the MII
+(or at a requested II, never below the MII), and tries one II after the
+other with an algorithm -- by default :func:`iterative_modulo_schedule` --
+until one succeeds.  Every schedule it returns has passed
+:func:`hls.schedule.verify.verify`.
+
+:func:`iterative_modulo_schedule` for one II:
+
+1. The least start times meeting every dependence at this II
+   (:func:`hls.schedule.chaining.earliest_starts`) give each operation a
+   lower bound on its start.
+2. Operations are taken by priority: largest *height* first, the longest
+   path (in cycles, a chained operator counting its fraction of the clock
+   period) from the operation to the end of the iteration, loop-carried
+   edges counting ``- distance * II`` as in Rau's HeightR, so operations on
+   critical recurrences and long chains go first.
+3. An operation's earliest start comes from its scheduled predecessors; in
+   that cycle it chains after them (its offset is their latest ready time),
+   or moves to the next cycle if it would overflow the clock period.  It
+   takes the first of the next II cycles where the modulo reservation table
+   has room for it; exclusive operations of one iteration share an instance
+   when they start in the same cycle.
+4. If no cycle has room, it is placed anyway, at its earliest start (or one
+   cycle after where it was last placed, so that the search moves on), and
+   the operations it displaces in the reservation table, and scheduled
+   successors whose dependence it now violates, are unscheduled again.
+5. After ``BUDGET_RATIO * n`` placements without success, this II fails.
+
+A successful schedule is then compacted, a secondary goal being a short
+pipeline: each operation moves to the earliest cycle its predecessors and
+the reservation table allow (earlier results never hurt successors), and
+offsets are recomputed as early as chaining allows.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Callable
+
+from .chaining import Time, earliest_starts, fit, later, ready
+from .mii import MIIBound, minimum_ii
+from .problem import EPSILON, Dependence, Problem, ProblemError, Schedule
+from .sequential import schedule_sequential
+from .sharing import instances_needed
+from .verify import ScheduleError, verify
+
+__all__ = ["IIBelowMIIError", "NoScheduleError", "schedule", "iterative_modulo_schedule", "BUDGET_RATIO"]
+
+#: Placements allowed per operation before an II is given up (Rau suggests a few).
+BUDGET_RATIO = 6
+
+#: An algorithm: a schedule for the problem at exactly this II, or ``None``.
+Algorithm = Callable[[Problem, int], "Schedule | None"]
+
+
+class IIBelowMIIError(ProblemError):
+    """The requested II is below the minimum II.
+
+    Attributes
+    ----------
+    requested : int
+    bound : MIIBound
+        What imposes the minimum, to explain it to the user.
+    """
+
+    def __init__(self, problem: Problem, requested: int, bound: MIIBound):
+        super().__init__(f"{problem.name}: requested II {requested} is below the minimum II {bound.mii}, "
+                         f"imposed by {bound.detail}")
+        self.requested = requested
+        self.bound = bound
+
+
+class NoScheduleError(Exception):
+    """No schedule was found up to the largest II allowed."""
+
+
+def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None, *,
+             algorithm: Algorithm | None = None) -> Schedule:
+    """A valid schedule at the least II the algorithm reaches.
+
+    Parameters
+    ----------
+    problem : Problem
+    ii : int or None
+        The II to start from; by default the MII.
+    max_ii : int or None
+        The largest II to try.  By default there is no limit: if the
+        algorithm fails up to the II of :func:`schedule_sequential`, that
+        schedule, which never overlaps iterations, is returned.
+    algorithm : callable or None
+        ``algorithm(problem, ii) -> Schedule | None``; by default
+        :func:`iterative_modulo_schedule`.
+
+    Raises
+    ------
+    ProblemError
+        If the problem is malformed (:meth:`Problem.check`) or ``ii`` /
+        ``max_ii`` is not an integer >= 1.
+    IIBelowMIIError
+        If ``ii`` is below the MII; it carries the :class:`MIIBound`.
+    NoScheduleError
+        If no schedule was found up to ``max_ii``.
+    """
+    for name, value in (("ii", ii), ("max_ii", max_ii)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ProblemError(f"{problem.name}: {name} must be an integer >= 1, not {value!r}")
+    algorithm = algorithm or iterative_modulo_schedule
+    bound = minimum_ii(problem)  # also checks the problem
+    if ii is not None and ii < bound.mii:
+        raise IIBelowMIIError(problem, ii, bound)
+    first = bound.mii if ii is None else ii
+    if max_ii is not None and max_ii < first:
+        raise ProblemError(f"{problem.name}: max_ii {max_ii} is below the II {first} scheduling starts from")
+
+    fallback = None if max_ii is not None else schedule_sequential(problem)
+    last = max_ii if fallback is None else max(first, fallback.ii)
+    for candidate in range(first, last + 1):
+        result = algorithm(problem, candidate)
+        if result is not None:
+            try:
+                verify(problem, result)
+            except ScheduleError as error:
+                raise RuntimeError(f"{problem.name}: the scheduler produced an invalid schedule at II "
+                                   f"{candidate} (a bug): {error}") from error
+            return result
+    if fallback is None:
+        raise NoScheduleError(f"{problem.name}: no schedule found for II {first} to {max_ii} "
+                              f"(the MII is {bound.mii}, imposed by {bound.detail})")
+    # A sequential schedule stays valid at any larger II.
+    return Schedule(max(first, fallback.ii), dict(fallback.start), dict(fallback.start_in_cycle))
+
+
+def iterative_modulo_schedule(problem: Problem, ii: int, *, budget_ratio: int = BUDGET_RATIO) -> Schedule | None:
+    """A modulo schedule at exactly ``ii``, or ``None`` if none was found.
+
+    The problem must pass :meth:`Problem.check`.
+    """
+    asap = earliest_starts(problem, ii)
+    if not asap.feasible:
+        return None
+    state = _ModuloState(problem, ii, asap.times)
+    if not state.run(budget_ratio * max(1, len(problem.operations))):
+        return None
+    state.compact()
+    return state.to_schedule()
+
+
+class _ModuloState:
+    """A partial modulo schedule with its reservation table."""
+
+    def __init__(self, problem: Problem, ii: int, asap: dict[str, Time]):
+        self.problem = problem
+        self.ii = ii
+        self.period = problem.clock_period_ns
+        self.asap = asap
+        self.optype = {name: problem.operator_type_of(name) for name in problem.operations}
+        self.predecessors: dict[str, list[Dependence]] = {name: [] for name in problem.operations}
+        self.successors: dict[str, list[Dependence]] = {name: [] for name in problem.operations}
+        for dep in problem.dependences:
+            self.predecessors[dep.dst].append(dep)
+            self.successors[dep.src].append(dep)
+        self.times: dict[str, Time] = {}
+        self.last_cycle: dict[str, int] = {}
+        self.table: dict[tuple[str, int], list[str]] = {}  # (operator type, slot) -> operations
+        self.sharing = bool(problem.exclusions)
+        height = _heights(problem, ii)
+        order = sorted(problem.operations,
+                       key=lambda name: (-height[name], asap[name][0], asap[name][1]))
+        self.rank = {name: index for index, name in enumerate(order)}
+
+    # -- the iterative search ----------------------------------------------
+    def run(self, budget: int) -> bool:
+        queue = [(self.rank[name], name) for name in self.problem.operations]
+        heapq.heapify(queue)
+        unscheduled = set(self.problem.operations)
+        for _ in range(budget):
+            while queue and queue[0][1] not in unscheduled:
+                heapq.heappop(queue)
+            if not queue:
+                return True
+            _rank, name = heapq.heappop(queue)
+            unscheduled.discard(name)
+            earliest = self.earliest_start(name)
+            cycle = self.free_cycle(name, earliest)
+            offset = earliest[1] if cycle == earliest[0] else 0.0
+            for evicted in self.place(name, (cycle, offset)):
+                unscheduled.add(evicted)
+                heapq.heappush(queue, (self.rank[evicted], evicted))
+        return not unscheduled
+
+    def earliest_start(self, name: str) -> Time:
+        """Earliest start after every scheduled predecessor (and the ASAP bound)."""
+        earliest = self.asap[name]
+        for dep in self.predecessors[name]:
+            if dep.src in self.times:
+                src_ready = ready(self.optype[dep.src], self.times[dep.src])
+                candidate = (src_ready[0] - dep.distance * self.ii, src_ready[1])
+                if later(candidate, earliest):
+                    earliest = candidate
+        return fit(self.optype[name], earliest, self.period)
+
+    def free_cycle(self, name: str, earliest: Time) -> int:
+        for cycle in range(earliest[0], earliest[0] + self.ii):
+            if self.has_room(name, cycle):
+                return cycle
+        previous = self.last_cycle.get(name)
+        if previous is None or earliest[0] > previous:
+            return earliest[0]
+        return previous + 1
+
+    def has_room(self, name: str, cycle: int, ignoring: str | None = None) -> bool:
+        optype = self.optype[name]
+        if optype.limit is None:
+            return True
+        users = [other for other in self.table.get((optype.name, cycle % self.ii), ()) if other != ignoring]
+        return self._fits(users + [name], {**{other: self.times[other][0] for other in users}, name: cycle},
+                          optype.limit)
+
+    def _fits(self, users: list[str], cycles: dict[str, int], limit: int) -> bool:
+        if len(users) <= limit:
+            return True
+        if not self.sharing:
+            return False
+        # Only operations of one iteration (same start cycle) may share.
+        by_cycle: dict[int, list[str]] = {}
+        for user in users:
+            by_cycle.setdefault(cycles[user], []).append(user)
+        return sum(instances_needed(self.problem, group).upper for group in by_cycle.values()) <= limit
+
+    def place(self, name: str, time: Time) -> list[str]:
+        """Schedule ``name`` at ``time``; unschedule and return what it displaces."""
+        evicted = []
+        optype = self.optype[name]
+        if optype.limit is not None:
+            key = (optype.name, time[0] % self.ii)
+            users = self.table.setdefault(key, [])
+            while not self._fits(users + [name], {**{u: self.times[u][0] for u in users}, name: time[0]},
+                                 optype.limit):
+                # Displace the least urgent operation that cannot share with this one.
+                rivals = [user for user in users
+                          if self.times[user][0] != time[0] or not self.problem.are_exclusive(user, name)]
+                victim = max(rivals or users, key=lambda user: self.rank[user])
+                self.unschedule(victim)
+                evicted.append(victim)
+            users.append(name)
+        self.times[name] = time
+        self.last_cycle[name] = time[0]
+        name_ready = ready(optype, time)
+        for dep in self.successors[name]:
+            if dep.dst in self.times and dep.dst != name and not self._met(name_ready, dep):
+                self.unschedule(dep.dst)
+                evicted.append(dep.dst)
+        for dep in self.predecessors[name]:
+            if dep.src in self.times and dep.src != name and \
+                    not self._met(ready(self.optype[dep.src], self.times[dep.src]), dep):
+                self.unschedule(dep.src)
+                evicted.append(dep.src)
+        return evicted
+
+    def _met(self, src_ready: Time, dep: Dependence) -> bool:
+        cycle, offset = self.times[dep.dst]
+        return not later(src_ready, (cycle + dep.distance * self.ii, offset))
+
+    def unschedule(self, name: str) -> None:
+        optype = self.optype[name]
+        if optype.limit is not None:
+            self.table[(optype.name, self.times[name][0] % self.ii)].remove(name)
+        del self.times[name]
+
+    # -- finishing ------------------------------------------------------------
+    def compact(self) -> None:
+        """Move operations to earlier cycles where dependences and resources
+        allow, then rebase so the first operation starts at cycle 0."""
+        changed = True
+        while changed:
+            changed = False
+            for name in sorted(self.times, key=lambda name: self.times[name]):
+                earliest = self.earliest_start(name)
+                current = self.times[name][0]
+                for cycle in range(earliest[0], current):
+                    if self.has_room(name, cycle, ignoring=name):
+                        self.unschedule(name)
+                        displaced = self.place(name, (cycle, earliest[1] if cycle == earliest[0] else 0.0))
+                        # Starting earlier only brings results earlier, and
+                        # there was room: nothing can be displaced.
+                        assert not displaced, displaced
+                        changed = True
+                        break
+        first = min(cycle for cycle, _offset in self.times.values())
+        if first:
+            self.times = {name: (cycle - first, offset) for name, (cycle, offset) in self.times.items()}
+        self._settle_offsets()
+
+    def _settle_offsets(self) -> None:
+        """Least offsets for the final start cycles (a fixed point from zero,
+        bounded by the current offsets, which are valid)."""
+        offsets = {name: 0.0 for name in self.times}
+        changed = True
+        while changed:
+            changed = False
+            for dep in self.problem.dependences:
+                src_cycle, _ = self.times[dep.src]
+                src_ready = ready(self.optype[dep.src], (src_cycle, offsets[dep.src]))
+                if src_ready[0] == self.times[dep.dst][0] + dep.distance * self.ii and \
+                        src_ready[1] > offsets[dep.dst] + EPSILON:
+                    offsets[dep.dst] = src_ready[1]
+                    changed = True
+        self.times = {name: (cycle, offsets[name]) for name, (cycle, _offset) in self.times.items()}
+
+    def to_schedule(self) -> Schedule:
+        return Schedule(self.ii, {name: self.times[name][0] for name in self.problem.operations},
+                        {name: self.times[name][1] for name in self.problem.operations})
+
+
+def _heights(problem: Problem, ii: int) -> dict[str, float]:
+    """Rau's HeightR in cycles: the longest path from each operation to the
+    end of the iteration, a loop-carried edge weighing ``-distance * II``."""
+    period = problem.clock_period_ns
+    weight = {}
+    for name in problem.operations:
+        optype = problem.operator_type_of(name)
+        weight[name] = optype.latency if optype.latency else optype.incoming_delay / period
+    height = dict(weight)
+    # Bellman-Ford; heights are well defined when the recurrences allow this
+    # II, which chaining can make subtly untrue for fractional weights, so
+    # stop after n rounds whatever happens: these are only priorities.
+    for _round in range(len(problem.operations)):
+        changed = False
+        for dep in problem.dependences:
+            candidate = weight[dep.src] + height[dep.dst] - dep.distance * ii
+            if candidate > height[dep.src] + EPSILON:
+                height[dep.src] = candidate
+                changed = True
+        if not changed:
+            break
+    return height

@@ -1,0 +1,73 @@
+"""A list schedule for loops whose iterations must not overlap.
+
+For ``hls.sequential`` loops (and as the always-available fallback of
+:func:`hls.schedule.modulo.schedule`): operations are placed as soon as
+possible, in order of their distance-0 dependences, chaining under the clock
+period and within the operator limits of each cycle.  The II is then the
+depth, raised further only if a loop-carried result arrives after the next
+iteration would use it (a registered result available only after some
+output delay in the iteration's last cycle).  Since every start is below the
+depth, which is at most the II, modulo slots are plain cycles and no two
+iterations ever run at once.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from .chaining import Time, fit, later, ready
+from .problem import Problem, Schedule
+from .sharing import instances_needed
+
+__all__ = ["schedule_sequential"]
+
+
+def schedule_sequential(problem: Problem) -> Schedule:
+    """An as-soon-as-possible schedule whose iterations never overlap.
+
+    Raises
+    ------
+    ProblemError
+        If the problem fails :meth:`Problem.check`.
+    """
+    problem.check()
+    period = problem.clock_period_ns
+    optype = {name: problem.operator_type_of(name) for name in problem.operations}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(problem.operations)
+    graph.add_edges_from((dep.src, dep.dst) for dep in problem.dependences if dep.distance == 0)
+    order = list(nx.lexicographical_topological_sort(graph, key=list(problem.operations).index))
+
+    predecessors: dict[str, list] = {name: [] for name in problem.operations}
+    for dep in problem.dependences:
+        if dep.distance == 0:
+            predecessors[dep.dst].append(dep)
+
+    times: dict[str, Time] = {}
+    busy: dict[tuple[str, int], list[str]] = {}  # (operator type, cycle) -> operations
+    for name in order:
+        earliest: Time = (0, 0.0)
+        for dep in predecessors[name]:
+            src_ready = ready(optype[dep.src], times[dep.src])
+            if later(src_ready, earliest):
+                earliest = src_ready
+        earliest = fit(optype[name], earliest, period)
+        cycle = earliest[0]
+        limit = optype[name].limit
+        if limit is not None:
+            while instances_needed(problem, busy.get((optype[name].name, cycle), []) + [name]).upper > limit:
+                cycle += 1
+            busy.setdefault((optype[name].name, cycle), []).append(name)
+        times[name] = (cycle, earliest[1] if cycle == earliest[0] else 0.0)
+
+    start = {name: times[name][0] for name in problem.operations}
+    offsets = {name: times[name][1] for name in problem.operations}
+    ii = max(1, Schedule(1, start).depth(problem))
+    while not all(_carried_met(problem, optype, times, dep, ii) for dep in problem.dependences if dep.distance):
+        ii += 1
+    return Schedule(ii, start, offsets)
+
+
+def _carried_met(problem, optype, times, dep, ii) -> bool:
+    cycle, offset = times[dep.dst]
+    return not later(ready(optype[dep.src], times[dep.src]), (cycle + dep.distance * ii, offset))

@@ -1,0 +1,132 @@
+"""How many operator instances a set of operations needs, given exclusion.
+
+Operations that are not mutually exclusive *conflict*: they cannot share an
+instance.  The least number of instances for a set of operations that may
+share is the chromatic number of their conflict graph (equivalently, the
+least clique cover of the exclusion graph).  Colouring is NP-hard, but the
+sets here are the users of one operator type in one loop body, rarely more
+than a few dozen, and their conflict graphs are dense (only operations on
+opposite branches of an ``if`` are exclusive), where a greedy clique already
+proves the greedy colouring optimal.  Otherwise an exact DSatur branch and
+bound runs within a step budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .problem import Problem
+
+__all__ = ["InstanceBounds", "instances_needed"]
+
+#: Search nodes the exact colouring may visit before settling for bounds.
+SEARCH_BUDGET = 20_000
+
+
+@dataclass(frozen=True)
+class InstanceBounds:
+    """``lower <= least number of instances <= upper``; equal when exact.
+
+    Attributes
+    ----------
+    lower, upper : int
+    groups : tuple of tuple of str
+        A grouping achieving ``upper``: each group can share one instance.
+    """
+
+    lower: int
+    upper: int
+    groups: tuple[tuple[str, ...], ...]
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper
+
+
+def instances_needed(problem: Problem, operations: list[str]) -> InstanceBounds:
+    """Bounds on the instances ``operations`` need if exclusive ones may share.
+
+    Parameters
+    ----------
+    problem : Problem
+        Supplies the exclusions.
+    operations : list of str
+        Operation names, all of one operator type.
+    """
+    nodes = list(dict.fromkeys(operations))
+    if not nodes:
+        return InstanceBounds(0, 0, ())
+    conflicts = {name: {other for other in nodes if other != name and not problem.are_exclusive(name, other)}
+                 for name in nodes}
+    lower = len(_greedy_clique(nodes, conflicts))
+    colouring = _dsatur(nodes, conflicts)
+    upper = max(colouring.values()) + 1
+    if lower < upper:
+        search = _ExactColouring(nodes, conflicts, colouring, upper)
+        search.run()
+        colouring, upper = search.best_colouring, search.best
+        if search.complete:
+            lower = upper
+    groups: dict[int, list[str]] = {}
+    for name in nodes:
+        groups.setdefault(colouring[name], []).append(name)
+    return InstanceBounds(lower, upper, tuple(tuple(group) for _colour, group in sorted(groups.items())))
+
+
+def _greedy_clique(nodes, conflicts) -> list[str]:
+    best: list[str] = []
+    for seed in nodes:
+        clique = [seed]
+        for other in sorted(conflicts[seed], key=lambda name: -len(conflicts[name])):
+            if all(other in conflicts[member] for member in clique):
+                clique.append(other)
+        if len(clique) > len(best):
+            best = clique
+    return best
+
+
+def _dsatur(nodes, conflicts) -> dict[str, int]:
+    colouring: dict[str, int] = {}
+    while len(colouring) < len(nodes):
+        node = max((name for name in nodes if name not in colouring),
+                   key=lambda name: (len({colouring[n] for n in conflicts[name] if n in colouring}),
+                                     len(conflicts[name])))
+        taken = {colouring[n] for n in conflicts[node] if n in colouring}
+        colouring[node] = next(colour for colour in range(len(nodes)) if colour not in taken)
+    return colouring
+
+
+class _ExactColouring:
+    """DSatur branch and bound: the least colouring, within a step budget."""
+
+    def __init__(self, nodes, conflicts, colouring, colours):
+        self.nodes = nodes
+        self.conflicts = conflicts
+        self.best = colours
+        self.best_colouring = dict(colouring)
+        self.steps = 0
+        self.complete = True
+
+    def run(self) -> None:
+        self._search({}, 0)
+
+    def _search(self, colouring: dict[str, int], used: int) -> None:
+        if used >= self.best:
+            return
+        if len(colouring) == len(self.nodes):
+            self.best, self.best_colouring = used, dict(colouring)
+            return
+        self.steps += 1
+        if self.steps > SEARCH_BUDGET:
+            self.complete = False
+            return
+        node = max((name for name in self.nodes if name not in colouring),
+                   key=lambda name: (len({colouring[n] for n in self.conflicts[name] if n in colouring}),
+                                     len(self.conflicts[name])))
+        taken = {colouring[n] for n in self.conflicts[node] if n in colouring}
+        for colour in range(used + 1):
+            if colour in taken:
+                continue
+            colouring[node] = colour
+            self._search(colouring, max(used, colour + 1))
+            del colouring[node]

@@ -1,0 +1,262 @@
+"""Hand-made scheduling problems with known answers."""
+
+import pytest
+
+from hls.schedule import (Dependence, IIBelowMIIError, NoScheduleError, Operation, OperatorType, Problem,
+                          ProblemError, Schedule, ScheduleError, depth, format_schedule, minimum_ii, rec_mii,
+                          res_mii, schedule, schedule_sequential, verify)
+
+ADD = OperatorType("add", latency=0, incoming_delay=2.0, description="adder")
+MUL2 = OperatorType("mul", latency=2, incoming_delay=1.0, outgoing_delay=0.5)
+READ_A = OperatorType("read:a", latency=1, incoming_delay=1.5, outgoing_delay=1.0, limit=1,
+                      description="read port of `a`")
+WRITE_A = OperatorType("write:a", latency=1, incoming_delay=1.5, limit=1, description="write port of `a`")
+CMP = OperatorType("cmp", latency=0, incoming_delay=1.5)
+
+
+def build(types, operations, dependences, *, period=10.0, exclusions=()):
+    problem = Problem(clock_period_ns=period, name="loop")
+    for optype in types:
+        problem.add_operator_type(optype)
+    for name, typename, *lines in operations:
+        problem.add_operation(Operation(name, typename, tuple(lines)))
+    for src, dst, *rest in dependences:
+        distance = rest[0] if rest else 0
+        kind = rest[1] if len(rest) > 1 else "data"
+        problem.add_dependence(Dependence(src, dst, distance, kind))
+    for a, b in exclusions:
+        problem.add_exclusion(a, b)
+    return problem
+
+
+def scheduled(problem, **options):
+    result = schedule(problem, **options)
+    verify(problem, result)
+    return result
+
+
+def test_single_add_recurrence_reaches_ii_1():
+    problem = build([ADD, READ_A], [("rd", "read:a", 5), ("s", "add", 7)],
+                    [("rd", "s"), ("s", "s", 1)])
+    bound = minimum_ii(problem)
+    assert (bound.mii, bound.rec_mii, bound.res_mii) == (1, 1, 1)
+    assert bound.kind == "recurrence"
+    assert bound.operations == ("s",)
+    assert bound.lines == (7,)
+    assert bound.detail == "a loop-carried dependence through `s` (add, 1 cycle) at distance 1"
+    result = scheduled(problem)
+    assert result.ii == 1
+    # The read's data comes 1 ns into cycle 1, the add chains after it.
+    assert result.start == {"rd": 0, "s": 1}
+    assert result.offset("s") == pytest.approx(1.0)
+    assert depth(problem, result) == 2
+
+
+def test_two_cycle_multiply_on_recurrence_gives_ii_2():
+    problem = build([MUL2], [("m", "mul", 3)], [("m", "m", 1)])
+    assert rec_mii(problem) == 2
+    bound = minimum_ii(problem)
+    assert bound.kind == "recurrence" and bound.mii == 2
+    assert "(mul, 2 cycles) at distance 1" in bound.detail
+    assert scheduled(problem).ii == 2
+
+
+def test_recurrence_at_distance_2_halves_the_bound():
+    mul3 = OperatorType("mul", latency=3, incoming_delay=1.0, outgoing_delay=0.5)
+    problem = build([mul3, ADD], [("m", "mul"), ("a", "add")], [("m", "a"), ("a", "m", 2)])
+    # One trip takes 3 cycles: the add chains after the multiplier's output
+    # delay, and the next multiply chains after the add (0.5 + 2 + 1 ns).
+    bound = minimum_ii(problem)
+    assert bound.rec_mii == 2
+    assert bound.detail == "a loop-carried dependence through `m` -> `a` (mul, add, 3 cycles) at distance 2"
+    assert scheduled(problem).ii == 2
+
+
+def test_chained_adds_that_fit_one_period_give_ii_1():
+    problem = build([ADD], [(f"a{k}", "add") for k in range(5)],
+                    [(f"a{k}", f"a{k + 1}") for k in range(4)] + [("a4", "a0", 1)])
+    assert rec_mii(problem) == 1  # 5 x 2 ns = 10 ns fits a 10 ns period exactly
+    result = scheduled(problem)
+    assert result.ii == 1
+    assert set(result.start.values()) == {0}
+    assert result.offset("a4") == pytest.approx(8.0)
+
+
+def test_chained_adds_that_do_not_fit_one_period():
+    problem = build([ADD], [(f"a{k}", "add", 10 + k) for k in range(6)],
+                    [(f"a{k}", f"a{k + 1}") for k in range(5)] + [("a5", "a0", 1)])
+    # 6 x 2 ns = 12 ns: the recurrence needs two cycles per iteration
+    bound = minimum_ii(problem)
+    assert bound.rec_mii == 2 and bound.kind == "recurrence"
+    assert bound.operations[0] == "a0" and len(bound.operations) == 6
+    assert bound.lines == tuple(range(10, 16))
+    result = scheduled(problem)
+    assert result.ii == 2
+    # Without the recurrence the chain is split over two cycles instead.
+    acyclic = build([ADD], [(f"a{k}", "add") for k in range(6)], [(f"a{k}", f"a{k + 1}") for k in range(5)])
+    result = scheduled(acyclic)
+    assert result.ii == 1 and depth(acyclic, result) == 2
+
+
+def test_three_reads_of_one_port_give_res_mii_3():
+    problem = build([READ_A, ADD], [("r0", "read:a", 4), ("r1", "read:a", 5), ("r2", "read:a", 6),
+                                    ("s", "add", 7)],
+                    [("r0", "s"), ("r1", "s"), ("r2", "s"), ("s", "s", 1)])
+    assert res_mii(problem) == 3
+    bound = minimum_ii(problem)
+    assert bound.kind == "resource" and bound.mii == 3 and bound.rec_mii == 1
+    assert bound.operations == ("r0", "r1", "r2") and bound.lines == (4, 5, 6)
+    assert bound.detail == "3 uses of read port of `a` (limit 1)"
+    assert bound.operator_type == "read:a"
+    result = scheduled(problem)
+    assert result.ii == 3
+    assert sorted(result.start[r] % 3 for r in ("r0", "r1", "r2")) == [0, 1, 2]
+
+
+def test_exclusive_writes_share_one_port():
+    # if c: a[i] = x  else: a[i] = y
+    problem = build([CMP, WRITE_A], [("c", "cmp", 3), ("w_then", "write:a", 4), ("w_else", "write:a", 6)],
+                    [("c", "w_then", 0, "control"), ("c", "w_else", 0, "control")],
+                    exclusions=[("w_then", "w_else")])
+    assert res_mii(problem) == 1
+    assert scheduled(problem).ii == 1
+    # Without the exclusion they need two slots.
+    problem.exclusions.clear()
+    assert res_mii(problem) == 2
+    assert scheduled(problem).ii == 2
+
+
+def test_exclusive_ops_share_only_within_one_iteration():
+    problem = build([WRITE_A], [("w_then", "write:a"), ("w_else", "write:a")], [],
+                    exclusions=[("w_then", "w_else")])
+    verify(problem, Schedule(1, {"w_then": 0, "w_else": 0}))
+    # Same slot, but cycle 1 is the previous iteration's: both may write.
+    with pytest.raises(ScheduleError, match=r"resource 'write:a' \(limit 1\): modulo slot 0"):
+        verify(problem, Schedule(1, {"w_then": 0, "w_else": 1}))
+
+
+def test_resource_detail_counts_sharing():
+    problem = build([WRITE_A], [(f"w{k}", "write:a") for k in range(4)], [],
+                    exclusions=[("w0", "w1"), ("w2", "w3")])
+    bound = minimum_ii(problem)
+    assert bound.res_mii == 2
+    assert bound.detail == "4 uses of write port of `a`, 2 after sharing between exclusive branches (limit 1)"
+    assert scheduled(problem).ii == 2
+
+
+def test_memory_and_exit_kinds():
+    # a[i] = a[i-1] + x : read -> add -> write, write -> read of the next iteration
+    memory = build([READ_A, WRITE_A, ADD], [("rd", "read:a", 3), ("s", "add", 3), ("wr", "write:a", 3)],
+                   [("rd", "s"), ("s", "wr"), ("wr", "rd", 1, "memory")])
+    bound = minimum_ii(memory)
+    assert bound.kind == "memory" and bound.rec_mii == 2
+    assert bound.operations == ("rd", "s", "wr")
+    assert bound.detail.startswith("a loop-carried memory dependence through `rd` -> `s` -> `wr`")
+    assert scheduled(memory).ii == 2
+
+    # while a[i] <= t: i = i + 1  -- the next address waits for the exit test
+    read2 = OperatorType("read:a", latency=2, incoming_delay=1.5, outgoing_delay=1.0, limit=1)
+    exits = build([read2, ADD, CMP], [("i", "add", 8), ("rd", "read:a", 8), ("cmp", "cmp", 8)],
+                  [("i", "rd"), ("rd", "cmp"), ("cmp", "i", 1, "exit"), ("i", "i", 1)])
+    bound = minimum_ii(exits)
+    assert bound.kind == "exit" and bound.rec_mii == 2 and bound.lines == (8,)
+    assert "exit condition" in bound.detail
+    assert scheduled(exits).ii == 2
+
+    # both: memory wins
+    both = build([READ_A, WRITE_A, CMP], [("rd", "read:a"), ("cmp", "cmp"), ("wr", "write:a")],
+                 [("rd", "cmp"), ("cmp", "wr", 0, "exit"), ("wr", "rd", 1, "memory")])
+    assert minimum_ii(both).kind == "memory"
+
+
+def test_recurrence_reported_when_it_ties_with_resources():
+    problem = build([MUL2, READ_A], [("m", "mul"), ("r0", "read:a"), ("r1", "read:a")],
+                    [("m", "m", 1), ("r0", "m")])
+    bound = minimum_ii(problem)
+    assert (bound.res_mii, bound.rec_mii) == (2, 2) and bound.kind == "recurrence"
+
+
+def test_no_bound_at_all():
+    problem = build([ADD], [("a", "add"), ("b", "add")], [("a", "b")])
+    bound = minimum_ii(problem)
+    assert bound.mii == 1 and bound.kind == "resource" and bound.operations == ()
+    assert scheduled(problem).ii == 1
+
+
+def test_requested_ii_below_mii_is_an_error_with_the_bound():
+    problem = build([MUL2], [("m", "mul", 9)], [("m", "m", 1)])
+    with pytest.raises(IIBelowMIIError) as caught:
+        schedule(problem, ii=1)
+    assert caught.value.bound.mii == 2 and caught.value.bound.lines == (9,)
+    assert caught.value.requested == 1
+    assert str(caught.value) == ("loop: requested II 1 is below the minimum II 2, imposed by a loop-carried "
+                                 "dependence through `m` (mul, 2 cycles) at distance 1")
+
+
+def test_requested_ii_above_mii_is_honoured():
+    problem = build([MUL2], [("m", "mul")], [("m", "m", 1)])
+    assert scheduled(problem, ii=5).ii == 5
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"ii": 0}, "ii must be an integer >= 1, not 0"),
+    ({"ii": 1.5}, "ii must be an integer >= 1, not 1.5"),
+    ({"max_ii": 1}, "max_ii 1 is below the II 2"),
+])
+def test_bad_options(options, message):
+    problem = build([MUL2], [("m", "mul")], [("m", "m", 1)])
+    with pytest.raises(ProblemError, match=message):
+        schedule(problem, **options)
+
+
+def test_max_ii_exhausted():
+    problem = build([MUL2], [("m", "mul")], [("m", "m", 1)])
+
+    def never(problem, ii):
+        return None
+
+    with pytest.raises(NoScheduleError, match="no schedule found for II 2 to 3"):
+        schedule(problem, max_ii=3, algorithm=never)
+    # Without a limit the sequential schedule is the fallback.
+    assert scheduled(problem, algorithm=never) == schedule_sequential(problem)
+
+
+def test_malformed_problems():
+    with pytest.raises(ProblemError, match="cycle a -> b -> a"):
+        build([ADD], [("a", "add"), ("b", "add")], [("a", "b"), ("b", "a")]).check()
+    slow = OperatorType("div", latency=0, incoming_delay=12.0)
+    with pytest.raises(ProblemError, match=r"'d' \(type 'div'\) needs 12.0 ns, more than the clock period"):
+        schedule(build([slow], [("d", "div")], []))
+    with pytest.raises(ProblemError, match="unknown operation 'x'"):
+        build([ADD], [("a", "add")], [("a", "x")])
+    with pytest.raises(ProblemError, match="limit must be >= 1"):
+        OperatorType("p", limit=0)
+
+
+def test_sequential_schedule_never_overlaps_iterations():
+    problem = build([READ_A, MUL2, ADD], [("rd", "read:a"), ("m", "mul"), ("s", "add")],
+                    [("rd", "m"), ("m", "s"), ("s", "s", 1)])
+    result = schedule_sequential(problem)
+    verify(problem, result)
+    assert result.ii == depth(problem, result) == 4
+    assert result.start == {"rd": 0, "m": 1, "s": 3}
+
+
+def test_sequential_ii_covers_output_delay():
+    # The read's data arrives 1 ns into the cycle after the iteration's last
+    # start; reading it back at offset 0 of the next iteration is too early.
+    problem = build([READ_A], [("rd", "read:a")], [("rd", "rd", 1)])
+    result = schedule_sequential(problem)
+    verify(problem, result)
+    assert depth(problem, result) == 1 and result.ii == 2
+
+
+def test_format_schedule():
+    problem = build([ADD, READ_A], [("rd", "read:a", 5), ("s", "add", 7)], [("rd", "s"), ("s", "s", 1)])
+    text = format_schedule(problem, scheduled(problem))
+    assert text.splitlines() == [
+        "loop: II 1, depth 2, clock 10 ns",
+        "cycle  slot  ns  operation  type         lines",
+        "    0     0   0  rd         read:a (1c)  5",
+        "    1     0   1  s          add (2ns)    7",
+    ]
