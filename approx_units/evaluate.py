@@ -264,7 +264,9 @@ class _Accumulator:
 
 
 def _frac_bits(operator) -> int:
-    return int(getattr(operator, "frac_bits", 0) or 0)
+    """Fraction bits of a divider's fixed-point quotient (0 for integer quotients)."""
+    params = getattr(operator, "params", None) or {}
+    return int(params.get("frac_bits", getattr(operator, "frac_bits", 0)) or 0)
 
 
 def _exact_divider(operator):
@@ -274,7 +276,8 @@ def _exact_divider(operator):
     unit = _RESOLVED.get(key)
     if unit is None:
         unit = _RESOLVED[key] = approx_units.get("exact_div", width=operator.width,
-                                                 signed=_is_signed(operator))
+                                                 signed=_is_signed(operator),
+                                                 frac_bits=_frac_bits(operator))
     return unit
 
 
