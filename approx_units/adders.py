@@ -44,7 +44,7 @@ def _adder(name, summary, reference, params=(), check=None):
     return decorate
 
 
-_l_param = Param("l", default=lambda w, wb: w // 2, bounds=lambda w, wb: (1, w - 1),
+_l_param = Param("l", default=lambda w, wb, s: w // 2, bounds=lambda w, wb, s: (1, w - 1),
                  doc="approximated low bits, 1..n-1 (default n/2)")
 
 
@@ -81,7 +81,7 @@ def eta1(ops, a, b, *, width, l):
     return ops.cat(*bits, _upper_sum(ops, a, b, l, width))
 
 
-def _gear_check(width, width_b, values):
+def _gear_check(width, width_b, signed, values):
     r, p = values["r"], values["p"]
     if r + p > width:
         raise ValueError(f"gear needs r + p <= width; got r={r}, p={p}, width={width}")
@@ -92,9 +92,9 @@ def _gear_check(width, width_b, values):
 
 @_adder("gear", "generic accuracy-configurable adder GeAr(N, R, P) (covers ACA, ESA)",
         "M. Shafique et al., DAC 2015", [
-            Param("r", default=lambda w, wb: 2, bounds=lambda w, wb: (1, w),
+            Param("r", default=lambda w, wb, s: 2, bounds=lambda w, wb, s: (1, w),
                   doc="result bits per sub-adder, 1..n (default 2); (n - r - p) must be a multiple of r"),
-            Param("p", default=lambda w, wb: 2 + w % 2, bounds=lambda w, wb: (0, w - 1),
+            Param("p", default=lambda w, wb, s: 2 + w % 2, bounds=lambda w, wb, s: (0, w - 1),
                   doc="carry-prediction bits per sub-adder, 0..n-1 (default 2 for even n, 3 for odd n)"),
         ], check=_gear_check)
 def gear(ops, a, b, *, width, r, p):

@@ -31,7 +31,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-__all__ = ["ErrorStats", "max_exact_output", "error_scale", "er", "med", "nmed", "mred",
+__all__ = ["ErrorStats", "accumulate", "exact_results", "max_exact_output", "error_scale", "er", "med", "nmed", "mred",
            "wce", "wcre", "mse", "bias", "relative_bias", "error_variance", "mae_pct",
            "wce_pct", "METRIC_NAMES"]
 
@@ -198,6 +198,53 @@ class ErrorStats:
     def relative_bias(self) -> float:
         self._count()
         return self.sum_signed_rel / self.nonzero if self.nonzero else 0.0
+
+
+def exact_results(kind: str, a, b, *, frac_bits: int = 0) -> np.ndarray:
+    """The exact results an ``add``, ``mul`` or ``div`` unit approximates.
+
+    Adders: ``a + b``; multipliers: ``a * b``; dividers: ``a * 2**frac_bits / b``
+    rounded towards zero (all ones where ``b == 0``, as the dividers do).
+    Unsigned operands give ``uint64``, signed (negative-capable dtype with a
+    negative value) ``int64``.
+    """
+    _check_kind(kind)
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    signed = bool((a.size and a.min() < 0) or (b.size and b.min() < 0))
+    if kind == "add":
+        return a.astype(np.int64) + b.astype(np.int64)
+    if kind == "mul":
+        if signed:
+            return a.astype(np.int64) * b.astype(np.int64)
+        return a.astype(np.uint64) * b.astype(np.uint64)
+    magnitude_a = np.abs(a.astype(np.int64)).astype(np.uint64)
+    magnitude_b = np.abs(b.astype(np.int64)).astype(np.uint64)
+    safe_b = np.where(magnitude_b == 0, np.uint64(1), magnitude_b)
+    quotient = (magnitude_a << np.uint64(frac_bits)) // safe_b
+    if not signed:
+        return np.where(magnitude_b == 0, np.iinfo(np.uint64).max, quotient)
+    negative = (a < 0) != (b < 0)
+    quotient = quotient.astype(np.int64)
+    return np.where(magnitude_b == 0, -1, np.where(negative, -quotient, quotient))
+
+
+def accumulate(unit, a, b) -> ErrorStats:
+    """:class:`ErrorStats` of ``unit.model(a, b)`` against :func:`exact_results`.
+
+    ``unit`` needs ``kind``, ``model`` and, for dividers, ``params["frac_bits"]``
+    (0 when absent). Pairs with ``b == 0`` are excluded from a divider's
+    statistics and counted in :attr:`ErrorStats.excluded`.
+    """
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    approx = np.asarray(unit.model(a, b))
+    if unit.kind != "div":
+        return ErrorStats.of(exact_results(unit.kind, a, b), approx)
+    frac_bits = int((getattr(unit, "params", None) or {}).get("frac_bits", 0))
+    keep = b != 0
+    exact = exact_results("div", a[keep], b[keep], frac_bits=frac_bits)
+    stats = ErrorStats.of(exact, approx[keep])
+    stats.excluded = int((~keep).sum())
+    return stats
 
 
 def _check_kind(kind):

@@ -35,9 +35,9 @@ class Param:
     name : str
         Keyword accepted by :func:`get`.
     default : callable
-        ``default(width, width_b) -> int``: the value used when not given.
+        ``default(width, width_b, signed) -> int``: the value used when not given.
     bounds : callable
-        ``bounds(width, width_b) -> (lo, hi)``: the inclusive allowed range.
+        ``bounds(width, width_b, signed) -> (lo, hi)``: the inclusive allowed range.
     doc : str
         One line for tables and ``--help``; says how the default is chosen.
     """
@@ -78,7 +78,7 @@ def register(spec_: UnitSpec) -> UnitSpec:
 
 
 #: Modules whose import registers their units, in catalogue order.
-DESCRIPTION_MODULES = ("adders",)
+DESCRIPTION_MODULES = ("adders", "multipliers", "dividers")
 
 
 def _load_descriptions():
@@ -153,11 +153,11 @@ def get(name: str, width: int = 8, stages: int = 0, **params) -> "Unit":
                          f"its parameters are: {', '.join(accepted) or '(none)'}")
     values = {}
     for p in unit_spec.params:
-        lo, hi = p.bounds(width, width_b)
-        value = params[p.name] if p.name in params else p.default(width, width_b)
+        lo, hi = p.bounds(width, width_b, signed)
+        value = params[p.name] if p.name in params else p.default(width, width_b, signed)
         values[p.name] = _check_int(p.name, value, lo, hi)
     if unit_spec.check is not None:
-        unit_spec.check(width, width_b, values)
+        unit_spec.check(width, width_b, signed, values)
     return Unit(unit_spec, width, width_b, stages, signed, values)
 
 

@@ -1,0 +1,99 @@
+"""Dividers, exact and approximate.
+
+Quotient format: a fixed-point number with ``f = frac_bits`` fraction bits,
+``q = floor(a * 2**f / b)`` for the exact divider, held in ``n + f`` bits
+(unsigned). The default ``f = n`` gives ``n`` integer and ``n`` fraction bits,
+so relative errors compare with the literature's, which measures Mitchell
+dividers against the real-valued quotient; ``frac_bits=0`` is plain integer
+division.
+
+Signed variants (sign-magnitude wrapping) divide the magnitudes and negate
+the quotient when the signs differ (so they round towards zero); their
+quotient has ``n + f + 1`` bits, and ``f`` is limited to ``63 - n`` so that
+it fits in 64 bits.
+
+Division by zero returns all ones (``2**(n+f) - 1`` unsigned, ``-1``
+signed), as common FPGA divider IP does; ``0 / b`` is 0.
+"""
+
+from __future__ import annotations
+
+from .multipliers import antilog, correction_lookup, index_bits_param
+from .structures import apply_sign, leading_one_normalise, sign_magnitude
+from .unit import Param, UnitSpec, register
+
+__all__ = []
+
+
+def _quotient_width(width, signed, values):
+    return width + values["frac_bits"] + (1 if signed else 0)
+
+
+def _divider(name, summary, reference, params=()):
+    def decorate(core):
+        def describe(ops, a, b, *, width, width_b, signed, frac_bits, **values):
+            out = _quotient_width(width, signed, {"frac_bits": frac_bits})
+            if signed:
+                sign_a, a = sign_magnitude(ops, a)
+                sign_b, b = sign_magnitude(ops, b)
+            quotient = core(ops, a, b, width=width, frac_bits=frac_bits, **values)
+            by_zero = ops.is_zero(b)
+            if signed:
+                quotient = apply_sign(ops, ops.xor(sign_a, sign_b), quotient, width=out)
+            return ops.mux(by_zero, ops.const((1 << out) - 1, out), quotient)
+        frac = Param("frac_bits", default=lambda w, wb, s: min(w, 63 - w) if s else w,
+                     bounds=lambda w, wb, s: (0, min(w, 63 - w) if s else w),
+                     doc="fraction bits of the quotient, 0..n (signed: 0..min(n, 63-n)); default n")
+        register(UnitSpec(name=name, kind="div", describe=describe,
+                          output_width=lambda w, wb, s, v: _quotient_width(w, s, v),
+                          summary=summary, reference=reference, params=(frac,) + tuple(params),
+                          recommended_stages=lambda w: 2 if w <= 8 else 4 if w <= 16 else 8))
+        return core
+    return decorate
+
+
+@_divider("exact_div", "exact restoring divider (one compare-subtract row per quotient bit)",
+          "exact reference")
+def exact_div(ops, a, b, *, width, frac_bits):
+    # Row i decides quotient bit i, from the top: shift the next dividend bit
+    # into the partial remainder and subtract the divisor if it fits. The rows
+    # form a chain, so pipeline registers fall between rows.
+    dividend = ops.shift_left_const(a, frac_bits) if frac_bits else a
+    steps = width + frac_bits
+    remainder = ops.const(0, width)
+    bits = [None] * steps
+    for i in reversed(range(steps)):
+        shifted = ops.cat(ops.bit(dividend, i), remainder)                 # width + 1 bits
+        fits = ops.ge(shifted, b)
+        remainder = ops.mux(fits, ops.sub(shifted, b, width=width), ops.slice(shifted, 0, width))
+        bits[i] = fits
+    return ops.cat(*bits)
+
+
+def mitchell_log_quotient(ops, a, b, *, width, frac_bits, refine_bits=0):
+    """Mitchell division ``a / b`` as ``n + f`` bits with ``f`` fraction bits (a, b non-zero)."""
+    f = width - 1
+    bias = width + 1                            # keeps the biased log difference non-negative
+    ka, xa = leading_one_normalise(ops, a)
+    kb, xb = leading_one_normalise(ops, b)
+    log_width = f + (2 * width + 1).bit_length()
+    log_a = ops.add(ops.cat(xa, ka), ops.const(bias << f), width=log_width)
+    difference = ops.sub(log_a, ops.cat(xb, kb), width=log_width)
+    if refine_bits:
+        difference = ops.add(difference, correction_lookup(ops, "div", xa, xb, refine_bits, log_width),
+                             width=log_width)
+    quotient = antilog(ops, difference, f, bias + f - frac_bits, width + frac_bits)
+    return ops.mux(ops.is_zero(a), ops.const(0, width + frac_bits), quotient)
+
+
+@_divider("mitchell_div", "Mitchell logarithmic divider",
+          "J. N. Mitchell, IRE Trans. Electronic Computers EC-11(4), 1962")
+def mitchell_div(ops, a, b, *, width, frac_bits):
+    return mitchell_log_quotient(ops, a, b, width=width, frac_bits=frac_bits)
+
+
+@_divider("mitchell_div_refined", "Mitchell divider with a log-domain correction table (SIMDive style)",
+          "M. S. Ansari et al., GLSVLSI 2020 (SIMDive); R. Ebrahimi et al., IEEE TCAD 2022 (RAPID)",
+          [index_bits_param])
+def mitchell_div_refined(ops, a, b, *, width, frac_bits, index_bits):
+    return mitchell_log_quotient(ops, a, b, width=width, frac_bits=frac_bits, refine_bits=index_bits)
