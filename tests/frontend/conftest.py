@@ -1,0 +1,29 @@
+import importlib.util
+import itertools
+import sys
+import textwrap
+
+import pytest
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def load_source(tmp_path):
+    """Write ``source`` (a kernel file body; ``import hls`` and the shapes are prepended)
+    to a fresh file and import it; returns ``(module, path)``."""
+
+    def load(source: str, header: bool = True):
+        text = textwrap.dedent(source)
+        if header:
+            text = "import hls\nfrom amaranth import signed, unsigned\n" + text
+        path = tmp_path / f"kernels_{next(_counter)}.py"
+        path.write_text(text)
+        name = f"_frontend_test_{path.stem}_{id(tmp_path)}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module, str(path)
+
+    return load
