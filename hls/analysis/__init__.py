@@ -1,0 +1,1 @@
+"""Analyses over the IR: memory dependences and scheduling problems."""

@@ -1,0 +1,349 @@
+"""The Amaranth back end: a scheduled :class:`~hls.ir.KernelIR` as a ``wiring.Component``.
+
+Hardware structure
+------------------
+* **Variables** are registers.  A block reads them (``live_in``) and writes them
+  (``commit``) at the cycles the schedule gives.
+* **Control** is a token passed between the nodes of the CFG: each node has a
+  ``go`` pulse and produces a ``done`` pulse that is routed, through the
+  block's exits or branch condition, to the ``go`` of its successor.  Only one
+  node holds the token at a time, so the nodes share the array ports and the
+  variable registers without arbitration beyond a priority multiplexer.
+* **A block** run once has a chain of valid bits ``v[0] = go``, ``v[t+1] =
+  v[t]`` delayed by a cycle; the operation scheduled at cycle ``t`` performs its
+  side effect (store, commit, port access) when ``v[t]`` is set; ``done`` is
+  ``v[L]`` where ``L`` is the block's schedule length.
+* **A pipelined loop** drives the same valid chain from its issue logic: every
+  II cycles, while the counter is inside the range, a new iteration starts
+  (``v[0] = 1``).  An operation at cycle ``t`` of an iteration then sees ``v[t]``
+  set exactly in the cycle that belongs to it, so the datapath generator is the
+  same for both.  ``done`` is raised once issuing has stopped and every valid
+  bit has drained.
+* **Values** crossing cycles go through delay lines (one register per cycle
+  of lifetime, shared by all users of a value): a value born at cycle ``b`` and
+  used at cycle ``t`` is read ``t - b`` registers down its line.  Because every
+  register shifts every cycle, this is also correct in a pipeline whose
+  values live longer than the II (the rotating-register case).
+* **Array ports**: each array has one read and one write port with the
+  signatures of ``amaranth.lib.memory.ReadPort.Signature`` and
+  ``WritePort.Signature`` (flipped), read data one cycle after the address.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Const, Module, Mux, Shape, Signal, unsigned
+from amaranth.lib import memory, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
+
+from ..ir.build import amaranth_value
+from ..ir.nodes import Block, PipelinedLoop
+
+__all__ = ["ControlSignature", "KernelComponent", "kernel_signature", "port_name_of_result"]
+
+
+class ControlSignature(wiring.Signature):
+    """The ``start``/``busy``/``done`` handshake, as seen from the kernel.
+
+    Members
+    -------
+    start : In(1)
+        Pulse (or hold) for one cycle while ``busy`` is low to start a run; the
+        scalar arguments are latched in that cycle.
+    busy : Out(1)
+        High from the cycle after ``start`` until ``done``.
+    done : Out(1)
+        High for exactly one cycle when the run finishes; results are valid from
+        that cycle on, until the next ``start``.
+    """
+
+    def __init__(self):
+        super().__init__({"start": In(1), "busy": Out(1), "done": Out(1)})
+
+    def __eq__(self, other):
+        return type(other) is ControlSignature
+
+    def __hash__(self):
+        return hash(ControlSignature)
+
+    def __repr__(self):
+        return "ControlSignature()"
+
+
+def port_name_of_result(index: int, count: int) -> str:
+    """``ret`` for a single result, ``ret_0``, ``ret_1``, ... for a tuple."""
+    return "ret" if count == 1 else f"ret_{index}"
+
+
+def kernel_signature(ir) -> wiring.Signature:
+    """The component signature of a kernel: handshake, arguments, results and array ports."""
+    members = {"ctrl": Out(ControlSignature())}
+    for name, shape in ir.scalar_params:
+        members[name] = In(shape)
+    for index, var in enumerate(ir.return_vars):
+        members[port_name_of_result(index, len(ir.return_vars))] = Out(ir.variables[var])
+    for name, (shape, depth) in ir.arrays.items():
+        addr_width = ceil_log2(depth)
+        members[f"{name}_read"] = In(memory.ReadPort.Signature(addr_width=addr_width, shape=shape))
+        members[f"{name}_write"] = In(memory.WritePort.Signature(addr_width=addr_width, shape=shape))
+    return wiring.Signature(members)
+
+
+def _signal_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in text).strip("_") or "v"
+
+
+class KernelComponent(wiring.Component):
+    """The hardware of one compiled kernel.
+
+    Parameters
+    ----------
+    compiled : hls.compiler.CompiledKernel
+        The IR and a schedule for every block.
+    """
+
+    def __init__(self, compiled):
+        self._compiled = compiled
+        super().__init__(kernel_signature(compiled.ir))
+
+    def elaborate(self, platform):
+        return _Generator(self, self._compiled).module
+
+
+class _Port:
+    """Requests on one array port from every block; a priority multiplexer drives the port."""
+
+    def __init__(self):
+        self.requests = []   # (active, addr, data or None)
+
+
+class _Generator:
+    def __init__(self, component, compiled):
+        self.c = component
+        self.compiled = compiled
+        ir = self.ir = compiled.ir
+        m = self.module = Module()
+        self.registers = {var: Signal(shape, name=f"var_{_signal_name(var)}")
+                          for var, shape in ir.variables.items()}
+        self.read_ports = {name: _Port() for name in ir.arrays}
+        self.write_ports = {name: _Port() for name in ir.arrays}
+        self.go = {id(node): [] for node in ir.nodes}
+        self.finish = []
+
+        busy = Signal()
+        start = component.ctrl.start & ~busy
+        go_entry = Signal()
+        m.d.sync += go_entry.eq(start)
+        with m.If(start):
+            m.d.sync += busy.eq(1)
+            for name, _ in ir.scalar_params:
+                m.d.sync += self.registers[name].eq(getattr(component, name))
+        self.go[id(ir.entry)].append(go_entry)
+
+        self.go_signals = {id(node): Signal(name=f"go_{_signal_name(node.name)}") for node in ir.nodes}
+        for node in ir.nodes:
+            if isinstance(node, PipelinedLoop):
+                self.pipelined_loop(node)
+            else:
+                self.block(node)
+        for node in ir.nodes:
+            sources = self.go[id(node)]
+            m.d.comb += self.go_signals[id(node)].eq(_any(sources))
+
+        finished = Signal()
+        m.d.comb += finished.eq(_any(self.finish))
+        with m.If(finished):
+            m.d.sync += busy.eq(0)
+        m.d.comb += [component.ctrl.busy.eq(busy), component.ctrl.done.eq(finished)]
+        for index, var in enumerate(ir.return_vars):
+            port = getattr(component, port_name_of_result(index, len(ir.return_vars)))
+            m.d.comb += port.eq(self.registers[var])
+        self.drive_ports()
+
+    # -- control ----------------------------------------------------------------
+    def route(self, target, pulse):
+        if target is None:
+            self.finish.append(pulse)
+        else:
+            self.go[id(target)].append(pulse)
+
+    def block(self, block: Block):
+        m = self.module
+        go = self.go_signals[id(block)]
+        if not block.ops and not block.exits:
+            # Nothing to do: pass the token on in the same cycle.
+            self.route(block.successor, go)
+            return
+        schedule = self.compiled.schedules[id(block)]
+        length = max(1, schedule.length)
+        valid = [go] + [Signal(name=f"{_signal_name(block.name)}_v{t}") for t in range(1, length + 1)]
+        for t in range(1, length + 1):
+            m.d.sync += valid[t].eq(valid[t - 1])
+        datapath = _Datapath(self, block, schedule, valid, induction=None)
+        done = valid[length]
+        taken = []
+        for exit in block.exits:
+            condition = datapath.tap(exit.condition, length)
+            pulse = Signal(name=f"{_signal_name(block.name)}_{exit.kind}")
+            m.d.comb += pulse.eq(done & condition & ~_any(taken))
+            taken.append(condition)
+            self.route(exit.target, pulse)
+        otherwise = Signal(name=f"{_signal_name(block.name)}_next")
+        m.d.comb += otherwise.eq(done & ~_any(taken))
+        if block.branch is not None:
+            condition, if_true, if_false = block.branch
+            value = datapath.tap(condition, length)
+            true_pulse, false_pulse = Signal(), Signal()
+            m.d.comb += [true_pulse.eq(otherwise & value), false_pulse.eq(otherwise & ~value)]
+            self.route(if_true, true_pulse)
+            self.route(if_false, false_pulse)
+        else:
+            self.route(block.successor, otherwise)
+
+    def pipelined_loop(self, loop: PipelinedLoop):
+        m = self.module
+        prefix = _signal_name(loop.name)
+        go = self.go_signals[id(loop)]
+        schedule = self.compiled.schedules[id(loop.body)]
+        ii = schedule.ii
+        length = max(1, schedule.length)
+        running = Signal(name=f"{prefix}_running")
+        counter = Signal(loop.counter_shape, name=f"{prefix}_counter")
+        slot = Signal(range(max(2, ii)), name=f"{prefix}_slot")
+        current = Signal(loop.counter_shape, name=f"{prefix}_i")
+        m.d.comb += current.eq(Mux(go, self.registers[loop.start_var], counter))
+        stop = self.registers[loop.stop_var]
+        in_range = (current < stop) if loop.step > 0 else (current > stop)
+        active = go | running
+        at_slot0 = go | (slot == 0)
+        issue = Signal(name=f"{prefix}_issue")
+        ending = Signal(name=f"{prefix}_ending")
+        m.d.comb += [issue.eq(active & at_slot0 & in_range), ending.eq(active & at_slot0 & ~in_range)]
+        valid = [issue] + [Signal(name=f"{prefix}_v{t}") for t in range(1, length + 1)]
+        for t in range(1, length + 1):
+            m.d.sync += valid[t].eq(valid[t - 1])
+        draining = Signal(name=f"{prefix}_draining")
+        done = Signal(name=f"{prefix}_done")
+        m.d.comb += done.eq((ending | draining) & ~_any(valid[1:length]))
+        with m.If(active):
+            m.d.sync += slot.eq(Mux(at_slot0, 1 % ii, Mux(slot == ii - 1, 0, slot + 1)))
+        with m.If(go):
+            m.d.sync += running.eq(1)
+        with m.If(issue):
+            m.d.sync += counter.eq(current + loop.step)
+        with m.If(ending):
+            m.d.sync += [running.eq(0), draining.eq(1)]
+        with m.If(done):
+            m.d.sync += [running.eq(0), draining.eq(0)]
+        _Datapath(self, loop.body, schedule, valid, induction=current)
+        self.route(loop.successor, done)
+
+    # -- ports ------------------------------------------------------------------
+    def drive_ports(self):
+        m = self.module
+        for name in self.ir.arrays:
+            read = getattr(self.c, f"{name}_read")
+            write = getattr(self.c, f"{name}_write")
+            m.d.comb += read.en.eq(1)
+            _priority(m, read.addr, self.read_ports[name].requests, lambda r: r[1])
+            requests = self.write_ports[name].requests
+            m.d.comb += write.en.eq(_any([r[0] for r in requests]))
+            _priority(m, write.addr, requests, lambda r: r[1])
+            _priority(m, write.data, requests, lambda r: r[2])
+
+
+def _priority(m, target, requests, pick):
+    if not requests:
+        return
+    with m.If(requests[0][0]):
+        m.d.comb += target.eq(pick(requests[0]))
+    for request in requests[1:]:
+        with m.Elif(request[0]):
+            m.d.comb += target.eq(pick(request))
+
+
+def _any(values):
+    values = list(values)
+    if not values:
+        return Const(0, 1)
+    result = values[0]
+    for value in values[1:]:
+        result = result | value
+    return result
+
+
+class _Datapath:
+    """The operations of one block, placed at their scheduled cycles."""
+
+    def __init__(self, generator, block, schedule, valid, *, induction):
+        self.g = generator
+        self.m = generator.module
+        self.block = block
+        self.schedule = schedule
+        self.valid = valid
+        self.induction = induction
+        self.born = {}      # op -> (cycle, value)
+        self.lines = {}     # op -> delay line [value at born, born+1, ...]
+        prefix = _signal_name(block.name)
+        for op in block.ops:
+            self.place(op, prefix)
+
+    def start(self, op):
+        return self.schedule.start[op.name]
+
+    def tap(self, op, cycle):
+        """``op``'s value as seen at relative ``cycle``."""
+        if op.kind == "const":
+            return Const(op.attrs["value"], op.shape)
+        born, value = self.born[op]
+        delay = cycle - born
+        assert delay >= 0, f"{op.name} used at cycle {cycle} before it exists at {born}"
+        line = self.lines.setdefault(op, [value])
+        while len(line) <= delay:
+            register = Signal(op.shape, name=f"{op.name}_d{len(line)}")
+            self.m.d.sync += register.eq(line[-1])
+            line.append(register)
+        return line[delay]
+
+    def operand(self, op, cycle):
+        # Constant shift amounts stay Python ints, so that `x << 2` widens as Amaranth's does.
+        return self.tap(op, cycle)
+
+    def place(self, op, prefix):
+        m = self.m
+        kind = op.kind
+        if kind == "const":
+            return
+        t = self.start(op)
+        valid = self.valid[t]
+        if kind == "live_in":
+            self.born[op] = (t, self.g.registers[op.attrs["var"]])
+        elif kind == "induction":
+            self.born[op] = (0, self.induction)
+        elif kind == "wrap":
+            out = Signal(op.shape, name=op.name)
+            m.d.comb += out.eq(self.tap(op.operands[0], t))
+            self.born[op] = (t, out)
+        elif kind == "commit":
+            with m.If(valid):
+                m.d.sync += self.g.registers[op.attrs["var"]].eq(self.tap(op.operands[0], t))
+        elif kind == "load":
+            active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+            array = op.attrs["array"]
+            self.g.read_ports[array].requests.append((active, self.tap(op.operands[0], t), None))
+            self.born[op] = (t + 1, getattr(self.g.c, f"{array}_read").data)
+        elif kind == "store":
+            active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+            array = op.attrs["array"]
+            self.g.write_ports[array].requests.append(
+                (active, self.tap(op.operands[0], t), self.tap(op.operands[1], t)))
+        else:
+            operands = []
+            for index, operand in enumerate(op.operands):
+                if kind in ("shl", "shr") and index == 1 and operand.kind == "const":
+                    operands.append(operand.attrs["value"])
+                else:
+                    operands.append(self.tap(operand, t))
+            out = Signal(op.shape, name=op.name)
+            m.d.comb += out.eq(amaranth_value(kind, operands))
+            self.born[op] = (t, out)

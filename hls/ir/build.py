@@ -1,0 +1,679 @@
+"""Lowering of a :class:`~hls.frontend.TypedKernel` to the IR, with if-conversion.
+
+The body is walked once.  Straight-line statements and ``if`` statements whose
+branches hold no loop are if-converted into the current :class:`Block`:
+
+* the condition of an ``if`` becomes a 1-bit value ``c``; the branches are
+  lowered under predicates ``p & c`` and ``p & ~c``;
+* a variable assigned in a branch gets ``select(c, then_value, else_value)``
+  after the ``if`` (the missing side is the value before the ``if``);
+* a store carries the predicate of its branch;
+* ``break``/``continue``/``return`` record a predicated :class:`Exit`, and
+  the statements after them run under the negation of that predicate.
+
+Loops, and ``if`` statements containing loops, end the current block and become
+control flow between blocks.  An innermost ``for`` over ``range`` without
+``break``/``continue``/``return`` and not marked ``hls.sequential`` becomes a
+:class:`PipelinedLoop` whose body is one block.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import math
+
+from amaranth.hdl import Const, Mux, Shape, Signal, signed, unsigned
+
+from .nodes import Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
+
+__all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape"]
+
+
+class UnsupportedConstruct(Exception):
+    """A construct the front end accepted but the compiler cannot lower.
+
+    Attributes
+    ----------
+    node : ast.AST
+    message, hint : str
+    """
+
+    def __init__(self, node, message, hint=""):
+        super().__init__(message)
+        self.node = node
+        self.message = message
+        self.hint = hint
+
+
+_BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Mod: "mod",
+           ast.LShift: "shl", ast.RShift: "shr", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+_COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_UNARY = {ast.USub: "neg", ast.Invert: "invert", ast.Not: "not"}
+
+
+def amaranth_value(kind, operands):
+    """The Amaranth expression for an IR operation of ``kind`` over Amaranth values.
+
+    ``operands`` may hold Python ints for constant shift amounts.  This is the one
+    definition of each operator's meaning: the back end builds hardware with it and
+    :func:`amaranth_shape` derives result shapes from it, so they cannot disagree.
+    """
+    if kind == "add":
+        return operands[0] + operands[1]
+    if kind == "sub":
+        return operands[0] - operands[1]
+    if kind == "mul":
+        return operands[0] * operands[1]
+    if kind == "floordiv":
+        return operands[0] // operands[1]
+    if kind == "mod":
+        return operands[0] % operands[1]
+    if kind == "shl":
+        return operands[0] << operands[1]
+    if kind == "shr":
+        return operands[0] >> operands[1]
+    if kind == "and":
+        return operands[0] & operands[1]
+    if kind == "or":
+        return operands[0] | operands[1]
+    if kind == "xor":
+        return operands[0] ^ operands[1]
+    if kind == "lt":
+        return operands[0] < operands[1]
+    if kind == "le":
+        return operands[0] <= operands[1]
+    if kind == "gt":
+        return operands[0] > operands[1]
+    if kind == "ge":
+        return operands[0] >= operands[1]
+    if kind == "eq":
+        return operands[0] == operands[1]
+    if kind == "ne":
+        return operands[0] != operands[1]
+    if kind == "min":
+        return Mux(operands[1] < operands[0], operands[1], operands[0])
+    if kind == "max":
+        return Mux(operands[1] > operands[0], operands[1], operands[0])
+    if kind == "land":   # `a and b` is a 1-bit truth value in the kernel language
+        return operands[0].bool() & operands[1].bool()
+    if kind == "lor":
+        return operands[0].bool() | operands[1].bool()
+    if kind == "neg":
+        return -operands[0]
+    if kind == "invert":
+        return ~operands[0]
+    if kind == "not":
+        return ~operands[0].bool()
+    if kind == "bool":
+        return operands[0].bool()
+    if kind == "abs":
+        return abs(operands[0])
+    if kind == "select":
+        return Mux(operands[0], operands[1], operands[2])
+    raise ValueError(f"no Amaranth meaning for IR kind {kind!r}")
+
+
+def amaranth_shape(kind, shapes, const_shift=None):
+    """Result shape of ``kind`` over operands of ``shapes``, following Amaranth's widening."""
+    operands = [Signal(shape) for shape in shapes]
+    if const_shift is not None:
+        operands[1] = const_shift
+    return amaranth_value(kind, operands).shape()
+
+
+def _contains(stmts, types):
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, types):
+                return True
+    return False
+
+
+def _is_structural(stmt):
+    """Whether ``stmt`` needs control flow between blocks (it is or contains a loop)."""
+    return _contains([stmt], (ast.For, ast.While))
+
+
+def _exits_of_loop_body(stmts):
+    """Whether a loop body has break/continue/return bound to this loop (or the kernel)."""
+    def walk(nodes, inner):
+        for node in nodes:
+            if isinstance(node, (ast.Break, ast.Continue)) and not inner:
+                return True
+            if isinstance(node, ast.Return):
+                return True
+            if isinstance(node, (ast.For, ast.While)):
+                if walk(node.body + node.orelse, True):
+                    return True
+            elif isinstance(node, ast.If):
+                if walk(node.body + node.orelse, inner):
+                    return True
+        return False
+    return walk(stmts, False)
+
+
+class _LoopContext:
+    def __init__(self, break_target, continue_target):
+        self.break_target = break_target
+        self.continue_target = continue_target
+
+
+class _Builder:
+    def __init__(self, typed_kernel, shape_of):
+        self.tk = typed_kernel
+        self.shape_of = shape_of
+        self.names = itertools.count()
+        self.variables = dict(typed_kernel.variables)
+        self.arrays = {}
+        self.scalar_params = []
+        for param in typed_kernel.params:
+            if param.kind == "array":
+                self.arrays[param.name] = (Shape.cast(param.shape), int(param.depth))
+            else:
+                shape = Shape.cast(param.shape)
+                self.scalar_params.append((param.name, shape))
+                self.variables.setdefault(param.name, shape)
+        self.return_vars = []
+        for index, shape in enumerate(typed_kernel.return_shapes):
+            name = "ret" if len(typed_kernel.return_shapes) == 1 else f"ret_{index}"
+            self.variables[f"$ret{index}"] = Shape.cast(shape)
+            self.return_vars.append(f"$ret{index}")
+        self.nodes = []
+        self.loops = []
+        self.loop_stack = []
+        self.block = None
+        self.env = {}
+        self.live_in_cache = {}
+        self.const_cache = {}
+
+    # -- blocks ---------------------------------------------------------------
+    def new_block(self, hint):
+        block = Block(f"b{len(self.nodes)}_{hint}")
+        self.nodes.append(block)
+        return block
+
+    def enter(self, block):
+        self.block = block
+        self.env = {}
+        self.live_in_cache = {}
+        self.const_cache = {}
+
+    def flush(self):
+        """Write back every variable assigned in the current block."""
+        for var, value in self.env.items():
+            self.op("commit", [value], unsigned(0), value.lines, var=var)
+        self.env = {}
+
+    # -- operations -----------------------------------------------------------
+    def op(self, kind, operands, shape, lines, predicate=None, **attrs):
+        if kind in ("live_in", "commit"):
+            # Named after the variable, so that reports can say which variable carries a recurrence.
+            var = self.tk.display_names.get(attrs["var"], attrs["var"]) if hasattr(self.tk, "display_names") \
+                else attrs["var"]
+            name = f"{'read' if kind == 'live_in' else 'write'}_{var}_{next(self.names)}"
+        else:
+            name = f"{kind}{next(self.names)}"
+        op = Op(name, kind, list(operands), Shape.cast(shape), predicate,
+                tuple(sorted(set(lines))), attrs)
+        self.block.ops.append(op)
+        return op
+
+    def const(self, value, shape, lines=()):
+        shape = Shape.cast(shape)
+        key = (value, shape)
+        if key not in self.const_cache:
+            self.const_cache[key] = self.op("const", [], shape, lines, value=value)
+        return self.const_cache[key]
+
+    def read_var(self, name, node):
+        if name in self.env:
+            return self.env[name]
+        if name not in self.live_in_cache:
+            if name not in self.variables:
+                raise UnsupportedConstruct(node, f"variable {name!r} has no declared or inferred shape")
+            self.live_in_cache[name] = self.op("live_in", [], self.variables[name], (node.lineno,), var=name)
+        return self.live_in_cache[name]
+
+    def assign_var(self, name, value, lines):
+        shape = self.variables[name]
+        if value.kind == "wrap" and value.shape == shape:
+            wrapped = value
+        else:
+            wrapped = self.op("wrap", [value], shape, lines)
+        self.env[name] = wrapped
+
+    def and_(self, a, b, lines):
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return self.op("and", [a, b], unsigned(1), lines)
+
+    def not_(self, a, lines):
+        return self.op("not", [a], unsigned(1), lines)
+
+    def or_(self, a, b, lines):
+        if a is None or b is None:
+            return None if a is None and b is None else (a if b is None else b)
+        return self.op("or", [a, b], unsigned(1), lines)
+
+    def truth(self, value, lines):
+        if value.shape == unsigned(1):
+            return value
+        return self.op("bool", [value], unsigned(1), lines)
+
+    # -- expressions ----------------------------------------------------------
+    def node_shape(self, node):
+        return Shape.cast(self.shape_of(node))
+
+    def expr(self, node, pred):
+        lines = (node.lineno,)
+        if isinstance(node, ast.Name):
+            if node.id in self.arrays:
+                raise UnsupportedConstruct(node, f"array {node.id!r} used as a value",
+                                           f"index it, as in {node.id}[i]")
+            return self.read_var(node.id, node)
+        if isinstance(node, ast.Constant):
+            return self.const(int(node.value), self.node_shape(node), lines)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            kind = _BINARY[type(node.op)]
+            left = self.expr(node.left, pred)
+            right = self.expr(node.right, pred)
+            return self.op(kind, [left, right], self.node_shape(node), lines, predicate=pred)
+        if isinstance(node, ast.UnaryOp):
+            operand = self.expr(node.operand, pred)
+            if isinstance(node.op, ast.UAdd):
+                return operand
+            return self.op(_UNARY[type(node.op)], [operand], self.node_shape(node), lines)
+        if isinstance(node, ast.Compare):
+            result = None
+            left = self.expr(node.left, pred)
+            for cmp_op, comparator in zip(node.ops, node.comparators):
+                if type(cmp_op) not in _COMPARE:
+                    raise UnsupportedConstruct(node, f"comparison {type(cmp_op).__name__} is not supported")
+                right = self.expr(comparator, pred)
+                term = self.op(_COMPARE[type(cmp_op)], [left, right], unsigned(1), lines)
+                result = self.and_(result, term, lines)
+                left = right
+            return result
+        if isinstance(node, ast.BoolOp):
+            kind = "land" if isinstance(node.op, ast.And) else "lor"
+            values = [self.expr(value, pred) for value in node.values]
+            result = values[0]
+            for value in values[1:]:
+                result = self.op(kind, [result, value], amaranth_shape(kind, [result.shape, value.shape]), lines)
+            return self._cast(result, self.node_shape(node), lines)
+        if isinstance(node, ast.IfExp):
+            cond = self.truth(self.expr(node.test, pred), lines)
+            body = self.expr(node.body, pred)
+            orelse = self.expr(node.orelse, pred)
+            return self.op("select", [cond, body, orelse], self.node_shape(node), lines)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max", "abs"):
+            args = [self.expr(arg, pred) for arg in node.args]
+            if node.func.id == "abs":
+                return self.op("abs", args, self.node_shape(node), lines)
+            result = args[0]
+            for arg in args[1:]:
+                result = self.op(node.func.id, [result, arg],
+                                 amaranth_shape(node.func.id, [result.shape, arg.shape]), lines)
+            return self._cast(result, self.node_shape(node), lines)
+        if isinstance(node, ast.Subscript):
+            array = self._array_name(node)
+            index = self.expr(node.slice, pred)
+            return self.op("load", [index], self.arrays[array][0], lines, predicate=pred, array=array)
+        raise UnsupportedConstruct(node, f"expression {type(node).__name__} is not supported by the compiler")
+
+    def _cast(self, value, shape, lines):
+        if value.shape == shape:
+            return value
+        return self.op("wrap", [value], shape, lines)
+
+    def _array_name(self, node):
+        if not (isinstance(node.value, ast.Name) and node.value.id in self.arrays):
+            raise UnsupportedConstruct(node, "only array parameters can be indexed",
+                                       "declare the array as a parameter: a: hls.Array[shape, depth]")
+        return node.value.id
+
+    # -- statements -----------------------------------------------------------
+    def stmts(self, stmts, pred):
+        """Lower ``stmts`` into the current block under ``pred``.
+
+        Returns the predicate under which control left the list through
+        break/continue/return (``None`` when it never does).  Structural
+        statements are only met with ``pred is None``.
+        """
+        exited = None
+        for index, stmt in enumerate(stmts):
+            if isinstance(stmt, (ast.Break, ast.Continue, ast.Return)):
+                self.exit(stmt, pred)
+                return self._always(pred, stmt)
+            if _is_structural(stmt):
+                if pred is not None:
+                    raise UnsupportedConstruct(stmt, "a loop inside an if-converted branch")
+                self.structural(stmt)
+                continue
+            stmt_exit = self.simple(stmt, pred)
+            if stmt_exit is not None:
+                rest = stmts[index + 1:]
+                if not rest:
+                    return stmt_exit
+                if pred is None and any(_is_structural(s) for s in rest):
+                    # The exits route control when this block ends; the rest starts a new block.
+                    self.flush()
+                    after = self.new_block("after_exit")
+                    self.block.successor = after
+                    self.enter(after)
+                    self.stmts(rest, None)
+                    return None
+                keep = self.not_(stmt_exit, (stmt.lineno,))
+                before = dict(self.env)
+                rest_exit = self.stmts(rest, self.and_(pred, keep, (stmt.lineno,)))
+                rest_env, self.env = self.env, dict(before)
+                self.merge(keep, rest_env, before, (stmt.lineno,), base=before)
+                return self.or_(stmt_exit, rest_exit, (stmt.lineno,))
+        return exited
+
+    def _always(self, pred, stmt):
+        return pred if pred is not None else self.const(1, unsigned(1), (stmt.lineno,))
+
+    def exit(self, stmt, pred):
+        lines = (stmt.lineno,)
+        if isinstance(stmt, ast.Return):
+            if stmt.value is not None:
+                values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+                if len(values) != len(self.return_vars):
+                    raise UnsupportedConstruct(stmt, f"returns {len(values)} values, "
+                                               f"the kernel declares {len(self.return_vars)}")
+                results = [self.expr(value, pred) for value in values]
+                for var, value in zip(self.return_vars, results):
+                    self.assign_var(var, value, lines)
+            kind, target = "return", None
+        else:
+            if not self.loop_stack:
+                raise UnsupportedConstruct(stmt, f"'{type(stmt).__name__.lower()}' outside a loop")
+            context = self.loop_stack[-1]
+            if isinstance(stmt, ast.Break):
+                kind, target = "break", context.break_target
+            else:
+                kind, target = "continue", context.continue_target
+        self.block.exits.append(Exit(self._always(pred, stmt), kind, target, lines))
+
+    def simple(self, stmt, pred):
+        """Lower a statement without loops; returns its exit predicate or ``None``."""
+        lines = (stmt.lineno,)
+        if isinstance(stmt, (ast.Pass,)) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            return None
+        if isinstance(stmt, ast.Assign):
+            if len(stmt.targets) != 1:
+                raise UnsupportedConstruct(stmt, "chained assignment is not supported", "assign one target")
+            target = stmt.targets[0]
+            if isinstance(target, ast.Tuple):
+                if not (isinstance(stmt.value, ast.Tuple) and len(stmt.value.elts) == len(target.elts)):
+                    raise UnsupportedConstruct(stmt, "tuple assignment needs a tuple of the same length")
+                values = [self.expr(value, pred) for value in stmt.value.elts]
+                for elt, value in zip(target.elts, values):
+                    self.assign(elt, value, pred, lines)
+                return None
+            self.assign(target, self.expr(stmt.value, pred), pred, lines)
+            return None
+        if isinstance(stmt, ast.If):
+            cond = self.truth(self.expr(stmt.test, pred), lines)
+            before = dict(self.env)
+            then_exit = self.stmts(stmt.body, self.and_(pred, cond, lines))
+            then_env = self.env
+            self.env = dict(before)
+            not_cond = self.not_(cond, lines)
+            else_exit = self.stmts(stmt.orelse, self.and_(pred, not_cond, lines))
+            else_env = self.env
+            self.env = dict(before)
+            self.merge(cond, then_env, else_env, lines, base=before)
+            if then_exit is None and else_exit is None:
+                return None
+            then_part = None if then_exit is None else self.and_(cond, then_exit, lines)
+            else_part = None if else_exit is None else self.and_(not_cond, else_exit, lines)
+            return self.or_(then_part, else_part, lines)
+        raise UnsupportedConstruct(stmt, f"statement {type(stmt).__name__} is not supported by the compiler")
+
+    def assign(self, target, value, pred, lines):
+        if isinstance(target, ast.Name):
+            self.assign_var(target.id, value, lines)
+        elif isinstance(target, ast.Subscript):
+            array = self._array_name(target)
+            index = self.expr(target.slice, pred)
+            shape = self.arrays[array][0]
+            data = value if value.shape == shape else self.op("wrap", [value], shape, lines)
+            self.op("store", [index, data], unsigned(0), lines, predicate=pred, array=array)
+        else:
+            raise UnsupportedConstruct(target, f"cannot assign to {type(target).__name__}")
+
+    def merge(self, cond, then_env, else_env, lines, base):
+        """After an if-converted ``if``: ``var = select(cond, then, else)`` for every var either side assigned."""
+        for var in sorted(set(then_env) | set(else_env)):
+            then_value = then_env.get(var)
+            else_value = else_env.get(var)
+            if then_value is else_value:
+                self.env[var] = then_value
+                continue
+            fallback = base.get(var) if var in base else None
+            if then_value is None:
+                then_value = fallback or self.read_var(var, _Line(lines[0]))
+            if else_value is None:
+                else_value = fallback or self.read_var(var, _Line(lines[0]))
+            self.env[var] = self.op("select", [cond, then_value, else_value], self.variables[var], lines)
+
+    # -- structural statements ------------------------------------------------
+    def structural(self, stmt):
+        if isinstance(stmt, ast.For):
+            self.for_loop(stmt)
+        elif isinstance(stmt, ast.While):
+            self.while_loop(stmt)
+        elif isinstance(stmt, ast.If):
+            self.if_region(stmt)
+        else:
+            raise UnsupportedConstruct(stmt, f"statement {type(stmt).__name__} is not supported by the compiler")
+
+    def loop_info(self, stmt, kind):
+        pragma = self.tk.loops.get(stmt)
+        mode = getattr(pragma, "mode", "auto") if pragma is not None else "auto"
+        target_ii = getattr(pragma, "ii", None) if pragma is not None else None
+        info = LoopInfo(f"loop_{stmt.lineno}", stmt.lineno, kind, mode, target_ii, depth=len(self.loop_stack))
+        self.loops.append(info)
+        return info
+
+    def range_args(self, stmt):
+        call = stmt.iter
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"
+                and 1 <= len(call.args) <= 3 and not call.keywords):
+            raise UnsupportedConstruct(stmt, "for loops must iterate over range(...)")
+        args = list(call.args)
+        start = args[0] if len(args) >= 2 else ast.copy_location(ast.Constant(0), call)
+        stop = args[1] if len(args) >= 2 else args[0]
+        step = 1
+        if len(args) == 3:
+            try:
+                step = int(ast.literal_eval(args[2]))
+            except (ValueError, TypeError, SyntaxError):
+                raise UnsupportedConstruct(args[2], "the step of range() must be a constant",
+                                           "compute the index from a unit-step counter") from None
+            if step == 0:
+                raise UnsupportedConstruct(args[2], "range() step must not be zero")
+        if not isinstance(stmt.target, ast.Name):
+            raise UnsupportedConstruct(stmt.target, "the loop variable must be a plain name")
+        return start, stop, step
+
+    def for_loop(self, stmt):
+        info = self.loop_info(stmt, "for")
+        start_node, stop_node, step = self.range_args(stmt)
+        var = stmt.target.id
+        try:
+            info.trip_count = len(range(ast.literal_eval(start_node), ast.literal_eval(stop_node), step))
+        except (ValueError, TypeError, SyntaxError):
+            info.trip_count = None
+        if stmt.orelse:
+            raise UnsupportedConstruct(stmt, "for ... else is not supported")
+        lines = (stmt.lineno,)
+        start = self.expr(start_node, None)
+        stop = self.expr(stop_node, None)
+        var_shape = self.variables.get(var, start.shape)
+        self.variables.setdefault(var, var_shape)
+        width = max(Shape.cast(s).width + (0 if Shape.cast(s).signed else 1)
+                    for s in (start.shape, stop.shape, var_shape)) + 1 + max(1, abs(step).bit_length())
+        counter_shape = signed(width)
+        ctr_var, stop_var = f"${var}.{stmt.lineno}.ctr", f"${var}.{stmt.lineno}.stop"
+        self.variables[ctr_var] = counter_shape
+        self.variables[stop_var] = stop.shape
+        self.assign_var(ctr_var, start, lines)
+        self.assign_var(stop_var, stop, lines)
+        self.flush()
+        before = self.block
+
+        innermost = not _contains(stmt.body, (ast.For, ast.While))
+        if info.mode != "sequential" and innermost and not _exits_of_loop_body(stmt.body):
+            info.pipelined = True
+            body = Block(f"b{len(self.nodes)}_{info.name}_body")
+            node = PipelinedLoop(info.name, info, body, counter_shape, ctr_var, stop_var, step)
+            self.nodes.append(node)
+            before.successor = node
+            self.enter(body)
+            self.loop_stack.append(_LoopContext(None, None))
+            induction = self.op("induction", [], counter_shape, lines)
+            self.assign_var(var, induction, lines)
+            self.stmts(stmt.body, None)
+            self.flush()
+            self.loop_stack.pop()
+            after = self.new_block("after_" + info.name)
+            node.successor = after
+            info.exit_block = after
+            self.enter(after)
+            return
+
+        header = self.new_block(info.name + "_header")
+        before.successor = header
+        latch = Block(f"{info.name}_latch")
+        after = Block(f"after_{info.name}")
+        info.header, info.latch, info.exit_block = header, latch, after
+        self.enter(header)
+        ctr = self.read_var(ctr_var, stmt)
+        stop_value = self.read_var(stop_var, stmt)
+        cond = self.op("lt" if step > 0 else "gt", [ctr, stop_value], unsigned(1), lines)
+        body = self.new_block(info.name + "_body")
+        header.branch = (cond, body, after)
+        self.enter(body)
+        self.assign_var(var, self.read_var(ctr_var, stmt), lines)
+        self.loop_stack.append(_LoopContext(after, latch))
+        self.stmts(stmt.body, None)
+        self.loop_stack.pop()
+        self.flush()
+        self.block.successor = latch
+        latch.name = f"b{len(self.nodes)}_{latch.name}"
+        self.nodes.append(latch)
+        self.enter(latch)
+        ctr = self.read_var(ctr_var, stmt)
+        step_const = self.const(step, Const.cast(step).shape(), lines)
+        self.assign_var(ctr_var, self.op("add", [ctr, step_const],
+                                         amaranth_shape("add", [ctr.shape, step_const.shape]), lines), lines)
+        self.flush()
+        latch.successor = header
+        after.name = f"b{len(self.nodes)}_{after.name}"
+        self.nodes.append(after)
+        self.enter(after)
+
+    def while_loop(self, stmt):
+        info = self.loop_info(stmt, "while")
+        if stmt.orelse:
+            raise UnsupportedConstruct(stmt, "while ... else is not supported")
+        lines = (stmt.lineno,)
+        self.flush()
+        before = self.block
+        header = self.new_block(info.name + "_header")
+        before.successor = header
+        after = Block(f"after_{info.name}")
+        info.header, info.exit_block = header, after
+        self.enter(header)
+        cond = self.truth(self.expr(stmt.test, None), lines)
+        self.flush()
+        body = self.new_block(info.name + "_body")
+        header.branch = (cond, body, after)
+        self.enter(body)
+        self.loop_stack.append(_LoopContext(after, header))
+        self.stmts(stmt.body, None)
+        self.loop_stack.pop()
+        self.flush()
+        self.block.successor = header
+        after.name = f"b{len(self.nodes)}_{after.name}"
+        self.nodes.append(after)
+        self.enter(after)
+
+    def if_region(self, stmt):
+        lines = (stmt.lineno,)
+        cond = self.truth(self.expr(stmt.test, None), lines)
+        self.flush()
+        before = self.block
+        join = Block(f"join_{stmt.lineno}")
+        then_entry = self.new_block(f"then_{stmt.lineno}")
+        self.enter(then_entry)
+        self.stmts(stmt.body, None)
+        self.flush()
+        self.block.successor = join
+        if stmt.orelse:
+            else_entry = self.new_block(f"else_{stmt.lineno}")
+            self.enter(else_entry)
+            self.stmts(stmt.orelse, None)
+            self.flush()
+            self.block.successor = join
+        else:
+            else_entry = join
+        before.branch = (cond, then_entry, else_entry)
+        join.name = f"b{len(self.nodes)}_{join.name}"
+        self.nodes.append(join)
+        self.enter(join)
+
+
+class _Line:
+    """Stands in for an AST node where only a line number is known."""
+
+    def __init__(self, lineno):
+        self.lineno = lineno
+        self.col_offset = 0
+
+
+def build_ir(typed_kernel, shape_of) -> KernelIR:
+    """Lower a checked, typed kernel to the IR.
+
+    Parameters
+    ----------
+    typed_kernel : hls.frontend.TypedKernel
+    shape_of : callable
+        ``shape_of(expr_node) -> Shape`` from the front end.
+
+    Raises
+    ------
+    UnsupportedConstruct
+        For a construct the compiler cannot lower, with the offending AST node.
+    """
+    builder = _Builder(typed_kernel, shape_of)
+    entry = builder.new_block("entry")
+    builder.enter(entry)
+    builder.stmts(list(typed_kernel.body), None)
+    builder.flush()
+    builder.block.successor = None
+    try:
+        with open(typed_kernel.filename, encoding="utf-8") as file:
+            source_lines = file.read().splitlines()
+    except OSError:
+        source_lines = []
+    return KernelIR(
+        name=typed_kernel.name,
+        filename=typed_kernel.filename,
+        source_lines=source_lines,
+        entry=entry,
+        nodes=builder.nodes,
+        variables=builder.variables,
+        scalar_params=builder.scalar_params,
+        arrays=builder.arrays,
+        return_vars=builder.return_vars,
+        loops=sorted(builder.loops, key=lambda loop: loop.line),
+        clock_mhz=float(getattr(typed_kernel, "clock_mhz", 100.0) or 100.0),
+        resources=dict(getattr(typed_kernel, "resources", {}) or {}),
+    )

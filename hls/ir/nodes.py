@@ -1,0 +1,298 @@
+"""The IR: a control-flow graph of hyperblocks, each a data-flow graph of predicated operations.
+
+Every value is the result of exactly one :class:`Op` (SSA inside a block).
+Between blocks, values travel through *variables*: a block reads a variable
+with a ``live_in`` operation and writes it back with a ``commit`` operation.
+In hardware each variable is one register, so the CFG runs as a state machine
+whose states are blocks.
+
+If-conversion happens while blocks are built (:mod:`hls.ir.build`): an ``if``
+whose branches hold no loop becomes predicated operations in the enclosing
+block.  Values merged from branches become ``select`` operations; side effects
+(``store``) carry a predicate; ``break``/``continue``/``return`` become
+predicated :class:`Exit` records that route control when the block finishes.
+
+Kinds of operation
+------------------
+``const``           ``attrs["value"]``
+``live_in``         read variable ``attrs["var"]``
+``commit``          write operand 0 into variable ``attrs["var"]``
+``induction``       the iteration's value of a pipelined loop's counter
+``load``            ``attrs["array"]``, operand 0 the index
+``store``           ``attrs["array"]``, operands index and value
+``select``          operands cond, if-true, if-false
+``wrap``            operand 0 converted to ``shape`` (assignment semantics)
+binary              ``add sub mul floordiv mod shl shr and or xor lt le gt ge eq ne min max land lor``
+unary               ``neg invert not bool abs``
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from amaranth.hdl import Shape
+
+__all__ = ["Op", "Exit", "Block", "PipelinedLoop", "LoopInfo", "KernelIR", "BINARY_KINDS", "UNARY_KINDS",
+           "SIDE_EFFECT_KINDS"]
+
+BINARY_KINDS = frozenset("add sub mul floordiv mod shl shr and or xor lt le gt ge eq ne min max land lor".split())
+UNARY_KINDS = frozenset("neg invert not bool abs".split())
+#: Operations whose effect outlives the block; they run only when their block (or iteration) is valid.
+SIDE_EFFECT_KINDS = frozenset(("store", "commit"))
+
+
+@dataclass(eq=False)
+class Op:
+    """One operation and the value it produces.
+
+    Attributes
+    ----------
+    name : str
+        Unique within the kernel (``"add7"``); also the operation's name in the scheduling problem.
+    kind : str
+        See the module documentation.
+    operands : list of Op
+    shape : amaranth.hdl.Shape
+        Shape of the result (``unsigned(0)`` for operations without one).
+    predicate : Op or None
+        A 1-bit value; the operation's side effect happens only when it is 1.
+        ``None`` means always.  Pure operations are speculated and carry the
+        predicate only to let exclusive memory accesses share a port.
+    lines : tuple of int
+        The user's source lines this operation comes from.
+    attrs : dict
+    """
+
+    name: str
+    kind: str
+    operands: list["Op"]
+    shape: Shape
+    predicate: "Op | None" = None
+    lines: tuple[int, ...] = ()
+    attrs: dict = field(default_factory=dict)
+
+    def inputs(self) -> list["Op"]:
+        """Operands followed by the predicate, if any: every value this operation reads."""
+        return self.operands + ([self.predicate] if self.predicate is not None else [])
+
+    def __repr__(self):
+        args = ", ".join(o.name for o in self.operands)
+        extra = "".join(f" {k}={v}" for k, v in self.attrs.items())
+        pred = f" if {self.predicate.name}" if self.predicate is not None else ""
+        return f"<{self.name} = {self.kind}({args}){extra}{pred} : {self.shape}>"
+
+
+@dataclass
+class Exit:
+    """A predicated transfer of control taken when a block finishes.
+
+    Attributes
+    ----------
+    condition : Op
+        1-bit value; when 1 the block's successor is ``target`` instead of the default.
+    kind : str
+        ``"break"``, ``"continue"`` or ``"return"``.
+    target : Block or PipelinedLoop or None
+        Resolved when the enclosing loop (or the kernel end, ``None``) is known.
+    lines : tuple of int
+    """
+
+    condition: Op
+    kind: Literal["break", "continue", "return"]
+    target: object = None
+    lines: tuple[int, ...] = ()
+
+
+@dataclass(eq=False)
+class Block:
+    """A hyperblock: straight-line predicated operations, then a transfer of control.
+
+    Attributes
+    ----------
+    name : str
+    ops : list of Op
+        In a topological order (operands before users).
+    exits : list of Exit
+        Checked in order when the block finishes; mutually exclusive by construction.
+    successor : Block or PipelinedLoop or None
+        Where control goes when no exit is taken; ``None`` is the kernel's end.
+    branch : tuple (Op, node, node) or None
+        A two-way branch on a 1-bit value instead of ``successor`` (an ``if`` whose
+        branches contain loops, or a loop header).
+    """
+
+    name: str
+    ops: list[Op] = field(default_factory=list)
+    exits: list[Exit] = field(default_factory=list)
+    successor: object = None
+    branch: tuple | None = None
+
+    def successors(self) -> list:
+        targets = [exit.target for exit in self.exits]
+        if self.branch is not None:
+            targets += [self.branch[1], self.branch[2]]
+        else:
+            targets.append(self.successor)
+        return targets
+
+    def live_ins(self) -> dict[str, Op]:
+        return {op.attrs["var"]: op for op in self.ops if op.kind == "live_in"}
+
+    def commits(self) -> dict[str, Op]:
+        return {op.attrs["var"]: op for op in self.ops if op.kind == "commit"}
+
+    def __repr__(self):
+        return f"<Block {self.name}: {len(self.ops)} ops>"
+
+
+@dataclass(eq=False)
+class LoopInfo:
+    """A loop of the source program, as a region of the CFG.
+
+    Attributes
+    ----------
+    name : str
+        ``"loop_<line>"`` from the line of its ``for``/``while``.
+    line : int
+    kind : str
+        ``"for"`` or ``"while"``.
+    mode : str
+        The pragma: ``"auto"``, ``"pipeline"`` or ``"sequential"``.
+    target_ii : int or None
+    pipelined : bool
+    trip_count : int or None
+        Known only for constant ``range`` bounds.
+    header, latch : Block or None
+        For sequential loops: the block testing the condition and the block
+        stepping the counter (``for`` only).
+    body : list of Block
+        For sequential loops: the blocks of the body.
+    depth : int
+        Nesting depth, 0 for outermost.
+    """
+
+    name: str
+    line: int
+    kind: str
+    mode: str = "auto"
+    target_ii: int | None = None
+    pipelined: bool = False
+    trip_count: int | None = None
+    header: Block | None = None
+    latch: Block | None = None
+    body: list = field(default_factory=list)
+    depth: int = 0
+    exit_block: object = None
+
+
+@dataclass(eq=False)
+class PipelinedLoop:
+    """An innermost ``for`` loop over ``range`` that runs as a modulo-scheduled pipeline.
+
+    Its body is one if-converted :class:`Block`; the ``induction`` operation in it is
+    the iteration's counter value.  ``start``, ``stop`` are variables computed before
+    the loop (latched run-time bounds); ``step`` is a non-zero constant.
+
+    Attributes
+    ----------
+    name : str
+    info : LoopInfo
+    body : Block
+    counter_shape : Shape
+        Wide enough for every counter value including the one past the end.
+    start_var, stop_var : str
+    step : int
+    successor : Block or PipelinedLoop or None
+    """
+
+    name: str
+    info: LoopInfo
+    body: Block
+    counter_shape: Shape
+    start_var: str
+    stop_var: str
+    step: int
+    successor: object = None
+
+    @property
+    def exits(self):
+        return []
+
+    def successors(self) -> list:
+        return [self.successor]
+
+    def __repr__(self):
+        return f"<PipelinedLoop {self.name}>"
+
+
+@dataclass
+class KernelIR:
+    """The whole kernel.
+
+    Attributes
+    ----------
+    name : str
+    filename : str
+    source_lines : list of str
+        The user's file, for quoting lines in reports.
+    entry : Block or PipelinedLoop
+    nodes : list
+        Every block and pipelined loop, entry first.
+    variables : dict of str to Shape
+        Every variable (user locals, scalar parameters, hidden counters, return slots).
+    scalar_params : list of (str, Shape)
+    arrays : dict of str to (Shape, int)
+        Element shape and depth of each array parameter, in parameter order.
+    return_vars : list of str
+        Variables holding the results, in order.
+    loops : list of LoopInfo
+        In source order.
+    clock_mhz : float
+    resources : dict of str to int
+    """
+
+    name: str
+    filename: str
+    source_lines: list[str]
+    entry: object
+    nodes: list
+    variables: dict[str, Shape]
+    scalar_params: list[tuple[str, Shape]]
+    arrays: dict[str, tuple[Shape, int]]
+    return_vars: list[str]
+    loops: list[LoopInfo]
+    clock_mhz: float = 100.0
+    resources: dict[str, int] = field(default_factory=dict)
+
+    def blocks(self) -> list[Block]:
+        """Every block, including the bodies of pipelined loops."""
+        out = []
+        for node in self.nodes:
+            out.append(node.body if isinstance(node, PipelinedLoop) else node)
+        return out
+
+    def cfg(self):
+        """The control-flow graph as a ``networkx.DiGraph`` over nodes (``None`` is the end)."""
+        import networkx as nx
+        graph = nx.DiGraph()
+        for node in self.nodes:
+            graph.add_node(node)
+            for succ in node.successors():
+                graph.add_edge(node, succ)
+        return graph
+
+    def dfg(self, block: Block):
+        """The data-flow graph of one block as a ``networkx.DiGraph`` over its operations."""
+        import networkx as nx
+        graph = nx.DiGraph()
+        for op in block.ops:
+            graph.add_node(op)
+            for src in op.inputs():
+                graph.add_edge(src, op)
+        return graph
+
+    def source_line(self, line: int) -> str:
+        if 1 <= line <= len(self.source_lines):
+            return self.source_lines[line - 1].strip()
+        return ""

@@ -1,0 +1,124 @@
+"""Schedule reports: what II each loop reaches and which source lines bound it.
+
+The JSON form (:meth:`Report.to_json`) is the contract of ``axhls report --json``::
+
+    {"kernel", "clock_mhz",
+     "loops": [{"name", "line", "pipelined", "ii", "mii", "res_mii", "rec_mii", "depth",
+                "trip_count", "bound": {"kind", "lines", "detail"}, ...}],
+     "resources": {...}}
+
+``bound.kind`` is ``resource``, ``recurrence``, ``memory`` or ``exit``; for a loop
+that is not pipelined ``ii``/``mii``/``depth``/``bound`` are ``null`` and
+``reason`` says why.  The text form (:meth:`Report.to_text`) quotes the user's
+own lines, as Vitis HLS's message 200-880 does for C.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from .ir.nodes import PipelinedLoop
+
+__all__ = ["Report", "build_report"]
+
+
+@dataclass
+class Report:
+    """The schedule report of one kernel; see the module documentation for the format."""
+
+    data: dict
+    source_lines: list[str]
+
+    def to_json(self) -> dict:
+        import copy
+        return copy.deepcopy(self.data)
+
+    def _quote(self, line: int) -> str:
+        if 1 <= line <= len(self.source_lines):
+            return self.source_lines[line - 1].strip()
+        return ""
+
+    def to_text(self) -> str:
+        data = self.data
+        out = [f"kernel {data['kernel']} at {data['clock_mhz']:g} MHz"]
+        for loop in data["loops"]:
+            trip = "run-time" if loop["trip_count"] is None else str(loop["trip_count"])
+            head = f"  {loop['name']} (line {loop['line']}), trip count {trip}: "
+            if not loop["pipelined"]:
+                out.append(head + f"not pipelined ({loop['reason']})")
+                continue
+            out.append(head + f"pipelined, II = {loop['ii']} (MII {loop['mii']}: ResMII {loop['res_mii']}, "
+                       f"RecMII {loop['rec_mii']}), depth {loop['depth']}")
+            if loop.get("target_ii") is not None and loop["target_ii"] < loop["mii"]:
+                out.append(f"    target II {loop['target_ii']} is below the MII; using II {loop['ii']}")
+            bound = loop["bound"]
+            if bound["lines"]:
+                out.append(f"    II bounded by {bound['kind']}: {bound['detail']}")
+                for line in bound["lines"]:
+                    out.append(f"      line {line}: {self._quote(line)}")
+            else:
+                out.append(f"    {bound['detail']}")
+        for op_line in data.get("timing", []):
+            out.append(f"  timing: {op_line}")
+        resources = data["resources"]
+        operators = ", ".join(f"{kind} x{count}" for kind, count in sorted(resources["operators"].items()))
+        out.append(f"  resources: {resources['variable_register_bits']} register bits in variables; "
+                   f"operators: {operators or 'none'}")
+        return "\n".join(out) + "\n"
+
+
+def _not_pipelined_reason(info) -> str:
+    if info.mode == "sequential":
+        return "hls.sequential"
+    if info.kind == "while":
+        return "while loops run sequentially"
+    return "contains an inner loop, break, continue or return"
+
+
+def build_report(compiled) -> Report:
+    """The report of a :class:`~hls.compiler.CompiledKernel`."""
+    ir = compiled.ir
+    pipelined = {node.info.name: node for node in ir.nodes if isinstance(node, PipelinedLoop)}
+    loops = []
+    for info in ir.loops:
+        entry = {"name": info.name, "line": info.line, "pipelined": info.pipelined, "ii": None, "mii": None,
+                 "res_mii": None, "rec_mii": None, "depth": None, "trip_count": info.trip_count,
+                 "bound": None, "target_ii": info.target_ii}
+        node = pipelined.get(info.name)
+        if node is None:
+            entry["reason"] = _not_pipelined_reason(info)
+        else:
+            scheduled = compiled.schedule_of(node.body)
+            bound = scheduled.bound
+            entry.update(ii=scheduled.ii, mii=bound.mii, res_mii=bound.res_mii, rec_mii=bound.rec_mii,
+                         depth=scheduled.length,
+                         bound={"kind": bound.kind, "lines": list(bound.lines), "detail": bound.detail})
+        loops.append(entry)
+    operators = Counter()
+    timing = []
+    for scheduled in compiled.schedules.values():
+        for op in scheduled.problem.ops.values():
+            if op.kind not in ("const", "live_in", "induction", "wrap", "commit"):
+                operators[op.kind if op.kind not in ("load", "store") else f"{op.kind}:{op.attrs['array']}"] += 1
+        for op in scheduled.problem.slow_ops:
+            optype = scheduled.problem.problem.operator_type_of(op.name)
+            timing.append(f"{op.kind} on line {','.join(map(str, op.lines))} is slower than one clock period; "
+                          f"given {optype.latency} cycles of latency")
+    data = {
+        "kernel": ir.name,
+        "clock_mhz": ir.clock_mhz,
+        "loops": loops,
+        "resources": {
+            "variable_register_bits": sum(shape.width for shape in ir.variables.values()),
+            "operators": dict(sorted(operators.items())),
+            "arrays": {name: {"width": shape.width, "signed": shape.signed, "depth": depth,
+                              "read_ports": 1, "write_ports": 1}
+                       for name, (shape, depth) in ir.arrays.items()},
+            "limits": dict(ir.resources),
+        },
+        "compile_seconds": round(compiled.compile_seconds, 4),
+    }
+    if timing:
+        data["timing"] = timing
+    return Report(data, ir.source_lines)
