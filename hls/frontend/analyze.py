@@ -121,6 +121,8 @@ class _Scope:
     #: loop variable internal names -> their shape
     loop_var_shapes: dict[str, Shape] = field(default_factory=dict)
     loop_depth: int = 0
+    #: user names the body assigns somewhere (Python makes them local)
+    local_names: set[str] = field(default_factory=set)
 
 
 def _namespace(fn) -> dict:
@@ -175,6 +177,7 @@ class _Analyzer:
             self.used_names.add(param.name)
             self.param_shapes[param.name] = param.shape
         scope = _Scope(function, function.filename, _namespace(function.fn))
+        scope.local_names = _assigned_names(tree.body)
         self.scope = scope
         self.inline_stack.append(function)
         prologue = []
@@ -363,6 +366,7 @@ class _Analyzer:
             if isinstance(callee, Function):
                 self.inline(value, callee, results_wanted=0)
                 return []
+        self.expr(value)  # reports constructs outside the language (yield, lambda, ...) first
         self.error(node, f"expression statement {ast.unparse(node)!r} has no effect",
                    "assign its value to a variable")
 
@@ -728,7 +732,7 @@ class _Analyzer:
         name = node.id
         if name in scope.arrays:
             self.error(node, f"array {name!r} can only be indexed", f"write {name}[i]")
-        if name in scope.names:
+        if name in scope.names or name in scope.local_names:
             if name in scope.finished_loop_vars:
                 self.error(node, f"loop variable {name!r} is read after its loop",
                            "copy it to another variable inside the loop")
@@ -919,6 +923,7 @@ class _Analyzer:
                        f"but {results_wanted} are used here")
         arguments = self.bind_call(call, signature, helper)
         scope = _Scope(helper, helper.filename, _namespace(helper.fn))
+        scope.local_names = _assigned_names(helper.tree.body)
         setup = []
         for param, argument in zip(signature.params, arguments):
             if param.kind == "array":
