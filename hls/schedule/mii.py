@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from .chaining import cycle_is_feasible, cycle_length, earliest_starts
 from .problem import Dependence, OperatorType, Problem
-from .sharing import instances_needed
+from .sharing import instances_needed, same_cycle_possible
 
 __all__ = ["MIIBound", "BOUND_KINDS", "res_mii", "rec_mii", "minimum_ii", "critical_recurrence",
            "bounding_resource"]
@@ -73,26 +73,35 @@ class MIIBound:
     operator_type: str | None = None
 
 
-def _resource_ii(problem: Problem, optype: OperatorType) -> tuple[int, int]:
+def _resource_ii(problem: Problem, optype: OperatorType, same_cycle) -> tuple[int, int]:
     """``(ResMII of this type, instance-slots its users need)``."""
-    needed = instances_needed(problem, problem.users_of(optype.name)).lower
+    def can_share(a: str, b: str) -> bool:
+        return problem.are_exclusive(a, b) and same_cycle(a, b)
+    needed = instances_needed(problem, problem.users_of(optype.name), can_share).lower
     return max(1, -(-needed // optype.limit)), needed
 
 
 def res_mii(problem: Problem) -> int:
-    """The resource-constrained minimum II (1 without limited operators)."""
-    return max((_resource_ii(problem, optype)[0] for optype in problem.limited_operator_types()), default=1)
+    """The resource-constrained minimum II (1 without limited operators).
+
+    Exclusive users share an instance only if they can start in the same
+    cycle (:func:`hls.schedule.sharing.same_cycle_possible`).
+    """
+    same_cycle = same_cycle_possible(problem)
+    return max((_resource_ii(problem, optype, same_cycle)[0] for optype in problem.limited_operator_types()),
+               default=1)
 
 
 def bounding_resource(problem: Problem) -> tuple[OperatorType, int] | None:
     """The limited operator type with the largest ResMII (ties: most users),
     with the instance-slots its users need; ``None`` if no limited type is used."""
     best = None
+    same_cycle = same_cycle_possible(problem)
     for optype in problem.limited_operator_types():
         users = problem.users_of(optype.name)
         if not users:
             continue
-        ii, needed = _resource_ii(problem, optype)
+        ii, needed = _resource_ii(problem, optype, same_cycle)
         key = (ii, len(users))
         if best is None or key > best[0]:
             best = (key, optype, needed)

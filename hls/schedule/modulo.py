@@ -203,9 +203,16 @@ class _ModuloState:
         return fit(self.optype[name], earliest, self.period)
 
     def free_cycle(self, name: str, earliest: Time) -> int:
-        for cycle in range(earliest[0], earliest[0] + self.ii):
-            if self.has_room(name, cycle):
+        window = range(earliest[0], earliest[0] + self.ii)
+        roomy = [cycle for cycle in window if self.has_room(name, cycle)]
+        # Unlike Rau's original, prefer a cycle that also keeps the scheduled
+        # successors valid: an operation without predecessors would otherwise
+        # keep displacing the successors that displaced it.
+        for cycle in roomy:
+            if self.successors_met(name, (cycle, earliest[1] if cycle == earliest[0] else 0.0)):
                 return cycle
+        if roomy:
+            return roomy[0]
         previous = self.last_cycle.get(name)
         if previous is None or earliest[0] > previous:
             return earliest[0]
@@ -259,6 +266,11 @@ class _ModuloState:
                 self.unschedule(dep.src)
                 evicted.append(dep.src)
         return evicted
+
+    def successors_met(self, name: str, time: Time) -> bool:
+        name_ready = ready(self.optype[name], time)
+        return all(self._met(name_ready, dep) for dep in self.successors[name]
+                   if dep.dst in self.times and dep.dst != name)
 
     def _met(self, src_ready: Time, dep: Dependence) -> bool:
         cycle, offset = self.times[dep.dst]

@@ -14,10 +14,11 @@ bound runs within a step budget.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
-from .problem import Problem
+from .problem import EPSILON, Problem
 
-__all__ = ["InstanceBounds", "instances_needed"]
+__all__ = ["InstanceBounds", "instances_needed", "same_cycle_possible"]
 
 #: Search nodes the exact colouring may visit before settling for bounds.
 SEARCH_BUDGET = 20_000
@@ -43,7 +44,8 @@ class InstanceBounds:
         return self.lower == self.upper
 
 
-def instances_needed(problem: Problem, operations: list[str]) -> InstanceBounds:
+def instances_needed(problem: Problem, operations: list[str],
+                     can_share: Callable[[str, str], bool] | None = None) -> InstanceBounds:
     """Bounds on the instances ``operations`` need if exclusive ones may share.
 
     Parameters
@@ -52,11 +54,14 @@ def instances_needed(problem: Problem, operations: list[str]) -> InstanceBounds:
         Supplies the exclusions.
     operations : list of str
         Operation names, all of one operator type.
+    can_share : callable or None
+        ``can_share(a, b)``; by default :meth:`Problem.are_exclusive`.
     """
+    can_share = can_share or problem.are_exclusive
     nodes = list(dict.fromkeys(operations))
     if not nodes:
         return InstanceBounds(0, 0, ())
-    conflicts = {name: {other for other in nodes if other != name and not problem.are_exclusive(name, other)}
+    conflicts = {name: {other for other in nodes if other != name and not can_share(name, other)}
                  for name in nodes}
     lower = len(_greedy_clique(nodes, conflicts))
     colouring = _dsatur(nodes, conflicts)
@@ -130,3 +135,48 @@ class _ExactColouring:
             colouring[node] = colour
             self._search(colouring, max(used, colour + 1))
             del colouring[node]
+
+
+def same_cycle_possible(problem: Problem) -> Callable[[str, str], bool]:
+    """A predicate telling whether two operations of one iteration can start
+    in the same cycle, as sharing an instance requires.
+
+    They cannot if a chain of distance-0 dependences leads from one to the
+    other through a registered operator (which ends the cycle), or through
+    combinational operators whose delays, both ends included, exceed the
+    clock period.
+    """
+    period = problem.clock_period_ns
+    successors: dict[str, list[str]] = {name: [] for name in problem.operations}
+    for dep in problem.dependences:
+        if dep.distance == 0:
+            successors[dep.src].append(dep.dst)
+    separated: dict[str, set[str]] = {}
+
+    def reach(source: str) -> set[str]:
+        # Longest combinational delay on an all-combinational chain from
+        # ``source`` to each operation, and which operations a registered
+        # operator separates from it.
+        if source in separated:
+            return separated[source]
+        far: set[str] = set()
+        delay: dict[str, float] = {}
+        stack = [(source, problem.operator_type_of(source).incoming_delay, False)]
+        while stack:
+            name, chained, registered = stack.pop()
+            for succ in successors[name]:
+                registered_here = registered or problem.operator_type_of(name).latency > 0
+                through = chained + problem.operator_type_of(succ).incoming_delay
+                if registered_here or through > period + EPSILON:
+                    if succ not in far:
+                        far.add(succ)
+                        stack.append((succ, 0.0, True))
+                elif succ not in far and through > delay.get(succ, -1.0):
+                    delay[succ] = through
+                    stack.append((succ, through, False))
+        separated[source] = far
+        return far
+
+    def possible(a: str, b: str) -> bool:
+        return b not in reach(a) and a not in reach(b)
+    return possible

@@ -1,0 +1,181 @@
+"""Property tests over random dependence graphs: every schedule is verified,
+the verifier rejects broken schedules, the MII is a true lower bound and the
+scheduler reaches it where it is known to be feasible."""
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from hls.schedule import (DEPENDENCE_KINDS, Dependence, Operation, OperatorType, Problem, Schedule,
+                          ScheduleError, minimum_ii, schedule, schedule_sequential, verify)
+
+DELAYS = (0.0, 0.5, 1.0, 2.5, 4.0, 6.0)
+PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def problems(draw, max_ops=12, limits=True, exclusions=True, carried=True):
+    period = draw(st.sampled_from((5.0, 8.0, 10.0)))
+    problem = Problem(clock_period_ns=period, name="random")
+    for index in range(draw(st.integers(1, 4))):
+        latency = draw(st.integers(0, 3))
+        incoming = draw(st.sampled_from([d for d in DELAYS if d <= period]))
+        outgoing = draw(st.sampled_from(DELAYS)) if latency else 0.0
+        limit = draw(st.one_of(st.none(), st.integers(1, 2))) if limits else None
+        problem.add_operator_type(OperatorType(f"t{index}", latency, incoming, outgoing, limit))
+    types = list(problem.operator_types)
+    count = draw(st.integers(1, max_ops))
+    for index in range(count):
+        problem.add_operation(Operation(f"o{index}", draw(st.sampled_from(types)), (index + 1,)))
+    names = list(problem.operations)
+    kinds = st.sampled_from(DEPENDENCE_KINDS)
+    # Forward edges (distance 0 only from lower to higher index: a DAG) ...
+    for src, dst in itertools.combinations(range(count), 2):
+        if draw(st.integers(0, 3)) == 0:
+            problem.add_dependence(Dependence(names[src], names[dst], 0, draw(kinds)))
+    # ... and loop-carried edges anywhere, self-loops included.
+    for _ in range(draw(st.integers(0, 3)) if carried else 0):
+        src, dst = draw(st.integers(0, count - 1)), draw(st.integers(0, count - 1))
+        problem.add_dependence(Dependence(names[src], names[dst], draw(st.integers(1, 3)), draw(kinds)))
+    if exclusions and count > 1:
+        for _ in range(draw(st.integers(0, count))):
+            a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+            problem.add_exclusion(a, b)
+    return problem
+
+
+def least_offsets(problem, ii, start):
+    """The least offsets for these start cycles, computed here from the
+    timing rule rather than by the library."""
+    offsets = {name: 0.0 for name in problem.operations}
+    for _ in range(4 * len(problem.operations) + 4):
+        changed = False
+        for dep in problem.dependences:
+            optype = problem.operator_type_of(dep.src)
+            if optype.latency == 0:
+                cycle, offset = start[dep.src], offsets[dep.src] + optype.incoming_delay
+            else:
+                cycle, offset = start[dep.src] + optype.latency, optype.outgoing_delay
+            if cycle == start[dep.dst] + dep.distance * ii and offset > offsets[dep.dst] + 1e-9:
+                offsets[dep.dst] = offset
+                changed = True
+        if not changed:
+            break
+    return offsets
+
+
+@PROPERTY
+@given(problems())
+def test_every_schedule_passes_the_verifier_and_respects_the_mii(problem):
+    bound = minimum_ii(problem)
+    result = schedule(problem)
+    verify(problem, result)
+    assert result.ii >= bound.mii == max(bound.res_mii, bound.rec_mii)
+    assert set(bound.lines) <= {line for op in problem.operations.values() for line in op.lines}
+    assert set(bound.operations) <= set(problem.operations)
+    sequential = schedule_sequential(problem)
+    verify(problem, sequential)
+    assert sequential.ii >= sequential.depth(problem)
+
+
+@PROPERTY
+@given(problems(limits=False))
+def test_without_resource_limits_the_scheduler_reaches_the_recmii(problem):
+    bound = minimum_ii(problem)
+    assert bound.res_mii == 1
+    result = schedule(problem)
+    verify(problem, result)
+    assert result.ii == bound.rec_mii
+    if bound.rec_mii > 1:
+        assert bound.kind in ("recurrence", "memory", "exit")
+        kinds = {dep.kind for dep in bound.dependences}
+        assert bound.kind == ("memory" if "memory" in kinds else "exit" if "exit" in kinds else "recurrence")
+        assert sum(dep.distance for dep in bound.dependences) >= 1
+
+
+@PROPERTY
+@given(problems(exclusions=False, carried=False))
+def test_without_recurrences_the_scheduler_reaches_the_resmii(problem):
+    bound = minimum_ii(problem)
+    assert bound.rec_mii == 1 and bound.kind == "resource"
+    result = schedule(problem)
+    verify(problem, result)
+    assert result.ii == bound.res_mii
+
+
+@PROPERTY
+@given(problems(), st.data())
+def test_the_verifier_rejects_broken_schedules(problem, data):
+    result = schedule(problem)
+    names = list(problem.operations)
+    mutation = data.draw(st.sampled_from(("dependence", "overflow", "missing", "negative", "ii", "resource")))
+    start, offsets = dict(result.start), dict(result.start_in_cycle)
+    ii = result.ii
+    if mutation == "dependence":
+        # Move a destination one step earlier than its source allows.
+        dep = data.draw(st.sampled_from(problem.dependences)) if problem.dependences else None
+        assume(dep is not None and dep.src != dep.dst)
+        src_type = problem.operator_type_of(dep.src)
+        if src_type.latency == 0:
+            ready_cycle, ready_offset = start[dep.src], offsets[dep.src] + src_type.incoming_delay
+        else:
+            ready_cycle, ready_offset = start[dep.src] + src_type.latency, src_type.outgoing_delay
+        use_cycle = ready_cycle - dep.distance * ii
+        if ready_offset > 0:
+            assume(use_cycle >= 0)
+            start[dep.dst], offsets[dep.dst] = use_cycle, 0.0
+        else:
+            assume(use_cycle - 1 >= 0)
+            start[dep.dst] = use_cycle - 1
+    elif mutation == "overflow":
+        name = data.draw(st.sampled_from(names))
+        offsets[name] = problem.clock_period_ns - problem.operator_type_of(name).incoming_delay + 0.25
+    elif mutation == "missing":
+        del start[data.draw(st.sampled_from(names))]
+    elif mutation == "negative":
+        start[data.draw(st.sampled_from(names))] = -1
+    elif mutation == "ii":
+        ii = data.draw(st.sampled_from((0, -1, 1.0, True)))
+    else:
+        # Crowd more mutually conflicting users of a limited type into one cycle than it has instances.
+        crowded = [(optype, [name for name in problem.users_of(optype.name)])
+                   for optype in problem.limited_operator_types()]
+        crowded = [(optype, users) for optype, users in crowded
+                   if any(not any(problem.are_exclusive(a, b) for a, b in itertools.combinations(group, 2))
+                          for group in itertools.combinations(users, optype.limit + 1))]
+        assume(crowded)
+        optype, users = data.draw(st.sampled_from(crowded))
+        group = next(group for group in itertools.combinations(users, optype.limit + 1)
+                     if not any(problem.are_exclusive(a, b) for a, b in itertools.combinations(group, 2)))
+        cycle = start[group[0]]
+        for name in group:
+            start[name] = cycle + ii * data.draw(st.integers(0, 2))
+    with pytest.raises(ScheduleError):
+        verify(problem, Schedule(ii, start, offsets))
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems(max_ops=3))
+def test_mii_is_a_lower_bound_and_tiny_problems_reach_the_optimum(problem):
+    """Exhaustively: no schedule exists below the MII, and the scheduler
+    finds the least II that any schedule with starts below a horizon has."""
+    bound = minimum_ii(problem)
+    result = schedule(problem)
+    horizon = sum(problem.operator_type_of(name).latency + 1 for name in problem.operations) + 1
+    names = list(problem.operations)
+
+    def exists(ii):
+        for starts in itertools.product(range(horizon + ii), repeat=len(names)):
+            start = dict(zip(names, starts))
+            try:
+                verify(problem, Schedule(ii, start, least_offsets(problem, ii, start)))
+                return True
+            except ScheduleError:
+                continue
+        return False
+
+    if bound.mii > 1:
+        assert not exists(bound.mii - 1)
+    assert not any(exists(ii) for ii in range(bound.mii, result.ii))
