@@ -187,7 +187,18 @@ def cycle_length(problem: Problem, cycle: list[Dependence]) -> int:
     For one cycle only the total shift matters, since shifting by whole cycles
     commutes with every step of the timing rule.
     """
-    total = 0
-    while not cycle_is_feasible(problem, [(cycle[0], total)] + [(dep, 0) for dep in cycle[1:]]):
-        total += 1
-    return total
+    def feasible(total: int) -> bool:
+        return cycle_is_feasible(problem, [(cycle[0], total)] + [(dep, 0) for dep in cycle[1:]])
+
+    if feasible(0):
+        return 0
+    low, high = 0, 1  # low infeasible; feasibility only grows with the shift
+    while not feasible(high):
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        if feasible(middle):
+            high = middle
+        else:
+            low = middle
+    return high

@@ -160,6 +160,9 @@ def critical_recurrence(problem: Problem, rec: int) -> list[Dependence] | None:
     return cycle[carried + 1:] + cycle[:carried + 1]
 
 
+#: Operations a recurrence's detail names one by one before it abbreviates.
+MAX_NAMED_OPERATIONS = 8
+
 #: Simple cycles examined when the blocking recurrence must be searched for.
 CYCLE_SEARCH_LIMIT = 10_000
 
@@ -223,7 +226,11 @@ def _recurrence_bound(problem: Problem, mii: int, res: int, rec: int, cycle: lis
     length = cycle_length(problem, cycle)
     what = {"memory": "memory dependence", "exit": "dependence on the exit condition",
             "recurrence": "dependence"}[kind]
-    through = " -> ".join(problem.operations[name].label for name in operations)
+    labels = [problem.operations[name].label for name in operations]
+    if len(labels) > MAX_NAMED_OPERATIONS:
+        # Long recurrences: the ends say where it starts and closes; the lines list all of it.
+        labels = labels[:3] + [f"... ({len(labels) - 5} more)"] + labels[-2:]
+    through = " -> ".join(labels)
     types = ", ".join(dict.fromkeys(problem.operator_type_of(name).name for name in operations))
     detail = (f"a loop-carried {what} through {through} ({types}, {length} cycle{'s' * (length != 1)}) "
               f"at distance {distance}")

@@ -78,7 +78,7 @@ class NoScheduleError(Exception):
 
 
 def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None, *,
-             algorithm: Algorithm | None = None) -> Schedule:
+             algorithm: Algorithm | None = None, bound: MIIBound | None = None) -> Schedule:
     """A valid schedule at the least II the algorithm reaches.
 
     Parameters
@@ -93,6 +93,8 @@ def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None,
     algorithm : callable or None
         ``algorithm(problem, ii) -> Schedule | None``; by default
         :func:`iterative_modulo_schedule`.
+    bound : MIIBound or None
+        ``minimum_ii(problem)``, if the caller has already computed it.
 
     Raises
     ------
@@ -108,16 +110,19 @@ def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None,
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ProblemError(f"{problem.name}: {name} must be an integer >= 1, not {value!r}")
     algorithm = algorithm or iterative_modulo_schedule
-    bound = minimum_ii(problem)  # also checks the problem
+    if bound is None:
+        bound = minimum_ii(problem)  # also checks the problem
+    else:
+        problem.check()
     if ii is not None and ii < bound.mii:
         raise IIBelowMIIError(problem, ii, bound)
     first = bound.mii if ii is None else ii
     if max_ii is not None and max_ii < first:
         raise ProblemError(f"{problem.name}: max_ii {max_ii} is below the II {first} scheduling starts from")
 
-    fallback = None if max_ii is not None else schedule_sequential(problem)
-    last = max_ii if fallback is None else max(first, fallback.ii)
-    for candidate in range(first, last + 1):
+    fallback = None
+    candidate = first
+    while True:
         result = algorithm(problem, candidate)
         if result is not None:
             try:
@@ -126,6 +131,11 @@ def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None,
                 raise RuntimeError(f"{problem.name}: the scheduler produced an invalid schedule at II "
                                    f"{candidate} (a bug): {error}") from error
             return result
+        if max_ii is None and fallback is None:
+            fallback = schedule_sequential(problem)
+        if candidate >= (max_ii if max_ii is not None else fallback.ii):
+            break
+        candidate += 1
     if fallback is None:
         raise NoScheduleError(f"{problem.name}: no schedule found for II {first} to {max_ii} "
                               f"(the MII is {bound.mii}, imposed by {bound.detail})")
