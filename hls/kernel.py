@@ -19,7 +19,7 @@ import os
 import sys
 import tempfile
 
-__all__ = ["Function", "Kernel", "kernel", "function", "load_kernel", "load_args", "user_errors"]
+__all__ = ["Function", "Kernel", "kernel", "function", "load_kernel", "load_args", "user_errors", "import_file"]
 
 
 class Function:
@@ -238,6 +238,29 @@ def load_kernel(spec: str) -> Kernel:
     path, colon, name = spec.rpartition(":")
     if not colon or not path or not name:
         raise CommandError(f"{spec}: expected FILE.py:KERNEL")
+    module = import_file(path)
+    found = getattr(module, name, None)
+    if found is None:
+        kernels = sorted(key for key, value in vars(module).items() if isinstance(value, Kernel))
+        raise CommandError(f"{path}: no kernel named {name!r} "
+                           f"(kernels in this file: {', '.join(kernels) or 'none'})")
+    if not isinstance(found, Kernel):
+        raise CommandError(f"{path}: {name!r} is not an @hls.kernel")
+    with user_errors():
+        found.analyze()
+    return found
+
+
+def import_file(path: str):
+    """Import the Python file ``path`` as a module, with its directory on ``sys.path``
+    while it runs (so it can import its neighbours, as ``python FILE.py`` would).
+
+    Raises
+    ------
+    hls.cli.CommandError
+        One line, status 2: missing file, syntax error, or an exception while importing.
+    """
+    from .cli import CommandError
     if not os.path.isfile(path):
         raise CommandError(f"{path}: no such file")
     module_name = "_axhls_user_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
@@ -245,7 +268,6 @@ def load_kernel(spec: str) -> Kernel:
     if module_spec is None or module_spec.loader is None:
         raise CommandError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(module_spec)
-    # Let the user's file import its neighbours, as `python FILE.py` would.
     directory = os.path.dirname(os.path.abspath(path))
     added = directory not in sys.path
     if added:
@@ -263,16 +285,7 @@ def load_kernel(spec: str) -> Kernel:
     finally:
         if added:
             sys.path.remove(directory)
-    found = getattr(module, name, None)
-    if found is None:
-        kernels = sorted(key for key, value in vars(module).items() if isinstance(value, Kernel))
-        raise CommandError(f"{path}: no kernel named {name!r} "
-                           f"(kernels in this file: {', '.join(kernels) or 'none'})")
-    if not isinstance(found, Kernel):
-        raise CommandError(f"{path}: {name!r} is not an @hls.kernel")
-    with user_errors():
-        found.analyze()
-    return found
+    return module
 
 
 def load_args(path: str, kernel: Function) -> dict:

@@ -1,9 +1,16 @@
 import importlib.util
 import itertools
+import os
 import sys
 import textwrap
 
 import pytest
+
+# benchmarks/ is not an installed package; make `benchmarks.kernels` importable from the
+# repository root (pyproject's pytest settings do not add it to the path).
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
 
 _counter = itertools.count()
 
