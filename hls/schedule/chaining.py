@@ -158,26 +158,37 @@ def _closed_chain(raised_by: dict[str, tuple[Dependence, int]],
     return list(reversed(chain[seen[node]:]))
 
 
-def cycle_is_feasible(problem: Problem, edges: list[tuple[Dependence, int]]) -> bool:
-    """Whether the dependences ``edges`` (each with its shift in cycles) can
-    all be met on their own."""
-    operations = list(dict.fromkeys(name for dep, _shift in edges for name in (dep.src, dep.dst)))
+def cycle_is_feasible(problem: Problem, cycle: list[tuple[Dependence, int]]) -> bool:
+    """Whether the dependences of one cycle, each with its shift in cycles,
+    can all be met on their own.
+
+    ``cycle`` is in order: each dependence's destination is the next one's
+    source.  Only the start of the first operation matters (the others
+    follow from it), so this follows it trip after trip around the cycle
+    until it stops rising (feasible), or until it comes back to an offset it
+    had before in a later cycle: every step of the timing rule commutes with
+    a shift by whole cycles, so it would then rise by as much on every trip.
+    """
+    first = cycle[0][0].src
     period = problem.clock_period_ns
-    optypes = {name: problem.operator_type_of(name) for name in operations}
-    bound = sum(optype.latency + 1 for optype in optypes.values()) + 1
-    times = {name: fit(optypes[name], (0, 0.0), period) for name in operations}
-    changed = True
-    while changed:
-        changed = False
-        for dep, shift in edges:
-            src_ready = ready(optypes[dep.src], times[dep.src])
-            candidate = fit(optypes[dep.dst], (src_ready[0] - shift, src_ready[1]), period)
-            if later(candidate, times[dep.dst]):
-                if candidate[0] > bound:
-                    return False
-                times[dep.dst] = candidate
-                changed = True
-    return True
+    steps = [(problem.operator_type_of(dep.src), problem.operator_type_of(dep.dst), shift)
+             for dep, shift in cycle]
+    assert all(dep.dst == cycle[(index + 1) % len(cycle)][0].src for index, (dep, _shift) in enumerate(cycle))
+    time = fit(problem.operator_type_of(first), (0, 0.0), period)
+    # The same bound as in solve_start_times, as a guard.
+    bound = sum(src_type.latency + 1 for src_type, _dst_type, _shift in steps) + 1
+    seen_offsets: list[float] = []
+    while True:
+        arrival = time
+        for src_type, dst_type, shift in steps:
+            src_ready = ready(src_type, arrival)
+            arrival = fit(dst_type, (src_ready[0] - shift, src_ready[1]), period)
+        if not later(arrival, time):
+            return True
+        if arrival[0] > bound or any(abs(arrival[1] - offset) <= EPSILON for offset in seen_offsets):
+            return False
+        seen_offsets.append(time[1])
+        time = arrival
 
 
 def cycle_length(problem: Problem, cycle: list[Dependence]) -> int:

@@ -140,19 +140,35 @@ def _least_feasible_ii(problem: Problem) -> int:
 
 
 def critical_recurrence(problem: Problem, rec: int) -> list[Dependence] | None:
-    """A cycle of dependences that alone forbids II ``rec - 1``, in order
-    along the cycle, starting at the destination of a loop-carried edge;
-    ``None`` if the problem has no recurrence that matters."""
-    outcome = earliest_starts(problem, rec - 1)
-    if outcome.feasible:
-        # Only at II 0, with recurrences of delay-free operators: name one anyway.
-        cycle = _first_cycle(problem, lambda cycle: True)
-    elif outcome.cycle is not None:
-        cycle = outcome.cycle
+    """The recurrence to blame for RecMII ``rec``, or ``None`` if there is none.
+
+    Every cycle of dependences that alone forbids II ``rec - 1`` is to blame;
+    among them (the first :data:`CYCLE_SEARCH_LIMIT` simple cycles) this
+    picks the heaviest, the one with the most latency and delay per
+    iteration of distance, because it holds the computation a user would
+    recognise (``s = s + d * d`` rather than just the register of ``s``).
+    Returned in order along the cycle, starting at the destination of a
+    loop-carried edge.
+    """
+    def blocking(cycle: list[Dependence]) -> bool:
+        return not cycle_is_feasible(problem, [(dep, dep.distance * (rec - 1)) for dep in cycle])
+
+    period = problem.clock_period_ns
+
+    def weight(cycle: list[Dependence]) -> float:
+        cost = sum(problem.operator_type_of(dep.src).latency * period
+                   + problem.operator_type_of(dep.src).incoming_delay for dep in cycle)
+        return cost / sum(dep.distance for dep in cycle)
+
+    cycles = [cycle for cycle in _simple_cycles(problem) if blocking(cycle)]
+    if cycles:
+        cycle = max(cycles, key=weight)
     else:
-        # The check failed on several cycles at once; look for one that fails alone.
-        cycle = _first_cycle(problem, lambda cycle: not cycle_is_feasible(
-            problem, [(dep, dep.distance * (rec - 1)) for dep in cycle]))
+        outcome = earliest_starts(problem, rec - 1)
+        cycle = outcome.cycle
+        if cycle is None and rec == 1:
+            # Only delay-free recurrences, which bound nothing: name one anyway.
+            cycle = next(iter(_simple_cycles(problem)), None)
     if cycle is None:
         return None
     # Rotate so that the cycle reads from the value a previous iteration left.
@@ -163,13 +179,13 @@ def critical_recurrence(problem: Problem, rec: int) -> list[Dependence] | None:
 #: Operations a recurrence's detail names one by one before it abbreviates.
 MAX_NAMED_OPERATIONS = 8
 
-#: Simple cycles examined when the blocking recurrence must be searched for.
-CYCLE_SEARCH_LIMIT = 10_000
+#: Simple cycles examined when looking for the recurrence to blame.
+CYCLE_SEARCH_LIMIT = 2_000
 
 
-def _first_cycle(problem: Problem, accept) -> list[Dependence] | None:
-    """The first simple cycle of dependences that ``accept`` takes, taking
-    between two operations the dependence of least distance (the tightest)."""
+def _simple_cycles(problem: Problem):
+    """Simple cycles of dependences, taking between two operations the
+    dependence of least distance (the tightest)."""
     import itertools
 
     import networkx as nx
@@ -180,10 +196,7 @@ def _first_cycle(problem: Problem, accept) -> list[Dependence] | None:
             tightest[key] = dep
     graph = nx.DiGraph(list(tightest))
     for nodes in itertools.islice(nx.simple_cycles(graph), CYCLE_SEARCH_LIMIT):
-        cycle = [tightest[(src, nodes[(index + 1) % len(nodes)])] for index, src in enumerate(nodes)]
-        if accept(cycle):
-            return cycle
-    return None
+        yield [tightest[(src, nodes[(index + 1) % len(nodes)])] for index, src in enumerate(nodes)]
 
 
 def minimum_ii(problem: Problem) -> MIIBound:
@@ -231,8 +244,12 @@ def _recurrence_bound(problem: Problem, mii: int, res: int, rec: int, cycle: lis
         # Long recurrences: the ends say where it starts and closes; the lines list all of it.
         labels = labels[:3] + [f"... ({len(labels) - 5} more)"] + labels[-2:]
     through = " -> ".join(labels)
-    types = ", ".join(dict.fromkeys(problem.operator_type_of(name).name for name in operations))
-    detail = (f"a loop-carried {what} through {through} ({types}, {length} cycle{'s' * (length != 1)}) "
+    # Delay-free operators (wires) cost nothing on the recurrence: leave them out.
+    costly = [problem.operator_type_of(name) for name in operations]
+    types = ", ".join(dict.fromkeys(optype.description or optype.name for optype in costly
+                                    if optype.latency or optype.incoming_delay))
+    cost = f"{types}, " if types else ""
+    detail = (f"a loop-carried {what} through {through} ({cost}{length} cycle{'s' * (length != 1)}) "
               f"at distance {distance}")
     return MIIBound(mii, res, rec, kind, operations, _lines(problem, operations), detail,
                     dependences=tuple(cycle))

@@ -43,7 +43,7 @@ def test_single_add_recurrence_reaches_ii_1():
     assert bound.kind == "recurrence"
     assert bound.operations == ("s",)
     assert bound.lines == (7,)
-    assert bound.detail == "a loop-carried dependence through `s` (add, 1 cycle) at distance 1"
+    assert bound.detail == "a loop-carried dependence through `s` (adder, 1 cycle) at distance 1"
     result = scheduled(problem)
     assert result.ii == 1
     # The read's data comes 1 ns into cycle 1, the add chains after it.
@@ -68,7 +68,7 @@ def test_recurrence_at_distance_2_halves_the_bound():
     # delay, and the next multiply chains after the add (0.5 + 2 + 1 ns).
     bound = minimum_ii(problem)
     assert bound.rec_mii == 2
-    assert bound.detail == "a loop-carried dependence through `m` -> `a` (mul, add, 3 cycles) at distance 2"
+    assert bound.detail == "a loop-carried dependence through `m` -> `a` (mul, adder, 3 cycles) at distance 2"
     assert scheduled(problem).ii == 2
 
 
