@@ -7,7 +7,18 @@ messages (the AST's ``col_offset`` is 0-based).
 
 from __future__ import annotations
 
-__all__ = ["KernelSyntaxError", "KernelRuntimeError"]
+import os
+
+__all__ = ["KernelSyntaxError", "KernelRuntimeError", "display_path"]
+
+
+def display_path(path: str) -> str:
+    """``path`` relative to the working directory when it is below it, else unchanged."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if relative.startswith(os.pardir) else relative
 
 
 class KernelSyntaxError(Exception):
@@ -16,7 +27,8 @@ class KernelSyntaxError(Exception):
     Parameters
     ----------
     filename : str
-        Path of the file holding the construct.
+        Path of the file holding the construct (shown relative to the working
+        directory when it is below it).
     lineno : int
         1-based line of the construct.
     col : int
@@ -39,7 +51,7 @@ class KernelSyntaxError(Exception):
         super().__init__(self._line())
 
     def _line(self) -> str:
-        text = f"{self.filename}:{self.lineno}:{self.col}: {self.message}"
+        text = f"{display_path(self.filename)}:{self.lineno}:{self.col}: {self.message}"
         if self.hint:
             text += f" (hint: {self.hint})"
         return " ".join(text.splitlines())
@@ -66,4 +78,4 @@ class KernelRuntimeError(Exception):
         self.filename = filename
         self.lineno = lineno
         self.message = message
-        super().__init__(f"{filename}:{lineno}: {message}")
+        super().__init__(f"{display_path(filename)}:{lineno}: {message}")

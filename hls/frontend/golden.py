@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from amaranth.hdl import Shape
 
-from ..errors import KernelRuntimeError
+from ..errors import KernelRuntimeError, display_path
 from ..types import fits, format_shape, shape_range
 from .typed import SHAPE_ATTR, TypedKernel
 
@@ -83,7 +83,7 @@ class Overflow:
     def to_text(self) -> str:
         low, high = shape_range(self.site.shape)
         times = "once" if self.count == 1 else f"{self.count} times"
-        return (f"{self.site.filename}:{self.site.lineno}: {self.site.target} = {self.first_value} "
+        return (f"{display_path(self.site.filename)}:{self.site.lineno}: {self.site.target} = {self.first_value} "
                 f"does not fit {format_shape(self.site.shape)} ({low}..{high}); "
                 f"wrapped {times}")
 
