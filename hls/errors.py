@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["KernelSyntaxError", "KernelRuntimeError", "display_path"]
+__all__ = ["KernelSyntaxError", "KernelRuntimeError", "KernelWarning", "display_path"]
 
 
 def display_path(path: str) -> str:
@@ -79,3 +79,12 @@ class KernelRuntimeError(Exception):
         self.lineno = lineno
         self.message = message
         super().__init__(f"{display_path(filename)}:{lineno}: {message}")
+
+
+class KernelWarning(UserWarning):
+    """Legal kernel code that probably does not mean what it says.
+
+    Today: an unannotated local whose later values are wider than the shape of
+    its first value (``count = 0`` makes ``count`` an ``unsigned(1)``, so
+    ``count += 1`` wraps). It is reported at the user's file and line.
+    """

@@ -19,12 +19,13 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import warnings
 from dataclasses import dataclass, field
 
 from amaranth.hdl import Shape
 
-from ..errors import KernelSyntaxError
-from ..types import ArrayType, format_shape
+from ..errors import KernelSyntaxError, KernelWarning
+from ..types import ArrayType, format_shape, shape_range
 from . import pragmas
 from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
                      range_shape, unary_shape)
@@ -154,6 +155,8 @@ class _Analyzer:
         self.loops: dict[ast.AST, LoopPragma] = {}
         self.used_names: set[str] = set()
         self.param_shapes: dict[str, Shape] = {}
+        #: unannotated locals (shape from their first value) -> line of that value
+        self.inferred: dict[str, int] = {}
         self.pending: list[ast.stmt] = []
         self.inline_stack: list = []
         self.scope: _Scope | None = None
@@ -625,8 +628,21 @@ class _Analyzer:
             internal = self.fresh(self.local_base(name), name, self.shape(value))
             scope.names[name] = internal
             scope.finished_loop_vars.discard(name)
+            self.inferred[internal] = node.lineno
+        elif internal in self.inferred and not _holds(self.variables[internal], self.shape(value)):
+            self.warn_narrow(name, internal, value, node)
         scope.defined.add(name)
         return self.assign_name(internal, value, node, user_target=target)
+
+    def warn_narrow(self, name: str, internal: str, value: ast.expr, node: ast.stmt):
+        """An unannotated local gets a value wider than the shape of its first value: it
+        wraps, as documented, but that is rarely what `count = 0 ... count += 1` means."""
+        shape = format_shape(self.variables[internal])
+        message = (f"{name!r} is {shape}, the shape of its first value (line {self.inferred[internal]}); "
+                   f"this {format_shape(self.shape(value))} value wraps to it "
+                   f"(hint: declare the shape it needs where it is first assigned, e.g. "
+                   f"{name}: {'signed' if self.shape(value).signed else 'unsigned'}(32) = ...)")
+        warnings.warn_explicit(message, KernelWarning, self.scope.filename, node.lineno)
 
     def assign_name(self, internal: str, value: ast.expr, node: ast.AST,
                     user_target: ast.AST | None = None) -> ast.Assign:
@@ -979,6 +995,12 @@ class _Analyzer:
         if missing:
             self.error(call, f"{helper.name} is missing argument(s) {', '.join(missing)}")
         return [bound[name] for name in names]
+
+
+def _holds(outer: Shape, inner: Shape) -> bool:
+    """Whether every value of ``inner`` fits ``outer``."""
+    (outer_low, outer_high), (inner_low, inner_high) = shape_range(outer), shape_range(inner)
+    return outer_low <= inner_low and inner_high <= outer_high
 
 
 def _assigned_names(body: list[ast.stmt]) -> set[str]:

@@ -126,7 +126,9 @@ def test_annotation_fixes_the_shape_and_later_wider_values_wrap(load_source):
             t = a + b
             return t
     """)
-    typed = module.k.analyze()
+    from hls.errors import KernelWarning
+    with pytest.warns(KernelWarning, match="'t' is unsigned\\(8\\), .* this unsigned\\(9\\) value wraps"):
+        typed = module.k.analyze()
     assert typed.variables["s"] == signed(12)
     assert typed.variables["t"] == unsigned(8)   # from the first assignment
     assert shape_of(typed.body[2].value) == unsigned(9)
@@ -148,3 +150,35 @@ def test_constants_have_amaranth_const_shapes(load_source):
     typed = module.k.analyze()
     for name, value in {"x": 0, "y": -1, "z": 100, "w": 1, "v": -129}.items():
         assert typed.variables[name] == Const(value).shape(), name
+
+
+def test_narrow_inferred_local_warns_at_the_wider_assignment(load_source):
+    from hls.errors import KernelWarning
+    module, path = load_source("""
+        @hls.kernel
+        def k(a: hls.Array[unsigned(8), 4]) -> unsigned(8):
+            count = 0
+            best = a[0]
+            for i in range(4):
+                if a[i] > 3:
+                    count += 1
+                best = max(best, a[i])
+            return count + best
+    """)
+    with pytest.warns(KernelWarning) as caught:
+        module.k.analyze()
+    assert len(caught) == 1
+    warning = caught[0]
+    assert (warning.filename, warning.lineno) == (path, 10)
+    assert str(warning.message).startswith(
+        "'count' is unsigned(1), the shape of its first value (line 6); this unsigned(2) value wraps to it (hint: declare the shape it needs where it is first assigned, e.g. count: unsigned(32) = ...)")
+    assert module.k([5, 5, 5, 0]) == 1 + 5      # 3 increments of a 1-bit counter
+
+
+def test_benchmark_kernels_do_not_warn():
+    import warnings
+    from benchmarks.kernels import all_kernels
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for kernel, _ in all_kernels().values():
+            kernel.analyze()
