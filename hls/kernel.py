@@ -18,6 +18,7 @@ import numbers
 import os
 import sys
 import tempfile
+import traceback
 
 __all__ = ["Function", "Kernel", "kernel", "function", "load_kernel", "load_args", "user_errors", "import_file"]
 
@@ -281,7 +282,12 @@ def import_file(path: str):
                            f"{error.msg}") from None
     except Exception as error:
         sys.modules.pop(module_name, None)
-        raise CommandError(f"{path}: importing it failed: {type(error).__name__}: {error}") from None
+        # Name the user's line (for example a bad hls.Array annotation, evaluated at import).
+        line = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
+                if os.path.abspath(frame.filename) == os.path.abspath(path)]
+        where = f"{path}:{line[-1]}" if line else path
+        message = " ".join(str(error).splitlines())
+        raise CommandError(f"{where}: importing it failed: {type(error).__name__}: {message}") from None
     finally:
         if added:
             sys.path.remove(directory)

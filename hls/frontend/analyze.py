@@ -33,6 +33,8 @@ from .typed import SHAPE_ATTR, LoopPragma, Param, TypedKernel
 
 __all__ = ["analyze"]
 
+#: Prefix of the golden model's own names.
+_RESERVED = "__hls_"
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _MISSING = object()
 
@@ -235,6 +237,9 @@ class _Analyzer:
         namespace = _namespace(function.fn)
         params, array_types = [], {}
         for arg in arguments.args:
+            if arg.arg.startswith(_RESERVED):
+                self.error(arg, f"names starting with {_RESERVED} are reserved", "rename the parameter",
+                           filename)
             if arg.annotation is None:
                 self.error(arg, f"parameter {arg.arg!r} has no type annotation",
                            f"write {arg.arg}: unsigned(8), signed(16) or hls.Array[signed(16), 64]",
@@ -611,6 +616,8 @@ class _Analyzer:
     def check_assignable(self, target: ast.Name):
         scope = self.scope
         name = target.id
+        if name.startswith(_RESERVED):
+            self.error(target, f"names starting with {_RESERVED} are reserved", "rename the variable")
         if name in scope.arrays:
             self.error(target, f"cannot assign to array parameter {name!r}",
                        f"write its elements: {name}[i] = ...")

@@ -118,7 +118,10 @@ class GoldenModel:
         self._shapes: list[tuple[int, bool]] = []
         module = self._module()
         self.source = ast.unparse(module)
-        namespace: dict = {"__floordiv": _floordiv, "__mod": _mod}
+        # Helpers and builtins under reserved names: a kernel may call a local `range` or `int`.
+        namespace: dict = {"__hls_floordiv": _floordiv, "__hls_mod": _mod, "__hls_int": int,
+                           "__hls_bool": bool, "__hls_range": range, "__hls_min": min,
+                           "__hls_max": max, "__hls_abs": abs}
         exec(compile(module, typed.filename, "exec"), namespace)
         self._function = namespace[_FUNCTION]
 
@@ -279,7 +282,7 @@ class GoldenModel:
 
     def _module(self) -> ast.Module:
         typed = self.typed
-        arguments = [ast.arg(arg=name) for name in ("__assign", "__store", "__load")]
+        arguments = [ast.arg(arg=name) for name in ("__hls_assign", "__hls_store", "__hls_load")]
         arguments += [ast.arg(arg=param.name) for param in typed.params]
         # Every local starts at 0, as a register does; Python would raise NameError
         # where a path reads a variable it did not assign.
@@ -319,23 +322,23 @@ class GoldenModel:
             if isinstance(target, ast.Name):
                 site = self._site(target, typed.display_name(target.id), shape)
                 return ast.Assign(targets=[ast.Name(id=target.id, ctx=ast.Store())],
-                                  value=self._call("__assign", value, site))
+                                  value=self._call("__hls_assign", value, site))
             site = self._site(target, f"{target.value.id}[...]", shape)
-            return ast.Expr(self._call("__store", ast.Name(id=target.value.id, ctx=ast.Load()),
+            return ast.Expr(self._call("__hls_store", ast.Name(id=target.value.id, ctx=ast.Load()),
                                        self._expr(target.slice), value, site, self._access(target)))
         if isinstance(node, ast.Return):
             if isinstance(node.value, ast.Tuple):
-                elements = [self._call("__assign", self._expr(element), self._site(element, "return", shape))
+                elements = [self._call("__hls_assign", self._expr(element), self._site(element, "return", shape))
                             for element, shape in zip(node.value.elts, typed.return_shapes)]
                 return ast.Return(value=ast.Tuple(elts=elements, ctx=ast.Load()))
             site = self._site(node.value, "return", typed.return_shapes[0])
-            return ast.Return(value=self._call("__assign", self._expr(node.value), site))
+            return ast.Return(value=self._call("__hls_assign", self._expr(node.value), site))
         if isinstance(node, ast.If):
             return ast.If(test=self._expr(node.test), body=self._block(node.body),
                           orelse=self._statements(node.orelse))
         if isinstance(node, ast.For):
             return ast.For(target=ast.Name(id=node.target.id, ctx=ast.Store()),
-                           iter=self._call("range", *map(self._expr, node.iter.args)),
+                           iter=self._call("__hls_range", *map(self._expr, node.iter.args)),
                            body=self._block(node.body), orelse=[], type_comment=None)
         if isinstance(node, ast.While):
             return ast.While(test=self._expr(node.test), body=self._block(node.body), orelse=[])
@@ -355,13 +358,13 @@ class GoldenModel:
         if isinstance(node, ast.Name):
             return ast.Name(id=node.id, ctx=ast.Load())
         if isinstance(node, ast.Subscript):
-            return self._call("__load", ast.Name(id=node.value.id, ctx=ast.Load()),
+            return self._call("__hls_load", ast.Name(id=node.value.id, ctx=ast.Load()),
                               self._expr(node.slice), self._access(node))
         if isinstance(node, ast.BinOp):
             left, right = self._expr(node.left), self._expr(node.right)
             if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
                 # Amaranth: x // 0 == 0 and x % 0 == 0; otherwise both floor, like Python.
-                helper = "__floordiv" if isinstance(node.op, ast.FloorDiv) else "__mod"
+                helper = "__hls_floordiv" if isinstance(node.op, ast.FloorDiv) else "__hls_mod"
                 return self._call(helper, left, right)
             return ast.BinOp(left=left, op=node.op, right=right)
         if isinstance(node, ast.UnaryOp):
@@ -371,20 +374,20 @@ class GoldenModel:
                 # Amaranth's ~ of unsigned(n) flips n bits; Python's ~x is -x - 1.
                 return ast.BinOp(left=ast.Constant((1 << shape.width) - 1), op=ast.BitXor(), right=operand)
             if isinstance(node.op, ast.Not):
-                return self._call("int", ast.UnaryOp(op=ast.Not(), operand=operand))
+                return self._call("__hls_int", ast.UnaryOp(op=ast.Not(), operand=operand))
             return ast.UnaryOp(op=node.op, operand=operand)
         if isinstance(node, ast.BoolOp):
             # Python's `a or b` gives a or b itself; hardware gives one bit. Still short-circuits.
-            values = [self._call("bool", self._expr(value)) for value in node.values]
-            return self._call("int", ast.BoolOp(op=node.op, values=values))
+            values = [self._call("__hls_bool", self._expr(value)) for value in node.values]
+            return self._call("__hls_int", ast.BoolOp(op=node.op, values=values))
         if isinstance(node, ast.Compare):
-            return self._call("int", ast.Compare(left=self._expr(node.left), ops=node.ops,
+            return self._call("__hls_int", ast.Compare(left=self._expr(node.left), ops=node.ops,
                                                  comparators=[self._expr(c) for c in node.comparators]))
         if isinstance(node, ast.IfExp):
             return ast.IfExp(test=self._expr(node.test), body=self._expr(node.body),
                              orelse=self._expr(node.orelse))
         if isinstance(node, ast.Call):
-            return self._call(node.func.id, *map(self._expr, node.args))
+            return self._call(f"__hls_{node.func.id}", *map(self._expr, node.args))
         raise AssertionError(f"unexpected expression in a typed body: {ast.dump(node)}")
 
 

@@ -94,21 +94,23 @@ def earliest_starts(problem: Problem, ii: int) -> EarliestStarts:
     return solve_start_times(problem, list(problem.operations), edges)
 
 
-def solve_start_times(problem: Problem, operations: list[str],
-                      edges: list[tuple[Dependence, int]]) -> EarliestStarts:
+def solve_start_times(problem: Problem, operations: list[str], edges: list[tuple[Dependence, int]],
+                      earliest_cycle: dict[str, int] | None = None) -> EarliestStarts:
     """Least start times of ``operations`` meeting ``edges``.
 
     Each edge is a dependence with the number of cycles its iteration
     distance shifts the destination by (``distance * II``).
+    ``earliest_cycle`` optionally gives operations a least start cycle.
     """
     period = problem.clock_period_ns
     optypes = {name: problem.operator_type_of(name) for name in operations}
     successors: dict[str, list[tuple[Dependence, int]]] = {name: [] for name in operations}
     for dep, shift in edges:
         successors[dep.src].append((dep, shift))
-    bound = sum(optype.latency + 1 for optype in optypes.values()) + 1
+    earliest_cycle = earliest_cycle or {}
+    bound = sum(optype.latency + 1 for optype in optypes.values()) + 1 + max(earliest_cycle.values(), default=0)
 
-    times = {name: fit(optypes[name], (0, 0.0), period) for name in operations}
+    times = {name: fit(optypes[name], (earliest_cycle.get(name, 0), 0.0), period) for name in operations}
     raised_by: dict[str, tuple[Dependence, int]] = {}
     queue = deque(operations)
     queued = set(operations)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from .chaining import cycle_is_feasible, cycle_length, earliest_starts
 from .problem import Dependence, OperatorType, Problem
+from .recurrence import competing_components, component_schedulable
 from .sharing import instances_needed, same_cycle_possible
 
 __all__ = ["MIIBound", "BOUND_KINDS", "res_mii", "rec_mii", "minimum_ii", "critical_recurrence",
@@ -109,7 +110,12 @@ def bounding_resource(problem: Problem) -> tuple[OperatorType, int] | None:
 
 
 def rec_mii(problem: Problem) -> int:
-    """The least II at which the dependences, with chaining, can be met.
+    """The least II at which every recurrence can be scheduled on its own.
+
+    That is the least II at which the dependences, with chaining, can be met,
+    raised if needed until every recurrence (strongly connected component)
+    whose operations compete for a limited operator can also be scheduled
+    with that operator's limit (:mod:`hls.schedule.recurrence`).
 
     Raises
     ------
@@ -117,7 +123,21 @@ def rec_mii(problem: Problem) -> int:
         If the problem fails :meth:`Problem.check`.
     """
     problem.check()
-    return _least_feasible_ii(problem)
+    return _recurrence_iis(problem)[1]
+
+
+def _recurrence_iis(problem: Problem) -> tuple[int, int, list[str] | None]:
+    """``(II the dependences allow, RecMII, the competing component that
+    raised it or None)``."""
+    dependence_ii = _least_feasible_ii(problem)
+    rec, blamed = dependence_ii, None
+    for component in competing_components(problem):
+        ii = rec
+        while not component_schedulable(problem, component, ii):
+            ii += 1
+        if ii > rec:
+            rec, blamed = ii, component
+    return dependence_ii, rec, blamed
 
 
 def _least_feasible_ii(problem: Problem) -> int:
@@ -212,8 +232,11 @@ def minimum_ii(problem: Problem) -> MIIBound:
     """
     problem.check()
     res = res_mii(problem)
-    rec = _least_feasible_ii(problem)
+    dependence_ii, rec, component = _recurrence_iis(problem)
     mii = max(res, rec)
+    if rec >= res and component is not None:
+        cycle, competing = _competing_recurrence(problem, component)
+        return _recurrence_bound(problem, mii, res, rec, cycle, competing)
     cycle = critical_recurrence(problem, rec) if rec >= res else None
     if cycle is not None:
         return _recurrence_bound(problem, mii, res, rec, cycle)
@@ -231,7 +254,33 @@ def minimum_ii(problem: Problem) -> MIIBound:
                     operator_type=optype.name)
 
 
-def _recurrence_bound(problem: Problem, mii: int, res: int, rec: int, cycle: list[Dependence]) -> MIIBound:
+def _competing_recurrence(problem: Problem, component: list[str]) -> tuple[list[Dependence], list[str]]:
+    """The heaviest cycle of ``component`` through an operation of a limited
+    operator with more users in the component than instances, and those users."""
+    members = set(component)
+    counts: dict[str, list[str]] = {}
+    for name in component:
+        optype = problem.operator_type_of(name)
+        if optype.limit is not None:
+            counts.setdefault(optype.name, []).append(name)
+    competing = [name for typename, names in counts.items()
+                 if len(names) > problem.operator_types[typename].limit for name in names]
+    period = problem.clock_period_ns
+
+    def weight(cycle: list[Dependence]) -> float:
+        cost = sum(problem.operator_type_of(dep.src).latency * period
+                   + problem.operator_type_of(dep.src).incoming_delay for dep in cycle)
+        return cost / sum(dep.distance for dep in cycle)
+
+    cycles = [cycle for cycle in _simple_cycles(problem)
+              if all(dep.src in members for dep in cycle) and any(dep.src in competing for dep in cycle)]
+    cycle = max(cycles, key=weight)
+    carried = next(index for index, dep in enumerate(cycle) if dep.distance > 0)
+    return cycle[carried + 1:] + cycle[:carried + 1], competing
+
+
+def _recurrence_bound(problem: Problem, mii: int, res: int, rec: int, cycle: list[Dependence],
+                      competing: list[str] = ()) -> MIIBound:
     kinds = {dep.kind for dep in cycle}
     kind = "memory" if "memory" in kinds else "exit" if "exit" in kinds else "recurrence"
     operations = tuple(dep.src for dep in cycle)
@@ -251,6 +300,15 @@ def _recurrence_bound(problem: Problem, mii: int, res: int, rec: int, cycle: lis
     cost = f"{types}, " if types else ""
     detail = (f"a loop-carried {what} through {through} ({cost}{length} cycle{'s' * (length != 1)}) "
               f"at distance {distance}")
+    if competing:
+        by_type: dict[str, list[str]] = {}
+        for name in competing:
+            by_type.setdefault(problem.operations[name].operator_type, []).append(name)
+        uses = " and ".join(f"{len(names)} uses of {problem.operator_types[typename].label} "
+                            f"(limit {problem.operator_types[typename].limit})"
+                            for typename, names in by_type.items())
+        detail += f", on which {uses} compete"
+        operations = tuple(dict.fromkeys(operations + tuple(competing)))
     return MIIBound(mii, res, rec, kind, operations, _lines(problem, operations), detail,
                     dependences=tuple(cycle))
 

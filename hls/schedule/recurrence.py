@@ -1,0 +1,121 @@
+"""Recurrences whose operations compete for a limited operator.
+
+ResMII and the dependence-only RecMII are each a bound on its own; together
+they can miss the real minimum.  In ``a[i] = a[i] + a[i-1]`` the store feeds
+both reads of the next iteration, the recurrence alone allows II 2 and one
+read port allows II 2, but the two reads cannot share the port in one cycle,
+so one of them, and the recurrence through it, is a cycle later: II 3.
+
+For each strongly connected component of the dependence graph, the
+operations in it are tied to each other in both directions: fixing one
+operation's start cycle bounds every other's to a window of a few IIs (a
+path of total distance ``D`` from ``u`` to ``v`` forces
+``start[v] >= start[u] - D * II``).  :func:`component_schedulable` searches
+those windows exhaustively for the component's users of limited operators,
+pruning with the least start times of the component given the cycles chosen
+so far.  The component alone is a relaxation of the whole problem, so if it
+cannot be scheduled at an II, neither can the problem: the bound it gives is
+a true lower bound.  The search has a budget; when it runs out the II is
+assumed possible, which keeps the bound valid.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from .chaining import solve_start_times
+from .problem import Problem
+from .sharing import instances_needed
+
+__all__ = ["competing_components", "component_schedulable", "SEARCH_BUDGET"]
+
+#: Least-start-time computations one component's search may run per II.
+SEARCH_BUDGET = 2_000
+
+
+def competing_components(problem: Problem) -> list[list[str]]:
+    """Strongly connected components (as operation lists, problem order) in
+    which some limited operator has more users than instances."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(problem.operations)
+    graph.add_edges_from((dep.src, dep.dst) for dep in problem.dependences)
+    order = {name: index for index, name in enumerate(problem.operations)}
+    found = []
+    for component in nx.strongly_connected_components(graph):
+        if len(component) < 2:
+            continue
+        counts: dict[str, int] = {}
+        for name in component:
+            optype = problem.operator_type_of(name)
+            if optype.limit is not None:
+                counts[optype.name] = counts.get(optype.name, 0) + 1
+        if any(count > problem.operator_types[name].limit for name, count in counts.items()):
+            found.append(sorted(component, key=order.__getitem__))
+    return found
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+def component_schedulable(problem: Problem, component: list[str], ii: int) -> bool:
+    """Whether the operations of ``component`` alone, with the dependences
+    between them and the limits of their operators, can be scheduled at
+    ``ii``.  ``True`` also when the search runs out of budget."""
+    members = set(component)
+    edges = [(dep, dep.distance * ii) for dep in problem.dependences
+             if dep.src in members and dep.dst in members]
+    users = [name for name in component if problem.operator_type_of(name).limit is not None]
+    # Least total distance between operations: how far apart they can be.
+    graph = nx.DiGraph()
+    for dep, _shift in edges:
+        if not graph.has_edge(dep.src, dep.dst) or graph[dep.src][dep.dst]["distance"] > dep.distance:
+            graph.add_edge(dep.src, dep.dst, distance=dep.distance)
+    anchor = users[0]
+    ahead = nx.single_source_dijkstra_path_length(graph, anchor, weight="distance")
+    behind = nx.single_source_dijkstra_path_length(graph.reverse(copy=False), anchor, weight="distance")
+    # Every schedule of the component can be shifted (whole cycles commute with
+    # every rule) so that the anchor starts here and nothing starts below 0.
+    anchor_cycle = ii * max(ahead.values())
+    window = {name: (anchor_cycle - ii * ahead[name], anchor_cycle + ii * behind[name]) for name in users}
+    budget = [SEARCH_BUDGET]
+
+    def fits(pins: dict[str, int]) -> bool:
+        by_slot: dict[tuple[str, int], list[str]] = {}
+        for name, cycle in pins.items():
+            by_slot.setdefault((problem.operator_type_of(name).name, cycle % ii), []).append(name)
+        for (typename, _slot), names in by_slot.items():
+            limit = problem.operator_types[typename].limit
+            if len(names) <= limit:
+                continue
+            by_cycle: dict[int, list[str]] = {}
+            for name in names:
+                by_cycle.setdefault(pins[name], []).append(name)
+            if sum(instances_needed(problem, group).lower for group in by_cycle.values()) > limit:
+                return False
+        return True
+
+    def search(pins: dict[str, int]) -> bool:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _OutOfBudget
+        outcome = solve_start_times(problem, component, edges, pins)
+        # The least times given these lower bounds: a pinned operation pushed
+        # later means no schedule has it at its pinned cycle.
+        if not outcome.feasible or any(outcome.times[name][0] != cycle for name, cycle in pins.items()):
+            return False
+        if not fits(pins):
+            return False
+        if len(pins) == len(users):
+            return True
+        name = users[len(pins)]
+        low, high = window[name]
+        for cycle in range(max(low, outcome.times[name][0]), high + 1):
+            if search({**pins, name: cycle}):
+                return True
+        return False
+
+    try:
+        return search({anchor: anchor_cycle})
+    except _OutOfBudget:
+        return True
