@@ -33,8 +33,8 @@ from .typed import SHAPE_ATTR, LoopPragma, Param, TypedKernel
 
 __all__ = ["analyze", "MAX_WIDTH"]
 
-#: Widest expression the front end accepts, in bits.
-MAX_WIDTH = 1024
+#: Widest expression the front end accepts, in bits: Amaranth's simulator refuses wider values.
+MAX_WIDTH = 65536
 
 #: Prefix of the golden model's own names.
 _RESERVED = "__hls_"
@@ -832,13 +832,14 @@ class _Analyzer:
         shape = binary_shape(type(op), self.shape(left), self.shape(right))
         if shape.width > MAX_WIDTH:
             # Amaranth widens x << y by 2**len(y) - 1 bits: a 16-bit amount makes a
-            # 65 000-bit value that neither synthesis nor simulation can handle.
+            # value wider than Amaranth's simulator accepts.
             if isinstance(op, ast.LShift):
                 amount = self.shape(right).width
                 self.error(node, f"the result of << would be {shape.width} bits wide (the shift amount "
                            f"{ast.unparse(right)!r} has {amount} bits, so it can shift by up to "
                            f"{2 ** amount - 1}); the limit is {MAX_WIDTH}",
-                           f"mask the amount to what you need, e.g. ({ast.unparse(right)}) & 31")
+                           "assign the amount to a variable as narrow as the shifts you need first, "
+                           "e.g. k: unsigned(5) = ...; masking with & keeps the wider width")
             self.error(node, f"this expression would be {shape.width} bits wide; the limit is {MAX_WIDTH}",
                        "split it and assign the parts to narrower variables")
         return _set_shape(_located(ast.BinOp(left=left, op=op, right=right), node), shape)

@@ -106,7 +106,7 @@ CASES = [
      "the shift amount of >> must be unsigned, but it is the constant -1"),
     ("huge-shift", K + "def f(n: unsigned(4), s: unsigned(16)):\n    x = n << s\n", "n << s",
      "the result of << would be 65539 bits wide (the shift amount 's' has 16 bits, so it can shift "
-     "by up to 65535); the limit is 1024"),
+     "by up to 65535); the limit is 65536"),
     ("default-value", K + "def f(n: unsigned(4) = 3):\n    pass\n", "3)", "default parameter values are not supported"),
     ("varargs", K + "def f(*n):\n    pass\n", "n)", "*args parameters are not supported"),
     ("helper-array-mismatch",
