@@ -214,6 +214,7 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
     try:
         with os.fdopen(descriptor, "w") as file:
             file.write(text)
+        os.chmod(temporary, 0o644)      # mkstemp creates 0600; these are ordinary artefacts
         os.replace(temporary, path)
     except BaseException:
         try:
