@@ -188,6 +188,7 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
 
 
 def _find_definition(fn, filename: str) -> ast.FunctionDef:
+    linecache.checkcache(filename)  # the file may have been rewritten since it was cached
     lines = linecache.getlines(filename)
     if not lines:
         raise TypeError(f"cannot read the source of {fn.__name__} from {filename}; "
