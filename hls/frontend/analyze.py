@@ -165,8 +165,9 @@ class _Analyzer:
         self.pending: list[ast.stmt] = []
         self.inline_stack: list = []
         self.scope: _Scope | None = None
-        #: > 0 while inside an expression part Python may not evaluate
-        #: (right side of and/or, branches of a conditional expression, a while test)
+        #: Set while inside an expression part Python may not evaluate (the right side
+        #: of and/or, a branch of a conditional expression) or evaluates repeatedly (a
+        #: while test), naming it for the error message; helper calls are rejected there.
         self.conditional_context: str | None = None
 
     # -- errors ----------------------------------------------------------------------------
@@ -481,12 +482,9 @@ class _Analyzer:
 
     def statement_If(self, node: ast.If) -> list[ast.stmt]:
         test = self.expr(node.test)
-        body = self.block(node.body)
-        orelse = self.block(node.orelse)
+        body = self.statements(node.body)
+        orelse = self.statements(node.orelse)
         return [_located(ast.If(test=test, body=body, orelse=orelse), node)]
-
-    def block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
-        return self.statements(statements)
 
     def statement_For(self, node: ast.For) -> list[ast.stmt]:
         scope = self.scope
@@ -517,7 +515,7 @@ class _Analyzer:
         scope.active_loop_vars.add(name)
         scope.defined.add(name)
         scope.loop_depth += 1
-        body = self.block(node.body)
+        body = self.statements(node.body)
         scope.loop_depth -= 1
         scope.active_loop_vars.discard(name)
         scope.defined.discard(name)
@@ -587,7 +585,7 @@ class _Analyzer:
         test = self.expr(node.test)
         self.conditional_context = saved
         self.scope.loop_depth += 1
-        body = self.block(node.body)
+        body = self.statements(node.body)
         self.scope.loop_depth -= 1
         loop = _located(ast.While(test=test, body=body, orelse=[]), node)
         self.loops[loop] = LoopPragma("auto")

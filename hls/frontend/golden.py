@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from amaranth.hdl import Shape
 

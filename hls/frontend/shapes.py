@@ -11,7 +11,7 @@ import ast
 import functools
 import operator
 
-from amaranth.hdl import Const, Mux, Shape, Signal, signed, unsigned
+from amaranth.hdl import Const, Mux, Shape, Signal, unsigned
 
 __all__ = ["const_shape", "binary_shape", "unary_shape", "mux_shape", "abs_shape",
            "range_shape", "BOOL", "BINARY_OPERATORS"]

@@ -1,7 +1,6 @@
 """Shape inference against Amaranth 0.5: each kernel expression must have exactly the
 shape of the same expression built on Amaranth signals."""
 
-import ast
 
 import pytest
 from amaranth.hdl import Mux, Shape, Signal, signed, unsigned
