@@ -1,0 +1,47 @@
+"""Kernel methods that hand over to the compiler: to_amaranth, to_verilog (atomic), report."""
+
+import os
+
+import pytest
+from amaranth.lib import wiring
+
+
+@pytest.fixture
+def vsum(load_source):
+    module, _ = load_source("""
+        @hls.kernel
+        def vsum(a: hls.Array[signed(8), 4], n: unsigned(3)) -> signed(12):
+            s: signed(12) = 0
+            for i in range(n):
+                s = s + a[i]
+            return s
+    """)
+    return module.vsum
+
+
+def test_to_amaranth_gives_a_fresh_component(vsum):
+    from amaranth.hdl import Fragment
+    first, second = vsum.to_amaranth(), vsum.to_amaranth()
+    assert isinstance(first, wiring.Component)
+    assert first is not second
+    for component in (first, second):
+        Fragment.get(component, None)   # elaborates (and marks them used)
+
+
+def test_to_verilog_writes_atomically(vsum, tmp_path):
+    tmp_path = tmp_path / "out"
+    tmp_path.mkdir()
+    path = tmp_path / "vsum.v"
+    text = vsum.to_verilog(path)
+    assert path.read_text() == text
+    assert "module" in text
+    assert sorted(os.listdir(tmp_path)) == ["vsum.v"]          # no temporary file left behind
+    with pytest.raises(FileNotFoundError):
+        vsum.to_verilog(tmp_path / "missing" / "vsum.v")
+    assert sorted(os.listdir(tmp_path)) == ["vsum.v"]
+
+
+def test_report_names_the_kernel(vsum):
+    report = vsum.report()
+    assert report.to_json()["kernel"] == "vsum"
+    assert "vsum" in report.to_text()
