@@ -3,7 +3,7 @@
 import hls
 from amaranth import signed, unsigned
 
-from _examples import values
+from _benchmark_inputs import values
 
 
 @hls.kernel

@@ -9,7 +9,7 @@ addresses in every iteration.
 import hls
 from amaranth import signed, unsigned
 
-from _examples import values
+from _benchmark_inputs import values
 
 FREE = -1
 

@@ -4,7 +4,7 @@ row are written out, so the image's single read port bounds the II at 3)."""
 import hls
 from amaranth import signed, unsigned
 
-from _examples import values
+from _benchmark_inputs import values
 
 W = 8        # image width and height
 OUT = W - 2  # result width and height

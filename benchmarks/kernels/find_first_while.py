@@ -6,7 +6,7 @@ An early exit whose condition reads memory; ``a[i]`` is only read while ``i < n`
 import hls
 from amaranth import signed, unsigned
 
-from _examples import values
+from _benchmark_inputs import values
 
 
 @hls.kernel

@@ -8,7 +8,7 @@ an add/subtract/select on it (target II = 1).
 import hls
 from amaranth import signed, unsigned
 
-from _examples import values
+from _benchmark_inputs import values
 
 ADD, SUB, MAC, SHIFT = 0, 1, 2, 3
 
