@@ -67,23 +67,30 @@ class Overflow:
         How many times it happened.
     first_value : int
         The first value that did not fit (before wrapping).
+    first_index : int or None
+        For an array store, the index that value was stored at.
     """
 
     site: Site
     count: int = 0
     first_value: int = 0
+    first_index: int | None = None
 
     def to_json(self) -> dict:
         low, high = shape_range(self.site.shape)
         return {"file": self.site.filename, "line": self.site.lineno, "col": self.site.col,
                 "variable": self.site.target, "shape": format_shape(self.site.shape),
                 "width": self.site.shape.width, "signed": self.site.shape.signed,
-                "min": low, "max": high, "count": self.count, "first_value": self.first_value}
+                "min": low, "max": high, "count": self.count, "first_value": self.first_value,
+                "first_index": self.first_index}
 
     def to_text(self) -> str:
         low, high = shape_range(self.site.shape)
         times = "once" if self.count == 1 else f"{self.count} times"
-        return (f"{display_path(self.site.filename)}:{self.site.lineno}: {self.site.target} = {self.first_value} "
+        target = self.site.target
+        if self.first_index is not None:
+            target = target.replace("[...]", f"[{self.first_index}]")
+        return (f"{display_path(self.site.filename)}:{self.site.lineno}: {target} = {self.first_value} "
                 f"does not fit {format_shape(self.site.shape)} ({low}..{high}); "
                 f"wrapped {times}")
 
@@ -226,17 +233,17 @@ class GoldenModel:
         overflows: dict[int, Overflow] = {}
         sites, shapes = self.sites, self._shapes
 
-        def assign(value, site):
+        def assign(value, site, index=None):
             width, signed = shapes[site]
             if not fits(value, Shape(width, signed)):
                 overflow = overflows.get(site)
                 if overflow is None:
-                    overflow = overflows[site] = Overflow(sites[site], 0, value)
+                    overflow = overflows[site] = Overflow(sites[site], 0, value, index)
                 overflow.count += 1
             return _wrap(value, width, signed)
 
         def store(array, index, value, site, access):
-            array[self._checked_index(index, access)] = assign(value, site)
+            array[self._checked_index(index, access)] = assign(value, site, index)
 
         result = self._run(bound, arrays, assign, store)
         ordered = sorted(overflows.values(), key=lambda o: (o.site.filename, o.site.lineno, o.site.col))

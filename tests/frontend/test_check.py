@@ -83,7 +83,7 @@ def test_reports_each_overflowing_site_once_with_count_and_first_value(kernel_fi
     (first_s, count_s), (first_a, count_a) = _expected_overflows(a, 8)
     assert lines[0] == (f"{kernel_file}:10: s = {first_s} does not fit signed(8) (-128..127); "
                         f"wrapped {count_s} times")
-    assert lines[1] == (f"{kernel_file}:11: a[...] = {first_a} does not fit signed(8) (-128..127); "
+    assert lines[1] == (f"{kernel_file}:11: a[{a.index(first_a // 2)}] = {first_a} does not fit signed(8) (-128..127); "
                         f"wrapped {count_a} times")
     assert lines[2].startswith("acc: 2 sites wrapped a value")
     assert len(lines) == 3
@@ -97,7 +97,9 @@ def test_json_output(kernel_file, tmp_path, capsys):
     assert report["kernel"] == "acc" and report["ok"] is False
     assert report["overflows"][0] == {
         "file": kernel_file, "line": 10, "col": 9, "variable": "s", "shape": "signed(8)",
-        "width": 8, "signed": True, "min": -128, "max": 127, "count": 1, "first_value": 150}
+        "width": 8, "signed": True, "min": -128, "max": 127, "count": 1, "first_value": 150,
+        "first_index": None}
+    assert report["overflows"][1]["first_index"] == 0
     assert [o["variable"] for o in report["overflows"]] == ["s", "a[...]"]
     assert report["outputs"] == {"return": 150 - 256, "arrays": {"a": [200 - 256, 100, 0, 0, 0, 0, 0, 0]}}
 
