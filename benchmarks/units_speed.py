@@ -1,0 +1,84 @@
+"""Speed of the error engine (issue 3): prints measured times and pairs per second.
+
+    .venv/bin/python benchmarks/units_speed.py            # everything (16x16 takes minutes)
+    .venv/bin/python benchmarks/units_speed.py --quick    # skip the 16x16 exhaustive run
+
+Targets: every 8x8 unit exhaustively, all metrics, in < 0.1 s; a 16x16
+exhaustive Mitchell evaluation (2^32 pairs) in <= 60 s on 2 cores; an 8x8
+third-party Verilog circuit exhaustively in <= 30 s.
+"""
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import approx_units
+from approx_units import evaluate as ev
+from approx_units.verilog_eval import load_verilog
+
+LOA8 = """
+module loa8(input [7:0] A, input [7:0] B, output [8:0] O);
+  wire carry = A[3] & B[3];
+  assign O[3:0] = A[3:0] | B[3:0];
+  assign O[8:4] = A[7:4] + B[7:4] + carry;
+endmodule
+module mul8(input [7:0] A, input [7:0] B, output [15:0] O);
+  assign O = A * B;
+endmodule
+"""
+
+
+def best_of(function, repeats=5):
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - started)
+    return min(times), result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="skip the 16x16 exhaustive Mitchell run")
+    parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes for 16x16")
+    args = parser.parse_args()
+
+    print("8x8 exhaustive, all metrics (best of 5, after one warm-up that traces the unit):")
+    worst = 0.0
+    for name in approx_units.names():
+        unit = approx_units.get(name, width=8)
+        subject = ev.LibraryUnit(name, 8, 0, tuple(sorted(unit.params.items())))
+        ev.evaluate(subject, progress=False)
+        seconds, result = best_of(lambda: ev.evaluate(subject, progress=False))
+        worst = max(worst, seconds)
+        print(f"  {name:<22} {seconds * 1000:7.1f} ms  {result.samples / seconds / 1e6:6.1f} Mpairs/s  "
+              f"mred={result.metrics['mred']:.5f}")
+    print(f"  slowest: {worst * 1000:.1f} ms (target < 100 ms): {'met' if worst < 0.1 else 'NOT met'}")
+
+    with tempfile.TemporaryDirectory() as work:
+        path = Path(work, "circuits.v")
+        path.write_text(LOA8)
+        for top, kind in (("loa8", "add"), ("mul8", "mul")):
+            started = time.perf_counter()
+            netlist = load_verilog(path, top, kind, 8)
+            loaded = time.perf_counter() - started
+            result = ev.evaluate(netlist, progress=False)
+            total = time.perf_counter() - started
+            print(f"Verilog {top} 8x8 exhaustive: {total:.2f} s (Yosys {loaded:.2f} s, {len(netlist.gates)} gates, "
+                  f"{result.samples / (total - loaded) / 1e6:.1f} Mpairs/s evaluation; target <= 30 s)")
+
+    if not args.quick:
+        subject = ev.LibraryUnit("mitchell", 16, 0, (("signed", False),))
+        subject.resolve().model([1], [1])          # trace once, outside the timing
+        started = time.perf_counter()
+        result = ev.evaluate(subject, exhaustive=True, workers=args.workers)
+        seconds = time.perf_counter() - started
+        print(f"16x16 exhaustive Mitchell, {args.workers} workers: {seconds:.1f} s, "
+              f"{result.samples / seconds / 1e6:.1f} Mpairs/s (target <= 60 s); "
+              f"mred={result.metrics['mred']:.6f} wcre={result.metrics['wcre']:.6f}")
+
+
+if __name__ == "__main__":
+    main()
