@@ -7,6 +7,7 @@ a shape exactly as assigning it to an Amaranth signal of that shape would.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 from amaranth.hdl import Shape
@@ -63,8 +64,10 @@ class Array:
         if not isinstance(shape, Shape):
             raise TypeError(f"hls.Array element shape must be an Amaranth shape such as "
                             f"signed(16), not {shape!r}")
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-            raise TypeError(f"hls.Array depth must be a positive integer, not {depth!r}")
+        if depth is not None:
+            if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
+                raise TypeError(f"hls.Array depth must be a positive integer, not {depth!r}")
+            depth = int(depth)  # also numpy integers
         return ArrayType(shape, depth)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -723,7 +724,7 @@ class _Analyzer:
         if isinstance(node, ast.Name) and node.id not in self.scope.names \
                 and node.id not in self.scope.arrays:
             value = self.scope.namespace.get(node.id, _MISSING)
-            if type(value) in (int, bool):
+            if isinstance(value, numbers.Integral):
                 return int(value)
         return None
 
@@ -766,9 +767,9 @@ class _Analyzer:
         value = scope.namespace.get(name, _MISSING)
         if value is _MISSING:
             self.error(node, f"unknown name {name!r}")
-        if type(value) in (int, bool):
+        if isinstance(value, numbers.Integral):  # also numpy integers
             return _constant(int(value), node)
-        if isinstance(value, float):
+        if isinstance(value, numbers.Real):
             self.error(node, f"{name!r} is the float {value!r}; floats are not supported",
                        "use an integer constant")
         self.error(node, f"{name!r} is not a kernel variable or an integer constant "

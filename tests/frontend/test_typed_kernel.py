@@ -257,3 +257,20 @@ def test_kernel_decorator_checks_its_options():
     with pytest.raises(ValueError, match="ii must be a positive integer"):
         hls.pipeline(range(3), ii=0)
     assert list(hls.sequential(range(3))) == [0, 1, 2]
+
+
+def test_numpy_integer_constants(load_source):
+    module, _ = load_source("""
+        import numpy as np
+        N = np.int64(4)
+        SCALE = np.uint8(3)
+
+        @hls.kernel
+        def k(a: hls.Array[signed(8), N]) -> signed(12):
+            s: signed(12) = 0
+            for i in range(N):
+                s = s + a[i] * SCALE
+            return s
+    """)
+    assert module.k([1, 2, 3, 4]) == 30
+    assert module.k.params[0].depth == 4 and type(module.k.params[0].depth) is int
