@@ -1,0 +1,184 @@
+"""Run a kernel's hardware in Amaranth's simulator and compare it with its Python run.
+
+:func:`run` builds the kernel's component, puts an
+:class:`amaranth.lib.memory.Memory` behind every array port (attached with
+``wiring.connect``, no adapter: one cycle of read latency, as block RAM), drives
+the ``start``/``busy``/``done`` handshake, and returns the results, the final
+array contents, the cycle count and whether they match the golden model.
+
+Cycles are counted as in the cocotb testbenches of :mod:`sim.cocotb_kernel`:
+the rising edge that sees ``start`` is cycle 1, and the count is the number of
+the first rising edge after which ``done`` is high.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["run", "KernelRun", "SimulationTimeout", "BACKENDS"]
+
+#: Simulators :func:`run` knows; only ``amaranth`` is built in here.
+BACKENDS = ("amaranth", "icarus", "verilator")
+
+
+class SimulationTimeout(RuntimeError):
+    """The kernel did not raise ``done`` within the cycle budget."""
+
+
+@dataclass
+class KernelRun:
+    """The outcome of one simulated run.
+
+    Attributes
+    ----------
+    outputs : dict
+        ``{"return": int, list of int or None, "arrays": {name: list of int}}`` from the hardware.
+    expected : dict
+        The same, from the golden model run on a deep copy of the arguments.
+    match : bool
+    cycles : int
+        From the rising edge that sees ``start`` to the first after which ``done`` is high.
+    backend : str
+    """
+
+    outputs: dict
+    expected: dict
+    match: bool
+    cycles: int
+    backend: str
+    differences: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"outputs": self.outputs, "expected": self.expected, "match": self.match,
+                "cycles": self.cycles, "backend": self.backend}
+
+
+def _as_return(value):
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return [int(v) for v in value]
+    return int(value)
+
+
+def expected_outputs(kernel, args: dict[str, Any]) -> dict:
+    """The golden model's outputs for ``args`` (which are not modified)."""
+    arguments = copy.deepcopy(dict(args))
+    result = kernel(**arguments)
+    arrays = {}
+    for param in kernel.params:
+        if param.kind == "array":
+            arrays[param.name] = [int(v) for v in arguments[param.name]]
+    return {"return": _as_return(result), "arrays": arrays}
+
+
+def differences(outputs: dict, expected: dict) -> list[str]:
+    """Human-readable lines naming the outputs that differ, first differences first."""
+    out = []
+    if outputs["return"] != expected["return"]:
+        out.append(f"return: hardware {outputs['return']}, Python {expected['return']}")
+    for name, values in expected["arrays"].items():
+        got = outputs["arrays"].get(name)
+        if got != values:
+            bad = [i for i, (a, b) in enumerate(zip(got, values)) if a != b]
+            shown = ", ".join(f"{name}[{i}]: hardware {got[i]}, Python {values[i]}" for i in bad[:3])
+            more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
+            out.append(shown + more)
+    return out
+
+
+def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None = None, *,
+        max_cycles: int = 200_000) -> KernelRun:
+    """Simulate ``kernel`` on ``args`` and compare with its Python run.
+
+    Parameters
+    ----------
+    kernel : hls.Kernel
+    args : dict
+        Parameter name -> int (scalars) or list of ints (arrays, ``depth`` elements).
+    backend : str
+        ``"amaranth"``; ``"icarus"`` and ``"verilator"`` when :mod:`sim.cocotb_kernel` provides them.
+    vcd : str or None
+        Path of a VCD file to write (Amaranth backend).
+    max_cycles : int
+        Cycle budget before :class:`SimulationTimeout`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend, or arguments that do not fit the parameters.
+    TypeError
+        For missing or unexpected arguments.
+    hls.errors.KernelSyntaxError
+        If the kernel is outside the language.
+    SimulationTimeout
+        If ``done`` does not come within ``max_cycles``.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown simulation backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    expected = expected_outputs(kernel, args)
+    if backend != "amaranth":
+        from . import cocotb_kernel
+        delegate = getattr(cocotb_kernel, "run_cocotb", None)
+        if delegate is None:
+            raise ValueError(f"backend {backend!r} is not available yet; use backend='amaranth'")
+        return delegate(kernel, args, simulator=backend, vcd=vcd)
+    from hls.compiler import compile_kernel
+    compiled = compile_kernel(kernel)
+    outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)
+    diffs = differences(outputs, expected)
+    return KernelRun(outputs, expected, not diffs, cycles, "amaranth", diffs)
+
+
+def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
+    from amaranth.hdl import Module
+    from amaranth.lib import memory, wiring
+    from amaranth.sim import Simulator
+
+    from hls.backend.component import port_name_of_result
+
+    ir = compiled.ir
+    dut = compiled.component()
+    m = Module()
+    m.submodules.kernel = dut
+    memories = {}
+    for name, (shape, depth) in ir.arrays.items():
+        init = [int(v) for v in args[name]]
+        mem = memory.Memory(shape=shape, depth=depth, init=init)
+        m.submodules[f"mem_{name}"] = mem
+        wiring.connect(m, getattr(dut, f"{name}_read"), mem.read_port())
+        wiring.connect(m, getattr(dut, f"{name}_write"), mem.write_port())
+        memories[name] = mem
+
+    result = {}
+
+    async def testbench(ctx):
+        for name, _ in ir.scalar_params:
+            ctx.set(getattr(dut, name), int(args[name]))
+        ctx.set(dut.ctrl.start, 1)
+        await ctx.tick()
+        ctx.set(dut.ctrl.start, 0)
+        cycles = 1
+        while not ctx.get(dut.ctrl.done):
+            if cycles >= max_cycles:
+                raise SimulationTimeout(f"{ir.name}: no done after {max_cycles} cycles")
+            await ctx.tick()
+            cycles += 1
+        values = [ctx.get(getattr(dut, port_name_of_result(i, len(ir.return_vars))))
+                  for i in range(len(ir.return_vars))]
+        result["return"] = None if not values else (values[0] if len(values) == 1 else values)
+        result["arrays"] = {name: [int(ctx.get(mem.data[i])) for i in range(mem.depth)]
+                            for name, mem in memories.items()}
+        result["cycles"] = cycles
+
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(testbench)
+    if vcd is not None:
+        with sim.write_vcd(vcd):
+            sim.run()
+    else:
+        sim.run()
+    return {"return": result["return"], "arrays": result["arrays"]}, result["cycles"]
