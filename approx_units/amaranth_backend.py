@@ -99,6 +99,17 @@ def _expression(node, args):
     raise AssertionError(f"unknown operation {op!r}")
 
 
+def _fit(expression, width):
+    """``expression`` reduced modulo ``2**width`` as an unsigned value: what assigning it
+    to an unsigned ``width``-bit signal gives, usable inline."""
+    shape = expression.shape()
+    if shape.width > width:
+        return expression[:width]
+    if shape.signed and shape.width < width:
+        return Cat(expression.as_unsigned(), expression[-1].replicate(width - shape.width))
+    return expression.as_unsigned()
+
+
 class UnitComponent(wiring.Component):
     """An arithmetic unit elaborated from its traced graph.
 
@@ -130,37 +141,70 @@ class UnitComponent(wiring.Component):
         cut = partition(graph, stages)
         ports = {"a": self.a.as_unsigned(), "b": self.b.as_unsigned()}
 
-        signals = {}        # node -> signal in the node's own segment
-        delayed = {}        # (node, segment) -> value as seen in that later segment
+        # A node used once, in its own segment, is inlined into its consumer's
+        # expression; every other node gets a signal. Amaranth's simulator
+        # re-runs a fragment's whole comb process once per delta cycle in
+        # which one of its inputs changed, reading values from before the run,
+        # so a deep chain of signals in one fragment costs depth x size per
+        # input change (minutes for a 32-bit divider). Hence also: the signal
+        # nodes are grouped by logic depth, one submodule per depth, so each
+        # run does useful work. Synthesis flattens the hierarchy again.
+        consumers = {}
+        for node in graph.nodes:
+            for arg in node.args:
+                consumers.setdefault(arg, []).append(node)
+        consumers.setdefault(graph.output, []).append(None)
+
+        def inlined(node):
+            users = consumers.get(node, [])
+            return (node.op not in ("input", "const") and len(users) == 1 and users[0] is not None
+                    and cut.segment[users[0]] == cut.segment[node])
+
+        signals = {}        # node -> Signal (or Const) in the node's own segment
+        delayed = {}        # (node, segment) -> register holding it in that later segment
+        depth = {}          # signal node -> logic depth (in signals) within its segment
+        levels = {}         # depth -> submodule
 
         def value_in(node, seg):
+            """The node's value as seen by logic in segment ``seg``."""
             if node.op == "const":
-                return signals[node]
+                return Const(node.attrs[0], node.width)
+            if inlined(node):
+                return expression_of(node)
             home = cut.segment[node]
             if seg == home:
                 return signals[node]
             key = (node, seg)
             if key not in delayed:
-                previous = value_in(node, seg - 1)
                 register = Signal(node.width, name=f"n{node.index}_{node.op}_s{seg}", reset_less=True)
-                m.d.sync += register.eq(previous)
+                m.d.sync += register.eq(value_in(node, seg - 1))
                 delayed[key] = register
             return delayed[key]
+
+        def expression_of(node):
+            seg = cut.segment[node]
+            return _fit(_expression(node, [value_in(a, seg) for a in node.args]), node.width)
+
+        def depth_of(node, seg):
+            if node.op in ("input", "const") or cut.segment[node] != seg:
+                return 0
+            if inlined(node):
+                return max((depth_of(a, seg) for a in node.args), default=0)
+            return depth[node]
 
         for node in graph.nodes:
             if node.op == "input":
                 signal = Signal(node.width, name=f"n{node.index}_{node.attrs[0]}")
                 m.d.comb += signal.eq(ports[node.attrs[0]])
                 signals[node] = signal
-                continue
-            if node.op == "const":
-                signals[node] = Const(node.attrs[0], node.width)
-                continue
-            seg = cut.segment[node]
-            args = [value_in(a, seg) for a in node.args]
-            signal = Signal(node.width, name=f"n{node.index}_{node.op}")
-            m.d.comb += signal.eq(_expression(node, args))
-            signals[node] = signal
+            elif node.op != "const" and not inlined(node):
+                seg = cut.segment[node]
+                depth[node] = 1 + max((depth_of(a, seg) for a in node.args), default=0)
+                if depth[node] not in levels:
+                    levels[depth[node]] = m.submodules[f"depth{depth[node]}"] = Module()
+                signal = Signal(node.width, name=f"n{node.index}_{node.op}")
+                levels[depth[node]].d.comb += signal.eq(expression_of(node))
+                signals[node] = signal
 
         m.d.comb += self.o.eq(value_in(graph.output, stages))
 

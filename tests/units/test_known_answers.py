@@ -1,0 +1,148 @@
+"""Known answers from the literature, computed on the bit-exact models."""
+
+import numpy as np
+import pytest
+
+import approx_units
+from approx_units import metrics
+
+
+def _all_pairs(width):
+    a, b = np.meshgrid(np.arange(1 << width), np.arange(1 << width))
+    return a.ravel(), b.ravel()
+
+
+def _random_pairs(width, count=200_000, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.integers(0, 1 << width, count, dtype=np.uint64),
+            rng.integers(0, 1 << width, count, dtype=np.uint64))
+
+
+@pytest.mark.parametrize("l", [1, 2, 3, 4, 6, 7])
+def test_loa_error_rate(l):
+    a, b = _all_pairs(8)
+    unit = approx_units.get("loa", width=8, l=l)
+    assert metrics.er(a + b, unit.model(a, b)) == pytest.approx(1 - 0.75 ** l, abs=1e-12)
+
+
+@pytest.mark.parametrize("l", [1, 3, 5])
+def test_truncated_adder_mean_error(l):
+    a, b = _all_pairs(8)
+    unit = approx_units.get("trunc_add", width=8, l=l)
+    assert metrics.med(a + b, unit.model(a, b)) == pytest.approx(2 ** l - 1, abs=1e-12)
+
+
+def test_gear_8_2_2_error_rate():
+    a, b = _all_pairs(8)
+    unit = approx_units.get("gear", width=8, r=2, p=2)
+    assert metrics.er(a + b, unit.model(a, b)) == pytest.approx(0.1875, abs=1e-12)
+
+
+def test_exact_units_are_exact():
+    a, b = _all_pairs(8)
+    assert np.array_equal(approx_units.get("exact_add", width=8).model(a, b), a + b)
+    assert np.array_equal(approx_units.get("exact_mul", width=8).model(a, b), a * b)
+    nonzero = b != 0
+    quotient = approx_units.get("exact_div", width=8, frac_bits=3).model(a, b)
+    assert np.array_equal(quotient[nonzero], (a[nonzero] << 3) // b[nonzero])
+
+
+@pytest.mark.parametrize("width", [8, 16, 32])
+def test_mitchell_worst_case_is_one_ninth_at_three_times_powers_of_two(width):
+    unit = approx_units.get("mitchell", width=width)
+    j = np.arange(width - 1)
+    a, b = np.meshgrid(3 << j, 3 << j)
+    a, b = a.ravel().astype(np.uint64), b.ravel().astype(np.uint64)
+    relative = (a * b - unit.model(a, b)) / (a * b).astype(float)
+    assert np.allclose(relative, 1 / 9)
+
+
+def test_mitchell_never_exceeds_the_product_and_peaks_at_one_ninth():
+    a, b = _all_pairs(8)
+    exact, approx = a * b, approx_units.get("mitchell", width=8).model(a, b)
+    assert np.all(approx <= exact)
+    assert metrics.wcre(exact, approx) == pytest.approx(1 / 9)
+
+
+@pytest.mark.parametrize("width", [8, 16, 32])
+def test_mitchell_mean_relative_error_about_3_8_percent(width):
+    a, b = _all_pairs(8) if width == 8 else _random_pairs(width)
+    a, b = np.asarray(a, np.uint64), np.asarray(b, np.uint64)
+    mred = metrics.mred(a * b, approx_units.get("mitchell", width=width).model(a, b))
+    assert mred == pytest.approx(0.038, abs=0.001)
+
+
+@pytest.mark.parametrize("width", [8, 16, 32])
+def test_refined_mitchell_multiplier_within_0_6_percent(width):
+    a, b = _all_pairs(8) if width == 8 else _random_pairs(width)
+    a, b = np.asarray(a, np.uint64), np.asarray(b, np.uint64)
+    mred = metrics.mred(a * b, approx_units.get("mitchell_refined", width=width).model(a, b))
+    assert mred <= 0.006
+
+
+@pytest.mark.parametrize("width", [8, 16, 32])
+def test_refined_mitchell_divider_within_0_8_percent(width):
+    a, b = _all_pairs(8) if width == 8 else _random_pairs(width)
+    unit = approx_units.get("mitchell_div_refined", width=width)
+    stats = metrics.ErrorStats.of_quotient(a, b, unit.model(a, b), frac_bits=unit.params["frac_bits"])
+    plain = approx_units.get("mitchell_div", width=width)
+    plain_stats = metrics.ErrorStats.of_quotient(a, b, plain.model(a, b), frac_bits=width)
+    assert stats.mred <= 0.008
+    assert plain_stats.mred == pytest.approx(0.04, abs=0.003)
+
+
+def test_drum6_16_bit_mean_relative_error():
+    a, b = _random_pairs(16, 400_000, seed=1)
+    mred = metrics.mred(a * b, approx_units.get("drum", width=16, k=6).model(a, b))
+    assert mred == pytest.approx(0.0147, abs=0.0005)
+
+
+def test_iterlog_error_shrinks_with_corrections_and_never_overestimates():
+    a, b = _all_pairs(8)
+    exact = a * b
+    errors = []
+    for corrections in range(0, 9):
+        approx = approx_units.get("iterlog", width=8, corrections=corrections).model(a, b)
+        assert np.all(approx <= exact)
+        errors.append(metrics.med(exact, approx))
+    assert errors == sorted(errors, reverse=True) and errors[-1] == 0
+
+
+@pytest.mark.parametrize("name", ["exact_div", "mitchell_div", "mitchell_div_refined"])
+@pytest.mark.parametrize("signed", [False, True])
+def test_division_by_zero_gives_all_ones(name, signed):
+    unit = approx_units.get(name, width=8, signed=signed)
+    lo, hi = unit.operand_range()
+    a = np.arange(lo, hi + 1)
+    result = unit.model(a, np.zeros_like(a))
+    expected = -1 if signed else (1 << unit.output_width) - 1
+    assert np.all(result == expected)
+    assert np.all(unit.model(0, np.arange(1, hi + 1)) == 0)
+
+
+@pytest.mark.parametrize("name", ["exact_add", "loa", "trunc_add", "eta1", "gear", "hoaaned"])
+def test_signed_adders_approximate_like_unsigned_ones(name):
+    # Same low-bit approximation: the signed error equals the unsigned error
+    # on the same bit patterns.
+    signed = approx_units.get(name, width=8, signed=True)
+    unsigned = approx_units.get(name, width=8)
+    a, b = _all_pairs(8)
+    sa, sb = a - (a >> 7 << 8), b - (b >> 7 << 8)
+    signed_error = signed.model(sa, sb) - (sa + sb)
+    unsigned_error = unsigned.model(a, b).astype(np.int64) - (a + b)
+    assert np.array_equal(signed_error, unsigned_error)
+
+
+@pytest.mark.parametrize("name", ["exact_mul", "trunc_mul", "drum", "mitchell", "mitchell_refined",
+                                  "iterlog", "exact_div", "mitchell_div", "mitchell_div_refined"])
+def test_sign_magnitude_variants_are_symmetric(name):
+    # Magnitudes of a 7-bit signed unit are 7-bit unsigned: compare against the 7-bit unsigned unit.
+    unsigned = approx_units.get(name, width=7, **({"frac_bits": 5} if "div" in name else {}))
+    signed = approx_units.get(name, width=7, signed=True, **({"frac_bits": 5} if "div" in name else {}))
+    a, b = np.meshgrid(np.arange(-64, 64), np.arange(-64, 64))
+    a, b = a.ravel(), b.ravel()
+    keep = b != 0
+    result = signed.model(a[keep], b[keep])
+    magnitude = unsigned.model(np.abs(a[keep]), np.abs(b[keep])).astype(np.int64)
+    sign = np.where((a[keep] < 0) != (b[keep] < 0), -1, 1)
+    assert np.array_equal(result, sign * magnitude)
