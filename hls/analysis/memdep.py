@@ -25,6 +25,7 @@ from fractions import Fraction
 from amaranth.hdl import Shape
 
 from ..ir.nodes import Block, Op
+from .predicates import exclusive
 
 __all__ = ["AffineForm", "affine_form", "MemoryDependence", "memory_dependences"]
 
@@ -160,6 +161,12 @@ def memory_dependences(block: Block, *, loop_step: int | None = None,
                 continue
             if first.kind == "load" and second.kind == "load":
                 continue
+            exclusive_in_iteration = exclusive(first, second)
+            for dep in _pair(first, second, forms[first], forms[second], loop_step, trip_count):
+                # Accesses on opposite sides of one condition never both happen in an iteration.
+                if not (exclusive_in_iteration and dep.distance == 0):
+                    out.append(dep)
+            continue
             out.extend(_pair(first, second, forms[first], forms[second], loop_step, trip_count))
     return out
 

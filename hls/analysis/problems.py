@@ -36,8 +36,9 @@ from ..delay_model import MEMORY_CLOCK_TO_OUT, MEMORY_SETUP, REGISTER_SETUP, ope
 from ..ir.nodes import Block, Op, PipelinedLoop
 from ..schedule.problem import Dependence, Operation, OperatorType, Problem
 from .memdep import memory_dependences
+from .predicates import exclusive
 
-__all__ = ["BlockProblem", "build_problem", "exclusive", "usable_period"]
+__all__ = ["BlockProblem", "build_problem", "usable_period"]
 
 _FREE = frozenset(("const", "live_in", "induction", "wrap"))
 
@@ -69,27 +70,6 @@ class BlockProblem:
     pipelined: bool
     ops: dict[str, Op] = field(default_factory=dict)
     slow_ops: list[Op] = field(default_factory=list)
-
-
-def _literals(pred: Op | None) -> set[tuple[Op, bool]]:
-    """The conjunction ``pred`` as a set of (condition, polarity) literals."""
-    out = set()
-    stack = [pred] if pred is not None else []
-    while stack:
-        op = stack.pop()
-        if op.kind == "and" and op.shape.width == 1 and not op.shape.signed:
-            stack.extend(op.operands)
-        elif op.kind == "not":
-            out.add((op.operands[0], False))
-        else:
-            out.add((op, True))
-    return out
-
-
-def exclusive(a: Op, b: Op) -> bool:
-    """Whether ``a`` and ``b`` sit on opposite sides of one if-converted condition."""
-    lits_a, lits_b = _literals(a.predicate), _literals(b.predicate)
-    return any((cond, not polarity) in lits_b for cond, polarity in lits_a)
 
 
 def _operator_type(op: Op, period: float, resources: dict[str, int], array_ports: dict) -> OperatorType:

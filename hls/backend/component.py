@@ -262,6 +262,18 @@ def _priority(m, target, requests, pick):
             m.d.comb += target.eq(pick(request))
 
 
+def Value_cast(value):
+    from amaranth.hdl import Value
+    return Value.cast(value)
+
+
+def _covering_shape(shapes):
+    """The narrowest shape holding every value of every one of ``shapes``."""
+    if any(shape.signed for shape in shapes):
+        return Shape(max(shape.width + (0 if shape.signed else 1) for shape in shapes), signed=True)
+    return Shape(max(shape.width for shape in shapes), signed=False)
+
+
 def _any(values):
     values = list(values)
     if not values:
@@ -284,9 +296,12 @@ class _Datapath:
         self.induction = induction
         self.born = {}      # op -> (cycle, value)
         self.lines = {}     # op -> delay line [value at born, born+1, ...]
+        self.shared = {}    # operator type name -> [(op, operands)]
         prefix = _signal_name(block.name)
         for op in block.ops:
             self.place(op, prefix)
+        for optype, users in self.shared.items():
+            self.share(optype, users)
 
     def start(self, op):
         return self.schedule.start[op.name]
@@ -345,5 +360,55 @@ class _Datapath:
                 else:
                     operands.append(self.tap(operand, t))
             out = Signal(op.shape, name=op.name)
-            m.d.comb += out.eq(amaranth_value(kind, operands))
+            problem = self.g.compiled.schedule_of(self.block).problem.problem
+            optype = problem.operator_type_of(op.name)
+            if optype.limit is not None:
+                self.shared.setdefault(optype.name, []).append((op, operands, out))
+            else:
+                m.d.comb += out.eq(amaranth_value(kind, operands))
             self.born[op] = (t, out)
+
+    def share(self, optype_name, users):
+        """Bind the users of a limited operator type to instances and multiplex their operands.
+
+        Operations in different modulo slots never use an instance in the same
+        cycle; operations in one slot share an instance only when they are
+        exclusive and start in the same cycle, and then their predicates
+        select the operands.
+        """
+        from ..analysis.predicates import exclusive
+        m = self.m
+        ii = self.schedule.ii
+        instances = []      # list of lists of (op, operands, out)
+        for user in sorted(users, key=lambda u: self.start(u[0])):
+            op = user[0]
+            for bound in instances:
+                if all((self.start(o) - self.start(op)) % ii != 0
+                       or (self.start(o) == self.start(op) and exclusive(o, op)) for o, _, _ in bound):
+                    bound.append(user)
+                    break
+            else:
+                instances.append([user])
+        for index, bound in enumerate(instances):
+            kind = bound[0][0].kind
+            arity = len(bound[0][1])
+            shapes = []
+            for position in range(arity):
+                values = [operands[position] for _, operands, _ in bound]
+                shapes.append(_covering_shape([Value_cast(v).shape() for v in values]))
+            inputs = [Signal(shape, name=f"{_signal_name(self.block.name)}_{optype_name}{index}_in{p}")
+                      for p, shape in enumerate(shapes)]
+            first = True
+            for op, operands, out in bound:
+                t = self.start(op)
+                active = self.valid[t]
+                if op.predicate is not None:
+                    active = active & self.tap(op.predicate, t)
+                with (m.If(active) if first else m.Elif(active)):
+                    m.d.comb += [inputs[p].eq(operands[p]) for p in range(arity)]
+                first = False
+            expression = amaranth_value(kind, inputs)
+            result = Signal(expression.shape(), name=f"{_signal_name(self.block.name)}_{optype_name}{index}_out")
+            m.d.comb += result.eq(expression)
+            for op, _, out in bound:
+                m.d.comb += out.eq(result)

@@ -198,6 +198,8 @@ class _Builder:
         self.env = {}
         self.live_in_cache = {}
         self.const_cache = {}
+        self.value_numbers = {}
+        self.store_epochs = {}
 
     def flush(self):
         """Write back every variable assigned in the current block."""
@@ -214,9 +216,23 @@ class _Builder:
             name = f"{'read' if kind == 'live_in' else 'write'}_{var}_{next(self.names)}"
         else:
             name = f"{kind}{next(self.names)}"
-        op = Op(name, kind, list(operands), Shape.cast(shape), predicate,
-                tuple(sorted(set(lines))), attrs)
+        shape = Shape.cast(shape)
+        key = None
+        if kind not in ("const", "live_in", "commit", "store", "induction"):
+            # Value numbering: the same pure computation (a load, between stores to its array)
+            # is made once, so `a[i] * a[i]` uses the read port once.
+            epoch = self.store_epochs.get(attrs.get("array")) if kind == "load" else None
+            key = (kind, tuple(id(o) for o in operands), shape, id(predicate), tuple(sorted(attrs.items())), epoch)
+            if key in self.value_numbers:
+                found = self.value_numbers[key]
+                found.lines = tuple(sorted(set(found.lines) | set(lines)))
+                return found
+        if kind == "store":
+            self.store_epochs[attrs["array"]] = self.store_epochs.get(attrs["array"], 0) + 1
+        op = Op(name, kind, list(operands), shape, predicate, tuple(sorted(set(lines))), attrs)
         self.block.ops.append(op)
+        if key is not None:
+            self.value_numbers[key] = op
         return op
 
     def const(self, value, shape, lines=()):

@@ -1,0 +1,118 @@
+"""Small kernels that pin down the places where Python and hardware could differ.
+
+Each is simulated against its own Python run in ``test_semantics.py``.
+"""
+
+import hls
+from amaranth import signed, unsigned
+
+
+@hls.kernel
+def arith(a: hls.Array[signed(8), 16], b: hls.Array[signed(8), 16], out: hls.Array[signed(16), 16],
+          n: unsigned(5)):
+    for i in range(n):
+        x = a[i]
+        y = b[i]
+        out[i] = (x // y) + (x % y) * 3 - (x >> 2) + ((y << 1) ^ x)
+
+
+@hls.kernel
+def bits(a: hls.Array[unsigned(6), 16], n: unsigned(5)) -> unsigned(16):
+    s: unsigned(16) = 0
+    for i in range(n):
+        v = a[i]
+        t: unsigned(6) = ~v
+        s = s + (t & 0x1F) + min(v, 20) + max(v, 9) + abs(v - 32)
+    return s
+
+
+@hls.kernel
+def logic(a: hls.Array[signed(8), 16], n: unsigned(5)) -> tuple[unsigned(8), signed(16)]:
+    hits: unsigned(8) = 0
+    acc: signed(16) = 0
+    for i in range(n):
+        v = a[i]
+        if v > 0 and v & 1:
+            hits = hits + 1
+        elif v < -10 or not v:
+            acc = acc - 1
+        else:
+            acc = acc + (v if v > 5 else -v)
+        if -3 < v < 3:
+            acc = acc + 100
+    return hits, acc
+
+
+@hls.kernel
+def control(a: hls.Array[unsigned(8), 16], n: unsigned(5), limit: unsigned(12)) -> unsigned(12):
+    total: unsigned(12) = 0
+    i: unsigned(5) = 0
+    while i < n:
+        v = a[i]
+        i = i + 1
+        if v == 0:
+            continue
+        total = total + v
+        if total > limit:
+            break
+    return total
+
+
+@hls.kernel
+def branchy_loops(a: hls.Array[unsigned(8), 16], mode: unsigned(1)) -> unsigned(16):
+    s: unsigned(16) = 0
+    if mode:
+        for i in range(16):
+            s = s + a[i]
+    else:
+        for i in hls.sequential(range(0, 16, 2)):
+            s = s + a[i] * 2
+    return s
+
+
+@hls.kernel
+def pragma_ii(a: hls.Array[unsigned(8), 16], b: hls.Array[unsigned(16), 16], n: unsigned(5)):
+    for i in hls.pipeline(range(n), ii=2):
+        b[i] = a[i] * a[i]
+
+
+@hls.kernel(resources={"mul": 1})
+def one_multiplier(a: hls.Array[signed(8), 16], b: hls.Array[signed(8), 16], n: unsigned(5)) -> signed(24):
+    s: signed(24) = 0
+    for i in range(n):
+        x = a[i]
+        y = b[i]
+        s = s + x * y + x * 3
+    return s
+
+
+@hls.kernel
+def shift_window(a: hls.Array[signed(16), 16], b: hls.Array[signed(16), 16]):
+    for i in range(1, 16):
+        b[i] = a[i] + a[i - 1]
+
+
+@hls.kernel
+def in_place(a: hls.Array[unsigned(8), 16]):
+    for i in range(1, 16):
+        a[i] = a[i] + a[i - 1]
+
+
+@hls.kernel
+def exclusive_stores(a: hls.Array[signed(8), 16], pos: hls.Array[signed(8), 16], neg: hls.Array[signed(8), 16]):
+    for i in range(16):
+        v = a[i]
+        if v >= 0:
+            pos[i] = v
+        else:
+            neg[i] = v
+            pos[i] = 0
+
+
+@hls.kernel
+def later_use(a: hls.Array[signed(16), 16], out: hls.Array[signed(16), 16]):
+    prev: signed(16) = 0
+    for i in range(16):
+        old = prev
+        prev = a[i]
+        out[i] = (old * prev) >> 4
