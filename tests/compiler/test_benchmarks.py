@@ -1,0 +1,68 @@
+"""Every benchmark kernel, in Amaranth's simulator, against its Python run; and its schedules."""
+
+import pytest
+
+from benchmarks.kernels import KERNEL_NAMES, load
+from hls.compiler import compile_kernel
+from hls.ir import PipelinedLoop
+from hls.schedule import verify
+from sim.kernel import run
+
+#: Issue 4's targets: the only recurrences are single adds, subtracts or selects.
+II_ONE = ("vsum", "dot16", "gsumif", "if_loop", "argmax", "fir", "stream_proc")
+#: Kernels whose whole run is one pipelined loop: cycles <= (trip - 1) * II + depth + 8.
+SINGLE_LOOP = ("vsum", "dot16", "gsumif", "if_loop", "argmax", "stream_proc")
+
+_compiled = {}
+
+
+def compiled(name):
+    if name not in _compiled:
+        kernel, examples = load(name)
+        _compiled[name] = (kernel, examples, compile_kernel(kernel))
+    return _compiled[name]
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+@pytest.mark.parametrize("example", range(3))
+def test_hardware_matches_python(name, example):
+    kernel, examples, _ = compiled(name)
+    result = run(kernel, examples[example], max_cycles=20_000)
+    assert result.match, result.differences
+    assert result.outputs == result.expected
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_every_schedule_passes_the_verifier(name):
+    _, _, kernel = compiled(name)
+    assert kernel.schedules
+    for scheduled in kernel.schedules.values():
+        verify(scheduled.problem.problem, scheduled.schedule)
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_pipelined_loops_reach_the_mii(name):
+    _, _, kernel = compiled(name)
+    for loop in kernel.report.to_json()["loops"]:
+        if loop["pipelined"] and loop["target_ii"] is None:
+            assert loop["ii"] == loop["mii"] == max(loop["res_mii"], loop["rec_mii"])
+            assert loop["bound"]["kind"] in ("resource", "recurrence", "memory", "exit")
+
+
+@pytest.mark.parametrize("name", II_ONE)
+def test_ii_one_where_recurrences_are_single_operations(name):
+    _, _, kernel = compiled(name)
+    pipelined = [loop for loop in kernel.report.to_json()["loops"] if loop["pipelined"]]
+    assert pipelined and all(loop["ii"] == 1 for loop in pipelined)
+
+
+@pytest.mark.parametrize("name", SINGLE_LOOP)
+def test_cycles_within_pipeline_bound(name):
+    kernel, examples, compiled_kernel = compiled(name)
+    (node,) = [n for n in compiled_kernel.ir.nodes if isinstance(n, PipelinedLoop)]
+    scheduled = compiled_kernel.schedule_of(node.body)
+    for args in examples[:3]:
+        trip = int(args["n"])
+        result = run(kernel, args, max_cycles=20_000)
+        assert result.match
+        assert result.cycles <= max(trip - 1, 0) * scheduled.ii + scheduled.length + 8
