@@ -91,6 +91,9 @@ def _affine(op, invariant_vars, memo):
         result = {INDUCTION: 1}
     elif kind == "live_in" and op.attrs["var"] in invariant_vars:
         result = {op.attrs["var"]: 1}
+    elif kind == "wrap" and op.operands[0].kind == "induction":
+        # The loop variable's shape holds every value of its range, so this wrap never changes a value.
+        result = _affine(op.operands[0], invariant_vars, memo)
     elif kind == "wrap" and _fits(op.operands[0].shape, op.shape):
         result = _affine(op.operands[0], invariant_vars, memo)
     elif kind in ("add", "sub"):
@@ -182,11 +185,15 @@ def _pair(first, second, form_p, form_q, loop_step, trip_count):
             return []
         return [MemoryDependence(first, second, 0, comparable)]
     if not comparable:
+        if trip_count is not None and trip_count <= 1:
+            return [MemoryDependence(first, second, 0, False)]
         return [MemoryDependence(first, second, 0, False), MemoryDependence(second, first, 1, False)]
     per_iteration = form_p.coefficient(INDUCTION) * loop_step
     if per_iteration == 0:
         if form_p.constant != form_q.constant:
             return []
+        if trip_count is not None and trip_count <= 1:
+            return [MemoryDependence(first, second, 0, True)]
         return [MemoryDependence(first, second, 0, True), MemoryDependence(second, first, 1, True)]
     delta = Fraction(form_p.constant - form_q.constant, per_iteration)
     if delta.denominator != 1:

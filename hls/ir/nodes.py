@@ -36,6 +36,9 @@ from amaranth.hdl import Shape
 __all__ = ["Op", "Exit", "Block", "PipelinedLoop", "LoopInfo", "KernelIR", "BINARY_KINDS", "UNARY_KINDS",
            "SIDE_EFFECT_KINDS"]
 
+#: The node standing for the kernel's end in :meth:`KernelIR.cfg`.
+END = "end"
+
 BINARY_KINDS = frozenset("add sub mul floordiv mod shl shr and or xor lt le gt ge eq ne min max land lor".split())
 UNARY_KINDS = frozenset("neg invert not bool abs".split())
 #: Operations whose effect outlives the block; they run only when their block (or iteration) is valid.
@@ -273,13 +276,13 @@ class KernelIR:
         return out
 
     def cfg(self):
-        """The control-flow graph as a ``networkx.DiGraph`` over nodes (``None`` is the end)."""
+        """The control-flow graph as a ``networkx.DiGraph`` over nodes; :data:`END` is the kernel's end."""
         import networkx as nx
         graph = nx.DiGraph()
         for node in self.nodes:
             graph.add_node(node)
             for succ in node.successors():
-                graph.add_edge(node, succ)
+                graph.add_edge(node, END if succ is None else succ)
         return graph
 
     def dfg(self, block: Block):
