@@ -48,8 +48,6 @@ DEFAULT_EXHAUSTIVE_BITS = 24
 CHUNK_PAIRS = 1 << 20
 #: Independent Monte Carlo batches behind each confidence interval.
 BATCHES = 32
-#: Two-sided 97.5 % quantile of Student's t with BATCHES - 1 = 31 degrees of freedom.
-_T_975 = 2.0395
 #: Below this many pairs, a process pool costs more than it saves.
 _PARALLEL_THRESHOLD = 1 << 22
 #: Metrics that are maxima: sampling gives a lower bound, not an interval.
@@ -402,7 +400,7 @@ def evaluate(subject, *, exhaustive: bool | None = None, samples: int | None = N
     ci95 = {}
     if not exhaustive and len(results) >= 2:
         per_batch = [stats.metrics(*metric_args) for stats in results]
-        t = _T_975 if len(results) == BATCHES else _t_quantile(len(results) - 1)
+        t = _t_quantile(len(results) - 1)
         for name, value in metric_values.items():
             if name in _EXTREMES or not isinstance(value, (int, float)) or value is None:
                 continue
@@ -420,12 +418,15 @@ def evaluate(subject, *, exhaustive: bool | None = None, samples: int | None = N
                       else distribution.describe(), seconds=time.perf_counter() - started)
 
 
+#: Two-sided 95 % quantiles of Student's t for 1..31 degrees of freedom.
+_T_TABLE = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+            2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+            2.060, 2.056, 2.052, 2.048, 2.045, 2.042, 2.040)
+
+
 def _t_quantile(degrees: int) -> float:
-    # Only used for Pairs with fewer than BATCHES rows; Cornish-Fisher expansion of t around z.
-    z = 1.959964
-    g1 = (z ** 3 + z) / 4
-    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-    return z + g1 / degrees + g2 / degrees ** 2
+    """t(0.975, degrees); only Pairs with fewer than BATCHES pairs use fewer than 31."""
+    return _T_TABLE[min(degrees, len(_T_TABLE)) - 1]
 
 
 def _run_tasks(tasks, total: int, workers, executor, progress) -> list:
