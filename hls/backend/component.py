@@ -364,9 +364,33 @@ class _Datapath:
             optype = problem.operator_type_of(op.name)
             if optype.limit is not None:
                 self.shared.setdefault(optype.name, []).append((op, operands, out))
+            elif kind == "mul" and optype.latency >= 2 and not isinstance(operands[1], int) \
+                    and len(operands[1]) >= 4:
+                self.born[op] = self.pipelined_multiply(op, operands, t)
+                return
             else:
                 m.d.comb += out.eq(amaranth_value(kind, operands))
             self.born[op] = (t, out)
+
+    def pipelined_multiply(self, op, operands, t):
+        """A multiplier slower than a clock period, split into two registered half products.
+
+        ``a * b == (a * b_high << k) + a * b_low`` with ``b_low`` the ``k`` low bits of
+        ``b`` (unsigned) and ``b_high`` the rest (signed if ``b`` is): the half
+        products are computed in the start cycle and registered, their sum in the
+        next cycle, so no path holds more than half a multiplier.
+        """
+        m = self.m
+        a, b = operands
+        k = len(b) // 2
+        low_part = b[:k]
+        high_part = b[k:].as_signed() if b.shape().signed else b[k:]
+        low = Signal(amaranth_value("mul", [a, low_part]).shape(), name=f"{op.name}_lo")
+        high = Signal(amaranth_value("mul", [a, high_part]).shape(), name=f"{op.name}_hi")
+        m.d.sync += [low.eq(a * low_part), high.eq(a * high_part)]
+        out = Signal(op.shape, name=op.name)
+        m.d.comb += out.eq((high << k) + low)
+        return (t + 1, out)
 
     def share(self, optype_name, users):
         """Bind the users of a limited operator type to instances and multiplex their operands.
