@@ -59,6 +59,9 @@ class KernelSyntaxError(Exception):
     def __str__(self) -> str:
         return self._line()
 
+    def __reduce__(self):  # picklable, for process pools
+        return type(self), (self.filename, self.lineno, self.col, self.message, self.hint)
+
 
 class KernelRuntimeError(Exception):
     """The golden (Python) run of a kernel did something the hardware cannot.
@@ -79,6 +82,9 @@ class KernelRuntimeError(Exception):
         self.lineno = lineno
         self.message = message
         super().__init__(f"{display_path(filename)}:{lineno}: {message}")
+
+    def __reduce__(self):  # picklable, for process pools
+        return type(self), (self.filename, self.lineno, self.message)
 
 
 class KernelWarning(UserWarning):

@@ -174,3 +174,14 @@ def test_kernel_errors_reach_the_command_line_as_one_line(load_source):
     assert caught.value.status == 2
     assert str(caught.value) == (f"{path}:5:9: floats are not supported: 1.5 "
                                  f"(hint: use integers (fixed point: scale by a power of two))")
+
+
+def test_errors_survive_pickling_for_process_pools():
+    import pickle
+    from hls.errors import KernelRuntimeError
+    error = pickle.loads(pickle.dumps(KernelSyntaxError("/k.py", 3, 5, "floats are not supported", "use ints")))
+    assert (error.filename, error.lineno, error.col, error.message, error.hint) == \
+        ("/k.py", 3, 5, "floats are not supported", "use ints")
+    assert str(error) == "/k.py:3:5: floats are not supported (hint: use ints)"
+    runtime = pickle.loads(pickle.dumps(KernelRuntimeError("/k.py", 7, "index 9 out of range for a[4]")))
+    assert str(runtime) == "/k.py:7: index 9 out of range for a[4]"
