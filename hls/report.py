@@ -68,14 +68,6 @@ class Report:
         return "\n".join(out) + "\n"
 
 
-def _not_pipelined_reason(info) -> str:
-    if info.mode == "sequential":
-        return "hls.sequential"
-    if info.kind == "while":
-        return "while loops run sequentially"
-    return "contains an inner loop, break, continue or return"
-
-
 def build_report(compiled) -> Report:
     """The report of a :class:`~hls.compiler.CompiledKernel`."""
     ir = compiled.ir
@@ -87,7 +79,7 @@ def build_report(compiled) -> Report:
                  "bound": None, "target_ii": info.target_ii}
         node = pipelined.get(info.name)
         if node is None:
-            entry["reason"] = _not_pipelined_reason(info)
+            entry["reason"] = info.reason or "not pipelined"
         else:
             scheduled = compiled.schedule_of(node.body)
             bound = scheduled.bound

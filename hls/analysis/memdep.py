@@ -76,6 +76,7 @@ def affine_form(op: Op, invariant_vars: set[str], _memo=None) -> AffineForm | No
     result = _affine(op, invariant_vars, memo)
     if result is None:
         return None
+    result = dict(result)   # the memo's dictionaries are shared between forms
     constant = result.pop("$const", 0)
     return AffineForm(tuple(sorted(result.items())), constant)
 
@@ -169,8 +170,6 @@ def memory_dependences(block: Block, *, loop_step: int | None = None,
                 # Accesses on opposite sides of one condition never both happen in an iteration.
                 if not (exclusive_in_iteration and dep.distance == 0):
                     out.append(dep)
-            continue
-            out.extend(_pair(first, second, forms[first], forms[second], loop_step, trip_count))
     return out
 
 

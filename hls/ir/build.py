@@ -545,6 +545,12 @@ class _Builder:
         before = self.block
 
         innermost = not _contains(stmt.body, (ast.For, ast.While))
+        if info.mode == "sequential":
+            info.reason = "hls.sequential"
+        elif not innermost:
+            info.reason = "contains an inner loop; outer loops run as state machines around it"
+        elif _exits_of_loop_body(stmt.body):
+            info.reason = "break/continue in the body; early exits are not pipelined yet"
         if info.mode != "sequential" and innermost and not _exits_of_loop_body(stmt.body):
             info.pipelined = True
             body = Block(f"b{len(self.nodes)}_{info.name}_body")
@@ -597,6 +603,7 @@ class _Builder:
 
     def while_loop(self, stmt):
         info = self.loop_info(stmt, "while")
+        info.reason = "while loops run sequentially; not pipelined yet"
         if stmt.orelse:
             raise UnsupportedConstruct(stmt, "while ... else is not supported")
         lines = (stmt.lineno,)

@@ -173,6 +173,10 @@ class LoopInfo:
         For sequential loops: the blocks of the body.
     depth : int
         Nesting depth, 0 for outermost.
+    exit_block : Block or None
+        Where control continues after the loop.
+    reason : str
+        Why the loop is not pipelined (empty when it is).
     """
 
     name: str
@@ -187,6 +191,7 @@ class LoopInfo:
     body: list = field(default_factory=list)
     depth: int = 0
     exit_block: object = None
+    reason: str = ""
 
 
 @dataclass(eq=False)
