@@ -43,11 +43,13 @@ from typing import Callable
 from .chaining import Time, earliest_starts, fit, later, ready
 from .mii import MIIBound, minimum_ii
 from .problem import EPSILON, Dependence, Problem, ProblemError, Schedule
+from .search import search_modulo_schedule
 from .sequential import schedule_sequential
 from .sharing import instances_needed
 from .verify import ScheduleError, verify
 
-__all__ = ["IIBelowMIIError", "NoScheduleError", "schedule", "iterative_modulo_schedule", "BUDGET_RATIO"]
+__all__ = ["IIBelowMIIError", "NoScheduleError", "schedule", "modulo_schedule", "iterative_modulo_schedule",
+           "BUDGET_RATIO"]
 
 #: Placements allowed per operation before an II is given up (Rau suggests a few).
 BUDGET_RATIO = 6
@@ -92,7 +94,7 @@ def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None,
         schedule, which never overlaps iterations, is returned.
     algorithm : callable or None
         ``algorithm(problem, ii) -> Schedule | None``; by default
-        :func:`iterative_modulo_schedule`.
+        :func:`modulo_schedule`.
     bound : MIIBound or None
         ``minimum_ii(problem)``, if the caller has already computed it.
 
@@ -109,7 +111,7 @@ def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None,
     for name, value in (("ii", ii), ("max_ii", max_ii)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ProblemError(f"{problem.name}: {name} must be an integer >= 1, not {value!r}")
-    algorithm = algorithm or iterative_modulo_schedule
+    algorithm = algorithm or modulo_schedule
     if bound is None:
         bound = minimum_ii(problem)  # also checks the problem
     else:
@@ -141,6 +143,12 @@ def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None,
                               f"(the MII is {bound.mii}, imposed by {bound.detail})")
     # A sequential schedule stays valid at any larger II.
     return Schedule(max(first, fallback.ii), dict(fallback.start), dict(fallback.start_in_cycle))
+
+
+def modulo_schedule(problem: Problem, ii: int) -> Schedule | None:
+    """The default algorithm: :func:`iterative_modulo_schedule`, then, if it
+    gives up, :func:`hls.schedule.search.search_modulo_schedule`."""
+    return iterative_modulo_schedule(problem, ii) or search_modulo_schedule(problem, ii)
 
 
 def iterative_modulo_schedule(problem: Problem, ii: int, *, budget_ratio: int = BUDGET_RATIO) -> Schedule | None:

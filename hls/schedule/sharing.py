@@ -63,6 +63,9 @@ def instances_needed(problem: Problem, operations: list[str],
         return InstanceBounds(0, 0, ())
     conflicts = {name: {other for other in nodes if other != name and not can_share(name, other)}
                  for name in nodes}
+    if all(len(others) == len(nodes) - 1 for others in conflicts.values()):
+        # Nothing can share (the common case): one instance each.
+        return InstanceBounds(len(nodes), len(nodes), tuple((name,) for name in nodes))
     lower = len(_greedy_clique(nodes, conflicts))
     colouring = _dsatur(nodes, conflicts)
     upper = max(colouring.values()) + 1

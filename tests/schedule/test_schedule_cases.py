@@ -5,6 +5,7 @@ import pytest
 from hls.schedule import (Dependence, IIBelowMIIError, NoScheduleError, Operation, OperatorType, Problem,
                           ProblemError, Schedule, ScheduleError, depth, format_schedule, minimum_ii, rec_mii,
                           res_mii, schedule, schedule_sequential, verify)
+from hls.schedule.search import search_modulo_schedule
 
 ADD = OperatorType("add", latency=0, incoming_delay=2.0, description="adder")
 MUL2 = OperatorType("mul", latency=2, incoming_delay=1.0, outgoing_delay=0.5)
@@ -260,3 +261,43 @@ def test_format_schedule():
         "    0     0   0  rd         read:a (1c)  5",
         "    1     0   1  s          add (2ns)    7",
     ]
+
+
+def test_recurrence_whose_reads_compete_for_one_port():
+    # a[i] = a[i] + a[i-1]: the store feeds both reads of the next iteration;
+    # the recurrence alone allows II 2 and so does one read port, but the two
+    # reads cannot use the port in one cycle, so one of them is a cycle late.
+    read = OperatorType("read:a", latency=1, incoming_delay=0.6, outgoing_delay=2.0, limit=1,
+                        description="read port of `a`")
+    write = OperatorType("write:a", latency=1, incoming_delay=0.6, limit=1, description="write port of `a`")
+    problem = build([read, write, ADD], [("ld_i", "read:a", 12), ("ld_im1", "read:a", 12), ("add", "add", 12),
+                                         ("st", "write:a", 12)],
+                    [("ld_i", "add"), ("ld_im1", "add"), ("add", "st"),
+                     ("ld_i", "st", 0, "memory"), ("ld_im1", "st", 0, "memory"),
+                     ("st", "ld_i", 1, "memory"), ("st", "ld_im1", 1, "memory")])
+    bound = minimum_ii(problem)
+    assert (bound.res_mii, bound.rec_mii, bound.mii) == (2, 3, 3)
+    assert bound.kind == "memory"
+    assert bound.detail.endswith(", on which 2 uses of read port of `a` (limit 1) compete")
+    assert set(bound.operations) == {"ld_i", "ld_im1", "add", "st"}
+    assert scheduled(problem).ii == 3
+    with pytest.raises(IIBelowMIIError):
+        schedule(problem, ii=2)
+
+
+def test_search_finds_what_iterative_scheduling_misses():
+    # Found by the property tests: four users of one instance at II 4 must
+    # take one slot each, and the recurrence o5 <-> o7 decides which.
+    t0 = OperatorType("t0", latency=2, incoming_delay=1.0, outgoing_delay=2.5, limit=1)
+    t1 = OperatorType("t1", latency=2, incoming_delay=0.0, outgoing_delay=4.0)
+    problem = build([t0, t1], [("o0", "t0"), ("o1", "t0"), ("o2", "t1"), ("o3", "t0"), ("o4", "t0"),
+                               ("o5", "t1"), ("o6", "t1"), ("o7", "t1"), ("o8", "t1")],
+                    [("o0", "o1"), ("o1", "o4"), ("o1", "o5"), ("o1", "o6"), ("o1", "o7"), ("o3", "o5"),
+                     ("o4", "o5"), ("o4", "o7"), ("o5", "o7"), ("o7", "o5", 1), ("o5", "o1", 2),
+                     ("o0", "o5", 2)],
+                    exclusions=[("o8", "o5"), ("o1", "o2"), ("o1", "o7"), ("o4", "o1")])
+    assert minimum_ii(problem).mii == 4
+    found = search_modulo_schedule(problem, 4)
+    assert found is not None
+    verify(problem, found)
+    assert scheduled(problem).ii == 4

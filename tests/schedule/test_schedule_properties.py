@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from hls.schedule import (DEPENDENCE_KINDS, Dependence, Operation, OperatorType, Problem, Schedule,
                           ScheduleError, minimum_ii, schedule, schedule_sequential, verify)
+from hls.schedule.modulo import iterative_modulo_schedule
+from hls.schedule.search import search_modulo_schedule
 
 DELAYS = (0.0, 0.5, 1.0, 2.5, 4.0, 6.0)
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -78,6 +80,18 @@ def test_every_schedule_passes_the_verifier_and_respects_the_mii(problem):
     sequential = schedule_sequential(problem)
     verify(problem, sequential)
     assert sequential.ii >= sequential.depth(problem)
+
+
+@PROPERTY
+@given(problems())
+def test_each_algorithm_alone_passes_the_verifier(problem):
+    ii = minimum_ii(problem).mii
+    for algorithm in (iterative_modulo_schedule, search_modulo_schedule):
+        result = algorithm(problem, ii)
+        if result is not None:
+            assert result.ii == ii
+            verify(problem, result)
+            assert min(result.start.values()) == 0
 
 
 @PROPERTY

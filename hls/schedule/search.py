@@ -1,0 +1,146 @@
+"""A depth-first search for a modulo schedule at one II, for when iterative
+modulo scheduling gives up.
+
+Only operations of limited operator types need choosing: once their start
+cycles are fixed ("pinned"), every other operation goes at its least start
+time given the dependences, which :func:`_pin` maintains incrementally (the
+same monotone iteration as :mod:`hls.schedule.chaining`, restarted from the
+parent's solution, which lies below the new one).  The search takes the
+limited operations in order of their least start times and tries, for each,
+the cycles of a window from its least start on (one II wide, then three,
+then as wide as an iteration can be), keeping only
+choices that leave room in the reservation table (exclusive operations of
+one cycle share) and that do not push an operation already pinned out of its
+cycle.  It is complete within those windows and bounded by a budget of
+search nodes; it finds, for example, schedules that need an operation put
+off to a later slot so that the recurrence behind it keeps its own.
+"""
+
+from __future__ import annotations
+
+from .chaining import Time, earliest_starts, fit, later, ready
+from .problem import Dependence, Problem, Schedule
+from .sharing import instances_needed
+
+__all__ = ["search_modulo_schedule", "SEARCH_WORK"]
+
+#: Search nodes (pinning attempts) allowed per II, times the number of
+#: operations: a node costs about one pass over the operations.
+SEARCH_WORK = 20_000
+
+
+def search_modulo_schedule(problem: Problem, ii: int, *, nodes: int | None = None) -> Schedule | None:
+    """A modulo schedule at exactly ``ii``, or ``None`` if the search found
+    none within its windows and budget (``nodes``, by default
+    ``SEARCH_WORK / number of operations``).  The problem must pass
+    :meth:`Problem.check`."""
+    if nodes is None:
+        nodes = max(200, SEARCH_WORK // max(1, len(problem.operations)))
+    asap = earliest_starts(problem, ii)
+    if not asap.feasible:
+        return None
+    span = sum(problem.operator_type_of(name).latency + 1 for name in problem.operations) + ii
+    times = None
+    # Narrow windows first: most schedules put each operation within one II
+    # of its least start; wider ones let exclusive operations meet in a cycle.
+    for width in (ii, 3 * ii, span):
+        try:
+            times = _Search(problem, ii, asap.times, nodes // 3, width).run()
+        except _OutOfBudget:
+            continue
+        if times is not None or width >= span:
+            break
+    if times is None:
+        return None
+    first = min(cycle for cycle, _offset in times.values())
+    return Schedule(ii, {name: times[name][0] - first for name in problem.operations},
+                    {name: times[name][1] for name in problem.operations})
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class _Search:
+    def __init__(self, problem: Problem, ii: int, asap: dict[str, Time], nodes: int, width: int):
+        self.problem = problem
+        self.width = width
+        self.ii = ii
+        self.period = problem.clock_period_ns
+        self.optype = {name: problem.operator_type_of(name) for name in problem.operations}
+        self.successors: dict[str, list[Dependence]] = {name: [] for name in problem.operations}
+        for dep in problem.dependences:
+            self.successors[dep.src].append(dep)
+        self.users = sorted((name for name in problem.operations if self.optype[name].limit is not None),
+                            key=lambda name: asap[name])
+        self.asap = asap
+        self.nodes = nodes
+        self.pins: dict[str, int] = {}
+        self.table: dict[tuple[str, int], list[str]] = {}
+        self.bound = sum(optype.latency + 1 for optype in self.optype.values()) + 1
+
+    def run(self) -> dict[str, Time] | None:
+        return self._place(0, dict(self.asap))
+
+    def _place(self, index: int, times: dict[str, Time]) -> dict[str, Time] | None:
+        if index == len(self.users):
+            return times
+        name = self.users[index]
+        optype = self.optype[name]
+        low = times[name][0]
+        for cycle in range(low, low + self.width):
+            key = (optype.name, cycle % self.ii)
+            users = self.table.setdefault(key, [])
+            if not self._fits(users + [name], {**self.pins, name: cycle}, optype.limit):
+                continue
+            self.nodes -= 1
+            if self.nodes < 0:
+                raise _OutOfBudget
+            pinned = self._pin(times, name, cycle)
+            if pinned is None:
+                continue
+            self.pins[name] = cycle
+            users.append(name)
+            found = self._place(index + 1, pinned)
+            if found is not None:
+                return found
+            users.pop()
+            del self.pins[name]
+        return None
+
+    def _fits(self, users: list[str], cycles: dict[str, int], limit: int) -> bool:
+        if len(users) <= limit:
+            return True
+        if not self.problem.exclusions:
+            return False
+        by_cycle: dict[int, list[str]] = {}
+        for user in users:
+            by_cycle.setdefault(cycles[user], []).append(user)
+        return sum(instances_needed(self.problem, group).upper for group in by_cycle.values()) <= limit
+
+    def _pin(self, times: dict[str, Time], name: str, cycle: int) -> dict[str, Time] | None:
+        """Least start times with ``name`` at ``cycle`` too, or ``None`` if
+        that pushes a pinned operation out of its cycle."""
+        times = dict(times)
+        start = fit(self.optype[name], (cycle, 0.0), self.period)
+        if start[0] != cycle:
+            return None
+        if later(start, times[name]):
+            times[name] = start
+        stack = [name]
+        limit = max([cycle, *self.pins.values()]) + self.bound
+        while stack:
+            src = stack.pop()
+            src_ready = ready(self.optype[src], times[src])
+            for dep in self.successors[src]:
+                dst = dep.dst
+                candidate = fit(self.optype[dst], (src_ready[0] - dep.distance * self.ii, src_ready[1]),
+                                self.period)
+                if not later(candidate, times[dst]):
+                    continue
+                if candidate[0] > limit or (dst in self.pins or dst == name) and \
+                        candidate[0] != (cycle if dst == name else self.pins[dst]):
+                    return None
+                times[dst] = candidate
+                stack.append(dst)
+        return times
