@@ -180,6 +180,10 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
     try:
         with os.fdopen(handle, "w") as file:
             file.write(text)
+        # mkstemp creates 0600; give the artefact the permissions open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):

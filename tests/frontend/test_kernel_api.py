@@ -36,6 +36,9 @@ def test_to_verilog_writes_atomically(vsum, tmp_path):
     assert path.read_text() == text
     assert "module" in text
     assert sorted(os.listdir(tmp_path)) == ["vsum.v"]          # no temporary file left behind
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask       # as open() would create it
     with pytest.raises(FileNotFoundError):
         vsum.to_verilog(tmp_path / "missing" / "vsum.v")
     assert sorted(os.listdir(tmp_path)) == ["vsum.v"]
