@@ -6,6 +6,7 @@ from hls.schedule import (Dependence, IIBelowMIIError, NoScheduleError, Operatio
                           ProblemError, Schedule, ScheduleError, depth, format_schedule, minimum_ii, rec_mii,
                           res_mii, schedule, schedule_sequential, verify)
 from hls.schedule.search import search_modulo_schedule
+from schedule_brute_force import schedule_exists
 
 ADD = OperatorType("add", latency=0, incoming_delay=2.0, description="adder")
 MUL2 = OperatorType("mul", latency=2, incoming_delay=1.0, outgoing_delay=0.5)
@@ -283,6 +284,11 @@ def test_recurrence_whose_reads_compete_for_one_port():
     assert scheduled(problem).ii == 3
     with pytest.raises(IIBelowMIIError):
         schedule(problem, ii=2)
+    # The bound is real: no schedule at II 2.  All four operations are on the
+    # recurrence, a path of distance <= 1 leads from each to each, so starts
+    # differ by at most II; shifted to start at 0, starts below 8 cover all.
+    assert not schedule_exists(problem, 2, 8)
+    assert schedule_exists(problem, 3, 8)
 
 
 def test_search_finds_what_iterative_scheduling_misses():

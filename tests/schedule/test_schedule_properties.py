@@ -12,6 +12,7 @@ from hls.schedule import (DEPENDENCE_KINDS, Dependence, Operation, OperatorType,
                           ScheduleError, minimum_ii, schedule, schedule_sequential, verify)
 from hls.schedule.modulo import iterative_modulo_schedule
 from hls.schedule.search import search_modulo_schedule
+from schedule_brute_force import schedule_exists
 
 DELAYS = (0.0, 0.5, 1.0, 2.5, 4.0, 6.0)
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -46,26 +47,6 @@ def problems(draw, max_ops=12, limits=True, exclusions=True, carried=True):
             a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
             problem.add_exclusion(a, b)
     return problem
-
-
-def least_offsets(problem, ii, start):
-    """The least offsets for these start cycles, computed here from the
-    timing rule rather than by the library."""
-    offsets = {name: 0.0 for name in problem.operations}
-    for _ in range(4 * len(problem.operations) + 4):
-        changed = False
-        for dep in problem.dependences:
-            optype = problem.operator_type_of(dep.src)
-            if optype.latency == 0:
-                cycle, offset = start[dep.src], offsets[dep.src] + optype.incoming_delay
-            else:
-                cycle, offset = start[dep.src] + optype.latency, optype.outgoing_delay
-            if cycle == start[dep.dst] + dep.distance * ii and offset > offsets[dep.dst] + 1e-9:
-                offsets[dep.dst] = offset
-                changed = True
-        if not changed:
-            break
-    return offsets
 
 
 @PROPERTY
@@ -178,18 +159,6 @@ def test_mii_is_a_lower_bound_and_tiny_problems_reach_the_optimum(problem):
     bound = minimum_ii(problem)
     result = schedule(problem)
     horizon = sum(problem.operator_type_of(name).latency + 1 for name in problem.operations) + 1
-    names = list(problem.operations)
-
-    def exists(ii):
-        for starts in itertools.product(range(horizon + ii), repeat=len(names)):
-            start = dict(zip(names, starts))
-            try:
-                verify(problem, Schedule(ii, start, least_offsets(problem, ii, start)))
-                return True
-            except ScheduleError:
-                continue
-        return False
-
     if bound.mii > 1:
-        assert not exists(bound.mii - 1)
-    assert not any(exists(ii) for ii in range(bound.mii, result.ii))
+        assert not schedule_exists(problem, bound.mii - 1, horizon + bound.mii - 1)
+    assert not any(schedule_exists(problem, ii, horizon + ii) for ii in range(bound.mii, result.ii))
