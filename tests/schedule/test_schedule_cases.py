@@ -307,3 +307,32 @@ def test_search_finds_what_iterative_scheduling_misses():
     assert found is not None
     verify(problem, found)
     assert scheduled(problem).ii == 4
+
+
+@pytest.mark.parametrize("ii, start, offsets, message", [
+    (0, {"rd": 0, "s": 1}, {}, r"^II must be an integer >= 1, not 0$"),
+    (1, {"rd": 0}, {}, r"^operation 's' has no start cycle$"),
+    (1, {"rd": 0, "s": 1, "x": 0}, {}, r"^schedule starts unknown operation 'x'$"),
+    (1, {"rd": 0, "s": -2}, {}, r"^operation 's' starts at cycle -2; start cycles must be >= 0$"),
+    (1, {"rd": 0, "s": 1.0}, {}, r"^operation 's': start cycle must be an integer, not 1.0$"),
+    (1, {"rd": 0, "s": 1}, {"s": -1.0}, r"^operation 's': offset in cycle must be >= 0 ns, not -1.0$"),
+    (1, {"rd": 0, "s": 1}, {"s": 9.0},
+     r"^operation 's' \(type 'add'\) starts 9 ns into cycle 1 and needs 2 ns: it ends at 11 ns, "
+     r"past the clock period of 10 ns$"),
+    (1, {"rd": 0, "s": 1}, {"s": 0.5},
+     r"^data dependence 'rd' -> 's' \(distance 0, II 1\) is violated: 'rd''s result is ready at cycle 1 \+ 1 ns, "
+     r"but 's' uses it at cycle 1 \+ 0.5 ns$"),
+])
+def test_verifier_messages(ii, start, offsets, message):
+    problem = build([ADD, READ_A], [("rd", "read:a"), ("s", "add")], [("rd", "s"), ("s", "s", 1)])
+    verify(problem, Schedule(1, {"rd": 0, "s": 1}, {"s": 1.0}))
+    with pytest.raises(ScheduleError, match=message):
+        verify(problem, Schedule(ii, start, offsets))
+
+
+def test_verifier_resource_message():
+    problem = build([READ_A], [("rd", "read:a"), ("rd2", "read:a")], [])
+    verify(problem, Schedule(2, {"rd": 1, "rd2": 0}))
+    with pytest.raises(ScheduleError, match=r"^resource 'read:a' \(limit 1\): modulo slot 0 of II 1 holds "
+                                            r"'rd' \(cycle 1\), 'rd2' \(cycle 0\), which need 2 instances$"):
+        verify(problem, Schedule(1, {"rd": 1, "rd2": 0}))
