@@ -17,6 +17,10 @@ One row per benchmark kernel (``benchmarks/kernels/``), for its first example:
   with nextpnr-ecp5 (``--25k --package CABGA256 --seed 1``) for the Fmax of
   the whole kernel between registered ports.
 
+``--calibrate`` instead measures each operator of
+:data:`hls.delay_model.MEASURED` alone (registered inputs and outputs, nextpnr
+Fmax) and prints it next to the delay model's estimate.
+
 Targets (issue 4): II == MII everywhere; II = 1 for vsum, dot16, gsumif,
 if_loop, argmax, fir and stream_proc; cycles <= limit; compile < 2 s.
 """
@@ -69,6 +73,39 @@ def _row(name, synth, fmax):
     return row
 
 
+def calibrate() -> int:
+    """Measure every operator of the delay model's table with nextpnr-ecp5 and compare."""
+    from amaranth.back import verilog
+    from amaranth.hdl import Module, Mux, signed
+    from amaranth.lib import wiring
+    from amaranth.lib.wiring import In, Out
+
+    from approx_units.synth import synthesize_verilog
+    from hls.delay_model import MEASURED, REGISTER_SETUP, operator_delay
+    from hls.ir.build import amaranth_value
+
+    class Operator(wiring.Component):
+        def __init__(self, kind, widths, width):
+            self.kind = kind
+            super().__init__({"a": In(signed(widths[0])), "b": In(signed(widths[1])), "c": In(1),
+                              "o": Out(signed(width))})
+
+        def elaborate(self, platform):
+            m = Module()
+            value = Mux(self.c, self.a, self.b) if self.kind == "select" else amaranth_value(self.kind, [self.a, self.b])
+            m.d.comb += self.o.eq(value)
+            return m
+
+    print("operator      widths    measured ns  model ns  ratio")
+    for (kind, widths, width), recorded in MEASURED.items():
+        text = verilog.convert(Operator(kind, widths, width), name="op", emit_src=False)
+        area = synthesize_verilog(text, "op", "ecp5", timing=True)
+        model = operator_delay(kind, width, widths) + REGISTER_SETUP
+        print(f"{kind:12}  {str(widths):8}  {area.critical_path_ns:11.2f}  {model:8.2f}  "
+              f"{model / area.critical_path_ns:5.2f}  (recorded {recorded})")
+    return 0
+
+
 def _cell(value, fmt="{}"):
     return "-" if value is None else fmt.format(value)
 
@@ -78,7 +115,11 @@ def main(argv=None) -> int:
     parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")
     parser.add_argument("--no-synth", action="store_true", help="skip the ECP5 LUT4/FF columns")
     parser.add_argument("--fmax", action="store_true", help="also place and route for Fmax (slow)")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="measure the delay model's operators with nextpnr-ecp5 instead")
     options = parser.parse_args(argv)
+    if options.calibrate:
+        return calibrate()
     from benchmarks.kernels import KERNEL_NAMES
     names = options.kernels or list(KERNEL_NAMES)
     unknown = [n for n in names if n not in KERNEL_NAMES]

