@@ -319,7 +319,7 @@ class _ModuloState:
                         assert not displaced, displaced
                         changed = True
                         break
-        first = min(cycle for cycle, _offset in self.times.values())
+        first = min((cycle for cycle, _offset in self.times.values()), default=0)
         if first:
             self.times = {name: (cycle - first, offset) for name, (cycle, offset) in self.times.items()}
         self._settle_offsets()

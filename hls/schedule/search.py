@@ -52,7 +52,7 @@ def search_modulo_schedule(problem: Problem, ii: int, *, nodes: int | None = Non
             break
     if times is None:
         return None
-    first = min(cycle for cycle, _offset in times.values())
+    first = min((cycle for cycle, _offset in times.values()), default=0)
     return Schedule(ii, {name: times[name][0] - first for name in problem.operations},
                     {name: times[name][1] for name in problem.operations})
 

@@ -336,3 +336,19 @@ def test_verifier_resource_message():
     with pytest.raises(ScheduleError, match=r"^resource 'read:a' \(limit 1\): modulo slot 0 of II 1 holds "
                                             r"'rd' \(cycle 1\), 'rd2' \(cycle 0\), which need 2 instances$"):
         verify(problem, Schedule(1, {"rd": 1, "rd2": 0}))
+
+
+def test_empty_problem():
+    problem = Problem(clock_period_ns=10.0)
+    assert minimum_ii(problem).mii == 1
+    for result in (schedule(problem), schedule_sequential(problem), search_modulo_schedule(problem, 1)):
+        verify(problem, result)
+        assert result.ii == 1 and depth(problem, result) == 0
+
+
+def test_output_delay_beyond_the_period_pushes_the_user_a_cycle_later():
+    slow_out = OperatorType("ram", latency=1, outgoing_delay=12.0)
+    problem = build([slow_out, ADD], [("rd", "ram"), ("s", "add")], [("rd", "s"), ("rd", "rd", 1)])
+    result = scheduled(problem)
+    assert minimum_ii(problem).rec_mii == 2 and result.ii == 2
+    assert result.start["s"] == result.start["rd"] + 2 and result.offset("s") == 0.0
