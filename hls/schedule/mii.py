@@ -110,12 +110,16 @@ def bounding_resource(problem: Problem) -> tuple[OperatorType, int] | None:
 
 
 def rec_mii(problem: Problem) -> int:
-    """The least II at which every recurrence can be scheduled on its own.
+    """The least II the recurrences allow.
 
-    That is the least II at which the dependences, with chaining, can be met,
-    raised if needed until every recurrence (strongly connected component)
-    whose operations compete for a limited operator can also be scheduled
-    with that operator's limit (:mod:`hls.schedule.recurrence`).
+    That is the least II at which the dependences, with chaining, can be
+    met; raised further only where a recurrence (strongly connected
+    component) whose operations compete for a limited operator cannot be
+    scheduled, with that operator's limit, at the larger of that II and
+    ResMII (:mod:`hls.schedule.recurrence`): then to the least II at which
+    it can.  So RecMII exceeds both plain bounds only when their combination
+    on a recurrence does, and a port merely shared by too many operations
+    stays a resource bound.
 
     Raises
     ------
@@ -123,19 +127,20 @@ def rec_mii(problem: Problem) -> int:
         If the problem fails :meth:`Problem.check`.
     """
     problem.check()
-    return _recurrence_iis(problem)[1]
+    return _recurrence_iis(problem, res_mii(problem))[1]
 
 
-def _recurrence_iis(problem: Problem) -> tuple[int, int, list[str] | None]:
+def _recurrence_iis(problem: Problem, res: int) -> tuple[int, int, list[str] | None]:
     """``(II the dependences allow, RecMII, the competing component that
     raised it or None)``."""
     dependence_ii = _least_feasible_ii(problem)
+    floor = max(dependence_ii, res)
     rec, blamed = dependence_ii, None
     for component in competing_components(problem):
-        ii = rec
+        ii = max(floor, rec)
         while not component_schedulable(problem, component, ii):
             ii += 1
-        if ii > rec:
+        if ii > max(floor, rec):
             rec, blamed = ii, component
     return dependence_ii, rec, blamed
 
@@ -232,7 +237,7 @@ def minimum_ii(problem: Problem) -> MIIBound:
     """
     problem.check()
     res = res_mii(problem)
-    dependence_ii, rec, component = _recurrence_iis(problem)
+    dependence_ii, rec, component = _recurrence_iis(problem, res)
     mii = max(res, rec)
     if rec >= res and component is not None:
         cycle, competing = _competing_recurrence(problem, component)
