@@ -95,8 +95,13 @@ def build_report(compiled) -> Report:
                 operators[op.kind if op.kind not in ("load", "store") else f"{op.kind}:{op.attrs['array']}"] += 1
         for op in scheduled.problem.slow_ops:
             optype = scheduled.problem.problem.operator_type_of(op.name)
-            timing.append(f"{op.kind} on line {','.join(map(str, op.lines))} is slower than one clock period; "
-                          f"given {optype.latency} cycles of latency")
+            where = f"`{op.text}` on line {','.join(map(str, op.lines))}"
+            if op.kind == "mul":
+                timing.append(f"{where} is slower than one clock period: pipelined as two registered "
+                              f"half products over {optype.latency} cycles")
+            else:
+                timing.append(f"{where} is slower than one clock period: given {optype.latency} cycles "
+                              f"of latency as a multicycle path (not pipelined)")
     data = {
         "kernel": ir.name,
         "clock_mhz": ir.clock_mhz,

@@ -113,7 +113,7 @@ def build_problem(block: Block, clock_mhz: float, resources: dict[str, int], *,
         if previous is None or (optype.latency, optype.incoming_delay) > (previous.latency, previous.incoming_delay):
             problem.operator_types[optype.name] = optype
     for op in block.ops:
-        problem.add_operation(Operation(op.name, type_of[op].name, op.lines))
+        problem.add_operation(Operation(op.name, type_of[op].name, op.lines, op.text))
         result.ops[op.name] = op
         if problem.operator_type_of(op.name).latency >= 1 and op.kind not in ("load", "store", "commit"):
             result.slow_ops.append(op)

@@ -230,6 +230,8 @@ class _Builder:
         if kind == "store":
             self.store_epochs[attrs["array"]] = self.store_epochs.get(attrs["array"], 0) + 1
         op = Op(name, kind, list(operands), shape, predicate, tuple(sorted(set(lines))), attrs)
+        if kind in ("live_in", "commit"):
+            op.text = var if kind == "live_in" else f"{var} (register)"
         self.block.ops.append(op)
         if key is not None:
             self.value_numbers[key] = op
@@ -257,6 +259,8 @@ class _Builder:
             wrapped = value
         else:
             wrapped = self.op("wrap", [value], shape, lines)
+            if not wrapped.text:
+                wrapped.text = f"{self.tk.display_names.get(name, name)} = {value.text or '...'}"
         self.env[name] = wrapped
 
     def and_(self, a, b, lines):
@@ -284,6 +288,12 @@ class _Builder:
         return Shape.cast(self.shape_of(node))
 
     def expr(self, node, pred):
+        value = self._expr(node, pred)
+        if not value.text:
+            value.text = ast.unparse(node)
+        return value
+
+    def _expr(self, node, pred):
         lines = (node.lineno,)
         if isinstance(node, ast.Name):
             if node.id in self.arrays:
@@ -459,7 +469,10 @@ class _Builder:
             index = self.expr(target.slice, pred)
             shape = self.arrays[array][0]
             data = value if value.shape == shape else self.op("wrap", [value], shape, lines)
-            self.op("store", [index, data], unsigned(0), lines, predicate=pred, array=array)
+            store = self.op("store", [index, data], unsigned(0), lines, predicate=pred, array=array)
+            store.text = f"{ast.unparse(target)} = ..."
+            if data is not value and not data.text:
+                data.text = f"{ast.unparse(target)} = {value.text or '...'}"
         else:
             raise UnsupportedConstruct(target, f"cannot assign to {type(target).__name__}")
 
@@ -476,7 +489,9 @@ class _Builder:
                 then_value = fallback or self.read_var(var, _Line(lines[0]))
             if else_value is None:
                 else_value = fallback or self.read_var(var, _Line(lines[0]))
-            self.env[var] = self.op("select", [cond, then_value, else_value], self.variables[var], lines)
+            merged = self.op("select", [cond, then_value, else_value], self.variables[var], lines)
+            merged.text = merged.text or f"{self.tk.display_names.get(var, var)} merged after line {lines[0]}"
+            self.env[var] = merged
 
     # -- structural statements ------------------------------------------------
     def structural(self, stmt):

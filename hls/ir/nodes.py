@@ -65,6 +65,8 @@ class Op:
     lines : tuple of int
         The user's source lines this operation comes from.
     attrs : dict
+    text : str
+        How reports name it: the user's source text of the expression, or the variable.
     """
 
     name: str
@@ -74,6 +76,7 @@ class Op:
     predicate: "Op | None" = None
     lines: tuple[int, ...] = ()
     attrs: dict = field(default_factory=dict)
+    text: str = ""
 
     def inputs(self) -> list["Op"]:
         """Operands followed by the predicate, if any: every value this operation reads."""
