@@ -352,3 +352,17 @@ def test_output_delay_beyond_the_period_pushes_the_user_a_cycle_later():
     result = scheduled(problem)
     assert minimum_ii(problem).rec_mii == 2 and result.ii == 2
     assert result.start["s"] == result.start["rd"] + 2 and result.offset("s") == 0.0
+
+
+def test_port_shared_on_a_recurrence_that_has_room_stays_a_resource_bound():
+    # Three reads and a write of `a` on a recurrence at distance 2: the port
+    # alone forces II 3, and at II 3 the recurrence has room for it.
+    problem = build([READ_A, WRITE_A, ADD],
+                    [("r0", "read:a"), ("r1", "read:a"), ("r2", "read:a"), ("s", "add"), ("w", "write:a")],
+                    [("r0", "s"), ("r1", "s"), ("r2", "s"), ("s", "w")]
+                    + [(read, "w", 0, "memory") for read in ("r0", "r1", "r2")]
+                    + [("w", read, 2, "memory") for read in ("r0", "r1", "r2")])
+    bound = minimum_ii(problem)
+    assert (bound.res_mii, bound.rec_mii, bound.kind) == (3, 1, "resource")
+    assert bound.detail == "3 uses of read port of `a` (limit 1)"
+    assert scheduled(problem).ii == 3
