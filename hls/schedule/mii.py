@@ -293,7 +293,11 @@ def _recurrence_bound(problem: Problem, mii: int, res: int, rec: int, cycle: lis
     length = cycle_length(problem, cycle)
     what = {"memory": "memory dependence", "exit": "dependence on the exit condition",
             "recurrence": "dependence"}[kind]
-    labels = [problem.operations[name].label for name in operations]
+    labels = []
+    for name in operations:
+        # The read and the update of one variable usually carry the same name.
+        if not labels or labels[-1] != problem.operations[name].label:
+            labels.append(problem.operations[name].label)
     if len(labels) > MAX_NAMED_OPERATIONS:
         # Long recurrences: the ends say where it starts and closes; the lines list all of it.
         labels = labels[:3] + [f"... ({len(labels) - 5} more)"] + labels[-2:]

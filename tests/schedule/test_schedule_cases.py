@@ -366,3 +366,18 @@ def test_port_shared_on_a_recurrence_that_has_room_stays_a_resource_bound():
     assert (bound.res_mii, bound.rec_mii, bound.kind) == (3, 1, "resource")
     assert bound.detail == "3 uses of read port of `a` (limit 1)"
     assert scheduled(problem).ii == 3
+
+
+def test_recurrence_detail_names_a_variable_once():
+    problem = Problem(clock_period_ns=10.0)
+    for optype in (ADD, OperatorType("reg", latency=1, description="variable register"), OperatorType("wire")):
+        problem.add_operator_type(optype)
+    problem.add_operation(Operation("read_s", "wire", (3,), description="s"))
+    problem.add_operation(Operation("add", "add", (5,), description="s + d"))
+    problem.add_operation(Operation("write_s", "reg", (5,), description="s"))
+    for src, dst, distance in (("read_s", "add", 0), ("add", "write_s", 0), ("write_s", "read_s", 1)):
+        problem.add_dependence(Dependence(src, dst, distance))
+    bound = minimum_ii(problem)
+    assert bound.detail == ("a loop-carried dependence through `s` -> `s + d` -> `s` "
+                            "(adder, variable register, 1 cycle) at distance 1")
+    assert bound.operations == ("read_s", "add", "write_s") and bound.lines == (3, 5)

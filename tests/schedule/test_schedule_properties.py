@@ -83,6 +83,13 @@ def test_without_resource_limits_the_scheduler_reaches_the_recmii(problem):
     result = schedule(problem)
     verify(problem, result)
     assert result.ii == bound.rec_mii
+    if bound.dependences:
+        # The blamed recurrence is a cycle, listed in order, through the operations named.
+        deps = bound.dependences
+        assert all(dep.dst == deps[(index + 1) % len(deps)].src for index, dep in enumerate(deps))
+        assert [dep.src for dep in deps] == list(bound.operations[:len(deps)])
+        assert bound.lines == tuple(sorted({line for name in bound.operations
+                                            for line in problem.operations[name].lines}))
     if bound.rec_mii > 1:
         assert bound.kind in ("recurrence", "memory", "exit")
         kinds = {dep.kind for dep in bound.dependences}
