@@ -29,7 +29,16 @@ def _quotient_width(width, signed, values):
     return width + values["frac_bits"] + (1 if signed else 0)
 
 
-def _divider(name, summary, reference, params=()):
+def _rows_stages(width):
+    # A restoring divider is 2n compare-subtract rows deep by default.
+    return 2 if width <= 8 else 4 if width <= 16 else 8
+
+
+def _log_stages(width):
+    return 1 if width <= 8 else 2 if width <= 16 else 3
+
+
+def _divider(name, summary, reference, params=(), recommended_stages=_log_stages):
     def decorate(core):
         def describe(ops, a, b, *, width, width_b, signed, frac_bits, **values):
             out = _quotient_width(width, signed, {"frac_bits": frac_bits})
@@ -47,13 +56,13 @@ def _divider(name, summary, reference, params=()):
         register(UnitSpec(name=name, kind="div", describe=describe,
                           output_width=lambda w, wb, s, v: _quotient_width(w, s, v),
                           summary=summary, reference=reference, params=(frac,) + tuple(params),
-                          recommended_stages=lambda w: 2 if w <= 8 else 4 if w <= 16 else 8))
+                          recommended_stages=recommended_stages))
         return core
     return decorate
 
 
 @_divider("exact_div", "exact restoring divider (one compare-subtract row per quotient bit)",
-          "exact reference")
+          "exact reference", recommended_stages=_rows_stages)
 def exact_div(ops, a, b, *, width, frac_bits):
     # Row i decides quotient bit i, from the top: shift the next dividend bit
     # into the partial remainder and subtract the divisor if it fits. The rows
@@ -93,7 +102,7 @@ def mitchell_div(ops, a, b, *, width, frac_bits):
 
 
 @_divider("mitchell_div_refined", "Mitchell divider with a log-domain correction table (SIMDive style)",
-          "M. S. Ansari et al., GLSVLSI 2020 (SIMDive); R. Ebrahimi et al., IEEE TCAD 2022 (RAPID)",
+          "Z. Ebrahimi, S. Ullah, A. Kumar, GLSVLSI 2020 (SIMDive); Z. Ebrahimi et al., IEEE TCAD 2022 (RAPID)",
           [index_bits_param])
 def mitchell_div_refined(ops, a, b, *, width, frac_bits, index_bits):
     return mitchell_log_quotient(ops, a, b, width=width, frac_bits=frac_bits, refine_bits=index_bits)

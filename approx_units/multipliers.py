@@ -175,7 +175,7 @@ index_bits_param = Param("index_bits", default=lambda w, wb, s: min(4, w - 1),
 
 
 @_multiplier("mitchell_refined", "Mitchell multiplier with a log-domain correction table (RAPID/SIMDive style)",
-             "R. Ebrahimi et al., IEEE TCAD 2022 (RAPID); M. S. Ansari et al., GLSVLSI 2020 (SIMDive)",
+             "Z. Ebrahimi et al., IEEE TCAD 2022 (RAPID); Z. Ebrahimi, S. Ullah, A. Kumar, GLSVLSI 2020 (SIMDive)",
              [index_bits_param])
 def mitchell_refined(ops, a, b, *, width, index_bits):
     return mitchell_log_product(ops, a, b, width=width, refine_bits=index_bits)
@@ -197,7 +197,7 @@ def _babic_basic_block(ops, a, b, *, width):
 
 
 @_multiplier("iterlog", "iterative logarithmic multiplier (basic block plus correction terms)",
-             "Z. Babic, A. Avramovic, P. Bulic, Microelectronics Journal 42(2), 2011",
+             "Z. Babic, A. Avramovic, P. Bulic, Microprocessors and Microsystems 35(1), 2011",
              [Param("corrections", default=lambda w, wb, s: 1, bounds=lambda w, wb, s: (0, w),
                     doc="correction terms after the basic block, 0..n (default 1)")])
 def iterlog(ops, a, b, *, width, corrections):
