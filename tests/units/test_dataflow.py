@@ -1,0 +1,67 @@
+"""The operator layer: each operation means the same in numpy, in Amaranth, and in plain Python."""
+
+import numpy as np
+import pytest
+
+from approx_units.unit import Unit, UnitSpec
+from sim import run_unit
+
+WIDTH = 4
+M = (1 << WIDTH) - 1
+
+# (name, description(ops, a, b), reference(a, b) on Python ints, output width)
+CASES = [
+    ("add", lambda o, a, b: o.add(a, b), lambda a, b: a + b, 5),
+    ("add_truncated", lambda o, a, b: o.add(a, b, width=3), lambda a, b: (a + b) % 8, 3),
+    ("sub_wraps", lambda o, a, b: o.sub(a, b, width=4), lambda a, b: (a - b) % 16, 4),
+    ("sub_sign_extends", lambda o, a, b: o.sub(a, b, width=9), lambda a, b: (a - b) % 512, 9),
+    ("mul", lambda o, a, b: o.mul(a, b), lambda a, b: a * b, 8),
+    ("and", lambda o, a, b: o.and_(a, o.slice(b, 1, 3)), lambda a, b: a & ((b >> 1) & 3), 4),
+    ("or", lambda o, a, b: o.or_(a, b), lambda a, b: a | b, 4),
+    ("xor", lambda o, a, b: o.xor(a, b), lambda a, b: a ^ b, 4),
+    ("not", lambda o, a, b: o.not_(a), lambda a, b: M ^ a, 4),
+    ("shl", lambda o, a, b: o.shl(a, b, width=7), lambda a, b: (a << b) % 128, 7),
+    ("shr", lambda o, a, b: o.shr(a, b), lambda a, b: a >> b, 4),
+    ("slice_cat", lambda o, a, b: o.cat(o.slice(a, 1, 3), b, o.const(1, 2)),
+     lambda a, b: ((a >> 1) & 3) | (b << 2) | (1 << 6), 8),
+    ("mux", lambda o, a, b: o.mux(o.bit(a, 0), a, o.cat(b, b)), lambda a, b: a if a & 1 else b | b << 4, 8),
+    ("eq", lambda o, a, b: o.eq(a, b), lambda a, b: int(a == b), 1),
+    ("lt", lambda o, a, b: o.lt(a, b), lambda a, b: int(a < b), 1),
+    ("ge", lambda o, a, b: o.ge(a, b), lambda a, b: int(a >= b), 1),
+    ("lod", lambda o, a, b: o.lod(a), lambda a, b: max(a.bit_length() - 1, 0), 2),
+    ("lookup", lambda o, a, b: o.lookup(o.slice(a, 0, 2), [3, 0, 7, 5], 3),
+     lambda a, b: [3, 0, 7, 5][a & 3], 3),
+    ("zext", lambda o, a, b: o.zext(o.xor(a, b), 6), lambda a, b: a ^ b, 6),
+]
+
+
+def _unit(description, output_width, stages):
+    spec = UnitSpec(name="op", kind="add", summary="operator test", reference="-",
+                    describe=lambda ops, a, b, **_: description(ops, a, b),
+                    output_width=lambda w, wb, s, v: output_width)
+    return Unit(spec, WIDTH, WIDTH, stages, False, {})
+
+
+@pytest.mark.parametrize("name,description,reference,output_width", CASES, ids=[c[0] for c in CASES])
+def test_operation_semantics_agree(name, description, reference, output_width):
+    a, b = np.meshgrid(np.arange(16), np.arange(16))
+    a, b = a.ravel(), b.ravel()
+    expected = np.array([reference(int(x), int(y)) for x, y in zip(a, b)], dtype=np.uint64)
+    unit = _unit(description, output_width, stages=0)
+    assert np.array_equal(unit.model(a, b), expected)
+    assert np.array_equal(run_unit(unit, a, b), expected)
+    assert np.array_equal(run_unit(_unit(description, output_width, stages=1), a, b), expected)
+
+
+def test_constants_and_slices_are_checked():
+    from approx_units.dataflow import Ops
+    ops = Ops()
+    a = ops.input("a", 4)
+    with pytest.raises(ValueError, match=r"slice \[2:6\] out of range for a 4-bit value"):
+        ops.slice(a, 2, 6)
+    with pytest.raises(ValueError, match="constants are unsigned; got -1"):
+        ops.const(-1)
+    with pytest.raises(ValueError, match="mux select must be 1 bit wide, not 4"):
+        ops.mux(a, a, a)
+    with pytest.raises(ValueError, match="a table indexed by 2 bits needs 4 entries, not 3"):
+        ops.lookup(ops.slice(a, 0, 2), [1, 2, 3], 2)
