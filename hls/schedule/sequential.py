@@ -36,7 +36,8 @@ def schedule_sequential(problem: Problem) -> Schedule:
     graph = nx.DiGraph()
     graph.add_nodes_from(problem.operations)
     graph.add_edges_from((dep.src, dep.dst) for dep in problem.dependences if dep.distance == 0)
-    order = list(nx.lexicographical_topological_sort(graph, key=list(problem.operations).index))
+    position = {name: index for index, name in enumerate(problem.operations)}
+    order = list(nx.lexicographical_topological_sort(graph, key=position.__getitem__))
 
     predecessors: dict[str, list] = {name: [] for name in problem.operations}
     for dep in problem.dependences:

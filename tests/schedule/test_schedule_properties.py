@@ -3,6 +3,7 @@ the verifier rejects broken schedules, the MII is a true lower bound and the
 scheduler reaches it where it is known to be feasible."""
 
 import itertools
+import os
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -15,7 +16,10 @@ from hls.schedule.search import search_modulo_schedule
 from schedule_brute_force import schedule_exists
 
 DELAYS = (0.0, 0.5, 1.0, 2.5, 4.0, 6.0)
-PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: Examples per property; raise it for a longer campaign, for example
+#: ``AXHLS_SCHEDULE_EXAMPLES=3000 pytest tests/schedule``.
+EXAMPLES = int(os.environ.get("AXHLS_SCHEDULE_EXAMPLES", "150"))
+PROPERTY = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
