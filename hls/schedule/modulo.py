@@ -221,6 +221,9 @@ class _ModuloState:
         return fit(self.optype[name], earliest, self.period)
 
     def free_cycle(self, name: str, earliest: Time) -> int:
+        if self.optype[name].limit is None:
+            # Always room, and starting later only delays the successors.
+            return earliest[0]
         window = range(earliest[0], earliest[0] + self.ii)
         roomy = [cycle for cycle in window if self.has_room(name, cycle)]
         # Unlike Rau's original, prefer a cycle that also keeps the scheduled
