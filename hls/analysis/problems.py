@@ -23,7 +23,10 @@ Dependences
   is chosen by the predicate);
 * variables: ``live_in(v) -> commit(v)`` at distance 0 (the register is read
   before it is overwritten) and, in a pipelined body, ``commit(v) -> live_in(v)``
-  at distance 1: the recurrence through ``v``;
+  at distance 1: the recurrence through ``v``.  In a speculative body (one with
+  ``exit`` operations) the recurrence goes through ``carry(v)`` instead, and every
+  ``exit`` precedes every store and commit of the next iteration (distance 1,
+  kind ``exit``): a squash must come before anything younger becomes visible;
 * memory: from :func:`hls.analysis.memdep.memory_dependences`.
 """
 
@@ -75,8 +78,10 @@ class BlockProblem:
 def _operator_type(op: Op, period: float, resources: dict[str, int], array_ports: dict) -> OperatorType:
     if op.kind in _FREE:
         return OperatorType("wire")
-    if op.kind == "commit":
+    if op.kind in ("commit", "carry"):
         return OperatorType("reg", latency=1, description="variable register")
+    if op.kind == "exit":
+        return OperatorType("exit", latency=1, description="loop exit")
     if op.kind in ("load", "store"):
         array = op.attrs["array"]
         direction = "read" if op.kind == "load" else "write"
@@ -115,20 +120,32 @@ def build_problem(block: Block, clock_mhz: float, resources: dict[str, int], *,
     for op in block.ops:
         problem.add_operation(Operation(op.name, type_of[op].name, op.lines, op.text))
         result.ops[op.name] = op
-        if problem.operator_type_of(op.name).latency >= 1 and op.kind not in ("load", "store", "commit"):
+        if problem.operator_type_of(op.name).latency >= 1 and op.kind not in ("load", "store", "commit", "carry", "exit"):
             result.slow_ops.append(op)
     for op in block.ops:
         for operand in op.operands:
             problem.add_dependence(Dependence(operand.name, op.name, 0, "data"))
-        if op.predicate is not None and (op.kind == "store" or problem.operator_type_of(op.name).limit):
+        if op.predicate is not None and (op.kind in ("store", "commit") or problem.operator_type_of(op.name).limit):
             problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control"))
     live_ins, commits = block.live_ins(), block.commits()
-    for var, commit in commits.items():
-        if var in live_ins:
-            problem.add_dependence(Dependence(live_ins[var].name, commit.name, 0, "data"))
-            if loop is not None:
-                problem.add_dependence(Dependence(commit.name, live_ins[var].name, 1, "data"))
-    for dep in memory_dependences(block, loop_step=loop.step if loop else None,
+    carries = {op.attrs["var"]: op for op in block.ops if op.kind == "carry"}
+    if loop is not None and loop.speculative:
+        # The next iteration reads the carry register; the variable's own register is only
+        # written by iterations that survive, after every exit that could squash them.
+        for var, carry in carries.items():
+            problem.add_dependence(Dependence(live_ins[var].name, carry.name, 0, "data"))
+            problem.add_dependence(Dependence(carry.name, live_ins[var].name, 1, "data"))
+        effects = [op for op in block.ops if op.kind in ("store", "commit")]
+        for exit in loop.exit_ops:
+            for effect in effects:
+                problem.add_dependence(Dependence(exit.name, effect.name, 1, "exit"))
+    else:
+        for var, commit in commits.items():
+            if var in live_ins:
+                problem.add_dependence(Dependence(live_ins[var].name, commit.name, 0, "data"))
+                if loop is not None:
+                    problem.add_dependence(Dependence(commit.name, live_ins[var].name, 1, "data"))
+    for dep in memory_dependences(block, loop_step=(loop.step or 1) if loop else None,
                                   trip_count=loop.info.trip_count if loop else None):
         problem.add_dependence(Dependence(dep.src.name, dep.dst.name, dep.distance, "memory"))
     limited = [op for op in block.ops if problem.operator_type_of(op.name).limit]

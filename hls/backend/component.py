@@ -128,6 +128,7 @@ class _Generator:
         self.read_ports = {name: _Port() for name in ir.arrays}
         self.write_ports = {name: _Port() for name in ir.arrays}
         self.go = {id(node): [] for node in ir.nodes}
+        self.loop_signals = {}   # loop name -> its control signals, for tests and debugging
         self.finish = []
 
         busy = Signal()
@@ -208,12 +209,15 @@ class _Generator:
         ii = schedule.ii
         length = max(1, schedule.length)
         running = Signal(name=f"{prefix}_running")
-        counter = Signal(loop.counter_shape, name=f"{prefix}_counter")
         slot = Signal(range(max(2, ii)), name=f"{prefix}_slot")
-        current = Signal(loop.counter_shape, name=f"{prefix}_i")
-        m.d.comb += current.eq(Mux(go, self.registers[loop.start_var], counter))
-        stop = self.registers[loop.stop_var]
-        in_range = (current < stop) if loop.step > 0 else (current > stop)
+        if loop.kind == "for":
+            counter = Signal(loop.counter_shape, name=f"{prefix}_counter")
+            current = Signal(loop.counter_shape, name=f"{prefix}_i")
+            m.d.comb += current.eq(Mux(go, self.registers[loop.start_var], counter))
+            stop = self.registers[loop.stop_var]
+            in_range = (current < stop) if loop.step > 0 else (current > stop)
+        else:
+            current, in_range = None, Const(1, 1)   # a while loop ends only through its exits
         active = go | running
         at_slot0 = go | (slot == 0)
         issue = Signal(name=f"{prefix}_issue")
@@ -229,14 +233,33 @@ class _Generator:
             m.d.sync += slot.eq(Mux(at_slot0, 1 % ii, Mux(slot == ii - 1, 0, slot + 1)))
         with m.If(go):
             m.d.sync += running.eq(1)
-        with m.If(issue):
-            m.d.sync += counter.eq(current + loop.step)
+        if current is not None:
+            with m.If(issue):
+                m.d.sync += counter.eq(current + loop.step)
         with m.If(ending):
             m.d.sync += [running.eq(0), draining.eq(1)]
+        carry_registers = {}
+        for op in loop.body.ops:
+            if op.kind == "carry":
+                var = op.attrs["var"]
+                register = Signal(self.ir.variables[var], name=f"{prefix}_carry_{_signal_name(var)}")
+                carry_registers[var] = register
+                with m.If(go):
+                    m.d.sync += register.eq(self.registers[var])
+        datapath = _Datapath(self, loop.body, schedule, valid, induction=current,
+                             carry_registers=carry_registers, go=go)
+        for time, fire in datapath.exit_fires:
+            # Squash: the iterations younger than the exiting one sit at cycles below
+            # `time`; clear their valid bits (and this cycle's issue) and stop issuing.
+            with m.If(fire):
+                m.d.sync += [valid[t].eq(0) for t in range(1, time + 1)]
+                m.d.sync += [running.eq(0), draining.eq(1)]
         with m.If(done):
             m.d.sync += [running.eq(0), draining.eq(0)]
-        _Datapath(self, loop.body, schedule, valid, induction=current)
         self.route(loop.successor, done)
+        self.loop_signals[loop.name] = {"go": go, "issue": issue, "running": running, "draining": draining,
+                                        "done": done, "valid": valid, "carry": carry_registers,
+                                        "exits": [fire for _, fire in datapath.exit_fires], "datapath": datapath}
 
     # -- ports ------------------------------------------------------------------
     def drive_ports(self):
@@ -287,8 +310,11 @@ def _any(values):
 class _Datapath:
     """The operations of one block, placed at their scheduled cycles."""
 
-    def __init__(self, generator, block, schedule, valid, *, induction):
+    def __init__(self, generator, block, schedule, valid, *, induction, carry_registers=None, go=None):
         self.g = generator
+        self.carry_registers = carry_registers or {}
+        self.go = go
+        self.exit_fires = []    # (cycle, pulse) of each exit operation
         self.m = generator.module
         self.block = block
         self.schedule = schedule
@@ -314,6 +340,7 @@ class _Datapath:
         delay = cycle - born
         assert delay >= 0, f"{op.name} used at cycle {cycle} before it exists at {born}"
         line = self.lines.setdefault(op, [value])
+        # Callers never tap inside an m.If: the registers of a delay line shift unconditionally.
         while len(line) <= delay:
             register = Signal(op.shape, name=f"{op.name}_d{len(line)}")
             self.m.d.sync += register.eq(line[-1])
@@ -332,7 +359,22 @@ class _Datapath:
         t = self.start(op)
         valid = self.valid[t]
         if kind == "live_in":
-            self.born[op] = (t, self.g.registers[op.attrs["var"]])
+            var = op.attrs["var"]
+            if var in self.carry_registers:
+                # The carry register is loaded from the variable when the loop starts; in
+                # that very cycle the variable itself is the value.
+                value = self.carry_registers[var]
+                self.born[op] = (t, Mux(self.go, self.g.registers[var], value) if t == 0 else value)
+            else:
+                self.born[op] = (t, self.g.registers[var])
+        elif kind == "carry":
+            value = self.tap(op.operands[0], t)     # outside the If: a delay line must shift every cycle
+            with m.If(valid):
+                m.d.sync += self.carry_registers[op.attrs["var"]].eq(value)
+        elif kind == "exit":
+            fire = Signal(name=f"{op.name}_fire")
+            m.d.comb += fire.eq(valid & self.tap(op.operands[0], t))
+            self.exit_fires.append((t, fire))
         elif kind == "induction":
             self.born[op] = (0, self.induction)
         elif kind == "wrap":
@@ -340,8 +382,10 @@ class _Datapath:
             m.d.comb += out.eq(self.tap(op.operands[0], t))
             self.born[op] = (t, out)
         elif kind == "commit":
-            with m.If(valid):
-                m.d.sync += self.g.registers[op.attrs["var"]].eq(self.tap(op.operands[0], t))
+            enable = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+            value = self.tap(op.operands[0], t)     # outside the If: a delay line must shift every cycle
+            with m.If(enable):
+                m.d.sync += self.g.registers[op.attrs["var"]].eq(value)
         elif kind == "load":
             active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
             array = op.attrs["array"]

@@ -153,6 +153,10 @@ def _exits_of_loop_body(stmts):
     return walk(stmts, False)
 
 
+#: Exit target inside a pipelined loop body: exits there become ``exit`` operations, not control flow.
+_PIPELINE = object()
+
+
 class _LoopContext:
     def __init__(self, break_target, continue_target):
         self.break_target = break_target
@@ -209,7 +213,7 @@ class _Builder:
 
     # -- operations -----------------------------------------------------------
     def op(self, kind, operands, shape, lines, predicate=None, **attrs):
-        if kind in ("live_in", "commit"):
+        if kind in ("live_in", "commit", "carry"):
             # Named after the variable, so that reports can say which variable carries a recurrence.
             var = self.tk.display_names.get(attrs["var"], attrs["var"]) if hasattr(self.tk, "display_names") \
                 else attrs["var"]
@@ -218,11 +222,15 @@ class _Builder:
             name = f"{kind}{next(self.names)}"
         shape = Shape.cast(shape)
         key = None
-        if kind not in ("const", "live_in", "commit", "store", "induction"):
+        if kind not in ("const", "live_in", "commit", "store", "induction", "carry", "exit"):
             # Value numbering: the same pure computation (a load, between stores to its array)
             # is made once, so `a[i] * a[i]` uses the read port once.
             epoch = self.store_epochs.get(attrs.get("array")) if kind == "load" else None
             key = (kind, tuple(id(o) for o in operands), shape, id(predicate), tuple(sorted(attrs.items())), epoch)
+            unpredicated = key[:3] + (id(None),) + key[4:]
+            if kind == "load" and unpredicated in self.value_numbers:
+                # A load made unconditionally earlier serves a predicated one: loads have no side effects.
+                key = unpredicated
             if key in self.value_numbers:
                 found = self.value_numbers[key]
                 found.lines = tuple(sorted(set(found.lines) | set(lines)))
@@ -493,6 +501,35 @@ class _Builder:
             merged.text = merged.text or f"{self.tk.display_names.get(var, var)} merged after line {lines[0]}"
             self.env[var] = merged
 
+    def finish_pipelined_body(self, node, commit_predicate):
+        """End the body of a pipelined loop.
+
+        Without early exits, every assigned variable is committed to its register,
+        which the next iteration reads (the recurrence).  With exits the loop
+        speculates: each ``break`` (and a ``while`` condition that fails) becomes an
+        ``exit`` operation, the next iteration reads a variable through a ``carry``
+        register written speculatively, and the variable's own register is written
+        by a ``commit`` only in iterations that were not squashed (and, for a
+        ``while``, whose condition held).  ``continue`` only predicates the rest
+        of its iteration.
+        """
+        body = self.block
+        breaks = [exit for exit in body.exits if exit.kind == "break"]
+        body.exits = []
+        if not breaks:
+            self.flush()
+            return
+        for exit in breaks:
+            op = self.op("exit", [exit.condition], unsigned(0), exit.lines)
+            op.text = "break" if exit.lines[0] != node.info.line else "loop condition"
+            node.exit_ops.append(op)
+        for var, value in self.env.items():
+            if var in self.live_in_cache:
+                carry = self.op("carry", [value], unsigned(0), value.lines, var=var)
+                carry.text = f"{self.tk.display_names.get(var, var)} (next iteration)"
+            self.op("commit", [value], unsigned(0), value.lines, predicate=commit_predicate, var=var)
+        self.env = {}
+
     # -- structural statements ------------------------------------------------
     def structural(self, stmt):
         if isinstance(stmt, ast.For):
@@ -564,21 +601,21 @@ class _Builder:
             info.reason = "hls.sequential"
         elif not innermost:
             info.reason = "contains an inner loop; outer loops run as state machines around it"
-        elif _exits_of_loop_body(stmt.body):
-            info.reason = "break/continue in the body; early exits are not pipelined yet"
-        if info.mode != "sequential" and innermost and not _exits_of_loop_body(stmt.body):
+        elif _contains(stmt.body, (ast.Return,)):
+            info.reason = "return in the body"
+        if info.mode != "sequential" and innermost and not _contains(stmt.body, (ast.Return,)):
             info.pipelined = True
             body = Block(f"b{len(self.nodes)}_{info.name}_body")
             node = PipelinedLoop(info.name, info, body, counter_shape, ctr_var, stop_var, step)
             self.nodes.append(node)
             before.successor = node
             self.enter(body)
-            self.loop_stack.append(_LoopContext(None, None))
+            self.loop_stack.append(_LoopContext(_PIPELINE, _PIPELINE))
             induction = self.op("induction", [], counter_shape, lines)
             self.assign_var(var, induction, lines)
             self.stmts(stmt.body, None)
-            self.flush()
             self.loop_stack.pop()
+            self.finish_pipelined_body(node, commit_predicate=None)
             after = self.new_block("after_" + info.name)
             node.successor = after
             info.exit_block = after
@@ -618,12 +655,36 @@ class _Builder:
 
     def while_loop(self, stmt):
         info = self.loop_info(stmt, "while")
-        info.reason = "while loops run sequentially; not pipelined yet"
         if stmt.orelse:
             raise UnsupportedConstruct(stmt, "while ... else is not supported")
         lines = (stmt.lineno,)
         self.flush()
         before = self.block
+        innermost = not _contains(stmt.body, (ast.For, ast.While))
+        if not innermost:
+            info.reason = "contains an inner loop; outer loops run as state machines around it"
+        elif _contains(stmt.body, (ast.Return,)):
+            info.reason = "return in the body"
+        else:
+            # Iteration k evaluates the condition and, speculating that it holds, the body;
+            # when it does not hold the iteration exits and younger ones are squashed.
+            info.pipelined = True
+            body = Block(f"b{len(self.nodes)}_{info.name}_body")
+            node = PipelinedLoop(info.name, info, body, None, None, None, 0)
+            self.nodes.append(node)
+            before.successor = node
+            self.enter(body)
+            self.loop_stack.append(_LoopContext(_PIPELINE, _PIPELINE))
+            cond = self.truth(self.expr(stmt.test, None), lines)
+            self.block.exits.append(Exit(self.not_(cond, lines), "break", _PIPELINE, lines))
+            self.stmts(stmt.body, cond)
+            self.loop_stack.pop()
+            self.finish_pipelined_body(node, commit_predicate=cond)
+            after = self.new_block("after_" + info.name)
+            node.successor = after
+            info.exit_block = after
+            self.enter(after)
+            return
         header = self.new_block(info.name + "_header")
         before.successor = header
         after = Block(f"after_{info.name}")

@@ -16,7 +16,11 @@ Kinds of operation
 ------------------
 ``const``           ``attrs["value"]``
 ``live_in``         read variable ``attrs["var"]``
-``commit``          write operand 0 into variable ``attrs["var"]``
+``commit``          write operand 0 into variable ``attrs["var"]`` (when ``predicate``)
+``carry``           in a speculative pipelined body: operand 0 is variable ``attrs["var"]``
+                    for the next iteration (its ``live_in`` reads the carry register)
+``exit``            in a pipelined body: when operand 0 is 1, the loop stops and younger
+                    iterations are squashed
 ``induction``       the iteration's value of a pipelined loop's counter
 ``load``            ``attrs["array"]``, operand 0 the index
 ``store``           ``attrs["array"]``, operands index and value
@@ -199,11 +203,16 @@ class LoopInfo:
 
 @dataclass(eq=False)
 class PipelinedLoop:
-    """An innermost ``for`` loop over ``range`` that runs as a modulo-scheduled pipeline.
+    """An innermost loop that runs as a modulo-scheduled pipeline.
 
-    Its body is one if-converted :class:`Block`; the ``induction`` operation in it is
-    the iteration's counter value.  ``start``, ``stop`` are variables computed before
-    the loop (latched run-time bounds); ``step`` is a non-zero constant.
+    A ``for`` over ``range``: its body is one if-converted :class:`Block`; the
+    ``induction`` operation in it is the iteration's counter value.  ``start``,
+    ``stop`` are variables computed before the loop (latched run-time bounds);
+    ``step`` is a non-zero constant.  A ``while`` has no counter (``counter_shape``
+    and the variables are ``None``): its condition is an ``exit`` operation.
+
+    ``exit_ops`` are the body's ``exit`` operations (``break``, a ``while``
+    condition that fails); a loop with any is *speculative*.
 
     Attributes
     ----------
@@ -225,6 +234,17 @@ class PipelinedLoop:
     stop_var: str
     step: int
     successor: object = None
+    exit_ops: list = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        """``"for"`` (a counter over ``range``) or ``"while"``."""
+        return self.info.kind
+
+    @property
+    def speculative(self) -> bool:
+        """Whether iterations are started before the previous ones are known to continue."""
+        return bool(self.exit_ops)
 
     @property
     def exits(self):

@@ -116,3 +116,39 @@ def later_use(a: hls.Array[signed(16), 16], out: hls.Array[signed(16), 16]):
         old = prev
         prev = a[i]
         out[i] = (old * prev) >> 4
+
+
+@hls.kernel
+def first_match_store(a: hls.Array[unsigned(8), 16], b: hls.Array[unsigned(8), 16], t: unsigned(8),
+                      n: unsigned(5)) -> unsigned(5):
+    found: unsigned(5) = 16
+    for i in range(n):
+        b[i] = a[i] + 1
+        if a[i] == t:
+            found = i
+            break
+        b[i] = a[i] + 2
+    return found
+
+
+@hls.kernel
+def countdown(a: hls.Array[unsigned(8), 16], x: unsigned(8)) -> tuple[unsigned(8), unsigned(8)]:
+    steps: unsigned(8) = 0
+    while x > 3:
+        a[x & 15] = steps
+        x = x - 3
+        steps = steps + 1
+        if x == 7:
+            continue
+        a[(x + 1) & 15] = x
+    return x, steps
+
+
+@hls.kernel
+def skip_odd(a: hls.Array[unsigned(8), 16], n: unsigned(5)) -> unsigned(12):
+    s: unsigned(12) = 0
+    for i in range(n):
+        if a[i] & 1:
+            continue
+        s = s + a[i]
+    return s
