@@ -146,3 +146,18 @@ def test_sign_magnitude_variants_are_symmetric(name):
     magnitude = unsigned.model(np.abs(a[keep]), np.abs(b[keep])).astype(np.int64)
     sign = np.where((a[keep] < 0) != (b[keep] < 0), -1, 1)
     assert np.array_equal(result, sign * magnitude)
+
+
+@pytest.mark.parametrize("name,l,a,b,expected", [
+    # ETA-I, l=4: from bit 3 down, XOR until both bits are 1 (bit 0 here); from there on all ones.
+    ("eta1", 4, 0b0101, 0b0011, 0b0111),
+    ("eta1", 4, 0b1100_1000, 0b0100_0100, 0b1_0000_1100),
+    # HOAANED, l=4: bits 0-1 are 1; bit 2 = a2|b2; the carry a3&b3 clears bit 3 unless a2&b2.
+    ("hoaaned", 4, 0b1000, 0b1000, 0b1_0011),
+    ("hoaaned", 4, 0b1100, 0b1100, 0b1_1111),
+    ("hoaaned", 4, 0b0001_0000, 0b0000_0010, 0b0001_0011),
+    # LOA, l=4: low bits OR, carry a3&b3.
+    ("loa", 4, 0b0001_1001, 0b0000_1011, 0b0010_1011),
+])
+def test_adders_follow_their_published_rules(name, l, a, b, expected):
+    assert int(approx_units.get(name, width=8, l=l).model(a, b)) == expected
