@@ -72,6 +72,9 @@ class ErrorStats:
         Largest ``|e|/|exact|``.
     excluded : int
         Pairs left out (division by zero for :meth:`of_quotient`).
+    frac_bits : int or None
+        A divider's quotient fraction bits, recorded by :func:`accumulate` so
+        that :meth:`metrics` normalises dividers correctly; not a sum.
     """
     count: int = 0
     errors: int = 0
@@ -85,6 +88,7 @@ class ErrorStats:
     sum_signed_rel: float = 0.0
     max_rel: float = 0.0
     excluded: int = 0
+    frac_bits: int | None = None
 
     @classmethod
     def _from_errors(cls, error, exact_magnitude, max_abs, excluded=0):
@@ -130,22 +134,30 @@ class ErrorStats:
         result = ErrorStats()
         for f in fields(ErrorStats):
             x, y = getattr(self, f.name), getattr(other, f.name)
-            setattr(result, f.name, max(x, y) if f.name.startswith("max_") else x + y)
+            if f.name == "frac_bits":
+                if x is not None and y is not None and x != y:
+                    raise ValueError(f"cannot merge statistics of quotients with {x} and {y} fraction bits")
+                setattr(result, f.name, x if x is not None else y)
+            else:
+                setattr(result, f.name, max(x, y) if f.name.startswith("max_") else x + y)
         return result
 
     __add__ = merge
 
     def metrics(self, kind: str, width: int, width_b: int | None = None,
-                frac_bits: int = 0) -> dict:
+                frac_bits: int | None = None) -> dict:
         """All metrics of :data:`METRIC_NAMES` as a dict (see the module docstring).
 
         ``er``, ``mred`` and ``wcre`` are fractions; ``mae_pct`` and ``wce_pct`` percentages.
+        ``frac_bits`` (dividers) defaults to the value :func:`accumulate` recorded, else 0.
 
         Raises
         ------
         ValueError
             If no pair was evaluated, or ``kind`` is not ``"add"``, ``"mul"`` or ``"div"``.
         """
+        if frac_bits is None:
+            frac_bits = self.frac_bits or 0
         scale = error_scale(kind, width, width_b, frac_bits)
         return {
             "er": self.er,
@@ -244,6 +256,7 @@ def accumulate(unit, a, b) -> ErrorStats:
     exact = exact_results("div", a[keep], b[keep], frac_bits=frac_bits)
     stats = ErrorStats.of(exact, approx[keep])
     stats.excluded = int((~keep).sum())
+    stats.frac_bits = frac_bits
     return stats
 
 

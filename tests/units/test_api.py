@@ -180,3 +180,16 @@ def test_sim_exports_run_unit_lazily():
     assert sim.run_unit is run_unit
     with pytest.raises(ValueError, match="backend must be one of amaranth, icarus"):
         run_unit(approx_units.get("loa", width=4), [1], [1], backend="verilator")
+
+
+def test_divider_statistics_remember_their_quotient_format():
+    unit = approx_units.get("mitchell_div", width=6, frac_bits=4)
+    a, b = np.meshgrid(np.arange(64), np.arange(64))
+    a, b = a.ravel(), b.ravel()
+    stats = metrics.accumulate(unit, a[:2000], b[:2000]) + metrics.accumulate(unit, a[2000:], b[2000:])
+    assert stats.frac_bits == 4
+    assert stats.metrics("div", 6) == stats.metrics("div", 6, frac_bits=4)
+    assert stats.metrics("div", 6)["nmed"] == stats.med / (63 * 16)
+    other = metrics.accumulate(approx_units.get("mitchell_div", width=6, frac_bits=2), a, b)
+    with pytest.raises(ValueError, match="quotients with 4 and 2 fraction bits"):
+        stats + other
