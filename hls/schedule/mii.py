@@ -11,9 +11,11 @@ schedule:
 * **RecMII** -- the least II at which the dependences alone, chaining
   included, can be met (:func:`hls.schedule.chaining.earliest_starts`).
   Feasibility only grows with II, so it is found by a galloping then binary
-  search.  At ``RecMII - 1`` the check fails on a cycle of dependences, the
-  *critical recurrence*, which names the operations and source lines that
-  bound the II.
+  search.  At ``RecMII - 1`` the check fails on cycles of dependences; the
+  heaviest is the *critical recurrence*, which names the operations and
+  source lines that bound the II.  RecMII is raised further where a
+  recurrence whose operations compete for a limited operator cannot fit at
+  ``max(RecMII, ResMII)`` (:mod:`hls.schedule.recurrence`).
 
 :func:`minimum_ii` packs both into an :class:`MIIBound` that a compiler can
 print, in the manner of Vitis HLS's message 200-880.
@@ -178,16 +180,9 @@ def critical_recurrence(problem: Problem, rec: int) -> list[Dependence] | None:
     def blocking(cycle: list[Dependence]) -> bool:
         return not cycle_is_feasible(problem, [(dep, dep.distance * (rec - 1)) for dep in cycle])
 
-    period = problem.clock_period_ns
-
-    def weight(cycle: list[Dependence]) -> float:
-        cost = sum(problem.operator_type_of(dep.src).latency * period
-                   + problem.operator_type_of(dep.src).incoming_delay for dep in cycle)
-        return cost / sum(dep.distance for dep in cycle)
-
     cycles = [cycle for cycle in _simple_cycles(problem) if blocking(cycle)]
     if cycles:
-        cycle = max(cycles, key=weight)
+        cycle = max(cycles, key=lambda cycle: _weight(problem, cycle))
     else:
         outcome = earliest_starts(problem, rec - 1)
         cycle = outcome.cycle
@@ -199,6 +194,27 @@ def critical_recurrence(problem: Problem, rec: int) -> list[Dependence] | None:
     # Rotate so that the cycle reads from the value a previous iteration left.
     carried = next(index for index, dep in enumerate(cycle) if dep.distance > 0)
     return cycle[carried + 1:] + cycle[:carried + 1]
+
+
+def _shortest_cycle_through(problem: Problem, members: set[str], name: str) -> list[Dependence]:
+    import networkx as nx
+    graph = nx.DiGraph()
+    for dep in problem.dependences:
+        if dep.src in members and dep.dst in members:
+            if not graph.has_edge(dep.src, dep.dst) or graph[dep.src][dep.dst]["dep"].distance > dep.distance:
+                graph.add_edge(dep.src, dep.dst, dep=dep)
+    back = min((pred for pred in graph.predecessors(name)), key=lambda pred: nx.shortest_path_length(
+        graph, name, pred))
+    path = nx.shortest_path(graph, name, back) + [name]
+    return [graph[src][dst]["dep"] for src, dst in zip(path, path[1:])]
+
+
+def _weight(problem: Problem, cycle: list[Dependence]) -> float:
+    """Latency (in ns of clock period) and delay around ``cycle`` per
+    iteration of distance: how much computation the recurrence holds."""
+    cost = sum(problem.operator_type_of(dep.src).latency * problem.clock_period_ns
+               + problem.operator_type_of(dep.src).incoming_delay for dep in cycle)
+    return cost / sum(dep.distance for dep in cycle)
 
 
 #: Operations a recurrence's detail names one by one before it abbreviates.
@@ -270,16 +286,13 @@ def _competing_recurrence(problem: Problem, component: list[str]) -> tuple[list[
             counts.setdefault(optype.name, []).append(name)
     competing = [name for typename, names in counts.items()
                  if len(names) > problem.operator_types[typename].limit for name in names]
-    period = problem.clock_period_ns
-
-    def weight(cycle: list[Dependence]) -> float:
-        cost = sum(problem.operator_type_of(dep.src).latency * period
-                   + problem.operator_type_of(dep.src).incoming_delay for dep in cycle)
-        return cost / sum(dep.distance for dep in cycle)
-
     cycles = [cycle for cycle in _simple_cycles(problem)
               if all(dep.src in members for dep in cycle) and any(dep.src in competing for dep in cycle)]
-    cycle = max(cycles, key=weight)
+    if not cycles:
+        # Too many cycles elsewhere to reach one here: close the shortest one
+        # through a competing operation.
+        cycles = [_shortest_cycle_through(problem, members, competing[0])]
+    cycle = max(cycles, key=lambda cycle: _weight(problem, cycle))
     carried = next(index for index, dep in enumerate(cycle) if dep.distance > 0)
     return cycle[carried + 1:] + cycle[:carried + 1], competing
 
