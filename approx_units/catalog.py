@@ -114,7 +114,8 @@ def render_markdown(catalog: dict) -> str:
 
 def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7", "ice40"),
            units: list[str] | None = None, widths=WIDTHS, timing: bool = True,
-           cache: synth.ResultCache | None = None, jobs: int = 2, log=None) -> dict:
+           cache: synth.ResultCache | None = None, jobs: int = 2, cached_only: bool = False,
+           log=None) -> dict:
     """Regenerate the catalog in ``directory``; returns the catalog dictionary.
 
     Parameters
@@ -127,6 +128,8 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
         Place and route for Fmax.
     jobs : int
         Synthesis runs at a time.
+    cached_only : bool
+        Take synthesis results from the cache only; entries not in it get no area.
     log : callable or None
         Receives one line per finished step.
     """
@@ -164,13 +167,16 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
         def run(item):
             record, target = item
             report = synth.synthesize_verilog(record["_verilog_text"], record["module"], target,
-                                              timing=timing, cache=cache)
+                                              timing=timing, cache=cache, cached_only=cached_only)
             return record, target, report
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for record, target, report in pool.map(run, work):
+                if report is None:
+                    log(f"area {record['module']} {target}: not in the cache, left out")
+                    continue
                 record["area"][target] = {k: report.to_dict()[k] for k in
-                                          ("luts", "carry", "ffs", "dsps", "fmax_mhz", "adp")}
+                                          ("luts", "carry", "ffs", "dsps", "rams", "fmax_mhz", "adp")}
                 log(f"area {record['module']} {target}: {report.luts} LUTs, fmax {report.fmax_mhz}")
     for record in records:
         del record["_verilog_text"]
@@ -233,7 +239,8 @@ def _export_command(args) -> int:
     cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
     try:
         catalog = export(args.output, targets=targets, units=units, widths=widths,
-                         timing=not args.no_timing, cache=cache, jobs=args.jobs, log=log)
+                         timing=not args.no_timing, cache=cache, jobs=args.jobs,
+                         cached_only=args.cached_only, log=log)
     except ValueError as error:
         raise _error(str(error)) from None
     except synth.SynthesisError as error:
@@ -255,6 +262,8 @@ def register_cli(commands) -> None:
     parser.add_argument("--targets", default="ecp5,xc7,ice40", help="comma-separated synthesis targets")
     parser.add_argument("--no-synth", action="store_true", help="error metrics and Verilog only")
     parser.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="run no synthesis: use cached results, leave the rest blank")
     parser.add_argument("--units", help="comma-separated unit ids (default: all)")
     parser.add_argument("--widths", help="comma-separated widths (default: 8,16,32)")
     parser.add_argument("--jobs", type=int, default=2, help="synthesis runs at a time (default 2)")

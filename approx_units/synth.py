@@ -315,7 +315,8 @@ def _escape(name: str) -> str:
 
 
 def synthesize_verilog(verilog: str, top: str, target: str = "ecp5", *, dsp: bool = False,
-                       timing: bool = True, cache: ResultCache | None = None) -> AreaReport:
+                       timing: bool = True, cache: ResultCache | None = None,
+                       cached_only: bool = False) -> AreaReport | None:
     """Synthesise Verilog text for a target; place and route it for Fmax.
 
     Parameters
@@ -332,6 +333,8 @@ def synthesize_verilog(verilog: str, top: str, target: str = "ecp5", *, dsp: boo
         Run place and route for Fmax (where the target has it).
     cache : ResultCache or None
         Where results are looked up and stored; a default-directory cache if ``None``.
+    cached_only : bool
+        Run no tool: return the cached result, or ``None`` if there is none.
 
     Raises
     ------
@@ -355,6 +358,8 @@ def synthesize_verilog(verilog: str, top: str, target: str = "ecp5", *, dsp: boo
     cached = cache.get(key)
     if cached is not None:
         return AreaReport(**cached)
+    if cached_only:
+        return None
 
     command = spec.dsp_synth if dsp else spec.synth
     with tempfile.TemporaryDirectory(prefix="axhls-synth-") as work:

@@ -120,3 +120,19 @@ def test_lookup_tables_stay_in_luts(cache):
     assert lut_only.rams == 0 and lut_only.luts > 500
     hard_blocks = synth.synthesize_verilog(rom, "rom", "ecp5", timing=False, dsp=True, cache=cache)
     assert hard_blocks.rams >= 1 and hard_blocks.luts < 50
+
+
+def test_cached_only_runs_no_tool(cache, monkeypatch):
+    real_run = synth._run
+
+    def counting_run(*args, **kwargs):
+        counting_run.calls += 1
+        return real_run(*args, **kwargs)
+    counting_run.calls = 0
+    monkeypatch.setattr(synth, "_run", counting_run)
+    assert synth.synthesize_verilog(MUL4, "mul4", "ice40", timing=False, cache=cache, cached_only=True) is None
+    assert counting_run.calls == 0
+    computed = synth.synthesize_verilog(MUL4, "mul4", "ice40", timing=False, cache=cache)
+    assert synth.synthesize_verilog(MUL4, "mul4", "ice40", timing=False, cache=cache,
+                                    cached_only=True) == computed
+    assert counting_run.calls == 1
