@@ -122,17 +122,19 @@ class UnitComponent(wiring.Component):
     stages : int
         Register stages (the latency); must be 0 exactly when the signature
         is not pipelined.
-    name : str
-        Used to name internal signals.
+
+    Raises
+    ------
+    ValueError
+        If ``stages`` does not fit the signature.
     """
 
-    def __init__(self, graph: Graph, signature: UnitSignature, *, stages: int, name: str = "unit"):
+    def __init__(self, graph: Graph, signature: UnitSignature, *, stages: int):
         if signature.pipelined != (stages > 0):
             raise ValueError(f"a signature with pipelined={signature.pipelined} "
                              f"does not fit stages={stages}")
         self._graph = graph
         self._stages = stages
-        self._name = name
         super().__init__(signature)
 
     def elaborate(self, platform):

@@ -271,7 +271,7 @@ def node_delay(node: Node) -> float:
     if op in ("add", "sub", "lt"):
         return 1.0 + max(a.width for a in node.args) / 16
     if op == "eq":
-        return 1.0 + math.ceil(math.log(max(2, node.args[0].width), 4)) - 1
+        return float(max(1, math.ceil(math.log(node.args[0].width, 4))))     # a tree of 4-input LUTs
     if op in ("shl", "shr"):
         return float(node.args[1].width)
     if op == "lod":

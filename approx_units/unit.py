@@ -294,7 +294,7 @@ class Unit:
     def component(self):
         """A fresh Amaranth :class:`~amaranth.lib.wiring.Component` with :class:`UnitSignature`."""
         from .amaranth_backend import UnitComponent
-        return UnitComponent(self.graph, self.signature(), stages=self.stages, name=self.name)
+        return UnitComponent(self.graph, self.signature(), stages=self.stages)
 
     def critical_path(self, stages: int | None = None) -> float:
         """Estimated longest register-to-register delay in LUT levels (see dataflow.partition)."""
