@@ -193,3 +193,17 @@ def test_divider_statistics_remember_their_quotient_format():
     other = metrics.accumulate(approx_units.get("mitchell_div", width=6, frac_bits=2), a, b)
     with pytest.raises(ValueError, match="quotients with 4 and 2 fraction bits"):
         stats + other
+
+
+def test_docs_table_lists_every_unit_with_its_parameters_and_reference():
+    from pathlib import Path
+    from approx_units.unit import spec
+    text = (Path(__file__).resolve().parents[2] / "docs" / "units.md").read_text()
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| `")}
+    for name in approx_units.names():
+        row = rows.get(f"`{name}`")
+        assert row is not None, f"docs/units.md has no row for {name}"
+        unit_spec = spec(name)
+        for param in unit_spec.params:
+            assert f"`{param.name}`: {param.doc}" in row
+        assert unit_spec.reference in row and unit_spec.summary in row
