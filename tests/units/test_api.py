@@ -199,7 +199,10 @@ def test_docs_table_lists_every_unit_with_its_parameters_and_reference():
     from pathlib import Path
     from approx_units.unit import spec
     text = (Path(__file__).resolve().parents[2] / "docs" / "units.md").read_text()
-    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| `")}
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("| `"):
+            rows.setdefault(line.split("|")[1].strip(), line)      # the unit table comes first
     for name in approx_units.names():
         row = rows.get(f"`{name}`")
         assert row is not None, f"docs/units.md has no row for {name}"
