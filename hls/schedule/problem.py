@@ -68,6 +68,10 @@ DEPENDENCE_KINDS = ("data", "memory", "exit", "control")
 EPSILON = 1e-9
 
 
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 class ProblemError(ValueError):
     """A malformed problem: unknown names, bad parameters, a cycle of
     distance-0 dependences, or an operator too slow for the clock period."""
@@ -109,13 +113,15 @@ class OperatorType:
         return self.description or f"`{self.name}`"
 
     def __post_init__(self):
-        if self.latency < 0:
-            raise ProblemError(f"operator type {self.name!r}: latency must be >= 0, not {self.latency}")
-        if self.incoming_delay < 0 or self.outgoing_delay < 0:
+        if not _is_int(self.latency) or self.latency < 0:
+            raise ProblemError(f"operator type {self.name!r}: latency must be an integer >= 0, "
+                               f"not {self.latency!r}")
+        if not (self.incoming_delay >= 0 and self.outgoing_delay >= 0):  # also rejects NaN
             raise ProblemError(f"operator type {self.name!r}: delays must be >= 0 ns, not "
-                               f"incoming {self.incoming_delay}, outgoing {self.outgoing_delay}")
-        if self.limit is not None and self.limit < 1:
-            raise ProblemError(f"operator type {self.name!r}: limit must be >= 1 or None, not {self.limit}")
+                               f"incoming {self.incoming_delay!r}, outgoing {self.outgoing_delay!r}")
+        if self.limit is not None and (not _is_int(self.limit) or self.limit < 1):
+            raise ProblemError(f"operator type {self.name!r}: limit must be an integer >= 1 or None, "
+                               f"not {self.limit!r}")
 
 
 @dataclass(frozen=True)
@@ -168,8 +174,9 @@ class Dependence:
     kind: str = "data"
 
     def __post_init__(self):
-        if self.distance < 0:
-            raise ProblemError(f"dependence {self.src}->{self.dst}: distance must be >= 0, not {self.distance}")
+        if not _is_int(self.distance) or self.distance < 0:
+            raise ProblemError(f"dependence {self.src}->{self.dst}: distance must be an integer >= 0, "
+                               f"not {self.distance!r}")
         if self.kind not in DEPENDENCE_KINDS:
             raise ProblemError(f"dependence {self.src}->{self.dst}: kind must be one of {DEPENDENCE_KINDS}, "
                              f"not {self.kind!r}")
@@ -195,8 +202,8 @@ class Problem:
     exclusions: set[frozenset[str]] = field(default_factory=set)
 
     def __post_init__(self):
-        if not self.clock_period_ns > 0:
-            raise ProblemError(f"clock_period_ns must be > 0, not {self.clock_period_ns}")
+        if not self.clock_period_ns > 0 or self.clock_period_ns == float("inf"):
+            raise ProblemError(f"clock_period_ns must be a finite number > 0, not {self.clock_period_ns!r}")
 
     # -- building ---------------------------------------------------------
     def add_operator_type(self, operator_type: OperatorType) -> OperatorType:

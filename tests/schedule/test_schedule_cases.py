@@ -231,8 +231,18 @@ def test_malformed_problems():
         schedule(build([slow], [("d", "div")], []))
     with pytest.raises(ProblemError, match="unknown operation 'x'"):
         build([ADD], [("a", "add")], [("a", "x")])
-    with pytest.raises(ProblemError, match="limit must be >= 1"):
+    with pytest.raises(ProblemError, match=r"'p': limit must be an integer >= 1 or None, not 0$"):
         OperatorType("p", limit=0)
+    with pytest.raises(ProblemError, match=r"'p': latency must be an integer >= 0, not 1.5$"):
+        OperatorType("p", latency=1.5)
+    with pytest.raises(ProblemError, match=r"'p': delays must be >= 0 ns, not incoming nan, outgoing 0.0$"):
+        OperatorType("p", incoming_delay=float("nan"))
+    with pytest.raises(ProblemError, match=r"dependence a->b: distance must be an integer >= 0, not -1$"):
+        Dependence("a", "b", -1)
+    with pytest.raises(ProblemError, match=r"dependence a->b: kind must be one of .*, not 'war'$"):
+        Dependence("a", "b", 1, "war")
+    with pytest.raises(ProblemError, match=r"clock_period_ns must be a finite number > 0, not 0$"):
+        Problem(clock_period_ns=0)
 
 
 def test_sequential_schedule_never_overlaps_iterations():
