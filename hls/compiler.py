@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from .analysis.forwarding import insert_forwarding
 from .analysis.problems import BlockProblem, build_problem
 from .ir import KernelIR, PipelinedLoop, UnsupportedConstruct, build_ir
 from .schedule import Schedule, minimum_ii, schedule, schedule_sequential, verify
@@ -150,6 +151,7 @@ def _schedule_block(ir, block) -> BlockSchedule:
 
 
 def _schedule_loop(ir, loop: PipelinedLoop) -> BlockSchedule:
+    insert_forwarding(loop)
     problem = build_problem(loop.body, ir.clock_mhz, ir.resources, loop=loop)
     bound = minimum_ii(problem.problem)
     target = loop.info.target_ii

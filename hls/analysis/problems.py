@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from ..delay_model import MEMORY_CLOCK_TO_OUT, MEMORY_SETUP, REGISTER_SETUP, operator_delay
 from ..ir.nodes import Block, Op, PipelinedLoop
 from ..schedule.problem import Dependence, Operation, OperatorType, Problem
+from .forwarding import forwarded_pairs
 from .memdep import memory_dependences
 from .predicates import exclusive
 
@@ -88,6 +89,13 @@ def _operator_type(op: Op, period: float, resources: dict[str, int], array_ports
         return OperatorType(f"{direction}:{array}", latency=1, incoming_delay=MEMORY_SETUP,
                             outgoing_delay=MEMORY_CLOCK_TO_OUT if op.kind == "load" else 0.0,
                             limit=array_ports.get(direction, 1), description=f"{direction} port of `{array}`")
+    if op.kind == "forward":
+        # Compare the load's address with each forwarded store's, then a multiplexer per store.
+        address = op.operands[1].shape.width
+        delay = operator_delay("eq", 1, (address, address)) + operator_delay("select", op.shape.width) * len(
+            op.attrs["stores"])
+        return OperatorType(f"forward{len(op.attrs['stores'])}x{op.shape.width}", incoming_delay=delay,
+                            description="store-to-load forwarding")
     widths = tuple(operand.shape.width for operand in op.operands)
     if op.kind in ("shl", "shr") and op.operands[1].kind == "const":
         widths = (widths[0], 0)
@@ -145,9 +153,18 @@ def build_problem(block: Block, clock_mhz: float, resources: dict[str, int], *,
                 problem.add_dependence(Dependence(live_ins[var].name, commit.name, 0, "data"))
                 if loop is not None:
                     problem.add_dependence(Dependence(commit.name, live_ins[var].name, 1, "data"))
+    forwarded = forwarded_pairs(block)
     for dep in memory_dependences(block, loop_step=(loop.step or 1) if loop else None,
                                   trip_count=loop.info.trip_count if loop else None):
-        problem.add_dependence(Dependence(dep.src.name, dep.dst.name, dep.distance, "memory"))
+        distance = dep.distance
+        if distance == 1 and (dep.src, dep.dst) in forwarded:
+            distance = 2    # the previous iteration's store is forwarded; the one before must be in memory
+        problem.add_dependence(Dependence(dep.src.name, dep.dst.name, distance, "memory"))
+    for op in block.ops:
+        if op.kind == "forward":
+            for store in op.attrs["stores"]:
+                for source in store.inputs():
+                    problem.add_dependence(Dependence(source.name, op.name, 1, "memory"))
     limited = [op for op in block.ops if problem.operator_type_of(op.name).limit]
     for i, a in enumerate(limited):
         for b in limited[i + 1:]:

@@ -223,8 +223,10 @@ class _Generator:
         issue = Signal(name=f"{prefix}_issue")
         ending = Signal(name=f"{prefix}_ending")
         m.d.comb += [issue.eq(active & at_slot0 & in_range), ending.eq(active & at_slot0 & ~in_range)]
-        valid = [issue] + [Signal(name=f"{prefix}_v{t}") for t in range(1, length + 1)]
-        for t in range(1, length + 1):
+        # Forwarding looks at the previous iteration, II cycles further down the valid chain.
+        chain = max([length] + [schedule.start[op.name] + ii for op in loop.body.ops if op.kind == "forward"])
+        valid = [issue] + [Signal(name=f"{prefix}_v{t}") for t in range(1, chain + 1)]
+        for t in range(1, chain + 1):
             m.d.sync += valid[t].eq(valid[t - 1])
         draining = Signal(name=f"{prefix}_draining")
         done = Signal(name=f"{prefix}_done")
@@ -260,6 +262,9 @@ class _Generator:
         self.loop_signals[loop.name] = {"go": go, "issue": issue, "running": running, "draining": draining,
                                         "done": done, "valid": valid, "carry": carry_registers,
                                         "exits": [fire for _, fire in datapath.exit_fires], "datapath": datapath}
+
+    def read_address_width(self, array: str) -> int:
+        return len(getattr(self.c, f"{array}_read").addr)
 
     # -- ports ------------------------------------------------------------------
     def drive_ports(self):
@@ -324,8 +329,11 @@ class _Datapath:
         self.lines = {}     # op -> delay line [value at born, born+1, ...]
         self.shared = {}    # operator type name -> [(op, operands)]
         prefix = _signal_name(block.name)
+        self.pending_forwards = []
         for op in block.ops:
             self.place(op, prefix)
+        for op, t, result in self.pending_forwards:
+            self.forward(op, t, result)
         for optype, users in self.shared.items():
             self.share(optype, users)
 
@@ -375,6 +383,11 @@ class _Datapath:
             fire = Signal(name=f"{op.name}_fire")
             m.d.comb += fire.eq(valid & self.tap(op.operands[0], t))
             self.exit_fires.append((t, fire))
+        elif kind == "forward":
+            # Its stores come later in program order: wire it once every value exists.
+            result = Signal(op.shape, name=op.name)
+            self.born[op] = (t, result)
+            self.pending_forwards.append((op, t, result))
         elif kind == "induction":
             self.born[op] = (0, self.induction)
         elif kind == "wrap":
@@ -415,6 +428,33 @@ class _Datapath:
             else:
                 m.d.comb += out.eq(amaranth_value(kind, operands))
             self.born[op] = (t, out)
+
+    def forward(self, op, t, result):
+        """The load's data, or the data of the latest matching store of the previous iteration.
+
+        At cycle ``t`` of iteration ``k``, the previous iteration is at cycle
+        ``t + II``: its store's address, data and predicate are read there, and
+        its valid bit is ``v[t + II]``.
+        """
+        m = self.m
+        load, index = op.operands
+        address_width = self.g.read_address_width(op.attrs["array"])
+        address = self.tap(index, t)
+        previous = t + self.schedule.ii
+        candidates = []
+        for store in op.attrs["stores"]:
+            store_index, store_data = store.operands
+            hit = self.valid[previous]
+            if store.predicate is not None:
+                hit = hit & self.tap(store.predicate, previous)
+            if address_width:
+                hit = hit & (self.tap(store_index, previous)[:address_width] == address[:address_width])
+            candidates.append((hit, self.tap(store_data, previous)))
+        memory_data = self.tap(load, t)
+        m.d.comb += result.eq(memory_data)
+        for hit, data in candidates:       # later stores in program order override earlier ones
+            with m.If(hit):
+                m.d.comb += result.eq(data)
 
     def pipelined_multiply(self, op, operands, t):
         """A multiplier slower than a clock period, split into two registered half products.

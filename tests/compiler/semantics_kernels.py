@@ -152,3 +152,22 @@ def skip_odd(a: hls.Array[unsigned(8), 16], n: unsigned(5)) -> unsigned(12):
             continue
         s = s + a[i]
     return s
+
+
+@hls.kernel
+def scatter_add(x: hls.Array[unsigned(3), 16], w: hls.Array[signed(8), 16], h: hls.Array[signed(12), 8],
+                n: unsigned(5)):
+    for i in range(n):
+        h[x[i]] = h[x[i]] + w[i]
+
+
+@hls.kernel
+def two_stores(x: hls.Array[unsigned(3), 16], h: hls.Array[unsigned(8), 8], n: unsigned(5)):
+    for i in range(n):
+        u = x[i]
+        v = (u + 3) & 7
+        if h[u] < h[v]:
+            h[u] = h[v] + 1
+            h[v] = h[u] + 2
+        else:
+            h[v] = h[u] + i

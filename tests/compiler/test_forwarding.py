@@ -1,0 +1,50 @@
+"""Store-to-load forwarding: read-after-write through memory at II = 1, for every collision distance."""
+
+from hypothesis import given, settings, strategies as st
+
+import semantics_kernels as kernels
+from benchmarks.kernels import load
+from sim.kernel import run
+
+
+def _loop(kernel):
+    (loop,) = [entry for entry in kernel.report().to_json()["loops"] if entry["pipelined"]]
+    return loop
+
+
+def _indices_colliding_at(distance, seed_values):
+    """Indices where x[i] == x[i - distance] wherever possible, from the given seed values."""
+    x = list(seed_values)
+    for i in range(distance, len(x)):
+        if i % 2 == 0:
+            x[i] = x[i - distance]
+    return x
+
+
+@settings(max_examples=24, deadline=None)
+@given(st.sampled_from([1, 2, 3]), st.lists(st.integers(0, 7), min_size=16, max_size=16),
+       st.lists(st.integers(-128, 127), min_size=16, max_size=16), st.integers(0, 16))
+def test_histogram_collisions_at_distances_one_to_three(distance, seeds, weights, n):
+    x = _indices_colliding_at(distance, seeds)
+    result = run(kernels.scatter_add, {"x": x, "w": weights, "h": [0] * 8, "n": n})
+    assert result.match, result.differences
+
+
+def test_every_element_the_same_address():
+    result = run(kernels.scatter_add, {"x": [5] * 16, "w": list(range(-8, 8)), "h": [1] * 8, "n": 16})
+    assert result.match, result.differences
+
+
+def test_forwarding_reaches_ii_one():
+    loop = _loop(kernels.scatter_add)
+    assert loop["ii"] == 1 and loop["bound"]["kind"] in ("memory", "recurrence")
+    for name in ("histogram", "weighted_histogram"):
+        assert _loop(load(name)[0])["ii"] == 1
+
+
+@settings(max_examples=16, deadline=None)
+@given(st.lists(st.integers(0, 7), min_size=16, max_size=16), st.lists(st.integers(0, 50), min_size=8, max_size=8),
+       st.integers(0, 16))
+def test_two_predicated_stores_the_latest_matching_one_wins(x, h, n):
+    result = run(kernels.two_stores, {"x": x, "h": h, "n": n})
+    assert result.match, result.differences
