@@ -27,10 +27,12 @@ from .chaining import solve_start_times
 from .problem import Problem
 from .sharing import instances_needed
 
-__all__ = ["competing_components", "component_schedulable", "SEARCH_BUDGET"]
+__all__ = ["competing_components", "component_schedulable", "SEARCH_WORK"]
 
-#: Least-start-time computations one component's search may run per II.
-SEARCH_BUDGET = 2_000
+#: Least-start-time computations one component's search may run per II,
+#: times the number of operations in the component (each costs about a pass
+#: over them).
+SEARCH_WORK = 50_000
 
 
 def competing_components(problem: Problem) -> list[list[str]]:
@@ -78,7 +80,7 @@ def component_schedulable(problem: Problem, component: list[str], ii: int) -> bo
     # every rule) so that the anchor starts here and nothing starts below 0.
     anchor_cycle = ii * max(ahead.values())
     window = {name: (anchor_cycle - ii * ahead[name], anchor_cycle + ii * behind[name]) for name in users}
-    budget = [SEARCH_BUDGET]
+    budget = [max(100, SEARCH_WORK // len(component))]
 
     def fits(pins: dict[str, int]) -> bool:
         by_slot: dict[tuple[str, int], list[str]] = {}
