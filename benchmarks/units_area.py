@@ -38,7 +38,7 @@ def main():
     parser.add_argument("--exhaustive", action="store_true", help="MRED over all 2^32 pairs (minutes)")
     args = parser.parse_args()
 
-    print("ECP5, synth_ecp5 -nodsp -nowidelut; nextpnr-ecp5 --25k --seed 1 with registered I/O:")
+    print(f"ECP5, {synth.TARGETS['ecp5'].synth}; nextpnr-ecp5 --25k --seed 1 with registered I/O:")
     _, exact16 = measure("exact_mul", 16, 0)
     plain16_unit, plain16 = measure("mitchell", 16, 0)
     refined16_unit, refined16 = measure("mitchell_refined", 16, 0)
