@@ -23,10 +23,12 @@ Dependences
   is chosen by the predicate);
 * variables: ``live_in(v) -> commit(v)`` at distance 0 (the register is read
   before it is overwritten) and, in a pipelined body, ``commit(v) -> live_in(v)``
-  at distance 1: the recurrence through ``v``.  In a speculative body (one with
-  ``exit`` operations) the recurrence goes through ``carry(v)`` instead, and every
-  ``exit`` precedes every store and commit of the next iteration (distance 1,
-  kind ``exit``): a squash must come before anything younger becomes visible;
+  at distance 1: the recurrence through ``v``.  In a pipelined body the
+  recurrence goes through ``carry(v)`` instead (latency 0: a register with a
+  bypass, so a recurrence through a one-cycle memory read still reaches II 1),
+  and every ``exit`` precedes every store and commit of the next iteration
+  (distance 1, kind ``exit``): a squash must come before anything younger
+  becomes visible;
 * memory: from :func:`hls.analysis.memdep.memory_dependences`.
 """
 
@@ -79,8 +81,13 @@ class BlockProblem:
 def _operator_type(op: Op, period: float, resources: dict[str, int], array_ports: dict) -> OperatorType:
     if op.kind in _FREE:
         return OperatorType("wire")
-    if op.kind in ("commit", "carry"):
+    if op.kind == "commit":
         return OperatorType("reg", latency=1, description="variable register")
+    if op.kind == "carry":
+        # A register with a bypass multiplexer: the next iteration may chain on the value.
+        # The multiplexer (one LUT) exists only when the schedule chains across iterations;
+        # it is left out of the model rather than charged to every recurrence.
+        return OperatorType("carry", description="loop-carried value")
     if op.kind == "exit":
         return OperatorType("exit", latency=1, description="loop exit")
     if op.kind in ("load", "store"):
@@ -137,8 +144,8 @@ def build_problem(block: Block, clock_mhz: float, resources: dict[str, int], *,
             problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control"))
     live_ins, commits = block.live_ins(), block.commits()
     carries = {op.attrs["var"]: op for op in block.ops if op.kind == "carry"}
-    if loop is not None and loop.speculative:
-        # The next iteration reads the carry register; the variable's own register is only
+    if loop is not None:
+        # The next iteration reads the carried value; the variable's own register is only
         # written by iterations that survive, after every exit that could squash them.
         for var, carry in carries.items():
             problem.add_dependence(Dependence(live_ins[var].name, carry.name, 0, "data"))

@@ -330,10 +330,18 @@ class _Datapath:
         self.shared = {}    # operator type name -> [(op, operands)]
         prefix = _signal_name(block.name)
         self.pending_forwards = []
+        self.carries = {op.attrs["var"]: op for op in block.ops if op.kind == "carry"}
+        self.bypasses = []
+        self.pending_bypass_values = {}
         for op in block.ops:
             self.place(op, prefix)
         for op, t, result in self.pending_forwards:
             self.forward(op, t, result)
+        for op, t, carry in self.bypasses:
+            bypassed, registered = self.pending_bypass_values[op]
+            made_now = self.tap(carry.operands[0], self.start(carry))
+            # The previous iteration is at cycle t + II = start(carry) now.
+            self.m.d.comb += bypassed.eq(Mux(self.valid[self.start(carry)], made_now, registered))
         for optype, users in self.shared.items():
             self.share(optype, users)
 
@@ -370,9 +378,18 @@ class _Datapath:
             var = op.attrs["var"]
             if var in self.carry_registers:
                 # The carry register is loaded from the variable when the loop starts; in
-                # that very cycle the variable itself is the value.
+                # that very cycle the variable itself is the value.  When the previous
+                # iteration makes the value in this very cycle, it is bypassed.
                 value = self.carry_registers[var]
-                self.born[op] = (t, Mux(self.go, self.g.registers[var], value) if t == 0 else value)
+                value = Mux(self.go, self.g.registers[var], value) if t == 0 else value
+                carry = self.carries[var]
+                if self.start(carry) == t + self.schedule.ii:
+                    self.bypasses.append((op, t, carry))
+                    bypassed = Signal(op.shape, name=f"{op.name}_bypass")
+                    self.born[op] = (t, bypassed)
+                    self.pending_bypass_values[op] = (bypassed, value)
+                else:
+                    self.born[op] = (t, value)
             else:
                 self.born[op] = (t, self.g.registers[var])
         elif kind == "carry":

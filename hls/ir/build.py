@@ -504,21 +504,18 @@ class _Builder:
     def finish_pipelined_body(self, node, commit_predicate):
         """End the body of a pipelined loop.
 
-        Without early exits, every assigned variable is committed to its register,
-        which the next iteration reads (the recurrence).  With exits the loop
+        The next iteration reads a variable through a ``carry`` (a register with a
+        bypass, so that a value made in one cycle can be used by the next
+        iteration in that same cycle); the variable's own register is written by a
+        ``commit`` only in iterations that survive.  With early exits the loop
         speculates: each ``break`` (and a ``while`` condition that fails) becomes an
-        ``exit`` operation, the next iteration reads a variable through a ``carry``
-        register written speculatively, and the variable's own register is written
-        by a ``commit`` only in iterations that were not squashed (and, for a
-        ``while``, whose condition held).  ``continue`` only predicates the rest
-        of its iteration.
+        ``exit`` operation; a squashed iteration never commits, and a ``while``
+        iteration commits only when its condition held.  ``continue`` only
+        predicates the rest of its iteration.
         """
         body = self.block
         breaks = [exit for exit in body.exits if exit.kind == "break"]
         body.exits = []
-        if not breaks:
-            self.flush()
-            return
         for exit in breaks:
             op = self.op("exit", [exit.condition], unsigned(0), exit.lines)
             op.text = "break" if exit.lines[0] != node.info.line else "loop condition"

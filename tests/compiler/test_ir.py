@@ -65,7 +65,8 @@ def test_scalar_recurrence_is_a_distance_one_dependence():
     ir, loop = _loop(load("vsum")[0])
     problem = build_problem(loop.body, ir.clock_mhz, ir.resources, loop=loop).problem
     carried = [d for d in problem.dependences if d.distance == 1]
-    assert carried and all(problem.operations[d.src].operator_type == "reg" for d in carried)
+    assert carried and all(problem.operations[d.src].operator_type == "carry" for d in carried)
+    assert all(problem.operations[d.dst].operator_type == "wire" for d in carried)   # the next read of s
 
 
 def test_loops_outside_the_innermost_are_sequential_control_flow():
