@@ -18,6 +18,13 @@ store in program order wins.  Then:
 A load that may also read a store of its own iteration made earlier in program
 order is not forwarded (that younger store would have to win, and the memory
 already orders it).
+
+When the only such store is unconditional and the dependence exact (``a[i] =
+a[i-1] + b[i]``), every iteration but the first takes the forwarded value, so
+the load touches the memory only in the first iteration (*scalar
+replacement*): it is marked ``first_iteration_only``, does not count against
+the read port, and is scheduled before the array's other reads so that in the
+first iteration it has the port to itself.
 """
 
 from __future__ import annotations
@@ -42,11 +49,15 @@ def insert_forwarding(loop: PipelinedLoop) -> list[Op]:
     for load in [op for op in body.ops if op.kind == "load"]:
         if load in same_iteration:
             continue
-        stores = [dep.src for dep in dependences
-                  if dep.dst is load and dep.src.kind == "store" and dep.distance == 1]
-        if not stores:
+        carried = [dep for dep in dependences
+                   if dep.dst is load and dep.src.kind == "store" and dep.distance == 1]
+        if not carried:
             continue
-        stores.sort(key=body.ops.index)
+        stores = sorted((dep.src for dep in carried), key=body.ops.index)
+        if len(carried) == 1 and carried[0].exact and stores[0].predicate is None and load.predicate is None:
+            # a[i] = ... a[i-1] ...: every iteration but the first reads what the previous one
+            # stored, so only the first needs the memory (its port request is gated that way).
+            load.attrs["first_iteration_only"] = True
         forward = Op(f"forward_{load.name}", "forward", [load, load.operands[0]], load.shape, None, load.lines,
                      {"array": load.attrs["array"], "stores": stores})
         forward.text = f"{load.text} (forwarded)"

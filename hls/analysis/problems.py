@@ -90,6 +90,10 @@ def _operator_type(op: Op, period: float, resources: dict[str, int], array_ports
         return OperatorType("carry", description="loop-carried value")
     if op.kind == "exit":
         return OperatorType("exit", latency=1, description="loop exit")
+    if op.kind == "load" and op.attrs.get("first_iteration_only"):
+        return OperatorType(f"first-read:{op.attrs['array']}", latency=1, incoming_delay=MEMORY_SETUP,
+                            outgoing_delay=MEMORY_CLOCK_TO_OUT,
+                            description=f"first-iteration read of `{op.attrs['array']}`")
     if op.kind in ("load", "store"):
         array = op.attrs["array"]
         direction = "read" if op.kind == "load" else "write"
@@ -164,9 +168,16 @@ def build_problem(block: Block, clock_mhz: float, resources: dict[str, int], *,
     for dep in memory_dependences(block, loop_step=(loop.step or 1) if loop else None,
                                   trip_count=loop.info.trip_count if loop else None):
         distance = dep.distance
+        if distance >= 1 and dep.dst.attrs.get("first_iteration_only"):
+            continue    # it reads the memory only before any older iteration exists
         if distance == 1 and (dep.src, dep.dst) in forwarded:
             distance = 2    # the previous iteration's store is forwarded; the one before must be in memory
         problem.add_dependence(Dependence(dep.src.name, dep.dst.name, distance, "memory"))
+    for first in [op for op in block.ops if op.kind == "load" and op.attrs.get("first_iteration_only")]:
+        # In the first iteration it uses the read port: before any other read of the array.
+        for other in block.ops:
+            if other.kind == "load" and other is not first and other.attrs["array"] == first.attrs["array"]:
+                problem.add_dependence(Dependence(first.name, other.name, 0, "memory"))
     for op in block.ops:
         if op.kind == "forward":
             for store in op.attrs["stores"]:

@@ -418,6 +418,8 @@ class _Datapath:
                 m.d.sync += self.g.registers[op.attrs["var"]].eq(value)
         elif kind == "load":
             active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+            if op.attrs.get("first_iteration_only"):
+                active = active & ~self.valid[t + self.schedule.ii]   # no previous iteration in flight
             array = op.attrs["array"]
             self.g.read_ports[array].requests.append((active, self.tap(op.operands[0], t), None))
             self.born[op] = (t + 1, getattr(self.g.c, f"{array}_read").data)

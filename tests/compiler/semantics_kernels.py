@@ -171,3 +171,10 @@ def two_stores(x: hls.Array[unsigned(3), 16], h: hls.Array[unsigned(8), 8], n: u
             h[v] = h[u] + 2
         else:
             h[v] = h[u] + i
+
+
+@hls.kernel
+def running_max(a: hls.Array[signed(8), 16], start: unsigned(4), n: unsigned(5)):
+    for i in range(start, n):
+        if a[i - 1] > a[i]:
+            a[i] = a[i - 1]

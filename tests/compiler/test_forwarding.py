@@ -48,3 +48,23 @@ def test_forwarding_reaches_ii_one():
 def test_two_predicated_stores_the_latest_matching_one_wins(x, h, n):
     result = run(kernels.two_stores, {"x": x, "h": h, "n": n})
     assert result.match, result.differences
+
+
+@settings(max_examples=16, deadline=None)
+@given(st.lists(st.integers(0, 255), min_size=16, max_size=16))
+def test_prefix_sum_in_place_reads_memory_only_in_the_first_iteration(a):
+    result = run(kernels.in_place, {"a": a})
+    assert result.match, result.differences
+
+
+def test_prefix_sums_reach_ii_one():
+    # a[i] + a[i-1]: one read port, yet II 1: a[i-1] is the value stored one iteration earlier.
+    assert _loop(kernels.in_place)["ii"] == 1
+    assert _loop(load("prefix_sum")[0])["ii"] == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(-128, 127), min_size=16, max_size=16), st.integers(1, 16), st.integers(0, 16))
+def test_predicated_store_is_forwarded_only_when_it_happened(a, start, n):
+    result = run(kernels.running_max, {"a": a, "start": start, "n": n})
+    assert result.match, result.differences
