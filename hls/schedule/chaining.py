@@ -20,9 +20,12 @@ If one exists, no start cycle in it exceeds ``sum(latency + 1)`` over all
 operations (it is the least solution of a system of difference constraints
 whose edges each weigh at most ``latency + 1``), and the iteration stops as
 soon as a start passes that bound: the dependences cannot be met at this II.
-Following the predecessor that last raised each start then leads into the
-cycle of dependences responsible (a chain without a cycle cannot climb past
-the bound, since each step adds at most ``latency + 1`` cycles).
+Following the predecessor that last raised each start then leads into a
+cycle of dependences (a chain without a cycle cannot climb past the bound,
+since each step adds at most ``latency + 1`` cycles).  That cycle is reported
+as the one responsible only once :func:`cycle_is_feasible` has confirmed that
+it cannot be met on its own; the predecessors are also followed every
+``n`` updates, which usually finds the blocking cycle long before the bound.
 """
 
 from __future__ import annotations
