@@ -38,8 +38,6 @@ from __future__ import annotations
 
 import math
 
-from amaranth.hdl import Shape
-
 __all__ = ["operator_delay", "MEASURED", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
            "REGISTER_SETUP"]
 

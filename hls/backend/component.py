@@ -31,7 +31,7 @@ Hardware structure
 
 from __future__ import annotations
 
-from amaranth.hdl import Const, Module, Mux, Shape, Signal, unsigned
+from amaranth.hdl import Const, Module, Mux, Shape, Signal, Value
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
@@ -118,6 +118,8 @@ class _Port:
 
 
 class _Generator:
+    """Builds the module of one :class:`KernelComponent`: variables, control token, blocks, loops, ports."""
+
     def __init__(self, component, compiled):
         self.c = component
         self.compiled = compiled
@@ -288,11 +290,6 @@ def _priority(m, target, requests, pick):
     for request in requests[1:]:
         with m.Elif(request[0]):
             m.d.comb += target.eq(pick(request))
-
-
-def Value_cast(value):
-    from amaranth.hdl import Value
-    return Value.cast(value)
 
 
 def _covering_shape(shapes):
@@ -522,7 +519,7 @@ class _Datapath:
             shapes = []
             for position in range(arity):
                 values = [operands[position] for _, operands, _ in bound]
-                shapes.append(_covering_shape([Value_cast(v).shape() for v in values]))
+                shapes.append(_covering_shape([Value.cast(v).shape() for v in values]))
             inputs = [Signal(shape, name=f"{_signal_name(self.block.name)}_{optype_name}{index}_in{p}")
                       for p, shape in enumerate(shapes)]
             first = True

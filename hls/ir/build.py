@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-import math
 
 from amaranth.hdl import Const, Mux, Shape, Signal, signed, unsigned
 

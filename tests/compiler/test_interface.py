@@ -1,6 +1,6 @@
 """The component's interface: handshake, argument latching, results held, array ports that take a Memory."""
 
-from amaranth.hdl import Module, signed, unsigned
+from amaranth.hdl import Module, signed
 from amaranth.lib import memory, wiring
 from amaranth.sim import Simulator
 
