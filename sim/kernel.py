@@ -90,7 +90,7 @@ def differences(outputs: dict, expected: dict) -> list[str]:
 
 
 def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None = None, *,
-        max_cycles: int = 200_000) -> KernelRun:
+        max_cycles: int = 200_000, pipelining: bool = True) -> KernelRun:
     """Simulate ``kernel`` on ``args`` and compare with its Python run.
 
     Parameters
@@ -104,6 +104,8 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
         Path of a VCD file to write (Amaranth backend).
     max_cycles : int
         Cycle budget before :class:`SimulationTimeout`.
+    pipelining : bool
+        ``False`` simulates the kernel with every loop sequential (a baseline).
 
     Raises
     ------
@@ -126,7 +128,7 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
             raise ValueError(f"backend {backend!r} is not available yet; use backend='amaranth'")
         return delegate(kernel, args, simulator=backend, vcd=vcd)
     from hls.compiler import compile_kernel
-    compiled = compile_kernel(kernel)
+    compiled = compile_kernel(kernel, pipelining=pipelining)
     outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)
     diffs = differences(outputs, expected)
     return KernelRun(outputs, expected, not diffs, cycles, "amaranth", diffs)

@@ -163,8 +163,9 @@ class _LoopContext:
 
 
 class _Builder:
-    def __init__(self, typed_kernel, shape_of):
+    def __init__(self, typed_kernel, shape_of, pipelining=True):
         self.tk = typed_kernel
+        self.pipelining = pipelining
         self.shape_of = shape_of
         self.names = itertools.count()
         self.variables = dict(typed_kernel.variables)
@@ -595,11 +596,13 @@ class _Builder:
         innermost = not _contains(stmt.body, (ast.For, ast.While))
         if info.mode == "sequential":
             info.reason = "hls.sequential"
+        elif not self.pipelining:
+            info.reason = "pipelining turned off for this compilation"
         elif not innermost:
             info.reason = "contains an inner loop; outer loops run as state machines around it"
         elif _contains(stmt.body, (ast.Return,)):
             info.reason = "return in the body"
-        if info.mode != "sequential" and innermost and not _contains(stmt.body, (ast.Return,)):
+        if info.mode != "sequential" and self.pipelining and innermost and not _contains(stmt.body, (ast.Return,)):
             info.pipelined = True
             body = Block(f"b{len(self.nodes)}_{info.name}_body")
             node = PipelinedLoop(info.name, info, body, counter_shape, ctr_var, stop_var, step)
@@ -657,7 +660,9 @@ class _Builder:
         self.flush()
         before = self.block
         innermost = not _contains(stmt.body, (ast.For, ast.While))
-        if not innermost:
+        if not self.pipelining:
+            info.reason = "pipelining turned off for this compilation"
+        elif not innermost:
             info.reason = "contains an inner loop; outer loops run as state machines around it"
         elif _contains(stmt.body, (ast.Return,)):
             info.reason = "return in the body"
@@ -733,7 +738,7 @@ class _Line:
         self.col_offset = 0
 
 
-def build_ir(typed_kernel, shape_of) -> KernelIR:
+def build_ir(typed_kernel, shape_of, *, pipelining: bool = True) -> KernelIR:
     """Lower a checked, typed kernel to the IR.
 
     Parameters
@@ -741,13 +746,15 @@ def build_ir(typed_kernel, shape_of) -> KernelIR:
     typed_kernel : hls.frontend.TypedKernel
     shape_of : callable
         ``shape_of(expr_node) -> Shape`` from the front end.
+    pipelining : bool
+        ``False`` runs every loop as a sequential state machine (for comparisons).
 
     Raises
     ------
     UnsupportedConstruct
         For a construct the compiler cannot lower, with the offending AST node.
     """
-    builder = _Builder(typed_kernel, shape_of)
+    builder = _Builder(typed_kernel, shape_of, pipelining)
     entry = builder.new_block("entry")
     builder.enter(entry)
     builder.stmts(list(typed_kernel.body), None)

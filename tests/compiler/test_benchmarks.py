@@ -66,3 +66,12 @@ def test_cycles_within_pipeline_bound(name):
         result = run(kernel, args, max_cycles=20_000)
         assert result.match
         assert result.cycles <= max(trip - 1, 0) * scheduled.ii + scheduled.length + 8
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_sequential_baseline_matches_and_is_not_faster(name):
+    kernel, examples, _ = compiled(name)
+    pipelined = run(kernel, examples[0], max_cycles=50_000)
+    sequential = run(kernel, examples[0], max_cycles=50_000, pipelining=False)
+    assert sequential.match, sequential.differences
+    assert pipelined.cycles <= sequential.cycles
