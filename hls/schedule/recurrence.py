@@ -11,9 +11,9 @@ operations in it are tied to each other in both directions: fixing one
 operation's start cycle bounds every other's to a window of a few IIs (a
 path of total distance ``D`` from ``u`` to ``v`` forces
 ``start[v] >= start[u] - D * II``).  :func:`component_schedulable` searches
-those windows exhaustively for the component's users of limited operators,
-pruning with the least start times of the component given the cycles chosen
-so far.  The component alone is a relaxation of the whole problem, so if it
+those windows exhaustively for the component's users of limited operators
+(with :class:`hls.schedule.search.PinningSearch`), pruning with the least
+start times of the component given the cycles chosen so far.  The component alone is a relaxation of the whole problem, so if it
 cannot be scheduled at an II, neither can the problem: the bound it gives is
 a true lower bound.  The search has a budget; when it runs out the II is
 assumed possible, which keeps the bound valid.
@@ -25,14 +25,14 @@ import networkx as nx
 
 from .chaining import solve_start_times
 from .problem import Problem
-from .sharing import instances_needed
+from .search import OutOfBudget, PinningSearch
 
 __all__ = ["competing_components", "component_schedulable", "SEARCH_WORK"]
 
 #: Least-start-time computations one component's search may run per II,
 #: times the number of operations in the component (each costs about a pass
 #: over them).
-SEARCH_WORK = 50_000
+SEARCH_WORK = 200_000
 
 
 def competing_components(problem: Problem) -> list[list[str]]:
@@ -56,21 +56,20 @@ def competing_components(problem: Problem) -> list[list[str]]:
     return found
 
 
-class _OutOfBudget(Exception):
-    pass
-
-
 def component_schedulable(problem: Problem, component: list[str], ii: int) -> bool:
     """Whether the operations of ``component`` alone, with the dependences
     between them and the limits of their operators, can be scheduled at
     ``ii``.  ``True`` also when the search runs out of budget."""
     members = set(component)
-    edges = [(dep, dep.distance * ii) for dep in problem.dependences
-             if dep.src in members and dep.dst in members]
-    users = [name for name in component if problem.operator_type_of(name).limit is not None]
+    sub = Problem(problem.clock_period_ns, name=problem.name, operator_types=dict(problem.operator_types))
+    for name in component:
+        sub.operations[name] = problem.operations[name]
+    sub.dependences = [dep for dep in problem.dependences if dep.src in members and dep.dst in members]
+    sub.exclusions = {pair for pair in problem.exclusions if pair <= members}
+    users = [name for name in component if sub.operator_type_of(name).limit is not None]
     # Least total distance between operations: how far apart they can be.
     graph = nx.DiGraph()
-    for dep, _shift in edges:
+    for dep in sub.dependences:
         if not graph.has_edge(dep.src, dep.dst) or graph[dep.src][dep.dst]["distance"] > dep.distance:
             graph.add_edge(dep.src, dep.dst, distance=dep.distance)
     anchor = users[0]
@@ -79,45 +78,18 @@ def component_schedulable(problem: Problem, component: list[str], ii: int) -> bo
     # Every schedule of the component can be shifted (whole cycles commute with
     # every rule) so that the anchor starts here and nothing starts below 0.
     anchor_cycle = ii * max(ahead.values())
-    window = {name: (anchor_cycle - ii * ahead[name], anchor_cycle + ii * behind[name]) for name in users}
-    budget = [max(100, SEARCH_WORK // len(component))]
+    latest = {name: anchor_cycle + ii * behind[name] for name in users}
 
-    def fits(pins: dict[str, int]) -> bool:
-        by_slot: dict[tuple[str, int], list[str]] = {}
-        for name, cycle in pins.items():
-            by_slot.setdefault((problem.operator_type_of(name).name, cycle % ii), []).append(name)
-        for (typename, _slot), names in by_slot.items():
-            limit = problem.operator_types[typename].limit
-            if len(names) <= limit:
-                continue
-            by_cycle: dict[int, list[str]] = {}
-            for name in names:
-                by_cycle.setdefault(pins[name], []).append(name)
-            if sum(instances_needed(problem, group).lower for group in by_cycle.values()) > limit:
-                return False
-        return True
+    def window(name: str, low: int) -> range:
+        return range(low, latest[name] + 1)
 
-    def search(pins: dict[str, int]) -> bool:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _OutOfBudget
-        outcome = solve_start_times(problem, component, edges, pins)
-        # The least times given these lower bounds: a pinned operation pushed
-        # later means no schedule has it at its pinned cycle.
-        if not outcome.feasible or any(outcome.times[name][0] != cycle for name, cycle in pins.items()):
-            return False
-        if not fits(pins):
-            return False
-        if len(pins) == len(users):
-            return True
-        name = users[len(pins)]
-        low, high = window[name]
-        for cycle in range(max(low, outcome.times[name][0]), high + 1):
-            if search({**pins, name: cycle}):
-                return True
+    least = solve_start_times(sub, component, [(dep, dep.distance * ii) for dep in sub.dependences],
+                              {anchor: anchor_cycle})
+    if not least.feasible or least.times[anchor][0] != anchor_cycle:
         return False
-
+    search = PinningSearch(sub, ii, least.times, max(100, SEARCH_WORK // len(component)), window,
+                           pinned={anchor: anchor_cycle}, relaxed=True)
     try:
-        return search({anchor: anchor_cycle})
-    except _OutOfBudget:
+        return search.run() is not None
+    except OutOfBudget:
         return True

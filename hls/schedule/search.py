@@ -18,11 +18,13 @@ off to a later slot so that the recurrence behind it keeps its own.
 
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 from .chaining import Time, earliest_starts, fit, later, ready
 from .problem import Dependence, Problem, Schedule
 from .sharing import instances_needed
 
-__all__ = ["search_modulo_schedule", "SEARCH_WORK"]
+__all__ = ["search_modulo_schedule", "PinningSearch", "OutOfBudget", "SEARCH_WORK"]
 
 #: Search nodes (pinning attempts) allowed per II, times the number of
 #: operations: a node costs about one pass over the operations.
@@ -44,9 +46,11 @@ def search_modulo_schedule(problem: Problem, ii: int, *, nodes: int | None = Non
     # Narrow windows first: most schedules put each operation within one II
     # of its least start; wider ones let exclusive operations meet in a cycle.
     for width in (ii, 3 * ii, span):
+        def window(name: str, low: int, width: int = width) -> range:
+            return range(low, low + width)
         try:
-            times = _Search(problem, ii, asap.times, nodes // 3, width).run()
-        except _OutOfBudget:
+            times = PinningSearch(problem, ii, asap.times, nodes // 3, window).run()
+        except OutOfBudget:
             continue
         if times is not None or width >= span:
             break
@@ -57,45 +61,76 @@ def search_modulo_schedule(problem: Problem, ii: int, *, nodes: int | None = Non
                     {name: times[name][1] for name in problem.operations})
 
 
-class _OutOfBudget(Exception):
-    pass
+class OutOfBudget(Exception):
+    """A :class:`PinningSearch` used up its nodes."""
 
 
-class _Search:
-    def __init__(self, problem: Problem, ii: int, asap: dict[str, Time], nodes: int, width: int):
+class PinningSearch:
+    """Depth-first search over the start cycles of the limited operations.
+
+    Parameters
+    ----------
+    problem : Problem
+    ii : int
+    least : dict of str to Time
+        The least start times of all operations (given ``pinned``).
+    nodes : int
+        Pinning attempts allowed; :meth:`run` raises :class:`OutOfBudget`
+        past them.
+    window : callable
+        ``window(name, low)``: the cycles to try for ``name``, whose least
+        start cycle is ``low`` given the operations pinned so far.
+    pinned : dict of str to int
+        Operations already fixed at a cycle.
+    relaxed : bool
+        Count a slot's instances with the lower bound of
+        :func:`~hls.schedule.sharing.instances_needed` (for a lower bound on
+        the II) rather than the upper one (for a schedule).  They differ
+        only if the exact colouring runs out of budget.
+    """
+
+    def __init__(self, problem: Problem, ii: int, least: dict[str, Time], nodes: int,
+                 window: Callable[[str, int], Iterable[int]], pinned: dict[str, int] | None = None,
+                 relaxed: bool = False):
         self.problem = problem
-        self.width = width
+        self.relaxed = relaxed
+        self.window = window
         self.ii = ii
         self.period = problem.clock_period_ns
         self.optype = {name: problem.operator_type_of(name) for name in problem.operations}
         self.successors: dict[str, list[Dependence]] = {name: [] for name in problem.operations}
         for dep in problem.dependences:
             self.successors[dep.src].append(dep)
-        self.users = sorted((name for name in problem.operations if self.optype[name].limit is not None),
-                            key=lambda name: asap[name])
-        self.asap = asap
+        self.pins: dict[str, int] = dict(pinned or {})
+        self.users = sorted((name for name in problem.operations
+                             if self.optype[name].limit is not None and name not in self.pins),
+                            key=lambda name: least[name])
+        self.least = least
         self.nodes = nodes
-        self.pins: dict[str, int] = {}
         self.table: dict[tuple[str, int], list[str]] = {}
+        for name, cycle in self.pins.items():
+            if self.optype[name].limit is not None:
+                self.table.setdefault((self.optype[name].name, cycle % ii), []).append(name)
         self.bound = sum(optype.latency + 1 for optype in self.optype.values()) + 1
 
     def run(self) -> dict[str, Time] | None:
-        return self._place(0, dict(self.asap))
+        """Start times with every limited operation pinned, or ``None`` if no
+        choice within the windows works."""
+        return self._place(0, dict(self.least))
 
     def _place(self, index: int, times: dict[str, Time]) -> dict[str, Time] | None:
         if index == len(self.users):
             return times
         name = self.users[index]
         optype = self.optype[name]
-        low = times[name][0]
-        for cycle in range(low, low + self.width):
+        for cycle in self.window(name, times[name][0]):
             key = (optype.name, cycle % self.ii)
             users = self.table.setdefault(key, [])
             if not self._fits(users + [name], {**self.pins, name: cycle}, optype.limit):
                 continue
             self.nodes -= 1
             if self.nodes < 0:
-                raise _OutOfBudget
+                raise OutOfBudget
             pinned = self._pin(times, name, cycle)
             if pinned is None:
                 continue
@@ -116,7 +151,8 @@ class _Search:
         by_cycle: dict[int, list[str]] = {}
         for user in users:
             by_cycle.setdefault(cycles[user], []).append(user)
-        return sum(instances_needed(self.problem, group).upper for group in by_cycle.values()) <= limit
+        needed = (instances_needed(self.problem, group) for group in by_cycle.values())
+        return sum(bounds.lower if self.relaxed else bounds.upper for bounds in needed) <= limit
 
     def _pin(self, times: dict[str, Time], name: str, cycle: int) -> dict[str, Time] | None:
         """Least start times with ``name`` at ``cycle`` too, or ``None`` if
