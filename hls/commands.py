@@ -152,6 +152,15 @@ def run_sim(args) -> int:
         raise CommandError(str(error), 1) from None
     except ValueError as error:
         raise CommandError(str(error), 2) from None
+    except Exception as error:
+        # The Verilog backends' failures: a missing simulator (bad set-up, 2) or a failed run (1).
+        from sim.cocotb_kernel import CocotbRunError
+        from sim.tools import ToolUnavailable
+        if isinstance(error, ToolUnavailable):
+            raise CommandError(f"{args.backend}: {error}", 2) from None
+        if isinstance(error, CocotbRunError):
+            raise CommandError(f"{args.backend}: {' '.join(str(error).splitlines())}", 1) from None
+        raise
     if args.json:
         print(json.dumps(result.to_json()))
     else:

@@ -19,7 +19,7 @@ from typing import Any
 
 __all__ = ["run", "KernelRun", "SimulationTimeout", "BACKENDS"]
 
-#: Simulators :func:`run` knows; only ``amaranth`` is built in here.
+#: Simulators :func:`run` knows: Amaranth's, and cocotb with Icarus or Verilator.
 BACKENDS = ("amaranth", "icarus", "verilator")
 
 
@@ -99,9 +99,10 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     args : dict
         Parameter name -> int (scalars) or list of ints (arrays, ``depth`` elements).
     backend : str
-        ``"amaranth"``; ``"icarus"`` and ``"verilator"`` when :mod:`sim.cocotb_kernel` provides them.
+        ``"amaranth"`` (Amaranth's simulator), or ``"icarus"`` / ``"verilator"``: the
+        emitted Verilog under cocotb, through :mod:`sim.cocotb_kernel`.
     vcd : str or None
-        Path of a VCD file to write (Amaranth backend).
+        Path of a VCD file to write.
     max_cycles : int
         Cycle budget before :class:`SimulationTimeout`.
     pipelining : bool
@@ -111,6 +112,8 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     ------
     ValueError
         For an unknown backend, or arguments that do not fit the parameters.
+    sim.tools.ToolUnavailable, sim.cocotb_kernel.CocotbRunError
+        When the Verilog simulator is missing or its run fails.
     TypeError
         For missing or unexpected arguments.
     hls.errors.KernelSyntaxError
@@ -121,17 +124,29 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     if backend not in BACKENDS:
         raise ValueError(f"unknown simulation backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     expected = expected_outputs(kernel, args)
-    if backend != "amaranth":
-        from . import cocotb_kernel
-        delegate = getattr(cocotb_kernel, "run_cocotb", None)
-        if delegate is None:
-            raise ValueError(f"backend {backend!r} is not available yet; use backend='amaranth'")
-        return delegate(kernel, args, simulator=backend, vcd=vcd)
     from hls.compiler import compile_kernel
     compiled = compile_kernel(kernel, pipelining=pipelining)
-    outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)
+    if backend == "amaranth":
+        outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)
+    else:
+        outputs, cycles = _simulate_verilog(compiled, args, backend, vcd, max_cycles)
     diffs = differences(outputs, expected)
-    return KernelRun(outputs, expected, not diffs, cycles, "amaranth", diffs)
+    return KernelRun(outputs, expected, not diffs, cycles, backend, diffs)
+
+
+def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
+    """The kernel's Verilog under cocotb (:mod:`sim.cocotb_kernel`), with the same memory model and count."""
+    from amaranth.back import verilog
+
+    from .cocotb_kernel import simulate_verilog, spec_from_component
+    name = compiled.ir.name
+    component = compiled.component()
+    spec = spec_from_component(component, toplevel=name, max_cycles=max_cycles)
+    text = verilog.convert(component, name=name, emit_src=False)
+    raw = simulate_verilog(text, spec, {key: value for key, value in args.items()}, simulator=simulator, vcd=vcd)
+    returns = [int(value) for value in raw.returns]
+    result = None if not returns else (returns[0] if len(returns) == 1 else returns)
+    return {"return": result, "arrays": {k: [int(v) for v in values] for k, values in raw.arrays.items()}}, raw.cycles
 
 
 def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
