@@ -3,15 +3,14 @@ modulo scheduling gives up.
 
 Only operations of limited operator types need choosing: once their start
 cycles are fixed ("pinned"), every other operation goes at its least start
-time given the dependences, which :func:`_pin` maintains incrementally (the
-same monotone iteration as :mod:`hls.schedule.chaining`, restarted from the
-parent's solution, which lies below the new one).  The search takes the
-limited operations in order of their least start times and tries, for each,
-the cycles of a window from its least start on (one II wide, then three,
-then as wide as an iteration can be), keeping only
-choices that leave room in the reservation table (exclusive operations of
-one cycle share) and that do not push an operation already pinned out of its
-cycle.  It is complete within those windows and bounded by a budget of
+time given the dependences, which :class:`PinningSearch` maintains
+incrementally (the same monotone iteration as :mod:`hls.schedule.chaining`,
+restarted from the parent's solution, which lies below the new one).  The
+search takes the limited operations in order of their least start times and
+tries, for each, the cycles of a window from its least start on (one II
+wide, then three, then as wide as an iteration can be), keeping only choices
+that leave room in the reservation table (exclusive operations of one cycle
+share) and that do not push an operation already pinned out of its cycle.  It is complete within those windows and bounded by a budget of
 search nodes; it finds, for example, schedules that need an operation put
 off to a later slot so that the recurrence behind it keeps its own.
 """
@@ -27,7 +26,7 @@ from .sharing import instances_needed
 __all__ = ["search_modulo_schedule", "PinningSearch", "OutOfBudget", "SEARCH_WORK"]
 
 #: Search nodes (pinning attempts) allowed per II, times the number of
-#: operations: a node costs about one pass over the operations.
+#: operations: one node's propagation may touch every operation.
 SEARCH_WORK = 20_000
 
 
