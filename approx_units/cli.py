@@ -146,6 +146,9 @@ def _eval(args) -> int:
             raise _error("--verilog needs --top MODULE and --kind add|mul|div")
         if args.unit:
             raise _error(f"give either a unit id or --verilog, not both (got {args.unit!r})")
+        if args.param or args.signed or args.stages:
+            raise _error("--param, --signed and --stages describe library units; "
+                         "a --verilog module is evaluated as it is (unsigned operands)")
         try:
             subject = load_verilog(args.verilog, args.top, args.kind, args.width,
                                    port_a=args.port_a, port_b=args.port_b, port_o=args.port_o)

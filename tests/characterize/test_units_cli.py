@@ -132,6 +132,7 @@ def test_eval_verilog_exact_multiplier_with_port_options(capsys, tmp_path):
     (MUL8, [], "has no port 'A' or 'a' (its ports: x, y, p)"),
     (LOA8, ["--top", "other"], "other"),
     (LOA8, ["--width", "6"], "must be a 6-bit input"),
+    (LOA8, ["--signed", ""], "describe library units"),
 ])
 def test_eval_verilog_errors(capsys, tmp_path, source, extra, message):
     path = tmp_path / "in.v"
@@ -142,7 +143,7 @@ def test_eval_verilog_errors(capsys, tmp_path, source, extra, message):
         options[flag] = value
     argv = ["units", "eval", "--verilog", str(path), "--kind", "add"]
     for flag, value in options.items():
-        argv += [flag, value]
+        argv += [flag, value] if value else [flag]
     status, out, err = run(capsys, *argv)
     assert status == 2 and out == "" and err.count("\n") == 1 and message in err, err
 
