@@ -590,6 +590,7 @@ class _Builder:
         self.variables[stop_var] = stop.shape
         self.assign_var(ctr_var, start, lines)
         self.assign_var(stop_var, stop, lines)
+        first_ctr, first_stop = self.env[ctr_var], self.env[stop_var]
         self.flush()
         before = self.block
 
@@ -621,17 +622,15 @@ class _Builder:
             self.enter(after)
             return
 
-        header = self.new_block(info.name + "_header")
-        before.successor = header
+        # Rotated: the block before the loop tests the first iteration, the latch steps the
+        # counter and tests the next one, so an iteration costs no separate header cycle.
+        compare = "lt" if step > 0 else "gt"
         latch = Block(f"{info.name}_latch")
         after = Block(f"after_{info.name}")
-        info.header, info.latch, info.exit_block = header, latch, after
-        self.enter(header)
-        ctr = self.read_var(ctr_var, stmt)
-        stop_value = self.read_var(stop_var, stmt)
-        cond = self.op("lt" if step > 0 else "gt", [ctr, stop_value], unsigned(1), lines)
+        info.latch, info.exit_block = latch, after
+        first = self.op(compare, [first_ctr, first_stop], unsigned(1), lines)
         body = self.new_block(info.name + "_body")
-        header.branch = (cond, body, after)
+        before.branch = (first, body, after)
         self.enter(body)
         self.assign_var(var, self.read_var(ctr_var, stmt), lines)
         self.loop_stack.append(_LoopContext(after, latch))
@@ -646,8 +645,9 @@ class _Builder:
         step_const = self.const(step, Const.cast(step).shape(), lines)
         self.assign_var(ctr_var, self.op("add", [ctr, step_const],
                                          amaranth_shape("add", [ctr.shape, step_const.shape]), lines), lines)
+        again = self.op(compare, [self.env[ctr_var], self.read_var(stop_var, stmt)], unsigned(1), lines)
         self.flush()
-        latch.successor = header
+        latch.branch = (again, body, after)
         after.name = f"b{len(self.nodes)}_{after.name}"
         self.nodes.append(after)
         self.enter(after)

@@ -174,8 +174,9 @@ class LoopInfo:
     trip_count : int or None
         Known only for constant ``range`` bounds.
     header, latch : Block or None
-        For sequential loops: the block testing the condition and the block
-        stepping the counter (``for`` only).
+        For sequential loops: the block testing a ``while`` condition, and the
+        block stepping a ``for`` counter and testing it for the next iteration
+        (``for`` loops are rotated: the block before the loop tests the first).
     body : list of Block
         For sequential loops: the blocks of the body.
     depth : int
