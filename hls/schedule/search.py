@@ -111,6 +111,7 @@ class PinningSearch:
             if self.optype[name].limit is not None:
                 self.table.setdefault((self.optype[name].name, cycle % ii), []).append(name)
         self.bound = sum(optype.latency + 1 for optype in self.optype.values()) + 1
+        self.twin_before = _twins(problem, list(self.pins) + self.users)
 
     def run(self) -> dict[str, Time] | None:
         """Start times with every limited operation pinned, or ``None`` if no
@@ -122,7 +123,12 @@ class PinningSearch:
             return times
         name = self.users[index]
         optype = self.optype[name]
+        twin = self.twin_before.get(name)
         for cycle in self.window(name, times[name][0]):
+            if twin is not None and cycle < self.pins[twin]:
+                # Interchangeable with an operation placed before it: any
+                # schedule can swap them, so take only the ordered ones.
+                continue
             key = (optype.name, cycle % self.ii)
             users = self.table.setdefault(key, [])
             if not self._fits(users + [name], {**self.pins, name: cycle}, optype.limit):
@@ -179,3 +185,33 @@ class PinningSearch:
                 times[dst] = candidate
                 stack.append(dst)
         return times
+
+
+def _twins(problem: Problem, order: list[str]) -> dict[str, str]:
+    """For each operation of ``order``, the last one before it that it can
+    swap places with in any schedule: same operator type, the same
+    dependences from and to the same other operations (at the same
+    distances), the same exclusions, and none between the two."""
+    incoming: dict[str, set] = {name: set() for name in order}
+    outgoing: dict[str, set] = {name: set() for name in order}
+    for dep in problem.dependences:
+        if dep.dst in incoming:
+            incoming[dep.dst].add(("itself" if dep.src == dep.dst else dep.src, dep.distance))
+        if dep.src in outgoing:
+            outgoing[dep.src].add(("itself" if dep.src == dep.dst else dep.dst, dep.distance))
+    partners: dict[str, set] = {name: set() for name in order}
+    for pair in problem.exclusions:
+        for name in pair:
+            if name in partners:
+                partners[name] |= pair - {name}
+    # Equal signatures rule out dependences between the two (each would see
+    # the other by name, itself as "itself") and exclusion between them.
+    last: dict[tuple, str] = {}
+    twin_before: dict[str, str] = {}
+    for name in order:
+        signature = (problem.operations[name].operator_type, frozenset(incoming[name]),
+                     frozenset(outgoing[name]), frozenset(partners[name]))
+        if signature in last:
+            twin_before[name] = last[signature]
+        last[signature] = name
+    return twin_before
