@@ -9,7 +9,9 @@ The JSON form (:meth:`Report.to_json`) is the contract of ``axhls report --json`
 
 ``bound.kind`` is ``resource``, ``recurrence``, ``memory`` or ``exit``; for a loop
 that is not pipelined ``ii``/``mii``/``depth``/``bound`` are ``null`` and
-``reason`` says why.  The text form (:meth:`Report.to_text`) quotes the user's
+``reason`` says why.  Pipelined loops also carry ``speculative`` (early exits
+squash younger iterations), ``exit_lines`` and ``forwarded_loads`` (lines of
+reads served by store-to-load forwarding).  The text form (:meth:`Report.to_text`) quotes the user's
 own lines, as Vitis HLS's message 200-880 does for C.
 """
 
@@ -50,6 +52,12 @@ class Report:
                 continue
             out.append(head + f"pipelined, II = {loop['ii']} (MII {loop['mii']}: ResMII {loop['res_mii']}, "
                        f"RecMII {loop['rec_mii']}), depth {loop['depth']}")
+            if loop.get("speculative"):
+                out.append(f"    speculative: iterations start before the exit on line(s) "
+                           f"{', '.join(map(str, loop['exit_lines']))} resolves; later ones are squashed")
+            if loop.get("forwarded_loads"):
+                out.append(f"    store-to-load forwarding for the read(s) on line(s) "
+                           f"{', '.join(map(str, loop['forwarded_loads']))}")
             if loop.get("target_ii") is not None and loop["target_ii"] < loop["mii"]:
                 out.append(f"    target II {loop['target_ii']} is below the MII; using II {loop['ii']}")
             bound = loop["bound"]
@@ -85,7 +93,11 @@ def build_report(compiled) -> Report:
             bound = scheduled.bound
             entry.update(ii=scheduled.ii, mii=bound.mii, res_mii=bound.res_mii, rec_mii=bound.rec_mii,
                          depth=scheduled.length,
-                         bound={"kind": bound.kind, "lines": list(bound.lines), "detail": bound.detail})
+                         bound={"kind": bound.kind, "lines": list(bound.lines), "detail": bound.detail},
+                         speculative=node.speculative,
+                         exit_lines=sorted({line for op in node.exit_ops for line in op.lines}),
+                         forwarded_loads=sorted({line for op in node.body.ops if op.kind == "forward"
+                                                 for line in op.lines}))
         loops.append(entry)
     operators = Counter()
     timing = []
