@@ -1,0 +1,827 @@
+"""Differential fuzzing of the compiler: random kernels, hardware against Python, shrinking.
+
+Three parts, each usable alone:
+
+* :func:`generate` writes a random kernel in the kernel language
+  (``docs/language.md``) from a seed: arithmetic of mixed widths and signs,
+  ``if``/``elif``/``else``, nested ``for`` loops with constant and run-time
+  bounds, ``while`` loops with ``break``, ``continue``, and array reads and
+  writes with affine and data-dependent indices, plus random arguments. The
+  same ``(seed, index)`` always gives the same program. Every index is kept in
+  range by construction (masked with ``& (depth - 1)``, or a loop variable
+  whose bound is at most the depth), every loop terminates, and the total trip
+  count is bounded so that a program simulates in hundreds of cycles.
+* :func:`check` writes the program to a file, loads it as a kernel, simulates
+  its hardware (``sim.kernel.run``, Amaranth's simulator by default) and
+  compares with the Python run. The :class:`Verdict` separates a mismatch from
+  a crash of the compiler and from a program the front end rejected (a bug
+  of this generator).
+* :func:`shrink` deletes statements, unwraps branches and loops, replaces
+  expressions by their operands or by constants and zeroes arguments, for as
+  long as the failure stays the same, and :func:`write_regression` saves the
+  result as a pytest file under ``tests/sim/regressions/``.
+
+``python benchmarks/fuzz.py --count N --seed S`` drives all three.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import itertools
+import os
+import random
+import re
+import signal
+import tempfile
+import textwrap
+import threading
+import traceback
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+__all__ = ["FuzzConfig", "Program", "Verdict", "generate", "golden_run", "check", "shrink",
+           "write_regression", "FEATURES"]
+
+#: Everything the generator can produce; :class:`FuzzConfig` can leave features out.
+FEATURES = frozenset({
+    "if", "elif", "for", "runtime_bound", "nested_loops", "while", "break", "continue",
+    "arrays", "dynamic_index", "mul", "divmod", "shift", "compare", "boolean", "ternary",
+    "minmax", "abs", "unary", "tuple_return",
+})
+
+
+@dataclass(frozen=True)
+class FuzzConfig:
+    """Size and content limits of generated programs.
+
+    Attributes
+    ----------
+    statements : tuple[int, int]
+        Range of top-level statements (before the return).
+    block_statements : tuple[int, int]
+        Range of statements in a nested block.
+    max_nesting : int
+        Deepest nesting of ``if``/loops.
+    max_loop_nesting : int
+    max_trip : int
+        Largest constant loop bound; run-time bounds are ``unsigned(3)`` parameters.
+    max_total_trips : int
+        Product of the bounds of nested loops does not exceed this.
+    max_width : int
+        Widest declared scalar.
+    features : frozenset[str]
+        Subset of :data:`FEATURES`.
+    """
+
+    statements: tuple[int, int] = (2, 5)
+    block_statements: tuple[int, int] = (1, 3)
+    max_nesting: int = 3
+    max_loop_nesting: int = 2
+    max_trip: int = 6
+    max_total_trips: int = 36
+    max_width: int = 16
+    features: frozenset = FEATURES
+
+    def __post_init__(self):
+        unknown = set(self.features) - FEATURES
+        if unknown:
+            raise ValueError(f"unknown fuzz feature(s) {sorted(unknown)}; known: {sorted(FEATURES)}")
+
+
+@dataclass
+class Program:
+    """A generated kernel and the arguments to run it on.
+
+    Attributes
+    ----------
+    name : str
+        The kernel's function name.
+    source : str
+        A whole Python module defining it with ``@hls.kernel``.
+    args : dict
+        Parameter name -> int or list of ints (arrays have exactly their depth).
+    seed, index : int
+        Where it came from: ``generate(seed, index)``.
+    """
+
+    name: str
+    source: str
+    args: dict
+    seed: int
+    index: int
+
+    @property
+    def statement_count(self) -> int:
+        function = _kernel_def(ast.parse(self.source), self.name)
+        return sum(isinstance(node, ast.stmt) for node in ast.walk(function)) - 1
+
+
+# --------------------------------------------------------------------------- generator
+
+@dataclass(frozen=True)
+class _Shape:
+    signed: bool
+    width: int
+
+    def __str__(self) -> str:
+        return f"{'signed' if self.signed else 'unsigned'}({self.width})"
+
+    @property
+    def low(self) -> int:
+        return -(1 << (self.width - 1)) if self.signed else 0
+
+    @property
+    def high(self) -> int:
+        return (1 << (self.width - 1)) - 1 if self.signed else (1 << self.width) - 1
+
+
+@dataclass
+class _Array:
+    name: str
+    shape: _Shape
+    depth: int
+
+
+@dataclass
+class _Scope:
+    loop_vars: list[tuple[str, int]] = field(default_factory=list)  # (name, largest value + 1)
+    loop_nesting: int = 0
+    trips: int = 1
+    in_loop: bool = False
+
+
+class _Generator:
+    def __init__(self, rng: random.Random, config: FuzzConfig, name: str):
+        self.rng = rng
+        self.config = config
+        self.name = name
+        self.features = config.features
+        self.scalars: dict[str, _Shape] = {}
+        self.arrays: list[_Array] = []
+        self.locals: dict[str, _Shape] = {}
+        self.while_counters: list[str] = []
+        self.loop_names = iter(f"i{k}" for k in range(1000))
+        self.args: dict = {}
+
+    # -- helpers
+    def has(self, feature: str) -> bool:
+        return feature in self.features
+
+    def shape(self, max_width: int | None = None) -> _Shape:
+        max_width = max_width or self.config.max_width
+        return _Shape(self.rng.random() < 0.5, self.rng.randint(2, max_width))
+
+    def value_of(self, shape: _Shape) -> int:
+        if self.rng.random() < 0.25:  # edges find wrap-around bugs
+            return self.rng.choice([shape.low, shape.high, 0, 1 if shape.high >= 1 else 0])
+        return self.rng.randint(shape.low, shape.high)
+
+    # -- program
+    def program(self) -> tuple[str, dict]:
+        rng = self.rng
+        for k in range(rng.randint(1, 3)):
+            name = "xyz"[k]
+            self.scalars[name] = self.shape(12)
+            self.args[name] = self.value_of(self.scalars[name])
+        if self.has("runtime_bound"):
+            self.scalars["n"] = _Shape(False, 3)
+            self.args["n"] = rng.randint(0, 7)
+        if self.has("arrays"):
+            for name in ["a", "b"][:rng.randint(1, 2)]:
+                array = _Array(name, self.shape(12), rng.choice([4, 8]))
+                self.arrays.append(array)
+                self.args[name] = [self.value_of(array.shape) for _ in range(array.depth)]
+        for k in range(rng.randint(2, 4)):
+            self.locals[f"v{k}"] = self.shape()
+
+        body = [self.statement(_Scope(), 0) for _ in range(rng.randint(*self.config.statements))]
+        results = rng.sample(sorted(self.locals), 2 if self.has("tuple_return") and rng.random() < 0.4 else 1)
+        if len(results) == 1:
+            returns, return_annotation = results[0], str(self.locals[results[0]])
+        else:
+            returns = ", ".join(results)
+            return_annotation = f"tuple[{', '.join(str(self.locals[r]) for r in results)}]"
+
+        params = [f"{name}: hls.Array[{array.shape}, {array.depth}]"
+                  for array in self.arrays for name in [array.name]]
+        params += [f"{name}: {shape}" for name, shape in self.scalars.items()]
+        lines = [f"{name}: {shape} = {self.value_of(shape)}" for name, shape in self.locals.items()]
+        lines += [f"{name}: unsigned(4) = 0" for name in self.while_counters]
+        lines += [ast.unparse(statement) for statement in body]
+        lines.append(f"return {returns}")
+        source = (
+            '"""Generated by sim.fuzz."""\n'
+            "import hls\n"
+            "from amaranth import signed, unsigned\n\n\n"
+            "@hls.kernel\n"
+            f"def {self.name}({', '.join(params)}) -> {return_annotation}:\n"
+            + textwrap.indent("\n".join(lines), "    ") + "\n"
+        )
+        return source, self.args
+
+    # -- statements
+    def block(self, scope: _Scope, depth: int) -> list[ast.stmt]:
+        return [self.statement(scope, depth) for _ in range(self.rng.randint(*self.config.block_statements))]
+
+    def statement(self, scope: _Scope, depth: int) -> ast.stmt:
+        rng = self.rng
+        choices = [("assign", 6)]
+        if self.arrays:
+            choices.append(("store", 3))
+        if depth < self.config.max_nesting:
+            # Compound statements get rarer with depth, which keeps programs small.
+            weight = 3 / (1 + depth)
+            if self.has("if"):
+                choices.append(("if", weight))
+            loops_left = (scope.loop_nesting < self.config.max_loop_nesting
+                          and (scope.loop_nesting == 0 or self.has("nested_loops"))
+                          and scope.trips * 2 <= self.config.max_total_trips)
+            if loops_left and self.has("for"):
+                choices.append(("for", weight))
+            if loops_left and self.has("while"):
+                choices.append(("while", weight / 3))
+        if scope.in_loop and self.has("break"):
+            choices.append(("break", 1))
+        if scope.in_loop and self.has("continue"):
+            choices.append(("continue", 1))
+        kind = rng.choices([name for name, _ in choices], [weight for _, weight in choices])[0]
+        return getattr(self, f"statement_{kind}")(scope, depth)
+
+    def statement_assign(self, scope: _Scope, depth: int) -> ast.stmt:
+        target = self.rng.choice(sorted(self.locals))
+        return _parse_statement(f"{target} = {self.expr(scope, 0)}")
+
+    def statement_store(self, scope: _Scope, depth: int) -> ast.stmt:
+        array = self.rng.choice(self.arrays)
+        return _parse_statement(f"{array.name}[{self.index(array, scope)}] = {self.expr(scope, 0)}")
+
+    def statement_if(self, scope: _Scope, depth: int) -> ast.stmt:
+        lines = [f"if {self.condition(scope)}:", self.block_text(scope, depth)]
+        if self.has("elif"):
+            for _ in range(self.rng.choice([0, 0, 1, 2])):
+                lines += [f"elif {self.condition(scope)}:", self.block_text(scope, depth)]
+        if self.rng.random() < 0.5:
+            lines += ["else:", self.block_text(scope, depth)]
+        return _parse_statement("\n".join(lines))
+
+    def block_text(self, scope: _Scope, depth: int) -> str:
+        return textwrap.indent("\n".join(ast.unparse(s) for s in self.block(scope, depth + 1)), "    ")
+
+    def statement_for(self, scope: _Scope, depth: int) -> ast.stmt:
+        rng = self.rng
+        variable = next(self.loop_names)
+        budget = self.config.max_total_trips // scope.trips
+        if "n" in self.scalars and rng.random() < 0.4 and budget >= 8:
+            bound_text, bound = ("n", 8) if rng.random() < 0.7 else ("1, n", 8)
+        else:
+            bound = rng.randint(0, min(self.config.max_trip, budget))
+            if rng.random() < 0.3 and bound >= 2:
+                bound_text = f"{rng.randint(0, bound - 1)}, {bound}"
+            else:
+                bound_text = str(bound)
+        inner = _Scope(scope.loop_vars + [(variable, bound)], scope.loop_nesting + 1,
+                       scope.trips * max(bound, 1), True)
+        body = textwrap.indent("\n".join(ast.unparse(s) for s in self.block(inner, depth + 1)), "    ")
+        return _parse_statement(f"for {variable} in range({bound_text}):\n{body}")
+
+    def statement_while(self, scope: _Scope, depth: int) -> ast.stmt:
+        rng = self.rng
+        counter = f"w{len(self.while_counters)}"
+        self.while_counters.append(counter)
+        bound = rng.randint(1, min(self.config.max_trip, self.config.max_total_trips // scope.trips))
+        inner = _Scope(scope.loop_vars, scope.loop_nesting + 1, scope.trips * bound, True)
+        condition = f"{counter} < {bound}"
+        if self.has("boolean") and rng.random() < 0.3:
+            condition += f" and ({self.condition(scope)})"
+        # The counter is bumped first, so a `continue` in the body cannot make the loop spin.
+        statements = [f"{counter} = {counter} + 1"]
+        statements += [ast.unparse(s) for s in self.block(inner, depth + 1)]
+        if self.has("break"):
+            statements.append(f"if {self.condition(inner)}:\n    break")
+        body = textwrap.indent("\n".join(statements), "    ")
+        return _parse_statement(f"{counter} = 0\nwhile {condition}:\n{body}")
+
+    def statement_break(self, scope: _Scope, depth: int) -> ast.stmt:
+        return _parse_statement(f"if {self.condition(scope)}:\n    break")
+
+    def statement_continue(self, scope: _Scope, depth: int) -> ast.stmt:
+        return _parse_statement(f"if {self.condition(scope)}:\n    continue")
+
+    # -- expressions
+    def index(self, array: _Array, scope: _Scope) -> str:
+        rng = self.rng
+        mask = array.depth - 1
+        fitting = [name for name, bound in scope.loop_vars if bound <= array.depth]
+        options = ["const"]
+        if scope.loop_vars:
+            options += ["affine", "affine"]
+        if fitting:
+            options += ["loop", "loop"]
+        if self.has("dynamic_index"):
+            options += ["dynamic"]
+        kind = rng.choice(options)
+        if kind == "const":
+            return str(rng.randint(0, mask))
+        if kind == "loop":
+            return rng.choice(fitting)
+        if kind == "affine":
+            variable = rng.choice(scope.loop_vars)[0]
+            offset = rng.randint(0, 2 * array.depth)
+            sign = rng.choice(["+", "-"]) if offset else "+"
+            # `i - c` may be negative; `& mask` of a negative Python int is still in range.
+            return f"({variable} {sign} {offset}) & {mask}"
+        return f"({self.expr(scope, 2)}) & {mask}"
+
+    def leaf(self, scope: _Scope) -> str:
+        rng = self.rng
+        options = ["const", "scalar", "local", "local"]
+        if scope.loop_vars:
+            options += ["loop"]
+        if self.arrays:
+            options += ["read"]
+        kind = rng.choice(options)
+        if kind == "const":
+            return str(rng.choice([0, 1, 2, 3, 5, 7, -1, -3, 100, -128, 255]))
+        if kind == "scalar":
+            return rng.choice(sorted(self.scalars))
+        if kind == "local":
+            return rng.choice(sorted(self.locals))
+        if kind == "loop":
+            return rng.choice(scope.loop_vars)[0]
+        array = rng.choice(self.arrays)
+        return f"{array.name}[{self.index(array, scope)}]"
+
+    def shift_amount(self, scope: _Scope) -> str:
+        """A constant, or a name of at most 3 unsigned bits: Amaranth widens ``x << y`` by
+        ``2**width(y) - 1`` bits, and ``y & 3`` keeps ``y``'s width."""
+        names = [name for name, shape in {**self.scalars, **self.locals}.items()
+                 if not shape.signed and shape.width <= 3]
+        names += [name for name, bound in scope.loop_vars if bound <= 8]
+        if names and self.rng.random() < 0.5:
+            return self.rng.choice(names)
+        return str(self.rng.randint(0, 3))
+
+    def expr(self, scope: _Scope, depth: int) -> str:
+        rng = self.rng
+        if depth >= 3 or rng.random() < 0.3:
+            return self.leaf(scope)
+        options = ["+", "-", "&", "|", "^"]
+        if self.has("mul"):
+            options += ["*"]
+        if self.has("divmod"):
+            options += ["divmod"]
+        if self.has("shift"):
+            options += ["shift"]
+        if self.has("compare"):
+            options += ["compare"]
+        if self.has("ternary"):
+            options += ["ternary"]
+        if self.has("minmax"):
+            options += ["minmax"]
+        if self.has("abs"):
+            options += ["abs"]
+        if self.has("unary"):
+            options += ["unary"]
+        kind = rng.choice(options)
+        sub = lambda: self.expr(scope, depth + 1)  # noqa: E731
+        if kind in ("+", "-", "&", "|", "^"):
+            return f"({sub()} {kind} {sub()})"
+        if kind == "*":
+            return f"({sub()} * {self.leaf(scope)})"  # one leaf operand keeps products narrow
+        if kind == "divmod":
+            # Divide leaves only: a divider is costly to build and to simulate.
+            return f"({self.leaf(scope)} {rng.choice(['//', '%'])} {self.leaf(scope)})"
+        if kind == "shift":
+            return f"({sub()} {rng.choice(['<<', '>>'])} {self.shift_amount(scope)})"
+        if kind == "compare":
+            return f"({sub()} {rng.choice(['==', '!=', '<', '<=', '>', '>='])} {sub()})"
+        if kind == "ternary":
+            return f"({sub()} if {self.condition(scope, depth + 1)} else {sub()})"
+        if kind == "minmax":
+            return f"{rng.choice(['min', 'max'])}({sub()}, {sub()})"
+        if kind == "abs":
+            return f"abs({sub()})"
+        return f"({rng.choice(['-', '~'])}{sub()})"
+
+    def condition(self, scope: _Scope, depth: int = 1) -> str:
+        rng = self.rng
+        kind = rng.random()
+        if kind < 0.6 or not self.has("boolean"):
+            return f"{self.expr(scope, depth + 1)} {rng.choice(['==', '!=', '<', '<=', '>', '>='])} {self.expr(scope, depth + 1)}"
+        if kind < 0.8:
+            return f"{self.expr(scope, depth + 1)} & {rng.choice([1, 2, 4])}"  # truthiness of an int
+        left = f"{self.expr(scope, depth + 1)} < {self.expr(scope, depth + 1)}"
+        right = f"{self.expr(scope, depth + 1)} != {self.expr(scope, depth + 1)}"
+        joined = f"{left} {rng.choice(['and', 'or'])} {right}"
+        return f"not ({joined})" if rng.random() < 0.3 else joined
+
+
+def _parse_statement(text: str) -> ast.stmt:
+    statements = ast.parse(text).body
+    if len(statements) == 1:
+        return statements[0]
+    # `w = 0` followed by its `while`: keep them together in a block that is always taken.
+    return ast.If(test=ast.Constant(1), body=statements, orelse=[])
+
+
+def generate(seed: int, index: int = 0, config: FuzzConfig = FuzzConfig()) -> Program:
+    """The ``index``-th random kernel of ``seed``; the same arguments give the same program.
+
+    Raises
+    ------
+    ValueError
+        If ``config`` names an unknown feature.
+    """
+    rng = random.Random(f"axhls-fuzz:{seed}:{index}")
+    name = f"fuzz_{seed}_{index}"
+    source, args = _Generator(rng, config, name).program()
+    return Program(name=name, source=source, args=args, seed=seed, index=index)
+
+
+# --------------------------------------------------------------------------- running
+
+@dataclass
+class Verdict:
+    """The outcome of one differential run.
+
+    Attributes
+    ----------
+    kind : str
+        ``"pass"``; ``"mismatch"`` (hardware and Python differ); ``"crash"`` (the
+        compiler or simulator raised); ``"rejected"`` (the front end refused the
+        program, a generator bug); ``"golden_error"`` (the Python run raised).
+    detail : str
+        One line: the differing outputs, or the exception.
+    cycles : int | None
+    """
+
+    kind: str
+    detail: str = ""
+    cycles: int | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.kind == "pass"
+
+    def same_failure(self, other: "Verdict") -> bool:
+        """Whether ``other`` is the same kind of failure (for shrinking): the same kind,
+        and for crashes the same exception type."""
+        if self.kind != other.kind or self.passed:
+            return False
+        if self.kind in ("crash", "rejected", "golden_error"):
+            return self.detail.split(":")[0] == other.detail.split(":")[0]
+        return True
+
+
+_loads = itertools.count()
+
+
+def load_program(program: Program, directory: str | Path):
+    """Write ``program`` to a new file in ``directory`` and load it as a kernel.
+
+    Every call uses a new file name: the front end reads kernel source through
+    :mod:`linecache`, which would serve a shrinker's earlier version of a
+    rewritten file.
+    """
+    from hls.kernel import load_kernel
+    path = Path(directory) / f"{program.name}_{os.getpid()}_{next(_loads)}.py"
+    path.write_text(program.source)
+    return load_kernel(f"{path}:{program.name}")
+
+
+def golden_run(program: Program, directory: str | Path | None = None):
+    """Run ``program`` in Python; returns ``(return value, final arrays)``."""
+    from hls.errors import KernelWarning
+    with _directory(directory) as where, warnings.catch_warnings():
+        warnings.simplefilter("ignore", KernelWarning)
+        kernel = load_program(program, where)
+        args = copy.deepcopy(program.args)
+        value = kernel(**args)
+        return value, {name: args[name] for name, v in program.args.items() if isinstance(v, list)}
+
+
+def check(program: Program, backend: str = "amaranth", directory: str | Path | None = None,
+          runner: Callable | None = None) -> Verdict:
+    """Compile and simulate ``program``, and compare with its Python run.
+
+    Parameters
+    ----------
+    backend : str
+        Passed to ``runner`` (``sim.kernel.run`` by default).
+    runner : callable, optional
+        ``runner(kernel, args, backend=...)`` returning an object with ``match``,
+        ``outputs``, ``expected`` and ``cycles``.
+    """
+    from hls.cli import CommandError
+    from hls.errors import KernelSyntaxError, KernelWarning
+    if runner is None:
+        from sim.kernel import run as runner
+    with _directory(directory) as where, warnings.catch_warnings():
+        # Generated programs wrap values on purpose; the front end's advice is noise here.
+        warnings.simplefilter("ignore", KernelWarning)
+        try:
+            kernel = load_program(program, where)
+            kernel.analyze()
+        except (KernelSyntaxError, CommandError) as error:  # load_kernel reports the former as the latter
+            return Verdict("rejected", f"KernelSyntaxError: {error}")
+        try:
+            with _time_limit(GOLDEN_SECONDS):
+                kernel(**copy.deepcopy(program.args))
+        except Exception as error:  # the Python run itself must not fail on generated programs
+            return Verdict("golden_error", f"{type(error).__name__}: {error}")
+        try:
+            result = runner(kernel, copy.deepcopy(program.args), backend=backend)
+        except Exception as error:
+            frame = traceback.extract_tb(error.__traceback__)[-1]
+            return Verdict("crash", f"{type(error).__name__}: {error} "
+                                    f"(at {Path(frame.filename).name}:{frame.lineno})")
+        if result.match:
+            return Verdict("pass", cycles=result.cycles)
+        return Verdict("mismatch", _difference(result.outputs, result.expected), result.cycles)
+
+
+#: A generated program's Python run takes milliseconds; one that takes longer loops forever.
+GOLDEN_SECONDS = 20
+
+
+class GoldenTimeout(Exception):
+    """The Python run of a program did not finish within :data:`GOLDEN_SECONDS`."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: int):
+    """Raise :class:`GoldenTimeout` after ``seconds`` (main thread on Unix; elsewhere no limit)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise GoldenTimeout(f"the Python run did not finish within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _difference(outputs: dict, expected: dict) -> str:
+    differences = []
+    if outputs.get("return") != expected.get("return"):
+        differences.append(f"return: hardware {outputs.get('return')!r}, python {expected.get('return')!r}")
+    for name, values in (expected.get("arrays") or {}).items():
+        got = (outputs.get("arrays") or {}).get(name)
+        if got != values:
+            first = next((k for k, (g, e) in enumerate(zip(got or [], values)) if g != e), None)
+            differences.append(f"{name}[{first}]: hardware {None if got is None else got[first]!r}, "
+                               f"python {values[first]!r}" if first is not None
+                               else f"{name}: hardware {got!r}, python {values!r}")
+    return "; ".join(differences) or "outputs differ"
+
+
+class _directory:
+    def __init__(self, directory):
+        self.directory = directory
+        self.tmp = None
+
+    def __enter__(self) -> Path:
+        if self.directory is not None:
+            return Path(self.directory)
+        self.tmp = tempfile.TemporaryDirectory(prefix="axhls-fuzz-")
+        return Path(self.tmp.name)
+
+    def __exit__(self, *exc):
+        if self.tmp is not None:
+            self.tmp.cleanup()
+
+
+# --------------------------------------------------------------------------- shrinking
+
+def _kernel_def(module: ast.Module, name: str) -> ast.FunctionDef:
+    for node in module.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+    raise ValueError(f"no function {name!r} in the program")
+
+
+def _bodies(node: ast.AST):
+    """Every statement list below ``node`` (function body, if/else branches, loop bodies)."""
+    for child in ast.walk(node):
+        for attribute in ("body", "orelse"):
+            statements = getattr(child, attribute, None)
+            if isinstance(statements, list) and statements and isinstance(statements[0], ast.stmt):
+                yield statements
+
+
+def _statement_candidates(source: str, name: str):
+    """Sources with one statement removed, or one compound statement replaced by a branch of it."""
+    module = ast.parse(source)
+    function = _kernel_def(module, name)
+    count = sum(len(body) for body in _bodies(function))
+    for position in range(count):
+        for action in ("delete", "unwrap_body", "unwrap_orelse"):
+            candidate = copy.deepcopy(module)
+            body, offset = _locate(_kernel_def(candidate, name), position)
+            statement = body[offset]
+            if isinstance(statement, (ast.Return, ast.AnnAssign)) or _is_counter_step(statement):
+                continue  # declarations fix shapes, and a while loop must keep counting
+            if action == "delete":
+                body[offset:offset + 1] = []
+            elif action == "unwrap_body" and isinstance(statement, (ast.If, ast.For, ast.While)):
+                body[offset:offset + 1] = statement.body
+            elif action == "unwrap_orelse" and isinstance(statement, ast.If) and statement.orelse:
+                body[offset:offset + 1] = statement.orelse
+            else:
+                continue
+            if not body:
+                body.append(ast.Pass())
+            yield ast.unparse(ast.fix_missing_locations(candidate))
+
+
+_COUNTER = re.compile(r"w\d+\Z")
+
+
+def _is_counter_step(statement: ast.stmt) -> bool:
+    """``wK = wK + 1`` or ``wK = 0``: the statements that bound a generated while loop."""
+    return (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and _COUNTER.match(statement.targets[0].id) is not None)
+
+
+def _locate(function: ast.FunctionDef, position: int):
+    for body in _bodies(function):
+        if position < len(body):
+            return body, position
+        position -= len(body)
+    raise IndexError(position)
+
+
+def _expression_candidates(source: str, name: str):
+    """Sources with one expression replaced by one of its operands, or by 0 or 1."""
+    module = ast.parse(source)
+    count = len(_replaceable_expressions(_kernel_def(module, name)))
+    for position in range(count):
+        original = _replaceable_expressions(_kernel_def(module, name))[position]
+        skip = {id(original.func)} if isinstance(original, ast.Call) else set()
+        if isinstance(original, ast.Subscript):
+            skip.add(id(original.value))  # the array itself is not a value
+        replacements = [child for child in ast.iter_child_nodes(original)
+                        if isinstance(child, ast.expr) and id(child) not in skip]
+        replacements += [ast.Constant(0), ast.Constant(1)]
+        for replacement in replacements:
+            candidate = copy.deepcopy(module)
+            target = _replaceable_expressions(_kernel_def(candidate, name))[position]
+            if _replace(candidate, target, copy.deepcopy(replacement)):
+                yield ast.unparse(ast.fix_missing_locations(candidate))
+
+
+def _replaceable_expressions(function: ast.FunctionDef) -> list[ast.expr]:
+    """Compound expressions of the body, in a fixed order, leaving out annotations,
+    assignment targets and loop ranges (whose forms the language restricts)."""
+    fixed = set()
+    roots = [function.returns] + [argument.annotation for argument in function.args.args]
+    for statement in ast.walk(function):
+        if isinstance(statement, ast.AnnAssign):
+            roots += [statement.annotation, statement.target]
+        elif isinstance(statement, ast.Assign):
+            roots += [statement.value] if _is_counter_step(statement) else statement.targets
+        elif isinstance(statement, ast.For):
+            roots.append(statement.iter)
+        elif isinstance(statement, ast.While):
+            # `wK < bound` must stay; the rest of the condition may be simplified.
+            test = statement.test
+            roots.append(test.values[0] if isinstance(test, ast.BoolOp) else test)
+    for root in roots:
+        if root is not None:
+            fixed.update(id(node) for node in ast.walk(root))
+    return [node for node in ast.walk(function)
+            if isinstance(node, ast.expr) and not isinstance(node, (ast.Name, ast.Constant))
+            and id(node) not in fixed]
+
+
+def _replace(tree: ast.AST, old: ast.expr, new: ast.expr) -> bool:
+    for parent in ast.walk(tree):
+        for field_name, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field_name, new)
+                return True
+            if isinstance(value, list):
+                for k, item in enumerate(value):
+                    if item is old:
+                        value[k] = new
+                        return True
+    return False
+
+
+def _argument_candidates(args: dict):
+    for name, value in args.items():
+        if isinstance(value, list):
+            if any(value):
+                yield {**args, name: [0] * len(value)}
+            for k, element in enumerate(value):
+                if element not in (0, 1):
+                    yield {**args, name: value[:k] + [0] + value[k + 1:]}
+        elif value not in (0, 1):
+            yield {**args, name: 0}
+            yield {**args, name: 1}
+
+
+def shrink(program: Program, verdict: Verdict, recheck: Callable[[Program], Verdict],
+           max_attempts: int = 400) -> tuple[Program, Verdict]:
+    """Greedily simplify ``program`` while ``recheck`` keeps reporting the same failure.
+
+    Parameters
+    ----------
+    program, verdict : the failing program and its failure.
+    recheck : callable
+        Program -> Verdict, usually ``functools.partial(check, backend=...)``.
+    max_attempts : int
+        Bound on the number of candidate programs tried.
+
+    Returns
+    -------
+    The smallest program found and its verdict.
+    """
+    attempts = 0
+    # Candidates are unparsed ASTs; compare lengths in that one formatting.
+    best = replace(program, source=ast.unparse(ast.parse(program.source)))
+    best_verdict = verdict
+
+    def attempt(candidate: Program) -> bool:
+        nonlocal attempts, best, best_verdict
+        attempts += 1
+        outcome = recheck(candidate)
+        if verdict.same_failure(outcome):
+            best, best_verdict = candidate, outcome
+            return True
+        return False
+
+    improved = True
+    while improved and attempts < max_attempts:
+        improved = False
+        for make in (_statement_candidates, _expression_candidates):
+            for source in make(best.source, best.name):
+                if attempts >= max_attempts:
+                    break
+                if len(source) < len(best.source) and attempt(replace(best, source=source)):
+                    improved = True
+                    break
+            if improved:
+                break
+        if not improved:
+            for args in _argument_candidates(best.args):
+                if attempts >= max_attempts:
+                    break
+                if attempt(replace(best, args=args)):
+                    improved = True
+                    break
+    return best, best_verdict
+
+
+# --------------------------------------------------------------------------- regressions
+
+_REGRESSION_TEMPLATE = '''\
+"""Fuzzer regression: generate(seed={seed}, index={index}), shrunk.
+
+Found with `python benchmarks/fuzz.py --seed {seed}` ({backend} back end):
+{kind}: {detail}
+"""
+{source}
+
+ARGS = {args!r}
+
+
+def test_{name}():
+    import copy
+
+    from sim.kernel import run
+
+    result = run({name}, copy.deepcopy(ARGS), backend={backend!r})
+    assert result.match, (result.outputs, result.expected)
+'''
+
+
+def write_regression(program: Program, verdict: Verdict, directory: str | Path,
+                     backend: str = "amaranth") -> Path:
+    """Save ``program`` as ``directory/test_<name>.py``, a pytest test that passes once fixed.
+
+    The file is written through a temporary file and renamed, so it is never half-written.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    body = ast.unparse(ast.parse(program.source))  # drops the generated docstring
+    body = "\n".join(line for line in body.splitlines() if not line.startswith("'"))
+    text = _REGRESSION_TEMPLATE.format(seed=program.seed, index=program.index, backend=backend,
+                                       kind=verdict.kind, detail=verdict.detail.replace('"""', "'''"),
+                                       source=body, args=program.args, name=program.name)
+    compile(text, "regression", "exec")  # a generator bug must not leave an unparsable test
+    target = directory / f"test_{program.name}.py"
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.write_text(text)
+    tmp.replace(target)
+    return target

@@ -1,0 +1,113 @@
+"""The fuzzer's generator, golden runs and shrinker (the hardware side is in test_fuzz_differential.py)."""
+
+import ast
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from sim import fuzz
+
+
+def test_same_seed_same_program():
+    for index in range(5):
+        first, second = fuzz.generate(7, index), fuzz.generate(7, index)
+        assert first.source == second.source and first.args == second.args
+
+
+def test_different_seeds_differ():
+    sources = {fuzz.generate(seed, 0).source for seed in range(20)}
+    assert len(sources) == 20
+
+
+def test_unknown_feature_is_rejected():
+    with pytest.raises(ValueError, match=r"unknown fuzz feature\(s\) \['goto'\]"):
+        fuzz.FuzzConfig(features=fuzz.FEATURES | {"goto"})
+
+
+def test_programs_cover_the_language():
+    """Over 100 programs, every construct the issue lists shows up."""
+    seen = set()
+    for index in range(100):
+        tree = ast.parse(fuzz.generate(3, index).source)
+        for node in ast.walk(tree):
+            seen.add(type(node).__name__)
+            if isinstance(node, ast.If) and node.orelse and isinstance(node.orelse[0], ast.If):
+                seen.add("elif")
+            if isinstance(node, ast.For) and any(isinstance(inner, ast.For) for inner in ast.walk(node)
+                                                 if inner is not node):
+                seen.add("nested for")
+            if isinstance(node, ast.For) and "n" in ast.unparse(node.iter):
+                seen.add("run-time bound")
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+                seen.add("store")
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.BinOp) \
+                    and any(isinstance(inner, ast.Subscript) for inner in ast.walk(node.slice)):
+                seen.add("data-dependent index")
+    for construct in ("If", "elif", "For", "nested for", "run-time bound", "While", "Break", "Continue",
+                      "store", "data-dependent index", "FloorDiv", "Mod", "Mult", "LShift", "RShift",
+                      "IfExp", "BoolOp", "Compare", "Invert", "USub"):
+        assert construct in seen, construct
+
+
+def test_generated_programs_run_in_python(tmp_path):
+    """The front end accepts every program and its Python run finishes without error."""
+    for index in range(60):
+        program = fuzz.generate(11, index)
+        value, arrays = fuzz.golden_run(program, tmp_path)
+        assert value is not None
+        assert all(len(arrays[name]) == len(program.args[name]) for name in arrays)
+
+
+def test_feature_subset_is_respected():
+    config = fuzz.FuzzConfig(features=frozenset({"if", "arrays", "for"}))
+    for index in range(30):
+        tree = ast.parse(fuzz.generate(5, index, config).source)
+        kinds = {type(node) for node in ast.walk(tree)}
+        assert not kinds & {ast.While, ast.Break, ast.Continue, ast.Mult, ast.FloorDiv, ast.Mod, ast.IfExp}
+
+
+def _fake_runner(kernel, args, backend):
+    """'Hardware' that gets every multiplication wrong: mismatch iff the source multiplies."""
+    source = Path(kernel.filename).read_text()
+    wrong = any(isinstance(node, ast.Mult) for node in ast.walk(ast.parse(source)))
+    outputs = {"return": 0 if wrong else 1, "arrays": {}}
+    return SimpleNamespace(match=not wrong, outputs=outputs, expected={"return": 1, "arrays": {}},
+                           cycles=10)
+
+
+def test_shrinker_reduces_to_the_failing_construct(tmp_path):
+    program = next(p for p in (fuzz.generate(21, k) for k in range(100))
+                   if p.statement_count > 12 and "*" in p.source)
+    verdict = fuzz.check(program, runner=_fake_runner, directory=tmp_path)
+    assert verdict.kind == "mismatch"
+    small, small_verdict = fuzz.shrink(program, verdict,
+                                       lambda p: fuzz.check(p, runner=_fake_runner, directory=tmp_path))
+    assert small_verdict.kind == "mismatch"
+    assert small.statement_count < program.statement_count
+    body = fuzz._kernel_def(ast.parse(small.source), small.name).body
+    # Only declarations, while-counter resets, the one statement with the multiplication,
+    # and the return are left.
+    doing = [s for s in body if not isinstance(s, (ast.AnnAssign, ast.Return)) and not fuzz._is_counter_step(s)]
+    assert len(doing) == 1 and "*" in ast.unparse(doing[0])
+    assert all(value in (0, 1) or isinstance(value, list) for value in small.args.values())
+
+
+def test_regression_file_is_a_test(tmp_path):
+    program = fuzz.generate(4, 2)
+    path = fuzz.write_regression(program, fuzz.Verdict("mismatch", "return: hardware 1, python 2"),
+                                 tmp_path)
+    assert path.name == "test_fuzz_4_2.py"
+    tree = ast.parse(path.read_text())
+    names = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
+    assert names == ["fuzz_4_2", "test_fuzz_4_2"]
+    assert "return: hardware 1, python 2" in ast.get_docstring(tree)
+    assert not list(tmp_path.glob(".*"))
+
+
+def test_check_reports_rejected_programs(tmp_path):
+    program = fuzz.generate(4, 0)
+    broken = fuzz.Program(program.name, program.source.replace("    return", "    v0 = 1.5\n    return"),
+                          program.args, 4, 0)
+    verdict = fuzz.check(broken, runner=_fake_runner, directory=tmp_path)
+    assert verdict.kind == "rejected" and "float" in verdict.detail.lower()
