@@ -52,11 +52,13 @@ from typing import Any
 from amaranth.hdl import Shape
 from amaranth.lib import wiring
 
+from .kernel import KernelRun, SimulationTimeout, differences, expected_outputs
 from .tools import Tool, ToolUnavailable, find_simulator, tool_environment
 
 __all__ = [
-    "SIMULATORS", "CocotbRunError", "PortSpec", "ArraySpec", "TestbenchSpec", "RawRun",
-    "spec_from_component", "simulate_verilog", "cache_root", "drive_kernel",
+    "SIMULATORS", "CocotbRunError", "CocotbTimeout", "PortSpec", "ArraySpec", "TestbenchSpec",
+    "RawRun", "spec_from_component", "spec_from_signature", "simulate_verilog", "run_cocotb",
+    "cache_root", "drive_kernel",
 ]
 
 #: Back ends this module drives, as ``cocotb_tools.runner.get_runner`` names them.
@@ -81,6 +83,10 @@ class CocotbRunError(RuntimeError):
     def __init__(self, message: str, log: Path | None = None):
         super().__init__(message)
         self.log = log
+
+
+class CocotbTimeout(CocotbRunError, SimulationTimeout):
+    """``done`` did not come within the cycle budget (also a ``sim.kernel.SimulationTimeout``)."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +209,15 @@ _RETURN_NAME = re.compile(r"ret(_\d+)?\Z")
 def spec_from_component(component: wiring.Component, *, toplevel: str,
                         depths: dict[str, int] | None = None,
                         max_cycles: int = DEFAULT_MAX_CYCLES) -> TestbenchSpec:
-    """Read a kernel component's signature into a :class:`TestbenchSpec`.
+    """Read a kernel component's signature into a :class:`TestbenchSpec`; see :func:`spec_from_signature`."""
+    return spec_from_signature(component.signature, toplevel=toplevel, depths=depths,
+                               max_cycles=max_cycles)
+
+
+def spec_from_signature(signature: wiring.Signature, *, toplevel: str,
+                        depths: dict[str, int] | None = None,
+                        max_cycles: int = DEFAULT_MAX_CYCLES) -> TestbenchSpec:
+    """Read a kernel's component signature into a :class:`TestbenchSpec`.
 
     The convention (see ``docs/compiler.md``): a ``ctrl`` group with ``start``,
     ``busy`` and ``done``; scalar inputs named after the parameters; ``ret`` or
@@ -214,7 +228,7 @@ def spec_from_component(component: wiring.Component, *, toplevel: str,
 
     Parameters
     ----------
-    component : wiring.Component
+    signature : wiring.Signature
     toplevel : str
         The Verilog module name the component was converted under.
     depths : dict[str, int], optional
@@ -227,7 +241,7 @@ def spec_from_component(component: wiring.Component, *, toplevel: str,
         If the signature does not follow the convention; the message names the member.
     """
     depths = dict(depths or {})
-    members = component.signature.members
+    members = signature.members
     if "ctrl" not in members or not members["ctrl"].is_signature:
         raise ValueError(f"kernel component {toplevel!r} has no 'ctrl' group "
                          f"(members: {', '.join(members.keys())})")
@@ -378,6 +392,7 @@ async def drive_kernel(dut, spec: dict, args: dict, result_file: str) -> None:
             if read(spec.done):
                 break
             if cycles >= spec.max_cycles:
+                outcome["timeout"] = True
                 raise _TestbenchError(f"{spec.done} not raised within {spec.max_cycles} cycles")
         outcome.update(cycles=cycles, returns=[read(port) for port in spec.returns],
                        arrays=memories)
@@ -612,7 +627,8 @@ def simulate_verilog(verilog: str, spec: TestbenchSpec, args: dict[str, Any], *,
                                  f"{_log_tail(log)}", log)
         outcome = json.loads(result_file.read_text())
         if outcome["error"]:
-            raise CocotbRunError(f"{simulator} testbench of {spec.toplevel}: {outcome['error']}", log)
+            error_class = CocotbTimeout if outcome.get("timeout") else CocotbRunError
+            raise error_class(f"{simulator} testbench of {spec.toplevel}: {outcome['error']}", log)
         vcd_path = None
         if vcd is not None:
             vcd_path = Path(vcd)
@@ -655,3 +671,62 @@ def _log_tail(log: Path) -> str:
     lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
     errors = [line for line in lines if "error" in line.lower()]
     return f" ({(errors or lines or [''])[-1].strip()}; log: {log})"
+
+
+# --------------------------------------------------------------------------- kernels
+
+def run_cocotb(kernel, args: dict[str, Any], simulator: str = "icarus",
+               vcd: str | os.PathLike | None = None, *,
+               max_cycles: int = 200_000) -> KernelRun:
+    """Run ``kernel``'s generated Verilog on ``args`` under cocotb, and compare with its Python run.
+
+    This is ``sim.run(kernel, args, backend=simulator)`` for the Verilog back
+    ends; the result has the same shape as for ``backend="amaranth"``.
+
+    Parameters
+    ----------
+    kernel : hls.Kernel
+    args : dict
+        Parameter name -> int (scalars) or list of ints (arrays of exactly ``depth`` elements).
+    simulator : str
+        ``"icarus"`` or ``"verilator"``.
+    vcd : path, optional
+        Write the run's waveform there as VCD.
+    max_cycles : int
+        Cycle budget, as in ``sim.kernel.run``.
+
+    Returns
+    -------
+    sim.kernel.KernelRun
+        ``backend`` is the simulator's name.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Unknown simulator, or arguments that do not fit the kernel (from its Python run).
+    hls.errors.KernelSyntaxError
+        If the kernel is outside the language.
+    ToolUnavailable
+        If the simulator is missing or too old.
+    CocotbTimeout
+        If ``done`` does not come within ``max_cycles`` (a ``SimulationTimeout``).
+    CocotbRunError
+        If the design does not build or the simulator fails.
+    """
+    if simulator not in SIMULATORS:
+        raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, not {simulator!r}")
+    from hls.backend.component import kernel_signature
+    from hls.compiler import compile_kernel
+
+    expected = expected_outputs(kernel, args)  # also checks the arguments against the parameters
+    compiled = compile_kernel(kernel)
+    toplevel = compiled.ir.name
+    depths = {name: depth for name, (_, depth) in compiled.ir.arrays.items()}
+    spec = spec_from_signature(kernel_signature(compiled.ir), toplevel=toplevel, depths=depths,
+                               max_cycles=max_cycles)
+    raw = simulate_verilog(compiled.verilog(toplevel), spec, args, simulator=simulator, vcd=vcd)
+    returns = raw.returns
+    outputs = {"return": None if not returns else returns[0] if len(returns) == 1 else returns,
+               "arrays": {name: raw.arrays[name] for name in compiled.ir.arrays}}
+    found = differences(outputs, expected)
+    return KernelRun(outputs, expected, not found, raw.cycles, simulator, found)
