@@ -1,8 +1,12 @@
 """Numpy interpreter of a traced :class:`~approx_units.dataflow.Graph`: the bit-exact model.
 
 Values are held in ``uint64`` arrays and reduced to each node's width after
-every operation, which reproduces the hardware exactly as long as no node is
-wider than 64 bits; wider graphs are refused.
+every operation that can exceed it, which reproduces the hardware exactly as
+long as no node is wider than 64 bits; wider graphs are refused.
+
+Operands are processed in blocks of :data:`BLOCK` elements so that the
+intermediate arrays of a whole graph stay in the CPU cache; constants stay
+numpy scalars and broadcast.
 """
 
 from __future__ import annotations
@@ -11,59 +15,145 @@ import numpy as np
 
 from .dataflow import Graph
 
-__all__ = ["evaluate", "MAX_WIDTH"]
+__all__ = ["evaluate", "MAX_WIDTH", "BLOCK"]
 
 #: The widest node this interpreter can hold exactly.
 MAX_WIDTH = 64
 
-_ONE = np.uint64(1)
+#: Elements evaluated at a time (a few dozen arrays of this size fit in L2).
+BLOCK = 1 << 16
 
 
 def _mask(width: int) -> np.uint64:
     return np.uint64((1 << width) - 1)
 
 
-def _wrap(value, width: int):
-    return value if width >= 64 else value & _mask(width)
+def _wrap(value, width: int, natural_width: int):
+    """``value mod 2**width``, skipped when ``value`` cannot reach ``2**width``."""
+    if width >= 64 or natural_width <= width:
+        return value
+    return value & _mask(width)
 
 
-def _shift_left(value, amount, width):
-    # numpy (like C) leaves shifts by >= 64 undefined; such shifts give 0 here.
-    amount = amount.astype(np.uint64)
-    in_range = amount < np.uint64(width)
-    shifted = np.left_shift(value, np.where(in_range, amount, 0).astype(np.uint64))
-    return np.where(in_range, _wrap(shifted, width), np.uint64(0))
+def _shift_left(value, amount, node):
+    width = node.width
+    shifted = np.left_shift(value, amount)
+    if (1 << node.args[1].width) - 1 >= 64:
+        # numpy (like C) leaves shifts by >= 64 undefined; they give 0 here.
+        shifted = np.where(amount < np.uint64(64), shifted, np.uint64(0))
+    return _wrap(shifted, width, node.args[0].width + (1 << node.args[1].width) - 1)
 
 
-def _shift_right(value, amount, width):
-    amount = amount.astype(np.uint64)
-    in_range = amount < np.uint64(width)
-    shifted = np.right_shift(value, np.where(in_range, amount, 0).astype(np.uint64))
-    return np.where(in_range, shifted, np.uint64(0))
+def _shift_right(value, amount, node):
+    shifted = np.right_shift(value, amount)
+    if (1 << node.args[1].width) - 1 >= 64:
+        shifted = np.where(amount < np.uint64(64), shifted, np.uint64(0))
+    return shifted
 
 
 def _leading_one(value, width):
-    position = np.zeros(value.shape, dtype=np.uint64)
+    if width <= 53:
+        # Exact: integers below 2**53 are exact in float64; frexp(0) gives exponent 0.
+        exponent = np.frexp(np.asarray(value, dtype=np.float64))[1]
+        return np.maximum(exponent - 1, 0).astype(np.uint64)
+    position = np.zeros(np.shape(value), dtype=np.uint64)
     for i in range(1, width):
         position += (value >> np.uint64(i)) != 0
     return position
 
 
+def _evaluate_nodes(nodes, inputs: dict, values: dict):
+    """Evaluate ``nodes`` (in topological order) into ``values``, reading earlier ones from it."""
+    with np.errstate(over="ignore"):        # wrapping modulo 2**64 is intended
+        return _evaluate_nodes_wrapping(nodes, inputs, values)
+
+
+def _evaluate_nodes_wrapping(nodes, inputs, values):
+    for node in nodes:
+        op, w = node.op, node.width
+        args = [values[a] for a in node.args]
+        widths = [a.width for a in node.args]
+        if op == "input":
+            result = inputs[node.attrs[0]]
+        elif op == "const":
+            result = np.uint64(node.attrs[0])
+        elif op == "add":
+            result = _wrap(args[0] + args[1], w, max(widths) + 1)
+        elif op == "sub":
+            result = _wrap(args[0] - args[1], w, 65)       # uint64 wraps modulo 2**64
+        elif op == "mul":
+            result = _wrap(args[0] * args[1], w, sum(widths))
+        elif op == "and":
+            result = args[0] & args[1]
+        elif op == "or":
+            result = args[0] | args[1]
+        elif op == "xor":
+            result = args[0] ^ args[1]
+        elif op == "not":
+            result = args[0] ^ _mask(w)
+        elif op == "shl":
+            result = _shift_left(args[0], args[1], node)
+        elif op == "shr":
+            result = _shift_right(args[0], args[1], node)
+        elif op == "slice":
+            result = _wrap(args[0] >> np.uint64(node.attrs[0]), w, widths[0] - node.attrs[0])
+        elif op == "cat" and widths[0] == 1 and all(a is node.args[0] for a in node.args):
+            result = args[0] * _mask(len(args))              # a replicated bit
+        elif op == "cat":
+            result = np.uint64(0)
+            offset = 0
+            for part, value in zip(node.args, args):
+                result = result | (value << np.uint64(offset)) if offset else result | value
+                offset += part.width
+        elif op == "mux":
+            result = np.where(args[0] != 0, args[1], args[2])
+        elif op == "eq":
+            result = (args[0] == args[1]).astype(np.uint64)
+        elif op == "lt":
+            result = (args[0] < args[1]).astype(np.uint64)
+        elif op == "lod":
+            result = _leading_one(args[0], widths[0])
+        elif op == "lookup":
+            result = np.asarray(node.attrs, dtype=np.uint64)[np.asarray(args[0]).astype(np.intp)]
+        else:
+            raise AssertionError(f"unknown operation {op!r}")
+        values[node] = result
+    return values
+
+
+def _tile(value, col, cols, row, rows):
+    """The part of a 2-D (or scalar) ``value`` that a tile needs; rows are cut only if ``row`` is given."""
+    if np.ndim(value) != 2:
+        return value
+    if value.shape[1] > 1:
+        value = value[:, col:col + cols]
+    if row is not None and value.shape[0] > 1:
+        value = value[row:row + rows]
+    return value
+
+
 def evaluate(graph: Graph, inputs: dict) -> np.ndarray:
     """Evaluate ``graph`` on arrays of input bit patterns.
+
+    Inputs broadcast together. Nodes that depend only on inputs that do not
+    vary along the first axis are evaluated once, so an outer product such as
+    ``{"a": a[:, None], "b": b[None, :]}`` (every pair of ``a`` and ``b``)
+    computes each operand's own logic (a logarithm, a leading-one position)
+    once per operand value, not once per pair, and never materialises the
+    operand pairs.
 
     Parameters
     ----------
     graph : Graph
         A traced unit.
     inputs : dict of str to numpy.ndarray
-        One array of non-negative bit patterns per graph input, all of one
-        shape (values must already fit their input's width).
+        One array (or scalar) of non-negative bit patterns per graph input;
+        values must already fit their input's width.
 
     Returns
     -------
     numpy.ndarray of uint64
-        The output's bit pattern for every element.
+        The output's bit pattern for every element, in the broadcast shape.
 
     Raises
     ------
@@ -75,52 +165,37 @@ def evaluate(graph: Graph, inputs: dict) -> np.ndarray:
         node = too_wide[0]
         raise ValueError(f"the numpy model holds at most {MAX_WIDTH}-bit values, but "
                          f"node #{node.index} ({node.op}) is {node.width} bits wide")
-    shape = np.broadcast_shapes(*(np.shape(v) for v in inputs.values()))
-    values = {}
+    arrays = {name: np.asarray(value, dtype=np.uint64) for name, value in inputs.items()}
+    shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    if len(shape) > 2:
+        flat = np.broadcast_arrays(*arrays.values())
+        arrays = dict(zip(arrays, (np.ascontiguousarray(a).reshape(-1, 1) for a in flat)))
+    elif len(shape) <= 1:
+        # A vector of pairs (or one pair): blocks run down the rows.
+        arrays = {name: a.reshape(-1, 1) for name, a in arrays.items()}
+    else:
+        arrays = {name: a.reshape((1,) * (2 - a.ndim) + a.shape) for name, a in arrays.items()}
+    rows_total, cols_total = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    blocked = {name for name, a in arrays.items() if a.shape[0] > 1}
+
+    depends = {}
     for node in graph.nodes:
-        op, w = node.op, node.width
-        args = [values[a] for a in node.args]
-        if op == "input":
-            result = np.broadcast_to(np.asarray(inputs[node.attrs[0]], dtype=np.uint64), shape)
-        elif op == "const":
-            result = np.full(shape, node.attrs[0], dtype=np.uint64)
-        elif op == "add":
-            result = _wrap(args[0] + args[1], w)
-        elif op == "sub":
-            result = _wrap(args[0] - args[1], w)    # uint64 wraps modulo 2**64
-        elif op == "mul":
-            result = _wrap(args[0] * args[1], w)
-        elif op == "and":
-            result = args[0] & args[1]
-        elif op == "or":
-            result = args[0] | args[1]
-        elif op == "xor":
-            result = args[0] ^ args[1]
-        elif op == "not":
-            result = args[0] ^ _mask(w)
-        elif op == "shl":
-            result = _shift_left(args[0], args[1], w)
-        elif op == "shr":
-            result = _shift_right(args[0], args[1], node.args[0].width)
-        elif op == "slice":
-            result = _wrap(args[0] >> np.uint64(node.attrs[0]), w)
-        elif op == "cat":
-            result = np.zeros(shape, dtype=np.uint64)
-            offset = 0
-            for part, value in zip(node.args, args):
-                result = result | (value << np.uint64(offset))
-                offset += part.width
-        elif op == "mux":
-            result = np.where(args[0] != 0, args[1], args[2])
-        elif op == "eq":
-            result = (args[0] == args[1]).astype(np.uint64)
-        elif op == "lt":
-            result = (args[0] < args[1]).astype(np.uint64)
-        elif op == "lod":
-            result = _leading_one(args[0], node.args[0].width)
-        elif op == "lookup":
-            result = np.asarray(node.attrs, dtype=np.uint64)[args[0].astype(np.intp)]
-        else:
-            raise AssertionError(f"unknown operation {op!r}")
-        values[node] = np.asarray(result, dtype=np.uint64)
-    return values[graph.output]
+        depends[node] = ({node.attrs[0]} if node.op == "input" else set()).union(
+            *(depends[a] for a in node.args))
+    fixed = [n for n in graph.nodes if not depends[n] & blocked]
+    varying = [n for n in graph.nodes if depends[n] & blocked]
+    fixed_values = _evaluate_nodes(fixed, arrays, {})
+
+    output = np.empty((rows_total, cols_total), dtype=np.uint64)
+    if output.size == 0:
+        return output.reshape(shape)
+    rows = max(1, BLOCK // cols_total)
+    cols = min(cols_total, BLOCK)
+    for row in range(0, rows_total, rows):
+        for col in range(0, cols_total, cols):
+            block = {name: _tile(a, col, cols, row if name in blocked else None, rows)
+                     for name, a in arrays.items()}
+            values = {node: _tile(v, col, cols, None, rows) for node, v in fixed_values.items()}
+            _evaluate_nodes(varying, block, values)
+            output[row:row + rows, col:col + cols] = values[graph.output]
+    return output.reshape(shape)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from amaranth.hdl import signed, unsigned
+from amaranth.hdl import Fragment, signed, unsigned
 
 import approx_units
 from approx_units import metrics
@@ -95,6 +95,8 @@ def test_signature_reflects_shapes_and_pipelining():
     assert combinational.signature == UnitSignature(unsigned(8), unsigned(4), unsigned(12), pipelined=False)
     assert set(combinational.signature.members) == {"a", "b", "o"}
     assert combinational.signature != component.signature
+    for elaboratable in (component, combinational):
+        Fragment.get(elaboratable, None)        # elaborates (and marks them used)
 
 
 @pytest.mark.parametrize("name", ["exact_mul", "mitchell_refined", "exact_div", "exact_add"])

@@ -113,3 +113,21 @@ def test_random_graphs_agree_at_every_pipeline_depth(seed):
     expected = _unit(description, 12, stages=0).model(a, b)
     for stages in (0, 1, 3):
         assert np.array_equal(run_unit(_unit(description, 12, stages), a, b), expected), stages
+
+
+@pytest.mark.parametrize("name", ["mitchell_refined", "drum", "exact_div", "loa"])
+def test_model_broadcasts_outer_products_and_any_shape(name, monkeypatch):
+    import approx_units
+    from approx_units import numpy_backend
+    monkeypatch.setattr(numpy_backend, "BLOCK", 100)      # many partial tiles
+    unit = approx_units.get(name, width=8)
+    a, b = np.arange(256), np.arange(256)
+    flat = unit.model(np.repeat(a, 256), np.tile(b, 256)).reshape(256, 256)
+    assert np.array_equal(unit.model(a[:, None], b[None, :]), flat)
+    assert np.array_equal(unit.model(a[:, None], b), flat)
+    assert np.array_equal(unit.model(a[None, :], b[:, None]), flat.T)
+    cube = unit.model(a[:4, None, None], b[None, :3, None] + np.zeros((1, 1, 2), dtype=int))
+    assert cube.shape == (4, 3, 2) and np.array_equal(cube[:, :, 1], flat[:4, :3])
+    assert unit.model(7, 9).shape == () and unit.model(7, 9) == flat[7, 9]
+    assert np.array_equal(unit.model(a[5], b), flat[5])
+    assert unit.model(np.array([], dtype=int), np.array([], dtype=int)).shape == (0,)
