@@ -1,0 +1,73 @@
+"""Differential fuzzing of the compiler: ``python benchmarks/fuzz.py --count N --seed S``.
+
+Generates N random kernels (``sim.fuzz.generate(S, i)`` for i in START..START+N-1),
+compiles and simulates each, and compares it with its Python run. Each failure is
+printed, shrunk (unless ``--no-shrink``) and saved as a pytest file under
+``tests/sim/regressions/``. The last line is ``N passed, M failed``; the exit
+status is 1 if anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sim import fuzz  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=100, help="programs to run (default 100)")
+    parser.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    parser.add_argument("--start", type=int, default=0, help="first program index (default 0)")
+    parser.add_argument("--backend", default="amaranth", choices=("amaranth", "icarus", "verilator"))
+    parser.add_argument("--no-shrink", action="store_true", help="save failures unshrunk")
+    parser.add_argument("--regressions", type=Path, default=ROOT / "tests" / "sim" / "regressions",
+                        help="where shrunk failures are saved (default tests/sim/regressions)")
+    parser.add_argument("--max-shrink-attempts", type=int, default=300)
+    args = parser.parse_args(argv)
+    if args.count < 1:
+        parser.error(f"--count must be at least 1, not {args.count}")
+    if args.start < 0:
+        parser.error(f"--start must be at least 0, not {args.start}")
+
+    passed = failed = 0
+    cycles = 0
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="axhls-fuzz-") as directory:
+        check = functools.partial(fuzz.check, backend=args.backend, directory=directory)
+        for index in range(args.start, args.start + args.count):
+            program = fuzz.generate(args.seed, index)
+            verdict = check(program)
+            if verdict.passed:
+                passed += 1
+                cycles += verdict.cycles or 0
+            else:
+                failed += 1
+                print(f"seed {args.seed} index {index}: {verdict.kind}: {verdict.detail}", flush=True)
+                if not args.no_shrink:
+                    program, verdict = fuzz.shrink(program, verdict, check,
+                                                   max_attempts=args.max_shrink_attempts)
+                path = fuzz.write_regression(program, verdict, args.regressions, backend=args.backend)
+                print(f"  saved {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} "
+                      f"({program.statement_count} statements)", flush=True)
+            done = passed + failed
+            if done % 50 == 0:
+                print(f"[{done}/{args.count}] {passed} passed, {failed} failed, "
+                      f"{time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
+    elapsed = time.perf_counter() - began
+    print(f"{args.backend}: {args.count} programs in {elapsed:.1f} s "
+          f"({elapsed / args.count:.2f} s each), {cycles} simulated cycles in passing programs")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
