@@ -75,3 +75,24 @@ def test_every_catalog_unit_is_clean_after_waivers(name, stages, signed):
     unit = approx_units.get(name, width=8, stages=stages, **({"signed": True} if signed else {}))
     report = lint_component(unit.component(), f"{name}_s{stages}{'_signed' if signed else ''}")
     assert report.clean, report.summary()
+
+
+def _kernel_names():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parents[2]))  # benchmarks/ is not an installed package
+    try:
+        from benchmarks.kernels import KERNEL_NAMES
+    except ModuleNotFoundError:
+        return []
+    return list(KERNEL_NAMES)
+
+
+@pytest.mark.parametrize("name", _kernel_names())
+def test_every_benchmark_kernel_is_clean_after_waivers(name):
+    require_simulator("verilator")
+    from benchmarks.kernels import load
+    from hls.compiler import compile_kernel
+    kernel, _ = load(name)
+    report = lint_verilog(compile_kernel(kernel).verilog(name), name)
+    assert report.clean, report.summary()
