@@ -1,6 +1,7 @@
 """Multipliers, exact and approximate.
 
-Result format: an ``n x m`` multiplier returns ``n + m`` bits. Signed variants
+Result format: an ``n x m`` multiplier (``width=n``, ``width_b=m``, default
+``m = n``) returns ``n + m`` bits. Signed variants
 use sign-magnitude wrapping: the unsigned core multiplies the operands'
 magnitudes (``n`` and ``m`` bits, so ``-2**(n-1)`` is handled) and the product
 is negated when the signs differ; the approximation is therefore symmetric
@@ -21,28 +22,28 @@ from .unit import Param, UnitSpec, register
 __all__ = ["mitchell_correction_table", "antilog"]
 
 
-def _multiplier(name, summary, reference, params=(), non_square=False, check=None):
+def _multiplier(name, summary, reference, params=(), check=None):
+    # Every multiplier takes an n-bit a and an m-bit b (width_b); cores read
+    # the widths from their operand nodes.
     def decorate(core):
         def describe(ops, a, b, *, width, width_b, signed, **values):
-            out = width + width_b
             if not signed:
-                return core(ops, a, b, width=width, **values)
+                return core(ops, a, b, **values)
             sign_a, mag_a = sign_magnitude(ops, a)
             sign_b, mag_b = sign_magnitude(ops, b)
-            product = core(ops, mag_a, mag_b, width=width, **values)
-            return apply_sign(ops, ops.xor(sign_a, sign_b), product, width=out)
+            product = core(ops, mag_a, mag_b, **values)
+            return apply_sign(ops, ops.xor(sign_a, sign_b), product, width=width + width_b)
         register(UnitSpec(name=name, kind="mul", describe=describe,
                           output_width=lambda w, wb, s, v: w + wb, summary=summary,
-                          reference=reference, params=tuple(params), non_square=non_square,
+                          reference=reference, params=tuple(params), non_square=True,
                           check=check,
                           recommended_stages=lambda w: 1 if w <= 8 else 2 if w <= 16 else 3))
         return core
     return decorate
 
 
-@_multiplier("exact_mul", "exact multiplier (partial-product adder tree)", "exact reference",
-             non_square=True)
-def exact_mul(ops, a, b, *, width):
+@_multiplier("exact_mul", "exact multiplier (partial-product adder tree)", "exact reference")
+def exact_mul(ops, a, b):
     return exact_product(ops, a, b)
 
 
@@ -50,9 +51,8 @@ def exact_mul(ops, a, b, *, width):
              "J. M. Jou, S. R. Kuang, R. D. Chen, IEEE TCAS-II 46(6), 1999; "
              "H. R. Mahdiani et al., IEEE TCAS-I 57(4), 2010 (BAM)",
              [Param("c", default=lambda w, wb, s: w, bounds=lambda w, wb, s: (0, w + wb - 1),
-                    doc="dropped partial-product columns, 0..n+m-1 (default n)")],
-             non_square=True)
-def trunc_mul(ops, a, b, *, width, c):
+                    doc="dropped partial-product columns, 0..n+m-1 (default n)")])
+def trunc_mul(ops, a, b, *, c):
     return exact_product(ops, a, b, drop_below=c)
 
 
@@ -67,13 +67,13 @@ def _drum_operand(ops, x, k):
 
 @_multiplier("drum", "dynamic range unbiased multiplier DRUM(k)",
              "S. Hashemi, R. I. Bahar, S. Reda, ICCAD 2015",
-             [Param("k", default=lambda w, wb, s: min(6, w), bounds=lambda w, wb, s: (2, w),
-                    doc="bits kept from each operand's leading one, 2..n (default min(6, n))")])
-def drum(ops, a, b, *, width, k):
+             [Param("k", default=lambda w, wb, s: min(6, w, wb), bounds=lambda w, wb, s: (2, min(w, wb)),
+                    doc="bits kept from each operand's leading one, 2..min(n, m) (default min(6, n, m))")])
+def drum(ops, a, b, *, k):
     ta, sa = _drum_operand(ops, a, k)
     tb, sb = _drum_operand(ops, b, k)
     product = exact_product(ops, ta, tb)
-    return ops.shl(product, ops.add(sa, sb), width=2 * width)
+    return ops.shl(product, ops.add(sa, sb), width=a.width + b.width)
 
 
 # -- logarithmic multipliers -------------------------------------------------
@@ -144,65 +144,72 @@ def correction_lookup(ops, kind, fraction_a, fraction_b, index_bits, width):
     return ops.lookup(index, [v % (1 << width) for v in table], width)
 
 
-def mitchell_log_product(ops, a, b, *, width, refine_bits=0):
-    """Mitchell multiplication of non-zero ``a`` and ``b``, ``2n`` bits; 0 if either is 0."""
-    f = width - 1
+def mitchell_log_product(ops, a, b, *, refine_bits=0):
+    """Mitchell multiplication ``a * b`` in ``n + m`` bits (0 if either is 0).
+
+    Both fractions are aligned to the wider operand's ``max(n, m) - 1`` bits.
+    """
+    out = a.width + b.width
+    f = max(a.width, b.width) - 1
     ka, xa = leading_one_normalise(ops, a)
     kb, xb = leading_one_normalise(ops, b)
-    log_width = f + (2 * width).bit_length()
+    xa = ops.shift_left_const(xa, f - xa.width)
+    xb = ops.shift_left_const(xb, f - xb.width)
+    log_width = f + out.bit_length()
     log_sum = ops.add(ops.cat(xa, ka), ops.cat(xb, kb), width=log_width)
     if refine_bits:
         log_sum = ops.add(log_sum, correction_lookup(ops, "mul", xa, xb, refine_bits, log_width),
                           width=log_width)
-    product = antilog(ops, log_sum, f, f, 2 * width)
+    product = antilog(ops, log_sum, f, f, out)
     either_zero = ops.or_(ops.is_zero(a), ops.is_zero(b))
-    return ops.mux(either_zero, ops.const(0, 2 * width), product)
+    return ops.mux(either_zero, ops.const(0, out), product)
 
 
 @_multiplier("mitchell", "Mitchell logarithmic multiplier",
              "J. N. Mitchell, IRE Trans. Electronic Computers EC-11(4), 1962")
-def mitchell(ops, a, b, *, width):
-    return mitchell_log_product(ops, a, b, width=width)
+def mitchell(ops, a, b):
+    return mitchell_log_product(ops, a, b)
 
 
 #: Shared with the refined divider. Four bits per operand (a 256-entry table)
 #: is the smallest size that meets MRED <= 0.6 % (multiplier) at 8, 16 and
 #: 32 bits; three bits give about 0.75 % (benchmarks/units_accuracy.py).
-index_bits_param = Param("index_bits", default=lambda w, wb, s: min(4, w - 1),
-                         bounds=lambda w, wb, s: (1, min(6, w - 1)),
+index_bits_param = Param("index_bits", default=lambda w, wb, s: min(4, max(w, wb) - 1),
+                         bounds=lambda w, wb, s: (1, min(6, max(w, wb) - 1)),
                          doc="top fraction bits of each operand indexing the correction table, "
-                             "1..min(6, n-1) (default min(4, n-1): 256 entries)")
+                             "1..min(6, max(n, m)-1) (default min(4, max(n, m)-1): 256 entries)")
 
 
 @_multiplier("mitchell_refined", "Mitchell multiplier with a log-domain correction table (RAPID/SIMDive style)",
              "Z. Ebrahimi et al., IEEE TCAD 2022 (RAPID); Z. Ebrahimi, S. Ullah, A. Kumar, GLSVLSI 2020 (SIMDive)",
              [index_bits_param])
-def mitchell_refined(ops, a, b, *, width, index_bits):
-    return mitchell_log_product(ops, a, b, width=width, refine_bits=index_bits)
+def mitchell_refined(ops, a, b, *, index_bits):
+    return mitchell_log_product(ops, a, b, refine_bits=index_bits)
 
 
-def _babic_basic_block(ops, a, b, *, width):
+def _babic_basic_block(ops, a, b):
     """One ILM step: ``(approximation, residue_a, residue_b)`` with ``a*b = approx + ra*rb``."""
-    out = 2 * width
+    out = a.width + b.width
     ka, kb = ops.lod(a), ops.lod(b)
-    ra = ops.xor(a, ops.shl(ops.const(1, 1), ka, width=width))     # a without its leading one
-    rb = ops.xor(b, ops.shl(ops.const(1, 1), kb, width=width))
+    ra = ops.xor(a, ops.shl(ops.const(1, 1), ka, width=a.width))     # a without its leading one
+    rb = ops.xor(b, ops.shl(ops.const(1, 1), kb, width=b.width))
     terms = [ops.shl(ops.const(1, 1), ops.add(ka, kb), width=out),
              ops.shl(ops.zext(ra, out), kb, width=out),
              ops.shl(ops.zext(rb, out), ka, width=out)]
     approximation = adder_tree(ops, terms, width=out)
     either_zero = ops.or_(ops.is_zero(a), ops.is_zero(b))
     approximation = ops.mux(either_zero, ops.const(0, out), approximation)
-    return approximation, ops.mux(either_zero, ops.const(0, width), ra), rb
+    return approximation, ops.mux(either_zero, ops.const(0, a.width), ra), rb
 
 
 @_multiplier("iterlog", "iterative logarithmic multiplier (basic block plus correction terms)",
              "Z. Babic, A. Avramovic, P. Bulic, Microprocessors and Microsystems 35(1), 2011",
-             [Param("corrections", default=lambda w, wb, s: 1, bounds=lambda w, wb, s: (0, w),
-                    doc="correction terms after the basic block, 0..n (default 1)")])
-def iterlog(ops, a, b, *, width, corrections):
+             [Param("corrections", default=lambda w, wb, s: 1, bounds=lambda w, wb, s: (0, min(w, wb)),
+                    doc="correction terms after the basic block, 0..min(n, m) (default 1)")])
+def iterlog(ops, a, b, *, corrections):
+    out = a.width + b.width
     terms = []
     for _ in range(corrections + 1):
-        term, a, b = _babic_basic_block(ops, a, b, width=width)
+        term, a, b = _babic_basic_block(ops, a, b)
         terms.append(term)
-    return adder_tree(ops, terms, width=2 * width)
+    return adder_tree(ops, terms, width=out)

@@ -49,7 +49,8 @@ def test_bad_parameters_name_the_parameter_and_range(kwargs, fragment):
     ("iterlog", {"corrections": 9}, "corrections=9 is out of range; allowed: 0..8"),
     ("mitchell_refined", {"index_bits": 7}, "index_bits=7 is out of range; allowed: 1..6"),
     ("exact_div", {"frac_bits": 9}, "frac_bits=9 is out of range; allowed: 0..8"),
-    ("mitchell", {"width_b": 4}, "unit 'mitchell' has no parameter 'width_b'"),
+    ("loa", {"width_b": 4}, "unit 'loa' has no parameter 'width_b'"),
+    ("drum", {"width_b": 5, "k": 6}, "k=6 is out of range; allowed: 2..5"),
     ("exact_mul", {"width_b": 40}, "width_b=40 is out of range; allowed: 4..32"),
 ])
 def test_unit_specific_parameter_errors(name, kwargs, fragment):

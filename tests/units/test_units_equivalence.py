@@ -76,6 +76,8 @@ def test_random_signed(name):
 
 @pytest.mark.parametrize("name,params", [
     ("exact_mul", {"width_b": 4}), ("trunc_mul", {"width_b": 5, "c": 4}),
+    ("drum", {"width_b": 4, "k": 3}), ("mitchell", {"width_b": 5}), ("iterlog", {"width_b": 4, "corrections": 2}),
+    ("mitchell_refined", {"width_b": 4}), ("mitchell", {"width_b": 5, "signed": True}),
     ("loa", {"l": 1}), ("loa", {"l": 5}), ("gear", {"r": 1, "p": 3}), ("gear", {"r": 3, "p": 0}),
     ("trunc_mul", {"c": 0}), ("drum", {"k": 3}), ("iterlog", {"corrections": 0}),
     ("iterlog", {"corrections": 3}), ("mitchell_refined", {"index_bits": 2}),

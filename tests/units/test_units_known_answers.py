@@ -161,3 +161,15 @@ def test_sign_magnitude_variants_are_symmetric(name):
 ])
 def test_adders_follow_their_published_rules(name, l, a, b, expected):
     assert int(approx_units.get(name, width=8, l=l).model(a, b)) == expected
+
+
+@pytest.mark.parametrize("width,width_b", [(8, 5), (5, 8)])
+def test_non_square_mitchell_keeps_its_bounds(width, width_b):
+    unit = approx_units.get("mitchell", width=width, width_b=width_b)
+    a, b = np.meshgrid(np.arange(1 << width), np.arange(1 << width_b))
+    a, b = a.ravel(), b.ravel()
+    exact, approx = a * b, unit.model(a, b)
+    assert unit.output_width == width + width_b and unit.b_width == width_b
+    assert np.all(approx <= exact)
+    assert metrics.wcre(exact, approx) == pytest.approx(1 / 9)
+    assert int(unit.model(3 << 2, 3 << 3)) == 2 ** 8       # 12 x 24 = 288: 1.5 x 1.5 -> 2 in the antilog
