@@ -16,12 +16,14 @@ and :mod:`approx_units.metrics` for the error metrics.
 
 from .unit import Unit, UnknownUnitError, get, names
 
-__all__ = ["get", "names", "Unit", "UnknownUnitError", "metrics"]
+__all__ = ["get", "names", "Unit", "UnknownUnitError", "UnitSignature", "metrics"]
 
 
 def __getattr__(name):
-    # Submodules load on first use so that `import approx_units` stays cheap.
+    # Submodules (and Amaranth) load on first use so that `import approx_units` stays cheap.
+    import importlib
     if name in ("metrics", "dataflow", "numpy_backend", "amaranth_backend"):
-        import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "UnitSignature":
+        return importlib.import_module(f"{__name__}.amaranth_backend").UnitSignature
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,7 @@ from amaranth.hdl import Fragment, signed, unsigned
 
 import approx_units
 from approx_units import metrics
-from approx_units.amaranth_backend import UnitSignature
+from approx_units import UnitSignature
 from approx_units.dataflow import Ops, arrival_times, partition
 
 IDS = ["exact_add", "loa", "trunc_add", "eta1", "gear", "hoaaned", "exact_mul", "trunc_mul", "drum",
