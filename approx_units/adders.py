@@ -116,8 +116,9 @@ def gear(ops, a, b, *, width, r, p):
 
 @_adder("hoaaned", "hardware-optimised approximate adder with near-normal error distribution "
         "(HOERAA family, LUT-friendly)",
-        "P. Balasubramanian, R. Nayar, D. L. Maskell, ISVLSI 2020 (HOAANED); successor of "
-        "HOERAA, Balasubramanian & Maskell, Electronics 8(11):1212, 2019", [_l_param])
+        'P. Balasubramanian et al., "Hardware optimized approximate adder with normal error '
+        'distribution" (HOAANED), 2020; successor of HOERAA, P. Balasubramanian, D. L. Maskell, '
+        'Electronics 8(11):1212, 2019', [_l_param])
 def hoaaned(ops, a, b, *, width, l):
     # Low l-2 result bits are constant 1s; bit l-2 is a OR b; the carry into
     # the exact part is the AND of the operands' bit l-1; bit l-1 is the OR of
