@@ -146,7 +146,9 @@ def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
     raw = simulate_verilog(text, spec, {key: value for key, value in args.items()}, simulator=simulator, vcd=vcd)
     returns = [int(value) for value in raw.returns]
     result = None if not returns else (returns[0] if len(returns) == 1 else returns)
-    return {"return": result, "arrays": {k: [int(v) for v in values] for k, values in raw.arrays.items()}}, raw.cycles
+    # The cocotb memory model spans the whole address space; the kernel's arrays are `depth` long.
+    arrays = {name: [int(v) for v in raw.arrays[name][:depth]] for name, (_, depth) in compiled.ir.arrays.items()}
+    return {"return": result, "arrays": arrays}, raw.cycles
 
 
 def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):

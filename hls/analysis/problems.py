@@ -78,6 +78,12 @@ class BlockProblem:
     slow_ops: list[Op] = field(default_factory=list)
 
 
+def _describe(op: Op, limited: str | None) -> str:
+    if limited:
+        return f"{limited} unit"
+    return "store-to-load forwarding" if op.kind == "forward" else ""
+
+
 def _operator_type(op: Op, period: float, resources: dict[str, int], array_ports: dict) -> OperatorType:
     if op.kind in _FREE:
         return OperatorType("wire")
@@ -100,27 +106,27 @@ def _operator_type(op: Op, period: float, resources: dict[str, int], array_ports
         return OperatorType(f"{direction}:{array}", latency=1, incoming_delay=MEMORY_SETUP,
                             outgoing_delay=MEMORY_CLOCK_TO_OUT if op.kind == "load" else 0.0,
                             limit=array_ports.get(direction, 1), description=f"{direction} port of `{array}`")
+    limited = next((name for name, kinds in LIMITABLE.items() if op.kind in kinds and name in resources), None)
     if op.kind == "forward":
         # Compare the load's address with each forwarded store's, then a multiplexer per store.
         address = op.operands[1].shape.width
         delay = operator_delay("eq", 1, (address, address)) + operator_delay("select", op.shape.width) * len(
             op.attrs["stores"])
-        return OperatorType(f"forward{len(op.attrs['stores'])}x{op.shape.width}", incoming_delay=delay,
-                            description="store-to-load forwarding")
-    widths = tuple(operand.shape.width for operand in op.operands)
-    if op.kind in ("shl", "shr") and op.operands[1].kind == "const":
-        widths = (widths[0], 0)
-    delay = operator_delay(op.kind, op.shape.width, widths)
-    limited = next((name for name, kinds in LIMITABLE.items() if op.kind in kinds and name in resources), None)
-    name = limited if limited is not None else f"{op.kind}{op.shape.width}"
+        name = f"forward{len(op.attrs['stores'])}x{op.shape.width}"
+    else:
+        widths = tuple(operand.shape.width for operand in op.operands)
+        if op.kind in ("shl", "shr") and op.operands[1].kind == "const":
+            widths = (widths[0], 0)
+        delay = operator_delay(op.kind, op.shape.width, widths)
+        name = limited if limited is not None else f"{op.kind}{op.shape.width}"
     if delay <= period:
         optype = OperatorType(name, incoming_delay=delay, limit=resources.get(limited) if limited else None,
-                              description=f"{limited} unit" if limited else "")
+                              description=_describe(op, limited))
     else:
         latency = math.ceil(delay / period)
         optype = OperatorType(name, latency=latency, incoming_delay=delay - (latency - 1) * period,
                               limit=resources.get(limited) if limited else None,
-                              description=f"{limited} unit" if limited else "")
+                              description=_describe(op, limited))
     return optype
 
 

@@ -178,3 +178,24 @@ def running_max(a: hls.Array[signed(8), 16], start: unsigned(4), n: unsigned(5))
     for i in range(start, n):
         if a[i - 1] > a[i]:
             a[i] = a[i - 1]
+
+
+@hls.kernel
+def many_stores(x: hls.Array[unsigned(3), 16], h: hls.Array[unsigned(8), 8], n: unsigned(5)):
+    for i in range(n):
+        v = h[x[i]] + 1
+        if v & 1:
+            h[0] = v
+        if v & 2:
+            h[1] = v + 1
+        if v & 4:
+            h[2] = v + 2
+        if v & 8:
+            h[3] = v + 3
+        if v & 16:
+            h[4] = v + 4
+        if v & 32:
+            h[5] = v + 5
+        if v & 64:
+            h[6] = v + 6
+        h[7] = v

@@ -68,3 +68,15 @@ def test_prefix_sums_reach_ii_one():
 def test_predicated_store_is_forwarded_only_when_it_happened(a, start, n):
     result = run(kernels.running_max, {"a": a, "start": start, "n": n})
     assert result.match, result.differences
+
+
+def test_forwarding_from_many_stores_slower_than_a_period_still_schedules():
+    # Found by sim.fuzz (seed 41, program 364): eight stores to forward from made the
+    # forwarding multiplexer longer than the clock period, and the problem was rejected.
+    report = kernels.many_stores.report().to_json()
+    assert report["loops"][0]["pipelined"]
+    for seed in range(3):
+        rng = __import__("random").Random(seed)
+        args = {"x": [rng.randrange(8) for _ in range(16)], "h": [rng.randrange(256) for _ in range(8)], "n": 16}
+        result = run(kernels.many_stores, args)
+        assert result.match, result.differences
