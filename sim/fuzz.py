@@ -50,7 +50,7 @@ __all__ = ["FuzzConfig", "Program", "Verdict", "generate", "golden_run", "check"
 FEATURES = frozenset({
     "if", "elif", "for", "runtime_bound", "nested_loops", "while", "break", "continue",
     "arrays", "dynamic_index", "mul", "divmod", "shift", "compare", "boolean", "ternary",
-    "minmax", "abs", "unary", "tuple_return",
+    "minmax", "abs", "unary", "tuple_return", "augassign", "pragmas", "chained_compare",
 })
 
 
@@ -253,11 +253,18 @@ class _Generator:
 
     def statement_assign(self, scope: _Scope, depth: int) -> ast.stmt:
         target = self.rng.choice(sorted(self.locals))
+        if self.has("augassign") and self.rng.random() < 0.2:
+            operator = self.rng.choice(["+", "-", "^", "|", "&"])
+            return _parse_statement(f"{target} {operator}= {self.expr(scope, 1)}")
         return _parse_statement(f"{target} = {self.expr(scope, 0)}")
 
     def statement_store(self, scope: _Scope, depth: int) -> ast.stmt:
         array = self.rng.choice(self.arrays)
-        return _parse_statement(f"{array.name}[{self.index(array, scope)}] = {self.expr(scope, 0)}")
+        index = self.index(array, scope)
+        if self.has("augassign") and self.rng.random() < 0.2 and (index.isidentifier() or index.isdigit()):
+            # `a[i] += e` reads and writes one element; the language allows it for a name or constant index.
+            return _parse_statement(f"{array.name}[{index}] += {self.expr(scope, 1)}")
+        return _parse_statement(f"{array.name}[{index}] = {self.expr(scope, 0)}")
 
     def statement_if(self, scope: _Scope, depth: int) -> ast.stmt:
         lines = [f"if {self.condition(scope)}:", self.block_text(scope, depth)]
@@ -286,7 +293,11 @@ class _Generator:
         inner = _Scope(scope.loop_vars + [(variable, bound)], scope.loop_nesting + 1,
                        scope.trips * max(bound, 1), True)
         body = textwrap.indent("\n".join(ast.unparse(s) for s in self.block(inner, depth + 1)), "    ")
-        return _parse_statement(f"for {variable} in range({bound_text}):\n{body}")
+        iterable = f"range({bound_text})"
+        if self.has("pragmas") and rng.random() < 0.25:
+            iterable = rng.choice([f"hls.pipeline({iterable})", f"hls.sequential({iterable})",
+                                   f"hls.pipeline({iterable}, ii={rng.randint(1, 3)})"])
+        return _parse_statement(f"for {variable} in {iterable}:\n{body}")
 
     def statement_while(self, scope: _Scope, depth: int) -> ast.stmt:
         rng = self.rng
@@ -410,6 +421,9 @@ class _Generator:
     def condition(self, scope: _Scope, depth: int = 1) -> str:
         rng = self.rng
         kind = rng.random()
+        if self.has("chained_compare") and rng.random() < 0.1:
+            return (f"{self.expr(scope, depth + 1)} {rng.choice(['<', '<='])} {self.expr(scope, depth + 1)} "
+                    f"{rng.choice(['<', '<=', '!='])} {self.expr(scope, depth + 1)}")
         if kind < 0.6 or not self.has("boolean"):
             return f"{self.expr(scope, depth + 1)} {rng.choice(['==', '!=', '<', '<=', '>', '>='])} {self.expr(scope, depth + 1)}"
         if kind < 0.8:

@@ -37,8 +37,12 @@ def test_programs_cover_the_language():
             if isinstance(node, ast.For) and any(isinstance(inner, ast.For) for inner in ast.walk(node)
                                                  if inner is not node):
                 seen.add("nested for")
-            if isinstance(node, ast.For) and "n" in ast.unparse(node.iter):
+            if isinstance(node, ast.For) and "n)" in ast.unparse(node.iter):
                 seen.add("run-time bound")
+            if isinstance(node, ast.For) and "hls.pipeline" in ast.unparse(node.iter):
+                seen.add("pipeline pragma")
+            if isinstance(node, ast.Compare) and len(node.ops) == 2:
+                seen.add("chained comparison")
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
                 seen.add("store")
             if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.BinOp) \
@@ -46,7 +50,8 @@ def test_programs_cover_the_language():
                 seen.add("data-dependent index")
     for construct in ("If", "elif", "For", "nested for", "run-time bound", "While", "Break", "Continue",
                       "store", "data-dependent index", "FloorDiv", "Mod", "Mult", "LShift", "RShift",
-                      "IfExp", "BoolOp", "Compare", "Invert", "USub"):
+                      "IfExp", "BoolOp", "Compare", "Invert", "USub", "AugAssign", "pipeline pragma",
+                      "chained comparison"):
         assert construct in seen, construct
 
 
