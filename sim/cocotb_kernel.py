@@ -47,18 +47,21 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from amaranth.hdl import Shape
-from amaranth.lib import wiring
+from typing import TYPE_CHECKING, Any
 
 from .kernel import KernelRun, SimulationTimeout, differences, expected_outputs
 from .tools import Tool, ToolUnavailable, find_simulator, tool_environment
 
+if TYPE_CHECKING:
+    from amaranth.lib import wiring
+
+# Amaranth is imported only where a spec is built: the generated testbench imports
+# this module inside the simulator, and every run would pay for it.
+
 __all__ = [
     "SIMULATORS", "CocotbRunError", "CocotbTimeout", "PortSpec", "ArraySpec", "TestbenchSpec",
     "RawRun", "spec_from_component", "spec_from_signature", "simulate_verilog", "run_cocotb",
-    "cache_root", "drive_kernel",
+    "cache_root", "drive_kernel", "ToolUnavailable",
 ]
 
 #: Back ends this module drives, as ``cocotb_tools.runner.get_runner`` names them.
@@ -240,6 +243,9 @@ def spec_from_signature(signature: wiring.Signature, *, toplevel: str,
     ValueError
         If the signature does not follow the convention; the message names the member.
     """
+    from amaranth.hdl import Shape
+    from amaranth.lib import wiring
+
     depths = dict(depths or {})
     members = signature.members
     if "ctrl" not in members or not members["ctrl"].is_signature:
@@ -307,6 +313,7 @@ def spec_from_signature(signature: wiring.Signature, *, toplevel: str,
 
 
 def _port(name: str, shape) -> PortSpec:
+    from amaranth.hdl import Shape
     shape = Shape.cast(shape)
     return PortSpec(name, shape.width, shape.signed)
 
