@@ -3,18 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.tools import ToolUnavailable, find_simulator
-
-# handmade.py and the regression tests import helpers from this directory.
+# handmade.py and sim_helpers.py are imported by the tests of this directory.
 sys.path.insert(0, str(Path(__file__).parent))
-
-
-def require_simulator(name: str):
-    """Skip the calling test, with the tool's own one-line message, if ``name`` is unavailable."""
-    try:
-        return find_simulator(name)
-    except ToolUnavailable as error:
-        pytest.skip(str(error))
 
 
 @pytest.fixture(autouse=True)

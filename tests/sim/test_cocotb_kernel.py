@@ -10,7 +10,7 @@ known timing (1 + 2n + 1).
 import pytest
 from amaranth.back import verilog
 
-from conftest import require_simulator
+from sim_helpers import require_simulator
 from handmade import ScaleSum, expected_cycles, golden
 from sim.cocotb_kernel import (CocotbRunError, TestbenchSpec, simulate_verilog,
                                spec_from_component)

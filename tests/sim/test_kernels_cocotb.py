@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_simulator
+from sim_helpers import require_simulator
 
 sys.path.insert(0, str(Path(__file__).parents[2]))  # benchmarks/ is not an installed package
 

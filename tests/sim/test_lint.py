@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import require_simulator
+from sim_helpers import require_simulator
 from handmade import ScaleSum
 from sim.lint import WAIVERS, LintMessage, Waiver, lint_component, lint_verilog, parse_messages
 
