@@ -71,3 +71,12 @@ def test_resource_limit_sets_the_ii_and_is_shared_in_hardware():
 def test_exclusive_stores_share_the_write_port_at_ii_one():
     (loop,) = kernels.exclusive_stores.report().to_json()["loops"]
     assert loop["ii"] == 1
+
+
+def test_report_says_why_a_loop_is_not_pipelined():
+    loops = {loop["line"]: loop for loop in kernels.branchy_loops.report().to_json()["loops"]}
+    pipelined = [loop for loop in loops.values() if loop["pipelined"]]
+    sequential = [loop for loop in loops.values() if not loop["pipelined"]]
+    assert len(pipelined) == 1 and len(sequential) == 1
+    assert sequential[0]["reason"] == "hls.sequential" and sequential[0]["ii"] is None
+    assert sequential[0]["trip_count"] == 8          # range(0, 16, 2)
