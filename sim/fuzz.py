@@ -555,7 +555,9 @@ def check(program: Program, backend: str = "amaranth", directory: str | Path | N
                                     f"(at {Path(frame.filename).name}:{frame.lineno})")
         if result.match:
             return Verdict("pass", cycles=result.cycles)
-        return Verdict("mismatch", _difference(result.outputs, result.expected), result.cycles)
+        from sim.kernel import differences
+        return Verdict("mismatch", "; ".join(differences(result.outputs, result.expected)) or "outputs differ",
+                       result.cycles)
 
 
 #: A generated program's Python run takes milliseconds; one that takes longer loops forever.
@@ -583,20 +585,6 @@ def _time_limit(seconds: int):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
-
-
-def _difference(outputs: dict, expected: dict) -> str:
-    differences = []
-    if outputs.get("return") != expected.get("return"):
-        differences.append(f"return: hardware {outputs.get('return')!r}, python {expected.get('return')!r}")
-    for name, values in (expected.get("arrays") or {}).items():
-        got = (outputs.get("arrays") or {}).get(name)
-        if got != values:
-            first = next((k for k, (g, e) in enumerate(zip(got or [], values)) if g != e), None)
-            differences.append(f"{name}[{first}]: hardware {None if got is None else got[first]!r}, "
-                               f"python {values[first]!r}" if first is not None
-                               else f"{name}: hardware {got!r}, python {values!r}")
-    return "; ".join(differences) or "outputs differ"
 
 
 class _directory:
