@@ -98,3 +98,17 @@ def test_every_benchmark_kernel_is_clean_after_waivers(name):
     kernel, _ = load(name)
     report = lint_verilog(compile_kernel(kernel).verilog(name), name)
     assert report.clean, report.summary()
+
+
+def test_command_line_exit_status(tmp_path, capsys):
+    require_simulator("verilator")
+    from sim.lint import main
+    good = tmp_path / "good.v"
+    good.write_text("module good(input wire a, output wire y);\n  assign y = a;\nendmodule\n")
+    bad = tmp_path / "bad.v"
+    bad.write_text("module bad(input wire a, output wire y, output wire z);\n  assign y = a;\nendmodule\n")
+    assert main([str(good)]) == 0
+    assert main([str(bad)]) == 1
+    assert "UNDRIVEN" in capsys.readouterr().out
+    assert main([str(tmp_path / "missing.v")]) == 2
+    assert "cannot read" in capsys.readouterr().err
