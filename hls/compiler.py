@@ -138,6 +138,7 @@ def compile_kernel(kernel, *, pipelining: bool = True) -> CompiledKernel:
     """
     began = time.perf_counter()
     ir = lower(kernel, pipelining=pipelining)
+    _check_clock(kernel, ir)
     compiled = CompiledKernel(ir)
     for node in ir.nodes:
         if isinstance(node, PipelinedLoop):
@@ -148,6 +149,20 @@ def compile_kernel(kernel, *, pipelining: bool = True) -> CompiledKernel:
     from .report import build_report
     compiled.report = build_report(compiled)
     return compiled
+
+
+def _check_clock(kernel, ir) -> None:
+    """A clock so fast that the registers alone fill the period is a user mistake."""
+    from .analysis.problems import usable_period
+    from .delay_model import REGISTER_SETUP
+    if usable_period(ir.clock_mhz) <= 0:
+        from .errors import KernelSyntaxError
+        tree = getattr(kernel, "tree", None)
+        fastest = 1000.0 / (REGISTER_SETUP + 0.5)
+        raise KernelSyntaxError(ir.filename, getattr(tree, "lineno", 1), 1,
+                                f"clock_mhz={ir.clock_mhz:g} leaves no time for logic: the registers alone "
+                                f"take {REGISTER_SETUP:g} ns of its {1000.0 / ir.clock_mhz:g} ns period",
+                                f"use at most about {fastest:.0f} MHz")
 
 
 def _schedule_block(ir, block) -> BlockSchedule:
