@@ -334,11 +334,16 @@ async def drive_kernel(dut, spec: dict, args: dict, result_file: str) -> None:
     spec = TestbenchSpec.from_json(spec)
     outcome: dict[str, Any] = {"error": None}
     try:
+        handles = {}
+
         def handle(name):
-            try:
-                return getattr(dut, name)
-            except AttributeError:
-                raise _TestbenchError(f"the design has no port {name!r}") from None
+            # Looked up once: a cocotb handle lookup costs as much as a signal read.
+            if name not in handles:
+                try:
+                    handles[name] = getattr(dut, name)
+                except AttributeError:
+                    raise _TestbenchError(f"the design has no port {name!r}") from None
+            return handles[name]
 
         def read(port: PortSpec | str, signed: bool = False) -> int:
             name, signed = (port.port, port.signed) if isinstance(port, PortSpec) else (port, signed)
