@@ -117,7 +117,14 @@ def _operator_type(op: Op, period: float, resources: dict[str, int], array_ports
         widths = tuple(operand.shape.width for operand in op.operands)
         if op.kind in ("shl", "shr") and op.operands[1].kind == "const":
             widths = (widths[0], 0)
-        delay = operator_delay(op.kind, op.shape.width, widths)
+        constants = [operand.attrs["value"] for operand in op.operands if operand.kind == "const"]
+        if op.kind == "mul" and constants and limited is None:
+            # Synthesis turns a multiplication by a constant into shifts and one adder per extra
+            # set bit of the constant (3 * x is x + (x << 1)).
+            adders = max(bin(abs(constants[0])).count("1") - 1, 0)
+            delay = adders * operator_delay("add", op.shape.width, (op.shape.width,))
+        else:
+            delay = operator_delay(op.kind, op.shape.width, widths)
         name = limited if limited is not None else f"{op.kind}{op.shape.width}"
     if delay <= period:
         optype = OperatorType(name, incoming_delay=delay, limit=resources.get(limited) if limited else None,
