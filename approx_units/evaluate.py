@@ -242,7 +242,7 @@ class _Accumulator:
     Adders and multipliers have one measure, the error against the exact integer result.
     Dividers have two: ``quotient``, against the real-valued quotient ``a / b`` (scaled by
     the unit's fraction bits), which gives the main metrics; and ``integer``, against the
-    exact divider's integer quotient.  Both leave out division by zero and count it.
+    exact fixed-point quotient of :func:`_integer_quotient`.  Both leave out division by zero and count it.
     """
 
     def __init__(self, parts: dict):
@@ -267,16 +267,16 @@ def _frac_bits(operator) -> int:
     return int(params.get("frac_bits", getattr(operator, "frac_bits", 0)) or 0)
 
 
-def _exact_divider(operator):
-    import approx_units
-    key = ("exact_div", operator.width, getattr(operator, "width_b", operator.width), _is_signed(operator),
-           _frac_bits(operator))
-    unit = _RESOLVED.get(key)
-    if unit is None:
-        unit = _RESOLVED[key] = approx_units.get("exact_div", width=operator.width,
-                                                 signed=_is_signed(operator),
-                                                 frac_bits=_frac_bits(operator))
-    return unit
+def _integer_quotient(a: np.ndarray, b: np.ndarray, frac_bits: int, signed: bool) -> np.ndarray:
+    """The exact fixed-point quotient ``floor(a * 2**f / b)`` (``b != 0``), as ``exact_div`` defines it.
+
+    Signed dividers divide the magnitudes and negate the quotient when the signs
+    differ (rounding towards zero), as ``approx_units/dividers.py`` documents.
+    """
+    if not signed:
+        return (a.astype(np.uint64) << np.uint64(frac_bits)) // b.astype(np.uint64)
+    magnitude = (np.abs(a) << frac_bits) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -magnitude, magnitude)
 
 
 def _stats_of(operator, a: np.ndarray, b: np.ndarray) -> _Accumulator:
@@ -292,7 +292,8 @@ def _stats_of(operator, a: np.ndarray, b: np.ndarray) -> _Accumulator:
     if operator.kind != "div":
         raise ValueError(f"unit kind must be add, mul or div, not {operator.kind!r}")
     keep = b != 0
-    integer = ErrorStats.of(_exact_divider(operator).model(a[keep], b[keep]), approx[keep])
+    exact = _integer_quotient(a[keep], b[keep], _frac_bits(operator), _is_signed(operator))
+    integer = ErrorStats.of(exact, approx[keep])
     integer.excluded = int(a.size - keep.sum())
     quotient = ErrorStats.of_quotient(a, b, approx, frac_bits=_frac_bits(operator))
     return _Accumulator({"quotient": quotient, "integer": integer})

@@ -161,3 +161,14 @@ def test_divider_measures_and_division_by_zero():
     assert metrics["int_er"] == 0          # the exact divider is its own integer reference
     assert 0 < metrics["mred"] < 1         # but truncation differs from the real quotient
     assert math.isfinite(metrics["wcre"])
+
+
+@pytest.mark.parametrize("signed", [False, True])
+def test_integer_quotient_reference_is_the_exact_divider(signed):
+    unit = approx_units.get("exact_div", width=6, frac_bits=3, signed=signed)
+    lo, hi = unit.operand_range("a")
+    a, b = np.meshgrid(np.arange(lo, hi + 1), np.arange(lo, hi + 1))
+    a, b = a.ravel(), b.ravel()
+    keep = b != 0
+    reference = ev._integer_quotient(a[keep], b[keep], 3, signed)
+    assert np.array_equal(reference.astype(np.int64), unit.model(a[keep], b[keep]).astype(np.int64))
