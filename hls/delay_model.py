@@ -14,12 +14,13 @@ nextpnr's report (``python benchmarks/run.py --calibrate`` repeats the
 measurements; :data:`MEASURED` holds them):
 
 * a register-to-register path costs about 2 ns besides its logic: clock to
-  out, setup and the routing into the first operator (``REGISTER_SETUP``,
-  1.5 ns) and the routing out of each operator (``ROUTING_HOP``, 0.5 ns,
-  counted in every operator's delay, so that a chain of operators pays a hop
-  per operator: bipartite_matching's critical path of multiply, compare,
-  select and add measured 12.5 ns where the model without hops said 9.9 ns);
-  a 32-bit 2:1 multiplexer measures 3.0 ns in total;
+  out, setup and the routing into and out of the operator (``REGISTER_SETUP``;
+  a 32-bit 2:1 multiplexer measures 3.0 ns in total);
+* chained operators pay for the routing between them: ``ROUTING_HOP``, 0.5 ns,
+  is counted in every operator's delay (bipartite_matching's critical path of
+  multiply, compare, select and add measured 12.5 ns where single-operator
+  sums said 9.9 ns), which makes the model err on the slow side for a single
+  operator (up to 0.5 ns);
 * a LUT4 level with its routing about 1 ns (``LUT``); the reduction tree of
   an equality routes tighter, about 0.65 ns a level (32-bit: 3.9 ns in total);
 * a ripple-carry adder on the CCU2C chain 0.6 ns plus 0.035 ns per bit
@@ -55,10 +56,10 @@ CARRY_PER_BIT = 0.035
 MEMORY_SETUP = 0.6
 #: Block RAM clock-to-output, in ns.
 MEMORY_CLOCK_TO_OUT = 2.0
-#: Flip-flop clock-to-out, setup and the routing into the first operator, in ns;
+#: Flip-flop clock-to-out, setup and the routing into and out of the logic, in ns;
 #: reserved out of every period.
-REGISTER_SETUP = 1.5
-#: Routing out of an operator to the next one, in ns.  Each operator's delay includes it,
+REGISTER_SETUP = 2.0
+#: Routing from an operator to the next one, in ns.  Each operator's delay includes it,
 #: so that a chain of operators pays for its hops as nextpnr's critical paths do.
 ROUTING_HOP = 0.5
 

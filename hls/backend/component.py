@@ -212,19 +212,20 @@ class _Generator:
         length = max(1, schedule.length)
         running = Signal(name=f"{prefix}_running")
         slot = Signal(range(max(2, ii)), name=f"{prefix}_slot")
+        # `go` only loads the counter and starts the loop; the first iteration issues in the
+        # next cycle, so that no combinational path runs from the previous block's `done`
+        # through the exit test into the whole pipeline.
         if loop.kind == "for":
             counter = Signal(loop.counter_shape, name=f"{prefix}_counter")
-            current = Signal(loop.counter_shape, name=f"{prefix}_i")
-            m.d.comb += current.eq(Mux(go, self.registers[loop.start_var], counter))
+            current = counter
             stop = self.registers[loop.stop_var]
             in_range = (current < stop) if loop.step > 0 else (current > stop)
         else:
             current, in_range = None, Const(1, 1)   # a while loop ends only through its exits
-        active = go | running
-        at_slot0 = go | (slot == 0)
+        at_slot0 = running & (slot == 0)
         issue = Signal(name=f"{prefix}_issue")
         ending = Signal(name=f"{prefix}_ending")
-        m.d.comb += [issue.eq(active & at_slot0 & in_range), ending.eq(active & at_slot0 & ~in_range)]
+        m.d.comb += [issue.eq(at_slot0 & in_range), ending.eq(at_slot0 & ~in_range)]
         # Forwarding looks at the previous iteration, II cycles further down the valid chain.
         chain = max([length] + [schedule.start[op.name] + ii for op in loop.body.ops if op.kind == "forward"])
         valid = [issue] + [Signal(name=f"{prefix}_v{t}") for t in range(1, chain + 1)]
@@ -233,10 +234,12 @@ class _Generator:
         draining = Signal(name=f"{prefix}_draining")
         done = Signal(name=f"{prefix}_done")
         m.d.comb += done.eq((ending | draining) & ~_any(valid[1:length]))
-        with m.If(active):
-            m.d.sync += slot.eq(Mux(at_slot0, 1 % ii, Mux(slot == ii - 1, 0, slot + 1)))
+        with m.If(running):
+            m.d.sync += slot.eq(Mux(slot == ii - 1, 0, slot + 1))
         with m.If(go):
-            m.d.sync += running.eq(1)
+            m.d.sync += [running.eq(1), slot.eq(0)]
+            if current is not None:
+                m.d.sync += counter.eq(self.registers[loop.start_var])
         if current is not None:
             with m.If(issue):
                 m.d.sync += counter.eq(current + loop.step)
@@ -374,11 +377,10 @@ class _Datapath:
         if kind == "live_in":
             var = op.attrs["var"]
             if var in self.carry_registers:
-                # The carry register is loaded from the variable when the loop starts; in
-                # that very cycle the variable itself is the value.  When the previous
-                # iteration makes the value in this very cycle, it is bypassed.
+                # The carry register is loaded from the variable when the loop starts (a cycle
+                # before the first iteration).  When the previous iteration makes the value in
+                # this very cycle, it is bypassed.
                 value = self.carry_registers[var]
-                value = Mux(self.go, self.g.registers[var], value) if t == 0 else value
                 carry = self.carries[var]
                 if self.start(carry) == t + self.schedule.ii:
                     self.bypasses.append((op, t, carry))
