@@ -430,6 +430,25 @@ def _t_quantile(degrees: int) -> float:
     return _T_TABLE[min(degrees, len(_T_TABLE)) - 1]
 
 
+def _keep_freed_memory() -> None:
+    """Worker initialiser: let glibc keep freed chunk arrays instead of unmapping them.
+
+    Each chunk allocates dozens of multi-megabyte temporaries; by default glibc
+    maps each one afresh and the kernel zeroes its pages, which costs about a third
+    of a worker's CPU time in page faults.  Raising the mmap and trim thresholds
+    makes the arrays reuse the same heap memory (a worker's heap then stays at its
+    peak, a few hundred MB).  Elsewhere than glibc this does nothing.
+    """
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+        libc.mallopt(M_MMAP_THRESHOLD, 1 << 28)
+        libc.mallopt(M_TRIM_THRESHOLD, 1 << 30)
+    except (OSError, AttributeError):
+        pass
+
+
 def _run_tasks(tasks, total: int, workers, executor, progress) -> list:
     if progress is None:
         progress = sys.stderr.isatty()
@@ -445,7 +464,8 @@ def _run_tasks(tasks, total: int, workers, executor, progress) -> list:
                 bar.update(count)
             return results
         own_pool = executor is None
-        pool = executor if executor is not None else ProcessPoolExecutor(max_workers=workers)
+        pool = executor if executor is not None else ProcessPoolExecutor(max_workers=workers,
+                                                                         initializer=_keep_freed_memory)
         try:
             futures = {pool.submit(function, *arguments): index
                        for index, (function, *arguments) in enumerate(tasks)}
