@@ -1,0 +1,81 @@
+"""The netlists/ catalog: committed metrics reproduce, export writes complete files."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import approx_units
+from approx_units import catalog, synth
+
+NETLISTS = Path(__file__).resolve().parents[2] / "netlists"
+
+
+def test_committed_error_metrics_match_a_fresh_computation():
+    committed = json.loads((NETLISTS / "catalog.json").read_text())
+    assert committed["entries"], "the catalog is empty"
+    fresh = {}
+    for entry in committed["entries"]:
+        key = (entry["unit"], entry["width"])
+        if key not in fresh:
+            unit = approx_units.get(entry["unit"], width=entry["width"], **entry["params"])
+            fresh[key] = catalog.entry_metrics(unit)
+        assert entry["evaluation"] == {k: fresh[key][k] for k in ("exhaustive", "samples", "seed")}
+        for name, value in entry["metrics"].items():
+            expected = fresh[key]["metrics"][name]
+            assert value == pytest.approx(expected, rel=1e-9, abs=1e-15), (key, name)
+        assert (NETLISTS / entry["verilog"]).is_file()
+
+
+def test_committed_catalog_covers_every_unit_width_and_depth():
+    committed = json.loads((NETLISTS / "catalog.json").read_text())
+    present = {(e["unit"], e["width"], e["stages"]) for e in committed["entries"]}
+    for name in approx_units.names():
+        for width in catalog.WIDTHS:
+            recommended = approx_units.get(name, width=width).recommended_stages
+            assert (name, width, 0) in present and (name, width, recommended) in present
+
+
+def test_export_writes_verilog_json_and_markdown(tmp_path):
+    result = catalog.export(tmp_path, targets=(), units=["loa", "mitchell"], widths=(8,))
+    names = sorted(p.name for p in tmp_path.iterdir())
+    expected_modules = sorted(f"{catalog.module_name(u)}.v" for u in catalog.entries(["loa", "mitchell"], (8,)))
+    assert names == sorted(["catalog.json", "catalog.md", *expected_modules])
+    data = json.loads((tmp_path / "catalog.json").read_text())
+    assert data == json.loads(json.dumps(result))
+    loa = next(e for e in data["entries"] if e["unit"] == "loa")
+    assert loa["metrics"]["er"] == pytest.approx(1 - 0.75 ** loa["params"]["l"])
+    assert loa["evaluation"] == {"exhaustive": True, "samples": 65536, "seed": None}
+    verilog = (tmp_path / loa["verilog"]).read_text()
+    assert f"module {loa['module']}(" in verilog and "src =" not in verilog
+    table = (tmp_path / "catalog.md").read_text()
+    assert table.count("\n| loa |") + table.count("\n| mitchell |") == len(data["entries"])
+
+
+def test_export_with_synthesis_fills_the_area_columns(tmp_path):
+    cache = synth.ResultCache(tmp_path / "cache")
+    data = catalog.export(tmp_path / "out", targets=("ice40",), units=["trunc_add"], widths=(8,),
+                          timing=False, cache=cache)
+    for entry in data["entries"]:
+        area = entry["area"]["ice40"]
+        assert area["luts"] > 0 and area["ffs"] == (0 if entry["stages"] == 0 else area["ffs"])
+    assert "ice40 LUTs" in (tmp_path / "out" / "catalog.md").read_text()
+
+
+def test_interrupted_write_keeps_the_old_file(tmp_path):
+    target = tmp_path / "catalog.json"
+    target.write_text("old")
+
+    with pytest.raises(TypeError):
+        synth.write_atomically(target, None)        # fails inside the write
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["catalog.json"]
+
+
+def test_export_command_rejects_unknown_target_and_unit(capsys, tmp_path):
+    from hls.cli import main
+    assert main(["units", "export", "-o", str(tmp_path), "--targets", "virtex"]) == 2
+    assert "unknown target 'virtex'" in capsys.readouterr().err
+    assert main(["units", "export", "-o", str(tmp_path), "--no-synth", "--units", "nope"]) == 2
+    assert "known units" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
