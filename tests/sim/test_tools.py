@@ -78,3 +78,24 @@ def test_tool_environment_puts_tool_first_and_restores(tmp_path):
     with tools.tool_environment(tool):
         assert os.environ["PATH"].split(os.pathsep)[0] == str(tmp_path)
     assert os.environ["PATH"] == before
+
+
+def test_broken_wheel_makefile_gets_the_include_flag(only_path):
+    """The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty; builds then need it from MAKEFLAGS."""
+    root = only_path / "root"
+    (root / "include").mkdir(parents=True)
+    (root / "include" / "verilated.mk").write_text("CFG_CXXFLAGS_PCH = -x c++-header\nCFG_CXXFLAGS_PCH_I = \n")
+    script = only_path / "verilator"
+    script.write_text("#!/bin/sh\nif [ \"$1\" = --getenv ]; then echo " + str(root) + "; "
+                      "else echo 'Verilator 5.048 2026-01-01'; fi\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    tool = tools.find_verilator()
+    assert tool.environment == (("MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include"),)
+    before = os.environ.get("MAKEFLAGS")
+    with tools.tool_environment(tool):
+        assert os.environ["MAKEFLAGS"] == "CFG_CXXFLAGS_PCH_I=-include"
+    assert os.environ.get("MAKEFLAGS") == before
+
+    (root / "include" / "verilated.mk").write_text("CFG_CXXFLAGS_PCH_I = -include\n")
+    tools._find_verilator.cache_clear()
+    assert tools.find_verilator().environment == ()
