@@ -1,9 +1,9 @@
 """Kernels on their generated Verilog, under cocotb 2.1 with Icarus Verilog or Verilator.
 
-:func:`run_cocotb` is the Verilog counterpart of ``sim.kernel.run``: it compiles
-the kernel, writes its Verilog, generates a cocotb testbench from the
-component's signature, runs it through :mod:`cocotb_tools.runner`, and
-compares the outputs with the kernel's Python run.
+``sim.run(kernel, args, backend="icarus" | "verilator")`` runs a kernel's
+generated Verilog through this module: it generates a cocotb testbench from
+the component's signature, runs it through :mod:`cocotb_tools.runner`, and
+returns the raw outputs for ``sim.kernel`` to compare with the Python run.
 
 What the generated testbench does, cycle by cycle (clock period 10 ns):
 
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .kernel import KernelRun, SimulationTimeout, differences, expected_outputs
+from .kernel import SimulationTimeout
 from .tools import Tool, ToolUnavailable, find_simulator, tool_environment
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SIMULATORS", "CocotbRunError", "CocotbTimeout", "PortSpec", "ArraySpec", "TestbenchSpec",
-    "RawRun", "spec_from_component", "spec_from_signature", "simulate_verilog", "run_cocotb",
+    "RawRun", "spec_from_component", "spec_from_signature", "simulate_verilog",
     "cache_root", "drive_kernel", "ToolUnavailable",
 ]
 
@@ -683,62 +683,3 @@ def _log_tail(log: Path) -> str:
     lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
     errors = [line for line in lines if "error" in line.lower()]
     return f" ({(errors or lines or [''])[-1].strip()}; log: {log})"
-
-
-# --------------------------------------------------------------------------- kernels
-
-def run_cocotb(kernel, args: dict[str, Any], simulator: str = "icarus",
-               vcd: str | os.PathLike | None = None, *,
-               max_cycles: int = 200_000) -> KernelRun:
-    """Run ``kernel``'s generated Verilog on ``args`` under cocotb, and compare with its Python run.
-
-    This is ``sim.run(kernel, args, backend=simulator)`` for the Verilog back
-    ends; the result has the same shape as for ``backend="amaranth"``.
-
-    Parameters
-    ----------
-    kernel : hls.Kernel
-    args : dict
-        Parameter name -> int (scalars) or list of ints (arrays of exactly ``depth`` elements).
-    simulator : str
-        ``"icarus"`` or ``"verilator"``.
-    vcd : path, optional
-        Write the run's waveform there as VCD.
-    max_cycles : int
-        Cycle budget, as in ``sim.kernel.run``.
-
-    Returns
-    -------
-    sim.kernel.KernelRun
-        ``backend`` is the simulator's name.
-
-    Raises
-    ------
-    ValueError, TypeError
-        Unknown simulator, or arguments that do not fit the kernel (from its Python run).
-    hls.errors.KernelSyntaxError
-        If the kernel is outside the language.
-    ToolUnavailable
-        If the simulator is missing or too old.
-    CocotbTimeout
-        If ``done`` does not come within ``max_cycles`` (a ``SimulationTimeout``).
-    CocotbRunError
-        If the design does not build or the simulator fails.
-    """
-    if simulator not in SIMULATORS:
-        raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, not {simulator!r}")
-    from hls.backend.component import kernel_signature
-    from hls.compiler import compile_kernel
-
-    expected = expected_outputs(kernel, args)  # also checks the arguments against the parameters
-    compiled = compile_kernel(kernel)
-    toplevel = compiled.ir.name
-    depths = {name: depth for name, (_, depth) in compiled.ir.arrays.items()}
-    spec = spec_from_signature(kernel_signature(compiled.ir), toplevel=toplevel, depths=depths,
-                               max_cycles=max_cycles)
-    raw = simulate_verilog(compiled.verilog(toplevel), spec, args, simulator=simulator, vcd=vcd)
-    returns = raw.returns
-    outputs = {"return": None if not returns else returns[0] if len(returns) == 1 else returns,
-               "arrays": {name: raw.arrays[name] for name in compiled.ir.arrays}}
-    found = differences(outputs, expected)
-    return KernelRun(outputs, expected, not found, raw.cycles, simulator, found)

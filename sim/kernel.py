@@ -136,18 +136,18 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
 
 def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
     """The kernel's Verilog under cocotb (:mod:`sim.cocotb_kernel`), with the same memory model and count."""
-    from amaranth.back import verilog
+    from hls.backend.component import kernel_signature
 
-    from .cocotb_kernel import simulate_verilog, spec_from_component
+    from .cocotb_kernel import simulate_verilog, spec_from_signature
     name = compiled.ir.name
-    component = compiled.component()
-    spec = spec_from_component(component, toplevel=name, max_cycles=max_cycles)
-    text = verilog.convert(component, name=name, emit_src=False)
-    raw = simulate_verilog(text, spec, {key: value for key, value in args.items()}, simulator=simulator, vcd=vcd)
+    # The memory models hold exactly `depth` elements, so the final arrays compare directly.
+    depths = {array: depth for array, (_, depth) in compiled.ir.arrays.items()}
+    spec = spec_from_signature(kernel_signature(compiled.ir), toplevel=name, depths=depths,
+                               max_cycles=max_cycles)
+    raw = simulate_verilog(compiled.verilog(name), spec, args, simulator=simulator, vcd=vcd)
     returns = [int(value) for value in raw.returns]
     result = None if not returns else (returns[0] if len(returns) == 1 else returns)
-    # The cocotb memory model spans the whole address space; the kernel's arrays are `depth` long.
-    arrays = {name: [int(v) for v in raw.arrays[name][:depth]] for name, (_, depth) in compiled.ir.arrays.items()}
+    arrays = {array: [int(v) for v in raw.arrays[array]] for array in compiled.ir.arrays}
     return {"return": result, "arrays": arrays}, raw.cycles
 
 

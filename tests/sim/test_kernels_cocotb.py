@@ -15,7 +15,7 @@ from sim_helpers import require_simulator
 sys.path.insert(0, str(Path(__file__).parents[2]))  # benchmarks/ is not an installed package
 
 from benchmarks.kernels import KERNEL_NAMES, load  # noqa: E402
-from sim.cocotb_kernel import CocotbTimeout, run_cocotb  # noqa: E402
+from sim.cocotb_kernel import CocotbTimeout  # noqa: E402
 from sim.kernel import SimulationTimeout, run  # noqa: E402
 
 pytestmark = pytest.mark.cocotb
@@ -26,7 +26,7 @@ QUICK = ("gsumif", "conv3x3", "histogram", "find_first_break")
 
 def _agree(name: str, args: dict, simulator: str):
     kernel, _ = load(name)
-    verilog_run = run_cocotb(kernel, args, simulator=simulator)
+    verilog_run = run(kernel, args, backend=simulator)
     amaranth_run = run(kernel, args)
     assert verilog_run.backend == simulator
     assert verilog_run.match, verilog_run.differences
@@ -70,7 +70,7 @@ def test_vcd_names_signals_after_python_variables(tmp_path):
     require_simulator("icarus")
     kernel, examples = load("gsumif")
     target = tmp_path / "gsumif.vcd"
-    run_cocotb(kernel, examples[1], simulator="icarus", vcd=target)
+    run(kernel, examples[1], backend="icarus", vcd=target)
     header = target.read_text().split("$enddefinitions")[0]
     # The back end names a kernel variable v `var_v` (see docs/compiler.md).
     for variable in ("var_s", "var_i", "var_n", "ctrl__start"):
@@ -81,7 +81,7 @@ def test_timeout_is_a_simulation_timeout():
     require_simulator("icarus")
     kernel, examples = load("vsum")
     with pytest.raises(SimulationTimeout, match="not raised within 3 cycles") as info:
-        run_cocotb(kernel, examples[0], simulator="icarus", max_cycles=3)
+        run(kernel, examples[0], backend="icarus", max_cycles=3)
     assert isinstance(info.value, CocotbTimeout)
 
 
@@ -90,9 +90,9 @@ def test_bad_arguments_are_reported_before_building():
     args = dict(examples[0])
     args["a"] = args["a"][:-1]
     with pytest.raises(ValueError):
-        run_cocotb(kernel, args, simulator="icarus")
-    with pytest.raises(ValueError, match="not 'ghdl'"):
-        run_cocotb(kernel, examples[0], simulator="ghdl")
+        run(kernel, args, backend="icarus")
+    with pytest.raises(ValueError, match="'ghdl'"):
+        run(kernel, examples[0], backend="ghdl")
 
 
 @pytest.mark.slow
