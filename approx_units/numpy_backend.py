@@ -6,7 +6,11 @@ long as no node is wider than 64 bits; wider graphs are refused.
 
 Operands are processed in blocks of :data:`BLOCK` elements so that the
 intermediate arrays of a whole graph stay in the CPU cache; constants stay
-numpy scalars and broadcast.
+numpy scalars and broadcast. Temporaries a node creates are reduced in place,
+constant parts of concatenations are folded, comparison results stay boolean
+arrays for the 1-bit logic and multiplexer selects that consume them, and
+leading-one positions come from float64 exponents; all of this is bit-identical
+to the plain definitions (tests/units/test_numpy_backend_speed_paths.py).
 """
 
 from __future__ import annotations
@@ -28,11 +32,36 @@ def _mask(width: int) -> np.uint64:
     return np.uint64((1 << width) - 1)
 
 
+def _owned(value) -> bool:
+    """True for a non-scalar array (a fresh temporary can then be updated in place)."""
+    return isinstance(value, np.ndarray) and value.ndim > 0
+
+
 def _wrap(value, width: int, natural_width: int):
-    """``value mod 2**width``, skipped when ``value`` cannot reach ``2**width``."""
+    """``value mod 2**width``, skipped when ``value`` cannot reach ``2**width``.
+
+    ``value`` must be a fresh temporary: it is reduced in place.
+    """
     if width >= 64 or natural_width <= width:
         return value
+    if _owned(value):
+        np.bitwise_and(value, _mask(width), out=value)
+        return value
     return value & _mask(width)
+
+
+def _or(acc, acc_owned, value, value_owned):
+    """``acc | value``, in place into whichever operand is a fresh temporary of the full shape."""
+    if acc_owned and _owned(value) and acc.shape == np.broadcast_shapes(acc.shape, value.shape):
+        acc |= value
+        return acc
+    if value_owned and _owned(acc) and value.shape == np.broadcast_shapes(acc.shape, value.shape):
+        value |= acc
+        return value
+    if acc_owned and not _owned(value):
+        acc |= value
+        return acc
+    return acc | value
 
 
 def _shift_left(value, amount, node):
@@ -45,21 +74,39 @@ def _shift_left(value, amount, node):
 
 
 def _shift_right(value, amount, node):
+    if (1 << node.args[1].width) - 1 < 64:
+        return np.right_shift(value, amount)
+    if node.args[0].width < 64:
+        # A value below 2**63 shifted right by 63 is already 0: clamping the
+        # amount avoids numpy's undefined shifts by >= 64 in a single pass.
+        return np.right_shift(value, np.minimum(amount, np.uint64(63)))
     shifted = np.right_shift(value, amount)
-    if (1 << node.args[1].width) - 1 >= 64:
-        shifted = np.where(amount < np.uint64(64), shifted, np.uint64(0))
-    return shifted
+    return np.where(amount < np.uint64(64), shifted, np.uint64(0))
+
+
+def _leading_one_float(value):
+    """Leading-one position of values below ``2**53`` (0 for 0), from float64 exponents.
+
+    Such integers convert to float64 exactly, so the biased exponent field is
+    ``1023 + position``; 0 converts to +0.0, whose exponent field is 0.
+    """
+    bits = np.asarray(value, dtype=np.float64).view(np.uint64)
+    if bits.ndim == 0:
+        return np.uint64(max(int(bits) >> 52, 1023) - 1023)
+    bits >>= np.uint64(52)
+    np.maximum(bits, np.uint64(1023), out=bits)
+    bits -= np.uint64(1023)
+    return bits
 
 
 def _leading_one(value, width):
+    """Position of the leading one of each ``width``-bit ``value`` (0 for 0); exact for any width <= 64."""
     if width <= 53:
-        # Exact: integers below 2**53 are exact in float64; frexp(0) gives exponent 0.
-        exponent = np.frexp(np.asarray(value, dtype=np.float64))[1]
-        return np.maximum(exponent - 1, 0).astype(np.uint64)
-    position = np.zeros(np.shape(value), dtype=np.uint64)
-    for i in range(1, width):
-        position += (value >> np.uint64(i)) != 0
-    return position
+        return _leading_one_float(value)
+    value = np.asarray(value, dtype=np.uint64)
+    high = value >> np.uint64(32)
+    low = value & np.uint64(0xFFFFFFFF)
+    return np.where(high != 0, _leading_one_float(high) + np.uint64(32), _leading_one_float(low))
 
 
 def _evaluate_nodes(nodes, inputs: dict, values: dict):
@@ -68,10 +115,71 @@ def _evaluate_nodes(nodes, inputs: dict, values: dict):
         return _evaluate_nodes_wrapping(nodes, inputs, values)
 
 
+def _cat(node, args):
+    """Concatenation: constant parts folded into one constant, fresh temporaries OR-ed in place."""
+    constant = 0
+    acc, acc_owned = None, False
+    offset = 0
+    for part, value in zip(node.args, args):
+        if not _owned(value):
+            constant |= int(value) << offset
+        else:
+            shifted, owned = (value << np.uint64(offset), True) if offset else (value, False)
+            if acc is None:
+                acc, acc_owned = shifted, owned
+            else:
+                acc = _or(acc, acc_owned, shifted, owned)
+                acc_owned = True
+        offset += part.width
+    if acc is None:
+        return np.uint64(constant)
+    if constant:
+        acc = _or(acc, acc_owned, np.uint64(constant), False)
+    return acc
+
+
+def _is_flags(value) -> bool:
+    """True for a boolean array: a 1-bit node's value kept as flags (see below)."""
+    return isinstance(value, np.ndarray) and value.dtype == np.bool_
+
+
+def _as_uint64(value):
+    return value.astype(np.uint64) if _is_flags(value) else value
+
+
 def _evaluate_nodes_wrapping(nodes, inputs, values):
+    # Comparisons leave boolean arrays (one byte per element), which logic on
+    # 1-bit values and multiplexer selects use directly; any other consumer
+    # sees them as uint64 0/1 (converted once per evaluation and kept).
+    wide = {}
     for node in nodes:
         op, w = node.op, node.width
-        args = [values[a] for a in node.args]
+        raw = [values[a] for a in node.args]
+        if op in ("and", "or", "xor", "not") and raw and all(_is_flags(v) for v in raw):
+            if op == "not":
+                result = np.logical_not(raw[0])
+            elif op == "and":
+                result = raw[0] & raw[1]
+            elif op == "or":
+                result = raw[0] | raw[1]
+            else:
+                result = raw[0] ^ raw[1]
+            values[node] = result
+            continue
+        if op == "mux" and _is_flags(raw[0]):
+            values[node] = np.where(raw[0], _as_uint64(raw[1]), _as_uint64(raw[2]))
+            continue
+        if op in ("eq", "lt"):
+            result = (raw[0] == raw[1]) if op == "eq" else (raw[0] < raw[1])
+            values[node] = result if _is_flags(result) and result.ndim else np.uint64(result)
+            continue
+        args = []
+        for a, v in zip(node.args, raw):
+            if _is_flags(v):
+                if a not in wide:
+                    wide[a] = v.astype(np.uint64)
+                v = wide[a]
+            args.append(v)
         widths = [a.width for a in node.args]
         if op == "input":
             result = inputs[node.attrs[0]]
@@ -96,21 +204,19 @@ def _evaluate_nodes_wrapping(nodes, inputs, values):
         elif op == "shr":
             result = _shift_right(args[0], args[1], node)
         elif op == "slice":
-            result = _wrap(args[0] >> np.uint64(node.attrs[0]), w, widths[0] - node.attrs[0])
+            lo = node.attrs[0]
+            if lo:
+                result = _wrap(args[0] >> np.uint64(lo), w, widths[0] - lo)
+            elif widths[0] <= w:
+                result = args[0]
+            else:
+                result = args[0] & _mask(w)
         elif op == "cat" and widths[0] == 1 and all(a is node.args[0] for a in node.args):
             result = args[0] * _mask(len(args))              # a replicated bit
         elif op == "cat":
-            result = np.uint64(0)
-            offset = 0
-            for part, value in zip(node.args, args):
-                result = result | (value << np.uint64(offset)) if offset else result | value
-                offset += part.width
+            result = _cat(node, args)
         elif op == "mux":
             result = np.where(args[0] != 0, args[1], args[2])
-        elif op == "eq":
-            result = (args[0] == args[1]).astype(np.uint64)
-        elif op == "lt":
-            result = (args[0] < args[1]).astype(np.uint64)
         elif op == "lod":
             result = _leading_one(args[0], widths[0])
         elif op == "lookup":
