@@ -19,7 +19,7 @@ import numpy as np
 
 from .dataflow import Graph
 
-__all__ = ["evaluate", "MAX_WIDTH", "BLOCK"]
+__all__ = ["evaluate", "evaluate_tiles", "MAX_WIDTH", "BLOCK"]
 
 #: The widest node this interpreter can hold exactly.
 MAX_WIDTH = 64
@@ -266,24 +266,78 @@ def evaluate(graph: Graph, inputs: dict) -> np.ndarray:
     ValueError
         If a node of the graph is wider than :data:`MAX_WIDTH` bits.
     """
+    _check_widths(graph)
+    shape = np.broadcast_shapes(*(np.shape(value) for value in inputs.values()))
+    arrays = _as_2d(inputs)
+    output = np.empty(np.broadcast_shapes(*(a.shape for a in arrays.values())), dtype=np.uint64)
+    for rows, cols, tile in _tiles(graph, arrays):
+        output[rows, cols] = tile
+    return output.reshape(shape)
+
+
+def evaluate_tiles(graph: Graph, inputs: dict):
+    """Evaluate ``graph`` one cache-sized tile at a time, for callers that reduce the output.
+
+    A consumer that only needs a reduction of the output (the error engine's
+    sums) can process each tile while it is still in the cache, instead of
+    reading a whole output array back from memory.
+
+    Parameters
+    ----------
+    graph : Graph
+        A traced unit.
+    inputs : dict of str to numpy.ndarray
+        Arrays of at most two dimensions that broadcast together to ``(R, C)``;
+        a 1-D array of ``n`` values counts as the column ``(n, 1)``.
+
+    Yields
+    ------
+    rows, cols : slice
+        The part of the ``(R, C)`` output this tile covers.
+    tile : numpy.ndarray of uint64
+        The output bit patterns of that part, shape ``(len(rows), len(cols))``.
+        It may be a view of an input or of a value shared between tiles: do not
+        modify it.
+
+    Raises
+    ------
+    ValueError
+        If a node is wider than :data:`MAX_WIDTH` bits, or an input has more
+        than two dimensions.
+    """
+    _check_widths(graph)
+    if any(np.ndim(value) > 2 for value in inputs.values()):
+        raise ValueError(f"tiled evaluation takes inputs of at most 2 dimensions, got shapes "
+                         f"{[np.shape(value) for value in inputs.values()]}")
+    return _tiles(graph, _as_2d(inputs))
+
+
+def _check_widths(graph: Graph) -> None:
     too_wide = [n for n in graph.nodes if n.width > MAX_WIDTH]
     if too_wide:
         node = too_wide[0]
         raise ValueError(f"the numpy model holds at most {MAX_WIDTH}-bit values, but "
                          f"node #{node.index} ({node.op}) is {node.width} bits wide")
+
+
+def _as_2d(inputs: dict) -> dict:
+    """The inputs as ``uint64`` arrays of two dimensions that broadcast together."""
     arrays = {name: np.asarray(value, dtype=np.uint64) for name, value in inputs.items()}
     shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
     if len(shape) > 2:
         flat = np.broadcast_arrays(*arrays.values())
-        arrays = dict(zip(arrays, (np.ascontiguousarray(a).reshape(-1, 1) for a in flat)))
-    elif len(shape) <= 1:
+        return dict(zip(arrays, (np.ascontiguousarray(a).reshape(-1, 1) for a in flat)))
+    if len(shape) <= 1:
         # A vector of pairs (or one pair): blocks run down the rows.
-        arrays = {name: a.reshape(-1, 1) for name, a in arrays.items()}
-    else:
-        arrays = {name: a.reshape((1,) * (2 - a.ndim) + a.shape) for name, a in arrays.items()}
-    rows_total, cols_total = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-    blocked = {name for name, a in arrays.items() if a.shape[0] > 1}
+        return {name: a.reshape(-1, 1) for name, a in arrays.items()}
+    return {name: a.reshape((1,) * (2 - a.ndim) + a.shape) for name, a in arrays.items()}
 
+
+def _tiles(graph: Graph, arrays: dict):
+    rows_total, cols_total = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    if rows_total * cols_total == 0:
+        return
+    blocked = {name for name, a in arrays.items() if a.shape[0] > 1}
     depends = {}
     for node in graph.nodes:
         depends[node] = ({node.attrs[0]} if node.op == "input" else set()).union(
@@ -292,9 +346,6 @@ def evaluate(graph: Graph, inputs: dict) -> np.ndarray:
     varying = [n for n in graph.nodes if depends[n] & blocked]
     fixed_values = _evaluate_nodes(fixed, arrays, {})
 
-    output = np.empty((rows_total, cols_total), dtype=np.uint64)
-    if output.size == 0:
-        return output.reshape(shape)
     rows = max(1, BLOCK // cols_total)
     cols = min(cols_total, BLOCK)
     for row in range(0, rows_total, rows):
@@ -303,5 +354,8 @@ def evaluate(graph: Graph, inputs: dict) -> np.ndarray:
                      for name, a in arrays.items()}
             values = {node: _tile(v, col, cols, None, rows) for node, v in fixed_values.items()}
             _evaluate_nodes(varying, block, values)
-            output[row:row + rows, col:col + cols] = values[graph.output]
-    return output.reshape(shape)
+            tile_rows = slice(row, min(row + rows, rows_total))
+            tile_cols = slice(col, min(col + cols, cols_total))
+            tile = np.broadcast_to(_as_uint64(np.asarray(values[graph.output])),
+                                   (tile_rows.stop - row, tile_cols.stop - col))
+            yield tile_rows, tile_cols, tile
