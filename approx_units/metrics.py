@@ -50,6 +50,29 @@ def _errors(exact, approx):
     return (approx.astype(np.uint64) - exact.astype(np.uint64)).view(np.int64)
 
 
+def _squared_and_relative_sums(error, magnitude, nonzero: int) -> dict:
+    """``sum_sq`` and the relative-error fields of :class:`ErrorStats`.
+
+    ``error`` and ``magnitude`` (``|exact|``) are 1-D float64 arrays of the same
+    size, both fresh temporaries: they are overwritten. ``nonzero`` counts the
+    non-zero magnitudes.
+    """
+    # Plain ufunc passes rather than np.dot: a multithreaded BLAS costs far more
+    # than it saves on cache-sized arrays, and more still when the cores are busy.
+    if nonzero < error.size:
+        # e / inf == 0: pairs whose exact result is zero add nothing to the relative
+        # sums, which leaves them out without compacting the arrays.
+        np.copyto(magnitude, np.inf, where=magnitude == 0)
+    relative = np.divide(error, magnitude, out=magnitude)
+    sum_signed_rel = float(relative.sum())
+    sum_sq = float(np.multiply(error, error, out=error).sum())
+    sum_rel_sq = float(np.multiply(relative, relative, out=error).sum())
+    np.abs(relative, out=relative)
+    return {"sum_sq": sum_sq, "nonzero": nonzero, "sum_rel": float(relative.sum()),
+            "sum_rel_sq": sum_rel_sq, "sum_signed_rel": sum_signed_rel,
+            "max_rel": float(relative.max()) if relative.size else 0.0}
+
+
 @dataclass
 class ErrorStats:
     """Mergeable partial sums of an error distribution.
@@ -91,30 +114,30 @@ class ErrorStats:
     frac_bits: int | None = None
 
     @classmethod
-    def _from_errors(cls, error, exact_magnitude, max_abs, excluded=0):
-        error = np.asarray(error, dtype=np.float64).ravel()
-        magnitude = np.asarray(exact_magnitude, dtype=np.float64).ravel()
-        nonzero = magnitude != 0
-        rel_signed = error[nonzero] / magnitude[nonzero]
-        rel = np.abs(rel_signed)
-        return cls(count=int(error.size), errors=int(np.count_nonzero(error)),
-                   sum_abs=float(np.abs(error).sum()), sum_err=float(error.sum()),
-                   sum_sq=float(np.square(error).sum()), max_abs=max_abs,
-                   nonzero=int(nonzero.sum()), sum_rel=float(rel.sum()),
-                   sum_rel_sq=float(np.square(rel).sum()),
-                   sum_signed_rel=float(rel_signed.sum()),
-                   max_rel=float(rel.max()) if rel.size else 0.0, excluded=excluded)
-
-    @classmethod
     def of(cls, exact, approx) -> "ErrorStats":
         """Statistics of integer results ``approx`` against integer ``exact`` (same shape)."""
         exact = np.asarray(exact)
-        error = _errors(exact, approx)
-        magnitude = np.abs(exact.astype(np.float64))
-        max_abs = int(np.abs(error).max()) if error.size else 0
-        if error.size and error.min() == np.iinfo(np.int64).min:
+        error = _errors(exact, approx).ravel()
+        count = int(error.size)
+        if count == 0:
+            return cls()
+        abs_error = np.abs(error)
+        # abs(-2**63) wraps to -2**63, which reads as 2**63 unsigned: the overflow shows as the maximum.
+        max_abs = int(abs_error.view(np.uint64).max())
+        if max_abs >= 1 << 63:
             raise OverflowError("an error does not fit in 64 bits")
-        return cls._from_errors(error, magnitude, max_abs)
+        if max_abs * count < 1 << 63:
+            # Exact integer sums, rounded once (no int64 overflow is possible).
+            sum_abs, sum_err = float(int(abs_error.sum())), float(int(error.sum()))
+        else:
+            sum_abs, sum_err = float(abs_error.sum(dtype=np.float64)), float(error.sum(dtype=np.float64))
+        exact = exact.ravel()
+        magnitude = exact.astype(np.float64)
+        if exact.dtype.kind != "u":
+            np.abs(magnitude, out=magnitude)
+        return cls(count=count, errors=int(np.count_nonzero(error)), sum_abs=sum_abs, sum_err=sum_err,
+                   max_abs=max_abs, **_squared_and_relative_sums(error.astype(np.float64), magnitude,
+                                                                 int(np.count_nonzero(exact))))
 
     @classmethod
     def of_quotient(cls, a, b, quotient, *, frac_bits: int = 0) -> "ErrorStats":
@@ -126,8 +149,12 @@ class ErrorStats:
         keep = b != 0
         real = a[keep].astype(np.float64) / b[keep].astype(np.float64) * float(2 ** frac_bits)
         error = quotient[keep].astype(np.float64) - real
-        max_abs = float(np.abs(error).max()) if error.size else 0.0
-        return cls._from_errors(error, np.abs(real), max_abs, excluded=int((~keep).sum()))
+        abs_error = np.abs(error)
+        return cls(count=int(error.size), errors=int(np.count_nonzero(error)),
+                   sum_abs=float(abs_error.sum()), sum_err=float(error.sum()),
+                   max_abs=float(abs_error.max()) if error.size else 0.0,
+                   excluded=int(keep.size - np.count_nonzero(keep)),
+                   **_squared_and_relative_sums(error, np.abs(real, out=real), int(np.count_nonzero(real))))
 
     def merge(self, other: "ErrorStats") -> "ErrorStats":
         """Statistics of the union of both populations."""
