@@ -280,9 +280,46 @@ def _integer_quotient(a: np.ndarray, b: np.ndarray, frac_bits: int, signed: bool
 
 
 def _stats_of(operator, a: np.ndarray, b: np.ndarray) -> _Accumulator:
-    """The statistics of one chunk of operand pairs."""
+    """The statistics of a set of operand pairs: ``a`` and ``b`` of equal length, or a column and a row.
+
+    A column ``a[:, None]`` and a row ``b[None, :]`` stand for every pair of their values.
+    """
+    stats = None
+    for a_part, b_part, approx in _model_tiles(operator, a, b):
+        tile = _tile_stats(operator, a_part, b_part, approx)
+        stats = tile if stats is None else stats.merge(tile)
+    return stats
+
+
+def _model_tiles(operator, a: np.ndarray, b: np.ndarray):
+    """``(a, b, model output)`` for cache-sized parts of the pairs, which broadcast to 2-D.
+
+    A traced library unit is evaluated tile by tile (:func:`numpy_backend.evaluate_tiles`),
+    so each tile's statistics are taken while the tile is still in the cache, and the
+    per-operand logic of an outer product runs once per operand value.  Other operators
+    (Verilog netlists) get the pairs spelled out in one call.
+    """
+    from .unit import Unit
+    a, b = (x.reshape(-1, 1) if x.ndim == 1 else x for x in (np.asarray(a), np.asarray(b)))
+    if not isinstance(operator, Unit):
+        a_all, b_all = (x.ravel() for x in np.broadcast_arrays(a, b))
+        yield a_all, b_all, np.asarray(operator.model(a_all, b_all))
+        return
+    from .numpy_backend import evaluate_tiles
+    pattern_a, pattern_b = operator.to_patterns(a, b)
+    for rows, cols, tile in evaluate_tiles(operator.graph, {"a": pattern_a, "b": pattern_b}):
+        yield _part(a, rows, cols), _part(b, rows, cols), operator.from_pattern(tile)
+
+
+def _part(operand: np.ndarray, rows: slice, cols: slice) -> np.ndarray:
+    """The part of a 2-D ``operand`` that the tile ``rows x cols`` of the broadcast pairs reads."""
+    return operand[rows if operand.shape[0] > 1 else slice(None),
+                   cols if operand.shape[1] > 1 else slice(None)]
+
+
+def _tile_stats(operator, a: np.ndarray, b: np.ndarray, approx: np.ndarray) -> _Accumulator:
+    """The statistics of model results ``approx`` for the operands ``a`` and ``b`` (broadcasting)."""
     from .metrics import ErrorStats
-    approx = operator.model(a, b)
     if operator.kind == "add":
         return _Accumulator({"exact": ErrorStats.of(a + b, approx)})
     if operator.kind == "mul":
@@ -291,6 +328,7 @@ def _stats_of(operator, a: np.ndarray, b: np.ndarray) -> _Accumulator:
         return _Accumulator({"exact": ErrorStats.of(exact, approx)})
     if operator.kind != "div":
         raise ValueError(f"unit kind must be add, mul or div, not {operator.kind!r}")
+    a, b, approx = (x.ravel() for x in np.broadcast_arrays(a, b, approx))
     keep = b != 0
     exact = _integer_quotient(a[keep], b[keep], _frac_bits(operator), _is_signed(operator))
     integer = ErrorStats.of(exact, approx[keep])
@@ -301,9 +339,9 @@ def _stats_of(operator, a: np.ndarray, b: np.ndarray) -> _Accumulator:
 
 def _exhaustive_task(subject, a_lo: int, a_hi: int, b_range: tuple[int, int]):
     operator = _operator(subject)
-    b = np.arange(*b_range, dtype=np.int64)
-    a = np.repeat(np.arange(a_lo, a_hi, dtype=np.int64), b.size)
-    return _stats_of(operator, a, np.tile(b, a_hi - a_lo)), a.size
+    a = np.arange(a_lo, a_hi, dtype=np.int64)[:, None]
+    b = np.arange(*b_range, dtype=np.int64)[None, :]
+    return _stats_of(operator, a, b), a.size * b.size
 
 
 def _sampled_task(subject, distribution, seed, count: int, ranges):

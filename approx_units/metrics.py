@@ -47,7 +47,8 @@ def _errors(exact, approx):
         raise TypeError("use ErrorStats.of_quotient for real-valued references")
     # Wrapping uint64 subtraction reinterpreted as int64 is exact for any
     # int64/uint64 inputs as long as the true difference fits in int64.
-    return (approx.astype(np.uint64) - exact.astype(np.uint64)).view(np.int64)
+    return np.subtract(approx.astype(np.uint64, copy=False),
+                       exact.astype(np.uint64, copy=False)).view(np.int64)
 
 
 def _squared_and_relative_sums(error, magnitude, nonzero: int) -> dict:
