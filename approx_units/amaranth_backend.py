@@ -2,7 +2,11 @@
 
 Every node becomes an unsigned signal of the node's width driven by the
 Amaranth expression with the same meaning (see :mod:`approx_units.dataflow`).
-Pipeline registers are placed by :func:`approx_units.dataflow.partition`.
+Pipeline registers are placed by :func:`approx_units.dataflow.pipeline`, which
+may first rebuild wide operations of a pipelined unit from narrower ones
+(:func:`approx_units.dataflow.lower`) so that registers can go inside them;
+the numpy model keeps interpreting the graph as traced, and the two agree bit
+for bit (tests/units/test_pipelining.py).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Shape, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .dataflow import Graph, partition
+from .dataflow import Graph, pipeline
 
 __all__ = ["UnitSignature", "UnitComponent"]
 
@@ -139,8 +143,8 @@ class UnitComponent(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        graph, stages = self._graph, self._stages
-        cut = partition(graph, stages)
+        graph, cut = pipeline(self._graph, self._stages)
+        stages = self._stages
         ports = {"a": self.a.as_unsigned(), "b": self.b.as_unsigned()}
 
         # A node used once, in its own segment, is inlined into its consumer's

@@ -21,15 +21,48 @@ Signed units reinterpret bit patterns at their ports only.
 Pipelining
 ----------
 :func:`partition` places pipeline registers. Each operation has a delay
-estimate in "LUT levels" (:func:`node_delay`): wiring (slices, concatenation,
-constants) is free, bitwise logic, multiplexers and table look-ups cost one
-level, a carry chain costs one level plus one per 16 bits, a barrel shifter
-one level per bit of shift amount. Nodes are visited in topological order and
-packed greedily into segments whose delay does not exceed a target; the
-smallest target that needs at most ``stages + 1`` segments is found by
-bisection. Every value used in a later segment than the one that computes it
-is registered once per segment boundary it crosses, so every path from an
-input to the output crosses exactly ``stages`` registers.
+estimate in ns (:func:`operand_delays`, :func:`node_delay`). Nodes are
+visited in topological order and packed greedily into segments whose delay
+does not exceed a target; the smallest target that needs at most
+``stages + 1`` segments is found by bisection. Every value used in a later
+segment than the one that computes it is registered once per segment
+boundary it crosses, so every path from an input to the output crosses
+exactly ``stages`` registers.
+
+Registers can only go between nodes, so one wide node (a barrel shifter, a
+256-entry table, a 32-bit leading-one detector) bounds the clock period of
+any pipeline. :func:`pipeline` therefore first rebuilds such nodes from
+narrower ones (:func:`lower`: a shifter's multiplexer levels, a table's
+multiplexer tree over LUT4-sized tables, a leading-one detector's tree),
+but only those of the slowest segment and only while that shortens the
+estimated critical path; combinational units are never lowered. The numpy
+model interprets the graph as traced; the lowered graph computes the same
+function bit for bit.
+
+Delay model
+-----------
+Calibrated with ``benchmarks/units_delay_calibration.py``: each operation
+alone between the input and output registers of the synthesis timing
+wrapper, ``synth_ecp5 -nodsp -nowidelut`` and ``nextpnr-ecp5 --25k
+--package CABGA256 --seed 1`` (speed grade 6), its register-to-register
+path minus that of a bare wire (1.05 ns). Measured (ns), and the model::
+
+    operation                      measured                      model
+    mux, select fanout 1/4/16/64   0.66 / 0.69 / 1.94 / 2.96     0.95 + 0.3 log2(fanout / 4)
+    and, 16 bits                   0.52                          0.5 (all bitwise logic)
+    add 8/16/32/64 bits            1.79 / 2.07 / 2.67 / 3.84     1.5 + 0.035 per bit
+    sub 16/64 bits                 2.07 / 3.75                   (as add)
+    lt 8/32 bits                   2.39 / 3.40                   2.05 + 0.042 per bit
+    eq (zero test) 8/32 bits       1.63 / 2.90                   0.635 log2(w) - 0.27
+    lod 8/16/32 bits               2.03 / 3.74 / 5.75            1.86 log2(w) - 3.55
+    lookup, 4/6/8 index bits       0.78 / 3.58 / 5.41            0.95 + 1.15 per bit above 4
+    shl 32 bits by 1/2/3/5 bits    1.36 / 2.09 / 3.16 / 5.13     0.95 per level, plus the
+    shr 64 bits by 6 bits          6.01                            amount's fanout (as mux)
+    mul 4x4 / 6x6 / 8x8            4.58 / 5.71 / 7.17            2.0 + 0.65 per bit
+
+Place and route of a single seed scatters by about +-0.5 ns (a 32-bit
+1-level shifter measured faster than a 16-bit multiplexer), which bounds the
+model's accuracy; within a large unit, routes are longer than in isolation.
 """
 
 from __future__ import annotations
@@ -37,8 +70,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["Node", "Graph", "Ops", "trace", "node_delay", "arrival_times",
-           "partition", "Partition"]
+__all__ = ["Node", "Graph", "Ops", "trace", "operand_delays", "node_delay", "arrival_times",
+           "lowerable", "lower", "partition", "Partition", "pipeline", "LEAF_INDEX_BITS"]
 
 
 @dataclass(eq=False)
@@ -261,35 +294,204 @@ def trace(description, *, a_width: int, b_width: int, **params) -> Graph:
     return ops.graph
 
 
-# -- delay model and pipelining ---------------------------------------------
+# -- delay model ----------------------------------------------------------------
+
+#: Delay constants in ns on ECP5 (LFE5U-25F, speed grade 6) after place and
+#: route; where they come from is in the module docstring.
+_DELAY = {
+    "lut": 0.95,            # a data path through one LUT4 level (mux, shifter stage, table leaf)
+    "logic": 0.5,           # bitwise logic, usually merged into a neighbouring LUT
+    "fanout": 0.3,          # per doubling of a select's fanout beyond 4 LUTs
+    "carry": 1.5,           # add/sub: entering and leaving the CCU2C chain
+    "carry_per_bit": 0.035,
+    "compare": 2.05,        # lt: a carry chain plus the LUT that reads its carry out
+    "compare_per_bit": 0.042,
+    "eq_per_log2": 0.635,   # a tree of LUT4s; eq 8: 1.63, eq 32: 2.90
+    "eq": -0.27,
+    "lod_per_log2": 1.86,   # a priority chain; lod 8: 2.03, 16: 3.74, 32: 5.75
+    "lod": -3.55,
+    "table_per_bit": 1.15,  # each index bit beyond a LUT4's four: a mux level; lookup 8: 5.41
+    "mul": 2.0,             # Yosys' LUT-only array multiplier, measured up to 8 x 8
+    "mul_per_bit": 0.65,
+}
+
+#: A look-up table with this many index bits (or fewer) is one LUT4 per output bit.
+LEAF_INDEX_BITS = 4
+
+
+def _fanout_delay(fanout: int) -> float:
+    """Extra routing delay of a select or shift-amount net driving ``fanout`` LUTs."""
+    return _DELAY["fanout"] * max(0.0, math.log2(fanout / 4))
+
+
+def _shift_stages(node: Node) -> int:
+    """Multiplexer levels of a barrel shifter: one per useful amount bit, one more
+    (zeroing the result) if the amount has bits worth the whole width or more."""
+    amount_bits = node.args[1].width
+    useful = min(amount_bits, _bits_for(node.width - 1)) if node.width > 1 else 0
+    return useful + (1 if amount_bits > useful else 0)
+
+
+def operand_delays(node: Node) -> tuple:
+    """Estimated delay (ns) from each operand of ``node`` to its result.
+
+    Most operations are as slow from every operand; a multiplexer's select and
+    a shifter's amount also pay for their fanout (one LUT per result bit).
+    """
+    op, args = node.op, node.args
+    if op in ("input", "const", "slice", "cat"):
+        return (0.0,) * len(args)
+    if op in ("and", "or", "xor", "not"):
+        return (_DELAY["logic"],) * len(args)
+    if op == "mux":
+        return (_DELAY["lut"] + _fanout_delay(node.width), _DELAY["lut"], _DELAY["lut"])
+    if op in ("shl", "shr"):
+        data = _DELAY["lut"] * _shift_stages(node)
+        return (data, data + _fanout_delay(node.width))
+    width = max(a.width for a in args)
+    if op in ("add", "sub"):
+        delay = _DELAY["carry"] + _DELAY["carry_per_bit"] * width
+    elif op == "lt":
+        delay = _DELAY["compare"] + _DELAY["compare_per_bit"] * width
+    elif op == "eq":
+        delay = max(_DELAY["logic"], _DELAY["eq"] + _DELAY["eq_per_log2"] * math.log2(max(2, width)))
+    elif op == "lod":
+        delay = max(_DELAY["lut"], _DELAY["lod"] + _DELAY["lod_per_log2"] * math.log2(max(2, width)))
+    elif op == "lookup":
+        delay = _DELAY["lut"] + _DELAY["table_per_bit"] * max(0, width - LEAF_INDEX_BITS)
+    elif op == "mul":
+        delay = _DELAY["mul"] + _DELAY["mul_per_bit"] * min(a.width for a in args)
+    else:
+        raise AssertionError(f"no delay estimate for operation {op!r}")
+    return (delay,) * len(args)
+
 
 def node_delay(node: Node) -> float:
-    """Estimated delay of one operation, in LUT levels (see the module docstring)."""
-    op = node.op
-    if op in ("input", "const", "slice", "cat"):
-        return 0.0
-    if op in ("add", "sub", "lt"):
-        return 1.0 + max(a.width for a in node.args) / 16
-    if op == "eq":
-        return float(max(1, math.ceil(math.log(node.args[0].width, 4))))     # a tree of 4-input LUTs
-    if op in ("shl", "shr"):
-        return float(node.args[1].width)
-    if op == "lod":
-        return 1.0 + math.ceil(math.log2(max(2, node.args[0].width)))
-    if op == "mul":
-        wa, wb = (a.width for a in node.args)
-        return 1.0 + math.ceil(math.log2(max(2, min(wa, wb)))) * (1 + (wa + wb) / 16)
-    return 1.0      # bitwise logic, mux, lookup
+    """Estimated delay (ns) of one operation: from its slowest operand to its result."""
+    return max(operand_delays(node), default=0.0)
 
 
 def arrival_times(graph: Graph) -> dict:
-    """Combinational arrival time of every node (LUT levels), keyed by node."""
+    """Combinational arrival time (ns after the inputs) of every node, keyed by node."""
     times = {}
     for node in graph.nodes:
-        start = max((times[a] for a in node.args), default=0.0)
-        times[node] = start + node_delay(node)
+        times[node] = max((times[a] + d for a, d in zip(node.args, operand_delays(node))),
+                          default=0.0)
     return times
 
+
+# -- lowering: wide operations as chains of narrow ones -----------------------------
+
+def _lower_shift(ops: Ops, node: Node, value: Node, amount: Node) -> Node:
+    # A logarithmic shifter, one multiplexer per amount bit: the structure
+    # synthesis builds anyway, with a node (so a place to cut) per level.
+    width, left = node.width, node.op == "shl"
+    x = ops.zext(value, width) if left else value
+    useful = min(amount.width, _bits_for(width - 1)) if width > 1 else 0
+    if amount.width > useful:       # shifting by the whole width or more leaves nothing
+        in_range = ops.eq(ops.slice(amount, useful, amount.width), 0)
+        x = ops.mux(in_range, x, ops.const(0, width))
+    for i in range(useful):
+        step = 1 << i
+        if left:
+            shifted = ops.cat(ops.const(0, step), ops.slice(x, 0, width - step))
+        else:
+            shifted = ops.cat(ops.slice(x, step, width), ops.const(0, step))
+        x = ops.mux(ops.bit(amount, i), shifted, x)
+    return x
+
+
+def _lower_lookup(ops: Ops, node: Node, index: Node) -> Node:
+    # Tables of LEAF_INDEX_BITS index bits (one LUT4 per output bit) under a
+    # multiplexer tree on the remaining index bits, most significant at the root.
+    def subtable(entries, bits):
+        if len(set(entries)) == 1:
+            return ops.const(entries[0], node.width)
+        if bits <= LEAF_INDEX_BITS:
+            return ops.lookup(ops.slice(index, 0, bits), entries, node.width)
+        half = len(entries) // 2
+        return ops.mux(ops.bit(index, bits - 1), subtable(entries[half:], bits - 1),
+                       subtable(entries[:half], bits - 1))
+    return ops.zext(subtable(list(node.attrs), index.width), node.width)
+
+
+def _lower_lod(ops: Ops, node: Node, value: Node) -> Node:
+    # Split at the largest power of two below the width: the upper part's
+    # leading one, if it has one, else the lower part's, with a top bit saying which.
+    def tree(x):
+        if x.width <= LEAF_INDEX_BITS:
+            return ops.lod(x)
+        low_width = 1 << (x.width - 1).bit_length() - 1
+        low, high = ops.slice(x, 0, low_width), ops.slice(x, low_width, x.width)
+        position_bits = low_width.bit_length() - 1
+        upper = ops.not_(ops.eq(high, 0))
+        below = ops.mux(upper, ops.zext(tree(high), position_bits), ops.zext(tree(low), position_bits))
+        return ops.cat(below, upper)
+    return ops.zext(tree(value), node.width)
+
+
+def _lower_sub(ops: Ops, node: Node, minuend: Node, subtrahend: Node) -> Node:
+    # (2**n - 1) - x is ~x in n bits: no carry chain.
+    n = minuend.width
+    return ops.zext(ops.not_(ops.zext(subtrahend, n)), node.width)
+
+
+def lowerable(node: Node) -> bool:
+    """Whether :func:`lower` has a narrower form for ``node``.
+
+    Barrel shifters, look-up tables with more than :data:`LEAF_INDEX_BITS`
+    index bits, leading-one detectors of more than that many bits, and
+    subtractions from an all-ones constant.
+    """
+    op = node.op
+    if op in ("shl", "shr"):
+        return _shift_stages(node) > 1
+    if op == "lookup":
+        return node.args[0].width > LEAF_INDEX_BITS
+    if op == "lod":
+        return node.args[0].width > LEAF_INDEX_BITS
+    if op == "sub":
+        minuend, subtrahend = node.args
+        return (minuend.op == "const" and minuend.attrs[0] == (1 << minuend.width) - 1
+                and subtrahend.width <= minuend.width and node.width <= minuend.width)
+    return False
+
+
+_LOWERINGS = {"shl": _lower_shift, "shr": _lower_shift, "lookup": _lower_lookup,
+              "lod": _lower_lod, "sub": _lower_sub}
+
+
+def lower(graph: Graph, nodes) -> Graph:
+    """A copy of ``graph`` in which each of ``nodes`` is rebuilt from narrower operations.
+
+    The result computes the same function bit for bit; the rebuilt operations
+    are the structures synthesis would produce for them (a shifter's
+    multiplexer levels, a table's multiplexer tree over LUT4-sized tables,
+    a leading-one detector's tree), but as separate nodes, so that
+    :func:`partition` can place registers inside them.
+
+    Parameters
+    ----------
+    graph : Graph
+    nodes : iterable of Node
+        Nodes of ``graph``; those that are not :func:`lowerable` are copied unchanged.
+    """
+    chosen = {node for node in nodes if lowerable(node)}
+    ops = Ops()
+    copy = {}
+    for node in graph.nodes:
+        args = [copy[a] for a in node.args]
+        if node.op == "input":
+            copy[node] = ops.input(node.attrs[0], node.width)
+        elif node in chosen:
+            copy[node] = _LOWERINGS[node.op](ops, node, *args)
+        else:
+            copy[node] = ops._node(node.op, args, node.width, node.attrs)
+    ops.graph.output = copy[graph.output]
+    return ops.graph
+
+
+# -- pipelining ---------------------------------------------------------------------
 
 @dataclass
 class Partition:
@@ -304,7 +506,7 @@ class Partition:
         segment ``s`` and used in segment ``t > s`` passes ``t - s`` registers.
         The output is taken after ``stages - segment[output]`` more registers.
     segment_delay : list of float
-        Estimated combinational delay of each segment (LUT levels).
+        Estimated combinational delay of each segment (ns).
     """
     stages: int
     segment: dict
@@ -321,18 +523,20 @@ def _pack(graph: Graph, target: float):
     for node in graph.nodes:
         if node.op == "const":
             continue    # constants exist in every segment and are never registered
-        live = [a for a in node.args if a.op != "const"]
-        seg = max((segment[a] for a in live), default=0)
-        start = max((local[a] for a in live if segment[a] == seg), default=0.0)
-        delay = node_delay(node)
-        if start > 0 and start + delay > target:
-            seg, start = seg + 1, 0.0
-        segment[node], local[node] = seg, start + delay
+        delays = operand_delays(node)
+        seg = max((segment[a] for a in node.args if a.op != "const"), default=0)
+        # An operand from an earlier segment arrives from a register, at time 0.
+        arrival = max((d + (local[a] if a.op != "const" and segment[a] == seg else 0.0)
+                       for a, d in zip(node.args, delays)), default=0.0)
+        started = any(a.op != "const" and segment[a] == seg and local[a] > 0 for a in node.args)
+        if started and arrival > target:
+            seg, arrival = seg + 1, max(delays)
+        segment[node], local[node] = seg, arrival
     count = max(segment.values()) + 1
-    delays = [0.0] * count
+    segment_delays = [0.0] * count
     for node, seg in segment.items():
-        delays[seg] = max(delays[seg], local[node])
-    return segment, delays
+        segment_delays[seg] = max(segment_delays[seg], local[node])
+    return segment, segment_delays
 
 
 def partition(graph: Graph, stages: int) -> Partition:
@@ -358,3 +562,32 @@ def partition(graph: Graph, stages: int) -> Partition:
     segment, delays = best
     delays = delays + [0.0] * (stages + 1 - len(delays))
     return Partition(stages, segment, delays)
+
+
+def pipeline(graph: Graph, stages: int) -> tuple:
+    """Lower what keeps the pipeline unbalanced, then partition: ``(graph, Partition)``.
+
+    Starting from ``graph``, the :func:`lowerable` nodes of the slowest
+    segment are lowered (:func:`lower`) as long as that shortens the
+    estimated critical path; if lowering those does not, all lowerable nodes
+    are tried once more. Operations that do not limit the clock stay whole,
+    and a combinational unit (``stages == 0``) is never lowered, so its
+    hardware is what its description says.
+    """
+    cut = partition(graph, stages)
+    if stages == 0:
+        return graph, cut
+    while True:
+        slowest = cut.segment_delay.index(cut.critical_path)
+        everywhere = [n for n in graph.nodes if lowerable(n)]
+        critical = [n for n in everywhere if cut.segment.get(n) == slowest]
+        for candidates in (critical, everywhere if len(everywhere) > len(critical) else []):
+            if not candidates:
+                continue
+            lowered = lower(graph, candidates)
+            lowered_cut = partition(lowered, stages)
+            if lowered_cut.critical_path < cut.critical_path - 1e-6:
+                graph, cut = lowered, lowered_cut
+                break
+        else:
+            return graph, cut
