@@ -1,8 +1,14 @@
 """Numpy interpreter of a traced :class:`~approx_units.dataflow.Graph`: the bit-exact model.
 
-Values are held in ``uint64`` arrays and reduced to each node's width after
-every operation that can exceed it, which reproduces the hardware exactly as
-long as no node is wider than 64 bits; wider graphs are refused.
+Values are held in one unsigned integer dtype per graph, the narrowest of
+``uint8`` .. ``uint64`` that holds its widest node, and reduced to each node's
+width after every operation that can exceed it. That is exact: every operation
+is bitwise, or shrinks its operand (slices, right shifts), or is arithmetic
+modulo ``2**d`` (add, sub, mul, left shift) whose result is then reduced
+modulo ``2**width`` with ``width <= d``. Shifts by ``d`` or more give 0 in
+numpy, as the hardware's do. Graphs with nodes wider than 64 bits are refused.
+A 16 x 16 multiplier (32-bit nodes) thus runs in ``uint32``, which moves half
+the bytes of ``uint64`` and fills twice the SIMD lanes.
 
 Operands are processed in blocks of :data:`BLOCK` elements so that the
 intermediate arrays of a whole graph stay in the CPU cache; constants stay
@@ -19,7 +25,7 @@ import numpy as np
 
 from .dataflow import Graph
 
-__all__ = ["evaluate", "evaluate_tiles", "MAX_WIDTH", "BLOCK"]
+__all__ = ["evaluate", "evaluate_tiles", "value_dtype", "MAX_WIDTH", "BLOCK"]
 
 #: The widest node this interpreter can hold exactly.
 MAX_WIDTH = 64
@@ -27,9 +33,17 @@ MAX_WIDTH = 64
 #: Elements evaluated at a time (a few dozen arrays of this size fit in L2).
 BLOCK = 1 << 16
 
+_DTYPES = (np.uint8, np.uint16, np.uint32, np.uint64)
 
-def _mask(width: int) -> np.uint64:
-    return np.uint64((1 << width) - 1)
+
+def value_dtype(graph: Graph) -> type:
+    """The unsigned dtype the interpreter holds ``graph``'s values in: the narrowest for its widest node."""
+    widest = graph.max_width
+    return next(t for t in _DTYPES if np.iinfo(t).bits >= widest)
+
+
+def _mask(width: int, dtype) -> np.unsignedinteger:
+    return dtype((1 << width) - 1)
 
 
 def _owned(value) -> bool:
@@ -37,17 +51,17 @@ def _owned(value) -> bool:
     return isinstance(value, np.ndarray) and value.ndim > 0
 
 
-def _wrap(value, width: int, natural_width: int):
+def _wrap(value, width: int, natural_width: int, dtype):
     """``value mod 2**width``, skipped when ``value`` cannot reach ``2**width``.
 
     ``value`` must be a fresh temporary: it is reduced in place.
     """
-    if width >= 64 or natural_width <= width:
+    if width >= np.iinfo(dtype).bits or natural_width <= width:
         return value
     if _owned(value):
-        np.bitwise_and(value, _mask(width), out=value)
+        np.bitwise_and(value, _mask(width, dtype), out=value)
         return value
-    return value & _mask(width)
+    return value & _mask(width, dtype)
 
 
 def _or(acc, acc_owned, value, value_owned):
@@ -62,26 +76,6 @@ def _or(acc, acc_owned, value, value_owned):
         acc |= value
         return acc
     return acc | value
-
-
-def _shift_left(value, amount, node):
-    width = node.width
-    shifted = np.left_shift(value, amount)
-    if (1 << node.args[1].width) - 1 >= 64:
-        # numpy (like C) leaves shifts by >= 64 undefined; they give 0 here.
-        shifted = np.where(amount < np.uint64(64), shifted, np.uint64(0))
-    return _wrap(shifted, width, node.args[0].width + (1 << node.args[1].width) - 1)
-
-
-def _shift_right(value, amount, node):
-    if (1 << node.args[1].width) - 1 < 64:
-        return np.right_shift(value, amount)
-    if node.args[0].width < 64:
-        # A value below 2**63 shifted right by 63 is already 0: clamping the
-        # amount avoids numpy's undefined shifts by >= 64 in a single pass.
-        return np.right_shift(value, np.minimum(amount, np.uint64(63)))
-    shifted = np.right_shift(value, amount)
-    return np.where(amount < np.uint64(64), shifted, np.uint64(0))
 
 
 def _leading_one_float(value):
@@ -100,7 +94,7 @@ def _leading_one_float(value):
 
 
 def _leading_one(value, width):
-    """Position of the leading one of each ``width``-bit ``value`` (0 for 0); exact for any width <= 64."""
+    """Position of the leading one of each ``width``-bit ``value`` (0 for 0), as ``uint64``; exact for any width <= 64."""
     if width <= 53:
         return _leading_one_float(value)
     value = np.asarray(value, dtype=np.uint64)
@@ -109,13 +103,13 @@ def _leading_one(value, width):
     return np.where(high != 0, _leading_one_float(high) + np.uint64(32), _leading_one_float(low))
 
 
-def _evaluate_nodes(nodes, inputs: dict, values: dict):
+def _evaluate_nodes(nodes, inputs: dict, values: dict, dtype):
     """Evaluate ``nodes`` (in topological order) into ``values``, reading earlier ones from it."""
-    with np.errstate(over="ignore"):        # wrapping modulo 2**64 is intended
-        return _evaluate_nodes_wrapping(nodes, inputs, values)
+    with np.errstate(over="ignore"):        # wrapping modulo 2**d is intended
+        return _evaluate_nodes_wrapping(nodes, inputs, values, dtype)
 
 
-def _cat(node, args):
+def _cat(node, args, dtype):
     """Concatenation: constant parts folded into one constant, fresh temporaries OR-ed in place."""
     constant = 0
     acc, acc_owned = None, False
@@ -124,7 +118,7 @@ def _cat(node, args):
         if not _owned(value):
             constant |= int(value) << offset
         else:
-            shifted, owned = (value << np.uint64(offset), True) if offset else (value, False)
+            shifted, owned = (value << dtype(offset), True) if offset else (value, False)
             if acc is None:
                 acc, acc_owned = shifted, owned
             else:
@@ -132,9 +126,9 @@ def _cat(node, args):
                 acc_owned = True
         offset += part.width
     if acc is None:
-        return np.uint64(constant)
+        return dtype(constant)
     if constant:
-        acc = _or(acc, acc_owned, np.uint64(constant), False)
+        acc = _or(acc, acc_owned, dtype(constant), False)
     return acc
 
 
@@ -143,54 +137,88 @@ def _is_flags(value) -> bool:
     return isinstance(value, np.ndarray) and value.dtype == np.bool_
 
 
-def _as_uint64(value):
-    return value.astype(np.uint64) if _is_flags(value) else value
+def _as_integers(value, dtype):
+    return value.astype(dtype) if _is_flags(value) else value
 
 
-def _evaluate_nodes_wrapping(nodes, inputs, values):
+def _select(flags, if_true, if_false, dtype):
+    """``np.where(flags, if_true, if_false)`` without branches: ``((t ^ f) & -flags) ^ f``.
+
+    ``np.where`` branches per element, which costs up to five times more when the
+    select pattern is irregular; this costs four predictable passes.
+    """
+    mask = np.negative(flags, dtype=dtype, casting="unsafe")    # all ones where set
+    difference = np.bitwise_xor(if_true, if_false)
+    if _owned(difference) and difference.shape == np.broadcast_shapes(difference.shape, mask.shape):
+        result = np.bitwise_and(difference, mask, out=difference)
+    else:
+        result = np.bitwise_and(mask, difference, out=mask)
+    return np.bitwise_xor(result, if_false, out=result)
+
+
+def _bit_logic(op, args):
+    """1-bit ``and``/``or``/``xor`` of flag arrays and 0/1 scalars, or None if another form is involved.
+
+    A scalar operand decides the result without a pass over the other one.
+    """
+    arrays = [v for v in args if _is_flags(v)]
+    scalars = [bool(v) for v in args if not _owned(v)]
+    if len(arrays) + len(scalars) != len(args) or not arrays:
+        return None
+    if op == "not":
+        return np.logical_not(arrays[0])
+    if len(arrays) == 2:
+        return np.bitwise_and(*arrays) if op == "and" else \
+            np.bitwise_or(*arrays) if op == "or" else np.bitwise_xor(*arrays)
+    array, scalar = arrays[0], scalars[0]
+    if op == "and":
+        return array if scalar else np.False_
+    if op == "or":
+        return np.True_ if scalar else array
+    return np.logical_not(array) if scalar else array
+
+
+def _evaluate_nodes_wrapping(nodes, inputs, values, dtype):
     # Comparisons leave boolean arrays (one byte per element), which logic on
     # 1-bit values and multiplexer selects use directly; any other consumer
-    # sees them as uint64 0/1 (converted once per evaluation and kept).
+    # sees them as integers 0/1 (converted once per evaluation and kept).
     wide = {}
     for node in nodes:
         op, w = node.op, node.width
         raw = [values[a] for a in node.args]
-        if op in ("and", "or", "xor", "not") and raw and all(_is_flags(v) for v in raw):
-            if op == "not":
-                result = np.logical_not(raw[0])
-            elif op == "and":
-                result = raw[0] & raw[1]
-            elif op == "or":
-                result = raw[0] | raw[1]
-            else:
-                result = raw[0] ^ raw[1]
-            values[node] = result
+        if op in ("and", "or", "xor", "not") and w == 1:
+            result = _bit_logic(op, raw)
+            if result is not None:
+                values[node] = result
+                continue
+        if op == "mux" and not _owned(raw[0]):
+            values[node] = raw[1] if raw[0] else raw[2]
             continue
         if op == "mux" and _is_flags(raw[0]):
-            values[node] = np.where(raw[0], _as_uint64(raw[1]), _as_uint64(raw[2]))
+            values[node] = _select(raw[0], _as_integers(raw[1], dtype), _as_integers(raw[2], dtype), dtype)
             continue
         if op in ("eq", "lt"):
             result = (raw[0] == raw[1]) if op == "eq" else (raw[0] < raw[1])
-            values[node] = result if _is_flags(result) and result.ndim else np.uint64(result)
+            values[node] = result if _is_flags(result) and result.ndim else dtype(result)
             continue
         args = []
         for a, v in zip(node.args, raw):
             if _is_flags(v):
                 if a not in wide:
-                    wide[a] = v.astype(np.uint64)
+                    wide[a] = v.astype(dtype)
                 v = wide[a]
             args.append(v)
         widths = [a.width for a in node.args]
         if op == "input":
             result = inputs[node.attrs[0]]
         elif op == "const":
-            result = np.uint64(node.attrs[0])
+            result = dtype(node.attrs[0])
         elif op == "add":
-            result = _wrap(args[0] + args[1], w, max(widths) + 1)
+            result = _wrap(args[0] + args[1], w, max(widths) + 1, dtype)
         elif op == "sub":
-            result = _wrap(args[0] - args[1], w, 65)       # uint64 wraps modulo 2**64
+            result = _wrap(args[0] - args[1], w, MAX_WIDTH + 1, dtype)     # wraps modulo 2**d
         elif op == "mul":
-            result = _wrap(args[0] * args[1], w, sum(widths))
+            result = _wrap(args[0] * args[1], w, sum(widths), dtype)
         elif op == "and":
             result = args[0] & args[1]
         elif op == "or":
@@ -198,29 +226,30 @@ def _evaluate_nodes_wrapping(nodes, inputs, values):
         elif op == "xor":
             result = args[0] ^ args[1]
         elif op == "not":
-            result = args[0] ^ _mask(w)
+            result = args[0] ^ _mask(w, dtype)
         elif op == "shl":
-            result = _shift_left(args[0], args[1], node)
+            result = _wrap(np.left_shift(args[0], args[1]), w, widths[0] + (1 << widths[1]) - 1, dtype)
         elif op == "shr":
-            result = _shift_right(args[0], args[1], node)
+            result = np.right_shift(args[0], args[1])
         elif op == "slice":
             lo = node.attrs[0]
             if lo:
-                result = _wrap(args[0] >> np.uint64(lo), w, widths[0] - lo)
+                result = _wrap(args[0] >> dtype(lo), w, widths[0] - lo, dtype)
             elif widths[0] <= w:
                 result = args[0]
             else:
-                result = args[0] & _mask(w)
+                result = args[0] & _mask(w, dtype)
         elif op == "cat" and widths[0] == 1 and all(a is node.args[0] for a in node.args):
-            result = args[0] * _mask(len(args))              # a replicated bit
+            result = args[0] * _mask(len(args), dtype)              # a replicated bit
         elif op == "cat":
-            result = _cat(node, args)
+            result = _cat(node, args, dtype)
         elif op == "mux":
-            result = np.where(args[0] != 0, args[1], args[2])
+            result = _select(args[0] != 0, args[1], args[2], dtype)
         elif op == "lod":
             result = _leading_one(args[0], widths[0])
+            result = result.astype(dtype) if _owned(result) else dtype(result)
         elif op == "lookup":
-            result = np.asarray(node.attrs, dtype=np.uint64)[np.asarray(args[0]).astype(np.intp)]
+            result = np.asarray(node.attrs, dtype=dtype)[np.asarray(args[0]).astype(np.intp)]
         else:
             raise AssertionError(f"unknown operation {op!r}")
         values[node] = result
@@ -235,7 +264,9 @@ def _tile(value, col, cols, row, rows):
         value = value[:, col:col + cols]
     if row is not None and value.shape[0] > 1:
         value = value[row:row + rows]
-    return value
+    # One value for the whole tile (an operand of an outer product, one row per
+    # tile): a numpy scalar, which the operations on it and with it run fastest on.
+    return value[0, 0] if value.size == 1 else value
 
 
 def evaluate(graph: Graph, inputs: dict) -> np.ndarray:
@@ -344,7 +375,9 @@ def _tiles(graph: Graph, arrays: dict):
             *(depends[a] for a in node.args))
     fixed = [n for n in graph.nodes if not depends[n] & blocked]
     varying = [n for n in graph.nodes if depends[n] & blocked]
-    fixed_values = _evaluate_nodes(fixed, arrays, {})
+    dtype = value_dtype(graph)
+    arrays = {name: a.astype(dtype, copy=False) for name, a in arrays.items()}
+    fixed_values = _evaluate_nodes(fixed, arrays, {}, dtype)
 
     rows = max(1, BLOCK // cols_total)
     cols = min(cols_total, BLOCK)
@@ -353,9 +386,9 @@ def _tiles(graph: Graph, arrays: dict):
             block = {name: _tile(a, col, cols, row if name in blocked else None, rows)
                      for name, a in arrays.items()}
             values = {node: _tile(v, col, cols, None, rows) for node, v in fixed_values.items()}
-            _evaluate_nodes(varying, block, values)
+            _evaluate_nodes(varying, block, values, dtype)
             tile_rows = slice(row, min(row + rows, rows_total))
             tile_cols = slice(col, min(col + cols, cols_total))
-            tile = np.broadcast_to(_as_uint64(np.asarray(values[graph.output])),
-                                   (tile_rows.stop - row, tile_cols.stop - col))
+            output = np.asarray(values[graph.output]).astype(np.uint64, copy=False)
+            tile = np.broadcast_to(output, (tile_rows.stop - row, tile_cols.stop - col))
             yield tile_rows, tile_cols, tile
