@@ -430,6 +430,17 @@ def _lower_lod(ops: Ops, node: Node, value: Node) -> Node:
     return ops.zext(tree(value), node.width)
 
 
+def _lower_mul(ops: Ops, node: Node, a: Node, b: Node) -> Node:
+    # Partial products summed by a balanced tree of adders, each adder a node.
+    terms = [ops.shift_left_const(ops.and_(a, ops.replicate(ops.bit(b, j), a.width)), j)
+             for j in range(b.width)]
+    while len(terms) > 1:
+        pairs = [ops.add(x, y, width=min(node.width, max(x.width, y.width) + 1))
+                 for x, y in zip(terms[::2], terms[1::2])]
+        terms = pairs + terms[len(pairs) * 2:]
+    return ops.zext(terms[0], node.width)
+
+
 def _lower_sub(ops: Ops, node: Node, minuend: Node, subtrahend: Node) -> Node:
     # (2**n - 1) - x is ~x in n bits: no carry chain.
     n = minuend.width
@@ -440,8 +451,9 @@ def lowerable(node: Node) -> bool:
     """Whether :func:`lower` has a narrower form for ``node``.
 
     Barrel shifters, look-up tables with more than :data:`LEAF_INDEX_BITS`
-    index bits, leading-one detectors of more than that many bits, and
-    subtractions from an all-ones constant.
+    index bits, leading-one detectors of more than that many bits,
+    multipliers (into partial products and an adder tree), and subtractions
+    from an all-ones constant.
     """
     op = node.op
     if op in ("shl", "shr"):
@@ -450,6 +462,8 @@ def lowerable(node: Node) -> bool:
         return node.args[0].width > LEAF_INDEX_BITS
     if op == "lod":
         return node.args[0].width > LEAF_INDEX_BITS
+    if op == "mul":
+        return min(a.width for a in node.args) > 1
     if op == "sub":
         minuend, subtrahend = node.args
         return (minuend.op == "const" and minuend.attrs[0] == (1 << minuend.width) - 1
@@ -458,7 +472,7 @@ def lowerable(node: Node) -> bool:
 
 
 _LOWERINGS = {"shl": _lower_shift, "shr": _lower_shift, "lookup": _lower_lookup,
-              "lod": _lower_lod, "sub": _lower_sub}
+              "lod": _lower_lod, "mul": _lower_mul, "sub": _lower_sub}
 
 
 def lower(graph: Graph, nodes) -> Graph:
@@ -467,7 +481,7 @@ def lower(graph: Graph, nodes) -> Graph:
     The result computes the same function bit for bit; the rebuilt operations
     are the structures synthesis would produce for them (a shifter's
     multiplexer levels, a table's multiplexer tree over LUT4-sized tables,
-    a leading-one detector's tree), but as separate nodes, so that
+    a leading-one detector's tree, a multiplier's adder tree), but as separate nodes, so that
     :func:`partition` can place registers inside them.
 
     Parameters
