@@ -199,6 +199,17 @@ GRAPHS = {
     "flags_mixed": (lambda o, a, b: o.cat(o.and_(o.lt(a, b), o.bit(a, 0)), o.or_(o.bit(b, 1), o.eq(a, b)),
                                           o.mux(o.bit(a, 2), o.lt(a, b), o.eq(b, 7)), o.sub(o.eq(a, 2), o.lt(b, a))), 4, 4),
     "flags_output": (lambda o, a, b: o.not_(o.eq(o.lod(a), o.lod(b))), 16, 16),
+    # graphs held in uint8, uint16 and uint32: shifts by the dtype's width or more,
+    # arithmetic that wraps modulo the dtype before the node's own width is applied
+    "u8_shifts_past_width": (lambda o, a, b: o.xor(o.shl(a, b, width=8), o.shr(a, b)), 5, 4),
+    "u8_sub_mul_wrap": (lambda o, a, b: o.sub(o.mul(a, b), o.add(a, b), width=8), 4, 4),
+    "u16_shl_wrap": (lambda o, a, b: o.shl(o.add(a, b), b, width=16), 12, 5),
+    "u32_shl_past_width": (lambda o, a, b: o.shl(a, b, width=32), 20, 6),
+    "u32_shr_past_width": (lambda o, a, b: o.shr(o.cat(a, b), b), 26, 6),
+    "u32_lookup_lod": (lambda o, a, b: o.add(o.lookup(o.slice(a, 0, 3), [7, 0, 255, 1, 2, 3, 4, 5], 8),
+                                             o.lod(o.cat(a, b)), width=9), 16, 16),
+    "u32_mux_scalar_branches": (lambda o, a, b: o.mux(o.lt(a, b), o.const(2**32 - 1, 32),
+                                                       o.mux(o.eq(b, 0), o.const(0, 32), o.mul(a, b))), 16, 16),
 }
 
 
@@ -229,3 +240,40 @@ def test_inputs_are_not_modified():
         numpy_backend.evaluate(unit.graph, {"a": pa[:20, None], "b": pb[None, :50]})
         np.testing.assert_array_equal(pa, ca)
         np.testing.assert_array_equal(pb, cb)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_numpy_shifts_by_the_dtype_width_or_more_give_zero(dtype):
+    # The interpreter relies on this (as the hardware's shifters behave) instead of
+    # guarding every variable shift; a numpy that changed it would fail here.
+    bits = np.iinfo(dtype).bits
+    values = np.full(1000, np.iinfo(dtype).max, dtype=dtype)          # SIMD body and tail
+    amounts = (np.arange(1000) % (2 * bits)).astype(dtype)
+    past = amounts >= bits
+    assert not np.any((values << amounts)[past]) and not np.any((values >> amounts)[past])
+    assert np.all((values << amounts)[~past] != 0)
+    assert int(dtype(1) << dtype(bits)) == 0 and int(values[0] >> dtype(bits)) == 0
+
+
+@pytest.mark.parametrize("widths, dtype", [((1, 8), np.uint8), ((9,), np.uint16), ((16, 17), np.uint32),
+                                           ((32,), np.uint32), ((33, 64), np.uint64)])
+def test_values_are_held_in_the_narrowest_dtype_for_the_widest_node(widths, dtype):
+    ops = Ops()
+    for index, width in enumerate(widths):
+        ops.input(f"x{index}", width)
+    assert numpy_backend.value_dtype(ops.graph) is dtype
+
+
+def test_tiles_cover_the_output_once_and_match_evaluate(monkeypatch):
+    unit = approx_units.get("mitchell", width=8)
+    pa, pb = unit.to_patterns(np.arange(200)[:, None], np.arange(256)[None, :])
+    whole = numpy_backend.evaluate(unit.graph, {"a": pa, "b": pb})
+    monkeypatch.setattr(numpy_backend, "BLOCK", 1000)
+    covered = np.zeros(whole.shape, dtype=int)
+    for rows, cols, tile in numpy_backend.evaluate_tiles(unit.graph, {"a": pa, "b": pb}):
+        assert tile.dtype == np.uint64 and tile.shape == covered[rows, cols].shape
+        np.testing.assert_array_equal(tile, whole[rows, cols])
+        covered[rows, cols] += 1
+    assert np.all(covered == 1)
+    with pytest.raises(ValueError, match="at most 2 dimensions"):
+        next(numpy_backend.evaluate_tiles(unit.graph, {"a": pa[:, :, None], "b": pb}))
