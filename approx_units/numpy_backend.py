@@ -34,12 +34,13 @@ MAX_WIDTH = 64
 BLOCK = 1 << 16
 
 _DTYPES = (np.uint8, np.uint16, np.uint32, np.uint64)
+_BITS = {dtype: np.iinfo(dtype).bits for dtype in _DTYPES}
 
 
 def value_dtype(graph: Graph) -> type:
     """The unsigned dtype the interpreter holds ``graph``'s values in: the narrowest for its widest node."""
     widest = graph.max_width
-    return next(t for t in _DTYPES if np.iinfo(t).bits >= widest)
+    return next(t for t in _DTYPES if _BITS[t] >= widest)
 
 
 def _mask(width: int, dtype) -> np.unsignedinteger:
@@ -56,7 +57,7 @@ def _wrap(value, width: int, natural_width: int, dtype):
 
     ``value`` must be a fresh temporary: it is reduced in place.
     """
-    if width >= np.iinfo(dtype).bits or natural_width <= width:
+    if width >= _BITS[dtype] or natural_width <= width:
         return value
     if _owned(value):
         np.bitwise_and(value, _mask(width, dtype), out=value)
