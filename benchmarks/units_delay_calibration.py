@@ -7,14 +7,16 @@ registers of :func:`approx_units.synth.timing_wrapper`, synthesised and
 placed and routed exactly like a unit (``synth_ecp5 -nodsp -nobram -nolutram
 -nowidelut``; ``nextpnr-ecp5 --25k --package CABGA256 --seed 1``).  Its
 register-to-register path minus that of a bare wire (the clock-to-out,
-routing and setup every path pays) is the operation's delay.  The delay of
-one LUT level is that of a 16-bit two-input multiplexer (one LUT4 per bit).
+routing and setup every path pays) is the operation's delay.
 
-The script prints every measurement in ns and in LUT levels, then the
-constants of ``dataflow._DELAY`` fitted to them (least squares on the
-width or depth that each operation's cost grows with).  Results are cached by
-netlist hash like every other synthesis, so a re-run only re-measures what
-changed.
+The script prints every measurement beside the model's estimate
+(:func:`approx_units.dataflow.node_delay`), then least-squares fits of the
+constants of ``dataflow._DELAY`` on the width, depth or fanout that each
+operation's cost grows with.  The shifter's amount and the multiplexer's
+select fanout are modelled apart from the data path through a level (see
+:func:`approx_units.dataflow.operand_delays`), which is why their fits and
+the model differ.  Results are cached by netlist hash like every other
+synthesis, so a re-run only re-measures what changed.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 
 from approx_units import synth
 from approx_units.amaranth_backend import UnitComponent, UnitSignature
-from approx_units.dataflow import Ops
+from approx_units.dataflow import Ops, node_delay
 
 
 def _component(build, a_width, b_width):
@@ -96,39 +98,44 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="*", default=None, help="measure only these operations (and the wire)")
     args = parser.parse_args()
-    points = [p for p in POINTS if args.only is None or p[0] in ("wire", "mux", *args.only)]
+    points = [p for p in POINTS if args.only is None or p[0] in ("wire", *args.only)]
     print("ECP5 LFE5U-25F speed 6, register to register through one operation:")
     ns = measure(points)
     base = ns["wire", 0]
-    level = ns["mux", 16] - base
-    print(f"wire {base:.2f} ns; one LUT level (16-bit mux) {level:.2f} ns")
-    levels = {key: (value - base) / level for key, value in ns.items() if key[0] != "wire"}
-    print("operation delays in LUT levels:")
-    for (op, size), value in levels.items():
-        print(f"  {op:>6} {size:>3}: {value:5.2f}")
+    delay = {key: value - base for key, value in ns.items() if key[0] != "wire"}
+    print(f"a bare wire: {base:.2f} ns; operation delays (path minus wire) against the model:")
+    for (op, size), value in delay.items():
+        node = _model_node(op, size)
+        print(f"  {op:>6} {size:>3}: {value:5.2f} ns   model {node_delay(node):5.2f} ns")
 
     def series(*ops):
-        pairs = sorted((size, value) for (op, size), value in levels.items() if op in ops)
+        pairs = sorted((size, value) for (op, size), value in delay.items() if op in ops)
         return [s for s, _ in pairs], [v for _, v in pairs]
 
-    print("fitted constants (dataflow._DELAY):")
-    if len(series("add", "sub", "lt")[0]) >= 2:
-        c0, c1 = _fit(*series("add", "sub", "lt"))
-        print(f"  carry chain: {c0:.2f} + {c1:.4f} per bit")
-    if len(series("shl", "shr")[0]) >= 2:
-        c0, c1 = _fit(*series("shl", "shr"))
-        print(f"  shifter: {c0:.2f} + {c1:.2f} per amount bit")
-    if len(series("lookup")[0]) >= 2:
-        c0, c1 = _fit(*series("lookup"))
-        print(f"  lookup: {c0:.2f} + {c1:.2f} per index bit")
-    if len(series("lod")[0]) >= 2:
-        sizes, values = series("lod")
-        c0, c1 = _fit(np.log2(sizes), values)
-        print(f"  lod: {c0:.2f} + {c1:.2f} per log2(width)")
-    if len(series("eq")[0]) >= 2:
-        sizes, values = series("eq")
-        c0, c1 = _fit(np.log2(sizes), values)
-        print(f"  eq: {c0:.2f} + {c1:.2f} per log2(width)")
+    print("least-squares fits (ns), the source of dataflow._DELAY:")
+    fits = [("carry chain (add, sub)", ("add", "sub"), lambda x: x, "per bit"),
+            ("compare (lt)", ("lt",), lambda x: x, "per bit"),
+            ("shifter", ("shl", "shr"), lambda x: x, "per level"),
+            ("lookup", ("lookup",), lambda x: x, "per index bit"),
+            ("lod", ("lod",), np.log2, "per log2(width)"),
+            ("eq", ("eq",), np.log2, "per log2(width)"),
+            ("mux", ("mux",), lambda x: np.log2(np.asarray(x) / 4).clip(0), "per log2(fanout / 4)"),
+            ("mul", ("mul",), lambda x: x, "per bit")]
+    for label, ops, transform, unit in fits:
+        sizes, values = series(*ops)
+        if len(set(sizes)) >= 2:
+            c0, c1 = _fit(transform(sizes), values)
+            print(f"  {label:<24} {c0:6.2f} + {c1:.3f} {unit}")
+
+
+def _model_node(op, size):
+    """The node of ``POINTS`` for ``(op, size)``, traced again, for its model delay."""
+    for point_op, point_size, a_width, b_width, build in POINTS:
+        if (point_op, point_size) == (op, size):
+            ops = Ops()
+            a, b = ops.input("a", a_width), ops.input("b", b_width)
+            return ops._as_node(build(ops, a, b))
+    raise KeyError((op, size))
 
 
 if __name__ == "__main__":
