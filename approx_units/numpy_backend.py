@@ -65,12 +65,25 @@ def _wrap(value, width: int, natural_width: int, dtype):
     return value & _mask(width, dtype)
 
 
+def _holds(target, other) -> bool:
+    """True if ``target`` has the shape of ``target`` broadcast with ``other``.
+
+    (Cheaper than ``np.broadcast_shapes``, which allocates arrays to find out.)
+    """
+    shape, other_shape = target.shape, np.shape(other)
+    if shape == other_shape or not other_shape:
+        return True
+    if len(other_shape) > len(shape):
+        return False
+    return all(o == 1 or o == t for o, t in zip(other_shape[::-1], shape[::-1]))
+
+
 def _or(acc, acc_owned, value, value_owned):
     """``acc | value``, in place into whichever operand is a fresh temporary of the full shape."""
-    if acc_owned and _owned(value) and acc.shape == np.broadcast_shapes(acc.shape, value.shape):
+    if acc_owned and _owned(value) and _holds(acc, value):
         acc |= value
         return acc
-    if value_owned and _owned(acc) and value.shape == np.broadcast_shapes(acc.shape, value.shape):
+    if value_owned and _owned(acc) and _holds(value, acc):
         value |= acc
         return value
     if acc_owned and not _owned(value):
@@ -150,11 +163,11 @@ def _select(flags, if_true, if_false, dtype):
     """
     mask = np.negative(flags, dtype=dtype, casting="unsafe")    # all ones where set
     difference = np.bitwise_xor(if_true, if_false)
-    if _owned(difference) and difference.shape == np.broadcast_shapes(difference.shape, mask.shape):
+    if _owned(difference) and _holds(difference, mask):
         result = np.bitwise_and(difference, mask, out=difference)
     else:
-        result = np.bitwise_and(mask, difference, out=mask)
-    return np.bitwise_xor(result, if_false, out=result)
+        result = np.bitwise_and(mask, difference, out=mask if _holds(mask, difference) else None)
+    return np.bitwise_xor(result, if_false, out=result if _holds(result, if_false) else None)
 
 
 def _bit_logic(op, args):
@@ -257,14 +270,14 @@ def _evaluate_nodes_wrapping(nodes, inputs, values, dtype):
     return values
 
 
-def _tile(value, col, cols, row, rows):
-    """The part of a 2-D (or scalar) ``value`` that a tile needs; rows are cut only if ``row`` is given."""
+def _tile(value, row, rows, col, cols):
+    """The part of a value (2-D, or scalar) that the tile ``[row:row+rows, col:col+cols]`` reads."""
     if np.ndim(value) != 2:
         return value
+    if value.shape[0] > 1:
+        value = value[row:row + rows]
     if value.shape[1] > 1:
         value = value[:, col:col + cols]
-    if row is not None and value.shape[0] > 1:
-        value = value[row:row + rows]
     # One value for the whole tile (an operand of an outer product, one row per
     # tile): a numpy scalar, which the operations on it and with it run fastest on.
     return value[0, 0] if value.size == 1 else value
@@ -369,25 +382,32 @@ def _tiles(graph: Graph, arrays: dict):
     rows_total, cols_total = np.broadcast_shapes(*(a.shape for a in arrays.values()))
     if rows_total * cols_total == 0:
         return
-    blocked = {name for name, a in arrays.items() if a.shape[0] > 1}
+    by_rows = {name for name, a in arrays.items() if a.shape[0] > 1}
+    by_cols = {name for name, a in arrays.items() if a.shape[1] > 1}
     depends = {}
     for node in graph.nodes:
         depends[node] = ({node.attrs[0]} if node.op == "input" else set()).union(
             *(depends[a] for a in node.args))
-    fixed = [n for n in graph.nodes if not depends[n] & blocked]
-    varying = [n for n in graph.nodes if depends[n] & blocked]
+    if by_cols:
+        # An outer product: a node that reads only one operand is evaluated once
+        # over that operand's values; only nodes that read both run per tile.
+        tiled = [n for n in graph.nodes if depends[n] & by_rows and depends[n] & by_cols]
+    else:
+        tiled = [n for n in graph.nodes if depends[n] & by_rows]
+    in_tiles = set(tiled)
     dtype = value_dtype(graph)
     arrays = {name: a.astype(dtype, copy=False) for name, a in arrays.items()}
-    fixed_values = _evaluate_nodes(fixed, arrays, {}, dtype)
+    shared = _evaluate_nodes([n for n in graph.nodes if n not in in_tiles], arrays, {}, dtype)
+    read = {a for n in tiled for a in n.args if a not in in_tiles}
+    read.update(() if graph.output in in_tiles else (graph.output,))
 
     rows = max(1, BLOCK // cols_total)
     cols = min(cols_total, BLOCK)
     for row in range(0, rows_total, rows):
         for col in range(0, cols_total, cols):
-            block = {name: _tile(a, col, cols, row if name in blocked else None, rows)
-                     for name, a in arrays.items()}
-            values = {node: _tile(v, col, cols, None, rows) for node, v in fixed_values.items()}
-            _evaluate_nodes(varying, block, values, dtype)
+            block = {name: _tile(a, row, rows, col, cols) for name, a in arrays.items()}
+            values = {node: _tile(shared[node], row, rows, col, cols) for node in read}
+            _evaluate_nodes(tiled, block, values, dtype)
             tile_rows = slice(row, min(row + rows, rows_total))
             tile_cols = slice(col, min(col + cols, cols_total))
             output = np.asarray(values[graph.output]).astype(np.uint64, copy=False)

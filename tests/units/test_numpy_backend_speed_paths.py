@@ -225,7 +225,8 @@ def test_operations_match_reference(key, monkeypatch):
     np.testing.assert_array_equal(numpy_backend.evaluate(graph, inputs), reference_evaluate(graph, inputs))
     monkeypatch.setattr(numpy_backend, "BLOCK", 100)
     for grid in ({"a": a[:30, None], "b": b[None, :200]}, {"a": a[None, :200], "b": b[:30, None]},
-                 {"a": a[:50], "b": b[7]}, {"a": a[3], "b": b[:50]}):
+                 {"a": a[:50], "b": b[7]}, {"a": a[3], "b": b[:50]},
+                 {"a": a[:6000].reshape(30, 200), "b": b[None, :200]}):
         np.testing.assert_array_equal(numpy_backend.evaluate(graph, grid), reference_evaluate(graph, grid))
 
 
