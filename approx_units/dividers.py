@@ -18,11 +18,15 @@ signed), as common FPGA divider IP does; ``0 / b`` is 0.
 
 from __future__ import annotations
 
-from .multipliers import antilog, correction_lookup, index_bits_param
+import functools
+
+import numpy as np
+
+from .multipliers import antilog
 from .structures import apply_sign, leading_one_normalise, sign_magnitude
 from .unit import Param, UnitSpec, register
 
-__all__ = []
+__all__ = ["mitchell_correction_table"]
 
 
 def _quotient_width(width, signed, values):
@@ -79,6 +83,42 @@ def exact_div(ops, a, b, *, width, frac_bits):
     return ops.cat(*bits)
 
 
+@functools.lru_cache(maxsize=None)
+def mitchell_correction_table(index_bits: int, frac_bits: int, samples: int = 32) -> tuple[int, ...]:
+    """Log-domain corrections of the refined Mitchell divider.
+
+    The fraction square ``[0, 1) x [0, 1)`` of the two operands' Mitchell
+    fractions ``x1``, ``x2`` is split into ``2**index_bits`` x ``2**index_bits``
+    regions by the top ``index_bits`` bits of each fraction. The ideal
+    correction ``c*(x1, x2)`` is the amount that, added to Mitchell's log
+    difference ``x1 - x2``, makes Mitchell's piecewise-linear antilogarithm
+    return the exact mantissa quotient ``(1+x1)/(1+x2)``. Each entry is the
+    mean of ``c*`` over a ``samples x samples`` grid of region midpoints,
+    rounded to ``frac_bits`` fraction bits. Entry ``i + (j << index_bits)``
+    belongs to the region with ``x1`` index ``i`` and ``x2`` index ``j``;
+    entries are signed integers in units of ``2**-frac_bits``.
+    """
+    regions = 1 << index_bits
+    offsets = (np.arange(samples) + 0.5) / (samples * regions)
+    table = []
+    for j in range(regions):
+        for i in range(regions):
+            x1, x2 = np.meshgrid(i / regions + offsets, j / regions + offsets)
+            exact = (1 + x1) / (1 + x2)                          # in (1/2, 2)
+            wanted = np.where(exact >= 1, exact - 1, 2 * exact - 2)   # inverse of the antilog
+            table.append(int(round(float((wanted - (x1 - x2)).mean()) * (1 << frac_bits))))
+    return tuple(table)
+
+
+def _correction_lookup(ops, fraction_a, fraction_b, index_bits, width):
+    """The correction table as a ROM indexed by the fractions' top bits, ``width`` bits two's complement."""
+    f = fraction_a.width
+    t = min(index_bits, f)
+    table = mitchell_correction_table(t, f)
+    index = ops.cat(ops.slice(fraction_a, f - t, f), ops.slice(fraction_b, f - t, f))
+    return ops.lookup(index, [v % (1 << width) for v in table], width)
+
+
 def mitchell_log_quotient(ops, a, b, *, width, frac_bits, refine_bits=0):
     """Mitchell division ``a / b`` as ``n + f`` bits with ``f`` fraction bits (a, b non-zero)."""
     f = width - 1
@@ -89,7 +129,7 @@ def mitchell_log_quotient(ops, a, b, *, width, frac_bits, refine_bits=0):
     log_a = ops.add(ops.cat(xa, ka), ops.const(bias << f), width=log_width)
     difference = ops.sub(log_a, ops.cat(xb, kb), width=log_width)
     if refine_bits:
-        difference = ops.add(difference, correction_lookup(ops, "div", xa, xb, refine_bits, log_width),
+        difference = ops.add(difference, _correction_lookup(ops, xa, xb, refine_bits, log_width),
                              width=log_width)
     quotient = antilog(ops, difference, f, bias + f - frac_bits, width + frac_bits)
     return ops.mux(ops.is_zero(a), ops.const(0, width + frac_bits), quotient)
@@ -103,6 +143,8 @@ def mitchell_div(ops, a, b, *, width, frac_bits):
 
 @_divider("mitchell_div_refined", "Mitchell divider with a log-domain correction table (SIMDive style)",
           "Z. Ebrahimi, S. Ullah, A. Kumar, GLSVLSI 2020 (SIMDive); Z. Ebrahimi et al., IEEE TCAD 2022 (RAPID)",
-          [index_bits_param])
+          [Param("index_bits", default=lambda w, wb, s: min(4, w - 1), bounds=lambda w, wb, s: (1, min(6, w - 1)),
+                 doc="top fraction bits of each operand indexing the correction table, "
+                     "1..min(6, n-1) (default min(4, n-1): 256 entries)")])
 def mitchell_div_refined(ops, a, b, *, width, frac_bits, index_bits):
     return mitchell_log_quotient(ops, a, b, width=width, frac_bits=frac_bits, refine_bits=index_bits)

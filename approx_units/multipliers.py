@@ -5,21 +5,17 @@ Result format: an ``n x m`` multiplier (``width=n``, ``width_b=m``, default
 use sign-magnitude wrapping: the unsigned core multiplies the operands'
 magnitudes (``n`` and ``m`` bits, so ``-2**(n-1)`` is handled) and the product
 is negated when the signs differ; the approximation is therefore symmetric
-around zero. Logarithmic multipliers saturate at ``2**(n+m) - 1`` if a
-correction pushes a product past the output range.
+around zero. No approximate product leaves the ``n + m``-bit range (Mitchell
+never overestimates; the refined unit's mantissa stays below 4).
 """
 
 from __future__ import annotations
 
-import functools
-
-import numpy as np
-
 from .structures import (adder_tree, apply_sign, exact_product, leading_one_normalise,
-                         sign_magnitude)
+                         scale_by_power_of_two, sign_magnitude)
 from .unit import Param, UnitSpec, register
 
-__all__ = ["mitchell_correction_table", "antilog"]
+__all__ = ["antilog"]
 
 
 def _multiplier(name, summary, reference, params=(), check=None):
@@ -98,53 +94,7 @@ def antilog(ops, log_value, frac_bits: int, offset: int, out_width: int):
     return ops.mux(overflow, ops.const((1 << out_width) - 1, out_width), result)
 
 
-@functools.lru_cache(maxsize=None)
-def mitchell_correction_table(kind: str, index_bits: int, frac_bits: int,
-                              samples: int = 32) -> tuple[int, ...]:
-    """Log-domain corrections of the refined Mitchell multiplier (``"mul"``) or divider (``"div"``).
-
-    The fraction square ``[0, 1) x [0, 1)`` of the two operands' Mitchell
-    fractions ``x1``, ``x2`` is split into ``2**index_bits`` x ``2**index_bits``
-    regions by the top ``index_bits`` bits of each fraction. The ideal
-    correction ``c*(x1, x2)`` is the amount that, added to Mitchell's log sum
-    (``x1 + x2``) or difference (``x1 - x2``), makes Mitchell's piecewise-linear
-    antilogarithm return the exact mantissa product ``(1+x1)(1+x2)`` or quotient
-    ``(1+x1)/(1+x2)``. Each entry is the mean of ``c*`` over a
-    ``samples x samples`` grid of region midpoints, rounded to ``frac_bits``
-    fraction bits. Entry ``i + (j << index_bits)`` belongs to the region with
-    ``x1`` index ``i`` and ``x2`` index ``j``; entries are signed integers
-    in units of ``2**-frac_bits``.
-    """
-    regions = 1 << index_bits
-    offsets = (np.arange(samples) + 0.5) / (samples * regions)
-    table = []
-    for j in range(regions):
-        for i in range(regions):
-            x1, x2 = np.meshgrid(i / regions + offsets, j / regions + offsets)
-            if kind == "mul":
-                exact = (1 + x1) * (1 + x2)                          # in [1, 4)
-                wanted = np.where(exact < 2, exact - 1, exact / 2)   # inverse of the antilog
-                ideal = wanted - (x1 + x2)
-            elif kind == "div":
-                exact = (1 + x1) / (1 + x2)                          # in (1/2, 2)
-                wanted = np.where(exact >= 1, exact - 1, 2 * exact - 2)
-                ideal = wanted - (x1 - x2)
-            else:
-                raise ValueError(f"kind must be 'mul' or 'div', not {kind!r}")
-            table.append(int(round(float(ideal.mean()) * (1 << frac_bits))))
-    return tuple(table)
-
-
-def correction_lookup(ops, kind, fraction_a, fraction_b, index_bits, width):
-    """The correction table as a ROM indexed by the fractions' top bits, ``width`` bits two's complement."""
-    f = fraction_a.width
-    t = min(index_bits, f)
-    table = mitchell_correction_table(kind, t, f)
-    index = ops.cat(ops.slice(fraction_a, f - t, f), ops.slice(fraction_b, f - t, f))
-    return ops.lookup(index, [v % (1 << width) for v in table], width)
-
-
-def mitchell_log_product(ops, a, b, *, refine_bits=0):
+def mitchell_log_product(ops, a, b):
     """Mitchell multiplication ``a * b`` in ``n + m`` bits (0 if either is 0).
 
     Both fractions are aligned to the wider operand's ``max(n, m) - 1`` bits.
@@ -157,9 +107,6 @@ def mitchell_log_product(ops, a, b, *, refine_bits=0):
     xb = ops.shift_left_const(xb, f - xb.width)
     log_width = f + out.bit_length()
     log_sum = ops.add(ops.cat(xa, ka), ops.cat(xb, kb), width=log_width)
-    if refine_bits:
-        log_sum = ops.add(log_sum, correction_lookup(ops, "mul", xa, xb, refine_bits, log_width),
-                          width=log_width)
     product = antilog(ops, log_sum, f, f, out)
     either_zero = ops.or_(ops.is_zero(a), ops.is_zero(b))
     return ops.mux(either_zero, ops.const(0, out), product)
@@ -171,20 +118,62 @@ def mitchell(ops, a, b):
     return mitchell_log_product(ops, a, b)
 
 
-#: Shared with the refined divider. Four bits per operand (a 256-entry table)
-#: is the smallest size that meets MRED <= 0.6 % (multiplier) at 8, 16 and
-#: 32 bits; three bits give about 0.75 % (benchmarks/units_accuracy.py).
-index_bits_param = Param("index_bits", default=lambda w, wb, s: min(4, max(w, wb) - 1),
-                         bounds=lambda w, wb, s: (1, min(6, max(w, wb) - 1)),
-                         doc="top fraction bits of each operand indexing the correction table, "
-                             "1..min(6, max(n, m)-1) (default min(4, max(n, m)-1): 256 entries)")
+def _refined_check(width, width_b, signed, values):
+    if values["index_bits"] > values["mantissa_bits"]:
+        raise ValueError(f"index_bits={values['index_bits']} must not exceed "
+                         f"mantissa_bits={values['mantissa_bits']}")
 
 
-@_multiplier("mitchell_refined", "Mitchell multiplier with a log-domain correction table (RAPID/SIMDive style)",
-             "Z. Ebrahimi et al., IEEE TCAD 2022 (RAPID); Z. Ebrahimi, S. Ullah, A. Kumar, GLSVLSI 2020 (SIMDive)",
-             [index_bits_param])
-def mitchell_refined(ops, a, b, *, index_bits):
-    return mitchell_log_product(ops, a, b, refine_bits=index_bits)
+@_multiplier("mitchell_refined",
+             "Mitchell multiplier with error refinement: truncated fractions plus Mitchell's error "
+             "term at the centre of 2^q x 2^q fraction regions (RAPID style)",
+             "Z. Ebrahimi et al., IEEE TCAD 2022 (RAPID); J. N. Mitchell, 1962",
+             [Param("index_bits", default=lambda w, wb, s: min(4, max(w, wb) - 1),
+                    bounds=lambda w, wb, s: (1, min(8, max(w, wb) - 1)),
+                    doc="top fraction bits q of each operand selecting the error-term region, "
+                        "1..min(8, max(n, m)-1), at most mantissa_bits (default min(4, max(n, m)-1))"),
+              Param("mantissa_bits", default=lambda w, wb, s: min(7, max(w, wb) - 1),
+                    bounds=lambda w, wb, s: (1, max(w, wb) - 1),
+                    doc="fraction bits t kept below each operand's leading one, 1..max(n, m)-1 "
+                        "(default min(7, max(n, m)-1))")],
+             check=_refined_check)
+def mitchell_refined(ops, a, b, *, index_bits, mantissa_bits):
+    # With x1, x2 the operands' fractions, the mantissa product has two exact
+    # forms: (1+x1)(1+x2) = 1 + x1 + x2 + x1*x2 = 2(x1+x2) + (1-x1)(1-x2).
+    # Dropping the last term of each gives Mitchell's two cases. Here the
+    # dropped term is put back, evaluated at the centre of the region of
+    # the fractions' top q bits: a (q+1) x (q+1)-bit product instead of a
+    # 2^2q-entry table, which is what keeps the unit small. The second form
+    # is used when the top bits already add up to one or more, where
+    # (1-x1)(1-x2) is the smaller term and so is approximated more closely.
+    # Fractions are truncated to t bits; a constant half LSB recentres them.
+    out = a.width + b.width
+    f = max(a.width, b.width) - 1
+    t, q = mantissa_bits, index_bits
+    ka, xa = leading_one_normalise(ops, a)
+    kb, xb = leading_one_normalise(ops, b)
+    xa = ops.slice(ops.shift_left_const(xa, f - xa.width), f - t, f)
+    xb = ops.slice(ops.shift_left_const(xb, f - xb.width), f - t, f)
+    if t < f:
+        xa, xb = ops.cat(ops.const(1, 1), xa), ops.cat(ops.const(1, 1), xb)
+    p = xa.width                                    # fraction bits from here on
+    top_a, top_b = ops.slice(xa, p - q, p), ops.slice(xb, p - q, p)
+    second_form = ops.bit(ops.add(top_a, top_b, width=q + 1), q)
+    u = ops.mux(second_form, ops.not_(top_a), top_a)     # 1 - x ~ ~x on the region grid
+    v = ops.mux(second_form, ops.not_(top_b), top_b)
+    term = ops.mul(ops.cat(ops.const(1, 1), u), ops.cat(ops.const(1, 1), v))   # 2q + 2 fraction bits
+    if term.width > p:
+        term = ops.slice(term, term.width - p, term.width)
+    else:
+        term = ops.shift_left_const(term, p - term.width)
+    x_sum = ops.add(xa, xb, width=p + 1)                                  # x1 + x2
+    first = ops.cat(ops.slice(x_sum, 0, p), ops.not_(ops.bit(x_sum, p)),  # 1 + x1 + x2
+                    ops.bit(x_sum, p))
+    second = ops.cat(ops.const(0, 1), x_sum)                              # 2(x1 + x2)
+    mantissa = ops.add(ops.mux(second_form, second, first), term, width=p + 2)   # in [1, 4)
+    product = scale_by_power_of_two(ops, mantissa, ops.add(ka, kb, width=ka.width + 1), p, out)
+    either_zero = ops.or_(ops.is_zero(a), ops.is_zero(b))
+    return ops.mux(either_zero, ops.const(0, out), product)
 
 
 def _babic_basic_block(ops, a, b):

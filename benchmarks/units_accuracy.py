@@ -6,8 +6,10 @@ samples), against the targets: refined multiplier <= 0.6 % (RAPID reports
 99.4 % accuracy), refined divider <= 0.8 % (SIMDive); plain Mitchell is about
 3.8 % (multiplier) and 4 % (divider). Dividers are measured against the
 real-valued quotient a / b (division by zero excluded), with the default
-quotient format (n fraction bits). Also prints how MRED falls with the size
-of the correction table, which is how the default ``index_bits=4`` was chosen.
+quotient format (n fraction bits). Also prints how the refined multiplier's
+MRED depends on its two parameters and how the divider's falls with the size
+of its correction table: that is how the defaults (``mantissa_bits=7``,
+``index_bits=4``; divider ``index_bits=4``) were chosen.
 
 Usage: python benchmarks/units_accuracy.py [--samples N] [--seed S]
 Exit status 1 if a target is missed.
@@ -81,13 +83,20 @@ def main(argv=None) -> int:
             print(f"{name:<22}{width:>6}{pairs:>12}  {100 * stats.mred:8.3f}  "
                   f"{100 * stats.max_rel:8.3f}  {target:>10}  {seconds:7.2f}")
 
-    print("\nMRED % against correction-table size (index bits per operand; entries = 4**bits), 16 bits:")
     a, b, _ = operands(16, min(args.samples, 200_000), args.seed)
-    print(f"{'index_bits':>10}{'entries':>9}{'multiplier':>12}{'divider':>10}")
+    print("\nRefined multiplier, 16 bits: MRED % against the fraction bits kept (mantissa_bits, t)")
+    print("and the region bits of the error term (index_bits, q; a (q+1) x (q+1)-bit product):")
+    print(f"{'t/q':>8}" + "".join(f"{q:>8}" for q in range(2, 7)))
+    for t in range(5, 10):
+        row = [measure(approx_units.get("mitchell_refined", width=16, mantissa_bits=t, index_bits=q), a, b).mred
+               if q <= t else None for q in range(2, 7)]
+        print(f"{t:>8}" + "".join(f"{100 * m:>8.3f}" if m is not None else f"{'-':>8}" for m in row))
+
+    print("\nRefined divider, 16 bits: MRED % against correction-table size (index bits per operand; entries = 4**bits):")
+    print(f"{'index_bits':>10}{'entries':>9}{'divider':>10}")
     for bits in range(1, 7):
-        mul = measure(approx_units.get("mitchell_refined", width=16, index_bits=bits), a, b).mred
         div = measure(approx_units.get("mitchell_div_refined", width=16, index_bits=bits), a, b).mred
-        print(f"{bits:>10}{4 ** bits:>9}{100 * mul:>12.3f}{100 * div:>10.3f}")
+        print(f"{bits:>10}{4 ** bits:>9}{100 * div:>10.3f}")
 
     if missed:
         print(f"\ntargets missed: {', '.join(missed)}")
