@@ -441,6 +441,27 @@ def _lower_mul(ops: Ops, node: Node, a: Node, b: Node) -> Node:
     return ops.zext(terms[0], node.width)
 
 
+def _lower_eq(ops: Ops, node: Node, a: Node, b: Node) -> Node:
+    # One LUT4 per chunk (four bits against a constant, two against two),
+    # then a balanced tree of ANDs.
+    constant = b.attrs[0] if b.op == "const" else None
+    chunk = LEAF_INDEX_BITS if constant is not None else LEAF_INDEX_BITS // 2
+    width = max(a.width, b.width)
+    a = ops.zext(a, width)
+    if constant is None:
+        b = ops.zext(b, width)
+    terms = []
+    for lo in range(0, width, chunk):
+        hi = min(width, lo + chunk)
+        expected = (ops.const((constant >> lo) % (1 << (hi - lo)), hi - lo) if constant is not None
+                    else ops.slice(b, lo, hi))
+        terms.append(ops.eq(ops.slice(a, lo, hi), expected))
+    while len(terms) > 1:
+        pairs = [ops.and_(x, y) for x, y in zip(terms[::2], terms[1::2])]
+        terms = pairs + terms[len(pairs) * 2:]
+    return terms[0]
+
+
 def _lower_sub(ops: Ops, node: Node, minuend: Node, subtrahend: Node) -> Node:
     # (2**n - 1) - x is ~x in n bits: no carry chain.
     n = minuend.width
@@ -452,8 +473,9 @@ def lowerable(node: Node) -> bool:
 
     Barrel shifters, look-up tables with more than :data:`LEAF_INDEX_BITS`
     index bits, leading-one detectors of more than that many bits,
-    multipliers (into partial products and an adder tree), and subtractions
-    from an all-ones constant.
+    multipliers (into partial products and an adder tree), comparisons for
+    equality wider than a LUT4 (into a tree), and subtractions from an
+    all-ones constant.
     """
     op = node.op
     if op in ("shl", "shr"):
@@ -464,6 +486,9 @@ def lowerable(node: Node) -> bool:
         return node.args[0].width > LEAF_INDEX_BITS
     if op == "mul":
         return min(a.width for a in node.args) > 1
+    if op == "eq":
+        constant = node.args[1].op == "const"
+        return max(a.width for a in node.args) > (LEAF_INDEX_BITS if constant else LEAF_INDEX_BITS // 2)
     if op == "sub":
         minuend, subtrahend = node.args
         return (minuend.op == "const" and minuend.attrs[0] == (1 << minuend.width) - 1
@@ -472,7 +497,7 @@ def lowerable(node: Node) -> bool:
 
 
 _LOWERINGS = {"shl": _lower_shift, "shr": _lower_shift, "lookup": _lower_lookup,
-              "lod": _lower_lod, "mul": _lower_mul, "sub": _lower_sub}
+              "lod": _lower_lod, "mul": _lower_mul, "eq": _lower_eq, "sub": _lower_sub}
 
 
 def lower(graph: Graph, nodes) -> Graph:
@@ -481,7 +506,8 @@ def lower(graph: Graph, nodes) -> Graph:
     The result computes the same function bit for bit; the rebuilt operations
     are the structures synthesis would produce for them (a shifter's
     multiplexer levels, a table's multiplexer tree over LUT4-sized tables,
-    a leading-one detector's tree, a multiplier's adder tree), but as separate nodes, so that
+    a leading-one detector's tree, a multiplier's adder tree, an equality's
+    AND tree), but as separate nodes, so that
     :func:`partition` can place registers inside them.
 
     Parameters

@@ -52,6 +52,8 @@ CASES = [
     *[(f"lod_{w}", lambda o, a, b: o.lod(a), w, 1) for w in (5, 6, 8, 9, 12)],
     ("mul_5x4", lambda o, a, b: o.mul(a, b), 5, 4),
     ("mul_truncated_use", lambda o, a, b: o.slice(o.mul(a, b), 3, 9), 6, 6),
+    ("eq_constant", lambda o, a, b: o.eq(o.cat(a, b), 0b100101001), 6, 3),
+    ("eq_variables", lambda o, a, b: o.eq(a, b), 5, 3),
     ("sub_from_all_ones", lambda o, a, b: o.sub(o.const(31, 5), o.lod(o.cat(a, b)), width=5), 6, 5),
     ("sub_from_all_ones_narrow", lambda o, a, b: o.sub(o.const(63, 6), a, width=3), 6, 1),
 ]
