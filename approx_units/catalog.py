@@ -87,7 +87,8 @@ def render_markdown(catalog: dict) -> str:
         "mapping; Fmax: nextpnr with registered inputs and outputs (see docs/characterize.md). "
         "Dividers: MRED against the real-valued quotient. LUT-eq = LUTs occupied, carry cells included "
         "(ECP5: LUT4 + 2 x CCU2C, as a CCU2C fills both LUT4s of a slice half; Xilinx 7: LUT1-6, "
-        "iCE40: SB_LUT4, whose carry cells share counted LUTs). ADP = LUT-eq x critical path (ns).",
+        "whose CARRY4s take their inputs from counted LUTs; iCE40: max(SB_LUT4, SB_CARRY), one of each "
+        "per logic cell, a lower bound). ADP = LUT-eq x critical path (ns).",
         "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),

