@@ -324,7 +324,8 @@ def _tile_stats(operator, a: np.ndarray, b: np.ndarray, approx: np.ndarray) -> _
         return _Accumulator({"exact": ErrorStats.of(a + b, approx)})
     if operator.kind == "mul":
         # Unsigned 32 x 32 products need all 64 bits: multiply as uint64 (exact below 2**64).
-        exact = a * b if _is_signed(operator) else a.astype(np.uint64) * b.astype(np.uint64)
+        exact = a * b if _is_signed(operator) else \
+            a.astype(np.uint64, copy=False) * b.astype(np.uint64, copy=False)
         return _Accumulator({"exact": ErrorStats.of(exact, approx)})
     if operator.kind != "div":
         raise ValueError(f"unit kind must be add, mul or div, not {operator.kind!r}")
@@ -339,8 +340,10 @@ def _tile_stats(operator, a: np.ndarray, b: np.ndarray, approx: np.ndarray) -> _
 
 def _exhaustive_task(subject, a_lo: int, a_hi: int, b_range: tuple[int, int]):
     operator = _operator(subject)
-    a = np.arange(a_lo, a_hi, dtype=np.int64)[:, None]
-    b = np.arange(*b_range, dtype=np.int64)[None, :]
+    # Unsigned operands as uint64, the type of the exact results, which then needs no conversion per tile.
+    dtype = np.uint64 if min(a_lo, b_range[0]) >= 0 else np.int64
+    a = np.arange(a_lo, a_hi, dtype=dtype)[:, None]
+    b = np.arange(*b_range, dtype=dtype)[None, :]
     return _stats_of(operator, a, b), a.size * b.size
 
 
