@@ -5,9 +5,13 @@ module only decides *which operand pairs* to feed them and *how*:
 
 * **Exhaustively**, over every operand pair, up to 16 x 16 bits (2^32 pairs).
   The pairs are cut into tasks of consecutive values of operand ``a`` times
-  every ``b`` (about :data:`CHUNK_PAIRS` pairs each, so memory stays bounded
-  whatever the width), the tasks run on a process pool using every core, and
-  their mergeable accumulators are merged as they complete.
+  every ``b`` (about :data:`CHUNK_PAIRS` pairs each, up to :data:`TILED_TASK_PAIRS`
+  for library units, so memory stays bounded whatever the width), the tasks run
+  on a process pool using every core, and their mergeable accumulators are
+  merged as they complete.  A library unit's task never spells the pairs out:
+  its model evaluates the outer product ``a[:, None] x b[None, :]`` in
+  cache-sized tiles (:func:`~approx_units.numpy_backend.evaluate_tiles`), and
+  each tile's statistics are taken while it is still in the cache.
 * **By Monte Carlo**, for wider units or when asked: the samples are drawn in
   :data:`BATCHES` independent batches (each from its own seed, so the result
   does not depend on how many workers ran them).  The point estimate pools all
@@ -37,7 +41,7 @@ import numpy as np
 __all__ = [
     "Evaluation", "Uniform", "Histogram", "Pairs", "LibraryUnit",
     "evaluate", "operand_range", "EXHAUSTIVE_LIMIT_BITS", "DEFAULT_EXHAUSTIVE_BITS",
-    "CHUNK_PAIRS", "BATCHES",
+    "CHUNK_PAIRS", "TILED_TASK_PAIRS", "BATCHES",
 ]
 
 #: Largest total operand width (bits of a + bits of b) evaluated exhaustively on request.
@@ -46,6 +50,11 @@ EXHAUSTIVE_LIMIT_BITS = 32
 DEFAULT_EXHAUSTIVE_BITS = 24
 #: Operand pairs per task; with the model's temporaries this keeps a worker well under 1 GiB.
 CHUNK_PAIRS = 1 << 20
+#: Largest exhaustive task of a traced unit, whose memory is independent of the task's size
+#: (tiles); larger tasks spread the per-task work (each operand's own logic) over more pairs.
+TILED_TASK_PAIRS = 1 << 22
+#: Exhaustive evaluations are cut into at least this many tasks (when large enough), for balance.
+_MIN_TASKS = 64
 #: Independent Monte Carlo batches behind each confidence interval.
 BATCHES = 32
 #: Below this many pairs, a process pool costs more than it saves.
@@ -299,9 +308,8 @@ def _model_tiles(operator, a: np.ndarray, b: np.ndarray):
     per-operand logic of an outer product runs once per operand value.  Other operators
     (Verilog netlists) get the pairs spelled out in one call.
     """
-    from .unit import Unit
     a, b = (x.reshape(-1, 1) if x.ndim == 1 else x for x in (np.asarray(a), np.asarray(b)))
-    if not isinstance(operator, Unit):
+    if not _is_traced(operator):
         a_all, b_all = (x.ravel() for x in np.broadcast_arrays(a, b))
         yield a_all, b_all, np.asarray(operator.model(a_all, b_all))
         return
@@ -309,6 +317,12 @@ def _model_tiles(operator, a: np.ndarray, b: np.ndarray):
     pattern_a, pattern_b = operator.to_patterns(a, b)
     for rows, cols, tile in evaluate_tiles(operator.graph, {"a": pattern_a, "b": pattern_b}):
         yield _part(a, rows, cols), _part(b, rows, cols), operator.from_pattern(tile)
+
+
+def _is_traced(operator) -> bool:
+    """True for a library unit, whose model is the numpy interpretation of its traced graph."""
+    from .unit import Unit
+    return isinstance(operator, Unit)
 
 
 def _part(operand: np.ndarray, rows: slice, cols: slice) -> np.ndarray:
@@ -416,7 +430,10 @@ def evaluate(subject, *, exhaustive: bool | None = None, samples: int | None = N
                          f"sampling (--samples N) instead")
 
     if exhaustive:
-        rows = max(1, CHUNK_PAIRS // (ranges[1][1] - ranges[1][0]))
+        task_pairs = CHUNK_PAIRS
+        if _is_traced(operator):
+            task_pairs = min(TILED_TASK_PAIRS, max(CHUNK_PAIRS, (1 << total_bits) // _MIN_TASKS))
+        rows = max(1, task_pairs // (ranges[1][1] - ranges[1][0]))
         tasks = [(_exhaustive_task, subject, lo, min(lo + rows, ranges[0][1]), ranges[1])
                  for lo in range(ranges[0][0], ranges[0][1], rows)]
         total = 1 << total_bits

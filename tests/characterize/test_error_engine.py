@@ -63,7 +63,7 @@ def test_known_answers_from_the_literature():
 def test_chunking_and_process_pool_do_not_change_the_result(monkeypatch):
     subject = ev.LibraryUnit("loa", 8, 0, (("l", 5),))
     whole = ev.evaluate(subject)
-    monkeypatch.setattr(ev, "CHUNK_PAIRS", 1000)          # 256 * 3 pairs per task: 86 tasks
+    monkeypatch.setattr(ev, "CHUNK_PAIRS", 1000)          # 256 * 4 pairs per task: 64 tasks
     monkeypatch.setattr(ev, "_PARALLEL_THRESHOLD", 0)     # force the process pool
     pooled = ev.evaluate(subject, workers=2)
     assert pooled.metrics == pytest.approx(whole.metrics, rel=1e-12)
