@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/units_speed.py            # everything (16x16 takes minutes)
     .venv/bin/python benchmarks/units_speed.py --quick    # skip the 16x16 exhaustive run
+    .venv/bin/python benchmarks/units_speed.py --mitchell-width 14   # a 2^28-pair run instead
 
 Targets: every 8x8 unit exhaustively, all metrics, in < 0.1 s; a 16x16
 exhaustive Mitchell evaluation (2^32 pairs) in <= 60 s on 2 cores; an 8x8
@@ -76,10 +77,16 @@ def main():
             print(f"Verilog {top} 8x8 exhaustive: {total:.2f} s (Yosys {loaded:.2f} s, {len(netlist.gates)} gates, "
                   f"{result.samples / (total - loaded) / 1e6:.1f} Mpairs/s evaluation; target <= 30 s)")
 
+    width = args.mitchell_width
+    subject = ev.LibraryUnit("mitchell", width, 0, (("signed", False),))
+    subject.resolve().model([1], [1])          # trace once, outside the timing
+    model_ms, stats_ms, pairs = chunk_breakdown(subject.resolve())
+    print(f"{width}x{width} Mitchell, one task of {pairs} pairs in this process (CPU time, best of 5): "
+          f"model {model_ms:.2f} ms + statistics {stats_ms:.2f} ms per 2^20 pairs "
+          f"(= {(model_ms + stats_ms) * 2 ** (2 * width - 20) / 1000:.1f} CPU-s for all 2^{2 * width} pairs)")
+
     if not args.quick:
-        width = args.mitchell_width
-        subject = ev.LibraryUnit("mitchell", width, 0, (("signed", False),))
-        subject.resolve().model([1], [1])          # trace once, outside the timing
+        load_before = os.getloadavg()[0]
         cpu_before = _cpu_seconds()
         started = time.perf_counter()
         result = ev.evaluate(subject, exhaustive=True, workers=args.workers)
@@ -92,6 +99,30 @@ def main():
               f"{result.samples / seconds / 1e6:.1f} Mpairs/s wall, "
               f"{result.samples / cpu * args.workers / 1e6:.1f} Mpairs/s on idle cores "
               f"(target for 16x16: <= 60 s); mred={result.metrics['mred']:.6f} wcre={result.metrics['wcre']:.6f}")
+        print(f"  load average (1 min) before / after the run: {load_before:.2f} / {os.getloadavg()[0]:.2f} "
+              f"on {os.cpu_count()} cores (other processes share them)")
+
+
+def chunk_breakdown(unit, rows_of_pairs=1 << 20):
+    """CPU milliseconds per 2^20 pairs of one exhaustive task, split into the model and the statistics."""
+    import numpy as np
+    from approx_units.numpy_backend import evaluate_tiles
+    lo, hi = unit.operand_range("b")
+    b = np.arange(lo, hi + 1, dtype=np.uint64)[None, :]
+    rows = max(1, rows_of_pairs // b.size)
+    a = np.arange(3 << (unit.width - 2), (3 << (unit.width - 2)) + rows, dtype=np.uint64)[:, None]
+    pattern_a, pattern_b = unit.to_patterns(a, b)
+    model, stats = [], []
+    for _ in range(5):
+        started = time.process_time()
+        tiles = list(evaluate_tiles(unit.graph, {"a": pattern_a, "b": pattern_b}))
+        modelled = time.process_time()
+        for tile_rows, tile_cols, tile in tiles:
+            ev._tile_stats(unit, a[tile_rows], b[:, tile_cols], tile)
+        stats.append(time.process_time() - modelled)
+        model.append(modelled - started)
+    scale = 1000 * (1 << 20) / (a.size * b.size)
+    return min(model) * scale, min(stats) * scale, a.size * b.size
 
 
 if __name__ == "__main__":
