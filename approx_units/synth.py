@@ -182,6 +182,8 @@ class AreaReport:
         LUT cells of the unit alone (see the table in the module docstring).
     carry : int
         Carry-chain cells (``CCU2C``, ``CARRY4``, ``SB_CARRY``).
+    lut_equivalents : int
+        LUTs occupied, carry cells included (see :attr:`Target.carry_packing`).
     ffs : int
         Flip-flops of the unit alone (the timing wrapper's are not counted).
     dsps : int
@@ -196,12 +198,11 @@ class AreaReport:
         Area-delay product, ``lut_equivalents * critical_path_ns``.
     cells : dict
         Every mapped cell type of the unit alone and its count.
-    lut_equivalents : int
-        LUTs occupied, carry cells included (see :attr:`Target.carry_packing`).
     """
     target: str
     luts: int
     carry: int
+    lut_equivalents: int
     ffs: int
     dsps: int
     rams: int
@@ -209,7 +210,6 @@ class AreaReport:
     critical_path_ns: float | None
     adp: float | None
     cells: dict[str, int] = field(default_factory=dict)
-    lut_equivalents: int = 0
 
     @classmethod
     def from_cells(cls, target: str, cells: dict[str, int], fmax_mhz: float | None) -> "AreaReport":
