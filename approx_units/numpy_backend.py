@@ -155,19 +155,37 @@ def _as_integers(value, dtype):
     return value.astype(dtype) if _is_flags(value) else value
 
 
-def _select(flags, if_true, if_false, dtype):
-    """``np.where(flags, if_true, if_false)`` without branches: ``((t ^ f) & -flags) ^ f``.
+def _select(flags, if_true, if_false, width: int, dtype):
+    """``np.where(flags, if_true, if_false)`` for ``width``-bit values, without branches.
 
     ``np.where`` branches per element, which costs up to five times more when the
-    select pattern is irregular; this costs four predictable passes.
+    select pattern is irregular. Here ``mask`` is all ones where ``flags`` is set,
+    and the result is ``((t ^ f) & mask) ^ f``, or shorter when a branch is a
+    constant: ``t & mask`` for ``f == 0``, ``f & ~mask`` for ``t == 0``, and
+    ``f | (mask & t)`` when ``t`` is all ones (``f`` has no bit outside ``width``).
     """
-    mask = np.negative(flags, dtype=dtype, casting="unsafe")    # all ones where set
+    mask = flags.astype(dtype)
+    if not _owned(if_true) and if_true == 0:
+        mask -= dtype(1)                                        # all ones where clear
+        return _in_place(np.bitwise_and, mask, if_false)
+    np.negative(mask, out=mask)                                 # all ones where set
+    if not _owned(if_false) and if_false == 0:
+        return _in_place(np.bitwise_and, mask, if_true)
+    if not _owned(if_true) and int(if_true) == (1 << width) - 1:
+        if width < _BITS[dtype]:
+            mask &= if_true
+        return _in_place(np.bitwise_or, mask, if_false)
     difference = np.bitwise_xor(if_true, if_false)
     if _owned(difference) and _holds(difference, mask):
         result = np.bitwise_and(difference, mask, out=difference)
     else:
-        result = np.bitwise_and(mask, difference, out=mask if _holds(mask, difference) else None)
-    return np.bitwise_xor(result, if_false, out=result if _holds(result, if_false) else None)
+        result = _in_place(np.bitwise_and, mask, difference)
+    return _in_place(np.bitwise_xor, result, if_false)
+
+
+def _in_place(operation, fresh, other):
+    """``operation(fresh, other)``, into the temporary ``fresh`` when it has the result's shape."""
+    return operation(fresh, other, out=fresh if _holds(fresh, other) else None)
 
 
 def _bit_logic(op, args):
@@ -209,7 +227,7 @@ def _evaluate_nodes_wrapping(nodes, inputs, values, dtype):
             values[node] = raw[1] if raw[0] else raw[2]
             continue
         if op == "mux" and _is_flags(raw[0]):
-            values[node] = _select(raw[0], _as_integers(raw[1], dtype), _as_integers(raw[2], dtype), dtype)
+            values[node] = _select(raw[0], _as_integers(raw[1], dtype), _as_integers(raw[2], dtype), w, dtype)
             continue
         if op in ("eq", "lt"):
             result = (raw[0] == raw[1]) if op == "eq" else (raw[0] < raw[1])
@@ -258,7 +276,7 @@ def _evaluate_nodes_wrapping(nodes, inputs, values, dtype):
         elif op == "cat":
             result = _cat(node, args, dtype)
         elif op == "mux":
-            result = _select(args[0] != 0, args[1], args[2], dtype)
+            result = _select(args[0] != 0, args[1], args[2], w, dtype)
         elif op == "lod":
             result = _leading_one(args[0], widths[0])
             result = result.astype(dtype) if _owned(result) else dtype(result)

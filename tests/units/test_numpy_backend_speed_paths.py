@@ -208,6 +208,8 @@ GRAPHS = {
     "u32_shr_past_width": (lambda o, a, b: o.shr(o.cat(a, b), b), 26, 6),
     "u32_lookup_lod": (lambda o, a, b: o.add(o.lookup(o.slice(a, 0, 3), [7, 0, 255, 1, 2, 3, 4, 5], 8),
                                              o.lod(o.cat(a, b)), width=9), 16, 16),
+    "u16_mux_constant_branches": (lambda o, a, b: o.xor(o.mux(o.lt(a, b), o.const(1023, 10), o.mux(o.eq(a, 3), b, o.const(0, 10))),
+                                                       o.mux(o.lt(b, a), o.const(0, 10), o.not_(a))), 10, 10),
     "u32_mux_scalar_branches": (lambda o, a, b: o.mux(o.lt(a, b), o.const(2**32 - 1, 32),
                                                        o.mux(o.eq(b, 0), o.const(0, 32), o.mul(a, b))), 16, 16),
 }
