@@ -51,25 +51,26 @@ def _errors(exact, approx):
                        exact.astype(np.uint64, copy=False)).view(np.int64)
 
 
-def _squared_and_relative_sums(error, magnitude, nonzero: int) -> dict:
+def _squared_and_relative_sums(error, magnitude) -> dict:
     """``sum_sq`` and the relative-error fields of :class:`ErrorStats`.
 
     ``error`` and ``magnitude`` (``|exact|``) are 1-D float64 arrays of the same
-    size, both fresh temporaries: they are overwritten. ``nonzero`` counts the
-    non-zero magnitudes.
+    size, both fresh temporaries: they are overwritten.
     """
     # Plain ufunc passes rather than np.dot: a multithreaded BLAS costs far more
     # than it saves on cache-sized arrays, and more still when the cores are busy.
-    if nonzero < error.size:
+    zero = magnitude == 0
+    zeros = int(np.count_nonzero(zero))
+    if zeros:
         # e / inf == 0: pairs whose exact result is zero add nothing to the relative
         # sums, which leaves them out without compacting the arrays.
-        np.copyto(magnitude, np.inf, where=magnitude == 0)
+        np.copyto(magnitude, np.inf, where=zero)
     relative = np.divide(error, magnitude, out=magnitude)
     sum_signed_rel = float(relative.sum())
     sum_sq = float(np.multiply(error, error, out=error).sum())
     sum_rel_sq = float(np.multiply(relative, relative, out=error).sum())
     np.abs(relative, out=relative)
-    return {"sum_sq": sum_sq, "nonzero": nonzero, "sum_rel": float(relative.sum()),
+    return {"sum_sq": sum_sq, "nonzero": int(error.size) - zeros, "sum_rel": float(relative.sum()),
             "sum_rel_sq": sum_rel_sq, "sum_signed_rel": sum_signed_rel,
             "max_rel": float(relative.max()) if relative.size else 0.0}
 
@@ -137,8 +138,7 @@ class ErrorStats:
         if exact.dtype.kind != "u":
             np.abs(magnitude, out=magnitude)
         return cls(count=count, errors=int(np.count_nonzero(error)), sum_abs=sum_abs, sum_err=sum_err,
-                   max_abs=max_abs, **_squared_and_relative_sums(error.astype(np.float64), magnitude,
-                                                                 int(np.count_nonzero(exact))))
+                   max_abs=max_abs, **_squared_and_relative_sums(error.astype(np.float64), magnitude))
 
     @classmethod
     def of_quotient(cls, a, b, quotient, *, frac_bits: int = 0) -> "ErrorStats":
@@ -155,7 +155,7 @@ class ErrorStats:
                    sum_abs=float(abs_error.sum()), sum_err=float(error.sum()),
                    max_abs=float(abs_error.max()) if error.size else 0.0,
                    excluded=int(keep.size - np.count_nonzero(keep)),
-                   **_squared_and_relative_sums(error, np.abs(real, out=real), int(np.count_nonzero(real))))
+                   **_squared_and_relative_sums(error, np.abs(real, out=real)))
 
     def merge(self, other: "ErrorStats") -> "ErrorStats":
         """Statistics of the union of both populations."""
