@@ -114,6 +114,8 @@ def report_critical_path(unit, module):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--exhaustive", action="store_true", help="MRED over all 2^32 pairs (minutes)")
+    parser.add_argument("--depths", type=int, nargs="*", default=[6, 8],
+                        help="also measure the 32-bit refined Mitchell at these pipeline depths (default 6 8)")
     parser.add_argument("--critical-path", action="store_true",
                         help="also report nextpnr's critical path of the pipelined 32-bit units (not cached)")
     args = parser.parse_args()
@@ -124,8 +126,9 @@ def main():
     refined16_unit, refined16 = measure("mitchell_refined", 16, 0)
     _, exact32 = measure("exact_mul", 32, 0)
     refined32_unit, refined32 = measure("mitchell_refined", 32, 4)
-    print("For context (32-bit, 3 stages):")
-    context = [measure("mitchell", 32, 3), measure("exact_mul", 32, 3)]
+    print("For context (32-bit, 3 stages; the refined one deeper):")
+    context = [measure("mitchell", 32, 3), measure("exact_mul", 32, 3),
+               *(measure("mitchell_refined", 32, depth) for depth in args.depths)]
     if args.critical_path:
         for unit, _ in [(refined32_unit, refined32), *context]:
             report_critical_path(unit, catalog.module_name(unit))
