@@ -146,9 +146,12 @@ def _cat(node, args, dtype):
     return acc
 
 
+_BOOL = np.dtype(np.bool_)
+
+
 def _is_flags(value) -> bool:
     """True for a boolean array: a 1-bit node's value kept as flags (see below)."""
-    return isinstance(value, np.ndarray) and value.dtype == np.bool_
+    return isinstance(value, np.ndarray) and value.dtype is _BOOL
 
 
 def _as_integers(value, dtype):
@@ -290,7 +293,7 @@ def _evaluate_nodes_wrapping(nodes, inputs, values, dtype):
 
 def _tile(value, row, rows, col, cols):
     """The part of a value (2-D, or scalar) that the tile ``[row:row+rows, col:col+cols]`` reads."""
-    if np.ndim(value) != 2:
+    if not isinstance(value, np.ndarray) or value.ndim != 2:
         return value
     if value.shape[0] > 1:
         value = value[row:row + rows]
@@ -429,5 +432,5 @@ def _tiles(graph: Graph, arrays: dict):
             tile_rows = slice(row, min(row + rows, rows_total))
             tile_cols = slice(col, min(col + cols, cols_total))
             output = np.asarray(values[graph.output]).astype(np.uint64, copy=False)
-            tile = np.broadcast_to(output, (tile_rows.stop - row, tile_cols.stop - col))
-            yield tile_rows, tile_cols, tile
+            shape = (tile_rows.stop - row, tile_cols.stop - col)
+            yield tile_rows, tile_cols, output if output.shape == shape else np.broadcast_to(output, shape)
