@@ -385,20 +385,25 @@ def arrival_times(graph: Graph) -> dict:
 def _lower_shift(ops: Ops, node: Node, value: Node, amount: Node) -> Node:
     # A logarithmic shifter, one multiplexer per amount bit: the structure
     # synthesis builds anyway, with a node (so a place to cut) per level.
+    # A left shift grows from the value's width one level at a time, so the
+    # early levels are as narrow (and their selects as lightly loaded) as in
+    # the pruned netlist.
     width, left = node.width, node.op == "shl"
-    x = ops.zext(value, width) if left else value
+    x = ops.zext(value, min(width, value.width))
     useful = min(amount.width, _bits_for(width - 1)) if width > 1 else 0
     if amount.width > useful:       # shifting by the whole width or more leaves nothing
         in_range = ops.eq(ops.slice(amount, useful, amount.width), 0)
-        x = ops.mux(in_range, x, ops.const(0, width))
+        x = ops.mux(in_range, x, ops.const(0, x.width))
     for i in range(useful):
         step = 1 << i
         if left:
-            shifted = ops.cat(ops.const(0, step), ops.slice(x, 0, width - step))
+            grown = min(width, x.width + step)
+            shifted = ops.cat(ops.const(0, step), ops.slice(x, 0, grown - step))
+            x = ops.mux(ops.bit(amount, i), shifted, ops.zext(x, grown))
         else:
             shifted = ops.cat(ops.slice(x, step, width), ops.const(0, step))
-        x = ops.mux(ops.bit(amount, i), shifted, x)
-    return x
+            x = ops.mux(ops.bit(amount, i), shifted, x)
+    return ops.zext(x, width)
 
 
 def _lower_lookup(ops: Ops, node: Node, index: Node) -> Node:
