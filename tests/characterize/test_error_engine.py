@@ -172,3 +172,38 @@ def test_integer_quotient_reference_is_the_exact_divider(signed):
     keep = b != 0
     reference = ev._integer_quotient(a[keep], b[keep], 3, signed)
     assert np.array_equal(reference.astype(np.int64), unit.model(a[keep], b[keep]).astype(np.int64))
+
+
+@pytest.mark.parametrize("name, signed", [("mitchell", False), ("mitchell", True), ("drum", False),
+                                          ("mitchell_div", False), ("mitchell_div", True),
+                                          ("loa", False), ("eta1", True)])
+@pytest.mark.parametrize("block", [64, 1000])      # one-row tiles (operand a a scalar), multi-row tiles
+def test_tiled_exhaustive_evaluation_equals_spelled_out_pairs(name, signed, block, monkeypatch):
+    # The engine evaluates a x b as an outer product, tile by tile; the reference
+    # spells every pair out and takes the statistics of the whole arrays at once.
+    from approx_units import metrics, numpy_backend
+    if name not in approx_units.names():
+        pytest.skip(f"{name} not in the library yet")
+    params = {"signed": True} if signed else {}
+    unit = approx_units.get(name, width=6, **params)
+    monkeypatch.setattr(numpy_backend, "BLOCK", block)
+    result = ev.evaluate(ev.LibraryUnit(name, 6, 0, tuple(sorted(params.items()))), exhaustive=True)
+    lo_a, hi_a = unit.operand_range("a")
+    lo_b, hi_b = unit.operand_range("b")
+    a, b = (x.ravel() for x in np.meshgrid(np.arange(lo_a, hi_a + 1), np.arange(lo_b, hi_b + 1)))
+    approx = unit.model(a, b)
+    if unit.kind == "div":
+        keep = b != 0
+        exact = ev._integer_quotient(a[keep], b[keep], ev._frac_bits(unit), signed)
+        expected = metrics.ErrorStats.of_quotient(a, b, approx, frac_bits=ev._frac_bits(unit)).metrics(
+            "div", 6, 6, ev._frac_bits(unit))
+        integer = metrics.ErrorStats.of(exact, approx[keep]).metrics("div", 6, 6, ev._frac_bits(unit))
+        expected.update({f"int_{k}": integer[k] for k in ("er", "med", "mred", "wce", "mse", "bias")})
+        expected["excluded_division_by_zero"] = int((~keep).sum())
+    else:
+        exact = a + b if unit.kind == "add" else a * b
+        expected = metrics.ErrorStats.of(exact, approx).metrics(unit.kind, 6, 6)
+    assert result.samples == a.size
+    assert result.metrics.keys() == expected.keys()
+    for key, value in expected.items():
+        assert result.metrics[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
