@@ -44,6 +44,8 @@ def main(argv=None):
     parser.add_argument("--stages", choices=("all", "0", "pipelined"), default="all",
                         help="only combinational or only pipelined entries")
     parser.add_argument("--no-timing", action="store_true", help="skip place and route")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="run no tool: report each entry as cached or missing")
     parser.add_argument("--log", help="append one JSON object per entry to this file")
     args = parser.parse_args(argv)
 
@@ -63,6 +65,7 @@ def main(argv=None):
 
     cache = synth.ResultCache()
     print(f"{len(configured)} entries x {len(targets)} targets, cache {cache.directory}", flush=True)
+    missing = 0
     for unit in configured:
         module = catalog.module_name(unit)
         verilog = synth.unit_verilog(unit, module)
@@ -71,10 +74,15 @@ def main(argv=None):
             started = time.perf_counter()
             record = {"module": module, "target": target}
             try:
-                report = synth.synthesize_verilog(verilog, module, target, timing=not args.no_timing, cache=cache)
+                report = synth.synthesize_verilog(verilog, module, target, timing=not args.no_timing, cache=cache,
+                                                  cached_only=args.dry_run)
             except synth.SynthesisError as error:
                 record["error"] = str(error)
             else:
+                if report is None:
+                    missing += 1
+                    print(json.dumps({**record, "missing": True}), flush=True)
+                    continue
                 record.update(luts=report.luts, carry=report.carry, ffs=report.ffs,
                               lut_equivalents=report.lut_equivalents, fmax_mhz=report.fmax_mhz)
             record["seconds"] = round(time.perf_counter() - started, 1)
@@ -84,6 +92,8 @@ def main(argv=None):
             if args.log:
                 with open(args.log, "a") as log:
                     log.write(json.dumps(record) + "\n")
+    if args.dry_run:
+        print(f"{missing} of {len(configured) * len(targets)} not in the cache", flush=True)
     return 0
 
 
