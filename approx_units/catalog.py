@@ -12,7 +12,7 @@ widths 8, 16 and 32, and stages 0 and the unit's recommended pipeline depth:
 
 Error metrics are exhaustive at 8 bits and sampled (:data:`SAMPLES` pairs,
 seed :data:`SEED`, 95 % intervals) at 16 and 32 bits, so a fresh computation
-reproduces them (``tests/characterize/test_catalog.py`` checks it).  Every
+reproduces them (``tests/characterize/test_netlists_catalog.py`` checks it).  Every
 file is written to a temporary file in ``netlists/`` and renamed over the old
 one, so an interrupted export leaves no half-written file.
 """
