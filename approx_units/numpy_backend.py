@@ -11,8 +11,12 @@ A 16 x 16 multiplier (32-bit nodes) thus runs in ``uint32``, which moves half
 the bytes of ``uint64`` and fills twice the SIMD lanes.
 
 Operands are processed in blocks of :data:`BLOCK` elements so that the
-intermediate arrays of a whole graph stay in the CPU cache; constants stay
-numpy scalars and broadcast. Temporaries a node creates are reduced in place,
+intermediate arrays of a whole graph stay in the CPU cache (:func:`evaluate_tiles`
+hands them out one at a time); constants stay numpy scalars and broadcast. In
+an outer product ``a[:, None] x b[None, :]``, a node that reads one operand only
+is evaluated once over that operand's values, and a tile's single value of an
+operand is a numpy scalar. Multiplexers select without branches, and a 1-bit
+scalar decides logic and selects without a pass. Temporaries a node creates are reduced in place,
 constant parts of concatenations are folded, comparison results stay boolean
 arrays for the 1-bit logic and multiplexer selects that consume them, and
 leading-one positions come from float64 exponents; all of this is bit-identical
