@@ -171,6 +171,9 @@ def _select(flags, if_true, if_false, width: int, dtype):
     constant: ``t & mask`` for ``f == 0``, ``f & ~mask`` for ``t == 0``, and
     ``f | (mask & t)`` when ``t`` is all ones (``f`` has no bit outside ``width``).
     """
+    if dtype is np.uint64:
+        # In 8-byte lanes the mask's passes cost more than np.where's branches.
+        return np.where(flags, if_true, if_false)
     mask = flags.astype(dtype)
     if not _owned(if_true) and if_true == 0:
         mask -= dtype(1)                                        # all ones where clear
@@ -286,7 +289,7 @@ def _evaluate_nodes_wrapping(nodes, inputs, values, dtype):
             result = _select(args[0] != 0, args[1], args[2], w, dtype)
         elif op == "lod":
             result = _leading_one(args[0], widths[0])
-            result = result.astype(dtype) if _owned(result) else dtype(result)
+            result = result.astype(dtype, copy=False) if _owned(result) else dtype(result)
         elif op == "lookup":
             result = np.asarray(node.attrs, dtype=dtype)[np.asarray(args[0]).astype(np.intp)]
         else:
