@@ -123,13 +123,14 @@ def test_only_what_limits_the_clock_is_lowered():
 
 
 # Hardware: a deep pipeline of the lowered graph against the model of the traced one.
-@pytest.mark.parametrize("name", ["mitchell_refined", "mitchell", "drum", "iterlog", "mitchell_div"])
-def test_four_stage_hardware_matches_the_model(name):
-    if name not in approx_units.names():
-        pytest.skip(f"no unit {name}")
-    unit = approx_units.get(name, width=4, stages=4)
-    lowered, _ = pipeline(unit.graph, 4)
-    a, b = np.meshgrid(np.arange(16), np.arange(16))
+@pytest.mark.parametrize("name", approx_units.names())
+@pytest.mark.parametrize("signed", [False, True])
+def test_four_stage_hardware_matches_the_model(name, signed):
+    if signed and not spec(name).signed_variant:
+        pytest.skip("no signed variant")
+    unit = approx_units.get(name, width=4, stages=4, signed=signed)
+    lo, hi = unit.operand_range("a")
+    a, b = np.meshgrid(np.arange(lo, hi + 1), np.arange(lo, hi + 1))
     a, b = a.ravel(), b.ravel()
     hardware = run_unit(unit, a, b)
     model = unit.model(a, b)
@@ -137,11 +138,35 @@ def test_four_stage_hardware_matches_the_model(name):
 
 
 def test_four_stage_hardware_is_lowered_somewhere():
-    # Keeps the test above meaningful: at 4 bits, some unit's pipeline is lowered.
-    lowered_units = [name for name in ["mitchell_refined", "mitchell", "drum", "iterlog"]
-                     if len(pipeline(approx_units.get(name, width=4).graph, 4)[0].nodes) >
-                     len(approx_units.get(name, width=4).graph.nodes)]
-    assert lowered_units
+    # Keeps the test above meaningful: at 4 bits, pipelines of several units are lowered.
+    lowered = [name for name in approx_units.names()
+               if len(pipeline(approx_units.get(name, width=4).graph, 4)[0].nodes) >
+               len(approx_units.get(name, width=4).graph.nodes)]
+    assert {"mitchell", "mitchell_refined"} <= set(lowered), lowered
+
+
+@pytest.mark.parametrize("name", [n for n in approx_units.names()
+                                  if any(lowerable(node) for node in approx_units.get(n, width=5).graph.nodes)])
+@pytest.mark.parametrize("stages", [0, 2])
+def test_hardware_of_the_fully_lowered_graph_matches_the_model(name, stages):
+    # Every lowerable node lowered, whether it helps the clock or not, so the
+    # hardware of each lowered form is simulated (the pipeliner alone lowers
+    # few nodes of a 4- or 5-bit unit).
+    unit = approx_units.get(name, width=5, stages=stages)
+    lowered_unit = approx_units.get(name, width=5, stages=stages)
+    lowered_unit.__dict__["graph"] = lower(unit.graph, unit.graph.nodes)     # overrides the cached trace
+    a, b = np.meshgrid(np.arange(32), np.arange(32))
+    a, b = a.ravel(), b.ravel()
+    assert np.array_equal(run_unit(lowered_unit, a, b), unit.model(a, b))
+
+
+@pytest.mark.parametrize("name", ["mitchell_refined", "mitchell_div_refined", "drum"])
+def test_six_bit_four_stage_hardware_matches_the_model(name):
+    unit = approx_units.get(name, width=6, stages=4)
+    rng = np.random.default_rng(4)
+    a, b = rng.integers(0, 64, 1500), rng.integers(0, 64, 1500)
+    a[:64], b[:64] = np.arange(64), np.arange(64)[::-1]
+    assert np.array_equal(run_unit(unit, a, b), unit.model(a, b))
 
 
 # -- delay model ------------------------------------------------------------------
