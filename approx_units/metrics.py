@@ -159,16 +159,12 @@ class ErrorStats:
 
     def merge(self, other: "ErrorStats") -> "ErrorStats":
         """Statistics of the union of both populations."""
-        result = ErrorStats()
-        for f in fields(ErrorStats):
-            x, y = getattr(self, f.name), getattr(other, f.name)
-            if f.name == "frac_bits":
-                if x is not None and y is not None and x != y:
-                    raise ValueError(f"cannot merge statistics of quotients with {x} and {y} fraction bits")
-                setattr(result, f.name, x if x is not None else y)
-            else:
-                setattr(result, f.name, max(x, y) if f.name.startswith("max_") else x + y)
-        return result
+        x, y = self.frac_bits, other.frac_bits
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"cannot merge statistics of quotients with {x} and {y} fraction bits")
+        merged = {name: max(getattr(self, name), getattr(other, name)) for name in _MAXIMA}
+        merged.update((name, getattr(self, name) + getattr(other, name)) for name in _SUMS)
+        return ErrorStats(frac_bits=x if x is not None else y, **merged)
 
     __add__ = merge
 
@@ -238,6 +234,11 @@ class ErrorStats:
     def relative_bias(self) -> float:
         self._count()
         return self.sum_signed_rel / self.nonzero if self.nonzero else 0.0
+
+
+#: The fields :meth:`ErrorStats.merge` takes the maximum of, and those it adds.
+_MAXIMA = tuple(f.name for f in fields(ErrorStats) if f.name.startswith("max_"))
+_SUMS = tuple(f.name for f in fields(ErrorStats) if f.name not in _MAXIMA and f.name != "frac_bits")
 
 
 def exact_results(kind: str, a, b, *, frac_bits: int = 0) -> np.ndarray:

@@ -91,3 +91,12 @@ def test_quotient_statistics_follow_the_definitions():
                 "max_rel": np.abs(relative).max()}
     for name, value in expected.items():
         assert getattr(stats, name) == pytest.approx(float(value), rel=1e-12), name
+
+
+def test_merging_keeps_the_quotient_format_and_refuses_two():
+    a = ErrorStats(count=1, max_abs=3, frac_bits=None)
+    b = ErrorStats(count=2, max_abs=5, frac_bits=4)
+    merged = a + b
+    assert (merged.count, merged.max_abs, merged.frac_bits) == (3, 5, 4)
+    with pytest.raises(ValueError, match="4 and 2 fraction bits"):
+        b + ErrorStats(count=1, frac_bits=2)
