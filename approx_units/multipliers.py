@@ -141,12 +141,15 @@ def mitchell_refined(ops, a, b, *, index_bits, mantissa_bits):
     # With x1, x2 the operands' fractions, the mantissa product has two exact
     # forms: (1+x1)(1+x2) = 1 + x1 + x2 + x1*x2 = 2(x1+x2) + (1-x1)(1-x2).
     # Dropping the last term of each gives Mitchell's two cases. Here the
-    # dropped term is put back, evaluated at the centre of the region of
-    # the fractions' top q bits: a (q+1) x (q+1)-bit product instead of a
-    # 2^2q-entry table, which is what keeps the unit small. The second form
-    # is used when the top bits already add up to one or more, where
-    # (1-x1)(1-x2) is the smaller term and so is approximated more closely.
-    # Fractions are truncated to t bits; a constant half LSB recentres them.
+    # dropped term is put back, evaluated at the centres c1, c2 of the
+    # regions of the fractions' top q bits: a (q+1) x (q+1)-bit product
+    # instead of a 2^2q-entry table, which is what keeps the unit small.
+    # The second form is used when the top bits already add up to one or
+    # more, where (1-x1)(1-x2) is the smaller term and so is approximated
+    # more closely. With the centres, the second form equals the first plus
+    # (x1 - c1) + (x2 - c2), so one product c1*c2 serves both and does not
+    # wait for the choice. Fractions are truncated to t bits; a constant
+    # half LSB recentres them.
     out = a.width + b.width
     f = max(a.width, b.width) - 1
     t, q = mantissa_bits, index_bits
@@ -158,22 +161,27 @@ def mitchell_refined(ops, a, b, *, index_bits, mantissa_bits):
         xa, xb = ops.cat(ops.const(1, 1), xa), ops.cat(ops.const(1, 1), xb)
     p = xa.width                                    # fraction bits from here on
     top_a, top_b = ops.slice(xa, p - q, p), ops.slice(xb, p - q, p)
-    second_form = ops.bit(ops.add(top_a, top_b, width=q + 1), q)
-    u = ops.mux(second_form, ops.not_(top_a), top_a)     # 1 - x ~ ~x on the region grid
-    v = ops.mux(second_form, ops.not_(top_b), top_b)
-    term = ops.mul(ops.cat(ops.const(1, 1), u), ops.cat(ops.const(1, 1), v))   # 2q + 2 fraction bits
-    if term.width > p:
-        term = ops.slice(term, term.width - p, term.width)
+    centres = ops.mul(ops.cat(ops.const(1, 1), top_a), ops.cat(ops.const(1, 1), top_b))   # 2q + 2 fraction bits
+    if centres.width > p:
+        centres = ops.slice(centres, centres.width - p, centres.width)
     else:
-        term = ops.shift_left_const(term, p - term.width)
-    x_sum = ops.add(xa, xb, width=p + 1)                                  # x1 + x2
-    first = ops.cat(ops.slice(x_sum, 0, p), ops.not_(ops.bit(x_sum, p)),  # 1 + x1 + x2
+        centres = ops.shift_left_const(centres, p - centres.width)
+    second_form = ops.bit(ops.add(top_a, top_b, width=q + 1), q)
+    # (x1 - c1) + (x2 - c2) in two's complement: each centre lies half a
+    # region above its top bits, so the two together take one region width.
+    if q < p:
+        offsets = ops.sub(ops.add(ops.slice(xa, 0, p - q), ops.slice(xb, 0, p - q), width=p + 2),
+                          1 << (p - q), width=p + 2)
+    else:           # no bits below the top bits: minus the two half LSBs
+        offsets = ops.const((1 << (p + 2)) - 1, p + 2)
+    x_sum = ops.add(xa, xb, width=p + 1)
+    first = ops.cat(ops.slice(x_sum, 0, p), ops.not_(ops.bit(x_sum, p)),     # 1 + x1 + x2
                     ops.bit(x_sum, p))
-    second = ops.cat(ops.const(0, 1), x_sum)                              # 2(x1 + x2)
-    mantissa = ops.add(ops.mux(second_form, second, first), term, width=p + 2)   # in [1, 4)
-    product = scale_by_power_of_two(ops, mantissa, ops.add(ka, kb, width=ka.width + 1), p, out)
     either_zero = ops.or_(ops.is_zero(a), ops.is_zero(b))
-    return ops.mux(either_zero, ops.const(0, out), product)
+    base = ops.add(first, ops.mux(second_form, offsets, ops.const(0, p + 2)), width=p + 2)
+    mantissa = ops.add(base, centres, width=p + 2)                            # in [1, 4)
+    mantissa = ops.mux(either_zero, ops.const(0, p + 2), mantissa)            # 0 * 2^k = 0
+    return scale_by_power_of_two(ops, mantissa, ops.add(ka, kb, width=ka.width + 1), p, out)
 
 
 def _babic_basic_block(ops, a, b):
