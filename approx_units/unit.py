@@ -302,5 +302,5 @@ class Unit:
         return UnitComponent(self.graph, self.signature(), stages=self.stages)
 
     def critical_path(self, stages: int | None = None) -> float:
-        """Estimated longest register-to-register delay in LUT levels (see dataflow.partition)."""
-        return dataflow.partition(self.graph, self.stages if stages is None else stages).critical_path
+        """Estimated longest register-to-register delay in ns of the hardware (see dataflow.pipeline)."""
+        return dataflow.pipeline(self.graph, self.stages if stages is None else stages)[1].critical_path

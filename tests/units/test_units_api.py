@@ -132,11 +132,14 @@ def test_numpy_backend_refuses_nodes_wider_than_64_bits():
 
 
 def test_arrival_times_follow_carry_chains():
+    # The calibrated model (ns): a carry chain costs 1.5 ns plus 0.035 ns per bit.
     ops = Ops()
     a, b = ops.input("a", 32), ops.input("b", 32)
     total = ops.add(a, b)
+    chained = ops.add(total, b)
     times = arrival_times(ops.graph)
-    assert times[total] == 1 + 32 / 16
+    assert times[total] == pytest.approx(1.5 + 0.035 * 32)
+    assert times[chained] == pytest.approx(times[total] + 1.5 + 0.035 * 33)
 
 
 def test_metrics_definitions():
