@@ -62,6 +62,13 @@ _PARALLEL_THRESHOLD = 1 << 22
 #: Metrics that are maxima: sampling gives a lower bound, not an interval.
 _EXTREMES = frozenset({"wce", "wcre", "wce_pct", "int_wce", "excluded_division_by_zero"})
 
+#: Metrics whose true value cannot lie outside a range: their intervals are
+#: clipped to it (a batch-means interval around an ER of 0.99997 would
+#: otherwise reach past 1). Biases are signed and stay unclipped.
+_DOMAINS = {"er": (0.0, 1.0), "int_er": (0.0, 1.0)}
+_NON_NEGATIVE = frozenset({"med", "nmed", "mred", "mse", "error_variance", "mae_pct",
+                           "int_med", "int_mred", "int_mse"})
+
 
 # --- operators ------------------------------------------------------------------------------
 
@@ -468,7 +475,8 @@ def evaluate(subject, *, exhaustive: bool | None = None, samples: int | None = N
             if values.size < 2 or not math.isfinite(value):
                 continue
             half = t * values.std(ddof=1) / math.sqrt(values.size)
-            ci95[name] = [float(value - half), float(value + half)]
+            low, high = _DOMAINS.get(name, (0.0 if name in _NON_NEGATIVE else -math.inf, math.inf))
+            ci95[name] = [float(max(low, value - half)), float(min(high, value + half))]
     params = dict(getattr(operator, "params", {}) or {})
     return Evaluation(unit=getattr(operator, "name", str(subject)), kind=kind, width=a_width,
                       params=params, exhaustive=bool(exhaustive),

@@ -84,6 +84,17 @@ def test_monte_carlo_interval_covers_the_exhaustive_value():
     assert sampled.metrics["wce"] <= truth["wce"]
 
 
+def test_intervals_stay_inside_each_metric_s_range():
+    # Nearly every pair is wrong (ER close to 1) and errors are small: the
+    # batch-means interval would otherwise reach past 1 and below 0.
+    sampled = ev.evaluate(ev.LibraryUnit("mitchell_refined", 16, 0, ()), samples=20_000, seed=5)
+    for name, (low, high) in sampled.ci95.items():
+        assert low <= sampled.metrics[name] <= high, name
+    assert sampled.ci95["er"][1] <= 1.0
+    zero = ev.evaluate(ev.LibraryUnit("exact_mul", 16, 0, ()), samples=20_000, seed=5)
+    assert all(low >= 0.0 for name, (low, high) in zero.ci95.items() if name in ("er", "med", "mred", "mse"))
+
+
 def test_same_seed_same_result_other_seed_other_result():
     subject = ev.LibraryUnit("loa", 16, 0, (("l", 6),))
     first = ev.evaluate(subject, samples=5000, seed=3).metrics
