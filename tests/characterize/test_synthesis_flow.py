@@ -91,6 +91,18 @@ def test_lut_equivalents_agree_with_nextpnr(cache):
         synth.placed_utilisation(verilog, "loa8", "xc7")
 
 
+def test_ice40_lut_equivalents_bound_nextpnr_logic_cells(cache):
+    # nextpnr-ice40 packs each SB_CARRY with the SB_LUT4 that shares its inputs; GeAr's
+    # carries outnumber its LUT4s, and the rest get logic cells of their own.
+    import approx_units
+    unit = approx_units.get("gear", width=8)
+    verilog = synth.unit_verilog(unit, "gear8")
+    report = synth.synthesize_verilog(verilog, "gear8", "ice40", timing=False, cache=cache)
+    assert report.carry > report.luts and report.lut_equivalents == report.carry
+    placed = synth.placed_utilisation(verilog, "gear8", "ice40")
+    assert report.lut_equivalents <= report.luts + placed["carry-only LCs"] <= placed["ICESTORM_LC"]
+
+
 def test_flip_flops_of_the_unit_are_counted(cache):
     report = synth.synthesize_verilog(MUL4_PIPELINED, "mul4p", "ecp5", timing=False, cache=cache)
     assert report.ffs == 9
