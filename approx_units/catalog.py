@@ -146,7 +146,7 @@ def _targets_section(catalog: dict) -> list[str]:
             lines.append(f"* Refined Mitchell 32-bit with {refined32['stages']} stages reaches {fmax_ref:.1f} MHz, "
                          f"{fmax_ref / fmax_exact:.2f}x the combinational exact 32-bit multiplier's "
                          f"{fmax_exact:.1f} MHz (target >= 3x with 4 stages; "
-                         f"`benchmarks/units_area.py` measures the 4-stage unit).")
+                         f"`benchmarks/units_area.py` also measures other depths).")
     return lines
 
 
@@ -236,6 +236,14 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
         for stale in directory.glob("*.v"):
             if stale.name not in produced:
                 stale.unlink()
+    else:
+        # A partial export updates its own entries and keeps the rest of the
+        # catalog; only its own units' files at its widths can be stale.
+        records = _merged_with_existing(directory / "catalog.json", records, targets)
+        for unit in configured:
+            for stale in directory.glob(f"{unit.name}_w{unit.width}_s*.v"):
+                if stale.name not in produced:
+                    stale.unlink()
     catalog = {
         "generated": time.strftime("%Y-%m-%d"),
         "generator": "axhls units export",
@@ -250,6 +258,27 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
                            json.dumps(_json_safe(catalog), indent=1, allow_nan=False) + "\n")
     synth.write_atomically(directory / "catalog.md", render_markdown(catalog))
     return catalog
+
+
+def _merged_with_existing(path: Path, records: list[dict], targets) -> list[dict]:
+    """``records`` plus the entries of the catalog at ``path`` for other (unit, width) pairs.
+
+    Entries come out in the order of a full export. Kept entries lose the
+    area of targets this export does not have, so that every entry of one
+    catalog answers for the same targets.
+    """
+    try:
+        existing = json.loads(path.read_text())["entries"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return records
+    updated = {(r["unit"], r["width"]) for r in records}
+    merged = list(records)
+    for entry in existing:
+        if (entry.get("unit"), entry.get("width")) not in updated:
+            entry["area"] = {t: a for t, a in entry.get("area", {}).items() if t in targets}
+            merged.append(entry)
+    order = {(u.name, u.width, u.stages): i for i, u in enumerate(entries())}
+    return sorted(merged, key=lambda e: order.get((e["unit"], e["width"], e["stages"]), len(order)))
 
 
 def _json_safe(value):

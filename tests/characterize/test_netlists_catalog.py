@@ -52,6 +52,19 @@ def test_export_writes_verilog_json_and_markdown(tmp_path):
     assert table.count("\n| loa |") + table.count("\n| mitchell |") == len(data["entries"])
 
 
+def test_partial_export_keeps_the_other_entries(tmp_path):
+    catalog.export(tmp_path, targets=(), units=["loa", "mitchell"], widths=(8,))
+    (tmp_path / "loa_w8_s5.v").write_text("// a stale file of a depth no longer exported\n")
+    (tmp_path / "notes.v").write_text("// not a catalog file\n")
+    data = catalog.export(tmp_path, targets=(), units=["loa"], widths=(8,))
+    assert [(e["unit"], e["stages"]) for e in data["entries"]] == [("loa", 0), ("mitchell", 0), ("mitchell", 1)]
+    on_disk = json.loads((tmp_path / "catalog.json").read_text())
+    assert [e["module"] for e in on_disk["entries"]] == [e["module"] for e in data["entries"]]
+    assert "| mitchell | 8 | 1 |" in (tmp_path / "catalog.md").read_text()
+    assert sorted(p.name for p in tmp_path.glob("*.v")) == ["loa_w8_s0.v", "mitchell_w8_s0.v",
+                                                         "mitchell_w8_s1.v", "notes.v"]
+
+
 def test_export_with_synthesis_fills_the_area_columns(tmp_path):
     cache = synth.ResultCache(tmp_path / "cache")
     data = catalog.export(tmp_path / "out", targets=("ice40",), units=["trunc_add"], widths=(8,),
