@@ -18,7 +18,11 @@ from .unit import Param, UnitSpec, register
 __all__ = ["antilog"]
 
 
-def _multiplier(name, summary, reference, params=(), check=None):
+def _multiplier_stages(width):
+    return 1 if width <= 8 else 2 if width <= 16 else 3
+
+
+def _multiplier(name, summary, reference, params=(), check=None, recommended_stages=_multiplier_stages):
     # Every multiplier takes an n-bit a and an m-bit b (width_b); cores read
     # the widths from their operand nodes.
     def decorate(core):
@@ -33,7 +37,7 @@ def _multiplier(name, summary, reference, params=(), check=None):
                           output_width=lambda w, wb, s, v: w + wb, summary=summary,
                           reference=reference, params=tuple(params), non_square=True,
                           check=check,
-                          recommended_stages=lambda w: 1 if w <= 8 else 2 if w <= 16 else 3))
+                          recommended_stages=recommended_stages))
         return core
     return decorate
 
@@ -136,7 +140,11 @@ def _refined_check(width, width_b, signed, values):
                     bounds=lambda w, wb, s: (1, max(w, wb) - 1),
                     doc="fraction bits t kept below each operand's leading one, 1..max(n, m)-1 "
                         "(default min(7, max(n, m)-1))")],
-             check=_refined_check)
+             check=_refined_check,
+             # One stage more at 32 bits than the other multipliers: its path
+             # is deeper (normaliser, region product, shifter), and 4 is RAPID's
+             # depth (ECP5: 117 MHz with 3 stages, 149 with 4).
+             recommended_stages=lambda w: 1 if w <= 8 else 2 if w <= 16 else 4)
 def mitchell_refined(ops, a, b, *, index_bits, mantissa_bits):
     # With x1, x2 the operands' fractions, the mantissa product has two exact
     # forms: (1+x1)(1+x2) = 1 + x1 + x2 + x1*x2 = 2(x1+x2) + (1-x1)(1-x2).

@@ -7,6 +7,8 @@ module drum_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg \$1 ;
   reg \$2 ;
   reg \$3 ;
+  wire [3:0] \$4 ;
+  wire [3:0] \$5 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
@@ -15,44 +17,78 @@ module drum_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   wire clk;
   wire [31:0] n0_a;
   reg [31:0] n0_input_s1 = 32'd0;
-  wire [5:0] n11_slice;
-  reg [5:0] n11_slice_s2 = 6'h00;
-  wire [5:0] n13_cat;
-  reg [5:0] n13_cat_s2 = 6'h00;
-  wire [5:0] n14_or;
-  wire [4:0] n15_lod;
-  wire n17_lt;
-  reg n17_lt_s1 = 1'h0;
-  wire n18_not;
+  wire [7:0] n101_slice;
+  wire [7:0] n102_slice;
+  wire n105_not;
+  wire [3:0] n107_slice;
+  wire n110_not;
+  wire [3:0] n116_slice;
+  wire n119_not;
+  wire n11_not;
+  wire [4:0] n127_cat;
+  wire n130_not;
+  reg n130_not_s1 = 1'h0;
+  wire [4:0] n132_sub;
+  reg [4:0] n132_sub_s1 = 5'h00;
+  wire [4:0] n134_mux;
+  wire [5:0] n136_slice;
+  reg [5:0] n136_slice_s2 = 6'h00;
+  wire [5:0] n138_cat;
+  reg [5:0] n138_cat_s1 = 6'h00;
+  reg [5:0] n138_cat_s2 = 6'h00;
+  wire [5:0] n139_or;
+  wire [3:0] n13_slice;
+  wire n140_slice;
+  wire n144_slice;
+  wire n150_slice;
+  wire n156_slice;
+  wire n162_slice;
+  wire n168_slice;
+  wire n16_not;
+  wire [11:0] n178_add;
+  reg [11:0] n178_add_s3 = 12'h000;
+  wire [5:0] n179_add;
+  reg [5:0] n179_add_s2 = 6'h00;
+  reg [5:0] n179_add_s3 = 6'h00;
+  wire [63:0] n180_shl;
   wire [31:0] n1_b;
   reg [31:0] n1_input_s1 = 32'd0;
-  wire [4:0] n20_sub;
-  reg [4:0] n20_sub_s1 = 5'h00;
-  wire [4:0] n22_mux;
-  wire [5:0] n24_slice;
-  reg [5:0] n24_slice_s2 = 6'h00;
-  wire [5:0] n26_cat;
-  reg [5:0] n26_cat_s2 = 6'h00;
-  wire [5:0] n27_or;
-  wire n28_slice;
-  wire [4:0] n2_lod;
-  wire n32_slice;
-  wire n38_slice;
-  wire n44_slice;
-  wire n4_lt;
-  reg n4_lt_s1 = 1'h0;
-  wire n50_slice;
-  wire n56_slice;
-  wire n5_not;
-  wire [11:0] n66_add;
-  reg [11:0] n66_add_s3 = 12'h000;
-  wire [5:0] n67_add;
-  reg [5:0] n67_add_s2 = 6'h00;
-  reg [5:0] n67_add_s3 = 6'h00;
-  wire [63:0] n68_shl;
-  wire [4:0] n7_sub;
-  reg [4:0] n7_sub_s1 = 5'h00;
-  wire [4:0] n9_mux;
+  wire [3:0] n22_slice;
+  wire n25_not;
+  wire [15:0] n2_slice;
+  wire [7:0] n32_slice;
+  wire [7:0] n33_slice;
+  wire n36_not;
+  wire [3:0] n38_slice;
+  wire [15:0] n3_slice;
+  wire n41_not;
+  wire [3:0] n47_slice;
+  wire n50_not;
+  wire [4:0] n58_cat;
+  wire n61_not;
+  reg n61_not_s1 = 1'h0;
+  wire [4:0] n63_sub;
+  reg [4:0] n63_sub_s1 = 5'h00;
+  wire [4:0] n65_mux;
+  wire [5:0] n67_slice;
+  reg [5:0] n67_slice_s2 = 6'h00;
+  wire [5:0] n69_cat;
+  reg [5:0] n69_cat_s1 = 6'h00;
+  reg [5:0] n69_cat_s2 = 6'h00;
+  wire n6_not;
+  wire [5:0] n70_or;
+  wire [15:0] n71_slice;
+  wire [15:0] n72_slice;
+  wire n75_not;
+  wire [7:0] n76_slice;
+  wire [7:0] n77_slice;
+  wire [7:0] n7_slice;
+  wire n80_not;
+  wire [3:0] n82_slice;
+  wire n85_not;
+  wire [7:0] n8_slice;
+  wire [3:0] n91_slice;
+  wire n94_not;
   output [63:0] o;
   wire [63:0] o;
   input rst;
@@ -66,19 +102,27 @@ module drum_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s3;
   always @(posedge clk)
-    n20_sub_s1 <= n20_sub;
+    n69_cat_s1 <= { 5'h00, n61_not };
+  always @(posedge clk)
+    n69_cat_s2 <= n69_cat_s1;
+  always @(posedge clk)
+    n130_not_s1 <= n130_not;
+  always @(posedge clk)
+    n132_sub_s1 <= n132_sub;
   always @(posedge clk)
     n1_input_s1 <= b;
   always @(posedge clk)
-    n24_slice_s2 <= n24_slice;
+    n136_slice_s2 <= n136_slice;
   always @(posedge clk)
-    n26_cat_s2 <= { 5'h00, n18_not };
+    n138_cat_s1 <= { 5'h00, n130_not };
   always @(posedge clk)
-    n66_add_s3 <= n66_add;
+    n138_cat_s2 <= n138_cat_s1;
   always @(posedge clk)
-    n67_add_s2 <= n67_add;
+    n178_add_s3 <= n178_add;
   always @(posedge clk)
-    n67_add_s3 <= n67_add_s2;
+    n179_add_s2 <= n179_add;
+  always @(posedge clk)
+    n179_add_s3 <= n179_add_s2;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -86,62 +130,104 @@ module drum_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     valid_out <= \$3 ;
   always @(posedge clk)
-    n4_lt_s1 <= n4_lt;
+    n61_not_s1 <= n61_not;
   always @(posedge clk)
-    n7_sub_s1 <= n7_sub;
+    n63_sub_s1 <= n63_sub;
   always @(posedge clk)
     n0_input_s1 <= a;
   always @(posedge clk)
-    n11_slice_s2 <= n11_slice;
-  always @(posedge clk)
-    n13_cat_s2 <= { 5'h00, n5_not };
-  always @(posedge clk)
-    n17_lt_s1 <= n17_lt;
+    n67_slice_s2 <= n67_slice;
   \drum_w32_s3.depth1  depth1 (
     .n0_a(a),
-    .n11_slice_s2(n11_slice_s2),
-    .n13_cat_s2(n13_cat_s2),
-    .n14_or(n14_or),
-    .n15_lod(n15_lod),
-    .n17_lt_s1(n17_lt_s1),
-    .n18_not(n18_not),
+    .n130_not_s1(n130_not_s1),
+    .n132_sub_s1(n132_sub_s1),
+    .n134_mux(n134_mux),
+    .n136_slice_s2(n136_slice_s2),
+    .n138_cat_s2(n138_cat_s2),
+    .n139_or(n139_or),
+    .n178_add_s3(n178_add_s3),
+    .n179_add_s3(n179_add_s3),
+    .n180_shl(o),
     .n1_b(b),
-    .n24_slice_s2(n24_slice_s2),
-    .n26_cat_s2(n26_cat_s2),
-    .n27_or(n27_or),
-    .n2_lod(n2_lod),
-    .n4_lt_s1(n4_lt_s1),
-    .n5_not(n5_not),
-    .n66_add_s3(n66_add_s3),
-    .n67_add_s3(n67_add_s3),
-    .n68_shl(o)
+    .n61_not_s1(n61_not_s1),
+    .n63_sub_s1(n63_sub_s1),
+    .n65_mux(n65_mux),
+    .n67_slice_s2(n67_slice_s2),
+    .n69_cat_s2(n69_cat_s2),
+    .n70_or(n70_or)
   );
   \drum_w32_s3.depth2  depth2 (
-    .n15_lod(n15_lod),
-    .n17_lt(n17_lt),
-    .n18_not(n18_not),
-    .n20_sub(n20_sub),
-    .n20_sub_s1(n20_sub_s1),
-    .n22_mux(n22_mux),
-    .n27_or(n27_or),
-    .n2_lod(n2_lod),
-    .n4_lt(n4_lt),
-    .n5_not(n5_not),
-    .n7_sub(n7_sub),
-    .n7_sub_s1(n7_sub_s1),
-    .n9_mux(n9_mux)
+    .n0_input_s1(n0_input_s1),
+    .n134_mux(n134_mux),
+    .n136_slice(n136_slice),
+    .n139_or(n139_or),
+    .n179_add(n179_add),
+    .n1_input_s1(n1_input_s1),
+    .n65_mux(n65_mux),
+    .n67_slice(n67_slice),
+    .n6_not(n6_not),
+    .n75_not(n75_not),
+    .\port$0$2 (a),
+    .\port$0$34 (b)
   );
   \drum_w32_s3.depth3  depth3 (
-    .n0_input_s1(n0_input_s1),
-    .n11_slice(n11_slice),
-    .n14_or(n14_or),
-    .n1_input_s1(n1_input_s1),
-    .n22_mux(n22_mux),
-    .n24_slice(n24_slice),
-    .n66_add(n66_add),
-    .n67_add(n67_add),
-    .n9_mux(n9_mux),
-    .\port$66$0 (n27_or)
+    .n105_not(n105_not),
+    .n11_not(n11_not),
+    .n178_add(n178_add),
+    .n36_not(n36_not),
+    .n70_or(n70_or),
+    .n80_not(n80_not),
+    .\port$0$2 (a),
+    .\port$0$34 (b),
+    .\port$4$0 (n139_or)
+  );
+  \drum_w32_s3.depth4  depth4 (
+    .n107_slice(b[15:12]),
+    .n110_not(n110_not),
+    .n116_slice(b[7:4]),
+    .n119_not(n119_not),
+    .n13_slice(a[31:28]),
+    .n16_not(n16_not),
+    .n22_slice(a[23:20]),
+    .n25_not(n25_not),
+    .n38_slice(a[15:12]),
+    .n41_not(n41_not),
+    .n47_slice(a[7:4]),
+    .n50_not(n50_not),
+    .n82_slice(b[31:28]),
+    .n85_not(n85_not),
+    .n91_slice(b[23:20]),
+    .n94_not(n94_not)
+  );
+  \drum_w32_s3.depth5  depth5 (
+    .n105_not(n105_not),
+    .n110_not(n110_not),
+    .n119_not(n119_not),
+    .n11_not(n11_not),
+    .n16_not(n16_not),
+    .n25_not(n25_not),
+    .n36_not(n36_not),
+    .n41_not(n41_not),
+    .n50_not(n50_not),
+    .n6_not(n6_not),
+    .n75_not(n75_not),
+    .n80_not(n80_not),
+    .n85_not(n85_not),
+    .n94_not(n94_not),
+    .\port$0$2 (a),
+    .\port$0$34 (b),
+    .\port$109$0 (\$5 ),
+    .\port$78$0 (\$4 )
+  );
+  \drum_w32_s3.depth6  depth6 (
+    .n130_not(n130_not),
+    .n132_sub(n132_sub),
+    .n61_not(n61_not),
+    .n63_sub(n63_sub),
+    .\port$10$0 (n75_not),
+    .\port$109$0 (\$5 ),
+    .\port$7$0 (n6_not),
+    .\port$78$0 (\$4 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -166,303 +252,565 @@ module drum_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n68_shl = o;
+  assign n180_shl = o;
   assign valid_s3 = valid_out;
-  assign n13_cat = { 5'h00, n5_not };
-  assign n26_cat = { 5'h00, n18_not };
-  assign n28_slice = n27_or[0];
-  assign n32_slice = n27_or[1];
-  assign n38_slice = n27_or[2];
-  assign n44_slice = n27_or[3];
-  assign n50_slice = n27_or[4];
-  assign n56_slice = n27_or[5];
+  assign n69_cat = { 5'h00, n61_not };
+  assign n138_cat = { 5'h00, n130_not };
+  assign n3_slice = a[31:16];
+  assign n2_slice = a[15:0];
+  assign n72_slice = b[31:16];
+  assign n71_slice = b[15:0];
+  assign n8_slice = a[31:24];
+  assign n7_slice = a[23:16];
+  assign n33_slice = a[15:8];
+  assign n32_slice = a[7:0];
+  assign n77_slice = b[31:24];
+  assign n76_slice = b[23:16];
+  assign n102_slice = b[15:8];
+  assign n101_slice = b[7:0];
+  assign n140_slice = n139_or[0];
+  assign n144_slice = n139_or[1];
+  assign n150_slice = n139_or[2];
+  assign n156_slice = n139_or[3];
+  assign n162_slice = n139_or[4];
+  assign n168_slice = n139_or[5];
+  assign n13_slice = a[31:28];
+  assign n22_slice = a[23:20];
+  assign n38_slice = a[15:12];
+  assign n47_slice = a[7:4];
+  assign n82_slice = b[31:28];
+  assign n91_slice = b[23:20];
+  assign n107_slice = b[15:12];
+  assign n116_slice = b[7:4];
+  assign n58_cat = { n6_not, \$4  };
+  assign n127_cat = { n75_not, \$5  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \drum_w32_s3.depth1 (n1_b, n2_lod, n5_not, n14_or, n15_lod, n18_not, n27_or, n68_shl, n4_lt_s1, n11_slice_s2, n13_cat_s2, n17_lt_s1, n24_slice_s2, n26_cat_s2, n66_add_s3, n67_add_s3, n0_a);
-  wire [4:0] \$1 ;
-  wire [4:0] \$10 ;
-  wire [4:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [4:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
-  wire [4:0] \$2 ;
-  wire [4:0] \$20 ;
-  wire [4:0] \$21 ;
-  wire [4:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [4:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire [4:0] \$26 ;
-  wire [4:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire [4:0] \$29 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$30 ;
-  wire [4:0] \$31 ;
-  wire [4:0] \$32 ;
-  wire [4:0] \$33 ;
-  wire [4:0] \$34 ;
-  wire [4:0] \$35 ;
-  wire [4:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire [4:0] \$38 ;
-  wire [4:0] \$39 ;
-  wire [4:0] \$4 ;
-  wire [4:0] \$40 ;
-  wire [4:0] \$41 ;
-  wire [4:0] \$42 ;
-  wire [4:0] \$43 ;
-  wire [4:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire [4:0] \$46 ;
-  wire [4:0] \$47 ;
-  wire [4:0] \$48 ;
-  wire [4:0] \$49 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$50 ;
-  wire [4:0] \$51 ;
-  wire [4:0] \$52 ;
-  wire [4:0] \$53 ;
-  wire [4:0] \$54 ;
-  wire [4:0] \$55 ;
-  wire [4:0] \$56 ;
-  wire [4:0] \$57 ;
-  wire [4:0] \$58 ;
-  wire [4:0] \$59 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$60 ;
-  wire [74:0] \$61 ;
-  wire [4:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$9 ;
+module \drum_w32_s3.depth1 (n1_b, n65_mux, n70_or, n134_mux, n139_or, n180_shl, n61_not_s1, n63_sub_s1, n67_slice_s2, n69_cat_s2, n130_not_s1, n132_sub_s1, n136_slice_s2, n138_cat_s2, n178_add_s3, n179_add_s3, n0_a);
+  wire [74:0] \$1 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  input [5:0] n11_slice_s2;
-  wire [5:0] n11_slice_s2;
-  input [5:0] n13_cat_s2;
-  wire [5:0] n13_cat_s2;
-  output [5:0] n14_or;
-  wire [5:0] n14_or;
-  output [4:0] n15_lod;
-  wire [4:0] n15_lod;
-  input n17_lt_s1;
-  wire n17_lt_s1;
-  output n18_not;
-  wire n18_not;
+  input n130_not_s1;
+  wire n130_not_s1;
+  input [4:0] n132_sub_s1;
+  wire [4:0] n132_sub_s1;
+  output [4:0] n134_mux;
+  wire [4:0] n134_mux;
+  input [5:0] n136_slice_s2;
+  wire [5:0] n136_slice_s2;
+  input [5:0] n138_cat_s2;
+  wire [5:0] n138_cat_s2;
+  output [5:0] n139_or;
+  wire [5:0] n139_or;
+  input [11:0] n178_add_s3;
+  wire [11:0] n178_add_s3;
+  input [5:0] n179_add_s3;
+  wire [5:0] n179_add_s3;
+  output [63:0] n180_shl;
+  wire [63:0] n180_shl;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  input [5:0] n24_slice_s2;
-  wire [5:0] n24_slice_s2;
-  input [5:0] n26_cat_s2;
-  wire [5:0] n26_cat_s2;
-  output [5:0] n27_or;
-  wire [5:0] n27_or;
-  output [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input n4_lt_s1;
-  wire n4_lt_s1;
-  output n5_not;
-  wire n5_not;
-  input [11:0] n66_add_s3;
-  wire [11:0] n66_add_s3;
-  input [5:0] n67_add_s3;
-  wire [5:0] n67_add_s3;
-  output [63:0] n68_shl;
-  wire [63:0] n68_shl;
-  assign \$36  = n1_b[6] ? 5'h06 : \$35 ;
-  assign \$37  = n1_b[7] ? 5'h07 : \$36 ;
-  assign \$38  = n1_b[8] ? 5'h08 : \$37 ;
-  assign \$39  = n1_b[9] ? 5'h09 : \$38 ;
-  assign \$40  = n1_b[10] ? 5'h0a : \$39 ;
-  assign \$41  = n1_b[11] ? 5'h0b : \$40 ;
-  assign \$42  = n1_b[12] ? 5'h0c : \$41 ;
-  assign \$43  = n1_b[13] ? 5'h0d : \$42 ;
-  assign \$44  = n1_b[14] ? 5'h0e : \$43 ;
-  assign \$45  = n1_b[15] ? 5'h0f : \$44 ;
-  assign \$46  = n1_b[16] ? 5'h10 : \$45 ;
-  assign \$47  = n1_b[17] ? 5'h11 : \$46 ;
-  assign \$48  = n1_b[18] ? 5'h12 : \$47 ;
-  assign \$49  = n1_b[19] ? 5'h13 : \$48 ;
-  assign \$50  = n1_b[20] ? 5'h14 : \$49 ;
-  assign \$51  = n1_b[21] ? 5'h15 : \$50 ;
-  assign \$52  = n1_b[22] ? 5'h16 : \$51 ;
-  assign \$53  = n1_b[23] ? 5'h17 : \$52 ;
-  assign \$54  = n1_b[24] ? 5'h18 : \$53 ;
-  assign \$55  = n1_b[25] ? 5'h19 : \$54 ;
-  assign \$56  = n1_b[26] ? 5'h1a : \$55 ;
-  assign \$57  = n1_b[27] ? 5'h1b : \$56 ;
-  assign \$58  = n1_b[28] ? 5'h1c : \$57 ;
-  assign \$59  = n1_b[29] ? 5'h1d : \$58 ;
-  assign \$60  = n1_b[30] ? 5'h1e : \$59 ;
-  assign n15_lod = n1_b[31] ? 5'h1f : \$60 ;
-  assign n18_not = ~ n17_lt_s1;
-  assign n27_or = n24_slice_s2 | n26_cat_s2;
-  assign \$61  = n66_add_s3 << n67_add_s3;
-  assign \$1  = n0_a[1] ? 5'h01 : 5'h00;
-  assign \$2  = n0_a[2] ? 5'h02 : \$1 ;
-  assign \$3  = n0_a[3] ? 5'h03 : \$2 ;
-  assign \$4  = n0_a[4] ? 5'h04 : \$3 ;
-  assign \$5  = n0_a[5] ? 5'h05 : \$4 ;
-  assign \$6  = n0_a[6] ? 5'h06 : \$5 ;
-  assign \$7  = n0_a[7] ? 5'h07 : \$6 ;
-  assign \$8  = n0_a[8] ? 5'h08 : \$7 ;
-  assign \$9  = n0_a[9] ? 5'h09 : \$8 ;
-  assign \$10  = n0_a[10] ? 5'h0a : \$9 ;
-  assign \$11  = n0_a[11] ? 5'h0b : \$10 ;
-  assign \$12  = n0_a[12] ? 5'h0c : \$11 ;
-  assign \$13  = n0_a[13] ? 5'h0d : \$12 ;
-  assign \$14  = n0_a[14] ? 5'h0e : \$13 ;
-  assign \$15  = n0_a[15] ? 5'h0f : \$14 ;
-  assign \$16  = n0_a[16] ? 5'h10 : \$15 ;
-  assign \$17  = n0_a[17] ? 5'h11 : \$16 ;
-  assign \$18  = n0_a[18] ? 5'h12 : \$17 ;
-  assign \$19  = n0_a[19] ? 5'h13 : \$18 ;
-  assign \$20  = n0_a[20] ? 5'h14 : \$19 ;
-  assign \$21  = n0_a[21] ? 5'h15 : \$20 ;
-  assign \$22  = n0_a[22] ? 5'h16 : \$21 ;
-  assign \$23  = n0_a[23] ? 5'h17 : \$22 ;
-  assign \$24  = n0_a[24] ? 5'h18 : \$23 ;
-  assign \$25  = n0_a[25] ? 5'h19 : \$24 ;
-  assign \$26  = n0_a[26] ? 5'h1a : \$25 ;
-  assign \$27  = n0_a[27] ? 5'h1b : \$26 ;
-  assign \$28  = n0_a[28] ? 5'h1c : \$27 ;
-  assign \$29  = n0_a[29] ? 5'h1d : \$28 ;
-  assign \$30  = n0_a[30] ? 5'h1e : \$29 ;
-  assign n2_lod = n0_a[31] ? 5'h1f : \$30 ;
-  assign n5_not = ~ n4_lt_s1;
-  assign n14_or = n11_slice_s2 | n13_cat_s2;
-  assign \$31  = n1_b[1] ? 5'h01 : 5'h00;
-  assign \$32  = n1_b[2] ? 5'h02 : \$31 ;
-  assign \$33  = n1_b[3] ? 5'h03 : \$32 ;
-  assign \$34  = n1_b[4] ? 5'h04 : \$33 ;
-  assign \$35  = n1_b[5] ? 5'h05 : \$34 ;
-  assign n68_shl = \$61 [63:0];
+  wire [15:0] n2_slice;
+  wire [15:0] n3_slice;
+  input n61_not_s1;
+  wire n61_not_s1;
+  input [4:0] n63_sub_s1;
+  wire [4:0] n63_sub_s1;
+  output [4:0] n65_mux;
+  wire [4:0] n65_mux;
+  input [5:0] n67_slice_s2;
+  wire [5:0] n67_slice_s2;
+  input [5:0] n69_cat_s2;
+  wire [5:0] n69_cat_s2;
+  output [5:0] n70_or;
+  wire [5:0] n70_or;
+  wire [15:0] n71_slice;
+  wire [15:0] n72_slice;
+  assign n65_mux = n61_not_s1 ? n63_sub_s1 : 5'h00;
+  assign n70_or = n67_slice_s2 | n69_cat_s2;
+  assign n134_mux = n130_not_s1 ? n132_sub_s1 : 5'h00;
+  assign n139_or = n136_slice_s2 | n138_cat_s2;
+  assign \$1  = n178_add_s3 << n179_add_s3;
+  assign n2_slice = n0_a[15:0];
+  assign n3_slice = n0_a[31:16];
+  assign n71_slice = n1_b[15:0];
+  assign n72_slice = n1_b[31:16];
+  assign n180_shl = \$1 [63:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \drum_w32_s3.depth2 (n5_not, n15_lod, n18_not, n27_or, n4_lt, n7_sub, n9_mux, n17_lt, n20_sub, n22_mux, n7_sub_s1, n20_sub_s1, n2_lod);
-  wire [5:0] \$1 ;
-  wire [5:0] \$2 ;
-  wire [5:0] n13_cat;
-  input [4:0] n15_lod;
-  wire [4:0] n15_lod;
-  output n17_lt;
-  wire n17_lt;
-  input n18_not;
-  wire n18_not;
-  output [4:0] n20_sub;
-  wire [4:0] n20_sub;
-  input [4:0] n20_sub_s1;
-  wire [4:0] n20_sub_s1;
-  output [4:0] n22_mux;
-  wire [4:0] n22_mux;
-  wire [5:0] n26_cat;
-  input [5:0] n27_or;
-  wire [5:0] n27_or;
-  wire n28_slice;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  wire n32_slice;
-  wire n38_slice;
-  wire n44_slice;
-  output n4_lt;
-  wire n4_lt;
-  wire n50_slice;
-  wire n56_slice;
-  input n5_not;
-  wire n5_not;
-  output [4:0] n7_sub;
-  wire [4:0] n7_sub;
-  input [4:0] n7_sub_s1;
-  wire [4:0] n7_sub_s1;
-  output [4:0] n9_mux;
-  wire [4:0] n9_mux;
-  assign n4_lt = n2_lod < 3'h6;
-  assign \$1  = n2_lod - 3'h5;
-  assign n9_mux = n5_not ? n7_sub_s1 : 5'h00;
-  assign n17_lt = n15_lod < 3'h6;
-  assign \$2  = n15_lod - 3'h5;
-  assign n22_mux = n18_not ? n20_sub_s1 : 5'h00;
-  assign n13_cat = { 5'h00, n5_not };
-  assign n26_cat = { 5'h00, n18_not };
-  assign n28_slice = n27_or[0];
-  assign n32_slice = n27_or[1];
-  assign n38_slice = n27_or[2];
-  assign n44_slice = n27_or[3];
-  assign n50_slice = n27_or[4];
-  assign n56_slice = n27_or[5];
-  assign n7_sub = \$1 [4:0];
-  assign n20_sub = \$2 [4:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \drum_w32_s3.depth3 (\port$66$0 , n9_mux, n22_mux, n11_slice, n24_slice, n66_add, n67_add, n0_input_s1, n1_input_s1, n14_or);
-  wire [31:0] \$1 ;
-  wire [5:0] \$10 ;
-  wire [5:0] \$11 ;
-  wire [11:0] \$12 ;
-  wire [12:0] \$13 ;
+module \drum_w32_s3.depth2 (\port$0$34 , n65_mux, n134_mux, n139_or, n6_not, n67_slice, n75_not, n136_slice, n179_add, n0_input_s1, n1_input_s1, \port$0$2 );
+  wire \$1 ;
   wire [31:0] \$2 ;
-  wire [5:0] \$3 ;
-  wire [5:0] \$4 ;
-  wire [7:0] \$5 ;
-  wire [5:0] \$6 ;
-  wire [5:0] \$7 ;
-  wire [9:0] \$8 ;
-  wire [10:0] \$9 ;
+  wire \$3 ;
+  wire [31:0] \$4 ;
   input [31:0] n0_input_s1;
   wire [31:0] n0_input_s1;
-  output [5:0] n11_slice;
-  wire [5:0] n11_slice;
-  input [5:0] n14_or;
-  wire [5:0] n14_or;
+  wire [7:0] n101_slice;
+  wire [7:0] n102_slice;
+  input [4:0] n134_mux;
+  wire [4:0] n134_mux;
+  output [5:0] n136_slice;
+  wire [5:0] n136_slice;
+  input [5:0] n139_or;
+  wire [5:0] n139_or;
+  wire n140_slice;
+  wire n144_slice;
+  wire n150_slice;
+  wire n156_slice;
+  wire n162_slice;
+  wire n168_slice;
+  output [5:0] n179_add;
+  wire [5:0] n179_add;
   input [31:0] n1_input_s1;
   wire [31:0] n1_input_s1;
-  input [4:0] n22_mux;
-  wire [4:0] n22_mux;
-  output [5:0] n24_slice;
-  wire [5:0] n24_slice;
-  wire n28_slice;
-  wire n32_slice;
-  wire n38_slice;
-  wire n44_slice;
-  wire n50_slice;
-  wire n56_slice;
-  output [11:0] n66_add;
-  wire [11:0] n66_add;
-  output [5:0] n67_add;
-  wire [5:0] n67_add;
-  input [4:0] n9_mux;
-  wire [4:0] n9_mux;
-  input [5:0] \port$66$0 ;
-  wire [5:0] \port$66$0 ;
-  assign \$1  = n0_input_s1 >> n9_mux;
-  assign \$2  = n1_input_s1 >> n22_mux;
-  assign \$3  = n14_or & { \port$66$0 [0], \port$66$0 [0], \port$66$0 [0], \port$66$0 [0], \port$66$0 [0], \port$66$0 [0] };
-  assign \$4  = n14_or & { \port$66$0 [1], \port$66$0 [1], \port$66$0 [1], \port$66$0 [1], \port$66$0 [1], \port$66$0 [1] };
-  assign \$5  = \$3  + { \$4 , 1'h0 };
-  assign \$6  = n14_or & { \port$66$0 [2], \port$66$0 [2], \port$66$0 [2], \port$66$0 [2], \port$66$0 [2], \port$66$0 [2] };
-  assign \$7  = n14_or & { \port$66$0 [3], \port$66$0 [3], \port$66$0 [3], \port$66$0 [3], \port$66$0 [3], \port$66$0 [3] };
-  assign \$8  = { \$6 , 2'h0 } + { \$7 , 3'h0 };
-  assign \$9  = \$5  + \$8 ;
-  assign \$10  = n14_or & { \port$66$0 [4], \port$66$0 [4], \port$66$0 [4], \port$66$0 [4], \port$66$0 [4], \port$66$0 [4] };
-  assign \$11  = n14_or & { \port$66$0 [5], \port$66$0 [5], \port$66$0 [5], \port$66$0 [5], \port$66$0 [5], \port$66$0 [5] };
-  assign \$12  = { \$10 , 4'h0 } + { \$11 , 5'h00 };
-  assign \$13  = \$9  + \$12 ;
-  assign n67_add = n9_mux + n22_mux;
-  assign n28_slice = \port$66$0 [0];
-  assign n32_slice = \port$66$0 [1];
-  assign n38_slice = \port$66$0 [2];
-  assign n44_slice = \port$66$0 [3];
-  assign n50_slice = \port$66$0 [4];
-  assign n56_slice = \port$66$0 [5];
-  assign n11_slice = \$1 [5:0];
-  assign n24_slice = \$2 [5:0];
-  assign n66_add = \$13 [11:0];
+  wire [15:0] n2_slice;
+  wire [7:0] n32_slice;
+  wire [7:0] n33_slice;
+  wire [15:0] n3_slice;
+  input [4:0] n65_mux;
+  wire [4:0] n65_mux;
+  output [5:0] n67_slice;
+  wire [5:0] n67_slice;
+  output n6_not;
+  wire n6_not;
+  wire [15:0] n71_slice;
+  wire [15:0] n72_slice;
+  output n75_not;
+  wire n75_not;
+  wire [7:0] n76_slice;
+  wire [7:0] n77_slice;
+  wire [7:0] n7_slice;
+  wire [7:0] n8_slice;
+  input [31:0] \port$0$2 ;
+  wire [31:0] \port$0$2 ;
+  input [31:0] \port$0$34 ;
+  wire [31:0] \port$0$34 ;
+  assign \$4  = n1_input_s1 >> n134_mux;
+  assign n179_add = n65_mux + n134_mux;
+  assign \$1  = ! \port$0$2 [31:16];
+  assign n6_not = ~ \$1 ;
+  assign \$2  = n0_input_s1 >> n65_mux;
+  assign \$3  = ! \port$0$34 [31:16];
+  assign n75_not = ~ \$3 ;
+  assign n3_slice = \port$0$2 [31:16];
+  assign n7_slice = \port$0$2 [23:16];
+  assign n8_slice = \port$0$2 [31:24];
+  assign n32_slice = \port$0$2 [7:0];
+  assign n2_slice = \port$0$2 [15:0];
+  assign n33_slice = \port$0$2 [15:8];
+  assign n72_slice = \port$0$34 [31:16];
+  assign n76_slice = \port$0$34 [23:16];
+  assign n77_slice = \port$0$34 [31:24];
+  assign n101_slice = \port$0$34 [7:0];
+  assign n71_slice = \port$0$34 [15:0];
+  assign n102_slice = \port$0$34 [15:8];
+  assign n140_slice = n139_or[0];
+  assign n144_slice = n139_or[1];
+  assign n150_slice = n139_or[2];
+  assign n156_slice = n139_or[3];
+  assign n162_slice = n139_or[4];
+  assign n168_slice = n139_or[5];
+  assign n67_slice = \$2 [5:0];
+  assign n136_slice = \$4 [5:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \drum_w32_s3.depth3 (\port$0$34 , n70_or, \port$4$0 , n11_not, n36_not, n80_not, n105_not, n178_add, \port$0$2 );
+  wire \$1 ;
+  wire [9:0] \$10 ;
+  wire [10:0] \$11 ;
+  wire [5:0] \$12 ;
+  wire [5:0] \$13 ;
+  wire [11:0] \$14 ;
+  wire [12:0] \$15 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire [5:0] \$5 ;
+  wire [5:0] \$6 ;
+  wire [7:0] \$7 ;
+  wire [5:0] \$8 ;
+  wire [5:0] \$9 ;
+  wire [7:0] n101_slice;
+  wire [7:0] n102_slice;
+  output n105_not;
+  wire n105_not;
+  wire [3:0] n107_slice;
+  wire [3:0] n116_slice;
+  output n11_not;
+  wire n11_not;
+  wire [3:0] n13_slice;
+  wire n140_slice;
+  wire n144_slice;
+  wire n150_slice;
+  wire n156_slice;
+  wire n162_slice;
+  wire n168_slice;
+  output [11:0] n178_add;
+  wire [11:0] n178_add;
+  wire [3:0] n22_slice;
+  wire [7:0] n32_slice;
+  wire [7:0] n33_slice;
+  output n36_not;
+  wire n36_not;
+  wire [3:0] n38_slice;
+  wire [3:0] n47_slice;
+  input [5:0] n70_or;
+  wire [5:0] n70_or;
+  wire [7:0] n76_slice;
+  wire [7:0] n77_slice;
+  wire [7:0] n7_slice;
+  output n80_not;
+  wire n80_not;
+  wire [3:0] n82_slice;
+  wire [7:0] n8_slice;
+  wire [3:0] n91_slice;
+  input [31:0] \port$0$2 ;
+  wire [31:0] \port$0$2 ;
+  input [31:0] \port$0$34 ;
+  wire [31:0] \port$0$34 ;
+  input [5:0] \port$4$0 ;
+  wire [5:0] \port$4$0 ;
+  assign \$1  = ! \port$0$2 [31:24];
+  assign n11_not = ~ \$1 ;
+  assign \$2  = ! \port$0$2 [15:8];
+  assign n36_not = ~ \$2 ;
+  assign \$3  = ! \port$0$34 [31:24];
+  assign n80_not = ~ \$3 ;
+  assign \$4  = ! \port$0$34 [15:8];
+  assign n105_not = ~ \$4 ;
+  assign \$5  = n70_or & { \port$4$0 [0], \port$4$0 [0], \port$4$0 [0], \port$4$0 [0], \port$4$0 [0], \port$4$0 [0] };
+  assign \$6  = n70_or & { \port$4$0 [1], \port$4$0 [1], \port$4$0 [1], \port$4$0 [1], \port$4$0 [1], \port$4$0 [1] };
+  assign \$7  = \$5  + { \$6 , 1'h0 };
+  assign \$8  = n70_or & { \port$4$0 [2], \port$4$0 [2], \port$4$0 [2], \port$4$0 [2], \port$4$0 [2], \port$4$0 [2] };
+  assign \$9  = n70_or & { \port$4$0 [3], \port$4$0 [3], \port$4$0 [3], \port$4$0 [3], \port$4$0 [3], \port$4$0 [3] };
+  assign \$10  = { \$8 , 2'h0 } + { \$9 , 3'h0 };
+  assign \$11  = \$7  + \$10 ;
+  assign \$12  = n70_or & { \port$4$0 [4], \port$4$0 [4], \port$4$0 [4], \port$4$0 [4], \port$4$0 [4], \port$4$0 [4] };
+  assign \$13  = n70_or & { \port$4$0 [5], \port$4$0 [5], \port$4$0 [5], \port$4$0 [5], \port$4$0 [5], \port$4$0 [5] };
+  assign \$14  = { \$12 , 4'h0 } + { \$13 , 5'h00 };
+  assign \$15  = \$11  + \$14 ;
+  assign n8_slice = \port$0$2 [31:24];
+  assign n13_slice = \port$0$2 [31:28];
+  assign n22_slice = \port$0$2 [23:20];
+  assign n7_slice = \port$0$2 [23:16];
+  assign n33_slice = \port$0$2 [15:8];
+  assign n38_slice = \port$0$2 [15:12];
+  assign n47_slice = \port$0$2 [7:4];
+  assign n32_slice = \port$0$2 [7:0];
+  assign n77_slice = \port$0$34 [31:24];
+  assign n82_slice = \port$0$34 [31:28];
+  assign n91_slice = \port$0$34 [23:20];
+  assign n76_slice = \port$0$34 [23:16];
+  assign n102_slice = \port$0$34 [15:8];
+  assign n107_slice = \port$0$34 [15:12];
+  assign n116_slice = \port$0$34 [7:4];
+  assign n101_slice = \port$0$34 [7:0];
+  assign n140_slice = \port$4$0 [0];
+  assign n144_slice = \port$4$0 [1];
+  assign n150_slice = \port$4$0 [2];
+  assign n156_slice = \port$4$0 [3];
+  assign n162_slice = \port$4$0 [4];
+  assign n168_slice = \port$4$0 [5];
+  assign n178_add = \$15 [11:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \drum_w32_s3.depth4 (n38_slice, n22_slice, n13_slice, n116_slice, n107_slice, n91_slice, n82_slice, n16_not, n25_not, n41_not, n50_not, n85_not, n94_not, n110_not, n119_not, n47_slice);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  input [3:0] n107_slice;
+  wire [3:0] n107_slice;
+  output n110_not;
+  wire n110_not;
+  input [3:0] n116_slice;
+  wire [3:0] n116_slice;
+  output n119_not;
+  wire n119_not;
+  input [3:0] n13_slice;
+  wire [3:0] n13_slice;
+  output n16_not;
+  wire n16_not;
+  input [3:0] n22_slice;
+  wire [3:0] n22_slice;
+  output n25_not;
+  wire n25_not;
+  input [3:0] n38_slice;
+  wire [3:0] n38_slice;
+  output n41_not;
+  wire n41_not;
+  input [3:0] n47_slice;
+  wire [3:0] n47_slice;
+  output n50_not;
+  wire n50_not;
+  input [3:0] n82_slice;
+  wire [3:0] n82_slice;
+  output n85_not;
+  wire n85_not;
+  input [3:0] n91_slice;
+  wire [3:0] n91_slice;
+  output n94_not;
+  wire n94_not;
+  assign n16_not = ~ \$1 ;
+  assign \$2  = ! n22_slice;
+  assign n25_not = ~ \$2 ;
+  assign \$3  = ! n38_slice;
+  assign n41_not = ~ \$3 ;
+  assign \$4  = ! n47_slice;
+  assign n50_not = ~ \$4 ;
+  assign \$5  = ! n82_slice;
+  assign n85_not = ~ \$5 ;
+  assign \$6  = ! n91_slice;
+  assign n94_not = ~ \$6 ;
+  assign \$7  = ! n107_slice;
+  assign n110_not = ~ \$7 ;
+  assign \$8  = ! n116_slice;
+  assign n119_not = ~ \$8 ;
+  assign \$1  = ! n13_slice;
+endmodule
+
+(* generator = "Amaranth" *)
+module \drum_w32_s3.depth5 (\port$0$34 , n6_not, n75_not, n11_not, n36_not, n80_not, n105_not, n16_not, n25_not, n41_not, n50_not, n85_not, n94_not, n110_not, n119_not, \port$78$0 , \port$109$0 , \port$0$2 );
+  wire [1:0] \$1 ;
+  wire [1:0] \$10 ;
+  wire [1:0] \$11 ;
+  wire [1:0] \$12 ;
+  wire [1:0] \$13 ;
+  wire [1:0] \$14 ;
+  wire [2:0] \$15 ;
+  wire [1:0] \$16 ;
+  wire [1:0] \$17 ;
+  wire [1:0] \$18 ;
+  wire [1:0] \$19 ;
+  wire [1:0] \$2 ;
+  wire [1:0] \$20 ;
+  wire [1:0] \$21 ;
+  wire [1:0] \$22 ;
+  wire [1:0] \$23 ;
+  wire [1:0] \$24 ;
+  wire [1:0] \$25 ;
+  wire [1:0] \$26 ;
+  wire [1:0] \$27 ;
+  wire [1:0] \$28 ;
+  wire [1:0] \$29 ;
+  wire [1:0] \$3 ;
+  wire [2:0] \$30 ;
+  wire [3:0] \$31 ;
+  wire [1:0] \$32 ;
+  wire [1:0] \$33 ;
+  wire [1:0] \$34 ;
+  wire [1:0] \$35 ;
+  wire [1:0] \$36 ;
+  wire [1:0] \$37 ;
+  wire [1:0] \$38 ;
+  wire [1:0] \$39 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$40 ;
+  wire [1:0] \$41 ;
+  wire [1:0] \$42 ;
+  wire [1:0] \$43 ;
+  wire [1:0] \$44 ;
+  wire [1:0] \$45 ;
+  wire [2:0] \$46 ;
+  wire [1:0] \$47 ;
+  wire [1:0] \$48 ;
+  wire [1:0] \$49 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$50 ;
+  wire [1:0] \$51 ;
+  wire [1:0] \$52 ;
+  wire [1:0] \$53 ;
+  wire [1:0] \$54 ;
+  wire [1:0] \$55 ;
+  wire [1:0] \$56 ;
+  wire [1:0] \$57 ;
+  wire [1:0] \$58 ;
+  wire [1:0] \$59 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$60 ;
+  wire [2:0] \$61 ;
+  wire [3:0] \$62 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [1:0] \$9 ;
+  wire [7:0] n101_slice;
+  wire [7:0] n102_slice;
+  input n105_not;
+  wire n105_not;
+  wire [3:0] n107_slice;
+  input n110_not;
+  wire n110_not;
+  wire [3:0] n116_slice;
+  input n119_not;
+  wire n119_not;
+  input n11_not;
+  wire n11_not;
+  wire [4:0] n127_cat;
+  wire [3:0] n13_slice;
+  input n16_not;
+  wire n16_not;
+  wire [3:0] n22_slice;
+  input n25_not;
+  wire n25_not;
+  wire [7:0] n32_slice;
+  wire [7:0] n33_slice;
+  input n36_not;
+  wire n36_not;
+  wire [3:0] n38_slice;
+  input n41_not;
+  wire n41_not;
+  wire [3:0] n47_slice;
+  input n50_not;
+  wire n50_not;
+  wire [4:0] n58_cat;
+  input n6_not;
+  wire n6_not;
+  input n75_not;
+  wire n75_not;
+  wire [7:0] n76_slice;
+  wire [7:0] n77_slice;
+  wire [7:0] n7_slice;
+  input n80_not;
+  wire n80_not;
+  wire [3:0] n82_slice;
+  input n85_not;
+  wire n85_not;
+  wire [7:0] n8_slice;
+  wire [3:0] n91_slice;
+  input n94_not;
+  wire n94_not;
+  input [31:0] \port$0$2 ;
+  wire [31:0] \port$0$2 ;
+  input [31:0] \port$0$34 ;
+  wire [31:0] \port$0$34 ;
+  output [3:0] \port$109$0 ;
+  wire [3:0] \port$109$0 ;
+  output [3:0] \port$78$0 ;
+  wire [3:0] \port$78$0 ;
+  assign \$38  = n85_not ? \$34  : \$37 ;
+  assign \$39  = \port$0$34 [21] ? 2'h1 : 2'h0;
+  assign \$40  = \port$0$34 [22] ? 2'h2 : \$39 ;
+  assign \$41  = \port$0$34 [23] ? 2'h3 : \$40 ;
+  assign \$42  = \port$0$34 [17] ? 2'h1 : 2'h0;
+  assign \$43  = \port$0$34 [18] ? 2'h2 : \$42 ;
+  assign \$44  = \port$0$34 [19] ? 2'h3 : \$43 ;
+  assign \$45  = n94_not ? \$41  : \$44 ;
+  assign \$46  = n80_not ? { n85_not, \$38  } : { n94_not, \$45  };
+  assign \$47  = \port$0$34 [13] ? 2'h1 : 2'h0;
+  assign \$48  = \port$0$34 [14] ? 2'h2 : \$47 ;
+  assign \$49  = \port$0$34 [15] ? 2'h3 : \$48 ;
+  assign \$50  = \port$0$34 [9] ? 2'h1 : 2'h0;
+  assign \$51  = \port$0$34 [10] ? 2'h2 : \$50 ;
+  assign \$52  = \port$0$34 [11] ? 2'h3 : \$51 ;
+  assign \$53  = n110_not ? \$49  : \$52 ;
+  assign \$54  = \port$0$34 [5] ? 2'h1 : 2'h0;
+  assign \$55  = \port$0$34 [6] ? 2'h2 : \$54 ;
+  assign \$56  = \port$0$34 [7] ? 2'h3 : \$55 ;
+  assign \$57  = \port$0$34 [1] ? 2'h1 : 2'h0;
+  assign \$58  = \port$0$34 [2] ? 2'h2 : \$57 ;
+  assign \$59  = \port$0$34 [3] ? 2'h3 : \$58 ;
+  assign \$60  = n119_not ? \$56  : \$59 ;
+  assign \$61  = n105_not ? { n110_not, \$53  } : { n119_not, \$60  };
+  assign \$62  = n75_not ? { n80_not, \$46  } : { n105_not, \$61  };
+  assign \$1  = \port$0$2 [29] ? 2'h1 : 2'h0;
+  assign \$2  = \port$0$2 [30] ? 2'h2 : \$1 ;
+  assign \$3  = \port$0$2 [31] ? 2'h3 : \$2 ;
+  assign \$4  = \port$0$2 [25] ? 2'h1 : 2'h0;
+  assign \$5  = \port$0$2 [26] ? 2'h2 : \$4 ;
+  assign \$6  = \port$0$2 [27] ? 2'h3 : \$5 ;
+  assign \$7  = n16_not ? \$3  : \$6 ;
+  assign \$8  = \port$0$2 [21] ? 2'h1 : 2'h0;
+  assign \$9  = \port$0$2 [22] ? 2'h2 : \$8 ;
+  assign \$10  = \port$0$2 [23] ? 2'h3 : \$9 ;
+  assign \$11  = \port$0$2 [17] ? 2'h1 : 2'h0;
+  assign \$12  = \port$0$2 [18] ? 2'h2 : \$11 ;
+  assign \$13  = \port$0$2 [19] ? 2'h3 : \$12 ;
+  assign \$14  = n25_not ? \$10  : \$13 ;
+  assign \$15  = n11_not ? { n16_not, \$7  } : { n25_not, \$14  };
+  assign \$16  = \port$0$2 [13] ? 2'h1 : 2'h0;
+  assign \$17  = \port$0$2 [14] ? 2'h2 : \$16 ;
+  assign \$18  = \port$0$2 [15] ? 2'h3 : \$17 ;
+  assign \$19  = \port$0$2 [9] ? 2'h1 : 2'h0;
+  assign \$20  = \port$0$2 [10] ? 2'h2 : \$19 ;
+  assign \$21  = \port$0$2 [11] ? 2'h3 : \$20 ;
+  assign \$22  = n41_not ? \$18  : \$21 ;
+  assign \$23  = \port$0$2 [5] ? 2'h1 : 2'h0;
+  assign \$24  = \port$0$2 [6] ? 2'h2 : \$23 ;
+  assign \$25  = \port$0$2 [7] ? 2'h3 : \$24 ;
+  assign \$26  = \port$0$2 [1] ? 2'h1 : 2'h0;
+  assign \$27  = \port$0$2 [2] ? 2'h2 : \$26 ;
+  assign \$28  = \port$0$2 [3] ? 2'h3 : \$27 ;
+  assign \$29  = n50_not ? \$25  : \$28 ;
+  assign \$30  = n36_not ? { n41_not, \$22  } : { n50_not, \$29  };
+  assign \$31  = n6_not ? { n11_not, \$15  } : { n36_not, \$30  };
+  assign \$32  = \port$0$34 [29] ? 2'h1 : 2'h0;
+  assign \$33  = \port$0$34 [30] ? 2'h2 : \$32 ;
+  assign \$34  = \port$0$34 [31] ? 2'h3 : \$33 ;
+  assign \$35  = \port$0$34 [25] ? 2'h1 : 2'h0;
+  assign \$36  = \port$0$34 [26] ? 2'h2 : \$35 ;
+  assign \$37  = \port$0$34 [27] ? 2'h3 : \$36 ;
+  assign n58_cat = { n6_not, \$31  };
+  assign n32_slice = \port$0$2 [7:0];
+  assign n47_slice = \port$0$2 [7:4];
+  assign n33_slice = \port$0$2 [15:8];
+  assign n38_slice = \port$0$2 [15:12];
+  assign n7_slice = \port$0$2 [23:16];
+  assign n22_slice = \port$0$2 [23:20];
+  assign n8_slice = \port$0$2 [31:24];
+  assign n13_slice = \port$0$2 [31:28];
+  assign n127_cat = { n75_not, \$62  };
+  assign n101_slice = \port$0$34 [7:0];
+  assign n116_slice = \port$0$34 [7:4];
+  assign n102_slice = \port$0$34 [15:8];
+  assign n107_slice = \port$0$34 [15:12];
+  assign n76_slice = \port$0$34 [23:16];
+  assign n91_slice = \port$0$34 [23:20];
+  assign n77_slice = \port$0$34 [31:24];
+  assign n82_slice = \port$0$34 [31:28];
+  assign \port$78$0  = \$31 ;
+  assign \port$109$0  = \$62 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \drum_w32_s3.depth6 (\port$10$0 , \port$78$0 , \port$109$0 , n61_not, n63_sub, n130_not, n132_sub, \port$7$0 );
+  wire \$1 ;
+  wire [5:0] \$2 ;
+  wire \$3 ;
+  wire [5:0] \$4 ;
+  wire [4:0] n127_cat;
+  output n130_not;
+  wire n130_not;
+  output [4:0] n132_sub;
+  wire [4:0] n132_sub;
+  wire [4:0] n58_cat;
+  output n61_not;
+  wire n61_not;
+  output [4:0] n63_sub;
+  wire [4:0] n63_sub;
+  input \port$10$0 ;
+  wire \port$10$0 ;
+  input [3:0] \port$109$0 ;
+  wire [3:0] \port$109$0 ;
+  input \port$7$0 ;
+  wire \port$7$0 ;
+  input [3:0] \port$78$0 ;
+  wire [3:0] \port$78$0 ;
+  assign \$4  = { \port$10$0 , \port$109$0  } - 3'h5;
+  assign \$1  = { \port$7$0 , \port$78$0  } < 3'h6;
+  assign n61_not = ~ \$1 ;
+  assign \$2  = { \port$7$0 , \port$78$0  } - 3'h5;
+  assign \$3  = { \port$10$0 , \port$109$0  } < 3'h6;
+  assign n130_not = ~ \$3 ;
+  assign n58_cat = { \port$7$0 , \port$78$0  };
+  assign n127_cat = { \port$10$0 , \port$109$0  };
+  assign n63_sub = \$2 [4:0];
+  assign n132_sub = \$4 [4:0];
 endmodule

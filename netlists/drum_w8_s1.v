@@ -5,6 +5,11 @@
 module drum_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
+  wire [5:0] \$2 ;
+  wire [5:0] \$3 ;
+  wire [5:0] \$4 ;
+  wire [5:0] \$5 ;
+  wire [5:0] \$6 ;
   input [7:0] a;
   wire [7:0] a;
   input [7:0] b;
@@ -12,28 +17,32 @@ module drum_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [7:0] n0_a;
-  wire [5:0] n11_slice;
-  reg [5:0] n11_slice_s1 = 6'h00;
-  wire [5:0] n13_cat;
-  reg [5:0] n13_cat_s1 = 6'h00;
   wire [5:0] n14_or;
   wire [2:0] n15_lod;
   wire n18_not;
   wire [7:0] n1_b;
   wire [2:0] n22_mux;
-  wire [5:0] n24_slice;
-  reg [5:0] n24_slice_s1 = 6'h00;
-  wire [5:0] n26_cat;
-  reg [5:0] n26_cat_s1 = 6'h00;
   wire [5:0] n27_or;
   wire n28_slice;
   wire [2:0] n2_lod;
+  wire [5:0] n31_slice;
+  reg [5:0] n31_slice_s1 = 6'h00;
   wire n32_slice;
+  wire [6:0] n37_cat;
+  reg [6:0] n37_cat_s1 = 7'h00;
   wire n38_slice;
+  wire [7:0] n43_cat;
+  reg [7:0] n43_cat_s1 = 8'h00;
   wire n44_slice;
+  wire [8:0] n49_cat;
+  reg [8:0] n49_cat_s1 = 9'h000;
   wire n50_slice;
+  wire [9:0] n55_cat;
+  reg [9:0] n55_cat_s1 = 10'h000;
   wire n56_slice;
   wire n5_not;
+  wire [10:0] n61_cat;
+  reg [10:0] n61_cat_s1 = 11'h000;
   wire [3:0] n67_add;
   reg [3:0] n67_add_s1 = 4'h0;
   wire [15:0] n68_shl;
@@ -49,56 +58,69 @@ module drum_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n11_slice_s1 <= n11_slice;
+    n49_cat_s1 <= { \$4 , 3'h0 };
   always @(posedge clk)
-    n13_cat_s1 <= { 5'h00, n5_not };
+    n55_cat_s1 <= { \$5 , 4'h0 };
   always @(posedge clk)
-    n24_slice_s1 <= n24_slice;
-  always @(posedge clk)
-    n26_cat_s1 <= { 5'h00, n18_not };
+    n61_cat_s1 <= { \$6 , 5'h00 };
   always @(posedge clk)
     n67_add_s1 <= n67_add;
   always @(posedge clk)
     valid_out <= \$1 ;
+  always @(posedge clk)
+    n31_slice_s1 <= n31_slice;
+  always @(posedge clk)
+    n37_cat_s1 <= { \$2 , 1'h0 };
+  always @(posedge clk)
+    n43_cat_s1 <= { \$3 , 2'h0 };
   \drum_w8_s1.depth1  depth1 (
     .n0_a(a),
-    .n11_slice_s1(n11_slice_s1),
-    .n13_cat_s1(n13_cat_s1),
-    .n14_or(n14_or),
     .n15_lod(n15_lod),
     .n1_b(b),
-    .n24_slice_s1(n24_slice_s1),
-    .n26_cat_s1(n26_cat_s1),
-    .n27_or(n27_or),
-    .n2_lod(n2_lod)
+    .n2_lod(n2_lod),
+    .n31_slice_s1(n31_slice_s1),
+    .n37_cat_s1(n37_cat_s1),
+    .n43_cat_s1(n43_cat_s1),
+    .n49_cat_s1(n49_cat_s1),
+    .n55_cat_s1(n55_cat_s1),
+    .n61_cat_s1(n61_cat_s1),
+    .n67_add_s1(n67_add_s1),
+    .n68_shl(o)
   );
   \drum_w8_s1.depth2  depth2 (
     .n15_lod(n15_lod),
     .n18_not(n18_not),
-    .n27_or(n27_or),
     .n2_lod(n2_lod),
     .n5_not(n5_not)
   );
   \drum_w8_s1.depth3  depth3 (
-    .n14_or(n14_or),
     .n15_lod(n15_lod),
     .n18_not(n18_not),
     .n22_mux(n22_mux),
     .n2_lod(n2_lod),
     .n5_not(n5_not),
-    .n67_add_s1(n67_add_s1),
-    .n68_shl(o),
-    .n9_mux(n9_mux),
-    .\port$16$0 (n27_or)
+    .n9_mux(n9_mux)
   );
   \drum_w8_s1.depth4  depth4 (
     .n0_a(a),
-    .n11_slice(n11_slice),
+    .n14_or(n14_or),
+    .n18_not(n18_not),
     .n1_b(b),
     .n22_mux(n22_mux),
-    .n24_slice(n24_slice),
+    .n27_or(n27_or),
+    .n5_not(n5_not),
     .n67_add(n67_add),
     .n9_mux(n9_mux)
+  );
+  \drum_w8_s1.depth6  depth6 (
+    .n14_or(n14_or),
+    .n31_slice(n31_slice),
+    .\port$32$0 (n27_or),
+    .\port$35$0 (\$2 ),
+    .\port$36$0 (\$3 ),
+    .\port$37$0 (\$4 ),
+    .\port$38$0 (\$5 ),
+    .\port$39$0 (\$6 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -111,8 +133,11 @@ module drum_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   assign n1_b = b;
   assign n68_shl = o;
   assign valid_s1 = valid_out;
-  assign n13_cat = { 5'h00, n5_not };
-  assign n26_cat = { 5'h00, n18_not };
+  assign n37_cat = { \$2 , 1'h0 };
+  assign n43_cat = { \$3 , 2'h0 };
+  assign n49_cat = { \$4 , 3'h0 };
+  assign n55_cat = { \$5 , 4'h0 };
+  assign n61_cat = { \$6 , 5'h00 };
   assign n28_slice = n27_or[0];
   assign n32_slice = n27_or[1];
   assign n38_slice = n27_or[2];
@@ -122,11 +147,17 @@ module drum_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
 endmodule
 
 (* generator = "Amaranth" *)
-module \drum_w8_s1.depth1 (n1_b, n2_lod, n14_or, n15_lod, n27_or, n11_slice_s1, n13_cat_s1, n24_slice_s1, n26_cat_s1, n0_a);
+module \drum_w8_s1.depth1 (n1_b, n2_lod, n15_lod, n68_shl, n31_slice_s1, n37_cat_s1, n43_cat_s1, n49_cat_s1, n55_cat_s1, n61_cat_s1, n67_add_s1, n0_a);
   wire [2:0] \$1 ;
   wire [2:0] \$10 ;
   wire [2:0] \$11 ;
   wire [2:0] \$12 ;
+  wire [7:0] \$13 ;
+  wire [9:0] \$14 ;
+  wire [10:0] \$15 ;
+  wire [11:0] \$16 ;
+  wire [12:0] \$17 ;
+  wire [26:0] \$18 ;
   wire [2:0] \$2 ;
   wire [2:0] \$3 ;
   wire [2:0] \$4 ;
@@ -137,24 +168,28 @@ module \drum_w8_s1.depth1 (n1_b, n2_lod, n14_or, n15_lod, n27_or, n11_slice_s1, 
   wire [2:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  input [5:0] n11_slice_s1;
-  wire [5:0] n11_slice_s1;
-  input [5:0] n13_cat_s1;
-  wire [5:0] n13_cat_s1;
-  output [5:0] n14_or;
-  wire [5:0] n14_or;
   output [2:0] n15_lod;
   wire [2:0] n15_lod;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  input [5:0] n24_slice_s1;
-  wire [5:0] n24_slice_s1;
-  input [5:0] n26_cat_s1;
-  wire [5:0] n26_cat_s1;
-  output [5:0] n27_or;
-  wire [5:0] n27_or;
   output [2:0] n2_lod;
   wire [2:0] n2_lod;
+  input [5:0] n31_slice_s1;
+  wire [5:0] n31_slice_s1;
+  input [6:0] n37_cat_s1;
+  wire [6:0] n37_cat_s1;
+  input [7:0] n43_cat_s1;
+  wire [7:0] n43_cat_s1;
+  input [8:0] n49_cat_s1;
+  wire [8:0] n49_cat_s1;
+  input [9:0] n55_cat_s1;
+  wire [9:0] n55_cat_s1;
+  input [10:0] n61_cat_s1;
+  wire [10:0] n61_cat_s1;
+  input [3:0] n67_add_s1;
+  wire [3:0] n67_add_s1;
+  output [15:0] n68_shl;
+  wire [15:0] n68_shl;
   assign \$1  = n0_a[1] ? 3'h1 : 3'h0;
   assign \$2  = n0_a[2] ? 3'h2 : \$1 ;
   assign \$3  = n0_a[3] ? 3'h3 : \$2 ;
@@ -162,7 +197,6 @@ module \drum_w8_s1.depth1 (n1_b, n2_lod, n14_or, n15_lod, n27_or, n11_slice_s1, 
   assign \$5  = n0_a[5] ? 3'h5 : \$4 ;
   assign \$6  = n0_a[6] ? 3'h6 : \$5 ;
   assign n2_lod = n0_a[7] ? 3'h7 : \$6 ;
-  assign n14_or = n11_slice_s1 | n13_cat_s1;
   assign \$7  = n1_b[1] ? 3'h1 : 3'h0;
   assign \$8  = n1_b[2] ? 3'h2 : \$7 ;
   assign \$9  = n1_b[3] ? 3'h3 : \$8 ;
@@ -170,133 +204,138 @@ module \drum_w8_s1.depth1 (n1_b, n2_lod, n14_or, n15_lod, n27_or, n11_slice_s1, 
   assign \$11  = n1_b[5] ? 3'h5 : \$10 ;
   assign \$12  = n1_b[6] ? 3'h6 : \$11 ;
   assign n15_lod = n1_b[7] ? 3'h7 : \$12 ;
-  assign n27_or = n24_slice_s1 | n26_cat_s1;
+  assign \$13  = n31_slice_s1 + n37_cat_s1;
+  assign \$14  = n43_cat_s1 + n49_cat_s1;
+  assign \$15  = \$13  + \$14 ;
+  assign \$16  = n55_cat_s1 + n61_cat_s1;
+  assign \$17  = \$15  + \$16 ;
+  assign \$18  = \$17 [11:0] << n67_add_s1;
+  assign n68_shl = \$18 [15:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \drum_w8_s1.depth2 (n15_lod, n27_or, n5_not, n18_not, n2_lod);
+module \drum_w8_s1.depth2 (n15_lod, n5_not, n18_not, n2_lod);
   wire \$1 ;
   wire \$2 ;
   input [2:0] n15_lod;
   wire [2:0] n15_lod;
   output n18_not;
   wire n18_not;
-  input [5:0] n27_or;
-  wire [5:0] n27_or;
-  wire n28_slice;
   input [2:0] n2_lod;
   wire [2:0] n2_lod;
-  wire n32_slice;
-  wire n38_slice;
-  wire n44_slice;
-  wire n50_slice;
-  wire n56_slice;
   output n5_not;
   wire n5_not;
   assign \$1  = n2_lod < 3'h6;
   assign n5_not = ~ \$1 ;
   assign \$2  = n15_lod < 3'h6;
   assign n18_not = ~ \$2 ;
-  assign n28_slice = n27_or[0];
-  assign n32_slice = n27_or[1];
-  assign n38_slice = n27_or[2];
-  assign n44_slice = n27_or[3];
-  assign n50_slice = n27_or[4];
-  assign n56_slice = n27_or[5];
 endmodule
 
 (* generator = "Amaranth" *)
-module \drum_w8_s1.depth3 (n14_or, n15_lod, \port$16$0 , n5_not, n18_not, n9_mux, n22_mux, n68_shl, n67_add_s1, n2_lod);
+module \drum_w8_s1.depth3 (n15_lod, n5_not, n18_not, n9_mux, n22_mux, n2_lod);
   wire [3:0] \$1 ;
-  wire [5:0] \$10 ;
-  wire [5:0] \$11 ;
-  wire [11:0] \$12 ;
-  wire [12:0] \$13 ;
-  wire [26:0] \$14 ;
   wire [3:0] \$2 ;
-  wire [5:0] \$3 ;
-  wire [5:0] \$4 ;
-  wire [7:0] \$5 ;
-  wire [5:0] \$6 ;
-  wire [5:0] \$7 ;
-  wire [9:0] \$8 ;
-  wire [10:0] \$9 ;
-  wire [5:0] n13_cat;
-  input [5:0] n14_or;
-  wire [5:0] n14_or;
   input [2:0] n15_lod;
   wire [2:0] n15_lod;
   input n18_not;
   wire n18_not;
   output [2:0] n22_mux;
   wire [2:0] n22_mux;
-  wire [5:0] n26_cat;
-  wire n28_slice;
   input [2:0] n2_lod;
   wire [2:0] n2_lod;
-  wire n32_slice;
-  wire n38_slice;
-  wire n44_slice;
-  wire n50_slice;
-  wire n56_slice;
   input n5_not;
   wire n5_not;
-  input [3:0] n67_add_s1;
-  wire [3:0] n67_add_s1;
-  output [15:0] n68_shl;
-  wire [15:0] n68_shl;
   output [2:0] n9_mux;
   wire [2:0] n9_mux;
-  input [5:0] \port$16$0 ;
-  wire [5:0] \port$16$0 ;
   assign \$1  = n2_lod - 3'h5;
   assign n9_mux = n5_not ? \$1 [2:0] : 3'h0;
   assign \$2  = n15_lod - 3'h5;
   assign n22_mux = n18_not ? \$2 [2:0] : 3'h0;
-  assign \$3  = n14_or & { \port$16$0 [0], \port$16$0 [0], \port$16$0 [0], \port$16$0 [0], \port$16$0 [0], \port$16$0 [0] };
-  assign \$4  = n14_or & { \port$16$0 [1], \port$16$0 [1], \port$16$0 [1], \port$16$0 [1], \port$16$0 [1], \port$16$0 [1] };
-  assign \$5  = \$3  + { \$4 , 1'h0 };
-  assign \$6  = n14_or & { \port$16$0 [2], \port$16$0 [2], \port$16$0 [2], \port$16$0 [2], \port$16$0 [2], \port$16$0 [2] };
-  assign \$7  = n14_or & { \port$16$0 [3], \port$16$0 [3], \port$16$0 [3], \port$16$0 [3], \port$16$0 [3], \port$16$0 [3] };
-  assign \$8  = { \$6 , 2'h0 } + { \$7 , 3'h0 };
-  assign \$9  = \$5  + \$8 ;
-  assign \$10  = n14_or & { \port$16$0 [4], \port$16$0 [4], \port$16$0 [4], \port$16$0 [4], \port$16$0 [4], \port$16$0 [4] };
-  assign \$11  = n14_or & { \port$16$0 [5], \port$16$0 [5], \port$16$0 [5], \port$16$0 [5], \port$16$0 [5], \port$16$0 [5] };
-  assign \$12  = { \$10 , 4'h0 } + { \$11 , 5'h00 };
-  assign \$13  = \$9  + \$12 ;
-  assign \$14  = \$13 [11:0] << n67_add_s1;
-  assign n13_cat = { 5'h00, n5_not };
-  assign n26_cat = { 5'h00, n18_not };
-  assign n28_slice = \port$16$0 [0];
-  assign n32_slice = \port$16$0 [1];
-  assign n38_slice = \port$16$0 [2];
-  assign n44_slice = \port$16$0 [3];
-  assign n50_slice = \port$16$0 [4];
-  assign n56_slice = \port$16$0 [5];
-  assign n68_shl = \$14 [15:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \drum_w8_s1.depth4 (n1_b, n9_mux, n22_mux, n11_slice, n24_slice, n67_add, n0_a);
+module \drum_w8_s1.depth4 (n1_b, n5_not, n18_not, n9_mux, n22_mux, n14_or, n27_or, n67_add, n0_a);
   wire [7:0] \$1 ;
   wire [7:0] \$2 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  output [5:0] n11_slice;
-  wire [5:0] n11_slice;
+  output [5:0] n14_or;
+  wire [5:0] n14_or;
+  input n18_not;
+  wire n18_not;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   input [2:0] n22_mux;
   wire [2:0] n22_mux;
-  output [5:0] n24_slice;
-  wire [5:0] n24_slice;
+  output [5:0] n27_or;
+  wire [5:0] n27_or;
+  input n5_not;
+  wire n5_not;
   output [3:0] n67_add;
   wire [3:0] n67_add;
   input [2:0] n9_mux;
   wire [2:0] n9_mux;
   assign \$1  = n0_a >> n9_mux;
+  assign n14_or = \$1 [5:0] | { 5'h00, n5_not };
   assign \$2  = n1_b >> n22_mux;
+  assign n27_or = \$2 [5:0] | { 5'h00, n18_not };
   assign n67_add = n9_mux + n22_mux;
-  assign n11_slice = \$1 [5:0];
-  assign n24_slice = \$2 [5:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \drum_w8_s1.depth6 (\port$32$0 , n31_slice, \port$35$0 , \port$36$0 , \port$37$0 , \port$38$0 , \port$39$0 , n14_or);
+  wire [5:0] \$1 ;
+  wire [5:0] \$2 ;
+  wire [5:0] \$3 ;
+  wire [5:0] \$4 ;
+  wire [5:0] \$5 ;
+  input [5:0] n14_or;
+  wire [5:0] n14_or;
+  wire n28_slice;
+  output [5:0] n31_slice;
+  wire [5:0] n31_slice;
+  wire n32_slice;
+  wire [6:0] n37_cat;
+  wire n38_slice;
+  wire [7:0] n43_cat;
+  wire n44_slice;
+  wire [8:0] n49_cat;
+  wire n50_slice;
+  wire [9:0] n55_cat;
+  wire n56_slice;
+  wire [10:0] n61_cat;
+  input [5:0] \port$32$0 ;
+  wire [5:0] \port$32$0 ;
+  output [5:0] \port$35$0 ;
+  wire [5:0] \port$35$0 ;
+  output [5:0] \port$36$0 ;
+  wire [5:0] \port$36$0 ;
+  output [5:0] \port$37$0 ;
+  wire [5:0] \port$37$0 ;
+  output [5:0] \port$38$0 ;
+  wire [5:0] \port$38$0 ;
+  output [5:0] \port$39$0 ;
+  wire [5:0] \port$39$0 ;
+  assign \$4  = n14_or & { \port$32$0 [4], \port$32$0 [4], \port$32$0 [4], \port$32$0 [4], \port$32$0 [4], \port$32$0 [4] };
+  assign \$5  = n14_or & { \port$32$0 [5], \port$32$0 [5], \port$32$0 [5], \port$32$0 [5], \port$32$0 [5], \port$32$0 [5] };
+  assign n31_slice = n14_or & { \port$32$0 [0], \port$32$0 [0], \port$32$0 [0], \port$32$0 [0], \port$32$0 [0], \port$32$0 [0] };
+  assign \$1  = n14_or & { \port$32$0 [1], \port$32$0 [1], \port$32$0 [1], \port$32$0 [1], \port$32$0 [1], \port$32$0 [1] };
+  assign \$2  = n14_or & { \port$32$0 [2], \port$32$0 [2], \port$32$0 [2], \port$32$0 [2], \port$32$0 [2], \port$32$0 [2] };
+  assign \$3  = n14_or & { \port$32$0 [3], \port$32$0 [3], \port$32$0 [3], \port$32$0 [3], \port$32$0 [3], \port$32$0 [3] };
+  assign n28_slice = \port$32$0 [0];
+  assign n37_cat = { \$1 , 1'h0 };
+  assign n32_slice = \port$32$0 [1];
+  assign n43_cat = { \$2 , 2'h0 };
+  assign n38_slice = \port$32$0 [2];
+  assign n49_cat = { \$3 , 3'h0 };
+  assign n44_slice = \port$32$0 [3];
+  assign n55_cat = { \$4 , 4'h0 };
+  assign n50_slice = \port$32$0 [4];
+  assign n61_cat = { \$5 , 5'h00 };
+  assign n56_slice = \port$32$0 [5];
+  assign \port$35$0  = \$1 ;
+  assign \port$36$0  = \$2 ;
+  assign \port$37$0  = \$3 ;
+  assign \port$38$0  = \$4 ;
+  assign \port$39$0  = \$5 ;
 endmodule

@@ -97,15 +97,13 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
   wire [8:0] n76_cat;
   wire n78_not;
   reg n78_not_s2 = 1'h0;
-  wire [7:0] n79_sub;
-  reg [7:0] n79_sub_s2 = 8'h00;
-  wire [7:0] n80_slice;
-  reg [7:0] n80_slice_s2 = 8'h00;
   wire n82_slice;
   reg n82_slice_s1 = 1'h0;
-  reg n82_slice_s2 = 1'h0;
   wire [8:0] n83_cat;
+  reg [8:0] n83_cat_s2 = 9'h000;
   wire n85_not;
+  wire [7:0] n87_slice;
+  reg [7:0] n87_slice_s2 = 8'h00;
   wire n89_slice;
   reg n89_slice_s1 = 1'h0;
   reg n89_slice_s2 = 1'h0;
@@ -137,7 +135,7 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n44_sub_s1 <= n44_sub;
   always @(posedge clk)
-    n45_slice_s1 <= { \$17 [6:0], a[2] };
+    n45_slice_s1 <= { \$16 [6:0], a[2] };
   always @(posedge clk)
     n1_input_s1 <= b;
   always @(posedge clk)
@@ -151,19 +149,15 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n82_slice_s1 <= 1'h0;
   always @(posedge clk)
-    n82_slice_s2 <= n82_slice_s1;
-  always @(posedge clk)
-    n78_not_s2 <= n78_not;
-  always @(posedge clk)
-    n79_sub_s2 <= n79_sub;
-  always @(posedge clk)
-    n80_slice_s2 <= { \$16 [6:0], n75_slice_s1 };
+    n83_cat_s2 <= { \$17 , n82_slice_s1 };
   always @(posedge clk)
     n1_input_s2 <= n1_input_s1;
   always @(posedge clk)
     n89_slice_s1 <= 1'h0;
   always @(posedge clk)
     n89_slice_s2 <= n89_slice_s1;
+  always @(posedge clk)
+    n87_slice_s2 <= { \$17 [6:0], n82_slice_s1 };
   always @(posedge clk)
     n96_slice_s1 <= 1'h0;
   always @(posedge clk)
@@ -180,6 +174,8 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
     n119_eq_s1 <= n119_eq;
   always @(posedge clk)
     n119_eq_s2 <= n119_eq_s1;
+  always @(posedge clk)
+    n78_not_s2 <= n78_not;
   always @(posedge clk)
     n71_not_s2 <= n71_not;
   always @(posedge clk)
@@ -218,32 +214,13 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n0_a(a),
     .n119_eq(n119_eq),
     .n1_b(b),
+    .n1_input_s2(n1_input_s2),
     .n42_lt_s1(n42_lt_s1),
     .n43_not(n43_not),
-    .n78_not_s2(n78_not_s2),
-    .n79_sub_s2(n79_sub_s2),
-    .n80_slice_s2(n80_slice_s2),
-    .n82_slice_s2(n82_slice_s2),
-    .\port$2$0 (\$3 )
+    .n83_cat_s2(n83_cat_s2),
+    .n85_not(n85_not)
   );
   \exact_div_w8_s2.depth10  depth10 (
-    .n113_not(n113_not),
-    .n1_b(b),
-    .n1_input_s1(n1_input_s1),
-    .n1_input_s2(n1_input_s2),
-    .n29_not(n29_not),
-    .n71_not(n71_not),
-    .n75_slice_s1(n75_slice_s1),
-    .\port$0$2 (a),
-    .\port$38$0 (\$12 ),
-    .\port$40$0 (\$13 ),
-    .\port$48$0 (\$14 ),
-    .\port$50$0 (\$15 ),
-    .\port$52$0 (\$16 ),
-    .\port$74$0 (n68_slice_s1),
-    .\port$89$0 (n110_slice_s2)
-  );
-  \exact_div_w8_s2.depth11  depth11 (
     .n106_not(n106_not),
     .n113_not(n113_not),
     .n119_eq_s2(n119_eq_s2),
@@ -253,41 +230,61 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n1_input_s1(n1_input_s1),
     .n1_input_s2(n1_input_s2),
     .n22_not_s2(n22_not_s2),
+    .n29_not(n29_not),
     .n29_not_s2(n29_not_s2),
-    .n36_not(n36_not),
     .n36_not_s2(n36_not_s2),
     .n43_not_s2(n43_not_s2),
     .n50_not_s2(n50_not_s2),
     .n57_not_s2(n57_not_s2),
     .n64_not_s2(n64_not_s2),
+    .n71_not(n71_not),
     .n71_not_s2(n71_not_s2),
-    .n78_not(n78_not),
+    .n75_slice_s1(n75_slice_s1),
     .n78_not_s2(n78_not_s2),
-    .n79_sub(n79_sub),
     .n85_not(n85_not),
     .n8_not_s2(n8_not_s2),
     .n92_not(n92_not),
     .n99_not(n99_not),
+    .\port$0$2 (a),
+    .\port$39$0 (\$11 ),
+    .\port$41$0 (\$12 ),
+    .\port$43$0 (\$13 ),
+    .\port$51$0 (\$14 ),
+    .\port$53$0 (\$15 ),
+    .\port$74$0 (n68_slice_s1),
+    .\port$87$0 (n110_slice_s2)
+  );
+  \exact_div_w8_s2.depth11  depth11 (
+    .n1_b(b),
+    .n1_input_s1(n1_input_s1),
+    .n36_not(n36_not),
+    .n78_not(n78_not),
     .\port$0$5 (a[3]),
-    .\port$48$0 (\$14 ),
-    .\port$50$0 (\$15 ),
-    .\port$52$0 (\$16 ),
-    .\port$75$0 (n75_slice_s1),
-    .\port$89$0 (n110_slice_s2)
+    .\port$51$0 (\$14 ),
+    .\port$53$0 (\$15 ),
+    .\port$75$0 (n75_slice_s1)
   );
   \exact_div_w8_s2.depth12  depth12 (
     .n1_b(b),
+    .n1_input_s1(n1_input_s1),
     .n36_not(n36_not),
+    .n78_not(n78_not),
+    .n82_slice_s1(n82_slice_s1),
     .\port$0$2 (a),
-    .\port$50$0 (\$15 ),
-    .\port$64$0 (\$17 )
+    .\port$51$0 (\$14 ),
+    .\port$53$0 (\$15 ),
+    .\port$62$0 (\$16 ),
+    .\port$64$0 (\$17 ),
+    .\port$75$0 (n75_slice_s1)
   );
   \exact_div_w8_s2.depth13  depth13 (
     .n1_b(b),
     .n42_lt(n42_lt),
     .n44_sub(n44_sub),
     .\port$0$4 (a[2]),
-    .\port$64$0 (\$17 )
+    .\port$62$0 (\$16 ),
+    .\port$64$0 (\$17 ),
+    .\port$76$0 (n82_slice_s1)
   );
   \exact_div_w8_s2.depth2  depth2 (
     .n1_input_s2(n1_input_s2),
@@ -295,26 +292,26 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n44_sub_s1(n44_sub_s1),
     .n45_slice_s1(n45_slice_s1),
     .n47_slice_s1(n47_slice_s1),
+    .n83_cat_s2(n83_cat_s2),
     .n85_not(n85_not),
+    .n87_slice_s2(n87_slice_s2),
+    .n89_slice_s2(n89_slice_s2),
     .\port$0$2 (a),
-    .\port$2$0 (\$3 ),
-    .\port$4$0 (\$4 ),
-    .\port$77$0 (n82_slice_s2)
+    .\port$5$0 (\$3 ),
+    .\port$7$0 (\$4 )
   );
   \exact_div_w8_s2.depth3  depth3 (
     .n1_b(b),
     .n1_input_s1(n1_input_s1),
     .n1_input_s2(n1_input_s2),
     .n50_not(n50_not),
-    .n85_not(n85_not),
-    .n89_slice_s2(n89_slice_s2),
     .n8_not(n8_not),
+    .n92_not(n92_not),
     .\port$0$9 (a[7]),
-    .\port$12$0 (\$5 ),
-    .\port$2$0 (\$3 ),
-    .\port$4$0 (\$4 ),
+    .\port$5$0 (\$3 ),
     .\port$68$0 (n47_slice_s1),
-    .\port$77$0 (n82_slice_s2)
+    .\port$7$0 (\$4 ),
+    .\port$80$0 (n89_slice_s2)
   );
   \exact_div_w8_s2.depth4  depth4 (
     .n1_b(b),
@@ -324,13 +321,15 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n54_slice_s1(n54_slice_s1),
     .n8_not(n8_not),
     .n92_not(n92_not),
+    .n96_slice_s2(n96_slice_s2),
     .\port$0$2 (a),
-    .\port$12$0 (\$5 ),
-    .\port$14$0 (\$6 ),
-    .\port$16$0 (\$7 ),
-    .\port$4$0 (\$4 ),
+    .\port$15$0 (\$5 ),
+    .\port$17$0 (\$6 ),
+    .\port$19$0 (\$7 ),
+    .\port$5$0 (\$3 ),
     .\port$68$0 (n47_slice_s1),
-    .\port$83$0 (n89_slice_s2)
+    .\port$7$0 (\$4 ),
+    .\port$80$0 (n89_slice_s2)
   );
   \exact_div_w8_s2.depth5  depth5 (
     .n15_not(n15_not),
@@ -338,17 +337,16 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n1_input_s1(n1_input_s1),
     .n1_input_s2(n1_input_s2),
     .n57_not(n57_not),
-    .n92_not(n92_not),
-    .n96_slice_s2(n96_slice_s2),
+    .n99_not(n99_not),
     .\port$0$8 (a[6]),
-    .\port$12$0 (\$5 ),
-    .\port$14$0 (\$6 ),
-    .\port$16$0 (\$7 ),
-    .\port$24$0 (\$8 ),
+    .\port$15$0 (\$5 ),
+    .\port$17$0 (\$6 ),
+    .\port$19$0 (\$7 ),
     .\port$72$0 (n54_slice_s1),
-    .\port$83$0 (n89_slice_s2)
+    .\port$83$0 (n96_slice_s2)
   );
   \exact_div_w8_s2.depth6  depth6 (
+    .n103_slice_s2(n103_slice_s2),
     .n15_not(n15_not),
     .n1_b(b),
     .n1_input_s1(n1_input_s1),
@@ -357,32 +355,32 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n61_slice_s1(n61_slice_s1),
     .n99_not(n99_not),
     .\port$0$2 (a),
-    .\port$14$0 (\$6 ),
-    .\port$16$0 (\$7 ),
-    .\port$24$0 (\$8 ),
-    .\port$26$0 (\$9 ),
-    .\port$28$0 (\$10 ),
+    .\port$15$0 (\$5 ),
+    .\port$17$0 (\$6 ),
+    .\port$19$0 (\$7 ),
+    .\port$27$0 (\$8 ),
+    .\port$29$0 (\$9 ),
+    .\port$31$0 (\$10 ),
     .\port$72$0 (n54_slice_s1),
-    .\port$85$0 (n96_slice_s2)
+    .\port$83$0 (n96_slice_s2)
   );
   \exact_div_w8_s2.depth7  depth7 (
-    .n103_slice_s2(n103_slice_s2),
+    .n106_not(n106_not),
     .n1_b(b),
     .n1_input_s1(n1_input_s1),
     .n1_input_s2(n1_input_s2),
     .n22_not(n22_not),
     .n64_not(n64_not),
-    .n99_not(n99_not),
     .\port$0$7 (a[5]),
-    .\port$24$0 (\$8 ),
-    .\port$26$0 (\$9 ),
-    .\port$28$0 (\$10 ),
-    .\port$36$0 (\$11 ),
+    .\port$27$0 (\$8 ),
+    .\port$29$0 (\$9 ),
+    .\port$31$0 (\$10 ),
     .\port$73$0 (n61_slice_s1),
-    .\port$85$0 (n96_slice_s2)
+    .\port$85$0 (n103_slice_s2)
   );
   \exact_div_w8_s2.depth8  depth8 (
     .n106_not(n106_not),
+    .n110_slice_s2(n110_slice_s2),
     .n1_b(b),
     .n1_input_s1(n1_input_s1),
     .n1_input_s2(n1_input_s2),
@@ -390,29 +388,28 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n64_not(n64_not),
     .n68_slice_s1(n68_slice_s1),
     .\port$0$2 (a),
-    .\port$26$0 (\$9 ),
-    .\port$28$0 (\$10 ),
-    .\port$36$0 (\$11 ),
-    .\port$38$0 (\$12 ),
-    .\port$40$0 (\$13 ),
+    .\port$27$0 (\$8 ),
+    .\port$29$0 (\$9 ),
+    .\port$31$0 (\$10 ),
+    .\port$39$0 (\$11 ),
+    .\port$41$0 (\$12 ),
+    .\port$43$0 (\$13 ),
     .\port$73$0 (n61_slice_s1),
-    .\port$87$0 (n103_slice_s2)
+    .\port$85$0 (n103_slice_s2)
   );
   \exact_div_w8_s2.depth9  depth9 (
-    .n106_not(n106_not),
-    .n110_slice_s2(n110_slice_s2),
+    .n113_not(n113_not),
     .n1_b(b),
     .n1_input_s1(n1_input_s1),
     .n1_input_s2(n1_input_s2),
     .n29_not(n29_not),
     .n71_not(n71_not),
     .\port$0$6 (a[4]),
-    .\port$36$0 (\$11 ),
-    .\port$38$0 (\$12 ),
-    .\port$40$0 (\$13 ),
-    .\port$48$0 (\$14 ),
+    .\port$39$0 (\$11 ),
+    .\port$41$0 (\$12 ),
+    .\port$43$0 (\$13 ),
     .\port$74$0 (n68_slice_s1),
-    .\port$87$0 (n103_slice_s2)
+    .\port$87$0 (n110_slice_s2)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -433,135 +430,71 @@ module exact_div_w8_s2(b, valid_in, clk, rst, o, valid_out, a);
   assign n121_mux = o;
   assign valid_s2 = valid_out;
   assign n47_slice = a[1];
-  assign n45_slice = { \$17 [6:0], a[2] };
+  assign n45_slice = { \$16 [6:0], a[2] };
   assign n54_slice = a[0];
   assign n61_slice = 1'h0;
   assign n68_slice = 1'h0;
   assign n75_slice = 1'h0;
   assign n82_slice = 1'h0;
-  assign n80_slice = { \$16 [6:0], n75_slice_s1 };
+  assign n83_cat = { \$17 , n82_slice_s1 };
   assign n89_slice = 1'h0;
+  assign n87_slice = { \$17 [6:0], n82_slice_s1 };
   assign n96_slice = 1'h0;
   assign n103_slice = 1'h0;
   assign n110_slice = 1'h0;
   assign n3_cat = { a, 8'h00 };
-  assign n83_cat = { \$3 , n82_slice_s2 };
   assign n6_cat = { 8'h00, a[7] };
-  assign n48_cat = { \$4 , n47_slice_s1 };
-  assign n90_cat = { \$5 , n89_slice_s2 };
-  assign n13_cat = { \$6 , a[6] };
-  assign n55_cat = { \$7 , n54_slice_s1 };
-  assign n97_cat = { \$8 , n96_slice_s2 };
-  assign n20_cat = { \$9 , a[5] };
-  assign n62_cat = { \$10 , n61_slice_s1 };
-  assign n104_cat = { \$11 , n103_slice_s2 };
-  assign n27_cat = { \$12 , a[4] };
-  assign n69_cat = { \$13 , n68_slice_s1 };
-  assign n111_cat = { \$14 , n110_slice_s2 };
-  assign n34_cat = { \$15 , a[3] };
-  assign n76_cat = { \$16 , n75_slice_s1 };
-  assign n41_cat = { \$17 , a[2] };
+  assign n48_cat = { \$3 , n47_slice_s1 };
+  assign n90_cat = { \$4 , n89_slice_s2 };
+  assign n13_cat = { \$5 , a[6] };
+  assign n55_cat = { \$6 , n54_slice_s1 };
+  assign n97_cat = { \$7 , n96_slice_s2 };
+  assign n20_cat = { \$8 , a[5] };
+  assign n62_cat = { \$9 , n61_slice_s1 };
+  assign n104_cat = { \$10 , n103_slice_s2 };
+  assign n27_cat = { \$11 , a[4] };
+  assign n69_cat = { \$12 , n68_slice_s1 };
+  assign n111_cat = { \$13 , n110_slice_s2 };
+  assign n34_cat = { \$14 , a[3] };
+  assign n76_cat = { \$15 , n75_slice_s1 };
+  assign n41_cat = { \$16 , a[2] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth1 (n1_b, n43_not, \port$2$0 , n119_eq, n42_lt_s1, n82_slice_s2, n78_not_s2, n79_sub_s2, n80_slice_s2, n0_a);
-  wire [7:0] \$1 ;
+module \exact_div_w8_s2.depth1 (n1_b, n43_not, n85_not, n119_eq, n42_lt_s1, n83_cat_s2, n1_input_s2, n0_a);
+  wire \$1 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
   output n119_eq;
   wire n119_eq;
   input [7:0] n1_b;
   wire [7:0] n1_b;
+  input [7:0] n1_input_s2;
+  wire [7:0] n1_input_s2;
   wire [15:0] n3_cat;
   input n42_lt_s1;
   wire n42_lt_s1;
   output n43_not;
   wire n43_not;
-  input n78_not_s2;
-  wire n78_not_s2;
-  input [7:0] n79_sub_s2;
-  wire [7:0] n79_sub_s2;
-  input [7:0] n80_slice_s2;
-  wire [7:0] n80_slice_s2;
-  input n82_slice_s2;
-  wire n82_slice_s2;
-  wire [8:0] n83_cat;
-  output [7:0] \port$2$0 ;
-  wire [7:0] \port$2$0 ;
+  input [8:0] n83_cat_s2;
+  wire [8:0] n83_cat_s2;
+  output n85_not;
+  wire n85_not;
   assign n43_not = ~ n42_lt_s1;
-  assign \$1  = n78_not_s2 ? n79_sub_s2 : n80_slice_s2;
+  assign \$1  = n83_cat_s2 < n1_input_s2;
+  assign n85_not = ~ \$1 ;
   assign n119_eq = ! n1_b;
   assign n3_cat = { n0_a, 8'h00 };
-  assign n83_cat = { \$1 , n82_slice_s2 };
-  assign \port$2$0  = \$1 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth10 (n1_b, \port$38$0 , \port$40$0 , n29_not, n71_not, \port$48$0 , \port$50$0 , \port$52$0 , n113_not, n1_input_s1, \port$74$0 , n75_slice_s1, n1_input_s2, \port$89$0 , \port$0$2 );
+module \exact_div_w8_s2.depth10 (n1_b, n85_not, n92_not, n99_not, n106_not, \port$39$0 , \port$41$0 , \port$43$0 , n29_not, n71_not, n113_not, \port$51$0 , \port$53$0 , n121_mux, n1_input_s1, \port$74$0 , n75_slice_s1, n1_input_s2, \port$87$0 , n119_eq_s2, n78_not_s2
+, n71_not_s2, n64_not_s2, n57_not_s2, n50_not_s2, n43_not_s2, n36_not_s2, n29_not_s2, n22_not_s2, n15_not_s2, n8_not_s2, \port$0$2 );
   wire [9:0] \$1 ;
   wire [7:0] \$2 ;
   wire [9:0] \$3 ;
   wire [7:0] \$4 ;
-  wire \$5 ;
-  wire [8:0] n111_cat;
-  output n113_not;
-  wire n113_not;
-  input [7:0] n1_b;
-  wire [7:0] n1_b;
-  input [7:0] n1_input_s1;
-  wire [7:0] n1_input_s1;
-  input [7:0] n1_input_s2;
-  wire [7:0] n1_input_s2;
-  wire [8:0] n27_cat;
-  input n29_not;
-  wire n29_not;
-  wire [8:0] n34_cat;
-  wire [15:0] n3_cat;
-  wire [8:0] n69_cat;
-  input n71_not;
-  wire n71_not;
-  input n75_slice_s1;
-  wire n75_slice_s1;
-  wire [8:0] n76_cat;
-  input [7:0] \port$0$2 ;
-  wire [7:0] \port$0$2 ;
-  input [7:0] \port$38$0 ;
-  wire [7:0] \port$38$0 ;
-  input [7:0] \port$40$0 ;
-  wire [7:0] \port$40$0 ;
-  input [7:0] \port$48$0 ;
-  wire [7:0] \port$48$0 ;
-  output [7:0] \port$50$0 ;
-  wire [7:0] \port$50$0 ;
-  output [7:0] \port$52$0 ;
-  wire [7:0] \port$52$0 ;
-  input \port$74$0 ;
-  wire \port$74$0 ;
-  input \port$89$0 ;
-  wire \port$89$0 ;
-  assign \$5  = { \port$48$0 , \port$89$0  } < n1_input_s2;
-  assign n113_not = ~ \$5 ;
-  assign \$1  = { \port$38$0 , \port$0$2 [4] } - n1_b;
-  assign \$2  = n29_not ? \$1 [7:0] : { \port$38$0 [6:0], \port$0$2 [4] };
-  assign \$3  = { \port$40$0 , \port$74$0  } - n1_input_s1;
-  assign \$4  = n71_not ? \$3 [7:0] : { \port$40$0 [6:0], \port$74$0  };
-  assign n34_cat = { \$2 , \port$0$2 [3] };
-  assign n3_cat = { \port$0$2 , 8'h00 };
-  assign n27_cat = { \port$38$0 , \port$0$2 [4] };
-  assign n76_cat = { \$4 , n75_slice_s1 };
-  assign n69_cat = { \port$40$0 , \port$74$0  };
-  assign n111_cat = { \port$48$0 , \port$89$0  };
-  assign \port$50$0  = \$2 ;
-  assign \port$52$0  = \$4 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth11 (n1_b, n85_not, n92_not, n99_not, n106_not, \port$48$0 , \port$50$0 , \port$52$0 , n113_not, n36_not, n78_not, n79_sub, n121_mux, n1_input_s1, \port$75$0 , n78_not_s2, n1_input_s2, \port$89$0 , n119_eq_s2, n71_not_s2, n64_not_s2
-, n57_not_s2, n50_not_s2, n43_not_s2, n36_not_s2, n29_not_s2, n22_not_s2, n15_not_s2, n8_not_s2, \port$0$5 );
-  wire \$1 ;
-  wire \$2 ;
-  wire [9:0] \$3 ;
-  wire [9:0] \$4 ;
+  wire [9:0] \$5 ;
   input n106_not;
   wire n106_not;
   wire [8:0] n111_cat;
@@ -582,13 +515,15 @@ module \exact_div_w8_s2.depth11 (n1_b, n85_not, n92_not, n99_not, n106_not, \por
   wire [7:0] n1_input_s2;
   input n22_not_s2;
   wire n22_not_s2;
+  wire [8:0] n27_cat;
+  input n29_not;
+  wire n29_not;
   input n29_not_s2;
   wire n29_not_s2;
   wire [8:0] n34_cat;
-  output n36_not;
-  wire n36_not;
   input n36_not_s2;
   wire n36_not_s2;
+  wire [15:0] n3_cat;
   input n43_not_s2;
   wire n43_not_s2;
   input n50_not_s2;
@@ -597,16 +532,16 @@ module \exact_div_w8_s2.depth11 (n1_b, n85_not, n92_not, n99_not, n106_not, \por
   wire n57_not_s2;
   input n64_not_s2;
   wire n64_not_s2;
+  wire [8:0] n69_cat;
+  input n71_not;
+  wire n71_not;
   input n71_not_s2;
   wire n71_not_s2;
+  input n75_slice_s1;
+  wire n75_slice_s1;
   wire [8:0] n76_cat;
-  output n78_not;
-  wire n78_not;
   input n78_not_s2;
   wire n78_not_s2;
-  output [7:0] n79_sub;
-  wire [7:0] n79_sub;
-  wire [7:0] n80_slice;
   input n85_not;
   wire n85_not;
   input n8_not_s2;
@@ -615,60 +550,117 @@ module \exact_div_w8_s2.depth11 (n1_b, n85_not, n92_not, n99_not, n106_not, \por
   wire n92_not;
   input n99_not;
   wire n99_not;
-  input \port$0$5 ;
-  wire \port$0$5 ;
-  input [7:0] \port$48$0 ;
-  wire [7:0] \port$48$0 ;
-  input [7:0] \port$50$0 ;
-  wire [7:0] \port$50$0 ;
-  input [7:0] \port$52$0 ;
-  wire [7:0] \port$52$0 ;
-  input \port$75$0 ;
-  wire \port$75$0 ;
-  input \port$89$0 ;
-  wire \port$89$0 ;
-  assign \$4  = { \port$48$0 , \port$89$0  } - n1_input_s2;
-  assign n116_mux = n113_not ? \$4 [7:0] : { \port$48$0 [6:0], \port$89$0  };
+  input [7:0] \port$0$2 ;
+  wire [7:0] \port$0$2 ;
+  input [7:0] \port$39$0 ;
+  wire [7:0] \port$39$0 ;
+  input [7:0] \port$41$0 ;
+  wire [7:0] \port$41$0 ;
+  input [7:0] \port$43$0 ;
+  wire [7:0] \port$43$0 ;
+  output [7:0] \port$51$0 ;
+  wire [7:0] \port$51$0 ;
+  output [7:0] \port$53$0 ;
+  wire [7:0] \port$53$0 ;
+  input \port$74$0 ;
+  wire \port$74$0 ;
+  input \port$87$0 ;
+  wire \port$87$0 ;
+  assign \$5  = { \port$43$0 , \port$87$0  } - n1_input_s2;
+  assign n116_mux = n113_not ? \$5 [7:0] : { \port$43$0 [6:0], \port$87$0  };
   assign n121_mux = n119_eq_s2 ? 16'hffff : { n8_not_s2, n15_not_s2, n22_not_s2, n29_not_s2, n36_not_s2, n43_not_s2, n50_not_s2, n57_not_s2, n64_not_s2, n71_not_s2, n78_not_s2, n85_not, n92_not, n99_not, n106_not, n113_not };
-  assign \$1  = { \port$50$0 , \port$0$5  } < n1_b;
-  assign n36_not = ~ \$1 ;
-  assign \$2  = { \port$52$0 , \port$75$0  } < n1_input_s1;
-  assign n78_not = ~ \$2 ;
-  assign \$3  = { \port$52$0 , \port$75$0  } - n1_input_s1;
-  assign n34_cat = { \port$50$0 , \port$0$5  };
-  assign n76_cat = { \port$52$0 , \port$75$0  };
-  assign n80_slice = { \port$52$0 [6:0], \port$75$0  };
-  assign n111_cat = { \port$48$0 , \port$89$0  };
-  assign n79_sub = \$3 [7:0];
+  assign \$1  = { \port$39$0 , \port$0$2 [4] } - n1_b;
+  assign \$2  = n29_not ? \$1 [7:0] : { \port$39$0 [6:0], \port$0$2 [4] };
+  assign \$3  = { \port$41$0 , \port$74$0  } - n1_input_s1;
+  assign \$4  = n71_not ? \$3 [7:0] : { \port$41$0 [6:0], \port$74$0  };
+  assign n34_cat = { \$2 , \port$0$2 [3] };
+  assign n3_cat = { \port$0$2 , 8'h00 };
+  assign n27_cat = { \port$39$0 , \port$0$2 [4] };
+  assign n76_cat = { \$4 , n75_slice_s1 };
+  assign n69_cat = { \port$41$0 , \port$74$0  };
+  assign n111_cat = { \port$43$0 , \port$87$0  };
+  assign \port$51$0  = \$2 ;
+  assign \port$53$0  = \$4 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth12 (n1_b, \port$50$0 , n36_not, \port$64$0 , \port$0$2 );
-  wire [9:0] \$1 ;
-  wire [7:0] \$2 ;
+module \exact_div_w8_s2.depth11 (n1_b, \port$51$0 , \port$53$0 , n36_not, n78_not, n1_input_s1, \port$75$0 , \port$0$5 );
+  wire \$1 ;
+  wire \$2 ;
   input [7:0] n1_b;
   wire [7:0] n1_b;
+  input [7:0] n1_input_s1;
+  wire [7:0] n1_input_s1;
+  wire [8:0] n34_cat;
+  output n36_not;
+  wire n36_not;
+  wire [8:0] n76_cat;
+  output n78_not;
+  wire n78_not;
+  input \port$0$5 ;
+  wire \port$0$5 ;
+  input [7:0] \port$51$0 ;
+  wire [7:0] \port$51$0 ;
+  input [7:0] \port$53$0 ;
+  wire [7:0] \port$53$0 ;
+  input \port$75$0 ;
+  wire \port$75$0 ;
+  assign \$1  = { \port$51$0 , \port$0$5  } < n1_b;
+  assign n36_not = ~ \$1 ;
+  assign \$2  = { \port$53$0 , \port$75$0  } < n1_input_s1;
+  assign n78_not = ~ \$2 ;
+  assign n34_cat = { \port$51$0 , \port$0$5  };
+  assign n76_cat = { \port$53$0 , \port$75$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_div_w8_s2.depth12 (n1_b, \port$51$0 , \port$53$0 , n36_not, n78_not, \port$62$0 , \port$64$0 , n1_input_s1, \port$75$0 , n82_slice_s1, \port$0$2 );
+  wire [9:0] \$1 ;
+  wire [7:0] \$2 ;
+  wire [9:0] \$3 ;
+  wire [7:0] \$4 ;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  input [7:0] n1_input_s1;
+  wire [7:0] n1_input_s1;
   wire [8:0] n34_cat;
   input n36_not;
   wire n36_not;
   wire [15:0] n3_cat;
   wire [8:0] n41_cat;
+  wire [8:0] n76_cat;
+  input n78_not;
+  wire n78_not;
+  input n82_slice_s1;
+  wire n82_slice_s1;
+  wire [8:0] n83_cat;
   input [7:0] \port$0$2 ;
   wire [7:0] \port$0$2 ;
-  input [7:0] \port$50$0 ;
-  wire [7:0] \port$50$0 ;
+  input [7:0] \port$51$0 ;
+  wire [7:0] \port$51$0 ;
+  input [7:0] \port$53$0 ;
+  wire [7:0] \port$53$0 ;
+  output [7:0] \port$62$0 ;
+  wire [7:0] \port$62$0 ;
   output [7:0] \port$64$0 ;
   wire [7:0] \port$64$0 ;
-  assign \$1  = { \port$50$0 , \port$0$2 [3] } - n1_b;
-  assign \$2  = n36_not ? \$1 [7:0] : { \port$50$0 [6:0], \port$0$2 [3] };
+  input \port$75$0 ;
+  wire \port$75$0 ;
+  assign \$1  = { \port$51$0 , \port$0$2 [3] } - n1_b;
+  assign \$2  = n36_not ? \$1 [7:0] : { \port$51$0 [6:0], \port$0$2 [3] };
+  assign \$3  = { \port$53$0 , \port$75$0  } - n1_input_s1;
+  assign \$4  = n78_not ? \$3 [7:0] : { \port$53$0 [6:0], \port$75$0  };
   assign n41_cat = { \$2 , \port$0$2 [2] };
   assign n3_cat = { \port$0$2 , 8'h00 };
-  assign n34_cat = { \port$50$0 , \port$0$2 [3] };
-  assign \port$64$0  = \$2 ;
+  assign n34_cat = { \port$51$0 , \port$0$2 [3] };
+  assign n83_cat = { \$4 , n82_slice_s1 };
+  assign n76_cat = { \port$53$0 , \port$75$0  };
+  assign \port$62$0  = \$2 ;
+  assign \port$64$0  = \$4 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth13 (n1_b, \port$64$0 , n42_lt, n44_sub, \port$0$4 );
+module \exact_div_w8_s2.depth13 (n1_b, \port$62$0 , \port$64$0 , n42_lt, n44_sub, \port$76$0 , \port$0$4 );
   wire [9:0] \$1 ;
   input [7:0] n1_b;
   wire [7:0] n1_b;
@@ -678,21 +670,30 @@ module \exact_div_w8_s2.depth13 (n1_b, \port$64$0 , n42_lt, n44_sub, \port$0$4 )
   output [7:0] n44_sub;
   wire [7:0] n44_sub;
   wire [7:0] n45_slice;
+  wire [8:0] n83_cat;
+  wire [7:0] n87_slice;
   input \port$0$4 ;
   wire \port$0$4 ;
+  input [7:0] \port$62$0 ;
+  wire [7:0] \port$62$0 ;
   input [7:0] \port$64$0 ;
   wire [7:0] \port$64$0 ;
-  assign n42_lt = { \port$64$0 , \port$0$4  } < n1_b;
-  assign \$1  = { \port$64$0 , \port$0$4  } - n1_b;
-  assign n41_cat = { \port$64$0 , \port$0$4  };
-  assign n45_slice = { \port$64$0 [6:0], \port$0$4  };
+  input \port$76$0 ;
+  wire \port$76$0 ;
+  assign n42_lt = { \port$62$0 , \port$0$4  } < n1_b;
+  assign \$1  = { \port$62$0 , \port$0$4  } - n1_b;
+  assign n41_cat = { \port$62$0 , \port$0$4  };
+  assign n45_slice = { \port$62$0 [6:0], \port$0$4  };
+  assign n87_slice = { \port$64$0 [6:0], \port$76$0  };
+  assign n83_cat = { \port$64$0 , \port$76$0  };
   assign n44_sub = \$1 [7:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth2 (n43_not, \port$2$0 , \port$4$0 , n85_not, n47_slice_s1, n44_sub_s1, n45_slice_s1, \port$77$0 , n1_input_s2, \port$0$2 );
+module \exact_div_w8_s2.depth2 (n43_not, n85_not, \port$5$0 , \port$7$0 , n47_slice_s1, n44_sub_s1, n45_slice_s1, n83_cat_s2, n1_input_s2, n89_slice_s2, n87_slice_s2, \port$0$2 );
   wire [7:0] \$1 ;
-  wire \$2 ;
+  wire [9:0] \$2 ;
+  wire [7:0] \$3 ;
   wire n103_slice;
   wire n110_slice;
   input [7:0] n1_input_s2;
@@ -714,22 +715,26 @@ module \exact_div_w8_s2.depth2 (n43_not, \port$2$0 , \port$4$0 , n85_not, n47_sl
   wire [8:0] n6_cat;
   wire n75_slice;
   wire n82_slice;
-  wire [8:0] n83_cat;
-  output n85_not;
+  input [8:0] n83_cat_s2;
+  wire [8:0] n83_cat_s2;
+  input n85_not;
   wire n85_not;
+  input [7:0] n87_slice_s2;
+  wire [7:0] n87_slice_s2;
   wire n89_slice;
+  input n89_slice_s2;
+  wire n89_slice_s2;
+  wire [8:0] n90_cat;
   wire n96_slice;
   input [7:0] \port$0$2 ;
   wire [7:0] \port$0$2 ;
-  input [7:0] \port$2$0 ;
-  wire [7:0] \port$2$0 ;
-  output [7:0] \port$4$0 ;
-  wire [7:0] \port$4$0 ;
-  input \port$77$0 ;
-  wire \port$77$0 ;
+  output [7:0] \port$5$0 ;
+  wire [7:0] \port$5$0 ;
+  output [7:0] \port$7$0 ;
+  wire [7:0] \port$7$0 ;
   assign \$1  = n43_not ? n44_sub_s1 : n45_slice_s1;
-  assign \$2  = { \port$2$0 , \port$77$0  } < n1_input_s2;
-  assign n85_not = ~ \$2 ;
+  assign \$2  = n83_cat_s2 - n1_input_s2;
+  assign \$3  = n85_not ? \$2 [7:0] : n87_slice_s2;
   assign n6_cat = { 8'h00, \port$0$2 [7] };
   assign n3_cat = { \port$0$2 , 8'h00 };
   assign n47_slice = \port$0$2 [1];
@@ -739,20 +744,20 @@ module \exact_div_w8_s2.depth2 (n43_not, \port$2$0 , \port$4$0 , n85_not, n47_sl
   assign n68_slice = 1'h0;
   assign n75_slice = 1'h0;
   assign n82_slice = 1'h0;
-  assign n83_cat = { \port$2$0 , \port$77$0  };
   assign n89_slice = 1'h0;
+  assign n90_cat = { \$3 , n89_slice_s2 };
   assign n96_slice = 1'h0;
   assign n103_slice = 1'h0;
   assign n110_slice = 1'h0;
-  assign \port$4$0  = \$1 ;
+  assign \port$5$0  = \$1 ;
+  assign \port$7$0  = \$3 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth3 (n1_b, \port$2$0 , \port$4$0 , n85_not, n8_not, n50_not, \port$12$0 , \port$68$0 , n1_input_s1, \port$77$0 , n1_input_s2, n89_slice_s2, \port$0$9 );
+module \exact_div_w8_s2.depth3 (n1_b, \port$5$0 , \port$7$0 , n8_not, n50_not, n92_not, \port$68$0 , n1_input_s1, n1_input_s2, \port$80$0 , \port$0$9 );
   wire \$1 ;
   wire \$2 ;
-  wire [9:0] \$3 ;
-  wire [7:0] \$4 ;
+  wire \$3 ;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   input [7:0] n1_input_s1;
@@ -763,46 +768,40 @@ module \exact_div_w8_s2.depth3 (n1_b, \port$2$0 , \port$4$0 , n85_not, n8_not, n
   output n50_not;
   wire n50_not;
   wire [8:0] n6_cat;
-  wire [8:0] n83_cat;
-  input n85_not;
-  wire n85_not;
-  input n89_slice_s2;
-  wire n89_slice_s2;
   output n8_not;
   wire n8_not;
   wire [8:0] n90_cat;
+  output n92_not;
+  wire n92_not;
   input \port$0$9 ;
   wire \port$0$9 ;
-  output [7:0] \port$12$0 ;
-  wire [7:0] \port$12$0 ;
-  input [7:0] \port$2$0 ;
-  wire [7:0] \port$2$0 ;
-  input [7:0] \port$4$0 ;
-  wire [7:0] \port$4$0 ;
+  input [7:0] \port$5$0 ;
+  wire [7:0] \port$5$0 ;
   input \port$68$0 ;
   wire \port$68$0 ;
-  input \port$77$0 ;
-  wire \port$77$0 ;
-  assign \$4  = n85_not ? \$3 [7:0] : { \port$2$0 [6:0], \port$77$0  };
+  input [7:0] \port$7$0 ;
+  wire [7:0] \port$7$0 ;
+  input \port$80$0 ;
+  wire \port$80$0 ;
   assign \$1  = \port$0$9  < n1_b;
   assign n8_not = ~ \$1 ;
-  assign \$2  = { \port$4$0 , \port$68$0  } < n1_input_s1;
+  assign \$2  = { \port$5$0 , \port$68$0  } < n1_input_s1;
   assign n50_not = ~ \$2 ;
-  assign \$3  = { \port$2$0 , \port$77$0  } - n1_input_s2;
+  assign \$3  = { \port$7$0 , \port$80$0  } < n1_input_s2;
+  assign n92_not = ~ \$3 ;
   assign n6_cat = { 8'h00, \port$0$9  };
-  assign n48_cat = { \port$4$0 , \port$68$0  };
-  assign n90_cat = { \$4 , n89_slice_s2 };
-  assign n83_cat = { \port$2$0 , \port$77$0  };
-  assign \port$12$0  = \$4 ;
+  assign n48_cat = { \port$5$0 , \port$68$0  };
+  assign n90_cat = { \port$7$0 , \port$80$0  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth4 (n1_b, \port$4$0 , n8_not, n50_not, \port$12$0 , \port$14$0 , \port$16$0 , n92_not, \port$68$0 , n1_input_s1, n54_slice_s1, n1_input_s2, \port$83$0 , \port$0$2 );
+module \exact_div_w8_s2.depth4 (n1_b, \port$5$0 , \port$7$0 , n8_not, n50_not, n92_not, \port$15$0 , \port$17$0 , \port$19$0 , \port$68$0 , n1_input_s1, n54_slice_s1, n1_input_s2, \port$80$0 , n96_slice_s2, \port$0$2 );
   wire [9:0] \$1 ;
   wire [7:0] \$2 ;
   wire [9:0] \$3 ;
   wire [7:0] \$4 ;
-  wire \$5 ;
+  wire [9:0] \$5 ;
+  wire [7:0] \$6 ;
   wire [8:0] n13_cat;
   input [7:0] n1_b;
   wire [7:0] n1_b;
@@ -821,44 +820,50 @@ module \exact_div_w8_s2.depth4 (n1_b, \port$4$0 , n8_not, n50_not, \port$12$0 , 
   input n8_not;
   wire n8_not;
   wire [8:0] n90_cat;
-  output n92_not;
+  input n92_not;
   wire n92_not;
+  input n96_slice_s2;
+  wire n96_slice_s2;
+  wire [8:0] n97_cat;
   input [7:0] \port$0$2 ;
   wire [7:0] \port$0$2 ;
-  input [7:0] \port$12$0 ;
-  wire [7:0] \port$12$0 ;
-  output [7:0] \port$14$0 ;
-  wire [7:0] \port$14$0 ;
-  output [7:0] \port$16$0 ;
-  wire [7:0] \port$16$0 ;
-  input [7:0] \port$4$0 ;
-  wire [7:0] \port$4$0 ;
+  output [7:0] \port$15$0 ;
+  wire [7:0] \port$15$0 ;
+  output [7:0] \port$17$0 ;
+  wire [7:0] \port$17$0 ;
+  output [7:0] \port$19$0 ;
+  wire [7:0] \port$19$0 ;
+  input [7:0] \port$5$0 ;
+  wire [7:0] \port$5$0 ;
   input \port$68$0 ;
   wire \port$68$0 ;
-  input \port$83$0 ;
-  wire \port$83$0 ;
-  assign \$5  = { \port$12$0 , \port$83$0  } < n1_input_s2;
-  assign n92_not = ~ \$5 ;
+  input [7:0] \port$7$0 ;
+  wire [7:0] \port$7$0 ;
+  input \port$80$0 ;
+  wire \port$80$0 ;
+  assign \$4  = n50_not ? \$3 [7:0] : { \port$5$0 [6:0], \port$68$0  };
+  assign \$5  = { \port$7$0 , \port$80$0  } - n1_input_s2;
+  assign \$6  = n92_not ? \$5 [7:0] : { \port$7$0 [6:0], \port$80$0  };
   assign \$1  = \port$0$2 [7] - n1_b;
   assign \$2  = n8_not ? \$1 [7:0] : { 7'h00, \port$0$2 [7] };
-  assign \$3  = { \port$4$0 , \port$68$0  } - n1_input_s1;
-  assign \$4  = n50_not ? \$3 [7:0] : { \port$4$0 [6:0], \port$68$0  };
+  assign \$3  = { \port$5$0 , \port$68$0  } - n1_input_s1;
   assign n13_cat = { \$2 , \port$0$2 [6] };
   assign n3_cat = { \port$0$2 , 8'h00 };
   assign n6_cat = { 8'h00, \port$0$2 [7] };
   assign n55_cat = { \$4 , n54_slice_s1 };
-  assign n48_cat = { \port$4$0 , \port$68$0  };
-  assign n90_cat = { \port$12$0 , \port$83$0  };
-  assign \port$14$0  = \$2 ;
-  assign \port$16$0  = \$4 ;
+  assign n48_cat = { \port$5$0 , \port$68$0  };
+  assign n97_cat = { \$6 , n96_slice_s2 };
+  assign n90_cat = { \port$7$0 , \port$80$0  };
+  assign \port$15$0  = \$2 ;
+  assign \port$17$0  = \$4 ;
+  assign \port$19$0  = \$6 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth5 (n1_b, \port$12$0 , \port$14$0 , \port$16$0 , n92_not, n15_not, n57_not, \port$24$0 , n1_input_s1, \port$72$0 , n1_input_s2, \port$83$0 , n96_slice_s2, \port$0$8 );
+module \exact_div_w8_s2.depth5 (n1_b, \port$15$0 , \port$17$0 , \port$19$0 , n15_not, n57_not, n99_not, n1_input_s1, \port$72$0 , n1_input_s2, \port$83$0 , \port$0$8 );
   wire \$1 ;
   wire \$2 ;
-  wire [9:0] \$3 ;
-  wire [7:0] \$4 ;
+  wire \$3 ;
   wire [8:0] n13_cat;
   output n15_not;
   wire n15_not;
@@ -871,46 +876,43 @@ module \exact_div_w8_s2.depth5 (n1_b, \port$12$0 , \port$14$0 , \port$16$0 , n92
   wire [8:0] n55_cat;
   output n57_not;
   wire n57_not;
-  wire [8:0] n90_cat;
-  input n92_not;
-  wire n92_not;
-  input n96_slice_s2;
-  wire n96_slice_s2;
   wire [8:0] n97_cat;
+  output n99_not;
+  wire n99_not;
   input \port$0$8 ;
   wire \port$0$8 ;
-  input [7:0] \port$12$0 ;
-  wire [7:0] \port$12$0 ;
-  input [7:0] \port$14$0 ;
-  wire [7:0] \port$14$0 ;
-  input [7:0] \port$16$0 ;
-  wire [7:0] \port$16$0 ;
-  output [7:0] \port$24$0 ;
-  wire [7:0] \port$24$0 ;
+  input [7:0] \port$15$0 ;
+  wire [7:0] \port$15$0 ;
+  input [7:0] \port$17$0 ;
+  wire [7:0] \port$17$0 ;
+  input [7:0] \port$19$0 ;
+  wire [7:0] \port$19$0 ;
   input \port$72$0 ;
   wire \port$72$0 ;
   input \port$83$0 ;
   wire \port$83$0 ;
-  assign \$4  = n92_not ? \$3 [7:0] : { \port$12$0 [6:0], \port$83$0  };
-  assign \$1  = { \port$14$0 , \port$0$8  } < n1_b;
+  assign \$1  = { \port$15$0 , \port$0$8  } < n1_b;
   assign n15_not = ~ \$1 ;
-  assign \$2  = { \port$16$0 , \port$72$0  } < n1_input_s1;
+  assign \$2  = { \port$17$0 , \port$72$0  } < n1_input_s1;
   assign n57_not = ~ \$2 ;
-  assign \$3  = { \port$12$0 , \port$83$0  } - n1_input_s2;
-  assign n13_cat = { \port$14$0 , \port$0$8  };
-  assign n55_cat = { \port$16$0 , \port$72$0  };
-  assign n97_cat = { \$4 , n96_slice_s2 };
-  assign n90_cat = { \port$12$0 , \port$83$0  };
-  assign \port$24$0  = \$4 ;
+  assign \$3  = { \port$19$0 , \port$83$0  } < n1_input_s2;
+  assign n99_not = ~ \$3 ;
+  assign n13_cat = { \port$15$0 , \port$0$8  };
+  assign n55_cat = { \port$17$0 , \port$72$0  };
+  assign n97_cat = { \port$19$0 , \port$83$0  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth6 (n1_b, \port$14$0 , \port$16$0 , n15_not, n57_not, \port$24$0 , \port$26$0 , \port$28$0 , n99_not, n1_input_s1, \port$72$0 , n61_slice_s1, n1_input_s2, \port$85$0 , \port$0$2 );
+module \exact_div_w8_s2.depth6 (n1_b, \port$15$0 , \port$17$0 , \port$19$0 , n15_not, n57_not, n99_not, \port$27$0 , \port$29$0 , \port$31$0 , n1_input_s1, \port$72$0 , n61_slice_s1, n1_input_s2, \port$83$0 , n103_slice_s2, \port$0$2 );
   wire [9:0] \$1 ;
   wire [7:0] \$2 ;
   wire [9:0] \$3 ;
   wire [7:0] \$4 ;
-  wire \$5 ;
+  wire [9:0] \$5 ;
+  wire [7:0] \$6 ;
+  input n103_slice_s2;
+  wire n103_slice_s2;
+  wire [8:0] n104_cat;
   wire [8:0] n13_cat;
   input n15_not;
   wire n15_not;
@@ -929,49 +931,52 @@ module \exact_div_w8_s2.depth6 (n1_b, \port$14$0 , \port$16$0 , n15_not, n57_not
   wire n61_slice_s1;
   wire [8:0] n62_cat;
   wire [8:0] n97_cat;
-  output n99_not;
+  input n99_not;
   wire n99_not;
   input [7:0] \port$0$2 ;
   wire [7:0] \port$0$2 ;
-  input [7:0] \port$14$0 ;
-  wire [7:0] \port$14$0 ;
-  input [7:0] \port$16$0 ;
-  wire [7:0] \port$16$0 ;
-  input [7:0] \port$24$0 ;
-  wire [7:0] \port$24$0 ;
-  output [7:0] \port$26$0 ;
-  wire [7:0] \port$26$0 ;
-  output [7:0] \port$28$0 ;
-  wire [7:0] \port$28$0 ;
+  input [7:0] \port$15$0 ;
+  wire [7:0] \port$15$0 ;
+  input [7:0] \port$17$0 ;
+  wire [7:0] \port$17$0 ;
+  input [7:0] \port$19$0 ;
+  wire [7:0] \port$19$0 ;
+  output [7:0] \port$27$0 ;
+  wire [7:0] \port$27$0 ;
+  output [7:0] \port$29$0 ;
+  wire [7:0] \port$29$0 ;
+  output [7:0] \port$31$0 ;
+  wire [7:0] \port$31$0 ;
   input \port$72$0 ;
   wire \port$72$0 ;
-  input \port$85$0 ;
-  wire \port$85$0 ;
-  assign \$5  = { \port$24$0 , \port$85$0  } < n1_input_s2;
-  assign n99_not = ~ \$5 ;
-  assign \$1  = { \port$14$0 , \port$0$2 [6] } - n1_b;
-  assign \$2  = n15_not ? \$1 [7:0] : { \port$14$0 [6:0], \port$0$2 [6] };
-  assign \$3  = { \port$16$0 , \port$72$0  } - n1_input_s1;
-  assign \$4  = n57_not ? \$3 [7:0] : { \port$16$0 [6:0], \port$72$0  };
+  input \port$83$0 ;
+  wire \port$83$0 ;
+  assign \$4  = n57_not ? \$3 [7:0] : { \port$17$0 [6:0], \port$72$0  };
+  assign \$5  = { \port$19$0 , \port$83$0  } - n1_input_s2;
+  assign \$6  = n99_not ? \$5 [7:0] : { \port$19$0 [6:0], \port$83$0  };
+  assign \$1  = { \port$15$0 , \port$0$2 [6] } - n1_b;
+  assign \$2  = n15_not ? \$1 [7:0] : { \port$15$0 [6:0], \port$0$2 [6] };
+  assign \$3  = { \port$17$0 , \port$72$0  } - n1_input_s1;
   assign n20_cat = { \$2 , \port$0$2 [5] };
   assign n3_cat = { \port$0$2 , 8'h00 };
-  assign n13_cat = { \port$14$0 , \port$0$2 [6] };
+  assign n13_cat = { \port$15$0 , \port$0$2 [6] };
   assign n62_cat = { \$4 , n61_slice_s1 };
-  assign n55_cat = { \port$16$0 , \port$72$0  };
-  assign n97_cat = { \port$24$0 , \port$85$0  };
-  assign \port$26$0  = \$2 ;
-  assign \port$28$0  = \$4 ;
+  assign n55_cat = { \port$17$0 , \port$72$0  };
+  assign n104_cat = { \$6 , n103_slice_s2 };
+  assign n97_cat = { \port$19$0 , \port$83$0  };
+  assign \port$27$0  = \$2 ;
+  assign \port$29$0  = \$4 ;
+  assign \port$31$0  = \$6 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth7 (n1_b, \port$24$0 , \port$26$0 , \port$28$0 , n99_not, n22_not, n64_not, \port$36$0 , n1_input_s1, \port$73$0 , n1_input_s2, \port$85$0 , n103_slice_s2, \port$0$7 );
+module \exact_div_w8_s2.depth7 (n1_b, \port$27$0 , \port$29$0 , \port$31$0 , n22_not, n64_not, n106_not, n1_input_s1, \port$73$0 , n1_input_s2, \port$85$0 , \port$0$7 );
   wire \$1 ;
   wire \$2 ;
-  wire [9:0] \$3 ;
-  wire [7:0] \$4 ;
-  input n103_slice_s2;
-  wire n103_slice_s2;
+  wire \$3 ;
   wire [8:0] n104_cat;
+  output n106_not;
+  wire n106_not;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   input [7:0] n1_input_s1;
@@ -984,46 +989,43 @@ module \exact_div_w8_s2.depth7 (n1_b, \port$24$0 , \port$26$0 , \port$28$0 , n99
   wire [8:0] n62_cat;
   output n64_not;
   wire n64_not;
-  wire [8:0] n97_cat;
-  input n99_not;
-  wire n99_not;
   input \port$0$7 ;
   wire \port$0$7 ;
-  input [7:0] \port$24$0 ;
-  wire [7:0] \port$24$0 ;
-  input [7:0] \port$26$0 ;
-  wire [7:0] \port$26$0 ;
-  input [7:0] \port$28$0 ;
-  wire [7:0] \port$28$0 ;
-  output [7:0] \port$36$0 ;
-  wire [7:0] \port$36$0 ;
+  input [7:0] \port$27$0 ;
+  wire [7:0] \port$27$0 ;
+  input [7:0] \port$29$0 ;
+  wire [7:0] \port$29$0 ;
+  input [7:0] \port$31$0 ;
+  wire [7:0] \port$31$0 ;
   input \port$73$0 ;
   wire \port$73$0 ;
   input \port$85$0 ;
   wire \port$85$0 ;
-  assign \$4  = n99_not ? \$3 [7:0] : { \port$24$0 [6:0], \port$85$0  };
-  assign \$1  = { \port$26$0 , \port$0$7  } < n1_b;
+  assign \$1  = { \port$27$0 , \port$0$7  } < n1_b;
   assign n22_not = ~ \$1 ;
-  assign \$2  = { \port$28$0 , \port$73$0  } < n1_input_s1;
+  assign \$2  = { \port$29$0 , \port$73$0  } < n1_input_s1;
   assign n64_not = ~ \$2 ;
-  assign \$3  = { \port$24$0 , \port$85$0  } - n1_input_s2;
-  assign n20_cat = { \port$26$0 , \port$0$7  };
-  assign n62_cat = { \port$28$0 , \port$73$0  };
-  assign n104_cat = { \$4 , n103_slice_s2 };
-  assign n97_cat = { \port$24$0 , \port$85$0  };
-  assign \port$36$0  = \$4 ;
+  assign \$3  = { \port$31$0 , \port$85$0  } < n1_input_s2;
+  assign n106_not = ~ \$3 ;
+  assign n20_cat = { \port$27$0 , \port$0$7  };
+  assign n62_cat = { \port$29$0 , \port$73$0  };
+  assign n104_cat = { \port$31$0 , \port$85$0  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth8 (n1_b, \port$26$0 , \port$28$0 , n22_not, n64_not, \port$36$0 , \port$38$0 , \port$40$0 , n106_not, n1_input_s1, \port$73$0 , n68_slice_s1, n1_input_s2, \port$87$0 , \port$0$2 );
+module \exact_div_w8_s2.depth8 (n1_b, \port$27$0 , \port$29$0 , \port$31$0 , n22_not, n64_not, n106_not, \port$39$0 , \port$41$0 , \port$43$0 , n1_input_s1, \port$73$0 , n68_slice_s1, n1_input_s2, \port$85$0 , n110_slice_s2, \port$0$2 );
   wire [9:0] \$1 ;
   wire [7:0] \$2 ;
   wire [9:0] \$3 ;
   wire [7:0] \$4 ;
-  wire \$5 ;
+  wire [9:0] \$5 ;
+  wire [7:0] \$6 ;
   wire [8:0] n104_cat;
-  output n106_not;
+  input n106_not;
   wire n106_not;
+  input n110_slice_s2;
+  wire n110_slice_s2;
+  wire [8:0] n111_cat;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   input [7:0] n1_input_s1;
@@ -1043,48 +1045,48 @@ module \exact_div_w8_s2.depth8 (n1_b, \port$26$0 , \port$28$0 , n22_not, n64_not
   wire [8:0] n69_cat;
   input [7:0] \port$0$2 ;
   wire [7:0] \port$0$2 ;
-  input [7:0] \port$26$0 ;
-  wire [7:0] \port$26$0 ;
-  input [7:0] \port$28$0 ;
-  wire [7:0] \port$28$0 ;
-  input [7:0] \port$36$0 ;
-  wire [7:0] \port$36$0 ;
-  output [7:0] \port$38$0 ;
-  wire [7:0] \port$38$0 ;
-  output [7:0] \port$40$0 ;
-  wire [7:0] \port$40$0 ;
+  input [7:0] \port$27$0 ;
+  wire [7:0] \port$27$0 ;
+  input [7:0] \port$29$0 ;
+  wire [7:0] \port$29$0 ;
+  input [7:0] \port$31$0 ;
+  wire [7:0] \port$31$0 ;
+  output [7:0] \port$39$0 ;
+  wire [7:0] \port$39$0 ;
+  output [7:0] \port$41$0 ;
+  wire [7:0] \port$41$0 ;
+  output [7:0] \port$43$0 ;
+  wire [7:0] \port$43$0 ;
   input \port$73$0 ;
   wire \port$73$0 ;
-  input \port$87$0 ;
-  wire \port$87$0 ;
-  assign \$5  = { \port$36$0 , \port$87$0  } < n1_input_s2;
-  assign n106_not = ~ \$5 ;
-  assign \$1  = { \port$26$0 , \port$0$2 [5] } - n1_b;
-  assign \$2  = n22_not ? \$1 [7:0] : { \port$26$0 [6:0], \port$0$2 [5] };
-  assign \$3  = { \port$28$0 , \port$73$0  } - n1_input_s1;
-  assign \$4  = n64_not ? \$3 [7:0] : { \port$28$0 [6:0], \port$73$0  };
+  input \port$85$0 ;
+  wire \port$85$0 ;
+  assign \$4  = n64_not ? \$3 [7:0] : { \port$29$0 [6:0], \port$73$0  };
+  assign \$5  = { \port$31$0 , \port$85$0  } - n1_input_s2;
+  assign \$6  = n106_not ? \$5 [7:0] : { \port$31$0 [6:0], \port$85$0  };
+  assign \$1  = { \port$27$0 , \port$0$2 [5] } - n1_b;
+  assign \$2  = n22_not ? \$1 [7:0] : { \port$27$0 [6:0], \port$0$2 [5] };
+  assign \$3  = { \port$29$0 , \port$73$0  } - n1_input_s1;
   assign n27_cat = { \$2 , \port$0$2 [4] };
   assign n3_cat = { \port$0$2 , 8'h00 };
-  assign n20_cat = { \port$26$0 , \port$0$2 [5] };
+  assign n20_cat = { \port$27$0 , \port$0$2 [5] };
   assign n69_cat = { \$4 , n68_slice_s1 };
-  assign n62_cat = { \port$28$0 , \port$73$0  };
-  assign n104_cat = { \port$36$0 , \port$87$0  };
-  assign \port$38$0  = \$2 ;
-  assign \port$40$0  = \$4 ;
+  assign n62_cat = { \port$29$0 , \port$73$0  };
+  assign n111_cat = { \$6 , n110_slice_s2 };
+  assign n104_cat = { \port$31$0 , \port$85$0  };
+  assign \port$39$0  = \$2 ;
+  assign \port$41$0  = \$4 ;
+  assign \port$43$0  = \$6 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_div_w8_s2.depth9 (n1_b, \port$36$0 , \port$38$0 , \port$40$0 , n106_not, n29_not, n71_not, \port$48$0 , n1_input_s1, \port$74$0 , n1_input_s2, \port$87$0 , n110_slice_s2, \port$0$6 );
+module \exact_div_w8_s2.depth9 (n1_b, \port$39$0 , \port$41$0 , \port$43$0 , n29_not, n71_not, n113_not, n1_input_s1, \port$74$0 , n1_input_s2, \port$87$0 , \port$0$6 );
   wire \$1 ;
   wire \$2 ;
-  wire [9:0] \$3 ;
-  wire [7:0] \$4 ;
-  wire [8:0] n104_cat;
-  input n106_not;
-  wire n106_not;
-  input n110_slice_s2;
-  wire n110_slice_s2;
+  wire \$3 ;
   wire [8:0] n111_cat;
+  output n113_not;
+  wire n113_not;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   input [7:0] n1_input_s1;
@@ -1099,27 +1101,23 @@ module \exact_div_w8_s2.depth9 (n1_b, \port$36$0 , \port$38$0 , \port$40$0 , n10
   wire n71_not;
   input \port$0$6 ;
   wire \port$0$6 ;
-  input [7:0] \port$36$0 ;
-  wire [7:0] \port$36$0 ;
-  input [7:0] \port$38$0 ;
-  wire [7:0] \port$38$0 ;
-  input [7:0] \port$40$0 ;
-  wire [7:0] \port$40$0 ;
-  output [7:0] \port$48$0 ;
-  wire [7:0] \port$48$0 ;
+  input [7:0] \port$39$0 ;
+  wire [7:0] \port$39$0 ;
+  input [7:0] \port$41$0 ;
+  wire [7:0] \port$41$0 ;
+  input [7:0] \port$43$0 ;
+  wire [7:0] \port$43$0 ;
   input \port$74$0 ;
   wire \port$74$0 ;
   input \port$87$0 ;
   wire \port$87$0 ;
-  assign \$4  = n106_not ? \$3 [7:0] : { \port$36$0 [6:0], \port$87$0  };
-  assign \$1  = { \port$38$0 , \port$0$6  } < n1_b;
+  assign \$1  = { \port$39$0 , \port$0$6  } < n1_b;
   assign n29_not = ~ \$1 ;
-  assign \$2  = { \port$40$0 , \port$74$0  } < n1_input_s1;
+  assign \$2  = { \port$41$0 , \port$74$0  } < n1_input_s1;
   assign n71_not = ~ \$2 ;
-  assign \$3  = { \port$36$0 , \port$87$0  } - n1_input_s2;
-  assign n27_cat = { \port$38$0 , \port$0$6  };
-  assign n69_cat = { \port$40$0 , \port$74$0  };
-  assign n111_cat = { \$4 , n110_slice_s2 };
-  assign n104_cat = { \port$36$0 , \port$87$0  };
-  assign \port$48$0  = \$4 ;
+  assign \$3  = { \port$43$0 , \port$87$0  } < n1_input_s2;
+  assign n113_not = ~ \$3 ;
+  assign n27_cat = { \port$39$0 , \port$0$6  };
+  assign n69_cat = { \port$41$0 , \port$74$0  };
+  assign n111_cat = { \port$43$0 , \port$87$0  };
 endmodule

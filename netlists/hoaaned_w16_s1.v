@@ -13,10 +13,8 @@ module hoaaned_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire n10_or;
-  reg n10_or_s1 = 1'h0;
-  wire n11_not;
-  reg n11_not_s1 = 1'h0;
+  wire n12_and;
+  reg n12_and_s1 = 1'h0;
   wire n17_or;
   reg n17_or_s1 = 1'h0;
   wire [15:0] n1_b;
@@ -39,22 +37,19 @@ module hoaaned_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    valid_out <= \$1 ;
-  always @(posedge clk)
     n26_add_s1 <= n26_add;
   always @(posedge clk)
     n4_and_s1 <= n4_and;
   always @(posedge clk)
     n17_or_s1 <= n17_or;
   always @(posedge clk)
-    n10_or_s1 <= n10_or;
-  always @(posedge clk)
-    n11_not_s1 <= n11_not;
+    n12_and_s1 <= n12_and;
   always @(posedge clk)
     n7_and_s1 <= n7_and;
+  always @(posedge clk)
+    valid_out <= \$1 ;
   \hoaaned_w16_s1.depth1  depth1 (
     .n0_a(a),
-    .n10_or(n10_or),
     .n17_or(n17_or),
     .n1_b(b),
     .n26_add(n26_add),
@@ -65,10 +60,11 @@ module hoaaned_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n7_and(n7_and)
   );
   \hoaaned_w16_s1.depth2  depth2 (
-    .n10_or_s1(n10_or_s1),
-    .n11_not(n11_not),
-    .n11_not_s1(n11_not_s1),
+    .n0_a(a),
+    .n12_and(n12_and),
+    .n12_and_s1(n12_and_s1),
     .n17_or_s1(n17_or_s1),
+    .n1_b(b),
     .n27_add(n27_add),
     .n4_and(n4_and),
     .n7_and_s1(n7_and_s1),
@@ -89,12 +85,10 @@ module hoaaned_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w16_s1.depth1 (n1_b, n4_and, n7_and, n10_or, n17_or, n26_add, n27_add, n26_add_s1, n4_and_s1, n0_a);
+module \hoaaned_w16_s1.depth1 (n1_b, n4_and, n7_and, n17_or, n26_add, n27_add, n26_add_s1, n4_and_s1, n0_a);
   wire [10:0] \$1 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output n10_or;
-  wire n10_or;
   output n17_or;
   wire n17_or;
   input [15:0] n1_b;
@@ -113,7 +107,6 @@ module \hoaaned_w16_s1.depth1 (n1_b, n4_and, n7_and, n10_or, n17_or, n26_add, n2
   wire n7_and;
   assign n4_and = n0_a[7] & n1_b[7];
   assign n7_and = n0_a[6] & n1_b[6];
-  assign n10_or = n0_a[7] | n1_b[7];
   assign n17_or = n0_a[6] | n1_b[6];
   assign n26_add = n0_a[15:8] + n1_b[15:8];
   assign \$1  = n26_add_s1 + n4_and_s1;
@@ -121,17 +114,20 @@ module \hoaaned_w16_s1.depth1 (n1_b, n4_and, n7_and, n10_or, n17_or, n26_add, n2
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w16_s1.depth2 (n27_add, n11_not, \port$9$0 , n17_or_s1, n10_or_s1, n11_not_s1, n7_and_s1, n4_and);
+module \hoaaned_w16_s1.depth2 (n1_b, n4_and, n27_add, n12_and, \port$9$0 , n17_or_s1, n12_and_s1, n7_and_s1, n0_a);
   wire \$1 ;
   wire \$2 ;
-  input n10_or_s1;
-  wire n10_or_s1;
-  output n11_not;
-  wire n11_not;
-  input n11_not_s1;
-  wire n11_not_s1;
+  wire \$3 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n12_and;
+  wire n12_and;
+  input n12_and_s1;
+  wire n12_and_s1;
   input n17_or_s1;
   wire n17_or_s1;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
   input [9:0] n27_add;
   wire [9:0] n27_add;
   wire n29_slice;
@@ -142,10 +138,11 @@ module \hoaaned_w16_s1.depth2 (n27_add, n11_not, \port$9$0 , n17_or_s1, n10_or_s
   wire n7_and_s1;
   output \port$9$0 ;
   wire \port$9$0 ;
-  assign n11_not = ~ n4_and;
-  assign \$1  = n10_or_s1 & n11_not_s1;
-  assign \$2  = \$1  | n7_and_s1;
+  assign \$1  = n0_a[7] | n1_b[7];
+  assign \$2  = ~ n4_and;
+  assign n12_and = \$1  & \$2 ;
+  assign \$3  = n12_and_s1 | n7_and_s1;
   assign n29_slice = n27_add[9];
-  assign n31_cat = { n27_add[8:0], \$2 , n17_or_s1, 6'h3f };
-  assign \port$9$0  = \$2 ;
+  assign n31_cat = { n27_add[8:0], \$3 , n17_or_s1, 6'h3f };
+  assign \port$9$0  = \$3 ;
 endmodule

@@ -5,7 +5,6 @@
 module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
-  wire \$2 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
@@ -13,8 +12,8 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [31:0] n0_a;
-  wire n12_and;
-  reg n12_and_s1 = 1'h0;
+  wire n13_or;
+  reg n13_or_s1 = 1'h0;
   wire n17_or;
   reg n17_or_s1 = 1'h0;
   wire [31:0] n1_b;
@@ -29,8 +28,6 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   wire [32:0] n37_cat;
   wire n4_and;
   reg n4_and_s1 = 1'h0;
-  wire n7_and;
-  reg n7_and_s1 = 1'h0;
   output [32:0] o;
   wire [32:0] o;
   input rst;
@@ -42,8 +39,6 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    valid_out <= \$1 ;
-  always @(posedge clk)
     n26_add_s1 <= n26_add;
   always @(posedge clk)
     n4_and_s1 <= n4_and;
@@ -52,9 +47,9 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n17_or_s1 <= n17_or;
   always @(posedge clk)
-    n12_and_s1 <= n12_and;
+    n13_or_s1 <= n13_or;
   always @(posedge clk)
-    n7_and_s1 <= n7_and;
+    valid_out <= \$1 ;
   \hoaaned_w32_s1.depth1  depth1 (
     .n0_a(a),
     .n17_or(n17_or),
@@ -62,12 +57,11 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n26_add_s1(n26_add_s1),
     .n27_add(n27_add),
     .n4_and(n4_and),
-    .n4_and_s1(n4_and_s1),
-    .n7_and(n7_and)
+    .n4_and_s1(n4_and_s1)
   );
   \hoaaned_w32_s1.depth2  depth2 (
     .n0_a(a),
-    .n12_and(n12_and),
+    .n13_or(n13_or),
     .n1_b(b),
     .n26_add(n26_add),
     .n27_add(n27_add),
@@ -75,14 +69,6 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n32_add_s1(n32_add_s1),
     .n33_add(n33_add),
     .n4_and(n4_and)
-  );
-  \hoaaned_w32_s1.depth3  depth3 (
-    .n12_and_s1(n12_and_s1),
-    .n17_or_s1(n17_or_s1),
-    .n27_add(n27_add),
-    .n33_add(n33_add),
-    .n7_and_s1(n7_and_s1),
-    .\port$11$0 (\$2 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -93,15 +79,15 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n37_cat = { n33_add[0], n27_add[15:0], \$2 , n17_or_s1, 14'h3fff };
+  assign n37_cat = { n33_add[0], n27_add[15:0], n13_or_s1, n17_or_s1, 14'h3fff };
   assign valid_s1 = valid_out;
   assign n21_cat = { 1'h0, a[31:16] };
   assign n23_cat = { 1'h0, b[31:16] };
-  assign o = { n33_add[0], n27_add[15:0], \$2 , n17_or_s1, 14'h3fff };
+  assign o = { n33_add[0], n27_add[15:0], n13_or_s1, n17_or_s1, 14'h3fff };
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w32_s1.depth1 (n1_b, n4_and, n7_and, n17_or, n27_add, n26_add_s1, n4_and_s1, n0_a);
+module \hoaaned_w32_s1.depth1 (n1_b, n4_and, n17_or, n27_add, n26_add_s1, n4_and_s1, n0_a);
   wire [17:0] \$1 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
@@ -119,10 +105,7 @@ module \hoaaned_w32_s1.depth1 (n1_b, n4_and, n7_and, n17_or, n27_add, n26_add_s1
   wire n4_and;
   input n4_and_s1;
   wire n4_and_s1;
-  output n7_and;
-  wire n7_and;
   assign n4_and = n0_a[15] & n1_b[15];
-  assign n7_and = n0_a[14] & n1_b[14];
   assign n17_or = n0_a[14] | n1_b[14];
   assign \$1  = n26_add_s1 + n4_and_s1;
   assign n21_cat = { 1'h0, n0_a[31:16] };
@@ -131,14 +114,16 @@ module \hoaaned_w32_s1.depth1 (n1_b, n4_and, n7_and, n17_or, n27_add, n26_add_s1
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w32_s1.depth2 (n1_b, n4_and, n27_add, n12_and, n26_add, n32_add, n33_add, n32_add_s1, n0_a);
+module \hoaaned_w32_s1.depth2 (n1_b, n4_and, n27_add, n13_or, n26_add, n32_add, n33_add, n32_add_s1, n0_a);
   wire \$1 ;
   wire \$2 ;
-  wire [2:0] \$3 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire [2:0] \$5 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  output n12_and;
-  wire n12_and;
+  output n13_or;
+  wire n13_or;
   input [31:0] n1_b;
   wire [31:0] n1_b;
   wire [16:0] n21_cat;
@@ -155,36 +140,15 @@ module \hoaaned_w32_s1.depth2 (n1_b, n4_and, n27_add, n12_and, n26_add, n32_add,
   wire [1:0] n33_add;
   input n4_and;
   wire n4_and;
+  assign n13_or = \$3  | \$4 ;
+  assign n26_add = n0_a[31:16] + n1_b[31:16];
+  assign \$5  = n32_add_s1 + n27_add[16];
   assign \$1  = n0_a[15] | n1_b[15];
   assign \$2  = ~ n4_and;
-  assign n12_and = \$1  & \$2 ;
-  assign n26_add = n0_a[31:16] + n1_b[31:16];
-  assign \$3  = n32_add_s1 + n27_add[16];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = n0_a[14] & n1_b[14];
   assign n21_cat = { 1'h0, n0_a[31:16] };
   assign n23_cat = { 1'h0, n1_b[31:16] };
-  assign n33_add = \$3 [1:0];
+  assign n33_add = \$5 [1:0];
   assign n32_add = 2'h0;
-endmodule
-
-(* generator = "Amaranth" *)
-module \hoaaned_w32_s1.depth3 (n33_add, \port$11$0 , n17_or_s1, n12_and_s1, n7_and_s1, n27_add);
-  wire \$1 ;
-  input n12_and_s1;
-  wire n12_and_s1;
-  input n17_or_s1;
-  wire n17_or_s1;
-  input [16:0] n27_add;
-  wire [16:0] n27_add;
-  input [1:0] n33_add;
-  wire [1:0] n33_add;
-  wire n35_slice;
-  wire [32:0] n37_cat;
-  input n7_and_s1;
-  wire n7_and_s1;
-  output \port$11$0 ;
-  wire \port$11$0 ;
-  assign \$1  = n12_and_s1 | n7_and_s1;
-  assign n35_slice = n33_add[1];
-  assign n37_cat = { n33_add[0], n27_add[15:0], \$1 , n17_or_s1, 14'h3fff };
-  assign \port$11$0  = \$1 ;
 endmodule

@@ -6,6 +6,13 @@ module iterlog_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
   reg \$2 ;
+  wire [2:0] \$3 ;
+  wire [2:0] \$4 ;
+  wire [2:0] \$5 ;
+  wire [2:0] \$6 ;
+  wire [15:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [1:0] \$9 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -13,37 +20,147 @@ module iterlog_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire [31:0] n12_shl;
-  reg [31:0] n12_shl_s1 = 32'd0;
-  wire [31:0] n15_shl;
-  reg [31:0] n15_shl_s1 = 32'd0;
-  wire [31:0] n18_shl;
-  reg [31:0] n18_shl_s1 = 32'd0;
+  wire [1:0] n101_mux;
+  wire [3:0] n108_mux;
+  wire [7:0] n115_mux;
+  wire [15:0] n123_xor;
+  reg [15:0] n123_xor_s1 = 16'h0000;
+  wire [4:0] n125_add;
+  wire n12_not;
+  wire [1:0] n132_mux;
+  wire [3:0] n139_mux;
+  wire [7:0] n146_mux;
+  wire [3:0] n14_slice;
+  wire [15:0] n153_mux;
+  wire [31:0] n160_mux;
+  reg [31:0] n160_mux_s1 = 32'd0;
+  wire [31:0] n162_cat;
+  wire [31:0] n167_mux;
+  wire [31:0] n172_mux;
+  reg [31:0] n172_mux_s1 = 32'd0;
+  wire [31:0] n175_cat;
+  reg [31:0] n175_cat_s1 = 32'd0;
+  wire n176_slice;
+  reg n176_slice_s1 = 1'h0;
+  wire [31:0] n177_mux;
+  wire n17_not;
+  wire n181_slice;
+  reg n181_slice_s1 = 1'h0;
+  wire [31:0] n184_cat;
+  wire [31:0] n189_mux;
+  wire [31:0] n194_mux;
+  reg [31:0] n194_mux_s1 = 32'd0;
+  wire [31:0] n197_cat;
+  reg [31:0] n197_cat_s1 = 32'd0;
+  wire n198_slice;
+  reg n198_slice_s1 = 1'h0;
+  wire [31:0] n199_mux;
   wire [15:0] n1_b;
-  wire n25_or;
-  reg n25_or_s1 = 1'h0;
-  wire [31:0] n27_mux;
-  reg [31:0] n27_mux_s2 = 32'd0;
-  wire [15:0] n29_mux;
-  reg [15:0] n29_mux_s1 = 16'h0000;
-  wire [3:0] n2_lod;
-  wire [3:0] n30_lod;
-  wire [3:0] n31_lod;
-  wire [15:0] n34_xor;
-  wire [3:0] n3_lod;
-  wire [31:0] n40_shl;
-  reg [31:0] n40_shl_s2 = 32'd0;
-  wire [31:0] n43_shl;
-  reg [31:0] n43_shl_s2 = 32'd0;
-  wire [31:0] n46_shl;
-  reg [31:0] n46_shl_s2 = 32'd0;
-  wire n53_or;
-  reg n53_or_s1 = 1'h0;
-  reg n53_or_s2 = 1'h0;
-  wire [31:0] n58_add;
-  wire [15:0] n6_xor;
-  wire [15:0] n9_xor;
-  reg [15:0] n9_xor_s1 = 16'h0000;
+  wire n203_slice;
+  reg n203_slice_s1 = 1'h0;
+  wire n239_or;
+  reg n239_or_s1 = 1'h0;
+  wire [3:0] n23_slice;
+  wire [31:0] n241_mux;
+  reg [31:0] n241_mux_s2 = 32'd0;
+  wire [15:0] n243_mux;
+  reg [15:0] n243_mux_s1 = 16'h0000;
+  wire [7:0] n244_slice;
+  wire [7:0] n245_slice;
+  wire n253_and;
+  reg n253_and_s1 = 1'h0;
+  wire n254_not;
+  wire [3:0] n256_slice;
+  wire n259_not;
+  reg n259_not_s1 = 1'h0;
+  wire [1:0] n260_lod;
+  reg [1:0] n260_lod_s1 = 2'h0;
+  wire [1:0] n261_lod;
+  reg [1:0] n261_lod_s1 = 2'h0;
+  wire [3:0] n265_slice;
+  wire n268_not;
+  reg n268_not_s1 = 1'h0;
+  wire [1:0] n269_lod;
+  reg [1:0] n269_lod_s1 = 2'h0;
+  wire n26_not;
+  wire [1:0] n270_lod;
+  reg [1:0] n270_lod_s1 = 2'h0;
+  wire [3:0] n274_cat;
+  wire [7:0] n275_slice;
+  wire [7:0] n276_slice;
+  wire n285_not;
+  reg n285_not_s1 = 1'h0;
+  wire [3:0] n287_slice;
+  wire n290_not;
+  wire [2:0] n294_cat;
+  reg [2:0] n294_cat_s1 = 3'h0;
+  wire [3:0] n296_slice;
+  wire n299_not;
+  wire [7:0] n2_slice;
+  wire [2:0] n303_cat;
+  reg [2:0] n303_cat_s1 = 3'h0;
+  wire [3:0] n305_cat;
+  wire [1:0] n309_cat;
+  reg [1:0] n309_cat_s1 = 2'h0;
+  wire [1:0] n312_cat;
+  reg [1:0] n312_cat_s1 = 2'h0;
+  wire [1:0] n313_mux;
+  wire [3:0] n320_mux;
+  wire [7:0] n327_mux;
+  wire [3:0] n32_cat;
+  wire [15:0] n335_xor;
+  wire [1:0] n339_cat;
+  reg [1:0] n339_cat_s1 = 2'h0;
+  wire [7:0] n33_slice;
+  wire [1:0] n342_cat;
+  reg [1:0] n342_cat_s1 = 2'h0;
+  wire [1:0] n343_mux;
+  wire [7:0] n34_slice;
+  wire [3:0] n350_mux;
+  wire [7:0] n357_mux;
+  wire [4:0] n367_add;
+  wire [1:0] n370_cat;
+  reg [1:0] n370_cat_s1 = 2'h0;
+  wire [1:0] n373_cat;
+  reg [1:0] n373_cat_s1 = 2'h0;
+  wire [1:0] n374_mux;
+  wire [3:0] n381_mux;
+  wire [7:0] n388_mux;
+  wire [15:0] n395_mux;
+  wire [7:0] n3_slice;
+  wire [31:0] n402_mux;
+  reg [31:0] n402_mux_s2 = 32'd0;
+  wire [31:0] n404_cat;
+  wire [31:0] n409_mux;
+  wire [31:0] n414_mux;
+  wire [31:0] n419_mux;
+  wire [31:0] n424_mux;
+  reg [31:0] n424_mux_s2 = 32'd0;
+  wire [31:0] n426_cat;
+  wire [31:0] n431_mux;
+  wire [31:0] n436_mux;
+  wire n43_not;
+  wire [31:0] n441_mux;
+  wire [31:0] n446_mux;
+  reg [31:0] n446_mux_s2 = 32'd0;
+  wire [3:0] n45_slice;
+  wire n462_and;
+  reg n462_and_s1 = 1'h0;
+  wire n463_and;
+  reg n463_and_s1 = 1'h0;
+  wire n480_and;
+  reg n480_and_s1 = 1'h0;
+  wire n481_or;
+  reg n481_or_s2 = 1'h0;
+  wire [31:0] n486_add;
+  wire n48_not;
+  wire [3:0] n54_slice;
+  wire n57_not;
+  wire [3:0] n63_cat;
+  wire [1:0] n71_mux;
+  wire [3:0] n78_mux;
+  wire [7:0] n85_mux;
+  wire [15:0] n93_xor;
   output [31:0] o;
   wire [31:0] o;
   input rst;
@@ -56,89 +173,346 @@ module iterlog_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
-    n27_mux_s2 <= n27_mux;
+    n176_slice_s1 <= \$6 [2];
   always @(posedge clk)
-    n53_or_s2 <= n53_or_s1;
+    n175_cat_s1 <= { n172_mux[27:0], 4'h0 };
   always @(posedge clk)
-    n40_shl_s2 <= n40_shl;
+    n172_mux_s1 <= n172_mux;
   always @(posedge clk)
-    n43_shl_s2 <= n43_shl;
+    n198_slice_s1 <= \$5 [2];
   always @(posedge clk)
-    n46_shl_s2 <= n46_shl;
+    n197_cat_s1 <= { n194_mux[27:0], 4'h0 };
+  always @(posedge clk)
+    n194_mux_s1 <= n194_mux;
+  always @(posedge clk)
+    n239_or_s1 <= n239_or;
+  always @(posedge clk)
+    n160_mux_s1 <= n160_mux;
+  always @(posedge clk)
+    n181_slice_s1 <= n181_slice;
+  always @(posedge clk)
+    n203_slice_s1 <= n203_slice;
+  always @(posedge clk)
+    n253_and_s1 <= n253_and;
+  always @(posedge clk)
+    n259_not_s1 <= n259_not;
+  always @(posedge clk)
+    n260_lod_s1 <= n260_lod;
+  always @(posedge clk)
+    n261_lod_s1 <= n261_lod;
+  always @(posedge clk)
+    n268_not_s1 <= n268_not;
+  always @(posedge clk)
+    n269_lod_s1 <= n269_lod;
+  always @(posedge clk)
+    n270_lod_s1 <= n270_lod;
+  always @(posedge clk)
+    n285_not_s1 <= n285_not;
+  always @(posedge clk)
+    n294_cat_s1 <= { n290_not, \$8  };
+  always @(posedge clk)
+    n303_cat_s1 <= { n299_not, \$9  };
+  always @(posedge clk)
+    n309_cat_s1 <= 2'h2;
+  always @(posedge clk)
+    n312_cat_s1 <= 2'h1;
+  always @(posedge clk)
+    n243_mux_s1 <= n243_mux;
+  always @(posedge clk)
+    n339_cat_s1 <= 2'h2;
+  always @(posedge clk)
+    n342_cat_s1 <= 2'h1;
+  always @(posedge clk)
+    n370_cat_s1 <= 2'h2;
+  always @(posedge clk)
+    n373_cat_s1 <= 2'h1;
+  always @(posedge clk)
+    n123_xor_s1 <= n123_xor;
+  always @(posedge clk)
+    n462_and_s1 <= n462_and;
+  always @(posedge clk)
+    n463_and_s1 <= n463_and;
+  always @(posedge clk)
+    n480_and_s1 <= n480_and;
+  always @(posedge clk)
+    n241_mux_s2 <= n241_mux;
+  always @(posedge clk)
+    n481_or_s2 <= n481_or;
+  always @(posedge clk)
+    n402_mux_s2 <= n402_mux;
+  always @(posedge clk)
+    n424_mux_s2 <= n424_mux;
+  always @(posedge clk)
+    n446_mux_s2 <= n446_mux;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_out <= \$2 ;
-  always @(posedge clk)
-    n25_or_s1 <= n25_or;
-  always @(posedge clk)
-    n12_shl_s1 <= n12_shl;
-  always @(posedge clk)
-    n15_shl_s1 <= n15_shl;
-  always @(posedge clk)
-    n18_shl_s1 <= n18_shl;
-  always @(posedge clk)
-    n29_mux_s1 <= n29_mux;
-  always @(posedge clk)
-    n9_xor_s1 <= n9_xor;
-  always @(posedge clk)
-    n53_or_s1 <= n53_or;
   \iterlog_w16_s2.depth1  depth1 (
     .n0_a(a),
-    .n12_shl_s1(n12_shl_s1),
-    .n15_shl_s1(n15_shl_s1),
-    .n18_shl_s1(n18_shl_s1),
+    .n172_mux_s1(n172_mux_s1),
+    .n175_cat_s1(n175_cat_s1),
+    .n176_slice_s1(n176_slice_s1),
+    .n177_mux(n177_mux),
+    .n194_mux_s1(n194_mux_s1),
+    .n197_cat_s1(n197_cat_s1),
+    .n198_slice_s1(n198_slice_s1),
+    .n199_mux(n199_mux),
     .n1_b(b),
-    .n25_or(n25_or),
-    .n25_or_s1(n25_or_s1),
-    .n27_mux(n27_mux),
-    .n27_mux_s2(n27_mux_s2),
-    .n29_mux_s1(n29_mux_s1),
-    .n2_lod(n2_lod),
-    .n30_lod(n30_lod),
-    .n31_lod(n31_lod),
-    .n3_lod(n3_lod),
-    .n40_shl_s2(n40_shl_s2),
-    .n43_shl_s2(n43_shl_s2),
-    .n46_shl_s2(n46_shl_s2),
-    .n53_or_s2(n53_or_s2),
-    .n58_add(o),
-    .n9_xor_s1(n9_xor_s1)
+    .n239_or(n239_or),
+    .n241_mux_s2(n241_mux_s2),
+    .n253_and_s1(n253_and_s1),
+    .n254_not(n254_not),
+    .n285_not_s1(n285_not_s1),
+    .n294_cat_s1(n294_cat_s1),
+    .n303_cat_s1(n303_cat_s1),
+    .n402_mux_s2(n402_mux_s2),
+    .n424_mux_s2(n424_mux_s2),
+    .n446_mux_s2(n446_mux_s2),
+    .n462_and_s1(n462_and_s1),
+    .n463_and_s1(n463_and_s1),
+    .n480_and_s1(n480_and_s1),
+    .n481_or(n481_or),
+    .n481_or_s2(n481_or_s2),
+    .n486_add(o),
+    .\port$19$0 (\$3 )
+  );
+  \iterlog_w16_s2.depth10  depth10 (
+    .n125_add(n125_add),
+    .n153_mux(n153_mux),
+    .n160_mux(n160_mux),
+    .n167_mux(n167_mux),
+    .n189_mux(n189_mux),
+    .n243_mux(n243_mux),
+    .n285_not(n285_not),
+    .n414_mux(n414_mux),
+    .n419_mux(n419_mux),
+    .n462_and(n462_and),
+    .n463_and(n463_and),
+    .\port$108$0 (n93_xor),
+    .\port$110$0 (n123_xor),
+    .\port$19$0 (\$3 ),
+    .\port$197$0 (n285_not_s1),
+    .\port$29$0 (n203_slice),
+    .\port$33$0 (n181_slice),
+    .\port$68$0 (\$5 ),
+    .\port$83$0 (\$6 )
+  );
+  \iterlog_w16_s2.depth11  depth11 (
+    .n167_mux(n167_mux),
+    .n172_mux(n172_mux),
+    .n189_mux(n189_mux),
+    .n194_mux(n194_mux),
+    .n253_and(n253_and),
+    .n261_lod(n261_lod),
+    .n270_lod(n270_lod),
+    .n287_slice(n123_xor[15:12]),
+    .n290_not(n290_not),
+    .n296_slice(n123_xor[7:4]),
+    .n299_not(n299_not),
+    .n419_mux(n419_mux),
+    .n424_mux(n424_mux),
+    .\port$116$0 (n243_mux),
+    .\port$19$0 (\$3 ),
+    .\port$197$0 (n285_not_s1),
+    .\port$29$0 (n203_slice),
+    .\port$33$0 (n181_slice),
+    .\port$68$0 (\$5 ),
+    .\port$83$0 (\$6 )
+  );
+  \iterlog_w16_s2.depth12  depth12 (
+    .n172_mux(n172_mux),
+    .n194_mux(n194_mux),
+    .n256_slice(n243_mux[15:12]),
+    .n259_not(n259_not),
+    .n260_lod(n260_lod),
+    .n265_slice(n243_mux[7:4]),
+    .n268_not(n268_not),
+    .n269_lod(n269_lod),
+    .n290_not(n290_not),
+    .n299_not(n299_not),
+    .\port$110$0 (n123_xor),
+    .\port$172$0 (\$8 ),
+    .\port$179$0 (\$9 )
   );
   \iterlog_w16_s2.depth2  depth2 (
-    .n0_a(a),
-    .n12_shl(n12_shl),
-    .n1_b(b),
-    .n29_mux_s1(n29_mux_s1),
-    .n2_lod(n2_lod),
-    .n30_lod(n30_lod),
-    .n31_lod(n31_lod),
-    .n34_xor(n34_xor),
-    .n3_lod(n3_lod),
-    .n40_shl(n40_shl),
-    .n46_shl(n46_shl),
-    .n6_xor(n6_xor),
-    .n9_xor(n9_xor),
-    .n9_xor_s1(n9_xor_s1)
+    .n12_not(n203_slice),
+    .n160_mux_s1(n160_mux_s1),
+    .n177_mux(n177_mux),
+    .n181_slice_s1(n181_slice_s1),
+    .n199_mux(n199_mux),
+    .n203_slice_s1(n203_slice_s1),
+    .n239_or_s1(n239_or_s1),
+    .n241_mux(n241_mux),
+    .n254_not(n254_not),
+    .n259_not_s1(n259_not_s1),
+    .n260_lod_s1(n260_lod_s1),
+    .n261_lod_s1(n261_lod_s1),
+    .n268_not_s1(n268_not_s1),
+    .n269_lod_s1(n269_lod_s1),
+    .n270_lod_s1(n270_lod_s1),
+    .n339_cat_s1(n339_cat_s1),
+    .n342_cat_s1(n342_cat_s1),
+    .n343_mux(n343_mux),
+    .n43_not(n181_slice),
+    .\port$0$18 (b),
+    .\port$0$2 (a),
+    .\port$19$0 (\$3 ),
+    .\port$197$0 (n285_not_s1),
+    .\port$41$0 (\$4 )
   );
   \iterlog_w16_s2.depth3  depth3 (
-    .n15_shl(n15_shl),
-    .n18_shl(n18_shl),
-    .n25_or(n25_or),
-    .n29_mux(n29_mux),
-    .n2_lod(n2_lod),
-    .n31_lod(n31_lod),
-    .n34_xor(n34_xor),
-    .n3_lod(n3_lod),
-    .n43_shl(n43_shl),
-    .n53_or_s1(n53_or_s1),
-    .n6_xor(n6_xor),
-    .n9_xor(n9_xor)
+    .n14_slice(a[15:12]),
+    .n17_not(n17_not),
+    .n23_slice(a[7:4]),
+    .n26_not(n26_not),
+    .n309_cat_s1(n309_cat_s1),
+    .n312_cat_s1(n312_cat_s1),
+    .n313_mux(n313_mux),
+    .n343_mux(n343_mux),
+    .n350_mux(n350_mux),
+    .n367_add(n367_add),
+    .n45_slice(b[15:12]),
+    .n48_not(n48_not),
+    .n54_slice(b[7:4]),
+    .n57_not(n57_not),
+    .\port$18$0 (n254_not),
+    .\port$19$0 (\$3 ),
+    .\port$197$0 (n285_not_s1),
+    .\port$41$0 (\$4 )
   );
   \iterlog_w16_s2.depth4  depth4 (
-    .n29_mux(n29_mux),
-    .n53_or(n53_or),
-    .n9_xor(n9_xor)
+    .n12_not(n203_slice),
+    .n17_not(n17_not),
+    .n26_not(n26_not),
+    .n313_mux(n313_mux),
+    .n320_mux(n320_mux),
+    .n350_mux(n350_mux),
+    .n357_mux(n357_mux),
+    .n367_add(n367_add),
+    .n370_cat_s1(n370_cat_s1),
+    .n373_cat_s1(n373_cat_s1),
+    .n374_mux(n374_mux),
+    .n43_not(n181_slice),
+    .n48_not(n48_not),
+    .n57_not(n57_not),
+    .\port$0$18 (b),
+    .\port$0$2 (a),
+    .\port$18$0 (n254_not),
+    .\port$19$0 (\$3 ),
+    .\port$197$0 (n285_not_s1),
+    .\port$41$0 (\$4 ),
+    .\port$68$0 (\$5 ),
+    .\port$83$0 (\$6 )
+  );
+  \iterlog_w16_s2.depth5  depth5 (
+    .n101_mux(n101_mux),
+    .n123_xor_s1(n123_xor_s1),
+    .n125_add(n125_add),
+    .n181_slice(n181_slice),
+    .n203_slice(n203_slice),
+    .n320_mux(n320_mux),
+    .n327_mux(n327_mux),
+    .n357_mux(n357_mux),
+    .n367_add(n367_add),
+    .n374_mux(n374_mux),
+    .n381_mux(n381_mux),
+    .n71_mux(n71_mux),
+    .\port$18$0 (n254_not),
+    .\port$19$0 (\$3 ),
+    .\port$197$0 (n285_not_s1),
+    .\port$41$0 (\$4 ),
+    .\port$68$0 (\$5 ),
+    .\port$83$0 (\$6 ),
+    .\port$93$0 (\$7 )
+  );
+  \iterlog_w16_s2.depth6  depth6 (
+    .n101_mux(n101_mux),
+    .n108_mux(n108_mux),
+    .n125_add(n125_add),
+    .n132_mux(n132_mux),
+    .n243_mux_s1(n243_mux_s1),
+    .n327_mux(n327_mux),
+    .n335_xor(n335_xor),
+    .n367_add(n367_add),
+    .n381_mux(n381_mux),
+    .n388_mux(n388_mux),
+    .n431_mux(n431_mux),
+    .n71_mux(n71_mux),
+    .n78_mux(n78_mux),
+    .\port$18$0 (n254_not),
+    .\port$29$0 (n203_slice),
+    .\port$33$0 (n181_slice),
+    .\port$41$0 (\$4 ),
+    .\port$68$0 (\$5 ),
+    .\port$83$0 (\$6 ),
+    .\port$93$0 (\$7 )
+  );
+  \iterlog_w16_s2.depth7  depth7 (
+    .n108_mux(n108_mux),
+    .n115_mux(n115_mux),
+    .n125_add(n125_add),
+    .n132_mux(n132_mux),
+    .n139_mux(n139_mux),
+    .n335_xor(n335_xor),
+    .n367_add(n367_add),
+    .n388_mux(n388_mux),
+    .n395_mux(n395_mux),
+    .n431_mux(n431_mux),
+    .n436_mux(n436_mux),
+    .n481_or(n481_or),
+    .n78_mux(n78_mux),
+    .n85_mux(n85_mux),
+    .\port$18$0 (n254_not),
+    .\port$29$0 (n203_slice),
+    .\port$33$0 (n181_slice),
+    .\port$41$0 (\$4 ),
+    .\port$68$0 (\$5 ),
+    .\port$83$0 (\$6 )
+  );
+  \iterlog_w16_s2.depth8  depth8 (
+    .n0_a(a),
+    .n115_mux(n115_mux),
+    .n123_xor(n123_xor),
+    .n125_add(n125_add),
+    .n139_mux(n139_mux),
+    .n146_mux(n146_mux),
+    .n1_b(b),
+    .n367_add(n367_add),
+    .n395_mux(n395_mux),
+    .n402_mux(n402_mux),
+    .n409_mux(n409_mux),
+    .n436_mux(n436_mux),
+    .n441_mux(n441_mux),
+    .n85_mux(n85_mux),
+    .n93_xor(n93_xor),
+    .\port$18$0 (n254_not),
+    .\port$19$0 (\$3 ),
+    .\port$197$0 (n285_not_s1),
+    .\port$29$0 (n203_slice),
+    .\port$33$0 (n181_slice),
+    .\port$41$0 (\$4 ),
+    .\port$68$0 (\$5 ),
+    .\port$83$0 (\$6 ),
+    .\port$98$0 (n335_xor)
+  );
+  \iterlog_w16_s2.depth9  depth9 (
+    .n123_xor(n123_xor),
+    .n125_add(n125_add),
+    .n146_mux(n146_mux),
+    .n153_mux(n153_mux),
+    .n239_or(n239_or),
+    .n243_mux(n243_mux),
+    .n409_mux(n409_mux),
+    .n414_mux(n414_mux),
+    .n441_mux(n441_mux),
+    .n446_mux(n446_mux),
+    .n480_and(n480_and),
+    .n93_xor(n93_xor),
+    .\port$18$0 (n254_not),
+    .\port$19$0 (\$3 ),
+    .\port$197$0 (n285_not_s1),
+    .\port$41$0 (\$4 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -156,294 +530,1055 @@ module iterlog_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n58_add = o;
+  assign n486_add = o;
   assign valid_s2 = valid_out;
+  assign n176_slice = \$6 [2];
+  assign n175_cat = { n172_mux[27:0], 4'h0 };
+  assign n198_slice = \$5 [2];
+  assign n197_cat = { n194_mux[27:0], 4'h0 };
+  assign n294_cat = { n290_not, \$8  };
+  assign n303_cat = { n299_not, \$9  };
+  assign n309_cat = 2'h2;
+  assign n312_cat = 2'h1;
+  assign n339_cat = 2'h2;
+  assign n342_cat = 2'h1;
+  assign n370_cat = 2'h2;
+  assign n373_cat = 2'h1;
+  assign n3_slice = a[15:8];
+  assign n2_slice = a[7:0];
+  assign n34_slice = b[15:8];
+  assign n33_slice = b[7:0];
+  assign n305_cat = { n285_not_s1, \$3  };
+  assign n14_slice = a[15:12];
+  assign n23_slice = a[7:4];
+  assign n45_slice = b[15:12];
+  assign n54_slice = b[7:4];
+  assign n274_cat = { n254_not, \$4  };
+  assign n12_not = n203_slice;
+  assign n43_not = n181_slice;
+  assign n32_cat = { n203_slice, \$5  };
+  assign n63_cat = { n181_slice, \$6  };
+  assign n426_cat = { 16'h0000, \$7  };
+  assign n404_cat = { 16'h0000, n335_xor };
+  assign n162_cat = { 16'h0000, n93_xor };
+  assign n184_cat = { 16'h0000, n123_xor };
+  assign n276_slice = n123_xor[15:8];
+  assign n275_slice = n123_xor[7:0];
+  assign n245_slice = n243_mux[15:8];
+  assign n244_slice = n243_mux[7:0];
+  assign n287_slice = n123_xor[15:12];
+  assign n296_slice = n123_xor[7:4];
+  assign n256_slice = n243_mux[15:12];
+  assign n265_slice = n243_mux[7:4];
 endmodule
 
 (* generator = "Amaranth" *)
-module \iterlog_w16_s2.depth1 (n1_b, n2_lod, n3_lod, n25_or, n27_mux, n30_lod, n31_lod, n58_add, n25_or_s1, n12_shl_s1, n15_shl_s1, n18_shl_s1, n29_mux_s1, n9_xor_s1, n27_mux_s2, n53_or_s2, n40_shl_s2, n43_shl_s2, n46_shl_s2, n0_a);
-  wire [3:0] \$1 ;
-  wire [3:0] \$10 ;
-  wire [3:0] \$11 ;
-  wire [3:0] \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire [3:0] \$17 ;
-  wire [3:0] \$18 ;
-  wire [3:0] \$19 ;
-  wire [3:0] \$2 ;
-  wire [3:0] \$20 ;
-  wire [3:0] \$21 ;
-  wire [3:0] \$22 ;
-  wire [3:0] \$23 ;
-  wire [3:0] \$24 ;
-  wire [3:0] \$25 ;
-  wire [3:0] \$26 ;
-  wire [3:0] \$27 ;
-  wire [3:0] \$28 ;
-  wire \$29 ;
-  wire [3:0] \$3 ;
-  wire \$30 ;
-  wire [32:0] \$31 ;
-  wire [32:0] \$32 ;
-  wire [3:0] \$33 ;
-  wire [3:0] \$34 ;
-  wire [3:0] \$35 ;
-  wire [3:0] \$36 ;
-  wire [3:0] \$37 ;
-  wire [3:0] \$38 ;
-  wire [3:0] \$39 ;
-  wire [3:0] \$4 ;
-  wire [3:0] \$40 ;
-  wire [3:0] \$41 ;
-  wire [3:0] \$42 ;
-  wire [3:0] \$43 ;
-  wire [3:0] \$44 ;
-  wire [3:0] \$45 ;
-  wire [3:0] \$46 ;
-  wire [3:0] \$47 ;
-  wire [3:0] \$48 ;
-  wire [3:0] \$49 ;
-  wire [3:0] \$5 ;
-  wire [3:0] \$50 ;
-  wire [3:0] \$51 ;
-  wire [3:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire [3:0] \$56 ;
-  wire [3:0] \$57 ;
-  wire [3:0] \$58 ;
-  wire [3:0] \$59 ;
-  wire [3:0] \$6 ;
-  wire [3:0] \$60 ;
-  wire [32:0] \$61 ;
-  wire [32:0] \$62 ;
-  wire [31:0] \$63 ;
-  wire [32:0] \$64 ;
-  wire [3:0] \$7 ;
-  wire [3:0] \$8 ;
-  wire [3:0] \$9 ;
+module \iterlog_w16_s2.depth1 (n1_b, n177_mux, n199_mux, n239_or, n254_not, \port$19$0 , n481_or, n486_add, n176_slice_s1, n175_cat_s1, n172_mux_s1, n198_slice_s1, n197_cat_s1, n194_mux_s1, n253_and_s1, n285_not_s1, n294_cat_s1, n303_cat_s1, n462_and_s1, n463_and_s1, n480_and_s1
+, n241_mux_s2, n481_or_s2, n402_mux_s2, n424_mux_s2, n446_mux_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire [2:0] \$15 ;
+  wire \$16 ;
+  wire [32:0] \$17 ;
+  wire [32:0] \$18 ;
+  wire [31:0] \$19 ;
+  wire \$2 ;
+  wire [32:0] \$20 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input [31:0] n12_shl_s1;
-  wire [31:0] n12_shl_s1;
-  input [31:0] n15_shl_s1;
-  wire [31:0] n15_shl_s1;
-  input [31:0] n18_shl_s1;
-  wire [31:0] n18_shl_s1;
+  input [31:0] n172_mux_s1;
+  wire [31:0] n172_mux_s1;
+  input [31:0] n175_cat_s1;
+  wire [31:0] n175_cat_s1;
+  input n176_slice_s1;
+  wire n176_slice_s1;
+  output [31:0] n177_mux;
+  wire [31:0] n177_mux;
+  input [31:0] n194_mux_s1;
+  wire [31:0] n194_mux_s1;
+  input [31:0] n197_cat_s1;
+  wire [31:0] n197_cat_s1;
+  input n198_slice_s1;
+  wire n198_slice_s1;
+  output [31:0] n199_mux;
+  wire [31:0] n199_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  output n25_or;
-  wire n25_or;
-  input n25_or_s1;
-  wire n25_or_s1;
-  output [31:0] n27_mux;
-  wire [31:0] n27_mux;
-  input [31:0] n27_mux_s2;
-  wire [31:0] n27_mux_s2;
-  input [15:0] n29_mux_s1;
-  wire [15:0] n29_mux_s1;
-  output [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output [3:0] n30_lod;
-  wire [3:0] n30_lod;
-  output [3:0] n31_lod;
-  wire [3:0] n31_lod;
-  output [3:0] n3_lod;
-  wire [3:0] n3_lod;
-  input [31:0] n40_shl_s2;
-  wire [31:0] n40_shl_s2;
-  input [31:0] n43_shl_s2;
-  wire [31:0] n43_shl_s2;
-  input [31:0] n46_shl_s2;
-  wire [31:0] n46_shl_s2;
-  input n53_or_s2;
-  wire n53_or_s2;
-  output [31:0] n58_add;
-  wire [31:0] n58_add;
-  input [15:0] n9_xor_s1;
-  wire [15:0] n9_xor_s1;
-  assign n27_mux = n25_or_s1 ? 32'd0 : \$32 [31:0];
-  assign \$33  = n29_mux_s1[1] ? 4'h1 : 4'h0;
-  assign \$34  = n29_mux_s1[2] ? 4'h2 : \$33 ;
-  assign \$35  = n29_mux_s1[3] ? 4'h3 : \$34 ;
-  assign \$36  = n29_mux_s1[4] ? 4'h4 : \$35 ;
-  assign \$37  = n29_mux_s1[5] ? 4'h5 : \$36 ;
-  assign \$38  = n29_mux_s1[6] ? 4'h6 : \$37 ;
-  assign \$39  = n29_mux_s1[7] ? 4'h7 : \$38 ;
-  assign \$40  = n29_mux_s1[8] ? 4'h8 : \$39 ;
-  assign \$41  = n29_mux_s1[9] ? 4'h9 : \$40 ;
-  assign \$42  = n29_mux_s1[10] ? 4'ha : \$41 ;
-  assign \$43  = n29_mux_s1[11] ? 4'hb : \$42 ;
-  assign \$44  = n29_mux_s1[12] ? 4'hc : \$43 ;
-  assign \$45  = n29_mux_s1[13] ? 4'hd : \$44 ;
-  assign \$46  = n29_mux_s1[14] ? 4'he : \$45 ;
-  assign n30_lod = n29_mux_s1[15] ? 4'hf : \$46 ;
-  assign \$47  = n9_xor_s1[1] ? 4'h1 : 4'h0;
-  assign \$48  = n9_xor_s1[2] ? 4'h2 : \$47 ;
-  assign \$49  = n9_xor_s1[3] ? 4'h3 : \$48 ;
-  assign \$50  = n9_xor_s1[4] ? 4'h4 : \$49 ;
-  assign \$51  = n9_xor_s1[5] ? 4'h5 : \$50 ;
-  assign \$52  = n9_xor_s1[6] ? 4'h6 : \$51 ;
-  assign \$53  = n9_xor_s1[7] ? 4'h7 : \$52 ;
-  assign \$54  = n9_xor_s1[8] ? 4'h8 : \$53 ;
-  assign \$55  = n9_xor_s1[9] ? 4'h9 : \$54 ;
-  assign \$56  = n9_xor_s1[10] ? 4'ha : \$55 ;
-  assign \$57  = n9_xor_s1[11] ? 4'hb : \$56 ;
-  assign \$58  = n9_xor_s1[12] ? 4'hc : \$57 ;
-  assign \$59  = n9_xor_s1[13] ? 4'hd : \$58 ;
-  assign \$60  = n9_xor_s1[14] ? 4'he : \$59 ;
-  assign n31_lod = n9_xor_s1[15] ? 4'hf : \$60 ;
-  assign \$61  = n40_shl_s2 + n43_shl_s2;
-  assign \$62  = \$61 [31:0] + n46_shl_s2;
-  assign \$63  = n53_or_s2 ? 32'd0 : \$62 [31:0];
-  assign \$64  = n27_mux_s2 + \$63 ;
-  assign \$1  = n0_a[1] ? 4'h1 : 4'h0;
-  assign \$2  = n0_a[2] ? 4'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 4'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 4'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 4'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 4'h6 : \$5 ;
-  assign \$7  = n0_a[7] ? 4'h7 : \$6 ;
-  assign \$8  = n0_a[8] ? 4'h8 : \$7 ;
-  assign \$9  = n0_a[9] ? 4'h9 : \$8 ;
-  assign \$10  = n0_a[10] ? 4'ha : \$9 ;
-  assign \$11  = n0_a[11] ? 4'hb : \$10 ;
-  assign \$12  = n0_a[12] ? 4'hc : \$11 ;
-  assign \$13  = n0_a[13] ? 4'hd : \$12 ;
-  assign \$14  = n0_a[14] ? 4'he : \$13 ;
-  assign n2_lod = n0_a[15] ? 4'hf : \$14 ;
-  assign \$15  = n1_b[1] ? 4'h1 : 4'h0;
-  assign \$16  = n1_b[2] ? 4'h2 : \$15 ;
-  assign \$17  = n1_b[3] ? 4'h3 : \$16 ;
-  assign \$18  = n1_b[4] ? 4'h4 : \$17 ;
-  assign \$19  = n1_b[5] ? 4'h5 : \$18 ;
-  assign \$20  = n1_b[6] ? 4'h6 : \$19 ;
-  assign \$21  = n1_b[7] ? 4'h7 : \$20 ;
-  assign \$22  = n1_b[8] ? 4'h8 : \$21 ;
-  assign \$23  = n1_b[9] ? 4'h9 : \$22 ;
-  assign \$24  = n1_b[10] ? 4'ha : \$23 ;
-  assign \$25  = n1_b[11] ? 4'hb : \$24 ;
-  assign \$26  = n1_b[12] ? 4'hc : \$25 ;
-  assign \$27  = n1_b[13] ? 4'hd : \$26 ;
-  assign \$28  = n1_b[14] ? 4'he : \$27 ;
-  assign n3_lod = n1_b[15] ? 4'hf : \$28 ;
-  assign \$29  = ! n0_a;
-  assign \$30  = ! n1_b;
-  assign n25_or = \$29  | \$30 ;
-  assign \$31  = n12_shl_s1 + n15_shl_s1;
-  assign \$32  = \$31 [31:0] + n18_shl_s1;
-  assign n58_add = \$64 [31:0];
+  output n239_or;
+  wire n239_or;
+  input [31:0] n241_mux_s2;
+  wire [31:0] n241_mux_s2;
+  input n253_and_s1;
+  wire n253_and_s1;
+  output n254_not;
+  wire n254_not;
+  input n285_not_s1;
+  wire n285_not_s1;
+  input [2:0] n294_cat_s1;
+  wire [2:0] n294_cat_s1;
+  wire [7:0] n2_slice;
+  input [2:0] n303_cat_s1;
+  wire [2:0] n303_cat_s1;
+  wire [3:0] n305_cat;
+  wire [1:0] n309_cat;
+  wire [1:0] n312_cat;
+  wire [1:0] n339_cat;
+  wire [7:0] n33_slice;
+  wire [1:0] n342_cat;
+  wire [7:0] n34_slice;
+  wire [1:0] n370_cat;
+  wire [1:0] n373_cat;
+  wire [7:0] n3_slice;
+  input [31:0] n402_mux_s2;
+  wire [31:0] n402_mux_s2;
+  input [31:0] n424_mux_s2;
+  wire [31:0] n424_mux_s2;
+  input [31:0] n446_mux_s2;
+  wire [31:0] n446_mux_s2;
+  input n462_and_s1;
+  wire n462_and_s1;
+  input n463_and_s1;
+  wire n463_and_s1;
+  input n480_and_s1;
+  wire n480_and_s1;
+  output n481_or;
+  wire n481_or;
+  input n481_or_s2;
+  wire n481_or_s2;
+  output [31:0] n486_add;
+  wire [31:0] n486_add;
+  output [2:0] \port$19$0 ;
+  wire [2:0] \port$19$0 ;
+  assign n177_mux = n176_slice_s1 ? n175_cat_s1 : n172_mux_s1;
+  assign n199_mux = n198_slice_s1 ? n197_cat_s1 : n194_mux_s1;
+  assign \$1  = ! n0_a[3:0];
+  assign \$2  = ! n0_a[7:4];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n0_a[11:8];
+  assign \$5  = ! n0_a[15:12];
+  assign \$6  = \$4  & \$5 ;
+  assign \$7  = \$3  & \$6 ;
+  assign \$8  = ! n1_b[3:0];
+  assign \$9  = ! n1_b[7:4];
+  assign \$10  = \$8  & \$9 ;
+  assign \$11  = ! n1_b[11:8];
+  assign \$12  = ! n1_b[15:12];
+  assign \$13  = \$11  & \$12 ;
+  assign \$14  = \$10  & \$13 ;
+  assign n239_or = \$7  | \$14 ;
+  assign n254_not = ~ n253_and_s1;
+  assign \$15  = n285_not_s1 ? n294_cat_s1 : n303_cat_s1;
+  assign \$16  = n462_and_s1 & n463_and_s1;
+  assign n481_or = \$16  | n480_and_s1;
+  assign \$17  = n402_mux_s2 + n424_mux_s2;
+  assign \$18  = \$17 [31:0] + n446_mux_s2;
+  assign \$19  = n481_or_s2 ? 32'd0 : \$18 [31:0];
+  assign \$20  = n241_mux_s2 + \$19 ;
+  assign n2_slice = n0_a[7:0];
+  assign n3_slice = n0_a[15:8];
+  assign n33_slice = n1_b[7:0];
+  assign n34_slice = n1_b[15:8];
+  assign n305_cat = { n285_not_s1, \$15  };
+  assign n309_cat = 2'h2;
+  assign n312_cat = 2'h1;
+  assign n339_cat = 2'h2;
+  assign n342_cat = 2'h1;
+  assign n370_cat = 2'h2;
+  assign n373_cat = 2'h1;
+  assign \port$19$0  = \$15 ;
+  assign n486_add = \$20 [31:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \iterlog_w16_s2.depth2 (n1_b, n2_lod, n3_lod, n30_lod, n31_lod, n6_xor, n9_xor, n12_shl, n34_xor, n40_shl, n46_shl, n29_mux_s1, n9_xor_s1, n0_a);
-  wire [15:0] \$1 ;
-  wire [15:0] \$2 ;
-  wire [4:0] \$3 ;
-  wire [15:0] \$4 ;
-  wire [4:0] \$5 ;
-  wire [15:0] \$6 ;
-  wire [15:0] \$7 ;
-  wire [46:0] \$8 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  output [31:0] n12_shl;
-  wire [31:0] n12_shl;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  input [15:0] n29_mux_s1;
-  wire [15:0] n29_mux_s1;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input [3:0] n30_lod;
-  wire [3:0] n30_lod;
-  input [3:0] n31_lod;
-  wire [3:0] n31_lod;
-  output [15:0] n34_xor;
-  wire [15:0] n34_xor;
-  input [3:0] n3_lod;
-  wire [3:0] n3_lod;
-  output [31:0] n40_shl;
-  wire [31:0] n40_shl;
-  output [31:0] n46_shl;
-  wire [31:0] n46_shl;
-  output [15:0] n6_xor;
-  wire [15:0] n6_xor;
-  output [15:0] n9_xor;
-  wire [15:0] n9_xor;
-  input [15:0] n9_xor_s1;
-  wire [15:0] n9_xor_s1;
-  assign n6_xor = n0_a ^ \$1 ;
-  assign \$2  = 1'h1 << n3_lod;
-  assign n9_xor = n1_b ^ \$2 ;
-  assign \$3  = n2_lod + n3_lod;
-  assign n12_shl = 1'h1 << \$3 ;
-  assign \$4  = 1'h1 << n30_lod;
-  assign n34_xor = n29_mux_s1 ^ \$4 ;
-  assign \$5  = n30_lod + n31_lod;
-  assign n40_shl = 1'h1 << \$5 ;
-  assign \$6  = 1'h1 << n31_lod;
-  assign \$7  = n9_xor_s1 ^ \$6 ;
-  assign \$8  = \$7  << n30_lod;
-  assign \$1  = 1'h1 << n2_lod;
-  assign n46_shl = \$8 [31:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \iterlog_w16_s2.depth3 (n3_lod, n25_or, n31_lod, n6_xor, n9_xor, n34_xor, n15_shl, n18_shl, n29_mux, n43_shl, n53_or_s1, n2_lod);
-  wire [46:0] \$1 ;
-  wire [46:0] \$2 ;
-  wire [46:0] \$3 ;
-  output [31:0] n15_shl;
-  wire [31:0] n15_shl;
-  output [31:0] n18_shl;
-  wire [31:0] n18_shl;
-  input n25_or;
-  wire n25_or;
-  output [15:0] n29_mux;
-  wire [15:0] n29_mux;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input [3:0] n31_lod;
-  wire [3:0] n31_lod;
-  input [15:0] n34_xor;
-  wire [15:0] n34_xor;
-  input [3:0] n3_lod;
-  wire [3:0] n3_lod;
-  output [31:0] n43_shl;
-  wire [31:0] n43_shl;
-  input n53_or_s1;
-  wire n53_or_s1;
-  wire [15:0] n57_mux;
-  input [15:0] n6_xor;
-  wire [15:0] n6_xor;
-  input [15:0] n9_xor;
-  wire [15:0] n9_xor;
-  assign \$1  = n6_xor << n3_lod;
-  assign \$2  = n9_xor << n2_lod;
-  assign n29_mux = n25_or ? 16'h0000 : n6_xor;
-  assign \$3  = n34_xor << n31_lod;
-  assign n57_mux = n53_or_s1 ? 16'h0000 : n34_xor;
-  assign n15_shl = \$1 [31:0];
-  assign n18_shl = \$2 [31:0];
-  assign n43_shl = \$3 [31:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \iterlog_w16_s2.depth4 (n29_mux, n53_or, n9_xor);
+module \iterlog_w16_s2.depth10 (\port$29$0 , \port$33$0 , \port$68$0 , \port$83$0 , n125_add, \port$108$0 , \port$110$0 , n153_mux, n243_mux, n414_mux, n160_mux, n167_mux, n189_mux, n285_not, n419_mux, n462_and, n463_and, \port$197$0 , \port$19$0 );
   wire \$1 ;
   wire \$2 ;
-  input [15:0] n29_mux;
-  wire [15:0] n29_mux;
-  output n53_or;
-  wire n53_or;
-  input [15:0] n9_xor;
-  wire [15:0] n9_xor;
-  assign \$1  = ! n29_mux;
-  assign \$2  = ! n9_xor;
-  assign n53_or = \$1  | \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  input [4:0] n125_add;
+  wire [4:0] n125_add;
+  input [15:0] n153_mux;
+  wire [15:0] n153_mux;
+  output [31:0] n160_mux;
+  wire [31:0] n160_mux;
+  wire [31:0] n162_cat;
+  output [31:0] n167_mux;
+  wire [31:0] n167_mux;
+  wire [31:0] n184_cat;
+  output [31:0] n189_mux;
+  wire [31:0] n189_mux;
+  input [15:0] n243_mux;
+  wire [15:0] n243_mux;
+  wire [7:0] n244_slice;
+  wire [7:0] n245_slice;
+  wire [7:0] n275_slice;
+  wire [7:0] n276_slice;
+  output n285_not;
+  wire n285_not;
+  wire [3:0] n287_slice;
+  wire [3:0] n296_slice;
+  wire [3:0] n305_cat;
+  wire [3:0] n32_cat;
+  input [31:0] n414_mux;
+  wire [31:0] n414_mux;
+  output [31:0] n419_mux;
+  wire [31:0] n419_mux;
+  output n462_and;
+  wire n462_and;
+  output n463_and;
+  wire n463_and;
+  wire [3:0] n63_cat;
+  input [15:0] \port$108$0 ;
+  wire [15:0] \port$108$0 ;
+  input [15:0] \port$110$0 ;
+  wire [15:0] \port$110$0 ;
+  input [2:0] \port$19$0 ;
+  wire [2:0] \port$19$0 ;
+  input \port$197$0 ;
+  wire \port$197$0 ;
+  input \port$29$0 ;
+  wire \port$29$0 ;
+  input \port$33$0 ;
+  wire \port$33$0 ;
+  input [2:0] \port$68$0 ;
+  wire [2:0] \port$68$0 ;
+  input [2:0] \port$83$0 ;
+  wire [2:0] \port$83$0 ;
+  assign n189_mux = \port$68$0 [0] ? { 15'h0000, \port$110$0 , 1'h0 } : { 16'h0000, \port$110$0  };
+  assign \$1  = ! \port$110$0 [11:8];
+  assign \$2  = ! \port$110$0 [15:12];
+  assign \$3  = \$1  & \$2 ;
+  assign n285_not = ~ \$3 ;
+  assign n419_mux = \port$19$0 [2] ? { n414_mux[27:0], 4'h0 } : n414_mux;
+  assign \$4  = ! n243_mux[3:0];
+  assign \$5  = ! n243_mux[7:4];
+  assign n462_and = \$4  & \$5 ;
+  assign \$6  = ! n243_mux[11:8];
+  assign \$7  = ! n243_mux[15:12];
+  assign n463_and = \$6  & \$7 ;
+  assign n160_mux = n125_add[4] ? { n153_mux, 16'h0000 } : { 16'h0000, n153_mux };
+  assign n167_mux = \port$83$0 [0] ? { 15'h0000, \port$108$0 , 1'h0 } : { 16'h0000, \port$108$0  };
+  assign n63_cat = { \port$33$0 , \port$83$0  };
+  assign n162_cat = { 16'h0000, \port$108$0  };
+  assign n32_cat = { \port$29$0 , \port$68$0  };
+  assign n184_cat = { 16'h0000, \port$110$0  };
+  assign n244_slice = n243_mux[7:0];
+  assign n245_slice = n243_mux[15:8];
+  assign n276_slice = \port$110$0 [15:8];
+  assign n287_slice = \port$110$0 [15:12];
+  assign n296_slice = \port$110$0 [7:4];
+  assign n275_slice = \port$110$0 [7:0];
+  assign n305_cat = { \port$197$0 , \port$19$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth11 (\port$29$0 , \port$33$0 , \port$68$0 , \port$83$0 , n296_slice, n287_slice, \port$116$0 , n167_mux, n189_mux, n419_mux, n172_mux, n194_mux, n253_and, n261_lod, n270_lod, n290_not, n299_not, n424_mux, \port$197$0 , \port$19$0 );
+  wire \$1 ;
+  wire \$2 ;
+  wire [1:0] \$3 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  input [31:0] n167_mux;
+  wire [31:0] n167_mux;
+  output [31:0] n172_mux;
+  wire [31:0] n172_mux;
+  input [31:0] n189_mux;
+  wire [31:0] n189_mux;
+  output [31:0] n194_mux;
+  wire [31:0] n194_mux;
+  wire [7:0] n244_slice;
+  wire [7:0] n245_slice;
+  output n253_and;
+  wire n253_and;
+  wire [3:0] n256_slice;
+  output [1:0] n261_lod;
+  wire [1:0] n261_lod;
+  wire [3:0] n265_slice;
+  output [1:0] n270_lod;
+  wire [1:0] n270_lod;
+  input [3:0] n287_slice;
+  wire [3:0] n287_slice;
+  output n290_not;
+  wire n290_not;
+  input [3:0] n296_slice;
+  wire [3:0] n296_slice;
+  output n299_not;
+  wire n299_not;
+  wire [3:0] n305_cat;
+  wire [3:0] n32_cat;
+  input [31:0] n419_mux;
+  wire [31:0] n419_mux;
+  output [31:0] n424_mux;
+  wire [31:0] n424_mux;
+  wire [3:0] n63_cat;
+  input [15:0] \port$116$0 ;
+  wire [15:0] \port$116$0 ;
+  input [2:0] \port$19$0 ;
+  wire [2:0] \port$19$0 ;
+  input \port$197$0 ;
+  wire \port$197$0 ;
+  input \port$29$0 ;
+  wire \port$29$0 ;
+  input \port$33$0 ;
+  wire \port$33$0 ;
+  input [2:0] \port$68$0 ;
+  wire [2:0] \port$68$0 ;
+  input [2:0] \port$83$0 ;
+  wire [2:0] \port$83$0 ;
+  assign n194_mux = \port$68$0 [1] ? { n189_mux[29:0], 2'h0 } : n189_mux;
+  assign \$1  = ! \port$116$0 [11:8];
+  assign \$2  = ! \port$116$0 [15:12];
+  assign n253_and = \$1  & \$2 ;
+  assign \$3  = \port$116$0 [9] ? 2'h1 : 2'h0;
+  assign \$4  = \port$116$0 [10] ? 2'h2 : \$3 ;
+  assign n261_lod = \port$116$0 [11] ? 2'h3 : \$4 ;
+  assign \$5  = \port$116$0 [1] ? 2'h1 : 2'h0;
+  assign \$6  = \port$116$0 [2] ? 2'h2 : \$5 ;
+  assign n270_lod = \port$116$0 [3] ? 2'h3 : \$6 ;
+  assign \$7  = ! n287_slice;
+  assign n290_not = ~ \$7 ;
+  assign \$8  = ! n296_slice;
+  assign n299_not = ~ \$8 ;
+  assign n424_mux = \port$197$0  ? { n419_mux[23:0], 8'h00 } : n419_mux;
+  assign n172_mux = \port$83$0 [1] ? { n167_mux[29:0], 2'h0 } : n167_mux;
+  assign n63_cat = { \port$33$0 , \port$83$0  };
+  assign n32_cat = { \port$29$0 , \port$68$0  };
+  assign n245_slice = \port$116$0 [15:8];
+  assign n256_slice = \port$116$0 [15:12];
+  assign n265_slice = \port$116$0 [7:4];
+  assign n244_slice = \port$116$0 [7:0];
+  assign n305_cat = { \port$197$0 , \port$19$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth12 (n265_slice, n256_slice, n172_mux, n194_mux, n290_not, n299_not, n259_not, n260_lod, n268_not, n269_lod, \port$172$0 , \port$179$0 , \port$110$0 );
+  wire \$1 ;
+  wire [1:0] \$10 ;
+  wire [1:0] \$11 ;
+  wire [1:0] \$12 ;
+  wire [1:0] \$13 ;
+  wire [1:0] \$14 ;
+  wire [1:0] \$15 ;
+  wire [1:0] \$16 ;
+  wire [1:0] \$17 ;
+  wire [1:0] \$18 ;
+  wire [1:0] \$19 ;
+  wire [1:0] \$2 ;
+  wire [1:0] \$20 ;
+  wire [1:0] \$3 ;
+  wire \$4 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [1:0] \$9 ;
+  input [31:0] n172_mux;
+  wire [31:0] n172_mux;
+  wire [31:0] n175_cat;
+  input [31:0] n194_mux;
+  wire [31:0] n194_mux;
+  wire [31:0] n197_cat;
+  input [3:0] n256_slice;
+  wire [3:0] n256_slice;
+  output n259_not;
+  wire n259_not;
+  output [1:0] n260_lod;
+  wire [1:0] n260_lod;
+  input [3:0] n265_slice;
+  wire [3:0] n265_slice;
+  output n268_not;
+  wire n268_not;
+  output [1:0] n269_lod;
+  wire [1:0] n269_lod;
+  wire [7:0] n275_slice;
+  wire [7:0] n276_slice;
+  wire [3:0] n287_slice;
+  input n290_not;
+  wire n290_not;
+  wire [2:0] n294_cat;
+  wire [3:0] n296_slice;
+  input n299_not;
+  wire n299_not;
+  wire [2:0] n303_cat;
+  input [15:0] \port$110$0 ;
+  wire [15:0] \port$110$0 ;
+  output [1:0] \port$172$0 ;
+  wire [1:0] \port$172$0 ;
+  output [1:0] \port$179$0 ;
+  wire [1:0] \port$179$0 ;
+  assign \$1  = ! n256_slice;
+  assign n259_not = ~ \$1 ;
+  assign \$2  = n256_slice[1] ? 2'h1 : 2'h0;
+  assign \$3  = n256_slice[2] ? 2'h2 : \$2 ;
+  assign n260_lod = n256_slice[3] ? 2'h3 : \$3 ;
+  assign \$4  = ! n265_slice;
+  assign n268_not = ~ \$4 ;
+  assign \$5  = n265_slice[1] ? 2'h1 : 2'h0;
+  assign \$6  = n265_slice[2] ? 2'h2 : \$5 ;
+  assign n269_lod = n265_slice[3] ? 2'h3 : \$6 ;
+  assign \$7  = \port$110$0 [13] ? 2'h1 : 2'h0;
+  assign \$8  = \port$110$0 [14] ? 2'h2 : \$7 ;
+  assign \$9  = \port$110$0 [15] ? 2'h3 : \$8 ;
+  assign \$10  = \port$110$0 [9] ? 2'h1 : 2'h0;
+  assign \$11  = \port$110$0 [10] ? 2'h2 : \$10 ;
+  assign \$12  = \port$110$0 [11] ? 2'h3 : \$11 ;
+  assign \$13  = n290_not ? \$9  : \$12 ;
+  assign \$14  = \port$110$0 [5] ? 2'h1 : 2'h0;
+  assign \$15  = \port$110$0 [6] ? 2'h2 : \$14 ;
+  assign \$16  = \port$110$0 [7] ? 2'h3 : \$15 ;
+  assign \$17  = \port$110$0 [1] ? 2'h1 : 2'h0;
+  assign \$18  = \port$110$0 [2] ? 2'h2 : \$17 ;
+  assign \$19  = \port$110$0 [3] ? 2'h3 : \$18 ;
+  assign \$20  = n299_not ? \$16  : \$19 ;
+  assign n175_cat = { n172_mux[27:0], 4'h0 };
+  assign n197_cat = { n194_mux[27:0], 4'h0 };
+  assign n294_cat = { n290_not, \$13  };
+  assign n276_slice = \port$110$0 [15:8];
+  assign n287_slice = \port$110$0 [15:12];
+  assign n303_cat = { n299_not, \$20  };
+  assign n275_slice = \port$110$0 [7:0];
+  assign n296_slice = \port$110$0 [7:4];
+  assign \port$172$0  = \$13 ;
+  assign \port$179$0  = \$20 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth2 (\port$0$18 , n177_mux, n199_mux, n254_not, \port$19$0 , n12_not, n43_not, n241_mux, \port$41$0 , n343_mux, n239_or_s1, n160_mux_s1, n181_slice_s1, n203_slice_s1, n259_not_s1, n260_lod_s1, n261_lod_s1, n268_not_s1, n269_lod_s1, n270_lod_s1, \port$197$0 
+, n339_cat_s1, n342_cat_s1, \port$0$2 );
+  wire \$1 ;
+  wire [32:0] \$10 ;
+  wire [1:0] \$11 ;
+  wire [1:0] \$12 ;
+  wire [2:0] \$13 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire [31:0] \$7 ;
+  wire [32:0] \$8 ;
+  wire [31:0] \$9 ;
+  output n12_not;
+  wire n12_not;
+  wire [3:0] n14_slice;
+  input [31:0] n160_mux_s1;
+  wire [31:0] n160_mux_s1;
+  input [31:0] n177_mux;
+  wire [31:0] n177_mux;
+  input n181_slice_s1;
+  wire n181_slice_s1;
+  input [31:0] n199_mux;
+  wire [31:0] n199_mux;
+  input n203_slice_s1;
+  wire n203_slice_s1;
+  input n239_or_s1;
+  wire n239_or_s1;
+  wire [3:0] n23_slice;
+  output [31:0] n241_mux;
+  wire [31:0] n241_mux;
+  input n254_not;
+  wire n254_not;
+  input n259_not_s1;
+  wire n259_not_s1;
+  input [1:0] n260_lod_s1;
+  wire [1:0] n260_lod_s1;
+  input [1:0] n261_lod_s1;
+  wire [1:0] n261_lod_s1;
+  input n268_not_s1;
+  wire n268_not_s1;
+  input [1:0] n269_lod_s1;
+  wire [1:0] n269_lod_s1;
+  input [1:0] n270_lod_s1;
+  wire [1:0] n270_lod_s1;
+  wire [3:0] n274_cat;
+  wire [7:0] n2_slice;
+  wire [3:0] n305_cat;
+  input [1:0] n339_cat_s1;
+  wire [1:0] n339_cat_s1;
+  wire [7:0] n33_slice;
+  input [1:0] n342_cat_s1;
+  wire [1:0] n342_cat_s1;
+  output [1:0] n343_mux;
+  wire [1:0] n343_mux;
+  wire [7:0] n34_slice;
+  wire [7:0] n3_slice;
+  output n43_not;
+  wire n43_not;
+  wire [3:0] n45_slice;
+  wire [3:0] n54_slice;
+  input [15:0] \port$0$18 ;
+  wire [15:0] \port$0$18 ;
+  input [15:0] \port$0$2 ;
+  wire [15:0] \port$0$2 ;
+  input [2:0] \port$19$0 ;
+  wire [2:0] \port$19$0 ;
+  input \port$197$0 ;
+  wire \port$197$0 ;
+  output [2:0] \port$41$0 ;
+  wire [2:0] \port$41$0 ;
+  assign \$1  = ! \port$0$2 [11:8];
+  assign \$2  = ! \port$0$2 [15:12];
+  assign \$3  = \$1  & \$2 ;
+  assign n12_not = ~ \$3 ;
+  assign \$4  = ! \port$0$18 [11:8];
+  assign \$5  = ! \port$0$18 [15:12];
+  assign \$6  = \$4  & \$5 ;
+  assign n43_not = ~ \$6 ;
+  assign \$7  = n181_slice_s1 ? { n177_mux[23:0], 8'h00 } : n177_mux;
+  assign \$8  = n160_mux_s1 + \$7 ;
+  assign \$9  = n203_slice_s1 ? { n199_mux[23:0], 8'h00 } : n199_mux;
+  assign \$10  = \$8 [31:0] + \$9 ;
+  assign n241_mux = n239_or_s1 ? 32'd0 : \$10 [31:0];
+  assign \$11  = n259_not_s1 ? n260_lod_s1 : n261_lod_s1;
+  assign \$12  = n268_not_s1 ? n269_lod_s1 : n270_lod_s1;
+  assign \$13  = n254_not ? { n259_not_s1, \$11  } : { n268_not_s1, \$12  };
+  assign n343_mux = \port$19$0 [0] ? n339_cat_s1 : n342_cat_s1;
+  assign n3_slice = \port$0$2 [15:8];
+  assign n14_slice = \port$0$2 [15:12];
+  assign n23_slice = \port$0$2 [7:4];
+  assign n2_slice = \port$0$2 [7:0];
+  assign n34_slice = \port$0$18 [15:8];
+  assign n45_slice = \port$0$18 [15:12];
+  assign n54_slice = \port$0$18 [7:4];
+  assign n33_slice = \port$0$18 [7:0];
+  assign n274_cat = { n254_not, \$13  };
+  assign n305_cat = { \port$197$0 , \port$19$0  };
+  assign \port$41$0  = \$13 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth3 (n14_slice, n54_slice, n45_slice, \port$18$0 , \port$19$0 , \port$41$0 , n343_mux, n17_not, n26_not, n48_not, n57_not, n313_mux, n350_mux, n367_add, \port$197$0 , n309_cat_s1, n312_cat_s1, n23_slice);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  input [3:0] n14_slice;
+  wire [3:0] n14_slice;
+  output n17_not;
+  wire n17_not;
+  input [3:0] n23_slice;
+  wire [3:0] n23_slice;
+  output n26_not;
+  wire n26_not;
+  wire [3:0] n274_cat;
+  wire [3:0] n305_cat;
+  input [1:0] n309_cat_s1;
+  wire [1:0] n309_cat_s1;
+  input [1:0] n312_cat_s1;
+  wire [1:0] n312_cat_s1;
+  output [1:0] n313_mux;
+  wire [1:0] n313_mux;
+  input [1:0] n343_mux;
+  wire [1:0] n343_mux;
+  output [3:0] n350_mux;
+  wire [3:0] n350_mux;
+  output [4:0] n367_add;
+  wire [4:0] n367_add;
+  input [3:0] n45_slice;
+  wire [3:0] n45_slice;
+  output n48_not;
+  wire n48_not;
+  input [3:0] n54_slice;
+  wire [3:0] n54_slice;
+  output n57_not;
+  wire n57_not;
+  input \port$18$0 ;
+  wire \port$18$0 ;
+  input [2:0] \port$19$0 ;
+  wire [2:0] \port$19$0 ;
+  input \port$197$0 ;
+  wire \port$197$0 ;
+  input [2:0] \port$41$0 ;
+  wire [2:0] \port$41$0 ;
+  assign n48_not = ~ \$3 ;
+  assign \$4  = ! n54_slice;
+  assign n57_not = ~ \$4 ;
+  assign n313_mux = \port$41$0 [0] ? n309_cat_s1 : n312_cat_s1;
+  assign n350_mux = \port$19$0 [1] ? { n343_mux, 2'h0 } : { 2'h0, n343_mux };
+  assign n367_add = { \port$18$0 , \port$41$0  } + { \port$197$0 , \port$19$0  };
+  assign \$1  = ! n14_slice;
+  assign n17_not = ~ \$1 ;
+  assign \$2  = ! n23_slice;
+  assign n26_not = ~ \$2 ;
+  assign \$3  = ! n45_slice;
+  assign n274_cat = { \port$18$0 , \port$41$0  };
+  assign n305_cat = { \port$197$0 , \port$19$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth4 (\port$0$18 , \port$18$0 , \port$19$0 , n12_not, n43_not, \port$41$0 , n17_not, n26_not, n48_not, n57_not, n313_mux, n350_mux, n367_add, \port$68$0 , \port$83$0 , n320_mux, n357_mux, n374_mux, \port$197$0 , n370_cat_s1, n373_cat_s1
+, \port$0$2 );
+  wire [1:0] \$1 ;
+  wire [1:0] \$10 ;
+  wire [1:0] \$11 ;
+  wire [1:0] \$12 ;
+  wire [1:0] \$13 ;
+  wire [1:0] \$14 ;
+  wire [2:0] \$15 ;
+  wire [1:0] \$16 ;
+  wire [1:0] \$17 ;
+  wire [1:0] \$18 ;
+  wire [1:0] \$19 ;
+  wire [1:0] \$2 ;
+  wire [1:0] \$20 ;
+  wire [1:0] \$21 ;
+  wire [1:0] \$22 ;
+  wire [1:0] \$23 ;
+  wire [1:0] \$24 ;
+  wire [1:0] \$25 ;
+  wire [1:0] \$26 ;
+  wire [1:0] \$27 ;
+  wire [1:0] \$28 ;
+  wire [1:0] \$29 ;
+  wire [1:0] \$3 ;
+  wire [2:0] \$30 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [1:0] \$9 ;
+  input n12_not;
+  wire n12_not;
+  wire [3:0] n14_slice;
+  input n17_not;
+  wire n17_not;
+  wire [3:0] n23_slice;
+  input n26_not;
+  wire n26_not;
+  wire [3:0] n274_cat;
+  wire [7:0] n2_slice;
+  wire [3:0] n305_cat;
+  input [1:0] n313_mux;
+  wire [1:0] n313_mux;
+  output [3:0] n320_mux;
+  wire [3:0] n320_mux;
+  wire [3:0] n32_cat;
+  wire [7:0] n33_slice;
+  wire [7:0] n34_slice;
+  input [3:0] n350_mux;
+  wire [3:0] n350_mux;
+  output [7:0] n357_mux;
+  wire [7:0] n357_mux;
+  input [4:0] n367_add;
+  wire [4:0] n367_add;
+  input [1:0] n370_cat_s1;
+  wire [1:0] n370_cat_s1;
+  input [1:0] n373_cat_s1;
+  wire [1:0] n373_cat_s1;
+  output [1:0] n374_mux;
+  wire [1:0] n374_mux;
+  wire [7:0] n3_slice;
+  input n43_not;
+  wire n43_not;
+  wire [3:0] n45_slice;
+  input n48_not;
+  wire n48_not;
+  wire [3:0] n54_slice;
+  input n57_not;
+  wire n57_not;
+  wire [3:0] n63_cat;
+  input [15:0] \port$0$18 ;
+  wire [15:0] \port$0$18 ;
+  input [15:0] \port$0$2 ;
+  wire [15:0] \port$0$2 ;
+  input \port$18$0 ;
+  wire \port$18$0 ;
+  input [2:0] \port$19$0 ;
+  wire [2:0] \port$19$0 ;
+  input \port$197$0 ;
+  wire \port$197$0 ;
+  input [2:0] \port$41$0 ;
+  wire [2:0] \port$41$0 ;
+  output [2:0] \port$68$0 ;
+  wire [2:0] \port$68$0 ;
+  output [2:0] \port$83$0 ;
+  wire [2:0] \port$83$0 ;
+  assign \$1  = \port$0$2 [13] ? 2'h1 : 2'h0;
+  assign \$2  = \port$0$2 [14] ? 2'h2 : \$1 ;
+  assign \$3  = \port$0$2 [15] ? 2'h3 : \$2 ;
+  assign \$4  = \port$0$2 [9] ? 2'h1 : 2'h0;
+  assign \$5  = \port$0$2 [10] ? 2'h2 : \$4 ;
+  assign \$6  = \port$0$2 [11] ? 2'h3 : \$5 ;
+  assign \$7  = n17_not ? \$3  : \$6 ;
+  assign \$8  = \port$0$2 [5] ? 2'h1 : 2'h0;
+  assign \$9  = \port$0$2 [6] ? 2'h2 : \$8 ;
+  assign \$10  = \port$0$2 [7] ? 2'h3 : \$9 ;
+  assign \$11  = \port$0$2 [1] ? 2'h1 : 2'h0;
+  assign \$12  = \port$0$2 [2] ? 2'h2 : \$11 ;
+  assign \$13  = \port$0$2 [3] ? 2'h3 : \$12 ;
+  assign \$14  = n26_not ? \$10  : \$13 ;
+  assign \$15  = n12_not ? { n17_not, \$7  } : { n26_not, \$14  };
+  assign \$16  = \port$0$18 [13] ? 2'h1 : 2'h0;
+  assign \$17  = \port$0$18 [14] ? 2'h2 : \$16 ;
+  assign \$18  = \port$0$18 [15] ? 2'h3 : \$17 ;
+  assign \$19  = \port$0$18 [9] ? 2'h1 : 2'h0;
+  assign \$20  = \port$0$18 [10] ? 2'h2 : \$19 ;
+  assign \$21  = \port$0$18 [11] ? 2'h3 : \$20 ;
+  assign \$22  = n48_not ? \$18  : \$21 ;
+  assign \$23  = \port$0$18 [5] ? 2'h1 : 2'h0;
+  assign \$24  = \port$0$18 [6] ? 2'h2 : \$23 ;
+  assign \$25  = \port$0$18 [7] ? 2'h3 : \$24 ;
+  assign \$26  = \port$0$18 [1] ? 2'h1 : 2'h0;
+  assign \$27  = \port$0$18 [2] ? 2'h2 : \$26 ;
+  assign \$28  = \port$0$18 [3] ? 2'h3 : \$27 ;
+  assign \$29  = n57_not ? \$25  : \$28 ;
+  assign \$30  = n43_not ? { n48_not, \$22  } : { n57_not, \$29  };
+  assign n320_mux = \port$41$0 [1] ? { n313_mux, 2'h0 } : { 2'h0, n313_mux };
+  assign n357_mux = \port$19$0 [2] ? { n350_mux, 4'h0 } : { 4'h0, n350_mux };
+  assign n374_mux = n367_add[0] ? n370_cat_s1 : n373_cat_s1;
+  assign n32_cat = { n12_not, \$15  };
+  assign n2_slice = \port$0$2 [7:0];
+  assign n23_slice = \port$0$2 [7:4];
+  assign n3_slice = \port$0$2 [15:8];
+  assign n14_slice = \port$0$2 [15:12];
+  assign n63_cat = { n43_not, \$30  };
+  assign n33_slice = \port$0$18 [7:0];
+  assign n54_slice = \port$0$18 [7:4];
+  assign n34_slice = \port$0$18 [15:8];
+  assign n45_slice = \port$0$18 [15:12];
+  assign n274_cat = { \port$18$0 , \port$41$0  };
+  assign n305_cat = { \port$197$0 , \port$19$0  };
+  assign \port$68$0  = \$15 ;
+  assign \port$83$0  = \$30 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth5 (\port$19$0 , n203_slice, n181_slice, \port$41$0 , n367_add, \port$68$0 , \port$83$0 , n320_mux, n357_mux, n374_mux, n71_mux, n101_mux, n125_add, n327_mux, n381_mux, \port$93$0 , \port$197$0 , n123_xor_s1, \port$18$0 );
+  wire [15:0] \$1 ;
+  wire [15:0] \$2 ;
+  output [1:0] n101_mux;
+  wire [1:0] n101_mux;
+  input [15:0] n123_xor_s1;
+  wire [15:0] n123_xor_s1;
+  output [4:0] n125_add;
+  wire [4:0] n125_add;
+  wire n176_slice;
+  input n181_slice;
+  wire n181_slice;
+  wire n198_slice;
+  input n203_slice;
+  wire n203_slice;
+  wire [3:0] n274_cat;
+  wire [3:0] n305_cat;
+  input [3:0] n320_mux;
+  wire [3:0] n320_mux;
+  output [7:0] n327_mux;
+  wire [7:0] n327_mux;
+  wire [3:0] n32_cat;
+  input [7:0] n357_mux;
+  wire [7:0] n357_mux;
+  input [4:0] n367_add;
+  wire [4:0] n367_add;
+  input [1:0] n374_mux;
+  wire [1:0] n374_mux;
+  output [3:0] n381_mux;
+  wire [3:0] n381_mux;
+  wire [31:0] n426_cat;
+  wire [3:0] n63_cat;
+  output [1:0] n71_mux;
+  wire [1:0] n71_mux;
+  input \port$18$0 ;
+  wire \port$18$0 ;
+  input [2:0] \port$19$0 ;
+  wire [2:0] \port$19$0 ;
+  input \port$197$0 ;
+  wire \port$197$0 ;
+  input [2:0] \port$41$0 ;
+  wire [2:0] \port$41$0 ;
+  input [2:0] \port$68$0 ;
+  wire [2:0] \port$68$0 ;
+  input [2:0] \port$83$0 ;
+  wire [2:0] \port$83$0 ;
+  output [15:0] \port$93$0 ;
+  wire [15:0] \port$93$0 ;
+  assign n71_mux = \port$68$0 [0] ? 2'h2 : 2'h1;
+  assign n101_mux = \port$83$0 [0] ? 2'h2 : 2'h1;
+  assign n125_add = { n203_slice, \port$68$0  } + { n181_slice, \port$83$0  };
+  assign n327_mux = \port$41$0 [2] ? { n320_mux, 4'h0 } : { 4'h0, n320_mux };
+  assign n381_mux = n367_add[1] ? { n374_mux, 2'h0 } : { 2'h0, n374_mux };
+  assign \$1  = \port$197$0  ? { n357_mux, 8'h00 } : { 8'h00, n357_mux };
+  assign \$2  = n123_xor_s1 ^ \$1 ;
+  assign n32_cat = { n203_slice, \port$68$0  };
+  assign n63_cat = { n181_slice, \port$83$0  };
+  assign n176_slice = \port$83$0 [2];
+  assign n198_slice = \port$68$0 [2];
+  assign n274_cat = { \port$18$0 , \port$41$0  };
+  assign n426_cat = { 16'h0000, \$2  };
+  assign n305_cat = { \port$197$0 , \port$19$0  };
+  assign \port$93$0  = \$2 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth6 (\port$29$0 , \port$33$0 , \port$41$0 , n367_add, \port$68$0 , \port$83$0 , n71_mux, n101_mux, n125_add, n327_mux, n381_mux, \port$93$0 , n78_mux, n108_mux, n132_mux, n335_xor, n388_mux, n431_mux, n243_mux_s1, \port$18$0 );
+  wire [15:0] \$1 ;
+  input [1:0] n101_mux;
+  wire [1:0] n101_mux;
+  output [3:0] n108_mux;
+  wire [3:0] n108_mux;
+  input [4:0] n125_add;
+  wire [4:0] n125_add;
+  output [1:0] n132_mux;
+  wire [1:0] n132_mux;
+  input [15:0] n243_mux_s1;
+  wire [15:0] n243_mux_s1;
+  wire [3:0] n274_cat;
+  input [7:0] n327_mux;
+  wire [7:0] n327_mux;
+  wire [3:0] n32_cat;
+  output [15:0] n335_xor;
+  wire [15:0] n335_xor;
+  input [4:0] n367_add;
+  wire [4:0] n367_add;
+  input [3:0] n381_mux;
+  wire [3:0] n381_mux;
+  output [7:0] n388_mux;
+  wire [7:0] n388_mux;
+  wire [31:0] n426_cat;
+  output [31:0] n431_mux;
+  wire [31:0] n431_mux;
+  wire [3:0] n63_cat;
+  input [1:0] n71_mux;
+  wire [1:0] n71_mux;
+  output [3:0] n78_mux;
+  wire [3:0] n78_mux;
+  input \port$18$0 ;
+  wire \port$18$0 ;
+  input \port$29$0 ;
+  wire \port$29$0 ;
+  input \port$33$0 ;
+  wire \port$33$0 ;
+  input [2:0] \port$41$0 ;
+  wire [2:0] \port$41$0 ;
+  input [2:0] \port$68$0 ;
+  wire [2:0] \port$68$0 ;
+  input [2:0] \port$83$0 ;
+  wire [2:0] \port$83$0 ;
+  input [15:0] \port$93$0 ;
+  wire [15:0] \port$93$0 ;
+  assign n78_mux = \port$68$0 [1] ? { n71_mux, 2'h0 } : { 2'h0, n71_mux };
+  assign n108_mux = \port$83$0 [1] ? { n101_mux, 2'h0 } : { 2'h0, n101_mux };
+  assign n132_mux = n125_add[0] ? 2'h2 : 2'h1;
+  assign \$1  = \port$18$0  ? { n327_mux, 8'h00 } : { 8'h00, n327_mux };
+  assign n335_xor = n243_mux_s1 ^ \$1 ;
+  assign n388_mux = n367_add[2] ? { n381_mux, 4'h0 } : { 4'h0, n381_mux };
+  assign n431_mux = \port$41$0 [0] ? { 15'h0000, \port$93$0 , 1'h0 } : { 16'h0000, \port$93$0  };
+  assign n32_cat = { \port$29$0 , \port$68$0  };
+  assign n63_cat = { \port$33$0 , \port$83$0  };
+  assign n274_cat = { \port$18$0 , \port$41$0  };
+  assign n426_cat = { 16'h0000, \port$93$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth7 (n481_or, \port$29$0 , \port$33$0 , \port$41$0 , n367_add, \port$68$0 , \port$83$0 , n125_add, n78_mux, n108_mux, n132_mux, n335_xor, n388_mux, n431_mux, n85_mux, n115_mux, n139_mux, n395_mux, n436_mux, \port$18$0 );
+  input [3:0] n108_mux;
+  wire [3:0] n108_mux;
+  output [7:0] n115_mux;
+  wire [7:0] n115_mux;
+  input [4:0] n125_add;
+  wire [4:0] n125_add;
+  input [1:0] n132_mux;
+  wire [1:0] n132_mux;
+  output [3:0] n139_mux;
+  wire [3:0] n139_mux;
+  wire [3:0] n274_cat;
+  wire [3:0] n32_cat;
+  input [15:0] n335_xor;
+  wire [15:0] n335_xor;
+  input [4:0] n367_add;
+  wire [4:0] n367_add;
+  input [7:0] n388_mux;
+  wire [7:0] n388_mux;
+  output [15:0] n395_mux;
+  wire [15:0] n395_mux;
+  wire [31:0] n404_cat;
+  input [31:0] n431_mux;
+  wire [31:0] n431_mux;
+  output [31:0] n436_mux;
+  wire [31:0] n436_mux;
+  input n481_or;
+  wire n481_or;
+  wire [15:0] n485_mux;
+  wire [3:0] n63_cat;
+  input [3:0] n78_mux;
+  wire [3:0] n78_mux;
+  output [7:0] n85_mux;
+  wire [7:0] n85_mux;
+  input \port$18$0 ;
+  wire \port$18$0 ;
+  input \port$29$0 ;
+  wire \port$29$0 ;
+  input \port$33$0 ;
+  wire \port$33$0 ;
+  input [2:0] \port$41$0 ;
+  wire [2:0] \port$41$0 ;
+  input [2:0] \port$68$0 ;
+  wire [2:0] \port$68$0 ;
+  input [2:0] \port$83$0 ;
+  wire [2:0] \port$83$0 ;
+  assign n85_mux = \port$68$0 [2] ? { n78_mux, 4'h0 } : { 4'h0, n78_mux };
+  assign n115_mux = \port$83$0 [2] ? { n108_mux, 4'h0 } : { 4'h0, n108_mux };
+  assign n139_mux = n125_add[1] ? { n132_mux, 2'h0 } : { 2'h0, n132_mux };
+  assign n395_mux = n367_add[3] ? { n388_mux, 8'h00 } : { 8'h00, n388_mux };
+  assign n436_mux = \port$41$0 [1] ? { n431_mux[29:0], 2'h0 } : n431_mux;
+  assign n485_mux = n481_or ? 16'h0000 : n335_xor;
+  assign n32_cat = { \port$29$0 , \port$68$0  };
+  assign n63_cat = { \port$33$0 , \port$83$0  };
+  assign n404_cat = { 16'h0000, n335_xor };
+  assign n274_cat = { \port$18$0 , \port$41$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth8 (n1_b, \port$18$0 , \port$19$0 , \port$29$0 , \port$33$0 , \port$41$0 , n367_add, \port$68$0 , \port$83$0 , n125_add, \port$98$0 , n85_mux, n115_mux, n139_mux, n395_mux, n436_mux, n93_xor, n123_xor, n146_mux, n402_mux, n409_mux
+, n441_mux, \port$197$0 , n0_a);
+  wire [15:0] \$1 ;
+  wire [15:0] \$2 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input [7:0] n115_mux;
+  wire [7:0] n115_mux;
+  output [15:0] n123_xor;
+  wire [15:0] n123_xor;
+  input [4:0] n125_add;
+  wire [4:0] n125_add;
+  input [3:0] n139_mux;
+  wire [3:0] n139_mux;
+  output [7:0] n146_mux;
+  wire [7:0] n146_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  wire [3:0] n274_cat;
+  wire [3:0] n305_cat;
+  wire [3:0] n32_cat;
+  input [4:0] n367_add;
+  wire [4:0] n367_add;
+  input [15:0] n395_mux;
+  wire [15:0] n395_mux;
+  output [31:0] n402_mux;
+  wire [31:0] n402_mux;
+  wire [31:0] n404_cat;
+  output [31:0] n409_mux;
+  wire [31:0] n409_mux;
+  input [31:0] n436_mux;
+  wire [31:0] n436_mux;
+  output [31:0] n441_mux;
+  wire [31:0] n441_mux;
+  wire [3:0] n63_cat;
+  input [7:0] n85_mux;
+  wire [7:0] n85_mux;
+  output [15:0] n93_xor;
+  wire [15:0] n93_xor;
+  input \port$18$0 ;
+  wire \port$18$0 ;
+  input [2:0] \port$19$0 ;
+  wire [2:0] \port$19$0 ;
+  input \port$197$0 ;
+  wire \port$197$0 ;
+  input \port$29$0 ;
+  wire \port$29$0 ;
+  input \port$33$0 ;
+  wire \port$33$0 ;
+  input [2:0] \port$41$0 ;
+  wire [2:0] \port$41$0 ;
+  input [2:0] \port$68$0 ;
+  wire [2:0] \port$68$0 ;
+  input [2:0] \port$83$0 ;
+  wire [2:0] \port$83$0 ;
+  input [15:0] \port$98$0 ;
+  wire [15:0] \port$98$0 ;
+  assign n441_mux = \port$41$0 [2] ? { n436_mux[27:0], 4'h0 } : n436_mux;
+  assign \$1  = \port$29$0  ? { n85_mux, 8'h00 } : { 8'h00, n85_mux };
+  assign n93_xor = n0_a ^ \$1 ;
+  assign \$2  = \port$33$0  ? { n115_mux, 8'h00 } : { 8'h00, n115_mux };
+  assign n123_xor = n1_b ^ \$2 ;
+  assign n146_mux = n125_add[2] ? { n139_mux, 4'h0 } : { 4'h0, n139_mux };
+  assign n402_mux = n367_add[4] ? { n395_mux, 16'h0000 } : { 16'h0000, n395_mux };
+  assign n409_mux = \port$19$0 [0] ? { 15'h0000, \port$98$0 , 1'h0 } : { 16'h0000, \port$98$0  };
+  assign n32_cat = { \port$29$0 , \port$68$0  };
+  assign n63_cat = { \port$33$0 , \port$83$0  };
+  assign n305_cat = { \port$197$0 , \port$19$0  };
+  assign n404_cat = { 16'h0000, \port$98$0  };
+  assign n274_cat = { \port$18$0 , \port$41$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w16_s2.depth9 (\port$18$0 , \port$19$0 , \port$41$0 , n125_add, n93_xor, n123_xor, n146_mux, n409_mux, n441_mux, n153_mux, n243_mux, n414_mux, n446_mux, n480_and, \port$197$0 , n239_or);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  input [15:0] n123_xor;
+  wire [15:0] n123_xor;
+  input [4:0] n125_add;
+  wire [4:0] n125_add;
+  input [7:0] n146_mux;
+  wire [7:0] n146_mux;
+  output [15:0] n153_mux;
+  wire [15:0] n153_mux;
+  wire [31:0] n162_cat;
+  wire [31:0] n184_cat;
+  input n239_or;
+  wire n239_or;
+  output [15:0] n243_mux;
+  wire [15:0] n243_mux;
+  wire [3:0] n274_cat;
+  wire [7:0] n275_slice;
+  wire [7:0] n276_slice;
+  wire [3:0] n305_cat;
+  input [31:0] n409_mux;
+  wire [31:0] n409_mux;
+  output [31:0] n414_mux;
+  wire [31:0] n414_mux;
+  input [31:0] n441_mux;
+  wire [31:0] n441_mux;
+  output [31:0] n446_mux;
+  wire [31:0] n446_mux;
+  output n480_and;
+  wire n480_and;
+  input [15:0] n93_xor;
+  wire [15:0] n93_xor;
+  input \port$18$0 ;
+  wire \port$18$0 ;
+  input [2:0] \port$19$0 ;
+  wire [2:0] \port$19$0 ;
+  input \port$197$0 ;
+  wire \port$197$0 ;
+  input [2:0] \port$41$0 ;
+  wire [2:0] \port$41$0 ;
+  assign n446_mux = \port$18$0  ? { n441_mux[23:0], 8'h00 } : n441_mux;
+  assign \$1  = ! n123_xor[3:0];
+  assign \$2  = ! n123_xor[7:4];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n123_xor[11:8];
+  assign \$5  = ! n123_xor[15:12];
+  assign \$6  = \$4  & \$5 ;
+  assign n480_and = \$3  & \$6 ;
+  assign n153_mux = n125_add[3] ? { n146_mux, 8'h00 } : { 8'h00, n146_mux };
+  assign n243_mux = n239_or ? 16'h0000 : n93_xor;
+  assign n414_mux = \port$19$0 [1] ? { n409_mux[29:0], 2'h0 } : n409_mux;
+  assign n162_cat = { 16'h0000, n93_xor };
+  assign n184_cat = { 16'h0000, n123_xor };
+  assign n275_slice = n123_xor[7:0];
+  assign n276_slice = n123_xor[15:8];
+  assign n305_cat = { \port$197$0 , \port$19$0  };
+  assign n274_cat = { \port$18$0 , \port$41$0  };
 endmodule

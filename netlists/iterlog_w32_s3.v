@@ -7,7 +7,11 @@ module iterlog_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg \$1 ;
   reg \$2 ;
   reg \$3 ;
-  wire [31:0] \$4 ;
+  wire [3:0] \$4 ;
+  wire [3:0] \$5 ;
+  wire [3:0] \$6 ;
+  wire [3:0] \$7 ;
+  wire [31:0] \$8 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
@@ -15,51 +19,292 @@ module iterlog_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [31:0] n0_a;
-  wire [5:0] n11_add;
-  reg [5:0] n11_add_s1 = 6'h00;
-  wire [63:0] n14_cat;
-  reg [63:0] n14_cat_s1 = 64'h0000000000000000;
-  wire [63:0] n17_cat;
-  reg [63:0] n17_cat_s1 = 64'h0000000000000000;
-  wire [63:0] n18_shl;
-  reg [63:0] n18_shl_s2 = 64'h0000000000000000;
-  wire [63:0] n19_add;
-  reg [63:0] n19_add_s2 = 64'h0000000000000000;
+  wire [3:0] n104_slice;
+  wire n107_not;
+  wire [4:0] n115_cat;
+  wire n11_not;
+  wire [1:0] n123_mux;
+  wire [3:0] n130_mux;
+  wire [7:0] n137_mux;
+  wire [3:0] n13_slice;
+  wire [15:0] n144_mux;
+  wire [31:0] n152_xor;
+  wire [1:0] n160_mux;
+  wire [3:0] n167_mux;
+  wire n16_not;
+  wire [7:0] n174_mux;
+  wire [15:0] n181_mux;
+  wire [31:0] n189_xor;
+  reg [31:0] n189_xor_s1 = 32'd0;
+  wire [5:0] n191_add;
+  wire [1:0] n198_mux;
   wire [31:0] n1_b;
-  wire n25_or;
-  reg n25_or_s1 = 1'h0;
-  reg n25_or_s2 = 1'h0;
-  wire [63:0] n27_mux;
-  reg [63:0] n27_mux_s3 = 64'h0000000000000000;
-  wire [31:0] n29_mux;
-  reg [31:0] n29_mux_s2 = 32'd0;
-  wire [4:0] n2_lod;
-  reg [4:0] n2_lod_s1 = 5'h00;
-  wire [4:0] n30_lod;
-  reg [4:0] n30_lod_s2 = 5'h00;
-  wire [4:0] n31_lod;
-  reg [4:0] n31_lod_s2 = 5'h00;
-  wire [31:0] n33_shl;
-  reg [31:0] n33_shl_s2 = 32'd0;
-  wire [31:0] n34_xor;
-  wire [5:0] n39_add;
-  reg [5:0] n39_add_s2 = 6'h00;
-  wire [4:0] n3_lod;
-  reg [4:0] n3_lod_s1 = 5'h00;
-  wire [63:0] n45_cat;
-  reg [63:0] n45_cat_s2 = 64'h0000000000000000;
-  wire [63:0] n46_shl;
-  reg [63:0] n46_shl_s3 = 64'h0000000000000000;
-  wire [63:0] n47_add;
-  reg [63:0] n47_add_s3 = 64'h0000000000000000;
-  wire n53_or;
-  reg n53_or_s2 = 1'h0;
-  reg n53_or_s3 = 1'h0;
-  wire [63:0] n58_add;
-  wire [31:0] n6_xor;
-  reg [31:0] n6_xor_s1 = 32'd0;
-  wire [31:0] n9_xor;
-  reg [31:0] n9_xor_s1 = 32'd0;
+  wire [3:0] n205_mux;
+  wire [7:0] n212_mux;
+  wire [15:0] n219_mux;
+  wire [31:0] n222_cat;
+  reg [31:0] n222_cat_s1 = 32'd0;
+  wire n223_slice;
+  reg n223_slice_s1 = 1'h0;
+  wire [31:0] n225_cat;
+  reg [31:0] n225_cat_s1 = 32'd0;
+  wire [31:0] n226_mux;
+  wire [3:0] n22_slice;
+  wire n230_slice;
+  reg n230_slice_s1 = 1'h0;
+  wire [63:0] n235_cat;
+  wire [63:0] n240_mux;
+  reg [63:0] n240_mux_s1 = 64'h0000000000000000;
+  wire [63:0] n243_cat;
+  reg [63:0] n243_cat_s1 = 64'h0000000000000000;
+  wire n244_slice;
+  reg n244_slice_s1 = 1'h0;
+  wire [63:0] n245_mux;
+  wire n249_slice;
+  reg n249_slice_s1 = 1'h0;
+  wire [63:0] n250_mux;
+  wire n254_slice;
+  reg n254_slice_s1 = 1'h0;
+  wire [63:0] n255_mux;
+  wire n259_slice;
+  reg n259_slice_s1 = 1'h0;
+  wire n25_not;
+  wire [63:0] n262_cat;
+  wire [63:0] n267_mux;
+  reg [63:0] n267_mux_s1 = 64'h0000000000000000;
+  wire [63:0] n270_cat;
+  reg [63:0] n270_cat_s1 = 64'h0000000000000000;
+  wire n271_slice;
+  reg n271_slice_s1 = 1'h0;
+  wire [63:0] n272_mux;
+  wire n276_slice;
+  reg n276_slice_s1 = 1'h0;
+  wire [63:0] n277_mux;
+  wire n281_slice;
+  reg n281_slice_s1 = 1'h0;
+  wire [63:0] n282_mux;
+  wire n286_slice;
+  reg n286_slice_s1 = 1'h0;
+  wire [63:0] n287_mux;
+  reg [63:0] n287_mux_s2 = 64'h0000000000000000;
+  wire [63:0] n288_add;
+  reg [63:0] n288_add_s2 = 64'h0000000000000000;
+  wire [15:0] n2_slice;
+  wire [7:0] n32_slice;
+  wire [7:0] n33_slice;
+  wire n354_or;
+  reg n354_or_s1 = 1'h0;
+  reg n354_or_s2 = 1'h0;
+  wire [63:0] n356_mux;
+  reg [63:0] n356_mux_s3 = 64'h0000000000000000;
+  wire [31:0] n358_mux;
+  reg [31:0] n358_mux_s1 = 32'd0;
+  wire [15:0] n359_slice;
+  wire [15:0] n360_slice;
+  reg [15:0] n360_slice_s1 = 16'h0000;
+  wire n363_not;
+  wire [7:0] n364_slice;
+  wire [7:0] n365_slice;
+  reg [7:0] n365_slice_s1 = 8'h00;
+  wire n368_not;
+  wire [3:0] n369_slice;
+  reg [3:0] n369_slice_s1 = 4'h0;
+  wire n36_not;
+  wire [3:0] n370_slice;
+  reg [3:0] n370_slice_s1 = 4'h0;
+  wire n373_not;
+  wire [3:0] n378_slice;
+  reg [3:0] n378_slice_s1 = 4'h0;
+  wire [3:0] n379_slice;
+  reg [3:0] n379_slice_s1 = 4'h0;
+  wire n382_not;
+  wire [7:0] n389_slice;
+  wire [3:0] n38_slice;
+  wire [7:0] n390_slice;
+  reg [7:0] n390_slice_s1 = 8'h00;
+  wire n393_not;
+  wire [3:0] n394_slice;
+  reg [3:0] n394_slice_s1 = 4'h0;
+  wire [3:0] n395_slice;
+  reg [3:0] n395_slice_s1 = 4'h0;
+  wire n398_not;
+  wire [15:0] n3_slice;
+  wire [3:0] n403_slice;
+  reg [3:0] n403_slice_s1 = 4'h0;
+  wire [3:0] n404_slice;
+  reg [3:0] n404_slice_s1 = 4'h0;
+  wire n407_not;
+  wire [4:0] n415_cat;
+  wire [15:0] n416_slice;
+  wire [15:0] n417_slice;
+  reg [15:0] n417_slice_s1 = 16'h0000;
+  wire n41_not;
+  wire n420_not;
+  wire [7:0] n421_slice;
+  wire [7:0] n422_slice;
+  reg [7:0] n422_slice_s1 = 8'h00;
+  wire n425_not;
+  wire [3:0] n427_slice;
+  reg [3:0] n427_slice_s1 = 4'h0;
+  wire n430_not;
+  wire [1:0] n431_lod;
+  reg [1:0] n431_lod_s1 = 2'h0;
+  wire [1:0] n432_lod;
+  reg [1:0] n432_lod_s1 = 2'h0;
+  wire [3:0] n436_slice;
+  reg [3:0] n436_slice_s1 = 4'h0;
+  wire n439_not;
+  wire [1:0] n440_lod;
+  reg [1:0] n440_lod_s1 = 2'h0;
+  wire [1:0] n441_lod;
+  reg [1:0] n441_lod_s1 = 2'h0;
+  wire [7:0] n446_slice;
+  wire [7:0] n447_slice;
+  reg [7:0] n447_slice_s1 = 8'h00;
+  wire n450_not;
+  wire [3:0] n452_slice;
+  reg [3:0] n452_slice_s1 = 4'h0;
+  wire n455_not;
+  wire [1:0] n456_lod;
+  reg [1:0] n456_lod_s1 = 2'h0;
+  wire [1:0] n457_lod;
+  reg [1:0] n457_lod_s1 = 2'h0;
+  wire [3:0] n461_slice;
+  reg [3:0] n461_slice_s1 = 4'h0;
+  wire n464_not;
+  wire [1:0] n465_lod;
+  reg [1:0] n465_lod_s1 = 2'h0;
+  wire [1:0] n466_lod;
+  reg [1:0] n466_lod_s1 = 2'h0;
+  wire [4:0] n472_cat;
+  wire [1:0] n476_cat;
+  reg [1:0] n476_cat_s1 = 2'h0;
+  wire [1:0] n479_cat;
+  reg [1:0] n479_cat_s1 = 2'h0;
+  wire [3:0] n47_slice;
+  wire [1:0] n480_mux;
+  wire [3:0] n487_mux;
+  wire [7:0] n494_mux;
+  wire [15:0] n501_mux;
+  wire [31:0] n509_xor;
+  wire n50_not;
+  wire [1:0] n513_cat;
+  reg [1:0] n513_cat_s1 = 2'h0;
+  wire [1:0] n516_cat;
+  reg [1:0] n516_cat_s1 = 2'h0;
+  wire [1:0] n517_mux;
+  wire [3:0] n524_mux;
+  wire [7:0] n531_mux;
+  wire [15:0] n538_mux;
+  wire [5:0] n548_add;
+  wire [1:0] n551_cat;
+  reg [1:0] n551_cat_s1 = 2'h0;
+  wire [1:0] n554_cat;
+  reg [1:0] n554_cat_s1 = 2'h0;
+  wire [1:0] n555_mux;
+  wire [3:0] n562_mux;
+  wire [7:0] n569_mux;
+  wire [15:0] n576_mux;
+  wire [31:0] n579_cat;
+  reg [31:0] n579_cat_s2 = 32'd0;
+  wire n580_slice;
+  reg n580_slice_s2 = 1'h0;
+  wire [31:0] n582_cat;
+  reg [31:0] n582_cat_s2 = 32'd0;
+  wire [31:0] n583_mux;
+  wire n587_slice;
+  reg n587_slice_s2 = 1'h0;
+  wire [4:0] n58_cat;
+  wire [63:0] n592_cat;
+  wire [63:0] n597_mux;
+  reg [63:0] n597_mux_s2 = 64'h0000000000000000;
+  wire [15:0] n59_slice;
+  wire [63:0] n600_cat;
+  reg [63:0] n600_cat_s2 = 64'h0000000000000000;
+  wire n601_slice;
+  reg n601_slice_s2 = 1'h0;
+  wire [63:0] n602_mux;
+  wire n606_slice;
+  reg n606_slice_s2 = 1'h0;
+  wire [63:0] n607_mux;
+  wire [15:0] n60_slice;
+  wire n611_slice;
+  reg n611_slice_s2 = 1'h0;
+  wire [63:0] n612_mux;
+  wire n616_slice;
+  reg n616_slice_s2 = 1'h0;
+  wire [63:0] n619_cat;
+  wire [63:0] n624_mux;
+  reg [63:0] n624_mux_s2 = 64'h0000000000000000;
+  wire [63:0] n627_cat;
+  reg [63:0] n627_cat_s2 = 64'h0000000000000000;
+  wire n628_slice;
+  reg n628_slice_s2 = 1'h0;
+  wire [63:0] n629_mux;
+  wire n633_slice;
+  reg n633_slice_s2 = 1'h0;
+  wire [63:0] n634_mux;
+  wire n638_slice;
+  reg n638_slice_s2 = 1'h0;
+  wire [63:0] n639_mux;
+  wire n63_not;
+  wire n643_slice;
+  reg n643_slice_s2 = 1'h0;
+  wire [63:0] n644_mux;
+  reg [63:0] n644_mux_s3 = 64'h0000000000000000;
+  wire [63:0] n645_add;
+  reg [63:0] n645_add_s3 = 64'h0000000000000000;
+  wire [3:0] n649_slice;
+  reg [3:0] n649_slice_s1 = 4'h0;
+  wire [7:0] n64_slice;
+  wire [3:0] n652_slice;
+  reg [3:0] n652_slice_s1 = 4'h0;
+  wire [3:0] n655_slice;
+  reg [3:0] n655_slice_s1 = 4'h0;
+  wire [3:0] n658_slice;
+  reg [3:0] n658_slice_s1 = 4'h0;
+  wire [7:0] n65_slice;
+  wire [3:0] n661_slice;
+  reg [3:0] n661_slice_s1 = 4'h0;
+  wire [3:0] n664_slice;
+  reg [3:0] n664_slice_s1 = 4'h0;
+  wire [3:0] n667_slice;
+  reg [3:0] n667_slice_s1 = 4'h0;
+  wire [3:0] n670_slice;
+  reg [3:0] n670_slice_s1 = 4'h0;
+  wire [3:0] n681_slice;
+  reg [3:0] n681_slice_s1 = 4'h0;
+  wire [3:0] n684_slice;
+  reg [3:0] n684_slice_s1 = 4'h0;
+  wire [3:0] n687_slice;
+  reg [3:0] n687_slice_s1 = 4'h0;
+  wire n68_not;
+  wire [3:0] n690_slice;
+  reg [3:0] n690_slice_s1 = 4'h0;
+  wire [3:0] n693_slice;
+  reg [3:0] n693_slice_s1 = 4'h0;
+  wire [3:0] n696_slice;
+  reg [3:0] n696_slice_s1 = 4'h0;
+  wire [3:0] n699_slice;
+  reg [3:0] n699_slice_s1 = 4'h0;
+  wire n6_not;
+  wire [3:0] n702_slice;
+  reg [3:0] n702_slice_s1 = 4'h0;
+  wire [3:0] n70_slice;
+  wire n711_or;
+  reg n711_or_s2 = 1'h0;
+  reg n711_or_s3 = 1'h0;
+  wire [63:0] n716_add;
+  wire n73_not;
+  wire [3:0] n79_slice;
+  wire [7:0] n7_slice;
+  wire n82_not;
+  wire [7:0] n89_slice;
+  wire [7:0] n8_slice;
+  wire [7:0] n90_slice;
+  wire n93_not;
+  wire [3:0] n95_slice;
+  wire n98_not;
   output [63:0] o;
   wire [63:0] o;
   input rst;
@@ -73,39 +318,7 @@ module iterlog_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s3;
   always @(posedge clk)
-    n25_or_s1 <= n25_or;
-  always @(posedge clk)
-    n25_or_s2 <= n25_or_s1;
-  always @(posedge clk)
-    n19_add_s2 <= n19_add;
-  always @(posedge clk)
-    n18_shl_s2 <= n18_shl;
-  always @(posedge clk)
-    n6_xor_s1 <= n6_xor;
-  always @(posedge clk)
-    n9_xor_s1 <= n9_xor;
-  always @(posedge clk)
-    n29_mux_s2 <= n29_mux;
-  always @(posedge clk)
-    n33_shl_s2 <= n33_shl;
-  always @(posedge clk)
-    n45_cat_s2 <= { 32'h00000000, \$4  };
-  always @(posedge clk)
-    n30_lod_s2 <= n30_lod;
-  always @(posedge clk)
-    n39_add_s2 <= n39_add;
-  always @(posedge clk)
-    n31_lod_s2 <= n31_lod;
-  always @(posedge clk)
-    n53_or_s2 <= n53_or;
-  always @(posedge clk)
-    n27_mux_s3 <= n27_mux;
-  always @(posedge clk)
-    n53_or_s3 <= n53_or_s2;
-  always @(posedge clk)
-    n47_add_s3 <= n47_add;
-  always @(posedge clk)
-    n46_shl_s3 <= n46_shl;
+    n222_cat_s1 <= { n219_mux, 16'h0000 };
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -113,76 +326,563 @@ module iterlog_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     valid_out <= \$3 ;
   always @(posedge clk)
-    n17_cat_s1 <= { 32'h00000000, n9_xor };
+    n225_cat_s1 <= { 16'h0000, n219_mux };
   always @(posedge clk)
-    n2_lod_s1 <= n2_lod;
+    n244_slice_s1 <= \$7 [1];
   always @(posedge clk)
-    n11_add_s1 <= n11_add;
+    n243_cat_s1 <= { n240_mux[61:0], 2'h0 };
   always @(posedge clk)
-    n14_cat_s1 <= { 32'h00000000, n6_xor };
+    n240_mux_s1 <= n240_mux;
   always @(posedge clk)
-    n3_lod_s1 <= n3_lod;
+    n249_slice_s1 <= \$7 [2];
+  always @(posedge clk)
+    n254_slice_s1 <= \$7 [3];
+  always @(posedge clk)
+    n271_slice_s1 <= \$6 [1];
+  always @(posedge clk)
+    n270_cat_s1 <= { n267_mux[61:0], 2'h0 };
+  always @(posedge clk)
+    n267_mux_s1 <= n267_mux;
+  always @(posedge clk)
+    n276_slice_s1 <= \$6 [2];
+  always @(posedge clk)
+    n281_slice_s1 <= \$6 [3];
+  always @(posedge clk)
+    n286_slice_s1 <= n286_slice;
+  always @(posedge clk)
+    n230_slice_s1 <= n191_add[5];
+  always @(posedge clk)
+    n259_slice_s1 <= n259_slice;
+  always @(posedge clk)
+    n354_or_s1 <= n354_or;
+  always @(posedge clk)
+    n354_or_s2 <= n354_or_s1;
+  always @(posedge clk)
+    n288_add_s2 <= n288_add;
+  always @(posedge clk)
+    n287_mux_s2 <= n287_mux;
+  always @(posedge clk)
+    n360_slice_s1 <= n358_mux[31:16];
+  always @(posedge clk)
+    n365_slice_s1 <= n358_mux[31:24];
+  always @(posedge clk)
+    n370_slice_s1 <= n358_mux[31:28];
+  always @(posedge clk)
+    n379_slice_s1 <= n358_mux[23:20];
+  always @(posedge clk)
+    n390_slice_s1 <= n358_mux[15:8];
+  always @(posedge clk)
+    n395_slice_s1 <= n358_mux[15:12];
+  always @(posedge clk)
+    n404_slice_s1 <= n358_mux[7:4];
+  always @(posedge clk)
+    n369_slice_s1 <= n358_mux[27:24];
+  always @(posedge clk)
+    n378_slice_s1 <= n358_mux[19:16];
+  always @(posedge clk)
+    n394_slice_s1 <= n358_mux[11:8];
+  always @(posedge clk)
+    n403_slice_s1 <= n358_mux[3:0];
+  always @(posedge clk)
+    n417_slice_s1 <= n189_xor[31:16];
+  always @(posedge clk)
+    n422_slice_s1 <= n189_xor[31:24];
+  always @(posedge clk)
+    n427_slice_s1 <= n189_xor[31:28];
+  always @(posedge clk)
+    n436_slice_s1 <= n189_xor[23:20];
+  always @(posedge clk)
+    n447_slice_s1 <= n189_xor[15:8];
+  always @(posedge clk)
+    n452_slice_s1 <= n189_xor[15:12];
+  always @(posedge clk)
+    n461_slice_s1 <= n189_xor[7:4];
+  always @(posedge clk)
+    n431_lod_s1 <= n431_lod;
+  always @(posedge clk)
+    n432_lod_s1 <= n432_lod;
+  always @(posedge clk)
+    n440_lod_s1 <= n440_lod;
+  always @(posedge clk)
+    n441_lod_s1 <= n441_lod;
+  always @(posedge clk)
+    n456_lod_s1 <= n456_lod;
+  always @(posedge clk)
+    n457_lod_s1 <= n457_lod;
+  always @(posedge clk)
+    n465_lod_s1 <= n465_lod;
+  always @(posedge clk)
+    n466_lod_s1 <= n466_lod;
+  always @(posedge clk)
+    n476_cat_s1 <= 2'h2;
+  always @(posedge clk)
+    n479_cat_s1 <= 2'h1;
+  always @(posedge clk)
+    n358_mux_s1 <= n358_mux;
+  always @(posedge clk)
+    n513_cat_s1 <= 2'h2;
+  always @(posedge clk)
+    n516_cat_s1 <= 2'h1;
+  always @(posedge clk)
+    n551_cat_s1 <= 2'h2;
+  always @(posedge clk)
+    n554_cat_s1 <= 2'h1;
+  always @(posedge clk)
+    n580_slice_s2 <= n548_add[4];
+  always @(posedge clk)
+    n579_cat_s2 <= { n576_mux, 16'h0000 };
+  always @(posedge clk)
+    n582_cat_s2 <= { 16'h0000, n576_mux };
+  always @(posedge clk)
+    n601_slice_s2 <= \$5 [1];
+  always @(posedge clk)
+    n600_cat_s2 <= { n597_mux[61:0], 2'h0 };
+  always @(posedge clk)
+    n597_mux_s2 <= n597_mux;
+  always @(posedge clk)
+    n606_slice_s2 <= \$5 [2];
+  always @(posedge clk)
+    n611_slice_s2 <= \$5 [3];
+  always @(posedge clk)
+    n189_xor_s1 <= n189_xor;
+  always @(posedge clk)
+    n628_slice_s2 <= \$4 [1];
+  always @(posedge clk)
+    n627_cat_s2 <= { n624_mux[61:0], 2'h0 };
+  always @(posedge clk)
+    n624_mux_s2 <= n624_mux;
+  always @(posedge clk)
+    n633_slice_s2 <= \$4 [2];
+  always @(posedge clk)
+    n638_slice_s2 <= \$4 [3];
+  always @(posedge clk)
+    n643_slice_s2 <= n643_slice;
+  always @(posedge clk)
+    n587_slice_s2 <= n548_add[5];
+  always @(posedge clk)
+    n616_slice_s2 <= n616_slice;
+  always @(posedge clk)
+    n649_slice_s1 <= n358_mux[3:0];
+  always @(posedge clk)
+    n652_slice_s1 <= n358_mux[7:4];
+  always @(posedge clk)
+    n655_slice_s1 <= n358_mux[11:8];
+  always @(posedge clk)
+    n658_slice_s1 <= n358_mux[15:12];
+  always @(posedge clk)
+    n661_slice_s1 <= n358_mux[19:16];
+  always @(posedge clk)
+    n664_slice_s1 <= n358_mux[23:20];
+  always @(posedge clk)
+    n667_slice_s1 <= n358_mux[27:24];
+  always @(posedge clk)
+    n670_slice_s1 <= n358_mux[31:28];
+  always @(posedge clk)
+    n681_slice_s1 <= n189_xor[3:0];
+  always @(posedge clk)
+    n684_slice_s1 <= n189_xor[7:4];
+  always @(posedge clk)
+    n687_slice_s1 <= n189_xor[11:8];
+  always @(posedge clk)
+    n223_slice_s1 <= n191_add[4];
+  always @(posedge clk)
+    n690_slice_s1 <= n189_xor[15:12];
+  always @(posedge clk)
+    n693_slice_s1 <= n189_xor[19:16];
+  always @(posedge clk)
+    n696_slice_s1 <= n189_xor[23:20];
+  always @(posedge clk)
+    n699_slice_s1 <= n189_xor[27:24];
+  always @(posedge clk)
+    n702_slice_s1 <= n189_xor[31:28];
+  always @(posedge clk)
+    n356_mux_s3 <= n356_mux;
+  always @(posedge clk)
+    n711_or_s2 <= n711_or;
+  always @(posedge clk)
+    n711_or_s3 <= n711_or_s2;
+  always @(posedge clk)
+    n645_add_s3 <= n645_add;
+  always @(posedge clk)
+    n644_mux_s3 <= n644_mux;
   \iterlog_w32_s3.depth1  depth1 (
     .n0_a(a),
-    .n11_add_s1(n11_add_s1),
-    .n14_cat_s1(n14_cat_s1),
-    .n17_cat_s1(n17_cat_s1),
-    .n18_shl(n18_shl),
-    .n18_shl_s2(n18_shl_s2),
-    .n19_add(n19_add),
-    .n19_add_s2(n19_add_s2),
     .n1_b(b),
-    .n25_or(n25_or),
-    .n25_or_s1(n25_or_s1),
-    .n25_or_s2(n25_or_s2),
-    .n27_mux(n27_mux),
-    .n27_mux_s3(n27_mux_s3),
-    .n29_mux(n29_mux),
-    .n29_mux_s2(n29_mux_s2),
-    .n2_lod(n2_lod),
-    .n2_lod_s1(n2_lod_s1),
-    .n30_lod_s2(n30_lod_s2),
-    .n31_lod(n31_lod),
-    .n33_shl_s2(n33_shl_s2),
-    .n34_xor(n34_xor),
-    .n3_lod(n3_lod),
-    .n3_lod_s1(n3_lod_s1),
-    .n45_cat_s2(n45_cat_s2),
-    .n46_shl(n46_shl),
-    .n46_shl_s3(n46_shl_s3),
-    .n47_add_s3(n47_add_s3),
-    .n53_or_s3(n53_or_s3),
-    .n58_add(o),
-    .n6_xor_s1(n6_xor_s1),
-    .n9_xor_s1(n9_xor_s1)
+    .n222_cat_s1(n222_cat_s1),
+    .n223_slice_s1(n223_slice_s1),
+    .n225_cat_s1(n225_cat_s1),
+    .n226_mux(n226_mux),
+    .n240_mux_s1(n240_mux_s1),
+    .n243_cat_s1(n243_cat_s1),
+    .n244_slice_s1(n244_slice_s1),
+    .n245_mux(n245_mux),
+    .n267_mux_s1(n267_mux_s1),
+    .n270_cat_s1(n270_cat_s1),
+    .n271_slice_s1(n271_slice_s1),
+    .n272_mux(n272_mux),
+    .n287_mux_s2(n287_mux_s2),
+    .n288_add_s2(n288_add_s2),
+    .n354_or(n354_or),
+    .n354_or_s2(n354_or_s2),
+    .n356_mux(n356_mux),
+    .n356_mux_s3(n356_mux_s3),
+    .n360_slice_s1(n360_slice_s1),
+    .n363_not(n643_slice),
+    .n365_slice_s1(n365_slice_s1),
+    .n368_not(n368_not),
+    .n370_slice_s1(n370_slice_s1),
+    .n373_not(n373_not),
+    .n379_slice_s1(n379_slice_s1),
+    .n382_not(n382_not),
+    .n390_slice_s1(n390_slice_s1),
+    .n393_not(n393_not),
+    .n395_slice_s1(n395_slice_s1),
+    .n398_not(n398_not),
+    .n404_slice_s1(n404_slice_s1),
+    .n407_not(n407_not),
+    .n417_slice_s1(n417_slice_s1),
+    .n420_not(n616_slice),
+    .n422_slice_s1(n422_slice_s1),
+    .n425_not(n425_not),
+    .n427_slice_s1(n427_slice_s1),
+    .n430_not(n430_not),
+    .n436_slice_s1(n436_slice_s1),
+    .n439_not(n439_not),
+    .n447_slice_s1(n447_slice_s1),
+    .n450_not(n450_not),
+    .n452_slice_s1(n452_slice_s1),
+    .n455_not(n455_not),
+    .n461_slice_s1(n461_slice_s1),
+    .n464_not(n464_not),
+    .n579_cat_s2(n579_cat_s2),
+    .n580_slice_s2(n580_slice_s2),
+    .n582_cat_s2(n582_cat_s2),
+    .n583_mux(n583_mux),
+    .n597_mux_s2(n597_mux_s2),
+    .n600_cat_s2(n600_cat_s2),
+    .n601_slice_s2(n601_slice_s2),
+    .n602_mux(n602_mux),
+    .n624_mux_s2(n624_mux_s2),
+    .n627_cat_s2(n627_cat_s2),
+    .n628_slice_s2(n628_slice_s2),
+    .n629_mux(n629_mux),
+    .n644_mux_s3(n644_mux_s3),
+    .n645_add_s3(n645_add_s3),
+    .n649_slice_s1(n649_slice_s1),
+    .n652_slice_s1(n652_slice_s1),
+    .n655_slice_s1(n655_slice_s1),
+    .n658_slice_s1(n658_slice_s1),
+    .n661_slice_s1(n661_slice_s1),
+    .n664_slice_s1(n664_slice_s1),
+    .n667_slice_s1(n667_slice_s1),
+    .n670_slice_s1(n670_slice_s1),
+    .n681_slice_s1(n681_slice_s1),
+    .n684_slice_s1(n684_slice_s1),
+    .n687_slice_s1(n687_slice_s1),
+    .n690_slice_s1(n690_slice_s1),
+    .n693_slice_s1(n693_slice_s1),
+    .n696_slice_s1(n696_slice_s1),
+    .n699_slice_s1(n699_slice_s1),
+    .n702_slice_s1(n702_slice_s1),
+    .n711_or(n711_or),
+    .n711_or_s3(n711_or_s3),
+    .n716_add(o)
+  );
+  \iterlog_w32_s3.depth10  depth10 (
+    .n0_a(a),
+    .n144_mux(n144_mux),
+    .n152_xor(n152_xor),
+    .n181_mux(n181_mux),
+    .n189_xor(n189_xor),
+    .n191_add(n191_add),
+    .n1_b(b),
+    .n212_mux(n212_mux),
+    .n219_mux(n219_mux),
+    .n597_mux(n597_mux),
+    .\port$103$0 (n286_slice),
+    .\port$105$0 (n259_slice),
+    .\port$220$0 (\$6 ),
+    .\port$251$0 (\$7 )
+  );
+  \iterlog_w32_s3.depth11  depth11 (
+    .n152_xor(n152_xor),
+    .n189_xor(n189_xor),
+    .n219_mux(n219_mux),
+    .n354_or(n354_or),
+    .n358_mux(n358_mux)
+  );
+  \iterlog_w32_s3.depth12  depth12 (
+    .n240_mux(n240_mux),
+    .n267_mux(n267_mux),
+    .n358_mux(n358_mux),
+    .\port$103$0 (n286_slice),
+    .\port$105$0 (n259_slice),
+    .\port$220$0 (\$6 ),
+    .\port$251$0 (\$7 ),
+    .\port$279$0 (n152_xor),
+    .\port$281$0 (n189_xor)
+  );
+  \iterlog_w32_s3.depth13  depth13 (
+    .n240_mux(n240_mux),
+    .n267_mux(n267_mux),
+    .n432_lod(n432_lod),
+    .n441_lod(n441_lod),
+    .n457_lod(n457_lod),
+    .n466_lod(n466_lod),
+    .\port$281$0 (n189_xor),
+    .\port$283$0 (n358_mux)
+  );
+  \iterlog_w32_s3.depth14  depth14 (
+    .n427_slice(n189_xor[31:28]),
+    .n431_lod(n431_lod),
+    .n436_slice(n189_xor[23:20]),
+    .n440_lod(n440_lod),
+    .n452_slice(n189_xor[15:12]),
+    .n456_lod(n456_lod),
+    .n461_slice(n189_xor[7:4]),
+    .n465_lod(n465_lod),
+    .\port$283$0 (n358_mux)
   );
   \iterlog_w32_s3.depth2  depth2 (
-    .n0_a(a),
-    .n11_add(n11_add),
-    .n1_b(b),
-    .n29_mux(n29_mux),
-    .n2_lod(n2_lod),
-    .n30_lod(n30_lod),
-    .n31_lod(n31_lod),
-    .n31_lod_s2(n31_lod_s2),
-    .n34_xor(n34_xor),
-    .n39_add_s2(n39_add_s2),
-    .n3_lod(n3_lod),
-    .n47_add(n47_add),
-    .n53_or(n53_or),
-    .n53_or_s2(n53_or_s2),
-    .n6_xor(n6_xor),
-    .n9_xor(n9_xor),
-    .n9_xor_s1(n9_xor_s1),
-    .\port$146$0 (\$4 )
+    .n245_mux(n245_mux),
+    .n249_slice_s1(n249_slice_s1),
+    .n250_mux(n250_mux),
+    .n272_mux(n272_mux),
+    .n276_slice_s1(n276_slice_s1),
+    .n277_mux(n277_mux),
+    .n363_not(n643_slice),
+    .n368_not(n368_not),
+    .n369_slice_s1(n369_slice_s1),
+    .n370_slice_s1(n370_slice_s1),
+    .n373_not(n373_not),
+    .n378_slice_s1(n378_slice_s1),
+    .n379_slice_s1(n379_slice_s1),
+    .n382_not(n382_not),
+    .n393_not(n393_not),
+    .n394_slice_s1(n394_slice_s1),
+    .n395_slice_s1(n395_slice_s1),
+    .n398_not(n398_not),
+    .n403_slice_s1(n403_slice_s1),
+    .n404_slice_s1(n404_slice_s1),
+    .n407_not(n407_not),
+    .n420_not(n616_slice),
+    .n425_not(n425_not),
+    .n430_not(n430_not),
+    .n431_lod_s1(n431_lod_s1),
+    .n432_lod_s1(n432_lod_s1),
+    .n439_not(n439_not),
+    .n440_lod_s1(n440_lod_s1),
+    .n441_lod_s1(n441_lod_s1),
+    .n450_not(n450_not),
+    .n455_not(n455_not),
+    .n456_lod_s1(n456_lod_s1),
+    .n457_lod_s1(n457_lod_s1),
+    .n464_not(n464_not),
+    .n465_lod_s1(n465_lod_s1),
+    .n466_lod_s1(n466_lod_s1),
+    .n602_mux(n602_mux),
+    .n606_slice_s2(n606_slice_s2),
+    .n607_mux(n607_mux),
+    .n629_mux(n629_mux),
+    .n633_slice_s2(n633_slice_s2),
+    .n634_mux(n634_mux),
+    .n63_not(n259_slice),
+    .n6_not(n286_slice),
+    .\port$0$2 (a),
+    .\port$0$34 (b),
+    .\port$138$0 (\$4 ),
+    .\port$145$0 (\$5 )
   );
   \iterlog_w32_s3.depth3  depth3 (
-    .n30_lod(n30_lod),
-    .n31_lod(n31_lod),
-    .n33_shl(n33_shl),
-    .n39_add(n39_add),
-    .n6_xor(n6_xor),
-    .n9_xor(n9_xor)
+    .n11_not(n11_not),
+    .n250_mux(n250_mux),
+    .n254_slice_s1(n254_slice_s1),
+    .n255_mux(n255_mux),
+    .n277_mux(n277_mux),
+    .n281_slice_s1(n281_slice_s1),
+    .n282_mux(n282_mux),
+    .n36_not(n36_not),
+    .n476_cat_s1(n476_cat_s1),
+    .n479_cat_s1(n479_cat_s1),
+    .n480_mux(n480_mux),
+    .n513_cat_s1(n513_cat_s1),
+    .n516_cat_s1(n516_cat_s1),
+    .n517_mux(n517_mux),
+    .n548_add(n548_add),
+    .n607_mux(n607_mux),
+    .n611_slice_s2(n611_slice_s2),
+    .n612_mux(n612_mux),
+    .n616_slice(n616_slice),
+    .n634_mux(n634_mux),
+    .n638_slice_s2(n638_slice_s2),
+    .n639_mux(n639_mux),
+    .n643_slice(n643_slice),
+    .n68_not(n68_not),
+    .n93_not(n93_not),
+    .\port$0$2 (a),
+    .\port$0$34 (b),
+    .\port$138$0 (\$4 ),
+    .\port$145$0 (\$5 )
+  );
+  \iterlog_w32_s3.depth4  depth4 (
+    .n104_slice(b[7:4]),
+    .n107_not(n107_not),
+    .n13_slice(a[31:28]),
+    .n16_not(n16_not),
+    .n226_mux(n226_mux),
+    .n22_slice(a[23:20]),
+    .n230_slice_s1(n230_slice_s1),
+    .n255_mux(n255_mux),
+    .n259_slice_s1(n259_slice_s1),
+    .n25_not(n25_not),
+    .n282_mux(n282_mux),
+    .n286_slice_s1(n286_slice_s1),
+    .n287_mux(n287_mux),
+    .n288_add(n288_add),
+    .n38_slice(a[15:12]),
+    .n41_not(n41_not),
+    .n47_slice(a[7:4]),
+    .n480_mux(n480_mux),
+    .n487_mux(n487_mux),
+    .n50_not(n50_not),
+    .n517_mux(n517_mux),
+    .n524_mux(n524_mux),
+    .n548_add(n548_add),
+    .n551_cat_s1(n551_cat_s1),
+    .n554_cat_s1(n554_cat_s1),
+    .n555_mux(n555_mux),
+    .n583_mux(n583_mux),
+    .n587_slice_s2(n587_slice_s2),
+    .n612_mux(n612_mux),
+    .n616_slice_s2(n616_slice_s2),
+    .n639_mux(n639_mux),
+    .n643_slice_s2(n643_slice_s2),
+    .n644_mux(n644_mux),
+    .n645_add(n645_add),
+    .n70_slice(b[31:28]),
+    .n73_not(n73_not),
+    .n79_slice(b[23:20]),
+    .n82_not(n82_not),
+    .n95_slice(b[15:12]),
+    .n98_not(n98_not),
+    .\port$138$0 (\$4 ),
+    .\port$145$0 (\$5 ),
+    .\port$38$0 (n643_slice),
+    .\port$52$0 (n616_slice)
+  );
+  \iterlog_w32_s3.depth5  depth5 (
+    .n107_not(n107_not),
+    .n11_not(n11_not),
+    .n16_not(n16_not),
+    .n25_not(n25_not),
+    .n36_not(n36_not),
+    .n41_not(n41_not),
+    .n487_mux(n487_mux),
+    .n494_mux(n494_mux),
+    .n50_not(n50_not),
+    .n524_mux(n524_mux),
+    .n531_mux(n531_mux),
+    .n548_add(n548_add),
+    .n555_mux(n555_mux),
+    .n562_mux(n562_mux),
+    .n63_not(n259_slice),
+    .n68_not(n68_not),
+    .n6_not(n286_slice),
+    .n73_not(n73_not),
+    .n82_not(n82_not),
+    .n93_not(n93_not),
+    .n98_not(n98_not),
+    .\port$0$2 (a),
+    .\port$0$34 (b),
+    .\port$138$0 (\$4 ),
+    .\port$145$0 (\$5 ),
+    .\port$220$0 (\$6 ),
+    .\port$251$0 (\$7 ),
+    .\port$38$0 (n643_slice),
+    .\port$52$0 (n616_slice)
+  );
+  \iterlog_w32_s3.depth6  depth6 (
+    .n123_mux(n123_mux),
+    .n160_mux(n160_mux),
+    .n191_add(n191_add),
+    .n259_slice(n259_slice),
+    .n286_slice(n286_slice),
+    .n494_mux(n494_mux),
+    .n501_mux(n501_mux),
+    .n531_mux(n531_mux),
+    .n538_mux(n538_mux),
+    .n548_add(n548_add),
+    .n562_mux(n562_mux),
+    .n569_mux(n569_mux),
+    .\port$138$0 (\$4 ),
+    .\port$145$0 (\$5 ),
+    .\port$220$0 (\$6 ),
+    .\port$251$0 (\$7 ),
+    .\port$38$0 (n643_slice),
+    .\port$52$0 (n616_slice)
+  );
+  \iterlog_w32_s3.depth7  depth7 (
+    .n123_mux(n123_mux),
+    .n130_mux(n130_mux),
+    .n160_mux(n160_mux),
+    .n167_mux(n167_mux),
+    .n189_xor_s1(n189_xor_s1),
+    .n191_add(n191_add),
+    .n198_mux(n198_mux),
+    .n358_mux_s1(n358_mux_s1),
+    .n501_mux(n501_mux),
+    .n509_xor(n509_xor),
+    .n538_mux(n538_mux),
+    .n548_add(n548_add),
+    .n569_mux(n569_mux),
+    .n576_mux(n576_mux),
+    .\port$103$0 (n286_slice),
+    .\port$105$0 (n259_slice),
+    .\port$138$0 (\$4 ),
+    .\port$145$0 (\$5 ),
+    .\port$220$0 (\$6 ),
+    .\port$251$0 (\$7 ),
+    .\port$268$0 (\$8 ),
+    .\port$38$0 (n643_slice),
+    .\port$52$0 (n616_slice)
+  );
+  \iterlog_w32_s3.depth8  depth8 (
+    .n130_mux(n130_mux),
+    .n137_mux(n137_mux),
+    .n167_mux(n167_mux),
+    .n174_mux(n174_mux),
+    .n191_add(n191_add),
+    .n198_mux(n198_mux),
+    .n205_mux(n205_mux),
+    .n509_xor(n509_xor),
+    .n576_mux(n576_mux),
+    .n624_mux(n624_mux),
+    .n711_or(n711_or),
+    .\port$103$0 (n286_slice),
+    .\port$105$0 (n259_slice),
+    .\port$138$0 (\$4 ),
+    .\port$220$0 (\$6 ),
+    .\port$251$0 (\$7 ),
+    .\port$268$0 (\$8 ),
+    .\port$38$0 (n643_slice)
+  );
+  \iterlog_w32_s3.depth9  depth9 (
+    .n137_mux(n137_mux),
+    .n144_mux(n144_mux),
+    .n174_mux(n174_mux),
+    .n181_mux(n181_mux),
+    .n191_add(n191_add),
+    .n205_mux(n205_mux),
+    .n212_mux(n212_mux),
+    .n597_mux(n597_mux),
+    .n624_mux(n624_mux),
+    .\port$103$0 (n286_slice),
+    .\port$105$0 (n259_slice),
+    .\port$145$0 (\$5 ),
+    .\port$220$0 (\$6 ),
+    .\port$251$0 (\$7 ),
+    .\port$265$0 (n509_xor),
+    .\port$52$0 (n616_slice)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -207,442 +907,1745 @@ module iterlog_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n58_add = o;
+  assign n716_add = o;
   assign valid_s3 = valid_out;
-  assign n17_cat = { 32'h00000000, n9_xor };
-  assign n14_cat = { 32'h00000000, n6_xor };
-  assign n45_cat = { 32'h00000000, \$4  };
+  assign n223_slice = n191_add[4];
+  assign n222_cat = { n219_mux, 16'h0000 };
+  assign n225_cat = { 16'h0000, n219_mux };
+  assign n244_slice = \$7 [1];
+  assign n243_cat = { n240_mux[61:0], 2'h0 };
+  assign n249_slice = \$7 [2];
+  assign n254_slice = \$7 [3];
+  assign n271_slice = \$6 [1];
+  assign n270_cat = { n267_mux[61:0], 2'h0 };
+  assign n276_slice = \$6 [2];
+  assign n281_slice = \$6 [3];
+  assign n230_slice = n191_add[5];
+  assign n360_slice = n358_mux[31:16];
+  assign n365_slice = n358_mux[31:24];
+  assign n370_slice = n358_mux[31:28];
+  assign n379_slice = n358_mux[23:20];
+  assign n390_slice = n358_mux[15:8];
+  assign n395_slice = n358_mux[15:12];
+  assign n404_slice = n358_mux[7:4];
+  assign n369_slice = n358_mux[27:24];
+  assign n378_slice = n358_mux[19:16];
+  assign n394_slice = n358_mux[11:8];
+  assign n403_slice = n358_mux[3:0];
+  assign n417_slice = n189_xor[31:16];
+  assign n422_slice = n189_xor[31:24];
+  assign n427_slice = n189_xor[31:28];
+  assign n436_slice = n189_xor[23:20];
+  assign n447_slice = n189_xor[15:8];
+  assign n452_slice = n189_xor[15:12];
+  assign n461_slice = n189_xor[7:4];
+  assign n476_cat = 2'h2;
+  assign n479_cat = 2'h1;
+  assign n513_cat = 2'h2;
+  assign n516_cat = 2'h1;
+  assign n551_cat = 2'h2;
+  assign n554_cat = 2'h1;
+  assign n580_slice = n548_add[4];
+  assign n579_cat = { n576_mux, 16'h0000 };
+  assign n582_cat = { 16'h0000, n576_mux };
+  assign n601_slice = \$5 [1];
+  assign n600_cat = { n597_mux[61:0], 2'h0 };
+  assign n606_slice = \$5 [2];
+  assign n611_slice = \$5 [3];
+  assign n628_slice = \$4 [1];
+  assign n627_cat = { n624_mux[61:0], 2'h0 };
+  assign n633_slice = \$4 [2];
+  assign n638_slice = \$4 [3];
+  assign n587_slice = n548_add[5];
+  assign n649_slice = n358_mux[3:0];
+  assign n652_slice = n358_mux[7:4];
+  assign n655_slice = n358_mux[11:8];
+  assign n658_slice = n358_mux[15:12];
+  assign n661_slice = n358_mux[19:16];
+  assign n664_slice = n358_mux[23:20];
+  assign n667_slice = n358_mux[27:24];
+  assign n670_slice = n358_mux[31:28];
+  assign n681_slice = n189_xor[3:0];
+  assign n684_slice = n189_xor[7:4];
+  assign n687_slice = n189_xor[11:8];
+  assign n690_slice = n189_xor[15:12];
+  assign n693_slice = n189_xor[19:16];
+  assign n696_slice = n189_xor[23:20];
+  assign n699_slice = n189_xor[27:24];
+  assign n702_slice = n189_xor[31:28];
+  assign n3_slice = a[31:16];
+  assign n2_slice = a[15:0];
+  assign n60_slice = b[31:16];
+  assign n59_slice = b[15:0];
+  assign n363_not = n643_slice;
+  assign n420_not = n616_slice;
+  assign n8_slice = a[31:24];
+  assign n7_slice = a[23:16];
+  assign n33_slice = a[15:8];
+  assign n32_slice = a[7:0];
+  assign n65_slice = b[31:24];
+  assign n64_slice = b[23:16];
+  assign n90_slice = b[15:8];
+  assign n89_slice = b[7:0];
+  assign n415_cat = { n643_slice, \$4  };
+  assign n472_cat = { n616_slice, \$5  };
+  assign n13_slice = a[31:28];
+  assign n22_slice = a[23:20];
+  assign n38_slice = a[15:12];
+  assign n47_slice = a[7:4];
+  assign n70_slice = b[31:28];
+  assign n79_slice = b[23:20];
+  assign n95_slice = b[15:12];
+  assign n104_slice = b[7:4];
+  assign n6_not = n286_slice;
+  assign n63_not = n259_slice;
+  assign n58_cat = { n286_slice, \$6  };
+  assign n115_cat = { n259_slice, \$7  };
+  assign n619_cat = { 32'h00000000, \$8  };
+  assign n592_cat = { 32'h00000000, n509_xor };
+  assign n235_cat = { 32'h00000000, n152_xor };
+  assign n262_cat = { 32'h00000000, n189_xor };
+  assign n416_slice = n189_xor[15:0];
+  assign n359_slice = n358_mux[15:0];
+  assign n421_slice = n189_xor[23:16];
+  assign n446_slice = n189_xor[7:0];
+  assign n364_slice = n358_mux[23:16];
+  assign n389_slice = n358_mux[7:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \iterlog_w32_s3.depth1 (n1_b, n2_lod, n3_lod, n18_shl, n19_add, n25_or, n27_mux, n29_mux, n31_lod, n34_xor, n46_shl, n58_add, n17_cat_s1, n2_lod_s1, n11_add_s1, n14_cat_s1, n3_lod_s1, n25_or_s1, n25_or_s2, n19_add_s2, n18_shl_s2
-, n6_xor_s1, n9_xor_s1, n29_mux_s2, n33_shl_s2, n45_cat_s2, n30_lod_s2, n27_mux_s3, n53_or_s3, n47_add_s3, n46_shl_s3, n0_a);
-  wire [4:0] \$1 ;
-  wire [4:0] \$10 ;
-  wire [63:0] \$100 ;
-  wire [64:0] \$101 ;
-  wire [4:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [4:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
-  wire [4:0] \$2 ;
-  wire [4:0] \$20 ;
-  wire [4:0] \$21 ;
-  wire [4:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [4:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire [4:0] \$26 ;
-  wire [4:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire [4:0] \$29 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$30 ;
-  wire [4:0] \$31 ;
-  wire [4:0] \$32 ;
-  wire [4:0] \$33 ;
-  wire [4:0] \$34 ;
-  wire [4:0] \$35 ;
-  wire [4:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire [4:0] \$38 ;
-  wire [4:0] \$39 ;
-  wire [4:0] \$4 ;
-  wire [4:0] \$40 ;
-  wire [4:0] \$41 ;
-  wire [4:0] \$42 ;
-  wire [4:0] \$43 ;
-  wire [4:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire [4:0] \$46 ;
-  wire [4:0] \$47 ;
-  wire [4:0] \$48 ;
-  wire [4:0] \$49 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$50 ;
-  wire [4:0] \$51 ;
-  wire [4:0] \$52 ;
-  wire [4:0] \$53 ;
-  wire [4:0] \$54 ;
-  wire [4:0] \$55 ;
-  wire [4:0] \$56 ;
-  wire [4:0] \$57 ;
-  wire [4:0] \$58 ;
-  wire [4:0] \$59 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$60 ;
-  wire [94:0] \$61 ;
-  wire [63:0] \$62 ;
-  wire [94:0] \$63 ;
-  wire [64:0] \$64 ;
-  wire \$65 ;
-  wire \$66 ;
-  wire [64:0] \$67 ;
-  wire [4:0] \$68 ;
-  wire [4:0] \$69 ;
-  wire [4:0] \$7 ;
-  wire [4:0] \$70 ;
-  wire [4:0] \$71 ;
-  wire [4:0] \$72 ;
-  wire [4:0] \$73 ;
-  wire [4:0] \$74 ;
-  wire [4:0] \$75 ;
-  wire [4:0] \$76 ;
-  wire [4:0] \$77 ;
-  wire [4:0] \$78 ;
-  wire [4:0] \$79 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$80 ;
-  wire [4:0] \$81 ;
-  wire [4:0] \$82 ;
-  wire [4:0] \$83 ;
-  wire [4:0] \$84 ;
-  wire [4:0] \$85 ;
-  wire [4:0] \$86 ;
-  wire [4:0] \$87 ;
-  wire [4:0] \$88 ;
-  wire [4:0] \$89 ;
-  wire [4:0] \$9 ;
-  wire [4:0] \$90 ;
-  wire [4:0] \$91 ;
-  wire [4:0] \$92 ;
-  wire [4:0] \$93 ;
-  wire [4:0] \$94 ;
-  wire [4:0] \$95 ;
-  wire [4:0] \$96 ;
-  wire [4:0] \$97 ;
-  wire [94:0] \$98 ;
-  wire [64:0] \$99 ;
-  input [31:0] n0_a;
-  wire [31:0] n0_a;
-  input [5:0] n11_add_s1;
-  wire [5:0] n11_add_s1;
-  input [63:0] n14_cat_s1;
-  wire [63:0] n14_cat_s1;
-  input [63:0] n17_cat_s1;
-  wire [63:0] n17_cat_s1;
-  output [63:0] n18_shl;
-  wire [63:0] n18_shl;
-  input [63:0] n18_shl_s2;
-  wire [63:0] n18_shl_s2;
-  output [63:0] n19_add;
-  wire [63:0] n19_add;
-  input [63:0] n19_add_s2;
-  wire [63:0] n19_add_s2;
-  input [31:0] n1_b;
-  wire [31:0] n1_b;
-  output n25_or;
-  wire n25_or;
-  input n25_or_s1;
-  wire n25_or_s1;
-  input n25_or_s2;
-  wire n25_or_s2;
-  output [63:0] n27_mux;
-  wire [63:0] n27_mux;
-  input [63:0] n27_mux_s3;
-  wire [63:0] n27_mux_s3;
-  output [31:0] n29_mux;
-  wire [31:0] n29_mux;
-  input [31:0] n29_mux_s2;
-  wire [31:0] n29_mux_s2;
-  output [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input [4:0] n2_lod_s1;
-  wire [4:0] n2_lod_s1;
-  input [4:0] n30_lod_s2;
-  wire [4:0] n30_lod_s2;
-  output [4:0] n31_lod;
-  wire [4:0] n31_lod;
-  input [31:0] n33_shl_s2;
-  wire [31:0] n33_shl_s2;
-  output [31:0] n34_xor;
-  wire [31:0] n34_xor;
-  output [4:0] n3_lod;
-  wire [4:0] n3_lod;
-  input [4:0] n3_lod_s1;
-  wire [4:0] n3_lod_s1;
-  input [63:0] n45_cat_s2;
-  wire [63:0] n45_cat_s2;
-  output [63:0] n46_shl;
-  wire [63:0] n46_shl;
-  input [63:0] n46_shl_s3;
-  wire [63:0] n46_shl_s3;
-  input [63:0] n47_add_s3;
-  wire [63:0] n47_add_s3;
-  input n53_or_s3;
-  wire n53_or_s3;
-  output [63:0] n58_add;
-  wire [63:0] n58_add;
-  input [31:0] n6_xor_s1;
-  wire [31:0] n6_xor_s1;
-  input [31:0] n9_xor_s1;
-  wire [31:0] n9_xor_s1;
-  assign \$1  = n0_a[1] ? 5'h01 : 5'h00;
-  assign \$2  = n0_a[2] ? 5'h02 : \$1 ;
-  assign \$3  = n0_a[3] ? 5'h03 : \$2 ;
-  assign \$4  = n0_a[4] ? 5'h04 : \$3 ;
-  assign \$5  = n0_a[5] ? 5'h05 : \$4 ;
-  assign \$6  = n0_a[6] ? 5'h06 : \$5 ;
-  assign \$7  = n0_a[7] ? 5'h07 : \$6 ;
-  assign \$8  = n0_a[8] ? 5'h08 : \$7 ;
-  assign \$9  = n0_a[9] ? 5'h09 : \$8 ;
-  assign \$10  = n0_a[10] ? 5'h0a : \$9 ;
-  assign \$11  = n0_a[11] ? 5'h0b : \$10 ;
-  assign \$12  = n0_a[12] ? 5'h0c : \$11 ;
-  assign \$13  = n0_a[13] ? 5'h0d : \$12 ;
-  assign \$14  = n0_a[14] ? 5'h0e : \$13 ;
-  assign \$15  = n0_a[15] ? 5'h0f : \$14 ;
-  assign \$16  = n0_a[16] ? 5'h10 : \$15 ;
-  assign \$17  = n0_a[17] ? 5'h11 : \$16 ;
-  assign \$18  = n0_a[18] ? 5'h12 : \$17 ;
-  assign \$19  = n0_a[19] ? 5'h13 : \$18 ;
-  assign \$20  = n0_a[20] ? 5'h14 : \$19 ;
-  assign \$21  = n0_a[21] ? 5'h15 : \$20 ;
-  assign \$22  = n0_a[22] ? 5'h16 : \$21 ;
-  assign \$23  = n0_a[23] ? 5'h17 : \$22 ;
-  assign \$24  = n0_a[24] ? 5'h18 : \$23 ;
-  assign \$25  = n0_a[25] ? 5'h19 : \$24 ;
-  assign \$26  = n0_a[26] ? 5'h1a : \$25 ;
-  assign \$27  = n0_a[27] ? 5'h1b : \$26 ;
-  assign \$28  = n0_a[28] ? 5'h1c : \$27 ;
-  assign \$29  = n0_a[29] ? 5'h1d : \$28 ;
-  assign \$30  = n0_a[30] ? 5'h1e : \$29 ;
-  assign n2_lod = n0_a[31] ? 5'h1f : \$30 ;
-  assign \$31  = n1_b[1] ? 5'h01 : 5'h00;
-  assign \$32  = n1_b[2] ? 5'h02 : \$31 ;
-  assign \$33  = n1_b[3] ? 5'h03 : \$32 ;
-  assign \$34  = n1_b[4] ? 5'h04 : \$33 ;
-  assign \$35  = n1_b[5] ? 5'h05 : \$34 ;
-  assign \$36  = n1_b[6] ? 5'h06 : \$35 ;
-  assign \$37  = n1_b[7] ? 5'h07 : \$36 ;
-  assign \$38  = n1_b[8] ? 5'h08 : \$37 ;
-  assign \$39  = n1_b[9] ? 5'h09 : \$38 ;
-  assign \$40  = n1_b[10] ? 5'h0a : \$39 ;
-  assign \$41  = n1_b[11] ? 5'h0b : \$40 ;
-  assign \$42  = n1_b[12] ? 5'h0c : \$41 ;
-  assign \$43  = n1_b[13] ? 5'h0d : \$42 ;
-  assign \$44  = n1_b[14] ? 5'h0e : \$43 ;
-  assign \$45  = n1_b[15] ? 5'h0f : \$44 ;
-  assign \$46  = n1_b[16] ? 5'h10 : \$45 ;
-  assign \$47  = n1_b[17] ? 5'h11 : \$46 ;
-  assign \$48  = n1_b[18] ? 5'h12 : \$47 ;
-  assign \$49  = n1_b[19] ? 5'h13 : \$48 ;
-  assign \$50  = n1_b[20] ? 5'h14 : \$49 ;
-  assign \$51  = n1_b[21] ? 5'h15 : \$50 ;
-  assign \$52  = n1_b[22] ? 5'h16 : \$51 ;
-  assign \$53  = n1_b[23] ? 5'h17 : \$52 ;
-  assign \$54  = n1_b[24] ? 5'h18 : \$53 ;
-  assign \$55  = n1_b[25] ? 5'h19 : \$54 ;
-  assign \$56  = n1_b[26] ? 5'h1a : \$55 ;
-  assign \$57  = n1_b[27] ? 5'h1b : \$56 ;
-  assign \$58  = n1_b[28] ? 5'h1c : \$57 ;
-  assign \$59  = n1_b[29] ? 5'h1d : \$58 ;
-  assign \$60  = n1_b[30] ? 5'h1e : \$59 ;
-  assign n3_lod = n1_b[31] ? 5'h1f : \$60 ;
-  assign \$61  = n17_cat_s1 << n2_lod_s1;
-  assign \$62  = 1'h1 << n11_add_s1;
-  assign \$63  = n14_cat_s1 << n3_lod_s1;
-  assign \$64  = \$62  + \$63 [63:0];
-  assign \$65  = ! n0_a;
-  assign \$66  = ! n1_b;
-  assign n25_or = \$65  | \$66 ;
-  assign \$67  = n19_add_s2 + n18_shl_s2;
-  assign n27_mux = n25_or_s2 ? 64'h0000000000000000 : \$67 [63:0];
-  assign n29_mux = n25_or_s1 ? 32'd0 : n6_xor_s1;
-  assign \$68  = n9_xor_s1[1] ? 5'h01 : 5'h00;
-  assign \$69  = n9_xor_s1[2] ? 5'h02 : \$68 ;
-  assign \$70  = n9_xor_s1[3] ? 5'h03 : \$69 ;
-  assign \$71  = n9_xor_s1[4] ? 5'h04 : \$70 ;
-  assign \$72  = n9_xor_s1[5] ? 5'h05 : \$71 ;
-  assign \$73  = n9_xor_s1[6] ? 5'h06 : \$72 ;
-  assign \$74  = n9_xor_s1[7] ? 5'h07 : \$73 ;
-  assign \$75  = n9_xor_s1[8] ? 5'h08 : \$74 ;
-  assign \$76  = n9_xor_s1[9] ? 5'h09 : \$75 ;
-  assign \$77  = n9_xor_s1[10] ? 5'h0a : \$76 ;
-  assign \$78  = n9_xor_s1[11] ? 5'h0b : \$77 ;
-  assign \$79  = n9_xor_s1[12] ? 5'h0c : \$78 ;
-  assign \$80  = n9_xor_s1[13] ? 5'h0d : \$79 ;
-  assign \$81  = n9_xor_s1[14] ? 5'h0e : \$80 ;
-  assign \$82  = n9_xor_s1[15] ? 5'h0f : \$81 ;
-  assign \$83  = n9_xor_s1[16] ? 5'h10 : \$82 ;
-  assign \$84  = n9_xor_s1[17] ? 5'h11 : \$83 ;
-  assign \$85  = n9_xor_s1[18] ? 5'h12 : \$84 ;
-  assign \$86  = n9_xor_s1[19] ? 5'h13 : \$85 ;
-  assign \$87  = n9_xor_s1[20] ? 5'h14 : \$86 ;
-  assign \$88  = n9_xor_s1[21] ? 5'h15 : \$87 ;
-  assign \$89  = n9_xor_s1[22] ? 5'h16 : \$88 ;
-  assign \$90  = n9_xor_s1[23] ? 5'h17 : \$89 ;
-  assign \$91  = n9_xor_s1[24] ? 5'h18 : \$90 ;
-  assign \$92  = n9_xor_s1[25] ? 5'h19 : \$91 ;
-  assign \$93  = n9_xor_s1[26] ? 5'h1a : \$92 ;
-  assign \$94  = n9_xor_s1[27] ? 5'h1b : \$93 ;
-  assign \$95  = n9_xor_s1[28] ? 5'h1c : \$94 ;
-  assign \$96  = n9_xor_s1[29] ? 5'h1d : \$95 ;
-  assign \$97  = n9_xor_s1[30] ? 5'h1e : \$96 ;
-  assign n31_lod = n9_xor_s1[31] ? 5'h1f : \$97 ;
-  assign n34_xor = n29_mux_s2 ^ n33_shl_s2;
-  assign \$98  = n45_cat_s2 << n30_lod_s2;
-  assign \$99  = n47_add_s3 + n46_shl_s3;
-  assign \$100  = n53_or_s3 ? 64'h0000000000000000 : \$99 [63:0];
-  assign \$101  = n27_mux_s3 + \$100 ;
-  assign n18_shl = \$61 [63:0];
-  assign n19_add = \$64 [63:0];
-  assign n46_shl = \$98 [63:0];
-  assign n58_add = \$101 [63:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \iterlog_w32_s3.depth2 (n1_b, n2_lod, n3_lod, n29_mux, n31_lod, n34_xor, n6_xor, n9_xor, n11_add, n30_lod, \port$146$0 , n47_add, n53_or, n9_xor_s1, n39_add_s2, n31_lod_s2, n53_or_s2, n0_a);
-  wire [31:0] \$1 ;
-  wire [4:0] \$10 ;
-  wire [4:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [4:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
-  wire [31:0] \$2 ;
-  wire [4:0] \$20 ;
-  wire [4:0] \$21 ;
-  wire [4:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [4:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire [4:0] \$26 ;
-  wire [4:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire [4:0] \$29 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$30 ;
-  wire [4:0] \$31 ;
-  wire [4:0] \$32 ;
-  wire [31:0] \$33 ;
-  wire [31:0] \$34 ;
-  wire [63:0] \$35 ;
-  wire [94:0] \$36 ;
-  wire [64:0] \$37 ;
+module \iterlog_w32_s3.depth1 (n1_b, n226_mux, n245_mux, n272_mux, n354_or, n356_mux, n363_not, n368_not, n373_not, n382_not, n393_not, n398_not, n407_not, n420_not, n425_not, n430_not, n439_not, n450_not, n455_not, n464_not, n583_mux
+, n602_mux, n629_mux, n711_or, n716_add, n223_slice_s1, n222_cat_s1, n225_cat_s1, n244_slice_s1, n243_cat_s1, n240_mux_s1, n271_slice_s1, n270_cat_s1, n267_mux_s1, n354_or_s2, n288_add_s2, n287_mux_s2, n360_slice_s1, n365_slice_s1, n370_slice_s1, n379_slice_s1, n390_slice_s1
+, n395_slice_s1, n404_slice_s1, n417_slice_s1, n422_slice_s1, n427_slice_s1, n436_slice_s1, n447_slice_s1, n452_slice_s1, n461_slice_s1, n580_slice_s2, n579_cat_s2, n582_cat_s2, n601_slice_s2, n600_cat_s2, n597_mux_s2, n628_slice_s2, n627_cat_s2, n624_mux_s2, n649_slice_s1, n652_slice_s1, n655_slice_s1
+, n658_slice_s1, n661_slice_s1, n664_slice_s1, n667_slice_s1, n670_slice_s1, n681_slice_s1, n684_slice_s1, n687_slice_s1, n690_slice_s1, n693_slice_s1, n696_slice_s1, n699_slice_s1, n702_slice_s1, n356_mux_s3, n711_or_s3, n645_add_s3, n644_mux_s3, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire [64:0] \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
   wire \$38 ;
   wire \$39 ;
-  wire [4:0] \$4 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$9 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire \$64 ;
+  wire \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire \$69 ;
+  wire \$7 ;
+  wire \$70 ;
+  wire \$71 ;
+  wire \$72 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire [64:0] \$76 ;
+  wire [63:0] \$77 ;
+  wire [64:0] \$78 ;
+  wire \$8 ;
+  wire \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  output [5:0] n11_add;
-  wire [5:0] n11_add;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  input [31:0] n29_mux;
-  wire [31:0] n29_mux;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  output [4:0] n30_lod;
-  wire [4:0] n30_lod;
-  input [4:0] n31_lod;
-  wire [4:0] n31_lod;
-  input [4:0] n31_lod_s2;
-  wire [4:0] n31_lod_s2;
-  input [31:0] n34_xor;
-  wire [31:0] n34_xor;
-  input [5:0] n39_add_s2;
-  wire [5:0] n39_add_s2;
-  input [4:0] n3_lod;
-  wire [4:0] n3_lod;
-  wire [63:0] n45_cat;
-  output [63:0] n47_add;
-  wire [63:0] n47_add;
-  output n53_or;
-  wire n53_or;
-  input n53_or_s2;
-  wire n53_or_s2;
-  wire [31:0] n57_mux;
-  output [31:0] n6_xor;
-  wire [31:0] n6_xor;
-  output [31:0] n9_xor;
-  wire [31:0] n9_xor;
-  input [31:0] n9_xor_s1;
-  wire [31:0] n9_xor_s1;
-  output [31:0] \port$146$0 ;
-  wire [31:0] \port$146$0 ;
-  assign \$1  = 1'h1 << n2_lod;
-  assign n6_xor = n0_a ^ \$1 ;
-  assign \$2  = 1'h1 << n3_lod;
-  assign n9_xor = n1_b ^ \$2 ;
-  assign n11_add = n2_lod + n3_lod;
-  assign \$3  = n29_mux[1] ? 5'h01 : 5'h00;
-  assign \$4  = n29_mux[2] ? 5'h02 : \$3 ;
-  assign \$5  = n29_mux[3] ? 5'h03 : \$4 ;
-  assign \$6  = n29_mux[4] ? 5'h04 : \$5 ;
-  assign \$7  = n29_mux[5] ? 5'h05 : \$6 ;
-  assign \$8  = n29_mux[6] ? 5'h06 : \$7 ;
-  assign \$9  = n29_mux[7] ? 5'h07 : \$8 ;
-  assign \$10  = n29_mux[8] ? 5'h08 : \$9 ;
-  assign \$11  = n29_mux[9] ? 5'h09 : \$10 ;
-  assign \$12  = n29_mux[10] ? 5'h0a : \$11 ;
-  assign \$13  = n29_mux[11] ? 5'h0b : \$12 ;
-  assign \$14  = n29_mux[12] ? 5'h0c : \$13 ;
-  assign \$15  = n29_mux[13] ? 5'h0d : \$14 ;
-  assign \$16  = n29_mux[14] ? 5'h0e : \$15 ;
-  assign \$17  = n29_mux[15] ? 5'h0f : \$16 ;
-  assign \$18  = n29_mux[16] ? 5'h10 : \$17 ;
-  assign \$19  = n29_mux[17] ? 5'h11 : \$18 ;
-  assign \$20  = n29_mux[18] ? 5'h12 : \$19 ;
-  assign \$21  = n29_mux[19] ? 5'h13 : \$20 ;
-  assign \$22  = n29_mux[20] ? 5'h14 : \$21 ;
-  assign \$23  = n29_mux[21] ? 5'h15 : \$22 ;
-  assign \$24  = n29_mux[22] ? 5'h16 : \$23 ;
-  assign \$25  = n29_mux[23] ? 5'h17 : \$24 ;
-  assign \$26  = n29_mux[24] ? 5'h18 : \$25 ;
-  assign \$27  = n29_mux[25] ? 5'h19 : \$26 ;
-  assign \$28  = n29_mux[26] ? 5'h1a : \$27 ;
-  assign \$29  = n29_mux[27] ? 5'h1b : \$28 ;
-  assign \$30  = n29_mux[28] ? 5'h1c : \$29 ;
-  assign \$31  = n29_mux[29] ? 5'h1d : \$30 ;
-  assign \$32  = n29_mux[30] ? 5'h1e : \$31 ;
-  assign n30_lod = n29_mux[31] ? 5'h1f : \$32 ;
-  assign \$33  = 1'h1 << n31_lod;
-  assign \$34  = n9_xor_s1 ^ \$33 ;
-  assign \$35  = 1'h1 << n39_add_s2;
-  assign \$36  = n34_xor << n31_lod_s2;
-  assign \$37  = \$35  + \$36 [63:0];
-  assign \$38  = ! n29_mux;
-  assign \$39  = ! n9_xor_s1;
-  assign n53_or = \$38  | \$39 ;
-  assign n57_mux = n53_or_s2 ? 32'd0 : n34_xor;
-  assign n45_cat = { 32'h00000000, \$34  };
-  assign \port$146$0  = \$34 ;
-  assign n47_add = \$37 [63:0];
+  input [31:0] n222_cat_s1;
+  wire [31:0] n222_cat_s1;
+  input n223_slice_s1;
+  wire n223_slice_s1;
+  input [31:0] n225_cat_s1;
+  wire [31:0] n225_cat_s1;
+  output [31:0] n226_mux;
+  wire [31:0] n226_mux;
+  input [63:0] n240_mux_s1;
+  wire [63:0] n240_mux_s1;
+  input [63:0] n243_cat_s1;
+  wire [63:0] n243_cat_s1;
+  input n244_slice_s1;
+  wire n244_slice_s1;
+  output [63:0] n245_mux;
+  wire [63:0] n245_mux;
+  input [63:0] n267_mux_s1;
+  wire [63:0] n267_mux_s1;
+  input [63:0] n270_cat_s1;
+  wire [63:0] n270_cat_s1;
+  input n271_slice_s1;
+  wire n271_slice_s1;
+  output [63:0] n272_mux;
+  wire [63:0] n272_mux;
+  input [63:0] n287_mux_s2;
+  wire [63:0] n287_mux_s2;
+  input [63:0] n288_add_s2;
+  wire [63:0] n288_add_s2;
+  wire [15:0] n2_slice;
+  output n354_or;
+  wire n354_or;
+  input n354_or_s2;
+  wire n354_or_s2;
+  output [63:0] n356_mux;
+  wire [63:0] n356_mux;
+  input [63:0] n356_mux_s3;
+  wire [63:0] n356_mux_s3;
+  input [15:0] n360_slice_s1;
+  wire [15:0] n360_slice_s1;
+  output n363_not;
+  wire n363_not;
+  input [7:0] n365_slice_s1;
+  wire [7:0] n365_slice_s1;
+  output n368_not;
+  wire n368_not;
+  input [3:0] n370_slice_s1;
+  wire [3:0] n370_slice_s1;
+  output n373_not;
+  wire n373_not;
+  input [3:0] n379_slice_s1;
+  wire [3:0] n379_slice_s1;
+  output n382_not;
+  wire n382_not;
+  input [7:0] n390_slice_s1;
+  wire [7:0] n390_slice_s1;
+  output n393_not;
+  wire n393_not;
+  input [3:0] n395_slice_s1;
+  wire [3:0] n395_slice_s1;
+  output n398_not;
+  wire n398_not;
+  wire [15:0] n3_slice;
+  input [3:0] n404_slice_s1;
+  wire [3:0] n404_slice_s1;
+  output n407_not;
+  wire n407_not;
+  input [15:0] n417_slice_s1;
+  wire [15:0] n417_slice_s1;
+  output n420_not;
+  wire n420_not;
+  input [7:0] n422_slice_s1;
+  wire [7:0] n422_slice_s1;
+  output n425_not;
+  wire n425_not;
+  input [3:0] n427_slice_s1;
+  wire [3:0] n427_slice_s1;
+  output n430_not;
+  wire n430_not;
+  input [3:0] n436_slice_s1;
+  wire [3:0] n436_slice_s1;
+  output n439_not;
+  wire n439_not;
+  input [7:0] n447_slice_s1;
+  wire [7:0] n447_slice_s1;
+  output n450_not;
+  wire n450_not;
+  input [3:0] n452_slice_s1;
+  wire [3:0] n452_slice_s1;
+  output n455_not;
+  wire n455_not;
+  input [3:0] n461_slice_s1;
+  wire [3:0] n461_slice_s1;
+  output n464_not;
+  wire n464_not;
+  wire [1:0] n476_cat;
+  wire [1:0] n479_cat;
+  wire [1:0] n513_cat;
+  wire [1:0] n516_cat;
+  wire [1:0] n551_cat;
+  wire [1:0] n554_cat;
+  input [31:0] n579_cat_s2;
+  wire [31:0] n579_cat_s2;
+  input n580_slice_s2;
+  wire n580_slice_s2;
+  input [31:0] n582_cat_s2;
+  wire [31:0] n582_cat_s2;
+  output [31:0] n583_mux;
+  wire [31:0] n583_mux;
+  input [63:0] n597_mux_s2;
+  wire [63:0] n597_mux_s2;
+  wire [15:0] n59_slice;
+  input [63:0] n600_cat_s2;
+  wire [63:0] n600_cat_s2;
+  input n601_slice_s2;
+  wire n601_slice_s2;
+  output [63:0] n602_mux;
+  wire [63:0] n602_mux;
+  wire [15:0] n60_slice;
+  input [63:0] n624_mux_s2;
+  wire [63:0] n624_mux_s2;
+  input [63:0] n627_cat_s2;
+  wire [63:0] n627_cat_s2;
+  input n628_slice_s2;
+  wire n628_slice_s2;
+  output [63:0] n629_mux;
+  wire [63:0] n629_mux;
+  input [63:0] n644_mux_s3;
+  wire [63:0] n644_mux_s3;
+  input [63:0] n645_add_s3;
+  wire [63:0] n645_add_s3;
+  input [3:0] n649_slice_s1;
+  wire [3:0] n649_slice_s1;
+  input [3:0] n652_slice_s1;
+  wire [3:0] n652_slice_s1;
+  input [3:0] n655_slice_s1;
+  wire [3:0] n655_slice_s1;
+  input [3:0] n658_slice_s1;
+  wire [3:0] n658_slice_s1;
+  input [3:0] n661_slice_s1;
+  wire [3:0] n661_slice_s1;
+  input [3:0] n664_slice_s1;
+  wire [3:0] n664_slice_s1;
+  input [3:0] n667_slice_s1;
+  wire [3:0] n667_slice_s1;
+  input [3:0] n670_slice_s1;
+  wire [3:0] n670_slice_s1;
+  input [3:0] n681_slice_s1;
+  wire [3:0] n681_slice_s1;
+  input [3:0] n684_slice_s1;
+  wire [3:0] n684_slice_s1;
+  input [3:0] n687_slice_s1;
+  wire [3:0] n687_slice_s1;
+  input [3:0] n690_slice_s1;
+  wire [3:0] n690_slice_s1;
+  input [3:0] n693_slice_s1;
+  wire [3:0] n693_slice_s1;
+  input [3:0] n696_slice_s1;
+  wire [3:0] n696_slice_s1;
+  input [3:0] n699_slice_s1;
+  wire [3:0] n699_slice_s1;
+  input [3:0] n702_slice_s1;
+  wire [3:0] n702_slice_s1;
+  output n711_or;
+  wire n711_or;
+  input n711_or_s3;
+  wire n711_or_s3;
+  output [63:0] n716_add;
+  wire [63:0] n716_add;
+  assign \$19  = ! n1_b[11:8];
+  assign \$20  = ! n1_b[15:12];
+  assign \$21  = \$19  & \$20 ;
+  assign \$22  = \$18  & \$21 ;
+  assign \$23  = ! n1_b[19:16];
+  assign \$24  = ! n1_b[23:20];
+  assign \$25  = \$23  & \$24 ;
+  assign \$26  = ! n1_b[27:24];
+  assign \$27  = ! n1_b[31:28];
+  assign \$28  = \$26  & \$27 ;
+  assign \$29  = \$25  & \$28 ;
+  assign \$30  = \$22  & \$29 ;
+  assign n354_or = \$15  | \$30 ;
+  assign \$31  = n288_add_s2 + n287_mux_s2;
+  assign n356_mux = n354_or_s2 ? 64'h0000000000000000 : \$31 [63:0];
+  assign \$32  = ! n360_slice_s1;
+  assign n363_not = ~ \$32 ;
+  assign \$33  = ! n365_slice_s1;
+  assign n368_not = ~ \$33 ;
+  assign \$34  = ! n370_slice_s1;
+  assign n373_not = ~ \$34 ;
+  assign \$35  = ! n379_slice_s1;
+  assign n382_not = ~ \$35 ;
+  assign \$36  = ! n390_slice_s1;
+  assign n393_not = ~ \$36 ;
+  assign \$37  = ! n395_slice_s1;
+  assign n398_not = ~ \$37 ;
+  assign \$38  = ! n404_slice_s1;
+  assign n407_not = ~ \$38 ;
+  assign \$39  = ! n417_slice_s1;
+  assign n420_not = ~ \$39 ;
+  assign \$40  = ! n422_slice_s1;
+  assign n425_not = ~ \$40 ;
+  assign \$41  = ! n427_slice_s1;
+  assign n430_not = ~ \$41 ;
+  assign \$42  = ! n436_slice_s1;
+  assign n439_not = ~ \$42 ;
+  assign \$43  = ! n447_slice_s1;
+  assign n450_not = ~ \$43 ;
+  assign \$44  = ! n452_slice_s1;
+  assign n455_not = ~ \$44 ;
+  assign \$45  = ! n461_slice_s1;
+  assign n464_not = ~ \$45 ;
+  assign n583_mux = n580_slice_s2 ? n579_cat_s2 : n582_cat_s2;
+  assign n602_mux = n601_slice_s2 ? n600_cat_s2 : n597_mux_s2;
+  assign n629_mux = n628_slice_s2 ? n627_cat_s2 : n624_mux_s2;
+  assign \$46  = ! n649_slice_s1;
+  assign \$47  = ! n652_slice_s1;
+  assign \$48  = \$46  & \$47 ;
+  assign \$49  = ! n655_slice_s1;
+  assign \$50  = ! n658_slice_s1;
+  assign \$51  = \$49  & \$50 ;
+  assign \$52  = \$48  & \$51 ;
+  assign \$53  = ! n661_slice_s1;
+  assign \$54  = ! n664_slice_s1;
+  assign \$55  = \$53  & \$54 ;
+  assign \$56  = ! n667_slice_s1;
+  assign \$57  = ! n670_slice_s1;
+  assign \$58  = \$56  & \$57 ;
+  assign \$59  = \$55  & \$58 ;
+  assign \$60  = \$52  & \$59 ;
+  assign \$61  = ! n681_slice_s1;
+  assign \$62  = ! n684_slice_s1;
+  assign \$63  = \$61  & \$62 ;
+  assign \$64  = ! n687_slice_s1;
+  assign \$65  = ! n690_slice_s1;
+  assign \$66  = \$64  & \$65 ;
+  assign \$67  = \$63  & \$66 ;
+  assign \$68  = ! n693_slice_s1;
+  assign \$69  = ! n696_slice_s1;
+  assign \$70  = \$68  & \$69 ;
+  assign \$71  = ! n699_slice_s1;
+  assign \$72  = ! n702_slice_s1;
+  assign \$73  = \$71  & \$72 ;
+  assign \$74  = \$70  & \$73 ;
+  assign \$75  = \$67  & \$74 ;
+  assign n711_or = \$60  | \$75 ;
+  assign \$76  = n645_add_s3 + n644_mux_s3;
+  assign \$77  = n711_or_s3 ? 64'h0000000000000000 : \$76 [63:0];
+  assign \$78  = n356_mux_s3 + \$77 ;
+  assign n226_mux = n223_slice_s1 ? n222_cat_s1 : n225_cat_s1;
+  assign n245_mux = n244_slice_s1 ? n243_cat_s1 : n240_mux_s1;
+  assign n272_mux = n271_slice_s1 ? n270_cat_s1 : n267_mux_s1;
+  assign \$1  = ! n0_a[3:0];
+  assign \$2  = ! n0_a[7:4];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n0_a[11:8];
+  assign \$5  = ! n0_a[15:12];
+  assign \$6  = \$4  & \$5 ;
+  assign \$7  = \$3  & \$6 ;
+  assign \$8  = ! n0_a[19:16];
+  assign \$9  = ! n0_a[23:20];
+  assign \$10  = \$8  & \$9 ;
+  assign \$11  = ! n0_a[27:24];
+  assign \$12  = ! n0_a[31:28];
+  assign \$13  = \$11  & \$12 ;
+  assign \$14  = \$10  & \$13 ;
+  assign \$15  = \$7  & \$14 ;
+  assign \$16  = ! n1_b[3:0];
+  assign \$17  = ! n1_b[7:4];
+  assign \$18  = \$16  & \$17 ;
+  assign n2_slice = n0_a[15:0];
+  assign n3_slice = n0_a[31:16];
+  assign n59_slice = n1_b[15:0];
+  assign n60_slice = n1_b[31:16];
+  assign n476_cat = 2'h2;
+  assign n479_cat = 2'h1;
+  assign n513_cat = 2'h2;
+  assign n516_cat = 2'h1;
+  assign n551_cat = 2'h2;
+  assign n554_cat = 2'h1;
+  assign n716_add = \$78 [63:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \iterlog_w32_s3.depth3 (n6_xor, n9_xor, n30_lod, n33_shl, n39_add, n31_lod);
-  wire [63:0] n14_cat;
-  wire [63:0] n17_cat;
-  input [4:0] n30_lod;
-  wire [4:0] n30_lod;
-  input [4:0] n31_lod;
-  wire [4:0] n31_lod;
-  output [31:0] n33_shl;
-  wire [31:0] n33_shl;
-  output [5:0] n39_add;
-  wire [5:0] n39_add;
-  input [31:0] n6_xor;
-  wire [31:0] n6_xor;
-  input [31:0] n9_xor;
-  wire [31:0] n9_xor;
-  assign n33_shl = 1'h1 << n30_lod;
-  assign n39_add = n30_lod + n31_lod;
-  assign n14_cat = { 32'h00000000, n6_xor };
-  assign n17_cat = { 32'h00000000, n9_xor };
+module \iterlog_w32_s3.depth10 (n1_b, \port$103$0 , \port$105$0 , \port$220$0 , \port$251$0 , n191_add, n144_mux, n181_mux, n212_mux, n597_mux, n152_xor, n189_xor, n219_mux, n0_a);
+  wire [31:0] \$1 ;
+  wire [31:0] \$2 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  wire [4:0] n115_cat;
+  input [15:0] n144_mux;
+  wire [15:0] n144_mux;
+  output [31:0] n152_xor;
+  wire [31:0] n152_xor;
+  input [15:0] n181_mux;
+  wire [15:0] n181_mux;
+  output [31:0] n189_xor;
+  wire [31:0] n189_xor;
+  input [5:0] n191_add;
+  wire [5:0] n191_add;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input [7:0] n212_mux;
+  wire [7:0] n212_mux;
+  output [15:0] n219_mux;
+  wire [15:0] n219_mux;
+  wire [4:0] n58_cat;
+  input [63:0] n597_mux;
+  wire [63:0] n597_mux;
+  wire [63:0] n600_cat;
+  input \port$103$0 ;
+  wire \port$103$0 ;
+  input \port$105$0 ;
+  wire \port$105$0 ;
+  input [3:0] \port$220$0 ;
+  wire [3:0] \port$220$0 ;
+  input [3:0] \port$251$0 ;
+  wire [3:0] \port$251$0 ;
+  assign \$1  = \port$103$0  ? { n144_mux, 16'h0000 } : { 16'h0000, n144_mux };
+  assign n152_xor = n0_a ^ \$1 ;
+  assign \$2  = \port$105$0  ? { n181_mux, 16'h0000 } : { 16'h0000, n181_mux };
+  assign n189_xor = n1_b ^ \$2 ;
+  assign n219_mux = n191_add[3] ? { n212_mux, 8'h00 } : { 8'h00, n212_mux };
+  assign n58_cat = { \port$103$0 , \port$220$0  };
+  assign n115_cat = { \port$105$0 , \port$251$0  };
+  assign n600_cat = { n597_mux[61:0], 2'h0 };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth11 (n152_xor, n189_xor, n219_mux, n358_mux, n354_or);
+  input [31:0] n152_xor;
+  wire [31:0] n152_xor;
+  input [31:0] n189_xor;
+  wire [31:0] n189_xor;
+  input [15:0] n219_mux;
+  wire [15:0] n219_mux;
+  wire [31:0] n222_cat;
+  wire [31:0] n225_cat;
+  wire [63:0] n235_cat;
+  wire [63:0] n262_cat;
+  input n354_or;
+  wire n354_or;
+  output [31:0] n358_mux;
+  wire [31:0] n358_mux;
+  wire [15:0] n416_slice;
+  wire [15:0] n417_slice;
+  wire [3:0] n681_slice;
+  wire [3:0] n684_slice;
+  wire [3:0] n687_slice;
+  wire [3:0] n690_slice;
+  wire [3:0] n693_slice;
+  wire [3:0] n696_slice;
+  wire [3:0] n699_slice;
+  wire [3:0] n702_slice;
+  assign n358_mux = n354_or ? 32'd0 : n152_xor;
+  assign n222_cat = { n219_mux, 16'h0000 };
+  assign n225_cat = { 16'h0000, n219_mux };
+  assign n235_cat = { 32'h00000000, n152_xor };
+  assign n262_cat = { 32'h00000000, n189_xor };
+  assign n416_slice = n189_xor[15:0];
+  assign n417_slice = n189_xor[31:16];
+  assign n681_slice = n189_xor[3:0];
+  assign n684_slice = n189_xor[7:4];
+  assign n687_slice = n189_xor[11:8];
+  assign n690_slice = n189_xor[15:12];
+  assign n693_slice = n189_xor[19:16];
+  assign n696_slice = n189_xor[23:20];
+  assign n699_slice = n189_xor[27:24];
+  assign n702_slice = n189_xor[31:28];
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth12 (\port$105$0 , \port$220$0 , \port$251$0 , \port$279$0 , \port$281$0 , n358_mux, n240_mux, n267_mux, \port$103$0 );
+  wire [4:0] n115_cat;
+  wire [63:0] n235_cat;
+  output [63:0] n240_mux;
+  wire [63:0] n240_mux;
+  wire [63:0] n262_cat;
+  output [63:0] n267_mux;
+  wire [63:0] n267_mux;
+  input [31:0] n358_mux;
+  wire [31:0] n358_mux;
+  wire [15:0] n359_slice;
+  wire [15:0] n360_slice;
+  wire [15:0] n416_slice;
+  wire [15:0] n417_slice;
+  wire [7:0] n421_slice;
+  wire [7:0] n422_slice;
+  wire [7:0] n446_slice;
+  wire [7:0] n447_slice;
+  wire [4:0] n58_cat;
+  wire [3:0] n649_slice;
+  wire [3:0] n652_slice;
+  wire [3:0] n655_slice;
+  wire [3:0] n658_slice;
+  wire [3:0] n661_slice;
+  wire [3:0] n664_slice;
+  wire [3:0] n667_slice;
+  wire [3:0] n670_slice;
+  input \port$103$0 ;
+  wire \port$103$0 ;
+  input \port$105$0 ;
+  wire \port$105$0 ;
+  input [3:0] \port$220$0 ;
+  wire [3:0] \port$220$0 ;
+  input [3:0] \port$251$0 ;
+  wire [3:0] \port$251$0 ;
+  input [31:0] \port$279$0 ;
+  wire [31:0] \port$279$0 ;
+  input [31:0] \port$281$0 ;
+  wire [31:0] \port$281$0 ;
+  assign n240_mux = \port$251$0 [0] ? { 31'h00000000, \port$279$0 , 1'h0 } : { 32'h00000000, \port$279$0  };
+  assign n267_mux = \port$220$0 [0] ? { 31'h00000000, \port$281$0 , 1'h0 } : { 32'h00000000, \port$281$0  };
+  assign n115_cat = { \port$105$0 , \port$251$0  };
+  assign n235_cat = { 32'h00000000, \port$279$0  };
+  assign n58_cat = { \port$103$0 , \port$220$0  };
+  assign n262_cat = { 32'h00000000, \port$281$0  };
+  assign n359_slice = n358_mux[15:0];
+  assign n360_slice = n358_mux[31:16];
+  assign n421_slice = \port$281$0 [23:16];
+  assign n417_slice = \port$281$0 [31:16];
+  assign n422_slice = \port$281$0 [31:24];
+  assign n446_slice = \port$281$0 [7:0];
+  assign n416_slice = \port$281$0 [15:0];
+  assign n447_slice = \port$281$0 [15:8];
+  assign n649_slice = n358_mux[3:0];
+  assign n652_slice = n358_mux[7:4];
+  assign n655_slice = n358_mux[11:8];
+  assign n658_slice = n358_mux[15:12];
+  assign n661_slice = n358_mux[19:16];
+  assign n664_slice = n358_mux[23:20];
+  assign n667_slice = n358_mux[27:24];
+  assign n670_slice = n358_mux[31:28];
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth13 (\port$283$0 , n240_mux, n267_mux, n432_lod, n441_lod, n457_lod, n466_lod, \port$281$0 );
+  wire [1:0] \$1 ;
+  wire [1:0] \$2 ;
+  wire [1:0] \$3 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  input [63:0] n240_mux;
+  wire [63:0] n240_mux;
+  wire [63:0] n243_cat;
+  input [63:0] n267_mux;
+  wire [63:0] n267_mux;
+  wire [63:0] n270_cat;
+  wire [15:0] n359_slice;
+  wire [15:0] n360_slice;
+  wire [7:0] n364_slice;
+  wire [7:0] n365_slice;
+  wire [7:0] n389_slice;
+  wire [7:0] n390_slice;
+  wire [7:0] n421_slice;
+  wire [7:0] n422_slice;
+  wire [3:0] n427_slice;
+  output [1:0] n432_lod;
+  wire [1:0] n432_lod;
+  wire [3:0] n436_slice;
+  output [1:0] n441_lod;
+  wire [1:0] n441_lod;
+  wire [7:0] n446_slice;
+  wire [7:0] n447_slice;
+  wire [3:0] n452_slice;
+  output [1:0] n457_lod;
+  wire [1:0] n457_lod;
+  wire [3:0] n461_slice;
+  output [1:0] n466_lod;
+  wire [1:0] n466_lod;
+  input [31:0] \port$281$0 ;
+  wire [31:0] \port$281$0 ;
+  input [31:0] \port$283$0 ;
+  wire [31:0] \port$283$0 ;
+  assign \$2  = \port$281$0 [26] ? 2'h2 : \$1 ;
+  assign n432_lod = \port$281$0 [27] ? 2'h3 : \$2 ;
+  assign \$3  = \port$281$0 [17] ? 2'h1 : 2'h0;
+  assign \$4  = \port$281$0 [18] ? 2'h2 : \$3 ;
+  assign n441_lod = \port$281$0 [19] ? 2'h3 : \$4 ;
+  assign \$5  = \port$281$0 [9] ? 2'h1 : 2'h0;
+  assign \$6  = \port$281$0 [10] ? 2'h2 : \$5 ;
+  assign n457_lod = \port$281$0 [11] ? 2'h3 : \$6 ;
+  assign \$7  = \port$281$0 [1] ? 2'h1 : 2'h0;
+  assign \$8  = \port$281$0 [2] ? 2'h2 : \$7 ;
+  assign n466_lod = \port$281$0 [3] ? 2'h3 : \$8 ;
+  assign \$1  = \port$281$0 [25] ? 2'h1 : 2'h0;
+  assign n243_cat = { n240_mux[61:0], 2'h0 };
+  assign n270_cat = { n267_mux[61:0], 2'h0 };
+  assign n364_slice = \port$283$0 [23:16];
+  assign n360_slice = \port$283$0 [31:16];
+  assign n365_slice = \port$283$0 [31:24];
+  assign n389_slice = \port$283$0 [7:0];
+  assign n359_slice = \port$283$0 [15:0];
+  assign n390_slice = \port$283$0 [15:8];
+  assign n427_slice = \port$281$0 [31:28];
+  assign n422_slice = \port$281$0 [31:24];
+  assign n436_slice = \port$281$0 [23:20];
+  assign n421_slice = \port$281$0 [23:16];
+  assign n452_slice = \port$281$0 [15:12];
+  assign n447_slice = \port$281$0 [15:8];
+  assign n461_slice = \port$281$0 [7:4];
+  assign n446_slice = \port$281$0 [7:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth14 (n452_slice, n436_slice, n427_slice, \port$283$0 , n431_lod, n440_lod, n456_lod, n465_lod, n461_slice);
+  wire [1:0] \$1 ;
+  wire [1:0] \$2 ;
+  wire [1:0] \$3 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [7:0] n364_slice;
+  wire [7:0] n365_slice;
+  wire [3:0] n369_slice;
+  wire [3:0] n370_slice;
+  wire [3:0] n378_slice;
+  wire [3:0] n379_slice;
+  wire [7:0] n389_slice;
+  wire [7:0] n390_slice;
+  wire [3:0] n394_slice;
+  wire [3:0] n395_slice;
+  wire [3:0] n403_slice;
+  wire [3:0] n404_slice;
+  input [3:0] n427_slice;
+  wire [3:0] n427_slice;
+  output [1:0] n431_lod;
+  wire [1:0] n431_lod;
+  input [3:0] n436_slice;
+  wire [3:0] n436_slice;
+  output [1:0] n440_lod;
+  wire [1:0] n440_lod;
+  input [3:0] n452_slice;
+  wire [3:0] n452_slice;
+  output [1:0] n456_lod;
+  wire [1:0] n456_lod;
+  input [3:0] n461_slice;
+  wire [3:0] n461_slice;
+  output [1:0] n465_lod;
+  wire [1:0] n465_lod;
+  input [31:0] \port$283$0 ;
+  wire [31:0] \port$283$0 ;
+  assign \$2  = n427_slice[2] ? 2'h2 : \$1 ;
+  assign n431_lod = n427_slice[3] ? 2'h3 : \$2 ;
+  assign \$3  = n436_slice[1] ? 2'h1 : 2'h0;
+  assign \$4  = n436_slice[2] ? 2'h2 : \$3 ;
+  assign n440_lod = n436_slice[3] ? 2'h3 : \$4 ;
+  assign \$5  = n452_slice[1] ? 2'h1 : 2'h0;
+  assign \$6  = n452_slice[2] ? 2'h2 : \$5 ;
+  assign n456_lod = n452_slice[3] ? 2'h3 : \$6 ;
+  assign \$7  = n461_slice[1] ? 2'h1 : 2'h0;
+  assign \$8  = n461_slice[2] ? 2'h2 : \$7 ;
+  assign n465_lod = n461_slice[3] ? 2'h3 : \$8 ;
+  assign \$1  = n427_slice[1] ? 2'h1 : 2'h0;
+  assign n369_slice = \port$283$0 [27:24];
+  assign n365_slice = \port$283$0 [31:24];
+  assign n370_slice = \port$283$0 [31:28];
+  assign n378_slice = \port$283$0 [19:16];
+  assign n364_slice = \port$283$0 [23:16];
+  assign n379_slice = \port$283$0 [23:20];
+  assign n394_slice = \port$283$0 [11:8];
+  assign n390_slice = \port$283$0 [15:8];
+  assign n395_slice = \port$283$0 [15:12];
+  assign n403_slice = \port$283$0 [3:0];
+  assign n389_slice = \port$283$0 [7:0];
+  assign n404_slice = \port$283$0 [7:4];
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth2 (\port$0$34 , n245_mux, n272_mux, n363_not, n368_not, n373_not, n382_not, n393_not, n398_not, n407_not, n420_not, n425_not, n430_not, n439_not, n450_not, n455_not, n464_not, n602_mux, n629_mux, n6_not, n63_not
+, n250_mux, n277_mux, \port$138$0 , \port$145$0 , n607_mux, n634_mux, n249_slice_s1, n276_slice_s1, n370_slice_s1, n379_slice_s1, n395_slice_s1, n404_slice_s1, n369_slice_s1, n378_slice_s1, n394_slice_s1, n403_slice_s1, n431_lod_s1, n432_lod_s1, n440_lod_s1, n441_lod_s1, n456_lod_s1
+, n457_lod_s1, n465_lod_s1, n466_lod_s1, n606_slice_s2, n633_slice_s2, \port$0$2 );
+  wire \$1 ;
+  wire [1:0] \$10 ;
+  wire [1:0] \$11 ;
+  wire [1:0] \$12 ;
+  wire [1:0] \$13 ;
+  wire [1:0] \$14 ;
+  wire [1:0] \$15 ;
+  wire [1:0] \$16 ;
+  wire [2:0] \$17 ;
+  wire [1:0] \$18 ;
+  wire [1:0] \$19 ;
+  wire \$2 ;
+  wire [1:0] \$20 ;
+  wire [1:0] \$21 ;
+  wire [1:0] \$22 ;
+  wire [1:0] \$23 ;
+  wire [1:0] \$24 ;
+  wire [1:0] \$25 ;
+  wire [1:0] \$26 ;
+  wire [1:0] \$27 ;
+  wire [1:0] \$28 ;
+  wire [1:0] \$29 ;
+  wire [1:0] \$3 ;
+  wire [1:0] \$30 ;
+  wire [1:0] \$31 ;
+  wire [2:0] \$32 ;
+  wire [3:0] \$33 ;
+  wire [1:0] \$34 ;
+  wire [1:0] \$35 ;
+  wire [2:0] \$36 ;
+  wire [1:0] \$37 ;
+  wire [1:0] \$38 ;
+  wire [2:0] \$39 ;
+  wire [1:0] \$4 ;
+  wire [3:0] \$40 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [1:0] \$9 ;
+  input [63:0] n245_mux;
+  wire [63:0] n245_mux;
+  input n249_slice_s1;
+  wire n249_slice_s1;
+  output [63:0] n250_mux;
+  wire [63:0] n250_mux;
+  input [63:0] n272_mux;
+  wire [63:0] n272_mux;
+  input n276_slice_s1;
+  wire n276_slice_s1;
+  output [63:0] n277_mux;
+  wire [63:0] n277_mux;
+  wire [15:0] n2_slice;
+  wire [7:0] n32_slice;
+  wire [7:0] n33_slice;
+  input n363_not;
+  wire n363_not;
+  input n368_not;
+  wire n368_not;
+  input [3:0] n369_slice_s1;
+  wire [3:0] n369_slice_s1;
+  input [3:0] n370_slice_s1;
+  wire [3:0] n370_slice_s1;
+  input n373_not;
+  wire n373_not;
+  input [3:0] n378_slice_s1;
+  wire [3:0] n378_slice_s1;
+  input [3:0] n379_slice_s1;
+  wire [3:0] n379_slice_s1;
+  input n382_not;
+  wire n382_not;
+  input n393_not;
+  wire n393_not;
+  input [3:0] n394_slice_s1;
+  wire [3:0] n394_slice_s1;
+  input [3:0] n395_slice_s1;
+  wire [3:0] n395_slice_s1;
+  input n398_not;
+  wire n398_not;
+  wire [15:0] n3_slice;
+  input [3:0] n403_slice_s1;
+  wire [3:0] n403_slice_s1;
+  input [3:0] n404_slice_s1;
+  wire [3:0] n404_slice_s1;
+  input n407_not;
+  wire n407_not;
+  wire [4:0] n415_cat;
+  input n420_not;
+  wire n420_not;
+  input n425_not;
+  wire n425_not;
+  input n430_not;
+  wire n430_not;
+  input [1:0] n431_lod_s1;
+  wire [1:0] n431_lod_s1;
+  input [1:0] n432_lod_s1;
+  wire [1:0] n432_lod_s1;
+  input n439_not;
+  wire n439_not;
+  input [1:0] n440_lod_s1;
+  wire [1:0] n440_lod_s1;
+  input [1:0] n441_lod_s1;
+  wire [1:0] n441_lod_s1;
+  input n450_not;
+  wire n450_not;
+  input n455_not;
+  wire n455_not;
+  input [1:0] n456_lod_s1;
+  wire [1:0] n456_lod_s1;
+  input [1:0] n457_lod_s1;
+  wire [1:0] n457_lod_s1;
+  input n464_not;
+  wire n464_not;
+  input [1:0] n465_lod_s1;
+  wire [1:0] n465_lod_s1;
+  input [1:0] n466_lod_s1;
+  wire [1:0] n466_lod_s1;
+  wire [4:0] n472_cat;
+  wire [15:0] n59_slice;
+  input [63:0] n602_mux;
+  wire [63:0] n602_mux;
+  input n606_slice_s2;
+  wire n606_slice_s2;
+  output [63:0] n607_mux;
+  wire [63:0] n607_mux;
+  wire [15:0] n60_slice;
+  input [63:0] n629_mux;
+  wire [63:0] n629_mux;
+  input n633_slice_s2;
+  wire n633_slice_s2;
+  output [63:0] n634_mux;
+  wire [63:0] n634_mux;
+  output n63_not;
+  wire n63_not;
+  wire [7:0] n64_slice;
+  wire [7:0] n65_slice;
+  output n6_not;
+  wire n6_not;
+  wire [7:0] n7_slice;
+  wire [7:0] n89_slice;
+  wire [7:0] n8_slice;
+  wire [7:0] n90_slice;
+  input [31:0] \port$0$2 ;
+  wire [31:0] \port$0$2 ;
+  input [31:0] \port$0$34 ;
+  wire [31:0] \port$0$34 ;
+  output [3:0] \port$138$0 ;
+  wire [3:0] \port$138$0 ;
+  output [3:0] \port$145$0 ;
+  wire [3:0] \port$145$0 ;
+  assign \$1  = ! \port$0$2 [31:16];
+  assign n6_not = ~ \$1 ;
+  assign \$2  = ! \port$0$34 [31:16];
+  assign n63_not = ~ \$2 ;
+  assign n250_mux = n249_slice_s1 ? { n245_mux[59:0], 4'h0 } : n245_mux;
+  assign n277_mux = n276_slice_s1 ? { n272_mux[59:0], 4'h0 } : n272_mux;
+  assign \$3  = n370_slice_s1[1] ? 2'h1 : 2'h0;
+  assign \$4  = n370_slice_s1[2] ? 2'h2 : \$3 ;
+  assign \$5  = n370_slice_s1[3] ? 2'h3 : \$4 ;
+  assign \$6  = n369_slice_s1[1] ? 2'h1 : 2'h0;
+  assign \$7  = n369_slice_s1[2] ? 2'h2 : \$6 ;
+  assign \$8  = n369_slice_s1[3] ? 2'h3 : \$7 ;
+  assign \$9  = n373_not ? \$5  : \$8 ;
+  assign \$10  = n379_slice_s1[1] ? 2'h1 : 2'h0;
+  assign \$11  = n379_slice_s1[2] ? 2'h2 : \$10 ;
+  assign \$12  = n379_slice_s1[3] ? 2'h3 : \$11 ;
+  assign \$13  = n378_slice_s1[1] ? 2'h1 : 2'h0;
+  assign \$14  = n378_slice_s1[2] ? 2'h2 : \$13 ;
+  assign \$15  = n378_slice_s1[3] ? 2'h3 : \$14 ;
+  assign \$16  = n382_not ? \$12  : \$15 ;
+  assign \$17  = n368_not ? { n373_not, \$9  } : { n382_not, \$16  };
+  assign \$18  = n395_slice_s1[1] ? 2'h1 : 2'h0;
+  assign \$19  = n395_slice_s1[2] ? 2'h2 : \$18 ;
+  assign \$20  = n395_slice_s1[3] ? 2'h3 : \$19 ;
+  assign \$21  = n394_slice_s1[1] ? 2'h1 : 2'h0;
+  assign \$22  = n394_slice_s1[2] ? 2'h2 : \$21 ;
+  assign \$23  = n394_slice_s1[3] ? 2'h3 : \$22 ;
+  assign \$24  = n398_not ? \$20  : \$23 ;
+  assign \$25  = n404_slice_s1[1] ? 2'h1 : 2'h0;
+  assign \$26  = n404_slice_s1[2] ? 2'h2 : \$25 ;
+  assign \$27  = n404_slice_s1[3] ? 2'h3 : \$26 ;
+  assign \$28  = n403_slice_s1[1] ? 2'h1 : 2'h0;
+  assign \$29  = n403_slice_s1[2] ? 2'h2 : \$28 ;
+  assign \$30  = n403_slice_s1[3] ? 2'h3 : \$29 ;
+  assign \$31  = n407_not ? \$27  : \$30 ;
+  assign \$32  = n393_not ? { n398_not, \$24  } : { n407_not, \$31  };
+  assign \$33  = n363_not ? { n368_not, \$17  } : { n393_not, \$32  };
+  assign \$34  = n430_not ? n431_lod_s1 : n432_lod_s1;
+  assign \$35  = n439_not ? n440_lod_s1 : n441_lod_s1;
+  assign \$36  = n425_not ? { n430_not, \$34  } : { n439_not, \$35  };
+  assign \$37  = n455_not ? n456_lod_s1 : n457_lod_s1;
+  assign \$38  = n464_not ? n465_lod_s1 : n466_lod_s1;
+  assign \$39  = n450_not ? { n455_not, \$37  } : { n464_not, \$38  };
+  assign \$40  = n420_not ? { n425_not, \$36  } : { n450_not, \$39  };
+  assign n607_mux = n606_slice_s2 ? { n602_mux[59:0], 4'h0 } : n602_mux;
+  assign n634_mux = n633_slice_s2 ? { n629_mux[59:0], 4'h0 } : n629_mux;
+  assign n3_slice = \port$0$2 [31:16];
+  assign n7_slice = \port$0$2 [23:16];
+  assign n8_slice = \port$0$2 [31:24];
+  assign n32_slice = \port$0$2 [7:0];
+  assign n2_slice = \port$0$2 [15:0];
+  assign n33_slice = \port$0$2 [15:8];
+  assign n60_slice = \port$0$34 [31:16];
+  assign n64_slice = \port$0$34 [23:16];
+  assign n65_slice = \port$0$34 [31:24];
+  assign n89_slice = \port$0$34 [7:0];
+  assign n59_slice = \port$0$34 [15:0];
+  assign n90_slice = \port$0$34 [15:8];
+  assign n415_cat = { n363_not, \$33  };
+  assign n472_cat = { n420_not, \$40  };
+  assign \port$138$0  = \$33 ;
+  assign \port$145$0  = \$40 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth3 (\port$0$34 , n643_slice, n616_slice, n250_mux, n277_mux, \port$138$0 , \port$145$0 , n607_mux, n634_mux, n11_not, n36_not, n68_not, n93_not, n255_mux, n282_mux, n480_mux, n517_mux, n548_add, n612_mux, n639_mux, n254_slice_s1
+, n281_slice_s1, n476_cat_s1, n479_cat_s1, n513_cat_s1, n516_cat_s1, n611_slice_s2, n638_slice_s2, \port$0$2 );
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire [3:0] n104_slice;
+  output n11_not;
+  wire n11_not;
+  wire [3:0] n13_slice;
+  wire [3:0] n22_slice;
+  input [63:0] n250_mux;
+  wire [63:0] n250_mux;
+  input n254_slice_s1;
+  wire n254_slice_s1;
+  output [63:0] n255_mux;
+  wire [63:0] n255_mux;
+  input [63:0] n277_mux;
+  wire [63:0] n277_mux;
+  input n281_slice_s1;
+  wire n281_slice_s1;
+  output [63:0] n282_mux;
+  wire [63:0] n282_mux;
+  wire [7:0] n32_slice;
+  wire [7:0] n33_slice;
+  output n36_not;
+  wire n36_not;
+  wire [3:0] n38_slice;
+  wire [4:0] n415_cat;
+  wire [4:0] n472_cat;
+  input [1:0] n476_cat_s1;
+  wire [1:0] n476_cat_s1;
+  input [1:0] n479_cat_s1;
+  wire [1:0] n479_cat_s1;
+  wire [3:0] n47_slice;
+  output [1:0] n480_mux;
+  wire [1:0] n480_mux;
+  input [1:0] n513_cat_s1;
+  wire [1:0] n513_cat_s1;
+  input [1:0] n516_cat_s1;
+  wire [1:0] n516_cat_s1;
+  output [1:0] n517_mux;
+  wire [1:0] n517_mux;
+  output [5:0] n548_add;
+  wire [5:0] n548_add;
+  wire n601_slice;
+  wire n606_slice;
+  input [63:0] n607_mux;
+  wire [63:0] n607_mux;
+  wire n611_slice;
+  input n611_slice_s2;
+  wire n611_slice_s2;
+  output [63:0] n612_mux;
+  wire [63:0] n612_mux;
+  input n616_slice;
+  wire n616_slice;
+  wire n628_slice;
+  wire n633_slice;
+  input [63:0] n634_mux;
+  wire [63:0] n634_mux;
+  wire n638_slice;
+  input n638_slice_s2;
+  wire n638_slice_s2;
+  output [63:0] n639_mux;
+  wire [63:0] n639_mux;
+  input n643_slice;
+  wire n643_slice;
+  wire [7:0] n64_slice;
+  wire [7:0] n65_slice;
+  output n68_not;
+  wire n68_not;
+  wire [3:0] n70_slice;
+  wire [3:0] n79_slice;
+  wire [7:0] n7_slice;
+  wire [7:0] n89_slice;
+  wire [7:0] n8_slice;
+  wire [7:0] n90_slice;
+  output n93_not;
+  wire n93_not;
+  wire [3:0] n95_slice;
+  input [31:0] \port$0$2 ;
+  wire [31:0] \port$0$2 ;
+  input [31:0] \port$0$34 ;
+  wire [31:0] \port$0$34 ;
+  input [3:0] \port$138$0 ;
+  wire [3:0] \port$138$0 ;
+  input [3:0] \port$145$0 ;
+  wire [3:0] \port$145$0 ;
+  assign n68_not = ~ \$3 ;
+  assign \$4  = ! \port$0$34 [15:8];
+  assign n93_not = ~ \$4 ;
+  assign n255_mux = n254_slice_s1 ? { n250_mux[55:0], 8'h00 } : n250_mux;
+  assign n282_mux = n281_slice_s1 ? { n277_mux[55:0], 8'h00 } : n277_mux;
+  assign n480_mux = \port$138$0 [0] ? n476_cat_s1 : n479_cat_s1;
+  assign n517_mux = \port$145$0 [0] ? n513_cat_s1 : n516_cat_s1;
+  assign n548_add = { n643_slice, \port$138$0  } + { n616_slice, \port$145$0  };
+  assign n612_mux = n611_slice_s2 ? { n607_mux[55:0], 8'h00 } : n607_mux;
+  assign n639_mux = n638_slice_s2 ? { n634_mux[55:0], 8'h00 } : n634_mux;
+  assign \$1  = ! \port$0$2 [31:24];
+  assign n11_not = ~ \$1 ;
+  assign \$2  = ! \port$0$2 [15:8];
+  assign n36_not = ~ \$2 ;
+  assign \$3  = ! \port$0$34 [31:24];
+  assign n8_slice = \port$0$2 [31:24];
+  assign n13_slice = \port$0$2 [31:28];
+  assign n22_slice = \port$0$2 [23:20];
+  assign n7_slice = \port$0$2 [23:16];
+  assign n33_slice = \port$0$2 [15:8];
+  assign n38_slice = \port$0$2 [15:12];
+  assign n47_slice = \port$0$2 [7:4];
+  assign n32_slice = \port$0$2 [7:0];
+  assign n65_slice = \port$0$34 [31:24];
+  assign n70_slice = \port$0$34 [31:28];
+  assign n79_slice = \port$0$34 [23:20];
+  assign n64_slice = \port$0$34 [23:16];
+  assign n90_slice = \port$0$34 [15:8];
+  assign n95_slice = \port$0$34 [15:12];
+  assign n104_slice = \port$0$34 [7:4];
+  assign n89_slice = \port$0$34 [7:0];
+  assign n415_cat = { n643_slice, \port$138$0  };
+  assign n472_cat = { n616_slice, \port$145$0  };
+  assign n601_slice = \port$145$0 [1];
+  assign n606_slice = \port$145$0 [2];
+  assign n611_slice = \port$145$0 [3];
+  assign n628_slice = \port$138$0 [1];
+  assign n633_slice = \port$138$0 [2];
+  assign n638_slice = \port$138$0 [3];
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth4 (n38_slice, n22_slice, n13_slice, n104_slice, n95_slice, n79_slice, n70_slice, n226_mux, \port$38$0 , \port$52$0 , n583_mux, \port$138$0 , \port$145$0 , n255_mux, n282_mux, n480_mux, n517_mux, n548_add, n612_mux, n639_mux, n16_not
+, n25_not, n41_not, n50_not, n73_not, n82_not, n98_not, n107_not, n287_mux, n288_add, n487_mux, n524_mux, n555_mux, n644_mux, n645_add, n286_slice_s1, n230_slice_s1, n259_slice_s1, n551_cat_s1, n554_cat_s1, n643_slice_s2, n587_slice_s2
+, n616_slice_s2, n47_slice);
+  wire \$1 ;
+  wire [63:0] \$10 ;
+  wire [64:0] \$11 ;
+  wire [63:0] \$12 ;
+  wire [63:0] \$13 ;
+  wire [64:0] \$14 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire [63:0] \$9 ;
+  input [3:0] n104_slice;
+  wire [3:0] n104_slice;
+  output n107_not;
+  wire n107_not;
+  input [3:0] n13_slice;
+  wire [3:0] n13_slice;
+  output n16_not;
+  wire n16_not;
+  input [31:0] n226_mux;
+  wire [31:0] n226_mux;
+  input [3:0] n22_slice;
+  wire [3:0] n22_slice;
+  input n230_slice_s1;
+  wire n230_slice_s1;
+  input [63:0] n255_mux;
+  wire [63:0] n255_mux;
+  input n259_slice_s1;
+  wire n259_slice_s1;
+  output n25_not;
+  wire n25_not;
+  input [63:0] n282_mux;
+  wire [63:0] n282_mux;
+  input n286_slice_s1;
+  wire n286_slice_s1;
+  output [63:0] n287_mux;
+  wire [63:0] n287_mux;
+  output [63:0] n288_add;
+  wire [63:0] n288_add;
+  input [3:0] n38_slice;
+  wire [3:0] n38_slice;
+  wire [4:0] n415_cat;
+  output n41_not;
+  wire n41_not;
+  wire [4:0] n472_cat;
+  input [3:0] n47_slice;
+  wire [3:0] n47_slice;
+  input [1:0] n480_mux;
+  wire [1:0] n480_mux;
+  output [3:0] n487_mux;
+  wire [3:0] n487_mux;
+  output n50_not;
+  wire n50_not;
+  input [1:0] n517_mux;
+  wire [1:0] n517_mux;
+  output [3:0] n524_mux;
+  wire [3:0] n524_mux;
+  input [5:0] n548_add;
+  wire [5:0] n548_add;
+  input [1:0] n551_cat_s1;
+  wire [1:0] n551_cat_s1;
+  input [1:0] n554_cat_s1;
+  wire [1:0] n554_cat_s1;
+  output [1:0] n555_mux;
+  wire [1:0] n555_mux;
+  wire n580_slice;
+  input [31:0] n583_mux;
+  wire [31:0] n583_mux;
+  wire n587_slice;
+  input n587_slice_s2;
+  wire n587_slice_s2;
+  input [63:0] n612_mux;
+  wire [63:0] n612_mux;
+  input n616_slice_s2;
+  wire n616_slice_s2;
+  input [63:0] n639_mux;
+  wire [63:0] n639_mux;
+  input n643_slice_s2;
+  wire n643_slice_s2;
+  output [63:0] n644_mux;
+  wire [63:0] n644_mux;
+  output [63:0] n645_add;
+  wire [63:0] n645_add;
+  input [3:0] n70_slice;
+  wire [3:0] n70_slice;
+  output n73_not;
+  wire n73_not;
+  input [3:0] n79_slice;
+  wire [3:0] n79_slice;
+  output n82_not;
+  wire n82_not;
+  input [3:0] n95_slice;
+  wire [3:0] n95_slice;
+  output n98_not;
+  wire n98_not;
+  input [3:0] \port$138$0 ;
+  wire [3:0] \port$138$0 ;
+  input [3:0] \port$145$0 ;
+  wire [3:0] \port$145$0 ;
+  input \port$38$0 ;
+  wire \port$38$0 ;
+  input \port$52$0 ;
+  wire \port$52$0 ;
+  assign \$1  = ! n13_slice;
+  assign n16_not = ~ \$1 ;
+  assign \$2  = ! n22_slice;
+  assign n25_not = ~ \$2 ;
+  assign \$3  = ! n38_slice;
+  assign n41_not = ~ \$3 ;
+  assign \$4  = ! n47_slice;
+  assign n50_not = ~ \$4 ;
+  assign \$5  = ! n70_slice;
+  assign n73_not = ~ \$5 ;
+  assign \$6  = ! n79_slice;
+  assign n82_not = ~ \$6 ;
+  assign \$7  = ! n95_slice;
+  assign n98_not = ~ \$7 ;
+  assign \$8  = ! n104_slice;
+  assign n107_not = ~ \$8 ;
+  assign n287_mux = n286_slice_s1 ? { n282_mux[47:0], 16'h0000 } : n282_mux;
+  assign \$9  = n230_slice_s1 ? { n226_mux, 32'h00000000 } : { 32'h00000000, n226_mux };
+  assign \$10  = n259_slice_s1 ? { n255_mux[47:0], 16'h0000 } : n255_mux;
+  assign \$11  = \$9  + \$10 ;
+  assign n487_mux = \port$138$0 [1] ? { n480_mux, 2'h0 } : { 2'h0, n480_mux };
+  assign n524_mux = \port$145$0 [1] ? { n517_mux, 2'h0 } : { 2'h0, n517_mux };
+  assign n555_mux = n548_add[0] ? n551_cat_s1 : n554_cat_s1;
+  assign n644_mux = n643_slice_s2 ? { n639_mux[47:0], 16'h0000 } : n639_mux;
+  assign \$12  = n587_slice_s2 ? { n583_mux, 32'h00000000 } : { 32'h00000000, n583_mux };
+  assign \$13  = n616_slice_s2 ? { n612_mux[47:0], 16'h0000 } : n612_mux;
+  assign \$14  = \$12  + \$13 ;
+  assign n415_cat = { \port$38$0 , \port$138$0  };
+  assign n472_cat = { \port$52$0 , \port$145$0  };
+  assign n580_slice = n548_add[4];
+  assign n587_slice = n548_add[5];
+  assign n288_add = \$11 [63:0];
+  assign n645_add = \$14 [63:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth5 (\port$0$34 , \port$38$0 , \port$52$0 , n6_not, n63_not, \port$138$0 , \port$145$0 , n11_not, n36_not, n68_not, n93_not, n548_add, n16_not, n25_not, n41_not, n50_not, n73_not, n82_not, n98_not, n107_not, n487_mux
+, n524_mux, n555_mux, \port$220$0 , \port$251$0 , n494_mux, n531_mux, n562_mux, \port$0$2 );
+  wire [1:0] \$1 ;
+  wire [1:0] \$10 ;
+  wire [1:0] \$11 ;
+  wire [1:0] \$12 ;
+  wire [1:0] \$13 ;
+  wire [1:0] \$14 ;
+  wire [2:0] \$15 ;
+  wire [1:0] \$16 ;
+  wire [1:0] \$17 ;
+  wire [1:0] \$18 ;
+  wire [1:0] \$19 ;
+  wire [1:0] \$2 ;
+  wire [1:0] \$20 ;
+  wire [1:0] \$21 ;
+  wire [1:0] \$22 ;
+  wire [1:0] \$23 ;
+  wire [1:0] \$24 ;
+  wire [1:0] \$25 ;
+  wire [1:0] \$26 ;
+  wire [1:0] \$27 ;
+  wire [1:0] \$28 ;
+  wire [1:0] \$29 ;
+  wire [1:0] \$3 ;
+  wire [2:0] \$30 ;
+  wire [3:0] \$31 ;
+  wire [1:0] \$32 ;
+  wire [1:0] \$33 ;
+  wire [1:0] \$34 ;
+  wire [1:0] \$35 ;
+  wire [1:0] \$36 ;
+  wire [1:0] \$37 ;
+  wire [1:0] \$38 ;
+  wire [1:0] \$39 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$40 ;
+  wire [1:0] \$41 ;
+  wire [1:0] \$42 ;
+  wire [1:0] \$43 ;
+  wire [1:0] \$44 ;
+  wire [1:0] \$45 ;
+  wire [2:0] \$46 ;
+  wire [1:0] \$47 ;
+  wire [1:0] \$48 ;
+  wire [1:0] \$49 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$50 ;
+  wire [1:0] \$51 ;
+  wire [1:0] \$52 ;
+  wire [1:0] \$53 ;
+  wire [1:0] \$54 ;
+  wire [1:0] \$55 ;
+  wire [1:0] \$56 ;
+  wire [1:0] \$57 ;
+  wire [1:0] \$58 ;
+  wire [1:0] \$59 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$60 ;
+  wire [2:0] \$61 ;
+  wire [3:0] \$62 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [1:0] \$9 ;
+  wire [3:0] n104_slice;
+  input n107_not;
+  wire n107_not;
+  wire [4:0] n115_cat;
+  input n11_not;
+  wire n11_not;
+  wire [3:0] n13_slice;
+  input n16_not;
+  wire n16_not;
+  wire [3:0] n22_slice;
+  input n25_not;
+  wire n25_not;
+  wire [7:0] n32_slice;
+  wire [7:0] n33_slice;
+  input n36_not;
+  wire n36_not;
+  wire [3:0] n38_slice;
+  wire [4:0] n415_cat;
+  input n41_not;
+  wire n41_not;
+  wire [4:0] n472_cat;
+  wire [3:0] n47_slice;
+  input [3:0] n487_mux;
+  wire [3:0] n487_mux;
+  output [7:0] n494_mux;
+  wire [7:0] n494_mux;
+  input n50_not;
+  wire n50_not;
+  input [3:0] n524_mux;
+  wire [3:0] n524_mux;
+  output [7:0] n531_mux;
+  wire [7:0] n531_mux;
+  input [5:0] n548_add;
+  wire [5:0] n548_add;
+  input [1:0] n555_mux;
+  wire [1:0] n555_mux;
+  output [3:0] n562_mux;
+  wire [3:0] n562_mux;
+  wire [4:0] n58_cat;
+  input n63_not;
+  wire n63_not;
+  wire [7:0] n64_slice;
+  wire [7:0] n65_slice;
+  input n68_not;
+  wire n68_not;
+  input n6_not;
+  wire n6_not;
+  wire [3:0] n70_slice;
+  input n73_not;
+  wire n73_not;
+  wire [3:0] n79_slice;
+  wire [7:0] n7_slice;
+  input n82_not;
+  wire n82_not;
+  wire [7:0] n89_slice;
+  wire [7:0] n8_slice;
+  wire [7:0] n90_slice;
+  input n93_not;
+  wire n93_not;
+  wire [3:0] n95_slice;
+  input n98_not;
+  wire n98_not;
+  input [31:0] \port$0$2 ;
+  wire [31:0] \port$0$2 ;
+  input [31:0] \port$0$34 ;
+  wire [31:0] \port$0$34 ;
+  input [3:0] \port$138$0 ;
+  wire [3:0] \port$138$0 ;
+  input [3:0] \port$145$0 ;
+  wire [3:0] \port$145$0 ;
+  output [3:0] \port$220$0 ;
+  wire [3:0] \port$220$0 ;
+  output [3:0] \port$251$0 ;
+  wire [3:0] \port$251$0 ;
+  input \port$38$0 ;
+  wire \port$38$0 ;
+  input \port$52$0 ;
+  wire \port$52$0 ;
+  assign \$38  = n73_not ? \$34  : \$37 ;
+  assign \$39  = \port$0$34 [21] ? 2'h1 : 2'h0;
+  assign \$40  = \port$0$34 [22] ? 2'h2 : \$39 ;
+  assign \$41  = \port$0$34 [23] ? 2'h3 : \$40 ;
+  assign \$42  = \port$0$34 [17] ? 2'h1 : 2'h0;
+  assign \$43  = \port$0$34 [18] ? 2'h2 : \$42 ;
+  assign \$44  = \port$0$34 [19] ? 2'h3 : \$43 ;
+  assign \$45  = n82_not ? \$41  : \$44 ;
+  assign \$46  = n68_not ? { n73_not, \$38  } : { n82_not, \$45  };
+  assign \$47  = \port$0$34 [13] ? 2'h1 : 2'h0;
+  assign \$48  = \port$0$34 [14] ? 2'h2 : \$47 ;
+  assign \$49  = \port$0$34 [15] ? 2'h3 : \$48 ;
+  assign \$50  = \port$0$34 [9] ? 2'h1 : 2'h0;
+  assign \$51  = \port$0$34 [10] ? 2'h2 : \$50 ;
+  assign \$52  = \port$0$34 [11] ? 2'h3 : \$51 ;
+  assign \$53  = n98_not ? \$49  : \$52 ;
+  assign \$54  = \port$0$34 [5] ? 2'h1 : 2'h0;
+  assign \$55  = \port$0$34 [6] ? 2'h2 : \$54 ;
+  assign \$56  = \port$0$34 [7] ? 2'h3 : \$55 ;
+  assign \$57  = \port$0$34 [1] ? 2'h1 : 2'h0;
+  assign \$58  = \port$0$34 [2] ? 2'h2 : \$57 ;
+  assign \$59  = \port$0$34 [3] ? 2'h3 : \$58 ;
+  assign \$60  = n107_not ? \$56  : \$59 ;
+  assign \$61  = n93_not ? { n98_not, \$53  } : { n107_not, \$60  };
+  assign \$62  = n63_not ? { n68_not, \$46  } : { n93_not, \$61  };
+  assign n494_mux = \port$138$0 [2] ? { n487_mux, 4'h0 } : { 4'h0, n487_mux };
+  assign n531_mux = \port$145$0 [2] ? { n524_mux, 4'h0 } : { 4'h0, n524_mux };
+  assign n562_mux = n548_add[1] ? { n555_mux, 2'h0 } : { 2'h0, n555_mux };
+  assign \$1  = \port$0$2 [29] ? 2'h1 : 2'h0;
+  assign \$2  = \port$0$2 [30] ? 2'h2 : \$1 ;
+  assign \$3  = \port$0$2 [31] ? 2'h3 : \$2 ;
+  assign \$4  = \port$0$2 [25] ? 2'h1 : 2'h0;
+  assign \$5  = \port$0$2 [26] ? 2'h2 : \$4 ;
+  assign \$6  = \port$0$2 [27] ? 2'h3 : \$5 ;
+  assign \$7  = n16_not ? \$3  : \$6 ;
+  assign \$8  = \port$0$2 [21] ? 2'h1 : 2'h0;
+  assign \$9  = \port$0$2 [22] ? 2'h2 : \$8 ;
+  assign \$10  = \port$0$2 [23] ? 2'h3 : \$9 ;
+  assign \$11  = \port$0$2 [17] ? 2'h1 : 2'h0;
+  assign \$12  = \port$0$2 [18] ? 2'h2 : \$11 ;
+  assign \$13  = \port$0$2 [19] ? 2'h3 : \$12 ;
+  assign \$14  = n25_not ? \$10  : \$13 ;
+  assign \$15  = n11_not ? { n16_not, \$7  } : { n25_not, \$14  };
+  assign \$16  = \port$0$2 [13] ? 2'h1 : 2'h0;
+  assign \$17  = \port$0$2 [14] ? 2'h2 : \$16 ;
+  assign \$18  = \port$0$2 [15] ? 2'h3 : \$17 ;
+  assign \$19  = \port$0$2 [9] ? 2'h1 : 2'h0;
+  assign \$20  = \port$0$2 [10] ? 2'h2 : \$19 ;
+  assign \$21  = \port$0$2 [11] ? 2'h3 : \$20 ;
+  assign \$22  = n41_not ? \$18  : \$21 ;
+  assign \$23  = \port$0$2 [5] ? 2'h1 : 2'h0;
+  assign \$24  = \port$0$2 [6] ? 2'h2 : \$23 ;
+  assign \$25  = \port$0$2 [7] ? 2'h3 : \$24 ;
+  assign \$26  = \port$0$2 [1] ? 2'h1 : 2'h0;
+  assign \$27  = \port$0$2 [2] ? 2'h2 : \$26 ;
+  assign \$28  = \port$0$2 [3] ? 2'h3 : \$27 ;
+  assign \$29  = n50_not ? \$25  : \$28 ;
+  assign \$30  = n36_not ? { n41_not, \$22  } : { n50_not, \$29  };
+  assign \$31  = n6_not ? { n11_not, \$15  } : { n36_not, \$30  };
+  assign \$32  = \port$0$34 [29] ? 2'h1 : 2'h0;
+  assign \$33  = \port$0$34 [30] ? 2'h2 : \$32 ;
+  assign \$34  = \port$0$34 [31] ? 2'h3 : \$33 ;
+  assign \$35  = \port$0$34 [25] ? 2'h1 : 2'h0;
+  assign \$36  = \port$0$34 [26] ? 2'h2 : \$35 ;
+  assign \$37  = \port$0$34 [27] ? 2'h3 : \$36 ;
+  assign n58_cat = { n6_not, \$31  };
+  assign n32_slice = \port$0$2 [7:0];
+  assign n47_slice = \port$0$2 [7:4];
+  assign n33_slice = \port$0$2 [15:8];
+  assign n38_slice = \port$0$2 [15:12];
+  assign n7_slice = \port$0$2 [23:16];
+  assign n22_slice = \port$0$2 [23:20];
+  assign n8_slice = \port$0$2 [31:24];
+  assign n13_slice = \port$0$2 [31:28];
+  assign n115_cat = { n63_not, \$62  };
+  assign n89_slice = \port$0$34 [7:0];
+  assign n104_slice = \port$0$34 [7:4];
+  assign n90_slice = \port$0$34 [15:8];
+  assign n95_slice = \port$0$34 [15:12];
+  assign n64_slice = \port$0$34 [23:16];
+  assign n79_slice = \port$0$34 [23:20];
+  assign n65_slice = \port$0$34 [31:24];
+  assign n70_slice = \port$0$34 [31:28];
+  assign n415_cat = { \port$38$0 , \port$138$0  };
+  assign n472_cat = { \port$52$0 , \port$145$0  };
+  assign \port$220$0  = \$31 ;
+  assign \port$251$0  = \$62 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth6 (\port$52$0 , n286_slice, n259_slice, \port$138$0 , \port$145$0 , n548_add, \port$220$0 , \port$251$0 , n494_mux, n531_mux, n562_mux, n123_mux, n160_mux, n191_add, n501_mux, n538_mux, n569_mux, \port$38$0 );
+  wire [4:0] n115_cat;
+  output [1:0] n123_mux;
+  wire [1:0] n123_mux;
+  output [1:0] n160_mux;
+  wire [1:0] n160_mux;
+  output [5:0] n191_add;
+  wire [5:0] n191_add;
+  wire n244_slice;
+  wire n249_slice;
+  wire n254_slice;
+  input n259_slice;
+  wire n259_slice;
+  wire n271_slice;
+  wire n276_slice;
+  wire n281_slice;
+  input n286_slice;
+  wire n286_slice;
+  wire [4:0] n415_cat;
+  wire [4:0] n472_cat;
+  input [7:0] n494_mux;
+  wire [7:0] n494_mux;
+  output [15:0] n501_mux;
+  wire [15:0] n501_mux;
+  input [7:0] n531_mux;
+  wire [7:0] n531_mux;
+  output [15:0] n538_mux;
+  wire [15:0] n538_mux;
+  input [5:0] n548_add;
+  wire [5:0] n548_add;
+  input [3:0] n562_mux;
+  wire [3:0] n562_mux;
+  output [7:0] n569_mux;
+  wire [7:0] n569_mux;
+  wire [4:0] n58_cat;
+  input [3:0] \port$138$0 ;
+  wire [3:0] \port$138$0 ;
+  input [3:0] \port$145$0 ;
+  wire [3:0] \port$145$0 ;
+  input [3:0] \port$220$0 ;
+  wire [3:0] \port$220$0 ;
+  input [3:0] \port$251$0 ;
+  wire [3:0] \port$251$0 ;
+  input \port$38$0 ;
+  wire \port$38$0 ;
+  input \port$52$0 ;
+  wire \port$52$0 ;
+  assign n123_mux = \port$220$0 [0] ? 2'h2 : 2'h1;
+  assign n160_mux = \port$251$0 [0] ? 2'h2 : 2'h1;
+  assign n191_add = { n286_slice, \port$220$0  } + { n259_slice, \port$251$0  };
+  assign n501_mux = \port$138$0 [3] ? { n494_mux, 8'h00 } : { 8'h00, n494_mux };
+  assign n538_mux = \port$145$0 [3] ? { n531_mux, 8'h00 } : { 8'h00, n531_mux };
+  assign n569_mux = n548_add[2] ? { n562_mux, 4'h0 } : { 4'h0, n562_mux };
+  assign n58_cat = { n286_slice, \port$220$0  };
+  assign n115_cat = { n259_slice, \port$251$0  };
+  assign n244_slice = \port$251$0 [1];
+  assign n249_slice = \port$251$0 [2];
+  assign n254_slice = \port$251$0 [3];
+  assign n271_slice = \port$220$0 [1];
+  assign n276_slice = \port$220$0 [2];
+  assign n281_slice = \port$220$0 [3];
+  assign n415_cat = { \port$38$0 , \port$138$0  };
+  assign n472_cat = { \port$52$0 , \port$145$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth7 (\port$52$0 , \port$103$0 , \port$105$0 , \port$138$0 , \port$145$0 , n548_add, \port$220$0 , \port$251$0 , n123_mux, n160_mux, n191_add, n501_mux, n538_mux, n569_mux, n130_mux, n167_mux, n198_mux, n509_xor, n576_mux, \port$268$0 , n358_mux_s1
+, n189_xor_s1, \port$38$0 );
+  wire [31:0] \$1 ;
+  wire [31:0] \$2 ;
+  wire [31:0] \$3 ;
+  wire [4:0] n115_cat;
+  input [1:0] n123_mux;
+  wire [1:0] n123_mux;
+  output [3:0] n130_mux;
+  wire [3:0] n130_mux;
+  input [1:0] n160_mux;
+  wire [1:0] n160_mux;
+  output [3:0] n167_mux;
+  wire [3:0] n167_mux;
+  input [31:0] n189_xor_s1;
+  wire [31:0] n189_xor_s1;
+  input [5:0] n191_add;
+  wire [5:0] n191_add;
+  output [1:0] n198_mux;
+  wire [1:0] n198_mux;
+  wire n223_slice;
+  wire n230_slice;
+  input [31:0] n358_mux_s1;
+  wire [31:0] n358_mux_s1;
+  wire [4:0] n415_cat;
+  wire [4:0] n472_cat;
+  input [15:0] n501_mux;
+  wire [15:0] n501_mux;
+  output [31:0] n509_xor;
+  wire [31:0] n509_xor;
+  input [15:0] n538_mux;
+  wire [15:0] n538_mux;
+  input [5:0] n548_add;
+  wire [5:0] n548_add;
+  input [7:0] n569_mux;
+  wire [7:0] n569_mux;
+  output [15:0] n576_mux;
+  wire [15:0] n576_mux;
+  wire [4:0] n58_cat;
+  wire [63:0] n619_cat;
+  input \port$103$0 ;
+  wire \port$103$0 ;
+  input \port$105$0 ;
+  wire \port$105$0 ;
+  input [3:0] \port$138$0 ;
+  wire [3:0] \port$138$0 ;
+  input [3:0] \port$145$0 ;
+  wire [3:0] \port$145$0 ;
+  input [3:0] \port$220$0 ;
+  wire [3:0] \port$220$0 ;
+  input [3:0] \port$251$0 ;
+  wire [3:0] \port$251$0 ;
+  output [31:0] \port$268$0 ;
+  wire [31:0] \port$268$0 ;
+  input \port$38$0 ;
+  wire \port$38$0 ;
+  input \port$52$0 ;
+  wire \port$52$0 ;
+  assign \$2  = \port$52$0  ? { n538_mux, 16'h0000 } : { 16'h0000, n538_mux };
+  assign \$3  = n189_xor_s1 ^ \$2 ;
+  assign n130_mux = \port$220$0 [1] ? { n123_mux, 2'h0 } : { 2'h0, n123_mux };
+  assign n167_mux = \port$251$0 [1] ? { n160_mux, 2'h0 } : { 2'h0, n160_mux };
+  assign n198_mux = n191_add[0] ? 2'h2 : 2'h1;
+  assign \$1  = \port$38$0  ? { n501_mux, 16'h0000 } : { 16'h0000, n501_mux };
+  assign n509_xor = n358_mux_s1 ^ \$1 ;
+  assign n576_mux = n548_add[3] ? { n569_mux, 8'h00 } : { 8'h00, n569_mux };
+  assign n58_cat = { \port$103$0 , \port$220$0  };
+  assign n115_cat = { \port$105$0 , \port$251$0  };
+  assign n223_slice = n191_add[4];
+  assign n230_slice = n191_add[5];
+  assign n415_cat = { \port$38$0 , \port$138$0  };
+  assign n619_cat = { 32'h00000000, \$3  };
+  assign n472_cat = { \port$52$0 , \port$145$0  };
+  assign \port$268$0  = \$3 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth8 (n711_or, \port$103$0 , \port$105$0 , \port$138$0 , \port$220$0 , \port$251$0 , n191_add, n130_mux, n167_mux, n198_mux, n509_xor, n576_mux, \port$268$0 , n137_mux, n174_mux, n205_mux, n624_mux, \port$38$0 );
+  wire [4:0] n115_cat;
+  input [3:0] n130_mux;
+  wire [3:0] n130_mux;
+  output [7:0] n137_mux;
+  wire [7:0] n137_mux;
+  input [3:0] n167_mux;
+  wire [3:0] n167_mux;
+  output [7:0] n174_mux;
+  wire [7:0] n174_mux;
+  input [5:0] n191_add;
+  wire [5:0] n191_add;
+  input [1:0] n198_mux;
+  wire [1:0] n198_mux;
+  output [3:0] n205_mux;
+  wire [3:0] n205_mux;
+  wire [4:0] n415_cat;
+  input [31:0] n509_xor;
+  wire [31:0] n509_xor;
+  input [15:0] n576_mux;
+  wire [15:0] n576_mux;
+  wire [31:0] n579_cat;
+  wire [31:0] n582_cat;
+  wire [4:0] n58_cat;
+  wire [63:0] n592_cat;
+  wire [63:0] n619_cat;
+  output [63:0] n624_mux;
+  wire [63:0] n624_mux;
+  input n711_or;
+  wire n711_or;
+  wire [31:0] n715_mux;
+  input \port$103$0 ;
+  wire \port$103$0 ;
+  input \port$105$0 ;
+  wire \port$105$0 ;
+  input [3:0] \port$138$0 ;
+  wire [3:0] \port$138$0 ;
+  input [3:0] \port$220$0 ;
+  wire [3:0] \port$220$0 ;
+  input [3:0] \port$251$0 ;
+  wire [3:0] \port$251$0 ;
+  input [31:0] \port$268$0 ;
+  wire [31:0] \port$268$0 ;
+  input \port$38$0 ;
+  wire \port$38$0 ;
+  assign n137_mux = \port$220$0 [2] ? { n130_mux, 4'h0 } : { 4'h0, n130_mux };
+  assign n174_mux = \port$251$0 [2] ? { n167_mux, 4'h0 } : { 4'h0, n167_mux };
+  assign n205_mux = n191_add[1] ? { n198_mux, 2'h0 } : { 2'h0, n198_mux };
+  assign n624_mux = \port$138$0 [0] ? { 31'h00000000, \port$268$0 , 1'h0 } : { 32'h00000000, \port$268$0  };
+  assign n715_mux = n711_or ? 32'd0 : n509_xor;
+  assign n58_cat = { \port$103$0 , \port$220$0  };
+  assign n115_cat = { \port$105$0 , \port$251$0  };
+  assign n579_cat = { n576_mux, 16'h0000 };
+  assign n582_cat = { 16'h0000, n576_mux };
+  assign n592_cat = { 32'h00000000, n509_xor };
+  assign n415_cat = { \port$38$0 , \port$138$0  };
+  assign n619_cat = { 32'h00000000, \port$268$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w32_s3.depth9 (\port$103$0 , \port$105$0 , \port$145$0 , \port$220$0 , \port$251$0 , n191_add, \port$265$0 , n137_mux, n174_mux, n205_mux, n624_mux, n144_mux, n181_mux, n212_mux, n597_mux, \port$52$0 );
+  wire [4:0] n115_cat;
+  input [7:0] n137_mux;
+  wire [7:0] n137_mux;
+  output [15:0] n144_mux;
+  wire [15:0] n144_mux;
+  input [7:0] n174_mux;
+  wire [7:0] n174_mux;
+  output [15:0] n181_mux;
+  wire [15:0] n181_mux;
+  input [5:0] n191_add;
+  wire [5:0] n191_add;
+  input [3:0] n205_mux;
+  wire [3:0] n205_mux;
+  output [7:0] n212_mux;
+  wire [7:0] n212_mux;
+  wire [4:0] n472_cat;
+  wire [4:0] n58_cat;
+  wire [63:0] n592_cat;
+  output [63:0] n597_mux;
+  wire [63:0] n597_mux;
+  input [63:0] n624_mux;
+  wire [63:0] n624_mux;
+  wire [63:0] n627_cat;
+  input \port$103$0 ;
+  wire \port$103$0 ;
+  input \port$105$0 ;
+  wire \port$105$0 ;
+  input [3:0] \port$145$0 ;
+  wire [3:0] \port$145$0 ;
+  input [3:0] \port$220$0 ;
+  wire [3:0] \port$220$0 ;
+  input [3:0] \port$251$0 ;
+  wire [3:0] \port$251$0 ;
+  input [31:0] \port$265$0 ;
+  wire [31:0] \port$265$0 ;
+  input \port$52$0 ;
+  wire \port$52$0 ;
+  assign n144_mux = \port$220$0 [3] ? { n137_mux, 8'h00 } : { 8'h00, n137_mux };
+  assign n181_mux = \port$251$0 [3] ? { n174_mux, 8'h00 } : { 8'h00, n174_mux };
+  assign n212_mux = n191_add[2] ? { n205_mux, 4'h0 } : { 4'h0, n205_mux };
+  assign n597_mux = \port$145$0 [0] ? { 31'h00000000, \port$265$0 , 1'h0 } : { 32'h00000000, \port$265$0  };
+  assign n58_cat = { \port$103$0 , \port$220$0  };
+  assign n115_cat = { \port$105$0 , \port$251$0  };
+  assign n472_cat = { \port$52$0 , \port$145$0  };
+  assign n592_cat = { 32'h00000000, \port$265$0  };
+  assign n627_cat = { n624_mux[61:0], 2'h0 };
 endmodule

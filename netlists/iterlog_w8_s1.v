@@ -5,6 +5,11 @@
 module iterlog_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
+  wire [1:0] \$2 ;
+  wire [1:0] \$3 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$5 ;
+  wire [7:0] \$6 ;
   input [7:0] a;
   wire [7:0] a;
   input [7:0] b;
@@ -12,28 +17,63 @@ module iterlog_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [7:0] n0_a;
-  wire [15:0] n18_shl;
-  reg [15:0] n18_shl_s1 = 16'h0000;
-  wire [15:0] n19_add;
-  reg [15:0] n19_add_s1 = 16'h0000;
+  wire [15:0] n102_mux;
+  wire [15:0] n107_mux;
+  wire [2:0] n10_cat;
+  wire [15:0] n114_cat;
+  wire [15:0] n119_mux;
+  wire [15:0] n124_mux;
+  wire [15:0] n129_mux;
+  reg [15:0] n129_mux_s1 = 16'h0000;
+  wire [3:0] n12_slice;
+  wire [15:0] n130_add;
+  reg [15:0] n130_add_s1 = 16'h0000;
+  wire n148_or;
+  reg n148_or_s1 = 1'h0;
+  wire [7:0] n152_mux;
+  reg [7:0] n152_mux_s1 = 8'h00;
+  wire [3:0] n154_slice;
+  wire n157_not;
+  wire n15_not;
+  wire [2:0] n161_cat;
+  reg [2:0] n161_cat_s1 = 3'h0;
+  wire [3:0] n163_slice;
+  wire n166_not;
+  wire [2:0] n170_cat;
+  reg [2:0] n170_cat_s1 = 3'h0;
+  wire [1:0] n178_mux;
+  wire [3:0] n185_mux;
+  wire [7:0] n188_cat;
+  reg [7:0] n188_cat_s1 = 8'h00;
+  wire n189_slice;
+  reg n189_slice_s1 = 1'h0;
+  wire [7:0] n191_cat;
+  reg [7:0] n191_cat_s1 = 8'h00;
+  wire [7:0] n193_xor;
+  wire [2:0] n19_cat;
   wire [7:0] n1_b;
-  wire n25_or;
-  reg n25_or_s1 = 1'h0;
-  wire [7:0] n29_mux;
-  reg [7:0] n29_mux_s1 = 8'h00;
-  wire [2:0] n2_lod;
-  wire [2:0] n30_lod;
-  reg [2:0] n30_lod_s1 = 3'h0;
-  wire [2:0] n31_lod;
-  reg [2:0] n31_lod_s1 = 3'h0;
-  wire [7:0] n34_xor;
-  wire [2:0] n3_lod;
-  wire n53_or;
-  reg n53_or_s1 = 1'h0;
-  wire [15:0] n58_add;
-  wire [7:0] n6_xor;
-  wire [7:0] n9_xor;
-  reg [7:0] n9_xor_s1 = 8'h00;
+  wire [1:0] n201_mux;
+  wire [3:0] n208_mux;
+  wire [3:0] n218_add;
+  reg [3:0] n218_add_s1 = 4'h0;
+  wire [15:0] n224_cat;
+  reg [15:0] n224_cat_s1 = 16'h0000;
+  wire n244_or;
+  reg n244_or_s1 = 1'h0;
+  wire [15:0] n249_add;
+  wire [1:0] n27_mux;
+  wire [3:0] n34_mux;
+  wire [3:0] n3_slice;
+  wire [7:0] n42_xor;
+  wire [1:0] n50_mux;
+  wire [3:0] n57_mux;
+  wire [7:0] n65_xor;
+  wire [3:0] n67_add;
+  wire n6_not;
+  wire [1:0] n74_mux;
+  wire [3:0] n81_mux;
+  wire [7:0] n88_mux;
+  wire [15:0] n97_cat;
   output [15:0] o;
   wire [15:0] o;
   input rst;
@@ -45,66 +85,176 @@ module iterlog_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
+    n191_cat_s1 <= { 4'h0, n185_mux };
+  always @(posedge clk)
+    n244_or_s1 <= n244_or;
+  always @(posedge clk)
+    n148_or_s1 <= n148_or;
+  always @(posedge clk)
+    n130_add_s1 <= n130_add;
+  always @(posedge clk)
+    n129_mux_s1 <= n129_mux;
+  always @(posedge clk)
+    n218_add_s1 <= n218_add;
+  always @(posedge clk)
+    n170_cat_s1 <= { n166_not, \$4  };
+  always @(posedge clk)
+    n224_cat_s1 <= { 8'h00, \$6  };
+  always @(posedge clk)
+    n161_cat_s1 <= { n189_slice, \$5  };
+  always @(posedge clk)
     valid_out <= \$1 ;
   always @(posedge clk)
-    n29_mux_s1 <= n29_mux;
+    n152_mux_s1 <= n152_mux;
   always @(posedge clk)
-    n30_lod_s1 <= n30_lod;
+    n189_slice_s1 <= n189_slice;
   always @(posedge clk)
-    n53_or_s1 <= n53_or;
-  always @(posedge clk)
-    n25_or_s1 <= n25_or;
-  always @(posedge clk)
-    n19_add_s1 <= n19_add;
-  always @(posedge clk)
-    n18_shl_s1 <= n18_shl;
-  always @(posedge clk)
-    n31_lod_s1 <= n31_lod;
-  always @(posedge clk)
-    n9_xor_s1 <= n9_xor;
+    n188_cat_s1 <= { n185_mux, 4'h0 };
   \iterlog_w8_s1.depth1  depth1 (
     .n0_a(a),
-    .n1_b(b),
-    .n25_or(n25_or),
-    .n29_mux_s1(n29_mux_s1),
-    .n2_lod(n2_lod),
-    .n30_lod_s1(n30_lod_s1),
-    .n34_xor(n34_xor),
-    .n3_lod(n3_lod)
+    .n148_or(n148_or),
+    .n152_mux_s1(n152_mux_s1),
+    .n188_cat_s1(n188_cat_s1),
+    .n189_slice_s1(n189_slice_s1),
+    .n191_cat_s1(n191_cat_s1),
+    .n193_xor(n193_xor),
+    .n1_b(b)
+  );
+  \iterlog_w8_s1.depth10  depth10 (
+    .n107_mux(n107_mux),
+    .n124_mux(n124_mux),
+    .n129_mux(n129_mux),
+    .n130_add(n130_add),
+    .n152_mux(n152_mux),
+    .n157_not(n189_slice),
+    .n201_mux(n201_mux),
+    .n67_add(n67_add),
+    .n88_mux(n88_mux),
+    .\port$11$0 (n6_not),
+    .\port$13$0 (n15_not),
+    .\port$30$0 (\$2 ),
+    .\port$37$0 (\$3 ),
+    .\port$54$0 (n166_not),
+    .\port$72$0 (\$4 ),
+    .\port$83$0 (\$5 )
+  );
+  \iterlog_w8_s1.depth11  depth11 (
+    .n178_mux(n178_mux),
+    .n189_slice(n189_slice),
+    .n201_mux(n201_mux),
+    .n208_mux(n208_mux),
+    .n218_add(n218_add),
+    .\port$54$0 (n166_not),
+    .\port$72$0 (\$4 ),
+    .\port$83$0 (\$5 )
+  );
+  \iterlog_w8_s1.depth12  depth12 (
+    .n178_mux(n178_mux),
+    .n185_mux(n185_mux),
+    .n208_mux(n208_mux),
+    .n65_xor(n65_xor),
+    .\port$54$0 (n166_not),
+    .\port$65$0 (n189_slice),
+    .\port$72$0 (\$4 ),
+    .\port$83$0 (\$5 ),
+    .\port$90$0 (\$6 )
   );
   \iterlog_w8_s1.depth2  depth2 (
-    .n0_a(a),
-    .n18_shl_s1(n18_shl_s1),
-    .n19_add_s1(n19_add_s1),
-    .n1_b(b),
-    .n25_or_s1(n25_or_s1),
-    .n2_lod(n2_lod),
-    .n30_lod_s1(n30_lod_s1),
-    .n31_lod_s1(n31_lod_s1),
-    .n34_xor(n34_xor),
-    .n3_lod(n3_lod),
-    .n53_or_s1(n53_or_s1),
-    .n58_add(o),
-    .n6_xor(n6_xor),
-    .n9_xor(n9_xor),
-    .n9_xor_s1(n9_xor_s1)
+    .n129_mux_s1(n129_mux_s1),
+    .n12_slice(b[7:4]),
+    .n130_add_s1(n130_add_s1),
+    .n148_or_s1(n148_or_s1),
+    .n15_not(n15_not),
+    .n161_cat_s1(n161_cat_s1),
+    .n170_cat_s1(n170_cat_s1),
+    .n193_xor(n193_xor),
+    .n218_add_s1(n218_add_s1),
+    .n224_cat_s1(n224_cat_s1),
+    .n244_or_s1(n244_or_s1),
+    .n249_add(o),
+    .n3_slice(a[7:4]),
+    .n6_not(n6_not)
   );
   \iterlog_w8_s1.depth3  depth3 (
-    .n18_shl(n18_shl),
-    .n19_add(n19_add),
-    .n25_or(n25_or),
-    .n29_mux(n29_mux),
-    .n2_lod(n2_lod),
-    .n31_lod(n31_lod),
-    .n3_lod(n3_lod),
-    .n6_xor(n6_xor),
-    .n9_xor(n9_xor)
+    .n0_a(a),
+    .n15_not(n15_not),
+    .n1_b(b),
+    .n6_not(n6_not),
+    .\port$30$0 (\$2 ),
+    .\port$37$0 (\$3 )
   );
   \iterlog_w8_s1.depth4  depth4 (
-    .n29_mux(n29_mux),
-    .n30_lod(n30_lod),
-    .n53_or(n53_or),
-    .n9_xor(n9_xor)
+    .n27_mux(n27_mux),
+    .n50_mux(n50_mux),
+    .n67_add(n67_add),
+    .\port$11$0 (n6_not),
+    .\port$13$0 (n15_not),
+    .\port$30$0 (\$2 ),
+    .\port$37$0 (\$3 )
+  );
+  \iterlog_w8_s1.depth5  depth5 (
+    .n27_mux(n27_mux),
+    .n34_mux(n34_mux),
+    .n50_mux(n50_mux),
+    .n57_mux(n57_mux),
+    .n67_add(n67_add),
+    .n74_mux(n74_mux),
+    .\port$11$0 (n6_not),
+    .\port$13$0 (n15_not),
+    .\port$30$0 (\$2 ),
+    .\port$37$0 (\$3 )
+  );
+  \iterlog_w8_s1.depth6  depth6 (
+    .n0_a(a),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n42_xor(n42_xor),
+    .n57_mux(n57_mux),
+    .n65_xor(n65_xor),
+    .n67_add(n67_add),
+    .n74_mux(n74_mux),
+    .n81_mux(n81_mux),
+    .\port$11$0 (n6_not),
+    .\port$13$0 (n15_not),
+    .\port$30$0 (\$2 ),
+    .\port$37$0 (\$3 )
+  );
+  \iterlog_w8_s1.depth7  depth7 (
+    .n148_or(n148_or),
+    .n152_mux(n152_mux),
+    .n42_xor(n42_xor),
+    .n65_xor(n65_xor),
+    .n67_add(n67_add),
+    .n81_mux(n81_mux),
+    .n88_mux(n88_mux)
+  );
+  \iterlog_w8_s1.depth8  depth8 (
+    .n102_mux(n102_mux),
+    .n119_mux(n119_mux),
+    .n152_mux(n152_mux),
+    .n166_not(n166_not),
+    .n244_or(n244_or),
+    .n65_xor(n65_xor),
+    .\port$11$0 (n6_not),
+    .\port$13$0 (n15_not),
+    .\port$30$0 (\$2 ),
+    .\port$37$0 (\$3 ),
+    .\port$45$0 (n42_xor)
+  );
+  \iterlog_w8_s1.depth9  depth9 (
+    .n102_mux(n102_mux),
+    .n107_mux(n107_mux),
+    .n119_mux(n119_mux),
+    .n124_mux(n124_mux),
+    .n154_slice(n152_mux[7:4]),
+    .n157_not(n189_slice),
+    .n166_not(n166_not),
+    .n65_xor(n65_xor),
+    .\port$11$0 (n6_not),
+    .\port$13$0 (n15_not),
+    .\port$30$0 (\$2 ),
+    .\port$37$0 (\$3 ),
+    .\port$72$0 (\$4 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -115,205 +265,541 @@ module iterlog_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n58_add = o;
+  assign n249_add = o;
   assign valid_s1 = valid_out;
+  assign n188_cat = { n185_mux, 4'h0 };
+  assign n191_cat = { 4'h0, n185_mux };
+  assign n170_cat = { n166_not, \$4  };
+  assign n224_cat = { 8'h00, \$6  };
+  assign n161_cat = { n189_slice, \$5  };
+  assign n3_slice = a[7:4];
+  assign n12_slice = b[7:4];
+  assign n10_cat = { n6_not, \$2  };
+  assign n19_cat = { n15_not, \$3  };
+  assign n97_cat = { 8'h00, n42_xor };
+  assign n114_cat = { 8'h00, n65_xor };
+  assign n163_slice = n65_xor[7:4];
+  assign n154_slice = n152_mux[7:4];
+  assign n157_not = n189_slice;
 endmodule
 
 (* generator = "Amaranth" *)
-module \iterlog_w8_s1.depth1 (n1_b, n2_lod, n3_lod, n25_or, n34_xor, n29_mux_s1, n30_lod_s1, n0_a);
-  wire [2:0] \$1 ;
-  wire [2:0] \$10 ;
-  wire [2:0] \$11 ;
-  wire [2:0] \$12 ;
-  wire \$13 ;
-  wire \$14 ;
-  wire [7:0] \$15 ;
-  wire [2:0] \$2 ;
-  wire [2:0] \$3 ;
-  wire [2:0] \$4 ;
-  wire [2:0] \$5 ;
-  wire [2:0] \$6 ;
-  wire [2:0] \$7 ;
-  wire [2:0] \$8 ;
-  wire [2:0] \$9 ;
+module \iterlog_w8_s1.depth1 (n1_b, n148_or, n193_xor, n152_mux_s1, n189_slice_s1, n188_cat_s1, n191_cat_s1, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire [7:0] \$7 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
+  wire [3:0] n12_slice;
+  output n148_or;
+  wire n148_or;
+  input [7:0] n152_mux_s1;
+  wire [7:0] n152_mux_s1;
+  input [7:0] n188_cat_s1;
+  wire [7:0] n188_cat_s1;
+  input n189_slice_s1;
+  wire n189_slice_s1;
+  input [7:0] n191_cat_s1;
+  wire [7:0] n191_cat_s1;
+  output [7:0] n193_xor;
+  wire [7:0] n193_xor;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  output n25_or;
-  wire n25_or;
-  input [7:0] n29_mux_s1;
-  wire [7:0] n29_mux_s1;
-  output [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  input [2:0] n30_lod_s1;
-  wire [2:0] n30_lod_s1;
-  output [7:0] n34_xor;
-  wire [7:0] n34_xor;
-  output [2:0] n3_lod;
-  wire [2:0] n3_lod;
-  assign \$1  = n0_a[1] ? 3'h1 : 3'h0;
-  assign \$2  = n0_a[2] ? 3'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 3'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 3'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 3'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 3'h6 : \$5 ;
-  assign n2_lod = n0_a[7] ? 3'h7 : \$6 ;
-  assign \$7  = n1_b[1] ? 3'h1 : 3'h0;
-  assign \$8  = n1_b[2] ? 3'h2 : \$7 ;
-  assign \$9  = n1_b[3] ? 3'h3 : \$8 ;
-  assign \$10  = n1_b[4] ? 3'h4 : \$9 ;
-  assign \$11  = n1_b[5] ? 3'h5 : \$10 ;
-  assign \$12  = n1_b[6] ? 3'h6 : \$11 ;
-  assign n3_lod = n1_b[7] ? 3'h7 : \$12 ;
-  assign \$13  = ! n0_a;
-  assign \$14  = ! n1_b;
-  assign n25_or = \$13  | \$14 ;
-  assign \$15  = 1'h1 << n30_lod_s1;
-  assign n34_xor = n29_mux_s1 ^ \$15 ;
+  wire [3:0] n3_slice;
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n1_b[3:0];
+  assign \$5  = ! n1_b[7:4];
+  assign \$6  = \$4  & \$5 ;
+  assign n148_or = \$3  | \$6 ;
+  assign \$7  = n189_slice_s1 ? n188_cat_s1 : n191_cat_s1;
+  assign n193_xor = n152_mux_s1 ^ \$7 ;
+  assign \$1  = ! n0_a[3:0];
+  assign \$2  = ! n0_a[7:4];
+  assign n3_slice = n0_a[7:4];
+  assign n12_slice = n1_b[7:4];
 endmodule
 
 (* generator = "Amaranth" *)
-module \iterlog_w8_s1.depth2 (n1_b, n2_lod, n3_lod, n34_xor, n6_xor, n9_xor, n58_add, n30_lod_s1, n53_or_s1, n25_or_s1, n19_add_s1, n18_shl_s1, n31_lod_s1, n9_xor_s1, n0_a);
+module \iterlog_w8_s1.depth10 (\port$13$0 , \port$30$0 , \port$37$0 , n67_add, n88_mux, n152_mux, \port$54$0 , n107_mux, n124_mux, n157_not, \port$72$0 , n129_mux, n130_add, \port$83$0 , n201_mux, \port$11$0 );
+  wire [15:0] \$1 ;
+  wire [1:0] \$10 ;
+  wire [15:0] \$2 ;
+  wire [16:0] \$3 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [1:0] \$9 ;
+  input [15:0] n107_mux;
+  wire [15:0] n107_mux;
+  wire [2:0] n10_cat;
+  input [15:0] n124_mux;
+  wire [15:0] n124_mux;
+  output [15:0] n129_mux;
+  wire [15:0] n129_mux;
+  output [15:0] n130_add;
+  wire [15:0] n130_add;
+  input [7:0] n152_mux;
+  wire [7:0] n152_mux;
+  wire [3:0] n154_slice;
+  input n157_not;
+  wire n157_not;
+  wire [2:0] n161_cat;
+  wire [2:0] n170_cat;
+  wire [2:0] n19_cat;
+  output [1:0] n201_mux;
+  wire [1:0] n201_mux;
+  input [3:0] n67_add;
+  wire [3:0] n67_add;
+  input [7:0] n88_mux;
+  wire [7:0] n88_mux;
+  input \port$11$0 ;
+  wire \port$11$0 ;
+  input \port$13$0 ;
+  wire \port$13$0 ;
+  input [1:0] \port$30$0 ;
+  wire [1:0] \port$30$0 ;
+  input [1:0] \port$37$0 ;
+  wire [1:0] \port$37$0 ;
+  input \port$54$0 ;
+  wire \port$54$0 ;
+  input [1:0] \port$72$0 ;
+  wire [1:0] \port$72$0 ;
+  output [1:0] \port$83$0 ;
+  wire [1:0] \port$83$0 ;
+  assign n129_mux = \port$11$0  ? { n124_mux[11:0], 4'h0 } : n124_mux;
+  assign \$1  = n67_add[3] ? { n88_mux, 8'h00 } : { 8'h00, n88_mux };
+  assign \$2  = \port$13$0  ? { n107_mux[11:0], 4'h0 } : n107_mux;
+  assign \$3  = \$1  + \$2 ;
+  assign \$4  = n152_mux[5] ? 2'h1 : 2'h0;
+  assign \$5  = n152_mux[6] ? 2'h2 : \$4 ;
+  assign \$6  = n152_mux[7] ? 2'h3 : \$5 ;
+  assign \$7  = n152_mux[1] ? 2'h1 : 2'h0;
+  assign \$8  = n152_mux[2] ? 2'h2 : \$7 ;
+  assign \$9  = n152_mux[3] ? 2'h3 : \$8 ;
+  assign \$10  = n157_not ? \$6  : \$9 ;
+  assign n201_mux = \port$72$0 [0] ? 2'h2 : 2'h1;
+  assign n10_cat = { \port$11$0 , \port$30$0  };
+  assign n19_cat = { \port$13$0 , \port$37$0  };
+  assign n161_cat = { n157_not, \$10  };
+  assign n154_slice = n152_mux[7:4];
+  assign n170_cat = { \port$54$0 , \port$72$0  };
+  assign n130_add = \$3 [15:0];
+  assign \port$83$0  = \$10 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w8_s1.depth11 (n189_slice, \port$72$0 , \port$83$0 , n201_mux, n178_mux, n208_mux, n218_add, \port$54$0 );
+  wire [2:0] n161_cat;
+  wire [2:0] n170_cat;
+  output [1:0] n178_mux;
+  wire [1:0] n178_mux;
+  input n189_slice;
+  wire n189_slice;
+  input [1:0] n201_mux;
+  wire [1:0] n201_mux;
+  output [3:0] n208_mux;
+  wire [3:0] n208_mux;
+  output [3:0] n218_add;
+  wire [3:0] n218_add;
+  input \port$54$0 ;
+  wire \port$54$0 ;
+  input [1:0] \port$72$0 ;
+  wire [1:0] \port$72$0 ;
+  input [1:0] \port$83$0 ;
+  wire [1:0] \port$83$0 ;
+  assign n178_mux = \port$83$0 [0] ? 2'h2 : 2'h1;
+  assign n208_mux = \port$72$0 [1] ? { n201_mux, 2'h0 } : { 2'h0, n201_mux };
+  assign n218_add = { n189_slice, \port$83$0  } + { \port$54$0 , \port$72$0  };
+  assign n161_cat = { n189_slice, \port$83$0  };
+  assign n170_cat = { \port$54$0 , \port$72$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w8_s1.depth12 (\port$54$0 , \port$65$0 , \port$72$0 , \port$83$0 , n178_mux, n208_mux, n185_mux, \port$90$0 , n65_xor);
   wire [7:0] \$1 ;
-  wire [7:0] \$10 ;
-  wire [22:0] \$11 ;
-  wire [16:0] \$12 ;
-  wire [15:0] \$13 ;
-  wire [16:0] \$14 ;
   wire [7:0] \$2 ;
+  wire [2:0] n161_cat;
+  wire [2:0] n170_cat;
+  input [1:0] n178_mux;
+  wire [1:0] n178_mux;
+  output [3:0] n185_mux;
+  wire [3:0] n185_mux;
+  input [3:0] n208_mux;
+  wire [3:0] n208_mux;
+  wire [15:0] n224_cat;
+  input [7:0] n65_xor;
+  wire [7:0] n65_xor;
+  input \port$54$0 ;
+  wire \port$54$0 ;
+  input \port$65$0 ;
+  wire \port$65$0 ;
+  input [1:0] \port$72$0 ;
+  wire [1:0] \port$72$0 ;
+  input [1:0] \port$83$0 ;
+  wire [1:0] \port$83$0 ;
+  output [7:0] \port$90$0 ;
+  wire [7:0] \port$90$0 ;
+  assign n185_mux = \port$83$0 [1] ? { n178_mux, 2'h0 } : { 2'h0, n178_mux };
+  assign \$1  = \port$54$0  ? { n208_mux, 4'h0 } : { 4'h0, n208_mux };
+  assign \$2  = n65_xor ^ \$1 ;
+  assign n161_cat = { \port$65$0 , \port$83$0  };
+  assign n224_cat = { 8'h00, \$2  };
+  assign n170_cat = { \port$54$0 , \port$72$0  };
+  assign \port$90$0  = \$2 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w8_s1.depth2 (n12_slice, n193_xor, n6_not, n15_not, n249_add, n244_or_s1, n148_or_s1, n130_add_s1, n129_mux_s1, n218_add_s1, n170_cat_s1, n224_cat_s1, n161_cat_s1, n3_slice);
+  wire \$1 ;
+  wire [15:0] \$10 ;
+  wire [16:0] \$11 ;
+  wire \$2 ;
   wire [16:0] \$3 ;
   wire [15:0] \$4 ;
-  wire [3:0] \$5 ;
-  wire [15:0] \$6 ;
-  wire [22:0] \$7 ;
-  wire [16:0] \$8 ;
-  wire [7:0] \$9 ;
+  wire [15:0] \$5 ;
+  wire [22:0] \$6 ;
+  wire [16:0] \$7 ;
+  wire [22:0] \$8 ;
+  wire [16:0] \$9 ;
+  input [15:0] n129_mux_s1;
+  wire [15:0] n129_mux_s1;
+  input [3:0] n12_slice;
+  wire [3:0] n12_slice;
+  input [15:0] n130_add_s1;
+  wire [15:0] n130_add_s1;
+  input n148_or_s1;
+  wire n148_or_s1;
+  output n15_not;
+  wire n15_not;
+  input [2:0] n161_cat_s1;
+  wire [2:0] n161_cat_s1;
+  input [2:0] n170_cat_s1;
+  wire [2:0] n170_cat_s1;
+  input [7:0] n193_xor;
+  wire [7:0] n193_xor;
+  input [3:0] n218_add_s1;
+  wire [3:0] n218_add_s1;
+  input [15:0] n224_cat_s1;
+  wire [15:0] n224_cat_s1;
+  input n244_or_s1;
+  wire n244_or_s1;
+  wire [7:0] n248_mux;
+  output [15:0] n249_add;
+  wire [15:0] n249_add;
+  input [3:0] n3_slice;
+  wire [3:0] n3_slice;
+  output n6_not;
+  wire n6_not;
+  assign \$1  = ! n3_slice;
+  assign n6_not = ~ \$1 ;
+  assign \$2  = ! n12_slice;
+  assign n15_not = ~ \$2 ;
+  assign n248_mux = n244_or_s1 ? 8'h00 : n193_xor;
+  assign \$3  = n130_add_s1 + n129_mux_s1;
+  assign \$4  = n148_or_s1 ? 16'h0000 : \$3 [15:0];
+  assign \$5  = 1'h1 << n218_add_s1;
+  assign \$6  = n193_xor << n170_cat_s1;
+  assign \$7  = \$5  + \$6 [15:0];
+  assign \$8  = n224_cat_s1 << n161_cat_s1;
+  assign \$9  = \$7 [15:0] + \$8 [15:0];
+  assign \$10  = n244_or_s1 ? 16'h0000 : \$9 [15:0];
+  assign \$11  = \$4  + \$10 ;
+  assign n249_add = \$11 [15:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w8_s1.depth3 (n1_b, n6_not, n15_not, \port$30$0 , \port$37$0 , n0_a);
+  wire [1:0] \$1 ;
+  wire [1:0] \$10 ;
+  wire [1:0] \$11 ;
+  wire [1:0] \$12 ;
+  wire [1:0] \$13 ;
+  wire [1:0] \$14 ;
+  wire [1:0] \$2 ;
+  wire [1:0] \$3 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [1:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  input [15:0] n18_shl_s1;
-  wire [15:0] n18_shl_s1;
-  input [15:0] n19_add_s1;
-  wire [15:0] n19_add_s1;
+  wire [2:0] n10_cat;
+  wire [3:0] n12_slice;
+  input n15_not;
+  wire n15_not;
+  wire [2:0] n19_cat;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  input n25_or_s1;
-  wire n25_or_s1;
-  input [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  input [2:0] n30_lod_s1;
-  wire [2:0] n30_lod_s1;
-  input [2:0] n31_lod_s1;
-  wire [2:0] n31_lod_s1;
-  input [7:0] n34_xor;
-  wire [7:0] n34_xor;
-  input [2:0] n3_lod;
-  wire [2:0] n3_lod;
-  input n53_or_s1;
-  wire n53_or_s1;
-  wire [7:0] n57_mux;
-  output [15:0] n58_add;
-  wire [15:0] n58_add;
-  output [7:0] n6_xor;
-  wire [7:0] n6_xor;
-  output [7:0] n9_xor;
-  wire [7:0] n9_xor;
-  input [7:0] n9_xor_s1;
-  wire [7:0] n9_xor_s1;
-  assign \$1  = 1'h1 << n2_lod;
-  assign n6_xor = n0_a ^ \$1 ;
-  assign \$2  = 1'h1 << n3_lod;
-  assign n9_xor = n1_b ^ \$2 ;
-  assign n57_mux = n53_or_s1 ? 8'h00 : n34_xor;
-  assign \$3  = n19_add_s1 + n18_shl_s1;
-  assign \$4  = n25_or_s1 ? 16'h0000 : \$3 [15:0];
-  assign \$5  = n30_lod_s1 + n31_lod_s1;
-  assign \$6  = 1'h1 << \$5 ;
-  assign \$7  = n34_xor << n31_lod_s1;
-  assign \$8  = \$6  + \$7 [15:0];
-  assign \$9  = 1'h1 << n31_lod_s1;
-  assign \$10  = n9_xor_s1 ^ \$9 ;
-  assign \$11  = \$10  << n30_lod_s1;
-  assign \$12  = \$8 [15:0] + \$11 [15:0];
-  assign \$13  = n53_or_s1 ? 16'h0000 : \$12 [15:0];
-  assign \$14  = \$4  + \$13 ;
-  assign n58_add = \$14 [15:0];
+  wire [3:0] n3_slice;
+  input n6_not;
+  wire n6_not;
+  output [1:0] \port$30$0 ;
+  wire [1:0] \port$30$0 ;
+  output [1:0] \port$37$0 ;
+  wire [1:0] \port$37$0 ;
+  assign \$1  = n0_a[5] ? 2'h1 : 2'h0;
+  assign \$2  = n0_a[6] ? 2'h2 : \$1 ;
+  assign \$3  = n0_a[7] ? 2'h3 : \$2 ;
+  assign \$4  = n0_a[1] ? 2'h1 : 2'h0;
+  assign \$5  = n0_a[2] ? 2'h2 : \$4 ;
+  assign \$6  = n0_a[3] ? 2'h3 : \$5 ;
+  assign \$7  = n6_not ? \$3  : \$6 ;
+  assign \$8  = n1_b[5] ? 2'h1 : 2'h0;
+  assign \$9  = n1_b[6] ? 2'h2 : \$8 ;
+  assign \$10  = n1_b[7] ? 2'h3 : \$9 ;
+  assign \$11  = n1_b[1] ? 2'h1 : 2'h0;
+  assign \$12  = n1_b[2] ? 2'h2 : \$11 ;
+  assign \$13  = n1_b[3] ? 2'h3 : \$12 ;
+  assign \$14  = n15_not ? \$10  : \$13 ;
+  assign n10_cat = { n6_not, \$7  };
+  assign n3_slice = n0_a[7:4];
+  assign n19_cat = { n15_not, \$14  };
+  assign n12_slice = n1_b[7:4];
+  assign \port$30$0  = \$7 ;
+  assign \port$37$0  = \$14 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \iterlog_w8_s1.depth3 (n3_lod, n25_or, n6_xor, n9_xor, n18_shl, n19_add, n29_mux, n31_lod, n2_lod);
-  wire [22:0] \$1 ;
-  wire [2:0] \$10 ;
-  wire [2:0] \$11 ;
-  wire [3:0] \$2 ;
-  wire [15:0] \$3 ;
-  wire [22:0] \$4 ;
-  wire [16:0] \$5 ;
-  wire [2:0] \$6 ;
-  wire [2:0] \$7 ;
-  wire [2:0] \$8 ;
-  wire [2:0] \$9 ;
-  output [15:0] n18_shl;
-  wire [15:0] n18_shl;
-  output [15:0] n19_add;
-  wire [15:0] n19_add;
-  input n25_or;
-  wire n25_or;
-  output [7:0] n29_mux;
-  wire [7:0] n29_mux;
-  input [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  output [2:0] n31_lod;
-  wire [2:0] n31_lod;
-  input [2:0] n3_lod;
-  wire [2:0] n3_lod;
-  input [7:0] n6_xor;
-  wire [7:0] n6_xor;
-  input [7:0] n9_xor;
-  wire [7:0] n9_xor;
-  assign \$1  = n9_xor << n2_lod;
-  assign \$2  = n2_lod + n3_lod;
-  assign \$3  = 1'h1 << \$2 ;
-  assign \$4  = n6_xor << n3_lod;
-  assign \$5  = \$3  + \$4 [15:0];
-  assign n29_mux = n25_or ? 8'h00 : n6_xor;
-  assign \$6  = n9_xor[1] ? 3'h1 : 3'h0;
-  assign \$7  = n9_xor[2] ? 3'h2 : \$6 ;
-  assign \$8  = n9_xor[3] ? 3'h3 : \$7 ;
-  assign \$9  = n9_xor[4] ? 3'h4 : \$8 ;
-  assign \$10  = n9_xor[5] ? 3'h5 : \$9 ;
-  assign \$11  = n9_xor[6] ? 3'h6 : \$10 ;
-  assign n31_lod = n9_xor[7] ? 3'h7 : \$11 ;
-  assign n18_shl = \$1 [15:0];
-  assign n19_add = \$5 [15:0];
+module \iterlog_w8_s1.depth4 (\port$13$0 , \port$30$0 , \port$37$0 , n27_mux, n50_mux, n67_add, \port$11$0 );
+  wire [2:0] n10_cat;
+  wire [2:0] n19_cat;
+  output [1:0] n27_mux;
+  wire [1:0] n27_mux;
+  output [1:0] n50_mux;
+  wire [1:0] n50_mux;
+  output [3:0] n67_add;
+  wire [3:0] n67_add;
+  input \port$11$0 ;
+  wire \port$11$0 ;
+  input \port$13$0 ;
+  wire \port$13$0 ;
+  input [1:0] \port$30$0 ;
+  wire [1:0] \port$30$0 ;
+  input [1:0] \port$37$0 ;
+  wire [1:0] \port$37$0 ;
+  assign n27_mux = \port$30$0 [0] ? 2'h2 : 2'h1;
+  assign n50_mux = \port$37$0 [0] ? 2'h2 : 2'h1;
+  assign n67_add = { \port$11$0 , \port$30$0  } + { \port$13$0 , \port$37$0  };
+  assign n10_cat = { \port$11$0 , \port$30$0  };
+  assign n19_cat = { \port$13$0 , \port$37$0  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \iterlog_w8_s1.depth4 (n29_mux, n30_lod, n53_or, n9_xor);
-  wire [2:0] \$1 ;
-  wire [2:0] \$2 ;
-  wire [2:0] \$3 ;
-  wire [2:0] \$4 ;
-  wire [2:0] \$5 ;
-  wire [2:0] \$6 ;
+module \iterlog_w8_s1.depth5 (\port$13$0 , \port$30$0 , \port$37$0 , n27_mux, n50_mux, n67_add, n34_mux, n57_mux, n74_mux, \port$11$0 );
+  wire [2:0] n10_cat;
+  wire [2:0] n19_cat;
+  input [1:0] n27_mux;
+  wire [1:0] n27_mux;
+  output [3:0] n34_mux;
+  wire [3:0] n34_mux;
+  input [1:0] n50_mux;
+  wire [1:0] n50_mux;
+  output [3:0] n57_mux;
+  wire [3:0] n57_mux;
+  input [3:0] n67_add;
+  wire [3:0] n67_add;
+  output [1:0] n74_mux;
+  wire [1:0] n74_mux;
+  input \port$11$0 ;
+  wire \port$11$0 ;
+  input \port$13$0 ;
+  wire \port$13$0 ;
+  input [1:0] \port$30$0 ;
+  wire [1:0] \port$30$0 ;
+  input [1:0] \port$37$0 ;
+  wire [1:0] \port$37$0 ;
+  assign n34_mux = \port$30$0 [1] ? { n27_mux, 2'h0 } : { 2'h0, n27_mux };
+  assign n57_mux = \port$37$0 [1] ? { n50_mux, 2'h0 } : { 2'h0, n50_mux };
+  assign n74_mux = n67_add[0] ? 2'h2 : 2'h1;
+  assign n10_cat = { \port$11$0 , \port$30$0  };
+  assign n19_cat = { \port$13$0 , \port$37$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w8_s1.depth6 (n1_b, \port$11$0 , \port$13$0 , \port$30$0 , \port$37$0 , n67_add, n34_mux, n57_mux, n74_mux, n42_xor, n65_xor, n81_mux, n0_a);
+  wire [7:0] \$1 ;
+  wire [7:0] \$2 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  wire [2:0] n10_cat;
+  wire [2:0] n19_cat;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  input [3:0] n34_mux;
+  wire [3:0] n34_mux;
+  output [7:0] n42_xor;
+  wire [7:0] n42_xor;
+  input [3:0] n57_mux;
+  wire [3:0] n57_mux;
+  output [7:0] n65_xor;
+  wire [7:0] n65_xor;
+  input [3:0] n67_add;
+  wire [3:0] n67_add;
+  input [1:0] n74_mux;
+  wire [1:0] n74_mux;
+  output [3:0] n81_mux;
+  wire [3:0] n81_mux;
+  input \port$11$0 ;
+  wire \port$11$0 ;
+  input \port$13$0 ;
+  wire \port$13$0 ;
+  input [1:0] \port$30$0 ;
+  wire [1:0] \port$30$0 ;
+  input [1:0] \port$37$0 ;
+  wire [1:0] \port$37$0 ;
+  assign \$1  = \port$11$0  ? { n34_mux, 4'h0 } : { 4'h0, n34_mux };
+  assign n42_xor = n0_a ^ \$1 ;
+  assign \$2  = \port$13$0  ? { n57_mux, 4'h0 } : { 4'h0, n57_mux };
+  assign n65_xor = n1_b ^ \$2 ;
+  assign n81_mux = n67_add[1] ? { n74_mux, 2'h0 } : { 2'h0, n74_mux };
+  assign n10_cat = { \port$11$0 , \port$30$0  };
+  assign n19_cat = { \port$13$0 , \port$37$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w8_s1.depth7 (n67_add, n42_xor, n65_xor, n81_mux, n88_mux, n152_mux, n148_or);
+  wire [15:0] n114_cat;
+  input n148_or;
+  wire n148_or;
+  output [7:0] n152_mux;
+  wire [7:0] n152_mux;
+  wire [3:0] n163_slice;
+  input [7:0] n42_xor;
+  wire [7:0] n42_xor;
+  input [7:0] n65_xor;
+  wire [7:0] n65_xor;
+  input [3:0] n67_add;
+  wire [3:0] n67_add;
+  input [3:0] n81_mux;
+  wire [3:0] n81_mux;
+  output [7:0] n88_mux;
+  wire [7:0] n88_mux;
+  wire [15:0] n97_cat;
+  assign n88_mux = n67_add[2] ? { n81_mux, 4'h0 } : { 4'h0, n81_mux };
+  assign n152_mux = n148_or ? 8'h00 : n42_xor;
+  assign n97_cat = { 8'h00, n42_xor };
+  assign n114_cat = { 8'h00, n65_xor };
+  assign n163_slice = n65_xor[7:4];
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w8_s1.depth8 (\port$13$0 , \port$30$0 , \port$37$0 , \port$45$0 , n65_xor, n152_mux, n102_mux, n119_mux, n166_not, n244_or, \port$11$0 );
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
   wire \$7 ;
-  wire \$8 ;
-  input [7:0] n29_mux;
-  wire [7:0] n29_mux;
-  output [2:0] n30_lod;
-  wire [2:0] n30_lod;
-  output n53_or;
-  wire n53_or;
-  input [7:0] n9_xor;
-  wire [7:0] n9_xor;
-  assign \$2  = n29_mux[2] ? 3'h2 : \$1 ;
-  assign \$3  = n29_mux[3] ? 3'h3 : \$2 ;
-  assign \$4  = n29_mux[4] ? 3'h4 : \$3 ;
-  assign \$5  = n29_mux[5] ? 3'h5 : \$4 ;
-  assign \$6  = n29_mux[6] ? 3'h6 : \$5 ;
-  assign n30_lod = n29_mux[7] ? 3'h7 : \$6 ;
-  assign \$7  = ! n29_mux;
-  assign \$8  = ! n9_xor;
-  assign n53_or = \$7  | \$8 ;
-  assign \$1  = n29_mux[1] ? 3'h1 : 3'h0;
+  output [15:0] n102_mux;
+  wire [15:0] n102_mux;
+  wire [2:0] n10_cat;
+  wire [15:0] n114_cat;
+  output [15:0] n119_mux;
+  wire [15:0] n119_mux;
+  input [7:0] n152_mux;
+  wire [7:0] n152_mux;
+  wire [3:0] n154_slice;
+  wire [3:0] n163_slice;
+  output n166_not;
+  wire n166_not;
+  wire [2:0] n19_cat;
+  output n244_or;
+  wire n244_or;
+  input [7:0] n65_xor;
+  wire [7:0] n65_xor;
+  wire [15:0] n97_cat;
+  input \port$11$0 ;
+  wire \port$11$0 ;
+  input \port$13$0 ;
+  wire \port$13$0 ;
+  input [1:0] \port$30$0 ;
+  wire [1:0] \port$30$0 ;
+  input [1:0] \port$37$0 ;
+  wire [1:0] \port$37$0 ;
+  input [7:0] \port$45$0 ;
+  wire [7:0] \port$45$0 ;
+  assign \$1  = ! n65_xor[7:4];
+  assign n166_not = ~ \$1 ;
+  assign \$2  = ! n152_mux[3:0];
+  assign \$3  = ! n152_mux[7:4];
+  assign \$4  = \$2  & \$3 ;
+  assign \$5  = ! n65_xor[3:0];
+  assign \$6  = ! n65_xor[7:4];
+  assign \$7  = \$5  & \$6 ;
+  assign n244_or = \$4  | \$7 ;
+  assign n102_mux = \port$37$0 [0] ? { 7'h00, \port$45$0 , 1'h0 } : { 8'h00, \port$45$0  };
+  assign n119_mux = \port$30$0 [0] ? { 7'h00, n65_xor, 1'h0 } : { 8'h00, n65_xor };
+  assign n19_cat = { \port$13$0 , \port$37$0  };
+  assign n97_cat = { 8'h00, \port$45$0  };
+  assign n10_cat = { \port$11$0 , \port$30$0  };
+  assign n114_cat = { 8'h00, n65_xor };
+  assign n154_slice = n152_mux[7:4];
+  assign n163_slice = n65_xor[7:4];
+endmodule
+
+(* generator = "Amaranth" *)
+module \iterlog_w8_s1.depth9 (\port$13$0 , \port$30$0 , \port$37$0 , n65_xor, n154_slice, n102_mux, n119_mux, n166_not, n107_mux, n124_mux, n157_not, \port$72$0 , \port$11$0 );
+  wire \$1 ;
+  wire [1:0] \$2 ;
+  wire [1:0] \$3 ;
+  wire [1:0] \$4 ;
+  wire [1:0] \$5 ;
+  wire [1:0] \$6 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  input [15:0] n102_mux;
+  wire [15:0] n102_mux;
+  output [15:0] n107_mux;
+  wire [15:0] n107_mux;
+  wire [2:0] n10_cat;
+  input [15:0] n119_mux;
+  wire [15:0] n119_mux;
+  output [15:0] n124_mux;
+  wire [15:0] n124_mux;
+  input [3:0] n154_slice;
+  wire [3:0] n154_slice;
+  output n157_not;
+  wire n157_not;
+  wire [3:0] n163_slice;
+  input n166_not;
+  wire n166_not;
+  wire [2:0] n170_cat;
+  wire [2:0] n19_cat;
+  input [7:0] n65_xor;
+  wire [7:0] n65_xor;
+  input \port$11$0 ;
+  wire \port$11$0 ;
+  input \port$13$0 ;
+  wire \port$13$0 ;
+  input [1:0] \port$30$0 ;
+  wire [1:0] \port$30$0 ;
+  input [1:0] \port$37$0 ;
+  wire [1:0] \port$37$0 ;
+  output [1:0] \port$72$0 ;
+  wire [1:0] \port$72$0 ;
+  assign n124_mux = \port$30$0 [1] ? { n119_mux[13:0], 2'h0 } : n119_mux;
+  assign \$1  = ! n154_slice;
+  assign n157_not = ~ \$1 ;
+  assign \$2  = n65_xor[5] ? 2'h1 : 2'h0;
+  assign \$3  = n65_xor[6] ? 2'h2 : \$2 ;
+  assign \$4  = n65_xor[7] ? 2'h3 : \$3 ;
+  assign \$5  = n65_xor[1] ? 2'h1 : 2'h0;
+  assign \$6  = n65_xor[2] ? 2'h2 : \$5 ;
+  assign \$7  = n65_xor[3] ? 2'h3 : \$6 ;
+  assign \$8  = n166_not ? \$4  : \$7 ;
+  assign n107_mux = \port$37$0 [1] ? { n102_mux[13:0], 2'h0 } : n102_mux;
+  assign n19_cat = { \port$13$0 , \port$37$0  };
+  assign n10_cat = { \port$11$0 , \port$30$0  };
+  assign n170_cat = { n166_not, \$8  };
+  assign n163_slice = n65_xor[7:4];
+  assign \port$72$0  = \$8 ;
 endmodule

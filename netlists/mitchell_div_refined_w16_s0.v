@@ -8,715 +8,909 @@ module mitchell_div_refined_w16_s0(b, o, a);
   input [15:0] b;
   wire [15:0] b;
   wire [15:0] n0_a;
-  wire [14:0] n11_slice;
+  wire n109_mux;
+  wire [15:0] n113_mux;
+  wire n144_mux;
+  wire [14:0] n151_slice;
+  wire n15_mux;
+  wire [20:0] n161_add;
+  wire [5:0] n162_slice;
+  wire [15:0] n165_cat;
+  wire n168_not;
+  wire [5:0] n170_sub;
+  wire [31:0] n191_mux;
+  wire [15:0] n19_mux;
   wire [15:0] n1_b;
-  wire [20:0] n21_add;
-  wire [5:0] n22_slice;
-  wire [15:0] n25_cat;
-  wire n28_not;
-  wire [3:0] n2_lod;
-  wire [5:0] n30_sub;
-  wire [31:0] n51_mux;
-  wire [14:0] n6_slice;
-  wire [3:0] n7_lod;
+  wire n34_mux;
+  wire [15:0] n38_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire [14:0] n76_slice;
+  wire n79_eq;
+  wire [15:0] n83_mux;
+  wire [15:0] n8_mux;
+  wire n90_mux;
+  wire [15:0] n94_mux;
   output [31:0] o;
   wire [31:0] o;
   \mitchell_div_refined_w16_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq)
   );
   \mitchell_div_refined_w16_s0.depth2  depth2 (
     .n0_a(a),
-    .n11_slice(n11_slice),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux)
   );
   \mitchell_div_refined_w16_s0.depth3  depth3 (
-    .n11_slice(n11_slice),
-    .n21_add(n21_add),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n0_a(a),
+    .n109_mux(n109_mux),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux)
+  );
+  \mitchell_div_refined_w16_s0.depth4  depth4 (
+    .n0_a(a),
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux)
   );
   \mitchell_div_refined_w16_s0.depth5  depth5 (
-    .n22_slice(n21_add[20:15]),
-    .n28_not(n28_not),
-    .n30_sub(n30_sub)
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n151_slice(n151_slice),
+    .n38_mux(n38_mux),
+    .n69_mux(n69_mux),
+    .n76_slice(n76_slice)
   );
   \mitchell_div_refined_w16_s0.depth6  depth6 (
+    .n109_mux(n109_mux),
+    .n144_mux(n144_mux),
+    .n151_slice(n151_slice),
+    .n15_mux(n15_mux),
+    .n161_add(n161_add),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n76_slice(n76_slice),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux)
+  );
+  \mitchell_div_refined_w16_s0.depth8  depth8 (
+    .n162_slice(n161_add[20:15]),
+    .n168_not(n168_not),
+    .n170_sub(n170_sub)
+  );
+  \mitchell_div_refined_w16_s0.depth9  depth9 (
     .n0_a(a),
+    .n168_not(n168_not),
+    .n170_sub(n170_sub),
+    .n191_mux(o),
     .n1_b(b),
-    .n28_not(n28_not),
-    .n30_sub(n30_sub),
-    .n51_mux(o),
-    .\port$295$0 (n21_add)
+    .\port$323$0 (n161_add)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n51_mux = o;
-  assign n22_slice = n21_add[20:15];
-  assign n25_cat = { 1'h1, n21_add[14:0] };
+  assign n191_mux = o;
+  assign n162_slice = n161_add[20:15];
+  assign n165_cat = { 1'h1, n161_add[14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s0.depth1 (n1_b, n2_lod, n7_lod, n0_a);
-  wire [3:0] \$1 ;
-  wire [3:0] \$10 ;
-  wire [3:0] \$11 ;
-  wire [3:0] \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire [3:0] \$17 ;
-  wire [3:0] \$18 ;
-  wire [3:0] \$19 ;
-  wire [3:0] \$2 ;
-  wire [3:0] \$20 ;
-  wire [3:0] \$21 ;
-  wire [3:0] \$22 ;
-  wire [3:0] \$23 ;
-  wire [3:0] \$24 ;
-  wire [3:0] \$25 ;
-  wire [3:0] \$26 ;
-  wire [3:0] \$27 ;
-  wire [3:0] \$28 ;
-  wire [3:0] \$3 ;
-  wire [3:0] \$4 ;
-  wire [3:0] \$5 ;
-  wire [3:0] \$6 ;
-  wire [3:0] \$7 ;
-  wire [3:0] \$8 ;
-  wire [3:0] \$9 ;
+module \mitchell_div_refined_w16_s0.depth1 (n1_b, n4_eq, n79_eq, n0_a);
   input [15:0] n0_a;
   wire [15:0] n0_a;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  output [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = n0_a[1] ? 4'h1 : 4'h0;
-  assign \$2  = n0_a[2] ? 4'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 4'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 4'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 4'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 4'h6 : \$5 ;
-  assign \$7  = n0_a[7] ? 4'h7 : \$6 ;
-  assign \$8  = n0_a[8] ? 4'h8 : \$7 ;
-  assign \$9  = n0_a[9] ? 4'h9 : \$8 ;
-  assign \$10  = n0_a[10] ? 4'ha : \$9 ;
-  assign \$11  = n0_a[11] ? 4'hb : \$10 ;
-  assign \$12  = n0_a[12] ? 4'hc : \$11 ;
-  assign \$13  = n0_a[13] ? 4'hd : \$12 ;
-  assign \$14  = n0_a[14] ? 4'he : \$13 ;
-  assign n2_lod = n0_a[15] ? 4'hf : \$14 ;
-  assign \$15  = n1_b[1] ? 4'h1 : 4'h0;
-  assign \$16  = n1_b[2] ? 4'h2 : \$15 ;
-  assign \$17  = n1_b[3] ? 4'h3 : \$16 ;
-  assign \$18  = n1_b[4] ? 4'h4 : \$17 ;
-  assign \$19  = n1_b[5] ? 4'h5 : \$18 ;
-  assign \$20  = n1_b[6] ? 4'h6 : \$19 ;
-  assign \$21  = n1_b[7] ? 4'h7 : \$20 ;
-  assign \$22  = n1_b[8] ? 4'h8 : \$21 ;
-  assign \$23  = n1_b[9] ? 4'h9 : \$22 ;
-  assign \$24  = n1_b[10] ? 4'ha : \$23 ;
-  assign \$25  = n1_b[11] ? 4'hb : \$24 ;
-  assign \$26  = n1_b[12] ? 4'hc : \$25 ;
-  assign \$27  = n1_b[13] ? 4'hd : \$26 ;
-  assign \$28  = n1_b[14] ? 4'he : \$27 ;
-  assign n7_lod = n1_b[15] ? 4'hf : \$28 ;
+  output n4_eq;
+  wire n4_eq;
+  output n79_eq;
+  wire n79_eq;
+  assign n4_eq = ! n0_a[15:8];
+  assign n79_eq = ! n1_b[15:8];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s0.depth2 (n1_b, n2_lod, n7_lod, n6_slice, n11_slice, n0_a);
-  wire [4:0] \$1 ;
-  wire [30:0] \$2 ;
-  wire [4:0] \$3 ;
-  wire [30:0] \$4 ;
+module \mitchell_div_refined_w16_s0.depth2 (n1_b, n4_eq, n79_eq, n8_mux, n15_mux, n83_mux, n90_mux, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output [14:0] n11_slice;
-  wire [14:0] n11_slice;
+  output n15_mux;
+  wire n15_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output [14:0] n6_slice;
-  wire [14:0] n6_slice;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = 4'hf - n2_lod;
-  assign \$2  = n0_a << \$1 [3:0];
-  assign \$3  = 4'hf - n7_lod;
-  assign \$4  = n1_b << \$3 [3:0];
-  assign n6_slice = \$2 [14:0];
-  assign n11_slice = \$4 [14:0];
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  output [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  output [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  output n90_mux;
+  wire n90_mux;
+  assign \$3  = ! n1_b[7:4];
+  assign \$4  = ! n1_b[15:12];
+  assign n90_mux = n79_eq ? \$3  : \$4 ;
+  assign n8_mux = n4_eq ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[15:12];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n83_mux = n79_eq ? { n1_b[7:0], 8'h00 } : n1_b;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s0.depth3 (n7_lod, n6_slice, n11_slice, n21_add, n2_lod);
+module \mitchell_div_refined_w16_s0.depth3 (n1_b, n4_eq, n79_eq, n8_mux, n15_mux, n83_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n109_mux;
+  wire n109_mux;
+  input n15_mux;
+  wire n15_mux;
+  output [15:0] n19_mux;
+  wire [15:0] n19_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  output n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  input [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  input [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  input n90_mux;
+  wire n90_mux;
+  output [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  assign n19_mux = n15_mux ? { n8_mux[11:0], 4'h0 } : n8_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[11:10];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[7:6];
+  assign \$5  = ! n0_a[15:14];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n94_mux = n90_mux ? { n83_mux[11:0], 4'h0 } : n83_mux;
+  assign \$7  = ! n1_b[3:2];
+  assign \$8  = ! n1_b[11:10];
+  assign \$9  = n79_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[7:6];
+  assign \$11  = ! n1_b[15:14];
+  assign \$12  = n79_eq ? \$10  : \$11 ;
+  assign n109_mux = n90_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s0.depth4 (n1_b, n4_eq, n79_eq, n15_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n38_mux, n69_mux, n113_mux, n144_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n109_mux;
+  wire n109_mux;
+  output [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  output n144_mux;
+  wire n144_mux;
+  input n15_mux;
+  wire n15_mux;
+  input [15:0] n19_mux;
+  wire [15:0] n19_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n34_mux;
+  wire n34_mux;
+  output [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  input [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  assign n38_mux = n34_mux ? { n19_mux[13:0], 2'h0 } : n19_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[9];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[5];
+  assign \$5  = ! n0_a[13];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[3];
+  assign \$9  = ! n0_a[11];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[7];
+  assign \$12  = ! n0_a[15];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n113_mux = n109_mux ? { n94_mux[13:0], 2'h0 } : n94_mux;
+  assign \$15  = ! n1_b[1];
+  assign \$16  = ! n1_b[9];
+  assign \$17  = n79_eq ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[5];
+  assign \$19  = ! n1_b[13];
+  assign \$20  = n79_eq ? \$18  : \$19 ;
+  assign \$21  = n90_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[3];
+  assign \$23  = ! n1_b[11];
+  assign \$24  = n79_eq ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[7];
+  assign \$26  = ! n1_b[15];
+  assign \$27  = n79_eq ? \$25  : \$26 ;
+  assign \$28  = n90_mux ? \$24  : \$27 ;
+  assign n144_mux = n109_mux ? \$21  : \$28 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s0.depth5 (n69_mux, n113_mux, n144_mux, n76_slice, n151_slice, n38_mux);
+  wire [15:0] \$1 ;
+  wire [15:0] \$2 ;
+  input [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  input n144_mux;
+  wire n144_mux;
+  output [14:0] n151_slice;
+  wire [14:0] n151_slice;
+  input [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n69_mux;
+  wire n69_mux;
+  output [14:0] n76_slice;
+  wire [14:0] n76_slice;
+  assign \$1  = n69_mux ? { n38_mux[14:0], 1'h0 } : n38_mux;
+  assign \$2  = n144_mux ? { n113_mux[14:0], 1'h0 } : n113_mux;
+  assign n76_slice = \$1 [14:0];
+  assign n151_slice = \$2 [14:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s0.depth6 (n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n69_mux, n144_mux, n76_slice, n151_slice, n161_add, n4_eq);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
-  wire [20:0] \$1 ;
-  wire [21:0] \$2 ;
-  reg [20:0] \$3 ;
+  wire [3:0] \$1 ;
+  wire [20:0] \$2 ;
+  wire [3:0] \$3 ;
   wire [21:0] \$4 ;
-  input [14:0] n11_slice;
-  wire [14:0] n11_slice;
-  output [20:0] n21_add;
-  wire [20:0] n21_add;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input [14:0] n6_slice;
-  wire [14:0] n6_slice;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = { n2_lod, n6_slice } + 20'h88000;
-  assign \$2  = \$1  - { n7_lod, n11_slice };
-  assign \$4  = \$2 [20:0] + \$3 ;
+  reg [20:0] \$5 ;
+  wire [21:0] \$6 ;
+  input n109_mux;
+  wire n109_mux;
+  input n144_mux;
+  wire n144_mux;
+  input [14:0] n151_slice;
+  wire [14:0] n151_slice;
+  input n15_mux;
+  wire n15_mux;
+  output [20:0] n161_add;
+  wire [20:0] n161_add;
+  input n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  input [14:0] n76_slice;
+  wire [14:0] n76_slice;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  assign \$4  = \$2  - { \$3 , n151_slice };
+  assign \$6  = \$4 [20:0] + \$5 ;
+  assign \$1  = ~ { n4_eq, n15_mux, n34_mux, n69_mux };
+  assign \$2  = { \$1 , n76_slice } + 20'h88000;
+  assign \$3  = ~ { n79_eq, n90_mux, n109_mux, n144_mux };
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n11_slice[14:11], n6_slice[14:11] })
+    casez ({ n151_slice[14:11], n76_slice[14:11] })
       8'h00:
-          \$3  = 21'h1ffec4;
+          \$5  = 21'h1ffec4;
       8'h01:
-          \$3  = 21'h1fffcd;
+          \$5  = 21'h1fffcd;
       8'h02:
-          \$3  = 21'h1fff8f;
+          \$5  = 21'h1fff8f;
       8'h03:
-          \$3  = 21'h1fff52;
+          \$5  = 21'h1fff52;
       8'h04:
-          \$3  = 21'h1fff14;
+          \$5  = 21'h1fff14;
       8'h05:
-          \$3  = 21'h1ffed7;
+          \$5  = 21'h1ffed7;
       8'h06:
-          \$3  = 21'h1ffe99;
+          \$5  = 21'h1ffe99;
       8'h07:
-          \$3  = 21'h1ffe5c;
+          \$5  = 21'h1ffe5c;
       8'h08:
-          \$3  = 21'h1ffe1e;
+          \$5  = 21'h1ffe1e;
       8'h09:
-          \$3  = 21'h1ffde1;
+          \$5  = 21'h1ffde1;
       8'h0a:
-          \$3  = 21'h1ffda3;
+          \$5  = 21'h1ffda3;
       8'h0b:
-          \$3  = 21'h1ffd66;
+          \$5  = 21'h1ffd66;
       8'h0c:
-          \$3  = 21'h1ffd29;
+          \$5  = 21'h1ffd29;
       8'h0d:
-          \$3  = 21'h1ffceb;
+          \$5  = 21'h1ffceb;
       8'h0e:
-          \$3  = 21'h1ffcae;
+          \$5  = 21'h1ffcae;
       8'h0f:
-          \$3  = 21'h1ffc70;
+          \$5  = 21'h1ffc70;
       8'h10:
-          \$3  = 21'h1ff970;
+          \$5  = 21'h1ff970;
       8'h11:
-          \$3  = 21'h1ffed5;
+          \$5  = 21'h1ffed5;
       8'h12:
-          \$3  = 21'h1fff5a;
+          \$5  = 21'h1fff5a;
       8'h13:
-          \$3  = 21'h1ffeab;
+          \$5  = 21'h1ffeab;
       8'h14:
-          \$3  = 21'h1ffdfc;
+          \$5  = 21'h1ffdfc;
       8'h15:
-          \$3  = 21'h1ffd4d;
+          \$5  = 21'h1ffd4d;
       8'h16:
-          \$3  = 21'h1ffc9e;
+          \$5  = 21'h1ffc9e;
       8'h17:
-          \$3  = 21'h1ffbef;
+          \$5  = 21'h1ffbef;
       8'h18:
-          \$3  = 21'h1ffb40;
+          \$5  = 21'h1ffb40;
       8'h19:
-          \$3  = 21'h1ffa91;
+          \$5  = 21'h1ffa91;
       8'h1a:
-          \$3  = 21'h1ff9e2;
+          \$5  = 21'h1ff9e2;
       8'h1b:
-          \$3  = 21'h1ff933;
+          \$5  = 21'h1ff933;
       8'h1c:
-          \$3  = 21'h1ff884;
+          \$5  = 21'h1ff884;
       8'h1d:
-          \$3  = 21'h1ff7d5;
+          \$5  = 21'h1ff7d5;
       8'h1e:
-          \$3  = 21'h1ff725;
+          \$5  = 21'h1ff725;
       8'h1f:
-          \$3  = 21'h1ff676;
+          \$5  = 21'h1ff676;
       8'h20:
-          \$3  = 21'h1ff461;
+          \$5  = 21'h1ff461;
       8'h21:
-          \$3  = 21'h1ffa39;
+          \$5  = 21'h1ffa39;
       8'h22:
-          \$3  = 21'h1ffee5;
+          \$5  = 21'h1ffee5;
       8'h23:
-          \$3  = 21'h1ffef4;
+          \$5  = 21'h1ffef4;
       8'h24:
-          \$3  = 21'h1ffddf;
+          \$5  = 21'h1ffddf;
       8'h25:
-          \$3  = 21'h1ffccb;
+          \$5  = 21'h1ffccb;
       8'h26:
-          \$3  = 21'h1ffbb7;
+          \$5  = 21'h1ffbb7;
       8'h27:
-          \$3  = 21'h1ffaa2;
+          \$5  = 21'h1ffaa2;
       8'h28:
-          \$3  = 21'h1ff98e;
+          \$5  = 21'h1ff98e;
       8'h29:
-          \$3  = 21'h1ff87a;
+          \$5  = 21'h1ff87a;
       8'h2a:
-          \$3  = 21'h1ff765;
+          \$5  = 21'h1ff765;
       8'h2b:
-          \$3  = 21'h1ff651;
+          \$5  = 21'h1ff651;
       8'h2c:
-          \$3  = 21'h1ff53d;
+          \$5  = 21'h1ff53d;
       8'h2d:
-          \$3  = 21'h1ff428;
+          \$5  = 21'h1ff428;
       8'h2e:
-          \$3  = 21'h1ff314;
+          \$5  = 21'h1ff314;
       8'h2f:
-          \$3  = 21'h1ff200;
+          \$5  = 21'h1ff200;
       8'h30:
-          \$3  = 21'h1ff0aa;
+          \$5  = 21'h1ff0aa;
       8'h31:
-          \$3  = 21'h1ff5cb;
+          \$5  = 21'h1ff5cb;
       8'h32:
-          \$3  = 21'h1ffaed;
+          \$5  = 21'h1ffaed;
       8'h33:
-          \$3  = 21'h1ffef3;
+          \$5  = 21'h1ffef3;
       8'h34:
-          \$3  = 21'h1ffe98;
+          \$5  = 21'h1ffe98;
       8'h35:
-          \$3  = 21'h1ffd29;
+          \$5  = 21'h1ffd29;
       8'h36:
-          \$3  = 21'h1ffbba;
+          \$5  = 21'h1ffbba;
       8'h37:
-          \$3  = 21'h1ffa4a;
+          \$5  = 21'h1ffa4a;
       8'h38:
-          \$3  = 21'h1ff8db;
+          \$5  = 21'h1ff8db;
       8'h39:
-          \$3  = 21'h1ff76c;
+          \$5  = 21'h1ff76c;
       8'h3a:
-          \$3  = 21'h1ff5fd;
+          \$5  = 21'h1ff5fd;
       8'h3b:
-          \$3  = 21'h1ff48d;
+          \$5  = 21'h1ff48d;
       8'h3c:
-          \$3  = 21'h1ff31e;
+          \$5  = 21'h1ff31e;
       8'h3d:
-          \$3  = 21'h1ff1af;
+          \$5  = 21'h1ff1af;
       8'h3e:
-          \$3  = 21'h1ff040;
+          \$5  = 21'h1ff040;
       8'h3f:
-          \$3  = 21'h1feed1;
+          \$5  = 21'h1feed1;
       8'h40:
-          \$3  = 21'h1fee17;
+          \$5  = 21'h1fee17;
       8'h41:
-          \$3  = 21'h1ff294;
+          \$5  = 21'h1ff294;
       8'h42:
-          \$3  = 21'h1ff712;
+          \$5  = 21'h1ff712;
       8'h43:
-          \$3  = 21'h1ffb8f;
+          \$5  = 21'h1ffb8f;
       8'h44:
-          \$3  = 21'h1fff00;
+          \$5  = 21'h1fff00;
       8'h45:
-          \$3  = 21'h1ffe45;
+          \$5  = 21'h1ffe45;
       8'h46:
-          \$3  = 21'h1ffc84;
+          \$5  = 21'h1ffc84;
       8'h47:
-          \$3  = 21'h1ffac3;
+          \$5  = 21'h1ffac3;
       8'h48:
-          \$3  = 21'h1ff902;
+          \$5  = 21'h1ff902;
       8'h49:
-          \$3  = 21'h1ff740;
+          \$5  = 21'h1ff740;
       8'h4a:
-          \$3  = 21'h1ff57f;
+          \$5  = 21'h1ff57f;
       8'h4b:
-          \$3  = 21'h1ff3be;
+          \$5  = 21'h1ff3be;
       8'h4c:
-          \$3  = 21'h1ff1fd;
+          \$5  = 21'h1ff1fd;
       8'h4d:
-          \$3  = 21'h1ff03b;
+          \$5  = 21'h1ff03b;
       8'h4e:
-          \$3  = 21'h1fee7a;
+          \$5  = 21'h1fee7a;
       8'h4f:
-          \$3  = 21'h1fecb9;
+          \$5  = 21'h1fecb9;
       8'h50:
-          \$3  = 21'h1fec80;
+          \$5  = 21'h1fec80;
       8'h51:
-          \$3  = 21'h1ff069;
+          \$5  = 21'h1ff069;
       8'h52:
-          \$3  = 21'h1ff452;
+          \$5  = 21'h1ff452;
       8'h53:
-          \$3  = 21'h1ff83a;
+          \$5  = 21'h1ff83a;
       8'h54:
-          \$3  = 21'h1ffc23;
+          \$5  = 21'h1ffc23;
       8'h55:
-          \$3  = 21'h1fff0b;
+          \$5  = 21'h1fff0b;
       8'h56:
-          \$3  = 21'h1ffdfa;
+          \$5  = 21'h1ffdfa;
       8'h57:
-          \$3  = 21'h1ffbef;
+          \$5  = 21'h1ffbef;
       8'h58:
-          \$3  = 21'h1ff9e3;
+          \$5  = 21'h1ff9e3;
       8'h59:
-          \$3  = 21'h1ff7d7;
+          \$5  = 21'h1ff7d7;
       8'h5a:
-          \$3  = 21'h1ff5cc;
+          \$5  = 21'h1ff5cc;
       8'h5b:
-          \$3  = 21'h1ff3c0;
+          \$5  = 21'h1ff3c0;
       8'h5c:
-          \$3  = 21'h1ff1b4;
+          \$5  = 21'h1ff1b4;
       8'h5d:
-          \$3  = 21'h1fefa9;
+          \$5  = 21'h1fefa9;
       8'h5e:
-          \$3  = 21'h1fed9d;
+          \$5  = 21'h1fed9d;
       8'h5f:
-          \$3  = 21'h1feb92;
+          \$5  = 21'h1feb92;
       8'h60:
-          \$3  = 21'h1febc4;
+          \$5  = 21'h1febc4;
       8'h61:
-          \$3  = 21'h1fef25;
+          \$5  = 21'h1fef25;
       8'h62:
-          \$3  = 21'h1ff286;
+          \$5  = 21'h1ff286;
       8'h63:
-          \$3  = 21'h1ff5e7;
+          \$5  = 21'h1ff5e7;
       8'h64:
-          \$3  = 21'h1ff948;
+          \$5  = 21'h1ff948;
       8'h65:
-          \$3  = 21'h1ffcaa;
+          \$5  = 21'h1ffcaa;
       8'h66:
-          \$3  = 21'h1fff16;
+          \$5  = 21'h1fff16;
       8'h67:
-          \$3  = 21'h1ffdb6;
+          \$5  = 21'h1ffdb6;
       8'h68:
-          \$3  = 21'h1ffb67;
+          \$5  = 21'h1ffb67;
       8'h69:
-          \$3  = 21'h1ff917;
+          \$5  = 21'h1ff917;
       8'h6a:
-          \$3  = 21'h1ff6c8;
+          \$5  = 21'h1ff6c8;
       8'h6b:
-          \$3  = 21'h1ff478;
+          \$5  = 21'h1ff478;
       8'h6c:
-          \$3  = 21'h1ff229;
+          \$5  = 21'h1ff229;
       8'h6d:
-          \$3  = 21'h1fefda;
+          \$5  = 21'h1fefda;
       8'h6e:
-          \$3  = 21'h1fed8a;
+          \$5  = 21'h1fed8a;
       8'h6f:
-          \$3  = 21'h1feb3b;
+          \$5  = 21'h1feb3b;
       8'h70:
-          \$3  = 21'h1febc6;
+          \$5  = 21'h1febc6;
       8'h71:
-          \$3  = 21'h1feeab;
+          \$5  = 21'h1feeab;
       8'h72:
-          \$3  = 21'h1ff190;
+          \$5  = 21'h1ff190;
       8'h73:
-          \$3  = 21'h1ff475;
+          \$5  = 21'h1ff475;
       8'h74:
-          \$3  = 21'h1ff75a;
+          \$5  = 21'h1ff75a;
       8'h75:
-          \$3  = 21'h1ffa40;
+          \$5  = 21'h1ffa40;
       8'h76:
-          \$3  = 21'h1ffd25;
+          \$5  = 21'h1ffd25;
       8'h77:
-          \$3  = 21'h1fff1f;
+          \$5  = 21'h1fff1f;
       8'h78:
-          \$3  = 21'h1ffd78;
+          \$5  = 21'h1ffd78;
       8'h79:
-          \$3  = 21'h1ffaea;
+          \$5  = 21'h1ffaea;
       8'h7a:
-          \$3  = 21'h1ff85d;
+          \$5  = 21'h1ff85d;
       8'h7b:
-          \$3  = 21'h1ff5cf;
+          \$5  = 21'h1ff5cf;
       8'h7c:
-          \$3  = 21'h1ff342;
+          \$5  = 21'h1ff342;
       8'h7d:
-          \$3  = 21'h1ff0b5;
+          \$5  = 21'h1ff0b5;
       8'h7e:
-          \$3  = 21'h1fee27;
+          \$5  = 21'h1fee27;
       8'h7f:
-          \$3  = 21'h1feb9a;
+          \$5  = 21'h1feb9a;
       8'h80:
-          \$3  = 21'h1fec6f;
+          \$5  = 21'h1fec6f;
       8'h81:
-          \$3  = 21'h1feee2;
+          \$5  = 21'h1feee2;
       8'h82:
-          \$3  = 21'h1ff155;
+          \$5  = 21'h1ff155;
       8'h83:
-          \$3  = 21'h1ff3c9;
+          \$5  = 21'h1ff3c9;
       8'h84:
-          \$3  = 21'h1ff63c;
+          \$5  = 21'h1ff63c;
       8'h85:
-          \$3  = 21'h1ff8af;
+          \$5  = 21'h1ff8af;
       8'h86:
-          \$3  = 21'h1ffb22;
+          \$5  = 21'h1ffb22;
       8'h87:
-          \$3  = 21'h1ffd96;
+          \$5  = 21'h1ffd96;
       8'h88:
-          \$3  = 21'h1fff28;
+          \$5  = 21'h1fff28;
       8'h89:
-          \$3  = 21'h1ffd3e;
+          \$5  = 21'h1ffd3e;
       8'h8a:
-          \$3  = 21'h1ffa78;
+          \$5  = 21'h1ffa78;
       8'h8b:
-          \$3  = 21'h1ff7b2;
+          \$5  = 21'h1ff7b2;
       8'h8c:
-          \$3  = 21'h1ff4eb;
+          \$5  = 21'h1ff4eb;
       8'h8d:
-          \$3  = 21'h1ff225;
+          \$5  = 21'h1ff225;
       8'h8e:
-          \$3  = 21'h1fef5e;
+          \$5  = 21'h1fef5e;
       8'h8f:
-          \$3  = 21'h1fec98;
+          \$5  = 21'h1fec98;
       8'h90:
-          \$3  = 21'h1fedab;
+          \$5  = 21'h1fedab;
       8'h91:
-          \$3  = 21'h1fefb5;
+          \$5  = 21'h1fefb5;
       8'h92:
-          \$3  = 21'h1ff1c0;
+          \$5  = 21'h1ff1c0;
       8'h93:
-          \$3  = 21'h1ff3ca;
+          \$5  = 21'h1ff3ca;
       8'h94:
-          \$3  = 21'h1ff5d5;
+          \$5  = 21'h1ff5d5;
       8'h95:
-          \$3  = 21'h1ff7df;
+          \$5  = 21'h1ff7df;
       8'h96:
-          \$3  = 21'h1ff9e9;
+          \$5  = 21'h1ff9e9;
       8'h97:
-          \$3  = 21'h1ffbf4;
+          \$5  = 21'h1ffbf4;
       8'h98:
-          \$3  = 21'h1ffdfe;
+          \$5  = 21'h1ffdfe;
       8'h99:
-          \$3  = 21'h1fff30;
+          \$5  = 21'h1fff30;
       8'h9a:
-          \$3  = 21'h1ffd09;
+          \$5  = 21'h1ffd09;
       8'h9b:
-          \$3  = 21'h1ffa0f;
+          \$5  = 21'h1ffa0f;
       8'h9c:
-          \$3  = 21'h1ff714;
+          \$5  = 21'h1ff714;
       8'h9d:
-          \$3  = 21'h1ff419;
+          \$5  = 21'h1ff419;
       8'h9e:
-          \$3  = 21'h1ff11e;
+          \$5  = 21'h1ff11e;
       8'h9f:
-          \$3  = 21'h1fee23;
+          \$5  = 21'h1fee23;
       8'ha0:
-          \$3  = 21'h1fef6a;
+          \$5  = 21'h1fef6a;
       8'ha1:
-          \$3  = 21'h1ff114;
+          \$5  = 21'h1ff114;
       8'ha2:
-          \$3  = 21'h1ff2bd;
+          \$5  = 21'h1ff2bd;
       8'ha3:
-          \$3  = 21'h1ff466;
+          \$5  = 21'h1ff466;
       8'ha4:
-          \$3  = 21'h1ff610;
+          \$5  = 21'h1ff610;
       8'ha5:
-          \$3  = 21'h1ff7b9;
+          \$5  = 21'h1ff7b9;
       8'ha6:
-          \$3  = 21'h1ff962;
+          \$5  = 21'h1ff962;
       8'ha7:
-          \$3  = 21'h1ffb0c;
+          \$5  = 21'h1ffb0c;
       8'ha8:
-          \$3  = 21'h1ffcb5;
+          \$5  = 21'h1ffcb5;
       8'ha9:
-          \$3  = 21'h1ffe5e;
+          \$5  = 21'h1ffe5e;
       8'haa:
-          \$3  = 21'h1fff38;
+          \$5  = 21'h1fff38;
       8'hab:
-          \$3  = 21'h1ffcd9;
+          \$5  = 21'h1ffcd9;
       8'hac:
-          \$3  = 21'h1ff9ad;
+          \$5  = 21'h1ff9ad;
       8'had:
-          \$3  = 21'h1ff682;
+          \$5  = 21'h1ff682;
       8'hae:
-          \$3  = 21'h1ff357;
+          \$5  = 21'h1ff357;
       8'haf:
-          \$3  = 21'h1ff02b;
+          \$5  = 21'h1ff02b;
       8'hb0:
-          \$3  = 21'h1ff19e;
+          \$5  = 21'h1ff19e;
       8'hb1:
-          \$3  = 21'h1ff2ed;
+          \$5  = 21'h1ff2ed;
       8'hb2:
-          \$3  = 21'h1ff43d;
+          \$5  = 21'h1ff43d;
       8'hb3:
-          \$3  = 21'h1ff58c;
+          \$5  = 21'h1ff58c;
       8'hb4:
-          \$3  = 21'h1ff6db;
+          \$5  = 21'h1ff6db;
       8'hb5:
-          \$3  = 21'h1ff82b;
+          \$5  = 21'h1ff82b;
       8'hb6:
-          \$3  = 21'h1ff97a;
+          \$5  = 21'h1ff97a;
       8'hb7:
-          \$3  = 21'h1ffaca;
+          \$5  = 21'h1ffaca;
       8'hb8:
-          \$3  = 21'h1ffc19;
+          \$5  = 21'h1ffc19;
       8'hb9:
-          \$3  = 21'h1ffd68;
+          \$5  = 21'h1ffd68;
       8'hba:
-          \$3  = 21'h1ffeb8;
+          \$5  = 21'h1ffeb8;
       8'hbb:
-          \$3  = 21'h1fff3f;
+          \$5  = 21'h1fff3f;
       8'hbc:
-          \$3  = 21'h1ffcab;
+          \$5  = 21'h1ffcab;
       8'hbd:
-          \$3  = 21'h1ff953;
+          \$5  = 21'h1ff953;
       8'hbe:
-          \$3  = 21'h1ff5fb;
+          \$5  = 21'h1ff5fb;
       8'hbf:
-          \$3  = 21'h1ff2a2;
+          \$5  = 21'h1ff2a2;
       8'hc0:
-          \$3  = 21'h1ff43a;
+          \$5  = 21'h1ff43a;
       8'hc1:
-          \$3  = 21'h1ff536;
+          \$5  = 21'h1ff536;
       8'hc2:
-          \$3  = 21'h1ff631;
+          \$5  = 21'h1ff631;
       8'hc3:
-          \$3  = 21'h1ff72d;
+          \$5  = 21'h1ff72d;
       8'hc4:
-          \$3  = 21'h1ff829;
+          \$5  = 21'h1ff829;
       8'hc5:
-          \$3  = 21'h1ff925;
+          \$5  = 21'h1ff925;
       8'hc6:
-          \$3  = 21'h1ffa20;
+          \$5  = 21'h1ffa20;
       8'hc7:
-          \$3  = 21'h1ffb1c;
+          \$5  = 21'h1ffb1c;
       8'hc8:
-          \$3  = 21'h1ffc18;
+          \$5  = 21'h1ffc18;
       8'hc9:
-          \$3  = 21'h1ffd13;
+          \$5  = 21'h1ffd13;
       8'hca:
-          \$3  = 21'h1ffe0f;
+          \$5  = 21'h1ffe0f;
       8'hcb:
-          \$3  = 21'h1fff0b;
+          \$5  = 21'h1fff0b;
       8'hcc:
-          \$3  = 21'h1fff46;
+          \$5  = 21'h1fff46;
       8'hcd:
-          \$3  = 21'h1ffc81;
+          \$5  = 21'h1ffc81;
       8'hce:
-          \$3  = 21'h1ff8ff;
+          \$5  = 21'h1ff8ff;
       8'hcf:
-          \$3  = 21'h1ff57d;
+          \$5  = 21'h1ff57d;
       8'hd0:
-          \$3  = 21'h1ff733;
+          \$5  = 21'h1ff733;
       8'hd1:
-          \$3  = 21'h1ff7e1;
+          \$5  = 21'h1ff7e1;
       8'hd2:
-          \$3  = 21'h1ff88f;
+          \$5  = 21'h1ff88f;
       8'hd3:
-          \$3  = 21'h1ff93d;
+          \$5  = 21'h1ff93d;
       8'hd4:
-          \$3  = 21'h1ff9ea;
+          \$5  = 21'h1ff9ea;
       8'hd5:
-          \$3  = 21'h1ffa98;
+          \$5  = 21'h1ffa98;
       8'hd6:
-          \$3  = 21'h1ffb46;
+          \$5  = 21'h1ffb46;
       8'hd7:
-          \$3  = 21'h1ffbf4;
+          \$5  = 21'h1ffbf4;
       8'hd8:
-          \$3  = 21'h1ffca1;
+          \$5  = 21'h1ffca1;
       8'hd9:
-          \$3  = 21'h1ffd4f;
+          \$5  = 21'h1ffd4f;
       8'hda:
-          \$3  = 21'h1ffdfd;
+          \$5  = 21'h1ffdfd;
       8'hdb:
-          \$3  = 21'h1ffeab;
+          \$5  = 21'h1ffeab;
       8'hdc:
-          \$3  = 21'h1fff58;
+          \$5  = 21'h1fff58;
       8'hdd:
-          \$3  = 21'h1fff4c;
+          \$5  = 21'h1fff4c;
       8'hde:
-          \$3  = 21'h1ffc5a;
+          \$5  = 21'h1ffc5a;
       8'hdf:
-          \$3  = 21'h1ff8b1;
+          \$5  = 21'h1ff8b1;
       8'he0:
-          \$3  = 21'h1ffa81;
+          \$5  = 21'h1ffa81;
       8'he1:
-          \$3  = 21'h1ffae6;
+          \$5  = 21'h1ffae6;
       8'he2:
-          \$3  = 21'h1ffb4b;
+          \$5  = 21'h1ffb4b;
       8'he3:
-          \$3  = 21'h1ffbb0;
+          \$5  = 21'h1ffbb0;
       8'he4:
-          \$3  = 21'h1ffc15;
+          \$5  = 21'h1ffc15;
       8'he5:
-          \$3  = 21'h1ffc7a;
+          \$5  = 21'h1ffc7a;
       8'he6:
-          \$3  = 21'h1ffcdf;
+          \$5  = 21'h1ffcdf;
       8'he7:
-          \$3  = 21'h1ffd43;
+          \$5  = 21'h1ffd43;
       8'he8:
-          \$3  = 21'h1ffda8;
+          \$5  = 21'h1ffda8;
       8'he9:
-          \$3  = 21'h1ffe0d;
+          \$5  = 21'h1ffe0d;
       8'hea:
-          \$3  = 21'h1ffe72;
+          \$5  = 21'h1ffe72;
       8'heb:
-          \$3  = 21'h1ffed7;
+          \$5  = 21'h1ffed7;
       8'hec:
-          \$3  = 21'h1fff3c;
+          \$5  = 21'h1fff3c;
       8'hed:
-          \$3  = 21'h1fffa1;
+          \$5  = 21'h1fffa1;
       8'hee:
-          \$3  = 21'h1fff51;
+          \$5  = 21'h1fff51;
       8'hef:
-          \$3  = 21'h1ffc35;
+          \$5  = 21'h1ffc35;
       8'hf0:
-          \$3  = 21'h1ffe1b;
+          \$5  = 21'h1ffe1b;
       8'hf1:
-          \$3  = 21'h1ffe3c;
+          \$5  = 21'h1ffe3c;
       8'hf2:
-          \$3  = 21'h1ffe5d;
+          \$5  = 21'h1ffe5d;
       8'hf3:
-          \$3  = 21'h1ffe7d;
+          \$5  = 21'h1ffe7d;
       8'hf4:
-          \$3  = 21'h1ffe9e;
+          \$5  = 21'h1ffe9e;
       8'hf5:
-          \$3  = 21'h1ffebf;
+          \$5  = 21'h1ffebf;
       8'hf6:
-          \$3  = 21'h1ffedf;
+          \$5  = 21'h1ffedf;
       8'hf7:
-          \$3  = 21'h1fff00;
+          \$5  = 21'h1fff00;
       8'hf8:
-          \$3  = 21'h1fff21;
+          \$5  = 21'h1fff21;
       8'hf9:
-          \$3  = 21'h1fff41;
+          \$5  = 21'h1fff41;
       8'hfa:
-          \$3  = 21'h1fff62;
+          \$5  = 21'h1fff62;
       8'hfb:
-          \$3  = 21'h1fff83;
+          \$5  = 21'h1fff83;
       8'hfc:
-          \$3  = 21'h1fffa3;
+          \$5  = 21'h1fffa3;
       8'hfd:
-          \$3  = 21'h1fffc4;
+          \$5  = 21'h1fffc4;
       8'hfe:
-          \$3  = 21'h1fffe5;
+          \$5  = 21'h1fffe5;
       8'hff:
-          \$3  = 21'h1fff57;
+          \$5  = 21'h1fff57;
     endcase
   end
-  assign n21_add = \$4 [20:0];
+  assign n161_add = \$6 [20:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s0.depth5 (n28_not, n30_sub, n22_slice);
+module \mitchell_div_refined_w16_s0.depth8 (n168_not, n170_sub, n162_slice);
   wire \$1 ;
   wire [6:0] \$2 ;
-  input [5:0] n22_slice;
-  wire [5:0] n22_slice;
-  output n28_not;
-  wire n28_not;
-  output [5:0] n30_sub;
-  wire [5:0] n30_sub;
-  assign \$1  = n22_slice < 5'h10;
-  assign n28_not = ~ \$1 ;
-  assign \$2  = n22_slice - 5'h10;
-  assign n30_sub = \$2 [5:0];
+  input [5:0] n162_slice;
+  wire [5:0] n162_slice;
+  output n168_not;
+  wire n168_not;
+  output [5:0] n170_sub;
+  wire [5:0] n170_sub;
+  assign \$1  = n162_slice < 5'h10;
+  assign n168_not = ~ \$1 ;
+  assign \$2  = n162_slice - 5'h10;
+  assign n170_sub = \$2 [5:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s0.depth6 (n1_b, \port$295$0 , n28_not, n30_sub, n51_mux, n0_a);
+module \mitchell_div_refined_w16_s0.depth9 (n1_b, \port$323$0 , n168_not, n170_sub, n191_mux, n0_a);
   wire \$1 ;
   wire [31:0] \$10 ;
   wire [31:0] \$11 ;
@@ -730,30 +924,30 @@ module \mitchell_div_refined_w16_s0.depth6 (n1_b, \port$295$0 , n28_not, n30_sub
   wire [31:0] \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
+  wire [5:0] n162_slice;
+  wire [15:0] n165_cat;
+  input n168_not;
+  wire n168_not;
+  input [5:0] n170_sub;
+  wire [5:0] n170_sub;
+  output [31:0] n191_mux;
+  wire [31:0] n191_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  wire [5:0] n22_slice;
-  wire [15:0] n25_cat;
-  input n28_not;
-  wire n28_not;
-  input [5:0] n30_sub;
-  wire [5:0] n30_sub;
-  output [31:0] n51_mux;
-  wire [31:0] n51_mux;
-  input [20:0] \port$295$0 ;
-  wire [20:0] \port$295$0 ;
+  input [20:0] \port$323$0 ;
+  wire [20:0] \port$323$0 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n30_sub < 5'h11;
+  assign \$3  = n170_sub < 5'h11;
   assign \$4  = ~ \$3 ;
-  assign \$5  = n28_not & \$4 ;
-  assign \$6  = { 1'h1, \port$295$0 [14:0] } << n30_sub;
-  assign \$7  = 5'h10 - \port$295$0 [20:15];
-  assign \$8  = { 1'h1, \port$295$0 [14:0] } >> \$7 ;
-  assign \$9  = n28_not ? \$6 [31:0] : \$8 ;
+  assign \$5  = n168_not & \$4 ;
+  assign \$6  = { 1'h1, \port$323$0 [14:0] } << n170_sub;
+  assign \$7  = 5'h10 - \port$323$0 [20:15];
+  assign \$8  = { 1'h1, \port$323$0 [14:0] } >> \$7 ;
+  assign \$9  = n168_not ? \$6 [31:0] : \$8 ;
   assign \$10  = \$5  ? 32'd4294967295 : \$9 ;
   assign \$11  = \$2  ? 32'd0 : \$10 ;
-  assign n51_mux = \$1  ? 32'd4294967295 : \$11 ;
-  assign n25_cat = { 1'h1, \port$295$0 [14:0] };
-  assign n22_slice = \port$295$0 [20:15];
+  assign n191_mux = \$1  ? 32'd4294967295 : \$11 ;
+  assign n165_cat = { 1'h1, \port$323$0 [14:0] };
+  assign n162_slice = \port$323$0 [20:15];
 endmodule

@@ -6,6 +6,7 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
   reg \$2 ;
+  wire [3:0] \$3 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -13,38 +14,97 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire [14:0] n11_slice;
-  wire [18:0] n12_cat;
-  reg [18:0] n12_cat_s1 = 19'h00000;
-  wire [18:0] n15_cat;
-  reg [18:0] n15_cat_s1 = 19'h00000;
-  wire [7:0] n19_cat;
-  reg [7:0] n19_cat_s1 = 8'h00;
+  wire n102_mux;
+  wire [15:0] n106_mux;
+  wire n10_and;
+  wire n121_mux;
+  wire [15:0] n125_mux;
+  wire [15:0] n14_mux;
+  wire n156_mux;
+  wire [14:0] n163_slice;
+  wire [20:0] n166_add;
+  reg [20:0] n166_add_s1 = 21'h000000;
+  wire [18:0] n167_cat;
+  reg [18:0] n167_cat_s1 = 19'h00000;
+  wire [7:0] n171_cat;
+  wire n172_slice;
+  reg n172_slice_s1 = 1'h0;
+  wire n173_slice;
+  reg n173_slice_s1 = 1'h0;
+  wire [20:0] n187_mux;
+  reg [20:0] n187_mux_s1 = 21'h000000;
   wire [15:0] n1_b;
-  wire [20:0] n21_add;
-  wire [5:0] n22_slice;
-  wire [15:0] n25_cat;
-  reg [15:0] n25_cat_s2 = 16'h0000;
-  wire n28_not;
-  reg n28_not_s2 = 1'h0;
-  wire [3:0] n2_lod;
-  wire [5:0] n30_sub;
-  reg [5:0] n30_sub_s2 = 6'h00;
-  wire [6:0] n32_sub;
-  reg [6:0] n32_sub_s2 = 7'h00;
-  wire n35_not;
-  reg n35_not_s2 = 1'h0;
-  wire [31:0] n39_cat;
-  reg [31:0] n39_cat_s2 = 32'd0;
-  wire n45_eq;
-  reg n45_eq_s1 = 1'h0;
-  reg n45_eq_s2 = 1'h0;
-  wire n49_eq;
-  reg n49_eq_s1 = 1'h0;
-  reg n49_eq_s2 = 1'h0;
-  wire [31:0] n51_mux;
-  wire [14:0] n6_slice;
-  wire [3:0] n7_lod;
+  wire [20:0] n201_mux;
+  reg [20:0] n201_mux_s1 = 21'h000000;
+  wire n203_slice;
+  reg n203_slice_s1 = 1'h0;
+  wire [20:0] n217_mux;
+  reg [20:0] n217_mux_s1 = 21'h000000;
+  wire n21_mux;
+  wire [20:0] n231_mux;
+  reg [20:0] n231_mux_s1 = 21'h000000;
+  wire [20:0] n234_add;
+  wire [5:0] n235_slice;
+  wire [15:0] n238_cat;
+  wire n241_not;
+  reg n241_not_s2 = 1'h0;
+  wire [5:0] n243_sub;
+  wire [6:0] n245_sub;
+  wire n248_not;
+  reg n248_not_s2 = 1'h0;
+  wire [15:0] n254_mux;
+  wire [16:0] n257_cat;
+  reg [16:0] n257_cat_s2 = 17'h00000;
+  wire n258_slice;
+  reg n258_slice_s2 = 1'h0;
+  wire [15:0] n25_mux;
+  wire [16:0] n260_cat;
+  reg [16:0] n260_cat_s2 = 17'h00000;
+  wire [16:0] n261_mux;
+  wire n265_slice;
+  reg n265_slice_s2 = 1'h0;
+  wire [18:0] n268_mux;
+  wire n272_slice;
+  reg n272_slice_s2 = 1'h0;
+  wire [22:0] n275_mux;
+  wire n279_slice;
+  reg n279_slice_s2 = 1'h0;
+  wire [30:0] n282_mux;
+  wire n286_slice;
+  reg n286_slice_s2 = 1'h0;
+  wire [31:0] n296_mux;
+  reg [31:0] n296_mux_s2 = 32'd0;
+  wire [31:0] n299_cat;
+  reg [31:0] n299_cat_s2 = 32'd0;
+  wire [7:0] n2_slice;
+  wire n300_slice;
+  reg n300_slice_s2 = 1'h0;
+  wire [31:0] n301_mux;
+  wire n305_slice;
+  reg n305_slice_s2 = 1'h0;
+  wire [31:0] n306_mux;
+  wire n310_slice;
+  reg n310_slice_s2 = 1'h0;
+  wire [31:0] n311_mux;
+  wire n315_slice;
+  reg n315_slice_s2 = 1'h0;
+  wire [31:0] n316_mux;
+  wire n320_slice;
+  reg n320_slice_s2 = 1'h0;
+  wire n340_and;
+  reg n340_and_s1 = 1'h0;
+  reg n340_and_s2 = 1'h0;
+  wire n358_and;
+  reg n358_and_s1 = 1'h0;
+  reg n358_and_s2 = 1'h0;
+  wire [31:0] n360_mux;
+  wire n40_mux;
+  wire [15:0] n44_mux;
+  wire n75_mux;
+  wire [14:0] n82_slice;
+  wire [7:0] n83_slice;
+  wire n91_and;
+  wire [15:0] n95_mux;
   output [31:0] o;
   wire [31:0] o;
   input rst;
@@ -57,78 +117,206 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
-    n28_not_s2 <= n28_not;
+    n203_slice_s1 <= n163_slice[13];
   always @(posedge clk)
-    n35_not_s2 <= n35_not;
+    n217_mux_s1 <= n217_mux;
   always @(posedge clk)
-    n25_cat_s2 <= { 1'h1, n21_add[14:0] };
+    n231_mux_s1 <= n231_mux;
   always @(posedge clk)
-    n30_sub_s2 <= n30_sub;
+    n258_slice_s2 <= n243_sub[0];
   always @(posedge clk)
-    n39_cat_s2 <= { 17'h00001, n21_add[14:0] };
+    n257_cat_s2 <= { n254_mux, 1'h0 };
   always @(posedge clk)
-    n32_sub_s2 <= n32_sub;
+    n260_cat_s2 <= { 1'h0, n254_mux };
+  always @(posedge clk)
+    n265_slice_s2 <= n243_sub[1];
+  always @(posedge clk)
+    n272_slice_s2 <= n243_sub[2];
+  always @(posedge clk)
+    n279_slice_s2 <= n243_sub[3];
+  always @(posedge clk)
+    n300_slice_s2 <= n245_sub[0];
+  always @(posedge clk)
+    n299_cat_s2 <= { 1'h0, n296_mux[31:1] };
+  always @(posedge clk)
+    n296_mux_s2 <= n296_mux;
+  always @(posedge clk)
+    n305_slice_s2 <= n245_sub[1];
+  always @(posedge clk)
+    n310_slice_s2 <= n245_sub[2];
+  always @(posedge clk)
+    n315_slice_s2 <= n245_sub[3];
+  always @(posedge clk)
+    n358_and_s1 <= n358_and;
+  always @(posedge clk)
+    n358_and_s2 <= n358_and_s1;
+  always @(posedge clk)
+    n340_and_s1 <= n340_and;
+  always @(posedge clk)
+    n340_and_s2 <= n340_and_s1;
+  always @(posedge clk)
+    n241_not_s2 <= n241_not;
+  always @(posedge clk)
+    n248_not_s2 <= n248_not;
+  always @(posedge clk)
+    n286_slice_s2 <= n243_sub[4];
+  always @(posedge clk)
+    n320_slice_s2 <= n245_sub[4];
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_out <= \$2 ;
   always @(posedge clk)
-    n12_cat_s1 <= { n2_lod, n6_slice };
+    n166_add_s1 <= n166_add;
   always @(posedge clk)
-    n15_cat_s1 <= { n7_lod, n11_slice };
+    n167_cat_s1 <= { \$3 , n163_slice };
   always @(posedge clk)
-    n19_cat_s1 <= { n11_slice[14:11], n6_slice[14:11] };
+    n172_slice_s1 <= n163_slice[14];
   always @(posedge clk)
-    n49_eq_s1 <= n49_eq;
+    n173_slice_s1 <= n163_slice[13];
   always @(posedge clk)
-    n49_eq_s2 <= n49_eq_s1;
+    n187_mux_s1 <= n187_mux;
   always @(posedge clk)
-    n45_eq_s1 <= n45_eq;
-  always @(posedge clk)
-    n45_eq_s2 <= n45_eq_s1;
+    n201_mux_s1 <= n201_mux;
   \mitchell_div_refined_w16_s2.depth1  depth1 (
     .n0_a(a),
-    .n12_cat_s1(n12_cat_s1),
-    .n15_cat_s1(n15_cat_s1),
-    .n19_cat_s1(n19_cat_s1),
+    .n166_add_s1(n166_add_s1),
+    .n167_cat_s1(n167_cat_s1),
+    .n172_slice_s1(n172_slice_s1),
+    .n173_slice_s1(n173_slice_s1),
+    .n187_mux_s1(n187_mux_s1),
     .n1_b(b),
-    .n21_add(n21_add),
-    .n25_cat_s2(n25_cat_s2),
-    .n28_not_s2(n28_not_s2),
-    .n2_lod(n2_lod),
-    .n30_sub_s2(n30_sub_s2),
-    .n32_sub_s2(n32_sub_s2),
-    .n35_not_s2(n35_not_s2),
-    .n39_cat_s2(n39_cat_s2),
-    .n45_eq(n45_eq),
-    .n45_eq_s2(n45_eq_s2),
-    .n49_eq(n49_eq),
-    .n49_eq_s2(n49_eq_s2),
-    .n51_mux(o),
-    .n7_lod(n7_lod)
+    .n201_mux_s1(n201_mux_s1),
+    .n203_slice_s1(n203_slice_s1),
+    .n217_mux_s1(n217_mux_s1),
+    .n231_mux_s1(n231_mux_s1),
+    .n234_add(n234_add),
+    .n257_cat_s2(n257_cat_s2),
+    .n258_slice_s2(n258_slice_s2),
+    .n260_cat_s2(n260_cat_s2),
+    .n261_mux(n261_mux),
+    .n296_mux_s2(n296_mux_s2),
+    .n299_cat_s2(n299_cat_s2),
+    .n300_slice_s2(n300_slice_s2),
+    .n301_mux(n301_mux),
+    .n340_and(n340_and),
+    .n358_and(n358_and)
   );
   \mitchell_div_refined_w16_s2.depth2  depth2 (
-    .n0_a(a),
-    .n11_slice(n11_slice),
-    .n1_b(b),
-    .n21_add(n21_add),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n10_and(n10_and),
+    .n234_add(n234_add),
+    .n261_mux(n261_mux),
+    .n265_slice_s2(n265_slice_s2),
+    .n268_mux(n268_mux),
+    .n2_slice(a[15:8]),
+    .n301_mux(n301_mux),
+    .n305_slice_s2(n305_slice_s2),
+    .n306_mux(n306_mux),
+    .n83_slice(b[15:8]),
+    .n91_and(n91_and)
   );
   \mitchell_div_refined_w16_s2.depth3  depth3 (
-    .n11_slice(n11_slice),
-    .n28_not(n28_not),
-    .n2_lod(n2_lod),
-    .n30_sub(n30_sub),
-    .n32_sub(n32_sub),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod),
-    .\port$291$0 (n21_add)
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n10_and(n10_and),
+    .n14_mux(n14_mux),
+    .n1_b(b),
+    .n21_mux(n21_mux),
+    .n235_slice(n234_add[20:15]),
+    .n241_not(n241_not),
+    .n243_sub(n243_sub),
+    .n245_sub(n245_sub),
+    .n268_mux(n268_mux),
+    .n272_slice_s2(n272_slice_s2),
+    .n275_mux(n275_mux),
+    .n306_mux(n306_mux),
+    .n310_slice_s2(n310_slice_s2),
+    .n311_mux(n311_mux),
+    .n91_and(n91_and),
+    .n95_mux(n95_mux)
   );
   \mitchell_div_refined_w16_s2.depth4  depth4 (
-    .n30_sub(n30_sub),
-    .n35_not(n35_not)
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n106_mux(n106_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n14_mux(n14_mux),
+    .n1_b(b),
+    .n21_mux(n21_mux),
+    .n243_sub(n243_sub),
+    .n245_sub(n245_sub),
+    .n248_not(n248_not),
+    .n254_mux(n254_mux),
+    .n25_mux(n25_mux),
+    .n275_mux(n275_mux),
+    .n279_slice_s2(n279_slice_s2),
+    .n282_mux(n282_mux),
+    .n296_mux(n296_mux),
+    .n311_mux(n311_mux),
+    .n315_slice_s2(n315_slice_s2),
+    .n316_mux(n316_mux),
+    .n40_mux(n40_mux),
+    .n91_and(n91_and),
+    .n95_mux(n95_mux),
+    .\port$5$0 (n234_add[14:0])
+  );
+  \mitchell_div_refined_w16_s2.depth5  depth5 (
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n106_mux(n106_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n125_mux(n125_mux),
+    .n156_mux(n156_mux),
+    .n1_b(b),
+    .n21_mux(n21_mux),
+    .n241_not_s2(n241_not_s2),
+    .n248_not_s2(n248_not_s2),
+    .n254_mux(n254_mux),
+    .n25_mux(n25_mux),
+    .n282_mux(n282_mux),
+    .n286_slice_s2(n286_slice_s2),
+    .n296_mux(n296_mux),
+    .n316_mux(n316_mux),
+    .n320_slice_s2(n320_slice_s2),
+    .n340_and_s2(n340_and_s2),
+    .n358_and_s2(n358_and_s2),
+    .n360_mux(o),
+    .n40_mux(n40_mux),
+    .n44_mux(n44_mux),
+    .n75_mux(n75_mux),
+    .n91_and(n91_and)
+  );
+  \mitchell_div_refined_w16_s2.depth6  depth6 (
+    .n125_mux(n125_mux),
+    .n156_mux(n156_mux),
+    .n163_slice(n163_slice),
+    .n44_mux(n44_mux),
+    .n75_mux(n75_mux),
+    .n82_slice(n82_slice)
+  );
+  \mitchell_div_refined_w16_s2.depth7  depth7 (
+    .n102_mux(n102_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n156_mux(n156_mux),
+    .n163_slice(n163_slice),
+    .n166_add(n166_add),
+    .n21_mux(n21_mux),
+    .n40_mux(n40_mux),
+    .n75_mux(n75_mux),
+    .n82_slice(n82_slice),
+    .n91_and(n91_and),
+    .\port$111$0 (\$3 )
+  );
+  \mitchell_div_refined_w16_s2.depth8  depth8 (
+    .n187_mux(n187_mux),
+    .n201_mux(n201_mux),
+    .n217_mux(n217_mux),
+    .n231_mux(n231_mux),
+    .\port$107$11 (n82_slice[14:11]),
+    .\port$108$11 (n163_slice[14:11])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -146,736 +334,1200 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n51_mux = o;
+  assign n360_mux = o;
   assign valid_s2 = valid_out;
-  assign n12_cat = { n2_lod, n6_slice };
-  assign n15_cat = { n7_lod, n11_slice };
-  assign n19_cat = { n11_slice[14:11], n6_slice[14:11] };
-  assign n25_cat = { 1'h1, n21_add[14:0] };
-  assign n39_cat = { 17'h00001, n21_add[14:0] };
-  assign n22_slice = n21_add[20:15];
+  assign n167_cat = { \$3 , n163_slice };
+  assign n172_slice = n163_slice[14];
+  assign n173_slice = n163_slice[13];
+  assign n203_slice = n163_slice[13];
+  assign n258_slice = n243_sub[0];
+  assign n257_cat = { n254_mux, 1'h0 };
+  assign n260_cat = { 1'h0, n254_mux };
+  assign n265_slice = n243_sub[1];
+  assign n272_slice = n243_sub[2];
+  assign n279_slice = n243_sub[3];
+  assign n300_slice = n245_sub[0];
+  assign n299_cat = { 1'h0, n296_mux[31:1] };
+  assign n305_slice = n245_sub[1];
+  assign n310_slice = n245_sub[2];
+  assign n315_slice = n245_sub[3];
+  assign n286_slice = n243_sub[4];
+  assign n320_slice = n245_sub[4];
+  assign n2_slice = a[15:8];
+  assign n83_slice = b[15:8];
+  assign n235_slice = n234_add[20:15];
+  assign n238_cat = { 1'h1, n234_add[14:0] };
+  assign n171_cat = { n163_slice[14:11], n82_slice[14:11] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth1 (n1_b, n2_lod, n7_lod, n21_add, n45_eq, n49_eq, n51_mux, n12_cat_s1, n15_cat_s1, n19_cat_s1, n49_eq_s2, n45_eq_s2, n28_not_s2, n35_not_s2, n25_cat_s2, n30_sub_s2, n39_cat_s2, n32_sub_s2, n0_a);
-  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
-  wire [3:0] \$1 ;
-  wire [3:0] \$10 ;
-  wire [3:0] \$11 ;
-  wire [3:0] \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire [3:0] \$17 ;
-  wire [3:0] \$18 ;
-  wire [3:0] \$19 ;
-  wire [3:0] \$2 ;
-  wire [3:0] \$20 ;
-  wire [3:0] \$21 ;
-  wire [3:0] \$22 ;
-  wire [3:0] \$23 ;
-  wire [3:0] \$24 ;
-  wire [3:0] \$25 ;
-  wire [3:0] \$26 ;
-  wire [3:0] \$27 ;
-  wire [3:0] \$28 ;
-  wire [20:0] \$29 ;
-  wire [3:0] \$3 ;
-  wire [21:0] \$30 ;
-  reg [20:0] \$31 ;
-  wire [21:0] \$32 ;
-  wire \$33 ;
-  wire [78:0] \$34 ;
-  wire [31:0] \$35 ;
-  wire [31:0] \$36 ;
-  wire [31:0] \$37 ;
-  wire [31:0] \$38 ;
-  wire [3:0] \$4 ;
-  wire [3:0] \$5 ;
-  wire [3:0] \$6 ;
-  wire [3:0] \$7 ;
-  wire [3:0] \$8 ;
-  wire [3:0] \$9 ;
+module \mitchell_div_refined_w16_s2.depth1 (n1_b, n234_add, n261_mux, n301_mux, n340_and, n358_and, n166_add_s1, n167_cat_s1, n172_slice_s1, n173_slice_s1, n187_mux_s1, n201_mux_s1, n203_slice_s1, n217_mux_s1, n231_mux_s1, n258_slice_s2, n257_cat_s2, n260_cat_s2, n300_slice_s2, n299_cat_s2, n296_mux_s2
+, n0_a);
+  wire [21:0] \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire [20:0] \$2 ;
+  wire [20:0] \$3 ;
+  wire [20:0] \$4 ;
+  wire [21:0] \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input [18:0] n12_cat_s1;
-  wire [18:0] n12_cat_s1;
-  input [18:0] n15_cat_s1;
-  wire [18:0] n15_cat_s1;
-  input [7:0] n19_cat_s1;
-  wire [7:0] n19_cat_s1;
+  input [20:0] n166_add_s1;
+  wire [20:0] n166_add_s1;
+  input [18:0] n167_cat_s1;
+  wire [18:0] n167_cat_s1;
+  input n172_slice_s1;
+  wire n172_slice_s1;
+  input n173_slice_s1;
+  wire n173_slice_s1;
+  input [20:0] n187_mux_s1;
+  wire [20:0] n187_mux_s1;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  output [20:0] n21_add;
-  wire [20:0] n21_add;
-  input [15:0] n25_cat_s2;
-  wire [15:0] n25_cat_s2;
-  input n28_not_s2;
-  wire n28_not_s2;
-  output [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input [5:0] n30_sub_s2;
-  wire [5:0] n30_sub_s2;
-  input [6:0] n32_sub_s2;
-  wire [6:0] n32_sub_s2;
-  input n35_not_s2;
-  wire n35_not_s2;
-  input [31:0] n39_cat_s2;
-  wire [31:0] n39_cat_s2;
-  output n45_eq;
-  wire n45_eq;
-  input n45_eq_s2;
-  wire n45_eq_s2;
-  output n49_eq;
-  wire n49_eq;
-  input n49_eq_s2;
-  wire n49_eq_s2;
-  output [31:0] n51_mux;
-  wire [31:0] n51_mux;
-  output [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = n0_a[1] ? 4'h1 : 4'h0;
-  assign \$2  = n0_a[2] ? 4'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 4'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 4'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 4'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 4'h6 : \$5 ;
-  assign \$7  = n0_a[7] ? 4'h7 : \$6 ;
-  assign \$8  = n0_a[8] ? 4'h8 : \$7 ;
-  assign \$9  = n0_a[9] ? 4'h9 : \$8 ;
-  assign \$10  = n0_a[10] ? 4'ha : \$9 ;
-  assign \$11  = n0_a[11] ? 4'hb : \$10 ;
-  assign \$12  = n0_a[12] ? 4'hc : \$11 ;
-  assign \$13  = n0_a[13] ? 4'hd : \$12 ;
-  assign \$14  = n0_a[14] ? 4'he : \$13 ;
-  assign n2_lod = n0_a[15] ? 4'hf : \$14 ;
-  assign \$15  = n1_b[1] ? 4'h1 : 4'h0;
-  assign \$16  = n1_b[2] ? 4'h2 : \$15 ;
-  assign \$17  = n1_b[3] ? 4'h3 : \$16 ;
-  assign \$18  = n1_b[4] ? 4'h4 : \$17 ;
-  assign \$19  = n1_b[5] ? 4'h5 : \$18 ;
-  assign \$20  = n1_b[6] ? 4'h6 : \$19 ;
-  assign \$21  = n1_b[7] ? 4'h7 : \$20 ;
-  assign \$22  = n1_b[8] ? 4'h8 : \$21 ;
-  assign \$23  = n1_b[9] ? 4'h9 : \$22 ;
-  assign \$24  = n1_b[10] ? 4'ha : \$23 ;
-  assign \$25  = n1_b[11] ? 4'hb : \$24 ;
-  assign \$26  = n1_b[12] ? 4'hc : \$25 ;
-  assign \$27  = n1_b[13] ? 4'hd : \$26 ;
-  assign \$28  = n1_b[14] ? 4'he : \$27 ;
-  assign n7_lod = n1_b[15] ? 4'hf : \$28 ;
-  assign \$29  = n12_cat_s1 + 20'h88000;
-  assign \$30  = \$29  - n15_cat_s1;
-  assign \$32  = \$30 [20:0] + \$31 ;
-  assign n45_eq = ! n0_a;
-  assign n49_eq = ! n1_b;
-  assign \$33  = n28_not_s2 & n35_not_s2;
-  assign \$34  = n25_cat_s2 << n30_sub_s2;
-  assign \$35  = n39_cat_s2 >> n32_sub_s2;
-  assign \$36  = n28_not_s2 ? \$34 [31:0] : \$35 ;
-  assign \$37  = \$33  ? 32'd4294967295 : \$36 ;
-  assign \$38  = n45_eq_s2 ? 32'd0 : \$37 ;
-  assign n51_mux = n49_eq_s2 ? 32'd4294967295 : \$38 ;
+  input [20:0] n201_mux_s1;
+  wire [20:0] n201_mux_s1;
+  input n203_slice_s1;
+  wire n203_slice_s1;
+  input [20:0] n217_mux_s1;
+  wire [20:0] n217_mux_s1;
+  input [20:0] n231_mux_s1;
+  wire [20:0] n231_mux_s1;
+  output [20:0] n234_add;
+  wire [20:0] n234_add;
+  input [16:0] n257_cat_s2;
+  wire [16:0] n257_cat_s2;
+  input n258_slice_s2;
+  wire n258_slice_s2;
+  input [16:0] n260_cat_s2;
+  wire [16:0] n260_cat_s2;
+  output [16:0] n261_mux;
+  wire [16:0] n261_mux;
+  input [31:0] n296_mux_s2;
+  wire [31:0] n296_mux_s2;
+  input [31:0] n299_cat_s2;
+  wire [31:0] n299_cat_s2;
+  wire [7:0] n2_slice;
+  input n300_slice_s2;
+  wire n300_slice_s2;
+  output [31:0] n301_mux;
+  wire [31:0] n301_mux;
+  output n340_and;
+  wire n340_and;
+  output n358_and;
+  wire n358_and;
+  wire [7:0] n83_slice;
+  assign \$1  = n166_add_s1 - n167_cat_s1;
+  assign \$2  = n173_slice_s1 ? n187_mux_s1 : n201_mux_s1;
+  assign \$3  = n203_slice_s1 ? n217_mux_s1 : n231_mux_s1;
+  assign \$4  = n172_slice_s1 ? \$2  : \$3 ;
+  assign \$5  = \$1 [20:0] + \$4 ;
+  assign n261_mux = n258_slice_s2 ? n257_cat_s2 : n260_cat_s2;
+  assign n301_mux = n300_slice_s2 ? n299_cat_s2 : n296_mux_s2;
+  assign \$6  = ! n0_a[3:0];
+  assign \$7  = ! n0_a[7:4];
+  assign \$8  = \$6  & \$7 ;
+  assign \$9  = ! n0_a[11:8];
+  assign \$10  = ! n0_a[15:12];
+  assign \$11  = \$9  & \$10 ;
+  assign n340_and = \$8  & \$11 ;
+  assign \$12  = ! n1_b[3:0];
+  assign \$13  = ! n1_b[7:4];
+  assign \$14  = \$12  & \$13 ;
+  assign \$15  = ! n1_b[11:8];
+  assign \$16  = ! n1_b[15:12];
+  assign \$17  = \$15  & \$16 ;
+  assign n358_and = \$14  & \$17 ;
+  assign n2_slice = n0_a[15:8];
+  assign n83_slice = n1_b[15:8];
+  assign n234_add = \$5 [20:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s2.depth2 (n83_slice, n234_add, n261_mux, n301_mux, n10_and, n91_and, n268_mux, n306_mux, n265_slice_s2, n305_slice_s2, n2_slice);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  output n10_and;
+  wire n10_and;
+  input [20:0] n234_add;
+  wire [20:0] n234_add;
+  wire [5:0] n235_slice;
+  wire [15:0] n238_cat;
+  input [16:0] n261_mux;
+  wire [16:0] n261_mux;
+  input n265_slice_s2;
+  wire n265_slice_s2;
+  output [18:0] n268_mux;
+  wire [18:0] n268_mux;
+  input [7:0] n2_slice;
+  wire [7:0] n2_slice;
+  input [31:0] n301_mux;
+  wire [31:0] n301_mux;
+  input n305_slice_s2;
+  wire n305_slice_s2;
+  output [31:0] n306_mux;
+  wire [31:0] n306_mux;
+  input [7:0] n83_slice;
+  wire [7:0] n83_slice;
+  output n91_and;
+  wire n91_and;
+  assign n91_and = \$3  & \$4 ;
+  assign n268_mux = n265_slice_s2 ? { n261_mux, 2'h0 } : { 2'h0, n261_mux };
+  assign n306_mux = n305_slice_s2 ? { 2'h0, n301_mux[31:2] } : n301_mux;
+  assign \$1  = ! n2_slice[3:0];
+  assign \$2  = ! n2_slice[7:4];
+  assign n10_and = \$1  & \$2 ;
+  assign \$3  = ! n83_slice[3:0];
+  assign \$4  = ! n83_slice[7:4];
+  assign n235_slice = n234_add[20:15];
+  assign n238_cat = { 1'h1, n234_add[14:0] };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s2.depth3 (n1_b, n235_slice, n10_and, n91_and, n268_mux, n306_mux, n14_mux, n21_mux, n95_mux, n102_mux, n241_not, n243_sub, n245_sub, n275_mux, n311_mux, n272_slice_s2, n310_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire [6:0] \$6 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n102_mux;
+  wire n102_mux;
+  input n10_and;
+  wire n10_and;
+  output [15:0] n14_mux;
+  wire [15:0] n14_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  output n21_mux;
+  wire n21_mux;
+  input [5:0] n235_slice;
+  wire [5:0] n235_slice;
+  output n241_not;
+  wire n241_not;
+  output [5:0] n243_sub;
+  wire [5:0] n243_sub;
+  output [6:0] n245_sub;
+  wire [6:0] n245_sub;
+  input [18:0] n268_mux;
+  wire [18:0] n268_mux;
+  input n272_slice_s2;
+  wire n272_slice_s2;
+  output [22:0] n275_mux;
+  wire [22:0] n275_mux;
+  input [31:0] n306_mux;
+  wire [31:0] n306_mux;
+  input n310_slice_s2;
+  wire n310_slice_s2;
+  output [31:0] n311_mux;
+  wire [31:0] n311_mux;
+  input n91_and;
+  wire n91_and;
+  output [15:0] n95_mux;
+  wire [15:0] n95_mux;
+  assign n21_mux = n10_and ? \$1  : \$2 ;
+  assign n95_mux = n91_and ? { n1_b[7:0], 8'h00 } : n1_b;
+  assign \$3  = ! n1_b[7:4];
+  assign \$4  = ! n1_b[15:12];
+  assign n102_mux = n91_and ? \$3  : \$4 ;
+  assign \$5  = n235_slice < 5'h10;
+  assign n241_not = ~ \$5 ;
+  assign \$6  = n235_slice - 5'h10;
+  assign n245_sub = 5'h10 - n235_slice;
+  assign n275_mux = n272_slice_s2 ? { n268_mux, 4'h0 } : { 4'h0, n268_mux };
+  assign n311_mux = n310_slice_s2 ? { 4'h0, n306_mux[31:4] } : n306_mux;
+  assign n14_mux = n10_and ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[15:12];
+  assign n243_sub = \$6 [5:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s2.depth4 (n1_b, \port$5$0 , n10_and, n91_and, n14_mux, n21_mux, n95_mux, n102_mux, n243_sub, n245_sub, n275_mux, n311_mux, n25_mux, n40_mux, n106_mux, n121_mux, n248_not, n254_mux, n282_mux, n296_mux, n316_mux
+, n279_slice_s2, n315_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n102_mux;
+  wire n102_mux;
+  output [15:0] n106_mux;
+  wire [15:0] n106_mux;
+  input n10_and;
+  wire n10_and;
+  output n121_mux;
+  wire n121_mux;
+  input [15:0] n14_mux;
+  wire [15:0] n14_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n21_mux;
+  wire n21_mux;
+  wire [15:0] n238_cat;
+  input [5:0] n243_sub;
+  wire [5:0] n243_sub;
+  input [6:0] n245_sub;
+  wire [6:0] n245_sub;
+  output n248_not;
+  wire n248_not;
+  output [15:0] n254_mux;
+  wire [15:0] n254_mux;
+  wire n258_slice;
+  output [15:0] n25_mux;
+  wire [15:0] n25_mux;
+  wire n265_slice;
+  wire n272_slice;
+  input [22:0] n275_mux;
+  wire [22:0] n275_mux;
+  wire n279_slice;
+  input n279_slice_s2;
+  wire n279_slice_s2;
+  output [30:0] n282_mux;
+  wire [30:0] n282_mux;
+  wire n286_slice;
+  output [31:0] n296_mux;
+  wire [31:0] n296_mux;
+  wire n300_slice;
+  wire n305_slice;
+  wire n310_slice;
+  input [31:0] n311_mux;
+  wire [31:0] n311_mux;
+  wire n315_slice;
+  input n315_slice_s2;
+  wire n315_slice_s2;
+  output [31:0] n316_mux;
+  wire [31:0] n316_mux;
+  wire n320_slice;
+  output n40_mux;
+  wire n40_mux;
+  input n91_and;
+  wire n91_and;
+  input [15:0] n95_mux;
+  wire [15:0] n95_mux;
+  input [14:0] \port$5$0 ;
+  wire [14:0] \port$5$0 ;
+  assign n25_mux = n21_mux ? { n14_mux[11:0], 4'h0 } : n14_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[11:10];
+  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[7:6];
+  assign \$5  = ! n0_a[15:14];
+  assign \$6  = n10_and ? \$4  : \$5 ;
+  assign n40_mux = n21_mux ? \$3  : \$6 ;
+  assign n106_mux = n102_mux ? { n95_mux[11:0], 4'h0 } : n95_mux;
+  assign \$7  = ! n1_b[3:2];
+  assign \$8  = ! n1_b[11:10];
+  assign \$9  = n91_and ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[7:6];
+  assign \$11  = ! n1_b[15:14];
+  assign \$12  = n91_and ? \$10  : \$11 ;
+  assign n121_mux = n102_mux ? \$9  : \$12 ;
+  assign \$13  = n243_sub < 5'h11;
+  assign n248_not = ~ \$13 ;
+  assign \$14  = ! n243_sub[5];
+  assign n254_mux = n243_sub[5] ? 16'h0000 : { 1'h1, \port$5$0  };
+  assign n282_mux = n279_slice_s2 ? { n275_mux, 8'h00 } : { 8'h00, n275_mux };
+  assign \$15  = ! n245_sub[6:5];
+  assign n296_mux = \$15  ? { 17'h00001, \port$5$0  } : 32'd0;
+  assign n316_mux = n315_slice_s2 ? { 8'h00, n311_mux[31:8] } : n311_mux;
+  assign n238_cat = { 1'h1, \port$5$0  };
+  assign n258_slice = n243_sub[0];
+  assign n265_slice = n243_sub[1];
+  assign n272_slice = n243_sub[2];
+  assign n279_slice = n243_sub[3];
+  assign n286_slice = n243_sub[4];
+  assign n300_slice = n245_sub[0];
+  assign n305_slice = n245_sub[1];
+  assign n310_slice = n245_sub[2];
+  assign n315_slice = n245_sub[3];
+  assign n320_slice = n245_sub[4];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mux, n25_mux, n40_mux, n106_mux, n121_mux, n254_mux, n282_mux, n296_mux, n316_mux, n44_mux, n75_mux, n125_mux, n156_mux, n360_mux, n358_and_s2, n340_and_s2, n241_not_s2
+, n248_not_s2, n286_slice_s2, n320_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire [31:0] \$30 ;
+  wire [31:0] \$31 ;
+  wire [31:0] \$32 ;
+  wire [31:0] \$33 ;
+  wire [31:0] \$34 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n102_mux;
+  wire n102_mux;
+  input [15:0] n106_mux;
+  wire [15:0] n106_mux;
+  input n10_and;
+  wire n10_and;
+  input n121_mux;
+  wire n121_mux;
+  output [15:0] n125_mux;
+  wire [15:0] n125_mux;
+  output n156_mux;
+  wire n156_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n21_mux;
+  wire n21_mux;
+  input n241_not_s2;
+  wire n241_not_s2;
+  input n248_not_s2;
+  wire n248_not_s2;
+  input [15:0] n254_mux;
+  wire [15:0] n254_mux;
+  wire [16:0] n257_cat;
+  input [15:0] n25_mux;
+  wire [15:0] n25_mux;
+  wire [16:0] n260_cat;
+  input [30:0] n282_mux;
+  wire [30:0] n282_mux;
+  input n286_slice_s2;
+  wire n286_slice_s2;
+  input [31:0] n296_mux;
+  wire [31:0] n296_mux;
+  wire [31:0] n299_cat;
+  input [31:0] n316_mux;
+  wire [31:0] n316_mux;
+  input n320_slice_s2;
+  wire n320_slice_s2;
+  input n340_and_s2;
+  wire n340_and_s2;
+  input n358_and_s2;
+  wire n358_and_s2;
+  output [31:0] n360_mux;
+  wire [31:0] n360_mux;
+  input n40_mux;
+  wire n40_mux;
+  output [15:0] n44_mux;
+  wire [15:0] n44_mux;
+  output n75_mux;
+  wire n75_mux;
+  input n91_and;
+  wire n91_and;
+  assign n44_mux = n40_mux ? { n25_mux[13:0], 2'h0 } : n25_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[9];
+  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[5];
+  assign \$5  = ! n0_a[13];
+  assign \$6  = n10_and ? \$4  : \$5 ;
+  assign \$7  = n21_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[3];
+  assign \$9  = ! n0_a[11];
+  assign \$10  = n10_and ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[7];
+  assign \$12  = ! n0_a[15];
+  assign \$13  = n10_and ? \$11  : \$12 ;
+  assign \$14  = n21_mux ? \$10  : \$13 ;
+  assign n75_mux = n40_mux ? \$7  : \$14 ;
+  assign n125_mux = n121_mux ? { n106_mux[13:0], 2'h0 } : n106_mux;
+  assign \$15  = ! n1_b[1];
+  assign \$16  = ! n1_b[9];
+  assign \$17  = n91_and ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[5];
+  assign \$19  = ! n1_b[13];
+  assign \$20  = n91_and ? \$18  : \$19 ;
+  assign \$21  = n102_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[3];
+  assign \$23  = ! n1_b[11];
+  assign \$24  = n91_and ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[7];
+  assign \$26  = ! n1_b[15];
+  assign \$27  = n91_and ? \$25  : \$26 ;
+  assign \$28  = n102_mux ? \$24  : \$27 ;
+  assign n156_mux = n121_mux ? \$21  : \$28 ;
+  assign \$29  = n241_not_s2 & n248_not_s2;
+  assign \$30  = n286_slice_s2 ? { n282_mux[15:0], 16'h0000 } : { 1'h0, n282_mux };
+  assign \$31  = n320_slice_s2 ? { 16'h0000, n316_mux[31:16] } : n316_mux;
+  assign \$32  = n241_not_s2 ? \$30  : \$31 ;
+  assign \$33  = \$29  ? 32'd4294967295 : \$32 ;
+  assign \$34  = n340_and_s2 ? 32'd0 : \$33 ;
+  assign n360_mux = n358_and_s2 ? 32'd4294967295 : \$34 ;
+  assign n257_cat = { n254_mux, 1'h0 };
+  assign n260_cat = { 1'h0, n254_mux };
+  assign n299_cat = { 1'h0, n296_mux[31:1] };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s2.depth6 (n75_mux, n125_mux, n156_mux, n82_slice, n163_slice, n44_mux);
+  wire [15:0] \$1 ;
+  wire [15:0] \$2 ;
+  input [15:0] n125_mux;
+  wire [15:0] n125_mux;
+  input n156_mux;
+  wire n156_mux;
+  output [14:0] n163_slice;
+  wire [14:0] n163_slice;
+  input [15:0] n44_mux;
+  wire [15:0] n44_mux;
+  input n75_mux;
+  wire n75_mux;
+  output [14:0] n82_slice;
+  wire [14:0] n82_slice;
+  assign \$1  = n75_mux ? { n44_mux[14:0], 1'h0 } : n44_mux;
+  assign \$2  = n156_mux ? { n125_mux[14:0], 1'h0 } : n125_mux;
+  assign n82_slice = \$1 [14:0];
+  assign n163_slice = \$2 [14:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s2.depth7 (n91_and, n21_mux, n102_mux, n40_mux, n121_mux, n75_mux, n156_mux, n82_slice, n163_slice, n166_add, \port$111$0 , n10_and);
+  wire [3:0] \$1 ;
+  wire [3:0] \$2 ;
+  input n102_mux;
+  wire n102_mux;
+  input n10_and;
+  wire n10_and;
+  input n121_mux;
+  wire n121_mux;
+  input n156_mux;
+  wire n156_mux;
+  input [14:0] n163_slice;
+  wire [14:0] n163_slice;
+  output [20:0] n166_add;
+  wire [20:0] n166_add;
+  wire [18:0] n167_cat;
+  wire [7:0] n171_cat;
+  input n21_mux;
+  wire n21_mux;
+  input n40_mux;
+  wire n40_mux;
+  input n75_mux;
+  wire n75_mux;
+  input [14:0] n82_slice;
+  wire [14:0] n82_slice;
+  input n91_and;
+  wire n91_and;
+  output [3:0] \port$111$0 ;
+  wire [3:0] \port$111$0 ;
+  assign \$1  = ~ { n10_and, n21_mux, n40_mux, n75_mux };
+  assign n166_add = { \$1 , n82_slice } + 20'h88000;
+  assign \$2  = ~ { n91_and, n102_mux, n121_mux, n156_mux };
+  assign n167_cat = { \$2 , n163_slice };
+  assign n171_cat = { n163_slice[14:11], n82_slice[14:11] };
+  assign \port$111$0  = \$2 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w16_s2.depth8 (\port$108$11 , n187_mux, n201_mux, n217_mux, n231_mux, \port$107$11 );
+  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
+  reg [20:0] \$1 ;
+  reg [20:0] \$10 ;
+  reg [20:0] \$11 ;
+  wire [20:0] \$12 ;
+  reg [20:0] \$13 ;
+  reg [20:0] \$14 ;
+  wire [20:0] \$15 ;
+  reg [20:0] \$16 ;
+  reg [20:0] \$17 ;
+  wire [20:0] \$18 ;
+  reg [20:0] \$19 ;
+  reg [20:0] \$2 ;
+  reg [20:0] \$20 ;
+  wire [20:0] \$21 ;
+  reg [20:0] \$22 ;
+  reg [20:0] \$23 ;
+  wire [20:0] \$24 ;
+  wire [20:0] \$3 ;
+  reg [20:0] \$4 ;
+  reg [20:0] \$5 ;
+  wire [20:0] \$6 ;
+  reg [20:0] \$7 ;
+  reg [20:0] \$8 ;
+  wire [20:0] \$9 ;
+  wire [7:0] n171_cat;
+  wire n172_slice;
+  wire n173_slice;
+  output [20:0] n187_mux;
+  wire [20:0] n187_mux;
+  output [20:0] n201_mux;
+  wire [20:0] n201_mux;
+  wire n203_slice;
+  output [20:0] n217_mux;
+  wire [20:0] n217_mux;
+  output [20:0] n231_mux;
+  wire [20:0] n231_mux;
+  input [3:0] \port$107$11 ;
+  wire [3:0] \port$107$11 ;
+  input [3:0] \port$108$11 ;
+  wire [3:0] \port$108$11 ;
+  assign \$3  = \port$108$11 [0] ? \$1  : \$2 ;
+  assign \$6  = \port$108$11 [0] ? \$4  : \$5 ;
+  assign n187_mux = \port$108$11 [1] ? \$3  : \$6 ;
+  assign \$9  = \port$108$11 [0] ? \$7  : \$8 ;
+  assign \$12  = \port$108$11 [0] ? \$10  : \$11 ;
+  assign n201_mux = \port$108$11 [1] ? \$9  : \$12 ;
+  assign \$15  = \port$108$11 [0] ? \$13  : \$14 ;
+  assign \$18  = \port$108$11 [0] ? \$16  : \$17 ;
+  assign n217_mux = \port$108$11 [1] ? \$15  : \$18 ;
+  assign \$21  = \port$108$11 [0] ? \$19  : \$20 ;
+  assign \$24  = \port$108$11 [0] ? \$22  : \$23 ;
+  assign n231_mux = \port$108$11 [1] ? \$21  : \$24 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (n19_cat_s1)
-      8'h00:
-          \$31  = 21'h1ffec4;
-      8'h01:
-          \$31  = 21'h1fffcd;
-      8'h02:
-          \$31  = 21'h1fff8f;
-      8'h03:
-          \$31  = 21'h1fff52;
-      8'h04:
-          \$31  = 21'h1fff14;
-      8'h05:
-          \$31  = 21'h1ffed7;
-      8'h06:
-          \$31  = 21'h1ffe99;
-      8'h07:
-          \$31  = 21'h1ffe5c;
-      8'h08:
-          \$31  = 21'h1ffe1e;
-      8'h09:
-          \$31  = 21'h1ffde1;
-      8'h0a:
-          \$31  = 21'h1ffda3;
-      8'h0b:
-          \$31  = 21'h1ffd66;
-      8'h0c:
-          \$31  = 21'h1ffd29;
-      8'h0d:
-          \$31  = 21'h1ffceb;
-      8'h0e:
-          \$31  = 21'h1ffcae;
-      8'h0f:
-          \$31  = 21'h1ffc70;
-      8'h10:
-          \$31  = 21'h1ff970;
-      8'h11:
-          \$31  = 21'h1ffed5;
-      8'h12:
-          \$31  = 21'h1fff5a;
-      8'h13:
-          \$31  = 21'h1ffeab;
-      8'h14:
-          \$31  = 21'h1ffdfc;
-      8'h15:
-          \$31  = 21'h1ffd4d;
-      8'h16:
-          \$31  = 21'h1ffc9e;
-      8'h17:
-          \$31  = 21'h1ffbef;
-      8'h18:
-          \$31  = 21'h1ffb40;
-      8'h19:
-          \$31  = 21'h1ffa91;
-      8'h1a:
-          \$31  = 21'h1ff9e2;
-      8'h1b:
-          \$31  = 21'h1ff933;
-      8'h1c:
-          \$31  = 21'h1ff884;
-      8'h1d:
-          \$31  = 21'h1ff7d5;
-      8'h1e:
-          \$31  = 21'h1ff725;
-      8'h1f:
-          \$31  = 21'h1ff676;
-      8'h20:
-          \$31  = 21'h1ff461;
-      8'h21:
-          \$31  = 21'h1ffa39;
-      8'h22:
-          \$31  = 21'h1ffee5;
-      8'h23:
-          \$31  = 21'h1ffef4;
-      8'h24:
-          \$31  = 21'h1ffddf;
-      8'h25:
-          \$31  = 21'h1ffccb;
-      8'h26:
-          \$31  = 21'h1ffbb7;
-      8'h27:
-          \$31  = 21'h1ffaa2;
-      8'h28:
-          \$31  = 21'h1ff98e;
-      8'h29:
-          \$31  = 21'h1ff87a;
-      8'h2a:
-          \$31  = 21'h1ff765;
-      8'h2b:
-          \$31  = 21'h1ff651;
-      8'h2c:
-          \$31  = 21'h1ff53d;
-      8'h2d:
-          \$31  = 21'h1ff428;
-      8'h2e:
-          \$31  = 21'h1ff314;
-      8'h2f:
-          \$31  = 21'h1ff200;
-      8'h30:
-          \$31  = 21'h1ff0aa;
-      8'h31:
-          \$31  = 21'h1ff5cb;
-      8'h32:
-          \$31  = 21'h1ffaed;
-      8'h33:
-          \$31  = 21'h1ffef3;
-      8'h34:
-          \$31  = 21'h1ffe98;
-      8'h35:
-          \$31  = 21'h1ffd29;
-      8'h36:
-          \$31  = 21'h1ffbba;
-      8'h37:
-          \$31  = 21'h1ffa4a;
-      8'h38:
-          \$31  = 21'h1ff8db;
-      8'h39:
-          \$31  = 21'h1ff76c;
-      8'h3a:
-          \$31  = 21'h1ff5fd;
-      8'h3b:
-          \$31  = 21'h1ff48d;
-      8'h3c:
-          \$31  = 21'h1ff31e;
-      8'h3d:
-          \$31  = 21'h1ff1af;
-      8'h3e:
-          \$31  = 21'h1ff040;
-      8'h3f:
-          \$31  = 21'h1feed1;
-      8'h40:
-          \$31  = 21'h1fee17;
-      8'h41:
-          \$31  = 21'h1ff294;
-      8'h42:
-          \$31  = 21'h1ff712;
-      8'h43:
-          \$31  = 21'h1ffb8f;
-      8'h44:
-          \$31  = 21'h1fff00;
-      8'h45:
-          \$31  = 21'h1ffe45;
-      8'h46:
-          \$31  = 21'h1ffc84;
-      8'h47:
-          \$31  = 21'h1ffac3;
-      8'h48:
-          \$31  = 21'h1ff902;
-      8'h49:
-          \$31  = 21'h1ff740;
-      8'h4a:
-          \$31  = 21'h1ff57f;
-      8'h4b:
-          \$31  = 21'h1ff3be;
-      8'h4c:
-          \$31  = 21'h1ff1fd;
-      8'h4d:
-          \$31  = 21'h1ff03b;
-      8'h4e:
-          \$31  = 21'h1fee7a;
-      8'h4f:
-          \$31  = 21'h1fecb9;
-      8'h50:
-          \$31  = 21'h1fec80;
-      8'h51:
-          \$31  = 21'h1ff069;
-      8'h52:
-          \$31  = 21'h1ff452;
-      8'h53:
-          \$31  = 21'h1ff83a;
-      8'h54:
-          \$31  = 21'h1ffc23;
-      8'h55:
-          \$31  = 21'h1fff0b;
-      8'h56:
-          \$31  = 21'h1ffdfa;
-      8'h57:
-          \$31  = 21'h1ffbef;
-      8'h58:
-          \$31  = 21'h1ff9e3;
-      8'h59:
-          \$31  = 21'h1ff7d7;
-      8'h5a:
-          \$31  = 21'h1ff5cc;
-      8'h5b:
-          \$31  = 21'h1ff3c0;
-      8'h5c:
-          \$31  = 21'h1ff1b4;
-      8'h5d:
-          \$31  = 21'h1fefa9;
-      8'h5e:
-          \$31  = 21'h1fed9d;
-      8'h5f:
-          \$31  = 21'h1feb92;
-      8'h60:
-          \$31  = 21'h1febc4;
-      8'h61:
-          \$31  = 21'h1fef25;
-      8'h62:
-          \$31  = 21'h1ff286;
-      8'h63:
-          \$31  = 21'h1ff5e7;
-      8'h64:
-          \$31  = 21'h1ff948;
-      8'h65:
-          \$31  = 21'h1ffcaa;
-      8'h66:
-          \$31  = 21'h1fff16;
-      8'h67:
-          \$31  = 21'h1ffdb6;
-      8'h68:
-          \$31  = 21'h1ffb67;
-      8'h69:
-          \$31  = 21'h1ff917;
-      8'h6a:
-          \$31  = 21'h1ff6c8;
-      8'h6b:
-          \$31  = 21'h1ff478;
-      8'h6c:
-          \$31  = 21'h1ff229;
-      8'h6d:
-          \$31  = 21'h1fefda;
-      8'h6e:
-          \$31  = 21'h1fed8a;
-      8'h6f:
-          \$31  = 21'h1feb3b;
-      8'h70:
-          \$31  = 21'h1febc6;
-      8'h71:
-          \$31  = 21'h1feeab;
-      8'h72:
-          \$31  = 21'h1ff190;
-      8'h73:
-          \$31  = 21'h1ff475;
-      8'h74:
-          \$31  = 21'h1ff75a;
-      8'h75:
-          \$31  = 21'h1ffa40;
-      8'h76:
-          \$31  = 21'h1ffd25;
-      8'h77:
-          \$31  = 21'h1fff1f;
-      8'h78:
-          \$31  = 21'h1ffd78;
-      8'h79:
-          \$31  = 21'h1ffaea;
-      8'h7a:
-          \$31  = 21'h1ff85d;
-      8'h7b:
-          \$31  = 21'h1ff5cf;
-      8'h7c:
-          \$31  = 21'h1ff342;
-      8'h7d:
-          \$31  = 21'h1ff0b5;
-      8'h7e:
-          \$31  = 21'h1fee27;
-      8'h7f:
-          \$31  = 21'h1feb9a;
-      8'h80:
-          \$31  = 21'h1fec6f;
-      8'h81:
-          \$31  = 21'h1feee2;
-      8'h82:
-          \$31  = 21'h1ff155;
-      8'h83:
-          \$31  = 21'h1ff3c9;
-      8'h84:
-          \$31  = 21'h1ff63c;
-      8'h85:
-          \$31  = 21'h1ff8af;
-      8'h86:
-          \$31  = 21'h1ffb22;
-      8'h87:
-          \$31  = 21'h1ffd96;
-      8'h88:
-          \$31  = 21'h1fff28;
-      8'h89:
-          \$31  = 21'h1ffd3e;
-      8'h8a:
-          \$31  = 21'h1ffa78;
-      8'h8b:
-          \$31  = 21'h1ff7b2;
-      8'h8c:
-          \$31  = 21'h1ff4eb;
-      8'h8d:
-          \$31  = 21'h1ff225;
-      8'h8e:
-          \$31  = 21'h1fef5e;
-      8'h8f:
-          \$31  = 21'h1fec98;
-      8'h90:
-          \$31  = 21'h1fedab;
-      8'h91:
-          \$31  = 21'h1fefb5;
-      8'h92:
-          \$31  = 21'h1ff1c0;
-      8'h93:
-          \$31  = 21'h1ff3ca;
-      8'h94:
-          \$31  = 21'h1ff5d5;
-      8'h95:
-          \$31  = 21'h1ff7df;
-      8'h96:
-          \$31  = 21'h1ff9e9;
-      8'h97:
-          \$31  = 21'h1ffbf4;
-      8'h98:
-          \$31  = 21'h1ffdfe;
-      8'h99:
-          \$31  = 21'h1fff30;
-      8'h9a:
-          \$31  = 21'h1ffd09;
-      8'h9b:
-          \$31  = 21'h1ffa0f;
-      8'h9c:
-          \$31  = 21'h1ff714;
-      8'h9d:
-          \$31  = 21'h1ff419;
-      8'h9e:
-          \$31  = 21'h1ff11e;
-      8'h9f:
-          \$31  = 21'h1fee23;
-      8'ha0:
-          \$31  = 21'h1fef6a;
-      8'ha1:
-          \$31  = 21'h1ff114;
-      8'ha2:
-          \$31  = 21'h1ff2bd;
-      8'ha3:
-          \$31  = 21'h1ff466;
-      8'ha4:
-          \$31  = 21'h1ff610;
-      8'ha5:
-          \$31  = 21'h1ff7b9;
-      8'ha6:
-          \$31  = 21'h1ff962;
-      8'ha7:
-          \$31  = 21'h1ffb0c;
-      8'ha8:
-          \$31  = 21'h1ffcb5;
-      8'ha9:
-          \$31  = 21'h1ffe5e;
-      8'haa:
-          \$31  = 21'h1fff38;
-      8'hab:
-          \$31  = 21'h1ffcd9;
-      8'hac:
-          \$31  = 21'h1ff9ad;
-      8'had:
-          \$31  = 21'h1ff682;
-      8'hae:
-          \$31  = 21'h1ff357;
-      8'haf:
-          \$31  = 21'h1ff02b;
-      8'hb0:
-          \$31  = 21'h1ff19e;
-      8'hb1:
-          \$31  = 21'h1ff2ed;
-      8'hb2:
-          \$31  = 21'h1ff43d;
-      8'hb3:
-          \$31  = 21'h1ff58c;
-      8'hb4:
-          \$31  = 21'h1ff6db;
-      8'hb5:
-          \$31  = 21'h1ff82b;
-      8'hb6:
-          \$31  = 21'h1ff97a;
-      8'hb7:
-          \$31  = 21'h1ffaca;
-      8'hb8:
-          \$31  = 21'h1ffc19;
-      8'hb9:
-          \$31  = 21'h1ffd68;
-      8'hba:
-          \$31  = 21'h1ffeb8;
-      8'hbb:
-          \$31  = 21'h1fff3f;
-      8'hbc:
-          \$31  = 21'h1ffcab;
-      8'hbd:
-          \$31  = 21'h1ff953;
-      8'hbe:
-          \$31  = 21'h1ff5fb;
-      8'hbf:
-          \$31  = 21'h1ff2a2;
-      8'hc0:
-          \$31  = 21'h1ff43a;
-      8'hc1:
-          \$31  = 21'h1ff536;
-      8'hc2:
-          \$31  = 21'h1ff631;
-      8'hc3:
-          \$31  = 21'h1ff72d;
-      8'hc4:
-          \$31  = 21'h1ff829;
-      8'hc5:
-          \$31  = 21'h1ff925;
-      8'hc6:
-          \$31  = 21'h1ffa20;
-      8'hc7:
-          \$31  = 21'h1ffb1c;
-      8'hc8:
-          \$31  = 21'h1ffc18;
-      8'hc9:
-          \$31  = 21'h1ffd13;
-      8'hca:
-          \$31  = 21'h1ffe0f;
-      8'hcb:
-          \$31  = 21'h1fff0b;
-      8'hcc:
-          \$31  = 21'h1fff46;
-      8'hcd:
-          \$31  = 21'h1ffc81;
-      8'hce:
-          \$31  = 21'h1ff8ff;
-      8'hcf:
-          \$31  = 21'h1ff57d;
-      8'hd0:
-          \$31  = 21'h1ff733;
-      8'hd1:
-          \$31  = 21'h1ff7e1;
-      8'hd2:
-          \$31  = 21'h1ff88f;
-      8'hd3:
-          \$31  = 21'h1ff93d;
-      8'hd4:
-          \$31  = 21'h1ff9ea;
-      8'hd5:
-          \$31  = 21'h1ffa98;
-      8'hd6:
-          \$31  = 21'h1ffb46;
-      8'hd7:
-          \$31  = 21'h1ffbf4;
-      8'hd8:
-          \$31  = 21'h1ffca1;
-      8'hd9:
-          \$31  = 21'h1ffd4f;
-      8'hda:
-          \$31  = 21'h1ffdfd;
-      8'hdb:
-          \$31  = 21'h1ffeab;
-      8'hdc:
-          \$31  = 21'h1fff58;
-      8'hdd:
-          \$31  = 21'h1fff4c;
-      8'hde:
-          \$31  = 21'h1ffc5a;
-      8'hdf:
-          \$31  = 21'h1ff8b1;
-      8'he0:
-          \$31  = 21'h1ffa81;
-      8'he1:
-          \$31  = 21'h1ffae6;
-      8'he2:
-          \$31  = 21'h1ffb4b;
-      8'he3:
-          \$31  = 21'h1ffbb0;
-      8'he4:
-          \$31  = 21'h1ffc15;
-      8'he5:
-          \$31  = 21'h1ffc7a;
-      8'he6:
-          \$31  = 21'h1ffcdf;
-      8'he7:
-          \$31  = 21'h1ffd43;
-      8'he8:
-          \$31  = 21'h1ffda8;
-      8'he9:
-          \$31  = 21'h1ffe0d;
-      8'hea:
-          \$31  = 21'h1ffe72;
-      8'heb:
-          \$31  = 21'h1ffed7;
-      8'hec:
-          \$31  = 21'h1fff3c;
-      8'hed:
-          \$31  = 21'h1fffa1;
-      8'hee:
-          \$31  = 21'h1fff51;
-      8'hef:
-          \$31  = 21'h1ffc35;
-      8'hf0:
-          \$31  = 21'h1ffe1b;
-      8'hf1:
-          \$31  = 21'h1ffe3c;
-      8'hf2:
-          \$31  = 21'h1ffe5d;
-      8'hf3:
-          \$31  = 21'h1ffe7d;
-      8'hf4:
-          \$31  = 21'h1ffe9e;
-      8'hf5:
-          \$31  = 21'h1ffebf;
-      8'hf6:
-          \$31  = 21'h1ffedf;
-      8'hf7:
-          \$31  = 21'h1fff00;
-      8'hf8:
-          \$31  = 21'h1fff21;
-      8'hf9:
-          \$31  = 21'h1fff41;
-      8'hfa:
-          \$31  = 21'h1fff62;
-      8'hfb:
-          \$31  = 21'h1fff83;
-      8'hfc:
-          \$31  = 21'h1fffa3;
-      8'hfd:
-          \$31  = 21'h1fffc4;
-      8'hfe:
-          \$31  = 21'h1fffe5;
-      8'hff:
-          \$31  = 21'h1fff57;
+    casez (\port$107$11 )
+      4'h0:
+          \$1  = 21'h1ffe1b;
+      4'h1:
+          \$1  = 21'h1ffe3c;
+      4'h2:
+          \$1  = 21'h1ffe5d;
+      4'h3:
+          \$1  = 21'h1ffe7d;
+      4'h4:
+          \$1  = 21'h1ffe9e;
+      4'h5:
+          \$1  = 21'h1ffebf;
+      4'h6:
+          \$1  = 21'h1ffedf;
+      4'h7:
+          \$1  = 21'h1fff00;
+      4'h8:
+          \$1  = 21'h1fff21;
+      4'h9:
+          \$1  = 21'h1fff41;
+      4'ha:
+          \$1  = 21'h1fff62;
+      4'hb:
+          \$1  = 21'h1fff83;
+      4'hc:
+          \$1  = 21'h1fffa3;
+      4'hd:
+          \$1  = 21'h1fffc4;
+      4'he:
+          \$1  = 21'h1fffe5;
+      4'hf:
+          \$1  = 21'h1fff57;
     endcase
   end
-  assign n21_add = \$32 [20:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth2 (n1_b, n2_lod, n7_lod, n21_add, n6_slice, n11_slice, n0_a);
-  wire [4:0] \$1 ;
-  wire [30:0] \$2 ;
-  wire [4:0] \$3 ;
-  wire [30:0] \$4 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  output [14:0] n11_slice;
-  wire [14:0] n11_slice;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  input [20:0] n21_add;
-  wire [20:0] n21_add;
-  wire [5:0] n22_slice;
-  wire [15:0] n25_cat;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output [14:0] n6_slice;
-  wire [14:0] n6_slice;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = 4'hf - n2_lod;
-  assign \$2  = n0_a << \$1 [3:0];
-  assign \$3  = 4'hf - n7_lod;
-  assign \$4  = n1_b << \$3 [3:0];
-  assign n22_slice = n21_add[20:15];
-  assign n25_cat = { 1'h1, n21_add[14:0] };
-  assign n6_slice = \$2 [14:0];
-  assign n11_slice = \$4 [14:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth3 (n7_lod, \port$291$0 , n6_slice, n11_slice, n28_not, n30_sub, n32_sub, n2_lod);
-  wire \$1 ;
-  wire [6:0] \$2 ;
-  input [14:0] n11_slice;
-  wire [14:0] n11_slice;
-  wire [18:0] n12_cat;
-  wire [18:0] n15_cat;
-  wire [7:0] n19_cat;
-  wire [5:0] n22_slice;
-  wire [15:0] n25_cat;
-  output n28_not;
-  wire n28_not;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output [5:0] n30_sub;
-  wire [5:0] n30_sub;
-  output [6:0] n32_sub;
-  wire [6:0] n32_sub;
-  wire [31:0] n39_cat;
-  input [14:0] n6_slice;
-  wire [14:0] n6_slice;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  input [20:0] \port$291$0 ;
-  wire [20:0] \port$291$0 ;
-  assign \$1  = \port$291$0 [20:15] < 5'h10;
-  assign n28_not = ~ \$1 ;
-  assign \$2  = \port$291$0 [20:15] - 5'h10;
-  assign n32_sub = 5'h10 - \port$291$0 [20:15];
-  assign n12_cat = { n2_lod, n6_slice };
-  assign n15_cat = { n7_lod, n11_slice };
-  assign n19_cat = { n11_slice[14:11], n6_slice[14:11] };
-  assign n22_slice = \port$291$0 [20:15];
-  assign n39_cat = { 17'h00001, \port$291$0 [14:0] };
-  assign n25_cat = { 1'h1, \port$291$0 [14:0] };
-  assign n30_sub = \$2 [5:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth4 (n35_not, n30_sub);
-  wire \$1 ;
-  input [5:0] n30_sub;
-  wire [5:0] n30_sub;
-  output n35_not;
-  wire n35_not;
-  assign \$1  = n30_sub < 5'h11;
-  assign n35_not = ~ \$1 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$2  = 21'h1ffa81;
+      4'h1:
+          \$2  = 21'h1ffae6;
+      4'h2:
+          \$2  = 21'h1ffb4b;
+      4'h3:
+          \$2  = 21'h1ffbb0;
+      4'h4:
+          \$2  = 21'h1ffc15;
+      4'h5:
+          \$2  = 21'h1ffc7a;
+      4'h6:
+          \$2  = 21'h1ffcdf;
+      4'h7:
+          \$2  = 21'h1ffd43;
+      4'h8:
+          \$2  = 21'h1ffda8;
+      4'h9:
+          \$2  = 21'h1ffe0d;
+      4'ha:
+          \$2  = 21'h1ffe72;
+      4'hb:
+          \$2  = 21'h1ffed7;
+      4'hc:
+          \$2  = 21'h1fff3c;
+      4'hd:
+          \$2  = 21'h1fffa1;
+      4'he:
+          \$2  = 21'h1fff51;
+      4'hf:
+          \$2  = 21'h1ffc35;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$4  = 21'h1ff733;
+      4'h1:
+          \$4  = 21'h1ff7e1;
+      4'h2:
+          \$4  = 21'h1ff88f;
+      4'h3:
+          \$4  = 21'h1ff93d;
+      4'h4:
+          \$4  = 21'h1ff9ea;
+      4'h5:
+          \$4  = 21'h1ffa98;
+      4'h6:
+          \$4  = 21'h1ffb46;
+      4'h7:
+          \$4  = 21'h1ffbf4;
+      4'h8:
+          \$4  = 21'h1ffca1;
+      4'h9:
+          \$4  = 21'h1ffd4f;
+      4'ha:
+          \$4  = 21'h1ffdfd;
+      4'hb:
+          \$4  = 21'h1ffeab;
+      4'hc:
+          \$4  = 21'h1fff58;
+      4'hd:
+          \$4  = 21'h1fff4c;
+      4'he:
+          \$4  = 21'h1ffc5a;
+      4'hf:
+          \$4  = 21'h1ff8b1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$5  = 21'h1ff43a;
+      4'h1:
+          \$5  = 21'h1ff536;
+      4'h2:
+          \$5  = 21'h1ff631;
+      4'h3:
+          \$5  = 21'h1ff72d;
+      4'h4:
+          \$5  = 21'h1ff829;
+      4'h5:
+          \$5  = 21'h1ff925;
+      4'h6:
+          \$5  = 21'h1ffa20;
+      4'h7:
+          \$5  = 21'h1ffb1c;
+      4'h8:
+          \$5  = 21'h1ffc18;
+      4'h9:
+          \$5  = 21'h1ffd13;
+      4'ha:
+          \$5  = 21'h1ffe0f;
+      4'hb:
+          \$5  = 21'h1fff0b;
+      4'hc:
+          \$5  = 21'h1fff46;
+      4'hd:
+          \$5  = 21'h1ffc81;
+      4'he:
+          \$5  = 21'h1ff8ff;
+      4'hf:
+          \$5  = 21'h1ff57d;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$7  = 21'h1ff19e;
+      4'h1:
+          \$7  = 21'h1ff2ed;
+      4'h2:
+          \$7  = 21'h1ff43d;
+      4'h3:
+          \$7  = 21'h1ff58c;
+      4'h4:
+          \$7  = 21'h1ff6db;
+      4'h5:
+          \$7  = 21'h1ff82b;
+      4'h6:
+          \$7  = 21'h1ff97a;
+      4'h7:
+          \$7  = 21'h1ffaca;
+      4'h8:
+          \$7  = 21'h1ffc19;
+      4'h9:
+          \$7  = 21'h1ffd68;
+      4'ha:
+          \$7  = 21'h1ffeb8;
+      4'hb:
+          \$7  = 21'h1fff3f;
+      4'hc:
+          \$7  = 21'h1ffcab;
+      4'hd:
+          \$7  = 21'h1ff953;
+      4'he:
+          \$7  = 21'h1ff5fb;
+      4'hf:
+          \$7  = 21'h1ff2a2;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$8  = 21'h1fef6a;
+      4'h1:
+          \$8  = 21'h1ff114;
+      4'h2:
+          \$8  = 21'h1ff2bd;
+      4'h3:
+          \$8  = 21'h1ff466;
+      4'h4:
+          \$8  = 21'h1ff610;
+      4'h5:
+          \$8  = 21'h1ff7b9;
+      4'h6:
+          \$8  = 21'h1ff962;
+      4'h7:
+          \$8  = 21'h1ffb0c;
+      4'h8:
+          \$8  = 21'h1ffcb5;
+      4'h9:
+          \$8  = 21'h1ffe5e;
+      4'ha:
+          \$8  = 21'h1fff38;
+      4'hb:
+          \$8  = 21'h1ffcd9;
+      4'hc:
+          \$8  = 21'h1ff9ad;
+      4'hd:
+          \$8  = 21'h1ff682;
+      4'he:
+          \$8  = 21'h1ff357;
+      4'hf:
+          \$8  = 21'h1ff02b;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$10  = 21'h1fedab;
+      4'h1:
+          \$10  = 21'h1fefb5;
+      4'h2:
+          \$10  = 21'h1ff1c0;
+      4'h3:
+          \$10  = 21'h1ff3ca;
+      4'h4:
+          \$10  = 21'h1ff5d5;
+      4'h5:
+          \$10  = 21'h1ff7df;
+      4'h6:
+          \$10  = 21'h1ff9e9;
+      4'h7:
+          \$10  = 21'h1ffbf4;
+      4'h8:
+          \$10  = 21'h1ffdfe;
+      4'h9:
+          \$10  = 21'h1fff30;
+      4'ha:
+          \$10  = 21'h1ffd09;
+      4'hb:
+          \$10  = 21'h1ffa0f;
+      4'hc:
+          \$10  = 21'h1ff714;
+      4'hd:
+          \$10  = 21'h1ff419;
+      4'he:
+          \$10  = 21'h1ff11e;
+      4'hf:
+          \$10  = 21'h1fee23;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$11  = 21'h1fec6f;
+      4'h1:
+          \$11  = 21'h1feee2;
+      4'h2:
+          \$11  = 21'h1ff155;
+      4'h3:
+          \$11  = 21'h1ff3c9;
+      4'h4:
+          \$11  = 21'h1ff63c;
+      4'h5:
+          \$11  = 21'h1ff8af;
+      4'h6:
+          \$11  = 21'h1ffb22;
+      4'h7:
+          \$11  = 21'h1ffd96;
+      4'h8:
+          \$11  = 21'h1fff28;
+      4'h9:
+          \$11  = 21'h1ffd3e;
+      4'ha:
+          \$11  = 21'h1ffa78;
+      4'hb:
+          \$11  = 21'h1ff7b2;
+      4'hc:
+          \$11  = 21'h1ff4eb;
+      4'hd:
+          \$11  = 21'h1ff225;
+      4'he:
+          \$11  = 21'h1fef5e;
+      4'hf:
+          \$11  = 21'h1fec98;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$13  = 21'h1febc6;
+      4'h1:
+          \$13  = 21'h1feeab;
+      4'h2:
+          \$13  = 21'h1ff190;
+      4'h3:
+          \$13  = 21'h1ff475;
+      4'h4:
+          \$13  = 21'h1ff75a;
+      4'h5:
+          \$13  = 21'h1ffa40;
+      4'h6:
+          \$13  = 21'h1ffd25;
+      4'h7:
+          \$13  = 21'h1fff1f;
+      4'h8:
+          \$13  = 21'h1ffd78;
+      4'h9:
+          \$13  = 21'h1ffaea;
+      4'ha:
+          \$13  = 21'h1ff85d;
+      4'hb:
+          \$13  = 21'h1ff5cf;
+      4'hc:
+          \$13  = 21'h1ff342;
+      4'hd:
+          \$13  = 21'h1ff0b5;
+      4'he:
+          \$13  = 21'h1fee27;
+      4'hf:
+          \$13  = 21'h1feb9a;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$14  = 21'h1febc4;
+      4'h1:
+          \$14  = 21'h1fef25;
+      4'h2:
+          \$14  = 21'h1ff286;
+      4'h3:
+          \$14  = 21'h1ff5e7;
+      4'h4:
+          \$14  = 21'h1ff948;
+      4'h5:
+          \$14  = 21'h1ffcaa;
+      4'h6:
+          \$14  = 21'h1fff16;
+      4'h7:
+          \$14  = 21'h1ffdb6;
+      4'h8:
+          \$14  = 21'h1ffb67;
+      4'h9:
+          \$14  = 21'h1ff917;
+      4'ha:
+          \$14  = 21'h1ff6c8;
+      4'hb:
+          \$14  = 21'h1ff478;
+      4'hc:
+          \$14  = 21'h1ff229;
+      4'hd:
+          \$14  = 21'h1fefda;
+      4'he:
+          \$14  = 21'h1fed8a;
+      4'hf:
+          \$14  = 21'h1feb3b;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$16  = 21'h1fec80;
+      4'h1:
+          \$16  = 21'h1ff069;
+      4'h2:
+          \$16  = 21'h1ff452;
+      4'h3:
+          \$16  = 21'h1ff83a;
+      4'h4:
+          \$16  = 21'h1ffc23;
+      4'h5:
+          \$16  = 21'h1fff0b;
+      4'h6:
+          \$16  = 21'h1ffdfa;
+      4'h7:
+          \$16  = 21'h1ffbef;
+      4'h8:
+          \$16  = 21'h1ff9e3;
+      4'h9:
+          \$16  = 21'h1ff7d7;
+      4'ha:
+          \$16  = 21'h1ff5cc;
+      4'hb:
+          \$16  = 21'h1ff3c0;
+      4'hc:
+          \$16  = 21'h1ff1b4;
+      4'hd:
+          \$16  = 21'h1fefa9;
+      4'he:
+          \$16  = 21'h1fed9d;
+      4'hf:
+          \$16  = 21'h1feb92;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$17  = 21'h1fee17;
+      4'h1:
+          \$17  = 21'h1ff294;
+      4'h2:
+          \$17  = 21'h1ff712;
+      4'h3:
+          \$17  = 21'h1ffb8f;
+      4'h4:
+          \$17  = 21'h1fff00;
+      4'h5:
+          \$17  = 21'h1ffe45;
+      4'h6:
+          \$17  = 21'h1ffc84;
+      4'h7:
+          \$17  = 21'h1ffac3;
+      4'h8:
+          \$17  = 21'h1ff902;
+      4'h9:
+          \$17  = 21'h1ff740;
+      4'ha:
+          \$17  = 21'h1ff57f;
+      4'hb:
+          \$17  = 21'h1ff3be;
+      4'hc:
+          \$17  = 21'h1ff1fd;
+      4'hd:
+          \$17  = 21'h1ff03b;
+      4'he:
+          \$17  = 21'h1fee7a;
+      4'hf:
+          \$17  = 21'h1fecb9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$19  = 21'h1ff0aa;
+      4'h1:
+          \$19  = 21'h1ff5cb;
+      4'h2:
+          \$19  = 21'h1ffaed;
+      4'h3:
+          \$19  = 21'h1ffef3;
+      4'h4:
+          \$19  = 21'h1ffe98;
+      4'h5:
+          \$19  = 21'h1ffd29;
+      4'h6:
+          \$19  = 21'h1ffbba;
+      4'h7:
+          \$19  = 21'h1ffa4a;
+      4'h8:
+          \$19  = 21'h1ff8db;
+      4'h9:
+          \$19  = 21'h1ff76c;
+      4'ha:
+          \$19  = 21'h1ff5fd;
+      4'hb:
+          \$19  = 21'h1ff48d;
+      4'hc:
+          \$19  = 21'h1ff31e;
+      4'hd:
+          \$19  = 21'h1ff1af;
+      4'he:
+          \$19  = 21'h1ff040;
+      4'hf:
+          \$19  = 21'h1feed1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$20  = 21'h1ff461;
+      4'h1:
+          \$20  = 21'h1ffa39;
+      4'h2:
+          \$20  = 21'h1ffee5;
+      4'h3:
+          \$20  = 21'h1ffef4;
+      4'h4:
+          \$20  = 21'h1ffddf;
+      4'h5:
+          \$20  = 21'h1ffccb;
+      4'h6:
+          \$20  = 21'h1ffbb7;
+      4'h7:
+          \$20  = 21'h1ffaa2;
+      4'h8:
+          \$20  = 21'h1ff98e;
+      4'h9:
+          \$20  = 21'h1ff87a;
+      4'ha:
+          \$20  = 21'h1ff765;
+      4'hb:
+          \$20  = 21'h1ff651;
+      4'hc:
+          \$20  = 21'h1ff53d;
+      4'hd:
+          \$20  = 21'h1ff428;
+      4'he:
+          \$20  = 21'h1ff314;
+      4'hf:
+          \$20  = 21'h1ff200;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$22  = 21'h1ff970;
+      4'h1:
+          \$22  = 21'h1ffed5;
+      4'h2:
+          \$22  = 21'h1fff5a;
+      4'h3:
+          \$22  = 21'h1ffeab;
+      4'h4:
+          \$22  = 21'h1ffdfc;
+      4'h5:
+          \$22  = 21'h1ffd4d;
+      4'h6:
+          \$22  = 21'h1ffc9e;
+      4'h7:
+          \$22  = 21'h1ffbef;
+      4'h8:
+          \$22  = 21'h1ffb40;
+      4'h9:
+          \$22  = 21'h1ffa91;
+      4'ha:
+          \$22  = 21'h1ff9e2;
+      4'hb:
+          \$22  = 21'h1ff933;
+      4'hc:
+          \$22  = 21'h1ff884;
+      4'hd:
+          \$22  = 21'h1ff7d5;
+      4'he:
+          \$22  = 21'h1ff725;
+      4'hf:
+          \$22  = 21'h1ff676;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\port$107$11 )
+      4'h0:
+          \$23  = 21'h1ffec4;
+      4'h1:
+          \$23  = 21'h1fffcd;
+      4'h2:
+          \$23  = 21'h1fff8f;
+      4'h3:
+          \$23  = 21'h1fff52;
+      4'h4:
+          \$23  = 21'h1fff14;
+      4'h5:
+          \$23  = 21'h1ffed7;
+      4'h6:
+          \$23  = 21'h1ffe99;
+      4'h7:
+          \$23  = 21'h1ffe5c;
+      4'h8:
+          \$23  = 21'h1ffe1e;
+      4'h9:
+          \$23  = 21'h1ffde1;
+      4'ha:
+          \$23  = 21'h1ffda3;
+      4'hb:
+          \$23  = 21'h1ffd66;
+      4'hc:
+          \$23  = 21'h1ffd29;
+      4'hd:
+          \$23  = 21'h1ffceb;
+      4'he:
+          \$23  = 21'h1ffcae;
+      4'hf:
+          \$23  = 21'h1ffc70;
+    endcase
+  end
+  assign n172_slice = \port$108$11 [3];
+  assign n171_cat = { \port$108$11 , \port$107$11  };
+  assign n173_slice = \port$108$11 [2];
+  assign n203_slice = \port$108$11 [2];
 endmodule

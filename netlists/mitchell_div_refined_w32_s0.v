@@ -8,779 +8,158 @@ module mitchell_div_refined_w32_s0(b, o, a);
   input [31:0] b;
   wire [31:0] b;
   wire [31:0] n0_a;
-  wire [30:0] n11_slice;
+  wire n136_mux;
+  wire [30:0] n143_slice;
+  wire n146_eq;
+  wire [31:0] n150_mux;
+  wire n157_mux;
+  wire n15_mux;
+  wire [31:0] n161_mux;
+  wire n176_mux;
+  wire [31:0] n180_mux;
+  wire [31:0] n19_mux;
   wire [31:0] n1_b;
-  wire [37:0] n21_add;
-  wire [6:0] n22_slice;
-  wire [31:0] n25_cat;
-  wire n28_not;
-  wire [4:0] n2_lod;
-  wire [6:0] n30_sub;
-  wire [63:0] n51_mux;
-  wire [30:0] n6_slice;
-  wire [4:0] n7_lod;
+  wire n211_mux;
+  wire [31:0] n215_mux;
+  wire n278_mux;
+  wire [30:0] n285_slice;
+  wire [37:0] n295_add;
+  wire [6:0] n296_slice;
+  wire [31:0] n299_cat;
+  wire n302_not;
+  wire [6:0] n304_sub;
+  wire [63:0] n325_mux;
+  wire n34_mux;
+  wire [31:0] n38_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire [31:0] n73_mux;
+  wire [31:0] n8_mux;
   output [63:0] o;
   wire [63:0] o;
   \mitchell_div_refined_w32_s0.depth1  depth1 (
     .n0_a(a),
+    .n146_eq(n146_eq),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq)
+  );
+  \mitchell_div_refined_w32_s0.depth10  depth10 (
+    .n0_a(a),
+    .n1_b(b),
+    .n302_not(n302_not),
+    .n304_sub(n304_sub),
+    .n325_mux(o),
+    .\port$387$0 (n295_add)
   );
   \mitchell_div_refined_w32_s0.depth2  depth2 (
     .n0_a(a),
-    .n11_slice(n11_slice),
+    .n146_eq(n146_eq),
+    .n150_mux(n150_mux),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq),
+    .n8_mux(n8_mux)
   );
   \mitchell_div_refined_w32_s0.depth3  depth3 (
-    .n11_slice(n11_slice),
-    .n21_add(n21_add),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n0_a(a),
+    .n146_eq(n146_eq),
+    .n150_mux(n150_mux),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n161_mux(n161_mux),
+    .n176_mux(n176_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n8_mux(n8_mux)
+  );
+  \mitchell_div_refined_w32_s0.depth4  depth4 (
+    .n0_a(a),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n161_mux(n161_mux),
+    .n176_mux(n176_mux),
+    .n180_mux(n180_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n211_mux(n211_mux),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux)
   );
   \mitchell_div_refined_w32_s0.depth5  depth5 (
-    .n22_slice(n21_add[37:31]),
-    .n28_not(n28_not),
-    .n30_sub(n30_sub)
+    .n0_a(a),
+    .n136_mux(n136_mux),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n176_mux(n176_mux),
+    .n180_mux(n180_mux),
+    .n1_b(b),
+    .n211_mux(n211_mux),
+    .n215_mux(n215_mux),
+    .n278_mux(n278_mux),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n73_mux(n73_mux)
   );
   \mitchell_div_refined_w32_s0.depth6  depth6 (
-    .n0_a(a),
-    .n1_b(b),
-    .n28_not(n28_not),
-    .n30_sub(n30_sub),
-    .n51_mux(o),
-    .\port$327$0 (n21_add)
+    .n136_mux(n136_mux),
+    .n143_slice(n143_slice),
+    .n215_mux(n215_mux),
+    .n278_mux(n278_mux),
+    .n285_slice(n285_slice),
+    .n73_mux(n73_mux)
+  );
+  \mitchell_div_refined_w32_s0.depth7  depth7 (
+    .n136_mux(n136_mux),
+    .n143_slice(n143_slice),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n176_mux(n176_mux),
+    .n211_mux(n211_mux),
+    .n278_mux(n278_mux),
+    .n285_slice(n285_slice),
+    .n295_add(n295_add),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux)
+  );
+  \mitchell_div_refined_w32_s0.depth9  depth9 (
+    .n296_slice(n295_add[37:31]),
+    .n302_not(n302_not),
+    .n304_sub(n304_sub)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n51_mux = o;
-  assign n22_slice = n21_add[37:31];
-  assign n25_cat = { 1'h1, n21_add[30:0] };
+  assign n325_mux = o;
+  assign n296_slice = n295_add[37:31];
+  assign n299_cat = { 1'h1, n295_add[30:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s0.depth1 (n1_b, n2_lod, n7_lod, n0_a);
-  wire [4:0] \$1 ;
-  wire [4:0] \$10 ;
-  wire [4:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [4:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
-  wire [4:0] \$2 ;
-  wire [4:0] \$20 ;
-  wire [4:0] \$21 ;
-  wire [4:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [4:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire [4:0] \$26 ;
-  wire [4:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire [4:0] \$29 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$30 ;
-  wire [4:0] \$31 ;
-  wire [4:0] \$32 ;
-  wire [4:0] \$33 ;
-  wire [4:0] \$34 ;
-  wire [4:0] \$35 ;
-  wire [4:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire [4:0] \$38 ;
-  wire [4:0] \$39 ;
-  wire [4:0] \$4 ;
-  wire [4:0] \$40 ;
-  wire [4:0] \$41 ;
-  wire [4:0] \$42 ;
-  wire [4:0] \$43 ;
-  wire [4:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire [4:0] \$46 ;
-  wire [4:0] \$47 ;
-  wire [4:0] \$48 ;
-  wire [4:0] \$49 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$50 ;
-  wire [4:0] \$51 ;
-  wire [4:0] \$52 ;
-  wire [4:0] \$53 ;
-  wire [4:0] \$54 ;
-  wire [4:0] \$55 ;
-  wire [4:0] \$56 ;
-  wire [4:0] \$57 ;
-  wire [4:0] \$58 ;
-  wire [4:0] \$59 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$60 ;
-  wire [4:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$9 ;
+module \mitchell_div_refined_w32_s0.depth1 (n1_b, n4_eq, n146_eq, n0_a);
   input [31:0] n0_a;
   wire [31:0] n0_a;
+  output n146_eq;
+  wire n146_eq;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  output [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  output [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  assign \$39  = n1_b[9] ? 5'h09 : \$38 ;
-  assign \$40  = n1_b[10] ? 5'h0a : \$39 ;
-  assign \$41  = n1_b[11] ? 5'h0b : \$40 ;
-  assign \$42  = n1_b[12] ? 5'h0c : \$41 ;
-  assign \$43  = n1_b[13] ? 5'h0d : \$42 ;
-  assign \$44  = n1_b[14] ? 5'h0e : \$43 ;
-  assign \$45  = n1_b[15] ? 5'h0f : \$44 ;
-  assign \$46  = n1_b[16] ? 5'h10 : \$45 ;
-  assign \$47  = n1_b[17] ? 5'h11 : \$46 ;
-  assign \$48  = n1_b[18] ? 5'h12 : \$47 ;
-  assign \$49  = n1_b[19] ? 5'h13 : \$48 ;
-  assign \$50  = n1_b[20] ? 5'h14 : \$49 ;
-  assign \$51  = n1_b[21] ? 5'h15 : \$50 ;
-  assign \$52  = n1_b[22] ? 5'h16 : \$51 ;
-  assign \$53  = n1_b[23] ? 5'h17 : \$52 ;
-  assign \$54  = n1_b[24] ? 5'h18 : \$53 ;
-  assign \$55  = n1_b[25] ? 5'h19 : \$54 ;
-  assign \$56  = n1_b[26] ? 5'h1a : \$55 ;
-  assign \$57  = n1_b[27] ? 5'h1b : \$56 ;
-  assign \$58  = n1_b[28] ? 5'h1c : \$57 ;
-  assign \$59  = n1_b[29] ? 5'h1d : \$58 ;
-  assign \$60  = n1_b[30] ? 5'h1e : \$59 ;
-  assign n7_lod = n1_b[31] ? 5'h1f : \$60 ;
-  assign \$1  = n0_a[1] ? 5'h01 : 5'h00;
-  assign \$2  = n0_a[2] ? 5'h02 : \$1 ;
-  assign \$3  = n0_a[3] ? 5'h03 : \$2 ;
-  assign \$4  = n0_a[4] ? 5'h04 : \$3 ;
-  assign \$5  = n0_a[5] ? 5'h05 : \$4 ;
-  assign \$6  = n0_a[6] ? 5'h06 : \$5 ;
-  assign \$7  = n0_a[7] ? 5'h07 : \$6 ;
-  assign \$8  = n0_a[8] ? 5'h08 : \$7 ;
-  assign \$9  = n0_a[9] ? 5'h09 : \$8 ;
-  assign \$10  = n0_a[10] ? 5'h0a : \$9 ;
-  assign \$11  = n0_a[11] ? 5'h0b : \$10 ;
-  assign \$12  = n0_a[12] ? 5'h0c : \$11 ;
-  assign \$13  = n0_a[13] ? 5'h0d : \$12 ;
-  assign \$14  = n0_a[14] ? 5'h0e : \$13 ;
-  assign \$15  = n0_a[15] ? 5'h0f : \$14 ;
-  assign \$16  = n0_a[16] ? 5'h10 : \$15 ;
-  assign \$17  = n0_a[17] ? 5'h11 : \$16 ;
-  assign \$18  = n0_a[18] ? 5'h12 : \$17 ;
-  assign \$19  = n0_a[19] ? 5'h13 : \$18 ;
-  assign \$20  = n0_a[20] ? 5'h14 : \$19 ;
-  assign \$21  = n0_a[21] ? 5'h15 : \$20 ;
-  assign \$22  = n0_a[22] ? 5'h16 : \$21 ;
-  assign \$23  = n0_a[23] ? 5'h17 : \$22 ;
-  assign \$24  = n0_a[24] ? 5'h18 : \$23 ;
-  assign \$25  = n0_a[25] ? 5'h19 : \$24 ;
-  assign \$26  = n0_a[26] ? 5'h1a : \$25 ;
-  assign \$27  = n0_a[27] ? 5'h1b : \$26 ;
-  assign \$28  = n0_a[28] ? 5'h1c : \$27 ;
-  assign \$29  = n0_a[29] ? 5'h1d : \$28 ;
-  assign \$30  = n0_a[30] ? 5'h1e : \$29 ;
-  assign n2_lod = n0_a[31] ? 5'h1f : \$30 ;
-  assign \$31  = n1_b[1] ? 5'h01 : 5'h00;
-  assign \$32  = n1_b[2] ? 5'h02 : \$31 ;
-  assign \$33  = n1_b[3] ? 5'h03 : \$32 ;
-  assign \$34  = n1_b[4] ? 5'h04 : \$33 ;
-  assign \$35  = n1_b[5] ? 5'h05 : \$34 ;
-  assign \$36  = n1_b[6] ? 5'h06 : \$35 ;
-  assign \$37  = n1_b[7] ? 5'h07 : \$36 ;
-  assign \$38  = n1_b[8] ? 5'h08 : \$37 ;
+  output n4_eq;
+  wire n4_eq;
+  assign n4_eq = ! n0_a[31:16];
+  assign n146_eq = ! n1_b[31:16];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s0.depth2 (n1_b, n2_lod, n7_lod, n6_slice, n11_slice, n0_a);
-  wire [5:0] \$1 ;
-  wire [62:0] \$2 ;
-  wire [5:0] \$3 ;
-  wire [62:0] \$4 ;
-  input [31:0] n0_a;
-  wire [31:0] n0_a;
-  output [30:0] n11_slice;
-  wire [30:0] n11_slice;
-  input [31:0] n1_b;
-  wire [31:0] n1_b;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  output [30:0] n6_slice;
-  wire [30:0] n6_slice;
-  input [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  assign \$1  = 5'h1f - n2_lod;
-  assign \$2  = n0_a << \$1 [4:0];
-  assign \$3  = 5'h1f - n7_lod;
-  assign \$4  = n1_b << \$3 [4:0];
-  assign n6_slice = \$2 [30:0];
-  assign n11_slice = \$4 [30:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s0.depth3 (n7_lod, n6_slice, n11_slice, n21_add, n2_lod);
-  reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
-  wire [37:0] \$1 ;
-  wire [38:0] \$2 ;
-  reg [37:0] \$3 ;
-  wire [38:0] \$4 ;
-  input [30:0] n11_slice;
-  wire [30:0] n11_slice;
-  output [37:0] n21_add;
-  wire [37:0] n21_add;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input [30:0] n6_slice;
-  wire [30:0] n6_slice;
-  input [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  assign \$1  = { n2_lod, n6_slice } + 37'h1080000000;
-  assign \$2  = \$1  - { n7_lod, n11_slice };
-  assign \$4  = \$2 [37:0] + \$3 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n11_slice[30:27], n6_slice[30:27] })
-      8'h00:
-          \$3  = 38'h3ffec44024;
-      8'h01:
-          \$3  = 38'h3fffcc929e;
-      8'h02:
-          \$3  = 38'h3fff8f1ea7;
-      8'h03:
-          \$3  = 38'h3fff51aab0;
-      8'h04:
-          \$3  = 38'h3fff1436b9;
-      8'h05:
-          \$3  = 38'h3ffed6c2c2;
-      8'h06:
-          \$3  = 38'h3ffe994ecb;
-      8'h07:
-          \$3  = 38'h3ffe5bdad4;
-      8'h08:
-          \$3  = 38'h3ffe1e66de;
-      8'h09:
-          \$3  = 38'h3ffde0f2e7;
-      8'h0a:
-          \$3  = 38'h3ffda37ef0;
-      8'h0b:
-          \$3  = 38'h3ffd660af9;
-      8'h0c:
-          \$3  = 38'h3ffd289702;
-      8'h0d:
-          \$3  = 38'h3ffceb230b;
-      8'h0e:
-          \$3  = 38'h3ffcadaf14;
-      8'h0f:
-          \$3  = 38'h3ffc703b1d;
-      8'h10:
-          \$3  = 38'h3ff96fe433;
-      8'h11:
-          \$3  = 38'h3ffed57eba;
-      8'h12:
-          \$3  = 38'h3fff59e0e6;
-      8'h13:
-          \$3  = 38'h3ffeaad84d;
-      8'h14:
-          \$3  = 38'h3ffdfbcfb3;
-      8'h15:
-          \$3  = 38'h3ffd4cc71a;
-      8'h16:
-          \$3  = 38'h3ffc9dbe80;
-      8'h17:
-          \$3  = 38'h3ffbeeb5e7;
-      8'h18:
-          \$3  = 38'h3ffb3fad4d;
-      8'h19:
-          \$3  = 38'h3ffa90a4b3;
-      8'h1a:
-          \$3  = 38'h3ff9e19c1a;
-      8'h1b:
-          \$3  = 38'h3ff9329380;
-      8'h1c:
-          \$3  = 38'h3ff8838ae7;
-      8'h1d:
-          \$3  = 38'h3ff7d4824d;
-      8'h1e:
-          \$3  = 38'h3ff72579b3;
-      8'h1f:
-          \$3  = 38'h3ff676711a;
-      8'h20:
-          \$3  = 38'h3ff461405c;
-      8'h21:
-          \$3  = 38'h3ffa389998;
-      8'h22:
-          \$3  = 38'h3ffee4f4d7;
-      8'h23:
-          \$3  = 38'h3ffef3a608;
-      8'h24:
-          \$3  = 38'h3ffddf52a6;
-      8'h25:
-          \$3  = 38'h3ffccaff43;
-      8'h26:
-          \$3  = 38'h3ffbb6abe1;
-      8'h27:
-          \$3  = 38'h3ffaa2587f;
-      8'h28:
-          \$3  = 38'h3ff98e051d;
-      8'h29:
-          \$3  = 38'h3ff879b1bb;
-      8'h2a:
-          \$3  = 38'h3ff7655e59;
-      8'h2b:
-          \$3  = 38'h3ff6510af7;
-      8'h2c:
-          \$3  = 38'h3ff53cb795;
-      8'h2d:
-          \$3  = 38'h3ff4286433;
-      8'h2e:
-          \$3  = 38'h3ff31410d1;
-      8'h2f:
-          \$3  = 38'h3ff1ffbd6f;
-      8'h30:
-          \$3  = 38'h3ff0a9af2b;
-      8'h31:
-          \$3  = 38'h3ff5cb3da9;
-      8'h32:
-          \$3  = 38'h3ffaeccc28;
-      8'h33:
-          \$3  = 38'h3ffef2e5af;
-      8'h34:
-          \$3  = 38'h3ffe97f493;
-      8'h35:
-          \$3  = 38'h3ffd28bbd2;
-      8'h36:
-          \$3  = 38'h3ffbb98311;
-      8'h37:
-          \$3  = 38'h3ffa4a4a51;
-      8'h38:
-          \$3  = 38'h3ff8db1190;
-      8'h39:
-          \$3  = 38'h3ff76bd8cf;
-      8'h3a:
-          \$3  = 38'h3ff5fca00f;
-      8'h3b:
-          \$3  = 38'h3ff48d674e;
-      8'h3c:
-          \$3  = 38'h3ff31e2e8d;
-      8'h3d:
-          \$3  = 38'h3ff1aef5cd;
-      8'h3e:
-          \$3  = 38'h3ff03fbd0c;
-      8'h3f:
-          \$3  = 38'h3feed0844b;
-      8'h40:
-          \$3  = 38'h3fee16f0e9;
-      8'h41:
-          \$3  = 38'h3ff29473e0;
-      8'h42:
-          \$3  = 38'h3ff711f6d7;
-      8'h43:
-          \$3  = 38'h3ffb8f79ce;
-      8'h44:
-          \$3  = 38'h3ffeff87eb;
-      8'h45:
-          \$3  = 38'h3ffe453fde;
-      8'h46:
-          \$3  = 38'h3ffc840159;
-      8'h47:
-          \$3  = 38'h3ffac2c2d5;
-      8'h48:
-          \$3  = 38'h3ff9018450;
-      8'h49:
-          \$3  = 38'h3ff74045cb;
-      8'h4a:
-          \$3  = 38'h3ff57f0747;
-      8'h4b:
-          \$3  = 38'h3ff3bdc8c2;
-      8'h4c:
-          \$3  = 38'h3ff1fc8a3e;
-      8'h4d:
-          \$3  = 38'h3ff03b4bb9;
-      8'h4e:
-          \$3  = 38'h3fee7a0d35;
-      8'h4f:
-          \$3  = 38'h3fecb8ceb0;
-      8'h50:
-          \$3  = 38'h3fec802184;
-      8'h51:
-          \$3  = 38'h3ff068ddbb;
-      8'h52:
-          \$3  = 38'h3ff45199f1;
-      8'h53:
-          \$3  = 38'h3ff83a5628;
-      8'h54:
-          \$3  = 38'h3ffc23125e;
-      8'h55:
-          \$3  = 38'h3fff0b086f;
-      8'h56:
-          \$3  = 38'h3ffdfa4566;
-      8'h57:
-          \$3  = 38'h3ffbeea381;
-      8'h58:
-          \$3  = 38'h3ff9e3019c;
-      8'h59:
-          \$3  = 38'h3ff7d75fb8;
-      8'h5a:
-          \$3  = 38'h3ff5cbbdd3;
-      8'h5b:
-          \$3  = 38'h3ff3c01bee;
-      8'h5c:
-          \$3  = 38'h3ff1b47a09;
-      8'h5d:
-          \$3  = 38'h3fefa8d825;
-      8'h5e:
-          \$3  = 38'h3fed9d3640;
-      8'h5f:
-          \$3  = 38'h3feb91945b;
-      8'h60:
-          \$3  = 38'h3febc3a396;
-      8'h61:
-          \$3  = 38'h3fef24d44a;
-      8'h62:
-          \$3  = 38'h3ff28604fe;
-      8'h63:
-          \$3  = 38'h3ff5e735b2;
-      8'h64:
-          \$3  = 38'h3ff9486665;
-      8'h65:
-          \$3  = 38'h3ffca99719;
-      8'h66:
-          \$3  = 38'h3fff158c72;
-      8'h67:
-          \$3  = 38'h3ffdb5fc40;
-      8'h68:
-          \$3  = 38'h3ffb66949a;
-      8'h69:
-          \$3  = 38'h3ff9172cf4;
-      8'h6a:
-          \$3  = 38'h3ff6c7c54e;
-      8'h6b:
-          \$3  = 38'h3ff4785da8;
-      8'h6c:
-          \$3  = 38'h3ff228f602;
-      8'h6d:
-          \$3  = 38'h3fefd98e5c;
-      8'h6e:
-          \$3  = 38'h3fed8a26b6;
-      8'h6f:
-          \$3  = 38'h3feb3abf0f;
-      8'h70:
-          \$3  = 38'h3febc593b0;
-      8'h71:
-          \$3  = 38'h3feeaac36d;
-      8'h72:
-          \$3  = 38'h3ff18ff32a;
-      8'h73:
-          \$3  = 38'h3ff47522e7;
-      8'h74:
-          \$3  = 38'h3ff75a52a5;
-      8'h75:
-          \$3  = 38'h3ffa3f8262;
-      8'h76:
-          \$3  = 38'h3ffd24b21f;
-      8'h77:
-          \$3  = 38'h3fff1f3312;
-      8'h78:
-          \$3  = 38'h3ffd7788cd;
-      8'h79:
-          \$3  = 38'h3ffaea20ab;
-      8'h7a:
-          \$3  = 38'h3ff85cb88a;
-      8'h7b:
-          \$3  = 38'h3ff5cf5068;
-      8'h7c:
-          \$3  = 38'h3ff341e847;
-      8'h7d:
-          \$3  = 38'h3ff0b48025;
-      8'h7e:
-          \$3  = 38'h3fee271804;
-      8'h7f:
-          \$3  = 38'h3feb99afe2;
-      8'h80:
-          \$3  = 38'h3fec6e9ce4;
-      8'h81:
-          \$3  = 38'h3feee1ec38;
-      8'h82:
-          \$3  = 38'h3ff1553b8b;
-      8'h83:
-          \$3  = 38'h3ff3c88adf;
-      8'h84:
-          \$3  = 38'h3ff63bda33;
-      8'h85:
-          \$3  = 38'h3ff8af2986;
-      8'h86:
-          \$3  = 38'h3ffb2278da;
-      8'h87:
-          \$3  = 38'h3ffd95c82d;
-      8'h88:
-          \$3  = 38'h3fff281682;
-      8'h89:
-          \$3  = 38'h3ffd3e336a;
-      8'h8a:
-          \$3  = 38'h3ffa77db14;
-      8'h8b:
-          \$3  = 38'h3ff7b182be;
-      8'h8c:
-          \$3  = 38'h3ff4eb2a68;
-      8'h8d:
-          \$3  = 38'h3ff224d212;
-      8'h8e:
-          \$3  = 38'h3fef5e79bb;
-      8'h8f:
-          \$3  = 38'h3fec982165;
-      8'h90:
-          \$3  = 38'h3fedab13d9;
-      8'h91:
-          \$3  = 38'h3fefb57224;
-      8'h92:
-          \$3  = 38'h3ff1bfd070;
-      8'h93:
-          \$3  = 38'h3ff3ca2ebb;
-      8'h94:
-          \$3  = 38'h3ff5d48d06;
-      8'h95:
-          \$3  = 38'h3ff7deeb51;
-      8'h96:
-          \$3  = 38'h3ff9e9499d;
-      8'h97:
-          \$3  = 38'h3ffbf3a7e8;
-      8'h98:
-          \$3  = 38'h3ffdfe0633;
-      8'h99:
-          \$3  = 38'h3fff304cff;
-      8'h9a:
-          \$3  = 38'h3ffd096165;
-      8'h9b:
-          \$3  = 38'h3ffa0e908a;
-      8'h9c:
-          \$3  = 38'h3ff713bfb0;
-      8'h9d:
-          \$3  = 38'h3ff418eed6;
-      8'h9e:
-          \$3  = 38'h3ff11e1dfb;
-      8'h9f:
-          \$3  = 38'h3fee234d21;
-      8'ha0:
-          \$3  = 38'h3fef6a45c2;
-      8'ha1:
-          \$3  = 38'h3ff1139f52;
-      8'ha2:
-          \$3  = 38'h3ff2bcf8e1;
-      8'ha3:
-          \$3  = 38'h3ff4665271;
-      8'ha4:
-          \$3  = 38'h3ff60fac00;
-      8'ha5:
-          \$3  = 38'h3ff7b90590;
-      8'ha6:
-          \$3  = 38'h3ff9625f20;
-      8'ha7:
-          \$3  = 38'h3ffb0bb8af;
-      8'ha8:
-          \$3  = 38'h3ffcb5123f;
-      8'ha9:
-          \$3  = 38'h3ffe5e6bcf;
-      8'haa:
-          \$3  = 38'h3fff37e983;
-      8'hab:
-          \$3  = 38'h3ffcd88f77;
-      8'hac:
-          \$3  = 38'h3ff9ad3c3f;
-      8'had:
-          \$3  = 38'h3ff681e907;
-      8'hae:
-          \$3  = 38'h3ff35695ce;
-      8'haf:
-          \$3  = 38'h3ff02b4296;
-      8'hb0:
-          \$3  = 38'h3ff19dedf9;
-      8'hb1:
-          \$3  = 38'h3ff2ed51bb;
-      8'hb2:
-          \$3  = 38'h3ff43cb57c;
-      8'hb3:
-          \$3  = 38'h3ff58c193e;
-      8'hb4:
-          \$3  = 38'h3ff6db7cff;
-      8'hb5:
-          \$3  = 38'h3ff82ae0c1;
-      8'hb6:
-          \$3  = 38'h3ff97a4482;
-      8'hb7:
-          \$3  = 38'h3ffac9a844;
-      8'hb8:
-          \$3  = 38'h3ffc190c05;
-      8'hb9:
-          \$3  = 38'h3ffd686fc7;
-      8'hba:
-          \$3  = 38'h3ffeb7d389;
-      8'hbb:
-          \$3  = 38'h3fff3efc5c;
-      8'hbc:
-          \$3  = 38'h3ffcab4d86;
-      8'hbd:
-          \$3  = 38'h3ff952ff67;
-      8'hbe:
-          \$3  = 38'h3ff5fab147;
-      8'hbf:
-          \$3  = 38'h3ff2a26328;
-      8'hc0:
-          \$3  = 38'h3ff439c8ca;
-      8'hc1:
-          \$3  = 38'h3ff5358761;
-      8'hc2:
-          \$3  = 38'h3ff63145f9;
-      8'hc3:
-          \$3  = 38'h3ff72d0491;
-      8'hc4:
-          \$3  = 38'h3ff828c329;
-      8'hc5:
-          \$3  = 38'h3ff92481c1;
-      8'hc6:
-          \$3  = 38'h3ffa204059;
-      8'hc7:
-          \$3  = 38'h3ffb1bfef1;
-      8'hc8:
-          \$3  = 38'h3ffc17bd88;
-      8'hc9:
-          \$3  = 38'h3ffd137c20;
-      8'hca:
-          \$3  = 38'h3ffe0f3ab8;
-      8'hcb:
-          \$3  = 38'h3fff0af950;
-      8'hcc:
-          \$3  = 38'h3fff45939f;
-      8'hcd:
-          \$3  = 38'h3ffc813b40;
-      8'hce:
-          \$3  = 38'h3ff8ff1a8c;
-      8'hcf:
-          \$3  = 38'h3ff57cf9d8;
-      8'hd0:
-          \$3  = 38'h3ff7333c6f;
-      8'hd1:
-          \$3  = 38'h3ff7e10209;
-      8'hd2:
-          \$3  = 38'h3ff88ec7a3;
-      8'hd3:
-          \$3  = 38'h3ff93c8d3d;
-      8'hd4:
-          \$3  = 38'h3ff9ea52d7;
-      8'hd5:
-          \$3  = 38'h3ffa981871;
-      8'hd6:
-          \$3  = 38'h3ffb45de0b;
-      8'hd7:
-          \$3  = 38'h3ffbf3a3a6;
-      8'hd8:
-          \$3  = 38'h3ffca16940;
-      8'hd9:
-          \$3  = 38'h3ffd4f2eda;
-      8'hda:
-          \$3  = 38'h3ffdfcf474;
-      8'hdb:
-          \$3  = 38'h3ffeaaba0e;
-      8'hdc:
-          \$3  = 38'h3fff587fa8;
-      8'hdd:
-          \$3  = 38'h3fff4bbb87;
-      8'hde:
-          \$3  = 38'h3ffc5a056e;
-      8'hdf:
-          \$3  = 38'h3ff8b0e83b;
-      8'he0:
-          \$3  = 38'h3ffa811338;
-      8'he1:
-          \$3  = 38'h3ffae5fd1c;
-      8'he2:
-          \$3  = 38'h3ffb4ae700;
-      8'he3:
-          \$3  = 38'h3ffbafd0e5;
-      8'he4:
-          \$3  = 38'h3ffc14bac9;
-      8'he5:
-          \$3  = 38'h3ffc79a4ad;
-      8'he6:
-          \$3  = 38'h3ffcde8e92;
-      8'he7:
-          \$3  = 38'h3ffd437876;
-      8'he8:
-          \$3  = 38'h3ffda8625a;
-      8'he9:
-          \$3  = 38'h3ffe0d4c3f;
-      8'hea:
-          \$3  = 38'h3ffe723623;
-      8'heb:
-          \$3  = 38'h3ffed72007;
-      8'hec:
-          \$3  = 38'h3fff3c09ec;
-      8'hed:
-          \$3  = 38'h3fffa0f3d0;
-      8'hee:
-          \$3  = 38'h3fff517ebd;
-      8'hef:
-          \$3  = 38'h3ffc3563cc;
-      8'hf0:
-          \$3  = 38'h3ffe1b42f9;
-      8'hf1:
-          \$3  = 38'h3ffe3bf1b3;
-      8'hf2:
-          \$3  = 38'h3ffe5ca06d;
-      8'hf3:
-          \$3  = 38'h3ffe7d4f26;
-      8'hf4:
-          \$3  = 38'h3ffe9dfde0;
-      8'hf5:
-          \$3  = 38'h3ffebeac9a;
-      8'hf6:
-          \$3  = 38'h3ffedf5b54;
-      8'hf7:
-          \$3  = 38'h3fff000a0d;
-      8'hf8:
-          \$3  = 38'h3fff20b8c7;
-      8'hf9:
-          \$3  = 38'h3fff416781;
-      8'hfa:
-          \$3  = 38'h3fff62163b;
-      8'hfb:
-          \$3  = 38'h3fff82c4f4;
-      8'hfc:
-          \$3  = 38'h3fffa373ae;
-      8'hfd:
-          \$3  = 38'h3fffc42268;
-      8'hfe:
-          \$3  = 38'h3fffe4d122;
-      8'hff:
-          \$3  = 38'h3fff56e69b;
-    endcase
-  end
-  assign n21_add = \$4 [37:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s0.depth5 (n28_not, n30_sub, n22_slice);
-  wire \$1 ;
-  wire [7:0] \$2 ;
-  input [6:0] n22_slice;
-  wire [6:0] n22_slice;
-  output n28_not;
-  wire n28_not;
-  output [6:0] n30_sub;
-  wire [6:0] n30_sub;
-  assign \$1  = n22_slice < 6'h20;
-  assign n28_not = ~ \$1 ;
-  assign \$2  = n22_slice - 6'h20;
-  assign n30_sub = \$2 [6:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s0.depth6 (n1_b, \port$327$0 , n28_not, n30_sub, n51_mux, n0_a);
+module \mitchell_div_refined_w32_s0.depth10 (n1_b, \port$387$0 , n302_not, n304_sub, n325_mux, n0_a);
   wire \$1 ;
   wire [63:0] \$10 ;
   wire [63:0] \$11 ;
@@ -796,28 +175,967 @@ module \mitchell_div_refined_w32_s0.depth6 (n1_b, \port$327$0 , n28_not, n30_sub
   wire [31:0] n0_a;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  wire [6:0] n22_slice;
-  wire [31:0] n25_cat;
-  input n28_not;
-  wire n28_not;
-  input [6:0] n30_sub;
-  wire [6:0] n30_sub;
-  output [63:0] n51_mux;
-  wire [63:0] n51_mux;
-  input [37:0] \port$327$0 ;
-  wire [37:0] \port$327$0 ;
+  wire [6:0] n296_slice;
+  wire [31:0] n299_cat;
+  input n302_not;
+  wire n302_not;
+  input [6:0] n304_sub;
+  wire [6:0] n304_sub;
+  output [63:0] n325_mux;
+  wire [63:0] n325_mux;
+  input [37:0] \port$387$0 ;
+  wire [37:0] \port$387$0 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n30_sub < 6'h21;
+  assign \$3  = n304_sub < 6'h21;
   assign \$4  = ~ \$3 ;
-  assign \$5  = n28_not & \$4 ;
-  assign \$6  = { 1'h1, \port$327$0 [30:0] } << n30_sub;
-  assign \$7  = 6'h20 - \port$327$0 [37:31];
-  assign \$8  = { 1'h1, \port$327$0 [30:0] } >> \$7 ;
-  assign \$9  = n28_not ? \$6 [63:0] : \$8 ;
+  assign \$5  = n302_not & \$4 ;
+  assign \$6  = { 1'h1, \port$387$0 [30:0] } << n304_sub;
+  assign \$7  = 6'h20 - \port$387$0 [37:31];
+  assign \$8  = { 1'h1, \port$387$0 [30:0] } >> \$7 ;
+  assign \$9  = n302_not ? \$6 [63:0] : \$8 ;
   assign \$10  = \$5  ? 64'hffffffffffffffff : \$9 ;
   assign \$11  = \$2  ? 64'h0000000000000000 : \$10 ;
-  assign n51_mux = \$1  ? 64'hffffffffffffffff : \$11 ;
-  assign n25_cat = { 1'h1, \port$327$0 [30:0] };
-  assign n22_slice = \port$327$0 [37:31];
+  assign n325_mux = \$1  ? 64'hffffffffffffffff : \$11 ;
+  assign n299_cat = { 1'h1, \port$387$0 [30:0] };
+  assign n296_slice = \port$387$0 [37:31];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s0.depth2 (n1_b, n4_eq, n146_eq, n8_mux, n15_mux, n150_mux, n157_mux, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  output [31:0] n150_mux;
+  wire [31:0] n150_mux;
+  output n157_mux;
+  wire n157_mux;
+  output n15_mux;
+  wire n15_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n4_eq;
+  wire n4_eq;
+  output [31:0] n8_mux;
+  wire [31:0] n8_mux;
+  assign \$3  = ! n1_b[15:8];
+  assign \$4  = ! n1_b[31:24];
+  assign n157_mux = n146_eq ? \$3  : \$4 ;
+  assign n8_mux = n4_eq ? { n0_a[15:0], 16'h0000 } : n0_a;
+  assign \$1  = ! n0_a[15:8];
+  assign \$2  = ! n0_a[31:24];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n150_mux = n146_eq ? { n1_b[15:0], 16'h0000 } : n1_b;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s0.depth3 (n1_b, n4_eq, n146_eq, n8_mux, n15_mux, n150_mux, n157_mux, n19_mux, n34_mux, n161_mux, n176_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  input [31:0] n150_mux;
+  wire [31:0] n150_mux;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  output [31:0] n161_mux;
+  wire [31:0] n161_mux;
+  output n176_mux;
+  wire n176_mux;
+  output [31:0] n19_mux;
+  wire [31:0] n19_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  output n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input [31:0] n8_mux;
+  wire [31:0] n8_mux;
+  assign n19_mux = n15_mux ? { n8_mux[23:0], 8'h00 } : n8_mux;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[23:20];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[15:12];
+  assign \$5  = ! n0_a[31:28];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n161_mux = n157_mux ? { n150_mux[23:0], 8'h00 } : n150_mux;
+  assign \$7  = ! n1_b[7:4];
+  assign \$8  = ! n1_b[23:20];
+  assign \$9  = n146_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[15:12];
+  assign \$11  = ! n1_b[31:28];
+  assign \$12  = n146_eq ? \$10  : \$11 ;
+  assign n176_mux = n157_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s0.depth4 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux, n19_mux, n34_mux, n161_mux, n176_mux, n38_mux, n69_mux, n180_mux, n211_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input [31:0] n161_mux;
+  wire [31:0] n161_mux;
+  input n176_mux;
+  wire n176_mux;
+  output [31:0] n180_mux;
+  wire [31:0] n180_mux;
+  input [31:0] n19_mux;
+  wire [31:0] n19_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  output n211_mux;
+  wire n211_mux;
+  input n34_mux;
+  wire n34_mux;
+  output [31:0] n38_mux;
+  wire [31:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  assign n38_mux = n34_mux ? { n19_mux[27:0], 4'h0 } : n19_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[19:18];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[11:10];
+  assign \$5  = ! n0_a[27:26];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[7:6];
+  assign \$9  = ! n0_a[23:22];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[15:14];
+  assign \$12  = ! n0_a[31:30];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n180_mux = n176_mux ? { n161_mux[27:0], 4'h0 } : n161_mux;
+  assign \$15  = ! n1_b[3:2];
+  assign \$16  = ! n1_b[19:18];
+  assign \$17  = n146_eq ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[11:10];
+  assign \$19  = ! n1_b[27:26];
+  assign \$20  = n146_eq ? \$18  : \$19 ;
+  assign \$21  = n157_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[7:6];
+  assign \$23  = ! n1_b[23:22];
+  assign \$24  = n146_eq ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[15:14];
+  assign \$26  = ! n1_b[31:30];
+  assign \$27  = n146_eq ? \$25  : \$26 ;
+  assign \$28  = n157_mux ? \$24  : \$27 ;
+  assign n211_mux = n176_mux ? \$21  : \$28 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s0.depth5 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n38_mux, n69_mux, n180_mux, n211_mux, n73_mux, n136_mux, n215_mux, n278_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  output n136_mux;
+  wire n136_mux;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input n176_mux;
+  wire n176_mux;
+  input [31:0] n180_mux;
+  wire [31:0] n180_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n211_mux;
+  wire n211_mux;
+  output [31:0] n215_mux;
+  wire [31:0] n215_mux;
+  output n278_mux;
+  wire n278_mux;
+  input n34_mux;
+  wire n34_mux;
+  input [31:0] n38_mux;
+  wire [31:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  output [31:0] n73_mux;
+  wire [31:0] n73_mux;
+  assign \$37  = n157_mux ? \$33  : \$36 ;
+  assign \$38  = ! n1_b[5];
+  assign \$39  = ! n1_b[21];
+  assign \$40  = n146_eq ? \$38  : \$39 ;
+  assign \$41  = ! n1_b[13];
+  assign \$42  = ! n1_b[29];
+  assign \$43  = n146_eq ? \$41  : \$42 ;
+  assign \$44  = n157_mux ? \$40  : \$43 ;
+  assign \$45  = n176_mux ? \$37  : \$44 ;
+  assign \$46  = ! n1_b[3];
+  assign \$47  = ! n1_b[19];
+  assign \$48  = n146_eq ? \$46  : \$47 ;
+  assign \$49  = ! n1_b[11];
+  assign \$50  = ! n1_b[27];
+  assign \$51  = n146_eq ? \$49  : \$50 ;
+  assign \$52  = n157_mux ? \$48  : \$51 ;
+  assign \$53  = ! n1_b[7];
+  assign \$54  = ! n1_b[23];
+  assign \$55  = n146_eq ? \$53  : \$54 ;
+  assign \$56  = ! n1_b[15];
+  assign \$57  = ! n1_b[31];
+  assign \$58  = n146_eq ? \$56  : \$57 ;
+  assign \$59  = n157_mux ? \$55  : \$58 ;
+  assign \$60  = n176_mux ? \$52  : \$59 ;
+  assign n278_mux = n211_mux ? \$45  : \$60 ;
+  assign n73_mux = n69_mux ? { n38_mux[29:0], 2'h0 } : n38_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[17];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[9];
+  assign \$5  = ! n0_a[25];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[5];
+  assign \$9  = ! n0_a[21];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[13];
+  assign \$12  = ! n0_a[29];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign \$15  = n34_mux ? \$7  : \$14 ;
+  assign \$16  = ! n0_a[3];
+  assign \$17  = ! n0_a[19];
+  assign \$18  = n4_eq ? \$16  : \$17 ;
+  assign \$19  = ! n0_a[11];
+  assign \$20  = ! n0_a[27];
+  assign \$21  = n4_eq ? \$19  : \$20 ;
+  assign \$22  = n15_mux ? \$18  : \$21 ;
+  assign \$23  = ! n0_a[7];
+  assign \$24  = ! n0_a[23];
+  assign \$25  = n4_eq ? \$23  : \$24 ;
+  assign \$26  = ! n0_a[15];
+  assign \$27  = ! n0_a[31];
+  assign \$28  = n4_eq ? \$26  : \$27 ;
+  assign \$29  = n15_mux ? \$25  : \$28 ;
+  assign \$30  = n34_mux ? \$22  : \$29 ;
+  assign n136_mux = n69_mux ? \$15  : \$30 ;
+  assign n215_mux = n211_mux ? { n180_mux[29:0], 2'h0 } : n180_mux;
+  assign \$31  = ! n1_b[1];
+  assign \$32  = ! n1_b[17];
+  assign \$33  = n146_eq ? \$31  : \$32 ;
+  assign \$34  = ! n1_b[9];
+  assign \$35  = ! n1_b[25];
+  assign \$36  = n146_eq ? \$34  : \$35 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s0.depth6 (n136_mux, n215_mux, n278_mux, n143_slice, n285_slice, n73_mux);
+  wire [31:0] \$1 ;
+  wire [31:0] \$2 ;
+  input n136_mux;
+  wire n136_mux;
+  output [30:0] n143_slice;
+  wire [30:0] n143_slice;
+  input [31:0] n215_mux;
+  wire [31:0] n215_mux;
+  input n278_mux;
+  wire n278_mux;
+  output [30:0] n285_slice;
+  wire [30:0] n285_slice;
+  input [31:0] n73_mux;
+  wire [31:0] n73_mux;
+  assign \$1  = n136_mux ? { n73_mux[30:0], 1'h0 } : n73_mux;
+  assign \$2  = n278_mux ? { n215_mux[30:0], 1'h0 } : n215_mux;
+  assign n143_slice = \$1 [30:0];
+  assign n285_slice = \$2 [30:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s0.depth7 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n69_mux, n211_mux, n136_mux, n278_mux, n143_slice, n285_slice, n295_add, n4_eq);
+  reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
+  wire [4:0] \$1 ;
+  wire [37:0] \$2 ;
+  wire [4:0] \$3 ;
+  wire [38:0] \$4 ;
+  reg [37:0] \$5 ;
+  wire [38:0] \$6 ;
+  input n136_mux;
+  wire n136_mux;
+  input [30:0] n143_slice;
+  wire [30:0] n143_slice;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input n176_mux;
+  wire n176_mux;
+  input n211_mux;
+  wire n211_mux;
+  input n278_mux;
+  wire n278_mux;
+  input [30:0] n285_slice;
+  wire [30:0] n285_slice;
+  output [37:0] n295_add;
+  wire [37:0] n295_add;
+  input n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  assign \$4  = \$2  - { \$3 , n285_slice };
+  assign \$6  = \$4 [37:0] + \$5 ;
+  assign \$1  = ~ { n4_eq, n15_mux, n34_mux, n69_mux, n136_mux };
+  assign \$2  = { \$1 , n143_slice } + 37'h1080000000;
+  assign \$3  = ~ { n146_eq, n157_mux, n176_mux, n211_mux, n278_mux };
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n285_slice[30:27], n143_slice[30:27] })
+      8'h00:
+          \$5  = 38'h3ffec44024;
+      8'h01:
+          \$5  = 38'h3fffcc929e;
+      8'h02:
+          \$5  = 38'h3fff8f1ea7;
+      8'h03:
+          \$5  = 38'h3fff51aab0;
+      8'h04:
+          \$5  = 38'h3fff1436b9;
+      8'h05:
+          \$5  = 38'h3ffed6c2c2;
+      8'h06:
+          \$5  = 38'h3ffe994ecb;
+      8'h07:
+          \$5  = 38'h3ffe5bdad4;
+      8'h08:
+          \$5  = 38'h3ffe1e66de;
+      8'h09:
+          \$5  = 38'h3ffde0f2e7;
+      8'h0a:
+          \$5  = 38'h3ffda37ef0;
+      8'h0b:
+          \$5  = 38'h3ffd660af9;
+      8'h0c:
+          \$5  = 38'h3ffd289702;
+      8'h0d:
+          \$5  = 38'h3ffceb230b;
+      8'h0e:
+          \$5  = 38'h3ffcadaf14;
+      8'h0f:
+          \$5  = 38'h3ffc703b1d;
+      8'h10:
+          \$5  = 38'h3ff96fe433;
+      8'h11:
+          \$5  = 38'h3ffed57eba;
+      8'h12:
+          \$5  = 38'h3fff59e0e6;
+      8'h13:
+          \$5  = 38'h3ffeaad84d;
+      8'h14:
+          \$5  = 38'h3ffdfbcfb3;
+      8'h15:
+          \$5  = 38'h3ffd4cc71a;
+      8'h16:
+          \$5  = 38'h3ffc9dbe80;
+      8'h17:
+          \$5  = 38'h3ffbeeb5e7;
+      8'h18:
+          \$5  = 38'h3ffb3fad4d;
+      8'h19:
+          \$5  = 38'h3ffa90a4b3;
+      8'h1a:
+          \$5  = 38'h3ff9e19c1a;
+      8'h1b:
+          \$5  = 38'h3ff9329380;
+      8'h1c:
+          \$5  = 38'h3ff8838ae7;
+      8'h1d:
+          \$5  = 38'h3ff7d4824d;
+      8'h1e:
+          \$5  = 38'h3ff72579b3;
+      8'h1f:
+          \$5  = 38'h3ff676711a;
+      8'h20:
+          \$5  = 38'h3ff461405c;
+      8'h21:
+          \$5  = 38'h3ffa389998;
+      8'h22:
+          \$5  = 38'h3ffee4f4d7;
+      8'h23:
+          \$5  = 38'h3ffef3a608;
+      8'h24:
+          \$5  = 38'h3ffddf52a6;
+      8'h25:
+          \$5  = 38'h3ffccaff43;
+      8'h26:
+          \$5  = 38'h3ffbb6abe1;
+      8'h27:
+          \$5  = 38'h3ffaa2587f;
+      8'h28:
+          \$5  = 38'h3ff98e051d;
+      8'h29:
+          \$5  = 38'h3ff879b1bb;
+      8'h2a:
+          \$5  = 38'h3ff7655e59;
+      8'h2b:
+          \$5  = 38'h3ff6510af7;
+      8'h2c:
+          \$5  = 38'h3ff53cb795;
+      8'h2d:
+          \$5  = 38'h3ff4286433;
+      8'h2e:
+          \$5  = 38'h3ff31410d1;
+      8'h2f:
+          \$5  = 38'h3ff1ffbd6f;
+      8'h30:
+          \$5  = 38'h3ff0a9af2b;
+      8'h31:
+          \$5  = 38'h3ff5cb3da9;
+      8'h32:
+          \$5  = 38'h3ffaeccc28;
+      8'h33:
+          \$5  = 38'h3ffef2e5af;
+      8'h34:
+          \$5  = 38'h3ffe97f493;
+      8'h35:
+          \$5  = 38'h3ffd28bbd2;
+      8'h36:
+          \$5  = 38'h3ffbb98311;
+      8'h37:
+          \$5  = 38'h3ffa4a4a51;
+      8'h38:
+          \$5  = 38'h3ff8db1190;
+      8'h39:
+          \$5  = 38'h3ff76bd8cf;
+      8'h3a:
+          \$5  = 38'h3ff5fca00f;
+      8'h3b:
+          \$5  = 38'h3ff48d674e;
+      8'h3c:
+          \$5  = 38'h3ff31e2e8d;
+      8'h3d:
+          \$5  = 38'h3ff1aef5cd;
+      8'h3e:
+          \$5  = 38'h3ff03fbd0c;
+      8'h3f:
+          \$5  = 38'h3feed0844b;
+      8'h40:
+          \$5  = 38'h3fee16f0e9;
+      8'h41:
+          \$5  = 38'h3ff29473e0;
+      8'h42:
+          \$5  = 38'h3ff711f6d7;
+      8'h43:
+          \$5  = 38'h3ffb8f79ce;
+      8'h44:
+          \$5  = 38'h3ffeff87eb;
+      8'h45:
+          \$5  = 38'h3ffe453fde;
+      8'h46:
+          \$5  = 38'h3ffc840159;
+      8'h47:
+          \$5  = 38'h3ffac2c2d5;
+      8'h48:
+          \$5  = 38'h3ff9018450;
+      8'h49:
+          \$5  = 38'h3ff74045cb;
+      8'h4a:
+          \$5  = 38'h3ff57f0747;
+      8'h4b:
+          \$5  = 38'h3ff3bdc8c2;
+      8'h4c:
+          \$5  = 38'h3ff1fc8a3e;
+      8'h4d:
+          \$5  = 38'h3ff03b4bb9;
+      8'h4e:
+          \$5  = 38'h3fee7a0d35;
+      8'h4f:
+          \$5  = 38'h3fecb8ceb0;
+      8'h50:
+          \$5  = 38'h3fec802184;
+      8'h51:
+          \$5  = 38'h3ff068ddbb;
+      8'h52:
+          \$5  = 38'h3ff45199f1;
+      8'h53:
+          \$5  = 38'h3ff83a5628;
+      8'h54:
+          \$5  = 38'h3ffc23125e;
+      8'h55:
+          \$5  = 38'h3fff0b086f;
+      8'h56:
+          \$5  = 38'h3ffdfa4566;
+      8'h57:
+          \$5  = 38'h3ffbeea381;
+      8'h58:
+          \$5  = 38'h3ff9e3019c;
+      8'h59:
+          \$5  = 38'h3ff7d75fb8;
+      8'h5a:
+          \$5  = 38'h3ff5cbbdd3;
+      8'h5b:
+          \$5  = 38'h3ff3c01bee;
+      8'h5c:
+          \$5  = 38'h3ff1b47a09;
+      8'h5d:
+          \$5  = 38'h3fefa8d825;
+      8'h5e:
+          \$5  = 38'h3fed9d3640;
+      8'h5f:
+          \$5  = 38'h3feb91945b;
+      8'h60:
+          \$5  = 38'h3febc3a396;
+      8'h61:
+          \$5  = 38'h3fef24d44a;
+      8'h62:
+          \$5  = 38'h3ff28604fe;
+      8'h63:
+          \$5  = 38'h3ff5e735b2;
+      8'h64:
+          \$5  = 38'h3ff9486665;
+      8'h65:
+          \$5  = 38'h3ffca99719;
+      8'h66:
+          \$5  = 38'h3fff158c72;
+      8'h67:
+          \$5  = 38'h3ffdb5fc40;
+      8'h68:
+          \$5  = 38'h3ffb66949a;
+      8'h69:
+          \$5  = 38'h3ff9172cf4;
+      8'h6a:
+          \$5  = 38'h3ff6c7c54e;
+      8'h6b:
+          \$5  = 38'h3ff4785da8;
+      8'h6c:
+          \$5  = 38'h3ff228f602;
+      8'h6d:
+          \$5  = 38'h3fefd98e5c;
+      8'h6e:
+          \$5  = 38'h3fed8a26b6;
+      8'h6f:
+          \$5  = 38'h3feb3abf0f;
+      8'h70:
+          \$5  = 38'h3febc593b0;
+      8'h71:
+          \$5  = 38'h3feeaac36d;
+      8'h72:
+          \$5  = 38'h3ff18ff32a;
+      8'h73:
+          \$5  = 38'h3ff47522e7;
+      8'h74:
+          \$5  = 38'h3ff75a52a5;
+      8'h75:
+          \$5  = 38'h3ffa3f8262;
+      8'h76:
+          \$5  = 38'h3ffd24b21f;
+      8'h77:
+          \$5  = 38'h3fff1f3312;
+      8'h78:
+          \$5  = 38'h3ffd7788cd;
+      8'h79:
+          \$5  = 38'h3ffaea20ab;
+      8'h7a:
+          \$5  = 38'h3ff85cb88a;
+      8'h7b:
+          \$5  = 38'h3ff5cf5068;
+      8'h7c:
+          \$5  = 38'h3ff341e847;
+      8'h7d:
+          \$5  = 38'h3ff0b48025;
+      8'h7e:
+          \$5  = 38'h3fee271804;
+      8'h7f:
+          \$5  = 38'h3feb99afe2;
+      8'h80:
+          \$5  = 38'h3fec6e9ce4;
+      8'h81:
+          \$5  = 38'h3feee1ec38;
+      8'h82:
+          \$5  = 38'h3ff1553b8b;
+      8'h83:
+          \$5  = 38'h3ff3c88adf;
+      8'h84:
+          \$5  = 38'h3ff63bda33;
+      8'h85:
+          \$5  = 38'h3ff8af2986;
+      8'h86:
+          \$5  = 38'h3ffb2278da;
+      8'h87:
+          \$5  = 38'h3ffd95c82d;
+      8'h88:
+          \$5  = 38'h3fff281682;
+      8'h89:
+          \$5  = 38'h3ffd3e336a;
+      8'h8a:
+          \$5  = 38'h3ffa77db14;
+      8'h8b:
+          \$5  = 38'h3ff7b182be;
+      8'h8c:
+          \$5  = 38'h3ff4eb2a68;
+      8'h8d:
+          \$5  = 38'h3ff224d212;
+      8'h8e:
+          \$5  = 38'h3fef5e79bb;
+      8'h8f:
+          \$5  = 38'h3fec982165;
+      8'h90:
+          \$5  = 38'h3fedab13d9;
+      8'h91:
+          \$5  = 38'h3fefb57224;
+      8'h92:
+          \$5  = 38'h3ff1bfd070;
+      8'h93:
+          \$5  = 38'h3ff3ca2ebb;
+      8'h94:
+          \$5  = 38'h3ff5d48d06;
+      8'h95:
+          \$5  = 38'h3ff7deeb51;
+      8'h96:
+          \$5  = 38'h3ff9e9499d;
+      8'h97:
+          \$5  = 38'h3ffbf3a7e8;
+      8'h98:
+          \$5  = 38'h3ffdfe0633;
+      8'h99:
+          \$5  = 38'h3fff304cff;
+      8'h9a:
+          \$5  = 38'h3ffd096165;
+      8'h9b:
+          \$5  = 38'h3ffa0e908a;
+      8'h9c:
+          \$5  = 38'h3ff713bfb0;
+      8'h9d:
+          \$5  = 38'h3ff418eed6;
+      8'h9e:
+          \$5  = 38'h3ff11e1dfb;
+      8'h9f:
+          \$5  = 38'h3fee234d21;
+      8'ha0:
+          \$5  = 38'h3fef6a45c2;
+      8'ha1:
+          \$5  = 38'h3ff1139f52;
+      8'ha2:
+          \$5  = 38'h3ff2bcf8e1;
+      8'ha3:
+          \$5  = 38'h3ff4665271;
+      8'ha4:
+          \$5  = 38'h3ff60fac00;
+      8'ha5:
+          \$5  = 38'h3ff7b90590;
+      8'ha6:
+          \$5  = 38'h3ff9625f20;
+      8'ha7:
+          \$5  = 38'h3ffb0bb8af;
+      8'ha8:
+          \$5  = 38'h3ffcb5123f;
+      8'ha9:
+          \$5  = 38'h3ffe5e6bcf;
+      8'haa:
+          \$5  = 38'h3fff37e983;
+      8'hab:
+          \$5  = 38'h3ffcd88f77;
+      8'hac:
+          \$5  = 38'h3ff9ad3c3f;
+      8'had:
+          \$5  = 38'h3ff681e907;
+      8'hae:
+          \$5  = 38'h3ff35695ce;
+      8'haf:
+          \$5  = 38'h3ff02b4296;
+      8'hb0:
+          \$5  = 38'h3ff19dedf9;
+      8'hb1:
+          \$5  = 38'h3ff2ed51bb;
+      8'hb2:
+          \$5  = 38'h3ff43cb57c;
+      8'hb3:
+          \$5  = 38'h3ff58c193e;
+      8'hb4:
+          \$5  = 38'h3ff6db7cff;
+      8'hb5:
+          \$5  = 38'h3ff82ae0c1;
+      8'hb6:
+          \$5  = 38'h3ff97a4482;
+      8'hb7:
+          \$5  = 38'h3ffac9a844;
+      8'hb8:
+          \$5  = 38'h3ffc190c05;
+      8'hb9:
+          \$5  = 38'h3ffd686fc7;
+      8'hba:
+          \$5  = 38'h3ffeb7d389;
+      8'hbb:
+          \$5  = 38'h3fff3efc5c;
+      8'hbc:
+          \$5  = 38'h3ffcab4d86;
+      8'hbd:
+          \$5  = 38'h3ff952ff67;
+      8'hbe:
+          \$5  = 38'h3ff5fab147;
+      8'hbf:
+          \$5  = 38'h3ff2a26328;
+      8'hc0:
+          \$5  = 38'h3ff439c8ca;
+      8'hc1:
+          \$5  = 38'h3ff5358761;
+      8'hc2:
+          \$5  = 38'h3ff63145f9;
+      8'hc3:
+          \$5  = 38'h3ff72d0491;
+      8'hc4:
+          \$5  = 38'h3ff828c329;
+      8'hc5:
+          \$5  = 38'h3ff92481c1;
+      8'hc6:
+          \$5  = 38'h3ffa204059;
+      8'hc7:
+          \$5  = 38'h3ffb1bfef1;
+      8'hc8:
+          \$5  = 38'h3ffc17bd88;
+      8'hc9:
+          \$5  = 38'h3ffd137c20;
+      8'hca:
+          \$5  = 38'h3ffe0f3ab8;
+      8'hcb:
+          \$5  = 38'h3fff0af950;
+      8'hcc:
+          \$5  = 38'h3fff45939f;
+      8'hcd:
+          \$5  = 38'h3ffc813b40;
+      8'hce:
+          \$5  = 38'h3ff8ff1a8c;
+      8'hcf:
+          \$5  = 38'h3ff57cf9d8;
+      8'hd0:
+          \$5  = 38'h3ff7333c6f;
+      8'hd1:
+          \$5  = 38'h3ff7e10209;
+      8'hd2:
+          \$5  = 38'h3ff88ec7a3;
+      8'hd3:
+          \$5  = 38'h3ff93c8d3d;
+      8'hd4:
+          \$5  = 38'h3ff9ea52d7;
+      8'hd5:
+          \$5  = 38'h3ffa981871;
+      8'hd6:
+          \$5  = 38'h3ffb45de0b;
+      8'hd7:
+          \$5  = 38'h3ffbf3a3a6;
+      8'hd8:
+          \$5  = 38'h3ffca16940;
+      8'hd9:
+          \$5  = 38'h3ffd4f2eda;
+      8'hda:
+          \$5  = 38'h3ffdfcf474;
+      8'hdb:
+          \$5  = 38'h3ffeaaba0e;
+      8'hdc:
+          \$5  = 38'h3fff587fa8;
+      8'hdd:
+          \$5  = 38'h3fff4bbb87;
+      8'hde:
+          \$5  = 38'h3ffc5a056e;
+      8'hdf:
+          \$5  = 38'h3ff8b0e83b;
+      8'he0:
+          \$5  = 38'h3ffa811338;
+      8'he1:
+          \$5  = 38'h3ffae5fd1c;
+      8'he2:
+          \$5  = 38'h3ffb4ae700;
+      8'he3:
+          \$5  = 38'h3ffbafd0e5;
+      8'he4:
+          \$5  = 38'h3ffc14bac9;
+      8'he5:
+          \$5  = 38'h3ffc79a4ad;
+      8'he6:
+          \$5  = 38'h3ffcde8e92;
+      8'he7:
+          \$5  = 38'h3ffd437876;
+      8'he8:
+          \$5  = 38'h3ffda8625a;
+      8'he9:
+          \$5  = 38'h3ffe0d4c3f;
+      8'hea:
+          \$5  = 38'h3ffe723623;
+      8'heb:
+          \$5  = 38'h3ffed72007;
+      8'hec:
+          \$5  = 38'h3fff3c09ec;
+      8'hed:
+          \$5  = 38'h3fffa0f3d0;
+      8'hee:
+          \$5  = 38'h3fff517ebd;
+      8'hef:
+          \$5  = 38'h3ffc3563cc;
+      8'hf0:
+          \$5  = 38'h3ffe1b42f9;
+      8'hf1:
+          \$5  = 38'h3ffe3bf1b3;
+      8'hf2:
+          \$5  = 38'h3ffe5ca06d;
+      8'hf3:
+          \$5  = 38'h3ffe7d4f26;
+      8'hf4:
+          \$5  = 38'h3ffe9dfde0;
+      8'hf5:
+          \$5  = 38'h3ffebeac9a;
+      8'hf6:
+          \$5  = 38'h3ffedf5b54;
+      8'hf7:
+          \$5  = 38'h3fff000a0d;
+      8'hf8:
+          \$5  = 38'h3fff20b8c7;
+      8'hf9:
+          \$5  = 38'h3fff416781;
+      8'hfa:
+          \$5  = 38'h3fff62163b;
+      8'hfb:
+          \$5  = 38'h3fff82c4f4;
+      8'hfc:
+          \$5  = 38'h3fffa373ae;
+      8'hfd:
+          \$5  = 38'h3fffc42268;
+      8'hfe:
+          \$5  = 38'h3fffe4d122;
+      8'hff:
+          \$5  = 38'h3fff56e69b;
+    endcase
+  end
+  assign n295_add = \$6 [37:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s0.depth9 (n302_not, n304_sub, n296_slice);
+  wire \$1 ;
+  wire [7:0] \$2 ;
+  input [6:0] n296_slice;
+  wire [6:0] n296_slice;
+  output n302_not;
+  wire n302_not;
+  output [6:0] n304_sub;
+  wire [6:0] n304_sub;
+  assign \$1  = n296_slice < 6'h20;
+  assign n302_not = ~ \$1 ;
+  assign \$2  = n296_slice - 6'h20;
+  assign n304_sub = \$2 [6:0];
 endmodule

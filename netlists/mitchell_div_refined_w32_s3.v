@@ -7,6 +7,8 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg \$1 ;
   reg \$2 ;
   reg \$3 ;
+  wire [4:0] \$4 ;
+  wire [4:0] \$5 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
@@ -14,46 +16,82 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [31:0] n0_a;
-  reg [31:0] n0_input_s1 = 32'd0;
-  wire [30:0] n11_slice;
-  wire [37:0] n16_sub;
-  reg [37:0] n16_sub_s2 = 38'h0000000000;
+  wire n136_mux;
+  wire [30:0] n143_slice;
+  wire n146_eq;
+  wire [31:0] n150_mux;
+  wire n157_mux;
+  wire n15_mux;
+  wire [31:0] n161_mux;
+  wire n176_mux;
+  wire [31:0] n180_mux;
+  wire [31:0] n19_mux;
   wire [31:0] n1_b;
-  reg [31:0] n1_input_s1 = 32'd0;
-  wire [37:0] n20_lookup;
-  reg [37:0] n20_lookup_s2 = 38'h0000000000;
-  wire [37:0] n21_add;
-  wire [6:0] n22_slice;
-  wire [31:0] n25_cat;
-  wire n28_not;
-  reg n28_not_s3 = 1'h0;
-  wire [4:0] n2_lod;
-  reg [4:0] n2_lod_s1 = 5'h00;
-  wire [6:0] n30_sub;
-  wire [7:0] n32_sub;
-  reg [7:0] n32_sub_s3 = 8'h00;
-  wire n36_and;
-  reg n36_and_s3 = 1'h0;
-  wire [63:0] n37_shl;
-  reg [63:0] n37_shl_s3 = 64'h0000000000000000;
-  wire [63:0] n39_cat;
-  reg [63:0] n39_cat_s3 = 64'h0000000000000000;
-  wire n45_eq;
-  reg n45_eq_s1 = 1'h0;
-  reg n45_eq_s2 = 1'h0;
-  reg n45_eq_s3 = 1'h0;
-  wire n49_eq;
-  reg n49_eq_s1 = 1'h0;
-  reg n49_eq_s2 = 1'h0;
-  reg n49_eq_s3 = 1'h0;
-  wire [4:0] n4_sub;
-  reg [4:0] n4_sub_s1 = 5'h00;
-  wire [63:0] n51_mux;
-  wire [30:0] n6_slice;
-  wire [4:0] n7_lod;
-  reg [4:0] n7_lod_s1 = 5'h00;
-  wire [4:0] n9_sub;
-  reg [4:0] n9_sub_s1 = 5'h00;
+  wire n211_mux;
+  wire [31:0] n215_mux;
+  wire n278_mux;
+  wire [30:0] n285_slice;
+  wire [35:0] n286_cat;
+  reg [35:0] n286_cat_s1 = 36'h000000000;
+  wire [35:0] n289_cat;
+  reg [35:0] n289_cat_s1 = 36'h000000000;
+  wire [7:0] n293_cat;
+  reg [7:0] n293_cat_s1 = 8'h00;
+  wire [37:0] n295_add;
+  wire [6:0] n296_slice;
+  reg [6:0] n296_slice_s2 = 7'h00;
+  wire [31:0] n299_cat;
+  reg [31:0] n299_cat_s2 = 32'd0;
+  wire n302_not;
+  reg n302_not_s3 = 1'h0;
+  wire [6:0] n304_sub;
+  wire [7:0] n306_sub;
+  wire n310_and;
+  reg n310_and_s3 = 1'h0;
+  wire [31:0] n315_mux;
+  wire [32:0] n322_mux;
+  wire [34:0] n329_mux;
+  wire [38:0] n336_mux;
+  wire [46:0] n343_mux;
+  wire [62:0] n346_cat;
+  reg [62:0] n346_cat_s3 = 63'h0000000000000000;
+  wire n347_slice;
+  reg n347_slice_s3 = 1'h0;
+  wire [62:0] n349_cat;
+  reg [62:0] n349_cat_s3 = 63'h0000000000000000;
+  wire n34_mux;
+  wire [62:0] n350_mux;
+  wire n354_slice;
+  reg n354_slice_s3 = 1'h0;
+  wire [63:0] n359_cat;
+  reg [63:0] n359_cat_s2 = 64'h0000000000000000;
+  wire [63:0] n364_mux;
+  wire [63:0] n369_mux;
+  wire [63:0] n374_mux;
+  wire [63:0] n379_mux;
+  wire [63:0] n384_mux;
+  reg [63:0] n384_mux_s3 = 64'h0000000000000000;
+  wire [63:0] n387_cat;
+  reg [63:0] n387_cat_s3 = 64'h0000000000000000;
+  wire n388_slice;
+  reg n388_slice_s3 = 1'h0;
+  wire [63:0] n389_mux;
+  wire [31:0] n38_mux;
+  wire n393_slice;
+  reg n393_slice_s3 = 1'h0;
+  wire n399_eq;
+  reg n399_eq_s1 = 1'h0;
+  reg n399_eq_s2 = 1'h0;
+  reg n399_eq_s3 = 1'h0;
+  wire n403_eq;
+  reg n403_eq_s1 = 1'h0;
+  reg n403_eq_s2 = 1'h0;
+  reg n403_eq_s3 = 1'h0;
+  wire [63:0] n405_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire [31:0] n73_mux;
+  wire [31:0] n8_mux;
   output [63:0] o;
   wire [63:0] o;
   input rst;
@@ -67,31 +105,41 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s3;
   always @(posedge clk)
-    n16_sub_s2 <= n16_sub;
+    n299_cat_s2 <= { 1'h1, n295_add[30:0] };
   always @(posedge clk)
-    n20_lookup_s2 <= n20_lookup;
+    n347_slice_s3 <= n304_sub[4];
   always @(posedge clk)
-    n49_eq_s1 <= n49_eq;
+    n346_cat_s3 <= { n343_mux, 16'h0000 };
   always @(posedge clk)
-    n49_eq_s2 <= n49_eq_s1;
+    n349_cat_s3 <= { 16'h0000, n343_mux };
   always @(posedge clk)
-    n49_eq_s3 <= n49_eq_s2;
+    n359_cat_s2 <= { 33'h000000001, n295_add[30:0] };
   always @(posedge clk)
-    n45_eq_s1 <= n45_eq;
+    n388_slice_s3 <= n306_sub[4];
   always @(posedge clk)
-    n45_eq_s2 <= n45_eq_s1;
+    n387_cat_s3 <= { 16'h0000, n384_mux[63:16] };
   always @(posedge clk)
-    n45_eq_s3 <= n45_eq_s2;
+    n384_mux_s3 <= n384_mux;
   always @(posedge clk)
-    n36_and_s3 <= n36_and;
+    n403_eq_s1 <= n403_eq;
   always @(posedge clk)
-    n28_not_s3 <= n28_not;
+    n403_eq_s2 <= n403_eq_s1;
   always @(posedge clk)
-    n37_shl_s3 <= n37_shl;
+    n403_eq_s3 <= n403_eq_s2;
   always @(posedge clk)
-    n39_cat_s3 <= { 33'h000000001, n21_add[30:0] };
+    n399_eq_s1 <= n399_eq;
   always @(posedge clk)
-    n32_sub_s3 <= n32_sub;
+    n399_eq_s2 <= n399_eq_s1;
+  always @(posedge clk)
+    n399_eq_s3 <= n399_eq_s2;
+  always @(posedge clk)
+    n310_and_s3 <= n310_and;
+  always @(posedge clk)
+    n302_not_s3 <= n302_not;
+  always @(posedge clk)
+    n354_slice_s3 <= n304_sub[5];
+  always @(posedge clk)
+    n393_slice_s3 <= n306_sub[5];
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -99,67 +147,163 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     valid_out <= \$3 ;
   always @(posedge clk)
-    n0_input_s1 <= a;
+    n286_cat_s1 <= { \$4 , n143_slice };
   always @(posedge clk)
-    n4_sub_s1 <= n4_sub;
+    n289_cat_s1 <= { \$5 , n285_slice };
   always @(posedge clk)
-    n1_input_s1 <= b;
+    n293_cat_s1 <= { n285_slice[30:27], n143_slice[30:27] };
   always @(posedge clk)
-    n9_sub_s1 <= n9_sub;
-  always @(posedge clk)
-    n2_lod_s1 <= n2_lod;
-  always @(posedge clk)
-    n7_lod_s1 <= n7_lod;
+    n296_slice_s2 <= n295_add[37:31];
   \mitchell_div_refined_w32_s3.depth1  depth1 (
     .n0_a(a),
-    .n0_input_s1(n0_input_s1),
-    .n11_slice(n11_slice),
-    .n16_sub_s2(n16_sub_s2),
+    .n146_eq(n146_eq),
     .n1_b(b),
-    .n1_input_s1(n1_input_s1),
-    .n20_lookup_s2(n20_lookup_s2),
-    .n21_add(n21_add),
-    .n28_not_s3(n28_not_s3),
-    .n2_lod(n2_lod),
-    .n32_sub_s3(n32_sub_s3),
-    .n36_and_s3(n36_and_s3),
-    .n37_shl_s3(n37_shl_s3),
-    .n39_cat_s3(n39_cat_s3),
-    .n45_eq(n45_eq),
-    .n45_eq_s3(n45_eq_s3),
-    .n49_eq(n49_eq),
-    .n49_eq_s3(n49_eq_s3),
-    .n4_sub_s1(n4_sub_s1),
-    .n51_mux(o),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod),
-    .n9_sub_s1(n9_sub_s1)
+    .n286_cat_s1(n286_cat_s1),
+    .n289_cat_s1(n289_cat_s1),
+    .n293_cat_s1(n293_cat_s1),
+    .n295_add(n295_add),
+    .n296_slice_s2(n296_slice_s2),
+    .n302_not(n302_not),
+    .n304_sub(n304_sub),
+    .n306_sub(n306_sub),
+    .n346_cat_s3(n346_cat_s3),
+    .n347_slice_s3(n347_slice_s3),
+    .n349_cat_s3(n349_cat_s3),
+    .n350_mux(n350_mux),
+    .n384_mux_s3(n384_mux_s3),
+    .n387_cat_s3(n387_cat_s3),
+    .n388_slice_s3(n388_slice_s3),
+    .n389_mux(n389_mux),
+    .n399_eq(n399_eq),
+    .n403_eq(n403_eq),
+    .n4_eq(n4_eq)
   );
   \mitchell_div_refined_w32_s3.depth2  depth2 (
-    .n11_slice(n11_slice),
-    .n16_sub(n16_sub),
-    .n20_lookup(n20_lookup),
-    .n21_add(n21_add),
-    .n2_lod(n2_lod),
-    .n2_lod_s1(n2_lod_s1),
-    .n4_sub(n4_sub),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod),
-    .n7_lod_s1(n7_lod_s1),
-    .n9_sub(n9_sub)
+    .n0_a(a),
+    .n146_eq(n146_eq),
+    .n150_mux(n150_mux),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n1_b(b),
+    .n295_add(n295_add),
+    .n299_cat_s2(n299_cat_s2),
+    .n302_not(n302_not),
+    .n302_not_s3(n302_not_s3),
+    .n304_sub(n304_sub),
+    .n306_sub(n306_sub),
+    .n310_and(n310_and),
+    .n310_and_s3(n310_and_s3),
+    .n315_mux(n315_mux),
+    .n350_mux(n350_mux),
+    .n354_slice_s3(n354_slice_s3),
+    .n359_cat_s2(n359_cat_s2),
+    .n364_mux(n364_mux),
+    .n389_mux(n389_mux),
+    .n393_slice_s3(n393_slice_s3),
+    .n399_eq_s3(n399_eq_s3),
+    .n403_eq_s3(n403_eq_s3),
+    .n405_mux(o),
+    .n4_eq(n4_eq),
+    .n8_mux(n8_mux)
   );
   \mitchell_div_refined_w32_s3.depth3  depth3 (
-    .n28_not(n28_not),
-    .n30_sub(n30_sub),
-    .n32_sub(n32_sub),
-    .\port$65$0 (n21_add)
+    .n0_a(a),
+    .n146_eq(n146_eq),
+    .n150_mux(n150_mux),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n161_mux(n161_mux),
+    .n176_mux(n176_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n304_sub(n304_sub),
+    .n306_sub(n306_sub),
+    .n315_mux(n315_mux),
+    .n322_mux(n322_mux),
+    .n34_mux(n34_mux),
+    .n364_mux(n364_mux),
+    .n369_mux(n369_mux),
+    .n4_eq(n4_eq),
+    .n8_mux(n8_mux),
+    .\port$263$0 (n295_add[30:0])
   );
   \mitchell_div_refined_w32_s3.depth4  depth4 (
-    .n28_not(n28_not),
-    .n30_sub(n30_sub),
-    .n36_and(n36_and),
-    .n37_shl(n37_shl),
-    .\port$65$0 (n21_add[30:0])
+    .n0_a(a),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n161_mux(n161_mux),
+    .n176_mux(n176_mux),
+    .n180_mux(n180_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n211_mux(n211_mux),
+    .n304_sub(n304_sub),
+    .n306_sub(n306_sub),
+    .n322_mux(n322_mux),
+    .n329_mux(n329_mux),
+    .n34_mux(n34_mux),
+    .n369_mux(n369_mux),
+    .n374_mux(n374_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux)
+  );
+  \mitchell_div_refined_w32_s3.depth5  depth5 (
+    .n0_a(a),
+    .n136_mux(n136_mux),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n176_mux(n176_mux),
+    .n180_mux(n180_mux),
+    .n1_b(b),
+    .n211_mux(n211_mux),
+    .n215_mux(n215_mux),
+    .n278_mux(n278_mux),
+    .n304_sub(n304_sub),
+    .n306_sub(n306_sub),
+    .n329_mux(n329_mux),
+    .n336_mux(n336_mux),
+    .n34_mux(n34_mux),
+    .n374_mux(n374_mux),
+    .n379_mux(n379_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n73_mux(n73_mux)
+  );
+  \mitchell_div_refined_w32_s3.depth6  depth6 (
+    .n136_mux(n136_mux),
+    .n143_slice(n143_slice),
+    .n215_mux(n215_mux),
+    .n278_mux(n278_mux),
+    .n285_slice(n285_slice),
+    .n304_sub(n304_sub),
+    .n306_sub(n306_sub),
+    .n336_mux(n336_mux),
+    .n343_mux(n343_mux),
+    .n379_mux(n379_mux),
+    .n384_mux(n384_mux),
+    .n73_mux(n73_mux)
+  );
+  \mitchell_div_refined_w32_s3.depth7  depth7 (
+    .n136_mux(n136_mux),
+    .n143_slice(n143_slice),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n176_mux(n176_mux),
+    .n211_mux(n211_mux),
+    .n278_mux(n278_mux),
+    .n285_slice(n285_slice),
+    .n343_mux(n343_mux),
+    .n34_mux(n34_mux),
+    .n384_mux(n384_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .\port$415$0 (\$4 ),
+    .\port$416$0 (\$5 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -184,811 +328,1158 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n51_mux = o;
+  assign n405_mux = o;
   assign valid_s3 = valid_out;
-  assign n39_cat = { 33'h000000001, n21_add[30:0] };
-  assign n22_slice = n21_add[37:31];
-  assign n25_cat = { 1'h1, n21_add[30:0] };
+  assign n286_cat = { \$4 , n143_slice };
+  assign n289_cat = { \$5 , n285_slice };
+  assign n293_cat = { n285_slice[30:27], n143_slice[30:27] };
+  assign n296_slice = n295_add[37:31];
+  assign n299_cat = { 1'h1, n295_add[30:0] };
+  assign n347_slice = n304_sub[4];
+  assign n346_cat = { n343_mux, 16'h0000 };
+  assign n349_cat = { 16'h0000, n343_mux };
+  assign n359_cat = { 33'h000000001, n295_add[30:0] };
+  assign n388_slice = n306_sub[4];
+  assign n387_cat = { 16'h0000, n384_mux[63:16] };
+  assign n354_slice = n304_sub[5];
+  assign n393_slice = n306_sub[5];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth1 (n1_b, n2_lod, n6_slice, n7_lod, n11_slice, n21_add, n45_eq, n49_eq, n51_mux, n0_input_s1, n4_sub_s1, n1_input_s1, n9_sub_s1, n16_sub_s2, n20_lookup_s2, n49_eq_s3, n45_eq_s3, n36_and_s3, n28_not_s3, n37_shl_s3, n39_cat_s3
-, n32_sub_s3, n0_a);
-  wire [4:0] \$1 ;
-  wire [4:0] \$10 ;
-  wire [4:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [4:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
-  wire [4:0] \$2 ;
-  wire [4:0] \$20 ;
-  wire [4:0] \$21 ;
-  wire [4:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [4:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire [4:0] \$26 ;
-  wire [4:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire [4:0] \$29 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$30 ;
-  wire [62:0] \$31 ;
-  wire [4:0] \$32 ;
-  wire [4:0] \$33 ;
-  wire [4:0] \$34 ;
-  wire [4:0] \$35 ;
-  wire [4:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire [4:0] \$38 ;
-  wire [4:0] \$39 ;
-  wire [4:0] \$4 ;
-  wire [4:0] \$40 ;
-  wire [4:0] \$41 ;
-  wire [4:0] \$42 ;
-  wire [4:0] \$43 ;
-  wire [4:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire [4:0] \$46 ;
-  wire [4:0] \$47 ;
-  wire [4:0] \$48 ;
-  wire [4:0] \$49 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$50 ;
-  wire [4:0] \$51 ;
-  wire [4:0] \$52 ;
-  wire [4:0] \$53 ;
-  wire [4:0] \$54 ;
-  wire [4:0] \$55 ;
-  wire [4:0] \$56 ;
-  wire [4:0] \$57 ;
-  wire [4:0] \$58 ;
-  wire [4:0] \$59 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$60 ;
-  wire [4:0] \$61 ;
-  wire [62:0] \$62 ;
-  wire [38:0] \$63 ;
-  wire [63:0] \$64 ;
-  wire [63:0] \$65 ;
-  wire [63:0] \$66 ;
-  wire [63:0] \$67 ;
-  wire [4:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$9 ;
+module \mitchell_div_refined_w32_s3.depth1 (n1_b, n4_eq, n146_eq, n295_add, n302_not, n304_sub, n306_sub, n350_mux, n389_mux, n399_eq, n403_eq, n286_cat_s1, n289_cat_s1, n293_cat_s1, n296_slice_s2, n347_slice_s3, n346_cat_s3, n349_cat_s3, n388_slice_s3, n387_cat_s3, n384_mux_s3
+, n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
+  wire [37:0] \$1 ;
+  wire [38:0] \$2 ;
+  reg [37:0] \$3 ;
+  wire [38:0] \$4 ;
+  wire \$5 ;
+  wire [7:0] \$6 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  input [31:0] n0_input_s1;
-  wire [31:0] n0_input_s1;
-  output [30:0] n11_slice;
-  wire [30:0] n11_slice;
-  input [37:0] n16_sub_s2;
-  wire [37:0] n16_sub_s2;
+  output n146_eq;
+  wire n146_eq;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  input [31:0] n1_input_s1;
-  wire [31:0] n1_input_s1;
-  input [37:0] n20_lookup_s2;
-  wire [37:0] n20_lookup_s2;
-  output [37:0] n21_add;
-  wire [37:0] n21_add;
-  input n28_not_s3;
-  wire n28_not_s3;
-  output [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input [7:0] n32_sub_s3;
-  wire [7:0] n32_sub_s3;
-  input n36_and_s3;
-  wire n36_and_s3;
-  input [63:0] n37_shl_s3;
-  wire [63:0] n37_shl_s3;
-  input [63:0] n39_cat_s3;
-  wire [63:0] n39_cat_s3;
-  output n45_eq;
-  wire n45_eq;
-  input n45_eq_s3;
-  wire n45_eq_s3;
-  output n49_eq;
-  wire n49_eq;
-  input n49_eq_s3;
-  wire n49_eq_s3;
-  input [4:0] n4_sub_s1;
-  wire [4:0] n4_sub_s1;
-  output [63:0] n51_mux;
-  wire [63:0] n51_mux;
-  output [30:0] n6_slice;
-  wire [30:0] n6_slice;
-  output [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  input [4:0] n9_sub_s1;
-  wire [4:0] n9_sub_s1;
-  assign \$32  = n1_b[1] ? 5'h01 : 5'h00;
-  assign \$33  = n1_b[2] ? 5'h02 : \$32 ;
-  assign \$34  = n1_b[3] ? 5'h03 : \$33 ;
-  assign \$35  = n1_b[4] ? 5'h04 : \$34 ;
-  assign \$36  = n1_b[5] ? 5'h05 : \$35 ;
-  assign \$37  = n1_b[6] ? 5'h06 : \$36 ;
-  assign \$38  = n1_b[7] ? 5'h07 : \$37 ;
-  assign \$39  = n1_b[8] ? 5'h08 : \$38 ;
-  assign \$40  = n1_b[9] ? 5'h09 : \$39 ;
-  assign \$41  = n1_b[10] ? 5'h0a : \$40 ;
-  assign \$42  = n1_b[11] ? 5'h0b : \$41 ;
-  assign \$43  = n1_b[12] ? 5'h0c : \$42 ;
-  assign \$44  = n1_b[13] ? 5'h0d : \$43 ;
-  assign \$45  = n1_b[14] ? 5'h0e : \$44 ;
-  assign \$46  = n1_b[15] ? 5'h0f : \$45 ;
-  assign \$47  = n1_b[16] ? 5'h10 : \$46 ;
-  assign \$48  = n1_b[17] ? 5'h11 : \$47 ;
-  assign \$49  = n1_b[18] ? 5'h12 : \$48 ;
-  assign \$50  = n1_b[19] ? 5'h13 : \$49 ;
-  assign \$51  = n1_b[20] ? 5'h14 : \$50 ;
-  assign \$52  = n1_b[21] ? 5'h15 : \$51 ;
-  assign \$53  = n1_b[22] ? 5'h16 : \$52 ;
-  assign \$54  = n1_b[23] ? 5'h17 : \$53 ;
-  assign \$55  = n1_b[24] ? 5'h18 : \$54 ;
-  assign \$56  = n1_b[25] ? 5'h19 : \$55 ;
-  assign \$57  = n1_b[26] ? 5'h1a : \$56 ;
-  assign \$58  = n1_b[27] ? 5'h1b : \$57 ;
-  assign \$59  = n1_b[28] ? 5'h1c : \$58 ;
-  assign \$60  = n1_b[29] ? 5'h1d : \$59 ;
-  assign \$61  = n1_b[30] ? 5'h1e : \$60 ;
-  assign n7_lod = n1_b[31] ? 5'h1f : \$61 ;
-  assign \$62  = n1_input_s1 << n9_sub_s1;
-  assign \$63  = n16_sub_s2 + n20_lookup_s2;
-  assign n45_eq = ! n0_a;
-  assign n49_eq = ! n1_b;
-  assign \$64  = n39_cat_s3 >> n32_sub_s3;
-  assign \$65  = n28_not_s3 ? n37_shl_s3 : \$64 ;
-  assign \$66  = n36_and_s3 ? 64'hffffffffffffffff : \$65 ;
-  assign \$67  = n45_eq_s3 ? 64'h0000000000000000 : \$66 ;
-  assign n51_mux = n49_eq_s3 ? 64'hffffffffffffffff : \$67 ;
-  assign \$1  = n0_a[1] ? 5'h01 : 5'h00;
-  assign \$2  = n0_a[2] ? 5'h02 : \$1 ;
-  assign \$3  = n0_a[3] ? 5'h03 : \$2 ;
-  assign \$4  = n0_a[4] ? 5'h04 : \$3 ;
-  assign \$5  = n0_a[5] ? 5'h05 : \$4 ;
-  assign \$6  = n0_a[6] ? 5'h06 : \$5 ;
-  assign \$7  = n0_a[7] ? 5'h07 : \$6 ;
-  assign \$8  = n0_a[8] ? 5'h08 : \$7 ;
-  assign \$9  = n0_a[9] ? 5'h09 : \$8 ;
-  assign \$10  = n0_a[10] ? 5'h0a : \$9 ;
-  assign \$11  = n0_a[11] ? 5'h0b : \$10 ;
-  assign \$12  = n0_a[12] ? 5'h0c : \$11 ;
-  assign \$13  = n0_a[13] ? 5'h0d : \$12 ;
-  assign \$14  = n0_a[14] ? 5'h0e : \$13 ;
-  assign \$15  = n0_a[15] ? 5'h0f : \$14 ;
-  assign \$16  = n0_a[16] ? 5'h10 : \$15 ;
-  assign \$17  = n0_a[17] ? 5'h11 : \$16 ;
-  assign \$18  = n0_a[18] ? 5'h12 : \$17 ;
-  assign \$19  = n0_a[19] ? 5'h13 : \$18 ;
-  assign \$20  = n0_a[20] ? 5'h14 : \$19 ;
-  assign \$21  = n0_a[21] ? 5'h15 : \$20 ;
-  assign \$22  = n0_a[22] ? 5'h16 : \$21 ;
-  assign \$23  = n0_a[23] ? 5'h17 : \$22 ;
-  assign \$24  = n0_a[24] ? 5'h18 : \$23 ;
-  assign \$25  = n0_a[25] ? 5'h19 : \$24 ;
-  assign \$26  = n0_a[26] ? 5'h1a : \$25 ;
-  assign \$27  = n0_a[27] ? 5'h1b : \$26 ;
-  assign \$28  = n0_a[28] ? 5'h1c : \$27 ;
-  assign \$29  = n0_a[29] ? 5'h1d : \$28 ;
-  assign \$30  = n0_a[30] ? 5'h1e : \$29 ;
-  assign n2_lod = n0_a[31] ? 5'h1f : \$30 ;
-  assign \$31  = n0_input_s1 << n4_sub_s1;
-  assign n6_slice = \$31 [30:0];
-  assign n11_slice = \$62 [30:0];
-  assign n21_add = \$63 [37:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth2 (n6_slice, n7_lod, n11_slice, n21_add, n4_sub, n9_sub, n16_sub, n20_lookup, n2_lod_s1, n7_lod_s1, n2_lod);
-  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
-  wire [5:0] \$1 ;
-  wire [5:0] \$2 ;
-  wire [37:0] \$3 ;
-  wire [38:0] \$4 ;
-  input [30:0] n11_slice;
-  wire [30:0] n11_slice;
-  output [37:0] n16_sub;
-  wire [37:0] n16_sub;
-  output [37:0] n20_lookup;
-  reg [37:0] n20_lookup;
-  input [37:0] n21_add;
-  wire [37:0] n21_add;
-  wire [6:0] n22_slice;
-  wire [31:0] n25_cat;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input [4:0] n2_lod_s1;
-  wire [4:0] n2_lod_s1;
-  output [4:0] n4_sub;
-  wire [4:0] n4_sub;
-  input [30:0] n6_slice;
-  wire [30:0] n6_slice;
-  input [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  input [4:0] n7_lod_s1;
-  wire [4:0] n7_lod_s1;
-  output [4:0] n9_sub;
-  wire [4:0] n9_sub;
-  assign \$1  = 5'h1f - n2_lod;
-  assign \$2  = 5'h1f - n7_lod;
-  assign \$3  = { n2_lod_s1, n6_slice } + 37'h1080000000;
-  assign \$4  = \$3  - { n7_lod_s1, n11_slice };
+  input [35:0] n286_cat_s1;
+  wire [35:0] n286_cat_s1;
+  input [35:0] n289_cat_s1;
+  wire [35:0] n289_cat_s1;
+  input [7:0] n293_cat_s1;
+  wire [7:0] n293_cat_s1;
+  output [37:0] n295_add;
+  wire [37:0] n295_add;
+  input [6:0] n296_slice_s2;
+  wire [6:0] n296_slice_s2;
+  output n302_not;
+  wire n302_not;
+  output [6:0] n304_sub;
+  wire [6:0] n304_sub;
+  output [7:0] n306_sub;
+  wire [7:0] n306_sub;
+  input [62:0] n346_cat_s3;
+  wire [62:0] n346_cat_s3;
+  input n347_slice_s3;
+  wire n347_slice_s3;
+  input [62:0] n349_cat_s3;
+  wire [62:0] n349_cat_s3;
+  output [62:0] n350_mux;
+  wire [62:0] n350_mux;
+  input [63:0] n384_mux_s3;
+  wire [63:0] n384_mux_s3;
+  input [63:0] n387_cat_s3;
+  wire [63:0] n387_cat_s3;
+  input n388_slice_s3;
+  wire n388_slice_s3;
+  output [63:0] n389_mux;
+  wire [63:0] n389_mux;
+  output n399_eq;
+  wire n399_eq;
+  output n403_eq;
+  wire n403_eq;
+  output n4_eq;
+  wire n4_eq;
+  assign \$2  = \$1  - n289_cat_s1;
+  assign \$4  = \$2 [37:0] + \$3 ;
+  assign \$5  = n296_slice_s2 < 6'h20;
+  assign n302_not = ~ \$5 ;
+  assign \$6  = n296_slice_s2 - 6'h20;
+  assign n306_sub = 6'h20 - n296_slice_s2;
+  assign n350_mux = n347_slice_s3 ? n346_cat_s3 : n349_cat_s3;
+  assign n389_mux = n388_slice_s3 ? n387_cat_s3 : n384_mux_s3;
+  assign n399_eq = ! n0_a;
+  assign n403_eq = ! n1_b;
+  assign n4_eq = ! n0_a[31:16];
+  assign n146_eq = ! n1_b[31:16];
+  assign \$1  = n286_cat_s1 + 37'h1080000000;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n11_slice[30:27], n6_slice[30:27] })
+    casez (n293_cat_s1)
       8'h00:
-          n20_lookup = 38'h3ffec44024;
+          \$3  = 38'h3ffec44024;
       8'h01:
-          n20_lookup = 38'h3fffcc929e;
+          \$3  = 38'h3fffcc929e;
       8'h02:
-          n20_lookup = 38'h3fff8f1ea7;
+          \$3  = 38'h3fff8f1ea7;
       8'h03:
-          n20_lookup = 38'h3fff51aab0;
+          \$3  = 38'h3fff51aab0;
       8'h04:
-          n20_lookup = 38'h3fff1436b9;
+          \$3  = 38'h3fff1436b9;
       8'h05:
-          n20_lookup = 38'h3ffed6c2c2;
+          \$3  = 38'h3ffed6c2c2;
       8'h06:
-          n20_lookup = 38'h3ffe994ecb;
+          \$3  = 38'h3ffe994ecb;
       8'h07:
-          n20_lookup = 38'h3ffe5bdad4;
+          \$3  = 38'h3ffe5bdad4;
       8'h08:
-          n20_lookup = 38'h3ffe1e66de;
+          \$3  = 38'h3ffe1e66de;
       8'h09:
-          n20_lookup = 38'h3ffde0f2e7;
+          \$3  = 38'h3ffde0f2e7;
       8'h0a:
-          n20_lookup = 38'h3ffda37ef0;
+          \$3  = 38'h3ffda37ef0;
       8'h0b:
-          n20_lookup = 38'h3ffd660af9;
+          \$3  = 38'h3ffd660af9;
       8'h0c:
-          n20_lookup = 38'h3ffd289702;
+          \$3  = 38'h3ffd289702;
       8'h0d:
-          n20_lookup = 38'h3ffceb230b;
+          \$3  = 38'h3ffceb230b;
       8'h0e:
-          n20_lookup = 38'h3ffcadaf14;
+          \$3  = 38'h3ffcadaf14;
       8'h0f:
-          n20_lookup = 38'h3ffc703b1d;
+          \$3  = 38'h3ffc703b1d;
       8'h10:
-          n20_lookup = 38'h3ff96fe433;
+          \$3  = 38'h3ff96fe433;
       8'h11:
-          n20_lookup = 38'h3ffed57eba;
+          \$3  = 38'h3ffed57eba;
       8'h12:
-          n20_lookup = 38'h3fff59e0e6;
+          \$3  = 38'h3fff59e0e6;
       8'h13:
-          n20_lookup = 38'h3ffeaad84d;
+          \$3  = 38'h3ffeaad84d;
       8'h14:
-          n20_lookup = 38'h3ffdfbcfb3;
+          \$3  = 38'h3ffdfbcfb3;
       8'h15:
-          n20_lookup = 38'h3ffd4cc71a;
+          \$3  = 38'h3ffd4cc71a;
       8'h16:
-          n20_lookup = 38'h3ffc9dbe80;
+          \$3  = 38'h3ffc9dbe80;
       8'h17:
-          n20_lookup = 38'h3ffbeeb5e7;
+          \$3  = 38'h3ffbeeb5e7;
       8'h18:
-          n20_lookup = 38'h3ffb3fad4d;
+          \$3  = 38'h3ffb3fad4d;
       8'h19:
-          n20_lookup = 38'h3ffa90a4b3;
+          \$3  = 38'h3ffa90a4b3;
       8'h1a:
-          n20_lookup = 38'h3ff9e19c1a;
+          \$3  = 38'h3ff9e19c1a;
       8'h1b:
-          n20_lookup = 38'h3ff9329380;
+          \$3  = 38'h3ff9329380;
       8'h1c:
-          n20_lookup = 38'h3ff8838ae7;
+          \$3  = 38'h3ff8838ae7;
       8'h1d:
-          n20_lookup = 38'h3ff7d4824d;
+          \$3  = 38'h3ff7d4824d;
       8'h1e:
-          n20_lookup = 38'h3ff72579b3;
+          \$3  = 38'h3ff72579b3;
       8'h1f:
-          n20_lookup = 38'h3ff676711a;
+          \$3  = 38'h3ff676711a;
       8'h20:
-          n20_lookup = 38'h3ff461405c;
+          \$3  = 38'h3ff461405c;
       8'h21:
-          n20_lookup = 38'h3ffa389998;
+          \$3  = 38'h3ffa389998;
       8'h22:
-          n20_lookup = 38'h3ffee4f4d7;
+          \$3  = 38'h3ffee4f4d7;
       8'h23:
-          n20_lookup = 38'h3ffef3a608;
+          \$3  = 38'h3ffef3a608;
       8'h24:
-          n20_lookup = 38'h3ffddf52a6;
+          \$3  = 38'h3ffddf52a6;
       8'h25:
-          n20_lookup = 38'h3ffccaff43;
+          \$3  = 38'h3ffccaff43;
       8'h26:
-          n20_lookup = 38'h3ffbb6abe1;
+          \$3  = 38'h3ffbb6abe1;
       8'h27:
-          n20_lookup = 38'h3ffaa2587f;
+          \$3  = 38'h3ffaa2587f;
       8'h28:
-          n20_lookup = 38'h3ff98e051d;
+          \$3  = 38'h3ff98e051d;
       8'h29:
-          n20_lookup = 38'h3ff879b1bb;
+          \$3  = 38'h3ff879b1bb;
       8'h2a:
-          n20_lookup = 38'h3ff7655e59;
+          \$3  = 38'h3ff7655e59;
       8'h2b:
-          n20_lookup = 38'h3ff6510af7;
+          \$3  = 38'h3ff6510af7;
       8'h2c:
-          n20_lookup = 38'h3ff53cb795;
+          \$3  = 38'h3ff53cb795;
       8'h2d:
-          n20_lookup = 38'h3ff4286433;
+          \$3  = 38'h3ff4286433;
       8'h2e:
-          n20_lookup = 38'h3ff31410d1;
+          \$3  = 38'h3ff31410d1;
       8'h2f:
-          n20_lookup = 38'h3ff1ffbd6f;
+          \$3  = 38'h3ff1ffbd6f;
       8'h30:
-          n20_lookup = 38'h3ff0a9af2b;
+          \$3  = 38'h3ff0a9af2b;
       8'h31:
-          n20_lookup = 38'h3ff5cb3da9;
+          \$3  = 38'h3ff5cb3da9;
       8'h32:
-          n20_lookup = 38'h3ffaeccc28;
+          \$3  = 38'h3ffaeccc28;
       8'h33:
-          n20_lookup = 38'h3ffef2e5af;
+          \$3  = 38'h3ffef2e5af;
       8'h34:
-          n20_lookup = 38'h3ffe97f493;
+          \$3  = 38'h3ffe97f493;
       8'h35:
-          n20_lookup = 38'h3ffd28bbd2;
+          \$3  = 38'h3ffd28bbd2;
       8'h36:
-          n20_lookup = 38'h3ffbb98311;
+          \$3  = 38'h3ffbb98311;
       8'h37:
-          n20_lookup = 38'h3ffa4a4a51;
+          \$3  = 38'h3ffa4a4a51;
       8'h38:
-          n20_lookup = 38'h3ff8db1190;
+          \$3  = 38'h3ff8db1190;
       8'h39:
-          n20_lookup = 38'h3ff76bd8cf;
+          \$3  = 38'h3ff76bd8cf;
       8'h3a:
-          n20_lookup = 38'h3ff5fca00f;
+          \$3  = 38'h3ff5fca00f;
       8'h3b:
-          n20_lookup = 38'h3ff48d674e;
+          \$3  = 38'h3ff48d674e;
       8'h3c:
-          n20_lookup = 38'h3ff31e2e8d;
+          \$3  = 38'h3ff31e2e8d;
       8'h3d:
-          n20_lookup = 38'h3ff1aef5cd;
+          \$3  = 38'h3ff1aef5cd;
       8'h3e:
-          n20_lookup = 38'h3ff03fbd0c;
+          \$3  = 38'h3ff03fbd0c;
       8'h3f:
-          n20_lookup = 38'h3feed0844b;
+          \$3  = 38'h3feed0844b;
       8'h40:
-          n20_lookup = 38'h3fee16f0e9;
+          \$3  = 38'h3fee16f0e9;
       8'h41:
-          n20_lookup = 38'h3ff29473e0;
+          \$3  = 38'h3ff29473e0;
       8'h42:
-          n20_lookup = 38'h3ff711f6d7;
+          \$3  = 38'h3ff711f6d7;
       8'h43:
-          n20_lookup = 38'h3ffb8f79ce;
+          \$3  = 38'h3ffb8f79ce;
       8'h44:
-          n20_lookup = 38'h3ffeff87eb;
+          \$3  = 38'h3ffeff87eb;
       8'h45:
-          n20_lookup = 38'h3ffe453fde;
+          \$3  = 38'h3ffe453fde;
       8'h46:
-          n20_lookup = 38'h3ffc840159;
+          \$3  = 38'h3ffc840159;
       8'h47:
-          n20_lookup = 38'h3ffac2c2d5;
+          \$3  = 38'h3ffac2c2d5;
       8'h48:
-          n20_lookup = 38'h3ff9018450;
+          \$3  = 38'h3ff9018450;
       8'h49:
-          n20_lookup = 38'h3ff74045cb;
+          \$3  = 38'h3ff74045cb;
       8'h4a:
-          n20_lookup = 38'h3ff57f0747;
+          \$3  = 38'h3ff57f0747;
       8'h4b:
-          n20_lookup = 38'h3ff3bdc8c2;
+          \$3  = 38'h3ff3bdc8c2;
       8'h4c:
-          n20_lookup = 38'h3ff1fc8a3e;
+          \$3  = 38'h3ff1fc8a3e;
       8'h4d:
-          n20_lookup = 38'h3ff03b4bb9;
+          \$3  = 38'h3ff03b4bb9;
       8'h4e:
-          n20_lookup = 38'h3fee7a0d35;
+          \$3  = 38'h3fee7a0d35;
       8'h4f:
-          n20_lookup = 38'h3fecb8ceb0;
+          \$3  = 38'h3fecb8ceb0;
       8'h50:
-          n20_lookup = 38'h3fec802184;
+          \$3  = 38'h3fec802184;
       8'h51:
-          n20_lookup = 38'h3ff068ddbb;
+          \$3  = 38'h3ff068ddbb;
       8'h52:
-          n20_lookup = 38'h3ff45199f1;
+          \$3  = 38'h3ff45199f1;
       8'h53:
-          n20_lookup = 38'h3ff83a5628;
+          \$3  = 38'h3ff83a5628;
       8'h54:
-          n20_lookup = 38'h3ffc23125e;
+          \$3  = 38'h3ffc23125e;
       8'h55:
-          n20_lookup = 38'h3fff0b086f;
+          \$3  = 38'h3fff0b086f;
       8'h56:
-          n20_lookup = 38'h3ffdfa4566;
+          \$3  = 38'h3ffdfa4566;
       8'h57:
-          n20_lookup = 38'h3ffbeea381;
+          \$3  = 38'h3ffbeea381;
       8'h58:
-          n20_lookup = 38'h3ff9e3019c;
+          \$3  = 38'h3ff9e3019c;
       8'h59:
-          n20_lookup = 38'h3ff7d75fb8;
+          \$3  = 38'h3ff7d75fb8;
       8'h5a:
-          n20_lookup = 38'h3ff5cbbdd3;
+          \$3  = 38'h3ff5cbbdd3;
       8'h5b:
-          n20_lookup = 38'h3ff3c01bee;
+          \$3  = 38'h3ff3c01bee;
       8'h5c:
-          n20_lookup = 38'h3ff1b47a09;
+          \$3  = 38'h3ff1b47a09;
       8'h5d:
-          n20_lookup = 38'h3fefa8d825;
+          \$3  = 38'h3fefa8d825;
       8'h5e:
-          n20_lookup = 38'h3fed9d3640;
+          \$3  = 38'h3fed9d3640;
       8'h5f:
-          n20_lookup = 38'h3feb91945b;
+          \$3  = 38'h3feb91945b;
       8'h60:
-          n20_lookup = 38'h3febc3a396;
+          \$3  = 38'h3febc3a396;
       8'h61:
-          n20_lookup = 38'h3fef24d44a;
+          \$3  = 38'h3fef24d44a;
       8'h62:
-          n20_lookup = 38'h3ff28604fe;
+          \$3  = 38'h3ff28604fe;
       8'h63:
-          n20_lookup = 38'h3ff5e735b2;
+          \$3  = 38'h3ff5e735b2;
       8'h64:
-          n20_lookup = 38'h3ff9486665;
+          \$3  = 38'h3ff9486665;
       8'h65:
-          n20_lookup = 38'h3ffca99719;
+          \$3  = 38'h3ffca99719;
       8'h66:
-          n20_lookup = 38'h3fff158c72;
+          \$3  = 38'h3fff158c72;
       8'h67:
-          n20_lookup = 38'h3ffdb5fc40;
+          \$3  = 38'h3ffdb5fc40;
       8'h68:
-          n20_lookup = 38'h3ffb66949a;
+          \$3  = 38'h3ffb66949a;
       8'h69:
-          n20_lookup = 38'h3ff9172cf4;
+          \$3  = 38'h3ff9172cf4;
       8'h6a:
-          n20_lookup = 38'h3ff6c7c54e;
+          \$3  = 38'h3ff6c7c54e;
       8'h6b:
-          n20_lookup = 38'h3ff4785da8;
+          \$3  = 38'h3ff4785da8;
       8'h6c:
-          n20_lookup = 38'h3ff228f602;
+          \$3  = 38'h3ff228f602;
       8'h6d:
-          n20_lookup = 38'h3fefd98e5c;
+          \$3  = 38'h3fefd98e5c;
       8'h6e:
-          n20_lookup = 38'h3fed8a26b6;
+          \$3  = 38'h3fed8a26b6;
       8'h6f:
-          n20_lookup = 38'h3feb3abf0f;
+          \$3  = 38'h3feb3abf0f;
       8'h70:
-          n20_lookup = 38'h3febc593b0;
+          \$3  = 38'h3febc593b0;
       8'h71:
-          n20_lookup = 38'h3feeaac36d;
+          \$3  = 38'h3feeaac36d;
       8'h72:
-          n20_lookup = 38'h3ff18ff32a;
+          \$3  = 38'h3ff18ff32a;
       8'h73:
-          n20_lookup = 38'h3ff47522e7;
+          \$3  = 38'h3ff47522e7;
       8'h74:
-          n20_lookup = 38'h3ff75a52a5;
+          \$3  = 38'h3ff75a52a5;
       8'h75:
-          n20_lookup = 38'h3ffa3f8262;
+          \$3  = 38'h3ffa3f8262;
       8'h76:
-          n20_lookup = 38'h3ffd24b21f;
+          \$3  = 38'h3ffd24b21f;
       8'h77:
-          n20_lookup = 38'h3fff1f3312;
+          \$3  = 38'h3fff1f3312;
       8'h78:
-          n20_lookup = 38'h3ffd7788cd;
+          \$3  = 38'h3ffd7788cd;
       8'h79:
-          n20_lookup = 38'h3ffaea20ab;
+          \$3  = 38'h3ffaea20ab;
       8'h7a:
-          n20_lookup = 38'h3ff85cb88a;
+          \$3  = 38'h3ff85cb88a;
       8'h7b:
-          n20_lookup = 38'h3ff5cf5068;
+          \$3  = 38'h3ff5cf5068;
       8'h7c:
-          n20_lookup = 38'h3ff341e847;
+          \$3  = 38'h3ff341e847;
       8'h7d:
-          n20_lookup = 38'h3ff0b48025;
+          \$3  = 38'h3ff0b48025;
       8'h7e:
-          n20_lookup = 38'h3fee271804;
+          \$3  = 38'h3fee271804;
       8'h7f:
-          n20_lookup = 38'h3feb99afe2;
+          \$3  = 38'h3feb99afe2;
       8'h80:
-          n20_lookup = 38'h3fec6e9ce4;
+          \$3  = 38'h3fec6e9ce4;
       8'h81:
-          n20_lookup = 38'h3feee1ec38;
+          \$3  = 38'h3feee1ec38;
       8'h82:
-          n20_lookup = 38'h3ff1553b8b;
+          \$3  = 38'h3ff1553b8b;
       8'h83:
-          n20_lookup = 38'h3ff3c88adf;
+          \$3  = 38'h3ff3c88adf;
       8'h84:
-          n20_lookup = 38'h3ff63bda33;
+          \$3  = 38'h3ff63bda33;
       8'h85:
-          n20_lookup = 38'h3ff8af2986;
+          \$3  = 38'h3ff8af2986;
       8'h86:
-          n20_lookup = 38'h3ffb2278da;
+          \$3  = 38'h3ffb2278da;
       8'h87:
-          n20_lookup = 38'h3ffd95c82d;
+          \$3  = 38'h3ffd95c82d;
       8'h88:
-          n20_lookup = 38'h3fff281682;
+          \$3  = 38'h3fff281682;
       8'h89:
-          n20_lookup = 38'h3ffd3e336a;
+          \$3  = 38'h3ffd3e336a;
       8'h8a:
-          n20_lookup = 38'h3ffa77db14;
+          \$3  = 38'h3ffa77db14;
       8'h8b:
-          n20_lookup = 38'h3ff7b182be;
+          \$3  = 38'h3ff7b182be;
       8'h8c:
-          n20_lookup = 38'h3ff4eb2a68;
+          \$3  = 38'h3ff4eb2a68;
       8'h8d:
-          n20_lookup = 38'h3ff224d212;
+          \$3  = 38'h3ff224d212;
       8'h8e:
-          n20_lookup = 38'h3fef5e79bb;
+          \$3  = 38'h3fef5e79bb;
       8'h8f:
-          n20_lookup = 38'h3fec982165;
+          \$3  = 38'h3fec982165;
       8'h90:
-          n20_lookup = 38'h3fedab13d9;
+          \$3  = 38'h3fedab13d9;
       8'h91:
-          n20_lookup = 38'h3fefb57224;
+          \$3  = 38'h3fefb57224;
       8'h92:
-          n20_lookup = 38'h3ff1bfd070;
+          \$3  = 38'h3ff1bfd070;
       8'h93:
-          n20_lookup = 38'h3ff3ca2ebb;
+          \$3  = 38'h3ff3ca2ebb;
       8'h94:
-          n20_lookup = 38'h3ff5d48d06;
+          \$3  = 38'h3ff5d48d06;
       8'h95:
-          n20_lookup = 38'h3ff7deeb51;
+          \$3  = 38'h3ff7deeb51;
       8'h96:
-          n20_lookup = 38'h3ff9e9499d;
+          \$3  = 38'h3ff9e9499d;
       8'h97:
-          n20_lookup = 38'h3ffbf3a7e8;
+          \$3  = 38'h3ffbf3a7e8;
       8'h98:
-          n20_lookup = 38'h3ffdfe0633;
+          \$3  = 38'h3ffdfe0633;
       8'h99:
-          n20_lookup = 38'h3fff304cff;
+          \$3  = 38'h3fff304cff;
       8'h9a:
-          n20_lookup = 38'h3ffd096165;
+          \$3  = 38'h3ffd096165;
       8'h9b:
-          n20_lookup = 38'h3ffa0e908a;
+          \$3  = 38'h3ffa0e908a;
       8'h9c:
-          n20_lookup = 38'h3ff713bfb0;
+          \$3  = 38'h3ff713bfb0;
       8'h9d:
-          n20_lookup = 38'h3ff418eed6;
+          \$3  = 38'h3ff418eed6;
       8'h9e:
-          n20_lookup = 38'h3ff11e1dfb;
+          \$3  = 38'h3ff11e1dfb;
       8'h9f:
-          n20_lookup = 38'h3fee234d21;
+          \$3  = 38'h3fee234d21;
       8'ha0:
-          n20_lookup = 38'h3fef6a45c2;
+          \$3  = 38'h3fef6a45c2;
       8'ha1:
-          n20_lookup = 38'h3ff1139f52;
+          \$3  = 38'h3ff1139f52;
       8'ha2:
-          n20_lookup = 38'h3ff2bcf8e1;
+          \$3  = 38'h3ff2bcf8e1;
       8'ha3:
-          n20_lookup = 38'h3ff4665271;
+          \$3  = 38'h3ff4665271;
       8'ha4:
-          n20_lookup = 38'h3ff60fac00;
+          \$3  = 38'h3ff60fac00;
       8'ha5:
-          n20_lookup = 38'h3ff7b90590;
+          \$3  = 38'h3ff7b90590;
       8'ha6:
-          n20_lookup = 38'h3ff9625f20;
+          \$3  = 38'h3ff9625f20;
       8'ha7:
-          n20_lookup = 38'h3ffb0bb8af;
+          \$3  = 38'h3ffb0bb8af;
       8'ha8:
-          n20_lookup = 38'h3ffcb5123f;
+          \$3  = 38'h3ffcb5123f;
       8'ha9:
-          n20_lookup = 38'h3ffe5e6bcf;
+          \$3  = 38'h3ffe5e6bcf;
       8'haa:
-          n20_lookup = 38'h3fff37e983;
+          \$3  = 38'h3fff37e983;
       8'hab:
-          n20_lookup = 38'h3ffcd88f77;
+          \$3  = 38'h3ffcd88f77;
       8'hac:
-          n20_lookup = 38'h3ff9ad3c3f;
+          \$3  = 38'h3ff9ad3c3f;
       8'had:
-          n20_lookup = 38'h3ff681e907;
+          \$3  = 38'h3ff681e907;
       8'hae:
-          n20_lookup = 38'h3ff35695ce;
+          \$3  = 38'h3ff35695ce;
       8'haf:
-          n20_lookup = 38'h3ff02b4296;
+          \$3  = 38'h3ff02b4296;
       8'hb0:
-          n20_lookup = 38'h3ff19dedf9;
+          \$3  = 38'h3ff19dedf9;
       8'hb1:
-          n20_lookup = 38'h3ff2ed51bb;
+          \$3  = 38'h3ff2ed51bb;
       8'hb2:
-          n20_lookup = 38'h3ff43cb57c;
+          \$3  = 38'h3ff43cb57c;
       8'hb3:
-          n20_lookup = 38'h3ff58c193e;
+          \$3  = 38'h3ff58c193e;
       8'hb4:
-          n20_lookup = 38'h3ff6db7cff;
+          \$3  = 38'h3ff6db7cff;
       8'hb5:
-          n20_lookup = 38'h3ff82ae0c1;
+          \$3  = 38'h3ff82ae0c1;
       8'hb6:
-          n20_lookup = 38'h3ff97a4482;
+          \$3  = 38'h3ff97a4482;
       8'hb7:
-          n20_lookup = 38'h3ffac9a844;
+          \$3  = 38'h3ffac9a844;
       8'hb8:
-          n20_lookup = 38'h3ffc190c05;
+          \$3  = 38'h3ffc190c05;
       8'hb9:
-          n20_lookup = 38'h3ffd686fc7;
+          \$3  = 38'h3ffd686fc7;
       8'hba:
-          n20_lookup = 38'h3ffeb7d389;
+          \$3  = 38'h3ffeb7d389;
       8'hbb:
-          n20_lookup = 38'h3fff3efc5c;
+          \$3  = 38'h3fff3efc5c;
       8'hbc:
-          n20_lookup = 38'h3ffcab4d86;
+          \$3  = 38'h3ffcab4d86;
       8'hbd:
-          n20_lookup = 38'h3ff952ff67;
+          \$3  = 38'h3ff952ff67;
       8'hbe:
-          n20_lookup = 38'h3ff5fab147;
+          \$3  = 38'h3ff5fab147;
       8'hbf:
-          n20_lookup = 38'h3ff2a26328;
+          \$3  = 38'h3ff2a26328;
       8'hc0:
-          n20_lookup = 38'h3ff439c8ca;
+          \$3  = 38'h3ff439c8ca;
       8'hc1:
-          n20_lookup = 38'h3ff5358761;
+          \$3  = 38'h3ff5358761;
       8'hc2:
-          n20_lookup = 38'h3ff63145f9;
+          \$3  = 38'h3ff63145f9;
       8'hc3:
-          n20_lookup = 38'h3ff72d0491;
+          \$3  = 38'h3ff72d0491;
       8'hc4:
-          n20_lookup = 38'h3ff828c329;
+          \$3  = 38'h3ff828c329;
       8'hc5:
-          n20_lookup = 38'h3ff92481c1;
+          \$3  = 38'h3ff92481c1;
       8'hc6:
-          n20_lookup = 38'h3ffa204059;
+          \$3  = 38'h3ffa204059;
       8'hc7:
-          n20_lookup = 38'h3ffb1bfef1;
+          \$3  = 38'h3ffb1bfef1;
       8'hc8:
-          n20_lookup = 38'h3ffc17bd88;
+          \$3  = 38'h3ffc17bd88;
       8'hc9:
-          n20_lookup = 38'h3ffd137c20;
+          \$3  = 38'h3ffd137c20;
       8'hca:
-          n20_lookup = 38'h3ffe0f3ab8;
+          \$3  = 38'h3ffe0f3ab8;
       8'hcb:
-          n20_lookup = 38'h3fff0af950;
+          \$3  = 38'h3fff0af950;
       8'hcc:
-          n20_lookup = 38'h3fff45939f;
+          \$3  = 38'h3fff45939f;
       8'hcd:
-          n20_lookup = 38'h3ffc813b40;
+          \$3  = 38'h3ffc813b40;
       8'hce:
-          n20_lookup = 38'h3ff8ff1a8c;
+          \$3  = 38'h3ff8ff1a8c;
       8'hcf:
-          n20_lookup = 38'h3ff57cf9d8;
+          \$3  = 38'h3ff57cf9d8;
       8'hd0:
-          n20_lookup = 38'h3ff7333c6f;
+          \$3  = 38'h3ff7333c6f;
       8'hd1:
-          n20_lookup = 38'h3ff7e10209;
+          \$3  = 38'h3ff7e10209;
       8'hd2:
-          n20_lookup = 38'h3ff88ec7a3;
+          \$3  = 38'h3ff88ec7a3;
       8'hd3:
-          n20_lookup = 38'h3ff93c8d3d;
+          \$3  = 38'h3ff93c8d3d;
       8'hd4:
-          n20_lookup = 38'h3ff9ea52d7;
+          \$3  = 38'h3ff9ea52d7;
       8'hd5:
-          n20_lookup = 38'h3ffa981871;
+          \$3  = 38'h3ffa981871;
       8'hd6:
-          n20_lookup = 38'h3ffb45de0b;
+          \$3  = 38'h3ffb45de0b;
       8'hd7:
-          n20_lookup = 38'h3ffbf3a3a6;
+          \$3  = 38'h3ffbf3a3a6;
       8'hd8:
-          n20_lookup = 38'h3ffca16940;
+          \$3  = 38'h3ffca16940;
       8'hd9:
-          n20_lookup = 38'h3ffd4f2eda;
+          \$3  = 38'h3ffd4f2eda;
       8'hda:
-          n20_lookup = 38'h3ffdfcf474;
+          \$3  = 38'h3ffdfcf474;
       8'hdb:
-          n20_lookup = 38'h3ffeaaba0e;
+          \$3  = 38'h3ffeaaba0e;
       8'hdc:
-          n20_lookup = 38'h3fff587fa8;
+          \$3  = 38'h3fff587fa8;
       8'hdd:
-          n20_lookup = 38'h3fff4bbb87;
+          \$3  = 38'h3fff4bbb87;
       8'hde:
-          n20_lookup = 38'h3ffc5a056e;
+          \$3  = 38'h3ffc5a056e;
       8'hdf:
-          n20_lookup = 38'h3ff8b0e83b;
+          \$3  = 38'h3ff8b0e83b;
       8'he0:
-          n20_lookup = 38'h3ffa811338;
+          \$3  = 38'h3ffa811338;
       8'he1:
-          n20_lookup = 38'h3ffae5fd1c;
+          \$3  = 38'h3ffae5fd1c;
       8'he2:
-          n20_lookup = 38'h3ffb4ae700;
+          \$3  = 38'h3ffb4ae700;
       8'he3:
-          n20_lookup = 38'h3ffbafd0e5;
+          \$3  = 38'h3ffbafd0e5;
       8'he4:
-          n20_lookup = 38'h3ffc14bac9;
+          \$3  = 38'h3ffc14bac9;
       8'he5:
-          n20_lookup = 38'h3ffc79a4ad;
+          \$3  = 38'h3ffc79a4ad;
       8'he6:
-          n20_lookup = 38'h3ffcde8e92;
+          \$3  = 38'h3ffcde8e92;
       8'he7:
-          n20_lookup = 38'h3ffd437876;
+          \$3  = 38'h3ffd437876;
       8'he8:
-          n20_lookup = 38'h3ffda8625a;
+          \$3  = 38'h3ffda8625a;
       8'he9:
-          n20_lookup = 38'h3ffe0d4c3f;
+          \$3  = 38'h3ffe0d4c3f;
       8'hea:
-          n20_lookup = 38'h3ffe723623;
+          \$3  = 38'h3ffe723623;
       8'heb:
-          n20_lookup = 38'h3ffed72007;
+          \$3  = 38'h3ffed72007;
       8'hec:
-          n20_lookup = 38'h3fff3c09ec;
+          \$3  = 38'h3fff3c09ec;
       8'hed:
-          n20_lookup = 38'h3fffa0f3d0;
+          \$3  = 38'h3fffa0f3d0;
       8'hee:
-          n20_lookup = 38'h3fff517ebd;
+          \$3  = 38'h3fff517ebd;
       8'hef:
-          n20_lookup = 38'h3ffc3563cc;
+          \$3  = 38'h3ffc3563cc;
       8'hf0:
-          n20_lookup = 38'h3ffe1b42f9;
+          \$3  = 38'h3ffe1b42f9;
       8'hf1:
-          n20_lookup = 38'h3ffe3bf1b3;
+          \$3  = 38'h3ffe3bf1b3;
       8'hf2:
-          n20_lookup = 38'h3ffe5ca06d;
+          \$3  = 38'h3ffe5ca06d;
       8'hf3:
-          n20_lookup = 38'h3ffe7d4f26;
+          \$3  = 38'h3ffe7d4f26;
       8'hf4:
-          n20_lookup = 38'h3ffe9dfde0;
+          \$3  = 38'h3ffe9dfde0;
       8'hf5:
-          n20_lookup = 38'h3ffebeac9a;
+          \$3  = 38'h3ffebeac9a;
       8'hf6:
-          n20_lookup = 38'h3ffedf5b54;
+          \$3  = 38'h3ffedf5b54;
       8'hf7:
-          n20_lookup = 38'h3fff000a0d;
+          \$3  = 38'h3fff000a0d;
       8'hf8:
-          n20_lookup = 38'h3fff20b8c7;
+          \$3  = 38'h3fff20b8c7;
       8'hf9:
-          n20_lookup = 38'h3fff416781;
+          \$3  = 38'h3fff416781;
       8'hfa:
-          n20_lookup = 38'h3fff62163b;
+          \$3  = 38'h3fff62163b;
       8'hfb:
-          n20_lookup = 38'h3fff82c4f4;
+          \$3  = 38'h3fff82c4f4;
       8'hfc:
-          n20_lookup = 38'h3fffa373ae;
+          \$3  = 38'h3fffa373ae;
       8'hfd:
-          n20_lookup = 38'h3fffc42268;
+          \$3  = 38'h3fffc42268;
       8'hfe:
-          n20_lookup = 38'h3fffe4d122;
+          \$3  = 38'h3fffe4d122;
       8'hff:
-          n20_lookup = 38'h3fff56e69b;
+          \$3  = 38'h3fff56e69b;
     endcase
   end
-  assign n22_slice = n21_add[37:31];
-  assign n25_cat = { 1'h1, n21_add[30:0] };
-  assign n4_sub = \$1 [4:0];
-  assign n9_sub = \$2 [4:0];
-  assign n16_sub = \$4 [37:0];
+  assign n295_add = \$4 [37:0];
+  assign n304_sub = \$6 [6:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth3 (n28_not, n30_sub, n32_sub, \port$65$0 );
+module \mitchell_div_refined_w32_s3.depth2 (n1_b, n4_eq, n146_eq, n295_add, n302_not, n304_sub, n306_sub, n350_mux, n389_mux, n8_mux, n15_mux, n150_mux, n157_mux, n310_and, n315_mux, n364_mux, n405_mux, n299_cat_s2, n359_cat_s2, n403_eq_s3, n399_eq_s3
+, n310_and_s3, n302_not_s3, n354_slice_s3, n393_slice_s3, n0_a);
   wire \$1 ;
-  wire [7:0] \$2 ;
-  wire [6:0] n22_slice;
-  wire [31:0] n25_cat;
-  output n28_not;
-  wire n28_not;
-  output [6:0] n30_sub;
-  wire [6:0] n30_sub;
-  output [7:0] n32_sub;
-  wire [7:0] n32_sub;
-  wire [63:0] n39_cat;
-  input [37:0] \port$65$0 ;
-  wire [37:0] \port$65$0 ;
-  assign \$1  = \port$65$0 [37:31] < 6'h20;
-  assign n28_not = ~ \$1 ;
-  assign \$2  = \port$65$0 [37:31] - 6'h20;
-  assign n32_sub = 6'h20 - \port$65$0 [37:31];
-  assign n22_slice = \port$65$0 [37:31];
-  assign n39_cat = { 33'h000000001, \port$65$0 [30:0] };
-  assign n25_cat = { 1'h1, \port$65$0 [30:0] };
-  assign n30_sub = \$2 [6:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth4 (n28_not, n30_sub, n36_and, n37_shl, \port$65$0 );
-  wire \$1 ;
+  wire [63:0] \$10 ;
+  wire [63:0] \$11 ;
+  wire [63:0] \$12 ;
+  wire [63:0] \$13 ;
   wire \$2 ;
-  wire [158:0] \$3 ;
-  wire [31:0] n25_cat;
-  input n28_not;
-  wire n28_not;
-  input [6:0] n30_sub;
-  wire [6:0] n30_sub;
-  output n36_and;
-  wire n36_and;
-  output [63:0] n37_shl;
-  wire [63:0] n37_shl;
-  input [30:0] \port$65$0 ;
-  wire [30:0] \port$65$0 ;
-  assign \$1  = n30_sub < 6'h21;
-  assign \$2  = ~ \$1 ;
-  assign n36_and = n28_not & \$2 ;
-  assign \$3  = { 1'h1, \port$65$0  } << n30_sub;
-  assign n25_cat = { 1'h1, \port$65$0  };
-  assign n37_shl = \$3 [63:0];
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire [63:0] \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  output [31:0] n150_mux;
+  wire [31:0] n150_mux;
+  output n157_mux;
+  wire n157_mux;
+  output n15_mux;
+  wire n15_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input [37:0] n295_add;
+  wire [37:0] n295_add;
+  wire [6:0] n296_slice;
+  wire [31:0] n299_cat;
+  input [31:0] n299_cat_s2;
+  wire [31:0] n299_cat_s2;
+  input n302_not;
+  wire n302_not;
+  input n302_not_s3;
+  wire n302_not_s3;
+  input [6:0] n304_sub;
+  wire [6:0] n304_sub;
+  input [7:0] n306_sub;
+  wire [7:0] n306_sub;
+  output n310_and;
+  wire n310_and;
+  input n310_and_s3;
+  wire n310_and_s3;
+  output [31:0] n315_mux;
+  wire [31:0] n315_mux;
+  wire n347_slice;
+  input [62:0] n350_mux;
+  wire [62:0] n350_mux;
+  wire n354_slice;
+  input n354_slice_s3;
+  wire n354_slice_s3;
+  input [63:0] n359_cat_s2;
+  wire [63:0] n359_cat_s2;
+  output [63:0] n364_mux;
+  wire [63:0] n364_mux;
+  wire n388_slice;
+  input [63:0] n389_mux;
+  wire [63:0] n389_mux;
+  wire n393_slice;
+  input n393_slice_s3;
+  wire n393_slice_s3;
+  input n399_eq_s3;
+  wire n399_eq_s3;
+  input n403_eq_s3;
+  wire n403_eq_s3;
+  output [63:0] n405_mux;
+  wire [63:0] n405_mux;
+  input n4_eq;
+  wire n4_eq;
+  output [31:0] n8_mux;
+  wire [31:0] n8_mux;
+  assign n8_mux = n4_eq ? { n0_a[15:0], 16'h0000 } : n0_a;
+  assign \$1  = ! n0_a[15:8];
+  assign \$2  = ! n0_a[31:24];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n150_mux = n146_eq ? { n1_b[15:0], 16'h0000 } : n1_b;
+  assign \$3  = ! n1_b[15:8];
+  assign \$4  = ! n1_b[31:24];
+  assign n157_mux = n146_eq ? \$3  : \$4 ;
+  assign \$5  = n304_sub < 6'h21;
+  assign \$6  = ~ \$5 ;
+  assign n310_and = n302_not & \$6 ;
+  assign \$7  = ! n304_sub[6];
+  assign n315_mux = n304_sub[6] ? 32'd0 : n299_cat_s2;
+  assign \$8  = ! n306_sub[7:6];
+  assign n364_mux = \$8  ? n359_cat_s2 : 64'h0000000000000000;
+  assign \$9  = n354_slice_s3 ? { n350_mux[31:0], 32'h00000000 } : { 1'h0, n350_mux };
+  assign \$10  = n393_slice_s3 ? { 32'h00000000, n389_mux[63:32] } : n389_mux;
+  assign \$11  = n302_not_s3 ? \$9  : \$10 ;
+  assign \$12  = n310_and_s3 ? 64'hffffffffffffffff : \$11 ;
+  assign \$13  = n399_eq_s3 ? 64'h0000000000000000 : \$12 ;
+  assign n405_mux = n403_eq_s3 ? 64'hffffffffffffffff : \$13 ;
+  assign n296_slice = n295_add[37:31];
+  assign n299_cat = { 1'h1, n295_add[30:0] };
+  assign n347_slice = n304_sub[4];
+  assign n354_slice = n304_sub[5];
+  assign n388_slice = n306_sub[4];
+  assign n393_slice = n306_sub[5];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s3.depth3 (n1_b, n4_eq, n146_eq, \port$263$0 , n304_sub, n306_sub, n8_mux, n15_mux, n150_mux, n157_mux, n315_mux, n364_mux, n19_mux, n34_mux, n161_mux, n176_mux, n322_mux, n369_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  input [31:0] n150_mux;
+  wire [31:0] n150_mux;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  output [31:0] n161_mux;
+  wire [31:0] n161_mux;
+  output n176_mux;
+  wire n176_mux;
+  output [31:0] n19_mux;
+  wire [31:0] n19_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  wire [31:0] n299_cat;
+  input [6:0] n304_sub;
+  wire [6:0] n304_sub;
+  input [7:0] n306_sub;
+  wire [7:0] n306_sub;
+  input [31:0] n315_mux;
+  wire [31:0] n315_mux;
+  output [32:0] n322_mux;
+  wire [32:0] n322_mux;
+  output n34_mux;
+  wire n34_mux;
+  wire [63:0] n359_cat;
+  input [63:0] n364_mux;
+  wire [63:0] n364_mux;
+  output [63:0] n369_mux;
+  wire [63:0] n369_mux;
+  input n4_eq;
+  wire n4_eq;
+  input [31:0] n8_mux;
+  wire [31:0] n8_mux;
+  input [30:0] \port$263$0 ;
+  wire [30:0] \port$263$0 ;
+  assign n19_mux = n15_mux ? { n8_mux[23:0], 8'h00 } : n8_mux;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[23:20];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[15:12];
+  assign \$5  = ! n0_a[31:28];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n161_mux = n157_mux ? { n150_mux[23:0], 8'h00 } : n150_mux;
+  assign \$7  = ! n1_b[7:4];
+  assign \$8  = ! n1_b[23:20];
+  assign \$9  = n146_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[15:12];
+  assign \$11  = ! n1_b[31:28];
+  assign \$12  = n146_eq ? \$10  : \$11 ;
+  assign n176_mux = n157_mux ? \$9  : \$12 ;
+  assign n322_mux = n304_sub[0] ? { n315_mux, 1'h0 } : { 1'h0, n315_mux };
+  assign n369_mux = n306_sub[0] ? { 1'h0, n364_mux[63:1] } : n364_mux;
+  assign n359_cat = { 33'h000000001, \port$263$0  };
+  assign n299_cat = { 1'h1, \port$263$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s3.depth4 (n1_b, n4_eq, n146_eq, n304_sub, n306_sub, n15_mux, n157_mux, n19_mux, n34_mux, n161_mux, n176_mux, n322_mux, n369_mux, n38_mux, n69_mux, n180_mux, n211_mux, n329_mux, n374_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input [31:0] n161_mux;
+  wire [31:0] n161_mux;
+  input n176_mux;
+  wire n176_mux;
+  output [31:0] n180_mux;
+  wire [31:0] n180_mux;
+  input [31:0] n19_mux;
+  wire [31:0] n19_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  output n211_mux;
+  wire n211_mux;
+  input [6:0] n304_sub;
+  wire [6:0] n304_sub;
+  input [7:0] n306_sub;
+  wire [7:0] n306_sub;
+  input [32:0] n322_mux;
+  wire [32:0] n322_mux;
+  output [34:0] n329_mux;
+  wire [34:0] n329_mux;
+  input n34_mux;
+  wire n34_mux;
+  input [63:0] n369_mux;
+  wire [63:0] n369_mux;
+  output [63:0] n374_mux;
+  wire [63:0] n374_mux;
+  output [31:0] n38_mux;
+  wire [31:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  assign n38_mux = n34_mux ? { n19_mux[27:0], 4'h0 } : n19_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[19:18];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[11:10];
+  assign \$5  = ! n0_a[27:26];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[7:6];
+  assign \$9  = ! n0_a[23:22];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[15:14];
+  assign \$12  = ! n0_a[31:30];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n180_mux = n176_mux ? { n161_mux[27:0], 4'h0 } : n161_mux;
+  assign \$15  = ! n1_b[3:2];
+  assign \$16  = ! n1_b[19:18];
+  assign \$17  = n146_eq ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[11:10];
+  assign \$19  = ! n1_b[27:26];
+  assign \$20  = n146_eq ? \$18  : \$19 ;
+  assign \$21  = n157_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[7:6];
+  assign \$23  = ! n1_b[23:22];
+  assign \$24  = n146_eq ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[15:14];
+  assign \$26  = ! n1_b[31:30];
+  assign \$27  = n146_eq ? \$25  : \$26 ;
+  assign \$28  = n157_mux ? \$24  : \$27 ;
+  assign n211_mux = n176_mux ? \$21  : \$28 ;
+  assign n329_mux = n304_sub[1] ? { n322_mux, 2'h0 } : { 2'h0, n322_mux };
+  assign n374_mux = n306_sub[1] ? { 2'h0, n369_mux[63:2] } : n369_mux;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s3.depth5 (n1_b, n4_eq, n146_eq, n304_sub, n306_sub, n15_mux, n157_mux, n34_mux, n176_mux, n38_mux, n69_mux, n180_mux, n211_mux, n329_mux, n374_mux, n73_mux, n136_mux, n215_mux, n278_mux, n336_mux, n379_mux
+, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  output n136_mux;
+  wire n136_mux;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input n176_mux;
+  wire n176_mux;
+  input [31:0] n180_mux;
+  wire [31:0] n180_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n211_mux;
+  wire n211_mux;
+  output [31:0] n215_mux;
+  wire [31:0] n215_mux;
+  output n278_mux;
+  wire n278_mux;
+  input [6:0] n304_sub;
+  wire [6:0] n304_sub;
+  input [7:0] n306_sub;
+  wire [7:0] n306_sub;
+  input [34:0] n329_mux;
+  wire [34:0] n329_mux;
+  output [38:0] n336_mux;
+  wire [38:0] n336_mux;
+  input n34_mux;
+  wire n34_mux;
+  input [63:0] n374_mux;
+  wire [63:0] n374_mux;
+  output [63:0] n379_mux;
+  wire [63:0] n379_mux;
+  input [31:0] n38_mux;
+  wire [31:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  output [31:0] n73_mux;
+  wire [31:0] n73_mux;
+  assign \$37  = n157_mux ? \$33  : \$36 ;
+  assign \$38  = ! n1_b[5];
+  assign \$39  = ! n1_b[21];
+  assign \$40  = n146_eq ? \$38  : \$39 ;
+  assign \$41  = ! n1_b[13];
+  assign \$42  = ! n1_b[29];
+  assign \$43  = n146_eq ? \$41  : \$42 ;
+  assign \$44  = n157_mux ? \$40  : \$43 ;
+  assign \$45  = n176_mux ? \$37  : \$44 ;
+  assign \$46  = ! n1_b[3];
+  assign \$47  = ! n1_b[19];
+  assign \$48  = n146_eq ? \$46  : \$47 ;
+  assign \$49  = ! n1_b[11];
+  assign \$50  = ! n1_b[27];
+  assign \$51  = n146_eq ? \$49  : \$50 ;
+  assign \$52  = n157_mux ? \$48  : \$51 ;
+  assign \$53  = ! n1_b[7];
+  assign \$54  = ! n1_b[23];
+  assign \$55  = n146_eq ? \$53  : \$54 ;
+  assign \$56  = ! n1_b[15];
+  assign \$57  = ! n1_b[31];
+  assign \$58  = n146_eq ? \$56  : \$57 ;
+  assign \$59  = n157_mux ? \$55  : \$58 ;
+  assign \$60  = n176_mux ? \$52  : \$59 ;
+  assign n278_mux = n211_mux ? \$45  : \$60 ;
+  assign n336_mux = n304_sub[2] ? { n329_mux, 4'h0 } : { 4'h0, n329_mux };
+  assign n379_mux = n306_sub[2] ? { 4'h0, n374_mux[63:4] } : n374_mux;
+  assign n73_mux = n69_mux ? { n38_mux[29:0], 2'h0 } : n38_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[17];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[9];
+  assign \$5  = ! n0_a[25];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[5];
+  assign \$9  = ! n0_a[21];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[13];
+  assign \$12  = ! n0_a[29];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign \$15  = n34_mux ? \$7  : \$14 ;
+  assign \$16  = ! n0_a[3];
+  assign \$17  = ! n0_a[19];
+  assign \$18  = n4_eq ? \$16  : \$17 ;
+  assign \$19  = ! n0_a[11];
+  assign \$20  = ! n0_a[27];
+  assign \$21  = n4_eq ? \$19  : \$20 ;
+  assign \$22  = n15_mux ? \$18  : \$21 ;
+  assign \$23  = ! n0_a[7];
+  assign \$24  = ! n0_a[23];
+  assign \$25  = n4_eq ? \$23  : \$24 ;
+  assign \$26  = ! n0_a[15];
+  assign \$27  = ! n0_a[31];
+  assign \$28  = n4_eq ? \$26  : \$27 ;
+  assign \$29  = n15_mux ? \$25  : \$28 ;
+  assign \$30  = n34_mux ? \$22  : \$29 ;
+  assign n136_mux = n69_mux ? \$15  : \$30 ;
+  assign n215_mux = n211_mux ? { n180_mux[29:0], 2'h0 } : n180_mux;
+  assign \$31  = ! n1_b[1];
+  assign \$32  = ! n1_b[17];
+  assign \$33  = n146_eq ? \$31  : \$32 ;
+  assign \$34  = ! n1_b[9];
+  assign \$35  = ! n1_b[25];
+  assign \$36  = n146_eq ? \$34  : \$35 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s3.depth6 (n306_sub, n73_mux, n136_mux, n215_mux, n278_mux, n336_mux, n379_mux, n143_slice, n285_slice, n343_mux, n384_mux, n304_sub);
+  wire [31:0] \$1 ;
+  wire [31:0] \$2 ;
+  input n136_mux;
+  wire n136_mux;
+  output [30:0] n143_slice;
+  wire [30:0] n143_slice;
+  input [31:0] n215_mux;
+  wire [31:0] n215_mux;
+  input n278_mux;
+  wire n278_mux;
+  output [30:0] n285_slice;
+  wire [30:0] n285_slice;
+  input [6:0] n304_sub;
+  wire [6:0] n304_sub;
+  input [7:0] n306_sub;
+  wire [7:0] n306_sub;
+  input [38:0] n336_mux;
+  wire [38:0] n336_mux;
+  output [46:0] n343_mux;
+  wire [46:0] n343_mux;
+  input [63:0] n379_mux;
+  wire [63:0] n379_mux;
+  output [63:0] n384_mux;
+  wire [63:0] n384_mux;
+  input [31:0] n73_mux;
+  wire [31:0] n73_mux;
+  assign \$1  = n136_mux ? { n73_mux[30:0], 1'h0 } : n73_mux;
+  assign \$2  = n278_mux ? { n215_mux[30:0], 1'h0 } : n215_mux;
+  assign n343_mux = n304_sub[3] ? { n336_mux, 8'h00 } : { 8'h00, n336_mux };
+  assign n384_mux = n306_sub[3] ? { 8'h00, n379_mux[63:8] } : n379_mux;
+  assign n143_slice = \$1 [30:0];
+  assign n285_slice = \$2 [30:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w32_s3.depth7 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n69_mux, n211_mux, n136_mux, n278_mux, n143_slice, n285_slice, n343_mux, n384_mux, \port$415$0 , \port$416$0 , n4_eq);
+  wire [4:0] \$1 ;
+  wire [4:0] \$2 ;
+  input n136_mux;
+  wire n136_mux;
+  input [30:0] n143_slice;
+  wire [30:0] n143_slice;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input n176_mux;
+  wire n176_mux;
+  input n211_mux;
+  wire n211_mux;
+  input n278_mux;
+  wire n278_mux;
+  input [30:0] n285_slice;
+  wire [30:0] n285_slice;
+  wire [35:0] n286_cat;
+  wire [35:0] n289_cat;
+  wire [7:0] n293_cat;
+  input [46:0] n343_mux;
+  wire [46:0] n343_mux;
+  wire [62:0] n346_cat;
+  wire [62:0] n349_cat;
+  input n34_mux;
+  wire n34_mux;
+  input [63:0] n384_mux;
+  wire [63:0] n384_mux;
+  wire [63:0] n387_cat;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  output [4:0] \port$415$0 ;
+  wire [4:0] \port$415$0 ;
+  output [4:0] \port$416$0 ;
+  wire [4:0] \port$416$0 ;
+  assign \$1  = ~ { n4_eq, n15_mux, n34_mux, n69_mux, n136_mux };
+  assign \$2  = ~ { n146_eq, n157_mux, n176_mux, n211_mux, n278_mux };
+  assign n286_cat = { \$1 , n143_slice };
+  assign n289_cat = { \$2 , n285_slice };
+  assign n293_cat = { n285_slice[30:27], n143_slice[30:27] };
+  assign n346_cat = { n343_mux, 16'h0000 };
+  assign n349_cat = { 16'h0000, n343_mux };
+  assign n387_cat = { 16'h0000, n384_mux[63:16] };
+  assign \port$415$0  = \$1 ;
+  assign \port$416$0  = \$2 ;
 endmodule

@@ -8,683 +8,791 @@ module mitchell_div_refined_w8_s0(b, o, a);
   input [7:0] b;
   wire [7:0] b;
   wire [7:0] n0_a;
-  wire [6:0] n11_slice;
+  wire [4:0] n100_sub;
+  wire [15:0] n121_mux;
+  wire n15_mux;
+  wire [7:0] n19_mux;
   wire [7:0] n1_b;
-  wire [11:0] n21_add;
-  wire [4:0] n22_slice;
-  wire [7:0] n25_cat;
-  wire n28_not;
-  wire [2:0] n2_lod;
-  wire [4:0] n30_sub;
-  wire [15:0] n51_mux;
-  wire [6:0] n6_slice;
-  wire [2:0] n7_lod;
+  wire n34_mux;
+  wire [6:0] n41_slice;
+  wire n44_eq;
+  wire [7:0] n48_mux;
+  wire n4_eq;
+  wire n55_mux;
+  wire [7:0] n59_mux;
+  wire n74_mux;
+  wire [6:0] n81_slice;
+  wire [7:0] n8_mux;
+  wire [11:0] n91_add;
+  wire [4:0] n92_slice;
+  wire [7:0] n95_cat;
+  wire n98_not;
   output [15:0] o;
   wire [15:0] o;
   \mitchell_div_refined_w8_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n44_eq(n44_eq),
+    .n4_eq(n4_eq)
   );
   \mitchell_div_refined_w8_s0.depth2  depth2 (
     .n0_a(a),
-    .n11_slice(n11_slice),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n8_mux(n8_mux)
   );
   \mitchell_div_refined_w8_s0.depth3  depth3 (
-    .n11_slice(n11_slice),
-    .n21_add(n21_add),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n0_a(a),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .n8_mux(n8_mux)
+  );
+  \mitchell_div_refined_w8_s0.depth4  depth4 (
+    .n19_mux(n19_mux),
+    .n34_mux(n34_mux),
+    .n41_slice(n41_slice),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .n81_slice(n81_slice)
   );
   \mitchell_div_refined_w8_s0.depth5  depth5 (
-    .n22_slice(n21_add[11:7]),
-    .n28_not(n28_not),
-    .n30_sub(n30_sub)
+    .n15_mux(n15_mux),
+    .n34_mux(n34_mux),
+    .n41_slice(n41_slice),
+    .n44_eq(n44_eq),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n74_mux(n74_mux),
+    .n81_slice(n81_slice),
+    .n91_add(n91_add)
   );
-  \mitchell_div_refined_w8_s0.depth6  depth6 (
+  \mitchell_div_refined_w8_s0.depth7  depth7 (
+    .n100_sub(n100_sub),
+    .n92_slice(n91_add[11:7]),
+    .n98_not(n98_not)
+  );
+  \mitchell_div_refined_w8_s0.depth8  depth8 (
     .n0_a(a),
+    .n100_sub(n100_sub),
+    .n121_mux(o),
     .n1_b(b),
-    .n28_not(n28_not),
-    .n30_sub(n30_sub),
-    .n51_mux(o),
-    .\port$279$0 (n21_add)
+    .n98_not(n98_not),
+    .\port$291$0 (n91_add)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n51_mux = o;
-  assign n22_slice = n21_add[11:7];
-  assign n25_cat = { 1'h1, n21_add[6:0] };
+  assign n121_mux = o;
+  assign n92_slice = n91_add[11:7];
+  assign n95_cat = { 1'h1, n91_add[6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s0.depth1 (n1_b, n2_lod, n7_lod, n0_a);
-  wire [2:0] \$1 ;
-  wire [2:0] \$10 ;
-  wire [2:0] \$11 ;
-  wire [2:0] \$12 ;
-  wire [2:0] \$2 ;
-  wire [2:0] \$3 ;
-  wire [2:0] \$4 ;
-  wire [2:0] \$5 ;
-  wire [2:0] \$6 ;
-  wire [2:0] \$7 ;
-  wire [2:0] \$8 ;
-  wire [2:0] \$9 ;
+module \mitchell_div_refined_w8_s0.depth1 (n1_b, n4_eq, n44_eq, n0_a);
   input [7:0] n0_a;
   wire [7:0] n0_a;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  output [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  output [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = n0_a[1] ? 3'h1 : 3'h0;
-  assign \$2  = n0_a[2] ? 3'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 3'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 3'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 3'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 3'h6 : \$5 ;
-  assign n2_lod = n0_a[7] ? 3'h7 : \$6 ;
-  assign \$7  = n1_b[1] ? 3'h1 : 3'h0;
-  assign \$8  = n1_b[2] ? 3'h2 : \$7 ;
-  assign \$9  = n1_b[3] ? 3'h3 : \$8 ;
-  assign \$10  = n1_b[4] ? 3'h4 : \$9 ;
-  assign \$11  = n1_b[5] ? 3'h5 : \$10 ;
-  assign \$12  = n1_b[6] ? 3'h6 : \$11 ;
-  assign n7_lod = n1_b[7] ? 3'h7 : \$12 ;
+  output n44_eq;
+  wire n44_eq;
+  output n4_eq;
+  wire n4_eq;
+  assign n4_eq = ! n0_a[7:4];
+  assign n44_eq = ! n1_b[7:4];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s0.depth2 (n1_b, n2_lod, n7_lod, n6_slice, n11_slice, n0_a);
-  wire [3:0] \$1 ;
-  wire [14:0] \$2 ;
-  wire [3:0] \$3 ;
-  wire [14:0] \$4 ;
+module \mitchell_div_refined_w8_s0.depth2 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  output [6:0] n11_slice;
-  wire [6:0] n11_slice;
+  output n15_mux;
+  wire n15_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  input [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  output [6:0] n6_slice;
-  wire [6:0] n6_slice;
-  input [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = 3'h7 - n2_lod;
-  assign \$2  = n0_a << \$1 [2:0];
-  assign \$3  = 3'h7 - n7_lod;
-  assign \$4  = n1_b << \$3 [2:0];
-  assign n6_slice = \$2 [6:0];
-  assign n11_slice = \$4 [6:0];
+  input n44_eq;
+  wire n44_eq;
+  output [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n55_mux;
+  wire n55_mux;
+  output [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  assign \$3  = ! n1_b[3:2];
+  assign \$4  = ! n1_b[7:6];
+  assign n55_mux = n44_eq ? \$3  : \$4 ;
+  assign n8_mux = n4_eq ? { n0_a[3:0], 4'h0 } : n0_a;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[7:6];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n48_mux = n44_eq ? { n1_b[3:0], 4'h0 } : n1_b;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s0.depth3 (n7_lod, n6_slice, n11_slice, n21_add, n2_lod);
+module \mitchell_div_refined_w8_s0.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  input n15_mux;
+  wire n15_mux;
+  output [7:0] n19_mux;
+  wire [7:0] n19_mux;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  output n34_mux;
+  wire n34_mux;
+  input n44_eq;
+  wire n44_eq;
+  input [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  output [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  output n74_mux;
+  wire n74_mux;
+  input [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  assign n19_mux = n15_mux ? { n8_mux[5:0], 2'h0 } : n8_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[5];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[3];
+  assign \$5  = ! n0_a[7];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n59_mux = n55_mux ? { n48_mux[5:0], 2'h0 } : n48_mux;
+  assign \$7  = ! n1_b[1];
+  assign \$8  = ! n1_b[5];
+  assign \$9  = n44_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[3];
+  assign \$11  = ! n1_b[7];
+  assign \$12  = n44_eq ? \$10  : \$11 ;
+  assign n74_mux = n55_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w8_s0.depth4 (n34_mux, n59_mux, n74_mux, n41_slice, n81_slice, n19_mux);
+  wire [7:0] \$1 ;
+  wire [7:0] \$2 ;
+  input [7:0] n19_mux;
+  wire [7:0] n19_mux;
+  input n34_mux;
+  wire n34_mux;
+  output [6:0] n41_slice;
+  wire [6:0] n41_slice;
+  input [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  input n74_mux;
+  wire n74_mux;
+  output [6:0] n81_slice;
+  wire [6:0] n81_slice;
+  assign \$1  = n34_mux ? { n19_mux[6:0], 1'h0 } : n19_mux;
+  assign \$2  = n74_mux ? { n59_mux[6:0], 1'h0 } : n59_mux;
+  assign n41_slice = \$1 [6:0];
+  assign n81_slice = \$2 [6:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w8_s0.depth5 (n44_eq, n15_mux, n55_mux, n34_mux, n74_mux, n41_slice, n81_slice, n91_add, n4_eq);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
-  wire [11:0] \$1 ;
-  wire [12:0] \$2 ;
-  reg [11:0] \$3 ;
+  wire [2:0] \$1 ;
+  wire [11:0] \$2 ;
+  wire [2:0] \$3 ;
   wire [12:0] \$4 ;
-  input [6:0] n11_slice;
-  wire [6:0] n11_slice;
-  output [11:0] n21_add;
-  wire [11:0] n21_add;
-  input [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  input [6:0] n6_slice;
-  wire [6:0] n6_slice;
-  input [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = { n2_lod, n6_slice } + 11'h480;
-  assign \$2  = \$1  - { n7_lod, n11_slice };
-  assign \$4  = \$2 [11:0] + \$3 ;
+  reg [11:0] \$5 ;
+  wire [12:0] \$6 ;
+  input n15_mux;
+  wire n15_mux;
+  input n34_mux;
+  wire n34_mux;
+  input [6:0] n41_slice;
+  wire [6:0] n41_slice;
+  input n44_eq;
+  wire n44_eq;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  input n74_mux;
+  wire n74_mux;
+  input [6:0] n81_slice;
+  wire [6:0] n81_slice;
+  output [11:0] n91_add;
+  wire [11:0] n91_add;
+  assign \$4  = \$2  - { \$3 , n81_slice };
+  assign \$6  = \$4 [11:0] + \$5 ;
+  assign \$1  = ~ { n4_eq, n15_mux, n34_mux };
+  assign \$2  = { \$1 , n41_slice } + 11'h480;
+  assign \$3  = ~ { n44_eq, n55_mux, n74_mux };
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n11_slice[6:3], n6_slice[6:3] })
+    casez ({ n81_slice[6:3], n41_slice[6:3] })
       8'h00:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h01:
-          \$3  = 12'h000;
+          \$5  = 12'h000;
       8'h02:
-          \$3  = 12'h000;
+          \$5  = 12'h000;
       8'h03:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h04:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h05:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h06:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h07:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h08:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h09:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h0a:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h0b:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h0c:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h0d:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h0e:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h0f:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'h10:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'h11:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h12:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h13:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h14:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h15:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h16:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h17:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'h18:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'h19:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'h1a:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'h1b:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'h1c:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'h1d:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'h1e:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'h1f:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'h20:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h21:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'h22:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h23:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h24:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h25:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h26:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'h27:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'h28:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'h29:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'h2a:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'h2b:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'h2c:
-          \$3  = 12'hff5;
+          \$5  = 12'hff5;
       8'h2d:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h2e:
-          \$3  = 12'hff3;
+          \$5  = 12'hff3;
       8'h2f:
-          \$3  = 12'hff2;
+          \$5  = 12'hff2;
       8'h30:
-          \$3  = 12'hff1;
+          \$5  = 12'hff1;
       8'h31:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'h32:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'h33:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h34:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h35:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h36:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'h37:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'h38:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'h39:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'h3a:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'h3b:
-          \$3  = 12'hff5;
+          \$5  = 12'hff5;
       8'h3c:
-          \$3  = 12'hff3;
+          \$5  = 12'hff3;
       8'h3d:
-          \$3  = 12'hff2;
+          \$5  = 12'hff2;
       8'h3e:
-          \$3  = 12'hff0;
+          \$5  = 12'hff0;
       8'h3f:
-          \$3  = 12'hfef;
+          \$5  = 12'hfef;
       8'h40:
-          \$3  = 12'hfee;
+          \$5  = 12'hfee;
       8'h41:
-          \$3  = 12'hff3;
+          \$5  = 12'hff3;
       8'h42:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'h43:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'h44:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h45:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h46:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h47:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'h48:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'h49:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'h4a:
-          \$3  = 12'hff5;
+          \$5  = 12'hff5;
       8'h4b:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h4c:
-          \$3  = 12'hff2;
+          \$5  = 12'hff2;
       8'h4d:
-          \$3  = 12'hff0;
+          \$5  = 12'hff0;
       8'h4e:
-          \$3  = 12'hfee;
+          \$5  = 12'hfee;
       8'h4f:
-          \$3  = 12'hfed;
+          \$5  = 12'hfed;
       8'h50:
-          \$3  = 12'hfed;
+          \$5  = 12'hfed;
       8'h51:
-          \$3  = 12'hff0;
+          \$5  = 12'hff0;
       8'h52:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h53:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'h54:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'h55:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h56:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h57:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'h58:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'h59:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'h5a:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'h5b:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h5c:
-          \$3  = 12'hff2;
+          \$5  = 12'hff2;
       8'h5d:
-          \$3  = 12'hff0;
+          \$5  = 12'hff0;
       8'h5e:
-          \$3  = 12'hfee;
+          \$5  = 12'hfee;
       8'h5f:
-          \$3  = 12'hfec;
+          \$5  = 12'hfec;
       8'h60:
-          \$3  = 12'hfec;
+          \$5  = 12'hfec;
       8'h61:
-          \$3  = 12'hfef;
+          \$5  = 12'hfef;
       8'h62:
-          \$3  = 12'hff3;
+          \$5  = 12'hff3;
       8'h63:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'h64:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'h65:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h66:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h67:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h68:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'h69:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'h6a:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'h6b:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h6c:
-          \$3  = 12'hff2;
+          \$5  = 12'hff2;
       8'h6d:
-          \$3  = 12'hff0;
+          \$5  = 12'hff0;
       8'h6e:
-          \$3  = 12'hfee;
+          \$5  = 12'hfee;
       8'h6f:
-          \$3  = 12'hfeb;
+          \$5  = 12'hfeb;
       8'h70:
-          \$3  = 12'hfec;
+          \$5  = 12'hfec;
       8'h71:
-          \$3  = 12'hfef;
+          \$5  = 12'hfef;
       8'h72:
-          \$3  = 12'hff2;
+          \$5  = 12'hff2;
       8'h73:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h74:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'h75:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'h76:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h77:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h78:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h79:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'h7a:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'h7b:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'h7c:
-          \$3  = 12'hff3;
+          \$5  = 12'hff3;
       8'h7d:
-          \$3  = 12'hff1;
+          \$5  = 12'hff1;
       8'h7e:
-          \$3  = 12'hfee;
+          \$5  = 12'hfee;
       8'h7f:
-          \$3  = 12'hfec;
+          \$5  = 12'hfec;
       8'h80:
-          \$3  = 12'hfec;
+          \$5  = 12'hfec;
       8'h81:
-          \$3  = 12'hfef;
+          \$5  = 12'hfef;
       8'h82:
-          \$3  = 12'hff1;
+          \$5  = 12'hff1;
       8'h83:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h84:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'h85:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'h86:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'h87:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h88:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h89:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h8a:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'h8b:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'h8c:
-          \$3  = 12'hff5;
+          \$5  = 12'hff5;
       8'h8d:
-          \$3  = 12'hff2;
+          \$5  = 12'hff2;
       8'h8e:
-          \$3  = 12'hfef;
+          \$5  = 12'hfef;
       8'h8f:
-          \$3  = 12'hfed;
+          \$5  = 12'hfed;
       8'h90:
-          \$3  = 12'hfee;
+          \$5  = 12'hfee;
       8'h91:
-          \$3  = 12'hff0;
+          \$5  = 12'hff0;
       8'h92:
-          \$3  = 12'hff2;
+          \$5  = 12'hff2;
       8'h93:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h94:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'h95:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'h96:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'h97:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'h98:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'h99:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'h9a:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'h9b:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'h9c:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'h9d:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'h9e:
-          \$3  = 12'hff1;
+          \$5  = 12'hff1;
       8'h9f:
-          \$3  = 12'hfee;
+          \$5  = 12'hfee;
       8'ha0:
-          \$3  = 12'hfef;
+          \$5  = 12'hfef;
       8'ha1:
-          \$3  = 12'hff1;
+          \$5  = 12'hff1;
       8'ha2:
-          \$3  = 12'hff3;
+          \$5  = 12'hff3;
       8'ha3:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'ha4:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'ha5:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'ha6:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'ha7:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'ha8:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'ha9:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'haa:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hab:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'hac:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'had:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'hae:
-          \$3  = 12'hff3;
+          \$5  = 12'hff3;
       8'haf:
-          \$3  = 12'hff0;
+          \$5  = 12'hff0;
       8'hb0:
-          \$3  = 12'hff2;
+          \$5  = 12'hff2;
       8'hb1:
-          \$3  = 12'hff3;
+          \$5  = 12'hff3;
       8'hb2:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'hb3:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'hb4:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'hb5:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'hb6:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'hb7:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'hb8:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'hb9:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'hba:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hbb:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hbc:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'hbd:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'hbe:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'hbf:
-          \$3  = 12'hff3;
+          \$5  = 12'hff3;
       8'hc0:
-          \$3  = 12'hff4;
+          \$5  = 12'hff4;
       8'hc1:
-          \$3  = 12'hff5;
+          \$5  = 12'hff5;
       8'hc2:
-          \$3  = 12'hff6;
+          \$5  = 12'hff6;
       8'hc3:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'hc4:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'hc5:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'hc6:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'hc7:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'hc8:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'hc9:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'hca:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'hcb:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hcc:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hcd:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'hce:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'hcf:
-          \$3  = 12'hff5;
+          \$5  = 12'hff5;
       8'hd0:
-          \$3  = 12'hff7;
+          \$5  = 12'hff7;
       8'hd1:
-          \$3  = 12'hff8;
+          \$5  = 12'hff8;
       8'hd2:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'hd3:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'hd4:
-          \$3  = 12'hffa;
+          \$5  = 12'hffa;
       8'hd5:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'hd6:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'hd7:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'hd8:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'hd9:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'hda:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'hdb:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hdc:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hdd:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hde:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'hdf:
-          \$3  = 12'hff9;
+          \$5  = 12'hff9;
       8'he0:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'he1:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'he2:
-          \$3  = 12'hffb;
+          \$5  = 12'hffb;
       8'he3:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'he4:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'he5:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'he6:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'he7:
-          \$3  = 12'hffd;
+          \$5  = 12'hffd;
       8'he8:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'he9:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'hea:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'heb:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hec:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hed:
-          \$3  = 12'h000;
+          \$5  = 12'h000;
       8'hee:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hef:
-          \$3  = 12'hffc;
+          \$5  = 12'hffc;
       8'hf0:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'hf1:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'hf2:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'hf3:
-          \$3  = 12'hffe;
+          \$5  = 12'hffe;
       8'hf4:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hf5:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hf6:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hf7:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hf8:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hf9:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hfa:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
       8'hfb:
-          \$3  = 12'h000;
+          \$5  = 12'h000;
       8'hfc:
-          \$3  = 12'h000;
+          \$5  = 12'h000;
       8'hfd:
-          \$3  = 12'h000;
+          \$5  = 12'h000;
       8'hfe:
-          \$3  = 12'h000;
+          \$5  = 12'h000;
       8'hff:
-          \$3  = 12'hfff;
+          \$5  = 12'hfff;
     endcase
   end
-  assign n21_add = \$4 [11:0];
+  assign n91_add = \$6 [11:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s0.depth5 (n28_not, n30_sub, n22_slice);
+module \mitchell_div_refined_w8_s0.depth7 (n98_not, n100_sub, n92_slice);
   wire \$1 ;
   wire [5:0] \$2 ;
-  input [4:0] n22_slice;
-  wire [4:0] n22_slice;
-  output n28_not;
-  wire n28_not;
-  output [4:0] n30_sub;
-  wire [4:0] n30_sub;
-  assign \$1  = n22_slice < 4'h8;
-  assign n28_not = ~ \$1 ;
-  assign \$2  = n22_slice - 4'h8;
-  assign n30_sub = \$2 [4:0];
+  output [4:0] n100_sub;
+  wire [4:0] n100_sub;
+  input [4:0] n92_slice;
+  wire [4:0] n92_slice;
+  output n98_not;
+  wire n98_not;
+  assign \$1  = n92_slice < 4'h8;
+  assign n98_not = ~ \$1 ;
+  assign \$2  = n92_slice - 4'h8;
+  assign n100_sub = \$2 [4:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s0.depth6 (n1_b, \port$279$0 , n28_not, n30_sub, n51_mux, n0_a);
+module \mitchell_div_refined_w8_s0.depth8 (n1_b, \port$291$0 , n98_not, n100_sub, n121_mux, n0_a);
   wire \$1 ;
   wire [15:0] \$10 ;
   wire [15:0] \$11 ;
@@ -698,30 +806,30 @@ module \mitchell_div_refined_w8_s0.depth6 (n1_b, \port$279$0 , n28_not, n30_sub,
   wire [15:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
+  input [4:0] n100_sub;
+  wire [4:0] n100_sub;
+  output [15:0] n121_mux;
+  wire [15:0] n121_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  wire [4:0] n22_slice;
-  wire [7:0] n25_cat;
-  input n28_not;
-  wire n28_not;
-  input [4:0] n30_sub;
-  wire [4:0] n30_sub;
-  output [15:0] n51_mux;
-  wire [15:0] n51_mux;
-  input [11:0] \port$279$0 ;
-  wire [11:0] \port$279$0 ;
+  wire [4:0] n92_slice;
+  wire [7:0] n95_cat;
+  input n98_not;
+  wire n98_not;
+  input [11:0] \port$291$0 ;
+  wire [11:0] \port$291$0 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n30_sub < 4'h9;
+  assign \$3  = n100_sub < 4'h9;
   assign \$4  = ~ \$3 ;
-  assign \$5  = n28_not & \$4 ;
-  assign \$6  = { 1'h1, \port$279$0 [6:0] } << n30_sub;
-  assign \$7  = 4'h8 - \port$279$0 [11:7];
-  assign \$8  = { 1'h1, \port$279$0 [6:0] } >> \$7 ;
-  assign \$9  = n28_not ? \$6 [15:0] : \$8 ;
+  assign \$5  = n98_not & \$4 ;
+  assign \$6  = { 1'h1, \port$291$0 [6:0] } << n100_sub;
+  assign \$7  = 4'h8 - \port$291$0 [11:7];
+  assign \$8  = { 1'h1, \port$291$0 [6:0] } >> \$7 ;
+  assign \$9  = n98_not ? \$6 [15:0] : \$8 ;
   assign \$10  = \$5  ? 16'hffff : \$9 ;
   assign \$11  = \$2  ? 16'h0000 : \$10 ;
-  assign n51_mux = \$1  ? 16'hffff : \$11 ;
-  assign n25_cat = { 1'h1, \port$279$0 [6:0] };
-  assign n22_slice = \port$279$0 [11:7];
+  assign n121_mux = \$1  ? 16'hffff : \$11 ;
+  assign n95_cat = { 1'h1, \port$291$0 [6:0] };
+  assign n92_slice = \port$291$0 [11:7];
 endmodule

@@ -8,165 +8,359 @@ module mitchell_div_w16_s0(b, o, a);
   input [15:0] b;
   wire [15:0] b;
   wire [15:0] n0_a;
-  wire [20:0] n16_sub;
-  wire [5:0] n17_slice;
+  wire n109_mux;
+  wire [15:0] n113_mux;
+  wire n144_mux;
+  wire [20:0] n156_sub;
+  wire [5:0] n157_slice;
+  wire n15_mux;
+  wire [15:0] n160_cat;
+  wire n163_not;
+  wire [5:0] n165_sub;
+  wire [31:0] n186_mux;
+  wire [15:0] n19_mux;
   wire [15:0] n1_b;
-  wire [15:0] n20_cat;
-  wire n23_not;
-  wire [5:0] n25_sub;
-  wire [3:0] n2_lod;
-  wire [31:0] n46_mux;
-  wire [3:0] n7_lod;
+  wire n34_mux;
+  wire [15:0] n38_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire n79_eq;
+  wire [15:0] n83_mux;
+  wire [15:0] n8_mux;
+  wire n90_mux;
+  wire [15:0] n94_mux;
   output [31:0] o;
   wire [31:0] o;
   \mitchell_div_w16_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq)
   );
   \mitchell_div_w16_s0.depth2  depth2 (
     .n0_a(a),
-    .n16_sub(n16_sub),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux)
+  );
+  \mitchell_div_w16_s0.depth3  depth3 (
+    .n0_a(a),
+    .n109_mux(n109_mux),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux)
   );
   \mitchell_div_w16_s0.depth4  depth4 (
-    .n17_slice(n16_sub[20:15]),
-    .n23_not(n23_not),
-    .n25_sub(n25_sub)
+    .n0_a(a),
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux)
   );
   \mitchell_div_w16_s0.depth5  depth5 (
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n156_sub(n156_sub),
+    .n15_mux(n15_mux),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux)
+  );
+  \mitchell_div_w16_s0.depth7  depth7 (
+    .n157_slice(n156_sub[20:15]),
+    .n163_not(n163_not),
+    .n165_sub(n165_sub)
+  );
+  \mitchell_div_w16_s0.depth8  depth8 (
     .n0_a(a),
+    .n163_not(n163_not),
+    .n165_sub(n165_sub),
+    .n186_mux(o),
     .n1_b(b),
-    .n23_not(n23_not),
-    .n25_sub(n25_sub),
-    .n46_mux(o),
-    .\port$36$0 (n16_sub)
+    .\port$64$0 (n156_sub)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n46_mux = o;
-  assign n17_slice = n16_sub[20:15];
-  assign n20_cat = { 1'h1, n16_sub[14:0] };
+  assign n186_mux = o;
+  assign n157_slice = n156_sub[20:15];
+  assign n160_cat = { 1'h1, n156_sub[14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s0.depth1 (n1_b, n2_lod, n7_lod, n0_a);
-  wire [3:0] \$1 ;
-  wire [3:0] \$10 ;
-  wire [3:0] \$11 ;
-  wire [3:0] \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire [3:0] \$17 ;
-  wire [3:0] \$18 ;
-  wire [3:0] \$19 ;
+module \mitchell_div_w16_s0.depth1 (n1_b, n4_eq, n79_eq, n0_a);
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  output n4_eq;
+  wire n4_eq;
+  output n79_eq;
+  wire n79_eq;
+  assign n4_eq = ! n0_a[15:8];
+  assign n79_eq = ! n1_b[15:8];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w16_s0.depth2 (n1_b, n4_eq, n79_eq, n8_mux, n15_mux, n83_mux, n90_mux, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n15_mux;
+  wire n15_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  output [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  output [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  output n90_mux;
+  wire n90_mux;
+  assign \$3  = ! n1_b[7:4];
+  assign \$4  = ! n1_b[15:12];
+  assign n90_mux = n79_eq ? \$3  : \$4 ;
+  assign n8_mux = n4_eq ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[15:12];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n83_mux = n79_eq ? { n1_b[7:0], 8'h00 } : n1_b;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w16_s0.depth3 (n1_b, n4_eq, n79_eq, n8_mux, n15_mux, n83_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n109_mux;
+  wire n109_mux;
+  input n15_mux;
+  wire n15_mux;
+  output [15:0] n19_mux;
+  wire [15:0] n19_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  output n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  input [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  input [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  input n90_mux;
+  wire n90_mux;
+  output [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  assign n19_mux = n15_mux ? { n8_mux[11:0], 4'h0 } : n8_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[11:10];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[7:6];
+  assign \$5  = ! n0_a[15:14];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n94_mux = n90_mux ? { n83_mux[11:0], 4'h0 } : n83_mux;
+  assign \$7  = ! n1_b[3:2];
+  assign \$8  = ! n1_b[11:10];
+  assign \$9  = n79_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[7:6];
+  assign \$11  = ! n1_b[15:14];
+  assign \$12  = n79_eq ? \$10  : \$11 ;
+  assign n109_mux = n90_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w16_s0.depth4 (n1_b, n4_eq, n79_eq, n15_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n38_mux, n69_mux, n113_mux, n144_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n109_mux;
+  wire n109_mux;
+  output [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  output n144_mux;
+  wire n144_mux;
+  input n15_mux;
+  wire n15_mux;
+  input [15:0] n19_mux;
+  wire [15:0] n19_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n34_mux;
+  wire n34_mux;
+  output [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  input [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  assign n38_mux = n34_mux ? { n19_mux[13:0], 2'h0 } : n19_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[9];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[5];
+  assign \$5  = ! n0_a[13];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[3];
+  assign \$9  = ! n0_a[11];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[7];
+  assign \$12  = ! n0_a[15];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n113_mux = n109_mux ? { n94_mux[13:0], 2'h0 } : n94_mux;
+  assign \$15  = ! n1_b[1];
+  assign \$16  = ! n1_b[9];
+  assign \$17  = n79_eq ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[5];
+  assign \$19  = ! n1_b[13];
+  assign \$20  = n79_eq ? \$18  : \$19 ;
+  assign \$21  = n90_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[3];
+  assign \$23  = ! n1_b[11];
+  assign \$24  = n79_eq ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[7];
+  assign \$26  = ! n1_b[15];
+  assign \$27  = n79_eq ? \$25  : \$26 ;
+  assign \$28  = n90_mux ? \$24  : \$27 ;
+  assign n144_mux = n109_mux ? \$21  : \$28 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w16_s0.depth5 (n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n38_mux, n69_mux, n113_mux, n144_mux, n156_sub, n4_eq);
+  wire [15:0] \$1 ;
   wire [3:0] \$2 ;
-  wire [3:0] \$20 ;
-  wire [3:0] \$21 ;
-  wire [3:0] \$22 ;
-  wire [3:0] \$23 ;
-  wire [3:0] \$24 ;
-  wire [3:0] \$25 ;
-  wire [3:0] \$26 ;
-  wire [3:0] \$27 ;
-  wire [3:0] \$28 ;
-  wire [3:0] \$3 ;
-  wire [3:0] \$4 ;
-  wire [3:0] \$5 ;
-  wire [3:0] \$6 ;
-  wire [3:0] \$7 ;
-  wire [3:0] \$8 ;
-  wire [3:0] \$9 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  output [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = n0_a[1] ? 4'h1 : 4'h0;
-  assign \$2  = n0_a[2] ? 4'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 4'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 4'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 4'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 4'h6 : \$5 ;
-  assign \$7  = n0_a[7] ? 4'h7 : \$6 ;
-  assign \$8  = n0_a[8] ? 4'h8 : \$7 ;
-  assign \$9  = n0_a[9] ? 4'h9 : \$8 ;
-  assign \$10  = n0_a[10] ? 4'ha : \$9 ;
-  assign \$11  = n0_a[11] ? 4'hb : \$10 ;
-  assign \$12  = n0_a[12] ? 4'hc : \$11 ;
-  assign \$13  = n0_a[13] ? 4'hd : \$12 ;
-  assign \$14  = n0_a[14] ? 4'he : \$13 ;
-  assign n2_lod = n0_a[15] ? 4'hf : \$14 ;
-  assign \$15  = n1_b[1] ? 4'h1 : 4'h0;
-  assign \$16  = n1_b[2] ? 4'h2 : \$15 ;
-  assign \$17  = n1_b[3] ? 4'h3 : \$16 ;
-  assign \$18  = n1_b[4] ? 4'h4 : \$17 ;
-  assign \$19  = n1_b[5] ? 4'h5 : \$18 ;
-  assign \$20  = n1_b[6] ? 4'h6 : \$19 ;
-  assign \$21  = n1_b[7] ? 4'h7 : \$20 ;
-  assign \$22  = n1_b[8] ? 4'h8 : \$21 ;
-  assign \$23  = n1_b[9] ? 4'h9 : \$22 ;
-  assign \$24  = n1_b[10] ? 4'ha : \$23 ;
-  assign \$25  = n1_b[11] ? 4'hb : \$24 ;
-  assign \$26  = n1_b[12] ? 4'hc : \$25 ;
-  assign \$27  = n1_b[13] ? 4'hd : \$26 ;
-  assign \$28  = n1_b[14] ? 4'he : \$27 ;
-  assign n7_lod = n1_b[15] ? 4'hf : \$28 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_w16_s0.depth2 (n1_b, n2_lod, n7_lod, n16_sub, n0_a);
-  wire [4:0] \$1 ;
-  wire [30:0] \$2 ;
   wire [20:0] \$3 ;
-  wire [4:0] \$4 ;
-  wire [30:0] \$5 ;
+  wire [15:0] \$4 ;
+  wire [3:0] \$5 ;
   wire [21:0] \$6 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  output [20:0] n16_sub;
-  wire [20:0] n16_sub;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$4  = 4'hf - n7_lod;
-  assign \$5  = n1_b << \$4 [3:0];
-  assign \$6  = \$3  - { n7_lod, \$5 [14:0] };
-  assign \$1  = 4'hf - n2_lod;
-  assign \$2  = n0_a << \$1 [3:0];
-  assign \$3  = { n2_lod, \$2 [14:0] } + 20'h88000;
-  assign n16_sub = \$6 [20:0];
+  input n109_mux;
+  wire n109_mux;
+  input [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  input n144_mux;
+  wire n144_mux;
+  output [20:0] n156_sub;
+  wire [20:0] n156_sub;
+  input n15_mux;
+  wire n15_mux;
+  input n34_mux;
+  wire n34_mux;
+  input [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  assign \$4  = n144_mux ? { n113_mux[14:0], 1'h0 } : n113_mux;
+  assign \$5  = ~ { n79_eq, n90_mux, n109_mux, n144_mux };
+  assign \$6  = \$3  - { \$5 , \$4 [14:0] };
+  assign \$1  = n69_mux ? { n38_mux[14:0], 1'h0 } : n38_mux;
+  assign \$2  = ~ { n4_eq, n15_mux, n34_mux, n69_mux };
+  assign \$3  = { \$2 , \$1 [14:0] } + 20'h88000;
+  assign n156_sub = \$6 [20:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s0.depth4 (n23_not, n25_sub, n17_slice);
+module \mitchell_div_w16_s0.depth7 (n163_not, n165_sub, n157_slice);
   wire \$1 ;
   wire [6:0] \$2 ;
-  input [5:0] n17_slice;
-  wire [5:0] n17_slice;
-  output n23_not;
-  wire n23_not;
-  output [5:0] n25_sub;
-  wire [5:0] n25_sub;
-  assign \$1  = n17_slice < 5'h10;
-  assign n23_not = ~ \$1 ;
-  assign \$2  = n17_slice - 5'h10;
-  assign n25_sub = \$2 [5:0];
+  input [5:0] n157_slice;
+  wire [5:0] n157_slice;
+  output n163_not;
+  wire n163_not;
+  output [5:0] n165_sub;
+  wire [5:0] n165_sub;
+  assign \$1  = n157_slice < 5'h10;
+  assign n163_not = ~ \$1 ;
+  assign \$2  = n157_slice - 5'h10;
+  assign n165_sub = \$2 [5:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s0.depth5 (n1_b, \port$36$0 , n23_not, n25_sub, n46_mux, n0_a);
+module \mitchell_div_w16_s0.depth8 (n1_b, \port$64$0 , n163_not, n165_sub, n186_mux, n0_a);
   wire \$1 ;
   wire [31:0] \$10 ;
   wire [31:0] \$11 ;
@@ -180,30 +374,30 @@ module \mitchell_div_w16_s0.depth5 (n1_b, \port$36$0 , n23_not, n25_sub, n46_mux
   wire [31:0] \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  wire [5:0] n17_slice;
+  wire [5:0] n157_slice;
+  wire [15:0] n160_cat;
+  input n163_not;
+  wire n163_not;
+  input [5:0] n165_sub;
+  wire [5:0] n165_sub;
+  output [31:0] n186_mux;
+  wire [31:0] n186_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  wire [15:0] n20_cat;
-  input n23_not;
-  wire n23_not;
-  input [5:0] n25_sub;
-  wire [5:0] n25_sub;
-  output [31:0] n46_mux;
-  wire [31:0] n46_mux;
-  input [20:0] \port$36$0 ;
-  wire [20:0] \port$36$0 ;
+  input [20:0] \port$64$0 ;
+  wire [20:0] \port$64$0 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n25_sub < 5'h11;
+  assign \$3  = n165_sub < 5'h11;
   assign \$4  = ~ \$3 ;
-  assign \$5  = n23_not & \$4 ;
-  assign \$6  = { 1'h1, \port$36$0 [14:0] } << n25_sub;
-  assign \$7  = 5'h10 - \port$36$0 [20:15];
-  assign \$8  = { 1'h1, \port$36$0 [14:0] } >> \$7 ;
-  assign \$9  = n23_not ? \$6 [31:0] : \$8 ;
+  assign \$5  = n163_not & \$4 ;
+  assign \$6  = { 1'h1, \port$64$0 [14:0] } << n165_sub;
+  assign \$7  = 5'h10 - \port$64$0 [20:15];
+  assign \$8  = { 1'h1, \port$64$0 [14:0] } >> \$7 ;
+  assign \$9  = n163_not ? \$6 [31:0] : \$8 ;
   assign \$10  = \$5  ? 32'd4294967295 : \$9 ;
   assign \$11  = \$2  ? 32'd0 : \$10 ;
-  assign n46_mux = \$1  ? 32'd4294967295 : \$11 ;
-  assign n20_cat = { 1'h1, \port$36$0 [14:0] };
-  assign n17_slice = \port$36$0 [20:15];
+  assign n186_mux = \$1  ? 32'd4294967295 : \$11 ;
+  assign n160_cat = { 1'h1, \port$64$0 [14:0] };
+  assign n157_slice = \port$64$0 [20:15];
 endmodule

@@ -7,7 +7,7 @@ module mitchell_div_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg \$1 ;
   reg \$2 ;
   wire [14:0] \$3 ;
-  wire [14:0] \$4 ;
+  wire [3:0] \$4 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -15,34 +15,72 @@ module mitchell_div_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire [18:0] n12_cat;
-  reg [18:0] n12_cat_s1 = 19'h00000;
-  wire [18:0] n15_cat;
-  reg [18:0] n15_cat_s1 = 19'h00000;
-  wire [20:0] n16_sub;
-  wire [5:0] n17_slice;
+  wire n102_mux;
+  wire [15:0] n106_mux;
+  wire n10_and;
+  wire n121_mux;
+  wire [15:0] n125_mux;
+  wire [15:0] n14_mux;
+  wire n156_mux;
+  wire [20:0] n166_add;
+  reg [20:0] n166_add_s1 = 21'h000000;
+  wire [18:0] n167_cat;
+  reg [18:0] n167_cat_s1 = 19'h00000;
+  wire [20:0] n168_sub;
+  wire [5:0] n169_slice;
+  wire [15:0] n172_cat;
+  wire n175_not;
+  reg n175_not_s2 = 1'h0;
+  wire [5:0] n177_sub;
+  wire [6:0] n179_sub;
+  wire n183_and;
+  reg n183_and_s2 = 1'h0;
+  wire [15:0] n188_mux;
+  wire [16:0] n195_mux;
   wire [15:0] n1_b;
-  wire [15:0] n20_cat;
-  reg [15:0] n20_cat_s2 = 16'h0000;
-  wire n23_not;
-  reg n23_not_s2 = 1'h0;
-  wire [5:0] n25_sub;
-  reg [5:0] n25_sub_s2 = 6'h00;
-  wire [6:0] n27_sub;
-  reg [6:0] n27_sub_s2 = 7'h00;
-  wire [3:0] n2_lod;
-  wire n31_and;
-  reg n31_and_s2 = 1'h0;
-  wire [31:0] n34_cat;
-  reg [31:0] n34_cat_s2 = 32'd0;
-  wire n40_eq;
-  reg n40_eq_s1 = 1'h0;
-  reg n40_eq_s2 = 1'h0;
-  wire n44_eq;
-  reg n44_eq_s1 = 1'h0;
-  reg n44_eq_s2 = 1'h0;
-  wire [31:0] n46_mux;
-  wire [3:0] n7_lod;
+  wire [18:0] n202_mux;
+  wire [22:0] n205_cat;
+  reg [22:0] n205_cat_s2 = 23'h000000;
+  wire n206_slice;
+  reg n206_slice_s2 = 1'h0;
+  wire [22:0] n208_cat;
+  reg [22:0] n208_cat_s2 = 23'h000000;
+  wire [22:0] n209_mux;
+  wire n213_slice;
+  reg n213_slice_s2 = 1'h0;
+  wire [30:0] n216_mux;
+  wire n21_mux;
+  wire n220_slice;
+  reg n220_slice_s2 = 1'h0;
+  wire [31:0] n230_mux;
+  wire [31:0] n235_mux;
+  wire [31:0] n240_mux;
+  reg [31:0] n240_mux_s2 = 32'd0;
+  wire [31:0] n243_cat;
+  reg [31:0] n243_cat_s2 = 32'd0;
+  wire n244_slice;
+  reg n244_slice_s2 = 1'h0;
+  wire [31:0] n245_mux;
+  wire n249_slice;
+  reg n249_slice_s2 = 1'h0;
+  wire [31:0] n250_mux;
+  wire n254_slice;
+  reg n254_slice_s2 = 1'h0;
+  wire [15:0] n25_mux;
+  wire n274_and;
+  reg n274_and_s1 = 1'h0;
+  reg n274_and_s2 = 1'h0;
+  wire n292_and;
+  reg n292_and_s1 = 1'h0;
+  reg n292_and_s2 = 1'h0;
+  wire [31:0] n294_mux;
+  wire [7:0] n2_slice;
+  wire n40_mux;
+  wire [15:0] n44_mux;
+  wire n75_mux;
+  wire [7:0] n83_slice;
+  wire n91_and;
+  wire [15:0] n95_mux;
   output [31:0] o;
   wire [31:0] o;
   input rst;
@@ -55,72 +93,161 @@ module mitchell_div_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
-    n40_eq_s2 <= n40_eq_s1;
+    n213_slice_s2 <= n177_sub[3];
   always @(posedge clk)
-    n31_and_s2 <= n31_and;
+    n244_slice_s2 <= n179_sub[2];
   always @(posedge clk)
-    n23_not_s2 <= n23_not;
+    n243_cat_s2 <= { 4'h0, n240_mux[31:4] };
   always @(posedge clk)
-    n20_cat_s2 <= { 1'h1, n16_sub[14:0] };
+    n240_mux_s2 <= n240_mux;
   always @(posedge clk)
-    n25_sub_s2 <= n25_sub;
+    n249_slice_s2 <= n179_sub[3];
   always @(posedge clk)
-    n34_cat_s2 <= { 17'h00001, n16_sub[14:0] };
+    n292_and_s1 <= n292_and;
   always @(posedge clk)
-    n27_sub_s2 <= n27_sub;
+    n292_and_s2 <= n292_and_s1;
+  always @(posedge clk)
+    n274_and_s1 <= n274_and;
+  always @(posedge clk)
+    n274_and_s2 <= n274_and_s1;
+  always @(posedge clk)
+    n183_and_s2 <= n183_and;
+  always @(posedge clk)
+    n175_not_s2 <= n175_not;
+  always @(posedge clk)
+    n220_slice_s2 <= n177_sub[4];
+  always @(posedge clk)
+    n254_slice_s2 <= n179_sub[4];
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_out <= \$2 ;
   always @(posedge clk)
-    n12_cat_s1 <= { n2_lod, \$3  };
+    n166_add_s1 <= n166_add;
   always @(posedge clk)
-    n15_cat_s1 <= { n7_lod, \$4  };
+    n167_cat_s1 <= { \$4 , \$3  };
   always @(posedge clk)
-    n44_eq_s1 <= n44_eq;
+    n206_slice_s2 <= n177_sub[2];
   always @(posedge clk)
-    n44_eq_s2 <= n44_eq_s1;
+    n205_cat_s2 <= { n202_mux, 4'h0 };
   always @(posedge clk)
-    n40_eq_s1 <= n40_eq;
+    n208_cat_s2 <= { 4'h0, n202_mux };
   \mitchell_div_w16_s2.depth1  depth1 (
     .n0_a(a),
-    .n12_cat_s1(n12_cat_s1),
-    .n15_cat_s1(n15_cat_s1),
-    .n16_sub(n16_sub),
+    .n166_add_s1(n166_add_s1),
+    .n167_cat_s1(n167_cat_s1),
+    .n168_sub(n168_sub),
     .n1_b(b),
-    .n20_cat_s2(n20_cat_s2),
-    .n23_not_s2(n23_not_s2),
-    .n25_sub_s2(n25_sub_s2),
-    .n27_sub_s2(n27_sub_s2),
-    .n2_lod(n2_lod),
-    .n31_and_s2(n31_and_s2),
-    .n34_cat_s2(n34_cat_s2),
-    .n40_eq(n40_eq),
-    .n40_eq_s2(n40_eq_s2),
-    .n44_eq(n44_eq),
-    .n44_eq_s2(n44_eq_s2),
-    .n46_mux(o),
-    .n7_lod(n7_lod)
+    .n205_cat_s2(n205_cat_s2),
+    .n206_slice_s2(n206_slice_s2),
+    .n208_cat_s2(n208_cat_s2),
+    .n209_mux(n209_mux),
+    .n240_mux_s2(n240_mux_s2),
+    .n243_cat_s2(n243_cat_s2),
+    .n244_slice_s2(n244_slice_s2),
+    .n245_mux(n245_mux),
+    .n274_and(n274_and),
+    .n292_and(n292_and)
   );
   \mitchell_div_w16_s2.depth2  depth2 (
-    .n0_a(a),
-    .n16_sub(n16_sub),
-    .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod),
-    .\port$42$0 (\$3 ),
-    .\port$44$0 (\$4 )
+    .n10_and(n10_and),
+    .n168_sub(n168_sub),
+    .n209_mux(n209_mux),
+    .n213_slice_s2(n213_slice_s2),
+    .n216_mux(n216_mux),
+    .n245_mux(n245_mux),
+    .n249_slice_s2(n249_slice_s2),
+    .n250_mux(n250_mux),
+    .n2_slice(a[15:8]),
+    .n83_slice(b[15:8]),
+    .n91_and(n91_and)
   );
   \mitchell_div_w16_s2.depth3  depth3 (
-    .n23_not(n23_not),
-    .n25_sub(n25_sub),
-    .n27_sub(n27_sub),
-    .\port$32$0 (n16_sub)
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n10_and(n10_and),
+    .n14_mux(n14_mux),
+    .n169_slice(n168_sub[20:15]),
+    .n175_not(n175_not),
+    .n175_not_s2(n175_not_s2),
+    .n177_sub(n177_sub),
+    .n179_sub(n179_sub),
+    .n183_and_s2(n183_and_s2),
+    .n1_b(b),
+    .n216_mux(n216_mux),
+    .n21_mux(n21_mux),
+    .n220_slice_s2(n220_slice_s2),
+    .n250_mux(n250_mux),
+    .n254_slice_s2(n254_slice_s2),
+    .n274_and_s2(n274_and_s2),
+    .n292_and_s2(n292_and_s2),
+    .n294_mux(o),
+    .n91_and(n91_and),
+    .n95_mux(n95_mux)
   );
   \mitchell_div_w16_s2.depth4  depth4 (
-    .n23_not(n23_not),
-    .n25_sub(n25_sub),
-    .n31_and(n31_and)
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n106_mux(n106_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n14_mux(n14_mux),
+    .n175_not(n175_not),
+    .n177_sub(n177_sub),
+    .n179_sub(n179_sub),
+    .n183_and(n183_and),
+    .n188_mux(n188_mux),
+    .n1_b(b),
+    .n21_mux(n21_mux),
+    .n230_mux(n230_mux),
+    .n25_mux(n25_mux),
+    .n40_mux(n40_mux),
+    .n91_and(n91_and),
+    .n95_mux(n95_mux),
+    .\port$1$0 (n168_sub[14:0])
+  );
+  \mitchell_div_w16_s2.depth5  depth5 (
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n106_mux(n106_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n125_mux(n125_mux),
+    .n156_mux(n156_mux),
+    .n177_sub(n177_sub),
+    .n179_sub(n179_sub),
+    .n188_mux(n188_mux),
+    .n195_mux(n195_mux),
+    .n1_b(b),
+    .n21_mux(n21_mux),
+    .n230_mux(n230_mux),
+    .n235_mux(n235_mux),
+    .n25_mux(n25_mux),
+    .n40_mux(n40_mux),
+    .n44_mux(n44_mux),
+    .n75_mux(n75_mux),
+    .n91_and(n91_and)
+  );
+  \mitchell_div_w16_s2.depth6  depth6 (
+    .n102_mux(n102_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n125_mux(n125_mux),
+    .n156_mux(n156_mux),
+    .n166_add(n166_add),
+    .n177_sub(n177_sub),
+    .n179_sub(n179_sub),
+    .n195_mux(n195_mux),
+    .n202_mux(n202_mux),
+    .n21_mux(n21_mux),
+    .n235_mux(n235_mux),
+    .n240_mux(n240_mux),
+    .n40_mux(n40_mux),
+    .n44_mux(n44_mux),
+    .n75_mux(n75_mux),
+    .n91_and(n91_and),
+    .\port$104$0 (\$3 ),
+    .\port$105$0 (\$4 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -138,203 +265,466 @@ module mitchell_div_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n46_mux = o;
+  assign n294_mux = o;
   assign valid_s2 = valid_out;
-  assign n12_cat = { n2_lod, \$3  };
-  assign n15_cat = { n7_lod, \$4  };
-  assign n20_cat = { 1'h1, n16_sub[14:0] };
-  assign n34_cat = { 17'h00001, n16_sub[14:0] };
-  assign n17_slice = n16_sub[20:15];
+  assign n167_cat = { \$4 , \$3  };
+  assign n206_slice = n177_sub[2];
+  assign n205_cat = { n202_mux, 4'h0 };
+  assign n208_cat = { 4'h0, n202_mux };
+  assign n213_slice = n177_sub[3];
+  assign n244_slice = n179_sub[2];
+  assign n243_cat = { 4'h0, n240_mux[31:4] };
+  assign n249_slice = n179_sub[3];
+  assign n220_slice = n177_sub[4];
+  assign n254_slice = n179_sub[4];
+  assign n2_slice = a[15:8];
+  assign n83_slice = b[15:8];
+  assign n169_slice = n168_sub[20:15];
+  assign n172_cat = { 1'h1, n168_sub[14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth1 (n1_b, n2_lod, n7_lod, n16_sub, n40_eq, n44_eq, n46_mux, n12_cat_s1, n15_cat_s1, n44_eq_s2, n40_eq_s2, n31_and_s2, n23_not_s2, n20_cat_s2, n25_sub_s2, n34_cat_s2, n27_sub_s2, n0_a);
-  wire [3:0] \$1 ;
-  wire [3:0] \$10 ;
-  wire [3:0] \$11 ;
-  wire [3:0] \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire [3:0] \$17 ;
-  wire [3:0] \$18 ;
-  wire [3:0] \$19 ;
-  wire [3:0] \$2 ;
-  wire [3:0] \$20 ;
-  wire [3:0] \$21 ;
-  wire [3:0] \$22 ;
-  wire [3:0] \$23 ;
-  wire [3:0] \$24 ;
-  wire [3:0] \$25 ;
-  wire [3:0] \$26 ;
-  wire [3:0] \$27 ;
-  wire [3:0] \$28 ;
-  wire [20:0] \$29 ;
-  wire [3:0] \$3 ;
-  wire [21:0] \$30 ;
-  wire [78:0] \$31 ;
-  wire [31:0] \$32 ;
-  wire [31:0] \$33 ;
-  wire [31:0] \$34 ;
-  wire [31:0] \$35 ;
-  wire [3:0] \$4 ;
-  wire [3:0] \$5 ;
-  wire [3:0] \$6 ;
-  wire [3:0] \$7 ;
-  wire [3:0] \$8 ;
-  wire [3:0] \$9 ;
+module \mitchell_div_w16_s2.depth1 (n1_b, n168_sub, n209_mux, n245_mux, n274_and, n292_and, n166_add_s1, n167_cat_s1, n206_slice_s2, n205_cat_s2, n208_cat_s2, n244_slice_s2, n243_cat_s2, n240_mux_s2, n0_a);
+  wire [21:0] \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input [18:0] n12_cat_s1;
-  wire [18:0] n12_cat_s1;
-  input [18:0] n15_cat_s1;
-  wire [18:0] n15_cat_s1;
-  output [20:0] n16_sub;
-  wire [20:0] n16_sub;
+  input [20:0] n166_add_s1;
+  wire [20:0] n166_add_s1;
+  input [18:0] n167_cat_s1;
+  wire [18:0] n167_cat_s1;
+  output [20:0] n168_sub;
+  wire [20:0] n168_sub;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [15:0] n20_cat_s2;
-  wire [15:0] n20_cat_s2;
-  input n23_not_s2;
-  wire n23_not_s2;
-  input [5:0] n25_sub_s2;
-  wire [5:0] n25_sub_s2;
-  input [6:0] n27_sub_s2;
-  wire [6:0] n27_sub_s2;
-  output [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input n31_and_s2;
-  wire n31_and_s2;
-  input [31:0] n34_cat_s2;
-  wire [31:0] n34_cat_s2;
-  output n40_eq;
-  wire n40_eq;
-  input n40_eq_s2;
-  wire n40_eq_s2;
-  output n44_eq;
-  wire n44_eq;
-  input n44_eq_s2;
-  wire n44_eq_s2;
-  output [31:0] n46_mux;
-  wire [31:0] n46_mux;
-  output [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = n0_a[1] ? 4'h1 : 4'h0;
-  assign \$2  = n0_a[2] ? 4'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 4'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 4'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 4'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 4'h6 : \$5 ;
-  assign \$7  = n0_a[7] ? 4'h7 : \$6 ;
-  assign \$8  = n0_a[8] ? 4'h8 : \$7 ;
-  assign \$9  = n0_a[9] ? 4'h9 : \$8 ;
-  assign \$10  = n0_a[10] ? 4'ha : \$9 ;
-  assign \$11  = n0_a[11] ? 4'hb : \$10 ;
-  assign \$12  = n0_a[12] ? 4'hc : \$11 ;
-  assign \$13  = n0_a[13] ? 4'hd : \$12 ;
-  assign \$14  = n0_a[14] ? 4'he : \$13 ;
-  assign n2_lod = n0_a[15] ? 4'hf : \$14 ;
-  assign \$15  = n1_b[1] ? 4'h1 : 4'h0;
-  assign \$16  = n1_b[2] ? 4'h2 : \$15 ;
-  assign \$17  = n1_b[3] ? 4'h3 : \$16 ;
-  assign \$18  = n1_b[4] ? 4'h4 : \$17 ;
-  assign \$19  = n1_b[5] ? 4'h5 : \$18 ;
-  assign \$20  = n1_b[6] ? 4'h6 : \$19 ;
-  assign \$21  = n1_b[7] ? 4'h7 : \$20 ;
-  assign \$22  = n1_b[8] ? 4'h8 : \$21 ;
-  assign \$23  = n1_b[9] ? 4'h9 : \$22 ;
-  assign \$24  = n1_b[10] ? 4'ha : \$23 ;
-  assign \$25  = n1_b[11] ? 4'hb : \$24 ;
-  assign \$26  = n1_b[12] ? 4'hc : \$25 ;
-  assign \$27  = n1_b[13] ? 4'hd : \$26 ;
-  assign \$28  = n1_b[14] ? 4'he : \$27 ;
-  assign n7_lod = n1_b[15] ? 4'hf : \$28 ;
-  assign \$29  = n12_cat_s1 + 20'h88000;
-  assign \$30  = \$29  - n15_cat_s1;
-  assign n40_eq = ! n0_a;
-  assign n44_eq = ! n1_b;
-  assign \$31  = n20_cat_s2 << n25_sub_s2;
-  assign \$32  = n34_cat_s2 >> n27_sub_s2;
-  assign \$33  = n23_not_s2 ? \$31 [31:0] : \$32 ;
-  assign \$34  = n31_and_s2 ? 32'd4294967295 : \$33 ;
-  assign \$35  = n40_eq_s2 ? 32'd0 : \$34 ;
-  assign n46_mux = n44_eq_s2 ? 32'd4294967295 : \$35 ;
-  assign n16_sub = \$30 [20:0];
+  input [22:0] n205_cat_s2;
+  wire [22:0] n205_cat_s2;
+  input n206_slice_s2;
+  wire n206_slice_s2;
+  input [22:0] n208_cat_s2;
+  wire [22:0] n208_cat_s2;
+  output [22:0] n209_mux;
+  wire [22:0] n209_mux;
+  input [31:0] n240_mux_s2;
+  wire [31:0] n240_mux_s2;
+  input [31:0] n243_cat_s2;
+  wire [31:0] n243_cat_s2;
+  input n244_slice_s2;
+  wire n244_slice_s2;
+  output [31:0] n245_mux;
+  wire [31:0] n245_mux;
+  output n274_and;
+  wire n274_and;
+  output n292_and;
+  wire n292_and;
+  wire [7:0] n2_slice;
+  wire [7:0] n83_slice;
+  assign \$1  = n166_add_s1 - n167_cat_s1;
+  assign n209_mux = n206_slice_s2 ? n205_cat_s2 : n208_cat_s2;
+  assign n245_mux = n244_slice_s2 ? n243_cat_s2 : n240_mux_s2;
+  assign \$2  = ! n0_a[3:0];
+  assign \$3  = ! n0_a[7:4];
+  assign \$4  = \$2  & \$3 ;
+  assign \$5  = ! n0_a[11:8];
+  assign \$6  = ! n0_a[15:12];
+  assign \$7  = \$5  & \$6 ;
+  assign n274_and = \$4  & \$7 ;
+  assign \$8  = ! n1_b[3:0];
+  assign \$9  = ! n1_b[7:4];
+  assign \$10  = \$8  & \$9 ;
+  assign \$11  = ! n1_b[11:8];
+  assign \$12  = ! n1_b[15:12];
+  assign \$13  = \$11  & \$12 ;
+  assign n292_and = \$10  & \$13 ;
+  assign n2_slice = n0_a[15:8];
+  assign n83_slice = n1_b[15:8];
+  assign n168_sub = \$1 [20:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth2 (n1_b, n2_lod, n7_lod, n16_sub, \port$42$0 , \port$44$0 , n0_a);
-  wire [4:0] \$1 ;
-  wire [30:0] \$2 ;
-  wire [4:0] \$3 ;
-  wire [30:0] \$4 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  wire [18:0] n12_cat;
-  wire [18:0] n15_cat;
-  input [20:0] n16_sub;
-  wire [20:0] n16_sub;
-  wire [5:0] n17_slice;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  wire [15:0] n20_cat;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  output [14:0] \port$42$0 ;
-  wire [14:0] \port$42$0 ;
-  output [14:0] \port$44$0 ;
-  wire [14:0] \port$44$0 ;
-  assign \$1  = 4'hf - n2_lod;
-  assign \$2  = n0_a << \$1 [3:0];
-  assign \$3  = 4'hf - n7_lod;
-  assign \$4  = n1_b << \$3 [3:0];
-  assign n12_cat = { n2_lod, \$2 [14:0] };
-  assign n15_cat = { n7_lod, \$4 [14:0] };
-  assign n17_slice = n16_sub[20:15];
-  assign n20_cat = { 1'h1, n16_sub[14:0] };
-  assign \port$42$0  = \$2 [14:0];
-  assign \port$44$0  = \$4 [14:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth3 (n23_not, n25_sub, n27_sub, \port$32$0 );
-  wire \$1 ;
-  wire [6:0] \$2 ;
-  wire [5:0] n17_slice;
-  wire [15:0] n20_cat;
-  output n23_not;
-  wire n23_not;
-  output [5:0] n25_sub;
-  wire [5:0] n25_sub;
-  output [6:0] n27_sub;
-  wire [6:0] n27_sub;
-  wire [31:0] n34_cat;
-  input [20:0] \port$32$0 ;
-  wire [20:0] \port$32$0 ;
-  assign \$1  = \port$32$0 [20:15] < 5'h10;
-  assign n23_not = ~ \$1 ;
-  assign \$2  = \port$32$0 [20:15] - 5'h10;
-  assign n27_sub = 5'h10 - \port$32$0 [20:15];
-  assign n17_slice = \port$32$0 [20:15];
-  assign n34_cat = { 17'h00001, \port$32$0 [14:0] };
-  assign n20_cat = { 1'h1, \port$32$0 [14:0] };
-  assign n25_sub = \$2 [5:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth4 (n25_sub, n31_and, n23_not);
+module \mitchell_div_w16_s2.depth2 (n83_slice, n168_sub, n209_mux, n245_mux, n10_and, n91_and, n216_mux, n250_mux, n213_slice_s2, n249_slice_s2, n2_slice);
   wire \$1 ;
   wire \$2 ;
-  input n23_not;
-  wire n23_not;
-  input [5:0] n25_sub;
-  wire [5:0] n25_sub;
-  output n31_and;
-  wire n31_and;
-  assign \$1  = n25_sub < 5'h11;
-  assign \$2  = ~ \$1 ;
-  assign n31_and = n23_not & \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  output n10_and;
+  wire n10_and;
+  input [20:0] n168_sub;
+  wire [20:0] n168_sub;
+  wire [5:0] n169_slice;
+  wire [15:0] n172_cat;
+  input [22:0] n209_mux;
+  wire [22:0] n209_mux;
+  input n213_slice_s2;
+  wire n213_slice_s2;
+  output [30:0] n216_mux;
+  wire [30:0] n216_mux;
+  input [31:0] n245_mux;
+  wire [31:0] n245_mux;
+  input n249_slice_s2;
+  wire n249_slice_s2;
+  output [31:0] n250_mux;
+  wire [31:0] n250_mux;
+  input [7:0] n2_slice;
+  wire [7:0] n2_slice;
+  input [7:0] n83_slice;
+  wire [7:0] n83_slice;
+  output n91_and;
+  wire n91_and;
+  assign n91_and = \$3  & \$4 ;
+  assign n216_mux = n213_slice_s2 ? { n209_mux, 8'h00 } : { 8'h00, n209_mux };
+  assign n250_mux = n249_slice_s2 ? { 8'h00, n245_mux[31:8] } : n245_mux;
+  assign \$1  = ! n2_slice[3:0];
+  assign \$2  = ! n2_slice[7:4];
+  assign n10_and = \$1  & \$2 ;
+  assign \$3  = ! n83_slice[3:0];
+  assign \$4  = ! n83_slice[7:4];
+  assign n169_slice = n168_sub[20:15];
+  assign n172_cat = { 1'h1, n168_sub[14:0] };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w16_s2.depth3 (n1_b, n169_slice, n10_and, n91_and, n216_mux, n250_mux, n14_mux, n21_mux, n95_mux, n102_mux, n175_not, n177_sub, n179_sub, n294_mux, n292_and_s2, n274_and_s2, n183_and_s2, n175_not_s2, n220_slice_s2, n254_slice_s2, n0_a
+);
+  wire \$1 ;
+  wire [31:0] \$10 ;
+  wire [31:0] \$11 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire [6:0] \$6 ;
+  wire [31:0] \$7 ;
+  wire [31:0] \$8 ;
+  wire [31:0] \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n102_mux;
+  wire n102_mux;
+  input n10_and;
+  wire n10_and;
+  output [15:0] n14_mux;
+  wire [15:0] n14_mux;
+  input [5:0] n169_slice;
+  wire [5:0] n169_slice;
+  output n175_not;
+  wire n175_not;
+  input n175_not_s2;
+  wire n175_not_s2;
+  output [5:0] n177_sub;
+  wire [5:0] n177_sub;
+  output [6:0] n179_sub;
+  wire [6:0] n179_sub;
+  input n183_and_s2;
+  wire n183_and_s2;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input [30:0] n216_mux;
+  wire [30:0] n216_mux;
+  output n21_mux;
+  wire n21_mux;
+  input n220_slice_s2;
+  wire n220_slice_s2;
+  input [31:0] n250_mux;
+  wire [31:0] n250_mux;
+  input n254_slice_s2;
+  wire n254_slice_s2;
+  input n274_and_s2;
+  wire n274_and_s2;
+  input n292_and_s2;
+  wire n292_and_s2;
+  output [31:0] n294_mux;
+  wire [31:0] n294_mux;
+  input n91_and;
+  wire n91_and;
+  output [15:0] n95_mux;
+  wire [15:0] n95_mux;
+  assign n14_mux = n10_and ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[15:12];
+  assign n21_mux = n10_and ? \$1  : \$2 ;
+  assign n95_mux = n91_and ? { n1_b[7:0], 8'h00 } : n1_b;
+  assign \$3  = ! n1_b[7:4];
+  assign \$4  = ! n1_b[15:12];
+  assign n102_mux = n91_and ? \$3  : \$4 ;
+  assign \$5  = n169_slice < 5'h10;
+  assign n175_not = ~ \$5 ;
+  assign \$6  = n169_slice - 5'h10;
+  assign n179_sub = 5'h10 - n169_slice;
+  assign \$7  = n220_slice_s2 ? { n216_mux[15:0], 16'h0000 } : { 1'h0, n216_mux };
+  assign \$8  = n254_slice_s2 ? { 16'h0000, n250_mux[31:16] } : n250_mux;
+  assign \$9  = n175_not_s2 ? \$7  : \$8 ;
+  assign \$10  = n183_and_s2 ? 32'd4294967295 : \$9 ;
+  assign \$11  = n274_and_s2 ? 32'd0 : \$10 ;
+  assign n294_mux = n292_and_s2 ? 32'd4294967295 : \$11 ;
+  assign n177_sub = \$6 [5:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w16_s2.depth4 (n1_b, \port$1$0 , n10_and, n91_and, n14_mux, n21_mux, n95_mux, n102_mux, n175_not, n177_sub, n179_sub, n25_mux, n40_mux, n106_mux, n121_mux, n183_and, n188_mux, n230_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n102_mux;
+  wire n102_mux;
+  output [15:0] n106_mux;
+  wire [15:0] n106_mux;
+  input n10_and;
+  wire n10_and;
+  output n121_mux;
+  wire n121_mux;
+  input [15:0] n14_mux;
+  wire [15:0] n14_mux;
+  wire [15:0] n172_cat;
+  input n175_not;
+  wire n175_not;
+  input [5:0] n177_sub;
+  wire [5:0] n177_sub;
+  input [6:0] n179_sub;
+  wire [6:0] n179_sub;
+  output n183_and;
+  wire n183_and;
+  output [15:0] n188_mux;
+  wire [15:0] n188_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  wire n206_slice;
+  wire n213_slice;
+  input n21_mux;
+  wire n21_mux;
+  wire n220_slice;
+  output [31:0] n230_mux;
+  wire [31:0] n230_mux;
+  wire n244_slice;
+  wire n249_slice;
+  wire n254_slice;
+  output [15:0] n25_mux;
+  wire [15:0] n25_mux;
+  output n40_mux;
+  wire n40_mux;
+  input n91_and;
+  wire n91_and;
+  input [15:0] n95_mux;
+  wire [15:0] n95_mux;
+  input [14:0] \port$1$0 ;
+  wire [14:0] \port$1$0 ;
+  assign n25_mux = n21_mux ? { n14_mux[11:0], 4'h0 } : n14_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[11:10];
+  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[7:6];
+  assign \$5  = ! n0_a[15:14];
+  assign \$6  = n10_and ? \$4  : \$5 ;
+  assign n40_mux = n21_mux ? \$3  : \$6 ;
+  assign n106_mux = n102_mux ? { n95_mux[11:0], 4'h0 } : n95_mux;
+  assign \$7  = ! n1_b[3:2];
+  assign \$8  = ! n1_b[11:10];
+  assign \$9  = n91_and ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[7:6];
+  assign \$11  = ! n1_b[15:14];
+  assign \$12  = n91_and ? \$10  : \$11 ;
+  assign n121_mux = n102_mux ? \$9  : \$12 ;
+  assign \$13  = n177_sub < 5'h11;
+  assign \$14  = ~ \$13 ;
+  assign n183_and = n175_not & \$14 ;
+  assign \$15  = ! n177_sub[5];
+  assign n188_mux = n177_sub[5] ? 16'h0000 : { 1'h1, \port$1$0  };
+  assign \$16  = ! n179_sub[6:5];
+  assign n230_mux = \$16  ? { 17'h00001, \port$1$0  } : 32'd0;
+  assign n172_cat = { 1'h1, \port$1$0  };
+  assign n206_slice = n177_sub[2];
+  assign n213_slice = n177_sub[3];
+  assign n220_slice = n177_sub[4];
+  assign n244_slice = n179_sub[2];
+  assign n249_slice = n179_sub[3];
+  assign n254_slice = n179_sub[4];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mux, n177_sub, n179_sub, n25_mux, n40_mux, n106_mux, n121_mux, n188_mux, n230_mux, n44_mux, n75_mux, n125_mux, n156_mux, n195_mux, n235_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n102_mux;
+  wire n102_mux;
+  input [15:0] n106_mux;
+  wire [15:0] n106_mux;
+  input n10_and;
+  wire n10_and;
+  input n121_mux;
+  wire n121_mux;
+  output [15:0] n125_mux;
+  wire [15:0] n125_mux;
+  output n156_mux;
+  wire n156_mux;
+  input [5:0] n177_sub;
+  wire [5:0] n177_sub;
+  input [6:0] n179_sub;
+  wire [6:0] n179_sub;
+  input [15:0] n188_mux;
+  wire [15:0] n188_mux;
+  output [16:0] n195_mux;
+  wire [16:0] n195_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n21_mux;
+  wire n21_mux;
+  input [31:0] n230_mux;
+  wire [31:0] n230_mux;
+  output [31:0] n235_mux;
+  wire [31:0] n235_mux;
+  input [15:0] n25_mux;
+  wire [15:0] n25_mux;
+  input n40_mux;
+  wire n40_mux;
+  output [15:0] n44_mux;
+  wire [15:0] n44_mux;
+  output n75_mux;
+  wire n75_mux;
+  input n91_and;
+  wire n91_and;
+  assign n44_mux = n40_mux ? { n25_mux[13:0], 2'h0 } : n25_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[9];
+  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[5];
+  assign \$5  = ! n0_a[13];
+  assign \$6  = n10_and ? \$4  : \$5 ;
+  assign \$7  = n21_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[3];
+  assign \$9  = ! n0_a[11];
+  assign \$10  = n10_and ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[7];
+  assign \$12  = ! n0_a[15];
+  assign \$13  = n10_and ? \$11  : \$12 ;
+  assign \$14  = n21_mux ? \$10  : \$13 ;
+  assign n75_mux = n40_mux ? \$7  : \$14 ;
+  assign n125_mux = n121_mux ? { n106_mux[13:0], 2'h0 } : n106_mux;
+  assign \$15  = ! n1_b[1];
+  assign \$16  = ! n1_b[9];
+  assign \$17  = n91_and ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[5];
+  assign \$19  = ! n1_b[13];
+  assign \$20  = n91_and ? \$18  : \$19 ;
+  assign \$21  = n102_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[3];
+  assign \$23  = ! n1_b[11];
+  assign \$24  = n91_and ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[7];
+  assign \$26  = ! n1_b[15];
+  assign \$27  = n91_and ? \$25  : \$26 ;
+  assign \$28  = n102_mux ? \$24  : \$27 ;
+  assign n156_mux = n121_mux ? \$21  : \$28 ;
+  assign n195_mux = n177_sub[0] ? { n188_mux, 1'h0 } : { 1'h0, n188_mux };
+  assign n235_mux = n179_sub[0] ? { 1'h0, n230_mux[31:1] } : n230_mux;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w16_s2.depth6 (n91_and, n21_mux, n102_mux, n177_sub, n179_sub, n40_mux, n121_mux, n44_mux, n75_mux, n125_mux, n156_mux, n195_mux, n235_mux, n166_add, \port$104$0 , \port$105$0 , n202_mux, n240_mux, n10_and);
+  wire [15:0] \$1 ;
+  wire [3:0] \$2 ;
+  wire [15:0] \$3 ;
+  wire [3:0] \$4 ;
+  input n102_mux;
+  wire n102_mux;
+  input n10_and;
+  wire n10_and;
+  input n121_mux;
+  wire n121_mux;
+  input [15:0] n125_mux;
+  wire [15:0] n125_mux;
+  input n156_mux;
+  wire n156_mux;
+  output [20:0] n166_add;
+  wire [20:0] n166_add;
+  wire [18:0] n167_cat;
+  input [5:0] n177_sub;
+  wire [5:0] n177_sub;
+  input [6:0] n179_sub;
+  wire [6:0] n179_sub;
+  input [16:0] n195_mux;
+  wire [16:0] n195_mux;
+  output [18:0] n202_mux;
+  wire [18:0] n202_mux;
+  input n21_mux;
+  wire n21_mux;
+  input [31:0] n235_mux;
+  wire [31:0] n235_mux;
+  output [31:0] n240_mux;
+  wire [31:0] n240_mux;
+  input n40_mux;
+  wire n40_mux;
+  input [15:0] n44_mux;
+  wire [15:0] n44_mux;
+  input n75_mux;
+  wire n75_mux;
+  input n91_and;
+  wire n91_and;
+  output [14:0] \port$104$0 ;
+  wire [14:0] \port$104$0 ;
+  output [3:0] \port$105$0 ;
+  wire [3:0] \port$105$0 ;
+  assign n202_mux = n177_sub[1] ? { n195_mux, 2'h0 } : { 2'h0, n195_mux };
+  assign n240_mux = n179_sub[1] ? { 2'h0, n235_mux[31:2] } : n235_mux;
+  assign \$1  = n75_mux ? { n44_mux[14:0], 1'h0 } : n44_mux;
+  assign \$2  = ~ { n10_and, n21_mux, n40_mux, n75_mux };
+  assign n166_add = { \$2 , \$1 [14:0] } + 20'h88000;
+  assign \$3  = n156_mux ? { n125_mux[14:0], 1'h0 } : n125_mux;
+  assign \$4  = ~ { n91_and, n102_mux, n121_mux, n156_mux };
+  assign n167_cat = { \$4 , \$3 [14:0] };
+  assign \port$104$0  = \$3 [14:0];
+  assign \port$105$0  = \$4 ;
 endmodule

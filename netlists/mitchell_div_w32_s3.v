@@ -7,6 +7,10 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg \$1 ;
   reg \$2 ;
   reg \$3 ;
+  wire [30:0] \$4 ;
+  wire [4:0] \$5 ;
+  wire [30:0] \$6 ;
+  wire [4:0] \$7 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
@@ -14,37 +18,107 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [31:0] n0_a;
-  reg [31:0] n0_input_s1 = 32'd0;
-  wire [37:0] n16_sub;
-  wire [6:0] n17_slice;
-  reg [6:0] n17_slice_s2 = 7'h00;
+  wire n162_mux;
+  wire [15:0] n170_slice;
+  wire n186_and;
+  wire n18_and;
+  wire [31:0] n190_mux;
+  wire [7:0] n191_slice;
   wire [31:0] n1_b;
-  reg [31:0] n1_input_s1 = 32'd0;
-  wire [31:0] n20_cat;
-  reg [31:0] n20_cat_s2 = 32'd0;
-  wire n23_not;
-  wire [6:0] n25_sub;
-  wire [4:0] n2_lod;
-  reg [4:0] n2_lod_s1 = 5'h00;
-  wire [63:0] n34_cat;
-  reg [63:0] n34_cat_s2 = 64'h0000000000000000;
-  wire [63:0] n38_mux;
-  reg [63:0] n38_mux_s3 = 64'h0000000000000000;
-  wire n40_eq;
-  reg n40_eq_s1 = 1'h0;
-  reg n40_eq_s2 = 1'h0;
-  reg n40_eq_s3 = 1'h0;
-  wire n44_eq;
-  reg n44_eq_s1 = 1'h0;
-  reg n44_eq_s2 = 1'h0;
-  reg n44_eq_s3 = 1'h0;
-  wire [63:0] n46_mux;
-  wire [4:0] n4_sub;
-  reg [4:0] n4_sub_s1 = 5'h00;
-  wire [4:0] n7_lod;
-  reg [4:0] n7_lod_s1 = 5'h00;
-  wire [4:0] n9_sub;
-  reg [4:0] n9_sub_s1 = 5'h00;
+  wire [7:0] n200_slice;
+  wire n209_mux;
+  wire [31:0] n213_mux;
+  wire n228_mux;
+  wire [31:0] n22_mux;
+  wire [31:0] n232_mux;
+  wire [7:0] n23_slice;
+  wire n263_mux;
+  wire [31:0] n267_mux;
+  wire [15:0] n2_slice;
+  wire [7:0] n32_slice;
+  wire n330_mux;
+  wire [35:0] n338_cat;
+  reg [35:0] n338_cat_s1 = 36'h000000000;
+  wire [35:0] n341_cat;
+  reg [35:0] n341_cat_s1 = 36'h000000000;
+  wire [37:0] n342_sub;
+  wire [6:0] n343_slice;
+  reg [6:0] n343_slice_s2 = 7'h00;
+  wire [31:0] n346_cat;
+  reg [31:0] n346_cat_s2 = 32'd0;
+  wire n349_not;
+  reg n349_not_s3 = 1'h0;
+  wire [6:0] n351_sub;
+  reg [6:0] n351_sub_s2 = 7'h00;
+  wire [7:0] n353_sub;
+  wire n357_and;
+  reg n357_and_s3 = 1'h0;
+  wire n358_slice;
+  reg n358_slice_s2 = 1'h0;
+  wire [31:0] n362_mux;
+  wire n366_slice;
+  reg n366_slice_s2 = 1'h0;
+  wire [32:0] n369_mux;
+  wire n373_slice;
+  reg n373_slice_s2 = 1'h0;
+  wire [34:0] n376_mux;
+  wire n380_slice;
+  reg n380_slice_s2 = 1'h0;
+  wire [38:0] n383_mux;
+  wire n387_slice;
+  reg n387_slice_s2 = 1'h0;
+  wire [46:0] n390_mux;
+  wire n394_slice;
+  reg n394_slice_s2 = 1'h0;
+  wire [62:0] n397_mux;
+  wire [63:0] n400_cat;
+  reg [63:0] n400_cat_s3 = 64'h0000000000000000;
+  wire n401_slice;
+  reg n401_slice_s2 = 1'h0;
+  reg n401_slice_s3 = 1'h0;
+  wire [63:0] n403_cat;
+  reg [63:0] n403_cat_s3 = 64'h0000000000000000;
+  wire [63:0] n406_cat;
+  reg [63:0] n406_cat_s2 = 64'h0000000000000000;
+  wire [1:0] n407_slice;
+  reg [1:0] n407_slice_s2 = 2'h0;
+  wire [63:0] n411_mux;
+  wire n415_slice;
+  reg n415_slice_s2 = 1'h0;
+  wire [63:0] n416_mux;
+  wire n41_mux;
+  wire n420_slice;
+  reg n420_slice_s2 = 1'h0;
+  wire [63:0] n421_mux;
+  wire n425_slice;
+  reg n425_slice_s2 = 1'h0;
+  wire [63:0] n426_mux;
+  wire n430_slice;
+  reg n430_slice_s2 = 1'h0;
+  wire [63:0] n431_mux;
+  wire n435_slice;
+  reg n435_slice_s2 = 1'h0;
+  wire [63:0] n436_mux;
+  reg [63:0] n436_mux_s3 = 64'h0000000000000000;
+  wire [63:0] n439_cat;
+  reg [63:0] n439_cat_s3 = 64'h0000000000000000;
+  wire n440_slice;
+  reg n440_slice_s2 = 1'h0;
+  reg n440_slice_s3 = 1'h0;
+  wire [31:0] n45_mux;
+  wire n476_and;
+  reg n476_and_s1 = 1'h0;
+  reg n476_and_s2 = 1'h0;
+  reg n476_and_s3 = 1'h0;
+  wire n510_and;
+  reg n510_and_s1 = 1'h0;
+  reg n510_and_s2 = 1'h0;
+  reg n510_and_s3 = 1'h0;
+  wire [63:0] n512_mux;
+  wire n60_mux;
+  wire [31:0] n64_mux;
+  wire n95_mux;
+  wire [31:0] n99_mux;
   output [63:0] o;
   wire [63:0] o;
   input rst;
@@ -58,25 +132,69 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s3;
   always @(posedge clk)
-    n17_slice_s2 <= n16_sub[37:31];
+    n343_slice_s2 <= n342_sub[37:31];
   always @(posedge clk)
-    n20_cat_s2 <= { 1'h1, n16_sub[30:0] };
+    n351_sub_s2 <= n351_sub;
   always @(posedge clk)
-    n34_cat_s2 <= { 33'h000000001, n16_sub[30:0] };
+    n358_slice_s2 <= n351_sub[6];
   always @(posedge clk)
-    n44_eq_s1 <= n44_eq;
+    n346_cat_s2 <= { 1'h1, n342_sub[30:0] };
   always @(posedge clk)
-    n44_eq_s2 <= n44_eq_s1;
+    n366_slice_s2 <= n351_sub[0];
   always @(posedge clk)
-    n44_eq_s3 <= n44_eq_s2;
+    n373_slice_s2 <= n351_sub[1];
   always @(posedge clk)
-    n40_eq_s1 <= n40_eq;
+    n380_slice_s2 <= n351_sub[2];
   always @(posedge clk)
-    n40_eq_s2 <= n40_eq_s1;
+    n387_slice_s2 <= n351_sub[3];
   always @(posedge clk)
-    n40_eq_s3 <= n40_eq_s2;
+    n394_slice_s2 <= n351_sub[4];
   always @(posedge clk)
-    n38_mux_s3 <= n38_mux;
+    n407_slice_s2 <= n353_sub[7:6];
+  always @(posedge clk)
+    n406_cat_s2 <= { 33'h000000001, n342_sub[30:0] };
+  always @(posedge clk)
+    n415_slice_s2 <= n353_sub[0];
+  always @(posedge clk)
+    n420_slice_s2 <= n353_sub[1];
+  always @(posedge clk)
+    n425_slice_s2 <= n353_sub[2];
+  always @(posedge clk)
+    n430_slice_s2 <= n353_sub[3];
+  always @(posedge clk)
+    n435_slice_s2 <= n353_sub[4];
+  always @(posedge clk)
+    n510_and_s1 <= n510_and;
+  always @(posedge clk)
+    n510_and_s2 <= n510_and_s1;
+  always @(posedge clk)
+    n510_and_s3 <= n510_and_s2;
+  always @(posedge clk)
+    n476_and_s1 <= n476_and;
+  always @(posedge clk)
+    n476_and_s2 <= n476_and_s1;
+  always @(posedge clk)
+    n476_and_s3 <= n476_and_s2;
+  always @(posedge clk)
+    n357_and_s3 <= n357_and;
+  always @(posedge clk)
+    n349_not_s3 <= n349_not;
+  always @(posedge clk)
+    n401_slice_s2 <= n351_sub[5];
+  always @(posedge clk)
+    n401_slice_s3 <= n401_slice_s2;
+  always @(posedge clk)
+    n400_cat_s3 <= { n397_mux[31:0], 32'h00000000 };
+  always @(posedge clk)
+    n403_cat_s3 <= { 1'h0, n397_mux };
+  always @(posedge clk)
+    n440_slice_s2 <= n353_sub[5];
+  always @(posedge clk)
+    n440_slice_s3 <= n440_slice_s2;
+  always @(posedge clk)
+    n439_cat_s3 <= { 32'h00000000, n436_mux[63:32] };
+  always @(posedge clk)
+    n436_mux_s3 <= n436_mux;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -84,51 +202,159 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     valid_out <= \$3 ;
   always @(posedge clk)
-    n0_input_s1 <= a;
+    n338_cat_s1 <= { \$5 , \$4  };
   always @(posedge clk)
-    n4_sub_s1 <= n4_sub;
-  always @(posedge clk)
-    n2_lod_s1 <= n2_lod;
-  always @(posedge clk)
-    n1_input_s1 <= b;
-  always @(posedge clk)
-    n9_sub_s1 <= n9_sub;
-  always @(posedge clk)
-    n7_lod_s1 <= n7_lod;
+    n341_cat_s1 <= { \$7 , \$6  };
   \mitchell_div_w32_s3.depth1  depth1 (
     .n0_a(a),
-    .n0_input_s1(n0_input_s1),
-    .n16_sub(n16_sub),
-    .n17_slice_s2(n17_slice_s2),
     .n1_b(b),
-    .n1_input_s1(n1_input_s1),
-    .n23_not(n23_not),
-    .n25_sub(n25_sub),
-    .n2_lod(n2_lod),
-    .n2_lod_s1(n2_lod_s1),
-    .n38_mux_s3(n38_mux_s3),
-    .n40_eq(n40_eq),
-    .n40_eq_s3(n40_eq_s3),
-    .n44_eq(n44_eq),
-    .n44_eq_s3(n44_eq_s3),
-    .n46_mux(o),
-    .n4_sub_s1(n4_sub_s1),
-    .n7_lod(n7_lod),
-    .n7_lod_s1(n7_lod_s1),
-    .n9_sub_s1(n9_sub_s1)
+    .n338_cat_s1(n338_cat_s1),
+    .n341_cat_s1(n341_cat_s1),
+    .n342_sub(n342_sub),
+    .n343_slice_s2(n343_slice_s2),
+    .n346_cat_s2(n346_cat_s2),
+    .n349_not(n349_not),
+    .n349_not_s3(n349_not_s3),
+    .n357_and_s3(n357_and_s3),
+    .n358_slice_s2(n358_slice_s2),
+    .n362_mux(n362_mux),
+    .n400_cat_s3(n400_cat_s3),
+    .n401_slice_s3(n401_slice_s3),
+    .n403_cat_s3(n403_cat_s3),
+    .n406_cat_s2(n406_cat_s2),
+    .n407_slice_s2(n407_slice_s2),
+    .n411_mux(n411_mux),
+    .n436_mux_s3(n436_mux_s3),
+    .n439_cat_s3(n439_cat_s3),
+    .n440_slice_s3(n440_slice_s3),
+    .n476_and(n476_and),
+    .n476_and_s3(n476_and_s3),
+    .n510_and(n510_and),
+    .n510_and_s3(n510_and_s3),
+    .n512_mux(o)
   );
   \mitchell_div_w32_s3.depth2  depth2 (
-    .n16_sub(n16_sub),
-    .n17_slice_s2(n17_slice_s2),
-    .n20_cat_s2(n20_cat_s2),
-    .n23_not(n23_not),
-    .n25_sub(n25_sub),
-    .n2_lod(n2_lod),
-    .n34_cat_s2(n34_cat_s2),
-    .n38_mux(n38_mux),
-    .n4_sub(n4_sub),
-    .n7_lod(n7_lod),
-    .n9_sub(n9_sub)
+    .n170_slice(b[31:16]),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n2_slice(a[31:16]),
+    .n342_sub(n342_sub),
+    .n349_not(n349_not),
+    .n351_sub_s2(n351_sub_s2),
+    .n357_and(n357_and),
+    .n362_mux(n362_mux),
+    .n366_slice_s2(n366_slice_s2),
+    .n369_mux(n369_mux),
+    .n411_mux(n411_mux),
+    .n415_slice_s2(n415_slice_s2),
+    .n416_mux(n416_mux)
+  );
+  \mitchell_div_w32_s3.depth3  depth3 (
+    .n0_a(a),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n190_mux(n190_mux),
+    .n1_b(b),
+    .n209_mux(n209_mux),
+    .n22_mux(n22_mux),
+    .n351_sub(n351_sub),
+    .n353_sub(n353_sub),
+    .n369_mux(n369_mux),
+    .n373_slice_s2(n373_slice_s2),
+    .n376_mux(n376_mux),
+    .n416_mux(n416_mux),
+    .n41_mux(n41_mux),
+    .n420_slice_s2(n420_slice_s2),
+    .n421_mux(n421_mux),
+    .\port$2$0 (n342_sub)
+  );
+  \mitchell_div_w32_s3.depth4  depth4 (
+    .n0_a(a),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n190_mux(n190_mux),
+    .n1_b(b),
+    .n209_mux(n209_mux),
+    .n213_mux(n213_mux),
+    .n228_mux(n228_mux),
+    .n22_mux(n22_mux),
+    .n351_sub(n351_sub),
+    .n353_sub(n353_sub),
+    .n376_mux(n376_mux),
+    .n380_slice_s2(n380_slice_s2),
+    .n383_mux(n383_mux),
+    .n41_mux(n41_mux),
+    .n421_mux(n421_mux),
+    .n425_slice_s2(n425_slice_s2),
+    .n426_mux(n426_mux),
+    .n45_mux(n45_mux),
+    .n60_mux(n60_mux)
+  );
+  \mitchell_div_w32_s3.depth5  depth5 (
+    .n0_a(a),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n1_b(b),
+    .n209_mux(n209_mux),
+    .n213_mux(n213_mux),
+    .n228_mux(n228_mux),
+    .n232_mux(n232_mux),
+    .n263_mux(n263_mux),
+    .n383_mux(n383_mux),
+    .n387_slice_s2(n387_slice_s2),
+    .n390_mux(n390_mux),
+    .n41_mux(n41_mux),
+    .n426_mux(n426_mux),
+    .n430_slice_s2(n430_slice_s2),
+    .n431_mux(n431_mux),
+    .n45_mux(n45_mux),
+    .n60_mux(n60_mux),
+    .n64_mux(n64_mux),
+    .n95_mux(n95_mux)
+  );
+  \mitchell_div_w32_s3.depth6  depth6 (
+    .n0_a(a),
+    .n162_mux(n162_mux),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n1_b(b),
+    .n209_mux(n209_mux),
+    .n228_mux(n228_mux),
+    .n232_mux(n232_mux),
+    .n263_mux(n263_mux),
+    .n267_mux(n267_mux),
+    .n330_mux(n330_mux),
+    .n390_mux(n390_mux),
+    .n394_slice_s2(n394_slice_s2),
+    .n397_mux(n397_mux),
+    .n41_mux(n41_mux),
+    .n431_mux(n431_mux),
+    .n435_slice_s2(n435_slice_s2),
+    .n436_mux(n436_mux),
+    .n60_mux(n60_mux),
+    .n64_mux(n64_mux),
+    .n95_mux(n95_mux),
+    .n99_mux(n99_mux)
+  );
+  \mitchell_div_w32_s3.depth7  depth7 (
+    .n162_mux(n162_mux),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n209_mux(n209_mux),
+    .n228_mux(n228_mux),
+    .n263_mux(n263_mux),
+    .n267_mux(n267_mux),
+    .n330_mux(n330_mux),
+    .n397_mux(n397_mux),
+    .n41_mux(n41_mux),
+    .n436_mux(n436_mux),
+    .n60_mux(n60_mux),
+    .n95_mux(n95_mux),
+    .n99_mux(n99_mux),
+    .\port$202$0 (\$4 ),
+    .\port$203$0 (\$5 ),
+    .\port$204$0 (\$6 ),
+    .\port$205$0 (\$7 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -153,246 +379,786 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n46_mux = o;
+  assign n512_mux = o;
   assign valid_s3 = valid_out;
-  assign n17_slice = n16_sub[37:31];
-  assign n20_cat = { 1'h1, n16_sub[30:0] };
-  assign n34_cat = { 33'h000000001, n16_sub[30:0] };
+  assign n338_cat = { \$5 , \$4  };
+  assign n341_cat = { \$7 , \$6  };
+  assign n343_slice = n342_sub[37:31];
+  assign n358_slice = n351_sub[6];
+  assign n346_cat = { 1'h1, n342_sub[30:0] };
+  assign n366_slice = n351_sub[0];
+  assign n373_slice = n351_sub[1];
+  assign n380_slice = n351_sub[2];
+  assign n387_slice = n351_sub[3];
+  assign n394_slice = n351_sub[4];
+  assign n407_slice = n353_sub[7:6];
+  assign n406_cat = { 33'h000000001, n342_sub[30:0] };
+  assign n415_slice = n353_sub[0];
+  assign n420_slice = n353_sub[1];
+  assign n425_slice = n353_sub[2];
+  assign n430_slice = n353_sub[3];
+  assign n435_slice = n353_sub[4];
+  assign n401_slice = n351_sub[5];
+  assign n400_cat = { n397_mux[31:0], 32'h00000000 };
+  assign n403_cat = { 1'h0, n397_mux };
+  assign n440_slice = n353_sub[5];
+  assign n439_cat = { 32'h00000000, n436_mux[63:32] };
+  assign n2_slice = a[31:16];
+  assign n170_slice = b[31:16];
+  assign n23_slice = a[31:24];
+  assign n32_slice = a[15:8];
+  assign n191_slice = b[31:24];
+  assign n200_slice = b[15:8];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s3.depth1 (n1_b, n2_lod, n7_lod, n16_sub, n23_not, n25_sub, n40_eq, n44_eq, n46_mux, n0_input_s1, n4_sub_s1, n2_lod_s1, n1_input_s1, n9_sub_s1, n7_lod_s1, n17_slice_s2, n44_eq_s3, n40_eq_s3, n38_mux_s3, n0_a);
-  wire [4:0] \$1 ;
-  wire [4:0] \$10 ;
-  wire [4:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [4:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
-  wire [4:0] \$2 ;
-  wire [4:0] \$20 ;
-  wire [4:0] \$21 ;
-  wire [4:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [4:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire [4:0] \$26 ;
-  wire [4:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire [4:0] \$29 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$30 ;
-  wire [4:0] \$31 ;
-  wire [4:0] \$32 ;
-  wire [4:0] \$33 ;
-  wire [4:0] \$34 ;
-  wire [4:0] \$35 ;
-  wire [4:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire [4:0] \$38 ;
-  wire [4:0] \$39 ;
-  wire [4:0] \$4 ;
-  wire [4:0] \$40 ;
-  wire [4:0] \$41 ;
-  wire [4:0] \$42 ;
-  wire [4:0] \$43 ;
-  wire [4:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire [4:0] \$46 ;
-  wire [4:0] \$47 ;
-  wire [4:0] \$48 ;
-  wire [4:0] \$49 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$50 ;
-  wire [4:0] \$51 ;
-  wire [4:0] \$52 ;
-  wire [4:0] \$53 ;
-  wire [4:0] \$54 ;
-  wire [4:0] \$55 ;
-  wire [4:0] \$56 ;
-  wire [4:0] \$57 ;
-  wire [4:0] \$58 ;
-  wire [4:0] \$59 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$60 ;
-  wire [62:0] \$61 ;
-  wire [37:0] \$62 ;
-  wire [62:0] \$63 ;
-  wire [38:0] \$64 ;
-  wire \$65 ;
-  wire [7:0] \$66 ;
-  wire [63:0] \$67 ;
-  wire [4:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$9 ;
+module \mitchell_div_w32_s3.depth1 (n1_b, n342_sub, n349_not, n362_mux, n411_mux, n476_and, n510_and, n512_mux, n338_cat_s1, n341_cat_s1, n343_slice_s2, n358_slice_s2, n346_cat_s2, n407_slice_s2, n406_cat_s2, n510_and_s3, n476_and_s3, n357_and_s3, n349_not_s3, n401_slice_s3, n400_cat_s3
+, n403_cat_s3, n440_slice_s3, n439_cat_s3, n436_mux_s3, n0_a);
+  wire [37:0] \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire [38:0] \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire [63:0] \$34 ;
+  wire [63:0] \$35 ;
+  wire [63:0] \$36 ;
+  wire [63:0] \$37 ;
+  wire [63:0] \$38 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  input [31:0] n0_input_s1;
-  wire [31:0] n0_input_s1;
-  output [37:0] n16_sub;
-  wire [37:0] n16_sub;
-  input [6:0] n17_slice_s2;
-  wire [6:0] n17_slice_s2;
+  wire [15:0] n170_slice;
+  wire [7:0] n191_slice;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  input [31:0] n1_input_s1;
-  wire [31:0] n1_input_s1;
-  output n23_not;
-  wire n23_not;
-  output [6:0] n25_sub;
-  wire [6:0] n25_sub;
-  output [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input [4:0] n2_lod_s1;
-  wire [4:0] n2_lod_s1;
-  input [63:0] n38_mux_s3;
-  wire [63:0] n38_mux_s3;
-  output n40_eq;
-  wire n40_eq;
-  input n40_eq_s3;
-  wire n40_eq_s3;
-  output n44_eq;
-  wire n44_eq;
-  input n44_eq_s3;
-  wire n44_eq_s3;
-  output [63:0] n46_mux;
-  wire [63:0] n46_mux;
-  input [4:0] n4_sub_s1;
-  wire [4:0] n4_sub_s1;
-  output [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  input [4:0] n7_lod_s1;
-  wire [4:0] n7_lod_s1;
-  input [4:0] n9_sub_s1;
-  wire [4:0] n9_sub_s1;
-  assign \$32  = n1_b[2] ? 5'h02 : \$31 ;
-  assign \$33  = n1_b[3] ? 5'h03 : \$32 ;
-  assign \$34  = n1_b[4] ? 5'h04 : \$33 ;
-  assign \$35  = n1_b[5] ? 5'h05 : \$34 ;
-  assign \$36  = n1_b[6] ? 5'h06 : \$35 ;
-  assign \$37  = n1_b[7] ? 5'h07 : \$36 ;
-  assign \$38  = n1_b[8] ? 5'h08 : \$37 ;
-  assign \$39  = n1_b[9] ? 5'h09 : \$38 ;
-  assign \$40  = n1_b[10] ? 5'h0a : \$39 ;
-  assign \$41  = n1_b[11] ? 5'h0b : \$40 ;
-  assign \$42  = n1_b[12] ? 5'h0c : \$41 ;
-  assign \$43  = n1_b[13] ? 5'h0d : \$42 ;
-  assign \$44  = n1_b[14] ? 5'h0e : \$43 ;
-  assign \$45  = n1_b[15] ? 5'h0f : \$44 ;
-  assign \$46  = n1_b[16] ? 5'h10 : \$45 ;
-  assign \$47  = n1_b[17] ? 5'h11 : \$46 ;
-  assign \$48  = n1_b[18] ? 5'h12 : \$47 ;
-  assign \$49  = n1_b[19] ? 5'h13 : \$48 ;
-  assign \$50  = n1_b[20] ? 5'h14 : \$49 ;
-  assign \$51  = n1_b[21] ? 5'h15 : \$50 ;
-  assign \$52  = n1_b[22] ? 5'h16 : \$51 ;
-  assign \$53  = n1_b[23] ? 5'h17 : \$52 ;
-  assign \$54  = n1_b[24] ? 5'h18 : \$53 ;
-  assign \$55  = n1_b[25] ? 5'h19 : \$54 ;
-  assign \$56  = n1_b[26] ? 5'h1a : \$55 ;
-  assign \$57  = n1_b[27] ? 5'h1b : \$56 ;
-  assign \$58  = n1_b[28] ? 5'h1c : \$57 ;
-  assign \$59  = n1_b[29] ? 5'h1d : \$58 ;
-  assign \$60  = n1_b[30] ? 5'h1e : \$59 ;
-  assign n7_lod = n1_b[31] ? 5'h1f : \$60 ;
-  assign \$61  = n0_input_s1 << n4_sub_s1;
-  assign \$62  = { n2_lod_s1, \$61 [30:0] } + 37'h1080000000;
-  assign \$63  = n1_input_s1 << n9_sub_s1;
-  assign \$64  = \$62  - { n7_lod_s1, \$63 [30:0] };
-  assign \$65  = n17_slice_s2 < 6'h20;
-  assign n23_not = ~ \$65 ;
-  assign \$66  = n17_slice_s2 - 6'h20;
-  assign n40_eq = ! n0_a;
-  assign n44_eq = ! n1_b;
-  assign \$67  = n40_eq_s3 ? 64'h0000000000000000 : n38_mux_s3;
-  assign n46_mux = n44_eq_s3 ? 64'hffffffffffffffff : \$67 ;
-  assign \$1  = n0_a[1] ? 5'h01 : 5'h00;
-  assign \$2  = n0_a[2] ? 5'h02 : \$1 ;
-  assign \$3  = n0_a[3] ? 5'h03 : \$2 ;
-  assign \$4  = n0_a[4] ? 5'h04 : \$3 ;
-  assign \$5  = n0_a[5] ? 5'h05 : \$4 ;
-  assign \$6  = n0_a[6] ? 5'h06 : \$5 ;
-  assign \$7  = n0_a[7] ? 5'h07 : \$6 ;
-  assign \$8  = n0_a[8] ? 5'h08 : \$7 ;
-  assign \$9  = n0_a[9] ? 5'h09 : \$8 ;
-  assign \$10  = n0_a[10] ? 5'h0a : \$9 ;
-  assign \$11  = n0_a[11] ? 5'h0b : \$10 ;
-  assign \$12  = n0_a[12] ? 5'h0c : \$11 ;
-  assign \$13  = n0_a[13] ? 5'h0d : \$12 ;
-  assign \$14  = n0_a[14] ? 5'h0e : \$13 ;
-  assign \$15  = n0_a[15] ? 5'h0f : \$14 ;
-  assign \$16  = n0_a[16] ? 5'h10 : \$15 ;
-  assign \$17  = n0_a[17] ? 5'h11 : \$16 ;
-  assign \$18  = n0_a[18] ? 5'h12 : \$17 ;
-  assign \$19  = n0_a[19] ? 5'h13 : \$18 ;
-  assign \$20  = n0_a[20] ? 5'h14 : \$19 ;
-  assign \$21  = n0_a[21] ? 5'h15 : \$20 ;
-  assign \$22  = n0_a[22] ? 5'h16 : \$21 ;
-  assign \$23  = n0_a[23] ? 5'h17 : \$22 ;
-  assign \$24  = n0_a[24] ? 5'h18 : \$23 ;
-  assign \$25  = n0_a[25] ? 5'h19 : \$24 ;
-  assign \$26  = n0_a[26] ? 5'h1a : \$25 ;
-  assign \$27  = n0_a[27] ? 5'h1b : \$26 ;
-  assign \$28  = n0_a[28] ? 5'h1c : \$27 ;
-  assign \$29  = n0_a[29] ? 5'h1d : \$28 ;
-  assign \$30  = n0_a[30] ? 5'h1e : \$29 ;
-  assign n2_lod = n0_a[31] ? 5'h1f : \$30 ;
-  assign \$31  = n1_b[1] ? 5'h01 : 5'h00;
-  assign n16_sub = \$64 [37:0];
-  assign n25_sub = \$66 [6:0];
+  wire [7:0] n200_slice;
+  wire [7:0] n23_slice;
+  wire [15:0] n2_slice;
+  wire [7:0] n32_slice;
+  input [35:0] n338_cat_s1;
+  wire [35:0] n338_cat_s1;
+  input [35:0] n341_cat_s1;
+  wire [35:0] n341_cat_s1;
+  output [37:0] n342_sub;
+  wire [37:0] n342_sub;
+  input [6:0] n343_slice_s2;
+  wire [6:0] n343_slice_s2;
+  input [31:0] n346_cat_s2;
+  wire [31:0] n346_cat_s2;
+  output n349_not;
+  wire n349_not;
+  input n349_not_s3;
+  wire n349_not_s3;
+  input n357_and_s3;
+  wire n357_and_s3;
+  input n358_slice_s2;
+  wire n358_slice_s2;
+  output [31:0] n362_mux;
+  wire [31:0] n362_mux;
+  input [63:0] n400_cat_s3;
+  wire [63:0] n400_cat_s3;
+  input n401_slice_s3;
+  wire n401_slice_s3;
+  input [63:0] n403_cat_s3;
+  wire [63:0] n403_cat_s3;
+  input [63:0] n406_cat_s2;
+  wire [63:0] n406_cat_s2;
+  input [1:0] n407_slice_s2;
+  wire [1:0] n407_slice_s2;
+  output [63:0] n411_mux;
+  wire [63:0] n411_mux;
+  input [63:0] n436_mux_s3;
+  wire [63:0] n436_mux_s3;
+  input [63:0] n439_cat_s3;
+  wire [63:0] n439_cat_s3;
+  input n440_slice_s3;
+  wire n440_slice_s3;
+  output n476_and;
+  wire n476_and;
+  input n476_and_s3;
+  wire n476_and_s3;
+  output n510_and;
+  wire n510_and;
+  input n510_and_s3;
+  wire n510_and_s3;
+  output [63:0] n512_mux;
+  wire [63:0] n512_mux;
+  assign \$1  = n338_cat_s1 + 37'h1080000000;
+  assign \$2  = \$1  - n341_cat_s1;
+  assign \$3  = n343_slice_s2 < 6'h20;
+  assign n349_not = ~ \$3 ;
+  assign \$4  = ! n358_slice_s2;
+  assign n362_mux = n358_slice_s2 ? 32'd0 : n346_cat_s2;
+  assign \$5  = ! n407_slice_s2;
+  assign n411_mux = \$5  ? n406_cat_s2 : 64'h0000000000000000;
+  assign \$6  = ! n0_a[3:0];
+  assign \$7  = ! n0_a[7:4];
+  assign \$8  = \$6  & \$7 ;
+  assign \$9  = ! n0_a[11:8];
+  assign \$10  = ! n0_a[15:12];
+  assign \$11  = \$9  & \$10 ;
+  assign \$12  = \$8  & \$11 ;
+  assign \$13  = ! n0_a[19:16];
+  assign \$14  = ! n0_a[23:20];
+  assign \$15  = \$13  & \$14 ;
+  assign \$16  = ! n0_a[27:24];
+  assign \$17  = ! n0_a[31:28];
+  assign \$18  = \$16  & \$17 ;
+  assign \$19  = \$15  & \$18 ;
+  assign n476_and = \$12  & \$19 ;
+  assign \$20  = ! n1_b[3:0];
+  assign \$21  = ! n1_b[7:4];
+  assign \$22  = \$20  & \$21 ;
+  assign \$23  = ! n1_b[11:8];
+  assign \$24  = ! n1_b[15:12];
+  assign \$25  = \$23  & \$24 ;
+  assign \$26  = \$22  & \$25 ;
+  assign \$27  = ! n1_b[19:16];
+  assign \$28  = ! n1_b[23:20];
+  assign \$29  = \$27  & \$28 ;
+  assign \$30  = ! n1_b[27:24];
+  assign \$31  = ! n1_b[31:28];
+  assign \$32  = \$30  & \$31 ;
+  assign \$33  = \$29  & \$32 ;
+  assign n510_and = \$26  & \$33 ;
+  assign \$34  = n401_slice_s3 ? n400_cat_s3 : n403_cat_s3;
+  assign \$35  = n440_slice_s3 ? n439_cat_s3 : n436_mux_s3;
+  assign \$36  = n349_not_s3 ? \$34  : \$35 ;
+  assign \$37  = n357_and_s3 ? 64'hffffffffffffffff : \$36 ;
+  assign \$38  = n476_and_s3 ? 64'h0000000000000000 : \$37 ;
+  assign n512_mux = n510_and_s3 ? 64'hffffffffffffffff : \$38 ;
+  assign n2_slice = n0_a[31:16];
+  assign n23_slice = n0_a[31:24];
+  assign n32_slice = n0_a[15:8];
+  assign n170_slice = n1_b[31:16];
+  assign n191_slice = n1_b[31:24];
+  assign n200_slice = n1_b[15:8];
+  assign n342_sub = \$2 [37:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s3.depth2 (n7_lod, n16_sub, n23_not, n25_sub, n4_sub, n9_sub, n38_mux, n17_slice_s2, n20_cat_s2, n34_cat_s2, n2_lod);
-  wire [5:0] \$1 ;
-  wire [5:0] \$2 ;
+module \mitchell_div_w32_s3.depth2 (n170_slice, n342_sub, n349_not, n362_mux, n411_mux, n18_and, n186_and, n357_and, n369_mux, n416_mux, n351_sub_s2, n366_slice_s2, n415_slice_s2, n2_slice);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
-  wire [158:0] \$6 ;
-  wire [7:0] \$7 ;
-  wire [63:0] \$8 ;
-  wire [63:0] \$9 ;
-  input [37:0] n16_sub;
-  wire [37:0] n16_sub;
-  wire [6:0] n17_slice;
-  input [6:0] n17_slice_s2;
-  wire [6:0] n17_slice_s2;
-  wire [31:0] n20_cat;
-  input [31:0] n20_cat_s2;
-  wire [31:0] n20_cat_s2;
-  input n23_not;
-  wire n23_not;
-  input [6:0] n25_sub;
-  wire [6:0] n25_sub;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input [63:0] n34_cat_s2;
-  wire [63:0] n34_cat_s2;
-  output [63:0] n38_mux;
-  wire [63:0] n38_mux;
-  output [4:0] n4_sub;
-  wire [4:0] n4_sub;
-  input [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  output [4:0] n9_sub;
-  wire [4:0] n9_sub;
-  assign \$1  = 5'h1f - n2_lod;
-  assign \$2  = 5'h1f - n7_lod;
-  assign \$3  = n25_sub < 6'h21;
-  assign \$4  = ~ \$3 ;
-  assign \$5  = n23_not & \$4 ;
-  assign \$6  = n20_cat_s2 << n25_sub;
-  assign \$7  = 6'h20 - n17_slice_s2;
-  assign \$8  = n34_cat_s2 >> \$7 ;
-  assign \$9  = n23_not ? \$6 [63:0] : \$8 ;
-  assign n38_mux = \$5  ? 64'hffffffffffffffff : \$9 ;
-  assign n17_slice = n16_sub[37:31];
-  assign n20_cat = { 1'h1, n16_sub[30:0] };
-  assign n4_sub = \$1 [4:0];
-  assign n9_sub = \$2 [4:0];
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n170_slice;
+  wire [15:0] n170_slice;
+  output n186_and;
+  wire n186_and;
+  output n18_and;
+  wire n18_and;
+  input [15:0] n2_slice;
+  wire [15:0] n2_slice;
+  input [37:0] n342_sub;
+  wire [37:0] n342_sub;
+  wire [6:0] n343_slice;
+  wire [31:0] n346_cat;
+  input n349_not;
+  wire n349_not;
+  input [6:0] n351_sub_s2;
+  wire [6:0] n351_sub_s2;
+  output n357_and;
+  wire n357_and;
+  input [31:0] n362_mux;
+  wire [31:0] n362_mux;
+  input n366_slice_s2;
+  wire n366_slice_s2;
+  output [32:0] n369_mux;
+  wire [32:0] n369_mux;
+  input [63:0] n411_mux;
+  wire [63:0] n411_mux;
+  input n415_slice_s2;
+  wire n415_slice_s2;
+  output [63:0] n416_mux;
+  wire [63:0] n416_mux;
+  assign \$1  = ! n2_slice[3:0];
+  assign \$2  = ! n2_slice[7:4];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n2_slice[11:8];
+  assign \$5  = ! n2_slice[15:12];
+  assign \$6  = \$4  & \$5 ;
+  assign n18_and = \$3  & \$6 ;
+  assign \$7  = ! n170_slice[3:0];
+  assign \$8  = ! n170_slice[7:4];
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = ! n170_slice[11:8];
+  assign \$11  = ! n170_slice[15:12];
+  assign \$12  = \$10  & \$11 ;
+  assign n186_and = \$9  & \$12 ;
+  assign \$13  = n351_sub_s2 < 6'h21;
+  assign \$14  = ~ \$13 ;
+  assign n357_and = n349_not & \$14 ;
+  assign n369_mux = n366_slice_s2 ? { n362_mux, 1'h0 } : { 1'h0, n362_mux };
+  assign n416_mux = n415_slice_s2 ? { 1'h0, n411_mux[63:1] } : n411_mux;
+  assign n343_slice = n342_sub[37:31];
+  assign n346_cat = { 1'h1, n342_sub[30:0] };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w32_s3.depth3 (n1_b, \port$2$0 , n18_and, n186_and, n369_mux, n416_mux, n22_mux, n41_mux, n190_mux, n209_mux, n351_sub, n353_sub, n376_mux, n421_mux, n373_slice_s2, n420_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire [7:0] \$13 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  output [31:0] n190_mux;
+  wire [31:0] n190_mux;
+  wire [7:0] n191_slice;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  wire [7:0] n200_slice;
+  output n209_mux;
+  wire n209_mux;
+  output [31:0] n22_mux;
+  wire [31:0] n22_mux;
+  wire [7:0] n23_slice;
+  wire [7:0] n32_slice;
+  wire [6:0] n343_slice;
+  wire [31:0] n346_cat;
+  output [6:0] n351_sub;
+  wire [6:0] n351_sub;
+  output [7:0] n353_sub;
+  wire [7:0] n353_sub;
+  input [32:0] n369_mux;
+  wire [32:0] n369_mux;
+  input n373_slice_s2;
+  wire n373_slice_s2;
+  output [34:0] n376_mux;
+  wire [34:0] n376_mux;
+  wire [63:0] n406_cat;
+  input [63:0] n416_mux;
+  wire [63:0] n416_mux;
+  output n41_mux;
+  wire n41_mux;
+  input n420_slice_s2;
+  wire n420_slice_s2;
+  output [63:0] n421_mux;
+  wire [63:0] n421_mux;
+  input [37:0] \port$2$0 ;
+  wire [37:0] \port$2$0 ;
+  assign n22_mux = n18_and ? { n0_a[15:0], 16'h0000 } : n0_a;
+  assign \$1  = ! n0_a[11:8];
+  assign \$2  = ! n0_a[15:12];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n0_a[27:24];
+  assign \$5  = ! n0_a[31:28];
+  assign \$6  = \$4  & \$5 ;
+  assign n41_mux = n18_and ? \$3  : \$6 ;
+  assign n190_mux = n186_and ? { n1_b[15:0], 16'h0000 } : n1_b;
+  assign \$7  = ! n1_b[11:8];
+  assign \$8  = ! n1_b[15:12];
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = ! n1_b[27:24];
+  assign \$11  = ! n1_b[31:28];
+  assign \$12  = \$10  & \$11 ;
+  assign n209_mux = n186_and ? \$9  : \$12 ;
+  assign \$13  = \port$2$0 [37:31] - 6'h20;
+  assign n353_sub = 6'h20 - \port$2$0 [37:31];
+  assign n376_mux = n373_slice_s2 ? { n369_mux, 2'h0 } : { 2'h0, n369_mux };
+  assign n421_mux = n420_slice_s2 ? { 2'h0, n416_mux[63:2] } : n416_mux;
+  assign n23_slice = n0_a[31:24];
+  assign n32_slice = n0_a[15:8];
+  assign n191_slice = n1_b[31:24];
+  assign n200_slice = n1_b[15:8];
+  assign n343_slice = \port$2$0 [37:31];
+  assign n406_cat = { 33'h000000001, \port$2$0 [30:0] };
+  assign n346_cat = { 1'h1, \port$2$0 [30:0] };
+  assign n351_sub = \$13 [6:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n190_mux, n209_mux, n351_sub, n353_sub, n376_mux, n421_mux, n45_mux, n60_mux, n213_mux, n228_mux, n383_mux, n426_mux, n380_slice_s2, n425_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  input [31:0] n190_mux;
+  wire [31:0] n190_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n209_mux;
+  wire n209_mux;
+  output [31:0] n213_mux;
+  wire [31:0] n213_mux;
+  output n228_mux;
+  wire n228_mux;
+  input [31:0] n22_mux;
+  wire [31:0] n22_mux;
+  input [6:0] n351_sub;
+  wire [6:0] n351_sub;
+  input [7:0] n353_sub;
+  wire [7:0] n353_sub;
+  wire n358_slice;
+  wire n366_slice;
+  wire n373_slice;
+  input [34:0] n376_mux;
+  wire [34:0] n376_mux;
+  wire n380_slice;
+  input n380_slice_s2;
+  wire n380_slice_s2;
+  output [38:0] n383_mux;
+  wire [38:0] n383_mux;
+  wire n387_slice;
+  wire n394_slice;
+  wire n401_slice;
+  wire [1:0] n407_slice;
+  wire n415_slice;
+  input n41_mux;
+  wire n41_mux;
+  wire n420_slice;
+  input [63:0] n421_mux;
+  wire [63:0] n421_mux;
+  wire n425_slice;
+  input n425_slice_s2;
+  wire n425_slice_s2;
+  output [63:0] n426_mux;
+  wire [63:0] n426_mux;
+  wire n430_slice;
+  wire n435_slice;
+  wire n440_slice;
+  output [31:0] n45_mux;
+  wire [31:0] n45_mux;
+  output n60_mux;
+  wire n60_mux;
+  assign n45_mux = n41_mux ? { n22_mux[23:0], 8'h00 } : n22_mux;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[23:20];
+  assign \$3  = n18_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[15:12];
+  assign \$5  = ! n0_a[31:28];
+  assign \$6  = n18_and ? \$4  : \$5 ;
+  assign n60_mux = n41_mux ? \$3  : \$6 ;
+  assign n213_mux = n209_mux ? { n190_mux[23:0], 8'h00 } : n190_mux;
+  assign \$7  = ! n1_b[7:4];
+  assign \$8  = ! n1_b[23:20];
+  assign \$9  = n186_and ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[15:12];
+  assign \$11  = ! n1_b[31:28];
+  assign \$12  = n186_and ? \$10  : \$11 ;
+  assign n228_mux = n209_mux ? \$9  : \$12 ;
+  assign n383_mux = n380_slice_s2 ? { n376_mux, 4'h0 } : { 4'h0, n376_mux };
+  assign n426_mux = n425_slice_s2 ? { 4'h0, n421_mux[63:4] } : n421_mux;
+  assign n358_slice = n351_sub[6];
+  assign n366_slice = n351_sub[0];
+  assign n373_slice = n351_sub[1];
+  assign n380_slice = n351_sub[2];
+  assign n387_slice = n351_sub[3];
+  assign n394_slice = n351_sub[4];
+  assign n401_slice = n351_sub[5];
+  assign n407_slice = n353_sub[7:6];
+  assign n415_slice = n353_sub[0];
+  assign n420_slice = n353_sub[1];
+  assign n425_slice = n353_sub[2];
+  assign n430_slice = n353_sub[3];
+  assign n435_slice = n353_sub[4];
+  assign n440_slice = n353_sub[5];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n45_mux, n60_mux, n213_mux, n228_mux, n383_mux, n426_mux, n64_mux, n95_mux, n232_mux, n263_mux, n390_mux, n431_mux, n387_slice_s2, n430_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n209_mux;
+  wire n209_mux;
+  input [31:0] n213_mux;
+  wire [31:0] n213_mux;
+  input n228_mux;
+  wire n228_mux;
+  output [31:0] n232_mux;
+  wire [31:0] n232_mux;
+  output n263_mux;
+  wire n263_mux;
+  input [38:0] n383_mux;
+  wire [38:0] n383_mux;
+  input n387_slice_s2;
+  wire n387_slice_s2;
+  output [46:0] n390_mux;
+  wire [46:0] n390_mux;
+  input n41_mux;
+  wire n41_mux;
+  input [63:0] n426_mux;
+  wire [63:0] n426_mux;
+  input n430_slice_s2;
+  wire n430_slice_s2;
+  output [63:0] n431_mux;
+  wire [63:0] n431_mux;
+  input [31:0] n45_mux;
+  wire [31:0] n45_mux;
+  input n60_mux;
+  wire n60_mux;
+  output [31:0] n64_mux;
+  wire [31:0] n64_mux;
+  output n95_mux;
+  wire n95_mux;
+  assign n64_mux = n60_mux ? { n45_mux[27:0], 4'h0 } : n45_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[19:18];
+  assign \$3  = n18_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[11:10];
+  assign \$5  = ! n0_a[27:26];
+  assign \$6  = n18_and ? \$4  : \$5 ;
+  assign \$7  = n41_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[7:6];
+  assign \$9  = ! n0_a[23:22];
+  assign \$10  = n18_and ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[15:14];
+  assign \$12  = ! n0_a[31:30];
+  assign \$13  = n18_and ? \$11  : \$12 ;
+  assign \$14  = n41_mux ? \$10  : \$13 ;
+  assign n95_mux = n60_mux ? \$7  : \$14 ;
+  assign n232_mux = n228_mux ? { n213_mux[27:0], 4'h0 } : n213_mux;
+  assign \$15  = ! n1_b[3:2];
+  assign \$16  = ! n1_b[19:18];
+  assign \$17  = n186_and ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[11:10];
+  assign \$19  = ! n1_b[27:26];
+  assign \$20  = n186_and ? \$18  : \$19 ;
+  assign \$21  = n209_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[7:6];
+  assign \$23  = ! n1_b[23:22];
+  assign \$24  = n186_and ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[15:14];
+  assign \$26  = ! n1_b[31:30];
+  assign \$27  = n186_and ? \$25  : \$26 ;
+  assign \$28  = n209_mux ? \$24  : \$27 ;
+  assign n263_mux = n228_mux ? \$21  : \$28 ;
+  assign n390_mux = n387_slice_s2 ? { n383_mux, 8'h00 } : { 8'h00, n383_mux };
+  assign n431_mux = n430_slice_s2 ? { 8'h00, n426_mux[63:8] } : n426_mux;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n64_mux, n95_mux, n232_mux, n263_mux, n390_mux, n431_mux, n99_mux, n162_mux, n267_mux, n330_mux, n397_mux, n436_mux, n394_slice_s2, n435_slice_s2
+, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  output n162_mux;
+  wire n162_mux;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n209_mux;
+  wire n209_mux;
+  input n228_mux;
+  wire n228_mux;
+  input [31:0] n232_mux;
+  wire [31:0] n232_mux;
+  input n263_mux;
+  wire n263_mux;
+  output [31:0] n267_mux;
+  wire [31:0] n267_mux;
+  output n330_mux;
+  wire n330_mux;
+  input [46:0] n390_mux;
+  wire [46:0] n390_mux;
+  input n394_slice_s2;
+  wire n394_slice_s2;
+  output [62:0] n397_mux;
+  wire [62:0] n397_mux;
+  input n41_mux;
+  wire n41_mux;
+  input [63:0] n431_mux;
+  wire [63:0] n431_mux;
+  input n435_slice_s2;
+  wire n435_slice_s2;
+  output [63:0] n436_mux;
+  wire [63:0] n436_mux;
+  input n60_mux;
+  wire n60_mux;
+  input [31:0] n64_mux;
+  wire [31:0] n64_mux;
+  input n95_mux;
+  wire n95_mux;
+  output [31:0] n99_mux;
+  wire [31:0] n99_mux;
+  assign \$37  = n209_mux ? \$33  : \$36 ;
+  assign \$38  = ! n1_b[5];
+  assign \$39  = ! n1_b[21];
+  assign \$40  = n186_and ? \$38  : \$39 ;
+  assign \$41  = ! n1_b[13];
+  assign \$42  = ! n1_b[29];
+  assign \$43  = n186_and ? \$41  : \$42 ;
+  assign \$44  = n209_mux ? \$40  : \$43 ;
+  assign \$45  = n228_mux ? \$37  : \$44 ;
+  assign \$46  = ! n1_b[3];
+  assign \$47  = ! n1_b[19];
+  assign \$48  = n186_and ? \$46  : \$47 ;
+  assign \$49  = ! n1_b[11];
+  assign \$50  = ! n1_b[27];
+  assign \$51  = n186_and ? \$49  : \$50 ;
+  assign \$52  = n209_mux ? \$48  : \$51 ;
+  assign \$53  = ! n1_b[7];
+  assign \$54  = ! n1_b[23];
+  assign \$55  = n186_and ? \$53  : \$54 ;
+  assign \$56  = ! n1_b[15];
+  assign \$57  = ! n1_b[31];
+  assign \$58  = n186_and ? \$56  : \$57 ;
+  assign \$59  = n209_mux ? \$55  : \$58 ;
+  assign \$60  = n228_mux ? \$52  : \$59 ;
+  assign n330_mux = n263_mux ? \$45  : \$60 ;
+  assign n397_mux = n394_slice_s2 ? { n390_mux, 16'h0000 } : { 16'h0000, n390_mux };
+  assign n436_mux = n435_slice_s2 ? { 16'h0000, n431_mux[63:16] } : n431_mux;
+  assign n99_mux = n95_mux ? { n64_mux[29:0], 2'h0 } : n64_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[17];
+  assign \$3  = n18_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[9];
+  assign \$5  = ! n0_a[25];
+  assign \$6  = n18_and ? \$4  : \$5 ;
+  assign \$7  = n41_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[5];
+  assign \$9  = ! n0_a[21];
+  assign \$10  = n18_and ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[13];
+  assign \$12  = ! n0_a[29];
+  assign \$13  = n18_and ? \$11  : \$12 ;
+  assign \$14  = n41_mux ? \$10  : \$13 ;
+  assign \$15  = n60_mux ? \$7  : \$14 ;
+  assign \$16  = ! n0_a[3];
+  assign \$17  = ! n0_a[19];
+  assign \$18  = n18_and ? \$16  : \$17 ;
+  assign \$19  = ! n0_a[11];
+  assign \$20  = ! n0_a[27];
+  assign \$21  = n18_and ? \$19  : \$20 ;
+  assign \$22  = n41_mux ? \$18  : \$21 ;
+  assign \$23  = ! n0_a[7];
+  assign \$24  = ! n0_a[23];
+  assign \$25  = n18_and ? \$23  : \$24 ;
+  assign \$26  = ! n0_a[15];
+  assign \$27  = ! n0_a[31];
+  assign \$28  = n18_and ? \$26  : \$27 ;
+  assign \$29  = n41_mux ? \$25  : \$28 ;
+  assign \$30  = n60_mux ? \$22  : \$29 ;
+  assign n162_mux = n95_mux ? \$15  : \$30 ;
+  assign n267_mux = n263_mux ? { n232_mux[29:0], 2'h0 } : n232_mux;
+  assign \$31  = ! n1_b[1];
+  assign \$32  = ! n1_b[17];
+  assign \$33  = n186_and ? \$31  : \$32 ;
+  assign \$34  = ! n1_b[9];
+  assign \$35  = ! n1_b[25];
+  assign \$36  = n186_and ? \$34  : \$35 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w32_s3.depth7 (n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n95_mux, n263_mux, n99_mux, n162_mux, n267_mux, n330_mux, n397_mux, n436_mux, \port$202$0 , \port$203$0 , \port$204$0 , \port$205$0 , n18_and);
+  wire [31:0] \$1 ;
+  wire [4:0] \$2 ;
+  wire [31:0] \$3 ;
+  wire [4:0] \$4 ;
+  input n162_mux;
+  wire n162_mux;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  input n209_mux;
+  wire n209_mux;
+  input n228_mux;
+  wire n228_mux;
+  input n263_mux;
+  wire n263_mux;
+  input [31:0] n267_mux;
+  wire [31:0] n267_mux;
+  input n330_mux;
+  wire n330_mux;
+  wire [35:0] n338_cat;
+  wire [35:0] n341_cat;
+  input [62:0] n397_mux;
+  wire [62:0] n397_mux;
+  wire [63:0] n400_cat;
+  wire [63:0] n403_cat;
+  input n41_mux;
+  wire n41_mux;
+  input [63:0] n436_mux;
+  wire [63:0] n436_mux;
+  wire [63:0] n439_cat;
+  input n60_mux;
+  wire n60_mux;
+  input n95_mux;
+  wire n95_mux;
+  input [31:0] n99_mux;
+  wire [31:0] n99_mux;
+  output [30:0] \port$202$0 ;
+  wire [30:0] \port$202$0 ;
+  output [4:0] \port$203$0 ;
+  wire [4:0] \port$203$0 ;
+  output [30:0] \port$204$0 ;
+  wire [30:0] \port$204$0 ;
+  output [4:0] \port$205$0 ;
+  wire [4:0] \port$205$0 ;
+  assign \$1  = n162_mux ? { n99_mux[30:0], 1'h0 } : n99_mux;
+  assign \$2  = ~ { n18_and, n41_mux, n60_mux, n95_mux, n162_mux };
+  assign \$3  = n330_mux ? { n267_mux[30:0], 1'h0 } : n267_mux;
+  assign \$4  = ~ { n186_and, n209_mux, n228_mux, n263_mux, n330_mux };
+  assign n338_cat = { \$2 , \$1 [30:0] };
+  assign n341_cat = { \$4 , \$3 [30:0] };
+  assign n400_cat = { n397_mux[31:0], 32'h00000000 };
+  assign n403_cat = { 1'h0, n397_mux };
+  assign n439_cat = { 32'h00000000, n436_mux[63:32] };
+  assign \port$202$0  = \$1 [30:0];
+  assign \port$203$0  = \$2 ;
+  assign \port$204$0  = \$3 [30:0];
+  assign \port$205$0  = \$4 ;
 endmodule

@@ -8,133 +8,241 @@ module mitchell_div_w8_s0(b, o, a);
   input [7:0] b;
   wire [7:0] b;
   wire [7:0] n0_a;
-  wire [11:0] n16_sub;
-  wire [4:0] n17_slice;
+  wire [15:0] n116_mux;
+  wire n15_mux;
+  wire [7:0] n19_mux;
   wire [7:0] n1_b;
-  wire [7:0] n20_cat;
-  wire n23_not;
-  wire [4:0] n25_sub;
-  wire [2:0] n2_lod;
-  wire [15:0] n46_mux;
-  wire [2:0] n7_lod;
+  wire n34_mux;
+  wire n44_eq;
+  wire [7:0] n48_mux;
+  wire n4_eq;
+  wire n55_mux;
+  wire [7:0] n59_mux;
+  wire n74_mux;
+  wire [11:0] n86_sub;
+  wire [4:0] n87_slice;
+  wire [7:0] n8_mux;
+  wire [7:0] n90_cat;
+  wire n93_not;
+  wire [4:0] n95_sub;
   output [15:0] o;
   wire [15:0] o;
   \mitchell_div_w8_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n44_eq(n44_eq),
+    .n4_eq(n4_eq)
   );
   \mitchell_div_w8_s0.depth2  depth2 (
     .n0_a(a),
-    .n16_sub(n16_sub),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n8_mux(n8_mux)
+  );
+  \mitchell_div_w8_s0.depth3  depth3 (
+    .n0_a(a),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .n8_mux(n8_mux)
   );
   \mitchell_div_w8_s0.depth4  depth4 (
-    .n17_slice(n16_sub[11:7]),
-    .n23_not(n23_not),
-    .n25_sub(n25_sub)
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n34_mux(n34_mux),
+    .n44_eq(n44_eq),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .n86_sub(n86_sub)
   );
-  \mitchell_div_w8_s0.depth5  depth5 (
+  \mitchell_div_w8_s0.depth6  depth6 (
+    .n87_slice(n86_sub[11:7]),
+    .n93_not(n93_not),
+    .n95_sub(n95_sub)
+  );
+  \mitchell_div_w8_s0.depth7  depth7 (
     .n0_a(a),
+    .n116_mux(o),
     .n1_b(b),
-    .n23_not(n23_not),
-    .n25_sub(n25_sub),
-    .n46_mux(o),
-    .\port$20$0 (n16_sub)
+    .n93_not(n93_not),
+    .n95_sub(n95_sub),
+    .\port$32$0 (n86_sub)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n46_mux = o;
-  assign n17_slice = n16_sub[11:7];
-  assign n20_cat = { 1'h1, n16_sub[6:0] };
+  assign n116_mux = o;
+  assign n87_slice = n86_sub[11:7];
+  assign n90_cat = { 1'h1, n86_sub[6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s0.depth1 (n1_b, n2_lod, n7_lod, n0_a);
-  wire [2:0] \$1 ;
-  wire [2:0] \$10 ;
-  wire [2:0] \$11 ;
-  wire [2:0] \$12 ;
+module \mitchell_div_w8_s0.depth1 (n1_b, n4_eq, n44_eq, n0_a);
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  output n44_eq;
+  wire n44_eq;
+  output n4_eq;
+  wire n4_eq;
+  assign n4_eq = ! n0_a[7:4];
+  assign n44_eq = ! n1_b[7:4];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w8_s0.depth2 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  output n15_mux;
+  wire n15_mux;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  input n44_eq;
+  wire n44_eq;
+  output [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n55_mux;
+  wire n55_mux;
+  output [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  assign \$3  = ! n1_b[3:2];
+  assign \$4  = ! n1_b[7:6];
+  assign n55_mux = n44_eq ? \$3  : \$4 ;
+  assign n8_mux = n4_eq ? { n0_a[3:0], 4'h0 } : n0_a;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[7:6];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n48_mux = n44_eq ? { n1_b[3:0], 4'h0 } : n1_b;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w8_s0.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  input n15_mux;
+  wire n15_mux;
+  output [7:0] n19_mux;
+  wire [7:0] n19_mux;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  output n34_mux;
+  wire n34_mux;
+  input n44_eq;
+  wire n44_eq;
+  input [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  output [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  output n74_mux;
+  wire n74_mux;
+  input [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  assign n19_mux = n15_mux ? { n8_mux[5:0], 2'h0 } : n8_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[5];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[3];
+  assign \$5  = ! n0_a[7];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n59_mux = n55_mux ? { n48_mux[5:0], 2'h0 } : n48_mux;
+  assign \$7  = ! n1_b[1];
+  assign \$8  = ! n1_b[5];
+  assign \$9  = n44_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[3];
+  assign \$11  = ! n1_b[7];
+  assign \$12  = n44_eq ? \$10  : \$11 ;
+  assign n74_mux = n55_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w8_s0.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n86_sub, n4_eq);
+  wire [7:0] \$1 ;
   wire [2:0] \$2 ;
-  wire [2:0] \$3 ;
-  wire [2:0] \$4 ;
-  wire [2:0] \$5 ;
-  wire [2:0] \$6 ;
-  wire [2:0] \$7 ;
-  wire [2:0] \$8 ;
-  wire [2:0] \$9 ;
-  input [7:0] n0_a;
-  wire [7:0] n0_a;
-  input [7:0] n1_b;
-  wire [7:0] n1_b;
-  output [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  output [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = n0_a[1] ? 3'h1 : 3'h0;
-  assign \$2  = n0_a[2] ? 3'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 3'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 3'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 3'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 3'h6 : \$5 ;
-  assign n2_lod = n0_a[7] ? 3'h7 : \$6 ;
-  assign \$7  = n1_b[1] ? 3'h1 : 3'h0;
-  assign \$8  = n1_b[2] ? 3'h2 : \$7 ;
-  assign \$9  = n1_b[3] ? 3'h3 : \$8 ;
-  assign \$10  = n1_b[4] ? 3'h4 : \$9 ;
-  assign \$11  = n1_b[5] ? 3'h5 : \$10 ;
-  assign \$12  = n1_b[6] ? 3'h6 : \$11 ;
-  assign n7_lod = n1_b[7] ? 3'h7 : \$12 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_w8_s0.depth2 (n1_b, n2_lod, n7_lod, n16_sub, n0_a);
-  wire [3:0] \$1 ;
-  wire [14:0] \$2 ;
   wire [11:0] \$3 ;
-  wire [3:0] \$4 ;
-  wire [14:0] \$5 ;
+  wire [7:0] \$4 ;
+  wire [2:0] \$5 ;
   wire [12:0] \$6 ;
-  input [7:0] n0_a;
-  wire [7:0] n0_a;
-  output [11:0] n16_sub;
-  wire [11:0] n16_sub;
-  input [7:0] n1_b;
-  wire [7:0] n1_b;
-  input [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  input [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$4  = 3'h7 - n7_lod;
-  assign \$5  = n1_b << \$4 [2:0];
-  assign \$6  = \$3  - { n7_lod, \$5 [6:0] };
-  assign \$1  = 3'h7 - n2_lod;
-  assign \$2  = n0_a << \$1 [2:0];
-  assign \$3  = { n2_lod, \$2 [6:0] } + 11'h480;
-  assign n16_sub = \$6 [11:0];
+  input n15_mux;
+  wire n15_mux;
+  input [7:0] n19_mux;
+  wire [7:0] n19_mux;
+  input n34_mux;
+  wire n34_mux;
+  input n44_eq;
+  wire n44_eq;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  input [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  input n74_mux;
+  wire n74_mux;
+  output [11:0] n86_sub;
+  wire [11:0] n86_sub;
+  assign \$4  = n74_mux ? { n59_mux[6:0], 1'h0 } : n59_mux;
+  assign \$5  = ~ { n44_eq, n55_mux, n74_mux };
+  assign \$6  = \$3  - { \$5 , \$4 [6:0] };
+  assign \$1  = n34_mux ? { n19_mux[6:0], 1'h0 } : n19_mux;
+  assign \$2  = ~ { n4_eq, n15_mux, n34_mux };
+  assign \$3  = { \$2 , \$1 [6:0] } + 11'h480;
+  assign n86_sub = \$6 [11:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s0.depth4 (n23_not, n25_sub, n17_slice);
+module \mitchell_div_w8_s0.depth6 (n93_not, n95_sub, n87_slice);
   wire \$1 ;
   wire [5:0] \$2 ;
-  input [4:0] n17_slice;
-  wire [4:0] n17_slice;
-  output n23_not;
-  wire n23_not;
-  output [4:0] n25_sub;
-  wire [4:0] n25_sub;
-  assign \$1  = n17_slice < 4'h8;
-  assign n23_not = ~ \$1 ;
-  assign \$2  = n17_slice - 4'h8;
-  assign n25_sub = \$2 [4:0];
+  input [4:0] n87_slice;
+  wire [4:0] n87_slice;
+  output n93_not;
+  wire n93_not;
+  output [4:0] n95_sub;
+  wire [4:0] n95_sub;
+  assign \$1  = n87_slice < 4'h8;
+  assign n93_not = ~ \$1 ;
+  assign \$2  = n87_slice - 4'h8;
+  assign n95_sub = \$2 [4:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s0.depth5 (n1_b, \port$20$0 , n23_not, n25_sub, n46_mux, n0_a);
+module \mitchell_div_w8_s0.depth7 (n1_b, \port$32$0 , n93_not, n95_sub, n116_mux, n0_a);
   wire \$1 ;
   wire [15:0] \$10 ;
   wire [15:0] \$11 ;
@@ -148,30 +256,30 @@ module \mitchell_div_w8_s0.depth5 (n1_b, \port$20$0 , n23_not, n25_sub, n46_mux,
   wire [15:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  wire [4:0] n17_slice;
+  output [15:0] n116_mux;
+  wire [15:0] n116_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  wire [7:0] n20_cat;
-  input n23_not;
-  wire n23_not;
-  input [4:0] n25_sub;
-  wire [4:0] n25_sub;
-  output [15:0] n46_mux;
-  wire [15:0] n46_mux;
-  input [11:0] \port$20$0 ;
-  wire [11:0] \port$20$0 ;
+  wire [4:0] n87_slice;
+  wire [7:0] n90_cat;
+  input n93_not;
+  wire n93_not;
+  input [4:0] n95_sub;
+  wire [4:0] n95_sub;
+  input [11:0] \port$32$0 ;
+  wire [11:0] \port$32$0 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n25_sub < 4'h9;
+  assign \$3  = n95_sub < 4'h9;
   assign \$4  = ~ \$3 ;
-  assign \$5  = n23_not & \$4 ;
-  assign \$6  = { 1'h1, \port$20$0 [6:0] } << n25_sub;
-  assign \$7  = 4'h8 - \port$20$0 [11:7];
-  assign \$8  = { 1'h1, \port$20$0 [6:0] } >> \$7 ;
-  assign \$9  = n23_not ? \$6 [15:0] : \$8 ;
+  assign \$5  = n93_not & \$4 ;
+  assign \$6  = { 1'h1, \port$32$0 [6:0] } << n95_sub;
+  assign \$7  = 4'h8 - \port$32$0 [11:7];
+  assign \$8  = { 1'h1, \port$32$0 [6:0] } >> \$7 ;
+  assign \$9  = n93_not ? \$6 [15:0] : \$8 ;
   assign \$10  = \$5  ? 16'hffff : \$9 ;
   assign \$11  = \$2  ? 16'h0000 : \$10 ;
-  assign n46_mux = \$1  ? 16'hffff : \$11 ;
-  assign n20_cat = { 1'h1, \port$20$0 [6:0] };
-  assign n17_slice = \port$20$0 [11:7];
+  assign n116_mux = \$1  ? 16'hffff : \$11 ;
+  assign n90_cat = { 1'h1, \port$32$0 [6:0] };
+  assign n87_slice = \port$32$0 [11:7];
 endmodule

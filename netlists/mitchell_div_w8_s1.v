@@ -12,23 +12,34 @@ module mitchell_div_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [7:0] n0_a;
-  wire [11:0] n16_sub;
-  wire [4:0] n17_slice;
-  reg [4:0] n17_slice_s1 = 5'h00;
+  wire [15:0] n104_cat;
+  reg [15:0] n104_cat_s1 = 16'h0000;
+  wire n110_eq;
+  reg n110_eq_s1 = 1'h0;
+  wire n114_eq;
+  reg n114_eq_s1 = 1'h0;
+  wire [15:0] n116_mux;
+  wire n15_mux;
+  wire [7:0] n19_mux;
   wire [7:0] n1_b;
-  wire [7:0] n20_cat;
-  reg [7:0] n20_cat_s1 = 8'h00;
-  wire n23_not;
-  wire [4:0] n25_sub;
-  wire [2:0] n2_lod;
-  wire [15:0] n34_cat;
-  reg [15:0] n34_cat_s1 = 16'h0000;
-  wire n40_eq;
-  reg n40_eq_s1 = 1'h0;
+  wire n34_mux;
   wire n44_eq;
-  reg n44_eq_s1 = 1'h0;
-  wire [15:0] n46_mux;
-  wire [2:0] n7_lod;
+  wire [7:0] n48_mux;
+  wire n4_eq;
+  wire n55_mux;
+  wire [7:0] n59_mux;
+  wire n74_mux;
+  wire [11:0] n86_sub;
+  wire [4:0] n87_slice;
+  reg [4:0] n87_slice_s1 = 5'h00;
+  wire [7:0] n8_mux;
+  wire [7:0] n90_cat;
+  reg [7:0] n90_cat_s1 = 8'h00;
+  wire n93_not;
+  wire [4:0] n95_sub;
+  reg [4:0] n95_sub_s1 = 5'h00;
+  wire [5:0] n97_sub;
+  reg [5:0] n97_sub_s1 = 6'h00;
   output [15:0] o;
   wire [15:0] o;
   input rst;
@@ -40,42 +51,78 @@ module mitchell_div_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n17_slice_s1 <= n16_sub[11:7];
-  always @(posedge clk)
-    n44_eq_s1 <= n44_eq;
-  always @(posedge clk)
-    n40_eq_s1 <= n40_eq;
-  always @(posedge clk)
-    n20_cat_s1 <= { 1'h1, n16_sub[6:0] };
-  always @(posedge clk)
-    n34_cat_s1 <= { 9'h001, n16_sub[6:0] };
-  always @(posedge clk)
     valid_out <= \$1 ;
+  always @(posedge clk)
+    n87_slice_s1 <= n86_sub[11:7];
+  always @(posedge clk)
+    n114_eq_s1 <= n114_eq;
+  always @(posedge clk)
+    n110_eq_s1 <= n110_eq;
+  always @(posedge clk)
+    n95_sub_s1 <= n95_sub;
+  always @(posedge clk)
+    n90_cat_s1 <= { 1'h1, n86_sub[6:0] };
+  always @(posedge clk)
+    n104_cat_s1 <= { 9'h001, n86_sub[6:0] };
+  always @(posedge clk)
+    n97_sub_s1 <= n97_sub;
   \mitchell_div_w8_s1.depth1  depth1 (
     .n0_a(a),
-    .n17_slice_s1(n17_slice_s1),
+    .n110_eq(n110_eq),
+    .n114_eq(n114_eq),
     .n1_b(b),
-    .n23_not(n23_not),
-    .n25_sub(n25_sub),
-    .n2_lod(n2_lod),
-    .n40_eq(n40_eq),
     .n44_eq(n44_eq),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq),
+    .n87_slice_s1(n87_slice_s1),
+    .n93_not(n93_not)
   );
   \mitchell_div_w8_s1.depth2  depth2 (
     .n0_a(a),
-    .n16_sub(n16_sub),
-    .n17_slice_s1(n17_slice_s1),
+    .n104_cat_s1(n104_cat_s1),
+    .n110_eq_s1(n110_eq_s1),
+    .n114_eq_s1(n114_eq_s1),
+    .n116_mux(o),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n20_cat_s1(n20_cat_s1),
-    .n23_not(n23_not),
-    .n25_sub(n25_sub),
-    .n2_lod(n2_lod),
-    .n34_cat_s1(n34_cat_s1),
-    .n40_eq_s1(n40_eq_s1),
-    .n44_eq_s1(n44_eq_s1),
-    .n46_mux(o),
-    .n7_lod(n7_lod)
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n8_mux(n8_mux),
+    .n90_cat_s1(n90_cat_s1),
+    .n93_not(n93_not),
+    .n95_sub_s1(n95_sub_s1),
+    .n97_sub_s1(n97_sub_s1)
+  );
+  \mitchell_div_w8_s1.depth3  depth3 (
+    .n0_a(a),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .n8_mux(n8_mux)
+  );
+  \mitchell_div_w8_s1.depth4  depth4 (
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n34_mux(n34_mux),
+    .n44_eq(n44_eq),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .n86_sub(n86_sub)
+  );
+  \mitchell_div_w8_s1.depth6  depth6 (
+    .n95_sub(n95_sub),
+    .n97_sub(n97_sub),
+    .\port$45$0 (n86_sub)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -86,127 +133,212 @@ module mitchell_div_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n46_mux = o;
+  assign n116_mux = o;
   assign valid_s1 = valid_out;
-  assign n17_slice = n16_sub[11:7];
-  assign n20_cat = { 1'h1, n16_sub[6:0] };
-  assign n34_cat = { 9'h001, n16_sub[6:0] };
+  assign n87_slice = n86_sub[11:7];
+  assign n90_cat = { 1'h1, n86_sub[6:0] };
+  assign n104_cat = { 9'h001, n86_sub[6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s1.depth1 (n1_b, n2_lod, n7_lod, n23_not, n25_sub, n40_eq, n44_eq, n17_slice_s1, n0_a);
-  wire [2:0] \$1 ;
-  wire [2:0] \$10 ;
-  wire [2:0] \$11 ;
-  wire [2:0] \$12 ;
-  wire \$13 ;
-  wire [5:0] \$14 ;
-  wire [2:0] \$2 ;
-  wire [2:0] \$3 ;
-  wire [2:0] \$4 ;
-  wire [2:0] \$5 ;
-  wire [2:0] \$6 ;
-  wire [2:0] \$7 ;
-  wire [2:0] \$8 ;
-  wire [2:0] \$9 ;
+module \mitchell_div_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n93_not, n110_eq, n114_eq, n87_slice_s1, n0_a);
+  wire \$1 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  input [4:0] n17_slice_s1;
-  wire [4:0] n17_slice_s1;
+  output n110_eq;
+  wire n110_eq;
+  output n114_eq;
+  wire n114_eq;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  output n23_not;
-  wire n23_not;
-  output [4:0] n25_sub;
-  wire [4:0] n25_sub;
-  output [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  output n40_eq;
-  wire n40_eq;
   output n44_eq;
   wire n44_eq;
-  output [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = n0_a[1] ? 3'h1 : 3'h0;
-  assign \$2  = n0_a[2] ? 3'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 3'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 3'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 3'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 3'h6 : \$5 ;
-  assign n2_lod = n0_a[7] ? 3'h7 : \$6 ;
-  assign \$7  = n1_b[1] ? 3'h1 : 3'h0;
-  assign \$8  = n1_b[2] ? 3'h2 : \$7 ;
-  assign \$9  = n1_b[3] ? 3'h3 : \$8 ;
-  assign \$10  = n1_b[4] ? 3'h4 : \$9 ;
-  assign \$11  = n1_b[5] ? 3'h5 : \$10 ;
-  assign \$12  = n1_b[6] ? 3'h6 : \$11 ;
-  assign n7_lod = n1_b[7] ? 3'h7 : \$12 ;
-  assign \$13  = n17_slice_s1 < 4'h8;
-  assign n23_not = ~ \$13 ;
-  assign \$14  = n17_slice_s1 - 4'h8;
-  assign n40_eq = ! n0_a;
-  assign n44_eq = ! n1_b;
-  assign n25_sub = \$14 [4:0];
+  output n4_eq;
+  wire n4_eq;
+  input [4:0] n87_slice_s1;
+  wire [4:0] n87_slice_s1;
+  output n93_not;
+  wire n93_not;
+  assign n4_eq = ! n0_a[7:4];
+  assign n44_eq = ! n1_b[7:4];
+  assign \$1  = n87_slice_s1 < 4'h8;
+  assign n93_not = ~ \$1 ;
+  assign n110_eq = ! n0_a;
+  assign n114_eq = ! n1_b;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s1.depth2 (n1_b, n2_lod, n7_lod, n23_not, n25_sub, n16_sub, n46_mux, n17_slice_s1, n44_eq_s1, n40_eq_s1, n20_cat_s1, n34_cat_s1, n0_a);
-  wire [3:0] \$1 ;
-  wire [38:0] \$10 ;
-  wire [5:0] \$11 ;
+module \mitchell_div_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n93_not, n8_mux, n15_mux, n48_mux, n55_mux, n116_mux, n114_eq_s1, n110_eq_s1, n95_sub_s1, n90_cat_s1, n104_cat_s1, n97_sub_s1, n0_a);
+  wire \$1 ;
+  wire [15:0] \$10 ;
+  wire [15:0] \$11 ;
   wire [15:0] \$12 ;
-  wire [15:0] \$13 ;
-  wire [15:0] \$14 ;
-  wire [15:0] \$15 ;
-  wire [14:0] \$2 ;
-  wire [11:0] \$3 ;
-  wire [3:0] \$4 ;
-  wire [14:0] \$5 ;
-  wire [12:0] \$6 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire [38:0] \$8 ;
+  wire [15:0] \$9 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  input [15:0] n104_cat_s1;
+  wire [15:0] n104_cat_s1;
+  input n110_eq_s1;
+  wire n110_eq_s1;
+  input n114_eq_s1;
+  wire n114_eq_s1;
+  output [15:0] n116_mux;
+  wire [15:0] n116_mux;
+  output n15_mux;
+  wire n15_mux;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  input n44_eq;
+  wire n44_eq;
+  output [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n55_mux;
+  wire n55_mux;
+  output [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  input [7:0] n90_cat_s1;
+  wire [7:0] n90_cat_s1;
+  input n93_not;
+  wire n93_not;
+  input [4:0] n95_sub_s1;
+  wire [4:0] n95_sub_s1;
+  input [5:0] n97_sub_s1;
+  wire [5:0] n97_sub_s1;
+  assign n8_mux = n4_eq ? { n0_a[3:0], 4'h0 } : n0_a;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[7:6];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n48_mux = n44_eq ? { n1_b[3:0], 4'h0 } : n1_b;
+  assign \$3  = ! n1_b[3:2];
+  assign \$4  = ! n1_b[7:6];
+  assign n55_mux = n44_eq ? \$3  : \$4 ;
+  assign \$5  = n95_sub_s1 < 4'h9;
+  assign \$6  = ~ \$5 ;
+  assign \$7  = n93_not & \$6 ;
+  assign \$8  = n90_cat_s1 << n95_sub_s1;
+  assign \$9  = n104_cat_s1 >> n97_sub_s1;
+  assign \$10  = n93_not ? \$8 [15:0] : \$9 ;
+  assign \$11  = \$7  ? 16'hffff : \$10 ;
+  assign \$12  = n110_eq_s1 ? 16'h0000 : \$11 ;
+  assign n116_mux = n114_eq_s1 ? 16'hffff : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
   wire \$7 ;
   wire \$8 ;
   wire \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  output [11:0] n16_sub;
-  wire [11:0] n16_sub;
-  input [4:0] n17_slice_s1;
-  wire [4:0] n17_slice_s1;
+  input n15_mux;
+  wire n15_mux;
+  output [7:0] n19_mux;
+  wire [7:0] n19_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  input [7:0] n20_cat_s1;
-  wire [7:0] n20_cat_s1;
-  input n23_not;
-  wire n23_not;
-  input [4:0] n25_sub;
-  wire [4:0] n25_sub;
-  input [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  input [15:0] n34_cat_s1;
-  wire [15:0] n34_cat_s1;
-  input n40_eq_s1;
-  wire n40_eq_s1;
-  input n44_eq_s1;
-  wire n44_eq_s1;
-  output [15:0] n46_mux;
-  wire [15:0] n46_mux;
-  input [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = 3'h7 - n2_lod;
-  assign \$2  = n0_a << \$1 [2:0];
-  assign \$3  = { n2_lod, \$2 [6:0] } + 11'h480;
-  assign \$4  = 3'h7 - n7_lod;
-  assign \$5  = n1_b << \$4 [2:0];
-  assign \$6  = \$3  - { n7_lod, \$5 [6:0] };
-  assign \$7  = n25_sub < 4'h9;
-  assign \$8  = ~ \$7 ;
-  assign \$9  = n23_not & \$8 ;
-  assign \$10  = n20_cat_s1 << n25_sub;
-  assign \$11  = 4'h8 - n17_slice_s1;
-  assign \$12  = n34_cat_s1 >> \$11 ;
-  assign \$13  = n23_not ? \$10 [15:0] : \$12 ;
-  assign \$14  = \$9  ? 16'hffff : \$13 ;
-  assign \$15  = n40_eq_s1 ? 16'h0000 : \$14 ;
-  assign n46_mux = n44_eq_s1 ? 16'hffff : \$15 ;
-  assign n16_sub = \$6 [11:0];
+  output n34_mux;
+  wire n34_mux;
+  input n44_eq;
+  wire n44_eq;
+  input [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  output [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  output n74_mux;
+  wire n74_mux;
+  input [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  assign n19_mux = n15_mux ? { n8_mux[5:0], 2'h0 } : n8_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[5];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[3];
+  assign \$5  = ! n0_a[7];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n59_mux = n55_mux ? { n48_mux[5:0], 2'h0 } : n48_mux;
+  assign \$7  = ! n1_b[1];
+  assign \$8  = ! n1_b[5];
+  assign \$9  = n44_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[3];
+  assign \$11  = ! n1_b[7];
+  assign \$12  = n44_eq ? \$10  : \$11 ;
+  assign n74_mux = n55_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n86_sub, n4_eq);
+  wire [7:0] \$1 ;
+  wire [2:0] \$2 ;
+  wire [11:0] \$3 ;
+  wire [7:0] \$4 ;
+  wire [2:0] \$5 ;
+  wire [12:0] \$6 ;
+  input n15_mux;
+  wire n15_mux;
+  input [7:0] n19_mux;
+  wire [7:0] n19_mux;
+  input n34_mux;
+  wire n34_mux;
+  input n44_eq;
+  wire n44_eq;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  input [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  input n74_mux;
+  wire n74_mux;
+  output [11:0] n86_sub;
+  wire [11:0] n86_sub;
+  assign \$4  = n74_mux ? { n59_mux[6:0], 1'h0 } : n59_mux;
+  assign \$5  = ~ { n44_eq, n55_mux, n74_mux };
+  assign \$6  = \$3  - { \$5 , \$4 [6:0] };
+  assign \$1  = n34_mux ? { n19_mux[6:0], 1'h0 } : n19_mux;
+  assign \$2  = ~ { n4_eq, n15_mux, n34_mux };
+  assign \$3  = { \$2 , \$1 [6:0] } + 11'h480;
+  assign n86_sub = \$6 [11:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_w8_s1.depth6 (n95_sub, n97_sub, \port$45$0 );
+  wire [5:0] \$1 ;
+  wire [15:0] n104_cat;
+  wire [4:0] n87_slice;
+  wire [7:0] n90_cat;
+  output [4:0] n95_sub;
+  wire [4:0] n95_sub;
+  output [5:0] n97_sub;
+  wire [5:0] n97_sub;
+  input [11:0] \port$45$0 ;
+  wire [11:0] \port$45$0 ;
+  assign \$1  = \port$45$0 [11:7] - 4'h8;
+  assign n97_sub = 4'h8 - \port$45$0 [11:7];
+  assign n87_slice = \port$45$0 [11:7];
+  assign n104_cat = { 9'h001, \port$45$0 [6:0] };
+  assign n90_cat = { 1'h1, \port$45$0 [6:0] };
+  assign n95_sub = \$1 [4:0];
 endmodule

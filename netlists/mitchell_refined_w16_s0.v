@@ -3,755 +3,444 @@
 (* top =  1  *)
 (* generator = "Amaranth" *)
 module mitchell_refined_w16_s0(b, o, a);
+  wire [6:0] \$1 ;
+  wire [6:0] \$2 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
   wire [15:0] b;
   wire [15:0] n0_a;
-  wire [14:0] n11_slice;
-  wire [20:0] n19_add;
+  wire n109_mux;
+  wire [15:0] n113_mux;
+  wire n144_mux;
+  wire [7:0] n155_cat;
+  wire [7:0] n157_cat;
+  wire [3:0] n158_slice;
+  wire [3:0] n159_slice;
+  wire n15_mux;
+  wire [8:0] n173_add;
+  wire [31:0] n192_slice;
+  wire [15:0] n19_mux;
   wire [15:0] n1_b;
-  wire [5:0] n20_slice;
-  wire [15:0] n23_cat;
-  wire n26_not;
-  wire [5:0] n28_sub;
-  wire [3:0] n2_lod;
-  wire [31:0] n48_mux;
-  wire [14:0] n6_slice;
-  wire [3:0] n7_lod;
+  wire n34_mux;
+  wire [15:0] n38_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire n79_eq;
+  wire [15:0] n83_mux;
+  wire [15:0] n8_mux;
+  wire n90_mux;
+  wire [15:0] n94_mux;
   output [31:0] o;
   wire [31:0] o;
   \mitchell_refined_w16_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq)
   );
   \mitchell_refined_w16_s0.depth2  depth2 (
     .n0_a(a),
-    .n11_slice(n11_slice),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux)
   );
   \mitchell_refined_w16_s0.depth3  depth3 (
-    .n11_slice(n11_slice),
-    .n19_add(n19_add),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n0_a(a),
+    .n109_mux(n109_mux),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux)
+  );
+  \mitchell_refined_w16_s0.depth4  depth4 (
+    .n0_a(a),
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux)
   );
   \mitchell_refined_w16_s0.depth5  depth5 (
-    .n20_slice(n19_add[20:15]),
-    .n26_not(n26_not),
-    .n28_sub(n28_sub)
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n38_mux(n38_mux),
+    .n69_mux(n69_mux),
+    .\port$59$8 (\$1 ),
+    .\port$60$8 (\$2 )
   );
   \mitchell_refined_w16_s0.depth6  depth6 (
+    .n173_add(n173_add),
+    .\port$59$8 (\$1 ),
+    .\port$60$8 (\$2 )
+  );
+  \mitchell_refined_w16_s0.depth7  depth7 (
     .n0_a(a),
+    .n109_mux(n109_mux),
+    .n144_mux(n144_mux),
+    .n15_mux(n15_mux),
+    .n173_add(n173_add),
+    .n192_slice(o),
     .n1_b(b),
-    .n26_not(n26_not),
-    .n28_sub(n28_sub),
-    .n48_mux(o),
-    .\port$294$0 (n19_add)
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .\port$59$8 (\$1 ),
+    .\port$60$8 (\$2 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n48_mux = o;
-  assign n20_slice = n19_add[20:15];
-  assign n23_cat = { 1'h1, n19_add[14:0] };
+  assign n192_slice = o;
+  assign n155_cat = { \$1 , 1'h1 };
+  assign n157_cat = { \$2 , 1'h1 };
+  assign n158_slice = \$1 [6:3];
+  assign n159_slice = \$2 [6:3];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s0.depth1 (n1_b, n2_lod, n7_lod, n0_a);
-  wire [3:0] \$1 ;
-  wire [3:0] \$10 ;
-  wire [3:0] \$11 ;
-  wire [3:0] \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire [3:0] \$17 ;
-  wire [3:0] \$18 ;
-  wire [3:0] \$19 ;
-  wire [3:0] \$2 ;
-  wire [3:0] \$20 ;
-  wire [3:0] \$21 ;
-  wire [3:0] \$22 ;
-  wire [3:0] \$23 ;
-  wire [3:0] \$24 ;
-  wire [3:0] \$25 ;
-  wire [3:0] \$26 ;
-  wire [3:0] \$27 ;
-  wire [3:0] \$28 ;
-  wire [3:0] \$3 ;
-  wire [3:0] \$4 ;
-  wire [3:0] \$5 ;
-  wire [3:0] \$6 ;
-  wire [3:0] \$7 ;
-  wire [3:0] \$8 ;
-  wire [3:0] \$9 ;
+module \mitchell_refined_w16_s0.depth1 (n1_b, n4_eq, n79_eq, n0_a);
   input [15:0] n0_a;
   wire [15:0] n0_a;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  output [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = n0_a[1] ? 4'h1 : 4'h0;
-  assign \$2  = n0_a[2] ? 4'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 4'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 4'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 4'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 4'h6 : \$5 ;
-  assign \$7  = n0_a[7] ? 4'h7 : \$6 ;
-  assign \$8  = n0_a[8] ? 4'h8 : \$7 ;
-  assign \$9  = n0_a[9] ? 4'h9 : \$8 ;
-  assign \$10  = n0_a[10] ? 4'ha : \$9 ;
-  assign \$11  = n0_a[11] ? 4'hb : \$10 ;
-  assign \$12  = n0_a[12] ? 4'hc : \$11 ;
-  assign \$13  = n0_a[13] ? 4'hd : \$12 ;
-  assign \$14  = n0_a[14] ? 4'he : \$13 ;
-  assign n2_lod = n0_a[15] ? 4'hf : \$14 ;
-  assign \$15  = n1_b[1] ? 4'h1 : 4'h0;
-  assign \$16  = n1_b[2] ? 4'h2 : \$15 ;
-  assign \$17  = n1_b[3] ? 4'h3 : \$16 ;
-  assign \$18  = n1_b[4] ? 4'h4 : \$17 ;
-  assign \$19  = n1_b[5] ? 4'h5 : \$18 ;
-  assign \$20  = n1_b[6] ? 4'h6 : \$19 ;
-  assign \$21  = n1_b[7] ? 4'h7 : \$20 ;
-  assign \$22  = n1_b[8] ? 4'h8 : \$21 ;
-  assign \$23  = n1_b[9] ? 4'h9 : \$22 ;
-  assign \$24  = n1_b[10] ? 4'ha : \$23 ;
-  assign \$25  = n1_b[11] ? 4'hb : \$24 ;
-  assign \$26  = n1_b[12] ? 4'hc : \$25 ;
-  assign \$27  = n1_b[13] ? 4'hd : \$26 ;
-  assign \$28  = n1_b[14] ? 4'he : \$27 ;
-  assign n7_lod = n1_b[15] ? 4'hf : \$28 ;
+  output n4_eq;
+  wire n4_eq;
+  output n79_eq;
+  wire n79_eq;
+  assign n4_eq = ! n0_a[15:8];
+  assign n79_eq = ! n1_b[15:8];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s0.depth2 (n1_b, n2_lod, n7_lod, n6_slice, n11_slice, n0_a);
-  wire [4:0] \$1 ;
-  wire [30:0] \$2 ;
-  wire [4:0] \$3 ;
-  wire [30:0] \$4 ;
+module \mitchell_refined_w16_s0.depth2 (n1_b, n4_eq, n79_eq, n8_mux, n15_mux, n83_mux, n90_mux, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output [14:0] n11_slice;
-  wire [14:0] n11_slice;
+  output n15_mux;
+  wire n15_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output [14:0] n6_slice;
-  wire [14:0] n6_slice;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = 4'hf - n2_lod;
-  assign \$2  = n0_a << \$1 [3:0];
-  assign \$3  = 4'hf - n7_lod;
-  assign \$4  = n1_b << \$3 [3:0];
-  assign n6_slice = \$2 [14:0];
-  assign n11_slice = \$4 [14:0];
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  output [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  output [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  output n90_mux;
+  wire n90_mux;
+  assign \$3  = ! n1_b[7:4];
+  assign \$4  = ! n1_b[15:12];
+  assign n90_mux = n79_eq ? \$3  : \$4 ;
+  assign n8_mux = n4_eq ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[15:12];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n83_mux = n79_eq ? { n1_b[7:0], 8'h00 } : n1_b;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s0.depth3 (n7_lod, n6_slice, n11_slice, n19_add, n2_lod);
-  reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
-  wire [19:0] \$1 ;
-  reg [20:0] \$2 ;
-  wire [21:0] \$3 ;
-  input [14:0] n11_slice;
-  wire [14:0] n11_slice;
-  output [20:0] n19_add;
-  wire [20:0] n19_add;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input [14:0] n6_slice;
-  wire [14:0] n6_slice;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  assign \$1  = { n2_lod, n6_slice } + { n7_lod, n11_slice };
-  assign \$3  = \$1  + \$2 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n11_slice[14:11], n6_slice[14:11] })
-      8'h00:
-          \$2  = 21'h000020;
-      8'h01:
-          \$2  = 21'h000060;
-      8'h02:
-          \$2  = 21'h0000a0;
-      8'h03:
-          \$2  = 21'h0000e0;
-      8'h04:
-          \$2  = 21'h000120;
-      8'h05:
-          \$2  = 21'h000160;
-      8'h06:
-          \$2  = 21'h0001a0;
-      8'h07:
-          \$2  = 21'h0001e0;
-      8'h08:
-          \$2  = 21'h000220;
-      8'h09:
-          \$2  = 21'h000260;
-      8'h0a:
-          \$2  = 21'h0002a0;
-      8'h0b:
-          \$2  = 21'h0002e0;
-      8'h0c:
-          \$2  = 21'h000320;
-      8'h0d:
-          \$2  = 21'h000360;
-      8'h0e:
-          \$2  = 21'h00035b;
-      8'h0f:
-          \$2  = 21'h000199;
-      8'h10:
-          \$2  = 21'h000060;
-      8'h11:
-          \$2  = 21'h000120;
-      8'h12:
-          \$2  = 21'h0001e0;
-      8'h13:
-          \$2  = 21'h0002a0;
-      8'h14:
-          \$2  = 21'h000360;
-      8'h15:
-          \$2  = 21'h000420;
-      8'h16:
-          \$2  = 21'h0004e0;
-      8'h17:
-          \$2  = 21'h0005a0;
-      8'h18:
-          \$2  = 21'h000660;
-      8'h19:
-          \$2  = 21'h000720;
-      8'h1a:
-          \$2  = 21'h0007e0;
-      8'h1b:
-          \$2  = 21'h0008a0;
-      8'h1c:
-          \$2  = 21'h00094c;
-      8'h1d:
-          \$2  = 21'h00087d;
-      8'h1e:
-          \$2  = 21'h000570;
-      8'h1f:
-          \$2  = 21'h0001d0;
-      8'h20:
-          \$2  = 21'h0000a0;
-      8'h21:
-          \$2  = 21'h0001e0;
-      8'h22:
-          \$2  = 21'h000320;
-      8'h23:
-          \$2  = 21'h000460;
-      8'h24:
-          \$2  = 21'h0005a0;
-      8'h25:
-          \$2  = 21'h0006e0;
-      8'h26:
-          \$2  = 21'h000820;
-      8'h27:
-          \$2  = 21'h000960;
-      8'h28:
-          \$2  = 21'h000aa0;
-      8'h29:
-          \$2  = 21'h000be0;
-      8'h2a:
-          \$2  = 21'h000d20;
-      8'h2b:
-          \$2  = 21'h000dbe;
-      8'h2c:
-          \$2  = 21'h000bc5;
-      8'h2d:
-          \$2  = 21'h000870;
-      8'h2e:
-          \$2  = 21'h000510;
-      8'h2f:
-          \$2  = 21'h0001b0;
-      8'h30:
-          \$2  = 21'h0000e0;
-      8'h31:
-          \$2  = 21'h0002a0;
-      8'h32:
-          \$2  = 21'h000460;
-      8'h33:
-          \$2  = 21'h000620;
-      8'h34:
-          \$2  = 21'h0007e0;
-      8'h35:
-          \$2  = 21'h0009a0;
-      8'h36:
-          \$2  = 21'h000b60;
-      8'h37:
-          \$2  = 21'h000d20;
-      8'h38:
-          \$2  = 21'h000ee0;
-      8'h39:
-          \$2  = 21'h001095;
-      8'h3a:
-          \$2  = 21'h0010b3;
-      8'h3b:
-          \$2  = 21'h000e10;
-      8'h3c:
-          \$2  = 21'h000af0;
-      8'h3d:
-          \$2  = 21'h0007d0;
-      8'h3e:
-          \$2  = 21'h0004b0;
-      8'h3f:
-          \$2  = 21'h000190;
-      8'h40:
-          \$2  = 21'h000120;
-      8'h41:
-          \$2  = 21'h000360;
-      8'h42:
-          \$2  = 21'h0005a0;
-      8'h43:
-          \$2  = 21'h0007e0;
-      8'h44:
-          \$2  = 21'h000a20;
-      8'h45:
-          \$2  = 21'h000c60;
-      8'h46:
-          \$2  = 21'h000ea0;
-      8'h47:
-          \$2  = 21'h0010e0;
-      8'h48:
-          \$2  = 21'h0012f3;
-      8'h49:
-          \$2  = 21'h00128b;
-      8'h4a:
-          \$2  = 21'h000fd0;
-      8'h4b:
-          \$2  = 21'h000cf0;
-      8'h4c:
-          \$2  = 21'h000a10;
-      8'h4d:
-          \$2  = 21'h000730;
-      8'h4e:
-          \$2  = 21'h000450;
-      8'h4f:
-          \$2  = 21'h000170;
-      8'h50:
-          \$2  = 21'h000160;
-      8'h51:
-          \$2  = 21'h000420;
-      8'h52:
-          \$2  = 21'h0006e0;
-      8'h53:
-          \$2  = 21'h0009a0;
-      8'h54:
-          \$2  = 21'h000c60;
-      8'h55:
-          \$2  = 21'h000f20;
-      8'h56:
-          \$2  = 21'h0011e0;
-      8'h57:
-          \$2  = 21'h00144d;
-      8'h58:
-          \$2  = 21'h0013a5;
-      8'h59:
-          \$2  = 21'h001110;
-      8'h5a:
-          \$2  = 21'h000e70;
-      8'h5b:
-          \$2  = 21'h000bd0;
-      8'h5c:
-          \$2  = 21'h000930;
-      8'h5d:
-          \$2  = 21'h000690;
-      8'h5e:
-          \$2  = 21'h0003f0;
-      8'h5f:
-          \$2  = 21'h000150;
-      8'h60:
-          \$2  = 21'h0001a0;
-      8'h61:
-          \$2  = 21'h0004e0;
-      8'h62:
-          \$2  = 21'h000820;
-      8'h63:
-          \$2  = 21'h000b60;
-      8'h64:
-          \$2  = 21'h000ea0;
-      8'h65:
-          \$2  = 21'h0011e0;
-      8'h66:
-          \$2  = 21'h0014bc;
-      8'h67:
-          \$2  = 21'h00142b;
-      8'h68:
-          \$2  = 21'h0011d0;
-      8'h69:
-          \$2  = 21'h000f70;
-      8'h6a:
-          \$2  = 21'h000d10;
-      8'h6b:
-          \$2  = 21'h000ab0;
-      8'h6c:
-          \$2  = 21'h000850;
-      8'h6d:
-          \$2  = 21'h0005f0;
-      8'h6e:
-          \$2  = 21'h000390;
-      8'h6f:
-          \$2  = 21'h000130;
-      8'h70:
-          \$2  = 21'h0001e0;
-      8'h71:
-          \$2  = 21'h0005a0;
-      8'h72:
-          \$2  = 21'h000960;
-      8'h73:
-          \$2  = 21'h000d20;
-      8'h74:
-          \$2  = 21'h0010e0;
-      8'h75:
-          \$2  = 21'h00144d;
-      8'h76:
-          \$2  = 21'h00142b;
-      8'h77:
-          \$2  = 21'h001210;
-      8'h78:
-          \$2  = 21'h000ff0;
-      8'h79:
-          \$2  = 21'h000dd0;
-      8'h7a:
-          \$2  = 21'h000bb0;
-      8'h7b:
-          \$2  = 21'h000990;
-      8'h7c:
-          \$2  = 21'h000770;
-      8'h7d:
-          \$2  = 21'h000550;
-      8'h7e:
-          \$2  = 21'h000330;
-      8'h7f:
-          \$2  = 21'h000110;
-      8'h80:
-          \$2  = 21'h000220;
-      8'h81:
-          \$2  = 21'h000660;
-      8'h82:
-          \$2  = 21'h000aa0;
-      8'h83:
-          \$2  = 21'h000ee0;
-      8'h84:
-          \$2  = 21'h0012f3;
-      8'h85:
-          \$2  = 21'h0013a5;
-      8'h86:
-          \$2  = 21'h0011d0;
-      8'h87:
-          \$2  = 21'h000ff0;
-      8'h88:
-          \$2  = 21'h000e10;
-      8'h89:
-          \$2  = 21'h000c30;
-      8'h8a:
-          \$2  = 21'h000a50;
-      8'h8b:
-          \$2  = 21'h000870;
-      8'h8c:
-          \$2  = 21'h000690;
-      8'h8d:
-          \$2  = 21'h0004b0;
-      8'h8e:
-          \$2  = 21'h0002d0;
-      8'h8f:
-          \$2  = 21'h0000f0;
-      8'h90:
-          \$2  = 21'h000260;
-      8'h91:
-          \$2  = 21'h000720;
-      8'h92:
-          \$2  = 21'h000be0;
-      8'h93:
-          \$2  = 21'h001095;
-      8'h94:
-          \$2  = 21'h00128b;
-      8'h95:
-          \$2  = 21'h001110;
-      8'h96:
-          \$2  = 21'h000f70;
-      8'h97:
-          \$2  = 21'h000dd0;
-      8'h98:
-          \$2  = 21'h000c30;
-      8'h99:
-          \$2  = 21'h000a90;
-      8'h9a:
-          \$2  = 21'h0008f0;
-      8'h9b:
-          \$2  = 21'h000750;
-      8'h9c:
-          \$2  = 21'h0005b0;
-      8'h9d:
-          \$2  = 21'h000410;
-      8'h9e:
-          \$2  = 21'h000270;
-      8'h9f:
-          \$2  = 21'h0000d0;
-      8'ha0:
-          \$2  = 21'h0002a0;
-      8'ha1:
-          \$2  = 21'h0007e0;
-      8'ha2:
-          \$2  = 21'h000d20;
-      8'ha3:
-          \$2  = 21'h0010b3;
-      8'ha4:
-          \$2  = 21'h000fd0;
-      8'ha5:
-          \$2  = 21'h000e70;
-      8'ha6:
-          \$2  = 21'h000d10;
-      8'ha7:
-          \$2  = 21'h000bb0;
-      8'ha8:
-          \$2  = 21'h000a50;
-      8'ha9:
-          \$2  = 21'h0008f0;
-      8'haa:
-          \$2  = 21'h000790;
-      8'hab:
-          \$2  = 21'h000630;
-      8'hac:
-          \$2  = 21'h0004d0;
-      8'had:
-          \$2  = 21'h000370;
-      8'hae:
-          \$2  = 21'h000210;
-      8'haf:
-          \$2  = 21'h0000b0;
-      8'hb0:
-          \$2  = 21'h0002e0;
-      8'hb1:
-          \$2  = 21'h0008a0;
-      8'hb2:
-          \$2  = 21'h000dbe;
-      8'hb3:
-          \$2  = 21'h000e10;
-      8'hb4:
-          \$2  = 21'h000cf0;
-      8'hb5:
-          \$2  = 21'h000bd0;
-      8'hb6:
-          \$2  = 21'h000ab0;
-      8'hb7:
-          \$2  = 21'h000990;
-      8'hb8:
-          \$2  = 21'h000870;
-      8'hb9:
-          \$2  = 21'h000750;
-      8'hba:
-          \$2  = 21'h000630;
-      8'hbb:
-          \$2  = 21'h000510;
-      8'hbc:
-          \$2  = 21'h0003f0;
-      8'hbd:
-          \$2  = 21'h0002d0;
-      8'hbe:
-          \$2  = 21'h0001b0;
-      8'hbf:
-          \$2  = 21'h000090;
-      8'hc0:
-          \$2  = 21'h000320;
-      8'hc1:
-          \$2  = 21'h00094c;
-      8'hc2:
-          \$2  = 21'h000bc5;
-      8'hc3:
-          \$2  = 21'h000af0;
-      8'hc4:
-          \$2  = 21'h000a10;
-      8'hc5:
-          \$2  = 21'h000930;
-      8'hc6:
-          \$2  = 21'h000850;
-      8'hc7:
-          \$2  = 21'h000770;
-      8'hc8:
-          \$2  = 21'h000690;
-      8'hc9:
-          \$2  = 21'h0005b0;
-      8'hca:
-          \$2  = 21'h0004d0;
-      8'hcb:
-          \$2  = 21'h0003f0;
-      8'hcc:
-          \$2  = 21'h000310;
-      8'hcd:
-          \$2  = 21'h000230;
-      8'hce:
-          \$2  = 21'h000150;
-      8'hcf:
-          \$2  = 21'h000070;
-      8'hd0:
-          \$2  = 21'h000360;
-      8'hd1:
-          \$2  = 21'h00087d;
-      8'hd2:
-          \$2  = 21'h000870;
-      8'hd3:
-          \$2  = 21'h0007d0;
-      8'hd4:
-          \$2  = 21'h000730;
-      8'hd5:
-          \$2  = 21'h000690;
-      8'hd6:
-          \$2  = 21'h0005f0;
-      8'hd7:
-          \$2  = 21'h000550;
-      8'hd8:
-          \$2  = 21'h0004b0;
-      8'hd9:
-          \$2  = 21'h000410;
-      8'hda:
-          \$2  = 21'h000370;
-      8'hdb:
-          \$2  = 21'h0002d0;
-      8'hdc:
-          \$2  = 21'h000230;
-      8'hdd:
-          \$2  = 21'h000190;
-      8'hde:
-          \$2  = 21'h0000f0;
-      8'hdf:
-          \$2  = 21'h000050;
-      8'he0:
-          \$2  = 21'h00035b;
-      8'he1:
-          \$2  = 21'h000570;
-      8'he2:
-          \$2  = 21'h000510;
-      8'he3:
-          \$2  = 21'h0004b0;
-      8'he4:
-          \$2  = 21'h000450;
-      8'he5:
-          \$2  = 21'h0003f0;
-      8'he6:
-          \$2  = 21'h000390;
-      8'he7:
-          \$2  = 21'h000330;
-      8'he8:
-          \$2  = 21'h0002d0;
-      8'he9:
-          \$2  = 21'h000270;
-      8'hea:
-          \$2  = 21'h000210;
-      8'heb:
-          \$2  = 21'h0001b0;
-      8'hec:
-          \$2  = 21'h000150;
-      8'hed:
-          \$2  = 21'h0000f0;
-      8'hee:
-          \$2  = 21'h000090;
-      8'hef:
-          \$2  = 21'h000030;
-      8'hf0:
-          \$2  = 21'h000199;
-      8'hf1:
-          \$2  = 21'h0001d0;
-      8'hf2:
-          \$2  = 21'h0001b0;
-      8'hf3:
-          \$2  = 21'h000190;
-      8'hf4:
-          \$2  = 21'h000170;
-      8'hf5:
-          \$2  = 21'h000150;
-      8'hf6:
-          \$2  = 21'h000130;
-      8'hf7:
-          \$2  = 21'h000110;
-      8'hf8:
-          \$2  = 21'h0000f0;
-      8'hf9:
-          \$2  = 21'h0000d0;
-      8'hfa:
-          \$2  = 21'h0000b0;
-      8'hfb:
-          \$2  = 21'h000090;
-      8'hfc:
-          \$2  = 21'h000070;
-      8'hfd:
-          \$2  = 21'h000050;
-      8'hfe:
-          \$2  = 21'h000030;
-      8'hff:
-          \$2  = 21'h000010;
-    endcase
-  end
-  assign n19_add = \$3 [20:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w16_s0.depth5 (n26_not, n28_sub, n20_slice);
+module \mitchell_refined_w16_s0.depth3 (n1_b, n4_eq, n79_eq, n8_mux, n15_mux, n83_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n0_a);
   wire \$1 ;
-  wire [6:0] \$2 ;
-  input [5:0] n20_slice;
-  wire [5:0] n20_slice;
-  output n26_not;
-  wire n26_not;
-  output [5:0] n28_sub;
-  wire [5:0] n28_sub;
-  assign \$1  = n20_slice < 4'hf;
-  assign n26_not = ~ \$1 ;
-  assign \$2  = n20_slice - 4'hf;
-  assign n28_sub = \$2 [5:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w16_s0.depth6 (n1_b, \port$294$0 , n26_not, n28_sub, n48_mux, n0_a);
-  wire \$1 ;
-  wire [31:0] \$10 ;
-  wire [31:0] \$11 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
-  wire [78:0] \$7 ;
-  wire [6:0] \$8 ;
-  wire [31:0] \$9 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
+  output n109_mux;
+  wire n109_mux;
+  input n15_mux;
+  wire n15_mux;
+  output [15:0] n19_mux;
+  wire [15:0] n19_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  wire [5:0] n20_slice;
-  wire [15:0] n23_cat;
-  input n26_not;
-  wire n26_not;
-  input [5:0] n28_sub;
-  wire [5:0] n28_sub;
-  output [31:0] n48_mux;
-  wire [31:0] n48_mux;
-  input [20:0] \port$294$0 ;
-  wire [20:0] \port$294$0 ;
+  output n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  input [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  input [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  input n90_mux;
+  wire n90_mux;
+  output [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  assign n19_mux = n15_mux ? { n8_mux[11:0], 4'h0 } : n8_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[11:10];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[7:6];
+  assign \$5  = ! n0_a[15:14];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n94_mux = n90_mux ? { n83_mux[11:0], 4'h0 } : n83_mux;
+  assign \$7  = ! n1_b[3:2];
+  assign \$8  = ! n1_b[11:10];
+  assign \$9  = n79_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[7:6];
+  assign \$11  = ! n1_b[15:14];
+  assign \$12  = n79_eq ? \$10  : \$11 ;
+  assign n109_mux = n90_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s0.depth4 (n1_b, n4_eq, n79_eq, n15_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n38_mux, n69_mux, n113_mux, n144_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n109_mux;
+  wire n109_mux;
+  output [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  output n144_mux;
+  wire n144_mux;
+  input n15_mux;
+  wire n15_mux;
+  input [15:0] n19_mux;
+  wire [15:0] n19_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n34_mux;
+  wire n34_mux;
+  output [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  input [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  assign n38_mux = n34_mux ? { n19_mux[13:0], 2'h0 } : n19_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[9];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[5];
+  assign \$5  = ! n0_a[13];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[3];
+  assign \$9  = ! n0_a[11];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[7];
+  assign \$12  = ! n0_a[15];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n113_mux = n109_mux ? { n94_mux[13:0], 2'h0 } : n94_mux;
+  assign \$15  = ! n1_b[1];
+  assign \$16  = ! n1_b[9];
+  assign \$17  = n79_eq ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[5];
+  assign \$19  = ! n1_b[13];
+  assign \$20  = n79_eq ? \$18  : \$19 ;
+  assign \$21  = n90_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[3];
+  assign \$23  = ! n1_b[11];
+  assign \$24  = n79_eq ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[7];
+  assign \$26  = ! n1_b[15];
+  assign \$27  = n79_eq ? \$25  : \$26 ;
+  assign \$28  = n90_mux ? \$24  : \$27 ;
+  assign n144_mux = n109_mux ? \$21  : \$28 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s0.depth5 (n69_mux, n113_mux, n144_mux, \port$59$8 , \port$60$8 , n38_mux);
+  wire [15:0] \$1 ;
+  wire [15:0] \$2 ;
+  input [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  input n144_mux;
+  wire n144_mux;
+  wire [7:0] n155_cat;
+  wire [7:0] n157_cat;
+  input [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n69_mux;
+  wire n69_mux;
+  output [6:0] \port$59$8 ;
+  wire [6:0] \port$59$8 ;
+  output [6:0] \port$60$8 ;
+  wire [6:0] \port$60$8 ;
+  assign \$1  = n69_mux ? { n38_mux[14:0], 1'h0 } : n38_mux;
+  assign \$2  = n144_mux ? { n113_mux[14:0], 1'h0 } : n113_mux;
+  assign n155_cat = { \$1 [14:8], 1'h1 };
+  assign n157_cat = { \$2 [14:8], 1'h1 };
+  assign \port$59$8  = \$1 [14:8];
+  assign \port$60$8  = \$2 [14:8];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s0.depth6 (\port$60$8 , n173_add, \port$59$8 );
+  wire [7:0] n155_cat;
+  wire [7:0] n157_cat;
+  wire [3:0] n158_slice;
+  wire [3:0] n159_slice;
+  output [8:0] n173_add;
+  wire [8:0] n173_add;
+  input [6:0] \port$59$8 ;
+  wire [6:0] \port$59$8 ;
+  input [6:0] \port$60$8 ;
+  wire [6:0] \port$60$8 ;
+  assign n173_add = { \port$59$8 , 1'h1 } + { \port$60$8 , 1'h1 };
+  assign n158_slice = \port$59$8 [6:3];
+  assign n155_cat = { \port$59$8 , 1'h1 };
+  assign n159_slice = \port$60$8 [6:3];
+  assign n157_cat = { \port$60$8 , 1'h1 };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s0.depth7 (n1_b, n4_eq, n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n69_mux, n144_mux, \port$59$8 , \port$60$8 , n173_add, n192_slice, n0_a);
+  wire \$1 ;
+  wire [4:0] \$10 ;
+  wire [5:0] \$11 ;
+  wire [4:0] \$12 ;
+  wire [5:0] \$13 ;
+  wire [4:0] \$14 ;
+  wire [5:0] \$15 ;
+  wire [9:0] \$16 ;
+  wire [10:0] \$17 ;
+  wire [9:0] \$18 ;
+  wire [10:0] \$19 ;
+  wire \$2 ;
+  wire [9:0] \$20 ;
+  wire [3:0] \$21 ;
+  wire [3:0] \$22 ;
+  wire [4:0] \$23 ;
+  wire [40:0] \$24 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire [4:0] \$5 ;
+  wire [4:0] \$6 ;
+  wire [5:0] \$7 ;
+  wire [4:0] \$8 ;
+  wire [5:0] \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n109_mux;
+  wire n109_mux;
+  input n144_mux;
+  wire n144_mux;
+  wire [7:0] n155_cat;
+  wire [7:0] n157_cat;
+  wire [3:0] n158_slice;
+  wire [3:0] n159_slice;
+  input n15_mux;
+  wire n15_mux;
+  input [8:0] n173_add;
+  wire [8:0] n173_add;
+  output [31:0] n192_slice;
+  wire [31:0] n192_slice;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  input [6:0] \port$59$8 ;
+  wire [6:0] \port$59$8 ;
+  input [6:0] \port$60$8 ;
+  wire [6:0] \port$60$8 ;
   assign \$1  = ! n0_a;
   assign \$2  = ! n1_b;
   assign \$3  = \$1  | \$2 ;
-  assign \$4  = n28_sub < 5'h11;
-  assign \$5  = ~ \$4 ;
-  assign \$6  = n26_not & \$5 ;
-  assign \$7  = { 1'h1, \port$294$0 [14:0] } << n28_sub;
-  assign \$8  = 4'hf - \port$294$0 [20:15];
-  assign \$9  = { 1'h1, \port$294$0 [14:0] } >> \$8 ;
-  assign \$10  = n26_not ? \$7 [31:0] : \$9 ;
-  assign \$11  = \$6  ? 32'd4294967295 : \$10 ;
-  assign n48_mux = \$3  ? 32'd0 : \$11 ;
-  assign n23_cat = { 1'h1, \port$294$0 [14:0] };
-  assign n20_slice = \port$294$0 [20:15];
+  assign \$4  = ~ n173_add[8];
+  assign \$5  = \port$59$8 [6:3] + \port$60$8 [6:3];
+  assign \$6  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
+  assign \$7  = \$6  - 5'h10;
+  assign \$8  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
+  assign \$9  = \$8  - 5'h10;
+  assign \$10  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
+  assign \$11  = \$10  - 5'h10;
+  assign \$12  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
+  assign \$13  = \$12  - 5'h10;
+  assign \$14  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
+  assign \$15  = \$14  - 5'h10;
+  assign \$16  = \$5 [4] ? { \$15 [5], \$13 [5], \$11 [5], \$9 [5], \$7  } : 10'h000;
+  assign \$17  = { n173_add[8], \$4 , n173_add[7:0] } + \$16 ;
+  assign \$18  = { \port$59$8 [6:3], 1'h1 } * { \port$60$8 [6:3], 1'h1 };
+  assign \$19  = \$17 [9:0] + \$18 [9:2];
+  assign \$20  = \$3  ? 10'h000 : \$19 [9:0];
+  assign \$21  = ~ { n4_eq, n15_mux, n34_mux, n69_mux };
+  assign \$22  = ~ { n79_eq, n90_mux, n109_mux, n144_mux };
+  assign \$23  = \$21  + \$22 ;
+  assign \$24  = \$20  << \$23 ;
+  assign n158_slice = \port$59$8 [6:3];
+  assign n159_slice = \port$60$8 [6:3];
+  assign n155_cat = { \port$59$8 , 1'h1 };
+  assign n157_cat = { \port$60$8 , 1'h1 };
+  assign n192_slice = \$24 [39:8];
 endmodule

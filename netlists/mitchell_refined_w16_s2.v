@@ -6,6 +6,13 @@ module mitchell_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
   reg \$2 ;
+  wire [6:0] \$3 ;
+  wire [6:0] \$4 ;
+  wire [4:0] \$5 ;
+  wire [4:0] \$6 ;
+  wire [4:0] \$7 ;
+  wire [4:0] \$8 ;
+  wire [4:0] \$9 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -13,36 +20,78 @@ module mitchell_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  reg [15:0] n0_input_s1 = 16'h0000;
-  wire [14:0] n11_slice;
-  wire [20:0] n19_add;
+  wire n102_mux;
+  wire [15:0] n106_mux;
+  wire n10_and;
+  wire n121_mux;
+  wire [15:0] n125_mux;
+  wire [15:0] n14_mux;
+  wire n156_mux;
+  wire [7:0] n167_cat;
+  reg [7:0] n167_cat_s1 = 8'h00;
+  wire [7:0] n169_cat;
+  reg [7:0] n169_cat_s1 = 8'h00;
+  wire [3:0] n170_slice;
+  wire [3:0] n171_slice;
+  wire [4:0] n173_cat;
+  wire [4:0] n175_cat;
+  wire n176_slice;
+  wire [4:0] n178_and;
+  reg [4:0] n178_and_s1 = 5'h00;
+  wire n179_slice;
+  wire [5:0] n183_cat;
+  reg [5:0] n183_cat_s1 = 6'h00;
+  wire n184_slice;
+  wire [6:0] n188_cat;
+  reg [6:0] n188_cat_s1 = 7'h00;
+  wire n189_slice;
+  wire [7:0] n193_cat;
+  reg [7:0] n193_cat_s1 = 8'h00;
+  wire n194_slice;
+  wire [8:0] n198_cat;
+  reg [8:0] n198_cat_s1 = 9'h000;
   wire [15:0] n1_b;
-  reg [15:0] n1_input_s1 = 16'h0000;
-  wire [5:0] n20_slice;
-  wire [15:0] n23_cat;
-  reg [15:0] n23_cat_s2 = 16'h0000;
-  wire n25_lt;
-  reg n25_lt_s2 = 1'h0;
-  wire n26_not;
-  wire [5:0] n28_sub;
-  reg [5:0] n28_sub_s2 = 6'h00;
-  wire [3:0] n2_lod;
-  reg [3:0] n2_lod_s1 = 4'h0;
-  wire [6:0] n30_sub;
-  reg [6:0] n30_sub_s2 = 7'h00;
-  wire [31:0] n37_cat;
-  reg [31:0] n37_cat_s2 = 32'd0;
-  wire n46_or;
-  reg n46_or_s1 = 1'h0;
-  reg n46_or_s2 = 1'h0;
-  wire [31:0] n48_mux;
-  wire [3:0] n4_sub;
-  reg [3:0] n4_sub_s1 = 4'h0;
-  wire [14:0] n6_slice;
-  wire [3:0] n7_lod;
-  reg [3:0] n7_lod_s1 = 4'h0;
-  wire [3:0] n9_sub;
-  reg [3:0] n9_sub_s1 = 4'h0;
+  wire n205_slice;
+  reg n205_slice_s1 = 1'h0;
+  wire [9:0] n208_add;
+  reg [9:0] n208_add_s1 = 10'h000;
+  wire [8:0] n211_add;
+  wire n21_mux;
+  wire n249_or;
+  reg n249_or_s1 = 1'h0;
+  reg n249_or_s2 = 1'h0;
+  wire [9:0] n253_add;
+  reg [9:0] n253_add_s2 = 10'h000;
+  wire [9:0] n255_mux;
+  wire [4:0] n256_add;
+  wire [15:0] n25_mux;
+  wire n260_slice;
+  reg n260_slice_s1 = 1'h0;
+  reg n260_slice_s2 = 1'h0;
+  wire [10:0] n263_mux;
+  wire n267_slice;
+  reg n267_slice_s1 = 1'h0;
+  reg n267_slice_s2 = 1'h0;
+  wire [12:0] n270_mux;
+  wire n274_slice;
+  reg n274_slice_s1 = 1'h0;
+  reg n274_slice_s2 = 1'h0;
+  wire [16:0] n277_mux;
+  wire n281_slice;
+  reg n281_slice_s1 = 1'h0;
+  reg n281_slice_s2 = 1'h0;
+  wire [24:0] n284_mux;
+  wire n288_slice;
+  reg n288_slice_s1 = 1'h0;
+  reg n288_slice_s2 = 1'h0;
+  wire [31:0] n292_slice;
+  wire [7:0] n2_slice;
+  wire n40_mux;
+  wire [15:0] n44_mux;
+  wire n75_mux;
+  wire [7:0] n83_slice;
+  wire n91_and;
+  wire [15:0] n95_mux;
   output [31:0] o;
   wire [31:0] o;
   input rst;
@@ -55,73 +104,168 @@ module mitchell_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
-    n46_or_s1 <= n46_or;
+    n167_cat_s1 <= { \$3 , 1'h1 };
   always @(posedge clk)
-    n46_or_s2 <= n46_or_s1;
+    n169_cat_s1 <= { \$4 , 1'h1 };
   always @(posedge clk)
-    n28_sub_s2 <= n28_sub;
+    n205_slice_s1 <= n205_slice;
   always @(posedge clk)
-    n23_cat_s2 <= { 1'h1, n19_add[14:0] };
+    n208_add_s1 <= { 5'h00, \$5  };
   always @(posedge clk)
-    n37_cat_s2 <= { 17'h00001, n19_add[14:0] };
+    n178_and_s1 <= n178_and;
   always @(posedge clk)
-    n30_sub_s2 <= n30_sub;
+    n183_cat_s1 <= { \$6 , 1'h0 };
+  always @(posedge clk)
+    n188_cat_s1 <= { \$7 , 2'h0 };
+  always @(posedge clk)
+    n193_cat_s1 <= { \$8 , 3'h0 };
+  always @(posedge clk)
+    n198_cat_s1 <= { \$9 , 4'h0 };
+  always @(posedge clk)
+    n249_or_s1 <= n249_or;
+  always @(posedge clk)
+    n249_or_s2 <= n249_or_s1;
+  always @(posedge clk)
+    n253_add_s2 <= n253_add;
+  always @(posedge clk)
+    n260_slice_s1 <= n256_add[0];
+  always @(posedge clk)
+    n260_slice_s2 <= n260_slice_s1;
+  always @(posedge clk)
+    n267_slice_s1 <= n256_add[1];
+  always @(posedge clk)
+    n267_slice_s2 <= n267_slice_s1;
+  always @(posedge clk)
+    n274_slice_s1 <= n256_add[2];
+  always @(posedge clk)
+    n274_slice_s2 <= n274_slice_s1;
+  always @(posedge clk)
+    n281_slice_s1 <= n256_add[3];
+  always @(posedge clk)
+    n281_slice_s2 <= n281_slice_s1;
+  always @(posedge clk)
+    n288_slice_s1 <= n256_add[4];
+  always @(posedge clk)
+    n288_slice_s2 <= n288_slice_s1;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_out <= \$2 ;
-  always @(posedge clk)
-    n0_input_s1 <= a;
-  always @(posedge clk)
-    n4_sub_s1 <= n4_sub;
-  always @(posedge clk)
-    n1_input_s1 <= b;
-  always @(posedge clk)
-    n9_sub_s1 <= n9_sub;
-  always @(posedge clk)
-    n2_lod_s1 <= n2_lod;
-  always @(posedge clk)
-    n7_lod_s1 <= n7_lod;
-  always @(posedge clk)
-    n25_lt_s2 <= n25_lt;
   \mitchell_refined_w16_s2.depth1  depth1 (
     .n0_a(a),
-    .n0_input_s1(n0_input_s1),
-    .n11_slice(n11_slice),
+    .n167_cat_s1(n167_cat_s1),
+    .n169_cat_s1(n169_cat_s1),
     .n1_b(b),
-    .n1_input_s1(n1_input_s1),
-    .n25_lt_s2(n25_lt_s2),
-    .n26_not(n26_not),
-    .n2_lod(n2_lod),
-    .n46_or(n46_or),
-    .n4_sub_s1(n4_sub_s1),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod),
-    .n9_sub_s1(n9_sub_s1)
+    .n211_add(n211_add),
+    .n249_or(n249_or),
+    .n249_or_s2(n249_or_s2),
+    .n253_add_s2(n253_add_s2),
+    .n255_mux(n255_mux)
+  );
+  \mitchell_refined_w16_s2.depth10  depth10 (
+    .n178_and(n178_and),
+    .\port$102$0 (\$6 ),
+    .\port$103$0 (\$7 ),
+    .\port$104$0 (\$8 ),
+    .\port$105$0 (\$9 ),
+    .\port$93$11 (\$3 [6:3]),
+    .\port$94$11 (\$4 [6:3])
   );
   \mitchell_refined_w16_s2.depth2  depth2 (
-    .n11_slice(n11_slice),
-    .n19_add(n19_add),
-    .n23_cat_s2(n23_cat_s2),
-    .n26_not(n26_not),
-    .n28_sub_s2(n28_sub_s2),
-    .n2_lod(n2_lod),
-    .n2_lod_s1(n2_lod_s1),
-    .n30_sub_s2(n30_sub_s2),
-    .n37_cat_s2(n37_cat_s2),
-    .n46_or_s2(n46_or_s2),
-    .n48_mux(o),
-    .n4_sub(n4_sub),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod),
-    .n7_lod_s1(n7_lod_s1),
-    .n9_sub(n9_sub)
+    .n10_and(n10_and),
+    .n178_and_s1(n178_and_s1),
+    .n183_cat_s1(n183_cat_s1),
+    .n188_cat_s1(n188_cat_s1),
+    .n193_cat_s1(n193_cat_s1),
+    .n198_cat_s1(n198_cat_s1),
+    .n205_slice_s1(n205_slice_s1),
+    .n208_add_s1(n208_add_s1),
+    .n211_add(n211_add),
+    .n253_add(n253_add),
+    .n255_mux(n255_mux),
+    .n260_slice_s2(n260_slice_s2),
+    .n263_mux(n263_mux),
+    .n2_slice(a[15:8]),
+    .n83_slice(b[15:8]),
+    .n91_and(n91_and)
+  );
+  \mitchell_refined_w16_s2.depth3  depth3 (
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n10_and(n10_and),
+    .n14_mux(n14_mux),
+    .n1_b(b),
+    .n21_mux(n21_mux),
+    .n263_mux(n263_mux),
+    .n267_slice_s2(n267_slice_s2),
+    .n270_mux(n270_mux),
+    .n91_and(n91_and),
+    .n95_mux(n95_mux)
   );
   \mitchell_refined_w16_s2.depth4  depth4 (
-    .n25_lt(n25_lt),
-    .n28_sub(n28_sub),
-    .n30_sub(n30_sub),
-    .\port$298$0 (n19_add)
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n106_mux(n106_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n14_mux(n14_mux),
+    .n1_b(b),
+    .n21_mux(n21_mux),
+    .n25_mux(n25_mux),
+    .n270_mux(n270_mux),
+    .n274_slice_s2(n274_slice_s2),
+    .n277_mux(n277_mux),
+    .n40_mux(n40_mux),
+    .n91_and(n91_and),
+    .n95_mux(n95_mux)
+  );
+  \mitchell_refined_w16_s2.depth5  depth5 (
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n106_mux(n106_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n125_mux(n125_mux),
+    .n156_mux(n156_mux),
+    .n1_b(b),
+    .n21_mux(n21_mux),
+    .n25_mux(n25_mux),
+    .n277_mux(n277_mux),
+    .n281_slice_s2(n281_slice_s2),
+    .n284_mux(n284_mux),
+    .n40_mux(n40_mux),
+    .n44_mux(n44_mux),
+    .n75_mux(n75_mux),
+    .n91_and(n91_and)
+  );
+  \mitchell_refined_w16_s2.depth6  depth6 (
+    .n102_mux(n102_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n125_mux(n125_mux),
+    .n156_mux(n156_mux),
+    .n21_mux(n21_mux),
+    .n256_add(n256_add),
+    .n284_mux(n284_mux),
+    .n288_slice_s2(n288_slice_s2),
+    .n292_slice(o),
+    .n40_mux(n40_mux),
+    .n44_mux(n44_mux),
+    .n75_mux(n75_mux),
+    .n91_and(n91_and),
+    .\port$93$8 (\$3 ),
+    .\port$94$8 (\$4 )
+  );
+  \mitchell_refined_w16_s2.depth7  depth7 (
+    .n256_add(n256_add),
+    .\port$93$8 (\$3 ),
+    .\port$94$8 (\$4 ),
+    .\port$99$0 (\$5 )
+  );
+  \mitchell_refined_w16_s2.depth8  depth8 (
+    .n170_slice(\$3 [6:3]),
+    .n171_slice(\$4 [6:3]),
+    .n205_slice(n205_slice)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -139,714 +283,510 @@ module mitchell_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n48_mux = o;
+  assign n292_slice = o;
   assign valid_s2 = valid_out;
-  assign n23_cat = { 1'h1, n19_add[14:0] };
-  assign n37_cat = { 17'h00001, n19_add[14:0] };
-  assign n20_slice = n19_add[20:15];
+  assign n167_cat = { \$3 , 1'h1 };
+  assign n169_cat = { \$4 , 1'h1 };
+  assign n208_add = { 5'h00, \$5  };
+  assign n183_cat = { \$6 , 1'h0 };
+  assign n188_cat = { \$7 , 2'h0 };
+  assign n193_cat = { \$8 , 3'h0 };
+  assign n198_cat = { \$9 , 4'h0 };
+  assign n260_slice = n256_add[0];
+  assign n267_slice = n256_add[1];
+  assign n274_slice = n256_add[2];
+  assign n281_slice = n256_add[3];
+  assign n288_slice = n256_add[4];
+  assign n2_slice = a[15:8];
+  assign n83_slice = b[15:8];
+  assign n170_slice = \$3 [6:3];
+  assign n171_slice = \$4 [6:3];
+  assign n175_cat = { \$4 [6:3], 1'h1 };
+  assign n173_cat = { \$3 [6:3], 1'h1 };
+  assign n176_slice = 1'h1;
+  assign n179_slice = \$4 [3];
+  assign n184_slice = \$4 [4];
+  assign n189_slice = \$4 [5];
+  assign n194_slice = \$4 [6];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth1 (n1_b, n2_lod, n6_slice, n7_lod, n11_slice, n26_not, n46_or, n0_input_s1, n4_sub_s1, n1_input_s1, n9_sub_s1, n25_lt_s2, n0_a);
-  wire [3:0] \$1 ;
-  wire [3:0] \$10 ;
-  wire [3:0] \$11 ;
-  wire [3:0] \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [30:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire [3:0] \$17 ;
-  wire [3:0] \$18 ;
-  wire [3:0] \$19 ;
-  wire [3:0] \$2 ;
-  wire [3:0] \$20 ;
-  wire [3:0] \$21 ;
-  wire [3:0] \$22 ;
-  wire [3:0] \$23 ;
-  wire [3:0] \$24 ;
-  wire [3:0] \$25 ;
-  wire [3:0] \$26 ;
-  wire [3:0] \$27 ;
-  wire [3:0] \$28 ;
-  wire [3:0] \$29 ;
-  wire [3:0] \$3 ;
-  wire [30:0] \$30 ;
-  wire \$31 ;
-  wire \$32 ;
-  wire [3:0] \$4 ;
-  wire [3:0] \$5 ;
-  wire [3:0] \$6 ;
-  wire [3:0] \$7 ;
-  wire [3:0] \$8 ;
-  wire [3:0] \$9 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  input [15:0] n0_input_s1;
-  wire [15:0] n0_input_s1;
-  output [14:0] n11_slice;
-  wire [14:0] n11_slice;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  input [15:0] n1_input_s1;
-  wire [15:0] n1_input_s1;
-  input n25_lt_s2;
-  wire n25_lt_s2;
-  output n26_not;
-  wire n26_not;
-  output [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output n46_or;
-  wire n46_or;
-  input [3:0] n4_sub_s1;
-  wire [3:0] n4_sub_s1;
-  output [14:0] n6_slice;
-  wire [14:0] n6_slice;
-  output [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  input [3:0] n9_sub_s1;
-  wire [3:0] n9_sub_s1;
-  assign \$1  = n0_a[1] ? 4'h1 : 4'h0;
-  assign \$2  = n0_a[2] ? 4'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 4'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 4'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 4'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 4'h6 : \$5 ;
-  assign \$7  = n0_a[7] ? 4'h7 : \$6 ;
-  assign \$8  = n0_a[8] ? 4'h8 : \$7 ;
-  assign \$9  = n0_a[9] ? 4'h9 : \$8 ;
-  assign \$10  = n0_a[10] ? 4'ha : \$9 ;
-  assign \$11  = n0_a[11] ? 4'hb : \$10 ;
-  assign \$12  = n0_a[12] ? 4'hc : \$11 ;
-  assign \$13  = n0_a[13] ? 4'hd : \$12 ;
-  assign \$14  = n0_a[14] ? 4'he : \$13 ;
-  assign n2_lod = n0_a[15] ? 4'hf : \$14 ;
-  assign \$15  = n0_input_s1 << n4_sub_s1;
-  assign \$16  = n1_b[1] ? 4'h1 : 4'h0;
-  assign \$17  = n1_b[2] ? 4'h2 : \$16 ;
-  assign \$18  = n1_b[3] ? 4'h3 : \$17 ;
-  assign \$19  = n1_b[4] ? 4'h4 : \$18 ;
-  assign \$20  = n1_b[5] ? 4'h5 : \$19 ;
-  assign \$21  = n1_b[6] ? 4'h6 : \$20 ;
-  assign \$22  = n1_b[7] ? 4'h7 : \$21 ;
-  assign \$23  = n1_b[8] ? 4'h8 : \$22 ;
-  assign \$24  = n1_b[9] ? 4'h9 : \$23 ;
-  assign \$25  = n1_b[10] ? 4'ha : \$24 ;
-  assign \$26  = n1_b[11] ? 4'hb : \$25 ;
-  assign \$27  = n1_b[12] ? 4'hc : \$26 ;
-  assign \$28  = n1_b[13] ? 4'hd : \$27 ;
-  assign \$29  = n1_b[14] ? 4'he : \$28 ;
-  assign n7_lod = n1_b[15] ? 4'hf : \$29 ;
-  assign \$30  = n1_input_s1 << n9_sub_s1;
-  assign n26_not = ~ n25_lt_s2;
-  assign \$31  = ! n0_a;
-  assign \$32  = ! n1_b;
-  assign n46_or = \$31  | \$32 ;
-  assign n6_slice = \$15 [14:0];
-  assign n11_slice = \$30 [14:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth2 (n6_slice, n7_lod, n11_slice, n26_not, n4_sub, n9_sub, n19_add, n48_mux, n2_lod_s1, n7_lod_s1, n46_or_s2, n28_sub_s2, n23_cat_s2, n37_cat_s2, n30_sub_s2, n2_lod);
-  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
-  wire [4:0] \$1 ;
-  wire [31:0] \$10 ;
-  wire [31:0] \$11 ;
-  wire [31:0] \$12 ;
-  wire [4:0] \$2 ;
-  wire [19:0] \$3 ;
-  reg [20:0] \$4 ;
-  wire [21:0] \$5 ;
+module \mitchell_refined_w16_s2.depth1 (n1_b, n211_add, n249_or, n255_mux, n167_cat_s1, n169_cat_s1, n249_or_s2, n253_add_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
   wire \$6 ;
   wire \$7 ;
   wire \$8 ;
-  wire [78:0] \$9 ;
-  input [14:0] n11_slice;
-  wire [14:0] n11_slice;
-  output [20:0] n19_add;
-  wire [20:0] n19_add;
-  input [15:0] n23_cat_s2;
-  wire [15:0] n23_cat_s2;
-  input n26_not;
-  wire n26_not;
-  input [5:0] n28_sub_s2;
-  wire [5:0] n28_sub_s2;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input [3:0] n2_lod_s1;
-  wire [3:0] n2_lod_s1;
-  input [6:0] n30_sub_s2;
-  wire [6:0] n30_sub_s2;
-  input [31:0] n37_cat_s2;
-  wire [31:0] n37_cat_s2;
-  input n46_or_s2;
-  wire n46_or_s2;
-  output [31:0] n48_mux;
-  wire [31:0] n48_mux;
-  output [3:0] n4_sub;
-  wire [3:0] n4_sub;
-  input [14:0] n6_slice;
-  wire [14:0] n6_slice;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  input [3:0] n7_lod_s1;
-  wire [3:0] n7_lod_s1;
-  output [3:0] n9_sub;
-  wire [3:0] n9_sub;
-  assign \$1  = 4'hf - n2_lod;
-  assign \$2  = 4'hf - n7_lod;
-  assign \$3  = { n2_lod_s1, n6_slice } + { n7_lod_s1, n11_slice };
-  assign \$5  = \$3  + \$4 ;
-  assign \$6  = n28_sub_s2 < 5'h11;
-  assign \$7  = ~ \$6 ;
-  assign \$8  = n26_not & \$7 ;
-  assign \$9  = n23_cat_s2 << n28_sub_s2;
-  assign \$10  = n37_cat_s2 >> n30_sub_s2;
-  assign \$11  = n26_not ? \$9 [31:0] : \$10 ;
-  assign \$12  = \$8  ? 32'd4294967295 : \$11 ;
-  assign n48_mux = n46_or_s2 ? 32'd0 : \$12 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n11_slice[14:11], n6_slice[14:11] })
-      8'h00:
-          \$4  = 21'h000020;
-      8'h01:
-          \$4  = 21'h000060;
-      8'h02:
-          \$4  = 21'h0000a0;
-      8'h03:
-          \$4  = 21'h0000e0;
-      8'h04:
-          \$4  = 21'h000120;
-      8'h05:
-          \$4  = 21'h000160;
-      8'h06:
-          \$4  = 21'h0001a0;
-      8'h07:
-          \$4  = 21'h0001e0;
-      8'h08:
-          \$4  = 21'h000220;
-      8'h09:
-          \$4  = 21'h000260;
-      8'h0a:
-          \$4  = 21'h0002a0;
-      8'h0b:
-          \$4  = 21'h0002e0;
-      8'h0c:
-          \$4  = 21'h000320;
-      8'h0d:
-          \$4  = 21'h000360;
-      8'h0e:
-          \$4  = 21'h00035b;
-      8'h0f:
-          \$4  = 21'h000199;
-      8'h10:
-          \$4  = 21'h000060;
-      8'h11:
-          \$4  = 21'h000120;
-      8'h12:
-          \$4  = 21'h0001e0;
-      8'h13:
-          \$4  = 21'h0002a0;
-      8'h14:
-          \$4  = 21'h000360;
-      8'h15:
-          \$4  = 21'h000420;
-      8'h16:
-          \$4  = 21'h0004e0;
-      8'h17:
-          \$4  = 21'h0005a0;
-      8'h18:
-          \$4  = 21'h000660;
-      8'h19:
-          \$4  = 21'h000720;
-      8'h1a:
-          \$4  = 21'h0007e0;
-      8'h1b:
-          \$4  = 21'h0008a0;
-      8'h1c:
-          \$4  = 21'h00094c;
-      8'h1d:
-          \$4  = 21'h00087d;
-      8'h1e:
-          \$4  = 21'h000570;
-      8'h1f:
-          \$4  = 21'h0001d0;
-      8'h20:
-          \$4  = 21'h0000a0;
-      8'h21:
-          \$4  = 21'h0001e0;
-      8'h22:
-          \$4  = 21'h000320;
-      8'h23:
-          \$4  = 21'h000460;
-      8'h24:
-          \$4  = 21'h0005a0;
-      8'h25:
-          \$4  = 21'h0006e0;
-      8'h26:
-          \$4  = 21'h000820;
-      8'h27:
-          \$4  = 21'h000960;
-      8'h28:
-          \$4  = 21'h000aa0;
-      8'h29:
-          \$4  = 21'h000be0;
-      8'h2a:
-          \$4  = 21'h000d20;
-      8'h2b:
-          \$4  = 21'h000dbe;
-      8'h2c:
-          \$4  = 21'h000bc5;
-      8'h2d:
-          \$4  = 21'h000870;
-      8'h2e:
-          \$4  = 21'h000510;
-      8'h2f:
-          \$4  = 21'h0001b0;
-      8'h30:
-          \$4  = 21'h0000e0;
-      8'h31:
-          \$4  = 21'h0002a0;
-      8'h32:
-          \$4  = 21'h000460;
-      8'h33:
-          \$4  = 21'h000620;
-      8'h34:
-          \$4  = 21'h0007e0;
-      8'h35:
-          \$4  = 21'h0009a0;
-      8'h36:
-          \$4  = 21'h000b60;
-      8'h37:
-          \$4  = 21'h000d20;
-      8'h38:
-          \$4  = 21'h000ee0;
-      8'h39:
-          \$4  = 21'h001095;
-      8'h3a:
-          \$4  = 21'h0010b3;
-      8'h3b:
-          \$4  = 21'h000e10;
-      8'h3c:
-          \$4  = 21'h000af0;
-      8'h3d:
-          \$4  = 21'h0007d0;
-      8'h3e:
-          \$4  = 21'h0004b0;
-      8'h3f:
-          \$4  = 21'h000190;
-      8'h40:
-          \$4  = 21'h000120;
-      8'h41:
-          \$4  = 21'h000360;
-      8'h42:
-          \$4  = 21'h0005a0;
-      8'h43:
-          \$4  = 21'h0007e0;
-      8'h44:
-          \$4  = 21'h000a20;
-      8'h45:
-          \$4  = 21'h000c60;
-      8'h46:
-          \$4  = 21'h000ea0;
-      8'h47:
-          \$4  = 21'h0010e0;
-      8'h48:
-          \$4  = 21'h0012f3;
-      8'h49:
-          \$4  = 21'h00128b;
-      8'h4a:
-          \$4  = 21'h000fd0;
-      8'h4b:
-          \$4  = 21'h000cf0;
-      8'h4c:
-          \$4  = 21'h000a10;
-      8'h4d:
-          \$4  = 21'h000730;
-      8'h4e:
-          \$4  = 21'h000450;
-      8'h4f:
-          \$4  = 21'h000170;
-      8'h50:
-          \$4  = 21'h000160;
-      8'h51:
-          \$4  = 21'h000420;
-      8'h52:
-          \$4  = 21'h0006e0;
-      8'h53:
-          \$4  = 21'h0009a0;
-      8'h54:
-          \$4  = 21'h000c60;
-      8'h55:
-          \$4  = 21'h000f20;
-      8'h56:
-          \$4  = 21'h0011e0;
-      8'h57:
-          \$4  = 21'h00144d;
-      8'h58:
-          \$4  = 21'h0013a5;
-      8'h59:
-          \$4  = 21'h001110;
-      8'h5a:
-          \$4  = 21'h000e70;
-      8'h5b:
-          \$4  = 21'h000bd0;
-      8'h5c:
-          \$4  = 21'h000930;
-      8'h5d:
-          \$4  = 21'h000690;
-      8'h5e:
-          \$4  = 21'h0003f0;
-      8'h5f:
-          \$4  = 21'h000150;
-      8'h60:
-          \$4  = 21'h0001a0;
-      8'h61:
-          \$4  = 21'h0004e0;
-      8'h62:
-          \$4  = 21'h000820;
-      8'h63:
-          \$4  = 21'h000b60;
-      8'h64:
-          \$4  = 21'h000ea0;
-      8'h65:
-          \$4  = 21'h0011e0;
-      8'h66:
-          \$4  = 21'h0014bc;
-      8'h67:
-          \$4  = 21'h00142b;
-      8'h68:
-          \$4  = 21'h0011d0;
-      8'h69:
-          \$4  = 21'h000f70;
-      8'h6a:
-          \$4  = 21'h000d10;
-      8'h6b:
-          \$4  = 21'h000ab0;
-      8'h6c:
-          \$4  = 21'h000850;
-      8'h6d:
-          \$4  = 21'h0005f0;
-      8'h6e:
-          \$4  = 21'h000390;
-      8'h6f:
-          \$4  = 21'h000130;
-      8'h70:
-          \$4  = 21'h0001e0;
-      8'h71:
-          \$4  = 21'h0005a0;
-      8'h72:
-          \$4  = 21'h000960;
-      8'h73:
-          \$4  = 21'h000d20;
-      8'h74:
-          \$4  = 21'h0010e0;
-      8'h75:
-          \$4  = 21'h00144d;
-      8'h76:
-          \$4  = 21'h00142b;
-      8'h77:
-          \$4  = 21'h001210;
-      8'h78:
-          \$4  = 21'h000ff0;
-      8'h79:
-          \$4  = 21'h000dd0;
-      8'h7a:
-          \$4  = 21'h000bb0;
-      8'h7b:
-          \$4  = 21'h000990;
-      8'h7c:
-          \$4  = 21'h000770;
-      8'h7d:
-          \$4  = 21'h000550;
-      8'h7e:
-          \$4  = 21'h000330;
-      8'h7f:
-          \$4  = 21'h000110;
-      8'h80:
-          \$4  = 21'h000220;
-      8'h81:
-          \$4  = 21'h000660;
-      8'h82:
-          \$4  = 21'h000aa0;
-      8'h83:
-          \$4  = 21'h000ee0;
-      8'h84:
-          \$4  = 21'h0012f3;
-      8'h85:
-          \$4  = 21'h0013a5;
-      8'h86:
-          \$4  = 21'h0011d0;
-      8'h87:
-          \$4  = 21'h000ff0;
-      8'h88:
-          \$4  = 21'h000e10;
-      8'h89:
-          \$4  = 21'h000c30;
-      8'h8a:
-          \$4  = 21'h000a50;
-      8'h8b:
-          \$4  = 21'h000870;
-      8'h8c:
-          \$4  = 21'h000690;
-      8'h8d:
-          \$4  = 21'h0004b0;
-      8'h8e:
-          \$4  = 21'h0002d0;
-      8'h8f:
-          \$4  = 21'h0000f0;
-      8'h90:
-          \$4  = 21'h000260;
-      8'h91:
-          \$4  = 21'h000720;
-      8'h92:
-          \$4  = 21'h000be0;
-      8'h93:
-          \$4  = 21'h001095;
-      8'h94:
-          \$4  = 21'h00128b;
-      8'h95:
-          \$4  = 21'h001110;
-      8'h96:
-          \$4  = 21'h000f70;
-      8'h97:
-          \$4  = 21'h000dd0;
-      8'h98:
-          \$4  = 21'h000c30;
-      8'h99:
-          \$4  = 21'h000a90;
-      8'h9a:
-          \$4  = 21'h0008f0;
-      8'h9b:
-          \$4  = 21'h000750;
-      8'h9c:
-          \$4  = 21'h0005b0;
-      8'h9d:
-          \$4  = 21'h000410;
-      8'h9e:
-          \$4  = 21'h000270;
-      8'h9f:
-          \$4  = 21'h0000d0;
-      8'ha0:
-          \$4  = 21'h0002a0;
-      8'ha1:
-          \$4  = 21'h0007e0;
-      8'ha2:
-          \$4  = 21'h000d20;
-      8'ha3:
-          \$4  = 21'h0010b3;
-      8'ha4:
-          \$4  = 21'h000fd0;
-      8'ha5:
-          \$4  = 21'h000e70;
-      8'ha6:
-          \$4  = 21'h000d10;
-      8'ha7:
-          \$4  = 21'h000bb0;
-      8'ha8:
-          \$4  = 21'h000a50;
-      8'ha9:
-          \$4  = 21'h0008f0;
-      8'haa:
-          \$4  = 21'h000790;
-      8'hab:
-          \$4  = 21'h000630;
-      8'hac:
-          \$4  = 21'h0004d0;
-      8'had:
-          \$4  = 21'h000370;
-      8'hae:
-          \$4  = 21'h000210;
-      8'haf:
-          \$4  = 21'h0000b0;
-      8'hb0:
-          \$4  = 21'h0002e0;
-      8'hb1:
-          \$4  = 21'h0008a0;
-      8'hb2:
-          \$4  = 21'h000dbe;
-      8'hb3:
-          \$4  = 21'h000e10;
-      8'hb4:
-          \$4  = 21'h000cf0;
-      8'hb5:
-          \$4  = 21'h000bd0;
-      8'hb6:
-          \$4  = 21'h000ab0;
-      8'hb7:
-          \$4  = 21'h000990;
-      8'hb8:
-          \$4  = 21'h000870;
-      8'hb9:
-          \$4  = 21'h000750;
-      8'hba:
-          \$4  = 21'h000630;
-      8'hbb:
-          \$4  = 21'h000510;
-      8'hbc:
-          \$4  = 21'h0003f0;
-      8'hbd:
-          \$4  = 21'h0002d0;
-      8'hbe:
-          \$4  = 21'h0001b0;
-      8'hbf:
-          \$4  = 21'h000090;
-      8'hc0:
-          \$4  = 21'h000320;
-      8'hc1:
-          \$4  = 21'h00094c;
-      8'hc2:
-          \$4  = 21'h000bc5;
-      8'hc3:
-          \$4  = 21'h000af0;
-      8'hc4:
-          \$4  = 21'h000a10;
-      8'hc5:
-          \$4  = 21'h000930;
-      8'hc6:
-          \$4  = 21'h000850;
-      8'hc7:
-          \$4  = 21'h000770;
-      8'hc8:
-          \$4  = 21'h000690;
-      8'hc9:
-          \$4  = 21'h0005b0;
-      8'hca:
-          \$4  = 21'h0004d0;
-      8'hcb:
-          \$4  = 21'h0003f0;
-      8'hcc:
-          \$4  = 21'h000310;
-      8'hcd:
-          \$4  = 21'h000230;
-      8'hce:
-          \$4  = 21'h000150;
-      8'hcf:
-          \$4  = 21'h000070;
-      8'hd0:
-          \$4  = 21'h000360;
-      8'hd1:
-          \$4  = 21'h00087d;
-      8'hd2:
-          \$4  = 21'h000870;
-      8'hd3:
-          \$4  = 21'h0007d0;
-      8'hd4:
-          \$4  = 21'h000730;
-      8'hd5:
-          \$4  = 21'h000690;
-      8'hd6:
-          \$4  = 21'h0005f0;
-      8'hd7:
-          \$4  = 21'h000550;
-      8'hd8:
-          \$4  = 21'h0004b0;
-      8'hd9:
-          \$4  = 21'h000410;
-      8'hda:
-          \$4  = 21'h000370;
-      8'hdb:
-          \$4  = 21'h0002d0;
-      8'hdc:
-          \$4  = 21'h000230;
-      8'hdd:
-          \$4  = 21'h000190;
-      8'hde:
-          \$4  = 21'h0000f0;
-      8'hdf:
-          \$4  = 21'h000050;
-      8'he0:
-          \$4  = 21'h00035b;
-      8'he1:
-          \$4  = 21'h000570;
-      8'he2:
-          \$4  = 21'h000510;
-      8'he3:
-          \$4  = 21'h0004b0;
-      8'he4:
-          \$4  = 21'h000450;
-      8'he5:
-          \$4  = 21'h0003f0;
-      8'he6:
-          \$4  = 21'h000390;
-      8'he7:
-          \$4  = 21'h000330;
-      8'he8:
-          \$4  = 21'h0002d0;
-      8'he9:
-          \$4  = 21'h000270;
-      8'hea:
-          \$4  = 21'h000210;
-      8'heb:
-          \$4  = 21'h0001b0;
-      8'hec:
-          \$4  = 21'h000150;
-      8'hed:
-          \$4  = 21'h0000f0;
-      8'hee:
-          \$4  = 21'h000090;
-      8'hef:
-          \$4  = 21'h000030;
-      8'hf0:
-          \$4  = 21'h000199;
-      8'hf1:
-          \$4  = 21'h0001d0;
-      8'hf2:
-          \$4  = 21'h0001b0;
-      8'hf3:
-          \$4  = 21'h000190;
-      8'hf4:
-          \$4  = 21'h000170;
-      8'hf5:
-          \$4  = 21'h000150;
-      8'hf6:
-          \$4  = 21'h000130;
-      8'hf7:
-          \$4  = 21'h000110;
-      8'hf8:
-          \$4  = 21'h0000f0;
-      8'hf9:
-          \$4  = 21'h0000d0;
-      8'hfa:
-          \$4  = 21'h0000b0;
-      8'hfb:
-          \$4  = 21'h000090;
-      8'hfc:
-          \$4  = 21'h000070;
-      8'hfd:
-          \$4  = 21'h000050;
-      8'hfe:
-          \$4  = 21'h000030;
-      8'hff:
-          \$4  = 21'h000010;
-    endcase
-  end
-  assign n4_sub = \$1 [3:0];
-  assign n9_sub = \$2 [3:0];
-  assign n19_add = \$5 [20:0];
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input [7:0] n167_cat_s1;
+  wire [7:0] n167_cat_s1;
+  input [7:0] n169_cat_s1;
+  wire [7:0] n169_cat_s1;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  output [8:0] n211_add;
+  wire [8:0] n211_add;
+  output n249_or;
+  wire n249_or;
+  input n249_or_s2;
+  wire n249_or_s2;
+  input [9:0] n253_add_s2;
+  wire [9:0] n253_add_s2;
+  output [9:0] n255_mux;
+  wire [9:0] n255_mux;
+  wire [7:0] n2_slice;
+  wire [7:0] n83_slice;
+  assign n211_add = n167_cat_s1 + n169_cat_s1;
+  assign \$1  = ! n0_a[3:0];
+  assign \$2  = ! n0_a[7:4];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n0_a[11:8];
+  assign \$5  = ! n0_a[15:12];
+  assign \$6  = \$4  & \$5 ;
+  assign \$7  = \$3  & \$6 ;
+  assign \$8  = ! n1_b[3:0];
+  assign \$9  = ! n1_b[7:4];
+  assign \$10  = \$8  & \$9 ;
+  assign \$11  = ! n1_b[11:8];
+  assign \$12  = ! n1_b[15:12];
+  assign \$13  = \$11  & \$12 ;
+  assign \$14  = \$10  & \$13 ;
+  assign n249_or = \$7  | \$14 ;
+  assign n255_mux = n249_or_s2 ? 10'h000 : n253_add_s2;
+  assign n2_slice = n0_a[15:8];
+  assign n83_slice = n1_b[15:8];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth4 (n25_lt, n28_sub, n30_sub, \port$298$0 );
-  wire [6:0] \$1 ;
-  wire [5:0] n20_slice;
-  wire [15:0] n23_cat;
-  output n25_lt;
-  wire n25_lt;
-  output [5:0] n28_sub;
-  wire [5:0] n28_sub;
-  output [6:0] n30_sub;
-  wire [6:0] n30_sub;
-  wire [31:0] n37_cat;
-  input [20:0] \port$298$0 ;
-  wire [20:0] \port$298$0 ;
-  assign n25_lt = \port$298$0 [20:15] < 4'hf;
-  assign \$1  = \port$298$0 [20:15] - 4'hf;
-  assign n30_sub = 4'hf - \port$298$0 [20:15];
-  assign n20_slice = \port$298$0 [20:15];
-  assign n37_cat = { 17'h00001, \port$298$0 [14:0] };
-  assign n23_cat = { 1'h1, \port$298$0 [14:0] };
-  assign n28_sub = \$1 [5:0];
+module \mitchell_refined_w16_s2.depth10 (\port$94$11 , n178_and, \port$102$0 , \port$103$0 , \port$104$0 , \port$105$0 , \port$93$11 );
+  wire [4:0] \$1 ;
+  wire [4:0] \$2 ;
+  wire [4:0] \$3 ;
+  wire [4:0] \$4 ;
+  wire [4:0] n173_cat;
+  wire n176_slice;
+  output [4:0] n178_and;
+  wire [4:0] n178_and;
+  wire n179_slice;
+  wire [5:0] n183_cat;
+  wire n184_slice;
+  wire [6:0] n188_cat;
+  wire n189_slice;
+  wire [7:0] n193_cat;
+  wire n194_slice;
+  wire [8:0] n198_cat;
+  output [4:0] \port$102$0 ;
+  wire [4:0] \port$102$0 ;
+  output [4:0] \port$103$0 ;
+  wire [4:0] \port$103$0 ;
+  output [4:0] \port$104$0 ;
+  wire [4:0] \port$104$0 ;
+  output [4:0] \port$105$0 ;
+  wire [4:0] \port$105$0 ;
+  input [3:0] \port$93$11 ;
+  wire [3:0] \port$93$11 ;
+  input [3:0] \port$94$11 ;
+  wire [3:0] \port$94$11 ;
+  assign \$1  = { \port$93$11 , 1'h1 } & { \port$94$11 [0], \port$94$11 [0], \port$94$11 [0], \port$94$11 [0], \port$94$11 [0] };
+  assign \$2  = { \port$93$11 , 1'h1 } & { \port$94$11 [1], \port$94$11 [1], \port$94$11 [1], \port$94$11 [1], \port$94$11 [1] };
+  assign \$3  = { \port$93$11 , 1'h1 } & { \port$94$11 [2], \port$94$11 [2], \port$94$11 [2], \port$94$11 [2], \port$94$11 [2] };
+  assign \$4  = { \port$93$11 , 1'h1 } & { \port$94$11 [3], \port$94$11 [3], \port$94$11 [3], \port$94$11 [3], \port$94$11 [3] };
+  assign n173_cat = { \port$93$11 , 1'h1 };
+  assign n176_slice = 1'h1;
+  assign n183_cat = { \$1 , 1'h0 };
+  assign n179_slice = \port$94$11 [0];
+  assign n188_cat = { \$2 , 2'h0 };
+  assign n184_slice = \port$94$11 [1];
+  assign n193_cat = { \$3 , 3'h0 };
+  assign n189_slice = \port$94$11 [2];
+  assign n198_cat = { \$4 , 4'h0 };
+  assign n194_slice = \port$94$11 [3];
+  assign \port$102$0  = \$1 ;
+  assign \port$103$0  = \$2 ;
+  assign \port$104$0  = \$3 ;
+  assign \port$105$0  = \$4 ;
+  assign n178_and = { \port$93$11 , 1'h1 };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s2.depth2 (n83_slice, n211_add, n255_mux, n10_and, n91_and, n253_add, n263_mux, n205_slice_s1, n208_add_s1, n178_and_s1, n183_cat_s1, n188_cat_s1, n193_cat_s1, n198_cat_s1, n260_slice_s2, n2_slice);
+  wire \$1 ;
+  wire [8:0] \$10 ;
+  wire [9:0] \$11 ;
+  wire [10:0] \$12 ;
+  wire [10:0] \$13 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire [10:0] \$6 ;
+  wire [9:0] \$7 ;
+  wire [10:0] \$8 ;
+  wire [6:0] \$9 ;
+  output n10_and;
+  wire n10_and;
+  input [4:0] n178_and_s1;
+  wire [4:0] n178_and_s1;
+  input [5:0] n183_cat_s1;
+  wire [5:0] n183_cat_s1;
+  input [6:0] n188_cat_s1;
+  wire [6:0] n188_cat_s1;
+  input [7:0] n193_cat_s1;
+  wire [7:0] n193_cat_s1;
+  input [8:0] n198_cat_s1;
+  wire [8:0] n198_cat_s1;
+  input n205_slice_s1;
+  wire n205_slice_s1;
+  input [9:0] n208_add_s1;
+  wire [9:0] n208_add_s1;
+  input [8:0] n211_add;
+  wire [8:0] n211_add;
+  output [9:0] n253_add;
+  wire [9:0] n253_add;
+  input [9:0] n255_mux;
+  wire [9:0] n255_mux;
+  input n260_slice_s2;
+  wire n260_slice_s2;
+  output [10:0] n263_mux;
+  wire [10:0] n263_mux;
+  input [7:0] n2_slice;
+  wire [7:0] n2_slice;
+  input [7:0] n83_slice;
+  wire [7:0] n83_slice;
+  output n91_and;
+  wire n91_and;
+  assign \$1  = ! n2_slice[3:0];
+  assign \$2  = ! n2_slice[7:4];
+  assign n10_and = \$1  & \$2 ;
+  assign \$3  = ! n83_slice[3:0];
+  assign \$4  = ! n83_slice[7:4];
+  assign n91_and = \$3  & \$4 ;
+  assign \$5  = ~ n211_add[8];
+  assign \$6  = n208_add_s1 - 5'h10;
+  assign \$7  = n205_slice_s1 ? \$6 [9:0] : 10'h000;
+  assign \$8  = { n211_add[8], \$5 , n211_add[7:0] } + \$7 ;
+  assign \$9  = n178_and_s1 + n183_cat_s1;
+  assign \$10  = n188_cat_s1 + n193_cat_s1;
+  assign \$11  = \$9  + \$10 ;
+  assign \$12  = \$11  + n198_cat_s1;
+  assign \$13  = \$8 [9:0] + \$12 [9:2];
+  assign n263_mux = n260_slice_s2 ? { n255_mux, 1'h0 } : { 1'h0, n255_mux };
+  assign n253_add = \$13 [9:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s2.depth3 (n1_b, n10_and, n91_and, n263_mux, n14_mux, n21_mux, n95_mux, n102_mux, n270_mux, n267_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n102_mux;
+  wire n102_mux;
+  input n10_and;
+  wire n10_and;
+  output [15:0] n14_mux;
+  wire [15:0] n14_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  output n21_mux;
+  wire n21_mux;
+  input [10:0] n263_mux;
+  wire [10:0] n263_mux;
+  input n267_slice_s2;
+  wire n267_slice_s2;
+  output [12:0] n270_mux;
+  wire [12:0] n270_mux;
+  input n91_and;
+  wire n91_and;
+  output [15:0] n95_mux;
+  wire [15:0] n95_mux;
+  assign \$3  = ! n1_b[7:4];
+  assign \$4  = ! n1_b[15:12];
+  assign n102_mux = n91_and ? \$3  : \$4 ;
+  assign n270_mux = n267_slice_s2 ? { n263_mux, 2'h0 } : { 2'h0, n263_mux };
+  assign n14_mux = n10_and ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[15:12];
+  assign n21_mux = n10_and ? \$1  : \$2 ;
+  assign n95_mux = n91_and ? { n1_b[7:0], 8'h00 } : n1_b;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s2.depth4 (n1_b, n10_and, n91_and, n14_mux, n21_mux, n95_mux, n102_mux, n270_mux, n25_mux, n40_mux, n106_mux, n121_mux, n277_mux, n274_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n102_mux;
+  wire n102_mux;
+  output [15:0] n106_mux;
+  wire [15:0] n106_mux;
+  input n10_and;
+  wire n10_and;
+  output n121_mux;
+  wire n121_mux;
+  input [15:0] n14_mux;
+  wire [15:0] n14_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n21_mux;
+  wire n21_mux;
+  output [15:0] n25_mux;
+  wire [15:0] n25_mux;
+  input [12:0] n270_mux;
+  wire [12:0] n270_mux;
+  input n274_slice_s2;
+  wire n274_slice_s2;
+  output [16:0] n277_mux;
+  wire [16:0] n277_mux;
+  output n40_mux;
+  wire n40_mux;
+  input n91_and;
+  wire n91_and;
+  input [15:0] n95_mux;
+  wire [15:0] n95_mux;
+  assign n25_mux = n21_mux ? { n14_mux[11:0], 4'h0 } : n14_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[11:10];
+  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[7:6];
+  assign \$5  = ! n0_a[15:14];
+  assign \$6  = n10_and ? \$4  : \$5 ;
+  assign n40_mux = n21_mux ? \$3  : \$6 ;
+  assign n106_mux = n102_mux ? { n95_mux[11:0], 4'h0 } : n95_mux;
+  assign \$7  = ! n1_b[3:2];
+  assign \$8  = ! n1_b[11:10];
+  assign \$9  = n91_and ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[7:6];
+  assign \$11  = ! n1_b[15:14];
+  assign \$12  = n91_and ? \$10  : \$11 ;
+  assign n121_mux = n102_mux ? \$9  : \$12 ;
+  assign n277_mux = n274_slice_s2 ? { n270_mux, 4'h0 } : { 4'h0, n270_mux };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mux, n25_mux, n40_mux, n106_mux, n121_mux, n277_mux, n44_mux, n75_mux, n125_mux, n156_mux, n284_mux, n281_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n102_mux;
+  wire n102_mux;
+  input [15:0] n106_mux;
+  wire [15:0] n106_mux;
+  input n10_and;
+  wire n10_and;
+  input n121_mux;
+  wire n121_mux;
+  output [15:0] n125_mux;
+  wire [15:0] n125_mux;
+  output n156_mux;
+  wire n156_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n21_mux;
+  wire n21_mux;
+  input [15:0] n25_mux;
+  wire [15:0] n25_mux;
+  input [16:0] n277_mux;
+  wire [16:0] n277_mux;
+  input n281_slice_s2;
+  wire n281_slice_s2;
+  output [24:0] n284_mux;
+  wire [24:0] n284_mux;
+  input n40_mux;
+  wire n40_mux;
+  output [15:0] n44_mux;
+  wire [15:0] n44_mux;
+  output n75_mux;
+  wire n75_mux;
+  input n91_and;
+  wire n91_and;
+  assign n44_mux = n40_mux ? { n25_mux[13:0], 2'h0 } : n25_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[9];
+  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[5];
+  assign \$5  = ! n0_a[13];
+  assign \$6  = n10_and ? \$4  : \$5 ;
+  assign \$7  = n21_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[3];
+  assign \$9  = ! n0_a[11];
+  assign \$10  = n10_and ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[7];
+  assign \$12  = ! n0_a[15];
+  assign \$13  = n10_and ? \$11  : \$12 ;
+  assign \$14  = n21_mux ? \$10  : \$13 ;
+  assign n75_mux = n40_mux ? \$7  : \$14 ;
+  assign n125_mux = n121_mux ? { n106_mux[13:0], 2'h0 } : n106_mux;
+  assign \$15  = ! n1_b[1];
+  assign \$16  = ! n1_b[9];
+  assign \$17  = n91_and ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[5];
+  assign \$19  = ! n1_b[13];
+  assign \$20  = n91_and ? \$18  : \$19 ;
+  assign \$21  = n102_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[3];
+  assign \$23  = ! n1_b[11];
+  assign \$24  = n91_and ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[7];
+  assign \$26  = ! n1_b[15];
+  assign \$27  = n91_and ? \$25  : \$26 ;
+  assign \$28  = n102_mux ? \$24  : \$27 ;
+  assign n156_mux = n121_mux ? \$21  : \$28 ;
+  assign n284_mux = n281_slice_s2 ? { n277_mux, 8'h00 } : { 8'h00, n277_mux };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s2.depth6 (n91_and, n21_mux, n102_mux, n40_mux, n121_mux, n44_mux, n75_mux, n125_mux, n156_mux, n284_mux, \port$93$8 , \port$94$8 , n256_add, n292_slice, n288_slice_s2, n10_and);
+  wire [15:0] \$1 ;
+  wire [15:0] \$2 ;
+  wire [3:0] \$3 ;
+  wire [3:0] \$4 ;
+  wire [39:0] \$5 ;
+  input n102_mux;
+  wire n102_mux;
+  input n10_and;
+  wire n10_and;
+  input n121_mux;
+  wire n121_mux;
+  input [15:0] n125_mux;
+  wire [15:0] n125_mux;
+  input n156_mux;
+  wire n156_mux;
+  wire [7:0] n167_cat;
+  wire [7:0] n169_cat;
+  input n21_mux;
+  wire n21_mux;
+  output [4:0] n256_add;
+  wire [4:0] n256_add;
+  input [24:0] n284_mux;
+  wire [24:0] n284_mux;
+  input n288_slice_s2;
+  wire n288_slice_s2;
+  output [31:0] n292_slice;
+  wire [31:0] n292_slice;
+  input n40_mux;
+  wire n40_mux;
+  input [15:0] n44_mux;
+  wire [15:0] n44_mux;
+  input n75_mux;
+  wire n75_mux;
+  input n91_and;
+  wire n91_and;
+  output [6:0] \port$93$8 ;
+  wire [6:0] \port$93$8 ;
+  output [6:0] \port$94$8 ;
+  wire [6:0] \port$94$8 ;
+  assign n256_add = \$3  + \$4 ;
+  assign \$5  = n288_slice_s2 ? { n284_mux[23:0], 16'h0000 } : { 15'h0000, n284_mux };
+  assign \$1  = n75_mux ? { n44_mux[14:0], 1'h0 } : n44_mux;
+  assign \$2  = n156_mux ? { n125_mux[14:0], 1'h0 } : n125_mux;
+  assign \$3  = ~ { n10_and, n21_mux, n40_mux, n75_mux };
+  assign \$4  = ~ { n91_and, n102_mux, n121_mux, n156_mux };
+  assign n167_cat = { \$1 [14:8], 1'h1 };
+  assign n169_cat = { \$2 [14:8], 1'h1 };
+  assign \port$93$8  = \$1 [14:8];
+  assign \port$94$8  = \$2 [14:8];
+  assign n292_slice = \$5 [39:8];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s2.depth7 (\port$94$8 , n256_add, \port$99$0 , \port$93$8 );
+  wire [4:0] \$1 ;
+  wire [7:0] n167_cat;
+  wire [7:0] n169_cat;
+  wire [3:0] n170_slice;
+  wire [3:0] n171_slice;
+  wire [9:0] n208_add;
+  input [4:0] n256_add;
+  wire [4:0] n256_add;
+  wire n260_slice;
+  wire n267_slice;
+  wire n274_slice;
+  wire n281_slice;
+  wire n288_slice;
+  input [6:0] \port$93$8 ;
+  wire [6:0] \port$93$8 ;
+  input [6:0] \port$94$8 ;
+  wire [6:0] \port$94$8 ;
+  output [4:0] \port$99$0 ;
+  wire [4:0] \port$99$0 ;
+  assign \$1  = { \port$93$8 [2:0], 1'h1 } + { \port$94$8 [2:0], 1'h1 };
+  assign n170_slice = \port$93$8 [6:3];
+  assign n167_cat = { \port$93$8 , 1'h1 };
+  assign n171_slice = \port$94$8 [6:3];
+  assign n169_cat = { \port$94$8 , 1'h1 };
+  assign n208_add = { 5'h00, \$1  };
+  assign n260_slice = n256_add[0];
+  assign n267_slice = n256_add[1];
+  assign n274_slice = n256_add[2];
+  assign n281_slice = n256_add[3];
+  assign n288_slice = n256_add[4];
+  assign \port$99$0  = \$1 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s2.depth8 (n171_slice, n205_slice, n170_slice);
+  wire [4:0] \$1 ;
+  input [3:0] n170_slice;
+  wire [3:0] n170_slice;
+  input [3:0] n171_slice;
+  wire [3:0] n171_slice;
+  wire [4:0] n173_cat;
+  wire [4:0] n175_cat;
+  output n205_slice;
+  wire n205_slice;
+  assign \$1  = n170_slice + n171_slice;
+  assign n173_cat = { n170_slice, 1'h1 };
+  assign n175_cat = { n171_slice, 1'h1 };
+  assign n205_slice = \$1 [4];
 endmodule

@@ -3,819 +3,654 @@
 (* top =  1  *)
 (* generator = "Amaranth" *)
 module mitchell_refined_w32_s0(b, o, a);
+  wire [6:0] \$1 ;
+  wire [6:0] \$2 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
   wire [31:0] b;
   wire [31:0] n0_a;
-  wire [30:0] n11_slice;
-  wire [37:0] n19_add;
+  wire n136_mux;
+  wire n146_eq;
+  wire [31:0] n150_mux;
+  wire n157_mux;
+  wire n15_mux;
+  wire [31:0] n161_mux;
+  wire n176_mux;
+  wire [31:0] n180_mux;
+  wire [31:0] n19_mux;
   wire [31:0] n1_b;
-  wire [6:0] n20_slice;
-  wire [31:0] n23_cat;
-  wire n26_not;
-  wire [6:0] n28_sub;
-  wire [4:0] n2_lod;
-  wire [63:0] n48_mux;
-  wire [30:0] n6_slice;
-  wire [4:0] n7_lod;
+  wire n211_mux;
+  wire [31:0] n215_mux;
+  wire n278_mux;
+  wire [7:0] n289_cat;
+  wire [7:0] n291_cat;
+  wire [3:0] n292_slice;
+  wire [3:0] n293_slice;
+  wire [8:0] n307_add;
+  wire [9:0] n323_mux;
+  wire [5:0] n324_add;
+  wire [63:0] n336_mux;
+  wire n34_mux;
+  wire [31:0] n38_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire [31:0] n73_mux;
+  wire [31:0] n8_mux;
   output [63:0] o;
   wire [63:0] o;
   \mitchell_refined_w32_s0.depth1  depth1 (
     .n0_a(a),
+    .n146_eq(n146_eq),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq)
   );
   \mitchell_refined_w32_s0.depth2  depth2 (
     .n0_a(a),
-    .n11_slice(n11_slice),
+    .n146_eq(n146_eq),
+    .n150_mux(n150_mux),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq),
+    .n8_mux(n8_mux)
   );
   \mitchell_refined_w32_s0.depth3  depth3 (
-    .n11_slice(n11_slice),
-    .n19_add(n19_add),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n0_a(a),
+    .n146_eq(n146_eq),
+    .n150_mux(n150_mux),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n161_mux(n161_mux),
+    .n176_mux(n176_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n8_mux(n8_mux)
+  );
+  \mitchell_refined_w32_s0.depth4  depth4 (
+    .n0_a(a),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n161_mux(n161_mux),
+    .n176_mux(n176_mux),
+    .n180_mux(n180_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n211_mux(n211_mux),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux)
   );
   \mitchell_refined_w32_s0.depth5  depth5 (
-    .n20_slice(n19_add[37:31]),
-    .n26_not(n26_not),
-    .n28_sub(n28_sub)
+    .n0_a(a),
+    .n136_mux(n136_mux),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n176_mux(n176_mux),
+    .n180_mux(n180_mux),
+    .n1_b(b),
+    .n211_mux(n211_mux),
+    .n215_mux(n215_mux),
+    .n278_mux(n278_mux),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n73_mux(n73_mux)
   );
   \mitchell_refined_w32_s0.depth6  depth6 (
+    .n136_mux(n136_mux),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n176_mux(n176_mux),
+    .n211_mux(n211_mux),
+    .n215_mux(n215_mux),
+    .n278_mux(n278_mux),
+    .n324_add(n324_add),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n73_mux(n73_mux),
+    .\port$123$24 (\$1 ),
+    .\port$124$24 (\$2 )
+  );
+  \mitchell_refined_w32_s0.depth7  depth7 (
+    .n307_add(n307_add),
+    .\port$123$24 (\$1 ),
+    .\port$124$24 (\$2 )
+  );
+  \mitchell_refined_w32_s0.depth8  depth8 (
     .n0_a(a),
     .n1_b(b),
-    .n26_not(n26_not),
-    .n28_sub(n28_sub),
-    .n48_mux(o),
-    .\port$326$0 (n19_add)
+    .n307_add(n307_add),
+    .n323_mux(n323_mux),
+    .\port$123$24 (\$1 ),
+    .\port$124$24 (\$2 )
+  );
+  \mitchell_refined_w32_s0.depth9  depth9 (
+    .n323_mux(n323_mux),
+    .n324_add(n324_add),
+    .n336_mux(o)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n48_mux = o;
-  assign n20_slice = n19_add[37:31];
-  assign n23_cat = { 1'h1, n19_add[30:0] };
+  assign n336_mux = o;
+  assign n289_cat = { \$1 , 1'h1 };
+  assign n291_cat = { \$2 , 1'h1 };
+  assign n292_slice = \$1 [6:3];
+  assign n293_slice = \$2 [6:3];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s0.depth1 (n1_b, n2_lod, n7_lod, n0_a);
-  wire [4:0] \$1 ;
-  wire [4:0] \$10 ;
-  wire [4:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [4:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
-  wire [4:0] \$2 ;
-  wire [4:0] \$20 ;
-  wire [4:0] \$21 ;
-  wire [4:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [4:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire [4:0] \$26 ;
-  wire [4:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire [4:0] \$29 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$30 ;
-  wire [4:0] \$31 ;
-  wire [4:0] \$32 ;
-  wire [4:0] \$33 ;
-  wire [4:0] \$34 ;
-  wire [4:0] \$35 ;
-  wire [4:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire [4:0] \$38 ;
-  wire [4:0] \$39 ;
-  wire [4:0] \$4 ;
-  wire [4:0] \$40 ;
-  wire [4:0] \$41 ;
-  wire [4:0] \$42 ;
-  wire [4:0] \$43 ;
-  wire [4:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire [4:0] \$46 ;
-  wire [4:0] \$47 ;
-  wire [4:0] \$48 ;
-  wire [4:0] \$49 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$50 ;
-  wire [4:0] \$51 ;
-  wire [4:0] \$52 ;
-  wire [4:0] \$53 ;
-  wire [4:0] \$54 ;
-  wire [4:0] \$55 ;
-  wire [4:0] \$56 ;
-  wire [4:0] \$57 ;
-  wire [4:0] \$58 ;
-  wire [4:0] \$59 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$60 ;
-  wire [4:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$9 ;
+module \mitchell_refined_w32_s0.depth1 (n1_b, n4_eq, n146_eq, n0_a);
   input [31:0] n0_a;
   wire [31:0] n0_a;
+  output n146_eq;
+  wire n146_eq;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  output [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  output [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  assign \$39  = n1_b[9] ? 5'h09 : \$38 ;
-  assign \$40  = n1_b[10] ? 5'h0a : \$39 ;
-  assign \$41  = n1_b[11] ? 5'h0b : \$40 ;
-  assign \$42  = n1_b[12] ? 5'h0c : \$41 ;
-  assign \$43  = n1_b[13] ? 5'h0d : \$42 ;
-  assign \$44  = n1_b[14] ? 5'h0e : \$43 ;
-  assign \$45  = n1_b[15] ? 5'h0f : \$44 ;
-  assign \$46  = n1_b[16] ? 5'h10 : \$45 ;
-  assign \$47  = n1_b[17] ? 5'h11 : \$46 ;
-  assign \$48  = n1_b[18] ? 5'h12 : \$47 ;
-  assign \$49  = n1_b[19] ? 5'h13 : \$48 ;
-  assign \$50  = n1_b[20] ? 5'h14 : \$49 ;
-  assign \$51  = n1_b[21] ? 5'h15 : \$50 ;
-  assign \$52  = n1_b[22] ? 5'h16 : \$51 ;
-  assign \$53  = n1_b[23] ? 5'h17 : \$52 ;
-  assign \$54  = n1_b[24] ? 5'h18 : \$53 ;
-  assign \$55  = n1_b[25] ? 5'h19 : \$54 ;
-  assign \$56  = n1_b[26] ? 5'h1a : \$55 ;
-  assign \$57  = n1_b[27] ? 5'h1b : \$56 ;
-  assign \$58  = n1_b[28] ? 5'h1c : \$57 ;
-  assign \$59  = n1_b[29] ? 5'h1d : \$58 ;
-  assign \$60  = n1_b[30] ? 5'h1e : \$59 ;
-  assign n7_lod = n1_b[31] ? 5'h1f : \$60 ;
-  assign \$1  = n0_a[1] ? 5'h01 : 5'h00;
-  assign \$2  = n0_a[2] ? 5'h02 : \$1 ;
-  assign \$3  = n0_a[3] ? 5'h03 : \$2 ;
-  assign \$4  = n0_a[4] ? 5'h04 : \$3 ;
-  assign \$5  = n0_a[5] ? 5'h05 : \$4 ;
-  assign \$6  = n0_a[6] ? 5'h06 : \$5 ;
-  assign \$7  = n0_a[7] ? 5'h07 : \$6 ;
-  assign \$8  = n0_a[8] ? 5'h08 : \$7 ;
-  assign \$9  = n0_a[9] ? 5'h09 : \$8 ;
-  assign \$10  = n0_a[10] ? 5'h0a : \$9 ;
-  assign \$11  = n0_a[11] ? 5'h0b : \$10 ;
-  assign \$12  = n0_a[12] ? 5'h0c : \$11 ;
-  assign \$13  = n0_a[13] ? 5'h0d : \$12 ;
-  assign \$14  = n0_a[14] ? 5'h0e : \$13 ;
-  assign \$15  = n0_a[15] ? 5'h0f : \$14 ;
-  assign \$16  = n0_a[16] ? 5'h10 : \$15 ;
-  assign \$17  = n0_a[17] ? 5'h11 : \$16 ;
-  assign \$18  = n0_a[18] ? 5'h12 : \$17 ;
-  assign \$19  = n0_a[19] ? 5'h13 : \$18 ;
-  assign \$20  = n0_a[20] ? 5'h14 : \$19 ;
-  assign \$21  = n0_a[21] ? 5'h15 : \$20 ;
-  assign \$22  = n0_a[22] ? 5'h16 : \$21 ;
-  assign \$23  = n0_a[23] ? 5'h17 : \$22 ;
-  assign \$24  = n0_a[24] ? 5'h18 : \$23 ;
-  assign \$25  = n0_a[25] ? 5'h19 : \$24 ;
-  assign \$26  = n0_a[26] ? 5'h1a : \$25 ;
-  assign \$27  = n0_a[27] ? 5'h1b : \$26 ;
-  assign \$28  = n0_a[28] ? 5'h1c : \$27 ;
-  assign \$29  = n0_a[29] ? 5'h1d : \$28 ;
-  assign \$30  = n0_a[30] ? 5'h1e : \$29 ;
-  assign n2_lod = n0_a[31] ? 5'h1f : \$30 ;
-  assign \$31  = n1_b[1] ? 5'h01 : 5'h00;
-  assign \$32  = n1_b[2] ? 5'h02 : \$31 ;
-  assign \$33  = n1_b[3] ? 5'h03 : \$32 ;
-  assign \$34  = n1_b[4] ? 5'h04 : \$33 ;
-  assign \$35  = n1_b[5] ? 5'h05 : \$34 ;
-  assign \$36  = n1_b[6] ? 5'h06 : \$35 ;
-  assign \$37  = n1_b[7] ? 5'h07 : \$36 ;
-  assign \$38  = n1_b[8] ? 5'h08 : \$37 ;
+  output n4_eq;
+  wire n4_eq;
+  assign n4_eq = ! n0_a[31:16];
+  assign n146_eq = ! n1_b[31:16];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s0.depth2 (n1_b, n2_lod, n7_lod, n6_slice, n11_slice, n0_a);
-  wire [5:0] \$1 ;
-  wire [62:0] \$2 ;
-  wire [5:0] \$3 ;
-  wire [62:0] \$4 ;
+module \mitchell_refined_w32_s0.depth2 (n1_b, n4_eq, n146_eq, n8_mux, n15_mux, n150_mux, n157_mux, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  output [30:0] n11_slice;
-  wire [30:0] n11_slice;
+  input n146_eq;
+  wire n146_eq;
+  output [31:0] n150_mux;
+  wire [31:0] n150_mux;
+  output n157_mux;
+  wire n157_mux;
+  output n15_mux;
+  wire n15_mux;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  output [30:0] n6_slice;
-  wire [30:0] n6_slice;
-  input [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  assign \$1  = 5'h1f - n2_lod;
-  assign \$2  = n0_a << \$1 [4:0];
-  assign \$3  = 5'h1f - n7_lod;
-  assign \$4  = n1_b << \$3 [4:0];
-  assign n6_slice = \$2 [30:0];
-  assign n11_slice = \$4 [30:0];
+  input n4_eq;
+  wire n4_eq;
+  output [31:0] n8_mux;
+  wire [31:0] n8_mux;
+  assign \$3  = ! n1_b[15:8];
+  assign \$4  = ! n1_b[31:24];
+  assign n157_mux = n146_eq ? \$3  : \$4 ;
+  assign n8_mux = n4_eq ? { n0_a[15:0], 16'h0000 } : n0_a;
+  assign \$1  = ! n0_a[15:8];
+  assign \$2  = ! n0_a[31:24];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n150_mux = n146_eq ? { n1_b[15:0], 16'h0000 } : n1_b;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s0.depth3 (n7_lod, n6_slice, n11_slice, n19_add, n2_lod);
-  reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
-  wire [36:0] \$1 ;
-  reg [37:0] \$2 ;
-  wire [38:0] \$3 ;
-  input [30:0] n11_slice;
-  wire [30:0] n11_slice;
-  output [37:0] n19_add;
-  wire [37:0] n19_add;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input [30:0] n6_slice;
-  wire [30:0] n6_slice;
-  input [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  assign \$1  = { n2_lod, n6_slice } + { n7_lod, n11_slice };
-  assign \$3  = \$1  + \$2 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n11_slice[30:27], n6_slice[30:27] })
-      8'h00:
-          \$2  = 38'h0000200000;
-      8'h01:
-          \$2  = 38'h0000600000;
-      8'h02:
-          \$2  = 38'h0000a00000;
-      8'h03:
-          \$2  = 38'h0000e00000;
-      8'h04:
-          \$2  = 38'h0001200000;
-      8'h05:
-          \$2  = 38'h0001600000;
-      8'h06:
-          \$2  = 38'h0001a00000;
-      8'h07:
-          \$2  = 38'h0001e00000;
-      8'h08:
-          \$2  = 38'h0002200000;
-      8'h09:
-          \$2  = 38'h0002600000;
-      8'h0a:
-          \$2  = 38'h0002a00000;
-      8'h0b:
-          \$2  = 38'h0002e00000;
-      8'h0c:
-          \$2  = 38'h0003200000;
-      8'h0d:
-          \$2  = 38'h0003600000;
-      8'h0e:
-          \$2  = 38'h00035b49ff;
-      8'h0f:
-          \$2  = 38'h000198b6bd;
-      8'h10:
-          \$2  = 38'h0000600000;
-      8'h11:
-          \$2  = 38'h0001200000;
-      8'h12:
-          \$2  = 38'h0001e00000;
-      8'h13:
-          \$2  = 38'h0002a00000;
-      8'h14:
-          \$2  = 38'h0003600000;
-      8'h15:
-          \$2  = 38'h0004200000;
-      8'h16:
-          \$2  = 38'h0004e00000;
-      8'h17:
-          \$2  = 38'h0005a00000;
-      8'h18:
-          \$2  = 38'h0006600000;
-      8'h19:
-          \$2  = 38'h0007200000;
-      8'h1a:
-          \$2  = 38'h0007e00000;
-      8'h1b:
-          \$2  = 38'h0008a00000;
-      8'h1c:
-          \$2  = 38'h00094b8613;
-      8'h1d:
-          \$2  = 38'h00087d470e;
-      8'h1e:
-          \$2  = 38'h00056fd78c;
-      8'h1f:
-          \$2  = 38'h0001d00000;
-      8'h20:
-          \$2  = 38'h0000a00000;
-      8'h21:
-          \$2  = 38'h0001e00000;
-      8'h22:
-          \$2  = 38'h0003200000;
-      8'h23:
-          \$2  = 38'h0004600000;
-      8'h24:
-          \$2  = 38'h0005a00000;
-      8'h25:
-          \$2  = 38'h0006e00000;
-      8'h26:
-          \$2  = 38'h0008200000;
-      8'h27:
-          \$2  = 38'h0009600000;
-      8'h28:
-          \$2  = 38'h000aa00000;
-      8'h29:
-          \$2  = 38'h000be00000;
-      8'h2a:
-          \$2  = 38'h000d1ffb7f;
-      8'h2b:
-          \$2  = 38'h000dbe32cb;
-      8'h2c:
-          \$2  = 38'h000bc540b1;
-      8'h2d:
-          \$2  = 38'h0008700000;
-      8'h2e:
-          \$2  = 38'h0005100000;
-      8'h2f:
-          \$2  = 38'h0001b00000;
-      8'h30:
-          \$2  = 38'h0000e00000;
-      8'h31:
-          \$2  = 38'h0002a00000;
-      8'h32:
-          \$2  = 38'h0004600000;
-      8'h33:
-          \$2  = 38'h0006200000;
-      8'h34:
-          \$2  = 38'h0007e00000;
-      8'h35:
-          \$2  = 38'h0009a00000;
-      8'h36:
-          \$2  = 38'h000b600000;
-      8'h37:
-          \$2  = 38'h000d200000;
-      8'h38:
-          \$2  = 38'h000ee00000;
-      8'h39:
-          \$2  = 38'h0010957ff1;
-      8'h3a:
-          \$2  = 38'h0010b34d87;
-      8'h3b:
-          \$2  = 38'h000e100000;
-      8'h3c:
-          \$2  = 38'h000af00000;
-      8'h3d:
-          \$2  = 38'h0007d00000;
-      8'h3e:
-          \$2  = 38'h0004b00000;
-      8'h3f:
-          \$2  = 38'h0001900000;
-      8'h40:
-          \$2  = 38'h0001200000;
-      8'h41:
-          \$2  = 38'h0003600000;
-      8'h42:
-          \$2  = 38'h0005a00000;
-      8'h43:
-          \$2  = 38'h0007e00000;
-      8'h44:
-          \$2  = 38'h000a200000;
-      8'h45:
-          \$2  = 38'h000c600000;
-      8'h46:
-          \$2  = 38'h000ea00000;
-      8'h47:
-          \$2  = 38'h0010e00000;
-      8'h48:
-          \$2  = 38'h0012f32666;
-      8'h49:
-          \$2  = 38'h00128b6bc4;
-      8'h4a:
-          \$2  = 38'h000fd00000;
-      8'h4b:
-          \$2  = 38'h000cf00000;
-      8'h4c:
-          \$2  = 38'h000a100000;
-      8'h4d:
-          \$2  = 38'h0007300000;
-      8'h4e:
-          \$2  = 38'h0004500000;
-      8'h4f:
-          \$2  = 38'h0001700000;
-      8'h50:
-          \$2  = 38'h0001600000;
-      8'h51:
-          \$2  = 38'h0004200000;
-      8'h52:
-          \$2  = 38'h0006e00000;
-      8'h53:
-          \$2  = 38'h0009a00000;
-      8'h54:
-          \$2  = 38'h000c600000;
-      8'h55:
-          \$2  = 38'h000f200000;
-      8'h56:
-          \$2  = 38'h0011e00000;
-      8'h57:
-          \$2  = 38'h00144cb401;
-      8'h58:
-          \$2  = 38'h0013a540e2;
-      8'h59:
-          \$2  = 38'h0011100000;
-      8'h5a:
-          \$2  = 38'h000e700000;
-      8'h5b:
-          \$2  = 38'h000bd00000;
-      8'h5c:
-          \$2  = 38'h0009300000;
-      8'h5d:
-          \$2  = 38'h0006900000;
-      8'h5e:
-          \$2  = 38'h0003f00000;
-      8'h5f:
-          \$2  = 38'h0001500000;
-      8'h60:
-          \$2  = 38'h0001a00000;
-      8'h61:
-          \$2  = 38'h0004e00000;
-      8'h62:
-          \$2  = 38'h0008200000;
-      8'h63:
-          \$2  = 38'h000b600000;
-      8'h64:
-          \$2  = 38'h000ea00000;
-      8'h65:
-          \$2  = 38'h0011e00000;
-      8'h66:
-          \$2  = 38'h0014bc3744;
-      8'h67:
-          \$2  = 38'h00142b7a6c;
-      8'h68:
-          \$2  = 38'h0011d00000;
-      8'h69:
-          \$2  = 38'h000f700000;
-      8'h6a:
-          \$2  = 38'h000d100000;
-      8'h6b:
-          \$2  = 38'h000ab00000;
-      8'h6c:
-          \$2  = 38'h0008500000;
-      8'h6d:
-          \$2  = 38'h0005f00000;
-      8'h6e:
-          \$2  = 38'h0003900000;
-      8'h6f:
-          \$2  = 38'h0001300000;
-      8'h70:
-          \$2  = 38'h0001e00000;
-      8'h71:
-          \$2  = 38'h0005a00000;
-      8'h72:
-          \$2  = 38'h0009600000;
-      8'h73:
-          \$2  = 38'h000d200000;
-      8'h74:
-          \$2  = 38'h0010e00000;
-      8'h75:
-          \$2  = 38'h00144cb401;
-      8'h76:
-          \$2  = 38'h00142b7a6c;
-      8'h77:
-          \$2  = 38'h0012100000;
-      8'h78:
-          \$2  = 38'h000ff00000;
-      8'h79:
-          \$2  = 38'h000dd00000;
-      8'h7a:
-          \$2  = 38'h000bb00000;
-      8'h7b:
-          \$2  = 38'h0009900000;
-      8'h7c:
-          \$2  = 38'h0007700000;
-      8'h7d:
-          \$2  = 38'h0005500000;
-      8'h7e:
-          \$2  = 38'h0003300000;
-      8'h7f:
-          \$2  = 38'h0001100000;
-      8'h80:
-          \$2  = 38'h0002200000;
-      8'h81:
-          \$2  = 38'h0006600000;
-      8'h82:
-          \$2  = 38'h000aa00000;
-      8'h83:
-          \$2  = 38'h000ee00000;
-      8'h84:
-          \$2  = 38'h0012f32666;
-      8'h85:
-          \$2  = 38'h0013a540e2;
-      8'h86:
-          \$2  = 38'h0011d00000;
-      8'h87:
-          \$2  = 38'h000ff00000;
-      8'h88:
-          \$2  = 38'h000e100000;
-      8'h89:
-          \$2  = 38'h000c300000;
-      8'h8a:
-          \$2  = 38'h000a500000;
-      8'h8b:
-          \$2  = 38'h0008700000;
-      8'h8c:
-          \$2  = 38'h0006900000;
-      8'h8d:
-          \$2  = 38'h0004b00000;
-      8'h8e:
-          \$2  = 38'h0002d00000;
-      8'h8f:
-          \$2  = 38'h0000f00000;
-      8'h90:
-          \$2  = 38'h0002600000;
-      8'h91:
-          \$2  = 38'h0007200000;
-      8'h92:
-          \$2  = 38'h000be00000;
-      8'h93:
-          \$2  = 38'h0010957ff1;
-      8'h94:
-          \$2  = 38'h00128b6bc4;
-      8'h95:
-          \$2  = 38'h0011100000;
-      8'h96:
-          \$2  = 38'h000f700000;
-      8'h97:
-          \$2  = 38'h000dd00000;
-      8'h98:
-          \$2  = 38'h000c300000;
-      8'h99:
-          \$2  = 38'h000a900000;
-      8'h9a:
-          \$2  = 38'h0008f00000;
-      8'h9b:
-          \$2  = 38'h0007500000;
-      8'h9c:
-          \$2  = 38'h0005b00000;
-      8'h9d:
-          \$2  = 38'h0004100000;
-      8'h9e:
-          \$2  = 38'h0002700000;
-      8'h9f:
-          \$2  = 38'h0000d00000;
-      8'ha0:
-          \$2  = 38'h0002a00000;
-      8'ha1:
-          \$2  = 38'h0007e00000;
-      8'ha2:
-          \$2  = 38'h000d1ffb7f;
-      8'ha3:
-          \$2  = 38'h0010b34d87;
-      8'ha4:
-          \$2  = 38'h000fd00000;
-      8'ha5:
-          \$2  = 38'h000e700000;
-      8'ha6:
-          \$2  = 38'h000d100000;
-      8'ha7:
-          \$2  = 38'h000bb00000;
-      8'ha8:
-          \$2  = 38'h000a500000;
-      8'ha9:
-          \$2  = 38'h0008f00000;
-      8'haa:
-          \$2  = 38'h0007900000;
-      8'hab:
-          \$2  = 38'h0006300000;
-      8'hac:
-          \$2  = 38'h0004d00000;
-      8'had:
-          \$2  = 38'h0003700000;
-      8'hae:
-          \$2  = 38'h0002100000;
-      8'haf:
-          \$2  = 38'h0000b00000;
-      8'hb0:
-          \$2  = 38'h0002e00000;
-      8'hb1:
-          \$2  = 38'h0008a00000;
-      8'hb2:
-          \$2  = 38'h000dbe32cb;
-      8'hb3:
-          \$2  = 38'h000e100000;
-      8'hb4:
-          \$2  = 38'h000cf00000;
-      8'hb5:
-          \$2  = 38'h000bd00000;
-      8'hb6:
-          \$2  = 38'h000ab00000;
-      8'hb7:
-          \$2  = 38'h0009900000;
-      8'hb8:
-          \$2  = 38'h0008700000;
-      8'hb9:
-          \$2  = 38'h0007500000;
-      8'hba:
-          \$2  = 38'h0006300000;
-      8'hbb:
-          \$2  = 38'h0005100000;
-      8'hbc:
-          \$2  = 38'h0003f00000;
-      8'hbd:
-          \$2  = 38'h0002d00000;
-      8'hbe:
-          \$2  = 38'h0001b00000;
-      8'hbf:
-          \$2  = 38'h0000900000;
-      8'hc0:
-          \$2  = 38'h0003200000;
-      8'hc1:
-          \$2  = 38'h00094b8613;
-      8'hc2:
-          \$2  = 38'h000bc540b1;
-      8'hc3:
-          \$2  = 38'h000af00000;
-      8'hc4:
-          \$2  = 38'h000a100000;
-      8'hc5:
-          \$2  = 38'h0009300000;
-      8'hc6:
-          \$2  = 38'h0008500000;
-      8'hc7:
-          \$2  = 38'h0007700000;
-      8'hc8:
-          \$2  = 38'h0006900000;
-      8'hc9:
-          \$2  = 38'h0005b00000;
-      8'hca:
-          \$2  = 38'h0004d00000;
-      8'hcb:
-          \$2  = 38'h0003f00000;
-      8'hcc:
-          \$2  = 38'h0003100000;
-      8'hcd:
-          \$2  = 38'h0002300000;
-      8'hce:
-          \$2  = 38'h0001500000;
-      8'hcf:
-          \$2  = 38'h0000700000;
-      8'hd0:
-          \$2  = 38'h0003600000;
-      8'hd1:
-          \$2  = 38'h00087d470e;
-      8'hd2:
-          \$2  = 38'h0008700000;
-      8'hd3:
-          \$2  = 38'h0007d00000;
-      8'hd4:
-          \$2  = 38'h0007300000;
-      8'hd5:
-          \$2  = 38'h0006900000;
-      8'hd6:
-          \$2  = 38'h0005f00000;
-      8'hd7:
-          \$2  = 38'h0005500000;
-      8'hd8:
-          \$2  = 38'h0004b00000;
-      8'hd9:
-          \$2  = 38'h0004100000;
-      8'hda:
-          \$2  = 38'h0003700000;
-      8'hdb:
-          \$2  = 38'h0002d00000;
-      8'hdc:
-          \$2  = 38'h0002300000;
-      8'hdd:
-          \$2  = 38'h0001900000;
-      8'hde:
-          \$2  = 38'h0000f00000;
-      8'hdf:
-          \$2  = 38'h0000500000;
-      8'he0:
-          \$2  = 38'h00035b49ff;
-      8'he1:
-          \$2  = 38'h00056fd78c;
-      8'he2:
-          \$2  = 38'h0005100000;
-      8'he3:
-          \$2  = 38'h0004b00000;
-      8'he4:
-          \$2  = 38'h0004500000;
-      8'he5:
-          \$2  = 38'h0003f00000;
-      8'he6:
-          \$2  = 38'h0003900000;
-      8'he7:
-          \$2  = 38'h0003300000;
-      8'he8:
-          \$2  = 38'h0002d00000;
-      8'he9:
-          \$2  = 38'h0002700000;
-      8'hea:
-          \$2  = 38'h0002100000;
-      8'heb:
-          \$2  = 38'h0001b00000;
-      8'hec:
-          \$2  = 38'h0001500000;
-      8'hed:
-          \$2  = 38'h0000f00000;
-      8'hee:
-          \$2  = 38'h0000900000;
-      8'hef:
-          \$2  = 38'h0000300000;
-      8'hf0:
-          \$2  = 38'h000198b6bd;
-      8'hf1:
-          \$2  = 38'h0001d00000;
-      8'hf2:
-          \$2  = 38'h0001b00000;
-      8'hf3:
-          \$2  = 38'h0001900000;
-      8'hf4:
-          \$2  = 38'h0001700000;
-      8'hf5:
-          \$2  = 38'h0001500000;
-      8'hf6:
-          \$2  = 38'h0001300000;
-      8'hf7:
-          \$2  = 38'h0001100000;
-      8'hf8:
-          \$2  = 38'h0000f00000;
-      8'hf9:
-          \$2  = 38'h0000d00000;
-      8'hfa:
-          \$2  = 38'h0000b00000;
-      8'hfb:
-          \$2  = 38'h0000900000;
-      8'hfc:
-          \$2  = 38'h0000700000;
-      8'hfd:
-          \$2  = 38'h0000500000;
-      8'hfe:
-          \$2  = 38'h0000300000;
-      8'hff:
-          \$2  = 38'h0000100000;
-    endcase
-  end
-  assign n19_add = \$3 [37:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w32_s0.depth5 (n26_not, n28_sub, n20_slice);
+module \mitchell_refined_w32_s0.depth3 (n1_b, n4_eq, n146_eq, n8_mux, n15_mux, n150_mux, n157_mux, n19_mux, n34_mux, n161_mux, n176_mux, n0_a);
   wire \$1 ;
-  wire [7:0] \$2 ;
-  input [6:0] n20_slice;
-  wire [6:0] n20_slice;
-  output n26_not;
-  wire n26_not;
-  output [6:0] n28_sub;
-  wire [6:0] n28_sub;
-  assign \$1  = n20_slice < 5'h1f;
-  assign n26_not = ~ \$1 ;
-  assign \$2  = n20_slice - 5'h1f;
-  assign n28_sub = \$2 [6:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w32_s0.depth6 (n1_b, \port$326$0 , n26_not, n28_sub, n48_mux, n0_a);
-  wire \$1 ;
-  wire [63:0] \$10 ;
-  wire [63:0] \$11 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
-  wire [158:0] \$7 ;
-  wire [7:0] \$8 ;
-  wire [63:0] \$9 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  input [31:0] n150_mux;
+  wire [31:0] n150_mux;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  output [31:0] n161_mux;
+  wire [31:0] n161_mux;
+  output n176_mux;
+  wire n176_mux;
+  output [31:0] n19_mux;
+  wire [31:0] n19_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  output n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input [31:0] n8_mux;
+  wire [31:0] n8_mux;
+  assign n19_mux = n15_mux ? { n8_mux[23:0], 8'h00 } : n8_mux;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[23:20];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[15:12];
+  assign \$5  = ! n0_a[31:28];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n161_mux = n157_mux ? { n150_mux[23:0], 8'h00 } : n150_mux;
+  assign \$7  = ! n1_b[7:4];
+  assign \$8  = ! n1_b[23:20];
+  assign \$9  = n146_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[15:12];
+  assign \$11  = ! n1_b[31:28];
+  assign \$12  = n146_eq ? \$10  : \$11 ;
+  assign n176_mux = n157_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w32_s0.depth4 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux, n19_mux, n34_mux, n161_mux, n176_mux, n38_mux, n69_mux, n180_mux, n211_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input [31:0] n161_mux;
+  wire [31:0] n161_mux;
+  input n176_mux;
+  wire n176_mux;
+  output [31:0] n180_mux;
+  wire [31:0] n180_mux;
+  input [31:0] n19_mux;
+  wire [31:0] n19_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  output n211_mux;
+  wire n211_mux;
+  input n34_mux;
+  wire n34_mux;
+  output [31:0] n38_mux;
+  wire [31:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  assign n38_mux = n34_mux ? { n19_mux[27:0], 4'h0 } : n19_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[19:18];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[11:10];
+  assign \$5  = ! n0_a[27:26];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[7:6];
+  assign \$9  = ! n0_a[23:22];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[15:14];
+  assign \$12  = ! n0_a[31:30];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n180_mux = n176_mux ? { n161_mux[27:0], 4'h0 } : n161_mux;
+  assign \$15  = ! n1_b[3:2];
+  assign \$16  = ! n1_b[19:18];
+  assign \$17  = n146_eq ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[11:10];
+  assign \$19  = ! n1_b[27:26];
+  assign \$20  = n146_eq ? \$18  : \$19 ;
+  assign \$21  = n157_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[7:6];
+  assign \$23  = ! n1_b[23:22];
+  assign \$24  = n146_eq ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[15:14];
+  assign \$26  = ! n1_b[31:30];
+  assign \$27  = n146_eq ? \$25  : \$26 ;
+  assign \$28  = n157_mux ? \$24  : \$27 ;
+  assign n211_mux = n176_mux ? \$21  : \$28 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w32_s0.depth5 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n38_mux, n69_mux, n180_mux, n211_mux, n73_mux, n136_mux, n215_mux, n278_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  output n136_mux;
+  wire n136_mux;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input n176_mux;
+  wire n176_mux;
+  input [31:0] n180_mux;
+  wire [31:0] n180_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n211_mux;
+  wire n211_mux;
+  output [31:0] n215_mux;
+  wire [31:0] n215_mux;
+  output n278_mux;
+  wire n278_mux;
+  input n34_mux;
+  wire n34_mux;
+  input [31:0] n38_mux;
+  wire [31:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  output [31:0] n73_mux;
+  wire [31:0] n73_mux;
+  assign \$37  = n157_mux ? \$33  : \$36 ;
+  assign \$38  = ! n1_b[5];
+  assign \$39  = ! n1_b[21];
+  assign \$40  = n146_eq ? \$38  : \$39 ;
+  assign \$41  = ! n1_b[13];
+  assign \$42  = ! n1_b[29];
+  assign \$43  = n146_eq ? \$41  : \$42 ;
+  assign \$44  = n157_mux ? \$40  : \$43 ;
+  assign \$45  = n176_mux ? \$37  : \$44 ;
+  assign \$46  = ! n1_b[3];
+  assign \$47  = ! n1_b[19];
+  assign \$48  = n146_eq ? \$46  : \$47 ;
+  assign \$49  = ! n1_b[11];
+  assign \$50  = ! n1_b[27];
+  assign \$51  = n146_eq ? \$49  : \$50 ;
+  assign \$52  = n157_mux ? \$48  : \$51 ;
+  assign \$53  = ! n1_b[7];
+  assign \$54  = ! n1_b[23];
+  assign \$55  = n146_eq ? \$53  : \$54 ;
+  assign \$56  = ! n1_b[15];
+  assign \$57  = ! n1_b[31];
+  assign \$58  = n146_eq ? \$56  : \$57 ;
+  assign \$59  = n157_mux ? \$55  : \$58 ;
+  assign \$60  = n176_mux ? \$52  : \$59 ;
+  assign n278_mux = n211_mux ? \$45  : \$60 ;
+  assign n73_mux = n69_mux ? { n38_mux[29:0], 2'h0 } : n38_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[17];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[9];
+  assign \$5  = ! n0_a[25];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[5];
+  assign \$9  = ! n0_a[21];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[13];
+  assign \$12  = ! n0_a[29];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign \$15  = n34_mux ? \$7  : \$14 ;
+  assign \$16  = ! n0_a[3];
+  assign \$17  = ! n0_a[19];
+  assign \$18  = n4_eq ? \$16  : \$17 ;
+  assign \$19  = ! n0_a[11];
+  assign \$20  = ! n0_a[27];
+  assign \$21  = n4_eq ? \$19  : \$20 ;
+  assign \$22  = n15_mux ? \$18  : \$21 ;
+  assign \$23  = ! n0_a[7];
+  assign \$24  = ! n0_a[23];
+  assign \$25  = n4_eq ? \$23  : \$24 ;
+  assign \$26  = ! n0_a[15];
+  assign \$27  = ! n0_a[31];
+  assign \$28  = n4_eq ? \$26  : \$27 ;
+  assign \$29  = n15_mux ? \$25  : \$28 ;
+  assign \$30  = n34_mux ? \$22  : \$29 ;
+  assign n136_mux = n69_mux ? \$15  : \$30 ;
+  assign n215_mux = n211_mux ? { n180_mux[29:0], 2'h0 } : n180_mux;
+  assign \$31  = ! n1_b[1];
+  assign \$32  = ! n1_b[17];
+  assign \$33  = n146_eq ? \$31  : \$32 ;
+  assign \$34  = ! n1_b[9];
+  assign \$35  = ! n1_b[25];
+  assign \$36  = n146_eq ? \$34  : \$35 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w32_s0.depth6 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n69_mux, n211_mux, n73_mux, n136_mux, n215_mux, n278_mux, \port$123$24 , \port$124$24 , n324_add, n4_eq);
+  wire [31:0] \$1 ;
+  wire [31:0] \$2 ;
+  wire [4:0] \$3 ;
+  wire [4:0] \$4 ;
+  input n136_mux;
+  wire n136_mux;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input n176_mux;
+  wire n176_mux;
+  input n211_mux;
+  wire n211_mux;
+  input [31:0] n215_mux;
+  wire [31:0] n215_mux;
+  input n278_mux;
+  wire n278_mux;
+  wire [7:0] n289_cat;
+  wire [7:0] n291_cat;
+  output [5:0] n324_add;
+  wire [5:0] n324_add;
+  input n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  input [31:0] n73_mux;
+  wire [31:0] n73_mux;
+  output [6:0] \port$123$24 ;
+  wire [6:0] \port$123$24 ;
+  output [6:0] \port$124$24 ;
+  wire [6:0] \port$124$24 ;
+  assign \$1  = n136_mux ? { n73_mux[30:0], 1'h0 } : n73_mux;
+  assign \$2  = n278_mux ? { n215_mux[30:0], 1'h0 } : n215_mux;
+  assign \$3  = ~ { n4_eq, n15_mux, n34_mux, n69_mux, n136_mux };
+  assign \$4  = ~ { n146_eq, n157_mux, n176_mux, n211_mux, n278_mux };
+  assign n324_add = \$3  + \$4 ;
+  assign n289_cat = { \$1 [30:24], 1'h1 };
+  assign n291_cat = { \$2 [30:24], 1'h1 };
+  assign \port$123$24  = \$1 [30:24];
+  assign \port$124$24  = \$2 [30:24];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w32_s0.depth7 (\port$124$24 , n307_add, \port$123$24 );
+  wire [7:0] n289_cat;
+  wire [7:0] n291_cat;
+  wire [3:0] n292_slice;
+  wire [3:0] n293_slice;
+  output [8:0] n307_add;
+  wire [8:0] n307_add;
+  input [6:0] \port$123$24 ;
+  wire [6:0] \port$123$24 ;
+  input [6:0] \port$124$24 ;
+  wire [6:0] \port$124$24 ;
+  assign n307_add = { \port$123$24 , 1'h1 } + { \port$124$24 , 1'h1 };
+  assign n292_slice = \port$123$24 [6:3];
+  assign n289_cat = { \port$123$24 , 1'h1 };
+  assign n293_slice = \port$124$24 [6:3];
+  assign n291_cat = { \port$124$24 , 1'h1 };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w32_s0.depth8 (n1_b, \port$123$24 , \port$124$24 , n307_add, n323_mux, n0_a);
+  wire \$1 ;
+  wire [4:0] \$10 ;
+  wire [5:0] \$11 ;
+  wire [4:0] \$12 ;
+  wire [5:0] \$13 ;
+  wire [4:0] \$14 ;
+  wire [5:0] \$15 ;
+  wire [9:0] \$16 ;
+  wire [10:0] \$17 ;
+  wire [9:0] \$18 ;
+  wire [10:0] \$19 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire [4:0] \$5 ;
+  wire [4:0] \$6 ;
+  wire [5:0] \$7 ;
+  wire [4:0] \$8 ;
+  wire [5:0] \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  wire [6:0] n20_slice;
-  wire [31:0] n23_cat;
-  input n26_not;
-  wire n26_not;
-  input [6:0] n28_sub;
-  wire [6:0] n28_sub;
-  output [63:0] n48_mux;
-  wire [63:0] n48_mux;
-  input [37:0] \port$326$0 ;
-  wire [37:0] \port$326$0 ;
+  wire [7:0] n289_cat;
+  wire [7:0] n291_cat;
+  wire [3:0] n292_slice;
+  wire [3:0] n293_slice;
+  input [8:0] n307_add;
+  wire [8:0] n307_add;
+  output [9:0] n323_mux;
+  wire [9:0] n323_mux;
+  input [6:0] \port$123$24 ;
+  wire [6:0] \port$123$24 ;
+  input [6:0] \port$124$24 ;
+  wire [6:0] \port$124$24 ;
   assign \$1  = ! n0_a;
   assign \$2  = ! n1_b;
   assign \$3  = \$1  | \$2 ;
-  assign \$4  = n28_sub < 6'h21;
-  assign \$5  = ~ \$4 ;
-  assign \$6  = n26_not & \$5 ;
-  assign \$7  = { 1'h1, \port$326$0 [30:0] } << n28_sub;
-  assign \$8  = 5'h1f - \port$326$0 [37:31];
-  assign \$9  = { 1'h1, \port$326$0 [30:0] } >> \$8 ;
-  assign \$10  = n26_not ? \$7 [63:0] : \$9 ;
-  assign \$11  = \$6  ? 64'hffffffffffffffff : \$10 ;
-  assign n48_mux = \$3  ? 64'h0000000000000000 : \$11 ;
-  assign n23_cat = { 1'h1, \port$326$0 [30:0] };
-  assign n20_slice = \port$326$0 [37:31];
+  assign \$4  = ~ n307_add[8];
+  assign \$5  = \port$123$24 [6:3] + \port$124$24 [6:3];
+  assign \$6  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
+  assign \$7  = \$6  - 5'h10;
+  assign \$8  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
+  assign \$9  = \$8  - 5'h10;
+  assign \$10  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
+  assign \$11  = \$10  - 5'h10;
+  assign \$12  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
+  assign \$13  = \$12  - 5'h10;
+  assign \$14  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
+  assign \$15  = \$14  - 5'h10;
+  assign \$16  = \$5 [4] ? { \$15 [5], \$13 [5], \$11 [5], \$9 [5], \$7  } : 10'h000;
+  assign \$17  = { n307_add[8], \$4 , n307_add[7:0] } + \$16 ;
+  assign \$18  = { \port$123$24 [6:3], 1'h1 } * { \port$124$24 [6:3], 1'h1 };
+  assign \$19  = \$17 [9:0] + \$18 [9:2];
+  assign n323_mux = \$3  ? 10'h000 : \$19 [9:0];
+  assign n292_slice = \port$123$24 [6:3];
+  assign n293_slice = \port$124$24 [6:3];
+  assign n289_cat = { \port$123$24 , 1'h1 };
+  assign n291_cat = { \port$124$24 , 1'h1 };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w32_s0.depth9 (n323_mux, n336_mux, n324_add);
+  wire \$1 ;
+  wire \$2 ;
+  wire [6:0] \$3 ;
+  wire [72:0] \$4 ;
+  wire [6:0] \$5 ;
+  wire [9:0] \$6 ;
+  input [9:0] n323_mux;
+  wire [9:0] n323_mux;
+  input [5:0] n324_add;
+  wire [5:0] n324_add;
+  output [63:0] n336_mux;
+  wire [63:0] n336_mux;
+  assign \$4  = n323_mux << \$3 [5:0];
+  assign \$5  = 4'h8 - n324_add;
+  assign \$6  = n323_mux >> \$5 ;
+  assign n336_mux = \$1  ? { 54'h00000000000000, \$6  } : \$4 [63:0];
+  assign \$1  = n324_add < 4'h8;
+  assign \$2  = ~ \$1 ;
+  assign \$3  = n324_add - 4'h8;
 endmodule

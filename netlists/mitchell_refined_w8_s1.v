@@ -5,6 +5,8 @@
 module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
+  wire \$2 ;
+  wire [4:0] \$3 ;
   input [7:0] a;
   wire [7:0] a;
   input [7:0] b;
@@ -12,23 +14,42 @@ module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [7:0] n0_a;
-  wire [6:0] n11_slice;
-  wire [11:0] n19_add;
+  wire n103_slice;
+  wire n108_slice;
+  wire [8:0] n112_cat;
+  reg [8:0] n112_cat_s1 = 9'h000;
+  wire [9:0] n115_add;
+  reg [9:0] n115_add_s1 = 10'h000;
+  wire [7:0] n125_add;
+  wire [8:0] n130_cat;
+  reg [8:0] n130_cat_s1 = 9'h000;
+  wire n147_or;
+  reg n147_or_s1 = 1'h0;
+  wire [8:0] n149_mux;
+  reg [8:0] n149_mux_s1 = 9'h000;
+  wire [3:0] n154_add;
+  reg [3:0] n154_add_s1 = 4'h0;
+  wire [15:0] n156_slice;
+  wire n15_mux;
+  wire [7:0] n19_mux;
   wire [7:0] n1_b;
-  wire [4:0] n20_slice;
-  reg [4:0] n20_slice_s1 = 5'h00;
-  wire [7:0] n23_cat;
-  reg [7:0] n23_cat_s1 = 8'h00;
-  wire n26_not;
-  wire [4:0] n28_sub;
-  wire [2:0] n2_lod;
-  wire [15:0] n37_cat;
-  reg [15:0] n37_cat_s1 = 16'h0000;
-  wire n46_or;
-  reg n46_or_s1 = 1'h0;
-  wire [15:0] n48_mux;
-  wire [6:0] n6_slice;
-  wire [2:0] n7_lod;
+  wire n34_mux;
+  wire n44_eq;
+  wire [7:0] n48_mux;
+  wire n4_eq;
+  wire n55_mux;
+  wire [7:0] n59_mux;
+  wire n74_mux;
+  wire [6:0] n82_slice;
+  wire [6:0] n83_slice;
+  wire [3:0] n84_slice;
+  wire [3:0] n85_slice;
+  wire [4:0] n87_cat;
+  wire [4:0] n89_cat;
+  wire [7:0] n8_mux;
+  wire n90_slice;
+  wire n93_slice;
+  wire n98_slice;
   output [15:0] o;
   wire [15:0] o;
   input rst;
@@ -40,46 +61,87 @@ module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n20_slice_s1 <= n19_add[11:7];
-  always @(posedge clk)
-    n46_or_s1 <= n46_or;
-  always @(posedge clk)
-    n23_cat_s1 <= { 1'h1, n19_add[6:0] };
-  always @(posedge clk)
-    n37_cat_s1 <= { 9'h001, n19_add[6:0] };
-  always @(posedge clk)
     valid_out <= \$1 ;
+  always @(posedge clk)
+    n147_or_s1 <= n147_or;
+  always @(posedge clk)
+    n130_cat_s1 <= { n125_add[7], \$2 , n125_add[6:0] };
+  always @(posedge clk)
+    n149_mux_s1 <= n149_mux;
+  always @(posedge clk)
+    n115_add_s1 <= n115_add;
+  always @(posedge clk)
+    n112_cat_s1 <= { \$3 , 4'h0 };
+  always @(posedge clk)
+    n154_add_s1 <= n154_add;
   \mitchell_refined_w8_s1.depth1  depth1 (
     .n0_a(a),
+    .n112_cat_s1(n112_cat_s1),
+    .n115_add_s1(n115_add_s1),
+    .n130_cat_s1(n130_cat_s1),
+    .n147_or(n147_or),
+    .n147_or_s1(n147_or_s1),
+    .n149_mux_s1(n149_mux_s1),
+    .n154_add_s1(n154_add_s1),
+    .n156_slice(o),
     .n1_b(b),
-    .n20_slice_s1(n20_slice_s1),
-    .n26_not(n26_not),
-    .n28_sub(n28_sub),
-    .n2_lod(n2_lod),
-    .n46_or(n46_or),
-    .n7_lod(n7_lod)
+    .n44_eq(n44_eq),
+    .n4_eq(n4_eq)
   );
   \mitchell_refined_w8_s1.depth2  depth2 (
     .n0_a(a),
-    .n11_slice(n11_slice),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n20_slice_s1(n20_slice_s1),
-    .n23_cat_s1(n23_cat_s1),
-    .n26_not(n26_not),
-    .n28_sub(n28_sub),
-    .n2_lod(n2_lod),
-    .n37_cat_s1(n37_cat_s1),
-    .n46_or_s1(n46_or_s1),
-    .n48_mux(o),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n8_mux(n8_mux)
   );
   \mitchell_refined_w8_s1.depth3  depth3 (
-    .n11_slice(n11_slice),
-    .n19_add(n19_add),
-    .n2_lod(n2_lod),
-    .n6_slice(n6_slice),
-    .n7_lod(n7_lod)
+    .n0_a(a),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .n8_mux(n8_mux)
+  );
+  \mitchell_refined_w8_s1.depth4  depth4 (
+    .n154_add(n154_add),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n34_mux(n34_mux),
+    .n44_eq(n44_eq),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .n82_slice(n82_slice),
+    .n83_slice(n83_slice)
+  );
+  \mitchell_refined_w8_s1.depth5  depth5 (
+    .n125_add(n125_add),
+    .n82_slice(n82_slice),
+    .n83_slice(n83_slice)
+  );
+  \mitchell_refined_w8_s1.depth6  depth6 (
+    .n125_add(n125_add),
+    .n149_mux(n149_mux),
+    .n82_slice(n82_slice),
+    .n83_slice(n83_slice),
+    .\port$45$0 (\$2 )
+  );
+  \mitchell_refined_w8_s1.depth8  depth8 (
+    .n115_add(n115_add),
+    .\port$39$3 (n82_slice[6:3]),
+    .\port$40$3 (n83_slice[6:3]),
+    .\port$58$0 (\$3 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -90,662 +152,303 @@ module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n48_mux = o;
+  assign n156_slice = o;
   assign valid_s1 = valid_out;
-  assign n20_slice = n19_add[11:7];
-  assign n23_cat = { 1'h1, n19_add[6:0] };
-  assign n37_cat = { 9'h001, n19_add[6:0] };
+  assign n130_cat = { n125_add[7], \$2 , n125_add[6:0] };
+  assign n112_cat = { \$3 , 4'h0 };
+  assign n84_slice = n82_slice[6:3];
+  assign n85_slice = n83_slice[6:3];
+  assign n89_cat = { n83_slice[6:3], 1'h1 };
+  assign n87_cat = { n82_slice[6:3], 1'h1 };
+  assign n108_slice = n83_slice[6];
+  assign n90_slice = 1'h1;
+  assign n93_slice = n83_slice[3];
+  assign n98_slice = n83_slice[4];
+  assign n103_slice = n83_slice[5];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s1.depth1 (n1_b, n2_lod, n7_lod, n26_not, n28_sub, n46_or, n20_slice_s1, n0_a);
-  wire [2:0] \$1 ;
-  wire [2:0] \$10 ;
-  wire [2:0] \$11 ;
-  wire [2:0] \$12 ;
-  wire \$13 ;
-  wire [5:0] \$14 ;
-  wire \$15 ;
-  wire \$16 ;
-  wire [2:0] \$2 ;
-  wire [2:0] \$3 ;
-  wire [2:0] \$4 ;
-  wire [2:0] \$5 ;
-  wire [2:0] \$6 ;
-  wire [2:0] \$7 ;
-  wire [2:0] \$8 ;
-  wire [2:0] \$9 ;
+module \mitchell_refined_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n147_or, n156_slice, n147_or_s1, n130_cat_s1, n149_mux_s1, n115_add_s1, n112_cat_s1, n154_add_s1, n0_a);
+  wire \$1 ;
+  wire [8:0] \$10 ;
+  wire [23:0] \$11 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire [9:0] \$7 ;
+  wire [10:0] \$8 ;
+  wire [9:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
+  input [8:0] n112_cat_s1;
+  wire [8:0] n112_cat_s1;
+  input [9:0] n115_add_s1;
+  wire [9:0] n115_add_s1;
+  input [8:0] n130_cat_s1;
+  wire [8:0] n130_cat_s1;
+  output n147_or;
+  wire n147_or;
+  input n147_or_s1;
+  wire n147_or_s1;
+  input [8:0] n149_mux_s1;
+  wire [8:0] n149_mux_s1;
+  input [3:0] n154_add_s1;
+  wire [3:0] n154_add_s1;
+  output [15:0] n156_slice;
+  wire [15:0] n156_slice;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  input [4:0] n20_slice_s1;
-  wire [4:0] n20_slice_s1;
-  output n26_not;
-  wire n26_not;
-  output [4:0] n28_sub;
-  wire [4:0] n28_sub;
-  output [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  output n46_or;
-  wire n46_or;
-  output [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = n0_a[1] ? 3'h1 : 3'h0;
-  assign \$2  = n0_a[2] ? 3'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 3'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 3'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 3'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 3'h6 : \$5 ;
-  assign n2_lod = n0_a[7] ? 3'h7 : \$6 ;
-  assign \$7  = n1_b[1] ? 3'h1 : 3'h0;
-  assign \$8  = n1_b[2] ? 3'h2 : \$7 ;
-  assign \$9  = n1_b[3] ? 3'h3 : \$8 ;
-  assign \$10  = n1_b[4] ? 3'h4 : \$9 ;
-  assign \$11  = n1_b[5] ? 3'h5 : \$10 ;
-  assign \$12  = n1_b[6] ? 3'h6 : \$11 ;
-  assign n7_lod = n1_b[7] ? 3'h7 : \$12 ;
-  assign \$13  = n20_slice_s1 < 3'h7;
-  assign n26_not = ~ \$13 ;
-  assign \$14  = n20_slice_s1 - 3'h7;
-  assign \$15  = ! n0_a;
-  assign \$16  = ! n1_b;
-  assign n46_or = \$15  | \$16 ;
-  assign n28_sub = \$14 [4:0];
+  output n44_eq;
+  wire n44_eq;
+  output n4_eq;
+  wire n4_eq;
+  assign n4_eq = ! n0_a[7:4];
+  assign n44_eq = ! n1_b[7:4];
+  assign \$1  = ! n0_a[3:0];
+  assign \$2  = ! n0_a[7:4];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n1_b[3:0];
+  assign \$5  = ! n1_b[7:4];
+  assign \$6  = \$4  & \$5 ;
+  assign n147_or = \$3  | \$6 ;
+  assign \$7  = n130_cat_s1 + n149_mux_s1;
+  assign \$8  = n115_add_s1 + n112_cat_s1;
+  assign \$9  = \$7 [8:0] + \$8 [9:3];
+  assign \$10  = n147_or_s1 ? 9'h000 : \$9 [8:0];
+  assign \$11  = \$10  << n154_add_s1;
+  assign n156_slice = \$11 [22:7];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s1.depth2 (n1_b, n2_lod, n7_lod, n26_not, n28_sub, n6_slice, n11_slice, n48_mux, n20_slice_s1, n46_or_s1, n23_cat_s1, n37_cat_s1, n0_a);
-  wire [3:0] \$1 ;
-  wire [15:0] \$10 ;
-  wire [15:0] \$11 ;
-  wire [15:0] \$12 ;
-  wire [14:0] \$2 ;
-  wire [3:0] \$3 ;
-  wire [14:0] \$4 ;
+module \mitchell_refined_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  output n15_mux;
+  wire n15_mux;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  input n44_eq;
+  wire n44_eq;
+  output [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n55_mux;
+  wire n55_mux;
+  output [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  assign \$3  = ! n1_b[3:2];
+  assign \$4  = ! n1_b[7:6];
+  assign n55_mux = n44_eq ? \$3  : \$4 ;
+  assign n8_mux = n4_eq ? { n0_a[3:0], 4'h0 } : n0_a;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[7:6];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n48_mux = n44_eq ? { n1_b[3:0], 4'h0 } : n1_b;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
   wire \$5 ;
   wire \$6 ;
   wire \$7 ;
-  wire [38:0] \$8 ;
-  wire [5:0] \$9 ;
+  wire \$8 ;
+  wire \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  output [6:0] n11_slice;
-  wire [6:0] n11_slice;
+  input n15_mux;
+  wire n15_mux;
+  output [7:0] n19_mux;
+  wire [7:0] n19_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  input [4:0] n20_slice_s1;
-  wire [4:0] n20_slice_s1;
-  input [7:0] n23_cat_s1;
-  wire [7:0] n23_cat_s1;
-  input n26_not;
-  wire n26_not;
-  input [4:0] n28_sub;
-  wire [4:0] n28_sub;
-  input [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  input [15:0] n37_cat_s1;
-  wire [15:0] n37_cat_s1;
-  input n46_or_s1;
-  wire n46_or_s1;
-  output [15:0] n48_mux;
-  wire [15:0] n48_mux;
-  output [6:0] n6_slice;
-  wire [6:0] n6_slice;
-  input [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = 3'h7 - n2_lod;
-  assign \$2  = n0_a << \$1 [2:0];
-  assign \$3  = 3'h7 - n7_lod;
-  assign \$4  = n1_b << \$3 [2:0];
-  assign \$5  = n28_sub < 4'h9;
-  assign \$6  = ~ \$5 ;
-  assign \$7  = n26_not & \$6 ;
-  assign \$8  = n23_cat_s1 << n28_sub;
-  assign \$9  = 3'h7 - n20_slice_s1;
-  assign \$10  = n37_cat_s1 >> \$9 ;
-  assign \$11  = n26_not ? \$8 [15:0] : \$10 ;
-  assign \$12  = \$7  ? 16'hffff : \$11 ;
-  assign n48_mux = n46_or_s1 ? 16'h0000 : \$12 ;
-  assign n6_slice = \$2 [6:0];
-  assign n11_slice = \$4 [6:0];
+  output n34_mux;
+  wire n34_mux;
+  input n44_eq;
+  wire n44_eq;
+  input [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  output [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  output n74_mux;
+  wire n74_mux;
+  input [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  assign n19_mux = n15_mux ? { n8_mux[5:0], 2'h0 } : n8_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[5];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[3];
+  assign \$5  = ! n0_a[7];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n59_mux = n55_mux ? { n48_mux[5:0], 2'h0 } : n48_mux;
+  assign \$7  = ! n1_b[1];
+  assign \$8  = ! n1_b[5];
+  assign \$9  = n44_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[3];
+  assign \$11  = ! n1_b[7];
+  assign \$12  = n44_eq ? \$10  : \$11 ;
+  assign n74_mux = n55_mux ? \$9  : \$12 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s1.depth3 (n7_lod, n6_slice, n11_slice, n19_add, n2_lod);
-  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
-  wire [10:0] \$1 ;
-  reg [11:0] \$2 ;
-  wire [12:0] \$3 ;
-  input [6:0] n11_slice;
-  wire [6:0] n11_slice;
-  output [11:0] n19_add;
-  wire [11:0] n19_add;
-  input [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  input [6:0] n6_slice;
-  wire [6:0] n6_slice;
-  input [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = { n2_lod, n6_slice } + { n7_lod, n11_slice };
-  assign \$3  = \$1  + \$2 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n11_slice[6:3], n6_slice[6:3] })
-      8'h00:
-          \$2  = 12'h000;
-      8'h01:
-          \$2  = 12'h000;
-      8'h02:
-          \$2  = 12'h001;
-      8'h03:
-          \$2  = 12'h001;
-      8'h04:
-          \$2  = 12'h001;
-      8'h05:
-          \$2  = 12'h001;
-      8'h06:
-          \$2  = 12'h002;
-      8'h07:
-          \$2  = 12'h002;
-      8'h08:
-          \$2  = 12'h002;
-      8'h09:
-          \$2  = 12'h002;
-      8'h0a:
-          \$2  = 12'h003;
-      8'h0b:
-          \$2  = 12'h003;
-      8'h0c:
-          \$2  = 12'h003;
-      8'h0d:
-          \$2  = 12'h003;
-      8'h0e:
-          \$2  = 12'h003;
-      8'h0f:
-          \$2  = 12'h002;
-      8'h10:
-          \$2  = 12'h000;
-      8'h11:
-          \$2  = 12'h001;
-      8'h12:
-          \$2  = 12'h002;
-      8'h13:
-          \$2  = 12'h003;
-      8'h14:
-          \$2  = 12'h003;
-      8'h15:
-          \$2  = 12'h004;
-      8'h16:
-          \$2  = 12'h005;
-      8'h17:
-          \$2  = 12'h006;
-      8'h18:
-          \$2  = 12'h006;
-      8'h19:
-          \$2  = 12'h007;
-      8'h1a:
-          \$2  = 12'h008;
-      8'h1b:
-          \$2  = 12'h009;
-      8'h1c:
-          \$2  = 12'h009;
-      8'h1d:
-          \$2  = 12'h008;
-      8'h1e:
-          \$2  = 12'h005;
-      8'h1f:
-          \$2  = 12'h002;
-      8'h20:
-          \$2  = 12'h001;
-      8'h21:
-          \$2  = 12'h002;
-      8'h22:
-          \$2  = 12'h003;
-      8'h23:
-          \$2  = 12'h004;
-      8'h24:
-          \$2  = 12'h006;
-      8'h25:
-          \$2  = 12'h007;
-      8'h26:
-          \$2  = 12'h008;
-      8'h27:
-          \$2  = 12'h009;
-      8'h28:
-          \$2  = 12'h00b;
-      8'h29:
-          \$2  = 12'h00c;
-      8'h2a:
-          \$2  = 12'h00d;
-      8'h2b:
-          \$2  = 12'h00e;
-      8'h2c:
-          \$2  = 12'h00c;
-      8'h2d:
-          \$2  = 12'h008;
-      8'h2e:
-          \$2  = 12'h005;
-      8'h2f:
-          \$2  = 12'h002;
-      8'h30:
-          \$2  = 12'h001;
-      8'h31:
-          \$2  = 12'h003;
-      8'h32:
-          \$2  = 12'h004;
-      8'h33:
-          \$2  = 12'h006;
-      8'h34:
-          \$2  = 12'h008;
-      8'h35:
-          \$2  = 12'h00a;
-      8'h36:
-          \$2  = 12'h00b;
-      8'h37:
-          \$2  = 12'h00d;
-      8'h38:
-          \$2  = 12'h00f;
-      8'h39:
-          \$2  = 12'h011;
-      8'h3a:
-          \$2  = 12'h011;
-      8'h3b:
-          \$2  = 12'h00e;
-      8'h3c:
-          \$2  = 12'h00b;
-      8'h3d:
-          \$2  = 12'h008;
-      8'h3e:
-          \$2  = 12'h005;
-      8'h3f:
-          \$2  = 12'h002;
-      8'h40:
-          \$2  = 12'h001;
-      8'h41:
-          \$2  = 12'h003;
-      8'h42:
-          \$2  = 12'h006;
-      8'h43:
-          \$2  = 12'h008;
-      8'h44:
-          \$2  = 12'h00a;
-      8'h45:
-          \$2  = 12'h00c;
-      8'h46:
-          \$2  = 12'h00f;
-      8'h47:
-          \$2  = 12'h011;
-      8'h48:
-          \$2  = 12'h013;
-      8'h49:
-          \$2  = 12'h013;
-      8'h4a:
-          \$2  = 12'h010;
-      8'h4b:
-          \$2  = 12'h00d;
-      8'h4c:
-          \$2  = 12'h00a;
-      8'h4d:
-          \$2  = 12'h007;
-      8'h4e:
-          \$2  = 12'h004;
-      8'h4f:
-          \$2  = 12'h001;
-      8'h50:
-          \$2  = 12'h001;
-      8'h51:
-          \$2  = 12'h004;
-      8'h52:
-          \$2  = 12'h007;
-      8'h53:
-          \$2  = 12'h00a;
-      8'h54:
-          \$2  = 12'h00c;
-      8'h55:
-          \$2  = 12'h00f;
-      8'h56:
-          \$2  = 12'h012;
-      8'h57:
-          \$2  = 12'h014;
-      8'h58:
-          \$2  = 12'h014;
-      8'h59:
-          \$2  = 12'h011;
-      8'h5a:
-          \$2  = 12'h00e;
-      8'h5b:
-          \$2  = 12'h00c;
-      8'h5c:
-          \$2  = 12'h009;
-      8'h5d:
-          \$2  = 12'h007;
-      8'h5e:
-          \$2  = 12'h004;
-      8'h5f:
-          \$2  = 12'h001;
-      8'h60:
-          \$2  = 12'h002;
-      8'h61:
-          \$2  = 12'h005;
-      8'h62:
-          \$2  = 12'h008;
-      8'h63:
-          \$2  = 12'h00b;
-      8'h64:
-          \$2  = 12'h00f;
-      8'h65:
-          \$2  = 12'h012;
-      8'h66:
-          \$2  = 12'h015;
-      8'h67:
-          \$2  = 12'h014;
-      8'h68:
-          \$2  = 12'h012;
-      8'h69:
-          \$2  = 12'h00f;
-      8'h6a:
-          \$2  = 12'h00d;
-      8'h6b:
-          \$2  = 12'h00b;
-      8'h6c:
-          \$2  = 12'h008;
-      8'h6d:
-          \$2  = 12'h006;
-      8'h6e:
-          \$2  = 12'h004;
-      8'h6f:
-          \$2  = 12'h001;
-      8'h70:
-          \$2  = 12'h002;
-      8'h71:
-          \$2  = 12'h006;
-      8'h72:
-          \$2  = 12'h009;
-      8'h73:
-          \$2  = 12'h00d;
-      8'h74:
-          \$2  = 12'h011;
-      8'h75:
-          \$2  = 12'h014;
-      8'h76:
-          \$2  = 12'h014;
-      8'h77:
-          \$2  = 12'h012;
-      8'h78:
-          \$2  = 12'h010;
-      8'h79:
-          \$2  = 12'h00e;
-      8'h7a:
-          \$2  = 12'h00c;
-      8'h7b:
-          \$2  = 12'h00a;
-      8'h7c:
-          \$2  = 12'h007;
-      8'h7d:
-          \$2  = 12'h005;
-      8'h7e:
-          \$2  = 12'h003;
-      8'h7f:
-          \$2  = 12'h001;
-      8'h80:
-          \$2  = 12'h002;
-      8'h81:
-          \$2  = 12'h006;
-      8'h82:
-          \$2  = 12'h00b;
-      8'h83:
-          \$2  = 12'h00f;
-      8'h84:
-          \$2  = 12'h013;
-      8'h85:
-          \$2  = 12'h014;
-      8'h86:
-          \$2  = 12'h012;
-      8'h87:
-          \$2  = 12'h010;
-      8'h88:
-          \$2  = 12'h00e;
-      8'h89:
-          \$2  = 12'h00c;
-      8'h8a:
-          \$2  = 12'h00a;
-      8'h8b:
-          \$2  = 12'h008;
-      8'h8c:
-          \$2  = 12'h007;
-      8'h8d:
-          \$2  = 12'h005;
-      8'h8e:
-          \$2  = 12'h003;
-      8'h8f:
-          \$2  = 12'h001;
-      8'h90:
-          \$2  = 12'h002;
-      8'h91:
-          \$2  = 12'h007;
-      8'h92:
-          \$2  = 12'h00c;
-      8'h93:
-          \$2  = 12'h011;
-      8'h94:
-          \$2  = 12'h013;
-      8'h95:
-          \$2  = 12'h011;
-      8'h96:
-          \$2  = 12'h00f;
-      8'h97:
-          \$2  = 12'h00e;
-      8'h98:
-          \$2  = 12'h00c;
-      8'h99:
-          \$2  = 12'h00b;
-      8'h9a:
-          \$2  = 12'h009;
-      8'h9b:
-          \$2  = 12'h007;
-      8'h9c:
-          \$2  = 12'h006;
-      8'h9d:
-          \$2  = 12'h004;
-      8'h9e:
-          \$2  = 12'h002;
-      8'h9f:
-          \$2  = 12'h001;
-      8'ha0:
-          \$2  = 12'h003;
-      8'ha1:
-          \$2  = 12'h008;
-      8'ha2:
-          \$2  = 12'h00d;
-      8'ha3:
-          \$2  = 12'h011;
-      8'ha4:
-          \$2  = 12'h010;
-      8'ha5:
-          \$2  = 12'h00e;
-      8'ha6:
-          \$2  = 12'h00d;
-      8'ha7:
-          \$2  = 12'h00c;
-      8'ha8:
-          \$2  = 12'h00a;
-      8'ha9:
-          \$2  = 12'h009;
-      8'haa:
-          \$2  = 12'h008;
-      8'hab:
-          \$2  = 12'h006;
-      8'hac:
-          \$2  = 12'h005;
-      8'had:
-          \$2  = 12'h003;
-      8'hae:
-          \$2  = 12'h002;
-      8'haf:
-          \$2  = 12'h001;
-      8'hb0:
-          \$2  = 12'h003;
-      8'hb1:
-          \$2  = 12'h009;
-      8'hb2:
-          \$2  = 12'h00e;
-      8'hb3:
-          \$2  = 12'h00e;
-      8'hb4:
-          \$2  = 12'h00d;
-      8'hb5:
-          \$2  = 12'h00c;
-      8'hb6:
-          \$2  = 12'h00b;
-      8'hb7:
-          \$2  = 12'h00a;
-      8'hb8:
-          \$2  = 12'h008;
-      8'hb9:
-          \$2  = 12'h007;
-      8'hba:
-          \$2  = 12'h006;
-      8'hbb:
-          \$2  = 12'h005;
-      8'hbc:
-          \$2  = 12'h004;
-      8'hbd:
-          \$2  = 12'h003;
-      8'hbe:
-          \$2  = 12'h002;
-      8'hbf:
-          \$2  = 12'h001;
-      8'hc0:
-          \$2  = 12'h003;
-      8'hc1:
-          \$2  = 12'h009;
-      8'hc2:
-          \$2  = 12'h00c;
-      8'hc3:
-          \$2  = 12'h00b;
-      8'hc4:
-          \$2  = 12'h00a;
-      8'hc5:
-          \$2  = 12'h009;
-      8'hc6:
-          \$2  = 12'h008;
-      8'hc7:
-          \$2  = 12'h007;
-      8'hc8:
-          \$2  = 12'h007;
-      8'hc9:
-          \$2  = 12'h006;
-      8'hca:
-          \$2  = 12'h005;
-      8'hcb:
-          \$2  = 12'h004;
-      8'hcc:
-          \$2  = 12'h003;
-      8'hcd:
-          \$2  = 12'h002;
-      8'hce:
-          \$2  = 12'h001;
-      8'hcf:
-          \$2  = 12'h000;
-      8'hd0:
-          \$2  = 12'h003;
-      8'hd1:
-          \$2  = 12'h008;
-      8'hd2:
-          \$2  = 12'h008;
-      8'hd3:
-          \$2  = 12'h008;
-      8'hd4:
-          \$2  = 12'h007;
-      8'hd5:
-          \$2  = 12'h007;
-      8'hd6:
-          \$2  = 12'h006;
-      8'hd7:
-          \$2  = 12'h005;
-      8'hd8:
-          \$2  = 12'h005;
-      8'hd9:
-          \$2  = 12'h004;
-      8'hda:
-          \$2  = 12'h003;
-      8'hdb:
-          \$2  = 12'h003;
-      8'hdc:
-          \$2  = 12'h002;
-      8'hdd:
-          \$2  = 12'h002;
-      8'hde:
-          \$2  = 12'h001;
-      8'hdf:
-          \$2  = 12'h000;
-      8'he0:
-          \$2  = 12'h003;
-      8'he1:
-          \$2  = 12'h005;
-      8'he2:
-          \$2  = 12'h005;
-      8'he3:
-          \$2  = 12'h005;
-      8'he4:
-          \$2  = 12'h004;
-      8'he5:
-          \$2  = 12'h004;
-      8'he6:
-          \$2  = 12'h004;
-      8'he7:
-          \$2  = 12'h003;
-      8'he8:
-          \$2  = 12'h003;
-      8'he9:
-          \$2  = 12'h002;
-      8'hea:
-          \$2  = 12'h002;
-      8'heb:
-          \$2  = 12'h002;
-      8'hec:
-          \$2  = 12'h001;
-      8'hed:
-          \$2  = 12'h001;
-      8'hee:
-          \$2  = 12'h001;
-      8'hef:
-          \$2  = 12'h000;
-      8'hf0:
-          \$2  = 12'h002;
-      8'hf1:
-          \$2  = 12'h002;
-      8'hf2:
-          \$2  = 12'h002;
-      8'hf3:
-          \$2  = 12'h002;
-      8'hf4:
-          \$2  = 12'h001;
-      8'hf5:
-          \$2  = 12'h001;
-      8'hf6:
-          \$2  = 12'h001;
-      8'hf7:
-          \$2  = 12'h001;
-      8'hf8:
-          \$2  = 12'h001;
-      8'hf9:
-          \$2  = 12'h001;
-      8'hfa:
-          \$2  = 12'h001;
-      8'hfb:
-          \$2  = 12'h001;
-      8'hfc:
-          \$2  = 12'h000;
-      8'hfd:
-          \$2  = 12'h000;
-      8'hfe:
-          \$2  = 12'h000;
-      8'hff:
-          \$2  = 12'h000;
-    endcase
-  end
-  assign n19_add = \$3 [11:0];
+module \mitchell_refined_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n82_slice, n83_slice, n154_add, n4_eq);
+  wire [7:0] \$1 ;
+  wire [7:0] \$2 ;
+  wire [2:0] \$3 ;
+  wire [2:0] \$4 ;
+  output [3:0] n154_add;
+  wire [3:0] n154_add;
+  input n15_mux;
+  wire n15_mux;
+  input [7:0] n19_mux;
+  wire [7:0] n19_mux;
+  input n34_mux;
+  wire n34_mux;
+  input n44_eq;
+  wire n44_eq;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  input [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  input n74_mux;
+  wire n74_mux;
+  output [6:0] n82_slice;
+  wire [6:0] n82_slice;
+  output [6:0] n83_slice;
+  wire [6:0] n83_slice;
+  assign \$1  = n34_mux ? { n19_mux[6:0], 1'h0 } : n19_mux;
+  assign \$2  = n74_mux ? { n59_mux[6:0], 1'h0 } : n59_mux;
+  assign \$3  = ~ { n4_eq, n15_mux, n34_mux };
+  assign \$4  = ~ { n44_eq, n55_mux, n74_mux };
+  assign n154_add = \$3  + \$4 ;
+  assign n82_slice = \$1 [6:0];
+  assign n83_slice = \$2 [6:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w8_s1.depth5 (n83_slice, n125_add, n82_slice);
+  output [7:0] n125_add;
+  wire [7:0] n125_add;
+  input [6:0] n82_slice;
+  wire [6:0] n82_slice;
+  input [6:0] n83_slice;
+  wire [6:0] n83_slice;
+  wire [3:0] n84_slice;
+  wire [3:0] n85_slice;
+  assign n125_add = n82_slice + n83_slice;
+  assign n84_slice = n82_slice[6:3];
+  assign n85_slice = n83_slice[6:3];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w8_s1.depth6 (n83_slice, n125_add, \port$45$0 , n149_mux, n82_slice);
+  wire \$1 ;
+  wire [4:0] \$10 ;
+  wire [3:0] \$11 ;
+  wire [4:0] \$12 ;
+  wire [4:0] \$2 ;
+  wire [3:0] \$3 ;
+  wire [4:0] \$4 ;
+  wire [3:0] \$5 ;
+  wire [4:0] \$6 ;
+  wire [3:0] \$7 ;
+  wire [4:0] \$8 ;
+  wire [3:0] \$9 ;
+  input [7:0] n125_add;
+  wire [7:0] n125_add;
+  wire [8:0] n130_cat;
+  output [8:0] n149_mux;
+  wire [8:0] n149_mux;
+  input [6:0] n82_slice;
+  wire [6:0] n82_slice;
+  input [6:0] n83_slice;
+  wire [6:0] n83_slice;
+  wire [3:0] n84_slice;
+  wire [3:0] n85_slice;
+  wire [4:0] n87_cat;
+  wire [4:0] n89_cat;
+  output \port$45$0 ;
+  wire \port$45$0 ;
+  assign \$1  = ~ n125_add[7];
+  assign \$2  = n82_slice[6:3] + n83_slice[6:3];
+  assign \$3  = n82_slice[2:0] + n83_slice[2:0];
+  assign \$4  = \$3  - 4'h8;
+  assign \$5  = n82_slice[2:0] + n83_slice[2:0];
+  assign \$6  = \$5  - 4'h8;
+  assign \$7  = n82_slice[2:0] + n83_slice[2:0];
+  assign \$8  = \$7  - 4'h8;
+  assign \$9  = n82_slice[2:0] + n83_slice[2:0];
+  assign \$10  = \$9  - 4'h8;
+  assign \$11  = n82_slice[2:0] + n83_slice[2:0];
+  assign \$12  = \$11  - 4'h8;
+  assign n149_mux = \$2 [4] ? { \$12 [4], \$10 [4], \$8 [4], \$6 [4], \$4  } : 9'h000;
+  assign n87_cat = { n82_slice[6:3], 1'h1 };
+  assign n84_slice = n82_slice[6:3];
+  assign n89_cat = { n83_slice[6:3], 1'h1 };
+  assign n85_slice = n83_slice[6:3];
+  assign n130_cat = { n125_add[7], \$1 , n125_add[6:0] };
+  assign \port$45$0  = \$1 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w8_s1.depth8 (\port$40$3 , \port$58$0 , n115_add, \port$39$3 );
+  wire [4:0] \$1 ;
+  wire [4:0] \$2 ;
+  wire [4:0] \$3 ;
+  wire [6:0] \$4 ;
+  wire [4:0] \$5 ;
+  wire [4:0] \$6 ;
+  wire [8:0] \$7 ;
+  wire n103_slice;
+  wire n108_slice;
+  wire [8:0] n112_cat;
+  output [9:0] n115_add;
+  wire [9:0] n115_add;
+  wire [4:0] n87_cat;
+  wire n90_slice;
+  wire n93_slice;
+  wire n98_slice;
+  input [3:0] \port$39$3 ;
+  wire [3:0] \port$39$3 ;
+  input [3:0] \port$40$3 ;
+  wire [3:0] \port$40$3 ;
+  output [4:0] \port$58$0 ;
+  wire [4:0] \port$58$0 ;
+  assign \$3  = { \port$39$3 , 1'h1 } & { \port$40$3 [0], \port$40$3 [0], \port$40$3 [0], \port$40$3 [0], \port$40$3 [0] };
+  assign \$4  = \$2  + { \$3 , 1'h0 };
+  assign \$5  = { \port$39$3 , 1'h1 } & { \port$40$3 [1], \port$40$3 [1], \port$40$3 [1], \port$40$3 [1], \port$40$3 [1] };
+  assign \$6  = { \port$39$3 , 1'h1 } & { \port$40$3 [2], \port$40$3 [2], \port$40$3 [2], \port$40$3 [2], \port$40$3 [2] };
+  assign \$7  = { \$5 , 2'h0 } + { \$6 , 3'h0 };
+  assign n115_add = \$4  + \$7 ;
+  assign \$1  = { \port$39$3 , 1'h1 } & { \port$40$3 [3], \port$40$3 [3], \port$40$3 [3], \port$40$3 [3], \port$40$3 [3] };
+  assign n112_cat = { \$1 , 4'h0 };
+  assign n87_cat = { \port$39$3 , 1'h1 };
+  assign n108_slice = \port$40$3 [3];
+  assign n90_slice = 1'h1;
+  assign n93_slice = \port$40$3 [0];
+  assign n98_slice = \port$40$3 [1];
+  assign n103_slice = \port$40$3 [2];
+  assign \port$58$0  = \$1 ;
+  assign \$2  = { \port$39$3 , 1'h1 };
 endmodule

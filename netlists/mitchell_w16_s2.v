@@ -7,6 +7,10 @@ module mitchell_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg \$1 ;
   reg \$2 ;
   wire [19:0] \$3 ;
+  wire [14:0] \$4 ;
+  wire [3:0] \$5 ;
+  wire [14:0] \$6 ;
+  wire [3:0] \$7 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -14,35 +18,71 @@ module mitchell_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  reg [15:0] n0_input_s1 = 16'h0000;
-  wire [20:0] n14_add;
-  wire [5:0] n15_slice;
-  wire [15:0] n18_cat;
-  reg [15:0] n18_cat_s2 = 16'h0000;
+  wire n109_mux;
+  wire [15:0] n113_mux;
+  wire n144_mux;
+  wire [18:0] n152_cat;
+  reg [18:0] n152_cat_s1 = 19'h00000;
+  wire [18:0] n153_cat;
+  reg [18:0] n153_cat_s1 = 19'h00000;
+  wire [20:0] n154_add;
+  wire [5:0] n155_slice;
+  wire [15:0] n158_cat;
+  wire n15_mux;
+  wire n161_not;
+  reg n161_not_s2 = 1'h0;
+  wire [5:0] n163_sub;
+  wire [6:0] n165_sub;
+  wire n169_and;
+  reg n169_and_s2 = 1'h0;
+  wire [15:0] n174_mux;
+  wire [16:0] n181_mux;
+  wire [18:0] n184_cat;
+  reg [18:0] n184_cat_s2 = 19'h00000;
+  wire n185_slice;
+  reg n185_slice_s2 = 1'h0;
+  wire [18:0] n187_cat;
+  reg [18:0] n187_cat_s2 = 19'h00000;
+  wire [18:0] n188_mux;
+  wire n192_slice;
+  reg n192_slice_s2 = 1'h0;
+  wire [22:0] n195_mux;
+  wire n199_slice;
+  reg n199_slice_s2 = 1'h0;
+  wire [15:0] n19_mux;
   wire [15:0] n1_b;
-  reg [15:0] n1_input_s1 = 16'h0000;
-  wire n21_not;
-  reg n21_not_s2 = 1'h0;
-  wire [5:0] n23_sub;
-  reg [5:0] n23_sub_s2 = 6'h00;
-  wire [6:0] n25_sub;
-  reg [6:0] n25_sub_s2 = 7'h00;
-  wire n28_not;
-  reg n28_not_s2 = 1'h0;
-  wire [3:0] n2_lod;
-  reg [3:0] n2_lod_s1 = 4'h0;
-  wire [31:0] n32_cat;
-  reg [31:0] n32_cat_s2 = 32'd0;
-  wire n41_or;
-  reg n41_or_s1 = 1'h0;
-  reg n41_or_s2 = 1'h0;
-  wire [31:0] n43_mux;
-  wire [3:0] n4_sub;
-  reg [3:0] n4_sub_s1 = 4'h0;
-  wire [3:0] n7_lod;
-  reg [3:0] n7_lod_s1 = 4'h0;
-  wire [3:0] n9_sub;
-  reg [3:0] n9_sub_s1 = 4'h0;
+  wire [30:0] n202_mux;
+  wire n206_slice;
+  reg n206_slice_s2 = 1'h0;
+  wire [31:0] n216_mux;
+  wire [31:0] n221_mux;
+  reg [31:0] n221_mux_s2 = 32'd0;
+  wire [31:0] n224_cat;
+  reg [31:0] n224_cat_s2 = 32'd0;
+  wire n225_slice;
+  reg n225_slice_s2 = 1'h0;
+  wire [31:0] n226_mux;
+  wire n230_slice;
+  reg n230_slice_s2 = 1'h0;
+  wire [31:0] n231_mux;
+  wire n235_slice;
+  reg n235_slice_s2 = 1'h0;
+  wire [31:0] n236_mux;
+  wire n240_slice;
+  reg n240_slice_s2 = 1'h0;
+  wire n249_or;
+  reg n249_or_s1 = 1'h0;
+  reg n249_or_s2 = 1'h0;
+  wire [31:0] n251_mux;
+  wire n34_mux;
+  wire [15:0] n38_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire n79_eq;
+  wire [15:0] n83_mux;
+  wire [15:0] n8_mux;
+  wire n90_mux;
+  wire [15:0] n94_mux;
   output [31:0] o;
   wire [31:0] o;
   input rst;
@@ -55,75 +95,156 @@ module mitchell_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
-    n41_or_s1 <= n41_or;
+    n185_slice_s2 <= n163_sub[1];
   always @(posedge clk)
-    n41_or_s2 <= n41_or_s1;
+    n184_cat_s2 <= { n181_mux, 2'h0 };
   always @(posedge clk)
-    n21_not_s2 <= n21_not;
+    n187_cat_s2 <= { 2'h0, n181_mux };
   always @(posedge clk)
-    n28_not_s2 <= n28_not;
+    n192_slice_s2 <= n163_sub[2];
   always @(posedge clk)
-    n18_cat_s2 <= { 1'h1, \$3 [14:0] };
+    n199_slice_s2 <= n163_sub[3];
   always @(posedge clk)
-    n23_sub_s2 <= n23_sub;
+    n225_slice_s2 <= n165_sub[1];
   always @(posedge clk)
-    n32_cat_s2 <= { 17'h00001, \$3 [14:0] };
+    n224_cat_s2 <= { 2'h0, n221_mux[31:2] };
   always @(posedge clk)
-    n25_sub_s2 <= n25_sub;
+    n221_mux_s2 <= n221_mux;
+  always @(posedge clk)
+    n230_slice_s2 <= n165_sub[2];
+  always @(posedge clk)
+    n235_slice_s2 <= n165_sub[3];
+  always @(posedge clk)
+    n249_or_s1 <= n249_or;
+  always @(posedge clk)
+    n249_or_s2 <= n249_or_s1;
+  always @(posedge clk)
+    n169_and_s2 <= n169_and;
+  always @(posedge clk)
+    n161_not_s2 <= n161_not;
+  always @(posedge clk)
+    n206_slice_s2 <= n163_sub[4];
+  always @(posedge clk)
+    n240_slice_s2 <= n165_sub[4];
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_out <= \$2 ;
   always @(posedge clk)
-    n0_input_s1 <= a;
+    n152_cat_s1 <= { \$5 , \$4  };
   always @(posedge clk)
-    n4_sub_s1 <= n4_sub;
-  always @(posedge clk)
-    n2_lod_s1 <= n2_lod;
-  always @(posedge clk)
-    n1_input_s1 <= b;
-  always @(posedge clk)
-    n9_sub_s1 <= n9_sub;
-  always @(posedge clk)
-    n7_lod_s1 <= n7_lod;
+    n153_cat_s1 <= { \$7 , \$6  };
   \mitchell_w16_s2.depth1  depth1 (
     .n0_a(a),
-    .n0_input_s1(n0_input_s1),
-    .n18_cat_s2(n18_cat_s2),
+    .n152_cat_s1(n152_cat_s1),
+    .n153_cat_s1(n153_cat_s1),
+    .n184_cat_s2(n184_cat_s2),
+    .n185_slice_s2(n185_slice_s2),
+    .n187_cat_s2(n187_cat_s2),
+    .n188_mux(n188_mux),
     .n1_b(b),
-    .n1_input_s1(n1_input_s1),
-    .n21_not_s2(n21_not_s2),
-    .n23_sub_s2(n23_sub_s2),
-    .n25_sub_s2(n25_sub_s2),
-    .n28_not_s2(n28_not_s2),
-    .n2_lod(n2_lod),
-    .n2_lod_s1(n2_lod_s1),
-    .n32_cat_s2(n32_cat_s2),
-    .n41_or(n41_or),
-    .n41_or_s2(n41_or_s2),
-    .n43_mux(o),
-    .n4_sub_s1(n4_sub_s1),
-    .n7_lod(n7_lod),
-    .n7_lod_s1(n7_lod_s1),
-    .n9_sub_s1(n9_sub_s1),
-    .\port$33$0 (\$3 )
+    .n221_mux_s2(n221_mux_s2),
+    .n224_cat_s2(n224_cat_s2),
+    .n225_slice_s2(n225_slice_s2),
+    .n226_mux(n226_mux),
+    .n249_or(n249_or),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .\port$3$0 (\$3 )
   );
   \mitchell_w16_s2.depth2  depth2 (
-    .n2_lod(n2_lod),
-    .n4_sub(n4_sub),
-    .n7_lod(n7_lod),
-    .n9_sub(n9_sub),
-    .\port$33$0 (\$3 )
+    .n0_a(a),
+    .n15_mux(n15_mux),
+    .n188_mux(n188_mux),
+    .n192_slice_s2(n192_slice_s2),
+    .n195_mux(n195_mux),
+    .n1_b(b),
+    .n226_mux(n226_mux),
+    .n230_slice_s2(n230_slice_s2),
+    .n231_mux(n231_mux),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux),
+    .\port$3$0 (\$3 )
   );
   \mitchell_w16_s2.depth3  depth3 (
-    .n21_not(n21_not),
-    .n23_sub(n23_sub),
-    .n25_sub(n25_sub),
-    .\port$33$0 (\$3 )
+    .n0_a(a),
+    .n109_mux(n109_mux),
+    .n15_mux(n15_mux),
+    .n161_not(n161_not),
+    .n163_sub(n163_sub),
+    .n165_sub(n165_sub),
+    .n195_mux(n195_mux),
+    .n199_slice_s2(n199_slice_s2),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n202_mux(n202_mux),
+    .n231_mux(n231_mux),
+    .n235_slice_s2(n235_slice_s2),
+    .n236_mux(n236_mux),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux),
+    .\port$3$15 (\$3 [19:15])
   );
   \mitchell_w16_s2.depth4  depth4 (
-    .n23_sub(n23_sub),
-    .n28_not(n28_not)
+    .n0_a(a),
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n15_mux(n15_mux),
+    .n161_not(n161_not),
+    .n161_not_s2(n161_not_s2),
+    .n163_sub(n163_sub),
+    .n165_sub(n165_sub),
+    .n169_and(n169_and),
+    .n169_and_s2(n169_and_s2),
+    .n174_mux(n174_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n202_mux(n202_mux),
+    .n206_slice_s2(n206_slice_s2),
+    .n216_mux(n216_mux),
+    .n236_mux(n236_mux),
+    .n240_slice_s2(n240_slice_s2),
+    .n249_or_s2(n249_or_s2),
+    .n251_mux(o),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux),
+    .\port$3$0 (\$3 [14:0])
+  );
+  \mitchell_w16_s2.depth5  depth5 (
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n15_mux(n15_mux),
+    .n163_sub(n163_sub),
+    .n165_sub(n165_sub),
+    .n174_mux(n174_mux),
+    .n181_mux(n181_mux),
+    .n216_mux(n216_mux),
+    .n221_mux(n221_mux),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .\port$85$0 (\$4 ),
+    .\port$86$0 (\$5 ),
+    .\port$87$0 (\$6 ),
+    .\port$88$0 (\$7 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -141,199 +262,437 @@ module mitchell_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n43_mux = o;
+  assign n251_mux = o;
   assign valid_s2 = valid_out;
-  assign n18_cat = { 1'h1, \$3 [14:0] };
-  assign n32_cat = { 17'h00001, \$3 [14:0] };
-  assign n14_add = { 1'h0, \$3  };
-  assign n15_slice = { 1'h0, \$3 [19:15] };
+  assign n152_cat = { \$5 , \$4  };
+  assign n153_cat = { \$7 , \$6  };
+  assign n185_slice = n163_sub[1];
+  assign n184_cat = { n181_mux, 2'h0 };
+  assign n187_cat = { 2'h0, n181_mux };
+  assign n192_slice = n163_sub[2];
+  assign n199_slice = n163_sub[3];
+  assign n225_slice = n165_sub[1];
+  assign n224_cat = { 2'h0, n221_mux[31:2] };
+  assign n230_slice = n165_sub[2];
+  assign n235_slice = n165_sub[3];
+  assign n206_slice = n163_sub[4];
+  assign n240_slice = n165_sub[4];
+  assign n154_add = { 1'h0, \$3  };
+  assign n155_slice = { 1'h0, \$3 [19:15] };
+  assign n158_cat = { 1'h1, \$3 [14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w16_s2.depth1 (n1_b, n2_lod, n7_lod, \port$33$0 , n41_or, n43_mux, n0_input_s1, n4_sub_s1, n2_lod_s1, n1_input_s1, n9_sub_s1, n7_lod_s1, n41_or_s2, n21_not_s2, n28_not_s2, n18_cat_s2, n23_sub_s2, n32_cat_s2, n25_sub_s2, n0_a);
-  wire [3:0] \$1 ;
-  wire [3:0] \$10 ;
-  wire [3:0] \$11 ;
-  wire [3:0] \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire [3:0] \$17 ;
-  wire [3:0] \$18 ;
-  wire [3:0] \$19 ;
-  wire [3:0] \$2 ;
-  wire [3:0] \$20 ;
-  wire [3:0] \$21 ;
-  wire [3:0] \$22 ;
-  wire [3:0] \$23 ;
-  wire [3:0] \$24 ;
-  wire [3:0] \$25 ;
-  wire [3:0] \$26 ;
-  wire [3:0] \$27 ;
-  wire [3:0] \$28 ;
-  wire [30:0] \$29 ;
-  wire [3:0] \$3 ;
-  wire [30:0] \$30 ;
-  wire [19:0] \$31 ;
-  wire \$32 ;
-  wire \$33 ;
-  wire \$34 ;
-  wire [78:0] \$35 ;
-  wire [31:0] \$36 ;
-  wire [31:0] \$37 ;
-  wire [31:0] \$38 ;
-  wire [3:0] \$4 ;
-  wire [3:0] \$5 ;
-  wire [3:0] \$6 ;
-  wire [3:0] \$7 ;
-  wire [3:0] \$8 ;
-  wire [3:0] \$9 ;
+module \mitchell_w16_s2.depth1 (n1_b, n4_eq, n79_eq, \port$3$0 , n188_mux, n226_mux, n249_or, n152_cat_s1, n153_cat_s1, n185_slice_s2, n184_cat_s2, n187_cat_s2, n225_slice_s2, n224_cat_s2, n221_mux_s2, n0_a);
+  wire [19:0] \$1 ;
+  wire \$2 ;
+  wire \$3 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input [15:0] n0_input_s1;
-  wire [15:0] n0_input_s1;
-  wire [20:0] n14_add;
-  input [15:0] n18_cat_s2;
-  wire [15:0] n18_cat_s2;
+  input [18:0] n152_cat_s1;
+  wire [18:0] n152_cat_s1;
+  input [18:0] n153_cat_s1;
+  wire [18:0] n153_cat_s1;
+  wire [20:0] n154_add;
+  input [18:0] n184_cat_s2;
+  wire [18:0] n184_cat_s2;
+  input n185_slice_s2;
+  wire n185_slice_s2;
+  input [18:0] n187_cat_s2;
+  wire [18:0] n187_cat_s2;
+  output [18:0] n188_mux;
+  wire [18:0] n188_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [15:0] n1_input_s1;
-  wire [15:0] n1_input_s1;
-  input n21_not_s2;
-  wire n21_not_s2;
-  input [5:0] n23_sub_s2;
-  wire [5:0] n23_sub_s2;
-  input [6:0] n25_sub_s2;
-  wire [6:0] n25_sub_s2;
-  input n28_not_s2;
-  wire n28_not_s2;
-  output [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  input [3:0] n2_lod_s1;
-  wire [3:0] n2_lod_s1;
-  input [31:0] n32_cat_s2;
-  wire [31:0] n32_cat_s2;
-  output n41_or;
-  wire n41_or;
-  input n41_or_s2;
-  wire n41_or_s2;
-  output [31:0] n43_mux;
-  wire [31:0] n43_mux;
-  input [3:0] n4_sub_s1;
-  wire [3:0] n4_sub_s1;
-  output [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  input [3:0] n7_lod_s1;
-  wire [3:0] n7_lod_s1;
-  input [3:0] n9_sub_s1;
-  wire [3:0] n9_sub_s1;
-  output [19:0] \port$33$0 ;
-  wire [19:0] \port$33$0 ;
-  assign \$1  = n0_a[1] ? 4'h1 : 4'h0;
-  assign \$2  = n0_a[2] ? 4'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 4'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 4'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 4'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 4'h6 : \$5 ;
-  assign \$7  = n0_a[7] ? 4'h7 : \$6 ;
-  assign \$8  = n0_a[8] ? 4'h8 : \$7 ;
-  assign \$9  = n0_a[9] ? 4'h9 : \$8 ;
-  assign \$10  = n0_a[10] ? 4'ha : \$9 ;
-  assign \$11  = n0_a[11] ? 4'hb : \$10 ;
-  assign \$12  = n0_a[12] ? 4'hc : \$11 ;
-  assign \$13  = n0_a[13] ? 4'hd : \$12 ;
-  assign \$14  = n0_a[14] ? 4'he : \$13 ;
-  assign n2_lod = n0_a[15] ? 4'hf : \$14 ;
-  assign \$15  = n1_b[1] ? 4'h1 : 4'h0;
-  assign \$16  = n1_b[2] ? 4'h2 : \$15 ;
-  assign \$17  = n1_b[3] ? 4'h3 : \$16 ;
-  assign \$18  = n1_b[4] ? 4'h4 : \$17 ;
-  assign \$19  = n1_b[5] ? 4'h5 : \$18 ;
-  assign \$20  = n1_b[6] ? 4'h6 : \$19 ;
-  assign \$21  = n1_b[7] ? 4'h7 : \$20 ;
-  assign \$22  = n1_b[8] ? 4'h8 : \$21 ;
-  assign \$23  = n1_b[9] ? 4'h9 : \$22 ;
-  assign \$24  = n1_b[10] ? 4'ha : \$23 ;
-  assign \$25  = n1_b[11] ? 4'hb : \$24 ;
-  assign \$26  = n1_b[12] ? 4'hc : \$25 ;
-  assign \$27  = n1_b[13] ? 4'hd : \$26 ;
-  assign \$28  = n1_b[14] ? 4'he : \$27 ;
-  assign n7_lod = n1_b[15] ? 4'hf : \$28 ;
-  assign \$29  = n0_input_s1 << n4_sub_s1;
-  assign \$30  = n1_input_s1 << n9_sub_s1;
-  assign \$31  = { n2_lod_s1, \$29 [14:0] } + { n7_lod_s1, \$30 [14:0] };
-  assign \$32  = ! n0_a;
-  assign \$33  = ! n1_b;
-  assign n41_or = \$32  | \$33 ;
-  assign \$34  = n21_not_s2 & n28_not_s2;
-  assign \$35  = n18_cat_s2 << n23_sub_s2;
-  assign \$36  = n32_cat_s2 >> n25_sub_s2;
-  assign \$37  = n21_not_s2 ? \$35 [31:0] : \$36 ;
-  assign \$38  = \$34  ? 32'd4294967295 : \$37 ;
-  assign n43_mux = n41_or_s2 ? 32'd0 : \$38 ;
-  assign n14_add = { 1'h0, \$31  };
-  assign \port$33$0  = \$31 ;
+  input [31:0] n221_mux_s2;
+  wire [31:0] n221_mux_s2;
+  input [31:0] n224_cat_s2;
+  wire [31:0] n224_cat_s2;
+  input n225_slice_s2;
+  wire n225_slice_s2;
+  output [31:0] n226_mux;
+  wire [31:0] n226_mux;
+  output n249_or;
+  wire n249_or;
+  output n4_eq;
+  wire n4_eq;
+  output n79_eq;
+  wire n79_eq;
+  output [19:0] \port$3$0 ;
+  wire [19:0] \port$3$0 ;
+  assign \$3  = ! n1_b;
+  assign n249_or = \$2  | \$3 ;
+  assign n4_eq = ! n0_a[15:8];
+  assign n79_eq = ! n1_b[15:8];
+  assign \$1  = n152_cat_s1 + n153_cat_s1;
+  assign n188_mux = n185_slice_s2 ? n184_cat_s2 : n187_cat_s2;
+  assign n226_mux = n225_slice_s2 ? n224_cat_s2 : n221_mux_s2;
+  assign \$2  = ! n0_a;
+  assign n154_add = { 1'h0, \$1  };
+  assign \port$3$0  = \$1 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w16_s2.depth2 (n7_lod, \port$33$0 , n4_sub, n9_sub, n2_lod);
-  wire [4:0] \$1 ;
-  wire [4:0] \$2 ;
-  wire [20:0] n14_add;
-  wire [5:0] n15_slice;
-  wire [15:0] n18_cat;
-  input [3:0] n2_lod;
-  wire [3:0] n2_lod;
-  output [3:0] n4_sub;
-  wire [3:0] n4_sub;
-  input [3:0] n7_lod;
-  wire [3:0] n7_lod;
-  output [3:0] n9_sub;
-  wire [3:0] n9_sub;
-  input [19:0] \port$33$0 ;
-  wire [19:0] \port$33$0 ;
-  assign \$1  = 4'hf - n2_lod;
-  assign \$2  = 4'hf - n7_lod;
-  assign n15_slice = { 1'h0, \port$33$0 [19:15] };
-  assign n14_add = { 1'h0, \port$33$0  };
-  assign n18_cat = { 1'h1, \port$33$0 [14:0] };
-  assign n4_sub = \$1 [3:0];
-  assign n9_sub = \$2 [3:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_w16_s2.depth3 (n21_not, n23_sub, n25_sub, \port$33$0 );
+module \mitchell_w16_s2.depth2 (n1_b, n4_eq, n79_eq, \port$3$0 , n188_mux, n226_mux, n8_mux, n15_mux, n83_mux, n90_mux, n195_mux, n231_mux, n192_slice_s2, n230_slice_s2, n0_a);
   wire \$1 ;
-  wire [6:0] \$2 ;
-  wire [5:0] n15_slice;
-  wire [15:0] n18_cat;
-  output n21_not;
-  wire n21_not;
-  output [5:0] n23_sub;
-  wire [5:0] n23_sub;
-  output [6:0] n25_sub;
-  wire [6:0] n25_sub;
-  wire [31:0] n32_cat;
-  input [19:0] \port$33$0 ;
-  wire [19:0] \port$33$0 ;
-  assign \$1  = \port$33$0 [19:15] < 4'hf;
-  assign n21_not = ~ \$1 ;
-  assign \$2  = \port$33$0 [19:15] - 4'hf;
-  assign n25_sub = 4'hf - \port$33$0 [19:15];
-  assign n15_slice = { 1'h0, \port$33$0 [19:15] };
-  assign n32_cat = { 17'h00001, \port$33$0 [14:0] };
-  assign n18_cat = { 1'h1, \port$33$0 [14:0] };
-  assign n23_sub = \$2 [5:0];
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  wire [20:0] n154_add;
+  wire [5:0] n155_slice;
+  wire [15:0] n158_cat;
+  output n15_mux;
+  wire n15_mux;
+  input [18:0] n188_mux;
+  wire [18:0] n188_mux;
+  input n192_slice_s2;
+  wire n192_slice_s2;
+  output [22:0] n195_mux;
+  wire [22:0] n195_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input [31:0] n226_mux;
+  wire [31:0] n226_mux;
+  input n230_slice_s2;
+  wire n230_slice_s2;
+  output [31:0] n231_mux;
+  wire [31:0] n231_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  output [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  output [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  output n90_mux;
+  wire n90_mux;
+  input [19:0] \port$3$0 ;
+  wire [19:0] \port$3$0 ;
+  assign \$3  = ! n1_b[7:4];
+  assign \$4  = ! n1_b[15:12];
+  assign n90_mux = n79_eq ? \$3  : \$4 ;
+  assign n195_mux = n192_slice_s2 ? { n188_mux, 4'h0 } : { 4'h0, n188_mux };
+  assign n231_mux = n230_slice_s2 ? { 4'h0, n226_mux[31:4] } : n226_mux;
+  assign n8_mux = n4_eq ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[15:12];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n83_mux = n79_eq ? { n1_b[7:0], 8'h00 } : n1_b;
+  assign n155_slice = { 1'h0, \port$3$0 [19:15] };
+  assign n154_add = { 1'h0, \port$3$0  };
+  assign n158_cat = { 1'h1, \port$3$0 [14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w16_s2.depth4 (n28_not, n23_sub);
+module \mitchell_w16_s2.depth3 (n1_b, n4_eq, n79_eq, \port$3$15 , n8_mux, n15_mux, n83_mux, n90_mux, n195_mux, n231_mux, n19_mux, n34_mux, n94_mux, n109_mux, n161_not, n163_sub, n165_sub, n202_mux, n236_mux, n199_slice_s2, n235_slice_s2
+, n0_a);
   wire \$1 ;
-  input [5:0] n23_sub;
-  wire [5:0] n23_sub;
-  output n28_not;
-  wire n28_not;
-  assign \$1  = n23_sub < 5'h11;
-  assign n28_not = ~ \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire [6:0] \$14 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n109_mux;
+  wire n109_mux;
+  wire [5:0] n155_slice;
+  input n15_mux;
+  wire n15_mux;
+  output n161_not;
+  wire n161_not;
+  output [5:0] n163_sub;
+  wire [5:0] n163_sub;
+  output [6:0] n165_sub;
+  wire [6:0] n165_sub;
+  input [22:0] n195_mux;
+  wire [22:0] n195_mux;
+  input n199_slice_s2;
+  wire n199_slice_s2;
+  output [15:0] n19_mux;
+  wire [15:0] n19_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  output [30:0] n202_mux;
+  wire [30:0] n202_mux;
+  input [31:0] n231_mux;
+  wire [31:0] n231_mux;
+  input n235_slice_s2;
+  wire n235_slice_s2;
+  output [31:0] n236_mux;
+  wire [31:0] n236_mux;
+  output n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  input [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  input [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  input n90_mux;
+  wire n90_mux;
+  output [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  input [4:0] \port$3$15 ;
+  wire [4:0] \port$3$15 ;
+  assign n19_mux = n15_mux ? { n8_mux[11:0], 4'h0 } : n8_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[11:10];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[7:6];
+  assign \$5  = ! n0_a[15:14];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n94_mux = n90_mux ? { n83_mux[11:0], 4'h0 } : n83_mux;
+  assign \$7  = ! n1_b[3:2];
+  assign \$8  = ! n1_b[11:10];
+  assign \$9  = n79_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[7:6];
+  assign \$11  = ! n1_b[15:14];
+  assign \$12  = n79_eq ? \$10  : \$11 ;
+  assign n109_mux = n90_mux ? \$9  : \$12 ;
+  assign \$13  = \port$3$15  < 4'hf;
+  assign n161_not = ~ \$13 ;
+  assign \$14  = \port$3$15  - 4'hf;
+  assign n165_sub = 4'hf - \port$3$15 ;
+  assign n202_mux = n199_slice_s2 ? { n195_mux, 8'h00 } : { 8'h00, n195_mux };
+  assign n236_mux = n235_slice_s2 ? { 8'h00, n231_mux[31:8] } : n231_mux;
+  assign n155_slice = { 1'h0, \port$3$15  };
+  assign n163_sub = \$14 [5:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w16_s2.depth4 (n1_b, n4_eq, n79_eq, \port$3$0 , n15_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n161_not, n163_sub, n165_sub, n202_mux, n236_mux, n38_mux, n69_mux, n113_mux, n144_mux, n169_and, n174_mux
+, n216_mux, n251_mux, n249_or_s2, n169_and_s2, n161_not_s2, n206_slice_s2, n240_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire [31:0] \$33 ;
+  wire [31:0] \$34 ;
+  wire [31:0] \$35 ;
+  wire [31:0] \$36 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n109_mux;
+  wire n109_mux;
+  output [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  output n144_mux;
+  wire n144_mux;
+  wire [15:0] n158_cat;
+  input n15_mux;
+  wire n15_mux;
+  input n161_not;
+  wire n161_not;
+  input n161_not_s2;
+  wire n161_not_s2;
+  input [5:0] n163_sub;
+  wire [5:0] n163_sub;
+  input [6:0] n165_sub;
+  wire [6:0] n165_sub;
+  output n169_and;
+  wire n169_and;
+  input n169_and_s2;
+  wire n169_and_s2;
+  output [15:0] n174_mux;
+  wire [15:0] n174_mux;
+  wire n185_slice;
+  wire n192_slice;
+  wire n199_slice;
+  input [15:0] n19_mux;
+  wire [15:0] n19_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input [30:0] n202_mux;
+  wire [30:0] n202_mux;
+  wire n206_slice;
+  input n206_slice_s2;
+  wire n206_slice_s2;
+  output [31:0] n216_mux;
+  wire [31:0] n216_mux;
+  wire n225_slice;
+  wire n230_slice;
+  wire n235_slice;
+  input [31:0] n236_mux;
+  wire [31:0] n236_mux;
+  wire n240_slice;
+  input n240_slice_s2;
+  wire n240_slice_s2;
+  input n249_or_s2;
+  wire n249_or_s2;
+  output [31:0] n251_mux;
+  wire [31:0] n251_mux;
+  input n34_mux;
+  wire n34_mux;
+  output [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  input [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  input [14:0] \port$3$0 ;
+  wire [14:0] \port$3$0 ;
+  assign n38_mux = n34_mux ? { n19_mux[13:0], 2'h0 } : n19_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[9];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[5];
+  assign \$5  = ! n0_a[13];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[3];
+  assign \$9  = ! n0_a[11];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[7];
+  assign \$12  = ! n0_a[15];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n113_mux = n109_mux ? { n94_mux[13:0], 2'h0 } : n94_mux;
+  assign \$15  = ! n1_b[1];
+  assign \$16  = ! n1_b[9];
+  assign \$17  = n79_eq ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[5];
+  assign \$19  = ! n1_b[13];
+  assign \$20  = n79_eq ? \$18  : \$19 ;
+  assign \$21  = n90_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[3];
+  assign \$23  = ! n1_b[11];
+  assign \$24  = n79_eq ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[7];
+  assign \$26  = ! n1_b[15];
+  assign \$27  = n79_eq ? \$25  : \$26 ;
+  assign \$28  = n90_mux ? \$24  : \$27 ;
+  assign n144_mux = n109_mux ? \$21  : \$28 ;
+  assign \$29  = n163_sub < 5'h11;
+  assign \$30  = ~ \$29 ;
+  assign n169_and = n161_not & \$30 ;
+  assign \$31  = ! n163_sub[5];
+  assign n174_mux = n163_sub[5] ? 16'h0000 : { 1'h1, \port$3$0  };
+  assign \$32  = ! n165_sub[6:5];
+  assign n216_mux = \$32  ? { 17'h00001, \port$3$0  } : 32'd0;
+  assign \$33  = n206_slice_s2 ? { n202_mux[15:0], 16'h0000 } : { 1'h0, n202_mux };
+  assign \$34  = n240_slice_s2 ? { 16'h0000, n236_mux[31:16] } : n236_mux;
+  assign \$35  = n161_not_s2 ? \$33  : \$34 ;
+  assign \$36  = n169_and_s2 ? 32'd4294967295 : \$35 ;
+  assign n251_mux = n249_or_s2 ? 32'd0 : \$36 ;
+  assign n158_cat = { 1'h1, \port$3$0  };
+  assign n185_slice = n163_sub[1];
+  assign n192_slice = n163_sub[2];
+  assign n199_slice = n163_sub[3];
+  assign n206_slice = n163_sub[4];
+  assign n225_slice = n165_sub[1];
+  assign n230_slice = n165_sub[2];
+  assign n235_slice = n165_sub[3];
+  assign n240_slice = n165_sub[4];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w16_s2.depth5 (n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n163_sub, n165_sub, n38_mux, n69_mux, n113_mux, n144_mux, n174_mux, n216_mux, \port$85$0 , \port$86$0 , \port$87$0 , \port$88$0 , n181_mux, n221_mux, n4_eq);
+  wire [15:0] \$1 ;
+  wire [3:0] \$2 ;
+  wire [15:0] \$3 ;
+  wire [3:0] \$4 ;
+  input n109_mux;
+  wire n109_mux;
+  input [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  input n144_mux;
+  wire n144_mux;
+  wire [18:0] n152_cat;
+  wire [18:0] n153_cat;
+  input n15_mux;
+  wire n15_mux;
+  input [5:0] n163_sub;
+  wire [5:0] n163_sub;
+  input [6:0] n165_sub;
+  wire [6:0] n165_sub;
+  input [15:0] n174_mux;
+  wire [15:0] n174_mux;
+  output [16:0] n181_mux;
+  wire [16:0] n181_mux;
+  input [31:0] n216_mux;
+  wire [31:0] n216_mux;
+  output [31:0] n221_mux;
+  wire [31:0] n221_mux;
+  input n34_mux;
+  wire n34_mux;
+  input [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  output [14:0] \port$85$0 ;
+  wire [14:0] \port$85$0 ;
+  output [3:0] \port$86$0 ;
+  wire [3:0] \port$86$0 ;
+  output [14:0] \port$87$0 ;
+  wire [14:0] \port$87$0 ;
+  output [3:0] \port$88$0 ;
+  wire [3:0] \port$88$0 ;
+  assign n221_mux = n165_sub[0] ? { 1'h0, n216_mux[31:1] } : n216_mux;
+  assign \$1  = n69_mux ? { n38_mux[14:0], 1'h0 } : n38_mux;
+  assign \$2  = ~ { n4_eq, n15_mux, n34_mux, n69_mux };
+  assign \$3  = n144_mux ? { n113_mux[14:0], 1'h0 } : n113_mux;
+  assign \$4  = ~ { n79_eq, n90_mux, n109_mux, n144_mux };
+  assign n181_mux = n163_sub[0] ? { n174_mux, 1'h0 } : { 1'h0, n174_mux };
+  assign n152_cat = { \$2 , \$1 [14:0] };
+  assign n153_cat = { \$4 , \$3 [14:0] };
+  assign \port$85$0  = \$1 [14:0];
+  assign \port$86$0  = \$2 ;
+  assign \port$87$0  = \$3 [14:0];
+  assign \port$88$0  = \$4 ;
 endmodule

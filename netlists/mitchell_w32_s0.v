@@ -9,232 +9,550 @@ module mitchell_w32_s0(b, o, a);
   input [31:0] b;
   wire [31:0] b;
   wire [31:0] n0_a;
-  wire [37:0] n14_add;
-  wire [6:0] n15_slice;
-  wire [31:0] n18_cat;
+  wire n136_mux;
+  wire n146_eq;
+  wire [31:0] n150_mux;
+  wire n157_mux;
+  wire n15_mux;
+  wire [31:0] n161_mux;
+  wire n176_mux;
+  wire [31:0] n180_mux;
+  wire [31:0] n19_mux;
   wire [31:0] n1_b;
-  wire n21_not;
-  wire [6:0] n23_sub;
-  wire [4:0] n2_lod;
-  wire [63:0] n43_mux;
-  wire [4:0] n7_lod;
+  wire n211_mux;
+  wire [31:0] n215_mux;
+  wire n278_mux;
+  wire [37:0] n288_add;
+  wire [6:0] n289_slice;
+  wire [31:0] n292_cat;
+  wire n295_not;
+  wire [6:0] n297_sub;
+  wire [63:0] n317_mux;
+  wire n34_mux;
+  wire [31:0] n38_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire [31:0] n73_mux;
+  wire [31:0] n8_mux;
   output [63:0] o;
   wire [63:0] o;
   \mitchell_w32_s0.depth1  depth1 (
     .n0_a(a),
+    .n146_eq(n146_eq),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod)
+    .n4_eq(n4_eq)
   );
   \mitchell_w32_s0.depth2  depth2 (
     .n0_a(a),
+    .n146_eq(n146_eq),
+    .n150_mux(n150_mux),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n2_lod(n2_lod),
-    .n7_lod(n7_lod),
-    .\port$67$0 (\$1 )
+    .n4_eq(n4_eq),
+    .n8_mux(n8_mux)
+  );
+  \mitchell_w32_s0.depth3  depth3 (
+    .n0_a(a),
+    .n146_eq(n146_eq),
+    .n150_mux(n150_mux),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n161_mux(n161_mux),
+    .n176_mux(n176_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n8_mux(n8_mux)
   );
   \mitchell_w32_s0.depth4  depth4 (
-    .n21_not(n21_not),
-    .n23_sub(n23_sub),
-    .\port$67$31 (\$1 [36:31])
+    .n0_a(a),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n161_mux(n161_mux),
+    .n176_mux(n176_mux),
+    .n180_mux(n180_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n211_mux(n211_mux),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux)
   );
   \mitchell_w32_s0.depth5  depth5 (
     .n0_a(a),
+    .n136_mux(n136_mux),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n176_mux(n176_mux),
+    .n180_mux(n180_mux),
     .n1_b(b),
-    .n21_not(n21_not),
-    .n23_sub(n23_sub),
-    .n43_mux(o),
-    .\port$67$0 (\$1 )
+    .n211_mux(n211_mux),
+    .n215_mux(n215_mux),
+    .n278_mux(n278_mux),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n73_mux(n73_mux)
+  );
+  \mitchell_w32_s0.depth6  depth6 (
+    .n136_mux(n136_mux),
+    .n146_eq(n146_eq),
+    .n157_mux(n157_mux),
+    .n15_mux(n15_mux),
+    .n176_mux(n176_mux),
+    .n211_mux(n211_mux),
+    .n215_mux(n215_mux),
+    .n278_mux(n278_mux),
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n73_mux(n73_mux),
+    .\port$127$0 (\$1 )
+  );
+  \mitchell_w32_s0.depth8  depth8 (
+    .n295_not(n295_not),
+    .n297_sub(n297_sub),
+    .\port$127$31 (\$1 [36:31])
+  );
+  \mitchell_w32_s0.depth9  depth9 (
+    .n0_a(a),
+    .n1_b(b),
+    .n295_not(n295_not),
+    .n297_sub(n297_sub),
+    .n317_mux(o),
+    .\port$127$0 (\$1 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n43_mux = o;
-  assign n14_add = { 1'h0, \$1  };
-  assign n15_slice = { 1'h0, \$1 [36:31] };
-  assign n18_cat = { 1'h1, \$1 [30:0] };
+  assign n317_mux = o;
+  assign n288_add = { 1'h0, \$1  };
+  assign n289_slice = { 1'h0, \$1 [36:31] };
+  assign n292_cat = { 1'h1, \$1 [30:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s0.depth1 (n1_b, n2_lod, n7_lod, n0_a);
-  wire [4:0] \$1 ;
-  wire [4:0] \$10 ;
-  wire [4:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [4:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
+module \mitchell_w32_s0.depth1 (n1_b, n4_eq, n146_eq, n0_a);
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  output n146_eq;
+  wire n146_eq;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  output n4_eq;
+  wire n4_eq;
+  assign n4_eq = ! n0_a[31:16];
+  assign n146_eq = ! n1_b[31:16];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s0.depth2 (n1_b, n4_eq, n146_eq, n8_mux, n15_mux, n150_mux, n157_mux, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  output [31:0] n150_mux;
+  wire [31:0] n150_mux;
+  output n157_mux;
+  wire n157_mux;
+  output n15_mux;
+  wire n15_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n4_eq;
+  wire n4_eq;
+  output [31:0] n8_mux;
+  wire [31:0] n8_mux;
+  assign \$3  = ! n1_b[15:8];
+  assign \$4  = ! n1_b[31:24];
+  assign n157_mux = n146_eq ? \$3  : \$4 ;
+  assign n8_mux = n4_eq ? { n0_a[15:0], 16'h0000 } : n0_a;
+  assign \$1  = ! n0_a[15:8];
+  assign \$2  = ! n0_a[31:24];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n150_mux = n146_eq ? { n1_b[15:0], 16'h0000 } : n1_b;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s0.depth3 (n1_b, n4_eq, n146_eq, n8_mux, n15_mux, n150_mux, n157_mux, n19_mux, n34_mux, n161_mux, n176_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  input [31:0] n150_mux;
+  wire [31:0] n150_mux;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  output [31:0] n161_mux;
+  wire [31:0] n161_mux;
+  output n176_mux;
+  wire n176_mux;
+  output [31:0] n19_mux;
+  wire [31:0] n19_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  output n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input [31:0] n8_mux;
+  wire [31:0] n8_mux;
+  assign n19_mux = n15_mux ? { n8_mux[23:0], 8'h00 } : n8_mux;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[23:20];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[15:12];
+  assign \$5  = ! n0_a[31:28];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n161_mux = n157_mux ? { n150_mux[23:0], 8'h00 } : n150_mux;
+  assign \$7  = ! n1_b[7:4];
+  assign \$8  = ! n1_b[23:20];
+  assign \$9  = n146_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[15:12];
+  assign \$11  = ! n1_b[31:28];
+  assign \$12  = n146_eq ? \$10  : \$11 ;
+  assign n176_mux = n157_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s0.depth4 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux, n19_mux, n34_mux, n161_mux, n176_mux, n38_mux, n69_mux, n180_mux, n211_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input [31:0] n161_mux;
+  wire [31:0] n161_mux;
+  input n176_mux;
+  wire n176_mux;
+  output [31:0] n180_mux;
+  wire [31:0] n180_mux;
+  input [31:0] n19_mux;
+  wire [31:0] n19_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  output n211_mux;
+  wire n211_mux;
+  input n34_mux;
+  wire n34_mux;
+  output [31:0] n38_mux;
+  wire [31:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  assign n38_mux = n34_mux ? { n19_mux[27:0], 4'h0 } : n19_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[19:18];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[11:10];
+  assign \$5  = ! n0_a[27:26];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[7:6];
+  assign \$9  = ! n0_a[23:22];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[15:14];
+  assign \$12  = ! n0_a[31:30];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n180_mux = n176_mux ? { n161_mux[27:0], 4'h0 } : n161_mux;
+  assign \$15  = ! n1_b[3:2];
+  assign \$16  = ! n1_b[19:18];
+  assign \$17  = n146_eq ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[11:10];
+  assign \$19  = ! n1_b[27:26];
+  assign \$20  = n146_eq ? \$18  : \$19 ;
+  assign \$21  = n157_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[7:6];
+  assign \$23  = ! n1_b[23:22];
+  assign \$24  = n146_eq ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[15:14];
+  assign \$26  = ! n1_b[31:30];
+  assign \$27  = n146_eq ? \$25  : \$26 ;
+  assign \$28  = n157_mux ? \$24  : \$27 ;
+  assign n211_mux = n176_mux ? \$21  : \$28 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s0.depth5 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n38_mux, n69_mux, n180_mux, n211_mux, n73_mux, n136_mux, n215_mux, n278_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  output n136_mux;
+  wire n136_mux;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input n176_mux;
+  wire n176_mux;
+  input [31:0] n180_mux;
+  wire [31:0] n180_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n211_mux;
+  wire n211_mux;
+  output [31:0] n215_mux;
+  wire [31:0] n215_mux;
+  output n278_mux;
+  wire n278_mux;
+  input n34_mux;
+  wire n34_mux;
+  input [31:0] n38_mux;
+  wire [31:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  output [31:0] n73_mux;
+  wire [31:0] n73_mux;
+  assign \$37  = n157_mux ? \$33  : \$36 ;
+  assign \$38  = ! n1_b[5];
+  assign \$39  = ! n1_b[21];
+  assign \$40  = n146_eq ? \$38  : \$39 ;
+  assign \$41  = ! n1_b[13];
+  assign \$42  = ! n1_b[29];
+  assign \$43  = n146_eq ? \$41  : \$42 ;
+  assign \$44  = n157_mux ? \$40  : \$43 ;
+  assign \$45  = n176_mux ? \$37  : \$44 ;
+  assign \$46  = ! n1_b[3];
+  assign \$47  = ! n1_b[19];
+  assign \$48  = n146_eq ? \$46  : \$47 ;
+  assign \$49  = ! n1_b[11];
+  assign \$50  = ! n1_b[27];
+  assign \$51  = n146_eq ? \$49  : \$50 ;
+  assign \$52  = n157_mux ? \$48  : \$51 ;
+  assign \$53  = ! n1_b[7];
+  assign \$54  = ! n1_b[23];
+  assign \$55  = n146_eq ? \$53  : \$54 ;
+  assign \$56  = ! n1_b[15];
+  assign \$57  = ! n1_b[31];
+  assign \$58  = n146_eq ? \$56  : \$57 ;
+  assign \$59  = n157_mux ? \$55  : \$58 ;
+  assign \$60  = n176_mux ? \$52  : \$59 ;
+  assign n278_mux = n211_mux ? \$45  : \$60 ;
+  assign n73_mux = n69_mux ? { n38_mux[29:0], 2'h0 } : n38_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[17];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[9];
+  assign \$5  = ! n0_a[25];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[5];
+  assign \$9  = ! n0_a[21];
+  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[13];
+  assign \$12  = ! n0_a[29];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign \$15  = n34_mux ? \$7  : \$14 ;
+  assign \$16  = ! n0_a[3];
+  assign \$17  = ! n0_a[19];
+  assign \$18  = n4_eq ? \$16  : \$17 ;
+  assign \$19  = ! n0_a[11];
+  assign \$20  = ! n0_a[27];
+  assign \$21  = n4_eq ? \$19  : \$20 ;
+  assign \$22  = n15_mux ? \$18  : \$21 ;
+  assign \$23  = ! n0_a[7];
+  assign \$24  = ! n0_a[23];
+  assign \$25  = n4_eq ? \$23  : \$24 ;
+  assign \$26  = ! n0_a[15];
+  assign \$27  = ! n0_a[31];
+  assign \$28  = n4_eq ? \$26  : \$27 ;
+  assign \$29  = n15_mux ? \$25  : \$28 ;
+  assign \$30  = n34_mux ? \$22  : \$29 ;
+  assign n136_mux = n69_mux ? \$15  : \$30 ;
+  assign n215_mux = n211_mux ? { n180_mux[29:0], 2'h0 } : n180_mux;
+  assign \$31  = ! n1_b[1];
+  assign \$32  = ! n1_b[17];
+  assign \$33  = n146_eq ? \$31  : \$32 ;
+  assign \$34  = ! n1_b[9];
+  assign \$35  = ! n1_b[25];
+  assign \$36  = n146_eq ? \$34  : \$35 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s0.depth6 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n69_mux, n211_mux, n73_mux, n136_mux, n215_mux, n278_mux, \port$127$0 , n4_eq);
+  wire [31:0] \$1 ;
   wire [4:0] \$2 ;
-  wire [4:0] \$20 ;
-  wire [4:0] \$21 ;
-  wire [4:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [4:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire [4:0] \$26 ;
-  wire [4:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire [4:0] \$29 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$30 ;
-  wire [4:0] \$31 ;
-  wire [4:0] \$32 ;
-  wire [4:0] \$33 ;
-  wire [4:0] \$34 ;
-  wire [4:0] \$35 ;
-  wire [4:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire [4:0] \$38 ;
-  wire [4:0] \$39 ;
+  wire [31:0] \$3 ;
   wire [4:0] \$4 ;
-  wire [4:0] \$40 ;
-  wire [4:0] \$41 ;
-  wire [4:0] \$42 ;
-  wire [4:0] \$43 ;
-  wire [4:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire [4:0] \$46 ;
-  wire [4:0] \$47 ;
-  wire [4:0] \$48 ;
-  wire [4:0] \$49 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$50 ;
-  wire [4:0] \$51 ;
-  wire [4:0] \$52 ;
-  wire [4:0] \$53 ;
-  wire [4:0] \$54 ;
-  wire [4:0] \$55 ;
-  wire [4:0] \$56 ;
-  wire [4:0] \$57 ;
-  wire [4:0] \$58 ;
-  wire [4:0] \$59 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$60 ;
-  wire [4:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$9 ;
-  input [31:0] n0_a;
-  wire [31:0] n0_a;
-  input [31:0] n1_b;
-  wire [31:0] n1_b;
-  output [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  output [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  assign \$39  = n1_b[9] ? 5'h09 : \$38 ;
-  assign \$40  = n1_b[10] ? 5'h0a : \$39 ;
-  assign \$41  = n1_b[11] ? 5'h0b : \$40 ;
-  assign \$42  = n1_b[12] ? 5'h0c : \$41 ;
-  assign \$43  = n1_b[13] ? 5'h0d : \$42 ;
-  assign \$44  = n1_b[14] ? 5'h0e : \$43 ;
-  assign \$45  = n1_b[15] ? 5'h0f : \$44 ;
-  assign \$46  = n1_b[16] ? 5'h10 : \$45 ;
-  assign \$47  = n1_b[17] ? 5'h11 : \$46 ;
-  assign \$48  = n1_b[18] ? 5'h12 : \$47 ;
-  assign \$49  = n1_b[19] ? 5'h13 : \$48 ;
-  assign \$50  = n1_b[20] ? 5'h14 : \$49 ;
-  assign \$51  = n1_b[21] ? 5'h15 : \$50 ;
-  assign \$52  = n1_b[22] ? 5'h16 : \$51 ;
-  assign \$53  = n1_b[23] ? 5'h17 : \$52 ;
-  assign \$54  = n1_b[24] ? 5'h18 : \$53 ;
-  assign \$55  = n1_b[25] ? 5'h19 : \$54 ;
-  assign \$56  = n1_b[26] ? 5'h1a : \$55 ;
-  assign \$57  = n1_b[27] ? 5'h1b : \$56 ;
-  assign \$58  = n1_b[28] ? 5'h1c : \$57 ;
-  assign \$59  = n1_b[29] ? 5'h1d : \$58 ;
-  assign \$60  = n1_b[30] ? 5'h1e : \$59 ;
-  assign n7_lod = n1_b[31] ? 5'h1f : \$60 ;
-  assign \$1  = n0_a[1] ? 5'h01 : 5'h00;
-  assign \$2  = n0_a[2] ? 5'h02 : \$1 ;
-  assign \$3  = n0_a[3] ? 5'h03 : \$2 ;
-  assign \$4  = n0_a[4] ? 5'h04 : \$3 ;
-  assign \$5  = n0_a[5] ? 5'h05 : \$4 ;
-  assign \$6  = n0_a[6] ? 5'h06 : \$5 ;
-  assign \$7  = n0_a[7] ? 5'h07 : \$6 ;
-  assign \$8  = n0_a[8] ? 5'h08 : \$7 ;
-  assign \$9  = n0_a[9] ? 5'h09 : \$8 ;
-  assign \$10  = n0_a[10] ? 5'h0a : \$9 ;
-  assign \$11  = n0_a[11] ? 5'h0b : \$10 ;
-  assign \$12  = n0_a[12] ? 5'h0c : \$11 ;
-  assign \$13  = n0_a[13] ? 5'h0d : \$12 ;
-  assign \$14  = n0_a[14] ? 5'h0e : \$13 ;
-  assign \$15  = n0_a[15] ? 5'h0f : \$14 ;
-  assign \$16  = n0_a[16] ? 5'h10 : \$15 ;
-  assign \$17  = n0_a[17] ? 5'h11 : \$16 ;
-  assign \$18  = n0_a[18] ? 5'h12 : \$17 ;
-  assign \$19  = n0_a[19] ? 5'h13 : \$18 ;
-  assign \$20  = n0_a[20] ? 5'h14 : \$19 ;
-  assign \$21  = n0_a[21] ? 5'h15 : \$20 ;
-  assign \$22  = n0_a[22] ? 5'h16 : \$21 ;
-  assign \$23  = n0_a[23] ? 5'h17 : \$22 ;
-  assign \$24  = n0_a[24] ? 5'h18 : \$23 ;
-  assign \$25  = n0_a[25] ? 5'h19 : \$24 ;
-  assign \$26  = n0_a[26] ? 5'h1a : \$25 ;
-  assign \$27  = n0_a[27] ? 5'h1b : \$26 ;
-  assign \$28  = n0_a[28] ? 5'h1c : \$27 ;
-  assign \$29  = n0_a[29] ? 5'h1d : \$28 ;
-  assign \$30  = n0_a[30] ? 5'h1e : \$29 ;
-  assign n2_lod = n0_a[31] ? 5'h1f : \$30 ;
-  assign \$31  = n1_b[1] ? 5'h01 : 5'h00;
-  assign \$32  = n1_b[2] ? 5'h02 : \$31 ;
-  assign \$33  = n1_b[3] ? 5'h03 : \$32 ;
-  assign \$34  = n1_b[4] ? 5'h04 : \$33 ;
-  assign \$35  = n1_b[5] ? 5'h05 : \$34 ;
-  assign \$36  = n1_b[6] ? 5'h06 : \$35 ;
-  assign \$37  = n1_b[7] ? 5'h07 : \$36 ;
-  assign \$38  = n1_b[8] ? 5'h08 : \$37 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_w32_s0.depth2 (n1_b, n2_lod, n7_lod, \port$67$0 , n0_a);
-  wire [5:0] \$1 ;
-  wire [62:0] \$2 ;
-  wire [5:0] \$3 ;
-  wire [62:0] \$4 ;
   wire [36:0] \$5 ;
-  input [31:0] n0_a;
-  wire [31:0] n0_a;
-  wire [37:0] n14_add;
-  input [31:0] n1_b;
-  wire [31:0] n1_b;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  output [36:0] \port$67$0 ;
-  wire [36:0] \port$67$0 ;
-  assign \$5  = { n2_lod, \$2 [30:0] } + { n7_lod, \$4 [30:0] };
-  assign \$1  = 5'h1f - n2_lod;
-  assign \$2  = n0_a << \$1 [4:0];
-  assign \$3  = 5'h1f - n7_lod;
-  assign \$4  = n1_b << \$3 [4:0];
-  assign n14_add = { 1'h0, \$5  };
-  assign \port$67$0  = \$5 ;
+  input n136_mux;
+  wire n136_mux;
+  input n146_eq;
+  wire n146_eq;
+  input n157_mux;
+  wire n157_mux;
+  input n15_mux;
+  wire n15_mux;
+  input n176_mux;
+  wire n176_mux;
+  input n211_mux;
+  wire n211_mux;
+  input [31:0] n215_mux;
+  wire [31:0] n215_mux;
+  input n278_mux;
+  wire n278_mux;
+  wire [37:0] n288_add;
+  input n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  input [31:0] n73_mux;
+  wire [31:0] n73_mux;
+  output [36:0] \port$127$0 ;
+  wire [36:0] \port$127$0 ;
+  assign \$5  = { \$2 , \$1 [30:0] } + { \$4 , \$3 [30:0] };
+  assign \$1  = n136_mux ? { n73_mux[30:0], 1'h0 } : n73_mux;
+  assign \$2  = ~ { n4_eq, n15_mux, n34_mux, n69_mux, n136_mux };
+  assign \$3  = n278_mux ? { n215_mux[30:0], 1'h0 } : n215_mux;
+  assign \$4  = ~ { n146_eq, n157_mux, n176_mux, n211_mux, n278_mux };
+  assign n288_add = { 1'h0, \$5  };
+  assign \port$127$0  = \$5 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s0.depth4 (n21_not, n23_sub, \port$67$31 );
+module \mitchell_w32_s0.depth8 (n295_not, n297_sub, \port$127$31 );
   wire \$1 ;
   wire [7:0] \$2 ;
-  wire [6:0] n15_slice;
-  output n21_not;
-  wire n21_not;
-  output [6:0] n23_sub;
-  wire [6:0] n23_sub;
-  input [5:0] \port$67$31 ;
-  wire [5:0] \port$67$31 ;
-  assign \$1  = \port$67$31  < 5'h1f;
-  assign n21_not = ~ \$1 ;
-  assign \$2  = \port$67$31  - 5'h1f;
-  assign n15_slice = { 1'h0, \port$67$31  };
-  assign n23_sub = \$2 [6:0];
+  wire [6:0] n289_slice;
+  output n295_not;
+  wire n295_not;
+  output [6:0] n297_sub;
+  wire [6:0] n297_sub;
+  input [5:0] \port$127$31 ;
+  wire [5:0] \port$127$31 ;
+  assign \$1  = \port$127$31  < 5'h1f;
+  assign n295_not = ~ \$1 ;
+  assign \$2  = \port$127$31  - 5'h1f;
+  assign n289_slice = { 1'h0, \port$127$31  };
+  assign n297_sub = \$2 [6:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s0.depth5 (n1_b, \port$67$0 , n21_not, n23_sub, n43_mux, n0_a);
+module \mitchell_w32_s0.depth9 (n1_b, \port$127$0 , n295_not, n297_sub, n317_mux, n0_a);
   wire \$1 ;
   wire [63:0] \$10 ;
   wire [63:0] \$11 ;
@@ -248,30 +566,30 @@ module \mitchell_w32_s0.depth5 (n1_b, \port$67$0 , n21_not, n23_sub, n43_mux, n0
   wire [63:0] \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  wire [6:0] n15_slice;
-  wire [31:0] n18_cat;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  input n21_not;
-  wire n21_not;
-  input [6:0] n23_sub;
-  wire [6:0] n23_sub;
-  output [63:0] n43_mux;
-  wire [63:0] n43_mux;
-  input [36:0] \port$67$0 ;
-  wire [36:0] \port$67$0 ;
+  wire [6:0] n289_slice;
+  wire [31:0] n292_cat;
+  input n295_not;
+  wire n295_not;
+  input [6:0] n297_sub;
+  wire [6:0] n297_sub;
+  output [63:0] n317_mux;
+  wire [63:0] n317_mux;
+  input [36:0] \port$127$0 ;
+  wire [36:0] \port$127$0 ;
   assign \$1  = ! n0_a;
   assign \$2  = ! n1_b;
   assign \$3  = \$1  | \$2 ;
-  assign \$4  = n23_sub < 6'h21;
+  assign \$4  = n297_sub < 6'h21;
   assign \$5  = ~ \$4 ;
-  assign \$6  = n21_not & \$5 ;
-  assign \$7  = { 1'h1, \port$67$0 [30:0] } << n23_sub;
-  assign \$8  = 5'h1f - \port$67$0 [36:31];
-  assign \$9  = { 1'h1, \port$67$0 [30:0] } >> \$8 ;
-  assign \$10  = n21_not ? \$7 [63:0] : \$9 ;
+  assign \$6  = n295_not & \$5 ;
+  assign \$7  = { 1'h1, \port$127$0 [30:0] } << n297_sub;
+  assign \$8  = 5'h1f - \port$127$0 [36:31];
+  assign \$9  = { 1'h1, \port$127$0 [30:0] } >> \$8 ;
+  assign \$10  = n295_not ? \$7 [63:0] : \$9 ;
   assign \$11  = \$6  ? 64'hffffffffffffffff : \$10 ;
-  assign n43_mux = \$3  ? 64'h0000000000000000 : \$11 ;
-  assign n18_cat = { 1'h1, \port$67$0 [30:0] };
-  assign n15_slice = { 1'h0, \port$67$0 [36:31] };
+  assign n317_mux = \$3  ? 64'h0000000000000000 : \$11 ;
+  assign n292_cat = { 1'h1, \port$127$0 [30:0] };
+  assign n289_slice = { 1'h0, \port$127$0 [36:31] };
 endmodule

@@ -15,38 +15,113 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [31:0] n0_a;
-  reg [31:0] n0_input_s1 = 32'd0;
-  wire [37:0] n14_add;
-  wire [6:0] n15_slice;
-  reg [6:0] n15_slice_s2 = 7'h00;
-  wire [31:0] n18_cat;
-  reg [31:0] n18_cat_s2 = 32'd0;
+  wire n162_mux;
+  reg n162_mux_s1 = 1'h0;
+  wire [31:0] n165_cat;
+  reg [31:0] n165_cat_s1 = 32'd0;
+  wire [4:0] n168_not;
+  reg [4:0] n168_not_s1 = 5'h00;
+  wire [15:0] n170_slice;
+  wire n186_and;
+  wire n18_and;
+  wire [31:0] n190_mux;
+  wire [7:0] n191_slice;
   wire [31:0] n1_b;
-  reg [31:0] n1_input_s1 = 32'd0;
-  wire n21_not;
-  reg n21_not_s3 = 1'h0;
-  wire [6:0] n23_sub;
-  wire n29_and;
-  reg n29_and_s3 = 1'h0;
-  wire [4:0] n2_lod;
-  reg [4:0] n2_lod_s1 = 5'h00;
-  wire [63:0] n30_shl;
-  reg [63:0] n30_shl_s3 = 64'h0000000000000000;
-  wire [63:0] n32_cat;
-  reg [63:0] n32_cat_s2 = 64'h0000000000000000;
-  wire [63:0] n33_shr;
-  reg [63:0] n33_shr_s3 = 64'h0000000000000000;
-  wire n41_or;
-  reg n41_or_s1 = 1'h0;
-  reg n41_or_s2 = 1'h0;
-  reg n41_or_s3 = 1'h0;
-  wire [63:0] n43_mux;
-  wire [4:0] n4_sub;
-  reg [4:0] n4_sub_s1 = 5'h00;
-  wire [4:0] n7_lod;
-  reg [4:0] n7_lod_s1 = 5'h00;
-  wire [4:0] n9_sub;
-  reg [4:0] n9_sub_s1 = 5'h00;
+  wire [7:0] n200_slice;
+  wire n209_mux;
+  wire [31:0] n213_mux;
+  wire n228_mux;
+  wire [31:0] n22_mux;
+  wire [31:0] n232_mux;
+  wire [7:0] n23_slice;
+  wire n263_mux;
+  wire [31:0] n267_mux;
+  reg [31:0] n267_mux_s1 = 32'd0;
+  wire [15:0] n2_slice;
+  wire [7:0] n32_slice;
+  wire n330_mux;
+  reg n330_mux_s1 = 1'h0;
+  wire [31:0] n333_cat;
+  reg [31:0] n333_cat_s1 = 32'd0;
+  wire [4:0] n336_not;
+  reg [4:0] n336_not_s1 = 5'h00;
+  wire [37:0] n340_add;
+  wire [6:0] n341_slice;
+  reg [6:0] n341_slice_s2 = 7'h00;
+  wire [31:0] n344_cat;
+  reg [31:0] n344_cat_s2 = 32'd0;
+  wire n347_not;
+  reg n347_not_s3 = 1'h0;
+  wire [6:0] n349_sub;
+  reg [6:0] n349_sub_s2 = 7'h00;
+  wire [7:0] n351_sub;
+  wire n355_and;
+  reg n355_and_s3 = 1'h0;
+  wire n356_slice;
+  reg n356_slice_s2 = 1'h0;
+  wire [31:0] n360_mux;
+  wire n364_slice;
+  reg n364_slice_s2 = 1'h0;
+  wire [32:0] n367_mux;
+  wire n371_slice;
+  reg n371_slice_s2 = 1'h0;
+  wire [34:0] n374_mux;
+  wire n378_slice;
+  reg n378_slice_s2 = 1'h0;
+  wire [38:0] n381_mux;
+  wire n385_slice;
+  reg n385_slice_s2 = 1'h0;
+  wire [46:0] n388_mux;
+  wire [62:0] n391_cat;
+  reg [62:0] n391_cat_s3 = 63'h0000000000000000;
+  wire n392_slice;
+  reg n392_slice_s2 = 1'h0;
+  reg n392_slice_s3 = 1'h0;
+  wire [62:0] n394_cat;
+  reg [62:0] n394_cat_s3 = 63'h0000000000000000;
+  wire [62:0] n395_mux;
+  wire n399_slice;
+  reg n399_slice_s2 = 1'h0;
+  reg n399_slice_s3 = 1'h0;
+  wire [63:0] n404_cat;
+  reg [63:0] n404_cat_s2 = 64'h0000000000000000;
+  wire [1:0] n405_slice;
+  reg [1:0] n405_slice_s2 = 2'h0;
+  wire [63:0] n409_mux;
+  wire n413_slice;
+  reg n413_slice_s2 = 1'h0;
+  wire [63:0] n414_mux;
+  wire n418_slice;
+  reg n418_slice_s2 = 1'h0;
+  wire [63:0] n419_mux;
+  wire n41_mux;
+  wire n423_slice;
+  reg n423_slice_s2 = 1'h0;
+  wire [63:0] n424_mux;
+  wire n428_slice;
+  reg n428_slice_s2 = 1'h0;
+  wire [63:0] n429_mux;
+  reg [63:0] n429_mux_s3 = 64'h0000000000000000;
+  wire [63:0] n432_cat;
+  reg [63:0] n432_cat_s3 = 64'h0000000000000000;
+  wire n433_slice;
+  reg n433_slice_s2 = 1'h0;
+  reg n433_slice_s3 = 1'h0;
+  wire [63:0] n434_mux;
+  wire n438_slice;
+  reg n438_slice_s2 = 1'h0;
+  reg n438_slice_s3 = 1'h0;
+  wire [31:0] n45_mux;
+  wire n507_or;
+  reg n507_or_s1 = 1'h0;
+  reg n507_or_s2 = 1'h0;
+  reg n507_or_s3 = 1'h0;
+  wire [63:0] n509_mux;
+  wire n60_mux;
+  wire [31:0] n64_mux;
+  wire n95_mux;
+  wire [31:0] n99_mux;
+  reg [31:0] n99_mux_s1 = 32'd0;
   output [63:0] o;
   wire [63:0] o;
   input rst;
@@ -60,27 +135,73 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s3;
   always @(posedge clk)
-    n7_lod_s1 <= n7_lod;
+    n333_cat_s1 <= { n267_mux[30:0], 1'h0 };
   always @(posedge clk)
-    n15_slice_s2 <= { 1'h0, \$4 [36:31] };
+    n267_mux_s1 <= n267_mux;
   always @(posedge clk)
-    n18_cat_s2 <= { 1'h1, \$4 [30:0] };
+    n336_not_s1 <= n336_not;
   always @(posedge clk)
-    n32_cat_s2 <= { 33'h000000001, \$4 [30:0] };
+    n341_slice_s2 <= { 1'h0, \$4 [36:31] };
   always @(posedge clk)
-    n41_or_s1 <= n41_or;
+    n349_sub_s2 <= n349_sub;
   always @(posedge clk)
-    n41_or_s2 <= n41_or_s1;
+    n356_slice_s2 <= n349_sub[6];
   always @(posedge clk)
-    n41_or_s3 <= n41_or_s2;
+    n344_cat_s2 <= { 1'h1, \$4 [30:0] };
   always @(posedge clk)
-    n29_and_s3 <= n29_and;
+    n364_slice_s2 <= n349_sub[0];
   always @(posedge clk)
-    n21_not_s3 <= n21_not;
+    n371_slice_s2 <= n349_sub[1];
   always @(posedge clk)
-    n30_shl_s3 <= n30_shl;
+    n378_slice_s2 <= n349_sub[2];
   always @(posedge clk)
-    n33_shr_s3 <= n33_shr;
+    n385_slice_s2 <= n349_sub[3];
+  always @(posedge clk)
+    n392_slice_s2 <= n349_sub[4];
+  always @(posedge clk)
+    n392_slice_s3 <= n392_slice_s2;
+  always @(posedge clk)
+    n391_cat_s3 <= { n388_mux, 16'h0000 };
+  always @(posedge clk)
+    n394_cat_s3 <= { 16'h0000, n388_mux };
+  always @(posedge clk)
+    n405_slice_s2 <= n351_sub[7:6];
+  always @(posedge clk)
+    n404_cat_s2 <= { 33'h000000001, \$4 [30:0] };
+  always @(posedge clk)
+    n413_slice_s2 <= n351_sub[0];
+  always @(posedge clk)
+    n418_slice_s2 <= n351_sub[1];
+  always @(posedge clk)
+    n423_slice_s2 <= n351_sub[2];
+  always @(posedge clk)
+    n428_slice_s2 <= n351_sub[3];
+  always @(posedge clk)
+    n433_slice_s2 <= n351_sub[4];
+  always @(posedge clk)
+    n433_slice_s3 <= n433_slice_s2;
+  always @(posedge clk)
+    n432_cat_s3 <= { 16'h0000, n429_mux[63:16] };
+  always @(posedge clk)
+    n429_mux_s3 <= n429_mux;
+  always @(posedge clk)
+    n507_or_s1 <= n507_or;
+  always @(posedge clk)
+    n507_or_s2 <= n507_or_s1;
+  always @(posedge clk)
+    n507_or_s3 <= n507_or_s2;
+  always @(posedge clk)
+    n355_and_s3 <= n355_and;
+  always @(posedge clk)
+    n347_not_s3 <= n347_not;
+  always @(posedge clk)
+    n399_slice_s2 <= n349_sub[5];
+  always @(posedge clk)
+    n399_slice_s3 <= n399_slice_s2;
+  always @(posedge clk)
+    n438_slice_s2 <= n351_sub[5];
+  always @(posedge clk)
+    n438_slice_s3 <= n438_slice_s2;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -88,51 +209,167 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     valid_out <= \$3 ;
   always @(posedge clk)
-    n0_input_s1 <= a;
+    n162_mux_s1 <= n162_mux;
   always @(posedge clk)
-    n4_sub_s1 <= n4_sub;
+    n165_cat_s1 <= { n99_mux[30:0], 1'h0 };
   always @(posedge clk)
-    n2_lod_s1 <= n2_lod;
+    n99_mux_s1 <= n99_mux;
   always @(posedge clk)
-    n1_input_s1 <= b;
+    n168_not_s1 <= n168_not;
   always @(posedge clk)
-    n9_sub_s1 <= n9_sub;
+    n330_mux_s1 <= n330_mux;
   \mitchell_w32_s3.depth1  depth1 (
     .n0_a(a),
-    .n0_input_s1(n0_input_s1),
-    .n15_slice_s2(n15_slice_s2),
+    .n162_mux_s1(n162_mux_s1),
+    .n165_cat_s1(n165_cat_s1),
+    .n168_not_s1(n168_not_s1),
     .n1_b(b),
-    .n1_input_s1(n1_input_s1),
-    .n21_not(n21_not),
-    .n21_not_s3(n21_not_s3),
-    .n23_sub(n23_sub),
-    .n29_and_s3(n29_and_s3),
-    .n2_lod(n2_lod),
-    .n2_lod_s1(n2_lod_s1),
-    .n30_shl_s3(n30_shl_s3),
-    .n32_cat_s2(n32_cat_s2),
-    .n33_shr(n33_shr),
-    .n33_shr_s3(n33_shr_s3),
-    .n41_or(n41_or),
-    .n41_or_s3(n41_or_s3),
-    .n43_mux(o),
-    .n4_sub_s1(n4_sub_s1),
-    .n7_lod(n7_lod),
-    .n7_lod_s1(n7_lod_s1),
-    .n9_sub_s1(n9_sub_s1),
-    .\port$65$0 (\$4 )
+    .n267_mux_s1(n267_mux_s1),
+    .n330_mux_s1(n330_mux_s1),
+    .n333_cat_s1(n333_cat_s1),
+    .n336_not_s1(n336_not_s1),
+    .n341_slice_s2(n341_slice_s2),
+    .n344_cat_s2(n344_cat_s2),
+    .n347_not(n347_not),
+    .n356_slice_s2(n356_slice_s2),
+    .n360_mux(n360_mux),
+    .n391_cat_s3(n391_cat_s3),
+    .n392_slice_s3(n392_slice_s3),
+    .n394_cat_s3(n394_cat_s3),
+    .n395_mux(n395_mux),
+    .n404_cat_s2(n404_cat_s2),
+    .n405_slice_s2(n405_slice_s2),
+    .n409_mux(n409_mux),
+    .n429_mux_s3(n429_mux_s3),
+    .n432_cat_s3(n432_cat_s3),
+    .n433_slice_s3(n433_slice_s3),
+    .n434_mux(n434_mux),
+    .n507_or(n507_or),
+    .n99_mux_s1(n99_mux_s1),
+    .\port$3$0 (\$4 )
   );
   \mitchell_w32_s3.depth2  depth2 (
-    .n18_cat_s2(n18_cat_s2),
-    .n21_not(n21_not),
-    .n23_sub(n23_sub),
-    .n29_and(n29_and),
-    .n2_lod(n2_lod),
-    .n30_shl(n30_shl),
-    .n4_sub(n4_sub),
-    .n7_lod(n7_lod),
-    .n9_sub(n9_sub),
-    .\port$65$0 (\$4 )
+    .n170_slice(b[31:16]),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n2_slice(a[31:16]),
+    .n347_not(n347_not),
+    .n347_not_s3(n347_not_s3),
+    .n349_sub_s2(n349_sub_s2),
+    .n355_and(n355_and),
+    .n355_and_s3(n355_and_s3),
+    .n360_mux(n360_mux),
+    .n364_slice_s2(n364_slice_s2),
+    .n367_mux(n367_mux),
+    .n395_mux(n395_mux),
+    .n399_slice_s3(n399_slice_s3),
+    .n409_mux(n409_mux),
+    .n413_slice_s2(n413_slice_s2),
+    .n414_mux(n414_mux),
+    .n434_mux(n434_mux),
+    .n438_slice_s3(n438_slice_s3),
+    .n507_or_s3(n507_or_s3),
+    .n509_mux(o),
+    .\port$3$0 (\$4 )
+  );
+  \mitchell_w32_s3.depth3  depth3 (
+    .n0_a(a),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n190_mux(n190_mux),
+    .n1_b(b),
+    .n209_mux(n209_mux),
+    .n22_mux(n22_mux),
+    .n349_sub(n349_sub),
+    .n351_sub(n351_sub),
+    .n367_mux(n367_mux),
+    .n371_slice_s2(n371_slice_s2),
+    .n374_mux(n374_mux),
+    .n414_mux(n414_mux),
+    .n418_slice_s2(n418_slice_s2),
+    .n419_mux(n419_mux),
+    .n41_mux(n41_mux),
+    .\port$3$0 (\$4 )
+  );
+  \mitchell_w32_s3.depth4  depth4 (
+    .n0_a(a),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n190_mux(n190_mux),
+    .n1_b(b),
+    .n209_mux(n209_mux),
+    .n213_mux(n213_mux),
+    .n228_mux(n228_mux),
+    .n22_mux(n22_mux),
+    .n349_sub(n349_sub),
+    .n351_sub(n351_sub),
+    .n374_mux(n374_mux),
+    .n378_slice_s2(n378_slice_s2),
+    .n381_mux(n381_mux),
+    .n419_mux(n419_mux),
+    .n41_mux(n41_mux),
+    .n423_slice_s2(n423_slice_s2),
+    .n424_mux(n424_mux),
+    .n45_mux(n45_mux),
+    .n60_mux(n60_mux)
+  );
+  \mitchell_w32_s3.depth5  depth5 (
+    .n0_a(a),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n1_b(b),
+    .n209_mux(n209_mux),
+    .n213_mux(n213_mux),
+    .n228_mux(n228_mux),
+    .n232_mux(n232_mux),
+    .n263_mux(n263_mux),
+    .n381_mux(n381_mux),
+    .n385_slice_s2(n385_slice_s2),
+    .n388_mux(n388_mux),
+    .n41_mux(n41_mux),
+    .n424_mux(n424_mux),
+    .n428_slice_s2(n428_slice_s2),
+    .n429_mux(n429_mux),
+    .n45_mux(n45_mux),
+    .n60_mux(n60_mux),
+    .n64_mux(n64_mux),
+    .n95_mux(n95_mux)
+  );
+  \mitchell_w32_s3.depth6  depth6 (
+    .n0_a(a),
+    .n162_mux(n162_mux),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n1_b(b),
+    .n209_mux(n209_mux),
+    .n228_mux(n228_mux),
+    .n232_mux(n232_mux),
+    .n263_mux(n263_mux),
+    .n267_mux(n267_mux),
+    .n330_mux(n330_mux),
+    .n388_mux(n388_mux),
+    .n41_mux(n41_mux),
+    .n429_mux(n429_mux),
+    .n60_mux(n60_mux),
+    .n64_mux(n64_mux),
+    .n95_mux(n95_mux),
+    .n99_mux(n99_mux)
+  );
+  \mitchell_w32_s3.depth7  depth7 (
+    .n162_mux(n162_mux),
+    .n168_not(n168_not),
+    .n186_and(n186_and),
+    .n18_and(n18_and),
+    .n209_mux(n209_mux),
+    .n228_mux(n228_mux),
+    .n263_mux(n263_mux),
+    .n267_mux(n267_mux),
+    .n330_mux(n330_mux),
+    .n336_not(n336_not),
+    .n41_mux(n41_mux),
+    .n60_mux(n60_mux),
+    .n95_mux(n95_mux),
+    .n99_mux(n99_mux)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -157,255 +394,788 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n43_mux = o;
+  assign n509_mux = o;
   assign valid_s3 = valid_out;
-  assign n15_slice = { 1'h0, \$4 [36:31] };
-  assign n18_cat = { 1'h1, \$4 [30:0] };
-  assign n32_cat = { 33'h000000001, \$4 [30:0] };
-  assign n14_add = { 1'h0, \$4  };
+  assign n165_cat = { n99_mux[30:0], 1'h0 };
+  assign n333_cat = { n267_mux[30:0], 1'h0 };
+  assign n341_slice = { 1'h0, \$4 [36:31] };
+  assign n356_slice = n349_sub[6];
+  assign n344_cat = { 1'h1, \$4 [30:0] };
+  assign n364_slice = n349_sub[0];
+  assign n371_slice = n349_sub[1];
+  assign n378_slice = n349_sub[2];
+  assign n385_slice = n349_sub[3];
+  assign n392_slice = n349_sub[4];
+  assign n391_cat = { n388_mux, 16'h0000 };
+  assign n394_cat = { 16'h0000, n388_mux };
+  assign n405_slice = n351_sub[7:6];
+  assign n404_cat = { 33'h000000001, \$4 [30:0] };
+  assign n413_slice = n351_sub[0];
+  assign n418_slice = n351_sub[1];
+  assign n423_slice = n351_sub[2];
+  assign n428_slice = n351_sub[3];
+  assign n433_slice = n351_sub[4];
+  assign n432_cat = { 16'h0000, n429_mux[63:16] };
+  assign n399_slice = n349_sub[5];
+  assign n438_slice = n351_sub[5];
+  assign n2_slice = a[31:16];
+  assign n170_slice = b[31:16];
+  assign n340_add = { 1'h0, \$4  };
+  assign n23_slice = a[31:24];
+  assign n32_slice = a[15:8];
+  assign n191_slice = b[31:24];
+  assign n200_slice = b[15:8];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s3.depth1 (n1_b, n2_lod, n7_lod, \port$65$0 , n21_not, n23_sub, n33_shr, n41_or, n43_mux, n0_input_s1, n4_sub_s1, n2_lod_s1, n1_input_s1, n9_sub_s1, n7_lod_s1, n15_slice_s2, n32_cat_s2, n41_or_s3, n29_and_s3, n21_not_s3, n30_shl_s3
-, n33_shr_s3, n0_a);
-  wire [4:0] \$1 ;
-  wire [4:0] \$10 ;
-  wire [4:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [4:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
-  wire [4:0] \$2 ;
-  wire [4:0] \$20 ;
-  wire [4:0] \$21 ;
-  wire [4:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [4:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire [4:0] \$26 ;
-  wire [4:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire [4:0] \$29 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$30 ;
-  wire [4:0] \$31 ;
-  wire [4:0] \$32 ;
-  wire [4:0] \$33 ;
-  wire [4:0] \$34 ;
-  wire [4:0] \$35 ;
-  wire [4:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire [4:0] \$38 ;
-  wire [4:0] \$39 ;
-  wire [4:0] \$4 ;
-  wire [4:0] \$40 ;
-  wire [4:0] \$41 ;
-  wire [4:0] \$42 ;
-  wire [4:0] \$43 ;
-  wire [4:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire [4:0] \$46 ;
-  wire [4:0] \$47 ;
-  wire [4:0] \$48 ;
-  wire [4:0] \$49 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$50 ;
-  wire [4:0] \$51 ;
-  wire [4:0] \$52 ;
-  wire [4:0] \$53 ;
-  wire [4:0] \$54 ;
-  wire [4:0] \$55 ;
-  wire [4:0] \$56 ;
-  wire [4:0] \$57 ;
-  wire [4:0] \$58 ;
-  wire [4:0] \$59 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$60 ;
-  wire [62:0] \$61 ;
-  wire [62:0] \$62 ;
-  wire [36:0] \$63 ;
-  wire \$64 ;
-  wire [7:0] \$65 ;
-  wire [7:0] \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [63:0] \$69 ;
-  wire [4:0] \$7 ;
-  wire [63:0] \$70 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$9 ;
+module \mitchell_w32_s3.depth1 (n1_b, \port$3$0 , n347_not, n360_mux, n395_mux, n409_mux, n434_mux, n507_or, n162_mux_s1, n165_cat_s1, n99_mux_s1, n168_not_s1, n330_mux_s1, n333_cat_s1, n267_mux_s1, n336_not_s1, n341_slice_s2, n356_slice_s2, n344_cat_s2, n392_slice_s3, n391_cat_s3
+, n394_cat_s3, n405_slice_s2, n404_cat_s2, n433_slice_s3, n432_cat_s3, n429_mux_s3, n0_a);
+  wire [31:0] \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire [31:0] \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire [36:0] \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  input [31:0] n0_input_s1;
-  wire [31:0] n0_input_s1;
-  wire [37:0] n14_add;
-  input [6:0] n15_slice_s2;
-  wire [6:0] n15_slice_s2;
+  input n162_mux_s1;
+  wire n162_mux_s1;
+  input [31:0] n165_cat_s1;
+  wire [31:0] n165_cat_s1;
+  input [4:0] n168_not_s1;
+  wire [4:0] n168_not_s1;
+  wire [15:0] n170_slice;
+  wire [7:0] n191_slice;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  input [31:0] n1_input_s1;
-  wire [31:0] n1_input_s1;
-  output n21_not;
-  wire n21_not;
-  input n21_not_s3;
-  wire n21_not_s3;
-  output [6:0] n23_sub;
-  wire [6:0] n23_sub;
-  input n29_and_s3;
-  wire n29_and_s3;
-  output [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  input [4:0] n2_lod_s1;
-  wire [4:0] n2_lod_s1;
-  input [63:0] n30_shl_s3;
-  wire [63:0] n30_shl_s3;
-  input [63:0] n32_cat_s2;
-  wire [63:0] n32_cat_s2;
-  output [63:0] n33_shr;
-  wire [63:0] n33_shr;
-  input [63:0] n33_shr_s3;
-  wire [63:0] n33_shr_s3;
-  output n41_or;
-  wire n41_or;
-  input n41_or_s3;
-  wire n41_or_s3;
-  output [63:0] n43_mux;
-  wire [63:0] n43_mux;
-  input [4:0] n4_sub_s1;
-  wire [4:0] n4_sub_s1;
-  output [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  input [4:0] n7_lod_s1;
-  wire [4:0] n7_lod_s1;
-  input [4:0] n9_sub_s1;
-  wire [4:0] n9_sub_s1;
-  output [36:0] \port$65$0 ;
-  wire [36:0] \port$65$0 ;
-  assign \$30  = n0_a[30] ? 5'h1e : \$29 ;
-  assign n2_lod = n0_a[31] ? 5'h1f : \$30 ;
-  assign \$31  = n1_b[1] ? 5'h01 : 5'h00;
-  assign \$32  = n1_b[2] ? 5'h02 : \$31 ;
-  assign \$33  = n1_b[3] ? 5'h03 : \$32 ;
-  assign \$34  = n1_b[4] ? 5'h04 : \$33 ;
-  assign \$35  = n1_b[5] ? 5'h05 : \$34 ;
-  assign \$36  = n1_b[6] ? 5'h06 : \$35 ;
-  assign \$37  = n1_b[7] ? 5'h07 : \$36 ;
-  assign \$38  = n1_b[8] ? 5'h08 : \$37 ;
-  assign \$39  = n1_b[9] ? 5'h09 : \$38 ;
-  assign \$40  = n1_b[10] ? 5'h0a : \$39 ;
-  assign \$41  = n1_b[11] ? 5'h0b : \$40 ;
-  assign \$42  = n1_b[12] ? 5'h0c : \$41 ;
-  assign \$43  = n1_b[13] ? 5'h0d : \$42 ;
-  assign \$44  = n1_b[14] ? 5'h0e : \$43 ;
-  assign \$45  = n1_b[15] ? 5'h0f : \$44 ;
-  assign \$46  = n1_b[16] ? 5'h10 : \$45 ;
-  assign \$47  = n1_b[17] ? 5'h11 : \$46 ;
-  assign \$48  = n1_b[18] ? 5'h12 : \$47 ;
-  assign \$49  = n1_b[19] ? 5'h13 : \$48 ;
-  assign \$50  = n1_b[20] ? 5'h14 : \$49 ;
-  assign \$51  = n1_b[21] ? 5'h15 : \$50 ;
-  assign \$52  = n1_b[22] ? 5'h16 : \$51 ;
-  assign \$53  = n1_b[23] ? 5'h17 : \$52 ;
-  assign \$54  = n1_b[24] ? 5'h18 : \$53 ;
-  assign \$55  = n1_b[25] ? 5'h19 : \$54 ;
-  assign \$56  = n1_b[26] ? 5'h1a : \$55 ;
-  assign \$57  = n1_b[27] ? 5'h1b : \$56 ;
-  assign \$58  = n1_b[28] ? 5'h1c : \$57 ;
-  assign \$59  = n1_b[29] ? 5'h1d : \$58 ;
-  assign \$60  = n1_b[30] ? 5'h1e : \$59 ;
-  assign n7_lod = n1_b[31] ? 5'h1f : \$60 ;
-  assign \$61  = n0_input_s1 << n4_sub_s1;
-  assign \$62  = n1_input_s1 << n9_sub_s1;
-  assign \$63  = { n2_lod_s1, \$61 [30:0] } + { n7_lod_s1, \$62 [30:0] };
-  assign \$64  = n15_slice_s2 < 5'h1f;
-  assign n21_not = ~ \$64 ;
-  assign \$65  = n15_slice_s2 - 5'h1f;
-  assign \$66  = 5'h1f - n15_slice_s2;
-  assign n33_shr = n32_cat_s2 >> \$66 ;
-  assign \$67  = ! n0_a;
-  assign \$68  = ! n1_b;
-  assign n41_or = \$67  | \$68 ;
-  assign \$69  = n21_not_s3 ? n30_shl_s3 : n33_shr_s3;
-  assign \$70  = n29_and_s3 ? 64'hffffffffffffffff : \$69 ;
-  assign n43_mux = n41_or_s3 ? 64'h0000000000000000 : \$70 ;
-  assign \$1  = n0_a[1] ? 5'h01 : 5'h00;
-  assign \$2  = n0_a[2] ? 5'h02 : \$1 ;
-  assign \$3  = n0_a[3] ? 5'h03 : \$2 ;
-  assign \$4  = n0_a[4] ? 5'h04 : \$3 ;
-  assign \$5  = n0_a[5] ? 5'h05 : \$4 ;
-  assign \$6  = n0_a[6] ? 5'h06 : \$5 ;
-  assign \$7  = n0_a[7] ? 5'h07 : \$6 ;
-  assign \$8  = n0_a[8] ? 5'h08 : \$7 ;
-  assign \$9  = n0_a[9] ? 5'h09 : \$8 ;
-  assign \$10  = n0_a[10] ? 5'h0a : \$9 ;
-  assign \$11  = n0_a[11] ? 5'h0b : \$10 ;
-  assign \$12  = n0_a[12] ? 5'h0c : \$11 ;
-  assign \$13  = n0_a[13] ? 5'h0d : \$12 ;
-  assign \$14  = n0_a[14] ? 5'h0e : \$13 ;
-  assign \$15  = n0_a[15] ? 5'h0f : \$14 ;
-  assign \$16  = n0_a[16] ? 5'h10 : \$15 ;
-  assign \$17  = n0_a[17] ? 5'h11 : \$16 ;
-  assign \$18  = n0_a[18] ? 5'h12 : \$17 ;
-  assign \$19  = n0_a[19] ? 5'h13 : \$18 ;
-  assign \$20  = n0_a[20] ? 5'h14 : \$19 ;
-  assign \$21  = n0_a[21] ? 5'h15 : \$20 ;
-  assign \$22  = n0_a[22] ? 5'h16 : \$21 ;
-  assign \$23  = n0_a[23] ? 5'h17 : \$22 ;
-  assign \$24  = n0_a[24] ? 5'h18 : \$23 ;
-  assign \$25  = n0_a[25] ? 5'h19 : \$24 ;
-  assign \$26  = n0_a[26] ? 5'h1a : \$25 ;
-  assign \$27  = n0_a[27] ? 5'h1b : \$26 ;
-  assign \$28  = n0_a[28] ? 5'h1c : \$27 ;
-  assign \$29  = n0_a[29] ? 5'h1d : \$28 ;
-  assign n14_add = { 1'h0, \$63  };
-  assign \port$65$0  = \$63 ;
-  assign n23_sub = \$65 [6:0];
+  wire [7:0] n200_slice;
+  wire [7:0] n23_slice;
+  input [31:0] n267_mux_s1;
+  wire [31:0] n267_mux_s1;
+  wire [15:0] n2_slice;
+  wire [7:0] n32_slice;
+  input n330_mux_s1;
+  wire n330_mux_s1;
+  input [31:0] n333_cat_s1;
+  wire [31:0] n333_cat_s1;
+  input [4:0] n336_not_s1;
+  wire [4:0] n336_not_s1;
+  wire [37:0] n340_add;
+  input [6:0] n341_slice_s2;
+  wire [6:0] n341_slice_s2;
+  input [31:0] n344_cat_s2;
+  wire [31:0] n344_cat_s2;
+  output n347_not;
+  wire n347_not;
+  input n356_slice_s2;
+  wire n356_slice_s2;
+  output [31:0] n360_mux;
+  wire [31:0] n360_mux;
+  input [62:0] n391_cat_s3;
+  wire [62:0] n391_cat_s3;
+  input n392_slice_s3;
+  wire n392_slice_s3;
+  input [62:0] n394_cat_s3;
+  wire [62:0] n394_cat_s3;
+  output [62:0] n395_mux;
+  wire [62:0] n395_mux;
+  input [63:0] n404_cat_s2;
+  wire [63:0] n404_cat_s2;
+  input [1:0] n405_slice_s2;
+  wire [1:0] n405_slice_s2;
+  output [63:0] n409_mux;
+  wire [63:0] n409_mux;
+  input [63:0] n429_mux_s3;
+  wire [63:0] n429_mux_s3;
+  input [63:0] n432_cat_s3;
+  wire [63:0] n432_cat_s3;
+  input n433_slice_s3;
+  wire n433_slice_s3;
+  output [63:0] n434_mux;
+  wire [63:0] n434_mux;
+  output n507_or;
+  wire n507_or;
+  input [31:0] n99_mux_s1;
+  wire [31:0] n99_mux_s1;
+  output [36:0] \port$3$0 ;
+  wire [36:0] \port$3$0 ;
+  assign \$1  = n162_mux_s1 ? n165_cat_s1 : n99_mux_s1;
+  assign \$2  = n330_mux_s1 ? n333_cat_s1 : n267_mux_s1;
+  assign \$3  = { n168_not_s1, \$1 [30:0] } + { n336_not_s1, \$2 [30:0] };
+  assign \$4  = n341_slice_s2 < 5'h1f;
+  assign n347_not = ~ \$4 ;
+  assign \$5  = ! n356_slice_s2;
+  assign n360_mux = n356_slice_s2 ? 32'd0 : n344_cat_s2;
+  assign n395_mux = n392_slice_s3 ? n391_cat_s3 : n394_cat_s3;
+  assign \$6  = ! n405_slice_s2;
+  assign n409_mux = \$6  ? n404_cat_s2 : 64'h0000000000000000;
+  assign n434_mux = n433_slice_s3 ? n432_cat_s3 : n429_mux_s3;
+  assign \$7  = ! n0_a[3:0];
+  assign \$8  = ! n0_a[7:4];
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = ! n0_a[11:8];
+  assign \$11  = ! n0_a[15:12];
+  assign \$12  = \$10  & \$11 ;
+  assign \$13  = \$9  & \$12 ;
+  assign \$14  = ! n0_a[19:16];
+  assign \$15  = ! n0_a[23:20];
+  assign \$16  = \$14  & \$15 ;
+  assign \$17  = ! n0_a[27:24];
+  assign \$18  = ! n0_a[31:28];
+  assign \$19  = \$17  & \$18 ;
+  assign \$20  = \$16  & \$19 ;
+  assign \$21  = \$13  & \$20 ;
+  assign \$22  = ! n1_b[3:0];
+  assign \$23  = ! n1_b[7:4];
+  assign \$24  = \$22  & \$23 ;
+  assign \$25  = ! n1_b[11:8];
+  assign \$26  = ! n1_b[15:12];
+  assign \$27  = \$25  & \$26 ;
+  assign \$28  = \$24  & \$27 ;
+  assign \$29  = ! n1_b[19:16];
+  assign \$30  = ! n1_b[23:20];
+  assign \$31  = \$29  & \$30 ;
+  assign \$32  = ! n1_b[27:24];
+  assign \$33  = ! n1_b[31:28];
+  assign \$34  = \$32  & \$33 ;
+  assign \$35  = \$31  & \$34 ;
+  assign \$36  = \$28  & \$35 ;
+  assign n507_or = \$21  | \$36 ;
+  assign n2_slice = n0_a[31:16];
+  assign n23_slice = n0_a[31:24];
+  assign n32_slice = n0_a[15:8];
+  assign n170_slice = n1_b[31:16];
+  assign n191_slice = n1_b[31:24];
+  assign n200_slice = n1_b[15:8];
+  assign n340_add = { 1'h0, \$3  };
+  assign \port$3$0  = \$3 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s3.depth2 (n7_lod, \port$65$0 , n21_not, n23_sub, n4_sub, n9_sub, n29_and, n30_shl, n18_cat_s2, n2_lod);
-  wire [5:0] \$1 ;
-  wire [5:0] \$2 ;
+module \mitchell_w32_s3.depth2 (n170_slice, \port$3$0 , n347_not, n360_mux, n395_mux, n409_mux, n434_mux, n18_and, n186_and, n355_and, n367_mux, n414_mux, n509_mux, n349_sub_s2, n364_slice_s2, n413_slice_s2, n507_or_s3, n355_and_s3, n347_not_s3, n399_slice_s3, n438_slice_s3
+, n2_slice);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire [63:0] \$15 ;
+  wire [63:0] \$16 ;
+  wire [63:0] \$17 ;
+  wire [63:0] \$18 ;
+  wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire [158:0] \$5 ;
-  wire [37:0] n14_add;
-  wire [6:0] n15_slice;
-  wire [31:0] n18_cat;
-  input [31:0] n18_cat_s2;
-  wire [31:0] n18_cat_s2;
-  input n21_not;
-  wire n21_not;
-  input [6:0] n23_sub;
-  wire [6:0] n23_sub;
-  output n29_and;
-  wire n29_and;
-  input [4:0] n2_lod;
-  wire [4:0] n2_lod;
-  output [63:0] n30_shl;
-  wire [63:0] n30_shl;
-  output [4:0] n4_sub;
-  wire [4:0] n4_sub;
-  input [4:0] n7_lod;
-  wire [4:0] n7_lod;
-  output [4:0] n9_sub;
-  wire [4:0] n9_sub;
-  input [36:0] \port$65$0 ;
-  wire [36:0] \port$65$0 ;
-  assign n29_and = n21_not & \$4 ;
-  assign \$5  = n18_cat_s2 << n23_sub;
-  assign \$1  = 5'h1f - n2_lod;
-  assign \$2  = 5'h1f - n7_lod;
-  assign \$3  = n23_sub < 6'h21;
-  assign \$4  = ~ \$3 ;
-  assign n15_slice = { 1'h0, \port$65$0 [36:31] };
-  assign n14_add = { 1'h0, \port$65$0  };
-  assign n18_cat = { 1'h1, \port$65$0 [30:0] };
-  assign n4_sub = \$1 [4:0];
-  assign n9_sub = \$2 [4:0];
-  assign n30_shl = \$5 [63:0];
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n170_slice;
+  wire [15:0] n170_slice;
+  output n186_and;
+  wire n186_and;
+  output n18_and;
+  wire n18_and;
+  input [15:0] n2_slice;
+  wire [15:0] n2_slice;
+  wire [37:0] n340_add;
+  wire [6:0] n341_slice;
+  wire [31:0] n344_cat;
+  input n347_not;
+  wire n347_not;
+  input n347_not_s3;
+  wire n347_not_s3;
+  input [6:0] n349_sub_s2;
+  wire [6:0] n349_sub_s2;
+  output n355_and;
+  wire n355_and;
+  input n355_and_s3;
+  wire n355_and_s3;
+  input [31:0] n360_mux;
+  wire [31:0] n360_mux;
+  input n364_slice_s2;
+  wire n364_slice_s2;
+  output [32:0] n367_mux;
+  wire [32:0] n367_mux;
+  input [62:0] n395_mux;
+  wire [62:0] n395_mux;
+  input n399_slice_s3;
+  wire n399_slice_s3;
+  input [63:0] n409_mux;
+  wire [63:0] n409_mux;
+  input n413_slice_s2;
+  wire n413_slice_s2;
+  output [63:0] n414_mux;
+  wire [63:0] n414_mux;
+  input [63:0] n434_mux;
+  wire [63:0] n434_mux;
+  input n438_slice_s3;
+  wire n438_slice_s3;
+  input n507_or_s3;
+  wire n507_or_s3;
+  output [63:0] n509_mux;
+  wire [63:0] n509_mux;
+  input [36:0] \port$3$0 ;
+  wire [36:0] \port$3$0 ;
+  assign \$1  = ! n2_slice[3:0];
+  assign \$2  = ! n2_slice[7:4];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n2_slice[11:8];
+  assign \$5  = ! n2_slice[15:12];
+  assign \$6  = \$4  & \$5 ;
+  assign n18_and = \$3  & \$6 ;
+  assign \$7  = ! n170_slice[3:0];
+  assign \$8  = ! n170_slice[7:4];
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = ! n170_slice[11:8];
+  assign \$11  = ! n170_slice[15:12];
+  assign \$12  = \$10  & \$11 ;
+  assign n186_and = \$9  & \$12 ;
+  assign \$13  = n349_sub_s2 < 6'h21;
+  assign \$14  = ~ \$13 ;
+  assign n355_and = n347_not & \$14 ;
+  assign n367_mux = n364_slice_s2 ? { n360_mux, 1'h0 } : { 1'h0, n360_mux };
+  assign n414_mux = n413_slice_s2 ? { 1'h0, n409_mux[63:1] } : n409_mux;
+  assign \$15  = n399_slice_s3 ? { n395_mux[31:0], 32'h00000000 } : { 1'h0, n395_mux };
+  assign \$16  = n438_slice_s3 ? { 32'h00000000, n434_mux[63:32] } : n434_mux;
+  assign \$17  = n347_not_s3 ? \$15  : \$16 ;
+  assign \$18  = n355_and_s3 ? 64'hffffffffffffffff : \$17 ;
+  assign n509_mux = n507_or_s3 ? 64'h0000000000000000 : \$18 ;
+  assign n341_slice = { 1'h0, \port$3$0 [36:31] };
+  assign n340_add = { 1'h0, \port$3$0  };
+  assign n344_cat = { 1'h1, \port$3$0 [30:0] };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s3.depth3 (n1_b, \port$3$0 , n18_and, n186_and, n367_mux, n414_mux, n22_mux, n41_mux, n190_mux, n209_mux, n349_sub, n351_sub, n374_mux, n419_mux, n371_slice_s2, n418_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire [7:0] \$13 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  output [31:0] n190_mux;
+  wire [31:0] n190_mux;
+  wire [7:0] n191_slice;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  wire [7:0] n200_slice;
+  output n209_mux;
+  wire n209_mux;
+  output [31:0] n22_mux;
+  wire [31:0] n22_mux;
+  wire [7:0] n23_slice;
+  wire [7:0] n32_slice;
+  wire [6:0] n341_slice;
+  wire [31:0] n344_cat;
+  output [6:0] n349_sub;
+  wire [6:0] n349_sub;
+  output [7:0] n351_sub;
+  wire [7:0] n351_sub;
+  input [32:0] n367_mux;
+  wire [32:0] n367_mux;
+  input n371_slice_s2;
+  wire n371_slice_s2;
+  output [34:0] n374_mux;
+  wire [34:0] n374_mux;
+  wire [63:0] n404_cat;
+  input [63:0] n414_mux;
+  wire [63:0] n414_mux;
+  input n418_slice_s2;
+  wire n418_slice_s2;
+  output [63:0] n419_mux;
+  wire [63:0] n419_mux;
+  output n41_mux;
+  wire n41_mux;
+  input [36:0] \port$3$0 ;
+  wire [36:0] \port$3$0 ;
+  assign n22_mux = n18_and ? { n0_a[15:0], 16'h0000 } : n0_a;
+  assign \$1  = ! n0_a[11:8];
+  assign \$2  = ! n0_a[15:12];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = ! n0_a[27:24];
+  assign \$5  = ! n0_a[31:28];
+  assign \$6  = \$4  & \$5 ;
+  assign n41_mux = n18_and ? \$3  : \$6 ;
+  assign n190_mux = n186_and ? { n1_b[15:0], 16'h0000 } : n1_b;
+  assign \$7  = ! n1_b[11:8];
+  assign \$8  = ! n1_b[15:12];
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = ! n1_b[27:24];
+  assign \$11  = ! n1_b[31:28];
+  assign \$12  = \$10  & \$11 ;
+  assign n209_mux = n186_and ? \$9  : \$12 ;
+  assign \$13  = \port$3$0 [36:31] - 5'h1f;
+  assign n351_sub = 5'h1f - \port$3$0 [36:31];
+  assign n374_mux = n371_slice_s2 ? { n367_mux, 2'h0 } : { 2'h0, n367_mux };
+  assign n419_mux = n418_slice_s2 ? { 2'h0, n414_mux[63:2] } : n414_mux;
+  assign n23_slice = n0_a[31:24];
+  assign n32_slice = n0_a[15:8];
+  assign n191_slice = n1_b[31:24];
+  assign n200_slice = n1_b[15:8];
+  assign n341_slice = { 1'h0, \port$3$0 [36:31] };
+  assign n404_cat = { 33'h000000001, \port$3$0 [30:0] };
+  assign n344_cat = { 1'h1, \port$3$0 [30:0] };
+  assign n349_sub = \$13 [6:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n190_mux, n209_mux, n349_sub, n351_sub, n374_mux, n419_mux, n45_mux, n60_mux, n213_mux, n228_mux, n381_mux, n424_mux, n378_slice_s2, n423_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  input [31:0] n190_mux;
+  wire [31:0] n190_mux;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n209_mux;
+  wire n209_mux;
+  output [31:0] n213_mux;
+  wire [31:0] n213_mux;
+  output n228_mux;
+  wire n228_mux;
+  input [31:0] n22_mux;
+  wire [31:0] n22_mux;
+  input [6:0] n349_sub;
+  wire [6:0] n349_sub;
+  input [7:0] n351_sub;
+  wire [7:0] n351_sub;
+  wire n356_slice;
+  wire n364_slice;
+  wire n371_slice;
+  input [34:0] n374_mux;
+  wire [34:0] n374_mux;
+  wire n378_slice;
+  input n378_slice_s2;
+  wire n378_slice_s2;
+  output [38:0] n381_mux;
+  wire [38:0] n381_mux;
+  wire n385_slice;
+  wire n392_slice;
+  wire n399_slice;
+  wire [1:0] n405_slice;
+  wire n413_slice;
+  wire n418_slice;
+  input [63:0] n419_mux;
+  wire [63:0] n419_mux;
+  input n41_mux;
+  wire n41_mux;
+  wire n423_slice;
+  input n423_slice_s2;
+  wire n423_slice_s2;
+  output [63:0] n424_mux;
+  wire [63:0] n424_mux;
+  wire n428_slice;
+  wire n433_slice;
+  wire n438_slice;
+  output [31:0] n45_mux;
+  wire [31:0] n45_mux;
+  output n60_mux;
+  wire n60_mux;
+  assign n45_mux = n41_mux ? { n22_mux[23:0], 8'h00 } : n22_mux;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[23:20];
+  assign \$3  = n18_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[15:12];
+  assign \$5  = ! n0_a[31:28];
+  assign \$6  = n18_and ? \$4  : \$5 ;
+  assign n60_mux = n41_mux ? \$3  : \$6 ;
+  assign n213_mux = n209_mux ? { n190_mux[23:0], 8'h00 } : n190_mux;
+  assign \$7  = ! n1_b[7:4];
+  assign \$8  = ! n1_b[23:20];
+  assign \$9  = n186_and ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[15:12];
+  assign \$11  = ! n1_b[31:28];
+  assign \$12  = n186_and ? \$10  : \$11 ;
+  assign n228_mux = n209_mux ? \$9  : \$12 ;
+  assign n381_mux = n378_slice_s2 ? { n374_mux, 4'h0 } : { 4'h0, n374_mux };
+  assign n424_mux = n423_slice_s2 ? { 4'h0, n419_mux[63:4] } : n419_mux;
+  assign n356_slice = n349_sub[6];
+  assign n364_slice = n349_sub[0];
+  assign n371_slice = n349_sub[1];
+  assign n378_slice = n349_sub[2];
+  assign n385_slice = n349_sub[3];
+  assign n392_slice = n349_sub[4];
+  assign n399_slice = n349_sub[5];
+  assign n405_slice = n351_sub[7:6];
+  assign n413_slice = n351_sub[0];
+  assign n418_slice = n351_sub[1];
+  assign n423_slice = n351_sub[2];
+  assign n428_slice = n351_sub[3];
+  assign n433_slice = n351_sub[4];
+  assign n438_slice = n351_sub[5];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n45_mux, n60_mux, n213_mux, n228_mux, n381_mux, n424_mux, n64_mux, n95_mux, n232_mux, n263_mux, n388_mux, n429_mux, n385_slice_s2, n428_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n209_mux;
+  wire n209_mux;
+  input [31:0] n213_mux;
+  wire [31:0] n213_mux;
+  input n228_mux;
+  wire n228_mux;
+  output [31:0] n232_mux;
+  wire [31:0] n232_mux;
+  output n263_mux;
+  wire n263_mux;
+  input [38:0] n381_mux;
+  wire [38:0] n381_mux;
+  input n385_slice_s2;
+  wire n385_slice_s2;
+  output [46:0] n388_mux;
+  wire [46:0] n388_mux;
+  input n41_mux;
+  wire n41_mux;
+  input [63:0] n424_mux;
+  wire [63:0] n424_mux;
+  input n428_slice_s2;
+  wire n428_slice_s2;
+  output [63:0] n429_mux;
+  wire [63:0] n429_mux;
+  input [31:0] n45_mux;
+  wire [31:0] n45_mux;
+  input n60_mux;
+  wire n60_mux;
+  output [31:0] n64_mux;
+  wire [31:0] n64_mux;
+  output n95_mux;
+  wire n95_mux;
+  assign n64_mux = n60_mux ? { n45_mux[27:0], 4'h0 } : n45_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[19:18];
+  assign \$3  = n18_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[11:10];
+  assign \$5  = ! n0_a[27:26];
+  assign \$6  = n18_and ? \$4  : \$5 ;
+  assign \$7  = n41_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[7:6];
+  assign \$9  = ! n0_a[23:22];
+  assign \$10  = n18_and ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[15:14];
+  assign \$12  = ! n0_a[31:30];
+  assign \$13  = n18_and ? \$11  : \$12 ;
+  assign \$14  = n41_mux ? \$10  : \$13 ;
+  assign n95_mux = n60_mux ? \$7  : \$14 ;
+  assign n232_mux = n228_mux ? { n213_mux[27:0], 4'h0 } : n213_mux;
+  assign \$15  = ! n1_b[3:2];
+  assign \$16  = ! n1_b[19:18];
+  assign \$17  = n186_and ? \$15  : \$16 ;
+  assign \$18  = ! n1_b[11:10];
+  assign \$19  = ! n1_b[27:26];
+  assign \$20  = n186_and ? \$18  : \$19 ;
+  assign \$21  = n209_mux ? \$17  : \$20 ;
+  assign \$22  = ! n1_b[7:6];
+  assign \$23  = ! n1_b[23:22];
+  assign \$24  = n186_and ? \$22  : \$23 ;
+  assign \$25  = ! n1_b[15:14];
+  assign \$26  = ! n1_b[31:30];
+  assign \$27  = n186_and ? \$25  : \$26 ;
+  assign \$28  = n209_mux ? \$24  : \$27 ;
+  assign n263_mux = n228_mux ? \$21  : \$28 ;
+  assign n388_mux = n385_slice_s2 ? { n381_mux, 8'h00 } : { 8'h00, n381_mux };
+  assign n429_mux = n428_slice_s2 ? { 8'h00, n424_mux[63:8] } : n424_mux;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n64_mux, n95_mux, n232_mux, n263_mux, n388_mux, n429_mux, n99_mux, n162_mux, n267_mux, n330_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  output n162_mux;
+  wire n162_mux;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input n209_mux;
+  wire n209_mux;
+  input n228_mux;
+  wire n228_mux;
+  input [31:0] n232_mux;
+  wire [31:0] n232_mux;
+  input n263_mux;
+  wire n263_mux;
+  output [31:0] n267_mux;
+  wire [31:0] n267_mux;
+  output n330_mux;
+  wire n330_mux;
+  input [46:0] n388_mux;
+  wire [46:0] n388_mux;
+  wire [62:0] n391_cat;
+  wire [62:0] n394_cat;
+  input n41_mux;
+  wire n41_mux;
+  input [63:0] n429_mux;
+  wire [63:0] n429_mux;
+  wire [63:0] n432_cat;
+  input n60_mux;
+  wire n60_mux;
+  input [31:0] n64_mux;
+  wire [31:0] n64_mux;
+  input n95_mux;
+  wire n95_mux;
+  output [31:0] n99_mux;
+  wire [31:0] n99_mux;
+  assign \$37  = n209_mux ? \$33  : \$36 ;
+  assign \$38  = ! n1_b[5];
+  assign \$39  = ! n1_b[21];
+  assign \$40  = n186_and ? \$38  : \$39 ;
+  assign \$41  = ! n1_b[13];
+  assign \$42  = ! n1_b[29];
+  assign \$43  = n186_and ? \$41  : \$42 ;
+  assign \$44  = n209_mux ? \$40  : \$43 ;
+  assign \$45  = n228_mux ? \$37  : \$44 ;
+  assign \$46  = ! n1_b[3];
+  assign \$47  = ! n1_b[19];
+  assign \$48  = n186_and ? \$46  : \$47 ;
+  assign \$49  = ! n1_b[11];
+  assign \$50  = ! n1_b[27];
+  assign \$51  = n186_and ? \$49  : \$50 ;
+  assign \$52  = n209_mux ? \$48  : \$51 ;
+  assign \$53  = ! n1_b[7];
+  assign \$54  = ! n1_b[23];
+  assign \$55  = n186_and ? \$53  : \$54 ;
+  assign \$56  = ! n1_b[15];
+  assign \$57  = ! n1_b[31];
+  assign \$58  = n186_and ? \$56  : \$57 ;
+  assign \$59  = n209_mux ? \$55  : \$58 ;
+  assign \$60  = n228_mux ? \$52  : \$59 ;
+  assign n330_mux = n263_mux ? \$45  : \$60 ;
+  assign n99_mux = n95_mux ? { n64_mux[29:0], 2'h0 } : n64_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[17];
+  assign \$3  = n18_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[9];
+  assign \$5  = ! n0_a[25];
+  assign \$6  = n18_and ? \$4  : \$5 ;
+  assign \$7  = n41_mux ? \$3  : \$6 ;
+  assign \$8  = ! n0_a[5];
+  assign \$9  = ! n0_a[21];
+  assign \$10  = n18_and ? \$8  : \$9 ;
+  assign \$11  = ! n0_a[13];
+  assign \$12  = ! n0_a[29];
+  assign \$13  = n18_and ? \$11  : \$12 ;
+  assign \$14  = n41_mux ? \$10  : \$13 ;
+  assign \$15  = n60_mux ? \$7  : \$14 ;
+  assign \$16  = ! n0_a[3];
+  assign \$17  = ! n0_a[19];
+  assign \$18  = n18_and ? \$16  : \$17 ;
+  assign \$19  = ! n0_a[11];
+  assign \$20  = ! n0_a[27];
+  assign \$21  = n18_and ? \$19  : \$20 ;
+  assign \$22  = n41_mux ? \$18  : \$21 ;
+  assign \$23  = ! n0_a[7];
+  assign \$24  = ! n0_a[23];
+  assign \$25  = n18_and ? \$23  : \$24 ;
+  assign \$26  = ! n0_a[15];
+  assign \$27  = ! n0_a[31];
+  assign \$28  = n18_and ? \$26  : \$27 ;
+  assign \$29  = n41_mux ? \$25  : \$28 ;
+  assign \$30  = n60_mux ? \$22  : \$29 ;
+  assign n162_mux = n95_mux ? \$15  : \$30 ;
+  assign n267_mux = n263_mux ? { n232_mux[29:0], 2'h0 } : n232_mux;
+  assign \$31  = ! n1_b[1];
+  assign \$32  = ! n1_b[17];
+  assign \$33  = n186_and ? \$31  : \$32 ;
+  assign \$34  = ! n1_b[9];
+  assign \$35  = ! n1_b[25];
+  assign \$36  = n186_and ? \$34  : \$35 ;
+  assign n391_cat = { n388_mux, 16'h0000 };
+  assign n394_cat = { 16'h0000, n388_mux };
+  assign n432_cat = { 16'h0000, n429_mux[63:16] };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w32_s3.depth7 (n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n95_mux, n263_mux, n99_mux, n162_mux, n267_mux, n330_mux, n168_not, n336_not, n18_and);
+  input n162_mux;
+  wire n162_mux;
+  wire [31:0] n165_cat;
+  output [4:0] n168_not;
+  wire [4:0] n168_not;
+  input n186_and;
+  wire n186_and;
+  input n18_and;
+  wire n18_and;
+  input n209_mux;
+  wire n209_mux;
+  input n228_mux;
+  wire n228_mux;
+  input n263_mux;
+  wire n263_mux;
+  input [31:0] n267_mux;
+  wire [31:0] n267_mux;
+  input n330_mux;
+  wire n330_mux;
+  wire [31:0] n333_cat;
+  output [4:0] n336_not;
+  wire [4:0] n336_not;
+  input n41_mux;
+  wire n41_mux;
+  input n60_mux;
+  wire n60_mux;
+  input n95_mux;
+  wire n95_mux;
+  input [31:0] n99_mux;
+  wire [31:0] n99_mux;
+  assign n168_not = ~ { n18_and, n41_mux, n60_mux, n95_mux, n162_mux };
+  assign n336_not = ~ { n186_and, n209_mux, n228_mux, n263_mux, n330_mux };
+  assign n165_cat = { n99_mux[30:0], 1'h0 };
+  assign n333_cat = { n267_mux[30:0], 1'h0 };
 endmodule

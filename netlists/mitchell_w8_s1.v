@@ -13,21 +13,32 @@ module mitchell_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [7:0] n0_a;
-  wire [11:0] n14_add;
-  wire [4:0] n15_slice;
-  reg [4:0] n15_slice_s1 = 5'h00;
-  wire [7:0] n18_cat;
-  reg [7:0] n18_cat_s1 = 8'h00;
+  wire [15:0] n102_cat;
+  reg [15:0] n102_cat_s1 = 16'h0000;
+  wire n111_or;
+  reg n111_or_s1 = 1'h0;
+  wire [15:0] n113_mux;
+  wire n15_mux;
+  wire [7:0] n19_mux;
   wire [7:0] n1_b;
-  wire n21_not;
-  wire [4:0] n23_sub;
-  wire [2:0] n2_lod;
-  wire [15:0] n32_cat;
-  reg [15:0] n32_cat_s1 = 16'h0000;
-  wire n41_or;
-  reg n41_or_s1 = 1'h0;
-  wire [15:0] n43_mux;
-  wire [2:0] n7_lod;
+  wire n34_mux;
+  wire n44_eq;
+  wire [7:0] n48_mux;
+  wire n4_eq;
+  wire n55_mux;
+  wire [7:0] n59_mux;
+  wire n74_mux;
+  wire [11:0] n84_add;
+  wire [4:0] n85_slice;
+  reg [4:0] n85_slice_s1 = 5'h00;
+  wire [7:0] n88_cat;
+  reg [7:0] n88_cat_s1 = 8'h00;
+  wire [7:0] n8_mux;
+  wire n91_not;
+  wire [4:0] n93_sub;
+  reg [4:0] n93_sub_s1 = 5'h00;
+  wire [5:0] n95_sub;
+  reg [5:0] n95_sub_s1 = 6'h00;
   output [15:0] o;
   wire [15:0] o;
   input rst;
@@ -39,38 +50,74 @@ module mitchell_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n15_slice_s1 <= { 1'h0, \$2 [10:7] };
-  always @(posedge clk)
-    n41_or_s1 <= n41_or;
-  always @(posedge clk)
-    n18_cat_s1 <= { 1'h1, \$2 [6:0] };
-  always @(posedge clk)
-    n32_cat_s1 <= { 9'h001, \$2 [6:0] };
-  always @(posedge clk)
     valid_out <= \$1 ;
+  always @(posedge clk)
+    n85_slice_s1 <= { 1'h0, \$2 [10:7] };
+  always @(posedge clk)
+    n111_or_s1 <= n111_or;
+  always @(posedge clk)
+    n93_sub_s1 <= n93_sub;
+  always @(posedge clk)
+    n88_cat_s1 <= { 1'h1, \$2 [6:0] };
+  always @(posedge clk)
+    n102_cat_s1 <= { 9'h001, \$2 [6:0] };
+  always @(posedge clk)
+    n95_sub_s1 <= n95_sub;
   \mitchell_w8_s1.depth1  depth1 (
     .n0_a(a),
-    .n15_slice_s1(n15_slice_s1),
+    .n111_or(n111_or),
     .n1_b(b),
-    .n21_not(n21_not),
-    .n23_sub(n23_sub),
-    .n2_lod(n2_lod),
-    .n41_or(n41_or),
-    .n7_lod(n7_lod)
+    .n44_eq(n44_eq),
+    .n4_eq(n4_eq),
+    .n85_slice_s1(n85_slice_s1),
+    .n91_not(n91_not)
   );
   \mitchell_w8_s1.depth2  depth2 (
     .n0_a(a),
-    .n15_slice_s1(n15_slice_s1),
-    .n18_cat_s1(n18_cat_s1),
+    .n102_cat_s1(n102_cat_s1),
+    .n111_or_s1(n111_or_s1),
+    .n113_mux(o),
+    .n15_mux(n15_mux),
     .n1_b(b),
-    .n21_not(n21_not),
-    .n23_sub(n23_sub),
-    .n2_lod(n2_lod),
-    .n32_cat_s1(n32_cat_s1),
-    .n41_or_s1(n41_or_s1),
-    .n43_mux(o),
-    .n7_lod(n7_lod),
-    .\port$25$0 (\$2 )
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n88_cat_s1(n88_cat_s1),
+    .n8_mux(n8_mux),
+    .n91_not(n91_not),
+    .n93_sub_s1(n93_sub_s1),
+    .n95_sub_s1(n95_sub_s1)
+  );
+  \mitchell_w8_s1.depth3  depth3 (
+    .n0_a(a),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n1_b(b),
+    .n34_mux(n34_mux),
+    .n44_eq(n44_eq),
+    .n48_mux(n48_mux),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .n8_mux(n8_mux)
+  );
+  \mitchell_w8_s1.depth4  depth4 (
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
+    .n34_mux(n34_mux),
+    .n44_eq(n44_eq),
+    .n4_eq(n4_eq),
+    .n55_mux(n55_mux),
+    .n59_mux(n59_mux),
+    .n74_mux(n74_mux),
+    .\port$44$0 (\$2 )
+  );
+  \mitchell_w8_s1.depth6  depth6 (
+    .n93_sub(n93_sub),
+    .n95_sub(n95_sub),
+    .\port$44$0 (\$2 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -81,125 +128,210 @@ module mitchell_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n43_mux = o;
+  assign n113_mux = o;
   assign valid_s1 = valid_out;
-  assign n15_slice = { 1'h0, \$2 [10:7] };
-  assign n18_cat = { 1'h1, \$2 [6:0] };
-  assign n32_cat = { 9'h001, \$2 [6:0] };
-  assign n14_add = { 1'h0, \$2  };
+  assign n85_slice = { 1'h0, \$2 [10:7] };
+  assign n88_cat = { 1'h1, \$2 [6:0] };
+  assign n102_cat = { 9'h001, \$2 [6:0] };
+  assign n84_add = { 1'h0, \$2  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w8_s1.depth1 (n1_b, n2_lod, n7_lod, n21_not, n23_sub, n41_or, n15_slice_s1, n0_a);
-  wire [2:0] \$1 ;
-  wire [2:0] \$10 ;
-  wire [2:0] \$11 ;
-  wire [2:0] \$12 ;
-  wire \$13 ;
-  wire [5:0] \$14 ;
-  wire \$15 ;
-  wire \$16 ;
-  wire [2:0] \$2 ;
-  wire [2:0] \$3 ;
-  wire [2:0] \$4 ;
-  wire [2:0] \$5 ;
-  wire [2:0] \$6 ;
-  wire [2:0] \$7 ;
-  wire [2:0] \$8 ;
-  wire [2:0] \$9 ;
+module \mitchell_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n91_not, n111_or, n85_slice_s1, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  input [4:0] n15_slice_s1;
-  wire [4:0] n15_slice_s1;
+  output n111_or;
+  wire n111_or;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  output n21_not;
-  wire n21_not;
-  output [4:0] n23_sub;
-  wire [4:0] n23_sub;
-  output [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  output n41_or;
-  wire n41_or;
-  output [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  assign \$1  = n0_a[1] ? 3'h1 : 3'h0;
-  assign \$2  = n0_a[2] ? 3'h2 : \$1 ;
-  assign \$3  = n0_a[3] ? 3'h3 : \$2 ;
-  assign \$4  = n0_a[4] ? 3'h4 : \$3 ;
-  assign \$5  = n0_a[5] ? 3'h5 : \$4 ;
-  assign \$6  = n0_a[6] ? 3'h6 : \$5 ;
-  assign n2_lod = n0_a[7] ? 3'h7 : \$6 ;
-  assign \$7  = n1_b[1] ? 3'h1 : 3'h0;
-  assign \$8  = n1_b[2] ? 3'h2 : \$7 ;
-  assign \$9  = n1_b[3] ? 3'h3 : \$8 ;
-  assign \$10  = n1_b[4] ? 3'h4 : \$9 ;
-  assign \$11  = n1_b[5] ? 3'h5 : \$10 ;
-  assign \$12  = n1_b[6] ? 3'h6 : \$11 ;
-  assign n7_lod = n1_b[7] ? 3'h7 : \$12 ;
-  assign \$13  = n15_slice_s1 < 3'h7;
-  assign n21_not = ~ \$13 ;
-  assign \$14  = n15_slice_s1 - 3'h7;
-  assign \$15  = ! n0_a;
-  assign \$16  = ! n1_b;
-  assign n41_or = \$15  | \$16 ;
-  assign n23_sub = \$14 [4:0];
+  output n44_eq;
+  wire n44_eq;
+  output n4_eq;
+  wire n4_eq;
+  input [4:0] n85_slice_s1;
+  wire [4:0] n85_slice_s1;
+  output n91_not;
+  wire n91_not;
+  assign n111_or = \$2  | \$3 ;
+  assign n4_eq = ! n0_a[7:4];
+  assign n44_eq = ! n1_b[7:4];
+  assign \$1  = n85_slice_s1 < 3'h7;
+  assign n91_not = ~ \$1 ;
+  assign \$2  = ! n0_a;
+  assign \$3  = ! n1_b;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w8_s1.depth2 (n1_b, n2_lod, n7_lod, n21_not, n23_sub, \port$25$0 , n43_mux, n15_slice_s1, n41_or_s1, n18_cat_s1, n32_cat_s1, n0_a);
-  wire [3:0] \$1 ;
-  wire [5:0] \$10 ;
+module \mitchell_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n91_not, n8_mux, n15_mux, n48_mux, n55_mux, n113_mux, n111_or_s1, n93_sub_s1, n88_cat_s1, n102_cat_s1, n95_sub_s1, n0_a);
+  wire \$1 ;
+  wire [15:0] \$10 ;
   wire [15:0] \$11 ;
-  wire [15:0] \$12 ;
-  wire [15:0] \$13 ;
-  wire [14:0] \$2 ;
-  wire [3:0] \$3 ;
-  wire [14:0] \$4 ;
-  wire [10:0] \$5 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire [38:0] \$8 ;
+  wire [15:0] \$9 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  input [15:0] n102_cat_s1;
+  wire [15:0] n102_cat_s1;
+  input n111_or_s1;
+  wire n111_or_s1;
+  output [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  output n15_mux;
+  wire n15_mux;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  input n44_eq;
+  wire n44_eq;
+  output [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n55_mux;
+  wire n55_mux;
+  input [7:0] n88_cat_s1;
+  wire [7:0] n88_cat_s1;
+  output [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  input n91_not;
+  wire n91_not;
+  input [4:0] n93_sub_s1;
+  wire [4:0] n93_sub_s1;
+  input [5:0] n95_sub_s1;
+  wire [5:0] n95_sub_s1;
+  assign n8_mux = n4_eq ? { n0_a[3:0], 4'h0 } : n0_a;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[7:6];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n48_mux = n44_eq ? { n1_b[3:0], 4'h0 } : n1_b;
+  assign \$3  = ! n1_b[3:2];
+  assign \$4  = ! n1_b[7:6];
+  assign n55_mux = n44_eq ? \$3  : \$4 ;
+  assign \$5  = n93_sub_s1 < 4'h9;
+  assign \$6  = ~ \$5 ;
+  assign \$7  = n91_not & \$6 ;
+  assign \$8  = n88_cat_s1 << n93_sub_s1;
+  assign \$9  = n102_cat_s1 >> n95_sub_s1;
+  assign \$10  = n91_not ? \$8 [15:0] : \$9 ;
+  assign \$11  = \$7  ? 16'hffff : \$10 ;
+  assign n113_mux = n111_or_s1 ? 16'h0000 : \$11 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
   wire \$6 ;
   wire \$7 ;
   wire \$8 ;
-  wire [38:0] \$9 ;
+  wire \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  wire [11:0] n14_add;
-  input [4:0] n15_slice_s1;
-  wire [4:0] n15_slice_s1;
-  input [7:0] n18_cat_s1;
-  wire [7:0] n18_cat_s1;
+  input n15_mux;
+  wire n15_mux;
+  output [7:0] n19_mux;
+  wire [7:0] n19_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  input n21_not;
-  wire n21_not;
-  input [4:0] n23_sub;
-  wire [4:0] n23_sub;
-  input [2:0] n2_lod;
-  wire [2:0] n2_lod;
-  input [15:0] n32_cat_s1;
-  wire [15:0] n32_cat_s1;
-  input n41_or_s1;
-  wire n41_or_s1;
-  output [15:0] n43_mux;
-  wire [15:0] n43_mux;
-  input [2:0] n7_lod;
-  wire [2:0] n7_lod;
-  output [10:0] \port$25$0 ;
-  wire [10:0] \port$25$0 ;
-  assign \$1  = 3'h7 - n2_lod;
-  assign \$2  = n0_a << \$1 [2:0];
-  assign \$3  = 3'h7 - n7_lod;
-  assign \$4  = n1_b << \$3 [2:0];
-  assign \$5  = { n2_lod, \$2 [6:0] } + { n7_lod, \$4 [6:0] };
-  assign \$6  = n23_sub < 4'h9;
-  assign \$7  = ~ \$6 ;
-  assign \$8  = n21_not & \$7 ;
-  assign \$9  = n18_cat_s1 << n23_sub;
-  assign \$10  = 3'h7 - n15_slice_s1;
-  assign \$11  = n32_cat_s1 >> \$10 ;
-  assign \$12  = n21_not ? \$9 [15:0] : \$11 ;
-  assign \$13  = \$8  ? 16'hffff : \$12 ;
-  assign n43_mux = n41_or_s1 ? 16'h0000 : \$13 ;
-  assign n14_add = { 1'h0, \$5  };
-  assign \port$25$0  = \$5 ;
+  output n34_mux;
+  wire n34_mux;
+  input n44_eq;
+  wire n44_eq;
+  input [7:0] n48_mux;
+  wire [7:0] n48_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  output [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  output n74_mux;
+  wire n74_mux;
+  input [7:0] n8_mux;
+  wire [7:0] n8_mux;
+  assign n19_mux = n15_mux ? { n8_mux[5:0], 2'h0 } : n8_mux;
+  assign \$1  = ! n0_a[1];
+  assign \$2  = ! n0_a[5];
+  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[3];
+  assign \$5  = ! n0_a[7];
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n59_mux = n55_mux ? { n48_mux[5:0], 2'h0 } : n48_mux;
+  assign \$7  = ! n1_b[1];
+  assign \$8  = ! n1_b[5];
+  assign \$9  = n44_eq ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[3];
+  assign \$11  = ! n1_b[7];
+  assign \$12  = n44_eq ? \$10  : \$11 ;
+  assign n74_mux = n55_mux ? \$9  : \$12 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, \port$44$0 , n4_eq);
+  wire [7:0] \$1 ;
+  wire [2:0] \$2 ;
+  wire [7:0] \$3 ;
+  wire [2:0] \$4 ;
+  wire [10:0] \$5 ;
+  input n15_mux;
+  wire n15_mux;
+  input [7:0] n19_mux;
+  wire [7:0] n19_mux;
+  input n34_mux;
+  wire n34_mux;
+  input n44_eq;
+  wire n44_eq;
+  input n4_eq;
+  wire n4_eq;
+  input n55_mux;
+  wire n55_mux;
+  input [7:0] n59_mux;
+  wire [7:0] n59_mux;
+  input n74_mux;
+  wire n74_mux;
+  wire [11:0] n84_add;
+  output [10:0] \port$44$0 ;
+  wire [10:0] \port$44$0 ;
+  assign \$5  = { \$2 , \$1 [6:0] } + { \$4 , \$3 [6:0] };
+  assign \$1  = n34_mux ? { n19_mux[6:0], 1'h0 } : n19_mux;
+  assign \$2  = ~ { n4_eq, n15_mux, n34_mux };
+  assign \$3  = n74_mux ? { n59_mux[6:0], 1'h0 } : n59_mux;
+  assign \$4  = ~ { n44_eq, n55_mux, n74_mux };
+  assign n84_add = { 1'h0, \$5  };
+  assign \port$44$0  = \$5 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w8_s1.depth6 (n93_sub, n95_sub, \port$44$0 );
+  wire [5:0] \$1 ;
+  wire [15:0] n102_cat;
+  wire [4:0] n85_slice;
+  wire [7:0] n88_cat;
+  output [4:0] n93_sub;
+  wire [4:0] n93_sub;
+  output [5:0] n95_sub;
+  wire [5:0] n95_sub;
+  input [10:0] \port$44$0 ;
+  wire [10:0] \port$44$0 ;
+  assign \$1  = \port$44$0 [10:7] - 3'h7;
+  assign n95_sub = 3'h7 - \port$44$0 [10:7];
+  assign n85_slice = { 1'h0, \port$44$0 [10:7] };
+  assign n102_cat = { 9'h001, \port$44$0 [6:0] };
+  assign n88_cat = { 1'h1, \port$44$0 [6:0] };
+  assign n93_sub = \$1 [4:0];
 endmodule
