@@ -143,7 +143,7 @@ def _refined_check(width, width_b, signed, values):
              check=_refined_check,
              # One stage more at 32 bits than the other multipliers: its path
              # is deeper (normaliser, region product, shifter), and 4 is RAPID's
-             # depth (ECP5: 117 MHz with 3 stages, 149 with 4).
+             # depth (ECP5: 117 MHz with 3 stages, 145 with 4).
              recommended_stages=lambda w: 1 if w <= 8 else 2 if w <= 16 else 4)
 def mitchell_refined(ops, a, b, *, index_bits, mantissa_bits):
     # With x1, x2 the operands' fractions, the mantissa product has two exact
@@ -177,9 +177,12 @@ def mitchell_refined(ops, a, b, *, index_bits, mantissa_bits):
     second_form = ops.bit(ops.add(top_a, top_b, width=q + 1), q)
     # (x1 - c1) + (x2 - c2) in two's complement: each centre lies half a
     # region above its top bits, so the two together take one region width.
+    # Subtracting that width from the low bits' sum (< 2 widths) only flips
+    # the sum's top bit into a sign, so it costs wiring, not a carry chain.
     if q < p:
-        offsets = ops.sub(ops.add(ops.slice(xa, 0, p - q), ops.slice(xb, 0, p - q), width=p + 2),
-                          1 << (p - q), width=p + 2)
+        low_sum = ops.add(ops.slice(xa, 0, p - q), ops.slice(xb, 0, p - q), width=p - q + 1)
+        negative = ops.not_(ops.bit(low_sum, p - q))
+        offsets = ops.cat(ops.slice(low_sum, 0, p - q), ops.replicate(negative, q + 2))
     else:           # no bits below the top bits: minus the two half LSBs
         offsets = ops.const((1 << (p + 2)) - 1, p + 2)
     x_sum = ops.add(xa, xb, width=p + 1)

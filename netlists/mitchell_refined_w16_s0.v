@@ -18,8 +18,10 @@ module mitchell_refined_w16_s0(b, o, a);
   wire [3:0] n158_slice;
   wire [3:0] n159_slice;
   wire n15_mux;
-  wire [8:0] n173_add;
-  wire [31:0] n192_slice;
+  wire [4:0] n170_add;
+  wire n172_not;
+  wire [8:0] n176_add;
+  wire [31:0] n195_slice;
   wire [15:0] n19_mux;
   wire [15:0] n1_b;
   wire n34_mux;
@@ -88,29 +90,36 @@ module mitchell_refined_w16_s0(b, o, a);
     .\port$60$8 (\$2 )
   );
   \mitchell_refined_w16_s0.depth6  depth6 (
-    .n173_add(n173_add),
+    .n170_add(n170_add),
+    .n176_add(n176_add),
     .\port$59$8 (\$1 ),
     .\port$60$8 (\$2 )
   );
   \mitchell_refined_w16_s0.depth7  depth7 (
+    .n170_add(n170_add),
+    .n172_not(n172_not)
+  );
+  \mitchell_refined_w16_s0.depth8  depth8 (
     .n0_a(a),
     .n109_mux(n109_mux),
     .n144_mux(n144_mux),
+    .n158_slice(\$1 [6:3]),
+    .n159_slice(\$2 [6:3]),
     .n15_mux(n15_mux),
-    .n173_add(n173_add),
-    .n192_slice(o),
+    .n170_add(n170_add),
+    .n172_not(n172_not),
+    .n176_add(n176_add),
+    .n195_slice(o),
     .n1_b(b),
     .n34_mux(n34_mux),
     .n4_eq(n4_eq),
     .n69_mux(n69_mux),
     .n79_eq(n79_eq),
-    .n90_mux(n90_mux),
-    .\port$59$8 (\$1 ),
-    .\port$60$8 (\$2 )
+    .n90_mux(n90_mux)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n192_slice = o;
+  assign n195_slice = o;
   assign n155_cat = { \$1 , 1'h1 };
   assign n157_cat = { \$2 , 1'h1 };
   assign n158_slice = \$1 [6:3];
@@ -338,18 +347,21 @@ module \mitchell_refined_w16_s0.depth5 (n69_mux, n113_mux, n144_mux, \port$59$8 
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s0.depth6 (\port$60$8 , n173_add, \port$59$8 );
+module \mitchell_refined_w16_s0.depth6 (\port$60$8 , n170_add, n176_add, \port$59$8 );
   wire [7:0] n155_cat;
   wire [7:0] n157_cat;
   wire [3:0] n158_slice;
   wire [3:0] n159_slice;
-  output [8:0] n173_add;
-  wire [8:0] n173_add;
+  output [4:0] n170_add;
+  wire [4:0] n170_add;
+  output [8:0] n176_add;
+  wire [8:0] n176_add;
   input [6:0] \port$59$8 ;
   wire [6:0] \port$59$8 ;
   input [6:0] \port$60$8 ;
   wire [6:0] \port$60$8 ;
-  assign n173_add = { \port$59$8 , 1'h1 } + { \port$60$8 , 1'h1 };
+  assign n170_add = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
+  assign n176_add = { \port$59$8 , 1'h1 } + { \port$60$8 , 1'h1 };
   assign n158_slice = \port$59$8 [6:3];
   assign n155_cat = { \port$59$8 , 1'h1 };
   assign n159_slice = \port$60$8 [6:3];
@@ -357,47 +369,50 @@ module \mitchell_refined_w16_s0.depth6 (\port$60$8 , n173_add, \port$59$8 );
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s0.depth7 (n1_b, n4_eq, n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n69_mux, n144_mux, \port$59$8 , \port$60$8 , n173_add, n192_slice, n0_a);
+module \mitchell_refined_w16_s0.depth7 (n172_not, n170_add);
+  input [4:0] n170_add;
+  wire [4:0] n170_add;
+  output n172_not;
+  wire n172_not;
+  assign n172_not = ~ n170_add[4];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s0.depth8 (n1_b, n4_eq, n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n69_mux, n144_mux, n158_slice, n159_slice, n170_add, n176_add, n172_not, n195_slice, n0_a);
   wire \$1 ;
-  wire [4:0] \$10 ;
-  wire [5:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [5:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [5:0] \$15 ;
-  wire [9:0] \$16 ;
-  wire [10:0] \$17 ;
-  wire [9:0] \$18 ;
-  wire [10:0] \$19 ;
+  wire [9:0] \$10 ;
+  wire [3:0] \$11 ;
+  wire [3:0] \$12 ;
+  wire [4:0] \$13 ;
+  wire [40:0] \$14 ;
   wire \$2 ;
-  wire [9:0] \$20 ;
-  wire [3:0] \$21 ;
-  wire [3:0] \$22 ;
-  wire [4:0] \$23 ;
-  wire [40:0] \$24 ;
   wire \$3 ;
   wire \$4 ;
   wire [4:0] \$5 ;
-  wire [4:0] \$6 ;
-  wire [5:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [5:0] \$9 ;
+  wire [9:0] \$6 ;
+  wire [10:0] \$7 ;
+  wire [9:0] \$8 ;
+  wire [10:0] \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
   input n109_mux;
   wire n109_mux;
   input n144_mux;
   wire n144_mux;
-  wire [7:0] n155_cat;
-  wire [7:0] n157_cat;
+  input [3:0] n158_slice;
   wire [3:0] n158_slice;
+  input [3:0] n159_slice;
   wire [3:0] n159_slice;
   input n15_mux;
   wire n15_mux;
-  input [8:0] n173_add;
-  wire [8:0] n173_add;
-  output [31:0] n192_slice;
-  wire [31:0] n192_slice;
+  input [4:0] n170_add;
+  wire [4:0] n170_add;
+  input n172_not;
+  wire n172_not;
+  input [8:0] n176_add;
+  wire [8:0] n176_add;
+  output [31:0] n195_slice;
+  wire [31:0] n195_slice;
   input [15:0] n1_b;
   wire [15:0] n1_b;
   input n34_mux;
@@ -410,37 +425,19 @@ module \mitchell_refined_w16_s0.depth7 (n1_b, n4_eq, n79_eq, n15_mux, n90_mux, n
   wire n79_eq;
   input n90_mux;
   wire n90_mux;
-  input [6:0] \port$59$8 ;
-  wire [6:0] \port$59$8 ;
-  input [6:0] \port$60$8 ;
-  wire [6:0] \port$60$8 ;
   assign \$1  = ! n0_a;
   assign \$2  = ! n1_b;
   assign \$3  = \$1  | \$2 ;
-  assign \$4  = ~ n173_add[8];
-  assign \$5  = \port$59$8 [6:3] + \port$60$8 [6:3];
-  assign \$6  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
-  assign \$7  = \$6  - 5'h10;
-  assign \$8  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
-  assign \$9  = \$8  - 5'h10;
-  assign \$10  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
-  assign \$11  = \$10  - 5'h10;
-  assign \$12  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
-  assign \$13  = \$12  - 5'h10;
-  assign \$14  = { \port$59$8 [2:0], 1'h1 } + { \port$60$8 [2:0], 1'h1 };
-  assign \$15  = \$14  - 5'h10;
-  assign \$16  = \$5 [4] ? { \$15 [5], \$13 [5], \$11 [5], \$9 [5], \$7  } : 10'h000;
-  assign \$17  = { n173_add[8], \$4 , n173_add[7:0] } + \$16 ;
-  assign \$18  = { \port$59$8 [6:3], 1'h1 } * { \port$60$8 [6:3], 1'h1 };
-  assign \$19  = \$17 [9:0] + \$18 [9:2];
-  assign \$20  = \$3  ? 10'h000 : \$19 [9:0];
-  assign \$21  = ~ { n4_eq, n15_mux, n34_mux, n69_mux };
-  assign \$22  = ~ { n79_eq, n90_mux, n109_mux, n144_mux };
-  assign \$23  = \$21  + \$22 ;
-  assign \$24  = \$20  << \$23 ;
-  assign n158_slice = \port$59$8 [6:3];
-  assign n159_slice = \port$60$8 [6:3];
-  assign n155_cat = { \port$59$8 , 1'h1 };
-  assign n157_cat = { \port$60$8 , 1'h1 };
-  assign n192_slice = \$24 [39:8];
+  assign \$4  = ~ n176_add[8];
+  assign \$5  = n158_slice + n159_slice;
+  assign \$6  = \$5 [4] ? { n172_not, n172_not, n172_not, n172_not, n172_not, n172_not, n170_add[3:0] } : 10'h000;
+  assign \$7  = { n176_add[8], \$4 , n176_add[7:0] } + \$6 ;
+  assign \$8  = { n158_slice, 1'h1 } * { n159_slice, 1'h1 };
+  assign \$9  = \$7 [9:0] + \$8 [9:2];
+  assign \$10  = \$3  ? 10'h000 : \$9 [9:0];
+  assign \$11  = ~ { n4_eq, n15_mux, n34_mux, n69_mux };
+  assign \$12  = ~ { n79_eq, n90_mux, n109_mux, n144_mux };
+  assign \$13  = \$11  + \$12 ;
+  assign \$14  = \$10  << \$13 ;
+  assign n195_slice = \$14 [39:8];
 endmodule

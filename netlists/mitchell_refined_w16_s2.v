@@ -8,11 +8,6 @@ module mitchell_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg \$2 ;
   wire [6:0] \$3 ;
   wire [6:0] \$4 ;
-  wire [4:0] \$5 ;
-  wire [4:0] \$6 ;
-  wire [4:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [4:0] \$9 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -20,78 +15,49 @@ module mitchell_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire n102_mux;
-  wire [15:0] n106_mux;
-  wire n10_and;
-  wire n121_mux;
-  wire [15:0] n125_mux;
-  wire [15:0] n14_mux;
-  wire n156_mux;
-  wire [7:0] n167_cat;
-  reg [7:0] n167_cat_s1 = 8'h00;
-  wire [7:0] n169_cat;
-  reg [7:0] n169_cat_s1 = 8'h00;
-  wire [3:0] n170_slice;
-  wire [3:0] n171_slice;
-  wire [4:0] n173_cat;
-  wire [4:0] n175_cat;
-  wire n176_slice;
-  wire [4:0] n178_and;
-  reg [4:0] n178_and_s1 = 5'h00;
-  wire n179_slice;
-  wire [5:0] n183_cat;
-  reg [5:0] n183_cat_s1 = 6'h00;
-  wire n184_slice;
-  wire [6:0] n188_cat;
-  reg [6:0] n188_cat_s1 = 7'h00;
-  wire n189_slice;
-  wire [7:0] n193_cat;
-  reg [7:0] n193_cat_s1 = 8'h00;
-  wire n194_slice;
-  wire [8:0] n198_cat;
-  reg [8:0] n198_cat_s1 = 9'h000;
+  wire n109_mux;
+  wire [15:0] n113_mux;
+  wire n144_mux;
+  wire [7:0] n155_cat;
+  reg [7:0] n155_cat_s1 = 8'h00;
+  wire [7:0] n157_cat;
+  reg [7:0] n157_cat_s1 = 8'h00;
+  wire [3:0] n158_slice;
+  reg [3:0] n158_slice_s1 = 4'h0;
+  wire [3:0] n159_slice;
+  reg [3:0] n159_slice_s1 = 4'h0;
+  wire n15_mux;
+  wire [4:0] n161_cat;
+  reg [4:0] n161_cat_s1 = 5'h00;
+  wire [4:0] n163_cat;
+  reg [4:0] n163_cat_s1 = 5'h00;
+  wire [3:0] n168_slice;
+  reg [3:0] n168_slice_s1 = 4'h0;
+  wire [3:0] n169_slice;
+  reg [3:0] n169_slice_s1 = 4'h0;
+  wire [4:0] n170_add;
+  wire n172_not;
+  wire [8:0] n176_add;
+  wire n186_or;
+  reg n186_or_s1 = 1'h0;
+  reg n186_or_s2 = 1'h0;
+  wire [9:0] n190_add;
+  reg [9:0] n190_add_s2 = 10'h000;
+  wire [4:0] n193_add;
+  reg [4:0] n193_add_s1 = 5'h00;
+  reg [4:0] n193_add_s2 = 5'h00;
+  wire [31:0] n195_slice;
+  wire [15:0] n19_mux;
   wire [15:0] n1_b;
-  wire n205_slice;
-  reg n205_slice_s1 = 1'h0;
-  wire [9:0] n208_add;
-  reg [9:0] n208_add_s1 = 10'h000;
-  wire [8:0] n211_add;
-  wire n21_mux;
-  wire n249_or;
-  reg n249_or_s1 = 1'h0;
-  reg n249_or_s2 = 1'h0;
-  wire [9:0] n253_add;
-  reg [9:0] n253_add_s2 = 10'h000;
-  wire [9:0] n255_mux;
-  wire [4:0] n256_add;
-  wire [15:0] n25_mux;
-  wire n260_slice;
-  reg n260_slice_s1 = 1'h0;
-  reg n260_slice_s2 = 1'h0;
-  wire [10:0] n263_mux;
-  wire n267_slice;
-  reg n267_slice_s1 = 1'h0;
-  reg n267_slice_s2 = 1'h0;
-  wire [12:0] n270_mux;
-  wire n274_slice;
-  reg n274_slice_s1 = 1'h0;
-  reg n274_slice_s2 = 1'h0;
-  wire [16:0] n277_mux;
-  wire n281_slice;
-  reg n281_slice_s1 = 1'h0;
-  reg n281_slice_s2 = 1'h0;
-  wire [24:0] n284_mux;
-  wire n288_slice;
-  reg n288_slice_s1 = 1'h0;
-  reg n288_slice_s2 = 1'h0;
-  wire [31:0] n292_slice;
-  wire [7:0] n2_slice;
-  wire n40_mux;
-  wire [15:0] n44_mux;
-  wire n75_mux;
-  wire [7:0] n83_slice;
-  wire n91_and;
-  wire [15:0] n95_mux;
+  wire n34_mux;
+  wire [15:0] n38_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire n79_eq;
+  wire [15:0] n83_mux;
+  wire [15:0] n8_mux;
+  wire n90_mux;
+  wire [15:0] n94_mux;
   output [31:0] o;
   wire [31:0] o;
   input rst;
@@ -104,168 +70,116 @@ module mitchell_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
-    n167_cat_s1 <= { \$3 , 1'h1 };
+    n159_slice_s1 <= \$4 [6:3];
   always @(posedge clk)
-    n169_cat_s1 <= { \$4 , 1'h1 };
+    n161_cat_s1 <= { \$3 [6:3], 1'h1 };
   always @(posedge clk)
-    n205_slice_s1 <= n205_slice;
+    n163_cat_s1 <= { \$4 [6:3], 1'h1 };
   always @(posedge clk)
-    n208_add_s1 <= { 5'h00, \$5  };
+    n186_or_s1 <= n186_or;
   always @(posedge clk)
-    n178_and_s1 <= n178_and;
+    n186_or_s2 <= n186_or_s1;
   always @(posedge clk)
-    n183_cat_s1 <= { \$6 , 1'h0 };
+    n190_add_s2 <= n190_add;
   always @(posedge clk)
-    n188_cat_s1 <= { \$7 , 2'h0 };
+    n193_add_s1 <= n193_add;
   always @(posedge clk)
-    n193_cat_s1 <= { \$8 , 3'h0 };
-  always @(posedge clk)
-    n198_cat_s1 <= { \$9 , 4'h0 };
-  always @(posedge clk)
-    n249_or_s1 <= n249_or;
-  always @(posedge clk)
-    n249_or_s2 <= n249_or_s1;
-  always @(posedge clk)
-    n253_add_s2 <= n253_add;
-  always @(posedge clk)
-    n260_slice_s1 <= n256_add[0];
-  always @(posedge clk)
-    n260_slice_s2 <= n260_slice_s1;
-  always @(posedge clk)
-    n267_slice_s1 <= n256_add[1];
-  always @(posedge clk)
-    n267_slice_s2 <= n267_slice_s1;
-  always @(posedge clk)
-    n274_slice_s1 <= n256_add[2];
-  always @(posedge clk)
-    n274_slice_s2 <= n274_slice_s1;
-  always @(posedge clk)
-    n281_slice_s1 <= n256_add[3];
-  always @(posedge clk)
-    n281_slice_s2 <= n281_slice_s1;
-  always @(posedge clk)
-    n288_slice_s1 <= n256_add[4];
-  always @(posedge clk)
-    n288_slice_s2 <= n288_slice_s1;
+    n193_add_s2 <= n193_add_s1;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_out <= \$2 ;
+  always @(posedge clk)
+    n168_slice_s1 <= { \$3 [2:0], 1'h1 };
+  always @(posedge clk)
+    n169_slice_s1 <= { \$4 [2:0], 1'h1 };
+  always @(posedge clk)
+    n155_cat_s1 <= { \$3 , 1'h1 };
+  always @(posedge clk)
+    n157_cat_s1 <= { \$4 , 1'h1 };
+  always @(posedge clk)
+    n158_slice_s1 <= \$3 [6:3];
   \mitchell_refined_w16_s2.depth1  depth1 (
     .n0_a(a),
-    .n167_cat_s1(n167_cat_s1),
-    .n169_cat_s1(n169_cat_s1),
+    .n155_cat_s1(n155_cat_s1),
+    .n157_cat_s1(n157_cat_s1),
+    .n168_slice_s1(n168_slice_s1),
+    .n169_slice_s1(n169_slice_s1),
+    .n170_add(n170_add),
+    .n176_add(n176_add),
+    .n186_or(n186_or),
+    .n186_or_s2(n186_or_s2),
+    .n190_add_s2(n190_add_s2),
+    .n193_add_s2(n193_add_s2),
+    .n195_slice(o),
     .n1_b(b),
-    .n211_add(n211_add),
-    .n249_or(n249_or),
-    .n249_or_s2(n249_or_s2),
-    .n253_add_s2(n253_add_s2),
-    .n255_mux(n255_mux)
-  );
-  \mitchell_refined_w16_s2.depth10  depth10 (
-    .n178_and(n178_and),
-    .\port$102$0 (\$6 ),
-    .\port$103$0 (\$7 ),
-    .\port$104$0 (\$8 ),
-    .\port$105$0 (\$9 ),
-    .\port$93$11 (\$3 [6:3]),
-    .\port$94$11 (\$4 [6:3])
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq)
   );
   \mitchell_refined_w16_s2.depth2  depth2 (
-    .n10_and(n10_and),
-    .n178_and_s1(n178_and_s1),
-    .n183_cat_s1(n183_cat_s1),
-    .n188_cat_s1(n188_cat_s1),
-    .n193_cat_s1(n193_cat_s1),
-    .n198_cat_s1(n198_cat_s1),
-    .n205_slice_s1(n205_slice_s1),
-    .n208_add_s1(n208_add_s1),
-    .n211_add(n211_add),
-    .n253_add(n253_add),
-    .n255_mux(n255_mux),
-    .n260_slice_s2(n260_slice_s2),
-    .n263_mux(n263_mux),
-    .n2_slice(a[15:8]),
-    .n83_slice(b[15:8]),
-    .n91_and(n91_and)
+    .n0_a(a),
+    .n15_mux(n15_mux),
+    .n170_add(n170_add),
+    .n172_not(n172_not),
+    .n1_b(b),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux)
   );
   \mitchell_refined_w16_s2.depth3  depth3 (
     .n0_a(a),
-    .n102_mux(n102_mux),
-    .n10_and(n10_and),
-    .n14_mux(n14_mux),
+    .n109_mux(n109_mux),
+    .n158_slice_s1(n158_slice_s1),
+    .n159_slice_s1(n159_slice_s1),
+    .n15_mux(n15_mux),
+    .n161_cat_s1(n161_cat_s1),
+    .n163_cat_s1(n163_cat_s1),
+    .n170_add(n170_add),
+    .n172_not(n172_not),
+    .n176_add(n176_add),
+    .n190_add(n190_add),
+    .n19_mux(n19_mux),
     .n1_b(b),
-    .n21_mux(n21_mux),
-    .n263_mux(n263_mux),
-    .n267_slice_s2(n267_slice_s2),
-    .n270_mux(n270_mux),
-    .n91_and(n91_and),
-    .n95_mux(n95_mux)
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux)
   );
   \mitchell_refined_w16_s2.depth4  depth4 (
     .n0_a(a),
-    .n102_mux(n102_mux),
-    .n106_mux(n106_mux),
-    .n10_and(n10_and),
-    .n121_mux(n121_mux),
-    .n14_mux(n14_mux),
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n15_mux(n15_mux),
+    .n19_mux(n19_mux),
     .n1_b(b),
-    .n21_mux(n21_mux),
-    .n25_mux(n25_mux),
-    .n270_mux(n270_mux),
-    .n274_slice_s2(n274_slice_s2),
-    .n277_mux(n277_mux),
-    .n40_mux(n40_mux),
-    .n91_and(n91_and),
-    .n95_mux(n95_mux)
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux)
   );
   \mitchell_refined_w16_s2.depth5  depth5 (
-    .n0_a(a),
-    .n102_mux(n102_mux),
-    .n106_mux(n106_mux),
-    .n10_and(n10_and),
-    .n121_mux(n121_mux),
-    .n125_mux(n125_mux),
-    .n156_mux(n156_mux),
-    .n1_b(b),
-    .n21_mux(n21_mux),
-    .n25_mux(n25_mux),
-    .n277_mux(n277_mux),
-    .n281_slice_s2(n281_slice_s2),
-    .n284_mux(n284_mux),
-    .n40_mux(n40_mux),
-    .n44_mux(n44_mux),
-    .n75_mux(n75_mux),
-    .n91_and(n91_and)
-  );
-  \mitchell_refined_w16_s2.depth6  depth6 (
-    .n102_mux(n102_mux),
-    .n10_and(n10_and),
-    .n121_mux(n121_mux),
-    .n125_mux(n125_mux),
-    .n156_mux(n156_mux),
-    .n21_mux(n21_mux),
-    .n256_add(n256_add),
-    .n284_mux(n284_mux),
-    .n288_slice_s2(n288_slice_s2),
-    .n292_slice(o),
-    .n40_mux(n40_mux),
-    .n44_mux(n44_mux),
-    .n75_mux(n75_mux),
-    .n91_and(n91_and),
-    .\port$93$8 (\$3 ),
-    .\port$94$8 (\$4 )
-  );
-  \mitchell_refined_w16_s2.depth7  depth7 (
-    .n256_add(n256_add),
-    .\port$93$8 (\$3 ),
-    .\port$94$8 (\$4 ),
-    .\port$99$0 (\$5 )
-  );
-  \mitchell_refined_w16_s2.depth8  depth8 (
-    .n170_slice(\$3 [6:3]),
-    .n171_slice(\$4 [6:3]),
-    .n205_slice(n205_slice)
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n15_mux(n15_mux),
+    .n193_add(n193_add),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .\port$73$8 (\$3 ),
+    .\port$74$8 (\$4 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -283,41 +197,115 @@ module mitchell_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n292_slice = o;
+  assign n195_slice = o;
   assign valid_s2 = valid_out;
-  assign n167_cat = { \$3 , 1'h1 };
-  assign n169_cat = { \$4 , 1'h1 };
-  assign n208_add = { 5'h00, \$5  };
-  assign n183_cat = { \$6 , 1'h0 };
-  assign n188_cat = { \$7 , 2'h0 };
-  assign n193_cat = { \$8 , 3'h0 };
-  assign n198_cat = { \$9 , 4'h0 };
-  assign n260_slice = n256_add[0];
-  assign n267_slice = n256_add[1];
-  assign n274_slice = n256_add[2];
-  assign n281_slice = n256_add[3];
-  assign n288_slice = n256_add[4];
-  assign n2_slice = a[15:8];
-  assign n83_slice = b[15:8];
-  assign n170_slice = \$3 [6:3];
-  assign n171_slice = \$4 [6:3];
-  assign n175_cat = { \$4 [6:3], 1'h1 };
-  assign n173_cat = { \$3 [6:3], 1'h1 };
-  assign n176_slice = 1'h1;
-  assign n179_slice = \$4 [3];
-  assign n184_slice = \$4 [4];
-  assign n189_slice = \$4 [5];
-  assign n194_slice = \$4 [6];
+  assign n168_slice = { \$3 [2:0], 1'h1 };
+  assign n169_slice = { \$4 [2:0], 1'h1 };
+  assign n155_cat = { \$3 , 1'h1 };
+  assign n157_cat = { \$4 , 1'h1 };
+  assign n158_slice = \$3 [6:3];
+  assign n159_slice = \$4 [6:3];
+  assign n161_cat = { \$3 [6:3], 1'h1 };
+  assign n163_cat = { \$4 [6:3], 1'h1 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth1 (n1_b, n211_add, n249_or, n255_mux, n167_cat_s1, n169_cat_s1, n249_or_s2, n253_add_s2, n0_a);
+module \mitchell_refined_w16_s2.depth1 (n1_b, n4_eq, n79_eq, n170_add, n176_add, n186_or, n195_slice, n168_slice_s1, n169_slice_s1, n155_cat_s1, n157_cat_s1, n186_or_s2, n190_add_s2, n193_add_s2, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire [9:0] \$3 ;
+  wire [40:0] \$4 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input [7:0] n155_cat_s1;
+  wire [7:0] n155_cat_s1;
+  input [7:0] n157_cat_s1;
+  wire [7:0] n157_cat_s1;
+  input [3:0] n168_slice_s1;
+  wire [3:0] n168_slice_s1;
+  input [3:0] n169_slice_s1;
+  wire [3:0] n169_slice_s1;
+  output [4:0] n170_add;
+  wire [4:0] n170_add;
+  output [8:0] n176_add;
+  wire [8:0] n176_add;
+  output n186_or;
+  wire n186_or;
+  input n186_or_s2;
+  wire n186_or_s2;
+  input [9:0] n190_add_s2;
+  wire [9:0] n190_add_s2;
+  input [4:0] n193_add_s2;
+  wire [4:0] n193_add_s2;
+  output [31:0] n195_slice;
+  wire [31:0] n195_slice;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  output n4_eq;
+  wire n4_eq;
+  output n79_eq;
+  wire n79_eq;
+  assign \$2  = ! n1_b;
+  assign n186_or = \$1  | \$2 ;
+  assign \$3  = n186_or_s2 ? 10'h000 : n190_add_s2;
+  assign \$4  = \$3  << n193_add_s2;
+  assign n4_eq = ! n0_a[15:8];
+  assign n79_eq = ! n1_b[15:8];
+  assign n170_add = n168_slice_s1 + n169_slice_s1;
+  assign n176_add = n155_cat_s1 + n157_cat_s1;
+  assign \$1  = ! n0_a;
+  assign n195_slice = \$4 [39:8];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s2.depth2 (n1_b, n4_eq, n79_eq, n170_add, n8_mux, n15_mux, n83_mux, n90_mux, n172_not, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n15_mux;
+  wire n15_mux;
+  input [4:0] n170_add;
+  wire [4:0] n170_add;
+  output n172_not;
+  wire n172_not;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  output [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  output [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  output n90_mux;
+  wire n90_mux;
+  assign \$3  = ! n1_b[7:4];
+  assign \$4  = ! n1_b[15:12];
+  assign n90_mux = n79_eq ? \$3  : \$4 ;
+  assign n172_not = ~ n170_add[4];
+  assign n8_mux = n4_eq ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[15:12];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n83_mux = n79_eq ? { n1_b[7:0], 8'h00 } : n1_b;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w16_s2.depth3 (n1_b, n4_eq, n79_eq, n170_add, n176_add, n8_mux, n15_mux, n83_mux, n90_mux, n172_not, n19_mux, n34_mux, n94_mux, n109_mux, n190_add, n158_slice_s1, n159_slice_s1, n161_cat_s1, n163_cat_s1, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
   wire \$13 ;
-  wire \$14 ;
+  wire [4:0] \$14 ;
+  wire [9:0] \$15 ;
+  wire [10:0] \$16 ;
+  wire [9:0] \$17 ;
+  wire [10:0] \$18 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -328,266 +316,71 @@ module \mitchell_refined_w16_s2.depth1 (n1_b, n211_add, n249_or, n255_mux, n167_
   wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input [7:0] n167_cat_s1;
-  wire [7:0] n167_cat_s1;
-  input [7:0] n169_cat_s1;
-  wire [7:0] n169_cat_s1;
+  output n109_mux;
+  wire n109_mux;
+  input [3:0] n158_slice_s1;
+  wire [3:0] n158_slice_s1;
+  input [3:0] n159_slice_s1;
+  wire [3:0] n159_slice_s1;
+  input n15_mux;
+  wire n15_mux;
+  input [4:0] n161_cat_s1;
+  wire [4:0] n161_cat_s1;
+  input [4:0] n163_cat_s1;
+  wire [4:0] n163_cat_s1;
+  input [4:0] n170_add;
+  wire [4:0] n170_add;
+  input n172_not;
+  wire n172_not;
+  input [8:0] n176_add;
+  wire [8:0] n176_add;
+  output [9:0] n190_add;
+  wire [9:0] n190_add;
+  output [15:0] n19_mux;
+  wire [15:0] n19_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  output [8:0] n211_add;
-  wire [8:0] n211_add;
-  output n249_or;
-  wire n249_or;
-  input n249_or_s2;
-  wire n249_or_s2;
-  input [9:0] n253_add_s2;
-  wire [9:0] n253_add_s2;
-  output [9:0] n255_mux;
-  wire [9:0] n255_mux;
-  wire [7:0] n2_slice;
-  wire [7:0] n83_slice;
-  assign n211_add = n167_cat_s1 + n169_cat_s1;
-  assign \$1  = ! n0_a[3:0];
-  assign \$2  = ! n0_a[7:4];
-  assign \$3  = \$1  & \$2 ;
-  assign \$4  = ! n0_a[11:8];
-  assign \$5  = ! n0_a[15:12];
-  assign \$6  = \$4  & \$5 ;
-  assign \$7  = \$3  & \$6 ;
-  assign \$8  = ! n1_b[3:0];
-  assign \$9  = ! n1_b[7:4];
-  assign \$10  = \$8  & \$9 ;
-  assign \$11  = ! n1_b[11:8];
-  assign \$12  = ! n1_b[15:12];
-  assign \$13  = \$11  & \$12 ;
-  assign \$14  = \$10  & \$13 ;
-  assign n249_or = \$7  | \$14 ;
-  assign n255_mux = n249_or_s2 ? 10'h000 : n253_add_s2;
-  assign n2_slice = n0_a[15:8];
-  assign n83_slice = n1_b[15:8];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth10 (\port$94$11 , n178_and, \port$102$0 , \port$103$0 , \port$104$0 , \port$105$0 , \port$93$11 );
-  wire [4:0] \$1 ;
-  wire [4:0] \$2 ;
-  wire [4:0] \$3 ;
-  wire [4:0] \$4 ;
-  wire [4:0] n173_cat;
-  wire n176_slice;
-  output [4:0] n178_and;
-  wire [4:0] n178_and;
-  wire n179_slice;
-  wire [5:0] n183_cat;
-  wire n184_slice;
-  wire [6:0] n188_cat;
-  wire n189_slice;
-  wire [7:0] n193_cat;
-  wire n194_slice;
-  wire [8:0] n198_cat;
-  output [4:0] \port$102$0 ;
-  wire [4:0] \port$102$0 ;
-  output [4:0] \port$103$0 ;
-  wire [4:0] \port$103$0 ;
-  output [4:0] \port$104$0 ;
-  wire [4:0] \port$104$0 ;
-  output [4:0] \port$105$0 ;
-  wire [4:0] \port$105$0 ;
-  input [3:0] \port$93$11 ;
-  wire [3:0] \port$93$11 ;
-  input [3:0] \port$94$11 ;
-  wire [3:0] \port$94$11 ;
-  assign \$1  = { \port$93$11 , 1'h1 } & { \port$94$11 [0], \port$94$11 [0], \port$94$11 [0], \port$94$11 [0], \port$94$11 [0] };
-  assign \$2  = { \port$93$11 , 1'h1 } & { \port$94$11 [1], \port$94$11 [1], \port$94$11 [1], \port$94$11 [1], \port$94$11 [1] };
-  assign \$3  = { \port$93$11 , 1'h1 } & { \port$94$11 [2], \port$94$11 [2], \port$94$11 [2], \port$94$11 [2], \port$94$11 [2] };
-  assign \$4  = { \port$93$11 , 1'h1 } & { \port$94$11 [3], \port$94$11 [3], \port$94$11 [3], \port$94$11 [3], \port$94$11 [3] };
-  assign n173_cat = { \port$93$11 , 1'h1 };
-  assign n176_slice = 1'h1;
-  assign n183_cat = { \$1 , 1'h0 };
-  assign n179_slice = \port$94$11 [0];
-  assign n188_cat = { \$2 , 2'h0 };
-  assign n184_slice = \port$94$11 [1];
-  assign n193_cat = { \$3 , 3'h0 };
-  assign n189_slice = \port$94$11 [2];
-  assign n198_cat = { \$4 , 4'h0 };
-  assign n194_slice = \port$94$11 [3];
-  assign \port$102$0  = \$1 ;
-  assign \port$103$0  = \$2 ;
-  assign \port$104$0  = \$3 ;
-  assign \port$105$0  = \$4 ;
-  assign n178_and = { \port$93$11 , 1'h1 };
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth2 (n83_slice, n211_add, n255_mux, n10_and, n91_and, n253_add, n263_mux, n205_slice_s1, n208_add_s1, n178_and_s1, n183_cat_s1, n188_cat_s1, n193_cat_s1, n198_cat_s1, n260_slice_s2, n2_slice);
-  wire \$1 ;
-  wire [8:0] \$10 ;
-  wire [9:0] \$11 ;
-  wire [10:0] \$12 ;
-  wire [10:0] \$13 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire [10:0] \$6 ;
-  wire [9:0] \$7 ;
-  wire [10:0] \$8 ;
-  wire [6:0] \$9 ;
-  output n10_and;
-  wire n10_and;
-  input [4:0] n178_and_s1;
-  wire [4:0] n178_and_s1;
-  input [5:0] n183_cat_s1;
-  wire [5:0] n183_cat_s1;
-  input [6:0] n188_cat_s1;
-  wire [6:0] n188_cat_s1;
-  input [7:0] n193_cat_s1;
-  wire [7:0] n193_cat_s1;
-  input [8:0] n198_cat_s1;
-  wire [8:0] n198_cat_s1;
-  input n205_slice_s1;
-  wire n205_slice_s1;
-  input [9:0] n208_add_s1;
-  wire [9:0] n208_add_s1;
-  input [8:0] n211_add;
-  wire [8:0] n211_add;
-  output [9:0] n253_add;
-  wire [9:0] n253_add;
-  input [9:0] n255_mux;
-  wire [9:0] n255_mux;
-  input n260_slice_s2;
-  wire n260_slice_s2;
-  output [10:0] n263_mux;
-  wire [10:0] n263_mux;
-  input [7:0] n2_slice;
-  wire [7:0] n2_slice;
-  input [7:0] n83_slice;
-  wire [7:0] n83_slice;
-  output n91_and;
-  wire n91_and;
-  assign \$1  = ! n2_slice[3:0];
-  assign \$2  = ! n2_slice[7:4];
-  assign n10_and = \$1  & \$2 ;
-  assign \$3  = ! n83_slice[3:0];
-  assign \$4  = ! n83_slice[7:4];
-  assign n91_and = \$3  & \$4 ;
-  assign \$5  = ~ n211_add[8];
-  assign \$6  = n208_add_s1 - 5'h10;
-  assign \$7  = n205_slice_s1 ? \$6 [9:0] : 10'h000;
-  assign \$8  = { n211_add[8], \$5 , n211_add[7:0] } + \$7 ;
-  assign \$9  = n178_and_s1 + n183_cat_s1;
-  assign \$10  = n188_cat_s1 + n193_cat_s1;
-  assign \$11  = \$9  + \$10 ;
-  assign \$12  = \$11  + n198_cat_s1;
-  assign \$13  = \$8 [9:0] + \$12 [9:2];
-  assign n263_mux = n260_slice_s2 ? { n255_mux, 1'h0 } : { 1'h0, n255_mux };
-  assign n253_add = \$13 [9:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth3 (n1_b, n10_and, n91_and, n263_mux, n14_mux, n21_mux, n95_mux, n102_mux, n270_mux, n267_slice_s2, n0_a);
-  wire \$1 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  output n102_mux;
-  wire n102_mux;
-  input n10_and;
-  wire n10_and;
-  output [15:0] n14_mux;
-  wire [15:0] n14_mux;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  output n21_mux;
-  wire n21_mux;
-  input [10:0] n263_mux;
-  wire [10:0] n263_mux;
-  input n267_slice_s2;
-  wire n267_slice_s2;
-  output [12:0] n270_mux;
-  wire [12:0] n270_mux;
-  input n91_and;
-  wire n91_and;
-  output [15:0] n95_mux;
-  wire [15:0] n95_mux;
-  assign \$3  = ! n1_b[7:4];
-  assign \$4  = ! n1_b[15:12];
-  assign n102_mux = n91_and ? \$3  : \$4 ;
-  assign n270_mux = n267_slice_s2 ? { n263_mux, 2'h0 } : { 2'h0, n263_mux };
-  assign n14_mux = n10_and ? { n0_a[7:0], 8'h00 } : n0_a;
-  assign \$1  = ! n0_a[7:4];
-  assign \$2  = ! n0_a[15:12];
-  assign n21_mux = n10_and ? \$1  : \$2 ;
-  assign n95_mux = n91_and ? { n1_b[7:0], 8'h00 } : n1_b;
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth4 (n1_b, n10_and, n91_and, n14_mux, n21_mux, n95_mux, n102_mux, n270_mux, n25_mux, n40_mux, n106_mux, n121_mux, n277_mux, n274_slice_s2, n0_a);
-  wire \$1 ;
-  wire \$10 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  input n102_mux;
-  wire n102_mux;
-  output [15:0] n106_mux;
-  wire [15:0] n106_mux;
-  input n10_and;
-  wire n10_and;
-  output n121_mux;
-  wire n121_mux;
-  input [15:0] n14_mux;
-  wire [15:0] n14_mux;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  input n21_mux;
-  wire n21_mux;
-  output [15:0] n25_mux;
-  wire [15:0] n25_mux;
-  input [12:0] n270_mux;
-  wire [12:0] n270_mux;
-  input n274_slice_s2;
-  wire n274_slice_s2;
-  output [16:0] n277_mux;
-  wire [16:0] n277_mux;
-  output n40_mux;
-  wire n40_mux;
-  input n91_and;
-  wire n91_and;
-  input [15:0] n95_mux;
-  wire [15:0] n95_mux;
-  assign n25_mux = n21_mux ? { n14_mux[11:0], 4'h0 } : n14_mux;
+  output n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  input [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  input [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  input n90_mux;
+  wire n90_mux;
+  output [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  assign n19_mux = n15_mux ? { n8_mux[11:0], 4'h0 } : n8_mux;
   assign \$1  = ! n0_a[3:2];
   assign \$2  = ! n0_a[11:10];
-  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$3  = n4_eq ? \$1  : \$2 ;
   assign \$4  = ! n0_a[7:6];
   assign \$5  = ! n0_a[15:14];
-  assign \$6  = n10_and ? \$4  : \$5 ;
-  assign n40_mux = n21_mux ? \$3  : \$6 ;
-  assign n106_mux = n102_mux ? { n95_mux[11:0], 4'h0 } : n95_mux;
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n94_mux = n90_mux ? { n83_mux[11:0], 4'h0 } : n83_mux;
   assign \$7  = ! n1_b[3:2];
   assign \$8  = ! n1_b[11:10];
-  assign \$9  = n91_and ? \$7  : \$8 ;
+  assign \$9  = n79_eq ? \$7  : \$8 ;
   assign \$10  = ! n1_b[7:6];
   assign \$11  = ! n1_b[15:14];
-  assign \$12  = n91_and ? \$10  : \$11 ;
-  assign n121_mux = n102_mux ? \$9  : \$12 ;
-  assign n277_mux = n274_slice_s2 ? { n270_mux, 4'h0 } : { 4'h0, n270_mux };
+  assign \$12  = n79_eq ? \$10  : \$11 ;
+  assign n109_mux = n90_mux ? \$9  : \$12 ;
+  assign \$13  = ~ n176_add[8];
+  assign \$14  = n158_slice_s1 + n159_slice_s1;
+  assign \$15  = \$14 [4] ? { n172_not, n172_not, n172_not, n172_not, n172_not, n172_not, n170_add[3:0] } : 10'h000;
+  assign \$16  = { n176_add[8], \$13 , n176_add[7:0] } + \$15 ;
+  assign \$17  = n161_cat_s1 * n163_cat_s1;
+  assign \$18  = \$16 [9:0] + \$17 [9:2];
+  assign n190_add = \$18 [9:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mux, n25_mux, n40_mux, n106_mux, n121_mux, n277_mux, n44_mux, n75_mux, n125_mux, n156_mux, n284_mux, n281_slice_s2, n0_a);
+module \mitchell_refined_w16_s2.depth4 (n1_b, n4_eq, n79_eq, n15_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n38_mux, n69_mux, n113_mux, n144_mux, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -618,175 +411,107 @@ module \mitchell_refined_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mu
   wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input n102_mux;
-  wire n102_mux;
-  input [15:0] n106_mux;
-  wire [15:0] n106_mux;
-  input n10_and;
-  wire n10_and;
-  input n121_mux;
-  wire n121_mux;
-  output [15:0] n125_mux;
-  wire [15:0] n125_mux;
-  output n156_mux;
-  wire n156_mux;
+  input n109_mux;
+  wire n109_mux;
+  output [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  output n144_mux;
+  wire n144_mux;
+  input n15_mux;
+  wire n15_mux;
+  input [15:0] n19_mux;
+  wire [15:0] n19_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input n21_mux;
-  wire n21_mux;
-  input [15:0] n25_mux;
-  wire [15:0] n25_mux;
-  input [16:0] n277_mux;
-  wire [16:0] n277_mux;
-  input n281_slice_s2;
-  wire n281_slice_s2;
-  output [24:0] n284_mux;
-  wire [24:0] n284_mux;
-  input n40_mux;
-  wire n40_mux;
-  output [15:0] n44_mux;
-  wire [15:0] n44_mux;
-  output n75_mux;
-  wire n75_mux;
-  input n91_and;
-  wire n91_and;
-  assign n44_mux = n40_mux ? { n25_mux[13:0], 2'h0 } : n25_mux;
+  input n34_mux;
+  wire n34_mux;
+  output [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  input [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  assign n38_mux = n34_mux ? { n19_mux[13:0], 2'h0 } : n19_mux;
   assign \$1  = ! n0_a[1];
   assign \$2  = ! n0_a[9];
-  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$3  = n4_eq ? \$1  : \$2 ;
   assign \$4  = ! n0_a[5];
   assign \$5  = ! n0_a[13];
-  assign \$6  = n10_and ? \$4  : \$5 ;
-  assign \$7  = n21_mux ? \$3  : \$6 ;
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
   assign \$8  = ! n0_a[3];
   assign \$9  = ! n0_a[11];
-  assign \$10  = n10_and ? \$8  : \$9 ;
+  assign \$10  = n4_eq ? \$8  : \$9 ;
   assign \$11  = ! n0_a[7];
   assign \$12  = ! n0_a[15];
-  assign \$13  = n10_and ? \$11  : \$12 ;
-  assign \$14  = n21_mux ? \$10  : \$13 ;
-  assign n75_mux = n40_mux ? \$7  : \$14 ;
-  assign n125_mux = n121_mux ? { n106_mux[13:0], 2'h0 } : n106_mux;
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n113_mux = n109_mux ? { n94_mux[13:0], 2'h0 } : n94_mux;
   assign \$15  = ! n1_b[1];
   assign \$16  = ! n1_b[9];
-  assign \$17  = n91_and ? \$15  : \$16 ;
+  assign \$17  = n79_eq ? \$15  : \$16 ;
   assign \$18  = ! n1_b[5];
   assign \$19  = ! n1_b[13];
-  assign \$20  = n91_and ? \$18  : \$19 ;
-  assign \$21  = n102_mux ? \$17  : \$20 ;
+  assign \$20  = n79_eq ? \$18  : \$19 ;
+  assign \$21  = n90_mux ? \$17  : \$20 ;
   assign \$22  = ! n1_b[3];
   assign \$23  = ! n1_b[11];
-  assign \$24  = n91_and ? \$22  : \$23 ;
+  assign \$24  = n79_eq ? \$22  : \$23 ;
   assign \$25  = ! n1_b[7];
   assign \$26  = ! n1_b[15];
-  assign \$27  = n91_and ? \$25  : \$26 ;
-  assign \$28  = n102_mux ? \$24  : \$27 ;
-  assign n156_mux = n121_mux ? \$21  : \$28 ;
-  assign n284_mux = n281_slice_s2 ? { n277_mux, 8'h00 } : { 8'h00, n277_mux };
+  assign \$27  = n79_eq ? \$25  : \$26 ;
+  assign \$28  = n90_mux ? \$24  : \$27 ;
+  assign n144_mux = n109_mux ? \$21  : \$28 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth6 (n91_and, n21_mux, n102_mux, n40_mux, n121_mux, n44_mux, n75_mux, n125_mux, n156_mux, n284_mux, \port$93$8 , \port$94$8 , n256_add, n292_slice, n288_slice_s2, n10_and);
+module \mitchell_refined_w16_s2.depth5 (n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n38_mux, n69_mux, n113_mux, n144_mux, \port$73$8 , \port$74$8 , n193_add, n4_eq);
   wire [15:0] \$1 ;
   wire [15:0] \$2 ;
   wire [3:0] \$3 ;
   wire [3:0] \$4 ;
-  wire [39:0] \$5 ;
-  input n102_mux;
-  wire n102_mux;
-  input n10_and;
-  wire n10_and;
-  input n121_mux;
-  wire n121_mux;
-  input [15:0] n125_mux;
-  wire [15:0] n125_mux;
-  input n156_mux;
-  wire n156_mux;
-  wire [7:0] n167_cat;
-  wire [7:0] n169_cat;
-  input n21_mux;
-  wire n21_mux;
-  output [4:0] n256_add;
-  wire [4:0] n256_add;
-  input [24:0] n284_mux;
-  wire [24:0] n284_mux;
-  input n288_slice_s2;
-  wire n288_slice_s2;
-  output [31:0] n292_slice;
-  wire [31:0] n292_slice;
-  input n40_mux;
-  wire n40_mux;
-  input [15:0] n44_mux;
-  wire [15:0] n44_mux;
-  input n75_mux;
-  wire n75_mux;
-  input n91_and;
-  wire n91_and;
-  output [6:0] \port$93$8 ;
-  wire [6:0] \port$93$8 ;
-  output [6:0] \port$94$8 ;
-  wire [6:0] \port$94$8 ;
-  assign n256_add = \$3  + \$4 ;
-  assign \$5  = n288_slice_s2 ? { n284_mux[23:0], 16'h0000 } : { 15'h0000, n284_mux };
-  assign \$1  = n75_mux ? { n44_mux[14:0], 1'h0 } : n44_mux;
-  assign \$2  = n156_mux ? { n125_mux[14:0], 1'h0 } : n125_mux;
-  assign \$3  = ~ { n10_and, n21_mux, n40_mux, n75_mux };
-  assign \$4  = ~ { n91_and, n102_mux, n121_mux, n156_mux };
-  assign n167_cat = { \$1 [14:8], 1'h1 };
-  assign n169_cat = { \$2 [14:8], 1'h1 };
-  assign \port$93$8  = \$1 [14:8];
-  assign \port$94$8  = \$2 [14:8];
-  assign n292_slice = \$5 [39:8];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth7 (\port$94$8 , n256_add, \port$99$0 , \port$93$8 );
-  wire [4:0] \$1 ;
-  wire [7:0] n167_cat;
-  wire [7:0] n169_cat;
-  wire [3:0] n170_slice;
-  wire [3:0] n171_slice;
-  wire [9:0] n208_add;
-  input [4:0] n256_add;
-  wire [4:0] n256_add;
-  wire n260_slice;
-  wire n267_slice;
-  wire n274_slice;
-  wire n281_slice;
-  wire n288_slice;
-  input [6:0] \port$93$8 ;
-  wire [6:0] \port$93$8 ;
-  input [6:0] \port$94$8 ;
-  wire [6:0] \port$94$8 ;
-  output [4:0] \port$99$0 ;
-  wire [4:0] \port$99$0 ;
-  assign \$1  = { \port$93$8 [2:0], 1'h1 } + { \port$94$8 [2:0], 1'h1 };
-  assign n170_slice = \port$93$8 [6:3];
-  assign n167_cat = { \port$93$8 , 1'h1 };
-  assign n171_slice = \port$94$8 [6:3];
-  assign n169_cat = { \port$94$8 , 1'h1 };
-  assign n208_add = { 5'h00, \$1  };
-  assign n260_slice = n256_add[0];
-  assign n267_slice = n256_add[1];
-  assign n274_slice = n256_add[2];
-  assign n281_slice = n256_add[3];
-  assign n288_slice = n256_add[4];
-  assign \port$99$0  = \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w16_s2.depth8 (n171_slice, n205_slice, n170_slice);
-  wire [4:0] \$1 ;
-  input [3:0] n170_slice;
-  wire [3:0] n170_slice;
-  input [3:0] n171_slice;
-  wire [3:0] n171_slice;
-  wire [4:0] n173_cat;
-  wire [4:0] n175_cat;
-  output n205_slice;
-  wire n205_slice;
-  assign \$1  = n170_slice + n171_slice;
-  assign n173_cat = { n170_slice, 1'h1 };
-  assign n175_cat = { n171_slice, 1'h1 };
-  assign n205_slice = \$1 [4];
+  input n109_mux;
+  wire n109_mux;
+  input [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  input n144_mux;
+  wire n144_mux;
+  wire [7:0] n155_cat;
+  wire [7:0] n157_cat;
+  input n15_mux;
+  wire n15_mux;
+  output [4:0] n193_add;
+  wire [4:0] n193_add;
+  input n34_mux;
+  wire n34_mux;
+  input [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  output [6:0] \port$73$8 ;
+  wire [6:0] \port$73$8 ;
+  output [6:0] \port$74$8 ;
+  wire [6:0] \port$74$8 ;
+  assign \$1  = n69_mux ? { n38_mux[14:0], 1'h0 } : n38_mux;
+  assign \$2  = n144_mux ? { n113_mux[14:0], 1'h0 } : n113_mux;
+  assign \$3  = ~ { n4_eq, n15_mux, n34_mux, n69_mux };
+  assign \$4  = ~ { n79_eq, n90_mux, n109_mux, n144_mux };
+  assign n193_add = \$3  + \$4 ;
+  assign n155_cat = { \$1 [14:8], 1'h1 };
+  assign n157_cat = { \$2 [14:8], 1'h1 };
+  assign \port$73$8  = \$1 [14:8];
+  assign \port$74$8  = \$2 [14:8];
 endmodule

@@ -27,10 +27,12 @@ module mitchell_refined_w32_s0(b, o, a);
   wire [7:0] n291_cat;
   wire [3:0] n292_slice;
   wire [3:0] n293_slice;
-  wire [8:0] n307_add;
-  wire [9:0] n323_mux;
-  wire [5:0] n324_add;
-  wire [63:0] n336_mux;
+  wire [4:0] n304_add;
+  wire n306_not;
+  wire [8:0] n310_add;
+  wire [9:0] n326_mux;
+  wire [5:0] n327_add;
+  wire [63:0] n339_mux;
   wire n34_mux;
   wire [31:0] n38_mux;
   wire n4_eq;
@@ -44,6 +46,11 @@ module mitchell_refined_w32_s0(b, o, a);
     .n146_eq(n146_eq),
     .n1_b(b),
     .n4_eq(n4_eq)
+  );
+  \mitchell_refined_w32_s0.depth10  depth10 (
+    .n326_mux(n326_mux),
+    .n327_add(n327_add),
+    .n339_mux(o)
   );
   \mitchell_refined_w32_s0.depth2  depth2 (
     .n0_a(a),
@@ -112,7 +119,7 @@ module mitchell_refined_w32_s0(b, o, a);
     .n211_mux(n211_mux),
     .n215_mux(n215_mux),
     .n278_mux(n278_mux),
-    .n324_add(n324_add),
+    .n327_add(n327_add),
     .n34_mux(n34_mux),
     .n4_eq(n4_eq),
     .n69_mux(n69_mux),
@@ -121,26 +128,28 @@ module mitchell_refined_w32_s0(b, o, a);
     .\port$124$24 (\$2 )
   );
   \mitchell_refined_w32_s0.depth7  depth7 (
-    .n307_add(n307_add),
+    .n304_add(n304_add),
+    .n310_add(n310_add),
     .\port$123$24 (\$1 ),
     .\port$124$24 (\$2 )
   );
   \mitchell_refined_w32_s0.depth8  depth8 (
-    .n0_a(a),
-    .n1_b(b),
-    .n307_add(n307_add),
-    .n323_mux(n323_mux),
-    .\port$123$24 (\$1 ),
-    .\port$124$24 (\$2 )
+    .n304_add(n304_add),
+    .n306_not(n306_not)
   );
   \mitchell_refined_w32_s0.depth9  depth9 (
-    .n323_mux(n323_mux),
-    .n324_add(n324_add),
-    .n336_mux(o)
+    .n0_a(a),
+    .n1_b(b),
+    .n292_slice(\$1 [6:3]),
+    .n293_slice(\$2 [6:3]),
+    .n304_add(n304_add),
+    .n306_not(n306_not),
+    .n310_add(n310_add),
+    .n326_mux(n326_mux)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n336_mux = o;
+  assign n339_mux = o;
   assign n289_cat = { \$1 , 1'h1 };
   assign n291_cat = { \$2 , 1'h1 };
   assign n292_slice = \$1 [6:3];
@@ -159,6 +168,29 @@ module \mitchell_refined_w32_s0.depth1 (n1_b, n4_eq, n146_eq, n0_a);
   wire n4_eq;
   assign n4_eq = ! n0_a[31:16];
   assign n146_eq = ! n1_b[31:16];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w32_s0.depth10 (n326_mux, n339_mux, n327_add);
+  wire \$1 ;
+  wire \$2 ;
+  wire [6:0] \$3 ;
+  wire [72:0] \$4 ;
+  wire [6:0] \$5 ;
+  wire [9:0] \$6 ;
+  input [9:0] n326_mux;
+  wire [9:0] n326_mux;
+  input [5:0] n327_add;
+  wire [5:0] n327_add;
+  output [63:0] n339_mux;
+  wire [63:0] n339_mux;
+  assign \$4  = n326_mux << \$3 [5:0];
+  assign \$5  = 4'h8 - n327_add;
+  assign \$6  = n326_mux >> \$5 ;
+  assign n339_mux = \$1  ? { 54'h00000000000000, \$6  } : \$4 [63:0];
+  assign \$1  = n327_add < 4'h8;
+  assign \$2  = ~ \$1 ;
+  assign \$3  = n327_add - 4'h8;
 endmodule
 
 (* generator = "Amaranth" *)
@@ -502,7 +534,7 @@ module \mitchell_refined_w32_s0.depth5 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux,
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s0.depth6 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n69_mux, n211_mux, n73_mux, n136_mux, n215_mux, n278_mux, \port$123$24 , \port$124$24 , n324_add, n4_eq);
+module \mitchell_refined_w32_s0.depth6 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n69_mux, n211_mux, n73_mux, n136_mux, n215_mux, n278_mux, \port$123$24 , \port$124$24 , n327_add, n4_eq);
   wire [31:0] \$1 ;
   wire [31:0] \$2 ;
   wire [4:0] \$3 ;
@@ -525,8 +557,8 @@ module \mitchell_refined_w32_s0.depth6 (n146_eq, n15_mux, n157_mux, n34_mux, n17
   wire n278_mux;
   wire [7:0] n289_cat;
   wire [7:0] n291_cat;
-  output [5:0] n324_add;
-  wire [5:0] n324_add;
+  output [5:0] n327_add;
+  wire [5:0] n327_add;
   input n34_mux;
   wire n34_mux;
   input n4_eq;
@@ -543,7 +575,7 @@ module \mitchell_refined_w32_s0.depth6 (n146_eq, n15_mux, n157_mux, n34_mux, n17
   assign \$2  = n278_mux ? { n215_mux[30:0], 1'h0 } : n215_mux;
   assign \$3  = ~ { n4_eq, n15_mux, n34_mux, n69_mux, n136_mux };
   assign \$4  = ~ { n146_eq, n157_mux, n176_mux, n211_mux, n278_mux };
-  assign n324_add = \$3  + \$4 ;
+  assign n327_add = \$3  + \$4 ;
   assign n289_cat = { \$1 [30:24], 1'h1 };
   assign n291_cat = { \$2 [30:24], 1'h1 };
   assign \port$123$24  = \$1 [30:24];
@@ -551,18 +583,21 @@ module \mitchell_refined_w32_s0.depth6 (n146_eq, n15_mux, n157_mux, n34_mux, n17
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s0.depth7 (\port$124$24 , n307_add, \port$123$24 );
+module \mitchell_refined_w32_s0.depth7 (\port$124$24 , n304_add, n310_add, \port$123$24 );
   wire [7:0] n289_cat;
   wire [7:0] n291_cat;
   wire [3:0] n292_slice;
   wire [3:0] n293_slice;
-  output [8:0] n307_add;
-  wire [8:0] n307_add;
+  output [4:0] n304_add;
+  wire [4:0] n304_add;
+  output [8:0] n310_add;
+  wire [8:0] n310_add;
   input [6:0] \port$123$24 ;
   wire [6:0] \port$123$24 ;
   input [6:0] \port$124$24 ;
   wire [6:0] \port$124$24 ;
-  assign n307_add = { \port$123$24 , 1'h1 } + { \port$124$24 , 1'h1 };
+  assign n304_add = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
+  assign n310_add = { \port$123$24 , 1'h1 } + { \port$124$24 , 1'h1 };
   assign n292_slice = \port$123$24 [6:3];
   assign n289_cat = { \port$123$24 , 1'h1 };
   assign n293_slice = \port$124$24 [6:3];
@@ -570,87 +605,49 @@ module \mitchell_refined_w32_s0.depth7 (\port$124$24 , n307_add, \port$123$24 );
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s0.depth8 (n1_b, \port$123$24 , \port$124$24 , n307_add, n323_mux, n0_a);
+module \mitchell_refined_w32_s0.depth8 (n306_not, n304_add);
+  input [4:0] n304_add;
+  wire [4:0] n304_add;
+  output n306_not;
+  wire n306_not;
+  assign n306_not = ~ n304_add[4];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w32_s0.depth9 (n1_b, n292_slice, n293_slice, n304_add, n310_add, n306_not, n326_mux, n0_a);
   wire \$1 ;
-  wire [4:0] \$10 ;
-  wire [5:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [5:0] \$13 ;
-  wire [4:0] \$14 ;
-  wire [5:0] \$15 ;
-  wire [9:0] \$16 ;
-  wire [10:0] \$17 ;
-  wire [9:0] \$18 ;
-  wire [10:0] \$19 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire [4:0] \$5 ;
-  wire [4:0] \$6 ;
-  wire [5:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [5:0] \$9 ;
+  wire [9:0] \$6 ;
+  wire [10:0] \$7 ;
+  wire [9:0] \$8 ;
+  wire [10:0] \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  wire [7:0] n289_cat;
-  wire [7:0] n291_cat;
+  input [3:0] n292_slice;
   wire [3:0] n292_slice;
+  input [3:0] n293_slice;
   wire [3:0] n293_slice;
-  input [8:0] n307_add;
-  wire [8:0] n307_add;
-  output [9:0] n323_mux;
-  wire [9:0] n323_mux;
-  input [6:0] \port$123$24 ;
-  wire [6:0] \port$123$24 ;
-  input [6:0] \port$124$24 ;
-  wire [6:0] \port$124$24 ;
+  input [4:0] n304_add;
+  wire [4:0] n304_add;
+  input n306_not;
+  wire n306_not;
+  input [8:0] n310_add;
+  wire [8:0] n310_add;
+  output [9:0] n326_mux;
+  wire [9:0] n326_mux;
   assign \$1  = ! n0_a;
   assign \$2  = ! n1_b;
   assign \$3  = \$1  | \$2 ;
-  assign \$4  = ~ n307_add[8];
-  assign \$5  = \port$123$24 [6:3] + \port$124$24 [6:3];
-  assign \$6  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
-  assign \$7  = \$6  - 5'h10;
-  assign \$8  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
-  assign \$9  = \$8  - 5'h10;
-  assign \$10  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
-  assign \$11  = \$10  - 5'h10;
-  assign \$12  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
-  assign \$13  = \$12  - 5'h10;
-  assign \$14  = { \port$123$24 [2:0], 1'h1 } + { \port$124$24 [2:0], 1'h1 };
-  assign \$15  = \$14  - 5'h10;
-  assign \$16  = \$5 [4] ? { \$15 [5], \$13 [5], \$11 [5], \$9 [5], \$7  } : 10'h000;
-  assign \$17  = { n307_add[8], \$4 , n307_add[7:0] } + \$16 ;
-  assign \$18  = { \port$123$24 [6:3], 1'h1 } * { \port$124$24 [6:3], 1'h1 };
-  assign \$19  = \$17 [9:0] + \$18 [9:2];
-  assign n323_mux = \$3  ? 10'h000 : \$19 [9:0];
-  assign n292_slice = \port$123$24 [6:3];
-  assign n293_slice = \port$124$24 [6:3];
-  assign n289_cat = { \port$123$24 , 1'h1 };
-  assign n291_cat = { \port$124$24 , 1'h1 };
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_refined_w32_s0.depth9 (n323_mux, n336_mux, n324_add);
-  wire \$1 ;
-  wire \$2 ;
-  wire [6:0] \$3 ;
-  wire [72:0] \$4 ;
-  wire [6:0] \$5 ;
-  wire [9:0] \$6 ;
-  input [9:0] n323_mux;
-  wire [9:0] n323_mux;
-  input [5:0] n324_add;
-  wire [5:0] n324_add;
-  output [63:0] n336_mux;
-  wire [63:0] n336_mux;
-  assign \$4  = n323_mux << \$3 [5:0];
-  assign \$5  = 4'h8 - n324_add;
-  assign \$6  = n323_mux >> \$5 ;
-  assign n336_mux = \$1  ? { 54'h00000000000000, \$6  } : \$4 [63:0];
-  assign \$1  = n324_add < 4'h8;
-  assign \$2  = ~ \$1 ;
-  assign \$3  = n324_add - 4'h8;
+  assign \$4  = ~ n310_add[8];
+  assign \$5  = n292_slice + n293_slice;
+  assign \$6  = \$5 [4] ? { n306_not, n306_not, n306_not, n306_not, n306_not, n306_not, n304_add[3:0] } : 10'h000;
+  assign \$7  = { n310_add[8], \$4 , n310_add[7:0] } + \$6 ;
+  assign \$8  = { n292_slice, 1'h1 } * { n293_slice, 1'h1 };
+  assign \$9  = \$7 [9:0] + \$8 [9:2];
+  assign n326_mux = \$3  ? 10'h000 : \$9 [9:0];
 endmodule

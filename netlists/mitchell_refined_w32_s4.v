@@ -6,7 +6,6 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
   wire [4:0] \$10 ;
-  wire [4:0] \$11 ;
   reg \$2 ;
   reg \$3 ;
   reg \$4 ;
@@ -79,87 +78,91 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
   reg [7:0] n325_slice_s3 = 8'h00;
   wire n327_slice;
   reg n327_slice_s2 = 1'h0;
-  wire [9:0] n330_add;
-  reg [9:0] n330_add_s2 = 10'h000;
-  wire [8:0] n333_add;
-  wire n343_or;
-  reg n343_or_s1 = 1'h0;
-  reg n343_or_s2 = 1'h0;
-  reg n343_or_s3 = 1'h0;
-  wire [9:0] n346_add;
-  reg [9:0] n346_add_s3 = 10'h000;
-  wire [9:0] n349_mux;
+  wire [4:0] n330_add;
+  wire n331_slice;
+  reg n331_slice_s2 = 1'h0;
+  wire n332_not;
+  wire [3:0] n333_slice;
+  reg [3:0] n333_slice_s2 = 4'h0;
+  wire [8:0] n336_add;
+  wire n346_or;
+  reg n346_or_s1 = 1'h0;
+  reg n346_or_s2 = 1'h0;
+  reg n346_or_s3 = 1'h0;
+  wire [9:0] n349_add;
+  reg [9:0] n349_add_s3 = 10'h000;
   wire n34_mux;
   reg n34_mux_s1 = 1'h0;
-  wire [5:0] n350_add;
-  wire n352_lt;
-  reg n352_lt_s2 = 1'h0;
-  wire n353_not;
-  reg n353_not_s3 = 1'h0;
-  reg n353_not_s4 = 1'h0;
-  wire [5:0] n355_sub;
-  wire n359_slice;
-  reg n359_slice_s2 = 1'h0;
-  reg n359_slice_s3 = 1'h0;
-  wire [10:0] n362_mux;
-  wire n366_slice;
-  reg n366_slice_s2 = 1'h0;
-  reg n366_slice_s3 = 1'h0;
-  wire [12:0] n369_mux;
-  wire [16:0] n372_cat;
-  reg [16:0] n372_cat_s4 = 17'h00000;
-  wire n373_slice;
-  reg n373_slice_s2 = 1'h0;
-  reg n373_slice_s3 = 1'h0;
-  reg n373_slice_s4 = 1'h0;
+  wire [9:0] n352_mux;
+  wire [5:0] n353_add;
+  wire n355_lt;
+  reg n355_lt_s2 = 1'h0;
+  wire n356_not;
+  reg n356_not_s3 = 1'h0;
+  reg n356_not_s4 = 1'h0;
+  wire [5:0] n358_sub;
+  wire n362_slice;
+  reg n362_slice_s2 = 1'h0;
+  reg n362_slice_s3 = 1'h0;
+  wire [10:0] n365_mux;
+  wire n369_slice;
+  reg n369_slice_s2 = 1'h0;
+  reg n369_slice_s3 = 1'h0;
+  wire [12:0] n372_mux;
   wire [16:0] n375_cat;
   reg [16:0] n375_cat_s4 = 17'h00000;
-  wire [16:0] n376_mux;
+  wire n376_slice;
+  reg n376_slice_s2 = 1'h0;
+  reg n376_slice_s3 = 1'h0;
+  reg n376_slice_s4 = 1'h0;
+  wire [16:0] n378_cat;
+  reg [16:0] n378_cat_s4 = 17'h00000;
+  wire [16:0] n379_mux;
   wire [31:0] n37_cat;
   reg [31:0] n37_cat_s1 = 32'd0;
-  wire n380_slice;
-  reg n380_slice_s2 = 1'h0;
-  reg n380_slice_s3 = 1'h0;
-  reg n380_slice_s4 = 1'h0;
-  wire [24:0] n383_mux;
-  wire n387_slice;
-  reg n387_slice_s2 = 1'h0;
-  reg n387_slice_s3 = 1'h0;
-  reg n387_slice_s4 = 1'h0;
+  wire n383_slice;
+  reg n383_slice_s2 = 1'h0;
+  reg n383_slice_s3 = 1'h0;
+  reg n383_slice_s4 = 1'h0;
+  wire [24:0] n386_mux;
   wire [31:0] n38_mux;
-  wire [40:0] n390_mux;
-  wire n394_slice;
-  reg n394_slice_s2 = 1'h0;
-  reg n394_slice_s3 = 1'h0;
-  reg n394_slice_s4 = 1'h0;
-  wire [6:0] n399_sub;
-  wire [2:0] n400_slice;
-  reg [2:0] n400_slice_s2 = 3'h0;
-  wire n402_eq;
-  reg n402_eq_s3 = 1'h0;
-  wire [9:0] n404_mux;
-  wire n408_slice;
-  reg n408_slice_s2 = 1'h0;
-  reg n408_slice_s3 = 1'h0;
-  wire [9:0] n409_mux;
-  reg [9:0] n409_mux_s4 = 10'h000;
-  wire [9:0] n412_cat;
-  reg [9:0] n412_cat_s4 = 10'h000;
-  wire n413_slice;
-  reg n413_slice_s2 = 1'h0;
-  reg n413_slice_s3 = 1'h0;
-  reg n413_slice_s4 = 1'h0;
-  wire [9:0] n414_mux;
-  wire n418_slice;
-  reg n418_slice_s2 = 1'h0;
-  reg n418_slice_s3 = 1'h0;
-  reg n418_slice_s4 = 1'h0;
-  wire [9:0] n419_mux;
-  wire n423_slice;
-  reg n423_slice_s2 = 1'h0;
-  reg n423_slice_s3 = 1'h0;
-  reg n423_slice_s4 = 1'h0;
-  wire [63:0] n427_mux;
+  wire n390_slice;
+  reg n390_slice_s2 = 1'h0;
+  reg n390_slice_s3 = 1'h0;
+  reg n390_slice_s4 = 1'h0;
+  wire [40:0] n393_mux;
+  wire n397_slice;
+  reg n397_slice_s2 = 1'h0;
+  reg n397_slice_s3 = 1'h0;
+  reg n397_slice_s4 = 1'h0;
+  wire [6:0] n402_sub;
+  wire [2:0] n403_slice;
+  reg [2:0] n403_slice_s2 = 3'h0;
+  wire n405_eq;
+  reg n405_eq_s3 = 1'h0;
+  wire [9:0] n407_mux;
+  wire n411_slice;
+  reg n411_slice_s2 = 1'h0;
+  reg n411_slice_s3 = 1'h0;
+  wire [9:0] n412_mux;
+  reg [9:0] n412_mux_s4 = 10'h000;
+  wire [9:0] n415_cat;
+  reg [9:0] n415_cat_s4 = 10'h000;
+  wire n416_slice;
+  reg n416_slice_s2 = 1'h0;
+  reg n416_slice_s3 = 1'h0;
+  reg n416_slice_s4 = 1'h0;
+  wire [9:0] n417_mux;
+  wire n421_slice;
+  reg n421_slice_s2 = 1'h0;
+  reg n421_slice_s3 = 1'h0;
+  reg n421_slice_s4 = 1'h0;
+  wire [9:0] n422_mux;
+  wire n426_slice;
+  reg n426_slice_s2 = 1'h0;
+  reg n426_slice_s3 = 1'h0;
+  reg n426_slice_s4 = 1'h0;
+  wire [63:0] n430_mux;
   wire n4_eq;
   reg n4_eq_s1 = 1'h0;
   wire n69_mux;
@@ -206,13 +209,15 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n300_and_s2 <= n300_and;
   always @(posedge clk)
-    n305_cat_s2 <= { \$8 , 1'h0 };
+    n305_cat_s2 <= { \$7 , 1'h0 };
   always @(posedge clk)
-    n310_cat_s2 <= { \$9 , 2'h0 };
+    n310_cat_s2 <= { \$8 , 2'h0 };
   always @(posedge clk)
-    n315_cat_s2 <= { \$10 , 3'h0 };
+    n315_cat_s2 <= { \$9 , 3'h0 };
   always @(posedge clk)
-    n320_cat_s2 <= { \$11 , 4'h0 };
+    n320_cat_s2 <= { \$10 , 4'h0 };
+  always @(posedge clk)
+    n331_slice_s2 <= n330_add[4];
   always @(posedge clk)
     n289_cat_s2 <= { \$5 , 1'h1 };
   always @(posedge clk)
@@ -220,15 +225,15 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n327_slice_s2 <= n327_slice;
   always @(posedge clk)
-    n330_add_s2 <= { 5'h00, \$7  };
+    n333_slice_s2 <= n330_add[3:0];
   always @(posedge clk)
-    n343_or_s1 <= n343_or;
+    n346_or_s1 <= n346_or;
   always @(posedge clk)
-    n343_or_s2 <= n343_or_s1;
+    n346_or_s2 <= n346_or_s1;
   always @(posedge clk)
-    n343_or_s3 <= n343_or_s2;
+    n346_or_s3 <= n346_or_s2;
   always @(posedge clk)
-    n346_add_s3 <= n346_add;
+    n349_add_s3 <= n349_add;
   always @(posedge clk)
     n325_slice_s3 <= n325_slice;
   always @(posedge clk)
@@ -240,77 +245,77 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n146_eq_s1 <= n146_eq;
   always @(posedge clk)
-    n352_lt_s2 <= n352_lt;
+    n355_lt_s2 <= n355_lt;
   always @(posedge clk)
-    n359_slice_s2 <= n355_sub[0];
+    n362_slice_s2 <= n358_sub[0];
   always @(posedge clk)
-    n359_slice_s3 <= n359_slice_s2;
+    n362_slice_s3 <= n362_slice_s2;
   always @(posedge clk)
-    n366_slice_s2 <= n355_sub[1];
+    n369_slice_s2 <= n358_sub[1];
   always @(posedge clk)
-    n366_slice_s3 <= n366_slice_s2;
+    n369_slice_s3 <= n369_slice_s2;
   always @(posedge clk)
-    n373_slice_s2 <= n355_sub[2];
+    n376_slice_s2 <= n358_sub[2];
   always @(posedge clk)
-    n373_slice_s3 <= n373_slice_s2;
+    n376_slice_s3 <= n376_slice_s2;
   always @(posedge clk)
-    n373_slice_s4 <= n373_slice_s3;
+    n376_slice_s4 <= n376_slice_s3;
   always @(posedge clk)
-    n372_cat_s4 <= { n369_mux, 4'h0 };
+    n375_cat_s4 <= { n372_mux, 4'h0 };
   always @(posedge clk)
-    n375_cat_s4 <= { 4'h0, n369_mux };
+    n378_cat_s4 <= { 4'h0, n372_mux };
   always @(posedge clk)
-    n380_slice_s2 <= n355_sub[3];
+    n383_slice_s2 <= n358_sub[3];
   always @(posedge clk)
-    n380_slice_s3 <= n380_slice_s2;
+    n383_slice_s3 <= n383_slice_s2;
   always @(posedge clk)
-    n380_slice_s4 <= n380_slice_s3;
+    n383_slice_s4 <= n383_slice_s3;
   always @(posedge clk)
-    n387_slice_s2 <= n355_sub[4];
+    n390_slice_s2 <= n358_sub[4];
   always @(posedge clk)
-    n387_slice_s3 <= n387_slice_s2;
+    n390_slice_s3 <= n390_slice_s2;
   always @(posedge clk)
-    n387_slice_s4 <= n387_slice_s3;
+    n390_slice_s4 <= n390_slice_s3;
   always @(posedge clk)
-    n400_slice_s2 <= n399_sub[6:4];
+    n403_slice_s2 <= n402_sub[6:4];
   always @(posedge clk)
-    n402_eq_s3 <= n402_eq;
+    n405_eq_s3 <= n405_eq;
   always @(posedge clk)
-    n408_slice_s2 <= n399_sub[0];
+    n411_slice_s2 <= n402_sub[0];
   always @(posedge clk)
-    n408_slice_s3 <= n408_slice_s2;
+    n411_slice_s3 <= n411_slice_s2;
   always @(posedge clk)
-    n413_slice_s2 <= n399_sub[1];
+    n416_slice_s2 <= n402_sub[1];
   always @(posedge clk)
-    n413_slice_s3 <= n413_slice_s2;
+    n416_slice_s3 <= n416_slice_s2;
   always @(posedge clk)
-    n413_slice_s4 <= n413_slice_s3;
+    n416_slice_s4 <= n416_slice_s3;
   always @(posedge clk)
-    n412_cat_s4 <= { 2'h0, n409_mux[9:2] };
+    n415_cat_s4 <= { 2'h0, n412_mux[9:2] };
   always @(posedge clk)
-    n409_mux_s4 <= n409_mux;
+    n412_mux_s4 <= n412_mux;
   always @(posedge clk)
-    n418_slice_s2 <= n399_sub[2];
+    n421_slice_s2 <= n402_sub[2];
   always @(posedge clk)
-    n418_slice_s3 <= n418_slice_s2;
+    n421_slice_s3 <= n421_slice_s2;
   always @(posedge clk)
-    n418_slice_s4 <= n418_slice_s3;
+    n421_slice_s4 <= n421_slice_s3;
   always @(posedge clk)
-    n353_not_s3 <= n353_not;
+    n356_not_s3 <= n356_not;
   always @(posedge clk)
-    n353_not_s4 <= n353_not_s3;
+    n356_not_s4 <= n356_not_s3;
   always @(posedge clk)
-    n394_slice_s2 <= n355_sub[5];
+    n397_slice_s2 <= n358_sub[5];
   always @(posedge clk)
-    n394_slice_s3 <= n394_slice_s2;
+    n397_slice_s3 <= n397_slice_s2;
   always @(posedge clk)
-    n394_slice_s4 <= n394_slice_s3;
+    n397_slice_s4 <= n397_slice_s3;
   always @(posedge clk)
-    n423_slice_s2 <= n399_sub[3];
+    n426_slice_s2 <= n402_sub[3];
   always @(posedge clk)
-    n423_slice_s3 <= n423_slice_s2;
+    n426_slice_s3 <= n426_slice_s2;
   always @(posedge clk)
-    n423_slice_s4 <= n423_slice_s3;
+    n426_slice_s4 <= n426_slice_s3;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -344,26 +349,28 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
     .n320_cat_s2(n320_cat_s2),
     .n325_slice(n325_slice),
     .n325_slice_s3(n325_slice_s3),
-    .n333_add(n333_add),
-    .n343_or(n343_or),
-    .n343_or_s3(n343_or_s3),
-    .n346_add_s3(n346_add_s3),
-    .n349_mux(n349_mux),
+    .n331_slice_s2(n331_slice_s2),
+    .n332_not(n332_not),
+    .n336_add(n336_add),
+    .n346_or(n346_or),
+    .n346_or_s3(n346_or_s3),
+    .n349_add_s3(n349_add_s3),
     .n34_mux_s1(n34_mux_s1),
-    .n352_lt_s2(n352_lt_s2),
-    .n353_not(n353_not),
-    .n372_cat_s4(n372_cat_s4),
-    .n373_slice_s4(n373_slice_s4),
+    .n352_mux(n352_mux),
+    .n355_lt_s2(n355_lt_s2),
+    .n356_not(n356_not),
     .n375_cat_s4(n375_cat_s4),
-    .n376_mux(n376_mux),
+    .n376_slice_s4(n376_slice_s4),
+    .n378_cat_s4(n378_cat_s4),
+    .n379_mux(n379_mux),
     .n37_cat_s1(n37_cat_s1),
     .n38_mux(n38_mux),
-    .n400_slice_s2(n400_slice_s2),
-    .n402_eq(n402_eq),
-    .n409_mux_s4(n409_mux_s4),
-    .n412_cat_s4(n412_cat_s4),
-    .n413_slice_s4(n413_slice_s4),
-    .n414_mux(n414_mux),
+    .n403_slice_s2(n403_slice_s2),
+    .n405_eq(n405_eq),
+    .n412_mux_s4(n412_mux_s4),
+    .n415_cat_s4(n415_cat_s4),
+    .n416_slice_s4(n416_slice_s4),
+    .n417_mux(n417_mux),
     .n4_eq(n4_eq),
     .n69_mux_s1(n69_mux_s1)
   );
@@ -384,23 +391,24 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
     .n215_mux(n215_mux),
     .n278_mux(n278_mux),
     .n327_slice_s2(n327_slice_s2),
-    .n330_add_s2(n330_add_s2),
-    .n333_add(n333_add),
-    .n346_add(n346_add),
-    .n349_mux(n349_mux),
+    .n332_not(n332_not),
+    .n333_slice_s2(n333_slice_s2),
+    .n336_add(n336_add),
+    .n349_add(n349_add),
     .n34_mux_s1(n34_mux_s1),
-    .n350_add(n350_add),
-    .n359_slice_s3(n359_slice_s3),
-    .n362_mux(n362_mux),
-    .n376_mux(n376_mux),
-    .n380_slice_s4(n380_slice_s4),
-    .n383_mux(n383_mux),
+    .n352_mux(n352_mux),
+    .n353_add(n353_add),
+    .n362_slice_s3(n362_slice_s3),
+    .n365_mux(n365_mux),
+    .n379_mux(n379_mux),
+    .n383_slice_s4(n383_slice_s4),
+    .n386_mux(n386_mux),
     .n38_mux(n38_mux),
-    .n402_eq_s3(n402_eq_s3),
-    .n404_mux(n404_mux),
-    .n414_mux(n414_mux),
-    .n418_slice_s4(n418_slice_s4),
-    .n419_mux(n419_mux),
+    .n405_eq_s3(n405_eq_s3),
+    .n407_mux(n407_mux),
+    .n417_mux(n417_mux),
+    .n421_slice_s4(n421_slice_s4),
+    .n422_mux(n422_mux),
     .n4_eq(n4_eq),
     .n4_eq_s1(n4_eq_s1),
     .n69_mux_s1(n69_mux_s1),
@@ -421,19 +429,19 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
     .n215_mux(n215_mux),
     .n278_mux(n278_mux),
     .n34_mux(n34_mux),
-    .n350_add(n350_add),
-    .n352_lt(n352_lt),
-    .n355_sub(n355_sub),
-    .n362_mux(n362_mux),
-    .n366_slice_s3(n366_slice_s3),
-    .n369_mux(n369_mux),
-    .n383_mux(n383_mux),
-    .n387_slice_s4(n387_slice_s4),
-    .n390_mux(n390_mux),
-    .n399_sub(n399_sub),
-    .n404_mux(n404_mux),
-    .n408_slice_s3(n408_slice_s3),
-    .n409_mux(n409_mux),
+    .n353_add(n353_add),
+    .n355_lt(n355_lt),
+    .n358_sub(n358_sub),
+    .n365_mux(n365_mux),
+    .n369_slice_s3(n369_slice_s3),
+    .n372_mux(n372_mux),
+    .n386_mux(n386_mux),
+    .n390_slice_s4(n390_slice_s4),
+    .n393_mux(n393_mux),
+    .n402_sub(n402_sub),
+    .n407_mux(n407_mux),
+    .n411_slice_s3(n411_slice_s3),
+    .n412_mux(n412_mux),
     .n4_eq(n4_eq),
     .n73_mux(n73_mux),
     .n8_mux(n8_mux),
@@ -454,34 +462,35 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
     .n211_mux(n211_mux),
     .n276_mux(n276_mux),
     .n277_mux(n277_mux),
+    .n330_add(n330_add),
     .n34_mux(n34_mux),
-    .n353_not_s4(n353_not_s4),
-    .n355_sub(n355_sub),
-    .n369_mux(n369_mux),
-    .n390_mux(n390_mux),
-    .n394_slice_s4(n394_slice_s4),
-    .n399_sub(n399_sub),
-    .n409_mux(n409_mux),
-    .n419_mux(n419_mux),
-    .n423_slice_s4(n423_slice_s4),
-    .n427_mux(o),
+    .n356_not_s4(n356_not_s4),
+    .n358_sub(n358_sub),
+    .n372_mux(n372_mux),
+    .n393_mux(n393_mux),
+    .n397_slice_s4(n397_slice_s4),
+    .n402_sub(n402_sub),
+    .n412_mux(n412_mux),
+    .n422_mux(n422_mux),
+    .n426_slice_s4(n426_slice_s4),
+    .n430_mux(o),
     .n4_eq(n4_eq),
     .n69_mux(n69_mux),
-    .\port$156$0 (\$7 ),
     .\port$58$24 (\$5 ),
     .\port$59$24 (\$6 )
   );
   \mitchell_refined_w32_s4.depth5  depth5 (
     .n292_slice(\$5 [6:3]),
     .n293_slice(\$6 [6:3]),
-    .n327_slice(n327_slice)
+    .n327_slice(n327_slice),
+    .n330_add(n330_add)
   );
   \mitchell_refined_w32_s4.depth7  depth7 (
     .n300_and(n300_and),
-    .\port$162$0 (\$8 ),
-    .\port$163$0 (\$9 ),
-    .\port$164$0 (\$10 ),
-    .\port$165$0 (\$11 ),
+    .\port$162$0 (\$7 ),
+    .\port$163$0 (\$8 ),
+    .\port$164$0 (\$9 ),
+    .\port$165$0 (\$10 ),
     .\port$58$27 (\$5 [6:3]),
     .\port$59$27 (\$6 [6:3])
   );
@@ -515,31 +524,32 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n427_mux = o;
+  assign n430_mux = o;
   assign valid_s4 = valid_out;
   assign n37_cat = { n19_mux[27:0], 4'h0 };
   assign n179_cat = { n161_mux[27:0], 4'h0 };
-  assign n305_cat = { \$8 , 1'h0 };
-  assign n310_cat = { \$9 , 2'h0 };
-  assign n315_cat = { \$10 , 3'h0 };
-  assign n320_cat = { \$11 , 4'h0 };
+  assign n305_cat = { \$7 , 1'h0 };
+  assign n310_cat = { \$8 , 2'h0 };
+  assign n315_cat = { \$9 , 3'h0 };
+  assign n320_cat = { \$10 , 4'h0 };
+  assign n331_slice = n330_add[4];
   assign n289_cat = { \$5 , 1'h1 };
   assign n291_cat = { \$6 , 1'h1 };
-  assign n330_add = { 5'h00, \$7  };
-  assign n359_slice = n355_sub[0];
-  assign n366_slice = n355_sub[1];
-  assign n373_slice = n355_sub[2];
-  assign n372_cat = { n369_mux, 4'h0 };
-  assign n375_cat = { 4'h0, n369_mux };
-  assign n380_slice = n355_sub[3];
-  assign n387_slice = n355_sub[4];
-  assign n400_slice = n399_sub[6:4];
-  assign n408_slice = n399_sub[0];
-  assign n413_slice = n399_sub[1];
-  assign n412_cat = { 2'h0, n409_mux[9:2] };
-  assign n418_slice = n399_sub[2];
-  assign n394_slice = n355_sub[5];
-  assign n423_slice = n399_sub[3];
+  assign n333_slice = n330_add[3:0];
+  assign n362_slice = n358_sub[0];
+  assign n369_slice = n358_sub[1];
+  assign n376_slice = n358_sub[2];
+  assign n375_cat = { n372_mux, 4'h0 };
+  assign n378_cat = { 4'h0, n372_mux };
+  assign n383_slice = n358_sub[3];
+  assign n390_slice = n358_sub[4];
+  assign n403_slice = n402_sub[6:4];
+  assign n411_slice = n402_sub[0];
+  assign n416_slice = n402_sub[1];
+  assign n415_cat = { 2'h0, n412_mux[9:2] };
+  assign n421_slice = n402_sub[2];
+  assign n397_slice = n358_sub[5];
+  assign n426_slice = n402_sub[3];
   assign n292_slice = \$5 [6:3];
   assign n293_slice = \$6 [6:3];
   assign n297_cat = { \$6 [6:3], 1'h1 };
@@ -552,9 +562,9 @@ module mitchell_refined_w32_s4(b, valid_in, clk, rst, o, valid_out, a);
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s4.depth1 (n1_b, n4_eq, n38_mux, n136_mux, n146_eq, n180_mux, n278_mux, n325_slice, n333_add, n343_or, n349_mux, n353_not, n376_mux, n402_eq, n414_mux, n34_mux_s1, n37_cat_s1, n19_mux_s1, n69_mux_s1, n135_mux_s1, n134_mux_s1
-, n176_mux_s1, n179_cat_s1, n161_mux_s1, n211_mux_s1, n277_mux_s1, n276_mux_s1, n300_and_s2, n305_cat_s2, n310_cat_s2, n315_cat_s2, n320_cat_s2, n289_cat_s2, n291_cat_s2, n343_or_s3, n346_add_s3, n325_slice_s3, n352_lt_s2, n373_slice_s4, n372_cat_s4, n375_cat_s4, n400_slice_s2
-, n413_slice_s4, n412_cat_s4, n409_mux_s4, n0_a);
+module \mitchell_refined_w32_s4.depth1 (n1_b, n4_eq, n38_mux, n136_mux, n146_eq, n180_mux, n278_mux, n325_slice, n332_not, n336_add, n346_or, n352_mux, n356_not, n379_mux, n405_eq, n417_mux, n34_mux_s1, n37_cat_s1, n19_mux_s1, n69_mux_s1, n135_mux_s1
+, n134_mux_s1, n176_mux_s1, n179_cat_s1, n161_mux_s1, n211_mux_s1, n277_mux_s1, n276_mux_s1, n300_and_s2, n305_cat_s2, n310_cat_s2, n315_cat_s2, n320_cat_s2, n331_slice_s2, n289_cat_s2, n291_cat_s2, n346_or_s3, n349_add_s3, n325_slice_s3, n355_lt_s2, n376_slice_s4, n375_cat_s4
+, n378_cat_s4, n403_slice_s2, n416_slice_s4, n415_cat_s4, n412_mux_s4, n0_a);
   wire [6:0] \$1 ;
   wire [8:0] \$2 ;
   wire [9:0] \$3 ;
@@ -610,46 +620,50 @@ module \mitchell_refined_w32_s4.depth1 (n1_b, n4_eq, n38_mux, n136_mux, n146_eq,
   wire [7:0] n325_slice;
   input [7:0] n325_slice_s3;
   wire [7:0] n325_slice_s3;
-  output [8:0] n333_add;
-  wire [8:0] n333_add;
-  output n343_or;
-  wire n343_or;
-  input n343_or_s3;
-  wire n343_or_s3;
-  input [9:0] n346_add_s3;
-  wire [9:0] n346_add_s3;
-  output [9:0] n349_mux;
-  wire [9:0] n349_mux;
+  input n331_slice_s2;
+  wire n331_slice_s2;
+  output n332_not;
+  wire n332_not;
+  output [8:0] n336_add;
+  wire [8:0] n336_add;
+  output n346_or;
+  wire n346_or;
+  input n346_or_s3;
+  wire n346_or_s3;
+  input [9:0] n349_add_s3;
+  wire [9:0] n349_add_s3;
   input n34_mux_s1;
   wire n34_mux_s1;
-  input n352_lt_s2;
-  wire n352_lt_s2;
-  output n353_not;
-  wire n353_not;
-  input [16:0] n372_cat_s4;
-  wire [16:0] n372_cat_s4;
-  input n373_slice_s4;
-  wire n373_slice_s4;
+  output [9:0] n352_mux;
+  wire [9:0] n352_mux;
+  input n355_lt_s2;
+  wire n355_lt_s2;
+  output n356_not;
+  wire n356_not;
   input [16:0] n375_cat_s4;
   wire [16:0] n375_cat_s4;
-  output [16:0] n376_mux;
-  wire [16:0] n376_mux;
+  input n376_slice_s4;
+  wire n376_slice_s4;
+  input [16:0] n378_cat_s4;
+  wire [16:0] n378_cat_s4;
+  output [16:0] n379_mux;
+  wire [16:0] n379_mux;
   input [31:0] n37_cat_s1;
   wire [31:0] n37_cat_s1;
   output [31:0] n38_mux;
   wire [31:0] n38_mux;
-  input [2:0] n400_slice_s2;
-  wire [2:0] n400_slice_s2;
-  output n402_eq;
-  wire n402_eq;
-  input [9:0] n409_mux_s4;
-  wire [9:0] n409_mux_s4;
-  input [9:0] n412_cat_s4;
-  wire [9:0] n412_cat_s4;
-  input n413_slice_s4;
-  wire n413_slice_s4;
-  output [9:0] n414_mux;
-  wire [9:0] n414_mux;
+  input [2:0] n403_slice_s2;
+  wire [2:0] n403_slice_s2;
+  output n405_eq;
+  wire n405_eq;
+  input [9:0] n412_mux_s4;
+  wire [9:0] n412_mux_s4;
+  input [9:0] n415_cat_s4;
+  wire [9:0] n415_cat_s4;
+  input n416_slice_s4;
+  wire n416_slice_s4;
+  output [9:0] n417_mux;
+  wire [9:0] n417_mux;
   output n4_eq;
   wire n4_eq;
   input n69_mux_s1;
@@ -662,33 +676,33 @@ module \mitchell_refined_w32_s4.depth1 (n1_b, n4_eq, n38_mux, n136_mux, n146_eq,
   assign \$2  = n310_cat_s2 + n315_cat_s2;
   assign \$3  = \$1  + \$2 ;
   assign \$4  = \$3  + n320_cat_s2;
-  assign n333_add = n289_cat_s2 + n291_cat_s2;
+  assign n332_not = ~ n331_slice_s2;
+  assign n336_add = n289_cat_s2 + n291_cat_s2;
   assign \$5  = ! n0_a;
   assign \$6  = ! n1_b;
-  assign n343_or = \$5  | \$6 ;
-  assign \$7  = n346_add_s3 + n325_slice_s3;
-  assign n349_mux = n343_or_s3 ? 10'h000 : \$7 [9:0];
-  assign n353_not = ~ n352_lt_s2;
-  assign n376_mux = n373_slice_s4 ? n372_cat_s4 : n375_cat_s4;
-  assign n402_eq = ! n400_slice_s2;
-  assign n414_mux = n413_slice_s4 ? n412_cat_s4 : n409_mux_s4;
+  assign n346_or = \$5  | \$6 ;
+  assign \$7  = n349_add_s3 + n325_slice_s3;
+  assign n352_mux = n346_or_s3 ? 10'h000 : \$7 [9:0];
+  assign n356_not = ~ n355_lt_s2;
+  assign n379_mux = n376_slice_s4 ? n375_cat_s4 : n378_cat_s4;
+  assign n405_eq = ! n403_slice_s2;
+  assign n417_mux = n416_slice_s4 ? n415_cat_s4 : n412_mux_s4;
   assign n4_eq = ! n0_a[31:16];
   assign n38_mux = n34_mux_s1 ? n37_cat_s1 : n19_mux_s1;
   assign n325_slice = \$4 [9:2];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s4.depth2 (n1_b, n4_eq, n38_mux, n136_mux, n146_eq, n180_mux, n278_mux, n333_add, n349_mux, n376_mux, n414_mux, n8_mux, n15_mux, n73_mux, n150_mux, n157_mux, n215_mux, n346_add, n350_add, n362_mux, n383_mux
-, n404_mux, n419_mux, n34_mux_s1, n69_mux_s1, n176_mux_s1, n211_mux_s1, n327_slice_s2, n330_add_s2, n15_mux_s1, n4_eq_s1, n157_mux_s1, n146_eq_s1, n359_slice_s3, n380_slice_s4, n402_eq_s3, n418_slice_s4, n0_a);
+module \mitchell_refined_w32_s4.depth2 (n1_b, n4_eq, n38_mux, n136_mux, n146_eq, n180_mux, n278_mux, n332_not, n336_add, n352_mux, n379_mux, n417_mux, n8_mux, n15_mux, n73_mux, n150_mux, n157_mux, n215_mux, n349_add, n353_add, n365_mux
+, n386_mux, n407_mux, n422_mux, n34_mux_s1, n69_mux_s1, n176_mux_s1, n211_mux_s1, n327_slice_s2, n333_slice_s2, n15_mux_s1, n4_eq_s1, n157_mux_s1, n146_eq_s1, n362_slice_s3, n383_slice_s4, n405_eq_s3, n421_slice_s4, n0_a);
   wire \$1 ;
-  wire [4:0] \$10 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
-  wire [10:0] \$6 ;
-  wire [9:0] \$7 ;
-  wire [10:0] \$8 ;
+  wire [9:0] \$6 ;
+  wire [10:0] \$7 ;
+  wire [4:0] \$8 ;
   wire [4:0] \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
@@ -722,40 +736,42 @@ module \mitchell_refined_w32_s4.depth2 (n1_b, n4_eq, n38_mux, n136_mux, n146_eq,
   wire n278_mux;
   input n327_slice_s2;
   wire n327_slice_s2;
-  input [9:0] n330_add_s2;
-  wire [9:0] n330_add_s2;
-  input [8:0] n333_add;
-  wire [8:0] n333_add;
-  output [9:0] n346_add;
-  wire [9:0] n346_add;
-  input [9:0] n349_mux;
-  wire [9:0] n349_mux;
+  input n332_not;
+  wire n332_not;
+  input [3:0] n333_slice_s2;
+  wire [3:0] n333_slice_s2;
+  input [8:0] n336_add;
+  wire [8:0] n336_add;
+  output [9:0] n349_add;
+  wire [9:0] n349_add;
   input n34_mux_s1;
   wire n34_mux_s1;
-  output [5:0] n350_add;
-  wire [5:0] n350_add;
-  input n359_slice_s3;
-  wire n359_slice_s3;
-  output [10:0] n362_mux;
-  wire [10:0] n362_mux;
-  input [16:0] n376_mux;
-  wire [16:0] n376_mux;
-  input n380_slice_s4;
-  wire n380_slice_s4;
-  output [24:0] n383_mux;
-  wire [24:0] n383_mux;
+  input [9:0] n352_mux;
+  wire [9:0] n352_mux;
+  output [5:0] n353_add;
+  wire [5:0] n353_add;
+  input n362_slice_s3;
+  wire n362_slice_s3;
+  output [10:0] n365_mux;
+  wire [10:0] n365_mux;
+  input [16:0] n379_mux;
+  wire [16:0] n379_mux;
+  input n383_slice_s4;
+  wire n383_slice_s4;
+  output [24:0] n386_mux;
+  wire [24:0] n386_mux;
   input [31:0] n38_mux;
   wire [31:0] n38_mux;
-  input n402_eq_s3;
-  wire n402_eq_s3;
-  output [9:0] n404_mux;
-  wire [9:0] n404_mux;
-  input [9:0] n414_mux;
-  wire [9:0] n414_mux;
-  input n418_slice_s4;
-  wire n418_slice_s4;
-  output [9:0] n419_mux;
-  wire [9:0] n419_mux;
+  input n405_eq_s3;
+  wire n405_eq_s3;
+  output [9:0] n407_mux;
+  wire [9:0] n407_mux;
+  input [9:0] n417_mux;
+  wire [9:0] n417_mux;
+  input n421_slice_s4;
+  wire n421_slice_s4;
+  output [9:0] n422_mux;
+  wire [9:0] n422_mux;
   input n4_eq;
   wire n4_eq;
   input n4_eq_s1;
@@ -776,23 +792,22 @@ module \mitchell_refined_w32_s4.depth2 (n1_b, n4_eq, n38_mux, n136_mux, n146_eq,
   assign \$4  = ! n1_b[31:24];
   assign n157_mux = n146_eq ? \$3  : \$4 ;
   assign n215_mux = n211_mux_s1 ? { n180_mux[29:0], 2'h0 } : n180_mux;
-  assign \$5  = ~ n333_add[8];
-  assign \$6  = n330_add_s2 - 5'h10;
-  assign \$7  = n327_slice_s2 ? \$6 [9:0] : 10'h000;
-  assign \$8  = { n333_add[8], \$5 , n333_add[7:0] } + \$7 ;
-  assign \$9  = ~ { n4_eq_s1, n15_mux_s1, n34_mux_s1, n69_mux_s1, n136_mux };
-  assign \$10  = ~ { n146_eq_s1, n157_mux_s1, n176_mux_s1, n211_mux_s1, n278_mux };
-  assign n350_add = \$9  + \$10 ;
-  assign n362_mux = n359_slice_s3 ? { n349_mux, 1'h0 } : { 1'h0, n349_mux };
-  assign n383_mux = n380_slice_s4 ? { n376_mux, 8'h00 } : { 8'h00, n376_mux };
-  assign n404_mux = n402_eq_s3 ? n349_mux : 10'h000;
-  assign n419_mux = n418_slice_s4 ? { 4'h0, n414_mux[9:4] } : n414_mux;
-  assign n346_add = \$8 [9:0];
+  assign \$5  = ~ n336_add[8];
+  assign \$6  = n327_slice_s2 ? { n332_not, n332_not, n332_not, n332_not, n332_not, n332_not, n333_slice_s2 } : 10'h000;
+  assign \$7  = { n336_add[8], \$5 , n336_add[7:0] } + \$6 ;
+  assign \$8  = ~ { n4_eq_s1, n15_mux_s1, n34_mux_s1, n69_mux_s1, n136_mux };
+  assign \$9  = ~ { n146_eq_s1, n157_mux_s1, n176_mux_s1, n211_mux_s1, n278_mux };
+  assign n353_add = \$8  + \$9 ;
+  assign n365_mux = n362_slice_s3 ? { n352_mux, 1'h0 } : { 1'h0, n352_mux };
+  assign n386_mux = n383_slice_s4 ? { n379_mux, 8'h00 } : { 8'h00, n379_mux };
+  assign n407_mux = n405_eq_s3 ? n352_mux : 10'h000;
+  assign n422_mux = n421_slice_s4 ? { 4'h0, n417_mux[9:4] } : n417_mux;
+  assign n349_add = \$7 [9:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s4.depth3 (n1_b, n4_eq, n136_mux, n146_eq, n278_mux, n8_mux, n15_mux, n73_mux, n150_mux, n157_mux, n215_mux, n350_add, n362_mux, n383_mux, n404_mux, n19_mux, n34_mux, n161_mux, n176_mux, \port$58$24 , \port$59$24 
-, n352_lt, n355_sub, n369_mux, n390_mux, n399_sub, n409_mux, n366_slice_s3, n387_slice_s4, n408_slice_s3, n0_a);
+module \mitchell_refined_w32_s4.depth3 (n1_b, n4_eq, n136_mux, n146_eq, n278_mux, n8_mux, n15_mux, n73_mux, n150_mux, n157_mux, n215_mux, n353_add, n365_mux, n386_mux, n407_mux, n19_mux, n34_mux, n161_mux, n176_mux, \port$58$24 , \port$59$24 
+, n355_lt, n358_sub, n372_mux, n393_mux, n402_sub, n412_mux, n369_slice_s3, n390_slice_s4, n411_slice_s3, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -836,32 +851,32 @@ module \mitchell_refined_w32_s4.depth3 (n1_b, n4_eq, n136_mux, n146_eq, n278_mux
   wire [7:0] n291_cat;
   output n34_mux;
   wire n34_mux;
-  input [5:0] n350_add;
-  wire [5:0] n350_add;
-  output n352_lt;
-  wire n352_lt;
-  output [5:0] n355_sub;
-  wire [5:0] n355_sub;
-  input [10:0] n362_mux;
-  wire [10:0] n362_mux;
-  input n366_slice_s3;
-  wire n366_slice_s3;
-  output [12:0] n369_mux;
-  wire [12:0] n369_mux;
-  input [24:0] n383_mux;
-  wire [24:0] n383_mux;
-  input n387_slice_s4;
-  wire n387_slice_s4;
-  output [40:0] n390_mux;
-  wire [40:0] n390_mux;
-  output [6:0] n399_sub;
-  wire [6:0] n399_sub;
-  input [9:0] n404_mux;
-  wire [9:0] n404_mux;
-  input n408_slice_s3;
-  wire n408_slice_s3;
-  output [9:0] n409_mux;
-  wire [9:0] n409_mux;
+  input [5:0] n353_add;
+  wire [5:0] n353_add;
+  output n355_lt;
+  wire n355_lt;
+  output [5:0] n358_sub;
+  wire [5:0] n358_sub;
+  input [10:0] n365_mux;
+  wire [10:0] n365_mux;
+  input n369_slice_s3;
+  wire n369_slice_s3;
+  output [12:0] n372_mux;
+  wire [12:0] n372_mux;
+  input [24:0] n386_mux;
+  wire [24:0] n386_mux;
+  input n390_slice_s4;
+  wire n390_slice_s4;
+  output [40:0] n393_mux;
+  wire [40:0] n393_mux;
+  output [6:0] n402_sub;
+  wire [6:0] n402_sub;
+  input [9:0] n407_mux;
+  wire [9:0] n407_mux;
+  input n411_slice_s3;
+  wire n411_slice_s3;
+  output [9:0] n412_mux;
+  wire [9:0] n412_mux;
   input n4_eq;
   wire n4_eq;
   input [31:0] n73_mux;
@@ -890,22 +905,22 @@ module \mitchell_refined_w32_s4.depth3 (n1_b, n4_eq, n136_mux, n146_eq, n278_mux
   assign n176_mux = n157_mux ? \$9  : \$12 ;
   assign \$13  = n136_mux ? { n73_mux[30:0], 1'h0 } : n73_mux;
   assign \$14  = n278_mux ? { n215_mux[30:0], 1'h0 } : n215_mux;
-  assign n352_lt = n350_add < 4'h8;
-  assign \$15  = n350_add - 4'h8;
-  assign n369_mux = n366_slice_s3 ? { n362_mux, 2'h0 } : { 2'h0, n362_mux };
-  assign n390_mux = n387_slice_s4 ? { n383_mux, 16'h0000 } : { 16'h0000, n383_mux };
-  assign n399_sub = 4'h8 - n350_add;
-  assign n409_mux = n408_slice_s3 ? { 1'h0, n404_mux[9:1] } : n404_mux;
+  assign n355_lt = n353_add < 4'h8;
+  assign \$15  = n353_add - 4'h8;
+  assign n372_mux = n369_slice_s3 ? { n365_mux, 2'h0 } : { 2'h0, n365_mux };
+  assign n393_mux = n390_slice_s4 ? { n386_mux, 16'h0000 } : { 16'h0000, n386_mux };
+  assign n402_sub = 4'h8 - n353_add;
+  assign n412_mux = n411_slice_s3 ? { 1'h0, n407_mux[9:1] } : n407_mux;
   assign n289_cat = { \$13 [30:24], 1'h1 };
   assign n291_cat = { \$14 [30:24], 1'h1 };
   assign \port$58$24  = \$13 [30:24];
   assign \port$59$24  = \$14 [30:24];
-  assign n355_sub = \$15 [5:0];
+  assign n358_sub = \$15 [5:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s4.depth4 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux, n419_mux, n19_mux, n34_mux, n161_mux, n176_mux, \port$58$24 , \port$59$24 , n355_sub, n369_mux, n390_mux, n399_sub, n409_mux, n69_mux, n134_mux, n135_mux, n211_mux
-, n276_mux, n277_mux, \port$156$0 , n427_mux, n353_not_s4, n394_slice_s4, n423_slice_s4, n0_a);
+module \mitchell_refined_w32_s4.depth4 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux, n422_mux, n19_mux, n34_mux, n161_mux, n176_mux, \port$58$24 , \port$59$24 , n358_sub, n372_mux, n393_mux, n402_sub, n412_mux, n69_mux, n134_mux, n135_mux, n211_mux
+, n276_mux, n277_mux, n330_add, n430_mux, n356_not_s4, n397_slice_s4, n426_slice_s4, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -989,9 +1004,8 @@ module \mitchell_refined_w32_s4.depth4 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux,
   wire \$82 ;
   wire \$83 ;
   wire \$84 ;
-  wire [4:0] \$85 ;
-  wire [63:0] \$86 ;
-  wire [9:0] \$87 ;
+  wire [63:0] \$85 ;
+  wire [9:0] \$86 ;
   wire \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
@@ -1024,55 +1038,53 @@ module \mitchell_refined_w32_s4.depth4 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux,
   wire [7:0] n291_cat;
   wire [3:0] n292_slice;
   wire [3:0] n293_slice;
-  wire [9:0] n330_add;
+  output [4:0] n330_add;
+  wire [4:0] n330_add;
   input n34_mux;
   wire n34_mux;
-  input n353_not_s4;
-  wire n353_not_s4;
-  input [5:0] n355_sub;
-  wire [5:0] n355_sub;
-  wire n359_slice;
-  wire n366_slice;
-  input [12:0] n369_mux;
-  wire [12:0] n369_mux;
-  wire [16:0] n372_cat;
-  wire n373_slice;
+  input n356_not_s4;
+  wire n356_not_s4;
+  input [5:0] n358_sub;
+  wire [5:0] n358_sub;
+  wire n362_slice;
+  wire n369_slice;
+  input [12:0] n372_mux;
+  wire [12:0] n372_mux;
   wire [16:0] n375_cat;
+  wire n376_slice;
+  wire [16:0] n378_cat;
   wire [31:0] n37_cat;
-  wire n380_slice;
-  wire n387_slice;
-  input [40:0] n390_mux;
-  wire [40:0] n390_mux;
-  wire n394_slice;
-  input n394_slice_s4;
-  wire n394_slice_s4;
-  input [6:0] n399_sub;
-  wire [6:0] n399_sub;
-  wire [2:0] n400_slice;
-  wire n408_slice;
-  input [9:0] n409_mux;
-  wire [9:0] n409_mux;
-  wire [9:0] n412_cat;
-  wire n413_slice;
-  wire n418_slice;
-  input [9:0] n419_mux;
-  wire [9:0] n419_mux;
-  wire n423_slice;
-  input n423_slice_s4;
-  wire n423_slice_s4;
-  output [63:0] n427_mux;
-  wire [63:0] n427_mux;
+  wire n383_slice;
+  wire n390_slice;
+  input [40:0] n393_mux;
+  wire [40:0] n393_mux;
+  wire n397_slice;
+  input n397_slice_s4;
+  wire n397_slice_s4;
+  input [6:0] n402_sub;
+  wire [6:0] n402_sub;
+  wire [2:0] n403_slice;
+  wire n411_slice;
+  input [9:0] n412_mux;
+  wire [9:0] n412_mux;
+  wire [9:0] n415_cat;
+  wire n416_slice;
+  wire n421_slice;
+  input [9:0] n422_mux;
+  wire [9:0] n422_mux;
+  wire n426_slice;
+  input n426_slice_s4;
+  wire n426_slice_s4;
+  output [63:0] n430_mux;
+  wire [63:0] n430_mux;
   input n4_eq;
   wire n4_eq;
   output n69_mux;
   wire n69_mux;
-  output [4:0] \port$156$0 ;
-  wire [4:0] \port$156$0 ;
   input [6:0] \port$58$24 ;
   wire [6:0] \port$58$24 ;
   input [6:0] \port$59$24 ;
   wire [6:0] \port$59$24 ;
-  assign \$13  = n4_eq ? \$11  : \$12 ;
   assign \$14  = n15_mux ? \$10  : \$13 ;
   assign n69_mux = n34_mux ? \$7  : \$14 ;
   assign \$15  = ! n0_a[3];
@@ -1150,10 +1162,10 @@ module \mitchell_refined_w32_s4.depth4 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux,
   assign \$83  = n146_eq ? \$81  : \$82 ;
   assign \$84  = n157_mux ? \$80  : \$83 ;
   assign n277_mux = n176_mux ? \$77  : \$84 ;
-  assign \$85  = { \port$58$24 [2:0], 1'h1 } + { \port$59$24 [2:0], 1'h1 };
-  assign \$86  = n394_slice_s4 ? { n390_mux[31:0], 32'h00000000 } : { 23'h000000, n390_mux };
-  assign \$87  = n423_slice_s4 ? { 8'h00, n419_mux[9:8] } : n419_mux;
-  assign n427_mux = n353_not_s4 ? \$86  : { 54'h00000000000000, \$87  };
+  assign n330_add = { \port$58$24 [2:0], 1'h1 } + { \port$59$24 [2:0], 1'h1 };
+  assign \$85  = n397_slice_s4 ? { n393_mux[31:0], 32'h00000000 } : { 23'h000000, n393_mux };
+  assign \$86  = n426_slice_s4 ? { 8'h00, n422_mux[9:8] } : n422_mux;
+  assign n430_mux = n356_not_s4 ? \$85  : { 54'h00000000000000, \$86  };
   assign \$1  = ! n0_a[3:2];
   assign \$2  = ! n0_a[19:18];
   assign \$3  = n4_eq ? \$1  : \$2 ;
@@ -1166,32 +1178,31 @@ module \mitchell_refined_w32_s4.depth4 (n1_b, n4_eq, n146_eq, n15_mux, n157_mux,
   assign \$10  = n4_eq ? \$8  : \$9 ;
   assign \$11  = ! n0_a[15:14];
   assign \$12  = ! n0_a[31:30];
+  assign \$13  = n4_eq ? \$11  : \$12 ;
   assign n37_cat = { n19_mux[27:0], 4'h0 };
   assign n179_cat = { n161_mux[27:0], 4'h0 };
   assign n292_slice = \port$58$24 [6:3];
   assign n289_cat = { \port$58$24 , 1'h1 };
   assign n293_slice = \port$59$24 [6:3];
   assign n291_cat = { \port$59$24 , 1'h1 };
-  assign n330_add = { 5'h00, \$85  };
-  assign n359_slice = n355_sub[0];
-  assign n366_slice = n355_sub[1];
-  assign n372_cat = { n369_mux, 4'h0 };
-  assign n373_slice = n355_sub[2];
-  assign n375_cat = { 4'h0, n369_mux };
-  assign n380_slice = n355_sub[3];
-  assign n387_slice = n355_sub[4];
-  assign n394_slice = n355_sub[5];
-  assign n400_slice = n399_sub[6:4];
-  assign n408_slice = n399_sub[0];
-  assign n412_cat = { 2'h0, n409_mux[9:2] };
-  assign n413_slice = n399_sub[1];
-  assign n418_slice = n399_sub[2];
-  assign n423_slice = n399_sub[3];
-  assign \port$156$0  = \$85 ;
+  assign n362_slice = n358_sub[0];
+  assign n369_slice = n358_sub[1];
+  assign n375_cat = { n372_mux, 4'h0 };
+  assign n376_slice = n358_sub[2];
+  assign n378_cat = { 4'h0, n372_mux };
+  assign n383_slice = n358_sub[3];
+  assign n390_slice = n358_sub[4];
+  assign n397_slice = n358_sub[5];
+  assign n403_slice = n402_sub[6:4];
+  assign n411_slice = n402_sub[0];
+  assign n415_cat = { 2'h0, n412_mux[9:2] };
+  assign n416_slice = n402_sub[1];
+  assign n421_slice = n402_sub[2];
+  assign n426_slice = n402_sub[3];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w32_s4.depth5 (n293_slice, n327_slice, n292_slice);
+module \mitchell_refined_w32_s4.depth5 (n293_slice, n330_add, n327_slice, n292_slice);
   wire [4:0] \$1 ;
   input [3:0] n292_slice;
   wire [3:0] n292_slice;
@@ -1201,9 +1212,15 @@ module \mitchell_refined_w32_s4.depth5 (n293_slice, n327_slice, n292_slice);
   wire [4:0] n297_cat;
   output n327_slice;
   wire n327_slice;
+  input [4:0] n330_add;
+  wire [4:0] n330_add;
+  wire n331_slice;
+  wire [3:0] n333_slice;
   assign \$1  = n292_slice + n293_slice;
   assign n295_cat = { n292_slice, 1'h1 };
   assign n297_cat = { n293_slice, 1'h1 };
+  assign n331_slice = n330_add[4];
+  assign n333_slice = n330_add[3:0];
   assign n327_slice = \$1 [4];
 endmodule
 

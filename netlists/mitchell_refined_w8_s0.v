@@ -8,7 +8,8 @@ module mitchell_refined_w8_s0(b, o, a);
   input [7:0] b;
   wire [7:0] b;
   wire [7:0] n0_a;
-  wire [15:0] n118_slice;
+  wire [7:0] n102_add;
+  wire [15:0] n121_slice;
   wire n15_mux;
   wire [7:0] n19_mux;
   wire [7:0] n1_b;
@@ -24,7 +25,8 @@ module mitchell_refined_w8_s0(b, o, a);
   wire [3:0] n84_slice;
   wire [3:0] n85_slice;
   wire [7:0] n8_mux;
-  wire [7:0] n99_add;
+  wire [3:0] n96_add;
+  wire n98_not;
   output [15:0] o;
   wire [15:0] o;
   \mitchell_refined_w8_s0.depth1  depth1 (
@@ -66,13 +68,19 @@ module mitchell_refined_w8_s0(b, o, a);
     .n83_slice(n83_slice)
   );
   \mitchell_refined_w8_s0.depth5  depth5 (
+    .n102_add(n102_add),
     .n82_slice(n82_slice),
     .n83_slice(n83_slice),
-    .n99_add(n99_add)
+    .n96_add(n96_add)
   );
   \mitchell_refined_w8_s0.depth6  depth6 (
+    .n96_add(n96_add),
+    .n98_not(n98_not)
+  );
+  \mitchell_refined_w8_s0.depth7  depth7 (
     .n0_a(a),
-    .n118_slice(o),
+    .n102_add(n102_add),
+    .n121_slice(o),
     .n15_mux(n15_mux),
     .n1_b(b),
     .n34_mux(n34_mux),
@@ -80,13 +88,14 @@ module mitchell_refined_w8_s0(b, o, a);
     .n4_eq(n4_eq),
     .n55_mux(n55_mux),
     .n74_mux(n74_mux),
-    .n82_slice(n82_slice),
-    .n83_slice(n83_slice),
-    .n99_add(n99_add)
+    .n84_slice(n82_slice[6:3]),
+    .n85_slice(n83_slice[6:3]),
+    .n96_add(n96_add),
+    .n98_not(n98_not)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n118_slice = o;
+  assign n121_slice = o;
   assign n84_slice = n82_slice[6:3];
   assign n85_slice = n83_slice[6:3];
 endmodule
@@ -216,50 +225,54 @@ module \mitchell_refined_w8_s0.depth4 (n34_mux, n59_mux, n74_mux, n82_slice, n83
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s0.depth5 (n83_slice, n99_add, n82_slice);
+module \mitchell_refined_w8_s0.depth5 (n83_slice, n96_add, n102_add, n82_slice);
+  output [7:0] n102_add;
+  wire [7:0] n102_add;
   input [6:0] n82_slice;
   wire [6:0] n82_slice;
   input [6:0] n83_slice;
   wire [6:0] n83_slice;
   wire [3:0] n84_slice;
   wire [3:0] n85_slice;
-  output [7:0] n99_add;
-  wire [7:0] n99_add;
-  assign n99_add = n82_slice + n83_slice;
+  output [3:0] n96_add;
+  wire [3:0] n96_add;
+  assign n96_add = n82_slice[2:0] + n83_slice[2:0];
+  assign n102_add = n82_slice + n83_slice;
   assign n84_slice = n82_slice[6:3];
   assign n85_slice = n83_slice[6:3];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s0.depth6 (n1_b, n4_eq, n44_eq, n15_mux, n55_mux, n34_mux, n74_mux, n82_slice, n83_slice, n99_add, n118_slice, n0_a);
+module \mitchell_refined_w8_s0.depth6 (n98_not, n96_add);
+  input [3:0] n96_add;
+  wire [3:0] n96_add;
+  output n98_not;
+  wire n98_not;
+  assign n98_not = ~ n96_add[3];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w8_s0.depth7 (n1_b, n4_eq, n44_eq, n15_mux, n55_mux, n34_mux, n74_mux, n84_slice, n85_slice, n96_add, n102_add, n98_not, n121_slice, n0_a);
   wire \$1 ;
-  wire [3:0] \$10 ;
-  wire [4:0] \$11 ;
-  wire [3:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [4:0] \$15 ;
-  wire [8:0] \$16 ;
-  wire [9:0] \$17 ;
-  wire [9:0] \$18 ;
-  wire [9:0] \$19 ;
+  wire [8:0] \$10 ;
+  wire [2:0] \$11 ;
+  wire [2:0] \$12 ;
+  wire [3:0] \$13 ;
+  wire [23:0] \$14 ;
   wire \$2 ;
-  wire [8:0] \$20 ;
-  wire [2:0] \$21 ;
-  wire [2:0] \$22 ;
-  wire [3:0] \$23 ;
-  wire [23:0] \$24 ;
   wire \$3 ;
   wire \$4 ;
   wire [4:0] \$5 ;
-  wire [3:0] \$6 ;
-  wire [4:0] \$7 ;
-  wire [3:0] \$8 ;
-  wire [4:0] \$9 ;
+  wire [8:0] \$6 ;
+  wire [9:0] \$7 ;
+  wire [9:0] \$8 ;
+  wire [9:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  output [15:0] n118_slice;
-  wire [15:0] n118_slice;
+  input [7:0] n102_add;
+  wire [7:0] n102_add;
+  output [15:0] n121_slice;
+  wire [15:0] n121_slice;
   input n15_mux;
   wire n15_mux;
   input [7:0] n1_b;
@@ -274,39 +287,27 @@ module \mitchell_refined_w8_s0.depth6 (n1_b, n4_eq, n44_eq, n15_mux, n55_mux, n3
   wire n55_mux;
   input n74_mux;
   wire n74_mux;
-  input [6:0] n82_slice;
-  wire [6:0] n82_slice;
-  input [6:0] n83_slice;
-  wire [6:0] n83_slice;
+  input [3:0] n84_slice;
   wire [3:0] n84_slice;
+  input [3:0] n85_slice;
   wire [3:0] n85_slice;
-  input [7:0] n99_add;
-  wire [7:0] n99_add;
+  input [3:0] n96_add;
+  wire [3:0] n96_add;
+  input n98_not;
+  wire n98_not;
   assign \$1  = ! n0_a;
   assign \$2  = ! n1_b;
   assign \$3  = \$1  | \$2 ;
-  assign \$4  = ~ n99_add[7];
-  assign \$5  = n82_slice[6:3] + n83_slice[6:3];
-  assign \$6  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$7  = \$6  - 4'h8;
-  assign \$8  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$9  = \$8  - 4'h8;
-  assign \$10  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$11  = \$10  - 4'h8;
-  assign \$12  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$13  = \$12  - 4'h8;
-  assign \$14  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$15  = \$14  - 4'h8;
-  assign \$16  = \$5 [4] ? { \$15 [4], \$13 [4], \$11 [4], \$9 [4], \$7  } : 9'h000;
-  assign \$17  = { n99_add[7], \$4 , n99_add[6:0] } + \$16 ;
-  assign \$18  = { n82_slice[6:3], 1'h1 } * { n83_slice[6:3], 1'h1 };
-  assign \$19  = \$17 [8:0] + \$18 [9:3];
-  assign \$20  = \$3  ? 9'h000 : \$19 [8:0];
-  assign \$21  = ~ { n4_eq, n15_mux, n34_mux };
-  assign \$22  = ~ { n44_eq, n55_mux, n74_mux };
-  assign \$23  = \$21  + \$22 ;
-  assign \$24  = \$20  << \$23 ;
-  assign n84_slice = n82_slice[6:3];
-  assign n85_slice = n83_slice[6:3];
-  assign n118_slice = \$24 [22:7];
+  assign \$4  = ~ n102_add[7];
+  assign \$5  = n84_slice + n85_slice;
+  assign \$6  = \$5 [4] ? { n98_not, n98_not, n98_not, n98_not, n98_not, n98_not, n96_add[2:0] } : 9'h000;
+  assign \$7  = { n102_add[7], \$4 , n102_add[6:0] } + \$6 ;
+  assign \$8  = { n84_slice, 1'h1 } * { n85_slice, 1'h1 };
+  assign \$9  = \$7 [8:0] + \$8 [9:3];
+  assign \$10  = \$3  ? 9'h000 : \$9 [8:0];
+  assign \$11  = ~ { n4_eq, n15_mux, n34_mux };
+  assign \$12  = ~ { n44_eq, n55_mux, n74_mux };
+  assign \$13  = \$11  + \$12 ;
+  assign \$14  = \$10  << \$13 ;
+  assign n121_slice = \$14 [22:7];
 endmodule

@@ -20,16 +20,18 @@ module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg [8:0] n112_cat_s1 = 9'h000;
   wire [9:0] n115_add;
   reg [9:0] n115_add_s1 = 10'h000;
-  wire [7:0] n125_add;
-  wire [8:0] n130_cat;
-  reg [8:0] n130_cat_s1 = 9'h000;
-  wire n147_or;
-  reg n147_or_s1 = 1'h0;
-  wire [8:0] n149_mux;
-  reg [8:0] n149_mux_s1 = 9'h000;
-  wire [3:0] n154_add;
-  reg [3:0] n154_add_s1 = 4'h0;
-  wire [15:0] n156_slice;
+  wire [3:0] n122_add;
+  wire n124_not;
+  wire [7:0] n128_add;
+  wire [8:0] n133_cat;
+  reg [8:0] n133_cat_s1 = 9'h000;
+  wire n150_or;
+  reg n150_or_s1 = 1'h0;
+  wire [8:0] n152_mux;
+  reg [8:0] n152_mux_s1 = 9'h000;
+  wire [3:0] n157_add;
+  reg [3:0] n157_add_s1 = 4'h0;
+  wire [15:0] n159_slice;
   wire n15_mux;
   wire [7:0] n19_mux;
   wire [7:0] n1_b;
@@ -63,27 +65,27 @@ module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     valid_out <= \$1 ;
   always @(posedge clk)
-    n147_or_s1 <= n147_or;
+    n150_or_s1 <= n150_or;
   always @(posedge clk)
-    n130_cat_s1 <= { n125_add[7], \$2 , n125_add[6:0] };
+    n133_cat_s1 <= { n128_add[7], \$2 , n128_add[6:0] };
   always @(posedge clk)
-    n149_mux_s1 <= n149_mux;
+    n152_mux_s1 <= n152_mux;
   always @(posedge clk)
     n115_add_s1 <= n115_add;
   always @(posedge clk)
     n112_cat_s1 <= { \$3 , 4'h0 };
   always @(posedge clk)
-    n154_add_s1 <= n154_add;
+    n157_add_s1 <= n157_add;
   \mitchell_refined_w8_s1.depth1  depth1 (
     .n0_a(a),
     .n112_cat_s1(n112_cat_s1),
     .n115_add_s1(n115_add_s1),
-    .n130_cat_s1(n130_cat_s1),
-    .n147_or(n147_or),
-    .n147_or_s1(n147_or_s1),
-    .n149_mux_s1(n149_mux_s1),
-    .n154_add_s1(n154_add_s1),
-    .n156_slice(o),
+    .n133_cat_s1(n133_cat_s1),
+    .n150_or(n150_or),
+    .n150_or_s1(n150_or_s1),
+    .n152_mux_s1(n152_mux_s1),
+    .n157_add_s1(n157_add_s1),
+    .n159_slice(o),
     .n1_b(b),
     .n44_eq(n44_eq),
     .n4_eq(n4_eq)
@@ -113,7 +115,7 @@ module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n8_mux(n8_mux)
   );
   \mitchell_refined_w8_s1.depth4  depth4 (
-    .n154_add(n154_add),
+    .n157_add(n157_add),
     .n15_mux(n15_mux),
     .n19_mux(n19_mux),
     .n34_mux(n34_mux),
@@ -126,22 +128,31 @@ module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n83_slice(n83_slice)
   );
   \mitchell_refined_w8_s1.depth5  depth5 (
-    .n125_add(n125_add),
+    .n122_add(n122_add),
+    .n128_add(n128_add),
     .n82_slice(n82_slice),
     .n83_slice(n83_slice)
   );
   \mitchell_refined_w8_s1.depth6  depth6 (
-    .n125_add(n125_add),
-    .n149_mux(n149_mux),
-    .n82_slice(n82_slice),
-    .n83_slice(n83_slice),
-    .\port$45$0 (\$2 )
+    .n122_add(n122_add),
+    .n124_not(n124_not),
+    .n128_add(n128_add),
+    .n84_slice(n82_slice[6:3]),
+    .n85_slice(n83_slice[6:3]),
+    .\port$47$0 (\$2 )
+  );
+  \mitchell_refined_w8_s1.depth7  depth7 (
+    .n122_add(n122_add),
+    .n124_not(n124_not),
+    .n152_mux(n152_mux),
+    .n84_slice(n82_slice[6:3]),
+    .n85_slice(n83_slice[6:3])
   );
   \mitchell_refined_w8_s1.depth8  depth8 (
     .n115_add(n115_add),
     .\port$39$3 (n82_slice[6:3]),
     .\port$40$3 (n83_slice[6:3]),
-    .\port$58$0 (\$3 )
+    .\port$50$0 (\$3 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -152,9 +163,9 @@ module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n156_slice = o;
+  assign n159_slice = o;
   assign valid_s1 = valid_out;
-  assign n130_cat = { n125_add[7], \$2 , n125_add[6:0] };
+  assign n133_cat = { n128_add[7], \$2 , n128_add[6:0] };
   assign n112_cat = { \$3 , 4'h0 };
   assign n84_slice = n82_slice[6:3];
   assign n85_slice = n83_slice[6:3];
@@ -168,7 +179,7 @@ module mitchell_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n147_or, n156_slice, n147_or_s1, n130_cat_s1, n149_mux_s1, n115_add_s1, n112_cat_s1, n154_add_s1, n0_a);
+module \mitchell_refined_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n150_or, n159_slice, n150_or_s1, n133_cat_s1, n152_mux_s1, n115_add_s1, n112_cat_s1, n157_add_s1, n0_a);
   wire \$1 ;
   wire [8:0] \$10 ;
   wire [23:0] \$11 ;
@@ -186,18 +197,18 @@ module \mitchell_refined_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n147_or, n156_slice,
   wire [8:0] n112_cat_s1;
   input [9:0] n115_add_s1;
   wire [9:0] n115_add_s1;
-  input [8:0] n130_cat_s1;
-  wire [8:0] n130_cat_s1;
-  output n147_or;
-  wire n147_or;
-  input n147_or_s1;
-  wire n147_or_s1;
-  input [8:0] n149_mux_s1;
-  wire [8:0] n149_mux_s1;
-  input [3:0] n154_add_s1;
-  wire [3:0] n154_add_s1;
-  output [15:0] n156_slice;
-  wire [15:0] n156_slice;
+  input [8:0] n133_cat_s1;
+  wire [8:0] n133_cat_s1;
+  output n150_or;
+  wire n150_or;
+  input n150_or_s1;
+  wire n150_or_s1;
+  input [8:0] n152_mux_s1;
+  wire [8:0] n152_mux_s1;
+  input [3:0] n157_add_s1;
+  wire [3:0] n157_add_s1;
+  output [15:0] n159_slice;
+  wire [15:0] n159_slice;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   output n44_eq;
@@ -212,13 +223,13 @@ module \mitchell_refined_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n147_or, n156_slice,
   assign \$4  = ! n1_b[3:0];
   assign \$5  = ! n1_b[7:4];
   assign \$6  = \$4  & \$5 ;
-  assign n147_or = \$3  | \$6 ;
-  assign \$7  = n130_cat_s1 + n149_mux_s1;
+  assign n150_or = \$3  | \$6 ;
+  assign \$7  = n133_cat_s1 + n152_mux_s1;
   assign \$8  = n115_add_s1 + n112_cat_s1;
   assign \$9  = \$7 [8:0] + \$8 [9:3];
-  assign \$10  = n147_or_s1 ? 9'h000 : \$9 [8:0];
-  assign \$11  = \$10  << n154_add_s1;
-  assign n156_slice = \$11 [22:7];
+  assign \$10  = n150_or_s1 ? 9'h000 : \$9 [8:0];
+  assign \$11  = \$10  << n157_add_s1;
+  assign n159_slice = \$11 [22:7];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -310,13 +321,13 @@ module \mitchell_refined_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n82_slice, n83_slice, n154_add, n4_eq);
+module \mitchell_refined_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n82_slice, n83_slice, n157_add, n4_eq);
   wire [7:0] \$1 ;
   wire [7:0] \$2 ;
   wire [2:0] \$3 ;
   wire [2:0] \$4 ;
-  output [3:0] n154_add;
-  wire [3:0] n154_add;
+  output [3:0] n157_add;
+  wire [3:0] n157_add;
   input n15_mux;
   wire n15_mux;
   input [7:0] n19_mux;
@@ -341,78 +352,86 @@ module \mitchell_refined_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mu
   assign \$2  = n74_mux ? { n59_mux[6:0], 1'h0 } : n59_mux;
   assign \$3  = ~ { n4_eq, n15_mux, n34_mux };
   assign \$4  = ~ { n44_eq, n55_mux, n74_mux };
-  assign n154_add = \$3  + \$4 ;
+  assign n157_add = \$3  + \$4 ;
   assign n82_slice = \$1 [6:0];
   assign n83_slice = \$2 [6:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s1.depth5 (n83_slice, n125_add, n82_slice);
-  output [7:0] n125_add;
-  wire [7:0] n125_add;
+module \mitchell_refined_w8_s1.depth5 (n83_slice, n122_add, n128_add, n82_slice);
+  output [3:0] n122_add;
+  wire [3:0] n122_add;
+  output [7:0] n128_add;
+  wire [7:0] n128_add;
   input [6:0] n82_slice;
   wire [6:0] n82_slice;
   input [6:0] n83_slice;
   wire [6:0] n83_slice;
   wire [3:0] n84_slice;
   wire [3:0] n85_slice;
-  assign n125_add = n82_slice + n83_slice;
+  assign n122_add = n82_slice[2:0] + n83_slice[2:0];
+  assign n128_add = n82_slice + n83_slice;
   assign n84_slice = n82_slice[6:3];
   assign n85_slice = n83_slice[6:3];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s1.depth6 (n83_slice, n125_add, \port$45$0 , n149_mux, n82_slice);
+module \mitchell_refined_w8_s1.depth6 (n85_slice, n122_add, n128_add, n124_not, \port$47$0 , n84_slice);
   wire \$1 ;
-  wire [4:0] \$10 ;
-  wire [3:0] \$11 ;
-  wire [4:0] \$12 ;
-  wire [4:0] \$2 ;
-  wire [3:0] \$3 ;
-  wire [4:0] \$4 ;
-  wire [3:0] \$5 ;
-  wire [4:0] \$6 ;
-  wire [3:0] \$7 ;
-  wire [4:0] \$8 ;
-  wire [3:0] \$9 ;
-  input [7:0] n125_add;
-  wire [7:0] n125_add;
-  wire [8:0] n130_cat;
-  output [8:0] n149_mux;
-  wire [8:0] n149_mux;
-  input [6:0] n82_slice;
-  wire [6:0] n82_slice;
-  input [6:0] n83_slice;
-  wire [6:0] n83_slice;
+  input [3:0] n122_add;
+  wire [3:0] n122_add;
+  output n124_not;
+  wire n124_not;
+  input [7:0] n128_add;
+  wire [7:0] n128_add;
+  wire [8:0] n133_cat;
+  input [3:0] n84_slice;
   wire [3:0] n84_slice;
+  input [3:0] n85_slice;
   wire [3:0] n85_slice;
   wire [4:0] n87_cat;
   wire [4:0] n89_cat;
-  output \port$45$0 ;
-  wire \port$45$0 ;
-  assign \$1  = ~ n125_add[7];
-  assign \$2  = n82_slice[6:3] + n83_slice[6:3];
-  assign \$3  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$4  = \$3  - 4'h8;
-  assign \$5  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$6  = \$5  - 4'h8;
-  assign \$7  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$8  = \$7  - 4'h8;
-  assign \$9  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$10  = \$9  - 4'h8;
-  assign \$11  = n82_slice[2:0] + n83_slice[2:0];
-  assign \$12  = \$11  - 4'h8;
-  assign n149_mux = \$2 [4] ? { \$12 [4], \$10 [4], \$8 [4], \$6 [4], \$4  } : 9'h000;
-  assign n87_cat = { n82_slice[6:3], 1'h1 };
-  assign n84_slice = n82_slice[6:3];
-  assign n89_cat = { n83_slice[6:3], 1'h1 };
-  assign n85_slice = n83_slice[6:3];
-  assign n130_cat = { n125_add[7], \$1 , n125_add[6:0] };
-  assign \port$45$0  = \$1 ;
+  output \port$47$0 ;
+  wire \port$47$0 ;
+  assign n124_not = ~ n122_add[3];
+  assign \$1  = ~ n128_add[7];
+  assign n87_cat = { n84_slice, 1'h1 };
+  assign n89_cat = { n85_slice, 1'h1 };
+  assign n133_cat = { n128_add[7], \$1 , n128_add[6:0] };
+  assign \port$47$0  = \$1 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_refined_w8_s1.depth8 (\port$40$3 , \port$58$0 , n115_add, \port$39$3 );
+module \mitchell_refined_w8_s1.depth7 (n85_slice, n122_add, n124_not, n152_mux, n84_slice);
+  wire [4:0] \$1 ;
+  wire n103_slice;
+  wire n108_slice;
+  input [3:0] n122_add;
+  wire [3:0] n122_add;
+  input n124_not;
+  wire n124_not;
+  output [8:0] n152_mux;
+  wire [8:0] n152_mux;
+  input [3:0] n84_slice;
+  wire [3:0] n84_slice;
+  input [3:0] n85_slice;
+  wire [3:0] n85_slice;
+  wire [4:0] n89_cat;
+  wire n90_slice;
+  wire n93_slice;
+  wire n98_slice;
+  assign \$1  = n84_slice + n85_slice;
+  assign n152_mux = \$1 [4] ? { n124_not, n124_not, n124_not, n124_not, n124_not, n124_not, n122_add[2:0] } : 9'h000;
+  assign n90_slice = 1'h1;
+  assign n89_cat = { n85_slice, 1'h1 };
+  assign n93_slice = n85_slice[0];
+  assign n98_slice = n85_slice[1];
+  assign n103_slice = n85_slice[2];
+  assign n108_slice = n85_slice[3];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_refined_w8_s1.depth8 (\port$40$3 , \port$50$0 , n115_add, \port$39$3 );
   wire [4:0] \$1 ;
   wire [4:0] \$2 ;
   wire [4:0] \$3 ;
@@ -433,8 +452,8 @@ module \mitchell_refined_w8_s1.depth8 (\port$40$3 , \port$58$0 , n115_add, \port
   wire [3:0] \port$39$3 ;
   input [3:0] \port$40$3 ;
   wire [3:0] \port$40$3 ;
-  output [4:0] \port$58$0 ;
-  wire [4:0] \port$58$0 ;
+  output [4:0] \port$50$0 ;
+  wire [4:0] \port$50$0 ;
   assign \$3  = { \port$39$3 , 1'h1 } & { \port$40$3 [0], \port$40$3 [0], \port$40$3 [0], \port$40$3 [0], \port$40$3 [0] };
   assign \$4  = \$2  + { \$3 , 1'h0 };
   assign \$5  = { \port$39$3 , 1'h1 } & { \port$40$3 [1], \port$40$3 [1], \port$40$3 [1], \port$40$3 [1], \port$40$3 [1] };
@@ -449,6 +468,6 @@ module \mitchell_refined_w8_s1.depth8 (\port$40$3 , \port$58$0 , n115_add, \port
   assign n93_slice = \port$40$3 [0];
   assign n98_slice = \port$40$3 [1];
   assign n103_slice = \port$40$3 [2];
-  assign \port$58$0  = \$1 ;
+  assign \port$50$0  = \$1 ;
   assign \$2  = { \port$39$3 , 1'h1 };
 endmodule
