@@ -310,7 +310,7 @@ def _stats_of(operator, a: np.ndarray, b: np.ndarray) -> _Accumulator:
 def _model_tiles(operator, a: np.ndarray, b: np.ndarray):
     """``(a, b, model output)`` for cache-sized parts of the pairs, which broadcast to 2-D.
 
-    A traced library unit is evaluated tile by tile (:func:`numpy_backend.evaluate_tiles`),
+    A traced library unit is evaluated tile by tile (:meth:`Unit.model_tiles`),
     so each tile's statistics are taken while the tile is still in the cache, and the
     per-operand logic of an outer product runs once per operand value.  Other operators
     (Verilog netlists) get the pairs spelled out in one call.
@@ -320,10 +320,8 @@ def _model_tiles(operator, a: np.ndarray, b: np.ndarray):
         a_all, b_all = (x.ravel() for x in np.broadcast_arrays(a, b))
         yield a_all, b_all, np.asarray(operator.model(a_all, b_all))
         return
-    from .numpy_backend import evaluate_tiles
-    pattern_a, pattern_b = operator.to_patterns(a, b)
-    for rows, cols, tile in evaluate_tiles(operator.graph, {"a": pattern_a, "b": pattern_b}):
-        yield _part(a, rows, cols), _part(b, rows, cols), operator.from_pattern(tile)
+    for rows, cols, values in operator.model_tiles(a, b):
+        yield _part(a, rows, cols), _part(b, rows, cols), values
 
 
 def _is_traced(operator) -> bool:

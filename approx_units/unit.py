@@ -289,6 +289,20 @@ class Unit:
         pa, pb = self.to_patterns(a, b)
         return self.from_pattern(evaluate(self.graph, {"a": pa, "b": pb}))
 
+    def model_tiles(self, a, b):
+        """:meth:`model` over ``a`` and ``b`` broadcast to 2-D, one cache-sized tile at a time.
+
+        For consumers that reduce the output (the error engine), so each tile
+        is used while it is in the cache; for an outer product (``a`` a
+        column, ``b`` a row) each operand's own logic runs once per value.
+        Yields ``(rows, cols, values)``: the slices of the ``(R, C)``
+        broadcast shape a tile covers and the model's output there.
+        """
+        from .numpy_backend import evaluate_tiles
+        pa, pb = self.to_patterns(a, b)
+        for rows, cols, tile in evaluate_tiles(self.graph, {"a": pa, "b": pb}):
+            yield rows, cols, self.from_pattern(tile)
+
     def signature(self):
         from amaranth.hdl import signed as signed_shape, unsigned
         from .amaranth_backend import UnitSignature

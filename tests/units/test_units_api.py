@@ -219,3 +219,14 @@ def test_docs_table_lists_every_unit_with_its_parameters_and_reference():
         for param in unit_spec.params:
             assert f"`{param.name}`: {param.doc}" in row
         assert unit_spec.reference in row and unit_spec.summary in row
+
+
+def test_model_tiles_cover_the_outer_product_exactly_once():
+    unit = approx_units.get("mitchell_refined", width=6, signed=True)
+    a = np.arange(-32, 32).reshape(-1, 1)
+    b = np.arange(-32, 32).reshape(1, -1)
+    whole = np.full((64, 64), np.iinfo(np.int64).min)
+    for rows, cols, values in unit.model_tiles(a, b):
+        assert (whole[rows, cols] == np.iinfo(np.int64).min).all()
+        whole[rows, cols] = values
+    np.testing.assert_array_equal(whole, unit.model(a, b))
