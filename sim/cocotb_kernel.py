@@ -31,7 +31,11 @@ to a ``spec.json`` that names the ports; the coroutine it calls,
 
 Builds are cached under :func:`cache_root` by a hash of the Verilog, the
 simulator and its version, so that a kernel simulated on many inputs is
-compiled once. A file lock makes concurrent runs (pytest-xdist) safe.
+compiled once. A file lock makes concurrent runs (pytest-xdist) safe. Each
+use marks a build as recently used; after a new build, builds beyond the
+:data:`KEEP_BUILDS` most recent that have not been used for
+:data:`PRUNE_AFTER_DAYS` days are removed, so the cache does not grow
+without bound (a Verilator build takes several megabytes).
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SIMULATORS", "CocotbRunError", "CocotbTimeout", "PortSpec", "ArraySpec", "TestbenchSpec",
     "RawRun", "spec_from_component", "spec_from_signature", "simulate_verilog",
-    "cache_root", "drive_kernel", "ToolUnavailable",
+    "cache_root", "prune_cache", "drive_kernel", "ToolUnavailable",
 ]
 
 #: Back ends this module drives, as ``cocotb_tools.runner.get_runner`` names them.
@@ -509,6 +513,34 @@ def _locked(path: Path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+#: Builds always kept, most recently used first.
+KEEP_BUILDS = 64
+#: Older builds are removed once unused for this long; long enough that no
+#: run still in progress elsewhere can be using one.
+PRUNE_AFTER_DAYS = 7
+
+
+def prune_cache(root: Path | None = None, *, keep: int = KEEP_BUILDS,
+                older_than_days: float = PRUNE_AFTER_DAYS) -> list[Path]:
+    """Remove cached builds beyond the ``keep`` most recently used that are unused for a while.
+
+    Returns the removed build directories.
+    """
+    import time
+    root = cache_root() if root is None else Path(root)
+    stamps = sorted(root.glob("*/built.ok"), key=lambda p: p.stat().st_mtime, reverse=True)
+    cutoff = time.time() - older_than_days * 86400
+    removed = []
+    for stamp in stamps[keep:]:
+        if stamp.stat().st_mtime >= cutoff:
+            continue
+        build_dir = stamp.parent
+        shutil.rmtree(build_dir, ignore_errors=True)
+        Path(f"{build_dir}.lock").unlink(missing_ok=True)
+        removed.append(build_dir)
+    return removed
+
+
 def _build(verilog: str, toplevel: str, tool: Tool, waves: bool) -> Path:
     """Build once per (Verilog, simulator, version, waves); return the build directory."""
     key = hashlib.sha256("\0".join([verilog, toplevel, tool.name, repr(tool.version),
@@ -517,6 +549,7 @@ def _build(verilog: str, toplevel: str, tool: Tool, waves: bool) -> Path:
     build_dir = cache_root() / f"{tool.name}-{toplevel}-{key}"
     stamp = build_dir / "built.ok"
     if stamp.exists():
+        stamp.touch()       # recently used: kept by prune_cache
         return build_dir
     with _locked(cache_root() / f"{build_dir.name}.lock"):
         if stamp.exists():
@@ -546,6 +579,7 @@ def _build(verilog: str, toplevel: str, tool: Tool, waves: bool) -> Path:
             raise CocotbRunError(f"{tool.name} could not build {toplevel}: {error} "
                                  f"(log: {log})", log) from None
         stamp.write_text("ok\n")
+    prune_cache()
     return build_dir
 
 

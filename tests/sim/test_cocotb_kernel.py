@@ -130,3 +130,23 @@ def test_component_without_handshake_is_rejected():
 def test_depth_beyond_the_address_width_is_rejected():
     with pytest.raises(ValueError, match=r"depth must be in 1\.\.8 for a 3-bit address, not 9"):
         spec_from_component(ScaleSum(), toplevel="scale_sum", depths={"a": 9})
+
+
+def test_prune_cache_keeps_recent_builds_and_removes_old_unused_ones(tmp_path):
+    import os
+    import time
+    from sim.cocotb_kernel import prune_cache
+    now = time.time()
+    ages_days = [0, 1, 2, 10, 20, 30]
+    for i, age in enumerate(ages_days):
+        build = tmp_path / f"icarus-top-{i}"
+        build.mkdir()
+        (build / "built.ok").write_text("ok\n")
+        os.utime(build / "built.ok", (now - age * 86400,) * 2)
+        (tmp_path / f"icarus-top-{i}.lock").write_text("")
+    (tmp_path / "icarus-top-interrupted").mkdir()       # no stamp: a build in progress
+    removed = prune_cache(tmp_path, keep=2, older_than_days=7)
+    assert sorted(p.name for p in removed) == ["icarus-top-3", "icarus-top-4", "icarus-top-5"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "icarus-top-0", "icarus-top-0.lock", "icarus-top-1", "icarus-top-1.lock",
+        "icarus-top-2", "icarus-top-2.lock", "icarus-top-interrupted"]
