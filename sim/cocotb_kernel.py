@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SIMULATORS", "CocotbRunError", "CocotbTimeout", "PortSpec", "ArraySpec", "TestbenchSpec",
     "RawRun", "spec_from_component", "spec_from_signature", "simulate_verilog",
-    "cache_root", "prune_cache", "drive_kernel", "ToolUnavailable",
+    "cache_root", "cached_build", "prune_cache", "drive_kernel", "ToolUnavailable",
 ]
 
 #: Back ends this module drives, as ``cocotb_tools.runner.get_runner`` names them.
@@ -541,8 +541,17 @@ def prune_cache(root: Path | None = None, *, keep: int = KEEP_BUILDS,
     return removed
 
 
-def _build(verilog: str, toplevel: str, tool: Tool, waves: bool) -> Path:
-    """Build once per (Verilog, simulator, version, waves); return the build directory."""
+def cached_build(verilog: str, toplevel: str, tool: Tool, waves: bool = False) -> Path:
+    """Build once per (Verilog, simulator, version, waves); return the build directory.
+
+    Shared by the kernel testbenches here and the unit testbenches of
+    :mod:`sim.cocotb_runner`.
+
+    Raises
+    ------
+    CocotbRunError
+        If the simulator cannot build the design (the message names the log).
+    """
     key = hashlib.sha256("\0".join([verilog, toplevel, tool.name, repr(tool.version),
                                     str(waves and tool.name == "verilator"), "v2"])
                          .encode()).hexdigest()[:20]
@@ -636,7 +645,7 @@ def simulate_verilog(verilog: str, spec: TestbenchSpec, args: dict[str, Any], *,
             raise ValueError(f"array argument {array.name!r} has {len(values)} values, "
                              f"more than its depth {array.depth}")
     tool = find_simulator(simulator)
-    build_dir = _build(verilog, spec.toplevel, tool, waves=vcd is not None)
+    build_dir = cached_build(verilog, spec.toplevel, tool, waves=vcd is not None)
 
     with contextlib.ExitStack() as stack:
         if keep_dir is None:

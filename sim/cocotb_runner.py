@@ -1,9 +1,10 @@
 """Run generated Verilog under cocotb 2.1 and Icarus Verilog.
 
-:func:`run_cocotb` is the generic glue: it writes the Verilog into a fresh
-work directory, builds it with cocotb's Icarus runner and runs a cocotb test
-module, passing parameters through environment variables. Testbenches
-exchange data with the caller through files in the work directory.
+:func:`run_cocotb` is the generic glue: it builds the Verilog with Icarus
+through the build cache of :mod:`sim.cocotb_kernel` and runs a cocotb test
+module in a work directory, passing parameters through environment
+variables. Testbenches exchange data with the caller through files in the
+work directory.
 
 :func:`run_unit_icarus` is the back end of ``sim.run_unit(...,
 backend="icarus")``: it streams operand vectors through an approximate
@@ -48,7 +49,8 @@ def run_cocotb(verilog: str, toplevel: str, *, test_module: str, test_dir: Path 
         Extra environment for the testbench; ``AXHLS_WORK_DIR`` is added and
         points at the work directory.
     work_dir : path, optional
-        Where the sources, build and logs go; a fresh temporary directory by default.
+        Where the testbench runs and leaves its files and log; a fresh
+        temporary directory by default. The build itself is cached.
 
     Returns
     -------
@@ -64,28 +66,24 @@ def run_cocotb(verilog: str, toplevel: str, *, test_module: str, test_dir: Path 
     """
     from cocotb_tools.runner import get_runner
 
+    from sim.cocotb_kernel import CocotbRunError, cached_build
     from sim.tools import find_icarus, tool_environment
 
     tool = find_icarus()
+    try:
+        build_dir = cached_build(verilog, toplevel, tool)
+    except CocotbRunError as error:
+        raise CocotbError(str(error)) from None
     work = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="axhls-cocotb-"))
     work.mkdir(parents=True, exist_ok=True)
-    source = work / f"{toplevel}.v"
-    source.write_text(verilog)
-    build_dir = work / "build"
-    runner = get_runner("icarus")
     with tool_environment(tool):
         try:
-            runner.build(sources=[source], hdl_toplevel=toplevel, build_dir=build_dir,
-                         timescale=("1ns", "1ps"), log_file=work / "build.log", always=True)
-        except (SystemExit, RuntimeError, OSError) as error:
-            raise CocotbError(f"Icarus could not build {toplevel}: {error} "
-                              f"(log: {work / 'build.log'})") from None
-        try:
-            runner.test(test_module=test_module, hdl_toplevel=toplevel, hdl_toplevel_lang="verilog",
-                        test_dir=str(test_dir), build_dir=build_dir,
-                        results_xml=str(work / "results.xml"), log_file=work / "test.log",
-                        extra_env={"COCOTB_LOG_LEVEL": "WARNING", **(env or {}),
-                                   "AXHLS_WORK_DIR": str(work)})
+            get_runner("icarus").test(
+                test_module=test_module, hdl_toplevel=toplevel, hdl_toplevel_lang="verilog",
+                test_dir=str(test_dir), build_dir=build_dir,
+                results_xml=str(work / "results.xml"), log_file=work / "test.log",
+                extra_env={"COCOTB_LOG_LEVEL": "WARNING", **(env or {}),
+                           "AXHLS_WORK_DIR": str(work)})
         except (SystemExit, RuntimeError, OSError) as error:
             raise CocotbError(f"cocotb run of {toplevel} failed: {error} "
                               f"(log: {work / 'test.log'})") from None
