@@ -440,7 +440,7 @@ class _Analyzer:
             index, array, array_type = self.array_access(target)
             if not isinstance(index, (ast.Name, ast.Constant)):
                 # Evaluate a computed index once: the array is read once and written once.
-                temporary = self.fresh("index", None, self.shape(index))
+                temporary = self.fresh("index", ast.unparse(target.slice), self.shape(index))
                 self.pending.append(self.assign_name(temporary, index, target.slice))
                 index = self.name_load(temporary, target.slice)
             load = self.load(array, array_type, index, target)

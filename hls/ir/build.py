@@ -298,8 +298,17 @@ class _Builder:
     def expr(self, node, pred):
         value = self._expr(node, pred)
         if not value.text:
-            value.text = ast.unparse(node)
+            value.text = self.source_text(node)
         return value
+
+    def source_text(self, node) -> str:
+        """``node`` as the user would write it: the front end's temporaries and
+        renamed locals show under their display names (``h[x[i]]``, not ``h[index]``)."""
+        names = getattr(self.tk, "display_names", None)
+        if not names:
+            return ast.unparse(node)
+        renamed = _RenameToDisplay(names).visit(ast.parse(ast.unparse(node), mode="eval").body)
+        return ast.unparse(renamed)
 
     def _expr(self, node, pred):
         lines = (node.lineno,)
@@ -478,9 +487,9 @@ class _Builder:
             shape = self.arrays[array][0]
             data = value if value.shape == shape else self.op("wrap", [value], shape, lines)
             store = self.op("store", [index, data], unsigned(0), lines, predicate=pred, array=array)
-            store.text = f"{ast.unparse(target)} = ..."
+            store.text = f"{self.source_text(target)} = ..."
             if data is not value and not data.text:
-                data.text = f"{ast.unparse(target)} = {value.text or '...'}"
+                data.text = f"{self.source_text(target)} = {value.text or '...'}"
         else:
             raise UnsupportedConstruct(target, f"cannot assign to {type(target).__name__}")
 
@@ -779,3 +788,11 @@ def build_ir(typed_kernel, shape_of, *, pipelining: bool = True) -> KernelIR:
         clock_mhz=float(getattr(typed_kernel, "clock_mhz", 100.0) or 100.0),
         resources=dict(getattr(typed_kernel, "resources", {}) or {}),
     )
+
+
+class _RenameToDisplay(ast.NodeTransformer):
+    def __init__(self, names: dict[str, str]):
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        return ast.Name(id=self.names.get(node.id, node.id), ctx=node.ctx)

@@ -42,6 +42,13 @@ def test_forwarding_reaches_ii_one():
         assert _loop(load(name)[0])["ii"] == 1
 
 
+def test_the_bound_names_the_user_s_subscript_not_the_front_end_s_temporary():
+    # h[x[i]] += 1 evaluates x[i] once into a temporary; the explanation must
+    # still read as the source does.
+    text = str(load("histogram")[0].report())
+    assert "`h[x[i]]` -> `h[x[i]] (forwarded)`" in text and "index" not in text
+
+
 @settings(max_examples=16, deadline=None)
 @given(st.lists(st.integers(0, 7), min_size=16, max_size=16), st.lists(st.integers(0, 50), min_size=8, max_size=8),
        st.integers(0, 16))
