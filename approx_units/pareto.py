@@ -142,9 +142,11 @@ def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None
                  label="candidates")
     axes.plot([r["lut_equivalents"] for r in front], [r["error"] for r in front], "o-", color="tab:red",
               label="Pareto front", zorder=3)
+    coincident = {}     # equal points get one label, not labels drawn over each other
     for row in front:
-        axes.annotate(_label(row), (row["lut_equivalents"], row["error"]), fontsize=7, xytext=(4, 4),
-                      textcoords="offset points")
+        coincident.setdefault((row["lut_equivalents"], row["error"]), []).append(_label(row))
+    for point, labels in coincident.items():
+        axes.annotate("\n".join(labels), point, fontsize=7, xytext=(4, 4), textcoords="offset points")
     positive = [r["error"] for r in rows if r["error"] > 0]
     if positive:
         # Logarithmic above a threshold, linear through zero so that exact units still show.
@@ -188,7 +190,7 @@ def _pareto_command(args) -> int:
     except synth.SynthesisError as error:
         raise _error(str(error), 1) from None
     plot(rows, output, metric=args.metric,
-         title=f"{args.width}-bit {args.kind} on {args.target}: {args.metric} vs LUTs")
+         title=f"{args.width}-bit {args.kind} on {args.target}: {args.metric} vs LUT equivalents")
     front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["lut_equivalents"])
     if args.json:
         _print_json({"kind": args.kind, "width": args.width, "target": args.target,
@@ -204,7 +206,7 @@ def _pareto_command(args) -> int:
 
 
 def register_cli(commands) -> None:
-    parser = commands.add_parser("pareto", help="error vs LUTs: the non-dominated units, and a plot")
+    parser = commands.add_parser("pareto", help="error vs LUT equivalents: the non-dominated units, and a plot")
     parser.add_argument("--kind", required=True, choices=("add", "mul", "div"))
     parser.add_argument("--width", type=int, required=True, metavar="N")
     parser.add_argument("--target", default="ecp5", choices=("ecp5", "xc7", "ice40"))
