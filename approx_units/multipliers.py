@@ -86,15 +86,8 @@ def antilog(ops, log_value, frac_bits: int, offset: int, out_width: int):
     """
     characteristic = ops.slice(log_value, frac_bits, log_value.width)
     mantissa = ops.cat(ops.slice(log_value, 0, frac_bits), ops.const(1, 1))     # 1.f
-    left = ops.ge(characteristic, offset)
-    amount_left = ops.sub(characteristic, offset, width=characteristic.width)
-    amount_right = ops.sub(offset, characteristic, width=max(characteristic.width,
-                                                           int(offset).bit_length()) + 1)
-    overflow = ops.and_(left, ops.ge(amount_left, out_width - frac_bits))
-    shifted_left = ops.shl(mantissa, amount_left, width=out_width)
-    shifted_right = ops.zext(ops.shr(ops.zext(mantissa, max(out_width, mantissa.width)),
-                                     amount_right), out_width)
-    result = ops.mux(left, shifted_left, shifted_right)
+    overflow = ops.ge(characteristic, offset + out_width - frac_bits)
+    result = scale_by_power_of_two(ops, mantissa, characteristic, offset, out_width)
     return ops.mux(overflow, ops.const((1 << out_width) - 1, out_width), result)
 
 
