@@ -15,10 +15,7 @@ module mitchell_div_refined_w16_s0(b, o, a);
   wire n15_mux;
   wire [20:0] n161_add;
   wire [5:0] n162_slice;
-  wire [15:0] n165_cat;
-  wire n168_not;
-  wire [5:0] n170_sub;
-  wire [31:0] n191_mux;
+  wire [31:0] n180_mux;
   wire [15:0] n19_mux;
   wire [15:0] n1_b;
   wire n34_mux;
@@ -101,23 +98,15 @@ module mitchell_div_refined_w16_s0(b, o, a);
     .n90_mux(n90_mux)
   );
   \mitchell_div_refined_w16_s0.depth8  depth8 (
-    .n162_slice(n161_add[20:15]),
-    .n168_not(n168_not),
-    .n170_sub(n170_sub)
-  );
-  \mitchell_div_refined_w16_s0.depth9  depth9 (
     .n0_a(a),
-    .n168_not(n168_not),
-    .n170_sub(n170_sub),
-    .n191_mux(o),
-    .n1_b(b),
-    .\port$323$0 (n161_add)
+    .n161_add(n161_add),
+    .n180_mux(o),
+    .n1_b(b)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n191_mux = o;
+  assign n180_mux = o;
   assign n162_slice = n161_add[20:15];
-  assign n165_cat = { 1'h1, n161_add[14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
@@ -894,60 +883,30 @@ module \mitchell_div_refined_w16_s0.depth6 (n79_eq, n15_mux, n90_mux, n34_mux, n
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s0.depth8 (n168_not, n170_sub, n162_slice);
+module \mitchell_div_refined_w16_s0.depth8 (n1_b, n161_add, n180_mux, n0_a);
   wire \$1 ;
-  wire [6:0] \$2 ;
-  input [5:0] n162_slice;
-  wire [5:0] n162_slice;
-  output n168_not;
-  wire n168_not;
-  output [5:0] n170_sub;
-  wire [5:0] n170_sub;
-  assign \$1  = n162_slice < 5'h10;
-  assign n168_not = ~ \$1 ;
-  assign \$2  = n162_slice - 5'h10;
-  assign n170_sub = \$2 [5:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s0.depth9 (n1_b, \port$323$0 , n168_not, n170_sub, n191_mux, n0_a);
-  wire \$1 ;
-  wire [31:0] \$10 ;
-  wire [31:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire [78:0] \$6 ;
-  wire [6:0] \$7 ;
-  wire [31:0] \$8 ;
-  wire [31:0] \$9 ;
+  wire [78:0] \$5 ;
+  wire [31:0] \$6 ;
+  wire [31:0] \$7 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
+  input [20:0] n161_add;
+  wire [20:0] n161_add;
   wire [5:0] n162_slice;
-  wire [15:0] n165_cat;
-  input n168_not;
-  wire n168_not;
-  input [5:0] n170_sub;
-  wire [5:0] n170_sub;
-  output [31:0] n191_mux;
-  wire [31:0] n191_mux;
+  output [31:0] n180_mux;
+  wire [31:0] n180_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [20:0] \port$323$0 ;
-  wire [20:0] \port$323$0 ;
+  assign \$3  = n161_add[20:15] < 6'h21;
+  assign \$4  = ~ \$3 ;
+  assign \$5  = { 1'h1, n161_add[14:0] } << n161_add[20:15];
+  assign \$6  = \$3  ? \$5 [47:16] : 32'd4294967295;
+  assign \$7  = \$2  ? 32'd0 : \$6 ;
+  assign n180_mux = \$1  ? 32'd4294967295 : \$7 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n170_sub < 5'h11;
-  assign \$4  = ~ \$3 ;
-  assign \$5  = n168_not & \$4 ;
-  assign \$6  = { 1'h1, \port$323$0 [14:0] } << n170_sub;
-  assign \$7  = 5'h10 - \port$323$0 [20:15];
-  assign \$8  = { 1'h1, \port$323$0 [14:0] } >> \$7 ;
-  assign \$9  = n168_not ? \$6 [31:0] : \$8 ;
-  assign \$10  = \$5  ? 32'd4294967295 : \$9 ;
-  assign \$11  = \$2  ? 32'd0 : \$10 ;
-  assign n191_mux = \$1  ? 32'd4294967295 : \$11 ;
-  assign n165_cat = { 1'h1, \port$323$0 [14:0] };
-  assign n162_slice = \port$323$0 [20:15];
+  assign n162_slice = n161_add[20:15];
 endmodule

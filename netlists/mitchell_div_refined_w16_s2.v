@@ -31,73 +31,67 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg n172_slice_s1 = 1'h0;
   wire n173_slice;
   reg n173_slice_s1 = 1'h0;
-  wire [20:0] n187_mux;
-  reg [20:0] n187_mux_s1 = 21'h000000;
+  wire n174_slice;
+  reg n174_slice_s1 = 1'h0;
+  wire [20:0] n180_mux;
+  reg [20:0] n180_mux_s1 = 21'h000000;
+  wire [20:0] n186_mux;
+  reg [20:0] n186_mux_s1 = 21'h000000;
+  wire n188_slice;
+  reg n188_slice_s1 = 1'h0;
+  wire [20:0] n194_mux;
+  reg [20:0] n194_mux_s1 = 21'h000000;
   wire [15:0] n1_b;
-  wire [20:0] n201_mux;
-  reg [20:0] n201_mux_s1 = 21'h000000;
+  wire [20:0] n200_mux;
+  reg [20:0] n200_mux_s1 = 21'h000000;
   wire n203_slice;
   reg n203_slice_s1 = 1'h0;
-  wire [20:0] n217_mux;
-  reg [20:0] n217_mux_s1 = 21'h000000;
+  wire n204_slice;
+  reg n204_slice_s1 = 1'h0;
+  wire [20:0] n210_mux;
+  reg [20:0] n210_mux_s1 = 21'h000000;
+  wire [20:0] n216_mux;
+  reg [20:0] n216_mux_s1 = 21'h000000;
+  wire n218_slice;
+  reg n218_slice_s1 = 1'h0;
   wire n21_mux;
-  wire [20:0] n231_mux;
-  reg [20:0] n231_mux_s1 = 21'h000000;
+  wire [20:0] n224_mux;
+  reg [20:0] n224_mux_s1 = 21'h000000;
+  wire [20:0] n230_mux;
+  reg [20:0] n230_mux_s1 = 21'h000000;
   wire [20:0] n234_add;
   wire [5:0] n235_slice;
   wire [15:0] n238_cat;
-  wire n241_not;
-  reg n241_not_s2 = 1'h0;
-  wire [5:0] n243_sub;
-  wire [6:0] n245_sub;
-  wire n248_not;
-  reg n248_not_s2 = 1'h0;
-  wire [15:0] n254_mux;
-  wire [16:0] n257_cat;
-  reg [16:0] n257_cat_s2 = 17'h00000;
-  wire n258_slice;
-  reg n258_slice_s2 = 1'h0;
+  wire n240_lt;
+  reg n240_lt_s2 = 1'h0;
+  wire [16:0] n248_mux;
+  wire [18:0] n251_cat;
+  reg [18:0] n251_cat_s2 = 19'h00000;
+  wire n252_slice;
+  reg n252_slice_s2 = 1'h0;
+  wire [18:0] n254_cat;
+  reg [18:0] n254_cat_s2 = 19'h00000;
+  wire [18:0] n255_mux;
+  wire n259_slice;
+  reg n259_slice_s2 = 1'h0;
   wire [15:0] n25_mux;
-  wire [16:0] n260_cat;
-  reg [16:0] n260_cat_s2 = 17'h00000;
-  wire [16:0] n261_mux;
-  wire n265_slice;
-  reg n265_slice_s2 = 1'h0;
-  wire [18:0] n268_mux;
-  wire n272_slice;
-  reg n272_slice_s2 = 1'h0;
-  wire [22:0] n275_mux;
-  wire n279_slice;
-  reg n279_slice_s2 = 1'h0;
-  wire [30:0] n282_mux;
-  wire n286_slice;
-  reg n286_slice_s2 = 1'h0;
-  wire [31:0] n296_mux;
-  reg [31:0] n296_mux_s2 = 32'd0;
-  wire [31:0] n299_cat;
-  reg [31:0] n299_cat_s2 = 32'd0;
+  wire [22:0] n262_mux;
+  wire n266_slice;
+  reg n266_slice_s2 = 1'h0;
+  wire [30:0] n269_mux;
+  wire n273_slice;
+  reg n273_slice_s2 = 1'h0;
+  wire [46:0] n276_mux;
+  wire n280_slice;
+  reg n280_slice_s2 = 1'h0;
   wire [7:0] n2_slice;
-  wire n300_slice;
-  reg n300_slice_s2 = 1'h0;
-  wire [31:0] n301_mux;
-  wire n305_slice;
-  reg n305_slice_s2 = 1'h0;
-  wire [31:0] n306_mux;
-  wire n310_slice;
-  reg n310_slice_s2 = 1'h0;
-  wire [31:0] n311_mux;
-  wire n315_slice;
-  reg n315_slice_s2 = 1'h0;
-  wire [31:0] n316_mux;
-  wire n320_slice;
-  reg n320_slice_s2 = 1'h0;
-  wire n340_and;
-  reg n340_and_s1 = 1'h0;
-  reg n340_and_s2 = 1'h0;
-  wire n358_and;
-  reg n358_and_s1 = 1'h0;
-  reg n358_and_s2 = 1'h0;
-  wire [31:0] n360_mux;
+  wire n302_and;
+  reg n302_and_s1 = 1'h0;
+  reg n302_and_s2 = 1'h0;
+  wire n320_and;
+  reg n320_and_s1 = 1'h0;
+  reg n320_and_s2 = 1'h0;
+  wire [31:0] n322_mux;
   wire n40_mux;
   wire [15:0] n44_mux;
   wire n75_mux;
@@ -117,51 +111,51 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
+    n186_mux_s1 <= n186_mux;
+  always @(posedge clk)
+    n188_slice_s1 <= n163_slice[12];
+  always @(posedge clk)
+    n194_mux_s1 <= n194_mux;
+  always @(posedge clk)
+    n200_mux_s1 <= n200_mux;
+  always @(posedge clk)
     n203_slice_s1 <= n163_slice[13];
   always @(posedge clk)
-    n217_mux_s1 <= n217_mux;
+    n204_slice_s1 <= n163_slice[12];
   always @(posedge clk)
-    n231_mux_s1 <= n231_mux;
+    n210_mux_s1 <= n210_mux;
   always @(posedge clk)
-    n258_slice_s2 <= n243_sub[0];
+    n216_mux_s1 <= n216_mux;
   always @(posedge clk)
-    n257_cat_s2 <= { n254_mux, 1'h0 };
+    n218_slice_s1 <= n163_slice[12];
   always @(posedge clk)
-    n260_cat_s2 <= { 1'h0, n254_mux };
+    n224_mux_s1 <= n224_mux;
   always @(posedge clk)
-    n265_slice_s2 <= n243_sub[1];
+    n230_mux_s1 <= n230_mux;
   always @(posedge clk)
-    n272_slice_s2 <= n243_sub[2];
+    n252_slice_s2 <= n234_add[16];
   always @(posedge clk)
-    n279_slice_s2 <= n243_sub[3];
+    n251_cat_s2 <= { n248_mux, 2'h0 };
   always @(posedge clk)
-    n300_slice_s2 <= n245_sub[0];
+    n254_cat_s2 <= { 2'h0, n248_mux };
   always @(posedge clk)
-    n299_cat_s2 <= { 1'h0, n296_mux[31:1] };
+    n259_slice_s2 <= n234_add[17];
   always @(posedge clk)
-    n296_mux_s2 <= n296_mux;
+    n266_slice_s2 <= n234_add[18];
   always @(posedge clk)
-    n305_slice_s2 <= n245_sub[1];
+    n273_slice_s2 <= n234_add[19];
   always @(posedge clk)
-    n310_slice_s2 <= n245_sub[2];
+    n320_and_s1 <= n320_and;
   always @(posedge clk)
-    n315_slice_s2 <= n245_sub[3];
+    n320_and_s2 <= n320_and_s1;
   always @(posedge clk)
-    n358_and_s1 <= n358_and;
+    n302_and_s1 <= n302_and;
   always @(posedge clk)
-    n358_and_s2 <= n358_and_s1;
+    n302_and_s2 <= n302_and_s1;
   always @(posedge clk)
-    n340_and_s1 <= n340_and;
+    n240_lt_s2 <= n240_lt;
   always @(posedge clk)
-    n340_and_s2 <= n340_and_s1;
-  always @(posedge clk)
-    n241_not_s2 <= n241_not;
-  always @(posedge clk)
-    n248_not_s2 <= n248_not;
-  always @(posedge clk)
-    n286_slice_s2 <= n243_sub[4];
-  always @(posedge clk)
-    n320_slice_s2 <= n245_sub[4];
+    n280_slice_s2 <= n234_add[20];
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -175,43 +169,44 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n173_slice_s1 <= n163_slice[13];
   always @(posedge clk)
-    n187_mux_s1 <= n187_mux;
+    n174_slice_s1 <= n163_slice[12];
   always @(posedge clk)
-    n201_mux_s1 <= n201_mux;
+    n180_mux_s1 <= n180_mux;
   \mitchell_div_refined_w16_s2.depth1  depth1 (
     .n0_a(a),
     .n166_add_s1(n166_add_s1),
     .n167_cat_s1(n167_cat_s1),
     .n172_slice_s1(n172_slice_s1),
     .n173_slice_s1(n173_slice_s1),
-    .n187_mux_s1(n187_mux_s1),
+    .n174_slice_s1(n174_slice_s1),
+    .n180_mux_s1(n180_mux_s1),
+    .n186_mux_s1(n186_mux_s1),
+    .n188_slice_s1(n188_slice_s1),
+    .n194_mux_s1(n194_mux_s1),
     .n1_b(b),
-    .n201_mux_s1(n201_mux_s1),
+    .n200_mux_s1(n200_mux_s1),
     .n203_slice_s1(n203_slice_s1),
-    .n217_mux_s1(n217_mux_s1),
-    .n231_mux_s1(n231_mux_s1),
+    .n204_slice_s1(n204_slice_s1),
+    .n210_mux_s1(n210_mux_s1),
+    .n216_mux_s1(n216_mux_s1),
+    .n218_slice_s1(n218_slice_s1),
+    .n224_mux_s1(n224_mux_s1),
+    .n230_mux_s1(n230_mux_s1),
     .n234_add(n234_add),
-    .n257_cat_s2(n257_cat_s2),
-    .n258_slice_s2(n258_slice_s2),
-    .n260_cat_s2(n260_cat_s2),
-    .n261_mux(n261_mux),
-    .n296_mux_s2(n296_mux_s2),
-    .n299_cat_s2(n299_cat_s2),
-    .n300_slice_s2(n300_slice_s2),
-    .n301_mux(n301_mux),
-    .n340_and(n340_and),
-    .n358_and(n358_and)
+    .n251_cat_s2(n251_cat_s2),
+    .n252_slice_s2(n252_slice_s2),
+    .n254_cat_s2(n254_cat_s2),
+    .n255_mux(n255_mux),
+    .n302_and(n302_and),
+    .n320_and(n320_and)
   );
   \mitchell_div_refined_w16_s2.depth2  depth2 (
     .n10_and(n10_and),
     .n234_add(n234_add),
-    .n261_mux(n261_mux),
-    .n265_slice_s2(n265_slice_s2),
-    .n268_mux(n268_mux),
+    .n255_mux(n255_mux),
+    .n259_slice_s2(n259_slice_s2),
+    .n262_mux(n262_mux),
     .n2_slice(a[15:8]),
-    .n301_mux(n301_mux),
-    .n305_slice_s2(n305_slice_s2),
-    .n306_mux(n306_mux),
     .n83_slice(b[15:8]),
     .n91_and(n91_and)
   );
@@ -222,18 +217,14 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n14_mux(n14_mux),
     .n1_b(b),
     .n21_mux(n21_mux),
-    .n235_slice(n234_add[20:15]),
-    .n241_not(n241_not),
-    .n243_sub(n243_sub),
-    .n245_sub(n245_sub),
-    .n268_mux(n268_mux),
-    .n272_slice_s2(n272_slice_s2),
-    .n275_mux(n275_mux),
-    .n306_mux(n306_mux),
-    .n310_slice_s2(n310_slice_s2),
-    .n311_mux(n311_mux),
+    .n240_lt(n240_lt),
+    .n248_mux(n248_mux),
+    .n262_mux(n262_mux),
+    .n266_slice_s2(n266_slice_s2),
+    .n269_mux(n269_mux),
     .n91_and(n91_and),
-    .n95_mux(n95_mux)
+    .n95_mux(n95_mux),
+    .\port$9$0 (n234_add)
   );
   \mitchell_div_refined_w16_s2.depth4  depth4 (
     .n0_a(a),
@@ -244,22 +235,14 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n14_mux(n14_mux),
     .n1_b(b),
     .n21_mux(n21_mux),
-    .n243_sub(n243_sub),
-    .n245_sub(n245_sub),
-    .n248_not(n248_not),
-    .n254_mux(n254_mux),
+    .n248_mux(n248_mux),
     .n25_mux(n25_mux),
-    .n275_mux(n275_mux),
-    .n279_slice_s2(n279_slice_s2),
-    .n282_mux(n282_mux),
-    .n296_mux(n296_mux),
-    .n311_mux(n311_mux),
-    .n315_slice_s2(n315_slice_s2),
-    .n316_mux(n316_mux),
+    .n269_mux(n269_mux),
+    .n273_slice_s2(n273_slice_s2),
+    .n276_mux(n276_mux),
     .n40_mux(n40_mux),
     .n91_and(n91_and),
-    .n95_mux(n95_mux),
-    .\port$5$0 (n234_add[14:0])
+    .n95_mux(n95_mux)
   );
   \mitchell_div_refined_w16_s2.depth5  depth5 (
     .n0_a(a),
@@ -271,18 +254,13 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n156_mux(n156_mux),
     .n1_b(b),
     .n21_mux(n21_mux),
-    .n241_not_s2(n241_not_s2),
-    .n248_not_s2(n248_not_s2),
-    .n254_mux(n254_mux),
+    .n240_lt_s2(n240_lt_s2),
     .n25_mux(n25_mux),
-    .n282_mux(n282_mux),
-    .n286_slice_s2(n286_slice_s2),
-    .n296_mux(n296_mux),
-    .n316_mux(n316_mux),
-    .n320_slice_s2(n320_slice_s2),
-    .n340_and_s2(n340_and_s2),
-    .n358_and_s2(n358_and_s2),
-    .n360_mux(o),
+    .n276_mux(n276_mux),
+    .n280_slice_s2(n280_slice_s2),
+    .n302_and_s2(n302_and_s2),
+    .n320_and_s2(n320_and_s2),
+    .n322_mux(o),
     .n40_mux(n40_mux),
     .n44_mux(n44_mux),
     .n75_mux(n75_mux),
@@ -308,15 +286,19 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
     .n75_mux(n75_mux),
     .n82_slice(n82_slice),
     .n91_and(n91_and),
-    .\port$111$0 (\$3 )
+    .\port$101$0 (\$3 )
   );
   \mitchell_div_refined_w16_s2.depth8  depth8 (
-    .n187_mux(n187_mux),
-    .n201_mux(n201_mux),
-    .n217_mux(n217_mux),
-    .n231_mux(n231_mux),
-    .\port$107$11 (n82_slice[14:11]),
-    .\port$108$11 (n163_slice[14:11])
+    .n180_mux(n180_mux),
+    .n186_mux(n186_mux),
+    .n194_mux(n194_mux),
+    .n200_mux(n200_mux),
+    .n210_mux(n210_mux),
+    .n216_mux(n216_mux),
+    .n224_mux(n224_mux),
+    .n230_mux(n230_mux),
+    .\port$97$11 (n82_slice[14:11]),
+    .\port$98$11 (n163_slice[14:11])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -334,25 +316,23 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n360_mux = o;
+  assign n322_mux = o;
   assign valid_s2 = valid_out;
   assign n167_cat = { \$3 , n163_slice };
   assign n172_slice = n163_slice[14];
   assign n173_slice = n163_slice[13];
+  assign n174_slice = n163_slice[12];
+  assign n188_slice = n163_slice[12];
   assign n203_slice = n163_slice[13];
-  assign n258_slice = n243_sub[0];
-  assign n257_cat = { n254_mux, 1'h0 };
-  assign n260_cat = { 1'h0, n254_mux };
-  assign n265_slice = n243_sub[1];
-  assign n272_slice = n243_sub[2];
-  assign n279_slice = n243_sub[3];
-  assign n300_slice = n245_sub[0];
-  assign n299_cat = { 1'h0, n296_mux[31:1] };
-  assign n305_slice = n245_sub[1];
-  assign n310_slice = n245_sub[2];
-  assign n315_slice = n245_sub[3];
-  assign n286_slice = n243_sub[4];
-  assign n320_slice = n245_sub[4];
+  assign n204_slice = n163_slice[12];
+  assign n218_slice = n163_slice[12];
+  assign n252_slice = n234_add[16];
+  assign n251_cat = { n248_mux, 2'h0 };
+  assign n254_cat = { 2'h0, n248_mux };
+  assign n259_slice = n234_add[17];
+  assign n266_slice = n234_add[18];
+  assign n273_slice = n234_add[19];
+  assign n280_slice = n234_add[20];
   assign n2_slice = a[15:8];
   assign n83_slice = b[15:8];
   assign n235_slice = n234_add[20:15];
@@ -361,8 +341,8 @@ module mitchell_div_refined_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth1 (n1_b, n234_add, n261_mux, n301_mux, n340_and, n358_and, n166_add_s1, n167_cat_s1, n172_slice_s1, n173_slice_s1, n187_mux_s1, n201_mux_s1, n203_slice_s1, n217_mux_s1, n231_mux_s1, n258_slice_s2, n257_cat_s2, n260_cat_s2, n300_slice_s2, n299_cat_s2, n296_mux_s2
-, n0_a);
+module \mitchell_div_refined_w16_s2.depth1 (n1_b, n234_add, n255_mux, n302_and, n320_and, n166_add_s1, n167_cat_s1, n172_slice_s1, n173_slice_s1, n174_slice_s1, n180_mux_s1, n186_mux_s1, n188_slice_s1, n194_mux_s1, n200_mux_s1, n203_slice_s1, n204_slice_s1, n210_mux_s1, n216_mux_s1, n218_slice_s1, n224_mux_s1
+, n230_mux_s1, n252_slice_s2, n251_cat_s2, n254_cat_s2, n0_a);
   wire [21:0] \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -372,14 +352,18 @@ module \mitchell_div_refined_w16_s2.depth1 (n1_b, n234_add, n261_mux, n301_mux, 
   wire \$15 ;
   wire \$16 ;
   wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
   wire [20:0] \$2 ;
+  wire \$20 ;
+  wire \$21 ;
   wire [20:0] \$3 ;
   wire [20:0] \$4 ;
-  wire [21:0] \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
+  wire [20:0] \$5 ;
+  wire [20:0] \$6 ;
+  wire [20:0] \$7 ;
+  wire [20:0] \$8 ;
+  wire [21:0] \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
   input [20:0] n166_add_s1;
@@ -390,70 +374,81 @@ module \mitchell_div_refined_w16_s2.depth1 (n1_b, n234_add, n261_mux, n301_mux, 
   wire n172_slice_s1;
   input n173_slice_s1;
   wire n173_slice_s1;
-  input [20:0] n187_mux_s1;
-  wire [20:0] n187_mux_s1;
+  input n174_slice_s1;
+  wire n174_slice_s1;
+  input [20:0] n180_mux_s1;
+  wire [20:0] n180_mux_s1;
+  input [20:0] n186_mux_s1;
+  wire [20:0] n186_mux_s1;
+  input n188_slice_s1;
+  wire n188_slice_s1;
+  input [20:0] n194_mux_s1;
+  wire [20:0] n194_mux_s1;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [20:0] n201_mux_s1;
-  wire [20:0] n201_mux_s1;
+  input [20:0] n200_mux_s1;
+  wire [20:0] n200_mux_s1;
   input n203_slice_s1;
   wire n203_slice_s1;
-  input [20:0] n217_mux_s1;
-  wire [20:0] n217_mux_s1;
-  input [20:0] n231_mux_s1;
-  wire [20:0] n231_mux_s1;
+  input n204_slice_s1;
+  wire n204_slice_s1;
+  input [20:0] n210_mux_s1;
+  wire [20:0] n210_mux_s1;
+  input [20:0] n216_mux_s1;
+  wire [20:0] n216_mux_s1;
+  input n218_slice_s1;
+  wire n218_slice_s1;
+  input [20:0] n224_mux_s1;
+  wire [20:0] n224_mux_s1;
+  input [20:0] n230_mux_s1;
+  wire [20:0] n230_mux_s1;
   output [20:0] n234_add;
   wire [20:0] n234_add;
-  input [16:0] n257_cat_s2;
-  wire [16:0] n257_cat_s2;
-  input n258_slice_s2;
-  wire n258_slice_s2;
-  input [16:0] n260_cat_s2;
-  wire [16:0] n260_cat_s2;
-  output [16:0] n261_mux;
-  wire [16:0] n261_mux;
-  input [31:0] n296_mux_s2;
-  wire [31:0] n296_mux_s2;
-  input [31:0] n299_cat_s2;
-  wire [31:0] n299_cat_s2;
+  input [18:0] n251_cat_s2;
+  wire [18:0] n251_cat_s2;
+  input n252_slice_s2;
+  wire n252_slice_s2;
+  input [18:0] n254_cat_s2;
+  wire [18:0] n254_cat_s2;
+  output [18:0] n255_mux;
+  wire [18:0] n255_mux;
   wire [7:0] n2_slice;
-  input n300_slice_s2;
-  wire n300_slice_s2;
-  output [31:0] n301_mux;
-  wire [31:0] n301_mux;
-  output n340_and;
-  wire n340_and;
-  output n358_and;
-  wire n358_and;
+  output n302_and;
+  wire n302_and;
+  output n320_and;
+  wire n320_and;
   wire [7:0] n83_slice;
   assign \$1  = n166_add_s1 - n167_cat_s1;
-  assign \$2  = n173_slice_s1 ? n187_mux_s1 : n201_mux_s1;
-  assign \$3  = n203_slice_s1 ? n217_mux_s1 : n231_mux_s1;
-  assign \$4  = n172_slice_s1 ? \$2  : \$3 ;
-  assign \$5  = \$1 [20:0] + \$4 ;
-  assign n261_mux = n258_slice_s2 ? n257_cat_s2 : n260_cat_s2;
-  assign n301_mux = n300_slice_s2 ? n299_cat_s2 : n296_mux_s2;
-  assign \$6  = ! n0_a[3:0];
-  assign \$7  = ! n0_a[7:4];
-  assign \$8  = \$6  & \$7 ;
-  assign \$9  = ! n0_a[11:8];
-  assign \$10  = ! n0_a[15:12];
-  assign \$11  = \$9  & \$10 ;
-  assign n340_and = \$8  & \$11 ;
-  assign \$12  = ! n1_b[3:0];
-  assign \$13  = ! n1_b[7:4];
-  assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! n1_b[11:8];
-  assign \$16  = ! n1_b[15:12];
-  assign \$17  = \$15  & \$16 ;
-  assign n358_and = \$14  & \$17 ;
+  assign \$2  = n174_slice_s1 ? n180_mux_s1 : n186_mux_s1;
+  assign \$3  = n188_slice_s1 ? n194_mux_s1 : n200_mux_s1;
+  assign \$4  = n173_slice_s1 ? \$2  : \$3 ;
+  assign \$5  = n204_slice_s1 ? n210_mux_s1 : n216_mux_s1;
+  assign \$6  = n218_slice_s1 ? n224_mux_s1 : n230_mux_s1;
+  assign \$7  = n203_slice_s1 ? \$5  : \$6 ;
+  assign \$8  = n172_slice_s1 ? \$4  : \$7 ;
+  assign \$9  = \$1 [20:0] + \$8 ;
+  assign n255_mux = n252_slice_s2 ? n251_cat_s2 : n254_cat_s2;
+  assign \$10  = ! n0_a[3:0];
+  assign \$11  = ! n0_a[7:4];
+  assign \$12  = \$10  & \$11 ;
+  assign \$13  = ! n0_a[11:8];
+  assign \$14  = ! n0_a[15:12];
+  assign \$15  = \$13  & \$14 ;
+  assign n302_and = \$12  & \$15 ;
+  assign \$16  = ! n1_b[3:0];
+  assign \$17  = ! n1_b[7:4];
+  assign \$18  = \$16  & \$17 ;
+  assign \$19  = ! n1_b[11:8];
+  assign \$20  = ! n1_b[15:12];
+  assign \$21  = \$19  & \$20 ;
+  assign n320_and = \$18  & \$21 ;
   assign n2_slice = n0_a[15:8];
   assign n83_slice = n1_b[15:8];
-  assign n234_add = \$5 [20:0];
+  assign n234_add = \$9 [20:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth2 (n83_slice, n234_add, n261_mux, n301_mux, n10_and, n91_and, n268_mux, n306_mux, n265_slice_s2, n305_slice_s2, n2_slice);
+module \mitchell_div_refined_w16_s2.depth2 (n83_slice, n234_add, n255_mux, n10_and, n91_and, n262_mux, n259_slice_s2, n2_slice);
   wire \$1 ;
   wire \$2 ;
   wire \$3 ;
@@ -464,27 +459,20 @@ module \mitchell_div_refined_w16_s2.depth2 (n83_slice, n234_add, n261_mux, n301_
   wire [20:0] n234_add;
   wire [5:0] n235_slice;
   wire [15:0] n238_cat;
-  input [16:0] n261_mux;
-  wire [16:0] n261_mux;
-  input n265_slice_s2;
-  wire n265_slice_s2;
-  output [18:0] n268_mux;
-  wire [18:0] n268_mux;
+  input [18:0] n255_mux;
+  wire [18:0] n255_mux;
+  input n259_slice_s2;
+  wire n259_slice_s2;
+  output [22:0] n262_mux;
+  wire [22:0] n262_mux;
   input [7:0] n2_slice;
   wire [7:0] n2_slice;
-  input [31:0] n301_mux;
-  wire [31:0] n301_mux;
-  input n305_slice_s2;
-  wire n305_slice_s2;
-  output [31:0] n306_mux;
-  wire [31:0] n306_mux;
   input [7:0] n83_slice;
   wire [7:0] n83_slice;
   output n91_and;
   wire n91_and;
   assign n91_and = \$3  & \$4 ;
-  assign n268_mux = n265_slice_s2 ? { n261_mux, 2'h0 } : { 2'h0, n261_mux };
-  assign n306_mux = n305_slice_s2 ? { 2'h0, n301_mux[31:2] } : n301_mux;
+  assign n262_mux = n259_slice_s2 ? { n255_mux, 4'h0 } : { 4'h0, n255_mux };
   assign \$1  = ! n2_slice[3:0];
   assign \$2  = ! n2_slice[7:4];
   assign n10_and = \$1  & \$2 ;
@@ -495,13 +483,11 @@ module \mitchell_div_refined_w16_s2.depth2 (n83_slice, n234_add, n261_mux, n301_
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth3 (n1_b, n235_slice, n10_and, n91_and, n268_mux, n306_mux, n14_mux, n21_mux, n95_mux, n102_mux, n241_not, n243_sub, n245_sub, n275_mux, n311_mux, n272_slice_s2, n310_slice_s2, n0_a);
+module \mitchell_div_refined_w16_s2.depth3 (n1_b, \port$9$0 , n10_and, n91_and, n262_mux, n14_mux, n21_mux, n95_mux, n102_mux, n240_lt, n248_mux, n269_mux, n266_slice_s2, n0_a);
   wire \$1 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire [6:0] \$6 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
   output n102_mux;
@@ -514,57 +500,55 @@ module \mitchell_div_refined_w16_s2.depth3 (n1_b, n235_slice, n10_and, n91_and, 
   wire [15:0] n1_b;
   output n21_mux;
   wire n21_mux;
-  input [5:0] n235_slice;
   wire [5:0] n235_slice;
-  output n241_not;
-  wire n241_not;
-  output [5:0] n243_sub;
-  wire [5:0] n243_sub;
-  output [6:0] n245_sub;
-  wire [6:0] n245_sub;
-  input [18:0] n268_mux;
-  wire [18:0] n268_mux;
-  input n272_slice_s2;
-  wire n272_slice_s2;
-  output [22:0] n275_mux;
-  wire [22:0] n275_mux;
-  input [31:0] n306_mux;
-  wire [31:0] n306_mux;
-  input n310_slice_s2;
-  wire n310_slice_s2;
-  output [31:0] n311_mux;
-  wire [31:0] n311_mux;
+  wire [15:0] n238_cat;
+  output n240_lt;
+  wire n240_lt;
+  output [16:0] n248_mux;
+  wire [16:0] n248_mux;
+  wire n252_slice;
+  wire n259_slice;
+  input [22:0] n262_mux;
+  wire [22:0] n262_mux;
+  wire n266_slice;
+  input n266_slice_s2;
+  wire n266_slice_s2;
+  output [30:0] n269_mux;
+  wire [30:0] n269_mux;
+  wire n273_slice;
+  wire n280_slice;
   input n91_and;
   wire n91_and;
   output [15:0] n95_mux;
   wire [15:0] n95_mux;
-  assign n21_mux = n10_and ? \$1  : \$2 ;
-  assign n95_mux = n91_and ? { n1_b[7:0], 8'h00 } : n1_b;
+  input [20:0] \port$9$0 ;
+  wire [20:0] \port$9$0 ;
   assign \$3  = ! n1_b[7:4];
   assign \$4  = ! n1_b[15:12];
   assign n102_mux = n91_and ? \$3  : \$4 ;
-  assign \$5  = n235_slice < 5'h10;
-  assign n241_not = ~ \$5 ;
-  assign \$6  = n235_slice - 5'h10;
-  assign n245_sub = 5'h10 - n235_slice;
-  assign n275_mux = n272_slice_s2 ? { n268_mux, 4'h0 } : { 4'h0, n268_mux };
-  assign n311_mux = n310_slice_s2 ? { 4'h0, n306_mux[31:4] } : n306_mux;
+  assign n240_lt = \port$9$0 [20:15] < 6'h21;
+  assign n248_mux = \port$9$0 [15] ? { 1'h1, \port$9$0 [14:0], 1'h0 } : { 2'h1, \port$9$0 [14:0] };
+  assign n269_mux = n266_slice_s2 ? { n262_mux, 8'h00 } : { 8'h00, n262_mux };
   assign n14_mux = n10_and ? { n0_a[7:0], 8'h00 } : n0_a;
   assign \$1  = ! n0_a[7:4];
   assign \$2  = ! n0_a[15:12];
-  assign n243_sub = \$6 [5:0];
+  assign n21_mux = n10_and ? \$1  : \$2 ;
+  assign n95_mux = n91_and ? { n1_b[7:0], 8'h00 } : n1_b;
+  assign n235_slice = \port$9$0 [20:15];
+  assign n238_cat = { 1'h1, \port$9$0 [14:0] };
+  assign n252_slice = \port$9$0 [16];
+  assign n259_slice = \port$9$0 [17];
+  assign n266_slice = \port$9$0 [18];
+  assign n273_slice = \port$9$0 [19];
+  assign n280_slice = \port$9$0 [20];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth4 (n1_b, \port$5$0 , n10_and, n91_and, n14_mux, n21_mux, n95_mux, n102_mux, n243_sub, n245_sub, n275_mux, n311_mux, n25_mux, n40_mux, n106_mux, n121_mux, n248_not, n254_mux, n282_mux, n296_mux, n316_mux
-, n279_slice_s2, n315_slice_s2, n0_a);
+module \mitchell_div_refined_w16_s2.depth4 (n1_b, n10_and, n91_and, n14_mux, n21_mux, n95_mux, n102_mux, n248_mux, n269_mux, n25_mux, n40_mux, n106_mux, n121_mux, n276_mux, n273_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
-  wire \$13 ;
-  wire \$14 ;
-  wire \$15 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -589,49 +573,24 @@ module \mitchell_div_refined_w16_s2.depth4 (n1_b, \port$5$0 , n10_and, n91_and, 
   wire [15:0] n1_b;
   input n21_mux;
   wire n21_mux;
-  wire [15:0] n238_cat;
-  input [5:0] n243_sub;
-  wire [5:0] n243_sub;
-  input [6:0] n245_sub;
-  wire [6:0] n245_sub;
-  output n248_not;
-  wire n248_not;
-  output [15:0] n254_mux;
-  wire [15:0] n254_mux;
-  wire n258_slice;
+  input [16:0] n248_mux;
+  wire [16:0] n248_mux;
+  wire [18:0] n251_cat;
+  wire [18:0] n254_cat;
   output [15:0] n25_mux;
   wire [15:0] n25_mux;
-  wire n265_slice;
-  wire n272_slice;
-  input [22:0] n275_mux;
-  wire [22:0] n275_mux;
-  wire n279_slice;
-  input n279_slice_s2;
-  wire n279_slice_s2;
-  output [30:0] n282_mux;
-  wire [30:0] n282_mux;
-  wire n286_slice;
-  output [31:0] n296_mux;
-  wire [31:0] n296_mux;
-  wire n300_slice;
-  wire n305_slice;
-  wire n310_slice;
-  input [31:0] n311_mux;
-  wire [31:0] n311_mux;
-  wire n315_slice;
-  input n315_slice_s2;
-  wire n315_slice_s2;
-  output [31:0] n316_mux;
-  wire [31:0] n316_mux;
-  wire n320_slice;
+  input [30:0] n269_mux;
+  wire [30:0] n269_mux;
+  input n273_slice_s2;
+  wire n273_slice_s2;
+  output [46:0] n276_mux;
+  wire [46:0] n276_mux;
   output n40_mux;
   wire n40_mux;
   input n91_and;
   wire n91_and;
   input [15:0] n95_mux;
   wire [15:0] n95_mux;
-  input [14:0] \port$5$0 ;
-  wire [14:0] \port$5$0 ;
   assign n25_mux = n21_mux ? { n14_mux[11:0], 4'h0 } : n14_mux;
   assign \$1  = ! n0_a[3:2];
   assign \$2  = ! n0_a[11:10];
@@ -648,30 +607,13 @@ module \mitchell_div_refined_w16_s2.depth4 (n1_b, \port$5$0 , n10_and, n91_and, 
   assign \$11  = ! n1_b[15:14];
   assign \$12  = n91_and ? \$10  : \$11 ;
   assign n121_mux = n102_mux ? \$9  : \$12 ;
-  assign \$13  = n243_sub < 5'h11;
-  assign n248_not = ~ \$13 ;
-  assign \$14  = ! n243_sub[5];
-  assign n254_mux = n243_sub[5] ? 16'h0000 : { 1'h1, \port$5$0  };
-  assign n282_mux = n279_slice_s2 ? { n275_mux, 8'h00 } : { 8'h00, n275_mux };
-  assign \$15  = ! n245_sub[6:5];
-  assign n296_mux = \$15  ? { 17'h00001, \port$5$0  } : 32'd0;
-  assign n316_mux = n315_slice_s2 ? { 8'h00, n311_mux[31:8] } : n311_mux;
-  assign n238_cat = { 1'h1, \port$5$0  };
-  assign n258_slice = n243_sub[0];
-  assign n265_slice = n243_sub[1];
-  assign n272_slice = n243_sub[2];
-  assign n279_slice = n243_sub[3];
-  assign n286_slice = n243_sub[4];
-  assign n300_slice = n245_sub[0];
-  assign n305_slice = n245_sub[1];
-  assign n310_slice = n245_sub[2];
-  assign n315_slice = n245_sub[3];
-  assign n320_slice = n245_sub[4];
+  assign n276_mux = n273_slice_s2 ? { n269_mux, 16'h0000 } : { 16'h0000, n269_mux };
+  assign n251_cat = { n248_mux, 2'h0 };
+  assign n254_cat = { 2'h0, n248_mux };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mux, n25_mux, n40_mux, n106_mux, n121_mux, n254_mux, n282_mux, n296_mux, n316_mux, n44_mux, n75_mux, n125_mux, n156_mux, n360_mux, n358_and_s2, n340_and_s2, n241_not_s2
-, n248_not_s2, n286_slice_s2, n320_slice_s2, n0_a);
+module \mitchell_div_refined_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mux, n25_mux, n40_mux, n106_mux, n121_mux, n276_mux, n44_mux, n75_mux, n125_mux, n156_mux, n322_mux, n320_and_s2, n302_and_s2, n240_lt_s2, n280_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -695,11 +637,9 @@ module \mitchell_div_refined_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n10
   wire \$28 ;
   wire \$29 ;
   wire \$3 ;
-  wire [31:0] \$30 ;
+  wire [47:0] \$30 ;
   wire [31:0] \$31 ;
   wire [31:0] \$32 ;
-  wire [31:0] \$33 ;
-  wire [31:0] \$34 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -724,33 +664,20 @@ module \mitchell_div_refined_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n10
   wire [15:0] n1_b;
   input n21_mux;
   wire n21_mux;
-  input n241_not_s2;
-  wire n241_not_s2;
-  input n248_not_s2;
-  wire n248_not_s2;
-  input [15:0] n254_mux;
-  wire [15:0] n254_mux;
-  wire [16:0] n257_cat;
+  input n240_lt_s2;
+  wire n240_lt_s2;
   input [15:0] n25_mux;
   wire [15:0] n25_mux;
-  wire [16:0] n260_cat;
-  input [30:0] n282_mux;
-  wire [30:0] n282_mux;
-  input n286_slice_s2;
-  wire n286_slice_s2;
-  input [31:0] n296_mux;
-  wire [31:0] n296_mux;
-  wire [31:0] n299_cat;
-  input [31:0] n316_mux;
-  wire [31:0] n316_mux;
-  input n320_slice_s2;
-  wire n320_slice_s2;
-  input n340_and_s2;
-  wire n340_and_s2;
-  input n358_and_s2;
-  wire n358_and_s2;
-  output [31:0] n360_mux;
-  wire [31:0] n360_mux;
+  input [46:0] n276_mux;
+  wire [46:0] n276_mux;
+  input n280_slice_s2;
+  wire n280_slice_s2;
+  input n302_and_s2;
+  wire n302_and_s2;
+  input n320_and_s2;
+  wire n320_and_s2;
+  output [31:0] n322_mux;
+  wire [31:0] n322_mux;
   input n40_mux;
   wire n40_mux;
   output [15:0] n44_mux;
@@ -791,16 +718,11 @@ module \mitchell_div_refined_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n10
   assign \$27  = n91_and ? \$25  : \$26 ;
   assign \$28  = n102_mux ? \$24  : \$27 ;
   assign n156_mux = n121_mux ? \$21  : \$28 ;
-  assign \$29  = n241_not_s2 & n248_not_s2;
-  assign \$30  = n286_slice_s2 ? { n282_mux[15:0], 16'h0000 } : { 1'h0, n282_mux };
-  assign \$31  = n320_slice_s2 ? { 16'h0000, n316_mux[31:16] } : n316_mux;
-  assign \$32  = n241_not_s2 ? \$30  : \$31 ;
-  assign \$33  = \$29  ? 32'd4294967295 : \$32 ;
-  assign \$34  = n340_and_s2 ? 32'd0 : \$33 ;
-  assign n360_mux = n358_and_s2 ? 32'd4294967295 : \$34 ;
-  assign n257_cat = { n254_mux, 1'h0 };
-  assign n260_cat = { 1'h0, n254_mux };
-  assign n299_cat = { 1'h0, n296_mux[31:1] };
+  assign \$29  = ~ n240_lt_s2;
+  assign \$30  = n280_slice_s2 ? { n276_mux[15:0], 32'h00000000 } : { 1'h0, n276_mux };
+  assign \$31  = n240_lt_s2 ? \$30 [47:16] : 32'd4294967295;
+  assign \$32  = n302_and_s2 ? 32'd0 : \$31 ;
+  assign n322_mux = n320_and_s2 ? 32'd4294967295 : \$32 ;
 endmodule
 
 (* generator = "Amaranth" *)
@@ -826,7 +748,7 @@ module \mitchell_div_refined_w16_s2.depth6 (n75_mux, n125_mux, n156_mux, n82_sli
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth7 (n91_and, n21_mux, n102_mux, n40_mux, n121_mux, n75_mux, n156_mux, n82_slice, n163_slice, n166_add, \port$111$0 , n10_and);
+module \mitchell_div_refined_w16_s2.depth7 (n91_and, n21_mux, n102_mux, n40_mux, n121_mux, n75_mux, n156_mux, n82_slice, n163_slice, n166_add, \port$101$0 , n10_and);
   wire [3:0] \$1 ;
   wire [3:0] \$2 ;
   input n102_mux;
@@ -853,75 +775,75 @@ module \mitchell_div_refined_w16_s2.depth7 (n91_and, n21_mux, n102_mux, n40_mux,
   wire [14:0] n82_slice;
   input n91_and;
   wire n91_and;
-  output [3:0] \port$111$0 ;
-  wire [3:0] \port$111$0 ;
+  output [3:0] \port$101$0 ;
+  wire [3:0] \port$101$0 ;
   assign \$1  = ~ { n10_and, n21_mux, n40_mux, n75_mux };
   assign n166_add = { \$1 , n82_slice } + 20'h88000;
   assign \$2  = ~ { n91_and, n102_mux, n121_mux, n156_mux };
   assign n167_cat = { \$2 , n163_slice };
   assign n171_cat = { n163_slice[14:11], n82_slice[14:11] };
-  assign \port$111$0  = \$2 ;
+  assign \port$101$0  = \$2 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w16_s2.depth8 (\port$108$11 , n187_mux, n201_mux, n217_mux, n231_mux, \port$107$11 );
+module \mitchell_div_refined_w16_s2.depth8 (\port$98$11 , n180_mux, n186_mux, n194_mux, n200_mux, n210_mux, n216_mux, n224_mux, n230_mux, \port$97$11 );
   reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
   reg [20:0] \$1 ;
   reg [20:0] \$10 ;
   reg [20:0] \$11 ;
-  wire [20:0] \$12 ;
+  reg [20:0] \$12 ;
   reg [20:0] \$13 ;
   reg [20:0] \$14 ;
-  wire [20:0] \$15 ;
+  reg [20:0] \$15 ;
   reg [20:0] \$16 ;
-  reg [20:0] \$17 ;
-  wire [20:0] \$18 ;
-  reg [20:0] \$19 ;
   reg [20:0] \$2 ;
-  reg [20:0] \$20 ;
-  wire [20:0] \$21 ;
-  reg [20:0] \$22 ;
-  reg [20:0] \$23 ;
-  wire [20:0] \$24 ;
-  wire [20:0] \$3 ;
+  reg [20:0] \$3 ;
   reg [20:0] \$4 ;
   reg [20:0] \$5 ;
-  wire [20:0] \$6 ;
+  reg [20:0] \$6 ;
   reg [20:0] \$7 ;
   reg [20:0] \$8 ;
-  wire [20:0] \$9 ;
+  reg [20:0] \$9 ;
   wire [7:0] n171_cat;
   wire n172_slice;
   wire n173_slice;
-  output [20:0] n187_mux;
-  wire [20:0] n187_mux;
-  output [20:0] n201_mux;
-  wire [20:0] n201_mux;
+  wire n174_slice;
+  output [20:0] n180_mux;
+  wire [20:0] n180_mux;
+  output [20:0] n186_mux;
+  wire [20:0] n186_mux;
+  wire n188_slice;
+  output [20:0] n194_mux;
+  wire [20:0] n194_mux;
+  output [20:0] n200_mux;
+  wire [20:0] n200_mux;
   wire n203_slice;
-  output [20:0] n217_mux;
-  wire [20:0] n217_mux;
-  output [20:0] n231_mux;
-  wire [20:0] n231_mux;
-  input [3:0] \port$107$11 ;
-  wire [3:0] \port$107$11 ;
-  input [3:0] \port$108$11 ;
-  wire [3:0] \port$108$11 ;
-  assign \$3  = \port$108$11 [0] ? \$1  : \$2 ;
-  assign \$6  = \port$108$11 [0] ? \$4  : \$5 ;
-  assign n187_mux = \port$108$11 [1] ? \$3  : \$6 ;
-  assign \$9  = \port$108$11 [0] ? \$7  : \$8 ;
-  assign \$12  = \port$108$11 [0] ? \$10  : \$11 ;
-  assign n201_mux = \port$108$11 [1] ? \$9  : \$12 ;
-  assign \$15  = \port$108$11 [0] ? \$13  : \$14 ;
-  assign \$18  = \port$108$11 [0] ? \$16  : \$17 ;
-  assign n217_mux = \port$108$11 [1] ? \$15  : \$18 ;
-  assign \$21  = \port$108$11 [0] ? \$19  : \$20 ;
-  assign \$24  = \port$108$11 [0] ? \$22  : \$23 ;
-  assign n231_mux = \port$108$11 [1] ? \$21  : \$24 ;
+  wire n204_slice;
+  output [20:0] n210_mux;
+  wire [20:0] n210_mux;
+  output [20:0] n216_mux;
+  wire [20:0] n216_mux;
+  wire n218_slice;
+  output [20:0] n224_mux;
+  wire [20:0] n224_mux;
+  output [20:0] n230_mux;
+  wire [20:0] n230_mux;
+  input [3:0] \port$97$11 ;
+  wire [3:0] \port$97$11 ;
+  input [3:0] \port$98$11 ;
+  wire [3:0] \port$98$11 ;
+  assign n180_mux = \port$98$11 [0] ? \$1  : \$2 ;
+  assign n186_mux = \port$98$11 [0] ? \$3  : \$4 ;
+  assign n194_mux = \port$98$11 [0] ? \$5  : \$6 ;
+  assign n200_mux = \port$98$11 [0] ? \$7  : \$8 ;
+  assign n210_mux = \port$98$11 [0] ? \$9  : \$10 ;
+  assign n216_mux = \port$98$11 [0] ? \$11  : \$12 ;
+  assign n224_mux = \port$98$11 [0] ? \$13  : \$14 ;
+  assign n230_mux = \port$98$11 [0] ? \$15  : \$16 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
           \$1  = 21'h1ffe1b;
       4'h1:
@@ -959,7 +881,7 @@ module \mitchell_div_refined_w16_s2.depth8 (\port$108$11 , n187_mux, n201_mux, n
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
           \$2  = 21'h1ffa81;
       4'h1:
@@ -997,537 +919,541 @@ module \mitchell_div_refined_w16_s2.depth8 (\port$108$11 , n187_mux, n201_mux, n
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$4  = 21'h1ff733;
+          \$3  = 21'h1ff733;
       4'h1:
-          \$4  = 21'h1ff7e1;
+          \$3  = 21'h1ff7e1;
       4'h2:
-          \$4  = 21'h1ff88f;
+          \$3  = 21'h1ff88f;
       4'h3:
-          \$4  = 21'h1ff93d;
+          \$3  = 21'h1ff93d;
       4'h4:
-          \$4  = 21'h1ff9ea;
+          \$3  = 21'h1ff9ea;
       4'h5:
-          \$4  = 21'h1ffa98;
+          \$3  = 21'h1ffa98;
       4'h6:
-          \$4  = 21'h1ffb46;
+          \$3  = 21'h1ffb46;
       4'h7:
-          \$4  = 21'h1ffbf4;
+          \$3  = 21'h1ffbf4;
       4'h8:
-          \$4  = 21'h1ffca1;
+          \$3  = 21'h1ffca1;
       4'h9:
-          \$4  = 21'h1ffd4f;
+          \$3  = 21'h1ffd4f;
       4'ha:
-          \$4  = 21'h1ffdfd;
+          \$3  = 21'h1ffdfd;
       4'hb:
-          \$4  = 21'h1ffeab;
+          \$3  = 21'h1ffeab;
       4'hc:
-          \$4  = 21'h1fff58;
+          \$3  = 21'h1fff58;
       4'hd:
-          \$4  = 21'h1fff4c;
+          \$3  = 21'h1fff4c;
       4'he:
-          \$4  = 21'h1ffc5a;
+          \$3  = 21'h1ffc5a;
       4'hf:
-          \$4  = 21'h1ff8b1;
+          \$3  = 21'h1ff8b1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$5  = 21'h1ff43a;
+          \$4  = 21'h1ff43a;
       4'h1:
-          \$5  = 21'h1ff536;
+          \$4  = 21'h1ff536;
       4'h2:
-          \$5  = 21'h1ff631;
+          \$4  = 21'h1ff631;
       4'h3:
-          \$5  = 21'h1ff72d;
+          \$4  = 21'h1ff72d;
       4'h4:
-          \$5  = 21'h1ff829;
+          \$4  = 21'h1ff829;
       4'h5:
-          \$5  = 21'h1ff925;
+          \$4  = 21'h1ff925;
       4'h6:
-          \$5  = 21'h1ffa20;
+          \$4  = 21'h1ffa20;
       4'h7:
-          \$5  = 21'h1ffb1c;
+          \$4  = 21'h1ffb1c;
       4'h8:
-          \$5  = 21'h1ffc18;
+          \$4  = 21'h1ffc18;
       4'h9:
-          \$5  = 21'h1ffd13;
+          \$4  = 21'h1ffd13;
       4'ha:
-          \$5  = 21'h1ffe0f;
+          \$4  = 21'h1ffe0f;
       4'hb:
-          \$5  = 21'h1fff0b;
+          \$4  = 21'h1fff0b;
       4'hc:
-          \$5  = 21'h1fff46;
+          \$4  = 21'h1fff46;
       4'hd:
-          \$5  = 21'h1ffc81;
+          \$4  = 21'h1ffc81;
       4'he:
-          \$5  = 21'h1ff8ff;
+          \$4  = 21'h1ff8ff;
       4'hf:
-          \$5  = 21'h1ff57d;
+          \$4  = 21'h1ff57d;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$7  = 21'h1ff19e;
+          \$5  = 21'h1ff19e;
       4'h1:
-          \$7  = 21'h1ff2ed;
+          \$5  = 21'h1ff2ed;
       4'h2:
-          \$7  = 21'h1ff43d;
+          \$5  = 21'h1ff43d;
       4'h3:
-          \$7  = 21'h1ff58c;
+          \$5  = 21'h1ff58c;
       4'h4:
-          \$7  = 21'h1ff6db;
+          \$5  = 21'h1ff6db;
       4'h5:
-          \$7  = 21'h1ff82b;
+          \$5  = 21'h1ff82b;
       4'h6:
-          \$7  = 21'h1ff97a;
+          \$5  = 21'h1ff97a;
       4'h7:
-          \$7  = 21'h1ffaca;
+          \$5  = 21'h1ffaca;
       4'h8:
-          \$7  = 21'h1ffc19;
+          \$5  = 21'h1ffc19;
       4'h9:
-          \$7  = 21'h1ffd68;
+          \$5  = 21'h1ffd68;
       4'ha:
-          \$7  = 21'h1ffeb8;
+          \$5  = 21'h1ffeb8;
       4'hb:
-          \$7  = 21'h1fff3f;
+          \$5  = 21'h1fff3f;
       4'hc:
-          \$7  = 21'h1ffcab;
+          \$5  = 21'h1ffcab;
       4'hd:
-          \$7  = 21'h1ff953;
+          \$5  = 21'h1ff953;
       4'he:
-          \$7  = 21'h1ff5fb;
+          \$5  = 21'h1ff5fb;
       4'hf:
-          \$7  = 21'h1ff2a2;
+          \$5  = 21'h1ff2a2;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$8  = 21'h1fef6a;
+          \$6  = 21'h1fef6a;
       4'h1:
-          \$8  = 21'h1ff114;
+          \$6  = 21'h1ff114;
       4'h2:
-          \$8  = 21'h1ff2bd;
+          \$6  = 21'h1ff2bd;
       4'h3:
-          \$8  = 21'h1ff466;
+          \$6  = 21'h1ff466;
       4'h4:
-          \$8  = 21'h1ff610;
+          \$6  = 21'h1ff610;
       4'h5:
-          \$8  = 21'h1ff7b9;
+          \$6  = 21'h1ff7b9;
       4'h6:
-          \$8  = 21'h1ff962;
+          \$6  = 21'h1ff962;
       4'h7:
-          \$8  = 21'h1ffb0c;
+          \$6  = 21'h1ffb0c;
       4'h8:
-          \$8  = 21'h1ffcb5;
+          \$6  = 21'h1ffcb5;
       4'h9:
-          \$8  = 21'h1ffe5e;
+          \$6  = 21'h1ffe5e;
       4'ha:
-          \$8  = 21'h1fff38;
+          \$6  = 21'h1fff38;
       4'hb:
-          \$8  = 21'h1ffcd9;
+          \$6  = 21'h1ffcd9;
       4'hc:
-          \$8  = 21'h1ff9ad;
+          \$6  = 21'h1ff9ad;
       4'hd:
-          \$8  = 21'h1ff682;
+          \$6  = 21'h1ff682;
       4'he:
-          \$8  = 21'h1ff357;
+          \$6  = 21'h1ff357;
       4'hf:
-          \$8  = 21'h1ff02b;
+          \$6  = 21'h1ff02b;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$10  = 21'h1fedab;
+          \$7  = 21'h1fedab;
       4'h1:
-          \$10  = 21'h1fefb5;
+          \$7  = 21'h1fefb5;
       4'h2:
-          \$10  = 21'h1ff1c0;
+          \$7  = 21'h1ff1c0;
       4'h3:
-          \$10  = 21'h1ff3ca;
+          \$7  = 21'h1ff3ca;
       4'h4:
-          \$10  = 21'h1ff5d5;
+          \$7  = 21'h1ff5d5;
       4'h5:
-          \$10  = 21'h1ff7df;
+          \$7  = 21'h1ff7df;
       4'h6:
-          \$10  = 21'h1ff9e9;
+          \$7  = 21'h1ff9e9;
       4'h7:
-          \$10  = 21'h1ffbf4;
+          \$7  = 21'h1ffbf4;
       4'h8:
-          \$10  = 21'h1ffdfe;
+          \$7  = 21'h1ffdfe;
       4'h9:
-          \$10  = 21'h1fff30;
+          \$7  = 21'h1fff30;
       4'ha:
-          \$10  = 21'h1ffd09;
+          \$7  = 21'h1ffd09;
       4'hb:
-          \$10  = 21'h1ffa0f;
+          \$7  = 21'h1ffa0f;
       4'hc:
-          \$10  = 21'h1ff714;
+          \$7  = 21'h1ff714;
       4'hd:
-          \$10  = 21'h1ff419;
+          \$7  = 21'h1ff419;
       4'he:
-          \$10  = 21'h1ff11e;
+          \$7  = 21'h1ff11e;
       4'hf:
-          \$10  = 21'h1fee23;
+          \$7  = 21'h1fee23;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$11  = 21'h1fec6f;
+          \$8  = 21'h1fec6f;
       4'h1:
-          \$11  = 21'h1feee2;
+          \$8  = 21'h1feee2;
       4'h2:
-          \$11  = 21'h1ff155;
+          \$8  = 21'h1ff155;
       4'h3:
-          \$11  = 21'h1ff3c9;
+          \$8  = 21'h1ff3c9;
       4'h4:
-          \$11  = 21'h1ff63c;
+          \$8  = 21'h1ff63c;
       4'h5:
-          \$11  = 21'h1ff8af;
+          \$8  = 21'h1ff8af;
       4'h6:
-          \$11  = 21'h1ffb22;
+          \$8  = 21'h1ffb22;
       4'h7:
-          \$11  = 21'h1ffd96;
+          \$8  = 21'h1ffd96;
       4'h8:
-          \$11  = 21'h1fff28;
+          \$8  = 21'h1fff28;
       4'h9:
-          \$11  = 21'h1ffd3e;
+          \$8  = 21'h1ffd3e;
       4'ha:
-          \$11  = 21'h1ffa78;
+          \$8  = 21'h1ffa78;
       4'hb:
-          \$11  = 21'h1ff7b2;
+          \$8  = 21'h1ff7b2;
       4'hc:
-          \$11  = 21'h1ff4eb;
+          \$8  = 21'h1ff4eb;
       4'hd:
-          \$11  = 21'h1ff225;
+          \$8  = 21'h1ff225;
       4'he:
-          \$11  = 21'h1fef5e;
+          \$8  = 21'h1fef5e;
       4'hf:
-          \$11  = 21'h1fec98;
+          \$8  = 21'h1fec98;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$13  = 21'h1febc6;
+          \$9  = 21'h1febc6;
       4'h1:
-          \$13  = 21'h1feeab;
+          \$9  = 21'h1feeab;
       4'h2:
-          \$13  = 21'h1ff190;
+          \$9  = 21'h1ff190;
       4'h3:
-          \$13  = 21'h1ff475;
+          \$9  = 21'h1ff475;
       4'h4:
-          \$13  = 21'h1ff75a;
+          \$9  = 21'h1ff75a;
       4'h5:
-          \$13  = 21'h1ffa40;
+          \$9  = 21'h1ffa40;
       4'h6:
-          \$13  = 21'h1ffd25;
+          \$9  = 21'h1ffd25;
       4'h7:
-          \$13  = 21'h1fff1f;
+          \$9  = 21'h1fff1f;
       4'h8:
-          \$13  = 21'h1ffd78;
+          \$9  = 21'h1ffd78;
       4'h9:
-          \$13  = 21'h1ffaea;
+          \$9  = 21'h1ffaea;
       4'ha:
-          \$13  = 21'h1ff85d;
+          \$9  = 21'h1ff85d;
       4'hb:
-          \$13  = 21'h1ff5cf;
+          \$9  = 21'h1ff5cf;
       4'hc:
-          \$13  = 21'h1ff342;
+          \$9  = 21'h1ff342;
       4'hd:
-          \$13  = 21'h1ff0b5;
+          \$9  = 21'h1ff0b5;
       4'he:
-          \$13  = 21'h1fee27;
+          \$9  = 21'h1fee27;
       4'hf:
-          \$13  = 21'h1feb9a;
+          \$9  = 21'h1feb9a;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$14  = 21'h1febc4;
+          \$10  = 21'h1febc4;
       4'h1:
-          \$14  = 21'h1fef25;
+          \$10  = 21'h1fef25;
       4'h2:
-          \$14  = 21'h1ff286;
+          \$10  = 21'h1ff286;
       4'h3:
-          \$14  = 21'h1ff5e7;
+          \$10  = 21'h1ff5e7;
       4'h4:
-          \$14  = 21'h1ff948;
+          \$10  = 21'h1ff948;
       4'h5:
-          \$14  = 21'h1ffcaa;
+          \$10  = 21'h1ffcaa;
       4'h6:
-          \$14  = 21'h1fff16;
+          \$10  = 21'h1fff16;
       4'h7:
-          \$14  = 21'h1ffdb6;
+          \$10  = 21'h1ffdb6;
       4'h8:
-          \$14  = 21'h1ffb67;
+          \$10  = 21'h1ffb67;
       4'h9:
-          \$14  = 21'h1ff917;
+          \$10  = 21'h1ff917;
       4'ha:
-          \$14  = 21'h1ff6c8;
+          \$10  = 21'h1ff6c8;
       4'hb:
-          \$14  = 21'h1ff478;
+          \$10  = 21'h1ff478;
       4'hc:
-          \$14  = 21'h1ff229;
+          \$10  = 21'h1ff229;
       4'hd:
-          \$14  = 21'h1fefda;
+          \$10  = 21'h1fefda;
       4'he:
-          \$14  = 21'h1fed8a;
+          \$10  = 21'h1fed8a;
       4'hf:
-          \$14  = 21'h1feb3b;
+          \$10  = 21'h1feb3b;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$16  = 21'h1fec80;
+          \$11  = 21'h1fec80;
       4'h1:
-          \$16  = 21'h1ff069;
+          \$11  = 21'h1ff069;
       4'h2:
-          \$16  = 21'h1ff452;
+          \$11  = 21'h1ff452;
       4'h3:
-          \$16  = 21'h1ff83a;
+          \$11  = 21'h1ff83a;
       4'h4:
-          \$16  = 21'h1ffc23;
+          \$11  = 21'h1ffc23;
       4'h5:
-          \$16  = 21'h1fff0b;
+          \$11  = 21'h1fff0b;
       4'h6:
-          \$16  = 21'h1ffdfa;
+          \$11  = 21'h1ffdfa;
       4'h7:
-          \$16  = 21'h1ffbef;
+          \$11  = 21'h1ffbef;
       4'h8:
-          \$16  = 21'h1ff9e3;
+          \$11  = 21'h1ff9e3;
       4'h9:
-          \$16  = 21'h1ff7d7;
+          \$11  = 21'h1ff7d7;
       4'ha:
-          \$16  = 21'h1ff5cc;
+          \$11  = 21'h1ff5cc;
       4'hb:
-          \$16  = 21'h1ff3c0;
+          \$11  = 21'h1ff3c0;
       4'hc:
-          \$16  = 21'h1ff1b4;
+          \$11  = 21'h1ff1b4;
       4'hd:
-          \$16  = 21'h1fefa9;
+          \$11  = 21'h1fefa9;
       4'he:
-          \$16  = 21'h1fed9d;
+          \$11  = 21'h1fed9d;
       4'hf:
-          \$16  = 21'h1feb92;
+          \$11  = 21'h1feb92;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$17  = 21'h1fee17;
+          \$12  = 21'h1fee17;
       4'h1:
-          \$17  = 21'h1ff294;
+          \$12  = 21'h1ff294;
       4'h2:
-          \$17  = 21'h1ff712;
+          \$12  = 21'h1ff712;
       4'h3:
-          \$17  = 21'h1ffb8f;
+          \$12  = 21'h1ffb8f;
       4'h4:
-          \$17  = 21'h1fff00;
+          \$12  = 21'h1fff00;
       4'h5:
-          \$17  = 21'h1ffe45;
+          \$12  = 21'h1ffe45;
       4'h6:
-          \$17  = 21'h1ffc84;
+          \$12  = 21'h1ffc84;
       4'h7:
-          \$17  = 21'h1ffac3;
+          \$12  = 21'h1ffac3;
       4'h8:
-          \$17  = 21'h1ff902;
+          \$12  = 21'h1ff902;
       4'h9:
-          \$17  = 21'h1ff740;
+          \$12  = 21'h1ff740;
       4'ha:
-          \$17  = 21'h1ff57f;
+          \$12  = 21'h1ff57f;
       4'hb:
-          \$17  = 21'h1ff3be;
+          \$12  = 21'h1ff3be;
       4'hc:
-          \$17  = 21'h1ff1fd;
+          \$12  = 21'h1ff1fd;
       4'hd:
-          \$17  = 21'h1ff03b;
+          \$12  = 21'h1ff03b;
       4'he:
-          \$17  = 21'h1fee7a;
+          \$12  = 21'h1fee7a;
       4'hf:
-          \$17  = 21'h1fecb9;
+          \$12  = 21'h1fecb9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$19  = 21'h1ff0aa;
+          \$13  = 21'h1ff0aa;
       4'h1:
-          \$19  = 21'h1ff5cb;
+          \$13  = 21'h1ff5cb;
       4'h2:
-          \$19  = 21'h1ffaed;
+          \$13  = 21'h1ffaed;
       4'h3:
-          \$19  = 21'h1ffef3;
+          \$13  = 21'h1ffef3;
       4'h4:
-          \$19  = 21'h1ffe98;
+          \$13  = 21'h1ffe98;
       4'h5:
-          \$19  = 21'h1ffd29;
+          \$13  = 21'h1ffd29;
       4'h6:
-          \$19  = 21'h1ffbba;
+          \$13  = 21'h1ffbba;
       4'h7:
-          \$19  = 21'h1ffa4a;
+          \$13  = 21'h1ffa4a;
       4'h8:
-          \$19  = 21'h1ff8db;
+          \$13  = 21'h1ff8db;
       4'h9:
-          \$19  = 21'h1ff76c;
+          \$13  = 21'h1ff76c;
       4'ha:
-          \$19  = 21'h1ff5fd;
+          \$13  = 21'h1ff5fd;
       4'hb:
-          \$19  = 21'h1ff48d;
+          \$13  = 21'h1ff48d;
       4'hc:
-          \$19  = 21'h1ff31e;
+          \$13  = 21'h1ff31e;
       4'hd:
-          \$19  = 21'h1ff1af;
+          \$13  = 21'h1ff1af;
       4'he:
-          \$19  = 21'h1ff040;
+          \$13  = 21'h1ff040;
       4'hf:
-          \$19  = 21'h1feed1;
+          \$13  = 21'h1feed1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$20  = 21'h1ff461;
+          \$14  = 21'h1ff461;
       4'h1:
-          \$20  = 21'h1ffa39;
+          \$14  = 21'h1ffa39;
       4'h2:
-          \$20  = 21'h1ffee5;
+          \$14  = 21'h1ffee5;
       4'h3:
-          \$20  = 21'h1ffef4;
+          \$14  = 21'h1ffef4;
       4'h4:
-          \$20  = 21'h1ffddf;
+          \$14  = 21'h1ffddf;
       4'h5:
-          \$20  = 21'h1ffccb;
+          \$14  = 21'h1ffccb;
       4'h6:
-          \$20  = 21'h1ffbb7;
+          \$14  = 21'h1ffbb7;
       4'h7:
-          \$20  = 21'h1ffaa2;
+          \$14  = 21'h1ffaa2;
       4'h8:
-          \$20  = 21'h1ff98e;
+          \$14  = 21'h1ff98e;
       4'h9:
-          \$20  = 21'h1ff87a;
+          \$14  = 21'h1ff87a;
       4'ha:
-          \$20  = 21'h1ff765;
+          \$14  = 21'h1ff765;
       4'hb:
-          \$20  = 21'h1ff651;
+          \$14  = 21'h1ff651;
       4'hc:
-          \$20  = 21'h1ff53d;
+          \$14  = 21'h1ff53d;
       4'hd:
-          \$20  = 21'h1ff428;
+          \$14  = 21'h1ff428;
       4'he:
-          \$20  = 21'h1ff314;
+          \$14  = 21'h1ff314;
       4'hf:
-          \$20  = 21'h1ff200;
+          \$14  = 21'h1ff200;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$22  = 21'h1ff970;
+          \$15  = 21'h1ff970;
       4'h1:
-          \$22  = 21'h1ffed5;
+          \$15  = 21'h1ffed5;
       4'h2:
-          \$22  = 21'h1fff5a;
+          \$15  = 21'h1fff5a;
       4'h3:
-          \$22  = 21'h1ffeab;
+          \$15  = 21'h1ffeab;
       4'h4:
-          \$22  = 21'h1ffdfc;
+          \$15  = 21'h1ffdfc;
       4'h5:
-          \$22  = 21'h1ffd4d;
+          \$15  = 21'h1ffd4d;
       4'h6:
-          \$22  = 21'h1ffc9e;
+          \$15  = 21'h1ffc9e;
       4'h7:
-          \$22  = 21'h1ffbef;
+          \$15  = 21'h1ffbef;
       4'h8:
-          \$22  = 21'h1ffb40;
+          \$15  = 21'h1ffb40;
       4'h9:
-          \$22  = 21'h1ffa91;
+          \$15  = 21'h1ffa91;
       4'ha:
-          \$22  = 21'h1ff9e2;
+          \$15  = 21'h1ff9e2;
       4'hb:
-          \$22  = 21'h1ff933;
+          \$15  = 21'h1ff933;
       4'hc:
-          \$22  = 21'h1ff884;
+          \$15  = 21'h1ff884;
       4'hd:
-          \$22  = 21'h1ff7d5;
+          \$15  = 21'h1ff7d5;
       4'he:
-          \$22  = 21'h1ff725;
+          \$15  = 21'h1ff725;
       4'hf:
-          \$22  = 21'h1ff676;
+          \$15  = 21'h1ff676;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$107$11 )
+    casez (\port$97$11 )
       4'h0:
-          \$23  = 21'h1ffec4;
+          \$16  = 21'h1ffec4;
       4'h1:
-          \$23  = 21'h1fffcd;
+          \$16  = 21'h1fffcd;
       4'h2:
-          \$23  = 21'h1fff8f;
+          \$16  = 21'h1fff8f;
       4'h3:
-          \$23  = 21'h1fff52;
+          \$16  = 21'h1fff52;
       4'h4:
-          \$23  = 21'h1fff14;
+          \$16  = 21'h1fff14;
       4'h5:
-          \$23  = 21'h1ffed7;
+          \$16  = 21'h1ffed7;
       4'h6:
-          \$23  = 21'h1ffe99;
+          \$16  = 21'h1ffe99;
       4'h7:
-          \$23  = 21'h1ffe5c;
+          \$16  = 21'h1ffe5c;
       4'h8:
-          \$23  = 21'h1ffe1e;
+          \$16  = 21'h1ffe1e;
       4'h9:
-          \$23  = 21'h1ffde1;
+          \$16  = 21'h1ffde1;
       4'ha:
-          \$23  = 21'h1ffda3;
+          \$16  = 21'h1ffda3;
       4'hb:
-          \$23  = 21'h1ffd66;
+          \$16  = 21'h1ffd66;
       4'hc:
-          \$23  = 21'h1ffd29;
+          \$16  = 21'h1ffd29;
       4'hd:
-          \$23  = 21'h1ffceb;
+          \$16  = 21'h1ffceb;
       4'he:
-          \$23  = 21'h1ffcae;
+          \$16  = 21'h1ffcae;
       4'hf:
-          \$23  = 21'h1ffc70;
+          \$16  = 21'h1ffc70;
     endcase
   end
-  assign n172_slice = \port$108$11 [3];
-  assign n171_cat = { \port$108$11 , \port$107$11  };
-  assign n173_slice = \port$108$11 [2];
-  assign n203_slice = \port$108$11 [2];
+  assign n172_slice = \port$98$11 [3];
+  assign n171_cat = { \port$98$11 , \port$97$11  };
+  assign n173_slice = \port$98$11 [2];
+  assign n174_slice = \port$98$11 [1];
+  assign n188_slice = \port$98$11 [1];
+  assign n203_slice = \port$98$11 [2];
+  assign n204_slice = \port$98$11 [1];
+  assign n218_slice = \port$98$11 [1];
 endmodule

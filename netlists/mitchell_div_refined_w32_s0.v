@@ -26,9 +26,7 @@ module mitchell_div_refined_w32_s0(b, o, a);
   wire [37:0] n295_add;
   wire [6:0] n296_slice;
   wire [31:0] n299_cat;
-  wire n302_not;
-  wire [6:0] n304_sub;
-  wire [63:0] n325_mux;
+  wire [63:0] n324_mux;
   wire n34_mux;
   wire [31:0] n38_mux;
   wire n4_eq;
@@ -42,14 +40,6 @@ module mitchell_div_refined_w32_s0(b, o, a);
     .n146_eq(n146_eq),
     .n1_b(b),
     .n4_eq(n4_eq)
-  );
-  \mitchell_div_refined_w32_s0.depth10  depth10 (
-    .n0_a(a),
-    .n1_b(b),
-    .n302_not(n302_not),
-    .n304_sub(n304_sub),
-    .n325_mux(o),
-    .\port$387$0 (n295_add)
   );
   \mitchell_div_refined_w32_s0.depth2  depth2 (
     .n0_a(a),
@@ -133,13 +123,14 @@ module mitchell_div_refined_w32_s0(b, o, a);
     .n69_mux(n69_mux)
   );
   \mitchell_div_refined_w32_s0.depth9  depth9 (
-    .n296_slice(n295_add[37:31]),
-    .n302_not(n302_not),
-    .n304_sub(n304_sub)
+    .n0_a(a),
+    .n1_b(b),
+    .n324_mux(o),
+    .\port$387$0 (n295_add)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n325_mux = o;
+  assign n324_mux = o;
   assign n296_slice = n295_add[37:31];
   assign n299_cat = { 1'h1, n295_add[30:0] };
 endmodule
@@ -156,49 +147,6 @@ module \mitchell_div_refined_w32_s0.depth1 (n1_b, n4_eq, n146_eq, n0_a);
   wire n4_eq;
   assign n4_eq = ! n0_a[31:16];
   assign n146_eq = ! n1_b[31:16];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s0.depth10 (n1_b, \port$387$0 , n302_not, n304_sub, n325_mux, n0_a);
-  wire \$1 ;
-  wire [63:0] \$10 ;
-  wire [63:0] \$11 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire [158:0] \$6 ;
-  wire [7:0] \$7 ;
-  wire [63:0] \$8 ;
-  wire [63:0] \$9 ;
-  input [31:0] n0_a;
-  wire [31:0] n0_a;
-  input [31:0] n1_b;
-  wire [31:0] n1_b;
-  wire [6:0] n296_slice;
-  wire [31:0] n299_cat;
-  input n302_not;
-  wire n302_not;
-  input [6:0] n304_sub;
-  wire [6:0] n304_sub;
-  output [63:0] n325_mux;
-  wire [63:0] n325_mux;
-  input [37:0] \port$387$0 ;
-  wire [37:0] \port$387$0 ;
-  assign \$1  = ! n1_b;
-  assign \$2  = ! n0_a;
-  assign \$3  = n304_sub < 6'h21;
-  assign \$4  = ~ \$3 ;
-  assign \$5  = n302_not & \$4 ;
-  assign \$6  = { 1'h1, \port$387$0 [30:0] } << n304_sub;
-  assign \$7  = 6'h20 - \port$387$0 [37:31];
-  assign \$8  = { 1'h1, \port$387$0 [30:0] } >> \$7 ;
-  assign \$9  = n302_not ? \$6 [63:0] : \$8 ;
-  assign \$10  = \$5  ? 64'hffffffffffffffff : \$9 ;
-  assign \$11  = \$2  ? 64'h0000000000000000 : \$10 ;
-  assign n325_mux = \$1  ? 64'hffffffffffffffff : \$11 ;
-  assign n299_cat = { 1'h1, \port$387$0 [30:0] };
-  assign n296_slice = \port$387$0 [37:31];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -1125,17 +1073,44 @@ module \mitchell_div_refined_w32_s0.depth7 (n146_eq, n15_mux, n157_mux, n34_mux,
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s0.depth9 (n302_not, n304_sub, n296_slice);
+module \mitchell_div_refined_w32_s0.depth9 (n1_b, \port$387$0 , n324_mux, n0_a);
   wire \$1 ;
-  wire [7:0] \$2 ;
-  input [6:0] n296_slice;
+  wire [31:0] \$10 ;
+  wire [63:0] \$11 ;
+  wire [63:0] \$12 ;
+  wire [63:0] \$13 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire [7:0] \$7 ;
+  wire [158:0] \$8 ;
+  wire [7:0] \$9 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
   wire [6:0] n296_slice;
-  output n302_not;
-  wire n302_not;
-  output [6:0] n304_sub;
-  wire [6:0] n304_sub;
-  assign \$1  = n296_slice < 6'h20;
-  assign n302_not = ~ \$1 ;
-  assign \$2  = n296_slice - 6'h20;
-  assign n304_sub = \$2 [6:0];
+  wire [31:0] n299_cat;
+  output [63:0] n324_mux;
+  wire [63:0] n324_mux;
+  input [37:0] \port$387$0 ;
+  wire [37:0] \port$387$0 ;
+  assign \$1  = ! n1_b;
+  assign \$2  = ! n0_a;
+  assign \$3  = \port$387$0 [37:31] < 7'h41;
+  assign \$4  = ~ \$3 ;
+  assign \$5  = \port$387$0 [37:31] < 6'h20;
+  assign \$6  = ~ \$5 ;
+  assign \$7  = \port$387$0 [37:31] - 6'h20;
+  assign \$8  = { 1'h1, \port$387$0 [30:0] } << \$7 [6:0];
+  assign \$9  = 6'h20 - \port$387$0 [37:31];
+  assign \$10  = { 1'h1, \port$387$0 [30:0] } >> \$9 ;
+  assign \$11  = \$5  ? { 32'h00000000, \$10  } : \$8 [63:0];
+  assign \$12  = \$3  ? \$11  : 64'hffffffffffffffff;
+  assign \$13  = \$2  ? 64'h0000000000000000 : \$12 ;
+  assign n324_mux = \$1  ? 64'hffffffffffffffff : \$13 ;
+  assign n296_slice = \port$387$0 [37:31];
+  assign n299_cat = { 1'h1, \port$387$0 [30:0] };
 endmodule

@@ -44,50 +44,45 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg [31:0] n299_cat_s2 = 32'd0;
   wire n302_not;
   reg n302_not_s3 = 1'h0;
-  wire [6:0] n304_sub;
-  wire [7:0] n306_sub;
-  wire n310_and;
-  reg n310_and_s3 = 1'h0;
-  wire [31:0] n315_mux;
-  wire [32:0] n322_mux;
-  wire [34:0] n329_mux;
-  wire [38:0] n336_mux;
-  wire [46:0] n343_mux;
+  wire n305_not;
+  reg n305_not_s3 = 1'h0;
+  wire [6:0] n307_sub;
+  wire [31:0] n312_mux;
+  wire [32:0] n319_mux;
+  wire [34:0] n326_mux;
+  wire [38:0] n333_mux;
+  wire [46:0] n340_mux;
+  wire [62:0] n343_cat;
+  reg [62:0] n343_cat_s3 = 63'h0000000000000000;
+  wire n344_slice;
+  reg n344_slice_s3 = 1'h0;
   wire [62:0] n346_cat;
   reg [62:0] n346_cat_s3 = 63'h0000000000000000;
-  wire n347_slice;
-  reg n347_slice_s3 = 1'h0;
-  wire [62:0] n349_cat;
-  reg [62:0] n349_cat_s3 = 63'h0000000000000000;
+  wire [62:0] n347_mux;
   wire n34_mux;
-  wire [62:0] n350_mux;
-  wire n354_slice;
-  reg n354_slice_s3 = 1'h0;
-  wire [63:0] n359_cat;
-  reg [63:0] n359_cat_s2 = 64'h0000000000000000;
-  wire [63:0] n364_mux;
-  wire [63:0] n369_mux;
-  wire [63:0] n374_mux;
-  wire [63:0] n379_mux;
-  wire [63:0] n384_mux;
-  reg [63:0] n384_mux_s3 = 64'h0000000000000000;
-  wire [63:0] n387_cat;
-  reg [63:0] n387_cat_s3 = 64'h0000000000000000;
-  wire n388_slice;
-  reg n388_slice_s3 = 1'h0;
-  wire [63:0] n389_mux;
+  wire n351_slice;
+  reg n351_slice_s3 = 1'h0;
+  wire [7:0] n356_sub;
+  wire [31:0] n361_mux;
+  wire [31:0] n366_mux;
+  wire [31:0] n371_mux;
+  wire [31:0] n376_mux;
+  wire [31:0] n381_mux;
+  reg [31:0] n381_mux_s3 = 32'd0;
+  wire [31:0] n384_cat;
+  reg [31:0] n384_cat_s3 = 32'd0;
+  wire n385_slice;
+  reg n385_slice_s3 = 1'h0;
   wire [31:0] n38_mux;
-  wire n393_slice;
-  reg n393_slice_s3 = 1'h0;
-  wire n399_eq;
-  reg n399_eq_s1 = 1'h0;
-  reg n399_eq_s2 = 1'h0;
-  reg n399_eq_s3 = 1'h0;
-  wire n403_eq;
-  reg n403_eq_s1 = 1'h0;
-  reg n403_eq_s2 = 1'h0;
-  reg n403_eq_s3 = 1'h0;
-  wire [63:0] n405_mux;
+  wire n393_eq;
+  reg n393_eq_s1 = 1'h0;
+  reg n393_eq_s2 = 1'h0;
+  reg n393_eq_s3 = 1'h0;
+  wire n397_eq;
+  reg n397_eq_s1 = 1'h0;
+  reg n397_eq_s2 = 1'h0;
+  reg n397_eq_s3 = 1'h0;
+  wire [63:0] n399_mux;
   wire n4_eq;
   wire n69_mux;
   wire [31:0] n73_mux;
@@ -107,39 +102,35 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n299_cat_s2 <= { 1'h1, n295_add[30:0] };
   always @(posedge clk)
-    n347_slice_s3 <= n304_sub[4];
+    n344_slice_s3 <= n307_sub[4];
   always @(posedge clk)
-    n346_cat_s3 <= { n343_mux, 16'h0000 };
+    n343_cat_s3 <= { n340_mux, 16'h0000 };
   always @(posedge clk)
-    n349_cat_s3 <= { 16'h0000, n343_mux };
+    n346_cat_s3 <= { 16'h0000, n340_mux };
   always @(posedge clk)
-    n359_cat_s2 <= { 33'h000000001, n295_add[30:0] };
+    n397_eq_s1 <= n397_eq;
   always @(posedge clk)
-    n388_slice_s3 <= n306_sub[4];
+    n397_eq_s2 <= n397_eq_s1;
   always @(posedge clk)
-    n387_cat_s3 <= { 16'h0000, n384_mux[63:16] };
+    n397_eq_s3 <= n397_eq_s2;
   always @(posedge clk)
-    n384_mux_s3 <= n384_mux;
+    n393_eq_s1 <= n393_eq;
   always @(posedge clk)
-    n403_eq_s1 <= n403_eq;
+    n393_eq_s2 <= n393_eq_s1;
   always @(posedge clk)
-    n403_eq_s2 <= n403_eq_s1;
-  always @(posedge clk)
-    n403_eq_s3 <= n403_eq_s2;
-  always @(posedge clk)
-    n399_eq_s1 <= n399_eq;
-  always @(posedge clk)
-    n399_eq_s2 <= n399_eq_s1;
-  always @(posedge clk)
-    n399_eq_s3 <= n399_eq_s2;
-  always @(posedge clk)
-    n310_and_s3 <= n310_and;
+    n393_eq_s3 <= n393_eq_s2;
   always @(posedge clk)
     n302_not_s3 <= n302_not;
   always @(posedge clk)
-    n354_slice_s3 <= n304_sub[5];
+    n305_not_s3 <= n305_not;
   always @(posedge clk)
-    n393_slice_s3 <= n306_sub[5];
+    n351_slice_s3 <= n307_sub[5];
+  always @(posedge clk)
+    n385_slice_s3 <= n356_sub[4];
+  always @(posedge clk)
+    n384_cat_s3 <= { 16'h0000, n381_mux[31:16] };
+  always @(posedge clk)
+    n381_mux_s3 <= n381_mux;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -164,18 +155,15 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n295_add(n295_add),
     .n296_slice_s2(n296_slice_s2),
     .n302_not(n302_not),
-    .n304_sub(n304_sub),
-    .n306_sub(n306_sub),
+    .n305_not(n305_not),
+    .n307_sub(n307_sub),
+    .n343_cat_s3(n343_cat_s3),
+    .n344_slice_s3(n344_slice_s3),
     .n346_cat_s3(n346_cat_s3),
-    .n347_slice_s3(n347_slice_s3),
-    .n349_cat_s3(n349_cat_s3),
-    .n350_mux(n350_mux),
-    .n384_mux_s3(n384_mux_s3),
-    .n387_cat_s3(n387_cat_s3),
-    .n388_slice_s3(n388_slice_s3),
-    .n389_mux(n389_mux),
-    .n399_eq(n399_eq),
-    .n403_eq(n403_eq),
+    .n347_mux(n347_mux),
+    .n356_sub(n356_sub),
+    .n393_eq(n393_eq),
+    .n397_eq(n397_eq),
     .n4_eq(n4_eq)
   );
   \mitchell_div_refined_w32_s3.depth2  depth2 (
@@ -187,22 +175,20 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n1_b(b),
     .n295_add(n295_add),
     .n299_cat_s2(n299_cat_s2),
-    .n302_not(n302_not),
     .n302_not_s3(n302_not_s3),
-    .n304_sub(n304_sub),
-    .n306_sub(n306_sub),
-    .n310_and(n310_and),
-    .n310_and_s3(n310_and_s3),
-    .n315_mux(n315_mux),
-    .n350_mux(n350_mux),
-    .n354_slice_s3(n354_slice_s3),
-    .n359_cat_s2(n359_cat_s2),
-    .n364_mux(n364_mux),
-    .n389_mux(n389_mux),
-    .n393_slice_s3(n393_slice_s3),
-    .n399_eq_s3(n399_eq_s3),
-    .n403_eq_s3(n403_eq_s3),
-    .n405_mux(o),
+    .n305_not_s3(n305_not_s3),
+    .n307_sub(n307_sub),
+    .n312_mux(n312_mux),
+    .n347_mux(n347_mux),
+    .n351_slice_s3(n351_slice_s3),
+    .n356_sub(n356_sub),
+    .n361_mux(n361_mux),
+    .n381_mux_s3(n381_mux_s3),
+    .n384_cat_s3(n384_cat_s3),
+    .n385_slice_s3(n385_slice_s3),
+    .n393_eq_s3(n393_eq_s3),
+    .n397_eq_s3(n397_eq_s3),
+    .n399_mux(o),
     .n4_eq(n4_eq),
     .n8_mux(n8_mux)
   );
@@ -216,16 +202,15 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n176_mux(n176_mux),
     .n19_mux(n19_mux),
     .n1_b(b),
-    .n304_sub(n304_sub),
-    .n306_sub(n306_sub),
-    .n315_mux(n315_mux),
-    .n322_mux(n322_mux),
+    .n307_sub(n307_sub),
+    .n312_mux(n312_mux),
+    .n319_mux(n319_mux),
     .n34_mux(n34_mux),
-    .n364_mux(n364_mux),
-    .n369_mux(n369_mux),
+    .n356_sub(n356_sub),
+    .n361_mux(n361_mux),
+    .n366_mux(n366_mux),
     .n4_eq(n4_eq),
-    .n8_mux(n8_mux),
-    .\port$263$0 (n295_add[30:0])
+    .n8_mux(n8_mux)
   );
   \mitchell_div_refined_w32_s3.depth4  depth4 (
     .n0_a(a),
@@ -238,13 +223,13 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n19_mux(n19_mux),
     .n1_b(b),
     .n211_mux(n211_mux),
-    .n304_sub(n304_sub),
-    .n306_sub(n306_sub),
-    .n322_mux(n322_mux),
-    .n329_mux(n329_mux),
+    .n307_sub(n307_sub),
+    .n319_mux(n319_mux),
+    .n326_mux(n326_mux),
     .n34_mux(n34_mux),
-    .n369_mux(n369_mux),
-    .n374_mux(n374_mux),
+    .n356_sub(n356_sub),
+    .n366_mux(n366_mux),
+    .n371_mux(n371_mux),
     .n38_mux(n38_mux),
     .n4_eq(n4_eq),
     .n69_mux(n69_mux)
@@ -261,13 +246,13 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n211_mux(n211_mux),
     .n215_mux(n215_mux),
     .n278_mux(n278_mux),
-    .n304_sub(n304_sub),
-    .n306_sub(n306_sub),
-    .n329_mux(n329_mux),
-    .n336_mux(n336_mux),
+    .n307_sub(n307_sub),
+    .n326_mux(n326_mux),
+    .n333_mux(n333_mux),
     .n34_mux(n34_mux),
-    .n374_mux(n374_mux),
-    .n379_mux(n379_mux),
+    .n356_sub(n356_sub),
+    .n371_mux(n371_mux),
+    .n376_mux(n376_mux),
     .n38_mux(n38_mux),
     .n4_eq(n4_eq),
     .n69_mux(n69_mux),
@@ -279,12 +264,12 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n215_mux(n215_mux),
     .n278_mux(n278_mux),
     .n285_slice(n285_slice),
-    .n304_sub(n304_sub),
-    .n306_sub(n306_sub),
-    .n336_mux(n336_mux),
-    .n343_mux(n343_mux),
-    .n379_mux(n379_mux),
-    .n384_mux(n384_mux),
+    .n307_sub(n307_sub),
+    .n333_mux(n333_mux),
+    .n340_mux(n340_mux),
+    .n356_sub(n356_sub),
+    .n376_mux(n376_mux),
+    .n381_mux(n381_mux),
     .n73_mux(n73_mux)
   );
   \mitchell_div_refined_w32_s3.depth7  depth7 (
@@ -297,13 +282,13 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n211_mux(n211_mux),
     .n278_mux(n278_mux),
     .n285_slice(n285_slice),
-    .n343_mux(n343_mux),
+    .n340_mux(n340_mux),
     .n34_mux(n34_mux),
-    .n384_mux(n384_mux),
+    .n381_mux(n381_mux),
     .n4_eq(n4_eq),
     .n69_mux(n69_mux),
-    .\port$415$0 (\$4 ),
-    .\port$416$0 (\$5 )
+    .\port$413$0 (\$4 ),
+    .\port$414$0 (\$5 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -328,33 +313,31 @@ module mitchell_div_refined_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n405_mux = o;
+  assign n399_mux = o;
   assign valid_s3 = valid_out;
   assign n286_cat = { \$4 , n143_slice };
   assign n289_cat = { \$5 , n285_slice };
   assign n293_cat = { n285_slice[30:27], n143_slice[30:27] };
   assign n296_slice = n295_add[37:31];
   assign n299_cat = { 1'h1, n295_add[30:0] };
-  assign n347_slice = n304_sub[4];
-  assign n346_cat = { n343_mux, 16'h0000 };
-  assign n349_cat = { 16'h0000, n343_mux };
-  assign n359_cat = { 33'h000000001, n295_add[30:0] };
-  assign n388_slice = n306_sub[4];
-  assign n387_cat = { 16'h0000, n384_mux[63:16] };
-  assign n354_slice = n304_sub[5];
-  assign n393_slice = n306_sub[5];
+  assign n344_slice = n307_sub[4];
+  assign n343_cat = { n340_mux, 16'h0000 };
+  assign n346_cat = { 16'h0000, n340_mux };
+  assign n351_slice = n307_sub[5];
+  assign n385_slice = n356_sub[4];
+  assign n384_cat = { 16'h0000, n381_mux[31:16] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth1 (n1_b, n4_eq, n146_eq, n295_add, n302_not, n304_sub, n306_sub, n350_mux, n389_mux, n399_eq, n403_eq, n286_cat_s1, n289_cat_s1, n293_cat_s1, n296_slice_s2, n347_slice_s3, n346_cat_s3, n349_cat_s3, n388_slice_s3, n387_cat_s3, n384_mux_s3
-, n0_a);
+module \mitchell_div_refined_w32_s3.depth1 (n1_b, n4_eq, n146_eq, n295_add, n302_not, n305_not, n307_sub, n347_mux, n356_sub, n393_eq, n397_eq, n286_cat_s1, n289_cat_s1, n293_cat_s1, n296_slice_s2, n344_slice_s3, n343_cat_s3, n346_cat_s3, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
   wire [37:0] \$1 ;
   wire [38:0] \$2 ;
   reg [37:0] \$3 ;
   wire [38:0] \$4 ;
   wire \$5 ;
-  wire [7:0] \$6 ;
+  wire \$6 ;
+  wire [7:0] \$7 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
   output n146_eq;
@@ -373,45 +356,40 @@ module \mitchell_div_refined_w32_s3.depth1 (n1_b, n4_eq, n146_eq, n295_add, n302
   wire [6:0] n296_slice_s2;
   output n302_not;
   wire n302_not;
-  output [6:0] n304_sub;
-  wire [6:0] n304_sub;
-  output [7:0] n306_sub;
-  wire [7:0] n306_sub;
+  output n305_not;
+  wire n305_not;
+  output [6:0] n307_sub;
+  wire [6:0] n307_sub;
+  input [62:0] n343_cat_s3;
+  wire [62:0] n343_cat_s3;
+  input n344_slice_s3;
+  wire n344_slice_s3;
   input [62:0] n346_cat_s3;
   wire [62:0] n346_cat_s3;
-  input n347_slice_s3;
-  wire n347_slice_s3;
-  input [62:0] n349_cat_s3;
-  wire [62:0] n349_cat_s3;
-  output [62:0] n350_mux;
-  wire [62:0] n350_mux;
-  input [63:0] n384_mux_s3;
-  wire [63:0] n384_mux_s3;
-  input [63:0] n387_cat_s3;
-  wire [63:0] n387_cat_s3;
-  input n388_slice_s3;
-  wire n388_slice_s3;
-  output [63:0] n389_mux;
-  wire [63:0] n389_mux;
-  output n399_eq;
-  wire n399_eq;
-  output n403_eq;
-  wire n403_eq;
+  output [62:0] n347_mux;
+  wire [62:0] n347_mux;
+  output [7:0] n356_sub;
+  wire [7:0] n356_sub;
+  output n393_eq;
+  wire n393_eq;
+  output n397_eq;
+  wire n397_eq;
   output n4_eq;
   wire n4_eq;
+  assign \$1  = n286_cat_s1 + 37'h1080000000;
   assign \$2  = \$1  - n289_cat_s1;
   assign \$4  = \$2 [37:0] + \$3 ;
-  assign \$5  = n296_slice_s2 < 6'h20;
+  assign \$5  = n296_slice_s2 < 7'h41;
   assign n302_not = ~ \$5 ;
-  assign \$6  = n296_slice_s2 - 6'h20;
-  assign n306_sub = 6'h20 - n296_slice_s2;
-  assign n350_mux = n347_slice_s3 ? n346_cat_s3 : n349_cat_s3;
-  assign n389_mux = n388_slice_s3 ? n387_cat_s3 : n384_mux_s3;
-  assign n399_eq = ! n0_a;
-  assign n403_eq = ! n1_b;
+  assign \$6  = n296_slice_s2 < 6'h20;
+  assign n305_not = ~ \$6 ;
+  assign \$7  = n296_slice_s2 - 6'h20;
+  assign n347_mux = n344_slice_s3 ? n343_cat_s3 : n346_cat_s3;
+  assign n356_sub = 6'h20 - n296_slice_s2;
+  assign n393_eq = ! n0_a;
+  assign n397_eq = ! n1_b;
   assign n4_eq = ! n0_a[31:16];
   assign n146_eq = ! n1_b[31:16];
-  assign \$1  = n286_cat_s1 + 37'h1080000000;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
@@ -931,24 +909,22 @@ module \mitchell_div_refined_w32_s3.depth1 (n1_b, n4_eq, n146_eq, n295_add, n302
     endcase
   end
   assign n295_add = \$4 [37:0];
-  assign n304_sub = \$6 [6:0];
+  assign n307_sub = \$7 [6:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth2 (n1_b, n4_eq, n146_eq, n295_add, n302_not, n304_sub, n306_sub, n350_mux, n389_mux, n8_mux, n15_mux, n150_mux, n157_mux, n310_and, n315_mux, n364_mux, n405_mux, n299_cat_s2, n359_cat_s2, n403_eq_s3, n399_eq_s3
-, n310_and_s3, n302_not_s3, n354_slice_s3, n393_slice_s3, n0_a);
+module \mitchell_div_refined_w32_s3.depth2 (n1_b, n4_eq, n146_eq, n295_add, n307_sub, n347_mux, n356_sub, n8_mux, n15_mux, n150_mux, n157_mux, n312_mux, n361_mux, n399_mux, n299_cat_s2, n397_eq_s3, n393_eq_s3, n302_not_s3, n305_not_s3, n351_slice_s3, n385_slice_s3
+, n384_cat_s3, n381_mux_s3, n0_a);
   wire \$1 ;
   wire [63:0] \$10 ;
   wire [63:0] \$11 ;
-  wire [63:0] \$12 ;
-  wire [63:0] \$13 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
+  wire [63:0] \$7 ;
+  wire [31:0] \$8 ;
   wire [63:0] \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
@@ -968,42 +944,37 @@ module \mitchell_div_refined_w32_s3.depth2 (n1_b, n4_eq, n146_eq, n295_add, n302
   wire [31:0] n299_cat;
   input [31:0] n299_cat_s2;
   wire [31:0] n299_cat_s2;
-  input n302_not;
-  wire n302_not;
   input n302_not_s3;
   wire n302_not_s3;
-  input [6:0] n304_sub;
-  wire [6:0] n304_sub;
-  input [7:0] n306_sub;
-  wire [7:0] n306_sub;
-  output n310_and;
-  wire n310_and;
-  input n310_and_s3;
-  wire n310_and_s3;
-  output [31:0] n315_mux;
-  wire [31:0] n315_mux;
-  wire n347_slice;
-  input [62:0] n350_mux;
-  wire [62:0] n350_mux;
-  wire n354_slice;
-  input n354_slice_s3;
-  wire n354_slice_s3;
-  input [63:0] n359_cat_s2;
-  wire [63:0] n359_cat_s2;
-  output [63:0] n364_mux;
-  wire [63:0] n364_mux;
-  wire n388_slice;
-  input [63:0] n389_mux;
-  wire [63:0] n389_mux;
-  wire n393_slice;
-  input n393_slice_s3;
-  wire n393_slice_s3;
-  input n399_eq_s3;
-  wire n399_eq_s3;
-  input n403_eq_s3;
-  wire n403_eq_s3;
-  output [63:0] n405_mux;
-  wire [63:0] n405_mux;
+  input n305_not_s3;
+  wire n305_not_s3;
+  input [6:0] n307_sub;
+  wire [6:0] n307_sub;
+  output [31:0] n312_mux;
+  wire [31:0] n312_mux;
+  wire n344_slice;
+  input [62:0] n347_mux;
+  wire [62:0] n347_mux;
+  wire n351_slice;
+  input n351_slice_s3;
+  wire n351_slice_s3;
+  input [7:0] n356_sub;
+  wire [7:0] n356_sub;
+  output [31:0] n361_mux;
+  wire [31:0] n361_mux;
+  input [31:0] n381_mux_s3;
+  wire [31:0] n381_mux_s3;
+  input [31:0] n384_cat_s3;
+  wire [31:0] n384_cat_s3;
+  wire n385_slice;
+  input n385_slice_s3;
+  wire n385_slice_s3;
+  input n393_eq_s3;
+  wire n393_eq_s3;
+  input n397_eq_s3;
+  wire n397_eq_s3;
+  output [63:0] n399_mux;
+  wire [63:0] n399_mux;
   input n4_eq;
   wire n4_eq;
   output [31:0] n8_mux;
@@ -1016,29 +987,25 @@ module \mitchell_div_refined_w32_s3.depth2 (n1_b, n4_eq, n146_eq, n295_add, n302
   assign \$3  = ! n1_b[15:8];
   assign \$4  = ! n1_b[31:24];
   assign n157_mux = n146_eq ? \$3  : \$4 ;
-  assign \$5  = n304_sub < 6'h21;
-  assign \$6  = ~ \$5 ;
-  assign n310_and = n302_not & \$6 ;
-  assign \$7  = ! n304_sub[6];
-  assign n315_mux = n304_sub[6] ? 32'd0 : n299_cat_s2;
-  assign \$8  = ! n306_sub[7:6];
-  assign n364_mux = \$8  ? n359_cat_s2 : 64'h0000000000000000;
-  assign \$9  = n354_slice_s3 ? { n350_mux[31:0], 32'h00000000 } : { 1'h0, n350_mux };
-  assign \$10  = n393_slice_s3 ? { 32'h00000000, n389_mux[63:32] } : n389_mux;
-  assign \$11  = n302_not_s3 ? \$9  : \$10 ;
-  assign \$12  = n310_and_s3 ? 64'hffffffffffffffff : \$11 ;
-  assign \$13  = n399_eq_s3 ? 64'h0000000000000000 : \$12 ;
-  assign n405_mux = n403_eq_s3 ? 64'hffffffffffffffff : \$13 ;
+  assign \$5  = ! n307_sub[6];
+  assign n312_mux = n307_sub[6] ? 32'd0 : n299_cat_s2;
+  assign \$6  = ! n356_sub[7:5];
+  assign n361_mux = \$6  ? n299_cat_s2 : 32'd0;
+  assign \$7  = n351_slice_s3 ? { n347_mux[31:0], 32'h00000000 } : { 1'h0, n347_mux };
+  assign \$8  = n385_slice_s3 ? n384_cat_s3 : n381_mux_s3;
+  assign \$9  = n305_not_s3 ? \$7  : { 32'h00000000, \$8  };
+  assign \$10  = n302_not_s3 ? 64'hffffffffffffffff : \$9 ;
+  assign \$11  = n393_eq_s3 ? 64'h0000000000000000 : \$10 ;
+  assign n399_mux = n397_eq_s3 ? 64'hffffffffffffffff : \$11 ;
   assign n296_slice = n295_add[37:31];
   assign n299_cat = { 1'h1, n295_add[30:0] };
-  assign n347_slice = n304_sub[4];
-  assign n354_slice = n304_sub[5];
-  assign n388_slice = n306_sub[4];
-  assign n393_slice = n306_sub[5];
+  assign n344_slice = n307_sub[4];
+  assign n351_slice = n307_sub[5];
+  assign n385_slice = n356_sub[4];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth3 (n1_b, n4_eq, n146_eq, \port$263$0 , n304_sub, n306_sub, n8_mux, n15_mux, n150_mux, n157_mux, n315_mux, n364_mux, n19_mux, n34_mux, n161_mux, n176_mux, n322_mux, n369_mux, n0_a);
+module \mitchell_div_refined_w32_s3.depth3 (n1_b, n4_eq, n146_eq, n307_sub, n356_sub, n8_mux, n15_mux, n150_mux, n157_mux, n312_mux, n361_mux, n19_mux, n34_mux, n161_mux, n176_mux, n319_mux, n366_mux, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -1069,28 +1036,24 @@ module \mitchell_div_refined_w32_s3.depth3 (n1_b, n4_eq, n146_eq, \port$263$0 , 
   wire [31:0] n19_mux;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  wire [31:0] n299_cat;
-  input [6:0] n304_sub;
-  wire [6:0] n304_sub;
-  input [7:0] n306_sub;
-  wire [7:0] n306_sub;
-  input [31:0] n315_mux;
-  wire [31:0] n315_mux;
-  output [32:0] n322_mux;
-  wire [32:0] n322_mux;
+  input [6:0] n307_sub;
+  wire [6:0] n307_sub;
+  input [31:0] n312_mux;
+  wire [31:0] n312_mux;
+  output [32:0] n319_mux;
+  wire [32:0] n319_mux;
   output n34_mux;
   wire n34_mux;
-  wire [63:0] n359_cat;
-  input [63:0] n364_mux;
-  wire [63:0] n364_mux;
-  output [63:0] n369_mux;
-  wire [63:0] n369_mux;
+  input [7:0] n356_sub;
+  wire [7:0] n356_sub;
+  input [31:0] n361_mux;
+  wire [31:0] n361_mux;
+  output [31:0] n366_mux;
+  wire [31:0] n366_mux;
   input n4_eq;
   wire n4_eq;
   input [31:0] n8_mux;
   wire [31:0] n8_mux;
-  input [30:0] \port$263$0 ;
-  wire [30:0] \port$263$0 ;
   assign n19_mux = n15_mux ? { n8_mux[23:0], 8'h00 } : n8_mux;
   assign \$1  = ! n0_a[7:4];
   assign \$2  = ! n0_a[23:20];
@@ -1107,14 +1070,12 @@ module \mitchell_div_refined_w32_s3.depth3 (n1_b, n4_eq, n146_eq, \port$263$0 , 
   assign \$11  = ! n1_b[31:28];
   assign \$12  = n146_eq ? \$10  : \$11 ;
   assign n176_mux = n157_mux ? \$9  : \$12 ;
-  assign n322_mux = n304_sub[0] ? { n315_mux, 1'h0 } : { 1'h0, n315_mux };
-  assign n369_mux = n306_sub[0] ? { 1'h0, n364_mux[63:1] } : n364_mux;
-  assign n359_cat = { 33'h000000001, \port$263$0  };
-  assign n299_cat = { 1'h1, \port$263$0  };
+  assign n319_mux = n307_sub[0] ? { n312_mux, 1'h0 } : { 1'h0, n312_mux };
+  assign n366_mux = n356_sub[0] ? { 1'h0, n361_mux[31:1] } : n361_mux;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth4 (n1_b, n4_eq, n146_eq, n304_sub, n306_sub, n15_mux, n157_mux, n19_mux, n34_mux, n161_mux, n176_mux, n322_mux, n369_mux, n38_mux, n69_mux, n180_mux, n211_mux, n329_mux, n374_mux, n0_a);
+module \mitchell_div_refined_w32_s3.depth4 (n1_b, n4_eq, n146_eq, n307_sub, n356_sub, n15_mux, n157_mux, n19_mux, n34_mux, n161_mux, n176_mux, n319_mux, n366_mux, n38_mux, n69_mux, n180_mux, n211_mux, n326_mux, n371_mux, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -1163,20 +1124,20 @@ module \mitchell_div_refined_w32_s3.depth4 (n1_b, n4_eq, n146_eq, n304_sub, n306
   wire [31:0] n1_b;
   output n211_mux;
   wire n211_mux;
-  input [6:0] n304_sub;
-  wire [6:0] n304_sub;
-  input [7:0] n306_sub;
-  wire [7:0] n306_sub;
-  input [32:0] n322_mux;
-  wire [32:0] n322_mux;
-  output [34:0] n329_mux;
-  wire [34:0] n329_mux;
+  input [6:0] n307_sub;
+  wire [6:0] n307_sub;
+  input [32:0] n319_mux;
+  wire [32:0] n319_mux;
+  output [34:0] n326_mux;
+  wire [34:0] n326_mux;
   input n34_mux;
   wire n34_mux;
-  input [63:0] n369_mux;
-  wire [63:0] n369_mux;
-  output [63:0] n374_mux;
-  wire [63:0] n374_mux;
+  input [7:0] n356_sub;
+  wire [7:0] n356_sub;
+  input [31:0] n366_mux;
+  wire [31:0] n366_mux;
+  output [31:0] n371_mux;
+  wire [31:0] n371_mux;
   output [31:0] n38_mux;
   wire [31:0] n38_mux;
   input n4_eq;
@@ -1215,12 +1176,12 @@ module \mitchell_div_refined_w32_s3.depth4 (n1_b, n4_eq, n146_eq, n304_sub, n306
   assign \$27  = n146_eq ? \$25  : \$26 ;
   assign \$28  = n157_mux ? \$24  : \$27 ;
   assign n211_mux = n176_mux ? \$21  : \$28 ;
-  assign n329_mux = n304_sub[1] ? { n322_mux, 2'h0 } : { 2'h0, n322_mux };
-  assign n374_mux = n306_sub[1] ? { 2'h0, n369_mux[63:2] } : n369_mux;
+  assign n326_mux = n307_sub[1] ? { n319_mux, 2'h0 } : { 2'h0, n319_mux };
+  assign n371_mux = n356_sub[1] ? { 2'h0, n366_mux[31:2] } : n366_mux;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth5 (n1_b, n4_eq, n146_eq, n304_sub, n306_sub, n15_mux, n157_mux, n34_mux, n176_mux, n38_mux, n69_mux, n180_mux, n211_mux, n329_mux, n374_mux, n73_mux, n136_mux, n215_mux, n278_mux, n336_mux, n379_mux
+module \mitchell_div_refined_w32_s3.depth5 (n1_b, n4_eq, n146_eq, n307_sub, n356_sub, n15_mux, n157_mux, n34_mux, n176_mux, n38_mux, n69_mux, n180_mux, n211_mux, n326_mux, n371_mux, n73_mux, n136_mux, n215_mux, n278_mux, n333_mux, n376_mux
 , n0_a);
   wire \$1 ;
   wire \$10 ;
@@ -1304,20 +1265,20 @@ module \mitchell_div_refined_w32_s3.depth5 (n1_b, n4_eq, n146_eq, n304_sub, n306
   wire [31:0] n215_mux;
   output n278_mux;
   wire n278_mux;
-  input [6:0] n304_sub;
-  wire [6:0] n304_sub;
-  input [7:0] n306_sub;
-  wire [7:0] n306_sub;
-  input [34:0] n329_mux;
-  wire [34:0] n329_mux;
-  output [38:0] n336_mux;
-  wire [38:0] n336_mux;
+  input [6:0] n307_sub;
+  wire [6:0] n307_sub;
+  input [34:0] n326_mux;
+  wire [34:0] n326_mux;
+  output [38:0] n333_mux;
+  wire [38:0] n333_mux;
   input n34_mux;
   wire n34_mux;
-  input [63:0] n374_mux;
-  wire [63:0] n374_mux;
-  output [63:0] n379_mux;
-  wire [63:0] n379_mux;
+  input [7:0] n356_sub;
+  wire [7:0] n356_sub;
+  input [31:0] n371_mux;
+  wire [31:0] n371_mux;
+  output [31:0] n376_mux;
+  wire [31:0] n376_mux;
   input [31:0] n38_mux;
   wire [31:0] n38_mux;
   input n4_eq;
@@ -1351,8 +1312,8 @@ module \mitchell_div_refined_w32_s3.depth5 (n1_b, n4_eq, n146_eq, n304_sub, n306
   assign \$59  = n157_mux ? \$55  : \$58 ;
   assign \$60  = n176_mux ? \$52  : \$59 ;
   assign n278_mux = n211_mux ? \$45  : \$60 ;
-  assign n336_mux = n304_sub[2] ? { n329_mux, 4'h0 } : { 4'h0, n329_mux };
-  assign n379_mux = n306_sub[2] ? { 4'h0, n374_mux[63:4] } : n374_mux;
+  assign n333_mux = n307_sub[2] ? { n326_mux, 4'h0 } : { 4'h0, n326_mux };
+  assign n376_mux = n356_sub[2] ? { 4'h0, n371_mux[31:4] } : n371_mux;
   assign n73_mux = n69_mux ? { n38_mux[29:0], 2'h0 } : n38_mux;
   assign \$1  = ! n0_a[1];
   assign \$2  = ! n0_a[17];
@@ -1395,7 +1356,7 @@ module \mitchell_div_refined_w32_s3.depth5 (n1_b, n4_eq, n146_eq, n304_sub, n306
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth6 (n306_sub, n73_mux, n136_mux, n215_mux, n278_mux, n336_mux, n379_mux, n143_slice, n285_slice, n343_mux, n384_mux, n304_sub);
+module \mitchell_div_refined_w32_s3.depth6 (n356_sub, n73_mux, n136_mux, n215_mux, n278_mux, n333_mux, n376_mux, n143_slice, n285_slice, n340_mux, n381_mux, n307_sub);
   wire [31:0] \$1 ;
   wire [31:0] \$2 ;
   input n136_mux;
@@ -1408,30 +1369,30 @@ module \mitchell_div_refined_w32_s3.depth6 (n306_sub, n73_mux, n136_mux, n215_mu
   wire n278_mux;
   output [30:0] n285_slice;
   wire [30:0] n285_slice;
-  input [6:0] n304_sub;
-  wire [6:0] n304_sub;
-  input [7:0] n306_sub;
-  wire [7:0] n306_sub;
-  input [38:0] n336_mux;
-  wire [38:0] n336_mux;
-  output [46:0] n343_mux;
-  wire [46:0] n343_mux;
-  input [63:0] n379_mux;
-  wire [63:0] n379_mux;
-  output [63:0] n384_mux;
-  wire [63:0] n384_mux;
+  input [6:0] n307_sub;
+  wire [6:0] n307_sub;
+  input [38:0] n333_mux;
+  wire [38:0] n333_mux;
+  output [46:0] n340_mux;
+  wire [46:0] n340_mux;
+  input [7:0] n356_sub;
+  wire [7:0] n356_sub;
+  input [31:0] n376_mux;
+  wire [31:0] n376_mux;
+  output [31:0] n381_mux;
+  wire [31:0] n381_mux;
   input [31:0] n73_mux;
   wire [31:0] n73_mux;
   assign \$1  = n136_mux ? { n73_mux[30:0], 1'h0 } : n73_mux;
   assign \$2  = n278_mux ? { n215_mux[30:0], 1'h0 } : n215_mux;
-  assign n343_mux = n304_sub[3] ? { n336_mux, 8'h00 } : { 8'h00, n336_mux };
-  assign n384_mux = n306_sub[3] ? { 8'h00, n379_mux[63:8] } : n379_mux;
+  assign n340_mux = n307_sub[3] ? { n333_mux, 8'h00 } : { 8'h00, n333_mux };
+  assign n381_mux = n356_sub[3] ? { 8'h00, n376_mux[31:8] } : n376_mux;
   assign n143_slice = \$1 [30:0];
   assign n285_slice = \$2 [30:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w32_s3.depth7 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n69_mux, n211_mux, n136_mux, n278_mux, n143_slice, n285_slice, n343_mux, n384_mux, \port$415$0 , \port$416$0 , n4_eq);
+module \mitchell_div_refined_w32_s3.depth7 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n69_mux, n211_mux, n136_mux, n278_mux, n143_slice, n285_slice, n340_mux, n381_mux, \port$413$0 , \port$414$0 , n4_eq);
   wire [4:0] \$1 ;
   wire [4:0] \$2 ;
   input n136_mux;
@@ -1455,31 +1416,31 @@ module \mitchell_div_refined_w32_s3.depth7 (n146_eq, n15_mux, n157_mux, n34_mux,
   wire [35:0] n286_cat;
   wire [35:0] n289_cat;
   wire [7:0] n293_cat;
-  input [46:0] n343_mux;
-  wire [46:0] n343_mux;
+  input [46:0] n340_mux;
+  wire [46:0] n340_mux;
+  wire [62:0] n343_cat;
   wire [62:0] n346_cat;
-  wire [62:0] n349_cat;
   input n34_mux;
   wire n34_mux;
-  input [63:0] n384_mux;
-  wire [63:0] n384_mux;
-  wire [63:0] n387_cat;
+  input [31:0] n381_mux;
+  wire [31:0] n381_mux;
+  wire [31:0] n384_cat;
   input n4_eq;
   wire n4_eq;
   input n69_mux;
   wire n69_mux;
-  output [4:0] \port$415$0 ;
-  wire [4:0] \port$415$0 ;
-  output [4:0] \port$416$0 ;
-  wire [4:0] \port$416$0 ;
+  output [4:0] \port$413$0 ;
+  wire [4:0] \port$413$0 ;
+  output [4:0] \port$414$0 ;
+  wire [4:0] \port$414$0 ;
   assign \$1  = ~ { n4_eq, n15_mux, n34_mux, n69_mux, n136_mux };
   assign \$2  = ~ { n146_eq, n157_mux, n176_mux, n211_mux, n278_mux };
   assign n286_cat = { \$1 , n143_slice };
   assign n289_cat = { \$2 , n285_slice };
   assign n293_cat = { n285_slice[30:27], n143_slice[30:27] };
-  assign n346_cat = { n343_mux, 16'h0000 };
-  assign n349_cat = { 16'h0000, n343_mux };
-  assign n387_cat = { 16'h0000, n384_mux[63:16] };
-  assign \port$415$0  = \$1 ;
-  assign \port$416$0  = \$2 ;
+  assign n343_cat = { n340_mux, 16'h0000 };
+  assign n346_cat = { 16'h0000, n340_mux };
+  assign n384_cat = { 16'h0000, n381_mux[31:16] };
+  assign \port$413$0  = \$1 ;
+  assign \port$414$0  = \$2 ;
 endmodule

@@ -8,8 +8,7 @@ module mitchell_div_refined_w8_s0(b, o, a);
   input [7:0] b;
   wire [7:0] b;
   wire [7:0] n0_a;
-  wire [4:0] n100_sub;
-  wire [15:0] n121_mux;
+  wire [15:0] n110_mux;
   wire n15_mux;
   wire [7:0] n19_mux;
   wire [7:0] n1_b;
@@ -25,8 +24,6 @@ module mitchell_div_refined_w8_s0(b, o, a);
   wire [7:0] n8_mux;
   wire [11:0] n91_add;
   wire [4:0] n92_slice;
-  wire [7:0] n95_cat;
-  wire n98_not;
   output [15:0] o;
   wire [15:0] o;
   \mitchell_div_refined_w8_s0.depth1  depth1 (
@@ -79,23 +76,15 @@ module mitchell_div_refined_w8_s0(b, o, a);
     .n91_add(n91_add)
   );
   \mitchell_div_refined_w8_s0.depth7  depth7 (
-    .n100_sub(n100_sub),
-    .n92_slice(n91_add[11:7]),
-    .n98_not(n98_not)
-  );
-  \mitchell_div_refined_w8_s0.depth8  depth8 (
     .n0_a(a),
-    .n100_sub(n100_sub),
-    .n121_mux(o),
+    .n110_mux(o),
     .n1_b(b),
-    .n98_not(n98_not),
-    .\port$291$0 (n91_add)
+    .n91_add(n91_add)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n121_mux = o;
+  assign n110_mux = o;
   assign n92_slice = n91_add[11:7];
-  assign n95_cat = { 1'h1, n91_add[6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
@@ -776,60 +765,30 @@ module \mitchell_div_refined_w8_s0.depth5 (n44_eq, n15_mux, n55_mux, n34_mux, n7
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s0.depth7 (n98_not, n100_sub, n92_slice);
+module \mitchell_div_refined_w8_s0.depth7 (n1_b, n91_add, n110_mux, n0_a);
   wire \$1 ;
-  wire [5:0] \$2 ;
-  output [4:0] n100_sub;
-  wire [4:0] n100_sub;
-  input [4:0] n92_slice;
-  wire [4:0] n92_slice;
-  output n98_not;
-  wire n98_not;
-  assign \$1  = n92_slice < 4'h8;
-  assign n98_not = ~ \$1 ;
-  assign \$2  = n92_slice - 4'h8;
-  assign n100_sub = \$2 [4:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s0.depth8 (n1_b, \port$291$0 , n98_not, n100_sub, n121_mux, n0_a);
-  wire \$1 ;
-  wire [15:0] \$10 ;
-  wire [15:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire [38:0] \$6 ;
-  wire [5:0] \$7 ;
-  wire [15:0] \$8 ;
-  wire [15:0] \$9 ;
+  wire [38:0] \$5 ;
+  wire [15:0] \$6 ;
+  wire [15:0] \$7 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  input [4:0] n100_sub;
-  wire [4:0] n100_sub;
-  output [15:0] n121_mux;
-  wire [15:0] n121_mux;
+  output [15:0] n110_mux;
+  wire [15:0] n110_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
+  input [11:0] n91_add;
+  wire [11:0] n91_add;
   wire [4:0] n92_slice;
-  wire [7:0] n95_cat;
-  input n98_not;
-  wire n98_not;
-  input [11:0] \port$291$0 ;
-  wire [11:0] \port$291$0 ;
+  assign \$3  = n91_add[11:7] < 5'h11;
+  assign \$4  = ~ \$3 ;
+  assign \$5  = { 1'h1, n91_add[6:0] } << n91_add[11:7];
+  assign \$6  = \$3  ? \$5 [23:8] : 16'hffff;
+  assign \$7  = \$2  ? 16'h0000 : \$6 ;
+  assign n110_mux = \$1  ? 16'hffff : \$7 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n100_sub < 4'h9;
-  assign \$4  = ~ \$3 ;
-  assign \$5  = n98_not & \$4 ;
-  assign \$6  = { 1'h1, \port$291$0 [6:0] } << n100_sub;
-  assign \$7  = 4'h8 - \port$291$0 [11:7];
-  assign \$8  = { 1'h1, \port$291$0 [6:0] } >> \$7 ;
-  assign \$9  = n98_not ? \$6 [15:0] : \$8 ;
-  assign \$10  = \$5  ? 16'hffff : \$9 ;
-  assign \$11  = \$2  ? 16'h0000 : \$10 ;
-  assign n121_mux = \$1  ? 16'hffff : \$11 ;
-  assign n95_cat = { 1'h1, \port$291$0 [6:0] };
-  assign n92_slice = \port$291$0 [11:7];
+  assign n92_slice = n91_add[11:7];
 endmodule

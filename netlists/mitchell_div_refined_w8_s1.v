@@ -12,21 +12,16 @@ module mitchell_div_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [7:0] n0_a;
-  wire [11:0] n152_add;
-  wire [4:0] n153_slice;
-  reg [4:0] n153_slice_s1 = 5'h00;
-  wire [7:0] n156_cat;
-  reg [7:0] n156_cat_s1 = 8'h00;
-  wire n159_not;
+  wire [8:0] n105_mux;
+  wire [10:0] n112_mux;
+  wire [14:0] n119_mux;
+  wire [22:0] n126_mux;
+  wire n138_eq;
+  reg n138_eq_s1 = 1'h0;
+  wire n142_eq;
+  reg n142_eq_s1 = 1'h0;
+  wire [15:0] n144_mux;
   wire n15_mux;
-  wire [4:0] n161_sub;
-  wire [15:0] n170_cat;
-  reg [15:0] n170_cat_s1 = 16'h0000;
-  wire n182_and;
-  reg n182_and_s1 = 1'h0;
-  wire n192_and;
-  reg n192_and_s1 = 1'h0;
-  wire [15:0] n194_mux;
   wire [7:0] n19_mux;
   wire [7:0] n1_b;
   wire n34_mux;
@@ -38,8 +33,14 @@ module mitchell_div_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   wire [7:0] n59_mux;
   wire n74_mux;
   wire [6:0] n81_slice;
-  wire [7:0] n89_cat;
+  wire [11:0] n86_sub;
+  reg [11:0] n86_sub_s1 = 12'h000;
   wire [7:0] n8_mux;
+  wire [11:0] n90_lookup;
+  reg [11:0] n90_lookup_s1 = 12'h000;
+  wire [11:0] n91_add;
+  wire [4:0] n92_slice;
+  wire [7:0] n95_cat;
   output [15:0] o;
   wire [15:0] o;
   input rst;
@@ -51,48 +52,40 @@ module mitchell_div_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n153_slice_s1 <= n152_add[11:7];
+    n86_sub_s1 <= n86_sub;
   always @(posedge clk)
-    n192_and_s1 <= n192_and;
+    n90_lookup_s1 <= n90_lookup;
   always @(posedge clk)
-    n182_and_s1 <= n182_and;
+    n142_eq_s1 <= n142_eq;
   always @(posedge clk)
-    n156_cat_s1 <= { 1'h1, n152_add[6:0] };
-  always @(posedge clk)
-    n170_cat_s1 <= { 9'h001, n152_add[6:0] };
+    n138_eq_s1 <= n138_eq;
   always @(posedge clk)
     valid_out <= \$1 ;
   \mitchell_div_refined_w8_s1.depth1  depth1 (
     .n0_a(a),
-    .n153_slice_s1(n153_slice_s1),
-    .n159_not(n159_not),
-    .n161_sub(n161_sub),
-    .n182_and(n182_and),
-    .n192_and(n192_and),
+    .n138_eq(n138_eq),
+    .n142_eq(n142_eq),
     .n1_b(b),
     .n44_eq(n44_eq),
-    .n4_eq(n4_eq)
+    .n4_eq(n4_eq),
+    .n86_sub_s1(n86_sub_s1),
+    .n90_lookup_s1(n90_lookup_s1),
+    .n91_add(n91_add)
   );
   \mitchell_div_refined_w8_s1.depth2  depth2 (
     .n0_a(a),
-    .n153_slice_s1(n153_slice_s1),
-    .n156_cat_s1(n156_cat_s1),
-    .n159_not(n159_not),
     .n15_mux(n15_mux),
-    .n161_sub(n161_sub),
-    .n170_cat_s1(n170_cat_s1),
-    .n182_and_s1(n182_and_s1),
-    .n192_and_s1(n192_and_s1),
-    .n194_mux(o),
     .n1_b(b),
     .n44_eq(n44_eq),
     .n48_mux(n48_mux),
     .n4_eq(n4_eq),
     .n55_mux(n55_mux),
-    .n8_mux(n8_mux)
+    .n8_mux(n8_mux),
+    .n91_add(n91_add)
   );
   \mitchell_div_refined_w8_s1.depth3  depth3 (
     .n0_a(a),
+    .n105_mux(n105_mux),
     .n15_mux(n15_mux),
     .n19_mux(n19_mux),
     .n1_b(b),
@@ -103,18 +96,23 @@ module mitchell_div_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n55_mux(n55_mux),
     .n59_mux(n59_mux),
     .n74_mux(n74_mux),
-    .n8_mux(n8_mux)
+    .n8_mux(n8_mux),
+    .\port$3$0 (n91_add)
   );
   \mitchell_div_refined_w8_s1.depth4  depth4 (
+    .n105_mux(n105_mux),
+    .n112_mux(n112_mux),
     .n19_mux(n19_mux),
     .n34_mux(n34_mux),
     .n41_slice(n41_slice),
     .n59_mux(n59_mux),
     .n74_mux(n74_mux),
-    .n81_slice(n81_slice)
+    .n81_slice(n81_slice),
+    .n92_slice(n91_add[11:7])
   );
-  \mitchell_div_refined_w8_s1.depth6  depth6 (
-    .n152_add(n152_add),
+  \mitchell_div_refined_w8_s1.depth5  depth5 (
+    .n112_mux(n112_mux),
+    .n119_mux(n119_mux),
     .n15_mux(n15_mux),
     .n34_mux(n34_mux),
     .n41_slice(n41_slice),
@@ -122,7 +120,22 @@ module mitchell_div_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n4_eq(n4_eq),
     .n55_mux(n55_mux),
     .n74_mux(n74_mux),
-    .n81_slice(n81_slice)
+    .n81_slice(n81_slice),
+    .n86_sub(n86_sub),
+    .n90_lookup(n90_lookup),
+    .n92_slice(n91_add[11:7])
+  );
+  \mitchell_div_refined_w8_s1.depth6  depth6 (
+    .n119_mux(n119_mux),
+    .n126_mux(n126_mux),
+    .n92_slice(n91_add[11:7])
+  );
+  \mitchell_div_refined_w8_s1.depth7  depth7 (
+    .n126_mux(n126_mux),
+    .n138_eq_s1(n138_eq_s1),
+    .n142_eq_s1(n142_eq_s1),
+    .n144_mux(o),
+    .n92_slice(n91_add[11:7])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -133,89 +146,51 @@ module mitchell_div_refined_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n194_mux = o;
+  assign n144_mux = o;
   assign valid_s1 = valid_out;
-  assign n153_slice = n152_add[11:7];
-  assign n156_cat = { 1'h1, n152_add[6:0] };
-  assign n170_cat = { 9'h001, n152_add[6:0] };
-  assign n89_cat = { n81_slice[6:3], n41_slice[6:3] };
+  assign n92_slice = n91_add[11:7];
+  assign n95_cat = { 1'h1, n91_add[6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n159_not, n161_sub, n182_and, n192_and, n153_slice_s1, n0_a);
-  wire \$1 ;
-  wire [5:0] \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
+module \mitchell_div_refined_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n91_add, n138_eq, n142_eq, n86_sub_s1, n90_lookup_s1, n0_a);
+  wire [12:0] \$1 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  input [4:0] n153_slice_s1;
-  wire [4:0] n153_slice_s1;
-  output n159_not;
-  wire n159_not;
-  output [4:0] n161_sub;
-  wire [4:0] n161_sub;
-  output n182_and;
-  wire n182_and;
-  output n192_and;
-  wire n192_and;
+  output n138_eq;
+  wire n138_eq;
+  output n142_eq;
+  wire n142_eq;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   output n44_eq;
   wire n44_eq;
   output n4_eq;
   wire n4_eq;
-  assign n159_not = ~ \$1 ;
-  assign \$2  = n153_slice_s1 - 4'h8;
-  assign \$3  = ! n0_a[3:0];
-  assign \$4  = ! n0_a[7:4];
-  assign n182_and = \$3  & \$4 ;
-  assign \$5  = ! n1_b[3:0];
-  assign \$6  = ! n1_b[7:4];
-  assign n192_and = \$5  & \$6 ;
+  input [11:0] n86_sub_s1;
+  wire [11:0] n86_sub_s1;
+  input [11:0] n90_lookup_s1;
+  wire [11:0] n90_lookup_s1;
+  output [11:0] n91_add;
+  wire [11:0] n91_add;
   assign n4_eq = ! n0_a[7:4];
   assign n44_eq = ! n1_b[7:4];
-  assign \$1  = n153_slice_s1 < 4'h8;
-  assign n161_sub = \$2 [4:0];
+  assign \$1  = n86_sub_s1 + n90_lookup_s1;
+  assign n138_eq = ! n0_a;
+  assign n142_eq = ! n1_b;
+  assign n91_add = \$1 [11:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n159_not, n161_sub, n8_mux, n15_mux, n48_mux, n55_mux, n194_mux, n153_slice_s1, n192_and_s1, n182_and_s1, n156_cat_s1, n170_cat_s1, n0_a);
+module \mitchell_div_refined_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n91_add, n8_mux, n15_mux, n48_mux, n55_mux, n0_a);
   wire \$1 ;
-  wire [15:0] \$10 ;
-  wire [15:0] \$11 ;
-  wire [15:0] \$12 ;
-  wire [15:0] \$13 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire [38:0] \$8 ;
-  wire [5:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  input [4:0] n153_slice_s1;
-  wire [4:0] n153_slice_s1;
-  input [7:0] n156_cat_s1;
-  wire [7:0] n156_cat_s1;
-  input n159_not;
-  wire n159_not;
   output n15_mux;
   wire n15_mux;
-  input [4:0] n161_sub;
-  wire [4:0] n161_sub;
-  input [15:0] n170_cat_s1;
-  wire [15:0] n170_cat_s1;
-  input n182_and_s1;
-  wire n182_and_s1;
-  input n192_and_s1;
-  wire n192_and_s1;
-  output [15:0] n194_mux;
-  wire [15:0] n194_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   input n44_eq;
@@ -228,28 +203,24 @@ module \mitchell_div_refined_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n159_not, n161_s
   wire n55_mux;
   output [7:0] n8_mux;
   wire [7:0] n8_mux;
+  input [11:0] n91_add;
+  wire [11:0] n91_add;
+  wire [4:0] n92_slice;
+  wire [7:0] n95_cat;
+  assign \$3  = ! n1_b[3:2];
+  assign \$4  = ! n1_b[7:6];
+  assign n55_mux = n44_eq ? \$3  : \$4 ;
   assign n8_mux = n4_eq ? { n0_a[3:0], 4'h0 } : n0_a;
   assign \$1  = ! n0_a[3:2];
   assign \$2  = ! n0_a[7:6];
   assign n15_mux = n4_eq ? \$1  : \$2 ;
   assign n48_mux = n44_eq ? { n1_b[3:0], 4'h0 } : n1_b;
-  assign \$3  = ! n1_b[3:2];
-  assign \$4  = ! n1_b[7:6];
-  assign n55_mux = n44_eq ? \$3  : \$4 ;
-  assign \$5  = n161_sub < 4'h9;
-  assign \$6  = ~ \$5 ;
-  assign \$7  = n159_not & \$6 ;
-  assign \$8  = n156_cat_s1 << n161_sub;
-  assign \$9  = 4'h8 - n153_slice_s1;
-  assign \$10  = n170_cat_s1 >> \$9 ;
-  assign \$11  = n159_not ? \$8 [15:0] : \$10 ;
-  assign \$12  = \$7  ? 16'hffff : \$11 ;
-  assign \$13  = n182_and_s1 ? 16'h0000 : \$12 ;
-  assign n194_mux = n192_and_s1 ? 16'hffff : \$13 ;
+  assign n92_slice = n91_add[11:7];
+  assign n95_cat = { 1'h1, n91_add[6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n0_a);
+module \mitchell_div_refined_w8_s1.depth3 (n1_b, n4_eq, n44_eq, \port$3$0 , n8_mux, n15_mux, n48_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n105_mux, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -264,6 +235,8 @@ module \mitchell_div_refined_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux,
   wire \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
+  output [8:0] n105_mux;
+  wire [8:0] n105_mux;
   input n15_mux;
   wire n15_mux;
   output [7:0] n19_mux;
@@ -286,6 +259,10 @@ module \mitchell_div_refined_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux,
   wire n74_mux;
   input [7:0] n8_mux;
   wire [7:0] n8_mux;
+  wire [4:0] n92_slice;
+  wire [7:0] n95_cat;
+  input [11:0] \port$3$0 ;
+  wire [11:0] \port$3$0 ;
   assign n19_mux = n15_mux ? { n8_mux[5:0], 2'h0 } : n8_mux;
   assign \$1  = ! n0_a[1];
   assign \$2  = ! n0_a[5];
@@ -302,12 +279,19 @@ module \mitchell_div_refined_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux,
   assign \$11  = ! n1_b[7];
   assign \$12  = n44_eq ? \$10  : \$11 ;
   assign n74_mux = n55_mux ? \$9  : \$12 ;
+  assign n105_mux = \port$3$0 [7] ? { 1'h1, \port$3$0 [6:0], 1'h0 } : { 2'h1, \port$3$0 [6:0] };
+  assign n92_slice = \port$3$0 [11:7];
+  assign n95_cat = { 1'h1, \port$3$0 [6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s1.depth4 (n34_mux, n59_mux, n74_mux, n41_slice, n81_slice, n19_mux);
+module \mitchell_div_refined_w8_s1.depth4 (n19_mux, n34_mux, n59_mux, n74_mux, n105_mux, n41_slice, n81_slice, n112_mux, n92_slice);
   wire [7:0] \$1 ;
   wire [7:0] \$2 ;
+  input [8:0] n105_mux;
+  wire [8:0] n105_mux;
+  output [10:0] n112_mux;
+  wire [10:0] n112_mux;
   input [7:0] n19_mux;
   wire [7:0] n19_mux;
   input n34_mux;
@@ -320,53 +304,26 @@ module \mitchell_div_refined_w8_s1.depth4 (n34_mux, n59_mux, n74_mux, n41_slice,
   wire n74_mux;
   output [6:0] n81_slice;
   wire [6:0] n81_slice;
+  input [4:0] n92_slice;
+  wire [4:0] n92_slice;
   assign \$1  = n34_mux ? { n19_mux[6:0], 1'h0 } : n19_mux;
   assign \$2  = n74_mux ? { n59_mux[6:0], 1'h0 } : n59_mux;
+  assign n112_mux = n92_slice[1] ? { n105_mux, 2'h0 } : { 2'h0, n105_mux };
   assign n41_slice = \$1 [6:0];
   assign n81_slice = \$2 [6:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_refined_w8_s1.depth6 (n44_eq, n15_mux, n55_mux, n34_mux, n74_mux, n41_slice, n81_slice, n152_add, n4_eq);
+module \mitchell_div_refined_w8_s1.depth5 (n44_eq, n92_slice, n15_mux, n55_mux, n34_mux, n74_mux, n41_slice, n81_slice, n112_mux, n86_sub, n90_lookup, n119_mux, n4_eq);
   reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
   wire [2:0] \$1 ;
-  wire [11:0] \$10 ;
-  wire [11:0] \$11 ;
-  reg [11:0] \$12 ;
-  reg [11:0] \$13 ;
-  wire [11:0] \$14 ;
-  reg [11:0] \$15 ;
-  reg [11:0] \$16 ;
-  wire [11:0] \$17 ;
-  wire [11:0] \$18 ;
-  wire [11:0] \$19 ;
   wire [11:0] \$2 ;
-  reg [11:0] \$20 ;
-  reg [11:0] \$21 ;
-  wire [11:0] \$22 ;
-  reg [11:0] \$23 ;
-  reg [11:0] \$24 ;
-  wire [11:0] \$25 ;
-  wire [11:0] \$26 ;
-  reg [11:0] \$27 ;
-  reg [11:0] \$28 ;
-  wire [11:0] \$29 ;
   wire [2:0] \$3 ;
-  reg [11:0] \$30 ;
-  reg [11:0] \$31 ;
-  wire [11:0] \$32 ;
-  wire [11:0] \$33 ;
-  wire [11:0] \$34 ;
-  wire [11:0] \$35 ;
-  wire [12:0] \$36 ;
   wire [12:0] \$4 ;
-  reg [11:0] \$5 ;
-  reg [11:0] \$6 ;
-  wire [11:0] \$7 ;
-  reg [11:0] \$8 ;
-  reg [11:0] \$9 ;
-  output [11:0] n152_add;
-  wire [11:0] n152_add;
+  input [10:0] n112_mux;
+  wire [10:0] n112_mux;
+  output [14:0] n119_mux;
+  wire [14:0] n119_mux;
   input n15_mux;
   wire n15_mux;
   input n34_mux;
@@ -383,635 +340,570 @@ module \mitchell_div_refined_w8_s1.depth6 (n44_eq, n15_mux, n55_mux, n34_mux, n7
   wire n74_mux;
   input [6:0] n81_slice;
   wire [6:0] n81_slice;
-  wire [7:0] n89_cat;
+  output [11:0] n86_sub;
+  wire [11:0] n86_sub;
+  output [11:0] n90_lookup;
+  reg [11:0] n90_lookup;
+  input [4:0] n92_slice;
+  wire [4:0] n92_slice;
+  assign n119_mux = n92_slice[2] ? { n112_mux, 4'h0 } : { 4'h0, n112_mux };
   assign \$1  = ~ { n4_eq, n15_mux, n34_mux };
   assign \$2  = { \$1 , n41_slice } + 11'h480;
   assign \$3  = ~ { n44_eq, n55_mux, n74_mux };
   assign \$4  = \$2  - { \$3 , n81_slice };
-  assign \$7  = n81_slice[3] ? \$5  : \$6 ;
-  assign \$10  = n81_slice[3] ? \$8  : \$9 ;
-  assign \$11  = n81_slice[4] ? \$7  : \$10 ;
-  assign \$14  = n81_slice[3] ? \$12  : \$13 ;
-  assign \$17  = n81_slice[3] ? \$15  : \$16 ;
-  assign \$18  = n81_slice[4] ? \$14  : \$17 ;
-  assign \$19  = n81_slice[5] ? \$11  : \$18 ;
-  assign \$22  = n81_slice[3] ? \$20  : \$21 ;
-  assign \$25  = n81_slice[3] ? \$23  : \$24 ;
-  assign \$26  = n81_slice[4] ? \$22  : \$25 ;
-  assign \$29  = n81_slice[3] ? \$27  : \$28 ;
-  assign \$32  = n81_slice[3] ? \$30  : \$31 ;
-  assign \$33  = n81_slice[4] ? \$29  : \$32 ;
-  assign \$34  = n81_slice[5] ? \$26  : \$33 ;
-  assign \$35  = n81_slice[6] ? \$19  : \$34 ;
-  assign \$36  = \$4 [11:0] + \$35 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$5  = 12'hffe;
-      4'h1:
-          \$5  = 12'hffe;
-      4'h2:
-          \$5  = 12'hffe;
-      4'h3:
-          \$5  = 12'hffe;
-      4'h4:
-          \$5  = 12'hfff;
-      4'h5:
-          \$5  = 12'hfff;
-      4'h6:
-          \$5  = 12'hfff;
-      4'h7:
-          \$5  = 12'hfff;
-      4'h8:
-          \$5  = 12'hfff;
-      4'h9:
-          \$5  = 12'hfff;
-      4'ha:
-          \$5  = 12'hfff;
-      4'hb:
-          \$5  = 12'h000;
-      4'hc:
-          \$5  = 12'h000;
-      4'hd:
-          \$5  = 12'h000;
-      4'he:
-          \$5  = 12'h000;
-      4'hf:
-          \$5  = 12'hfff;
+    casez ({ n81_slice[6:3], n41_slice[6:3] })
+      8'h00:
+          n90_lookup = 12'hfff;
+      8'h01:
+          n90_lookup = 12'h000;
+      8'h02:
+          n90_lookup = 12'h000;
+      8'h03:
+          n90_lookup = 12'hfff;
+      8'h04:
+          n90_lookup = 12'hfff;
+      8'h05:
+          n90_lookup = 12'hfff;
+      8'h06:
+          n90_lookup = 12'hfff;
+      8'h07:
+          n90_lookup = 12'hffe;
+      8'h08:
+          n90_lookup = 12'hffe;
+      8'h09:
+          n90_lookup = 12'hffe;
+      8'h0a:
+          n90_lookup = 12'hffe;
+      8'h0b:
+          n90_lookup = 12'hffd;
+      8'h0c:
+          n90_lookup = 12'hffd;
+      8'h0d:
+          n90_lookup = 12'hffd;
+      8'h0e:
+          n90_lookup = 12'hffd;
+      8'h0f:
+          n90_lookup = 12'hffc;
+      8'h10:
+          n90_lookup = 12'hff9;
+      8'h11:
+          n90_lookup = 12'hfff;
+      8'h12:
+          n90_lookup = 12'hfff;
+      8'h13:
+          n90_lookup = 12'hfff;
+      8'h14:
+          n90_lookup = 12'hffe;
+      8'h15:
+          n90_lookup = 12'hffd;
+      8'h16:
+          n90_lookup = 12'hffd;
+      8'h17:
+          n90_lookup = 12'hffc;
+      8'h18:
+          n90_lookup = 12'hffb;
+      8'h19:
+          n90_lookup = 12'hffb;
+      8'h1a:
+          n90_lookup = 12'hffa;
+      8'h1b:
+          n90_lookup = 12'hff9;
+      8'h1c:
+          n90_lookup = 12'hff9;
+      8'h1d:
+          n90_lookup = 12'hff8;
+      8'h1e:
+          n90_lookup = 12'hff7;
+      8'h1f:
+          n90_lookup = 12'hff6;
+      8'h20:
+          n90_lookup = 12'hff4;
+      8'h21:
+          n90_lookup = 12'hffa;
+      8'h22:
+          n90_lookup = 12'hfff;
+      8'h23:
+          n90_lookup = 12'hfff;
+      8'h24:
+          n90_lookup = 12'hffe;
+      8'h25:
+          n90_lookup = 12'hffd;
+      8'h26:
+          n90_lookup = 12'hffc;
+      8'h27:
+          n90_lookup = 12'hffb;
+      8'h28:
+          n90_lookup = 12'hffa;
+      8'h29:
+          n90_lookup = 12'hff8;
+      8'h2a:
+          n90_lookup = 12'hff7;
+      8'h2b:
+          n90_lookup = 12'hff6;
+      8'h2c:
+          n90_lookup = 12'hff5;
+      8'h2d:
+          n90_lookup = 12'hff4;
+      8'h2e:
+          n90_lookup = 12'hff3;
+      8'h2f:
+          n90_lookup = 12'hff2;
+      8'h30:
+          n90_lookup = 12'hff1;
+      8'h31:
+          n90_lookup = 12'hff6;
+      8'h32:
+          n90_lookup = 12'hffb;
+      8'h33:
+          n90_lookup = 12'hfff;
+      8'h34:
+          n90_lookup = 12'hfff;
+      8'h35:
+          n90_lookup = 12'hffd;
+      8'h36:
+          n90_lookup = 12'hffc;
+      8'h37:
+          n90_lookup = 12'hffa;
+      8'h38:
+          n90_lookup = 12'hff9;
+      8'h39:
+          n90_lookup = 12'hff7;
+      8'h3a:
+          n90_lookup = 12'hff6;
+      8'h3b:
+          n90_lookup = 12'hff5;
+      8'h3c:
+          n90_lookup = 12'hff3;
+      8'h3d:
+          n90_lookup = 12'hff2;
+      8'h3e:
+          n90_lookup = 12'hff0;
+      8'h3f:
+          n90_lookup = 12'hfef;
+      8'h40:
+          n90_lookup = 12'hfee;
+      8'h41:
+          n90_lookup = 12'hff3;
+      8'h42:
+          n90_lookup = 12'hff7;
+      8'h43:
+          n90_lookup = 12'hffc;
+      8'h44:
+          n90_lookup = 12'hfff;
+      8'h45:
+          n90_lookup = 12'hffe;
+      8'h46:
+          n90_lookup = 12'hffd;
+      8'h47:
+          n90_lookup = 12'hffb;
+      8'h48:
+          n90_lookup = 12'hff9;
+      8'h49:
+          n90_lookup = 12'hff7;
+      8'h4a:
+          n90_lookup = 12'hff5;
+      8'h4b:
+          n90_lookup = 12'hff4;
+      8'h4c:
+          n90_lookup = 12'hff2;
+      8'h4d:
+          n90_lookup = 12'hff0;
+      8'h4e:
+          n90_lookup = 12'hfee;
+      8'h4f:
+          n90_lookup = 12'hfed;
+      8'h50:
+          n90_lookup = 12'hfed;
+      8'h51:
+          n90_lookup = 12'hff0;
+      8'h52:
+          n90_lookup = 12'hff4;
+      8'h53:
+          n90_lookup = 12'hff8;
+      8'h54:
+          n90_lookup = 12'hffc;
+      8'h55:
+          n90_lookup = 12'hfff;
+      8'h56:
+          n90_lookup = 12'hffe;
+      8'h57:
+          n90_lookup = 12'hffc;
+      8'h58:
+          n90_lookup = 12'hffa;
+      8'h59:
+          n90_lookup = 12'hff8;
+      8'h5a:
+          n90_lookup = 12'hff6;
+      8'h5b:
+          n90_lookup = 12'hff4;
+      8'h5c:
+          n90_lookup = 12'hff2;
+      8'h5d:
+          n90_lookup = 12'hff0;
+      8'h5e:
+          n90_lookup = 12'hfee;
+      8'h5f:
+          n90_lookup = 12'hfec;
+      8'h60:
+          n90_lookup = 12'hfec;
+      8'h61:
+          n90_lookup = 12'hfef;
+      8'h62:
+          n90_lookup = 12'hff3;
+      8'h63:
+          n90_lookup = 12'hff6;
+      8'h64:
+          n90_lookup = 12'hff9;
+      8'h65:
+          n90_lookup = 12'hffd;
+      8'h66:
+          n90_lookup = 12'hfff;
+      8'h67:
+          n90_lookup = 12'hffe;
+      8'h68:
+          n90_lookup = 12'hffb;
+      8'h69:
+          n90_lookup = 12'hff9;
+      8'h6a:
+          n90_lookup = 12'hff7;
+      8'h6b:
+          n90_lookup = 12'hff4;
+      8'h6c:
+          n90_lookup = 12'hff2;
+      8'h6d:
+          n90_lookup = 12'hff0;
+      8'h6e:
+          n90_lookup = 12'hfee;
+      8'h6f:
+          n90_lookup = 12'hfeb;
+      8'h70:
+          n90_lookup = 12'hfec;
+      8'h71:
+          n90_lookup = 12'hfef;
+      8'h72:
+          n90_lookup = 12'hff2;
+      8'h73:
+          n90_lookup = 12'hff4;
+      8'h74:
+          n90_lookup = 12'hff7;
+      8'h75:
+          n90_lookup = 12'hffa;
+      8'h76:
+          n90_lookup = 12'hffd;
+      8'h77:
+          n90_lookup = 12'hfff;
+      8'h78:
+          n90_lookup = 12'hffd;
+      8'h79:
+          n90_lookup = 12'hffb;
+      8'h7a:
+          n90_lookup = 12'hff8;
+      8'h7b:
+          n90_lookup = 12'hff6;
+      8'h7c:
+          n90_lookup = 12'hff3;
+      8'h7d:
+          n90_lookup = 12'hff1;
+      8'h7e:
+          n90_lookup = 12'hfee;
+      8'h7f:
+          n90_lookup = 12'hfec;
+      8'h80:
+          n90_lookup = 12'hfec;
+      8'h81:
+          n90_lookup = 12'hfef;
+      8'h82:
+          n90_lookup = 12'hff1;
+      8'h83:
+          n90_lookup = 12'hff4;
+      8'h84:
+          n90_lookup = 12'hff6;
+      8'h85:
+          n90_lookup = 12'hff9;
+      8'h86:
+          n90_lookup = 12'hffb;
+      8'h87:
+          n90_lookup = 12'hffe;
+      8'h88:
+          n90_lookup = 12'hfff;
+      8'h89:
+          n90_lookup = 12'hffd;
+      8'h8a:
+          n90_lookup = 12'hffa;
+      8'h8b:
+          n90_lookup = 12'hff8;
+      8'h8c:
+          n90_lookup = 12'hff5;
+      8'h8d:
+          n90_lookup = 12'hff2;
+      8'h8e:
+          n90_lookup = 12'hfef;
+      8'h8f:
+          n90_lookup = 12'hfed;
+      8'h90:
+          n90_lookup = 12'hfee;
+      8'h91:
+          n90_lookup = 12'hff0;
+      8'h92:
+          n90_lookup = 12'hff2;
+      8'h93:
+          n90_lookup = 12'hff4;
+      8'h94:
+          n90_lookup = 12'hff6;
+      8'h95:
+          n90_lookup = 12'hff8;
+      8'h96:
+          n90_lookup = 12'hffa;
+      8'h97:
+          n90_lookup = 12'hffc;
+      8'h98:
+          n90_lookup = 12'hffe;
+      8'h99:
+          n90_lookup = 12'hfff;
+      8'h9a:
+          n90_lookup = 12'hffd;
+      8'h9b:
+          n90_lookup = 12'hffa;
+      8'h9c:
+          n90_lookup = 12'hff7;
+      8'h9d:
+          n90_lookup = 12'hff4;
+      8'h9e:
+          n90_lookup = 12'hff1;
+      8'h9f:
+          n90_lookup = 12'hfee;
+      8'ha0:
+          n90_lookup = 12'hfef;
+      8'ha1:
+          n90_lookup = 12'hff1;
+      8'ha2:
+          n90_lookup = 12'hff3;
+      8'ha3:
+          n90_lookup = 12'hff4;
+      8'ha4:
+          n90_lookup = 12'hff6;
+      8'ha5:
+          n90_lookup = 12'hff8;
+      8'ha6:
+          n90_lookup = 12'hff9;
+      8'ha7:
+          n90_lookup = 12'hffb;
+      8'ha8:
+          n90_lookup = 12'hffd;
+      8'ha9:
+          n90_lookup = 12'hffe;
+      8'haa:
+          n90_lookup = 12'hfff;
+      8'hab:
+          n90_lookup = 12'hffd;
+      8'hac:
+          n90_lookup = 12'hffa;
+      8'had:
+          n90_lookup = 12'hff7;
+      8'hae:
+          n90_lookup = 12'hff3;
+      8'haf:
+          n90_lookup = 12'hff0;
+      8'hb0:
+          n90_lookup = 12'hff2;
+      8'hb1:
+          n90_lookup = 12'hff3;
+      8'hb2:
+          n90_lookup = 12'hff4;
+      8'hb3:
+          n90_lookup = 12'hff6;
+      8'hb4:
+          n90_lookup = 12'hff7;
+      8'hb5:
+          n90_lookup = 12'hff8;
+      8'hb6:
+          n90_lookup = 12'hff9;
+      8'hb7:
+          n90_lookup = 12'hffb;
+      8'hb8:
+          n90_lookup = 12'hffc;
+      8'hb9:
+          n90_lookup = 12'hffd;
+      8'hba:
+          n90_lookup = 12'hfff;
+      8'hbb:
+          n90_lookup = 12'hfff;
+      8'hbc:
+          n90_lookup = 12'hffd;
+      8'hbd:
+          n90_lookup = 12'hff9;
+      8'hbe:
+          n90_lookup = 12'hff6;
+      8'hbf:
+          n90_lookup = 12'hff3;
+      8'hc0:
+          n90_lookup = 12'hff4;
+      8'hc1:
+          n90_lookup = 12'hff5;
+      8'hc2:
+          n90_lookup = 12'hff6;
+      8'hc3:
+          n90_lookup = 12'hff7;
+      8'hc4:
+          n90_lookup = 12'hff8;
+      8'hc5:
+          n90_lookup = 12'hff9;
+      8'hc6:
+          n90_lookup = 12'hffa;
+      8'hc7:
+          n90_lookup = 12'hffb;
+      8'hc8:
+          n90_lookup = 12'hffc;
+      8'hc9:
+          n90_lookup = 12'hffd;
+      8'hca:
+          n90_lookup = 12'hffe;
+      8'hcb:
+          n90_lookup = 12'hfff;
+      8'hcc:
+          n90_lookup = 12'hfff;
+      8'hcd:
+          n90_lookup = 12'hffd;
+      8'hce:
+          n90_lookup = 12'hff9;
+      8'hcf:
+          n90_lookup = 12'hff5;
+      8'hd0:
+          n90_lookup = 12'hff7;
+      8'hd1:
+          n90_lookup = 12'hff8;
+      8'hd2:
+          n90_lookup = 12'hff9;
+      8'hd3:
+          n90_lookup = 12'hff9;
+      8'hd4:
+          n90_lookup = 12'hffa;
+      8'hd5:
+          n90_lookup = 12'hffb;
+      8'hd6:
+          n90_lookup = 12'hffb;
+      8'hd7:
+          n90_lookup = 12'hffc;
+      8'hd8:
+          n90_lookup = 12'hffd;
+      8'hd9:
+          n90_lookup = 12'hffd;
+      8'hda:
+          n90_lookup = 12'hffe;
+      8'hdb:
+          n90_lookup = 12'hfff;
+      8'hdc:
+          n90_lookup = 12'hfff;
+      8'hdd:
+          n90_lookup = 12'hfff;
+      8'hde:
+          n90_lookup = 12'hffc;
+      8'hdf:
+          n90_lookup = 12'hff9;
+      8'he0:
+          n90_lookup = 12'hffb;
+      8'he1:
+          n90_lookup = 12'hffb;
+      8'he2:
+          n90_lookup = 12'hffb;
+      8'he3:
+          n90_lookup = 12'hffc;
+      8'he4:
+          n90_lookup = 12'hffc;
+      8'he5:
+          n90_lookup = 12'hffc;
+      8'he6:
+          n90_lookup = 12'hffd;
+      8'he7:
+          n90_lookup = 12'hffd;
+      8'he8:
+          n90_lookup = 12'hffe;
+      8'he9:
+          n90_lookup = 12'hffe;
+      8'hea:
+          n90_lookup = 12'hffe;
+      8'heb:
+          n90_lookup = 12'hfff;
+      8'hec:
+          n90_lookup = 12'hfff;
+      8'hed:
+          n90_lookup = 12'h000;
+      8'hee:
+          n90_lookup = 12'hfff;
+      8'hef:
+          n90_lookup = 12'hffc;
+      8'hf0:
+          n90_lookup = 12'hffe;
+      8'hf1:
+          n90_lookup = 12'hffe;
+      8'hf2:
+          n90_lookup = 12'hffe;
+      8'hf3:
+          n90_lookup = 12'hffe;
+      8'hf4:
+          n90_lookup = 12'hfff;
+      8'hf5:
+          n90_lookup = 12'hfff;
+      8'hf6:
+          n90_lookup = 12'hfff;
+      8'hf7:
+          n90_lookup = 12'hfff;
+      8'hf8:
+          n90_lookup = 12'hfff;
+      8'hf9:
+          n90_lookup = 12'hfff;
+      8'hfa:
+          n90_lookup = 12'hfff;
+      8'hfb:
+          n90_lookup = 12'h000;
+      8'hfc:
+          n90_lookup = 12'h000;
+      8'hfd:
+          n90_lookup = 12'h000;
+      8'hfe:
+          n90_lookup = 12'h000;
+      8'hff:
+          n90_lookup = 12'hfff;
     endcase
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$6  = 12'hffb;
-      4'h1:
-          \$6  = 12'hffb;
-      4'h2:
-          \$6  = 12'hffb;
-      4'h3:
-          \$6  = 12'hffc;
-      4'h4:
-          \$6  = 12'hffc;
-      4'h5:
-          \$6  = 12'hffc;
-      4'h6:
-          \$6  = 12'hffd;
-      4'h7:
-          \$6  = 12'hffd;
-      4'h8:
-          \$6  = 12'hffe;
-      4'h9:
-          \$6  = 12'hffe;
-      4'ha:
-          \$6  = 12'hffe;
-      4'hb:
-          \$6  = 12'hfff;
-      4'hc:
-          \$6  = 12'hfff;
-      4'hd:
-          \$6  = 12'h000;
-      4'he:
-          \$6  = 12'hfff;
-      4'hf:
-          \$6  = 12'hffc;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$8  = 12'hff7;
-      4'h1:
-          \$8  = 12'hff8;
-      4'h2:
-          \$8  = 12'hff9;
-      4'h3:
-          \$8  = 12'hff9;
-      4'h4:
-          \$8  = 12'hffa;
-      4'h5:
-          \$8  = 12'hffb;
-      4'h6:
-          \$8  = 12'hffb;
-      4'h7:
-          \$8  = 12'hffc;
-      4'h8:
-          \$8  = 12'hffd;
-      4'h9:
-          \$8  = 12'hffd;
-      4'ha:
-          \$8  = 12'hffe;
-      4'hb:
-          \$8  = 12'hfff;
-      4'hc:
-          \$8  = 12'hfff;
-      4'hd:
-          \$8  = 12'hfff;
-      4'he:
-          \$8  = 12'hffc;
-      4'hf:
-          \$8  = 12'hff9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$9  = 12'hff4;
-      4'h1:
-          \$9  = 12'hff5;
-      4'h2:
-          \$9  = 12'hff6;
-      4'h3:
-          \$9  = 12'hff7;
-      4'h4:
-          \$9  = 12'hff8;
-      4'h5:
-          \$9  = 12'hff9;
-      4'h6:
-          \$9  = 12'hffa;
-      4'h7:
-          \$9  = 12'hffb;
-      4'h8:
-          \$9  = 12'hffc;
-      4'h9:
-          \$9  = 12'hffd;
-      4'ha:
-          \$9  = 12'hffe;
-      4'hb:
-          \$9  = 12'hfff;
-      4'hc:
-          \$9  = 12'hfff;
-      4'hd:
-          \$9  = 12'hffd;
-      4'he:
-          \$9  = 12'hff9;
-      4'hf:
-          \$9  = 12'hff5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$12  = 12'hff2;
-      4'h1:
-          \$12  = 12'hff3;
-      4'h2:
-          \$12  = 12'hff4;
-      4'h3:
-          \$12  = 12'hff6;
-      4'h4:
-          \$12  = 12'hff7;
-      4'h5:
-          \$12  = 12'hff8;
-      4'h6:
-          \$12  = 12'hff9;
-      4'h7:
-          \$12  = 12'hffb;
-      4'h8:
-          \$12  = 12'hffc;
-      4'h9:
-          \$12  = 12'hffd;
-      4'ha:
-          \$12  = 12'hfff;
-      4'hb:
-          \$12  = 12'hfff;
-      4'hc:
-          \$12  = 12'hffd;
-      4'hd:
-          \$12  = 12'hff9;
-      4'he:
-          \$12  = 12'hff6;
-      4'hf:
-          \$12  = 12'hff3;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$13  = 12'hfef;
-      4'h1:
-          \$13  = 12'hff1;
-      4'h2:
-          \$13  = 12'hff3;
-      4'h3:
-          \$13  = 12'hff4;
-      4'h4:
-          \$13  = 12'hff6;
-      4'h5:
-          \$13  = 12'hff8;
-      4'h6:
-          \$13  = 12'hff9;
-      4'h7:
-          \$13  = 12'hffb;
-      4'h8:
-          \$13  = 12'hffd;
-      4'h9:
-          \$13  = 12'hffe;
-      4'ha:
-          \$13  = 12'hfff;
-      4'hb:
-          \$13  = 12'hffd;
-      4'hc:
-          \$13  = 12'hffa;
-      4'hd:
-          \$13  = 12'hff7;
-      4'he:
-          \$13  = 12'hff3;
-      4'hf:
-          \$13  = 12'hff0;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$15  = 12'hfee;
-      4'h1:
-          \$15  = 12'hff0;
-      4'h2:
-          \$15  = 12'hff2;
-      4'h3:
-          \$15  = 12'hff4;
-      4'h4:
-          \$15  = 12'hff6;
-      4'h5:
-          \$15  = 12'hff8;
-      4'h6:
-          \$15  = 12'hffa;
-      4'h7:
-          \$15  = 12'hffc;
-      4'h8:
-          \$15  = 12'hffe;
-      4'h9:
-          \$15  = 12'hfff;
-      4'ha:
-          \$15  = 12'hffd;
-      4'hb:
-          \$15  = 12'hffa;
-      4'hc:
-          \$15  = 12'hff7;
-      4'hd:
-          \$15  = 12'hff4;
-      4'he:
-          \$15  = 12'hff1;
-      4'hf:
-          \$15  = 12'hfee;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$16  = 12'hfec;
-      4'h1:
-          \$16  = 12'hfef;
-      4'h2:
-          \$16  = 12'hff1;
-      4'h3:
-          \$16  = 12'hff4;
-      4'h4:
-          \$16  = 12'hff6;
-      4'h5:
-          \$16  = 12'hff9;
-      4'h6:
-          \$16  = 12'hffb;
-      4'h7:
-          \$16  = 12'hffe;
-      4'h8:
-          \$16  = 12'hfff;
-      4'h9:
-          \$16  = 12'hffd;
-      4'ha:
-          \$16  = 12'hffa;
-      4'hb:
-          \$16  = 12'hff8;
-      4'hc:
-          \$16  = 12'hff5;
-      4'hd:
-          \$16  = 12'hff2;
-      4'he:
-          \$16  = 12'hfef;
-      4'hf:
-          \$16  = 12'hfed;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$20  = 12'hfec;
-      4'h1:
-          \$20  = 12'hfef;
-      4'h2:
-          \$20  = 12'hff2;
-      4'h3:
-          \$20  = 12'hff4;
-      4'h4:
-          \$20  = 12'hff7;
-      4'h5:
-          \$20  = 12'hffa;
-      4'h6:
-          \$20  = 12'hffd;
-      4'h7:
-          \$20  = 12'hfff;
-      4'h8:
-          \$20  = 12'hffd;
-      4'h9:
-          \$20  = 12'hffb;
-      4'ha:
-          \$20  = 12'hff8;
-      4'hb:
-          \$20  = 12'hff6;
-      4'hc:
-          \$20  = 12'hff3;
-      4'hd:
-          \$20  = 12'hff1;
-      4'he:
-          \$20  = 12'hfee;
-      4'hf:
-          \$20  = 12'hfec;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$21  = 12'hfec;
-      4'h1:
-          \$21  = 12'hfef;
-      4'h2:
-          \$21  = 12'hff3;
-      4'h3:
-          \$21  = 12'hff6;
-      4'h4:
-          \$21  = 12'hff9;
-      4'h5:
-          \$21  = 12'hffd;
-      4'h6:
-          \$21  = 12'hfff;
-      4'h7:
-          \$21  = 12'hffe;
-      4'h8:
-          \$21  = 12'hffb;
-      4'h9:
-          \$21  = 12'hff9;
-      4'ha:
-          \$21  = 12'hff7;
-      4'hb:
-          \$21  = 12'hff4;
-      4'hc:
-          \$21  = 12'hff2;
-      4'hd:
-          \$21  = 12'hff0;
-      4'he:
-          \$21  = 12'hfee;
-      4'hf:
-          \$21  = 12'hfeb;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$23  = 12'hfed;
-      4'h1:
-          \$23  = 12'hff0;
-      4'h2:
-          \$23  = 12'hff4;
-      4'h3:
-          \$23  = 12'hff8;
-      4'h4:
-          \$23  = 12'hffc;
-      4'h5:
-          \$23  = 12'hfff;
-      4'h6:
-          \$23  = 12'hffe;
-      4'h7:
-          \$23  = 12'hffc;
-      4'h8:
-          \$23  = 12'hffa;
-      4'h9:
-          \$23  = 12'hff8;
-      4'ha:
-          \$23  = 12'hff6;
-      4'hb:
-          \$23  = 12'hff4;
-      4'hc:
-          \$23  = 12'hff2;
-      4'hd:
-          \$23  = 12'hff0;
-      4'he:
-          \$23  = 12'hfee;
-      4'hf:
-          \$23  = 12'hfec;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$24  = 12'hfee;
-      4'h1:
-          \$24  = 12'hff3;
-      4'h2:
-          \$24  = 12'hff7;
-      4'h3:
-          \$24  = 12'hffc;
-      4'h4:
-          \$24  = 12'hfff;
-      4'h5:
-          \$24  = 12'hffe;
-      4'h6:
-          \$24  = 12'hffd;
-      4'h7:
-          \$24  = 12'hffb;
-      4'h8:
-          \$24  = 12'hff9;
-      4'h9:
-          \$24  = 12'hff7;
-      4'ha:
-          \$24  = 12'hff5;
-      4'hb:
-          \$24  = 12'hff4;
-      4'hc:
-          \$24  = 12'hff2;
-      4'hd:
-          \$24  = 12'hff0;
-      4'he:
-          \$24  = 12'hfee;
-      4'hf:
-          \$24  = 12'hfed;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$27  = 12'hff1;
-      4'h1:
-          \$27  = 12'hff6;
-      4'h2:
-          \$27  = 12'hffb;
-      4'h3:
-          \$27  = 12'hfff;
-      4'h4:
-          \$27  = 12'hfff;
-      4'h5:
-          \$27  = 12'hffd;
-      4'h6:
-          \$27  = 12'hffc;
-      4'h7:
-          \$27  = 12'hffa;
-      4'h8:
-          \$27  = 12'hff9;
-      4'h9:
-          \$27  = 12'hff7;
-      4'ha:
-          \$27  = 12'hff6;
-      4'hb:
-          \$27  = 12'hff5;
-      4'hc:
-          \$27  = 12'hff3;
-      4'hd:
-          \$27  = 12'hff2;
-      4'he:
-          \$27  = 12'hff0;
-      4'hf:
-          \$27  = 12'hfef;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$28  = 12'hff4;
-      4'h1:
-          \$28  = 12'hffa;
-      4'h2:
-          \$28  = 12'hfff;
-      4'h3:
-          \$28  = 12'hfff;
-      4'h4:
-          \$28  = 12'hffe;
-      4'h5:
-          \$28  = 12'hffd;
-      4'h6:
-          \$28  = 12'hffc;
-      4'h7:
-          \$28  = 12'hffb;
-      4'h8:
-          \$28  = 12'hffa;
-      4'h9:
-          \$28  = 12'hff8;
-      4'ha:
-          \$28  = 12'hff7;
-      4'hb:
-          \$28  = 12'hff6;
-      4'hc:
-          \$28  = 12'hff5;
-      4'hd:
-          \$28  = 12'hff4;
-      4'he:
-          \$28  = 12'hff3;
-      4'hf:
-          \$28  = 12'hff2;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$30  = 12'hff9;
-      4'h1:
-          \$30  = 12'hfff;
-      4'h2:
-          \$30  = 12'hfff;
-      4'h3:
-          \$30  = 12'hfff;
-      4'h4:
-          \$30  = 12'hffe;
-      4'h5:
-          \$30  = 12'hffd;
-      4'h6:
-          \$30  = 12'hffd;
-      4'h7:
-          \$30  = 12'hffc;
-      4'h8:
-          \$30  = 12'hffb;
-      4'h9:
-          \$30  = 12'hffb;
-      4'ha:
-          \$30  = 12'hffa;
-      4'hb:
-          \$30  = 12'hff9;
-      4'hc:
-          \$30  = 12'hff9;
-      4'hd:
-          \$30  = 12'hff8;
-      4'he:
-          \$30  = 12'hff7;
-      4'hf:
-          \$30  = 12'hff6;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez (n41_slice[6:3])
-      4'h0:
-          \$31  = 12'hfff;
-      4'h1:
-          \$31  = 12'h000;
-      4'h2:
-          \$31  = 12'h000;
-      4'h3:
-          \$31  = 12'hfff;
-      4'h4:
-          \$31  = 12'hfff;
-      4'h5:
-          \$31  = 12'hfff;
-      4'h6:
-          \$31  = 12'hfff;
-      4'h7:
-          \$31  = 12'hffe;
-      4'h8:
-          \$31  = 12'hffe;
-      4'h9:
-          \$31  = 12'hffe;
-      4'ha:
-          \$31  = 12'hffe;
-      4'hb:
-          \$31  = 12'hffd;
-      4'hc:
-          \$31  = 12'hffd;
-      4'hd:
-          \$31  = 12'hffd;
-      4'he:
-          \$31  = 12'hffd;
-      4'hf:
-          \$31  = 12'hffc;
-    endcase
-  end
-  assign n89_cat = { n81_slice[6:3], n41_slice[6:3] };
-  assign n152_add = \$36 [11:0];
+  assign n86_sub = \$4 [11:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w8_s1.depth6 (n119_mux, n126_mux, n92_slice);
+  input [14:0] n119_mux;
+  wire [14:0] n119_mux;
+  output [22:0] n126_mux;
+  wire [22:0] n126_mux;
+  input [4:0] n92_slice;
+  wire [4:0] n92_slice;
+  assign n126_mux = n92_slice[3] ? { n119_mux, 8'h00 } : { 8'h00, n119_mux };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_div_refined_w8_s1.depth7 (n126_mux, n144_mux, n142_eq_s1, n138_eq_s1, n92_slice);
+  wire \$1 ;
+  wire \$2 ;
+  wire [23:0] \$3 ;
+  wire [15:0] \$4 ;
+  wire [15:0] \$5 ;
+  input [22:0] n126_mux;
+  wire [22:0] n126_mux;
+  input n138_eq_s1;
+  wire n138_eq_s1;
+  input n142_eq_s1;
+  wire n142_eq_s1;
+  output [15:0] n144_mux;
+  wire [15:0] n144_mux;
+  input [4:0] n92_slice;
+  wire [4:0] n92_slice;
+  assign \$5  = n138_eq_s1 ? 16'h0000 : \$4 ;
+  assign n144_mux = n142_eq_s1 ? 16'hffff : \$5 ;
+  assign \$1  = n92_slice < 5'h11;
+  assign \$2  = ~ \$1 ;
+  assign \$3  = n92_slice[4] ? { n126_mux[7:0], 16'h0000 } : { 1'h0, n126_mux };
+  assign \$4  = \$1  ? \$3 [23:8] : 16'hffff;
 endmodule

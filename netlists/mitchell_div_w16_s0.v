@@ -14,10 +14,7 @@ module mitchell_div_w16_s0(b, o, a);
   wire [20:0] n156_sub;
   wire [5:0] n157_slice;
   wire n15_mux;
-  wire [15:0] n160_cat;
-  wire n163_not;
-  wire [5:0] n165_sub;
-  wire [31:0] n186_mux;
+  wire [31:0] n175_mux;
   wire [15:0] n19_mux;
   wire [15:0] n1_b;
   wire n34_mux;
@@ -91,23 +88,15 @@ module mitchell_div_w16_s0(b, o, a);
     .n90_mux(n90_mux)
   );
   \mitchell_div_w16_s0.depth7  depth7 (
-    .n157_slice(n156_sub[20:15]),
-    .n163_not(n163_not),
-    .n165_sub(n165_sub)
-  );
-  \mitchell_div_w16_s0.depth8  depth8 (
     .n0_a(a),
-    .n163_not(n163_not),
-    .n165_sub(n165_sub),
-    .n186_mux(o),
-    .n1_b(b),
-    .\port$64$0 (n156_sub)
+    .n156_sub(n156_sub),
+    .n175_mux(o),
+    .n1_b(b)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n186_mux = o;
+  assign n175_mux = o;
   assign n157_slice = n156_sub[20:15];
-  assign n160_cat = { 1'h1, n156_sub[14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
@@ -344,60 +333,30 @@ module \mitchell_div_w16_s0.depth5 (n79_eq, n15_mux, n90_mux, n34_mux, n109_mux,
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s0.depth7 (n163_not, n165_sub, n157_slice);
+module \mitchell_div_w16_s0.depth7 (n1_b, n156_sub, n175_mux, n0_a);
   wire \$1 ;
-  wire [6:0] \$2 ;
-  input [5:0] n157_slice;
-  wire [5:0] n157_slice;
-  output n163_not;
-  wire n163_not;
-  output [5:0] n165_sub;
-  wire [5:0] n165_sub;
-  assign \$1  = n157_slice < 5'h10;
-  assign n163_not = ~ \$1 ;
-  assign \$2  = n157_slice - 5'h10;
-  assign n165_sub = \$2 [5:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_w16_s0.depth8 (n1_b, \port$64$0 , n163_not, n165_sub, n186_mux, n0_a);
-  wire \$1 ;
-  wire [31:0] \$10 ;
-  wire [31:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire [78:0] \$6 ;
-  wire [6:0] \$7 ;
-  wire [31:0] \$8 ;
-  wire [31:0] \$9 ;
+  wire [78:0] \$5 ;
+  wire [31:0] \$6 ;
+  wire [31:0] \$7 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
+  input [20:0] n156_sub;
+  wire [20:0] n156_sub;
   wire [5:0] n157_slice;
-  wire [15:0] n160_cat;
-  input n163_not;
-  wire n163_not;
-  input [5:0] n165_sub;
-  wire [5:0] n165_sub;
-  output [31:0] n186_mux;
-  wire [31:0] n186_mux;
+  output [31:0] n175_mux;
+  wire [31:0] n175_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [20:0] \port$64$0 ;
-  wire [20:0] \port$64$0 ;
+  assign \$3  = n156_sub[20:15] < 6'h21;
+  assign \$4  = ~ \$3 ;
+  assign \$5  = { 1'h1, n156_sub[14:0] } << n156_sub[20:15];
+  assign \$6  = \$3  ? \$5 [47:16] : 32'd4294967295;
+  assign \$7  = \$2  ? 32'd0 : \$6 ;
+  assign n175_mux = \$1  ? 32'd4294967295 : \$7 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n165_sub < 5'h11;
-  assign \$4  = ~ \$3 ;
-  assign \$5  = n163_not & \$4 ;
-  assign \$6  = { 1'h1, \port$64$0 [14:0] } << n165_sub;
-  assign \$7  = 5'h10 - \port$64$0 [20:15];
-  assign \$8  = { 1'h1, \port$64$0 [14:0] } >> \$7 ;
-  assign \$9  = n163_not ? \$6 [31:0] : \$8 ;
-  assign \$10  = \$5  ? 32'd4294967295 : \$9 ;
-  assign \$11  = \$2  ? 32'd0 : \$10 ;
-  assign n186_mux = \$1  ? 32'd4294967295 : \$11 ;
-  assign n160_cat = { 1'h1, \port$64$0 [14:0] };
-  assign n157_slice = \port$64$0 [20:15];
+  assign n157_slice = n156_sub[20:15];
 endmodule

@@ -8,6 +8,8 @@ module mitchell_div_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg \$2 ;
   wire [14:0] \$3 ;
   wire [3:0] \$4 ;
+  wire [14:0] \$5 ;
+  wire [3:0] \$6 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -15,72 +17,54 @@ module mitchell_div_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire n102_mux;
-  wire [15:0] n106_mux;
-  wire n10_and;
-  wire n121_mux;
-  wire [15:0] n125_mux;
-  wire [15:0] n14_mux;
-  wire n156_mux;
-  wire [20:0] n166_add;
-  reg [20:0] n166_add_s1 = 21'h000000;
-  wire [18:0] n167_cat;
-  reg [18:0] n167_cat_s1 = 19'h00000;
-  wire [20:0] n168_sub;
-  wire [5:0] n169_slice;
-  wire [15:0] n172_cat;
-  wire n175_not;
-  reg n175_not_s2 = 1'h0;
-  wire [5:0] n177_sub;
-  wire [6:0] n179_sub;
-  wire n183_and;
-  reg n183_and_s2 = 1'h0;
-  wire [15:0] n188_mux;
-  wire [16:0] n195_mux;
+  wire n109_mux;
+  wire [15:0] n113_mux;
+  wire n144_mux;
+  wire [18:0] n152_cat;
+  reg [18:0] n152_cat_s1 = 19'h00000;
+  wire [18:0] n155_cat;
+  reg [18:0] n155_cat_s1 = 19'h00000;
+  wire [20:0] n156_sub;
+  wire [5:0] n157_slice;
+  wire n15_mux;
+  wire [15:0] n160_cat;
+  wire n163_not;
+  reg n163_not_s2 = 1'h0;
+  wire [16:0] n170_mux;
+  wire [18:0] n177_mux;
+  wire [22:0] n180_cat;
+  reg [22:0] n180_cat_s2 = 23'h000000;
+  wire n181_slice;
+  reg n181_slice_s2 = 1'h0;
+  wire [22:0] n183_cat;
+  reg [22:0] n183_cat_s2 = 23'h000000;
+  wire [22:0] n184_mux;
+  wire n188_slice;
+  reg n188_slice_s2 = 1'h0;
+  wire [30:0] n191_mux;
+  wire n195_slice;
+  reg n195_slice_s2 = 1'h0;
+  wire [46:0] n198_mux;
+  wire [15:0] n19_mux;
   wire [15:0] n1_b;
-  wire [18:0] n202_mux;
-  wire [22:0] n205_cat;
-  reg [22:0] n205_cat_s2 = 23'h000000;
-  wire n206_slice;
-  reg n206_slice_s2 = 1'h0;
-  wire [22:0] n208_cat;
-  reg [22:0] n208_cat_s2 = 23'h000000;
-  wire [22:0] n209_mux;
-  wire n213_slice;
-  reg n213_slice_s2 = 1'h0;
-  wire [30:0] n216_mux;
-  wire n21_mux;
-  wire n220_slice;
-  reg n220_slice_s2 = 1'h0;
-  wire [31:0] n230_mux;
-  wire [31:0] n235_mux;
-  wire [31:0] n240_mux;
-  reg [31:0] n240_mux_s2 = 32'd0;
-  wire [31:0] n243_cat;
-  reg [31:0] n243_cat_s2 = 32'd0;
-  wire n244_slice;
-  reg n244_slice_s2 = 1'h0;
-  wire [31:0] n245_mux;
-  wire n249_slice;
-  reg n249_slice_s2 = 1'h0;
-  wire [31:0] n250_mux;
-  wire n254_slice;
-  reg n254_slice_s2 = 1'h0;
-  wire [15:0] n25_mux;
-  wire n274_and;
-  reg n274_and_s1 = 1'h0;
-  reg n274_and_s2 = 1'h0;
-  wire n292_and;
-  reg n292_and_s1 = 1'h0;
-  reg n292_and_s2 = 1'h0;
-  wire [31:0] n294_mux;
-  wire [7:0] n2_slice;
-  wire n40_mux;
-  wire [15:0] n44_mux;
-  wire n75_mux;
-  wire [7:0] n83_slice;
-  wire n91_and;
-  wire [15:0] n95_mux;
+  wire n202_slice;
+  reg n202_slice_s2 = 1'h0;
+  wire n210_eq;
+  reg n210_eq_s1 = 1'h0;
+  reg n210_eq_s2 = 1'h0;
+  wire n214_eq;
+  reg n214_eq_s1 = 1'h0;
+  reg n214_eq_s2 = 1'h0;
+  wire [31:0] n216_mux;
+  wire n34_mux;
+  wire [15:0] n38_mux;
+  wire n4_eq;
+  wire n69_mux;
+  wire n79_eq;
+  wire [15:0] n83_mux;
+  wire [15:0] n8_mux;
+  wire n90_mux;
+  wire [15:0] n94_mux;
   output [31:0] o;
   wire [31:0] o;
   input rst;
@@ -93,161 +77,125 @@ module mitchell_div_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
-    n213_slice_s2 <= n177_sub[3];
+    n180_cat_s2 <= { n177_mux, 4'h0 };
   always @(posedge clk)
-    n244_slice_s2 <= n179_sub[2];
+    n183_cat_s2 <= { 4'h0, n177_mux };
   always @(posedge clk)
-    n243_cat_s2 <= { 4'h0, n240_mux[31:4] };
+    n188_slice_s2 <= n156_sub[18];
   always @(posedge clk)
-    n240_mux_s2 <= n240_mux;
+    n195_slice_s2 <= n156_sub[19];
   always @(posedge clk)
-    n249_slice_s2 <= n179_sub[3];
+    n214_eq_s1 <= n214_eq;
   always @(posedge clk)
-    n292_and_s1 <= n292_and;
+    n214_eq_s2 <= n214_eq_s1;
   always @(posedge clk)
-    n292_and_s2 <= n292_and_s1;
+    n210_eq_s1 <= n210_eq;
   always @(posedge clk)
-    n274_and_s1 <= n274_and;
+    n210_eq_s2 <= n210_eq_s1;
   always @(posedge clk)
-    n274_and_s2 <= n274_and_s1;
+    n163_not_s2 <= n163_not;
   always @(posedge clk)
-    n183_and_s2 <= n183_and;
-  always @(posedge clk)
-    n175_not_s2 <= n175_not;
-  always @(posedge clk)
-    n220_slice_s2 <= n177_sub[4];
-  always @(posedge clk)
-    n254_slice_s2 <= n179_sub[4];
+    n202_slice_s2 <= n156_sub[20];
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_out <= \$2 ;
   always @(posedge clk)
-    n166_add_s1 <= n166_add;
+    n152_cat_s1 <= { \$4 , \$3  };
   always @(posedge clk)
-    n167_cat_s1 <= { \$4 , \$3  };
+    n155_cat_s1 <= { \$6 , \$5  };
   always @(posedge clk)
-    n206_slice_s2 <= n177_sub[2];
-  always @(posedge clk)
-    n205_cat_s2 <= { n202_mux, 4'h0 };
-  always @(posedge clk)
-    n208_cat_s2 <= { 4'h0, n202_mux };
+    n181_slice_s2 <= n156_sub[17];
   \mitchell_div_w16_s2.depth1  depth1 (
     .n0_a(a),
-    .n166_add_s1(n166_add_s1),
-    .n167_cat_s1(n167_cat_s1),
-    .n168_sub(n168_sub),
+    .n152_cat_s1(n152_cat_s1),
+    .n155_cat_s1(n155_cat_s1),
+    .n156_sub(n156_sub),
+    .n180_cat_s2(n180_cat_s2),
+    .n181_slice_s2(n181_slice_s2),
+    .n183_cat_s2(n183_cat_s2),
+    .n184_mux(n184_mux),
     .n1_b(b),
-    .n205_cat_s2(n205_cat_s2),
-    .n206_slice_s2(n206_slice_s2),
-    .n208_cat_s2(n208_cat_s2),
-    .n209_mux(n209_mux),
-    .n240_mux_s2(n240_mux_s2),
-    .n243_cat_s2(n243_cat_s2),
-    .n244_slice_s2(n244_slice_s2),
-    .n245_mux(n245_mux),
-    .n274_and(n274_and),
-    .n292_and(n292_and)
+    .n210_eq(n210_eq),
+    .n214_eq(n214_eq),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq)
   );
   \mitchell_div_w16_s2.depth2  depth2 (
-    .n10_and(n10_and),
-    .n168_sub(n168_sub),
-    .n209_mux(n209_mux),
-    .n213_slice_s2(n213_slice_s2),
-    .n216_mux(n216_mux),
-    .n245_mux(n245_mux),
-    .n249_slice_s2(n249_slice_s2),
-    .n250_mux(n250_mux),
-    .n2_slice(a[15:8]),
-    .n83_slice(b[15:8]),
-    .n91_and(n91_and)
+    .n0_a(a),
+    .n156_sub(n156_sub),
+    .n15_mux(n15_mux),
+    .n184_mux(n184_mux),
+    .n188_slice_s2(n188_slice_s2),
+    .n191_mux(n191_mux),
+    .n1_b(b),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux)
   );
   \mitchell_div_w16_s2.depth3  depth3 (
     .n0_a(a),
-    .n102_mux(n102_mux),
-    .n10_and(n10_and),
-    .n14_mux(n14_mux),
-    .n169_slice(n168_sub[20:15]),
-    .n175_not(n175_not),
-    .n175_not_s2(n175_not_s2),
-    .n177_sub(n177_sub),
-    .n179_sub(n179_sub),
-    .n183_and_s2(n183_and_s2),
+    .n109_mux(n109_mux),
+    .n15_mux(n15_mux),
+    .n163_not(n163_not),
+    .n170_mux(n170_mux),
+    .n191_mux(n191_mux),
+    .n195_slice_s2(n195_slice_s2),
+    .n198_mux(n198_mux),
+    .n19_mux(n19_mux),
     .n1_b(b),
-    .n216_mux(n216_mux),
-    .n21_mux(n21_mux),
-    .n220_slice_s2(n220_slice_s2),
-    .n250_mux(n250_mux),
-    .n254_slice_s2(n254_slice_s2),
-    .n274_and_s2(n274_and_s2),
-    .n292_and_s2(n292_and_s2),
-    .n294_mux(o),
-    .n91_and(n91_and),
-    .n95_mux(n95_mux)
+    .n34_mux(n34_mux),
+    .n4_eq(n4_eq),
+    .n79_eq(n79_eq),
+    .n83_mux(n83_mux),
+    .n8_mux(n8_mux),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux),
+    .\port$4$0 (n156_sub)
   );
   \mitchell_div_w16_s2.depth4  depth4 (
     .n0_a(a),
-    .n102_mux(n102_mux),
-    .n106_mux(n106_mux),
-    .n10_and(n10_and),
-    .n121_mux(n121_mux),
-    .n14_mux(n14_mux),
-    .n175_not(n175_not),
-    .n177_sub(n177_sub),
-    .n179_sub(n179_sub),
-    .n183_and(n183_and),
-    .n188_mux(n188_mux),
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n157_slice(n156_sub[20:15]),
+    .n15_mux(n15_mux),
+    .n163_not_s2(n163_not_s2),
+    .n170_mux(n170_mux),
+    .n177_mux(n177_mux),
+    .n198_mux(n198_mux),
+    .n19_mux(n19_mux),
     .n1_b(b),
-    .n21_mux(n21_mux),
-    .n230_mux(n230_mux),
-    .n25_mux(n25_mux),
-    .n40_mux(n40_mux),
-    .n91_and(n91_and),
-    .n95_mux(n95_mux),
-    .\port$1$0 (n168_sub[14:0])
+    .n202_slice_s2(n202_slice_s2),
+    .n210_eq_s2(n210_eq_s2),
+    .n214_eq_s2(n214_eq_s2),
+    .n216_mux(o),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .n94_mux(n94_mux)
   );
   \mitchell_div_w16_s2.depth5  depth5 (
-    .n0_a(a),
-    .n102_mux(n102_mux),
-    .n106_mux(n106_mux),
-    .n10_and(n10_and),
-    .n121_mux(n121_mux),
-    .n125_mux(n125_mux),
-    .n156_mux(n156_mux),
-    .n177_sub(n177_sub),
-    .n179_sub(n179_sub),
-    .n188_mux(n188_mux),
-    .n195_mux(n195_mux),
-    .n1_b(b),
-    .n21_mux(n21_mux),
-    .n230_mux(n230_mux),
-    .n235_mux(n235_mux),
-    .n25_mux(n25_mux),
-    .n40_mux(n40_mux),
-    .n44_mux(n44_mux),
-    .n75_mux(n75_mux),
-    .n91_and(n91_and)
-  );
-  \mitchell_div_w16_s2.depth6  depth6 (
-    .n102_mux(n102_mux),
-    .n10_and(n10_and),
-    .n121_mux(n121_mux),
-    .n125_mux(n125_mux),
-    .n156_mux(n156_mux),
-    .n166_add(n166_add),
-    .n177_sub(n177_sub),
-    .n179_sub(n179_sub),
-    .n195_mux(n195_mux),
-    .n202_mux(n202_mux),
-    .n21_mux(n21_mux),
-    .n235_mux(n235_mux),
-    .n240_mux(n240_mux),
-    .n40_mux(n40_mux),
-    .n44_mux(n44_mux),
-    .n75_mux(n75_mux),
-    .n91_and(n91_and),
-    .\port$104$0 (\$3 ),
-    .\port$105$0 (\$4 )
+    .n109_mux(n109_mux),
+    .n113_mux(n113_mux),
+    .n144_mux(n144_mux),
+    .n15_mux(n15_mux),
+    .n177_mux(n177_mux),
+    .n34_mux(n34_mux),
+    .n38_mux(n38_mux),
+    .n4_eq(n4_eq),
+    .n69_mux(n69_mux),
+    .n79_eq(n79_eq),
+    .n90_mux(n90_mux),
+    .\port$74$0 (\$3 ),
+    .\port$75$0 (\$4 ),
+    .\port$76$0 (\$5 ),
+    .\port$77$0 (\$6 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -265,222 +213,112 @@ module mitchell_div_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n294_mux = o;
+  assign n216_mux = o;
   assign valid_s2 = valid_out;
-  assign n167_cat = { \$4 , \$3  };
-  assign n206_slice = n177_sub[2];
-  assign n205_cat = { n202_mux, 4'h0 };
-  assign n208_cat = { 4'h0, n202_mux };
-  assign n213_slice = n177_sub[3];
-  assign n244_slice = n179_sub[2];
-  assign n243_cat = { 4'h0, n240_mux[31:4] };
-  assign n249_slice = n179_sub[3];
-  assign n220_slice = n177_sub[4];
-  assign n254_slice = n179_sub[4];
-  assign n2_slice = a[15:8];
-  assign n83_slice = b[15:8];
-  assign n169_slice = n168_sub[20:15];
-  assign n172_cat = { 1'h1, n168_sub[14:0] };
+  assign n152_cat = { \$4 , \$3  };
+  assign n155_cat = { \$6 , \$5  };
+  assign n181_slice = n156_sub[17];
+  assign n180_cat = { n177_mux, 4'h0 };
+  assign n183_cat = { 4'h0, n177_mux };
+  assign n188_slice = n156_sub[18];
+  assign n195_slice = n156_sub[19];
+  assign n202_slice = n156_sub[20];
+  assign n157_slice = n156_sub[20:15];
+  assign n160_cat = { 1'h1, n156_sub[14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth1 (n1_b, n168_sub, n209_mux, n245_mux, n274_and, n292_and, n166_add_s1, n167_cat_s1, n206_slice_s2, n205_cat_s2, n208_cat_s2, n244_slice_s2, n243_cat_s2, n240_mux_s2, n0_a);
-  wire [21:0] \$1 ;
-  wire \$10 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire \$13 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
+module \mitchell_div_w16_s2.depth1 (n1_b, n4_eq, n79_eq, n156_sub, n184_mux, n210_eq, n214_eq, n152_cat_s1, n155_cat_s1, n181_slice_s2, n180_cat_s2, n183_cat_s2, n0_a);
+  wire [20:0] \$1 ;
+  wire [21:0] \$2 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input [20:0] n166_add_s1;
-  wire [20:0] n166_add_s1;
-  input [18:0] n167_cat_s1;
-  wire [18:0] n167_cat_s1;
-  output [20:0] n168_sub;
-  wire [20:0] n168_sub;
+  input [18:0] n152_cat_s1;
+  wire [18:0] n152_cat_s1;
+  input [18:0] n155_cat_s1;
+  wire [18:0] n155_cat_s1;
+  output [20:0] n156_sub;
+  wire [20:0] n156_sub;
+  input [22:0] n180_cat_s2;
+  wire [22:0] n180_cat_s2;
+  input n181_slice_s2;
+  wire n181_slice_s2;
+  input [22:0] n183_cat_s2;
+  wire [22:0] n183_cat_s2;
+  output [22:0] n184_mux;
+  wire [22:0] n184_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [22:0] n205_cat_s2;
-  wire [22:0] n205_cat_s2;
-  input n206_slice_s2;
-  wire n206_slice_s2;
-  input [22:0] n208_cat_s2;
-  wire [22:0] n208_cat_s2;
-  output [22:0] n209_mux;
-  wire [22:0] n209_mux;
-  input [31:0] n240_mux_s2;
-  wire [31:0] n240_mux_s2;
-  input [31:0] n243_cat_s2;
-  wire [31:0] n243_cat_s2;
-  input n244_slice_s2;
-  wire n244_slice_s2;
-  output [31:0] n245_mux;
-  wire [31:0] n245_mux;
-  output n274_and;
-  wire n274_and;
-  output n292_and;
-  wire n292_and;
-  wire [7:0] n2_slice;
-  wire [7:0] n83_slice;
-  assign \$1  = n166_add_s1 - n167_cat_s1;
-  assign n209_mux = n206_slice_s2 ? n205_cat_s2 : n208_cat_s2;
-  assign n245_mux = n244_slice_s2 ? n243_cat_s2 : n240_mux_s2;
-  assign \$2  = ! n0_a[3:0];
-  assign \$3  = ! n0_a[7:4];
-  assign \$4  = \$2  & \$3 ;
-  assign \$5  = ! n0_a[11:8];
-  assign \$6  = ! n0_a[15:12];
-  assign \$7  = \$5  & \$6 ;
-  assign n274_and = \$4  & \$7 ;
-  assign \$8  = ! n1_b[3:0];
-  assign \$9  = ! n1_b[7:4];
-  assign \$10  = \$8  & \$9 ;
-  assign \$11  = ! n1_b[11:8];
-  assign \$12  = ! n1_b[15:12];
-  assign \$13  = \$11  & \$12 ;
-  assign n292_and = \$10  & \$13 ;
-  assign n2_slice = n0_a[15:8];
-  assign n83_slice = n1_b[15:8];
-  assign n168_sub = \$1 [20:0];
+  output n210_eq;
+  wire n210_eq;
+  output n214_eq;
+  wire n214_eq;
+  output n4_eq;
+  wire n4_eq;
+  output n79_eq;
+  wire n79_eq;
+  assign n4_eq = ! n0_a[15:8];
+  assign n79_eq = ! n1_b[15:8];
+  assign \$1  = n152_cat_s1 + 20'h88000;
+  assign \$2  = \$1  - n155_cat_s1;
+  assign n184_mux = n181_slice_s2 ? n180_cat_s2 : n183_cat_s2;
+  assign n210_eq = ! n0_a;
+  assign n214_eq = ! n1_b;
+  assign n156_sub = \$2 [20:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth2 (n83_slice, n168_sub, n209_mux, n245_mux, n10_and, n91_and, n216_mux, n250_mux, n213_slice_s2, n249_slice_s2, n2_slice);
+module \mitchell_div_w16_s2.depth2 (n1_b, n4_eq, n79_eq, n156_sub, n184_mux, n8_mux, n15_mux, n83_mux, n90_mux, n191_mux, n188_slice_s2, n0_a);
   wire \$1 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  output n10_and;
-  wire n10_and;
-  input [20:0] n168_sub;
-  wire [20:0] n168_sub;
-  wire [5:0] n169_slice;
-  wire [15:0] n172_cat;
-  input [22:0] n209_mux;
-  wire [22:0] n209_mux;
-  input n213_slice_s2;
-  wire n213_slice_s2;
-  output [30:0] n216_mux;
-  wire [30:0] n216_mux;
-  input [31:0] n245_mux;
-  wire [31:0] n245_mux;
-  input n249_slice_s2;
-  wire n249_slice_s2;
-  output [31:0] n250_mux;
-  wire [31:0] n250_mux;
-  input [7:0] n2_slice;
-  wire [7:0] n2_slice;
-  input [7:0] n83_slice;
-  wire [7:0] n83_slice;
-  output n91_and;
-  wire n91_and;
-  assign n91_and = \$3  & \$4 ;
-  assign n216_mux = n213_slice_s2 ? { n209_mux, 8'h00 } : { 8'h00, n209_mux };
-  assign n250_mux = n249_slice_s2 ? { 8'h00, n245_mux[31:8] } : n245_mux;
-  assign \$1  = ! n2_slice[3:0];
-  assign \$2  = ! n2_slice[7:4];
-  assign n10_and = \$1  & \$2 ;
-  assign \$3  = ! n83_slice[3:0];
-  assign \$4  = ! n83_slice[7:4];
-  assign n169_slice = n168_sub[20:15];
-  assign n172_cat = { 1'h1, n168_sub[14:0] };
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth3 (n1_b, n169_slice, n10_and, n91_and, n216_mux, n250_mux, n14_mux, n21_mux, n95_mux, n102_mux, n175_not, n177_sub, n179_sub, n294_mux, n292_and_s2, n274_and_s2, n183_and_s2, n175_not_s2, n220_slice_s2, n254_slice_s2, n0_a
-);
-  wire \$1 ;
-  wire [31:0] \$10 ;
-  wire [31:0] \$11 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire [6:0] \$6 ;
-  wire [31:0] \$7 ;
-  wire [31:0] \$8 ;
-  wire [31:0] \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output n102_mux;
-  wire n102_mux;
-  input n10_and;
-  wire n10_and;
-  output [15:0] n14_mux;
-  wire [15:0] n14_mux;
-  input [5:0] n169_slice;
-  wire [5:0] n169_slice;
-  output n175_not;
-  wire n175_not;
-  input n175_not_s2;
-  wire n175_not_s2;
-  output [5:0] n177_sub;
-  wire [5:0] n177_sub;
-  output [6:0] n179_sub;
-  wire [6:0] n179_sub;
-  input n183_and_s2;
-  wire n183_and_s2;
+  input [20:0] n156_sub;
+  wire [20:0] n156_sub;
+  wire [5:0] n157_slice;
+  output n15_mux;
+  wire n15_mux;
+  wire [15:0] n160_cat;
+  input [22:0] n184_mux;
+  wire [22:0] n184_mux;
+  input n188_slice_s2;
+  wire n188_slice_s2;
+  output [30:0] n191_mux;
+  wire [30:0] n191_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [30:0] n216_mux;
-  wire [30:0] n216_mux;
-  output n21_mux;
-  wire n21_mux;
-  input n220_slice_s2;
-  wire n220_slice_s2;
-  input [31:0] n250_mux;
-  wire [31:0] n250_mux;
-  input n254_slice_s2;
-  wire n254_slice_s2;
-  input n274_and_s2;
-  wire n274_and_s2;
-  input n292_and_s2;
-  wire n292_and_s2;
-  output [31:0] n294_mux;
-  wire [31:0] n294_mux;
-  input n91_and;
-  wire n91_and;
-  output [15:0] n95_mux;
-  wire [15:0] n95_mux;
-  assign n14_mux = n10_and ? { n0_a[7:0], 8'h00 } : n0_a;
-  assign \$1  = ! n0_a[7:4];
-  assign \$2  = ! n0_a[15:12];
-  assign n21_mux = n10_and ? \$1  : \$2 ;
-  assign n95_mux = n91_and ? { n1_b[7:0], 8'h00 } : n1_b;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  output [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  output [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  output n90_mux;
+  wire n90_mux;
   assign \$3  = ! n1_b[7:4];
   assign \$4  = ! n1_b[15:12];
-  assign n102_mux = n91_and ? \$3  : \$4 ;
-  assign \$5  = n169_slice < 5'h10;
-  assign n175_not = ~ \$5 ;
-  assign \$6  = n169_slice - 5'h10;
-  assign n179_sub = 5'h10 - n169_slice;
-  assign \$7  = n220_slice_s2 ? { n216_mux[15:0], 16'h0000 } : { 1'h0, n216_mux };
-  assign \$8  = n254_slice_s2 ? { 16'h0000, n250_mux[31:16] } : n250_mux;
-  assign \$9  = n175_not_s2 ? \$7  : \$8 ;
-  assign \$10  = n183_and_s2 ? 32'd4294967295 : \$9 ;
-  assign \$11  = n274_and_s2 ? 32'd0 : \$10 ;
-  assign n294_mux = n292_and_s2 ? 32'd4294967295 : \$11 ;
-  assign n177_sub = \$6 [5:0];
+  assign n90_mux = n79_eq ? \$3  : \$4 ;
+  assign n191_mux = n188_slice_s2 ? { n184_mux, 8'h00 } : { 8'h00, n184_mux };
+  assign n8_mux = n4_eq ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign \$2  = ! n0_a[15:12];
+  assign n15_mux = n4_eq ? \$1  : \$2 ;
+  assign n83_mux = n79_eq ? { n1_b[7:0], 8'h00 } : n1_b;
+  assign n157_slice = n156_sub[20:15];
+  assign n160_cat = { 1'h1, n156_sub[14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth4 (n1_b, \port$1$0 , n10_and, n91_and, n14_mux, n21_mux, n95_mux, n102_mux, n175_not, n177_sub, n179_sub, n25_mux, n40_mux, n106_mux, n121_mux, n183_and, n188_mux, n230_mux, n0_a);
+module \mitchell_div_w16_s2.depth3 (n1_b, n4_eq, n79_eq, \port$4$0 , n8_mux, n15_mux, n83_mux, n90_mux, n191_mux, n19_mux, n34_mux, n94_mux, n109_mux, n163_not, n170_mux, n198_mux, n195_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
   wire \$13 ;
-  wire \$14 ;
-  wire \$15 ;
-  wire \$16 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -491,83 +329,77 @@ module \mitchell_div_w16_s2.depth4 (n1_b, \port$1$0 , n10_and, n91_and, n14_mux,
   wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input n102_mux;
-  wire n102_mux;
-  output [15:0] n106_mux;
-  wire [15:0] n106_mux;
-  input n10_and;
-  wire n10_and;
-  output n121_mux;
-  wire n121_mux;
-  input [15:0] n14_mux;
-  wire [15:0] n14_mux;
-  wire [15:0] n172_cat;
-  input n175_not;
-  wire n175_not;
-  input [5:0] n177_sub;
-  wire [5:0] n177_sub;
-  input [6:0] n179_sub;
-  wire [6:0] n179_sub;
-  output n183_and;
-  wire n183_and;
-  output [15:0] n188_mux;
-  wire [15:0] n188_mux;
+  output n109_mux;
+  wire n109_mux;
+  wire [5:0] n157_slice;
+  input n15_mux;
+  wire n15_mux;
+  wire [15:0] n160_cat;
+  output n163_not;
+  wire n163_not;
+  output [16:0] n170_mux;
+  wire [16:0] n170_mux;
+  wire n181_slice;
+  wire n188_slice;
+  input [30:0] n191_mux;
+  wire [30:0] n191_mux;
+  wire n195_slice;
+  input n195_slice_s2;
+  wire n195_slice_s2;
+  output [46:0] n198_mux;
+  wire [46:0] n198_mux;
+  output [15:0] n19_mux;
+  wire [15:0] n19_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  wire n206_slice;
-  wire n213_slice;
-  input n21_mux;
-  wire n21_mux;
-  wire n220_slice;
-  output [31:0] n230_mux;
-  wire [31:0] n230_mux;
-  wire n244_slice;
-  wire n249_slice;
-  wire n254_slice;
-  output [15:0] n25_mux;
-  wire [15:0] n25_mux;
-  output n40_mux;
-  wire n40_mux;
-  input n91_and;
-  wire n91_and;
-  input [15:0] n95_mux;
-  wire [15:0] n95_mux;
-  input [14:0] \port$1$0 ;
-  wire [14:0] \port$1$0 ;
-  assign n25_mux = n21_mux ? { n14_mux[11:0], 4'h0 } : n14_mux;
+  wire n202_slice;
+  output n34_mux;
+  wire n34_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n79_eq;
+  wire n79_eq;
+  input [15:0] n83_mux;
+  wire [15:0] n83_mux;
+  input [15:0] n8_mux;
+  wire [15:0] n8_mux;
+  input n90_mux;
+  wire n90_mux;
+  output [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  input [20:0] \port$4$0 ;
+  wire [20:0] \port$4$0 ;
+  assign n19_mux = n15_mux ? { n8_mux[11:0], 4'h0 } : n8_mux;
   assign \$1  = ! n0_a[3:2];
   assign \$2  = ! n0_a[11:10];
-  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$3  = n4_eq ? \$1  : \$2 ;
   assign \$4  = ! n0_a[7:6];
   assign \$5  = ! n0_a[15:14];
-  assign \$6  = n10_and ? \$4  : \$5 ;
-  assign n40_mux = n21_mux ? \$3  : \$6 ;
-  assign n106_mux = n102_mux ? { n95_mux[11:0], 4'h0 } : n95_mux;
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign n34_mux = n15_mux ? \$3  : \$6 ;
+  assign n94_mux = n90_mux ? { n83_mux[11:0], 4'h0 } : n83_mux;
   assign \$7  = ! n1_b[3:2];
   assign \$8  = ! n1_b[11:10];
-  assign \$9  = n91_and ? \$7  : \$8 ;
+  assign \$9  = n79_eq ? \$7  : \$8 ;
   assign \$10  = ! n1_b[7:6];
   assign \$11  = ! n1_b[15:14];
-  assign \$12  = n91_and ? \$10  : \$11 ;
-  assign n121_mux = n102_mux ? \$9  : \$12 ;
-  assign \$13  = n177_sub < 5'h11;
-  assign \$14  = ~ \$13 ;
-  assign n183_and = n175_not & \$14 ;
-  assign \$15  = ! n177_sub[5];
-  assign n188_mux = n177_sub[5] ? 16'h0000 : { 1'h1, \port$1$0  };
-  assign \$16  = ! n179_sub[6:5];
-  assign n230_mux = \$16  ? { 17'h00001, \port$1$0  } : 32'd0;
-  assign n172_cat = { 1'h1, \port$1$0  };
-  assign n206_slice = n177_sub[2];
-  assign n213_slice = n177_sub[3];
-  assign n220_slice = n177_sub[4];
-  assign n244_slice = n179_sub[2];
-  assign n249_slice = n179_sub[3];
-  assign n254_slice = n179_sub[4];
+  assign \$12  = n79_eq ? \$10  : \$11 ;
+  assign n109_mux = n90_mux ? \$9  : \$12 ;
+  assign \$13  = \port$4$0 [20:15] < 6'h21;
+  assign n163_not = ~ \$13 ;
+  assign n170_mux = \port$4$0 [15] ? { 1'h1, \port$4$0 [14:0], 1'h0 } : { 2'h1, \port$4$0 [14:0] };
+  assign n198_mux = n195_slice_s2 ? { n191_mux, 16'h0000 } : { 16'h0000, n191_mux };
+  assign n157_slice = \port$4$0 [20:15];
+  assign n160_cat = { 1'h1, \port$4$0 [14:0] };
+  assign n181_slice = \port$4$0 [17];
+  assign n188_slice = \port$4$0 [18];
+  assign n195_slice = \port$4$0 [19];
+  assign n202_slice = \port$4$0 [20];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mux, n177_sub, n179_sub, n25_mux, n40_mux, n106_mux, n121_mux, n188_mux, n230_mux, n44_mux, n75_mux, n125_mux, n156_mux, n195_mux, n235_mux, n0_a);
+module \mitchell_div_w16_s2.depth4 (n1_b, n4_eq, n79_eq, n157_slice, n15_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n170_mux, n198_mux, n38_mux, n69_mux, n113_mux, n144_mux, n177_mux, n216_mux, n214_eq_s2, n210_eq_s2, n163_not_s2
+, n202_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -589,7 +421,10 @@ module \mitchell_div_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mux, n
   wire \$26 ;
   wire \$27 ;
   wire \$28 ;
+  wire [47:0] \$29 ;
   wire \$3 ;
+  wire [31:0] \$30 ;
+  wire [31:0] \$31 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -598,133 +433,139 @@ module \mitchell_div_w16_s2.depth5 (n1_b, n10_and, n91_and, n21_mux, n102_mux, n
   wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input n102_mux;
-  wire n102_mux;
-  input [15:0] n106_mux;
-  wire [15:0] n106_mux;
-  input n10_and;
-  wire n10_and;
-  input n121_mux;
-  wire n121_mux;
-  output [15:0] n125_mux;
-  wire [15:0] n125_mux;
-  output n156_mux;
-  wire n156_mux;
-  input [5:0] n177_sub;
-  wire [5:0] n177_sub;
-  input [6:0] n179_sub;
-  wire [6:0] n179_sub;
-  input [15:0] n188_mux;
-  wire [15:0] n188_mux;
-  output [16:0] n195_mux;
-  wire [16:0] n195_mux;
+  input n109_mux;
+  wire n109_mux;
+  output [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  output n144_mux;
+  wire n144_mux;
+  input [5:0] n157_slice;
+  wire [5:0] n157_slice;
+  input n15_mux;
+  wire n15_mux;
+  input n163_not_s2;
+  wire n163_not_s2;
+  input [16:0] n170_mux;
+  wire [16:0] n170_mux;
+  output [18:0] n177_mux;
+  wire [18:0] n177_mux;
+  input [46:0] n198_mux;
+  wire [46:0] n198_mux;
+  input [15:0] n19_mux;
+  wire [15:0] n19_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input n21_mux;
-  wire n21_mux;
-  input [31:0] n230_mux;
-  wire [31:0] n230_mux;
-  output [31:0] n235_mux;
-  wire [31:0] n235_mux;
-  input [15:0] n25_mux;
-  wire [15:0] n25_mux;
-  input n40_mux;
-  wire n40_mux;
-  output [15:0] n44_mux;
-  wire [15:0] n44_mux;
-  output n75_mux;
-  wire n75_mux;
-  input n91_and;
-  wire n91_and;
-  assign n44_mux = n40_mux ? { n25_mux[13:0], 2'h0 } : n25_mux;
+  input n202_slice_s2;
+  wire n202_slice_s2;
+  input n210_eq_s2;
+  wire n210_eq_s2;
+  input n214_eq_s2;
+  wire n214_eq_s2;
+  output [31:0] n216_mux;
+  wire [31:0] n216_mux;
+  input n34_mux;
+  wire n34_mux;
+  output [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  output n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  input [15:0] n94_mux;
+  wire [15:0] n94_mux;
+  assign n38_mux = n34_mux ? { n19_mux[13:0], 2'h0 } : n19_mux;
   assign \$1  = ! n0_a[1];
   assign \$2  = ! n0_a[9];
-  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$3  = n4_eq ? \$1  : \$2 ;
   assign \$4  = ! n0_a[5];
   assign \$5  = ! n0_a[13];
-  assign \$6  = n10_and ? \$4  : \$5 ;
-  assign \$7  = n21_mux ? \$3  : \$6 ;
+  assign \$6  = n4_eq ? \$4  : \$5 ;
+  assign \$7  = n15_mux ? \$3  : \$6 ;
   assign \$8  = ! n0_a[3];
   assign \$9  = ! n0_a[11];
-  assign \$10  = n10_and ? \$8  : \$9 ;
+  assign \$10  = n4_eq ? \$8  : \$9 ;
   assign \$11  = ! n0_a[7];
   assign \$12  = ! n0_a[15];
-  assign \$13  = n10_and ? \$11  : \$12 ;
-  assign \$14  = n21_mux ? \$10  : \$13 ;
-  assign n75_mux = n40_mux ? \$7  : \$14 ;
-  assign n125_mux = n121_mux ? { n106_mux[13:0], 2'h0 } : n106_mux;
+  assign \$13  = n4_eq ? \$11  : \$12 ;
+  assign \$14  = n15_mux ? \$10  : \$13 ;
+  assign n69_mux = n34_mux ? \$7  : \$14 ;
+  assign n113_mux = n109_mux ? { n94_mux[13:0], 2'h0 } : n94_mux;
   assign \$15  = ! n1_b[1];
   assign \$16  = ! n1_b[9];
-  assign \$17  = n91_and ? \$15  : \$16 ;
+  assign \$17  = n79_eq ? \$15  : \$16 ;
   assign \$18  = ! n1_b[5];
   assign \$19  = ! n1_b[13];
-  assign \$20  = n91_and ? \$18  : \$19 ;
-  assign \$21  = n102_mux ? \$17  : \$20 ;
+  assign \$20  = n79_eq ? \$18  : \$19 ;
+  assign \$21  = n90_mux ? \$17  : \$20 ;
   assign \$22  = ! n1_b[3];
   assign \$23  = ! n1_b[11];
-  assign \$24  = n91_and ? \$22  : \$23 ;
+  assign \$24  = n79_eq ? \$22  : \$23 ;
   assign \$25  = ! n1_b[7];
   assign \$26  = ! n1_b[15];
-  assign \$27  = n91_and ? \$25  : \$26 ;
-  assign \$28  = n102_mux ? \$24  : \$27 ;
-  assign n156_mux = n121_mux ? \$21  : \$28 ;
-  assign n195_mux = n177_sub[0] ? { n188_mux, 1'h0 } : { 1'h0, n188_mux };
-  assign n235_mux = n179_sub[0] ? { 1'h0, n230_mux[31:1] } : n230_mux;
+  assign \$27  = n79_eq ? \$25  : \$26 ;
+  assign \$28  = n90_mux ? \$24  : \$27 ;
+  assign n144_mux = n109_mux ? \$21  : \$28 ;
+  assign n177_mux = n157_slice[1] ? { n170_mux, 2'h0 } : { 2'h0, n170_mux };
+  assign \$29  = n202_slice_s2 ? { n198_mux[15:0], 32'h00000000 } : { 1'h0, n198_mux };
+  assign \$30  = n163_not_s2 ? 32'd4294967295 : \$29 [47:16];
+  assign \$31  = n210_eq_s2 ? 32'd0 : \$30 ;
+  assign n216_mux = n214_eq_s2 ? 32'd4294967295 : \$31 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w16_s2.depth6 (n91_and, n21_mux, n102_mux, n177_sub, n179_sub, n40_mux, n121_mux, n44_mux, n75_mux, n125_mux, n156_mux, n195_mux, n235_mux, n166_add, \port$104$0 , \port$105$0 , n202_mux, n240_mux, n10_and);
+module \mitchell_div_w16_s2.depth5 (n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n38_mux, n69_mux, n113_mux, n144_mux, n177_mux, \port$74$0 , \port$75$0 , \port$76$0 , \port$77$0 , n4_eq);
   wire [15:0] \$1 ;
   wire [3:0] \$2 ;
   wire [15:0] \$3 ;
   wire [3:0] \$4 ;
-  input n102_mux;
-  wire n102_mux;
-  input n10_and;
-  wire n10_and;
-  input n121_mux;
-  wire n121_mux;
-  input [15:0] n125_mux;
-  wire [15:0] n125_mux;
-  input n156_mux;
-  wire n156_mux;
-  output [20:0] n166_add;
-  wire [20:0] n166_add;
-  wire [18:0] n167_cat;
-  input [5:0] n177_sub;
-  wire [5:0] n177_sub;
-  input [6:0] n179_sub;
-  wire [6:0] n179_sub;
-  input [16:0] n195_mux;
-  wire [16:0] n195_mux;
-  output [18:0] n202_mux;
-  wire [18:0] n202_mux;
-  input n21_mux;
-  wire n21_mux;
-  input [31:0] n235_mux;
-  wire [31:0] n235_mux;
-  output [31:0] n240_mux;
-  wire [31:0] n240_mux;
-  input n40_mux;
-  wire n40_mux;
-  input [15:0] n44_mux;
-  wire [15:0] n44_mux;
-  input n75_mux;
-  wire n75_mux;
-  input n91_and;
-  wire n91_and;
-  output [14:0] \port$104$0 ;
-  wire [14:0] \port$104$0 ;
-  output [3:0] \port$105$0 ;
-  wire [3:0] \port$105$0 ;
-  assign n202_mux = n177_sub[1] ? { n195_mux, 2'h0 } : { 2'h0, n195_mux };
-  assign n240_mux = n179_sub[1] ? { 2'h0, n235_mux[31:2] } : n235_mux;
-  assign \$1  = n75_mux ? { n44_mux[14:0], 1'h0 } : n44_mux;
-  assign \$2  = ~ { n10_and, n21_mux, n40_mux, n75_mux };
-  assign n166_add = { \$2 , \$1 [14:0] } + 20'h88000;
-  assign \$3  = n156_mux ? { n125_mux[14:0], 1'h0 } : n125_mux;
-  assign \$4  = ~ { n91_and, n102_mux, n121_mux, n156_mux };
-  assign n167_cat = { \$4 , \$3 [14:0] };
-  assign \port$104$0  = \$3 [14:0];
-  assign \port$105$0  = \$4 ;
+  input n109_mux;
+  wire n109_mux;
+  input [15:0] n113_mux;
+  wire [15:0] n113_mux;
+  input n144_mux;
+  wire n144_mux;
+  wire [18:0] n152_cat;
+  wire [18:0] n155_cat;
+  input n15_mux;
+  wire n15_mux;
+  input [18:0] n177_mux;
+  wire [18:0] n177_mux;
+  wire [22:0] n180_cat;
+  wire [22:0] n183_cat;
+  input n34_mux;
+  wire n34_mux;
+  input [15:0] n38_mux;
+  wire [15:0] n38_mux;
+  input n4_eq;
+  wire n4_eq;
+  input n69_mux;
+  wire n69_mux;
+  input n79_eq;
+  wire n79_eq;
+  input n90_mux;
+  wire n90_mux;
+  output [14:0] \port$74$0 ;
+  wire [14:0] \port$74$0 ;
+  output [3:0] \port$75$0 ;
+  wire [3:0] \port$75$0 ;
+  output [14:0] \port$76$0 ;
+  wire [14:0] \port$76$0 ;
+  output [3:0] \port$77$0 ;
+  wire [3:0] \port$77$0 ;
+  assign \$1  = n69_mux ? { n38_mux[14:0], 1'h0 } : n38_mux;
+  assign \$2  = ~ { n4_eq, n15_mux, n34_mux, n69_mux };
+  assign \$3  = n144_mux ? { n113_mux[14:0], 1'h0 } : n113_mux;
+  assign \$4  = ~ { n79_eq, n90_mux, n109_mux, n144_mux };
+  assign n152_cat = { \$2 , \$1 [14:0] };
+  assign n155_cat = { \$4 , \$3 [14:0] };
+  assign n180_cat = { n177_mux, 4'h0 };
+  assign n183_cat = { 4'h0, n177_mux };
+  assign \port$74$0  = \$1 [14:0];
+  assign \port$75$0  = \$2 ;
+  assign \port$76$0  = \$3 [14:0];
+  assign \port$77$0  = \$4 ;
 endmodule

@@ -24,9 +24,7 @@ module mitchell_div_w32_s0(b, o, a);
   wire [37:0] n290_sub;
   wire [6:0] n291_slice;
   wire [31:0] n294_cat;
-  wire n297_not;
-  wire [6:0] n299_sub;
-  wire [63:0] n320_mux;
+  wire [63:0] n319_mux;
   wire n34_mux;
   wire [31:0] n38_mux;
   wire n4_eq;
@@ -115,21 +113,14 @@ module mitchell_div_w32_s0(b, o, a);
     .n73_mux(n73_mux)
   );
   \mitchell_div_w32_s0.depth8  depth8 (
-    .n291_slice(n290_sub[37:31]),
-    .n297_not(n297_not),
-    .n299_sub(n299_sub)
-  );
-  \mitchell_div_w32_s0.depth9  depth9 (
     .n0_a(a),
     .n1_b(b),
-    .n297_not(n297_not),
-    .n299_sub(n299_sub),
-    .n320_mux(o),
+    .n319_mux(o),
     .\port$128$0 (n290_sub)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n320_mux = o;
+  assign n319_mux = o;
   assign n291_slice = n290_sub[37:31];
   assign n294_cat = { 1'h1, n290_sub[30:0] };
 endmodule
@@ -532,60 +523,44 @@ module \mitchell_div_w32_s0.depth6 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mu
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s0.depth8 (n297_not, n299_sub, n291_slice);
+module \mitchell_div_w32_s0.depth8 (n1_b, \port$128$0 , n319_mux, n0_a);
   wire \$1 ;
-  wire [7:0] \$2 ;
-  input [6:0] n291_slice;
-  wire [6:0] n291_slice;
-  output n297_not;
-  wire n297_not;
-  output [6:0] n299_sub;
-  wire [6:0] n299_sub;
-  assign \$1  = n291_slice < 6'h20;
-  assign n297_not = ~ \$1 ;
-  assign \$2  = n291_slice - 6'h20;
-  assign n299_sub = \$2 [6:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_w32_s0.depth9 (n1_b, \port$128$0 , n297_not, n299_sub, n320_mux, n0_a);
-  wire \$1 ;
-  wire [63:0] \$10 ;
+  wire [31:0] \$10 ;
   wire [63:0] \$11 ;
+  wire [63:0] \$12 ;
+  wire [63:0] \$13 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
-  wire [158:0] \$6 ;
+  wire \$6 ;
   wire [7:0] \$7 ;
-  wire [63:0] \$8 ;
-  wire [63:0] \$9 ;
+  wire [158:0] \$8 ;
+  wire [7:0] \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
   input [31:0] n1_b;
   wire [31:0] n1_b;
   wire [6:0] n291_slice;
   wire [31:0] n294_cat;
-  input n297_not;
-  wire n297_not;
-  input [6:0] n299_sub;
-  wire [6:0] n299_sub;
-  output [63:0] n320_mux;
-  wire [63:0] n320_mux;
+  output [63:0] n319_mux;
+  wire [63:0] n319_mux;
   input [37:0] \port$128$0 ;
   wire [37:0] \port$128$0 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n299_sub < 6'h21;
+  assign \$3  = \port$128$0 [37:31] < 7'h41;
   assign \$4  = ~ \$3 ;
-  assign \$5  = n297_not & \$4 ;
-  assign \$6  = { 1'h1, \port$128$0 [30:0] } << n299_sub;
-  assign \$7  = 6'h20 - \port$128$0 [37:31];
-  assign \$8  = { 1'h1, \port$128$0 [30:0] } >> \$7 ;
-  assign \$9  = n297_not ? \$6 [63:0] : \$8 ;
-  assign \$10  = \$5  ? 64'hffffffffffffffff : \$9 ;
-  assign \$11  = \$2  ? 64'h0000000000000000 : \$10 ;
-  assign n320_mux = \$1  ? 64'hffffffffffffffff : \$11 ;
-  assign n294_cat = { 1'h1, \port$128$0 [30:0] };
+  assign \$5  = \port$128$0 [37:31] < 6'h20;
+  assign \$6  = ~ \$5 ;
+  assign \$7  = \port$128$0 [37:31] - 6'h20;
+  assign \$8  = { 1'h1, \port$128$0 [30:0] } << \$7 [6:0];
+  assign \$9  = 6'h20 - \port$128$0 [37:31];
+  assign \$10  = { 1'h1, \port$128$0 [30:0] } >> \$9 ;
+  assign \$11  = \$5  ? { 32'h00000000, \$10  } : \$8 [63:0];
+  assign \$12  = \$3  ? \$11  : 64'hffffffffffffffff;
+  assign \$13  = \$2  ? 64'h0000000000000000 : \$12 ;
+  assign n319_mux = \$1  ? 64'hffffffffffffffff : \$13 ;
   assign n291_slice = \port$128$0 [37:31];
+  assign n294_cat = { 1'h1, \port$128$0 [30:0] };
 endmodule

@@ -7,10 +7,11 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg \$1 ;
   reg \$2 ;
   reg \$3 ;
-  wire [30:0] \$4 ;
-  wire [4:0] \$5 ;
-  wire [30:0] \$6 ;
-  wire [4:0] \$7 ;
+  wire [31:0] \$4 ;
+  wire [30:0] \$5 ;
+  wire [4:0] \$6 ;
+  wire [30:0] \$7 ;
+  wire [4:0] \$8 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
@@ -48,73 +49,65 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg [31:0] n346_cat_s2 = 32'd0;
   wire n349_not;
   reg n349_not_s3 = 1'h0;
-  wire [6:0] n351_sub;
-  reg [6:0] n351_sub_s2 = 7'h00;
-  wire [7:0] n353_sub;
-  wire n357_and;
-  reg n357_and_s3 = 1'h0;
-  wire n358_slice;
-  reg n358_slice_s2 = 1'h0;
-  wire [31:0] n362_mux;
-  wire n366_slice;
-  reg n366_slice_s2 = 1'h0;
-  wire [32:0] n369_mux;
-  wire n373_slice;
-  reg n373_slice_s2 = 1'h0;
-  wire [34:0] n376_mux;
-  wire n380_slice;
-  reg n380_slice_s2 = 1'h0;
-  wire [38:0] n383_mux;
-  wire n387_slice;
-  reg n387_slice_s2 = 1'h0;
-  wire [46:0] n390_mux;
-  wire n394_slice;
-  reg n394_slice_s2 = 1'h0;
-  wire [62:0] n397_mux;
+  wire n352_not;
+  reg n352_not_s3 = 1'h0;
+  wire [6:0] n354_sub;
+  wire n355_slice;
+  reg n355_slice_s2 = 1'h0;
+  wire [31:0] n359_mux;
+  wire n363_slice;
+  reg n363_slice_s2 = 1'h0;
+  wire [32:0] n366_mux;
+  wire n370_slice;
+  reg n370_slice_s2 = 1'h0;
+  wire [34:0] n373_mux;
+  wire n377_slice;
+  reg n377_slice_s2 = 1'h0;
+  wire [38:0] n380_mux;
+  wire n384_slice;
+  reg n384_slice_s2 = 1'h0;
+  wire [46:0] n387_mux;
+  wire n391_slice;
+  reg n391_slice_s2 = 1'h0;
+  wire [62:0] n394_mux;
+  wire [63:0] n397_cat;
+  reg [63:0] n397_cat_s3 = 64'h0000000000000000;
+  wire n398_slice;
+  reg n398_slice_s2 = 1'h0;
+  reg n398_slice_s3 = 1'h0;
   wire [63:0] n400_cat;
   reg [63:0] n400_cat_s3 = 64'h0000000000000000;
-  wire n401_slice;
-  reg n401_slice_s2 = 1'h0;
-  reg n401_slice_s3 = 1'h0;
-  wire [63:0] n403_cat;
-  reg [63:0] n403_cat_s3 = 64'h0000000000000000;
-  wire [63:0] n406_cat;
-  reg [63:0] n406_cat_s2 = 64'h0000000000000000;
-  wire [1:0] n407_slice;
-  reg [1:0] n407_slice_s2 = 2'h0;
-  wire [63:0] n411_mux;
-  wire n415_slice;
-  reg n415_slice_s2 = 1'h0;
-  wire [63:0] n416_mux;
+  wire [7:0] n403_sub;
+  wire [2:0] n404_slice;
+  reg [2:0] n404_slice_s2 = 3'h0;
+  wire [31:0] n408_mux;
+  wire n412_slice;
+  reg n412_slice_s2 = 1'h0;
+  wire [31:0] n413_mux;
+  wire n417_slice;
+  reg n417_slice_s2 = 1'h0;
+  wire [31:0] n418_mux;
   wire n41_mux;
-  wire n420_slice;
-  reg n420_slice_s2 = 1'h0;
-  wire [63:0] n421_mux;
-  wire n425_slice;
-  reg n425_slice_s2 = 1'h0;
-  wire [63:0] n426_mux;
-  wire n430_slice;
-  reg n430_slice_s2 = 1'h0;
-  wire [63:0] n431_mux;
-  wire n435_slice;
-  reg n435_slice_s2 = 1'h0;
-  wire [63:0] n436_mux;
-  reg [63:0] n436_mux_s3 = 64'h0000000000000000;
-  wire [63:0] n439_cat;
-  reg [63:0] n439_cat_s3 = 64'h0000000000000000;
-  wire n440_slice;
-  reg n440_slice_s2 = 1'h0;
-  reg n440_slice_s3 = 1'h0;
+  wire n422_slice;
+  reg n422_slice_s2 = 1'h0;
+  wire [31:0] n423_mux;
+  wire n427_slice;
+  reg n427_slice_s2 = 1'h0;
+  wire [31:0] n428_mux;
+  wire n432_slice;
+  reg n432_slice_s2 = 1'h0;
+  wire [63:0] n435_cat;
+  reg [63:0] n435_cat_s3 = 64'h0000000000000000;
   wire [31:0] n45_mux;
-  wire n476_and;
-  reg n476_and_s1 = 1'h0;
-  reg n476_and_s2 = 1'h0;
-  reg n476_and_s3 = 1'h0;
-  wire n510_and;
-  reg n510_and_s1 = 1'h0;
-  reg n510_and_s2 = 1'h0;
-  reg n510_and_s3 = 1'h0;
-  wire [63:0] n512_mux;
+  wire n470_and;
+  reg n470_and_s1 = 1'h0;
+  reg n470_and_s2 = 1'h0;
+  reg n470_and_s3 = 1'h0;
+  wire n504_and;
+  reg n504_and_s1 = 1'h0;
+  reg n504_and_s2 = 1'h0;
+  reg n504_and_s3 = 1'h0;
+  wire [63:0] n506_mux;
   wire n60_mux;
   wire [31:0] n64_mux;
   wire n95_mux;
@@ -132,69 +125,61 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s3;
   always @(posedge clk)
+    n341_cat_s1 <= { \$8 , \$7  };
+  always @(posedge clk)
     n343_slice_s2 <= n342_sub[37:31];
   always @(posedge clk)
-    n351_sub_s2 <= n351_sub;
-  always @(posedge clk)
-    n358_slice_s2 <= n351_sub[6];
+    n355_slice_s2 <= n354_sub[6];
   always @(posedge clk)
     n346_cat_s2 <= { 1'h1, n342_sub[30:0] };
   always @(posedge clk)
-    n366_slice_s2 <= n351_sub[0];
+    n363_slice_s2 <= n354_sub[0];
   always @(posedge clk)
-    n373_slice_s2 <= n351_sub[1];
+    n370_slice_s2 <= n354_sub[1];
   always @(posedge clk)
-    n380_slice_s2 <= n351_sub[2];
+    n377_slice_s2 <= n354_sub[2];
   always @(posedge clk)
-    n387_slice_s2 <= n351_sub[3];
+    n384_slice_s2 <= n354_sub[3];
   always @(posedge clk)
-    n394_slice_s2 <= n351_sub[4];
+    n391_slice_s2 <= n354_sub[4];
   always @(posedge clk)
-    n407_slice_s2 <= n353_sub[7:6];
+    n404_slice_s2 <= n403_sub[7:5];
   always @(posedge clk)
-    n406_cat_s2 <= { 33'h000000001, n342_sub[30:0] };
+    n412_slice_s2 <= n403_sub[0];
   always @(posedge clk)
-    n415_slice_s2 <= n353_sub[0];
+    n417_slice_s2 <= n403_sub[1];
   always @(posedge clk)
-    n420_slice_s2 <= n353_sub[1];
+    n422_slice_s2 <= n403_sub[2];
   always @(posedge clk)
-    n425_slice_s2 <= n353_sub[2];
+    n427_slice_s2 <= n403_sub[3];
   always @(posedge clk)
-    n430_slice_s2 <= n353_sub[3];
+    n432_slice_s2 <= n403_sub[4];
   always @(posedge clk)
-    n435_slice_s2 <= n353_sub[4];
+    n504_and_s1 <= n504_and;
   always @(posedge clk)
-    n510_and_s1 <= n510_and;
+    n504_and_s2 <= n504_and_s1;
   always @(posedge clk)
-    n510_and_s2 <= n510_and_s1;
+    n504_and_s3 <= n504_and_s2;
   always @(posedge clk)
-    n510_and_s3 <= n510_and_s2;
+    n470_and_s1 <= n470_and;
   always @(posedge clk)
-    n476_and_s1 <= n476_and;
+    n470_and_s2 <= n470_and_s1;
   always @(posedge clk)
-    n476_and_s2 <= n476_and_s1;
-  always @(posedge clk)
-    n476_and_s3 <= n476_and_s2;
-  always @(posedge clk)
-    n357_and_s3 <= n357_and;
+    n470_and_s3 <= n470_and_s2;
   always @(posedge clk)
     n349_not_s3 <= n349_not;
   always @(posedge clk)
-    n401_slice_s2 <= n351_sub[5];
+    n352_not_s3 <= n352_not;
   always @(posedge clk)
-    n401_slice_s3 <= n401_slice_s2;
+    n398_slice_s2 <= n354_sub[5];
   always @(posedge clk)
-    n400_cat_s3 <= { n397_mux[31:0], 32'h00000000 };
+    n398_slice_s3 <= n398_slice_s2;
   always @(posedge clk)
-    n403_cat_s3 <= { 1'h0, n397_mux };
+    n397_cat_s3 <= { n394_mux[31:0], 32'h00000000 };
   always @(posedge clk)
-    n440_slice_s2 <= n353_sub[5];
+    n400_cat_s3 <= { 1'h0, n394_mux };
   always @(posedge clk)
-    n440_slice_s3 <= n440_slice_s2;
-  always @(posedge clk)
-    n439_cat_s3 <= { 32'h00000000, n436_mux[63:32] };
-  always @(posedge clk)
-    n436_mux_s3 <= n436_mux;
+    n435_cat_s3 <= { 32'h00000000, \$4  };
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -202,9 +187,7 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     valid_out <= \$3 ;
   always @(posedge clk)
-    n338_cat_s1 <= { \$5 , \$4  };
-  always @(posedge clk)
-    n341_cat_s1 <= { \$7 , \$6  };
+    n338_cat_s1 <= { \$6 , \$5  };
   \mitchell_div_w32_s3.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
@@ -215,23 +198,21 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n346_cat_s2(n346_cat_s2),
     .n349_not(n349_not),
     .n349_not_s3(n349_not_s3),
-    .n357_and_s3(n357_and_s3),
-    .n358_slice_s2(n358_slice_s2),
-    .n362_mux(n362_mux),
+    .n352_not(n352_not),
+    .n352_not_s3(n352_not_s3),
+    .n355_slice_s2(n355_slice_s2),
+    .n359_mux(n359_mux),
+    .n397_cat_s3(n397_cat_s3),
+    .n398_slice_s3(n398_slice_s3),
     .n400_cat_s3(n400_cat_s3),
-    .n401_slice_s3(n401_slice_s3),
-    .n403_cat_s3(n403_cat_s3),
-    .n406_cat_s2(n406_cat_s2),
-    .n407_slice_s2(n407_slice_s2),
-    .n411_mux(n411_mux),
-    .n436_mux_s3(n436_mux_s3),
-    .n439_cat_s3(n439_cat_s3),
-    .n440_slice_s3(n440_slice_s3),
-    .n476_and(n476_and),
-    .n476_and_s3(n476_and_s3),
-    .n510_and(n510_and),
-    .n510_and_s3(n510_and_s3),
-    .n512_mux(o)
+    .n404_slice_s2(n404_slice_s2),
+    .n408_mux(n408_mux),
+    .n435_cat_s3(n435_cat_s3),
+    .n470_and(n470_and),
+    .n470_and_s3(n470_and_s3),
+    .n504_and(n504_and),
+    .n504_and_s3(n504_and_s3),
+    .n506_mux(o)
   );
   \mitchell_div_w32_s3.depth2  depth2 (
     .n170_slice(b[31:16]),
@@ -239,15 +220,12 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n18_and(n18_and),
     .n2_slice(a[31:16]),
     .n342_sub(n342_sub),
-    .n349_not(n349_not),
-    .n351_sub_s2(n351_sub_s2),
-    .n357_and(n357_and),
-    .n362_mux(n362_mux),
-    .n366_slice_s2(n366_slice_s2),
-    .n369_mux(n369_mux),
-    .n411_mux(n411_mux),
-    .n415_slice_s2(n415_slice_s2),
-    .n416_mux(n416_mux)
+    .n359_mux(n359_mux),
+    .n363_slice_s2(n363_slice_s2),
+    .n366_mux(n366_mux),
+    .n408_mux(n408_mux),
+    .n412_slice_s2(n412_slice_s2),
+    .n413_mux(n413_mux)
   );
   \mitchell_div_w32_s3.depth3  depth3 (
     .n0_a(a),
@@ -257,16 +235,16 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n1_b(b),
     .n209_mux(n209_mux),
     .n22_mux(n22_mux),
-    .n351_sub(n351_sub),
-    .n353_sub(n353_sub),
-    .n369_mux(n369_mux),
-    .n373_slice_s2(n373_slice_s2),
-    .n376_mux(n376_mux),
-    .n416_mux(n416_mux),
-    .n41_mux(n41_mux),
-    .n420_slice_s2(n420_slice_s2),
-    .n421_mux(n421_mux),
-    .\port$2$0 (n342_sub)
+    .n343_slice(n342_sub[37:31]),
+    .n354_sub(n354_sub),
+    .n366_mux(n366_mux),
+    .n370_slice_s2(n370_slice_s2),
+    .n373_mux(n373_mux),
+    .n403_sub(n403_sub),
+    .n413_mux(n413_mux),
+    .n417_slice_s2(n417_slice_s2),
+    .n418_mux(n418_mux),
+    .n41_mux(n41_mux)
   );
   \mitchell_div_w32_s3.depth4  depth4 (
     .n0_a(a),
@@ -278,15 +256,15 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n213_mux(n213_mux),
     .n228_mux(n228_mux),
     .n22_mux(n22_mux),
-    .n351_sub(n351_sub),
-    .n353_sub(n353_sub),
-    .n376_mux(n376_mux),
-    .n380_slice_s2(n380_slice_s2),
-    .n383_mux(n383_mux),
+    .n354_sub(n354_sub),
+    .n373_mux(n373_mux),
+    .n377_slice_s2(n377_slice_s2),
+    .n380_mux(n380_mux),
+    .n403_sub(n403_sub),
+    .n418_mux(n418_mux),
     .n41_mux(n41_mux),
-    .n421_mux(n421_mux),
-    .n425_slice_s2(n425_slice_s2),
-    .n426_mux(n426_mux),
+    .n422_slice_s2(n422_slice_s2),
+    .n423_mux(n423_mux),
     .n45_mux(n45_mux),
     .n60_mux(n60_mux)
   );
@@ -300,13 +278,13 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n228_mux(n228_mux),
     .n232_mux(n232_mux),
     .n263_mux(n263_mux),
-    .n383_mux(n383_mux),
-    .n387_slice_s2(n387_slice_s2),
-    .n390_mux(n390_mux),
+    .n380_mux(n380_mux),
+    .n384_slice_s2(n384_slice_s2),
+    .n387_mux(n387_mux),
     .n41_mux(n41_mux),
-    .n426_mux(n426_mux),
-    .n430_slice_s2(n430_slice_s2),
-    .n431_mux(n431_mux),
+    .n423_mux(n423_mux),
+    .n427_slice_s2(n427_slice_s2),
+    .n428_mux(n428_mux),
     .n45_mux(n45_mux),
     .n60_mux(n60_mux),
     .n64_mux(n64_mux),
@@ -324,17 +302,17 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n263_mux(n263_mux),
     .n267_mux(n267_mux),
     .n330_mux(n330_mux),
-    .n390_mux(n390_mux),
-    .n394_slice_s2(n394_slice_s2),
-    .n397_mux(n397_mux),
+    .n387_mux(n387_mux),
+    .n391_slice_s2(n391_slice_s2),
+    .n394_mux(n394_mux),
     .n41_mux(n41_mux),
-    .n431_mux(n431_mux),
-    .n435_slice_s2(n435_slice_s2),
-    .n436_mux(n436_mux),
+    .n428_mux(n428_mux),
+    .n432_slice_s2(n432_slice_s2),
     .n60_mux(n60_mux),
     .n64_mux(n64_mux),
     .n95_mux(n95_mux),
-    .n99_mux(n99_mux)
+    .n99_mux(n99_mux),
+    .\port$199$0 (\$4 )
   );
   \mitchell_div_w32_s3.depth7  depth7 (
     .n162_mux(n162_mux),
@@ -345,16 +323,15 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n263_mux(n263_mux),
     .n267_mux(n267_mux),
     .n330_mux(n330_mux),
-    .n397_mux(n397_mux),
+    .n394_mux(n394_mux),
     .n41_mux(n41_mux),
-    .n436_mux(n436_mux),
     .n60_mux(n60_mux),
     .n95_mux(n95_mux),
     .n99_mux(n99_mux),
-    .\port$202$0 (\$4 ),
-    .\port$203$0 (\$5 ),
-    .\port$204$0 (\$6 ),
-    .\port$205$0 (\$7 )
+    .\port$200$0 (\$5 ),
+    .\port$201$0 (\$6 ),
+    .\port$202$0 (\$7 ),
+    .\port$203$0 (\$8 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -379,30 +356,28 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n512_mux = o;
+  assign n506_mux = o;
   assign valid_s3 = valid_out;
-  assign n338_cat = { \$5 , \$4  };
-  assign n341_cat = { \$7 , \$6  };
+  assign n338_cat = { \$6 , \$5  };
+  assign n341_cat = { \$8 , \$7  };
   assign n343_slice = n342_sub[37:31];
-  assign n358_slice = n351_sub[6];
+  assign n355_slice = n354_sub[6];
   assign n346_cat = { 1'h1, n342_sub[30:0] };
-  assign n366_slice = n351_sub[0];
-  assign n373_slice = n351_sub[1];
-  assign n380_slice = n351_sub[2];
-  assign n387_slice = n351_sub[3];
-  assign n394_slice = n351_sub[4];
-  assign n407_slice = n353_sub[7:6];
-  assign n406_cat = { 33'h000000001, n342_sub[30:0] };
-  assign n415_slice = n353_sub[0];
-  assign n420_slice = n353_sub[1];
-  assign n425_slice = n353_sub[2];
-  assign n430_slice = n353_sub[3];
-  assign n435_slice = n353_sub[4];
-  assign n401_slice = n351_sub[5];
-  assign n400_cat = { n397_mux[31:0], 32'h00000000 };
-  assign n403_cat = { 1'h0, n397_mux };
-  assign n440_slice = n353_sub[5];
-  assign n439_cat = { 32'h00000000, n436_mux[63:32] };
+  assign n363_slice = n354_sub[0];
+  assign n370_slice = n354_sub[1];
+  assign n377_slice = n354_sub[2];
+  assign n384_slice = n354_sub[3];
+  assign n391_slice = n354_sub[4];
+  assign n404_slice = n403_sub[7:5];
+  assign n412_slice = n403_sub[0];
+  assign n417_slice = n403_sub[1];
+  assign n422_slice = n403_sub[2];
+  assign n427_slice = n403_sub[3];
+  assign n432_slice = n403_sub[4];
+  assign n398_slice = n354_sub[5];
+  assign n397_cat = { n394_mux[31:0], 32'h00000000 };
+  assign n400_cat = { 1'h0, n394_mux };
+  assign n435_cat = { 32'h00000000, \$4  };
   assign n2_slice = a[31:16];
   assign n170_slice = b[31:16];
   assign n23_slice = a[31:24];
@@ -412,8 +387,8 @@ module mitchell_div_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s3.depth1 (n1_b, n342_sub, n349_not, n362_mux, n411_mux, n476_and, n510_and, n512_mux, n338_cat_s1, n341_cat_s1, n343_slice_s2, n358_slice_s2, n346_cat_s2, n407_slice_s2, n406_cat_s2, n510_and_s3, n476_and_s3, n357_and_s3, n349_not_s3, n401_slice_s3, n400_cat_s3
-, n403_cat_s3, n440_slice_s3, n439_cat_s3, n436_mux_s3, n0_a);
+module \mitchell_div_w32_s3.depth1 (n1_b, n342_sub, n349_not, n352_not, n359_mux, n408_mux, n470_and, n504_and, n506_mux, n338_cat_s1, n341_cat_s1, n343_slice_s2, n355_slice_s2, n346_cat_s2, n404_slice_s2, n504_and_s3, n470_and_s3, n349_not_s3, n352_not_s3, n398_slice_s3, n397_cat_s3
+, n400_cat_s3, n435_cat_s3, n0_a);
   wire [37:0] \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -441,7 +416,7 @@ module \mitchell_div_w32_s3.depth1 (n1_b, n342_sub, n349_not, n362_mux, n411_mux
   wire \$31 ;
   wire \$32 ;
   wire \$33 ;
-  wire [63:0] \$34 ;
+  wire \$34 ;
   wire [63:0] \$35 ;
   wire [63:0] \$36 ;
   wire [63:0] \$37 ;
@@ -476,84 +451,81 @@ module \mitchell_div_w32_s3.depth1 (n1_b, n342_sub, n349_not, n362_mux, n411_mux
   wire n349_not;
   input n349_not_s3;
   wire n349_not_s3;
-  input n357_and_s3;
-  wire n357_and_s3;
-  input n358_slice_s2;
-  wire n358_slice_s2;
-  output [31:0] n362_mux;
-  wire [31:0] n362_mux;
+  output n352_not;
+  wire n352_not;
+  input n352_not_s3;
+  wire n352_not_s3;
+  input n355_slice_s2;
+  wire n355_slice_s2;
+  output [31:0] n359_mux;
+  wire [31:0] n359_mux;
+  input [63:0] n397_cat_s3;
+  wire [63:0] n397_cat_s3;
+  input n398_slice_s3;
+  wire n398_slice_s3;
   input [63:0] n400_cat_s3;
   wire [63:0] n400_cat_s3;
-  input n401_slice_s3;
-  wire n401_slice_s3;
-  input [63:0] n403_cat_s3;
-  wire [63:0] n403_cat_s3;
-  input [63:0] n406_cat_s2;
-  wire [63:0] n406_cat_s2;
-  input [1:0] n407_slice_s2;
-  wire [1:0] n407_slice_s2;
-  output [63:0] n411_mux;
-  wire [63:0] n411_mux;
-  input [63:0] n436_mux_s3;
-  wire [63:0] n436_mux_s3;
-  input [63:0] n439_cat_s3;
-  wire [63:0] n439_cat_s3;
-  input n440_slice_s3;
-  wire n440_slice_s3;
-  output n476_and;
-  wire n476_and;
-  input n476_and_s3;
-  wire n476_and_s3;
-  output n510_and;
-  wire n510_and;
-  input n510_and_s3;
-  wire n510_and_s3;
-  output [63:0] n512_mux;
-  wire [63:0] n512_mux;
+  input [2:0] n404_slice_s2;
+  wire [2:0] n404_slice_s2;
+  output [31:0] n408_mux;
+  wire [31:0] n408_mux;
+  input [63:0] n435_cat_s3;
+  wire [63:0] n435_cat_s3;
+  output n470_and;
+  wire n470_and;
+  input n470_and_s3;
+  wire n470_and_s3;
+  output n504_and;
+  wire n504_and;
+  input n504_and_s3;
+  wire n504_and_s3;
+  output [63:0] n506_mux;
+  wire [63:0] n506_mux;
   assign \$1  = n338_cat_s1 + 37'h1080000000;
   assign \$2  = \$1  - n341_cat_s1;
-  assign \$3  = n343_slice_s2 < 6'h20;
+  assign \$3  = n343_slice_s2 < 7'h41;
   assign n349_not = ~ \$3 ;
-  assign \$4  = ! n358_slice_s2;
-  assign n362_mux = n358_slice_s2 ? 32'd0 : n346_cat_s2;
-  assign \$5  = ! n407_slice_s2;
-  assign n411_mux = \$5  ? n406_cat_s2 : 64'h0000000000000000;
-  assign \$6  = ! n0_a[3:0];
-  assign \$7  = ! n0_a[7:4];
-  assign \$8  = \$6  & \$7 ;
-  assign \$9  = ! n0_a[11:8];
-  assign \$10  = ! n0_a[15:12];
-  assign \$11  = \$9  & \$10 ;
-  assign \$12  = \$8  & \$11 ;
-  assign \$13  = ! n0_a[19:16];
-  assign \$14  = ! n0_a[23:20];
-  assign \$15  = \$13  & \$14 ;
-  assign \$16  = ! n0_a[27:24];
-  assign \$17  = ! n0_a[31:28];
-  assign \$18  = \$16  & \$17 ;
-  assign \$19  = \$15  & \$18 ;
-  assign n476_and = \$12  & \$19 ;
-  assign \$20  = ! n1_b[3:0];
-  assign \$21  = ! n1_b[7:4];
-  assign \$22  = \$20  & \$21 ;
-  assign \$23  = ! n1_b[11:8];
-  assign \$24  = ! n1_b[15:12];
-  assign \$25  = \$23  & \$24 ;
-  assign \$26  = \$22  & \$25 ;
-  assign \$27  = ! n1_b[19:16];
-  assign \$28  = ! n1_b[23:20];
-  assign \$29  = \$27  & \$28 ;
-  assign \$30  = ! n1_b[27:24];
-  assign \$31  = ! n1_b[31:28];
-  assign \$32  = \$30  & \$31 ;
-  assign \$33  = \$29  & \$32 ;
-  assign n510_and = \$26  & \$33 ;
-  assign \$34  = n401_slice_s3 ? n400_cat_s3 : n403_cat_s3;
-  assign \$35  = n440_slice_s3 ? n439_cat_s3 : n436_mux_s3;
-  assign \$36  = n349_not_s3 ? \$34  : \$35 ;
-  assign \$37  = n357_and_s3 ? 64'hffffffffffffffff : \$36 ;
-  assign \$38  = n476_and_s3 ? 64'h0000000000000000 : \$37 ;
-  assign n512_mux = n510_and_s3 ? 64'hffffffffffffffff : \$38 ;
+  assign \$4  = n343_slice_s2 < 6'h20;
+  assign n352_not = ~ \$4 ;
+  assign \$5  = ! n355_slice_s2;
+  assign n359_mux = n355_slice_s2 ? 32'd0 : n346_cat_s2;
+  assign \$6  = ! n404_slice_s2;
+  assign n408_mux = \$6  ? n346_cat_s2 : 32'd0;
+  assign \$7  = ! n0_a[3:0];
+  assign \$8  = ! n0_a[7:4];
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = ! n0_a[11:8];
+  assign \$11  = ! n0_a[15:12];
+  assign \$12  = \$10  & \$11 ;
+  assign \$13  = \$9  & \$12 ;
+  assign \$14  = ! n0_a[19:16];
+  assign \$15  = ! n0_a[23:20];
+  assign \$16  = \$14  & \$15 ;
+  assign \$17  = ! n0_a[27:24];
+  assign \$18  = ! n0_a[31:28];
+  assign \$19  = \$17  & \$18 ;
+  assign \$20  = \$16  & \$19 ;
+  assign n470_and = \$13  & \$20 ;
+  assign \$21  = ! n1_b[3:0];
+  assign \$22  = ! n1_b[7:4];
+  assign \$23  = \$21  & \$22 ;
+  assign \$24  = ! n1_b[11:8];
+  assign \$25  = ! n1_b[15:12];
+  assign \$26  = \$24  & \$25 ;
+  assign \$27  = \$23  & \$26 ;
+  assign \$28  = ! n1_b[19:16];
+  assign \$29  = ! n1_b[23:20];
+  assign \$30  = \$28  & \$29 ;
+  assign \$31  = ! n1_b[27:24];
+  assign \$32  = ! n1_b[31:28];
+  assign \$33  = \$31  & \$32 ;
+  assign \$34  = \$30  & \$33 ;
+  assign n504_and = \$27  & \$34 ;
+  assign \$35  = n398_slice_s3 ? n397_cat_s3 : n400_cat_s3;
+  assign \$36  = n352_not_s3 ? \$35  : n435_cat_s3;
+  assign \$37  = n349_not_s3 ? 64'hffffffffffffffff : \$36 ;
+  assign \$38  = n470_and_s3 ? 64'h0000000000000000 : \$37 ;
+  assign n506_mux = n504_and_s3 ? 64'hffffffffffffffff : \$38 ;
   assign n2_slice = n0_a[31:16];
   assign n23_slice = n0_a[31:24];
   assign n32_slice = n0_a[15:8];
@@ -564,13 +536,11 @@ module \mitchell_div_w32_s3.depth1 (n1_b, n342_sub, n349_not, n362_mux, n411_mux
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s3.depth2 (n170_slice, n342_sub, n349_not, n362_mux, n411_mux, n18_and, n186_and, n357_and, n369_mux, n416_mux, n351_sub_s2, n366_slice_s2, n415_slice_s2, n2_slice);
+module \mitchell_div_w32_s3.depth2 (n170_slice, n342_sub, n359_mux, n408_mux, n18_and, n186_and, n366_mux, n413_mux, n363_slice_s2, n412_slice_s2, n2_slice);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
-  wire \$13 ;
-  wire \$14 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -591,24 +561,18 @@ module \mitchell_div_w32_s3.depth2 (n170_slice, n342_sub, n349_not, n362_mux, n4
   wire [37:0] n342_sub;
   wire [6:0] n343_slice;
   wire [31:0] n346_cat;
-  input n349_not;
-  wire n349_not;
-  input [6:0] n351_sub_s2;
-  wire [6:0] n351_sub_s2;
-  output n357_and;
-  wire n357_and;
-  input [31:0] n362_mux;
-  wire [31:0] n362_mux;
-  input n366_slice_s2;
-  wire n366_slice_s2;
-  output [32:0] n369_mux;
-  wire [32:0] n369_mux;
-  input [63:0] n411_mux;
-  wire [63:0] n411_mux;
-  input n415_slice_s2;
-  wire n415_slice_s2;
-  output [63:0] n416_mux;
-  wire [63:0] n416_mux;
+  input [31:0] n359_mux;
+  wire [31:0] n359_mux;
+  input n363_slice_s2;
+  wire n363_slice_s2;
+  output [32:0] n366_mux;
+  wire [32:0] n366_mux;
+  input [31:0] n408_mux;
+  wire [31:0] n408_mux;
+  input n412_slice_s2;
+  wire n412_slice_s2;
+  output [31:0] n413_mux;
+  wire [31:0] n413_mux;
   assign \$1  = ! n2_slice[3:0];
   assign \$2  = ! n2_slice[7:4];
   assign \$3  = \$1  & \$2 ;
@@ -623,17 +587,14 @@ module \mitchell_div_w32_s3.depth2 (n170_slice, n342_sub, n349_not, n362_mux, n4
   assign \$11  = ! n170_slice[15:12];
   assign \$12  = \$10  & \$11 ;
   assign n186_and = \$9  & \$12 ;
-  assign \$13  = n351_sub_s2 < 6'h21;
-  assign \$14  = ~ \$13 ;
-  assign n357_and = n349_not & \$14 ;
-  assign n369_mux = n366_slice_s2 ? { n362_mux, 1'h0 } : { 1'h0, n362_mux };
-  assign n416_mux = n415_slice_s2 ? { 1'h0, n411_mux[63:1] } : n411_mux;
+  assign n366_mux = n363_slice_s2 ? { n359_mux, 1'h0 } : { 1'h0, n359_mux };
+  assign n413_mux = n412_slice_s2 ? { 1'h0, n408_mux[31:1] } : n408_mux;
   assign n343_slice = n342_sub[37:31];
   assign n346_cat = { 1'h1, n342_sub[30:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s3.depth3 (n1_b, \port$2$0 , n18_and, n186_and, n369_mux, n416_mux, n22_mux, n41_mux, n190_mux, n209_mux, n351_sub, n353_sub, n376_mux, n421_mux, n373_slice_s2, n420_slice_s2, n0_a);
+module \mitchell_div_w32_s3.depth3 (n1_b, n343_slice, n18_and, n186_and, n366_mux, n413_mux, n22_mux, n41_mux, n190_mux, n209_mux, n354_sub, n373_mux, n403_sub, n418_mux, n370_slice_s2, n417_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -665,29 +626,26 @@ module \mitchell_div_w32_s3.depth3 (n1_b, \port$2$0 , n18_and, n186_and, n369_mu
   wire [31:0] n22_mux;
   wire [7:0] n23_slice;
   wire [7:0] n32_slice;
+  input [6:0] n343_slice;
   wire [6:0] n343_slice;
-  wire [31:0] n346_cat;
-  output [6:0] n351_sub;
-  wire [6:0] n351_sub;
-  output [7:0] n353_sub;
-  wire [7:0] n353_sub;
-  input [32:0] n369_mux;
-  wire [32:0] n369_mux;
-  input n373_slice_s2;
-  wire n373_slice_s2;
-  output [34:0] n376_mux;
-  wire [34:0] n376_mux;
-  wire [63:0] n406_cat;
-  input [63:0] n416_mux;
-  wire [63:0] n416_mux;
+  output [6:0] n354_sub;
+  wire [6:0] n354_sub;
+  input [32:0] n366_mux;
+  wire [32:0] n366_mux;
+  input n370_slice_s2;
+  wire n370_slice_s2;
+  output [34:0] n373_mux;
+  wire [34:0] n373_mux;
+  output [7:0] n403_sub;
+  wire [7:0] n403_sub;
+  input [31:0] n413_mux;
+  wire [31:0] n413_mux;
+  input n417_slice_s2;
+  wire n417_slice_s2;
+  output [31:0] n418_mux;
+  wire [31:0] n418_mux;
   output n41_mux;
   wire n41_mux;
-  input n420_slice_s2;
-  wire n420_slice_s2;
-  output [63:0] n421_mux;
-  wire [63:0] n421_mux;
-  input [37:0] \port$2$0 ;
-  wire [37:0] \port$2$0 ;
   assign n22_mux = n18_and ? { n0_a[15:0], 16'h0000 } : n0_a;
   assign \$1  = ! n0_a[11:8];
   assign \$2  = ! n0_a[15:12];
@@ -704,22 +662,19 @@ module \mitchell_div_w32_s3.depth3 (n1_b, \port$2$0 , n18_and, n186_and, n369_mu
   assign \$11  = ! n1_b[31:28];
   assign \$12  = \$10  & \$11 ;
   assign n209_mux = n186_and ? \$9  : \$12 ;
-  assign \$13  = \port$2$0 [37:31] - 6'h20;
-  assign n353_sub = 6'h20 - \port$2$0 [37:31];
-  assign n376_mux = n373_slice_s2 ? { n369_mux, 2'h0 } : { 2'h0, n369_mux };
-  assign n421_mux = n420_slice_s2 ? { 2'h0, n416_mux[63:2] } : n416_mux;
+  assign \$13  = n343_slice - 6'h20;
+  assign n373_mux = n370_slice_s2 ? { n366_mux, 2'h0 } : { 2'h0, n366_mux };
+  assign n403_sub = 6'h20 - n343_slice;
+  assign n418_mux = n417_slice_s2 ? { 2'h0, n413_mux[31:2] } : n413_mux;
   assign n23_slice = n0_a[31:24];
   assign n32_slice = n0_a[15:8];
   assign n191_slice = n1_b[31:24];
   assign n200_slice = n1_b[15:8];
-  assign n343_slice = \port$2$0 [37:31];
-  assign n406_cat = { 33'h000000001, \port$2$0 [30:0] };
-  assign n346_cat = { 1'h1, \port$2$0 [30:0] };
-  assign n351_sub = \$13 [6:0];
+  assign n354_sub = \$13 [6:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n190_mux, n209_mux, n351_sub, n353_sub, n376_mux, n421_mux, n45_mux, n60_mux, n213_mux, n228_mux, n383_mux, n426_mux, n380_slice_s2, n425_slice_s2, n0_a);
+module \mitchell_div_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n190_mux, n209_mux, n354_sub, n373_mux, n403_sub, n418_mux, n45_mux, n60_mux, n213_mux, n228_mux, n380_mux, n423_mux, n377_slice_s2, n422_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -750,38 +705,37 @@ module \mitchell_div_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n
   wire n228_mux;
   input [31:0] n22_mux;
   wire [31:0] n22_mux;
-  input [6:0] n351_sub;
-  wire [6:0] n351_sub;
-  input [7:0] n353_sub;
-  wire [7:0] n353_sub;
-  wire n358_slice;
-  wire n366_slice;
-  wire n373_slice;
-  input [34:0] n376_mux;
-  wire [34:0] n376_mux;
-  wire n380_slice;
-  input n380_slice_s2;
-  wire n380_slice_s2;
-  output [38:0] n383_mux;
-  wire [38:0] n383_mux;
-  wire n387_slice;
-  wire n394_slice;
-  wire n401_slice;
-  wire [1:0] n407_slice;
-  wire n415_slice;
+  input [6:0] n354_sub;
+  wire [6:0] n354_sub;
+  wire n355_slice;
+  wire n363_slice;
+  wire n370_slice;
+  input [34:0] n373_mux;
+  wire [34:0] n373_mux;
+  wire n377_slice;
+  input n377_slice_s2;
+  wire n377_slice_s2;
+  output [38:0] n380_mux;
+  wire [38:0] n380_mux;
+  wire n384_slice;
+  wire n391_slice;
+  wire n398_slice;
+  input [7:0] n403_sub;
+  wire [7:0] n403_sub;
+  wire [2:0] n404_slice;
+  wire n412_slice;
+  wire n417_slice;
+  input [31:0] n418_mux;
+  wire [31:0] n418_mux;
   input n41_mux;
   wire n41_mux;
-  wire n420_slice;
-  input [63:0] n421_mux;
-  wire [63:0] n421_mux;
-  wire n425_slice;
-  input n425_slice_s2;
-  wire n425_slice_s2;
-  output [63:0] n426_mux;
-  wire [63:0] n426_mux;
-  wire n430_slice;
-  wire n435_slice;
-  wire n440_slice;
+  wire n422_slice;
+  input n422_slice_s2;
+  wire n422_slice_s2;
+  output [31:0] n423_mux;
+  wire [31:0] n423_mux;
+  wire n427_slice;
+  wire n432_slice;
   output [31:0] n45_mux;
   wire [31:0] n45_mux;
   output n60_mux;
@@ -802,26 +756,25 @@ module \mitchell_div_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n
   assign \$11  = ! n1_b[31:28];
   assign \$12  = n186_and ? \$10  : \$11 ;
   assign n228_mux = n209_mux ? \$9  : \$12 ;
-  assign n383_mux = n380_slice_s2 ? { n376_mux, 4'h0 } : { 4'h0, n376_mux };
-  assign n426_mux = n425_slice_s2 ? { 4'h0, n421_mux[63:4] } : n421_mux;
-  assign n358_slice = n351_sub[6];
-  assign n366_slice = n351_sub[0];
-  assign n373_slice = n351_sub[1];
-  assign n380_slice = n351_sub[2];
-  assign n387_slice = n351_sub[3];
-  assign n394_slice = n351_sub[4];
-  assign n401_slice = n351_sub[5];
-  assign n407_slice = n353_sub[7:6];
-  assign n415_slice = n353_sub[0];
-  assign n420_slice = n353_sub[1];
-  assign n425_slice = n353_sub[2];
-  assign n430_slice = n353_sub[3];
-  assign n435_slice = n353_sub[4];
-  assign n440_slice = n353_sub[5];
+  assign n380_mux = n377_slice_s2 ? { n373_mux, 4'h0 } : { 4'h0, n373_mux };
+  assign n423_mux = n422_slice_s2 ? { 4'h0, n418_mux[31:4] } : n418_mux;
+  assign n355_slice = n354_sub[6];
+  assign n363_slice = n354_sub[0];
+  assign n370_slice = n354_sub[1];
+  assign n377_slice = n354_sub[2];
+  assign n384_slice = n354_sub[3];
+  assign n391_slice = n354_sub[4];
+  assign n398_slice = n354_sub[5];
+  assign n404_slice = n403_sub[7:5];
+  assign n412_slice = n403_sub[0];
+  assign n417_slice = n403_sub[1];
+  assign n422_slice = n403_sub[2];
+  assign n427_slice = n403_sub[3];
+  assign n432_slice = n403_sub[4];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n45_mux, n60_mux, n213_mux, n228_mux, n383_mux, n426_mux, n64_mux, n95_mux, n232_mux, n263_mux, n390_mux, n431_mux, n387_slice_s2, n430_slice_s2, n0_a);
+module \mitchell_div_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n45_mux, n60_mux, n213_mux, n228_mux, n380_mux, n423_mux, n64_mux, n95_mux, n232_mux, n263_mux, n387_mux, n428_mux, n384_slice_s2, n427_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -868,20 +821,20 @@ module \mitchell_div_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, 
   wire [31:0] n232_mux;
   output n263_mux;
   wire n263_mux;
-  input [38:0] n383_mux;
-  wire [38:0] n383_mux;
-  input n387_slice_s2;
-  wire n387_slice_s2;
-  output [46:0] n390_mux;
-  wire [46:0] n390_mux;
+  input [38:0] n380_mux;
+  wire [38:0] n380_mux;
+  input n384_slice_s2;
+  wire n384_slice_s2;
+  output [46:0] n387_mux;
+  wire [46:0] n387_mux;
   input n41_mux;
   wire n41_mux;
-  input [63:0] n426_mux;
-  wire [63:0] n426_mux;
-  input n430_slice_s2;
-  wire n430_slice_s2;
-  output [63:0] n431_mux;
-  wire [63:0] n431_mux;
+  input [31:0] n423_mux;
+  wire [31:0] n423_mux;
+  input n427_slice_s2;
+  wire n427_slice_s2;
+  output [31:0] n428_mux;
+  wire [31:0] n428_mux;
   input [31:0] n45_mux;
   wire [31:0] n45_mux;
   input n60_mux;
@@ -922,12 +875,12 @@ module \mitchell_div_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, 
   assign \$27  = n186_and ? \$25  : \$26 ;
   assign \$28  = n209_mux ? \$24  : \$27 ;
   assign n263_mux = n228_mux ? \$21  : \$28 ;
-  assign n390_mux = n387_slice_s2 ? { n383_mux, 8'h00 } : { 8'h00, n383_mux };
-  assign n431_mux = n430_slice_s2 ? { 8'h00, n426_mux[63:8] } : n426_mux;
+  assign n387_mux = n384_slice_s2 ? { n380_mux, 8'h00 } : { 8'h00, n380_mux };
+  assign n428_mux = n427_slice_s2 ? { 8'h00, n423_mux[31:8] } : n423_mux;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n64_mux, n95_mux, n232_mux, n263_mux, n390_mux, n431_mux, n99_mux, n162_mux, n267_mux, n330_mux, n397_mux, n436_mux, n394_slice_s2, n435_slice_s2
+module \mitchell_div_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n64_mux, n95_mux, n232_mux, n263_mux, n387_mux, n428_mux, n99_mux, n162_mux, n267_mux, n330_mux, n394_mux, \port$199$0 , n391_slice_s2, n432_slice_s2
 , n0_a);
   wire \$1 ;
   wire \$10 ;
@@ -986,6 +939,7 @@ module \mitchell_div_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, 
   wire \$59 ;
   wire \$6 ;
   wire \$60 ;
+  wire [31:0] \$61 ;
   wire \$7 ;
   wire \$8 ;
   wire \$9 ;
@@ -1011,20 +965,19 @@ module \mitchell_div_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, 
   wire [31:0] n267_mux;
   output n330_mux;
   wire n330_mux;
-  input [46:0] n390_mux;
-  wire [46:0] n390_mux;
-  input n394_slice_s2;
-  wire n394_slice_s2;
-  output [62:0] n397_mux;
-  wire [62:0] n397_mux;
+  input [46:0] n387_mux;
+  wire [46:0] n387_mux;
+  input n391_slice_s2;
+  wire n391_slice_s2;
+  output [62:0] n394_mux;
+  wire [62:0] n394_mux;
   input n41_mux;
   wire n41_mux;
-  input [63:0] n431_mux;
-  wire [63:0] n431_mux;
-  input n435_slice_s2;
-  wire n435_slice_s2;
-  output [63:0] n436_mux;
-  wire [63:0] n436_mux;
+  input [31:0] n428_mux;
+  wire [31:0] n428_mux;
+  input n432_slice_s2;
+  wire n432_slice_s2;
+  wire [63:0] n435_cat;
   input n60_mux;
   wire n60_mux;
   input [31:0] n64_mux;
@@ -1033,6 +986,9 @@ module \mitchell_div_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, 
   wire n95_mux;
   output [31:0] n99_mux;
   wire [31:0] n99_mux;
+  output [31:0] \port$199$0 ;
+  wire [31:0] \port$199$0 ;
+  assign \$36  = n186_and ? \$34  : \$35 ;
   assign \$37  = n209_mux ? \$33  : \$36 ;
   assign \$38  = ! n1_b[5];
   assign \$39  = ! n1_b[21];
@@ -1058,8 +1014,8 @@ module \mitchell_div_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, 
   assign \$59  = n209_mux ? \$55  : \$58 ;
   assign \$60  = n228_mux ? \$52  : \$59 ;
   assign n330_mux = n263_mux ? \$45  : \$60 ;
-  assign n397_mux = n394_slice_s2 ? { n390_mux, 16'h0000 } : { 16'h0000, n390_mux };
-  assign n436_mux = n435_slice_s2 ? { 16'h0000, n431_mux[63:16] } : n431_mux;
+  assign n394_mux = n391_slice_s2 ? { n387_mux, 16'h0000 } : { 16'h0000, n387_mux };
+  assign \$61  = n432_slice_s2 ? { 16'h0000, n428_mux[31:16] } : n428_mux;
   assign n99_mux = n95_mux ? { n64_mux[29:0], 2'h0 } : n64_mux;
   assign \$1  = ! n0_a[1];
   assign \$2  = ! n0_a[17];
@@ -1098,11 +1054,12 @@ module \mitchell_div_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, 
   assign \$33  = n186_and ? \$31  : \$32 ;
   assign \$34  = ! n1_b[9];
   assign \$35  = ! n1_b[25];
-  assign \$36  = n186_and ? \$34  : \$35 ;
+  assign n435_cat = { 32'h00000000, \$61  };
+  assign \port$199$0  = \$61 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w32_s3.depth7 (n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n95_mux, n263_mux, n99_mux, n162_mux, n267_mux, n330_mux, n397_mux, n436_mux, \port$202$0 , \port$203$0 , \port$204$0 , \port$205$0 , n18_and);
+module \mitchell_div_w32_s3.depth7 (n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n95_mux, n263_mux, n99_mux, n162_mux, n267_mux, n330_mux, n394_mux, \port$200$0 , \port$201$0 , \port$202$0 , \port$203$0 , n18_and);
   wire [31:0] \$1 ;
   wire [4:0] \$2 ;
   wire [31:0] \$3 ;
@@ -1125,40 +1082,36 @@ module \mitchell_div_w32_s3.depth7 (n186_and, n41_mux, n209_mux, n60_mux, n228_m
   wire n330_mux;
   wire [35:0] n338_cat;
   wire [35:0] n341_cat;
-  input [62:0] n397_mux;
-  wire [62:0] n397_mux;
+  input [62:0] n394_mux;
+  wire [62:0] n394_mux;
+  wire [63:0] n397_cat;
   wire [63:0] n400_cat;
-  wire [63:0] n403_cat;
   input n41_mux;
   wire n41_mux;
-  input [63:0] n436_mux;
-  wire [63:0] n436_mux;
-  wire [63:0] n439_cat;
   input n60_mux;
   wire n60_mux;
   input n95_mux;
   wire n95_mux;
   input [31:0] n99_mux;
   wire [31:0] n99_mux;
+  output [30:0] \port$200$0 ;
+  wire [30:0] \port$200$0 ;
+  output [4:0] \port$201$0 ;
+  wire [4:0] \port$201$0 ;
   output [30:0] \port$202$0 ;
   wire [30:0] \port$202$0 ;
   output [4:0] \port$203$0 ;
   wire [4:0] \port$203$0 ;
-  output [30:0] \port$204$0 ;
-  wire [30:0] \port$204$0 ;
-  output [4:0] \port$205$0 ;
-  wire [4:0] \port$205$0 ;
   assign \$1  = n162_mux ? { n99_mux[30:0], 1'h0 } : n99_mux;
   assign \$2  = ~ { n18_and, n41_mux, n60_mux, n95_mux, n162_mux };
   assign \$3  = n330_mux ? { n267_mux[30:0], 1'h0 } : n267_mux;
   assign \$4  = ~ { n186_and, n209_mux, n228_mux, n263_mux, n330_mux };
   assign n338_cat = { \$2 , \$1 [30:0] };
   assign n341_cat = { \$4 , \$3 [30:0] };
-  assign n400_cat = { n397_mux[31:0], 32'h00000000 };
-  assign n403_cat = { 1'h0, n397_mux };
-  assign n439_cat = { 32'h00000000, n436_mux[63:32] };
-  assign \port$202$0  = \$1 [30:0];
-  assign \port$203$0  = \$2 ;
-  assign \port$204$0  = \$3 [30:0];
-  assign \port$205$0  = \$4 ;
+  assign n397_cat = { n394_mux[31:0], 32'h00000000 };
+  assign n400_cat = { 1'h0, n394_mux };
+  assign \port$200$0  = \$1 [30:0];
+  assign \port$201$0  = \$2 ;
+  assign \port$202$0  = \$3 [30:0];
+  assign \port$203$0  = \$4 ;
 endmodule

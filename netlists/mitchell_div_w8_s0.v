@@ -8,7 +8,7 @@ module mitchell_div_w8_s0(b, o, a);
   input [7:0] b;
   wire [7:0] b;
   wire [7:0] n0_a;
-  wire [15:0] n116_mux;
+  wire [15:0] n105_mux;
   wire n15_mux;
   wire [7:0] n19_mux;
   wire [7:0] n1_b;
@@ -22,9 +22,6 @@ module mitchell_div_w8_s0(b, o, a);
   wire [11:0] n86_sub;
   wire [4:0] n87_slice;
   wire [7:0] n8_mux;
-  wire [7:0] n90_cat;
-  wire n93_not;
-  wire [4:0] n95_sub;
   output [15:0] o;
   wire [15:0] o;
   \mitchell_div_w8_s0.depth1  depth1 (
@@ -69,23 +66,15 @@ module mitchell_div_w8_s0(b, o, a);
     .n86_sub(n86_sub)
   );
   \mitchell_div_w8_s0.depth6  depth6 (
-    .n87_slice(n86_sub[11:7]),
-    .n93_not(n93_not),
-    .n95_sub(n95_sub)
-  );
-  \mitchell_div_w8_s0.depth7  depth7 (
     .n0_a(a),
-    .n116_mux(o),
+    .n105_mux(o),
     .n1_b(b),
-    .n93_not(n93_not),
-    .n95_sub(n95_sub),
-    .\port$32$0 (n86_sub)
+    .n86_sub(n86_sub)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n116_mux = o;
+  assign n105_mux = o;
   assign n87_slice = n86_sub[11:7];
-  assign n90_cat = { 1'h1, n86_sub[6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
@@ -226,60 +215,30 @@ module \mitchell_div_w8_s0.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s0.depth6 (n93_not, n95_sub, n87_slice);
+module \mitchell_div_w8_s0.depth6 (n1_b, n86_sub, n105_mux, n0_a);
   wire \$1 ;
-  wire [5:0] \$2 ;
-  input [4:0] n87_slice;
-  wire [4:0] n87_slice;
-  output n93_not;
-  wire n93_not;
-  output [4:0] n95_sub;
-  wire [4:0] n95_sub;
-  assign \$1  = n87_slice < 4'h8;
-  assign n93_not = ~ \$1 ;
-  assign \$2  = n87_slice - 4'h8;
-  assign n95_sub = \$2 [4:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_div_w8_s0.depth7 (n1_b, \port$32$0 , n93_not, n95_sub, n116_mux, n0_a);
-  wire \$1 ;
-  wire [15:0] \$10 ;
-  wire [15:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire [38:0] \$6 ;
-  wire [5:0] \$7 ;
-  wire [15:0] \$8 ;
-  wire [15:0] \$9 ;
+  wire [38:0] \$5 ;
+  wire [15:0] \$6 ;
+  wire [15:0] \$7 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  output [15:0] n116_mux;
-  wire [15:0] n116_mux;
+  output [15:0] n105_mux;
+  wire [15:0] n105_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
+  input [11:0] n86_sub;
+  wire [11:0] n86_sub;
   wire [4:0] n87_slice;
-  wire [7:0] n90_cat;
-  input n93_not;
-  wire n93_not;
-  input [4:0] n95_sub;
-  wire [4:0] n95_sub;
-  input [11:0] \port$32$0 ;
-  wire [11:0] \port$32$0 ;
+  assign \$3  = n86_sub[11:7] < 5'h11;
+  assign \$4  = ~ \$3 ;
+  assign \$5  = { 1'h1, n86_sub[6:0] } << n86_sub[11:7];
+  assign \$6  = \$3  ? \$5 [23:8] : 16'hffff;
+  assign \$7  = \$2  ? 16'h0000 : \$6 ;
+  assign n105_mux = \$1  ? 16'hffff : \$7 ;
   assign \$1  = ! n1_b;
   assign \$2  = ! n0_a;
-  assign \$3  = n95_sub < 4'h9;
-  assign \$4  = ~ \$3 ;
-  assign \$5  = n93_not & \$4 ;
-  assign \$6  = { 1'h1, \port$32$0 [6:0] } << n95_sub;
-  assign \$7  = 4'h8 - \port$32$0 [11:7];
-  assign \$8  = { 1'h1, \port$32$0 [6:0] } >> \$7 ;
-  assign \$9  = n93_not ? \$6 [15:0] : \$8 ;
-  assign \$10  = \$5  ? 16'hffff : \$9 ;
-  assign \$11  = \$2  ? 16'h0000 : \$10 ;
-  assign n116_mux = \$1  ? 16'hffff : \$11 ;
-  assign n90_cat = { 1'h1, \port$32$0 [6:0] };
-  assign n87_slice = \port$32$0 [11:7];
+  assign n87_slice = n86_sub[11:7];
 endmodule

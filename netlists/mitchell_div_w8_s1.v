@@ -12,13 +12,23 @@ module mitchell_div_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [7:0] n0_a;
-  wire [15:0] n104_cat;
-  reg [15:0] n104_cat_s1 = 16'h0000;
-  wire n110_eq;
-  reg n110_eq_s1 = 1'h0;
-  wire n114_eq;
-  reg n114_eq_s1 = 1'h0;
-  wire [15:0] n116_mux;
+  wire [8:0] n100_mux;
+  wire n104_slice;
+  reg n104_slice_s1 = 1'h0;
+  wire [10:0] n107_mux;
+  wire n111_slice;
+  reg n111_slice_s1 = 1'h0;
+  wire [14:0] n114_mux;
+  wire n118_slice;
+  reg n118_slice_s1 = 1'h0;
+  wire [22:0] n121_mux;
+  wire n125_slice;
+  reg n125_slice_s1 = 1'h0;
+  wire n133_eq;
+  reg n133_eq_s1 = 1'h0;
+  wire n137_eq;
+  reg n137_eq_s1 = 1'h0;
+  wire [15:0] n139_mux;
   wire n15_mux;
   wire [7:0] n19_mux;
   wire [7:0] n1_b;
@@ -34,12 +44,12 @@ module mitchell_div_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg [4:0] n87_slice_s1 = 5'h00;
   wire [7:0] n8_mux;
   wire [7:0] n90_cat;
-  reg [7:0] n90_cat_s1 = 8'h00;
-  wire n93_not;
-  wire [4:0] n95_sub;
-  reg [4:0] n95_sub_s1 = 5'h00;
-  wire [5:0] n97_sub;
-  reg [5:0] n97_sub_s1 = 6'h00;
+  wire [8:0] n96_cat;
+  reg [8:0] n96_cat_s1 = 9'h000;
+  wire n97_slice;
+  reg n97_slice_s1 = 1'h0;
+  wire [8:0] n99_cat;
+  reg [8:0] n99_cat_s1 = 9'h000;
   output [15:0] o;
   wire [15:0] o;
   input rst;
@@ -51,51 +61,57 @@ module mitchell_div_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    valid_out <= \$1 ;
-  always @(posedge clk)
     n87_slice_s1 <= n86_sub[11:7];
   always @(posedge clk)
-    n114_eq_s1 <= n114_eq;
+    n125_slice_s1 <= n86_sub[11];
   always @(posedge clk)
-    n110_eq_s1 <= n110_eq;
+    valid_out <= \$1 ;
   always @(posedge clk)
-    n95_sub_s1 <= n95_sub;
+    n97_slice_s1 <= n86_sub[7];
   always @(posedge clk)
-    n90_cat_s1 <= { 1'h1, n86_sub[6:0] };
+    n96_cat_s1 <= { 1'h1, n86_sub[6:0], 1'h0 };
   always @(posedge clk)
-    n104_cat_s1 <= { 9'h001, n86_sub[6:0] };
+    n99_cat_s1 <= { 2'h1, n86_sub[6:0] };
   always @(posedge clk)
-    n97_sub_s1 <= n97_sub;
+    n104_slice_s1 <= n86_sub[8];
+  always @(posedge clk)
+    n111_slice_s1 <= n86_sub[9];
+  always @(posedge clk)
+    n118_slice_s1 <= n86_sub[10];
+  always @(posedge clk)
+    n137_eq_s1 <= n137_eq;
+  always @(posedge clk)
+    n133_eq_s1 <= n133_eq;
   \mitchell_div_w8_s1.depth1  depth1 (
     .n0_a(a),
-    .n110_eq(n110_eq),
-    .n114_eq(n114_eq),
+    .n100_mux(n100_mux),
+    .n133_eq(n133_eq),
+    .n137_eq(n137_eq),
     .n1_b(b),
     .n44_eq(n44_eq),
     .n4_eq(n4_eq),
-    .n87_slice_s1(n87_slice_s1),
-    .n93_not(n93_not)
+    .n96_cat_s1(n96_cat_s1),
+    .n97_slice_s1(n97_slice_s1),
+    .n99_cat_s1(n99_cat_s1)
   );
   \mitchell_div_w8_s1.depth2  depth2 (
     .n0_a(a),
-    .n104_cat_s1(n104_cat_s1),
-    .n110_eq_s1(n110_eq_s1),
-    .n114_eq_s1(n114_eq_s1),
-    .n116_mux(o),
+    .n100_mux(n100_mux),
+    .n104_slice_s1(n104_slice_s1),
+    .n107_mux(n107_mux),
     .n15_mux(n15_mux),
     .n1_b(b),
     .n44_eq(n44_eq),
     .n48_mux(n48_mux),
     .n4_eq(n4_eq),
     .n55_mux(n55_mux),
-    .n8_mux(n8_mux),
-    .n90_cat_s1(n90_cat_s1),
-    .n93_not(n93_not),
-    .n95_sub_s1(n95_sub_s1),
-    .n97_sub_s1(n97_sub_s1)
+    .n8_mux(n8_mux)
   );
   \mitchell_div_w8_s1.depth3  depth3 (
     .n0_a(a),
+    .n107_mux(n107_mux),
+    .n111_slice_s1(n111_slice_s1),
+    .n114_mux(n114_mux),
     .n15_mux(n15_mux),
     .n19_mux(n19_mux),
     .n1_b(b),
@@ -109,6 +125,9 @@ module mitchell_div_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n8_mux(n8_mux)
   );
   \mitchell_div_w8_s1.depth4  depth4 (
+    .n114_mux(n114_mux),
+    .n118_slice_s1(n118_slice_s1),
+    .n121_mux(n121_mux),
     .n15_mux(n15_mux),
     .n19_mux(n19_mux),
     .n34_mux(n34_mux),
@@ -119,10 +138,14 @@ module mitchell_div_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n74_mux(n74_mux),
     .n86_sub(n86_sub)
   );
-  \mitchell_div_w8_s1.depth6  depth6 (
-    .n95_sub(n95_sub),
-    .n97_sub(n97_sub),
-    .\port$45$0 (n86_sub)
+  \mitchell_div_w8_s1.depth5  depth5 (
+    .n121_mux(n121_mux),
+    .n125_slice_s1(n125_slice_s1),
+    .n133_eq_s1(n133_eq_s1),
+    .n137_eq_s1(n137_eq_s1),
+    .n139_mux(o),
+    .n86_sub(n86_sub),
+    .n87_slice_s1(n87_slice_s1)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -133,64 +156,62 @@ module mitchell_div_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n116_mux = o;
+  assign n139_mux = o;
   assign valid_s1 = valid_out;
+  assign n97_slice = n86_sub[7];
+  assign n96_cat = { 1'h1, n86_sub[6:0], 1'h0 };
+  assign n99_cat = { 2'h1, n86_sub[6:0] };
+  assign n104_slice = n86_sub[8];
+  assign n111_slice = n86_sub[9];
+  assign n118_slice = n86_sub[10];
   assign n87_slice = n86_sub[11:7];
+  assign n125_slice = n86_sub[11];
   assign n90_cat = { 1'h1, n86_sub[6:0] };
-  assign n104_cat = { 9'h001, n86_sub[6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n93_not, n110_eq, n114_eq, n87_slice_s1, n0_a);
-  wire \$1 ;
+module \mitchell_div_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n100_mux, n133_eq, n137_eq, n97_slice_s1, n96_cat_s1, n99_cat_s1, n0_a);
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  output n110_eq;
-  wire n110_eq;
-  output n114_eq;
-  wire n114_eq;
+  output [8:0] n100_mux;
+  wire [8:0] n100_mux;
+  output n133_eq;
+  wire n133_eq;
+  output n137_eq;
+  wire n137_eq;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   output n44_eq;
   wire n44_eq;
   output n4_eq;
   wire n4_eq;
-  input [4:0] n87_slice_s1;
-  wire [4:0] n87_slice_s1;
-  output n93_not;
-  wire n93_not;
+  input [8:0] n96_cat_s1;
+  wire [8:0] n96_cat_s1;
+  input n97_slice_s1;
+  wire n97_slice_s1;
+  input [8:0] n99_cat_s1;
+  wire [8:0] n99_cat_s1;
   assign n4_eq = ! n0_a[7:4];
   assign n44_eq = ! n1_b[7:4];
-  assign \$1  = n87_slice_s1 < 4'h8;
-  assign n93_not = ~ \$1 ;
-  assign n110_eq = ! n0_a;
-  assign n114_eq = ! n1_b;
+  assign n100_mux = n97_slice_s1 ? n96_cat_s1 : n99_cat_s1;
+  assign n133_eq = ! n0_a;
+  assign n137_eq = ! n1_b;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n93_not, n8_mux, n15_mux, n48_mux, n55_mux, n116_mux, n114_eq_s1, n110_eq_s1, n95_sub_s1, n90_cat_s1, n104_cat_s1, n97_sub_s1, n0_a);
+module \mitchell_div_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n100_mux, n8_mux, n15_mux, n48_mux, n55_mux, n107_mux, n104_slice_s1, n0_a);
   wire \$1 ;
-  wire [15:0] \$10 ;
-  wire [15:0] \$11 ;
-  wire [15:0] \$12 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire [38:0] \$8 ;
-  wire [15:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  input [15:0] n104_cat_s1;
-  wire [15:0] n104_cat_s1;
-  input n110_eq_s1;
-  wire n110_eq_s1;
-  input n114_eq_s1;
-  wire n114_eq_s1;
-  output [15:0] n116_mux;
-  wire [15:0] n116_mux;
+  input [8:0] n100_mux;
+  wire [8:0] n100_mux;
+  input n104_slice_s1;
+  wire n104_slice_s1;
+  output [10:0] n107_mux;
+  wire [10:0] n107_mux;
   output n15_mux;
   wire n15_mux;
   input [7:0] n1_b;
@@ -205,35 +226,19 @@ module \mitchell_div_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n93_not, n8_mux, n15_mux
   wire n55_mux;
   output [7:0] n8_mux;
   wire [7:0] n8_mux;
-  input [7:0] n90_cat_s1;
-  wire [7:0] n90_cat_s1;
-  input n93_not;
-  wire n93_not;
-  input [4:0] n95_sub_s1;
-  wire [4:0] n95_sub_s1;
-  input [5:0] n97_sub_s1;
-  wire [5:0] n97_sub_s1;
+  assign \$3  = ! n1_b[3:2];
+  assign \$4  = ! n1_b[7:6];
+  assign n55_mux = n44_eq ? \$3  : \$4 ;
+  assign n107_mux = n104_slice_s1 ? { n100_mux, 2'h0 } : { 2'h0, n100_mux };
   assign n8_mux = n4_eq ? { n0_a[3:0], 4'h0 } : n0_a;
   assign \$1  = ! n0_a[3:2];
   assign \$2  = ! n0_a[7:6];
   assign n15_mux = n4_eq ? \$1  : \$2 ;
   assign n48_mux = n44_eq ? { n1_b[3:0], 4'h0 } : n1_b;
-  assign \$3  = ! n1_b[3:2];
-  assign \$4  = ! n1_b[7:6];
-  assign n55_mux = n44_eq ? \$3  : \$4 ;
-  assign \$5  = n95_sub_s1 < 4'h9;
-  assign \$6  = ~ \$5 ;
-  assign \$7  = n93_not & \$6 ;
-  assign \$8  = n90_cat_s1 << n95_sub_s1;
-  assign \$9  = n104_cat_s1 >> n97_sub_s1;
-  assign \$10  = n93_not ? \$8 [15:0] : \$9 ;
-  assign \$11  = \$7  ? 16'hffff : \$10 ;
-  assign \$12  = n110_eq_s1 ? 16'h0000 : \$11 ;
-  assign n116_mux = n114_eq_s1 ? 16'hffff : \$12 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n0_a);
+module \mitchell_div_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n107_mux, n19_mux, n34_mux, n59_mux, n74_mux, n114_mux, n111_slice_s1, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -248,6 +253,12 @@ module \mitchell_div_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux
   wire \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
+  input [10:0] n107_mux;
+  wire [10:0] n107_mux;
+  input n111_slice_s1;
+  wire n111_slice_s1;
+  output [14:0] n114_mux;
+  wire [14:0] n114_mux;
   input n15_mux;
   wire n15_mux;
   output [7:0] n19_mux;
@@ -286,16 +297,23 @@ module \mitchell_div_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux
   assign \$11  = ! n1_b[7];
   assign \$12  = n44_eq ? \$10  : \$11 ;
   assign n74_mux = n55_mux ? \$9  : \$12 ;
+  assign n114_mux = n111_slice_s1 ? { n107_mux, 4'h0 } : { 4'h0, n107_mux };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n86_sub, n4_eq);
+module \mitchell_div_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n114_mux, n86_sub, n121_mux, n118_slice_s1, n4_eq);
   wire [7:0] \$1 ;
   wire [2:0] \$2 ;
   wire [11:0] \$3 ;
   wire [7:0] \$4 ;
   wire [2:0] \$5 ;
   wire [12:0] \$6 ;
+  input [14:0] n114_mux;
+  wire [14:0] n114_mux;
+  input n118_slice_s1;
+  wire n118_slice_s1;
+  output [22:0] n121_mux;
+  wire [22:0] n121_mux;
   input n15_mux;
   wire n15_mux;
   input [7:0] n19_mux;
@@ -317,6 +335,7 @@ module \mitchell_div_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n
   assign \$4  = n74_mux ? { n59_mux[6:0], 1'h0 } : n59_mux;
   assign \$5  = ~ { n44_eq, n55_mux, n74_mux };
   assign \$6  = \$3  - { \$5 , \$4 [6:0] };
+  assign n121_mux = n118_slice_s1 ? { n114_mux, 8'h00 } : { 8'h00, n114_mux };
   assign \$1  = n34_mux ? { n19_mux[6:0], 1'h0 } : n19_mux;
   assign \$2  = ~ { n4_eq, n15_mux, n34_mux };
   assign \$3  = { \$2 , \$1 [6:0] } + 11'h480;
@@ -324,21 +343,34 @@ module \mitchell_div_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_div_w8_s1.depth6 (n95_sub, n97_sub, \port$45$0 );
-  wire [5:0] \$1 ;
-  wire [15:0] n104_cat;
+module \mitchell_div_w8_s1.depth5 (n121_mux, n139_mux, n137_eq_s1, n133_eq_s1, n87_slice_s1, n125_slice_s1, n86_sub);
+  wire \$1 ;
+  wire \$2 ;
+  wire [23:0] \$3 ;
+  wire [15:0] \$4 ;
+  wire [15:0] \$5 ;
+  input [22:0] n121_mux;
+  wire [22:0] n121_mux;
+  input n125_slice_s1;
+  wire n125_slice_s1;
+  input n133_eq_s1;
+  wire n133_eq_s1;
+  input n137_eq_s1;
+  wire n137_eq_s1;
+  output [15:0] n139_mux;
+  wire [15:0] n139_mux;
+  input [11:0] n86_sub;
+  wire [11:0] n86_sub;
   wire [4:0] n87_slice;
+  input [4:0] n87_slice_s1;
+  wire [4:0] n87_slice_s1;
   wire [7:0] n90_cat;
-  output [4:0] n95_sub;
-  wire [4:0] n95_sub;
-  output [5:0] n97_sub;
-  wire [5:0] n97_sub;
-  input [11:0] \port$45$0 ;
-  wire [11:0] \port$45$0 ;
-  assign \$1  = \port$45$0 [11:7] - 4'h8;
-  assign n97_sub = 4'h8 - \port$45$0 [11:7];
-  assign n87_slice = \port$45$0 [11:7];
-  assign n104_cat = { 9'h001, \port$45$0 [6:0] };
-  assign n90_cat = { 1'h1, \port$45$0 [6:0] };
-  assign n95_sub = \$1 [4:0];
+  assign \$5  = n133_eq_s1 ? 16'h0000 : \$4 ;
+  assign n139_mux = n137_eq_s1 ? 16'hffff : \$5 ;
+  assign \$1  = n87_slice_s1 < 5'h11;
+  assign \$2  = ~ \$1 ;
+  assign \$3  = n125_slice_s1 ? { n121_mux[7:0], 16'h0000 } : { 1'h0, n121_mux };
+  assign \$4  = \$1  ? \$3 [23:8] : 16'hffff;
+  assign n87_slice = n86_sub[11:7];
+  assign n90_cat = { 1'h1, n86_sub[6:0] };
 endmodule

@@ -14,11 +14,8 @@ module mitchell_w16_s0(b, o, a);
   wire n144_mux;
   wire [20:0] n154_add;
   wire [5:0] n155_slice;
-  wire [15:0] n158_cat;
   wire n15_mux;
-  wire n161_not;
-  wire [5:0] n163_sub;
-  wire [31:0] n183_mux;
+  wire [31:0] n172_mux;
   wire [15:0] n19_mux;
   wire [15:0] n1_b;
   wire n34_mux;
@@ -92,24 +89,16 @@ module mitchell_w16_s0(b, o, a);
     .\port$63$0 (\$1 )
   );
   \mitchell_w16_s0.depth7  depth7 (
-    .n161_not(n161_not),
-    .n163_sub(n163_sub),
-    .\port$63$15 (\$1 [19:15])
-  );
-  \mitchell_w16_s0.depth8  depth8 (
     .n0_a(a),
-    .n161_not(n161_not),
-    .n163_sub(n163_sub),
-    .n183_mux(o),
+    .n172_mux(o),
     .n1_b(b),
     .\port$63$0 (\$1 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n183_mux = o;
+  assign n172_mux = o;
   assign n154_add = { 1'h0, \$1  };
   assign n155_slice = { 1'h0, \$1 [19:15] };
-  assign n158_cat = { 1'h1, \$1 [14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
@@ -346,62 +335,32 @@ module \mitchell_w16_s0.depth5 (n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n38
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w16_s0.depth7 (n161_not, n163_sub, \port$63$15 );
+module \mitchell_w16_s0.depth7 (n1_b, \port$63$0 , n172_mux, n0_a);
   wire \$1 ;
-  wire [6:0] \$2 ;
-  wire [5:0] n155_slice;
-  output n161_not;
-  wire n161_not;
-  output [5:0] n163_sub;
-  wire [5:0] n163_sub;
-  input [4:0] \port$63$15 ;
-  wire [4:0] \port$63$15 ;
-  assign \$1  = \port$63$15  < 4'hf;
-  assign n161_not = ~ \$1 ;
-  assign \$2  = \port$63$15  - 4'hf;
-  assign n155_slice = { 1'h0, \port$63$15  };
-  assign n163_sub = \$2 [5:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_w16_s0.depth8 (n1_b, \port$63$0 , n161_not, n163_sub, n183_mux, n0_a);
-  wire \$1 ;
-  wire [31:0] \$10 ;
-  wire [31:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
-  wire \$6 ;
-  wire [78:0] \$7 ;
-  wire [6:0] \$8 ;
-  wire [31:0] \$9 ;
+  wire [78:0] \$6 ;
+  wire [31:0] \$7 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
+  wire [20:0] n154_add;
   wire [5:0] n155_slice;
-  wire [15:0] n158_cat;
-  input n161_not;
-  wire n161_not;
-  input [5:0] n163_sub;
-  wire [5:0] n163_sub;
-  output [31:0] n183_mux;
-  wire [31:0] n183_mux;
+  output [31:0] n172_mux;
+  wire [31:0] n172_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
   input [19:0] \port$63$0 ;
   wire [19:0] \port$63$0 ;
+  assign \$3  = \$1  | \$2 ;
+  assign \$4  = \port$63$0 [19:15] < 6'h20;
+  assign \$5  = ~ \$4 ;
+  assign \$6  = { 1'h1, \port$63$0 [14:0] } << \port$63$0 [19:15];
+  assign \$7  = \$4  ? \$6 [46:15] : 32'd4294967295;
+  assign n172_mux = \$3  ? 32'd0 : \$7 ;
   assign \$1  = ! n0_a;
   assign \$2  = ! n1_b;
-  assign \$3  = \$1  | \$2 ;
-  assign \$4  = n163_sub < 5'h11;
-  assign \$5  = ~ \$4 ;
-  assign \$6  = n161_not & \$5 ;
-  assign \$7  = { 1'h1, \port$63$0 [14:0] } << n163_sub;
-  assign \$8  = 4'hf - \port$63$0 [19:15];
-  assign \$9  = { 1'h1, \port$63$0 [14:0] } >> \$8 ;
-  assign \$10  = n161_not ? \$7 [31:0] : \$9 ;
-  assign \$11  = \$6  ? 32'd4294967295 : \$10 ;
-  assign n183_mux = \$3  ? 32'd0 : \$11 ;
-  assign n158_cat = { 1'h1, \port$63$0 [14:0] };
   assign n155_slice = { 1'h0, \port$63$0 [19:15] };
+  assign n154_add = { 1'h0, \port$63$0  };
 endmodule

@@ -18,71 +18,51 @@ module mitchell_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire n109_mux;
-  wire [15:0] n113_mux;
-  wire n144_mux;
-  wire [18:0] n152_cat;
-  reg [18:0] n152_cat_s1 = 19'h00000;
-  wire [18:0] n153_cat;
-  reg [18:0] n153_cat_s1 = 19'h00000;
-  wire [20:0] n154_add;
-  wire [5:0] n155_slice;
-  wire [15:0] n158_cat;
-  wire n15_mux;
-  wire n161_not;
-  reg n161_not_s2 = 1'h0;
-  wire [5:0] n163_sub;
-  wire [6:0] n165_sub;
-  wire n169_and;
-  reg n169_and_s2 = 1'h0;
-  wire [15:0] n174_mux;
-  wire [16:0] n181_mux;
-  wire [18:0] n184_cat;
-  reg [18:0] n184_cat_s2 = 19'h00000;
-  wire n185_slice;
-  reg n185_slice_s2 = 1'h0;
-  wire [18:0] n187_cat;
-  reg [18:0] n187_cat_s2 = 19'h00000;
-  wire [18:0] n188_mux;
-  wire n192_slice;
-  reg n192_slice_s2 = 1'h0;
-  wire [22:0] n195_mux;
-  wire n199_slice;
-  reg n199_slice_s2 = 1'h0;
-  wire [15:0] n19_mux;
+  wire n102_mux;
+  wire [15:0] n106_mux;
+  wire n10_and;
+  wire n121_mux;
+  wire [15:0] n125_mux;
+  wire [15:0] n14_mux;
+  wire n156_mux;
+  wire [18:0] n164_cat;
+  reg [18:0] n164_cat_s1 = 19'h00000;
+  wire [18:0] n165_cat;
+  reg [18:0] n165_cat_s1 = 19'h00000;
+  wire [20:0] n166_add;
+  wire [5:0] n167_slice;
+  wire [15:0] n170_cat;
+  wire n173_not;
+  reg n173_not_s2 = 1'h0;
+  wire [16:0] n180_mux;
+  wire [18:0] n187_mux;
+  wire [22:0] n194_mux;
+  wire [30:0] n197_cat;
+  reg [30:0] n197_cat_s2 = 31'h00000000;
+  wire n198_slice;
+  reg n198_slice_s2 = 1'h0;
   wire [15:0] n1_b;
-  wire [30:0] n202_mux;
-  wire n206_slice;
-  reg n206_slice_s2 = 1'h0;
-  wire [31:0] n216_mux;
-  wire [31:0] n221_mux;
-  reg [31:0] n221_mux_s2 = 32'd0;
-  wire [31:0] n224_cat;
-  reg [31:0] n224_cat_s2 = 32'd0;
-  wire n225_slice;
-  reg n225_slice_s2 = 1'h0;
-  wire [31:0] n226_mux;
-  wire n230_slice;
-  reg n230_slice_s2 = 1'h0;
-  wire [31:0] n231_mux;
-  wire n235_slice;
-  reg n235_slice_s2 = 1'h0;
-  wire [31:0] n236_mux;
-  wire n240_slice;
-  reg n240_slice_s2 = 1'h0;
+  wire [30:0] n200_cat;
+  reg [30:0] n200_cat_s2 = 31'h00000000;
+  wire [30:0] n201_mux;
+  wire n205_slice;
+  reg n205_slice_s2 = 1'h0;
+  wire [46:0] n208_mux;
+  wire n212_slice;
+  reg n212_slice_s2 = 1'h0;
+  wire n21_mux;
   wire n249_or;
   reg n249_or_s1 = 1'h0;
   reg n249_or_s2 = 1'h0;
   wire [31:0] n251_mux;
-  wire n34_mux;
-  wire [15:0] n38_mux;
-  wire n4_eq;
-  wire n69_mux;
-  wire n79_eq;
-  wire [15:0] n83_mux;
-  wire [15:0] n8_mux;
-  wire n90_mux;
-  wire [15:0] n94_mux;
+  wire [15:0] n25_mux;
+  wire [7:0] n2_slice;
+  wire n40_mux;
+  wire [15:0] n44_mux;
+  wire n75_mux;
+  wire [7:0] n83_slice;
+  wire n91_and;
+  wire [15:0] n95_mux;
   output [31:0] o;
   wire [31:0] o;
   input rst;
@@ -95,156 +75,121 @@ module mitchell_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
-    n185_slice_s2 <= n163_sub[1];
+    n198_slice_s2 <= \$3 [18];
   always @(posedge clk)
-    n184_cat_s2 <= { n181_mux, 2'h0 };
+    n197_cat_s2 <= { n194_mux, 8'h00 };
   always @(posedge clk)
-    n187_cat_s2 <= { 2'h0, n181_mux };
+    n200_cat_s2 <= { 8'h00, n194_mux };
   always @(posedge clk)
-    n192_slice_s2 <= n163_sub[2];
-  always @(posedge clk)
-    n199_slice_s2 <= n163_sub[3];
-  always @(posedge clk)
-    n225_slice_s2 <= n165_sub[1];
-  always @(posedge clk)
-    n224_cat_s2 <= { 2'h0, n221_mux[31:2] };
-  always @(posedge clk)
-    n221_mux_s2 <= n221_mux;
-  always @(posedge clk)
-    n230_slice_s2 <= n165_sub[2];
-  always @(posedge clk)
-    n235_slice_s2 <= n165_sub[3];
+    n205_slice_s2 <= \$3 [19];
   always @(posedge clk)
     n249_or_s1 <= n249_or;
   always @(posedge clk)
     n249_or_s2 <= n249_or_s1;
   always @(posedge clk)
-    n169_and_s2 <= n169_and;
+    n173_not_s2 <= n173_not;
   always @(posedge clk)
-    n161_not_s2 <= n161_not;
-  always @(posedge clk)
-    n206_slice_s2 <= n163_sub[4];
-  always @(posedge clk)
-    n240_slice_s2 <= n165_sub[4];
+    n212_slice_s2 <= 1'h0;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_out <= \$2 ;
   always @(posedge clk)
-    n152_cat_s1 <= { \$5 , \$4  };
+    n164_cat_s1 <= { \$5 , \$4  };
   always @(posedge clk)
-    n153_cat_s1 <= { \$7 , \$6  };
+    n165_cat_s1 <= { \$7 , \$6  };
   \mitchell_w16_s2.depth1  depth1 (
     .n0_a(a),
-    .n152_cat_s1(n152_cat_s1),
-    .n153_cat_s1(n153_cat_s1),
-    .n184_cat_s2(n184_cat_s2),
-    .n185_slice_s2(n185_slice_s2),
-    .n187_cat_s2(n187_cat_s2),
-    .n188_mux(n188_mux),
+    .n164_cat_s1(n164_cat_s1),
+    .n165_cat_s1(n165_cat_s1),
+    .n197_cat_s2(n197_cat_s2),
+    .n198_slice_s2(n198_slice_s2),
     .n1_b(b),
-    .n221_mux_s2(n221_mux_s2),
-    .n224_cat_s2(n224_cat_s2),
-    .n225_slice_s2(n225_slice_s2),
-    .n226_mux(n226_mux),
+    .n200_cat_s2(n200_cat_s2),
+    .n201_mux(n201_mux),
     .n249_or(n249_or),
-    .n4_eq(n4_eq),
-    .n79_eq(n79_eq),
-    .\port$3$0 (\$3 )
+    .\port$1$0 (\$3 )
   );
   \mitchell_w16_s2.depth2  depth2 (
-    .n0_a(a),
-    .n15_mux(n15_mux),
-    .n188_mux(n188_mux),
-    .n192_slice_s2(n192_slice_s2),
-    .n195_mux(n195_mux),
-    .n1_b(b),
-    .n226_mux(n226_mux),
-    .n230_slice_s2(n230_slice_s2),
-    .n231_mux(n231_mux),
-    .n4_eq(n4_eq),
-    .n79_eq(n79_eq),
-    .n83_mux(n83_mux),
-    .n8_mux(n8_mux),
-    .n90_mux(n90_mux),
-    .\port$3$0 (\$3 )
+    .n10_and(n10_and),
+    .n201_mux(n201_mux),
+    .n205_slice_s2(n205_slice_s2),
+    .n208_mux(n208_mux),
+    .n2_slice(a[15:8]),
+    .n83_slice(b[15:8]),
+    .n91_and(n91_and),
+    .\port$1$0 (\$3 )
   );
   \mitchell_w16_s2.depth3  depth3 (
     .n0_a(a),
-    .n109_mux(n109_mux),
-    .n15_mux(n15_mux),
-    .n161_not(n161_not),
-    .n163_sub(n163_sub),
-    .n165_sub(n165_sub),
-    .n195_mux(n195_mux),
-    .n199_slice_s2(n199_slice_s2),
-    .n19_mux(n19_mux),
+    .n102_mux(n102_mux),
+    .n10_and(n10_and),
+    .n14_mux(n14_mux),
+    .n173_not(n173_not),
+    .n173_not_s2(n173_not_s2),
+    .n180_mux(n180_mux),
     .n1_b(b),
-    .n202_mux(n202_mux),
-    .n231_mux(n231_mux),
-    .n235_slice_s2(n235_slice_s2),
-    .n236_mux(n236_mux),
-    .n34_mux(n34_mux),
-    .n4_eq(n4_eq),
-    .n79_eq(n79_eq),
-    .n83_mux(n83_mux),
-    .n8_mux(n8_mux),
-    .n90_mux(n90_mux),
-    .n94_mux(n94_mux),
-    .\port$3$15 (\$3 [19:15])
+    .n208_mux(n208_mux),
+    .n212_slice_s2(n212_slice_s2),
+    .n21_mux(n21_mux),
+    .n249_or_s2(n249_or_s2),
+    .n251_mux(o),
+    .n91_and(n91_and),
+    .n95_mux(n95_mux),
+    .\port$1$0 (\$3 )
   );
   \mitchell_w16_s2.depth4  depth4 (
     .n0_a(a),
-    .n109_mux(n109_mux),
-    .n113_mux(n113_mux),
-    .n144_mux(n144_mux),
-    .n15_mux(n15_mux),
-    .n161_not(n161_not),
-    .n161_not_s2(n161_not_s2),
-    .n163_sub(n163_sub),
-    .n165_sub(n165_sub),
-    .n169_and(n169_and),
-    .n169_and_s2(n169_and_s2),
-    .n174_mux(n174_mux),
-    .n19_mux(n19_mux),
+    .n102_mux(n102_mux),
+    .n106_mux(n106_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n14_mux(n14_mux),
+    .n180_mux(n180_mux),
+    .n187_mux(n187_mux),
     .n1_b(b),
-    .n202_mux(n202_mux),
-    .n206_slice_s2(n206_slice_s2),
-    .n216_mux(n216_mux),
-    .n236_mux(n236_mux),
-    .n240_slice_s2(n240_slice_s2),
-    .n249_or_s2(n249_or_s2),
-    .n251_mux(o),
-    .n34_mux(n34_mux),
-    .n38_mux(n38_mux),
-    .n4_eq(n4_eq),
-    .n69_mux(n69_mux),
-    .n79_eq(n79_eq),
-    .n90_mux(n90_mux),
-    .n94_mux(n94_mux),
-    .\port$3$0 (\$3 [14:0])
+    .n21_mux(n21_mux),
+    .n25_mux(n25_mux),
+    .n40_mux(n40_mux),
+    .n91_and(n91_and),
+    .n95_mux(n95_mux),
+    .\port$1$15 (\$3 [19:15])
   );
   \mitchell_w16_s2.depth5  depth5 (
-    .n109_mux(n109_mux),
-    .n113_mux(n113_mux),
-    .n144_mux(n144_mux),
-    .n15_mux(n15_mux),
-    .n163_sub(n163_sub),
-    .n165_sub(n165_sub),
-    .n174_mux(n174_mux),
-    .n181_mux(n181_mux),
-    .n216_mux(n216_mux),
-    .n221_mux(n221_mux),
-    .n34_mux(n34_mux),
-    .n38_mux(n38_mux),
-    .n4_eq(n4_eq),
-    .n69_mux(n69_mux),
-    .n79_eq(n79_eq),
-    .n90_mux(n90_mux),
-    .\port$85$0 (\$4 ),
-    .\port$86$0 (\$5 ),
-    .\port$87$0 (\$6 ),
-    .\port$88$0 (\$7 )
+    .n0_a(a),
+    .n102_mux(n102_mux),
+    .n106_mux(n106_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n125_mux(n125_mux),
+    .n156_mux(n156_mux),
+    .n187_mux(n187_mux),
+    .n194_mux(n194_mux),
+    .n1_b(b),
+    .n21_mux(n21_mux),
+    .n25_mux(n25_mux),
+    .n40_mux(n40_mux),
+    .n44_mux(n44_mux),
+    .n75_mux(n75_mux),
+    .n91_and(n91_and),
+    .\port$1$15 (\$3 [19:15])
+  );
+  \mitchell_w16_s2.depth6  depth6 (
+    .n102_mux(n102_mux),
+    .n10_and(n10_and),
+    .n121_mux(n121_mux),
+    .n125_mux(n125_mux),
+    .n156_mux(n156_mux),
+    .n194_mux(n194_mux),
+    .n21_mux(n21_mux),
+    .n40_mux(n40_mux),
+    .n44_mux(n44_mux),
+    .n75_mux(n75_mux),
+    .n91_and(n91_and),
+    .\port$89$0 (\$4 ),
+    .\port$90$0 (\$5 ),
+    .\port$91$0 (\$6 ),
+    .\port$92$0 (\$7 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -264,137 +209,29 @@ module mitchell_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   assign n1_b = b;
   assign n251_mux = o;
   assign valid_s2 = valid_out;
-  assign n152_cat = { \$5 , \$4  };
-  assign n153_cat = { \$7 , \$6  };
-  assign n185_slice = n163_sub[1];
-  assign n184_cat = { n181_mux, 2'h0 };
-  assign n187_cat = { 2'h0, n181_mux };
-  assign n192_slice = n163_sub[2];
-  assign n199_slice = n163_sub[3];
-  assign n225_slice = n165_sub[1];
-  assign n224_cat = { 2'h0, n221_mux[31:2] };
-  assign n230_slice = n165_sub[2];
-  assign n235_slice = n165_sub[3];
-  assign n206_slice = n163_sub[4];
-  assign n240_slice = n165_sub[4];
-  assign n154_add = { 1'h0, \$3  };
-  assign n155_slice = { 1'h0, \$3 [19:15] };
-  assign n158_cat = { 1'h1, \$3 [14:0] };
+  assign n164_cat = { \$5 , \$4  };
+  assign n165_cat = { \$7 , \$6  };
+  assign n198_slice = \$3 [18];
+  assign n197_cat = { n194_mux, 8'h00 };
+  assign n200_cat = { 8'h00, n194_mux };
+  assign n205_slice = \$3 [19];
+  assign n212_slice = 1'h0;
+  assign n2_slice = a[15:8];
+  assign n83_slice = b[15:8];
+  assign n166_add = { 1'h0, \$3  };
+  assign n167_slice = { 1'h0, \$3 [19:15] };
+  assign n170_cat = { 1'h1, \$3 [14:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w16_s2.depth1 (n1_b, n4_eq, n79_eq, \port$3$0 , n188_mux, n226_mux, n249_or, n152_cat_s1, n153_cat_s1, n185_slice_s2, n184_cat_s2, n187_cat_s2, n225_slice_s2, n224_cat_s2, n221_mux_s2, n0_a);
+module \mitchell_w16_s2.depth1 (n1_b, \port$1$0 , n201_mux, n249_or, n164_cat_s1, n165_cat_s1, n198_slice_s2, n197_cat_s2, n200_cat_s2, n0_a);
   wire [19:0] \$1 ;
-  wire \$2 ;
-  wire \$3 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  input [18:0] n152_cat_s1;
-  wire [18:0] n152_cat_s1;
-  input [18:0] n153_cat_s1;
-  wire [18:0] n153_cat_s1;
-  wire [20:0] n154_add;
-  input [18:0] n184_cat_s2;
-  wire [18:0] n184_cat_s2;
-  input n185_slice_s2;
-  wire n185_slice_s2;
-  input [18:0] n187_cat_s2;
-  wire [18:0] n187_cat_s2;
-  output [18:0] n188_mux;
-  wire [18:0] n188_mux;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  input [31:0] n221_mux_s2;
-  wire [31:0] n221_mux_s2;
-  input [31:0] n224_cat_s2;
-  wire [31:0] n224_cat_s2;
-  input n225_slice_s2;
-  wire n225_slice_s2;
-  output [31:0] n226_mux;
-  wire [31:0] n226_mux;
-  output n249_or;
-  wire n249_or;
-  output n4_eq;
-  wire n4_eq;
-  output n79_eq;
-  wire n79_eq;
-  output [19:0] \port$3$0 ;
-  wire [19:0] \port$3$0 ;
-  assign \$3  = ! n1_b;
-  assign n249_or = \$2  | \$3 ;
-  assign n4_eq = ! n0_a[15:8];
-  assign n79_eq = ! n1_b[15:8];
-  assign \$1  = n152_cat_s1 + n153_cat_s1;
-  assign n188_mux = n185_slice_s2 ? n184_cat_s2 : n187_cat_s2;
-  assign n226_mux = n225_slice_s2 ? n224_cat_s2 : n221_mux_s2;
-  assign \$2  = ! n0_a;
-  assign n154_add = { 1'h0, \$1  };
-  assign \port$3$0  = \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_w16_s2.depth2 (n1_b, n4_eq, n79_eq, \port$3$0 , n188_mux, n226_mux, n8_mux, n15_mux, n83_mux, n90_mux, n195_mux, n231_mux, n192_slice_s2, n230_slice_s2, n0_a);
-  wire \$1 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  input [15:0] n0_a;
-  wire [15:0] n0_a;
-  wire [20:0] n154_add;
-  wire [5:0] n155_slice;
-  wire [15:0] n158_cat;
-  output n15_mux;
-  wire n15_mux;
-  input [18:0] n188_mux;
-  wire [18:0] n188_mux;
-  input n192_slice_s2;
-  wire n192_slice_s2;
-  output [22:0] n195_mux;
-  wire [22:0] n195_mux;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  input [31:0] n226_mux;
-  wire [31:0] n226_mux;
-  input n230_slice_s2;
-  wire n230_slice_s2;
-  output [31:0] n231_mux;
-  wire [31:0] n231_mux;
-  input n4_eq;
-  wire n4_eq;
-  input n79_eq;
-  wire n79_eq;
-  output [15:0] n83_mux;
-  wire [15:0] n83_mux;
-  output [15:0] n8_mux;
-  wire [15:0] n8_mux;
-  output n90_mux;
-  wire n90_mux;
-  input [19:0] \port$3$0 ;
-  wire [19:0] \port$3$0 ;
-  assign \$3  = ! n1_b[7:4];
-  assign \$4  = ! n1_b[15:12];
-  assign n90_mux = n79_eq ? \$3  : \$4 ;
-  assign n195_mux = n192_slice_s2 ? { n188_mux, 4'h0 } : { 4'h0, n188_mux };
-  assign n231_mux = n230_slice_s2 ? { 4'h0, n226_mux[31:4] } : n226_mux;
-  assign n8_mux = n4_eq ? { n0_a[7:0], 8'h00 } : n0_a;
-  assign \$1  = ! n0_a[7:4];
-  assign \$2  = ! n0_a[15:12];
-  assign n15_mux = n4_eq ? \$1  : \$2 ;
-  assign n83_mux = n79_eq ? { n1_b[7:0], 8'h00 } : n1_b;
-  assign n155_slice = { 1'h0, \port$3$0 [19:15] };
-  assign n154_add = { 1'h0, \port$3$0  };
-  assign n158_cat = { 1'h1, \port$3$0 [14:0] };
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_w16_s2.depth3 (n1_b, n4_eq, n79_eq, \port$3$15 , n8_mux, n15_mux, n83_mux, n90_mux, n195_mux, n231_mux, n19_mux, n34_mux, n94_mux, n109_mux, n161_not, n163_sub, n165_sub, n202_mux, n236_mux, n199_slice_s2, n235_slice_s2
-, n0_a);
-  wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
   wire \$13 ;
-  wire [6:0] \$14 ;
+  wire \$14 ;
+  wire \$15 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -405,78 +242,221 @@ module \mitchell_w16_s2.depth3 (n1_b, n4_eq, n79_eq, \port$3$15 , n8_mux, n15_mu
   wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output n109_mux;
-  wire n109_mux;
-  wire [5:0] n155_slice;
-  input n15_mux;
-  wire n15_mux;
-  output n161_not;
-  wire n161_not;
-  output [5:0] n163_sub;
-  wire [5:0] n163_sub;
-  output [6:0] n165_sub;
-  wire [6:0] n165_sub;
-  input [22:0] n195_mux;
-  wire [22:0] n195_mux;
-  input n199_slice_s2;
-  wire n199_slice_s2;
-  output [15:0] n19_mux;
-  wire [15:0] n19_mux;
+  input [18:0] n164_cat_s1;
+  wire [18:0] n164_cat_s1;
+  input [18:0] n165_cat_s1;
+  wire [18:0] n165_cat_s1;
+  wire [20:0] n166_add;
+  input [30:0] n197_cat_s2;
+  wire [30:0] n197_cat_s2;
+  input n198_slice_s2;
+  wire n198_slice_s2;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  output [30:0] n202_mux;
-  wire [30:0] n202_mux;
-  input [31:0] n231_mux;
-  wire [31:0] n231_mux;
-  input n235_slice_s2;
-  wire n235_slice_s2;
-  output [31:0] n236_mux;
-  wire [31:0] n236_mux;
-  output n34_mux;
-  wire n34_mux;
-  input n4_eq;
-  wire n4_eq;
-  input n79_eq;
-  wire n79_eq;
-  input [15:0] n83_mux;
-  wire [15:0] n83_mux;
-  input [15:0] n8_mux;
-  wire [15:0] n8_mux;
-  input n90_mux;
-  wire n90_mux;
-  output [15:0] n94_mux;
-  wire [15:0] n94_mux;
-  input [4:0] \port$3$15 ;
-  wire [4:0] \port$3$15 ;
-  assign n19_mux = n15_mux ? { n8_mux[11:0], 4'h0 } : n8_mux;
-  assign \$1  = ! n0_a[3:2];
-  assign \$2  = ! n0_a[11:10];
-  assign \$3  = n4_eq ? \$1  : \$2 ;
-  assign \$4  = ! n0_a[7:6];
-  assign \$5  = ! n0_a[15:14];
-  assign \$6  = n4_eq ? \$4  : \$5 ;
-  assign n34_mux = n15_mux ? \$3  : \$6 ;
-  assign n94_mux = n90_mux ? { n83_mux[11:0], 4'h0 } : n83_mux;
-  assign \$7  = ! n1_b[3:2];
-  assign \$8  = ! n1_b[11:10];
-  assign \$9  = n79_eq ? \$7  : \$8 ;
-  assign \$10  = ! n1_b[7:6];
-  assign \$11  = ! n1_b[15:14];
-  assign \$12  = n79_eq ? \$10  : \$11 ;
-  assign n109_mux = n90_mux ? \$9  : \$12 ;
-  assign \$13  = \port$3$15  < 4'hf;
-  assign n161_not = ~ \$13 ;
-  assign \$14  = \port$3$15  - 4'hf;
-  assign n165_sub = 4'hf - \port$3$15 ;
-  assign n202_mux = n199_slice_s2 ? { n195_mux, 8'h00 } : { 8'h00, n195_mux };
-  assign n236_mux = n235_slice_s2 ? { 8'h00, n231_mux[31:8] } : n231_mux;
-  assign n155_slice = { 1'h0, \port$3$15  };
-  assign n163_sub = \$14 [5:0];
+  input [30:0] n200_cat_s2;
+  wire [30:0] n200_cat_s2;
+  output [30:0] n201_mux;
+  wire [30:0] n201_mux;
+  output n249_or;
+  wire n249_or;
+  wire [7:0] n2_slice;
+  wire [7:0] n83_slice;
+  output [19:0] \port$1$0 ;
+  wire [19:0] \port$1$0 ;
+  assign \$1  = n164_cat_s1 + n165_cat_s1;
+  assign n201_mux = n198_slice_s2 ? n197_cat_s2 : n200_cat_s2;
+  assign \$2  = ! n0_a[3:0];
+  assign \$3  = ! n0_a[7:4];
+  assign \$4  = \$2  & \$3 ;
+  assign \$5  = ! n0_a[11:8];
+  assign \$6  = ! n0_a[15:12];
+  assign \$7  = \$5  & \$6 ;
+  assign \$8  = \$4  & \$7 ;
+  assign \$9  = ! n1_b[3:0];
+  assign \$10  = ! n1_b[7:4];
+  assign \$11  = \$9  & \$10 ;
+  assign \$12  = ! n1_b[11:8];
+  assign \$13  = ! n1_b[15:12];
+  assign \$14  = \$12  & \$13 ;
+  assign \$15  = \$11  & \$14 ;
+  assign n249_or = \$8  | \$15 ;
+  assign n2_slice = n0_a[15:8];
+  assign n83_slice = n1_b[15:8];
+  assign n166_add = { 1'h0, \$1  };
+  assign \port$1$0  = \$1 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w16_s2.depth4 (n1_b, n4_eq, n79_eq, \port$3$0 , n15_mux, n90_mux, n19_mux, n34_mux, n94_mux, n109_mux, n161_not, n163_sub, n165_sub, n202_mux, n236_mux, n38_mux, n69_mux, n113_mux, n144_mux, n169_and, n174_mux
-, n216_mux, n251_mux, n249_or_s2, n169_and_s2, n161_not_s2, n206_slice_s2, n240_slice_s2, n0_a);
+module \mitchell_w16_s2.depth2 (n83_slice, \port$1$0 , n201_mux, n10_and, n91_and, n208_mux, n205_slice_s2, n2_slice);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  output n10_and;
+  wire n10_and;
+  wire [20:0] n166_add;
+  wire [5:0] n167_slice;
+  wire [15:0] n170_cat;
+  input [30:0] n201_mux;
+  wire [30:0] n201_mux;
+  input n205_slice_s2;
+  wire n205_slice_s2;
+  output [46:0] n208_mux;
+  wire [46:0] n208_mux;
+  input [7:0] n2_slice;
+  wire [7:0] n2_slice;
+  input [7:0] n83_slice;
+  wire [7:0] n83_slice;
+  output n91_and;
+  wire n91_and;
+  input [19:0] \port$1$0 ;
+  wire [19:0] \port$1$0 ;
+  assign n91_and = \$3  & \$4 ;
+  assign n208_mux = n205_slice_s2 ? { n201_mux, 16'h0000 } : { 16'h0000, n201_mux };
+  assign \$1  = ! n2_slice[3:0];
+  assign \$2  = ! n2_slice[7:4];
+  assign n10_and = \$1  & \$2 ;
+  assign \$3  = ! n83_slice[3:0];
+  assign \$4  = ! n83_slice[7:4];
+  assign n167_slice = { 1'h0, \port$1$0 [19:15] };
+  assign n166_add = { 1'h0, \port$1$0  };
+  assign n170_cat = { 1'h1, \port$1$0 [14:0] };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w16_s2.depth3 (n1_b, \port$1$0 , n10_and, n91_and, n208_mux, n14_mux, n21_mux, n95_mux, n102_mux, n173_not, n180_mux, n251_mux, n249_or_s2, n173_not_s2, n212_slice_s2, n0_a);
+  wire \$1 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire [46:0] \$6 ;
+  wire [31:0] \$7 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  output n102_mux;
+  wire n102_mux;
+  input n10_and;
+  wire n10_and;
+  output [15:0] n14_mux;
+  wire [15:0] n14_mux;
+  wire [5:0] n167_slice;
+  wire [15:0] n170_cat;
+  output n173_not;
+  wire n173_not;
+  input n173_not_s2;
+  wire n173_not_s2;
+  output [16:0] n180_mux;
+  wire [16:0] n180_mux;
+  wire n198_slice;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  wire n205_slice;
+  input [46:0] n208_mux;
+  wire [46:0] n208_mux;
+  wire n212_slice;
+  input n212_slice_s2;
+  wire n212_slice_s2;
+  output n21_mux;
+  wire n21_mux;
+  input n249_or_s2;
+  wire n249_or_s2;
+  output [31:0] n251_mux;
+  wire [31:0] n251_mux;
+  input n91_and;
+  wire n91_and;
+  output [15:0] n95_mux;
+  wire [15:0] n95_mux;
+  input [19:0] \port$1$0 ;
+  wire [19:0] \port$1$0 ;
+  assign \$2  = ! n0_a[15:12];
+  assign n21_mux = n10_and ? \$1  : \$2 ;
+  assign n95_mux = n91_and ? { n1_b[7:0], 8'h00 } : n1_b;
+  assign \$3  = ! n1_b[7:4];
+  assign \$4  = ! n1_b[15:12];
+  assign n102_mux = n91_and ? \$3  : \$4 ;
+  assign \$5  = \port$1$0 [19:15] < 6'h20;
+  assign n173_not = ~ \$5 ;
+  assign n180_mux = \port$1$0 [15] ? { 1'h1, \port$1$0 [14:0], 1'h0 } : { 2'h1, \port$1$0 [14:0] };
+  assign \$6  = n212_slice_s2 ? { n208_mux[14:0], 32'h00000000 } : n208_mux;
+  assign \$7  = n173_not_s2 ? 32'd4294967295 : \$6 [46:15];
+  assign n251_mux = n249_or_s2 ? 32'd0 : \$7 ;
+  assign n14_mux = n10_and ? { n0_a[7:0], 8'h00 } : n0_a;
+  assign \$1  = ! n0_a[7:4];
+  assign n167_slice = { 1'h0, \port$1$0 [19:15] };
+  assign n170_cat = { 1'h1, \port$1$0 [14:0] };
+  assign n198_slice = \port$1$0 [18];
+  assign n205_slice = \port$1$0 [19];
+  assign n212_slice = 1'h0;
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w16_s2.depth4 (n1_b, \port$1$15 , n10_and, n91_and, n14_mux, n21_mux, n95_mux, n102_mux, n180_mux, n25_mux, n40_mux, n106_mux, n121_mux, n187_mux, n0_a);
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input n102_mux;
+  wire n102_mux;
+  output [15:0] n106_mux;
+  wire [15:0] n106_mux;
+  input n10_and;
+  wire n10_and;
+  output n121_mux;
+  wire n121_mux;
+  input [15:0] n14_mux;
+  wire [15:0] n14_mux;
+  wire [5:0] n167_slice;
+  input [16:0] n180_mux;
+  wire [16:0] n180_mux;
+  output [18:0] n187_mux;
+  wire [18:0] n187_mux;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  input n21_mux;
+  wire n21_mux;
+  output [15:0] n25_mux;
+  wire [15:0] n25_mux;
+  output n40_mux;
+  wire n40_mux;
+  input n91_and;
+  wire n91_and;
+  input [15:0] n95_mux;
+  wire [15:0] n95_mux;
+  input [4:0] \port$1$15 ;
+  wire [4:0] \port$1$15 ;
+  assign n25_mux = n21_mux ? { n14_mux[11:0], 4'h0 } : n14_mux;
+  assign \$1  = ! n0_a[3:2];
+  assign \$2  = ! n0_a[11:10];
+  assign \$3  = n10_and ? \$1  : \$2 ;
+  assign \$4  = ! n0_a[7:6];
+  assign \$5  = ! n0_a[15:14];
+  assign \$6  = n10_and ? \$4  : \$5 ;
+  assign n40_mux = n21_mux ? \$3  : \$6 ;
+  assign n106_mux = n102_mux ? { n95_mux[11:0], 4'h0 } : n95_mux;
+  assign \$7  = ! n1_b[3:2];
+  assign \$8  = ! n1_b[11:10];
+  assign \$9  = n91_and ? \$7  : \$8 ;
+  assign \$10  = ! n1_b[7:6];
+  assign \$11  = ! n1_b[15:14];
+  assign \$12  = n91_and ? \$10  : \$11 ;
+  assign n121_mux = n102_mux ? \$9  : \$12 ;
+  assign n187_mux = \port$1$15 [1] ? { n180_mux, 2'h0 } : { 2'h0, n180_mux };
+  assign n167_slice = { 1'h0, \port$1$15  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \mitchell_w16_s2.depth5 (n1_b, \port$1$15 , n10_and, n91_and, n21_mux, n102_mux, n25_mux, n40_mux, n106_mux, n121_mux, n187_mux, n44_mux, n75_mux, n125_mux, n156_mux, n194_mux, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -498,15 +478,7 @@ module \mitchell_w16_s2.depth4 (n1_b, n4_eq, n79_eq, \port$3$0 , n15_mux, n90_mu
   wire \$26 ;
   wire \$27 ;
   wire \$28 ;
-  wire \$29 ;
   wire \$3 ;
-  wire \$30 ;
-  wire \$31 ;
-  wire \$32 ;
-  wire [31:0] \$33 ;
-  wire [31:0] \$34 ;
-  wire [31:0] \$35 ;
-  wire [31:0] \$36 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -515,184 +487,125 @@ module \mitchell_w16_s2.depth4 (n1_b, n4_eq, n79_eq, \port$3$0 , n15_mux, n90_mu
   wire \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input n109_mux;
-  wire n109_mux;
-  output [15:0] n113_mux;
-  wire [15:0] n113_mux;
-  output n144_mux;
-  wire n144_mux;
-  wire [15:0] n158_cat;
-  input n15_mux;
-  wire n15_mux;
-  input n161_not;
-  wire n161_not;
-  input n161_not_s2;
-  wire n161_not_s2;
-  input [5:0] n163_sub;
-  wire [5:0] n163_sub;
-  input [6:0] n165_sub;
-  wire [6:0] n165_sub;
-  output n169_and;
-  wire n169_and;
-  input n169_and_s2;
-  wire n169_and_s2;
-  output [15:0] n174_mux;
-  wire [15:0] n174_mux;
-  wire n185_slice;
-  wire n192_slice;
-  wire n199_slice;
-  input [15:0] n19_mux;
-  wire [15:0] n19_mux;
+  input n102_mux;
+  wire n102_mux;
+  input [15:0] n106_mux;
+  wire [15:0] n106_mux;
+  input n10_and;
+  wire n10_and;
+  input n121_mux;
+  wire n121_mux;
+  output [15:0] n125_mux;
+  wire [15:0] n125_mux;
+  output n156_mux;
+  wire n156_mux;
+  wire [5:0] n167_slice;
+  input [18:0] n187_mux;
+  wire [18:0] n187_mux;
+  output [22:0] n194_mux;
+  wire [22:0] n194_mux;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [30:0] n202_mux;
-  wire [30:0] n202_mux;
-  wire n206_slice;
-  input n206_slice_s2;
-  wire n206_slice_s2;
-  output [31:0] n216_mux;
-  wire [31:0] n216_mux;
-  wire n225_slice;
-  wire n230_slice;
-  wire n235_slice;
-  input [31:0] n236_mux;
-  wire [31:0] n236_mux;
-  wire n240_slice;
-  input n240_slice_s2;
-  wire n240_slice_s2;
-  input n249_or_s2;
-  wire n249_or_s2;
-  output [31:0] n251_mux;
-  wire [31:0] n251_mux;
-  input n34_mux;
-  wire n34_mux;
-  output [15:0] n38_mux;
-  wire [15:0] n38_mux;
-  input n4_eq;
-  wire n4_eq;
-  output n69_mux;
-  wire n69_mux;
-  input n79_eq;
-  wire n79_eq;
-  input n90_mux;
-  wire n90_mux;
-  input [15:0] n94_mux;
-  wire [15:0] n94_mux;
-  input [14:0] \port$3$0 ;
-  wire [14:0] \port$3$0 ;
-  assign n38_mux = n34_mux ? { n19_mux[13:0], 2'h0 } : n19_mux;
+  input n21_mux;
+  wire n21_mux;
+  input [15:0] n25_mux;
+  wire [15:0] n25_mux;
+  input n40_mux;
+  wire n40_mux;
+  output [15:0] n44_mux;
+  wire [15:0] n44_mux;
+  output n75_mux;
+  wire n75_mux;
+  input n91_and;
+  wire n91_and;
+  input [4:0] \port$1$15 ;
+  wire [4:0] \port$1$15 ;
+  assign n44_mux = n40_mux ? { n25_mux[13:0], 2'h0 } : n25_mux;
   assign \$1  = ! n0_a[1];
   assign \$2  = ! n0_a[9];
-  assign \$3  = n4_eq ? \$1  : \$2 ;
+  assign \$3  = n10_and ? \$1  : \$2 ;
   assign \$4  = ! n0_a[5];
   assign \$5  = ! n0_a[13];
-  assign \$6  = n4_eq ? \$4  : \$5 ;
-  assign \$7  = n15_mux ? \$3  : \$6 ;
+  assign \$6  = n10_and ? \$4  : \$5 ;
+  assign \$7  = n21_mux ? \$3  : \$6 ;
   assign \$8  = ! n0_a[3];
   assign \$9  = ! n0_a[11];
-  assign \$10  = n4_eq ? \$8  : \$9 ;
+  assign \$10  = n10_and ? \$8  : \$9 ;
   assign \$11  = ! n0_a[7];
   assign \$12  = ! n0_a[15];
-  assign \$13  = n4_eq ? \$11  : \$12 ;
-  assign \$14  = n15_mux ? \$10  : \$13 ;
-  assign n69_mux = n34_mux ? \$7  : \$14 ;
-  assign n113_mux = n109_mux ? { n94_mux[13:0], 2'h0 } : n94_mux;
+  assign \$13  = n10_and ? \$11  : \$12 ;
+  assign \$14  = n21_mux ? \$10  : \$13 ;
+  assign n75_mux = n40_mux ? \$7  : \$14 ;
+  assign n125_mux = n121_mux ? { n106_mux[13:0], 2'h0 } : n106_mux;
   assign \$15  = ! n1_b[1];
   assign \$16  = ! n1_b[9];
-  assign \$17  = n79_eq ? \$15  : \$16 ;
+  assign \$17  = n91_and ? \$15  : \$16 ;
   assign \$18  = ! n1_b[5];
   assign \$19  = ! n1_b[13];
-  assign \$20  = n79_eq ? \$18  : \$19 ;
-  assign \$21  = n90_mux ? \$17  : \$20 ;
+  assign \$20  = n91_and ? \$18  : \$19 ;
+  assign \$21  = n102_mux ? \$17  : \$20 ;
   assign \$22  = ! n1_b[3];
   assign \$23  = ! n1_b[11];
-  assign \$24  = n79_eq ? \$22  : \$23 ;
+  assign \$24  = n91_and ? \$22  : \$23 ;
   assign \$25  = ! n1_b[7];
   assign \$26  = ! n1_b[15];
-  assign \$27  = n79_eq ? \$25  : \$26 ;
-  assign \$28  = n90_mux ? \$24  : \$27 ;
-  assign n144_mux = n109_mux ? \$21  : \$28 ;
-  assign \$29  = n163_sub < 5'h11;
-  assign \$30  = ~ \$29 ;
-  assign n169_and = n161_not & \$30 ;
-  assign \$31  = ! n163_sub[5];
-  assign n174_mux = n163_sub[5] ? 16'h0000 : { 1'h1, \port$3$0  };
-  assign \$32  = ! n165_sub[6:5];
-  assign n216_mux = \$32  ? { 17'h00001, \port$3$0  } : 32'd0;
-  assign \$33  = n206_slice_s2 ? { n202_mux[15:0], 16'h0000 } : { 1'h0, n202_mux };
-  assign \$34  = n240_slice_s2 ? { 16'h0000, n236_mux[31:16] } : n236_mux;
-  assign \$35  = n161_not_s2 ? \$33  : \$34 ;
-  assign \$36  = n169_and_s2 ? 32'd4294967295 : \$35 ;
-  assign n251_mux = n249_or_s2 ? 32'd0 : \$36 ;
-  assign n158_cat = { 1'h1, \port$3$0  };
-  assign n185_slice = n163_sub[1];
-  assign n192_slice = n163_sub[2];
-  assign n199_slice = n163_sub[3];
-  assign n206_slice = n163_sub[4];
-  assign n225_slice = n165_sub[1];
-  assign n230_slice = n165_sub[2];
-  assign n235_slice = n165_sub[3];
-  assign n240_slice = n165_sub[4];
+  assign \$27  = n91_and ? \$25  : \$26 ;
+  assign \$28  = n102_mux ? \$24  : \$27 ;
+  assign n156_mux = n121_mux ? \$21  : \$28 ;
+  assign n194_mux = \port$1$15 [2] ? { n187_mux, 4'h0 } : { 4'h0, n187_mux };
+  assign n167_slice = { 1'h0, \port$1$15  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w16_s2.depth5 (n79_eq, n15_mux, n90_mux, n34_mux, n109_mux, n163_sub, n165_sub, n38_mux, n69_mux, n113_mux, n144_mux, n174_mux, n216_mux, \port$85$0 , \port$86$0 , \port$87$0 , \port$88$0 , n181_mux, n221_mux, n4_eq);
+module \mitchell_w16_s2.depth6 (n91_and, n21_mux, n102_mux, n40_mux, n121_mux, n44_mux, n75_mux, n125_mux, n156_mux, n194_mux, \port$89$0 , \port$90$0 , \port$91$0 , \port$92$0 , n10_and);
   wire [15:0] \$1 ;
   wire [3:0] \$2 ;
   wire [15:0] \$3 ;
   wire [3:0] \$4 ;
-  input n109_mux;
-  wire n109_mux;
-  input [15:0] n113_mux;
-  wire [15:0] n113_mux;
-  input n144_mux;
-  wire n144_mux;
-  wire [18:0] n152_cat;
-  wire [18:0] n153_cat;
-  input n15_mux;
-  wire n15_mux;
-  input [5:0] n163_sub;
-  wire [5:0] n163_sub;
-  input [6:0] n165_sub;
-  wire [6:0] n165_sub;
-  input [15:0] n174_mux;
-  wire [15:0] n174_mux;
-  output [16:0] n181_mux;
-  wire [16:0] n181_mux;
-  input [31:0] n216_mux;
-  wire [31:0] n216_mux;
-  output [31:0] n221_mux;
-  wire [31:0] n221_mux;
-  input n34_mux;
-  wire n34_mux;
-  input [15:0] n38_mux;
-  wire [15:0] n38_mux;
-  input n4_eq;
-  wire n4_eq;
-  input n69_mux;
-  wire n69_mux;
-  input n79_eq;
-  wire n79_eq;
-  input n90_mux;
-  wire n90_mux;
-  output [14:0] \port$85$0 ;
-  wire [14:0] \port$85$0 ;
-  output [3:0] \port$86$0 ;
-  wire [3:0] \port$86$0 ;
-  output [14:0] \port$87$0 ;
-  wire [14:0] \port$87$0 ;
-  output [3:0] \port$88$0 ;
-  wire [3:0] \port$88$0 ;
-  assign n221_mux = n165_sub[0] ? { 1'h0, n216_mux[31:1] } : n216_mux;
-  assign \$1  = n69_mux ? { n38_mux[14:0], 1'h0 } : n38_mux;
-  assign \$2  = ~ { n4_eq, n15_mux, n34_mux, n69_mux };
-  assign \$3  = n144_mux ? { n113_mux[14:0], 1'h0 } : n113_mux;
-  assign \$4  = ~ { n79_eq, n90_mux, n109_mux, n144_mux };
-  assign n181_mux = n163_sub[0] ? { n174_mux, 1'h0 } : { 1'h0, n174_mux };
-  assign n152_cat = { \$2 , \$1 [14:0] };
-  assign n153_cat = { \$4 , \$3 [14:0] };
-  assign \port$85$0  = \$1 [14:0];
-  assign \port$86$0  = \$2 ;
-  assign \port$87$0  = \$3 [14:0];
-  assign \port$88$0  = \$4 ;
+  input n102_mux;
+  wire n102_mux;
+  input n10_and;
+  wire n10_and;
+  input n121_mux;
+  wire n121_mux;
+  input [15:0] n125_mux;
+  wire [15:0] n125_mux;
+  input n156_mux;
+  wire n156_mux;
+  wire [18:0] n164_cat;
+  wire [18:0] n165_cat;
+  input [22:0] n194_mux;
+  wire [22:0] n194_mux;
+  wire [30:0] n197_cat;
+  wire [30:0] n200_cat;
+  input n21_mux;
+  wire n21_mux;
+  input n40_mux;
+  wire n40_mux;
+  input [15:0] n44_mux;
+  wire [15:0] n44_mux;
+  input n75_mux;
+  wire n75_mux;
+  input n91_and;
+  wire n91_and;
+  output [14:0] \port$89$0 ;
+  wire [14:0] \port$89$0 ;
+  output [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  output [14:0] \port$91$0 ;
+  wire [14:0] \port$91$0 ;
+  output [3:0] \port$92$0 ;
+  wire [3:0] \port$92$0 ;
+  assign \$1  = n75_mux ? { n44_mux[14:0], 1'h0 } : n44_mux;
+  assign \$2  = ~ { n10_and, n21_mux, n40_mux, n75_mux };
+  assign \$3  = n156_mux ? { n125_mux[14:0], 1'h0 } : n125_mux;
+  assign \$4  = ~ { n91_and, n102_mux, n121_mux, n156_mux };
+  assign n164_cat = { \$2 , \$1 [14:0] };
+  assign n165_cat = { \$4 , \$3 [14:0] };
+  assign n197_cat = { n194_mux, 8'h00 };
+  assign n200_cat = { 8'h00, n194_mux };
+  assign \port$89$0  = \$1 [14:0];
+  assign \port$90$0  = \$2 ;
+  assign \port$91$0  = \$3 [14:0];
+  assign \port$92$0  = \$4 ;
 endmodule

@@ -25,9 +25,7 @@ module mitchell_w32_s0(b, o, a);
   wire [37:0] n288_add;
   wire [6:0] n289_slice;
   wire [31:0] n292_cat;
-  wire n295_not;
-  wire [6:0] n297_sub;
-  wire [63:0] n317_mux;
+  wire [63:0] n316_mux;
   wire n34_mux;
   wire [31:0] n38_mux;
   wire n4_eq;
@@ -116,21 +114,14 @@ module mitchell_w32_s0(b, o, a);
     .\port$127$0 (\$1 )
   );
   \mitchell_w32_s0.depth8  depth8 (
-    .n295_not(n295_not),
-    .n297_sub(n297_sub),
-    .\port$127$31 (\$1 [36:31])
-  );
-  \mitchell_w32_s0.depth9  depth9 (
     .n0_a(a),
     .n1_b(b),
-    .n295_not(n295_not),
-    .n297_sub(n297_sub),
-    .n317_mux(o),
+    .n316_mux(o),
     .\port$127$0 (\$1 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n317_mux = o;
+  assign n316_mux = o;
   assign n288_add = { 1'h0, \$1  };
   assign n289_slice = { 1'h0, \$1 [36:31] };
   assign n292_cat = { 1'h1, \$1 [30:0] };
@@ -534,62 +525,44 @@ module \mitchell_w32_s0.depth6 (n146_eq, n15_mux, n157_mux, n34_mux, n176_mux, n
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s0.depth8 (n295_not, n297_sub, \port$127$31 );
+module \mitchell_w32_s0.depth8 (n1_b, \port$127$0 , n316_mux, n0_a);
   wire \$1 ;
-  wire [7:0] \$2 ;
-  wire [6:0] n289_slice;
-  output n295_not;
-  wire n295_not;
-  output [6:0] n297_sub;
-  wire [6:0] n297_sub;
-  input [5:0] \port$127$31 ;
-  wire [5:0] \port$127$31 ;
-  assign \$1  = \port$127$31  < 5'h1f;
-  assign n295_not = ~ \$1 ;
-  assign \$2  = \port$127$31  - 5'h1f;
-  assign n289_slice = { 1'h0, \port$127$31  };
-  assign n297_sub = \$2 [6:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_w32_s0.depth9 (n1_b, \port$127$0 , n295_not, n297_sub, n317_mux, n0_a);
-  wire \$1 ;
-  wire [63:0] \$10 ;
-  wire [63:0] \$11 ;
+  wire [7:0] \$10 ;
+  wire [31:0] \$11 ;
+  wire [63:0] \$12 ;
+  wire [63:0] \$13 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
-  wire [158:0] \$7 ;
+  wire \$7 ;
   wire [7:0] \$8 ;
-  wire [63:0] \$9 ;
+  wire [158:0] \$9 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
   input [31:0] n1_b;
   wire [31:0] n1_b;
   wire [6:0] n289_slice;
   wire [31:0] n292_cat;
-  input n295_not;
-  wire n295_not;
-  input [6:0] n297_sub;
-  wire [6:0] n297_sub;
-  output [63:0] n317_mux;
-  wire [63:0] n317_mux;
+  output [63:0] n316_mux;
+  wire [63:0] n316_mux;
   input [36:0] \port$127$0 ;
   wire [36:0] \port$127$0 ;
   assign \$1  = ! n0_a;
   assign \$2  = ! n1_b;
   assign \$3  = \$1  | \$2 ;
-  assign \$4  = n297_sub < 6'h21;
+  assign \$4  = \port$127$0 [36:31] < 7'h40;
   assign \$5  = ~ \$4 ;
-  assign \$6  = n295_not & \$5 ;
-  assign \$7  = { 1'h1, \port$127$0 [30:0] } << n297_sub;
-  assign \$8  = 5'h1f - \port$127$0 [36:31];
-  assign \$9  = { 1'h1, \port$127$0 [30:0] } >> \$8 ;
-  assign \$10  = n295_not ? \$7 [63:0] : \$9 ;
-  assign \$11  = \$6  ? 64'hffffffffffffffff : \$10 ;
-  assign n317_mux = \$3  ? 64'h0000000000000000 : \$11 ;
-  assign n292_cat = { 1'h1, \port$127$0 [30:0] };
+  assign \$6  = \port$127$0 [36:31] < 5'h1f;
+  assign \$7  = ~ \$6 ;
+  assign \$8  = \port$127$0 [36:31] - 5'h1f;
+  assign \$9  = { 1'h1, \port$127$0 [30:0] } << \$8 [6:0];
+  assign \$10  = 5'h1f - \port$127$0 [36:31];
+  assign \$11  = { 1'h1, \port$127$0 [30:0] } >> \$10 ;
+  assign \$12  = \$6  ? { 32'h00000000, \$11  } : \$9 [63:0];
+  assign \$13  = \$4  ? \$12  : 64'hffffffffffffffff;
+  assign n316_mux = \$3  ? 64'h0000000000000000 : \$13 ;
   assign n289_slice = { 1'h0, \port$127$0 [36:31] };
+  assign n292_cat = { 1'h1, \port$127$0 [30:0] };
 endmodule

@@ -52,71 +52,64 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg [31:0] n344_cat_s2 = 32'd0;
   wire n347_not;
   reg n347_not_s3 = 1'h0;
-  wire [6:0] n349_sub;
-  reg [6:0] n349_sub_s2 = 7'h00;
-  wire [7:0] n351_sub;
-  wire n355_and;
-  reg n355_and_s3 = 1'h0;
-  wire n356_slice;
-  reg n356_slice_s2 = 1'h0;
-  wire [31:0] n360_mux;
-  wire n364_slice;
-  reg n364_slice_s2 = 1'h0;
-  wire [32:0] n367_mux;
-  wire n371_slice;
-  reg n371_slice_s2 = 1'h0;
-  wire [34:0] n374_mux;
-  wire n378_slice;
-  reg n378_slice_s2 = 1'h0;
-  wire [38:0] n381_mux;
-  wire n385_slice;
-  reg n385_slice_s2 = 1'h0;
-  wire [46:0] n388_mux;
+  wire n350_not;
+  reg n350_not_s3 = 1'h0;
+  wire [6:0] n352_sub;
+  wire n353_slice;
+  reg n353_slice_s2 = 1'h0;
+  wire [31:0] n357_mux;
+  wire n361_slice;
+  reg n361_slice_s2 = 1'h0;
+  wire [32:0] n364_mux;
+  wire n368_slice;
+  reg n368_slice_s2 = 1'h0;
+  wire [34:0] n371_mux;
+  wire n375_slice;
+  reg n375_slice_s2 = 1'h0;
+  wire [38:0] n378_mux;
+  wire n382_slice;
+  reg n382_slice_s2 = 1'h0;
+  wire [46:0] n385_mux;
+  wire [62:0] n388_cat;
+  reg [62:0] n388_cat_s3 = 63'h0000000000000000;
+  wire n389_slice;
+  reg n389_slice_s2 = 1'h0;
+  reg n389_slice_s3 = 1'h0;
   wire [62:0] n391_cat;
   reg [62:0] n391_cat_s3 = 63'h0000000000000000;
-  wire n392_slice;
-  reg n392_slice_s2 = 1'h0;
-  reg n392_slice_s3 = 1'h0;
-  wire [62:0] n394_cat;
-  reg [62:0] n394_cat_s3 = 63'h0000000000000000;
-  wire [62:0] n395_mux;
-  wire n399_slice;
-  reg n399_slice_s2 = 1'h0;
-  reg n399_slice_s3 = 1'h0;
-  wire [63:0] n404_cat;
-  reg [63:0] n404_cat_s2 = 64'h0000000000000000;
-  wire [1:0] n405_slice;
-  reg [1:0] n405_slice_s2 = 2'h0;
-  wire [63:0] n409_mux;
-  wire n413_slice;
-  reg n413_slice_s2 = 1'h0;
-  wire [63:0] n414_mux;
-  wire n418_slice;
-  reg n418_slice_s2 = 1'h0;
-  wire [63:0] n419_mux;
+  wire [62:0] n392_mux;
+  wire n396_slice;
+  reg n396_slice_s2 = 1'h0;
+  reg n396_slice_s3 = 1'h0;
+  wire [7:0] n401_sub;
+  wire [2:0] n402_slice;
+  reg [2:0] n402_slice_s2 = 3'h0;
+  wire [31:0] n406_mux;
+  wire n410_slice;
+  reg n410_slice_s2 = 1'h0;
+  wire [31:0] n411_mux;
+  wire n415_slice;
+  reg n415_slice_s2 = 1'h0;
+  wire [31:0] n416_mux;
   wire n41_mux;
-  wire n423_slice;
-  reg n423_slice_s2 = 1'h0;
-  wire [63:0] n424_mux;
-  wire n428_slice;
-  reg n428_slice_s2 = 1'h0;
-  wire [63:0] n429_mux;
-  reg [63:0] n429_mux_s3 = 64'h0000000000000000;
-  wire [63:0] n432_cat;
-  reg [63:0] n432_cat_s3 = 64'h0000000000000000;
-  wire n433_slice;
-  reg n433_slice_s2 = 1'h0;
-  reg n433_slice_s3 = 1'h0;
-  wire [63:0] n434_mux;
-  wire n438_slice;
-  reg n438_slice_s2 = 1'h0;
-  reg n438_slice_s3 = 1'h0;
+  wire n420_slice;
+  reg n420_slice_s2 = 1'h0;
+  wire [31:0] n421_mux;
+  wire n425_slice;
+  reg n425_slice_s2 = 1'h0;
+  wire [31:0] n426_mux;
+  reg [31:0] n426_mux_s3 = 32'd0;
+  wire [31:0] n429_cat;
+  reg [31:0] n429_cat_s3 = 32'd0;
+  wire n430_slice;
+  reg n430_slice_s2 = 1'h0;
+  reg n430_slice_s3 = 1'h0;
   wire [31:0] n45_mux;
-  wire n507_or;
-  reg n507_or_s1 = 1'h0;
-  reg n507_or_s2 = 1'h0;
-  reg n507_or_s3 = 1'h0;
-  wire [63:0] n509_mux;
+  wire n501_or;
+  reg n501_or_s1 = 1'h0;
+  reg n501_or_s2 = 1'h0;
+  reg n501_or_s3 = 1'h0;
+  wire [63:0] n503_mux;
   wire n60_mux;
   wire [31:0] n64_mux;
   wire n95_mux;
@@ -143,65 +136,57 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n341_slice_s2 <= { 1'h0, \$4 [36:31] };
   always @(posedge clk)
-    n349_sub_s2 <= n349_sub;
-  always @(posedge clk)
-    n356_slice_s2 <= n349_sub[6];
+    n353_slice_s2 <= n352_sub[6];
   always @(posedge clk)
     n344_cat_s2 <= { 1'h1, \$4 [30:0] };
   always @(posedge clk)
-    n364_slice_s2 <= n349_sub[0];
+    n361_slice_s2 <= n352_sub[0];
   always @(posedge clk)
-    n371_slice_s2 <= n349_sub[1];
+    n368_slice_s2 <= n352_sub[1];
   always @(posedge clk)
-    n378_slice_s2 <= n349_sub[2];
+    n375_slice_s2 <= n352_sub[2];
   always @(posedge clk)
-    n385_slice_s2 <= n349_sub[3];
+    n382_slice_s2 <= n352_sub[3];
   always @(posedge clk)
-    n392_slice_s2 <= n349_sub[4];
+    n389_slice_s2 <= n352_sub[4];
   always @(posedge clk)
-    n392_slice_s3 <= n392_slice_s2;
+    n389_slice_s3 <= n389_slice_s2;
   always @(posedge clk)
-    n391_cat_s3 <= { n388_mux, 16'h0000 };
+    n388_cat_s3 <= { n385_mux, 16'h0000 };
   always @(posedge clk)
-    n394_cat_s3 <= { 16'h0000, n388_mux };
+    n391_cat_s3 <= { 16'h0000, n385_mux };
   always @(posedge clk)
-    n405_slice_s2 <= n351_sub[7:6];
+    n402_slice_s2 <= n401_sub[7:5];
   always @(posedge clk)
-    n404_cat_s2 <= { 33'h000000001, \$4 [30:0] };
+    n410_slice_s2 <= n401_sub[0];
   always @(posedge clk)
-    n413_slice_s2 <= n351_sub[0];
+    n415_slice_s2 <= n401_sub[1];
   always @(posedge clk)
-    n418_slice_s2 <= n351_sub[1];
+    n420_slice_s2 <= n401_sub[2];
   always @(posedge clk)
-    n423_slice_s2 <= n351_sub[2];
+    n425_slice_s2 <= n401_sub[3];
   always @(posedge clk)
-    n428_slice_s2 <= n351_sub[3];
+    n501_or_s1 <= n501_or;
   always @(posedge clk)
-    n433_slice_s2 <= n351_sub[4];
+    n501_or_s2 <= n501_or_s1;
   always @(posedge clk)
-    n433_slice_s3 <= n433_slice_s2;
-  always @(posedge clk)
-    n432_cat_s3 <= { 16'h0000, n429_mux[63:16] };
-  always @(posedge clk)
-    n429_mux_s3 <= n429_mux;
-  always @(posedge clk)
-    n507_or_s1 <= n507_or;
-  always @(posedge clk)
-    n507_or_s2 <= n507_or_s1;
-  always @(posedge clk)
-    n507_or_s3 <= n507_or_s2;
-  always @(posedge clk)
-    n355_and_s3 <= n355_and;
+    n501_or_s3 <= n501_or_s2;
   always @(posedge clk)
     n347_not_s3 <= n347_not;
   always @(posedge clk)
-    n399_slice_s2 <= n349_sub[5];
+    n350_not_s3 <= n350_not;
   always @(posedge clk)
-    n399_slice_s3 <= n399_slice_s2;
+    n396_slice_s2 <= n352_sub[5];
   always @(posedge clk)
-    n438_slice_s2 <= n351_sub[5];
+    n396_slice_s3 <= n396_slice_s2;
   always @(posedge clk)
-    n438_slice_s3 <= n438_slice_s2;
+    n430_slice_s2 <= n401_sub[4];
+  always @(posedge clk)
+    n430_slice_s3 <= n430_slice_s2;
+  always @(posedge clk)
+    n429_cat_s3 <= { 16'h0000, n426_mux[31:16] };
+  always @(posedge clk)
+    n426_mux_s3 <= n426_mux;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
@@ -231,20 +216,16 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n341_slice_s2(n341_slice_s2),
     .n344_cat_s2(n344_cat_s2),
     .n347_not(n347_not),
-    .n356_slice_s2(n356_slice_s2),
-    .n360_mux(n360_mux),
+    .n350_not(n350_not),
+    .n353_slice_s2(n353_slice_s2),
+    .n357_mux(n357_mux),
+    .n388_cat_s3(n388_cat_s3),
+    .n389_slice_s3(n389_slice_s3),
     .n391_cat_s3(n391_cat_s3),
-    .n392_slice_s3(n392_slice_s3),
-    .n394_cat_s3(n394_cat_s3),
-    .n395_mux(n395_mux),
-    .n404_cat_s2(n404_cat_s2),
-    .n405_slice_s2(n405_slice_s2),
-    .n409_mux(n409_mux),
-    .n429_mux_s3(n429_mux_s3),
-    .n432_cat_s3(n432_cat_s3),
-    .n433_slice_s3(n433_slice_s3),
-    .n434_mux(n434_mux),
-    .n507_or(n507_or),
+    .n392_mux(n392_mux),
+    .n402_slice_s2(n402_slice_s2),
+    .n406_mux(n406_mux),
+    .n501_or(n501_or),
     .n99_mux_s1(n99_mux_s1),
     .\port$3$0 (\$4 )
   );
@@ -253,23 +234,21 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n186_and(n186_and),
     .n18_and(n18_and),
     .n2_slice(a[31:16]),
-    .n347_not(n347_not),
     .n347_not_s3(n347_not_s3),
-    .n349_sub_s2(n349_sub_s2),
-    .n355_and(n355_and),
-    .n355_and_s3(n355_and_s3),
-    .n360_mux(n360_mux),
-    .n364_slice_s2(n364_slice_s2),
-    .n367_mux(n367_mux),
-    .n395_mux(n395_mux),
-    .n399_slice_s3(n399_slice_s3),
-    .n409_mux(n409_mux),
-    .n413_slice_s2(n413_slice_s2),
-    .n414_mux(n414_mux),
-    .n434_mux(n434_mux),
-    .n438_slice_s3(n438_slice_s3),
-    .n507_or_s3(n507_or_s3),
-    .n509_mux(o),
+    .n350_not_s3(n350_not_s3),
+    .n357_mux(n357_mux),
+    .n361_slice_s2(n361_slice_s2),
+    .n364_mux(n364_mux),
+    .n392_mux(n392_mux),
+    .n396_slice_s3(n396_slice_s3),
+    .n406_mux(n406_mux),
+    .n410_slice_s2(n410_slice_s2),
+    .n411_mux(n411_mux),
+    .n426_mux_s3(n426_mux_s3),
+    .n429_cat_s3(n429_cat_s3),
+    .n430_slice_s3(n430_slice_s3),
+    .n501_or_s3(n501_or_s3),
+    .n503_mux(o),
     .\port$3$0 (\$4 )
   );
   \mitchell_w32_s3.depth3  depth3 (
@@ -280,16 +259,16 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n1_b(b),
     .n209_mux(n209_mux),
     .n22_mux(n22_mux),
-    .n349_sub(n349_sub),
-    .n351_sub(n351_sub),
-    .n367_mux(n367_mux),
-    .n371_slice_s2(n371_slice_s2),
-    .n374_mux(n374_mux),
-    .n414_mux(n414_mux),
-    .n418_slice_s2(n418_slice_s2),
-    .n419_mux(n419_mux),
+    .n352_sub(n352_sub),
+    .n364_mux(n364_mux),
+    .n368_slice_s2(n368_slice_s2),
+    .n371_mux(n371_mux),
+    .n401_sub(n401_sub),
+    .n411_mux(n411_mux),
+    .n415_slice_s2(n415_slice_s2),
+    .n416_mux(n416_mux),
     .n41_mux(n41_mux),
-    .\port$3$0 (\$4 )
+    .\port$3$31 (\$4 [36:31])
   );
   \mitchell_w32_s3.depth4  depth4 (
     .n0_a(a),
@@ -301,15 +280,15 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n213_mux(n213_mux),
     .n228_mux(n228_mux),
     .n22_mux(n22_mux),
-    .n349_sub(n349_sub),
-    .n351_sub(n351_sub),
-    .n374_mux(n374_mux),
-    .n378_slice_s2(n378_slice_s2),
-    .n381_mux(n381_mux),
-    .n419_mux(n419_mux),
+    .n352_sub(n352_sub),
+    .n371_mux(n371_mux),
+    .n375_slice_s2(n375_slice_s2),
+    .n378_mux(n378_mux),
+    .n401_sub(n401_sub),
+    .n416_mux(n416_mux),
     .n41_mux(n41_mux),
-    .n423_slice_s2(n423_slice_s2),
-    .n424_mux(n424_mux),
+    .n420_slice_s2(n420_slice_s2),
+    .n421_mux(n421_mux),
     .n45_mux(n45_mux),
     .n60_mux(n60_mux)
   );
@@ -323,13 +302,13 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n228_mux(n228_mux),
     .n232_mux(n232_mux),
     .n263_mux(n263_mux),
-    .n381_mux(n381_mux),
-    .n385_slice_s2(n385_slice_s2),
-    .n388_mux(n388_mux),
+    .n378_mux(n378_mux),
+    .n382_slice_s2(n382_slice_s2),
+    .n385_mux(n385_mux),
     .n41_mux(n41_mux),
-    .n424_mux(n424_mux),
-    .n428_slice_s2(n428_slice_s2),
-    .n429_mux(n429_mux),
+    .n421_mux(n421_mux),
+    .n425_slice_s2(n425_slice_s2),
+    .n426_mux(n426_mux),
     .n45_mux(n45_mux),
     .n60_mux(n60_mux),
     .n64_mux(n64_mux),
@@ -347,9 +326,9 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     .n263_mux(n263_mux),
     .n267_mux(n267_mux),
     .n330_mux(n330_mux),
-    .n388_mux(n388_mux),
+    .n385_mux(n385_mux),
     .n41_mux(n41_mux),
-    .n429_mux(n429_mux),
+    .n426_mux(n426_mux),
     .n60_mux(n60_mux),
     .n64_mux(n64_mux),
     .n95_mux(n95_mux),
@@ -394,30 +373,28 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n509_mux = o;
+  assign n503_mux = o;
   assign valid_s3 = valid_out;
   assign n165_cat = { n99_mux[30:0], 1'h0 };
   assign n333_cat = { n267_mux[30:0], 1'h0 };
   assign n341_slice = { 1'h0, \$4 [36:31] };
-  assign n356_slice = n349_sub[6];
+  assign n353_slice = n352_sub[6];
   assign n344_cat = { 1'h1, \$4 [30:0] };
-  assign n364_slice = n349_sub[0];
-  assign n371_slice = n349_sub[1];
-  assign n378_slice = n349_sub[2];
-  assign n385_slice = n349_sub[3];
-  assign n392_slice = n349_sub[4];
-  assign n391_cat = { n388_mux, 16'h0000 };
-  assign n394_cat = { 16'h0000, n388_mux };
-  assign n405_slice = n351_sub[7:6];
-  assign n404_cat = { 33'h000000001, \$4 [30:0] };
-  assign n413_slice = n351_sub[0];
-  assign n418_slice = n351_sub[1];
-  assign n423_slice = n351_sub[2];
-  assign n428_slice = n351_sub[3];
-  assign n433_slice = n351_sub[4];
-  assign n432_cat = { 16'h0000, n429_mux[63:16] };
-  assign n399_slice = n349_sub[5];
-  assign n438_slice = n351_sub[5];
+  assign n361_slice = n352_sub[0];
+  assign n368_slice = n352_sub[1];
+  assign n375_slice = n352_sub[2];
+  assign n382_slice = n352_sub[3];
+  assign n389_slice = n352_sub[4];
+  assign n388_cat = { n385_mux, 16'h0000 };
+  assign n391_cat = { 16'h0000, n385_mux };
+  assign n402_slice = n401_sub[7:5];
+  assign n410_slice = n401_sub[0];
+  assign n415_slice = n401_sub[1];
+  assign n420_slice = n401_sub[2];
+  assign n425_slice = n401_sub[3];
+  assign n396_slice = n352_sub[5];
+  assign n430_slice = n401_sub[4];
+  assign n429_cat = { 16'h0000, n426_mux[31:16] };
   assign n2_slice = a[31:16];
   assign n170_slice = b[31:16];
   assign n340_add = { 1'h0, \$4  };
@@ -428,8 +405,8 @@ module mitchell_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s3.depth1 (n1_b, \port$3$0 , n347_not, n360_mux, n395_mux, n409_mux, n434_mux, n507_or, n162_mux_s1, n165_cat_s1, n99_mux_s1, n168_not_s1, n330_mux_s1, n333_cat_s1, n267_mux_s1, n336_not_s1, n341_slice_s2, n356_slice_s2, n344_cat_s2, n392_slice_s3, n391_cat_s3
-, n394_cat_s3, n405_slice_s2, n404_cat_s2, n433_slice_s3, n432_cat_s3, n429_mux_s3, n0_a);
+module \mitchell_w32_s3.depth1 (n1_b, \port$3$0 , n347_not, n350_not, n357_mux, n392_mux, n406_mux, n501_or, n162_mux_s1, n165_cat_s1, n99_mux_s1, n168_not_s1, n330_mux_s1, n333_cat_s1, n267_mux_s1, n336_not_s1, n341_slice_s2, n353_slice_s2, n344_cat_s2, n389_slice_s3, n388_cat_s3
+, n391_cat_s3, n402_slice_s2, n0_a);
   wire [31:0] \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -460,6 +437,7 @@ module \mitchell_w32_s3.depth1 (n1_b, \port$3$0 , n347_not, n360_mux, n395_mux, 
   wire \$34 ;
   wire \$35 ;
   wire \$36 ;
+  wire \$37 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -497,34 +475,26 @@ module \mitchell_w32_s3.depth1 (n1_b, \port$3$0 , n347_not, n360_mux, n395_mux, 
   wire [31:0] n344_cat_s2;
   output n347_not;
   wire n347_not;
-  input n356_slice_s2;
-  wire n356_slice_s2;
-  output [31:0] n360_mux;
-  wire [31:0] n360_mux;
+  output n350_not;
+  wire n350_not;
+  input n353_slice_s2;
+  wire n353_slice_s2;
+  output [31:0] n357_mux;
+  wire [31:0] n357_mux;
+  input [62:0] n388_cat_s3;
+  wire [62:0] n388_cat_s3;
+  input n389_slice_s3;
+  wire n389_slice_s3;
   input [62:0] n391_cat_s3;
   wire [62:0] n391_cat_s3;
-  input n392_slice_s3;
-  wire n392_slice_s3;
-  input [62:0] n394_cat_s3;
-  wire [62:0] n394_cat_s3;
-  output [62:0] n395_mux;
-  wire [62:0] n395_mux;
-  input [63:0] n404_cat_s2;
-  wire [63:0] n404_cat_s2;
-  input [1:0] n405_slice_s2;
-  wire [1:0] n405_slice_s2;
-  output [63:0] n409_mux;
-  wire [63:0] n409_mux;
-  input [63:0] n429_mux_s3;
-  wire [63:0] n429_mux_s3;
-  input [63:0] n432_cat_s3;
-  wire [63:0] n432_cat_s3;
-  input n433_slice_s3;
-  wire n433_slice_s3;
-  output [63:0] n434_mux;
-  wire [63:0] n434_mux;
-  output n507_or;
-  wire n507_or;
+  output [62:0] n392_mux;
+  wire [62:0] n392_mux;
+  input [2:0] n402_slice_s2;
+  wire [2:0] n402_slice_s2;
+  output [31:0] n406_mux;
+  wire [31:0] n406_mux;
+  output n501_or;
+  wire n501_or;
   input [31:0] n99_mux_s1;
   wire [31:0] n99_mux_s1;
   output [36:0] \port$3$0 ;
@@ -532,45 +502,46 @@ module \mitchell_w32_s3.depth1 (n1_b, \port$3$0 , n347_not, n360_mux, n395_mux, 
   assign \$1  = n162_mux_s1 ? n165_cat_s1 : n99_mux_s1;
   assign \$2  = n330_mux_s1 ? n333_cat_s1 : n267_mux_s1;
   assign \$3  = { n168_not_s1, \$1 [30:0] } + { n336_not_s1, \$2 [30:0] };
-  assign \$4  = n341_slice_s2 < 5'h1f;
+  assign \$4  = n341_slice_s2 < 7'h40;
   assign n347_not = ~ \$4 ;
-  assign \$5  = ! n356_slice_s2;
-  assign n360_mux = n356_slice_s2 ? 32'd0 : n344_cat_s2;
-  assign n395_mux = n392_slice_s3 ? n391_cat_s3 : n394_cat_s3;
-  assign \$6  = ! n405_slice_s2;
-  assign n409_mux = \$6  ? n404_cat_s2 : 64'h0000000000000000;
-  assign n434_mux = n433_slice_s3 ? n432_cat_s3 : n429_mux_s3;
-  assign \$7  = ! n0_a[3:0];
-  assign \$8  = ! n0_a[7:4];
-  assign \$9  = \$7  & \$8 ;
-  assign \$10  = ! n0_a[11:8];
-  assign \$11  = ! n0_a[15:12];
-  assign \$12  = \$10  & \$11 ;
-  assign \$13  = \$9  & \$12 ;
-  assign \$14  = ! n0_a[19:16];
-  assign \$15  = ! n0_a[23:20];
-  assign \$16  = \$14  & \$15 ;
-  assign \$17  = ! n0_a[27:24];
-  assign \$18  = ! n0_a[31:28];
-  assign \$19  = \$17  & \$18 ;
-  assign \$20  = \$16  & \$19 ;
-  assign \$21  = \$13  & \$20 ;
-  assign \$22  = ! n1_b[3:0];
-  assign \$23  = ! n1_b[7:4];
-  assign \$24  = \$22  & \$23 ;
-  assign \$25  = ! n1_b[11:8];
-  assign \$26  = ! n1_b[15:12];
-  assign \$27  = \$25  & \$26 ;
-  assign \$28  = \$24  & \$27 ;
-  assign \$29  = ! n1_b[19:16];
-  assign \$30  = ! n1_b[23:20];
-  assign \$31  = \$29  & \$30 ;
-  assign \$32  = ! n1_b[27:24];
-  assign \$33  = ! n1_b[31:28];
-  assign \$34  = \$32  & \$33 ;
-  assign \$35  = \$31  & \$34 ;
-  assign \$36  = \$28  & \$35 ;
-  assign n507_or = \$21  | \$36 ;
+  assign \$5  = n341_slice_s2 < 5'h1f;
+  assign n350_not = ~ \$5 ;
+  assign \$6  = ! n353_slice_s2;
+  assign n357_mux = n353_slice_s2 ? 32'd0 : n344_cat_s2;
+  assign n392_mux = n389_slice_s3 ? n388_cat_s3 : n391_cat_s3;
+  assign \$7  = ! n402_slice_s2;
+  assign n406_mux = \$7  ? n344_cat_s2 : 32'd0;
+  assign \$8  = ! n0_a[3:0];
+  assign \$9  = ! n0_a[7:4];
+  assign \$10  = \$8  & \$9 ;
+  assign \$11  = ! n0_a[11:8];
+  assign \$12  = ! n0_a[15:12];
+  assign \$13  = \$11  & \$12 ;
+  assign \$14  = \$10  & \$13 ;
+  assign \$15  = ! n0_a[19:16];
+  assign \$16  = ! n0_a[23:20];
+  assign \$17  = \$15  & \$16 ;
+  assign \$18  = ! n0_a[27:24];
+  assign \$19  = ! n0_a[31:28];
+  assign \$20  = \$18  & \$19 ;
+  assign \$21  = \$17  & \$20 ;
+  assign \$22  = \$14  & \$21 ;
+  assign \$23  = ! n1_b[3:0];
+  assign \$24  = ! n1_b[7:4];
+  assign \$25  = \$23  & \$24 ;
+  assign \$26  = ! n1_b[11:8];
+  assign \$27  = ! n1_b[15:12];
+  assign \$28  = \$26  & \$27 ;
+  assign \$29  = \$25  & \$28 ;
+  assign \$30  = ! n1_b[19:16];
+  assign \$31  = ! n1_b[23:20];
+  assign \$32  = \$30  & \$31 ;
+  assign \$33  = ! n1_b[27:24];
+  assign \$34  = ! n1_b[31:28];
+  assign \$35  = \$33  & \$34 ;
+  assign \$36  = \$32  & \$35 ;
+  assign \$37  = \$29  & \$36 ;
+  assign n501_or = \$22  | \$37 ;
   assign n2_slice = n0_a[31:16];
   assign n23_slice = n0_a[31:24];
   assign n32_slice = n0_a[15:8];
@@ -582,18 +553,15 @@ module \mitchell_w32_s3.depth1 (n1_b, \port$3$0 , n347_not, n360_mux, n395_mux, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s3.depth2 (n170_slice, \port$3$0 , n347_not, n360_mux, n395_mux, n409_mux, n434_mux, n18_and, n186_and, n355_and, n367_mux, n414_mux, n509_mux, n349_sub_s2, n364_slice_s2, n413_slice_s2, n507_or_s3, n355_and_s3, n347_not_s3, n399_slice_s3, n438_slice_s3
-, n2_slice);
+module \mitchell_w32_s3.depth2 (n170_slice, \port$3$0 , n357_mux, n392_mux, n406_mux, n18_and, n186_and, n364_mux, n411_mux, n503_mux, n361_slice_s2, n410_slice_s2, n501_or_s3, n347_not_s3, n350_not_s3, n396_slice_s3, n430_slice_s3, n429_cat_s3, n426_mux_s3, n2_slice);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
-  wire \$13 ;
-  wire \$14 ;
+  wire [63:0] \$13 ;
+  wire [31:0] \$14 ;
   wire [63:0] \$15 ;
   wire [63:0] \$16 ;
-  wire [63:0] \$17 ;
-  wire [63:0] \$18 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -613,40 +581,36 @@ module \mitchell_w32_s3.depth2 (n170_slice, \port$3$0 , n347_not, n360_mux, n395
   wire [37:0] n340_add;
   wire [6:0] n341_slice;
   wire [31:0] n344_cat;
-  input n347_not;
-  wire n347_not;
   input n347_not_s3;
   wire n347_not_s3;
-  input [6:0] n349_sub_s2;
-  wire [6:0] n349_sub_s2;
-  output n355_and;
-  wire n355_and;
-  input n355_and_s3;
-  wire n355_and_s3;
-  input [31:0] n360_mux;
-  wire [31:0] n360_mux;
-  input n364_slice_s2;
-  wire n364_slice_s2;
-  output [32:0] n367_mux;
-  wire [32:0] n367_mux;
-  input [62:0] n395_mux;
-  wire [62:0] n395_mux;
-  input n399_slice_s3;
-  wire n399_slice_s3;
-  input [63:0] n409_mux;
-  wire [63:0] n409_mux;
-  input n413_slice_s2;
-  wire n413_slice_s2;
-  output [63:0] n414_mux;
-  wire [63:0] n414_mux;
-  input [63:0] n434_mux;
-  wire [63:0] n434_mux;
-  input n438_slice_s3;
-  wire n438_slice_s3;
-  input n507_or_s3;
-  wire n507_or_s3;
-  output [63:0] n509_mux;
-  wire [63:0] n509_mux;
+  input n350_not_s3;
+  wire n350_not_s3;
+  input [31:0] n357_mux;
+  wire [31:0] n357_mux;
+  input n361_slice_s2;
+  wire n361_slice_s2;
+  output [32:0] n364_mux;
+  wire [32:0] n364_mux;
+  input [62:0] n392_mux;
+  wire [62:0] n392_mux;
+  input n396_slice_s3;
+  wire n396_slice_s3;
+  input [31:0] n406_mux;
+  wire [31:0] n406_mux;
+  input n410_slice_s2;
+  wire n410_slice_s2;
+  output [31:0] n411_mux;
+  wire [31:0] n411_mux;
+  input [31:0] n426_mux_s3;
+  wire [31:0] n426_mux_s3;
+  input [31:0] n429_cat_s3;
+  wire [31:0] n429_cat_s3;
+  input n430_slice_s3;
+  wire n430_slice_s3;
+  input n501_or_s3;
+  wire n501_or_s3;
+  output [63:0] n503_mux;
+  wire [63:0] n503_mux;
   input [36:0] \port$3$0 ;
   wire [36:0] \port$3$0 ;
   assign \$1  = ! n2_slice[3:0];
@@ -663,23 +627,20 @@ module \mitchell_w32_s3.depth2 (n170_slice, \port$3$0 , n347_not, n360_mux, n395
   assign \$11  = ! n170_slice[15:12];
   assign \$12  = \$10  & \$11 ;
   assign n186_and = \$9  & \$12 ;
-  assign \$13  = n349_sub_s2 < 6'h21;
-  assign \$14  = ~ \$13 ;
-  assign n355_and = n347_not & \$14 ;
-  assign n367_mux = n364_slice_s2 ? { n360_mux, 1'h0 } : { 1'h0, n360_mux };
-  assign n414_mux = n413_slice_s2 ? { 1'h0, n409_mux[63:1] } : n409_mux;
-  assign \$15  = n399_slice_s3 ? { n395_mux[31:0], 32'h00000000 } : { 1'h0, n395_mux };
-  assign \$16  = n438_slice_s3 ? { 32'h00000000, n434_mux[63:32] } : n434_mux;
-  assign \$17  = n347_not_s3 ? \$15  : \$16 ;
-  assign \$18  = n355_and_s3 ? 64'hffffffffffffffff : \$17 ;
-  assign n509_mux = n507_or_s3 ? 64'h0000000000000000 : \$18 ;
+  assign n364_mux = n361_slice_s2 ? { n357_mux, 1'h0 } : { 1'h0, n357_mux };
+  assign n411_mux = n410_slice_s2 ? { 1'h0, n406_mux[31:1] } : n406_mux;
+  assign \$13  = n396_slice_s3 ? { n392_mux[31:0], 32'h00000000 } : { 1'h0, n392_mux };
+  assign \$14  = n430_slice_s3 ? n429_cat_s3 : n426_mux_s3;
+  assign \$15  = n350_not_s3 ? \$13  : { 32'h00000000, \$14  };
+  assign \$16  = n347_not_s3 ? 64'hffffffffffffffff : \$15 ;
+  assign n503_mux = n501_or_s3 ? 64'h0000000000000000 : \$16 ;
   assign n341_slice = { 1'h0, \port$3$0 [36:31] };
   assign n340_add = { 1'h0, \port$3$0  };
   assign n344_cat = { 1'h1, \port$3$0 [30:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s3.depth3 (n1_b, \port$3$0 , n18_and, n186_and, n367_mux, n414_mux, n22_mux, n41_mux, n190_mux, n209_mux, n349_sub, n351_sub, n374_mux, n419_mux, n371_slice_s2, n418_slice_s2, n0_a);
+module \mitchell_w32_s3.depth3 (n1_b, \port$3$31 , n18_and, n186_and, n364_mux, n411_mux, n22_mux, n41_mux, n190_mux, n209_mux, n352_sub, n371_mux, n401_sub, n416_mux, n368_slice_s2, n415_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -712,28 +673,26 @@ module \mitchell_w32_s3.depth3 (n1_b, \port$3$0 , n18_and, n186_and, n367_mux, n
   wire [7:0] n23_slice;
   wire [7:0] n32_slice;
   wire [6:0] n341_slice;
-  wire [31:0] n344_cat;
-  output [6:0] n349_sub;
-  wire [6:0] n349_sub;
-  output [7:0] n351_sub;
-  wire [7:0] n351_sub;
-  input [32:0] n367_mux;
-  wire [32:0] n367_mux;
-  input n371_slice_s2;
-  wire n371_slice_s2;
-  output [34:0] n374_mux;
-  wire [34:0] n374_mux;
-  wire [63:0] n404_cat;
-  input [63:0] n414_mux;
-  wire [63:0] n414_mux;
-  input n418_slice_s2;
-  wire n418_slice_s2;
-  output [63:0] n419_mux;
-  wire [63:0] n419_mux;
+  output [6:0] n352_sub;
+  wire [6:0] n352_sub;
+  input [32:0] n364_mux;
+  wire [32:0] n364_mux;
+  input n368_slice_s2;
+  wire n368_slice_s2;
+  output [34:0] n371_mux;
+  wire [34:0] n371_mux;
+  output [7:0] n401_sub;
+  wire [7:0] n401_sub;
+  input [31:0] n411_mux;
+  wire [31:0] n411_mux;
+  input n415_slice_s2;
+  wire n415_slice_s2;
+  output [31:0] n416_mux;
+  wire [31:0] n416_mux;
   output n41_mux;
   wire n41_mux;
-  input [36:0] \port$3$0 ;
-  wire [36:0] \port$3$0 ;
+  input [5:0] \port$3$31 ;
+  wire [5:0] \port$3$31 ;
   assign n22_mux = n18_and ? { n0_a[15:0], 16'h0000 } : n0_a;
   assign \$1  = ! n0_a[11:8];
   assign \$2  = ! n0_a[15:12];
@@ -750,22 +709,20 @@ module \mitchell_w32_s3.depth3 (n1_b, \port$3$0 , n18_and, n186_and, n367_mux, n
   assign \$11  = ! n1_b[31:28];
   assign \$12  = \$10  & \$11 ;
   assign n209_mux = n186_and ? \$9  : \$12 ;
-  assign \$13  = \port$3$0 [36:31] - 5'h1f;
-  assign n351_sub = 5'h1f - \port$3$0 [36:31];
-  assign n374_mux = n371_slice_s2 ? { n367_mux, 2'h0 } : { 2'h0, n367_mux };
-  assign n419_mux = n418_slice_s2 ? { 2'h0, n414_mux[63:2] } : n414_mux;
+  assign \$13  = \port$3$31  - 5'h1f;
+  assign n371_mux = n368_slice_s2 ? { n364_mux, 2'h0 } : { 2'h0, n364_mux };
+  assign n401_sub = 5'h1f - \port$3$31 ;
+  assign n416_mux = n415_slice_s2 ? { 2'h0, n411_mux[31:2] } : n411_mux;
   assign n23_slice = n0_a[31:24];
   assign n32_slice = n0_a[15:8];
   assign n191_slice = n1_b[31:24];
   assign n200_slice = n1_b[15:8];
-  assign n341_slice = { 1'h0, \port$3$0 [36:31] };
-  assign n404_cat = { 33'h000000001, \port$3$0 [30:0] };
-  assign n344_cat = { 1'h1, \port$3$0 [30:0] };
-  assign n349_sub = \$13 [6:0];
+  assign n341_slice = { 1'h0, \port$3$31  };
+  assign n352_sub = \$13 [6:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n190_mux, n209_mux, n349_sub, n351_sub, n374_mux, n419_mux, n45_mux, n60_mux, n213_mux, n228_mux, n381_mux, n424_mux, n378_slice_s2, n423_slice_s2, n0_a);
+module \mitchell_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n190_mux, n209_mux, n352_sub, n371_mux, n401_sub, n416_mux, n45_mux, n60_mux, n213_mux, n228_mux, n378_mux, n421_mux, n375_slice_s2, n420_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -796,38 +753,37 @@ module \mitchell_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n190_
   wire n228_mux;
   input [31:0] n22_mux;
   wire [31:0] n22_mux;
-  input [6:0] n349_sub;
-  wire [6:0] n349_sub;
-  input [7:0] n351_sub;
-  wire [7:0] n351_sub;
-  wire n356_slice;
-  wire n364_slice;
-  wire n371_slice;
-  input [34:0] n374_mux;
-  wire [34:0] n374_mux;
-  wire n378_slice;
-  input n378_slice_s2;
-  wire n378_slice_s2;
-  output [38:0] n381_mux;
-  wire [38:0] n381_mux;
-  wire n385_slice;
-  wire n392_slice;
-  wire n399_slice;
-  wire [1:0] n405_slice;
-  wire n413_slice;
-  wire n418_slice;
-  input [63:0] n419_mux;
-  wire [63:0] n419_mux;
+  input [6:0] n352_sub;
+  wire [6:0] n352_sub;
+  wire n353_slice;
+  wire n361_slice;
+  wire n368_slice;
+  input [34:0] n371_mux;
+  wire [34:0] n371_mux;
+  wire n375_slice;
+  input n375_slice_s2;
+  wire n375_slice_s2;
+  output [38:0] n378_mux;
+  wire [38:0] n378_mux;
+  wire n382_slice;
+  wire n389_slice;
+  wire n396_slice;
+  input [7:0] n401_sub;
+  wire [7:0] n401_sub;
+  wire [2:0] n402_slice;
+  wire n410_slice;
+  wire n415_slice;
+  input [31:0] n416_mux;
+  wire [31:0] n416_mux;
   input n41_mux;
   wire n41_mux;
-  wire n423_slice;
-  input n423_slice_s2;
-  wire n423_slice_s2;
-  output [63:0] n424_mux;
-  wire [63:0] n424_mux;
-  wire n428_slice;
-  wire n433_slice;
-  wire n438_slice;
+  wire n420_slice;
+  input n420_slice_s2;
+  wire n420_slice_s2;
+  output [31:0] n421_mux;
+  wire [31:0] n421_mux;
+  wire n425_slice;
+  wire n430_slice;
   output [31:0] n45_mux;
   wire [31:0] n45_mux;
   output n60_mux;
@@ -848,26 +804,25 @@ module \mitchell_w32_s3.depth4 (n1_b, n18_and, n186_and, n22_mux, n41_mux, n190_
   assign \$11  = ! n1_b[31:28];
   assign \$12  = n186_and ? \$10  : \$11 ;
   assign n228_mux = n209_mux ? \$9  : \$12 ;
-  assign n381_mux = n378_slice_s2 ? { n374_mux, 4'h0 } : { 4'h0, n374_mux };
-  assign n424_mux = n423_slice_s2 ? { 4'h0, n419_mux[63:4] } : n419_mux;
-  assign n356_slice = n349_sub[6];
-  assign n364_slice = n349_sub[0];
-  assign n371_slice = n349_sub[1];
-  assign n378_slice = n349_sub[2];
-  assign n385_slice = n349_sub[3];
-  assign n392_slice = n349_sub[4];
-  assign n399_slice = n349_sub[5];
-  assign n405_slice = n351_sub[7:6];
-  assign n413_slice = n351_sub[0];
-  assign n418_slice = n351_sub[1];
-  assign n423_slice = n351_sub[2];
-  assign n428_slice = n351_sub[3];
-  assign n433_slice = n351_sub[4];
-  assign n438_slice = n351_sub[5];
+  assign n378_mux = n375_slice_s2 ? { n371_mux, 4'h0 } : { 4'h0, n371_mux };
+  assign n421_mux = n420_slice_s2 ? { 4'h0, n416_mux[31:4] } : n416_mux;
+  assign n353_slice = n352_sub[6];
+  assign n361_slice = n352_sub[0];
+  assign n368_slice = n352_sub[1];
+  assign n375_slice = n352_sub[2];
+  assign n382_slice = n352_sub[3];
+  assign n389_slice = n352_sub[4];
+  assign n396_slice = n352_sub[5];
+  assign n402_slice = n401_sub[7:5];
+  assign n410_slice = n401_sub[0];
+  assign n415_slice = n401_sub[1];
+  assign n420_slice = n401_sub[2];
+  assign n425_slice = n401_sub[3];
+  assign n430_slice = n401_sub[4];
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n45_mux, n60_mux, n213_mux, n228_mux, n381_mux, n424_mux, n64_mux, n95_mux, n232_mux, n263_mux, n388_mux, n429_mux, n385_slice_s2, n428_slice_s2, n0_a);
+module \mitchell_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n45_mux, n60_mux, n213_mux, n228_mux, n378_mux, n421_mux, n64_mux, n95_mux, n232_mux, n263_mux, n385_mux, n426_mux, n382_slice_s2, n425_slice_s2, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -914,20 +869,20 @@ module \mitchell_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n45_
   wire [31:0] n232_mux;
   output n263_mux;
   wire n263_mux;
-  input [38:0] n381_mux;
-  wire [38:0] n381_mux;
-  input n385_slice_s2;
-  wire n385_slice_s2;
-  output [46:0] n388_mux;
-  wire [46:0] n388_mux;
+  input [38:0] n378_mux;
+  wire [38:0] n378_mux;
+  input n382_slice_s2;
+  wire n382_slice_s2;
+  output [46:0] n385_mux;
+  wire [46:0] n385_mux;
   input n41_mux;
   wire n41_mux;
-  input [63:0] n424_mux;
-  wire [63:0] n424_mux;
-  input n428_slice_s2;
-  wire n428_slice_s2;
-  output [63:0] n429_mux;
-  wire [63:0] n429_mux;
+  input [31:0] n421_mux;
+  wire [31:0] n421_mux;
+  input n425_slice_s2;
+  wire n425_slice_s2;
+  output [31:0] n426_mux;
+  wire [31:0] n426_mux;
   input [31:0] n45_mux;
   wire [31:0] n45_mux;
   input n60_mux;
@@ -968,12 +923,12 @@ module \mitchell_w32_s3.depth5 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n45_
   assign \$27  = n186_and ? \$25  : \$26 ;
   assign \$28  = n209_mux ? \$24  : \$27 ;
   assign n263_mux = n228_mux ? \$21  : \$28 ;
-  assign n388_mux = n385_slice_s2 ? { n381_mux, 8'h00 } : { 8'h00, n381_mux };
-  assign n429_mux = n428_slice_s2 ? { 8'h00, n424_mux[63:8] } : n424_mux;
+  assign n385_mux = n382_slice_s2 ? { n378_mux, 8'h00 } : { 8'h00, n378_mux };
+  assign n426_mux = n425_slice_s2 ? { 8'h00, n421_mux[31:8] } : n421_mux;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n64_mux, n95_mux, n232_mux, n263_mux, n388_mux, n429_mux, n99_mux, n162_mux, n267_mux, n330_mux, n0_a);
+module \mitchell_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n60_mux, n228_mux, n64_mux, n95_mux, n232_mux, n263_mux, n385_mux, n426_mux, n99_mux, n162_mux, n267_mux, n330_mux, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -1056,15 +1011,15 @@ module \mitchell_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n60_
   wire [31:0] n267_mux;
   output n330_mux;
   wire n330_mux;
-  input [46:0] n388_mux;
-  wire [46:0] n388_mux;
+  input [46:0] n385_mux;
+  wire [46:0] n385_mux;
+  wire [62:0] n388_cat;
   wire [62:0] n391_cat;
-  wire [62:0] n394_cat;
   input n41_mux;
   wire n41_mux;
-  input [63:0] n429_mux;
-  wire [63:0] n429_mux;
-  wire [63:0] n432_cat;
+  input [31:0] n426_mux;
+  wire [31:0] n426_mux;
+  wire [31:0] n429_cat;
   input n60_mux;
   wire n60_mux;
   input [31:0] n64_mux;
@@ -1137,9 +1092,9 @@ module \mitchell_w32_s3.depth6 (n1_b, n18_and, n186_and, n41_mux, n209_mux, n60_
   assign \$34  = ! n1_b[9];
   assign \$35  = ! n1_b[25];
   assign \$36  = n186_and ? \$34  : \$35 ;
-  assign n391_cat = { n388_mux, 16'h0000 };
-  assign n394_cat = { 16'h0000, n388_mux };
-  assign n432_cat = { 16'h0000, n429_mux[63:16] };
+  assign n388_cat = { n385_mux, 16'h0000 };
+  assign n391_cat = { 16'h0000, n385_mux };
+  assign n429_cat = { 16'h0000, n426_mux[31:16] };
 endmodule
 
 (* generator = "Amaranth" *)

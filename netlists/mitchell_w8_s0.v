@@ -9,7 +9,7 @@ module mitchell_w8_s0(b, o, a);
   input [7:0] b;
   wire [7:0] b;
   wire [7:0] n0_a;
-  wire [15:0] n113_mux;
+  wire [15:0] n102_mux;
   wire n15_mux;
   wire [7:0] n19_mux;
   wire [7:0] n1_b;
@@ -22,10 +22,7 @@ module mitchell_w8_s0(b, o, a);
   wire n74_mux;
   wire [11:0] n84_add;
   wire [4:0] n85_slice;
-  wire [7:0] n88_cat;
   wire [7:0] n8_mux;
-  wire n91_not;
-  wire [4:0] n93_sub;
   output [15:0] o;
   wire [15:0] o;
   \mitchell_w8_s0.depth1  depth1 (
@@ -70,24 +67,16 @@ module mitchell_w8_s0(b, o, a);
     .\port$31$0 (\$1 )
   );
   \mitchell_w8_s0.depth6  depth6 (
-    .n91_not(n91_not),
-    .n93_sub(n93_sub),
-    .\port$31$7 (\$1 [10:7])
-  );
-  \mitchell_w8_s0.depth7  depth7 (
     .n0_a(a),
-    .n113_mux(o),
+    .n102_mux(o),
     .n1_b(b),
-    .n91_not(n91_not),
-    .n93_sub(n93_sub),
     .\port$31$0 (\$1 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n113_mux = o;
+  assign n102_mux = o;
   assign n84_add = { 1'h0, \$1  };
   assign n85_slice = { 1'h0, \$1 [10:7] };
-  assign n88_cat = { 1'h1, \$1 [6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
@@ -228,62 +217,32 @@ module \mitchell_w8_s0.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_m
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w8_s0.depth6 (n91_not, n93_sub, \port$31$7 );
+module \mitchell_w8_s0.depth6 (n1_b, \port$31$0 , n102_mux, n0_a);
   wire \$1 ;
-  wire [5:0] \$2 ;
-  wire [4:0] n85_slice;
-  output n91_not;
-  wire n91_not;
-  output [4:0] n93_sub;
-  wire [4:0] n93_sub;
-  input [3:0] \port$31$7 ;
-  wire [3:0] \port$31$7 ;
-  assign \$1  = \port$31$7  < 3'h7;
-  assign n91_not = ~ \$1 ;
-  assign \$2  = \port$31$7  - 3'h7;
-  assign n85_slice = { 1'h0, \port$31$7  };
-  assign n93_sub = \$2 [4:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \mitchell_w8_s0.depth7 (n1_b, \port$31$0 , n91_not, n93_sub, n113_mux, n0_a);
-  wire \$1 ;
-  wire [15:0] \$10 ;
-  wire [15:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
-  wire \$6 ;
-  wire [38:0] \$7 ;
-  wire [5:0] \$8 ;
-  wire [15:0] \$9 ;
+  wire [38:0] \$6 ;
+  wire [15:0] \$7 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  output [15:0] n113_mux;
-  wire [15:0] n113_mux;
+  output [15:0] n102_mux;
+  wire [15:0] n102_mux;
   input [7:0] n1_b;
   wire [7:0] n1_b;
+  wire [11:0] n84_add;
   wire [4:0] n85_slice;
-  wire [7:0] n88_cat;
-  input n91_not;
-  wire n91_not;
-  input [4:0] n93_sub;
-  wire [4:0] n93_sub;
   input [10:0] \port$31$0 ;
   wire [10:0] \port$31$0 ;
+  assign \$3  = \$1  | \$2 ;
+  assign \$4  = \port$31$0 [10:7] < 5'h10;
+  assign \$5  = ~ \$4 ;
+  assign \$6  = { 1'h1, \port$31$0 [6:0] } << \port$31$0 [10:7];
+  assign \$7  = \$4  ? \$6 [22:7] : 16'hffff;
+  assign n102_mux = \$3  ? 16'h0000 : \$7 ;
   assign \$1  = ! n0_a;
   assign \$2  = ! n1_b;
-  assign \$3  = \$1  | \$2 ;
-  assign \$4  = n93_sub < 4'h9;
-  assign \$5  = ~ \$4 ;
-  assign \$6  = n91_not & \$5 ;
-  assign \$7  = { 1'h1, \port$31$0 [6:0] } << n93_sub;
-  assign \$8  = 3'h7 - \port$31$0 [10:7];
-  assign \$9  = { 1'h1, \port$31$0 [6:0] } >> \$8 ;
-  assign \$10  = n91_not ? \$7 [15:0] : \$9 ;
-  assign \$11  = \$6  ? 16'hffff : \$10 ;
-  assign n113_mux = \$3  ? 16'h0000 : \$11 ;
-  assign n88_cat = { 1'h1, \port$31$0 [6:0] };
   assign n85_slice = { 1'h0, \port$31$0 [10:7] };
+  assign n84_add = { 1'h0, \port$31$0  };
 endmodule

@@ -13,11 +13,20 @@ module mitchell_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [7:0] n0_a;
-  wire [15:0] n102_cat;
-  reg [15:0] n102_cat_s1 = 16'h0000;
-  wire n111_or;
-  reg n111_or_s1 = 1'h0;
-  wire [15:0] n113_mux;
+  wire n102_slice;
+  reg n102_slice_s1 = 1'h0;
+  wire [10:0] n105_mux;
+  wire n109_slice;
+  reg n109_slice_s1 = 1'h0;
+  wire [14:0] n112_mux;
+  wire n116_slice;
+  reg n116_slice_s1 = 1'h0;
+  wire [22:0] n119_mux;
+  wire n123_slice;
+  reg n123_slice_s1 = 1'h0;
+  wire n132_or;
+  reg n132_or_s1 = 1'h0;
+  wire [15:0] n134_mux;
   wire n15_mux;
   wire [7:0] n19_mux;
   wire [7:0] n1_b;
@@ -32,13 +41,14 @@ module mitchell_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   wire [4:0] n85_slice;
   reg [4:0] n85_slice_s1 = 5'h00;
   wire [7:0] n88_cat;
-  reg [7:0] n88_cat_s1 = 8'h00;
   wire [7:0] n8_mux;
-  wire n91_not;
-  wire [4:0] n93_sub;
-  reg [4:0] n93_sub_s1 = 5'h00;
-  wire [5:0] n95_sub;
-  reg [5:0] n95_sub_s1 = 6'h00;
+  wire [8:0] n94_cat;
+  reg [8:0] n94_cat_s1 = 9'h000;
+  wire n95_slice;
+  reg n95_slice_s1 = 1'h0;
+  wire [8:0] n97_cat;
+  reg [8:0] n97_cat_s1 = 9'h000;
+  wire [8:0] n98_mux;
   output [15:0] o;
   wire [15:0] o;
   input rst;
@@ -50,47 +60,54 @@ module mitchell_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    valid_out <= \$1 ;
-  always @(posedge clk)
     n85_slice_s1 <= { 1'h0, \$2 [10:7] };
   always @(posedge clk)
-    n111_or_s1 <= n111_or;
+    n123_slice_s1 <= 1'h0;
   always @(posedge clk)
-    n93_sub_s1 <= n93_sub;
+    valid_out <= \$1 ;
   always @(posedge clk)
-    n88_cat_s1 <= { 1'h1, \$2 [6:0] };
+    n95_slice_s1 <= \$2 [7];
   always @(posedge clk)
-    n102_cat_s1 <= { 9'h001, \$2 [6:0] };
+    n94_cat_s1 <= { 1'h1, \$2 [6:0], 1'h0 };
   always @(posedge clk)
-    n95_sub_s1 <= n95_sub;
+    n97_cat_s1 <= { 2'h1, \$2 [6:0] };
+  always @(posedge clk)
+    n102_slice_s1 <= \$2 [8];
+  always @(posedge clk)
+    n109_slice_s1 <= \$2 [9];
+  always @(posedge clk)
+    n116_slice_s1 <= \$2 [10];
+  always @(posedge clk)
+    n132_or_s1 <= n132_or;
   \mitchell_w8_s1.depth1  depth1 (
     .n0_a(a),
-    .n111_or(n111_or),
+    .n132_or(n132_or),
     .n1_b(b),
     .n44_eq(n44_eq),
     .n4_eq(n4_eq),
-    .n85_slice_s1(n85_slice_s1),
-    .n91_not(n91_not)
+    .n94_cat_s1(n94_cat_s1),
+    .n95_slice_s1(n95_slice_s1),
+    .n97_cat_s1(n97_cat_s1),
+    .n98_mux(n98_mux)
   );
   \mitchell_w8_s1.depth2  depth2 (
     .n0_a(a),
-    .n102_cat_s1(n102_cat_s1),
-    .n111_or_s1(n111_or_s1),
-    .n113_mux(o),
+    .n102_slice_s1(n102_slice_s1),
+    .n105_mux(n105_mux),
     .n15_mux(n15_mux),
     .n1_b(b),
     .n44_eq(n44_eq),
     .n48_mux(n48_mux),
     .n4_eq(n4_eq),
     .n55_mux(n55_mux),
-    .n88_cat_s1(n88_cat_s1),
     .n8_mux(n8_mux),
-    .n91_not(n91_not),
-    .n93_sub_s1(n93_sub_s1),
-    .n95_sub_s1(n95_sub_s1)
+    .n98_mux(n98_mux)
   );
   \mitchell_w8_s1.depth3  depth3 (
     .n0_a(a),
+    .n105_mux(n105_mux),
+    .n109_slice_s1(n109_slice_s1),
+    .n112_mux(n112_mux),
     .n15_mux(n15_mux),
     .n19_mux(n19_mux),
     .n1_b(b),
@@ -104,6 +121,9 @@ module mitchell_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n8_mux(n8_mux)
   );
   \mitchell_w8_s1.depth4  depth4 (
+    .n112_mux(n112_mux),
+    .n116_slice_s1(n116_slice_s1),
+    .n119_mux(n119_mux),
     .n15_mux(n15_mux),
     .n19_mux(n19_mux),
     .n34_mux(n34_mux),
@@ -112,12 +132,15 @@ module mitchell_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
     .n55_mux(n55_mux),
     .n59_mux(n59_mux),
     .n74_mux(n74_mux),
-    .\port$44$0 (\$2 )
+    .\port$37$0 (\$2 )
   );
-  \mitchell_w8_s1.depth6  depth6 (
-    .n93_sub(n93_sub),
-    .n95_sub(n95_sub),
-    .\port$44$0 (\$2 )
+  \mitchell_w8_s1.depth5  depth5 (
+    .n119_mux(n119_mux),
+    .n123_slice_s1(n123_slice_s1),
+    .n132_or_s1(n132_or_s1),
+    .n134_mux(o),
+    .n85_slice_s1(n85_slice_s1),
+    .\port$37$0 (\$2 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -128,63 +151,62 @@ module mitchell_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n113_mux = o;
+  assign n134_mux = o;
   assign valid_s1 = valid_out;
+  assign n95_slice = \$2 [7];
+  assign n94_cat = { 1'h1, \$2 [6:0], 1'h0 };
+  assign n97_cat = { 2'h1, \$2 [6:0] };
+  assign n102_slice = \$2 [8];
+  assign n109_slice = \$2 [9];
+  assign n116_slice = \$2 [10];
   assign n85_slice = { 1'h0, \$2 [10:7] };
-  assign n88_cat = { 1'h1, \$2 [6:0] };
-  assign n102_cat = { 9'h001, \$2 [6:0] };
+  assign n123_slice = 1'h0;
   assign n84_add = { 1'h0, \$2  };
+  assign n88_cat = { 1'h1, \$2 [6:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n91_not, n111_or, n85_slice_s1, n0_a);
+module \mitchell_w8_s1.depth1 (n1_b, n4_eq, n44_eq, n98_mux, n132_or, n95_slice_s1, n94_cat_s1, n97_cat_s1, n0_a);
   wire \$1 ;
   wire \$2 ;
-  wire \$3 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  output n111_or;
-  wire n111_or;
+  output n132_or;
+  wire n132_or;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   output n44_eq;
   wire n44_eq;
   output n4_eq;
   wire n4_eq;
-  input [4:0] n85_slice_s1;
-  wire [4:0] n85_slice_s1;
-  output n91_not;
-  wire n91_not;
-  assign n111_or = \$2  | \$3 ;
+  input [8:0] n94_cat_s1;
+  wire [8:0] n94_cat_s1;
+  input n95_slice_s1;
+  wire n95_slice_s1;
+  input [8:0] n97_cat_s1;
+  wire [8:0] n97_cat_s1;
+  output [8:0] n98_mux;
+  wire [8:0] n98_mux;
   assign n4_eq = ! n0_a[7:4];
   assign n44_eq = ! n1_b[7:4];
-  assign \$1  = n85_slice_s1 < 3'h7;
-  assign n91_not = ~ \$1 ;
-  assign \$2  = ! n0_a;
-  assign \$3  = ! n1_b;
+  assign n98_mux = n95_slice_s1 ? n94_cat_s1 : n97_cat_s1;
+  assign \$1  = ! n0_a;
+  assign \$2  = ! n1_b;
+  assign n132_or = \$1  | \$2 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n91_not, n8_mux, n15_mux, n48_mux, n55_mux, n113_mux, n111_or_s1, n93_sub_s1, n88_cat_s1, n102_cat_s1, n95_sub_s1, n0_a);
+module \mitchell_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n98_mux, n8_mux, n15_mux, n48_mux, n55_mux, n105_mux, n102_slice_s1, n0_a);
   wire \$1 ;
-  wire [15:0] \$10 ;
-  wire [15:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire [38:0] \$8 ;
-  wire [15:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  input [15:0] n102_cat_s1;
-  wire [15:0] n102_cat_s1;
-  input n111_or_s1;
-  wire n111_or_s1;
-  output [15:0] n113_mux;
-  wire [15:0] n113_mux;
+  input n102_slice_s1;
+  wire n102_slice_s1;
+  output [10:0] n105_mux;
+  wire [10:0] n105_mux;
   output n15_mux;
   wire n15_mux;
   input [7:0] n1_b;
@@ -197,36 +219,23 @@ module \mitchell_w8_s1.depth2 (n1_b, n4_eq, n44_eq, n91_not, n8_mux, n15_mux, n4
   wire n4_eq;
   output n55_mux;
   wire n55_mux;
-  input [7:0] n88_cat_s1;
-  wire [7:0] n88_cat_s1;
   output [7:0] n8_mux;
   wire [7:0] n8_mux;
-  input n91_not;
-  wire n91_not;
-  input [4:0] n93_sub_s1;
-  wire [4:0] n93_sub_s1;
-  input [5:0] n95_sub_s1;
-  wire [5:0] n95_sub_s1;
+  input [8:0] n98_mux;
+  wire [8:0] n98_mux;
+  assign \$3  = ! n1_b[3:2];
+  assign \$4  = ! n1_b[7:6];
+  assign n55_mux = n44_eq ? \$3  : \$4 ;
+  assign n105_mux = n102_slice_s1 ? { n98_mux, 2'h0 } : { 2'h0, n98_mux };
   assign n8_mux = n4_eq ? { n0_a[3:0], 4'h0 } : n0_a;
   assign \$1  = ! n0_a[3:2];
   assign \$2  = ! n0_a[7:6];
   assign n15_mux = n4_eq ? \$1  : \$2 ;
   assign n48_mux = n44_eq ? { n1_b[3:0], 4'h0 } : n1_b;
-  assign \$3  = ! n1_b[3:2];
-  assign \$4  = ! n1_b[7:6];
-  assign n55_mux = n44_eq ? \$3  : \$4 ;
-  assign \$5  = n93_sub_s1 < 4'h9;
-  assign \$6  = ~ \$5 ;
-  assign \$7  = n91_not & \$6 ;
-  assign \$8  = n88_cat_s1 << n93_sub_s1;
-  assign \$9  = n102_cat_s1 >> n95_sub_s1;
-  assign \$10  = n91_not ? \$8 [15:0] : \$9 ;
-  assign \$11  = \$7  ? 16'hffff : \$10 ;
-  assign n113_mux = n111_or_s1 ? 16'h0000 : \$11 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n0_a);
+module \mitchell_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n55_mux, n105_mux, n19_mux, n34_mux, n59_mux, n74_mux, n112_mux, n109_slice_s1, n0_a);
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -241,6 +250,12 @@ module \mitchell_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n5
   wire \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
+  input [10:0] n105_mux;
+  wire [10:0] n105_mux;
+  input n109_slice_s1;
+  wire n109_slice_s1;
+  output [14:0] n112_mux;
+  wire [14:0] n112_mux;
   input n15_mux;
   wire n15_mux;
   output [7:0] n19_mux;
@@ -279,15 +294,22 @@ module \mitchell_w8_s1.depth3 (n1_b, n4_eq, n44_eq, n8_mux, n15_mux, n48_mux, n5
   assign \$11  = ! n1_b[7];
   assign \$12  = n44_eq ? \$10  : \$11 ;
   assign n74_mux = n55_mux ? \$9  : \$12 ;
+  assign n112_mux = n109_slice_s1 ? { n105_mux, 4'h0 } : { 4'h0, n105_mux };
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, \port$44$0 , n4_eq);
+module \mitchell_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_mux, n74_mux, n112_mux, \port$37$0 , n119_mux, n116_slice_s1, n4_eq);
   wire [7:0] \$1 ;
   wire [2:0] \$2 ;
   wire [7:0] \$3 ;
   wire [2:0] \$4 ;
   wire [10:0] \$5 ;
+  input [14:0] n112_mux;
+  wire [14:0] n112_mux;
+  input n116_slice_s1;
+  wire n116_slice_s1;
+  output [22:0] n119_mux;
+  wire [22:0] n119_mux;
   input n15_mux;
   wire n15_mux;
   input [7:0] n19_mux;
@@ -305,33 +327,45 @@ module \mitchell_w8_s1.depth4 (n44_eq, n15_mux, n55_mux, n19_mux, n34_mux, n59_m
   input n74_mux;
   wire n74_mux;
   wire [11:0] n84_add;
-  output [10:0] \port$44$0 ;
-  wire [10:0] \port$44$0 ;
+  output [10:0] \port$37$0 ;
+  wire [10:0] \port$37$0 ;
   assign \$5  = { \$2 , \$1 [6:0] } + { \$4 , \$3 [6:0] };
+  assign n119_mux = n116_slice_s1 ? { n112_mux, 8'h00 } : { 8'h00, n112_mux };
   assign \$1  = n34_mux ? { n19_mux[6:0], 1'h0 } : n19_mux;
   assign \$2  = ~ { n4_eq, n15_mux, n34_mux };
   assign \$3  = n74_mux ? { n59_mux[6:0], 1'h0 } : n59_mux;
   assign \$4  = ~ { n44_eq, n55_mux, n74_mux };
   assign n84_add = { 1'h0, \$5  };
-  assign \port$44$0  = \$5 ;
+  assign \port$37$0  = \$5 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \mitchell_w8_s1.depth6 (n93_sub, n95_sub, \port$44$0 );
-  wire [5:0] \$1 ;
-  wire [15:0] n102_cat;
+module \mitchell_w8_s1.depth5 (n119_mux, n134_mux, n132_or_s1, n85_slice_s1, n123_slice_s1, \port$37$0 );
+  wire \$1 ;
+  wire \$2 ;
+  wire [22:0] \$3 ;
+  wire [15:0] \$4 ;
+  input [22:0] n119_mux;
+  wire [22:0] n119_mux;
+  input n123_slice_s1;
+  wire n123_slice_s1;
+  input n132_or_s1;
+  wire n132_or_s1;
+  output [15:0] n134_mux;
+  wire [15:0] n134_mux;
+  wire [11:0] n84_add;
   wire [4:0] n85_slice;
+  input [4:0] n85_slice_s1;
+  wire [4:0] n85_slice_s1;
   wire [7:0] n88_cat;
-  output [4:0] n93_sub;
-  wire [4:0] n93_sub;
-  output [5:0] n95_sub;
-  wire [5:0] n95_sub;
-  input [10:0] \port$44$0 ;
-  wire [10:0] \port$44$0 ;
-  assign \$1  = \port$44$0 [10:7] - 3'h7;
-  assign n95_sub = 3'h7 - \port$44$0 [10:7];
-  assign n85_slice = { 1'h0, \port$44$0 [10:7] };
-  assign n102_cat = { 9'h001, \port$44$0 [6:0] };
-  assign n88_cat = { 1'h1, \port$44$0 [6:0] };
-  assign n93_sub = \$1 [4:0];
+  input [10:0] \port$37$0 ;
+  wire [10:0] \port$37$0 ;
+  assign \$1  = n85_slice_s1 < 5'h10;
+  assign \$2  = ~ \$1 ;
+  assign \$3  = n123_slice_s1 ? { n119_mux[6:0], 16'h0000 } : n119_mux;
+  assign \$4  = \$1  ? \$3 [22:7] : 16'hffff;
+  assign n134_mux = n132_or_s1 ? 16'h0000 : \$4 ;
+  assign n85_slice = { 1'h0, \port$37$0 [10:7] };
+  assign n84_add = { 1'h0, \port$37$0  };
+  assign n88_cat = { 1'h1, \port$37$0 [6:0] };
 endmodule
