@@ -8,10 +8,9 @@ draws every candidate and highlights the front.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-__all__ = ["non_dominated", "candidates", "characterise", "plot", "register_cli"]
+__all__ = ["non_dominated", "candidates", "characterise", "plot", "label"]
 
 #: How many values of each parameter's range are tried (evenly spread, ends included).
 VALUES_PER_PARAMETER = 5
@@ -117,7 +116,7 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
     return rows
 
 
-def _label(row) -> str:
+def label(row) -> str:
     params = ",".join(f"{k}={v}" for k, v in row["params"].items())
     return f"{row['unit']}({params})" if params else row["unit"]
 
@@ -144,7 +143,7 @@ def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None
               label="Pareto front", zorder=3)
     coincident = {}     # equal points get one label, not labels drawn over each other
     for row in front:
-        coincident.setdefault((row["lut_equivalents"], row["error"]), []).append(_label(row))
+        coincident.setdefault((row["lut_equivalents"], row["error"]), []).append(label(row))
     for point, labels in coincident.items():
         axes.annotate("\n".join(labels), point, fontsize=7, xytext=(4, 4), textcoords="offset points")
     positive = [r["error"] for r in rows if r["error"] > 0]
@@ -168,54 +167,3 @@ def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None
         raise
     finally:
         plt.close(figure)
-
-
-def _pareto_command(args) -> int:
-    from . import synth
-    from .cli import _error, _print_json
-    output = Path(args.output) if args.output else Path(f"pareto_{args.kind}{args.width}_{args.target}_{args.metric}.png")
-    if output.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise _error(f"-o {output}: the plot must be .png, .svg or .pdf")
-    if not output.parent.is_dir():
-        raise _error(f"-o {output}: directory {output.parent} does not exist")
-    try:
-        names = [u.strip() for u in args.units.split(",")] if args.units else None
-        units = candidates(args.kind, args.width, names)
-        cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
-        log = None if args.json else (lambda line: print(line, file=sys.stderr))
-        rows = characterise(units, args.target, args.metric, samples=args.samples, seed=args.seed,
-                            cache=cache, dsp=args.dsp, log=log)
-    except ValueError as error:
-        raise _error(str(error)) from None
-    except synth.SynthesisError as error:
-        raise _error(str(error), 1) from None
-    plot(rows, output, metric=args.metric,
-         title=f"{args.width}-bit {args.kind} on {args.target}: {args.metric} vs LUT equivalents")
-    front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["lut_equivalents"])
-    if args.json:
-        _print_json({"kind": args.kind, "width": args.width, "target": args.target,
-                     "metric": args.metric, "plot": str(output), "front": front, "candidates": rows})
-        return 0
-    print(f"Pareto front ({len(front)} of {len(rows)} candidates), {args.metric} vs {args.target} "
-          f"LUT equivalents (LUTs + carry cells):")
-    for row in front:
-        print(f"  {row['lut_equivalents']:>6} LUT-eq ({row['luts']:>5} LUTs {row['carry']:>4} carry)  "
-              f"{args.metric}={row['error']:<12.6g} {_label(row)}")
-    print(f"plot: {output}")
-    return 0
-
-
-def register_cli(commands) -> None:
-    parser = commands.add_parser("pareto", help="error vs LUT equivalents: the non-dominated units, and a plot")
-    parser.add_argument("--kind", required=True, choices=("add", "mul", "div"))
-    parser.add_argument("--width", type=int, required=True, metavar="N")
-    parser.add_argument("--target", default="ecp5", choices=("ecp5", "xc7", "ice40"))
-    parser.add_argument("--metric", default="mred", help="error metric to minimise (default mred)")
-    parser.add_argument("--units", help="comma-separated unit ids to compare (default: every unit of the kind)")
-    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive up to 2 x 12 bits)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dsp", action="store_true", help="allow DSP blocks")
-    parser.add_argument("-o", "--output", metavar="FILE", help="plot file, .png/.svg/.pdf")
-    parser.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.set_defaults(handler=_pareto_command)

@@ -18,14 +18,12 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
-import sys
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ErrorKey", "AreaKey", "grid", "error_job", "area_job", "ResultStore", "run_sweep",
-           "register_cli"]
+__all__ = ["ErrorKey", "AreaKey", "grid", "error_job", "area_job", "ResultStore", "run_sweep", "table"]
 
 
 @dataclass(frozen=True)
@@ -212,118 +210,3 @@ def table(error_keys, area_keys, store: ResultStore) -> list[dict]:
             rows.append({"unit": key.unit, "width": key.width, "params": dict(key.params),
                          "metrics": error["metrics"] if error else None})
     return rows
-
-
-# --- command line -----------------------------------------------------------------------------
-
-def _split(text: str, option: str, convert=str) -> list:
-    from .cli import _error
-    try:
-        return [convert(part.strip()) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise _error(f"{option} expects comma-separated values, got {text!r}") from None
-
-
-def _connect_dask(address: str, timeout: float):
-    from .cli import _error
-    try:
-        from distributed import Client
-    except ModuleNotFoundError:
-        raise _error("--dask needs the 'distributed' package: pip install 'axhls[sweep]'") from None
-    try:
-        return Client(address, timeout=timeout)
-    except (OSError, TimeoutError, ValueError) as error:
-        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise _error(f"--dask {address}: cannot connect to the Dask scheduler ({detail})") from None
-
-
-def _sweep_command(args) -> int:
-    import approx_units
-    from . import synth
-    from .cli import _error, _print_json
-    units = _split(args.units, "--units")
-    for name in units:
-        if name not in approx_units.names():
-            raise _error(f"--units: unknown unit {name!r}; known units: {', '.join(approx_units.names())}")
-    params = {}
-    for text in args.param or []:
-        name, sep, values = text.partition("=")
-        if not sep or not name:
-            raise _error(f"--param expects NAME=V1,V2,..., got {text!r}")
-        params[name] = [v == "true" if v in ("true", "false") else v
-                        for v in _split(values, f"--param {name}")]
-        try:
-            params[name] = [v if isinstance(v, bool) else int(v, 0) for v in params[name]]
-        except ValueError:
-            raise _error(f"--param {name}: values must be integers or true/false, got {values!r}") from None
-    widths = _split(args.widths, "--widths", int)
-    stages = [s if s == "rec" else int(s) for s in _split(args.stages, "--stages")] \
-        if all(s == "rec" or s.lstrip("-").isdigit() for s in _split(args.stages, "--stages")) else None
-    if stages is None:
-        raise _error(f"--stages expects integers or 'rec', got {args.stages!r}")
-    targets = [] if args.targets == "none" else _split(args.targets, "--targets")
-    for target in targets:
-        if target not in synth.TARGETS:
-            raise _error(f"--targets: unknown target {target!r}; choose from {', '.join(synth.TARGETS)} or none")
-    try:
-        error_keys, area_keys, rejected = grid(units, params, widths, stages, targets, samples=args.samples,
-                                               seed=args.seed, timing=not args.no_timing)
-    except ValueError as error:
-        raise _error(str(error)) from None
-    if not error_keys:
-        raise _error("the grid is empty: " + ("; ".join(rejected[:3]) or "no configuration"))
-    try:
-        store = ResultStore(args.db)
-    except ValueError as error:
-        raise _error(str(error)) from None
-    log = None if args.json else (lambda line: print(line, file=sys.stderr))
-    client = None
-    try:
-        if args.dask:
-            client = _connect_dask(args.dask, args.connect_timeout)
-            executor = client.get_executor()
-        else:
-            executor = ProcessPoolExecutor(max_workers=args.jobs)
-        try:
-            summary = run_sweep(error_keys, area_keys, store, executor, log=log)
-        finally:
-            if client is None:
-                executor.shutdown(cancel_futures=True)
-        rows = table(error_keys, area_keys, store)
-    finally:
-        store.close()
-        if client is not None:
-            client.close()
-    summary.update({"db": str(args.db), "rejected": rejected, "rows": rows})
-    if args.json:
-        _print_json(summary)
-    else:
-        print(f"{summary['jobs']} jobs: {summary['computed']} computed, {summary['reused']} reused from "
-              f"{args.db}, {len(summary['failed'])} failed, {len(rejected)} configurations rejected")
-        for row in rows:
-            metrics, area = row.get("metrics") or {}, row.get("area") or {}
-            params = ",".join(f"{k}={v}" for k, v in row["params"].items() if k != "signed")
-            where = f" s{row['stages']} {row['target']}: {area.get('luts')} LUTs {area.get('fmax_mhz')} MHz" \
-                if "target" in row else ""
-            print(f"  {row['unit']}({params}) w{row['width']}{where}  mred={metrics.get('mred')}")
-    return 1 if summary["failed"] else 0
-
-
-def register_cli(commands) -> None:
-    parser = commands.add_parser("sweep", help="a grid of configurations into an SQLite database, resumable")
-    parser.add_argument("--units", required=True, help="comma-separated unit ids")
-    parser.add_argument("--param", action="append", metavar="NAME=V1,V2",
-                        help="parameter values to combine (repeatable); units without it ignore it")
-    parser.add_argument("--widths", default="8", help="comma-separated widths (default 8)")
-    parser.add_argument("--stages", default="0", help="comma-separated stage counts or 'rec' (default 0)")
-    parser.add_argument("--targets", default="ecp5", help="comma-separated targets, or 'none' (default ecp5)")
-    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive up to 2 x 12 bits)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")
-    parser.add_argument("--db", type=Path, default=Path("sweep.sqlite"), help="results database")
-    parser.add_argument("--jobs", type=int, default=None, help="local worker processes (default: every core)")
-    parser.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, e.g. tcp://host:8786")
-    parser.add_argument("--connect-timeout", type=float, default=5.0, metavar="SECONDS",
-                        help="how long to try reaching the Dask scheduler (default 5)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.set_defaults(handler=_sweep_command)

@@ -1,7 +1,7 @@
-"""``python -m hls`` runs the ``axhls`` command line."""
+"""``python -m hls`` runs the ``axhls`` command line (kept for old scripts; prefer ``axhls``)."""
 
 import sys
 
-from hls.cli import main
+from axhls.cli import main
 
 sys.exit(main())

@@ -1,67 +1,13 @@
-"""``axhls check FILE.py:KERNEL --args ARGS.json [--json]``: the overflow checker.
+"""Moved to :mod:`axhls.check`; this module re-exports it for old imports.
 
-A checked run of the golden model: every assignment, array store and return
-whose value does not fit its declared shape is reported once per source site,
-with how often it happened and the first offending value. Such a value is
-wrapped by the hardware (and by the golden model), which is the usual reason
-the hardware "differs from Python".
-
-Exit status: 0 when every value fits, 1 when something overflowed or the run
-faulted (an array index out of range), 2 for a user mistake (missing file, no
-such kernel, bad JSON, arguments not matching the parameters, a kernel outside
-the language).
+The command line lives in the package :mod:`axhls`, which the libraries never
+import.  Nothing in the project imports this module: it exists only so that
+code written against the old location keeps working.
 """
 
-from __future__ import annotations
+import warnings
 
-import json
+from axhls.check import *  # noqa: F401,F403  (compatibility re-export)
+from axhls.check import __all__  # noqa: F401
 
-__all__ = ["register", "run_check"]
-
-
-def register(subparsers) -> None:
-    """Add the ``check`` sub-command to the ``axhls`` parser."""
-    parser = subparsers.add_parser(
-        "check", help="run a kernel in Python and report values that overflow their widths",
-        description="Run the kernel's golden model on ARGS.json and report every assignment whose "
-                    "value does not fit its declared width (file:line, variable, value, width). "
-                    "Exit status 0: nothing overflowed; 1: something overflowed or an index was "
-                    "out of range; 2: bad input.")
-    parser.add_argument("kernel", metavar="FILE.py:KERNEL", help="the kernel to run")
-    parser.add_argument("--args", required=True, metavar="ARGS.json",
-                        help="JSON object mapping each parameter to an integer or a list of integers")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    parser.set_defaults(handler=run_check)
-
-
-def run_check(args) -> int:
-    """Handler of ``axhls check``; returns the exit status (0 or 1).
-
-    Raises
-    ------
-    hls.cli.CommandError
-        For user mistakes (status 2) and out-of-range indices (status 1).
-    """
-    from .kernel import load_args, load_kernel, user_errors
-    kernel = load_kernel(args.kernel)
-    bound = load_args(args.args, kernel)
-    with user_errors():
-        result, arrays, overflows = kernel.golden_model().run_checked(bound)
-    if args.json:
-        print(json.dumps({
-            "kernel": kernel.name,
-            "ok": not overflows,
-            "overflows": [overflow.to_json() for overflow in overflows],
-            "outputs": {"return": list(result) if isinstance(result, tuple) else result,
-                        "arrays": arrays},
-        }))
-    else:
-        for overflow in overflows:
-            print(overflow.to_text())
-        if overflows:
-            sites = "site" if len(overflows) == 1 else "sites"
-            print(f"{kernel.name}: {len(overflows)} {sites} wrapped a value; the hardware computes "
-                  f"the wrapped values too, so widen the declared shapes if Python's values were meant")
-        else:
-            print(f"{kernel.name}: no overflow, every assigned value fits its declared width")
-    return 1 if overflows else 0
+warnings.warn("hls.check moved to axhls.check", DeprecationWarning, stacklevel=2)

@@ -9,18 +9,15 @@ compile it.
 from __future__ import annotations
 
 import ast
-import contextlib
 import functools
-import importlib.util
-import json
 import linecache
 import numbers
 import os
-import sys
-import tempfile
-import traceback
+import warnings
 
-__all__ = ["Function", "Kernel", "kernel", "function", "load_kernel", "load_args", "user_errors", "import_file"]
+import artefacts
+
+__all__ = ["Function", "Kernel", "kernel", "function"]
 
 
 class Function:
@@ -150,9 +147,11 @@ class Kernel(Function):
 
     def to_verilog(self, path: str | os.PathLike | None = None, *, name: str | None = None) -> str:
         """The kernel's Verilog; also written to ``path`` (atomically) when given."""
+        if path is not None:
+            artefacts.check_file_destination(path)     # before the work, not after it
         text = self._compiled().verilog(name=name)
         if path is not None:
-            write_atomically(path, text)
+            artefacts.write_text(path, text, check=False)
         return text
 
     def report(self):
@@ -173,22 +172,14 @@ def function(fn):
 
 
 def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as file:
-            file.write(text)
-        # mkstemp creates 0600; give the artefact the permissions open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    """Write ``text`` to ``path`` atomically; kept for old callers, see :func:`artefacts.write_text`.
+
+    Raises
+    ------
+    artefacts.DestinationError
+        The destination cannot be written (the message names ``path``).
+    """
+    artefacts.write_text(path, text)
 
 
 def _find_definition(fn, filename: str) -> ast.FunctionDef:
@@ -208,126 +199,17 @@ def _find_definition(fn, filename: str) -> ast.FunctionDef:
                     f"(the file changed since it was imported?)")
 
 
-# -- loading kernels and arguments for the command line ---------------------------------------
-
-@contextlib.contextmanager
-def user_errors():
-    """Turn kernel errors into one-line :class:`hls.cli.CommandError` for the command line.
-
-    :class:`~hls.errors.KernelSyntaxError` exits with status 2 (bad input);
-    :class:`~hls.errors.KernelRuntimeError` with status 1 (the run failed, for
-    example an index out of range for the given arguments).
-    """
-    from .cli import CommandError
-    from .errors import KernelRuntimeError, KernelSyntaxError
-    try:
-        yield
-    except KernelSyntaxError as error:
-        raise CommandError(str(error), 2) from None
-    except KernelRuntimeError as error:
-        raise CommandError(str(error), 1) from None
+#: Names that moved to the command-line package :mod:`axhls.loading`.  They load
+#: ``FILE.py:KERNEL`` specs and JSON argument files for the command line and raise
+#: its ``CommandError``, so they belong there; the library never uses them.
+_MOVED_TO_COMMAND_LINE = ("load_kernel", "load_args", "user_errors", "import_file")
 
 
-def load_kernel(spec: str) -> Kernel:
-    """The kernel named by ``FILE.py:KERNEL``, imported by path and checked.
-
-    The kernel is analysed before it is returned, so a construct outside the
-    language is reported here as ``file:line:col: message (hint: ...)``.
-
-    Raises
-    ------
-    hls.cli.CommandError
-        One line, status 2: malformed spec, missing file, import failure, no
-        kernel of that name, or a kernel outside the language.
-    """
-    from .cli import CommandError
-    path, colon, name = spec.rpartition(":")
-    if not colon or not path or not name:
-        raise CommandError(f"{spec}: expected FILE.py:KERNEL")
-    module = import_file(path)
-    found = getattr(module, name, None)
-    if found is None:
-        kernels = sorted(key for key, value in vars(module).items() if isinstance(value, Kernel))
-        raise CommandError(f"{path}: no kernel named {name!r} "
-                           f"(kernels in this file: {', '.join(kernels) or 'none'})")
-    if not isinstance(found, Kernel):
-        raise CommandError(f"{path}: {name!r} is not an @hls.kernel")
-    with user_errors():
-        found.analyze()
-    return found
-
-
-def import_file(path: str):
-    """Import the Python file ``path`` as a module, with its directory on ``sys.path``
-    while it runs (so it can import its neighbours, as ``python FILE.py`` would).
-
-    Raises
-    ------
-    hls.cli.CommandError
-        One line, status 2: missing file, syntax error, or an exception while importing.
-    """
-    from .cli import CommandError
-    if not os.path.isfile(path):
-        raise CommandError(f"{path}: no such file")
-    module_name = "_axhls_user_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
-    module_spec = importlib.util.spec_from_file_location(module_name, path)
-    if module_spec is None or module_spec.loader is None:
-        raise CommandError(f"{path}: not a Python file")
-    module = importlib.util.module_from_spec(module_spec)
-    directory = os.path.dirname(os.path.abspath(path))
-    added = directory not in sys.path
-    if added:
-        sys.path.insert(0, directory)
-    sys.modules[module_name] = module
-    try:
-        module_spec.loader.exec_module(module)
-    except SyntaxError as error:
-        sys.modules.pop(module_name, None)
-        raise CommandError(f"{error.filename or path}:{error.lineno}:{error.offset or 0}: "
-                           f"{error.msg}") from None
-    except Exception as error:
-        sys.modules.pop(module_name, None)
-        # Name the user's line (for example a bad hls.Array annotation, evaluated at import).
-        line = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
-                if os.path.abspath(frame.filename) == os.path.abspath(path)]
-        where = f"{path}:{line[-1]}" if line else path
-        message = " ".join(str(error).splitlines())
-        raise CommandError(f"{where}: importing it failed: {type(error).__name__}: {message}") from None
-    finally:
-        if added:
-            sys.path.remove(directory)
-    return module
-
-
-def load_args(path: str, kernel: Function) -> dict:
-    """The arguments in the JSON file ``path``, checked against ``kernel``'s parameters.
-
-    The file holds one object mapping each parameter name to an integer
-    (scalars) or a list of integers (arrays, exactly ``depth`` elements).
-
-    Raises
-    ------
-    hls.cli.CommandError
-        One line, status 2: missing file, bad JSON, or arguments not matching
-        the parameters.
-    hls.errors.KernelSyntaxError
-        If the kernel itself is outside the language (its parameters cannot be known).
-    """
-    from .cli import CommandError
-    try:
-        with open(path) as file:
-            data = json.load(file)
-    except FileNotFoundError:
-        raise CommandError(f"{path}: no such file") from None
-    except json.JSONDecodeError as error:
-        raise CommandError(f"{path}:{error.lineno}:{error.colno}: bad JSON: {error.msg}") from None
-    except OSError as error:
-        raise CommandError(f"{path}: {error.strerror}") from None
-    if not isinstance(data, dict):
-        raise CommandError(f"{path}: expected a JSON object mapping parameter names to values")
-    with user_errors():
-        model = kernel.golden_model()
-    try:
-        return model.bind((), data)
-    except (TypeError, ValueError) as error:
-        raise CommandError(f"{path}: {error}") from None
+def __getattr__(name):
+    # Compatibility only: old code imported these from here.  The import happens on
+    # such a lookup alone, so the library itself never loads the command line.
+    if name in _MOVED_TO_COMMAND_LINE:
+        warnings.warn(f"hls.kernel.{name} moved to axhls.loading.{name}", DeprecationWarning, stacklevel=2)
+        import axhls.loading
+        return getattr(axhls.loading, name)
+    raise AttributeError(f"module 'hls.kernel' has no attribute {name!r}")

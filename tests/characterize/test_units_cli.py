@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import approx_units
-from hls.cli import main
+from axhls.cli import main
 
 EVAL_KEYS = {"unit", "width", "params", "exhaustive", "samples", "metrics"}
 METRIC_KEYS = {"er", "med", "nmed", "mred", "wce", "wcre", "mse", "bias", "mae_pct", "wce_pct"}

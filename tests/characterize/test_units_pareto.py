@@ -5,7 +5,7 @@ import json
 import pytest
 
 from approx_units import pareto
-from hls.cli import main
+from axhls.cli import main
 
 
 def brute_force_front(points):

@@ -7,7 +7,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import pytest
 
 from approx_units import sweep
-from hls.cli import main
+from axhls.cli import main
 
 
 class InlineExecutor:

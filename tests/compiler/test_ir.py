@@ -135,7 +135,7 @@ def test_dependences_cover_every_conflict(sp, op_, sq, oq, p_store, q_store, ste
 def test_read_after_store_to_a_constant_index_is_ordered(tmp_path):
     # Found by sim.fuzz (seed 7, program 25): the shared memo of affine forms lost the
     # constant of the second access, so the load was scheduled before the store.
-    from hls.kernel import import_file
+    from axhls.loading import import_file
     source = tmp_path / "raw_kernel.py"
     source.write_text(
         "import hls\nfrom amaranth import unsigned\n\n@hls.kernel\n"

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from benchmarks.kernels import load, path
-from hls.cli import main
+from axhls.cli import main
 
 GSUMIF = f"{path('gsumif')}:gsumif"
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from hls import check
-from hls.cli import CommandError
+from axhls import check
+from axhls.cli import CommandError
 
 KERNELS = '''\
 import hls
@@ -146,7 +146,7 @@ def test_index_out_of_range_fails_the_check(kernel_file, tmp_path):
 
 
 def test_through_the_axhls_dispatcher(kernel_file, tmp_path, capsys):
-    from hls.cli import main
+    from axhls.cli import main
     arguments = _args(tmp_path, {"a": [0] * 8, "n": 16})
     assert main(["check", f"{kernel_file}:acc", "--args", arguments]) == 2
     assert capsys.readouterr().err == f"axhls: {arguments}: argument n = 16 does not fit unsigned(4) (0..15)\n"
@@ -157,7 +157,7 @@ def test_subprocess(kernel_file, tmp_path):
     arguments = _args(tmp_path, {"a": [100] * 8, "n": 2})
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     completed = subprocess.run(
-        [sys.executable, "-c", "import sys; from hls.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from axhls.cli import main; sys.exit(main())",
          "check", f"{kernel_file}:acc", "--args", arguments, "--json"],
         capture_output=True, text=True, cwd=root, timeout=120)
     assert completed.returncode == 1, completed.stderr

@@ -31,7 +31,7 @@ def test_saturate_example(monkeypatch, capsys):
 
 
 def test_gsumif_args_overflow(capsys):
-    from hls.check import register
+    from axhls.check import register
     import argparse
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())

@@ -3,6 +3,8 @@
 import os
 
 import pytest
+
+import artefacts
 from amaranth.lib import wiring
 
 
@@ -36,12 +38,13 @@ def test_to_verilog_writes_atomically(vsum, tmp_path):
     assert path.read_text() == text
     assert "module" in text
     assert sorted(os.listdir(tmp_path)) == ["vsum.v"]          # no temporary file left behind
-    umask = os.umask(0)
-    os.umask(umask)
-    assert path.stat().st_mode & 0o777 == 0o666 & ~umask       # as open() would create it
-    with pytest.raises(FileNotFoundError):
-        vsum.to_verilog(tmp_path / "missing" / "vsum.v")
+    assert path.stat().st_mode & 0o777 == 0o644                # the mode of every output
+    missing = tmp_path / "missing" / "vsum.v"
+    with pytest.raises(artefacts.DestinationError, match=f"^{missing}: directory .* does not exist"):
+        vsum.to_verilog(missing)
     assert sorted(os.listdir(tmp_path)) == ["vsum.v"]
+    with pytest.raises(artefacts.DestinationError, match=r"^/proc/x\.v: cannot write there"):
+        vsum.to_verilog("/proc/x.v")                           # named as given, not a temporary
 
 
 def test_report_names_the_kernel(vsum):

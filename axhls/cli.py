@@ -1,0 +1,131 @@
+"""The ``axhls`` command line.
+
+The package :mod:`axhls` is the command line and nothing else: it imports the
+libraries (:mod:`hls`, :mod:`sim`, :mod:`approx_units`), and none of them
+imports it.  Each group of sub-commands lives in a module of its own
+(:mod:`axhls.kernel_commands`, :mod:`axhls.check`, :mod:`axhls.units`) with a
+``register(subparsers)`` function; this module only builds the parser,
+dispatches, and turns user mistakes into one-line errors.
+
+Exit status: 0 on success, 1 when a check fails (for example a simulation
+mismatch), 2 for a user mistake (bad input file, unknown unit, bad option).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
+import artefacts
+
+__all__ = ["CommandError", "main", "build_parser", "missing_sub_command", "print_json", "json_safe",
+           "SUB_COMMAND_MODULES"]
+
+
+class CommandError(Exception):
+    """A user mistake or a failed check, reported as one line without a traceback.
+
+    Parameters
+    ----------
+    message : str
+        The whole line to print, for example ``"kern.py:4:8: floats are not supported"``.
+    status : int
+        The process exit status; 2 for bad input, 1 for a failed check.
+    """
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.status = status
+
+
+#: Modules that contribute sub-commands through ``register(subparsers)``.
+SUB_COMMAND_MODULES = ("axhls.kernel_commands", "axhls.check", "axhls.units")
+
+
+def _sub_command_modules():
+    # Imported by name so that the parser is built in one loop; each module is the
+    # command line of one library, so the order is the order of `axhls --help`.
+    return [importlib.import_module(name) for name in SUB_COMMAND_MODULES]
+
+
+def json_safe(value):
+    """A JSON-safe copy: NaN and infinities become ``None``, numpy scalars plain numbers."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def print_json(obj) -> None:
+    """Print ``obj`` as exactly one line of JSON on stdout (see :func:`json_safe`)."""
+    sys.stdout.write(json.dumps(json_safe(obj), allow_nan=False) + "\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="axhls",
+        description="Python HLS for FPGAs, and a library of approximate arithmetic units.",
+    )
+    parser.add_argument("--version", action="version", version=f"axhls {_version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _sub_command_modules():
+        module.register(subparsers)
+    return parser
+
+
+def _version() -> str:
+    try:
+        return version("axhls")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def missing_sub_command(parser: argparse.ArgumentParser):
+    """A handler for a command group run without its sub-command: the usage, exit status 2."""
+    def handler(args) -> int:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: a sub-command is required "
+              f"(see `{parser.prog} --help`)", file=sys.stderr)
+        return 2
+    return handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``) and return the exit status.
+
+    Every user mistake ends in one line on stderr; a command run with ``--json``
+    prints one JSON object on stdout whatever happens, ``{"error": ..., "status": ...}``
+    when it fails.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None) or missing_sub_command(parser)
+    try:
+        status = handler(args)
+    except CommandError as error:
+        return _fail(args, str(error), error.status)
+    except artefacts.DestinationError as error:
+        return _fail(args, str(error), 2)
+    except KeyboardInterrupt:
+        return _fail(args, "interrupted", 130)
+    return int(status or 0)
+
+
+def _fail(args, message: str, status: int) -> int:
+    print(f"axhls: {message}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print_json({"error": message, "status": status})
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""Loading what the command line names: ``FILE.py:KERNEL`` specs and JSON argument files.
+
+Every failure is a one-line :class:`axaxhls.cli.CommandError`: status 2 for bad
+input, 1 for a run that failed on the given arguments.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+from hls.errors import KernelRuntimeError, KernelSyntaxError
+from hls.kernel import Function, Kernel
+
+from .cli import CommandError
+
+__all__ = ["user_errors", "load_kernel", "import_file", "load_args"]
+
+
+@contextlib.contextmanager
+def user_errors():
+    """Turn kernel errors into one-line :class:`axhls.cli.CommandError` for the command line.
+
+    :class:`~hls.errors.KernelSyntaxError` exits with status 2 (bad input);
+    :class:`~hls.errors.KernelRuntimeError` with status 1 (the run failed, for
+    example an index out of range for the given arguments).
+    """
+    try:
+        yield
+    except KernelSyntaxError as error:
+        raise CommandError(str(error), 2) from None
+    except KernelRuntimeError as error:
+        raise CommandError(str(error), 1) from None
+
+
+def load_kernel(spec: str) -> Kernel:
+    """The kernel named by ``FILE.py:KERNEL``, imported by path and checked.
+
+    The kernel is analysed before it is returned, so a construct outside the
+    language is reported here as ``file:line:col: message (hint: ...)``.
+
+    Raises
+    ------
+    axhls.cli.CommandError
+        One line, status 2: malformed spec, missing file, import failure, no
+        kernel of that name, or a kernel outside the language.
+    """
+    path, colon, name = spec.rpartition(":")
+    if not colon or not path or not name:
+        raise CommandError(f"{spec}: expected FILE.py:KERNEL")
+    module = import_file(path)
+    found = getattr(module, name, None)
+    if found is None:
+        kernels = sorted(key for key, value in vars(module).items() if isinstance(value, Kernel))
+        raise CommandError(f"{path}: no kernel named {name!r} "
+                           f"(kernels in this file: {', '.join(kernels) or 'none'})")
+    if not isinstance(found, Kernel):
+        raise CommandError(f"{path}: {name!r} is not an @hls.kernel")
+    with user_errors():
+        found.analyze()
+    return found
+
+
+def import_file(path: str):
+    """Import the Python file ``path`` as a module, with its directory on ``sys.path``
+    while it runs (so it can import its neighbours, as ``python FILE.py`` would).
+
+    Raises
+    ------
+    axhls.cli.CommandError
+        One line, status 2: missing file, syntax error, or an exception while importing.
+    """
+    if not os.path.isfile(path):
+        raise CommandError(f"{path}: no such file")
+    module_name = "_axhls_user_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
+    module_spec = importlib.util.spec_from_file_location(module_name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise CommandError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(module_spec)
+    directory = os.path.dirname(os.path.abspath(path))
+    added = directory not in sys.path
+    if added:
+        sys.path.insert(0, directory)
+    sys.modules[module_name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except SyntaxError as error:
+        sys.modules.pop(module_name, None)
+        raise CommandError(f"{error.filename or path}:{error.lineno}:{error.offset or 0}: "
+                           f"{error.msg}") from None
+    except Exception as error:
+        sys.modules.pop(module_name, None)
+        # Name the user's line (for example a bad hls.Array annotation, evaluated at import).
+        line = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
+                if os.path.abspath(frame.filename) == os.path.abspath(path)]
+        where = f"{path}:{line[-1]}" if line else path
+        message = " ".join(str(error).splitlines())
+        raise CommandError(f"{where}: importing it failed: {type(error).__name__}: {message}") from None
+    finally:
+        if added:
+            sys.path.remove(directory)
+    return module
+
+
+def load_args(path: str, kernel: Function) -> dict:
+    """The arguments in the JSON file ``path``, checked against ``kernel``'s parameters.
+
+    The file holds one object mapping each parameter name to an integer
+    (scalars) or a list of integers (arrays, exactly ``depth`` elements).
+
+    Raises
+    ------
+    axhls.cli.CommandError
+        One line, status 2: missing file, bad JSON, or arguments not matching
+        the parameters.
+    hls.errors.KernelSyntaxError
+        If the kernel itself is outside the language (its parameters cannot be known).
+    """
+    try:
+        with open(path) as file:
+            data = json.load(file)
+    except FileNotFoundError:
+        raise CommandError(f"{path}: no such file") from None
+    except json.JSONDecodeError as error:
+        raise CommandError(f"{path}:{error.lineno}:{error.colno}: bad JSON: {error.msg}") from None
+    except OSError as error:
+        raise CommandError(f"{path}: {error.strerror}") from None
+    if not isinstance(data, dict):
+        raise CommandError(f"{path}: expected a JSON object mapping parameter names to values")
+    with user_errors():
+        model = kernel.golden_model()
+    try:
+        return model.bind((), data)
+    except (TypeError, ValueError) as error:
+        raise CommandError(f"{path}: {error}") from None

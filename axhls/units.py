@@ -1,0 +1,241 @@
+"""``axhls units ...``: list, evaluate, synthesise, export, compare and sweep the units.
+
+With ``--json`` every sub-command prints exactly one JSON object on stdout
+(non-finite numbers become ``null``).  User mistakes end in one line on
+stderr and exit status 2 (see :class:`axhls.cli.CommandError`).  ``export``,
+``pareto`` and ``sweep`` have modules of their own (:mod:`axhls.units_export`,
+:mod:`axhls.units_pareto`, :mod:`axhls.units_sweep`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+import approx_units
+from approx_units import evaluate, synth
+from approx_units.unit import spec
+from approx_units.verilog_eval import VerilogError, load_verilog
+
+from . import units_export, units_pareto, units_sweep
+from .cli import CommandError, missing_sub_command, print_json
+
+__all__ = ["register", "parse_params", "get_unit"]
+
+#: The metric keys of ``units eval --json``, in the order the human-readable output shows them.
+EVAL_METRICS = ("er", "med", "nmed", "mred", "wce", "wcre", "mse", "bias", "mae_pct", "wce_pct")
+
+
+def parse_params(pairs: list[str] | None) -> dict:
+    params = {}
+    for text in pairs or []:
+        name, sep, value = text.partition("=")
+        if not sep or not name:
+            raise CommandError(f"--param expects NAME=VALUE, got {text!r}")
+        lowered = value.lower()
+        if lowered in ("true", "false"):
+            params[name] = lowered == "true"
+            continue
+        try:
+            params[name] = int(value, 0)
+        except ValueError:
+            raise CommandError(f"--param {name}: value must be an integer or true/false, got {value!r}") from None
+    return params
+
+
+def get_unit(name: str, width: int, stages: int, params: dict, signed: bool):
+    if signed:
+        params = {**params, "signed": True}
+    try:
+        return approx_units.get(name, width=width, stages=stages, **params)
+    except approx_units.UnknownUnitError as error:
+        raise CommandError(str(error)) from None
+    except ValueError as error:
+        raise CommandError(f"{name}: {error}") from None
+
+
+def _unit_arguments(parser: argparse.ArgumentParser, unit_required: bool = True) -> None:
+    parser.add_argument("unit", metavar="UNIT", nargs=None if unit_required else "?",
+                        help="unit id (see `axhls units list`)")
+    parser.add_argument("--width", type=int, required=True, metavar="N", help="operand width in bits")
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="unit parameter, repeatable (for example --param l=4)")
+    parser.add_argument("--stages", type=int, default=0, metavar="S",
+                        help="pipeline register stages (default 0: combinational)")
+    parser.add_argument("--signed", action="store_true", help="the two's complement variant")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+# --- list -----------------------------------------------------------------------------------
+
+def _list(args) -> int:
+    units = []
+    for name in approx_units.names():
+        unit_spec = spec(name)
+        default = approx_units.get(name, width=8)
+        units.append({
+            "unit": name, "kind": unit_spec.kind, "summary": unit_spec.summary,
+            "reference": unit_spec.reference,
+            "params": {p.name: {"default_at_width_8": default.params.get(p.name), "doc": p.doc}
+                       for p in unit_spec.params},
+            "signed_variant": unit_spec.signed_variant,
+        })
+    if args.json:
+        print_json({"units": units})
+        return 0
+    for entry in units:
+        params = ", ".join(f"{n}={p['default_at_width_8']}" for n, p in entry["params"].items())
+        print(f"{entry['unit']:<22} {entry['kind']:<4} {params:<24} {entry['summary']}")
+    return 0
+
+
+# --- eval -----------------------------------------------------------------------------------
+
+def _load_array(path: str, what: str):
+    try:
+        if path.endswith(".npy"):
+            return np.load(path)
+        return np.loadtxt(path)
+    except (OSError, ValueError) as error:
+        raise CommandError(f"{path}: cannot read {what} ({error})") from None
+
+
+def _distribution(args):
+    if args.pairs:
+        try:
+            with np.load(args.pairs) as data:
+                return evaluate.Pairs(data["a"], data["b"])
+        except (OSError, ValueError, KeyError) as error:
+            raise CommandError(f"{args.pairs}: expected an .npz file with arrays 'a' and 'b' ({error})") from None
+    if args.histogram_a or args.histogram_b:
+        a = _load_array(args.histogram_a or args.histogram_b, "histogram")
+        b = _load_array(args.histogram_b, "histogram") if args.histogram_b else None
+        try:
+            return evaluate.Histogram(a, b)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+    return None
+
+
+def _eval(args) -> int:
+    if args.verilog:
+        if not args.top or not args.kind:
+            raise CommandError("--verilog needs --top MODULE and --kind add|mul|div")
+        if args.unit:
+            raise CommandError(f"give either a unit id or --verilog, not both (got {args.unit!r})")
+        if args.param or args.signed or args.stages:
+            raise CommandError("--param, --signed and --stages describe library units; "
+                         "a --verilog module is evaluated as it is (unsigned operands)")
+        try:
+            subject = load_verilog(args.verilog, args.top, args.kind, args.width,
+                                   port_a=args.port_a, port_b=args.port_b, port_o=args.port_o)
+        except VerilogError as error:
+            raise CommandError(str(error)) from None
+        label = f"verilog:{args.top}"
+    else:
+        if not args.unit:
+            raise CommandError("give a unit id (see `axhls units list`) or --verilog FILE")
+        unit = get_unit(args.unit, args.width, args.stages, parse_params(args.param), args.signed)
+        subject = evaluate.LibraryUnit(unit.name, unit.width, unit.stages,
+                                       tuple(sorted(unit.params.items())))
+        label = unit.name
+    try:
+        result = evaluate.evaluate(subject, exhaustive=True if args.exhaustive else None,
+                                   samples=args.samples, distribution=_distribution(args),
+                                   seed=args.seed, workers=args.workers)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    output = result.to_dict()
+    output["unit"] = label
+    if args.json:
+        print_json(output)
+        return 0
+    mode = "exhaustive" if result.exhaustive else f"{result.distribution}, seed {args.seed}"
+    print(f"{label}, width {result.width}, {result.samples} pairs ({mode}), "
+          f"{result.seconds:.2f} s ({result.pairs_per_second:.3g} pairs/s)")
+    for name, value in result.metrics.items():
+        interval = result.ci95.get(name)
+        shown = f"{value:.6g}" if isinstance(value, float) else str(value)
+        if interval:
+            shown += f"   95% CI [{interval[0]:.6g}, {interval[1]:.6g}]"
+        print(f"  {name:<16} {shown}")
+    return 0
+
+
+# --- area -----------------------------------------------------------------------------------
+
+def _area(args) -> int:
+    unit = get_unit(args.unit, args.width, args.stages, parse_params(args.param), args.signed)
+    cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
+    try:
+        report = synth.synthesize_unit(unit, args.target, dsp=args.dsp, timing=not args.no_timing,
+                                       cache=cache)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    except synth.SynthesisError as error:
+        raise CommandError(str(error), 1) from None
+    output = {"unit": unit.name, "width": unit.width, "params": unit.params, "stages": unit.stages,
+              "target": args.target, "luts": report.luts, "carry": report.carry, "ffs": report.ffs,
+              "fmax_mhz": report.fmax_mhz, "adp": report.adp, "lut_equivalents": report.lut_equivalents,
+              "dsps": report.dsps,
+              "critical_path_ns": report.critical_path_ns, "cells": report.cells,
+              "cached": cache.hits > 0}
+    if args.json:
+        print_json(output)
+        return 0
+    fmax = f"{report.fmax_mhz:.1f} MHz" if report.fmax_mhz else "n/a (no place and route)"
+    adp = f"{report.adp:.0f}" if report.adp else "n/a"
+    print(f"{unit.description}, {unit.stages} stages on {args.target}: {report.luts} LUTs, "
+          f"{report.carry} carry ({report.lut_equivalents} LUT equivalents), {report.ffs} FFs, {report.dsps} DSPs, Fmax {fmax}, ADP {adp}")
+    return 0
+
+
+# --- registration -----------------------------------------------------------------------------
+
+def register(subparsers) -> None:
+    """Add ``units`` and its sub-commands to the ``axhls`` parser."""
+    units = subparsers.add_parser("units", help="list, evaluate and synthesise approximate units",
+                                  description="Characterise the approximate arithmetic units.")
+    commands = units.add_subparsers(dest="units_command", metavar="SUBCOMMAND")
+    units.set_defaults(handler=missing_sub_command(units))
+
+    listing = commands.add_parser("list", help="every unit with its parameters and defaults")
+    listing.add_argument("--json", action="store_true", help="print one JSON object")
+    listing.set_defaults(handler=_list)
+
+    evaluation = commands.add_parser(
+        "eval", help="error metrics of a unit or of a Verilog module",
+        description="Error metrics, exhaustive up to 2 x 12 operand bits by default "
+                    "(up to 16 x 16 with --exhaustive), Monte Carlo with 95%% confidence intervals beyond.")
+    _unit_arguments(evaluation, unit_required=False)
+    mode = evaluation.add_mutually_exclusive_group()
+    mode.add_argument("--samples", type=int, metavar="M", help="Monte Carlo with M operand pairs")
+    mode.add_argument("--exhaustive", action="store_true", help="every operand pair (at most 16 x 16 bits)")
+    evaluation.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
+    evaluation.add_argument("--workers", type=int, default=None,
+                            help="processes for large evaluations (default: every core)")
+    evaluation.add_argument("--histogram-a", metavar="FILE",
+                            help="operand a's value histogram (.npy or text, one weight per value)")
+    evaluation.add_argument("--histogram-b", metavar="FILE",
+                            help="operand b's value histogram (default: the same as a's)")
+    evaluation.add_argument("--pairs", metavar="FILE.npz", help="evaluate exactly these operand pairs (arrays a, b)")
+    evaluation.add_argument("--verilog", metavar="FILE.v", help="evaluate a combinational Verilog module instead")
+    evaluation.add_argument("--top", metavar="MODULE", help="the Verilog module (with --verilog)")
+    evaluation.add_argument("--kind", choices=("add", "mul", "div"), help="the operation it approximates")
+    evaluation.add_argument("--port-a", metavar="NAME", help="operand a's port (default A or a)")
+    evaluation.add_argument("--port-b", metavar="NAME", help="operand b's port (default B or b)")
+    evaluation.add_argument("--port-o", metavar="NAME", help="the result port (default O or o)")
+    evaluation.set_defaults(handler=_eval)
+
+    area = commands.add_parser("area", help="LUTs, FFs and Fmax from Yosys and nextpnr")
+    _unit_arguments(area)
+    area.add_argument("--target", required=True, choices=("ecp5", "xc7", "ice40"))
+    area.add_argument("--dsp", action="store_true", help="allow DSP blocks (default: LUTs only)")
+    area.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")
+    area.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
+    area.set_defaults(handler=_area)
+
+    for module in (units_export, units_pareto, units_sweep):
+        module.register(commands)
