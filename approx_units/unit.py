@@ -9,7 +9,7 @@ from typing import Callable
 import numpy as np
 
 from . import dataflow
-from .numpy_backend import evaluate
+from .numpy_backend import evaluate, evaluate_tiles
 
 __all__ = ["Param", "UnitSpec", "Unit", "UnknownUnitError", "register", "get", "names",
            "spec", "MIN_WIDTH", "MAX_WIDTH", "MAX_STAGES"]
@@ -298,12 +298,13 @@ class Unit:
         Yields ``(rows, cols, values)``: the slices of the ``(R, C)``
         broadcast shape a tile covers and the model's output there.
         """
-        from .numpy_backend import evaluate_tiles
         pa, pb = self.to_patterns(a, b)
         for rows, cols, tile in evaluate_tiles(self.graph, {"a": pa, "b": pb}):
             yield rows, cols, self.from_pattern(tile)
 
     def signature(self):
+        # Amaranth is imported only here and in component(): the numpy model, and so the
+        # error engine's worker processes, do without its 0.2 s import.
         from amaranth.hdl import signed as signed_shape, unsigned
         from .amaranth_backend import UnitSignature
         shape = signed_shape if self.signed else unsigned
@@ -312,7 +313,7 @@ class Unit:
 
     def component(self):
         """A fresh Amaranth :class:`~amaranth.lib.wiring.Component` with :class:`UnitSignature`."""
-        from .amaranth_backend import UnitComponent
+        from .amaranth_backend import UnitComponent     # Amaranth is heavy: see signature()
         return UnitComponent(self.graph, self.signature(), stages=self.stages)
 
     def critical_path(self, stages: int | None = None) -> float:
