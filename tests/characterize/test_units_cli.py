@@ -132,7 +132,7 @@ def test_eval_verilog_exact_multiplier_with_port_options(capsys, tmp_path):
     (MUL8, [], "has no port 'A' or 'a' (its ports: x, y, p)"),
     (LOA8, ["--top", "other"], "other"),
     (LOA8, ["--width", "6"], "must be a 6-bit input"),
-    (LOA8, ["--signed", ""], "describe library units"),
+    (LOA8, ["--param", "l=2"], "describe library units"),
 ])
 def test_eval_verilog_errors(capsys, tmp_path, source, extra, message):
     path = tmp_path / "in.v"
