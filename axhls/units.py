@@ -19,7 +19,7 @@ from approx_units import evaluate, synth
 from approx_units.unit import spec
 from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 
-from . import units_export, units_lut, units_pareto, units_sweep
+from . import units_export, units_lut, units_pareto, units_survey, units_sweep
 from .cli import CommandError, missing_sub_command, print_json
 
 __all__ = ["register", "parse_params", "get_unit"]
@@ -320,5 +320,5 @@ def register(subparsers) -> None:
                       help="with --verilog: check its ports as units eval does")
     area.set_defaults(handler=_area)
 
-    for module in (units_export, units_pareto, units_sweep, units_lut):
+    for module in (units_export, units_pareto, units_sweep, units_lut, units_survey):
         module.register(commands)

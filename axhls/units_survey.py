@@ -1,0 +1,112 @@
+"""``axhls units survey DIR``: a folder of third-party Verilog circuits, evaluated and synthesised, as one table.
+
+For reproducing comparisons such as the one against EvoApproxLib: every
+``*.v`` file of the folder whose name is its module (``mul8u_R92.v`` defining
+``mul8u_R92``) is evaluated for error as ``units eval --verilog`` does and,
+unless ``--target none``, synthesised as ``units area --verilog`` does.  Files
+for a cell library (``*_pdk45.v``) are skipped.  A circuit that cannot be
+evaluated gets its one-line error in the table instead of stopping the survey.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from approx_units import evaluate, synth
+from approx_units.verilog_eval import VerilogError, load_verilog
+
+from .cli import CommandError, print_json
+
+__all__ = ["register", "run_survey", "survey_files"]
+
+#: Columns of the text table: (heading, row key, format).
+COLUMNS = (("circuit", "circuit", "{}"), ("a x b", "widths", "{}"), ("MRED %", "mred_pct", "{:.3f}"),
+           ("WCE %", "wce_pct", "{:.3f}"), ("ER %", "er_pct", "{:.2f}"), ("LUT-eq", "lut_equivalents", "{}"),
+           ("LUT4", "luts", "{}"), ("carry", "carry", "{}"), ("Fmax MHz", "fmax_mhz", "{:.1f}"))
+
+
+def survey_files(directory: Path) -> list[Path]:
+    """The circuits of ``directory``: ``*.v`` files, cell-library netlists left out, sorted by name."""
+    return sorted(path for path in directory.glob("*.v") if not path.stem.endswith("_pdk45"))
+
+
+def _row(path: Path, args, cache) -> dict:
+    row = {"circuit": path.stem, "file": str(path)}
+    try:
+        netlist = load_verilog(path, path.stem, args.kind, signed=args.signed)
+    except VerilogError as error:
+        return {**row, "error": str(error)}
+    result = evaluate.evaluate(netlist, samples=args.samples, seed=args.seed, workers=args.workers)
+    metrics = result.metrics
+    row.update({"widths": f"{netlist.width} x {netlist.b_width}", "exhaustive": result.exhaustive,
+                "samples": result.samples, "metrics": metrics,
+                "mred_pct": 100 * metrics["mred"], "wce_pct": metrics["wce_pct"], "er_pct": 100 * metrics["er"]})
+    if args.target != "none":
+        try:
+            report = synth.synthesize_verilog(path.read_text(), path.stem, args.target,
+                                              timing=not args.no_timing, cache=cache)
+        except synth.SynthesisError as error:
+            return {**row, "error": " ".join(str(error).splitlines())}
+        row.update({"luts": report.luts, "carry": report.carry, "lut_equivalents": report.lut_equivalents,
+                    "fmax_mhz": report.fmax_mhz})
+    return row
+
+
+def _cell(row: dict, key: str, pattern: str) -> str:
+    value = row.get(key)
+    return "-" if value is None else pattern.format(value)
+
+
+def run_survey(args) -> int:
+    """Handler of ``axhls units survey``; exit status 1 when some circuit could not be measured."""
+    directory = Path(args.directory)
+    if not directory.is_dir():
+        raise CommandError(f"{directory}: not a directory")
+    files = survey_files(directory)
+    if not files:
+        raise CommandError(f"{directory}: no Verilog files (*.v) in it")
+    cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
+    rows = []
+    for index, path in enumerate(files, 1):
+        if not args.json:
+            print(f"[{index}/{len(files)}] {path.name}", file=sys.stderr)
+        rows.append(_row(path, args, cache))
+    if args.json:
+        print_json({"directory": str(directory), "kind": args.kind, "target": args.target, "rows": rows})
+    else:
+        columns = [c for c in COLUMNS if args.target != "none" or c[1] not in ("luts", "carry", "lut_equivalents",
+                                                                              "fmax_mhz")]
+        table = [[heading for heading, _, _ in columns]]
+        table += [[_cell(row, key, pattern) for _, key, pattern in columns] for row in rows if "error" not in row]
+        widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
+        for line in table:
+            print("  ".join(text.rjust(width) if i else text.ljust(width)
+                            for i, (text, width) in enumerate(zip(line, widths))))
+        sampled = [row["circuit"] for row in rows if "error" not in row and not row["exhaustive"]]
+        if sampled:
+            print(f"sampled, so WCE is the largest error seen (a lower bound): {', '.join(sampled)}")
+        for row in rows:
+            if "error" in row:
+                print(f"{row['circuit']}: {row['error']}", file=sys.stderr)
+    return 1 if any("error" in row for row in rows) else 0
+
+
+def register(commands) -> None:
+    parser = commands.add_parser(
+        "survey", help="evaluate and synthesise a folder of Verilog circuits into one table",
+        description="Every FILE.v of DIR that defines module FILE is evaluated for error (as units eval "
+                    "--verilog) and synthesised (as units area --verilog); cell-library netlists "
+                    "(*_pdk45.v) are skipped. One table, or one JSON object with --json.")
+    parser.add_argument("directory", metavar="DIR", help="the folder of Verilog files")
+    parser.add_argument("--kind", required=True, choices=("add", "mul", "div"))
+    parser.add_argument("--signed", action="store_true", help="the circuits take two's complement operands")
+    parser.add_argument("--target", default="ecp5", choices=("ecp5", "xc7", "ice40", "none"),
+                        help="synthesis target, or none for error metrics only (default ecp5)")
+    parser.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")
+    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive where allowed)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=None, help="processes for large evaluations")
+    parser.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=run_survey)
