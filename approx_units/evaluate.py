@@ -61,6 +61,8 @@ BATCHES = 32
 _PARALLEL_THRESHOLD = 1 << 22
 #: Metrics that are maxima: sampling gives a lower bound, not an interval.
 _EXTREMES = frozenset({"wce", "wcre", "wce_pct", "int_wce", "excluded_division_by_zero"})
+#: The maxima among the metrics: a sampled value is only the largest error seen.
+MAXIMUM_METRICS = ("wce", "wcre", "wce_pct", "int_wce")
 
 #: Metrics whose true value cannot lie outside a range: their intervals are
 #: clipped to it (a batch-means interval around an ER of 0.99997 would
@@ -244,10 +246,22 @@ class Evaluation:
     def pairs_per_second(self) -> float:
         return self.samples / self.seconds if self.seconds > 0 else math.inf
 
+    @property
+    def maxima(self) -> dict:
+        """Each maximum metric with whether it was measured over every pair.
+
+        ``{"wce": {"value": ..., "exhaustive": False}, ...}``: a sampled maximum is
+        the largest error seen, a lower bound of the true one, which a rare operand
+        pair can exceed many times over.
+        """
+        return {name: {"value": self.metrics[name], "exhaustive": self.exhaustive}
+                for name in MAXIMUM_METRICS if name in self.metrics}
+
     def to_dict(self) -> dict:
         return {"unit": self.unit, "width": self.width, "params": self.params,
                 "exhaustive": self.exhaustive, "samples": self.samples, "metrics": self.metrics,
-                "ci95": self.ci95, "kind": self.kind, "distribution": self.distribution}
+                "maxima": self.maxima, "ci95": self.ci95, "kind": self.kind,
+                "distribution": self.distribution}
 
 
 # --- the engine -----------------------------------------------------------------------------

@@ -191,7 +191,12 @@ def _eval(args) -> int:
         shown = f"{value:.6g}" if isinstance(value, float) else str(value)
         if interval:
             shown += f"   95% CI [{interval[0]:.6g}, {interval[1]:.6g}]"
+        if name in result.maxima and not result.exhaustive:
+            shown += "   (sampled*)"
         print(f"  {name:<16} {shown}")
+    if result.maxima and not result.exhaustive:
+        print("  * the largest error among the sampled pairs: a lower bound of the true maximum "
+              "(--exhaustive measures it)")
     return 0
 
 

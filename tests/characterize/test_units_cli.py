@@ -178,3 +178,17 @@ def test_installed_script_runs(tmp_path):
                                capture_output=True, text=True, cwd=tmp_path)
     assert completed.returncode == 2 and completed.stderr.count("\n") == 1
     assert "Traceback" not in completed.stderr
+
+
+def test_maxima_say_whether_they_were_measured_over_every_pair(capsys):
+    sampled = run_json(capsys, "units", "eval", "mitchell", "--width", "16", "--samples", "20000")
+    assert set(sampled["maxima"]) == {"wce", "wcre", "wce_pct"}
+    assert all(entry["exhaustive"] is False for entry in sampled["maxima"].values())
+    assert sampled["maxima"]["wce"]["value"] == sampled["metrics"]["wce"]
+    exhaustive = run_json(capsys, "units", "eval", "mitchell", "--width", "8")
+    assert all(entry["exhaustive"] is True for entry in exhaustive["maxima"].values())
+    status, out, _ = run(capsys, "units", "eval", "mitchell", "--width", "16", "--samples", "20000")
+    wce_line = next(line for line in out.splitlines() if line.split()[0] == "wce")
+    assert "(sampled*)" in wce_line and "a lower bound of the true maximum" in out
+    status, out, _ = run(capsys, "units", "eval", "mitchell", "--width", "8")
+    assert "sampled" not in out
