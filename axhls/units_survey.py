@@ -2,10 +2,10 @@
 
 For reproducing comparisons such as the one against EvoApproxLib: every
 ``*.v`` file of the folder whose name is its module (``mul8u_R92.v`` defining
-``mul8u_R92``) is evaluated for error as ``units eval --verilog`` does and,
-unless ``--target none``, synthesised as ``units area --verilog`` does.  Files
-for a cell library (``*_pdk45.v``) are skipped.  A circuit that cannot be
-evaluated gets its one-line error in the table instead of stopping the survey.
+``mul8u_R92``) is measured by :func:`approx_units.survey.characterise_file`:
+error as ``units eval --verilog``, area as ``units area --verilog`` (unless
+``--target none``).  A circuit that cannot be measured gets its one-line error
+instead of stopping the survey.
 """
 
 from __future__ import annotations
@@ -13,44 +13,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from approx_units import evaluate, synth
-from approx_units.verilog_eval import VerilogError, load_verilog
+from approx_units import synth
+from approx_units.survey import characterise_file, survey_files
 
 from .cli import CommandError, print_json
 
-__all__ = ["register", "run_survey", "survey_files"]
+__all__ = ["register", "run_survey"]
 
 #: Columns of the text table: (heading, row key, format).
 COLUMNS = (("circuit", "circuit", "{}"), ("a x b", "widths", "{}"), ("MRED %", "mred_pct", "{:.3f}"),
            ("WCE %", "wce_pct", "{:.3f}"), ("ER %", "er_pct", "{:.2f}"), ("LUT-eq", "lut_equivalents", "{}"),
            ("LUT4", "luts", "{}"), ("carry", "carry", "{}"), ("Fmax MHz", "fmax_mhz", "{:.1f}"))
-
-
-def survey_files(directory: Path) -> list[Path]:
-    """The circuits of ``directory``: ``*.v`` files, cell-library netlists left out, sorted by name."""
-    return sorted(path for path in directory.glob("*.v") if not path.stem.endswith("_pdk45"))
-
-
-def _row(path: Path, args, cache) -> dict:
-    row = {"circuit": path.stem, "file": str(path)}
-    try:
-        netlist = load_verilog(path, path.stem, args.kind, signed=args.signed)
-    except VerilogError as error:
-        return {**row, "error": str(error)}
-    result = evaluate.evaluate(netlist, samples=args.samples, seed=args.seed, workers=args.workers)
-    metrics = result.metrics
-    row.update({"widths": f"{netlist.width} x {netlist.b_width}", "exhaustive": result.exhaustive,
-                "samples": result.samples, "metrics": metrics,
-                "mred_pct": 100 * metrics["mred"], "wce_pct": metrics["wce_pct"], "er_pct": 100 * metrics["er"]})
-    if args.target != "none":
-        try:
-            report = synth.synthesize_verilog(path.read_text(), path.stem, args.target,
-                                              timing=not args.no_timing, cache=cache)
-        except synth.SynthesisError as error:
-            return {**row, "error": " ".join(str(error).splitlines())}
-        row.update({"luts": report.luts, "carry": report.carry, "lut_equivalents": report.lut_equivalents,
-                    "fmax_mhz": report.fmax_mhz})
-    return row
 
 
 def _cell(row: dict, key: str, pattern: str) -> str:
@@ -71,7 +44,10 @@ def run_survey(args) -> int:
     for index, path in enumerate(files, 1):
         if not args.json:
             print(f"[{index}/{len(files)}] {path.name}", file=sys.stderr)
-        rows.append(_row(path, args, cache))
+        rows.append(characterise_file(path, args.kind, signed=args.signed,
+                                      target=None if args.target == "none" else args.target,
+                                      timing=not args.no_timing, samples=args.samples, seed=args.seed,
+                                      workers=args.workers, cache=cache))
     if args.json:
         print_json({"directory": str(directory), "kind": args.kind, "target": args.target, "rows": rows})
     else:
