@@ -8,9 +8,18 @@ draws every candidate and highlights the front.
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
-__all__ = ["non_dominated", "candidates", "characterise", "plot", "label"]
+import numpy as np
+
+import approx_units
+import artefacts
+
+from . import evaluate, synth
+from .unit import spec
+
+__all__ = ["non_dominated", "candidates", "characterise", "plot", "draw", "label", "ConstantZero", "trivial_error"]
 
 #: How many values of each parameter's range are tried (evenly spread, ends included).
 VALUES_PER_PARAMETER = 5
@@ -45,8 +54,6 @@ def candidates(kind: str, width: int, units: list[str] | None = None) -> list:
     ValueError
         If ``units`` names an unknown unit or one of another kind.
     """
-    import approx_units
-    from approx_units.unit import spec
     for name in units or ():
         if spec(name).kind != kind:
             raise ValueError(f"unit {name!r} is a {spec(name).kind} unit, not a {kind} unit")
@@ -79,40 +86,96 @@ def candidates(kind: str, width: int, units: list[str] | None = None) -> list:
 
 
 def _bounds(param, width):
-    import inspect
     arity = len(inspect.signature(param.bounds).parameters)
     return param.bounds(*(width, width, False)[:arity])
 
 
+class ConstantZero:
+    """The circuit that always outputs 0: zero LUTs, and the error of knowing nothing.
+
+    A candidate whose error is no better than this one's (``trunc_mul`` with
+    every column dropped: MRED 1 at 0 LUTs) is no arithmetic unit, so it stays
+    off the front even though nothing has fewer LUTs.
+    """
+
+    def __init__(self, kind: str, width: int, width_b: int | None = None, signed: bool = False):
+        self.kind, self.width, self.signed = kind, width, signed
+        self.b_width = width if width_b is None else width_b
+        self.name = self.description = "constant 0"
+
+    def model(self, a, b):
+        return np.zeros(np.broadcast(np.asarray(a), np.asarray(b)).shape, dtype=np.int64)
+
+
+def trivial_error(kind: str, width: int, metric: str, *, samples: int | None = None, seed: int = 0) -> float:
+    """``metric`` of :class:`ConstantZero`, measured as the candidates are."""
+    evaluation = evaluate.evaluate(ConstantZero(kind, width), samples=samples, seed=seed, progress=False)
+    return float(evaluation.metrics[metric])
+
+
 def characterise(units, target: str, metric: str, *, samples: int | None = None, seed: int = 0,
-                 cache=None, dsp: bool = False, log=None) -> list[dict]:
-    """Error ``metric`` and area of each unit (synthesis without place and route).
+                 cache=None, dsp: bool = False, log=None, verilog: list[dict] | None = None) -> list[dict]:
+    """Error ``metric`` and area of each unit (synthesis without place and route), and the front.
 
     Area is ``lut_equivalents`` (see :class:`~approx_units.synth.AreaReport`):
     on ECP5 a carry cell occupies two LUT4s, so ranking by LUT4s alone would
     make adders mapped wholly to carry chains look free.
+
+    Parameters
+    ----------
+    verilog : list of dict, optional
+        Third-party circuits measured by :func:`approx_units.survey.characterise_file`
+        (rows with an ``error`` are left out); they are compared with the
+        library's front (``dominated_by_library``) but not put on it.
+
+    Returns
+    -------
+    list of dict
+        One row per candidate: ``unit``, ``params``, ``error``, ``luts``, ``carry``,
+        ``lut_equivalents``, ``exhaustive``, ``source`` (``"library"`` or
+        ``"verilog"``), ``trivial`` (no better than a constant 0 output) and
+        ``pareto`` (on the library's front).
     """
-    from . import evaluate as ev
-    from . import synth
     rows = []
+    width = None
     for unit in units:
-        subject = ev.LibraryUnit(unit.name, unit.width, 0, tuple(sorted(unit.params.items())))
-        evaluation = ev.evaluate(subject, samples=samples, seed=seed, progress=False)
+        width = unit.width
+        subject = evaluate.LibraryUnit(unit.name, unit.width, 0, tuple(sorted(unit.params.items())))
+        evaluation = evaluate.evaluate(subject, samples=samples, seed=seed, progress=False)
         if metric not in evaluation.metrics:
             raise ValueError(f"unknown metric {metric!r}; choose from {', '.join(evaluation.metrics)}")
         report = synth.synthesize_unit(unit, target, timing=False, dsp=dsp, cache=cache)
         shown = {k: v for k, v in unit.params.items()
                  if k != "signed" and not (k == "width_b" and v == unit.width)}
-        rows.append({"unit": unit.name, "params": shown,
+        rows.append({"unit": unit.name, "params": shown, "source": "library",
                      "error": float(evaluation.metrics[metric]), "luts": report.luts,
                      "carry": report.carry, "lut_equivalents": report.lut_equivalents,
                      "exhaustive": evaluation.exhaustive})
         if log:
             log(f"{unit.name} {rows[-1]['params']}: {metric}={rows[-1]['error']:.6g}, "
                 f"{report.lut_equivalents} LUT equivalents")
-    front = set(non_dominated([(row["lut_equivalents"], row["error"]) for row in rows]))
+    for circuit in verilog or ():
+        if "error" in circuit or "lut_equivalents" not in circuit:
+            continue
+        if metric not in circuit["metrics"]:
+            raise ValueError(f"unknown metric {metric!r}; choose from {', '.join(circuit['metrics'])}")
+        rows.append({"unit": circuit["circuit"], "params": {}, "source": "verilog",
+                     "error": float(circuit["metrics"][metric]), "luts": circuit["luts"],
+                     "carry": circuit["carry"], "lut_equivalents": circuit["lut_equivalents"],
+                     "exhaustive": circuit["exhaustive"]})
+    if rows:
+        kind = spec(units[0].name).kind if units else None
+        floor = trivial_error(kind, width, metric, samples=samples, seed=seed) if kind else float("inf")
+    for row in rows:
+        row["trivial"] = row["error"] >= floor
+    library = [i for i, row in enumerate(rows) if row["source"] == "library" and not row["trivial"]]
+    front = {library[i] for i in non_dominated([(rows[j]["lut_equivalents"], rows[j]["error"]) for j in library])}
     for index, row in enumerate(rows):
         row["pareto"] = index in front
+        if row["source"] == "verilog":
+            row["dominated_by_library"] = any(
+                rows[j]["lut_equivalents"] <= row["lut_equivalents"] and rows[j]["error"] <= row["error"]
+                for j in front)
     return rows
 
 
@@ -121,49 +184,153 @@ def label(row) -> str:
     return f"{row['unit']}({params})" if params else row["unit"]
 
 
-def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None:
-    """Write a scatter of error against LUT equivalents, every candidate shown, the front highlighted.
+#: Where a label may go relative to its point (points): near first, then further out.
+_LABEL_OFFSETS = [(dx, dy) for distance in (1, 2, 3, 4, 5)
+                  for dx, dy in ((4, 3), (4, -9), (-4, 3), (-4, -9))
+                  for dx, dy in [(dx * (1 + (distance - 1) // 2), dy + (distance - 1) * (10 if dy > 0 else -10))]]
 
-    The format follows the file name (``.png``, ``.svg``, ``.pdf``); the file is written
-    to a temporary name beside it and renamed.
+
+def _label_offsets(axes, figure, anchors, texts, fontsize):
+    """An offset (in points) for each label so that labels overlap as little as possible.
+
+    Greedy and deterministic: each label, in order, takes the first offset of
+    :data:`_LABEL_OFFSETS` whose box meets no label placed before it, or else
+    the one that overlaps them least.
     """
-    import os
-    import tempfile
+    scale = figure.dpi / 72.0
+    placed, offsets = [], []
+    frame = axes.get_window_extent()
+
+    def overlap(box):
+        outside = (max(0.0, frame.x0 - box[0]) + max(0.0, box[2] - frame.x1)
+                   + max(0.0, frame.y0 - box[1]) + max(0.0, box[3] - frame.y1))
+        return 1e6 * outside + sum(
+            max(0.0, min(box[2], b[2]) - max(box[0], b[0])) * max(0.0, min(box[3], b[3]) - max(box[1], b[1]))
+            for b in placed)
+
+    for (x, y), text in zip(anchors, texts):
+        lines = text.split("\n")
+        width = max(len(line) for line in lines) * fontsize * 0.55 * scale
+        height = len(lines) * fontsize * 1.2 * scale
+        px, py = axes.transData.transform((x, y))
+        best = None
+        for dx, dy in _LABEL_OFFSETS:
+            left = px + dx * scale - (width if dx < 0 else 0)
+            bottom = py + dy * scale
+            box = (left, bottom, left + width, bottom + height)
+            cost = overlap(box)
+            if best is None or cost < best[0]:
+                best = (cost, box, (dx, dy))
+            if cost == 0:
+                break
+        placed.append(best[1])
+        offsets.append(best[2])
+    return offsets
+
+
+def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None:
+    """Write :func:`draw`'s figure to ``path``; the format follows the name (``.png``, ``.svg``, ``.pdf``).
+
+    The destination is checked first and written through :func:`artefacts.atomic_path`.
+
+    Raises
+    ------
+    artefacts.DestinationError
+        The file cannot be written.
+    """
+    path = Path(path)
+    artefacts.check_file_destination(path)
+    figure = draw(rows, metric=metric, title=title)
+    try:
+        with artefacts.atomic_path(path, check=False) as temporary:
+            figure.savefig(temporary, format=path.suffix.lstrip(".") or "png", dpi=120)
+    finally:
+        _pyplot().close(figure)
+
+
+def _pyplot():
+    # matplotlib is optional (the `plot` extra) and slow to import: only plotting needs it.
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
 
-    path = Path(path)
-    figure, axes = plt.subplots(figsize=(8, 5.5))
-    others = [r for r in rows if not r["pareto"]]
-    front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["lut_equivalents"])
-    axes.scatter([r["lut_equivalents"] for r in others], [r["error"] for r in others], color="0.6", s=18,
-                 label="candidates")
-    axes.plot([r["lut_equivalents"] for r in front], [r["error"] for r in front], "o-", color="tab:red",
-              label="Pareto front", zorder=3)
+
+def draw(rows: list[dict], *, metric: str, title: str):
+    """The figure of error against LUT equivalents: every candidate labelled, the front a staircase.
+
+    * The error axis is logarithmic; exact candidates (error 0) sit on a strip
+      of their own below the smallest non-zero error, labelled ``0 (exact)``.
+    * The front is the staircase of the library's non-dominated candidates;
+      other candidates are grey; third-party circuits (``source == "verilog"``)
+      have a colour of their own; candidates no better than a constant 0
+      output (``trivial``) are crossed out and kept off the front.
+    * LUT ticks are integers; coincident points share one label, and labels are
+      placed so as not to overlap (with a leader line when pushed away).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    from matplotlib.ticker import FixedLocator, MaxNLocator
+
+    positive = sorted(r["error"] for r in rows if r["error"] > 0)
+    smallest = positive[0] if positive else 1.0
+    zero_level = smallest / 10.0
+    shown = lambda row: row["error"] if row["error"] > 0 else zero_level
+
+    figure, axes = plt.subplots(figsize=(9, 6))
+    source = lambda row: row.get("source", "library")
+    trivial = lambda row: row.get("trivial", False)
+    groups = [
+        ("candidates", "0.6", "o", [r for r in rows if source(r) == "library" and not r["pareto"]
+                                     and not trivial(r)]),
+        ("third-party circuits", "tab:blue", "s", [r for r in rows if source(r) == "verilog"]),
+        ("no better than a constant 0", "0.75", "x", [r for r in rows if source(r) == "library" and trivial(r)]),
+    ]
+    for name, colour, marker, members in groups:
+        if members:
+            axes.scatter([r["lut_equivalents"] for r in members], [shown(r) for r in members], color=colour,
+                         marker=marker, s=22, label=name, zorder=2)
+    front = sorted((r for r in rows if r["pareto"]), key=lambda r: (r["lut_equivalents"], -r["error"]))
+    if front:
+        axes.step([r["lut_equivalents"] for r in front], [shown(r) for r in front], where="post",
+                  color="tab:red", zorder=3)
+        axes.scatter([r["lut_equivalents"] for r in front], [shown(r) for r in front], color="tab:red",
+                     s=30, label="Pareto front (library)", zorder=4)
+    axes.set_yscale("log")
+    low = zero_level / 2.0
+    high = (positive[-1] if positive else 1.0) * 3.0
+    axes.set_ylim(low, high)
+    if any(r["error"] == 0 for r in rows):
+        axes.axhline(zero_level * 2.2, color="0.85", linewidth=0.8, zorder=1)   # the strip's edge
+        ticks = [t for t in axes.get_yticks() if zero_level * 3 <= t <= high] + [zero_level]
+        axes.yaxis.set_major_locator(FixedLocator(sorted(ticks)))
+        axes.set_yticklabels([("0 (exact)" if t == zero_level else f"{t:.0e}") for t in sorted(ticks)])
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+
     coincident = {}     # equal points get one label, not labels drawn over each other
-    for row in front:
-        coincident.setdefault((row["lut_equivalents"], row["error"]), []).append(label(row))
-    for point, labels in coincident.items():
-        axes.annotate("\n".join(labels), point, fontsize=7, xytext=(4, 4), textcoords="offset points")
-    positive = [r["error"] for r in rows if r["error"] > 0]
-    if positive:
-        # Logarithmic above a threshold, linear through zero so that exact units still show.
-        axes.set_yscale("symlog", linthresh=max(min(positive), 1e-4 * max(positive)))
+    for row in sorted(rows, key=lambda r: (not r["pareto"], r["lut_equivalents"], r["error"], label(r))):
+        coincident.setdefault((row["lut_equivalents"], shown(row)), []).append(row)
+    anchors, texts, styles = [], [], []
+    for point, members in coincident.items():
+        anchors.append(point)
+        texts.append("\n".join(label(r) for r in members))
+        on_front = any(r["pareto"] for r in members)
+        third_party = all(source(r) == "verilog" for r in members)
+        styles.append(("black", 7) if on_front else ("tab:blue", 6) if third_party else ("0.45", 6))
     axes.set_xlabel("LUT equivalents (ECP5: LUT4 + 2 per CCU2C carry cell)")
-    axes.set_ylabel(metric)
+    axes.set_ylabel(f"{metric} (log scale)")
     axes.set_title(title)
     axes.grid(True, alpha=0.3)
-    axes.legend()
+    axes.legend(fontsize=8)
     figure.tight_layout()
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(descriptor)
-    try:
-        figure.savefig(temporary, format=path.suffix.lstrip(".") or "png", dpi=120)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-    finally:
-        plt.close(figure)
+    figure.canvas.draw()        # fixes the transforms the labels are placed with
+    offsets = _label_offsets(axes, figure, anchors, texts, 6.5)
+    for point, text, (colour, size), (dx, dy) in zip(anchors, texts, styles, offsets):
+        # A label pushed away from its point gets a thin leader line back to it.
+        leader = dict(arrowstyle="-", color="0.7", linewidth=0.5) if abs(dy) > 10 or abs(dx) > 4 else None
+        axes.annotate(text, point, fontsize=size, color=colour, xytext=(dx, dy), textcoords="offset points",
+                      ha="right" if dx < 0 else "left", arrowprops=leader)
+    return figure

@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import artefacts
 from approx_units import pareto, synth
+from approx_units.survey import characterise_file, survey_files
 
 from .cli import CommandError, print_json
 
@@ -16,15 +18,35 @@ def run_pareto(args) -> int:
     output = Path(args.output) if args.output else Path(f"pareto_{args.kind}{args.width}_{args.target}_{args.metric}.png")
     if output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise CommandError(f"-o {output}: the plot must be .png, .svg or .pdf")
-    if not output.parent.is_dir():
-        raise CommandError(f"-o {output}: directory {output.parent} does not exist")
+    artefacts.check_file_destination(output)          # before the synthesis, not after it
+    files = []
+    if args.with_verilog:
+        if not Path(args.with_verilog).is_dir():
+            raise CommandError(f"--with-verilog {args.with_verilog}: not a directory")
+        files = survey_files(args.with_verilog)
+        if not files:
+            raise CommandError(f"--with-verilog {args.with_verilog}: no Verilog files (*.v) in it")
     try:
         names = [u.strip() for u in args.units.split(",")] if args.units else None
         units = pareto.candidates(args.kind, args.width, names)
         cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
         log = None if args.json else (lambda line: print(line, file=sys.stderr))
+        circuits = []
+        for path in files:
+            circuit = characterise_file(path, args.kind, target=args.target, timing=False,
+                                        samples=args.samples, seed=args.seed, cache=cache)
+            if "error" in circuit:
+                print(f"axhls: skipping {path}: {circuit['error']}", file=sys.stderr)
+            elif circuit["widths"] != f"{args.width} x {args.width}":
+                print(f"axhls: skipping {path}: {circuit['widths']} bits, not {args.width} x {args.width}",
+                      file=sys.stderr)
+            else:
+                circuits.append(circuit)
+                if log:
+                    log(f"{circuit['circuit']}: {args.metric}={circuit['metrics'].get(args.metric)}, "
+                        f"{circuit['lut_equivalents']} LUT equivalents")
         rows = pareto.characterise(units, args.target, args.metric, samples=args.samples, seed=args.seed,
-                            cache=cache, dsp=args.dsp, log=log)
+                                   cache=cache, dsp=args.dsp, log=log, verilog=circuits)
     except ValueError as error:
         raise CommandError(str(error)) from None
     except synth.SynthesisError as error:
@@ -41,6 +63,16 @@ def run_pareto(args) -> int:
     for row in front:
         print(f"  {row['lut_equivalents']:>6} LUT-eq ({row['luts']:>5} LUTs {row['carry']:>4} carry)  "
               f"{args.metric}={row['error']:<12.6g} {pareto.label(row)}")
+    third_party = [r for r in rows if r["source"] == "verilog"]
+    if third_party:
+        print("Third-party circuits:")
+        for row in sorted(third_party, key=lambda r: r["lut_equivalents"]):
+            verdict = "matched or beaten by the library's front" if row["dominated_by_library"] else \
+                "not beaten by the library"
+            print(f"  {row['lut_equivalents']:>6} LUT-eq  {args.metric}={row['error']:<12.6g} {row['unit']}: {verdict}")
+    trivial = [pareto.label(r) for r in rows if r["trivial"]]
+    if trivial:
+        print(f"Left off the front, no better than a constant 0 output: {', '.join(trivial)}")
     print(f"plot: {output}")
     return 0
 
@@ -56,6 +88,8 @@ def register(commands) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dsp", action="store_true", help="allow DSP blocks")
     parser.add_argument("-o", "--output", metavar="FILE", help="plot file, .png/.svg/.pdf")
+    parser.add_argument("--with-verilog", metavar="DIR",
+                        help="add the third-party circuits of DIR (FILE.v defining FILE) in a colour of their own")
     parser.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run_pareto)

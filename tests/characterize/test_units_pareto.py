@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from approx_units import pareto
+from approx_units import pareto, synth
 from axhls.cli import main
 
 
@@ -80,3 +80,87 @@ def test_pareto_errors(capsys, tmp_path, argv, message):
                    "--cache-dir", str(tmp_path), *argv])
     err = capsys.readouterr().err
     assert status == 2 and message in err and err.count("\n") == 1
+
+
+def _rows():
+    return [
+        {"unit": "exact", "params": {}, "error": 0.0, "lut_equivalents": 10, "pareto": True},
+        {"unit": "tiny", "params": {}, "error": 2e-6, "lut_equivalents": 9, "pareto": True},
+        {"unit": "same", "params": {"k": 1}, "error": 0.1, "lut_equivalents": 4, "pareto": True},
+        {"unit": "same", "params": {"k": 2}, "error": 0.1, "lut_equivalents": 4, "pareto": True},
+        {"unit": "grey", "params": {}, "error": 0.2, "lut_equivalents": 12, "pareto": False},
+        {"unit": "zero", "params": {}, "error": 1.0, "lut_equivalents": 0, "pareto": False, "trivial": True},
+        {"unit": "mul8u_X", "params": {}, "error": 0.05, "lut_equivalents": 6, "pareto": False,
+         "source": "verilog", "dominated_by_library": False},
+    ]
+
+
+def test_draw_is_readable():
+    from matplotlib.ticker import MaxNLocator
+    figure = pareto.draw(_rows(), metric="mred", title="t")
+    axes = figure.axes[0]
+    assert axes.get_yscale() == "log"
+    bottom, _ = axes.get_ylim()
+    texts = [t.get_text() for t in axes.texts]
+    # An MRED of 2e-6 is drawn as itself, above the exact strip, not on a linear "0" line.
+    assert bottom < 2e-6 / 10 < 2e-6
+    assert "0 (exact)" in [label.get_text() for label in axes.get_yticklabels()]
+    # Every candidate is labelled, the grey and third-party ones too; coincident points share one label.
+    for name in ("exact", "tiny", "grey", "zero", "mul8u_X"):
+        assert any(name in text for text in texts)
+    assert sum("same(k=" in text for text in texts) == 1 and "same(k=1)\nsame(k=2)" in texts
+    # The front is a staircase, and LUT ticks are integers.
+    steps = [line for line in axes.get_lines() if line.get_drawstyle().startswith("steps")]
+    assert len(steps) == 1
+    assert isinstance(axes.xaxis.get_major_locator(), MaxNLocator)
+    assert all(float(t).is_integer() for t in axes.get_xticks())
+    legend = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert {"third-party circuits", "no better than a constant 0", "Pareto front (library)"} <= set(legend)
+    import matplotlib.pyplot as plt
+    plt.close(figure)
+
+
+def test_labels_do_not_overlap():
+    figure = pareto.draw(_rows(), metric="mred", title="t")
+    figure.canvas.draw()
+    boxes = [t.get_window_extent() for t in figure.axes[0].texts]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b)
+    import matplotlib.pyplot as plt
+    plt.close(figure)
+
+
+def test_a_unit_no_better_than_zero_output_is_kept_off_the_front(tmp_path):
+    units = pareto.candidates("mul", 4, ["trunc_mul"])
+    rows = pareto.characterise(units, "ecp5", "mred", cache=synth.ResultCache(tmp_path / "cache"))
+    dropped = [r for r in rows if r["params"].get("c") == 7]
+    assert dropped and dropped[0]["error"] == 1.0 and dropped[0]["lut_equivalents"] == 0
+    assert dropped[0]["trivial"] and not dropped[0]["pareto"]
+    assert any(r["pareto"] for r in rows)
+    assert pareto.trivial_error("mul", 4, "mred") == 1.0
+
+
+def test_with_verilog_adds_third_party_circuits(tmp_path, capsys):
+    folder = tmp_path / "circuits"
+    folder.mkdir()
+    (folder / "exact4.v").write_text(
+        "module exact4(input [3:0] A, input [3:0] B, output [7:0] O); assign O = A * B; endmodule\n")
+    (folder / "wide.v").write_text(
+        "module wide(input [7:0] A, input [7:0] B, output [15:0] O); assign O = A * B; endmodule\n")
+    plot = tmp_path / "front.png"
+    status = main(["units", "pareto", "--kind", "mul", "--width", "4", "--units", "exact_mul,trunc_mul",
+                   "--with-verilog", str(folder), "-o", str(plot), "--cache-dir", str(tmp_path / "cache"),
+                   "--json"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    result = json.loads(captured.out)
+    third_party = [r for r in result["candidates"] if r["source"] == "verilog"]
+    assert [r["unit"] for r in third_party] == ["exact4"]           # the 8-bit one is skipped, and said so
+    assert "skipping" in captured.err and "wide.v" in captured.err
+    circuit = third_party[0]
+    assert circuit["error"] == 0 and not circuit["pareto"]
+    front = [r for r in result["candidates"] if r["pareto"]]
+    assert circuit["dominated_by_library"] == any(
+        r["lut_equivalents"] <= circuit["lut_equivalents"] and r["error"] <= circuit["error"] for r in front)
+    assert plot.read_bytes().startswith(b"\x89PNG")
