@@ -66,12 +66,32 @@ def test_icarus_writes_a_vcd_with_the_design_signals(design, tmp_path):
     require_simulator("icarus")
     text, spec = design
     target = tmp_path / "waves" / "scale_sum.vcd"
+    target.parent.mkdir()
     run = simulate_verilog(text, spec, {"a": [1] * 8, "n": 2, "k": 3}, simulator="icarus", vcd=target)
     assert run.vcd == target
     header = target.read_text().split("$enddefinitions")[0]
     for signal in ("ctrl__start", "ctrl__done", "a_read__addr", "negatives"):
         assert f" {signal} " in header
     assert not list(target.parent.glob(".*"))  # no temporary file left behind
+    assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_vcd_destination_is_checked_before_building(design, tmp_path, monkeypatch):
+    """A waveform destination that cannot be written is one error, before any build or run."""
+    import artefacts
+    from sim import cocotb_kernel
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("the testbench ran")
+
+    monkeypatch.setattr(cocotb_kernel, "run_testbench", no_run)
+    text, spec = design
+    args = {"a": [1] * 8, "n": 2, "k": 3}
+    with pytest.raises(artefacts.DestinationError, match=f"^{tmp_path}: is a directory; expected a file name$"):
+        simulate_verilog(text, spec, args, vcd=tmp_path)
+    missing = tmp_path / "no" / "w.vcd"
+    with pytest.raises(artefacts.DestinationError, match="does not exist"):
+        simulate_verilog(text, spec, args, vcd=missing)
 
 
 def test_verilator_matches_icarus(design, tmp_path):
@@ -123,7 +143,7 @@ def test_component_without_handshake_is_rejected():
         def elaborate(self, platform):
             raise AssertionError("not elaborated")
 
-    with pytest.raises(ValueError, match="no 'ctrl' group"):
+    with pytest.raises(ValueError, match="'adder': its signature is not a KernelSignature"):
         spec_from_component(Adder(), toplevel="adder")
 
 
