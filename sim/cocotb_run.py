@@ -21,9 +21,9 @@ compiled once. A file lock makes concurrent runs (pytest-xdist) safe. Each use
 marks a build as recently used; after a new build, builds beyond the
 :data:`KEEP_BUILDS` most recent that have not been used for
 :data:`PRUNE_AFTER_DAYS` days are removed, so the cache does not grow without
-bound (a Verilator build takes several megabytes). The cache's files are
-internal, not user outputs: they are written in place, and a build counts
-only once its ``built.ok`` stamp exists, so an interrupted build is redone.
+bound (a Verilator build takes several megabytes). A build counts only once
+its ``built.ok`` stamp exists (written last, atomically, through
+:mod:`artefacts` like the sources), so an interrupted build is redone.
 
 For Icarus, every build includes a small module that dumps a VCD when the run
 is given ``+axhls_vcd=PATH``, so that a waveform never needs its own build.
@@ -41,6 +41,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
+
+import artefacts
 
 from .errors import CocotbRunError, SimulationError
 from .tools import Tool, find_simulator, tool_environment
@@ -175,12 +177,13 @@ def cached_build(verilog: str, toplevel: str, tool: Tool, waves: bool = False) -
             shutil.rmtree(build_dir)  # a build that was interrupted
         build_dir.mkdir(parents=True)
         source = build_dir / f"{toplevel}.v"
-        source.write_text(_kick_combinational_blocks(verilog) if tool.name == "icarus" else verilog)
+        artefacts.write_text(source, _kick_combinational_blocks(verilog) if tool.name == "icarus" else verilog,
+                             check=False)
         sources = [source]
         build_args: list[str] = []
         if tool.name == "icarus":
             dump = build_dir / "axhls_vcd_dump.v"
-            dump.write_text(_ICARUS_VCD_MODULE.format(toplevel=toplevel))
+            artefacts.write_text(dump, _ICARUS_VCD_MODULE.format(toplevel=toplevel), check=False)
             sources.append(dump)
             build_args = ["-s", "axhls_vcd_dump"]
         else:
@@ -195,7 +198,7 @@ def cached_build(verilog: str, toplevel: str, tool: Tool, waves: bool = False) -
         except (SystemExit, RuntimeError, OSError) as error:
             raise CocotbRunError(f"{tool.name} could not build {toplevel}: {error} "
                                  f"(log: {log})", log) from None
-        stamp.write_text("ok\n")
+        artefacts.write_text(stamp, "ok\n", check=False)
     prune_cache()
     return build_dir
 
