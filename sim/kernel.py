@@ -155,14 +155,13 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
 def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
     """The kernel's Verilog under cocotb (:mod:`sim.cocotb_kernel`), with the same memory model and count."""
     name = compiled.ir.name
-    # The memory models hold exactly `depth` elements, so the final arrays compare directly.
-    depths = {array: depth for array, (_, depth) in compiled.ir.arrays.items()}
-    spec = spec_from_signature(kernel_signature(compiled.ir), toplevel=name, depths=depths,
-                               max_cycles=max_cycles)
+    signature = kernel_signature(compiled.ir)
+    # The memory models hold exactly the arrays' depths (the default), so the final arrays compare directly.
+    spec = spec_from_signature(signature, toplevel=name, max_cycles=max_cycles)
     raw = simulate_verilog(compiled.verilog(name), spec, args, simulator=simulator, vcd=vcd)
     returns = [int(value) for value in raw.returns]
     result = None if not returns else (returns[0] if len(returns) == 1 else returns)
-    arrays = {array: [int(v) for v in raw.arrays[array]] for array in compiled.ir.arrays}
+    arrays = {array: [int(v) for v in raw.arrays[array]] for array in signature.arrays}
     return {"return": result, "arrays": arrays}, raw.cycles
 
 

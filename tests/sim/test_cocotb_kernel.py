@@ -13,7 +13,7 @@ from amaranth.back import verilog
 from sim_helpers import require_simulator
 from handmade import ScaleSum, expected_cycles, golden
 from sim.cocotb_kernel import (CocotbRunError, TestbenchSpec, simulate_verilog,
-                               spec_from_component)
+                               spec_from_component, spec_from_signature)
 
 pytestmark = pytest.mark.cocotb
 
@@ -170,3 +170,21 @@ def test_prune_cache_keeps_recent_builds_and_removes_old_unused_ones(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "icarus-top-0", "icarus-top-0.lock", "icarus-top-1", "icarus-top-1.lock",
         "icarus-top-2", "icarus-top-2.lock", "icarus-top-interrupted"]
+
+
+def test_spec_takes_names_and_depths_from_the_kernel_signature():
+    from amaranth.hdl import signed, unsigned
+
+    from hls.backend.component import KernelSignature
+
+    signature = KernelSignature(scalars={"rows": unsigned(4)}, results=[signed(9)],
+                                arrays={"row": (unsigned(7), 9)})
+    spec = spec_from_signature(signature, toplevel="csr")
+    assert [(p.port, p.width, p.signed) for p in spec.returns] == [("ret", 9, True)]
+    (array,) = spec.arrays
+    assert (array.name, array.depth, array.read_en, array.write_en) == ("row", 9, "row_read__en", "row_write__en")
+    assert spec_from_signature(signature, toplevel="csr", depths={"row": 16}).arrays[0].depth == 16
+    with pytest.raises(ValueError, match=r"depth must be in 1\.\.16 for a 4-bit address, not 17"):
+        spec_from_signature(signature, toplevel="csr", depths={"row": 17})
+    with pytest.raises(ValueError, match=r"'csr' has no ports for array\(s\) col"):
+        spec_from_signature(signature, toplevel="csr", depths={"col": 4})
