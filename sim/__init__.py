@@ -13,6 +13,7 @@ _LAZY = {"run_unit": "sim.units", "run": "sim.kernel"}
 
 def __getattr__(name):
     if name in _LAZY:
+        # Imported on first use: sim.kernel pulls in the whole compiler, which `import sim` must not.
         import importlib
         try:
             module = importlib.import_module(_LAZY[name])

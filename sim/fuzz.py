@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import importlib.util
 import itertools
 import os
 import random
@@ -42,6 +43,13 @@ import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
+
+import artefacts
+import hls
+from hls.errors import KernelSyntaxError, KernelWarning
+
+from .kernel import differences
+from .kernel import run as simulate
 
 __all__ = ["FuzzConfig", "Program", "Verdict", "generate", "golden_run", "check", "shrink",
            "write_regression", "FEATURES"]
@@ -494,22 +502,38 @@ class Verdict:
 _loads = itertools.count()
 
 
-def load_program(program: Program, directory: str | Path):
+def load_program(program: Program, directory: str | Path) -> hls.Kernel:
     """Write ``program`` to a new file in ``directory`` and load it as a kernel.
 
     Every call uses a new file name: the front end reads kernel source through
     :mod:`linecache`, which would serve a shrinker's earlier version of a
-    rewritten file.
+    rewritten file. The file is imported by path (it is never put in
+    ``sys.modules``) and its kernel analysed before it is returned.
+
+    Raises
+    ------
+    hls.KernelSyntaxError
+        The kernel is outside the language.
+    ValueError
+        The file has no ``@hls.kernel`` named ``program.name``.
+    Exception
+        Whatever the generated file raises when it is imported (``SyntaxError``
+        for a generator bug, ``TypeError`` for a bad annotation, ...).
     """
-    from hls.kernel import load_kernel
     path = Path(directory) / f"{program.name}_{os.getpid()}_{next(_loads)}.py"
     path.write_text(program.source)
-    return load_kernel(f"{path}:{program.name}")
+    module_spec = importlib.util.spec_from_file_location(f"_axhls_fuzz_{path.stem}", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    kernel = getattr(module, program.name, None)
+    if not isinstance(kernel, hls.Kernel):
+        raise ValueError(f"{path}: no @hls.kernel named {program.name!r}")
+    kernel.analyze()
+    return kernel
 
 
 def golden_run(program: Program, directory: str | Path | None = None):
     """Run ``program`` in Python; returns ``(return value, final arrays)``."""
-    from hls.errors import KernelWarning
     with _directory(directory) as where, warnings.catch_warnings():
         warnings.simplefilter("ignore", KernelWarning)
         kernel = load_program(program, where)
@@ -530,18 +554,17 @@ def check(program: Program, backend: str = "amaranth", directory: str | Path | N
         ``runner(kernel, args, backend=...)`` returning an object with ``match``,
         ``outputs``, ``expected`` and ``cycles``.
     """
-    from hls.cli import CommandError
-    from hls.errors import KernelSyntaxError, KernelWarning
     if runner is None:
-        from sim.kernel import run as runner
+        runner = simulate
     with _directory(directory) as where, warnings.catch_warnings():
         # Generated programs wrap values on purpose; the front end's advice is noise here.
         warnings.simplefilter("ignore", KernelWarning)
         try:
             kernel = load_program(program, where)
-            kernel.analyze()
-        except (KernelSyntaxError, CommandError) as error:  # load_kernel reports the former as the latter
+        except KernelSyntaxError as error:
             return Verdict("rejected", f"KernelSyntaxError: {error}")
+        except Exception as error:  # the generated file did not even import: a generator bug too
+            return Verdict("rejected", f"{type(error).__name__}: {error}")
         try:
             with _time_limit(GOLDEN_SECONDS):
                 kernel(**copy.deepcopy(program.args))
@@ -555,7 +578,6 @@ def check(program: Program, backend: str = "amaranth", directory: str | Path | N
                                     f"(at {Path(frame.filename).name}:{frame.lineno})")
         if result.match:
             return Verdict("pass", cycles=result.cycles)
-        from sim.kernel import differences
         return Verdict("mismatch", "; ".join(differences(result.outputs, result.expected)) or "outputs differ",
                        result.cycles)
 
@@ -812,7 +834,7 @@ def write_regression(program: Program, verdict: Verdict, directory: str | Path,
                      backend: str = "amaranth") -> Path:
     """Save ``program`` as ``directory/test_<name>.py``, a pytest test that passes once fixed.
 
-    The file is written through a temporary file and renamed, so it is never half-written.
+    The file is written atomically (:mod:`artefacts`), so it is never half-written.
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -823,7 +845,5 @@ def write_regression(program: Program, verdict: Verdict, directory: str | Path,
                                        source=body, args=program.args, name=program.name)
     compile(text, "regression", "exec")  # a generator bug must not leave an unparsable test
     target = directory / f"test_{program.name}.py"
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(target)
+    artefacts.write_text(target, text)
     return target

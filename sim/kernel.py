@@ -9,6 +9,11 @@ array contents, the cycle count and whether they match the golden model.
 Cycles are counted as in the cocotb testbenches of :mod:`sim.cocotb_kernel`:
 the rising edge that sees ``start`` is cycle 1, and the count is the number of
 the first rising edge after which ``done`` is high.
+
+Port names come from the component's
+:class:`~hls.backend.component.KernelSignature`. A waveform (``vcd=``) is
+checked before anything is compiled and written atomically through
+:mod:`artefacts`: it appears, whole, only when the run succeeds.
 """
 
 from __future__ import annotations
@@ -17,14 +22,21 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from amaranth.hdl import Module
+from amaranth.lib import memory, wiring
+from amaranth.sim import Simulator
+
+import artefacts
+from hls.backend.component import kernel_signature
+from hls.compiler import compile_kernel
+
+from .cocotb_kernel import simulate_verilog, spec_from_signature
+from .errors import SimulationTimeout
+
 __all__ = ["run", "KernelRun", "SimulationTimeout", "BACKENDS"]
 
 #: Simulators :func:`run` knows: Amaranth's, and cocotb with Icarus or Verilator.
 BACKENDS = ("amaranth", "icarus", "verilator")
-
-
-class SimulationTimeout(RuntimeError):
-    """The kernel did not raise ``done`` within the cycle budget."""
 
 
 @dataclass
@@ -101,8 +113,10 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     backend : str
         ``"amaranth"`` (Amaranth's simulator), or ``"icarus"`` / ``"verilator"``: the
         emitted Verilog under cocotb, through :mod:`sim.cocotb_kernel`.
-    vcd : str or None
-        Path of a VCD file to write.
+    vcd : str or os.PathLike or None
+        Path of a VCD file to write. It is checked before the simulation
+        starts, and written atomically: an interrupted or failed run leaves
+        no file (and an existing one untouched).
     max_cycles : int
         Cycle budget before :class:`SimulationTimeout`.
     pipelining : bool
@@ -112,19 +126,23 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     ------
     ValueError
         For an unknown backend, or arguments that do not fit the parameters.
-    sim.tools.ToolUnavailable, sim.cocotb_kernel.CocotbRunError
+    artefacts.DestinationError
+        ``vcd`` cannot be written (a folder, a missing folder, no permission);
+        a ``ValueError`` whose one-line message starts with the path.
+    sim.errors.ToolUnavailable, sim.errors.CocotbRunError
         When the Verilog simulator is missing or its run fails.
     TypeError
         For missing or unexpected arguments.
     hls.errors.KernelSyntaxError
         If the kernel is outside the language.
     SimulationTimeout
-        If ``done`` does not come within ``max_cycles``.
+        If ``done`` does not come within ``max_cycles``; the message is one line.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown simulation backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if vcd is not None:
+        artefacts.check_file_destination(vcd)
     expected = expected_outputs(kernel, args)
-    from hls.compiler import compile_kernel
     compiled = compile_kernel(kernel, pipelining=pipelining)
     if backend == "amaranth":
         outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)
@@ -136,57 +154,48 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
 
 def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
     """The kernel's Verilog under cocotb (:mod:`sim.cocotb_kernel`), with the same memory model and count."""
-    from hls.backend.component import kernel_signature
-
-    from .cocotb_kernel import simulate_verilog, spec_from_signature
     name = compiled.ir.name
-    # The memory models hold exactly `depth` elements, so the final arrays compare directly.
-    depths = {array: depth for array, (_, depth) in compiled.ir.arrays.items()}
-    spec = spec_from_signature(kernel_signature(compiled.ir), toplevel=name, depths=depths,
-                               max_cycles=max_cycles)
+    signature = kernel_signature(compiled.ir)
+    # The memory models hold exactly the arrays' depths (the default), so the final arrays compare directly.
+    spec = spec_from_signature(signature, toplevel=name, max_cycles=max_cycles)
     raw = simulate_verilog(compiled.verilog(name), spec, args, simulator=simulator, vcd=vcd)
     returns = [int(value) for value in raw.returns]
     result = None if not returns else (returns[0] if len(returns) == 1 else returns)
-    arrays = {array: [int(v) for v in raw.arrays[array]] for array in compiled.ir.arrays}
+    arrays = {array: [int(v) for v in raw.arrays[array]] for array in signature.arrays}
     return {"return": result, "arrays": arrays}, raw.cycles
 
 
 def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
-    from amaranth.hdl import Module
-    from amaranth.lib import memory, wiring
-    from amaranth.sim import Simulator
-
-    from hls.backend.component import port_name_of_result
-
     ir = compiled.ir
     dut = compiled.component()
+    signature = dut.signature
     m = Module()
     m.submodules.kernel = dut
     memories = {}
-    for name, (shape, depth) in ir.arrays.items():
-        init = [int(v) for v in args[name]]
-        mem = memory.Memory(shape=shape, depth=depth, init=init)
+    for name, (shape, depth) in signature.arrays.items():
+        read, write = signature.array_groups[name]
+        mem = memory.Memory(shape=shape, depth=depth, init=[int(v) for v in args[name]])
         m.submodules[f"mem_{name}"] = mem
-        wiring.connect(m, getattr(dut, f"{name}_read"), mem.read_port())
-        wiring.connect(m, getattr(dut, f"{name}_write"), mem.write_port())
+        wiring.connect(m, getattr(dut, read), mem.read_port())
+        wiring.connect(m, getattr(dut, write), mem.write_port())
         memories[name] = mem
+    control = getattr(dut, signature.control)
 
     result = {}
 
     async def testbench(ctx):
-        for name, _ in ir.scalar_params:
+        for name in signature.scalars:
             ctx.set(getattr(dut, name), int(args[name]))
-        ctx.set(dut.ctrl.start, 1)
+        ctx.set(control.start, 1)
         await ctx.tick()
-        ctx.set(dut.ctrl.start, 0)
+        ctx.set(control.start, 0)
         cycles = 1
-        while not ctx.get(dut.ctrl.done):
+        while not ctx.get(control.done):
             if cycles >= max_cycles:
                 raise SimulationTimeout(f"{ir.name}: no done after {max_cycles} cycles")
             await ctx.tick()
             cycles += 1
-        values = [ctx.get(getattr(dut, port_name_of_result(i, len(ir.return_vars))))
-                  for i in range(len(ir.return_vars))]
+        values = [ctx.get(getattr(dut, port)) for port, _ in signature.results]
         result["return"] = None if not values else (values[0] if len(values) == 1 else values)
         result["arrays"] = {name: [int(ctx.get(mem.data[i])) for i in range(mem.depth)]
                             for name, mem in memories.items()}
@@ -196,8 +205,10 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
     sim.add_clock(1e-6)
     sim.add_testbench(testbench)
     if vcd is not None:
-        with sim.write_vcd(vcd):
-            sim.run()
+        # Checked before compiling; written beside the destination and renamed on success.
+        with artefacts.atomic_path(vcd, check=False) as temporary:
+            with sim.write_vcd(str(temporary)):
+                sim.run()
     else:
         sim.run()
     return {"return": result["return"], "arrays": result["arrays"]}, result["cycles"]

@@ -183,7 +183,7 @@ def lint_verilog(verilog: str, top: str, waivers: tuple[Waiver, ...] = WAIVERS) 
 
 def lint_component(component, name: str, waivers: tuple[Waiver, ...] = WAIVERS) -> LintReport:
     """Convert an Amaranth component with :func:`amaranth.back.verilog.convert` and lint it."""
-    from amaranth.back import verilog
+    from amaranth.back import verilog  # heavy, and `python -m sim.lint FILE.v` does without it
     return lint_verilog(verilog.convert(component, name=name), name, waivers)
 
 

@@ -32,6 +32,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import ToolUnavailable
+
 __all__ = [
     "MIN_VERILATOR_VERSION", "Tool", "ToolUnavailable",
     "find_icarus", "find_verilator", "find_simulator",
@@ -40,10 +42,6 @@ __all__ = [
 
 #: The oldest Verilator that cocotb 2.1 supports (cocotb's ``Makefile.verilator``).
 MIN_VERILATOR_VERSION: tuple[int, int] = (5, 36)
-
-
-class ToolUnavailable(RuntimeError):
-    """A simulator is missing or too old. The message is one line saying what to install."""
 
 
 @dataclass(frozen=True)

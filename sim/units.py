@@ -4,19 +4,28 @@
 (so a run of N vectors takes N + latency cycles) and checks that
 ``valid_out`` rises exactly ``latency`` cycles after ``valid_in`` for every
 vector. Combinational units get one vector per simulation step.
+
+Two back ends: Amaranth's Python simulator, and the unit's generated Verilog
+under cocotb and Icarus (:func:`run_unit_icarus`), through the same build and
+run path as the kernels (:mod:`sim.cocotb_run`).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import json
 
-__all__ = ["run_unit", "BACKENDS", "SimulationError"]
+import numpy as np
+from amaranth.back import verilog
+from amaranth.sim import Simulator
+
+import artefacts
+
+from .cocotb_run import run_testbench, work_directory
+from .errors import CocotbError, SimulationError
+
+__all__ = ["run_unit", "run_unit_icarus", "BACKENDS", "SimulationError"]
 
 BACKENDS = ("amaranth", "icarus")
-
-
-class SimulationError(AssertionError):
-    """The hardware broke its interface contract (for example ``valid_out`` timing)."""
 
 
 def run_unit(unit, a, b, backend: str = "amaranth") -> np.ndarray:
@@ -45,6 +54,8 @@ def run_unit(unit, a, b, backend: str = "amaranth") -> np.ndarray:
         For an unknown backend or an operand out of range.
     SimulationError
         If ``valid_out`` does not follow ``valid_in`` with the unit's latency.
+    sim.errors.ToolUnavailable, sim.errors.CocotbError
+        With ``backend="icarus"``: Icarus is missing, or its run failed.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
@@ -53,14 +64,46 @@ def run_unit(unit, a, b, backend: str = "amaranth") -> np.ndarray:
     if backend == "amaranth":
         patterns = _run_amaranth(unit, [int(x) for x in pa], [int(x) for x in pb])
     else:
-        from .cocotb_runner import run_unit_icarus
         patterns = run_unit_icarus(unit, pa, pb)
     return unit.from_pattern(np.array(patterns, dtype=np.uint64))
 
 
-def _run_amaranth(unit, a_values, b_values):
-    from amaranth.sim import Simulator
+def run_unit_icarus(unit, a_patterns, b_patterns) -> list[int]:
+    """Output bit patterns of ``unit``'s generated Verilog for operand bit patterns.
 
+    The testbench is ``sim.cocotb_tests.stream_unit_vectors``. Its work
+    directory is removed after a successful run and kept (its path is in the
+    error message) after a failed one.
+
+    Raises
+    ------
+    SimulationError
+        If ``valid_out`` does not follow ``valid_in`` with the unit's latency.
+    sim.errors.CocotbError
+        If the build or the run failed, or the testbench produced no result.
+    """
+    toplevel = f"axhls_{unit.name}"
+    text = verilog.convert(unit.component(), name=toplevel)
+    with work_directory(None, prefix=f"axhls-{unit.name}-") as work:
+        artefacts.write_text(work / "spec.json", json.dumps({
+            "a": [int(x) for x in a_patterns], "b": [int(x) for x in b_patterns],
+            "latency": unit.latency, "pipelined": unit.stages > 0,
+        }))
+        log = run_testbench(text, toplevel, test_module="sim.cocotb_tests",
+                            testcase="stream_unit_vectors", work_dir=work)
+        result_file = work / "result.json"
+        if not result_file.exists():
+            raise CocotbError(f"the testbench wrote no results (log: {log})", log)
+        result = json.loads(result_file.read_text())
+        if result["valid_errors"]:
+            raise SimulationError(f"{unit!r} (Verilog): {result['valid_errors'][0]} (log: {log})")
+        if len(result["o"]) != len(a_patterns):
+            raise SimulationError(f"{unit!r} (Verilog): {len(result['o'])} results for "
+                                  f"{len(a_patterns)} vectors (log: {log})")
+        return result["o"]
+
+
+def _run_amaranth(unit, a_values, b_values):
     dut = unit.component()
     sim = Simulator(dut)
     results = []

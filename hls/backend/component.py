@@ -39,7 +39,7 @@ from amaranth.utils import ceil_log2
 from ..ir.build import amaranth_value
 from ..ir.nodes import Block, PipelinedLoop
 
-__all__ = ["ControlSignature", "KernelComponent", "kernel_signature", "port_name_of_result"]
+__all__ = ["ControlSignature", "KernelSignature", "KernelComponent", "kernel_signature", "port_name_of_result"]
 
 
 class ControlSignature(wiring.Signature):
@@ -75,18 +75,128 @@ def port_name_of_result(index: int, count: int) -> str:
     return "ret" if count == 1 else f"ret_{index}"
 
 
-def kernel_signature(ir) -> wiring.Signature:
-    """The component signature of a kernel: handshake, arguments, results and array ports."""
-    members = {"ctrl": Out(ControlSignature())}
-    for name, shape in ir.scalar_params:
-        members[name] = In(shape)
-    for index, var in enumerate(ir.return_vars):
-        members[port_name_of_result(index, len(ir.return_vars))] = Out(ir.variables[var])
-    for name, (shape, depth) in ir.arrays.items():
-        addr_width = ceil_log2(depth)
-        members[f"{name}_read"] = In(memory.ReadPort.Signature(addr_width=addr_width, shape=shape))
-        members[f"{name}_write"] = In(memory.WritePort.Signature(addr_width=addr_width, shape=shape))
-    return wiring.Signature(members)
+class KernelSignature(wiring.Signature):
+    """The component signature of a kernel: handshake, arguments, results and array ports.
+
+    Computed from its parameters, as Amaranth's own signatures are: two
+    ``KernelSignature`` objects with the same parameters are equal. The port
+    convention it encodes (see ``docs/compiler.md``) is read from its
+    attributes by the simulators and the command line, never by parsing member
+    names.
+
+    Parameters
+    ----------
+    scalars : dict of str to shape-castable
+        Scalar arguments, in order: one input port each, named after the parameter.
+    results : sequence of shape-castable
+        Result shapes, in order: output ``ret`` for one result, ``ret_0``,
+        ``ret_1``, ... for several.
+    arrays : dict of str to (shape-castable, int)
+        Array arguments: element shape and depth. Each gets a read group
+        ``NAME_read`` and a write group ``NAME_write`` with the flipped
+        signatures of :class:`amaranth.lib.memory.ReadPort` and
+        :class:`~amaranth.lib.memory.WritePort`, with ``ceil_log2(depth)``
+        address bits.
+
+    Members
+    -------
+    ctrl : Out(ControlSignature())
+    <scalar> : In(shape)
+    ret, ret_<i> : Out(shape)
+    <array>_read : In(memory.ReadPort.Signature(...))
+    <array>_write : In(memory.WritePort.Signature(...))
+
+    Attributes
+    ----------
+    control : str
+        Name of the handshake group, ``"ctrl"``.
+    scalars : dict of str to Shape
+    results : list of (str, Shape)
+        Port name and shape of each result, in order.
+    arrays : dict of str to (Shape, int)
+        Element shape and depth of each array.
+    array_groups : dict of str to (str, str)
+        Names of each array's read and write port groups.
+
+    Raises
+    ------
+    TypeError
+        A shape that is not shape-castable, or a depth that is not an integer.
+    ValueError
+        A depth below 1, or two ports with the same name.
+    """
+
+    control = "ctrl"
+
+    def __init__(self, *, scalars=None, results=(), arrays=None):
+        self.scalars = {str(name): Shape.cast(shape) for name, shape in (scalars or {}).items()}
+        results = [Shape.cast(shape) for shape in results]
+        self.results = [(port_name_of_result(index, len(results)), shape)
+                        for index, shape in enumerate(results)]
+        self.arrays = {}
+        for name, (shape, depth) in (arrays or {}).items():
+            if isinstance(depth, bool) or not isinstance(depth, int):
+                raise TypeError(f"array {name!r}: depth must be an integer, not {depth!r}")
+            if depth < 1:
+                raise ValueError(f"array {name!r}: depth must be at least 1, not {depth}")
+            self.arrays[str(name)] = (Shape.cast(shape), depth)
+        self.array_groups = {name: (f"{name}_read", f"{name}_write") for name in self.arrays}
+        members = {self.control: Out(ControlSignature())}
+
+        def add(name, member):
+            if name in members:
+                raise ValueError(f"kernel port {name!r} is defined twice (a parameter's name "
+                                 f"clashes with a port the convention makes)")
+            members[name] = member
+
+        for name, shape in self.scalars.items():
+            add(name, In(shape))
+        for name, shape in self.results:
+            add(name, Out(shape))
+        for name, (shape, depth) in self.arrays.items():
+            read, write = self.array_groups[name]
+            addr_width = ceil_log2(depth)
+            add(read, In(memory.ReadPort.Signature(addr_width=addr_width, shape=shape)))
+            add(write, In(memory.WritePort.Signature(addr_width=addr_width, shape=shape)))
+        super().__init__(members)
+
+    def addr_width(self, array: str) -> int:
+        """Address bits of the ports of ``array``."""
+        return ceil_log2(self.arrays[array][1])
+
+    def ports(self) -> list[dict]:
+        """Every Verilog port of a component with this signature, in member order.
+
+        Each is ``{"name", "direction", "width", "signed"}``; the name joins the
+        member path with ``__``, as :func:`amaranth.back.verilog.convert` does.
+        """
+        ports = []
+        for path, member in self.members.flatten():
+            if member.is_port:
+                shape = Shape.cast(member.shape)
+                ports.append({"name": "__".join(str(part) for part in path),
+                              "direction": "input" if member.flow == In else "output",
+                              "width": shape.width, "signed": shape.signed})
+        return ports
+
+    def __eq__(self, other):
+        return (type(other) is KernelSignature and self.scalars == other.scalars
+                and self.results == other.results and self.arrays == other.arrays)
+
+    def __hash__(self):
+        return hash((KernelSignature, tuple(self.scalars.items()), tuple(self.results),
+                     tuple(self.arrays.items())))
+
+    def __repr__(self):
+        return (f"KernelSignature(scalars={self.scalars!r}, "
+                f"results={[shape for _, shape in self.results]!r}, arrays={self.arrays!r})")
+
+
+def kernel_signature(ir) -> KernelSignature:
+    """The :class:`KernelSignature` of a kernel's IR."""
+    return KernelSignature(scalars=dict(ir.scalar_params),
+                           results=[ir.variables[var] for var in ir.return_vars],
+                           arrays=ir.arrays)
 
 
 def _signal_name(text: str) -> str:

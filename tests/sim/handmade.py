@@ -15,42 +15,30 @@
                 negatives = negatives + 1
         return s, negatives
 
-as a sequential state machine: a ``ctrl`` group (``start`` in; ``busy``, ``done``
-out), scalar inputs latched at ``start``, outputs ``ret_0``/``ret_1`` valid at
-``done``, and array ports ``a_read``/``a_write`` with the flipped signatures of
-Amaranth's memory ports (data one cycle after the address). It lets the
-cocotb testbench, memory models, cycle counting and lint be tested before, and
-independently of, the compiler.
+as a sequential state machine, with the signature the compiler gives kernels
+(:class:`hls.backend.component.KernelSignature`): a ``ctrl`` group (``start``
+in; ``busy``, ``done`` out), scalar inputs latched at ``start``, outputs
+``ret_0``/``ret_1`` valid at ``done``, and array ports ``a_read``/``a_write``
+with the flipped signatures of Amaranth's memory ports (data one cycle after
+the address). It lets the cocotb testbench, memory models, cycle counting and
+lint be tested independently of the compiler's scheduler and back end.
 """
 
 from amaranth import Module, Signal, signed, unsigned
 from amaranth.lib import wiring
-from amaranth.lib.memory import ReadPort, WritePort
-from amaranth.lib.wiring import In, Out
+
+from hls.backend.component import KernelSignature
 
 DEPTH = 8
-
-
-class ControlSignature(wiring.Signature):
-    """``start`` in; ``busy`` and ``done`` out, as the kernels' handshake."""
-
-    def __init__(self):
-        super().__init__({"start": In(1), "busy": Out(1), "done": Out(1)})
 
 
 class ScaleSum(wiring.Component):
     """The state machine described in the module docstring; ``done`` is a one-cycle pulse."""
 
     def __init__(self):
-        super().__init__({
-            "ctrl": Out(ControlSignature()),
-            "n": In(unsigned(4)),
-            "k": In(signed(4)),
-            "ret_0": Out(signed(16)),
-            "ret_1": Out(unsigned(4)),
-            "a_read": Out(ReadPort.Signature(addr_width=3, shape=signed(8)).flip()),
-            "a_write": Out(WritePort.Signature(addr_width=3, shape=signed(8)).flip()),
-        })
+        super().__init__(KernelSignature(scalars={"n": unsigned(4), "k": signed(4)},
+                                         results=[signed(16), unsigned(4)],
+                                         arrays={"a": (signed(8), DEPTH)}))
 
     def elaborate(self, platform):
         m = Module()

@@ -13,7 +13,7 @@ from amaranth.back import verilog
 from sim_helpers import require_simulator
 from handmade import ScaleSum, expected_cycles, golden
 from sim.cocotb_kernel import (CocotbRunError, TestbenchSpec, simulate_verilog,
-                               spec_from_component)
+                               spec_from_component, spec_from_signature)
 
 pytestmark = pytest.mark.cocotb
 
@@ -66,12 +66,32 @@ def test_icarus_writes_a_vcd_with_the_design_signals(design, tmp_path):
     require_simulator("icarus")
     text, spec = design
     target = tmp_path / "waves" / "scale_sum.vcd"
+    target.parent.mkdir()
     run = simulate_verilog(text, spec, {"a": [1] * 8, "n": 2, "k": 3}, simulator="icarus", vcd=target)
     assert run.vcd == target
     header = target.read_text().split("$enddefinitions")[0]
     for signal in ("ctrl__start", "ctrl__done", "a_read__addr", "negatives"):
         assert f" {signal} " in header
     assert not list(target.parent.glob(".*"))  # no temporary file left behind
+    assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_vcd_destination_is_checked_before_building(design, tmp_path, monkeypatch):
+    """A waveform destination that cannot be written is one error, before any build or run."""
+    import artefacts
+    from sim import cocotb_kernel
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("the testbench ran")
+
+    monkeypatch.setattr(cocotb_kernel, "run_testbench", no_run)
+    text, spec = design
+    args = {"a": [1] * 8, "n": 2, "k": 3}
+    with pytest.raises(artefacts.DestinationError, match=f"^{tmp_path}: is a directory; expected a file name$"):
+        simulate_verilog(text, spec, args, vcd=tmp_path)
+    missing = tmp_path / "no" / "w.vcd"
+    with pytest.raises(artefacts.DestinationError, match="does not exist"):
+        simulate_verilog(text, spec, args, vcd=missing)
 
 
 def test_verilator_matches_icarus(design, tmp_path):
@@ -123,7 +143,7 @@ def test_component_without_handshake_is_rejected():
         def elaborate(self, platform):
             raise AssertionError("not elaborated")
 
-    with pytest.raises(ValueError, match="no 'ctrl' group"):
+    with pytest.raises(ValueError, match="'adder': its signature is not a KernelSignature"):
         spec_from_component(Adder(), toplevel="adder")
 
 
@@ -150,3 +170,21 @@ def test_prune_cache_keeps_recent_builds_and_removes_old_unused_ones(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "icarus-top-0", "icarus-top-0.lock", "icarus-top-1", "icarus-top-1.lock",
         "icarus-top-2", "icarus-top-2.lock", "icarus-top-interrupted"]
+
+
+def test_spec_takes_names_and_depths_from_the_kernel_signature():
+    from amaranth.hdl import signed, unsigned
+
+    from hls.backend.component import KernelSignature
+
+    signature = KernelSignature(scalars={"rows": unsigned(4)}, results=[signed(9)],
+                                arrays={"row": (unsigned(7), 9)})
+    spec = spec_from_signature(signature, toplevel="csr")
+    assert [(p.port, p.width, p.signed) for p in spec.returns] == [("ret", 9, True)]
+    (array,) = spec.arrays
+    assert (array.name, array.depth, array.read_en, array.write_en) == ("row", 9, "row_read__en", "row_write__en")
+    assert spec_from_signature(signature, toplevel="csr", depths={"row": 16}).arrays[0].depth == 16
+    with pytest.raises(ValueError, match=r"depth must be in 1\.\.16 for a 4-bit address, not 17"):
+        spec_from_signature(signature, toplevel="csr", depths={"row": 17})
+    with pytest.raises(ValueError, match=r"'csr' has no ports for array\(s\) col"):
+        spec_from_signature(signature, toplevel="csr", depths={"col": 4})
