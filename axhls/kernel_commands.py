@@ -21,15 +21,11 @@ import json
 import os
 import sys
 
-from amaranth.hdl import Shape
-from amaranth.lib.wiring import Flow
-
 import artefacts
 from hls.backend.component import kernel_signature
 from hls.compiler import compile_kernel
-from sim.cocotb_kernel import CocotbRunError
-from sim.kernel import SimulationTimeout, run
-from sim.tools import ToolUnavailable
+from sim.errors import CocotbRunError, SimulationTimeout, ToolUnavailable
+from sim.kernel import run
 
 from .cli import CommandError
 from .loading import load_args, load_kernel, user_errors
@@ -87,16 +83,8 @@ def _compile(spec: str):
 
 
 def port_list(signature) -> list[dict]:
-    """The ports of a component with ``signature``: Verilog name, direction, width, signedness."""
-    ports = []
-    for path, member in signature.members.flatten():
-        if not member.is_port:
-            continue
-        shape = Shape.cast(member.shape)
-        ports.append({"name": "__".join(str(part) for part in path),
-                      "direction": "input" if member.flow == Flow.In else "output",
-                      "width": shape.width, "signed": shape.signed})
-    return ports
+    """The ports of a component with ``signature`` (kept for old callers: see ``KernelSignature.ports``)."""
+    return signature.ports()
 
 
 def run_compile(args) -> int:
@@ -105,7 +93,7 @@ def run_compile(args) -> int:
     kernel, compiled = _compile(args.kernel)
     name = compiled.ir.name
     report = compiled.report
-    ports = port_list(kernel_signature(compiled.ir))
+    ports = kernel_signature(compiled.ir).ports()
     port_lines = [f"{p['direction']:6} {'signed' if p['signed'] else 'unsigned'}({p['width']}) {p['name']}"
                   for p in ports]
     outputs = {
@@ -137,8 +125,6 @@ def run_sim(args) -> int:
     """Handler of ``axhls sim``; returns 0 on a match, 1 on a mismatch."""
     kernel = load_kernel(args.kernel)
     bound = load_args(args.args, kernel)
-    if args.vcd is not None:
-        artefacts.check_file_destination(args.vcd)      # before simulating, not after
     try:
         with user_errors():
             result = run(kernel, bound, backend=args.backend, vcd=args.vcd, max_cycles=args.max_cycles)

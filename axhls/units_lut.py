@@ -7,13 +7,12 @@ from approx_units import lut
 from approx_units.verilog_eval import VerilogError, load_verilog
 
 from .cli import CommandError, print_json
+from .unit_options import get_unit, parse_params
 
 __all__ = ["register", "run_lut"]
 
 
 def _subject(args):
-    # Imported here, not at the top: axhls.units imports this module to register it.
-    from .units import get_unit, parse_params
     if args.verilog:
         if args.unit:
             raise CommandError(f"give either a unit id or --verilog, not both (got {args.unit!r})")

@@ -1,0 +1,64 @@
+"""How the ``units`` commands name a unit: ``UNIT --width N --param NAME=VALUE ...``, or a Verilog file's widths."""
+
+from __future__ import annotations
+
+import approx_units
+
+from .cli import CommandError
+
+__all__ = ["parse_params", "get_unit", "library_unit", "verilog_widths"]
+
+
+def parse_params(pairs: list[str] | None) -> dict:
+    params = {}
+    for text in pairs or []:
+        name, sep, value = text.partition("=")
+        if not sep or not name:
+            raise CommandError(f"--param expects NAME=VALUE, got {text!r}")
+        lowered = value.lower()
+        if lowered in ("true", "false"):
+            params[name] = lowered == "true"
+            continue
+        try:
+            params[name] = int(value, 0)
+        except ValueError:
+            raise CommandError(f"--param {name}: value must be an integer or true/false, got {value!r}") from None
+    return params
+
+
+def get_unit(name: str, width: int, stages: int, params: dict, signed: bool):
+    if signed:
+        params = {**params, "signed": True}
+    try:
+        return approx_units.get(name, width=width, stages=stages, **params)
+    except approx_units.UnknownUnitError as error:
+        raise CommandError(str(error)) from None
+    except ValueError as error:
+        raise CommandError(f"{name}: {error}") from None
+
+
+def library_unit(args):
+    """The library unit an ``eval``/``area`` command names, with its widths checked."""
+    if not args.unit:
+        raise CommandError("give a unit id (see `axhls units list`) or --verilog FILE --top MODULE")
+    width = args.width_a if args.width_a is not None else args.width
+    if width is None:
+        raise CommandError(f"{args.unit}: give the operand width with --width N (4..32)")
+    if args.width is not None and args.width_a is not None and args.width != args.width_a:
+        raise CommandError(f"--width {args.width} and --width-a {args.width_a} disagree")
+    params = parse_params(args.param)
+    width_b = args.width_b
+    if width_b is None and args.width_a is not None and args.width is not None:
+        width_b = args.width
+    if width_b is not None and width_b != width:
+        if "width_b" in params and params["width_b"] != width_b:
+            raise CommandError(f"--width-b {width_b} and --param width_b={params['width_b']} disagree")
+        params["width_b"] = width_b
+    return get_unit(args.unit, width, args.stages, params, args.signed)
+
+
+def verilog_widths(args) -> tuple[int | None, int | None]:
+    """The operand widths a --verilog module's ports must have (``None``: take the port's)."""
+    width_a = args.width_a if args.width_a is not None else args.width
+    width_b = args.width_b if args.width_b is not None else args.width
+    return width_a, width_b
