@@ -19,7 +19,8 @@ builds the hardware.
 from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.pragmas import pipeline, sequential
 from .kernel import Function, Kernel, function, kernel
+from .target import Target
 from .types import Array
 
-__all__ = ["kernel", "function", "Array", "pipeline", "sequential", "Kernel", "Function",
+__all__ = ["kernel", "function", "Array", "pipeline", "sequential", "Kernel", "Function", "Target",
            "KernelSyntaxError", "KernelRuntimeError"]
