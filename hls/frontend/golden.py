@@ -177,7 +177,7 @@ class GoldenModel:
                 if value.ndim != 1 or value.dtype.kind not in "iu":
                     raise TypeError(f"array argument {param.name!r} must be a 1-D integer numpy "
                                     f"array, not {value.ndim}-D {value.dtype}")
-                import numpy
+                import numpy   # optional: only when the caller passes numpy arrays
                 info = numpy.iinfo(value.dtype)
                 if info.min > low or info.max < high:
                     raise TypeError(f"array argument {param.name!r} has dtype {value.dtype}, which "

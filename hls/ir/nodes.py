@@ -311,7 +311,7 @@ class KernelIR:
 
     def cfg(self):
         """The control-flow graph as a ``networkx.DiGraph`` over nodes; :data:`END` is the kernel's end."""
-        import networkx as nx
+        import networkx as nx   # heavy to import, and only these graph views use it
         graph = nx.DiGraph()
         for node in self.nodes:
             graph.add_node(node)
@@ -321,7 +321,7 @@ class KernelIR:
 
     def dfg(self, block: Block):
         """The data-flow graph of one block as a ``networkx.DiGraph`` over its operations."""
-        import networkx as nx
+        import networkx as nx   # heavy to import, and only these graph views use it
         graph = nx.DiGraph()
         for op in block.ops:
             graph.add_node(op)
