@@ -40,7 +40,6 @@ Dependences
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from ..delay_model import MEMORY_CLOCK_TO_OUT, MEMORY_SETUP, REGISTER_SETUP
@@ -110,7 +109,7 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
                             outgoing_delay=MEMORY_CLOCK_TO_OUT if op.kind == "load" else 0.0,
                             limit=array_ports.get(direction, 1), description=f"{direction} port of `{array}`")
     limited = next((name for name in entry.limited_by if name in target.resources), None)
-    delay = entry.delay_of(target.delay_model, op, shared=limited is not None)
+    timing = entry.timing_of(target.delay_model, period, op, shared=limited is not None)
     if limited is not None:
         name, limit, description = limited, target.resources[limited], f"{limited} unit"
     elif entry.op_delay is not None:
@@ -118,11 +117,7 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
         name, limit, description = f"{op.kind}{len(op.attrs['stores'])}x{op.shape.width}", None, entry.description
     else:
         name, limit, description = f"{op.kind}{op.shape.width}", None, ""
-    if delay <= period:
-        return OperatorType(name, incoming_delay=delay, limit=limit, description=description)
-    # Slower than a period: a multicycle path, or registered stages where the entry has them.
-    latency = math.ceil(delay / period)
-    return OperatorType(name, latency=latency, incoming_delay=delay - (latency - 1) * period, limit=limit,
+    return OperatorType(name, latency=timing.latency, incoming_delay=timing.incoming_delay, limit=limit,
                         description=description)
 
 

@@ -43,7 +43,7 @@ from typing import Callable, Literal
 
 from amaranth.hdl import Mux, Shape, Signal, Value
 
-__all__ = ["Operator", "Lowering", "UnknownOperatorError", "OPERATORS", "operator_of", "operator_for_syntax",
+__all__ = ["Operator", "Lowering", "Timing", "UnknownOperatorError", "OPERATORS", "operator_of", "operator_for_syntax",
            "limitable_resources"]
 
 
@@ -80,6 +80,33 @@ class Lowering:
 
 
 Category = Literal["logic", "wire", "register", "carry", "exit", "memory"]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How the scheduler sees one operation under a clock.
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from its start until its result is used; 0 for combinational logic.
+    incoming_delay : float
+        ns of logic in the cycle it starts (latency 0: input to result; latency
+        >= 1: input to the first register, or to the end of a multicycle path).
+    """
+
+    latency: int
+    incoming_delay: float
+
+
+def _multicycle_timing(delay: float, period: float) -> Timing:
+    """Within a period: combinational.  Slower: ``ceil(delay / period)`` cycles, the
+    remainder of the delay in the last one (a multicycle path, or registered stages
+    where the entry has a pipelined lowering)."""
+    if delay <= period:
+        return Timing(0, delay)
+    latency = math.ceil(delay / period)
+    return Timing(latency, delay - (latency - 1) * period)
 
 
 @dataclass(frozen=True)
@@ -137,6 +164,11 @@ class Operator:
         (or a ``None`` result) leaves it a multicycle path.
     pipelined_description : str
         How the report describes the pipelined lowering.
+    timing : callable or None
+        ``timing(delay, period) -> Timing`` for an operator whose latency is
+        not the multicycle rule (a unit with its own pipeline stages); ``None``
+        gives combinational logic within a period and ``ceil(delay / period)``
+        cycles beyond it.
     """
 
     kind: str
@@ -154,6 +186,7 @@ class Operator:
     limited_by: tuple[str, ...] = ()
     pipelined: Callable[[Lowering, list], tuple[int, Value] | None] | None = None
     pipelined_description: str = ""
+    timing: Callable[[float, float], Timing] | None = None
 
     # -- every layer reads these -----------------------------------------------------------
 
@@ -217,6 +250,12 @@ class Operator:
         constants = [operand.attrs["value"] for operand in op.operands if operand.kind == "const"]
         constant = constants[0] if constants and not shared else None
         return self.delay(model, op.shape.width, widths, constant)
+
+    def timing_of(self, model, period: float, op, *, shared: bool = False) -> Timing:
+        """Latency and delay of the IR operation ``op`` under a clock whose period leaves
+        ``period`` ns to logic, on the device of ``model``."""
+        delay = self.delay_of(model, op, shared=shared)
+        return (self.timing or _multicycle_timing)(delay, period)
 
     def lower_pipelined(self, lowering: Lowering, operands) -> tuple[int, Value] | None:
         """The registered-stage lowering, or ``None`` when there is none for these operands."""
@@ -457,7 +496,7 @@ def operator_for_syntax(syntax) -> Operator | None:
 def limitable_resources() -> dict[str, tuple[str, ...]]:
     """Names ``resources=`` accepts, each with the IR kinds it limits (in table order)."""
     names: dict[str, tuple[str, ...]] = {}
-    for entry in _ENTRIES:
+    for entry in OPERATORS.values():
         for name in entry.limited_by:
             names[name] = names.get(name, ()) + (entry.kind,)
     return names

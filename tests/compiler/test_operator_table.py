@@ -19,7 +19,7 @@ from hls.analysis.problems import LIMITABLE, build_problem
 from hls.compiler import compile_kernel
 from hls.frontend.shapes import BINARY_OPERATORS
 from hls.ir import Block, Op, amaranth_shape, amaranth_value
-from hls.ir.ops import OPERATORS, UnknownOperatorError, operator_for_syntax, operator_of
+from hls.ir.ops import OPERATORS, Lowering, Operator, Timing, UnknownOperatorError, operator_for_syntax, operator_of
 
 #: The module, not the function `hls.frontend.analyze` that shadows it.
 analyze_module = importlib.import_module("hls.frontend.analyze")
@@ -190,3 +190,50 @@ def test_delay_model_formulas_are_the_tables():
     assert OPERATORS["mul"].delay(delay_model, 16, (8, 8), constant=5) == \
         OPERATORS["add"].delay(delay_model, 16, (16,))
     assert OPERATORS["mul"].delay(delay_model, 16, (8, 8), constant=4) == 0.0
+
+
+def test_a_new_operator_is_one_entry(monkeypatch):
+    """An operator with its own pipeline stages (as issue 12's units will be) is one entry:
+    the scheduler takes its latency, resources= limits it, the back end's hooks are its own."""
+    def staged(lowering, operands):
+        a, b = operands
+        product = Signal(lowering.shape, name=f"{lowering.name}_product")
+        with lowering.module.If(lowering.valid(0)):        # a clock enable: moves with valid data only
+            lowering.module.d.sync += product.eq(a * b)
+        return 1, product
+
+    entry = Operator("staged_mul", 2, lowering=lambda a, b: a * b, golden=lambda shapes: (lambda a, b: a * b),
+                     logic=lambda model, width, widths: 20.0, limited_by=("unit",), pipelined=staged,
+                     pipelined_description="a unit of three registered stages",
+                     timing=lambda delay, period: Timing(3, 1.5))
+    monkeypatch.setitem(OPERATORS, "staged_mul", entry)
+    block = Block("b0")
+    a = Op("a", "const", [], unsigned(8), attrs={"value": 3})
+    b = Op("b", "live_in", [], unsigned(8), attrs={"var": "x"})
+    block.ops = [a, b, Op("p", "staged_mul", [b, b], unsigned(16))]
+    problem = build_problem(block, hls.Target()).problem
+    assert (problem.operator_type_of("p").latency, problem.operator_type_of("p").incoming_delay) == (3, 1.5)
+    limited = build_problem(block, hls.Target(resources={"unit": 2})).problem
+    assert limited.operator_type_of("p").name == "unit" and limited.operator_type_of("p").limit == 2
+    assert entry.shape(unsigned(8), unsigned(8)) == unsigned(16)
+    # Its pipelined lowering takes the clock enable of its stage.
+    m = Module()
+    x, y, valid = Signal(8), Signal(8), Signal()
+    cycles, value = entry.lower_pipelined(Lowering(m, "p", unsigned(16), 3, lambda stage: valid), [x, y])
+    assert cycles == 1 and value.shape() == unsigned(16)
+    seen = []
+
+    async def bench(ctx):
+        ctx.set(x, 12)
+        ctx.set(y, 11)
+        await ctx.tick()
+        seen.append(ctx.get(value))         # no valid data: the stage kept its value
+        ctx.set(valid, 1)
+        await ctx.tick()
+        seen.append(ctx.get(value))
+
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen == [0, 132]
