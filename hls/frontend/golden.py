@@ -403,16 +403,11 @@ class GoldenModel:
                 return ast.UnaryOp(op=node.op, operand=operand)
             return self._call(self._helper(entry, node.operand), operand)
         if isinstance(node, ast.BoolOp):
-            entry = self._operator(node.op, node)
-            values = [self._expr(value) for value in node.values]
-            if entry.python_inline:
-                # Python's `a or b` gives a or b itself; hardware gives one bit. Still short-circuits.
-                values = [self._call("__hls_bool", value) for value in values]
-                return self._call("__hls_int", ast.BoolOp(op=node.op, values=values))
-            result = values[0]
-            for value, right in zip(values[1:], node.values[1:]):
-                result = self._call(self._helper(entry, node.values[0], right), result, value)
-            return result
+            # Kept as Python's own construct (the table marks land/lor python_inline): its
+            # short-circuit guards array reads. Python's `a or b` gives a or b itself;
+            # hardware gives one bit.
+            values = [self._call("__hls_bool", self._expr(value)) for value in node.values]
+            return self._call("__hls_int", ast.BoolOp(op=node.op, values=values))
         if isinstance(node, ast.Compare):
             # The front end splits chains: one operator per comparison.
             entry = self._operator(node.ops[0], node)
@@ -421,11 +416,8 @@ class GoldenModel:
                 return self._call("__hls_int", ast.Compare(left=left, ops=node.ops, comparators=[right]))
             return self._call(self._helper(entry, node.left, node.comparators[0]), left, right)
         if isinstance(node, ast.IfExp):
-            entry = self._operator(ast.IfExp, node)
-            test, body, orelse = self._expr(node.test), self._expr(node.body), self._expr(node.orelse)
-            if entry.python_inline:   # only the branch taken is evaluated
-                return ast.IfExp(test=test, body=body, orelse=orelse)
-            return self._call(self._helper(entry, node.test, node.body, node.orelse), test, body, orelse)
+            # Kept as Python's (select is python_inline): only the branch taken is evaluated.
+            return ast.IfExp(test=self._expr(node.test), body=self._expr(node.body), orelse=self._expr(node.orelse))
         if isinstance(node, ast.Call):
             entry = self._operator(getattr(builtins, node.func.id, None), node)
             return self._call(self._helper(entry, *node.args), *map(self._expr, node.args))

@@ -172,6 +172,8 @@ def test_python_inline_entries_mean_what_python_does():
               "neg": lambda x: -x, "select": lambda c, x, y: x if c else y}
     inline = {kind for kind, entry in OPERATORS.items() if entry.python_inline}
     assert inline == set(python)
+    # The golden model keeps `and`, `or` and `if`-`else` as Python's, for their short-circuit.
+    assert {"land", "lor", "select"} <= inline
     for kind in inline:
         entry = OPERATORS[kind]
         function = entry.golden_for([signed(8)] * entry.arity)
