@@ -104,19 +104,18 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
             return OperatorType(f"first-read:{array}", latency=1, incoming_delay=MEMORY_SETUP,
                                 outgoing_delay=MEMORY_CLOCK_TO_OUT,
                                 description=f"first-iteration read of `{array}`")
-        direction = "read" if op.kind == "load" else "write"
+        direction = entry.port
         return OperatorType(f"{direction}:{array}", latency=1, incoming_delay=MEMORY_SETUP,
-                            outgoing_delay=MEMORY_CLOCK_TO_OUT if op.kind == "load" else 0.0,
+                            outgoing_delay=MEMORY_CLOCK_TO_OUT if direction == "read" else 0.0,
                             limit=array_ports.get(direction, 1), description=f"{direction} port of `{array}`")
     limited = next((name for name in entry.limited_by if name in target.resources), None)
     timing = entry.timing_of(target.delay_model, period, op, shared=limited is not None)
     if limited is not None:
         name, limit, description = limited, target.resources[limited], f"{limited} unit"
-    elif entry.op_delay is not None:
-        # Its hardware depends on more than its width (forwarding: the number of stores).
-        name, limit, description = f"{op.kind}{len(op.attrs['stores'])}x{op.shape.width}", None, entry.description
     else:
-        name, limit, description = f"{op.kind}{op.shape.width}", None, ""
+        # Named by its own description only where its type is not simply kind and width.
+        name, limit = entry.type_name_of(op), None
+        description = entry.description if entry.type_name is not None else ""
     return OperatorType(name, latency=timing.latency, incoming_delay=timing.incoming_delay, limit=limit,
                         description=description)
 

@@ -164,6 +164,12 @@ class Operator:
         (or a ``None`` result) leaves it a multicycle path.
     pipelined_description : str
         How the report describes the pipelined lowering.
+    type_name : callable or None
+        ``type_name(op) -> str``: the scheduler's operator type of an unshared
+        ``op`` when instances differ by more than the result width (a
+        forwarding multiplexer by its number of stores); default ``<kind><width>``.
+    port : str or None
+        For memory kinds: the array port used, ``"read"`` or ``"write"``.
     timing : callable or None
         ``timing(delay, period) -> Timing`` for an operator whose latency is
         not the multicycle rule (a unit with its own pipeline stages); ``None``
@@ -186,6 +192,8 @@ class Operator:
     limited_by: tuple[str, ...] = ()
     pipelined: Callable[[Lowering, list], tuple[int, Value] | None] | None = None
     pipelined_description: str = ""
+    type_name: Callable[[object], str] | None = None
+    port: Literal["read", "write"] | None = None
     timing: Callable[[float, float], Timing] | None = None
 
     # -- every layer reads these -----------------------------------------------------------
@@ -250,6 +258,10 @@ class Operator:
         constants = [operand.attrs["value"] for operand in op.operands if operand.kind == "const"]
         constant = constants[0] if constants and not shared else None
         return self.delay(model, op.shape.width, widths, constant)
+
+    def type_name_of(self, op) -> str:
+        """The scheduler's operator type name of an unshared ``op`` of this kind."""
+        return self.type_name(op) if self.type_name is not None else f"{self.kind}{op.shape.width}"
 
     def timing_of(self, model, period: float, op, *, shared: bool = False) -> Timing:
         """Latency and delay of the IR operation ``op`` under a clock whose period leaves
@@ -459,9 +471,10 @@ _ENTRIES = [
     Operator("commit", 1, "register", description="variable register"),
     Operator("carry", 1, "carry", description="loop-carried value"),
     Operator("exit", 1, "exit", description="loop exit"),
-    Operator("load", 1, "memory", description="read port"),
-    Operator("store", 2, "memory", description="write port"),
-    Operator("forward", 2, description="store-to-load forwarding", op_delay=_forward_delay),
+    Operator("load", 1, "memory", description="read port", port="read"),
+    Operator("store", 2, "memory", description="write port", port="write"),
+    Operator("forward", 2, description="store-to-load forwarding", op_delay=_forward_delay,
+             type_name=lambda op: f"forward{len(op.attrs['stores'])}x{op.shape.width}"),
 ]
 
 #: Every operator the compiler knows, by ``Op.kind``.

@@ -75,6 +75,7 @@ def test_every_entry_is_complete_for_its_category():
         assert entry.kind == kind and entry.arity >= 0
         if entry.lowering is not None:
             assert entry.golden is not None and entry.logic is not None, kind
+        assert (entry.port is not None) == (entry.category == "memory"), kind
         if entry.category != "logic":
             assert entry.lowering is None and entry.logic is None and not entry.limited_by, kind
             assert entry.description, kind
