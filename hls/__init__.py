@@ -13,7 +13,8 @@ The kernel language (see ``docs/language.md``)::
         return s
 
 Calling ``vsum(a=[...], n=64)`` runs the golden model; ``vsum.to_amaranth()``
-builds the hardware.
+builds the hardware for the kernel's target (``hls.Target``: clock, resource
+limits, device), and ``hls.compiler.compile_kernel(vsum, target=...)`` for another.
 """
 
 from .errors import KernelRuntimeError, KernelSyntaxError
