@@ -13,13 +13,15 @@ The kernel language (see ``docs/language.md``)::
         return s
 
 Calling ``vsum(a=[...], n=64)`` runs the golden model; ``vsum.to_amaranth()``
-builds the hardware.
+builds the hardware for the kernel's target (``hls.Target``: clock, resource
+limits, device), and ``hls.compiler.compile_kernel(vsum, target=...)`` for another.
 """
 
 from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.pragmas import pipeline, sequential
 from .kernel import Function, Kernel, function, kernel
+from .target import Target
 from .types import Array
 
-__all__ = ["kernel", "function", "Array", "pipeline", "sequential", "Kernel", "Function",
+__all__ = ["kernel", "function", "Array", "pipeline", "sequential", "Kernel", "Function", "Target",
            "KernelSyntaxError", "KernelRuntimeError"]

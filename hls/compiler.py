@@ -10,11 +10,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from amaranth.back import verilog as amaranth_verilog
+
 from .analysis.forwarding import insert_forwarding
 from .analysis.problems import BlockProblem, build_problem
+from .backend.component import KernelComponent
+from .errors import KernelSyntaxError
+from .frontend import analyze, shape_of
 from .ir import KernelIR, PipelinedLoop, UnsupportedConstruct, build_ir
+from .report import build_report
 from .schedule import Schedule, minimum_ii, schedule, schedule_sequential, verify
 from .schedule.mii import MIIBound
+from .target import Target
 
 __all__ = ["compile_kernel", "CompiledKernel", "BlockSchedule"]
 
@@ -65,6 +72,8 @@ class CompiledKernel:
     Attributes
     ----------
     ir : KernelIR
+    target : Target
+        What it was compiled for.
     schedules : dict of int to BlockSchedule
         Keyed by ``id(block)``.
     report : hls.report.Report
@@ -72,6 +81,7 @@ class CompiledKernel:
     """
 
     ir: KernelIR
+    target: Target = field(default_factory=Target)
     schedules: dict[int, BlockSchedule] = field(default_factory=dict)
     report: object = None
     compile_seconds: float = 0.0
@@ -81,19 +91,15 @@ class CompiledKernel:
 
     def component(self):
         """A fresh ``wiring.Component`` implementing the kernel."""
-        from .backend.component import KernelComponent
         return KernelComponent(self)
 
     def verilog(self, name: str | None = None) -> str:
         """The kernel as Verilog text (module ``name``, default the kernel's name)."""
-        from amaranth.back import verilog
         component = self.component()
-        return verilog.convert(component, name=name or self.ir.name,
-                               emit_src=False)
+        return amaranth_verilog.convert(component, name=name or self.ir.name, emit_src=False)
 
 
 def _syntax_error(ir_error: UnsupportedConstruct, filename: str):
-    from .errors import KernelSyntaxError
     node = ir_error.node
     return KernelSyntaxError(filename, getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1,
                              ir_error.message, ir_error.hint or None)
@@ -107,7 +113,6 @@ def lower(kernel, *, pipelining: bool = True) -> KernelIR:
     hls.errors.KernelSyntaxError
         For constructs outside the language, from the front end or the lowering.
     """
-    from .frontend import analyze, shape_of
     typed = analyze(kernel)
     try:
         return build_ir(typed, shape_of, pipelining=pipelining)
@@ -115,12 +120,16 @@ def lower(kernel, *, pipelining: bool = True) -> KernelIR:
         raise _syntax_error(error, typed.filename) from None
 
 
-def compile_kernel(kernel, *, pipelining: bool = True) -> CompiledKernel:
+def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = True) -> CompiledKernel:
     """Compile an ``@hls.kernel``: schedule every block and loop, ready to build hardware.
 
     Parameters
     ----------
     kernel : hls.Kernel
+    target : hls.Target or None
+        What to compile for; ``None`` is the kernel's own target (from
+        ``@hls.kernel(clock_mhz=..., resources=...)`` or ``target=``).  One
+        kernel compiles for any number of targets.
     pipelining : bool
         ``False`` runs every loop as a sequential state machine, as a baseline to
         compare pipelined schedules with.
@@ -135,46 +144,36 @@ def compile_kernel(kernel, *, pipelining: bool = True) -> CompiledKernel:
     ------
     hls.errors.KernelSyntaxError
         For constructs outside the language.
+    TypeError
+        If ``target`` is not an :class:`hls.Target`.
     """
+    if target is None:
+        target = kernel.target
+    if not isinstance(target, Target):
+        raise TypeError(f"target must be an hls.Target, not {target!r}")
     began = time.perf_counter()
     ir = lower(kernel, pipelining=pipelining)
-    _check_clock(kernel, ir)
-    compiled = CompiledKernel(ir)
+    compiled = CompiledKernel(ir, target)
     for node in ir.nodes:
         if isinstance(node, PipelinedLoop):
-            compiled.schedules[id(node.body)] = _schedule_loop(ir, node)
+            compiled.schedules[id(node.body)] = _schedule_loop(target, node)
         elif node.ops:
-            compiled.schedules[id(node)] = _schedule_block(ir, node)
+            compiled.schedules[id(node)] = _schedule_block(target, node)
     compiled.compile_seconds = time.perf_counter() - began
-    from .report import build_report
     compiled.report = build_report(compiled)
     return compiled
 
 
-def _check_clock(kernel, ir) -> None:
-    """A clock so fast that the registers alone fill the period is a user mistake."""
-    from .analysis.problems import usable_period
-    from .delay_model import REGISTER_SETUP
-    if usable_period(ir.clock_mhz) <= 0:
-        from .errors import KernelSyntaxError
-        tree = getattr(kernel, "tree", None)
-        fastest = 1000.0 / (REGISTER_SETUP + 0.5)
-        raise KernelSyntaxError(ir.filename, getattr(tree, "lineno", 1), 1,
-                                f"clock_mhz={ir.clock_mhz:g} leaves no time for logic: the registers alone "
-                                f"take {REGISTER_SETUP:g} ns of its {1000.0 / ir.clock_mhz:g} ns period",
-                                f"use at most about {fastest:.0f} MHz")
-
-
-def _schedule_block(ir, block) -> BlockSchedule:
-    problem = build_problem(block, ir.clock_mhz, ir.resources)
+def _schedule_block(target, block) -> BlockSchedule:
+    problem = build_problem(block, target)
     sched = schedule_sequential(problem.problem)
     verify(problem.problem, sched)
     return BlockSchedule(problem, sched, max(1, _length(problem.problem, sched)))
 
 
-def _schedule_loop(ir, loop: PipelinedLoop) -> BlockSchedule:
+def _schedule_loop(target, loop: PipelinedLoop) -> BlockSchedule:
     insert_forwarding(loop)
-    problem = build_problem(loop.body, ir.clock_mhz, ir.resources, loop=loop)
+    problem = build_problem(loop.body, target, loop=loop)
     bound = minimum_ii(problem.problem)
     target = loop.info.target_ii
     start_ii = bound.mii if target is None else max(target, bound.mii)

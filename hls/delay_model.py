@@ -35,15 +35,20 @@ measurements; :data:`MEASURED` holds them):
   (estimates: these were not measured).
 
 The model is within about 25 % of every measurement (a test checks this).
+This module holds the device's constants and primitives (:func:`carry`); the
+formula of each operator, built from them, is its entry's in the operator
+table :mod:`hls.ir.ops`, which takes this module as its ``model``.
 An operation slower than the clock period is given ``ceil(delay / period)``
 cycles of latency by :mod:`hls.analysis.problems`.
 """
 
 from __future__ import annotations
 
-import math
+import sys
 
-__all__ = ["operator_delay", "MEASURED", "ROUTING_HOP", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
+from .ir.ops import operator_of
+
+__all__ = ["operator_delay", "carry", "MEASURED", "ROUTING_HOP", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
            "REGISTER_SETUP"]
 
 #: One LUT4 level plus its routing, in ns.
@@ -79,12 +84,16 @@ MEASURED = {
 }
 
 
-def _carry(width: int) -> float:
+def carry(width: int) -> float:
+    """A ripple-carry chain of ``width`` bits on the CCU2C slices, in ns."""
     return CARRY_BASE + CARRY_PER_BIT * max(1, width)
 
 
 def operator_delay(kind: str, width: int, operand_widths: tuple[int, ...] = ()) -> float:
-    """Combinational delay of one operator, in nanoseconds.
+    """Combinational delay of one operator on ECP5, in nanoseconds.
+
+    The formula of each kind is its entry's in the operator table
+    (:attr:`hls.ir.ops.Operator.logic`), evaluated over this module's constants.
 
     Parameters
     ----------
@@ -93,43 +102,13 @@ def operator_delay(kind: str, width: int, operand_widths: tuple[int, ...] = ()) 
     width : int
         Width of the result in bits.
     operand_widths : tuple of int
-        Widths of the operands, where they matter (multipliers, dividers, shifts).
+        Widths of the operands, where they matter (multipliers, dividers, shifts);
+        0 for a constant shift amount.
 
     Raises
     ------
     ValueError
-        For an unknown ``kind``.
+        For an unknown ``kind`` (:class:`hls.ir.ops.UnknownOperatorError`).
     """
-    if kind in ("const", "live_in", "induction", "wrap", "commit", "cast"):
-        return 0.0
-    logic = _logic_delay(kind, width, operand_widths)
-    return logic + ROUTING_HOP if logic else 0.0
-
-
-def _logic_delay(kind: str, width: int, operand_widths: tuple[int, ...]) -> float:
-    widest = max((width, *operand_widths), default=width)
-    if kind in ("add", "sub", "neg", "abs"):
-        return _carry(widest) + (LUT if kind == "abs" else 0.0)
-    if kind in ("lt", "le", "gt", "ge", "min", "max"):
-        # A subtraction on the carry chain and its sign; min/max add the select behind it.
-        return _carry(widest) + 0.6 + (LUT if kind in ("min", "max") else 0.0)
-    if kind in ("eq", "ne", "bool", "not"):
-        # A reduction tree of LUT4s, log4(2 * width) levels; packed tightly, so its levels
-        # route faster than a general LUT level (32-bit equality: 3.9 ns in total).
-        return 0.65 * LUT * max(1, math.ceil(math.log(2 * max(1, widest), 4)))
-    if kind in ("and", "or", "xor", "invert", "land", "lor", "select"):
-        return LUT
-    if kind in ("shl", "shr"):
-        # Constant shifts are wires; variable shifts are a barrel shifter of
-        # log2(width) mux levels (the front end passes operand widths).
-        if len(operand_widths) == 2 and operand_widths[1] == 0:
-            return 0.0
-        return LUT * max(1, math.ceil(math.log2(max(2, widest))))
-    if kind == "mul":
-        a, b = (operand_widths + (width, width))[:2]
-        narrow = max(1, min(a, b))
-        return _carry(a + b) * max(1, math.ceil(math.log2(narrow + 1))) + LUT
-    if kind in ("floordiv", "mod"):
-        a = operand_widths[0] if operand_widths else width
-        return (_carry(widest) + 3 * LUT) * max(1, a)
-    raise ValueError(f"no delay model for operator kind {kind!r}")
+    # This module is the ECP5 model the table's formulas read (LUT, carry, ROUTING_HOP).
+    return operator_of(kind).delay(sys.modules[__name__], width, tuple(operand_widths))

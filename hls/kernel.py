@@ -8,19 +8,21 @@ compile it.
 
 from __future__ import annotations
 
-import ast
-import functools
-import linecache
-import numbers
 import os
 import warnings
 
 import artefacts
 
+from .compiler import compile_kernel
+from .frontend import analyze
+from .frontend.golden import GoldenModel
+from .frontend.source import SourceFunction
+from .target import Target
+
 __all__ = ["Function", "Kernel", "kernel", "function"]
 
 
-class Function:
+class Function(SourceFunction):
     """A Python function in the kernel language; ``@hls.function`` helpers are these.
 
     Calls from other kernels are inlined; a call from Python runs the golden
@@ -41,22 +43,9 @@ class Function:
     """
 
     def __init__(self, fn):
-        if not callable(fn) or not hasattr(fn, "__code__"):
-            raise TypeError(f"@hls.kernel / @hls.function decorate a Python function, not {fn!r}")
-        functools.update_wrapper(self, fn)
-        self.fn = fn
-        self.name: str = fn.__name__
-        self.filename: str = os.path.abspath(fn.__code__.co_filename)
-        self._tree: ast.FunctionDef | None = None
+        super().__init__(fn)
         self._typed = None
         self._golden = None
-
-    @property
-    def tree(self) -> ast.FunctionDef:
-        """The function's definition, parsed from its file (positions are the file's)."""
-        if self._tree is None:
-            self._tree = _find_definition(self.fn, self.filename)
-        return self._tree
 
     def analyze(self):
         """The :class:`~hls.frontend.TypedKernel` of this function (computed once).
@@ -67,7 +56,6 @@ class Function:
             For any construct outside the kernel language.
         """
         if self._typed is None:
-            from .frontend import analyze
             self._typed = analyze(self)
         return self._typed
 
@@ -84,7 +72,6 @@ class Function:
     def golden_model(self):
         """The compiled :class:`~hls.frontend.golden.GoldenModel` (built once)."""
         if self._golden is None:
-            from .frontend.golden import GoldenModel
             self._golden = GoldenModel(self.analyze())
         return self._golden
 
@@ -114,32 +101,52 @@ class Function:
 class Kernel(Function):
     """A top-level kernel: compiles to an Amaranth component.
 
+    Parameters
+    ----------
+    fn : function
+    clock_mhz : float, optional
+    resources : dict of str to int, optional
+        Shorthand for ``target=Target(clock_mhz=..., resources=...)``.
+    target : hls.Target, optional
+        The kernel's default compile target; not together with ``clock_mhz`` or
+        ``resources``.
+
     Attributes
     ----------
+    target : hls.Target
+        What ``to_amaranth()``, ``to_verilog()`` and ``report()`` compile for;
+        :func:`hls.compiler.compile_kernel` takes another one.
     clock_mhz : float
-        Clock target of the scheduler (default 100).
+        ``target.clock_mhz`` (default 100).
     resources : dict of str to int
-        Limits on operator instances, for example ``{"mul": 1}``.
+        A copy of ``target.resources``, for example ``{"mul": 1}``.
+
+    Raises
+    ------
+    TypeError
+        ``target`` together with ``clock_mhz``/``resources``, or a ``target``
+        that is not an :class:`hls.Target`.
+    ValueError
+        Options out of range (see :class:`hls.Target`).
     """
 
-    def __init__(self, fn, *, clock_mhz: float = 100.0, resources: dict[str, int] | None = None):
+    def __init__(self, fn, *, clock_mhz: float | None = None, resources: dict[str, int] | None = None,
+                 target: Target | None = None):
         super().__init__(fn)
-        if isinstance(clock_mhz, bool) or not isinstance(clock_mhz, numbers.Real) or not clock_mhz > 0:
-            raise ValueError(f"clock_mhz must be a positive number of MHz, not {clock_mhz!r}")
-        resources = {} if resources is None else resources
-        if not isinstance(resources, dict):
-            raise TypeError(f"resources must be a dict such as {{'mul': 1}}, not {resources!r}")
-        for key, value in resources.items():
-            if not isinstance(key, str):
-                raise TypeError(f"resource names are strings such as 'mul', not {key!r}")
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"resource limit {key!r} must be a positive integer, not {value!r}")
-        self.clock_mhz = float(clock_mhz)
-        self.resources = dict(resources)
+        self.target: Target = _kernel_target(clock_mhz, resources, target)
+
+    @property
+    def clock_mhz(self) -> float:
+        return self.target.clock_mhz
+
+    @property
+    def resources(self) -> dict[str, int]:
+        return dict(self.target.resources)
 
     def _compiled(self):
-        from .compiler import compile_kernel
-        return compile_kernel(self)
+        # Compiled afresh for each call: the result depends on the target, which may be
+        # replaced (kernel.target = ...), and the caller gets a fresh component.
+        return compile_kernel(self, target=self.target)
 
     def to_amaranth(self):
         """A fresh Amaranth ``wiring.Component`` implementing the kernel."""
@@ -159,11 +166,29 @@ class Kernel(Function):
         return self._compiled().report
 
 
-def kernel(fn=None, *, clock_mhz: float = 100.0, resources: dict[str, int] | None = None):
-    """Decorator: ``@hls.kernel`` or ``@hls.kernel(clock_mhz=200, resources={"mul": 1})``."""
+def kernel(fn=None, *, clock_mhz: float | None = None, resources: dict[str, int] | None = None,
+           target: Target | None = None):
+    """Decorator: ``@hls.kernel``, ``@hls.kernel(clock_mhz=200, resources={"mul": 1})`` or
+    ``@hls.kernel(target=hls.Target(...))``.
+
+    The options are checked here, when the decorator runs (see :class:`hls.Target`).
+    """
+    target = _kernel_target(clock_mhz, resources, target)
     if fn is None:
-        return lambda fn: Kernel(fn, clock_mhz=clock_mhz, resources=resources)
-    return Kernel(fn, clock_mhz=clock_mhz, resources=resources)
+        return lambda fn: Kernel(fn, target=target)
+    return Kernel(fn, target=target)
+
+
+def _kernel_target(clock_mhz, resources, target) -> Target:
+    """The target of ``@hls.kernel(...)``'s options; unset options take :class:`Target`'s defaults."""
+    if target is None:
+        options = {"clock_mhz": clock_mhz, "resources": resources}
+        return Target(**{key: value for key, value in options.items() if value is not None})
+    if clock_mhz is not None or resources is not None:
+        raise TypeError("give @hls.kernel either target= or clock_mhz=/resources=, not both")
+    if not isinstance(target, Target):
+        raise TypeError(f"target must be an hls.Target, not {target!r}")
+    return target
 
 
 def function(fn):
@@ -180,23 +205,6 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
         The destination cannot be written (the message names ``path``).
     """
     artefacts.write_text(path, text)
-
-
-def _find_definition(fn, filename: str) -> ast.FunctionDef:
-    linecache.checkcache(filename)  # the file may have been rewritten since it was cached
-    lines = linecache.getlines(filename)
-    if not lines:
-        raise TypeError(f"cannot read the source of {fn.__name__} from {filename}; "
-                        f"kernels must be defined in a Python file")
-    tree = ast.parse("".join(lines), filename)
-    first_line = fn.__code__.co_firstlineno
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
-            start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            if first_line in (start, node.lineno):
-                return node
-    raise TypeError(f"cannot find the definition of {fn.__name__} in {filename} "
-                    f"(the file changed since it was imported?)")
 
 
 #: Names that moved to the command-line package :mod:`axhls.loading`.  They load

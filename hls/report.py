@@ -17,10 +17,12 @@ own lines, as Vitis HLS's message 200-880 does for C.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import dataclass
 
 from .ir.nodes import PipelinedLoop
+from .ir.ops import operator_of
 
 __all__ = ["Report", "build_report"]
 
@@ -33,7 +35,6 @@ class Report:
     source_lines: list[str]
 
     def to_json(self) -> dict:
-        import copy
         return copy.deepcopy(self.data)
 
     def _quote(self, line: int) -> str:
@@ -108,15 +109,16 @@ def build_report(compiled) -> Report:
         for op in scheduled.problem.slow_ops:
             optype = scheduled.problem.problem.operator_type_of(op.name)
             where = f"`{op.text}` on line {','.join(map(str, op.lines))}"
-            if op.kind == "mul":
-                timing.append(f"{where} is slower than one clock period: pipelined as two registered "
-                              f"half products over {optype.latency} cycles")
+            entry = operator_of(op.kind)
+            if entry.pipelined is not None:
+                timing.append(f"{where} is slower than one clock period: {entry.pipelined_description} "
+                              f"over {optype.latency} cycles")
             else:
                 timing.append(f"{where} is slower than one clock period: given {optype.latency} cycles "
                               f"of latency as a multicycle path (not pipelined)")
     data = {
         "kernel": ir.name,
-        "clock_mhz": ir.clock_mhz,
+        "clock_mhz": compiled.target.clock_mhz,
         "loops": loops,
         "resources": {
             "variable_register_bits": sum(shape.width for shape in ir.variables.values()),
@@ -124,7 +126,7 @@ def build_report(compiled) -> Report:
             "arrays": {name: {"width": shape.width, "signed": shape.signed, "depth": depth,
                               "read_ports": 1, "write_ports": 1}
                        for name, (shape, depth) in ir.arrays.items()},
-            "limits": dict(ir.resources),
+            "limits": dict(compiled.target.resources),
         },
         "compile_seconds": round(compiled.compile_seconds, 4),
     }

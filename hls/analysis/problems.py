@@ -10,11 +10,17 @@ Operator types
 * ``reg`` (``commit``, the write of a variable's register): latency 1;
 * ``read:A`` / ``write:A``: the ports of array ``A``, latency 1 (block RAM),
   ``limit`` 1 each by default (simple dual-port RAM);
-* ``<kind><width>``: combinational operators with the delay of
-  :func:`hls.delay_model.operator_delay`; an operator slower than the clock
-  period gets ``ceil(delay / period)`` cycles of latency;
-* a kind named in the kernel's ``resources`` (``"mul"``, ``"floordiv"``,
-  ``"mod"``, ...) becomes one shared operator type with that ``limit``.
+* ``<kind><width>``: combinational operators with the delay of their entry
+  in the operator table (:meth:`hls.ir.ops.Operator.delay_of`) under the
+  target's device model; an operator slower than the clock period gets
+  ``ceil(delay / period)`` cycles of latency;
+* a resource named in the target's ``resources`` (``"mul"``, ``"div"``,
+  ``"floordiv"``, ``"mod"``: an entry's ``limited_by``) becomes one shared
+  operator type with that ``limit``.
+
+Every operation's kind must be in the operator table; the category of its
+entry (``wire``, ``register``, ``carry``, ``exit``, ``memory``, ``logic``)
+decides its type.
 
 Dependences
 -----------
@@ -34,26 +40,26 @@ Dependences
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from ..delay_model import MEMORY_CLOCK_TO_OUT, MEMORY_SETUP, REGISTER_SETUP, operator_delay
+from ..delay_model import MEMORY_CLOCK_TO_OUT, MEMORY_SETUP, REGISTER_SETUP
 from ..ir.nodes import Block, Op, PipelinedLoop
+from ..ir.ops import limitable_resources, operator_of
 from ..schedule.problem import Dependence, Operation, OperatorType, Problem
+from ..target import Target
 from .forwarding import forwarded_pairs
 from .memdep import memory_dependences
 from .predicates import exclusive
 
 __all__ = ["BlockProblem", "build_problem", "usable_period"]
 
-_FREE = frozenset(("const", "live_in", "induction", "wrap"))
-
-#: Resource names a kernel may limit with ``resources=``, and the IR kinds they cover.
-LIMITABLE = {"mul": ("mul",), "div": ("floordiv", "mod"), "floordiv": ("floordiv",), "mod": ("mod",)}
+#: Resource names a kernel may limit with ``resources=``, and the IR kinds they cover
+#: (from the operator table's ``limited_by``).
+LIMITABLE = limitable_resources()
 
 
 def usable_period(clock_mhz: float) -> float:
-    """Clock period in ns available to logic between two registers."""
+    """Clock period in ns available to logic between two registers (on ECP5)."""
     return 1000.0 / clock_mhz - REGISTER_SETUP
 
 
@@ -78,72 +84,58 @@ class BlockProblem:
     slow_ops: list[Op] = field(default_factory=list)
 
 
-def _describe(op: Op, limited: str | None) -> str:
-    if limited:
-        return f"{limited} unit"
-    return "store-to-load forwarding" if op.kind == "forward" else ""
-
-
-def _operator_type(op: Op, period: float, resources: dict[str, int], array_ports: dict) -> OperatorType:
-    if op.kind in _FREE:
+def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
+    entry = operator_of(op.kind)
+    period = target.usable_period_ns
+    if entry.category == "wire":
         return OperatorType("wire")
-    if op.kind == "commit":
-        return OperatorType("reg", latency=1, description="variable register")
-    if op.kind == "carry":
+    if entry.category == "register":
+        return OperatorType("reg", latency=1, description=entry.description)
+    if entry.category == "carry":
         # A register with a bypass multiplexer: the next iteration may chain on the value.
         # The multiplexer (one LUT) exists only when the schedule chains across iterations;
         # it is left out of the model rather than charged to every recurrence.
-        return OperatorType("carry", description="loop-carried value")
-    if op.kind == "exit":
-        return OperatorType("exit", latency=1, description="loop exit")
-    if op.kind == "load" and op.attrs.get("first_iteration_only"):
-        return OperatorType(f"first-read:{op.attrs['array']}", latency=1, incoming_delay=MEMORY_SETUP,
-                            outgoing_delay=MEMORY_CLOCK_TO_OUT,
-                            description=f"first-iteration read of `{op.attrs['array']}`")
-    if op.kind in ("load", "store"):
+        return OperatorType("carry", description=entry.description)
+    if entry.category == "exit":
+        return OperatorType("exit", latency=1, description=entry.description)
+    if entry.category == "memory":
         array = op.attrs["array"]
-        direction = "read" if op.kind == "load" else "write"
+        if op.attrs.get("first_iteration_only"):
+            return OperatorType(f"first-read:{array}", latency=1, incoming_delay=MEMORY_SETUP,
+                                outgoing_delay=MEMORY_CLOCK_TO_OUT,
+                                description=f"first-iteration read of `{array}`")
+        direction = entry.port
         return OperatorType(f"{direction}:{array}", latency=1, incoming_delay=MEMORY_SETUP,
-                            outgoing_delay=MEMORY_CLOCK_TO_OUT if op.kind == "load" else 0.0,
+                            outgoing_delay=MEMORY_CLOCK_TO_OUT if direction == "read" else 0.0,
                             limit=array_ports.get(direction, 1), description=f"{direction} port of `{array}`")
-    limited = next((name for name, kinds in LIMITABLE.items() if op.kind in kinds and name in resources), None)
-    if op.kind == "forward":
-        # Compare the load's address with each forwarded store's, then a multiplexer per store.
-        address = op.operands[1].shape.width
-        delay = operator_delay("eq", 1, (address, address)) + operator_delay("select", op.shape.width) * len(
-            op.attrs["stores"])
-        name = f"forward{len(op.attrs['stores'])}x{op.shape.width}"
+    limited = next((name for name in entry.limited_by if name in target.resources), None)
+    timing = entry.timing_of(target.delay_model, period, op, shared=limited is not None)
+    if limited is not None:
+        name, limit, description = limited, target.resources[limited], f"{limited} unit"
     else:
-        widths = tuple(operand.shape.width for operand in op.operands)
-        if op.kind in ("shl", "shr") and op.operands[1].kind == "const":
-            widths = (widths[0], 0)
-        constants = [operand.attrs["value"] for operand in op.operands if operand.kind == "const"]
-        if op.kind == "mul" and constants and limited is None:
-            # Synthesis turns a multiplication by a constant into shifts and one adder per extra
-            # set bit of the constant (3 * x is x + (x << 1)).
-            adders = max(bin(abs(constants[0])).count("1") - 1, 0)
-            delay = adders * operator_delay("add", op.shape.width, (op.shape.width,))
-        else:
-            delay = operator_delay(op.kind, op.shape.width, widths)
-        name = limited if limited is not None else f"{op.kind}{op.shape.width}"
-    if delay <= period:
-        optype = OperatorType(name, incoming_delay=delay, limit=resources.get(limited) if limited else None,
-                              description=_describe(op, limited))
-    else:
-        latency = math.ceil(delay / period)
-        optype = OperatorType(name, latency=latency, incoming_delay=delay - (latency - 1) * period,
-                              limit=resources.get(limited) if limited else None,
-                              description=_describe(op, limited))
-    return optype
+        # Named by its own description only where its type is not simply kind and width.
+        name, limit = entry.type_name_of(op), None
+        description = entry.description if entry.type_name is not None else ""
+    return OperatorType(name, latency=timing.latency, incoming_delay=timing.incoming_delay, limit=limit,
+                        description=description)
 
 
-def build_problem(block: Block, clock_mhz: float, resources: dict[str, int], *,
-                  loop: PipelinedLoop | None = None) -> BlockProblem:
-    """The scheduling problem of ``block``; cyclic when ``loop`` is the pipelined loop it is the body of."""
-    period = usable_period(clock_mhz)
-    problem = Problem(period, name=loop.name if loop is not None else block.name)
+def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = None) -> BlockProblem:
+    """The scheduling problem of ``block`` for ``target``; cyclic when ``loop`` is the pipelined
+    loop it is the body of.
+
+    Raises
+    ------
+    TypeError
+        If ``target`` is not an :class:`hls.Target`.
+    hls.ir.ops.UnknownOperatorError
+        For an operation whose kind is not in the operator table.
+    """
+    if not isinstance(target, Target):
+        raise TypeError(f"build_problem takes an hls.Target, not {target!r}")
+    problem = Problem(target.usable_period_ns, name=loop.name if loop is not None else block.name)
     result = BlockProblem(problem, block, loop is not None)
-    type_of = {op: _operator_type(op, period, resources, {}) for op in block.ops}
+    type_of = {op: _operator_type(op, target, {}) for op in block.ops}
     for optype in type_of.values():
         previous = problem.operator_types.get(optype.name)
         # A shared (limited) type serves several widths: size it for the slowest.
@@ -152,7 +144,7 @@ def build_problem(block: Block, clock_mhz: float, resources: dict[str, int], *,
     for op in block.ops:
         problem.add_operation(Operation(op.name, type_of[op].name, op.lines, op.text))
         result.ops[op.name] = op
-        if problem.operator_type_of(op.name).latency >= 1 and op.kind not in ("load", "store", "commit", "carry", "exit"):
+        if problem.operator_type_of(op.name).latency >= 1 and operator_of(op.kind).category == "logic":
             result.slow_ops.append(op)
     for op in block.ops:
         for operand in op.operands:
@@ -175,8 +167,6 @@ def build_problem(block: Block, clock_mhz: float, resources: dict[str, int], *,
         for var, commit in commits.items():
             if var in live_ins:
                 problem.add_dependence(Dependence(live_ins[var].name, commit.name, 0, "data"))
-                if loop is not None:
-                    problem.add_dependence(Dependence(commit.name, live_ins[var].name, 1, "data"))
     forwarded = forwarded_pairs(block)
     for dep in memory_dependences(block, loop_step=(loop.step or 1) if loop else None,
                                   trip_count=loop.info.trip_count if loop else None):

@@ -37,6 +37,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
 from ..ir.build import amaranth_value
+from ..ir.ops import Lowering, operator_of
 from ..ir.nodes import Block, PipelinedLoop
 
 __all__ = ["ControlSignature", "KernelSignature", "KernelComponent", "kernel_signature", "port_name_of_result"]
@@ -538,9 +539,10 @@ class _Datapath:
             self.g.write_ports[array].requests.append(
                 (active, self.tap(op.operands[0], t), self.tap(op.operands[1], t)))
         else:
+            entry = operator_of(kind)
             operands = []
             for index, operand in enumerate(op.operands):
-                if kind in ("shl", "shr") and index == 1 and operand.kind == "const":
+                if index in entry.constant_operands and operand.kind == "const":
                     operands.append(operand.attrs["value"])
                 else:
                     operands.append(self.tap(operand, t))
@@ -549,12 +551,18 @@ class _Datapath:
             optype = problem.operator_type_of(op.name)
             if optype.limit is not None:
                 self.shared.setdefault(optype.name, []).append((op, operands, out))
-            elif kind == "mul" and optype.latency >= 2 and not isinstance(operands[1], int) \
-                    and len(operands[1]) >= 4:
-                self.born[op] = self.pipelined_multiply(op, operands, t)
-                return
             else:
-                m.d.comb += out.eq(amaranth_value(kind, operands))
+                # Slower than a cycle: the entry's registered stages, where it has them for these operands.
+                staged = None
+                if optype.latency >= 2:
+                    staged = entry.lower_pipelined(
+                        Lowering(m, op.name, op.shape, optype.latency, lambda stage: self.valid[t + stage]),
+                        operands)
+                if staged is not None:
+                    cycles, value = staged
+                    self.born[op] = (t + cycles, value)
+                    return
+                m.d.comb += out.eq(entry.lower(*operands))
             self.born[op] = (t, out)
 
     def forward(self, op, t, result):
@@ -583,26 +591,6 @@ class _Datapath:
         for hit, data in candidates:       # later stores in program order override earlier ones
             with m.If(hit):
                 m.d.comb += result.eq(data)
-
-    def pipelined_multiply(self, op, operands, t):
-        """A multiplier slower than a clock period, split into two registered half products.
-
-        ``a * b == (a * b_high << k) + a * b_low`` with ``b_low`` the ``k`` low bits of
-        ``b`` (unsigned) and ``b_high`` the rest (signed if ``b`` is): the half
-        products are computed in the start cycle and registered, their sum in the
-        next cycle, so no path holds more than half a multiplier.
-        """
-        m = self.m
-        a, b = operands
-        k = len(b) // 2
-        low_part = b[:k]
-        high_part = b[k:].as_signed() if b.shape().signed else b[k:]
-        low = Signal(amaranth_value("mul", [a, low_part]).shape(), name=f"{op.name}_lo")
-        high = Signal(amaranth_value("mul", [a, high_part]).shape(), name=f"{op.name}_hi")
-        m.d.sync += [low.eq(a * low_part), high.eq(a * high_part)]
-        out = Signal(op.shape, name=op.name)
-        m.d.comb += out.eq((high << k) + low)
-        return (t + 1, out)
 
     def share(self, optype_name, users):
         """Bind the users of a limited operator type to instances and multiplex their operands.

@@ -28,6 +28,7 @@ from amaranth.hdl import Shape
 from ..errors import KernelSyntaxError, KernelWarning
 from ..types import ArrayType, format_shape, shape_range
 from . import pragmas
+from .source import SourceFunction
 from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
                      range_shape, unary_shape)
 from .typed import SHAPE_ATTR, LoopPragma, Param, TypedKernel
@@ -86,7 +87,7 @@ _UNSUPPORTED_EXPRESSIONS = {
 
 
 def analyze(function) -> TypedKernel:
-    """Check ``function`` (a :class:`~hls.kernel.Function` or :class:`~hls.kernel.Kernel`)
+    """Check ``function`` (a :class:`~hls.frontend.source.SourceFunction`: an ``hls.Function`` or ``hls.Kernel``)
     and return its :class:`TypedKernel`.
 
     Raises
@@ -214,8 +215,6 @@ class _Analyzer:
             variables=self.variables,
             body=prologue + body,
             loops=self.loops,
-            clock_mhz=getattr(function, "clock_mhz", 100.0),
-            resources=dict(getattr(function, "resources", {})),
             display_names=self.display_names,
         )
 
@@ -375,8 +374,7 @@ class _Analyzer:
             if callee is print:
                 self.error(value, "print is not supported in a kernel",
                            "return the value, or print the result of calling the kernel in Python")
-            from ..kernel import Function
-            if isinstance(callee, Function):
+            if isinstance(callee, SourceFunction):
                 self.inline(value, callee, results_wanted=0)
                 return []
         self.expr(value)  # reports constructs outside the language (yield, lambda, ...) first
@@ -453,9 +451,8 @@ class _Analyzer:
             if not isinstance(element, (ast.Name, ast.Subscript)):
                 self.bad_target(element)
         if isinstance(value, ast.Call):
-            from ..kernel import Function
             callee = self.resolve(value.func)
-            if isinstance(callee, Function):
+            if isinstance(callee, SourceFunction):
                 results = self.inline(value, callee, results_wanted=len(target.elts))
             else:
                 self.error(value, "only a helper returning a tuple can be unpacked",
@@ -888,7 +885,6 @@ class _Analyzer:
                           mux_shape(self.shape(body), self.shape(orelse)))
 
     def expr_Call(self, node: ast.Call) -> ast.expr:
-        from ..kernel import Function
         callee = self.resolve(node.func)
         name = ast.unparse(node.func)
         if callee in (min, max):
@@ -914,7 +910,7 @@ class _Analyzer:
                     or node.args[0].id not in self.scope.arrays:
                 self.error(node, "len takes one array parameter", "len(a)")
             return _constant(self.scope.arrays[node.args[0].id][1].depth, node)
-        if isinstance(callee, Function):
+        if isinstance(callee, SourceFunction):
             results = self.inline(node, callee, results_wanted=1)
             return results[0]
         if callee is range:

@@ -6,8 +6,10 @@ name and line numbers, so that:
 
 * every assignment, array store and return wraps to its shape, as assigning to
   an Amaranth signal does;
-* ``~x`` of an unsigned value is ``(2**width - 1) ^ x``, as in Amaranth;
-* ``x // 0`` and ``x % 0`` are 0, as in Amaranth;
+* each operator means what its entry in the operator table (:mod:`hls.ir.ops`)
+  says: Python's own operator where that is exact, the entry's golden function
+  otherwise (``~x`` of an unsigned value is ``(2**width - 1) ^ x``; ``x // 0``
+  and ``x % 0`` are 0, as in Amaranth);
 * ``and``/``or`` give 0 or 1 and still short-circuit; comparisons give 0 or 1;
 * every array access is bounds-checked (:class:`~hls.errors.KernelRuntimeError`);
 * every local starts at 0, as a hardware register does.
@@ -20,6 +22,7 @@ value is wrapped.
 from __future__ import annotations
 
 import ast
+import builtins
 import numbers
 from dataclasses import dataclass
 
@@ -27,6 +30,7 @@ from amaranth.hdl import Shape
 
 from ..errors import KernelRuntimeError, display_path
 from ..types import fits, format_shape, shape_range
+from ..ir.ops import Operator, operator_for_syntax
 from .typed import SHAPE_ATTR, TypedKernel
 
 __all__ = ["GoldenModel", "Site", "Overflow"]
@@ -123,12 +127,13 @@ class GoldenModel:
         self.sites: list[Site] = []
         self._accesses: list[_AccessSite] = []
         self._shapes: list[tuple[int, bool]] = []
+        self._helpers: dict = {}        # generated name -> an operator's golden function
+        self._helper_names: dict = {}   # (kind, operand shapes) -> generated name
         module = self._module()
         self.source = ast.unparse(module)
         # Helpers and builtins under reserved names: a kernel may call a local `range` or `int`.
-        namespace: dict = {"__hls_floordiv": _floordiv, "__hls_mod": _mod, "__hls_int": int,
-                           "__hls_bool": bool, "__hls_range": range, "__hls_min": min,
-                           "__hls_max": max, "__hls_abs": abs}
+        # Operators whose Python meaning differs from Amaranth's call their table entry's golden function.
+        namespace: dict = {"__hls_int": int, "__hls_bool": bool, "__hls_range": range, **self._helpers}
         exec(compile(module, typed.filename, "exec"), namespace)
         self._function = namespace[_FUNCTION]
 
@@ -172,7 +177,7 @@ class GoldenModel:
                 if value.ndim != 1 or value.dtype.kind not in "iu":
                     raise TypeError(f"array argument {param.name!r} must be a 1-D integer numpy "
                                     f"array, not {value.ndim}-D {value.dtype}")
-                import numpy
+                import numpy   # optional: only when the caller passes numpy arrays
                 info = numpy.iinfo(value.dtype)
                 if info.min > low or info.max < high:
                     raise TypeError(f"array argument {param.name!r} has dtype {value.dtype}, which "
@@ -317,6 +322,22 @@ class GoldenModel:
     def _block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
         return self._statements(statements) or [ast.Pass()]
 
+    def _operator(self, syntax, node: ast.AST) -> Operator:
+        entry = operator_for_syntax(type(syntax) if isinstance(syntax, ast.AST) else syntax)
+        if entry is None or entry.golden is None:
+            raise AssertionError(f"no golden semantics in the operator table for {ast.dump(node)}")
+        return entry
+
+    def _helper(self, entry: Operator, *operands: ast.expr) -> str:
+        """The name under which the generated code calls ``entry``'s golden function for these operand shapes."""
+        shapes = tuple(getattr(operand, SHAPE_ATTR) for operand in operands)
+        key = (entry.kind, tuple((shape.width, shape.signed) for shape in shapes))
+        name = self._helper_names.get(key)
+        if name is None:
+            name = self._helper_names[key] = f"__hls_{entry.kind}_{len(self._helper_names)}"
+            self._helpers[name] = entry.golden_for(shapes)
+        return name
+
     def _call(self, name: str, *arguments: ast.expr) -> ast.Call:
         return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(arguments), keywords=[])
 
@@ -369,41 +390,38 @@ class GoldenModel:
                               self._expr(node.slice), self._access(node))
         if isinstance(node, ast.BinOp):
             left, right = self._expr(node.left), self._expr(node.right)
-            if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
-                # Amaranth: x // 0 == 0 and x % 0 == 0; otherwise both floor, like Python.
-                helper = "__hls_floordiv" if isinstance(node.op, ast.FloorDiv) else "__hls_mod"
-                return self._call(helper, left, right)
-            return ast.BinOp(left=left, op=node.op, right=right)
+            entry = self._operator(node.op, node)
+            if entry.python_inline:
+                return ast.BinOp(left=left, op=node.op, right=right)
+            return self._call(self._helper(entry, node.left, node.right), left, right)
         if isinstance(node, ast.UnaryOp):
             operand = self._expr(node.operand)
-            shape = getattr(node.operand, SHAPE_ATTR)
-            if isinstance(node.op, ast.Invert) and not shape.signed:
-                # Amaranth's ~ of unsigned(n) flips n bits; Python's ~x is -x - 1.
-                return ast.BinOp(left=ast.Constant((1 << shape.width) - 1), op=ast.BitXor(), right=operand)
-            if isinstance(node.op, ast.Not):
-                return self._call("__hls_int", ast.UnaryOp(op=ast.Not(), operand=operand))
-            return ast.UnaryOp(op=node.op, operand=operand)
+            if isinstance(node.op, ast.UAdd):
+                return operand
+            entry = self._operator(node.op, node)
+            if entry.python_inline:
+                return ast.UnaryOp(op=node.op, operand=operand)
+            return self._call(self._helper(entry, node.operand), operand)
         if isinstance(node, ast.BoolOp):
-            # Python's `a or b` gives a or b itself; hardware gives one bit. Still short-circuits.
+            # Kept as Python's own construct (the table marks land/lor python_inline): its
+            # short-circuit guards array reads. Python's `a or b` gives a or b itself;
+            # hardware gives one bit.
             values = [self._call("__hls_bool", self._expr(value)) for value in node.values]
             return self._call("__hls_int", ast.BoolOp(op=node.op, values=values))
         if isinstance(node, ast.Compare):
-            return self._call("__hls_int", ast.Compare(left=self._expr(node.left), ops=node.ops,
-                                                 comparators=[self._expr(c) for c in node.comparators]))
+            # The front end splits chains: one operator per comparison.
+            entry = self._operator(node.ops[0], node)
+            left, right = self._expr(node.left), self._expr(node.comparators[0])
+            if entry.python_inline:
+                return self._call("__hls_int", ast.Compare(left=left, ops=node.ops, comparators=[right]))
+            return self._call(self._helper(entry, node.left, node.comparators[0]), left, right)
         if isinstance(node, ast.IfExp):
-            return ast.IfExp(test=self._expr(node.test), body=self._expr(node.body),
-                             orelse=self._expr(node.orelse))
+            # Kept as Python's (select is python_inline): only the branch taken is evaluated.
+            return ast.IfExp(test=self._expr(node.test), body=self._expr(node.body), orelse=self._expr(node.orelse))
         if isinstance(node, ast.Call):
-            return self._call(f"__hls_{node.func.id}", *map(self._expr, node.args))
+            entry = self._operator(getattr(builtins, node.func.id, None), node)
+            return self._call(self._helper(entry, *node.args), *map(self._expr, node.args))
         raise AssertionError(f"unexpected expression in a typed body: {ast.dump(node)}")
-
-
-def _floordiv(left: int, right: int) -> int:
-    return left // right if right else 0
-
-
-def _mod(left: int, right: int) -> int:
-    return left % right if right else 0
 
 
 def _wrap(value: int, width: int, signed: bool) -> int:

@@ -1,17 +1,18 @@
 """Shape rules of kernel expressions, taken from Amaranth itself.
 
-Each rule builds the same expression on Amaranth signals of the operand shapes
-and asks for its shape, so the front end cannot drift from what the back end's
+Each rule is the operator table's (:meth:`hls.ir.ops.Operator.shape`): it
+builds the operator's Amaranth lowering on signals of the operand shapes and
+asks for its shape, so the front end cannot drift from what the back end's
 Amaranth expressions will be. Results are cached per (operator, shapes).
 """
 
 from __future__ import annotations
 
 import ast
-import functools
-import operator
 
-from amaranth.hdl import Const, Mux, Shape, Signal, unsigned
+from amaranth.hdl import Const, Shape, unsigned
+
+from ..ir.ops import OPERATORS, operator_for_syntax
 
 __all__ = ["const_shape", "binary_shape", "unary_shape", "mux_shape", "abs_shape",
            "range_shape", "BOOL", "BINARY_OPERATORS"]
@@ -19,13 +20,9 @@ __all__ = ["const_shape", "binary_shape", "unary_shape", "mux_shape", "abs_shape
 #: Shape of comparisons, ``and``/``or``/``not``: one bit, as Amaranth's ``==`` and ``.bool()``.
 BOOL = unsigned(1)
 
-#: Python operator node -> the function Amaranth overloads for it.
-BINARY_OPERATORS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-    ast.LShift: operator.lshift, ast.RShift: operator.rshift,
-    ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
-}
+#: Python binary operator node -> its entry in the operator table.
+BINARY_OPERATORS = {node: operator_for_syntax(node) for node in (
+    ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)}
 
 
 def const_shape(value: int) -> Shape:
@@ -33,7 +30,6 @@ def const_shape(value: int) -> Shape:
     return Const(int(value)).shape()
 
 
-@functools.lru_cache(maxsize=None)
 def binary_shape(op: type[ast.operator], left: Shape, right: Shape) -> Shape:
     """Shape of ``left OP right`` in Amaranth 0.5.
 
@@ -43,37 +39,31 @@ def binary_shape(op: type[ast.operator], left: Shape, right: Shape) -> Shape:
         Where Amaranth rejects the operands (a signed shift amount); the
         front end turns it into a :class:`~hls.errors.KernelSyntaxError`.
     """
-    return BINARY_OPERATORS[op](Signal(left), Signal(right)).shape()
+    return BINARY_OPERATORS[op].shape(left, right)
 
 
-@functools.lru_cache(maxsize=None)
 def unary_shape(op: type[ast.unaryop], operand: Shape) -> Shape:
     """Shape of ``-x`` and ``~x`` (``+x`` is ``x``; ``not x`` is one bit)."""
-    if op is ast.USub:
-        return (-Signal(operand)).shape()
-    if op is ast.Invert:
-        return (~Signal(operand)).shape()
     if op is ast.UAdd:
         return operand
-    if op is ast.Not:
-        return BOOL
-    raise TypeError(f"unknown unary operator {op.__name__}")
+    entry = operator_for_syntax(op)
+    if entry is None or entry.arity != 1:
+        raise TypeError(f"unknown unary operator {op.__name__}")
+    return entry.shape(operand)
 
 
-@functools.lru_cache(maxsize=None)
 def mux_shape(first: Shape, second: Shape) -> Shape:
     """Shape of ``Mux(c, first, second)``: holds every value of both.
 
     Used for conditional expressions, ``min``, ``max``, and the loop variable of
     a ``range`` with run-time bounds.
     """
-    return Mux(Signal(), Signal(first), Signal(second)).shape()
+    return OPERATORS["select"].shape(BOOL, first, second)
 
 
-@functools.lru_cache(maxsize=None)
 def abs_shape(operand: Shape) -> Shape:
     """Shape of ``abs(x)``: ``unsigned(width)`` for either signedness."""
-    return abs(Signal(operand)).shape()
+    return OPERATORS["abs"].shape(operand)
 
 
 def range_shape(start: int, stop: int, step: int) -> Shape:

@@ -64,6 +64,9 @@ class LoopPragma:
 class TypedKernel:
     """A checked, normalised kernel with a shape on every expression.
 
+    It does not carry the compile target (clock, resource limits): that is
+    given to :func:`hls.compiler.compile_kernel` as an :class:`hls.Target`.
+
     Attributes
     ----------
     name : str
@@ -80,8 +83,6 @@ class TypedKernel:
         (:func:`shape_of`).
     loops : dict of (ast.For or ast.While) to LoopPragma
         Keyed by node identity.
-    clock_mhz : float
-    resources : dict of str to int
     display_names : dict of str to str
         Internal variable name -> the name the user wrote (they differ for
         renamed helper locals and reused loop variables); names absent here
@@ -95,8 +96,6 @@ class TypedKernel:
     variables: dict[str, Shape]
     body: list[ast.stmt]
     loops: dict[ast.AST, LoopPragma]
-    clock_mhz: float = 100.0
-    resources: dict[str, int] = field(default_factory=dict)
     display_names: dict[str, str] = field(default_factory=dict)
 
     def param(self, name: str) -> Param:

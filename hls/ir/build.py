@@ -22,11 +22,12 @@ from __future__ import annotations
 import ast
 import itertools
 
-from amaranth.hdl import Const, Mux, Shape, Signal, signed, unsigned
+from amaranth.hdl import Const, Shape, signed, unsigned
 
 from .nodes import Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
+from .ops import operator_for_syntax, operator_of
 
-__all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape"]
+__all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
 
 
 class UnsupportedConstruct(Exception):
@@ -45,80 +46,37 @@ class UnsupportedConstruct(Exception):
         self.hint = hint
 
 
-_BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Mod: "mod",
-           ast.LShift: "shl", ast.RShift: "shr", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
-_COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-_UNARY = {ast.USub: "neg", ast.Invert: "invert", ast.Not: "not"}
+def _kinds(*syntax):
+    """The IR kind of each Python operator node type, from the operator table."""
+    return {node: operator_for_syntax(node).kind for node in syntax}
+
+
+_BINARY = _kinds(ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitAnd,
+                 ast.BitOr, ast.BitXor)
+_COMPARE = _kinds(ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+_UNARY = _kinds(ast.USub, ast.Invert, ast.Not)
 
 
 def amaranth_value(kind, operands):
     """The Amaranth expression for an IR operation of ``kind`` over Amaranth values.
 
-    ``operands`` may hold Python ints for constant shift amounts.  This is the one
-    definition of each operator's meaning: the back end builds hardware with it and
-    :func:`amaranth_shape` derives result shapes from it, so they cannot disagree.
+    ``operands`` may hold Python ints for constant shift amounts.  The meaning is the
+    operator table's (:meth:`hls.ir.ops.Operator.lower`): the back end builds hardware
+    with it and :func:`amaranth_shape` derives result shapes from it, so they cannot
+    disagree.
+
+    Raises
+    ------
+    hls.ir.ops.UnknownOperatorError
+        (a ``ValueError``) for a kind the table does not know.
     """
-    if kind == "add":
-        return operands[0] + operands[1]
-    if kind == "sub":
-        return operands[0] - operands[1]
-    if kind == "mul":
-        return operands[0] * operands[1]
-    if kind == "floordiv":
-        return operands[0] // operands[1]
-    if kind == "mod":
-        return operands[0] % operands[1]
-    if kind == "shl":
-        return operands[0] << operands[1]
-    if kind == "shr":
-        return operands[0] >> operands[1]
-    if kind == "and":
-        return operands[0] & operands[1]
-    if kind == "or":
-        return operands[0] | operands[1]
-    if kind == "xor":
-        return operands[0] ^ operands[1]
-    if kind == "lt":
-        return operands[0] < operands[1]
-    if kind == "le":
-        return operands[0] <= operands[1]
-    if kind == "gt":
-        return operands[0] > operands[1]
-    if kind == "ge":
-        return operands[0] >= operands[1]
-    if kind == "eq":
-        return operands[0] == operands[1]
-    if kind == "ne":
-        return operands[0] != operands[1]
-    if kind == "min":
-        return Mux(operands[1] < operands[0], operands[1], operands[0])
-    if kind == "max":
-        return Mux(operands[1] > operands[0], operands[1], operands[0])
-    if kind == "land":   # `a and b` is a 1-bit truth value in the kernel language
-        return operands[0].bool() & operands[1].bool()
-    if kind == "lor":
-        return operands[0].bool() | operands[1].bool()
-    if kind == "neg":
-        return -operands[0]
-    if kind == "invert":
-        return ~operands[0]
-    if kind == "not":
-        return ~operands[0].bool()
-    if kind == "bool":
-        return operands[0].bool()
-    if kind == "abs":
-        return abs(operands[0])
-    if kind == "select":
-        return Mux(operands[0], operands[1], operands[2])
-    raise ValueError(f"no Amaranth meaning for IR kind {kind!r}")
+    return operator_of(kind).lower(*operands)
 
 
 def amaranth_shape(kind, shapes, const_shift=None):
     """Result shape of ``kind`` over operands of ``shapes``, following Amaranth's widening."""
-    operands = [Signal(shape) for shape in shapes]
-    if const_shift is not None:
-        operands[1] = const_shift
-    return amaranth_value(kind, operands).shape()
+    constants = None if const_shift is None else {1: const_shift}
+    return operator_of(kind).shape(*shapes, constants=constants)
 
 
 def _contains(stmts, types):
@@ -785,8 +743,6 @@ def build_ir(typed_kernel, shape_of, *, pipelining: bool = True) -> KernelIR:
         arrays=builder.arrays,
         return_vars=builder.return_vars,
         loops=sorted(builder.loops, key=lambda loop: loop.line),
-        clock_mhz=float(getattr(typed_kernel, "clock_mhz", 100.0) or 100.0),
-        resources=dict(getattr(typed_kernel, "resources", {}) or {}),
     )
 
 

@@ -26,8 +26,11 @@ Kinds of operation
 ``store``           ``attrs["array"]``, operands index and value
 ``select``          operands cond, if-true, if-false
 ``wrap``            operand 0 converted to ``shape`` (assignment semantics)
+``forward``         in a pipelined body: a load's data, or the previous iteration's store
 binary              ``add sub mul floordiv mod shl shr and or xor lt le gt ge eq ne min max land lor``
 unary               ``neg invert not bool abs``
+
+Every kind has an entry in the operator table :mod:`hls.ir.ops`.
 """
 
 from __future__ import annotations
@@ -37,14 +40,17 @@ from typing import Literal
 
 from amaranth.hdl import Shape
 
+from .ops import OPERATORS
+
 __all__ = ["Op", "Exit", "Block", "PipelinedLoop", "LoopInfo", "KernelIR", "BINARY_KINDS", "UNARY_KINDS",
            "SIDE_EFFECT_KINDS"]
 
 #: The node standing for the kernel's end in :meth:`KernelIR.cfg`.
 END = "end"
 
-BINARY_KINDS = frozenset("add sub mul floordiv mod shl shr and or xor lt le gt ge eq ne min max land lor".split())
-UNARY_KINDS = frozenset("neg invert not bool abs".split())
+#: Kinds of the operators with an Amaranth lowering, by arity (from the operator table).
+BINARY_KINDS = frozenset(kind for kind, entry in OPERATORS.items() if entry.lowering is not None and entry.arity == 2)
+UNARY_KINDS = frozenset(kind for kind, entry in OPERATORS.items() if entry.lowering is not None and entry.arity == 1)
 #: Operations whose effect outlives the block; they run only when their block (or iteration) is valid.
 SIDE_EFFECT_KINDS = frozenset(("store", "commit"))
 
@@ -280,8 +286,9 @@ class KernelIR:
         Variables holding the results, in order.
     loops : list of LoopInfo
         In source order.
-    clock_mhz : float
-    resources : dict of str to int
+
+    The compile target (clock, resource limits) is not part of the IR: it is
+    given to :func:`hls.compiler.compile_kernel`.
     """
 
     name: str
@@ -294,8 +301,6 @@ class KernelIR:
     arrays: dict[str, tuple[Shape, int]]
     return_vars: list[str]
     loops: list[LoopInfo]
-    clock_mhz: float = 100.0
-    resources: dict[str, int] = field(default_factory=dict)
 
     def blocks(self) -> list[Block]:
         """Every block, including the bodies of pipelined loops."""
@@ -306,7 +311,7 @@ class KernelIR:
 
     def cfg(self):
         """The control-flow graph as a ``networkx.DiGraph`` over nodes; :data:`END` is the kernel's end."""
-        import networkx as nx
+        import networkx as nx   # heavy to import, and only these graph views use it
         graph = nx.DiGraph()
         for node in self.nodes:
             graph.add_node(node)
@@ -316,7 +321,7 @@ class KernelIR:
 
     def dfg(self, block: Block):
         """The data-flow graph of one block as a ``networkx.DiGraph`` over its operations."""
-        import networkx as nx
+        import networkx as nx   # heavy to import, and only these graph views use it
         graph = nx.DiGraph()
         for op in block.ops:
             graph.add_node(op)

@@ -8,6 +8,7 @@ from benchmarks.kernels import load
 from hls.analysis.memdep import memory_dependences
 from hls.analysis.predicates import exclusive
 from hls.analysis.problems import build_problem
+from hls.target import Target
 from hls.compiler import lower
 from hls.ir import Block, Op, PipelinedLoop
 
@@ -63,7 +64,7 @@ def test_data_dependent_index_is_conservative():
 
 def test_scalar_recurrence_is_a_distance_one_dependence():
     ir, loop = _loop(load("vsum")[0])
-    problem = build_problem(loop.body, ir.clock_mhz, ir.resources, loop=loop).problem
+    problem = build_problem(loop.body, Target(), loop=loop).problem
     carried = [d for d in problem.dependences if d.distance == 1]
     assert carried and all(problem.operations[d.src].operator_type == "carry" for d in carried)
     assert all(problem.operations[d.dst].operator_type == "wire" for d in carried)   # the next read of s

@@ -5,6 +5,7 @@ import ast
 import pytest
 from amaranth.hdl import signed, unsigned
 
+from hls import Target
 from hls.frontend import LoopPragma, Param, TypedKernel, analyze, shape_of
 
 
@@ -56,7 +57,9 @@ def test_fields_and_normalised_body(load_source):
     assert typed.name == "k" and typed.filename == path
     assert typed.params == [Param("a", "array", signed(16), 8, 7, 6), Param("n", "scalar", unsigned(4), None, 7, 35)]
     assert typed.return_shapes == [signed(32), unsigned(4)]
-    assert typed.clock_mhz == 150.0 and typed.resources == {"mul": 1}
+    # The target belongs to the kernel, not to the typed kernel (issue 10).
+    assert module.k.target == Target(clock_mhz=150, resources={"mul": 1})
+    assert not hasattr(typed, "clock_mhz") and not hasattr(typed, "resources")
     assert typed.variables == {"s": signed(32), "hits": unsigned(4), "i": unsigned(4),
                                "j": unsigned(4), "m": unsigned(5)}
     assert ast.unparse(ast.Module(body=typed.body, type_ignores=[])) == "\n".join([

@@ -1,0 +1,515 @@
+"""The operator table: one entry per kind of IR operation, read by every layer.
+
+Each :class:`Operator` says, for one ``Op.kind``:
+
+* **syntax**: which Python operators of the kernel language become it
+  (``ast.Add`` -> ``add``); the front end and the IR builder read their
+  operator maps from here;
+* **lowering**: its Amaranth expression over Amaranth values
+  (:meth:`Operator.lower`).  The back end builds hardware with it, and the
+  **shape rule** (:meth:`Operator.shape`) builds the same expression on
+  signals and asks its shape, so the front end's shape inference cannot drift
+  from the hardware;
+* **golden semantics**: its value on Python integers
+  (:meth:`Operator.golden_for`), which the golden model calls, or
+  ``python_inline`` where Python's own operator on ints already means
+  exactly that (the golden model then leaves it in place: a call per
+  operation would slow the model several-fold);
+* **timing**: its combinational delay as a formula over a device's delay
+  model (:mod:`hls.delay_model` for ECP5): :meth:`Operator.delay`;
+* **resources**: the names of ``resources=`` that limit it (``"mul"``;
+  ``"div"`` or ``"floordiv"``), and a **pipelined lowering** for operators
+  the back end splits into registered stages when they are slower than a
+  clock period (:meth:`Operator.lower_pipelined`).
+
+Structural kinds (``const``, ``live_in``, ``commit``, ``load``, ...) have
+entries too, with a ``category`` saying how the scheduler and the back end
+treat them; they have no lowering of their own.
+
+Adding an operator means adding one entry to :data:`OPERATORS`;
+``tests/compiler/test_operator_table.py`` checks that every kind the IR
+builder produces and every Python operator the front end accepts has a
+complete entry.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import math
+import operator
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+from amaranth.hdl import Mux, Shape, Signal, Value
+
+__all__ = ["Operator", "Lowering", "Timing", "UnknownOperatorError", "OPERATORS", "operator_of", "operator_for_syntax",
+           "limitable_resources"]
+
+
+class UnknownOperatorError(ValueError):
+    """An operation kind that has no entry in :data:`OPERATORS`."""
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """What a pipelined lowering may use besides its operands.
+
+    Attributes
+    ----------
+    module : amaranth.hdl.Module
+        Where the lowering adds its registers (``module.d.sync``) and logic.
+    name : str
+        The operation's name, a prefix for the signals it makes.
+    shape : Shape
+        The shape of the operation's result.
+    latency : int
+        Cycles the scheduler gave the operation: its result is used that many
+        cycles after its start, or later.
+    valid : callable
+        ``valid(stage)`` is the 1-bit signal that is high when the iteration
+        that started the operation is ``stage`` cycles past its start: the
+        clock enable of a unit whose registers must only move with valid data.
+    """
+
+    module: object
+    name: str
+    shape: Shape
+    latency: int
+    valid: Callable[[int], Value]
+
+
+Category = Literal["logic", "wire", "register", "carry", "exit", "memory"]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How the scheduler sees one operation under a clock.
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from its start until its result is used; 0 for combinational logic.
+    incoming_delay : float
+        ns of logic in the cycle it starts (latency 0: input to result; latency
+        >= 1: input to the first register, or to the end of a multicycle path).
+    """
+
+    latency: int
+    incoming_delay: float
+
+
+def _multicycle_timing(delay: float, period: float) -> Timing:
+    """Within a period: combinational.  Slower: ``ceil(delay / period)`` cycles, the
+    remainder of the delay in the last one (a multicycle path, or registered stages
+    where the entry has a pipelined lowering)."""
+    if delay <= period:
+        return Timing(0, delay)
+    latency = math.ceil(delay / period)
+    return Timing(latency, delay - (latency - 1) * period)
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One kind of IR operation and everything each layer needs to know about it.
+
+    Attributes
+    ----------
+    kind : str
+        The ``Op.kind`` it describes.
+    arity : int
+        Number of operands.
+    category : str
+        ``"logic"`` for combinational operators (scheduled with a delay, built
+        with :attr:`lowering`); ``"wire"`` (no delay, no hardware of its own);
+        ``"register"``, ``"carry"``, ``"exit"``: fixed scheduler types;
+        ``"memory"``: an array port access.
+    description : str
+        How messages name it.
+    syntax : tuple of type
+        The ``ast`` operator nodes (``ast.Add``, ``ast.Lt``...) or builtins
+        (``min``) of the kernel language that become this kind.
+    lowering : callable or None
+        ``lowering(*operands) -> amaranth.hdl.Value`` over Amaranth values (and
+        Python ints at :attr:`constant_operands` positions).
+    golden : callable or None
+        ``golden(shapes) -> function(*ints) -> int``: the operator's value on
+        Python integers, given the operand shapes.
+    python_inline : bool
+        Python's own operator on ints computes :attr:`golden` exactly, so the
+        golden model keeps the Python construct (comparisons are wrapped in
+        ``int``; ``and``/``or``/``if``-``else`` keep their short-circuit, which
+        guards array reads).
+    logic : callable or None
+        ``logic(model, width, operand_widths) -> ns``: the delay of the logic
+        on a device whose delay model is ``model`` (for example
+        :mod:`hls.delay_model`), without the routing to the next operator.
+    constant_operands : tuple of int
+        Operand positions that are lowered as Python ints when the operand is
+        a constant (a constant shift is wiring, and Amaranth widens ``x << 2``
+        by 2 bits, not by a signal's range); their width counts as 0 for timing.
+    constant_delay : callable or None
+        ``constant_delay(model, width, constant) -> ns``, replacing
+        :attr:`logic` when an operand is a constant and the operator is not
+        shared (synthesis folds the constant in).
+    op_delay : callable or None
+        ``op_delay(model, op) -> ns`` for operators whose delay depends on
+        more than widths (store-to-load forwarding); replaces the rest.
+    limited_by : tuple of str
+        Names of ``resources=`` that limit this operator, first match wins.
+    pipelined : callable or None
+        ``pipelined(lowering, operands) -> (cycles, value) or None``: a
+        lowering in registered stages for when the operator is slower than a
+        clock period; ``value`` is valid ``cycles`` after the start.  ``None``
+        (or a ``None`` result) leaves it a multicycle path.
+    pipelined_description : str
+        How the report describes the pipelined lowering.
+    type_name : callable or None
+        ``type_name(op) -> str``: the scheduler's operator type of an unshared
+        ``op`` when instances differ by more than the result width (a
+        forwarding multiplexer by its number of stores); default ``<kind><width>``.
+    port : str or None
+        For memory kinds: the array port used, ``"read"`` or ``"write"``.
+    timing : callable or None
+        ``timing(delay, period) -> Timing`` for an operator whose latency is
+        not the multicycle rule (a unit with its own pipeline stages); ``None``
+        gives combinational logic within a period and ``ceil(delay / period)``
+        cycles beyond it.
+    """
+
+    kind: str
+    arity: int
+    category: Category = "logic"
+    description: str = ""
+    syntax: tuple = ()
+    lowering: Callable[..., Value] | None = None
+    golden: Callable[[tuple[Shape, ...]], Callable[..., int]] | None = None
+    python_inline: bool = False
+    logic: Callable[[object, int, tuple[int, ...]], float] | None = None
+    constant_operands: tuple[int, ...] = ()
+    constant_delay: Callable[[object, int, int], float] | None = None
+    op_delay: Callable[[object, object], float] | None = None
+    limited_by: tuple[str, ...] = ()
+    pipelined: Callable[[Lowering, list], tuple[int, Value] | None] | None = None
+    pipelined_description: str = ""
+    type_name: Callable[[object], str] | None = None
+    port: Literal["read", "write"] | None = None
+    timing: Callable[[float, float], Timing] | None = None
+
+    # -- every layer reads these -----------------------------------------------------------
+
+    def lower(self, *operands) -> Value:
+        """The Amaranth expression of this operator over ``operands``.
+
+        Raises
+        ------
+        TypeError
+            For a kind without a lowering of its own (structural kinds).
+        """
+        if self.lowering is None:
+            raise TypeError(f"IR kind {self.kind!r} is structural: the back end builds it, it has no "
+                            f"Amaranth expression")
+        return self.lowering(*operands)
+
+    def shape(self, *shapes, constants: dict[int, int] | None = None) -> Shape:
+        """Result shape over operands of ``shapes``: the shape of :meth:`lower` on signals.
+
+        ``constants`` maps operand positions to the Python ints they are lowered
+        as (see :attr:`constant_operands`).
+        """
+        return _shape(self, tuple(Shape.cast(shape) for shape in shapes),
+                      tuple(sorted((constants or {}).items())))
+
+    def golden_for(self, shapes) -> Callable[..., int]:
+        """The operator's function on Python ints for operands of ``shapes``."""
+        if self.golden is None:
+            raise TypeError(f"IR kind {self.kind!r} has no value of its own in the golden model")
+        return self.golden(tuple(Shape.cast(shape) for shape in shapes))
+
+    def delay(self, model, width: int, operand_widths: tuple[int, ...] = (), constant: int | None = None) -> float:
+        """Combinational delay in ns on the device of ``model``, including the hop to the next operator.
+
+        Parameters
+        ----------
+        model : module or object
+            The device's delay model (:mod:`hls.delay_model`): its constants and
+            primitives (``carry(width)``, ``LUT``, ``ROUTING_HOP``...).
+        width : int
+            Width of the result.
+        operand_widths : tuple of int
+            0 for operands at :attr:`constant_operands` positions that are constant.
+        constant : int or None
+            The value of a constant operand, when :attr:`constant_delay` applies.
+        """
+        if constant is not None and self.constant_delay is not None:
+            return self.constant_delay(model, width, constant)
+        if self.logic is None:
+            return 0.0
+        logic = self.logic(model, width, tuple(operand_widths))
+        return logic + model.ROUTING_HOP if logic else 0.0
+
+    def delay_of(self, model, op, *, shared: bool = False) -> float:
+        """Delay in ns of the IR operation ``op`` of this kind; ``shared`` when it runs on a
+        multiplexed instance (its operands are then signals, never folded constants)."""
+        if self.op_delay is not None:
+            return self.op_delay(model, op)
+        widths = tuple(0 if index in self.constant_operands and operand.kind == "const" else operand.shape.width
+                       for index, operand in enumerate(op.operands))
+        constants = [operand.attrs["value"] for operand in op.operands if operand.kind == "const"]
+        constant = constants[0] if constants and not shared else None
+        return self.delay(model, op.shape.width, widths, constant)
+
+    def type_name_of(self, op) -> str:
+        """The scheduler's operator type name of an unshared ``op`` of this kind."""
+        return self.type_name(op) if self.type_name is not None else f"{self.kind}{op.shape.width}"
+
+    def timing_of(self, model, period: float, op, *, shared: bool = False) -> Timing:
+        """Latency and delay of the IR operation ``op`` under a clock whose period leaves
+        ``period`` ns to logic, on the device of ``model``."""
+        delay = self.delay_of(model, op, shared=shared)
+        return (self.timing or _multicycle_timing)(delay, period)
+
+    def lower_pipelined(self, lowering: Lowering, operands) -> tuple[int, Value] | None:
+        """The registered-stage lowering, or ``None`` when there is none for these operands."""
+        if self.pipelined is None:
+            return None
+        return self.pipelined(lowering, operands)
+
+
+@functools.lru_cache(maxsize=None)
+def _shape(entry: Operator, shapes: tuple[Shape, ...], constants: tuple) -> Shape:
+    operands = [Signal(shape) for shape in shapes]
+    for index, value in constants:
+        operands[index] = value
+    return Value.cast(entry.lower(*operands)).shape()
+
+
+# -- golden semantics that differ from Python's ----------------------------------------------
+
+def _same(function):
+    """Golden semantics that do not depend on the operand shapes."""
+    return lambda shapes: function
+
+
+def _floordiv(left: int, right: int) -> int:
+    """Amaranth's ``//``: floors like Python, and ``x // 0 == 0``."""
+    return left // right if right else 0
+
+
+def _mod(left: int, right: int) -> int:
+    """Amaranth's ``%``: the sign of the divisor like Python, and ``x % 0 == 0``."""
+    return left % right if right else 0
+
+
+def _invert(shapes):
+    """Amaranth's ``~`` of ``unsigned(n)`` flips n bits; Python's ``~x`` is ``-x - 1``."""
+    shape = shapes[0]
+    if shape.signed:
+        return operator.invert
+    mask = (1 << shape.width) - 1
+    return lambda value: mask ^ value
+
+
+# -- delay formulas over a device model ------------------------------------------------------
+
+def _widest(width, operand_widths):
+    return max((width, *operand_widths), default=width)
+
+
+def _carry_logic(model, width, operand_widths):
+    return model.carry(_widest(width, operand_widths))
+
+
+def _abs_logic(model, width, operand_widths):
+    # Conditional negation: the carry chain and a LUT level selecting it.
+    return model.carry(_widest(width, operand_widths)) + model.LUT
+
+
+def _compare_logic(model, width, operand_widths):
+    # A subtraction on the carry chain and its sign.
+    return model.carry(_widest(width, operand_widths)) + 0.6
+
+
+def _min_max_logic(model, width, operand_widths):
+    # The comparison and the select behind it.
+    return _compare_logic(model, width, operand_widths) + model.LUT
+
+
+def _reduction_logic(model, width, operand_widths):
+    # A reduction tree of LUT4s, log4(2 * width) levels; packed tightly, so its levels
+    # route faster than a general LUT level (32-bit equality: 3.9 ns in total).
+    return 0.65 * model.LUT * max(1, math.ceil(math.log(2 * max(1, _widest(width, operand_widths)), 4)))
+
+
+def _lut_logic(model, width, operand_widths):
+    return model.LUT
+
+
+def _shift_logic(model, width, operand_widths):
+    # Constant shifts are wires; variable shifts are a barrel shifter of log2(width) mux levels.
+    if len(operand_widths) == 2 and operand_widths[1] == 0:
+        return 0.0
+    return model.LUT * max(1, math.ceil(math.log2(max(2, _widest(width, operand_widths)))))
+
+
+def _mul_logic(model, width, operand_widths):
+    # About log2(narrow width) carry chains of the product's width.
+    a, b = (tuple(operand_widths) + (width, width))[:2]
+    narrow = max(1, min(a, b))
+    return model.carry(a + b) * max(1, math.ceil(math.log2(narrow + 1))) + model.LUT
+
+
+def _mul_constant_delay(model, width, constant):
+    # Synthesis turns a multiplication by a constant into shifts and one adder per extra
+    # set bit of the constant (3 * x is x + (x << 1)).
+    adders = max(bin(abs(constant)).count("1") - 1, 0)
+    return adders * OPERATORS["add"].delay(model, width, (width,))
+
+
+def _divider_logic(model, width, operand_widths):
+    # One carry chain and three LUT levels per quotient bit.
+    dividend = operand_widths[0] if operand_widths else width
+    return (model.carry(_widest(width, operand_widths)) + 3 * model.LUT) * max(1, dividend)
+
+
+def _forward_delay(model, op):
+    # Compare the load's address with each forwarded store's, then a multiplexer per store.
+    address = op.operands[1].shape.width
+    return (OPERATORS["eq"].delay(model, 1, (address, address))
+            + OPERATORS["select"].delay(model, op.shape.width) * len(op.attrs["stores"]))
+
+
+# -- pipelined lowerings ---------------------------------------------------------------------
+
+def _half_product_multiply(lowering: Lowering, operands):
+    """A multiplier split into two registered half products.
+
+    ``a * b == (a * b_high << k) + a * b_low`` with ``b_low`` the ``k`` low bits of
+    ``b`` (unsigned) and ``b_high`` the rest (signed if ``b`` is): the half products
+    are computed in the start cycle and registered, their sum in the next cycle, so
+    no path holds more than half a multiplier.  Narrow multipliers (``b`` under 4
+    bits) stay a multicycle path.
+    """
+    a, b = operands
+    if isinstance(b, int) or len(b) < 4:
+        return None
+    m = lowering.module
+    k = len(b) // 2
+    low_part = b[:k]
+    high_part = b[k:].as_signed() if b.shape().signed else b[k:]
+    low = Signal(OPERATORS["mul"].lower(a, low_part).shape(), name=f"{lowering.name}_lo")
+    high = Signal(OPERATORS["mul"].lower(a, high_part).shape(), name=f"{lowering.name}_hi")
+    m.d.sync += [low.eq(a * low_part), high.eq(a * high_part)]
+    out = Signal(lowering.shape, name=lowering.name)
+    m.d.comb += out.eq((high << k) + low)
+    return 1, out
+
+
+# -- the table -------------------------------------------------------------------------------
+
+def _binary(kind, syntax, function, logic, **more):
+    return Operator(kind, 2, syntax=syntax, lowering=function, golden=_same(function), python_inline=True,
+                    logic=logic, **more)
+
+
+def _compare(kind, syntax, function, logic):
+    # Amaranth gives a 1-bit value, Python a bool: the golden model wraps it in int().
+    return Operator(kind, 2, syntax=syntax, lowering=function,
+                    golden=_same(lambda left, right: int(function(left, right))), python_inline=True,
+                    logic=logic)
+
+
+_ENTRIES = [
+    # Arithmetic and bitwise: Python's operators on ints mean what Amaranth's widened ones do.
+    _binary("add", (ast.Add,), operator.add, _carry_logic),
+    _binary("sub", (ast.Sub,), operator.sub, _carry_logic),
+    _binary("mul", (ast.Mult,), operator.mul, _mul_logic, constant_delay=_mul_constant_delay,
+            limited_by=("mul",), description="multiplier", pipelined=_half_product_multiply,
+            pipelined_description="pipelined as two registered half products"),
+    Operator("floordiv", 2, syntax=(ast.FloorDiv,), lowering=operator.floordiv, golden=_same(_floordiv),
+             logic=_divider_logic, limited_by=("div", "floordiv"), description="divider"),
+    Operator("mod", 2, syntax=(ast.Mod,), lowering=operator.mod, golden=_same(_mod),
+             logic=_divider_logic, limited_by=("div", "mod"), description="divider"),
+    _binary("shl", (ast.LShift,), operator.lshift, _shift_logic, constant_operands=(1,)),
+    _binary("shr", (ast.RShift,), operator.rshift, _shift_logic, constant_operands=(1,)),
+    _binary("and", (ast.BitAnd,), operator.and_, _lut_logic),
+    _binary("or", (ast.BitOr,), operator.or_, _lut_logic),
+    _binary("xor", (ast.BitXor,), operator.xor, _lut_logic),
+    _compare("lt", (ast.Lt,), operator.lt, _compare_logic),
+    _compare("le", (ast.LtE,), operator.le, _compare_logic),
+    _compare("gt", (ast.Gt,), operator.gt, _compare_logic),
+    _compare("ge", (ast.GtE,), operator.ge, _compare_logic),
+    _compare("eq", (ast.Eq,), operator.eq, _reduction_logic),
+    _compare("ne", (ast.NotEq,), operator.ne, _reduction_logic),
+    # min(a, b) picks a on a tie, as Python's does.
+    Operator("min", 2, syntax=(min,), lowering=lambda a, b: Mux(b < a, b, a), golden=_same(min),
+             logic=_min_max_logic),
+    Operator("max", 2, syntax=(max,), lowering=lambda a, b: Mux(b > a, b, a), golden=_same(max),
+             logic=_min_max_logic),
+    # `a and b` is a 1-bit truth value in the kernel language; the golden model keeps
+    # Python's short-circuit (a guard `i < n and a[i] > 0` must not read a[n]).
+    Operator("land", 2, syntax=(ast.And,), lowering=lambda a, b: a.bool() & b.bool(),
+             golden=_same(lambda a, b: int(bool(a) and bool(b))), python_inline=True, logic=_lut_logic),
+    Operator("lor", 2, syntax=(ast.Or,), lowering=lambda a, b: a.bool() | b.bool(),
+             golden=_same(lambda a, b: int(bool(a) or bool(b))), python_inline=True, logic=_lut_logic),
+    Operator("neg", 1, syntax=(ast.USub,), lowering=operator.neg, golden=_same(operator.neg),
+             python_inline=True, logic=_carry_logic),
+    Operator("invert", 1, syntax=(ast.Invert,), lowering=operator.invert, golden=_invert, logic=_lut_logic),
+    Operator("not", 1, syntax=(ast.Not,), lowering=lambda a: ~a.bool(), golden=_same(lambda a: int(not a)),
+             logic=_reduction_logic),
+    Operator("bool", 1, lowering=lambda a: a.bool(), golden=_same(lambda a: int(bool(a))),
+             logic=_reduction_logic),
+    Operator("abs", 1, syntax=(abs,), lowering=abs, golden=_same(abs), logic=_abs_logic),
+    # The golden model keeps `b if c else e`: only the branch taken is evaluated, as a guard needs.
+    Operator("select", 3, syntax=(ast.IfExp,), lowering=Mux, golden=_same(lambda c, a, b: a if c else b),
+             python_inline=True, logic=_lut_logic),
+    # Structural kinds: built by the back end itself.
+    Operator("const", 0, "wire", description="constant"),
+    Operator("live_in", 0, "wire", description="variable read"),
+    Operator("induction", 0, "wire", description="loop counter"),
+    Operator("wrap", 1, "wire", description="conversion to the assigned shape"),
+    Operator("commit", 1, "register", description="variable register"),
+    Operator("carry", 1, "carry", description="loop-carried value"),
+    Operator("exit", 1, "exit", description="loop exit"),
+    Operator("load", 1, "memory", description="read port", port="read"),
+    Operator("store", 2, "memory", description="write port", port="write"),
+    Operator("forward", 2, description="store-to-load forwarding", op_delay=_forward_delay,
+             type_name=lambda op: f"forward{len(op.attrs['stores'])}x{op.shape.width}"),
+]
+
+#: Every operator the compiler knows, by ``Op.kind``.
+OPERATORS: dict[str, Operator] = {entry.kind: entry for entry in _ENTRIES}
+
+_BY_SYNTAX = {syntax: entry for entry in _ENTRIES for syntax in entry.syntax}
+
+
+def operator_of(kind: str) -> Operator:
+    """The table entry of IR kind ``kind``.
+
+    Raises
+    ------
+    UnknownOperatorError
+        (a ``ValueError``) naming the kind and the known ones.
+    """
+    try:
+        return OPERATORS[kind]
+    except (KeyError, TypeError):
+        raise UnknownOperatorError(f"no operator {kind!r} in the operator table (hls.ir.ops); "
+                                   f"known: {', '.join(OPERATORS)}") from None
+
+
+def operator_for_syntax(syntax) -> Operator | None:
+    """The entry a Python operator node type (``ast.Add``) or builtin (``min``) becomes, or ``None``."""
+    try:
+        return _BY_SYNTAX.get(syntax)
+    except TypeError:   # an unhashable value is no operator
+        return None
+
+
+def limitable_resources() -> dict[str, tuple[str, ...]]:
+    """Names ``resources=`` accepts, each with the IR kinds it limits (in table order)."""
+    names: dict[str, tuple[str, ...]] = {}
+    for entry in OPERATORS.values():
+        for name in entry.limited_by:
+            names[name] = names.get(name, ()) + (entry.kind,)
+    return names
