@@ -16,7 +16,7 @@ from .analysis.forwarding import insert_forwarding
 from .analysis.problems import BlockProblem, build_problem
 from .backend.component import KernelComponent
 from .errors import KernelSyntaxError
-from .frontend import analyze, shape_of
+from .frontend import shape_of
 from .ir import KernelIR, PipelinedLoop, UnsupportedConstruct, build_ir
 from .report import build_report
 from .schedule import Schedule, minimum_ii, schedule, schedule_sequential, verify
@@ -113,7 +113,8 @@ def lower(kernel, *, pipelining: bool = True) -> KernelIR:
     hls.errors.KernelSyntaxError
         For constructs outside the language, from the front end or the lowering.
     """
-    typed = analyze(kernel)
+    # The kernel's own analysis, made once: analysing again would repeat its warnings.
+    typed = kernel.analyze()
     try:
         return build_ir(typed, shape_of, pipelining=pipelining)
     except UnsupportedConstruct as error:

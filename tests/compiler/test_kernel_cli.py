@@ -120,3 +120,31 @@ def test_impossible_clock_is_a_one_line_error(tmp_path, capsys):
     assert main(["report", f"{source}:fast"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "clock_mhz=800" in err and "fast.py:" in err
+
+
+NARROW = '''
+import hls
+from amaranth import unsigned
+
+@hls.kernel
+def narrow(a: hls.Array[unsigned(8), 4], n: unsigned(3)) -> unsigned(8):
+    count = 0
+    for i in range(n):
+        if a[i] > 3:
+            count += 1
+    return count
+'''
+
+
+@pytest.mark.parametrize("command", [["report"], ["compile", "-o", "OUT"], ["sim", "--args", "ARGS"]])
+def test_a_kernel_warning_is_printed_once(tmp_path, command):
+    source = tmp_path / "narrow.py"
+    source.write_text(NARROW)
+    arguments = tmp_path / "args.json"
+    arguments.write_text('{"a": [1, 5, 6, 7], "n": 4}')
+    argv = [str(tmp_path / "out") if word == "OUT" else str(arguments) if word == "ARGS" else word
+            for word in command]
+    completed = subprocess.run([sys.executable, "-m", "axhls", argv[0], f"{source}:narrow", *argv[1:]],
+                               capture_output=True, text=True, cwd=tmp_path)
+    assert completed.stderr.count("KernelWarning") == 1, completed.stderr
+    assert "'count' is unsigned(1)" in completed.stderr
