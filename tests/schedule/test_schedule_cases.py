@@ -131,10 +131,10 @@ def test_exclusive_writes_share_one_port():
 def test_exclusive_ops_share_only_within_one_iteration():
     problem = build([WRITE_A], [("w_then", "write:a"), ("w_else", "write:a")], [],
                     exclusions=[("w_then", "w_else")])
-    verify(problem, Schedule(1, {"w_then": 0, "w_else": 0}))
+    verify(problem, Schedule(1, {"w_then": 0, "w_else": 0}, binding={"w_then": 0, "w_else": 0}))
     # Same slot, but cycle 1 is the previous iteration's: both may write.
     with pytest.raises(ScheduleError, match=r"resource 'write:a' \(limit 1\): modulo slot 0"):
-        verify(problem, Schedule(1, {"w_then": 0, "w_else": 1}))
+        verify(problem, Schedule(1, {"w_then": 0, "w_else": 1}, binding={"w_then": 0, "w_else": 0}))
 
 
 def test_resource_detail_counts_sharing():
@@ -335,17 +335,17 @@ def test_search_finds_what_iterative_scheduling_misses():
 ])
 def test_verifier_messages(ii, start, offsets, message):
     problem = build([ADD, READ_A], [("rd", "read:a"), ("s", "add")], [("rd", "s"), ("s", "s", 1)])
-    verify(problem, Schedule(1, {"rd": 0, "s": 1}, {"s": 1.0}))
+    verify(problem, Schedule(1, {"rd": 0, "s": 1}, {"s": 1.0}, {"rd": 0}))
     with pytest.raises(ScheduleError, match=message):
-        verify(problem, Schedule(ii, start, offsets))
+        verify(problem, Schedule(ii, start, offsets, {"rd": 0}))
 
 
 def test_verifier_resource_message():
     problem = build([READ_A], [("rd", "read:a"), ("rd2", "read:a")], [])
-    verify(problem, Schedule(2, {"rd": 1, "rd2": 0}))
+    verify(problem, Schedule(2, {"rd": 1, "rd2": 0}, binding={"rd": 0, "rd2": 0}))
     with pytest.raises(ScheduleError, match=r"^resource 'read:a' \(limit 1\): modulo slot 0 of II 1 holds "
                                             r"'rd' \(cycle 1\), 'rd2' \(cycle 0\), which need 2 instances$"):
-        verify(problem, Schedule(1, {"rd": 1, "rd2": 0}))
+        verify(problem, Schedule(1, {"rd": 1, "rd2": 0}, binding={"rd": 0, "rd2": 0}))
 
 
 def test_empty_problem():

@@ -159,7 +159,7 @@ def test_the_verifier_rejects_broken_schedules(problem, data):
         for name in group:
             start[name] = cycle + ii * data.draw(st.integers(0, 2))
     with pytest.raises(ScheduleError):
-        verify(problem, Schedule(ii, start, offsets))
+        verify(problem, Schedule(ii, start, offsets, result.binding))
 
 
 @settings(max_examples=60, deadline=None)
