@@ -193,8 +193,9 @@ class _ModuloState:
         self.period = problem.clock_period_ns
         self.asap = asap
         self.optype = {name: problem.operator_type_of(name) for name in problem.operations}
-        self.predecessors = problem.predecessors
-        self.successors = problem.successors
+        # The problem's cached dependence lists, looked up once per operation.
+        self.predecessors = {name: problem.predecessors(name) for name in problem.operations}
+        self.successors = {name: problem.successors(name) for name in problem.operations}
         self.times: dict[str, Time] = {}
         self.last_cycle: dict[str, int] = {}
         self.table = ReservationTable(problem, ii)
@@ -226,7 +227,7 @@ class _ModuloState:
     def earliest_start(self, name: str) -> Time:
         """Earliest start after every scheduled predecessor (and the ASAP bound)."""
         earliest = self.asap[name]
-        for dep in self.predecessors(name):
+        for dep in self.predecessors[name]:
             if dep.src in self.times:
                 src_ready = ready(self.optype[dep.src], self.times[dep.src])
                 candidate = (src_ready[0] - dep.distance * self.ii, src_ready[1])
@@ -271,11 +272,11 @@ class _ModuloState:
         self.times[name] = time
         self.last_cycle[name] = time[0]
         name_ready = ready(self.optype[name], time)
-        for dep in self.successors(name):
+        for dep in self.successors[name]:
             if dep.dst in self.times and dep.dst != name and not self._met(name_ready, dep):
                 self.unschedule(dep.dst)
                 evicted.append(dep.dst)
-        for dep in self.predecessors(name):
+        for dep in self.predecessors[name]:
             if dep.src in self.times and dep.src != name and \
                     not self._met(ready(self.optype[dep.src], self.times[dep.src]), dep):
                 self.unschedule(dep.src)
@@ -284,7 +285,7 @@ class _ModuloState:
 
     def successors_met(self, name: str, time: Time) -> bool:
         name_ready = ready(self.optype[name], time)
-        return all(self._met(name_ready, dep) for dep in self.successors(name)
+        return all(self._met(name_ready, dep) for dep in self.successors[name]
                    if dep.dst in self.times and dep.dst != name)
 
     def _met(self, src_ready: Time, dep: Dependence) -> bool:

@@ -46,12 +46,18 @@ class ReservationTable:
         # (operator type, slot) -> {operation: start cycle}, in reservation order.
         self._slots: dict[tuple[str, int], dict[str, int]] = {}
         self._held: dict[str, tuple[str, int]] = {}
+        # Operation -> (its limited type, the limit); absent when unlimited.
+        self._limited: dict[str, tuple[str, int]] = {}
+        for name, operation in problem.operations.items():
+            optype = problem.operator_types[operation.operator_type]
+            if optype.limit is not None:
+                self._limited[name] = (optype.name, optype.limit)
 
     def _key(self, name: str, cycle: int) -> tuple[str, int] | None:
-        optype = self.problem.operator_type_of(name)
-        if optype.limit is None:
+        limited = self._limited.get(name)
+        if limited is None:
             return None
-        return optype.name, cycle if self.ii is None else cycle % self.ii
+        return limited[0], cycle if self.ii is None else cycle % self.ii
 
     def holders(self, name: str, cycle: int) -> list[str]:
         """The operations holding an instance of ``name``'s type in the slot of ``cycle``."""
@@ -68,20 +74,24 @@ class ReservationTable:
         key = self._key(name, cycle)
         if key is None:
             return True
-        cycles = {other: other_cycle for other, other_cycle in self._slots.get(key, {}).items()
+        limit = self._limited[name][1]
+        holders = self._slots.get(key, {})
+        count = len(holders) + 1 - (name in holders) - (ignoring is not None and ignoring != name
+                                                         and ignoring in holders)
+        if count <= limit:
+            return True     # one instance each
+        if not self.sharing:
+            return False
+        cycles = {other: other_cycle for other, other_cycle in holders.items()
                   if other != ignoring and other != name}
         cycles[name] = cycle
-        return self._needed(cycles) <= self.problem.operator_types[key[0]].limit
+        return self._needed(cycles) <= limit
 
     def _needed(self, cycles: dict[str, int]) -> int:
-        limit_free = len(cycles)
-        if not self.sharing:
-            return limit_free
+        """Instances the operations need, each with its start cycle, in one slot."""
         by_cycle: dict[int, list[str]] = {}
         for other, other_cycle in cycles.items():
             by_cycle.setdefault(other_cycle, []).append(other)
-        if all(len(group) == 1 for group in by_cycle.values()):
-            return limit_free
         needed = (instances_needed(self.problem, group) for group in by_cycle.values())
         return sum(bounds.lower if self.relaxed else bounds.upper for bounds in needed)
 

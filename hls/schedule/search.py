@@ -103,6 +103,7 @@ class PinningSearch:
         self.ii = ii
         self.period = problem.clock_period_ns
         self.optype = {name: problem.operator_type_of(name) for name in problem.operations}
+        self.successors = {name: problem.successors(name) for name in problem.operations}
         self.pins: dict[str, int] = dict(pinned or {})
         self.users = sorted((name for name in problem.operations
                              if self.optype[name].limit is not None and name not in self.pins),
@@ -161,7 +162,7 @@ class PinningSearch:
         while stack:
             src = stack.pop()
             src_ready = ready(self.optype[src], times[src])
-            for dep in self.problem.successors(src):
+            for dep in self.successors[src]:
                 dst = dep.dst
                 candidate = fit(self.optype[dst], (src_ready[0] - dep.distance * self.ii, src_ready[1]),
                                 self.period)
