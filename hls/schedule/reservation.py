@@ -64,10 +64,6 @@ class ReservationTable:
         key = self._key(name, cycle)
         return [] if key is None else list(self._slots.get(key, {}))
 
-    def cycle_of(self, name: str) -> int:
-        """The cycle ``name`` was reserved at."""
-        return self._slots[self._held[name]][name]
-
     def fits(self, name: str, cycle: int, *, ignoring: str | None = None) -> bool:
         """Whether ``name`` starting at ``cycle`` leaves its slot within the
         limit (always, for an unlimited type), not counting ``ignoring``."""
