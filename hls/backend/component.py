@@ -503,6 +503,9 @@ class _Datapath:
         so at most one of their valid bits is set in any cycle, or start in the
         same cycle and are mutually exclusive, so at most one of their
         predicates holds: the active one selects the instance's operands.
+        One limit may cover several kinds (``"div"`` covers ``//`` and ``%``):
+        such an instance is one divider giving both the quotient and the
+        remainder of its operands, and each operation takes its own.
         """
         m = self.m
         binding = self.schedule.schedule.binding
@@ -510,7 +513,6 @@ class _Datapath:
         for user in users:
             instances.setdefault(binding[user[0].name], []).append(user)
         for index, bound in sorted(instances.items()):
-            kind = bound[0][0].kind
             arity = len(bound[0][1])
             shapes = []
             for position in range(arity):
@@ -530,8 +532,12 @@ class _Datapath:
             for position, ((_op, operands, _out), active) in enumerate(zip(bound, actives)):
                 with (m.If(active) if position == 0 else m.Elif(active)):
                     m.d.comb += [inputs[p].eq(operands[p]) for p in range(arity)]
-            expression = amaranth_value(kind, inputs)
-            result = Signal(expression.shape(), name=f"{_signal_name(self.block.name)}_{optype_name}{index}_out")
-            m.d.comb += result.eq(expression)
+            results = {}
+            for kind in dict.fromkeys(op.kind for op, _, _ in bound):
+                expression = amaranth_value(kind, inputs)
+                suffix = "" if len(results) == 0 and all(op.kind == kind for op, _, _ in bound) else f"_{kind}"
+                results[kind] = Signal(expression.shape(),
+                                       name=f"{_signal_name(self.block.name)}_{optype_name}{index}_out{suffix}")
+                m.d.comb += results[kind].eq(expression)
             for op, _, out in bound:
-                m.d.comb += out.eq(result)
+                m.d.comb += out.eq(results[op.kind])

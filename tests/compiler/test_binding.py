@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from amaranth.hdl import signed
+from amaranth.hdl import signed, unsigned
 
 import hls
 from approx_units.synth import SynthesisError, _run
@@ -93,5 +93,32 @@ def test_a_block_run_once_uses_its_binding(limit, multipliers):
     rng = random.Random(7)
     for _ in range(4):
         args = {name: rng.randint(-128, 127) for name in "pqrt"}
+        result = run(kernel, args)
+        assert result.match, result.differences
+
+
+def quotient_and_remainder(a: hls.Array[unsigned(8), 8], b: hls.Array[unsigned(4), 8],
+                           out: hls.Array[unsigned(8), 8]):
+    for i in range(8):
+        d = b[i]
+        if d > 3:
+            out[i] = a[i] // d
+        else:
+            out[i] = a[i] % (d + 1)
+
+
+@pytest.mark.parametrize("resources", [{"div": 1}, {"div": 2}, {"floordiv": 1, "mod": 1}])
+def test_one_divider_limit_serves_quotients_and_remainders(resources):
+    # "div" limits // and % together: an instance bound to both gives each its own result.
+    kernel = hls.kernel(resources=resources)(quotient_and_remainder)
+    compiled = compile_kernel(kernel)
+    for scheduled in compiled.schedules.values():
+        problem = scheduled.problem.problem
+        for name, instance in scheduled.schedule.binding.items():
+            assert instance < problem.operator_type_of(name).limit
+    rng = random.Random(3)
+    for _ in range(3):
+        args = {"a": [rng.randint(0, 255) for _ in range(8)], "b": [rng.randint(0, 15) for _ in range(8)],
+                "out": [0] * 8}
         result = run(kernel, args)
         assert result.match, result.differences
