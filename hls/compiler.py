@@ -60,9 +60,8 @@ class BlockSchedule:
 
 
 def _length(problem, sched) -> int:
-    if not sched.start:
-        return 0
-    return max(sched.start[name] + max(problem.operator_type_of(name).latency, 1) for name in sched.start)
+    # The schedule's one definition of depth: from cycle 0 to the cycle after the last result.
+    return sched.depth(problem)
 
 
 @dataclass

@@ -593,28 +593,24 @@ class _Datapath:
                 m.d.comb += result.eq(data)
 
     def share(self, optype_name, users):
-        """Bind the users of a limited operator type to instances and multiplex their operands.
+        """Build the instances of a limited operator type that the schedule's binding names.
 
-        Operations in different modulo slots never use an instance in the same
-        cycle; operations in one slot share an instance only when they are
-        exclusive and start in the same cycle, and then their predicates
-        select the operands.
+        ``users`` holds ``(op, operands, out)`` for every operation of the type;
+        ``schedule.binding`` (checked by the verifier) gives each one an
+        instance.  Operations of one instance lie in different modulo slots,
+        so at most one of their valid bits is set in any cycle, or start in the
+        same cycle and are mutually exclusive, so at most one of their
+        predicates holds: the active one selects the instance's operands.
+        One limit may cover several kinds (``"div"`` covers ``//`` and ``%``):
+        such an instance is one divider giving both the quotient and the
+        remainder of its operands, and each operation takes its own.
         """
-        from ..analysis.predicates import exclusive
         m = self.m
-        ii = self.schedule.ii
-        instances = []      # list of lists of (op, operands, out)
-        for user in sorted(users, key=lambda u: self.start(u[0])):
-            op = user[0]
-            for bound in instances:
-                if all((self.start(o) - self.start(op)) % ii != 0
-                       or (self.start(o) == self.start(op) and exclusive(o, op)) for o, _, _ in bound):
-                    bound.append(user)
-                    break
-            else:
-                instances.append([user])
-        for index, bound in enumerate(instances):
-            kind = bound[0][0].kind
+        binding = self.schedule.schedule.binding
+        instances = {}      # instance index -> [(op, operands, out)]
+        for user in users:
+            instances.setdefault(binding[user[0].name], []).append(user)
+        for index, bound in sorted(instances.items()):
             arity = len(bound[0][1])
             shapes = []
             for position in range(arity):
@@ -622,17 +618,24 @@ class _Datapath:
                 shapes.append(_covering_shape([Value.cast(v).shape() for v in values]))
             inputs = [Signal(shape, name=f"{_signal_name(self.block.name)}_{optype_name}{index}_in{p}")
                       for p, shape in enumerate(shapes)]
-            first = True
-            for op, operands, out in bound:
+            # Every predicate is tapped before the If chain opens: a tap may add delay
+            # registers to the module, which would end the chain between an If and its Elif.
+            actives = []
+            for op, operands, _out in bound:
                 t = self.start(op)
                 active = self.valid[t]
                 if op.predicate is not None:
                     active = active & self.tap(op.predicate, t)
-                with (m.If(active) if first else m.Elif(active)):
+                actives.append(active)
+            for position, ((_op, operands, _out), active) in enumerate(zip(bound, actives)):
+                with (m.If(active) if position == 0 else m.Elif(active)):
                     m.d.comb += [inputs[p].eq(operands[p]) for p in range(arity)]
-                first = False
-            expression = amaranth_value(kind, inputs)
-            result = Signal(expression.shape(), name=f"{_signal_name(self.block.name)}_{optype_name}{index}_out")
-            m.d.comb += result.eq(expression)
+            results = {}
+            for kind in dict.fromkeys(op.kind for op, _, _ in bound):
+                expression = amaranth_value(kind, inputs)
+                suffix = "" if len(results) == 0 and all(op.kind == kind for op, _, _ in bound) else f"_{kind}"
+                results[kind] = Signal(expression.shape(),
+                                       name=f"{_signal_name(self.block.name)}_{optype_name}{index}_out{suffix}")
+                m.d.comb += results[kind].eq(expression)
             for op, _, out in bound:
-                m.d.comb += out.eq(result)
+                m.d.comb += out.eq(results[op.kind])

@@ -182,7 +182,7 @@ def critical_recurrence(problem: Problem, rec: int) -> list[Dependence] | None:
 
     cycles = [cycle for cycle in _simple_cycles(problem) if blocking(cycle)]
     if cycles:
-        cycle = max(cycles, key=lambda cycle: _weight(problem, cycle))
+        cycle = _heaviest(problem, cycles)
     else:
         outcome = earliest_starts(problem, rec - 1)
         cycle = outcome.cycle
@@ -209,6 +209,15 @@ def _shortest_cycle_through(problem: Problem, members: set[str], name: str) -> l
     return [graph[src][dst]["dep"] for src, dst in zip(path, path[1:])]
 
 
+def _heaviest(problem: Problem, cycles: list[list[Dependence]]) -> list[Dependence]:
+    """The cycle of most :func:`_weight`; among equals, the one whose
+    operations come first in the problem (program) order, so that the choice
+    does not depend on the order in which the cycles were found."""
+    index_of = {name: index for index, name in enumerate(problem.operations)}
+    return min(cycles, key=lambda cycle: (-_weight(problem, cycle),
+                                          sorted(index_of[dep.src] for dep in cycle)))
+
+
 def _weight(problem: Problem, cycle: list[Dependence]) -> float:
     """Latency (in ns of clock period) and delay around ``cycle`` per
     iteration of distance: how much computation the recurrence holds."""
@@ -230,12 +239,20 @@ def _simple_cycles(problem: Problem):
     import itertools
 
     import networkx as nx
-    tightest: dict[tuple[str, str], Dependence] = {}
+    # Nodes are the operations' indices in problem order: networkx keeps
+    # strongly connected components as sets, whose order for strings depends
+    # on string hashing (PYTHONHASHSEED) but for small integers does not, so
+    # the cycles, the first CYCLE_SEARCH_LIMIT of them and the recurrence a
+    # report blames are the same on every run.
+    index_of = {name: index for index, name in enumerate(problem.operations)}
+    tightest: dict[tuple[int, int], Dependence] = {}
     for dep in problem.dependences:
-        key = (dep.src, dep.dst)
+        key = (index_of[dep.src], index_of[dep.dst])
         if key not in tightest or dep.distance < tightest[key].distance:
             tightest[key] = dep
-    graph = nx.DiGraph(list(tightest))
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(len(index_of)))
+    graph.add_edges_from(tightest)
     for nodes in itertools.islice(nx.simple_cycles(graph), CYCLE_SEARCH_LIMIT):
         yield [tightest[(src, nodes[(index + 1) % len(nodes)])] for index, src in enumerate(nodes)]
 
@@ -292,7 +309,7 @@ def _competing_recurrence(problem: Problem, component: list[str]) -> tuple[list[
         # Too many cycles elsewhere to reach one here: close the shortest one
         # through a competing operation.
         cycles = [_shortest_cycle_through(problem, members, competing[0])]
-    cycle = max(cycles, key=lambda cycle: _weight(problem, cycle))
+    cycle = _heaviest(problem, cycles)
     carried = next(index for index, dep in enumerate(cycle) if dep.distance > 0)
     return cycle[carried + 1:] + cycle[:carried + 1], competing
 

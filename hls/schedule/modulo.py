@@ -43,13 +43,13 @@ from typing import Callable
 from .chaining import Time, earliest_starts, fit, later, ready
 from .mii import MIIBound, minimum_ii
 from .problem import EPSILON, Dependence, Problem, ProblemError, Schedule
+from .reservation import ReservationTable, bind
 from .search import search_modulo_schedule
 from .sequential import schedule_sequential
-from .sharing import instances_needed
 from .verify import ScheduleError, verify
 
 __all__ = ["IIBelowMIIError", "NoScheduleError", "schedule", "modulo_schedule", "iterative_modulo_schedule",
-           "BUDGET_RATIO"]
+           "sequential_at", "ALGORITHMS", "BUDGET_RATIO"]
 
 #: Placements allowed per operation before an II is given up (Rau suggests a few).
 BUDGET_RATIO = 6
@@ -80,7 +80,7 @@ class NoScheduleError(Exception):
 
 
 def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None, *,
-             algorithm: Algorithm | None = None, bound: MIIBound | None = None) -> Schedule:
+             algorithm: Algorithm | str | None = None, bound: MIIBound | None = None) -> Schedule:
     """A valid schedule at the least II the algorithm reaches.
 
     Parameters
@@ -92,17 +92,19 @@ def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None,
         The largest II to try.  By default there is no limit: if the
         algorithm fails up to the II of :func:`schedule_sequential`, that
         schedule, which never overlaps iterations, is returned.
-    algorithm : callable or None
-        ``algorithm(problem, ii) -> Schedule | None``; by default
-        :func:`modulo_schedule`.
+    algorithm : callable, str or None
+        ``algorithm(problem, ii) -> Schedule | None``, or the name of one in
+        :data:`ALGORITHMS` (``"iterative"``, ``"search"``, ``"sequential"``,
+        ``"modulo"``); by default :func:`modulo_schedule`, iterative modulo
+        scheduling and then the search.
     bound : MIIBound or None
         ``minimum_ii(problem)``, if the caller has already computed it.
 
     Raises
     ------
     ProblemError
-        If the problem is malformed (:meth:`Problem.check`) or ``ii`` /
-        ``max_ii`` is not an integer >= 1.
+        If the problem is malformed (:meth:`Problem.check`), ``ii`` /
+        ``max_ii`` is not an integer >= 1, or ``algorithm`` names no algorithm.
     IIBelowMIIError
         If ``ii`` is below the MII; it carries the :class:`MIIBound`.
     NoScheduleError
@@ -111,6 +113,11 @@ def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None,
     for name, value in (("ii", ii), ("max_ii", max_ii)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ProblemError(f"{problem.name}: {name} must be an integer >= 1, not {value!r}")
+    if isinstance(algorithm, str):
+        if algorithm not in ALGORITHMS:
+            raise ProblemError(f"{problem.name}: unknown scheduling algorithm {algorithm!r}; "
+                               f"expected one of {', '.join(ALGORITHMS)}")
+        algorithm = ALGORITHMS[algorithm]
     algorithm = algorithm or modulo_schedule
     if bound is None:
         bound = minimum_ii(problem)  # also checks the problem
@@ -142,13 +149,24 @@ def schedule(problem: Problem, ii: int | None = None, max_ii: int | None = None,
         raise NoScheduleError(f"{problem.name}: no schedule found for II {first} to {max_ii} "
                               f"(the MII is {bound.mii}, imposed by {bound.detail})")
     # A sequential schedule stays valid at any larger II.
-    return Schedule(max(first, fallback.ii), dict(fallback.start), dict(fallback.start_in_cycle))
+    return Schedule(max(first, fallback.ii), dict(fallback.start), dict(fallback.start_in_cycle),
+                    dict(fallback.binding))
 
 
 def modulo_schedule(problem: Problem, ii: int) -> Schedule | None:
     """The default algorithm: :func:`iterative_modulo_schedule`, then, if it
     gives up, :func:`hls.schedule.search.search_modulo_schedule`."""
     return iterative_modulo_schedule(problem, ii) or search_modulo_schedule(problem, ii)
+
+
+def sequential_at(problem: Problem, ii: int) -> Schedule | None:
+    """:func:`~hls.schedule.sequential.schedule_sequential` as an algorithm:
+    its schedule at ``ii`` if its iterations fit in ``ii`` cycles, else ``None``."""
+    found = schedule_sequential(problem)
+    if found.ii > ii:
+        return None
+    # Every start is below found.ii <= ii: the slots stay the cycles, the binding stays valid.
+    return Schedule(ii, dict(found.start), dict(found.start_in_cycle), dict(found.binding))
 
 
 def iterative_modulo_schedule(problem: Problem, ii: int, *, budget_ratio: int = BUDGET_RATIO) -> Schedule | None:
@@ -175,15 +193,12 @@ class _ModuloState:
         self.period = problem.clock_period_ns
         self.asap = asap
         self.optype = {name: problem.operator_type_of(name) for name in problem.operations}
-        self.predecessors: dict[str, list[Dependence]] = {name: [] for name in problem.operations}
-        self.successors: dict[str, list[Dependence]] = {name: [] for name in problem.operations}
-        for dep in problem.dependences:
-            self.predecessors[dep.dst].append(dep)
-            self.successors[dep.src].append(dep)
+        # The problem's cached dependence lists, looked up once per operation.
+        self.predecessors = {name: problem.predecessors(name) for name in problem.operations}
+        self.successors = {name: problem.successors(name) for name in problem.operations}
         self.times: dict[str, Time] = {}
         self.last_cycle: dict[str, int] = {}
-        self.table: dict[tuple[str, int], list[str]] = {}  # (operator type, slot) -> operations
-        self.sharing = bool(problem.exclusions)
+        self.table = ReservationTable(problem, ii)
         height = _heights(problem, ii)
         order = sorted(problem.operations,
                        key=lambda name: (-height[name], asap[name][0], asap[name][1]))
@@ -240,43 +255,23 @@ class _ModuloState:
         return previous + 1
 
     def has_room(self, name: str, cycle: int, ignoring: str | None = None) -> bool:
-        optype = self.optype[name]
-        if optype.limit is None:
-            return True
-        users = [other for other in self.table.get((optype.name, cycle % self.ii), ()) if other != ignoring]
-        return self._fits(users + [name], {**{other: self.times[other][0] for other in users}, name: cycle},
-                          optype.limit)
-
-    def _fits(self, users: list[str], cycles: dict[str, int], limit: int) -> bool:
-        if len(users) <= limit:
-            return True
-        if not self.sharing:
-            return False
-        # Only operations of one iteration (same start cycle) may share.
-        by_cycle: dict[int, list[str]] = {}
-        for user in users:
-            by_cycle.setdefault(cycles[user], []).append(user)
-        return sum(instances_needed(self.problem, group).upper for group in by_cycle.values()) <= limit
+        return self.table.fits(name, cycle, ignoring=ignoring)
 
     def place(self, name: str, time: Time) -> list[str]:
         """Schedule ``name`` at ``time``; unschedule and return what it displaces."""
         evicted = []
-        optype = self.optype[name]
-        if optype.limit is not None:
-            key = (optype.name, time[0] % self.ii)
-            users = self.table.setdefault(key, [])
-            while not self._fits(users + [name], {**{u: self.times[u][0] for u in users}, name: time[0]},
-                                 optype.limit):
-                # Displace the least urgent operation that cannot share with this one.
-                rivals = [user for user in users
-                          if self.times[user][0] != time[0] or not self.problem.are_exclusive(user, name)]
-                victim = max(rivals or users, key=lambda user: self.rank[user])
-                self.unschedule(victim)
-                evicted.append(victim)
-            users.append(name)
+        while not self.table.fits(name, time[0]):
+            # Displace the least urgent operation that cannot share with this one.
+            users = self.table.holders(name, time[0])
+            rivals = [user for user in users
+                      if self.times[user][0] != time[0] or not self.problem.are_exclusive(user, name)]
+            victim = max(rivals or users, key=lambda user: self.rank[user])
+            self.unschedule(victim)
+            evicted.append(victim)
+        self.table.reserve(name, time[0])
         self.times[name] = time
         self.last_cycle[name] = time[0]
-        name_ready = ready(optype, time)
+        name_ready = ready(self.optype[name], time)
         for dep in self.successors[name]:
             if dep.dst in self.times and dep.dst != name and not self._met(name_ready, dep):
                 self.unschedule(dep.dst)
@@ -298,9 +293,7 @@ class _ModuloState:
         return not later(src_ready, (cycle + dep.distance * self.ii, offset))
 
     def unschedule(self, name: str) -> None:
-        optype = self.optype[name]
-        if optype.limit is not None:
-            self.table[(optype.name, self.times[name][0] % self.ii)].remove(name)
+        self.table.release(name)
         del self.times[name]
 
     # -- finishing ------------------------------------------------------------
@@ -344,8 +337,9 @@ class _ModuloState:
         self.times = {name: (cycle, offsets[name]) for name, (cycle, _offset) in self.times.items()}
 
     def to_schedule(self) -> Schedule:
-        return Schedule(self.ii, {name: self.times[name][0] for name in self.problem.operations},
-                        {name: self.times[name][1] for name in self.problem.operations})
+        start = {name: self.times[name][0] for name in self.problem.operations}
+        return Schedule(self.ii, start, {name: self.times[name][1] for name in self.problem.operations},
+                        bind(self.problem, self.ii, start))
 
 
 def _heights(problem: Problem, ii: int) -> dict[str, float]:
@@ -370,3 +364,12 @@ def _heights(problem: Problem, ii: int) -> dict[str, float]:
         if not changed:
             break
     return height
+
+
+#: The algorithms :func:`schedule` can be given by name.
+ALGORITHMS: dict[str, Algorithm] = {
+    "modulo": modulo_schedule,
+    "iterative": iterative_modulo_schedule,
+    "search": search_modulo_schedule,
+    "sequential": sequential_at,
+}

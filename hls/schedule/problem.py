@@ -51,6 +51,11 @@ control-flow-aware.  Exclusion is a property of one iteration: two exclusive
 operations whose start cycles differ by a multiple of II land in the same
 slot but belong to different iterations, which can both take their branch,
 so they need two instances.
+
+A schedule also names the instance each operation of a limited type uses
+(:attr:`Schedule.binding`, an index ``0 <= k < limit``): the hardware builds
+exactly those instances, so the verifier checks the binding, not only that
+one exists.
 """
 
 from __future__ import annotations
@@ -199,11 +204,18 @@ class Problem:
     operator_types: dict[str, OperatorType] = field(default_factory=dict)
     operations: dict[str, Operation] = field(default_factory=dict)
     dependences: list[Dependence] = field(default_factory=list)
-    exclusions: set[frozenset[str]] = field(default_factory=set)
+    #: Pairs of mutually exclusive operations, in the order they were declared
+    #: (a dict used as an ordered set, so that nothing built from it depends
+    #: on string hashing, that is on ``PYTHONHASHSEED``).
+    exclusions: dict[frozenset[str], None] = field(default_factory=dict)
 
     def __post_init__(self):
         if not self.clock_period_ns > 0 or self.clock_period_ns == float("inf"):
             raise ProblemError(f"clock_period_ns must be a finite number > 0, not {self.clock_period_ns!r}")
+        if not isinstance(self.exclusions, dict):
+            # Accept any iterable of pairs; keep the order it gives.
+            self.exclusions = dict.fromkeys(frozenset(pair) for pair in self.exclusions)
+        self._adjacency = None
 
     # -- building ---------------------------------------------------------
     def add_operator_type(self, operator_type: OperatorType) -> OperatorType:
@@ -234,7 +246,7 @@ class Problem:
             if end not in self.operations:
                 raise ProblemError(f"exclusion {a}/{b}: unknown operation {end!r}")
         if a != b:
-            self.exclusions.add(frozenset((a, b)))
+            self.exclusions[frozenset((a, b))] = None
 
     # -- queries ----------------------------------------------------------
     def operator_type_of(self, op: str) -> OperatorType:
@@ -248,6 +260,28 @@ class Problem:
 
     def users_of(self, operator_type: str) -> list[str]:
         return [op.name for op in self.operations.values() if op.operator_type == operator_type]
+
+    def predecessors(self, op: str) -> list[Dependence]:
+        """The dependences into ``op``, in the order they were added."""
+        return self._adjacency_lists()[0][op]
+
+    def successors(self, op: str) -> list[Dependence]:
+        """The dependences out of ``op``, in the order they were added."""
+        return self._adjacency_lists()[1][op]
+
+    def _adjacency_lists(self) -> tuple[dict[str, list[Dependence]], dict[str, list[Dependence]]]:
+        # Built once and reused by every algorithm; rebuilt when operations or
+        # dependences were added since (through the add_* methods, or by
+        # replacing or growing the lists directly).
+        key = (id(self.dependences), len(self.dependences), len(self.operations))
+        if self._adjacency is None or self._adjacency[0] != key:
+            predecessors: dict[str, list[Dependence]] = {name: [] for name in self.operations}
+            successors: dict[str, list[Dependence]] = {name: [] for name in self.operations}
+            for dep in self.dependences:
+                predecessors[dep.dst].append(dep)
+                successors[dep.src].append(dep)
+            self._adjacency = (key, predecessors, successors)
+        return self._adjacency[1], self._adjacency[2]
 
     def check(self) -> None:
         """Reject problems that no schedule can satisfy at any II.
@@ -305,11 +339,17 @@ class Schedule:
         Start cycle of each operation, relative to the iteration's start.
     start_in_cycle : dict of str to float
         Offset in ns within the start cycle (chaining); 0.0 when absent.
+    binding : dict of str to int
+        For each operation of a limited operator type, the instance it uses,
+        ``0 <= binding[op] < limit``; every algorithm fills it in (with
+        :func:`hls.schedule.reservation.bind`), and the back end builds
+        exactly these instances.
     """
 
     ii: int
     start: dict[str, int]
     start_in_cycle: dict[str, float] = field(default_factory=dict)
+    binding: dict[str, int] = field(default_factory=dict)
 
     def offset(self, op: str) -> float:
         return self.start_in_cycle.get(op, 0.0)
@@ -322,16 +362,19 @@ class Schedule:
         return self.start[op] + optype.latency, optype.outgoing_delay
 
     def depth(self, problem: Problem) -> int:
-        """Number of cycles one iteration occupies.
+        """Number of cycles one iteration (or one run of a block) occupies.
 
-        Counted from the cycle in which its first operation starts to the
-        cycle in which its last result is registered, both included: an
-        operation started at cycle ``c`` ends at ``c + max(latency, 1)``
-        (a combinational result is registered at the end of its cycle, a
-        registered one is available at ``c + latency``), and the depth is the
-        latest end minus the earliest start.  0 for an empty problem.
+        Counted from the iteration's cycle 0 (start cycles are relative to
+        it) to the cycle in which its last result is registered, both
+        included: an operation started at cycle ``c`` ends at
+        ``c + max(latency, 1)`` (a combinational result is registered at the
+        end of its cycle, a registered one is available at ``c + latency``),
+        and the depth is the latest end.  0 for an empty problem.  This is
+        the one definition of depth: the pipeline depth in reports, the
+        length of a block's valid chain in the hardware, and the II of
+        :func:`~hls.schedule.sequential.schedule_sequential`.  Every
+        algorithm starts its first operation at cycle 0.
         """
         if not self.start:
             return 0
-        end = max(self.start[op] + max(problem.operator_type_of(op).latency, 1) for op in self.start)
-        return end - min(self.start.values())
+        return max(self.start[op] + max(problem.operator_type_of(op).latency, 1) for op in self.start)

@@ -27,12 +27,17 @@ from .chaining import solve_start_times
 from .problem import Problem
 from .search import OutOfBudget, PinningSearch
 
-__all__ = ["competing_components", "component_schedulable", "SEARCH_WORK"]
+__all__ = ["competing_components", "component_schedulable", "RECURRENCE_SEARCH_NODES"]
 
-#: Least-start-time computations one component's search may run per II,
-#: times the number of operations in the component (each costs about a pass
-#: over them).
-SEARCH_WORK = 200_000
+#: Search nodes (least-start-time propagations) the search of one
+#: recurrence may spend on one II, times the number of operations in the
+#: component (each costs about a pass over them).  Not the same budget as
+#: :data:`hls.schedule.search.SCHEDULE_SEARCH_NODES`: this one only bounds the
+#: MII, and running out assumes the II possible.
+RECURRENCE_SEARCH_NODES = 200_000
+
+#: The old name of :data:`RECURRENCE_SEARCH_NODES`.
+SEARCH_WORK = RECURRENCE_SEARCH_NODES
 
 
 def competing_components(problem: Problem) -> list[list[str]]:
@@ -65,7 +70,7 @@ def component_schedulable(problem: Problem, component: list[str], ii: int) -> bo
     for name in component:
         sub.operations[name] = problem.operations[name]
     sub.dependences = [dep for dep in problem.dependences if dep.src in members and dep.dst in members]
-    sub.exclusions = {pair for pair in problem.exclusions if pair <= members}
+    sub.exclusions = {pair: None for pair in problem.exclusions if pair <= members}
     users = [name for name in component if sub.operator_type_of(name).limit is not None]
     # Least total distance between operations: how far apart they can be.
     graph = nx.DiGraph()
@@ -87,7 +92,7 @@ def component_schedulable(problem: Problem, component: list[str], ii: int) -> bo
                               {anchor: anchor_cycle})
     if not least.feasible or least.times[anchor][0] != anchor_cycle:
         return False
-    search = PinningSearch(sub, ii, least.times, max(100, SEARCH_WORK // len(component)), window,
+    search = PinningSearch(sub, ii, least.times, max(100, RECURRENCE_SEARCH_NODES // len(component)), window,
                            pinned={anchor: anchor_cycle}, relaxed=True)
     try:
         return search.run() is not None

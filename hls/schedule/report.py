@@ -8,14 +8,11 @@ __all__ = ["depth", "format_schedule"]
 
 
 def depth(problem: Problem, schedule: Schedule) -> int:
-    """Number of cycles (pipeline stages) one iteration occupies.
+    """Number of cycles (pipeline stages) one iteration occupies:
+    :meth:`Schedule.depth`, the one definition.
 
-    From the cycle in which the iteration's first operation starts to the
-    cycle in which its last result is registered, both included: an
-    operation started at cycle ``c`` ends at ``c + max(latency, 1)``, and the
-    depth is the latest end minus the earliest start.  A loop of ``n``
-    iterations therefore takes ``(n - 1) * II + depth`` cycles, plus its
-    control overhead.  See :meth:`Schedule.depth`.
+    A loop of ``n`` iterations takes ``(n - 1) * II + depth`` cycles, plus
+    its control overhead.
     """
     return schedule.depth(problem)
 

@@ -20,23 +20,28 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from .chaining import Time, earliest_starts, fit, later, ready
-from .problem import Dependence, Problem, Schedule
-from .sharing import instances_needed
+from .problem import Problem, Schedule
+from .reservation import ReservationTable, bind
 
-__all__ = ["search_modulo_schedule", "PinningSearch", "OutOfBudget", "SEARCH_WORK"]
+__all__ = ["search_modulo_schedule", "PinningSearch", "OutOfBudget", "SCHEDULE_SEARCH_NODES"]
 
-#: Search nodes (pinning attempts) allowed per II, times the number of
-#: operations: one node's propagation may touch every operation.
-SEARCH_WORK = 20_000
+#: Search nodes (pinning attempts) :func:`search_modulo_schedule` may spend
+#: on one II, times the number of operations: one node's propagation may
+#: touch every operation.
+SCHEDULE_SEARCH_NODES = 20_000
+
+#: The old name of :data:`SCHEDULE_SEARCH_NODES` (not the same budget as
+#: :data:`hls.schedule.recurrence.RECURRENCE_SEARCH_NODES`).
+SEARCH_WORK = SCHEDULE_SEARCH_NODES
 
 
 def search_modulo_schedule(problem: Problem, ii: int, *, nodes: int | None = None) -> Schedule | None:
     """A modulo schedule at exactly ``ii``, or ``None`` if the search found
     none within its windows and budget (``nodes``, by default
-    ``SEARCH_WORK / number of operations``).  The problem must pass
+    ``SCHEDULE_SEARCH_NODES / number of operations``).  The problem must pass
     :meth:`Problem.check`."""
     if nodes is None:
-        nodes = max(200, SEARCH_WORK // max(1, len(problem.operations)))
+        nodes = max(200, SCHEDULE_SEARCH_NODES // max(1, len(problem.operations)))
     asap = earliest_starts(problem, ii)
     if not asap.feasible:
         return None
@@ -56,8 +61,9 @@ def search_modulo_schedule(problem: Problem, ii: int, *, nodes: int | None = Non
     if times is None:
         return None
     first = min((cycle for cycle, _offset in times.values()), default=0)
-    return Schedule(ii, {name: times[name][0] - first for name in problem.operations},
-                    {name: times[name][1] for name in problem.operations})
+    start = {name: times[name][0] - first for name in problem.operations}
+    return Schedule(ii, start, {name: times[name][1] for name in problem.operations},
+                    bind(problem, ii, start))
 
 
 class OutOfBudget(Exception):
@@ -97,19 +103,16 @@ class PinningSearch:
         self.ii = ii
         self.period = problem.clock_period_ns
         self.optype = {name: problem.operator_type_of(name) for name in problem.operations}
-        self.successors: dict[str, list[Dependence]] = {name: [] for name in problem.operations}
-        for dep in problem.dependences:
-            self.successors[dep.src].append(dep)
+        self.successors = {name: problem.successors(name) for name in problem.operations}
         self.pins: dict[str, int] = dict(pinned or {})
         self.users = sorted((name for name in problem.operations
                              if self.optype[name].limit is not None and name not in self.pins),
                             key=lambda name: least[name])
         self.least = least
         self.nodes = nodes
-        self.table: dict[tuple[str, int], list[str]] = {}
+        self.table = ReservationTable(problem, ii, relaxed=relaxed)
         for name, cycle in self.pins.items():
-            if self.optype[name].limit is not None:
-                self.table.setdefault((self.optype[name].name, cycle % ii), []).append(name)
+            self.table.reserve(name, cycle)
         self.bound = sum(optype.latency + 1 for optype in self.optype.values()) + 1
         self.twin_before = _twins(problem, list(self.pins) + self.users)
 
@@ -122,16 +125,13 @@ class PinningSearch:
         if index == len(self.users):
             return times
         name = self.users[index]
-        optype = self.optype[name]
         twin = self.twin_before.get(name)
         for cycle in self.window(name, times[name][0]):
             if twin is not None and cycle < self.pins[twin]:
                 # Interchangeable with an operation placed before it: any
                 # schedule can swap them, so take only the ordered ones.
                 continue
-            key = (optype.name, cycle % self.ii)
-            users = self.table.setdefault(key, [])
-            if not self._fits(users + [name], {**self.pins, name: cycle}, optype.limit):
+            if not self.table.fits(name, cycle):
                 continue
             self.nodes -= 1
             if self.nodes < 0:
@@ -140,24 +140,13 @@ class PinningSearch:
             if pinned is None:
                 continue
             self.pins[name] = cycle
-            users.append(name)
+            self.table.reserve(name, cycle)
             found = self._place(index + 1, pinned)
             if found is not None:
                 return found
-            users.pop()
+            self.table.release(name)
             del self.pins[name]
         return None
-
-    def _fits(self, users: list[str], cycles: dict[str, int], limit: int) -> bool:
-        if len(users) <= limit:
-            return True
-        if not self.problem.exclusions:
-            return False
-        by_cycle: dict[int, list[str]] = {}
-        for user in users:
-            by_cycle.setdefault(cycles[user], []).append(user)
-        needed = (instances_needed(self.problem, group) for group in by_cycle.values())
-        return sum(bounds.lower if self.relaxed else bounds.upper for bounds in needed) <= limit
 
     def _pin(self, times: dict[str, Time], name: str, cycle: int) -> dict[str, Time] | None:
         """Least start times with ``name`` at ``cycle`` too, or ``None`` if

@@ -17,7 +17,7 @@ import networkx as nx
 
 from .chaining import Time, fit, later, ready
 from .problem import Problem, Schedule
-from .sharing import instances_needed
+from .reservation import ReservationTable, bind
 
 __all__ = ["schedule_sequential"]
 
@@ -39,26 +39,22 @@ def schedule_sequential(problem: Problem) -> Schedule:
     position = {name: index for index, name in enumerate(problem.operations)}
     order = list(nx.lexicographical_topological_sort(graph, key=position.__getitem__))
 
-    predecessors: dict[str, list] = {name: [] for name in problem.operations}
-    for dep in problem.dependences:
-        if dep.distance == 0:
-            predecessors[dep.dst].append(dep)
-
     times: dict[str, Time] = {}
-    busy: dict[tuple[str, int], list[str]] = {}  # (operator type, cycle) -> operations
+    # No two iterations overlap, so a slot is a plain cycle.
+    table = ReservationTable(problem, None)
     for name in order:
         earliest: Time = (0, 0.0)
-        for dep in predecessors[name]:
+        for dep in problem.predecessors(name):
+            if dep.distance:
+                continue
             src_ready = ready(optype[dep.src], times[dep.src])
             if later(src_ready, earliest):
                 earliest = src_ready
         earliest = fit(optype[name], earliest, period)
         cycle = earliest[0]
-        limit = optype[name].limit
-        if limit is not None:
-            while instances_needed(problem, busy.get((optype[name].name, cycle), []) + [name]).upper > limit:
-                cycle += 1
-            busy.setdefault((optype[name].name, cycle), []).append(name)
+        while not table.fits(name, cycle):
+            cycle += 1
+        table.reserve(name, cycle)
         times[name] = (cycle, earliest[1] if cycle == earliest[0] else 0.0)
 
     start = {name: times[name][0] for name in problem.operations}
@@ -66,7 +62,8 @@ def schedule_sequential(problem: Problem) -> Schedule:
     ii = max(1, Schedule(1, start).depth(problem))
     while not all(_carried_met(problem, optype, times, dep, ii) for dep in problem.dependences if dep.distance):
         ii += 1
-    return Schedule(ii, start, offsets)
+    # Every start is below the depth, so at this II too the slots are the cycles.
+    return Schedule(ii, start, offsets, bind(problem, ii, start))
 
 
 def _carried_met(problem, optype, times, dep, ii) -> bool:

@@ -21,7 +21,10 @@ from .problem import EPSILON, Problem
 __all__ = ["InstanceBounds", "instances_needed", "same_cycle_possible"]
 
 #: Search nodes the exact colouring may visit before settling for bounds.
-SEARCH_BUDGET = 20_000
+COLOURING_STEPS = 20_000
+
+#: The old name of :data:`COLOURING_STEPS`.
+SEARCH_BUDGET = COLOURING_STEPS
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,9 @@ def _greedy_clique(nodes, conflicts) -> list[str]:
     best: list[str] = []
     for seed in nodes:
         clique = [seed]
-        for other in sorted(conflicts[seed], key=lambda name: -len(conflicts[name])):
+        # Ties in the order of ``nodes``: a set's own order would depend on string hashing.
+        members = [name for name in nodes if name in conflicts[seed]]
+        for other in sorted(members, key=lambda name: -len(conflicts[name])):
             if all(other in conflicts[member] for member in clique):
                 clique.append(other)
         if len(clique) > len(best):
@@ -125,7 +130,7 @@ class _ExactColouring:
             self.best, self.best_colouring = used, dict(colouring)
             return
         self.steps += 1
-        if self.steps > SEARCH_BUDGET:
+        if self.steps > COLOURING_STEPS:
             self.complete = False
             return
         node = max((name for name in self.nodes if name not in colouring),
@@ -150,10 +155,8 @@ def same_cycle_possible(problem: Problem) -> Callable[[str, str], bool]:
     clock period.
     """
     period = problem.clock_period_ns
-    successors: dict[str, list[str]] = {name: [] for name in problem.operations}
-    for dep in problem.dependences:
-        if dep.distance == 0:
-            successors[dep.src].append(dep.dst)
+    successors = {name: [dep.dst for dep in problem.successors(name) if dep.distance == 0]
+                  for name in problem.operations}
     separated: dict[str, set[str]] = {}
 
     def reach(source: str) -> set[str]:

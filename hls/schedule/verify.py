@@ -5,7 +5,8 @@ with no code shared with the algorithms beyond the problem description, so
 that a bug in an algorithm cannot hide behind the same bug in its checker.
 It favours being obviously correct over being fast: resource sharing is
 checked with an exhaustive colouring of the (small) sets of operations that
-land in one modulo slot.
+land in one modulo slot, and the schedule's binding instance by instance,
+since the hardware builds exactly that binding.
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ def verify(problem: Problem, schedule: Schedule) -> None:
         On the first violation found, in this order: a bad II, a missing,
         unknown or negative start, a bad offset, an operation overflowing the
         clock period, a dependence violated, a resource over its limit in a
-        modulo slot.
+        modulo slot, and then the binding: an operation of a limited type
+        without an instance, an instance index outside ``0 .. limit - 1``
+        (or a binding for an operation of an unlimited type), or one instance
+        holding two operations in one modulo slot that are not mutually
+        exclusive operations starting in the same cycle.
     """
     ii = schedule.ii
     if isinstance(ii, bool) or not isinstance(ii, int) or ii < 1:
@@ -46,6 +51,7 @@ def verify(problem: Problem, schedule: Schedule) -> None:
     for optype in problem.operator_types.values():
         if optype.limit is not None:
             _check_resource(problem, schedule, optype)
+    _check_binding(problem, schedule)
 
 
 def _check_starts(problem: Problem, schedule: Schedule) -> None:
@@ -149,3 +155,34 @@ def _partition_into(problem: Problem, names: list[str], k: int, groups: list[lis
             return True
         groups.pop()
     return False
+
+
+def _check_binding(problem: Problem, schedule: Schedule) -> None:
+    binding = schedule.binding
+    for name in binding:
+        if name not in problem.operations:
+            raise ScheduleError(f"schedule binds unknown operation {name!r}")
+    holders: dict[tuple[str, int, int], list[str]] = {}   # (type, instance, slot) -> operations
+    for name in problem.operations:
+        optype = problem.operator_type_of(name)
+        if optype.limit is None:
+            if name in binding:
+                raise ScheduleError(f"operation {name!r} is bound to an instance, but its type "
+                                    f"{optype.name!r} has no limit")
+            continue
+        if name not in binding:
+            raise ScheduleError(f"operation {name!r} of the limited type {optype.name!r} is not bound "
+                                f"to an instance")
+        instance = binding[name]
+        if isinstance(instance, bool) or not isinstance(instance, int) or not 0 <= instance < optype.limit:
+            raise ScheduleError(f"operation {name!r} is bound to instance {instance!r} of {optype.name!r}, "
+                                f"which has instances 0 to {optype.limit - 1}")
+        holders.setdefault((optype.name, instance, schedule.start[name] % schedule.ii), []).append(name)
+    for (typename, instance, slot), names in holders.items():
+        for index, a in enumerate(names):
+            for b in names[index + 1:]:
+                if schedule.start[a] != schedule.start[b] or not problem.are_exclusive(a, b):
+                    raise ScheduleError(
+                        f"instance {instance} of {typename!r} holds {a!r} (cycle {schedule.start[a]}) and "
+                        f"{b!r} (cycle {schedule.start[b]}) in modulo slot {slot} of II {schedule.ii}, "
+                        f"which are not exclusive operations of one cycle")

@@ -28,13 +28,19 @@ def least_offsets(problem, ii, start):
 
 
 def schedule_exists(problem, ii, horizon):
-    """Whether some schedule at ``ii`` has every start below ``horizon``."""
+    """Whether some schedule at ``ii`` has every start below ``horizon``
+    (and some binding of its operations to instances)."""
     names = list(problem.operations)
+    limited = [name for name in names if problem.operator_type_of(name).limit is not None]
+    bindings = [dict(zip(limited, instances)) for instances in
+                itertools.product(*(range(problem.operator_type_of(name).limit) for name in limited))]
     for starts in itertools.product(range(horizon), repeat=len(names)):
         start = dict(zip(names, starts))
-        try:
-            verify(problem, Schedule(ii, start, least_offsets(problem, ii, start)))
-            return True
-        except ScheduleError:
-            continue
+        offsets = least_offsets(problem, ii, start)
+        for binding in bindings:
+            try:
+                verify(problem, Schedule(ii, start, offsets, binding))
+                return True
+            except ScheduleError:
+                continue
     return False

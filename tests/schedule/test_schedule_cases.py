@@ -131,10 +131,10 @@ def test_exclusive_writes_share_one_port():
 def test_exclusive_ops_share_only_within_one_iteration():
     problem = build([WRITE_A], [("w_then", "write:a"), ("w_else", "write:a")], [],
                     exclusions=[("w_then", "w_else")])
-    verify(problem, Schedule(1, {"w_then": 0, "w_else": 0}))
+    verify(problem, Schedule(1, {"w_then": 0, "w_else": 0}, binding={"w_then": 0, "w_else": 0}))
     # Same slot, but cycle 1 is the previous iteration's: both may write.
     with pytest.raises(ScheduleError, match=r"resource 'write:a' \(limit 1\): modulo slot 0"):
-        verify(problem, Schedule(1, {"w_then": 0, "w_else": 1}))
+        verify(problem, Schedule(1, {"w_then": 0, "w_else": 1}, binding={"w_then": 0, "w_else": 0}))
 
 
 def test_resource_detail_counts_sharing():
@@ -335,17 +335,17 @@ def test_search_finds_what_iterative_scheduling_misses():
 ])
 def test_verifier_messages(ii, start, offsets, message):
     problem = build([ADD, READ_A], [("rd", "read:a"), ("s", "add")], [("rd", "s"), ("s", "s", 1)])
-    verify(problem, Schedule(1, {"rd": 0, "s": 1}, {"s": 1.0}))
+    verify(problem, Schedule(1, {"rd": 0, "s": 1}, {"s": 1.0}, {"rd": 0}))
     with pytest.raises(ScheduleError, match=message):
-        verify(problem, Schedule(ii, start, offsets))
+        verify(problem, Schedule(ii, start, offsets, {"rd": 0}))
 
 
 def test_verifier_resource_message():
     problem = build([READ_A], [("rd", "read:a"), ("rd2", "read:a")], [])
-    verify(problem, Schedule(2, {"rd": 1, "rd2": 0}))
+    verify(problem, Schedule(2, {"rd": 1, "rd2": 0}, binding={"rd": 0, "rd2": 0}))
     with pytest.raises(ScheduleError, match=r"^resource 'read:a' \(limit 1\): modulo slot 0 of II 1 holds "
                                             r"'rd' \(cycle 1\), 'rd2' \(cycle 0\), which need 2 instances$"):
-        verify(problem, Schedule(1, {"rd": 1, "rd2": 0}))
+        verify(problem, Schedule(1, {"rd": 1, "rd2": 0}, binding={"rd": 0, "rd2": 0}))
 
 
 def test_empty_problem():
@@ -391,3 +391,69 @@ def test_recurrence_detail_names_a_variable_once():
     assert bound.detail == ("a loop-carried dependence through `s` -> `s + d` -> `s` "
                             "(adder, variable register, 1 cycle) at distance 1")
     assert bound.operations == ("read_s", "add", "write_s") and bound.lines == (3, 5)
+
+
+def test_the_algorithm_is_chosen_by_name():
+    from hls.schedule import ALGORITHMS
+    problem = build([READ_A, ADD], [("r0", "read:a"), ("r1", "read:a"), ("s", "add")],
+                    [("r0", "s"), ("r1", "s"), ("s", "s", 1)])
+    assert set(ALGORITHMS) == {"modulo", "iterative", "search", "sequential"}
+    for name in ALGORITHMS:
+        result = scheduled(problem, algorithm=name)
+        assert result.binding == {"r0": 0, "r1": 0}
+        assert result.ii == (3 if name == "sequential" else 2)
+    with pytest.raises(ProblemError, match=r"^loop: unknown scheduling algorithm 'rau'; expected one of "
+                                           r"modulo, iterative, search, sequential$"):
+        schedule(problem, algorithm="rau")
+
+
+def test_binding_shares_an_instance_only_between_exclusive_operations_of_one_cycle():
+    from hls.schedule import bind
+    mul = OperatorType("mul", latency=0, incoming_delay=3.0, limit=2)
+    problem = build([mul], [("m_then", "mul"), ("m_else", "mul"), ("m", "mul")], [],
+                    exclusions=[("m_then", "m_else")])
+    result = scheduled(problem)
+    assert result.ii == 1 and result.start == {"m_then": 0, "m_else": 0, "m": 0}
+    binding = result.binding
+    assert binding["m_then"] == binding["m_else"] != binding["m"] and set(binding.values()) == {0, 1}
+    # In different cycles the exclusive pair belongs to two iterations: three instances.
+    assert bind(problem, 1, {"m_then": 0, "m_else": 1, "m": 0})["m_else"] == 2
+    with pytest.raises(ScheduleError, match=r"^resource 'mul' \(limit 2\): modulo slot 0 of II 1 holds .*, which "
+                                            r"need 3 instances$"):
+        verify(problem, Schedule(1, {"m_then": 0, "m_else": 1, "m": 0},
+                                 binding=bind(problem, 1, {"m_then": 0, "m_else": 1, "m": 0})))
+    with pytest.raises(ScheduleError, match=r"^operation 'm' is bound to instance 2 of 'mul', which has "
+                                            r"instances 0 to 1$"):
+        verify(problem, Schedule(1, result.start, binding={"m_then": 0, "m_else": 0, "m": 2}))
+    with pytest.raises(ScheduleError, match=r"^instance 0 of 'mul' holds 'm_then' \(cycle 0\) and 'm' \(cycle 0\) "
+                                            r"in modulo slot 0 of II 1, which are not exclusive operations of "
+                                            r"one cycle$"):
+        verify(problem, Schedule(1, result.start, binding={"m_then": 0, "m": 0, "m_else": 1}))
+    with pytest.raises(ScheduleError, match=r"^operation 'm' of the limited type 'mul' is not bound"):
+        verify(problem, Schedule(1, result.start, binding={"m_then": 0, "m_else": 0}))
+
+
+def test_reservation_table_counts_exclusive_operations_of_one_cycle_once():
+    from hls.schedule import ReservationTable
+    problem = build([WRITE_A, ADD], [("w_then", "write:a"), ("w_else", "write:a"), ("w", "write:a"),
+                                     ("s", "add")], [], exclusions=[("w_then", "w_else")])
+    table = ReservationTable(problem, 2)
+    table.reserve("w_then", 0)
+    assert table.fits("w_else", 0) and not table.fits("w_else", 2) and not table.fits("w", 0)
+    assert table.fits("w", 1) and table.fits("s", 0)
+    table.reserve("w_else", 0)
+    assert table.holders("w", 2) == ["w_then", "w_else"]
+    assert table.fits("w", 0, ignoring="w_then") is False
+    table.release("w_then")
+    table.release("w_else")
+    assert table.fits("w", 0) and table.holders("w", 0) == []
+
+
+def test_dependence_lists_follow_new_dependences():
+    problem = build([ADD], [("a", "add"), ("b", "add"), ("c", "add")], [("a", "b")])
+    assert [dep.dst for dep in problem.successors("a")] == ["b"]
+    problem.add_dependence(Dependence("a", "c"))
+    assert [dep.dst for dep in problem.successors("a")] == ["b", "c"]
+    assert [dep.src for dep in problem.predecessors("c")] == ["a"]
+    problem.dependences = [Dependence("b", "c")]
+    assert problem.successors("a") == [] and [dep.src for dep in problem.predecessors("c")] == ["b"]

@@ -159,7 +159,7 @@ def test_the_verifier_rejects_broken_schedules(problem, data):
         for name in group:
             start[name] = cycle + ii * data.draw(st.integers(0, 2))
     with pytest.raises(ScheduleError):
-        verify(problem, Schedule(ii, start, offsets))
+        verify(problem, Schedule(ii, start, offsets, result.binding))
 
 
 @settings(max_examples=60, deadline=None)
@@ -173,3 +173,63 @@ def test_mii_is_a_lower_bound_and_tiny_problems_reach_the_optimum(problem):
     if bound.mii > 1:
         assert not schedule_exists(problem, bound.mii - 1, horizon + bound.mii - 1)
     assert not any(schedule_exists(problem, ii, horizon + ii) for ii in range(bound.mii, result.ii))
+
+
+def _limited(problem):
+    return [name for name in problem.operations if problem.operator_type_of(name).limit is not None]
+
+
+@PROPERTY
+@given(problems())
+def test_every_algorithm_binds_every_limited_operation_within_its_limit(problem):
+    ii = minimum_ii(problem).mii
+    found = [schedule(problem), schedule_sequential(problem),
+             iterative_modulo_schedule(problem, ii), search_modulo_schedule(problem, ii),
+             schedule(problem, algorithm="search"), schedule(problem, algorithm="iterative")]
+    for result in found:
+        if result is None:
+            continue
+        verify(problem, result)
+        assert set(result.binding) == set(_limited(problem))
+        for name, instance in result.binding.items():
+            assert 0 <= instance < problem.operator_type_of(name).limit
+        # One instance, one slot: one operation, or exclusive ones of one cycle.
+        held = {}
+        for name, instance in result.binding.items():
+            held.setdefault((problem.operations[name].operator_type, instance, result.start[name] % result.ii),
+                            []).append(name)
+        for names in held.values():
+            for a, b in itertools.combinations(names, 2):
+                assert result.start[a] == result.start[b] and problem.are_exclusive(a, b)
+
+
+@PROPERTY
+@given(problems(), st.data())
+def test_the_verifier_rejects_broken_bindings(problem, data):
+    result = schedule(problem)
+    limited = _limited(problem)
+    assume(limited)
+    binding = dict(result.binding)
+    mutation = data.draw(st.sampled_from(("shared", "beyond", "missing", "negative", "unlimited")))
+    if mutation == "shared":
+        # Two operations of one slot that may not share, put on one instance.
+        pairs = [(a, b) for a, b in itertools.combinations(limited, 2)
+                 if problem.operations[a].operator_type == problem.operations[b].operator_type
+                 and result.start[a] % result.ii == result.start[b] % result.ii
+                 and (result.start[a] != result.start[b] or not problem.are_exclusive(a, b))]
+        assume(pairs)
+        a, b = data.draw(st.sampled_from(pairs))
+        binding[b] = binding[a]
+    elif mutation == "beyond":
+        name = data.draw(st.sampled_from(limited))
+        binding[name] = problem.operator_type_of(name).limit + data.draw(st.integers(0, 2))
+    elif mutation == "negative":
+        binding[data.draw(st.sampled_from(limited))] = -1
+    elif mutation == "missing":
+        del binding[data.draw(st.sampled_from(limited))]
+    else:
+        unlimited = [name for name in problem.operations if name not in limited]
+        assume(unlimited)
+        binding[data.draw(st.sampled_from(unlimited))] = 0
+    with pytest.raises(ScheduleError):
+        verify(problem, Schedule(result.ii, result.start, result.start_in_cycle, binding))
