@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import sys
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -41,7 +42,7 @@ import numpy as np
 __all__ = [
     "Evaluation", "Uniform", "Histogram", "Pairs", "LibraryUnit",
     "evaluate", "operand_range", "EXHAUSTIVE_LIMIT_BITS", "DEFAULT_EXHAUSTIVE_BITS",
-    "CHUNK_PAIRS", "TILED_TASK_PAIRS", "BATCHES",
+    "CHUNK_PAIRS", "TILED_TASK_PAIRS", "BATCHES", "ignore_interrupts",
 ]
 
 #: Largest total operand width (bits of a + bits of b) evaluated exhaustively on request.
@@ -513,6 +514,24 @@ def _keep_freed_memory() -> None:
         pass
 
 
+def ignore_interrupts() -> None:
+    """Worker initialiser: leave Ctrl-C (SIGINT) to the parent process.
+
+    A terminal sends SIGINT to every process of the foreground group, workers
+    included; a worker that took it would die with a ``KeyboardInterrupt``
+    traceback of its own and break the pool.  Ignoring it lets the parent alone
+    stop: it cancels the pending tasks, waits for the running ones (a task is a
+    fraction of a second) and exits with status 130.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_worker() -> None:
+    """Initialiser of the evaluation's own process pool."""
+    ignore_interrupts()
+    _keep_freed_memory()
+
+
 def _run_tasks(tasks, total: int, workers, executor, progress) -> list:
     if progress is None:
         progress = sys.stderr.isatty()
@@ -529,7 +548,7 @@ def _run_tasks(tasks, total: int, workers, executor, progress) -> list:
             return results
         own_pool = executor is None
         pool = executor if executor is not None else ProcessPoolExecutor(max_workers=workers,
-                                                                         initializer=_keep_freed_memory)
+                                                                         initializer=_start_worker)
         try:
             futures = {pool.submit(function, *arguments): index
                        for index, (function, *arguments) in enumerate(tasks)}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import artefacts
+
 __all__ = ["non_dominated", "candidates", "characterise", "plot", "label"]
 
 #: How many values of each parameter's range are tried (evenly spread, ends included).
@@ -125,45 +127,44 @@ def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None
     """Write a scatter of error against LUT equivalents, every candidate shown, the front highlighted.
 
     The format follows the file name (``.png``, ``.svg``, ``.pdf``); the file is written
-    to a temporary name beside it and renamed.
+    through :func:`artefacts.atomic_path` (a temporary name beside it, then a rename).
+
+    Raises
+    ------
+    artefacts.DestinationError
+        ``path`` cannot be written (check it with
+        :func:`artefacts.check_file_destination` before the work that makes ``rows``).
     """
-    import os
-    import tempfile
+    # matplotlib is heavy and only plotting needs it.
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     path = Path(path)
     figure, axes = plt.subplots(figsize=(8, 5.5))
-    others = [r for r in rows if not r["pareto"]]
-    front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["lut_equivalents"])
-    axes.scatter([r["lut_equivalents"] for r in others], [r["error"] for r in others], color="0.6", s=18,
-                 label="candidates")
-    axes.plot([r["lut_equivalents"] for r in front], [r["error"] for r in front], "o-", color="tab:red",
-              label="Pareto front", zorder=3)
-    coincident = {}     # equal points get one label, not labels drawn over each other
-    for row in front:
-        coincident.setdefault((row["lut_equivalents"], row["error"]), []).append(label(row))
-    for point, labels in coincident.items():
-        axes.annotate("\n".join(labels), point, fontsize=7, xytext=(4, 4), textcoords="offset points")
-    positive = [r["error"] for r in rows if r["error"] > 0]
-    if positive:
-        # Logarithmic above a threshold, linear through zero so that exact units still show.
-        axes.set_yscale("symlog", linthresh=max(min(positive), 1e-4 * max(positive)))
-    axes.set_xlabel("LUT equivalents (ECP5: LUT4 + 2 per CCU2C carry cell)")
-    axes.set_ylabel(metric)
-    axes.set_title(title)
-    axes.grid(True, alpha=0.3)
-    axes.legend()
-    figure.tight_layout()
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(descriptor)
     try:
-        figure.savefig(temporary, format=path.suffix.lstrip(".") or "png", dpi=120)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+        others = [r for r in rows if not r["pareto"]]
+        front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["lut_equivalents"])
+        axes.scatter([r["lut_equivalents"] for r in others], [r["error"] for r in others], color="0.6",
+                     s=18, label="candidates")
+        axes.plot([r["lut_equivalents"] for r in front], [r["error"] for r in front], "o-",
+                  color="tab:red", label="Pareto front", zorder=3)
+        coincident = {}     # equal points get one label, not labels drawn over each other
+        for row in front:
+            coincident.setdefault((row["lut_equivalents"], row["error"]), []).append(label(row))
+        for point, labels in coincident.items():
+            axes.annotate("\n".join(labels), point, fontsize=7, xytext=(4, 4), textcoords="offset points")
+        positive = [r["error"] for r in rows if r["error"] > 0]
+        if positive:
+            # Logarithmic above a threshold, linear through zero so that exact units still show.
+            axes.set_yscale("symlog", linthresh=max(min(positive), 1e-4 * max(positive)))
+        axes.set_xlabel("LUT equivalents (ECP5: LUT4 + 2 per CCU2C carry cell)")
+        axes.set_ylabel(metric)
+        axes.set_title(title)
+        axes.grid(True, alpha=0.3)
+        axes.legend()
+        figure.tight_layout()
+        with artefacts.atomic_path(path) as temporary:
+            figure.savefig(temporary, format=path.suffix.lstrip(".") or "png", dpi=120)
     finally:
         plt.close(figure)

@@ -21,8 +21,9 @@ from approx_units.verilog_eval import VerilogError, load_verilog
 
 from . import units_export, units_pareto, units_sweep
 from .cli import CommandError, missing_sub_command, print_json
+from .units_cache import open_cache
 
-__all__ = ["register", "parse_params", "get_unit"]
+__all__ = ["register", "parse_params", "get_unit", "open_cache"]
 
 #: The metric keys of ``units eval --json``, in the order the human-readable output shows them.
 EVAL_METRICS = ("er", "med", "nmed", "mred", "wce", "wcre", "mse", "bias", "mae_pct", "wce_pct")
@@ -168,7 +169,7 @@ def _eval(args) -> int:
 
 def _area(args) -> int:
     unit = get_unit(args.unit, args.width, args.stages, parse_params(args.param), args.signed)
-    cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
+    cache = open_cache(args.cache_dir)
     try:
         report = synth.synthesize_unit(unit, args.target, dsp=args.dsp, timing=not args.no_timing,
                                        cache=cache)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import artefacts
 from approx_units import pareto, synth
 
 from .cli import CommandError, print_json
+from .units_cache import open_cache
 
 __all__ = ["register", "run_pareto"]
 
@@ -16,12 +18,12 @@ def run_pareto(args) -> int:
     output = Path(args.output) if args.output else Path(f"pareto_{args.kind}{args.width}_{args.target}_{args.metric}.png")
     if output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise CommandError(f"-o {output}: the plot must be .png, .svg or .pdf")
-    if not output.parent.is_dir():
-        raise CommandError(f"-o {output}: directory {output.parent} does not exist")
+    # Both destinations are checked before the evaluations and the synthesis, not after them.
+    artefacts.check_file_destination(output)
+    cache = open_cache(args.cache_dir)
     try:
         names = [u.strip() for u in args.units.split(",")] if args.units else None
         units = pareto.candidates(args.kind, args.width, names)
-        cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
         log = None if args.json else (lambda line: print(line, file=sys.stderr))
         rows = pareto.characterise(units, args.target, args.metric, samples=args.samples, seed=args.seed,
                             cache=cache, dsp=args.dsp, log=log)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import approx_units
@@ -58,9 +57,15 @@ def run_sweep_command(args) -> int:
     for target in targets:
         if target not in synth.TARGETS:
             raise CommandError(f"--targets: unknown target {target!r}; choose from {', '.join(synth.TARGETS)} or none")
+    # Where the results go is checked before any job runs (DestinationError: one line, exit 2).
+    sweep.ResultStore.check(args.db)
+    if targets and not args.dask:
+        synth.ResultCache().check()       # the local workers' synthesis cache
     try:
         error_keys, area_keys, rejected = sweep.grid(units, params, widths, stages, targets, samples=args.samples,
                                                seed=args.seed, timing=not args.no_timing)
+    except sweep.UnknownParameterError as error:
+        raise CommandError(f"--param {error}") from None
     except ValueError as error:
         raise CommandError(str(error)) from None
     if not error_keys:
@@ -76,7 +81,7 @@ def run_sweep_command(args) -> int:
             client = _connect_dask(args.dask, args.connect_timeout)
             executor = client.get_executor()
         else:
-            executor = ProcessPoolExecutor(max_workers=args.jobs)
+            executor = sweep.process_pool(args.jobs)
         try:
             summary = sweep.run_sweep(error_keys, area_keys, store, executor, log=log)
         finally:
