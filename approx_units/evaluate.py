@@ -38,6 +38,10 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
+# Imported now rather than by the first use of np.random (numpy loads it lazily): a Ctrl-C
+# that lands in the initialisation of its Cython modules is lost, or becomes an ImportError,
+# so a sampled evaluation interrupted at its start would run on.
+import numpy.random  # noqa: F401
 
 __all__ = [
     "Evaluation", "Uniform", "Histogram", "Pairs", "LibraryUnit",

@@ -53,9 +53,10 @@ class UnknownParameterError(ValueError):
 
 
 def parameters_of(units: list[str]) -> dict[str, list[str]]:
-    """The parameters each unit takes, ``signed`` included, sorted by name."""
+    """The parameters each unit takes, ``signed`` (and ``width_b`` where it applies) included, sorted."""
     from approx_units.unit import spec
-    return {name: sorted({p.name for p in spec(name).params} | {"signed"}) for name in units}
+    return {name: sorted({p.name for p in spec(name).params} | {"signed"}
+                         | ({"width_b"} if spec(name).non_square else set())) for name in units}
 
 
 @dataclass(frozen=True)
