@@ -15,6 +15,7 @@ second run submits only what is missing (a full re-run computes nothing).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -143,12 +144,16 @@ def error_job(key: ErrorKey) -> dict:
             "samples": result.samples, "seconds": result.seconds}
 
 
-def area_job(key: AreaKey) -> dict:
-    """LUTs, FFs and Fmax of one configuration on one target."""
+def area_job(key: AreaKey, cache_directory: str | None = None) -> dict:
+    """LUTs, FFs and Fmax of one configuration on one target.
+
+    ``cache_directory`` is the synthesis cache's folder (default: the default cache).
+    """
     import approx_units
     from . import synth
     unit = approx_units.get(key.unit, width=key.width, stages=key.stages, **dict(key.params))
-    return synth.synthesize_unit(unit, key.target, timing=key.timing).to_dict()
+    cache = synth.ResultCache(cache_directory)
+    return synth.synthesize_unit(unit, key.target, timing=key.timing, cache=cache).to_dict()
 
 
 class ResultStore:
@@ -225,16 +230,18 @@ class ResultStore:
         return json.loads(row[0]) if row else None
 
 
-def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, log=None) -> dict:
+def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, log=None,
+              cache_directory: str | None = None) -> dict:
     """Submit every job missing from ``store`` to ``executor`` and record each as it finishes.
 
     Returns a summary: ``{"jobs", "reused", "computed", "failed": [messages]}``.
     A failing job (for example a synthesis error) is reported and not recorded, so
-    a later run retries it.
+    a later run retries it.  ``cache_directory`` is passed to every :func:`area_job`.
     """
     log = log or (lambda line: None)
+    synthesise = functools.partial(area_job, cache_directory=cache_directory)
     pending = [(error_job, key) for key in error_keys if not store.done(key)] + \
-              [(area_job, key) for key in area_keys if not store.done(key)]
+              [(synthesise, key) for key in area_keys if not store.done(key)]
     total = len(error_keys) + len(area_keys)
     summary = {"jobs": total, "reused": total - len(pending), "computed": 0, "failed": []}
     futures = {executor.submit(function, key): key for function, key in pending}

@@ -3,6 +3,7 @@
 import json
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -174,3 +175,27 @@ def test_grid_rejects_a_parameter_no_unit_has():
 def test_eval_and_area_reject_a_parameter_the_unit_lacks(capsys, no_work, command):
     _one_line_error(capsys, ["units", command[0], "loa", "--width", "4", "--param", "q=2", *command[1:]],
                     "loa: unit 'loa' has no parameter 'q'; its parameters are: l, signed")
+
+
+def test_sweep_cache_dir_is_checked_first(capsys, tmp_path, no_work, a_file):
+    _one_line_error(capsys, ["units", "sweep", "--units", "trunc_add", "--widths", "4", "--targets", "ice40",
+                             "--db", str(tmp_path / "s.sqlite"), "--cache-dir", str(a_file)],
+                    f"{a_file}: exists and is not a directory")
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_sweep_area_jobs_use_the_given_cache(tmp_path, monkeypatch):
+    used = []
+
+    def measured(unit, target, *, timing, cache):
+        used.append(cache.directory)
+        return synth.AreaReport.from_cells(target, {"SB_LUT4": 3}, None)
+    monkeypatch.setattr(synth, "synthesize_unit", measured)
+    errors, areas, _ = sweep.grid(["trunc_add"], {"l": [1]}, [4], [0], ["ice40"], timing=False)
+    store = sweep.ResultStore(tmp_path / "s.sqlite")
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            summary = sweep.run_sweep(errors, areas, store, pool, cache_directory=str(tmp_path / "c"))
+    finally:
+        store.close()
+    assert summary["computed"] == 2 and used == [tmp_path / "c"]
