@@ -27,7 +27,7 @@ from pathlib import Path
 
 import artefacts
 
-from .evaluate import ignore_interrupts
+from .evaluate import ignore_interrupts, interrupts_held
 
 __all__ = ["ErrorKey", "AreaKey", "UnknownParameterError", "grid", "error_job", "area_job", "ResultStore",
            "run_sweep", "table", "process_pool"]
@@ -244,7 +244,8 @@ def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, 
               [(synthesise, key) for key in area_keys if not store.done(key)]
     total = len(error_keys) + len(area_keys)
     summary = {"jobs": total, "reused": total - len(pending), "computed": 0, "failed": []}
-    futures = {executor.submit(function, key): key for function, key in pending}
+    with interrupts_held():      # workers of a process_pool() are forked by the first submit
+        futures = {executor.submit(function, key): key for function, key in pending}
     try:
         for future in as_completed(futures):
             key = futures[future]

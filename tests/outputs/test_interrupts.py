@@ -165,3 +165,37 @@ def test_interrupted_compile_leaves_no_folder(tmp_path):
                                  after=1.5)
     _assert_interrupted(status, err)
     assert out == "" and list(work.iterdir()) == []
+
+
+#: Starts a worker inside interrupts_held() while a Ctrl-C arrives, then prints what happened.
+POOL_LAUNCH = """
+import os, signal, time
+from approx_units import sweep
+from approx_units.evaluate import interrupts_held
+
+def state():
+    return (os.getpid(), signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+            signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+pool = sweep.process_pool(1)
+interrupted = False
+try:
+    with interrupts_held():
+        future = pool.submit(state)              # forks the worker with SIGINT blocked
+        os.kill(os.getpid(), signal.SIGINT)      # Ctrl-C during the launch: held back
+    time.sleep(1)
+except KeyboardInterrupt:
+    interrupted = True
+pid, ignored, blocked = future.result(timeout=30)
+os.kill(pid, signal.SIGINT)                      # a worker shrugs it off
+survived = pool.submit(state).result(timeout=30)[0] == pid
+pool.shutdown()
+print(interrupted, ignored, blocked, survived)
+"""
+
+
+def test_pool_workers_ignore_sigint_and_the_parent_gets_it_after_the_launch():
+    result = subprocess.run([sys.executable, "-c", POOL_LAUNCH], cwd=ROOT, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert result.stdout.split() == ["True", "True", "False", "True"], result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
