@@ -12,17 +12,26 @@ widths 8, 16 and 32, and stages 0 and the unit's recommended pipeline depth:
 
 Error metrics are exhaustive at 8 bits and sampled (:data:`SAMPLES` pairs,
 seed :data:`SEED`, 95 % intervals) at 16 and 32 bits, so a fresh computation
-reproduces them (``tests/characterize/test_netlists_catalog.py`` checks it).  Every
-file is written to a temporary file in ``netlists/`` and renamed over the old
-one, so an interrupted export leaves no half-written file.
+reproduces them (``tests/characterize/test_netlists_catalog.py`` checks it).
+
+The folder is written through :func:`artefacts.output_directory`: its
+destination is checked before any work, the files are built in a staging
+folder beside it, Verilog first and ``catalog.json`` last, and only then put in
+place (a new folder is renamed into place whole; an existing one has its
+files replaced in that order, with Ctrl-C held back until ``catalog.json`` is
+in, and stale Verilog removed).  So an interrupted or failed export leaves the
+folder as it was, never Verilog files without their ``catalog.json``.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import artefacts
 
 from . import evaluate as ev
 from . import synth
@@ -169,10 +178,26 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
         Take synthesis results from the cache only; entries not in it get no area.
     log : callable or None
         Receives one line per finished step.
+
+    Raises
+    ------
+    artefacts.DestinationError
+        ``directory`` cannot be made or written, or (when synthesis runs) the
+        cache cannot be written; found before any work starts.
     """
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     log = log or (lambda line: None)
+    if targets and not cached_only:
+        cache = cache if cache is not None else synth.ResultCache()
+        cache.check()
+    with artefacts.output_directory(directory) as out:
+        catalog = _build(Path(directory), out, targets, units, widths, timing, cache, jobs,
+                         cached_only, log)
+    return catalog
+
+
+def _build(directory: Path, out: artefacts.OutputDirectory, targets, units, widths, timing, cache,
+           jobs, cached_only, log) -> dict:
+    """The work of :func:`export`: every file goes to ``out``, ``catalog.json`` last."""
     started = time.perf_counter()
     configured = entries(units, widths)
     metrics_of = {}
@@ -184,7 +209,7 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
             log(f"metrics {unit.name} w{unit.width}: mred={metrics_of[key]['metrics']['mred']:.5f}")
         name = module_name(unit)
         verilog = synth.unit_verilog(unit, name)
-        synth.write_atomically(directory / f"{name}.v", verilog)
+        out.write_text(f"{name}.v", verilog)
         evaluation = metrics_of[key]
         records.append({
             "unit": unit.name, "kind": unit.kind, "width": unit.width, "stages": unit.stages,
@@ -213,7 +238,8 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
                 return record, target, error
             return record, target, report
 
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+        try:
             for record, target, report in pool.map(run, work):
                 if isinstance(report, synth.SynthesisError):
                     record["area"][target] = {"error": str(report)}
@@ -227,22 +253,25 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
                                           ("luts", "carry", "lut_equivalents", "ffs", "dsps", "rams",
                                            "fmax_mhz", "adp")}
                 log(f"area {record['module']} {target}: {report.luts} LUTs, fmax {report.fmax_mhz}")
+        finally:
+            # On Ctrl-C, start no further synthesis; the running ones end with their tools.
+            pool.shutdown(wait=True, cancel_futures=True)
     for record in records:
         del record["_verilog_text"]
 
     produced = {record["verilog"] for record in records}
+    existing = sorted(directory.glob("*.v")) if directory.is_dir() else []
     if units is None and tuple(widths) == WIDTHS:
-        for stale in directory.glob("*.v"):
-            if stale.name not in produced:
-                stale.unlink()
+        stale = [path.name for path in existing if path.name not in produced]
     else:
         # A partial export updates its own entries and keeps the rest of the
         # catalog; only its own units' files at its widths can be stale.
         records = _merged_with_existing(directory / "catalog.json", records, targets)
-        for unit in configured:
-            for stale in directory.glob(f"{unit.name}_w{unit.width}_s*.v"):
-                if stale.name not in produced:
-                    stale.unlink()
+        own = {f"{unit.name}_w{unit.width}_s*.v" for unit in configured}
+        stale = [path.name for path in existing if path.name not in produced
+                 and any(fnmatch.fnmatchcase(path.name, pattern) for pattern in own)]
+    for name in stale:
+        out.remove(name)
     catalog = {
         "generated": time.strftime("%Y-%m-%d"),
         "generator": "axhls units export",
@@ -253,9 +282,9 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
         "synthesis_failures": failures,
         "entries": records,
     }
-    synth.write_atomically(directory / "catalog.json",
-                           json.dumps(_json_safe(catalog), indent=1, allow_nan=False) + "\n")
-    synth.write_atomically(directory / "catalog.md", render_markdown(catalog))
+    # catalog.json last: a reader that finds it finds every file it names.
+    out.write_text("catalog.md", render_markdown(catalog))
+    out.write_text("catalog.json", json.dumps(_json_safe(catalog), indent=1, allow_nan=False) + "\n")
     return catalog
 
 

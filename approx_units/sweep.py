@@ -15,15 +15,49 @@ second run submits only what is missing (a full re-run computes nothing).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
+import os
 import sqlite3
 import time
-from concurrent.futures import Executor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ErrorKey", "AreaKey", "grid", "error_job", "area_job", "ResultStore", "run_sweep", "table"]
+import artefacts
+
+from .evaluate import ignore_interrupts, interrupts_held
+
+__all__ = ["ErrorKey", "AreaKey", "UnknownParameterError", "grid", "error_job", "area_job", "ResultStore",
+           "run_sweep", "table", "process_pool"]
+
+
+class UnknownParameterError(ValueError):
+    """A swept parameter that none of the selected units has.
+
+    The message names the parameter and each unit's parameters, for example
+    ``"q: no selected unit has it (loa: l, signed; drum: k, signed, width_b)"``.
+
+    Attributes
+    ----------
+    parameter : str
+    accepted : dict of str to list of str
+        Each selected unit and the parameters it takes.
+    """
+
+    def __init__(self, parameter: str, accepted: dict[str, list[str]]):
+        self.parameter = parameter
+        self.accepted = accepted
+        listed = "; ".join(f"{unit}: {', '.join(names)}" for unit, names in accepted.items())
+        super().__init__(f"{parameter}: no selected unit has it ({listed})")
+
+
+def parameters_of(units: list[str]) -> dict[str, list[str]]:
+    """The parameters each unit takes, ``signed`` (and ``width_b`` where it applies) included, sorted."""
+    from approx_units.unit import spec
+    return {name: sorted({p.name for p in spec(name).params} | {"signed"}
+                         | ({"width_b"} if spec(name).non_square else set())) for name in units}
 
 
 @dataclass(frozen=True)
@@ -67,12 +101,21 @@ def grid(units: list[str], params: dict[str, list], widths: list[int], stages: l
     -------
     (list of ErrorKey, list of AreaKey, list of str)
         The last list explains each configuration rejected by the unit's checks.
+
+    Raises
+    ------
+    UnknownParameterError
+        A parameter of ``params`` that no unit of ``units`` has (a typo would
+        otherwise sweep the defaults and look like a result).
     """
     import approx_units
-    from approx_units.unit import spec
+    accepted_by = parameters_of(units)
+    for parameter in params:
+        if not any(parameter in accepted for accepted in accepted_by.values()):
+            raise UnknownParameterError(parameter, accepted_by)
     error_keys, area_keys, rejected = {}, {}, []
     for name in units:
-        accepted = {p.name for p in spec(name).params} | {"signed"}
+        accepted = set(accepted_by[name])
         own = {k: v for k, v in params.items() if k in accepted}
         for width in widths:
             for values in itertools.product(*own.values()):
@@ -101,12 +144,16 @@ def error_job(key: ErrorKey) -> dict:
             "samples": result.samples, "seconds": result.seconds}
 
 
-def area_job(key: AreaKey) -> dict:
-    """LUTs, FFs and Fmax of one configuration on one target."""
+def area_job(key: AreaKey, cache_directory: str | None = None) -> dict:
+    """LUTs, FFs and Fmax of one configuration on one target.
+
+    ``cache_directory`` is the synthesis cache's folder (default: the default cache).
+    """
     import approx_units
     from . import synth
     unit = approx_units.get(key.unit, width=key.width, stages=key.stages, **dict(key.params))
-    return synth.synthesize_unit(unit, key.target, timing=key.timing).to_dict()
+    cache = synth.ResultCache(cache_directory)
+    return synth.synthesize_unit(unit, key.target, timing=key.timing, cache=cache).to_dict()
 
 
 class ResultStore:
@@ -115,10 +162,16 @@ class ResultStore:
     Parameters
     ----------
     path : path-like
-        The database file; created with its tables if absent.
+        The database file; created with its tables if absent.  SQLite's own
+        journal makes each :meth:`put` atomic, so an interrupted sweep leaves
+        every finished row and no half of one.
 
     Raises
     ------
+    artefacts.DestinationError
+        If ``path`` is a folder, its folder is missing or cannot be written (SQLite
+        keeps its journal beside the database), or the file cannot be written;
+        checked before any job runs.
     ValueError
         If the file exists but is not an SQLite database of this format.
     """
@@ -131,12 +184,26 @@ class ResultStore:
     """
 
     def __init__(self, path: str | Path):
-        self.path = Path(path)
+        self.path = self.check(path)
         try:
             self.connection = sqlite3.connect(self.path)
             self.connection.executescript(self.SCHEMA)
         except sqlite3.DatabaseError as error:
-            raise ValueError(f"{self.path}: not a sweep results database ({error})") from None
+            raise ValueError(f"{path}: not a sweep results database ({error})") from None
+
+    @staticmethod
+    def check(path: str | Path) -> Path:
+        """Check that a results database can be created or updated at ``path``.
+
+        Raises
+        ------
+        artefacts.DestinationError
+            See the class.
+        """
+        target = artefacts.check_file_destination(path)
+        if target.exists() and not os.access(target, os.R_OK | os.W_OK):
+            raise artefacts.DestinationError(path, "cannot write there: Permission denied")
+        return target
 
     def close(self) -> None:
         self.connection.close()
@@ -163,19 +230,22 @@ class ResultStore:
         return json.loads(row[0]) if row else None
 
 
-def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, log=None) -> dict:
+def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, log=None,
+              cache_directory: str | None = None) -> dict:
     """Submit every job missing from ``store`` to ``executor`` and record each as it finishes.
 
     Returns a summary: ``{"jobs", "reused", "computed", "failed": [messages]}``.
     A failing job (for example a synthesis error) is reported and not recorded, so
-    a later run retries it.
+    a later run retries it.  ``cache_directory`` is passed to every :func:`area_job`.
     """
     log = log or (lambda line: None)
+    synthesise = functools.partial(area_job, cache_directory=cache_directory)
     pending = [(error_job, key) for key in error_keys if not store.done(key)] + \
-              [(area_job, key) for key in area_keys if not store.done(key)]
+              [(synthesise, key) for key in area_keys if not store.done(key)]
     total = len(error_keys) + len(area_keys)
     summary = {"jobs": total, "reused": total - len(pending), "computed": 0, "failed": []}
-    futures = {executor.submit(function, key): key for function, key in pending}
+    with interrupts_held():      # workers of a process_pool() are forked by the first submit
+        futures = {executor.submit(function, key): key for function, key in pending}
     try:
         for future in as_completed(futures):
             key = futures[future]
@@ -192,6 +262,11 @@ def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, 
         for future in futures:
             future.cancel()
     return summary
+
+
+def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
+    """A local pool of ``jobs`` worker processes (default: every core) that leave Ctrl-C to this one."""
+    return ProcessPoolExecutor(max_workers=jobs, initializer=ignore_interrupts)
 
 
 def table(error_keys, area_keys, store: ResultStore) -> list[dict]:

@@ -69,6 +69,8 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 
+import artefacts
+
 __all__ = [
     "TARGETS", "Target", "AreaReport", "SynthesisError", "ResultCache",
     "default_cache_dir", "synthesize_verilog", "synthesize_unit", "unit_verilog", "placed_utilisation",
@@ -268,39 +270,52 @@ class ResultCache:
     def _path(self, key: str) -> Path:
         return self.directory / f"{key}.json"
 
+    def check(self) -> None:
+        """Check, before any synthesis, that results can be stored in :attr:`directory`.
+
+        Raises
+        ------
+        artefacts.DestinationError
+            The directory (or one of its parents) is a file, or cannot be written.
+        """
+        artefacts.check_directory_destination(self.directory)
+
     def get(self, key: str) -> dict | None:
         try:
             with open(self._path(key)) as file:
                 value = json.load(file)
-        except (FileNotFoundError, json.JSONDecodeError):
+        except (OSError, json.JSONDecodeError):
+            # Absent, unreadable, or a parent that is no directory: a miss; storing will say why.
             self.misses += 1
             return None
         self.hits += 1
         return value
 
     def put(self, key: str, value: dict) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        write_atomically(self._path(key), json.dumps(value, indent=1, sort_keys=True))
+        """Store ``value`` under ``key`` atomically (see :func:`artefacts.write_text`).
+
+        Raises
+        ------
+        artefacts.DestinationError
+            The directory cannot be made or written.
+        """
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise artefacts.DestinationError(self.directory, f"cannot make the cache directory: "
+                                             f"{error.strerror or error}") from None
+        artefacts.write_text(self._path(key), json.dumps(value, indent=1, sort_keys=True), check=False)
 
 
 def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
+    """Write ``text`` to ``path`` atomically: kept for old callers, see :func:`artefacts.write_text`.
 
-    An interrupted write leaves either the old file or the new one, never half of one.
+    Raises
+    ------
+    artefacts.DestinationError
+        The destination cannot be written.
     """
-    path = Path(path)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w") as file:
-            file.write(text)
-        os.chmod(temporary, 0o644)      # mkstemp creates 0600; these are ordinary artefacts
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
+    artefacts.write_text(path, text)
 
 
 #: The Python entry point of each yowasp tool: ``(module, function taking argv)``.
@@ -321,8 +336,12 @@ WASM_STACK_BYTES = 256 << 20
 # large enough and sets the stack on every Config.  wasmtime requires its async stack
 # size (set through the C API; the Python binding has no setter) to be at least
 # max_wasm_stack.  Should the binding change, the tool runs with the default stack.
+# SIGINT is set back to its default first: a tool started by a worker process that
+# ignores Ctrl-C (so that only the parent handles it) would inherit the ignoring and run
+# on; with the default it stops at once, without a Python traceback.
 _LAUNCHER = """\
-import ctypes, importlib, sys, threading
+import ctypes, importlib, signal, sys, threading
+signal.signal(signal.SIGINT, signal.SIG_DFL)
 stack, module, function, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
 try:
     import wasmtime

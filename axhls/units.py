@@ -22,8 +22,9 @@ from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 from . import units_export, units_lut, units_pareto, units_survey, units_sweep
 from .cli import CommandError, missing_sub_command, print_json
 from .unit_options import get_unit, library_unit, parse_params, verilog_widths
+from .units_cache import open_cache
 
-__all__ = ["register", "parse_params", "get_unit"]   # re-exported from axhls.unit_options for old callers
+__all__ = ["register", "parse_params", "get_unit", "open_cache"]   # helpers re-exported for old callers
 
 #: The metric keys of ``units eval --json``, in the order the human-readable output shows them.
 EVAL_METRICS = ("er", "med", "nmed", "mred", "wce", "wcre", "mse", "bias", "mae_pct", "wce_pct")
@@ -149,7 +150,7 @@ def _eval(args) -> int:
 # --- area -----------------------------------------------------------------------------------
 
 def _area(args) -> int:
-    cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
+    cache = open_cache(args.cache_dir)          # checked before the synthesis
     if args.verilog:
         return _area_of_verilog(args, cache)
     unit = library_unit(args)

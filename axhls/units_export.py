@@ -6,10 +6,12 @@ import sys
 from pathlib import Path
 
 import approx_units
+import artefacts
 from approx_units import catalog as catalog_module
 from approx_units import synth
 
 from .cli import CommandError, print_json
+from .units_cache import open_cache
 
 __all__ = ["register", "run_export"]
 
@@ -31,8 +33,14 @@ def run_export(args) -> int:
             widths = tuple(int(w) for w in args.widths.split(","))
         except ValueError:
             raise CommandError(f"--widths expects comma-separated integers, got {args.widths!r}") from None
+    # Both destinations are checked before the metrics and synthesis, not after them.
+    artefacts.check_directory_destination(args.output)
+    cache = None
+    if targets and not args.cached_only:
+        cache = open_cache(args.cache_dir)
+    elif args.cache_dir:
+        cache = synth.ResultCache(Path(args.cache_dir) / "synth")     # only read
     log = None if args.json else (lambda line: print(line, file=sys.stderr))
-    cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
     try:
         catalog = catalog_module.export(args.output, targets=targets, units=units, widths=widths,
                          timing=not args.no_timing, cache=cache, jobs=args.jobs,

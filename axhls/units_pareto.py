@@ -10,6 +10,7 @@ from approx_units import pareto, synth
 from approx_units.survey import characterise_file, survey_files
 
 from .cli import CommandError, print_json
+from .units_cache import open_cache
 
 __all__ = ["register", "run_pareto"]
 
@@ -18,7 +19,9 @@ def run_pareto(args) -> int:
     output = Path(args.output) if args.output else Path(f"pareto_{args.kind}{args.width}_{args.target}_{args.metric}.png")
     if output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise CommandError(f"-o {output}: the plot must be .png, .svg or .pdf")
-    artefacts.check_file_destination(output)          # before the synthesis, not after it
+    # Both destinations are checked before the evaluations and the synthesis, not after them.
+    artefacts.check_file_destination(output)
+    cache = open_cache(args.cache_dir)
     files = []
     if args.with_verilog:
         if not Path(args.with_verilog).is_dir():
@@ -29,7 +32,6 @@ def run_pareto(args) -> int:
     try:
         names = [u.strip() for u in args.units.split(",")] if args.units else None
         units = pareto.candidates(args.kind, args.width, names)
-        cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
         log = None if args.json else (lambda line: print(line, file=sys.stderr))
         circuits = []
         for path in files:

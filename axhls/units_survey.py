@@ -13,10 +13,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from approx_units import synth
 from approx_units.survey import characterise_file, survey_files
 
 from .cli import CommandError, print_json
+from .units_cache import open_cache
 
 __all__ = ["register", "run_survey"]
 
@@ -39,7 +39,7 @@ def run_survey(args) -> int:
     files = survey_files(directory)
     if not files:
         raise CommandError(f"{directory}: no Verilog files (*.v) in it")
-    cache = synth.ResultCache(Path(args.cache_dir) / "synth" if args.cache_dir else None)
+    cache = open_cache(args.cache_dir) if args.target != "none" else None
     rows = []
     for index, path in enumerate(files, 1):
         if not args.json:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import approx_units
 from approx_units import sweep, synth
 
 from .cli import CommandError, print_json
+from .units_cache import open_cache
 
 __all__ = ["register", "run_sweep_command"]
 
@@ -58,9 +58,16 @@ def run_sweep_command(args) -> int:
     for target in targets:
         if target not in synth.TARGETS:
             raise CommandError(f"--targets: unknown target {target!r}; choose from {', '.join(synth.TARGETS)} or none")
+    # Where the results go is checked before any job runs (DestinationError: one line, exit 2).
+    sweep.ResultStore.check(args.db)
+    cache_directory = str(Path(args.cache_dir) / "synth") if args.cache_dir else None
+    if targets and not args.dask:
+        open_cache(args.cache_dir)        # the local workers' synthesis cache
     try:
         error_keys, area_keys, rejected = sweep.grid(units, params, widths, stages, targets, samples=args.samples,
                                                seed=args.seed, timing=not args.no_timing)
+    except sweep.UnknownParameterError as error:
+        raise CommandError(f"--param {error}") from None
     except ValueError as error:
         raise CommandError(str(error)) from None
     if not error_keys:
@@ -76,9 +83,10 @@ def run_sweep_command(args) -> int:
             client = _connect_dask(args.dask, args.connect_timeout)
             executor = client.get_executor()
         else:
-            executor = ProcessPoolExecutor(max_workers=args.jobs)
+            executor = sweep.process_pool(args.jobs)
         try:
-            summary = sweep.run_sweep(error_keys, area_keys, store, executor, log=log)
+            summary = sweep.run_sweep(error_keys, area_keys, store, executor, log=log,
+                                      cache_directory=cache_directory)
         finally:
             if client is None:
                 executor.shutdown(cancel_futures=True)
@@ -114,6 +122,8 @@ def register(commands) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")
     parser.add_argument("--db", type=Path, default=Path("sweep.sqlite"), help="results database")
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help="synthesis result cache (default ~/.cache/axhls; on a Dask cluster, the workers')")
     parser.add_argument("--jobs", type=int, default=None, help="local worker processes (default: every core)")
     parser.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, e.g. tcp://host:8786")
     parser.add_argument("--connect-timeout", type=float, default=5.0, metavar="SECONDS",

@@ -22,6 +22,7 @@ import json
 import sys
 import time
 
+import artefacts
 from approx_units import catalog, synth
 
 SLOW = ("exact_div",)
@@ -64,6 +65,15 @@ def main(argv=None):
         configured = [unit for unit in configured if unit.stages > 0]
 
     cache = synth.ResultCache()
+    try:
+        # Before hours of synthesis, not after the first entry. The log is appended to line by
+        # line (a record per finished entry), not replaced, so it is only checked here.
+        if not args.dry_run:
+            cache.check()
+        if args.log:
+            artefacts.check_file_destination(args.log)
+    except artefacts.DestinationError as error:
+        parser.error(str(error))
     print(f"{len(configured)} entries x {len(targets)} targets, cache {cache.directory}", flush=True)
     missing = 0
     for unit in configured:

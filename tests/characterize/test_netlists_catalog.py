@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 import approx_units
+import artefacts
 from approx_units import catalog, synth
 
 NETLISTS = Path(__file__).resolve().parents[2] / "netlists"
@@ -93,12 +94,17 @@ def test_catalog_adp_counts_carry_cells(tmp_path, monkeypatch):
     assert (cells["ecp5 LUTs"], cells["ecp5 LUT-eq"], cells["ecp5 ADP"]) == ("0", "6", "24")
 
 
-def test_interrupted_write_keeps_the_old_file(tmp_path):
+def test_interrupted_write_keeps_the_old_file(tmp_path, monkeypatch):
+    # synth.write_atomically is now artefacts.write_text; Ctrl-C at the last moment, as the
+    # new file is renamed into place, must leave the old file and no temporary.
     target = tmp_path / "catalog.json"
     target.write_text("old")
 
-    with pytest.raises(TypeError):
-        synth.write_atomically(target, None)        # fails inside the write
+    def interrupted(source, destination):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(artefacts.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        synth.write_atomically(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["catalog.json"]
 

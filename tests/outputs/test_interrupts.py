@@ -1,0 +1,201 @@
+"""Ctrl-C in the middle of a command: exit 130, no traceback, nothing half-written.
+
+Each test runs ``axhls`` as a child process in a process group of its own,
+waits until the command is doing its work, then sends SIGINT to the whole
+group, as a terminal's Ctrl-C does (worker processes get it too), and checks
+what is left: a new output folder is absent, an existing one unchanged, no
+staging folder or temporary file remains, and no process of the group
+outlives the command.
+"""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from approx_units import catalog
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Runs the command line once every sub-command module is imported, after touching a marker
+#: file: a SIGINT before that would land in Python's start-up, not in the command.
+LAUNCH = (
+    "import pathlib, sys\n"
+    "import axhls.cli\n"
+    "axhls.cli.build_parser()\n"
+    "pathlib.Path(sys.argv[1]).touch()\n"
+    "sys.exit(axhls.cli.main(sys.argv[2:]))\n"
+)
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def interrupt(argv, marks: Path, *, ready=lambda: True, after: float = 0.0, timeout: float = 60.0):
+    """Run ``axhls argv``, send SIGINT to its process group once ``ready()`` and ``after`` seconds.
+
+    Returns ``(status, stdout, stderr)``.
+    """
+    marks.mkdir(exist_ok=True)
+    marker = marks / "started"
+    process = subprocess.Popen([sys.executable, "-c", LAUNCH, str(marker), *argv], cwd=ROOT,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, process_group=0)
+    group = process.pid
+    try:
+        deadline = time.monotonic() + timeout
+        while not (marker.exists() and ready()):
+            assert process.poll() is None, f"finished before it could be interrupted: {process.communicate()}"
+            assert time.monotonic() < deadline, "never started its work"
+            time.sleep(0.02)
+        time.sleep(after)
+        assert process.poll() is None, f"finished before it could be interrupted: {process.communicate()}"
+        os.killpg(group, signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        deadline = time.monotonic() + 5
+        while _group_alive(group) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _group_alive(group), "a worker process outlived the interrupted command"
+        return process.returncode, out, err
+    finally:
+        if _group_alive(group):
+            os.killpg(group, signal.SIGKILL)
+        if process.poll() is None:
+            process.wait()
+
+
+def _assert_interrupted(status, err):
+    assert status == 130, err
+    assert "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "axhls: interrupted", err
+
+
+def _staged_verilog(parent: Path, name: str):
+    """``ready()`` for an export: its staging folder beside ``name`` holds a Verilog file."""
+    def ready():
+        return any(entry.name.startswith(f".{name}.") and any(entry.glob("*.v"))
+                   for entry in parent.iterdir() if entry.is_dir())
+    return ready
+
+
+def _snapshot(folder: Path) -> dict:
+    return {path.name: (path.read_bytes(), path.stat().st_mode) for path in sorted(folder.iterdir())}
+
+
+def test_interrupted_export_to_a_new_folder_leaves_nothing(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    destination = work / "catalog"
+    status, _, err = interrupt(["units", "export", "-o", str(destination), "--no-synth"], tmp_path / "marks",
+                               ready=_staged_verilog(work, "catalog"))
+    _assert_interrupted(status, err)
+    assert list(work.iterdir()) == []           # no folder, no staging folder, no temporary
+
+
+def test_interrupted_export_leaves_an_existing_catalog_as_it_was(tmp_path):
+    work = tmp_path / "work"
+    destination = work / "netlists"
+    catalog.export(destination, targets=(), units=["loa"], widths=(8,))
+    before = _snapshot(destination)
+    status, _, err = interrupt(["units", "export", "-o", str(destination), "--no-synth"], tmp_path / "marks",
+                               ready=_staged_verilog(work, "netlists"))
+    _assert_interrupted(status, err)
+    assert [p.name for p in work.iterdir()] == ["netlists"]
+    assert _snapshot(destination) == before     # not one Verilog file without its catalog.json
+
+
+def test_interrupted_exhaustive_evaluation_stops_its_workers_quietly(tmp_path):
+    # 2^32 operand pairs on two worker processes: far longer than the test waits.
+    status, out, err = interrupt(["units", "eval", "mitchell", "--width", "16", "--exhaustive",
+                                  "--workers", "2"], tmp_path / "marks", after=1.0)
+    _assert_interrupted(status, err)
+    assert out == ""
+
+
+def test_interrupted_sweep_keeps_whole_rows_and_prints_json(tmp_path):
+    database = tmp_path / "sweep.sqlite"
+    # Eight error jobs of 2 million sampled pairs each, about a second apiece, on two workers.
+    status, out, err = interrupt(["units", "sweep", "--units", "loa", "--param", "l=1,2,3,4,5,6,7,8",
+                                  "--widths", "16", "--samples", "2000000", "--targets", "none", "--jobs", "2",
+                                  "--db", str(database), "--json"], tmp_path / "marks", ready=database.exists,
+                                 after=1.0)
+    _assert_interrupted(status, err)
+    assert out == '{"error": "interrupted", "status": 130}\n'
+    connection = sqlite3.connect(database)
+    try:
+        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        finished = connection.execute("SELECT count(*) FROM errors").fetchone()[0]
+    finally:
+        connection.close()
+    assert finished < 8                          # interrupted, not finished
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["marks", "sweep.sqlite"]   # no journal left
+
+
+def _wide_kernel(path: Path, statements: int) -> None:
+    """A kernel whose one loop body is ``statements`` long: seconds of scheduling."""
+    body = [f"        v = (v * {j % 7 + 3} + {j}) ^ (v >> {j % 5 + 1})" for j in range(statements)]
+    path.write_text("\n".join([
+        "import hls", "from amaranth import unsigned", "", "",
+        "@hls.kernel",
+        "def wide(a: hls.Array[unsigned(16), 64], n: unsigned(7)) -> unsigned(32):",
+        "    s: unsigned(32) = 0",
+        "    for i in range(n):",
+        "        v = a[i]",
+        *body,
+        "        s = s + v",
+        "    return s", ""]))
+
+
+def test_interrupted_compile_leaves_no_folder(tmp_path):
+    source = tmp_path / "wide.py"
+    _wide_kernel(source, 300)                    # about 10 s to compile
+    work = tmp_path / "work"
+    work.mkdir()
+    status, out, err = interrupt(["compile", f"{source}:wide", "-o", str(work / "out")], tmp_path / "marks",
+                                 after=1.5)
+    _assert_interrupted(status, err)
+    assert out == "" and list(work.iterdir()) == []
+
+
+#: Starts a worker inside interrupts_held() while a Ctrl-C arrives, then prints what happened.
+POOL_LAUNCH = """
+import os, signal, time
+from approx_units import sweep
+from approx_units.evaluate import interrupts_held
+
+def state():
+    return (os.getpid(), signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+            signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+pool = sweep.process_pool(1)
+interrupted = False
+try:
+    with interrupts_held():
+        future = pool.submit(state)              # forks the worker with SIGINT blocked
+        os.kill(os.getpid(), signal.SIGINT)      # Ctrl-C during the launch: held back
+    time.sleep(1)
+except KeyboardInterrupt:
+    interrupted = True
+pid, ignored, blocked = future.result(timeout=30)
+os.kill(pid, signal.SIGINT)                      # a worker shrugs it off
+survived = pool.submit(state).result(timeout=30)[0] == pid
+pool.shutdown()
+print(interrupted, ignored, blocked, survived)
+"""
+
+
+def test_pool_workers_ignore_sigint_and_the_parent_gets_it_after_the_launch():
+    result = subprocess.run([sys.executable, "-c", POOL_LAUNCH], cwd=ROOT, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert result.stdout.split() == ["True", "True", "False", "True"], result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
