@@ -106,7 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     prints one JSON object on stdout whatever happens, ``{"error": ..., "status": ...}``
     when it fails.
     """
-    parser = build_parser()
+    try:
+        # Building the parser imports the libraries: Ctrl-C may come that early too.
+        parser = build_parser()
+    except KeyboardInterrupt:
+        print("axhls: interrupted", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None) or missing_sub_command(parser)
     try:
