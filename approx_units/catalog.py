@@ -35,6 +35,8 @@ import artefacts
 
 from . import evaluate as ev
 from . import synth
+from .unit import get as get_unit
+from .unit import names as unit_names
 
 __all__ = ["WIDTHS", "SAMPLES", "SEED", "entries", "entry_metrics", "export", "render_markdown",
            "DEFAULT_DIRECTORY"]
@@ -50,14 +52,13 @@ DEFAULT_DIRECTORY = Path(__file__).resolve().parent.parent / "netlists"
 
 def entries(units: list[str] | None = None, widths=WIDTHS):
     """``(unit, width, stages)`` for every catalog entry, as configured units."""
-    import approx_units
-    names = approx_units.names() if units is None else units
+    names = unit_names() if units is None else units
     result = []
     for name in names:
         for width in widths:
-            unit = approx_units.get(name, width=width)
+            unit = get_unit(name, width=width)
             for stages in sorted({0, unit.recommended_stages}):
-                result.append(approx_units.get(name, width=width, stages=stages, **unit.unit_params))
+                result.append(get_unit(name, width=width, stages=stages, **unit.unit_params))
     return result
 
 
@@ -284,7 +285,7 @@ def _build(directory: Path, out: artefacts.OutputDirectory, targets, units, widt
     }
     # catalog.json last: a reader that finds it finds every file it names.
     out.write_text("catalog.md", render_markdown(catalog))
-    out.write_text("catalog.json", json.dumps(_json_safe(catalog), indent=1, allow_nan=False) + "\n")
+    out.write_text("catalog.json", json.dumps(artefacts.json_safe(catalog), indent=1, allow_nan=False) + "\n")
     return catalog
 
 
@@ -307,16 +308,3 @@ def _merged_with_existing(path: Path, records: list[dict], targets) -> list[dict
             merged.append(entry)
     order = {(u.name, u.width, u.stages): i for i, u in enumerate(entries())}
     return sorted(merged, key=lambda e: order.get((e["unit"], e["width"], e["stages"]), len(order)))
-
-
-def _json_safe(value):
-    import math
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

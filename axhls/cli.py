@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import math
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
@@ -52,17 +51,8 @@ def _sub_command_modules():
     return [importlib.import_module(name) for name in SUB_COMMAND_MODULES]
 
 
-def json_safe(value):
-    """A JSON-safe copy: NaN and infinities become ``None``, numpy scalars plain numbers."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+#: Kept here for old callers; the one definition is :func:`artefacts.json_safe`.
+json_safe = artefacts.json_safe
 
 
 def print_json(obj) -> None:

@@ -23,7 +23,7 @@ def _split(text: str, option: str, convert=str) -> list:
 
 def _connect_dask(address: str, timeout: float):
     try:
-        from distributed import Client
+        from distributed import Client     # optional (the `sweep` extra) and only for --dask
     except ModuleNotFoundError:
         raise CommandError("--dask needs the 'distributed' package: pip install 'axhls[sweep]'") from None
     try:

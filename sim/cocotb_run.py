@@ -94,7 +94,7 @@ def cache_root() -> Path:
 
 
 def _runner(simulator: str):
-    from cocotb_tools.runner import Icarus, get_runner
+    from cocotb_tools.runner import Icarus, get_runner     # optional (the `cocotb` extra) and heavy
 
     if simulator != "icarus":
         return get_runner(simulator)

@@ -23,7 +23,10 @@ print, in the manner of Vitis HLS's message 200-880.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+
+import networkx as nx
 
 from .chaining import cycle_is_feasible, cycle_length, earliest_starts
 from .problem import Dependence, OperatorType, Problem
@@ -197,7 +200,6 @@ def critical_recurrence(problem: Problem, rec: int) -> list[Dependence] | None:
 
 
 def _shortest_cycle_through(problem: Problem, members: set[str], name: str) -> list[Dependence]:
-    import networkx as nx
     graph = nx.DiGraph()
     for dep in problem.dependences:
         if dep.src in members and dep.dst in members:
@@ -236,9 +238,6 @@ CYCLE_SEARCH_LIMIT = 2_000
 def _simple_cycles(problem: Problem):
     """Simple cycles of dependences, taking between two operations the
     dependence of least distance (the tightest)."""
-    import itertools
-
-    import networkx as nx
     # Nodes are the operations' indices in problem order: networkx keeps
     # strongly connected components as sets, whose order for strings depends
     # on string hashing (PYTHONHASHSEED) but for small integers does not, so

@@ -63,6 +63,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+import networkx as nx
+
 __all__ = ["OperatorType", "Operation", "Dependence", "Problem", "Schedule", "ProblemError",
            "DEPENDENCE_KINDS", "EPSILON"]
 
@@ -300,7 +302,6 @@ class Problem:
                     f"operation {op.name!r} (type {optype.name!r}) needs {optype.incoming_delay} ns, "
                     f"more than the clock period of {self.clock_period_ns} ns; "
                     f"give the operator a latency or lower the clock frequency")
-        import networkx as nx
         graph = nx.DiGraph()
         graph.add_nodes_from(self.operations)
         graph.add_edges_from((dep.src, dep.dst) for dep in self.dependences if dep.distance == 0)
@@ -318,7 +319,6 @@ class Problem:
         Nodes are operation names with attribute ``operation``; each edge has
         attributes ``distance`` and ``kind``.
         """
-        import networkx as nx
         graph = nx.MultiDiGraph()
         for op in self.operations.values():
             graph.add_node(op.name, operation=op)

@@ -134,3 +134,22 @@ def test_shims_still_export_the_old_names(shim):
         warnings.simplefilter("ignore", DeprecationWarning)
         module = importlib.import_module(shim)
     assert module.__all__ and all(hasattr(module, name) for name in module.__all__)
+
+
+def test_imports_inside_functions_say_why():
+    """An import inside a function hides the module's dependencies, so it is kept only for an
+    optional or heavy dependency (or a compatibility lookup), with a comment saying which: on its
+    line, or on one of the four lines above it."""
+    unexplained = []
+    for module, path in _modules().items():
+        lines = path.read_text().splitlines()
+        tree = ast.parse("\n".join(lines), str(path))
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    window = lines[max(function.lineno, node.lineno - 5):node.lineno]
+                    if not any("#" in line for line in window):
+                        unexplained.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    assert not unexplained, "imports inside functions without a reason:\n" + "\n".join(sorted(set(unexplained)))
