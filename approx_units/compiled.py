@@ -42,6 +42,7 @@ engine then falls back to the numpy interpreter.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import platform
@@ -469,9 +470,10 @@ def c_source(graph: Graph, spec: KernelSpec) -> str:
     statements = {n: emit.statement(n) for n in nodes}
     output = emit.name(graph.output)
     error_bits = _error_bits(spec)
-    # Integer block sums stay in int64 while block * 2^error_bits < 2^63.
+    # Block sums of |e| < 2^46 stay in 64 bits (2^14 * 2^46 < 2^63); larger errors
+    # (32-bit multipliers and dividers) are summed in 128 bits pair by pair.
     wide = error_bits > 46
-    block = 1 << min(14, max(0, 62 - error_bits))
+    block = 1 << 14
     stats = _Stats(spec, block, wide)
     parts = len(stats.parts)
     mask_a, mask_b = (1 << spec.a_width) - 1, (1 << spec.b_width) - 1
@@ -569,11 +571,13 @@ def _cache_directory() -> Path:
     return default_cache_dir() / "compiled"
 
 
+@functools.cache
 def _compiler_identity(path: str) -> str:
     result = subprocess.run([path, "--version"], capture_output=True, text=True)
     return result.stdout.splitlines()[0] if result.stdout else path
 
 
+@functools.cache
 def _machine() -> str:
     # -march=native code runs only where it was compiled: the CPU is part of the key.
     try:
@@ -588,8 +592,7 @@ def _load(source: str) -> ctypes.CDLL:
     """Compile ``source`` (or find it compiled in the cache) and load it."""
     reason = unavailable_reason()
     if reason:
-        raise CompilerUnavailable(f"the compiled error engine is unavailable: {reason}; "
-                                  f"use the numpy engine")
+        raise CompilerUnavailable(f"the compiled error engine is unavailable: {reason}")
     cc = compiler()
     key = hashlib.sha256("\0".join([source, _compiler_identity(cc), " ".join(COMPILE_FLAGS),
                                     _machine()]).encode()).hexdigest()[:32]
@@ -766,24 +769,28 @@ class Evaluator:
         rows = rows_per_task or max(1, _TASK_PAIRS // columns)
         tasks = [(lo, min(lo + rows, a_hi)) for lo in range(a_lo, a_hi, rows)]
         workers = max(1, workers or os.cpu_count() or 1)
-        totals = None
+        results = [None] * len(tasks)
         from tqdm import tqdm
         with tqdm(total=(a_hi - a_lo) * (b_hi - b_lo), unit="pair", unit_scale=True, file=sys.stderr,
                   disable=not progress, leave=False, delay=2.0) as bar:
             pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="axhls-eval")
             try:
-                pending = {pool.submit(self.raw_range, task, (b_lo, b_hi)): task for task in tasks}
+                pending = {pool.submit(self.raw_range, task, (b_lo, b_hi)): index
+                           for index, task in enumerate(tasks)}
                 while pending:
+                    # A timeout, so that Ctrl-C reaches this thread between waits.
                     done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                     for future in done:
-                        lo, hi = pending.pop(future)
-                        raws = future.result()
-                        totals = raws if totals is None else [t.merge(r) for t, r in zip(totals, raws)]
+                        index = pending.pop(future)
+                        results[index] = future.result()
+                        lo, hi = tasks[index]
                         bar.update((hi - lo) * (b_hi - b_lo))
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
-        if totals is None:
-            totals = self._raw(np.zeros(self.parts * _ACC_WORDS, dtype=np.uint64))
+        # Merged in task order, whichever thread finished first: the float sums are deterministic.
+        totals = self._raw(np.zeros(self.parts * _ACC_WORDS, dtype=np.uint64))
+        for raws in results:
+            totals = [t.merge(r) for t, r in zip(totals, raws)]
         return self._parts(totals)
 
 

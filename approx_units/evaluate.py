@@ -421,17 +421,15 @@ def _choose_engine(operator, engine: str, executor, total: int):
         if engine == "compiled":
             raise ValueError(f"{getattr(operator, 'name', operator)!r} has no dataflow graph to compile")
         return None
-    if engine == "auto" and not compiled.available():
-        if not _FALLBACK_SAID:
-            _FALLBACK_SAID.append(True)
-            print(f"axhls: {compiled.unavailable_reason()}: the error engine falls back to the numpy "
-                  f"interpreter (slower); install gcc or set CC", file=sys.stderr)
-        return None
     try:
         return compiled.evaluator_for(operator)
-    except compiled.CompilerUnavailable:
+    except compiled.CompilerUnavailable as error:
         if engine == "compiled":
             raise
+        if not _FALLBACK_SAID:
+            _FALLBACK_SAID.append(True)
+            print(f"axhls: {error}; the error engine falls back to the numpy interpreter (slower): "
+                  f"install gcc or set CC", file=sys.stderr)
         return None
 
 
