@@ -747,8 +747,21 @@ class Evaluator:
 
     def pair_stats(self, a, b) -> dict:
         """``{measure: ErrorStats}`` of the operand value pairs ``a`` and ``b`` (broadcast together),
-        with the measures of the error engine (``exact``; or ``quotient`` and ``integer``)."""
+        with the measures of the error engine (``exact``; or ``quotient`` and ``integer``).
+
+        Raises
+        ------
+        ValueError
+            If a value is outside its operand's range.
+        """
         a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+        for role, values, width in (("a", a, self.spec.a_width), ("b", b, self.spec.b_width)):
+            lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if self.spec.signed else (0, (1 << width) - 1)
+            if values.size and (int(values.min()) < lo or int(values.max()) > hi):
+                bad = values[(values < lo) | (values > hi)].flat[0]
+                raise ValueError(f"operand {role} value {int(bad)} is out of range for "
+                                 f"{'signed' if self.spec.signed else 'unsigned'} {width}-bit operands; "
+                                 f"allowed: {lo}..{hi}")
         return self._parts(self.raw_pairs(a, b))
 
     def range_stats(self, a_range: tuple, b_range: tuple, *, workers: int | None = None,

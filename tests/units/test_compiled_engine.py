@@ -269,3 +269,24 @@ def test_ctrl_c_stops_a_long_evaluation_cleanly(tmp_path):
     assert process.returncode == 130, (stdout, stderr)
     assert "Traceback" not in stderr
     assert "interrupted" in stderr
+
+
+def test_pairs_out_of_range_are_refused_as_by_the_model():
+    unit = approx_units.get("loa", width=6, l=2, signed=True)
+    evaluator = compiled.evaluator_for(unit)
+    with pytest.raises(ValueError, match="operand b value 32 is out of range .* allowed: -32..31"):
+        evaluator.pair_stats([1, 2], [3, 32])
+    with pytest.raises(ValueError, match="out of range"):
+        ev.evaluate(ev.LibraryUnit("loa", 6, 0, (("l", 2), ("signed", True))),
+                    distribution=ev.Pairs([0, -33], [1, 1]), engine="compiled")
+
+
+def test_speed_benchmark_references_agree_with_the_models():
+    # benchmarks/units_speed.py at 8 bits: its C references are checked against axhls's
+    # models pair by pair and metric by metric (it exits non-zero on a mismatch).
+    environment = dict(os.environ, PYTHONPATH=os.getcwd())
+    result = subprocess.run([sys.executable, "benchmarks/units_speed.py", "--width", "8", "--skip-8bit"],
+                            capture_output=True, text=True, env=environment, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("metrics agree with the C reference") == 2
+    assert "summary (axhls on 2 threads / C on 1): mitchell" in result.stdout
