@@ -60,7 +60,7 @@ from .dataflow import Graph
 from .metrics import ErrorStats
 
 __all__ = ["KernelSpec", "Evaluator", "CompilerUnavailable", "available", "unavailable_reason",
-           "evaluator_for", "c_source", "compiler", "COMPILE_FLAGS"]
+           "evaluator_for", "kernel_spec", "c_source", "compiler", "COMPILE_FLAGS"]
 
 #: Flags of every kernel. ``-fopenmp-simd`` honours ``#pragma omp simd`` (vectorised
 #: reductions) without linking an OpenMP run time; no flag relaxes IEEE arithmetic.
@@ -273,8 +273,8 @@ static inline void store_i128(uint64_t *lo, uint64_t *hi, i128 value) {
 class _Stats:
     """The C text of the error terms of one kind: declarations, per-pair code, reductions, merge."""
 
-    def __init__(self, spec: KernelSpec, block: int, wide: bool):
-        self.spec, self.block, self.wide = spec, block, wide
+    def __init__(self, spec: KernelSpec, wide: bool):
+        self.spec, self.wide = spec, wide
         bits = _error_bits(spec)
         self.convert = lambda e: _to_double(e, bits)
         self.parts = ["i"] + (["q"] if spec.kind == "div" else [])
@@ -474,7 +474,7 @@ def c_source(graph: Graph, spec: KernelSpec) -> str:
     # (32-bit multipliers and dividers) are summed in 128 bits pair by pair.
     wide = error_bits > 46
     block = 1 << 14
-    stats = _Stats(spec, block, wide)
+    stats = _Stats(spec, wide)
     parts = len(stats.parts)
     mask_a, mask_b = (1 << spec.a_width) - 1, (1 << spec.b_width) - 1
     a_only = [n for n in nodes if depends[n] == {"a"}]
@@ -808,20 +808,27 @@ class Evaluator:
 
 
 def kernel_spec(operator) -> KernelSpec | None:
-    """The :class:`KernelSpec` of a library unit or a translated netlist, or None if it has no graph."""
+    """The :class:`KernelSpec` of a library unit or a translated netlist.
+
+    ``None`` if ``operator`` has no dataflow graph with inputs ``a`` and ``b`` as
+    wide as its declared operand widths (the error engine then uses its model).
+    """
     graph = getattr(operator, "graph", None)
-    if not isinstance(graph, Graph):
+    if not isinstance(graph, Graph) or set(graph.inputs) != {"a", "b"} or graph.output is None:
         return None
     width = operator.width
     if isinstance(width, tuple):
-        a_width, b_width = width
+        declared = tuple(width)
     else:
         b_width = getattr(operator, "width_b", None) or getattr(operator, "b_width", None)
-        a_width, b_width = width, (b_width if b_width is not None else width)
+        declared = (width, b_width if b_width is not None else width)
+    a_width, b_width = graph.inputs["a"].width, graph.inputs["b"].width
+    if declared != (a_width, b_width):
+        return None
     params = getattr(operator, "params", None) or {}
     signed = bool(params.get("signed", getattr(operator, "signed", False)))
     frac_bits = int(params.get("frac_bits", getattr(operator, "frac_bits", 0)) or 0)
-    return KernelSpec(kind=operator.kind, a_width=graph.inputs["a"].width, b_width=graph.inputs["b"].width,
+    return KernelSpec(kind=operator.kind, a_width=a_width, b_width=b_width,
                       output_width=graph.output.width, signed=signed, frac_bits=frac_bits)
 
 
