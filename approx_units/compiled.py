@@ -340,6 +340,11 @@ class _Stats:
         if spec.kind in ("add", "mul"):
             if spec.kind == "add":
                 lines.append("const uint64_t exact_u = (uint64_t)(aval + bval);")
+            elif max(spec.a_width, spec.b_width) <= 32:
+                # A 32 x 32 -> 64-bit product: one AVX2 multiply (vpmuldq / vpmuludq), not three.
+                lines.append("const uint64_t exact_u = (uint64_t)((int64_t)(int32_t)aval * (int32_t)bval);"
+                             if spec.signed else
+                             "const uint64_t exact_u = (uint64_t)(uint32_t)aval * (uint32_t)bval;")
             elif spec.signed:
                 lines.append("const uint64_t exact_u = (uint64_t)(aval * bval);")
             else:
