@@ -24,6 +24,13 @@ module only decides *which operand pairs* to feed them and *how*:
   per operand, such as an image's pixel statistics, sampled by Monte Carlo) or
   :class:`Pairs` (arrays of operand pairs, evaluated exactly as given).
 
+Two engines run the tasks: the numpy interpreter of the unit's graph on a
+process pool (above), and, for runs of 2^22 pairs or more when a C compiler is
+present, :mod:`approx_units.compiled`: the graph (a library unit's, or a Verilog
+netlist's translated by :func:`~approx_units.verilog_eval.netlist_graph`)
+compiled to native code fused with the error statistics, on a thread pool.
+They give the same metrics (``tests/units/test_compiled_engine.py``).
+
 A progress bar (tqdm, on stderr) appears only when stderr is a terminal.
 """
 
@@ -326,6 +333,8 @@ def _stats_of(operator, a: np.ndarray, b: np.ndarray) -> _Accumulator:
 
     A column ``a[:, None]`` and a row ``b[None, :]`` stand for every pair of their values.
     """
+    if isinstance(operator, _CompiledOperator):
+        return _Accumulator(operator.evaluator.pair_stats(a, b))
     stats = None
     for a_part, b_part, approx in _model_tiles(operator, a, b):
         tile = _tile_stats(operator, a_part, b_part, approx)
@@ -405,9 +414,53 @@ def _pairs_task(subject, a: np.ndarray, b: np.ndarray):
     return _stats_of(_operator(subject), a, b), a.size
 
 
+@dataclass
+class _CompiledOperator:
+    """A task's operator when the compiled engine runs it (in a thread of this process)."""
+    evaluator: object
+    kind: str
+
+
+#: Engines :func:`evaluate` accepts.
+ENGINES = ("auto", "compiled", "numpy")
+#: Below this many pairs, ``engine="auto"`` keeps the numpy interpreter: it is done
+#: before a kernel that is not yet in the cache has compiled (about a second).
+_COMPILED_THRESHOLD = 1 << 22
+_FALLBACK_SAID: list = []
+
+
+def _choose_engine(operator, engine: str, executor, total: int):
+    """The compiled :class:`~approx_units.compiled.Evaluator` to run, or None for the numpy engine.
+
+    ``auto`` compiles a library unit or a netlist for evaluations of at least
+    :data:`_COMPILED_THRESHOLD` pairs run here (no ``executor``); without a C
+    compiler it says so once on stderr and uses numpy. ``compiled`` insists.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if engine == "numpy" or (engine == "auto" and (executor is not None or total < _COMPILED_THRESHOLD)):
+        return None
+    from . import compiled      # ctypes and a C compiler: only when this engine runs
+    if compiled.kernel_spec(operator) is None:
+        if engine == "compiled":
+            raise ValueError(f"{getattr(operator, 'name', operator)!r} has no dataflow graph to compile")
+        return None
+    try:
+        return compiled.evaluator_for(operator)
+    except compiled.CompilerUnavailable as error:
+        if engine == "compiled":
+            raise
+        if not _FALLBACK_SAID:
+            _FALLBACK_SAID.append(True)
+            print(f"axhls: {error}; the error engine falls back to the numpy interpreter (slower): "
+                  f"install gcc or set CC", file=sys.stderr)
+        return None
+
+
 def evaluate(subject, *, exhaustive: bool | None = None, samples: int | None = None,
              distribution=None, seed: int = 0, workers: int | None = None,
-             executor: Executor | None = None, progress: bool | None = None) -> Evaluation:
+             executor: Executor | None = None, progress: bool | None = None,
+             engine: str = "auto") -> Evaluation:
     """Measure the error metrics of a unit.
 
     Parameters
@@ -431,9 +484,17 @@ def evaluate(subject, *, exhaustive: bool | None = None, samples: int | None = N
         Run the tasks there instead (for example a Dask client's executor).
     progress : bool or None
         Show a progress bar; by default only when stderr is a terminal.
+    engine : str
+        ``"compiled"``: the unit's graph compiled to native code with its error
+        statistics (:mod:`approx_units.compiled`), on ``workers`` threads;
+        ``"numpy"``: the numpy interpreter on the process pool (or ``executor``);
+        ``"auto"`` (default): compiled when a C compiler is present, the run is
+        local and has at least 2^22 pairs. Both give the same metrics.
 
     Raises
     ------
+    CompilerUnavailable
+        With ``engine="compiled"`` when there is no working C compiler.
     ValueError
         If exhaustive evaluation is asked for more than :data:`EXHAUSTIVE_LIMIT_BITS`
         operand bits, if ``samples`` is given together with ``exhaustive=True`` or is
@@ -478,7 +539,23 @@ def evaluate(subject, *, exhaustive: bool | None = None, samples: int | None = N
         tasks = [(_sampled_task, subject, distribution, child, count, ranges)
                  for child, count in zip(seeds, counts) if count > 0]
 
-    results = _run_tasks(tasks, total, workers, executor, progress)
+    evaluator = _choose_engine(operator, engine, executor, total)
+    if evaluator is None:
+        results = _run_tasks(tasks, total, workers, executor, progress)
+    elif exhaustive:
+        results = [_Accumulator(evaluator.range_stats(
+            ranges[0], ranges[1], workers=workers,
+            progress=sys.stderr.isatty() if progress is None else progress))]
+    else:
+        # Samples are drawn as the numpy engine draws them; the threads run the compiled kernel.
+        from concurrent.futures import ThreadPoolExecutor
+        compiled_operator = _CompiledOperator(evaluator, operator.kind)
+        threads = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1)
+        try:
+            results = _run_tasks([(function, compiled_operator, *arguments)
+                                  for function, _, *arguments in tasks], total, workers, threads, progress)
+        finally:
+            threads.shutdown(wait=True, cancel_futures=True)
     pooled = results[0]
     for stats in results[1:]:
         pooled = pooled.merge(stats)

@@ -9,6 +9,13 @@ An 8x8 multiplier evaluates all 65,536 operand pairs in milliseconds.
 The resulting :class:`GateNetlist` has the same ``model(a, b)`` / ``kind`` /
 ``width`` interface as a library unit, so :mod:`approx_units.evaluate`
 measures it with the same metrics (typically a circuit from EvoApproxLib).
+
+:func:`netlist_graph` translates the gate list into the library's own
+:class:`~approx_units.dataflow.Graph` (one 1-bit node per gate), which is what
+the error engine's compiled back end (:mod:`approx_units.compiled`) runs:
+the gates whose inputs come from one operand only are then evaluated once per
+operand value, the others once per pair, at C speed. ``GateNetlist.graph`` is
+that translation.
 """
 
 from __future__ import annotations
@@ -23,9 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .dataflow import Graph, Ops
 from .synth import SynthesisError, _command
 
-__all__ = ["VerilogError", "GateNetlist", "load_verilog", "port_widths", "DEFAULT_PORT_NAMES"]
+__all__ = ["VerilogError", "GateNetlist", "load_verilog", "port_widths", "netlist_graph", "DEFAULT_PORT_NAMES"]
 
 #: Port names tried in order when the caller does not name them.
 DEFAULT_PORT_NAMES = {"a": ("A", "a"), "b": ("B", "b"), "o": ("O", "o")}
@@ -53,6 +61,26 @@ _GATES = {
 }
 
 _ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+
+# The same gates as dataflow operations on 1-bit nodes (``ops``: an Ops tracer).
+_GATE_NODES = {
+    "$_BUF_": lambda ops, A: A,
+    "$_NOT_": lambda ops, A: ops.not_(A),
+    "$_AND_": lambda ops, A, B: ops.and_(A, B),
+    "$_NAND_": lambda ops, A, B: ops.not_(ops.and_(A, B)),
+    "$_OR_": lambda ops, A, B: ops.or_(A, B),
+    "$_NOR_": lambda ops, A, B: ops.not_(ops.or_(A, B)),
+    "$_XOR_": lambda ops, A, B: ops.xor(A, B),
+    "$_XNOR_": lambda ops, A, B: ops.not_(ops.xor(A, B)),
+    "$_ANDNOT_": lambda ops, A, B: ops.and_(A, ops.not_(B)),
+    "$_ORNOT_": lambda ops, A, B: ops.or_(A, ops.not_(B)),
+    "$_MUX_": lambda ops, A, B, S: ops.mux(S, B, A),
+    "$_NMUX_": lambda ops, A, B, S: ops.not_(ops.mux(S, B, A)),
+    "$_AOI3_": lambda ops, A, B, C: ops.not_(ops.or_(ops.and_(A, B), C)),
+    "$_OAI3_": lambda ops, A, B, C: ops.not_(ops.and_(ops.or_(A, B), C)),
+    "$_AOI4_": lambda ops, A, B, C, D: ops.not_(ops.or_(ops.and_(A, B), ops.and_(C, D))),
+    "$_OAI4_": lambda ops, A, B, C, D: ops.not_(ops.and_(ops.or_(A, B), ops.or_(C, D))),
+}
 
 
 class VerilogError(Exception):
@@ -101,6 +129,14 @@ class GateNetlist:
     def output_width(self) -> int:
         return len(self.o_bits)
 
+    @property
+    def graph(self) -> Graph:
+        """The netlist as a :class:`~approx_units.dataflow.Graph` (see :func:`netlist_graph`)."""
+        cached = self.__dict__.get("_graph")
+        if cached is None:
+            cached = self.__dict__["_graph"] = netlist_graph(self)
+        return cached
+
     def model(self, a, b) -> np.ndarray:
         """The circuit's output for each operand pair (int64; two's complement values when ``signed``)."""
         a = np.asarray(a, dtype=np.int64).ravel()
@@ -127,6 +163,34 @@ class GateNetlist:
             width = len(self.o_bits)
             result -= (result >> (width - 1) & 1) << width
         return result
+
+
+def netlist_graph(netlist: GateNetlist) -> Graph:
+    """Translate a gate netlist into a dataflow graph: a 1-bit node per gate.
+
+    Inputs ``a`` and ``b`` are as wide as the netlist's operand ports; each port
+    bit is a 1-bit slice of its input, the constant nets ``"0"``/``"1"`` (and the
+    undriven ``"x"``/``"z"``, read as 0 like :meth:`GateNetlist.model` does) are
+    1-bit constants, and the output is the concatenation of the output bits,
+    LSB first. The graph computes exactly :meth:`GateNetlist.model`'s bit patterns.
+    """
+    ops = Ops()
+    nets = {}
+    for name, bits in (("a", netlist.a_bits), ("b", netlist.b_bits)):
+        port = ops.input(name, len(bits))
+        for index, net in enumerate(bits):
+            if not isinstance(net, str) and net not in nets:
+                nets[net] = ops.bit(port, index)
+    constants = {"1": ops.const(1, 1)}
+    zero = ops.const(0, 1)
+
+    def value(net):
+        return (constants.get(net, zero)) if isinstance(net, str) else nets[net]
+
+    for cell_type, inputs, output in netlist.gates:
+        nets[output] = _GATE_NODES[cell_type](ops, *(value(n) for n in inputs))
+    ops.graph.output = ops.cat(*(value(n) for n in netlist.o_bits))
+    return ops.graph
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:

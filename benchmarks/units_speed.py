@@ -1,138 +1,295 @@
-"""Speed of the error engine (issue 3): prints measured times and pairs per second.
+"""Speed of the error engine against C references compiled here, measured in one run (issues 3 and 13).
 
-    .venv/bin/python benchmarks/units_speed.py            # everything (16x16 takes minutes)
-    .venv/bin/python benchmarks/units_speed.py --quick    # skip the 16x16 exhaustive run
-    .venv/bin/python benchmarks/units_speed.py --mitchell-width 14   # a 2^28-pair run instead
+    .venv/bin/python benchmarks/units_speed.py                  # 16-bit: takes several minutes
+    .venv/bin/python benchmarks/units_speed.py --width 12       # a quick run (2^24 pairs each)
+    .venv/bin/python benchmarks/units_speed.py --evoapprox /work/.mirror/ehw-fit+evoapproxlib/repo
 
-Targets: every 8x8 unit exhaustively, all metrics, in < 0.1 s; a 16x16
-exhaustive Mitchell evaluation (2^32 pairs) in <= 60 s on 2 cores; an 8x8
-third-party Verilog circuit exhaustively in <= 30 s.
+For each circuit it writes a plain single-threaded C program (the circuit's
+model and the error metrics of ``approx_units.metrics`` over every operand
+pair), compiles it with ``gcc -O2``, checks its outputs against axhls's model
+on random pairs, and times it beside axhls's exhaustive evaluation on
+``--workers`` cores (the compiled engine, kernels compiled beforehand):
+
+* ``mitchell``: the library's Mitchell multiplier, and the same algorithm in C;
+* ``loa16``: a 16-bit third-party-style gate-level adder (lower-part OR on 6
+  bits, ripple-carry gates above), as Verilog evaluated through Yosys and as
+  gate-by-gate C in EvoApproxLib's style;
+* ``add16u_0P8`` when ``--evoapprox`` names the EvoApproxLib mirror (a bare git
+  repository or a checkout): its Verilog and its own C model, read from there
+  at run time.
+
+Targets (issue 13), as ratios measured in the same run: the third-party 16-bit
+adder on 2 cores no slower than its C model on one (ratio <= 1); the 16x16
+Mitchell no slower than half the single-threaded C time (ratio <= 0.5). The
+machine may be shared: the load average is printed with every timing.
+
+The 8x8 section times every library unit exhaustively (issue 3: < 0.1 s each).
 """
 
 import argparse
+import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 import approx_units
+from approx_units import compiled
 from approx_units import evaluate as ev
 from approx_units.verilog_eval import load_verilog
 
-LOA8 = """
-module loa8(input [7:0] A, input [7:0] B, output [8:0] O);
-  wire carry = A[3] & B[3];
-  assign O[3:0] = A[3:0] | B[3:0];
-  assign O[8:4] = A[7:4] + B[7:4] + carry;
-endmodule
-module mul8(input [7:0] A, input [7:0] B, output [15:0] O);
-  assign O = A * B;
+# The error metrics of approx_units.metrics.ErrorStats over every pair, in plain C.
+HARNESS = r"""
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+%(model)s
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "check") == 0) {     /* pairs on stdin -> outputs on stdout */
+    uint64_t pair[2];
+    while (fread(pair, sizeof pair[0], 2, stdin) == 2) {
+      uint64_t o = %(function)s(pair[0], pair[1]);
+      fwrite(&o, sizeof o, 1, stdout);
+    }
+    return 0;
+  }
+  const uint64_t n = 1ull << %(width)d;
+  uint64_t count = 0, errors = 0, nonzero = 0, max_abs = 0;
+  unsigned __int128 sum_abs = 0;
+  __int128 sum_err = 0;
+  double sum_sq = 0, sum_rel = 0, sum_rel_sq = 0, sum_signed_rel = 0, max_rel = 0;
+  for (uint64_t a = 0; a < n; a++) {
+    for (uint64_t b = 0; b < n; b++) {
+      const uint64_t approx = %(function)s(a, b);
+      const uint64_t exact = %(exact)s;
+      const int64_t e = (int64_t)(approx - exact);
+      const uint64_t ae = e < 0 ? -(uint64_t)e : (uint64_t)e;
+      count++;
+      errors += e != 0;
+      sum_abs += ae;
+      sum_err += e;
+      if (ae > max_abs) max_abs = ae;
+      const double ef = (double)e;
+      sum_sq += ef * ef;
+      if (exact != 0) {
+        const double r = ef / (double)exact;
+        nonzero++;
+        sum_rel += fabs(r);
+        sum_rel_sq += r * r;
+        sum_signed_rel += r;
+        if (fabs(r) > max_rel) max_rel = fabs(r);
+      }
+    }
+  }
+  printf("{\"er\": %%.17g, \"med\": %%.17g, \"mse\": %%.17g, \"bias\": %%.17g, \"mred\": %%.17g, "
+         "\"wce\": %%llu, \"wcre\": %%.17g}\n",
+         (double)errors / count, (double)sum_abs / count, sum_sq / count, (double)sum_err / count,
+         sum_rel / nonzero, (unsigned long long)max_abs, max_rel);
+  return 0;
+}
+"""
+
+# Mitchell's algorithm as approx_units.multipliers.mitchell computes it (n x n, n <= 16):
+# the leading one k and the n-1 fraction bits below it of each operand, their sum, and
+# the antilogarithm (1.f) * 2^k truncated; 0 when an operand is 0.
+MITCHELL_C = r"""
+static inline uint64_t mitchell(uint64_t a, uint64_t b) {
+  const int f = %(width)d - 1;
+  if (a == 0 || b == 0) return 0;
+  const int ka = 63 - __builtin_clzll(a), kb = 63 - __builtin_clzll(b);
+  const uint64_t mask = (1ull << f) - 1;
+  const uint64_t xa = (a << (f - ka)) & mask, xb = (b << (f - kb)) & mask;
+  const uint64_t sum = (((uint64_t)ka << f) | xa) + (((uint64_t)kb << f) | xb);
+  const uint64_t k = sum >> f, m = (sum & mask) | (1ull << f);
+  return ((m << k) >> f) & ((1ull << (2 * %(width)d)) - 1);
+}
+"""
+
+
+def loa_verilog(width: int, low: int) -> str:
+    """A lower-part-OR adder as a third party writes it: OR gates, then a ripple-carry adder of gates."""
+    return f"""
+module loa{width}(input [{width - 1}:0] A, input [{width - 1}:0] B, output [{width}:0] O);
+  wire [{width}:{low}] c;
+  assign O[{low - 1}:0] = A[{low - 1}:0] | B[{low - 1}:0];
+  assign c[{low}] = A[{low - 1}] & B[{low - 1}];
+  genvar i;
+  generate for (i = {low}; i < {width}; i = i + 1) begin : fa
+    assign O[i] = A[i] ^ B[i] ^ c[i];
+    assign c[i + 1] = (A[i] & B[i]) | (c[i] & (A[i] ^ B[i]));
+  end endgenerate
+  assign O[{width}] = c[{width}];
 endmodule
 """
 
 
-def _cpu_seconds() -> float:
-    import resource
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+def loa_c(width: int, low: int) -> str:
+    """The same adder gate by gate, in the style of EvoApproxLib's C models."""
+    lines = [f"uint64_t loa{width}(uint64_t a, uint64_t b) {{", f"  int wa[{width}], wb[{width}];",
+             "  uint64_t y = 0;"]
+    lines += [f"  wa[{i}] = (a >> {i}) & 0x01; wb[{i}] = (b >> {i}) & 0x01;" for i in range(width)]
+    lines += [f"  y |= ((wa[{i}] | wb[{i}]) & 0x01) << {i};" for i in range(low)]
+    lines.append(f"  int c_{low} = wa[{low - 1}] & wb[{low - 1}];")
+    for i in range(low, width):
+        lines += [f"  int p_{i} = wa[{i}] ^ wb[{i}];",
+                  f"  int s_{i} = p_{i} ^ c_{i};",
+                  f"  int c_{i + 1} = (wa[{i}] & wb[{i}]) | (c_{i} & p_{i});",
+                  f"  y |= (s_{i} & 0x01) << {i};"]
+    lines += [f"  y |= (c_{width} & 0x01) << {width};", "  return y;", "}"]
+    return "\n".join(lines)
 
 
-def best_of(function, repeats=5):
-    times = []
-    for _ in range(repeats):
+def read_from_mirror(mirror: Path, path: str) -> str:
+    """A file of the EvoApproxLib mirror: a checkout, or a bare git repository (any of its branches)."""
+    if (mirror / path).is_file():
+        return (mirror / path).read_text()
+    for ref in ("HEAD", "v2022", "master", "main"):
+        result = subprocess.run(["git", "--git-dir", str(mirror), "show", f"{ref}:{path}"],
+                                capture_output=True, text=True)
+        if result.returncode == 0:
+            return result.stdout
+    raise SystemExit(f"{mirror}: no {path} in the checkout or in its branches")
+
+
+class CReference:
+    """A compiled single-threaded C program: a model and the metrics loop."""
+
+    def __init__(self, work: Path, name: str, model: str, function: str, exact: str, width: int):
+        self.source = Path(work, f"{name}.c")
+        self.binary = Path(work, name)
+        self.source.write_text(HARNESS % {"model": model, "function": function, "exact": exact,
+                                          "width": width})
+        command = ["gcc", "-O2", "-o", str(self.binary), str(self.source), "-lm"]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"gcc failed on {self.source}:\n{result.stderr}")
+
+    def outputs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        pairs = np.stack([a, b], axis=1).astype(np.uint64).tobytes()
+        result = subprocess.run([str(self.binary), "check"], input=pairs, capture_output=True, check=True)
+        return np.frombuffer(result.stdout, dtype=np.uint64)
+
+    def run(self) -> tuple:
         started = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - started)
-    return min(times), result
+        result = subprocess.run([str(self.binary)], capture_output=True, text=True, check=True)
+        return time.perf_counter() - started, json.loads(result.stdout)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="skip the 16x16 exhaustive Mitchell run")
-    parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes for 16x16")
-    parser.add_argument("--mitchell-width", type=int, default=16, help="operand width of the exhaustive run")
-    args = parser.parse_args()
+def check_bit_exact(reference: CReference, model, width: int, label: str, count: int = 200_000):
+    rng = np.random.default_rng(13)
+    a = np.concatenate([rng.integers(0, 1 << width, count), [0, (1 << width) - 1, 0, 1]])
+    b = np.concatenate([rng.integers(0, 1 << width, count), [0, (1 << width) - 1, 1, 0]])
+    expected = np.asarray(model(a, b)).astype(np.uint64)
+    got = reference.outputs(a, b)
+    if not np.array_equal(got, expected):
+        bad = int(np.flatnonzero(got != expected)[0])
+        raise SystemExit(f"{label}: the C reference differs from the model at a={a[bad]}, b={b[bad]}: "
+                         f"{got[bad]} against {expected[bad]}")
+    print(f"  C reference of {label} equals axhls's model on {a.size} random pairs")
 
+
+def compare_metrics(label: str, c_metrics: dict, axhls_metrics: dict):
+    for name, value in c_metrics.items():
+        theirs = axhls_metrics[name]
+        same = theirs == value if name == "wce" else abs(theirs - value) <= 1e-9 * max(abs(value), 1e-300)
+        if not same:
+            raise SystemExit(f"{label}: metric {name} is {theirs} in axhls and {value} in C")
+    print(f"  metrics agree with the C reference: {', '.join(f'{k}={v:.6g}' for k, v in c_metrics.items())}")
+
+
+def race(label: str, reference: CReference, subject, workers: int, target: float) -> float:
+    """Time the C reference, then axhls; print both, the ratio and the load. Returns the ratio."""
+    load = os.getloadavg()[0]
+    c_seconds, c_metrics = reference.run()
+    print(f"  C (gcc -O2, 1 thread): {c_seconds:.2f} s   (load average before: {load:.2f})")
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    result = ev.evaluate(subject, exhaustive=True, workers=workers, engine="compiled")
+    seconds = time.perf_counter() - started
+    print(f"  axhls ({workers} threads, compiled engine): {seconds:.2f} s   (load average before: {load:.2f})")
+    compare_metrics(label, c_metrics, result.metrics)
+    ratio = seconds / c_seconds
+    print(f"  ratio axhls / C = {ratio:.3f} (target <= {target:g}): {'met' if ratio <= target else 'NOT met'}")
+    return ratio
+
+
+def eight_bit_section():
     print("8x8 exhaustive, all metrics (best of 5, after one warm-up that traces the unit):")
     worst = 0.0
     for name in approx_units.names():
         unit = approx_units.get(name, width=8)
         subject = ev.LibraryUnit(name, 8, 0, tuple(sorted(unit.params.items())))
         ev.evaluate(subject, progress=False)
-        seconds, result = best_of(lambda: ev.evaluate(subject, progress=False))
+        times = []
+        for _ in range(5):
+            started = time.perf_counter()
+            result = ev.evaluate(subject, progress=False)
+            times.append(time.perf_counter() - started)
+        seconds = min(times)
         worst = max(worst, seconds)
         print(f"  {name:<22} {seconds * 1000:7.1f} ms  {result.samples / seconds / 1e6:6.1f} Mpairs/s  "
               f"mred={result.metrics['mred']:.5f}")
     print(f"  slowest: {worst * 1000:.1f} ms (target < 100 ms): {'met' if worst < 0.1 else 'NOT met'}")
 
-    with tempfile.TemporaryDirectory() as work:
-        path = Path(work, "circuits.v")
-        path.write_text(LOA8)
-        for top, kind in (("loa8", "add"), ("mul8", "mul")):
-            started = time.perf_counter()
-            netlist = load_verilog(path, top, kind, 8)
-            loaded = time.perf_counter() - started
-            result = ev.evaluate(netlist, progress=False)
-            total = time.perf_counter() - started
-            print(f"Verilog {top} 8x8 exhaustive: {total:.2f} s (Yosys {loaded:.2f} s, {len(netlist.gates)} gates, "
-                  f"{result.samples / (total - loaded) / 1e6:.1f} Mpairs/s evaluation; target <= 30 s)")
 
-    width = args.mitchell_width
-    subject = ev.LibraryUnit("mitchell", width, 0, (("signed", False),))
-    subject.resolve().model([1], [1])          # trace once, outside the timing
-    # Measured under the workers' allocator settings (freed arrays are reused, not unmapped).
-    ev._keep_freed_memory()
-    model_ms, stats_ms, pairs = chunk_breakdown(subject.resolve())
-    print(f"{width}x{width} Mitchell, one task of {pairs} pairs as a worker runs it (CPU time, best of 5): "
-          f"model {model_ms:.2f} ms + statistics {stats_ms:.2f} ms per 2^20 pairs "
-          f"(= {(model_ms + stats_ms) * 2 ** (2 * width - 20) / 1000:.1f} CPU-s for all 2^{2 * width} pairs)")
-
-    if not args.quick:
-        load_before = os.getloadavg()[0]
-        cpu_before = _cpu_seconds()
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--width", type=int, default=16, help="operand width of the races (default 16)")
+    parser.add_argument("--workers", type=int, default=2, help="threads of axhls's evaluation (default 2)")
+    parser.add_argument("--evoapprox", type=Path, help="the EvoApproxLib mirror (race add16u_0P8 too)")
+    parser.add_argument("--skip-8bit", action="store_true", help="skip the 8x8 per-unit section")
+    args = parser.parse_args()
+    if shutil.which("gcc") is None:
+        raise SystemExit("this benchmark compiles its C references with gcc, which is not installed")
+    if not compiled.available():
+        raise SystemExit(f"the compiled engine is unavailable: {compiled.unavailable_reason()}")
+    width = args.width
+    if not args.skip_8bit:
+        eight_bit_section()
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
+          f"races at {width}x{width} bits (2^{2 * width} pairs), axhls on {args.workers} threads")
+    ratios = {}
+    with tempfile.TemporaryDirectory(prefix="axhls-speed-") as work:
+        unit = approx_units.get("mitchell", width=width)
+        print(f"mitchell {width}x{width}:")
+        reference = CReference(Path(work), "mitchell", MITCHELL_C % {"width": width}, "mitchell", "a * b", width)
+        check_bit_exact(reference, unit.model, width, "mitchell")
         started = time.perf_counter()
-        result = ev.evaluate(subject, exhaustive=True, workers=args.workers)
-        seconds = time.perf_counter() - started
-        cpu = _cpu_seconds() - cpu_before
-        # On a shared machine the wall time depends on other load; CPU time over the
-        # workers estimates the wall time the same run takes with the cores to itself.
-        print(f"{width}x{width} exhaustive Mitchell, {args.workers} workers: {seconds:.1f} s wall, "
-              f"{cpu:.1f} CPU-s (= {cpu / args.workers:.1f} s on {args.workers} idle cores), "
-              f"{result.samples / seconds / 1e6:.1f} Mpairs/s wall, "
-              f"{result.samples / cpu * args.workers / 1e6:.1f} Mpairs/s on idle cores "
-              f"(target for 16x16: <= 60 s); mred={result.metrics['mred']:.6f} wcre={result.metrics['wcre']:.6f}")
-        print(f"  load average (1 min) before / after the run: {load_before:.2f} / {os.getloadavg()[0]:.2f} "
-              f"on {os.cpu_count()} cores (other processes share them)")
+        compiled.evaluator_for(unit)
+        print(f"  axhls kernel compiled (or found in the cache) in {time.perf_counter() - started:.2f} s")
+        ratios["mitchell"] = race("mitchell", reference, ev.LibraryUnit("mitchell", width, 0, (("signed", False),)),
+                                  args.workers, 0.5)
 
-
-def chunk_breakdown(unit, rows_of_pairs=1 << 20):
-    """CPU milliseconds per 2^20 pairs of one exhaustive task, split into the model and the statistics."""
-    import numpy as np
-    from approx_units.numpy_backend import evaluate_tiles
-    lo, hi = unit.operand_range("b")
-    b = np.arange(lo, hi + 1, dtype=np.uint64)[None, :]
-    rows = max(1, rows_of_pairs // b.size)
-    a = np.arange(3 << (unit.width - 2), (3 << (unit.width - 2)) + rows, dtype=np.uint64)[:, None]
-    pattern_a, pattern_b = unit.to_patterns(a, b)
-    model, stats = [], []
-    for _ in range(5):
-        # Each tile's statistics right after the tile, while it is in the cache, as the engine does.
-        tiles = evaluate_tiles(unit.graph, {"a": pattern_a, "b": pattern_b})
-        model_seconds = stats_seconds = 0.0
-        while True:
-            started = time.process_time()
-            tile_rows, tile_cols, tile = next(tiles, (None, None, None))
-            modelled = time.process_time()
-            model_seconds += modelled - started
-            if tile is None:
-                break
-            ev._tile_stats(unit, a[tile_rows], b[:, tile_cols], tile)
-            stats_seconds += time.process_time() - modelled
-        model.append(model_seconds)
-        stats.append(stats_seconds)
-    scale = 1000 * (1 << 20) / (a.size * b.size)
-    return min(model) * scale, min(stats) * scale, a.size * b.size
+        adders = [(f"loa{width}", loa_verilog(width, min(6, width - 2)), loa_c(width, min(6, width - 2)))]
+        if args.evoapprox:
+            if width != 16:
+                raise SystemExit("--evoapprox races add16u_0P8, a 16-bit adder: leave --width at 16")
+            base = "adders/16_unsigned/pareto_pwr_mae/add16u_0P8"
+            c_model = read_from_mirror(args.evoapprox, base + ".c")
+            adders.append(("add16u_0P8", read_from_mirror(args.evoapprox, base + ".v"),
+                           c_model.replace("#include <stdint.h>", "").replace("#include <stdlib.h>", "")))
+        for top, verilog, c_model in adders:
+            print(f"{top} (third-party Verilog, {width}-bit adder):")
+            path = Path(work, f"{top}.v")
+            path.write_text(verilog)
+            started = time.perf_counter()
+            netlist = load_verilog(path, top, "add", width)
+            compiled.evaluator_for(netlist)
+            print(f"  Yosys netlist ({len(netlist.gates)} gates) and kernel in {time.perf_counter() - started:.2f} s")
+            reference = CReference(Path(work), top, c_model, top, "a + b", width)
+            check_bit_exact(reference, netlist.model, width, top)
+            ratios[top] = race(top, reference, netlist, args.workers, 1.0)
+    print("summary (axhls on {} threads / C on 1): ".format(args.workers)
+          + ", ".join(f"{name} {ratio:.3f}" for name, ratio in ratios.items())
+          + f"; load average now {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
