@@ -12,7 +12,7 @@ import approx_units
 from approx_units import metrics
 from approx_units.dataflow import trace
 from approx_units.fpga_multipliers import (carry_chain_sum, lut_mul_terms, rounded_table,
-                                           sub_multiplier_table)
+                                           stagger_pairs, sub_multiplier_table, vctm_row_starts)
 from approx_units.numpy_backend import evaluate
 
 
@@ -45,15 +45,22 @@ def _lut_mul_reference(a, b, a_width, b_width, t):
     return total
 
 
-def _vctm_reference(a, b, a_width, b_width, t):
+def _vctm_reference(a, b, a_width, b_width, t, stagger=0):
+    """vctm_mul from its definition: row j keeps columns >= its start and adds its column start-1 at start."""
+    starts = [t] * b_width
+    if stagger:
+        starts = [t - 1 if j >= t - 1 else t for j in range(b_width)]
+        for i in range(stagger):        # row pairs (t-3, t-2), (t-5, t-4), ... within the rows
+            lowered, raised = t - 3 - 2 * i, t - 2 - 2 * i
+            starts[lowered], starts[raised] = t - 1, t + 1
     total = 0
     for i in range(a_width):
         for j in range(b_width):
             bit = (a >> i) & (b >> j) & 1
-            if i + j >= t:
+            if i + j >= starts[j]:
                 total += bit << (i + j)
-            elif i + j == t - 1:
-                total += bit << t
+            elif i + j == starts[j] - 1:
+                total += bit << starts[j]
     return total
 
 
@@ -133,9 +140,29 @@ def test_no_product_leaves_the_output_range(name):
     # n + m bits at every width and t (tracing checks it, and raises if not).
     for width, width_b in WIDTH_PAIRS:
         for t in range(0, width + width_b, 1 if width + width_b <= 24 else 3):
-            unit = approx_units.get(name, width=width, width_b=width_b, t=t)
-            top = int(unit.model((1 << width) - 1, (1 << width_b) - 1))
-            assert top < 1 << (width + width_b), (width, width_b, t)
+            staggers = [0] if name == "lut_mul" else sorted({0, 1, len(stagger_pairs(t, width_b))})
+            for stagger in staggers:
+                extra = {} if name == "lut_mul" else {"stagger": min(stagger, len(stagger_pairs(t, width_b)))}
+                unit = approx_units.get(name, width=width, width_b=width_b, t=t, **extra)
+                top = int(unit.model((1 << width) - 1, (1 << width_b) - 1))
+                assert top < 1 << (width + width_b), (width, width_b, t, extra)
+
+
+@pytest.mark.parametrize("t,stagger", [(6, 1), (6, 2), (5, 1), (8, 3), (3, 1)])
+def test_staggered_vctm_matches_the_definition_exhaustively(t, stagger):
+    a, b = _all_pairs(7, 7)
+    unit = approx_units.get("vctm_mul", width=7, t=t, stagger=stagger)
+    expected = [_vctm_reference(int(x), int(y), 7, 7, t, stagger) for x, y in zip(a, b)]
+    assert np.array_equal(unit.model(a, b), np.array(expected, dtype=np.uint64))
+
+
+def test_stagger_rows():
+    assert stagger_pairs(6, 8) == [(3, 4), (1, 2)]
+    assert stagger_pairs(12, 8) == [(5, 6), (3, 4), (1, 2)]      # rows 8 and up do not exist
+    assert stagger_pairs(2, 8) == []
+    assert vctm_row_starts(6, 0, 8) == [6] * 8
+    assert vctm_row_starts(6, 1, 8) == [6, 6, 6, 5, 7, 5, 5, 5]
+    assert vctm_row_starts(6, 2, 8) == [6, 5, 7, 5, 7, 5, 5, 5]
 
 
 @pytest.mark.parametrize("name,t,a,b,expected", [
@@ -156,6 +183,14 @@ def test_no_product_leaves_the_output_range(name):
 def test_known_answers(name, t, a, b, expected):
     unit = approx_units.get(name, width=8, t=t)
     assert int(unit.model(a, b)) == expected == REFERENCES[name](a, b, 8, 8, t)
+
+
+def test_staggered_known_answer():
+    # t = 6, stagger = 1: rows 0-2 start at 6, row 3 at 5, row 4 at 7, rows 5-7 are whole.
+    # 7 * 0b0001_1000 (b3, b4): row 3 keeps a2 (column 5) = 32 and adds a1 at column 5 = 32;
+    # row 4 keeps nothing of 7 (columns >= 7 need a3) and adds a2 at column 7 = 128: 192 (exact 168).
+    unit = approx_units.get("vctm_mul", width=8, t=6, stagger=1)
+    assert int(unit.model(7, 24)) == 192 == _vctm_reference(7, 24, 8, 8, 6, 1)
 
 
 @pytest.mark.parametrize("name", ["lut_mul", "vctm_mul"])
@@ -181,10 +216,23 @@ def test_t_out_of_range_names_the_parameter_and_range(name, width, width_b):
         approx_units.get(name, width=width, width_b=width_b, t=2.5)
 
 
+def test_stagger_out_of_range_names_the_parameter_and_range():
+    with pytest.raises(ValueError, match=r"^stagger=3 is out of range for t=6 and width_b=8; allowed: 0\.\.2$"):
+        approx_units.get("vctm_mul", width=8, t=6, stagger=3)
+    with pytest.raises(ValueError, match=r"^stagger=1 is out of range for t=2 and width_b=8; allowed: 0\.\.0$"):
+        approx_units.get("vctm_mul", width=8, t=2, stagger=1)
+    with pytest.raises(ValueError, match=r"^stagger=-1 is out of range; allowed: 0\.\.8$"):
+        approx_units.get("vctm_mul", width=8, t=6, stagger=-1)
+    with pytest.raises(ValueError, match="has no parameter 'stagger'"):
+        approx_units.get("lut_mul", width=8, stagger=1)
+
+
 @pytest.mark.parametrize("name", ["lut_mul", "vctm_mul"])
 def test_default_t_and_error_fall_with_t(name):
     assert approx_units.get(name, width=8).params["t"] == 5
     assert approx_units.get(name, width=16).params["t"] == 13
+    if name == "vctm_mul":
+        assert approx_units.get(name, width=8).params["stagger"] == 0
     a, b = _all_pairs(8, 8)
     mred = [metrics.accumulate(approx_units.get(name, width=8, t=t), a, b).mred for t in (0, 4, 6, 8, 10)]
     assert mred[0] == 0 and all(x < y for x, y in zip(mred, mred[1:]))
