@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import approx_units                                      # noqa: E402
 from approx_units import metrics, synth                  # noqa: E402
+from approx_units.fpga_multipliers import stagger_pairs  # noqa: E402
 
 #: EvoApproxLib circuits compared against: (width, git revision, path in the repository).
 TARGETS = {
@@ -53,7 +54,8 @@ CANDIDATES = {
     8: [("exact_mul", {}), ("mitchell_refined", {}), ("drum", {"k": 6}), ("mitchell", {}),
         ("trunc_mul", {"c": 8})]
        + [("lut_mul", {"t": t}) for t in range(4, 12)]
-       + [("vctm_mul", {"t": t, "stagger": k}) for t in range(4, 12) for k in range(3)],
+       + [("vctm_mul", {"t": t, "stagger": k}) for t in range(4, 12)
+          for k in range(min(2, len(stagger_pairs(t, 8))) + 1)],
     16: [(name, {"t": t}) for name in ("lut_mul", "vctm_mul") for t in range(17, 27)],
 }
 
