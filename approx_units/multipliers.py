@@ -36,7 +36,7 @@ def _multiplier(name, summary, reference, params=(), check=None, recommended_sta
         register(UnitSpec(name=name, kind="mul", describe=describe,
                           output_width=lambda w, wb, s, v: w + wb, summary=summary,
                           reference=reference, params=tuple(params), non_square=True,
-                          check=check,
+                          check=check, module=core.__module__,
                           recommended_stages=recommended_stages))
         return core
     return decorate

@@ -66,6 +66,7 @@ class UnitSpec:
     non_square: bool = False
     recommended_stages: Callable = lambda width: 1
     check: Callable | None = None   # extra cross-parameter check, raises ValueError
+    module: str = ""    # the description module (default: the one defining ``describe``)
 
 
 _REGISTRY: dict[str, UnitSpec] = {}
@@ -79,7 +80,7 @@ def register(spec_: UnitSpec) -> UnitSpec:
 
 
 #: Modules whose import registers their units, in catalogue order.
-DESCRIPTION_MODULES = ("adders", "multipliers", "dividers")
+DESCRIPTION_MODULES = ("adders", "multipliers", "fpga_multipliers", "dividers")
 
 
 def _load_descriptions():
@@ -87,10 +88,19 @@ def _load_descriptions():
         importlib.import_module(f"{__package__}.{module}")
 
 
+def _catalogue_position(unit_spec: UnitSpec) -> int:
+    module = (unit_spec.module or unit_spec.describe.__module__).rpartition(".")[2]
+    return DESCRIPTION_MODULES.index(module) if module in DESCRIPTION_MODULES else len(DESCRIPTION_MODULES)
+
+
 def names() -> list[str]:
-    """The ids of all units, in catalogue order (adders, multipliers, dividers)."""
+    """The ids of all units, in catalogue order (adders, multipliers, dividers).
+
+    The order is that of :data:`DESCRIPTION_MODULES`, then of registration within a
+    module, whichever description module happened to be imported first.
+    """
     _load_descriptions()
-    return list(_REGISTRY)
+    return sorted(_REGISTRY, key=lambda name: _catalogue_position(_REGISTRY[name]))
 
 
 def spec(name: str) -> UnitSpec:

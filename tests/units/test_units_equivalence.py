@@ -84,6 +84,9 @@ def test_random_signed(name):
     ("exact_div", {"frac_bits": 0}), ("mitchell_div", {"frac_bits": 2}),
     ("mitchell_div_refined", {"frac_bits": 0, "index_bits": 5}), ("hoaaned", {"l": 2}),
     ("eta1", {"l": 5}),
+    ("lut_mul", {"t": 0}), ("lut_mul", {"t": 7}), ("lut_mul", {"width_b": 5, "t": 4}),
+    ("lut_mul", {"width_b": 4, "t": 3, "signed": True}), ("vctm_mul", {"t": 6, "stagger": 2}),
+    ("vctm_mul", {"width_b": 5, "t": 5, "stagger": 1}), ("vctm_mul", {"t": 9}),
 ])
 def test_exhaustive_other_parameters(name, params):
     unit = approx_units.get(name, width=6, stages=1, **params)

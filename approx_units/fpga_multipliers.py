@@ -1,0 +1,247 @@
+"""Approximate multipliers built for 4-input LUTs and carry chains (FPGA soft logic).
+
+Both units accumulate their partial products with :func:`carry_chain_sum`,
+a tree of two-input adders in which the low bits of the lower-placed
+operand pass around each adder. Those bits are used outside the adder, so
+Yosys keeps every adder as its own carry chain (``CCU2C`` on ECP5: two bits
+for two LUT equivalents) instead of merging the whole tree into one
+compressor of LUT-mapped full adders (two LUT4s per bit of reduction). On
+ECP5 (``synth_ecp5 -nodsp -nowidelut``) this alone takes the exact 8x8
+array from 159 to 136 LUT equivalents, and to 130 with 2x2 sub-multipliers.
+
+``lut_mul`` splits the operands into 2-bit digits. Each digit pair is a
+2x2 sub-multiplier whose four inputs fit one LUT4 per output bit. Columns
+of the result below ``t`` are approximated: sub-products wholly at or above
+column ``t`` are exact; every other sub-product is replaced by its value
+rounded to the nearest multiple of ``2**t`` (or left out where that is
+non-zero for one input only), which is again a function of
+the same four inputs (one LUT4 per bit of the rounded value) and so costs
+no more than dropping it. The rounding is the error compensation: unlike a
+truncated array, it does not always underestimate. Small operands whose
+product lies below ``2**t`` are the ones approximated, so MRED, which
+weighs them most, falls quickly as ``t`` goes down.
+
+``vctm_mul`` is the partial-product (AND-gate) array with the columns below
+``t`` dropped and King and Swartzlander's variable correction: the
+partial-product bits of column ``t - 1`` are added once more, at column
+``t``, standing in for the carries of the dropped columns. All rows then
+start at column ``t``, so no bits bypass the first adders and Yosys merges
+them into one compressor. ``stagger`` moves the boundary of pairs of rows
+to ``t - 1`` and ``t + 1`` (each row's first dropped bit still added at its
+start), so that rows start in different columns and the carry chains stay;
+at 8 bits, ``t=6, stagger=1`` is 111 LUT equivalents at 1.06 % MRED
+against 118 at 1.01 % without. The effect on area is irregular (it depends
+on how Yosys and ABC map the rest): ``benchmarks/fpga_multipliers.py``
+measures it.
+
+Both are unsigned cores; signed variants come from the sign-magnitude
+wrapper of :mod:`approx_units.multipliers`. Neither the roundings nor the
+correction ever carry a result past ``2**(n+m) - 1``: the all-ones operands
+maximise every term at once, and their sum fits for every width and ``t``
+(checked when a unit is traced, and for all widths by the tests).
+"""
+
+from __future__ import annotations
+
+from .multipliers import _multiplier
+from .unit import Param
+
+__all__ = ["carry_chain_sum", "lut_mul_terms", "sub_multiplier_table", "rounded_table"]
+
+
+def _pack_rows(ops, terms):
+    """Place ``(column, node)`` terms side by side into as few rows as possible.
+
+    Terms that do not overlap share a row (a concatenation, gaps filled with
+    zeros), so the adder tree sees a few wide operands, not many narrow ones.
+    Returns ``(column, node)`` rows.
+    """
+    rows = []
+    for column, node in sorted(terms, key=lambda term: term[0]):
+        for row in rows:
+            last_column, last = row[-1]
+            if last_column + last.width <= column:
+                row.append((column, node))
+                break
+        else:
+            rows.append([(column, node)])
+    packed = []
+    for row in rows:
+        parts, position = [], row[0][0]
+        for column, node in row:
+            if column > position:
+                parts.append(ops.const(0, column - position))
+            parts.append(node)
+            position = column + node.width
+        packed.append((row[0][0], ops.cat(*parts) if len(parts) > 1 else parts[0]))
+    return packed
+
+
+def _add_placed(ops, x, y, width):
+    """Sum of two placed values ``(column, node)`` modulo ``2**width``.
+
+    Bits below the higher one's column pass around the adder.
+    """
+    (low_column, low), (high_column, high) = sorted([x, y], key=lambda term: term[0])
+    offset = high_column - low_column
+    if offset >= low.width:         # no overlap: a concatenation, no adder
+        gap = [ops.const(0, offset - low.width)] if offset > low.width else []
+        total = ops.cat(low, *gap, high)
+        return low_column, ops.zext(total, min(total.width, width - low_column))
+    overlap = ops.slice(low, offset, low.width)
+    total = ops.add(overlap, high, width=min(max(overlap.width, high.width) + 1, width - high_column))
+    return low_column, (ops.cat(ops.slice(low, 0, offset), total) if offset else total)
+
+
+def carry_chain_sum(ops, terms, *, width: int):
+    """``sum(node << column for column, node in terms) mod 2**width`` by carry-chain adders.
+
+    Terms are packed into rows (:func:`_pack_rows`) and added pairwise, rows
+    in column order, level by level (a balanced tree, so the pipeliner can
+    cut between levels). In each addition the low bits of the lower-placed
+    row bypass the adder; see the module docstring for why that matters on
+    FPGAs.
+    """
+    terms = [(column, ops.zext(node, min(node.width, width - column)))
+             for column, node in terms if column < width]        # bits at 2**width and up are 0 mod 2**width
+    rows = _pack_rows(ops, terms)
+    if not rows:
+        return ops.const(0, width)
+    while len(rows) > 1:
+        rows = sorted(rows, key=lambda row: row[0])
+        paired = [_add_placed(ops, rows[i], rows[i + 1], width) for i in range(0, len(rows) - 1, 2)]
+        if len(rows) % 2:
+            paired.append(rows[-1])
+        rows = paired
+    column, node = rows[0]
+    return ops.zext(ops.shift_left_const(ops.zext(node, width - column), column), width)
+
+
+def sub_multiplier_table(x_bits: int, y_bits: int) -> list[int]:
+    """Truth table of an exact ``x_bits x y_bits`` sub-multiplier, indexed by ``x | y << x_bits``."""
+    return [(index & ((1 << x_bits) - 1)) * (index >> x_bits) for index in range(1 << (x_bits + y_bits))]
+
+
+def rounded_table(table, shift: int) -> list[int]:
+    """Each entry divided by ``2**shift`` and rounded half up: ``floor(v / 2**shift + 1/2)``."""
+    if shift <= 0:
+        return list(table)
+    return [(value + (1 << (shift - 1))) >> shift for value in table]
+
+
+def lut_mul_terms(a_width: int, b_width: int, t: int):
+    """The sub-products of ``lut_mul``: ``(a_lo, a_bits, b_lo, b_bits, column, table)`` each.
+
+    ``table`` is indexed by ``a[a_lo : a_lo + a_bits] | b[b_lo : b_lo + b_bits] << a_bits``;
+    its entries are added at ``column``. Sub-products that round to zero
+    for all inputs but one at most are left out.
+    """
+    terms = []
+    for b_lo in range(0, b_width, 2):
+        b_bits = min(2, b_width - b_lo)
+        for a_lo in range(0, a_width, 2):
+            a_bits = min(2, a_width - a_lo)
+            column = a_lo + b_lo
+            exact = sub_multiplier_table(a_bits, b_bits)
+            if column >= t:
+                terms.append((a_lo, a_bits, b_lo, b_bits, column, exact))
+                continue
+            table = rounded_table(exact, t - column)
+            # A sub-product that rounds up for one input only (3 x 3 = 9 shifted by 4)
+            # would cost a LUT and an adder bit for an error that is 1 in 16 inputs.
+            if sum(1 for value in table if value) > 1:
+                terms.append((a_lo, a_bits, b_lo, b_bits, t, table))
+    return terms
+
+
+def _check_fits(largest: int, out_width: int, name: str) -> None:
+    # The all-ones operands maximise every term at once, so ``largest`` is the
+    # unit's largest output; tests/units/test_fpga_multipliers.py checks that it
+    # fits for every width and t, so this guards the description, not the user.
+    if largest >= 1 << out_width:
+        raise AssertionError(f"{name}: the largest sum {largest} does not fit {out_width} bits")
+
+
+def _t_param(default, doc_default):
+    return Param("t", default=default, bounds=lambda w, wb, s: (0, w + wb - 1),
+                 doc=f"result columns below t are approximated, 0..n+m-1 (0: exact; default {doc_default})")
+
+
+@_multiplier("lut_mul",
+             "LUT-level 2x2 sub-multipliers on carry-chain adders; sub-products below column t "
+             "rounded to multiples of 2^t",
+             "after S. Ullah, S. S. Murthy, A. Kumar, DAC 2018 (SMApproxLib: LUT-level sub-multipliers "
+             "on FPGA carry chains) and S. Rehman et al., ICCAD 2016 (2x2 building blocks); "
+             "the rounded low sub-products are this library's",
+             [_t_param(lambda w, wb, s: max(0, (w + wb) // 2 - 3), "floor((n+m)/2) - 3, 5 at 8 bits")])
+def lut_mul(ops, a, b, *, t):
+    out = a.width + b.width
+    placed, largest = [], 0
+    for a_lo, a_bits, b_lo, b_bits, column, table in lut_mul_terms(a.width, b.width, t):
+        index = ops.cat(ops.slice(a, a_lo, a_lo + a_bits), ops.slice(b, b_lo, b_lo + b_bits))
+        placed.append((column, ops.lookup(index, table, max(table).bit_length())))
+        largest += max(table) << column      # all-ones operands maximise every table at once
+    _check_fits(largest, out, "lut_mul")
+    return carry_chain_sum(ops, placed, width=out)
+
+
+def stagger_pairs(t: int, b_width: int) -> list[tuple[int, int]]:
+    """Rows ``(lowered, raised)`` of ``vctm_mul`` whose boundary ``stagger`` moves, nearest ``t`` first."""
+    pairs = []
+    raised = t - 2
+    while raised - 1 >= 0:
+        if raised < b_width:
+            pairs.append((raised - 1, raised))
+        raised -= 2
+    return pairs
+
+
+def vctm_row_starts(t: int, stagger: int, b_width: int) -> list[int]:
+    """The column from which row ``j`` (the partial products of ``b[j]``) of ``vctm_mul`` is kept.
+
+    Without stagger every row starts at ``t`` (a row ``j >= t`` starts at ``j`` anyway).
+    With ``stagger = k``, rows ``t - 1`` and up are kept whole, and the ``k`` row pairs
+    of :func:`stagger_pairs` start at ``t - 1`` and ``t + 1``.
+    """
+    starts = [t] * b_width
+    if stagger:
+        for j in range(max(0, t - 1), b_width):
+            starts[j] = t - 1
+        for lowered, raised in stagger_pairs(t, b_width)[:stagger]:
+            starts[lowered], starts[raised] = t - 1, t + 1
+    return starts
+
+
+def _vctm_check(width, width_b, signed, values):
+    allowed = len(stagger_pairs(values["t"], width_b))
+    if values["stagger"] > allowed:
+        raise ValueError(f"stagger={values['stagger']} is out of range for t={values['t']} and "
+                         f"width_b={width_b}; allowed: 0..{allowed}")
+
+
+@_multiplier("vctm_mul",
+             "truncated partial-product array with variable correction (column t-1 added at t), "
+             "rows on carry-chain adders, optionally a staggered boundary",
+             "E. J. King, E. E. Swartzlander Jr., \"Data-dependent truncation scheme for parallel "
+             "multipliers\", Asilomar Conf. Signals, Systems & Computers, 1997; the staggered "
+             "boundary is this library's",
+             [_t_param(lambda w, wb, s: max(0, (w + wb) // 2 - 3), "floor((n+m)/2) - 3, 5 at 8 bits"),
+              Param("stagger", default=lambda w, wb, s: 0, bounds=lambda w, wb, s: (0, (w + wb) // 2),
+                    doc="row pairs below t whose boundary moves to t-1 and t+1, rows t-1 and up "
+                        "exact, 0..(number of row pairs below t) (default 0: plain VCTM)")],
+             check=_vctm_check)
+def vctm_mul(ops, a, b, *, t, stagger):
+    out = a.width + b.width
+    placed, largest = [], 0
+    for j, start in enumerate(vctm_row_starts(t, stagger, b.width)):
+        first = max(0, start - j)               # first bit of a whose product with b[j] is kept
+        if first < a.width:
+            row = ops.and_(ops.slice(a, first, a.width), ops.replicate(ops.bit(b, j), a.width - first))
+            placed.append((first + j, row))
+            largest += ((1 << (a.width - first)) - 1) << (first + j)
+        i = start - 1 - j                       # the row's first dropped bit, added at its start
+        if start > 0 and 0 <= i < a.width:
+            placed.append((start, ops.and_(ops.bit(a, i), ops.bit(b, j))))
+            largest += 1 << start
+    _check_fits(largest, out, "vctm_mul")
+    return carry_chain_sum(ops, placed, width=out)
