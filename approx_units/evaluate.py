@@ -66,8 +66,10 @@ __all__ = [
 
 #: Largest total operand width (bits of a + bits of b) evaluated exhaustively on request.
 EXHAUSTIVE_LIMIT_BITS = 32
-#: Largest total operand width evaluated exhaustively when neither mode is requested.
-DEFAULT_EXHAUSTIVE_BITS = 24
+#: Largest total operand width evaluated exhaustively when neither mode is requested: up to
+#: 16 x 16, so that a maximum (WCE, WCRE) is measured, not guessed from a sample. The compiled
+#: engine makes 2^32 pairs a matter of seconds; without a C compiler numpy takes minutes.
+DEFAULT_EXHAUSTIVE_BITS = 32
 #: Operand pairs per task; with the model's temporaries this keeps a worker well under 1 GiB.
 CHUNK_PAIRS = 1 << 20
 #: Largest exhaustive task of a traced unit, whose memory is independent of the task's size

@@ -238,8 +238,9 @@ def register(subparsers) -> None:
 
     evaluation = commands.add_parser(
         "eval", help="error metrics of a unit or of a Verilog module",
-        description="Error metrics, exhaustive up to 2 x 12 operand bits by default "
-                    "(up to 16 x 16 with --exhaustive), Monte Carlo with 95%% confidence intervals beyond.")
+        description="Error metrics, exhaustive up to 16 x 16 operand bits by default (the compiled "
+                    "engine takes seconds for 2^32 pairs), Monte Carlo with 95%% confidence intervals "
+                    "beyond or with --samples.")
     _unit_arguments(evaluation, unit_required=False)
     mode = evaluation.add_mutually_exclusive_group()
     mode.add_argument("--samples", type=int, metavar="M", help="Monte Carlo with M operand pairs")

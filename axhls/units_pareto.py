@@ -86,7 +86,7 @@ def register(commands) -> None:
     parser.add_argument("--target", default="ecp5", choices=("ecp5", "xc7", "ice40"))
     parser.add_argument("--metric", default="mred", help="error metric to minimise (default mred)")
     parser.add_argument("--units", help="comma-separated unit ids to compare (default: every unit of the kind)")
-    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive up to 2 x 12 bits)")
+    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive up to 16 x 16 bits)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dsp", action="store_true", help="allow DSP blocks")
     parser.add_argument("-o", "--output", metavar="FILE", help="plot file, .png/.svg/.pdf")

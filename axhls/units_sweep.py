@@ -118,7 +118,7 @@ def register(commands) -> None:
     parser.add_argument("--widths", default="8", help="comma-separated widths (default 8)")
     parser.add_argument("--stages", default="0", help="comma-separated stage counts or 'rec' (default 0)")
     parser.add_argument("--targets", default="ecp5", help="comma-separated targets, or 'none' (default ecp5)")
-    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive up to 2 x 12 bits)")
+    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive up to 16 x 16 bits)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")
     parser.add_argument("--db", type=Path, default=Path("sweep.sqlite"), help="results database")

@@ -139,6 +139,7 @@ def test_pairs_are_evaluated_exactly_as_given():
 
 def test_default_mode_and_limits():
     assert ev.evaluate(ev.LibraryUnit("exact_add", 12, 0, ())).exhaustive        # 2 x 12 bits
+    assert ev.DEFAULT_EXHAUSTIVE_BITS == 32                                        # 16 x 16 by default
     assert not ev.evaluate(ev.LibraryUnit("exact_add", 13, 0, ()), samples=1000).exhaustive
     with pytest.raises(ValueError, match=r"2\^34 pairs.*--samples"):
         ev.evaluate(ev.LibraryUnit("exact_add", 17, 0, ()), exhaustive=True)
