@@ -39,6 +39,18 @@ ensure_iverilog() {
     fi
 }
 
+ensure_cc() {
+    # The compiled error engine (approx_units/compiled.py) builds its kernels with the system's C
+    # compiler; without one it falls back to numpy, minutes instead of seconds for 2^32 pairs.
+    command -v cc >/dev/null || command -v gcc >/dev/null && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "dev.sh: installing a C compiler (Debian package gcc) for the compiled error engine" >&2
+        apt-get update -qq && apt-get install -y -qq gcc >/dev/null
+    else
+        echo "dev.sh: no C compiler; error evaluation falls back to numpy (install gcc for full speed)" >&2
+    fi
+}
+
 warm_yowasp() {
     # The first yowasp call compiles WebAssembly for over a minute; do it once here,
     # not inside a test or a timed benchmark. Later calls hit ~/.cache/YoWASP.
@@ -54,11 +66,13 @@ PY
 case "${1:-}" in
     demo)
         ensure_venv
+        ensure_cc
         exec "$VENV/bin/python" examples/demo.py
         ;;
     test)
         ensure_venv
         ensure_iverilog
+        ensure_cc
         warm_yowasp >/dev/null
         shift
         exec "$VENV/bin/python" -m pytest -n 2 -q "$@"
