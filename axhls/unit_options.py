@@ -6,7 +6,7 @@ import approx_units
 
 from .cli import CommandError
 
-__all__ = ["parse_params", "get_unit", "library_unit", "verilog_widths"]
+__all__ = ["parse_params", "get_unit", "library_unit", "verilog_arguments", "verilog_widths"]
 
 
 def parse_params(pairs: list[str] | None) -> dict:
@@ -57,8 +57,25 @@ def library_unit(args):
     return get_unit(args.unit, width, args.stages, params, args.signed)
 
 
+def verilog_arguments(args, *, done: str) -> tuple[int | None, int | None]:
+    """Check the options of a command run on ``--verilog FILE`` and return the operand widths to check.
+
+    ``done`` says what happens to the module (``"evaluated"``), for the message
+    refusing the options that describe library units.
+    """
+    if not args.top:
+        raise CommandError("--verilog needs --top MODULE")
+    if args.unit:
+        raise CommandError(f"give either a unit id or --verilog, not both (got {args.unit!r})")
+    if args.param or getattr(args, "stages", 0):
+        raise CommandError(f"--param and --stages describe library units; a --verilog module is {done} as it is")
+    return verilog_widths(args)
+
+
 def verilog_widths(args) -> tuple[int | None, int | None]:
-    """The operand widths a --verilog module's ports must have (``None``: take the port's)."""
-    width_a = args.width_a if args.width_a is not None else args.width
-    width_b = args.width_b if args.width_b is not None else args.width
-    return width_a, width_b
+    """The operand widths a --verilog module's ports must have (``None``: take the port's).
+
+    ``--width-a``/``--width-b`` where the command has them, else ``--width`` for both.
+    """
+    width_a, width_b = getattr(args, "width_a", None), getattr(args, "width_b", None)
+    return (args.width if width_a is None else width_a), (args.width if width_b is None else width_b)

@@ -21,7 +21,7 @@ from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 
 from . import units_export, units_lut, units_pareto, units_survey, units_sweep
 from .cli import CommandError, missing_sub_command, print_json
-from .unit_options import get_unit, library_unit, parse_params, verilog_widths
+from .unit_options import get_unit, library_unit, parse_params, verilog_arguments
 from .units_cache import open_cache
 
 __all__ = ["register", "parse_params", "get_unit", "open_cache"]   # helpers re-exported for old callers
@@ -99,14 +99,9 @@ def _distribution(args):
 
 def _eval(args) -> int:
     if args.verilog:
-        if not args.top or not args.kind:
+        if not args.kind:
             raise CommandError("--verilog needs --top MODULE and --kind add|mul|div")
-        if args.unit:
-            raise CommandError(f"give either a unit id or --verilog, not both (got {args.unit!r})")
-        if args.param or args.stages:
-            raise CommandError("--param and --stages describe library units; "
-                               "a --verilog module is evaluated as it is")
-        width_a, width_b = verilog_widths(args)
+        width_a, width_b = verilog_arguments(args, done="evaluated")
         try:
             subject = load_verilog(args.verilog, args.top, args.kind, width_a, width_b=width_b,
                                    signed=args.signed, port_a=args.port_a, port_b=args.port_b,
@@ -179,14 +174,7 @@ def _area(args) -> int:
 
 def _area_of_verilog(args, cache) -> int:
     """``units area --verilog FILE --top T``: a third-party circuit through the same cached flow."""
-    if not args.top:
-        raise CommandError("--verilog needs --top MODULE")
-    if args.unit:
-        raise CommandError(f"give either a unit id or --verilog, not both (got {args.unit!r})")
-    if args.param or args.stages:
-        raise CommandError("--param and --stages describe library units; a --verilog module is "
-                           "synthesised as it is")
-    width_a, width_b = verilog_widths(args)
+    width_a, width_b = verilog_arguments(args, done="synthesised")
     try:
         # Read it the way `units eval` does first: a missing module, a wrong port or a
         # sequential circuit is then one line naming the file, not a Yosys log.

@@ -7,22 +7,16 @@ from approx_units import lut
 from approx_units.verilog_eval import VerilogError, load_verilog
 
 from .cli import CommandError, print_json
-from .unit_options import get_unit, parse_params
+from .unit_options import get_unit, parse_params, verilog_arguments
 
 __all__ = ["register", "run_lut"]
 
 
 def _subject(args):
     if args.verilog:
-        if args.unit:
-            raise CommandError(f"give either a unit id or --verilog, not both (got {args.unit!r})")
-        if not args.top:
-            raise CommandError("--verilog needs --top MODULE")
-        if args.param or args.signed:
-            raise CommandError("--param and --signed describe library units; a --verilog module's "
-                               "table is taken with unsigned operands")
+        width_a, width_b = verilog_arguments(args, done="tabulated")
         try:
-            return load_verilog(args.verilog, args.top, args.kind, args.width)
+            return load_verilog(args.verilog, args.top, args.kind, width_a, width_b=width_b, signed=args.signed)
         except VerilogError as error:
             raise CommandError(str(error)) from None
     if not args.unit:

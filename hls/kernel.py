@@ -26,20 +26,9 @@ class Function(SourceFunction):
     """A Python function in the kernel language; ``@hls.function`` helpers are these.
 
     Calls from other kernels are inlined; a call from Python runs the golden
-    model.
-
-    Attributes
-    ----------
-    fn : function
-        The user's function.
-    name : str
-    filename : str
-        Absolute path of the file defining it.
-
-    Raises
-    ------
-    TypeError
-        If ``fn`` is not a plain Python function whose source can be read.
+    model. Its attributes (``fn``, ``name``, ``filename``, ``tree``) and the
+    ``TypeError`` for what is not a plain Python function come from
+    :class:`~hls.frontend.source.SourceFunction`.
     """
 
     def __init__(self, fn):

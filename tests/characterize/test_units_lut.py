@@ -128,3 +128,16 @@ def test_outputs_that_do_not_fit_an_entry_are_refused():
 def test_native_byte_order_is_documented():
     assert sys.byteorder in ("little", "big")
     assert "native-endian" in lut.FORMATS["tfapprox"][2]
+
+
+def test_signed_third_party_verilog_adapt_header(tmp_path):
+    source = tmp_path / "mul8s.v"
+    source.write_text("module mul8s(input signed [7:0] A, input signed [7:0] B, output [15:0] O);\n"
+                      "  assign O = A * B;\nendmodule\n")
+    header = tmp_path / "mul8s.h"
+    assert main(["units", "lut", "--verilog", str(source), "--top", "mul8s", "--signed",
+                 "--format", "adapt", "-o", str(header)]) == 0
+    table = lut.read_adapt(header.read_text()).astype(np.int64)
+    values = np.arange(256)
+    operand = values - 256 * (values >= 128)
+    assert np.array_equal(table, np.outer(operand, operand))
