@@ -199,3 +199,32 @@ def test_pool_workers_ignore_sigint_and_the_parent_gets_it_after_the_launch():
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert result.stdout.split() == ["True", "True", "False", "True"], result.stderr
     assert "Traceback" not in result.stderr, result.stderr
+
+
+LONG_LOOP = """
+import hls
+from amaranth import unsigned
+
+
+@hls.kernel
+def count(n: unsigned(16)) -> unsigned(32):
+    s: unsigned(32) = 0
+    for i in range(n):
+        s = s + i
+    return s
+"""
+
+
+def test_interrupted_sim_leaves_no_waveform(tmp_path):
+    source = tmp_path / "count.py"
+    source.write_text(LONG_LOOP)
+    arguments = tmp_path / "args.json"
+    arguments.write_text('{"n": 60000}')                 # some 60,000 cycles: several seconds
+    waves = tmp_path / "waves"
+    waves.mkdir()
+    started = lambda: any(path.name.endswith(".tmp") for path in waves.iterdir())
+    status, out, err = interrupt(["sim", f"{source}:count", "--args", str(arguments),
+                                  "--vcd", str(waves / "count.vcd")], tmp_path / "marks",
+                                 ready=started, after=0.5)
+    _assert_interrupted(status, err)
+    assert out == "" and list(waves.iterdir()) == []     # no truncated VCD, no temporary
