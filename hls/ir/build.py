@@ -138,7 +138,6 @@ class _Builder:
                 self.variables.setdefault(param.name, shape)
         self.return_vars = []
         for index, shape in enumerate(typed_kernel.return_shapes):
-            name = "ret" if len(typed_kernel.return_shapes) == 1 else f"ret_{index}"
             self.variables[f"$ret{index}"] = Shape.cast(shape)
             self.return_vars.append(f"$ret{index}")
         self.nodes = []
