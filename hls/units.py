@@ -61,13 +61,25 @@ def _result_shapes(a: Shape, b: Shape) -> tuple[Shape, Shape]:
     return Shape(a.width + b.signed, a.signed or b.signed), Shape(b.width, b.signed)
 
 
+def _at_least_one_bit(shape: Shape) -> Shape:
+    # A 0-bit operand (a loop counter of range(0)) is 0: one bit holds it.
+    return Shape(max(1, shape.width), shape.signed)
+
+
+def _output_widths(a: Shape, b: Shape) -> tuple[int, int]:
+    """Widths of the unit's quotient and remainder fields (at least one bit each)."""
+    quotient, remainder = _result_shapes(a, b)
+    return max(1, quotient.width), max(1, remainder.width)
+
+
 @functools.lru_cache(maxsize=None)
 def _graph(a: Shape, b: Shape):
     from approx_units import dataflow
-    quotient, remainder = _result_shapes(a, b)
+    quotient_width, remainder_width = _output_widths(a, b)
+    a, b = _at_least_one_bit(a), _at_least_one_bit(b)
     return dataflow.trace(lambda ops, x, y: floor_divmod(ops, x, y, a_signed=a.signed, b_signed=b.signed,
-                                                         quotient_width=quotient.width,
-                                                         remainder_width=remainder.width),
+                                                         quotient_width=quotient_width,
+                                                         remainder_width=remainder_width),
                           a_width=a.width, b_width=b.width)
 
 
@@ -169,16 +181,17 @@ def divider_value(module, name: str, a, b, stages: int, valid):
     key = (id(a), id(b), stages)
     if key not in built:
         quotient_shape, remainder_shape = _result_shapes(a_shape, b_shape)
-        width = quotient_shape.width + remainder_shape.width
+        quotient_width, remainder_width = _output_widths(a_shape, b_shape)
         unit = UnitComponent(_graph(a_shape, b_shape),
-                             UnitSignature(Shape(a_shape.width), Shape(b_shape.width), Shape(width),
-                                           pipelined=stages > 0), stages=stages)
+                             UnitSignature(Shape(max(1, a_shape.width)), Shape(max(1, b_shape.width)),
+                                           Shape(quotient_width + remainder_width), pipelined=stages > 0),
+                             stages=stages)
         module.submodules[f"{name}_divider"] = unit
         module.d.comb += [unit.a.eq(a.as_unsigned()), unit.b.eq(b.as_unsigned())]
         if stages:
             module.d.comb += unit.valid_in.eq(valid)
         quotient = Signal(quotient_shape, name=f"{name}_quotient")
         remainder = Signal(remainder_shape, name=f"{name}_remainder")
-        module.d.comb += [quotient.eq(unit.o[:quotient_shape.width]), remainder.eq(unit.o[quotient_shape.width:])]
+        module.d.comb += [quotient.eq(unit.o[:quotient_shape.width]), remainder.eq(unit.o[quotient_width:])]
         built[key] = (a, b, quotient, remainder)     # a and b kept alive: their ids stay theirs
     return built[key][2], built[key][3]
