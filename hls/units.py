@@ -25,7 +25,12 @@ import functools
 import weakref
 from dataclasses import dataclass
 
-from amaranth.hdl import Shape
+from amaranth.hdl import Shape, Signal
+
+from approx_units import dataflow
+from approx_units.amaranth_backend import UnitComponent, UnitSignature
+from approx_units.dividers import restoring_division
+from approx_units.structures import apply_sign, sign_magnitude
 
 __all__ = ["DividerPlan", "divider_plan", "divider_value", "floor_divmod"]
 
@@ -38,9 +43,6 @@ def floor_divmod(ops, a, b, *, a_signed: bool, b_signed: bool, quotient_width: i
     is one further from zero and the remainder becomes ``|b| - r``, with the sign of
     ``b``.
     """
-    from approx_units.dividers import restoring_division
-    from approx_units.structures import apply_sign, sign_magnitude
-
     sign_a, magnitude_a = sign_magnitude(ops, a) if a_signed else (ops.const(0, 1), a)
     sign_b, magnitude_b = sign_magnitude(ops, b) if b_signed else (ops.const(0, 1), b)
     quotient, remainder = restoring_division(ops, magnitude_a, magnitude_b)
@@ -74,7 +76,6 @@ def _output_widths(a: Shape, b: Shape) -> tuple[int, int]:
 
 @functools.lru_cache(maxsize=None)
 def _graph(a: Shape, b: Shape):
-    from approx_units import dataflow
     quotient_width, remainder_width = _output_widths(a, b)
     a, b = _at_least_one_bit(a), _at_least_one_bit(b)
     return dataflow.trace(lambda ops, x, y: floor_divmod(ops, x, y, a_signed=a.signed, b_signed=b.signed,
@@ -85,7 +86,6 @@ def _graph(a: Shape, b: Shape):
 
 @functools.lru_cache(maxsize=None)
 def _segments(a: Shape, b: Shape, stages: int) -> tuple[float, ...]:
-    from approx_units import dataflow
     return tuple(dataflow.pipeline(_graph(a, b), stages)[1].segment_delay)
 
 
@@ -173,9 +173,6 @@ def divider_value(module, name: str, a, b, stages: int, valid):
 
     Returns ``(quotient, remainder)`` as values of the result shapes of ``//`` and ``%``.
     """
-    from amaranth.hdl import Signal
-    from approx_units.amaranth_backend import UnitComponent, UnitSignature
-
     a_shape, b_shape = a.shape(), b.shape()
     built = _BUILT.setdefault(module, {})
     key = (id(a), id(b), stages)

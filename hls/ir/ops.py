@@ -440,6 +440,7 @@ def _divider_timing(model, period, shapes, constants):
     """A division by a variable: the library's exact divider, pipelined to the clock."""
     if constants[1]:
         return None     # by a constant: synthesis folds it; the multicycle rule stays
+    # hls.units loads approx_units (and numpy): only kernels that divide by a variable need it.
     from ..units import divider_plan
     a, b = shapes
     plan = divider_plan(a, b, period, model.ROUTING_HOP)
@@ -453,6 +454,7 @@ def _pipelined_divider(part):
         a, b = operands
         if isinstance(b, int):
             return None
+        # hls.units loads approx_units (and numpy): only kernels that divide by a variable need it.
         from ..units import divider_value
         a, b = Value.cast(a), Value.cast(b)
         results = divider_value(lowering.module, lowering.name, a, b, lowering.latency, lowering.valid(0))
