@@ -1,6 +1,6 @@
 """Fmax after place and route of kernels that divide by a variable in every iteration (issue 12).
 
-    python benchmarks/divide_fmax.py [--clock MHZ] [--seeds N] [--width W ...] [--op // %]
+    python benchmarks/divide_fmax.py [--clock MHZ] [--seeds N] [--width W ...] [--op // %] [--divisor SHAPE]
 
 For each operand width (8, 16, 32 bits, signed) and operator (``//``, ``%``) a
 kernel ``for i in range(n): q[i] = x[i] OP d[i]`` is compiled for the clock,
@@ -36,16 +36,21 @@ import hls
 from amaranth import signed, unsigned
 
 @hls.kernel(clock_mhz={clock})
-def {name}(x: hls.Array[signed({w}), 16], d: hls.Array[signed({w}), 16], q: hls.Array[signed({q}), 16],
+def {name}(x: hls.Array[signed({w}), 16], d: hls.Array[{d}, 16], q: hls.Array[signed({q}), 16],
            n: unsigned(5)):
     for i in range(n):
         q[i] = x[i] {op} d[i]
 """
 
 
-def load_kernel(width: int, op: str, clock: float, directory: str):
-    name = f"{'floordiv' if op == '//' else 'mod'}_s{width}"
-    source = KERNEL.format(clock=clock, name=name, w=width, q=width + 1 if op == "//" else width, op=op)
+def load_kernel(width: int, op: str, clock: float, directory: str, divisor: str = ""):
+    """``q[i] = x[i] OP d[i]`` with ``x`` signed(width) and ``d`` signed(width), or ``divisor``
+    (an Amaranth shape, e.g. ``unsigned(8)``: the issue's kernel)."""
+    name = f"{'floordiv' if op == '//' else 'mod'}_s{width}" + (f"_{divisor[0]}{divisor.split('(')[1][:-1]}"
+                                                                  if divisor else "")
+    unsigned_divisor = divisor.startswith("unsigned")
+    q = (width + (0 if unsigned_divisor else 1)) if op == "//" else (width + 1 if unsigned_divisor else width)
+    source = KERNEL.format(clock=clock, name=name, w=width, d=divisor or f"signed({width})", q=q, op=op)
     path = Path(directory, f"{name}.py")
     path.write_text(textwrap.dedent(source))
     spec = importlib.util.spec_from_file_location(name, path)
@@ -131,13 +136,14 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--width", type=int, nargs="*", default=[8, 16, 32])
     parser.add_argument("--op", nargs="*", default=["//", "%"])
+    parser.add_argument("--divisor", default="", help="divisor shape instead of signed(W), e.g. 'unsigned(8)'")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="axhls-divide-kernels-") as directory:
         for width in args.width:
             for op in args.op:
-                row = measure(load_kernel(width, op, args.clock, directory), args.clock, args.seeds)
+                row = measure(load_kernel(width, op, args.clock, directory, args.divisor), args.clock, args.seeds)
                 row["clock_mhz"] = args.clock
                 rows.append(row)
                 if not args.json:
