@@ -106,3 +106,11 @@ def test_gcd_is_bounded_by_the_divider_latency_and_the_report_says_so():
     assert loop["bound"]["kind"] == "recurrence"
     assert f"exact divider pipelined in {plan.stages} stages" in loop["bound"]["detail"]
     assert "t = a % b" in report.to_text()
+
+
+def test_the_verilog_has_no_combinational_divider():
+    # Issue 12: the old hardware computed the quotient in one cycle (`assign floordiv = a / b`).
+    import re
+    verilog = compile_kernel(kernels.floordiv_s16_u8).verilog()
+    code = [line for line in verilog.splitlines() if not line.strip().startswith(("//", "(*"))]
+    assert not [line for line in code if re.search(r"[^/*]\s/\s|\s%\s", line)]
