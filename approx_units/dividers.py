@@ -26,7 +26,7 @@ from .multipliers import antilog
 from .structures import apply_sign, leading_one_normalise, sign_magnitude
 from .unit import Param, UnitSpec, register
 
-__all__ = ["mitchell_correction_table"]
+__all__ = ["mitchell_correction_table", "restoring_division"]
 
 
 def _quotient_width(width, signed, values):
@@ -65,14 +65,18 @@ def _divider(name, summary, reference, params=(), recommended_stages=_log_stages
     return decorate
 
 
-@_divider("exact_div", "exact restoring divider (one compare-subtract row per quotient bit)",
-          "exact reference", recommended_stages=_rows_stages)
-def exact_div(ops, a, b, *, width, frac_bits):
-    # Row i decides quotient bit i, from the top: shift the next dividend bit
-    # into the partial remainder and subtract the divisor if it fits. The rows
-    # form a chain, so pipeline registers fall between rows.
+def restoring_division(ops, a, b, *, frac_bits: int = 0):
+    """Unsigned restoring division: ``(quotient, remainder)`` of ``a * 2**frac_bits`` by ``b``.
+
+    One compare-subtract row per quotient bit, from the top: shift the next
+    dividend bit into the partial remainder and subtract the divisor if it fits.
+    The quotient has ``a.width + frac_bits`` bits, the remainder ``b.width``
+    (for ``b == 0`` the quotient is all ones and the remainder the low bits of
+    ``a``). The rows form a chain, so pipeline registers fall between rows.
+    """
     dividend = ops.shift_left_const(a, frac_bits) if frac_bits else a
-    steps = width + frac_bits
+    steps = a.width + frac_bits
+    width = b.width
     remainder = ops.const(0, width)
     bits = [None] * steps
     for i in reversed(range(steps)):
@@ -80,7 +84,13 @@ def exact_div(ops, a, b, *, width, frac_bits):
         fits = ops.ge(shifted, b)
         remainder = ops.mux(fits, ops.sub(shifted, b, width=width), ops.slice(shifted, 0, width))
         bits[i] = fits
-    return ops.cat(*bits)
+    return ops.cat(*bits), remainder
+
+
+@_divider("exact_div", "exact restoring divider (one compare-subtract row per quotient bit)",
+          "exact reference", recommended_stages=_rows_stages)
+def exact_div(ops, a, b, *, width, frac_bits):
+    return restoring_division(ops, a, b, frac_bits=frac_bits)[0]
 
 
 @functools.lru_cache(maxsize=None)

@@ -110,7 +110,13 @@ def build_report(compiled) -> Report:
             optype = scheduled.problem.problem.operator_type_of(op.name)
             where = f"`{op.text}` on line {','.join(map(str, op.lines))}"
             entry = operator_of(op.kind)
-            if entry.pipelined is not None:
+            target = compiled.target
+            unit = (entry.timing_of(target.delay_model, target.usable_period_ns, op, shared=optype.limit is not None)
+                    if entry.unit_timing is not None else None)
+            if unit is not None and unit.description:
+                timing.append(f"{where} is slower than one clock period: {optype.description or unit.description}, "
+                              f"latency {optype.latency} cycles, a new operation every cycle")
+            elif entry.unit_timing is None and entry.pipelined is not None:
                 timing.append(f"{where} is slower than one clock period: {entry.pipelined_description} "
                               f"over {optype.latency} cycles")
             else:

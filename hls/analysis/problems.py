@@ -14,6 +14,10 @@ Operator types
   in the operator table (:meth:`hls.ir.ops.Operator.delay_of`) under the
   target's device model; an operator slower than the clock period gets
   ``ceil(delay / period)`` cycles of latency;
+* a unit pipelined for its operand shapes (``//`` and ``%`` by a variable,
+  :mod:`hls.units`): its stages as latency, its first and last segments as the
+  incoming and outgoing delays, one type per operand shape pair; a shared
+  instance of one is timed for the shapes covering all its users;
 * a resource named in the target's ``resources`` (``"mul"``, ``"div"``,
   ``"floordiv"``, ``"mod"``: an entry's ``limited_by``) becomes one shared
   operator type with that ``limit``.
@@ -44,7 +48,7 @@ from dataclasses import dataclass, field
 
 from ..delay_model import MEMORY_CLOCK_TO_OUT, MEMORY_SETUP, REGISTER_SETUP
 from ..ir.nodes import Block, Op, PipelinedLoop
-from ..ir.ops import limitable_resources, operator_of
+from ..ir.ops import covering_shape, limitable_resources, operator_of
 from ..schedule.problem import Dependence, Operation, OperatorType, Problem
 from ..target import Target
 from .forwarding import forwarded_pairs
@@ -112,12 +116,34 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
     timing = entry.timing_of(target.delay_model, period, op, shared=limited is not None)
     if limited is not None:
         name, limit, description = limited, target.resources[limited], f"{limited} unit"
+    elif timing.type_name is not None:
+        # A unit built for its operand shapes: one type per shape pair, named by its hardware.
+        name, limit, description = timing.type_name, None, timing.description
     else:
         # Named by its own description only where its type is not simply kind and width.
         name, limit = entry.type_name_of(op), None
         description = entry.description if entry.type_name is not None else ""
-    return OperatorType(name, latency=timing.latency, incoming_delay=timing.incoming_delay, limit=limit,
-                        description=description)
+    return OperatorType(name, latency=timing.latency, incoming_delay=timing.incoming_delay,
+                        outgoing_delay=timing.outgoing_delay, limit=limit, description=description)
+
+
+def _shared_unit_types(block: Block, target: Target, type_of: dict) -> dict:
+    """Operator types of shared instances built as units: timed for the operand shapes that
+    cover every user (the instance's inputs, :func:`hls.ir.ops.covering_shape`)."""
+    users: dict[str, list[Op]] = {}
+    for op, optype in type_of.items():
+        if optype.limit is not None and operator_of(op.kind).unit_timing is not None:
+            users.setdefault(optype.name, []).append(op)
+    types = {}
+    for name, ops in users.items():
+        shapes = [covering_shape([op.operands[index].shape for op in ops]) for index in range(len(ops[0].operands))]
+        timing = operator_of(ops[0].kind).timing_over(target.delay_model, target.usable_period_ns, shapes)
+        if timing is not None:
+            previous = type_of[ops[0]]
+            types[name] = OperatorType(name, latency=timing.latency, incoming_delay=timing.incoming_delay,
+                                       outgoing_delay=timing.outgoing_delay, limit=previous.limit,
+                                       description=f"{previous.description} ({timing.description})")
+    return types
 
 
 def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = None) -> BlockProblem:
@@ -141,6 +167,7 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
         # A shared (limited) type serves several widths: size it for the slowest.
         if previous is None or (optype.latency, optype.incoming_delay) > (previous.latency, previous.incoming_delay):
             problem.operator_types[optype.name] = optype
+    problem.operator_types.update(_shared_unit_types(block, target, type_of))
     for op in block.ops:
         problem.add_operation(Operation(op.name, type_of[op].name, op.lines, op.text))
         result.ops[op.name] = op

@@ -37,7 +37,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
 from ..ir.build import amaranth_value
-from ..ir.ops import Lowering, operator_of
+from ..ir.ops import Lowering, covering_shape, operator_of
 from ..ir.nodes import Block, PipelinedLoop
 
 __all__ = ["ControlSignature", "KernelSignature", "KernelComponent", "kernel_signature", "port_name_of_result"]
@@ -406,11 +406,7 @@ def _priority(m, target, requests, pick):
             m.d.comb += target.eq(pick(request))
 
 
-def _covering_shape(shapes):
-    """The narrowest shape holding every value of every one of ``shapes``."""
-    if any(shape.signed for shape in shapes):
-        return Shape(max(shape.width + (0 if shape.signed else 1) for shape in shapes), signed=True)
-    return Shape(max(shape.width for shape in shapes), signed=False)
+_covering_shape = covering_shape
 
 
 def _any(values):
@@ -551,10 +547,15 @@ class _Datapath:
             optype = problem.operator_type_of(op.name)
             if optype.limit is not None:
                 self.shared.setdefault(optype.name, []).append((op, operands, out))
+                if entry.unit_timing is not None and optype.latency >= 1:
+                    # A pipelined unit shared by its users (see share()): the result
+                    # appears `latency` cycles after the start.
+                    self.born[op] = (t + optype.latency, out)
+                    return
             else:
                 # Slower than a cycle: the entry's registered stages, where it has them for these operands.
                 staged = None
-                if optype.latency >= 2:
+                if optype.latency >= 1:
                     staged = entry.lower_pipelined(
                         Lowering(m, op.name, op.shape, optype.latency, lambda stage: self.valid[t + stage]),
                         operands)
@@ -631,8 +632,17 @@ class _Datapath:
                 with (m.If(active) if position == 0 else m.Elif(active)):
                     m.d.comb += [inputs[p].eq(operands[p]) for p in range(arity)]
             results = {}
+            optype = self.g.compiled.schedule_of(self.block).problem.problem.operator_types[optype_name]
             for kind in dict.fromkeys(op.kind for op, _, _ in bound):
-                expression = amaranth_value(kind, inputs)
+                entry = operator_of(kind)
+                staged = None
+                if entry.unit_timing is not None and optype.latency >= 1:
+                    # One pipelined unit per instance: a new operation may enter every cycle.
+                    valid = _any(actives)
+                    staged = entry.lower_pipelined(
+                        Lowering(m, f"{_signal_name(self.block.name)}_{optype_name}{index}", None,
+                                 optype.latency, lambda stage, valid=valid: valid), inputs)
+                expression = amaranth_value(kind, inputs) if staged is None else staged[1]
                 suffix = "" if len(results) == 0 and all(op.kind == kind for op, _, _ in bound) else f"_{kind}"
                 results[kind] = Signal(expression.shape(),
                                        name=f"{_signal_name(self.block.name)}_{optype_name}{index}_out{suffix}")

@@ -44,7 +44,7 @@ from typing import Callable, Literal
 from amaranth.hdl import Mux, Shape, Signal, Value
 
 __all__ = ["Operator", "Lowering", "Timing", "UnknownOperatorError", "OPERATORS", "operator_of", "operator_for_syntax",
-           "limitable_resources"]
+           "limitable_resources", "covering_shape"]
 
 
 class UnknownOperatorError(ValueError):
@@ -93,10 +93,22 @@ class Timing:
     incoming_delay : float
         ns of logic in the cycle it starts (latency 0: input to result; latency
         >= 1: input to the first register, or to the end of a multicycle path).
+    outgoing_delay : float
+        ns of logic after the last register of a pipelined unit, in the cycle its
+        result appears (0 for a multicycle path, whose remainder is in ``incoming_delay``).
+    type_name : str or None
+        The scheduler's operator type when instances differ by more than the result
+        width (a unit pipelined for its operand shapes); ``None`` leaves the entry's.
+    description : str
+        How messages name the hardware (``"exact divider pipelined in 9 stages"``);
+        empty for plain logic and multicycle paths.
     """
 
     latency: int
     incoming_delay: float
+    outgoing_delay: float = 0.0
+    type_name: str | None = None
+    description: str = ""
 
 
 def _multicycle_timing(delay: float, period: float) -> Timing:
@@ -175,6 +187,12 @@ class Operator:
         not the multicycle rule (a unit with its own pipeline stages); ``None``
         gives combinational logic within a period and ``ceil(delay / period)``
         cycles beyond it.
+    unit_timing : callable or None
+        ``unit_timing(model, period, shapes, constants) -> Timing or None`` for an
+        operator built as a unit pipelined for its operand shapes (a division by a
+        variable): ``shapes`` are the operand shapes, ``constants`` says which
+        operands are folded constants; it takes precedence over :attr:`timing`,
+        and a ``None`` result falls back to it.
     """
 
     kind: str
@@ -195,6 +213,7 @@ class Operator:
     type_name: Callable[[object], str] | None = None
     port: Literal["read", "write"] | None = None
     timing: Callable[[float, float], Timing] | None = None
+    unit_timing: Callable[[object, float, tuple, tuple], Timing | None] | None = None
 
     # -- every layer reads these -----------------------------------------------------------
 
@@ -266,8 +285,20 @@ class Operator:
     def timing_of(self, model, period: float, op, *, shared: bool = False) -> Timing:
         """Latency and delay of the IR operation ``op`` under a clock whose period leaves
         ``period`` ns to logic, on the device of ``model``."""
+        if self.unit_timing is not None:
+            constants = tuple(operand.kind == "const" and not shared for operand in op.operands)
+            timing = self.unit_timing(model, period, tuple(operand.shape for operand in op.operands), constants)
+            if timing is not None:
+                return timing
         delay = self.delay_of(model, op, shared=shared)
         return (self.timing or _multicycle_timing)(delay, period)
+
+    def timing_over(self, model, period: float, shapes) -> Timing | None:
+        """The unit timing of an instance whose operands have ``shapes`` (none constant), or
+        ``None`` when the entry has no unit of its own."""
+        if self.unit_timing is None:
+            return None
+        return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (False,) * len(shapes))
 
     def lower_pipelined(self, lowering: Lowering, operands) -> tuple[int, Value] | None:
         """The registered-stage lowering, or ``None`` when there is none for these operands."""
@@ -405,6 +436,32 @@ def _half_product_multiply(lowering: Lowering, operands):
     return 1, out
 
 
+def _divider_timing(model, period, shapes, constants):
+    """A division by a variable: the library's exact divider, pipelined to the clock."""
+    if constants[1]:
+        return None     # by a constant: synthesis folds it; the multicycle rule stays
+    # hls.units loads approx_units (and numpy): only kernels that divide by a variable need it.
+    from ..units import divider_plan
+    a, b = shapes
+    plan = divider_plan(a, b, period, model.ROUTING_HOP)
+    return Timing(plan.stages, plan.incoming_delay, plan.outgoing_delay,
+                  type_name=f"div_{'s' if a.signed else 'u'}{a.width}_{'s' if b.signed else 'u'}{b.width}",
+                  description=plan.description)
+
+
+def _pipelined_divider(part):
+    def lower(lowering: Lowering, operands):
+        a, b = operands
+        if isinstance(b, int):
+            return None
+        # hls.units loads approx_units (and numpy): only kernels that divide by a variable need it.
+        from ..units import divider_value
+        a, b = Value.cast(a), Value.cast(b)
+        results = divider_value(lowering.module, lowering.name, a, b, lowering.latency, lowering.valid(0))
+        return lowering.latency, results[part]
+    return lower
+
+
 # -- the table -------------------------------------------------------------------------------
 
 def _binary(kind, syntax, function, logic, **more):
@@ -426,10 +483,15 @@ _ENTRIES = [
     _binary("mul", (ast.Mult,), operator.mul, _mul_logic, constant_delay=_mul_constant_delay,
             limited_by=("mul",), description="multiplier", pipelined=_half_product_multiply,
             pipelined_description="pipelined as two registered half products"),
+    # By a variable: the library's exact divider pipelined to the clock (hls.units).
     Operator("floordiv", 2, syntax=(ast.FloorDiv,), lowering=operator.floordiv, golden=_same(_floordiv),
-             logic=_divider_logic, limited_by=("div", "floordiv"), description="divider"),
+             logic=_divider_logic, limited_by=("div", "floordiv"), description="divider",
+             unit_timing=_divider_timing, pipelined=_pipelined_divider(0),
+             pipelined_description="the library's exact divider, pipelined"),
     Operator("mod", 2, syntax=(ast.Mod,), lowering=operator.mod, golden=_same(_mod),
-             logic=_divider_logic, limited_by=("div", "mod"), description="divider"),
+             logic=_divider_logic, limited_by=("div", "mod"), description="divider",
+             unit_timing=_divider_timing, pipelined=_pipelined_divider(1),
+             pipelined_description="the library's exact divider, pipelined"),
     _binary("shl", (ast.LShift,), operator.lshift, _shift_logic, constant_operands=(1,)),
     _binary("shr", (ast.RShift,), operator.rshift, _shift_logic, constant_operands=(1,)),
     _binary("and", (ast.BitAnd,), operator.and_, _lut_logic),
@@ -504,6 +566,14 @@ def operator_for_syntax(syntax) -> Operator | None:
         return _BY_SYNTAX.get(syntax)
     except TypeError:   # an unhashable value is no operator
         return None
+
+
+def covering_shape(shapes) -> Shape:
+    """The narrowest shape holding every value of every one of ``shapes`` (a shared instance's input)."""
+    shapes = [Shape.cast(shape) for shape in shapes]
+    if any(shape.signed for shape in shapes):
+        return Shape(max(shape.width + (0 if shape.signed else 1) for shape in shapes), signed=True)
+    return Shape(max(shape.width for shape in shapes), signed=False)
 
 
 def limitable_resources() -> dict[str, tuple[str, ...]]:
