@@ -5,7 +5,12 @@ The golden model is the unit's bit-exact model, so the Python run matches
 Python run bit for bit (Amaranth's simulator).
 """
 
+import json
+import os
 import random
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -19,6 +24,7 @@ from hls.errors import KernelSyntaxError
 from sim.kernel import run
 
 N = kernels.N
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _values(rng, shape, count=N):
@@ -275,3 +281,65 @@ def test_resource_limit_applies_to_approximate_multipliers():
     args = _args(approximate, "two")
     assert run(approximate, args).match
     assert compile_kernel(approximate.with_approx(None)).report.to_json()["loops"][0]["ii"] == 2
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+KERNELS_FILE = kernels.__file__
+
+
+def test_cli_report_lists_the_replaced_operations(capsys):
+    from axhls.cli import main
+    assert main(["report", f"{KERNELS_FILE}:mac", "--approx", "mul=drum:k=6", "--approx", "add=loa:l=4",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    units = {(site["text"], site["unit"], site["replaced"]) for site in report["approx"]}
+    assert ("x[i] * y[i]", "drum(k=6)", True) in units and ("v * v", "drum(k=6)", True) in units
+    assert ("x[i] * y[i] + square(x[i])", "loa(l=4)", True) in units
+    assert main(["report", f"{KERNELS_FILE}:mac", "--approx", "mul=mitchell_refined:index_bits=3,mantissa_bits=8"]) == 0
+    text = capsys.readouterr().out
+    assert "-> mitchell_refined(index_bits=3, mantissa_bits=8) (signed(16) x signed(16)" in text
+
+
+def test_cli_sim_and_compile_take_approx(tmp_path, capsys):
+    from axhls.cli import main
+    arguments = _args(kernels.mul_s16, "cli")
+    args_path = tmp_path / "args.json"
+    args_path.write_text(json.dumps(arguments))
+    assert main(["sim", f"{KERNELS_FILE}:mul_s16", "--args", str(args_path), "--approx", "mul=drum:k=5",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    model = approx_units.get("drum", width=16, k=5).model
+    assert result["match"]
+    assert result["outputs"]["arrays"]["q"] == [int(v) for v in _sign_magnitude(model, arguments["x"], arguments["y"])]
+    out = tmp_path / "out"
+    assert main(["compile", f"{KERNELS_FILE}:mul_s16", "-o", str(out), "--approx", "mul=mitchell"]) == 0
+    assert "mitchell" in (out / "mul_s16.report.txt").read_text()
+    assert capsys.readouterr().out.splitlines()[0].endswith("mul_s16.v")
+    # KIND=none makes a kind exact again, over the kernel's own approx=.
+    assert main(["report", f"{KERNELS_FILE}:per_call", "--approx", "mul=none", "--json"]) == 0
+    assert all(site["origin"] == "call" for site in json.loads(capsys.readouterr().out)["approx"])
+
+
+@pytest.mark.parametrize("option, message", [
+    ("mul", r"--approx 'mul': expected KIND=UNIT\[:PARAM=VALUE\[,PARAM=VALUE...\]\], e.g. mul=drum:k=6"),
+    ("pow=drum", r"unknown kind 'pow'; allowed: mul, add, div"),
+    ("mul=drum:k=x", r"parameter k must be an integer, not 'x'"),
+    ("mul=drum:k", r"parameter 'k': expected KIND=UNIT"),
+    ("mul=drum:k=99", r"--approx mul=drum:k=99: 'drum': k=99 is out of range; allowed: 2..32"),
+    ("mul=loa", r"'loa' is an add unit, not a mul unit"),
+    ("div=none:k=1", r"div=none takes no parameters"),
+])
+def test_cli_bad_approx_is_one_line_and_exit_2(option, message):
+    process = subprocess.run([sys.executable, "-m", "axhls", "report", f"{KERNELS_FILE}:mul_s16", "--approx", option],
+                             capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
+    assert process.returncode == 2, process.stderr
+    lines = process.stderr.strip().splitlines()
+    assert len(lines) == 1 and re.search(message, lines[0]), process.stderr
+    assert "Traceback" not in process.stderr
+
+
+def test_cli_approx_twice_for_one_kind_is_an_error(capsys):
+    from axhls.cli import main
+    assert main(["report", f"{KERNELS_FILE}:mul_s16", "--approx", "mul=drum", "--approx", "mul=mitchell"]) == 2
+    assert "mul is given twice" in capsys.readouterr().err
