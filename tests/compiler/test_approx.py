@@ -343,3 +343,24 @@ def test_cli_approx_twice_for_one_kind_is_an_error(capsys):
     from axhls.cli import main
     assert main(["report", f"{KERNELS_FILE}:mul_s16", "--approx", "mul=drum", "--approx", "mul=mitchell"]) == 2
     assert "mul is given twice" in capsys.readouterr().err
+
+
+def _icarus_available():
+    try:
+        from sim.tools import find_simulator
+        find_simulator("icarus")
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.cocotb
+@pytest.mark.skipif(not _icarus_available(), reason="Icarus Verilog is not installed")
+def test_units_under_icarus_match_the_unit_models():
+    args = _args(kernels.per_call, "icarus")
+    args["d"][2] = 0
+    icarus = run(kernels.per_call, args, backend="icarus")
+    assert icarus.backend == "icarus" and icarus.match, icarus.differences
+    mul = approx_units.get("mitchell_refined", width=16).model
+    assert icarus.outputs["arrays"]["p"] == [int(v) for v in mul(args["x"], args["y"])]
+    assert icarus.cycles == run(kernels.per_call, args).cycles
