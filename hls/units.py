@@ -35,7 +35,7 @@ from approx_units.unit import MAX_WIDTH as UNIT_MAX_WIDTH, MIN_WIDTH as UNIT_MIN
 from approx_units.structures import apply_sign, sign_magnitude
 
 __all__ = ["DividerPlan", "divider_plan", "divider_value", "floor_divmod", "ApproxUnit", "UnitPlan", "UnitWidthError",
-           "approx_unit", "approx_plan", "approx_golden", "approx_value"]
+           "UnitClockError", "approx_unit", "approx_plan", "approx_golden", "approx_value"]
 
 
 def floor_divmod(ops, a, b, *, a_signed: bool, b_signed: bool, quotient_width: int, remainder_width: int):
@@ -202,6 +202,10 @@ def divider_value(module, name: str, a, b, stages: int, valid):
 
 class UnitWidthError(ValueError):
     """A unit that cannot be built at an operation's operand widths (the message says why)."""
+
+
+class UnitClockError(ValueError):
+    """A unit whose slowest segment exceeds the clock period with any number of stages."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -373,6 +377,13 @@ def approx_plan(choice, a: Shape, b: Shape, period: float, routing: float) -> Un
         low, high = high, high * 2
         if high > MAX_DIVIDER_STAGES:
             high = MAX_DIVIDER_STAGES
+            if not fits(high):
+                # Registers go between the graph's nodes: one node slower than the period
+                # bounds every pipeline. Claiming the clock anyway would be dishonest.
+                slowest = max(_approx_segments(unit, high)) + routing
+                raise UnitClockError(f"{unit.description} cannot meet this clock: with any number of stages "
+                                     f"its slowest segment takes {slowest:.2f} ns (routing included), the "
+                                     f"period leaves {period:.2f} ns; lower clock_mhz")
             break
     while high - low > 1:
         middle = (low + high) // 2

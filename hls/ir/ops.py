@@ -43,12 +43,27 @@ from typing import Callable, Literal
 
 from amaranth.hdl import Mux, Shape, Signal, Value
 
-__all__ = ["Operator", "Lowering", "Timing", "UnitOperator", "UnknownOperatorError", "OPERATORS", "operator_of", "operator_for_syntax",
+__all__ = ["Operator", "Lowering", "Timing", "UnitOperator", "UnknownOperatorError", "UnitTimingError",
+           "OPERATORS", "operator_of", "operator_for_syntax",
            "limitable_resources", "covering_shape"]
 
 
 class UnknownOperatorError(ValueError):
     """An operation kind that has no entry in :data:`OPERATORS`."""
+
+
+class UnitTimingError(ValueError):
+    """A unit chosen for an operation cannot meet the target clock.
+
+    Attributes
+    ----------
+    op : hls.ir.nodes.Op
+        The operation (its ``lines`` and ``text`` name it).
+    """
+
+    def __init__(self, op, message: str):
+        super().__init__(message)
+        self.op = op
 
 
 @dataclass(frozen=True)
@@ -326,7 +341,10 @@ class Operator:
         """Latency and delay of the IR operation ``op`` under a clock whose period leaves
         ``period`` ns to logic, on the device of ``model``."""
         if self.unit is not None:
-            return self.unit.timing(model, period, tuple(operand.shape for operand in op.operands), op.attrs)
+            try:
+                return self.unit.timing(model, period, tuple(operand.shape for operand in op.operands), op.attrs)
+            except ValueError as error:     # hls.units.UnitClockError: no stage count fits the period
+                raise UnitTimingError(op, str(error)) from None
         if self.unit_timing is not None:
             constants = tuple(operand.kind == "const" and not shared for operand in op.operands)
             timing = self.unit_timing(model, period, tuple(operand.shape for operand in op.operands), constants)

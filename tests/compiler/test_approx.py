@@ -364,3 +364,18 @@ def test_units_under_icarus_match_the_unit_models():
     mul = approx_units.get("mitchell_refined", width=16).model
     assert icarus.outputs["arrays"]["p"] == [int(v) for v in mul(args["x"], args["y"])]
     assert icarus.cycles == run(kernels.per_call, args).cycles
+
+
+def test_stages_follow_the_clock_and_a_clock_no_pipeline_meets_is_an_error():
+    from hls.target import Target
+    kernel = kernels.mul_s16.with_approx({"mul": ("drum", {"k": 6})})
+    latencies = []
+    for mhz in (50, 100, 150):
+        report = compile_kernel(kernel, target=Target(clock_mhz=mhz)).report.to_json()
+        assert report["loops"][0]["ii"] == 1
+        latencies.append(report["approx"][0]["latency"])
+    assert latencies == sorted(latencies) and latencies[0] < latencies[-1]
+    # Registers go between the unit's nodes: past some clock no number of stages fits.
+    with pytest.raises(KernelSyntaxError, match=r"approx_kernels.py:\d+:1: `x\[i\] \* y\[i\]` at 200 MHz: "
+                                                 r"drum\(k=6\) 16x16-bit cannot meet this clock: .* lower clock_mhz"):
+        compile_kernel(kernel, target=Target(clock_mhz=200))
