@@ -11,9 +11,11 @@ def _limits(source: str) -> dict:
     (function,) = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
     for decorator in function.decorator_list:
         if isinstance(decorator, ast.Call):
-            (keyword,) = decorator.keywords
-            assert keyword.arg == "resources"
-            return ast.literal_eval(keyword.value)
+            # resources= and, for some kernels, approx= (tests/sim/test_fuzz_approx.py).
+            assert {keyword.arg for keyword in decorator.keywords} <= {"resources", "approx"}
+            for keyword in decorator.keywords:
+                if keyword.arg == "resources":
+                    return ast.literal_eval(keyword.value)
     return {}
 
 
