@@ -101,7 +101,7 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
         width allows.
     """
     # approx_units loads numpy: only kernels that name a unit need it.
-    from approx_units.unit import MAX_WIDTH, UnknownUnitError, get, spec
+    from approx_units.unit import MAX_WIDTH, MIN_WIDTH, UnknownUnitError, get, spec
     prefix = f"{where}: " if where else ""
     if kind not in KINDS:
         raise ValueError(f"{prefix}unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}")
@@ -128,13 +128,19 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
                              f"its parameters are: {', '.join(known) or '(none)'}")
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{prefix}{unit!r}: {name} must be an integer, not {value!r}")
-    # A value must be allowed at some operand width: the widest is the most permissive.
-    # Each use is checked again at its own operand widths (hls.units.approx_unit).
+    # The values must be allowed at some operand width (the widest allows the most; cross-parameter
+    # rules such as GeAr's hold at some widths only). Each use is checked again at its own
+    # operand widths (hls.units.approx_unit).
     fixed = {"frac_bits": 0} if kind == "div" else {}
-    try:
-        get(unit, width=MAX_WIDTH, **fixed, **params)
-    except ValueError as error:
-        raise ValueError(f"{prefix}{unit!r}: {error}") from None
+    first_error = None
+    for width in range(MAX_WIDTH, MIN_WIDTH - 1, -1):
+        try:
+            get(unit, width=width, **fixed, **params)
+            break
+        except ValueError as error:
+            first_error = first_error or error
+    else:
+        raise ValueError(f"{prefix}{unit!r}: {first_error}") from None
     return UnitChoice(kind, unit, tuple(sorted(params.items())))
 
 

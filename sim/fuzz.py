@@ -9,7 +9,9 @@ Three parts, each usable alone:
   writes with affine and data-dependent indices, plus random arguments. Some
   kernels that multiply or divide limit those operators with
   ``@hls.kernel(resources={"mul": 1})`` and the like, so that shared
-  instances are tested too. The same ``(seed, index)`` always gives the same program. Every index is kept in
+  instances are tested too, and some use approximate units, per call
+  (``hls.approx.mul/add/div`` on two leaves) or per kernel (``approx=``), from
+  :data:`APPROX_UNITS`. The same ``(seed, index)`` always gives the same program. Every index is kept in
   range by construction (masked with ``& (depth - 1)``, or a loop variable
   whose bound is at most the depth), every loop terminates, and the total trip
   count is bounded so that a program simulates in hundreds of cycles.

@@ -75,3 +75,12 @@ def per_call_signed(x: hls.Array[signed(16), N], y: hls.Array[signed(16), N], p:
 def two_products(x: hls.Array[unsigned(16), N], y: hls.Array[unsigned(16), N], q: hls.Array[unsigned(33), N]):
     for i in range(N):
         q[i] = x[i] * y[i] + y[i] * x[i]
+
+
+@hls.kernel
+def per_call_8(x: hls.Array[signed(8), N], y: hls.Array[unsigned(8), N], p: hls.Array[signed(16), N],
+               s: hls.Array[signed(10), N], q: hls.Array[signed(9), N]):
+    for i in range(N):
+        p[i] = hls.approx.mul(x[i], y[i], unit="mitchell")
+        s[i] = hls.approx.add(x[i], y[i], unit="gear", r=3, p=3)
+        q[i] = hls.approx.div(x[i], y[i], unit="mitchell_div")

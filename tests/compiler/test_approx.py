@@ -379,3 +379,32 @@ def test_stages_follow_the_clock_and_a_clock_no_pipeline_meets_is_an_error():
     with pytest.raises(KernelSyntaxError, match=r"approx_kernels.py:\d+:1: `x\[i\] \* y\[i\]` at 200 MHz: "
                                                  r"drum\(k=6\) 16x16-bit cannot meet this clock: .* lower clock_mhz"):
         compile_kernel(kernel, target=Target(clock_mhz=200))
+
+
+def test_hardware_of_hls_approx_is_the_unit_model_on_random_operands():
+    """End to end: the simulated hardware's outputs are approx_units.get(...).model's."""
+    for kernel, width in ((kernels.per_call, 16), (kernels.per_call_8, 8)):
+        for seed in range(2):
+            args = _args(kernel, f"{kernel.name} {seed}")
+            result = run(kernel, args)
+            assert result.match, result.differences
+            arrays = result.outputs["arrays"]
+            x, y = np.asarray(args["x"]), np.asarray(args["y"] if "y" in args else args["d"])
+            if width == 16:
+                mul = approx_units.get("mitchell_refined", width=16).model
+                add = approx_units.get("loa", width=16, l=5).model
+                div = approx_units.get("mitchell_div_refined", width=16, frac_bits=0, index_bits=3).model
+                d = np.asarray(args["d"])
+                assert arrays["p"] == [int(v) for v in mul(x, y)]
+                assert arrays["s"] == [int(v) for v in add(x, y)]
+                assert arrays["q"] == [int(v) if b else 0 for v, b in zip(div(x, d), d)]
+            else:
+                # Mixed signedness: the adder's signed variant at 9 bits (y zero-extended), the
+                # multiplier and divider on magnitudes at 8 bits, then the sign.
+                mul = approx_units.get("mitchell", width=8).model
+                add = approx_units.get("gear", width=9, r=3, p=3, signed=True).model
+                div = approx_units.get("mitchell_div", width=8, frac_bits=0).model
+                assert arrays["p"] == [int(v) for v in _sign_magnitude(mul, x, y)]
+                assert arrays["s"] == [int(v) for v in add(x, y)]
+                quotient = _sign_magnitude(div, x, y)
+                assert arrays["q"] == [int(v) if b else 0 for v, b in zip(quotient, y)]
