@@ -41,7 +41,7 @@ import operator
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from amaranth.hdl import Mux, Shape, Signal, Value
+from amaranth.hdl import Const, Mux, Shape, Signal, Value
 
 __all__ = ["Operator", "Lowering", "Timing", "UnknownOperatorError", "OPERATORS", "operator_of", "operator_for_syntax",
            "limitable_resources", "covering_shape"]
@@ -189,9 +189,10 @@ class Operator:
         cycles beyond it.
     unit_timing : callable or None
         ``unit_timing(model, period, shapes, constants) -> Timing or None`` for an
-        operator built as a unit pipelined for its operand shapes (a division by a
-        variable): ``shapes`` are the operand shapes, ``constants`` says which
-        operands are folded constants; it takes precedence over :attr:`timing`,
+        operator built as a unit pipelined for its operand shapes (a division, a
+        multiplier slower than a period): ``shapes`` are the operand shapes,
+        ``constants`` holds the value of each operand that is a folded constant
+        and ``None`` for the others; it takes precedence over :attr:`timing`,
         and a ``None`` result falls back to it.
     """
 
@@ -286,7 +287,8 @@ class Operator:
         """Latency and delay of the IR operation ``op`` under a clock whose period leaves
         ``period`` ns to logic, on the device of ``model``."""
         if self.unit_timing is not None:
-            constants = tuple(operand.kind == "const" and not shared for operand in op.operands)
+            constants = tuple(operand.attrs["value"] if operand.kind == "const" and not shared else None
+                              for operand in op.operands)
             timing = self.unit_timing(model, period, tuple(operand.shape for operand in op.operands), constants)
             if timing is not None:
                 return timing
@@ -298,7 +300,7 @@ class Operator:
         ``None`` when the entry has no unit of its own."""
         if self.unit_timing is None:
             return None
-        return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (False,) * len(shapes))
+        return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (None,) * len(shapes))
 
     def lower_pipelined(self, lowering: Lowering, operands) -> tuple[int, Value] | None:
         """The registered-stage lowering, or ``None`` when there is none for these operands."""
@@ -330,6 +332,35 @@ def _floordiv(left: int, right: int) -> int:
 def _mod(left: int, right: int) -> int:
     """Amaranth's ``%``: the sign of the divisor like Python, and ``x % 0 == 0``."""
     return left % right if right else 0
+
+
+def _power_of_two(value) -> int | None:
+    """``k`` when ``value`` is the constant ``2**k`` (``k >= 0``), else ``None``."""
+    if not isinstance(value, Const) or value.value <= 0 or value.value & (value.value - 1):
+        return None
+    return value.value.bit_length() - 1
+
+
+def _floordiv_value(a, b):
+    # By a constant power of two, floor division is an arithmetic shift (floor(-7 / 4) ==
+    # -7 >> 2 == -2), wiring; by 0 it is 0. Synthesis would otherwise build a divider.
+    k = _power_of_two(b)
+    if k is not None:
+        return a >> k
+    if isinstance(b, Const) and b.value == 0:
+        return Const(0, 1)
+    return a // b
+
+
+def _mod_value(a, b):
+    # By a constant 2**k, Python's remainder is the k low bits of two's complement a
+    # (it lies in [0, 2**k)): wiring.
+    k = _power_of_two(b)
+    if k is not None:
+        return a.as_unsigned()[:k] if k else Const(0, 1)
+    if isinstance(b, Const) and b.value == 0:
+        return Const(0, 1)
+    return a % b
 
 
 def _invert(shapes):
@@ -403,6 +434,14 @@ def _divider_logic(model, width, operand_widths):
     return (model.carry(_widest(width, operand_widths)) + 3 * model.LUT) * max(1, dividend)
 
 
+def _divider_constant_delay(model, width, constant):
+    # Only a division by 0 or by a positive power of two is timed by this rule (the
+    # divider's unit_timing gives every other constant the pipelined divider): wiring.
+    if constant == 0 or (constant > 0 and not constant & (constant - 1)):
+        return 0.0
+    return _divider_logic(model, width, (width,)) + model.ROUTING_HOP
+
+
 def _forward_delay(model, op):
     # Compare the load's address with each forwarded store's, then a multiplexer per store.
     address = op.operands[1].shape.width
@@ -412,34 +451,50 @@ def _forward_delay(model, op):
 
 # -- pipelined lowerings ---------------------------------------------------------------------
 
-def _half_product_multiply(lowering: Lowering, operands):
-    """A multiplier split into two registered half products.
+def _sign_tag(shape) -> str:
+    return f"{'s' if shape.signed else 'u'}{shape.width}"
 
-    ``a * b == (a * b_high << k) + a * b_low`` with ``b_low`` the ``k`` low bits of
-    ``b`` (unsigned) and ``b_high`` the rest (signed if ``b`` is): the half products
-    are computed in the start cycle and registered, their sum in the next cycle, so
-    no path holds more than half a multiplier.  Narrow multipliers (``b`` under 4
-    bits) stay a multicycle path.
+
+def _multiplier_timing(model, period, shapes, constants):
+    """A multiplier slower than a period: the library's exact multiplier pipelined to the clock.
+
+    Within a period (by the device model's formula, with a constant folded in) it stays
+    one combinational ``a * b`` for synthesis to map; two constants fold to a constant.
     """
-    a, b = operands
-    if isinstance(b, int) or len(b) < 4:
+    a, b = shapes
+    if constants[0] is not None and constants[1] is not None:
+        return Timing(0, 0.0)
+    known = [value for value in constants if value is not None]
+    entry = OPERATORS["mul"]
+    combinational = entry.delay(model, a.width + b.width, (a.width, b.width), known[0] if known else None)
+    if combinational <= period:
         return None
-    m = lowering.module
-    k = len(b) // 2
-    low_part = b[:k]
-    high_part = b[k:].as_signed() if b.shape().signed else b[k:]
-    low = Signal(OPERATORS["mul"].lower(a, low_part).shape(), name=f"{lowering.name}_lo")
-    high = Signal(OPERATORS["mul"].lower(a, high_part).shape(), name=f"{lowering.name}_hi")
-    m.d.sync += [low.eq(a * low_part), high.eq(a * high_part)]
-    out = Signal(lowering.shape, name=lowering.name)
-    m.d.comb += out.eq((high << k) + low)
-    return 1, out
+    # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
+    from ..units import multiplier_plan
+    plan = multiplier_plan(a, b, period, model.ROUTING_HOP)
+    return Timing(plan.stages, plan.incoming_delay, plan.outgoing_delay,
+                  type_name=f"mul_{_sign_tag(a)}_{_sign_tag(b)}", description=plan.description)
+
+
+def _pipelined_multiplier(lowering: Lowering, operands):
+    a, b = (Value.cast(operand) for operand in operands)
+    # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
+    from ..units import multiplier_value
+    return lowering.latency, multiplier_value(lowering.module, lowering.name, a, b, lowering.latency,
+                                              lowering.valid(0))
 
 
 def _divider_timing(model, period, shapes, constants):
-    """A division by a variable: the library's exact divider, pipelined to the clock."""
-    if constants[1]:
-        return None     # by a constant: synthesis folds it; the multicycle rule stays
+    """A division: the library's exact divider, pipelined to the clock.
+
+    By a constant too (synthesis folds the divisor into the divider's rows, so the
+    variable divider's timing is an upper bound), except by 0 or a positive power of
+    two, which are wiring (:func:`_floordiv_value`), and when both operands are constants.
+    """
+    dividend, divisor = constants
+    if divisor is not None and (dividend is not None or divisor == 0
+                                or (divisor > 0 and not divisor & (divisor - 1))):
+        return None
     # hls.units loads approx_units (and numpy): only kernels that divide by a variable need it.
     from ..units import divider_plan
     a, b = shapes
@@ -480,17 +535,18 @@ _ENTRIES = [
     # Arithmetic and bitwise: Python's operators on ints mean what Amaranth's widened ones do.
     _binary("add", (ast.Add,), operator.add, _carry_logic),
     _binary("sub", (ast.Sub,), operator.sub, _carry_logic),
+    # Slower than a period: the library's exact multiplier pipelined to the clock (hls.units).
     _binary("mul", (ast.Mult,), operator.mul, _mul_logic, constant_delay=_mul_constant_delay,
-            limited_by=("mul",), description="multiplier", pipelined=_half_product_multiply,
-            pipelined_description="pipelined as two registered half products"),
-    # By a variable: the library's exact divider pipelined to the clock (hls.units).
-    Operator("floordiv", 2, syntax=(ast.FloorDiv,), lowering=operator.floordiv, golden=_same(_floordiv),
-             logic=_divider_logic, limited_by=("div", "floordiv"), description="divider",
-             unit_timing=_divider_timing, pipelined=_pipelined_divider(0),
+            limited_by=("mul",), description="multiplier", unit_timing=_multiplier_timing,
+            pipelined=_pipelined_multiplier, pipelined_description="the library's exact multiplier, pipelined"),
+    # The library's exact divider pipelined to the clock (hls.units); by 0 or a power of two: wiring.
+    Operator("floordiv", 2, syntax=(ast.FloorDiv,), lowering=_floordiv_value, golden=_same(_floordiv),
+             logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "floordiv"),
+             description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(0),
              pipelined_description="the library's exact divider, pipelined"),
-    Operator("mod", 2, syntax=(ast.Mod,), lowering=operator.mod, golden=_same(_mod),
-             logic=_divider_logic, limited_by=("div", "mod"), description="divider",
-             unit_timing=_divider_timing, pipelined=_pipelined_divider(1),
+    Operator("mod", 2, syntax=(ast.Mod,), lowering=_mod_value, golden=_same(_mod),
+             logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "mod"),
+             description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(1),
              pipelined_description="the library's exact divider, pipelined"),
     _binary("shl", (ast.LShift,), operator.lshift, _shift_logic, constant_operands=(1,)),
     _binary("shr", (ast.RShift,), operator.rshift, _shift_logic, constant_operands=(1,)),
