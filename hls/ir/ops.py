@@ -102,6 +102,11 @@ class Timing:
     description : str
         How messages name the hardware (``"exact divider pipelined in 9 stages"``);
         empty for plain logic and multicycle paths.
+    slowest : float
+        ns of the slowest segment of a pipelined unit with its routing; above the
+        period only where the unit's single slowest operation is (the incoming and
+        outgoing delays are then clipped to the period, and the report claims the
+        lower clock the unit reaches). 0 for everything else.
     """
 
     latency: int
@@ -109,6 +114,7 @@ class Timing:
     outgoing_delay: float = 0.0
     type_name: str | None = None
     description: str = ""
+    slowest: float = 0.0
 
 
 def _multicycle_timing(delay: float, period: float) -> Timing:
@@ -472,8 +478,14 @@ def _multiplier_timing(model, period, shapes, constants):
     # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
     from ..units import multiplier_plan
     plan = multiplier_plan(a, b, period, model.ROUTING_HOP)
-    return Timing(plan.stages, plan.incoming_delay, plan.outgoing_delay,
-                  type_name=f"mul_{_sign_tag(a)}_{_sign_tag(b)}", description=plan.description)
+    return _unit_timing(plan, period, f"mul_{_sign_tag(a)}_{_sign_tag(b)}", model)
+
+
+def _unit_timing(plan, period, type_name, model):
+    """The scheduler's view of a pipelined unit's ``plan`` (:class:`hls.units.UnitPlan`)."""
+    return Timing(plan.stages, min(plan.incoming_delay, period), min(plan.outgoing_delay, period),
+                  type_name=type_name, description=plan.description,
+                  slowest=max(plan.segment_delays) + model.ROUTING_HOP)
 
 
 def _pipelined_multiplier(lowering: Lowering, operands):
@@ -499,9 +511,7 @@ def _divider_timing(model, period, shapes, constants):
     from ..units import divider_plan
     a, b = shapes
     plan = divider_plan(a, b, period, model.ROUTING_HOP)
-    return Timing(plan.stages, plan.incoming_delay, plan.outgoing_delay,
-                  type_name=f"div_{'s' if a.signed else 'u'}{a.width}_{'s' if b.signed else 'u'}{b.width}",
-                  description=plan.description)
+    return _unit_timing(plan, period, f"div_{_sign_tag(a)}_{_sign_tag(b)}", model)
 
 
 def _pipelined_divider(part):
