@@ -557,7 +557,8 @@ class _Datapath:
                 staged = None
                 if optype.latency >= 1:
                     staged = entry.lower_pipelined(
-                        Lowering(m, op.name, op.shape, optype.latency, lambda stage: self.valid[t + stage]),
+                        Lowering(m, op.name, op.shape, optype.latency, lambda stage: self.valid[t + stage],
+                                 target=self.g.compiled.target),
                         operands)
                 if staged is not None:
                     cycles, value = staged
@@ -641,7 +642,8 @@ class _Datapath:
                     valid = _any(actives)
                     staged = entry.lower_pipelined(
                         Lowering(m, f"{_signal_name(self.block.name)}_{optype_name}{index}", None,
-                                 optype.latency, lambda stage, valid=valid: valid), inputs)
+                                 optype.latency, lambda stage, valid=valid: valid,
+                                 target=self.g.compiled.target), inputs)
                 expression = amaranth_value(kind, inputs) if staged is None else staged[1]
                 suffix = "" if len(results) == 0 and all(op.kind == kind for op, _, _ in bound) else f"_{kind}"
                 results[kind] = Signal(expression.shape(),

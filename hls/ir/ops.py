@@ -70,6 +70,9 @@ class Lowering:
         ``valid(stage)`` is the 1-bit signal that is high when the iteration
         that started the operation is ``stage`` cycles past its start: the
         clock enable of a unit whose registers must only move with valid data.
+    target : hls.Target or None
+        The compile target, for lowerings whose structure follows the clock (a
+        multiplier's partial-product digits).
     """
 
     module: object
@@ -77,6 +80,7 @@ class Lowering:
     shape: Shape
     latency: int
     valid: Callable[[int], Value]
+    target: object = None
 
 
 Category = Literal["logic", "wire", "register", "carry", "exit", "memory"]
@@ -461,8 +465,45 @@ def _sign_tag(shape) -> str:
     return f"{'s' if shape.signed else 'u'}{shape.width}"
 
 
+@dataclass(frozen=True)
+class _DigitPlan:
+    """A multiplier as partial products of digits, each a product synthesis maps itself."""
+
+    split: int          # the operand cut into digits (the narrower one)
+    digit: int          # bits per digit
+    digits: int
+    per_cycle: int      # adder-tree levels chained in one cycle
+    latency: int        # the digit products' register, then one per `per_cycle` levels
+    incoming_delay: float
+
+
+@functools.lru_cache(maxsize=None)
+def _digit_plan(model, period: float, a: Shape, b: Shape) -> _DigitPlan | None:
+    """The fewest digits whose product ``other x digit`` fits ``period`` by the device model
+    (calibrated on synthesis' own multipliers), or ``None`` where even an adder of the
+    product's width, or a 1-bit digit's product, does not fit."""
+    width = a.width + b.width
+    add = OPERATORS["add"].delay(model, width, (width, width))
+    split = 1 if b.width <= a.width else 0
+    cut, other = (b, a) if split else (a, b)
+    if add > period or cut.width < 2:
+        return None
+    for digit in range(cut.width - 1, 0, -1):
+        product = OPERATORS["mul"].delay(model, other.width + digit, (other.width, digit))
+        if product <= period:
+            digits = -(-cut.width // digit)
+            digit = -(-cut.width // digits)     # as many digits, balanced: each product shorter
+            product = OPERATORS["mul"].delay(model, other.width + digit, (other.width, digit))
+            levels = max(1, math.ceil(math.log2(digits)))
+            per_cycle = max(1, int(period // add))
+            return _DigitPlan(split, digit, digits, per_cycle, 1 + -(-levels // per_cycle), product)
+    return None
+
+
 def _multiplier_timing(model, period, shapes, constants):
-    """A multiplier slower than a period: the library's exact multiplier pipelined to the clock.
+    """A multiplier slower than a period: partial products of digits over registered stages
+    (:func:`_digit_plan`), or where no digit fits, the library's exact multiplier pipelined
+    to the clock (:func:`hls.units.multiplier_plan`).
 
     Within a period (by the device model's formula, with a constant folded in) it stays
     one combinational ``a * b`` for synthesis to map; two constants fold to a constant.
@@ -475,10 +516,16 @@ def _multiplier_timing(model, period, shapes, constants):
     combinational = entry.delay(model, a.width + b.width, (a.width, b.width), known[0] if known else None)
     if combinational <= period:
         return None
+    type_name = f"mul_{_sign_tag(a)}_{_sign_tag(b)}"
+    plan = _digit_plan(model, period, a, b)
+    if plan is not None:
+        return Timing(plan.latency, plan.incoming_delay, 0.0, type_name=type_name,
+                      description=f"multiplier in {plan.digits} partial products of {plan.digit}-bit digits "
+                                  f"pipelined in {plan.latency} stages", slowest=plan.incoming_delay)
     # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
     from ..units import multiplier_plan
     plan = multiplier_plan(a, b, period, model.ROUTING_HOP)
-    return _unit_timing(plan, period, f"mul_{_sign_tag(a)}_{_sign_tag(b)}", model)
+    return _unit_timing(plan, period, type_name, model)
 
 
 def _unit_timing(plan, period, type_name, model):
@@ -488,8 +535,50 @@ def _unit_timing(plan, period, type_name, model):
                   slowest=max(plan.segment_delays) + model.ROUTING_HOP)
 
 
+def _digit_multiplier(lowering: Lowering, plan: _DigitPlan, a: Value, b: Value):
+    """``a * b`` as :func:`_digit_plan` says: the digit products registered in the start
+    cycle, summed by a balanced adder tree registered every ``per_cycle`` levels.
+
+    ``a * b == sum(other * digit_i << (i * k))`` modulo ``2**width`` with the digits the
+    ``k``-bit slices of the cut operand, unsigned except the top one of a signed operand.
+    """
+    m = lowering.module
+    shape = OPERATORS["mul"].shape(a.shape(), b.shape())
+    width = shape.width
+    cut, other = (b, a) if plan.split else (a, b)
+    terms = []
+    for index in range(plan.digits):
+        low = index * plan.digit
+        digit = cut[low:low + plan.digit]
+        if low + plan.digit >= len(cut) and cut.shape().signed:
+            digit = cut[low:].as_signed()
+        term = Signal(width, name=f"{lowering.name}_pp{index}")
+        m.d.sync += term.eq((other * digit) << low)
+        terms.append(term)
+    level = 0
+    while len(terms) > 1:
+        paired = [(x + y)[:width] for x, y in zip(terms[::2], terms[1::2])] + terms[len(terms) // 2 * 2:]
+        level += 1
+        if level % plan.per_cycle == 0 or len(paired) == 1:
+            registered = []
+            for index, value in enumerate(paired):
+                stage = Signal(width, name=f"{lowering.name}_s{level}_{index}")
+                m.d.sync += stage.eq(value)
+                registered.append(stage)
+            paired = registered
+        terms = paired
+    product = Signal(shape, name=lowering.name)
+    m.d.comb += product.eq(terms[0])
+    return product
+
+
 def _pipelined_multiplier(lowering: Lowering, operands):
     a, b = (Value.cast(operand) for operand in operands)
+    target = lowering.target
+    if target is not None:
+        plan = _digit_plan(target.delay_model, target.usable_period_ns, a.shape(), b.shape())
+        if plan is not None and plan.latency == lowering.latency:
+            return plan.latency, _digit_multiplier(lowering, plan, a, b)
     # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
     from ..units import multiplier_value
     return lowering.latency, multiplier_value(lowering.module, lowering.name, a, b, lowering.latency,

@@ -64,7 +64,7 @@ def test_a_slow_multiplier_is_pipelined_and_keeps_ii_1(name):
     (loop,) = report.to_json()["loops"]
     assert loop["ii"] == 1
     text = report.to_text()
-    assert "exact multiplier pipelined in" in text and "a new operation every cycle" in text
+    assert "pipelined in" in text and "a new operation every cycle" in text
     assert "multicycle" not in text and "half product" not in text
 
 
