@@ -146,3 +146,22 @@ def divmod_powers_of_two(x: hls.Array[signed(16), 16], q: hls.Array[signed(16), 
         q[i] = x[i] // 8
         r[i] = x[i] % 16
         u[i] = (x[i] // 1) + (x[i] % 1) + (x[i] // 0) + (x[i] % 0)
+
+
+@hls.kernel(clock_mhz=200)
+def mul_s32_fast(x: hls.Array[signed(32), 16], y: hls.Array[signed(32), 16], q: hls.Array[signed(64), 16],
+                 n: unsigned(5)):
+    # At 200 MHz no adder of the 64-bit product fits a period: the library's chunked unit.
+    for i in range(n):
+        q[i] = x[i] * y[i]
+
+
+@hls.kernel(clock_mhz=200, resources={"mul": 1})
+def mul_shared_fast(x: hls.Array[signed(16), 16], y: hls.Array[unsigned(16), 16], q: hls.Array[signed(32), 16],
+                    n: unsigned(5)):
+    # Two multiplies on one limited instance, timed for the shapes covering both.
+    for i in range(n):
+        if x[i] > 0:
+            q[i] = x[i] * y[i]
+        else:
+            q[i] = y[i] * 3

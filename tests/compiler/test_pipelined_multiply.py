@@ -44,7 +44,7 @@ def _args(kernel, rng):
 
 
 MULTIPLY = ["mul_s8", "mul_u8", "mul_s16", "mul_u16", "mul_s32", "mul_u32", "mul_s32_u16", "mul_s8_fast",
-            "mul_constant_s32", "mul_accumulate_s32"]
+            "mul_constant_s32", "mul_accumulate_s32", "mul_s32_fast", "mul_shared_fast"]
 DIVIDE = ["divmod_constant_s8", "divmod_constant_u8", "divmod_constant_s16", "divmod_constant_u16",
           "divmod_constant_s32", "divmod_constant_u32", "divmod_negative_constant_s16", "divmod_powers_of_two"]
 
@@ -58,7 +58,8 @@ def test_hardware_matches_python(name):
         assert result.match, result.differences
 
 
-@pytest.mark.parametrize("name", ["mul_s16", "mul_s32", "mul_u32", "mul_s32_u16", "mul_s8_fast", "mul_constant_s32"])
+@pytest.mark.parametrize("name", ["mul_s16", "mul_s32", "mul_u32", "mul_s32_u16", "mul_s8_fast", "mul_constant_s32",
+                                  "mul_s32_fast"])
 def test_a_slow_multiplier_is_pipelined_and_keeps_ii_1(name):
     report = compile_kernel(getattr(kernels, name)).report
     (loop,) = report.to_json()["loops"]
@@ -111,3 +112,20 @@ def test_the_verilog_has_no_combinational_wide_multiplier():
     verilog = compile_kernel(kernels.mul_s32).verilog()
     code = [line for line in verilog.splitlines() if not line.strip().startswith(("//", "(*"))]
     assert not [line for line in code if re.search(r"\w\s\*\s\w", line)]
+
+
+def test_digits_follow_the_clock_and_fit_the_period():
+    import hls.delay_model as model
+    from hls.ir.ops import _digit_plan
+    usable = {clock: Target(clock_mhz=clock).usable_period_ns for clock in (100, 150, 200)}
+    plans = {clock: _digit_plan(model, period, signed(16), signed(16)) for clock, period in usable.items()}
+    assert plans[100].digits < plans[150].digits <= plans[200].digits
+    for clock, plan in plans.items():
+        assert plan.digit * plan.digits >= 16 and plan.incoming_delay <= usable[clock]
+    # The 32 x 32 at 100 MHz: digits of at most 8 bits (the 32 x 16 half product took 12.3 ns).
+    plan = _digit_plan(model, usable[100], signed(32), signed(32))
+    assert plan.digit <= 8 and plan.latency >= 2
+    # At 200 MHz a 64-bit adder is longer than the period: no digit plan, the library unit.
+    assert _digit_plan(model, usable[200], signed(32), signed(32)) is None
+    text = compile_kernel(kernels.mul_s32_fast).report.to_text()
+    assert "exact multiplier pipelined in" in text
