@@ -34,6 +34,14 @@ measurements; :data:`MEASURED` holds them):
   (``MEMORY_SETUP``) and data out of the port after ``MEMORY_CLOCK_TO_OUT``
   (estimates: these were not measured).
 
+* a pipelined loop's control (:func:`loop_control`) is the counter's
+  comparison with its bound, then the issue and stop logic into the
+  ``running`` and ``draining`` registers and the valid chain: about four LUT
+  levels and the fanout of ``issue`` after the comparison (``LOOP_CONTROL``).
+  The scheduler cannot shorten it, so it bounds the clock a kernel reaches:
+  ``vsum`` placed and routed for 200 MHz (seed 1) reached 125.2 MHz, the 8-bit
+  divide kernel for 150 MHz 139.9 MHz, both on this path.
+
 The model is within about 25 % of every measurement (a test checks this).
 This module holds the device's constants and primitives (:func:`carry`); the
 formula of each operator, built from them, is its entry's in the operator
@@ -44,11 +52,12 @@ cycles of latency by :mod:`hls.analysis.problems`.
 
 from __future__ import annotations
 
+import math
 import sys
 
 from .ir.ops import operator_of
 
-__all__ = ["operator_delay", "carry", "MEASURED", "ROUTING_HOP", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
+__all__ = ["operator_delay", "carry", "loop_control", "loop_control_fmax", "LOOP_CONTROL", "MEASURED", "MEASURED_CONTROL", "ROUTING_HOP", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
            "REGISTER_SETUP"]
 
 #: One LUT4 level plus its routing, in ns.
@@ -68,6 +77,12 @@ REGISTER_SETUP = 2.0
 #: so that a chain of operators pays for its hops as nextpnr's critical paths do.
 ROUTING_HOP = 0.5
 
+#: A pipelined loop's control logic after the counter's comparison (or the valid chain's
+#: OR): about four LUT levels into ``running``/``draining`` and the fanout of ``issue``, in
+#: ns.  Calibrated on the slowest control paths measured (vsum for 200 MHz: 125.2 MHz, a
+#: 7-bit counter; the 8-bit divide kernel for 150 MHz: 139.9 MHz, a 5-bit counter).
+LOOP_CONTROL = 4.6
+
 #: Register-to-register path delays measured with nextpnr-ecp5 (ns, including
 #: ``REGISTER_SETUP``): ``(kind, operand widths, result width) -> ns``.
 MEASURED = {
@@ -81,6 +96,15 @@ MEASURED = {
     ("mul", (16, 8), 24): 8.41,
     ("mul", (16, 16), 32): 11.44,
     ("floordiv", (8, 8), 9): 35.05,
+}
+
+
+#: Loop control paths measured with nextpnr-ecp5 (ns, register to register, the slowest
+#: seed): ``(counter width, bound width, pipeline length) -> ns``.  vsum compiled for
+#: 200 MHz (seeds 1-3: 125.2, 137.4, 147.3 MHz); the 8-bit divide kernel for 150 MHz.
+MEASURED_CONTROL = {
+    (10, 7, 3): 1000 / 125.2,
+    (8, 5, 18): 1000 / 139.9,
 }
 
 
@@ -112,3 +136,20 @@ def operator_delay(kind: str, width: int, operand_widths: tuple[int, ...] = ()) 
     """
     # This module is the ECP5 model the table's formulas read (LUT, carry, ROUTING_HOP).
     return operator_of(kind).delay(sys.modules[__name__], width, tuple(operand_widths))
+
+
+def loop_control(counter_width: int, bound_width: int, length: int) -> float:
+    """ns of logic on a pipelined loop's control path, register to register without
+    :data:`REGISTER_SETUP`: the counter's comparison with its bound (none for a ``while``
+    loop, ``counter_width == 0``) or the OR of the valid chain (``length - 1`` bits, for
+    ``done``), whichever is slower, then :data:`LOOP_CONTROL`.
+    """
+    compare = carry(max(counter_width, bound_width)) + 0.6 if counter_width else 0.0
+    bits = max(1, length - 1)
+    drained = 0.65 * LUT * max(1, math.ceil(math.log(2 * bits, 4)))
+    return max(compare, drained) + LOOP_CONTROL
+
+
+def loop_control_fmax(counter_width: int, bound_width: int, length: int) -> float:
+    """The clock in MHz that a pipelined loop's control reaches (:func:`loop_control`)."""
+    return 1000.0 / (REGISTER_SETUP + loop_control(counter_width, bound_width, length))

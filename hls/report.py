@@ -2,7 +2,7 @@
 
 The JSON form (:meth:`Report.to_json`) is the contract of ``axhls report --json``::
 
-    {"kernel", "clock_mhz",
+    {"kernel", "clock_mhz", "claimed_clock_mhz",
      "loops": [{"name", "line", "pipelined", "ii", "mii", "res_mii", "rec_mii", "depth",
                 "trip_count", "bound": {"kind", "lines", "detail"}, ...}],
      "resources": {...},
@@ -16,7 +16,10 @@ operation a unit was asked for by its source line: ``origin`` is ``"kernel"`` or
 ``replaced`` false (with ``exact_reason``) where ``approx=`` left it exact, ``latency``
 the cycles of the unit as scheduled.  Pipelined loops also carry ``speculative`` (early exits
 squash younger iterations), ``exit_lines`` and ``forwarded_loads`` (lines of
-reads served by store-to-load forwarding).  The text form (:meth:`Report.to_text`) quotes the user's
+reads served by store-to-load forwarding).  ``claimed_clock_mhz`` is the clock
+the kernel is claimed to reach after place and route: the target's, or less
+where a pipelined loop's control (:func:`hls.delay_model.loop_control`), which
+no schedule shortens, is slower than its period; ``timing`` then says so.  The text form (:meth:`Report.to_text`) quotes the user's
 own lines, as Vitis HLS's message 200-880 does for C.
 """
 
@@ -114,6 +117,22 @@ def build_report(compiled) -> Report:
         loops.append(entry)
     operators = Counter()
     timing = []
+    claimed = compiled.target.clock_mhz
+    model = compiled.target.delay_model
+    for node in ir.nodes:
+        if not isinstance(node, PipelinedLoop):
+            continue
+        counter = node.counter_shape.width if node.kind == "for" else 0
+        bound = ir.variables[node.stop_var].width if node.kind == "for" else 0
+        length = max(1, compiled.schedule_of(node.body).length)
+        reach = model.loop_control_fmax(counter, bound, length)
+        if reach < compiled.target.clock_mhz:
+            claimed = min(claimed, reach)
+            timing.append(f"the control of the loop on line {node.info.line} (its counter's comparison with "
+                          f"the bound, then the issue and stop logic: "
+                          f"{model.loop_control(counter, bound, length):.1f} ns) is slower than one clock "
+                          f"period: the kernel is claimed to reach {reach:.0f} MHz, not "
+                          f"{compiled.target.clock_mhz:g}")
     for scheduled in compiled.schedules.values():
         for op in scheduled.problem.ops.values():
             if op.kind not in ("const", "live_in", "induction", "wrap", "commit"):
@@ -128,6 +147,12 @@ def build_report(compiled) -> Report:
             if unit is not None and unit.description:
                 timing.append(f"{where} is slower than one clock period: {optype.description or unit.description}, "
                               f"latency {optype.latency} cycles, a new operation every cycle")
+                if unit.slowest > target.usable_period_ns + 1e-9:
+                    reach = 1000.0 / (unit.slowest + target.delay_model.REGISTER_SETUP)
+                    claimed = min(claimed, reach)
+                    timing.append(f"{where}: the unit's slowest single operation takes {unit.slowest:.1f} ns, "
+                                  f"more than the {target.usable_period_ns:.1f} ns the clock leaves to logic: "
+                                  f"the kernel is claimed to reach {reach:.0f} MHz, not {target.clock_mhz:g}")
             elif not entry.has_unit and entry.pipelined is not None:
                 timing.append(f"{where} is slower than one clock period: {entry.pipelined_description} "
                               f"over {optype.latency} cycles")
@@ -137,6 +162,7 @@ def build_report(compiled) -> Report:
     data = {
         "kernel": ir.name,
         "clock_mhz": compiled.target.clock_mhz,
+        "claimed_clock_mhz": round(claimed, 1),
         "loops": loops,
         "resources": {
             "variable_register_bits": sum(shape.width for shape in ir.variables.values()),

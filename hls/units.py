@@ -1,4 +1,10 @@
-"""Library units as the compiler's operators: ``//`` and ``%`` on the exact divider of :mod:`approx_units`.
+"""Library units as the compiler's operators: ``*``, ``//`` and ``%`` pipelined to the clock.
+
+``*`` is the library's exact partial-product multiplier
+(:func:`approx_units.structures.exact_product`: one AND row per bit of ``b``,
+summed by a balanced tree of two-input adders) on the operands' magnitudes,
+then the sign applied (:func:`signed_product`); it is used where the
+multiplier is slower than a clock period (see :func:`multiplier_plan`).
 
 A division by a variable is the library's exact restoring divider
 (:func:`approx_units.dividers.restoring_division`, the rows of ``exact_div``
@@ -16,6 +22,11 @@ so a ``//`` and a ``%`` of the same operands in the same cycle share one
 instance, as a shared ``"div"`` instance does.  Its registers shift every
 cycle, as the kernel's delay lines do: a new division may start in every cycle.
 
+The multiplier is built the same way (:func:`multiplier_value`); its rows and
+adders are separate nodes, so the library's pipeliner can register between the
+levels of the adder tree, and each stage's delay is the library's calibrated
+estimate, as for the divider.
+
 This module only imports :mod:`approx_units` (never the other way round).
 """
 
@@ -32,10 +43,12 @@ from approx_units.amaranth_backend import UnitComponent, UnitSignature
 from approx_units.dividers import restoring_division
 from approx_units.python_backend import compile_scalar
 from approx_units.unit import MAX_WIDTH as UNIT_MAX_WIDTH, MIN_WIDTH as UNIT_MIN_WIDTH, get as get_unit
-from approx_units.structures import apply_sign, sign_magnitude
+from approx_units.structures import apply_sign, chunked_add, exact_product, sign_magnitude
 
-__all__ = ["DividerPlan", "divider_plan", "divider_value", "floor_divmod", "ApproxUnit", "UnitPlan", "UnitWidthError",
-           "UnitClockError", "approx_unit", "approx_plan", "approx_golden", "approx_value"]
+__all__ = ["UnitPlan", "DividerPlan", "divider_plan", "divider_value", "floor_divmod", "multiplier_plan",
+           "multiplier_value", "multiplier_variant", "signed_product",
+           "ApproxUnit", "UnitWidthError", "UnitClockError", "approx_unit", "approx_plan",
+           "approx_golden", "approx_value"]
 
 
 def floor_divmod(ops, a, b, *, a_signed: bool, b_signed: bool, quotient_width: int, remainder_width: int):
@@ -61,6 +74,52 @@ def floor_divmod(ops, a, b, *, a_signed: bool, b_signed: bool, quotient_width: i
                    ops.mux(by_zero, ops.const(0, remainder_width), remainder))
 
 
+def _chunked_product(ops, a, b):
+    """``a * b`` (unsigned) as AND rows summed by a balanced tree of :func:`chunked_add`
+    adders: no carry chain is longer than ``CHUNK`` bits, so a register can go between
+    the chunks of one adder (a 64-bit adder alone is slower than a 200 MHz period)."""
+    width = a.width + b.width
+    terms = [ops.shift_left_const(ops.and_(a, ops.replicate(ops.bit(b, j), a.width)), j) for j in range(b.width)]
+    while len(terms) > 1:
+        paired = [chunked_add(ops, x, y, width=min(width, max(x.width, y.width) + 1))
+                  for x, y in zip(terms[::2], terms[1::2])]
+        terms = paired + terms[len(paired) * 2:]
+    return ops.zext(terms[0], width)
+
+
+def _chunked_negate(ops, negative, magnitude, width):
+    # apply_sign's -magnitude with CHUNK-bit carry chains: ~m + 1.
+    negated = chunked_add(ops, ops.not_(ops.zext(magnitude, width)), ops.const(1, 1), width=width)
+    return ops.mux(negative, negated, ops.zext(magnitude, width))
+
+
+def signed_product(ops, a, b, *, a_signed: bool, b_signed: bool, width: int, chunked: bool = False):
+    """Amaranth's ``a * b`` as a ``width``-bit two's complement bit pattern.
+
+    The exact partial-product array multiplies the magnitudes (a signed
+    ``n``-bit operand's magnitude fits ``n`` unsigned bits, ``-2**(n-1)``
+    included); the product is negated when exactly one operand is negative.
+    ``chunked`` builds every adder of more than ``CHUNK`` bits as a ripple of
+    ``CHUNK``-bit adders, which the pipeliner can cut (more LUTs; for fast clocks).
+    """
+    if not chunked:
+        sign_a, magnitude_a = sign_magnitude(ops, a) if a_signed else (ops.const(0, 1), a)
+        sign_b, magnitude_b = sign_magnitude(ops, b) if b_signed else (ops.const(0, 1), b)
+        product = exact_product(ops, magnitude_a, magnitude_b)
+        if not (a_signed or b_signed):
+            return ops.zext(product, width)
+        return apply_sign(ops, ops.xor(sign_a, sign_b), product, width=width)
+    zero = ops.const(0, 1)
+    sign_a = ops.bit(a, a.width - 1) if a_signed else zero
+    sign_b = ops.bit(b, b.width - 1) if b_signed else zero
+    magnitude_a = _chunked_negate(ops, sign_a, a, a.width) if a_signed else a
+    magnitude_b = _chunked_negate(ops, sign_b, b, b.width) if b_signed else b
+    product = _chunked_product(ops, magnitude_a, magnitude_b)
+    if not (a_signed or b_signed):
+        return ops.zext(product, width)
+    return _chunked_negate(ops, ops.xor(sign_a, sign_b), product, width)
+
+
 def _result_shapes(a: Shape, b: Shape) -> tuple[Shape, Shape]:
     # Amaranth's (and so the table's) shapes of a // b and a % b.
     return Shape(a.width + b.signed, a.signed or b.signed), Shape(b.width, b.signed)
@@ -77,8 +136,21 @@ def _output_widths(a: Shape, b: Shape) -> tuple[int, int]:
     return max(1, quotient.width), max(1, remainder.width)
 
 
+def _product_shape(a: Shape, b: Shape) -> Shape:
+    # Amaranth's (and so the table's) shape of a * b.
+    return Shape(a.width + b.width, a.signed or b.signed)
+
+
 @functools.lru_cache(maxsize=None)
-def _graph(a: Shape, b: Shape):
+def _graph(unit: str, a: Shape, b: Shape):
+    """The traced graph of ``unit`` (``"divider"``, ``"multiplier"`` or ``"chunked multiplier"``)
+    for operands of shapes ``a``, ``b``."""
+    if unit in ("multiplier", "chunked multiplier"):
+        width = max(1, _product_shape(a, b).width)
+        a, b = _at_least_one_bit(a), _at_least_one_bit(b)
+        return dataflow.trace(lambda ops, x, y: signed_product(ops, x, y, a_signed=a.signed, b_signed=b.signed,
+                                                               width=width, chunked=unit != "multiplier"),
+                              a_width=a.width, b_width=b.width)
     quotient_width, remainder_width = _output_widths(a, b)
     a, b = _at_least_one_bit(a), _at_least_one_bit(b)
     return dataflow.trace(lambda ops, x, y: floor_divmod(ops, x, y, a_signed=a.signed, b_signed=b.signed,
@@ -88,13 +160,13 @@ def _graph(a: Shape, b: Shape):
 
 
 @functools.lru_cache(maxsize=None)
-def _segments(a: Shape, b: Shape, stages: int) -> tuple[float, ...]:
-    return tuple(dataflow.pipeline(_graph(a, b), stages)[1].segment_delay)
+def _segments(unit: str, a: Shape, b: Shape, stages: int) -> tuple[float, ...]:
+    return tuple(dataflow.pipeline(_graph(unit, a, b), stages)[1].segment_delay)
 
 
 @dataclass(frozen=True)
-class DividerPlan:
-    """The divider unit of one operand shape pair under one clock.
+class UnitPlan:
+    """A library unit (divider or multiplier) of one operand shape pair under one clock.
 
     Attributes
     ----------
@@ -105,26 +177,33 @@ class DividerPlan:
         unit's delay when ``stages == 0``), each with the routing to the next operator.
     segment_delays : tuple of float
         The library's estimate of each segment (ns, without routing).
+    unit : str
+        How messages name the hardware: ``"exact divider"``, ``"exact multiplier"``, or an
+        approximate unit's description (``"drum(k=6) 16x16-bit"``).
     """
 
     stages: int
     incoming_delay: float
     outgoing_delay: float
     segment_delays: tuple[float, ...]
+    unit: str = "exact divider"
 
     @property
     def description(self) -> str:
         if not self.stages:
-            return "exact divider (combinational)"
-        return f"exact divider pipelined in {self.stages} stage{'s' * (self.stages != 1)}"
+            return f"{self.unit} (combinational)"
+        return f"{self.unit} pipelined in {self.stages} stage{'s' * (self.stages != 1)}"
 
+
+#: The divider's plan (the name the first pipelined unit had).
+DividerPlan = UnitPlan
 
 #: Most register stages tried for a divider (a 64-bit quotient is 64 rows).
 MAX_DIVIDER_STAGES = 160
 
 
 @functools.lru_cache(maxsize=None)
-def divider_plan(a: Shape, b: Shape, period: float, routing: float) -> DividerPlan:
+def divider_plan(a: Shape, b: Shape, period: float, routing: float) -> UnitPlan:
     """The fewest stages for which every segment plus ``routing`` ns fits ``period`` ns.
 
     Parameters
@@ -137,20 +216,71 @@ def divider_plan(a: Shape, b: Shape, period: float, routing: float) -> DividerPl
         ns of routing from an operator to the next (the device model's ``ROUTING_HOP``).
     """
     a, b = Shape.cast(a), Shape.cast(b)
+    return _plan("exact divider", lambda stages: _segments("divider", a, b, stages), _slowest_node("divider", a, b),
+                 period, routing, 0)
+
+
+@functools.lru_cache(maxsize=None)
+def multiplier_plan(a: Shape, b: Shape, period: float, routing: float) -> UnitPlan:
+    """The pipelined exact multiplier: the fewest stages (at least one) for which every
+    segment plus ``routing`` ns fits ``period`` ns.
+
+    The operator table uses it only for a multiplier that the device model says is
+    slower than a period as one combinational ``a * b`` (which synthesis maps itself),
+    hence at least one stage. At each stage count the unit is the plain adder tree or,
+    where that is slower, the tree of ``CHUNK``-bit carry chains
+    (:func:`multiplier_variant`). Parameters as :func:`divider_plan`.
+    """
+    a, b = Shape.cast(a), Shape.cast(b)
+    floor = min(_slowest_node(variant, a, b) for variant in _MULTIPLIERS)
+    return _plan("exact multiplier", lambda stages: _segments(multiplier_variant(a, b, stages), a, b, stages),
+                 floor, period, routing, 1)
+
+
+#: The two graphs of the multiplier: the plain adder tree, and CHUNK-bit carry chains.
+_MULTIPLIERS = ("multiplier", "chunked multiplier")
+
+
+@functools.lru_cache(maxsize=None)
+def multiplier_variant(a: Shape, b: Shape, stages: int) -> str:
+    """The multiplier graph pipelined in ``stages`` stages: the plain tree unless the chunked
+    one has a shorter critical path (a 200 MHz clock and products of 32 bits or more)."""
+    plain, chunked = (max(_segments(variant, a, b, stages)) for variant in _MULTIPLIERS)
+    return _MULTIPLIERS[chunked < plain - 1e-9]
+
+
+@functools.lru_cache(maxsize=None)
+def _slowest_node(unit: str, a: Shape, b: Shape) -> float:
+    """The library's delay of the slowest single operation of the unit, once pipelined in
+    many stages (its wide nodes lowered): no pipeline of it has a shorter segment."""
+    return _slowest_node_of(_graph(unit, a, b), max(1, a.width, b.width))
+
+
+def _slowest_node_of(graph, width: int) -> float:
+    # Pipelined in twice as many stages as operand bits, every wide node is lowered.
+    pipelined, _ = dataflow.pipeline(graph, 2 * width)
+    return max(dataflow.node_delay(node) for node in pipelined.nodes)
+
+
+def _plan(unit: str, segments_of, floor: float, period: float, routing: float, fewest: int) -> UnitPlan:
+    # Where even the slowest single operation does not fit, no stage count does: the
+    # fewest stages reaching that operation's delay (the latency stays the hardware's;
+    # the target's clock is then not met, which `benchmarks/run.py --fmax` shows).
+    reachable = max(period, floor + routing)
 
     def fits(stages):
-        return max(_segments(a, b, stages)) + routing <= period
+        return max(segments_of(stages)) + routing <= reachable + 1e-9
 
     def plan(stages):
-        segments = _segments(a, b, stages)
+        segments = segments_of(stages)
         if stages == 0:
-            return DividerPlan(0, segments[0] + routing, 0.0, segments)
-        return DividerPlan(stages, segments[0] + routing, segments[-1] + routing, segments)
+            return UnitPlan(0, segments[0] + routing, 0.0, segments, unit)
+        return UnitPlan(stages, segments[0] + routing, segments[-1] + routing, segments, unit)
 
-    if fits(0):
-        return plan(0)
+    if fits(fewest):
+        return plan(fewest)
     # The critical path falls as stages are added: bisect for the first that fits.
-    low, high = 0, 1
+    low, high = fewest, max(1, fewest * 2)
     while not fits(high):
         low, high = high, high * 2
         if high > MAX_DIVIDER_STAGES:
@@ -182,7 +312,7 @@ def divider_value(module, name: str, a, b, stages: int, valid):
     if key not in built:
         quotient_shape, remainder_shape = _result_shapes(a_shape, b_shape)
         quotient_width, remainder_width = _output_widths(a_shape, b_shape)
-        unit = UnitComponent(_graph(a_shape, b_shape),
+        unit = UnitComponent(_graph("divider", a_shape, b_shape),
                              UnitSignature(Shape(max(1, a_shape.width)), Shape(max(1, b_shape.width)),
                                            Shape(quotient_width + remainder_width), pipelined=stages > 0),
                              stages=stages)
@@ -195,6 +325,23 @@ def divider_value(module, name: str, a, b, stages: int, valid):
         module.d.comb += [quotient.eq(unit.o[:quotient_shape.width]), remainder.eq(unit.o[quotient_width:])]
         built[key] = (a, b, quotient, remainder)     # a and b kept alive: their ids stay theirs
     return built[key][2], built[key][3]
+
+
+def multiplier_value(module, name: str, a, b, stages: int, valid):
+    """``a * b`` (Amaranth's shape and value), ``stages >= 1`` cycles after ``a`` and ``b``:
+    the pipelined multiplier unit instantiated in ``module``, its ``valid_in`` driven by ``valid``.
+    """
+    a_shape, b_shape = a.shape(), b.shape()
+    shape = _product_shape(a_shape, b_shape)
+    unit = UnitComponent(_graph(multiplier_variant(a_shape, b_shape, stages), a_shape, b_shape),
+                         UnitSignature(Shape(max(1, a_shape.width)), Shape(max(1, b_shape.width)),
+                                       Shape(max(1, shape.width)), pipelined=True),
+                         stages=stages)
+    module.submodules[f"{name}_multiplier"] = unit
+    module.d.comb += [unit.a.eq(a.as_unsigned()), unit.b.eq(b.as_unsigned()), unit.valid_in.eq(valid)]
+    product = Signal(shape, name=f"{name}_product")
+    module.d.comb += product.eq(unit.o[:shape.width])
+    return product
 
 
 # -- approximate units of approx_units, chosen per call or per kernel (hls.approx) ----------
@@ -334,23 +481,6 @@ def _approx_segments(unit: ApproxUnit, stages: int) -> tuple[float, ...]:
     return tuple(dataflow.pipeline(unit.graph, stages)[1].segment_delay)
 
 
-@dataclass(frozen=True)
-class UnitPlan:
-    """An approximate unit's stages under one clock (see :class:`DividerPlan`)."""
-
-    stages: int
-    incoming_delay: float
-    outgoing_delay: float
-    segment_delays: tuple[float, ...]
-    unit: str
-
-    @property
-    def description(self) -> str:
-        if not self.stages:
-            return f"{self.unit} (combinational)"
-        return f"{self.unit} pipelined in {self.stages} stage{'s' * (self.stages != 1)}"
-
-
 @functools.lru_cache(maxsize=None)
 def approx_plan(choice, a: Shape, b: Shape, period: float, routing: float) -> UnitPlan:
     """The fewest stages for which every segment of the unit plus ``routing`` ns fits ``period`` ns.
@@ -361,37 +491,16 @@ def approx_plan(choice, a: Shape, b: Shape, period: float, routing: float) -> Un
         As :func:`approx_unit`.
     """
     unit = approx_unit(choice, Shape.cast(a), Shape.cast(b))
-
-    def fits(stages):
-        return max(_approx_segments(unit, stages)) + routing <= period
-
-    def plan(stages):
-        segments = _approx_segments(unit, stages)
-        outgoing = segments[-1] + routing if stages else 0.0
-        return UnitPlan(stages, segments[0] + routing, outgoing, segments, unit.description)
-
-    if fits(0):
-        return plan(0)
-    low, high = 0, 1
-    while not fits(high):
-        low, high = high, high * 2
-        if high > MAX_DIVIDER_STAGES:
-            high = MAX_DIVIDER_STAGES
-            if not fits(high):
-                # Registers go between the graph's nodes: one node slower than the period
-                # bounds every pipeline. Claiming the clock anyway would be dishonest.
-                slowest = max(_approx_segments(unit, high)) + routing
-                raise UnitClockError(f"{unit.description} cannot meet this clock: with any number of stages "
-                                     f"its slowest segment takes {slowest:.2f} ns (routing included), the "
-                                     f"period leaves {period:.2f} ns; lower clock_mhz")
-            break
-    while high - low > 1:
-        middle = (low + high) // 2
-        if fits(middle):
-            high = middle
-        else:
-            low = middle
-    return plan(high)
+    # Registers go between the graph's nodes: one node slower than the period bounds every
+    # pipeline, and claiming the clock anyway would be dishonest, so that is an error here.
+    floor = _slowest_node_of(unit.graph, max(unit.a.width, unit.b.width, 1))
+    slowest = floor + routing
+    if slowest > period + 1e-9:
+        raise UnitClockError(f"{unit.description} cannot meet this clock: with any number of stages "
+                             f"its slowest segment takes {slowest:.2f} ns (routing included), the "
+                             f"period leaves {period:.2f} ns; lower clock_mhz")
+    return _plan(unit.description, lambda stages: _approx_segments(unit, stages), floor,
+                 period, routing, 0)
 
 
 @functools.lru_cache(maxsize=None)

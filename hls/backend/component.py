@@ -558,7 +558,7 @@ class _Datapath:
                 if optype.latency >= 1 or entry.unit is not None:
                     staged = entry.lower_pipelined(
                         Lowering(m, op.name, op.shape, optype.latency, lambda stage: self.valid[t + stage],
-                                 op.attrs),
+                                 op.attrs, target=self.g.compiled.target),
                         operands)
                 if staged is not None:
                     cycles, value = staged
@@ -642,7 +642,8 @@ class _Datapath:
                     valid = _any(actives)
                     staged = entry.lower_pipelined(
                         Lowering(m, f"{_signal_name(self.block.name)}_{_signal_name(optype_name)}{index}", None,
-                                 optype.latency, lambda stage, valid=valid: valid, bound[0][0].attrs), inputs)
+                                 optype.latency, lambda stage, valid=valid: valid, bound[0][0].attrs,
+                                 target=self.g.compiled.target), inputs)
                 expression = amaranth_value(kind, inputs) if staged is None else staged[1]
                 suffix = "" if len(results) == 0 and all(op.kind == kind for op, _, _ in bound) else f"_{kind}"
                 results[kind] = Signal(expression.shape(),

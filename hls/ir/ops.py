@@ -41,7 +41,7 @@ import operator
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from amaranth.hdl import Mux, Shape, Signal, Value
+from amaranth.hdl import Const, Mux, Shape, Signal, Value
 
 __all__ = ["Operator", "Lowering", "Timing", "UnitOperator", "UnknownOperatorError", "UnitTimingError",
            "OPERATORS", "operator_of", "operator_for_syntax",
@@ -88,6 +88,9 @@ class Lowering:
     attrs : dict or None
         The operation's IR attributes (a unit chosen per operation reads its
         ``"unit"``); ``None`` for a shared instance's lowering of a kind without units.
+    target : hls.Target or None
+        The compile target, for lowerings whose structure follows the clock (a
+        multiplier's partial-product digits).
     """
 
     module: object
@@ -96,6 +99,7 @@ class Lowering:
     latency: int
     valid: Callable[[int], Value]
     attrs: object = None
+    target: object = None
 
 
 Category = Literal["logic", "wire", "register", "carry", "exit", "memory"]
@@ -121,6 +125,11 @@ class Timing:
     description : str
         How messages name the hardware (``"exact divider pipelined in 9 stages"``);
         empty for plain logic and multicycle paths.
+    slowest : float
+        ns of the slowest segment of a pipelined unit with its routing; above the
+        period only where the unit's single slowest operation is (the incoming and
+        outgoing delays are then clipped to the period, and the report claims the
+        lower clock the unit reaches). 0 for everything else.
     """
 
     latency: int
@@ -128,6 +137,7 @@ class Timing:
     outgoing_delay: float = 0.0
     type_name: str | None = None
     description: str = ""
+    slowest: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -240,9 +250,10 @@ class Operator:
         operation (``attrs["unit"]``): timed, built and modelled by it.
     unit_timing : callable or None
         ``unit_timing(model, period, shapes, constants) -> Timing or None`` for an
-        operator built as a unit pipelined for its operand shapes (a division by a
-        variable): ``shapes`` are the operand shapes, ``constants`` says which
-        operands are folded constants; it takes precedence over :attr:`timing`,
+        operator built as a unit pipelined for its operand shapes (a division, a
+        multiplier slower than a period): ``shapes`` are the operand shapes,
+        ``constants`` holds the value of each operand that is a folded constant
+        and ``None`` for the others; it takes precedence over :attr:`timing`,
         and a ``None`` result falls back to it.
     """
 
@@ -346,7 +357,8 @@ class Operator:
             except ValueError as error:     # hls.units.UnitClockError: no stage count fits the period
                 raise UnitTimingError(op, str(error)) from None
         if self.unit_timing is not None:
-            constants = tuple(operand.kind == "const" and not shared for operand in op.operands)
+            constants = tuple(operand.attrs["value"] if operand.kind == "const" and not shared else None
+                              for operand in op.operands)
             timing = self.unit_timing(model, period, tuple(operand.shape for operand in op.operands), constants)
             if timing is not None:
                 return timing
@@ -361,7 +373,7 @@ class Operator:
             return self.unit.timing(model, period, tuple(Shape.cast(shape) for shape in shapes), attrs)
         if self.unit_timing is None:
             return None
-        return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (False,) * len(shapes))
+        return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (None,) * len(shapes))
 
     @property
     def has_unit(self) -> bool:
@@ -403,6 +415,35 @@ def _floordiv(left: int, right: int) -> int:
 def _mod(left: int, right: int) -> int:
     """Amaranth's ``%``: the sign of the divisor like Python, and ``x % 0 == 0``."""
     return left % right if right else 0
+
+
+def _power_of_two(value) -> int | None:
+    """``k`` when ``value`` is the constant ``2**k`` (``k >= 0``), else ``None``."""
+    if not isinstance(value, Const) or value.value <= 0 or value.value & (value.value - 1):
+        return None
+    return value.value.bit_length() - 1
+
+
+def _floordiv_value(a, b):
+    # By a constant power of two, floor division is an arithmetic shift (floor(-7 / 4) ==
+    # -7 >> 2 == -2), wiring; by 0 it is 0. Synthesis would otherwise build a divider.
+    k = _power_of_two(b)
+    if k is not None:
+        return a >> k
+    if isinstance(b, Const) and b.value == 0:
+        return Const(0, 1)
+    return a // b
+
+
+def _mod_value(a, b):
+    # By a constant 2**k, Python's remainder is the k low bits of two's complement a
+    # (it lies in [0, 2**k)): wiring.
+    k = _power_of_two(b)
+    if k is not None:
+        return a.as_unsigned()[:k] if k else Const(0, 1)
+    if isinstance(b, Const) and b.value == 0:
+        return Const(0, 1)
+    return a % b
 
 
 def _invert(shapes):
@@ -476,6 +517,14 @@ def _divider_logic(model, width, operand_widths):
     return (model.carry(_widest(width, operand_widths)) + 3 * model.LUT) * max(1, dividend)
 
 
+def _divider_constant_delay(model, width, constant):
+    # Only a division by 0 or by a positive power of two is timed by this rule (the
+    # divider's unit_timing gives every other constant the pipelined divider): wiring.
+    if constant == 0 or (constant > 0 and not constant & (constant - 1)):
+        return 0.0
+    return _divider_logic(model, width, (width,)) + model.ROUTING_HOP
+
+
 def _forward_delay(model, op):
     # Compare the load's address with each forwarded store's, then a multiplexer per store.
     address = op.operands[1].shape.width
@@ -485,41 +534,146 @@ def _forward_delay(model, op):
 
 # -- pipelined lowerings ---------------------------------------------------------------------
 
-def _half_product_multiply(lowering: Lowering, operands):
-    """A multiplier split into two registered half products.
+def _sign_tag(shape) -> str:
+    return f"{'s' if shape.signed else 'u'}{shape.width}"
 
-    ``a * b == (a * b_high << k) + a * b_low`` with ``b_low`` the ``k`` low bits of
-    ``b`` (unsigned) and ``b_high`` the rest (signed if ``b`` is): the half products
-    are computed in the start cycle and registered, their sum in the next cycle, so
-    no path holds more than half a multiplier.  Narrow multipliers (``b`` under 4
-    bits) stay a multicycle path.
-    """
-    a, b = operands
-    if isinstance(b, int) or len(b) < 4:
+
+@dataclass(frozen=True)
+class _DigitPlan:
+    """A multiplier as partial products of digits, each a product synthesis maps itself."""
+
+    split: int          # the operand cut into digits (the narrower one)
+    digit: int          # bits per digit
+    digits: int
+    per_cycle: int      # adder-tree levels chained in one cycle
+    latency: int        # the digit products' register, then one per `per_cycle` levels
+    incoming_delay: float
+
+
+@functools.lru_cache(maxsize=None)
+def _digit_plan(model, period: float, a: Shape, b: Shape) -> _DigitPlan | None:
+    """The fewest digits whose product ``other x digit`` fits ``period`` by the device model
+    (calibrated on synthesis' own multipliers), or ``None`` where even an adder of the
+    product's width, or a 1-bit digit's product, does not fit."""
+    width = a.width + b.width
+    add = OPERATORS["add"].delay(model, width, (width, width))
+    split = 1 if b.width <= a.width else 0
+    cut, other = (b, a) if split else (a, b)
+    if add > period or cut.width < 2:
         return None
+    for digit in range(cut.width - 1, 0, -1):
+        product = OPERATORS["mul"].delay(model, other.width + digit, (other.width, digit))
+        if product <= period:
+            digits = -(-cut.width // digit)
+            digit = -(-cut.width // digits)     # as many digits, balanced: each product shorter
+            product = OPERATORS["mul"].delay(model, other.width + digit, (other.width, digit))
+            levels = max(1, math.ceil(math.log2(digits)))
+            per_cycle = max(1, int(period // add))
+            return _DigitPlan(split, digit, digits, per_cycle, 1 + -(-levels // per_cycle), product)
+    return None
+
+
+def _multiplier_timing(model, period, shapes, constants):
+    """A multiplier slower than a period: partial products of digits over registered stages
+    (:func:`_digit_plan`), or where no digit fits, the library's exact multiplier pipelined
+    to the clock (:func:`hls.units.multiplier_plan`).
+
+    Within a period (by the device model's formula, with a constant folded in) it stays
+    one combinational ``a * b`` for synthesis to map; two constants fold to a constant.
+    """
+    a, b = shapes
+    if constants[0] is not None and constants[1] is not None:
+        return Timing(0, 0.0)
+    known = [value for value in constants if value is not None]
+    entry = OPERATORS["mul"]
+    combinational = entry.delay(model, a.width + b.width, (a.width, b.width), known[0] if known else None)
+    if combinational <= period:
+        return None
+    type_name = f"mul_{_sign_tag(a)}_{_sign_tag(b)}"
+    plan = _digit_plan(model, period, a, b)
+    if plan is not None:
+        return Timing(plan.latency, plan.incoming_delay, 0.0, type_name=type_name,
+                      description=f"multiplier in {plan.digits} partial products of {plan.digit}-bit digits "
+                                  f"pipelined in {plan.latency} stages", slowest=plan.incoming_delay)
+    # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
+    from ..units import multiplier_plan
+    plan = multiplier_plan(a, b, period, model.ROUTING_HOP)
+    return _unit_timing(plan, period, type_name, model)
+
+
+def _unit_timing(plan, period, type_name, model):
+    """The scheduler's view of a pipelined unit's ``plan`` (:class:`hls.units.UnitPlan`)."""
+    return Timing(plan.stages, min(plan.incoming_delay, period), min(plan.outgoing_delay, period),
+                  type_name=type_name, description=plan.description,
+                  slowest=max(plan.segment_delays) + model.ROUTING_HOP)
+
+
+def _digit_multiplier(lowering: Lowering, plan: _DigitPlan, a: Value, b: Value):
+    """``a * b`` as :func:`_digit_plan` says: the digit products registered in the start
+    cycle, summed by a balanced adder tree registered every ``per_cycle`` levels.
+
+    ``a * b == sum(other * digit_i << (i * k))`` modulo ``2**width`` with the digits the
+    ``k``-bit slices of the cut operand, unsigned except the top one of a signed operand.
+    """
     m = lowering.module
-    k = len(b) // 2
-    low_part = b[:k]
-    high_part = b[k:].as_signed() if b.shape().signed else b[k:]
-    low = Signal(OPERATORS["mul"].lower(a, low_part).shape(), name=f"{lowering.name}_lo")
-    high = Signal(OPERATORS["mul"].lower(a, high_part).shape(), name=f"{lowering.name}_hi")
-    m.d.sync += [low.eq(a * low_part), high.eq(a * high_part)]
-    out = Signal(lowering.shape, name=lowering.name)
-    m.d.comb += out.eq((high << k) + low)
-    return 1, out
+    shape = OPERATORS["mul"].shape(a.shape(), b.shape())
+    width = shape.width
+    cut, other = (b, a) if plan.split else (a, b)
+    terms = []
+    for index in range(plan.digits):
+        low = index * plan.digit
+        digit = cut[low:low + plan.digit]
+        if low + plan.digit >= len(cut) and cut.shape().signed:
+            digit = cut[low:].as_signed()
+        term = Signal(width, name=f"{lowering.name}_pp{index}")
+        m.d.sync += term.eq((other * digit) << low)
+        terms.append(term)
+    level = 0
+    while len(terms) > 1:
+        paired = [(x + y)[:width] for x, y in zip(terms[::2], terms[1::2])] + terms[len(terms) // 2 * 2:]
+        level += 1
+        if level % plan.per_cycle == 0 or len(paired) == 1:
+            registered = []
+            for index, value in enumerate(paired):
+                stage = Signal(width, name=f"{lowering.name}_s{level}_{index}")
+                m.d.sync += stage.eq(value)
+                registered.append(stage)
+            paired = registered
+        terms = paired
+    product = Signal(shape, name=lowering.name)
+    m.d.comb += product.eq(terms[0])
+    return product
+
+
+def _pipelined_multiplier(lowering: Lowering, operands):
+    a, b = (Value.cast(operand) for operand in operands)
+    target = lowering.target
+    if target is not None:
+        plan = _digit_plan(target.delay_model, target.usable_period_ns, a.shape(), b.shape())
+        if plan is not None and plan.latency == lowering.latency:
+            return plan.latency, _digit_multiplier(lowering, plan, a, b)
+    # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
+    from ..units import multiplier_value
+    return lowering.latency, multiplier_value(lowering.module, lowering.name, a, b, lowering.latency,
+                                              lowering.valid(0))
 
 
 def _divider_timing(model, period, shapes, constants):
-    """A division by a variable: the library's exact divider, pipelined to the clock."""
-    if constants[1]:
-        return None     # by a constant: synthesis folds it; the multicycle rule stays
+    """A division: the library's exact divider, pipelined to the clock.
+
+    By a constant too (synthesis folds the divisor into the divider's rows, so the
+    variable divider's timing is an upper bound), except by 0 or a positive power of
+    two, which are wiring (:func:`_floordiv_value`), and when both operands are constants.
+    """
+    dividend, divisor = constants
+    if divisor is not None and (dividend is not None or divisor == 0
+                                or (divisor > 0 and not divisor & (divisor - 1))):
+        return None
     # hls.units loads approx_units (and numpy): only kernels that divide by a variable need it.
     from ..units import divider_plan
     a, b = shapes
     plan = divider_plan(a, b, period, model.ROUTING_HOP)
-    return Timing(plan.stages, plan.incoming_delay, plan.outgoing_delay,
-                  type_name=f"div_{'s' if a.signed else 'u'}{a.width}_{'s' if b.signed else 'u'}{b.width}",
-                  description=plan.description)
+    return _unit_timing(plan, period, f"div_{_sign_tag(a)}_{_sign_tag(b)}", model)
 
 
 def _pipelined_divider(part):
@@ -605,17 +759,18 @@ _ENTRIES = [
     # Arithmetic and bitwise: Python's operators on ints mean what Amaranth's widened ones do.
     _binary("add", (ast.Add,), operator.add, _carry_logic),
     _binary("sub", (ast.Sub,), operator.sub, _carry_logic),
+    # Slower than a period: the library's exact multiplier pipelined to the clock (hls.units).
     _binary("mul", (ast.Mult,), operator.mul, _mul_logic, constant_delay=_mul_constant_delay,
-            limited_by=("mul",), description="multiplier", pipelined=_half_product_multiply,
-            pipelined_description="pipelined as two registered half products"),
-    # By a variable: the library's exact divider pipelined to the clock (hls.units).
-    Operator("floordiv", 2, syntax=(ast.FloorDiv,), lowering=operator.floordiv, golden=_same(_floordiv),
-             logic=_divider_logic, limited_by=("div", "floordiv"), description="divider",
-             unit_timing=_divider_timing, pipelined=_pipelined_divider(0),
+            limited_by=("mul",), description="multiplier", unit_timing=_multiplier_timing,
+            pipelined=_pipelined_multiplier, pipelined_description="the library's exact multiplier, pipelined"),
+    # The library's exact divider pipelined to the clock (hls.units); by 0 or a power of two: wiring.
+    Operator("floordiv", 2, syntax=(ast.FloorDiv,), lowering=_floordiv_value, golden=_same(_floordiv),
+             logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "floordiv"),
+             description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(0),
              pipelined_description="the library's exact divider, pipelined"),
-    Operator("mod", 2, syntax=(ast.Mod,), lowering=operator.mod, golden=_same(_mod),
-             logic=_divider_logic, limited_by=("div", "mod"), description="divider",
-             unit_timing=_divider_timing, pipelined=_pipelined_divider(1),
+    Operator("mod", 2, syntax=(ast.Mod,), lowering=_mod_value, golden=_same(_mod),
+             logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "mod"),
+             description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(1),
              pipelined_description="the library's exact divider, pipelined"),
     _binary("shl", (ast.LShift,), operator.lshift, _shift_logic, constant_operands=(1,)),
     _binary("shr", (ast.RShift,), operator.rshift, _shift_logic, constant_operands=(1,)),

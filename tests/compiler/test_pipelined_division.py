@@ -89,9 +89,16 @@ def test_stages_follow_the_clock():
         assert max(plan.segment_delays) + ROUTING_HOP <= Target(clock_mhz=clock).usable_period_ns
 
 
-def test_a_division_by_a_constant_keeps_its_old_timing():
+def test_a_division_by_a_constant_is_the_pipelined_divider_unless_a_power_of_two():
+    # Issue 12's honest timing: by a constant too the divider is pipelined (the constant folded
+    # in); by 0 or a positive power of two it is wiring, timed by the plain rule.
+    import hls.delay_model as model
     entry = OPERATORS["floordiv"]
-    assert entry.unit_timing(None, 8.0, (signed(16), unsigned(8)), (False, True)) is None
+    timing = entry.unit_timing(model, 8.0, (signed(16), unsigned(4)), (None, 10))
+    assert timing is not None and timing.latency >= 1 and "exact divider pipelined" in timing.description
+    for divisor in (0, 1, 8):
+        assert entry.unit_timing(model, 8.0, (signed(16), unsigned(4)), (None, divisor)) is None
+    assert entry.unit_timing(model, 8.0, (signed(16), signed(4)), (None, -8)) is not None
 
 
 def test_gcd_is_bounded_by_the_divider_latency_and_the_report_says_so():
