@@ -9,6 +9,7 @@ import refinement_kernels as kernels
 from hls.compiler import compile_kernel
 from hls.ir import PipelinedLoop
 from sim.kernel import run
+from sim.tools import ToolUnavailable, find_simulator
 
 
 def _loop(kernel):
@@ -139,3 +140,21 @@ def test_breaks_nested_and_mixed_with_continue_match_python(seed):
         for kernel in (kernels.skip_nested, kernels.break_and_continue):
             result = run(kernel, {"a": a, "n": n})
             assert result.match, (kernel.name, n, result.differences)
+
+
+# -- the emitted Verilog, under Icarus ---------------------------------------------------------
+
+@pytest.mark.cocotb
+@pytest.mark.parametrize("kernel, args", [
+    (kernels.binary_search, {"a": SORTED, "n": 64, "key": SORTED[40] + 1}),
+    (kernels.bubble_pass, {"a": list(range(32, 0, -1)), "n": 32}),
+    (kernels.skip_to_zero, {"a": [1] * 20 + [0] + [1] * 43, "n": 64, "i0": 3}),
+], ids=["binary_search", "bubble_pass", "skip_to_zero"])
+def test_icarus_agrees_with_amaranth(kernel, args):
+    try:
+        find_simulator("icarus")
+    except ToolUnavailable as error:
+        pytest.skip(str(error))
+    verilog_run, amaranth_run = run(kernel, args, backend="icarus"), run(kernel, args)
+    assert verilog_run.match, verilog_run.differences
+    assert (verilog_run.outputs, verilog_run.cycles) == (amaranth_run.outputs, amaranth_run.cycles)
