@@ -102,3 +102,16 @@ def break_and_continue(a: hls.Array[signed(8), 64], n: unsigned(7)) -> tuple[uns
             i += 1
         i += 1
     return i, s
+
+
+@hls.kernel
+def store_then_read(a: hls.Array[signed(16), 32], b: hls.Array[signed(16), 32], out: hls.Array[signed(16), 32],
+                    n: unsigned(6)) -> signed(16):
+    s: signed(16) = 0
+    for i in range(n):
+        if b[i] > 0:
+            a[i] = b[i]
+        else:
+            s = s + a[i]
+        out[i] = a[i]
+    return s

@@ -107,6 +107,20 @@ def test_reads_are_not_merged_across_a_store_to_their_array():
     assert result.match, result.differences
 
 
+def test_a_read_after_a_store_in_one_branch_is_ordered_after_it():
+    # `a[i]` after the `if` is the else branch's read (no store comes between them in program
+    # order), now needed on both sides: it must still follow the then branch's store.
+    _schedule, body = _body(kernels.store_then_read)
+    (load,) = _loads(body, "a")
+    assert load.predicate is None
+    rng = random.Random(9)
+    for n in (0, 1, 32):
+        args = {"a": [rng.randrange(-99, 99) for _ in range(32)], "b": [rng.randrange(-9, 9) for _ in range(32)],
+                "out": [0] * 32, "n": n}
+        result = run(kernels.store_then_read, args)
+        assert result.match, result.differences
+
+
 # -- 3. carried values that a break makes dead ------------------------------------------------
 
 def test_carry_past_break_takes_the_next_value_unconditionally():
