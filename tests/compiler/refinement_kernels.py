@@ -115,3 +115,12 @@ def store_then_read(a: hls.Array[signed(16), 32], b: hls.Array[signed(16), 32], 
             s = s + a[i]
         out[i] = a[i]
     return s
+
+
+@hls.kernel
+def two_scalar_cells(a: hls.Array[signed(12), 8], b: hls.Array[signed(8), 8], n: unsigned(4)):
+    # Each cell is read only in the first iteration (then forwarded): the two first reads of `a`
+    # share its port one after the other (fuzzer seed 0 index 318 found the cycle between them).
+    for i in range(n):
+        a[0] += b[i]
+        a[1] += 3

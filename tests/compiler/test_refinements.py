@@ -172,3 +172,9 @@ def test_icarus_agrees_with_amaranth(kernel, args):
     verilog_run, amaranth_run = run(kernel, args, backend="icarus"), run(kernel, args)
     assert verilog_run.match, verilog_run.differences
     assert (verilog_run.outputs, verilog_run.cycles) == (amaranth_run.outputs, amaranth_run.cycles)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 8])
+def test_two_first_iteration_reads_of_one_array_take_turns(n):
+    result = run(kernels.two_scalar_cells, {"a": [5, -7, 1, 2, 3, 4, 5, 6], "b": [1, -2, 3, -4, 5, -6, 7, -8], "n": n})
+    assert result.match, result.differences
