@@ -63,7 +63,7 @@ FEATURES = frozenset({
     "if", "elif", "for", "runtime_bound", "nested_loops", "while", "break", "continue",
     "arrays", "dynamic_index", "mul", "divmod", "shift", "compare", "boolean", "ternary",
     "minmax", "abs", "unary", "tuple_return", "augassign", "pragmas", "chained_compare",
-    "resources", "approx",
+    "resources", "approx", "nests",
 })
 
 #: Approximate units the generator draws, per kind: (unit, parameters) that every operand
@@ -76,6 +76,10 @@ APPROX_UNITS = {
 }
 #: How often a kernel replaces its operators with units (``@hls.kernel(approx=...)``).
 APPROX_KERNEL_CHANCE = 0.25
+
+#: Weight of a loop nest (:meth:`_Generator.statement_nest`) among the statements at the top
+#: level (``assign`` weighs 6, ``if`` and ``for`` 3): about half of the programs hold one.
+NEST_WEIGHT = 3.0
 
 #: How often a kernel that uses a limitable operator limits it, and to how many instances.
 RESOURCE_CHANCE = 0.5
@@ -193,6 +197,8 @@ class _Generator:
         self.locals: dict[str, _Shape] = {}
         self.while_counters: list[str] = []
         self.loop_names = iter(f"i{k}" for k in range(1000))
+        #: Loop variables whose shape may be signed (bounds read from arrays, triangular bounds).
+        self.signed_loop_vars: set[str] = set()
         self.args: dict = {}
 
     # -- helpers
@@ -309,6 +315,8 @@ class _Generator:
                 choices.append(("for", weight))
             if loops_left and self.has("while"):
                 choices.append(("while", weight / 3))
+            if self.nest_fits(scope):
+                choices.append(("nest", NEST_WEIGHT / (1 + depth)))
         if scope.in_loop and self.has("break"):
             choices.append(("break", 1))
         if scope.in_loop and self.has("continue"):
@@ -381,6 +389,105 @@ class _Generator:
         body = textwrap.indent("\n".join(statements), "    ")
         return _parse_statement(f"{counter} = 0\nwhile {condition}:\n{body}")
 
+    # -- loop nests (issue 11): the shapes flattening must handle
+    def nest_fits(self, scope: _Scope) -> bool:
+        """Whether a two-level nest may start here: outside every loop, within the trip budget."""
+        return (self.has("nests") and scope.loop_nesting == 0 and self.config.max_loop_nesting >= 2
+                and self.config.max_total_trips // scope.trips >= 4)
+
+    def statement_nest(self, scope: _Scope, depth: int) -> ast.stmt:
+        """A two-level ``for`` nest, in the shapes real kernels have.
+
+        * imperfect: statements before the inner loop (often an accumulator reset) and after
+          it (often the accumulator stored or folded into another value);
+        * inner bounds: constant, the run-time ``n``, *triangular* (``range(i)``,
+          ``range(i + 1)``, ``range(i, N)``), or read from an array inside the nest as CSR
+          row bounds are (``range(a[i & m] & 3, a[(i + 1) & m] & 3)``), which may be empty;
+          sometimes an inner ``while`` (a nest that cannot be flattened);
+        * a ``break`` (and ``continue``) inside the inner loop, which ends that inner run only.
+
+        The outer trip count times the inner one's largest stays within ``max_total_trips``.
+        """
+        rng = self.rng
+        budget = self.config.max_total_trips // scope.trips
+        outer_var = next(self.loop_names)
+        if "n" in self.scalars and budget >= 16 and rng.random() < 0.35:
+            outer_text, outer_bound = rng.choice([("n", 8), ("1, n", 8)])
+        else:
+            outer_bound = rng.randint(1, min(self.config.max_trip, budget // 2))
+            outer_text = str(outer_bound)
+        inner_budget = budget // max(outer_bound, 1)
+        kinds = ["const", "triangular", "triangular"]
+        if "n" in self.scalars and inner_budget >= 8:
+            kinds.append("runtime")
+        if self.arrays and inner_budget >= 3:
+            kinds += ["rows", "rows"]
+        if self.has("while") and inner_budget >= 1:
+            kinds.append("while")
+        kind = rng.choice(kinds)
+        if kind == "triangular" and outer_bound > inner_budget:
+            kind = "const"
+        outer = _Scope(scope.loop_vars + [(outer_var, outer_bound)], scope.loop_nesting + 1,
+                       scope.trips * max(outer_bound, 1), True)
+
+        before = [ast.unparse(s) for s in self.nest_edge(outer, depth + 1)]
+        accumulator = rng.choice(sorted(self.locals)) if rng.random() < 0.6 else None
+        if accumulator is not None:
+            before.append(f"{accumulator} = {self.leaf(outer) if rng.random() < 0.5 else 0}")
+        if kind == "while":
+            inner_text = ast.unparse(self.statement_while(outer, depth + 1))
+        else:
+            inner_var = next(self.loop_names)
+            if kind == "const":
+                inner_bound = rng.randint(0, min(self.config.max_trip, inner_budget))
+                bounds = str(inner_bound)
+            elif kind == "runtime":
+                inner_bound, bounds = 8, "n"
+            elif kind == "triangular":
+                inner_bound = outer_bound
+                # The inner variable stays below the outer bound in each form.
+                bounds = rng.choice([outer_var, f"{outer_var} + 1", f"{outer_var}, {outer_bound}"])
+            else:
+                inner_bound, bounds = 3, self.row_bounds(outer_var)
+            if kind in ("triangular", "rows"):
+                self.signed_loop_vars.add(inner_var)
+            inner = _Scope(outer.loop_vars + [(inner_var, max(inner_bound, 1))], outer.loop_nesting + 1,
+                           outer.trips * max(inner_bound, 1), True)
+            body = [ast.unparse(s) for s in self.block(inner, depth + 2)]
+            if accumulator is not None:
+                body.append(f"{accumulator} = {accumulator} + {self.expr(inner, 1)}")
+            if self.has("break") and rng.random() < 0.4:
+                body.insert(rng.randint(0, len(body)), f"if {self.condition(inner)}:\n    break")
+            inner_text = f"for {inner_var} in range({bounds}):\n" + textwrap.indent("\n".join(body), "    ")
+        after = [ast.unparse(s) for s in self.nest_edge(outer, depth + 1)]
+        if accumulator is not None and rng.random() < 0.7:
+            after.append(self.nest_result(outer, accumulator))
+        iterable = f"range({outer_text})"
+        if self.has("pragmas") and rng.random() < 0.15:
+            iterable = f"hls.sequential({iterable})"
+        body_text = textwrap.indent("\n".join(before + [inner_text] + after), "    ")
+        return _parse_statement(f"for {outer_var} in {iterable}:\n{body_text}")
+
+    def nest_edge(self, scope: _Scope, depth: int) -> list[ast.stmt]:
+        """Straight-line statements before or after an inner loop (none half of the time)."""
+        count = self.rng.choice([0, 0, 1, 2])
+        kinds = ["assign", "store"] if self.arrays else ["assign"]
+        return [getattr(self, f"statement_{self.rng.choice(kinds)}")(scope, depth) for _ in range(count)]
+
+    def nest_result(self, scope: _Scope, accumulator: str) -> str:
+        """What an outer iteration does with its accumulator: store it, as fir and matvec do."""
+        if self.arrays and self.rng.random() < 0.7:
+            array = self.rng.choice(self.arrays)
+            return f"{array.name}[{self.index(array, scope)}] = {accumulator}"
+        target = self.rng.choice(sorted(set(self.locals) - {accumulator}) or [accumulator])
+        return f"{target} = {target} ^ {accumulator}"
+
+    def row_bounds(self, outer_var: str) -> str:
+        """CSR-like bounds of an inner loop, read from an array per outer iteration: 0..3 each."""
+        array = self.rng.choice(self.arrays)
+        mask = array.depth - 1
+        return f"{array.name}[{outer_var} & {mask}] & 3, {array.name}[({outer_var} + 1) & {mask}] & 3"
+
     def statement_break(self, scope: _Scope, depth: int) -> ast.stmt:
         return _parse_statement(f"if {self.condition(scope)}:\n    break")
 
@@ -436,7 +543,7 @@ class _Generator:
         ``2**width(y) - 1`` bits, and ``y & 3`` keeps ``y``'s width."""
         names = [name for name, shape in {**self.scalars, **self.locals}.items()
                  if not shape.signed and shape.width <= 3]
-        names += [name for name, bound in scope.loop_vars if bound <= 8]
+        names += [name for name, bound in scope.loop_vars if bound <= 8 and name not in self.signed_loop_vars]
         if names and self.rng.random() < 0.5:
             return self.rng.choice(names)
         return str(self.rng.randint(0, 3))

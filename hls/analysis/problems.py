@@ -28,9 +28,15 @@ decides its type.
 
 Dependences
 -----------
-* data: operand -> user, distance 0; the predicate of a store, or of an
-  operation on a limited operator, -> that operation (its port or instance
-  is chosen by the predicate);
+* data: operand -> user, distance 0; the predicate of a store or commit ->
+  that operation; the predicate of an operation on a limited operator (a read
+  port, a shared unit) -> that operation only when another user of the type
+  is exclusive with it, so that the two may share the instance in one cycle
+  (the predicate chooses between them).  Otherwise the operation is
+  *speculated* (:attr:`BlockProblem.speculated`): its request is made whatever
+  the predicate, which it need not wait for.  Reads cannot fault, and the
+  value of a read whose predicate fails is never used, so a read ``a[mid]``
+  under a ``while`` condition starts before the condition is known;
 * variables: ``live_in(v) -> commit(v)`` at distance 0 (the register is read
   before it is overwritten) and, in a pipelined body, ``commit(v) -> live_in(v)``
   at distance 1: the recurrence through ``v``.  In a pipelined body the
@@ -79,6 +85,10 @@ class BlockProblem:
     ops : dict of str to Op
     slow_ops : list of Op
         Operations slower than one clock period (given multi-cycle latency).
+    speculated : set of str
+        Predicated operations on a limited operator (loads, shared units) that
+        no other user of their type is exclusive with: they request their port
+        or instance whatever their predicate, without waiting for it.
     """
 
     problem: Problem
@@ -86,6 +96,11 @@ class BlockProblem:
     pipelined: bool
     ops: dict[str, Op] = field(default_factory=dict)
     slow_ops: list[Op] = field(default_factory=list)
+    speculated: set[str] = field(default_factory=set)
+
+    def guard(self, op: Op) -> Op | None:
+        """The predicate gating ``op``'s port or instance request: ``None`` when it is speculated."""
+        return None if op.name in self.speculated else op.predicate
 
 
 def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
@@ -178,11 +193,22 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
         result.ops[op.name] = op
         if problem.operator_type_of(op.name).latency >= 1 and operator_of(op.kind).category == "logic":
             result.slow_ops.append(op)
+    limited = [op for op in block.ops if problem.operator_type_of(op.name).limit]
+    partners = {op: [other for other in limited if other is not op
+                     and problem.operations[other.name].operator_type == problem.operations[op.name].operator_type
+                     and exclusive(op, other)]
+                for op in limited}
     for op in block.ops:
         for operand in op.operands:
             problem.add_dependence(Dependence(operand.name, op.name, 0, "data"))
-        if op.predicate is not None and (op.kind in ("store", "commit") or problem.operator_type_of(op.name).limit):
+        if op.predicate is None:
+            continue
+        if op.kind in ("store", "commit") or partners.get(op):
             problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control"))
+        elif op in partners:
+            # Nothing could share its instance in its cycle, so nothing needs the predicate to
+            # choose: the request is made speculatively (a read cannot fault).
+            result.speculated.add(op.name)
     live_ins, commits = block.live_ins(), block.commits()
     carries = {op.attrs["var"]: op for op in block.ops if op.kind == "carry"}
     if loop is not None:
@@ -208,20 +234,21 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
         if distance == 1 and (dep.src, dep.dst) in forwarded:
             distance = 2    # the previous iteration's store is forwarded; the one before must be in memory
         problem.add_dependence(Dependence(dep.src.name, dep.dst.name, distance, "memory"))
-    for first in [op for op in block.ops if op.kind == "load" and op.attrs.get("first_iteration_only")]:
+    firsts = [op for op in block.ops if op.kind == "load" and op.attrs.get("first_iteration_only")]
+    for position, first in enumerate(firsts):
         # In the first iteration it uses the read port: before any other read of the array.
+        # Several such reads (`a[0] += x; a[1] += y`) take it one after another, in program order.
         for other in block.ops:
-            if other.kind == "load" and other is not first and other.attrs["array"] == first.attrs["array"]:
+            if other.kind == "load" and other is not first and other.attrs["array"] == first.attrs["array"] \
+                    and other not in firsts[:position]:
                 problem.add_dependence(Dependence(first.name, other.name, 0, "memory"))
     for op in block.ops:
         if op.kind == "forward":
             for store in op.attrs["stores"]:
                 for source in store.inputs():
                     problem.add_dependence(Dependence(source.name, op.name, 1, "memory"))
-    limited = [op for op in block.ops if problem.operator_type_of(op.name).limit]
     for i, a in enumerate(limited):
         for b in limited[i + 1:]:
-            if problem.operations[a.name].operator_type == problem.operations[b.name].operator_type \
-                    and exclusive(a, b):
+            if b in partners[a]:
                 problem.add_exclusion(a.name, b.name)
     return result

@@ -523,7 +523,9 @@ class _Datapath:
             with m.If(enable):
                 m.d.sync += self.g.registers[op.attrs["var"]].eq(value)
         elif kind == "load":
-            active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+            # A speculated read requests the port whatever its predicate (it was not scheduled after it).
+            guard = self.g.compiled.schedule_of(self.block).problem.guard(op)
+            active = valid if guard is None else valid & self.tap(guard, t)
             if op.attrs.get("first_iteration_only"):
                 active = active & ~self.valid[t + self.schedule.ii]   # no previous iteration in flight
             array = op.attrs["array"]
@@ -623,11 +625,13 @@ class _Datapath:
             # Every predicate is tapped before the If chain opens: a tap may add delay
             # registers to the module, which would end the chain between an If and its Elif.
             actives = []
+            block_problem = self.g.compiled.schedule_of(self.block).problem
             for op, operands, _out in bound:
                 t = self.start(op)
                 active = self.valid[t]
-                if op.predicate is not None:
-                    active = active & self.tap(op.predicate, t)
+                guard = block_problem.guard(op)     # None when speculated: nothing shares its slot
+                if guard is not None:
+                    active = active & self.tap(guard, t)
                 actives.append(active)
             for position, ((_op, operands, _out), active) in enumerate(zip(bound, actives)):
                 with (m.If(active) if position == 0 else m.Elif(active)):

@@ -161,6 +161,9 @@ class _Builder:
         self.const_cache = {}
         self.value_numbers = {}
         self.store_epochs = {}
+        #: ``select(keep, rest, before)`` after a statement that can only ``break`` -> ``rest``,
+        #: the value when the iteration goes on (see :meth:`continuing_value`).
+        self.after_break = {}
 
     def flush(self):
         """Write back every variable assigned in the current block."""
@@ -181,16 +184,18 @@ class _Builder:
         key = None
         if kind not in ("const", "live_in", "commit", "store", "induction", "carry", "exit"):
             # Value numbering: the same pure computation (a load, between stores to its array)
-            # is made once, so `a[i] * a[i]` uses the read port once.
+            # is made once, so `a[i] * a[i]` uses the read port once.  The predicate is not part
+            # of the key: operands are values of this block, so they exist wherever either
+            # computation does, and pure operations (loads included) have no side effects.
             epoch = self.store_epochs.get(attrs.get("array")) if kind == "load" else None
-            key = (kind, tuple(id(o) for o in operands), shape, id(predicate), tuple(sorted(attrs.items())), epoch)
-            unpredicated = key[:3] + (id(None),) + key[4:]
-            if kind == "load" and unpredicated in self.value_numbers:
-                # A load made unconditionally earlier serves a predicated one: loads have no side effects.
-                key = unpredicated
+            key = (kind, tuple(id(o) for o in operands), shape, tuple(sorted(attrs.items())), epoch)
             if key in self.value_numbers:
                 found = self.value_numbers[key]
                 found.lines = tuple(sorted(set(found.lines) | set(lines)))
+                if found.predicate is not predicate:
+                    # Now needed under either predicate: under what both imply (`p` for `p & c` and
+                    # `p & ~c`), which was made before either, so the block stays in order.
+                    found.predicate = _common_predicate(found.predicate, predicate)
                 return found
         if kind == "store":
             self.store_epochs[attrs["array"]] = self.store_epochs.get(attrs["array"], 0) + 1
@@ -361,6 +366,7 @@ class _Builder:
                     raise UnsupportedConstruct(stmt, "a loop inside an if-converted branch")
                 self.structural(stmt)
                 continue
+            first_exit = len(self.block.exits)
             stmt_exit = self.simple(stmt, pred)
             if stmt_exit is not None:
                 rest = stmts[index + 1:]
@@ -378,7 +384,8 @@ class _Builder:
                 before = dict(self.env)
                 rest_exit = self.stmts(rest, self.and_(pred, keep, (stmt.lineno,)))
                 rest_env, self.env = self.env, dict(before)
-                self.merge(keep, rest_env, before, (stmt.lineno,), base=before)
+                only_breaks = all(exit.kind == "break" for exit in self.block.exits[first_exit:])
+                self.merge(keep, rest_env, before, (stmt.lineno,), base=before, after_break=only_breaks)
                 return self.or_(stmt_exit, rest_exit, (stmt.lineno,))
         return exited
 
@@ -458,8 +465,12 @@ class _Builder:
         else:
             raise UnsupportedConstruct(target, f"cannot assign to {type(target).__name__}")
 
-    def merge(self, cond, then_env, else_env, lines, base):
-        """After an if-converted ``if``: ``var = select(cond, then, else)`` for every var either side assigned."""
+    def merge(self, cond, then_env, else_env, lines, base, after_break=False):
+        """After an if-converted ``if``: ``var = select(cond, then, else)`` for every var either side assigned.
+
+        ``after_break`` says that ``cond`` is "no ``break`` was taken": the else side is then the
+        value of an iteration that ends the loop, which no later iteration reads.
+        """
         for var in sorted(set(then_env) | set(else_env)):
             then_value = then_env.get(var)
             else_value = else_env.get(var)
@@ -474,6 +485,31 @@ class _Builder:
             merged = self.op("select", [cond, then_value, else_value], self.variables[var], lines)
             merged.text = merged.text or f"{self.tk.display_names.get(var, var)} merged after line {lines[0]}"
             self.env[var] = merged
+            if after_break:
+                self.after_break[merged] = then_value
+
+    def continuing_value(self, value, memo=None):
+        """``value`` as an iteration that takes no ``break`` computes it.
+
+        The merges after a ``break`` (:meth:`merge` with ``after_break``) are skipped, and the
+        selects of ``if`` statements over them are made again over the skipped values.  Only the
+        next iteration reads a carried value, and it exists only if this one did not break, so
+        the carry takes this value and need not wait for the break's condition.
+        """
+        memo = {} if memo is None else memo
+        if value in memo:
+            return memo[value]
+        result = value
+        if value in self.after_break:
+            result = self.continuing_value(self.after_break[value], memo)
+        elif value.kind == "select":
+            cond, then_value, else_value = value.operands
+            then_next, else_next = self.continuing_value(then_value, memo), self.continuing_value(else_value, memo)
+            if then_next is not then_value or else_next is not else_value:
+                result = self.op("select", [cond, then_next, else_next], value.shape, value.lines)
+                result.text = result.text or f"{value.text} (if no break)"
+        memo[value] = result
+        return result
 
     def finish_pipelined_body(self, node, commit_predicate):
         """End the body of a pipelined loop.
@@ -496,7 +532,9 @@ class _Builder:
             node.exit_ops.append(op)
         for var, value in self.env.items():
             if var in self.live_in_cache:
-                carry = self.op("carry", [value], unsigned(0), value.lines, var=var)
+                # An iteration that breaks has no successor to read its carry: see continuing_value.
+                carried = self.continuing_value(value)
+                carry = self.op("carry", [carried], unsigned(0), carried.lines, var=var)
                 carry.text = f"{self.tk.display_names.get(var, var)} (next iteration)"
             self.op("commit", [value], unsigned(0), value.lines, predicate=commit_predicate, var=var)
         self.env = {}
@@ -702,6 +740,21 @@ class _Builder:
         join.name = f"b{len(self.nodes)}_{join.name}"
         self.nodes.append(join)
         self.enter(join)
+
+
+def _conjuncts(pred):
+    """``pred`` and the predicates it was built from as ``outer & cond`` (innermost first)."""
+    chain = []
+    while pred is not None:
+        chain.append(pred)
+        pred = pred.operands[0] if pred.kind == "and" and pred.shape == unsigned(1) else None
+    return chain
+
+
+def _common_predicate(a, b):
+    """The nearest predicate both ``a`` and ``b`` imply (``None``, always, when there is none)."""
+    enclosing = set(map(id, _conjuncts(b)))
+    return next((pred for pred in _conjuncts(a) if id(pred) in enclosing), None)
 
 
 class _Line:

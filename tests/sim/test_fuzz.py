@@ -116,3 +116,42 @@ def test_check_reports_rejected_programs(tmp_path):
                           program.args, 4, 0)
     verdict = fuzz.check(broken, runner=_fake_runner, directory=tmp_path)
     assert verdict.kind == "rejected" and "float" in verdict.detail.lower()
+
+
+def _nests(tree):
+    """``(outer, inner)`` pairs of ``for`` loops, the inner one directly in the outer's body."""
+    for outer in ast.walk(tree):
+        if isinstance(outer, ast.For):
+            for inner in outer.body:
+                if isinstance(inner, ast.For):
+                    yield outer, inner
+
+
+def test_programs_hold_the_nests_flattening_must_handle():
+    """Over 100 programs: imperfect, triangular, run-time and array-read inner bounds, and a
+    break in an inner loop, each at least a few times; about half the programs hold a nest."""
+    seen = {"imperfect": 0, "triangular": 0, "run-time inner bound": 0, "row bounds": 0, "inner break": 0}
+    programs_with_nest = 0
+    for index in range(100):
+        tree = ast.parse(fuzz.generate(3, index).source)
+        pairs = list(_nests(tree))
+        programs_with_nest += bool(pairs)
+        for outer, inner in pairs:
+            bounds = inner.iter.args
+            if len(outer.body) > 1:
+                seen["imperfect"] += 1
+            if any(isinstance(node, ast.Name) and node.id == outer.target.id for b in bounds for node in ast.walk(b)):
+                seen["triangular" if not any(isinstance(b, ast.BinOp) and isinstance(b.left, ast.Subscript)
+                                             for b in bounds) else "row bounds"] += 1
+            if any(isinstance(b, ast.Name) and b.id == "n" for b in bounds):
+                seen["run-time inner bound"] += 1
+            if any(isinstance(node, ast.Break) for statement in inner.body for node in ast.walk(statement)):
+                seen["inner break"] += 1
+    assert all(count >= 3 for count in seen.values()), seen
+    assert 30 <= programs_with_nest <= 90, programs_with_nest
+
+
+def test_nests_can_be_left_out():
+    config = fuzz.FuzzConfig(features=fuzz.FEATURES - {"nests", "nested_loops"})
+    for index in range(30):
+        assert not list(_nests(ast.parse(fuzz.generate(5, index, config).source)))
