@@ -50,13 +50,14 @@ user's own nest: this rewrite is the compiler's, not the language's.
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
 from amaranth.hdl import Shape, signed
 
-from .shapes import BOOL, binary_shape, const_shape, unary_shape
+from .shapes import BOOL, binary_shape, const_shape, mux_shape, unary_shape
 from .typed import SHAPE_ATTR, LoopPragma, TypedKernel
 
 __all__ = ["flatten_nests"]
@@ -117,6 +118,8 @@ class _Run:
     pragmas : list of LoopPragma
     between : list of int
         Lines of the code between loops (run on a first or last inner iteration).
+    end_var : str
+    prologue : list of ast.stmt
     """
 
     preamble: list
@@ -130,6 +133,10 @@ class _Run:
     lines: tuple
     pragmas: list
     between: list
+    #: The run's stop variable (the bound its counter is compared with).
+    end_var: str = ""
+    #: After the outermost loop's own bounds, before the flattened loop.
+    prologue: list = dataclasses.field(default_factory=list)
 
 
 def _is_loop(node) -> bool:
@@ -193,7 +200,7 @@ class _Rewriter:
             start, stop, _ = stmt.iter.args
             # The outermost loop's own bounds, evaluated once, as range() does.
             bounds = [self.assign(counter, start, stmt), self.assign(end, stop, stmt)]
-            return run.preamble + bounds + [self.flattened_loop(stmt, run, counter, end)]
+            return run.preamble + bounds + run.prologue + [self.flattened_loop(stmt, run, counter, end)]
         if isinstance(stmt, ast.While):
             new = self.copy(stmt, body=self.statements(stmt.body))
             self.loops[new] = self.loops.pop(stmt, LoopPragma("auto"))
@@ -223,8 +230,25 @@ class _Rewriter:
 
     # -- nests -------------------------------------------------------------------------------
 
-    def nest(self, loop: ast.For, top: bool) -> _Run:
-        """``loop`` flattened with the loops inside it; raises :class:`_NotFlat`."""
+    def nest(self, loop: ast.For, top: bool, bounds: tuple | None = None) -> _Run:
+        """``loop`` flattened with the loops inside it; raises :class:`_NotFlat` (before making
+        any hidden variable) when it cannot be.
+
+        ``bounds`` are expressions to start its runs with instead of its own range bounds
+        (values its enclosing loop computed ahead).
+        """
+        pragma, pre, inner, post, inner_pragma = self.check(loop, top)
+        ahead = self.prefetchable(loop, inner) if top else None
+        inner_bounds = None if ahead is None else ahead[:2]
+        if any(_contains_loop(stmt) for stmt in inner.body):
+            run = self.nest(inner, top=False, bounds=inner_bounds)
+        else:
+            run = self.innermost(inner, inner_pragma, inner_bounds)
+        return self.outer(loop, pragma, pre, run, post, top, bounds, ahead)
+
+    def check(self, loop: ast.For, top: bool) -> tuple:
+        """``(pragma, pre, inner loop, post, inner pragma)`` of a flattenable nest; raises
+        :class:`_NotFlat` otherwise."""
         pragma = self.loops.get(loop, LoopPragma("auto"))
         if pragma.mode == "sequential":
             raise _NotFlat("it is hls.sequential")
@@ -256,15 +280,46 @@ class _Rewriter:
             raise _NotFlat(f"the inner loop on line {inner.lineno} is hls.sequential")
         if any(_contains_loop(stmt) for stmt in inner.body):
             try:
-                run = self.nest(inner, top=False)
+                self.check(inner, top=False)
             except _NotFlat as failure:
                 raise _NotFlat(f"the loop on line {inner.lineno} cannot be flattened: {failure.reason}") \
                     from None
-        else:
-            run = self.innermost(inner, inner_pragma)
-        return self.outer(loop, pragma, pre, run, post, top)
+        return pragma, pre, inner, post, inner_pragma
 
-    def outer(self, loop: ast.For, pragma: LoopPragma, pre: list, run: _Run, post: list, top: bool) -> _Run:
+    def prefetchable(self, loop: ast.For, inner: ast.For):
+        """``(next start, next stop, start reuses stop, start, stop)``: hidden variables when the bounds of
+        ``inner`` depend only on ``loop``'s variable and on what the nest never writes, so
+        that each iteration can compute the next outer iteration's bounds ahead: the
+        choice between staying on a row and starting the next then waits for no memory
+        read or arithmetic of this iteration.  ``None`` otherwise.
+        """
+        var = loop.target.id
+        start, stop, _ = inner.iter.args
+        assigned = {node.id for stmt in loop.body for node in ast.walk(stmt)
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        stored = {node.value.id for stmt in loop.body for node in ast.walk(stmt)
+                  if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)}
+        uses_var = False
+        for bound in (start, stop):
+            for node in ast.walk(bound):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    if node.id == var:
+                        uses_var = True
+                    elif node.id in assigned or node.id in stored:
+                        return None
+                elif isinstance(node, ast.Call):
+                    return None
+        if not uses_var:
+            return None
+        step = loop.iter.args[2].value
+        following = _Substitute(var, lambda at: self.binop(ast.Add, self.name(var, at), self.const(step, at), at))
+        reuse = ast.dump(following.visit(copy.deepcopy(start))) == ast.dump(stop)
+        name = inner.target.id
+        return (self.hidden(inner, name, "next_start", Shape.cast(getattr(start, SHAPE_ATTR))),
+                self.hidden(inner, name, "next_stop", Shape.cast(getattr(stop, SHAPE_ATTR))), reuse, start, stop)
+
+    def outer(self, loop: ast.For, pragma: LoopPragma, pre: list, run: _Run, post: list, top: bool,
+              bounds: tuple | None = None, ahead: tuple | None = None) -> _Run:
         """The run of ``loop`` around the flattened ``run`` of its inner loop.
 
         ``first`` (this flattened iteration begins an iteration of ``loop``) is carried;
@@ -284,14 +339,21 @@ class _Rewriter:
         begin = [self.assign(var, self.name(counter, loop), loop.target)] + list(pre) + run.init
         finish = list(post) + [self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
                                                                self.const(step.value, loop), loop), loop)]
-        body = [self.at(ast.If(test=self.name(first, loop), body=begin, orelse=run.resume), loop),
-                *run.reset,
+        body = [self.at(ast.If(test=self.name(first, loop), body=begin, orelse=run.resume), loop)]
+        prologue = []
+        if ahead is not None:
+            upcoming = self.hidden(loop, var, "next", self.variables[var])
+            body += self.fetch_ahead(loop, run, ahead, upcoming, counter, end, step.value)
+            prologue += self.fetch_ahead(loop, run, ahead, upcoming, counter, end, 0)
+        body += [*run.reset,
                 self.at(ast.If(test=self.name(run.has, loop), body=run.step, orelse=[]), loop),
                 *run.after,
                 self.assign(first, run.end(), loop),
                 self.at(ast.If(test=self.name(first, loop), body=finish, orelse=[]), loop)]
         init, resume = [], []
         if not top:
+            if bounds is not None:
+                start, stop = (self.name(var_, loop) for var_ in bounds)
             init = self.start_run(loop, counter, end, margin, more, has, start, stop, step.value)
             resume = [self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop),
                                   loop), self.assign(has, self.const(1, loop), loop)]
@@ -302,7 +364,44 @@ class _Rewriter:
                 self.name(first, loop), self.not_(self.name(more, loop), loop)]), BOOL), loop)
         preamble = [self.assign(first, self.const(1, loop), loop)] + run.preamble
         return _Run(preamble, init, resume, has, [], body, [], ended, (loop.lineno,) + run.lines,
-                    [pragma] + run.pragmas, _lines(pre + post) + run.between)
+                    [pragma] + run.pragmas, _lines(pre + post) + run.between, end, prologue)
+
+    def fetch_ahead(self, loop: ast.For, run: _Run, ahead: tuple, upcoming: str, counter: str, end: str,
+                    offset: int) -> list:
+        """The inner loop's bounds for the iteration ``counter + offset`` of ``loop`` into the
+        ``ahead`` variables, when that iteration exists (so no read goes out of range).
+        ``offset`` is 0 before the loop, the step in every iteration."""
+        var = loop.target.id
+        next_start, next_stop, reuse, start, stop = ahead
+        replace = _Substitute(var, lambda at: self.name(upcoming, at))
+
+        def value():
+            counted = self.name(counter, loop)
+            return self.binop(ast.Add, counted, self.const(offset, loop), loop) if offset else counted
+        if not offset:
+            fetched = [self.assign(upcoming, value(), loop),
+                       self.assign(next_start, replace.visit(copy.deepcopy(start)), loop),
+                       self.assign(next_stop, replace.visit(copy.deepcopy(stop)), loop)]
+            return [self.at(ast.If(test=self.compare(value(), self.name(end, loop), loop), body=fetched,
+                                   orelse=[]), loop)]
+
+        def guarded(bound, keep):
+            # A conditional expression, not an if: the read it guards (in Python) is then an
+            # unconditional, speculated read in hardware, whose port waits for no condition.
+            fetched = replace.visit(copy.deepcopy(bound))
+            shape = Shape.cast(self.variables[keep])
+            expression = ast.IfExp(test=self.compare(value(), self.name(end, loop), loop), body=fetched,
+                                   orelse=self.name(keep, loop))
+            return self.at(_shaped(expression, mux_shape(Shape.cast(getattr(fetched, SHAPE_ATTR)), shape)), loop)
+        # The next value of the loop variable wraps past the loop's end; it is used only when it exists.
+        out = [self.assign(upcoming, value(), loop)]
+        if reuse:
+            # The next run starts where this one stops (CSR rows): no second read.
+            out.append(self.assign(next_start, self.name(run.end_var, loop), loop))
+        else:
+            out.append(self.assign(next_start, guarded(start, next_start), loop))
+        out.append(self.assign(next_stop, guarded(stop, next_stop), loop))
+        return out
 
     def start_run(self, loop, counter, end, margin, more, has, start, stop, step) -> list:
         """Statements starting a run of ``loop``: its counters, and ``more`` and ``has`` for
@@ -312,7 +411,7 @@ class _Rewriter:
                 self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop), loop),
                 self.assign(has, self.compare(self.name(counter, loop), self.name(end, loop), loop), loop)]
 
-    def innermost(self, loop: ast.For, pragma: LoopPragma) -> _Run:
+    def innermost(self, loop: ast.For, pragma: LoopPragma, bounds: tuple | None = None) -> _Run:
         if _returns(loop):
             raise _NotFlat(f"return on line {_returns(loop)[0].lineno}")
         var = loop.target.id
@@ -336,10 +435,12 @@ class _Rewriter:
             if broke is None:
                 return ended
             return self.at(_shaped(ast.BoolOp(op=ast.Or(), values=[self.name(broke, loop), ended]), BOOL), loop)
+        if bounds is not None:
+            start, stop = (self.name(var_, loop) for var_ in bounds)
         init = self.start_run(loop, counter, end, margin, more, has, start, stop, step.value)
         resume = [self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop), loop),
                   self.assign(has, self.const(1, loop), loop)]
-        return _Run([], init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [])
+        return _Run([], init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end)
 
     def guard(self, stmts: list, broke: str | None, skip: str | None) -> list:
         """``stmts`` with ``break`` and ``continue`` turned into flags, and what follows them
@@ -413,6 +514,19 @@ class _Rewriter:
     def assign(self, var: str, value, where) -> ast.Assign:
         target = self.at(_shaped(ast.Name(id=var, ctx=ast.Store()), self.variables[var]), where)
         return self.at(ast.Assign(targets=[target], value=value, type_comment=None), where)
+
+
+class _Substitute(ast.NodeTransformer):
+    """Replaces loads of the variable ``var`` with ``make(node)``."""
+
+    def __init__(self, var: str, make):
+        self.var = var
+        self.make = make
+
+    def visit_Name(self, node: ast.Name):
+        if node.id == self.var and isinstance(node.ctx, ast.Load):
+            return self.make(node)
+        return node
 
 
 def _shaped(node, shape):
