@@ -146,3 +146,12 @@ def inner_while(a: hls.Array[unsigned(4), 64], out: hls.Array[unsigned(4), 8]):
         while j < 8 and a[i * 8 + j] != 0:
             j = j + 1
         out[i] = j
+
+
+@hls.kernel
+def inner_target_ii(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 8]):
+    for i in range(8):
+        s: signed(16) = 0
+        for j in hls.pipeline(range(8), ii=2):
+            s = s + a[i * 8 + j]
+        out[i] = s

@@ -162,3 +162,13 @@ def test_flattening_leaves_the_golden_model_and_the_sequential_baseline_alone():
     assert typed.body is not flattened.body and all(not pragma.flattened for pragma in typed.loops.values())
     args = _cases("imperfect", 1)[0]
     assert run(kernel, args, pipelining=False).match
+
+
+def test_a_target_ii_on_the_inner_loop_is_the_flattened_loops():
+    kernel = kernels.inner_target_ii
+    (loop,) = compile_kernel(kernel).report.to_json()["loops"]
+    assert loop["flattened"] == _for_lines(kernel) and loop["target_ii"] == 2 and loop["ii"] == 2
+    rng = random.Random(5)
+    args = {"a": _values(rng, 64, -128, 127), "out": [0] * 8}
+    result = run(kernel, args)
+    assert result.match and result.cycles <= (64 - 1) * 2 + loop["depth"] + 8
