@@ -155,3 +155,25 @@ def inner_target_ii(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 8]):
         for j in hls.pipeline(range(8), ii=2):
             s = s + a[i * 8 + j]
         out[i] = s
+
+
+@hls.function
+def row_sums(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 8], rows: unsigned(4)):
+    for i in range(rows):
+        s: signed(16) = 0
+        for j in range(i, 8):
+            s = s + a[i * 8 + j]
+        out[i] = s
+
+
+@hls.kernel
+def nest_in_sequential_and_if(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 8], rows: unsigned(4),
+                              mode: unsigned(1)) -> signed(16):
+    total: signed(16) = 0
+    for t in hls.sequential(range(2)):
+        if mode:
+            row_sums(a, out, rows)
+        for i in range(rows):
+            for j in range(2):
+                total = total + out[i] * (t + j)
+    return total

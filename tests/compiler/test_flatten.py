@@ -46,6 +46,9 @@ CASES = {
     "outer_break": lambda r: {"a": _values(r, 64, -128, 127), "rows": r.randint(0, 8)},
     "sequential_outer": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 8},
     "inner_while": lambda r: {"a": _values(r, 64, 0, 3), "out": [0] * 8},
+    "inner_target_ii": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 8},
+    "nest_in_sequential_and_if": lambda r: {"a": _values(r, 64, -128, 127), "out": _values(r, 8, -99, 99),
+                                            "rows": r.randint(0, 8), "mode": r.randint(0, 1)},
 }
 
 #: Kernels whose nest the compiler flattens into one pipelined loop.
@@ -162,6 +165,13 @@ def test_flattening_leaves_the_golden_model_and_the_sequential_baseline_alone():
     assert typed.body is not flattened.body and all(not pragma.flattened for pragma in typed.loops.values())
     args = _cases("imperfect", 1)[0]
     assert run(kernel, args, pipelining=False).match
+
+
+def test_nests_inside_a_sequential_loop_an_if_and_a_helper_are_flattened():
+    report = compile_kernel(kernels.nest_in_sequential_and_if).report.to_json()
+    sequential, *nests = report["loops"]
+    assert not sequential["pipelined"] and sequential["reason"] == "hls.sequential"
+    assert len(nests) == 2 and all(nest["pipelined"] and len(nest["flattened"]) == 2 for nest in nests)
 
 
 def test_a_target_ii_on_the_inner_loop_is_the_flattened_loops():
