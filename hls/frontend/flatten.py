@@ -210,6 +210,7 @@ class _Rewriter:
         return [stmt]
 
     def flattened_loop(self, loop: ast.For, run: _Run, counter: str, end: str) -> ast.While:
+        """The ``while`` standing for the nest ``loop``, with its :class:`LoopPragma`."""
         test = self.compare(self.name(counter, loop), self.name(end, loop), loop)
         new = self.at(ast.While(test=test, body=run.reset + run.step + run.after, orelse=[]), loop)
         targets = [pragma.ii for pragma in run.pragmas if pragma.ii is not None]
@@ -223,9 +224,13 @@ class _Rewriter:
 
     @staticmethod
     def copy(node, **fields):
+        """A new node like ``node`` with some fields replaced (the typed kernel's nodes are shared
+        with the golden model and are never changed)."""
         new = type(node)(**{name: getattr(node, name) for name in node._fields})
         for name, value in fields.items():
             setattr(new, name, value)
+        if hasattr(node, "hls_filename"):
+            new.hls_filename = node.hls_filename
         return ast.copy_location(new, node)
 
     # -- nests -------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ def _bounds(rng, level, outer):
     if level == 0:
         return rng.choice(("range(n)", "range(1, n)", "range(0, 7, 2)", "range(m, 6)"))
     v = outer[-1]
-    return rng.choice((f"range(m)", f"range({v})", f"range({v}, 5)", f"range(p[{v} & 7], p[({v} & 7) + 1])",
+    return rng.choice(("range(m)", f"range({v})", f"range({v}, 5)", f"range(p[{v} & 7], p[({v} & 7) + 1])",
                        f"range({v} % 3)", "range(2)", f"range(0, {v} + 3, 2)"))
 
 
@@ -73,7 +73,7 @@ def nest_source(rng):
         lines += _between(rng, outer, level_indent)
     if rng.random() < 0.2:
         # a break of the outermost loop, between its loops
-        lines.insert(1, f"        if a[(i + 11) & 31] == 4:\n            break")
+        lines.insert(1, "        if a[(i + 11) & 31] == 4:\n            break")
     return HEADER + "\n".join(lines) + "\n    return acc\n"
 
 
