@@ -39,11 +39,12 @@ loop included (each is assigned from its counter only in iterations that run),
 and every generated node carries the line of the loop it comes from, so a
 report explains the II in the user's lines.
 
-A nest is not flattened (and :attr:`LoopPragma.note` says why) when the outer
-loop is ``hls.sequential``, an inner loop is a ``while`` or ``hls.sequential``
-or sits inside an ``if``, the body holds several loops one after another, the
-code between loops has ``continue`` (or ``break`` below the outermost flattened
-level), or the nest has a ``return``.  The golden model keeps running the
+``continue`` between the loops skips the rest of that outer iteration (after
+one before the inner loop, its run is empty).  A nest is not flattened (and
+:attr:`LoopPragma.note` says why) when the outer loop is ``hls.sequential``, an
+inner loop is a ``while`` or ``hls.sequential`` or sits inside an ``if``, the
+body holds several loops one after another, the code between loops has a
+``break`` below the outermost flattened level, or the nest has a ``return``.  The golden model keeps running the
 user's own nest: this rewrite is the compiler's, not the language's.
 """
 
@@ -135,6 +136,8 @@ class _Run:
     between: list
     #: The run's stop variable (the bound its counter is compared with).
     end_var: str = ""
+    #: Hidden flag: the run goes on after this iteration.
+    more: str = ""
     #: After the outermost loop's own bounds, before the flattened loop.
     prologue: list = dataclasses.field(default_factory=list)
 
@@ -274,8 +277,6 @@ class _Rewriter:
             line = next(node.lineno for node in ast.walk(inner) if _is_loop(node))
             raise _NotFlat(f"the inner loop on line {line} is inside the if on line {inner.lineno}")
         pre, post = loop.body[:index], loop.body[index + 1:]
-        for stmt in _own_exits(pre + post, ast.Continue):
-            raise _NotFlat(f"continue on line {stmt.lineno} between the loops")
         if not top:
             for stmt in _own_exits(pre + post, ast.Break):
                 raise _NotFlat(f"break on line {stmt.lineno} ends the loop on line {loop.lineno}, "
@@ -341,9 +342,23 @@ class _Rewriter:
         # The outermost loop's run is the flattened loop itself: no flags for an enclosing one.
         more = None if top else self.hidden(loop, var, "more", BOOL)
         has = None if top else self.hidden(loop, var, "has", BOOL)
-        begin = [self.assign(var, self.name(counter, loop), loop.target)] + list(pre) + run.init
-        finish = list(post) + [self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
-                                                               self.const(step.value, loop), loop), loop)]
+        step_counter = self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
+                                                       self.const(step.value, loop), loop), loop)
+        if _own_exits(pre + post, ast.Continue):
+            # `continue` between the loops: the rest of the outer iteration is skipped; after
+            # one in `pre` the inner run is empty and `post` does not run.
+            skip = self.hidden(loop, var, "skip", BOOL)
+            begin = [self.assign(var, self.name(counter, loop), loop.target),
+                     self.assign(skip, self.const(0, loop), loop)] + self.guard(pre, None, skip) + run.init
+            if _own_exits(pre, ast.Continue):
+                begin.append(self.at(ast.If(test=self.name(skip, loop), body=[
+                    self.assign(run.more, self.const(0, loop), loop),
+                    self.assign(run.has, self.const(0, loop), loop)], orelse=[]), loop))
+            finish = [self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=self.guard(post, None, skip),
+                                     orelse=[]), loop), step_counter] if post else [step_counter]
+        else:
+            begin = [self.assign(var, self.name(counter, loop), loop.target)] + list(pre) + run.init
+            finish = list(post) + [step_counter]
         body = [self.at(ast.If(test=self.name(first, loop), body=begin, orelse=run.resume), loop)]
         prologue = []
         if ahead is not None:
@@ -369,7 +384,7 @@ class _Rewriter:
                 self.name(first, loop), self.not_(self.name(more, loop), loop)]), BOOL), loop)
         preamble = [self.assign(first, self.const(1, loop), loop)] + run.preamble
         return _Run(preamble, init, resume, has, [], body, [], ended, (loop.lineno,) + run.lines,
-                    [pragma] + run.pragmas, _lines(pre + post) + run.between, end, prologue)
+                    [pragma] + run.pragmas, _lines(pre + post) + run.between, end, more, prologue)
 
     def fetch_ahead(self, loop: ast.For, run: _Run, ahead: tuple, upcoming: str, counter: str, end: str,
                     offset: int) -> list:
@@ -445,20 +460,22 @@ class _Rewriter:
         init = self.start_run(loop, counter, end, margin, more, has, start, stop, step.value)
         resume = [self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop), loop),
                   self.assign(has, self.const(1, loop), loop)]
-        return _Run([], init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end)
+        return _Run([], init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end, more)
 
     def guard(self, stmts: list, broke: str | None, skip: str | None) -> list:
-        """``stmts`` with ``break`` and ``continue`` turned into flags, and what follows them
-        guarded by ``not skip``."""
+        """``stmts`` with ``continue`` (and, when ``broke`` is given, ``break``) turned into
+        flags, and what follows them guarded by ``not skip``.  Without ``broke`` a ``break``
+        stays: it is a break of the flattened loop itself."""
+        kinds = (ast.Break, ast.Continue) if broke is not None else (ast.Continue,)
         out = []
         for index, stmt in enumerate(stmts):
-            if isinstance(stmt, ast.Break):
+            if isinstance(stmt, ast.Break) and broke is not None:
                 out += [self.assign(flag, self.const(1, stmt), stmt) for flag in dict.fromkeys((broke, skip))]
                 return out
             if isinstance(stmt, ast.Continue):
                 out.append(self.assign(skip, self.const(1, stmt), stmt))
                 return out
-            if isinstance(stmt, ast.If) and _own_exits([stmt], (ast.Break, ast.Continue)):
+            if isinstance(stmt, ast.If) and _own_exits([stmt], kinds):
                 out.append(self.copy(stmt, body=self.guard(stmt.body, broke, skip),
                                      orelse=self.guard(stmt.orelse, broke, skip)))
                 rest = self.guard(stmts[index + 1:], broke, skip)

@@ -177,3 +177,16 @@ def nest_in_sequential_and_if(a: hls.Array[signed(8), 64], out: hls.Array[signed
             for j in range(2):
                 total = total + out[i] * (t + j)
     return total
+
+
+@hls.kernel
+def continue_between(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 8], rows: unsigned(4)):
+    for i in range(rows):
+        if a[i * 8] < -64:
+            continue
+        s: signed(16) = 0
+        for j in range(1, 8):
+            s = s + a[i * 8 + j]
+        if s < 0:
+            continue
+        out[i] = s

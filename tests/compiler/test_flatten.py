@@ -46,6 +46,7 @@ CASES = {
     "outer_break": lambda r: {"a": _values(r, 64, -128, 127), "rows": r.randint(0, 8)},
     "sequential_outer": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 8},
     "inner_while": lambda r: {"a": _values(r, 64, 0, 3), "out": [0] * 8},
+    "continue_between": lambda r: {"a": _values(r, 64, -128, 127), "out": [2] * 8, "rows": r.randint(0, 8)},
     "inner_target_ii": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 8},
     "nest_in_sequential_and_if": lambda r: {"a": _values(r, 64, -128, 127), "out": _values(r, 8, -99, 99),
                                             "rows": r.randint(0, 8), "mode": r.randint(0, 1)},
@@ -53,7 +54,7 @@ CASES = {
 
 #: Kernels whose nest the compiler flattens into one pipelined loop.
 FLATTENED = ("perfect", "imperfect", "triangular", "bounds_from_memory", "inner_break", "inner_continue",
-             "row_dependence", "rows_in_place", "three_levels", "steps", "outer_break")
+             "row_dependence", "rows_in_place", "three_levels", "steps", "outer_break", "continue_between")
 
 #: The edge cases every kernel with those parameters meets: no outer iteration, empty inner runs.
 EDGES = {

@@ -1,5 +1,5 @@
 """Random loop nests (depth 2 and 3; run-time, outer-dependent and memory-read bounds; breaks,
-continues and stores between the loops): the flattening rewrite against the user's nest in
+continues and stores in the innermost body and between the loops): the flattening rewrite against the user's nest in
 the golden model on many inputs, and a few in hardware."""
 
 import copy
@@ -39,7 +39,7 @@ def _between(rng, outer, indent):
     pad = " " * indent
     choices = [f"{pad}acc = acc + {v}", f"{pad}out[({v} + acc) & 15] = acc", f"{pad}c = a[{v} & 31]",
                f"{pad}if a[({v} * 3) & 31] > 0:\n{pad}    acc = acc - c\n{pad}else:\n{pad}    c = c + 1",
-               f"{pad}acc = acc + out[{v} & 15]"]
+               f"{pad}acc = acc + out[{v} & 15]", f"{pad}if a[({v} + 9) & 31] == 4:\n{pad}    continue"]
     return [rng.choice(choices) for _ in range(rng.randint(0, 2))]
 
 
