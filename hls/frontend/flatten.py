@@ -42,7 +42,9 @@ report explains the II in the user's lines.
 ``continue`` between the loops skips the rest of that outer iteration (after
 one before the inner loop, its run is empty).  A nest is not flattened (and
 :attr:`LoopPragma.note` says why) when the outer loop is ``hls.sequential``, an
-inner loop is a ``while`` or ``hls.sequential`` or sits inside an ``if``, the
+inner loop is a ``while`` or ``hls.sequential`` or sits in an ``if`` with other
+statements or an ``else`` (alone in an ``if``, its run is empty when the
+condition is false), the
 body holds several loops one after another, the code between loops has a
 ``break`` below the outermost flattened level, or the nest has a ``return``.  The golden model keeps running the
 user's own nest: this rewrite is the compiler's, not the language's.
@@ -245,18 +247,19 @@ class _Rewriter:
         ``bounds`` are expressions to start its runs with instead of its own range bounds
         (values its enclosing loop computed ahead).
         """
-        pragma, pre, inner, post, inner_pragma = self.check(loop, top)
-        ahead = self.prefetchable(loop, inner) if top else None
+        pragma, pre, guard, inner, post, inner_pragma = self.check(loop, top)
+        # Bounds under an if are not evaluated when it is false: they are not fetched ahead.
+        ahead = self.prefetchable(loop, inner) if top and guard is None else None
         inner_bounds = None if ahead is None else ahead[:2]
         if any(_contains_loop(stmt) for stmt in inner.body):
             run = self.nest(inner, top=False, bounds=inner_bounds)
         else:
             run = self.innermost(inner, inner_pragma, inner_bounds)
-        return self.outer(loop, pragma, pre, run, post, top, bounds, ahead)
+        return self.outer(loop, pragma, pre, run, post, top, bounds, ahead, guard)
 
     def check(self, loop: ast.For, top: bool) -> tuple:
-        """``(pragma, pre, inner loop, post, inner pragma)`` of a flattenable nest; raises
-        :class:`_NotFlat` otherwise."""
+        """``(pragma, pre, guarding if or None, inner loop, post, inner pragma)`` of a flattenable
+        nest; raises :class:`_NotFlat` otherwise."""
         pragma = self.loops.get(loop, LoopPragma("auto"))
         if pragma.mode == "sequential":
             raise _NotFlat("it is hls.sequential")
@@ -273,9 +276,15 @@ class _Rewriter:
         if isinstance(inner, ast.While):
             raise _NotFlat(f"the inner loop on line {inner.lineno} is a while loop (its trip count is "
                            f"decided by its condition)")
+        guard = None
+        if isinstance(inner, ast.If) and not inner.orelse and len(inner.body) == 1 \
+                and isinstance(inner.body[0], ast.For):
+            # `if c: for ...`: the inner run is empty when c is false.
+            guard, inner = inner, inner.body[0]
         if not isinstance(inner, ast.For):
             line = next(node.lineno for node in ast.walk(inner) if _is_loop(node))
-            raise _NotFlat(f"the inner loop on line {line} is inside the if on line {inner.lineno}")
+            raise _NotFlat(f"the inner loop on line {line} is inside an if on line {inner.lineno} with other "
+                           f"statements or an else")
         pre, post = loop.body[:index], loop.body[index + 1:]
         if not top:
             for stmt in _own_exits(pre + post, ast.Break):
@@ -290,7 +299,7 @@ class _Rewriter:
             except _NotFlat as failure:
                 raise _NotFlat(f"the loop on line {inner.lineno} cannot be flattened: {failure.reason}") \
                     from None
-        return pragma, pre, inner, post, inner_pragma
+        return pragma, pre, guard, inner, post, inner_pragma
 
     def prefetchable(self, loop: ast.For, inner: ast.For):
         """``(next start, next stop, start reuses stop, start, stop)``: hidden variables when the bounds of
@@ -325,7 +334,7 @@ class _Rewriter:
                 self.hidden(inner, name, "next_stop", Shape.cast(getattr(stop, SHAPE_ATTR))), reuse, start, stop)
 
     def outer(self, loop: ast.For, pragma: LoopPragma, pre: list, run: _Run, post: list, top: bool,
-              bounds: tuple | None = None, ahead: tuple | None = None) -> _Run:
+              bounds: tuple | None = None, ahead: tuple | None = None, guard: ast.If | None = None) -> _Run:
         """The run of ``loop`` around the flattened ``run`` of its inner loop.
 
         ``first`` (this flattened iteration begins an iteration of ``loop``) is carried;
@@ -342,6 +351,9 @@ class _Rewriter:
         # The outermost loop's run is the flattened loop itself: no flags for an enclosing one.
         more = None if top else self.hidden(loop, var, "more", BOOL)
         has = None if top else self.hidden(loop, var, "has", BOOL)
+        def empty(at):
+            return [self.assign(run.more, self.const(0, at), at), self.assign(run.has, self.const(0, at), at)]
+        start_inner = run.init if guard is None else [self.copy(guard, body=run.init, orelse=empty(guard))]
         step_counter = self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
                                                        self.const(step.value, loop), loop), loop)
         if _own_exits(pre + post, ast.Continue):
@@ -349,15 +361,16 @@ class _Rewriter:
             # one in `pre` the inner run is empty and `post` does not run.
             skip = self.hidden(loop, var, "skip", BOOL)
             begin = [self.assign(var, self.name(counter, loop), loop.target),
-                     self.assign(skip, self.const(0, loop), loop)] + self.guard(pre, None, skip) + run.init
+                     self.assign(skip, self.const(0, loop), loop)] + self.guard(pre, None, skip)
             if _own_exits(pre, ast.Continue):
-                begin.append(self.at(ast.If(test=self.name(skip, loop), body=[
-                    self.assign(run.more, self.const(0, loop), loop),
-                    self.assign(run.has, self.const(0, loop), loop)], orelse=[]), loop))
+                begin.append(self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=start_inner,
+                                            orelse=empty(loop)), loop))
+            else:
+                begin += start_inner
             finish = [self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=self.guard(post, None, skip),
                                      orelse=[]), loop), step_counter] if post else [step_counter]
         else:
-            begin = [self.assign(var, self.name(counter, loop), loop.target)] + list(pre) + run.init
+            begin = [self.assign(var, self.name(counter, loop), loop.target)] + list(pre) + start_inner
             finish = list(post) + [step_counter]
         body = [self.at(ast.If(test=self.name(first, loop), body=begin, orelse=run.resume), loop)]
         prologue = []
@@ -384,7 +397,8 @@ class _Rewriter:
                 self.name(first, loop), self.not_(self.name(more, loop), loop)]), BOOL), loop)
         preamble = [self.assign(first, self.const(1, loop), loop)] + run.preamble
         return _Run(preamble, init, resume, has, [], body, [], ended, (loop.lineno,) + run.lines,
-                    [pragma] + run.pragmas, _lines(pre + post) + run.between, end, more, prologue)
+                    [pragma] + run.pragmas, _lines(pre + post + ([guard] if guard else [])) + run.between, end, more,
+                    prologue)
 
     def fetch_ahead(self, loop: ast.For, run: _Run, ahead: tuple, upcoming: str, counter: str, end: str,
                     offset: int) -> list:

@@ -190,3 +190,14 @@ def continue_between(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 8],
         if s < 0:
             continue
         out[i] = s
+
+
+@hls.kernel
+def inner_under_if(ptr: hls.Array[unsigned(6), 9], val: hls.Array[signed(8), 32],
+                   out: hls.Array[signed(16), 8], rows: unsigned(4), skip: unsigned(3)):
+    for r in range(rows):
+        s: signed(16) = r
+        if r != skip and r < 8:
+            for k in range(ptr[r], ptr[r + 1]):
+                s = s + val[k]
+        out[r & 7] = s

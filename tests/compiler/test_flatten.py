@@ -47,6 +47,8 @@ CASES = {
     "sequential_outer": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 8},
     "inner_while": lambda r: {"a": _values(r, 64, 0, 3), "out": [0] * 8},
     "continue_between": lambda r: {"a": _values(r, 64, -128, 127), "out": [2] * 8, "rows": r.randint(0, 8)},
+    "inner_under_if": lambda r: {"ptr": _ptr(r), "val": _values(r, 32, -128, 127), "out": [7] * 8,
+                                 "rows": r.randint(0, 12), "skip": r.randint(0, 7)},
     "inner_target_ii": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 8},
     "nest_in_sequential_and_if": lambda r: {"a": _values(r, 64, -128, 127), "out": _values(r, 8, -99, 99),
                                             "rows": r.randint(0, 8), "mode": r.randint(0, 1)},
@@ -54,7 +56,8 @@ CASES = {
 
 #: Kernels whose nest the compiler flattens into one pipelined loop.
 FLATTENED = ("perfect", "imperfect", "triangular", "bounds_from_memory", "inner_break", "inner_continue",
-             "row_dependence", "rows_in_place", "three_levels", "steps", "outer_break", "continue_between")
+             "row_dependence", "rows_in_place", "three_levels", "steps", "outer_break", "continue_between",
+             "inner_under_if")
 
 #: The edge cases every kernel with those parameters meets: no outer iteration, empty inner runs.
 EDGES = {

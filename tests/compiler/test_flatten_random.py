@@ -64,6 +64,10 @@ def nest_source(rng):
         variable = VARIABLES[level]
         if loops:
             lines += _between(rng, loops, indent)
+        if loops and rng.random() < 0.2:
+            # the inner loop under an if: its run is empty when the condition is false
+            lines.append(f"{' ' * indent}if a[({loops[-1]} + 13) & 31] > -50:")
+            indent += 4
         lines.append(f"{' ' * indent}for {variable} in {_bounds(rng, level, loops)}:")
         loops.append(variable)
         indent += 4
