@@ -11,10 +11,12 @@ The JSON form (:meth:`Report.to_json`) is the contract of ``axhls report --json`
 that is not pipelined ``ii``/``mii``/``depth``/``bound`` are ``null`` and
 ``reason`` says why.  Pipelined loops also carry ``speculative`` (early exits
 squash younger iterations), ``exit_lines`` and ``forwarded_loads`` (lines of
-reads served by store-to-load forwarding).  ``flattened`` lists the loop lines of
-a nest flattened into this one loop (outermost first; ``[]`` for any other loop),
-and ``note`` then says what became of the code between its loops.  The text form (:meth:`Report.to_text`) quotes the user's
-own lines, as Vitis HLS's message 200-880 does for C.
+reads served by store-to-load forwarding).  ``flattened`` lists the loop lines
+of a nest flattened into this one loop (outermost first; ``[]`` for any other
+loop), and ``note`` then says what became of the code between its loops; the
+text form heads such an entry ``loops 14 x 16 flattened: II = ...``.  The text
+form (:meth:`Report.to_text`) quotes the user's own lines, as Vitis HLS's
+message 200-880 does for C.
 """
 
 from __future__ import annotations
