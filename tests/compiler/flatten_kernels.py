@@ -201,3 +201,23 @@ def inner_under_if(ptr: hls.Array[unsigned(6), 9], val: hls.Array[signed(8), 32]
             for k in range(ptr[r], ptr[r + 1]):
                 s = s + val[k]
         out[r & 7] = s
+
+
+@hls.kernel
+def not_flattened(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 8], n: unsigned(4)):
+    for i in range(n):
+        s: signed(16) = 0
+        for j in range(4):
+            s = s + a[i * 8 + j]
+        for j in range(4, 8):
+            s = s - a[i * 8 + j]
+        out[i] = s
+    for i in range(n):
+        for j in hls.sequential(range(8)):
+            out[i] = out[i] + a[j]
+    for i in range(n):
+        if i > 2:
+            for j in range(8):
+                out[i] = out[i] + 1
+        else:
+            out[i] = 0

@@ -186,3 +186,17 @@ def test_a_target_ii_on_the_inner_loop_is_the_flattened_loops():
     args = {"a": _values(rng, 64, -128, 127), "out": [0] * 8}
     result = run(kernel, args)
     assert result.match and result.cycles <= (64 - 1) * 2 + loop["depth"] + 8
+
+
+def test_the_report_says_why_a_nest_is_not_flattened():
+    loops = compile_kernel(kernels.not_flattened).report.to_json()["loops"]
+    reasons = [loop["reason"] for loop in loops if not loop["pipelined"] and loop["reason"] != "hls.sequential"]
+    assert len(reasons) == 3 and all("not flattened" in reason for reason in reasons)
+    assert "several loops one after another" in reasons[0]
+    assert "is hls.sequential" in reasons[1]
+    assert "inside an if" in reasons[2] and "an else" in reasons[2]
+    # Their inner loops (but the hls.sequential one) are still pipelined, one run after another.
+    assert sum(loop["pipelined"] for loop in loops) == 3 and not any(loop["flattened"] for loop in loops)
+    rng = random.Random(3)
+    result = run(kernels.not_flattened, {"a": _values(rng, 64, -128, 127), "out": [0] * 8, "n": 6})
+    assert result.match
