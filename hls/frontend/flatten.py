@@ -67,6 +67,9 @@ __all__ = ["flatten_nests"]
 
 #: Prefix of the rewrite's hidden variables (``__hls_`` names are reserved from users).
 _PREFIX = "__hls_nest"
+#: Loop pragmas a flattened nest may carry; any other (``hls.sequential``, or one the
+#: rewrite does not know, such as an unrolling) keeps the nest as it is.
+_FLATTENED_MODES = ("auto", "pipeline")
 
 
 def flatten_nests(typed: TypedKernel) -> TypedKernel:
@@ -263,6 +266,8 @@ class _Rewriter:
         pragma = self.loops.get(loop, LoopPragma("auto"))
         if pragma.mode == "sequential":
             raise _NotFlat("it is hls.sequential")
+        if pragma.mode not in _FLATTENED_MODES:
+            raise _NotFlat(f"it is marked {pragma.mode}")
         inner_loops = [index for index, stmt in enumerate(loop.body) if _contains_loop(stmt)]
         if not inner_loops:
             raise _NotFlat(None)
@@ -293,6 +298,8 @@ class _Rewriter:
         inner_pragma = self.loops.get(inner, LoopPragma("auto"))
         if inner_pragma.mode == "sequential":
             raise _NotFlat(f"the inner loop on line {inner.lineno} is hls.sequential")
+        if inner_pragma.mode not in _FLATTENED_MODES:
+            raise _NotFlat(f"the inner loop on line {inner.lineno} is marked {inner_pragma.mode}")
         if any(_contains_loop(stmt) for stmt in inner.body):
             try:
                 self.check(inner, top=False)
