@@ -9,9 +9,13 @@ One row per benchmark kernel (``benchmarks/kernels/``), for its first example:
   (``seq`` when the kernel has none: it runs as a sequential state machine);
 * ``cycles``: simulated in Amaranth's simulator, from ``start`` to ``done``;
   ``match`` says it equals the Python run;
+* ``loop`` names a flattened nest by the lines of its loops (``14x16 flat``);
 * ``limit``: ``(trip - 1) * II + depth + 8`` for kernels whose whole run is one
-  pipelined loop of ``n`` iterations (the issue's target is ``cycles <= limit``);
-  ``-`` otherwise (nested loops add the outer loop's per-iteration overhead);
+  pipelined loop of ``trip`` iterations (the issue's target is ``cycles <= limit``):
+  ``n`` for a loop over ``range(n)``, and for a flattened nest the total number of
+  innermost iterations (an outer iteration whose inner run is empty counts one: it
+  takes an iteration of the flattened loop), counted in the Python run; ``-``
+  otherwise (a nest left sequential adds its outer loop's per-iteration overhead);
 * ``sequential``: cycles of the same kernel compiled with every loop
   sequential (``compile_kernel(kernel, pipelining=False)``), the baseline;
 * ``compile``: milliseconds of :func:`hls.compiler.compile_kernel`;
@@ -31,6 +35,7 @@ Fmax) and prints it next to the delay model's estimate.
 
 Targets (issue 4): II == MII everywhere; II = 1 for vsum, dot16, gsumif,
 if_loop, argmax, fir and stream_proc; cycles <= limit; compile < 2 s.
+Issue 11: fir <= 530 and matvec <= 80 cycles, every flattened nest within its limit.
 """
 
 from __future__ import annotations
@@ -45,6 +50,45 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 II_ONE_TARGETS = ("vsum", "dot16", "gsumif", "if_loop", "argmax", "fir", "stream_proc")
+#: Issue 11's cycle targets for flattened nests.
+CYCLE_TARGETS = {"fir": 530, "matvec": 80}
+
+
+def flattened_iterations(kernel, args) -> dict[int, int]:
+    """``{line: iterations}`` of each flattened nest in the Python run of ``kernel`` on ``args``.
+
+    The golden model runs the compiler's own rewrite of the kernel
+    (:func:`hls.frontend.flatten.flatten_nests`) with a counter added to the body
+    of each ``while`` standing for a nest, so what is counted is exactly the
+    iterations the pipelined loop runs.
+    """
+    import ast
+    import dataclasses
+
+    from amaranth.hdl import unsigned
+
+    from hls.frontend.flatten import flatten_nests
+    from hls.frontend.golden import GoldenModel
+    from hls.frontend.typed import SHAPE_ATTR, Param
+
+    typed = flatten_nests(kernel.analyze())
+    nests = sorted((loop for loop, pragma in typed.loops.items() if pragma.flattened), key=lambda n: n.lineno)
+    counters, shape = "__hls_bench_iterations", unsigned(32)
+
+    def shaped(node, at):
+        setattr(node, SHAPE_ATTR, shape)
+        return ast.copy_location(node, at)
+    for index, loop in enumerate(nests):
+        def element(ctx):
+            return shaped(ast.Subscript(value=ast.copy_location(ast.Name(id=counters, ctx=ast.Load()), loop),
+                                        slice=shaped(ast.Constant(value=index), loop), ctx=ctx), loop)
+        total = shaped(ast.BinOp(left=element(ast.Load()), op=ast.Add(), right=shaped(ast.Constant(value=1), loop)),
+                       loop)
+        loop.body.insert(0, ast.copy_location(ast.Assign(targets=[element(ast.Store())], value=total), loop))
+    param = Param(counters, "array", shape, max(1, len(nests)), 0, 0)
+    model = GoldenModel(dataclasses.replace(typed, params=typed.params + [param]))
+    _, arrays = model.run(model.bind((), {**args, counters: [0] * max(1, len(nests))}))
+    return {loop.lineno: arrays[counters][index] for index, loop in enumerate(nests)}
 
 
 def _row(name, synth):
@@ -67,10 +111,14 @@ def _row(name, synth):
     if loops:
         loop = loops[-1]
         entry = next(e for e in report["loops"] if e["name"] == loop.name)
-        row.update(loop=f"line {entry['line']}", ii=entry["ii"], mii=entry["mii"], bound=entry["bound"]["kind"],
+        where = "x".join(map(str, entry["flattened"])) + " flat" if entry["flattened"] else f"line {entry['line']}"
+        row.update(loop=where, ii=entry["ii"], mii=entry["mii"], bound=entry["bound"]["kind"],
                    depth=entry["depth"])
         single = len(report["loops"]) == 1 and entry["trip_count"] is None and "n" in args
-        if single:
+        if len(report["loops"]) == 1 and entry["flattened"]:
+            trip = flattened_iterations(kernel, args)[entry["line"]]
+            row["limit"] = max(trip - 1, 0) * entry["ii"] + entry["depth"] + 8
+        elif single:
             row["limit"] = max(int(args["n"]) - 1, 0) * entry["ii"] + entry["depth"] + 8
         elif len(report["loops"]) == 1 and entry["trip_count"] is not None:
             row["limit"] = max(entry["trip_count"] - 1, 0) * entry["ii"] + entry["depth"] + 8
@@ -193,6 +241,8 @@ def main(argv=None) -> int:
             failures.append(f"{name}: II {row['ii']} != MII {row['mii']}")
         if name in II_ONE_TARGETS and row["ii"] != 1:
             failures.append(f"{name}: II {row['ii']}, target 1")
+        if name in CYCLE_TARGETS and row["cycles"] > CYCLE_TARGETS[name]:
+            failures.append(f"{name}: {row['cycles']} cycles > target {CYCLE_TARGETS[name]}")
         if row.get("limit") is not None and row["cycles"] > row["limit"]:
             failures.append(f"{name}: {row['cycles']} cycles > limit {row['limit']}")
         if row["compile_ms"] > 2000:

@@ -17,6 +17,7 @@ from .analysis.problems import BlockProblem, build_problem
 from .backend.component import KernelComponent
 from .errors import KernelSyntaxError
 from .frontend import shape_of
+from .frontend.flatten import flatten_nests
 from .ir import KernelIR, PipelinedLoop, UnsupportedConstruct, build_ir
 from .ir.ops import UnitTimingError
 from .report import build_report
@@ -118,6 +119,9 @@ def lower(kernel, *, pipelining: bool = True) -> KernelIR:
     """
     # The kernel's own analysis, made once: analysing again would repeat its warnings.
     typed = kernel.analyze()
+    if pipelining:
+        # Loop nests become one pipelined loop; the golden model keeps the user's own nest.
+        typed = flatten_nests(typed)
     try:
         return build_ir(typed, shape_of, pipelining=pipelining)
     except UnsupportedConstruct as error:

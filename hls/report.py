@@ -19,8 +19,12 @@ squash younger iterations), ``exit_lines`` and ``forwarded_loads`` (lines of
 reads served by store-to-load forwarding).  ``claimed_clock_mhz`` is the clock
 the kernel is claimed to reach after place and route: the target's, or less
 where a pipelined loop's control (:func:`hls.delay_model.loop_control`), which
-no schedule shortens, is slower than its period; ``timing`` then says so.  The text form (:meth:`Report.to_text`) quotes the user's
-own lines, as Vitis HLS's message 200-880 does for C.
+no schedule shortens, is slower than its period; ``timing`` then says so.  ``flattened`` lists the loop lines
+of a nest flattened into this one loop (outermost first; ``[]`` for any other
+loop), and ``note`` then says what became of the code between its loops; the
+text form heads such an entry ``loops 14 x 16 flattened: II = ...``.  The text
+form (:meth:`Report.to_text`) quotes the user's own lines, as Vitis HLS's
+message 200-880 does for C.
 """
 
 from __future__ import annotations
@@ -59,8 +63,14 @@ class Report:
             if not loop["pipelined"]:
                 out.append(head + f"not pipelined ({loop['reason']})")
                 continue
-            out.append(head + f"pipelined, II = {loop['ii']} (MII {loop['mii']}: ResMII {loop['res_mii']}, "
-                       f"RecMII {loop['rec_mii']}), depth {loop['depth']}")
+            schedule = (f"II = {loop['ii']} (MII {loop['mii']}: ResMII {loop['res_mii']}, "
+                        f"RecMII {loop['rec_mii']}), depth {loop['depth']}")
+            if loop.get("flattened"):
+                out.append(f"  loops {' x '.join(map(str, loop['flattened']))} flattened: {schedule}")
+                out.append(f"    one pipelined loop over every inner iteration of the nest; {loop['note']}; "
+                           f"an empty inner run takes one iteration")
+            else:
+                out.append(head + "pipelined, " + schedule)
             if loop.get("speculative"):
                 out.append(f"    speculative: iterations start before the exit on line(s) "
                            f"{', '.join(map(str, loop['exit_lines']))} resolves; later ones are squashed")
@@ -100,7 +110,9 @@ def build_report(compiled) -> Report:
     for info in ir.loops:
         entry = {"name": info.name, "line": info.line, "pipelined": info.pipelined, "ii": None, "mii": None,
                  "res_mii": None, "rec_mii": None, "depth": None, "trip_count": info.trip_count,
-                 "bound": None, "target_ii": info.target_ii}
+                 "bound": None, "target_ii": info.target_ii, "flattened": list(info.flattened)}
+        if info.flattened:
+            entry["note"] = info.note
         node = pipelined.get(info.name)
         if node is None:
             entry["reason"] = info.reason or "not pipelined"

@@ -57,10 +57,18 @@ class LoopPragma:
         ``hls.sequential(...)``.
     ii : int or None
         Target initiation interval of ``hls.pipeline(..., ii=k)``.
+    flattened : tuple of int
+        Set by :func:`hls.frontend.flatten.flatten_nests` on the ``while`` loop
+        standing for a flattened nest: the lines of the nest's loops, outermost first.
+    note : str
+        For a flattened nest, what became of the code between its loops; for a
+        loop containing others that was not flattened, why not.
     """
 
     mode: Literal["auto", "pipeline", "sequential"]
     ii: int | None = None
+    flattened: tuple[int, ...] = ()
+    note: str = ""
 
 
 @dataclass(frozen=True)

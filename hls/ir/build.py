@@ -555,6 +555,8 @@ class _Builder:
         mode = getattr(pragma, "mode", "auto") if pragma is not None else "auto"
         target_ii = getattr(pragma, "ii", None) if pragma is not None else None
         info = LoopInfo(f"loop_{stmt.lineno}", stmt.lineno, kind, mode, target_ii, depth=len(self.loop_stack))
+        info.flattened = tuple(getattr(pragma, "flattened", ()))
+        info.note = getattr(pragma, "note", "")
         self.loops.append(info)
         return info
 
@@ -613,6 +615,11 @@ class _Builder:
             info.reason = "pipelining turned off for this compilation"
         elif not innermost:
             info.reason = "contains an inner loop; outer loops run as state machines around it"
+            if info.note:
+                # Why hls.frontend.flatten left the nest as it was.
+                info.reason = f"contains an inner loop and is not flattened: {info.note}; it runs as a " \
+                              f"state machine around it"
+                info.note = ""
         elif _contains(stmt.body, (ast.Return,)):
             info.reason = "return in the body"
         if info.mode != "sequential" and self.pipelining and innermost and not _contains(stmt.body, (ast.Return,)):

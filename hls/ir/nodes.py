@@ -191,6 +191,11 @@ class LoopInfo:
         Where control continues after the loop.
     reason : str
         Why the loop is not pipelined (empty when it is).
+    flattened : tuple of int
+        For the one pipelined loop a flattened nest became
+        (:mod:`hls.frontend.flatten`): the lines of the nest's loops, outermost first.
+    note : str
+        For a flattened nest, what became of the code between its loops.
     """
 
     name: str
@@ -206,6 +211,8 @@ class LoopInfo:
     depth: int = 0
     exit_block: object = None
     reason: str = ""
+    flattened: tuple = ()
+    note: str = ""
 
 
 @dataclass(eq=False)

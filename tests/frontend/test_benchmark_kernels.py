@@ -117,6 +117,17 @@ def _collatz(x0):
     return steps, {}
 
 
+def _matmul(a, b, c):
+    product = np.array(a, dtype=np.int64).reshape(8, 8) @ np.array(b, dtype=np.int64).reshape(8, 8)
+    return None, {"c": product.reshape(-1).tolist()}
+
+
+def _trmv(m, x, y, n):
+    lower = np.tril(np.array(m, dtype=np.int64).reshape(8, 8))
+    product = lower @ np.array(x, dtype=np.int64)
+    return None, {"y": product[:n].tolist() + y[n:]}
+
+
 REFERENCES = {
     "vsum": _vsum, "dot16": _dot16, "gsumif": _gsumif, "if_loop": _if_loop,
     "stream_proc": _stream_proc, "conv3x3": _conv3x3, "matvec": _matvec, "fir": _fir,
@@ -124,6 +135,7 @@ REFERENCES = {
     "histogram": _histogram, "weighted_histogram": _weighted_histogram, "prefix_sum": _prefix_sum,
     "insertion_sort": _insertion_sort, "csr_spmv": _csr_spmv,
     "bipartite_matching": _bipartite_matching, "list_walk": _list_walk, "collatz": _collatz,
+    "matmul": _matmul, "trmv": _trmv,
 }
 
 

@@ -20,8 +20,8 @@ from sim.kernel import SimulationTimeout, run  # noqa: E402
 
 pytestmark = pytest.mark.cocotb
 
-#: Scalar loop with a branch, nested loops, array writes, early exit.
-QUICK = ("gsumif", "conv3x3", "histogram", "find_first_break")
+#: Scalar loop with a branch, nested loops (flattened, one triangular), array writes, early exit.
+QUICK = ("gsumif", "conv3x3", "histogram", "find_first_break", "trmv")
 
 
 def _agree(name: str, args: dict, simulator: str):

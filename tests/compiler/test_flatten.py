@@ -1,0 +1,203 @@
+"""Flattened loop nests (issue 11): the rewrite keeps Python's meaning, the hardware matches the
+Python run bit for bit, and the report names the nest as one pipelined loop."""
+
+import ast
+import copy
+import random
+
+import pytest
+
+import flatten_kernels as kernels
+from hls.compiler import compile_kernel
+from hls.frontend.flatten import flatten_nests
+from hls.frontend.golden import GoldenModel
+from sim.kernel import run
+
+
+def _values(rng, n, lo, hi):
+    return [rng.randint(lo, hi) for _ in range(n)]
+
+
+def _ptr(rng):
+    """CSR row bounds with empty rows, runs of empty rows and a last row that ends at 32."""
+    counts = [rng.choice((0, 0, 1, 3, 4)) for _ in range(8)]
+    ptr = [0]
+    for count in counts:
+        ptr.append(min(32, ptr[-1] + count))
+    return ptr
+
+
+CASES = {
+    "perfect": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 64},
+    "imperfect": lambda r: {"a": _values(r, 64, -128, 127), "out": [5] * 8, "rows": r.randint(0, 8),
+                            "cols": r.choice((0, 1, r.randint(0, 8)))},
+    "triangular": lambda r: {"a": _values(r, 64, -128, 127), "out": [3] * 8, "n": r.randint(0, 8)},
+    "bounds_from_memory": lambda r: {"ptr": _ptr(r), "val": _values(r, 32, -128, 127), "out": [7] * 8,
+                                     "rows": r.randint(0, 8)},
+    "inner_break": lambda r: {"a": _values(r, 64, 0, 15), "out": [1] * 8, "key": r.randint(0, 15),
+                              "rows": r.randint(0, 8)},
+    "inner_continue": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 8, "rows": r.randint(0, 8)},
+    "row_dependence": lambda r: {"x": _values(r, 8, -99, 99), "lower": _values(r, 64, -8, 7),
+                                 "b": _values(r, 8, -128, 127), "n": r.randint(0, 8)},
+    "rows_in_place": lambda r: {"a": _values(r, 64, -999, 999), "n": r.randint(0, 8), "m": r.randint(0, 8)},
+    "three_levels": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 16, "n": r.randint(0, 7),
+                               "m": r.randint(0, 7)},
+    "steps": lambda r: {"a": _values(r, 32, -128, 127), "out": [0] * 16, "n": r.randint(0, 31)},
+    "outer_break": lambda r: {"a": _values(r, 64, -128, 127), "rows": r.randint(0, 8)},
+    "sequential_outer": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 8},
+    "inner_while": lambda r: {"a": _values(r, 64, 0, 3), "out": [0] * 8},
+    "continue_between": lambda r: {"a": _values(r, 64, -128, 127), "out": [2] * 8, "rows": r.randint(0, 8)},
+    "inner_under_if": lambda r: {"ptr": _ptr(r), "val": _values(r, 32, -128, 127), "out": [7] * 8,
+                                 "rows": r.randint(0, 12), "skip": r.randint(0, 7)},
+    "inner_target_ii": lambda r: {"a": _values(r, 64, -128, 127), "out": [0] * 8},
+    "nest_in_sequential_and_if": lambda r: {"a": _values(r, 64, -128, 127), "out": _values(r, 8, -99, 99),
+                                            "rows": r.randint(0, 8), "mode": r.randint(0, 1)},
+}
+
+#: Kernels whose nest the compiler flattens into one pipelined loop.
+FLATTENED = ("perfect", "imperfect", "triangular", "bounds_from_memory", "inner_break", "inner_continue",
+             "row_dependence", "rows_in_place", "three_levels", "steps", "outer_break", "continue_between",
+             "inner_under_if")
+
+#: The edge cases every kernel with those parameters meets: no outer iteration, empty inner runs.
+EDGES = {
+    "imperfect": [{"rows": 0, "cols": 5}, {"rows": 8, "cols": 0}, {"rows": 1, "cols": 1}, {"rows": 8, "cols": 8}],
+    "triangular": [{"n": 0}, {"n": 1}, {"n": 8}],
+    "bounds_from_memory": [{"ptr": [0] * 9, "rows": 8}, {"ptr": [0, 0, 0, 4, 4, 4, 9, 9, 9], "rows": 8},
+                           {"ptr": [0, 4, 8, 12, 16, 20, 24, 28, 32], "rows": 8}],
+    "inner_break": [{"a": [0] * 64, "key": 0, "rows": 8}, {"a": [1] * 64, "key": 0, "rows": 8},
+                    {"a": [(i * 5) % 16 for i in range(64)], "key": 7, "rows": 8}],
+    "row_dependence": [{"n": 8}, {"n": 1}],
+    "rows_in_place": [{"n": 8, "m": 8}, {"n": 8, "m": 1}, {"n": 1, "m": 8}, {"n": 0, "m": 8}],
+    "three_levels": [{"n": 7, "m": 7}, {"n": 7, "m": 0}, {"n": 3, "m": 1}],
+    "steps": [{"n": 31}, {"n": 2}, {"n": 3}],
+    "outer_break": [{"a": [5] * 24 + [-128] + [5] * 39, "rows": 8}, {"a": [-128] * 64, "rows": 8}],
+}
+
+
+def _cases(name, count, seed=11):
+    rng = random.Random(f"{name}-{seed}")
+    cases = [CASES[name](rng) for _ in range(count)]
+    for edge in EDGES.get(name, []):
+        cases.append({**CASES[name](rng), **edge})
+    return cases
+
+
+def _for_lines(kernel):
+    return [node.lineno for node in ast.walk(kernel.tree) if isinstance(node, ast.For)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_rewrite_keeps_the_python_meaning(name):
+    # The flattened body, run as Python by the golden model, against the user's own nest.
+    kernel = getattr(kernels, name)
+    typed = kernel.analyze()
+    original, flattened = GoldenModel(typed), GoldenModel(flatten_nests(typed))
+    for args in _cases(name, 60):
+        want = original.run(original.bind((), copy.deepcopy(args)))
+        got = flattened.run(flattened.bind((), copy.deepcopy(args)))
+        assert got == want, args
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hardware_matches_python(name):
+    kernel = getattr(kernels, name)
+    for args in _cases(name, 3):
+        result = run(kernel, args, max_cycles=20_000)
+        assert result.match, (args, result.differences)
+
+
+@pytest.mark.parametrize("name", FLATTENED)
+def test_the_nest_is_one_pipelined_loop_at_its_mii(name):
+    kernel = getattr(kernels, name)
+    report = compile_kernel(kernel).report.to_json()
+    (loop,) = report["loops"]
+    assert loop["pipelined"] and loop["flattened"] == _for_lines(kernel)
+    assert loop["line"] == _for_lines(kernel)[0]
+    assert loop["ii"] == loop["mii"]
+
+
+@pytest.mark.parametrize("name", ("perfect", "imperfect", "triangular", "bounds_from_memory", "inner_continue",
+                                  "steps"))
+def test_simple_nests_reach_ii_one(name):
+    # Bounds read from memory are fetched one outer iteration ahead, so they reach II 1 too.
+    report = compile_kernel(getattr(kernels, name)).report.to_json()
+    assert report["loops"][0]["ii"] == 1
+
+
+def test_report_names_the_nest_and_explains_in_source_lines():
+    kernel = kernels.imperfect
+    outer, inner = _for_lines(kernel)
+    text = compile_kernel(kernel).report.to_text()
+    assert f"loops {outer} x {inner} flattened: II = 1 (MII 1:" in text
+    assert "runs on the first or last inner iteration" in text
+    assert "II bounded by recurrence" in text and "s = s + a[i * 8 + j]" in text
+    three = compile_kernel(kernels.three_levels).report.to_text()
+    assert "loops {} x {} x {} flattened".format(*_for_lines(kernels.three_levels)) in three
+
+
+def test_a_perfect_nest_runs_in_the_cycles_of_one_loop():
+    kernel = kernels.perfect
+    compiled = compile_kernel(kernel)
+    loop = compiled.report.to_json()["loops"][0]
+    result = run(kernel, _cases("perfect", 1)[0])
+    assert result.match
+    assert result.cycles <= (64 - 1) * loop["ii"] + loop["depth"] + 8
+
+
+def test_hls_sequential_keeps_the_outer_loop_sequential():
+    report = compile_kernel(kernels.sequential_outer).report.to_json()
+    outer, inner = report["loops"]
+    assert not outer["pipelined"] and outer["reason"] == "hls.sequential" and outer["flattened"] == []
+    assert inner["pipelined"] and inner["flattened"] == []
+
+
+def test_an_inner_while_is_not_flattened_and_the_report_says_why():
+    compiled = compile_kernel(kernels.inner_while)
+    outer, inner = compiled.report.to_json()["loops"]
+    assert not outer["pipelined"] and inner["pipelined"]
+    assert "not flattened: the inner loop on line" in outer["reason"]
+    assert "is a while loop" in outer["reason"]
+    assert "not flattened" in compiled.report.to_text()
+
+
+def test_flattening_leaves_the_golden_model_and_the_sequential_baseline_alone():
+    kernel = kernels.imperfect
+    typed = kernel.analyze()
+    assert not any(isinstance(node, ast.While) for stmt in typed.body for node in ast.walk(stmt))
+    flattened = flatten_nests(typed)
+    assert typed.body is not flattened.body and all(not pragma.flattened for pragma in typed.loops.values())
+    args = _cases("imperfect", 1)[0]
+    assert run(kernel, args, pipelining=False).match
+
+
+def test_nests_inside_a_sequential_loop_an_if_and_a_helper_are_flattened():
+    loops = compile_kernel(kernels.nest_in_sequential_and_if).report.to_json()["loops"]
+    (sequential,) = [loop for loop in loops if not loop["pipelined"]]
+    assert sequential["reason"] == "hls.sequential"
+    nests = [loop for loop in loops if loop["pipelined"]]
+    assert len(nests) == 2 and all(len(nest["flattened"]) == 2 for nest in nests)
+
+
+def test_a_target_ii_on_the_inner_loop_is_the_flattened_loops():
+    kernel = kernels.inner_target_ii
+    (loop,) = compile_kernel(kernel).report.to_json()["loops"]
+    assert loop["flattened"] == _for_lines(kernel) and loop["target_ii"] == 2 and loop["ii"] == 2
+    rng = random.Random(5)
+    args = {"a": _values(rng, 64, -128, 127), "out": [0] * 8}
+    result = run(kernel, args)
+    assert result.match and result.cycles <= (64 - 1) * 2 + loop["depth"] + 8
+
+
+def test_the_report_says_why_a_nest_is_not_flattened():
+    loops = compile_kernel(kernels.not_flattened).report.to_json()["loops"]
+    reasons = [loop["reason"] for loop in loops if not loop["pipelined"] and loop["reason"] != "hls.sequential"]
+    assert len(reasons) == 3 and all("not flattened" in reason for reason in reasons)
+    assert "several loops one after another" in reasons[0]
+    assert "is hls.sequential" in reasons[1]
+    assert "inside an if" in reasons[2] and "an else" in reasons[2]
+    # Their inner loops (but the hls.sequential one) are still pipelined, one run after another.
+    assert sum(loop["pipelined"] for loop in loops) == 3 and not any(loop["flattened"] for loop in loops)
+    rng = random.Random(3)
+    result = run(kernels.not_flattened, {"a": _values(rng, 64, -128, 127), "out": [0] * 8, "n": 6})
+    assert result.match
