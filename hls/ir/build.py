@@ -508,7 +508,14 @@ class _Builder:
         pragma = self.tk.loops.get(stmt)
         mode = getattr(pragma, "mode", "auto") if pragma is not None else "auto"
         target_ii = getattr(pragma, "ii", None) if pragma is not None else None
-        info = LoopInfo(f"loop_{stmt.lineno}", stmt.lineno, kind, mode, target_ii, depth=len(self.loop_stack))
+        # The front end names the remainder loop of a partial hls.unroll (same line as its loop).
+        name = getattr(stmt, "hls_loop_name", f"loop_{stmt.lineno}")
+        taken = {loop.name for loop in self.loops}
+        unique, counter = name, 1
+        while unique in taken:
+            counter += 1
+            unique = f"{name}_{counter}"
+        info = LoopInfo(unique, stmt.lineno, kind, mode, target_ii, depth=len(self.loop_stack))
         self.loops.append(info)
         return info
 
