@@ -185,7 +185,7 @@ class Array:
             if len(item) == 3:
                 shape, depth, layout = item
                 if not isinstance(layout, Partition):
-                    raise TypeError(f"the third item of hls.Array must be hls.partition(...), not {layout!r}")
+                    raise TypeError(f"hls.Array takes [shape, depth, hls.partition(...)]: the third item is {layout!r}")
             elif len(item) == 2:
                 shape, depth = item
             else:

@@ -121,7 +121,7 @@ CASES = [
      "for loops must iterate over range(...), not 'a'"),
     ("chained-assignment", K + "def f(n: unsigned(4)):\n    x = y = n\n", "x = y", "chained assignment"),
     ("local-array", K + "def f(n: unsigned(4)):\n    b: hls.Array[signed(8), 4] = 0\n", "b:",
-     "local array 'b' is not supported"),
+     "an array cannot be declared by annotation ('b')"),
     ("none", K + "def f(n: unsigned(4)):\n    x = None\n", "None", "None is not a value in a kernel"),
     ("walrus", K + "def f(n: unsigned(4)):\n    x = (y := n)\n", "y :=", "assignment expressions (:=) are not supported"),
     ("assert", K + "def f(n: unsigned(4)):\n    assert n\n", "assert", "assert is not supported"),
