@@ -142,7 +142,7 @@ def spec_from_signature(signature: KernelSignature, *, toplevel: str,
                 arrays.append(ArraySpec(name=read, depth=bank_depth, element=_port(f"{read}__data", shape),
                                         read_addr=f"{read}__addr", read_en=f"{read}__en",
                                         write_addr=f"{write}__addr", write_data=f"{write}__data",
-                                        write_en=f"{write}__en"))
+                                        write_en=f"{write}__en", addr_width=addr_width))
             continue
         read, write = signature.array_groups[name]
         depth = depths.get(name, declared)
@@ -152,7 +152,7 @@ def spec_from_signature(signature: KernelSignature, *, toplevel: str,
         arrays.append(ArraySpec(name=name, depth=depth, element=_port(f"{read}__data", shape),
                                 read_addr=f"{read}__addr", read_en=f"{read}__en",
                                 write_addr=f"{write}__addr", write_data=f"{write}__data",
-                                write_en=f"{write}__en"))
+                                write_en=f"{write}__en", addr_width=addr_width))
     return TestbenchSpec(toplevel=toplevel, start=f"{ctrl}__start", busy=f"{ctrl}__busy",
                          done=f"{ctrl}__done", scalars=scalars, returns=returns, arrays=arrays,
                          max_cycles=max_cycles)
