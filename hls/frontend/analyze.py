@@ -1084,6 +1084,13 @@ class _Analyzer:
                            "e.g. k: unsigned(5) = ...; masking with & keeps the wider width")
             self.error(node, f"this expression would be {shape.width} bits wide; the limit is {MAX_WIDTH}",
                        "split it and assign the parts to narrower variables")
+        if self.in_unrolled and isinstance(left, ast.Constant) and isinstance(right, ast.Constant) \
+                and type(op) in _FOLDED:
+            # In a copy of an unrolled body the loop variable is a literal: `3 * t + 1` is
+            # folded, so that no operator is built (or timed) for it. The value is exact, as
+            # every expression is, and keeps the expression's shape.
+            value = _FOLDED[type(op)](left.value, right.value)
+            return _set_shape(_located(ast.Constant(value=value), node), shape)
         return _set_shape(_located(ast.BinOp(left=left, op=op, right=right), node), shape)
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
@@ -1262,6 +1269,12 @@ class _Analyzer:
         if missing:
             self.error(call, f"{helper.name} is missing argument(s) {', '.join(missing)}")
         return [bound[name] for name in names]
+
+
+#: Operators folded on literals in unrolled copies: Python's meaning is Amaranth's for these.
+_FOLDED = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+           ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b}
 
 
 def _binds_exit(statements: list[ast.stmt]):
