@@ -133,3 +133,13 @@ def local_registers(a: hls.Array[signed(16), 32], n: unsigned(6)) -> signed(32):
         w[3] = a[i]
         s = s + w[0] - w[3] + w[i & 3]
     return s
+
+
+@hls.kernel
+def register_scatter(x: hls.Array[unsigned(3), 16], v: hls.Array[signed(8), 16],
+                     out: hls.Array[signed(16), 8], n: unsigned(5)):
+    r = hls.local(signed(16), 8, partition=hls.partition("complete"))
+    for i in range(n):
+        r[x[i]] = r[x[i]] + v[i]
+    for t in hls.unroll(range(8)):
+        out[t] = r[t]

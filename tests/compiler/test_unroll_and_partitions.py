@@ -178,3 +178,41 @@ def test_icarus_agrees_on_banked_ports():
     amaranth_run = run(kernels.dynamic_cyclic, args)
     assert verilog_run.match, verilog_run.differences
     assert (verilog_run.outputs, verilog_run.cycles) == (amaranth_run.outputs, amaranth_run.cycles)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_registers_with_dynamic_indices(seed):
+    x = _values(80 + seed, 16, 0, 7) if seed else [5] * 16
+    result = _check(kernels.register_scatter, {"x": x, "v": _values(90 + seed, 16, -128, 127),
+                                               "out": [0] * 8, "n": 16 - seed})
+    assert result.outputs["arrays"]["out"] == result.expected["arrays"]["out"]
+
+
+ALL = [kernels.unroll_full, kernels.unroll_partial, kernels.unroll_partial_constant, kernels.unroll_nested,
+       kernels.pipeline_unrolls_inner, kernels.sum4_cyclic, kernels.halves_block, kernels.dynamic_cyclic,
+       kernels.dynamic_block, kernels.complete_param, kernels.local_memory, kernels.local_cyclic,
+       kernels.local_registers, kernels.register_scatter]
+
+
+def _arguments(kernel, seed):
+    """Random arguments for any kernel of this file (indices in range)."""
+    typed = analyze(kernel)
+    generator = random.Random(seed)
+    args = {}
+    for param in typed.params:
+        if param.kind == "scalar":
+            args[param.name] = generator.randint(0, min(16, (1 << param.shape.width) - 1))
+        else:
+            low = 0 if not param.shape.signed else -(1 << (param.shape.width - 1))
+            high = (1 << (param.shape.width - param.shape.signed)) - 1
+            if param.name == "x":
+                high = min(high, 3 if kernel is kernels.complete_param else high)
+            args[param.name] = [generator.randint(low, high) for _ in range(param.depth)]
+    return args
+
+
+@pytest.mark.parametrize("kernel", ALL, ids=[kernel.name for kernel in ALL])
+def test_sequential_hardware_matches_too(kernel):
+    args = _arguments(kernel, 7)
+    result = run(kernel, args, max_cycles=50_000, pipelining=False)
+    assert result.match, result.differences
