@@ -166,7 +166,7 @@ def memory_dependences(block: Block, *, loop_step: int | None = None,
         for second in accesses[i + 1:]:
             if first.attrs["array"] != second.attrs["array"]:
                 continue
-            if first.attrs.get("bank", second.attrs.get("bank")) != second.attrs.get("bank", first.attrs.get("bank")):
+            if first.attrs.get("bank") != second.attrs.get("bank"):
                 continue    # banks of a partitioned array hold disjoint elements
             if first.kind == "load" and second.kind == "load":
                 continue

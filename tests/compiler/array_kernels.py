@@ -143,3 +143,11 @@ def register_scatter(x: hls.Array[unsigned(3), 16], v: hls.Array[signed(8), 16],
         r[x[i]] = r[x[i]] + v[i]
     for t in hls.unroll(range(8)):
         out[t] = r[t]
+
+
+@hls.kernel
+def unroll_step(a: hls.Array[signed(16), 64], n: unsigned(7)) -> signed(32):
+    s: signed(32) = 0
+    for i in hls.unroll(range(1, n, 3), factor=2):
+        s = s + a[i] * i
+    return s

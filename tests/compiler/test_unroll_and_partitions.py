@@ -216,3 +216,10 @@ def test_sequential_hardware_matches_too(kernel):
     args = _arguments(kernel, 7)
     result = run(kernel, args, max_cycles=50_000, pipelining=False)
     assert result.match, result.differences
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4, 5, 7, 8, 64])
+def test_partial_unroll_of_a_stepped_range(n):
+    a = _values(100, 64, -32768, 32767)
+    assert kernels.unroll_step(a=list(a), n=n) == sum(a[i] * i for i in range(1, n, 3))
+    _check(kernels.unroll_step, {"a": a, "n": n})
