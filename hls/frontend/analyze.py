@@ -681,16 +681,21 @@ class _Analyzer:
             return self.typed_for(node, LoopPragma("auto"), start, stop, step)
         out = []
         if not constant:
-            # Bounds are evaluated once, as Python does; the remainder starts where the
-            # unrolled loop stopped, recorded in `next_`.
-            low = self.fresh(f"{name}_unroll_start", None, self.shape(start))
-            high = self.fresh(f"{name}_unroll_stop", None, self.shape(stop))
-            out += [self.assign_name(low, start, range_call), self.assign_name(high, stop, range_call)]
-            start, stop = self.name_load(low, range_call), self.name_load(high, range_call)
-            counter_stop = self.binary(ast.Sub(), self.name_load(high, range_call),
-                                       _constant((factor - 1) * step.value, range_call), range_call)
+            # Bounds are evaluated once, as Python does (a constant start stays a literal, so
+            # that the counter's residues, and so the banks of a[i + k], are known); the
+            # remainder starts where the unrolled loop stopped, recorded in `following`.
+            def kept(value, what):
+                if isinstance(value, ast.Constant):
+                    return lambda: _constant(value.value, range_call)
+                variable = self.fresh(f"{name}_unroll_{what}", None, self.shape(value))
+                out.append(self.assign_name(variable, value, range_call))
+                return lambda: self.name_load(variable, range_call)
+            low, high = kept(start, "start"), kept(stop, "stop")
+            start = low()
+            counter_stop = self.binary(ast.Sub(), high(), _constant((factor - 1) * step.value, range_call),
+                                       range_call)
         stride = _constant(factor * step.value, node.iter)
-        counter_start = start if constant else self.name_load(low, range_call)
+        counter_start = start if constant else low()
         shape = (range_shape(start.value, counter_stop.value, stride.value) if constant
                  else mux_shape(self.shape(counter_start), self.shape(counter_stop)))
         counter = self.fresh(self.local_base(f"{name}_unrolled"), name, shape)
@@ -706,7 +711,7 @@ class _Analyzer:
         if not constant:
             stepped = self.binary(ast.Add(), self.name_load(counter, node), stride, node)
             following = self.fresh(f"{name}_unroll_next", None, mux_shape(self.shape(start), self.shape(stepped)))
-            out.append(self.assign_name(following, self.name_load(low, range_call), range_call))
+            out.append(self.assign_name(following, low(), range_call))
 
         def body():
             statements = self.copies(node, [offset_maker(k * step.value) for k in range(factor)])
@@ -725,7 +730,7 @@ class _Analyzer:
                                       for value in remainder])
         else:
             rest = self.typed_for(node, LoopPragma("auto"), self.name_load(following, range_call),
-                                  self.name_load(high, range_call), step)
+                                  high(), step)
             rest[0].hls_loop_name = f"loop_{node.lineno}_remainder"
             out += rest
         return out

@@ -151,3 +151,10 @@ def unroll_step(a: hls.Array[signed(16), 64], n: unsigned(7)) -> signed(32):
     for i in hls.unroll(range(1, n, 3), factor=2):
         s = s + a[i] * i
     return s
+
+
+@hls.kernel
+def unroll_banked(a: hls.Array[signed(16), 64, hls.partition("cyclic", 4)],
+                  b: hls.Array[signed(16), 64, hls.partition("cyclic", 4)], n: unsigned(7)):
+    for i in hls.unroll(range(n), factor=4):
+        b[i] = a[i] * 3 - i

@@ -223,3 +223,15 @@ def test_partial_unroll_of_a_stepped_range(n):
     a = _values(100, 64, -32768, 32767)
     assert kernels.unroll_step(a=list(a), n=n) == sum(a[i] * i for i in range(1, n, 3))
     _check(kernels.unroll_step, {"a": a, "n": n})
+
+
+@pytest.mark.parametrize("n", [0, 3, 5, 64])
+def test_partial_unroll_over_cyclic_banks_runs_at_ii_one(n):
+    loops = _loops(kernels.unroll_banked)
+    assert [loops[name]["ii"] for name in sorted(loops)] == [1, 1]   # a[i0 + k] is in bank k
+    a = _values(110, 64, -32768, 32767)
+    plain = _check(kernels.unroll_partial, {"a": a, "b": [7] * 64, "n": n})
+    banked = _check(kernels.unroll_banked, {"a": a, "b": [7] * 64, "n": n})
+    assert banked.outputs == plain.outputs
+    if n >= 8:      # the remainder's banks are dynamic (it starts at a run-time value): a cycle deeper
+        assert banked.cycles < plain.cycles
