@@ -19,10 +19,10 @@ limits, device), and ``hls.compiler.compile_kernel(vsum, target=...)`` for anoth
 
 from . import approx
 from .errors import KernelRuntimeError, KernelSyntaxError
-from .frontend.pragmas import pipeline, sequential
+from .frontend.pragmas import local, pipeline, sequential, unroll
 from .kernel import Function, Kernel, function, kernel
 from .target import Target
-from .types import Array
+from .types import Array, partition
 
-__all__ = ["kernel", "function", "Array", "pipeline", "sequential", "Kernel", "Function", "Target",
-           "KernelSyntaxError", "KernelRuntimeError", "approx"]
+__all__ = ["kernel", "function", "Array", "partition", "local", "pipeline", "sequential", "unroll", "Kernel",
+           "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx"]

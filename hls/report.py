@@ -179,9 +179,7 @@ def build_report(compiled) -> Report:
         "resources": {
             "variable_register_bits": sum(shape.width for shape in ir.variables.values()),
             "operators": dict(sorted(operators.items())),
-            "arrays": {name: {"width": shape.width, "signed": shape.signed, "depth": depth,
-                              "read_ports": 1, "write_ports": 1}
-                       for name, (shape, depth) in ir.arrays.items()},
+            "arrays": {name: _array_resources(ir, name) for name in (ir.layouts or ir.arrays)},
             "limits": dict(compiled.target.resources),
         },
         "compile_seconds": round(compiled.compile_seconds, 4),
@@ -208,3 +206,16 @@ def _approx_sites(compiled) -> list[dict]:
             else None
         sites.append(entry)
     return sites
+
+
+def _array_resources(ir, name: str) -> dict:
+    """An array's element, depth, banks and where it lives: ``ports`` (a parameter, memories
+    outside the component), ``memory`` (an hls.local Memory per bank) or ``registers``."""
+    layout = ir.layout(name)
+    ports = 0 if layout.registers else layout.banks
+    storage = "registers" if layout.registers else "memory" if layout.local else "ports"
+    return {"width": layout.shape.width, "signed": layout.shape.signed, "depth": layout.depth,
+            "read_ports": ports, "write_ports": ports, "banks": layout.banks,
+            "partition": None if layout.partition is None else
+            {"kind": layout.partition.kind, "factor": layout.partition.factor},
+            "storage": storage}

@@ -12,12 +12,129 @@ from dataclasses import dataclass
 
 from amaranth.hdl import Shape
 
-__all__ = ["Array", "ArrayType", "shape_range", "fits", "wrap", "format_shape"]
+__all__ = ["Array", "ArrayType", "Partition", "partition", "shape_range", "fits", "wrap", "format_shape"]
+
+#: The ways an array can be split into banks.
+PARTITION_KINDS = ("cyclic", "block", "complete")
+
+
+def _is_power_of_two(value: int) -> bool:
+    return value >= 1 and value & (value - 1) == 0
+
+
+@dataclass(frozen=True)
+class Partition:
+    """How an array is split into banks, each with its own ports: ``hls.partition(kind, factor)``.
+
+    * ``cyclic`` with factor ``k``: element ``i`` is in bank ``i % k`` at offset ``i // k``;
+    * ``block`` with factor ``k``: blocks of ``depth // k`` consecutive elements, element
+      ``i`` in bank ``i // (depth // k)`` at offset ``i % (depth // k)``;
+    * ``complete``: every element is a bank of its own.
+
+    Bank and offset are bit fields of the index (no divider in hardware), so a cyclic
+    factor must be a power of two, and a block partition needs ``depth // k`` a power of
+    two that divides the depth.
+
+    Attributes
+    ----------
+    kind : str
+        ``"cyclic"``, ``"block"`` or ``"complete"``.
+    factor : int or None
+        Number of banks; ``None`` for ``complete`` (one bank per element).
+    """
+
+    kind: str
+    factor: int | None = None
+
+    def banks(self, depth: int) -> int:
+        """Number of banks of an array of ``depth`` elements."""
+        return depth if self.kind == "complete" else self.factor
+
+    def bank_depth(self, depth: int) -> int:
+        """Elements per bank."""
+        if self.kind == "complete":
+            return 1
+        return -(-depth // self.factor)
+
+    def locate(self, index: int, depth: int) -> tuple[int, int]:
+        """``(bank, offset)`` of element ``index``."""
+        if self.kind == "complete":
+            return index, 0
+        if self.kind == "cyclic":
+            return index % self.factor, index // self.factor
+        size = self.bank_depth(depth)
+        return index // size, index % size
+
+    def split(self, values: list[int], depth: int) -> list[list[int]]:
+        """The contents of each bank of an array holding ``values`` (padded with 0)."""
+        banks = [[0] * self.bank_depth(depth) for _ in range(self.banks(depth))]
+        for index, value in enumerate(values):
+            bank, offset = self.locate(index, depth)
+            banks[bank][offset] = value
+        return banks
+
+    def join(self, banks: list[list[int]], depth: int) -> list[int]:
+        """The array's ``depth`` elements from the contents of its banks (inverse of :meth:`split`)."""
+        out = []
+        for index in range(depth):
+            bank, offset = self.locate(index, depth)
+            out.append(banks[bank][offset])
+        return out
+
+    def check(self, depth: int) -> str | None:
+        """Why this partition cannot split an array of ``depth`` elements, or ``None``."""
+        if self.kind == "complete":
+            return None
+        if self.factor > depth:
+            return f"{self.kind} partition factor {self.factor} is larger than the depth {depth}"
+        if self.kind == "cyclic" and not _is_power_of_two(self.factor):
+            return (f"cyclic partition factor must be a power of two (the bank is the index's low "
+                    f"bits), not {self.factor}")
+        if self.kind == "block" and (depth % self.factor or not _is_power_of_two(depth // self.factor)):
+            return (f"block partition of depth {depth} by {self.factor}: the block size depth // factor "
+                    f"must be a whole power of two (the bank is the index's high bits)")
+        return None
+
+    def __repr__(self) -> str:
+        if self.kind == "complete":
+            return 'hls.partition("complete")'
+        return f"hls.partition({self.kind!r}, {self.factor})"
+
+
+def partition(kind: str, factor: int | None = None) -> Partition:
+    """A partition of an array into banks, each with its own read and write port.
+
+    ``hls.Array[signed(16), 64, hls.partition("cyclic", 4)]`` makes four banks
+    (``a_read_0`` ... ``a_read_3``); ``hls.partition("block", 2)`` two halves;
+    ``hls.partition("complete")`` one bank per element.
+
+    Parameters
+    ----------
+    kind : str
+        ``"cyclic"``, ``"block"`` or ``"complete"``.
+    factor : int or None
+        Number of banks, a positive integer (``cyclic`` and ``block``); not given for ``complete``.
+
+    Raises
+    ------
+    ValueError
+        An unknown kind, a factor missing, given for ``complete``, or not a positive integer.
+    """
+    if kind not in PARTITION_KINDS:
+        raise ValueError(f"partition kind must be one of {', '.join(map(repr, PARTITION_KINDS))}, not {kind!r}")
+    if kind == "complete":
+        if factor is not None:
+            raise ValueError('hls.partition("complete") takes no factor (every element is a bank)')
+        return Partition(kind)
+    if isinstance(factor, bool) or not isinstance(factor, numbers.Integral) or factor < 1:
+        raise ValueError(f"hls.partition({kind!r}, factor): factor must be a positive integer, not {factor!r}")
+    return Partition(kind, int(factor))
 
 
 @dataclass(frozen=True)
 class ArrayType:
-    """The type of an array parameter: ``hls.Array[shape, depth]``.
+    """The type of an array parameter: ``hls.Array[shape, depth]`` or
+    ``hls.Array[shape, depth, hls.partition(...)]``.
 
     Attributes
     ----------
@@ -26,14 +143,19 @@ class ArrayType:
     depth : int or None
         Number of elements; ``None`` when the annotation left it out, which the
         front end reports as an error.
+    partition : Partition or None
+        How the array is split into banks; ``None`` for one memory.
     """
 
     shape: Shape
     depth: int | None
+    partition: Partition | None = None
 
     def __repr__(self) -> str:
         if self.depth is None:
             return f"hls.Array[{format_shape(self.shape)}]"
+        if self.partition is not None:
+            return f"hls.Array[{format_shape(self.shape)}, {self.depth}, {self.partition!r}]"
         return f"hls.Array[{format_shape(self.shape)}, {self.depth}]"
 
 
@@ -42,23 +164,33 @@ class Array:
 
     ``hls.Array[signed(16), 64]`` is an array of 64 elements of shape
     ``signed(16)``. The kernel's writes are visible to the caller afterwards,
-    as through a C pointer.
+    as through a C pointer. ``hls.Array[signed(16), 64, hls.partition("cyclic", 4)]``
+    splits it into banks, each with its own ports.
 
     Raises
     ------
     TypeError
-        If the element shape is not an Amaranth :class:`Shape` or the depth is
-        not a positive integer.
+        If the element shape is not an Amaranth :class:`Shape`, the depth is
+        not a positive integer, or the third item is not an ``hls.partition``.
+    ValueError
+        If the partition cannot split an array of that depth (:meth:`Partition.check`).
     """
 
     def __init__(self):
         raise TypeError("hls.Array is an annotation; write hls.Array[shape, depth]")
 
     def __class_getitem__(cls, item) -> ArrayType:
+        layout = None
         if isinstance(item, tuple):
-            if len(item) != 2:
-                raise TypeError(f"hls.Array takes [shape, depth], not {len(item)} items")
-            shape, depth = item
+            if len(item) == 3:
+                shape, depth, layout = item
+                if not isinstance(layout, Partition):
+                    raise TypeError(f"hls.Array takes [shape, depth, hls.partition(...)]: the third item is {layout!r}")
+            elif len(item) == 2:
+                shape, depth = item
+            else:
+                raise TypeError(f"hls.Array takes [shape, depth] or [shape, depth, hls.partition(...)], "
+                                f"not {len(item)} items")
         else:
             shape, depth = item, None
         if not isinstance(shape, Shape):
@@ -68,7 +200,9 @@ class Array:
             if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
                 raise TypeError(f"hls.Array depth must be a positive integer, not {depth!r}")
             depth = int(depth)  # also numpy integers
-        return ArrayType(shape, depth)
+            if layout is not None and layout.check(depth) is not None:
+                raise ValueError(layout.check(depth))
+        return ArrayType(shape, depth, layout)
 
 
 def format_shape(shape: Shape) -> str:

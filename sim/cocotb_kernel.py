@@ -132,16 +132,27 @@ def spec_from_signature(signature: KernelSignature, *, toplevel: str,
     returns = [_port(name, shape) for name, shape in signature.results]
     arrays = []
     for name, (shape, declared) in signature.arrays.items():
+        addr_width = signature.addr_width(name)
+        if name in signature.partitions:
+            # One memory model per bank, named after the bank's read group (sim.kernel splits
+            # the argument into banks and joins them back).
+            if name in depths:
+                raise ValueError(f"array {name!r} is partitioned; its banks' depths are fixed")
+            for read, write, bank_depth in signature.bank_groups[name]:
+                arrays.append(ArraySpec(name=read, depth=bank_depth, element=_port(f"{read}__data", shape),
+                                        read_addr=f"{read}__addr", read_en=f"{read}__en",
+                                        write_addr=f"{write}__addr", write_data=f"{write}__data",
+                                        write_en=f"{write}__en", addr_width=addr_width))
+            continue
         read, write = signature.array_groups[name]
         depth = depths.get(name, declared)
-        addr_width = signature.addr_width(name)
         if not 1 <= depth <= 1 << addr_width:
             raise ValueError(f"array {name!r}: depth must be in 1..{1 << addr_width} for a "
                              f"{addr_width}-bit address, not {depth}")
         arrays.append(ArraySpec(name=name, depth=depth, element=_port(f"{read}__data", shape),
                                 read_addr=f"{read}__addr", read_en=f"{read}__en",
                                 write_addr=f"{write}__addr", write_data=f"{write}__data",
-                                write_en=f"{write}__en"))
+                                write_en=f"{write}__en", addr_width=addr_width))
     return TestbenchSpec(toplevel=toplevel, start=f"{ctrl}__start", busy=f"{ctrl}__busy",
                          done=f"{ctrl}__done", scalars=scalars, returns=returns, arrays=arrays,
                          max_cycles=max_cycles)

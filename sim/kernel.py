@@ -158,11 +158,39 @@ def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
     signature = kernel_signature(compiled.ir)
     # The memory models hold exactly the arrays' depths (the default), so the final arrays compare directly.
     spec = spec_from_signature(signature, toplevel=name, max_cycles=max_cycles)
-    raw = simulate_verilog(compiled.verilog(name), spec, args, simulator=simulator, vcd=vcd)
+    # A partitioned array is one memory model per bank, named after its read group.
+    bank_args = dict(args)
+    for array in signature.partitions:
+        for (read, _, _), contents in zip(signature.bank_groups[array],
+                                          bank_contents(signature, array, [int(v) for v in args[array]])):
+            bank_args[read] = contents
+    raw = simulate_verilog(compiled.verilog(name), spec, bank_args, simulator=simulator, vcd=vcd)
     returns = [int(value) for value in raw.returns]
     result = None if not returns else (returns[0] if len(returns) == 1 else returns)
-    arrays = {array: [int(v) for v in raw.arrays[array]] for array in signature.arrays}
+    arrays = {}
+    for array in signature.arrays:
+        if array in signature.partitions:
+            banks = [[int(v) for v in raw.arrays[read]] for read, _, _ in signature.bank_groups[array]]
+            arrays[array] = array_from_banks(signature, array, banks)
+        else:
+            arrays[array] = [int(v) for v in raw.arrays[array]]
     return {"return": result, "arrays": arrays}, raw.cycles
+
+
+def bank_contents(signature, array: str, values: list[int]) -> list[list[int]]:
+    """The initial contents of each memory behind ``array``'s port groups (its banks when partitioned)."""
+    partition = signature.partitions.get(array)
+    if partition is None:
+        return [list(values)]
+    return partition.split(values, signature.arrays[array][1])
+
+
+def array_from_banks(signature, array: str, banks: list[list[int]]) -> list[int]:
+    """``array``'s elements from the contents of the memories behind its port groups."""
+    partition = signature.partitions.get(array)
+    if partition is None:
+        return list(banks[0])
+    return partition.join(banks, signature.arrays[array][1])
 
 
 def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
@@ -171,14 +199,16 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
     signature = dut.signature
     m = Module()
     m.submodules.kernel = dut
-    memories = {}
+    memories = {}    # array -> its memory per bank (one when not partitioned)
     for name, (shape, depth) in signature.arrays.items():
-        read, write = signature.array_groups[name]
-        mem = memory.Memory(shape=shape, depth=depth, init=[int(v) for v in args[name]])
-        m.submodules[f"mem_{name}"] = mem
-        wiring.connect(m, getattr(dut, read), mem.read_port())
-        wiring.connect(m, getattr(dut, write), mem.write_port())
-        memories[name] = mem
+        banks = bank_contents(signature, name, [int(v) for v in args[name]])
+        memories[name] = []
+        for (read, write, bank_depth), contents in zip(signature.bank_groups[name], banks):
+            mem = memory.Memory(shape=shape, depth=bank_depth, init=contents)
+            m.submodules[f"mem_{read}"] = mem
+            wiring.connect(m, getattr(dut, read), mem.read_port())
+            wiring.connect(m, getattr(dut, write), mem.write_port())
+            memories[name].append(mem)
     control = getattr(dut, signature.control)
 
     result = {}
@@ -197,8 +227,10 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
             cycles += 1
         values = [ctx.get(getattr(dut, port)) for port, _ in signature.results]
         result["return"] = None if not values else (values[0] if len(values) == 1 else values)
-        result["arrays"] = {name: [int(ctx.get(mem.data[i])) for i in range(mem.depth)]
-                            for name, mem in memories.items()}
+        result["arrays"] = {name: array_from_banks(signature, name,
+                                                   [[int(ctx.get(mem.data[i])) for i in range(mem.depth)]
+                                                    for mem in mems])
+                            for name, mems in memories.items()}
         result["cycles"] = cycles
 
     sim = Simulator(m)

@@ -41,14 +41,23 @@ class Waiver:
     message : str
         A regular expression the warning text must match (``search``) to be waived;
         ``""`` waives every warning with this code.
+    zero_width_only : bool
+        Waive it only when the signal the warning names (``'name'``) is declared
+        zero bits wide (``[-1:0]``) in the Verilog.
     """
 
     code: str
     reason: str
     message: str = ""
+    zero_width_only: bool = False
 
-    def waives(self, warning: "LintMessage") -> bool:
-        return warning.code == self.code and re.search(self.message, warning.text) is not None
+    def waives(self, warning: "LintMessage", zero_width: frozenset = frozenset()) -> bool:
+        if warning.code != self.code or re.search(self.message, warning.text) is None:
+            return False
+        if self.zero_width_only:
+            named = re.search(r"'([^']+)'", warning.text)
+            return named is not None and named.group(1) in zero_width
+        return True
 
 
 #: The waiver list; ``docs/verification.md`` repeats it for readers.
@@ -76,7 +85,18 @@ WAIVERS: tuple[Waiver, ...] = (
     Waiver("DECLFILENAME",
            "Amaranth writes a design and all its submodules into one file, which "
            "cannot be named after every module."),
+    Waiver("ASCRANGE",
+           "Amaranth writes a zero-width signal (the address of a one-element bank of a "
+           "completely partitioned array) as [-1:0]; it carries no bits.",
+           r"\[-1:0\]"),
+    Waiver("UNDRIVEN",
+           "A zero-width output (a one-element bank's address) has no bits to drive; "
+           "undriven signals with bits are still reported.",
+           zero_width_only=True),
 )
+
+#: A signal declared zero bits wide in Yosys's Verilog.
+_ZERO_WIDTH = re.compile(r"\[-1:0\]\s+(\w+)\s*;")
 
 
 @dataclass(frozen=True)
@@ -169,8 +189,9 @@ def lint_verilog(verilog: str, top: str, waivers: tuple[Waiver, ...] = WAIVERS) 
                 cwd=directory, capture_output=True, text=True, timeout=300)
     report = LintReport(top)
     report.messages = parse_messages(completed.stderr + completed.stdout)
+    zero_width = frozenset(_ZERO_WIDTH.findall(verilog))
     for message in report.messages:
-        if message.severity == "Warning" and any(waiver.waives(message) for waiver in waivers):
+        if message.severity == "Warning" and any(waiver.waives(message, zero_width) for waiver in waivers):
             report.waived.append(message)
         else:
             report.problems.append(message)

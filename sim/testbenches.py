@@ -67,6 +67,9 @@ class ArraySpec:
         Verilog names of the read group, None if the kernel never reads the array.
     write_addr, write_data, write_en : str | None
         Verilog names of the write group, None if the kernel never writes it.
+    addr_width : int or None
+        Address bits of the ports; at 0 (a one-element bank) the address ports have no
+        bits to read and every access is to element 0.
     """
 
     name: str
@@ -77,6 +80,7 @@ class ArraySpec:
     write_addr: str | None = None
     write_data: str | None = None
     write_en: str | None = None
+    addr_width: int | None = None
 
 
 @dataclass(frozen=True)
@@ -186,11 +190,12 @@ async def drive_kernel(dut, spec: dict, args: dict, result_file: str) -> None:
             # Requests the design presents to the coming rising edge.
             requests = []
             for array in spec.arrays:
-                read_addr = (read(array.read_addr) if array.read_en is not None
+                no_address = array.addr_width == 0
+                read_addr = ((0 if no_address else read(array.read_addr)) if array.read_en is not None
                              and read(array.read_en) else None)
                 write_request = None
                 if array.write_en is not None and read(array.write_en):
-                    write_request = (read(array.write_addr),
+                    write_request = (0 if no_address else read(array.write_addr),
                                      read(array.write_data, array.element.signed))
                 requests.append((array, read_addr, write_request))
             await FallingEdge(handle(spec.clk))

@@ -19,7 +19,7 @@ KERNEL_NAMES = (
     "vsum", "dot16", "gsumif", "if_loop", "stream_proc", "conv3x3", "matvec", "fir", "argmax",
     "find_first_while", "find_first_break", "histogram", "weighted_histogram", "prefix_sum",
     "insertion_sort", "csr_spmv", "bipartite_matching", "list_walk", "collatz",
-    "matmul", "trmv",
+    "matmul", "trmv", "conv3x3_linebuf",
 )
 
 

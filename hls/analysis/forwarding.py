@@ -47,7 +47,9 @@ def insert_forwarding(loop: PipelinedLoop) -> list[Op]:
                       and dep.dst.kind == "load"}
     created = []
     for load in [op for op in body.ops if op.kind == "load"]:
-        if load in same_iteration:
+        if load in same_iteration or load.attrs.get("registers"):
+            # A register of a completely partitioned local array is read without latency:
+            # the previous iteration's store is already in it one cycle later.
             continue
         carried = [dep for dep in dependences
                    if dep.dst is load and dep.src.kind == "store" and dep.distance == 1]

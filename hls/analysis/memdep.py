@@ -14,6 +14,9 @@ in program order) and ``Q`` of the same array, at least one of them a store:
 * anything else (data-dependent indices, different strides): conservative,
   ``P -> Q`` at distance 0 and ``Q -> P`` at distance 1.
 
+Accesses to different banks of a partitioned array (``attrs["bank"]``) never
+depend on each other: the banks hold disjoint elements.
+
 All dependences found here have kind ``"memory"``.
 """
 
@@ -163,6 +166,8 @@ def memory_dependences(block: Block, *, loop_step: int | None = None,
         for second in accesses[i + 1:]:
             if first.attrs["array"] != second.attrs["array"]:
                 continue
+            if first.attrs.get("bank") != second.attrs.get("bank"):
+                continue    # banks of a partitioned array hold disjoint elements
             if first.kind == "load" and second.kind == "load":
                 continue
             exclusive_in_iteration = exclusive(first, second)

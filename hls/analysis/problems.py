@@ -9,7 +9,10 @@ Operator types
 * ``wire`` (constants, variable reads, wraps): latency 0, no delay;
 * ``reg`` (``commit``, the write of a variable's register): latency 1;
 * ``read:A`` / ``write:A``: the ports of array ``A``, latency 1 (block RAM),
-  ``limit`` 1 each by default (simple dual-port RAM);
+  ``limit`` 1 each by default (simple dual-port RAM); ``read:A.K`` /
+  ``write:A.K`` the ports of bank ``K`` of a partitioned array;
+* ``register-read:A`` (latency 0, unlimited) / ``write:A.K`` (latency 1, limit 1):
+  the registers of a completely partitioned local array;
 * ``<kind><width>``: combinational operators with the delay of their entry
   in the operator table (:meth:`hls.ir.ops.Operator.delay_of`) under the
   target's device model; an operator slower than the clock period gets
@@ -119,14 +122,28 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
         return OperatorType("exit", latency=1, description=entry.description)
     if entry.category == "memory":
         array = op.attrs["array"]
+        bank = op.attrs.get("bank")
+        if op.attrs.get("registers"):
+            # One register per element (a completely partitioned hls.local): read combinationally,
+            # written at the clock edge, one write per register per cycle.
+            if entry.port == "read":
+                return OperatorType(f"register-read:{array}", description=f"register of `{array}`")
+            return OperatorType(f"write:{array}.{bank}", latency=1, limit=1,
+                                description=f"register {bank} of `{array}`")
+        if bank is not None:
+            # Each bank of a partitioned array has its own ports.
+            array_label = f"{array}.{bank}"
+            where = f"bank {bank} of `{array}`"
+        else:
+            array_label, where = array, f"`{array}`"
         if op.attrs.get("first_iteration_only"):
-            return OperatorType(f"first-read:{array}", latency=1, incoming_delay=MEMORY_SETUP,
+            return OperatorType(f"first-read:{array_label}", latency=1, incoming_delay=MEMORY_SETUP,
                                 outgoing_delay=MEMORY_CLOCK_TO_OUT,
-                                description=f"first-iteration read of `{array}`")
+                                description=f"first-iteration read of {where}")
         direction = entry.port
-        return OperatorType(f"{direction}:{array}", latency=1, incoming_delay=MEMORY_SETUP,
+        return OperatorType(f"{direction}:{array_label}", latency=1, incoming_delay=MEMORY_SETUP,
                             outgoing_delay=MEMORY_CLOCK_TO_OUT if direction == "read" else 0.0,
-                            limit=array_ports.get(direction, 1), description=f"{direction} port of `{array}`")
+                            limit=array_ports.get(direction, 1), description=f"{direction} port of {where}")
     limited = next((name for name in entry.limited_by if name in target.resources), None)
     timing = entry.timing_of(target.delay_model, period, op, shared=limited is not None)
     if limited is not None and entry.unit is not None:
@@ -240,7 +257,7 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
         # Several such reads (`a[0] += x; a[1] += y`) take it one after another, in program order.
         for other in block.ops:
             if other.kind == "load" and other is not first and other.attrs["array"] == first.attrs["array"] \
-                    and other not in firsts[:position]:
+                    and other not in firsts[:position] and other.attrs.get("bank") == first.attrs.get("bank"):
                 problem.add_dependence(Dependence(first.name, other.name, 0, "memory"))
     for op in block.ops:
         if op.kind == "forward":

@@ -26,7 +26,13 @@ Hardware structure
   values live longer than the II (the rotating-register case).
 * **Array ports**: each array has one read and one write port with the
   signatures of ``amaranth.lib.memory.ReadPort.Signature`` and
-  ``WritePort.Signature`` (flipped), read data one cycle after the address.
+  ``WritePort.Signature`` (flipped), read data one cycle after the address;
+  each bank of a partitioned array has its own pair (``NAME_read_K``,
+  ``NAME_write_K``), addressed by a bit field of the index.
+* **Local arrays** (``hls.local``) are an :class:`amaranth.lib.memory.Memory`
+  per bank inside the component (one read and one write port each), or one
+  register per element when completely partitioned (read without latency,
+  cleared at ``start``).
 """
 
 from __future__ import annotations
@@ -98,6 +104,10 @@ class KernelSignature(wiring.Signature):
         signatures of :class:`amaranth.lib.memory.ReadPort` and
         :class:`~amaranth.lib.memory.WritePort`, with ``ceil_log2(depth)``
         address bits.
+    partitions : dict of str to hls.types.Partition, optional
+        Arrays split into banks: bank ``K`` gets the groups ``NAME_read_K`` and
+        ``NAME_write_K`` (same signatures, ``ceil_log2(bank depth)`` address bits)
+        instead of ``NAME_read``/``NAME_write``.
 
     Members
     -------
@@ -106,6 +116,7 @@ class KernelSignature(wiring.Signature):
     ret, ret_<i> : Out(shape)
     <array>_read : In(memory.ReadPort.Signature(...))
     <array>_write : In(memory.WritePort.Signature(...))
+    <array>_read_<k>, <array>_write_<k> : the same, per bank of a partitioned array
 
     Attributes
     ----------
@@ -117,7 +128,12 @@ class KernelSignature(wiring.Signature):
     arrays : dict of str to (Shape, int)
         Element shape and depth of each array.
     array_groups : dict of str to (str, str)
-        Names of each array's read and write port groups.
+        Names of the read and write port groups of each array that is not partitioned.
+    partitions : dict of str to Partition
+        The partitioned arrays.
+    bank_groups : dict of str to list of (str, str, int)
+        Every array's banks in order (one for an array that is not partitioned): the
+        read and write group names and the number of elements of the bank.
 
     Raises
     ------
@@ -129,7 +145,7 @@ class KernelSignature(wiring.Signature):
 
     control = "ctrl"
 
-    def __init__(self, *, scalars=None, results=(), arrays=None):
+    def __init__(self, *, scalars=None, results=(), arrays=None, partitions=None):
         self.scalars = {str(name): Shape.cast(shape) for name, shape in (scalars or {}).items()}
         results = [Shape.cast(shape) for shape in results]
         self.results = [(port_name_of_result(index, len(results)), shape)
@@ -141,7 +157,25 @@ class KernelSignature(wiring.Signature):
             if depth < 1:
                 raise ValueError(f"array {name!r}: depth must be at least 1, not {depth}")
             self.arrays[str(name)] = (Shape.cast(shape), depth)
-        self.array_groups = {name: (f"{name}_read", f"{name}_write") for name in self.arrays}
+        self.partitions = {str(name): partition for name, partition in (partitions or {}).items()
+                           if partition is not None}
+        for name, partition in self.partitions.items():
+            if name not in self.arrays:
+                raise ValueError(f"partition of {name!r}, which is not an array of the kernel")
+            problem = partition.check(self.arrays[name][1])
+            if problem is not None:
+                raise ValueError(f"array {name!r}: {problem}")
+        self.array_groups = {name: (f"{name}_read", f"{name}_write") for name in self.arrays
+                             if name not in self.partitions}
+        self.bank_groups = {}
+        for name, (_, depth) in self.arrays.items():
+            partition = self.partitions.get(name)
+            if partition is None:
+                self.bank_groups[name] = [(f"{name}_read", f"{name}_write", depth)]
+            else:
+                self.bank_groups[name] = [(f"{name}_read_{bank}", f"{name}_write_{bank}",
+                                           partition.bank_depth(depth))
+                                          for bank in range(partition.banks(depth))]
         members = {self.control: Out(ControlSignature())}
 
         def add(name, member):
@@ -155,15 +189,15 @@ class KernelSignature(wiring.Signature):
         for name, shape in self.results:
             add(name, Out(shape))
         for name, (shape, depth) in self.arrays.items():
-            read, write = self.array_groups[name]
-            addr_width = ceil_log2(depth)
-            add(read, In(memory.ReadPort.Signature(addr_width=addr_width, shape=shape)))
-            add(write, In(memory.WritePort.Signature(addr_width=addr_width, shape=shape)))
+            for read, write, bank_depth in self.bank_groups[name]:
+                addr_width = ceil_log2(bank_depth)
+                add(read, In(memory.ReadPort.Signature(addr_width=addr_width, shape=shape)))
+                add(write, In(memory.WritePort.Signature(addr_width=addr_width, shape=shape)))
         super().__init__(members)
 
     def addr_width(self, array: str) -> int:
-        """Address bits of the ports of ``array``."""
-        return ceil_log2(self.arrays[array][1])
+        """Address bits of the ports of ``array`` (of each of its banks, when partitioned)."""
+        return ceil_log2(self.bank_groups[array][0][2])
 
     def ports(self) -> list[dict]:
         """Every Verilog port of a component with this signature, in member order.
@@ -182,22 +216,25 @@ class KernelSignature(wiring.Signature):
 
     def __eq__(self, other):
         return (type(other) is KernelSignature and self.scalars == other.scalars
-                and self.results == other.results and self.arrays == other.arrays)
+                and self.results == other.results and self.arrays == other.arrays
+                and self.partitions == other.partitions)
 
     def __hash__(self):
         return hash((KernelSignature, tuple(self.scalars.items()), tuple(self.results),
-                     tuple(self.arrays.items())))
+                     tuple(self.arrays.items()), tuple(self.partitions.items())))
 
     def __repr__(self):
+        partitions = f", partitions={self.partitions!r}" if self.partitions else ""
         return (f"KernelSignature(scalars={self.scalars!r}, "
-                f"results={[shape for _, shape in self.results]!r}, arrays={self.arrays!r})")
+                f"results={[shape for _, shape in self.results]!r}, arrays={self.arrays!r}{partitions})")
 
 
 def kernel_signature(ir) -> KernelSignature:
     """The :class:`KernelSignature` of a kernel's IR."""
     return KernelSignature(scalars=dict(ir.scalar_params),
                            results=[ir.variables[var] for var in ir.return_vars],
-                           arrays=ir.arrays)
+                           arrays=ir.arrays,
+                           partitions={name: ir.layout(name).partition for name in ir.arrays})
 
 
 def _signal_name(text: str) -> str:
@@ -222,9 +259,14 @@ class KernelComponent(wiring.Component):
 
 
 class _Port:
-    """Requests on one array port from every block; a priority multiplexer drives the port."""
+    """Requests on one array port (of one bank) from every block; a priority multiplexer drives it.
 
-    def __init__(self):
+    ``port`` is the component's port group, or a port of a local memory: it has
+    ``addr``, ``en`` and ``data``.
+    """
+
+    def __init__(self, port):
+        self.port = port
         self.requests = []   # (active, addr, data or None)
 
 
@@ -238,8 +280,27 @@ class _Generator:
         m = self.module = Module()
         self.registers = {var: Signal(shape, name=f"var_{_signal_name(var)}")
                           for var, shape in ir.variables.items()}
-        self.read_ports = {name: _Port() for name in ir.arrays}
-        self.write_ports = {name: _Port() for name in ir.arrays}
+        # (array, bank) -> _Port; bank None for an array that is not partitioned.
+        self.read_ports, self.write_ports = {}, {}
+        self.register_banks = {}     # array -> one register per element (complete local partition)
+        for name in getattr(ir, "layouts", None) or ir.arrays:
+            layout = ir.layout(name)
+            if layout.registers:
+                self.register_banks[name] = [Signal(layout.shape, name=f"{_signal_name(name)}_{index}")
+                                             for index in range(layout.depth)]
+                continue
+            banks = [None] if layout.partition is None else list(range(layout.banks))
+            for bank in banks:
+                suffix = "" if bank is None else f"_{bank}"
+                if layout.local:
+                    mem = memory.Memory(shape=layout.shape, depth=layout.bank_depth, init=[])
+                    m.submodules[f"local_{_signal_name(name)}{suffix}"] = mem
+                    read, write = mem.read_port(), mem.write_port()
+                else:
+                    read = getattr(component, f"{name}_read{suffix}")
+                    write = getattr(component, f"{name}_write{suffix}")
+                self.read_ports[(name, bank)] = _Port(read)
+                self.write_ports[(name, bank)] = _Port(write)
         self.go = {id(node): [] for node in ir.nodes}
         self.loop_signals = {}   # loop name -> its control signals, for tests and debugging
         self.finish = []
@@ -250,6 +311,9 @@ class _Generator:
         m.d.sync += go_entry.eq(start)
         with m.If(start):
             m.d.sync += busy.eq(1)
+            # Local arrays start at zero, as in the golden model; registers can be cleared.
+            for registers in self.register_banks.values():
+                m.d.sync += [register.eq(0) for register in registers]
             for name, _ in ir.scalar_params:
                 m.d.sync += self.registers[name].eq(getattr(component, name))
         self.go[id(ir.entry)].append(go_entry)
@@ -380,17 +444,30 @@ class _Generator:
                                         "exits": [fire for _, fire in datapath.exit_fires], "datapath": datapath}
 
     def read_address_width(self, array: str) -> int:
-        return len(getattr(self.c, f"{array}_read").addr)
+        """Bits of the whole array's index (what forwarding compares)."""
+        return self.ir.layout(array).index_width
+
+    def bank_address(self, array: str, index):
+        """The address in its bank of element ``index`` (the index itself when not partitioned)."""
+        layout = self.ir.layout(array)
+        if layout.partition is None:
+            return index
+        low, width = layout.offset_bits()
+        if not width:
+            return Const(0, 0)
+        extended = Signal(Shape(max(low + width, len(index)), index.shape().signed))
+        self.module.d.comb += extended.eq(index)
+        return extended[low:low + width]
 
     # -- ports ------------------------------------------------------------------
     def drive_ports(self):
         m = self.module
-        for name in self.ir.arrays:
-            read = getattr(self.c, f"{name}_read")
-            write = getattr(self.c, f"{name}_write")
+        for key, port in self.read_ports.items():
+            read = port.port
             m.d.comb += read.en.eq(1)
-            _priority(m, read.addr, self.read_ports[name].requests, lambda r: r[1])
-            requests = self.write_ports[name].requests
+            _priority(m, read.addr, port.requests, lambda r: r[1])
+        for key, port in self.write_ports.items():
+            write, requests = port.port, port.requests
             m.d.comb += write.en.eq(_any([r[0] for r in requests]))
             _priority(m, write.addr, requests, lambda r: r[1])
             _priority(m, write.data, requests, lambda r: r[2])
@@ -528,14 +605,23 @@ class _Datapath:
             active = valid if guard is None else valid & self.tap(guard, t)
             if op.attrs.get("first_iteration_only"):
                 active = active & ~self.valid[t + self.schedule.ii]   # no previous iteration in flight
-            array = op.attrs["array"]
-            self.g.read_ports[array].requests.append((active, self.tap(op.operands[0], t), None))
-            self.born[op] = (t + 1, getattr(self.g.c, f"{array}_read").data)
+            array, bank = op.attrs["array"], op.attrs.get("bank")
+            if array in self.g.register_banks:
+                self.born[op] = (t, self.g.register_banks[array][bank])   # a register: no latency
+                return
+            port = self.g.read_ports[(array, bank)]
+            port.requests.append((active, self.g.bank_address(array, self.tap(op.operands[0], t)), None))
+            self.born[op] = (t + 1, port.port.data)
         elif kind == "store":
             active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
-            array = op.attrs["array"]
-            self.g.write_ports[array].requests.append(
-                (active, self.tap(op.operands[0], t), self.tap(op.operands[1], t)))
+            array, bank = op.attrs["array"], op.attrs.get("bank")
+            data = self.tap(op.operands[1], t)
+            if array in self.g.register_banks:
+                with m.If(active):
+                    m.d.sync += self.g.register_banks[array][bank].eq(data)
+                return
+            self.g.write_ports[(array, bank)].requests.append(
+                (active, self.g.bank_address(array, self.tap(op.operands[0], t)), data))
         else:
             entry = operator_of(kind)
             operands = []

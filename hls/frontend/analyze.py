@@ -27,13 +27,13 @@ from amaranth.hdl import Shape
 
 from .. import approx
 from ..errors import KernelSyntaxError, KernelWarning
-from ..types import ArrayType, format_shape, shape_range
+from ..types import ArrayType, Partition, format_shape, shape_range
 from . import pragmas
 from .source import SourceFunction
 from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
                      range_shape, unary_shape)
 from ..ir.ops import APPROX_ATTR, APPROX_CALL, TEXT_ATTR
-from .typed import SHAPE_ATTR, ApproxSite, LoopPragma, Param, TypedKernel
+from .typed import SHAPE_ATTR, ApproxSite, LocalArray, LoopPragma, Param, TypedKernel
 
 __all__ = ["analyze", "MAX_WIDTH"]
 
@@ -139,6 +139,9 @@ class _Scope:
     loop_depth: int = 0
     #: user names the body assigns somewhere (Python makes them local)
     local_names: set[str] = field(default_factory=set)
+    #: user names of the loop variables of unrolled loops -> a function making the
+    #: value of the current copy (a constant, or the unrolled counter plus an offset)
+    bound: dict = field(default_factory=dict)
 
 
 def _namespace(fn) -> dict:
@@ -182,6 +185,12 @@ class _Analyzer:
         #: ``@hls.kernel(approx=...)``: kind -> the hls.approx.UnitChoice replacing its operator.
         self.kernel_approx: dict = dict(getattr(function, "approx", None) or {})
         self.approximations: list[ApproxSite] = []
+        self.local_arrays: dict[str, LocalArray] = {}
+        #: > 0 inside the body of an hls.pipeline loop: constant-trip loops there are unrolled
+        self.unroll_inner = 0
+        #: > 0 while a body is being copied for hls.unroll
+        self.in_unrolled = 0
+        self.if_depth = 0
 
     # -- errors ----------------------------------------------------------------------------
 
@@ -228,6 +237,7 @@ class _Analyzer:
             loops=self.loops,
             display_names=self.display_names,
             approximations=sorted(self.approximations, key=lambda site: (site.filename, site.lineno, site.col)),
+            local_arrays=self.local_arrays,
         )
 
     # -- signatures ------------------------------------------------------------------------
@@ -267,7 +277,7 @@ class _Analyzer:
                     self.error(arg, f"array parameter {arg.arg!r} has no depth",
                                f"write hls.Array[{format_shape(annotation.shape)}, DEPTH]", filename)
                 params.append(Param(arg.arg, "array", annotation.shape, annotation.depth,
-                                    arg.lineno, arg.col_offset))
+                                    arg.lineno, arg.col_offset, annotation.partition))
                 array_types[arg.arg] = annotation
             elif isinstance(annotation, Shape):
                 params.append(Param(arg.arg, "scalar", annotation, None, arg.lineno, arg.col_offset))
@@ -405,9 +415,65 @@ class _Analyzer:
             value = self.expr(node.value)
             return [self.store(array, array_type, index, value, target, node)]
         if isinstance(target, ast.Name):
+            if isinstance(node.value, ast.Call) and self.resolve(node.value.func) is pragmas.local:
+                return self.local_array(target, node.value, node)
             value = self.expr(node.value)
             return [self.assign_user_name(target, value, node)]
         self.bad_target(target)
+
+    def local_array(self, target: ast.Name, call: ast.Call, node: ast.stmt) -> list[ast.stmt]:
+        """``buf = hls.local(shape, depth, partition=...)``: declares an array; no code."""
+        scope = self.scope
+        name = target.id
+        usage = "buf = hls.local(signed(16), 64) or hls.local(signed(16), 64, partition=hls.partition(\"cyclic\", 4))"
+        if scope.function is not self.root or scope.loop_depth or self.if_depth:
+            self.error(node, "hls.local arrays must be declared at the top level of the kernel body",
+                       "declare it before the loops that use it (it is zero at the start of every run)")
+        if name in scope.arrays:
+            self.error(target, f"array {name!r} is already declared", "declare each array once")
+        if name in scope.names:
+            self.error(target, f"{name!r} is already a scalar variable", "use another name for the array")
+        if name.startswith(_RESERVED):
+            self.error(target, f"names starting with {_RESERVED} are reserved", "rename the array")
+        arguments = list(call.args)
+        keywords = {keyword.arg: keyword.value for keyword in call.keywords}
+        for keyword in call.keywords:
+            if keyword.arg not in ("shape", "depth", "partition"):
+                self.error(keyword, f"hls.local has no keyword {keyword.arg!r}", usage)
+        names = ["shape", "depth", "partition"]
+        if len(arguments) > 3:
+            self.error(call, "hls.local takes shape, depth and optionally partition", usage)
+        values = dict(zip(names, arguments))
+        for key, value in keywords.items():
+            if key in values:
+                self.error(value, f"hls.local got {key!r} twice", usage)
+            values[key] = value
+        if "shape" not in values or "depth" not in values:
+            self.error(call, "hls.local needs an element shape and a depth", usage)
+        shape = self.annotation_value(_MISSING, values["shape"], scope.namespace, scope.filename)
+        if not isinstance(shape, Shape):
+            self.error(values["shape"], f"the element shape {ast.unparse(values['shape'])!r} of hls.local "
+                       f"is not an Amaranth shape", usage)
+        depth = self.constant_value(values["depth"])
+        if depth is None or depth < 1:
+            self.error(values["depth"], f"the depth of hls.local must be a positive integer constant, "
+                       f"not {ast.unparse(values['depth'])!r}", usage)
+        partition = None
+        if "partition" in values:
+            partition = self.annotation_value(_MISSING, values["partition"], scope.namespace, scope.filename)
+            if partition is not None and not isinstance(partition, Partition):
+                self.error(values["partition"], f"partition= must be hls.partition(...), not "
+                           f"{ast.unparse(values['partition'])!r}", usage)
+            problem = partition.check(depth) if partition is not None else None
+            if problem is not None:
+                self.error(values["partition"], problem, "choose a factor that fits the depth")
+        internal = self.fresh(self.local_base(name), name, shape)
+        del self.variables[internal]   # an array, not a variable
+        array_type = ArrayType(shape, depth, partition)
+        scope.arrays[name] = (internal, array_type)
+        scope.local_names.discard(name)
+        self.local_arrays[internal] = LocalArray(internal, shape, depth, partition, node.lineno)
+        return []
 
     def statement_AnnAssign(self, node: ast.AnnAssign) -> list[ast.stmt]:
         scope = self.scope
@@ -417,12 +483,20 @@ class _Analyzer:
         name = node.target.id
         shape = self.annotation_value(_MISSING, node.annotation, scope.namespace, scope.filename)
         if isinstance(shape, ArrayType):
-            self.error(node, f"local array {name!r} is not supported",
-                       "pass the array as an hls.Array parameter")
+            self.error(node, f"an array cannot be declared by annotation ({name!r})",
+                       f"declare a local array as {name} = hls.local(shape, depth), or pass an hls.Array parameter")
         if not isinstance(shape, Shape):
             self.error(node.annotation, f"annotation {ast.unparse(node.annotation)!r} of {name!r} "
                        f"is not a shape", "write unsigned(n) or signed(n)")
         self.check_assignable(node.target)
+        if self.in_unrolled and name in scope.names and name in scope.annotated \
+                and self.variables[scope.names[name]] == shape:
+            # The same declaration in the next copy of an unrolled body: a plain assignment.
+            if node.value is None:
+                return []
+            value = self.expr(node.value)
+            scope.defined.add(name)
+            return [self.assign_name(scope.names[name], value, node, user_target=node.target)]
         if name in scope.names and name in scope.annotated:
             self.error(node, f"{name!r} is already declared as "
                        f"{format_shape(self.variables[scope.names[name]])}",
@@ -492,18 +566,43 @@ class _Analyzer:
 
     def statement_If(self, node: ast.If) -> list[ast.stmt]:
         test = self.expr(node.test)
+        self.if_depth += 1
         body = self.statements(node.body)
         orelse = self.statements(node.orelse)
+        self.if_depth -= 1
         return [_located(ast.If(test=test, body=body, orelse=orelse), node)]
 
     def statement_For(self, node: ast.For) -> list[ast.stmt]:
-        scope = self.scope
         if node.orelse:
             self.error(node.orelse[0], "for ... else is not supported", "use a flag variable")
         if not isinstance(node.target, ast.Name):
             self.error(node.target, "a for loop must bind a single name", "write for i in range(n):")
+        if isinstance(node.iter, ast.Call) and self.resolve(node.iter.func) is pragmas.unroll:
+            range_call, factor = self.unroll_arguments(node.iter)
+            return self.unrolled_for(node, range_call, factor)
         pragma, range_call = self.loop_iterable(node.iter)
+        if self.unroll_inner and pragma.mode == "auto" and not _binds_exit(node.body):
+            # As Vitis does: an hls.pipeline loop unrolls the constant-trip loops inside it.
+            start, stop, step = self.range_arguments(range_call, evaluate=False)
+            if start is not None and stop is not None and len(range(start, stop, step)) <= pragmas.MAX_UNROLL:
+                return self.unrolled_for(node, range_call, None)
+        if self.in_unrolled:
+            self.error(node, "a loop inside an hls.unroll loop must be unrolled too",
+                       "write it as for ... in hls.unroll(range(...)), or move it out of the unrolled loop")
         start, stop, step = self.range_arguments(range_call)
+        if pragma.mode == "pipeline":
+            self.unroll_inner += 1
+            try:
+                return self.typed_for(node, pragma, start, stop, step)
+            finally:
+                self.unroll_inner -= 1
+        return self.typed_for(node, pragma, start, stop, step)
+
+    def typed_for(self, node: ast.For, pragma: LoopPragma, start: ast.expr, stop: ast.expr,
+                  step: ast.Constant, body_of=None) -> list[ast.stmt]:
+        """The typed ``for`` loop over ``range(start, stop, step)`` (typed bounds) binding the
+        user's ``node.target``; ``body_of()``, if given, makes its body instead of the user's."""
+        scope = self.scope
         if isinstance(start, ast.Constant) and isinstance(stop, ast.Constant):
             shape = range_shape(start.value, stop.value, step.value)
         else:
@@ -525,18 +624,149 @@ class _Analyzer:
         scope.active_loop_vars.add(name)
         scope.defined.add(name)
         scope.loop_depth += 1
-        body = self.statements(node.body)
+        body = self.statements(node.body) if body_of is None else body_of()
         scope.loop_depth -= 1
         scope.active_loop_vars.discard(name)
         scope.defined.discard(name)
         scope.finished_loop_vars.add(name)
+        return [self.for_node(node, internal, shape, start, stop, step, body, pragma)]
+
+    def for_node(self, node: ast.For, internal: str, shape: Shape, start: ast.expr, stop: ast.expr,
+                 step: ast.Constant, body: list[ast.stmt], pragma: LoopPragma) -> ast.For:
         target = _set_shape(_located(ast.Name(id=internal, ctx=ast.Store()), node.target), shape)
-        callee = _located(ast.Name(id="range", ctx=ast.Load()), range_call)
-        iterator = _located(ast.Call(func=callee, args=[start, stop, step], keywords=[]), range_call)
+        callee = _located(ast.Name(id="range", ctx=ast.Load()), node.iter)
+        iterator = _located(ast.Call(func=callee, args=[start, stop, step], keywords=[]), node.iter)
         loop = _located(ast.For(target=target, iter=iterator, body=body, orelse=[],
                                 type_comment=None), node)
         self.loops[loop] = pragma
-        return [loop]
+        return loop
+
+    # -- unrolling ---------------------------------------------------------------------------
+
+    def unroll_arguments(self, call: ast.Call) -> tuple[ast.Call, int | None]:
+        usage = "for t in hls.unroll(range(8)) or hls.unroll(range(n), factor=4)"
+        if len(call.args) != 1:
+            self.error(call, "hls.unroll takes one range(...) argument", usage)
+        inner = call.args[0]
+        if not (isinstance(inner, ast.Call) and self.resolve(inner.func) is range):
+            self.error(inner, f"hls.unroll must wrap range(...), not {ast.unparse(inner)!r}", usage)
+        factor = None
+        for keyword in call.keywords:
+            if keyword.arg != "factor":
+                self.error(keyword, f"hls.unroll has no keyword {keyword.arg!r}", usage)
+            factor = self.constant_value(keyword.value)
+            if factor is None or not 1 <= factor <= pragmas.MAX_UNROLL:
+                self.error(keyword.value, f"hls.unroll factor must be an integer constant from 1 to "
+                           f"{pragmas.MAX_UNROLL}, not {ast.unparse(keyword.value)}", "write factor=4")
+        return inner, factor
+
+    def unrolled_for(self, node: ast.For, range_call: ast.Call, factor: int | None) -> list[ast.stmt]:
+        """Copies of the body, one per iteration (``factor`` None: a full unroll of constant
+        bounds), or a loop of ``factor`` copies per iteration and a remainder."""
+        scope = self.scope
+        name = node.target.id
+        exit_node = _binds_exit(node.body)
+        if exit_node is not None:
+            self.error(exit_node, f"{'break' if isinstance(exit_node, ast.Break) else 'continue'} in an "
+                       f"unrolled loop is not supported", "use a flag variable, or a loop that is not unrolled")
+        self.check_assignable(node.target)
+        if name in scope.active_loop_vars or name in scope.bound:
+            self.error(node.target, f"loop variable {name!r} is already used by an enclosing loop",
+                       "use a different name for the inner loop")
+        start, stop, step = self.range_arguments(range_call)
+        constant = isinstance(start, ast.Constant) and isinstance(stop, ast.Constant)
+        if constant:
+            values = range(start.value, stop.value, step.value)
+            shape = range_shape(start.value, stop.value, step.value)
+            if factor is None and len(values) > pragmas.MAX_UNROLL:
+                self.error(node.iter, f"hls.unroll of {len(values)} iterations makes more than "
+                           f"{pragmas.MAX_UNROLL} copies", "give a factor: hls.unroll(range(...), factor=4)")
+            if factor is None or factor >= len(values):
+                return self.copies(node, [self.constant_maker(value, shape) for value in values])
+            main = len(values) // factor * factor
+            counter_stop = _constant(start.value + main * step.value, node.iter)
+            remainder = values[main:]
+        elif factor is None:
+            self.error(node.iter, "hls.unroll without a factor needs constant range bounds",
+                       "give a factor for run-time bounds: hls.unroll(range(n), factor=4)")
+        if factor == 1:
+            return self.typed_for(node, LoopPragma("auto"), start, stop, step)
+        out = []
+        if not constant:
+            # Bounds are evaluated once, as Python does (a constant start stays a literal, so
+            # that the counter's residues, and so the banks of a[i + k], are known); the
+            # remainder starts where the unrolled loop stopped, recorded in `following`.
+            def kept(value, what):
+                if isinstance(value, ast.Constant):
+                    return lambda: _constant(value.value, range_call)
+                variable = self.fresh(f"{name}_unroll_{what}", None, self.shape(value))
+                out.append(self.assign_name(variable, value, range_call))
+                return lambda: self.name_load(variable, range_call)
+            low, high = kept(start, "start"), kept(stop, "stop")
+            start = low()
+            counter_stop = self.binary(ast.Sub(), high(), _constant((factor - 1) * step.value, range_call),
+                                       range_call)
+        stride = _constant(factor * step.value, node.iter)
+        counter_start = start if constant else low()
+        shape = (range_shape(start.value, counter_stop.value, stride.value) if constant
+                 else mux_shape(self.shape(counter_start), self.shape(counter_stop)))
+        counter = self.fresh(self.local_base(f"{name}_unrolled"), name, shape)
+        scope.loop_var_shapes[counter] = shape
+
+        def offset_maker(offset):
+            def make(at):
+                load = self.name_load(counter, at)
+                return load if offset == 0 else self.binary(ast.Add(), load, _constant(offset, at), at)
+            return make
+
+        following = None
+        if not constant:
+            stepped = self.binary(ast.Add(), self.name_load(counter, node), stride, node)
+            following = self.fresh(f"{name}_unroll_next", None, mux_shape(self.shape(start), self.shape(stepped)))
+            out.append(self.assign_name(following, low(), range_call))
+
+        def body():
+            statements = self.copies(node, [offset_maker(k * step.value) for k in range(factor)])
+            if following is not None:
+                stepped = self.binary(ast.Add(), self.name_load(counter, node), stride, node)
+                statements.append(self.assign_name(following, stepped, node))
+            return statements
+
+        scope.loop_depth += 1
+        loop_body = body()
+        scope.loop_depth -= 1
+        out.append(self.for_node(node, counter, shape, counter_start, counter_stop, stride, loop_body,
+                                 LoopPragma("auto")))
+        if constant:
+            out += self.copies(node, [self.constant_maker(value, range_shape(start.value, stop.value, step.value))
+                                      for value in remainder])
+        else:
+            rest = self.typed_for(node, LoopPragma("auto"), self.name_load(following, range_call),
+                                  high(), step)
+            rest[0].hls_loop_name = f"loop_{node.lineno}_remainder"
+            out += rest
+        return out
+
+    def constant_maker(self, value: int, shape: Shape):
+        """The loop variable's value in one copy: a literal of the loop variable's shape."""
+        return lambda at: _set_shape(_located(ast.Constant(value=value), at), shape)
+
+    def copies(self, node: ast.For, makers: list) -> list[ast.stmt]:
+        """The loop body once per maker, with the loop variable bound to that maker's value."""
+        scope = self.scope
+        name = node.target.id
+        out = []
+        self.in_unrolled += 1
+        try:
+            for make in makers:
+                scope.bound[name] = make
+                out += self.statements(node.body)
+        finally:
+            self.in_unrolled -= 1
+            scope.bound.pop(name, None)
+        if name in scope.names or name in scope.local_names:
+            scope.finished_loop_vars.add(name)
+        return out
 
     def loop_iterable(self, node: ast.expr) -> tuple[LoopPragma, ast.Call]:
         hint = "iterate over range(...), hls.pipeline(range(...), ii=k) or hls.sequential(range(...))"
@@ -566,7 +796,19 @@ class _Analyzer:
             return LoopPragma("pipeline" if callee is pragmas.pipeline else "sequential", ii), inner
         self.error(node, f"for loops must iterate over range(...), not {ast.unparse(node)!r}", hint)
 
-    def range_arguments(self, call: ast.Call) -> tuple[ast.expr, ast.expr, ast.Constant]:
+    def range_arguments(self, call: ast.Call, evaluate: bool = True):
+        """Typed ``(start, stop, step)`` of a ``range`` call; with ``evaluate=False``, their
+        constant values (``None`` for a bound that is not a constant), without checking them."""
+        if not evaluate:
+            arguments = [self.constant_value(argument) for argument in call.args]
+            if call.keywords or not 1 <= len(arguments) <= 3:
+                return None, None, 1
+            if len(arguments) == 1:
+                return 0, arguments[0], 1
+            step = arguments[2] if len(arguments) == 3 else 1
+            if step is None or step <= 0:
+                return None, None, 1
+            return arguments[0], arguments[1], step
         if call.keywords or not 1 <= len(call.args) <= 3:
             self.error(call, "range takes 1 to 3 positional arguments")
         arguments = list(call.args)
@@ -591,6 +833,9 @@ class _Analyzer:
     def statement_While(self, node: ast.While) -> list[ast.stmt]:
         if node.orelse:
             self.error(node.orelse[0], "while ... else is not supported", "use a flag variable")
+        if self.in_unrolled:
+            self.error(node, "a while loop inside an hls.unroll loop is not supported",
+                       "move it out of the unrolled loop")
         saved, self.conditional_context = self.conditional_context, "a while condition"
         test = self.expr(node.test)
         self.conditional_context = saved
@@ -630,11 +875,15 @@ class _Analyzer:
         if name.startswith(_RESERVED):
             self.error(target, f"names starting with {_RESERVED} are reserved", "rename the variable")
         if name in scope.arrays:
-            self.error(target, f"cannot assign to array parameter {name!r}",
+            self.error(target, f"cannot assign to array {'parameter ' if name not in self.root_locals() else ''}{name!r}",
                        f"write its elements: {name}[i] = ...")
-        if name in scope.active_loop_vars:
+        if name in scope.active_loop_vars or name in scope.bound:
             self.error(target, f"cannot assign to loop variable {name!r} inside its loop",
                        "use a while loop to change the counter, or a different variable")
+
+    def root_locals(self) -> set[str]:
+        """User names of the arrays declared with hls.local in the current scope."""
+        return {name for name, (internal, _) in self.scope.arrays.items() if internal in self.local_arrays}
 
     def assign_user_name(self, target: ast.Name, value: ast.expr, node: ast.stmt) -> ast.stmt:
         """``name = value`` for a name the user wrote; the first assignment fixes its shape."""
@@ -769,6 +1018,8 @@ class _Analyzer:
         name = node.id
         if name in scope.arrays:
             self.error(node, f"array {name!r} can only be indexed", f"write {name}[i]")
+        if name in scope.bound:
+            return scope.bound[name](node)
         if name in scope.names or name in scope.local_names:
             if name in scope.finished_loop_vars:
                 self.error(node, f"loop variable {name!r} is read after its loop",
@@ -853,6 +1104,13 @@ class _Analyzer:
                            "e.g. k: unsigned(5) = ...; masking with & keeps the wider width")
             self.error(node, f"this expression would be {shape.width} bits wide; the limit is {MAX_WIDTH}",
                        "split it and assign the parts to narrower variables")
+        if self.in_unrolled and isinstance(left, ast.Constant) and isinstance(right, ast.Constant) \
+                and type(op) in _FOLDED:
+            # In a copy of an unrolled body the loop variable is a literal: `3 * t + 1` is
+            # folded, so that no operator is built (or timed) for it. The value is exact, as
+            # every expression is, and keeps the expression's shape.
+            value = _FOLDED[type(op)](left.value, right.value)
+            return _set_shape(_located(ast.Constant(value=value), node), shape)
         kind = _APPROX_SYNTAX.get(type(op))
         unit = self.kernel_approx.get(kind)
         if unit is not None and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
@@ -965,8 +1223,11 @@ class _Analyzer:
             return self.approx_call(node, _APPROX_FUNCTIONS[callee], name)
         if callee is range:
             self.error(node, "range(...) can only be iterated by a for loop")
-        if callee is pragmas.pipeline or callee is pragmas.sequential:
+        if callee is pragmas.pipeline or callee is pragmas.sequential or callee is pragmas.unroll:
             self.error(node, f"{name}(...) can only be iterated by a for loop")
+        if callee is pragmas.local:
+            self.error(node, "hls.local(...) can only be assigned to a name",
+                       "declare it as buf = hls.local(signed(16), 64)")
         if callee is print:
             self.error(node, "print is not supported in a kernel",
                        "return the value, or print the result of calling the kernel in Python")
@@ -1043,7 +1304,8 @@ class _Analyzer:
                                f"parameter", None)
                 array, array_type = caller.arrays[argument.id]
                 expected = signature.array_types[param.name]
-                if array_type != expected:
+                # The helper reads and writes the caller's array, however it is partitioned.
+                if (array_type.shape, array_type.depth) != (expected.shape, expected.depth):
                     self.error(argument, f"{argument.id} is {array_type!r} but {helper.name} expects "
                                f"{expected!r} for {param.name!r}")
                 scope.arrays[param.name] = (array, array_type)
@@ -1109,6 +1371,24 @@ def _operation_text(node: ast.AST, op: ast.operator) -> str:
         return ast.unparse(node)
     symbol = ast.unparse(ast.BinOp(left=ast.Name(id="x"), op=op, right=ast.Name(id="y")))[2:-2]
     return f"{ast.unparse(node.target)} {symbol} {ast.unparse(node.value)}"
+
+
+#: Operators folded on literals in unrolled copies: Python's meaning is Amaranth's for these.
+_FOLDED = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+           ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b}
+
+
+def _binds_exit(statements: list[ast.stmt]):
+    """The first ``break``/``continue`` bound to the loop whose body is ``statements``, or ``None``."""
+    for statement in statements:
+        if isinstance(statement, (ast.Break, ast.Continue)):
+            return statement
+        if isinstance(statement, ast.If):
+            found = _binds_exit(statement.body) or _binds_exit(statement.orelse)
+            if found is not None:
+                return found
+    return None
 
 
 def _holds(outer: Shape, inner: Shape) -> bool:

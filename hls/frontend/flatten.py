@@ -237,8 +237,11 @@ class _Rewriter:
         new = type(node)(**{name: getattr(node, name) for name in node._fields})
         for name, value in fields.items():
             setattr(new, name, value)
-        if hasattr(node, "hls_filename"):
-            new.hls_filename = node.hls_filename
+        # The front end's annotations (`hls_filename`, the remainder loop's `hls_loop_name`, ...)
+        # travel with the node.
+        for name, value in vars(node).items():
+            if name.startswith("hls_") and name not in fields:
+                setattr(new, name, value)
         return ast.copy_location(new, node)
 
     # -- nests -------------------------------------------------------------------------------

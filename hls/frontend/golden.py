@@ -289,7 +289,8 @@ class GoldenModel:
     def _access(self, node: ast.Subscript) -> ast.Constant:
         name = node.value.id
         filename = getattr(node, "hls_filename", self.typed.filename)
-        self._accesses.append(_AccessSite(filename, node.lineno, name, self.typed.param(name).depth))
+        self._accesses.append(_AccessSite(filename, node.lineno, self.typed.display_name(name),
+                                          self.typed.array(name)[1]))
         return ast.Constant(len(self._accesses) - 1)
 
     def _module(self) -> ast.Module:
@@ -300,6 +301,12 @@ class GoldenModel:
         # where a path reads a variable it did not assign.
         prologue = [ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Constant(0))
                     for name in typed.variables]
+        # Local arrays (hls.local) are plain lists, zero at the start of every run, as on-chip
+        # memories and registers are after reset; partitioning does not change their values.
+        prologue += [ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                                value=ast.BinOp(left=ast.List(elts=[ast.Constant(0)], ctx=ast.Load()),
+                                                op=ast.Mult(), right=ast.Constant(local.depth)))
+                     for name, local in typed.local_arrays.items()]
         body = prologue + self._statements(typed.body)
         function = ast.FunctionDef(
             name=_FUNCTION, args=ast.arguments(posonlyargs=[], args=arguments, vararg=None,

@@ -12,7 +12,9 @@ from typing import Literal
 
 from amaranth.hdl import Shape
 
-__all__ = ["Param", "LoopPragma", "TypedKernel", "ApproxSite", "shape_of", "SHAPE_ATTR"]
+from ..types import Partition
+
+__all__ = ["Param", "LoopPragma", "LocalArray", "TypedKernel", "ApproxSite", "shape_of", "SHAPE_ATTR"]
 
 #: Attribute under which the front end stores each expression node's shape.
 SHAPE_ATTR = "hls_shape"
@@ -35,6 +37,8 @@ class Param:
         Number of elements of an array; ``None`` for scalars.
     lineno, col_offset : int
         Position of the parameter in the user's file (``col_offset`` 0-based).
+    partition : Partition or None
+        How an array is split into banks (``hls.Array[shape, depth, hls.partition(...)]``).
     """
 
     name: str
@@ -43,6 +47,30 @@ class Param:
     depth: int | None
     lineno: int
     col_offset: int
+    partition: Partition | None = None
+
+
+@dataclass
+class LocalArray:
+    """An array declared in the body with ``hls.local(shape, depth, partition=...)``.
+
+    Attributes
+    ----------
+    name : str
+        Internal name (unique in the kernel).
+    shape : Shape
+        Element shape.
+    depth : int
+    partition : Partition or None
+    lineno : int
+        Line of the declaration.
+    """
+
+    name: str
+    shape: Shape
+    depth: int
+    partition: Partition | None
+    lineno: int
 
 
 @dataclass
@@ -142,6 +170,8 @@ class TypedKernel:
         are unchanged.
     approximations : list of ApproxSite
         Every operation an approximate unit was asked for, in source order.
+    local_arrays : dict of str to LocalArray
+        Arrays declared in the body with ``hls.local``, by internal name.
     """
 
     name: str
@@ -153,6 +183,15 @@ class TypedKernel:
     loops: dict[ast.AST, LoopPragma]
     display_names: dict[str, str] = field(default_factory=dict)
     approximations: list = field(default_factory=list)
+    local_arrays: dict[str, LocalArray] = field(default_factory=dict)
+
+    def array(self, name: str) -> tuple[Shape, int, Partition | None]:
+        """Element shape, depth and partition of array ``name`` (a parameter or a local)."""
+        if name in self.local_arrays:
+            local = self.local_arrays[name]
+            return local.shape, local.depth, local.partition
+        param = self.param(name)
+        return param.shape, param.depth, param.partition
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``; raises ``KeyError`` if there is none."""

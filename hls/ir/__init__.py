@@ -4,8 +4,8 @@ See :mod:`hls.ir.nodes` for the data structures and :mod:`hls.ir.build` for the
 lowering from the front end's ``TypedKernel``.
 """
 
-from .nodes import Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
+from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
 from .build import UnsupportedConstruct, build_ir, amaranth_shape, amaranth_value
 
-__all__ = ["Block", "Exit", "KernelIR", "LoopInfo", "Op", "PipelinedLoop", "UnsupportedConstruct", "build_ir",
+__all__ = ["ArrayLayout", "Block", "Exit", "KernelIR", "LoopInfo", "Op", "PipelinedLoop", "UnsupportedConstruct", "build_ir",
            "amaranth_shape", "amaranth_value"]

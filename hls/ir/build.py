@@ -24,7 +24,8 @@ import itertools
 
 from amaranth.hdl import Const, Shape, signed, unsigned
 
-from .nodes import Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
+from .banks import InductionFacts, static_bank
+from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
 from .ops import APPROX_ATTR, APPROX_CALL, TEXT_ATTR, operator_for_syntax, operator_of
 
 __all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
@@ -128,14 +129,22 @@ class _Builder:
         self.names = itertools.count()
         self.variables = dict(typed_kernel.variables)
         self.arrays = {}
+        self.layouts = {}
+        self.induction_facts = {}
         self.scalar_params = []
         for param in typed_kernel.params:
             if param.kind == "array":
                 self.arrays[param.name] = (Shape.cast(param.shape), int(param.depth))
+                self.layouts[param.name] = ArrayLayout(Shape.cast(param.shape), int(param.depth),
+                                                       getattr(param, "partition", None))
             else:
                 shape = Shape.cast(param.shape)
                 self.scalar_params.append((param.name, shape))
                 self.variables.setdefault(param.name, shape)
+        self.param_arrays = dict(self.arrays)
+        for name, local in getattr(typed_kernel, "local_arrays", {}).items():
+            self.arrays[name] = (Shape.cast(local.shape), int(local.depth))
+            self.layouts[name] = ArrayLayout(Shape.cast(local.shape), int(local.depth), local.partition, local=True)
         self.return_vars = []
         for index, shape in enumerate(typed_kernel.return_shapes):
             self.variables[f"$ret{index}"] = Shape.cast(shape)
@@ -197,6 +206,8 @@ class _Builder:
                     # `p & ~c`), which was made before either, so the block stays in order.
                     found.predicate = _common_predicate(found.predicate, predicate)
                 return found
+        if kind in ("load", "store") and self.layouts[attrs["array"]].registers:
+            attrs["registers"] = True    # read without latency (see hls.analysis.problems)
         if kind == "store":
             self.store_epochs[attrs["array"]] = self.store_epochs.get(attrs["array"], 0) + 1
         op = Op(name, kind, list(operands), shape, predicate, tuple(sorted(set(lines))), attrs)
@@ -334,8 +345,32 @@ class _Builder:
         if isinstance(node, ast.Subscript):
             array = self._array_name(node)
             index = self.expr(node.slice, pred)
-            return self.op("load", [index], self.arrays[array][0], lines, predicate=pred, array=array)
+            layout = self.layouts[array]
+            if layout.partition is None:
+                return self.op("load", [index], self.arrays[array][0], lines, predicate=pred, array=array)
+            bank = static_bank(index, layout, self.induction_facts)
+            if bank is not None:
+                return self.op("load", [index], layout.shape, lines, predicate=pred, array=array, bank=bank)
+            # The bank varies: read every bank at the index's offset and select by its bank bits.
+            selector = self.bank_selector(index, layout, lines)
+            loads = [self.op("load", [index], layout.shape, lines, predicate=pred, array=array, bank=bank)
+                     for bank in range(layout.banks)]
+            result = loads[-1]
+            for bank in reversed(range(layout.banks - 1)):
+                hit = self.op("eq", [selector, self.const(bank, Const.cast(bank).shape(), lines)], unsigned(1), lines)
+                result = self.op("select", [hit, loads[bank], result], layout.shape, lines)
+            return result
         raise UnsupportedConstruct(node, f"expression {type(node).__name__} is not supported by the compiler")
+
+    def bank_selector(self, index, layout, lines):
+        """The bank bits of ``index`` (``index % k`` cyclic, ``index // size`` block, the index itself complete)."""
+        low, width = layout.bank_bits()
+        if low:
+            index = self.op("shr", [index, self.const(low, Const.cast(low).shape(), lines)],
+                            amaranth_shape("shr", [index.shape, Const.cast(low).shape()], const_shift=low), lines)
+        mask = (1 << width) - 1
+        mask_const = self.const(mask, Const.cast(mask).shape(), lines)
+        return self.op("and", [index, mask_const], amaranth_shape("and", [index.shape, mask_const.shape]), lines)
 
     def _cast(self, value, shape, lines):
         if value.shape == shape:
@@ -458,8 +493,24 @@ class _Builder:
             index = self.expr(target.slice, pred)
             shape = self.arrays[array][0]
             data = value if value.shape == shape else self.op("wrap", [value], shape, lines)
-            store = self.op("store", [index, data], unsigned(0), lines, predicate=pred, array=array)
-            store.text = f"{self.source_text(target)} = ..."
+            layout = self.layouts[array]
+            bank = static_bank(index, layout, self.induction_facts)
+            if layout.partition is None:
+                stores = [self.op("store", [index, data], unsigned(0), lines, predicate=pred, array=array)]
+            elif bank is not None:
+                stores = [self.op("store", [index, data], unsigned(0), lines, predicate=pred, array=array,
+                                  bank=bank)]
+            else:
+                # The bank varies: a store on every bank, each predicated on the index's bank bits.
+                selector = self.bank_selector(index, layout, lines)
+                stores = []
+                for bank in range(layout.banks):
+                    hit = self.op("eq", [selector, self.const(bank, Const.cast(bank).shape(), lines)],
+                                  unsigned(1), lines)
+                    stores.append(self.op("store", [index, data], unsigned(0), lines,
+                                          predicate=self.and_(pred, hit, lines), array=array, bank=bank))
+            for store in stores:
+                store.text = f"{self.source_text(target)} = ..."
             if data is not value and not data.text:
                 data.text = f"{self.source_text(target)} = {value.text or '...'}"
         else:
@@ -554,7 +605,14 @@ class _Builder:
         pragma = self.tk.loops.get(stmt)
         mode = getattr(pragma, "mode", "auto") if pragma is not None else "auto"
         target_ii = getattr(pragma, "ii", None) if pragma is not None else None
-        info = LoopInfo(f"loop_{stmt.lineno}", stmt.lineno, kind, mode, target_ii, depth=len(self.loop_stack))
+        # The front end names the remainder loop of a partial hls.unroll (same line as its loop).
+        name = getattr(stmt, "hls_loop_name", f"loop_{stmt.lineno}")
+        taken = {loop.name for loop in self.loops}
+        unique, counter = name, 1
+        while unique in taken:
+            counter += 1
+            unique = f"{name}_{counter}"
+        info = LoopInfo(unique, stmt.lineno, kind, mode, target_ii, depth=len(self.loop_stack))
         info.flattened = tuple(getattr(pragma, "flattened", ()))
         info.note = getattr(pragma, "note", "")
         self.loops.append(info)
@@ -631,6 +689,13 @@ class _Builder:
             self.enter(body)
             self.loop_stack.append(_LoopContext(_PIPELINE, _PIPELINE))
             induction = self.op("induction", [], counter_shape, lines)
+            start_value = _literal(start_node)
+            if info.trip_count:
+                values = range(start_value, _literal(stop_node), step)
+                low, high = min(values[0], values[-1]), max(values[0], values[-1])
+            else:
+                low = high = None
+            self.induction_facts[induction] = InductionFacts(start_value, step, low, high)
             self.assign_var(var, induction, lines)
             self.stmts(stmt.body, None)
             self.loop_stack.pop()
@@ -807,10 +872,19 @@ def build_ir(typed_kernel, shape_of, *, pipelining: bool = True) -> KernelIR:
         nodes=builder.nodes,
         variables=builder.variables,
         scalar_params=builder.scalar_params,
-        arrays=builder.arrays,
+        arrays=builder.param_arrays,
         return_vars=builder.return_vars,
         loops=sorted(builder.loops, key=lambda loop: loop.line),
+        layouts=builder.layouts,
     )
+
+
+def _literal(node):
+    """The integer value of a constant bound, or ``None``."""
+    try:
+        return int(ast.literal_eval(node))
+    except (ValueError, TypeError, SyntaxError):
+        return None
 
 
 class _RenameToDisplay(ast.NodeTransformer):

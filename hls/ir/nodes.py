@@ -22,8 +22,9 @@ Kinds of operation
 ``exit``            in a pipelined body: when operand 0 is 1, the loop stops and younger
                     iterations are squashed
 ``induction``       the iteration's value of a pipelined loop's counter
-``load``            ``attrs["array"]``, operand 0 the index
-``store``           ``attrs["array"]``, operands index and value
+``load``            ``attrs["array"]``, operand 0 the (whole array's) index; ``attrs["bank"]``
+                    the bank of a partitioned array (see :class:`ArrayLayout`)
+``store``           ``attrs["array"]``, operands index and value; ``attrs["bank"]`` as for loads
 ``select``          operands cond, if-true, if-false
 ``wrap``            operand 0 converted to ``shape`` (assignment semantics)
 ``forward``         in a pipelined body: a load's data, or the previous iteration's store
@@ -39,11 +40,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from amaranth.hdl import Shape
+from amaranth.utils import ceil_log2
 
+from ..types import Partition
 from .ops import OPERATORS
 
-__all__ = ["Op", "Exit", "Block", "PipelinedLoop", "LoopInfo", "KernelIR", "BINARY_KINDS", "UNARY_KINDS",
-           "SIDE_EFFECT_KINDS"]
+__all__ = ["Op", "Exit", "Block", "PipelinedLoop", "LoopInfo", "KernelIR", "ArrayLayout", "BINARY_KINDS",
+           "UNARY_KINDS", "SIDE_EFFECT_KINDS"]
 
 #: The node standing for the kernel's end in :meth:`KernelIR.cfg`.
 END = "end"
@@ -53,6 +56,70 @@ BINARY_KINDS = frozenset(kind for kind, entry in OPERATORS.items() if entry.lowe
 UNARY_KINDS = frozenset(kind for kind, entry in OPERATORS.items() if entry.lowering is not None and entry.arity == 1)
 #: Operations whose effect outlives the block; they run only when their block (or iteration) is valid.
 SIDE_EFFECT_KINDS = frozenset(("store", "commit"))
+
+
+@dataclass(frozen=True)
+class ArrayLayout:
+    """Where an array's elements live: one memory, banks of memories, or registers.
+
+    Every ``load``/``store`` of a partitioned array names its bank
+    (``attrs["bank"]``) and keeps the whole array's index as its operand; the
+    bank's address is a bit field of that index (:meth:`offset_bits`).
+
+    Attributes
+    ----------
+    shape : Shape
+        Element shape.
+    depth : int
+    partition : Partition or None
+    local : bool
+        Declared with ``hls.local`` (on-chip), not a parameter (ports of the component).
+    """
+
+    shape: Shape
+    depth: int
+    partition: Partition | None = None
+    local: bool = False
+
+    @property
+    def banks(self) -> int:
+        return 1 if self.partition is None else self.partition.banks(self.depth)
+
+    @property
+    def bank_depth(self) -> int:
+        return self.depth if self.partition is None else self.partition.bank_depth(self.depth)
+
+    @property
+    def registers(self) -> bool:
+        """A completely partitioned local array: one register per element, read without latency."""
+        return self.local and self.partition is not None and self.partition.kind == "complete"
+
+    @property
+    def index_width(self) -> int:
+        """Bits of the whole array's index."""
+        return ceil_log2(self.depth)
+
+    @property
+    def bank_addr_width(self) -> int:
+        return ceil_log2(self.bank_depth)
+
+    def offset_bits(self) -> tuple[int, int]:
+        """``(low, width)``: the bank address is ``index[low : low + width]``."""
+        if self.partition is None:
+            return 0, self.index_width
+        if self.partition.kind == "cyclic":
+            return ceil_log2(self.partition.factor), self.bank_addr_width
+        return 0, self.bank_addr_width    # block (and complete, with no address bits)
+
+    def bank_bits(self) -> tuple[int, int]:
+        """``(low, width)``: the bank of an element is ``index[low : low + width]``."""
+        if self.partition is None:
+            return 0, 0
+        if self.partition.kind == "cyclic":
+            return 0, ceil_log2(self.partition.factor)
+        if self.partition.kind == "block":
+            return self.bank_addr_width, ceil_log2(self.partition.factor)
+        return 0, self.index_width
 
 
 @dataclass(eq=False)
@@ -289,6 +356,8 @@ class KernelIR:
     scalar_params : list of (str, Shape)
     arrays : dict of str to (Shape, int)
         Element shape and depth of each array parameter, in parameter order.
+    layouts : dict of str to ArrayLayout
+        Every array, parameters and ``hls.local`` arrays, with its partition.
     return_vars : list of str
         Variables holding the results, in order.
     loops : list of LoopInfo
@@ -308,6 +377,14 @@ class KernelIR:
     arrays: dict[str, tuple[Shape, int]]
     return_vars: list[str]
     loops: list[LoopInfo]
+    layouts: dict[str, ArrayLayout] = field(default_factory=dict)
+
+    def layout(self, array: str) -> ArrayLayout:
+        """The layout of ``array``; an unpartitioned parameter when the IR was built without layouts."""
+        if array in self.layouts:
+            return self.layouts[array]
+        shape, depth = self.arrays[array]
+        return ArrayLayout(shape, depth)
 
     def blocks(self) -> list[Block]:
         """Every block, including the bodies of pipelined loops."""

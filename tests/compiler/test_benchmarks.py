@@ -75,3 +75,15 @@ def test_sequential_baseline_matches_and_is_not_faster(name):
     sequential = run(kernel, examples[0], max_cycles=50_000, pipelining=False)
     assert sequential.match, sequential.differences
     assert pipelined.cycles <= sequential.cycles
+
+
+def test_conv3x3_with_line_buffers_streams_one_pixel_per_cycle():
+    """Issue 11: the 16x16 convolution with line buffers at II 1 in <= 1.2 * (pixels + depth) cycles."""
+    kernel, examples, compiled_kernel = compiled("conv3x3_linebuf")
+    (node,) = [n for n in compiled_kernel.ir.nodes if isinstance(n, PipelinedLoop)]
+    scheduled = compiled_kernel.schedule_of(node.body)
+    assert scheduled.ii == 1
+    for args in examples[:2]:
+        result = run(kernel, args, max_cycles=20_000)
+        assert result.match, result.differences
+        assert result.cycles <= 1.2 * (256 + scheduled.length)

@@ -42,6 +42,13 @@ def _conv3x3(img, k, out):
     return None, {"out": result.reshape(-1).tolist()}
 
 
+def _conv3x3_linebuf(img, k, out):
+    image = np.array(img, dtype=np.int64).reshape(16, 16)
+    kernel = np.array(k, dtype=np.int64).reshape(3, 3)
+    result = np.array([[np.sum(image[y:y + 3, x:x + 3] * kernel) for x in range(14)] for y in range(14)])
+    return None, {"out": result.reshape(-1).tolist()}
+
+
 def _matvec(m, v, out, rows):
     product = np.array(m, dtype=np.int64).reshape(8, 8) @ np.array(v, dtype=np.int64)
     return None, {"out": product[:rows].tolist() + out[rows:]}
@@ -135,7 +142,7 @@ REFERENCES = {
     "histogram": _histogram, "weighted_histogram": _weighted_histogram, "prefix_sum": _prefix_sum,
     "insertion_sort": _insertion_sort, "csr_spmv": _csr_spmv,
     "bipartite_matching": _bipartite_matching, "list_walk": _list_walk, "collatz": _collatz,
-    "matmul": _matmul, "trmv": _trmv,
+    "matmul": _matmul, "trmv": _trmv, "conv3x3_linebuf": _conv3x3_linebuf,
 }
 
 

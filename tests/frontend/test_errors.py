@@ -121,7 +121,7 @@ CASES = [
      "for loops must iterate over range(...), not 'a'"),
     ("chained-assignment", K + "def f(n: unsigned(4)):\n    x = y = n\n", "x = y", "chained assignment"),
     ("local-array", K + "def f(n: unsigned(4)):\n    b: hls.Array[signed(8), 4] = 0\n", "b:",
-     "local array 'b' is not supported"),
+     "an array cannot be declared by annotation ('b')"),
     ("none", K + "def f(n: unsigned(4)):\n    x = None\n", "None", "None is not a value in a kernel"),
     ("walrus", K + "def f(n: unsigned(4)):\n    x = (y := n)\n", "y :=", "assignment expressions (:=) are not supported"),
     ("assert", K + "def f(n: unsigned(4)):\n    assert n\n", "assert", "assert is not supported"),
@@ -134,6 +134,39 @@ CASES = [
     ("range-outside-for", K + "def f(n: unsigned(4)):\n    x = range(n)\n", "range(n)",
      "range(...) can only be iterated by a for loop"),
     ("async", "@hls.kernel\nasync def f(n: unsigned(4)):\n    pass\n", "async", "async functions are not supported"),
+    ("unroll-non-range", K + "def f(a: hls.Array[signed(8), 4]):\n    for i in hls.unroll(a):\n        pass\n",
+     "a):", "hls.unroll must wrap range(...), not 'a'"),
+    ("unroll-factor-zero", K + "def f(a: hls.Array[signed(8), 4], n: unsigned(3)):\n"
+     "    for i in hls.unroll(range(n), factor=0):\n        a[i] = 0\n", "0)",
+     "hls.unroll factor must be an integer constant from 1 to 256, not 0"),
+    ("unroll-factor-large", K + "def f(a: hls.Array[signed(8), 4], n: unsigned(3)):\n"
+     "    for i in hls.unroll(range(n), factor=1000):\n        a[i] = 0\n", "1000)",
+     "hls.unroll factor must be an integer constant from 1 to 256, not 1000"),
+    ("unroll-factor-variable", K + "def f(a: hls.Array[signed(8), 4], n: unsigned(3)):\n"
+     "    for i in hls.unroll(range(4), factor=n):\n        a[i] = 0\n", "n)",
+     "hls.unroll factor must be an integer constant from 1 to 256, not n"),
+    ("unroll-runtime-full", K + "def f(a: hls.Array[signed(8), 4], n: unsigned(3)):\n"
+     "    for i in hls.unroll(range(n)):\n        a[i] = 0\n", "hls.unroll(range(n)):",
+     "hls.unroll without a factor needs constant range bounds"),
+    ("unroll-too-many", K + "def f(a: hls.Array[signed(8), 4]):\n    for i in hls.unroll(range(1000)):\n"
+     "        a[0] = 0\n", "hls.unroll(range(1000))", "makes more than 256 copies"),
+    ("unroll-break", K + "def f(a: hls.Array[signed(8), 4]):\n    for i in hls.unroll(range(4)):\n"
+     "        if a[i] == 0:\n            break\n", "break", "break in an unrolled loop is not supported"),
+    ("unroll-inner-loop", K + "def f(a: hls.Array[signed(8), 4], n: unsigned(3)):\n"
+     "    for i in hls.unroll(range(2)):\n        for j in range(n):\n            a[j] = i\n", "for j",
+     "a loop inside an hls.unroll loop must be unrolled too"),
+    ("local-in-loop", K + "def f(n: unsigned(3)):\n    for i in range(n):\n        b = hls.local(signed(8), 4)\n",
+     "b = hls", "hls.local arrays must be declared at the top level of the kernel body"),
+    ("local-depth", K + "def f(n: unsigned(3)):\n    b = hls.local(signed(8), n)\n", "n)",
+     "the depth of hls.local must be a positive integer constant, not 'n'"),
+    ("local-shape", K + "def f(n: unsigned(3)):\n    b = hls.local(8, 4)\n", "8,",
+     "the element shape '8' of hls.local is not an Amaranth shape"),
+    ("local-partition", K + "def f(n: unsigned(3)):\n    b = hls.local(signed(8), 8, partition=hls.partition('cyclic', 3))\n",
+     "hls.partition", "cyclic partition factor must be a power of two"),
+    ("local-assigned", K + "def f(n: unsigned(3)):\n    b = hls.local(signed(8), 8)\n    b = 1\n", "b = 1",
+     "cannot assign to array 'b'"),
+    ("local-as-value", K + "def f(n: unsigned(3)):\n    b = hls.local(signed(8), 8)\n    x = b\n", "b\n",
+     "array 'b' can only be indexed"),
 ]
 
 
