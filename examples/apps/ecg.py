@@ -205,3 +205,18 @@ def _call(kernel, trace, **args):
     if trace is not None:
         trace.append((kernel, {k: list(v) if isinstance(v, list) else v for k, v in args.items()}))
     return kernel(**args)
+
+
+TOLERANCE = 10           #: samples (50 ms at 200 Hz) within which two beats match
+F1_TARGET = 0.99         #: F1 against the exact pipeline a configuration must keep (issue 12)
+PRIMARY = "f1"
+
+
+def quality(reference: np.ndarray, output: np.ndarray, data: dict) -> dict:
+    """Sensitivity, positive predictivity and F1 of the beats against the exact pipeline's (50 ms
+    tolerance), and ``f1_vs_truth`` against the generator's R peaks."""
+    from .quality import match_beats
+    scores = match_beats(reference, output, TOLERANCE)
+    scores["f1_vs_truth"] = match_beats(data["r_peaks"], output, TOLERANCE)["f1"]
+    scores["meets_target"] = scores["f1"] >= F1_TARGET
+    return scores

@@ -136,3 +136,15 @@ def _call(kernel, trace, **args):
     if trace is not None:
         trace.append((kernel, {k: list(v) if isinstance(v, list) else v for k, v in args.items()}))
     return kernel(**args)
+
+
+#: The quality a configuration must keep (issue 12): PSNR against the exact pipeline, dB.
+PSNR_TARGET_DB = 35.0
+PRIMARY = "psnr_db"      #: the metric plotted against ADP
+
+
+def quality(reference: np.ndarray, output: np.ndarray, data: dict) -> dict:
+    """PSNR (dB) and SSIM of an edge map against the exact pipeline's; ``meets_target`` at 35 dB."""
+    from .quality import psnr, ssim
+    value = psnr(reference, output)
+    return {"psnr_db": value, "ssim": ssim(reference, output), "meets_target": value >= PSNR_TARGET_DB}

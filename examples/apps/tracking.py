@@ -139,3 +139,18 @@ def _call(kernel, trace, **args):
     if trace is not None:
         trace.append((kernel, {k: list(v) if isinstance(v, list) else v for k, v in args.items()}))
     return kernel(**args)
+
+
+RMSE_INCREASE_TARGET_PCT = 5.0   #: allowed increase of the RMSE against the true path (issue 12)
+PRIMARY = "rmse_vs_truth_m"
+
+
+def quality(reference: np.ndarray, output: np.ndarray, data: dict) -> dict:
+    """RMSE (m) against the exact tracker and against the true path, and the increase of the latter
+    over the exact tracker's, %."""
+    from .quality import rmse
+    exact = rmse(data["truth"], reference)
+    against_truth = rmse(data["truth"], output)
+    increase = 100.0 * (against_truth - exact) / exact
+    return {"rmse_vs_exact_m": rmse(reference, output), "rmse_vs_truth_m": against_truth,
+            "rmse_increase_pct": increase, "meets_target": increase <= RMSE_INCREASE_TARGET_PCT}
