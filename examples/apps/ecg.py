@@ -96,7 +96,8 @@ def detect(mwi: hls.Array[unsigned(16), N], beats: hls.Array[unsigned(13), MAX_B
     for i in range(PAD, n):
         m0 = mwi[i]
         env = max(m0, env - (env >> 8))
-        r0: unsigned(10) = min((m0 << 8) // env, 1023)
+        scaled: unsigned(24) = m0 << 8
+        r0: unsigned(10) = min(scaled // env, 1023)
         if m1 > m2 and m1 >= m0:
             if r1 > thr and i - last > REFRACTORY and count < MAX_BEATS:
                 beats[count] = i - 1

@@ -74,8 +74,10 @@ def track(qx: hls.Array[signed(20), N], qy: hls.Array[signed(20), N], dt: hls.Ar
         ay: unsigned(16) = min(abs(ry), 65535)
         cx: unsigned(16) = (alpha * ax) >> 16
         cy: unsigned(16) = (alpha * ay) >> 16
-        gx: unsigned(20) = ((beta * ax) >> 8) // d
-        gy: unsigned(20) = ((beta * ay) >> 8) // d
+        bx: unsigned(24) = (beta * ax) >> 8
+        by: unsigned(24) = (beta * ay) >> 8
+        gx: unsigned(20) = bx // d
+        gy: unsigned(20) = by // d
         x = xp + cx if rx >= 0 else xp - cx
         y = yp + cy if ry >= 0 else yp - cy
         vx = vx + gx if rx >= 0 else vx - gx

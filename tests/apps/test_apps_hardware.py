@@ -1,5 +1,7 @@
 """Every application's kernels: hardware against the Python run on a reduced input."""
 
+import re
+
 import pytest
 
 import sim
@@ -65,3 +67,29 @@ def test_generators_are_seeded():
     assert (ecg.synthetic_ecg(2.0, seed=6)[0] != a[0]).any()
     t1, t2 = tracking.synthetic_track(50, seed=1), tracking.synthetic_track(50, seed=1)
     assert (t1["zx"] == t2["zx"]).all()
+
+
+#: Approximate configurations whose hardware is checked: every multiplier and divider of the
+#: benchmark, each at least once.
+APPROX = {
+    "drum6+mitchell_div": {"mul": ("drum", {"k": 6}), "div": "mitchell_div"},
+    "mitchell+mitchell_div_refined": {"mul": "mitchell", "div": "mitchell_div_refined"},
+    "mitchell_refined": {"mul": "mitchell_refined"},
+}
+
+
+@pytest.mark.parametrize("config", APPROX)
+@pytest.mark.parametrize("name", APPS)
+def test_approximate_chain_matches_python_in_amaranth(name, config):
+    app = APPS[name]
+    kernels = tuple(kernel.with_approx(APPROX[config]) for kernel in app.KERNELS)
+    _, trace = _trace(app, kernels)
+    reports = ""
+    for kernel, args in trace:
+        reports += kernel.report().to_text()
+        result = sim.run(kernel, args)
+        assert result.match, (kernel.name, result.differences)
+    # Every unit of the configuration replaced an operator somewhere in the chain (the report says so).
+    for choice in APPROX[config].values():
+        unit = choice if isinstance(choice, str) else choice[0]
+        assert re.search(rf"\b{unit}\b", reports), unit
