@@ -10,6 +10,13 @@
     simulates the hardware and compares it with the Python run; exit status 1 on
     a mismatch, with the first differing outputs on stderr.
 
+All three take ``--approx KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]]``, repeatable
+once per kind (``mul``, ``add``, ``div``): ``--approx mul=drum:k=6 --approx
+div=mitchell_div_refined:index_bits=3`` is ``approx={"mul": ("drum", {"k": 6}),
+"div": ("mitchell_div_refined", {"index_bits": 3})}``, over the kernel's own
+``approx=`` (a kind given here replaces the kernel's; ``KIND=none`` makes that kind
+exact).
+
 Exit status 2, with one line on stderr, for every user mistake (a missing
 file, a kernel outside the language, bad arguments).
 """
@@ -27,10 +34,75 @@ from hls.compiler import compile_kernel
 from sim.errors import CocotbRunError, SimulationTimeout, ToolUnavailable
 from sim.kernel import run
 
+from hls.approx import KINDS, choice
+
 from .cli import CommandError
 from .loading import load_args, load_kernel, user_errors
 
-__all__ = ["register", "run_compile", "run_report", "run_sim", "port_list"]
+__all__ = ["register", "run_compile", "run_report", "run_sim", "port_list", "parse_approx"]
+
+APPROX_HELP = ("approximate unit for every KIND operation (mul, add, div) whose operands are not constants: "
+               "KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6; KIND=none keeps it exact; "
+               "once per kind")
+
+
+def _add_approx(parser) -> None:
+    parser.add_argument("--approx", action="append", default=[], metavar="KIND=UNIT[:P=V,...]", help=APPROX_HELP)
+
+
+def parse_approx(texts: list[str]) -> dict:
+    """``--approx`` values -> ``{kind: hls.approx.UnitChoice or None}`` (``None``: ``KIND=none``).
+
+    Raises
+    ------
+    axhls.cli.CommandError
+        (status 2) one line naming the bad value and the syntax.
+    """
+    syntax = "expected KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6"
+    chosen: dict = {}
+    for text in texts:
+        kind, equals, rest = text.partition("=")
+        if not equals or not rest:
+            raise CommandError(f"--approx {text!r}: {syntax}")
+        if kind not in KINDS:
+            raise CommandError(f"--approx {text!r}: unknown kind {kind!r}; allowed: {', '.join(KINDS)}")
+        if kind in chosen:
+            raise CommandError(f"--approx {text!r}: {kind} is given twice")
+        unit, colon, parameters = rest.partition(":")
+        if unit == "none":
+            if colon:
+                raise CommandError(f"--approx {text!r}: {kind}=none takes no parameters")
+            chosen[kind] = None
+            continue
+        params = {}
+        if colon:
+            for item in parameters.split(","):
+                name, equals, value = item.partition("=")
+                if not equals or not name:
+                    raise CommandError(f"--approx {text!r}: parameter {item!r}: {syntax}")
+                try:
+                    params[name] = int(value)
+                except ValueError:
+                    raise CommandError(f"--approx {text!r}: parameter {name} must be an integer, "
+                                       f"not {value!r}") from None
+        try:
+            chosen[kind] = choice(kind, unit, params, where=f"--approx {text}")
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+    return chosen
+
+
+def _with_approx(kernel, texts: list[str]):
+    """``kernel`` with the ``--approx`` options over its own ``approx=`` mapping."""
+    if not texts:
+        return kernel
+    mapping = dict(kernel.approx)
+    for kind, value in parse_approx(texts).items():
+        if value is None:
+            mapping.pop(kind, None)
+        else:
+            mapping[kind] = value
+    return kernel.with_approx(mapping)
 
 
 def register(subparsers) -> None:
@@ -41,6 +113,7 @@ def register(subparsers) -> None:
                     "KERNEL.ports.json and KERNEL.ports.txt into DIR.")
     parser.add_argument("kernel", metavar="FILE.py:KERNEL")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="directory for the outputs")
+    _add_approx(parser)
     parser.set_defaults(handler=run_compile)
 
     parser = subparsers.add_parser(
@@ -48,6 +121,7 @@ def register(subparsers) -> None:
         description="Print each loop's II, MII, depth and the source lines that bound the II.")
     parser.add_argument("kernel", metavar="FILE.py:KERNEL")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    _add_approx(parser)
     parser.set_defaults(handler=run_report)
 
     parser = subparsers.add_parser(
@@ -63,6 +137,7 @@ def register(subparsers) -> None:
     parser.add_argument("--vcd", metavar="FILE", help="write a waveform to FILE")
     parser.add_argument("--max-cycles", type=_positive_int, default=1_000_000, metavar="N",
                         help="give up after N cycles (default 1000000)")
+    _add_approx(parser)
     parser.set_defaults(handler=run_sim)
 
 
@@ -76,8 +151,8 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _compile(spec: str):
-    kernel = load_kernel(spec)
+def _compile(spec: str, approx: list[str]):
+    kernel = _with_approx(load_kernel(spec), approx)
     with user_errors():
         return kernel, compile_kernel(kernel)
 
@@ -90,7 +165,7 @@ def port_list(signature) -> list[dict]:
 def run_compile(args) -> int:
     """Handler of ``axhls compile``."""
     artefacts.check_directory_destination(args.output)      # before compiling, not after
-    kernel, compiled = _compile(args.kernel)
+    kernel, compiled = _compile(args.kernel, args.approx)
     name = compiled.ir.name
     report = compiled.report
     ports = kernel_signature(compiled.ir).ports()
@@ -113,7 +188,7 @@ def run_compile(args) -> int:
 
 def run_report(args) -> int:
     """Handler of ``axhls report``."""
-    _, compiled = _compile(args.kernel)
+    _, compiled = _compile(args.kernel, args.approx)
     if args.json:
         print(json.dumps(compiled.report.to_json()))
     else:
@@ -123,7 +198,7 @@ def run_report(args) -> int:
 
 def run_sim(args) -> int:
     """Handler of ``axhls sim``; returns 0 on a match, 1 on a mismatch."""
-    kernel = load_kernel(args.kernel)
+    kernel = _with_approx(load_kernel(args.kernel), args.approx)
     bound = load_args(args.args, kernel)
     try:
         with user_errors():

@@ -17,6 +17,7 @@ builds the hardware for the kernel's target (``hls.Target``: clock, resource
 limits, device), and ``hls.compiler.compile_kernel(vsum, target=...)`` for another.
 """
 
+from . import approx
 from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.pragmas import pipeline, sequential
 from .kernel import Function, Kernel, function, kernel
@@ -24,4 +25,4 @@ from .target import Target
 from .types import Array
 
 __all__ = ["kernel", "function", "Array", "pipeline", "sequential", "Kernel", "Function", "Target",
-           "KernelSyntaxError", "KernelRuntimeError"]
+           "KernelSyntaxError", "KernelRuntimeError", "approx"]

@@ -77,6 +77,8 @@ class CompiledKernel:
         Keyed by ``id(block)``.
     report : hls.report.Report
     compile_seconds : float
+    approximations : list of hls.frontend.typed.ApproxSite
+        The operations approximate units were asked for (``hls.approx``, ``approx=``).
     """
 
     ir: KernelIR
@@ -84,6 +86,7 @@ class CompiledKernel:
     schedules: dict[int, BlockSchedule] = field(default_factory=dict)
     report: object = None
     compile_seconds: float = 0.0
+    approximations: list = field(default_factory=list)
 
     def schedule_of(self, block) -> BlockSchedule:
         return self.schedules[id(block)]
@@ -153,7 +156,7 @@ def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = T
         raise TypeError(f"target must be an hls.Target, not {target!r}")
     began = time.perf_counter()
     ir = lower(kernel, pipelining=pipelining)
-    compiled = CompiledKernel(ir, target)
+    compiled = CompiledKernel(ir, target, approximations=list(kernel.analyze().approximations))
     for node in ir.nodes:
         if isinstance(node, PipelinedLoop):
             compiled.schedules[id(node.body)] = _schedule_loop(target, node)

@@ -13,6 +13,7 @@ import warnings
 
 import artefacts
 
+from .approx import approx_mapping
 from .compiler import compile_kernel
 from .frontend import analyze
 from .frontend.golden import GoldenModel
@@ -99,6 +100,11 @@ class Kernel(Function):
     target : hls.Target, optional
         The kernel's default compile target; not together with ``clock_mhz`` or
         ``resources``.
+    approx : dict, optional
+        Approximate units replacing the kernel's operators: ``{"mul": ("drum", {"k": 6}),
+        "div": "mitchell_div_refined", "add": ("loa", {"l": 4})}`` replaces every ``*``,
+        ``//`` and ``+`` whose operands are both not constants (see :mod:`hls.approx`);
+        ``None`` or ``{}`` keeps exact arithmetic.
 
     Attributes
     ----------
@@ -109,6 +115,8 @@ class Kernel(Function):
         ``target.clock_mhz`` (default 100).
     resources : dict of str to int
         A copy of ``target.resources``, for example ``{"mul": 1}``.
+    approx : dict of str to hls.approx.UnitChoice
+        The checked ``approx=`` option, by kind (``{}`` for exact arithmetic).
 
     Raises
     ------
@@ -116,13 +124,25 @@ class Kernel(Function):
         ``target`` together with ``clock_mhz``/``resources``, or a ``target``
         that is not an :class:`hls.Target`.
     ValueError
-        Options out of range (see :class:`hls.Target`).
+        Options out of range (see :class:`hls.Target`), or an ``approx=`` naming an
+        unknown kind or unit, a unit of another kind, or a bad parameter.
     """
 
     def __init__(self, fn, *, clock_mhz: float | None = None, resources: dict[str, int] | None = None,
-                 target: Target | None = None):
+                 target: Target | None = None, approx: dict | None = None):
         super().__init__(fn)
         self.target: Target = _kernel_target(clock_mhz, resources, target)
+        self.approx = approx_mapping(approx)
+
+    def with_approx(self, mapping: dict | None) -> "Kernel":
+        """The same function and target with another ``approx=`` mapping (``None`` or ``{}``: exact).
+
+        Raises
+        ------
+        ValueError
+            As the ``approx=`` option of :class:`Kernel`.
+        """
+        return Kernel(self.fn, target=self.target, approx=mapping)
 
     @property
     def clock_mhz(self) -> float:
@@ -156,16 +176,18 @@ class Kernel(Function):
 
 
 def kernel(fn=None, *, clock_mhz: float | None = None, resources: dict[str, int] | None = None,
-           target: Target | None = None):
-    """Decorator: ``@hls.kernel``, ``@hls.kernel(clock_mhz=200, resources={"mul": 1})`` or
-    ``@hls.kernel(target=hls.Target(...))``.
+           target: Target | None = None, approx: dict | None = None):
+    """Decorator: ``@hls.kernel``, ``@hls.kernel(clock_mhz=200, resources={"mul": 1})``,
+    ``@hls.kernel(target=hls.Target(...))`` or ``@hls.kernel(approx={"mul": ("drum", {"k": 6})})``.
 
-    The options are checked here, when the decorator runs (see :class:`hls.Target`).
+    The options are checked here, when the decorator runs (see :class:`hls.Target` and
+    :mod:`hls.approx`).
     """
     target = _kernel_target(clock_mhz, resources, target)
+    approx = approx_mapping(approx)
     if fn is None:
-        return lambda fn: Kernel(fn, target=target)
-    return Kernel(fn, target=target)
+        return lambda fn: Kernel(fn, target=target, approx=approx)
+    return Kernel(fn, target=target, approx=approx)
 
 
 def _kernel_target(clock_mhz, resources, target) -> Target:

@@ -5,11 +5,16 @@ The JSON form (:meth:`Report.to_json`) is the contract of ``axhls report --json`
     {"kernel", "clock_mhz",
      "loops": [{"name", "line", "pipelined", "ii", "mii", "res_mii", "rec_mii", "depth",
                 "trip_count", "bound": {"kind", "lines", "detail"}, ...}],
-     "resources": {...}}
+     "resources": {...},
+     "approx": [{"file", "line", "col", "text", "kind", "unit", "origin", "operands",
+                 "replaced", "exact_reason", "latency"}]}
 
 ``bound.kind`` is ``resource``, ``recurrence``, ``memory`` or ``exit``; for a loop
 that is not pipelined ``ii``/``mii``/``depth``/``bound`` are ``null`` and
-``reason`` says why.  Pipelined loops also carry ``speculative`` (early exits
+``reason`` says why.  ``approx`` (present when ``hls.approx`` or ``approx=`` asked for units) lists every
+operation a unit was asked for by its source line: ``origin`` is ``"kernel"`` or ``"call"``,
+``replaced`` false (with ``exact_reason``) where ``approx=`` left it exact, ``latency``
+the cycles of the unit as scheduled.  Pipelined loops also carry ``speculative`` (early exits
 squash younger iterations), ``exit_lines`` and ``forwarded_loads`` (lines of
 reads served by store-to-load forwarding).  The text form (:meth:`Report.to_text`) quotes the user's
 own lines, as Vitis HLS's message 200-880 does for C.
@@ -70,6 +75,13 @@ class Report:
                 out.append(f"    {bound['detail']}")
         for op_line in data.get("timing", []):
             out.append(f"  timing: {op_line}")
+        for site in data.get("approx", []):
+            where = f"line {site['line']}: `{site['text']}`"
+            if site["replaced"]:
+                latency = "" if site["latency"] is None else f", latency {site['latency']}"
+                out.append(f"  approx: {where} -> {site['unit']} ({' x '.join(site['operands'])}{latency})")
+            else:
+                out.append(f"  approx: {where} kept exact: {site['exact_reason']}")
         resources = data["resources"]
         operators = ", ".join(f"{kind} x{count}" for kind, count in sorted(resources["operators"].items()))
         out.append(f"  resources: {resources['variable_register_bits']} register bits in variables; "
@@ -112,11 +124,11 @@ def build_report(compiled) -> Report:
             entry = operator_of(op.kind)
             target = compiled.target
             unit = (entry.timing_of(target.delay_model, target.usable_period_ns, op, shared=optype.limit is not None)
-                    if entry.unit_timing is not None else None)
+                    if entry.has_unit else None)
             if unit is not None and unit.description:
                 timing.append(f"{where} is slower than one clock period: {optype.description or unit.description}, "
                               f"latency {optype.latency} cycles, a new operation every cycle")
-            elif entry.unit_timing is None and entry.pipelined is not None:
+            elif not entry.has_unit and entry.pipelined is not None:
                 timing.append(f"{where} is slower than one clock period: {entry.pipelined_description} "
                               f"over {optype.latency} cycles")
             else:
@@ -138,4 +150,23 @@ def build_report(compiled) -> Report:
     }
     if timing:
         data["timing"] = timing
+    if compiled.approximations:
+        data["approx"] = _approx_sites(compiled)
     return Report(data, ir.source_lines)
+
+
+def _approx_sites(compiled) -> list[dict]:
+    """The report's ``approx`` list: each site with the latency its unit was scheduled with."""
+    latency = {}
+    for scheduled in compiled.schedules.values():
+        for op in scheduled.problem.ops.values():
+            if operator_of(op.kind).unit is not None:
+                key = (tuple(op.lines), op.text)
+                latency[key] = max(latency.get(key, 0), scheduled.problem.problem.operator_type_of(op.name).latency)
+    sites = []
+    for site in compiled.approximations:
+        entry = site.to_json()
+        entry["latency"] = latency.get(((site.lineno,), site.text)) if site.filename == compiled.ir.filename \
+            else None
+        sites.append(entry)
+    return sites

@@ -30,9 +30,12 @@ from amaranth.hdl import Shape, Signal
 from approx_units import dataflow
 from approx_units.amaranth_backend import UnitComponent, UnitSignature
 from approx_units.dividers import restoring_division
+from approx_units.python_backend import compile_scalar
+from approx_units.unit import MAX_WIDTH as UNIT_MAX_WIDTH, MIN_WIDTH as UNIT_MIN_WIDTH, get as get_unit
 from approx_units.structures import apply_sign, sign_magnitude
 
-__all__ = ["DividerPlan", "divider_plan", "divider_value", "floor_divmod"]
+__all__ = ["DividerPlan", "divider_plan", "divider_value", "floor_divmod", "ApproxUnit", "UnitPlan", "UnitWidthError",
+           "approx_unit", "approx_plan", "approx_golden", "approx_value"]
 
 
 def floor_divmod(ops, a, b, *, a_signed: bool, b_signed: bool, quotient_width: int, remainder_width: int):
@@ -192,3 +195,224 @@ def divider_value(module, name: str, a, b, stages: int, valid):
         module.d.comb += [quotient.eq(unit.o[:quotient_shape.width]), remainder.eq(unit.o[quotient_width:])]
         built[key] = (a, b, quotient, remainder)     # a and b kept alive: their ids stay theirs
     return built[key][2], built[key][3]
+
+
+# -- approximate units of approx_units, chosen per call or per kernel (hls.approx) ----------
+
+
+class UnitWidthError(ValueError):
+    """A unit that cannot be built at an operation's operand widths (the message says why)."""
+
+
+@dataclass(frozen=True, eq=False)
+class ApproxUnit:
+    """One approximate unit built for one operand shape pair.
+
+    The operation's meaning, in the result shape of the exact operator (``*``,
+    ``+``, ``//``: Amaranth's widening rules):
+
+    * ``mul`` and ``div``: the unsigned unit on the operands' magnitudes
+      (sign-magnitude, as RAPID wraps its Mitchell units), each magnitude
+      zero-extended to at least the unit's narrowest width; the result is negated
+      when the operands' signs differ.  Multipliers take unequal widths as they are
+      (``width`` x ``width_b``); a divider takes both at the wider one;
+    * ``div``: the unit's quotient with ``frac_bits=0``, its approximation of
+      ``|a| / |b|`` rounded as the unit rounds (down for ``exact_div``), so a
+      signed quotient rounds towards zero; ``a // 0 == 0``, as for ``//``;
+    * ``add``: the unit on both operands extended to a common width (sign-extended
+      when either is signed, using the unit's signed variant), which gives the
+      two's complement sum of the extended operands.
+
+    Attributes
+    ----------
+    choice : hls.approx.UnitChoice
+    a, b, result : Shape
+        Operand shapes and the result shape.
+    unit : approx_units.Unit
+        The library unit at the widths it is built at (combinational; the compiler
+        places the stages).
+    graph : approx_units.dataflow.Graph
+        The whole operation, unit and sign handling, as one traced graph: the
+        hardware and the golden model interpret it.
+    """
+
+    choice: object
+    a: Shape
+    b: Shape
+    result: Shape
+    unit: object
+    graph: object
+
+    @property
+    def description(self) -> str:
+        return f"{self.choice.label} {self.unit.width}x{self.unit.width_b}-bit"
+
+
+def _result_shape(kind: str, a: Shape, b: Shape) -> Shape:
+    # The exact operator's shape: the unit replaces it without changing any width.
+    x, y = Signal(a), Signal(b)
+    return {"mul": x * y, "add": x + y, "div": x // y}[kind].shape()
+
+
+def _extend(ops, x, width: int, signed: bool):
+    """``x`` sign- or zero-extended to ``width`` bits (``x`` at most ``width`` bits)."""
+    if not signed or width == x.width:
+        return ops.zext(x, width)
+    return ops.cat(x, ops.replicate(ops.bit(x, x.width - 1), width - x.width))
+
+
+@functools.lru_cache(maxsize=None)
+def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
+    """The :class:`ApproxUnit` of ``choice`` (an :class:`hls.approx.UnitChoice`) for operands ``a``, ``b``.
+
+    Raises
+    ------
+    UnitWidthError
+        (a ``ValueError``) an operand wider than the library's units, or a parameter
+        the unit does not allow at these widths; the message names both.
+    """
+    a, b = _at_least_one_bit(Shape.cast(a)), _at_least_one_bit(Shape.cast(b))
+    kind, params = choice.kind, dict(choice.params)
+    result = _result_shape(kind, a, b)
+    signed = a.signed or b.signed
+    if kind == "add":
+        common = max(shape.width + (signed and not shape.signed) for shape in (a, b))
+        widths = (max(common, UNIT_MIN_WIDTH),) * 2
+    elif kind == "mul":
+        widths = (max(a.width, UNIT_MIN_WIDTH), max(b.width, UNIT_MIN_WIDTH))
+    else:
+        widths = (max(a.width, b.width, UNIT_MIN_WIDTH),) * 2
+    if max(widths) > UNIT_MAX_WIDTH:
+        raise UnitWidthError(f"{choice.label} is built at the operand widths, and the library's units take "
+                             f"at most {UNIT_MAX_WIDTH} bits; these operands need {max(widths)} "
+                             f"({_shape_text(a)} and {_shape_text(b)})")
+    extra = {"frac_bits": 0} if kind == "div" else {}
+    if kind == "add":
+        extra["signed"] = signed
+    if kind == "mul" and widths[0] != widths[1]:
+        extra["width_b"] = widths[1]
+    try:
+        unit = get_unit(choice.unit, width=widths[0], **extra, **params)
+    except ValueError as error:
+        raise UnitWidthError(f"{choice.label} at {widths[0]}x{widths[1]} bits ({_shape_text(a)} and "
+                             f"{_shape_text(b)} operands): {error}") from None
+    describe, unit_params = unit.spec.describe, unit.unit_params
+
+    def operation(ops, x, y):
+        if kind == "add":
+            x, y = _extend(ops, x, widths[0], a.signed), _extend(ops, y, widths[1], b.signed)
+            total = describe(ops, x, y, width=widths[0], width_b=widths[1], signed=signed, **unit_params)
+            return _extend(ops, total, result.width, signed) if total.width < result.width \
+                else ops.slice(total, 0, result.width)
+        sign_x, x = sign_magnitude(ops, x) if a.signed else (ops.const(0, 1), x)
+        sign_y, y = sign_magnitude(ops, y) if b.signed else (ops.const(0, 1), y)
+        x, y = ops.zext(x, widths[0]), ops.zext(y, widths[1])
+        value = describe(ops, x, y, width=widths[0], width_b=widths[1], signed=False, **unit_params)
+        if result.signed:
+            value = apply_sign(ops, ops.xor(sign_x, sign_y), value, width=result.width)
+        else:
+            value = ops.zext(value, result.width)
+        if kind == "div":
+            # The library's dividers give all ones for x / 0; the kernel language says 0.
+            value = ops.mux(ops.is_zero(y), ops.const(0, result.width), value)
+        return value
+
+    graph = dataflow.trace(operation, a_width=a.width, b_width=b.width)
+    return ApproxUnit(choice, a, b, result, unit, graph)
+
+
+def _shape_text(shape: Shape) -> str:
+    return f"{'signed' if shape.signed else 'unsigned'}({shape.width})"
+
+
+@functools.lru_cache(maxsize=None)
+def _approx_segments(unit: ApproxUnit, stages: int) -> tuple[float, ...]:
+    return tuple(dataflow.pipeline(unit.graph, stages)[1].segment_delay)
+
+
+@dataclass(frozen=True)
+class UnitPlan:
+    """An approximate unit's stages under one clock (see :class:`DividerPlan`)."""
+
+    stages: int
+    incoming_delay: float
+    outgoing_delay: float
+    segment_delays: tuple[float, ...]
+    unit: str
+
+    @property
+    def description(self) -> str:
+        if not self.stages:
+            return f"{self.unit} (combinational)"
+        return f"{self.unit} pipelined in {self.stages} stage{'s' * (self.stages != 1)}"
+
+
+@functools.lru_cache(maxsize=None)
+def approx_plan(choice, a: Shape, b: Shape, period: float, routing: float) -> UnitPlan:
+    """The fewest stages for which every segment of the unit plus ``routing`` ns fits ``period`` ns.
+
+    Raises
+    ------
+    UnitWidthError
+        As :func:`approx_unit`.
+    """
+    unit = approx_unit(choice, Shape.cast(a), Shape.cast(b))
+
+    def fits(stages):
+        return max(_approx_segments(unit, stages)) + routing <= period
+
+    def plan(stages):
+        segments = _approx_segments(unit, stages)
+        outgoing = segments[-1] + routing if stages else 0.0
+        return UnitPlan(stages, segments[0] + routing, outgoing, segments, unit.description)
+
+    if fits(0):
+        return plan(0)
+    low, high = 0, 1
+    while not fits(high):
+        low, high = high, high * 2
+        if high > MAX_DIVIDER_STAGES:
+            high = MAX_DIVIDER_STAGES
+            break
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fits(middle):
+            high = middle
+        else:
+            low = middle
+    return plan(high)
+
+
+@functools.lru_cache(maxsize=None)
+def approx_golden(choice, a: Shape, b: Shape):
+    """``function(x, y) -> int``: the operation's value on Python ints of shapes ``a``, ``b``.
+
+    The traced graph of :func:`approx_unit`, the one the hardware is built from, run
+    as Python integer code (:func:`approx_units.python_backend.compile_scalar`, checked
+    against the unit's numpy model), so the golden model and the hardware agree bit for bit.
+    """
+    unit = approx_unit(choice, Shape.cast(a), Shape.cast(b))
+    function = compile_scalar(unit.graph)
+    width, signed = unit.result.width, unit.result.signed
+    top = 1 << (width - 1)
+
+    def golden(x: int, y: int) -> int:
+        value = function(x, y)
+        return value - (top << 1) if signed and value & top else value
+    return golden
+
+
+def approx_value(module, name: str, choice, a, b, stages: int, valid):
+    """The operation ``choice`` on Amaranth values ``a`` and ``b``, ``stages`` cycles after them:
+    an instance of its unit in ``module`` (``valid_in`` driven by ``valid`` when pipelined)."""
+    unit = approx_unit(choice, a.shape(), b.shape())
+    component = UnitComponent(unit.graph, UnitSignature(Shape(unit.a.width), Shape(unit.b.width),
+                                                        Shape(unit.result.width), pipelined=stages > 0),
+                              stages=stages)
+    module.submodules[f"{name}_{choice.unit}"] = component
+    module.d.comb += [component.a.eq(a.as_unsigned()), component.b.eq(b.as_unsigned())]
+    if stages:
+        module.d.comb += component.valid_in.eq(valid)
+    out = Signal(unit.result, name=f"{name}_{choice.kind}")
+    module.d.comb += out.eq(component.o)
+    return out

@@ -114,7 +114,11 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
                             limit=array_ports.get(direction, 1), description=f"{direction} port of `{array}`")
     limited = next((name for name in entry.limited_by if name in target.resources), None)
     timing = entry.timing_of(target.delay_model, period, op, shared=limited is not None)
-    if limited is not None:
+    if limited is not None and entry.unit is not None:
+        # One shared type per unit: instances of different units are different hardware.
+        name = entry.unit.resource_name(limited, op)
+        limit, description = target.resources[limited], f"{limited} unit ({timing.description})"
+    elif limited is not None:
         name, limit, description = limited, target.resources[limited], f"{limited} unit"
     elif timing.type_name is not None:
         # A unit built for its operand shapes: one type per shape pair, named by its hardware.
@@ -132,12 +136,13 @@ def _shared_unit_types(block: Block, target: Target, type_of: dict) -> dict:
     cover every user (the instance's inputs, :func:`hls.ir.ops.covering_shape`)."""
     users: dict[str, list[Op]] = {}
     for op, optype in type_of.items():
-        if optype.limit is not None and operator_of(op.kind).unit_timing is not None:
+        if optype.limit is not None and operator_of(op.kind).has_unit:
             users.setdefault(optype.name, []).append(op)
     types = {}
     for name, ops in users.items():
         shapes = [covering_shape([op.operands[index].shape for op in ops]) for index in range(len(ops[0].operands))]
-        timing = operator_of(ops[0].kind).timing_over(target.delay_model, target.usable_period_ns, shapes)
+        timing = operator_of(ops[0].kind).timing_over(target.delay_model, target.usable_period_ns, shapes,
+                                                      ops[0].attrs)
         if timing is not None:
             previous = type_of[ops[0]]
             types[name] = OperatorType(name, latency=timing.latency, incoming_delay=timing.incoming_delay,

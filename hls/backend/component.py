@@ -547,7 +547,7 @@ class _Datapath:
             optype = problem.operator_type_of(op.name)
             if optype.limit is not None:
                 self.shared.setdefault(optype.name, []).append((op, operands, out))
-                if entry.unit_timing is not None and optype.latency >= 1:
+                if entry.has_unit and optype.latency >= 1:
                     # A pipelined unit shared by its users (see share()): the result
                     # appears `latency` cycles after the start.
                     self.born[op] = (t + optype.latency, out)
@@ -555,9 +555,10 @@ class _Datapath:
             else:
                 # Slower than a cycle: the entry's registered stages, where it has them for these operands.
                 staged = None
-                if optype.latency >= 1:
+                if optype.latency >= 1 or entry.unit is not None:
                     staged = entry.lower_pipelined(
-                        Lowering(m, op.name, op.shape, optype.latency, lambda stage: self.valid[t + stage]),
+                        Lowering(m, op.name, op.shape, optype.latency, lambda stage: self.valid[t + stage],
+                                 op.attrs),
                         operands)
                 if staged is not None:
                     cycles, value = staged
@@ -617,7 +618,7 @@ class _Datapath:
             for position in range(arity):
                 values = [operands[position] for _, operands, _ in bound]
                 shapes.append(_covering_shape([Value.cast(v).shape() for v in values]))
-            inputs = [Signal(shape, name=f"{_signal_name(self.block.name)}_{optype_name}{index}_in{p}")
+            inputs = [Signal(shape, name=f"{_signal_name(self.block.name)}_{_signal_name(optype_name)}{index}_in{p}")
                       for p, shape in enumerate(shapes)]
             # Every predicate is tapped before the If chain opens: a tap may add delay
             # registers to the module, which would end the chain between an If and its Elif.
@@ -636,16 +637,16 @@ class _Datapath:
             for kind in dict.fromkeys(op.kind for op, _, _ in bound):
                 entry = operator_of(kind)
                 staged = None
-                if entry.unit_timing is not None and optype.latency >= 1:
+                if entry.unit is not None or (entry.unit_timing is not None and optype.latency >= 1):
                     # One pipelined unit per instance: a new operation may enter every cycle.
                     valid = _any(actives)
                     staged = entry.lower_pipelined(
-                        Lowering(m, f"{_signal_name(self.block.name)}_{optype_name}{index}", None,
-                                 optype.latency, lambda stage, valid=valid: valid), inputs)
+                        Lowering(m, f"{_signal_name(self.block.name)}_{_signal_name(optype_name)}{index}", None,
+                                 optype.latency, lambda stage, valid=valid: valid, bound[0][0].attrs), inputs)
                 expression = amaranth_value(kind, inputs) if staged is None else staged[1]
                 suffix = "" if len(results) == 0 and all(op.kind == kind for op, _, _ in bound) else f"_{kind}"
                 results[kind] = Signal(expression.shape(),
-                                       name=f"{_signal_name(self.block.name)}_{optype_name}{index}_out{suffix}")
+                                       name=f"{_signal_name(self.block.name)}_{_signal_name(optype_name)}{index}_out{suffix}")
                 m.d.comb += results[kind].eq(expression)
             for op, _, out in bound:
                 m.d.comb += out.eq(results[op.kind])

@@ -25,13 +25,15 @@ from dataclasses import dataclass, field
 
 from amaranth.hdl import Shape
 
+from .. import approx
 from ..errors import KernelSyntaxError, KernelWarning
 from ..types import ArrayType, format_shape, shape_range
 from . import pragmas
 from .source import SourceFunction
 from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
                      range_shape, unary_shape)
-from .typed import SHAPE_ATTR, LoopPragma, Param, TypedKernel
+from ..ir.ops import APPROX_ATTR, APPROX_CALL, TEXT_ATTR
+from .typed import SHAPE_ATTR, ApproxSite, LoopPragma, Param, TypedKernel
 
 __all__ = ["analyze", "MAX_WIDTH"]
 
@@ -41,6 +43,12 @@ MAX_WIDTH = 65536
 #: Prefix of the golden model's own names.
 _RESERVED = "__hls_"
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+#: The kernel operators a unit of ``@hls.kernel(approx=...)`` replaces, by kind.
+_APPROX_SYNTAX = {ast.Mult: "mul", ast.Add: "add", ast.FloorDiv: "div"}
+_APPROX_EXACT = {"mul": ast.Mult, "add": ast.Add, "div": ast.FloorDiv}
+#: hls.approx's functions, the kind each one is.
+_APPROX_FUNCTIONS = {approx.mul: "mul", approx.add: "add", approx.div: "div"}
 _MISSING = object()
 
 #: Statements outside the language, with the message and hint for each.
@@ -171,6 +179,9 @@ class _Analyzer:
         #: of and/or, a branch of a conditional expression) or evaluates repeatedly (a
         #: while test), naming it for the error message; helper calls are rejected there.
         self.conditional_context: str | None = None
+        #: ``@hls.kernel(approx=...)``: kind -> the hls.approx.UnitChoice replacing its operator.
+        self.kernel_approx: dict = dict(getattr(function, "approx", None) or {})
+        self.approximations: list[ApproxSite] = []
 
     # -- errors ----------------------------------------------------------------------------
 
@@ -216,6 +227,7 @@ class _Analyzer:
             body=prologue + body,
             loops=self.loops,
             display_names=self.display_names,
+            approximations=sorted(self.approximations, key=lambda site: (site.filename, site.lineno, site.col)),
         )
 
     # -- signatures ------------------------------------------------------------------------
@@ -708,6 +720,9 @@ class _Analyzer:
         _located(new, node)
         if hasattr(node, SHAPE_ATTR):
             _set_shape(new, self.shape(node))
+        for name in (APPROX_ATTR, TEXT_ATTR, "hls_filename"):
+            if hasattr(node, name):
+                setattr(new, name, getattr(node, name))
         return new
 
     def constant_value(self, node: ast.expr) -> int | None:
@@ -838,7 +853,40 @@ class _Analyzer:
                            "e.g. k: unsigned(5) = ...; masking with & keeps the wider width")
             self.error(node, f"this expression would be {shape.width} bits wide; the limit is {MAX_WIDTH}",
                        "split it and assign the parts to narrower variables")
+        kind = _APPROX_SYNTAX.get(type(op))
+        unit = self.kernel_approx.get(kind)
+        if unit is not None and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+            replaced = self.approx_operation(unit, left, right, node, _operation_text(node, op), "kernel")
+            if replaced is not None:
+                return replaced
         return _set_shape(_located(ast.BinOp(left=left, op=op, right=right), node), shape)
+
+    def approx_operation(self, unit, left: ast.expr, right: ast.expr, node: ast.AST, text: str,
+                         origin: str) -> ast.expr | None:
+        """The operation ``unit`` (an :class:`hls.approx.UnitChoice`) on ``left`` and ``right``, in the
+        result shape of the exact operator it stands for, checked at these operand widths.
+
+        A unit that cannot be built at these widths is an error for an ``hls.approx`` call;
+        for ``approx=`` the operation stays exact (``None``), and the report says why."""
+        # hls.units loads approx_units (and numpy): only kernels with approximate units need it.
+        from ..units import UnitWidthError, approx_unit
+        shapes = (self.shape(left), self.shape(right))
+        site = dict(filename=self.scope.filename, lineno=node.lineno, col=node.col_offset + 1, text=text,
+                    kind=unit.kind, unit=unit.label, origin=origin, shapes=shapes)
+        try:
+            approx_unit(unit, *shapes)
+        except UnitWidthError as error:
+            if origin == "call":
+                self.error(node, f"`{text}`: {error}")
+            self.approximations.append(ApproxSite(**site, exact_reason=str(error)))
+            return None
+        self.approximations.append(ApproxSite(**site))
+        shape = binary_shape(_APPROX_EXACT[unit.kind], self.shape(left), self.shape(right))
+        call = _located(ast.Call(func=_located(ast.Name(id=APPROX_CALL, ctx=ast.Load()), node),
+                                 args=[left, right], keywords=[]), node)
+        setattr(call, APPROX_ATTR, unit)
+        setattr(call, TEXT_ATTR, text)
+        return self.in_file(_set_shape(call, shape))
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
@@ -913,6 +961,8 @@ class _Analyzer:
         if isinstance(callee, SourceFunction):
             results = self.inline(node, callee, results_wanted=1)
             return results[0]
+        if _is_approx_function(callee):
+            return self.approx_call(node, _APPROX_FUNCTIONS[callee], name)
         if callee is range:
             self.error(node, "range(...) can only be iterated by a for loop")
         if callee is pragmas.pipeline or callee is pragmas.sequential:
@@ -924,6 +974,34 @@ class _Analyzer:
             self.error(node, f"{name}() is not supported (kernels compute on integers and arrays)")
         self.error(node, f"unknown call {name}(...)",
                    "only @hls.function / @hls.kernel helpers, min, max, abs and len can be called")
+
+    def approx_call(self, node: ast.Call, kind: str, name: str) -> ast.expr:
+        """``hls.approx.mul(a, b, unit="...", param=value)``: that unit at the operand widths."""
+        usage = f"write {name}(a, b, unit=\"{_example_unit(kind)}\")"
+        if len(node.args) != 2 or any(isinstance(argument, ast.Starred) for argument in node.args):
+            self.error(node, f"{name} takes two operands and unit=", usage)
+        unit, params = None, {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                self.error(keyword, f"**arguments are not supported in {name}", usage)
+            if keyword.arg == "unit":
+                if not (isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str)):
+                    self.error(keyword.value, f"unit= of {name} must be a string literal naming the unit", usage)
+                unit = keyword.value.value
+                continue
+            value = self.constant_value(keyword.value)
+            if value is None:
+                self.error(keyword.value, f"parameter {keyword.arg}= of {name} must be an integer constant",
+                           "unit parameters are fixed when the hardware is built")
+            params[keyword.arg] = value
+        if unit is None:
+            self.error(node, f"{name} needs unit=", usage)
+        try:
+            choice = approx.choice(kind, unit, params, where=name)
+        except ValueError as error:
+            self.error(node, str(error))
+        left, right = self.expr(node.args[0]), self.expr(node.args[1])
+        return self.approx_operation(choice, left, right, node, ast.unparse(node), "call")
 
     def resolve(self, node: ast.expr):
         """The Python object a callee expression names, or ``None`` if it is not a plain
@@ -1012,6 +1090,25 @@ class _Analyzer:
         if missing:
             self.error(call, f"{helper.name} is missing argument(s) {', '.join(missing)}")
         return [bound[name] for name in names]
+
+
+def _is_approx_function(callee) -> bool:
+    try:
+        return callee in _APPROX_FUNCTIONS
+    except TypeError:       # an unhashable value is none of them
+        return False
+
+
+def _example_unit(kind: str) -> str:
+    return {"mul": "mitchell", "add": "loa", "div": "mitchell_div"}[kind]
+
+
+def _operation_text(node: ast.AST, op: ast.operator) -> str:
+    """The user's text of an operation: ``a * b`` (``s += a * b`` gives ``s + a * b``)."""
+    if isinstance(node, ast.BinOp):
+        return ast.unparse(node)
+    symbol = ast.unparse(ast.BinOp(left=ast.Name(id="x"), op=op, right=ast.Name(id="y")))[2:-2]
+    return f"{ast.unparse(node.target)} {symbol} {ast.unparse(node.value)}"
 
 
 def _holds(outer: Shape, inner: Shape) -> bool:

@@ -30,7 +30,7 @@ from amaranth.hdl import Shape
 
 from ..errors import KernelRuntimeError, display_path
 from ..types import fits, format_shape, shape_range
-from ..ir.ops import Operator, operator_for_syntax
+from ..ir.ops import APPROX_ATTR, APPROX_CALL, Operator, operator_for_syntax, operator_of
 from .typed import SHAPE_ATTR, TypedKernel
 
 __all__ = ["GoldenModel", "Site", "Overflow"]
@@ -338,6 +338,18 @@ class GoldenModel:
             self._helpers[name] = entry.golden_for(shapes)
         return name
 
+    def _unit_helper(self, node: ast.Call) -> str:
+        """The name of the golden function of an approximate unit operation (its table
+        entry's: the unit's bit-exact model at the operand widths)."""
+        unit = getattr(node, APPROX_ATTR)
+        shapes = tuple(getattr(operand, SHAPE_ATTR) for operand in node.args)
+        key = ("unit", unit, tuple((shape.width, shape.signed) for shape in shapes))
+        name = self._helper_names.get(key)
+        if name is None:
+            name = self._helper_names[key] = f"__hls_approx_{unit.kind}_{len(self._helper_names)}"
+            self._helpers[name] = operator_of(f"approx_{unit.kind}").golden_for(shapes, {"unit": unit})
+        return name
+
     def _call(self, name: str, *arguments: ast.expr) -> ast.Call:
         return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(arguments), keywords=[])
 
@@ -418,6 +430,8 @@ class GoldenModel:
         if isinstance(node, ast.IfExp):
             # Kept as Python's (select is python_inline): only the branch taken is evaluated.
             return ast.IfExp(test=self._expr(node.test), body=self._expr(node.body), orelse=self._expr(node.orelse))
+        if isinstance(node, ast.Call) and node.func.id == APPROX_CALL:
+            return self._call(self._unit_helper(node), *map(self._expr, node.args))
         if isinstance(node, ast.Call):
             entry = self._operator(getattr(builtins, node.func.id, None), node)
             return self._call(self._helper(entry, *node.args), *map(self._expr, node.args))

@@ -12,10 +12,13 @@ from typing import Literal
 
 from amaranth.hdl import Shape
 
-__all__ = ["Param", "LoopPragma", "TypedKernel", "shape_of", "SHAPE_ATTR"]
+__all__ = ["Param", "LoopPragma", "TypedKernel", "ApproxSite", "shape_of", "SHAPE_ATTR"]
 
 #: Attribute under which the front end stores each expression node's shape.
 SHAPE_ATTR = "hls_shape"
+
+# An approximate unit operation is ``ast.Call(func=Name(APPROX_CALL), args=[a, b])`` in a typed
+# body (the names are hls.ir.ops's, next to its approx_* entries).
 
 
 @dataclass
@@ -60,6 +63,48 @@ class LoopPragma:
     ii: int | None = None
 
 
+@dataclass(frozen=True)
+class ApproxSite:
+    """One operation an approximate unit was asked for (``hls.approx`` or ``approx=``).
+
+    Attributes
+    ----------
+    filename : str
+    lineno, col : int
+        1-based position of the operation in the user's file.
+    text : str
+        The user's text of the operation (``x[i] * y[i]``).
+    kind : str
+        ``"mul"``, ``"add"`` or ``"div"``.
+    unit : str
+        The unit's label (``drum(k=6)``).
+    origin : "kernel" or "call"
+        From ``@hls.kernel(approx=...)`` or from an ``hls.approx`` call.
+    shapes : tuple of Shape
+        The operand shapes.
+    exact_reason : str
+        Empty when the unit replaced the operation; otherwise why ``approx=`` left it
+        exact (the operands are wider than the library's units, or the unit's
+        parameters do not fit these widths).
+    """
+
+    filename: str
+    lineno: int
+    col: int
+    text: str
+    kind: str
+    unit: str
+    origin: str
+    shapes: tuple
+    exact_reason: str = ""
+
+    def to_json(self) -> dict:
+        return {"file": self.filename, "line": self.lineno, "col": self.col, "text": self.text,
+                "kind": self.kind, "unit": self.unit, "origin": self.origin,
+                "operands": [f"{'signed' if s.signed else 'unsigned'}({s.width})" for s in self.shapes],
+                "replaced": not self.exact_reason, "exact_reason": self.exact_reason or None}
+
+
 @dataclass
 class TypedKernel:
     """A checked, normalised kernel with a shape on every expression.
@@ -87,6 +132,8 @@ class TypedKernel:
         Internal variable name -> the name the user wrote (they differ for
         renamed helper locals and reused loop variables); names absent here
         are unchanged.
+    approximations : list of ApproxSite
+        Every operation an approximate unit was asked for, in source order.
     """
 
     name: str
@@ -97,6 +144,7 @@ class TypedKernel:
     body: list[ast.stmt]
     loops: dict[ast.AST, LoopPragma]
     display_names: dict[str, str] = field(default_factory=dict)
+    approximations: list = field(default_factory=list)
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``; raises ``KeyError`` if there is none."""

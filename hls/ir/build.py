@@ -25,7 +25,7 @@ import itertools
 from amaranth.hdl import Const, Shape, signed, unsigned
 
 from .nodes import Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
-from .ops import operator_for_syntax, operator_of
+from .ops import APPROX_ATTR, APPROX_CALL, TEXT_ATTR, operator_for_syntax, operator_of
 
 __all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
 
@@ -309,6 +309,14 @@ class _Builder:
             body = self.expr(node.body, pred)
             orelse = self.expr(node.orelse, pred)
             return self.op("select", [cond, body, orelse], self.node_shape(node), lines)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == APPROX_CALL:
+            # An approximate unit (hls.approx, @hls.kernel(approx=...)): its entry is approx_<kind>.
+            unit = getattr(node, APPROX_ATTR)
+            left, right = (self.expr(arg, pred) for arg in node.args)
+            op = self.op(f"approx_{unit.kind}", [left, right], self.node_shape(node), lines, predicate=pred,
+                         unit=unit)
+            op.text = getattr(node, TEXT_ATTR)
+            return op
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max", "abs"):
             args = [self.expr(arg, pred) for arg in node.args]
             if node.func.id == "abs":

@@ -43,7 +43,7 @@ from typing import Callable, Literal
 
 from amaranth.hdl import Mux, Shape, Signal, Value
 
-__all__ = ["Operator", "Lowering", "Timing", "UnknownOperatorError", "OPERATORS", "operator_of", "operator_for_syntax",
+__all__ = ["Operator", "Lowering", "Timing", "UnitOperator", "UnknownOperatorError", "OPERATORS", "operator_of", "operator_for_syntax",
            "limitable_resources", "covering_shape"]
 
 
@@ -70,6 +70,9 @@ class Lowering:
         ``valid(stage)`` is the 1-bit signal that is high when the iteration
         that started the operation is ``stage`` cycles past its start: the
         clock enable of a unit whose registers must only move with valid data.
+    attrs : dict or None
+        The operation's IR attributes (a unit chosen per operation reads its
+        ``"unit"``); ``None`` for a shared instance's lowering of a kind without units.
     """
 
     module: object
@@ -77,6 +80,7 @@ class Lowering:
     shape: Shape
     latency: int
     valid: Callable[[int], Value]
+    attrs: object = None
 
 
 Category = Literal["logic", "wire", "register", "carry", "exit", "memory"]
@@ -109,6 +113,35 @@ class Timing:
     outgoing_delay: float = 0.0
     type_name: str | None = None
     description: str = ""
+
+
+@dataclass(frozen=True)
+class UnitOperator:
+    """How an entry whose every operation is a library unit chosen per operation is
+    timed, built and modelled (the ``approx_*`` entries: ``hls.approx`` calls and
+    ``@hls.kernel(approx=...)``).
+
+    Attributes
+    ----------
+    timing : callable
+        ``timing(model, period, shapes, attrs) -> Timing``: the unit's stages for a
+        clock leaving ``period`` ns to logic, for operands of ``shapes``.
+    build : callable
+        ``build(lowering, operands) -> Value``: the unit instantiated in
+        ``lowering.module`` with ``lowering.latency`` stages; its result.
+    golden : callable
+        ``golden(shapes, attrs) -> function(*ints) -> int``: its bit-exact value.
+    resource_name : callable
+        ``resource_name(limited, op) -> str``: the shared operator type of a limited
+        operation ``op``, one per unit and operand shapes: instances of different units
+        are different hardware, and the golden model computes each operation at its
+        own operand widths, so an instance serves only operations of its widths.
+    """
+
+    timing: Callable[[object, float, tuple, object], "Timing"]
+    build: Callable[["Lowering", list], Value]
+    golden: Callable[[tuple, object], Callable[..., int]]
+    resource_name: Callable[[str, object], str]
 
 
 def _multicycle_timing(delay: float, period: float) -> Timing:
@@ -187,6 +220,9 @@ class Operator:
         not the multicycle rule (a unit with its own pipeline stages); ``None``
         gives combinational logic within a period and ``ceil(delay / period)``
         cycles beyond it.
+    unit : UnitOperator or None
+        Operations of this kind are each an instance of a library unit chosen per
+        operation (``attrs["unit"]``): timed, built and modelled by it.
     unit_timing : callable or None
         ``unit_timing(model, period, shapes, constants) -> Timing or None`` for an
         operator built as a unit pipelined for its operand shapes (a division by a
@@ -214,6 +250,7 @@ class Operator:
     port: Literal["read", "write"] | None = None
     timing: Callable[[float, float], Timing] | None = None
     unit_timing: Callable[[object, float, tuple, tuple], Timing | None] | None = None
+    unit: "UnitOperator | None" = None
 
     # -- every layer reads these -----------------------------------------------------------
 
@@ -239,8 +276,11 @@ class Operator:
         return _shape(self, tuple(Shape.cast(shape) for shape in shapes),
                       tuple(sorted((constants or {}).items())))
 
-    def golden_for(self, shapes) -> Callable[..., int]:
-        """The operator's function on Python ints for operands of ``shapes``."""
+    def golden_for(self, shapes, attrs=None) -> Callable[..., int]:
+        """The operator's function on Python ints for operands of ``shapes`` (``attrs``: the
+        operation's, naming the unit of a :attr:`unit` entry)."""
+        if self.unit is not None:
+            return self.unit.golden(tuple(Shape.cast(shape) for shape in shapes), attrs)
         if self.golden is None:
             raise TypeError(f"IR kind {self.kind!r} has no value of its own in the golden model")
         return self.golden(tuple(Shape.cast(shape) for shape in shapes))
@@ -285,6 +325,8 @@ class Operator:
     def timing_of(self, model, period: float, op, *, shared: bool = False) -> Timing:
         """Latency and delay of the IR operation ``op`` under a clock whose period leaves
         ``period`` ns to logic, on the device of ``model``."""
+        if self.unit is not None:
+            return self.unit.timing(model, period, tuple(operand.shape for operand in op.operands), op.attrs)
         if self.unit_timing is not None:
             constants = tuple(operand.kind == "const" and not shared for operand in op.operands)
             timing = self.unit_timing(model, period, tuple(operand.shape for operand in op.operands), constants)
@@ -293,15 +335,28 @@ class Operator:
         delay = self.delay_of(model, op, shared=shared)
         return (self.timing or _multicycle_timing)(delay, period)
 
-    def timing_over(self, model, period: float, shapes) -> Timing | None:
+    def timing_over(self, model, period: float, shapes, attrs=None) -> Timing | None:
         """The unit timing of an instance whose operands have ``shapes`` (none constant), or
-        ``None`` when the entry has no unit of its own."""
+        ``None`` when the entry has no unit of its own; ``attrs`` are those of an operation
+        of the instance (they name the unit of a :class:`UnitOperator` entry)."""
+        if self.unit is not None:
+            return self.unit.timing(model, period, tuple(Shape.cast(shape) for shape in shapes), attrs)
         if self.unit_timing is None:
             return None
         return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (False,) * len(shapes))
 
+    @property
+    def has_unit(self) -> bool:
+        """Whether operations of this kind may be a library unit instance (pipelined to the clock)."""
+        return self.unit is not None or self.unit_timing is not None
+
     def lower_pipelined(self, lowering: Lowering, operands) -> tuple[int, Value] | None:
-        """The registered-stage lowering, or ``None`` when there is none for these operands."""
+        """The registered-stage lowering, or ``None`` when there is none for these operands.
+
+        An entry whose operations are always units (:attr:`unit`) builds its unit here
+        at any latency, 0 included."""
+        if self.unit is not None:
+            return lowering.latency, self.unit.build(lowering, operands)
         if self.pipelined is None:
             return None
         return self.pipelined(lowering, operands)
@@ -462,6 +517,58 @@ def _pipelined_divider(part):
     return lower
 
 
+# -- approximate units chosen per operation (hls.approx) -------------------------------------
+# The operation's attrs["unit"] is an hls.approx.UnitChoice; hls.units builds it.
+
+#: In a typed body an approximate unit operation is ``ast.Call(func=Name(APPROX_CALL), args=[a, b])``,
+#: with its :class:`hls.approx.UnitChoice` under the attribute ``APPROX_ATTR`` and the user's text of
+#: the operation (``x[i] * y[i]``, or the ``hls.approx.mul(...)`` call) under ``TEXT_ATTR``.
+APPROX_CALL = "__hls_approx"
+APPROX_ATTR = "hls_unit"
+TEXT_ATTR = "hls_text"
+
+def _approx_timing(model, period, shapes, attrs):
+    """An approximate unit, pipelined to the clock: the fewest stages whose segments fit."""
+    # hls.units loads approx_units (and numpy): only kernels with units need it.
+    from ..units import approx_plan
+    choice = attrs["unit"]
+    a, b = (Shape.cast(shape) for shape in shapes)
+    plan = approx_plan(choice, a, b, period, model.ROUTING_HOP)
+    return Timing(plan.stages, plan.incoming_delay, plan.outgoing_delay,
+                  type_name=f"{choice.kind}:{choice.label}_{'s' if a.signed else 'u'}{a.width}_"
+                            f"{'s' if b.signed else 'u'}{b.width}",
+                  description=plan.description)
+
+
+def _approx_build(lowering: Lowering, operands):
+    # hls.units loads approx_units (and numpy): only kernels with units need it.
+    from ..units import approx_value
+    a, b = (Value.cast(operand) for operand in operands)
+    return approx_value(lowering.module, lowering.name, lowering.attrs["unit"], a, b, lowering.latency,
+                        lowering.valid(0))
+
+
+def _approx_golden(shapes, attrs):
+    # hls.units loads approx_units (and numpy): only kernels with units need it.
+    from ..units import approx_golden
+    return approx_golden(attrs["unit"], *shapes)
+
+
+def _approx_resource(limited, op):
+    a, b = (operand.shape for operand in op.operands)
+    return (f"{limited}:{op.attrs['unit'].label}_{'s' if a.signed else 'u'}{a.width}_"
+            f"{'s' if b.signed else 'u'}{b.width}")
+
+
+_APPROX_UNIT = UnitOperator(_approx_timing, _approx_build, _approx_golden, _approx_resource)
+
+
+def _approx(kind, description, limited_by):
+    # No lowering, syntax or golden of its own: the shape is the exact operator's, the rest the unit's.
+    return Operator(f"approx_{kind}", 2, description=f"approximate {description}", limited_by=limited_by,
+                    unit=_APPROX_UNIT)
+
+
 # -- the table -------------------------------------------------------------------------------
 
 def _binary(kind, syntax, function, logic, **more):
@@ -525,6 +632,10 @@ _ENTRIES = [
     # The golden model keeps `b if c else e`: only the branch taken is evaluated, as a guard needs.
     Operator("select", 3, syntax=(ast.IfExp,), lowering=Mux, golden=_same(lambda c, a, b: a if c else b),
              python_inline=True, logic=_lut_logic),
+    # Approximate units of approx_units, one chosen per operation (hls.approx, @hls.kernel(approx=...)).
+    _approx("mul", "multiplier", ("mul",)),
+    _approx("add", "adder", ()),
+    _approx("div", "divider", ("div", "floordiv")),
     # Structural kinds: built by the back end itself.
     Operator("const", 0, "wire", description="constant"),
     Operator("live_in", 0, "wire", description="variable read"),

@@ -82,7 +82,9 @@ def test_every_entry_is_complete_for_its_category():
         if entry.pipelined is not None:
             assert entry.pipelined_description, kind
     # The resource names the table declares are exactly what resources= accepts.
-    assert LIMITABLE == {"mul": ("mul",), "div": ("floordiv", "mod"), "floordiv": ("floordiv",), "mod": ("mod",)}
+    # Approximate units are limited as the operators they replace (issue 12).
+    assert LIMITABLE == {"mul": ("mul", "approx_mul"), "div": ("floordiv", "mod", "approx_div"),
+                         "floordiv": ("floordiv", "approx_div"), "mod": ("mod",)}
 
 
 def test_unknown_kind_is_a_clear_error_not_an_assertion():

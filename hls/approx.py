@@ -1,0 +1,226 @@
+"""Approximate units of :mod:`approx_units` as operators of the kernel language.
+
+Two ways in, one meaning (``docs/language.md``, "Approximate operators"):
+
+* per call, inside a kernel body::
+
+      p = hls.approx.mul(a, b, unit="mitchell_refined")
+      s = hls.approx.add(x, y, unit="loa", l=4)
+      q = hls.approx.div(x, d, unit="mitchell_div_refined", index_bits=3)
+
+* per kernel, ``@hls.kernel(approx={"mul": ("drum", {"k": 6}), "div": "mitchell_div_refined"})``
+  replaces every ``*`` / ``//`` / ``+`` of the kernel (inlined helpers included)
+  whose operands are both not constants.
+
+Either way the operation becomes one instance of the unit at the operand widths
+(:func:`hls.units.approx_unit`), timed, pipelined and built through the operator
+table's ``approx_mul`` / ``approx_add`` / ``approx_div`` entries, and the golden
+model runs the unit's bit-exact model (so ``sim.run`` still matches the Python run
+exactly, and the Python run is the application-level quality model).
+
+Called from plain Python (outside a kernel), :func:`mul`, :func:`add` and :func:`div`
+compute the same value for operands of the narrowest shapes that hold them (the
+shapes a kernel gives integer literals).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["UnitChoice", "KINDS", "choice", "approx_mapping", "mul", "add", "div", "FIXED_PARAMETERS"]
+
+#: The operators a unit may replace: kind -> the kernel operator it stands for.
+KINDS = {"mul": "*", "add": "+", "div": "//"}
+
+#: Parameters the compiler sets itself: the operand shapes decide signedness and
+#: widths, and ``//`` is an integer quotient (``frac_bits=0``).
+FIXED_PARAMETERS = {"signed": "the operand shapes decide signedness",
+                    "width": "the operand widths decide it", "width_b": "the operand widths decide it",
+                    "stages": "the compiler pipelines the unit to the clock",
+                    "frac_bits": "// gives an integer quotient, so frac_bits is 0"}
+
+
+@dataclass(frozen=True)
+class UnitChoice:
+    """One unit of :mod:`approx_units` chosen for one kind of operation.
+
+    Attributes
+    ----------
+    kind : str
+        ``"mul"``, ``"add"`` or ``"div"``.
+    unit : str
+        The unit id (``approx_units.names()``), of that kind.
+    params : tuple of (str, int)
+        The unit's parameters as given, sorted by name (defaults are the unit's own,
+        at the operand widths).
+    """
+
+    kind: str
+    unit: str
+    params: tuple = ()
+
+    @property
+    def label(self) -> str:
+        """``drum(k=6)``, or ``mitchell`` without parameters."""
+        shown = ", ".join(f"{name}={value}" for name, value in self.params)
+        return f"{self.unit}({shown})" if shown else self.unit
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "unit": self.unit, "params": dict(self.params)}
+
+
+def _article(kind: str) -> str:
+    return f"an {kind}" if kind == "add" else f"a {kind}"
+
+
+def _units_of(kind: str) -> list[str]:
+    # approx_units loads numpy: only kernels that name a unit need it.
+    from approx_units.unit import names, spec
+    return [name for name in names() if spec(name).kind == kind]
+
+
+def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> UnitChoice:
+    """A checked :class:`UnitChoice`.
+
+    Parameters
+    ----------
+    kind : str
+        ``"mul"``, ``"add"`` or ``"div"``.
+    unit : str
+        The unit id.
+    params : dict, optional
+        Its integer parameters.
+    where : str
+        What names the option in messages (``approx={"mul": ...}``).
+
+    Raises
+    ------
+    ValueError
+        One line naming the bad value and the allowed ones: an unknown kind or unit,
+        a unit of another kind, an unknown or fixed parameter, a value no operand
+        width allows.
+    """
+    # approx_units loads numpy: only kernels that name a unit need it.
+    from approx_units.unit import MAX_WIDTH, UnknownUnitError, get, spec
+    prefix = f"{where}: " if where else ""
+    if kind not in KINDS:
+        raise ValueError(f"{prefix}unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}")
+    if not isinstance(unit, str):
+        raise ValueError(f"{prefix}the {kind} unit must be a unit name (a str), not {unit!r}; "
+                         f"allowed: {', '.join(_units_of(kind))}")
+    try:
+        unit_spec = spec(unit)
+    except UnknownUnitError:
+        raise ValueError(f"{prefix}unknown {kind} unit {unit!r}; allowed: {', '.join(_units_of(kind))}") from None
+    if unit_spec.kind != kind:
+        raise ValueError(f"{prefix}{unit!r} is {_article(unit_spec.kind)} unit, not {_article(kind)} unit; "
+                         f"allowed for {kind}: {', '.join(_units_of(kind))}")
+    params = {} if params is None else params
+    if not isinstance(params, dict):
+        raise ValueError(f"{prefix}the parameters of {unit!r} must be a dict, not {params!r}")
+    known = [p.name for p in unit_spec.params if p.name not in FIXED_PARAMETERS]
+    for name, value in params.items():
+        if name in FIXED_PARAMETERS:
+            raise ValueError(f"{prefix}{unit!r}: {name} cannot be given ({FIXED_PARAMETERS[name]}); "
+                             f"its parameters are: {', '.join(known) or '(none)'}")
+        if name not in known:
+            raise ValueError(f"{prefix}unit {unit!r} has no parameter {name!r}; "
+                             f"its parameters are: {', '.join(known) or '(none)'}")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{prefix}{unit!r}: {name} must be an integer, not {value!r}")
+    # A value must be allowed at some operand width: the widest is the most permissive.
+    # Each use is checked again at its own operand widths (hls.units.approx_unit).
+    fixed = {"frac_bits": 0} if kind == "div" else {}
+    try:
+        get(unit, width=MAX_WIDTH, **fixed, **params)
+    except ValueError as error:
+        raise ValueError(f"{prefix}{unit!r}: {error}") from None
+    return UnitChoice(kind, unit, tuple(sorted(params.items())))
+
+
+def approx_mapping(mapping) -> dict[str, UnitChoice]:
+    """The checked ``approx=`` option of ``@hls.kernel``: kind -> :class:`UnitChoice`.
+
+    ``None`` and ``{}`` mean exact arithmetic.  A value is a unit name
+    (``"mitchell"``), a ``(name, {param: value})`` pair, or a :class:`UnitChoice`.
+
+    Raises
+    ------
+    ValueError
+        One line naming the bad key or value and the allowed ones.
+    """
+    if mapping is None:
+        return {}
+    if not isinstance(mapping, dict):
+        raise ValueError(f"approx= must be a dict such as {{'mul': ('drum', {{'k': 6}})}}, not {mapping!r}")
+    checked = {}
+    for kind, value in mapping.items():
+        where = f"approx={{{kind!r}: ...}}"
+        if kind not in KINDS:
+            raise ValueError(f"approx=: unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}")
+        if isinstance(value, UnitChoice):
+            if value.kind != kind:
+                raise ValueError(f"{where}: {value.unit!r} is {_article(value.kind)} unit, not {_article(kind)} unit")
+            checked[kind] = choice(kind, value.unit, dict(value.params), where=where)
+        elif isinstance(value, str):
+            checked[kind] = choice(kind, value, where=where)
+        elif isinstance(value, tuple) and len(value) == 2:
+            checked[kind] = choice(kind, value[0], value[1], where=where)
+        else:
+            raise ValueError(f"{where}: give a unit name or a (name, {{param: value}}) pair, not {value!r}")
+    return dict(sorted(checked.items()))
+
+
+# -- called from Python, outside a kernel ---------------------------------------------------
+
+def _evaluate(kind, a, b, unit, params):
+    # hls.units loads approx_units (and numpy): only programs that use units need it.
+    from amaranth.hdl import Const
+
+    from .units import approx_golden
+    for name, value in (("a", a), ("b", b)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"hls.approx.{kind}: operand {name} must be an integer, not {value!r}")
+    selected = choice(kind, unit, params, where=f"hls.approx.{kind}")
+    return approx_golden(selected, Const(a).shape(), Const(b).shape())(a, b)
+
+
+def mul(a: int, b: int, *, unit: str, **params) -> int:
+    """``a * b`` by the approximate multiplier ``unit`` (``hls.approx.mul(a, b, unit="drum", k=6)``).
+
+    In a kernel, the unit is built at the operand widths; signed operands go through
+    the unsigned unit in sign-magnitude form.  From Python, the operands take the
+    narrowest shapes that hold them.
+
+    Raises
+    ------
+    ValueError
+        An unknown unit, a unit of another kind, or a bad parameter.
+    """
+    return _evaluate("mul", a, b, unit, params)
+
+
+def add(a: int, b: int, *, unit: str, **params) -> int:
+    """``a + b`` by the approximate adder ``unit`` (``hls.approx.add(a, b, unit="loa", l=4)``).
+
+    Raises
+    ------
+    ValueError
+        An unknown unit, a unit of another kind, or a bad parameter.
+    """
+    return _evaluate("add", a, b, unit, params)
+
+
+def div(a: int, b: int, *, unit: str, **params) -> int:
+    """``a // b`` by the approximate divider ``unit`` (``hls.approx.div(a, d, unit="mitchell_div")``).
+
+    The quotient is the unit's approximation of ``|a| / |b|`` with no fraction bits,
+    negated when the signs differ (so it rounds towards zero, not down), and
+    ``a // 0 == 0`` as for exact ``//``.
+
+    Raises
+    ------
+    ValueError
+        An unknown unit, a unit of another kind, or a bad parameter.
+    """
+    return _evaluate("div", a, b, unit, params)
