@@ -591,7 +591,7 @@ def synthesize_kernel(verilog: str, top: str, *, clock_mhz: float, seed: int = 1
     spec = TARGETS["ecp5"]
     if cache is None:
         cache = ResultCache()
-    key_text = json.dumps([FLOW_VERSION, tool_versions(), "kernel-fold-mapped", clock_mhz, seed, top,
+    key_text = json.dumps([FLOW_VERSION, tool_versions(), "kernel-fold-mapped", float(clock_mhz), seed, top,
                            hashlib.sha256(verilog.encode()).hexdigest()])
     key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
     cached = cache.get(key)
