@@ -57,6 +57,7 @@ CONFIGS = (
     ("mitchell_div_refined", {"div": "mitchell_div_refined"}),
     ("drum6+mitchell_div_refined", {"mul": ("drum", {"k": 6}), "div": "mitchell_div_refined"}),
     ("mitchell_refined+mitchell_div_refined", {"mul": "mitchell_refined", "div": "mitchell_div_refined"}),
+    ("mitchell_refined+mitchell_div", {"mul": "mitchell_refined", "div": "mitchell_div"}),
 )
 CONFIG_NAMES = tuple(name for name, _ in CONFIGS)
 
