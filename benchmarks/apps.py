@@ -157,7 +157,7 @@ def plot(name: str, rows: list[dict], path: str) -> None:
 
     metric, label = PLOTTED[name]
     figure, axes = plt.subplots(figsize=(7, 4.5))
-    for row in rows:
+    for index, row in enumerate(rows):
         value = row["quality"][metric]
         shown = value if value is not None and math.isfinite(value) else None
         if shown is None:
@@ -169,9 +169,10 @@ def plot(name: str, rows: list[dict], path: str) -> None:
         axes.scatter([row["adp"]], [shown], marker="*" if exact else "o", s=160 if exact else 40,
                      color="black" if exact else ("tab:green" if row["quality"]["meets_target"] else "tab:red"),
                      zorder=3)
-        text = row["config"] + (" (exact, PSNR = inf)" if exact and not math.isfinite(value or 0) else
-                                " (exact)" if exact else "")
-        axes.annotate(text, (row["adp"], shown), textcoords="offset points", xytext=(5, 4), fontsize=7)
+        text = row["config"] + (" (PSNR = inf)" if exact and (value is None or not math.isfinite(value)) else "")
+        # Configurations of equal quality sit on one line: stagger their labels so that none hides another.
+        axes.annotate(text, (row["adp"], shown), textcoords="offset points", xytext=(5, 4 + 11 * (index % 4)),
+                      fontsize=7, arrowprops={"arrowstyle": "-", "color": "grey", "linewidth": 0.5})
     exact_adp = next(r["adp"] for r in rows if r["config"] == "exact")
     axes.axvline(0.7 * exact_adp, color="grey", linestyle=":", linewidth=1)
     axes.text(0.7 * exact_adp, axes.get_ylim()[0], " -30 % ADP", fontsize=7, color="grey", va="bottom")
