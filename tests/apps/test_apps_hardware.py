@@ -1,0 +1,95 @@
+"""Every application's kernels: hardware against the Python run on a reduced input."""
+
+import re
+
+import pytest
+
+import sim
+from examples.apps import ecg, image, tracking
+from sim.tools import ToolUnavailable, find_simulator
+
+APPS = {"image": image, "ecg": ecg, "tracking": tracking}
+
+
+def _trace(app, kernels=None):
+    trace = []
+    output = app.run(kernels or app.KERNELS, app.reduced_input(), trace)
+    assert len(trace) == len(app.KERNELS)
+    return output, trace
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_exact_chain_matches_python_in_amaranth(name):
+    _, trace = _trace(APPS[name])
+    for kernel, args in trace:
+        result = sim.run(kernel, args)
+        assert result.match, (kernel.name, result.differences)
+
+
+@pytest.mark.cocotb
+@pytest.mark.parametrize("name", APPS)
+def test_exact_chain_matches_python_under_icarus(name):
+    try:
+        find_simulator("icarus")
+    except ToolUnavailable as error:
+        pytest.skip(str(error))
+    _, trace = _trace(APPS[name])
+    for kernel, args in trace:
+        result = sim.run(kernel, args, backend="icarus")
+        assert result.match, (kernel.name, result.differences)
+
+
+def test_reduced_inputs_exercise_the_kernels():
+    # The reduced inputs must reach the interesting paths, or the hardware checks prove little.
+    edges, _ = _trace(image)
+    assert edges.max() == 255 and (edges[2:-2, 2:-2] > 0).mean() > 0.5
+    beats, _ = _trace(ecg)
+    assert len(beats) >= 2
+    estimates, _ = _trace(tracking)
+    assert len(estimates) == len(tracking.reduced_input()["t"])
+
+
+def test_full_inputs_give_sensible_exact_results():
+    beats = ecg.run(ecg.KERNELS, ecg.default_input())
+    data = ecg.default_input()
+    assert ecg.quality(beats, beats, data)["f1_vs_truth"] >= 0.9
+    data = tracking.default_input()
+    estimates = tracking.run(tracking.KERNELS, data)
+    scores = tracking.quality(estimates, estimates, data)
+    assert scores["rmse_vs_exact_m"] == 0.0 and scores["rmse_increase_pct"] == 0.0
+    # The tracker filters: closer to the true path than the raw measurements (noise 0.8 m per axis).
+    assert scores["rmse_vs_truth_m"] < 0.8 * (2 ** 0.5)
+
+
+def test_generators_are_seeded():
+    a, b = ecg.synthetic_ecg(2.0, seed=5), ecg.synthetic_ecg(2.0, seed=5)
+    assert (a[0] == b[0]).all() and (a[1] == b[1]).all()
+    assert (ecg.synthetic_ecg(2.0, seed=6)[0] != a[0]).any()
+    t1, t2 = tracking.synthetic_track(50, seed=1), tracking.synthetic_track(50, seed=1)
+    assert (t1["zx"] == t2["zx"]).all()
+
+
+#: Approximate configurations whose hardware is checked: every multiplier and divider of the
+#: benchmark, each at least once.
+APPROX = {
+    "drum6+mitchell_div": {"mul": ("drum", {"k": 6}), "div": "mitchell_div"},
+    "mitchell+mitchell_div_refined": {"mul": "mitchell", "div": "mitchell_div_refined"},
+    "mitchell_refined": {"mul": "mitchell_refined"},
+}
+
+
+@pytest.mark.parametrize("config", APPROX)
+@pytest.mark.parametrize("name", APPS)
+def test_approximate_chain_matches_python_in_amaranth(name, config):
+    app = APPS[name]
+    kernels = tuple(kernel.with_approx(APPROX[config]) for kernel in app.KERNELS)
+    _, trace = _trace(app, kernels)
+    reports = ""
+    for kernel, args in trace:
+        reports += kernel.report().to_text()
+        result = sim.run(kernel, args)
+        assert result.match, (kernel.name, result.differences)
+    # Every unit of the configuration replaced an operator somewhere in the chain (the report says so).
+    for choice in APPROX[config].values():
+        unit = choice if isinstance(choice, str) else choice[0]
+        assert re.search(rf"\b{unit}\b", reports), unit
