@@ -20,6 +20,7 @@ control flow between blocks.  An innermost ``for`` over ``range`` without
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 
 from amaranth.hdl import Const, Shape, signed, unsigned
@@ -277,6 +278,9 @@ class _Builder:
     def source_text(self, node) -> str:
         """``node`` as the user would write it: the front end's temporaries and
         renamed locals show under their display names (``h[x[i]]``, not ``h[index]``)."""
+        # An approximate operation is a call of an internal name; show what the user wrote.
+        if any(hasattr(inner, TEXT_ATTR) for inner in ast.walk(node) if isinstance(inner, ast.Call)):
+            node = _ShowApproxText().visit(copy.deepcopy(node))
         names = getattr(self.tk, "display_names", None)
         if not names:
             return ast.unparse(node)
@@ -885,6 +889,17 @@ def _literal(node):
         return int(ast.literal_eval(node))
     except (ValueError, TypeError, SyntaxError):
         return None
+
+
+class _ShowApproxText(ast.NodeTransformer):
+    """Replaces each approximate operation (``__hls_approx(a, b)``) by the user's own text of it."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        text = getattr(node, TEXT_ATTR, None)
+        if text is None:
+            return node
+        return ast.parse(text, mode="eval").body
 
 
 class _RenameToDisplay(ast.NodeTransformer):

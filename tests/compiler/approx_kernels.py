@@ -84,3 +84,12 @@ def per_call_8(x: hls.Array[signed(8), N], y: hls.Array[unsigned(8), N], p: hls.
         p[i] = hls.approx.mul(x[i], y[i], unit="mitchell")
         s[i] = hls.approx.add(x[i], y[i], unit="gear", r=3, p=3)
         q[i] = hls.approx.div(x[i], y[i], unit="mitchell_div")
+
+
+@hls.kernel(approx={"mul": ("drum", {"k": 6})})
+def accumulate_squares(a: hls.Array[signed(16), 16], n: unsigned(5)) -> signed(40):
+    s: signed(40) = 0
+    for i in range(n):
+        d = a[i]
+        s = s + d * d
+    return s

@@ -408,3 +408,10 @@ def test_hardware_of_hls_approx_is_the_unit_model_on_random_operands():
                 assert arrays["s"] == [int(v) for v in add(x, y)]
                 quotient = _sign_magnitude(div, x, y)
                 assert arrays["q"] == [int(v) if b else 0 for v, b in zip(quotient, y)]
+
+
+def test_the_report_quotes_an_approximate_operation_as_the_user_wrote_it():
+    # The recurrence through `s` passes the replaced `d * d`: the report shows the user's
+    # text, not the compiler's internal call.
+    text = compile_kernel(kernels.accumulate_squares).report.to_text()
+    assert "s + d * d" in text and "__hls_approx" not in text
