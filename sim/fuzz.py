@@ -876,7 +876,9 @@ def _replaceable_expressions(function: ast.FunctionDef) -> list[ast.expr]:
     """Compound expressions of the body, in a fixed order, leaving out annotations,
     assignment targets and loop ranges (whose forms the language restricts)."""
     fixed = set()
-    roots = [function.returns] + [argument.annotation for argument in function.args.args]
+    # The decorator (`@hls.kernel(approx=..., resources=...)`) is options, not values.
+    roots = [function.returns] + [argument.annotation for argument in function.args.args] \
+        + list(function.decorator_list)
     for statement in ast.walk(function):
         if isinstance(statement, ast.AnnAssign):
             roots += [statement.annotation, statement.target]

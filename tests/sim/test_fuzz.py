@@ -155,3 +155,11 @@ def test_nests_can_be_left_out():
     config = fuzz.FuzzConfig(features=fuzz.FEATURES - {"nests", "nested_loops"})
     for index in range(30):
         assert not list(_nests(ast.parse(fuzz.generate(5, index, config).source)))
+
+
+def test_the_shrinker_leaves_the_decorator_alone():
+    # Replacing `hls.kernel(approx=...)` by 0 or 1 only made programs that do not load.
+    function = ast.parse("@hls.kernel(approx={'mul': 'mitchell'})\n"
+                         "def k(x: unsigned(4)) -> unsigned(8):\n    return x * x + 1\n").body[0]
+    texts = [ast.unparse(node) for node in fuzz._replaceable_expressions(function)]
+    assert texts == ["x * x + 1", "x * x"]
