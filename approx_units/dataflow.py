@@ -574,51 +574,77 @@ class Partition:
         return max(self.segment_delay)
 
 
-def _pack(graph: Graph, target: float):
-    """Greedy packing of nodes into segments of delay <= target (where possible)."""
-    segment, local = {}, {}
-    for node in graph.nodes:
-        if node.op == "const":
-            continue    # constants exist in every segment and are never registered
-        delays = operand_delays(node)
-        seg = max((segment[a] for a in node.args if a.op != "const"), default=0)
-        # An operand from an earlier segment arrives from a register, at time 0.
-        arrival = max((d + (local[a] if a.op != "const" and segment[a] == seg else 0.0)
-                       for a, d in zip(node.args, delays)), default=0.0)
-        started = any(a.op != "const" and segment[a] == seg and local[a] > 0 for a in node.args)
-        if started and arrival > target:
-            seg, arrival = seg + 1, max(delays)
-        segment[node], local[node] = seg, arrival
-    count = max(segment.values()) + 1
-    segment_delays = [0.0] * count
-    for node, seg in segment.items():
-        segment_delays[seg] = max(segment_delays[seg], local[node])
-    return segment, segment_delays
+class _Packing:
+    """The graph's non-constant nodes as positions, with each operand's delay, computed
+    once per :func:`partition` (which packs the same graph some fifteen times)."""
+
+    def __init__(self, graph: Graph):
+        self.nodes = [node for node in graph.nodes if node.op != "const"]
+        position = {node: i for i, node in enumerate(self.nodes)}
+        self.operands, self.constant_arrival, self.slowest = [], [], []
+        for node in self.nodes:
+            delays = operand_delays(node)
+            self.operands.append(tuple((position[a], d) for a, d in zip(node.args, delays) if a.op != "const"))
+            # A constant operand is there in every segment, from time 0.
+            self.constant_arrival.append(max((d for a, d in zip(node.args, delays) if a.op == "const"),
+                                             default=0.0))
+            self.slowest.append(max(delays, default=0.0))
+
+    def pack(self, target: float):
+        """Greedy packing of nodes into segments of delay <= target (where possible):
+        ``(segment of each node's position, delay of each segment)``."""
+        segment, local = [0] * len(self.nodes), [0.0] * len(self.nodes)
+        for i, operands in enumerate(self.operands):
+            seg = 0
+            for j, _ in operands:
+                if segment[j] > seg:
+                    seg = segment[j]
+            # An operand from an earlier segment arrives from a register, at time 0.
+            arrival, started = self.constant_arrival[i], False
+            for j, delay in operands:
+                if segment[j] == seg:
+                    if local[j] > 0:
+                        started = True
+                    delay += local[j]
+                if delay > arrival:
+                    arrival = delay
+            if started and arrival > target:
+                seg, arrival = seg + 1, self.slowest[i]
+            segment[i], local[i] = seg, arrival
+        segment_delays = [0.0] * (max(segment, default=0) + 1)
+        for seg, arrival in zip(segment, local):
+            if arrival > segment_delays[seg]:
+                segment_delays[seg] = arrival
+        return segment, segment_delays
+
+    def by_node(self, segment: list) -> dict:
+        return dict(zip(self.nodes, segment))
 
 
 def partition(graph: Graph, stages: int) -> Partition:
     """Cut ``graph`` into ``stages + 1`` delay-balanced segments (see the module docstring)."""
     total = max(arrival_times(graph).values())
+    packing = _Packing(graph)
     if stages == 0:
-        segment, delays = _pack(graph, math.inf)
-        return Partition(0, segment, delays)
+        segment, delays = packing.pack(math.inf)
+        return Partition(0, packing.by_node(segment), delays)
     low = max(node_delay(n) for n in graph.nodes)     # no segment can be shorter
     high = max(total, low)
-    best = _pack(graph, high)
+    best = packing.pack(high)
     if len(best[1]) > stages + 1:   # cannot happen: `high` packs into one segment
         raise AssertionError("pipeline packing failed")
     for _ in range(40):
         if high - low < 1e-3:
             break
         middle = (low + high) / 2
-        candidate = _pack(graph, middle)
+        candidate = packing.pack(middle)
         if len(candidate[1]) <= stages + 1:
             high, best = middle, candidate
         else:
             low = middle
     segment, delays = best
     delays = delays + [0.0] * (stages + 1 - len(delays))
-    return Partition(stages, segment, delays)
+    return Partition(stages, packing.by_node(segment), delays)
 
 
 def pipeline(graph: Graph, stages: int) -> tuple:
