@@ -519,7 +519,10 @@ class _Generator:
             self.wide_loop_vars.add(variable)
         inner = _Scope(scope.loop_vars + [(variable, max(bound, 1))], scope.loop_nesting + 1,
                        scope.trips * trips, in_loop=False, unrolled=True)
-        statements = self.block(inner, depth + 1)
+        # One or two statements, one nesting level deeper than a loop body's: every statement
+        # is copied up to 4 (full) or 2 x 4 (partial, with its remainder) times, and a long
+        # body on shared ports makes a scheduling problem that costs seconds.
+        statements = [self.statement(inner, depth + 2) for _ in range(rng.randint(1, 2))]
         body = textwrap.indent("\n".join(ast.unparse(s) for s in statements), "    ")
         return _parse_statement(f"for {variable} in {iterable}:\n{body}")
 
