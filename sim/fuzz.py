@@ -496,7 +496,8 @@ class _Generator:
 
     def statement_unroll(self, scope: _Scope, depth: int) -> ast.stmt:
         """An ``hls.unroll`` loop: full (``range(C)``, ``range(c, C)``, up to 4 copies) or partial
-        (``factor=`` 2 to 4 over a constant or run-time bound, with a remainder).
+        (``factor=`` 2 to 4 over a constant or run-time bound, sometimes with step 2, with a
+        remainder).
 
         Its body is straight-line (``if`` allowed): a loop inside would have to be unrolled too,
         and a ``break`` or ``continue`` would bind to the unrolled loop; both are errors.
@@ -511,10 +512,11 @@ class _Generator:
         else:
             factor = rng.choice([2, 2, 3, 4])
             if "n" in self.scalars and budget >= 8 and rng.random() < 0.5:
-                bound, bounds = 8, rng.choice(["n", "n", "1, n"])
+                bound, bounds = 8, rng.choice(["n", "n", "1, n", "0, n, 2"])
             else:
                 bound = rng.randint(0, min(self.config.max_trip, budget))
-                bounds = str(bound)
+                # A step: the copies are i0, i0 + 2, ... (the remainder starts where they stop).
+                bounds = f"{rng.randint(0, 1)}, {bound}, 2" if bound >= 2 and rng.random() < 0.25 else str(bound)
             iterable, trips = f"hls.unroll(range({bounds}), factor={factor})", max(bound, 1)
             self.wide_loop_vars.add(variable)
         inner = _Scope(scope.loop_vars + [(variable, max(bound, 1))], scope.loop_nesting + 1,
