@@ -3,13 +3,16 @@
 Generates N random kernels (``sim.fuzz.generate(S, i)`` for i in START..START+N-1),
 compiles and simulates each, and compares it with its Python run. Each failure is
 printed, shrunk (unless ``--no-shrink``) and saved as a pytest file under
-``tests/sim/regressions/``. The last line is ``N passed, M failed``; the exit
-status is 1 if anything failed.
+``tests/sim/regressions/``. Before the summary, a line counts the programs that
+hold each loop-nest and array construct (``Program.constructs``: nests, inner
+breaks, unrolls, partitioned and local arrays). The last line is ``N passed, M
+failed``; the exit status is 1 if anything failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import functools
 import sys
 import tempfile
@@ -40,11 +43,13 @@ def main(argv: list[str] | None = None) -> int:
 
     passed = failed = 0
     cycles = 0
+    constructs = collections.Counter()
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="axhls-fuzz-") as directory:
         check = functools.partial(fuzz.check, backend=args.backend, directory=directory)
         for index in range(args.start, args.start + args.count):
             program = fuzz.generate(args.seed, index)
+            constructs.update(program.constructs)
             verdict = check(program)
             if verdict.passed:
                 passed += 1
@@ -65,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - began
     print(f"{args.backend}: {args.count} programs in {elapsed:.1f} s "
           f"({elapsed / args.count:.2f} s each), {cycles} simulated cycles in passing programs")
+    print("programs holding: " + (", ".join(f"{name} {count}" for name, count in sorted(constructs.items()))
+                                  or "none of the nest and array constructs"))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -11,7 +11,12 @@ Three parts, each usable alone:
   ``@hls.kernel(resources={"mul": 1})`` and the like, so that shared
   instances are tested too, and some use approximate units, per call
   (``hls.approx.mul/add/div`` on two leaves) or per kernel (``approx=``), from
-  :data:`APPROX_UNITS`. The same ``(seed, index)`` always gives the same program. Every index is kept in
+  :data:`APPROX_UNITS`. For issue 11 it writes loop nests (imperfect,
+  triangular, run-time and CSR-like bounds, an inner ``break``), ``hls.unroll``
+  loops (full, and partial with a remainder), ``hls.pipeline`` over constant
+  inner loops (which the front end unrolls), partitioned array parameters
+  (cyclic, block, complete) and ``hls.local`` arrays (plain and partitioned)
+  used as window registers and line buffers. The same ``(seed, index)`` always gives the same program. Every index is kept in
   range by construction (masked with ``& (depth - 1)``, or a loop variable
   whose bound is at most the depth), every loop terminates, and the total trip
   count is bounded so that a program simulates in hundreds of cycles.
@@ -20,7 +25,8 @@ Three parts, each usable alone:
   compares with the Python run. The :class:`Verdict` separates a mismatch from
   a crash of the compiler and from a program the front end rejected (a bug
   of this generator).
-* :func:`shrink` deletes statements, unwraps branches and loops, replaces
+* :func:`shrink` deletes statements, unwraps branches and loops, takes out
+  unroll and pipeline pragmas and partitions, replaces
   expressions by their operands or by constants and zeroes arguments, for as
   long as the failure stays the same, and :func:`write_regression` saves the
   result as a pytest file under ``tests/sim/regressions/``.
@@ -63,7 +69,7 @@ FEATURES = frozenset({
     "if", "elif", "for", "runtime_bound", "nested_loops", "while", "break", "continue",
     "arrays", "dynamic_index", "mul", "divmod", "shift", "compare", "boolean", "ternary",
     "minmax", "abs", "unary", "tuple_return", "augassign", "pragmas", "chained_compare",
-    "resources", "approx", "nests",
+    "resources", "approx", "nests", "unroll", "partition", "local",
 })
 
 #: Approximate units the generator draws, per kind: (unit, parameters) that every operand
@@ -80,6 +86,21 @@ APPROX_KERNEL_CHANCE = 0.25
 #: Weight of a loop nest (:meth:`_Generator.statement_nest`) among the statements at the top
 #: level (``assign`` weighs 6, ``if`` and ``for`` 3): about half of the programs hold one.
 NEST_WEIGHT = 3.0
+
+#: Weight of an ``hls.unroll`` loop (:meth:`_Generator.statement_unroll`) among the statements
+#: (divided by one plus the nesting depth, as ``if`` and ``for`` are), and how often a nest's
+#: outer loop is ``hls.pipeline`` over a constant inner loop, which the front end unrolls.
+UNROLL_WEIGHT = 1.5
+PIPELINE_NEST_CHANCE = 0.3
+#: How often an array parameter is partitioned (``hls.Array[shape, depth, hls.partition(...)]``).
+PARTITION_CHANCE = 0.35
+#: How often a kernel declares local arrays (``hls.local``), and how often each is partitioned.
+LOCAL_CHANCE = 0.4
+LOCAL_PARTITION_CHANCE = 0.5
+#: Weights of the local-array idioms: a window shifted by one (``w[0] = w[1]; ...; w[3] = e``)
+#: and a line buffer read and rewritten at one index (``v = lb[i]; lb[i] = e``).
+WINDOW_WEIGHT = 1.5
+LINE_BUFFER_WEIGHT = 1.5
 
 #: How often a kernel that uses a limitable operator limits it, and to how many instances.
 RESOURCE_CHANCE = 0.5
@@ -151,6 +172,55 @@ class Program:
         function = _kernel_def(ast.parse(self.source), self.name)
         return sum(isinstance(node, ast.stmt) for node in ast.walk(function)) - 1
 
+    @property
+    def constructs(self) -> frozenset[str]:
+        """The issue-11 constructs the program holds, read from its source (so a shrunk
+        program says what is left): ``"nest"`` (a ``for`` directly in a ``for``), ``"inner
+        break"`` (a ``break`` in such an inner loop), ``"unroll"``, ``"partial unroll"``
+        (``factor=``), ``"pipelined nest"`` (``hls.pipeline`` on a loop holding a ``for``),
+        ``"partition"`` (a partitioned parameter), ``"local"`` and ``"partitioned local"``."""
+        return _constructs(_kernel_def(ast.parse(self.source), self.name))
+
+
+def _pragma(loop: ast.For) -> str | None:
+    """``"unroll"``, ``"pipeline"`` or ``"sequential"`` for ``for ... in hls.X(...)``."""
+    call = loop.iter
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "hls":
+        return call.func.attr
+    return None
+
+
+def _is_hls_call(node: ast.AST, name: str) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "hls")
+
+
+def _constructs(function: ast.FunctionDef) -> frozenset[str]:
+    found = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.For):
+            pragma = _pragma(node)
+            if pragma == "unroll":
+                found.add("unroll")
+                if node.iter.keywords:
+                    found.add("partial unroll")
+            inner_loops = [inner for inner in ast.walk(node) if isinstance(inner, ast.For) and inner is not node]
+            if pragma == "pipeline" and inner_loops:
+                found.add("pipelined nest")
+            for inner in node.body:
+                if isinstance(inner, ast.For) and _pragma(inner) != "unroll":
+                    found.add("nest")
+                    if any(isinstance(n, ast.Break) for s in inner.body for n in ast.walk(s)):
+                        found.add("inner break")
+        elif _is_hls_call(node, "local"):
+            found.add("partitioned local" if node.keywords else "local")
+    for argument in function.args.args:
+        if argument.annotation is not None and any(_is_hls_call(n, "partition")
+                                                   for n in ast.walk(argument.annotation)):
+            found.add("partition")
+    return frozenset(found)
+
 
 # --------------------------------------------------------------------------- generator
 
@@ -176,6 +246,10 @@ class _Array:
     name: str
     shape: _Shape
     depth: int
+    #: ``hls.partition(...)`` as source text, or None.
+    partition: str | None = None
+    #: Declared with ``hls.local`` in the body (zero at the start), not a parameter.
+    local: bool = False
 
 
 @dataclass
@@ -184,6 +258,9 @@ class _Scope:
     loop_nesting: int = 0
     trips: int = 1
     in_loop: bool = False
+    #: Inside an ``hls.unroll`` body: no loops (they would have to be unrolled too), and no
+    #: ``break``/``continue`` (they would bind to the unrolled loop).
+    unrolled: bool = False
 
 
 class _Generator:
@@ -199,6 +276,8 @@ class _Generator:
         self.loop_names = iter(f"i{k}" for k in range(1000))
         #: Loop variables whose shape may be signed (bounds read from arrays, triangular bounds).
         self.signed_loop_vars: set[str] = set()
+        #: Loop variables of partially unrolled loops: ``i0 + k``, a bit wider than the bound needs.
+        self.wide_loop_vars: set[str] = set()
         self.args: dict = {}
 
     # -- helpers
@@ -227,8 +306,16 @@ class _Generator:
         if self.has("arrays"):
             for name in ["a", "b"][:rng.randint(1, 2)]:
                 array = _Array(name, self.shape(12), rng.choice([4, 8]))
+                if self.has("partition") and rng.random() < PARTITION_CHANCE:
+                    array.partition = self.partition(array.depth)
                 self.arrays.append(array)
                 self.args[name] = [self.value_of(array.shape) for _ in range(array.depth)]
+        if self.has("local") and rng.random() < LOCAL_CHANCE:
+            for k in range(rng.choice([1, 1, 2])):
+                array = _Array(f"buf{k}", self.shape(12), rng.choice([4, 8]), local=True)
+                if self.has("partition") and rng.random() < LOCAL_PARTITION_CHANCE:
+                    array.partition = self.partition(array.depth)
+                self.arrays.append(array)
         for k in range(rng.randint(2, 4)):
             self.locals[f"v{k}"] = self.shape()
 
@@ -240,10 +327,14 @@ class _Generator:
             returns = ", ".join(results)
             return_annotation = f"tuple[{', '.join(str(self.locals[r]) for r in results)}]"
 
-        params = [f"{name}: hls.Array[{array.shape}, {array.depth}]"
-                  for array in self.arrays for name in [array.name]]
+        params = [f"{array.name}: hls.Array[{array.shape}, {array.depth}"
+                  + (f", {array.partition}]" if array.partition else "]")
+                  for array in self.arrays if not array.local]
         params += [f"{name}: {shape}" for name, shape in self.scalars.items()]
-        lines = [f"{name}: {shape} = {self.value_of(shape)}" for name, shape in self.locals.items()]
+        lines = [f"{array.name} = hls.local({array.shape}, {array.depth}"
+                 + (f", partition={array.partition})" if array.partition else ")")
+                 for array in self.arrays if array.local]
+        lines += [f"{name}: {shape} = {self.value_of(shape)}" for name, shape in self.locals.items()]
         lines += [f"{name}: unsigned(4) = 0" for name in self.while_counters]
         lines += [ast.unparse(statement) for statement in body]
         lines.append(f"return {returns}")
@@ -263,6 +354,14 @@ class _Generator:
             + textwrap.indent("\n".join(lines), "    ") + "\n"
         )
         return source, self.args
+
+    def partition(self, depth: int) -> str:
+        """An ``hls.partition(...)`` that the rules allow for ``depth`` (4 or 8): cyclic or block
+        by 2 or 4 (a block of one element included), or complete."""
+        kind = self.rng.choice(["cyclic", "cyclic", "block", "block", "complete"])
+        if kind == "complete":
+            return 'hls.partition("complete")'
+        return f'hls.partition("{kind}", {self.rng.choice([2, 4])})'
 
     def resources(self, body: list[ast.stmt]) -> dict[str, int]:
         """A ``resources=`` limit for some of the limitable operators ``body`` uses."""
@@ -303,12 +402,16 @@ class _Generator:
         choices = [("assign", 6)]
         if self.arrays:
             choices.append(("store", 3))
+        if any(array.local for array in self.arrays):
+            choices.append(("window", WINDOW_WEIGHT))
+            if scope.loop_vars:
+                choices.append(("line_buffer", LINE_BUFFER_WEIGHT))
         if depth < self.config.max_nesting:
             # Compound statements get rarer with depth, which keeps programs small.
             weight = 3 / (1 + depth)
             if self.has("if"):
                 choices.append(("if", weight))
-            loops_left = (scope.loop_nesting < self.config.max_loop_nesting
+            loops_left = (not scope.unrolled and scope.loop_nesting < self.config.max_loop_nesting
                           and (scope.loop_nesting == 0 or self.has("nested_loops"))
                           and scope.trips * 2 <= self.config.max_total_trips)
             if loops_left and self.has("for"):
@@ -317,6 +420,8 @@ class _Generator:
                 choices.append(("while", weight / 3))
             if self.nest_fits(scope):
                 choices.append(("nest", NEST_WEIGHT / (1 + depth)))
+            if self.has("unroll") and not scope.unrolled and scope.loop_nesting <= self.config.max_loop_nesting:
+                choices.append(("unroll", UNROLL_WEIGHT / (1 + depth)))
         if scope.in_loop and self.has("break"):
             choices.append(("break", 1))
         if scope.in_loop and self.has("continue"):
@@ -389,6 +494,69 @@ class _Generator:
         body = textwrap.indent("\n".join(statements), "    ")
         return _parse_statement(f"{counter} = 0\nwhile {condition}:\n{body}")
 
+    def statement_unroll(self, scope: _Scope, depth: int) -> ast.stmt:
+        """An ``hls.unroll`` loop: full (``range(C)``, ``range(c, C)``, up to 4 copies) or partial
+        (``factor=`` 2 to 4 over a constant or run-time bound, sometimes with step 2, with a
+        remainder).
+
+        Its body is straight-line (``if`` allowed): a loop inside would have to be unrolled too,
+        and a ``break`` or ``continue`` would bind to the unrolled loop; both are errors.
+        """
+        rng = self.rng
+        variable = next(self.loop_names)
+        budget = self.config.max_total_trips // scope.trips
+        if rng.random() < 0.5:
+            bound = rng.randint(1, 4)
+            bounds = f"{rng.randint(0, bound - 1)}, {bound}" if rng.random() < 0.25 else str(bound)
+            iterable, trips = f"hls.unroll(range({bounds}))", 1
+        else:
+            factor = rng.choice([2, 2, 3, 4])
+            if "n" in self.scalars and budget >= 8 and rng.random() < 0.5:
+                bound, bounds = 8, rng.choice(["n", "n", "1, n", "0, n, 2"])
+            else:
+                bound = rng.randint(0, min(self.config.max_trip, budget))
+                # A step: the copies are i0, i0 + 2, ... (the remainder starts where they stop).
+                bounds = f"{rng.randint(0, 1)}, {bound}, 2" if bound >= 2 and rng.random() < 0.25 else str(bound)
+            iterable, trips = f"hls.unroll(range({bounds}), factor={factor})", max(bound, 1)
+            self.wide_loop_vars.add(variable)
+        inner = _Scope(scope.loop_vars + [(variable, max(bound, 1))], scope.loop_nesting + 1,
+                       scope.trips * trips, in_loop=False, unrolled=True)
+        # One or two statements, one nesting level deeper than a loop body's: every statement
+        # is copied up to 4 (full) or 2 x 4 (partial, with its remainder) times, and a long
+        # body on shared ports makes a scheduling problem that costs seconds.
+        statements = [self.statement(inner, depth + 2) for _ in range(rng.randint(1, 2))]
+        body = textwrap.indent("\n".join(ast.unparse(s) for s in statements), "    ")
+        return _parse_statement(f"for {variable} in {iterable}:\n{body}")
+
+    # -- local arrays (issue 11): the idioms of stencils
+    def local_array(self) -> _Array:
+        return self.rng.choice([array for array in self.arrays if array.local])
+
+    def statement_window(self, scope: _Scope, depth: int) -> ast.stmt:
+        """Window registers moved by one: ``w[s] = w[s + 1]; ...; w[s + L - 1] = e`` (sometimes
+        the moves as an ``hls.unroll`` loop). Before the first writes the window reads zeros."""
+        rng = self.rng
+        array = self.local_array()
+        length = rng.randint(2, min(4, array.depth))
+        start = rng.randint(0, array.depth - length)
+        name = array.name
+        if self.has("unroll") and not scope.unrolled and depth < self.config.max_nesting and rng.random() < 0.3:
+            t = next(self.loop_names)
+            lines = [f"for {t} in hls.unroll(range({length - 1})):",
+                     f"    {name}[{start} + {t}] = {name}[{start} + {t} + 1]"]
+        else:
+            lines = [f"{name}[{start + k}] = {name}[{start + k + 1}]" for k in range(length - 1)]
+        lines.append(f"{name}[{start + length - 1}] = {self.expr(scope, 1)}")
+        return _parse_statement("\n".join(lines))
+
+    def statement_line_buffer(self, scope: _Scope, depth: int) -> ast.stmt:
+        """A line buffer: the element at an index read (last row's value), then replaced."""
+        array = self.local_array()
+        index = self.index(array, scope, loop_only=True)
+        target = self.rng.choice(sorted(self.locals))
+        return _parse_statement(f"{target} = {array.name}[{index}]\n"
+                                f"{array.name}[{index}] = {self.expr(scope, 1)}")
+
     # -- loop nests (issue 11): the shapes flattening must handle
     def nest_fits(self, scope: _Scope) -> bool:
         """Whether a two-level nest may start here: outside every loop, within the trip budget."""
@@ -427,6 +595,10 @@ class _Generator:
         kind = rng.choice(kinds)
         if kind == "triangular" and outer_bound > inner_budget:
             kind = "const"
+        # `hls.pipeline` on the outer loop unrolls a constant inner loop (as Vitis does).
+        pipelined = self.has("unroll") and rng.random() < PIPELINE_NEST_CHANCE
+        if pipelined:
+            kind = "const"
         outer = _Scope(scope.loop_vars + [(outer_var, outer_bound)], scope.loop_nesting + 1,
                        scope.trips * max(outer_bound, 1), True)
 
@@ -439,7 +611,7 @@ class _Generator:
         else:
             inner_var = next(self.loop_names)
             if kind == "const":
-                inner_bound = rng.randint(0, min(self.config.max_trip, inner_budget))
+                inner_bound = rng.randint(0, min(4 if pipelined else self.config.max_trip, inner_budget))
                 bounds = str(inner_bound)
             elif kind == "runtime":
                 inner_bound, bounds = 8, "n"
@@ -456,14 +628,16 @@ class _Generator:
             body = [ast.unparse(s) for s in self.block(inner, depth + 2)]
             if accumulator is not None:
                 body.append(f"{accumulator} = {accumulator} + {self.expr(inner, 1)}")
-            if self.has("break") and rng.random() < 0.4:
+            if self.has("break") and rng.random() < (0.1 if pipelined else 0.4):
                 body.insert(rng.randint(0, len(body)), f"if {self.condition(inner)}:\n    break")
             inner_text = f"for {inner_var} in range({bounds}):\n" + textwrap.indent("\n".join(body), "    ")
         after = [ast.unparse(s) for s in self.nest_edge(outer, depth + 1)]
         if accumulator is not None and rng.random() < 0.7:
             after.append(self.nest_result(outer, accumulator))
         iterable = f"range({outer_text})"
-        if self.has("pragmas") and rng.random() < 0.15:
+        if pipelined:
+            iterable = f"hls.pipeline({iterable})"
+        elif self.has("pragmas") and rng.random() < 0.15:
             iterable = f"hls.sequential({iterable})"
         body_text = textwrap.indent("\n".join(before + [inner_text] + after), "    ")
         return _parse_statement(f"for {outer_var} in {iterable}:\n{body_text}")
@@ -495,18 +669,26 @@ class _Generator:
         return _parse_statement(f"if {self.condition(scope)}:\n    continue")
 
     # -- expressions
-    def index(self, array: _Array, scope: _Scope) -> str:
+    def index(self, array: _Array, scope: _Scope, loop_only: bool = False) -> str:
+        """An index in range of ``array``: a constant, a loop variable, ``(i +- c) & mask``,
+        ``(S * i + c) & mask`` (a constant bank of a cyclic partition), or data-dependent.
+        ``loop_only``: one of the loop-variable forms (needs a loop variable in scope)."""
         rng = self.rng
         mask = array.depth - 1
         fitting = [name for name, bound in scope.loop_vars if bound <= array.depth]
-        options = ["const"]
+        options = [] if loop_only and scope.loop_vars else ["const"]
         if scope.loop_vars:
             options += ["affine", "affine"]
+            if array.partition is not None:
+                options += ["stride"]
         if fitting:
             options += ["loop", "loop"]
-        if self.has("dynamic_index"):
+        if self.has("dynamic_index") and not loop_only:
             options += ["dynamic"]
         kind = rng.choice(options)
+        if kind == "stride":
+            variable = rng.choice(scope.loop_vars)[0]
+            return f"({rng.choice([2, 4])} * {variable} + {rng.randint(0, 3)}) & {mask}"
         if kind == "const":
             return str(rng.randint(0, mask))
         if kind == "loop":
@@ -543,7 +725,8 @@ class _Generator:
         ``2**width(y) - 1`` bits, and ``y & 3`` keeps ``y``'s width."""
         names = [name for name, shape in {**self.scalars, **self.locals}.items()
                  if not shape.signed and shape.width <= 3]
-        names += [name for name, bound in scope.loop_vars if bound <= 8 and name not in self.signed_loop_vars]
+        names += [name for name, bound in scope.loop_vars
+                  if bound <= 8 and name not in self.signed_loop_vars | self.wide_loop_vars]
         if names and self.rng.random() < 0.5:
             return self.rng.choice(names)
         return str(self.rng.randint(0, 3))
@@ -821,7 +1004,8 @@ def _statement_candidates(source: str, name: str):
             candidate = copy.deepcopy(module)
             body, offset = _locate(_kernel_def(candidate, name), position)
             statement = body[offset]
-            if isinstance(statement, (ast.Return, ast.AnnAssign)) or _is_counter_step(statement):
+            if isinstance(statement, (ast.Return, ast.AnnAssign)) or _is_counter_step(statement) \
+                    or _is_local_declaration(statement):
                 continue  # declarations fix shapes, and a while loop must keep counting
             if action == "delete":
                 body[offset:offset + 1] = []
@@ -843,6 +1027,50 @@ def _is_counter_step(statement: ast.stmt) -> bool:
     """``wK = wK + 1`` or ``wK = 0``: the statements that bound a generated while loop."""
     return (isinstance(statement, ast.Assign) and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name) and _COUNTER.match(statement.targets[0].id) is not None)
+
+
+def _is_local_declaration(statement: ast.stmt) -> bool:
+    """``buf = hls.local(...)``: removing it leaves the uses undefined (the other shrinking
+    steps remove the uses; :func:`_pragma_candidates` drops its partition)."""
+    return isinstance(statement, ast.Assign) and _is_hls_call(statement.value, "local")
+
+
+def _pragma_candidates(source: str, name: str):
+    """Sources with one issue-11 construct taken out: an ``hls.unroll``/``hls.pipeline``/
+    ``hls.sequential`` loop made a plain ``range`` loop, a partial unroll made full (which
+    the front end accepts only for constant bounds), or an array's partition dropped."""
+    module = ast.parse(source)
+    function = _kernel_def(module, name)
+    loops = [node for node in ast.walk(function) if isinstance(node, ast.For) and _pragma(node)]
+    for position, loop in enumerate(loops):
+        for action in ("plain", "full"):
+            if action == "full" and not (_pragma(loop) == "unroll" and loop.iter.keywords):
+                continue
+            candidate = copy.deepcopy(module)
+            target = [node for node in ast.walk(_kernel_def(candidate, name))
+                      if isinstance(node, ast.For) and _pragma(node)][position]
+            if action == "plain":
+                target.iter = target.iter.args[0]
+            else:
+                target.iter.keywords = []
+            yield ast.unparse(ast.fix_missing_locations(candidate))
+    partitioned = [node for node in ast.walk(function) if _partitioned(node)]
+    for position in range(len(partitioned)):
+        candidate = copy.deepcopy(module)
+        target = [node for node in ast.walk(_kernel_def(candidate, name)) if _partitioned(node)][position]
+        if isinstance(target, ast.Call):
+            target.keywords = []
+        else:
+            target.slice.elts = target.slice.elts[:2]
+        yield ast.unparse(ast.fix_missing_locations(candidate))
+
+
+def _partitioned(node: ast.AST) -> bool:
+    """``hls.local(..., partition=...)``, or ``hls.Array[shape, depth, hls.partition(...)]``."""
+    if _is_hls_call(node, "local"):
+        return bool(node.keywords)
+    return (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 3
+            and _is_hls_call(node.slice.elts[2], "partition"))
 
 
 def _locate(function: ast.FunctionDef, position: int):
@@ -884,6 +1112,8 @@ def _replaceable_expressions(function: ast.FunctionDef) -> list[ast.expr]:
             roots += [statement.annotation, statement.target]
         elif isinstance(statement, ast.Assign):
             roots += [statement.value] if _is_counter_step(statement) else statement.targets
+            if _is_local_declaration(statement):
+                roots.append(statement.value)  # shape, depth and partition, not values
         elif isinstance(statement, ast.For):
             roots.append(statement.iter)
         elif isinstance(statement, ast.While):
@@ -958,7 +1188,7 @@ def shrink(program: Program, verdict: Verdict, recheck: Callable[[Program], Verd
     improved = True
     while improved and attempts < max_attempts:
         improved = False
-        for make in (_statement_candidates, _expression_candidates):
+        for make in (_statement_candidates, _pragma_candidates, _expression_candidates):
             for source in make(best.source, best.name):
                 if attempts >= max_attempts:
                     break

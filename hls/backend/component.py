@@ -600,15 +600,17 @@ class _Datapath:
             with m.If(enable):
                 m.d.sync += self.g.registers[op.attrs["var"]].eq(value)
         elif kind == "load":
+            array, bank = op.attrs["array"], op.attrs.get("bank")
+            if array in self.g.register_banks:
+                # A register: no latency, and no port to request, so its predicate is not
+                # needed (the scheduler does not wait for it: the read may start before it).
+                self.born[op] = (t, self.g.register_banks[array][bank])
+                return
             # A speculated read requests the port whatever its predicate (it was not scheduled after it).
             guard = self.g.compiled.schedule_of(self.block).problem.guard(op)
             active = valid if guard is None else valid & self.tap(guard, t)
             if op.attrs.get("first_iteration_only"):
                 active = active & ~self.valid[t + self.schedule.ii]   # no previous iteration in flight
-            array, bank = op.attrs["array"], op.attrs.get("bank")
-            if array in self.g.register_banks:
-                self.born[op] = (t, self.g.register_banks[array][bank])   # a register: no latency
-                return
             port = self.g.read_ports[(array, bank)]
             port.requests.append((active, self.g.bank_address(array, self.tap(op.operands[0], t)), None))
             self.born[op] = (t + 1, port.port.data)

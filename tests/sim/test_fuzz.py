@@ -91,9 +91,10 @@ def test_shrinker_reduces_to_the_failing_construct(tmp_path):
     assert small_verdict.kind == "mismatch"
     assert small.statement_count < program.statement_count
     body = fuzz._kernel_def(ast.parse(small.source), small.name).body
-    # Only declarations, while-counter resets, the one statement with the multiplication,
-    # and the return are left.
-    doing = [s for s in body if not isinstance(s, (ast.AnnAssign, ast.Return)) and not fuzz._is_counter_step(s)]
+    # Only declarations (annotations, hls.local arrays), while-counter resets, the one statement
+    # with the multiplication, and the return are left.
+    doing = [s for s in body if not isinstance(s, (ast.AnnAssign, ast.Return)) and not fuzz._is_counter_step(s)
+             and not fuzz._is_local_declaration(s)]
     assert len(doing) == 1 and "*" in ast.unparse(doing[0])
     assert all(value in (0, 1) or isinstance(value, list) for value in small.args.values())
 
@@ -163,3 +164,86 @@ def test_the_shrinker_leaves_the_decorator_alone():
                          "def k(x: unsigned(4)) -> unsigned(8):\n    return x * x + 1\n").body[0]
     texts = [ast.unparse(node) for node in fuzz._replaceable_expressions(function)]
     assert texts == ["x * x + 1", "x * x"]
+
+
+def test_programs_hold_unrolls_partitions_and_local_arrays():
+    """Over 100 programs: full and partial unrolls, pipelined nests (whose constant inner loop
+    the front end unrolls), parameters partitioned in each of the three ways, local arrays
+    plain and partitioned, and the window and line-buffer idioms, each at least a few times."""
+    seen = {name: 0 for name in ("unroll", "partial unroll", "pipelined nest", "partition", "local",
+                                 "partitioned local", "cyclic", "block", "complete", "window",
+                                 "line buffer", "partitioned data-dependent index", "nest", "inner break")}
+    for index in range(100):
+        program = fuzz.generate(3, index)
+        for construct in program.constructs:
+            seen[construct] += 1
+        source = program.source
+        for kind in ("cyclic", "block", "complete"):
+            seen[kind] += f'hls.partition("{kind}"' in source
+        tree = ast.parse(source)
+        partitioned = {argument.arg for argument in fuzz._kernel_def(tree, program.name).args.args
+                       if "hls.partition" in ast.unparse(argument.annotation)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and len(node.body) >= 2 and all(
+                    isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Subscript) for s in node.body):
+                moves = node.body[:-1]
+                if all(isinstance(s.value, ast.Subscript) and s.value.value.id == s.targets[0].value.id
+                       for s in moves) and moves[0].targets[0].value.id.startswith("buf"):
+                    seen["window"] += 1
+            if isinstance(node, ast.If) and len(node.body) == 2 \
+                    and all(isinstance(s, ast.Assign) for s in node.body) \
+                    and ast.unparse(node.body[0].value).startswith("buf") \
+                    and ast.unparse(node.body[0].value) == ast.unparse(node.body[1].targets[0]):
+                seen["line buffer"] += 1
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                    and node.value.id in partitioned \
+                    and any(isinstance(inner, ast.Subscript) for inner in ast.walk(node.slice)):
+                seen["partitioned data-dependent index"] += 1
+    assert all(count >= 3 for count in seen.values()), seen
+
+
+def test_unrolls_partitions_and_local_arrays_can_be_left_out():
+    config = fuzz.FuzzConfig(features=fuzz.FEATURES - {"unroll", "partition", "local"})
+    for index in range(40):
+        program = fuzz.generate(5, index, config)
+        # (A pipelined nest may still come from the "pragmas" feature.)
+        assert not program.constructs & {"unroll", "partial unroll", "partition", "local",
+                                         "partitioned local"}, program.source
+        assert "hls.local" not in program.source and "hls.partition" not in program.source
+
+
+def test_the_shrinker_takes_out_unrolls_pipelines_and_partitions():
+    source = ('@hls.kernel\n'
+              'def k(a: hls.Array[signed(8), 8, hls.partition("cyclic", 2)], n: unsigned(3)) -> signed(8):\n'
+              '    buf = hls.local(signed(8), 4, partition=hls.partition("complete"))\n'
+              '    s: signed(8) = 0\n'
+              '    for i in hls.unroll(range(n), factor=2):\n'
+              '        s = s + a[i]\n'
+              '    for j in hls.pipeline(range(2)):\n'
+              '        for t in range(2):\n'
+              '            buf[t] = s\n'
+              '    return s + buf[0]\n')
+    candidates = [ast.unparse(fuzz._kernel_def(ast.parse(text), "k"))
+                  for text in fuzz._pragma_candidates(source, "k")]
+    assert len(candidates) == 5
+    assert any("for i in range(n):" in text for text in candidates)
+    assert any("for i in hls.unroll(range(n)):" in text for text in candidates)   # partial made full
+    assert any("for j in range(2):" in text for text in candidates)
+    assert any("a: hls.Array[signed(8), 8]" in text for text in candidates)
+    assert any("buf = hls.local(signed(8), 4)\n" in text for text in candidates)
+    # The declaration of a local array is neither deleted nor rewritten as an expression.
+    function = fuzz._kernel_def(ast.parse(source), "k")
+    assert not any("hls.local" in ast.unparse(node) for node in fuzz._replaceable_expressions(function))
+    assert not any("buf = hls.local" in text.split("for")[0] and "buf" not in text.split("return")[0]
+                   for text in fuzz._statement_candidates(source, "k"))
+    assert all("hls.local" in text for text in fuzz._statement_candidates(source, "k"))
+
+
+def test_shrinking_drops_unrolls_and_partitions_the_failure_does_not_need(tmp_path):
+    program = next(p for p in (fuzz.generate(21, k) for k in range(300))
+                   if "*" in p.source and {"partition", "partial unroll"} <= p.constructs)
+    verdict = fuzz.check(program, runner=_fake_runner, directory=tmp_path)
+    small, small_verdict = fuzz.shrink(program, verdict,
+                                       lambda p: fuzz.check(p, runner=_fake_runner, directory=tmp_path))
+    assert small_verdict.kind == "mismatch" and "*" in small.source
+    assert not small.constructs & {"partition", "partial unroll", "partitioned local"}, small.source
