@@ -37,7 +37,7 @@ Hardware structure
 
 from __future__ import annotations
 
-from amaranth.hdl import Const, Module, Mux, Shape, Signal, Value
+from amaranth.hdl import Cat, Const, Module, Mux, Shape, Signal, Value
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
@@ -490,10 +490,9 @@ def _any(values):
     values = list(values)
     if not values:
         return Const(0, 1)
-    result = values[0]
-    for value in values[1:]:
-        result = result | value
-    return result
+    # One reduction, not a chain of ORs: a deep pipeline's valid bits would nest one
+    # operator per stage, past the recursion limit of Amaranth's simulator compiler.
+    return Cat(*values).any()
 
 
 class _Datapath:
