@@ -51,9 +51,11 @@ marked ``hls.sequential`` (the way to keep a nest sequential).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
-from ..ir.nodes import Block, PipelinedLoop
+from ..ir.nodes import PipelinedLoop
+from .predicates import literals
 
 __all__ = ["Overlap", "overlap_runs"]
 
@@ -96,6 +98,7 @@ class _Event:
     offset: int
     lines: tuple
     what: str
+    shift: int = 0         # how many cycles earlier than its own cycle the use is counted
 
 
 def _lines(op) -> tuple:
@@ -111,6 +114,25 @@ def _third(what: str) -> str:
     verb, _, rest = what.partition(" ")
     verb = verb[:-1] + "ies" if verb.endswith("y") else verb + "s"
     return f"{verb} {rest}"
+
+
+def _inert_when_exiting(loop: PipelinedLoop) -> set:
+    """The stores and commits of ``loop`` that no iteration firing an exit performs.
+
+    An exit fires when every literal of its condition (a conjunction) holds; an
+    operation whose predicate has one of those literals with the opposite polarity
+    (the body of a ``while`` under its condition, the statements after a ``break``)
+    cannot act in that iteration.
+    """
+    conditions = [literals(op.operands[0]) for op in loop.exit_ops]
+    inert = set()
+    for op in loop.body.ops:
+        if op.kind in ("store", "commit") and op.predicate is not None:
+            mine = literals(op.predicate)
+            if conditions and all(any((cond, not polarity) in mine for cond, polarity in condition)
+                                  for condition in conditions):
+                inert.add(op)
+    return inert
 
 
 def _enclosing(ir, loop: PipelinedLoop):
@@ -195,7 +217,16 @@ def _overlap_of(ir, loop: PipelinedLoop, schedule_of) -> Overlap:
                 reason_lines = _lines(op)
     if best <= 0:
         return Overlap(0, reason, reason_lines)
-    old = _op_events(loop.body.ops, scheduled.schedule, 0, own=True, carried=carried, limited=limited)
+    # The youngest iteration left is the one whose exit fired (a while loop stops only through an
+    # exit, and an older iteration's later exit squashes the younger ones). Its stores and commits
+    # whose predicate excludes every exit's condition do nothing, so for those the latest active
+    # iteration is the one before it, II stages further: they are counted II cycles earlier.
+    inert = _inert_when_exiting(loop) if loop.kind == "while" else set()
+    old = (_op_events([op for op in loop.body.ops if op not in inert], scheduled.schedule, 0, own=True,
+                      carried=carried, limited=limited)
+           + [dataclasses.replace(event, shift=ii)
+              for event in _op_events([op for op in loop.body.ops if op in inert], scheduled.schedule, -ii,
+                                      own=True, carried=carried, limited=limited)])
     looks_back = [op for op in loop.body.ops
                   if op.kind == "forward" or op.attrs.get("first_iteration_only")
                   or (op.kind == "live_in" and op.attrs["var"] in carried)]
@@ -259,10 +290,12 @@ def _overlap_of(ir, loop: PipelinedLoop, schedule_of) -> Overlap:
                 weak = not previous.write and new.write and new.resource[0] in ("var", "carry")
                 bound = length - previous.offset + new.offset - (0 if weak else 1)
                 when = "in the cycle" if new.offset == 0 else f"{new.offset} cycle(s) after"
+                before = ", in the iteration before the exiting one"
                 candidates.append((bound, f"{_describe(new.lines)} {_third(new.what)} {when} the loop passes "
                                           f"control on, while its last iterations still {previous.what} "
-                                          f"({_describe(previous.lines)}, cycle {previous.offset} of "
-                                          f"{length})", tuple(sorted(set(new.lines + previous.lines)))))
+                                          f"({_describe(previous.lines)}, cycle {previous.offset + previous.shift} "
+                                          f"of {length}{before if previous.shift else ''})",
+                                   tuple(sorted(set(new.lines + previous.lines)))))
         for bound, text, lines in candidates:
             if bound < best:
                 best, reason, reason_lines = bound, text, lines

@@ -56,7 +56,9 @@ def chained_rows(a: hls.Array[signed(16), 64], out: hls.Array[signed(32), 64], w
 
 @hls.kernel
 def search_rows(a: hls.Array[signed(16), 64], key: hls.Array[signed(16), 8], out: hls.Array[unsigned(4), 8]):
-    # A binary search per row: its result is stored right after the run, so it must be final.
+    # A binary search per row: its result is stored right after the run. The exiting iteration
+    # (lo < hi false) commits nothing, and the one before it committed lo a cycle before the
+    # run passes control on: one cycle of overlap.
     for r in range(8):
         k = key[r]
         lo: unsigned(4) = 0
@@ -118,3 +120,19 @@ def chained_break(a: hls.Array[signed(16), 64], out: hls.Array[signed(32), 64], 
             j = j + 1
             if x == 0:
                 break
+
+
+@hls.kernel
+def sum_until_zero(a: hls.Array[signed(16), 64], out: hls.Array[signed(32), 8], w: signed(16)):
+    # s is updated before the break, so the breaking iteration commits it in its last cycle, and
+    # it is stored right after the run: the runs stay sequential.
+    for r in range(8):
+        s: signed(32) = 0
+        j: unsigned(4) = 0
+        while j < 8:
+            x = a[r * 8 + j]
+            s = s + x * w
+            if x == 0:
+                break
+            j = j + 1
+        out[r] = s

@@ -32,6 +32,7 @@ CASES = {
     "chained_break": lambda r: {"a": _values(r, 64, -99, 99, 0.2), "out": [0] * 64, "t": [r.randint(-9, 9), 4],
                                 "w": r.randint(-9, 9)},
     "search_rows": lambda r: {"a": sorted(_values(r, 64, -30, 30)), "key": _values(r, 8, -30, 30), "out": [0] * 8},
+    "sum_until_zero": lambda r: {"a": _values(r, 64, -300, 300), "out": [1] * 8, "w": r.randint(-99, 99)},
     "two_inner_loops": lambda r: {"a": _values(r, 64, -300, 300), "out": [1] * 64, "w": r.randint(-99, 99)},
     "outer_while": lambda r: {"a": _values(r, 64, -300, 300), "out": [1] * 64, "n": r.randint(0, 8),
                               "w": r.randint(-99, 99)},
@@ -46,11 +47,13 @@ EDGES = {
     "chained_rows": [{"a": [3] * 64}, {"a": [0] * 64}],
     "chained_break": [{"a": [0] * 64}, {"a": [5] * 64}],
     "outer_while": [{"n": 0}, {"n": 8, "a": [0] * 64}, {"n": 8, "a": [9] * 64}],
+    "search_rows": [{"key": [-99] * 8}, {"key": [99] * 8}],
+    "sum_until_zero": [{"a": [0] * 64}, {"a": [5] * 64}],
 }
 
 #: Kernels whose inner runs the analysis overlaps.
-OVERLAPPED = ("scan", "scan_from", "scan_break", "chained_rows", "chained_break", "two_inner_loops",
-              "outer_while")
+OVERLAPPED = ("scan", "scan_from", "scan_break", "chained_rows", "chained_break", "search_rows",
+              "two_inner_loops", "outer_while")
 
 
 def _cases(name, count, seed=7):
@@ -109,36 +112,59 @@ def test_the_overlap_is_the_drain_after_the_exit_and_saves_it_on_every_run(name)
         assert saved == overlap * 7 + min(overlap, latch)
 
 
-def test_a_prefix_reading_what_the_last_iterations_store_limits_the_overlap():
+def _forced(monkeypatch, more):
+    """Compile with ``more`` cycles of overlap than the analysis allows."""
+    analysed = hls.compiler.overlap_runs
+
+    def forced(ir, schedule_of, enabled=True):
+        return {name: Overlap(found.cycles + more) for name, found in analysed(ir, schedule_of).items()}
+
+    monkeypatch.setattr(hls.compiler, "overlap_runs", forced)
+
+
+def test_a_prefix_reading_what_the_last_iterations_store_limits_the_overlap(monkeypatch):
     # chained_rows: the next row's prefix reads out[base - 1] one cycle after the run passes control
-    # on; the store is in cycle 4 of 5, so one cycle of overlap is all it leaves.
-    compiled = compile_kernel(kernels.chained_rows)
+    # on. The exiting iteration (its while condition false) stores nothing; the one before it stores
+    # in cycle 4 of 5, II = 1 stage further on: two cycles of overlap, not the three the exit allows.
+    kernel = kernels.chained_rows
+    compiled = compile_kernel(kernel)
     (node,) = _inner(compiled)
     overlap = compiled.overlaps[node.name]
-    assert overlap.cycles == 1 < _exit_cap(compiled, node)
+    assert overlap.cycles == 2 < _exit_cap(compiled, node)
     assert "reads `out`" in overlap.reason and "still write `out`" in overlap.reason
-    for args in _cases("chained_rows", 2):
-        saved = run(kernels.chained_rows, args, overlap=False).cycles - run(kernels.chained_rows, args).cycles
-        assert saved == 8
+    assert "in the iteration before the exiting one" in overlap.reason
+    cases = _cases("chained_rows", 3) + [{"a": [3] * 64, "out": list(range(64)), "w": 2}]
+    for args in cases:
+        saved = run(kernel, args, overlap=False).cycles - run(kernel, args).cycles
+        assert saved == 2 * 7 + min(2, 1)
+    _forced(monkeypatch, 1)
+    assert not all(run(kernel, args).match for args in cases)
 
 
-def test_the_bound_set_by_a_memory_dependence_is_tight(monkeypatch):
-    # chained_break's breaking iteration stores t[0] in its last cycle and the next prefix reads it:
-    # the analysis allows one cycle; forcing two gives wrong results, so the rule is what keeps it right.
+def test_the_bound_set_by_a_store_before_a_break_is_tight(monkeypatch):
+    # chained_break's breaking iteration itself stores t[0] in its last cycle (the store comes
+    # before the break) and the next prefix reads it: the analysis allows one cycle; forcing two
+    # gives wrong results, so the rule is what keeps it right.
     kernel = kernels.chained_break
     compiled = compile_kernel(kernel)
     (node,) = _inner(compiled)
     assert compiled.overlaps[node.name].cycles == 1
     cases = _cases("chained_break", 4)
     assert all(run(kernel, args).match for args in cases)
-    analysed = hls.compiler.overlap_runs
-
-    def one_more(ir, schedule_of, enabled=True):
-        return {name: Overlap(found.cycles + 1) for name, found in analysed(ir, schedule_of).items()}
-
-    monkeypatch.setattr(hls.compiler, "overlap_runs", one_more)
+    _forced(monkeypatch, 1)
     assert compile_kernel(kernel).overlaps[node.name].cycles == 2
     assert not all(run(kernel, args).match for args in cases)
+
+
+def test_a_binary_search_per_row_overlaps_by_one_cycle():
+    # Its result is stored right after the run, but the exiting iteration commits nothing and the
+    # one before it (II = 2 stages further) committed lo in time.
+    compiled = compile_kernel(kernels.search_rows)
+    (node,) = _inner(compiled)
+    assert compiled.overlaps[node.name].cycles == 1
+    for args in _cases("search_rows", 2):
+        saved = run(kernels.search_rows, args, overlap=False).cycles - run(kernels.search_rows, args).cycles
+        assert saved == 8
 
 
 def test_two_inner_loops_each_overlap_what_follows():
@@ -154,14 +180,15 @@ def test_two_inner_loops_each_overlap_what_follows():
 
 
 def test_a_live_out_consumed_at_once_keeps_the_runs_sequential():
-    compiled = compile_kernel(kernels.search_rows)
+    compiled = compile_kernel(kernels.sum_until_zero)
     (entry,) = [loop for loop in compiled.report.to_json()["loops"] if loop["pipelined"]]
     assert entry["overlap_cycles"] == 0
     assert entry["nest"].startswith("inner runs sequential: line ")
-    assert "reads `lo` in the cycle the loop passes control on" in entry["nest"]
+    assert "reads `s` in the cycle the loop passes control on, while its last iterations still write `s`" \
+        in entry["nest"]
     assert entry["nest"] in compiled.report.to_text()
-    args = _cases("search_rows", 1)[0]
-    assert run(kernels.search_rows, args).cycles == run(kernels.search_rows, args, overlap=False).cycles
+    args = _cases("sum_until_zero", 1)[0]
+    assert run(kernels.sum_until_zero, args).cycles == run(kernels.sum_until_zero, args, overlap=False).cycles
 
 
 def test_hls_sequential_on_the_outer_loop_keeps_the_runs_sequential():
