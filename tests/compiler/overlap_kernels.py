@@ -136,3 +136,16 @@ def sum_until_zero(a: hls.Array[signed(16), 64], out: hls.Array[signed(32), 8], 
                 break
             j = j + 1
         out[r] = s
+
+
+@hls.kernel
+def scan_divide(a: hls.Array[signed(16), 64], div: hls.Array[signed(8), 8], out: hls.Array[signed(16), 64]):
+    # The divider's stages drain for many cycles after the exit: the next run's first iterations
+    # enter the pipeline while the previous run's last ones are still in it.
+    for r in range(8):
+        base: unsigned(6) = r * 8
+        d = div[r]
+        j: unsigned(4) = 0
+        while j < 8 and a[base + j] != 0:
+            out[base + j] = a[base + j] // d
+            j = j + 1

@@ -32,6 +32,8 @@ CASES = {
     "chained_break": lambda r: {"a": _values(r, 64, -99, 99, 0.2), "out": [0] * 64, "t": [r.randint(-9, 9), 4],
                                 "w": r.randint(-9, 9)},
     "search_rows": lambda r: {"a": sorted(_values(r, 64, -30, 30)), "key": _values(r, 8, -30, 30), "out": [0] * 8},
+    "scan_divide": lambda r: {"a": _values(r, 64, -32767, 32767), "out": [3] * 64,
+                              "div": [r.choice((0, 1, -1, 7, -128, 127, r.randint(-99, 99))) for _ in range(8)]},
     "sum_until_zero": lambda r: {"a": _values(r, 64, -300, 300), "out": [1] * 8, "w": r.randint(-99, 99)},
     "two_inner_loops": lambda r: {"a": _values(r, 64, -300, 300), "out": [1] * 64, "w": r.randint(-99, 99)},
     "outer_while": lambda r: {"a": _values(r, 64, -300, 300), "out": [1] * 64, "n": r.randint(0, 8),
@@ -53,7 +55,7 @@ EDGES = {
 
 #: Kernels whose inner runs the analysis overlaps.
 OVERLAPPED = ("scan", "scan_from", "scan_break", "chained_rows", "chained_break", "search_rows",
-              "two_inner_loops", "outer_while")
+              "two_inner_loops", "outer_while", "scan_divide")
 
 
 def _cases(name, count, seed=7):
@@ -120,6 +122,20 @@ def _forced(monkeypatch, more):
         return {name: Overlap(found.cycles + more) for name, found in analysed(ir, schedule_of).items()}
 
     monkeypatch.setattr(hls.compiler, "overlap_runs", forced)
+
+
+def test_two_runs_share_the_pipeline_of_a_deep_inner_loop():
+    # scan_divide: the divider drains for 12 cycles after the exit resolves; the latch and the
+    # prefix take 2, so the next run's first iterations issue while the previous run's last ones
+    # are still in the divider (for 9 cycles), and each run but the last saves all 12.
+    kernel = kernels.scan_divide
+    compiled = compile_kernel(kernel)
+    (node,) = _inner(compiled)
+    overlap = compiled.overlaps[node.name].cycles
+    assert overlap == _exit_cap(compiled, node) and overlap > 3
+    for args in _cases("scan_divide", 2):
+        saved = run(kernel, args, overlap=False).cycles - run(kernel, args).cycles
+        assert saved == overlap * 7 + 1
 
 
 def test_a_prefix_reading_what_the_last_iterations_store_limits_the_overlap(monkeypatch):

@@ -140,7 +140,7 @@ def _row_scan(a, out, gain):
     for r in range(16):
         row = a[r * 16:(r + 1) * 16]
         length = row.index(0) if 0 in row else 16
-        out[r * 16:r * 16 + length] = [value * gain for value in row[:length]]
+        out[r * 16:r * 16 + length] = [value * value * gain for value in row[:length]]
     return None, {"out": out}
 
 
