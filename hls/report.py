@@ -24,11 +24,12 @@ of a nest flattened into this one loop (outermost first; ``[]`` for any other
 loop), and ``note`` then says what became of the code between its loops; the
 text form heads such an entry ``loops 14 x 16 flattened: II = ...``.  ``nest`` is
 ``"flattened"`` for such a loop, and for a pipelined loop inside an outer loop
-that was not flattened ``"inner runs overlapped"`` (with ``overlap_cycles``, how
-many cycles before its drain completes each run lets the code after it and
-the next run start: :mod:`hls.analysis.overlap`) or ``"inner runs sequential:
-<reason>"`` (``overlap_cycles`` 0, the reason quoting source lines); ``null``
-for any other loop.  The text
+that was not flattened ``"inner runs overlapped"`` or ``"inner runs sequential:
+<reason>"`` (the reason quoting source lines); ``null`` for any other loop.
+Every pipelined loop inside another loop (a flattened nest inside one
+included) has ``overlap_cycles``: how many cycles before its drain completes
+each run lets the code after it and the next run start
+(:mod:`hls.analysis.overlap`; 0 when sequential).  The text
 form (:meth:`Report.to_text`) quotes the user's own lines, as Vitis HLS's
 message 200-880 does for C.
 """
@@ -78,7 +79,7 @@ class Report:
             else:
                 out.append(head + "pipelined, " + schedule)
             if loop.get("overlap_cycles"):
-                out.append(f"    {loop['nest']}: each run passes control on {loop['overlap_cycles']} cycle(s) "
+                out.append(f"    inner runs overlapped: each run passes control on {loop['overlap_cycles']} cycle(s) "
                            f"before its last iteration completes, so the code after it and the next run "
                            f"start while it drains")
             elif (loop.get("nest") or "").startswith("inner runs sequential"):
@@ -141,11 +142,11 @@ def build_report(compiled) -> Report:
         overlap = compiled.overlaps.get(info.name) if node is not None else None
         if info.flattened:
             entry["nest"] = "flattened"
-        elif overlap is not None:
-            entry["nest"] = overlap.status
-            entry["overlap_cycles"] = overlap.cycles
         else:
-            entry["nest"] = None
+            entry["nest"] = None if overlap is None else overlap.status
+        if overlap is not None:
+            # A flattened nest inside an outer loop that is not flattened has runs of its own.
+            entry["overlap_cycles"] = overlap.cycles
         loops.append(entry)
     operators = Counter()
     timing = []

@@ -231,11 +231,14 @@ def _overlap_of(ir, loop: PipelinedLoop, schedule_of) -> Overlap:
                   if op.kind == "forward" or op.attrs.get("first_iteration_only")
                   or (op.kind == "live_in" and op.attrs["var"] in carried)]
 
-    # Every node reachable from the loop's successor, with each offset it can start at, below the cap.
+    # Every node reachable from the loop's successor, with each offset it can start at. A use at
+    # offset o bounds the overlap by at least o (and a look-back by o + depth - II), so nothing
+    # from cap + II on can bind.
+    horizon = best + ii
     events, seen, pending = [], set(), [(loop.successor, 0)]
     while pending:
         node, offset = pending.pop()
-        if offset >= best or (id(node), offset) in seen:
+        if offset >= horizon or (id(node), offset) in seen:
             continue
         seen.add((id(node), offset))
         if node is None:

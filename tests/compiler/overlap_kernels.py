@@ -149,3 +149,16 @@ def scan_divide(a: hls.Array[signed(16), 64], div: hls.Array[signed(8), 8], out:
         while j < 8 and a[base + j] != 0:
             out[base + j] = a[base + j] // d
             j = j + 1
+
+
+@hls.kernel
+def nest_in_while(a: hls.Array[signed(16), 64], out: hls.Array[signed(32), 64], n: unsigned(3),
+                  w: signed(16)):
+    # The for nest is flattened into one pipelined loop, whose runs (one per outer while iteration)
+    # overlap like any inner loop's.
+    k: unsigned(3) = 0
+    while k < n:
+        for i in range(2):
+            for j in range(4):
+                out[k * 8 + i * 4 + j] = a[k * 8 + i * 4 + j] * w + k
+        k = k + 1

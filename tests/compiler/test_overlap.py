@@ -34,6 +34,8 @@ CASES = {
     "search_rows": lambda r: {"a": sorted(_values(r, 64, -30, 30)), "key": _values(r, 8, -30, 30), "out": [0] * 8},
     "scan_divide": lambda r: {"a": _values(r, 64, -32767, 32767), "out": [3] * 64,
                               "div": [r.choice((0, 1, -1, 7, -128, 127, r.randint(-99, 99))) for _ in range(8)]},
+    "nest_in_while": lambda r: {"a": _values(r, 64, -999, 999), "out": [0] * 64, "n": r.randint(0, 7),
+                                "w": r.randint(-99, 99)},
     "sum_until_zero": lambda r: {"a": _values(r, 64, -300, 300), "out": [1] * 8, "w": r.randint(-99, 99)},
     "two_inner_loops": lambda r: {"a": _values(r, 64, -300, 300), "out": [1] * 64, "w": r.randint(-99, 99)},
     "outer_while": lambda r: {"a": _values(r, 64, -300, 300), "out": [1] * 64, "n": r.randint(0, 8),
@@ -51,6 +53,7 @@ EDGES = {
     "outer_while": [{"n": 0}, {"n": 8, "a": [0] * 64}, {"n": 8, "a": [9] * 64}],
     "search_rows": [{"key": [-99] * 8}, {"key": [99] * 8}],
     "sum_until_zero": [{"a": [0] * 64}, {"a": [5] * 64}],
+    "nest_in_while": [{"n": 0}, {"n": 7}],
 }
 
 #: Kernels whose inner runs the analysis overlaps.
@@ -244,3 +247,17 @@ def test_the_kernels_done_waits_for_the_last_drain():
     args = {"a": [7] * 64, "out": [0] * 64, "w": 3}
     result = run(kernel, args)
     assert result.match and result.outputs["arrays"]["out"] == [21] * 64
+
+
+def test_a_flattened_nest_inside_a_while_overlaps_its_runs():
+    # The i x j nest is one pipelined loop, run once per iteration of the while around it.
+    compiled = compile_kernel(kernels.nest_in_while)
+    (entry,) = [loop for loop in compiled.report.to_json()["loops"] if loop["pipelined"]]
+    assert entry["nest"] == "flattened" and len(entry["flattened"]) == 2
+    assert entry["overlap_cycles"] == entry["depth"] - 1
+    assert "inner runs overlapped: each run passes control on" in compiled.report.to_text()
+    args = {**_cases("nest_in_while", 1)[0], "n": 7}
+    saved = run(kernels.nest_in_while, args, overlap=False).cycles - run(kernels.nest_in_while, args).cycles
+    # Seven runs: six save the overlap; after the last, `k = k + 1` and the while's test (a cycle
+    # each) come before the kernel's end, which waits for the drain.
+    assert saved == entry["overlap_cycles"] * 6 + min(entry["overlap_cycles"], 2)
