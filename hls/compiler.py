@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from amaranth.back import verilog as amaranth_verilog
 
 from .analysis.forwarding import insert_forwarding
+from .analysis.overlap import overlap_runs
 from .analysis.problems import BlockProblem, build_problem
 from .backend.component import KernelComponent
 from .errors import KernelSyntaxError
@@ -81,6 +82,10 @@ class CompiledKernel:
     compile_seconds : float
     approximations : list of hls.frontend.typed.ApproxSite
         The operations approximate units were asked for (``hls.approx``, ``approx=``).
+    overlaps : dict of str to hls.analysis.overlap.Overlap
+        For every pipelined loop nested in another loop, by loop name: how many
+        cycles before its drain completes it passes control on (0: its runs are
+        sequential, and why).
     """
 
     ir: KernelIR
@@ -89,6 +94,7 @@ class CompiledKernel:
     report: object = None
     compile_seconds: float = 0.0
     approximations: list = field(default_factory=list)
+    overlaps: dict = field(default_factory=dict)
 
     def schedule_of(self, block) -> BlockSchedule:
         return self.schedules[id(block)]
@@ -128,7 +134,8 @@ def lower(kernel, *, pipelining: bool = True) -> KernelIR:
         raise _syntax_error(error, typed.filename) from None
 
 
-def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = True) -> CompiledKernel:
+def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = True,
+                   overlap: bool = True) -> CompiledKernel:
     """Compile an ``@hls.kernel``: schedule every block and loop, ready to build hardware.
 
     Parameters
@@ -141,6 +148,10 @@ def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = T
     pipelining : bool
         ``False`` runs every loop as a sequential state machine, as a baseline to
         compare pipelined schedules with.
+    overlap : bool
+        ``False`` lets every run of an inner pipelined loop drain before the code
+        after it starts, even where :mod:`hls.analysis.overlap` proves that the
+        next run may start during the drain (a baseline for the overlap).
 
     Returns
     -------
@@ -172,6 +183,7 @@ def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = T
         op = error.op
         raise KernelSyntaxError(ir.filename, min(op.lines, default=0), 1,
                                 f"`{op.text}` at {target.clock_mhz:g} MHz: {error}") from None
+    compiled.overlaps = overlap_runs(ir, compiled.schedule_of, enabled=overlap)
     compiled.compile_seconds = time.perf_counter() - began
     compiled.report = build_report(compiled)
     return compiled

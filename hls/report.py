@@ -22,7 +22,14 @@ where a pipelined loop's control (:func:`hls.delay_model.loop_control`), which
 no schedule shortens, is slower than its period; ``timing`` then says so.  ``flattened`` lists the loop lines
 of a nest flattened into this one loop (outermost first; ``[]`` for any other
 loop), and ``note`` then says what became of the code between its loops; the
-text form heads such an entry ``loops 14 x 16 flattened: II = ...``.  The text
+text form heads such an entry ``loops 14 x 16 flattened: II = ...``.  ``nest`` is
+``"flattened"`` for such a loop, and for a pipelined loop inside an outer loop
+that was not flattened ``"inner runs overlapped"`` or ``"inner runs sequential:
+<reason>"`` (the reason quoting source lines); ``null`` for any other loop.
+Every pipelined loop inside another loop (a flattened nest inside one
+included) has ``overlap_cycles``: how many cycles before its drain completes
+each run lets the code after it and the next run start
+(:mod:`hls.analysis.overlap`; 0 when sequential).  The text
 form (:meth:`Report.to_text`) quotes the user's own lines, as Vitis HLS's
 message 200-880 does for C.
 """
@@ -71,6 +78,12 @@ class Report:
                            f"an empty inner run takes one iteration")
             else:
                 out.append(head + "pipelined, " + schedule)
+            if loop.get("overlap_cycles"):
+                out.append(f"    inner runs overlapped: each run passes control on {loop['overlap_cycles']} cycle(s) "
+                           f"before its last iteration completes, so the code after it and the next run "
+                           f"start while it drains")
+            elif (loop.get("nest") or "").startswith("inner runs sequential"):
+                out.append(f"    {loop['nest']}")
             if loop.get("speculative"):
                 out.append(f"    speculative: iterations start before the exit on line(s) "
                            f"{', '.join(map(str, loop['exit_lines']))} resolves; later ones are squashed")
@@ -126,6 +139,14 @@ def build_report(compiled) -> Report:
                          exit_lines=sorted({line for op in node.exit_ops for line in op.lines}),
                          forwarded_loads=sorted({line for op in node.body.ops if op.kind == "forward"
                                                  for line in op.lines}))
+        overlap = compiled.overlaps.get(info.name) if node is not None else None
+        if info.flattened:
+            entry["nest"] = "flattened"
+        else:
+            entry["nest"] = None if overlap is None else overlap.status
+        if overlap is not None:
+            # A flattened nest inside an outer loop that is not flattened has runs of its own.
+            entry["overlap_cycles"] = overlap.cycles
         loops.append(entry)
     operators = Counter()
     timing = []

@@ -102,7 +102,7 @@ def differences(outputs: dict, expected: dict) -> list[str]:
 
 
 def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None = None, *,
-        max_cycles: int = 200_000, pipelining: bool = True) -> KernelRun:
+        max_cycles: int = 200_000, pipelining: bool = True, overlap: bool = True) -> KernelRun:
     """Simulate ``kernel`` on ``args`` and compare with its Python run.
 
     Parameters
@@ -121,6 +121,9 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
         Cycle budget before :class:`SimulationTimeout`.
     pipelining : bool
         ``False`` simulates the kernel with every loop sequential (a baseline).
+    overlap : bool
+        ``False`` lets every run of an inner loop drain before the code after it
+        starts (the baseline for overlapped runs, ``hls.analysis.overlap``).
 
     Raises
     ------
@@ -143,7 +146,7 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     if vcd is not None:
         artefacts.check_file_destination(vcd)
     expected = expected_outputs(kernel, args)
-    compiled = compile_kernel(kernel, pipelining=pipelining)
+    compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap)
     if backend == "amaranth":
         outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)
     else:

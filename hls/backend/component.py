@@ -303,6 +303,7 @@ class _Generator:
                 self.write_ports[(name, bank)] = _Port(write)
         self.go = {id(node): [] for node in ir.nodes}
         self.loop_signals = {}   # loop name -> its control signals, for tests and debugging
+        self.in_flight = []      # of each loop whose runs overlap: any iteration still in its pipeline
         self.finish = []
 
         busy = Signal()
@@ -329,7 +330,18 @@ class _Generator:
             m.d.comb += self.go_signals[id(node)].eq(_any(sources))
 
         finished = Signal()
-        m.d.comb += finished.eq(_any(self.finish))
+        if self.in_flight:
+            # An overlapped loop may still drain when control reaches the kernel's end: `done`
+            # waits for its last iterations, so that every result is final when it rises.
+            ending, waiting, in_flight = Signal(), Signal(), Signal()
+            m.d.comb += [ending.eq(_any(self.finish)), in_flight.eq(_any(self.in_flight)),
+                         finished.eq((ending | waiting) & ~in_flight)]
+            with m.If(ending & in_flight):
+                m.d.sync += waiting.eq(1)
+            with m.If(finished):
+                m.d.sync += waiting.eq(0)
+        else:
+            m.d.comb += finished.eq(_any(self.finish))
         with m.If(finished):
             m.d.sync += busy.eq(0)
         m.d.comb += [component.ctrl.busy.eq(busy), component.ctrl.done.eq(finished)]
@@ -408,7 +420,16 @@ class _Generator:
             m.d.sync += valid[t].eq(valid[t - 1])
         draining = Signal(name=f"{prefix}_draining")
         done = Signal(name=f"{prefix}_done")
-        m.d.comb += done.eq((ending | draining) & ~_any(valid[1:length]))
+        # Overlapped runs (hls.analysis.overlap): control passes on `early` cycles before the
+        # last iteration completes, once no iteration is left in stages 1 .. length-early-1;
+        # the analysis proved that nothing the code after the loop or the next run touches is
+        # still used by those last iterations.
+        overlap = getattr(self.compiled, "overlaps", {}).get(loop.name)
+        early = 0 if overlap is None else overlap.cycles
+        assert 0 <= early < length, f"{loop.name}: overlap of {early} cycles with depth {length}"
+        m.d.comb += done.eq((ending | draining) & ~_any(valid[1:length - early]))
+        if early:
+            self.in_flight.append(_any(valid[1:length]))
         with m.If(running):
             m.d.sync += slot.eq(Mux(slot == ii - 1, 0, slot + 1))
         with m.If(go):

@@ -135,6 +135,15 @@ def _trmv(m, x, y, n):
     return None, {"y": product[:n].tolist() + y[n:]}
 
 
+def _row_scan(a, out, gain):
+    out = list(out)
+    for r in range(16):
+        row = a[r * 16:(r + 1) * 16]
+        length = row.index(0) if 0 in row else 16
+        out[r * 16:r * 16 + length] = [value * value * gain for value in row[:length]]
+    return None, {"out": out}
+
+
 REFERENCES = {
     "vsum": _vsum, "dot16": _dot16, "gsumif": _gsumif, "if_loop": _if_loop,
     "stream_proc": _stream_proc, "conv3x3": _conv3x3, "matvec": _matvec, "fir": _fir,
@@ -142,7 +151,7 @@ REFERENCES = {
     "histogram": _histogram, "weighted_histogram": _weighted_histogram, "prefix_sum": _prefix_sum,
     "insertion_sort": _insertion_sort, "csr_spmv": _csr_spmv,
     "bipartite_matching": _bipartite_matching, "list_walk": _list_walk, "collatz": _collatz,
-    "matmul": _matmul, "trmv": _trmv, "conv3x3_linebuf": _conv3x3_linebuf,
+    "matmul": _matmul, "trmv": _trmv, "conv3x3_linebuf": _conv3x3_linebuf, "row_scan": _row_scan,
 }
 
 
