@@ -29,7 +29,8 @@ that was not flattened ``"inner runs overlapped"`` or ``"inner runs sequential:
 Every pipelined loop inside another loop (a flattened nest inside one
 included) has ``overlap_cycles``: how many cycles before its drain completes
 each run lets the code after it and the next run start
-(:mod:`hls.analysis.overlap`; 0 when sequential).  The text
+(:mod:`hls.analysis.overlap`; 0 when sequential), and ``overlap_reason``: what
+limits the overlap to that (in source lines; ``""`` when only the loop's depth does).  The text
 form (:meth:`Report.to_text`) quotes the user's own lines, as Vitis HLS's
 message 200-880 does for C.
 """
@@ -79,11 +80,12 @@ class Report:
             else:
                 out.append(head + "pipelined, " + schedule)
             if loop.get("overlap_cycles"):
+                limit = f"; no more because {loop['overlap_reason']}" if loop.get("overlap_reason") else ""
                 out.append(f"    inner runs overlapped: each run passes control on {loop['overlap_cycles']} cycle(s) "
                            f"before its last iteration completes, so the code after it and the next run "
-                           f"start while it drains")
-            elif (loop.get("nest") or "").startswith("inner runs sequential"):
-                out.append(f"    {loop['nest']}")
+                           f"start while it drains{limit}")
+            elif loop.get("overlap_reason"):
+                out.append(f"    inner runs sequential: {loop['overlap_reason']}")
             if loop.get("speculative"):
                 out.append(f"    speculative: iterations start before the exit on line(s) "
                            f"{', '.join(map(str, loop['exit_lines']))} resolves; later ones are squashed")
@@ -147,6 +149,7 @@ def build_report(compiled) -> Report:
         if overlap is not None:
             # A flattened nest inside an outer loop that is not flattened has runs of its own.
             entry["overlap_cycles"] = overlap.cycles
+            entry["overlap_reason"] = overlap.reason
         loops.append(entry)
     operators = Counter()
     timing = []

@@ -90,6 +90,18 @@ def test_the_report_says_the_runs_overlap(name):
     assert entries and all(loop["flattened"] == [] for loop in entries)
     assert any(loop["nest"] == "inner runs overlapped" and loop["overlap_cycles"] > 0 for loop in entries)
     assert "inner runs overlapped: each run passes control on" in report.to_text()
+    # What stops the overlap at that many cycles is said, in the JSON and the text.
+    for loop in entries:
+        if loop["overlap_cycles"] and loop["overlap_reason"]:
+            assert f"no more because {loop['overlap_reason']}" in report.to_text()
+
+
+def test_the_report_says_what_limits_an_overlap():
+    report = compile_kernel(kernels.chained_rows).report
+    (entry,) = [loop for loop in report.to_json()["loops"] if loop["pipelined"]]
+    assert 0 < entry["overlap_cycles"] < entry["depth"] - 1
+    assert "line " in entry["overlap_reason"]
+    assert f"no more because {entry['overlap_reason']}" in report.to_text()
 
 
 def _exit_cap(compiled, node):
@@ -206,6 +218,7 @@ def test_a_live_out_consumed_at_once_keeps_the_runs_sequential():
     assert "reads `s` in the cycle the loop passes control on, while its last iterations still write `s`" \
         in entry["nest"]
     assert entry["nest"] in compiled.report.to_text()
+    assert entry["nest"] == f"inner runs sequential: {entry['overlap_reason']}"
     args = _cases("sum_until_zero", 1)[0]
     assert run(kernels.sum_until_zero, args).cycles == run(kernels.sum_until_zero, args, overlap=False).cycles
 
