@@ -105,8 +105,10 @@ def _placed(work: str, clock: float, seed: int) -> float:
     return min(c["achieved"] for c in report["fmax"].values())
 
 
-def measure(kernel, clock: float, seeds: int, cache) -> dict:
-    """Compile ``kernel`` for ``clock`` MHz, place and route it: II, depth, Fmax per seed, closes."""
+def measure(kernel, clock: float, seeds: int, cache, *, cached_only: bool = False) -> dict | None:
+    """Compile ``kernel`` for ``clock`` MHz, place and route it: II, depth, Fmax per seed, closes.
+
+    With ``cached_only`` nothing is placed and routed: ``None`` unless the cache holds seed 1."""
     from approx_units.synth import tool_versions
     from hls.compiler import compile_kernel
     from hls.errors import KernelSyntaxError
@@ -139,6 +141,10 @@ def measure(kernel, clock: float, seeds: int, cache) -> dict:
                     break
             key = f"fmax-{digest}-{clock:g}-{seed}"
             cached = cache.get(key)
+            if cached is None and cached_only:
+                if seed == 1:
+                    return None
+                break
             if cached is None:
                 if work is None:
                     work = tempfile.TemporaryDirectory(prefix="axhls-fmax-")
@@ -159,15 +165,20 @@ def measure(kernel, clock: float, seeds: int, cache) -> dict:
     return row
 
 
-def sweep(names=None, clocks=CLOCKS, seeds: int = 3, *, out=sys.stdout) -> list[dict]:
-    """Measure every kernel at every clock; print one line per measurement as it finishes."""
+def sweep(names=None, clocks=CLOCKS, seeds: int = 3, *, cached_only: bool = False) -> list[dict]:
+    """Measure every kernel at every clock; print one line per measurement as it finishes.
+    With ``cached_only``, only what the cache holds (see :func:`measure`)."""
     from approx_units.synth import ResultCache
     cache = ResultCache()
     cache.check()
     rows = []
     for name, kernel in kernels(names).items():
         for clock in clocks:
-            row = measure(kernel, clock, seeds, cache)
+            row = measure(kernel, clock, seeds, cache, cached_only=cached_only)
+            if row is None:
+                print(f"  {name:<44} {clock:>5g} MHz  not measured (--cached-only)", file=sys.stderr, flush=True)
+                rows.append({"name": name, "clock_mhz": clock, "not_measured": True})
+                continue
             row["name"] = name
             rows.append(row)
             if row.get("error"):
@@ -191,7 +202,8 @@ def goal_of(row: dict) -> float:
 def table(rows: list[dict], clocks=CLOCKS) -> str:
     """A Markdown table, kernel x clock: ``II/depth claim -> median Fmax`` (``seq`` for a kernel
     without a pipelined loop), ``MISS`` where the median is below the claim, ``no compile`` where
-    the kernel does not compile for the clock (``benchmarks/run.py --fmax`` prints why)."""
+    the kernel does not compile for the clock (``benchmarks/run.py --fmax`` prints why), ``not run``
+    where ``cached_only`` found nothing."""
     names = list(dict.fromkeys(row["name"] for row in rows))
     by = {(row["name"], row["clock_mhz"]): row for row in rows}
     header = ["kernel"] + [f"{clock:g} MHz" for clock in clocks]
@@ -200,8 +212,8 @@ def table(rows: list[dict], clocks=CLOCKS) -> str:
         cells = [name]
         for clock in clocks:
             row = by.get((name, clock))
-            if row is None:
-                cells.append("-")
+            if row is None or row.get("not_measured"):
+                cells.append("not run")
                 continue
             if row.get("error"):
                 cells.append("no compile")
