@@ -26,8 +26,13 @@ measurements; :data:`MEASURED` holds them):
 * a ripple-carry adder on the CCU2C chain 0.6 ns plus 0.035 ns per bit
   (``CARRY_BASE``, ``CARRY_PER_BIT``; 8/16/32-bit adds measure 2.84/3.09/3.70 ns
   in total); a comparison is a subtraction plus about 0.6 ns;
-* a LUT-based multiplier is about ``log2(narrow width)`` carry chains of the
-  product's width (8x8: 8.0 ns, 16x8: 8.4 ns, 16x16: 11.4 ns in total);
+* a LUT-based multiplier is about ``log2(2 x narrow width)`` carry chains of the
+  product's width (8x8: 8.0 ns, 16x8: 8.4 ns, 16x16: 11.4 ns in total), growing
+  smoothly between powers of two: image.sobel's 14 x 14 square measured 10.65 ns in
+  its kernel (:data:`MEASURED_PATHS`), where whole chains, ``ceil(log2(15))``, said 9.8;
+* store-to-load forwarding (``forward``) compares the load's address with each
+  in-flight store's and multiplexes; a predicated store's hit also ANDs its valid
+  bit and predicate, one LUT level more (insertion_sort's critical path);
 * a signed floor division is one carry chain plus three LUT levels per
   quotient bit (8-bit: 35 ns in total), far longer than a cycle;
 * a synchronous block-RAM read has its address at the input register
@@ -57,7 +62,7 @@ import sys
 
 from .ir.ops import operator_of
 
-__all__ = ["operator_delay", "carry", "loop_control", "loop_control_fmax", "LOOP_CONTROL", "MEASURED", "MEASURED_CONTROL", "ROUTING_HOP", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
+__all__ = ["operator_delay", "carry", "loop_control", "loop_control_fmax", "LOOP_CONTROL", "MEASURED", "MEASURED_CONTROL", "MEASURED_PATHS", "ROUTING_HOP", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
            "REGISTER_SETUP"]
 
 #: One LUT4 level plus its routing, in ns.
@@ -98,6 +103,20 @@ MEASURED = {
     ("floordiv", (8, 8), 9): 35.05,
 }
 
+
+#: Critical paths of whole kernels measured with nextpnr-ecp5 (ns, register to register, in the
+#: fold wrapper at 100 MHz) that the model is checked against:
+#: ``name -> (ns, seed, what the path is)``.  Each was chained into one 100 MHz cycle by the
+#: model before; tests/compiler/test_delay_model.py rebuilds each path from the schedule and
+#: checks that it no longer is (sobel's square and insertion_sort's path are modelled no
+#: faster than measured; bipartite_matching's at 10.2 ns, its store moved a cycle later).
+MEASURED_PATHS = {
+    "image.sobel": (10.65, 1, "gx * gx, a 14 x 14 multiply alone in its cycle"),
+    "insertion_sort": (10.20, 2, "a predicated store's valid and predicate through the forwarding "
+                                 "match and multiplexer into the 16-bit comparison a[j] > key"),
+    "bipartite_matching": (10.69, 2, "the forwarded vtx[u] through the 6 x 6 multiply and == 1 into "
+                                     "the store's enable"),
+}
 
 #: Loop control paths measured with nextpnr-ecp5 (ns, register to register, the slowest
 #: seed): ``(counter width, bound width, pipeline length) -> ns``.  vsum compiled for

@@ -87,3 +87,27 @@ def test_conv3x3_with_line_buffers_streams_one_pixel_per_cycle():
         result = run(kernel, args, max_cycles=20_000)
         assert result.match, result.differences
         assert result.cycles <= 1.2 * (256 + scheduled.length)
+
+
+def test_the_clock_sweep_covers_benchmarks_units_and_every_application_kernel():
+    # benchmarks/run.py --fmax (issue 12): every benchmark kernel, the 32-bit multiply and
+    # divide kernels, each application's whole chain exact, and the approximate
+    # configuration's kernels wherever it replaces an operation.
+    from benchmarks import fmax_sweep
+    from benchmarks.apps import app_module
+    from benchmarks.fmax_kernels import FMAX_KERNELS
+
+    names = list(fmax_sweep.kernels())
+    assert len(names) == len(set(names))
+    assert set(KERNEL_NAMES) | set(FMAX_KERNELS) <= set(names)
+    for app in fmax_sweep.APPS:
+        chain = [kernel.name for kernel in app_module(app).KERNELS]
+        assert {f"{app}.{kernel}" for kernel in chain} <= set(names)
+        approximate = [name for name in names if name.startswith(f"{app}.") and "@" in name]
+        assert approximate and all(name.endswith("@" + fmax_sweep.APP_CONFIG) for name in approximate)
+    # A kernel the configuration leaves exact (the band-pass filter multiplies by constants)
+    # is not swept twice.
+    assert "ecg.bandpass@" + fmax_sweep.APP_CONFIG not in names
+    assert "image.sobel@" + fmax_sweep.APP_CONFIG in names
+    with pytest.raises(KeyError, match="unknown kernel"):
+        fmax_sweep.kernels(["image.nothing"])

@@ -64,3 +64,85 @@ def test_a_unit_whose_slowest_operation_exceeds_the_period_lowers_the_claim():
     data = compiled.report.to_json()
     assert data["claimed_clock_mhz"] < 200
     assert any("slowest single operation" in line for line in data["timing"])
+
+
+def test_a_multiplier_grows_smoothly_between_powers_of_two():
+    # Synthesis' compressor tree deepens with every bit of the narrow operand, not in whole
+    # levels at powers of two: each width from 8 to 16 is slower than the one before.
+    delays = [operator_delay("mul", 2 * w, (w, w)) for w in range(8, 17)]
+    assert all(a < b for a, b in zip(delays, delays[1:]))
+    # At powers of two the calibrated chain counts hold (MEASURED: 8x8, 16x8, 16x16).
+    assert operator_delay("mul", 16, (8, 8)) + REGISTER_SETUP == pytest.approx(8.14)
+    assert operator_delay("mul", 32, (16, 16)) + REGISTER_SETUP == pytest.approx(12.10)
+
+
+def test_a_predicated_store_costs_its_forwarding_one_lut_level():
+    from hls.delay_model import LUT
+    from hls.ir.ops import OPERATORS
+
+    class Shape:
+        def __init__(self, width):
+            self.width = width
+
+    class Value:
+        def __init__(self, width, predicate=None):
+            self.shape, self.predicate = Shape(width), predicate
+
+    class Forward:
+        def __init__(self, predicate):
+            self.operands = (Value(16), Value(5))
+            self.shape = Shape(16)
+            self.attrs = {"stores": [Value(16, predicate)]}
+
+    import hls.delay_model as model
+    plain = OPERATORS["forward"].op_delay(model, Forward(None))
+    gated = OPERATORS["forward"].op_delay(model, Forward(object()))
+    assert gated == pytest.approx(plain + LUT)
+
+
+def _pipelined(name):
+    from benchmarks.kernels import load
+    from hls.compiler import compile_kernel
+    from hls.ir import PipelinedLoop
+
+    compiled = compile_kernel(load(name)[0])
+    (loop,) = [node for node in compiled.ir.nodes if isinstance(node, PipelinedLoop)]
+    scheduled = compiled.schedule_of(loop.body)
+    return scheduled.problem, scheduled.schedule
+
+
+def _ops(problem, kind):
+    return [name for name, op in problem.ops.items() if op.kind == kind]
+
+
+def test_insertion_sort_compares_the_forwarded_value_a_cycle_later_at_the_same_ii():
+    # MEASURED_PATHS["insertion_sort"]: memory data, the gated forwarding and the comparison
+    # modelled in one cycle are longer than measured, so they are not chained; the II stays
+    # at the MII (2: the read, forwarding, comparison and store over a distance of 2).
+    from hls.delay_model import MEASURED_PATHS, MEMORY_CLOCK_TO_OUT
+
+    problem, schedule = _pipelined("insertion_sort")
+    (forward,) = _ops(problem, "forward")
+    (gt,) = _ops(problem, "gt")
+    chained = (MEMORY_CLOCK_TO_OUT + problem.problem.operator_type_of(forward).incoming_delay
+               + problem.problem.operator_type_of(gt).incoming_delay + REGISTER_SETUP)
+    assert chained >= MEASURED_PATHS["insertion_sort"][0]
+    assert schedule.start[gt] > schedule.start[forward]
+    assert schedule.ii == 2
+
+
+def test_the_measured_multiply_paths_are_not_chained_in_one_cycle():
+    from hls.delay_model import MEASURED_PATHS
+
+    # image.sobel: the 14 x 14 square alone is modelled no faster than it measured, so at
+    # 100 MHz it is pipelined, not a one-cycle operator.
+    assert operator_delay("mul", 28, (14, 14)) + REGISTER_SETUP >= MEASURED_PATHS["image.sobel"][0]
+    # bipartite_matching: the product and its comparison with 1 fill the cycle, and the
+    # store whose enable that comparison is goes to the next one.
+    problem, schedule = _pipelined("bipartite_matching")
+    (eq,) = _ops(problem, "eq")
+    (mul,) = [operand.name for operand in problem.ops[eq].operands if operand.kind == "mul"]
+    stores = _ops(problem, "store")
+    assert schedule.start[eq] == schedule.start[mul]
+    assert all(schedule.start[store] > schedule.start[eq] for store in stores)
+    assert schedule.ii == 3
