@@ -167,12 +167,13 @@ def test_the_shrinker_leaves_the_decorator_alone():
 
 
 def test_programs_hold_unrolls_partitions_and_local_arrays():
-    """Over 100 programs: full and partial unrolls, pipelined nests (whose constant inner loop
+    """Over 100 programs: full and partial unrolls (with step 2 too), pipelined nests (whose constant inner loop
     the front end unrolls), parameters partitioned in each of the three ways, local arrays
     plain and partitioned, and the window and line-buffer idioms, each at least a few times."""
     seen = {name: 0 for name in ("unroll", "partial unroll", "pipelined nest", "partition", "local",
                                  "partitioned local", "cyclic", "block", "complete", "window",
-                                 "line buffer", "partitioned data-dependent index", "nest", "inner break")}
+                                 "line buffer", "partitioned data-dependent index", "nest", "inner break",
+                                 "stepped unroll")}
     for index in range(100):
         program = fuzz.generate(3, index)
         for construct in program.constructs:
@@ -180,6 +181,7 @@ def test_programs_hold_unrolls_partitions_and_local_arrays():
         source = program.source
         for kind in ("cyclic", "block", "complete"):
             seen[kind] += f'hls.partition("{kind}"' in source
+        seen["stepped unroll"] += ", 2), factor=" in source
         tree = ast.parse(source)
         partitioned = {argument.arg for argument in fuzz._kernel_def(tree, program.name).args.args
                        if "hls.partition" in ast.unparse(argument.annotation)}
