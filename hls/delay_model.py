@@ -88,7 +88,7 @@ ROUTING_HOP = 0.5
 #: ns.  Calibrated on the slowest control path measured (:data:`MEASURED_CONTROL`, the
 #: median over nextpnr seeds 1-3, which is what ``benchmarks/run.py --fmax`` checks a
 #: claim against): gsumif for 200 MHz, 119.4 MHz.  Kernels with the same counter and
-#: pipeline length differ by placement alone (vsum's median is 0.7 ns faster than
+#: pipeline length differ by placement alone (vsum's median is 1.0 ns faster than
 #: argmax's), so the model covers the slowest of them rather than their average.  Single
 #: seeds are slower still: gsumif's third seed reached 104.1 MHz.
 LOOP_CONTROL = 4.9
