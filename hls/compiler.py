@@ -20,7 +20,6 @@ from .errors import KernelSyntaxError
 from .frontend import shape_of
 from .frontend.flatten import flatten_nests
 from .ir import KernelIR, PipelinedLoop, UnsupportedConstruct, build_ir
-from .ir.ops import UnitTimingError
 from .report import build_report
 from .schedule import Schedule, minimum_ii, schedule, schedule_sequential, verify
 from .schedule.mii import MIIBound
@@ -173,16 +172,11 @@ def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = T
     began = time.perf_counter()
     ir = lower(kernel, pipelining=pipelining)
     compiled = CompiledKernel(ir, target, approximations=list(kernel.analyze().approximations))
-    try:
-        for node in ir.nodes:
-            if isinstance(node, PipelinedLoop):
-                compiled.schedules[id(node.body)] = _schedule_loop(target, node)
-            elif node.ops:
-                compiled.schedules[id(node)] = _schedule_block(target, node)
-    except UnitTimingError as error:
-        op = error.op
-        raise KernelSyntaxError(ir.filename, min(op.lines, default=0), 1,
-                                f"`{op.text}` at {target.clock_mhz:g} MHz: {error}") from None
+    for node in ir.nodes:
+        if isinstance(node, PipelinedLoop):
+            compiled.schedules[id(node.body)] = _schedule_loop(target, node)
+        elif node.ops:
+            compiled.schedules[id(node)] = _schedule_block(target, node)
     compiled.overlaps = overlap_runs(ir, compiled.schedule_of, enabled=overlap)
     compiled.compile_seconds = time.perf_counter() - began
     compiled.report = build_report(compiled)

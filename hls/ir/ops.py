@@ -43,27 +43,13 @@ from typing import Callable, Literal
 
 from amaranth.hdl import Const, Mux, Shape, Signal, Value
 
-__all__ = ["Operator", "Lowering", "Timing", "UnitOperator", "UnknownOperatorError", "UnitTimingError",
+__all__ = ["Operator", "Lowering", "Timing", "UnitOperator", "UnknownOperatorError",
            "OPERATORS", "operator_of", "operator_for_syntax",
            "limitable_resources", "covering_shape"]
 
 
 class UnknownOperatorError(ValueError):
     """An operation kind that has no entry in :data:`OPERATORS`."""
-
-
-class UnitTimingError(ValueError):
-    """A unit chosen for an operation cannot meet the target clock.
-
-    Attributes
-    ----------
-    op : hls.ir.nodes.Op
-        The operation (its ``lines`` and ``text`` name it).
-    """
-
-    def __init__(self, op, message: str):
-        super().__init__(message)
-        self.op = op
 
 
 @dataclass(frozen=True)
@@ -352,10 +338,7 @@ class Operator:
         """Latency and delay of the IR operation ``op`` under a clock whose period leaves
         ``period`` ns to logic, on the device of ``model``."""
         if self.unit is not None:
-            try:
-                return self.unit.timing(model, period, tuple(operand.shape for operand in op.operands), op.attrs)
-            except ValueError as error:     # hls.units.UnitClockError: no stage count fits the period
-                raise UnitTimingError(op, str(error)) from None
+            return self.unit.timing(model, period, tuple(operand.shape for operand in op.operands), op.attrs)
         if self.unit_timing is not None:
             constants = tuple(operand.attrs["value"] if operand.kind == "const" and not shared else None
                               for operand in op.operands)
@@ -716,10 +699,8 @@ def _approx_timing(model, period, shapes, attrs):
     choice = attrs["unit"]
     a, b = (Shape.cast(shape) for shape in shapes)
     plan = approx_plan(choice, a, b, period, model.ROUTING_HOP)
-    return Timing(plan.stages, plan.incoming_delay, plan.outgoing_delay,
-                  type_name=f"{choice.kind}:{choice.label}_{'s' if a.signed else 'u'}{a.width}_"
-                            f"{'s' if b.signed else 'u'}{b.width}",
-                  description=plan.description)
+    return _unit_timing(plan, period, f"{choice.kind}:{choice.label}_{'s' if a.signed else 'u'}{a.width}_"
+                                      f"{'s' if b.signed else 'u'}{b.width}", model)
 
 
 def _approx_build(lowering: Lowering, operands):
