@@ -7,6 +7,11 @@ printed, shrunk (unless ``--no-shrink``) and saved as a pytest file under
 hold each loop-nest and array construct (``Program.constructs``: nests, inner
 breaks, unrolls, partitioned and local arrays). The last line is ``N passed, M
 failed``; the exit status is 1 if anything failed.
+
+``--containing TEXT`` runs only the programs whose source contains ``TEXT``
+(the others are generated and skipped, and counted apart): after a change that
+can only alter kernels using one construct or unit (``--containing
+mitchell_refined``), the programs it cannot alter need not run again.
 """
 
 from __future__ import annotations
@@ -35,13 +40,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--regressions", type=Path, default=ROOT / "tests" / "sim" / "regressions",
                         help="where shrunk failures are saved (default tests/sim/regressions)")
     parser.add_argument("--max-shrink-attempts", type=int, default=300)
+    parser.add_argument("--containing", metavar="TEXT",
+                        help="run only the programs whose source contains TEXT (default: every program)")
     args = parser.parse_args(argv)
     if args.count < 1:
         parser.error(f"--count must be at least 1, not {args.count}")
     if args.start < 0:
         parser.error(f"--start must be at least 0, not {args.start}")
+    if args.containing is not None and not args.containing:
+        parser.error("--containing needs a non-empty TEXT")
 
-    passed = failed = 0
+    passed = failed = skipped = 0
     cycles = 0
     constructs = collections.Counter()
     began = time.perf_counter()
@@ -49,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         check = functools.partial(fuzz.check, backend=args.backend, directory=directory)
         for index in range(args.start, args.start + args.count):
             program = fuzz.generate(args.seed, index)
+            if args.containing is not None and args.containing not in program.source:
+                skipped += 1
+                continue
             constructs.update(program.constructs)
             verdict = check(program)
             if verdict.passed:
@@ -64,12 +76,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  saved {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} "
                       f"({program.statement_count} statements)", flush=True)
             done = passed + failed
-            if done % 50 == 0:
+            if done and done % 50 == 0:
                 print(f"[{done}/{args.count}] {passed} passed, {failed} failed, "
                       f"{time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - began
-    print(f"{args.backend}: {args.count} programs in {elapsed:.1f} s "
-          f"({elapsed / args.count:.2f} s each), {cycles} simulated cycles in passing programs")
+    ran = passed + failed
+    if args.containing is not None:
+        print(f"{ran} of {args.count} programs contain {args.containing!r}; {skipped} skipped")
+    print(f"{args.backend}: {ran} programs in {elapsed:.1f} s "
+          f"({elapsed / max(ran, 1):.2f} s each), {cycles} simulated cycles in passing programs")
     print("programs holding: " + (", ".join(f"{name} {count}" for name, count in sorted(constructs.items()))
                                   or "none of the nest and array constructs"))
     print(f"{passed} passed, {failed} failed")

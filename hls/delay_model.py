@@ -63,7 +63,8 @@ import sys
 
 from .ir.ops import operator_of
 
-__all__ = ["operator_delay", "carry", "loop_control", "loop_control_fmax", "LOOP_CONTROL", "MEASURED", "MEASURED_CONTROL", "MEASURED_PATHS", "ROUTING_HOP", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
+__all__ = ["operator_delay", "carry", "loop_control", "loop_control_fmax", "unit_routing", "LOOP_CONTROL", "MEASURED", "MEASURED_CONTROL", "MEASURED_PATHS",
+           "MEASURED_UNIT_SEGMENTS", "UNIT_SEGMENT_ALLOWANCE", "ROUTING_HOP", "LUT", "CARRY_BASE", "CARRY_PER_BIT", "MEMORY_SETUP", "MEMORY_CLOCK_TO_OUT",
            "REGISTER_SETUP"]
 
 #: One LUT4 level plus its routing, in ns.
@@ -92,6 +93,30 @@ ROUTING_HOP = 0.5
 #: argmax's), so the model covers the slowest of them rather than their average.  Single
 #: seeds are slower still: gsumif's third seed reached 104.1 MHz.
 LOOP_CONTROL = 4.9
+
+#: ns by which each pipeline segment of a library unit is slower inside a kernel than the
+#: library's estimate of it (:mod:`approx_units.dataflow`, whose constants were measured
+#: one operation at a time), per unit id: the compiler adds it to ``ROUTING_HOP`` when it
+#: chooses a unit's stages (:func:`unit_routing`).  Refined Mitchell's centre product and
+#: mantissa add (a 5 x 5 multiply into a 10-bit add, 7.1 ns estimated) sit in one segment
+#: at 16 bits and 100 MHz, where their four LUT levels route at 0.6-1.9 ns a hop in a kernel
+#: full of units; calibrated, like ``LOOP_CONTROL``, on the slowest median measured
+#: (:data:`MEASURED_UNIT_SEGMENTS`).
+UNIT_SEGMENT_ALLOWANCE = {"mitchell_refined": 0.95}
+
+#: Kernels whose critical path was a unit's segment, measured with nextpnr-ecp5 in
+#: ``benchmarks/apps.py``'s harness (ns register to register, the median over seeds 1-3,
+#: before :data:`UNIT_SEGMENT_ALLOWANCE`): ``kernel -> ((unit, operand widths, stages), ns)``.
+#: tracking.track@mitchell_refined+mitchell_div_refined: 95.0, 100.2, 94.5 MHz;
+#: tracking.track@mitchell_refined+mitchell_div: 98.2, 101.5, 99.7 MHz;
+#: image.blur@mitchell_refined: 96.0, 100.2, 102.3 MHz (the clock sweep's harness: 105.8,
+#: 98.7, 104.2).  Each path runs from the registered top fraction bits through the
+#: centre product into the registered mantissa sum.
+MEASURED_UNIT_SEGMENTS = {
+    "tracking.track@mitchell_refined+mitchell_div_refined": (("mitchell_refined", (16, 16), 2), 1000 / 95.0),
+    "tracking.track@mitchell_refined+mitchell_div": (("mitchell_refined", (16, 16), 2), 1000 / 99.7),
+    "image.blur@mitchell_refined": (("mitchell_refined", (16, 16), 2), 1000 / 100.2),
+}
 
 #: Register-to-register path delays measured with nextpnr-ecp5 (ns, including
 #: ``REGISTER_SETUP``): ``(kind, operand widths, result width) -> ns``.
@@ -165,6 +190,12 @@ def operator_delay(kind: str, width: int, operand_widths: tuple[int, ...] = ()) 
     """
     # This module is the ECP5 model the table's formulas read (LUT, carry, ROUTING_HOP).
     return operator_of(kind).delay(sys.modules[__name__], width, tuple(operand_widths))
+
+
+def unit_routing(unit: str) -> float:
+    """ns added to each segment of library unit ``unit`` when its stages are chosen:
+    :data:`ROUTING_HOP`, plus the unit's :data:`UNIT_SEGMENT_ALLOWANCE` if it has one."""
+    return ROUTING_HOP + UNIT_SEGMENT_ALLOWANCE.get(unit, 0.0)
 
 
 def loop_control(counter_width: int, bound_width: int, length: int) -> float:

@@ -591,14 +591,15 @@ def _multiplier_timing(model, period, shapes, constants):
     # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
     from ..units import multiplier_plan
     plan = multiplier_plan(a, b, period, model.ROUTING_HOP)
-    return _unit_timing(plan, period, type_name, model)
+    return _unit_timing(plan, period, type_name, model.ROUTING_HOP)
 
 
-def _unit_timing(plan, period, type_name, model):
-    """The scheduler's view of a pipelined unit's ``plan`` (:class:`hls.units.UnitPlan`)."""
+def _unit_timing(plan, period, type_name, routing):
+    """The scheduler's view of a pipelined unit's ``plan`` (:class:`hls.units.UnitPlan`),
+    chosen with ``routing`` ns added to each segment."""
     return Timing(plan.stages, min(plan.incoming_delay, period), min(plan.outgoing_delay, period),
                   type_name=type_name, description=plan.description,
-                  slowest=max(plan.segment_delays) + model.ROUTING_HOP)
+                  slowest=max(plan.segment_delays) + routing)
 
 
 def _digit_multiplier(lowering: Lowering, plan: _DigitPlan, a: Value, b: Value):
@@ -666,7 +667,7 @@ def _divider_timing(model, period, shapes, constants):
     from ..units import divider_plan
     a, b = shapes
     plan = divider_plan(a, b, period, model.ROUTING_HOP)
-    return _unit_timing(plan, period, f"div_{_sign_tag(a)}_{_sign_tag(b)}", model)
+    return _unit_timing(plan, period, f"div_{_sign_tag(a)}_{_sign_tag(b)}", model.ROUTING_HOP)
 
 
 def _pipelined_divider(part):
@@ -698,9 +699,10 @@ def _approx_timing(model, period, shapes, attrs):
     from ..units import approx_plan
     choice = attrs["unit"]
     a, b = (Shape.cast(shape) for shape in shapes)
-    plan = approx_plan(choice, a, b, period, model.ROUTING_HOP)
+    routing = model.unit_routing(choice.unit)
+    plan = approx_plan(choice, a, b, period, routing)
     return _unit_timing(plan, period, f"{choice.kind}:{choice.label}_{'s' if a.signed else 'u'}{a.width}_"
-                                      f"{'s' if b.signed else 'u'}{b.width}", model)
+                                      f"{'s' if b.signed else 'u'}{b.width}", routing)
 
 
 def _approx_build(lowering: Lowering, operands):

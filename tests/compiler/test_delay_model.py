@@ -2,8 +2,8 @@
 
 import pytest
 
-from hls.delay_model import (MEASURED, MEASURED_CONTROL, REGISTER_SETUP, loop_control, loop_control_fmax,
-                              operator_delay)
+from hls.delay_model import (MEASURED, MEASURED_CONTROL, MEASURED_UNIT_SEGMENTS, REGISTER_SETUP, loop_control,
+                              loop_control_fmax, operator_delay, unit_routing)
 
 
 @pytest.mark.parametrize("key", sorted(MEASURED, key=str))
@@ -33,6 +33,37 @@ def test_loop_control_is_never_faster_than_measured_and_within_a_quarter(name):
     assert estimate >= measured
     assert estimate == pytest.approx(measured, rel=0.25)
     assert loop_control_fmax(*key) == pytest.approx(1000 / estimate)
+
+
+@pytest.mark.parametrize("name", sorted(MEASURED_UNIT_SEGMENTS))
+def test_unit_segments_are_never_faster_than_measured_in_kernels(name):
+    # The measured kernel's unit, pipelined in the stages it had when measured: its slowest
+    # segment, with the routing the compiler adds, must not be faster than nextpnr's median.
+    from amaranth import unsigned
+
+    from hls.approx import UnitChoice
+    from hls.units import _approx_segments, approx_unit
+    (unit, (a, b), stages), measured = MEASURED_UNIT_SEGMENTS[name]
+    built = approx_unit(UnitChoice("mul", unit), unsigned(a), unsigned(b))
+    estimate = max(_approx_segments(built, stages)) + unit_routing(unit) + REGISTER_SETUP
+    assert estimate >= measured
+    assert estimate == pytest.approx(measured, rel=0.1)
+
+
+def test_a_unit_with_an_allowance_gets_more_stages_than_without():
+    from amaranth import unsigned
+
+    from hls.approx import UnitChoice
+    from hls.delay_model import ROUTING_HOP
+    from hls.target import Target
+    from hls.units import approx_plan
+    period = Target().usable_period_ns
+    choice = UnitChoice("mul", "mitchell_refined")
+    plain = approx_plan(choice, unsigned(16), unsigned(16), period, ROUTING_HOP)
+    allowed = approx_plan(choice, unsigned(16), unsigned(16), period, unit_routing("mitchell_refined"))
+    assert unit_routing("mitchell_refined") > ROUTING_HOP == unit_routing("drum")
+    assert allowed.stages == plain.stages + 1
+    assert max(allowed.segment_delays) + unit_routing("mitchell_refined") <= period
 
 
 def test_loop_control_grows_with_the_counter_and_the_pipeline():
