@@ -9,10 +9,11 @@ multiplies and divides) is compiled for each clock target (default 50, 100,
 (``--25k --package CABGA256 --freq MHZ``). The kernel's ports are driven from a
 shift register fed by one pin and its registered outputs folded through a
 registered XOR tree into one pin (:func:`approx_units.synth.fold_wrapper`),
-so Fmax is that of the kernel's register-to-register paths. Seed 1 first; on a
-close call (within 10 % of the clock the kernel must reach, the lower of the target
-and the report's claim, either way) seeds 2 .. N as well, since Fmax moves by about
-7 % between seeds. A clock
+so Fmax is that of the kernel's register-to-register paths. Seed 1 first; then
+seeds 2 .. N as well unless seed 1 is more than 10 % above the clock the kernel must
+reach (the lower of the target and the report's claim), since Fmax moves by about
+7 % between seeds (and by up to 25 % on a path through a high-fanout enable): a
+miss is judged on the median, as a pass is. A clock
 *closes* when the median over the seeds run reaches it. Each row has the
 report's ``claimed_clock_mhz`` (the target, or less where the loop control
 limits it), and the target of issue 12 is that the claim is always reached.
@@ -35,7 +36,7 @@ from pathlib import Path
 
 #: The clock targets of the sweep, in MHz.
 CLOCKS = (50.0, 100.0, 150.0, 200.0)
-#: Within this fraction of the target, more seeds are run.
+#: Seed 1 more than this fraction above the clock a kernel must reach settles it; otherwise more seeds run.
 CLOSE_CALL = 0.10
 
 
@@ -137,7 +138,9 @@ def measure(kernel, clock: float, seeds: int, cache, *, cached_only: bool = Fals
             if seed > 1:
                 median = statistics.median(row["fmax_mhz"].values())
                 goal = min(clock, row["claimed_mhz"])
-                if abs(median - goal) > CLOSE_CALL * goal:
+                # Comfortably above: settled. Below, by any margin, a miss is judged on the
+                # median as a pass is, never on one placement.
+                if median - goal > CLOSE_CALL * goal:
                     break
             key = f"fmax-{digest}-{clock:g}-{seed}"
             cached = cache.get(key)

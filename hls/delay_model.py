@@ -39,6 +39,11 @@ measurements; :data:`MEASURED` holds them):
   (``MEMORY_SETUP``) and data out of the port after ``MEMORY_CLOCK_TO_OUT``
   (estimates: these were not measured).
 
+* a library unit's pipeline segments are the library's estimates
+  (:mod:`approx_units.dataflow`) plus ``ROUTING_HOP``; refined Mitchell's
+  segments measured up to 0.95 ns slower than that inside kernels
+  (:data:`UNIT_SEGMENT_ALLOWANCE`, :func:`unit_routing`);
+
 * a pipelined loop's control (:func:`loop_control`) is the counter's
   comparison with its bound, then the issue and stop logic into the
   ``running`` and ``draining`` registers and the valid chain: about four LUT

@@ -1,5 +1,7 @@
 """Every benchmark kernel, in Amaranth's simulator, against its Python run; and its schedules."""
 
+import statistics
+
 import pytest
 
 from benchmarks.kernels import KERNEL_NAMES, load
@@ -111,3 +113,24 @@ def test_the_clock_sweep_covers_benchmarks_units_and_every_application_kernel():
     assert "image.sobel@" + fmax_sweep.APP_CONFIG in names
     with pytest.raises(KeyError, match="unknown kernel"):
         fmax_sweep.kernels(["image.nothing"])
+
+
+@pytest.mark.parametrize("placements, seeds_run", [
+    ((125.0, 90.0, 91.0), 1),        # seed 1 more than 10 % above the claim: settled
+    ((105.0, 90.0, 99.0), 3),        # a close call: the median of three
+    ((80.0, 121.9, 132.1), 3),       # far below: a miss is judged on the median too
+])
+def test_the_sweep_runs_more_seeds_unless_seed_one_is_comfortably_above(placements, seeds_run, tmp_path,
+                                                                       monkeypatch):
+    from approx_units.synth import ResultCache
+    from benchmarks import fmax_sweep
+    from benchmarks.kernels import load
+
+    monkeypatch.setattr(fmax_sweep, "_synthesised", lambda verilog, top, work: {"LUT4": 7, "TRELLIS_FF": 3})
+    monkeypatch.setattr(fmax_sweep, "_placed", lambda work, clock, seed: placements[seed - 1])
+    row = fmax_sweep.measure(load("vsum")[0], 100.0, 3, ResultCache(tmp_path))
+    assert row["claimed_mhz"] == 100
+    assert list(row["fmax_mhz"]) == list(range(1, seeds_run + 1))
+    median = statistics.median(placements[:seeds_run])
+    assert row["median_mhz"] == median
+    assert row["reaches_claim"] == (median >= 100) and row["lut4"] == 7 and row["ff"] == 3
