@@ -186,8 +186,8 @@ def build_report(compiled) -> Report:
                 if unit.slowest > target.usable_period_ns + 1e-9:
                     reach = 1000.0 / (unit.slowest + target.delay_model.REGISTER_SETUP)
                     claimed = min(claimed, reach)
-                    timing.append(f"{where}: the unit's slowest single operation takes {unit.slowest:.1f} ns, "
-                                  f"more than the {target.usable_period_ns:.1f} ns the clock leaves to logic: "
+                    timing.append(f"{where}: the unit's slowest single operation takes {unit.slowest:.2f} ns, "
+                                  f"more than the {target.usable_period_ns:.2f} ns the clock leaves to logic: "
                                   f"the kernel is claimed to reach {reach:.0f} MHz, not {target.clock_mhz:g}")
             elif not entry.has_unit and entry.pipelined is not None:
                 timing.append(f"{where} is slower than one clock period: {entry.pipelined_description} "
