@@ -604,7 +604,8 @@ def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
     """:func:`synthesize_kernel` for each placement seed of ``seeds``, in that order.
 
     The kernel is synthesised once and placed and routed once per seed not in the cache
-    (each seed's result is cached under :func:`synthesize_kernel`'s key for that seed).
+    (each seed's result is cached under :func:`kernel_result_key`, the key
+    :func:`synthesize_kernel` has always used).
     The cells are the same in every report; the Fmax is that seed's.
 
     Raises
@@ -615,11 +616,7 @@ def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
     spec = TARGETS["ecp5"]
     if cache is None:
         cache = ResultCache()
-
-    def key_of(seed):
-        return kernel_result_key(verilog, top, clock_mhz, seed)
-
-    results = {seed: cache.get(key_of(seed)) for seed in seeds}
+    results = {seed: cache.get(kernel_result_key(verilog, top, clock_mhz, seed)) for seed in seeds}
     missing = [seed for seed in dict.fromkeys(seeds) if results[seed] is None]
     if missing:
         with tempfile.TemporaryDirectory(prefix="axhls-kernel-") as work:
@@ -643,7 +640,7 @@ def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
                 report = json.loads(Path(work, f"report{seed}.json").read_text())
                 fmax = min(clock["achieved"] for clock in report["fmax"].values())
                 results[seed] = AreaReport.from_cells("ecp5", cells, fmax).to_dict()
-                cache.put(key_of(seed), results[seed])
+                cache.put(kernel_result_key(verilog, top, clock_mhz, seed), results[seed])
     return [AreaReport.from_cells("ecp5", results[seed]["cells"], results[seed]["fmax_mhz"]) for seed in seeds]
 
 
