@@ -41,7 +41,7 @@ from typing import Iterator
 
 __all__ = ["DestinationError", "json_safe", "FILE_MODE", "DIRECTORY_MODE", "check_file_destination",
            "check_directory_destination", "write_text", "write_bytes", "atomic_path", "output_directory",
-           "OutputDirectory", "interrupts_deferred"]
+           "OutputDirectory", "interrupts_deferred", "DeferredInterrupt"]
 
 #: Mode of every file the project writes.
 FILE_MODE = 0o644
@@ -131,25 +131,64 @@ def check_directory_destination(path: str | os.PathLike) -> Path:
     return target
 
 
-@contextlib.contextmanager
-def interrupts_deferred() -> Iterator[None]:
-    """Hold back Ctrl-C (SIGINT) until the block ends, then deliver it.
+class DeferredInterrupt:
+    """A Ctrl-C held back by :func:`interrupts_deferred`, to be delivered where it is safe.
 
-    Used around the few renames that put a set of outputs in place, so that an
-    interrupt cannot leave half of them old and half new. Outside the main
-    thread (where signal handlers cannot be set) it does nothing.
+    Attributes
+    ----------
+    requested : bool
+        Whether SIGINT arrived in the block and has not been delivered yet.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
+
+    def __init__(self, handler=signal.default_int_handler):
+        self.requested = False
+        self._handler = handler
+
+    def _record(self, signum, frame):
+        # A signal handler runs between two bytecodes of the main thread, possibly inside a
+        # lock's critical section: it must not take a lock itself, so it only sets a flag.
+        self.requested = True
+
+    def check(self) -> None:
+        """Deliver a held-back Ctrl-C now: raise ``KeyboardInterrupt``, or call the handler it displaced."""
+        if self.requested:
+            self.requested = False
+            self._handler(signal.SIGINT, None)
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[DeferredInterrupt]:
+    """Hold back Ctrl-C (SIGINT) until the block ends or checks, then deliver it.
+
+    Within the block, SIGINT only sets :attr:`DeferredInterrupt.requested` of the
+    object yielded; its :meth:`~DeferredInterrupt.check` delivers it where the
+    block chooses (Python's default handler raises ``KeyboardInterrupt``), and
+    the end of the block delivers it if nobody did.  Used around the few renames
+    that put a set of outputs in place, so that an interrupt cannot leave half of
+    them old and half new, and around waits on a pool of workers
+    (:mod:`approx_units.interrupts`), where an exception inside
+    :mod:`concurrent.futures` can leave a lock held.
+
+    A block inside another shares the enclosing block's request.  Outside the main
+    thread (where Python delivers no signal), or where SIGINT is ignored (as in a
+    worker process) or has the system's default action, nothing is held back.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    enclosing = getattr(previous, "__self__", None)
+    if isinstance(enclosing, DeferredInterrupt):
+        yield enclosing
+        enclosing.check()
         return
-    received = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: received.append(number))
+    request = DeferredInterrupt(previous if callable(previous) else signal.default_int_handler)
+    if not callable(previous) or threading.current_thread() is not threading.main_thread():
+        yield request
+        return
+    signal.signal(signal.SIGINT, request._record)
     try:
-        yield
+        yield request
     finally:
         signal.signal(signal.SIGINT, previous)
-        if received:
-            raise KeyboardInterrupt
+    request.check()
 
 
 @contextlib.contextmanager
