@@ -34,7 +34,7 @@ from pathlib import Path
 import artefacts
 
 from . import evaluate as ev
-from . import synth
+from . import interrupts, synth
 from .unit import get as get_unit
 from .unit import names as unit_names
 
@@ -239,24 +239,27 @@ def _build(directory: Path, out: artefacts.OutputDirectory, targets, units, widt
                 return record, target, error
             return record, target, report
 
-        pool = ThreadPoolExecutor(max_workers=max(1, jobs))
-        try:
-            for record, target, report in pool.map(run, work):
-                if isinstance(report, synth.SynthesisError):
-                    record["area"][target] = {"error": str(report)}
-                    failures.append(f"{record['module']} {target}: {report}")
-                    log(f"area {record['module']} {target}: FAILED: {report}")
-                    continue
-                if report is None:
-                    log(f"area {record['module']} {target}: not in the cache, left out")
-                    continue
-                record["area"][target] = {k: report.to_dict()[k] for k in
-                                          ("luts", "carry", "lut_equivalents", "ffs", "dsps", "rams",
-                                           "fmax_mhz", "adp")}
-                log(f"area {record['module']} {target}: {report.luts} LUTs, fmax {report.fmax_mhz}")
-        finally:
-            # On Ctrl-C, start no further synthesis; the running ones end with their tools.
-            pool.shutdown(wait=True, cancel_futures=True)
+        with artefacts.interrupts_deferred() as interrupt:
+            pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+            try:
+                # In submission order, so that the log and the failures are deterministic.
+                for future in [pool.submit(run, item) for item in work]:
+                    record, target, report = interrupts.result(future, interrupt)
+                    if isinstance(report, synth.SynthesisError):
+                        record["area"][target] = {"error": str(report)}
+                        failures.append(f"{record['module']} {target}: {report}")
+                        log(f"area {record['module']} {target}: FAILED: {report}")
+                        continue
+                    if report is None:
+                        log(f"area {record['module']} {target}: not in the cache, left out")
+                        continue
+                    record["area"][target] = {k: report.to_dict()[k] for k in
+                                              ("luts", "carry", "lut_equivalents", "ffs", "dsps", "rams",
+                                               "fmax_mhz", "adp")}
+                    log(f"area {record['module']} {target}: {report.luts} LUTs, fmax {report.fmax_mhz}")
+            finally:
+                # On Ctrl-C, start no further synthesis; the running ones end with their tools.
+                pool.shutdown(wait=True, cancel_futures=True)
     for record in records:
         del record["_verilog_text"]
 

@@ -51,7 +51,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +61,7 @@ from tqdm import tqdm
 import artefacts
 
 from .dataflow import Graph
+from . import interrupts
 from .metrics import ErrorStats
 
 __all__ = ["KernelSpec", "Evaluator", "CompilerUnavailable", "available", "unavailable_reason",
@@ -790,19 +791,17 @@ class Evaluator:
         workers = max(1, workers or os.cpu_count() or 1)
         results = [None] * len(tasks)
         with tqdm(total=(a_hi - a_lo) * (b_hi - b_lo), unit="pair", unit_scale=True, file=sys.stderr,
-                  disable=not progress, leave=False, delay=2.0) as bar:
+                  disable=not progress, leave=False, delay=2.0) as bar, \
+                artefacts.interrupts_deferred() as interrupt:
             pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="axhls-eval")
             try:
-                pending = {pool.submit(self.raw_range, task, (b_lo, b_hi)): index
+                futures = {pool.submit(self.raw_range, task, (b_lo, b_hi)): index
                            for index, task in enumerate(tasks)}
-                while pending:
-                    # A timeout, so that Ctrl-C reaches this thread between waits.
-                    done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        index = pending.pop(future)
-                        results[index] = future.result()
-                        lo, hi = tasks[index]
-                        bar.update((hi - lo) * (b_hi - b_lo))
+                for future in interrupts.as_completed(futures, interrupt):
+                    index = futures[future]
+                    results[index] = future.result()
+                    lo, hi = tasks[index]
+                    bar.update((hi - lo) * (b_hi - b_lo))
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
         # Merged in task order, whichever thread finished first: the float sums are deterministic.

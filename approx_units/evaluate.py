@@ -36,15 +36,12 @@ A progress bar (tqdm, on stderr) appears only when stderr is a terminal.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import math
 import os
-import signal
 import sys
-import threading
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,6 +51,9 @@ import numpy as np
 import numpy.random  # noqa: F401
 from tqdm import tqdm
 
+import artefacts
+
+from . import interrupts
 from .metrics import ErrorStats
 from .unit import Unit
 from .unit import get as get_unit
@@ -61,7 +61,7 @@ from .unit import get as get_unit
 __all__ = [
     "Evaluation", "Uniform", "Histogram", "Pairs", "LibraryUnit",
     "evaluate", "operand_range", "EXHAUSTIVE_LIMIT_BITS", "DEFAULT_EXHAUSTIVE_BITS",
-    "CHUNK_PAIRS", "TILED_TASK_PAIRS", "BATCHES", "ignore_interrupts", "interrupts_held",
+    "CHUNK_PAIRS", "TILED_TASK_PAIRS", "BATCHES",
 ]
 
 #: Largest total operand width (bits of a + bits of b) evaluated exhaustively on request.
@@ -615,43 +615,9 @@ def _keep_freed_memory() -> None:
         pass
 
 
-def ignore_interrupts() -> None:
-    """Worker initialiser: leave Ctrl-C (SIGINT) to the parent process.
-
-    A terminal sends SIGINT to every process of the foreground group, workers
-    included; a worker that took it would die with a ``KeyboardInterrupt``
-    traceback of its own and break the pool.  Ignoring it lets the parent alone
-    stop: it cancels the pending tasks, waits for the running ones (a task is a
-    fraction of a second) and exits with status 130.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # A worker forked inside interrupts_held() starts with SIGINT blocked; one that arrived
-    # meanwhile is discarded now, since it is ignored.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-@contextlib.contextmanager
-def interrupts_held():
-    """Block SIGINT in this thread while worker processes are started (by the first submit).
-
-    A worker forked before its initializer ran would still have this process's
-    handler, and a Ctrl-C then would print its own traceback.  Forked with
-    SIGINT blocked, it can only get the signal after :func:`ignore_interrupts`;
-    this process gets it, as a ``KeyboardInterrupt``, when the block ends.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
 def _start_worker() -> None:
     """Initialiser of the evaluation's own process pool."""
-    ignore_interrupts()
+    interrupts.ignore_interrupts()
     _keep_freed_memory()
 
 
@@ -669,19 +635,20 @@ def _run_tasks(tasks, total: int, workers, executor, progress) -> list:
                 bar.update(count)
             return results
         own_pool = executor is None
-        pool = executor if executor is not None else ProcessPoolExecutor(max_workers=workers,
-                                                                         initializer=_start_worker)
-        try:
-            with interrupts_held():
-                futures = {pool.submit(function, *arguments): index
-                           for index, (function, *arguments) in enumerate(tasks)}
-            for future in as_completed(futures):
-                stats, count = future.result()
-                results[futures[future]] = stats
-                bar.update(count)
-        finally:
-            if own_pool:
-                pool.shutdown(cancel_futures=True)
+        with artefacts.interrupts_deferred() as interrupt:
+            pool = executor if executor is not None else ProcessPoolExecutor(max_workers=workers,
+                                                                             initializer=_start_worker)
+            try:
+                with interrupts.interrupts_held():
+                    futures = {pool.submit(function, *arguments): index
+                               for index, (function, *arguments) in enumerate(tasks)}
+                for future in interrupts.as_completed(futures, interrupt):
+                    stats, count = future.result()
+                    results[futures[future]] = stats
+                    bar.update(count)
+            finally:
+                if own_pool:
+                    pool.shutdown(cancel_futures=True)
         return results
     finally:
         bar.close()

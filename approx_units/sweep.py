@@ -21,15 +21,14 @@ import json
 import os
 import sqlite3
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import artefacts
 
 from . import evaluate as ev
-from . import synth
-from .evaluate import ignore_interrupts, interrupts_held
+from . import interrupts, synth
 from .unit import get as get_unit
 from .unit import spec
 
@@ -243,29 +242,33 @@ def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, 
               [(synthesise, key) for key in area_keys if not store.done(key)]
     total = len(error_keys) + len(area_keys)
     summary = {"jobs": total, "reused": total - len(pending), "computed": 0, "failed": []}
-    with interrupts_held():      # workers of a process_pool() are forked by the first submit
-        futures = {executor.submit(function, key): key for function, key in pending}
-    try:
-        for future in as_completed(futures):
-            key = futures[future]
-            try:
-                result = future.result()
-            except Exception as error:  # a job's failure must not lose the others' results
-                summary["failed"].append(f"{key.text()}: {type(error).__name__}: {error}")
-                log(f"failed {key.text()}: {error}")
-                continue
-            store.put(key, result)
-            summary["computed"] += 1
-            log(f"done {key.text()}")
-    finally:
-        for future in futures:
-            future.cancel()
+    futures = {}
+    # Deferred, so that Ctrl-C lands neither inside concurrent.futures nor half-way through a
+    # row of the store.
+    with artefacts.interrupts_deferred() as interrupt:
+        try:
+            with interrupts.interrupts_held():   # a process_pool() forks its workers at the first submit
+                futures = {executor.submit(function, key): key for function, key in pending}
+            for future in interrupts.as_completed(futures, interrupt):
+                key = futures[future]
+                try:
+                    result = future.result()
+                except Exception as error:  # a job's failure must not lose the others' results
+                    summary["failed"].append(f"{key.text()}: {type(error).__name__}: {error}")
+                    log(f"failed {key.text()}: {error}")
+                    continue
+                store.put(key, result)
+                summary["computed"] += 1
+                log(f"done {key.text()}")
+        finally:
+            for future in futures:
+                future.cancel()
     return summary
 
 
 def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
     """A local pool of ``jobs`` worker processes (default: every core) that leave Ctrl-C to this one."""
-    return ProcessPoolExecutor(max_workers=jobs, initializer=ignore_interrupts)
+    return ProcessPoolExecutor(max_workers=jobs, initializer=interrupts.ignore_interrupts)
 
 
 def table(error_keys, area_keys, store: ResultStore) -> list[dict]:
