@@ -17,6 +17,7 @@ import argparse
 import importlib
 import json
 import sys
+import warnings
 from importlib.metadata import PackageNotFoundError, version
 
 import artefacts
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         # Building the parser imports the libraries: Ctrl-C may come that early too.
         parser = build_parser()
     except KeyboardInterrupt:
+        _silence_abandoned_elaboratables()
         print("axhls: interrupted", file=sys.stderr)
         return 130
     args = parser.parse_args(argv)
@@ -115,7 +117,21 @@ def main(argv: list[str] | None = None) -> int:
     return int(status or 0)
 
 
+def _silence_abandoned_elaboratables() -> None:
+    """No ``UnusedElaboratable`` warnings at exit from a command that stopped part-way.
+
+    An error or a Ctrl-C in the middle of building hardware leaves Amaranth
+    modules that nothing will elaborate; Amaranth would warn about each when the
+    interpreter exits, after the one line that says what happened.  Without
+    Amaranth loaded there is nothing to silence.
+    """
+    hdl = sys.modules.get("amaranth.hdl")
+    if hdl is not None:
+        warnings.filterwarnings("ignore", category=hdl.UnusedElaboratable)
+
+
 def _fail(args, message: str, status: int) -> int:
+    _silence_abandoned_elaboratables()
     print(f"axhls: {message}", file=sys.stderr)
     if getattr(args, "json", False):
         print_json({"error": message, "status": status})

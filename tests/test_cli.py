@@ -75,3 +75,35 @@ def test_compile_outputs_are_byte_identical_across_hash_seeds(tmp_path):
     assert sorted(first) == sorted(second) and len(first) == 5
     for name in first:
         assert first[name] == second[name], name
+
+
+#: A command that stops while building hardware: an Amaranth module nothing will elaborate.
+ABANDONED = """
+import argparse, gc, sys
+import axhls.cli as cli
+from amaranth.hdl import Fragment, Module
+
+Fragment.get(Module(), None)             # the command has elaborated: Amaranth now warns
+
+def handler(args):
+    abandoned = Module()
+    raise {error}
+
+parser = argparse.ArgumentParser()
+parser.set_defaults(handler=handler, json=False)
+cli.build_parser = lambda: parser
+status = cli.main([])
+gc.collect()                             # a module refers to itself: the cycle collector warns
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("error, status, line", [
+    ("KeyboardInterrupt", 130, "axhls: interrupted"),
+    ("cli.CommandError('no such kernel')", 2, "axhls: no such kernel"),
+])
+def test_a_command_stopped_while_building_hardware_ends_in_one_line(error, status, line):
+    result = subprocess.run([sys.executable, "-c", ABANDONED.format(error=error)], capture_output=True,
+                            text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+                            timeout=120)
+    assert (result.returncode, result.stderr) == (status, line + "\n")
