@@ -60,8 +60,8 @@ from tqdm import tqdm
 
 import artefacts
 
-from .dataflow import Graph
 from . import interrupts
+from .dataflow import Graph
 from .metrics import ErrorStats
 
 __all__ = ["KernelSpec", "Evaluator", "CompilerUnavailable", "available", "unavailable_reason",

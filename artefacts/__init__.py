@@ -174,15 +174,17 @@ def interrupts_deferred() -> Iterator[DeferredInterrupt]:
     worker process) or has the system's default action, nothing is held back.
     """
     previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous) or threading.current_thread() is not threading.main_thread():
+        # Not the enclosing block's request either: a worker thread must not take the main
+        # thread's Ctrl-C away from it.
+        yield DeferredInterrupt()
+        return
     enclosing = getattr(previous, "__self__", None)
     if isinstance(enclosing, DeferredInterrupt):
         yield enclosing
         enclosing.check()
         return
-    request = DeferredInterrupt(previous if callable(previous) else signal.default_int_handler)
-    if not callable(previous) or threading.current_thread() is not threading.main_thread():
-        yield request
-        return
+    request = DeferredInterrupt(previous)
     signal.signal(signal.SIGINT, request._record)
     try:
         yield request

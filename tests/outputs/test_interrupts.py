@@ -348,6 +348,24 @@ def test_a_handler_of_the_users_gets_the_held_back_interrupt_when_the_block_ends
         signal.signal(signal.SIGINT, previous)
 
 
+def test_a_thread_inside_a_block_does_not_take_the_main_threads_request(python_sigint):
+    seen = []
+
+    def body():
+        with artefacts.interrupts_deferred() as interrupt:
+            seen.append(interrupt)
+
+    with pytest.raises(KeyboardInterrupt):
+        with artefacts.interrupts_deferred() as outer:
+            _interrupt_soon(0.0).join()
+            time.sleep(0.05)
+            thread = threading.Thread(target=body)
+            thread.start()
+            thread.join()
+            assert seen[0] is not outer and not seen[0].requested
+            assert outer.requested                  # still the main thread's to deliver
+
+
 def test_outside_the_main_thread_the_handler_is_left_alone(python_sigint):
     seen = []
 
