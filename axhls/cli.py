@@ -22,7 +22,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import artefacts
 
-__all__ = ["CommandError", "main", "build_parser", "missing_sub_command", "print_json", "json_safe",
+__all__ = ["CommandError", "main", "build_parser", "missing_sub_command", "print_json",
            "SUB_COMMAND_MODULES"]
 
 
@@ -52,13 +52,9 @@ def _sub_command_modules():
     return [importlib.import_module(name) for name in SUB_COMMAND_MODULES]
 
 
-#: Kept here for old callers; the one definition is :func:`artefacts.json_safe`.
-json_safe = artefacts.json_safe
-
-
 def print_json(obj) -> None:
-    """Print ``obj`` as exactly one line of JSON on stdout (see :func:`json_safe`)."""
-    sys.stdout.write(json.dumps(json_safe(obj), allow_nan=False) + "\n")
+    """Print ``obj`` as exactly one line of JSON on stdout (see :func:`artefacts.json_safe`)."""
+    sys.stdout.write(json.dumps(artefacts.json_safe(obj), allow_nan=False) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

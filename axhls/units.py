@@ -21,10 +21,10 @@ from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 
 from . import units_export, units_lut, units_pareto, units_survey, units_sweep
 from .cli import CommandError, missing_sub_command, print_json
-from .unit_options import get_unit, library_unit, parse_params, verilog_arguments
+from .unit_options import library_unit, verilog_arguments
 from .units_cache import open_cache
 
-__all__ = ["register", "parse_params", "get_unit", "open_cache"]   # helpers re-exported for old callers
+__all__ = ["register"]
 
 #: The metric keys of ``units eval --json``, in the order the human-readable output shows them.
 EVAL_METRICS = ("er", "med", "nmed", "mred", "wce", "wcre", "mse", "bias", "mae_pct", "wce_pct")
