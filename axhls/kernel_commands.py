@@ -36,7 +36,7 @@ from sim.kernel import run
 
 from hls.approx import KINDS, choice
 
-from .cli import CommandError
+from .command import CommandError
 from .loading import load_args, load_kernel, user_errors
 
 __all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx"]
@@ -55,7 +55,7 @@ def parse_approx(texts: list[str]) -> dict:
 
     Raises
     ------
-    axhls.cli.CommandError
+    axhls.command.CommandError
         (status 2) one line naming the bad value and the syntax.
     """
     syntax = "expected KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6"

@@ -2,7 +2,7 @@
 
 With ``--json`` every sub-command prints exactly one JSON object on stdout
 (non-finite numbers become ``null``).  User mistakes end in one line on
-stderr and exit status 2 (see :class:`axhls.cli.CommandError`).  ``export``,
+stderr and exit status 2 (see :class:`axhls.command.CommandError`).  ``export``,
 ``pareto`` and ``sweep`` have modules of their own (:mod:`axhls.units_export`,
 :mod:`axhls.units_pareto`, :mod:`axhls.units_sweep`).
 """
@@ -20,7 +20,7 @@ from approx_units.unit import spec
 from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 
 from . import units_export, units_lut, units_pareto, units_survey, units_sweep
-from .cli import CommandError, missing_sub_command, print_json
+from .command import CommandError, missing_sub_command, print_json
 from .unit_options import library_unit, verilog_arguments
 from .units_cache import open_cache
 

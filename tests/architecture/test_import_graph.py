@@ -3,7 +3,9 @@
 Imports run ``axhls -> sim -> hls`` and ``axhls -> approx_units``; every
 package may use ``artefacts``, which imports nothing of the project's.  The
 graph is read from the source (every ``import`` statement, at module level or
-inside a function), so an import hidden in a function counts as well.
+inside a function, and every ``importlib.import_module`` of a module named
+literally), so an import hidden in a function or behind a name counts as well.
+There are no exceptions.
 """
 
 from __future__ import annotations
@@ -49,6 +51,16 @@ def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _imports_by_name(node: ast.AST) -> bool:
+    """``importlib.import_module("a.literal.name")`` (or ``import_module(...)``)."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)):
+        return False
+    function = node.func
+    return (isinstance(function, ast.Name) and function.id == "import_module"
+            or isinstance(function, ast.Attribute) and function.attr == "import_module")
+
+
 def import_edges() -> list[tuple[str, str, int]]:
     """``(importer, imported module, line)`` for every project import."""
     modules = _modules()
@@ -63,6 +75,8 @@ def import_edges() -> list[tuple[str, str, int]]:
                 # `from pkg import mod` imports pkg.mod when that is a module.
                 targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
                            for alias in node.names]
+            elif _imports_by_name(node):
+                targets = [node.args[0].value]
             else:
                 continue
             for target in targets:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from axhls import check
-from axhls.cli import CommandError
+from axhls.command import CommandError
 
 KERNELS = '''\
 import hls
