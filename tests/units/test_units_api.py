@@ -186,7 +186,7 @@ def test_divider_accumulate_excludes_and_counts_division_by_zero():
 
 def test_sim_exports_run_unit_lazily():
     import sim
-    from sim.units import run_unit
+    from sim.unit_simulation import run_unit
     assert sim.run_unit is run_unit
     with pytest.raises(ValueError, match="backend must be one of amaranth, icarus"):
         run_unit(approx_units.get("loa", width=4), [1], [1], backend="verilator")
