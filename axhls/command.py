@@ -1,7 +1,7 @@
 """What every sub-command of ``axhls`` shares: its one-line failure and its output.
 
 The sub-command modules (:mod:`axhls.kernel_commands`, :mod:`axhls.check`,
-:mod:`axhls.units` and its helpers) import this module, and :mod:`axhls.cli`
+:mod:`axhls.units_commands` and its helpers) import this module, and :mod:`axhls.cli`
 imports them; keeping these pieces out of :mod:`axhls.cli` is what lets the
 imports run one way.
 """
