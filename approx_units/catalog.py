@@ -35,8 +35,8 @@ import artefacts
 
 from . import evaluate as ev
 from . import interrupts, synth
-from .unit import get as get_unit
-from .unit import names as unit_names
+from .registry import get as get_unit
+from .registry import names as unit_names
 
 __all__ = ["WIDTHS", "SAMPLES", "SEED", "entries", "entry_metrics", "export", "render_markdown",
            "DEFAULT_DIRECTORY"]

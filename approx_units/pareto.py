@@ -17,7 +17,7 @@ import approx_units
 import artefacts
 
 from . import evaluate, synth
-from .unit import spec
+from .registry import spec
 
 __all__ = ["non_dominated", "candidates", "characterise", "plot", "draw", "label", "ConstantZero", "trivial_error"]
 

@@ -29,8 +29,8 @@ import artefacts
 
 from . import evaluate as ev
 from . import interrupts, synth
-from .unit import get as get_unit
-from .unit import spec
+from .registry import get as get_unit
+from .registry import spec
 
 __all__ = ["ErrorKey", "AreaKey", "UnknownParameterError", "grid", "error_job", "area_job", "ResultStore",
            "run_sweep", "table", "process_pool"]

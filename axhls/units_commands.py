@@ -16,7 +16,7 @@ import numpy as np
 
 import approx_units
 from approx_units import evaluate, synth
-from approx_units.unit import spec
+from approx_units.registry import spec
 from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 
 from . import units_export, units_lut, units_pareto, units_survey, units_sweep

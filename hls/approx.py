@@ -75,7 +75,7 @@ def _article(kind: str) -> str:
 
 def _units_of(kind: str) -> list[str]:
     # approx_units loads numpy: only kernels that name a unit need it.
-    from approx_units.unit import names, spec
+    from approx_units.registry import names, spec
     return [name for name in names() if spec(name).kind == kind]
 
 
@@ -101,7 +101,7 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
         width allows.
     """
     # approx_units loads numpy: only kernels that name a unit need it.
-    from approx_units.unit import MAX_WIDTH, MIN_WIDTH, UnknownUnitError, get, spec
+    from approx_units.registry import MAX_WIDTH, MIN_WIDTH, UnknownUnitError, get, spec
     prefix = f"{where}: " if where else ""
     if kind not in KINDS:
         raise ValueError(f"{prefix}unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}")

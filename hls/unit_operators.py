@@ -42,7 +42,7 @@ from approx_units import dataflow
 from approx_units.amaranth_backend import UnitComponent, UnitSignature
 from approx_units.dividers import restoring_division
 from approx_units.python_backend import compile_scalar
-from approx_units.unit import MAX_WIDTH as UNIT_MAX_WIDTH, MIN_WIDTH as UNIT_MIN_WIDTH, get as get_unit
+from approx_units.registry import MAX_WIDTH as UNIT_MAX_WIDTH, MIN_WIDTH as UNIT_MIN_WIDTH, get as get_unit
 from approx_units.structures import apply_sign, chunked_add, exact_product, sign_magnitude
 
 __all__ = ["UnitPlan", "divider_plan", "divider_value", "floor_divmod", "multiplier_plan",

@@ -207,7 +207,7 @@ def test_divider_statistics_remember_their_quotient_format():
 
 def test_docs_table_lists_every_unit_with_its_parameters_and_reference():
     from pathlib import Path
-    from approx_units.unit import spec
+    from approx_units.registry import spec
     text = (Path(__file__).resolve().parents[2] / "docs" / "units.md").read_text()
     rows = {}
     for line in text.splitlines():
