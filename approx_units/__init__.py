@@ -14,7 +14,7 @@ See ``docs/units.md`` for the table of units, their parameters and references,
 and :mod:`approx_units.metrics` for the error metrics.
 """
 
-from .unit import Unit, UnknownUnitError, get, names
+from .registry import Unit, UnknownUnitError, get, names
 
 __all__ = ["get", "names", "Unit", "UnknownUnitError", "UnitSignature", "metrics"]
 

@@ -12,7 +12,7 @@ both variants.
 from __future__ import annotations
 
 from .structures import chunked_add
-from .unit import Param, UnitSpec, register
+from .registry import Param, UnitSpec, register
 
 __all__ = []
 

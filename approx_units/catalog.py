@@ -35,8 +35,8 @@ import artefacts
 
 from . import evaluate as ev
 from . import interrupts, synth
-from .unit import get as get_unit
-from .unit import names as unit_names
+from .registry import get as get_unit
+from .registry import names as unit_names
 
 __all__ = ["WIDTHS", "SAMPLES", "SEED", "entries", "entry_metrics", "export", "render_markdown",
            "DEFAULT_DIRECTORY"]
@@ -311,14 +311,3 @@ def _merged_with_existing(path: Path, records: list[dict], targets) -> list[dict
             merged.append(entry)
     order = {(u.name, u.width, u.stages): i for i, u in enumerate(entries())}
     return sorted(merged, key=lambda e: order.get((e["unit"], e["width"], e["stages"]), len(order)))
-
-
-def __getattr__(name):
-    # Compatibility only: register_cli moved to the command line, axhls.units_export.register; the
-    # import happens on that lookup alone, so the library itself never loads the command line.
-    if name == "register_cli":
-        import warnings
-        warnings.warn("approx_units.catalog.register_cli moved to axhls.units_export.register", DeprecationWarning, stacklevel=2)
-        import axhls.units_export
-        return axhls.units_export.register
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ import numpy as np
 
 from .multipliers import antilog
 from .structures import apply_sign, leading_one_normalise, sign_magnitude
-from .unit import Param, UnitSpec, register
+from .registry import Param, UnitSpec, register
 
 __all__ = ["mitchell_correction_table", "restoring_division"]
 

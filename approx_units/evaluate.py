@@ -55,8 +55,8 @@ import artefacts
 
 from . import interrupts
 from .metrics import ErrorStats
-from .unit import Unit
-from .unit import get as get_unit
+from .registry import Unit
+from .registry import get as get_unit
 
 __all__ = [
     "Evaluation", "Uniform", "Histogram", "Pairs", "LibraryUnit",

@@ -44,7 +44,7 @@ maximise every term at once, and their sum fits for every width and ``t``
 from __future__ import annotations
 
 from .multipliers import _multiplier
-from .unit import Param
+from .registry import Param
 
 __all__ = ["carry_chain_sum", "lut_mul_terms", "sub_multiplier_table", "rounded_table"]
 

@@ -13,7 +13,7 @@ looking its products up in a 256 x 256 table:
     Signed operands only.
 
 :func:`lookup_table` computes the table of any subject with a bit-exact
-``model(a, b)`` (a library :class:`~approx_units.unit.Unit`, or a third-party
+``model(a, b)`` (a library :class:`~approx_units.registry.Unit`, or a third-party
 circuit from :func:`approx_units.verilog_eval.load_verilog`); the writers
 refuse what a format cannot hold, with a one-line :class:`LutError`, and the
 readers turn a file back into the table, so that a file can be checked entry

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .structures import (adder_tree, apply_sign, exact_product, leading_one_normalise,
                          scale_by_power_of_two, sign_magnitude)
-from .unit import Param, UnitSpec, register
+from .registry import Param, UnitSpec, register
 
 __all__ = ["antilog"]
 

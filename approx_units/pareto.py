@@ -17,7 +17,7 @@ import approx_units
 import artefacts
 
 from . import evaluate, synth
-from .unit import spec
+from .registry import spec
 
 __all__ = ["non_dominated", "candidates", "characterise", "plot", "draw", "label", "ConstantZero", "trivial_error"]
 
@@ -334,14 +334,3 @@ def draw(rows: list[dict], *, metric: str, title: str):
         axes.annotate(text, point, fontsize=size, color=colour, xytext=(dx, dy), textcoords="offset points",
                       ha="right" if dx < 0 else "left", arrowprops=leader)
     return figure
-
-
-def __getattr__(name):
-    # Compatibility only: register_cli moved to the command line, axhls.units_pareto.register; the
-    # import happens on that lookup alone, so the library itself never loads the command line.
-    if name == "register_cli":
-        import warnings
-        warnings.warn("approx_units.pareto.register_cli moved to axhls.units_pareto.register", DeprecationWarning, stacklevel=2)
-        import axhls.units_pareto
-        return axhls.units_pareto.register
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,8 +29,8 @@ import artefacts
 
 from . import evaluate as ev
 from . import interrupts, synth
-from .unit import get as get_unit
-from .unit import spec
+from .registry import get as get_unit
+from .registry import spec
 
 __all__ = ["ErrorKey", "AreaKey", "UnknownParameterError", "grid", "error_job", "area_job", "ResultStore",
            "run_sweep", "table", "process_pool"]
@@ -287,14 +287,3 @@ def table(error_keys, area_keys, store: ResultStore) -> list[dict]:
             rows.append({"unit": key.unit, "width": key.width, "params": dict(key.params),
                          "metrics": error["metrics"] if error else None})
     return rows
-
-
-def __getattr__(name):
-    # Compatibility only: register_cli moved to the command line, axhls.units_sweep.register; the
-    # import happens on that lookup alone, so the library itself never loads the command line.
-    if name == "register_cli":
-        import warnings
-        warnings.warn("approx_units.sweep.register_cli moved to axhls.units_sweep.register", DeprecationWarning, stacklevel=2)
-        import axhls.units_sweep
-        return axhls.units_sweep.register
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

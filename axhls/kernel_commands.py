@@ -36,10 +36,10 @@ from sim.kernel import run
 
 from hls.approx import KINDS, choice
 
-from .cli import CommandError
+from .command import CommandError
 from .loading import load_args, load_kernel, user_errors
 
-__all__ = ["register", "run_compile", "run_report", "run_sim", "port_list", "parse_approx"]
+__all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx"]
 
 APPROX_HELP = ("approximate unit for every KIND operation (mul, add, div) whose operands are not constants: "
                "KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6; KIND=none keeps it exact; "
@@ -55,7 +55,7 @@ def parse_approx(texts: list[str]) -> dict:
 
     Raises
     ------
-    axhls.cli.CommandError
+    axhls.command.CommandError
         (status 2) one line naming the bad value and the syntax.
     """
     syntax = "expected KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6"
@@ -155,11 +155,6 @@ def _compile(spec: str, approx: list[str]):
     kernel = _with_approx(load_kernel(spec), approx)
     with user_errors():
         return kernel, compile_kernel(kernel)
-
-
-def port_list(signature) -> list[dict]:
-    """The ports of a component with ``signature`` (kept for old callers: see ``KernelSignature.ports``)."""
-    return signature.ports()
 
 
 def run_compile(args) -> int:

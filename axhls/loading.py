@@ -1,6 +1,6 @@
 """Loading what the command line names: ``FILE.py:KERNEL`` specs and JSON argument files.
 
-Every failure is a one-line :class:`axaxhls.cli.CommandError`: status 2 for bad
+Every failure is a one-line :class:`axhls.command.CommandError`: status 2 for bad
 input, 1 for a run that failed on the given arguments.
 """
 
@@ -16,14 +16,14 @@ import traceback
 from hls.errors import KernelRuntimeError, KernelSyntaxError
 from hls.kernel import Function, Kernel
 
-from .cli import CommandError
+from .command import CommandError
 
 __all__ = ["user_errors", "load_kernel", "import_file", "load_args"]
 
 
 @contextlib.contextmanager
 def user_errors():
-    """Turn kernel errors into one-line :class:`axhls.cli.CommandError` for the command line.
+    """Turn kernel errors into one-line :class:`axhls.command.CommandError` for the command line.
 
     :class:`~hls.errors.KernelSyntaxError` exits with status 2 (bad input);
     :class:`~hls.errors.KernelRuntimeError` with status 1 (the run failed, for
@@ -45,7 +45,7 @@ def load_kernel(spec: str) -> Kernel:
 
     Raises
     ------
-    axhls.cli.CommandError
+    axhls.command.CommandError
         One line, status 2: malformed spec, missing file, import failure, no
         kernel of that name, or a kernel outside the language.
     """
@@ -71,7 +71,7 @@ def import_file(path: str):
 
     Raises
     ------
-    axhls.cli.CommandError
+    axhls.command.CommandError
         One line, status 2: missing file, syntax error, or an exception while importing.
     """
     if not os.path.isfile(path):
@@ -114,7 +114,7 @@ def load_args(path: str, kernel: Function) -> dict:
 
     Raises
     ------
-    axhls.cli.CommandError
+    axhls.command.CommandError
         One line, status 2: missing file, bad JSON, or arguments not matching
         the parameters.
     hls.errors.KernelSyntaxError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import approx_units
 
-from .cli import CommandError
+from .command import CommandError
 
 __all__ = ["parse_params", "get_unit", "library_unit", "verilog_arguments", "verilog_widths"]
 

@@ -10,7 +10,7 @@ import artefacts
 from approx_units import catalog as catalog_module
 from approx_units import synth
 
-from .cli import CommandError, print_json
+from .command import CommandError, print_json
 from .units_cache import open_cache
 
 __all__ = ["register", "run_export"]

@@ -6,7 +6,7 @@ import artefacts
 from approx_units import lut
 from approx_units.verilog_eval import VerilogError, load_verilog
 
-from .cli import CommandError, print_json
+from .command import CommandError, print_json
 from .unit_options import get_unit, parse_params, verilog_arguments
 
 __all__ = ["register", "run_lut"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from approx_units.survey import characterise_file, survey_files
 
-from .cli import CommandError, print_json
+from .command import CommandError, print_json
 from .units_cache import open_cache
 
 __all__ = ["register", "run_survey"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import approx_units
 from approx_units import sweep, synth
 
-from .cli import CommandError, print_json
+from .command import CommandError, print_json
 from .units_cache import open_cache
 
 __all__ = ["register", "run_sweep_command"]

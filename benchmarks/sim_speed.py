@@ -33,7 +33,7 @@ from amaranth import signed, unsigned  # noqa: E402
 
 from benchmarks.kernels import KERNEL_NAMES, load  # noqa: E402
 from sim.kernel import run  # noqa: E402
-from sim.tools import ToolUnavailable  # noqa: E402
+from sim.errors import ToolUnavailable  # noqa: E402
 
 
 @hls.kernel

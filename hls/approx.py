@@ -13,7 +13,7 @@ Two ways in, one meaning (``docs/language.md``, "Approximate operators"):
   whose operands are both not constants.
 
 Either way the operation becomes one instance of the unit at the operand widths
-(:func:`hls.units.approx_unit`), timed, pipelined and built through the operator
+(:func:`hls.unit_operators.approx_unit`), timed, pipelined and built through the operator
 table's ``approx_mul`` / ``approx_add`` / ``approx_div`` entries, and the golden
 model runs the unit's bit-exact model (so ``sim.run`` still matches the Python run
 exactly, and the Python run is the application-level quality model).
@@ -75,7 +75,7 @@ def _article(kind: str) -> str:
 
 def _units_of(kind: str) -> list[str]:
     # approx_units loads numpy: only kernels that name a unit need it.
-    from approx_units.unit import names, spec
+    from approx_units.registry import names, spec
     return [name for name in names() if spec(name).kind == kind]
 
 
@@ -101,7 +101,7 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
         width allows.
     """
     # approx_units loads numpy: only kernels that name a unit need it.
-    from approx_units.unit import MAX_WIDTH, MIN_WIDTH, UnknownUnitError, get, spec
+    from approx_units.registry import MAX_WIDTH, MIN_WIDTH, UnknownUnitError, get, spec
     prefix = f"{where}: " if where else ""
     if kind not in KINDS:
         raise ValueError(f"{prefix}unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}")
@@ -130,7 +130,7 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
             raise ValueError(f"{prefix}{unit!r}: {name} must be an integer, not {value!r}")
     # The values must be allowed at some operand width (the widest allows the most; cross-parameter
     # rules such as GeAr's hold at some widths only). Each use is checked again at its own
-    # operand widths (hls.units.approx_unit).
+    # operand widths (hls.unit_operators.approx_unit).
     fixed = {"frac_bits": 0} if kind == "div" else {}
     first_error = None
     for width in range(MAX_WIDTH, MIN_WIDTH - 1, -1):
@@ -180,10 +180,10 @@ def approx_mapping(mapping) -> dict[str, UnitChoice]:
 # -- called from Python, outside a kernel ---------------------------------------------------
 
 def _evaluate(kind, a, b, unit, params):
-    # hls.units loads approx_units (and numpy): only programs that use units need it.
+    # hls.unit_operators loads approx_units (and numpy): only programs that use units need it.
     from amaranth.hdl import Const
 
-    from .units import approx_golden
+    from .unit_operators import approx_golden
     for name, value in (("a", a), ("b", b)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"hls.approx.{kind}: operand {name} must be an integer, not {value!r}")

@@ -14,7 +14,7 @@ from amaranth.back import verilog as amaranth_verilog
 
 from .analysis.forwarding import insert_forwarding
 from .analysis.overlap import overlap_runs
-from .analysis.problems import BlockProblem, build_problem
+from .analysis.block_problems import BlockProblem, build_problem
 from .backend.component import KernelComponent
 from .errors import KernelSyntaxError
 from .frontend import shape_of

@@ -58,7 +58,7 @@ This module holds the device's constants and primitives (:func:`carry`); the
 formula of each operator, built from them, is its entry's in the operator
 table :mod:`hls.ir.ops`, which takes this module as its ``model``.
 An operation slower than the clock period is given ``ceil(delay / period)``
-cycles of latency by :mod:`hls.analysis.problems`.
+cycles of latency by :mod:`hls.analysis.block_problems`.
 """
 
 from __future__ import annotations

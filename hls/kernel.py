@@ -9,7 +9,6 @@ compile it.
 from __future__ import annotations
 
 import os
-import warnings
 
 import artefacts
 
@@ -205,30 +204,3 @@ def _kernel_target(clock_mhz, resources, target) -> Target:
 def function(fn):
     """Decorator for helpers that kernels call; inlined at each call site."""
     return Function(fn)
-
-
-def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically; kept for old callers, see :func:`artefacts.write_text`.
-
-    Raises
-    ------
-    artefacts.DestinationError
-        The destination cannot be written (the message names ``path``).
-    """
-    artefacts.write_text(path, text)
-
-
-#: Names that moved to the command-line package :mod:`axhls.loading`.  They load
-#: ``FILE.py:KERNEL`` specs and JSON argument files for the command line and raise
-#: its ``CommandError``, so they belong there; the library never uses them.
-_MOVED_TO_COMMAND_LINE = ("load_kernel", "load_args", "user_errors", "import_file")
-
-
-def __getattr__(name):
-    # Compatibility only: old code imported these from here.  The import happens on
-    # such a lookup alone, so the library itself never loads the command line.
-    if name in _MOVED_TO_COMMAND_LINE:
-        warnings.warn(f"hls.kernel.{name} moved to axhls.loading.{name}", DeprecationWarning, stacklevel=2)
-        import axhls.loading
-        return getattr(axhls.loading, name)
-    raise AttributeError(f"module 'hls.kernel' has no attribute {name!r}")

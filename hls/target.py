@@ -2,7 +2,7 @@
 
 A :class:`Target` is built and validated once, then handed to
 :func:`hls.compiler.compile_kernel`, which gives it to the scheduling
-problems (:func:`hls.analysis.problems.build_problem`).  The front end and the
+problems (:func:`hls.analysis.block_problems.build_problem`).  The front end and the
 IR never see it, so one kernel compiles for several targets::
 
     fast = compile_kernel(k, target=hls.Target(clock_mhz=200))

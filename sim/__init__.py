@@ -2,13 +2,13 @@
 
 Attributes load lazily so that ``import sim`` is cheap:
 
-* :func:`run_unit` (from :mod:`sim.units`) simulates an approximate unit;
+* :func:`run_unit` (from :mod:`sim.unit_simulation`) simulates an approximate unit;
 * :func:`run` (from :mod:`sim.kernel`, when present) simulates an HLS kernel.
 """
 
 __all__ = ["run_unit", "run"]
 
-_LAZY = {"run_unit": "sim.units", "run": "sim.kernel"}
+_LAZY = {"run_unit": "sim.unit_simulation", "run": "sim.kernel"}
 
 
 def __getattr__(name):

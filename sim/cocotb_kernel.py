@@ -48,17 +48,12 @@ from amaranth.lib import wiring
 import artefacts
 from hls.backend.component import KernelSignature
 
-# Names that used to be defined here are re-exported from the modules that now hold them.
-from .cocotb_run import (KEEP_BUILDS, PRUNE_AFTER_DAYS, SIMULATORS, VERILATOR_BUILD_ARGS,  # noqa: F401
-                         WAVEFORM, cache_root, cached_build, log_tail, prune_cache, run_testbench,
-                         work_directory)
-from .errors import CocotbRunError, CocotbTimeout, ToolUnavailable
-from .testbenches import DEFAULT_MAX_CYCLES, ArraySpec, PortSpec, TestbenchSpec, drive_kernel
+from .cocotb_run import SIMULATORS, WAVEFORM, log_tail, run_testbench, work_directory
+from .errors import CocotbRunError, CocotbTimeout
+from .testbenches import DEFAULT_MAX_CYCLES, ArraySpec, PortSpec, TestbenchSpec
 
 __all__ = [
-    "SIMULATORS", "CocotbRunError", "CocotbTimeout", "PortSpec", "ArraySpec", "TestbenchSpec",
     "RawRun", "spec_from_component", "spec_from_signature", "simulate_verilog",
-    "cache_root", "cached_build", "prune_cache", "drive_kernel", "ToolUnavailable",
 ]
 
 @dataclass
@@ -196,7 +191,7 @@ def simulate_verilog(verilog: str, spec: TestbenchSpec, args: dict[str, Any], *,
         Unknown simulator, or an array argument longer than the array.
     artefacts.DestinationError
         ``vcd`` cannot be written (a ``ValueError``; one line naming the path).
-    ToolUnavailable
+    sim.errors.ToolUnavailable
         The simulator is missing or too old (one-line message).
     CocotbRunError
         The design did not build, the simulation crashed, or ``done`` never

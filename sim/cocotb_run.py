@@ -12,7 +12,7 @@ module, and:
 3. raises :class:`~sim.errors.CocotbRunError`, with the last error line of
    the simulator's log, when the build or the run fails.
 
-Kernels (:mod:`sim.cocotb_kernel`) and approximate units (:mod:`sim.units`)
+Kernels (:mod:`sim.cocotb_kernel`) and approximate units (:mod:`sim.unit_simulation`)
 both go through it.
 
 Builds are cached under :func:`cache_root` by a hash of the Verilog, the

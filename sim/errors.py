@@ -1,10 +1,7 @@
 """Every exception of :mod:`sim`, in one place.
 
-The modules that raise them re-export them under their old names
-(``sim.kernel.SimulationTimeout``, ``sim.cocotb_kernel.CocotbRunError``,
-``sim.tools.ToolUnavailable``, ``sim.units.SimulationError``,
-``sim.cocotb_runner.CocotbError``), so either import works. Every message is
-one line.
+Import them from here: this is their one home, and the modules that raise
+them do not export them. Every message is one line.
 
 Hierarchy::
 
@@ -12,7 +9,7 @@ Hierarchy::
     ├── ToolUnavailable            a simulator is missing or too old
     ├── SimulationTimeout          done did not come within the cycle budget
     │   └── CocotbTimeout          ... in a cocotb run (also a CocotbRunError)
-    └── CocotbRunError (= CocotbError)
+    └── CocotbRunError
         └── CocotbTimeout          a build, a run or a testbench failed
     AssertionError
     └── SimulationError            the hardware broke its interface contract
@@ -25,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["ToolUnavailable", "SimulationTimeout", "CocotbRunError", "CocotbError", "CocotbTimeout",
+__all__ = ["ToolUnavailable", "SimulationTimeout", "CocotbRunError", "CocotbTimeout",
            "SimulationError"]
 
 
@@ -49,10 +46,6 @@ class CocotbRunError(RuntimeError):
     def __init__(self, message: str, log: Path | None = None):
         super().__init__(message)
         self.log = log
-
-
-#: The name :mod:`sim.cocotb_runner` used for the same failure.
-CocotbError = CocotbRunError
 
 
 class CocotbTimeout(CocotbRunError, SimulationTimeout):

@@ -33,7 +33,7 @@ from hls.compiler import compile_kernel
 from .cocotb_kernel import simulate_verilog, spec_from_signature
 from .errors import SimulationTimeout
 
-__all__ = ["run", "KernelRun", "SimulationTimeout", "BACKENDS"]
+__all__ = ["run", "KernelRun", "BACKENDS"]
 
 #: Simulators :func:`run` knows: Amaranth's, and cocotb with Icarus or Verilator.
 BACKENDS = ("amaranth", "icarus", "verilator")

@@ -23,7 +23,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .tools import ToolUnavailable, find_verilator, tool_environment
+from .errors import ToolUnavailable
+from .tools import find_verilator, tool_environment
 
 __all__ = ["Waiver", "WAIVERS", "LintMessage", "LintReport", "lint_verilog", "lint_component"]
 

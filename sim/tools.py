@@ -35,7 +35,7 @@ from pathlib import Path
 from .errors import ToolUnavailable
 
 __all__ = [
-    "MIN_VERILATOR_VERSION", "Tool", "ToolUnavailable",
+    "MIN_VERILATOR_VERSION", "Tool",
     "find_icarus", "find_verilator", "find_simulator",
     "verilator_path_entry", "tool_environment", "parse_verilator_version",
 ]

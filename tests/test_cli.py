@@ -81,6 +81,7 @@ def test_compile_outputs_are_byte_identical_across_hash_seeds(tmp_path):
 ABANDONED = """
 import argparse, gc, sys
 import axhls.cli as cli
+from axhls.command import CommandError
 from amaranth.hdl import Fragment, Module
 
 Fragment.get(Module(), None)             # the command has elaborated: Amaranth now warns
@@ -100,7 +101,7 @@ sys.exit(status)
 
 @pytest.mark.parametrize("error, status, line", [
     ("KeyboardInterrupt", 130, "axhls: interrupted"),
-    ("cli.CommandError('no such kernel')", 2, "axhls: no such kernel"),
+    ("CommandError('no such kernel')", 2, "axhls: no such kernel"),
 ])
 def test_a_command_stopped_while_building_hardware_ends_in_one_line(error, status, line):
     result = subprocess.run([sys.executable, "-c", ABANDONED.format(error=error)], capture_output=True,

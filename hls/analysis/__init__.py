@@ -3,7 +3,7 @@
 from .forwarding import insert_forwarding
 from .memdep import MemoryDependence, affine_form, memory_dependences
 from .predicates import exclusive
-from .problems import BlockProblem, build_problem
+from .block_problems import BlockProblem, build_problem
 
 __all__ = ["insert_forwarding", "MemoryDependence", "affine_form", "memory_dependences", "exclusive",
            "BlockProblem", "build_problem"]

@@ -1126,8 +1126,8 @@ class _Analyzer:
 
         A unit that cannot be built at these widths is an error for an ``hls.approx`` call;
         for ``approx=`` the operation stays exact (``None``), and the report says why."""
-        # hls.units loads approx_units (and numpy): only kernels with approximate units need it.
-        from ..units import UnitWidthError, approx_unit
+        # hls.unit_operators loads approx_units (and numpy): only kernels with approximate units need it.
+        from ..unit_operators import UnitWidthError, approx_unit
         shapes = (self.shape(left), self.shape(right))
         site = dict(filename=self.scope.filename, lineno=node.lineno, col=node.col_offset + 1, text=text,
                     kind=unit.kind, unit=unit.label, origin=origin, shapes=shapes)

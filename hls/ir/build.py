@@ -208,7 +208,7 @@ class _Builder:
                     found.predicate = _common_predicate(found.predicate, predicate)
                 return found
         if kind in ("load", "store") and self.layouts[attrs["array"]].registers:
-            attrs["registers"] = True    # read without latency (see hls.analysis.problems)
+            attrs["registers"] = True    # read without latency (see hls.analysis.block_problems)
         if kind == "store":
             self.store_epochs[attrs["array"]] = self.store_epochs.get(attrs["array"], 0) + 1
         op = Op(name, kind, list(operands), shape, predicate, tuple(sorted(set(lines))), attrs)

@@ -569,7 +569,7 @@ def _digit_plan(model, period: float, a: Shape, b: Shape) -> _DigitPlan | None:
 def _multiplier_timing(model, period, shapes, constants):
     """A multiplier slower than a period: partial products of digits over registered stages
     (:func:`_digit_plan`), or where no digit fits, the library's exact multiplier pipelined
-    to the clock (:func:`hls.units.multiplier_plan`).
+    to the clock (:func:`hls.unit_operators.multiplier_plan`).
 
     Within a period (by the device model's formula, with a constant folded in) it stays
     one combinational ``a * b`` for synthesis to map; two constants fold to a constant.
@@ -588,14 +588,14 @@ def _multiplier_timing(model, period, shapes, constants):
         return Timing(plan.latency, plan.incoming_delay, 0.0, type_name=type_name,
                       description=f"multiplier in {plan.digits} partial products of {plan.digit}-bit digits "
                                   f"pipelined in {plan.latency} stages", slowest=plan.incoming_delay)
-    # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
-    from ..units import multiplier_plan
+    # hls.unit_operators loads approx_units (and numpy): only kernels with a slow multiplier need it.
+    from ..unit_operators import multiplier_plan
     plan = multiplier_plan(a, b, period, model.ROUTING_HOP)
     return _unit_timing(plan, period, type_name, model.ROUTING_HOP)
 
 
 def _unit_timing(plan, period, type_name, routing):
-    """The scheduler's view of a pipelined unit's ``plan`` (:class:`hls.units.UnitPlan`),
+    """The scheduler's view of a pipelined unit's ``plan`` (:class:`hls.unit_operators.UnitPlan`),
     chosen with ``routing`` ns added to each segment."""
     return Timing(plan.stages, min(plan.incoming_delay, period), min(plan.outgoing_delay, period),
                   type_name=type_name, description=plan.description,
@@ -646,8 +646,8 @@ def _pipelined_multiplier(lowering: Lowering, operands):
         plan = _digit_plan(target.delay_model, target.usable_period_ns, a.shape(), b.shape())
         if plan is not None and plan.latency == lowering.latency:
             return plan.latency, _digit_multiplier(lowering, plan, a, b)
-    # hls.units loads approx_units (and numpy): only kernels with a slow multiplier need it.
-    from ..units import multiplier_value
+    # hls.unit_operators loads approx_units (and numpy): only kernels with a slow multiplier need it.
+    from ..unit_operators import multiplier_value
     return lowering.latency, multiplier_value(lowering.module, lowering.name, a, b, lowering.latency,
                                               lowering.valid(0))
 
@@ -663,8 +663,8 @@ def _divider_timing(model, period, shapes, constants):
     if divisor is not None and (dividend is not None or divisor == 0
                                 or (divisor > 0 and not divisor & (divisor - 1))):
         return None
-    # hls.units loads approx_units (and numpy): only kernels that divide by a variable need it.
-    from ..units import divider_plan
+    # hls.unit_operators loads approx_units (and numpy): only kernels that divide by a variable need it.
+    from ..unit_operators import divider_plan
     a, b = shapes
     plan = divider_plan(a, b, period, model.ROUTING_HOP)
     return _unit_timing(plan, period, f"div_{_sign_tag(a)}_{_sign_tag(b)}", model.ROUTING_HOP)
@@ -675,8 +675,8 @@ def _pipelined_divider(part):
         a, b = operands
         if isinstance(b, int):
             return None
-        # hls.units loads approx_units (and numpy): only kernels that divide by a variable need it.
-        from ..units import divider_value
+        # hls.unit_operators loads approx_units (and numpy): only kernels that divide by a variable need it.
+        from ..unit_operators import divider_value
         a, b = Value.cast(a), Value.cast(b)
         results = divider_value(lowering.module, lowering.name, a, b, lowering.latency, lowering.valid(0))
         return lowering.latency, results[part]
@@ -684,7 +684,7 @@ def _pipelined_divider(part):
 
 
 # -- approximate units chosen per operation (hls.approx) -------------------------------------
-# The operation's attrs["unit"] is an hls.approx.UnitChoice; hls.units builds it.
+# The operation's attrs["unit"] is an hls.approx.UnitChoice; hls.unit_operators builds it.
 
 #: In a typed body an approximate unit operation is ``ast.Call(func=Name(APPROX_CALL), args=[a, b])``,
 #: with its :class:`hls.approx.UnitChoice` under the attribute ``APPROX_ATTR`` and the user's text of
@@ -695,8 +695,8 @@ TEXT_ATTR = "hls_text"
 
 def _approx_timing(model, period, shapes, attrs):
     """An approximate unit, pipelined to the clock: the fewest stages whose segments fit."""
-    # hls.units loads approx_units (and numpy): only kernels with units need it.
-    from ..units import approx_plan
+    # hls.unit_operators loads approx_units (and numpy): only kernels with units need it.
+    from ..unit_operators import approx_plan
     choice = attrs["unit"]
     a, b = (Shape.cast(shape) for shape in shapes)
     routing = model.unit_routing(choice.unit)
@@ -706,16 +706,16 @@ def _approx_timing(model, period, shapes, attrs):
 
 
 def _approx_build(lowering: Lowering, operands):
-    # hls.units loads approx_units (and numpy): only kernels with units need it.
-    from ..units import approx_value
+    # hls.unit_operators loads approx_units (and numpy): only kernels with units need it.
+    from ..unit_operators import approx_value
     a, b = (Value.cast(operand) for operand in operands)
     return approx_value(lowering.module, lowering.name, lowering.attrs["unit"], a, b, lowering.latency,
                         lowering.valid(0))
 
 
 def _approx_golden(shapes, attrs):
-    # hls.units loads approx_units (and numpy): only kernels with units need it.
-    from ..units import approx_golden
+    # hls.unit_operators loads approx_units (and numpy): only kernels with units need it.
+    from ..unit_operators import approx_golden
     return approx_golden(attrs["unit"], *shapes)
 
 
@@ -752,11 +752,11 @@ _ENTRIES = [
     # Arithmetic and bitwise: Python's operators on ints mean what Amaranth's widened ones do.
     _binary("add", (ast.Add,), operator.add, _carry_logic),
     _binary("sub", (ast.Sub,), operator.sub, _carry_logic),
-    # Slower than a period: the library's exact multiplier pipelined to the clock (hls.units).
+    # Slower than a period: the library's exact multiplier pipelined to the clock (hls.unit_operators).
     _binary("mul", (ast.Mult,), operator.mul, _mul_logic, constant_delay=_mul_constant_delay,
             limited_by=("mul",), description="multiplier", unit_timing=_multiplier_timing,
             pipelined=_pipelined_multiplier, pipelined_description="the library's exact multiplier, pipelined"),
-    # The library's exact divider pipelined to the clock (hls.units); by 0 or a power of two: wiring.
+    # The library's exact divider pipelined to the clock (hls.unit_operators); by 0 or a power of two: wiring.
     Operator("floordiv", 2, syntax=(ast.FloorDiv,), lowering=_floordiv_value, golden=_same(_floordiv),
              logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "floordiv"),
              description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(0),

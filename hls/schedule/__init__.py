@@ -12,7 +12,7 @@ from .modulo import (ALGORITHMS, IIBelowMIIError, NoScheduleError, iterative_mod
                      schedule)
 from .problem import (DEPENDENCE_KINDS, Dependence, Operation, OperatorType, Problem, ProblemError,
                       Schedule)
-from .report import depth, format_schedule
+from .debug_table import depth, format_schedule
 from .reservation import ReservationTable, bind
 from .search import search_modulo_schedule
 from .sequential import schedule_sequential

@@ -36,9 +36,6 @@ __all__ = ["competing_components", "component_schedulable", "RECURRENCE_SEARCH_N
 #: MII, and running out assumes the II possible.
 RECURRENCE_SEARCH_NODES = 200_000
 
-#: The old name of :data:`RECURRENCE_SEARCH_NODES`.
-SEARCH_WORK = RECURRENCE_SEARCH_NODES
-
 
 def competing_components(problem: Problem) -> list[list[str]]:
     """Strongly connected components (as operation lists, problem order) in

@@ -30,10 +30,6 @@ __all__ = ["search_modulo_schedule", "PinningSearch", "OutOfBudget", "SCHEDULE_S
 #: touch every operation.
 SCHEDULE_SEARCH_NODES = 20_000
 
-#: The old name of :data:`SCHEDULE_SEARCH_NODES` (not the same budget as
-#: :data:`hls.schedule.recurrence.RECURRENCE_SEARCH_NODES`).
-SEARCH_WORK = SCHEDULE_SEARCH_NODES
-
 
 def search_modulo_schedule(problem: Problem, ii: int, *, nodes: int | None = None) -> Schedule | None:
     """A modulo schedule at exactly ``ii``, or ``None`` if the search found

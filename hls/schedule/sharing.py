@@ -23,9 +23,6 @@ __all__ = ["InstanceBounds", "instances_needed", "same_cycle_possible"]
 #: Search nodes the exact colouring may visit before settling for bounds.
 COLOURING_STEPS = 20_000
 
-#: The old name of :data:`COLOURING_STEPS`.
-SEARCH_BUDGET = COLOURING_STEPS
-
 
 @dataclass(frozen=True)
 class InstanceBounds:

@@ -6,7 +6,8 @@ import pytest
 
 import sim
 from examples.apps import ecg, image, tracking
-from sim.tools import ToolUnavailable, find_simulator
+from sim.errors import ToolUnavailable
+from sim.tools import find_simulator
 
 APPS = {"image": image, "ecg": ecg, "tracking": tracking}
 

@@ -3,7 +3,9 @@
 Imports run ``axhls -> sim -> hls`` and ``axhls -> approx_units``; every
 package may use ``artefacts``, which imports nothing of the project's.  The
 graph is read from the source (every ``import`` statement, at module level or
-inside a function), so an import hidden in a function counts as well.
+inside a function, and every ``importlib.import_module`` of a module named
+literally), so an import hidden in a function or behind a name counts as well.
+There are no exceptions.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import ast
 from pathlib import Path
 
 import networkx as nx
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("artefacts", "approx_units", "hls", "sim", "axhls")
@@ -25,10 +26,6 @@ ALLOWED = {
     "sim": {"artefacts", "approx_units", "hls"},
     "axhls": {"artefacts", "approx_units", "hls", "sim"},
 }
-
-#: Old locations of command-line code, kept only so that old imports still work.  Each
-#: re-exports its new module and nothing in the project imports it.
-COMPATIBILITY_SHIMS = {"hls.cli", "hls.commands", "hls.check", "approx_units.cli", "hls.__main__"}
 
 
 def _module_name(path: Path) -> str:
@@ -54,22 +51,22 @@ def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def _compatibility_getattr_lines(tree: ast.Module) -> set[int]:
-    """Lines of a module-level ``__getattr__``: lazy re-exports of moved names."""
-    lines = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
-            lines.update(range(node.lineno, node.end_lineno + 1))
-    return lines
+def _imports_by_name(node: ast.AST) -> bool:
+    """``importlib.import_module("a.literal.name")`` (or ``import_module(...)``)."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)):
+        return False
+    function = node.func
+    return (isinstance(function, ast.Name) and function.id == "import_module"
+            or isinstance(function, ast.Attribute) and function.attr == "import_module")
 
 
-def import_edges() -> list[tuple[str, str, int, bool]]:
-    """``(importer, imported module, line, inside a compatibility __getattr__)`` for every project import."""
+def import_edges() -> list[tuple[str, str, int]]:
+    """``(importer, imported module, line)`` for every project import."""
     modules = _modules()
     edges = []
     for module, path in modules.items():
         tree = ast.parse(path.read_text(), str(path))
-        lazy = _compatibility_getattr_lines(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -78,13 +75,15 @@ def import_edges() -> list[tuple[str, str, int, bool]]:
                 # `from pkg import mod` imports pkg.mod when that is a module.
                 targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
                            for alias in node.names]
+            elif _imports_by_name(node):
+                targets = [node.args[0].value]
             else:
                 continue
             for target in targets:
                 while target and target not in modules:
                     target = target.rpartition(".")[0]
                 if target and target != module:
-                    edges.append((module, target, node.lineno, node.lineno in lazy))
+                    edges.append((module, target, node.lineno))
     return edges
 
 
@@ -94,51 +93,30 @@ def _package(module: str) -> str:
 
 def test_the_source_tree_is_found():
     modules = _modules()
-    assert {"hls.kernel", "sim.kernel", "approx_units.unit", "axhls.cli", "artefacts"} <= set(modules)
+    assert {"hls.kernel", "sim.kernel", "approx_units.registry", "axhls.cli", "artefacts"} <= set(modules)
 
 
 def test_packages_import_only_downwards():
     wrong = [f"{importer} imports {imported} (line {line})"
-             for importer, imported, line, lazy in import_edges()
+             for importer, imported, line in import_edges()
              if _package(imported) != _package(importer)
-             and _package(imported) not in ALLOWED[_package(importer)]
-             and importer not in COMPATIBILITY_SHIMS and not lazy]
+             and _package(imported) not in ALLOWED[_package(importer)]]
     assert not wrong, "imports against the direction axhls -> sim -> hls -> approx_units:\n" + "\n".join(wrong)
-
-
-def test_nothing_imports_a_compatibility_shim():
-    users = [f"{importer} imports {imported} (line {line})" for importer, imported, line, _ in import_edges()
-             if imported in COMPATIBILITY_SHIMS and importer not in COMPATIBILITY_SHIMS]
-    assert not users, "\n".join(users)
 
 
 def test_no_import_cycles_between_modules():
     graph = nx.DiGraph()
     graph.add_nodes_from(_modules())
-    for importer, imported, _, lazy in import_edges():
-        # A package's __init__ re-exporting its own modules is not a cycle of ideas; a
-        # compatibility __getattr__ runs only when an old name is looked up.
-        if lazy or imported == importer.rpartition(".")[0] or importer == imported.rpartition(".")[0]:
-            continue
+    for importer, imported, _ in import_edges():
         graph.add_edge(importer, imported)
     cycles = sorted(sorted(component) for component in nx.strongly_connected_components(graph)
                     if len(component) > 1)
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
 
 
-@pytest.mark.parametrize("shim", sorted(COMPATIBILITY_SHIMS - {"hls.__main__"}))
-def test_shims_still_export_the_old_names(shim):
-    import importlib
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        module = importlib.import_module(shim)
-    assert module.__all__ and all(hasattr(module, name) for name in module.__all__)
-
-
 def test_imports_inside_functions_say_why():
     """An import inside a function hides the module's dependencies, so it is kept only for an
-    optional or heavy dependency (or a compatibility lookup), with a comment saying which: on its
+    optional or heavy dependency, with a comment saying which: on its
     line, or on one of the four lines above it."""
     unexplained = []
     for module, path in _modules().items():

@@ -95,8 +95,8 @@ def test_catalog_adp_counts_carry_cells(tmp_path, monkeypatch):
 
 
 def test_interrupted_write_keeps_the_old_file(tmp_path, monkeypatch):
-    # synth.write_atomically is now artefacts.write_text; Ctrl-C at the last moment, as the
-    # new file is renamed into place, must leave the old file and no temporary.
+    # Ctrl-C at the last moment, as the new file is renamed into place, must leave the old
+    # file and no temporary.
     target = tmp_path / "catalog.json"
     target.write_text("old")
 
@@ -104,7 +104,7 @@ def test_interrupted_write_keeps_the_old_file(tmp_path, monkeypatch):
         raise KeyboardInterrupt
     monkeypatch.setattr(artefacts.os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        synth.write_atomically(target, "new")
+        artefacts.write_text(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["catalog.json"]
 

@@ -8,7 +8,7 @@ import pytest
 
 import approx_units
 from approx_units import lut
-from approx_units.unit import spec
+from approx_units.registry import spec
 from axhls.cli import main
 
 MULTIPLIERS = [name for name in approx_units.names() if spec(name).kind == "mul"]

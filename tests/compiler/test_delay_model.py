@@ -42,7 +42,7 @@ def test_unit_segments_are_never_faster_than_measured_in_kernels(name):
     from amaranth import unsigned
 
     from hls.approx import UnitChoice
-    from hls.units import _approx_segments, approx_unit
+    from hls.unit_operators import _approx_segments, approx_unit
     (unit, (a, b), stages), measured = MEASURED_UNIT_SEGMENTS[name]
     built = approx_unit(UnitChoice("mul", unit), unsigned(a), unsigned(b))
     estimate = max(_approx_segments(built, stages)) + unit_routing(unit) + REGISTER_SETUP
@@ -56,7 +56,7 @@ def test_a_unit_with_an_allowance_gets_more_stages_than_without():
     from hls.approx import UnitChoice
     from hls.delay_model import ROUTING_HOP
     from hls.target import Target
-    from hls.units import approx_plan
+    from hls.unit_operators import approx_plan
     period = Target().usable_period_ns
     choice = UnitChoice("mul", "mitchell_refined")
     plain = approx_plan(choice, unsigned(16), unsigned(16), period, ROUTING_HOP)

@@ -7,7 +7,7 @@ import semantics_kernels as kernels
 from benchmarks.kernels import load
 from hls.analysis.memdep import memory_dependences
 from hls.analysis.predicates import exclusive
-from hls.analysis.problems import build_problem
+from hls.analysis.block_problems import build_problem
 from hls.target import Target
 from hls.compiler import lower
 from hls.ir import Block, Op, PipelinedLoop

@@ -15,7 +15,7 @@ from amaranth.sim import Simulator
 import hls
 from benchmarks.kernels import load
 from hls import delay_model
-from hls.analysis.problems import LIMITABLE, build_problem
+from hls.analysis.block_problems import LIMITABLE, build_problem
 from hls.compiler import compile_kernel
 from hls.frontend.shapes import BINARY_OPERATORS
 from hls.ir import Block, Op, amaranth_shape, amaranth_value

@@ -16,7 +16,7 @@ from hls.compiler import compile_kernel
 from hls.delay_model import ROUTING_HOP
 from hls.ir.ops import OPERATORS
 from hls.target import Target
-from hls.units import divider_plan
+from hls.unit_operators import divider_plan
 from sim.kernel import run
 
 

@@ -9,7 +9,8 @@ import refinement_kernels as kernels
 from hls.compiler import compile_kernel
 from hls.ir import PipelinedLoop
 from sim.kernel import run
-from sim.tools import ToolUnavailable, find_simulator
+from sim.errors import ToolUnavailable
+from sim.tools import find_simulator
 
 
 def _loop(kernel):

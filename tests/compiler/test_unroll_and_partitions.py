@@ -13,7 +13,8 @@ from hls.frontend import analyze
 from hls.ir import PipelinedLoop
 from hls.types import partition
 from sim.kernel import run
-from sim.tools import ToolUnavailable, find_simulator
+from sim.errors import ToolUnavailable
+from sim.tools import find_simulator
 
 
 def _values(seed, count, low, high):

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from axhls import check
-from axhls.cli import CommandError
+from axhls.command import CommandError
 
 KERNELS = '''\
 import hls
@@ -52,8 +52,8 @@ def _args(tmp_path, data, name="args.json"):
 
 
 def _run(argv):
-    """``axhls check`` through its own ``register``, as hls.cli does, catching CommandError
-    the way hls.cli.main does."""
+    """``axhls check`` through its own ``register``, as axhls.cli does, catching CommandError
+    the way axhls.cli.main does."""
     parser = argparse.ArgumentParser(prog="axhls")
     check.register(parser.add_subparsers())
     args = parser.parse_args(argv)

@@ -199,7 +199,7 @@ def test_every_error_has_a_hint_or_is_self_explanatory():
 
 
 def test_kernel_errors_reach_the_command_line_as_one_line(load_source):
-    from axhls.cli import CommandError
+    from axhls.command import CommandError
     from axhls.loading import load_kernel
     _, path = load_source(K + "def f(n: unsigned(4)):\n    x = 1.5\n")
     with pytest.raises(CommandError) as caught:

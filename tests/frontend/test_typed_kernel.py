@@ -234,7 +234,7 @@ def test_future_annotations_and_closure_constants(load_source):
 
 
 def test_load_kernel_names_the_line_of_an_import_failure(tmp_path):
-    from axhls.cli import CommandError
+    from axhls.command import CommandError
     from axhls.loading import load_kernel
     path = tmp_path / "bad_annotation.py"
     path.write_text("import hls\nfrom amaranth import signed\n\n@hls.kernel\n"

@@ -30,7 +30,7 @@ MEASURED = ("compile_seconds",)
 def _report(kernel: str, seed: str) -> str:
     environment = dict(os.environ, PYTHONHASHSEED=seed,
                        PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-m", "hls", "report", kernel, "--json"], cwd=ROOT, env=environment,
+    done = subprocess.run([sys.executable, "-m", "axhls", "report", kernel, "--json"], cwd=ROOT, env=environment,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout

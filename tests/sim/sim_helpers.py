@@ -2,7 +2,8 @@
 
 import pytest
 
-from sim.tools import ToolUnavailable, find_simulator
+from sim.errors import ToolUnavailable
+from sim.tools import find_simulator
 
 
 def require_simulator(name: str):

@@ -12,8 +12,9 @@ from amaranth.back import verilog
 
 from sim_helpers import require_simulator
 from handmade import ScaleSum, expected_cycles, golden
-from sim.cocotb_kernel import (CocotbRunError, TestbenchSpec, simulate_verilog,
-                               spec_from_component, spec_from_signature)
+from sim.cocotb_kernel import simulate_verilog, spec_from_component, spec_from_signature
+from sim.errors import CocotbRunError
+from sim.testbenches import TestbenchSpec
 
 pytestmark = pytest.mark.cocotb
 
@@ -155,7 +156,7 @@ def test_depth_beyond_the_address_width_is_rejected():
 def test_prune_cache_keeps_recent_builds_and_removes_old_unused_ones(tmp_path):
     import os
     import time
-    from sim.cocotb_kernel import prune_cache
+    from sim.cocotb_run import prune_cache
     now = time.time()
     ages_days = [0, 1, 2, 10, 20, 30]
     for i, age in enumerate(ages_days):

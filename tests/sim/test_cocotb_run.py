@@ -1,11 +1,10 @@
-"""The one build-and-run path, with a test module of the caller's own (the old ``run_cocotb`` interface)."""
+"""The one build-and-run path, :func:`sim.cocotb_run.run_testbench`, with a test module of the caller's own."""
 
 import json
 
 import pytest
 
 from sim.cocotb_run import run_testbench
-from sim.cocotb_runner import run_cocotb
 from sim.errors import CocotbRunError
 from sim_helpers import require_simulator
 
@@ -47,7 +46,8 @@ def test_a_callers_test_module_runs_on_the_cached_build(tmp_path):
     work.mkdir()
     pairs = [[0, 0], [255, 255], [17, 200], [128, 127]]
     (work / "pairs.json").write_text(json.dumps(pairs))
-    assert run_cocotb(ADDER, "adder", test_module="adder_test", test_dir=tests, work_dir=work) == work
+    log = run_testbench(ADDER, "adder", test_module="adder_test", test_dir=tests, work_dir=work)
+    assert log.parent == work and log.exists()
     assert json.loads((work / "sums.json").read_text()) == [a + b for a, b in pairs]
 
 

@@ -15,8 +15,8 @@ from sim_helpers import require_simulator
 sys.path.insert(0, str(Path(__file__).parents[2]))  # benchmarks/ is not an installed package
 
 from benchmarks.kernels import KERNEL_NAMES, load  # noqa: E402
-from sim.cocotb_kernel import CocotbTimeout  # noqa: E402
-from sim.kernel import SimulationTimeout, run  # noqa: E402
+from sim.errors import CocotbTimeout, SimulationTimeout  # noqa: E402
+from sim.kernel import run  # noqa: E402
 
 pytestmark = pytest.mark.cocotb
 

@@ -19,7 +19,7 @@ import approx_units
 from approx_units import compiled
 from approx_units import evaluate as ev
 from approx_units.numpy_backend import evaluate as numpy_evaluate
-from approx_units.unit import spec
+from approx_units.registry import spec
 
 pytestmark = pytest.mark.skipif(not compiled.available(), reason="no C compiler for the compiled engine")
 

@@ -11,7 +11,7 @@ import approx_units
 from approx_units.dataflow import (Ops, arrival_times, lower, lowerable, node_delay, operand_delays,
                                    partition, pipeline)
 from approx_units.numpy_backend import evaluate
-from approx_units.unit import spec
+from approx_units.registry import spec
 from sim import run_unit
 
 

@@ -186,7 +186,7 @@ def test_divider_accumulate_excludes_and_counts_division_by_zero():
 
 def test_sim_exports_run_unit_lazily():
     import sim
-    from sim.units import run_unit
+    from sim.unit_simulation import run_unit
     assert sim.run_unit is run_unit
     with pytest.raises(ValueError, match="backend must be one of amaranth, icarus"):
         run_unit(approx_units.get("loa", width=4), [1], [1], backend="verilator")
@@ -207,7 +207,7 @@ def test_divider_statistics_remember_their_quotient_format():
 
 def test_docs_table_lists_every_unit_with_its_parameters_and_reference():
     from pathlib import Path
-    from approx_units.unit import spec
+    from approx_units.registry import spec
     text = (Path(__file__).resolve().parents[2] / "docs" / "units.md").read_text()
     rows = {}
     for line in text.splitlines():

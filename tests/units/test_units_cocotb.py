@@ -5,7 +5,8 @@ import pytest
 
 import approx_units
 from sim import run_unit
-from sim.tools import ToolUnavailable, find_icarus
+from sim.errors import ToolUnavailable
+from sim.tools import find_icarus
 
 pytestmark = pytest.mark.cocotb
 

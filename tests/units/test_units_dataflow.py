@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from approx_units.unit import Unit, UnitSpec
+from approx_units.registry import Unit, UnitSpec
 from sim import run_unit
 
 WIDTH = 4

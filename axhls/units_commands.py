@@ -2,7 +2,7 @@
 
 With ``--json`` every sub-command prints exactly one JSON object on stdout
 (non-finite numbers become ``null``).  User mistakes end in one line on
-stderr and exit status 2 (see :class:`axhls.cli.CommandError`).  ``export``,
+stderr and exit status 2 (see :class:`axhls.command.CommandError`).  ``export``,
 ``pareto`` and ``sweep`` have modules of their own (:mod:`axhls.units_export`,
 :mod:`axhls.units_pareto`, :mod:`axhls.units_sweep`).
 """
@@ -16,15 +16,15 @@ import numpy as np
 
 import approx_units
 from approx_units import evaluate, synth
-from approx_units.unit import spec
+from approx_units.registry import spec
 from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 
 from . import units_export, units_lut, units_pareto, units_survey, units_sweep
-from .cli import CommandError, missing_sub_command, print_json
-from .unit_options import get_unit, library_unit, parse_params, verilog_arguments
+from .command import CommandError, missing_sub_command, print_json
+from .unit_options import library_unit, verilog_arguments
 from .units_cache import open_cache
 
-__all__ = ["register", "parse_params", "get_unit", "open_cache"]   # helpers re-exported for old callers
+__all__ = ["register"]
 
 #: The metric keys of ``units eval --json``, in the order the human-readable output shows them.
 EVAL_METRICS = ("er", "med", "nmed", "mred", "wce", "wcre", "mse", "bias", "mae_pct", "wce_pct")

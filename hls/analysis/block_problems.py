@@ -18,7 +18,7 @@ Operator types
   target's device model; an operator slower than the clock period gets
   ``ceil(delay / period)`` cycles of latency;
 * a unit pipelined for its operand shapes (``//`` and ``%`` by a variable,
-  :mod:`hls.units`): its stages as latency, its first and last segments as the
+  :mod:`hls.unit_operators`): its stages as latency, its first and last segments as the
   incoming and outgoing delays, one type per operand shape pair; a shared
   instance of one is timed for the shapes covering all its users;
 * a resource named in the target's ``resources`` (``"mul"``, ``"div"``,

@@ -42,10 +42,10 @@ from approx_units import dataflow
 from approx_units.amaranth_backend import UnitComponent, UnitSignature
 from approx_units.dividers import restoring_division
 from approx_units.python_backend import compile_scalar
-from approx_units.unit import MAX_WIDTH as UNIT_MAX_WIDTH, MIN_WIDTH as UNIT_MIN_WIDTH, get as get_unit
+from approx_units.registry import MAX_WIDTH as UNIT_MAX_WIDTH, MIN_WIDTH as UNIT_MIN_WIDTH, get as get_unit
 from approx_units.structures import apply_sign, chunked_add, exact_product, sign_magnitude
 
-__all__ = ["UnitPlan", "DividerPlan", "divider_plan", "divider_value", "floor_divmod", "multiplier_plan",
+__all__ = ["UnitPlan", "divider_plan", "divider_value", "floor_divmod", "multiplier_plan",
            "multiplier_value", "multiplier_variant", "signed_product",
            "ApproxUnit", "UnitWidthError", "approx_unit", "approx_plan",
            "approx_golden", "approx_value"]
@@ -194,9 +194,6 @@ class UnitPlan:
             return f"{self.unit} (combinational)"
         return f"{self.unit} pipelined in {self.stages} stage{'s' * (self.stages != 1)}"
 
-
-#: The divider's plan (the name the first pipelined unit had).
-DividerPlan = UnitPlan
 
 #: Most register stages tried for any pipelined unit (a 64-bit quotient is 64 rows of the divider).
 MAX_UNIT_STAGES = 160

@@ -21,9 +21,9 @@ from amaranth.sim import Simulator
 import artefacts
 
 from .cocotb_run import run_testbench, work_directory
-from .errors import CocotbError, SimulationError
+from .errors import CocotbRunError, SimulationError
 
-__all__ = ["run_unit", "run_unit_icarus", "BACKENDS", "SimulationError"]
+__all__ = ["run_unit", "run_unit_icarus", "BACKENDS"]
 
 BACKENDS = ("amaranth", "icarus")
 
@@ -54,7 +54,7 @@ def run_unit(unit, a, b, backend: str = "amaranth") -> np.ndarray:
         For an unknown backend or an operand out of range.
     SimulationError
         If ``valid_out`` does not follow ``valid_in`` with the unit's latency.
-    sim.errors.ToolUnavailable, sim.errors.CocotbError
+    sim.errors.ToolUnavailable, sim.errors.CocotbRunError
         With ``backend="icarus"``: Icarus is missing, or its run failed.
     """
     if backend not in BACKENDS:
@@ -79,7 +79,7 @@ def run_unit_icarus(unit, a_patterns, b_patterns) -> list[int]:
     ------
     SimulationError
         If ``valid_out`` does not follow ``valid_in`` with the unit's latency.
-    sim.errors.CocotbError
+    sim.errors.CocotbRunError
         If the build or the run failed, or the testbench produced no result.
     """
     toplevel = f"axhls_{unit.name}"
@@ -93,7 +93,7 @@ def run_unit_icarus(unit, a_patterns, b_patterns) -> list[int]:
                             testcase="stream_unit_vectors", work_dir=work)
         result_file = work / "result.json"
         if not result_file.exists():
-            raise CocotbError(f"the testbench wrote no results (log: {log})", log)
+            raise CocotbRunError(f"the testbench wrote no results (log: {log})", log)
         result = json.loads(result_file.read_text())
         if result["valid_errors"]:
             raise SimulationError(f"{unit!r} (Verilog): {result['valid_errors'][0]} (log: {log})")
