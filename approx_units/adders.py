@@ -25,10 +25,21 @@ def _signed_fixup(ops, a, b, unsigned_sum, *, width, signed):
     return ops.cat(ops.slice(unsigned_sum, 0, width), top)
 
 
-def _upper_sum(ops, a, b, lo, width, carry=None):
-    """``a[lo:] + b[lo:] (+ carry)`` with ``width - lo + 1`` bits."""
-    return chunked_add(ops, ops.slice(a, lo, width), ops.slice(b, lo, width), carry,
-                       width=width - lo + 1)
+def _upper_sum(ops, a, b, lo, width):
+    """``a[lo:] + b[lo:]`` with ``width - lo + 1`` bits."""
+    return chunked_add(ops, ops.slice(a, lo, width), ops.slice(b, lo, width), width=width - lo + 1)
+
+
+def _upper_sum_carrying_and(ops, a, b, lo, width):
+    """``a[lo:] + b[lo:] + (a[lo-1] & b[lo-1])`` with ``width - lo + 1`` bits.
+
+    Adding from bit ``lo - 1`` up and dropping the sum's bottom bit gives the same value:
+    bit ``lo - 1`` of the sum carries exactly ``a[lo-1] & b[lo-1]`` into bit ``lo``. That is
+    one carry chain one bit longer, where a separate carry-in is a second chain on ECP5
+    (``loa`` at 24 bits, l = 4: 5.92 ns placed, against 5.18 ns for the exact adder).
+    """
+    total = chunked_add(ops, ops.slice(a, lo - 1, width), ops.slice(b, lo - 1, width), width=width - lo + 2)
+    return ops.slice(total, 1, width - lo + 2)
 
 
 def _adder(name, summary, reference, params=(), check=None):
@@ -56,8 +67,7 @@ def exact_add(ops, a, b, *, width):
 @_adder("loa", "lower-part OR adder", "H. R. Mahdiani et al., IEEE TCAS-I 57(4), 2010", [_l_param])
 def loa(ops, a, b, *, width, l):
     low = ops.or_(ops.slice(a, 0, l), ops.slice(b, 0, l))
-    carry = ops.and_(ops.bit(a, l - 1), ops.bit(b, l - 1))
-    return ops.cat(low, _upper_sum(ops, a, b, l, width, carry))
+    return ops.cat(low, _upper_sum_carrying_and(ops, a, b, l, width))
 
 
 @_adder("trunc_add", "truncated adder (low l result bits are 0)",
@@ -70,15 +80,18 @@ def trunc_add(ops, a, b, *, width, l):
         "N. Zhu, W. L. Goh, K. S. Yeo, IEEE TVLSI 18(8), 2010", [_l_param])
 def eta1(ops, a, b, *, width, l):
     # From the top of the inaccurate part down: XOR until the first position
-    # where both bits are 1; that bit and every lower bit become 1.
-    bits = [None] * l
-    saturate = None
-    for i in reversed(range(l)):
-        ai, bi = ops.bit(a, i), ops.bit(b, i)
-        both = ops.and_(ai, bi)
-        saturate = both if saturate is None else ops.or_(saturate, both)
-        bits[i] = ops.or_(ops.xor(ai, bi), saturate)
-    return ops.cat(*bits, _upper_sum(ops, a, b, l, width))
+    # where both bits are 1; that bit and every lower bit become 1. "Some position
+    # at or above i has both bits 1" is a suffix OR, built as a log-depth prefix
+    # network (shifted copies ORed in) rather than a chain of l ORs: the chain
+    # placed 4.53 ns at 16 bits with l = 12, against 3.12 ns for the exact adder.
+    low_a, low_b = ops.slice(a, 0, l), ops.slice(b, 0, l)
+    saturate = ops.and_(low_a, low_b)
+    shift = 1
+    while shift < l:
+        shifted = ops.cat(ops.slice(saturate, shift, l), ops.const(0, shift))
+        saturate = ops.or_(saturate, shifted)
+        shift *= 2
+    return ops.cat(ops.or_(ops.xor(low_a, low_b), saturate), _upper_sum(ops, a, b, l, width))
 
 
 def _gear_check(width, width_b, signed, values):
@@ -122,13 +135,13 @@ def gear(ops, a, b, *, width, r, p):
 def hoaaned(ops, a, b, *, width, l):
     # Low l-2 result bits are constant 1s; bit l-2 is a OR b; the carry into
     # the exact part is the AND of the operands' bit l-1; bit l-1 is the OR of
-    # bit l-1 when there is no such carry, forced to 1 by the AND of bit l-2.
-    carry = ops.and_(ops.bit(a, l - 1), ops.bit(b, l - 1))
+    # bit l-1 when there is no such carry (that is, their XOR), forced to 1 by
+    # the AND of bit l-2.
     if l == 1:
         low = [ops.or_(ops.bit(a, 0), ops.bit(b, 0))]
     else:
         below = ops.and_(ops.bit(a, l - 2), ops.bit(b, l - 2))
-        top = ops.or_(ops.and_(ops.or_(ops.bit(a, l - 1), ops.bit(b, l - 1)), ops.not_(carry)), below)
+        top = ops.or_(ops.xor(ops.bit(a, l - 1), ops.bit(b, l - 1)), below)
         low = ([ops.const((1 << (l - 2)) - 1, l - 2)] if l > 2 else []) + \
             [ops.or_(ops.bit(a, l - 2), ops.bit(b, l - 2)), top]
-    return ops.cat(*low, _upper_sum(ops, a, b, l, width, carry))
+    return ops.cat(*low, _upper_sum_carrying_and(ops, a, b, l, width))

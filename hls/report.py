@@ -38,6 +38,7 @@ message 200-880 does for C.
 from __future__ import annotations
 
 import copy
+import math
 from collections import Counter
 from dataclasses import dataclass
 
@@ -64,7 +65,8 @@ class Report:
 
     def to_text(self) -> str:
         data = self.data
-        out = [f"kernel {data['kernel']} at {data['clock_mhz']:g} MHz"]
+        asked = f" (asked for {data['requested_clock_mhz']:g})" if "requested_clock_mhz" in data else ""
+        out = [f"kernel {data['kernel']} at {data['clock_mhz']:g} MHz{asked}"]
         for loop in data["loops"]:
             trip = "run-time" if loop["trip_count"] is None else str(loop["trip_count"])
             head = f"  {loop['name']} (line {loop['line']}), trip count {trip}: "
@@ -198,7 +200,8 @@ def build_report(compiled) -> Report:
     data = {
         "kernel": ir.name,
         "clock_mhz": compiled.target.clock_mhz,
-        "claimed_clock_mhz": round(claimed, 1),
+        # Rounded down: a claim is a clock that place and route must reach.
+        "claimed_clock_mhz": math.floor(claimed * 10 + 1e-9) / 10,
         "loops": loops,
         "resources": {
             "variable_register_bits": sum(shape.width for shape in ir.variables.values()),

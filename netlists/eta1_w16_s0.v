@@ -3,398 +3,123 @@
 (* top =  1  *)
 (* generator = "Amaranth" *)
 module eta1_w16_s0(b, o, a);
-  wire \$1 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
+  wire [7:0] \$1 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
   wire [15:0] b;
   wire [15:0] n0_a;
-  wire n10_or;
-  wire n13_slice;
-  wire n14_slice;
-  wire n16_or;
-  wire n19_slice;
+  wire [7:0] n12_or;
   wire [15:0] n1_b;
-  wire n20_slice;
-  wire n22_or;
-  wire n25_slice;
-  wire n26_slice;
-  wire n28_or;
-  wire n2_slice;
-  wire n31_slice;
-  wire n32_slice;
-  wire n34_or;
-  wire n37_slice;
-  wire n38_slice;
-  wire n3_slice;
-  wire n40_or;
-  wire n43_slice;
-  wire n44_slice;
-  wire n4_and;
-  wire [9:0] n57_add;
-  wire [16:0] n61_cat;
-  wire n7_slice;
-  wire n8_slice;
+  wire [9:0] n27_add;
+  wire [7:0] n2_slice;
+  wire [16:0] n31_cat;
+  wire [7:0] n3_slice;
+  wire [7:0] n4_and;
+  wire [7:0] n8_or;
   output [16:0] o;
   wire [16:0] o;
   \eta1_w16_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
-    .n57_add(n57_add)
+    .n27_add(n27_add)
   );
   \eta1_w16_s0.depth2  depth2 (
-    .n2_slice(a[7]),
-    .n3_slice(b[7]),
-    .n4_and(n4_and),
-    .n57_add(n57_add)
+    .n27_add(n27_add),
+    .n2_slice(a[7:0]),
+    .n3_slice(b[7:0]),
+    .n4_and(n4_and)
   );
   \eta1_w16_s0.depth3  depth3 (
-    .n10_or(n10_or),
     .n4_and(n4_and),
-    .n7_slice(a[6]),
-    .n8_slice(b[6])
+    .n8_or(n8_or)
   );
   \eta1_w16_s0.depth4  depth4 (
-    .n10_or(n10_or),
-    .n13_slice(a[5]),
-    .n14_slice(b[5]),
-    .n16_or(n16_or)
+    .n12_or(n12_or),
+    .n8_or(n8_or)
   );
   \eta1_w16_s0.depth5  depth5 (
-    .n16_or(n16_or),
-    .n19_slice(a[4]),
-    .n20_slice(b[4]),
-    .n22_or(n22_or)
-  );
-  \eta1_w16_s0.depth6  depth6 (
-    .n22_or(n22_or),
-    .n25_slice(a[3]),
-    .n26_slice(b[3]),
-    .n28_or(n28_or)
-  );
-  \eta1_w16_s0.depth7  depth7 (
-    .n28_or(n28_or),
-    .n31_slice(a[2]),
-    .n32_slice(b[2]),
-    .n34_or(n34_or)
-  );
-  \eta1_w16_s0.depth8  depth8 (
-    .n34_or(n34_or),
-    .n37_slice(a[1]),
-    .n38_slice(b[1]),
-    .n40_or(n40_or)
-  );
-  \eta1_w16_s0.depth9  depth9 (
-    .n10_or(n10_or),
-    .n16_or(n16_or),
-    .n22_or(n22_or),
-    .n28_or(n28_or),
-    .n34_or(n34_or),
-    .n40_or(n40_or),
-    .n4_and(n4_and),
-    .n57_add(n57_add),
-    .\port$0$18 (b[7:0]),
-    .\port$0$2 (a[7:0]),
-    .\port$18$0 (\$1 ),
-    .\port$20$0 (\$2 ),
-    .\port$22$0 (\$3 ),
-    .\port$24$0 (\$4 ),
-    .\port$26$0 (\$5 ),
-    .\port$28$0 (\$6 ),
-    .\port$30$0 (\$7 ),
-    .\port$32$0 (\$8 )
+    .n12_or(n12_or),
+    .n27_add(n27_add),
+    .n2_slice(a[7:0]),
+    .n3_slice(b[7:0]),
+    .\port$7$0 (\$1 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n61_cat = { n57_add[8:0], \$8 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1  };
-  assign n2_slice = a[7];
-  assign n3_slice = b[7];
-  assign n7_slice = a[6];
-  assign n8_slice = b[6];
-  assign n13_slice = a[5];
-  assign n14_slice = b[5];
-  assign n19_slice = a[4];
-  assign n20_slice = b[4];
-  assign n25_slice = a[3];
-  assign n26_slice = b[3];
-  assign n31_slice = a[2];
-  assign n32_slice = b[2];
-  assign n37_slice = a[1];
-  assign n38_slice = b[1];
-  assign n43_slice = a[0];
-  assign n44_slice = b[0];
-  assign o = { n57_add[8:0], \$8 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1  };
+  assign n31_cat = { n27_add[8:0], \$1  };
+  assign n2_slice = a[7:0];
+  assign n3_slice = b[7:0];
+  assign o = { n27_add[8:0], \$1  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w16_s0.depth1 (n1_b, n57_add, n0_a);
+module \eta1_w16_s0.depth1 (n1_b, n27_add, n0_a);
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  wire n13_slice;
-  wire n14_slice;
-  wire n19_slice;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  wire n20_slice;
-  wire n25_slice;
-  wire n26_slice;
-  wire n2_slice;
-  wire n31_slice;
-  wire n32_slice;
-  wire n37_slice;
-  wire n38_slice;
-  wire n3_slice;
-  wire n43_slice;
-  wire n44_slice;
-  output [9:0] n57_add;
-  wire [9:0] n57_add;
-  wire n7_slice;
-  wire n8_slice;
-  assign n57_add = n0_a[15:8] + n1_b[15:8];
-  assign n2_slice = n0_a[7];
-  assign n3_slice = n1_b[7];
-  assign n7_slice = n0_a[6];
-  assign n8_slice = n1_b[6];
-  assign n13_slice = n0_a[5];
-  assign n14_slice = n1_b[5];
-  assign n19_slice = n0_a[4];
-  assign n20_slice = n1_b[4];
-  assign n25_slice = n0_a[3];
-  assign n26_slice = n1_b[3];
-  assign n31_slice = n0_a[2];
-  assign n32_slice = n1_b[2];
-  assign n37_slice = n0_a[1];
-  assign n38_slice = n1_b[1];
-  assign n43_slice = n0_a[0];
-  assign n44_slice = n1_b[0];
+  output [9:0] n27_add;
+  wire [9:0] n27_add;
+  wire [7:0] n2_slice;
+  wire [7:0] n3_slice;
+  assign n27_add = n0_a[15:8] + n1_b[15:8];
+  assign n2_slice = n0_a[7:0];
+  assign n3_slice = n1_b[7:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w16_s0.depth2 (n3_slice, n57_add, n4_and, n2_slice);
-  input n2_slice;
-  wire n2_slice;
-  input n3_slice;
-  wire n3_slice;
-  output n4_and;
-  wire n4_and;
-  input [9:0] n57_add;
-  wire [9:0] n57_add;
-  wire n59_slice;
+module \eta1_w16_s0.depth2 (n3_slice, n27_add, n4_and, n2_slice);
+  input [9:0] n27_add;
+  wire [9:0] n27_add;
+  wire n29_slice;
+  input [7:0] n2_slice;
+  wire [7:0] n2_slice;
+  input [7:0] n3_slice;
+  wire [7:0] n3_slice;
+  output [7:0] n4_and;
+  wire [7:0] n4_and;
   assign n4_and = n2_slice & n3_slice;
-  assign n59_slice = n57_add[9];
+  assign n29_slice = n27_add[9];
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w16_s0.depth3 (n8_slice, n4_and, n10_or, n7_slice);
-  wire \$1 ;
-  output n10_or;
-  wire n10_or;
-  input n4_and;
-  wire n4_and;
-  input n7_slice;
-  wire n7_slice;
-  input n8_slice;
-  wire n8_slice;
-  assign \$1  = n7_slice & n8_slice;
-  assign n10_or = n4_and | \$1 ;
+module \eta1_w16_s0.depth3 (n8_or, n4_and);
+  input [7:0] n4_and;
+  wire [7:0] n4_and;
+  output [7:0] n8_or;
+  wire [7:0] n8_or;
+  assign n8_or = n4_and | { 1'h0, n4_and[7:1] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w16_s0.depth4 (n14_slice, n10_or, n16_or, n13_slice);
-  wire \$1 ;
-  input n10_or;
-  wire n10_or;
-  input n13_slice;
-  wire n13_slice;
-  input n14_slice;
-  wire n14_slice;
-  output n16_or;
-  wire n16_or;
-  assign \$1  = n13_slice & n14_slice;
-  assign n16_or = n10_or | \$1 ;
+module \eta1_w16_s0.depth4 (n12_or, n8_or);
+  output [7:0] n12_or;
+  wire [7:0] n12_or;
+  input [7:0] n8_or;
+  wire [7:0] n8_or;
+  assign n12_or = n8_or | { 2'h0, n8_or[7:2] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w16_s0.depth5 (n20_slice, n16_or, n22_or, n19_slice);
-  wire \$1 ;
-  input n16_or;
-  wire n16_or;
-  input n19_slice;
-  wire n19_slice;
-  input n20_slice;
-  wire n20_slice;
-  output n22_or;
-  wire n22_or;
-  assign \$1  = n19_slice & n20_slice;
-  assign n22_or = n16_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w16_s0.depth6 (n26_slice, n22_or, n28_or, n25_slice);
-  wire \$1 ;
-  input n22_or;
-  wire n22_or;
-  input n25_slice;
-  wire n25_slice;
-  input n26_slice;
-  wire n26_slice;
-  output n28_or;
-  wire n28_or;
-  assign \$1  = n25_slice & n26_slice;
-  assign n28_or = n22_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w16_s0.depth7 (n32_slice, n28_or, n34_or, n31_slice);
-  wire \$1 ;
-  input n28_or;
-  wire n28_or;
-  input n31_slice;
-  wire n31_slice;
-  input n32_slice;
-  wire n32_slice;
-  output n34_or;
-  wire n34_or;
-  assign \$1  = n31_slice & n32_slice;
-  assign n34_or = n28_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w16_s0.depth8 (n38_slice, n34_or, n40_or, n37_slice);
-  wire \$1 ;
-  input n34_or;
-  wire n34_or;
-  input n37_slice;
-  wire n37_slice;
-  input n38_slice;
-  wire n38_slice;
-  output n40_or;
-  wire n40_or;
-  assign \$1  = n37_slice & n38_slice;
-  assign n40_or = n34_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w16_s0.depth9 (\port$0$18 , n57_add, n4_and, n10_or, n16_or, n22_or, n28_or, n34_or, n40_or, \port$18$0 , \port$20$0 , \port$22$0 , \port$24$0 , \port$26$0 , \port$28$0 , \port$30$0 , \port$32$0 , \port$0$2 );
-  wire \$1 ;
-  wire \$10 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire \$13 ;
-  wire \$14 ;
-  wire \$15 ;
-  wire \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
-  input n10_or;
-  wire n10_or;
-  wire n13_slice;
-  wire n14_slice;
-  input n16_or;
-  wire n16_or;
-  wire n19_slice;
-  wire n20_slice;
-  input n22_or;
-  wire n22_or;
-  wire n25_slice;
-  wire n26_slice;
-  input n28_or;
-  wire n28_or;
-  wire n2_slice;
-  wire n31_slice;
-  wire n32_slice;
-  input n34_or;
-  wire n34_or;
-  wire n37_slice;
-  wire n38_slice;
-  wire n3_slice;
-  input n40_or;
-  wire n40_or;
-  wire n43_slice;
-  wire n44_slice;
-  input n4_and;
-  wire n4_and;
-  input [9:0] n57_add;
-  wire [9:0] n57_add;
-  wire [16:0] n61_cat;
-  wire n7_slice;
-  wire n8_slice;
-  input [7:0] \port$0$18 ;
-  wire [7:0] \port$0$18 ;
-  input [7:0] \port$0$2 ;
-  wire [7:0] \port$0$2 ;
-  output \port$18$0 ;
-  wire \port$18$0 ;
-  output \port$20$0 ;
-  wire \port$20$0 ;
-  output \port$22$0 ;
-  wire \port$22$0 ;
-  output \port$24$0 ;
-  wire \port$24$0 ;
-  output \port$26$0 ;
-  wire \port$26$0 ;
-  output \port$28$0 ;
-  wire \port$28$0 ;
-  output \port$30$0 ;
-  wire \port$30$0 ;
-  output \port$32$0 ;
-  wire \port$32$0 ;
-  assign \$1  = \port$0$2 [0] ^ \port$0$18 [0];
-  assign \$2  = \port$0$2 [0] & \port$0$18 [0];
-  assign \$3  = n40_or | \$2 ;
-  assign \$4  = \$1  | \$3 ;
-  assign \$5  = \port$0$2 [1] ^ \port$0$18 [1];
-  assign \$6  = \$5  | n40_or;
-  assign \$7  = \port$0$2 [2] ^ \port$0$18 [2];
-  assign \$8  = \$7  | n34_or;
-  assign \$9  = \port$0$2 [3] ^ \port$0$18 [3];
-  assign \$10  = \$9  | n28_or;
-  assign \$11  = \port$0$2 [4] ^ \port$0$18 [4];
-  assign \$12  = \$11  | n22_or;
-  assign \$13  = \port$0$2 [5] ^ \port$0$18 [5];
-  assign \$14  = \$13  | n16_or;
-  assign \$15  = \port$0$2 [6] ^ \port$0$18 [6];
-  assign \$16  = \$15  | n10_or;
-  assign \$17  = \port$0$2 [7] ^ \port$0$18 [7];
-  assign \$18  = \$17  | n4_and;
-  assign n61_cat = { n57_add[8:0], \$18 , \$16 , \$14 , \$12 , \$10 , \$8 , \$6 , \$4  };
-  assign n43_slice = \port$0$2 [0];
-  assign n44_slice = \port$0$18 [0];
-  assign n37_slice = \port$0$2 [1];
-  assign n38_slice = \port$0$18 [1];
-  assign n31_slice = \port$0$2 [2];
-  assign n32_slice = \port$0$18 [2];
-  assign n25_slice = \port$0$2 [3];
-  assign n26_slice = \port$0$18 [3];
-  assign n19_slice = \port$0$2 [4];
-  assign n20_slice = \port$0$18 [4];
-  assign n13_slice = \port$0$2 [5];
-  assign n14_slice = \port$0$18 [5];
-  assign n7_slice = \port$0$2 [6];
-  assign n8_slice = \port$0$18 [6];
-  assign n2_slice = \port$0$2 [7];
-  assign n3_slice = \port$0$18 [7];
-  assign \port$18$0  = \$4 ;
-  assign \port$20$0  = \$6 ;
-  assign \port$22$0  = \$8 ;
-  assign \port$24$0  = \$10 ;
-  assign \port$26$0  = \$12 ;
-  assign \port$28$0  = \$14 ;
-  assign \port$30$0  = \$16 ;
-  assign \port$32$0  = \$18 ;
+module \eta1_w16_s0.depth5 (n3_slice, n27_add, n12_or, \port$7$0 , n2_slice);
+  wire [7:0] \$1 ;
+  wire [7:0] \$2 ;
+  wire [7:0] \$3 ;
+  input [7:0] n12_or;
+  wire [7:0] n12_or;
+  input [9:0] n27_add;
+  wire [9:0] n27_add;
+  input [7:0] n2_slice;
+  wire [7:0] n2_slice;
+  wire [16:0] n31_cat;
+  input [7:0] n3_slice;
+  wire [7:0] n3_slice;
+  output [7:0] \port$7$0 ;
+  wire [7:0] \port$7$0 ;
+  assign \$1  = n2_slice ^ n3_slice;
+  assign \$2  = n12_or | { 4'h0, n12_or[7:4] };
+  assign \$3  = \$1  | \$2 ;
+  assign n31_cat = { n27_add[8:0], \$3  };
+  assign \port$7$0  = \$3 ;
 endmodule

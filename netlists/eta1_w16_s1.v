@@ -5,10 +5,7 @@
 module eta1_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
+  wire [7:0] \$2 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -16,57 +13,21 @@ module eta1_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire n10_or;
-  wire n12_or;
-  reg n12_or_s1 = 1'h0;
-  wire n13_slice;
-  wire n14_slice;
-  wire n16_or;
-  wire n18_or;
-  reg n18_or_s1 = 1'h0;
-  wire n19_slice;
+  wire [7:0] n12_or;
+  reg [7:0] n12_or_s1 = 8'h00;
+  wire [7:0] n15_cat;
+  reg [7:0] n15_cat_s1 = 8'h00;
+  wire [7:0] n17_xor;
+  reg [7:0] n17_xor_s1 = 8'h00;
   wire [15:0] n1_b;
-  wire n20_slice;
-  wire n22_or;
-  wire n24_or;
-  reg n24_or_s1 = 1'h0;
-  wire n25_slice;
-  wire n26_slice;
-  wire n28_or;
-  reg n28_or_s1 = 1'h0;
-  wire n29_xor;
-  reg n29_xor_s1 = 1'h0;
-  wire n2_slice;
-  wire n31_slice;
-  wire n32_slice;
-  wire n33_and;
-  reg n33_and_s1 = 1'h0;
-  wire n34_or;
-  wire n35_xor;
-  reg n35_xor_s1 = 1'h0;
-  wire n37_slice;
-  wire n38_slice;
-  wire n39_and;
-  reg n39_and_s1 = 1'h0;
-  wire n3_slice;
-  wire n40_or;
-  wire n41_xor;
-  reg n41_xor_s1 = 1'h0;
-  wire n43_slice;
-  wire n44_slice;
-  wire n45_and;
-  reg n45_and_s1 = 1'h0;
-  wire n47_xor;
-  reg n47_xor_s1 = 1'h0;
-  wire n4_and;
-  wire [9:0] n57_add;
-  wire [8:0] n60_cat;
-  reg [8:0] n60_cat_s1 = 9'h000;
-  wire [16:0] n61_cat;
-  wire n6_or;
-  reg n6_or_s1 = 1'h0;
-  wire n7_slice;
-  wire n8_slice;
+  wire [9:0] n27_add;
+  wire [7:0] n2_slice;
+  wire [8:0] n30_cat;
+  reg [8:0] n30_cat_s1 = 9'h000;
+  wire [16:0] n31_cat;
+  wire [7:0] n3_slice;
+  wire [7:0] n4_and;
+  wire [7:0] n8_or;
   output [16:0] o;
   wire [16:0] o;
   input rst;
@@ -78,103 +39,39 @@ module eta1_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n45_and_s1 <= n45_and;
-  always @(posedge clk)
-    n41_xor_s1 <= n41_xor;
-  always @(posedge clk)
-    n35_xor_s1 <= n35_xor;
-  always @(posedge clk)
-    n29_xor_s1 <= n29_xor;
-  always @(posedge clk)
-    n24_or_s1 <= n24_or;
-  always @(posedge clk)
-    n18_or_s1 <= n18_or;
+    n17_xor_s1 <= n17_xor;
   always @(posedge clk)
     n12_or_s1 <= n12_or;
   always @(posedge clk)
-    n6_or_s1 <= n6_or;
+    n15_cat_s1 <= { 4'h0, n12_or[7:4] };
   always @(posedge clk)
-    n60_cat_s1 <= n57_add[8:0];
+    n30_cat_s1 <= n27_add[8:0];
   always @(posedge clk)
     valid_out <= \$1 ;
-  always @(posedge clk)
-    n28_or_s1 <= n28_or;
-  always @(posedge clk)
-    n33_and_s1 <= n33_and;
-  always @(posedge clk)
-    n39_and_s1 <= n39_and;
-  always @(posedge clk)
-    n47_xor_s1 <= n47_xor;
   \eta1_w16_s1.depth1  depth1 (
     .n0_a(a),
+    .n12_or_s1(n12_or_s1),
+    .n15_cat_s1(n15_cat_s1),
+    .n17_xor_s1(n17_xor_s1),
     .n1_b(b),
-    .n28_or_s1(n28_or_s1),
-    .n33_and_s1(n33_and_s1),
-    .n34_or(n34_or),
-    .n57_add(n57_add)
+    .n27_add(n27_add),
+    .n30_cat_s1(n30_cat_s1),
+    .\port$3$0 (\$2 )
   );
   \eta1_w16_s1.depth2  depth2 (
-    .n29_xor(n29_xor),
-    .n2_slice(a[7]),
-    .n33_and(n33_and),
-    .n34_or(n34_or),
-    .n35_xor(n35_xor),
-    .n39_and(n39_and),
-    .n39_and_s1(n39_and_s1),
-    .n3_slice(b[7]),
-    .n40_or(n40_or),
-    .n41_xor(n41_xor),
-    .n45_and(n45_and),
-    .n47_xor(n47_xor),
-    .n4_and(n4_and),
-    .n57_add(n57_add),
-    .\port$0$18 (b[3:0]),
-    .\port$0$2 (a[3:0])
+    .n17_xor(n17_xor),
+    .n27_add(n27_add),
+    .n2_slice(a[7:0]),
+    .n3_slice(b[7:0]),
+    .n4_and(n4_and)
   );
   \eta1_w16_s1.depth3  depth3 (
-    .n10_or(n10_or),
-    .n12_or_s1(n12_or_s1),
-    .n18_or_s1(n18_or_s1),
-    .n24_or_s1(n24_or_s1),
-    .n28_or_s1(n28_or_s1),
-    .n29_xor_s1(n29_xor_s1),
-    .n34_or(n34_or),
-    .n35_xor_s1(n35_xor_s1),
-    .n40_or(n40_or),
-    .n41_xor_s1(n41_xor_s1),
-    .n45_and_s1(n45_and_s1),
-    .n47_xor_s1(n47_xor_s1),
     .n4_and(n4_and),
-    .n60_cat_s1(n60_cat_s1),
-    .n6_or(n6_or),
-    .n6_or_s1(n6_or_s1),
-    .\port$0$24 (b[7:6]),
-    .\port$0$8 (a[7:6]),
-    .\port$17$0 (\$2 ),
-    .\port$18$0 (\$3 ),
-    .\port$19$0 (\$4 ),
-    .\port$20$0 (\$5 )
+    .n8_or(n8_or)
   );
   \eta1_w16_s1.depth4  depth4 (
-    .n10_or(n10_or),
     .n12_or(n12_or),
-    .n16_or(n16_or),
-    .\port$0$23 (b[6:5]),
-    .\port$0$7 (a[6:5])
-  );
-  \eta1_w16_s1.depth5  depth5 (
-    .n16_or(n16_or),
-    .n18_or(n18_or),
-    .n22_or(n22_or),
-    .\port$0$22 (b[5:4]),
-    .\port$0$6 (a[5:4])
-  );
-  \eta1_w16_s1.depth6  depth6 (
-    .n22_or(n22_or),
-    .n24_or(n24_or),
-    .n28_or(n28_or),
-    .\port$0$21 (b[4:3]),
-    .\port$0$5 (a[4:3])
+    .n8_or(n8_or)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -185,302 +82,81 @@ module eta1_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n61_cat = { n60_cat_s1, n6_or_s1, n12_or_s1, n18_or_s1, n24_or_s1, \$5 , \$4 , \$3 , \$2  };
+  assign n31_cat = { n30_cat_s1, \$2  };
   assign valid_s1 = valid_out;
-  assign n60_cat = n57_add[8:0];
-  assign n2_slice = a[7];
-  assign n3_slice = b[7];
-  assign n25_slice = a[3];
-  assign n26_slice = b[3];
-  assign n31_slice = a[2];
-  assign n32_slice = b[2];
-  assign n37_slice = a[1];
-  assign n38_slice = b[1];
-  assign n43_slice = a[0];
-  assign n44_slice = b[0];
-  assign n7_slice = a[6];
-  assign n8_slice = b[6];
-  assign n13_slice = a[5];
-  assign n14_slice = b[5];
-  assign n19_slice = a[4];
-  assign n20_slice = b[4];
-  assign o = { n60_cat_s1, n6_or_s1, n12_or_s1, n18_or_s1, n24_or_s1, \$5 , \$4 , \$3 , \$2  };
+  assign n15_cat = { 4'h0, n12_or[7:4] };
+  assign n30_cat = n27_add[8:0];
+  assign n2_slice = a[7:0];
+  assign n3_slice = b[7:0];
+  assign o = { n30_cat_s1, \$2  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w16_s1.depth1 (n1_b, n34_or, n57_add, n28_or_s1, n33_and_s1, n0_a);
+module \eta1_w16_s1.depth1 (n1_b, n27_add, \port$3$0 , n17_xor_s1, n12_or_s1, n15_cat_s1, n30_cat_s1, n0_a);
+  wire [7:0] \$1 ;
+  wire [7:0] \$2 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  wire n13_slice;
-  wire n14_slice;
-  wire n19_slice;
+  input [7:0] n12_or_s1;
+  wire [7:0] n12_or_s1;
+  input [7:0] n15_cat_s1;
+  wire [7:0] n15_cat_s1;
+  input [7:0] n17_xor_s1;
+  wire [7:0] n17_xor_s1;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  wire n20_slice;
-  wire n25_slice;
-  wire n26_slice;
-  input n28_or_s1;
-  wire n28_or_s1;
-  wire n2_slice;
-  wire n31_slice;
-  wire n32_slice;
-  input n33_and_s1;
-  wire n33_and_s1;
-  output n34_or;
-  wire n34_or;
-  wire n37_slice;
-  wire n38_slice;
-  wire n3_slice;
-  wire n43_slice;
-  wire n44_slice;
-  output [9:0] n57_add;
-  wire [9:0] n57_add;
-  wire n7_slice;
-  wire n8_slice;
-  assign n34_or = n28_or_s1 | n33_and_s1;
-  assign n57_add = n0_a[15:8] + n1_b[15:8];
-  assign n2_slice = n0_a[7];
-  assign n3_slice = n1_b[7];
-  assign n7_slice = n0_a[6];
-  assign n8_slice = n1_b[6];
-  assign n13_slice = n0_a[5];
-  assign n14_slice = n1_b[5];
-  assign n19_slice = n0_a[4];
-  assign n20_slice = n1_b[4];
-  assign n25_slice = n0_a[3];
-  assign n26_slice = n1_b[3];
-  assign n31_slice = n0_a[2];
-  assign n32_slice = n1_b[2];
-  assign n37_slice = n0_a[1];
-  assign n38_slice = n1_b[1];
-  assign n43_slice = n0_a[0];
-  assign n44_slice = n1_b[0];
+  output [9:0] n27_add;
+  wire [9:0] n27_add;
+  wire [7:0] n2_slice;
+  input [8:0] n30_cat_s1;
+  wire [8:0] n30_cat_s1;
+  wire [16:0] n31_cat;
+  wire [7:0] n3_slice;
+  output [7:0] \port$3$0 ;
+  wire [7:0] \port$3$0 ;
+  assign n27_add = n0_a[15:8] + n1_b[15:8];
+  assign \$1  = n12_or_s1 | n15_cat_s1;
+  assign \$2  = n17_xor_s1 | \$1 ;
+  assign n2_slice = n0_a[7:0];
+  assign n3_slice = n1_b[7:0];
+  assign n31_cat = { n30_cat_s1, \$2  };
+  assign \port$3$0  = \$2 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w16_s1.depth2 (n2_slice, \port$0$18 , n3_slice, n34_or, n57_add, n4_and, n29_xor, n33_and, n35_xor, n39_and, n40_or, n41_xor, n45_and, n47_xor, n39_and_s1, \port$0$2 );
-  wire n25_slice;
-  wire n26_slice;
-  output n29_xor;
-  wire n29_xor;
-  input n2_slice;
-  wire n2_slice;
-  wire n31_slice;
-  wire n32_slice;
-  output n33_and;
-  wire n33_and;
-  input n34_or;
-  wire n34_or;
-  output n35_xor;
-  wire n35_xor;
-  wire n37_slice;
-  wire n38_slice;
-  output n39_and;
-  wire n39_and;
-  input n39_and_s1;
-  wire n39_and_s1;
-  input n3_slice;
-  wire n3_slice;
-  output n40_or;
-  wire n40_or;
-  output n41_xor;
-  wire n41_xor;
-  wire n43_slice;
-  wire n44_slice;
-  output n45_and;
-  wire n45_and;
-  output n47_xor;
-  wire n47_xor;
-  output n4_and;
-  wire n4_and;
-  input [9:0] n57_add;
-  wire [9:0] n57_add;
-  wire n59_slice;
-  wire [8:0] n60_cat;
-  input [3:0] \port$0$18 ;
-  wire [3:0] \port$0$18 ;
-  input [3:0] \port$0$2 ;
-  wire [3:0] \port$0$2 ;
+module \eta1_w16_s1.depth2 (n3_slice, n27_add, n4_and, n17_xor, n2_slice);
+  output [7:0] n17_xor;
+  wire [7:0] n17_xor;
+  input [9:0] n27_add;
+  wire [9:0] n27_add;
+  wire n29_slice;
+  input [7:0] n2_slice;
+  wire [7:0] n2_slice;
+  wire [8:0] n30_cat;
+  input [7:0] n3_slice;
+  wire [7:0] n3_slice;
+  output [7:0] n4_and;
+  wire [7:0] n4_and;
   assign n4_and = n2_slice & n3_slice;
-  assign n29_xor = \port$0$2 [3] ^ \port$0$18 [3];
-  assign n33_and = \port$0$2 [2] & \port$0$18 [2];
-  assign n35_xor = \port$0$2 [2] ^ \port$0$18 [2];
-  assign n39_and = \port$0$2 [1] & \port$0$18 [1];
-  assign n40_or = n34_or | n39_and_s1;
-  assign n41_xor = \port$0$2 [1] ^ \port$0$18 [1];
-  assign n45_and = \port$0$2 [0] & \port$0$18 [0];
-  assign n47_xor = \port$0$2 [0] ^ \port$0$18 [0];
-  assign n25_slice = \port$0$2 [3];
-  assign n26_slice = \port$0$18 [3];
-  assign n31_slice = \port$0$2 [2];
-  assign n32_slice = \port$0$18 [2];
-  assign n37_slice = \port$0$2 [1];
-  assign n38_slice = \port$0$18 [1];
-  assign n43_slice = \port$0$2 [0];
-  assign n44_slice = \port$0$18 [0];
-  assign n59_slice = n57_add[9];
-  assign n60_cat = n57_add[8:0];
+  assign n17_xor = n2_slice ^ n3_slice;
+  assign n29_slice = n27_add[9];
+  assign n30_cat = n27_add[8:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w16_s1.depth3 (\port$0$24 , n34_or, n4_and, n40_or, n6_or, n10_or, \port$17$0 , \port$18$0 , \port$19$0 , \port$20$0 , n28_or_s1, n47_xor_s1, n45_and_s1, n41_xor_s1, n35_xor_s1, n29_xor_s1, n24_or_s1, n18_or_s1, n12_or_s1, n6_or_s1, n60_cat_s1
-, \port$0$8 );
-  wire \$1 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  output n10_or;
-  wire n10_or;
-  input n12_or_s1;
-  wire n12_or_s1;
-  input n18_or_s1;
-  wire n18_or_s1;
-  input n24_or_s1;
-  wire n24_or_s1;
-  input n28_or_s1;
-  wire n28_or_s1;
-  input n29_xor_s1;
-  wire n29_xor_s1;
-  wire n2_slice;
-  input n34_or;
-  wire n34_or;
-  input n35_xor_s1;
-  wire n35_xor_s1;
-  wire n3_slice;
-  input n40_or;
-  wire n40_or;
-  input n41_xor_s1;
-  wire n41_xor_s1;
-  input n45_and_s1;
-  wire n45_and_s1;
-  input n47_xor_s1;
-  wire n47_xor_s1;
-  input n4_and;
-  wire n4_and;
-  input [8:0] n60_cat_s1;
-  wire [8:0] n60_cat_s1;
-  wire [16:0] n61_cat;
-  output n6_or;
-  wire n6_or;
-  input n6_or_s1;
-  wire n6_or_s1;
-  wire n7_slice;
-  wire n8_slice;
-  input [1:0] \port$0$24 ;
-  wire [1:0] \port$0$24 ;
-  input [1:0] \port$0$8 ;
-  wire [1:0] \port$0$8 ;
-  output \port$17$0 ;
-  wire \port$17$0 ;
-  output \port$18$0 ;
-  wire \port$18$0 ;
-  output \port$19$0 ;
-  wire \port$19$0 ;
-  output \port$20$0 ;
-  wire \port$20$0 ;
-  assign \$2  = \port$0$8 [0] & \port$0$24 [0];
-  assign n10_or = n4_and | \$2 ;
-  assign \$3  = n40_or | n45_and_s1;
-  assign \$4  = n47_xor_s1 | \$3 ;
-  assign \$5  = n41_xor_s1 | n40_or;
-  assign \$6  = n35_xor_s1 | n34_or;
-  assign \$7  = n29_xor_s1 | n28_or_s1;
-  assign \$1  = \port$0$8 [1] ^ \port$0$24 [1];
-  assign n6_or = \$1  | n4_and;
-  assign n2_slice = \port$0$8 [1];
-  assign n3_slice = \port$0$24 [1];
-  assign n7_slice = \port$0$8 [0];
-  assign n8_slice = \port$0$24 [0];
-  assign n61_cat = { n60_cat_s1, n6_or_s1, n12_or_s1, n18_or_s1, n24_or_s1, \$7 , \$6 , \$5 , \$4  };
-  assign \port$17$0  = \$4 ;
-  assign \port$18$0  = \$5 ;
-  assign \port$19$0  = \$6 ;
-  assign \port$20$0  = \$7 ;
+module \eta1_w16_s1.depth3 (n8_or, n4_and);
+  input [7:0] n4_and;
+  wire [7:0] n4_and;
+  output [7:0] n8_or;
+  wire [7:0] n8_or;
+  assign n8_or = n4_and | { 1'h0, n4_and[7:1] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w16_s1.depth4 (\port$0$23 , n10_or, n12_or, n16_or, \port$0$7 );
-  wire \$1 ;
-  wire \$2 ;
-  input n10_or;
-  wire n10_or;
-  output n12_or;
-  wire n12_or;
-  wire n13_slice;
-  wire n14_slice;
-  output n16_or;
-  wire n16_or;
-  wire n7_slice;
-  wire n8_slice;
-  input [1:0] \port$0$23 ;
-  wire [1:0] \port$0$23 ;
-  input [1:0] \port$0$7 ;
-  wire [1:0] \port$0$7 ;
-  assign \$1  = \port$0$7 [1] ^ \port$0$23 [1];
-  assign n12_or = \$1  | n10_or;
-  assign \$2  = \port$0$7 [0] & \port$0$23 [0];
-  assign n16_or = n10_or | \$2 ;
-  assign n7_slice = \port$0$7 [1];
-  assign n8_slice = \port$0$23 [1];
-  assign n13_slice = \port$0$7 [0];
-  assign n14_slice = \port$0$23 [0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w16_s1.depth5 (\port$0$22 , n16_or, n18_or, n22_or, \port$0$6 );
-  wire \$1 ;
-  wire \$2 ;
-  wire n13_slice;
-  wire n14_slice;
-  input n16_or;
-  wire n16_or;
-  output n18_or;
-  wire n18_or;
-  wire n19_slice;
-  wire n20_slice;
-  output n22_or;
-  wire n22_or;
-  input [1:0] \port$0$22 ;
-  wire [1:0] \port$0$22 ;
-  input [1:0] \port$0$6 ;
-  wire [1:0] \port$0$6 ;
-  assign \$1  = \port$0$6 [1] ^ \port$0$22 [1];
-  assign n18_or = \$1  | n16_or;
-  assign \$2  = \port$0$6 [0] & \port$0$22 [0];
-  assign n22_or = n16_or | \$2 ;
-  assign n13_slice = \port$0$6 [1];
-  assign n14_slice = \port$0$22 [1];
-  assign n19_slice = \port$0$6 [0];
-  assign n20_slice = \port$0$22 [0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w16_s1.depth6 (\port$0$21 , n22_or, n24_or, n28_or, \port$0$5 );
-  wire \$1 ;
-  wire \$2 ;
-  wire n19_slice;
-  wire n20_slice;
-  input n22_or;
-  wire n22_or;
-  output n24_or;
-  wire n24_or;
-  wire n25_slice;
-  wire n26_slice;
-  output n28_or;
-  wire n28_or;
-  input [1:0] \port$0$21 ;
-  wire [1:0] \port$0$21 ;
-  input [1:0] \port$0$5 ;
-  wire [1:0] \port$0$5 ;
-  assign \$1  = \port$0$5 [1] ^ \port$0$21 [1];
-  assign n24_or = \$1  | n22_or;
-  assign \$2  = \port$0$5 [0] & \port$0$21 [0];
-  assign n28_or = n22_or | \$2 ;
-  assign n19_slice = \port$0$5 [1];
-  assign n20_slice = \port$0$21 [1];
-  assign n25_slice = \port$0$5 [0];
-  assign n26_slice = \port$0$21 [0];
+module \eta1_w16_s1.depth4 (n12_or, n8_or);
+  output [7:0] n12_or;
+  wire [7:0] n12_or;
+  input [7:0] n8_or;
+  wire [7:0] n8_or;
+  assign n12_or = n8_or | { 2'h0, n8_or[7:2] };
 endmodule

@@ -3,728 +3,158 @@
 (* top =  1  *)
 (* generator = "Amaranth" *)
 module eta1_w32_s0(b, o, a);
-  wire \$1 ;
-  wire \$10 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire \$13 ;
-  wire \$14 ;
-  wire \$15 ;
-  wire \$16 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
+  wire [15:0] \$1 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
   wire [31:0] b;
   wire [31:0] n0_a;
-  wire [16:0] n100_cat;
-  wire [16:0] n102_cat;
-  wire [16:0] n105_add;
-  wire n10_or;
-  wire [1:0] n111_add;
-  wire [32:0] n115_cat;
-  wire n13_slice;
-  wire n14_slice;
-  wire n16_or;
-  wire n19_slice;
+  wire [15:0] n12_or;
+  wire [15:0] n16_or;
   wire [31:0] n1_b;
-  wire n20_slice;
-  wire n22_or;
-  wire n25_slice;
-  wire n26_slice;
-  wire n28_or;
-  wire n2_slice;
-  wire n31_slice;
-  wire n32_slice;
-  wire n34_or;
-  wire n37_slice;
-  wire n38_slice;
-  wire n3_slice;
-  wire n40_or;
-  wire n43_slice;
-  wire n44_slice;
-  wire n46_or;
-  wire n49_slice;
-  wire n4_and;
-  wire n50_slice;
-  wire n52_or;
-  wire n55_slice;
-  wire n56_slice;
-  wire n58_or;
-  wire n61_slice;
-  wire n62_slice;
-  wire n64_or;
-  wire n67_slice;
-  wire n68_slice;
-  wire n70_or;
-  wire n73_slice;
-  wire n74_slice;
-  wire n76_or;
-  wire n79_slice;
-  wire n7_slice;
-  wire n80_slice;
-  wire n82_or;
-  wire n85_slice;
-  wire n86_slice;
-  wire n88_or;
-  wire n8_slice;
-  wire n91_slice;
-  wire n92_slice;
+  wire [16:0] n26_cat;
+  wire [16:0] n28_cat;
+  wire [15:0] n2_slice;
+  wire [16:0] n31_add;
+  wire [1:0] n37_add;
+  wire [15:0] n3_slice;
+  wire [32:0] n41_cat;
+  wire [15:0] n4_and;
+  wire [15:0] n8_or;
   output [32:0] o;
   wire [32:0] o;
-  \eta1_w32_s0.depth10  depth10 (
-    .n46_or(n46_or),
-    .n49_slice(a[7]),
-    .n50_slice(b[7]),
-    .n52_or(n52_or)
-  );
-  \eta1_w32_s0.depth11  depth11 (
-    .n52_or(n52_or),
-    .n55_slice(a[6]),
-    .n56_slice(b[6]),
-    .n58_or(n58_or)
-  );
-  \eta1_w32_s0.depth12  depth12 (
-    .n58_or(n58_or),
-    .n61_slice(a[5]),
-    .n62_slice(b[5]),
-    .n64_or(n64_or)
-  );
-  \eta1_w32_s0.depth13  depth13 (
-    .n64_or(n64_or),
-    .n67_slice(a[4]),
-    .n68_slice(b[4]),
-    .n70_or(n70_or)
-  );
-  \eta1_w32_s0.depth14  depth14 (
-    .n70_or(n70_or),
-    .n73_slice(a[3]),
-    .n74_slice(b[3]),
-    .n76_or(n76_or)
-  );
-  \eta1_w32_s0.depth15  depth15 (
-    .n76_or(n76_or),
-    .n79_slice(a[2]),
-    .n80_slice(b[2]),
-    .n82_or(n82_or)
-  );
-  \eta1_w32_s0.depth16  depth16 (
-    .n82_or(n82_or),
-    .n85_slice(a[1]),
-    .n86_slice(b[1]),
-    .n88_or(n88_or)
-  );
-  \eta1_w32_s0.depth17  depth17 (
-    .n105_add(n105_add),
-    .n10_or(n10_or),
-    .n111_add(n111_add),
-    .n16_or(n16_or),
-    .n22_or(n22_or),
-    .n28_or(n28_or),
-    .n34_or(n34_or),
-    .n40_or(n40_or),
-    .n46_or(n46_or),
-    .n4_and(n4_and),
-    .n52_or(n52_or),
-    .n58_or(n58_or),
-    .n64_or(n64_or),
-    .n70_or(n70_or),
-    .n76_or(n76_or),
-    .n82_or(n82_or),
-    .n88_or(n88_or),
-    .\port$0$2 (a[15:0]),
-    .\port$0$34 (b[15:0]),
-    .\port$36$0 (\$1 ),
-    .\port$38$0 (\$2 ),
-    .\port$40$0 (\$3 ),
-    .\port$42$0 (\$4 ),
-    .\port$44$0 (\$5 ),
-    .\port$46$0 (\$6 ),
-    .\port$48$0 (\$7 ),
-    .\port$50$0 (\$8 ),
-    .\port$52$0 (\$9 ),
-    .\port$54$0 (\$10 ),
-    .\port$56$0 (\$11 ),
-    .\port$58$0 (\$12 ),
-    .\port$60$0 (\$13 ),
-    .\port$62$0 (\$14 ),
-    .\port$64$0 (\$15 ),
-    .\port$66$0 (\$16 )
-  );
   \eta1_w32_s0.depth2  depth2 (
-    .n105_add(n105_add),
+    .n31_add(n31_add),
     .n4_and(n4_and),
-    .\port$0$17 (a[31:15]),
-    .\port$0$49 (b[31:15])
+    .\port$0$2 (a),
+    .\port$0$34 (b)
   );
   \eta1_w32_s0.depth3  depth3 (
-    .n105_add(n105_add),
-    .n10_or(n10_or),
-    .n111_add(n111_add),
+    .n31_add(n31_add),
+    .n37_add(n37_add),
     .n4_and(n4_and),
-    .n7_slice(a[14]),
-    .n8_slice(b[14]),
+    .n8_or(n8_or),
     .\port$0$18 (a[31:16]),
     .\port$0$50 (b[31:16])
   );
   \eta1_w32_s0.depth4  depth4 (
-    .n10_or(n10_or),
-    .n111_add(n111_add),
-    .n13_slice(a[13]),
-    .n14_slice(b[13]),
-    .n16_or(n16_or)
+    .n12_or(n12_or),
+    .n37_add(n37_add),
+    .n8_or(n8_or)
   );
   \eta1_w32_s0.depth5  depth5 (
-    .n16_or(n16_or),
-    .n19_slice(a[12]),
-    .n20_slice(b[12]),
-    .n22_or(n22_or)
+    .n12_or(n12_or),
+    .n16_or(n16_or)
   );
   \eta1_w32_s0.depth6  depth6 (
-    .n22_or(n22_or),
-    .n25_slice(a[11]),
-    .n26_slice(b[11]),
-    .n28_or(n28_or)
-  );
-  \eta1_w32_s0.depth7  depth7 (
-    .n28_or(n28_or),
-    .n31_slice(a[10]),
-    .n32_slice(b[10]),
-    .n34_or(n34_or)
-  );
-  \eta1_w32_s0.depth8  depth8 (
-    .n34_or(n34_or),
-    .n37_slice(a[9]),
-    .n38_slice(b[9]),
-    .n40_or(n40_or)
-  );
-  \eta1_w32_s0.depth9  depth9 (
-    .n40_or(n40_or),
-    .n43_slice(a[8]),
-    .n44_slice(b[8]),
-    .n46_or(n46_or)
+    .n16_or(n16_or),
+    .n2_slice(a[15:0]),
+    .n31_add(n31_add),
+    .n37_add(n37_add),
+    .n3_slice(b[15:0]),
+    .\port$10$0 (\$1 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n115_cat = { n111_add[0], n105_add[15:0], \$16 , \$15 , \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1  };
-  assign n2_slice = a[15];
-  assign n3_slice = b[15];
-  assign n100_cat = { 1'h0, a[31:16] };
-  assign n102_cat = { 1'h0, b[31:16] };
-  assign n7_slice = a[14];
-  assign n8_slice = b[14];
-  assign n13_slice = a[13];
-  assign n14_slice = b[13];
-  assign n19_slice = a[12];
-  assign n20_slice = b[12];
-  assign n25_slice = a[11];
-  assign n26_slice = b[11];
-  assign n31_slice = a[10];
-  assign n32_slice = b[10];
-  assign n37_slice = a[9];
-  assign n38_slice = b[9];
-  assign n43_slice = a[8];
-  assign n44_slice = b[8];
-  assign n49_slice = a[7];
-  assign n50_slice = b[7];
-  assign n55_slice = a[6];
-  assign n56_slice = b[6];
-  assign n61_slice = a[5];
-  assign n62_slice = b[5];
-  assign n67_slice = a[4];
-  assign n68_slice = b[4];
-  assign n73_slice = a[3];
-  assign n74_slice = b[3];
-  assign n79_slice = a[2];
-  assign n80_slice = b[2];
-  assign n85_slice = a[1];
-  assign n86_slice = b[1];
-  assign n91_slice = a[0];
-  assign n92_slice = b[0];
-  assign o = { n111_add[0], n105_add[15:0], \$16 , \$15 , \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1  };
+  assign n41_cat = { n37_add[0], n31_add[15:0], \$1  };
+  assign n2_slice = a[15:0];
+  assign n3_slice = b[15:0];
+  assign n26_cat = { 1'h0, a[31:16] };
+  assign n28_cat = { 1'h0, b[31:16] };
+  assign o = { n37_add[0], n31_add[15:0], \$1  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s0.depth10 (n50_slice, n46_or, n52_or, n49_slice);
-  wire \$1 ;
-  input n46_or;
-  wire n46_or;
-  input n49_slice;
-  wire n49_slice;
-  input n50_slice;
-  wire n50_slice;
-  output n52_or;
-  wire n52_or;
-  assign \$1  = n49_slice & n50_slice;
-  assign n52_or = n46_or | \$1 ;
+module \eta1_w32_s0.depth2 (\port$0$34 , n4_and, n31_add, \port$0$2 );
+  wire [16:0] n26_cat;
+  wire [16:0] n28_cat;
+  wire [15:0] n2_slice;
+  output [16:0] n31_add;
+  wire [16:0] n31_add;
+  wire [15:0] n3_slice;
+  output [15:0] n4_and;
+  wire [15:0] n4_and;
+  input [31:0] \port$0$2 ;
+  wire [31:0] \port$0$2 ;
+  input [31:0] \port$0$34 ;
+  wire [31:0] \port$0$34 ;
+  assign n4_and = \port$0$2 [15:0] & \port$0$34 [15:0];
+  assign n31_add = \port$0$2 [31:16] + \port$0$34 [31:16];
+  assign n2_slice = \port$0$2 [15:0];
+  assign n3_slice = \port$0$34 [15:0];
+  assign n26_cat = { 1'h0, \port$0$2 [31:16] };
+  assign n28_cat = { 1'h0, \port$0$34 [31:16] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s0.depth11 (n56_slice, n52_or, n58_or, n55_slice);
-  wire \$1 ;
-  input n52_or;
-  wire n52_or;
-  input n55_slice;
-  wire n55_slice;
-  input n56_slice;
-  wire n56_slice;
-  output n58_or;
-  wire n58_or;
-  assign \$1  = n55_slice & n56_slice;
-  assign n58_or = n52_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth12 (n62_slice, n58_or, n64_or, n61_slice);
-  wire \$1 ;
-  input n58_or;
-  wire n58_or;
-  input n61_slice;
-  wire n61_slice;
-  input n62_slice;
-  wire n62_slice;
-  output n64_or;
-  wire n64_or;
-  assign \$1  = n61_slice & n62_slice;
-  assign n64_or = n58_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth13 (n68_slice, n64_or, n70_or, n67_slice);
-  wire \$1 ;
-  input n64_or;
-  wire n64_or;
-  input n67_slice;
-  wire n67_slice;
-  input n68_slice;
-  wire n68_slice;
-  output n70_or;
-  wire n70_or;
-  assign \$1  = n67_slice & n68_slice;
-  assign n70_or = n64_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth14 (n74_slice, n70_or, n76_or, n73_slice);
-  wire \$1 ;
-  input n70_or;
-  wire n70_or;
-  input n73_slice;
-  wire n73_slice;
-  input n74_slice;
-  wire n74_slice;
-  output n76_or;
-  wire n76_or;
-  assign \$1  = n73_slice & n74_slice;
-  assign n76_or = n70_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth15 (n80_slice, n76_or, n82_or, n79_slice);
-  wire \$1 ;
-  input n76_or;
-  wire n76_or;
-  input n79_slice;
-  wire n79_slice;
-  input n80_slice;
-  wire n80_slice;
-  output n82_or;
-  wire n82_or;
-  assign \$1  = n79_slice & n80_slice;
-  assign n82_or = n76_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth16 (n86_slice, n82_or, n88_or, n85_slice);
-  wire \$1 ;
-  input n82_or;
-  wire n82_or;
-  input n85_slice;
-  wire n85_slice;
-  input n86_slice;
-  wire n86_slice;
-  output n88_or;
-  wire n88_or;
-  assign \$1  = n85_slice & n86_slice;
-  assign n88_or = n82_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth17 (\port$0$34 , n4_and, n105_add, n10_or, n111_add, n16_or, n22_or, n28_or, n34_or, n40_or, n46_or, n52_or, n58_or, n64_or, n70_or, n76_or, n82_or, n88_or, \port$36$0 , \port$38$0 , \port$40$0 
-, \port$42$0 , \port$44$0 , \port$46$0 , \port$48$0 , \port$50$0 , \port$52$0 , \port$54$0 , \port$56$0 , \port$58$0 , \port$60$0 , \port$62$0 , \port$64$0 , \port$66$0 , \port$0$2 );
-  wire \$1 ;
-  wire \$10 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire \$13 ;
-  wire \$14 ;
-  wire \$15 ;
-  wire \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire \$31 ;
-  wire \$32 ;
-  wire \$33 ;
-  wire \$34 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
-  input [16:0] n105_add;
-  wire [16:0] n105_add;
-  input n10_or;
-  wire n10_or;
-  input [1:0] n111_add;
-  wire [1:0] n111_add;
-  wire [32:0] n115_cat;
-  wire n13_slice;
-  wire n14_slice;
-  input n16_or;
-  wire n16_or;
-  wire n19_slice;
-  wire n20_slice;
-  input n22_or;
-  wire n22_or;
-  wire n25_slice;
-  wire n26_slice;
-  input n28_or;
-  wire n28_or;
-  wire n2_slice;
-  wire n31_slice;
-  wire n32_slice;
-  input n34_or;
-  wire n34_or;
-  wire n37_slice;
-  wire n38_slice;
-  wire n3_slice;
-  input n40_or;
-  wire n40_or;
-  wire n43_slice;
-  wire n44_slice;
-  input n46_or;
-  wire n46_or;
-  wire n49_slice;
-  input n4_and;
-  wire n4_and;
-  wire n50_slice;
-  input n52_or;
-  wire n52_or;
-  wire n55_slice;
-  wire n56_slice;
-  input n58_or;
-  wire n58_or;
-  wire n61_slice;
-  wire n62_slice;
-  input n64_or;
-  wire n64_or;
-  wire n67_slice;
-  wire n68_slice;
-  input n70_or;
-  wire n70_or;
-  wire n73_slice;
-  wire n74_slice;
-  input n76_or;
-  wire n76_or;
-  wire n79_slice;
-  wire n7_slice;
-  wire n80_slice;
-  input n82_or;
-  wire n82_or;
-  wire n85_slice;
-  wire n86_slice;
-  input n88_or;
-  wire n88_or;
-  wire n8_slice;
-  wire n91_slice;
-  wire n92_slice;
-  input [15:0] \port$0$2 ;
-  wire [15:0] \port$0$2 ;
-  input [15:0] \port$0$34 ;
-  wire [15:0] \port$0$34 ;
-  output \port$36$0 ;
-  wire \port$36$0 ;
-  output \port$38$0 ;
-  wire \port$38$0 ;
-  output \port$40$0 ;
-  wire \port$40$0 ;
-  output \port$42$0 ;
-  wire \port$42$0 ;
-  output \port$44$0 ;
-  wire \port$44$0 ;
-  output \port$46$0 ;
-  wire \port$46$0 ;
-  output \port$48$0 ;
-  wire \port$48$0 ;
-  output \port$50$0 ;
-  wire \port$50$0 ;
-  output \port$52$0 ;
-  wire \port$52$0 ;
-  output \port$54$0 ;
-  wire \port$54$0 ;
-  output \port$56$0 ;
-  wire \port$56$0 ;
-  output \port$58$0 ;
-  wire \port$58$0 ;
-  output \port$60$0 ;
-  wire \port$60$0 ;
-  output \port$62$0 ;
-  wire \port$62$0 ;
-  output \port$64$0 ;
-  wire \port$64$0 ;
-  output \port$66$0 ;
-  wire \port$66$0 ;
-  assign \$1  = \port$0$2 [0] ^ \port$0$34 [0];
-  assign \$2  = \port$0$2 [0] & \port$0$34 [0];
-  assign \$3  = n88_or | \$2 ;
-  assign \$4  = \$1  | \$3 ;
-  assign \$5  = \port$0$2 [1] ^ \port$0$34 [1];
-  assign \$6  = \$5  | n88_or;
-  assign \$7  = \port$0$2 [2] ^ \port$0$34 [2];
-  assign \$8  = \$7  | n82_or;
-  assign \$9  = \port$0$2 [3] ^ \port$0$34 [3];
-  assign \$10  = \$9  | n76_or;
-  assign \$11  = \port$0$2 [4] ^ \port$0$34 [4];
-  assign \$12  = \$11  | n70_or;
-  assign \$13  = \port$0$2 [5] ^ \port$0$34 [5];
-  assign \$14  = \$13  | n64_or;
-  assign \$15  = \port$0$2 [6] ^ \port$0$34 [6];
-  assign \$16  = \$15  | n58_or;
-  assign \$17  = \port$0$2 [7] ^ \port$0$34 [7];
-  assign \$18  = \$17  | n52_or;
-  assign \$19  = \port$0$2 [8] ^ \port$0$34 [8];
-  assign \$20  = \$19  | n46_or;
-  assign \$21  = \port$0$2 [9] ^ \port$0$34 [9];
-  assign \$22  = \$21  | n40_or;
-  assign \$23  = \port$0$2 [10] ^ \port$0$34 [10];
-  assign \$24  = \$23  | n34_or;
-  assign \$25  = \port$0$2 [11] ^ \port$0$34 [11];
-  assign \$26  = \$25  | n28_or;
-  assign \$27  = \port$0$2 [12] ^ \port$0$34 [12];
-  assign \$28  = \$27  | n22_or;
-  assign \$29  = \port$0$2 [13] ^ \port$0$34 [13];
-  assign \$30  = \$29  | n16_or;
-  assign \$31  = \port$0$2 [14] ^ \port$0$34 [14];
-  assign \$32  = \$31  | n10_or;
-  assign \$33  = \port$0$2 [15] ^ \port$0$34 [15];
-  assign \$34  = \$33  | n4_and;
-  assign n115_cat = { n111_add[0], n105_add[15:0], \$34 , \$32 , \$30 , \$28 , \$26 , \$24 , \$22 , \$20 , \$18 , \$16 , \$14 , \$12 , \$10 , \$8 , \$6 , \$4  };
-  assign n91_slice = \port$0$2 [0];
-  assign n92_slice = \port$0$34 [0];
-  assign n85_slice = \port$0$2 [1];
-  assign n86_slice = \port$0$34 [1];
-  assign n79_slice = \port$0$2 [2];
-  assign n80_slice = \port$0$34 [2];
-  assign n73_slice = \port$0$2 [3];
-  assign n74_slice = \port$0$34 [3];
-  assign n67_slice = \port$0$2 [4];
-  assign n68_slice = \port$0$34 [4];
-  assign n61_slice = \port$0$2 [5];
-  assign n62_slice = \port$0$34 [5];
-  assign n55_slice = \port$0$2 [6];
-  assign n56_slice = \port$0$34 [6];
-  assign n49_slice = \port$0$2 [7];
-  assign n50_slice = \port$0$34 [7];
-  assign n43_slice = \port$0$2 [8];
-  assign n44_slice = \port$0$34 [8];
-  assign n37_slice = \port$0$2 [9];
-  assign n38_slice = \port$0$34 [9];
-  assign n31_slice = \port$0$2 [10];
-  assign n32_slice = \port$0$34 [10];
-  assign n25_slice = \port$0$2 [11];
-  assign n26_slice = \port$0$34 [11];
-  assign n19_slice = \port$0$2 [12];
-  assign n20_slice = \port$0$34 [12];
-  assign n13_slice = \port$0$2 [13];
-  assign n14_slice = \port$0$34 [13];
-  assign n7_slice = \port$0$2 [14];
-  assign n8_slice = \port$0$34 [14];
-  assign n2_slice = \port$0$2 [15];
-  assign n3_slice = \port$0$34 [15];
-  assign \port$36$0  = \$4 ;
-  assign \port$38$0  = \$6 ;
-  assign \port$40$0  = \$8 ;
-  assign \port$42$0  = \$10 ;
-  assign \port$44$0  = \$12 ;
-  assign \port$46$0  = \$14 ;
-  assign \port$48$0  = \$16 ;
-  assign \port$50$0  = \$18 ;
-  assign \port$52$0  = \$20 ;
-  assign \port$54$0  = \$22 ;
-  assign \port$56$0  = \$24 ;
-  assign \port$58$0  = \$26 ;
-  assign \port$60$0  = \$28 ;
-  assign \port$62$0  = \$30 ;
-  assign \port$64$0  = \$32 ;
-  assign \port$66$0  = \$34 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth2 (\port$0$49 , n4_and, n105_add, \port$0$17 );
-  wire [16:0] n100_cat;
-  wire [16:0] n102_cat;
-  output [16:0] n105_add;
-  wire [16:0] n105_add;
-  wire n2_slice;
-  wire n3_slice;
-  output n4_and;
-  wire n4_and;
-  input [16:0] \port$0$17 ;
-  wire [16:0] \port$0$17 ;
-  input [16:0] \port$0$49 ;
-  wire [16:0] \port$0$49 ;
-  assign n4_and = \port$0$17 [0] & \port$0$49 [0];
-  assign n105_add = \port$0$17 [16:1] + \port$0$49 [16:1];
-  assign n2_slice = \port$0$17 [0];
-  assign n3_slice = \port$0$49 [0];
-  assign n100_cat = { 1'h0, \port$0$17 [16:1] };
-  assign n102_cat = { 1'h0, \port$0$49 [16:1] };
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth3 (\port$0$18 , n8_slice, \port$0$50 , n4_and, n105_add, n10_or, n111_add, n7_slice);
-  wire \$1 ;
-  wire [1:0] \$2 ;
-  wire [2:0] \$3 ;
-  wire [16:0] n100_cat;
-  wire [16:0] n102_cat;
-  input [16:0] n105_add;
-  wire [16:0] n105_add;
-  output n10_or;
-  wire n10_or;
-  output [1:0] n111_add;
-  wire [1:0] n111_add;
-  input n4_and;
-  wire n4_and;
-  input n7_slice;
-  wire n7_slice;
-  input n8_slice;
-  wire n8_slice;
+module \eta1_w32_s0.depth3 (\port$0$50 , n4_and, n31_add, n8_or, n37_add, \port$0$18 );
+  wire [1:0] \$1 ;
+  wire [2:0] \$2 ;
+  wire [16:0] n26_cat;
+  wire [16:0] n28_cat;
+  input [16:0] n31_add;
+  wire [16:0] n31_add;
+  output [1:0] n37_add;
+  wire [1:0] n37_add;
+  input [15:0] n4_and;
+  wire [15:0] n4_and;
+  output [15:0] n8_or;
+  wire [15:0] n8_or;
   input [15:0] \port$0$18 ;
   wire [15:0] \port$0$18 ;
   input [15:0] \port$0$50 ;
   wire [15:0] \port$0$50 ;
-  assign \$1  = n7_slice & n8_slice;
-  assign n10_or = n4_and | \$1 ;
-  assign \$3  = 2'h0 + n105_add[16];
-  assign n100_cat = { 1'h0, \port$0$18  };
-  assign n102_cat = { 1'h0, \port$0$50  };
-  assign n111_add = \$3 [1:0];
-  assign \$2  = 2'h0;
+  assign n8_or = n4_and | { 1'h0, n4_and[15:1] };
+  assign \$2  = 2'h0 + n31_add[16];
+  assign n26_cat = { 1'h0, \port$0$18  };
+  assign n28_cat = { 1'h0, \port$0$50  };
+  assign n37_add = \$2 [1:0];
+  assign \$1  = 2'h0;
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s0.depth4 (n14_slice, n10_or, n111_add, n16_or, n13_slice);
-  wire \$1 ;
-  input n10_or;
-  wire n10_or;
-  input [1:0] n111_add;
-  wire [1:0] n111_add;
-  wire n113_slice;
-  input n13_slice;
-  wire n13_slice;
-  input n14_slice;
-  wire n14_slice;
-  output n16_or;
-  wire n16_or;
-  assign \$1  = n13_slice & n14_slice;
-  assign n16_or = n10_or | \$1 ;
-  assign n113_slice = n111_add[1];
+module \eta1_w32_s0.depth4 (n37_add, n12_or, n8_or);
+  output [15:0] n12_or;
+  wire [15:0] n12_or;
+  input [1:0] n37_add;
+  wire [1:0] n37_add;
+  wire n39_slice;
+  input [15:0] n8_or;
+  wire [15:0] n8_or;
+  assign n12_or = n8_or | { 2'h0, n8_or[15:2] };
+  assign n39_slice = n37_add[1];
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s0.depth5 (n20_slice, n16_or, n22_or, n19_slice);
-  wire \$1 ;
-  input n16_or;
-  wire n16_or;
-  input n19_slice;
-  wire n19_slice;
-  input n20_slice;
-  wire n20_slice;
-  output n22_or;
-  wire n22_or;
-  assign \$1  = n19_slice & n20_slice;
-  assign n22_or = n16_or | \$1 ;
+module \eta1_w32_s0.depth5 (n16_or, n12_or);
+  input [15:0] n12_or;
+  wire [15:0] n12_or;
+  output [15:0] n16_or;
+  wire [15:0] n16_or;
+  assign n16_or = n12_or | { 4'h0, n12_or[15:4] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s0.depth6 (n26_slice, n22_or, n28_or, n25_slice);
-  wire \$1 ;
-  input n22_or;
-  wire n22_or;
-  input n25_slice;
-  wire n25_slice;
-  input n26_slice;
-  wire n26_slice;
-  output n28_or;
-  wire n28_or;
-  assign \$1  = n25_slice & n26_slice;
-  assign n28_or = n22_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth7 (n32_slice, n28_or, n34_or, n31_slice);
-  wire \$1 ;
-  input n28_or;
-  wire n28_or;
-  input n31_slice;
-  wire n31_slice;
-  input n32_slice;
-  wire n32_slice;
-  output n34_or;
-  wire n34_or;
-  assign \$1  = n31_slice & n32_slice;
-  assign n34_or = n28_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth8 (n38_slice, n34_or, n40_or, n37_slice);
-  wire \$1 ;
-  input n34_or;
-  wire n34_or;
-  input n37_slice;
-  wire n37_slice;
-  input n38_slice;
-  wire n38_slice;
-  output n40_or;
-  wire n40_or;
-  assign \$1  = n37_slice & n38_slice;
-  assign n40_or = n34_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s0.depth9 (n44_slice, n40_or, n46_or, n43_slice);
-  wire \$1 ;
-  input n40_or;
-  wire n40_or;
-  input n43_slice;
-  wire n43_slice;
-  input n44_slice;
-  wire n44_slice;
-  output n46_or;
-  wire n46_or;
-  assign \$1  = n43_slice & n44_slice;
-  assign n46_or = n40_or | \$1 ;
+module \eta1_w32_s0.depth6 (n3_slice, n31_add, n37_add, n16_or, \port$10$0 , n2_slice);
+  wire [15:0] \$1 ;
+  wire [15:0] \$2 ;
+  wire [15:0] \$3 ;
+  input [15:0] n16_or;
+  wire [15:0] n16_or;
+  input [15:0] n2_slice;
+  wire [15:0] n2_slice;
+  input [16:0] n31_add;
+  wire [16:0] n31_add;
+  input [1:0] n37_add;
+  wire [1:0] n37_add;
+  input [15:0] n3_slice;
+  wire [15:0] n3_slice;
+  wire [32:0] n41_cat;
+  output [15:0] \port$10$0 ;
+  wire [15:0] \port$10$0 ;
+  assign \$1  = n2_slice ^ n3_slice;
+  assign \$2  = n16_or | { 8'h00, n16_or[15:8] };
+  assign \$3  = \$1  | \$2 ;
+  assign n41_cat = { n37_add[0], n31_add[15:0], \$3  };
+  assign \port$10$0  = \$3 ;
 endmodule

@@ -5,14 +5,7 @@
 module eta1_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
+  wire [15:0] \$2 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
@@ -20,108 +13,29 @@ module eta1_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [31:0] n0_a;
-  wire [16:0] n100_cat;
-  wire [16:0] n102_cat;
-  wire [16:0] n105_add;
-  wire n10_or;
-  wire [1:0] n111_add;
-  wire [16:0] n114_cat;
-  reg [16:0] n114_cat_s1 = 17'h00000;
-  wire [32:0] n115_cat;
-  wire n12_or;
-  reg n12_or_s1 = 1'h0;
-  wire n13_slice;
-  wire n14_slice;
-  wire n16_or;
-  wire n18_or;
-  reg n18_or_s1 = 1'h0;
-  wire n19_slice;
+  wire [15:0] n12_or;
+  wire [15:0] n16_or;
+  reg [15:0] n16_or_s1 = 16'h0000;
+  wire [15:0] n19_cat;
+  reg [15:0] n19_cat_s1 = 16'h0000;
   wire [31:0] n1_b;
-  wire n20_slice;
-  wire n22_or;
-  wire n24_or;
-  reg n24_or_s1 = 1'h0;
-  wire n25_slice;
-  wire n26_slice;
-  wire n28_or;
-  wire n2_slice;
-  wire n30_or;
-  reg n30_or_s1 = 1'h0;
-  wire n31_slice;
-  wire n32_slice;
-  wire n34_or;
-  wire n36_or;
-  reg n36_or_s1 = 1'h0;
-  wire n37_slice;
-  wire n38_slice;
-  wire n3_slice;
-  wire n40_or;
-  wire n42_or;
-  reg n42_or_s1 = 1'h0;
-  wire n43_slice;
-  wire n44_slice;
-  wire n46_or;
-  wire n48_or;
-  reg n48_or_s1 = 1'h0;
-  wire n49_slice;
-  wire n4_and;
-  wire n50_slice;
-  wire n52_or;
-  reg n52_or_s1 = 1'h0;
-  wire n53_xor;
-  reg n53_xor_s1 = 1'h0;
-  wire n55_slice;
-  wire n56_slice;
-  wire n57_and;
-  reg n57_and_s1 = 1'h0;
-  wire n58_or;
-  wire n59_xor;
-  reg n59_xor_s1 = 1'h0;
-  wire n61_slice;
-  wire n62_slice;
-  wire n63_and;
-  reg n63_and_s1 = 1'h0;
-  wire n64_or;
-  wire n65_xor;
-  reg n65_xor_s1 = 1'h0;
-  wire n67_slice;
-  wire n68_slice;
-  wire n69_and;
-  reg n69_and_s1 = 1'h0;
-  wire n6_or;
-  reg n6_or_s1 = 1'h0;
-  wire n70_or;
-  wire n71_xor;
-  reg n71_xor_s1 = 1'h0;
-  wire n73_slice;
-  wire n74_slice;
-  wire n75_and;
-  reg n75_and_s1 = 1'h0;
-  wire n76_or;
-  wire n77_xor;
-  reg n77_xor_s1 = 1'h0;
-  wire n79_slice;
-  wire n7_slice;
-  wire n80_slice;
-  wire n81_and;
-  reg n81_and_s1 = 1'h0;
-  wire n82_or;
-  wire n83_xor;
-  reg n83_xor_s1 = 1'h0;
-  wire n85_slice;
-  wire n86_slice;
-  wire n87_and;
-  reg n87_and_s1 = 1'h0;
-  wire n88_or;
-  wire n89_xor;
-  reg n89_xor_s1 = 1'h0;
-  wire n8_slice;
-  wire n91_slice;
-  wire n92_slice;
-  wire n93_and;
-  reg n93_and_s1 = 1'h0;
-  wire n95_xor;
-  reg n95_xor_s1 = 1'h0;
+  wire [15:0] n21_xor;
+  reg [15:0] n21_xor_s1 = 16'h0000;
+  wire [16:0] n26_cat;
+  wire [16:0] n28_cat;
+  wire [15:0] n2_slice;
+  wire [16:0] n31_add;
+  wire [15:0] n32_slice;
+  reg [15:0] n32_slice_s1 = 16'h0000;
+  wire n33_slice;
+  reg n33_slice_s1 = 1'h0;
+  wire [1:0] n36_add;
+  reg [1:0] n36_add_s1 = 2'h0;
+  wire [1:0] n37_add;
+  wire [15:0] n3_slice;
+  wire [32:0] n41_cat;
+  wire [15:0] n4_and;
+  wire [15:0] n8_or;
   output [32:0] o;
   wire [32:0] o;
   input rst;
@@ -133,194 +47,52 @@ module eta1_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n52_or_s1 <= n52_or;
-  always @(posedge clk)
-    n57_and_s1 <= n57_and;
-  always @(posedge clk)
-    n63_and_s1 <= n63_and;
-  always @(posedge clk)
-    n69_and_s1 <= n69_and;
-  always @(posedge clk)
-    n75_and_s1 <= n75_and;
-  always @(posedge clk)
-    n81_and_s1 <= n81_and;
-  always @(posedge clk)
-    n87_and_s1 <= n87_and;
-  always @(posedge clk)
-    n95_xor_s1 <= n95_xor;
-  always @(posedge clk)
-    n93_and_s1 <= n93_and;
-  always @(posedge clk)
-    n89_xor_s1 <= n89_xor;
-  always @(posedge clk)
-    n83_xor_s1 <= n83_xor;
-  always @(posedge clk)
-    n77_xor_s1 <= n77_xor;
-  always @(posedge clk)
-    n71_xor_s1 <= n71_xor;
-  always @(posedge clk)
-    n65_xor_s1 <= n65_xor;
-  always @(posedge clk)
-    n59_xor_s1 <= n59_xor;
-  always @(posedge clk)
-    n53_xor_s1 <= n53_xor;
-  always @(posedge clk)
-    n48_or_s1 <= n48_or;
-  always @(posedge clk)
-    n42_or_s1 <= n42_or;
-  always @(posedge clk)
-    n36_or_s1 <= n36_or;
-  always @(posedge clk)
-    n30_or_s1 <= n30_or;
-  always @(posedge clk)
-    n24_or_s1 <= n24_or;
-  always @(posedge clk)
-    n18_or_s1 <= n18_or;
-  always @(posedge clk)
-    n12_or_s1 <= n12_or;
-  always @(posedge clk)
-    n6_or_s1 <= n6_or;
-  always @(posedge clk)
-    n114_cat_s1 <= { n111_add[0], n105_add[15:0] };
-  always @(posedge clk)
     valid_out <= \$1 ;
+  always @(posedge clk)
+    n36_add_s1 <= n36_add;
+  always @(posedge clk)
+    n33_slice_s1 <= n31_add[16];
+  always @(posedge clk)
+    n21_xor_s1 <= n21_xor;
+  always @(posedge clk)
+    n16_or_s1 <= n16_or;
+  always @(posedge clk)
+    n19_cat_s1 <= { 8'h00, n16_or[15:8] };
+  always @(posedge clk)
+    n32_slice_s1 <= n31_add[15:0];
   \eta1_w32_s1.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
-    .n52_or_s1(n52_or_s1),
-    .n57_and_s1(n57_and_s1),
-    .n58_or(n58_or)
-  );
-  \eta1_w32_s1.depth10  depth10 (
-    .n46_or(n46_or),
-    .n48_or(n48_or),
-    .n52_or(n52_or),
-    .\port$0$41 (b[8:7]),
-    .\port$0$9 (a[8:7])
+    .n33_slice_s1(n33_slice_s1),
+    .n36_add_s1(n36_add_s1),
+    .n37_add(n37_add)
   );
   \eta1_w32_s1.depth2  depth2 (
-    .n105_add(n105_add),
+    .n16_or_s1(n16_or_s1),
+    .n19_cat_s1(n19_cat_s1),
+    .n21_xor(n21_xor),
+    .n21_xor_s1(n21_xor_s1),
+    .n31_add(n31_add),
+    .n32_slice_s1(n32_slice_s1),
+    .n36_add(n36_add),
+    .n37_add(n37_add),
     .n4_and(n4_and),
-    .n53_xor(n53_xor),
-    .n57_and(n57_and),
-    .n58_or(n58_or),
-    .n59_xor(n59_xor),
-    .n63_and(n63_and),
-    .n63_and_s1(n63_and_s1),
-    .n64_or(n64_or),
-    .n65_xor(n65_xor),
-    .n69_and(n69_and),
-    .n71_xor(n71_xor),
-    .n75_and(n75_and),
-    .n77_xor(n77_xor),
-    .n81_and(n81_and),
-    .n83_xor(n83_xor),
-    .n87_and(n87_and),
-    .n89_xor(n89_xor),
-    .n93_and(n93_and),
-    .n95_xor(n95_xor),
-    .\port$0$17 (a[31:15]),
-    .\port$0$2 (a[7:0]),
-    .\port$0$34 (b[7:0]),
-    .\port$0$49 (b[31:15])
+    .\port$0$2 (a),
+    .\port$0$34 (b),
+    .\port$7$0 (\$2 )
   );
   \eta1_w32_s1.depth3  depth3 (
-    .n105_add(n105_add),
-    .n10_or(n10_or),
-    .n111_add(n111_add),
+    .n31_add(n31_add),
     .n4_and(n4_and),
-    .n64_or(n64_or),
-    .n69_and_s1(n69_and_s1),
-    .n6_or(n6_or),
-    .n70_or(n70_or),
-    .\port$0$16 (a[31:14]),
-    .\port$0$48 (b[31:14])
+    .n8_or(n8_or)
   );
   \eta1_w32_s1.depth4  depth4 (
-    .n105_add(n105_add),
-    .n10_or(n10_or),
-    .n111_add(n111_add),
     .n12_or(n12_or),
-    .n16_or(n16_or),
-    .n70_or(n70_or),
-    .n75_and_s1(n75_and_s1),
-    .n76_or(n76_or),
-    .\port$0$15 (a[14:13]),
-    .\port$0$47 (b[14:13])
+    .n8_or(n8_or)
   );
   \eta1_w32_s1.depth5  depth5 (
-    .n16_or(n16_or),
-    .n18_or(n18_or),
-    .n22_or(n22_or),
-    .n76_or(n76_or),
-    .n81_and_s1(n81_and_s1),
-    .n82_or(n82_or),
-    .\port$0$14 (a[13:12]),
-    .\port$0$46 (b[13:12])
-  );
-  \eta1_w32_s1.depth6  depth6 (
-    .n22_or(n22_or),
-    .n24_or(n24_or),
-    .n28_or(n28_or),
-    .n82_or(n82_or),
-    .n87_and_s1(n87_and_s1),
-    .n88_or(n88_or),
-    .\port$0$13 (a[12:11]),
-    .\port$0$45 (b[12:11])
-  );
-  \eta1_w32_s1.depth7  depth7 (
-    .n114_cat_s1(n114_cat_s1),
-    .n12_or_s1(n12_or_s1),
-    .n18_or_s1(n18_or_s1),
-    .n24_or_s1(n24_or_s1),
-    .n28_or(n28_or),
-    .n30_or(n30_or),
-    .n30_or_s1(n30_or_s1),
-    .n34_or(n34_or),
-    .n36_or_s1(n36_or_s1),
-    .n42_or_s1(n42_or_s1),
-    .n48_or_s1(n48_or_s1),
-    .n52_or_s1(n52_or_s1),
-    .n53_xor_s1(n53_xor_s1),
-    .n58_or(n58_or),
-    .n59_xor_s1(n59_xor_s1),
-    .n64_or(n64_or),
-    .n65_xor_s1(n65_xor_s1),
-    .n6_or_s1(n6_or_s1),
-    .n70_or(n70_or),
-    .n71_xor_s1(n71_xor_s1),
-    .n76_or(n76_or),
-    .n77_xor_s1(n77_xor_s1),
-    .n82_or(n82_or),
-    .n83_xor_s1(n83_xor_s1),
-    .n88_or(n88_or),
-    .n89_xor_s1(n89_xor_s1),
-    .n93_and_s1(n93_and_s1),
-    .n95_xor_s1(n95_xor_s1),
-    .\port$0$12 (a[11:10]),
-    .\port$0$44 (b[11:10]),
-    .\port$47$0 (\$2 ),
-    .\port$48$0 (\$3 ),
-    .\port$49$0 (\$4 ),
-    .\port$50$0 (\$5 ),
-    .\port$51$0 (\$6 ),
-    .\port$52$0 (\$7 ),
-    .\port$53$0 (\$8 ),
-    .\port$54$0 (\$9 )
-  );
-  \eta1_w32_s1.depth8  depth8 (
-    .n34_or(n34_or),
-    .n36_or(n36_or),
-    .n40_or(n40_or),
-    .\port$0$11 (a[10:9]),
-    .\port$0$43 (b[10:9])
-  );
-  \eta1_w32_s1.depth9  depth9 (
-    .n40_or(n40_or),
-    .n42_or(n42_or),
-    .n46_or(n46_or),
-    .\port$0$10 (a[9:8]),
-    .\port$0$42 (b[9:8])
+    .n12_or(n12_or),
+    .n16_or(n16_or)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -331,604 +103,121 @@ module eta1_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n115_cat = { n114_cat_s1, n6_or_s1, n12_or_s1, n18_or_s1, n24_or_s1, n30_or_s1, n36_or_s1, n42_or_s1, n48_or_s1, \$9 , \$8 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2  };
+  assign n41_cat = { n37_add[0], n32_slice_s1, \$2  };
   assign valid_s1 = valid_out;
-  assign n114_cat = { n111_add[0], n105_add[15:0] };
-  assign n2_slice = a[15];
-  assign n3_slice = b[15];
-  assign n49_slice = a[7];
-  assign n50_slice = b[7];
-  assign n55_slice = a[6];
-  assign n56_slice = b[6];
-  assign n61_slice = a[5];
-  assign n62_slice = b[5];
-  assign n67_slice = a[4];
-  assign n68_slice = b[4];
-  assign n73_slice = a[3];
-  assign n74_slice = b[3];
-  assign n79_slice = a[2];
-  assign n80_slice = b[2];
-  assign n85_slice = a[1];
-  assign n86_slice = b[1];
-  assign n91_slice = a[0];
-  assign n92_slice = b[0];
-  assign n100_cat = { 1'h0, a[31:16] };
-  assign n102_cat = { 1'h0, b[31:16] };
-  assign n7_slice = a[14];
-  assign n8_slice = b[14];
-  assign n13_slice = a[13];
-  assign n14_slice = b[13];
-  assign n19_slice = a[12];
-  assign n20_slice = b[12];
-  assign n25_slice = a[11];
-  assign n26_slice = b[11];
-  assign n31_slice = a[10];
-  assign n32_slice = b[10];
-  assign n37_slice = a[9];
-  assign n38_slice = b[9];
-  assign n43_slice = a[8];
-  assign n44_slice = b[8];
-  assign o = { n114_cat_s1, n6_or_s1, n12_or_s1, n18_or_s1, n24_or_s1, n30_or_s1, n36_or_s1, n42_or_s1, n48_or_s1, \$9 , \$8 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2  };
+  assign n33_slice = n31_add[16];
+  assign n19_cat = { 8'h00, n16_or[15:8] };
+  assign n32_slice = n31_add[15:0];
+  assign n2_slice = a[15:0];
+  assign n3_slice = b[15:0];
+  assign n26_cat = { 1'h0, a[31:16] };
+  assign n28_cat = { 1'h0, b[31:16] };
+  assign o = { n37_add[0], n32_slice_s1, \$2  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s1.depth1 (n1_b, n58_or, n52_or_s1, n57_and_s1, n0_a);
+module \eta1_w32_s1.depth1 (n1_b, n37_add, n36_add_s1, n33_slice_s1, n0_a);
+  wire [2:0] \$1 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  wire [16:0] n100_cat;
-  wire [16:0] n102_cat;
-  wire n13_slice;
-  wire n14_slice;
-  wire n19_slice;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  wire n20_slice;
-  wire n25_slice;
-  wire n26_slice;
-  wire n2_slice;
-  wire n31_slice;
-  wire n32_slice;
-  wire n37_slice;
-  wire n38_slice;
-  wire n3_slice;
-  wire n43_slice;
-  wire n44_slice;
-  wire n49_slice;
-  wire n50_slice;
-  input n52_or_s1;
-  wire n52_or_s1;
-  wire n55_slice;
-  wire n56_slice;
-  input n57_and_s1;
-  wire n57_and_s1;
-  output n58_or;
-  wire n58_or;
-  wire n61_slice;
-  wire n62_slice;
-  wire n67_slice;
-  wire n68_slice;
-  wire n73_slice;
-  wire n74_slice;
-  wire n79_slice;
-  wire n7_slice;
-  wire n80_slice;
-  wire n85_slice;
-  wire n86_slice;
-  wire n8_slice;
-  wire n91_slice;
-  wire n92_slice;
-  assign n58_or = n52_or_s1 | n57_and_s1;
-  assign n2_slice = n0_a[15];
-  assign n3_slice = n1_b[15];
-  assign n7_slice = n0_a[14];
-  assign n8_slice = n1_b[14];
-  assign n13_slice = n0_a[13];
-  assign n14_slice = n1_b[13];
-  assign n19_slice = n0_a[12];
-  assign n20_slice = n1_b[12];
-  assign n25_slice = n0_a[11];
-  assign n26_slice = n1_b[11];
-  assign n31_slice = n0_a[10];
-  assign n32_slice = n1_b[10];
-  assign n37_slice = n0_a[9];
-  assign n38_slice = n1_b[9];
-  assign n43_slice = n0_a[8];
-  assign n44_slice = n1_b[8];
-  assign n49_slice = n0_a[7];
-  assign n50_slice = n1_b[7];
-  assign n55_slice = n0_a[6];
-  assign n56_slice = n1_b[6];
-  assign n61_slice = n0_a[5];
-  assign n62_slice = n1_b[5];
-  assign n67_slice = n0_a[4];
-  assign n68_slice = n1_b[4];
-  assign n73_slice = n0_a[3];
-  assign n74_slice = n1_b[3];
-  assign n79_slice = n0_a[2];
-  assign n80_slice = n1_b[2];
-  assign n85_slice = n0_a[1];
-  assign n86_slice = n1_b[1];
-  assign n91_slice = n0_a[0];
-  assign n92_slice = n1_b[0];
-  assign n100_cat = { 1'h0, n0_a[31:16] };
-  assign n102_cat = { 1'h0, n1_b[31:16] };
+  wire [16:0] n26_cat;
+  wire [16:0] n28_cat;
+  wire [15:0] n2_slice;
+  input n33_slice_s1;
+  wire n33_slice_s1;
+  input [1:0] n36_add_s1;
+  wire [1:0] n36_add_s1;
+  output [1:0] n37_add;
+  wire [1:0] n37_add;
+  wire [15:0] n3_slice;
+  assign \$1  = n36_add_s1 + n33_slice_s1;
+  assign n2_slice = n0_a[15:0];
+  assign n3_slice = n1_b[15:0];
+  assign n26_cat = { 1'h0, n0_a[31:16] };
+  assign n28_cat = { 1'h0, n1_b[31:16] };
+  assign n37_add = \$1 [1:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s1.depth10 (\port$0$41 , n46_or, n48_or, n52_or, \port$0$9 );
-  wire \$1 ;
-  wire \$2 ;
-  wire n43_slice;
-  wire n44_slice;
-  input n46_or;
-  wire n46_or;
-  output n48_or;
-  wire n48_or;
-  wire n49_slice;
-  wire n50_slice;
-  output n52_or;
-  wire n52_or;
-  input [1:0] \port$0$41 ;
-  wire [1:0] \port$0$41 ;
-  input [1:0] \port$0$9 ;
-  wire [1:0] \port$0$9 ;
-  assign \$1  = \port$0$9 [1] ^ \port$0$41 [1];
-  assign n48_or = \$1  | n46_or;
-  assign \$2  = \port$0$9 [0] & \port$0$41 [0];
-  assign n52_or = n46_or | \$2 ;
-  assign n43_slice = \port$0$9 [1];
-  assign n44_slice = \port$0$41 [1];
-  assign n49_slice = \port$0$9 [0];
-  assign n50_slice = \port$0$41 [0];
+module \eta1_w32_s1.depth2 (\port$0$34 , n37_add, n4_and, n21_xor, n31_add, n36_add, \port$7$0 , n21_xor_s1, n16_or_s1, n19_cat_s1, n32_slice_s1, \port$0$2 );
+  wire [15:0] \$1 ;
+  wire [15:0] \$2 ;
+  input [15:0] n16_or_s1;
+  wire [15:0] n16_or_s1;
+  input [15:0] n19_cat_s1;
+  wire [15:0] n19_cat_s1;
+  output [15:0] n21_xor;
+  wire [15:0] n21_xor;
+  input [15:0] n21_xor_s1;
+  wire [15:0] n21_xor_s1;
+  wire [16:0] n26_cat;
+  wire [16:0] n28_cat;
+  wire [15:0] n2_slice;
+  output [16:0] n31_add;
+  wire [16:0] n31_add;
+  input [15:0] n32_slice_s1;
+  wire [15:0] n32_slice_s1;
+  output [1:0] n36_add;
+  wire [1:0] n36_add;
+  input [1:0] n37_add;
+  wire [1:0] n37_add;
+  wire n39_slice;
+  wire [15:0] n3_slice;
+  wire [32:0] n41_cat;
+  output [15:0] n4_and;
+  wire [15:0] n4_and;
+  input [31:0] \port$0$2 ;
+  wire [31:0] \port$0$2 ;
+  input [31:0] \port$0$34 ;
+  wire [31:0] \port$0$34 ;
+  output [15:0] \port$7$0 ;
+  wire [15:0] \port$7$0 ;
+  assign n4_and = \port$0$2 [15:0] & \port$0$34 [15:0];
+  assign n21_xor = \port$0$2 [15:0] ^ \port$0$34 [15:0];
+  assign n31_add = \port$0$2 [31:16] + \port$0$34 [31:16];
+  assign \$1  = n16_or_s1 | n19_cat_s1;
+  assign \$2  = n21_xor_s1 | \$1 ;
+  assign n2_slice = \port$0$2 [15:0];
+  assign n3_slice = \port$0$34 [15:0];
+  assign n26_cat = { 1'h0, \port$0$2 [31:16] };
+  assign n28_cat = { 1'h0, \port$0$34 [31:16] };
+  assign n39_slice = n37_add[1];
+  assign n41_cat = { n37_add[0], n32_slice_s1, \$2  };
+  assign \port$7$0  = \$2 ;
+  assign n36_add = 2'h0;
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s1.depth2 (\port$0$17 , \port$0$34 , \port$0$49 , n58_or, n4_and, n53_xor, n57_and, n59_xor, n63_and, n64_or, n65_xor, n69_and, n71_xor, n75_and, n77_xor, n81_and, n83_xor, n87_and, n89_xor, n93_and, n95_xor
-, n105_add, n63_and_s1, \port$0$2 );
-  wire [16:0] n100_cat;
-  wire [16:0] n102_cat;
-  output [16:0] n105_add;
-  wire [16:0] n105_add;
-  wire n2_slice;
-  wire n3_slice;
-  wire n49_slice;
-  output n4_and;
-  wire n4_and;
-  wire n50_slice;
-  output n53_xor;
-  wire n53_xor;
-  wire n55_slice;
-  wire n56_slice;
-  output n57_and;
-  wire n57_and;
-  input n58_or;
-  wire n58_or;
-  output n59_xor;
-  wire n59_xor;
-  wire n61_slice;
-  wire n62_slice;
-  output n63_and;
-  wire n63_and;
-  input n63_and_s1;
-  wire n63_and_s1;
-  output n64_or;
-  wire n64_or;
-  output n65_xor;
-  wire n65_xor;
-  wire n67_slice;
-  wire n68_slice;
-  output n69_and;
-  wire n69_and;
-  output n71_xor;
-  wire n71_xor;
-  wire n73_slice;
-  wire n74_slice;
-  output n75_and;
-  wire n75_and;
-  output n77_xor;
-  wire n77_xor;
-  wire n79_slice;
-  wire n80_slice;
-  output n81_and;
-  wire n81_and;
-  output n83_xor;
-  wire n83_xor;
-  wire n85_slice;
-  wire n86_slice;
-  output n87_and;
-  wire n87_and;
-  output n89_xor;
-  wire n89_xor;
-  wire n91_slice;
-  wire n92_slice;
-  output n93_and;
-  wire n93_and;
-  output n95_xor;
-  wire n95_xor;
-  input [16:0] \port$0$17 ;
-  wire [16:0] \port$0$17 ;
-  input [7:0] \port$0$2 ;
-  wire [7:0] \port$0$2 ;
-  input [7:0] \port$0$34 ;
-  wire [7:0] \port$0$34 ;
-  input [16:0] \port$0$49 ;
-  wire [16:0] \port$0$49 ;
-  assign n4_and = \port$0$17 [0] & \port$0$49 [0];
-  assign n75_and = \port$0$2 [3] & \port$0$34 [3];
-  assign n77_xor = \port$0$2 [3] ^ \port$0$34 [3];
-  assign n81_and = \port$0$2 [2] & \port$0$34 [2];
-  assign n83_xor = \port$0$2 [2] ^ \port$0$34 [2];
-  assign n87_and = \port$0$2 [1] & \port$0$34 [1];
-  assign n89_xor = \port$0$2 [1] ^ \port$0$34 [1];
-  assign n93_and = \port$0$2 [0] & \port$0$34 [0];
-  assign n95_xor = \port$0$2 [0] ^ \port$0$34 [0];
-  assign n105_add = \port$0$17 [16:1] + \port$0$49 [16:1];
-  assign n53_xor = \port$0$2 [7] ^ \port$0$34 [7];
-  assign n57_and = \port$0$2 [6] & \port$0$34 [6];
-  assign n59_xor = \port$0$2 [6] ^ \port$0$34 [6];
-  assign n63_and = \port$0$2 [5] & \port$0$34 [5];
-  assign n64_or = n58_or | n63_and_s1;
-  assign n65_xor = \port$0$2 [5] ^ \port$0$34 [5];
-  assign n69_and = \port$0$2 [4] & \port$0$34 [4];
-  assign n71_xor = \port$0$2 [4] ^ \port$0$34 [4];
-  assign n2_slice = \port$0$17 [0];
-  assign n3_slice = \port$0$49 [0];
-  assign n49_slice = \port$0$2 [7];
-  assign n50_slice = \port$0$34 [7];
-  assign n55_slice = \port$0$2 [6];
-  assign n56_slice = \port$0$34 [6];
-  assign n61_slice = \port$0$2 [5];
-  assign n62_slice = \port$0$34 [5];
-  assign n67_slice = \port$0$2 [4];
-  assign n68_slice = \port$0$34 [4];
-  assign n73_slice = \port$0$2 [3];
-  assign n74_slice = \port$0$34 [3];
-  assign n79_slice = \port$0$2 [2];
-  assign n80_slice = \port$0$34 [2];
-  assign n85_slice = \port$0$2 [1];
-  assign n86_slice = \port$0$34 [1];
-  assign n91_slice = \port$0$2 [0];
-  assign n92_slice = \port$0$34 [0];
-  assign n100_cat = { 1'h0, \port$0$17 [16:1] };
-  assign n102_cat = { 1'h0, \port$0$49 [16:1] };
+module \eta1_w32_s1.depth3 (n31_add, n8_or, n4_and);
+  input [16:0] n31_add;
+  wire [16:0] n31_add;
+  wire [15:0] n32_slice;
+  wire n33_slice;
+  input [15:0] n4_and;
+  wire [15:0] n4_and;
+  output [15:0] n8_or;
+  wire [15:0] n8_or;
+  assign n8_or = n4_and | { 1'h0, n4_and[15:1] };
+  assign n32_slice = n31_add[15:0];
+  assign n33_slice = n31_add[16];
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s1.depth3 (\port$0$48 , n4_and, n64_or, n105_add, n6_or, n10_or, n70_or, n111_add, n69_and_s1, \port$0$16 );
-  wire \$1 ;
-  wire \$2 ;
-  wire [1:0] \$3 ;
-  wire [2:0] \$4 ;
-  wire [16:0] n100_cat;
-  wire [16:0] n102_cat;
-  input [16:0] n105_add;
-  wire [16:0] n105_add;
-  output n10_or;
-  wire n10_or;
-  output [1:0] n111_add;
-  wire [1:0] n111_add;
-  wire n2_slice;
-  wire n3_slice;
-  input n4_and;
-  wire n4_and;
-  input n64_or;
-  wire n64_or;
-  input n69_and_s1;
-  wire n69_and_s1;
-  output n6_or;
-  wire n6_or;
-  output n70_or;
-  wire n70_or;
-  wire n7_slice;
-  wire n8_slice;
-  input [17:0] \port$0$16 ;
-  wire [17:0] \port$0$16 ;
-  input [17:0] \port$0$48 ;
-  wire [17:0] \port$0$48 ;
-  assign \$4  = 2'h0 + n105_add[16];
-  assign \$1  = \port$0$16 [1] ^ \port$0$48 [1];
-  assign n6_or = \$1  | n4_and;
-  assign \$2  = \port$0$16 [0] & \port$0$48 [0];
-  assign n10_or = n4_and | \$2 ;
-  assign n70_or = n64_or | n69_and_s1;
-  assign n2_slice = \port$0$16 [1];
-  assign n3_slice = \port$0$48 [1];
-  assign n7_slice = \port$0$16 [0];
-  assign n8_slice = \port$0$48 [0];
-  assign n100_cat = { 1'h0, \port$0$16 [17:2] };
-  assign n102_cat = { 1'h0, \port$0$48 [17:2] };
-  assign n111_add = \$4 [1:0];
-  assign \$3  = 2'h0;
+module \eta1_w32_s1.depth4 (n12_or, n8_or);
+  output [15:0] n12_or;
+  wire [15:0] n12_or;
+  input [15:0] n8_or;
+  wire [15:0] n8_or;
+  assign n12_or = n8_or | { 2'h0, n8_or[15:2] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w32_s1.depth4 (\port$0$47 , n105_add, n10_or, n70_or, n111_add, n12_or, n16_or, n76_or, n75_and_s1, \port$0$15 );
-  wire \$1 ;
-  wire \$2 ;
-  input [16:0] n105_add;
-  wire [16:0] n105_add;
-  input n10_or;
-  wire n10_or;
-  input [1:0] n111_add;
-  wire [1:0] n111_add;
-  wire n113_slice;
-  wire [16:0] n114_cat;
-  output n12_or;
-  wire n12_or;
-  wire n13_slice;
-  wire n14_slice;
-  output n16_or;
-  wire n16_or;
-  input n70_or;
-  wire n70_or;
-  input n75_and_s1;
-  wire n75_and_s1;
-  output n76_or;
-  wire n76_or;
-  wire n7_slice;
-  wire n8_slice;
-  input [1:0] \port$0$15 ;
-  wire [1:0] \port$0$15 ;
-  input [1:0] \port$0$47 ;
-  wire [1:0] \port$0$47 ;
-  assign \$1  = \port$0$15 [1] ^ \port$0$47 [1];
-  assign n12_or = \$1  | n10_or;
-  assign \$2  = \port$0$15 [0] & \port$0$47 [0];
-  assign n16_or = n10_or | \$2 ;
-  assign n76_or = n70_or | n75_and_s1;
-  assign n7_slice = \port$0$15 [1];
-  assign n8_slice = \port$0$47 [1];
-  assign n13_slice = \port$0$15 [0];
-  assign n14_slice = \port$0$47 [0];
-  assign n113_slice = n111_add[1];
-  assign n114_cat = { n111_add[0], n105_add[15:0] };
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s1.depth5 (\port$0$46 , n16_or, n76_or, n18_or, n22_or, n82_or, n81_and_s1, \port$0$14 );
-  wire \$1 ;
-  wire \$2 ;
-  wire n13_slice;
-  wire n14_slice;
-  input n16_or;
-  wire n16_or;
-  output n18_or;
-  wire n18_or;
-  wire n19_slice;
-  wire n20_slice;
-  output n22_or;
-  wire n22_or;
-  input n76_or;
-  wire n76_or;
-  input n81_and_s1;
-  wire n81_and_s1;
-  output n82_or;
-  wire n82_or;
-  input [1:0] \port$0$14 ;
-  wire [1:0] \port$0$14 ;
-  input [1:0] \port$0$46 ;
-  wire [1:0] \port$0$46 ;
-  assign \$1  = \port$0$14 [1] ^ \port$0$46 [1];
-  assign n18_or = \$1  | n16_or;
-  assign \$2  = \port$0$14 [0] & \port$0$46 [0];
-  assign n22_or = n16_or | \$2 ;
-  assign n82_or = n76_or | n81_and_s1;
-  assign n13_slice = \port$0$14 [1];
-  assign n14_slice = \port$0$46 [1];
-  assign n19_slice = \port$0$14 [0];
-  assign n20_slice = \port$0$46 [0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s1.depth6 (\port$0$45 , n22_or, n82_or, n24_or, n28_or, n88_or, n87_and_s1, \port$0$13 );
-  wire \$1 ;
-  wire \$2 ;
-  wire n19_slice;
-  wire n20_slice;
-  input n22_or;
-  wire n22_or;
-  output n24_or;
-  wire n24_or;
-  wire n25_slice;
-  wire n26_slice;
-  output n28_or;
-  wire n28_or;
-  input n82_or;
-  wire n82_or;
-  input n87_and_s1;
-  wire n87_and_s1;
-  output n88_or;
-  wire n88_or;
-  input [1:0] \port$0$13 ;
-  wire [1:0] \port$0$13 ;
-  input [1:0] \port$0$45 ;
-  wire [1:0] \port$0$45 ;
-  assign \$1  = \port$0$13 [1] ^ \port$0$45 [1];
-  assign n24_or = \$1  | n22_or;
-  assign \$2  = \port$0$13 [0] & \port$0$45 [0];
-  assign n28_or = n22_or | \$2 ;
-  assign n88_or = n82_or | n87_and_s1;
-  assign n19_slice = \port$0$13 [1];
-  assign n20_slice = \port$0$45 [1];
-  assign n25_slice = \port$0$13 [0];
-  assign n26_slice = \port$0$45 [0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s1.depth7 (\port$0$44 , n58_or, n64_or, n70_or, n76_or, n82_or, n28_or, n88_or, n30_or, n34_or, \port$47$0 , \port$48$0 , \port$49$0 , \port$50$0 , \port$51$0 , \port$52$0 , \port$53$0 , \port$54$0 , n52_or_s1, n95_xor_s1, n93_and_s1
-, n89_xor_s1, n83_xor_s1, n77_xor_s1, n71_xor_s1, n65_xor_s1, n59_xor_s1, n53_xor_s1, n48_or_s1, n42_or_s1, n36_or_s1, n30_or_s1, n24_or_s1, n18_or_s1, n12_or_s1, n6_or_s1, n114_cat_s1, \port$0$12 );
-  wire \$1 ;
-  wire \$10 ;
-  wire \$11 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
-  input [16:0] n114_cat_s1;
-  wire [16:0] n114_cat_s1;
-  wire [32:0] n115_cat;
-  input n12_or_s1;
-  wire n12_or_s1;
-  input n18_or_s1;
-  wire n18_or_s1;
-  input n24_or_s1;
-  wire n24_or_s1;
-  wire n25_slice;
-  wire n26_slice;
-  input n28_or;
-  wire n28_or;
-  output n30_or;
-  wire n30_or;
-  input n30_or_s1;
-  wire n30_or_s1;
-  wire n31_slice;
-  wire n32_slice;
-  output n34_or;
-  wire n34_or;
-  input n36_or_s1;
-  wire n36_or_s1;
-  input n42_or_s1;
-  wire n42_or_s1;
-  input n48_or_s1;
-  wire n48_or_s1;
-  input n52_or_s1;
-  wire n52_or_s1;
-  input n53_xor_s1;
-  wire n53_xor_s1;
-  input n58_or;
-  wire n58_or;
-  input n59_xor_s1;
-  wire n59_xor_s1;
-  input n64_or;
-  wire n64_or;
-  input n65_xor_s1;
-  wire n65_xor_s1;
-  input n6_or_s1;
-  wire n6_or_s1;
-  input n70_or;
-  wire n70_or;
-  input n71_xor_s1;
-  wire n71_xor_s1;
-  input n76_or;
-  wire n76_or;
-  input n77_xor_s1;
-  wire n77_xor_s1;
-  input n82_or;
-  wire n82_or;
-  input n83_xor_s1;
-  wire n83_xor_s1;
-  input n88_or;
-  wire n88_or;
-  input n89_xor_s1;
-  wire n89_xor_s1;
-  input n93_and_s1;
-  wire n93_and_s1;
-  input n95_xor_s1;
-  wire n95_xor_s1;
-  input [1:0] \port$0$12 ;
-  wire [1:0] \port$0$12 ;
-  input [1:0] \port$0$44 ;
-  wire [1:0] \port$0$44 ;
-  output \port$47$0 ;
-  wire \port$47$0 ;
-  output \port$48$0 ;
-  wire \port$48$0 ;
-  output \port$49$0 ;
-  wire \port$49$0 ;
-  output \port$50$0 ;
-  wire \port$50$0 ;
-  output \port$51$0 ;
-  wire \port$51$0 ;
-  output \port$52$0 ;
-  wire \port$52$0 ;
-  output \port$53$0 ;
-  wire \port$53$0 ;
-  output \port$54$0 ;
-  wire \port$54$0 ;
-  assign \$1  = \port$0$12 [1] ^ \port$0$44 [1];
-  assign n30_or = \$1  | n28_or;
-  assign \$2  = \port$0$12 [0] & \port$0$44 [0];
-  assign n34_or = n28_or | \$2 ;
-  assign \$3  = n88_or | n93_and_s1;
-  assign \$4  = n95_xor_s1 | \$3 ;
-  assign \$5  = n89_xor_s1 | n88_or;
-  assign \$6  = n83_xor_s1 | n82_or;
-  assign \$7  = n77_xor_s1 | n76_or;
-  assign \$8  = n71_xor_s1 | n70_or;
-  assign \$9  = n65_xor_s1 | n64_or;
-  assign \$10  = n59_xor_s1 | n58_or;
-  assign \$11  = n53_xor_s1 | n52_or_s1;
-  assign n25_slice = \port$0$12 [1];
-  assign n26_slice = \port$0$44 [1];
-  assign n31_slice = \port$0$12 [0];
-  assign n32_slice = \port$0$44 [0];
-  assign n115_cat = { n114_cat_s1, n6_or_s1, n12_or_s1, n18_or_s1, n24_or_s1, n30_or_s1, n36_or_s1, n42_or_s1, n48_or_s1, \$11 , \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4  };
-  assign \port$47$0  = \$4 ;
-  assign \port$48$0  = \$5 ;
-  assign \port$49$0  = \$6 ;
-  assign \port$50$0  = \$7 ;
-  assign \port$51$0  = \$8 ;
-  assign \port$52$0  = \$9 ;
-  assign \port$53$0  = \$10 ;
-  assign \port$54$0  = \$11 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s1.depth8 (\port$0$43 , n34_or, n36_or, n40_or, \port$0$11 );
-  wire \$1 ;
-  wire \$2 ;
-  wire n31_slice;
-  wire n32_slice;
-  input n34_or;
-  wire n34_or;
-  output n36_or;
-  wire n36_or;
-  wire n37_slice;
-  wire n38_slice;
-  output n40_or;
-  wire n40_or;
-  input [1:0] \port$0$11 ;
-  wire [1:0] \port$0$11 ;
-  input [1:0] \port$0$43 ;
-  wire [1:0] \port$0$43 ;
-  assign \$1  = \port$0$11 [1] ^ \port$0$43 [1];
-  assign n36_or = \$1  | n34_or;
-  assign \$2  = \port$0$11 [0] & \port$0$43 [0];
-  assign n40_or = n34_or | \$2 ;
-  assign n31_slice = \port$0$11 [1];
-  assign n32_slice = \port$0$43 [1];
-  assign n37_slice = \port$0$11 [0];
-  assign n38_slice = \port$0$43 [0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w32_s1.depth9 (\port$0$42 , n40_or, n42_or, n46_or, \port$0$10 );
-  wire \$1 ;
-  wire \$2 ;
-  wire n37_slice;
-  wire n38_slice;
-  input n40_or;
-  wire n40_or;
-  output n42_or;
-  wire n42_or;
-  wire n43_slice;
-  wire n44_slice;
-  output n46_or;
-  wire n46_or;
-  input [1:0] \port$0$10 ;
-  wire [1:0] \port$0$10 ;
-  input [1:0] \port$0$42 ;
-  wire [1:0] \port$0$42 ;
-  assign \$1  = \port$0$10 [1] ^ \port$0$42 [1];
-  assign n42_or = \$1  | n40_or;
-  assign \$2  = \port$0$10 [0] & \port$0$42 [0];
-  assign n46_or = n40_or | \$2 ;
-  assign n37_slice = \port$0$10 [1];
-  assign n38_slice = \port$0$42 [1];
-  assign n43_slice = \port$0$10 [0];
-  assign n44_slice = \port$0$42 [0];
+module \eta1_w32_s1.depth5 (n16_or, n12_or);
+  input [15:0] n12_or;
+  wire [15:0] n12_or;
+  output [15:0] n16_or;
+  wire [15:0] n16_or;
+  assign n16_or = n12_or | { 4'h0, n12_or[15:4] };
 endmodule

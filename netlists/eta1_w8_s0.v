@@ -3,214 +3,109 @@
 (* top =  1  *)
 (* generator = "Amaranth" *)
 module eta1_w8_s0(b, o, a);
-  wire \$1 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
+  wire [3:0] \$1 ;
   input [7:0] a;
   wire [7:0] a;
   input [7:0] b;
   wire [7:0] b;
   wire [7:0] n0_a;
-  wire n10_or;
-  wire n13_slice;
-  wire n14_slice;
-  wire n16_or;
-  wire n19_slice;
   wire [7:0] n1_b;
-  wire n20_slice;
-  wire n2_slice;
-  wire [5:0] n33_add;
-  wire [8:0] n37_cat;
-  wire n3_slice;
-  wire n4_and;
-  wire n7_slice;
-  wire n8_slice;
+  wire [5:0] n23_add;
+  wire [8:0] n27_cat;
+  wire [3:0] n2_slice;
+  wire [3:0] n3_slice;
+  wire [3:0] n4_and;
+  wire [3:0] n8_or;
   output [8:0] o;
   wire [8:0] o;
   \eta1_w8_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
-    .n33_add(n33_add)
+    .n23_add(n23_add)
   );
   \eta1_w8_s0.depth2  depth2 (
-    .n2_slice(a[3]),
-    .n33_add(n33_add),
-    .n3_slice(b[3]),
+    .n23_add(n23_add),
+    .n2_slice(a[3:0]),
+    .n3_slice(b[3:0]),
     .n4_and(n4_and)
   );
   \eta1_w8_s0.depth3  depth3 (
-    .n10_or(n10_or),
     .n4_and(n4_and),
-    .n7_slice(a[2]),
-    .n8_slice(b[2])
+    .n8_or(n8_or)
   );
   \eta1_w8_s0.depth4  depth4 (
-    .n10_or(n10_or),
-    .n13_slice(a[1]),
-    .n14_slice(b[1]),
-    .n16_or(n16_or)
-  );
-  \eta1_w8_s0.depth5  depth5 (
-    .n10_or(n10_or),
-    .n16_or(n16_or),
-    .n33_add(n33_add),
-    .n4_and(n4_and),
-    .\port$0$10 (b[3:0]),
-    .\port$0$2 (a[3:0]),
-    .\port$10$0 (\$1 ),
-    .\port$12$0 (\$2 ),
-    .\port$14$0 (\$3 ),
-    .\port$16$0 (\$4 )
+    .n23_add(n23_add),
+    .n2_slice(a[3:0]),
+    .n3_slice(b[3:0]),
+    .n8_or(n8_or),
+    .\port$6$0 (\$1 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n37_cat = { n33_add[4:0], \$4 , \$3 , \$2 , \$1  };
-  assign n2_slice = a[3];
-  assign n3_slice = b[3];
-  assign n7_slice = a[2];
-  assign n8_slice = b[2];
-  assign n13_slice = a[1];
-  assign n14_slice = b[1];
-  assign n19_slice = a[0];
-  assign n20_slice = b[0];
-  assign o = { n33_add[4:0], \$4 , \$3 , \$2 , \$1  };
+  assign n27_cat = { n23_add[4:0], \$1  };
+  assign n2_slice = a[3:0];
+  assign n3_slice = b[3:0];
+  assign o = { n23_add[4:0], \$1  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w8_s0.depth1 (n1_b, n33_add, n0_a);
+module \eta1_w8_s0.depth1 (n1_b, n23_add, n0_a);
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  wire n13_slice;
-  wire n14_slice;
-  wire n19_slice;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  wire n20_slice;
-  wire n2_slice;
-  output [5:0] n33_add;
-  wire [5:0] n33_add;
-  wire n3_slice;
-  wire n7_slice;
-  wire n8_slice;
-  assign n33_add = n0_a[7:4] + n1_b[7:4];
-  assign n2_slice = n0_a[3];
-  assign n3_slice = n1_b[3];
-  assign n7_slice = n0_a[2];
-  assign n8_slice = n1_b[2];
-  assign n13_slice = n0_a[1];
-  assign n14_slice = n1_b[1];
-  assign n19_slice = n0_a[0];
-  assign n20_slice = n1_b[0];
+  output [5:0] n23_add;
+  wire [5:0] n23_add;
+  wire [3:0] n2_slice;
+  wire [3:0] n3_slice;
+  assign n23_add = n0_a[7:4] + n1_b[7:4];
+  assign n2_slice = n0_a[3:0];
+  assign n3_slice = n1_b[3:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w8_s0.depth2 (n3_slice, n33_add, n4_and, n2_slice);
-  input n2_slice;
-  wire n2_slice;
-  input [5:0] n33_add;
-  wire [5:0] n33_add;
-  wire n35_slice;
-  input n3_slice;
-  wire n3_slice;
-  output n4_and;
-  wire n4_and;
+module \eta1_w8_s0.depth2 (n3_slice, n23_add, n4_and, n2_slice);
+  input [5:0] n23_add;
+  wire [5:0] n23_add;
+  wire n25_slice;
+  input [3:0] n2_slice;
+  wire [3:0] n2_slice;
+  input [3:0] n3_slice;
+  wire [3:0] n3_slice;
+  output [3:0] n4_and;
+  wire [3:0] n4_and;
   assign n4_and = n2_slice & n3_slice;
-  assign n35_slice = n33_add[5];
+  assign n25_slice = n23_add[5];
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w8_s0.depth3 (n8_slice, n4_and, n10_or, n7_slice);
-  wire \$1 ;
-  output n10_or;
-  wire n10_or;
-  input n4_and;
-  wire n4_and;
-  input n7_slice;
-  wire n7_slice;
-  input n8_slice;
-  wire n8_slice;
-  assign \$1  = n7_slice & n8_slice;
-  assign n10_or = n4_and | \$1 ;
+module \eta1_w8_s0.depth3 (n8_or, n4_and);
+  input [3:0] n4_and;
+  wire [3:0] n4_and;
+  output [3:0] n8_or;
+  wire [3:0] n8_or;
+  assign n8_or = n4_and | { 1'h0, n4_and[3:1] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \eta1_w8_s0.depth4 (n14_slice, n10_or, n16_or, n13_slice);
-  wire \$1 ;
-  input n10_or;
-  wire n10_or;
-  input n13_slice;
-  wire n13_slice;
-  input n14_slice;
-  wire n14_slice;
-  output n16_or;
-  wire n16_or;
-  assign \$1  = n13_slice & n14_slice;
-  assign n16_or = n10_or | \$1 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \eta1_w8_s0.depth5 (\port$0$10 , n33_add, n4_and, n10_or, n16_or, \port$10$0 , \port$12$0 , \port$14$0 , \port$16$0 , \port$0$2 );
-  wire \$1 ;
-  wire \$10 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
-  input n10_or;
-  wire n10_or;
-  wire n13_slice;
-  wire n14_slice;
-  input n16_or;
-  wire n16_or;
-  wire n19_slice;
-  wire n20_slice;
-  wire n2_slice;
-  input [5:0] n33_add;
-  wire [5:0] n33_add;
-  wire [8:0] n37_cat;
-  wire n3_slice;
-  input n4_and;
-  wire n4_and;
-  wire n7_slice;
-  wire n8_slice;
-  input [3:0] \port$0$10 ;
-  wire [3:0] \port$0$10 ;
-  input [3:0] \port$0$2 ;
-  wire [3:0] \port$0$2 ;
-  output \port$10$0 ;
-  wire \port$10$0 ;
-  output \port$12$0 ;
-  wire \port$12$0 ;
-  output \port$14$0 ;
-  wire \port$14$0 ;
-  output \port$16$0 ;
-  wire \port$16$0 ;
-  assign \$1  = \port$0$2 [0] ^ \port$0$10 [0];
-  assign \$2  = \port$0$2 [0] & \port$0$10 [0];
-  assign \$3  = n16_or | \$2 ;
-  assign \$4  = \$1  | \$3 ;
-  assign \$5  = \port$0$2 [1] ^ \port$0$10 [1];
-  assign \$6  = \$5  | n16_or;
-  assign \$7  = \port$0$2 [2] ^ \port$0$10 [2];
-  assign \$8  = \$7  | n10_or;
-  assign \$9  = \port$0$2 [3] ^ \port$0$10 [3];
-  assign \$10  = \$9  | n4_and;
-  assign n37_cat = { n33_add[4:0], \$10 , \$8 , \$6 , \$4  };
-  assign n19_slice = \port$0$2 [0];
-  assign n20_slice = \port$0$10 [0];
-  assign n13_slice = \port$0$2 [1];
-  assign n14_slice = \port$0$10 [1];
-  assign n7_slice = \port$0$2 [2];
-  assign n8_slice = \port$0$10 [2];
-  assign n2_slice = \port$0$2 [3];
-  assign n3_slice = \port$0$10 [3];
-  assign \port$10$0  = \$4 ;
-  assign \port$12$0  = \$6 ;
-  assign \port$14$0  = \$8 ;
-  assign \port$16$0  = \$10 ;
+module \eta1_w8_s0.depth4 (n3_slice, n23_add, n8_or, \port$6$0 , n2_slice);
+  wire [3:0] \$1 ;
+  wire [3:0] \$2 ;
+  wire [3:0] \$3 ;
+  input [5:0] n23_add;
+  wire [5:0] n23_add;
+  wire [8:0] n27_cat;
+  input [3:0] n2_slice;
+  wire [3:0] n2_slice;
+  input [3:0] n3_slice;
+  wire [3:0] n3_slice;
+  input [3:0] n8_or;
+  wire [3:0] n8_or;
+  output [3:0] \port$6$0 ;
+  wire [3:0] \port$6$0 ;
+  assign \$1  = n2_slice ^ n3_slice;
+  assign \$2  = n8_or | { 2'h0, n8_or[3:2] };
+  assign \$3  = \$1  | \$2 ;
+  assign n27_cat = { n23_add[4:0], \$3  };
+  assign \port$6$0  = \$3 ;
 endmodule

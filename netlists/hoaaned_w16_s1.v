@@ -6,6 +6,7 @@ module hoaaned_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
   wire \$2 ;
+  wire \$3 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -13,21 +14,13 @@ module hoaaned_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire n12_and;
-  reg n12_and_s1 = 1'h0;
-  wire n17_or;
-  reg n17_or_s1 = 1'h0;
   wire [15:0] n1_b;
-  wire [9:0] n26_add;
-  reg [9:0] n26_add_s1 = 10'h000;
-  wire [9:0] n27_add;
-  wire [16:0] n31_cat;
-  wire n4_and;
-  reg n4_and_s1 = 1'h0;
-  wire n7_and;
-  reg n7_and_s1 = 1'h0;
+  wire [10:0] n21_add;
+  wire [16:0] n26_cat;
+  (* init = 17'h00000 *)
+  wire [16:0] n26_cat_s1;
   output [16:0] o;
-  wire [16:0] o;
+  reg [16:0] o = 17'h00000;
   input rst;
   wire rst;
   input valid_in;
@@ -37,38 +30,20 @@ module hoaaned_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n26_add_s1 <= n26_add;
-  always @(posedge clk)
-    n4_and_s1 <= n4_and;
-  always @(posedge clk)
-    n17_or_s1 <= n17_or;
-  always @(posedge clk)
-    n12_and_s1 <= n12_and;
-  always @(posedge clk)
-    n7_and_s1 <= n7_and;
+    o <= { n21_add[9:1], \$3 , \$2 , 6'h3f };
   always @(posedge clk)
     valid_out <= \$1 ;
   \hoaaned_w16_s1.depth1  depth1 (
     .n0_a(a),
-    .n17_or(n17_or),
     .n1_b(b),
-    .n26_add(n26_add),
-    .n26_add_s1(n26_add_s1),
-    .n27_add(n27_add),
-    .n4_and(n4_and),
-    .n4_and_s1(n4_and_s1),
-    .n7_and(n7_and)
+    .n21_add(n21_add)
   );
   \hoaaned_w16_s1.depth2  depth2 (
     .n0_a(a),
-    .n12_and(n12_and),
-    .n12_and_s1(n12_and_s1),
-    .n17_or_s1(n17_or_s1),
     .n1_b(b),
-    .n27_add(n27_add),
-    .n4_and(n4_and),
-    .n7_and_s1(n7_and_s1),
-    .\port$9$0 (\$2 )
+    .n21_add(n21_add),
+    .\port$2$0 (\$2 ),
+    .\port$5$0 (\$3 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -79,70 +54,46 @@ module hoaaned_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n31_cat = { n27_add[8:0], \$2 , n17_or_s1, 6'h3f };
+  assign n26_cat_s1 = o;
   assign valid_s1 = valid_out;
-  assign o = { n27_add[8:0], \$2 , n17_or_s1, 6'h3f };
+  assign n26_cat = { n21_add[9:1], \$3 , \$2 , 6'h3f };
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w16_s1.depth1 (n1_b, n4_and, n7_and, n17_or, n26_add, n27_add, n26_add_s1, n4_and_s1, n0_a);
-  wire [10:0] \$1 ;
+module \hoaaned_w16_s1.depth1 (n1_b, n21_add, n0_a);
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output n17_or;
-  wire n17_or;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  output [9:0] n26_add;
-  wire [9:0] n26_add;
-  input [9:0] n26_add_s1;
-  wire [9:0] n26_add_s1;
-  output [9:0] n27_add;
-  wire [9:0] n27_add;
-  output n4_and;
-  wire n4_and;
-  input n4_and_s1;
-  wire n4_and_s1;
-  output n7_and;
-  wire n7_and;
-  assign n4_and = n0_a[7] & n1_b[7];
-  assign n7_and = n0_a[6] & n1_b[6];
-  assign n17_or = n0_a[6] | n1_b[6];
-  assign n26_add = n0_a[15:8] + n1_b[15:8];
-  assign \$1  = n26_add_s1 + n4_and_s1;
-  assign n27_add = \$1 [9:0];
+  output [10:0] n21_add;
+  wire [10:0] n21_add;
+  assign n21_add = n0_a[15:7] + n1_b[15:7];
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w16_s1.depth2 (n1_b, n4_and, n27_add, n12_and, \port$9$0 , n17_or_s1, n12_and_s1, n7_and_s1, n0_a);
+module \hoaaned_w16_s1.depth2 (n1_b, n21_add, \port$2$0 , \port$5$0 , n0_a);
   wire \$1 ;
   wire \$2 ;
   wire \$3 ;
+  wire \$4 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output n12_and;
-  wire n12_and;
-  input n12_and_s1;
-  wire n12_and_s1;
-  input n17_or_s1;
-  wire n17_or_s1;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  input [9:0] n27_add;
-  wire [9:0] n27_add;
-  wire n29_slice;
-  wire [16:0] n31_cat;
-  input n4_and;
-  wire n4_and;
-  input n7_and_s1;
-  wire n7_and_s1;
-  output \port$9$0 ;
-  wire \port$9$0 ;
-  assign \$1  = n0_a[7] | n1_b[7];
-  assign \$2  = ~ n4_and;
-  assign n12_and = \$1  & \$2 ;
-  assign \$3  = n12_and_s1 | n7_and_s1;
-  assign n29_slice = n27_add[9];
-  assign n31_cat = { n27_add[8:0], \$3 , n17_or_s1, 6'h3f };
-  assign \port$9$0  = \$3 ;
+  input [10:0] n21_add;
+  wire [10:0] n21_add;
+  wire n23_slice;
+  wire [16:0] n26_cat;
+  output \port$2$0 ;
+  wire \port$2$0 ;
+  output \port$5$0 ;
+  wire \port$5$0 ;
+  assign \$1  = n0_a[6] | n1_b[6];
+  assign \$2  = n0_a[7] ^ n1_b[7];
+  assign \$3  = n0_a[6] & n1_b[6];
+  assign \$4  = \$2  | \$3 ;
+  assign n23_slice = n21_add[10];
+  assign n26_cat = { n21_add[9:1], \$4 , \$1 , 6'h3f };
+  assign \port$2$0  = \$1 ;
+  assign \port$5$0  = \$4 ;
 endmodule

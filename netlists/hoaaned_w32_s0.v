@@ -10,138 +10,103 @@ module hoaaned_w32_s0(b, o, a);
   input [31:0] b;
   wire [31:0] b;
   wire [31:0] n0_a;
+  wire [17:0] n16_cat;
+  wire [17:0] n18_cat;
   wire [31:0] n1_b;
-  wire [16:0] n21_cat;
-  wire [16:0] n23_cat;
-  wire [16:0] n27_add;
-  wire [1:0] n33_add;
-  wire [32:0] n37_cat;
-  wire n4_and;
+  wire [16:0] n21_add;
+  wire [2:0] n27_add;
+  wire [32:0] n32_cat;
   output [32:0] o;
   wire [32:0] o;
-  \hoaaned_w32_s0.depth1  depth1 (
-    .n0_a(a),
-    .n1_b(b),
-    .n4_and(n4_and)
-  );
   \hoaaned_w32_s0.depth2  depth2 (
-    .n27_add(n27_add),
-    .n4_and(n4_and),
-    .\port$0$18 (a[31:16]),
-    .\port$0$50 (b[31:16])
+    .n21_add(n21_add),
+    .\port$0$17 (a[31:15]),
+    .\port$0$49 (b[31:15])
   );
   \hoaaned_w32_s0.depth3  depth3 (
+    .n21_add(n21_add),
     .n27_add(n27_add),
-    .n33_add(n33_add),
-    .\port$0$18 (a[31:16]),
-    .\port$0$50 (b[31:16])
+    .\port$0$17 (a[31:15]),
+    .\port$0$49 (b[31:15])
   );
   \hoaaned_w32_s0.depth4  depth4 (
     .n0_a(a),
     .n1_b(b),
+    .n21_add(n21_add),
     .n27_add(n27_add),
-    .n33_add(n33_add),
-    .n4_and(n4_and),
-    .\port$11$0 (\$2 ),
-    .\port$6$0 (\$1 )
+    .\port$4$0 (\$1 ),
+    .\port$7$0 (\$2 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n37_cat = { n33_add[0], n27_add[15:0], \$2 , \$1 , 14'h3fff };
-  assign n21_cat = { 1'h0, a[31:16] };
-  assign n23_cat = { 1'h0, b[31:16] };
-  assign o = { n33_add[0], n27_add[15:0], \$2 , \$1 , 14'h3fff };
+  assign n32_cat = { n27_add[1:0], n21_add[15:1], \$2 , \$1 , 14'h3fff };
+  assign n16_cat = { 1'h0, a[31:15] };
+  assign n18_cat = { 1'h0, b[31:15] };
+  assign o = { n27_add[1:0], n21_add[15:1], \$2 , \$1 , 14'h3fff };
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w32_s0.depth1 (n1_b, n4_and, n0_a);
-  input [31:0] n0_a;
-  wire [31:0] n0_a;
-  input [31:0] n1_b;
-  wire [31:0] n1_b;
-  wire [16:0] n21_cat;
-  wire [16:0] n23_cat;
-  output n4_and;
-  wire n4_and;
-  assign n4_and = n0_a[15] & n1_b[15];
-  assign n21_cat = { 1'h0, n0_a[31:16] };
-  assign n23_cat = { 1'h0, n1_b[31:16] };
+module \hoaaned_w32_s0.depth2 (\port$0$49 , n21_add, \port$0$17 );
+  wire [17:0] n16_cat;
+  wire [17:0] n18_cat;
+  output [16:0] n21_add;
+  wire [16:0] n21_add;
+  input [16:0] \port$0$17 ;
+  wire [16:0] \port$0$17 ;
+  input [16:0] \port$0$49 ;
+  wire [16:0] \port$0$49 ;
+  assign n21_add = \port$0$17 [15:0] + \port$0$49 [15:0];
+  assign n16_cat = { 1'h0, \port$0$17  };
+  assign n18_cat = { 1'h0, \port$0$49  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w32_s0.depth2 (\port$0$50 , n4_and, n27_add, \port$0$18 );
-  wire [16:0] \$1 ;
-  wire [17:0] \$2 ;
-  wire [16:0] n21_cat;
-  wire [16:0] n23_cat;
-  output [16:0] n27_add;
-  wire [16:0] n27_add;
-  input n4_and;
-  wire n4_and;
-  input [15:0] \port$0$18 ;
-  wire [15:0] \port$0$18 ;
-  input [15:0] \port$0$50 ;
-  wire [15:0] \port$0$50 ;
-  assign \$1  = \port$0$18  + \port$0$50 ;
-  assign \$2  = \$1  + n4_and;
-  assign n21_cat = { 1'h0, \port$0$18  };
-  assign n23_cat = { 1'h0, \port$0$50  };
-  assign n27_add = \$2 [16:0];
+module \hoaaned_w32_s0.depth3 (\port$0$49 , n21_add, n27_add, \port$0$17 );
+  wire [2:0] \$1 ;
+  wire [3:0] \$2 ;
+  wire [17:0] n16_cat;
+  wire [17:0] n18_cat;
+  input [16:0] n21_add;
+  wire [16:0] n21_add;
+  output [2:0] n27_add;
+  wire [2:0] n27_add;
+  input [16:0] \port$0$17 ;
+  wire [16:0] \port$0$17 ;
+  input [16:0] \port$0$49 ;
+  wire [16:0] \port$0$49 ;
+  assign \$1  = \port$0$17 [16] + \port$0$49 [16];
+  assign \$2  = \$1  + n21_add[16];
+  assign n16_cat = { 1'h0, \port$0$17  };
+  assign n18_cat = { 1'h0, \port$0$49  };
+  assign n27_add = \$2 [2:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w32_s0.depth3 (\port$0$50 , n27_add, n33_add, \port$0$18 );
-  wire [1:0] \$1 ;
-  wire [2:0] \$2 ;
-  wire [16:0] n21_cat;
-  wire [16:0] n23_cat;
-  input [16:0] n27_add;
-  wire [16:0] n27_add;
-  output [1:0] n33_add;
-  wire [1:0] n33_add;
-  input [15:0] \port$0$18 ;
-  wire [15:0] \port$0$18 ;
-  input [15:0] \port$0$50 ;
-  wire [15:0] \port$0$50 ;
-  assign \$2  = 2'h0 + n27_add[16];
-  assign n21_cat = { 1'h0, \port$0$18  };
-  assign n23_cat = { 1'h0, \port$0$50  };
-  assign n33_add = \$2 [1:0];
-  assign \$1  = 2'h0;
-endmodule
-
-(* generator = "Amaranth" *)
-module \hoaaned_w32_s0.depth4 (n1_b, n4_and, n27_add, n33_add, \port$6$0 , \port$11$0 , n0_a);
+module \hoaaned_w32_s0.depth4 (n1_b, n21_add, n27_add, \port$4$0 , \port$7$0 , n0_a);
   wire \$1 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  input [16:0] n27_add;
-  wire [16:0] n27_add;
-  input [1:0] n33_add;
-  wire [1:0] n33_add;
-  wire n35_slice;
-  wire [32:0] n37_cat;
-  input n4_and;
-  wire n4_and;
-  output \port$11$0 ;
-  wire \port$11$0 ;
-  output \port$6$0 ;
-  wire \port$6$0 ;
-  assign \$4  = \$2  & \$3 ;
-  assign \$5  = n0_a[14] & n1_b[14];
-  assign \$6  = \$4  | \$5 ;
+  input [16:0] n21_add;
+  wire [16:0] n21_add;
+  input [2:0] n27_add;
+  wire [2:0] n27_add;
+  wire n29_slice;
+  wire [32:0] n32_cat;
+  output \port$4$0 ;
+  wire \port$4$0 ;
+  output \port$7$0 ;
+  wire \port$7$0 ;
   assign \$1  = n0_a[14] | n1_b[14];
-  assign \$2  = n0_a[15] | n1_b[15];
-  assign \$3  = ~ n4_and;
-  assign n35_slice = n33_add[1];
-  assign n37_cat = { n33_add[0], n27_add[15:0], \$6 , \$1 , 14'h3fff };
-  assign \port$6$0  = \$1 ;
-  assign \port$11$0  = \$6 ;
+  assign \$2  = n0_a[15] ^ n1_b[15];
+  assign \$3  = n0_a[14] & n1_b[14];
+  assign \$4  = \$2  | \$3 ;
+  assign n29_slice = n27_add[2];
+  assign n32_cat = { n27_add[1:0], n21_add[15:1], \$4 , \$1 , 14'h3fff };
+  assign \port$4$0  = \$1 ;
+  assign \port$7$0  = \$4 ;
 endmodule

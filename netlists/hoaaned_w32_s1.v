@@ -12,22 +12,22 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [31:0] n0_a;
-  wire n13_or;
-  reg n13_or_s1 = 1'h0;
-  wire n17_or;
-  reg n17_or_s1 = 1'h0;
+  wire n12_or;
+  reg n12_or_s1 = 1'h0;
+  wire [17:0] n16_cat;
+  wire [17:0] n18_cat;
   wire [31:0] n1_b;
-  wire [16:0] n21_cat;
-  wire [16:0] n23_cat;
-  wire [16:0] n26_add;
-  reg [16:0] n26_add_s1 = 17'h00000;
-  wire [16:0] n27_add;
-  wire [1:0] n32_add;
-  reg [1:0] n32_add_s1 = 2'h0;
-  wire [1:0] n33_add;
-  wire [32:0] n37_cat;
-  wire n4_and;
-  reg n4_and_s1 = 1'h0;
+  wire [16:0] n21_add;
+  wire [15:0] n22_slice;
+  reg [15:0] n22_slice_s1 = 16'h0000;
+  wire n23_slice;
+  reg n23_slice_s1 = 1'h0;
+  wire [2:0] n26_add;
+  reg [2:0] n26_add_s1 = 3'h0;
+  wire [2:0] n27_add;
+  wire [32:0] n32_cat;
+  wire n8_or;
+  reg n8_or_s1 = 1'h0;
   output [32:0] o;
   wire [32:0] o;
   input rst;
@@ -41,34 +41,33 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n26_add_s1 <= n26_add;
   always @(posedge clk)
-    n4_and_s1 <= n4_and;
+    n23_slice_s1 <= n21_add[16];
   always @(posedge clk)
-    n32_add_s1 <= n32_add;
+    n12_or_s1 <= n12_or;
   always @(posedge clk)
-    n17_or_s1 <= n17_or;
+    n8_or_s1 <= n8_or;
   always @(posedge clk)
-    n13_or_s1 <= n13_or;
+    n22_slice_s1 <= n21_add[15:0];
   always @(posedge clk)
     valid_out <= \$1 ;
   \hoaaned_w32_s1.depth1  depth1 (
     .n0_a(a),
-    .n17_or(n17_or),
+    .n12_or(n12_or),
     .n1_b(b),
+    .n23_slice_s1(n23_slice_s1),
     .n26_add_s1(n26_add_s1),
     .n27_add(n27_add),
-    .n4_and(n4_and),
-    .n4_and_s1(n4_and_s1)
+    .n8_or(n8_or)
   );
   \hoaaned_w32_s1.depth2  depth2 (
-    .n0_a(a),
-    .n13_or(n13_or),
-    .n1_b(b),
+    .n12_or_s1(n12_or_s1),
+    .n21_add(n21_add),
+    .n22_slice_s1(n22_slice_s1),
     .n26_add(n26_add),
     .n27_add(n27_add),
-    .n32_add(n32_add),
-    .n32_add_s1(n32_add_s1),
-    .n33_add(n33_add),
-    .n4_and(n4_and)
+    .n8_or_s1(n8_or_s1),
+    .\port$0$17 (a[31:15]),
+    .\port$0$49 (b[31:15])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -79,76 +78,72 @@ module hoaaned_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n37_cat = { n33_add[0], n27_add[15:0], n13_or_s1, n17_or_s1, 14'h3fff };
+  assign n32_cat = { n27_add[1:0], n22_slice_s1[15:1], n8_or_s1, n12_or_s1, 14'h3fff };
   assign valid_s1 = valid_out;
-  assign n21_cat = { 1'h0, a[31:16] };
-  assign n23_cat = { 1'h0, b[31:16] };
-  assign o = { n33_add[0], n27_add[15:0], n13_or_s1, n17_or_s1, 14'h3fff };
+  assign n23_slice = n21_add[16];
+  assign n22_slice = n21_add[15:0];
+  assign n16_cat = { 1'h0, a[31:15] };
+  assign n18_cat = { 1'h0, b[31:15] };
+  assign o = { n27_add[1:0], n22_slice_s1[15:1], n8_or_s1, n12_or_s1, 14'h3fff };
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w32_s1.depth1 (n1_b, n4_and, n17_or, n27_add, n26_add_s1, n4_and_s1, n0_a);
-  wire [17:0] \$1 ;
-  input [31:0] n0_a;
-  wire [31:0] n0_a;
-  output n17_or;
-  wire n17_or;
-  input [31:0] n1_b;
-  wire [31:0] n1_b;
-  wire [16:0] n21_cat;
-  wire [16:0] n23_cat;
-  input [16:0] n26_add_s1;
-  wire [16:0] n26_add_s1;
-  output [16:0] n27_add;
-  wire [16:0] n27_add;
-  output n4_and;
-  wire n4_and;
-  input n4_and_s1;
-  wire n4_and_s1;
-  assign n4_and = n0_a[15] & n1_b[15];
-  assign n17_or = n0_a[14] | n1_b[14];
-  assign \$1  = n26_add_s1 + n4_and_s1;
-  assign n21_cat = { 1'h0, n0_a[31:16] };
-  assign n23_cat = { 1'h0, n1_b[31:16] };
-  assign n27_add = \$1 [16:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \hoaaned_w32_s1.depth2 (n1_b, n4_and, n27_add, n13_or, n26_add, n32_add, n33_add, n32_add_s1, n0_a);
+module \hoaaned_w32_s1.depth1 (n1_b, n8_or, n12_or, n27_add, n26_add_s1, n23_slice_s1, n0_a);
   wire \$1 ;
   wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire [2:0] \$5 ;
+  wire [3:0] \$3 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  output n13_or;
-  wire n13_or;
+  output n12_or;
+  wire n12_or;
+  wire [17:0] n16_cat;
+  wire [17:0] n18_cat;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  wire [16:0] n21_cat;
-  wire [16:0] n23_cat;
-  output [16:0] n26_add;
-  wire [16:0] n26_add;
-  input [16:0] n27_add;
-  wire [16:0] n27_add;
-  output [1:0] n32_add;
-  wire [1:0] n32_add;
-  input [1:0] n32_add_s1;
-  wire [1:0] n32_add_s1;
-  output [1:0] n33_add;
-  wire [1:0] n33_add;
-  input n4_and;
-  wire n4_and;
-  assign n13_or = \$3  | \$4 ;
-  assign n26_add = n0_a[31:16] + n1_b[31:16];
-  assign \$5  = n32_add_s1 + n27_add[16];
-  assign \$1  = n0_a[15] | n1_b[15];
-  assign \$2  = ~ n4_and;
-  assign \$3  = \$1  & \$2 ;
-  assign \$4  = n0_a[14] & n1_b[14];
-  assign n21_cat = { 1'h0, n0_a[31:16] };
-  assign n23_cat = { 1'h0, n1_b[31:16] };
-  assign n33_add = \$5 [1:0];
-  assign n32_add = 2'h0;
+  input n23_slice_s1;
+  wire n23_slice_s1;
+  input [2:0] n26_add_s1;
+  wire [2:0] n26_add_s1;
+  output [2:0] n27_add;
+  wire [2:0] n27_add;
+  output n8_or;
+  wire n8_or;
+  assign \$1  = n0_a[15] ^ n1_b[15];
+  assign \$2  = n0_a[14] & n1_b[14];
+  assign n8_or = \$1  | \$2 ;
+  assign n12_or = n0_a[14] | n1_b[14];
+  assign \$3  = n26_add_s1 + n23_slice_s1;
+  assign n16_cat = { 1'h0, n0_a[31:15] };
+  assign n18_cat = { 1'h0, n1_b[31:15] };
+  assign n27_add = \$3 [2:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \hoaaned_w32_s1.depth2 (\port$0$49 , n27_add, n21_add, n26_add, n12_or_s1, n8_or_s1, n22_slice_s1, \port$0$17 );
+  input n12_or_s1;
+  wire n12_or_s1;
+  wire [17:0] n16_cat;
+  wire [17:0] n18_cat;
+  output [16:0] n21_add;
+  wire [16:0] n21_add;
+  input [15:0] n22_slice_s1;
+  wire [15:0] n22_slice_s1;
+  output [2:0] n26_add;
+  wire [2:0] n26_add;
+  input [2:0] n27_add;
+  wire [2:0] n27_add;
+  wire n29_slice;
+  wire [32:0] n32_cat;
+  input n8_or_s1;
+  wire n8_or_s1;
+  input [16:0] \port$0$17 ;
+  wire [16:0] \port$0$17 ;
+  input [16:0] \port$0$49 ;
+  wire [16:0] \port$0$49 ;
+  assign n21_add = \port$0$17 [15:0] + \port$0$49 [15:0];
+  assign n26_add = \port$0$17 [16] + \port$0$49 [16];
+  assign n16_cat = { 1'h0, \port$0$17  };
+  assign n18_cat = { 1'h0, \port$0$49  };
+  assign n29_slice = n27_add[2];
+  assign n32_cat = { n27_add[1:0], n22_slice_s1[15:1], n8_or_s1, n12_or_s1, 14'h3fff };
 endmodule

@@ -11,94 +11,63 @@ module hoaaned_w8_s0(b, o, a);
   wire [7:0] b;
   wire [7:0] n0_a;
   wire [7:0] n1_b;
-  wire [5:0] n27_add;
-  wire [8:0] n31_cat;
-  wire n4_and;
+  wire [6:0] n21_add;
+  wire [8:0] n26_cat;
   output [8:0] o;
   wire [8:0] o;
   \hoaaned_w8_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
-    .n4_and(n4_and)
+    .n21_add(n21_add)
   );
   \hoaaned_w8_s0.depth2  depth2 (
     .n0_a(a),
     .n1_b(b),
-    .n27_add(n27_add),
-    .n4_and(n4_and)
-  );
-  \hoaaned_w8_s0.depth3  depth3 (
-    .n0_a(a),
-    .n1_b(b),
-    .n27_add(n27_add),
-    .n4_and(n4_and),
-    .\port$4$0 (\$1 ),
-    .\port$9$0 (\$2 )
+    .n21_add(n21_add),
+    .\port$2$0 (\$1 ),
+    .\port$5$0 (\$2 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n31_cat = { n27_add[4:0], \$2 , \$1 , 2'h3 };
-  assign o = { n27_add[4:0], \$2 , \$1 , 2'h3 };
+  assign n26_cat = { n21_add[5:1], \$2 , \$1 , 2'h3 };
+  assign o = { n21_add[5:1], \$2 , \$1 , 2'h3 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w8_s0.depth1 (n1_b, n4_and, n0_a);
+module \hoaaned_w8_s0.depth1 (n1_b, n21_add, n0_a);
   input [7:0] n0_a;
   wire [7:0] n0_a;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  output n4_and;
-  wire n4_and;
-  assign n4_and = n0_a[3] & n1_b[3];
+  output [6:0] n21_add;
+  wire [6:0] n21_add;
+  assign n21_add = n0_a[7:3] + n1_b[7:3];
 endmodule
 
 (* generator = "Amaranth" *)
-module \hoaaned_w8_s0.depth2 (n1_b, n4_and, n27_add, n0_a);
-  wire [5:0] \$1 ;
-  wire [6:0] \$2 ;
-  input [7:0] n0_a;
-  wire [7:0] n0_a;
-  input [7:0] n1_b;
-  wire [7:0] n1_b;
-  output [5:0] n27_add;
-  wire [5:0] n27_add;
-  input n4_and;
-  wire n4_and;
-  assign \$1  = n0_a[7:4] + n1_b[7:4];
-  assign \$2  = \$1  + n4_and;
-  assign n27_add = \$2 [5:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \hoaaned_w8_s0.depth3 (n1_b, n4_and, n27_add, \port$4$0 , \port$9$0 , n0_a);
+module \hoaaned_w8_s0.depth2 (n1_b, n21_add, \port$2$0 , \port$5$0 , n0_a);
   wire \$1 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
   input [7:0] n1_b;
   wire [7:0] n1_b;
-  input [5:0] n27_add;
-  wire [5:0] n27_add;
-  wire n29_slice;
-  wire [8:0] n31_cat;
-  input n4_and;
-  wire n4_and;
-  output \port$4$0 ;
-  wire \port$4$0 ;
-  output \port$9$0 ;
-  wire \port$9$0 ;
-  assign \$4  = \$2  & \$3 ;
-  assign \$5  = n0_a[2] & n1_b[2];
-  assign \$6  = \$4  | \$5 ;
+  input [6:0] n21_add;
+  wire [6:0] n21_add;
+  wire n23_slice;
+  wire [8:0] n26_cat;
+  output \port$2$0 ;
+  wire \port$2$0 ;
+  output \port$5$0 ;
+  wire \port$5$0 ;
   assign \$1  = n0_a[2] | n1_b[2];
-  assign \$2  = n0_a[3] | n1_b[3];
-  assign \$3  = ~ n4_and;
-  assign n29_slice = n27_add[5];
-  assign n31_cat = { n27_add[4:0], \$6 , \$1 , 2'h3 };
-  assign \port$4$0  = \$1 ;
-  assign \port$9$0  = \$6 ;
+  assign \$2  = n0_a[3] ^ n1_b[3];
+  assign \$3  = n0_a[2] & n1_b[2];
+  assign \$4  = \$2  | \$3 ;
+  assign n23_slice = n21_add[6];
+  assign n26_cat = { n21_add[5:1], \$4 , \$1 , 2'h3 };
+  assign \port$2$0  = \$1 ;
+  assign \port$5$0  = \$4 ;
 endmodule

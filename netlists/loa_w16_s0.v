@@ -9,60 +9,54 @@ module loa_w16_s0(b, o, a);
   input [15:0] b;
   wire [15:0] b;
   wire [15:0] n0_a;
-  wire [9:0] n17_add;
+  wire [10:0] n13_add;
+  wire [16:0] n18_cat;
   wire [15:0] n1_b;
-  wire [16:0] n21_cat;
   output [16:0] o;
   wire [16:0] o;
   \loa_w16_s0.depth1  depth1 (
     .n0_a(a),
-    .n17_add(n17_add),
+    .n13_add(n13_add),
     .n1_b(b)
   );
   \loa_w16_s0.depth2  depth2 (
     .n0_a(a),
-    .n17_add(n17_add),
+    .n13_add(n13_add),
     .n1_b(b),
-    .\port$4$0 (\$1 )
+    .\port$2$0 (\$1 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n21_cat = { n17_add[8:0], \$1  };
-  assign o = { n17_add[8:0], \$1  };
+  assign n18_cat = { n13_add[9:1], \$1  };
+  assign o = { n13_add[9:1], \$1  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \loa_w16_s0.depth1 (n1_b, n17_add, n0_a);
-  wire [9:0] \$1 ;
-  wire \$2 ;
-  wire [10:0] \$3 ;
+module \loa_w16_s0.depth1 (n1_b, n13_add, n0_a);
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output [9:0] n17_add;
-  wire [9:0] n17_add;
+  output [10:0] n13_add;
+  wire [10:0] n13_add;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  assign \$1  = n0_a[15:8] + n1_b[15:8];
-  assign \$2  = n0_a[7] & n1_b[7];
-  assign \$3  = \$1  + \$2 ;
-  assign n17_add = \$3 [9:0];
+  assign n13_add = n0_a[15:7] + n1_b[15:7];
 endmodule
 
 (* generator = "Amaranth" *)
-module \loa_w16_s0.depth2 (n1_b, n17_add, \port$4$0 , n0_a);
+module \loa_w16_s0.depth2 (n1_b, n13_add, \port$2$0 , n0_a);
   wire [7:0] \$1 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  input [9:0] n17_add;
-  wire [9:0] n17_add;
-  wire n19_slice;
+  input [10:0] n13_add;
+  wire [10:0] n13_add;
+  wire n15_slice;
+  wire [16:0] n18_cat;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  wire [16:0] n21_cat;
-  output [7:0] \port$4$0 ;
-  wire [7:0] \port$4$0 ;
+  output [7:0] \port$2$0 ;
+  wire [7:0] \port$2$0 ;
   assign \$1  = n0_a[7:0] | n1_b[7:0];
-  assign n19_slice = n17_add[9];
-  assign n21_cat = { n17_add[8:0], \$1  };
-  assign \port$4$0  = \$1 ;
+  assign n15_slice = n13_add[10];
+  assign n18_cat = { n13_add[9:1], \$1  };
+  assign \port$2$0  = \$1 ;
 endmodule

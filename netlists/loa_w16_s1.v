@@ -5,6 +5,7 @@
 module loa_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
+  wire [7:0] \$2 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -12,17 +13,13 @@ module loa_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire [9:0] n16_add;
-  reg [9:0] n16_add_s1 = 10'h000;
-  wire [9:0] n17_add;
+  wire [10:0] n13_add;
+  wire [16:0] n18_cat;
+  (* init = 17'h00000 *)
+  wire [16:0] n18_cat_s1;
   wire [15:0] n1_b;
-  wire [16:0] n21_cat;
-  wire [7:0] n4_or;
-  reg [7:0] n4_or_s1 = 8'h00;
-  wire n7_and;
-  reg n7_and_s1 = 1'h0;
   output [16:0] o;
-  wire [16:0] o;
+  reg [16:0] o = 17'h00000;
   input rst;
   wire rst;
   input valid_in;
@@ -32,22 +29,19 @@ module loa_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n16_add_s1 <= n16_add;
-  always @(posedge clk)
-    n7_and_s1 <= n7_and;
-  always @(posedge clk)
-    n4_or_s1 <= n4_or;
+    o <= { n13_add[9:1], \$2  };
   always @(posedge clk)
     valid_out <= \$1 ;
   \loa_w16_s1.depth1  depth1 (
     .n0_a(a),
-    .n16_add(n16_add),
-    .n16_add_s1(n16_add_s1),
-    .n17_add(n17_add),
+    .n13_add(n13_add),
+    .n1_b(b)
+  );
+  \loa_w16_s1.depth2  depth2 (
+    .n0_a(a),
+    .n13_add(n13_add),
     .n1_b(b),
-    .n4_or(n4_or),
-    .n7_and(n7_and),
-    .n7_and_s1(n7_and_s1)
+    .\port$2$0 (\$2 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -58,33 +52,37 @@ module loa_w16_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n21_cat = { n17_add[8:0], n4_or_s1 };
+  assign n18_cat_s1 = o;
   assign valid_s1 = valid_out;
-  assign o = { n17_add[8:0], n4_or_s1 };
+  assign n18_cat = { n13_add[9:1], \$2  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \loa_w16_s1.depth1 (n1_b, n4_or, n7_and, n16_add, n17_add, n16_add_s1, n7_and_s1, n0_a);
-  wire [10:0] \$1 ;
+module \loa_w16_s1.depth1 (n1_b, n13_add, n0_a);
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output [9:0] n16_add;
-  wire [9:0] n16_add;
-  input [9:0] n16_add_s1;
-  wire [9:0] n16_add_s1;
-  output [9:0] n17_add;
-  wire [9:0] n17_add;
+  output [10:0] n13_add;
+  wire [10:0] n13_add;
   input [15:0] n1_b;
   wire [15:0] n1_b;
-  output [7:0] n4_or;
-  wire [7:0] n4_or;
-  output n7_and;
-  wire n7_and;
-  input n7_and_s1;
-  wire n7_and_s1;
-  assign n4_or = n0_a[7:0] | n1_b[7:0];
-  assign n7_and = n0_a[7] & n1_b[7];
-  assign n16_add = n0_a[15:8] + n1_b[15:8];
-  assign \$1  = n16_add_s1 + n7_and_s1;
-  assign n17_add = \$1 [9:0];
+  assign n13_add = n0_a[15:7] + n1_b[15:7];
+endmodule
+
+(* generator = "Amaranth" *)
+module \loa_w16_s1.depth2 (n1_b, n13_add, \port$2$0 , n0_a);
+  wire [7:0] \$1 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input [10:0] n13_add;
+  wire [10:0] n13_add;
+  wire n15_slice;
+  wire [16:0] n18_cat;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  output [7:0] \port$2$0 ;
+  wire [7:0] \port$2$0 ;
+  assign \$1  = n0_a[7:0] | n1_b[7:0];
+  assign n15_slice = n13_add[10];
+  assign n18_cat = { n13_add[9:1], \$1  };
+  assign \port$2$0  = \$1 ;
 endmodule

@@ -9,99 +9,93 @@ module loa_w32_s0(b, o, a);
   input [31:0] b;
   wire [31:0] b;
   wire [31:0] n0_a;
-  wire [16:0] n11_cat;
-  wire [16:0] n13_cat;
-  wire [16:0] n17_add;
+  wire [17:0] n10_cat;
+  wire [16:0] n13_add;
+  wire [2:0] n19_add;
   wire [31:0] n1_b;
-  wire [1:0] n23_add;
-  wire [32:0] n27_cat;
+  wire [32:0] n24_cat;
+  wire [17:0] n8_cat;
   output [32:0] o;
   wire [32:0] o;
   \loa_w32_s0.depth2  depth2 (
-    .n0_a(a),
-    .n17_add(n17_add),
-    .n1_b(b)
+    .n13_add(n13_add),
+    .\port$0$17 (a[31:15]),
+    .\port$0$49 (b[31:15])
   );
   \loa_w32_s0.depth3  depth3 (
-    .n17_add(n17_add),
-    .n23_add(n23_add),
-    .\port$0$18 (a[31:16]),
-    .\port$0$50 (b[31:16])
+    .n13_add(n13_add),
+    .n19_add(n19_add),
+    .\port$0$17 (a[31:15]),
+    .\port$0$49 (b[31:15])
   );
   \loa_w32_s0.depth4  depth4 (
     .n0_a(a),
-    .n17_add(n17_add),
+    .n13_add(n13_add),
+    .n19_add(n19_add),
     .n1_b(b),
-    .n23_add(n23_add),
-    .\port$6$0 (\$1 )
+    .\port$4$0 (\$1 )
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n27_cat = { n23_add[0], n17_add[15:0], \$1  };
-  assign n11_cat = { 1'h0, a[31:16] };
-  assign n13_cat = { 1'h0, b[31:16] };
-  assign o = { n23_add[0], n17_add[15:0], \$1  };
+  assign n24_cat = { n19_add[1:0], n13_add[15:1], \$1  };
+  assign n8_cat = { 1'h0, a[31:15] };
+  assign n10_cat = { 1'h0, b[31:15] };
+  assign o = { n19_add[1:0], n13_add[15:1], \$1  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \loa_w32_s0.depth2 (n1_b, n17_add, n0_a);
-  wire [16:0] \$1 ;
-  wire \$2 ;
-  wire [17:0] \$3 ;
-  input [31:0] n0_a;
-  wire [31:0] n0_a;
-  wire [16:0] n11_cat;
-  wire [16:0] n13_cat;
-  output [16:0] n17_add;
-  wire [16:0] n17_add;
-  input [31:0] n1_b;
-  wire [31:0] n1_b;
-  assign \$1  = n0_a[31:16] + n1_b[31:16];
-  assign \$2  = n0_a[15] & n1_b[15];
-  assign \$3  = \$1  + \$2 ;
-  assign n11_cat = { 1'h0, n0_a[31:16] };
-  assign n13_cat = { 1'h0, n1_b[31:16] };
-  assign n17_add = \$3 [16:0];
+module \loa_w32_s0.depth2 (\port$0$49 , n13_add, \port$0$17 );
+  wire [17:0] n10_cat;
+  output [16:0] n13_add;
+  wire [16:0] n13_add;
+  wire [17:0] n8_cat;
+  input [16:0] \port$0$17 ;
+  wire [16:0] \port$0$17 ;
+  input [16:0] \port$0$49 ;
+  wire [16:0] \port$0$49 ;
+  assign n13_add = \port$0$17 [15:0] + \port$0$49 [15:0];
+  assign n8_cat = { 1'h0, \port$0$17  };
+  assign n10_cat = { 1'h0, \port$0$49  };
 endmodule
 
 (* generator = "Amaranth" *)
-module \loa_w32_s0.depth3 (\port$0$50 , n17_add, n23_add, \port$0$18 );
-  wire [1:0] \$1 ;
-  wire [2:0] \$2 ;
-  wire [16:0] n11_cat;
-  wire [16:0] n13_cat;
-  input [16:0] n17_add;
-  wire [16:0] n17_add;
-  output [1:0] n23_add;
-  wire [1:0] n23_add;
-  input [15:0] \port$0$18 ;
-  wire [15:0] \port$0$18 ;
-  input [15:0] \port$0$50 ;
-  wire [15:0] \port$0$50 ;
-  assign \$2  = 2'h0 + n17_add[16];
-  assign n11_cat = { 1'h0, \port$0$18  };
-  assign n13_cat = { 1'h0, \port$0$50  };
-  assign n23_add = \$2 [1:0];
-  assign \$1  = 2'h0;
+module \loa_w32_s0.depth3 (\port$0$49 , n13_add, n19_add, \port$0$17 );
+  wire [2:0] \$1 ;
+  wire [3:0] \$2 ;
+  wire [17:0] n10_cat;
+  input [16:0] n13_add;
+  wire [16:0] n13_add;
+  output [2:0] n19_add;
+  wire [2:0] n19_add;
+  wire [17:0] n8_cat;
+  input [16:0] \port$0$17 ;
+  wire [16:0] \port$0$17 ;
+  input [16:0] \port$0$49 ;
+  wire [16:0] \port$0$49 ;
+  assign \$1  = \port$0$17 [16] + \port$0$49 [16];
+  assign \$2  = \$1  + n13_add[16];
+  assign n8_cat = { 1'h0, \port$0$17  };
+  assign n10_cat = { 1'h0, \port$0$49  };
+  assign n19_add = \$2 [2:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \loa_w32_s0.depth4 (n1_b, n17_add, n23_add, \port$6$0 , n0_a);
+module \loa_w32_s0.depth4 (n1_b, n13_add, n19_add, \port$4$0 , n0_a);
   wire [15:0] \$1 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  input [16:0] n17_add;
-  wire [16:0] n17_add;
+  input [16:0] n13_add;
+  wire [16:0] n13_add;
+  input [2:0] n19_add;
+  wire [2:0] n19_add;
   input [31:0] n1_b;
   wire [31:0] n1_b;
-  input [1:0] n23_add;
-  wire [1:0] n23_add;
-  wire n25_slice;
-  wire [32:0] n27_cat;
-  output [15:0] \port$6$0 ;
-  wire [15:0] \port$6$0 ;
+  wire n21_slice;
+  wire [32:0] n24_cat;
+  output [15:0] \port$4$0 ;
+  wire [15:0] \port$4$0 ;
   assign \$1  = n0_a[15:0] | n1_b[15:0];
-  assign n25_slice = n23_add[1];
-  assign n27_cat = { n23_add[0], n17_add[15:0], \$1  };
-  assign \port$6$0  = \$1 ;
+  assign n21_slice = n19_add[2];
+  assign n24_cat = { n19_add[1:0], n13_add[15:1], \$1  };
+  assign \port$4$0  = \$1 ;
 endmodule

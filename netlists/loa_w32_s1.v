@@ -12,20 +12,20 @@ module loa_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [31:0] n0_a;
-  wire [16:0] n11_cat;
-  wire [16:0] n13_cat;
-  wire [16:0] n16_add;
-  reg [16:0] n16_add_s1 = 17'h00000;
-  wire [16:0] n17_add;
+  wire [17:0] n10_cat;
+  wire [16:0] n13_add;
+  wire [15:0] n14_slice;
+  reg [15:0] n14_slice_s1 = 16'h0000;
+  wire n15_slice;
+  reg n15_slice_s1 = 1'h0;
+  wire [2:0] n18_add;
+  reg [2:0] n18_add_s1 = 3'h0;
+  wire [2:0] n19_add;
   wire [31:0] n1_b;
-  wire [1:0] n22_add;
-  reg [1:0] n22_add_s1 = 2'h0;
-  wire [1:0] n23_add;
-  wire [32:0] n27_cat;
+  wire [32:0] n24_cat;
   wire [15:0] n4_or;
   reg [15:0] n4_or_s1 = 16'h0000;
-  wire n7_and;
-  reg n7_and_s1 = 1'h0;
+  wire [17:0] n8_cat;
   output [32:0] o;
   wire [32:0] o;
   input rst;
@@ -37,32 +37,31 @@ module loa_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n16_add_s1 <= n16_add;
+    n18_add_s1 <= n18_add;
   always @(posedge clk)
-    n7_and_s1 <= n7_and;
-  always @(posedge clk)
-    n22_add_s1 <= n22_add;
+    n15_slice_s1 <= n13_add[16];
   always @(posedge clk)
     n4_or_s1 <= n4_or;
+  always @(posedge clk)
+    n14_slice_s1 <= n13_add[15:0];
   always @(posedge clk)
     valid_out <= \$1 ;
   \loa_w32_s1.depth1  depth1 (
     .n0_a(a),
-    .n16_add_s1(n16_add_s1),
-    .n17_add(n17_add),
+    .n15_slice_s1(n15_slice_s1),
+    .n18_add_s1(n18_add_s1),
+    .n19_add(n19_add),
     .n1_b(b),
-    .n4_or(n4_or),
-    .n7_and(n7_and),
-    .n7_and_s1(n7_and_s1)
+    .n4_or(n4_or)
   );
   \loa_w32_s1.depth2  depth2 (
-    .n16_add(n16_add),
-    .n17_add(n17_add),
-    .n22_add(n22_add),
-    .n22_add_s1(n22_add_s1),
-    .n23_add(n23_add),
-    .\port$0$18 (a[31:16]),
-    .\port$0$50 (b[31:16])
+    .n13_add(n13_add),
+    .n14_slice_s1(n14_slice_s1),
+    .n18_add(n18_add),
+    .n19_add(n19_add),
+    .n4_or_s1(n4_or_s1),
+    .\port$0$17 (a[31:15]),
+    .\port$0$49 (b[31:15])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -73,63 +72,63 @@ module loa_w32_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n27_cat = { n23_add[0], n17_add[15:0], n4_or_s1 };
+  assign n24_cat = { n19_add[1:0], n14_slice_s1[15:1], n4_or_s1 };
   assign valid_s1 = valid_out;
-  assign n11_cat = { 1'h0, a[31:16] };
-  assign n13_cat = { 1'h0, b[31:16] };
-  assign o = { n23_add[0], n17_add[15:0], n4_or_s1 };
+  assign n15_slice = n13_add[16];
+  assign n14_slice = n13_add[15:0];
+  assign n8_cat = { 1'h0, a[31:15] };
+  assign n10_cat = { 1'h0, b[31:15] };
+  assign o = { n19_add[1:0], n14_slice_s1[15:1], n4_or_s1 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \loa_w32_s1.depth1 (n1_b, n4_or, n7_and, n17_add, n16_add_s1, n7_and_s1, n0_a);
-  wire [17:0] \$1 ;
+module \loa_w32_s1.depth1 (n1_b, n4_or, n19_add, n18_add_s1, n15_slice_s1, n0_a);
+  wire [3:0] \$1 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  wire [16:0] n11_cat;
-  wire [16:0] n13_cat;
-  input [16:0] n16_add_s1;
-  wire [16:0] n16_add_s1;
-  output [16:0] n17_add;
-  wire [16:0] n17_add;
+  wire [17:0] n10_cat;
+  input n15_slice_s1;
+  wire n15_slice_s1;
+  input [2:0] n18_add_s1;
+  wire [2:0] n18_add_s1;
+  output [2:0] n19_add;
+  wire [2:0] n19_add;
   input [31:0] n1_b;
   wire [31:0] n1_b;
   output [15:0] n4_or;
   wire [15:0] n4_or;
-  output n7_and;
-  wire n7_and;
-  input n7_and_s1;
-  wire n7_and_s1;
+  wire [17:0] n8_cat;
   assign n4_or = n0_a[15:0] | n1_b[15:0];
-  assign n7_and = n0_a[15] & n1_b[15];
-  assign \$1  = n16_add_s1 + n7_and_s1;
-  assign n11_cat = { 1'h0, n0_a[31:16] };
-  assign n13_cat = { 1'h0, n1_b[31:16] };
-  assign n17_add = \$1 [16:0];
+  assign \$1  = n18_add_s1 + n15_slice_s1;
+  assign n8_cat = { 1'h0, n0_a[31:15] };
+  assign n10_cat = { 1'h0, n1_b[31:15] };
+  assign n19_add = \$1 [2:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \loa_w32_s1.depth2 (\port$0$50 , n17_add, n16_add, n22_add, n23_add, n22_add_s1, \port$0$18 );
-  wire [2:0] \$1 ;
-  wire [16:0] n11_cat;
-  wire [16:0] n13_cat;
-  output [16:0] n16_add;
-  wire [16:0] n16_add;
-  input [16:0] n17_add;
-  wire [16:0] n17_add;
-  output [1:0] n22_add;
-  wire [1:0] n22_add;
-  input [1:0] n22_add_s1;
-  wire [1:0] n22_add_s1;
-  output [1:0] n23_add;
-  wire [1:0] n23_add;
-  input [15:0] \port$0$18 ;
-  wire [15:0] \port$0$18 ;
-  input [15:0] \port$0$50 ;
-  wire [15:0] \port$0$50 ;
-  assign n16_add = \port$0$18  + \port$0$50 ;
-  assign \$1  = n22_add_s1 + n17_add[16];
-  assign n11_cat = { 1'h0, \port$0$18  };
-  assign n13_cat = { 1'h0, \port$0$50  };
-  assign n23_add = \$1 [1:0];
-  assign n22_add = 2'h0;
+module \loa_w32_s1.depth2 (\port$0$49 , n19_add, n13_add, n18_add, n4_or_s1, n14_slice_s1, \port$0$17 );
+  wire [17:0] n10_cat;
+  output [16:0] n13_add;
+  wire [16:0] n13_add;
+  input [15:0] n14_slice_s1;
+  wire [15:0] n14_slice_s1;
+  output [2:0] n18_add;
+  wire [2:0] n18_add;
+  input [2:0] n19_add;
+  wire [2:0] n19_add;
+  wire n21_slice;
+  wire [32:0] n24_cat;
+  input [15:0] n4_or_s1;
+  wire [15:0] n4_or_s1;
+  wire [17:0] n8_cat;
+  input [16:0] \port$0$17 ;
+  wire [16:0] \port$0$17 ;
+  input [16:0] \port$0$49 ;
+  wire [16:0] \port$0$49 ;
+  assign n13_add = \port$0$17 [15:0] + \port$0$49 [15:0];
+  assign n18_add = \port$0$17 [16] + \port$0$49 [16];
+  assign n8_cat = { 1'h0, \port$0$17  };
+  assign n10_cat = { 1'h0, \port$0$49  };
+  assign n21_slice = n19_add[2];
+  assign n24_cat = { n19_add[1:0], n14_slice_s1[15:1], n4_or_s1 };
 endmodule
