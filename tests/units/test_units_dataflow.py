@@ -140,18 +140,18 @@ def test_approximate_adders_are_rated_no_slower_than_the_exact_adder():
     # approximate bit is an XOR and an OR, not four gates in a row.
     import itertools
 
-    from approx_units import unit
+    from approx_units import registry
 
     for width in range(4, 33):
-        exact = unit.get("exact_add", width=width).critical_path()
+        exact = registry.get("exact_add", width=width).critical_path()
         for name in ("loa", "trunc_add", "hoaaned", "gear"):
-            params = unit.spec(name).params
+            params = registry.spec(name).params
             grids = [[(param.name, value) for value in range(param.bounds(width, width, False)[0],
                                                               param.bounds(width, width, False)[1] + 1)]
                      for param in params]
             for combo in itertools.product(*grids):
                 try:
-                    adder = unit.get(name, width=width, **dict(combo))
+                    adder = registry.get(name, width=width, **dict(combo))
                 except ValueError:
                     continue        # a combination the unit rejects (GeAr's divisibility rule)
                 assert adder.critical_path() <= exact + 1e-9, (name, width, combo)
