@@ -992,6 +992,7 @@ def _observed_run(kernel: hls.Kernel, args: dict) -> set:
 
 def _held_to_bounds(observed: set) -> BoundCheck:
     """:class:`BoundCheck` of the operations :func:`_observed_run` saw."""
+    # hls.units loads approx_units (and numpy), as in _observed_run.
     from hls.units import approx_error_bound
     checked = unbounded = 0
     outside = []
