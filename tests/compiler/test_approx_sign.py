@@ -161,8 +161,8 @@ def test_mitchell_bound_beyond_the_exhaustive_limit_is_mitchells_ninth():
     # Measured where it is cheap, the library's Mitchell unit never overestimates and loses at
     # most 1/9 (the antilogarithm drops no bits), which the bound then assumes at every width.
     from hls.units import BOUND_EXHAUSTIVE_BITS, MITCHELL_RELATIVE_BOUND
-    measured = approx_error_bound(UnitChoice("mul", "mitchell"), unsigned(12), unsigned(12))
-    assert measured.source == "exhaustive at 12x12 bits" and measured.relative <= MITCHELL_RELATIVE_BOUND + 1e-15
+    measured = approx_error_bound(UnitChoice("mul", "mitchell"), unsigned(11), unsigned(11))
+    assert measured.source == "exhaustive at 11x11 bits" and measured.relative <= MITCHELL_RELATIVE_BOUND + 1e-15
     _, _, values = _operation_values(UnitChoice("mul", "mitchell"), unsigned(9), unsigned(9))
     x, y = np.divmod(np.arange(1 << 18), 1 << 9)
     assert (values <= x * y).all()
