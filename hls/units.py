@@ -364,10 +364,11 @@ class ApproxUnit:
 
     * ``mul`` and ``div``: the unsigned unit on the operands' magnitudes
       (sign-magnitude, as RAPID wraps its Mitchell units), each magnitude
-      zero-extended to at least the unit's narrowest width; the magnitude is clamped
-      to the largest the result shape holds with the result's sign
-      (:func:`_saturated_magnitude`), and negated when the operands' signs differ.  Multipliers take unequal widths as they are
-      (``width`` x ``width_b``); a divider takes both at the wider one;
+      zero-extended to at least the unit's narrowest width; the unit's magnitude is
+      clamped to the largest the result shape holds with the result's sign
+      (:func:`_saturated_magnitude`), and negated when the operands' signs differ.
+      Multipliers take unequal widths as they are (``width`` x ``width_b``); a
+      divider takes both at the wider one;
     * ``div``: the unit's quotient with ``frac_bits=0``, its approximation of
       ``|a| / |b|`` rounded as the unit rounds (down for ``exact_div``), so a
       signed quotient rounds towards zero; ``a // 0 == 0``, as for ``//``;
@@ -607,18 +608,20 @@ class ErrorBound:
 
     def reference(self, x, y):
         """The exact result the unit approximates (ints, or numpy arrays elementwise)."""
+        x, y = _elementwise(x), _elementwise(y)
         if self.kind == "mul":
-            return x * y
+            return _as_given(x * y)
         if self.kind == "add":
-            return x + y
+            return _as_given(x + y)
         quotient = np.abs(x) // np.maximum(np.abs(y), 1)
-        return np.where(np.asarray(y) == 0, 0, np.where((np.asarray(x) < 0) != (np.asarray(y) < 0), -quotient, quotient))
+        return _as_given(np.where(y == 0, 0, np.where((x < 0) != (y < 0), -quotient, quotient)))
 
     def admits(self, x, y, value):
         """Whether ``value`` lies within the bound of the exact result of ``x`` and ``y``
         (ints: a bool; numpy arrays: a bool array)."""
-        reference = self.reference(x, y)
-        error = np.abs(np.asarray(value) - reference)
+        x, y, value = _elementwise(x), _elementwise(y), _elementwise(value)
+        reference = _elementwise(self.reference(x, y))
+        error = np.abs(value - reference)
         within = np.ones(np.shape(error), dtype=bool)
         if self.absolute is not None:
             within &= error <= self.absolute
@@ -627,8 +630,21 @@ class ErrorBound:
             # of 1e-12 absorbs its rounding, far below one unit of any reference here.
             within &= (reference == 0) | (error <= self.relative * np.abs(reference) * (1 + 1e-12))
         if self.kind == "div":
-            within &= (np.asarray(y) != 0) | (np.asarray(value) == 0)   # x // 0 == 0, the language's
-        return bool(within) if within.ndim == 0 else within
+            within &= (y != 0) | (value == 0)           # x // 0 == 0 is the language's, not the unit's
+        return _as_given(within)
+
+
+def _elementwise(value):
+    # A Python int as a 0-d object array, so that 64-bit products do not overflow numpy's integers.
+    return value if isinstance(value, np.ndarray) else np.array(int(value), dtype=object)
+
+
+def _as_given(result):
+    # A 0-d result (from int operands: numpy gives a 0-d array or a scalar) as a Python int or bool.
+    if np.ndim(result):
+        return result
+    item = result.item() if isinstance(result, (np.ndarray, np.generic)) else result
+    return bool(item) if isinstance(item, (bool, np.bool_)) else int(item)
 
 
 @functools.lru_cache(maxsize=None)
