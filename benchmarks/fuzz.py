@@ -3,7 +3,10 @@
 Generates N random kernels (``sim.fuzz.generate(S, i)`` for i in START..START+N-1),
 compiles and simulates each, and compares it with its Python run. Each failure is
 printed, shrunk (unless ``--no-shrink``) and saved as a pytest file under
-``tests/sim/regressions/``. Before the summary, a line counts the programs that
+``tests/sim/regressions/``. Besides hardware against Python, every approximate
+operation of a Python run is held to its unit's error bound (``out_of_bound``
+failures, ``sim.fuzz.approx_bound_check``); a line counts the operations held to a
+bound and those whose unit has none known. Before the summary, a line counts the programs that
 hold each loop-nest and array construct (``Program.constructs``: nests, inner
 breaks, unrolls, partitioned and local arrays). The last line is ``N passed, M
 failed``; the exit status is 1 if anything failed.
@@ -52,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
     passed = failed = skipped = 0
     cycles = 0
+    bounded = unbounded = 0
     constructs = collections.Counter()
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="axhls-fuzz-") as directory:
@@ -63,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             constructs.update(program.constructs)
             verdict = check(program)
+            if verdict.approx is not None:
+                bounded += verdict.approx.checked
+                unbounded += verdict.approx.unbounded
             if verdict.passed:
                 passed += 1
                 cycles += verdict.cycles or 0
@@ -85,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{ran} of {args.count} programs contain {args.containing!r}; {skipped} skipped")
     print(f"{args.backend}: {ran} programs in {elapsed:.1f} s "
           f"({elapsed / max(ran, 1):.2f} s each), {cycles} simulated cycles in passing programs")
+    print(f"approximate operations: {bounded} held to their unit's error bound, "
+          f"{unbounded} with no known bound (units wider than the exhaustive limit)")
     print("programs holding: " + (", ".join(f"{name} {count}" for name, count in sorted(constructs.items()))
                                   or "none of the nest and array constructs"))
     print(f"{passed} passed, {failed} failed")

@@ -24,7 +24,10 @@ Three parts, each usable alone:
   its hardware (``sim.kernel.run``, Amaranth's simulator by default) and
   compares with the Python run. The :class:`Verdict` separates a mismatch from
   a crash of the compiler and from a program the front end rejected (a bug
-  of this generator).
+  of this generator). A second oracle watches the Python run (which the
+  hardware must equal): every approximate operation's result must lie within
+  its unit's error bound of the exact result (:func:`approx_bound_check`,
+  ``hls.units.approx_error_bound``), or the verdict is ``"out_of_bound"``.
 * :func:`shrink` deletes statements, unwraps branches and loops, takes out
   unroll and pipeline pragmas and partitions, replaces
   expressions by their operands or by constants and zeroes arguments, for as
@@ -57,12 +60,14 @@ from typing import Callable
 import artefacts
 import hls
 from hls.errors import KernelSyntaxError, KernelWarning
+from hls.approx import KINDS as APPROX_OPERATORS
+from hls.types import format_shape
 
 from .kernel import differences
 from .kernel import run as simulate
 
-__all__ = ["FuzzConfig", "Program", "Verdict", "generate", "golden_run", "check", "shrink",
-           "write_regression", "FEATURES"]
+__all__ = ["FuzzConfig", "Program", "Verdict", "BoundCheck", "generate", "golden_run", "check",
+           "approx_bound_check", "shrink", "write_regression", "FEATURES"]
 
 #: Everything the generator can produce; :class:`FuzzConfig` can leave features out.
 FEATURES = frozenset({
@@ -826,15 +831,20 @@ class Verdict:
     kind : str
         ``"pass"``; ``"mismatch"`` (hardware and Python differ); ``"crash"`` (the
         compiler or simulator raised); ``"rejected"`` (the front end refused the
-        program, a generator bug); ``"golden_error"`` (the Python run raised).
+        program, a generator bug); ``"golden_error"`` (the Python run raised);
+        ``"out_of_bound"`` (an approximate operation of the Python run is further from
+        the exact result than its unit's worst case, :func:`approx_bound_check`).
     detail : str
-        One line: the differing outputs, or the exception.
+        One line: the differing outputs, the exception, or the operation out of bound.
     cycles : int | None
+    approx : BoundCheck | None
+        What the error-bound oracle saw in the Python run (``None`` if it did not finish).
     """
 
     kind: str
     detail: str = ""
     cycles: int | None = None
+    approx: "BoundCheck | None" = None
 
     @property
     def passed(self) -> bool:
@@ -918,19 +928,85 @@ def check(program: Program, backend: str = "amaranth", directory: str | Path | N
             return Verdict("rejected", f"{type(error).__name__}: {error}")
         try:
             with _time_limit(GOLDEN_SECONDS):
-                kernel(**copy.deepcopy(program.args))
+                observed = _observed_run(kernel, copy.deepcopy(program.args))
         except Exception as error:  # the Python run itself must not fail on generated programs
             return Verdict("golden_error", f"{type(error).__name__}: {error}")
+        # The bounds are measured after the run (an exhaustive one takes up to a second the
+        # first time), outside its time limit.
+        bounds = _held_to_bounds(observed)
+        if bounds.outside:
+            return Verdict("out_of_bound", bounds.outside[0], approx=bounds)
         try:
             result = runner(kernel, copy.deepcopy(program.args), backend=backend)
         except Exception as error:
             frame = traceback.extract_tb(error.__traceback__)[-1]
             return Verdict("crash", f"{type(error).__name__}: {error} "
-                                    f"(at {Path(frame.filename).name}:{frame.lineno})")
+                                    f"(at {Path(frame.filename).name}:{frame.lineno})", approx=bounds)
         if result.match:
-            return Verdict("pass", cycles=result.cycles)
+            return Verdict("pass", cycles=result.cycles, approx=bounds)
         return Verdict("mismatch", "; ".join(differences(result.outputs, result.expected)) or "outputs differ",
-                       result.cycles)
+                       result.cycles, approx=bounds)
+
+
+@dataclass(frozen=True)
+class BoundCheck:
+    """What the error-bound oracle found in one Python run.
+
+    Attributes
+    ----------
+    checked : int
+        Distinct approximate operations (unit, operand shapes, operands) held to a bound.
+    unbounded : int
+        Distinct approximate operations whose unit has no known bound at its widths
+        (``hls.units.approx_error_bound`` gives ``None``: wider than
+        ``hls.units.BOUND_EXHAUSTIVE_BITS``, other than ``mitchell``).
+    outside : tuple of str
+        One line per operation outside its bound, naming the unit, the operand shapes and
+        values, the result, the exact result and the bound.
+    """
+
+    checked: int = 0
+    unbounded: int = 0
+    outside: tuple = ()
+
+
+def approx_bound_check(kernel: hls.Kernel, args: dict) -> BoundCheck:
+    """Run ``kernel`` in Python on ``args`` and hold every approximate operation to its unit's
+    error bound (:func:`hls.units.approx_error_bound`).
+
+    The hardware is checked against this same run (:func:`check`), so a result within its
+    bound here is within it in hardware.
+    """
+    return _held_to_bounds(_observed_run(kernel, args))
+
+
+def _observed_run(kernel: hls.Kernel, args: dict) -> set:
+    """Run ``kernel`` in Python; the distinct ``(unit, x, y, value)`` of its approximate operations."""
+    # hls.units loads approx_units (and numpy).
+    from hls.units import observe_approx
+    observed = set()
+    with observe_approx(lambda unit, x, y, value: observed.add((unit, x, y, value))):
+        kernel(**args)
+    return observed
+
+
+def _held_to_bounds(observed: set) -> BoundCheck:
+    """:class:`BoundCheck` of the operations :func:`_observed_run` saw."""
+    # hls.units loads approx_units (and numpy), as in _observed_run.
+    from hls.units import approx_error_bound
+    checked = unbounded = 0
+    outside = []
+    for unit, x, y, value in sorted(observed, key=lambda seen: (seen[0].description, seen[1:])):
+        bound = approx_error_bound(unit.choice, unit.a, unit.b)
+        if bound is None:
+            unbounded += 1
+            continue
+        checked += 1
+        if not bound.admits(x, y, value):
+            outside.append(f"{unit.choice.label} on {format_shape(unit.a)} and {format_shape(unit.b)}: "
+                           f"{x} {APPROX_OPERATORS[unit.choice.kind]} {y} gave {value}, exact {bound.reference(x, y)}; "
+                           f"bound ({bound.source}): WCE {bound.absolute}, WCRE {bound.relative}")
+    return BoundCheck(checked, unbounded, tuple(outside))
 
 
 #: A generated program's Python run takes milliseconds; one that takes longer loops forever.
@@ -1225,6 +1301,9 @@ def test_{name}():
 
     from sim.kernel import run
 
+    from sim.fuzz import approx_bound_check
+
+    assert not approx_bound_check({name}, copy.deepcopy(ARGS)).outside
     result = run({name}, copy.deepcopy(ARGS), backend={backend!r})
     assert result.match, (result.outputs, result.expected)
 '''

@@ -3,6 +3,8 @@ so that the differential runs cover them (issue 12)."""
 
 import ast
 
+import pytest
+
 from sim import fuzz
 
 
@@ -43,3 +45,70 @@ def test_kernels_with_units_match_python(tmp_path):
     for program in chosen:
         verdict = fuzz.check(program, directory=tmp_path)
         assert verdict.kind == "pass", (program.source, verdict.detail)
+
+
+# -- the error-bound oracle (issue 20) ------------------------------------------------------------
+
+SMUL = '''import hls
+from amaranth import signed, unsigned
+
+
+@hls.kernel(approx={"mul": ("drum", {"k": 5})})
+def smul(x: signed(12), h: unsigned(9)) -> signed(21):
+    return x * h
+'''
+
+WIDE = '''import hls
+from amaranth import signed, unsigned
+
+
+@hls.kernel
+def wide(x: signed(16), y: signed(16)) -> signed(32):
+    return hls.approx.mul(x, y, unit="drum", k=4) + hls.approx.mul(x, y, unit="mitchell")
+'''
+
+
+def _unit_caches():
+    from hls import units
+    return (units.approx_unit, units.approx_golden, units.approx_plan, units.approx_error_bound)
+
+
+@pytest.fixture
+def wrapping_units(monkeypatch):
+    """The units as they were before issue 20's fix: a magnitude too large for the product's
+    shape wraps (and turns a negative product positive)."""
+    from hls import units
+    for cache in _unit_caches():
+        cache.cache_clear()
+    monkeypatch.setattr(units, "_saturated_magnitude", lambda ops, magnitude, negative, result: magnitude)
+    yield
+    monkeypatch.undo()
+    for cache in _unit_caches():
+        cache.cache_clear()
+
+
+def _never_simulated(kernel, args, backend):
+    raise AssertionError("an operation out of bound needs no simulation")
+
+
+def test_oracle_flags_a_product_outside_its_unit_bound(tmp_path, wrapping_units):
+    # Hardware and Python agree on the wrapped product, so only the bound can see it.
+    program = fuzz.Program("smul", SMUL, {"x": -2048, "h": 511}, 0, 0)
+    verdict = fuzz.check(program, directory=tmp_path, runner=_never_simulated)
+    assert verdict.kind == "out_of_bound"
+    assert verdict.detail == ("drum(k=5) on signed(12) and unsigned(9): -2048 * 511 gave 1017856, exact -1046528; "
+                              "bound (exhaustive at 12x9 bits): WCE 124928, WCRE 0.12890625")
+    assert verdict.approx.checked == 1 and not verdict.same_failure(fuzz.Verdict("mismatch"))
+    text = fuzz.write_regression(program, verdict, tmp_path).read_text()
+    assert "out_of_bound: drum(k=5)" in text and "approx_bound_check(smul" in text
+
+
+def test_oracle_passes_the_fixed_product_and_counts_what_it_cannot_bound(tmp_path):
+    program = fuzz.Program("smul", SMUL, {"x": -2048, "h": 511}, 0, 0)
+    verdict = fuzz.check(program, directory=tmp_path)
+    assert verdict.kind == "pass" and (verdict.approx.checked, verdict.approx.unbounded) == (1, 0)
+    # At 16 x 16 bits drum has no known bound (2**32 pairs is past the exhaustive limit),
+    # mitchell keeps Mitchell's 1/9 at every width.
+    kernel = fuzz.load_program(fuzz.Program("wide", WIDE, {}, 0, 0), tmp_path)
+    found = fuzz.approx_bound_check(kernel, {"x": -32768, "y": 32767})
+    assert (found.checked, found.unbounded, found.outside) == (1, 1, ())

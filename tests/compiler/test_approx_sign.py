@@ -1,0 +1,185 @@
+"""An approximate product or quotient never wraps or changes sign, and stays within its unit's
+worst case (issue 20).
+
+Every multiplier and divider of the library, as a kernel operator at small mixed widths
+(signed x unsigned, unsigned x signed, narrow x wide, signed x signed), on every operand
+pair: the operation's model (the traced graph the hardware is built from, run by numpy),
+the kernel's Python run and ``hls.units.approx_golden`` agree; the result has the sign of
+the exact result or is zero; and it lies within ``hls.units.approx_error_bound``.  The
+reproducer kernels also run in Amaranth's simulator, bit for bit against their Python run,
+and through ``axhls sim --json``.
+"""
+
+import json
+
+import numpy as np
+import pytest
+from amaranth import signed, unsigned
+
+import approx_sign_kernels as kernels
+import hls
+from approx_units.numpy_backend import evaluate
+from approx_units.unit import names, spec
+from hls.approx import FIXED_PARAMETERS, UnitChoice
+from hls.units import UnitWidthError, approx_error_bound, approx_golden, approx_unit
+from sim.kernel import run
+
+KERNELS_FILE = kernels.__file__
+MULTIPLIERS = [name for name in names() if spec(name).kind == "mul"]
+DIVIDERS = [name for name in names() if spec(name).kind == "div"]
+
+
+def _range(shape):
+    return range(-(1 << (shape.width - 1)), 1 << (shape.width - 1)) if shape.signed else range(1 << shape.width)
+
+
+def _choices(kind, unit, a, b):
+    """The unit with its defaults, and with each parameter at either end of its range at these widths."""
+    built = approx_unit(UnitChoice(kind, unit), a, b).unit
+    choices = [UnitChoice(kind, unit)]
+    for param in spec(unit).params:
+        if param.name in FIXED_PARAMETERS:
+            continue
+        for value in param.bounds(built.width, built.b_width, False):
+            choice = UnitChoice(kind, unit, ((param.name, value),))
+            try:
+                approx_unit(choice, a, b)
+            except UnitWidthError:          # a cross-parameter rule (index_bits <= mantissa_bits)
+                continue
+            choices.append(choice)
+    return list(dict.fromkeys(choices))
+
+
+def _operation_values(choice, a, b):
+    """``(x, y, value)`` arrays over every operand pair: the traced operation run by numpy."""
+    operation = approx_unit(choice, a, b)
+    x, y = (np.array(_range(shape), dtype=np.int64) for shape in (a, b))
+    x, y = np.repeat(x, len(y)), np.tile(y, len(x))
+    patterns = evaluate(operation.graph, {"a": (x % (1 << a.width)).astype(np.uint64),
+                                          "b": (y % (1 << b.width)).astype(np.uint64)}).astype(np.int64)
+    width = operation.result.width
+    if operation.result.signed:
+        patterns = np.where(patterns >> (width - 1) & 1, patterns - (1 << width), patterns)
+    return x, y, patterns
+
+
+def _check_sign_and_bound(choice, a, b):
+    x, y, values = _operation_values(choice, a, b)
+    sign = np.sign(x) * np.sign(y)
+    flipped = (values != 0) & (np.sign(values) != sign)
+    assert not flipped.any(), (f"{choice.label} {a} x {b}: sign changed at "
+                               f"{list(zip(x[flipped][:3], y[flipped][:3], values[flipped][:3]))}")
+    bound = approx_error_bound(choice, a, b)
+    assert bound is not None and bound.source.startswith("exhaustive")
+    outside = ~bound.admits(x, y, values)
+    assert not outside.any(), (f"{choice.label} {a} x {b}: outside {bound}: "
+                               f"{list(zip(x[outside][:3], y[outside][:3], values[outside][:3]))}")
+    return x, y, values
+
+
+MUL_SHAPES = [(signed(3), unsigned(6)), (unsigned(6), signed(3)), (signed(4), signed(4)), (unsigned(3), unsigned(3)),
+              (unsigned(3), signed(12)), (signed(6), unsigned(3))]
+DIV_SHAPES = [(signed(3), unsigned(6)), (unsigned(6), signed(3)), (signed(4), signed(4)), (unsigned(3), unsigned(6)),
+              (signed(6), signed(3))]
+
+
+@pytest.mark.parametrize("unit", MULTIPLIERS)
+def test_every_multiplier_keeps_the_sign_and_its_bound(unit):
+    for a, b in MUL_SHAPES:
+        for choice in _choices("mul", unit, a, b):
+            _check_sign_and_bound(choice, a, b)
+
+
+@pytest.mark.parametrize("unit", DIVIDERS)
+def test_every_divider_keeps_the_sign_and_its_bound(unit):
+    for a, b in DIV_SHAPES:
+        for choice in _choices("div", unit, a, b):
+            x, y, values = _check_sign_and_bound(choice, a, b)
+            assert not values[y == 0].any()          # x // 0 == 0
+
+
+def test_the_reproducers_stay_within_drum_worst_case():
+    # Issue 20: drum(k=5) on signed(12) x unsigned(9) gave +1,017,856 for -2048 * 511.
+    for choice, a, b in [(UnitChoice("mul", "drum", (("k", 5),)), signed(12), unsigned(9)),
+                         (UnitChoice("mul", "drum", (("k", 3),)), unsigned(3), signed(12))]:
+        _check_sign_and_bound(choice, a, b)
+    assert approx_golden(UnitChoice("mul", "drum", (("k", 5),)), signed(12), unsigned(9))(-2048, 511) == -(1 << 20)
+    assert approx_golden(UnitChoice("mul", "drum", (("k", 3),)), unsigned(3), signed(12))(7, -2048) == -(1 << 14)
+
+
+KERNEL_CASES = ([(kernel, "mul", unit) for kernel in (kernels.mul_s3_u6, kernels.mul_u6_s3, kernels.mul_s4_s4,
+                                                      kernels.mul_u3_u3) for unit in MULTIPLIERS]
+                + [(kernel, "div", unit) for kernel in (kernels.div_s3_u6, kernels.div_u6_s3, kernels.div_s4_s4,
+                                                        kernels.div_u3_u6) for unit in DIVIDERS])
+
+
+@pytest.mark.parametrize("kernel, kind, unit", KERNEL_CASES, ids=lambda value: getattr(value, "name", value))
+def test_kernel_python_run_is_the_operation(kernel, kind, unit):
+    """The kernel's Python run, with the unit as its operator, gives the operation's value on every pair."""
+    a, b = (param.shape for param in kernel.params)
+    approximate = kernel.with_approx({kind: unit})
+    x, y, values = _operation_values(UnitChoice(kind, unit), a, b)
+    golden = approx_golden(UnitChoice(kind, unit), a, b)
+    for p, q, value in zip(x.tolist(), y.tolist(), values.tolist()):
+        assert approximate(x=p, y=q) == golden(p, q) == value, (unit, p, q)
+
+
+REPRODUCER_VECTORS = {"smul": [(-2048, 511), (-2048, 257), (2047, 511), (-1, 1), (0, 511)],
+                      "narrow_smul": [(7, -2048), (7, 2047), (5, -1536), (0, -2048)]}
+
+
+@pytest.mark.parametrize("name", sorted(REPRODUCER_VECTORS))
+def test_reproducers_hardware_matches_python(name):
+    kernel = getattr(kernels, name)
+    a, b = (param.shape for param in kernel.params)
+    bound = approx_error_bound(kernel.approx["mul"], a, b)
+    for x, h in REPRODUCER_VECTORS[name]:
+        result = run(kernel, {"x": x, "h": h})
+        assert result.match, result.differences
+        value = result.outputs["return"]
+        assert value == kernel(x=x, h=h)
+        assert value == 0 or np.sign(value) == np.sign(x * h)
+        assert bound.admits(x, h, value)
+
+
+@pytest.mark.parametrize("name, x, h", [("smul", -2048, 511), ("narrow_smul", 7, -2048)])
+def test_cli_sim_of_the_reproducers(tmp_path, capsys, name, x, h):
+    from axhls.cli import main
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"x": x, "h": h}))
+    assert main(["sim", f"{KERNELS_FILE}:{name}", "--args", str(args), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    kernel = getattr(kernels, name)
+    a, b = (param.shape for param in kernel.params)
+    bound = approx_error_bound(kernel.approx["mul"], a, b)
+    value = result["outputs"]["return"]
+    assert result["match"] and value < 0 and bound.admits(x, h, value)
+    assert abs(value - x * h) <= bound.absolute
+
+
+def test_mitchell_bound_beyond_the_exhaustive_limit_is_mitchells_ninth():
+    # Measured where it is cheap, the library's Mitchell unit never overestimates and loses at
+    # most 1/9 (the antilogarithm drops no bits), which the bound then assumes at every width.
+    from hls.units import BOUND_EXHAUSTIVE_BITS, MITCHELL_RELATIVE_BOUND
+    measured = approx_error_bound(UnitChoice("mul", "mitchell"), unsigned(11), unsigned(11))
+    assert measured.source == "exhaustive at 11x11 bits" and measured.relative <= MITCHELL_RELATIVE_BOUND + 1e-15
+    _, _, values = _operation_values(UnitChoice("mul", "mitchell"), unsigned(9), unsigned(9))
+    x, y = np.divmod(np.arange(1 << 18), 1 << 9)
+    assert (values <= x * y).all()
+    a, b = signed(16), unsigned(16)
+    assert approx_unit(UnitChoice("mul", "mitchell"), a, b).unit.width * 2 > BOUND_EXHAUSTIVE_BITS
+    wide = approx_error_bound(UnitChoice("mul", "mitchell"), a, b)
+    assert (wide.absolute, wide.relative) == (None, MITCHELL_RELATIVE_BOUND)
+    assert approx_error_bound(UnitChoice("mul", "drum"), a, b) is None
+    golden = approx_golden(UnitChoice("mul", "mitchell"), a, b)
+    rng = np.random.default_rng(20)
+    for p, q in zip(rng.integers(-(1 << 15), 1 << 15, 2000).tolist(), rng.integers(0, 1 << 16, 2000).tolist()):
+        assert wide.admits(p, q, golden(p, q)), (p, q)
+    assert not wide.admits(-3, 3, 9) and not wide.admits(-9, 1, -7)
+
+
+def test_bound_of_a_quotient_is_against_the_truncated_quotient_and_zero_by_zero():
+    bound = approx_error_bound(UnitChoice("div", "exact_div"), signed(5), signed(5))
+    assert bound.absolute == 0 and bound.relative is None
+    assert bound.admits(-7, 2, -3) and not bound.admits(-7, 2, -4)     # towards zero, as the unit rounds
+    assert bound.admits(5, 0, 0) and not bound.admits(5, 0, -1)
