@@ -27,7 +27,7 @@ Three parts, each usable alone:
   of this generator). A second oracle watches the Python run (which the
   hardware must equal): every approximate operation's result must lie within
   its unit's error bound of the exact result (:func:`approx_bound_check`,
-  ``hls.units.approx_error_bound``), or the verdict is ``"out_of_bound"``.
+  ``hls.unit_operators.approx_error_bound``), or the verdict is ``"out_of_bound"``.
 * :func:`shrink` deletes statements, unwraps branches and loops, takes out
   unroll and pipeline pragmas and partitions, replaces
   expressions by their operands or by constants and zeroes arguments, for as
@@ -958,8 +958,8 @@ class BoundCheck:
         Distinct approximate operations (unit, operand shapes, operands) held to a bound.
     unbounded : int
         Distinct approximate operations whose unit has no known bound at its widths
-        (``hls.units.approx_error_bound`` gives ``None``: wider than
-        ``hls.units.BOUND_EXHAUSTIVE_BITS``, other than ``mitchell``).
+        (``hls.unit_operators.approx_error_bound`` gives ``None``: wider than
+        ``hls.unit_operators.BOUND_EXHAUSTIVE_BITS``, other than ``mitchell``).
     outside : tuple of str
         One line per operation outside its bound, naming the unit, the operand shapes and
         values, the result, the exact result and the bound.
@@ -972,7 +972,7 @@ class BoundCheck:
 
 def approx_bound_check(kernel: hls.Kernel, args: dict) -> BoundCheck:
     """Run ``kernel`` in Python on ``args`` and hold every approximate operation to its unit's
-    error bound (:func:`hls.units.approx_error_bound`).
+    error bound (:func:`hls.unit_operators.approx_error_bound`).
 
     The hardware is checked against this same run (:func:`check`), so a result within its
     bound here is within it in hardware.
@@ -982,8 +982,8 @@ def approx_bound_check(kernel: hls.Kernel, args: dict) -> BoundCheck:
 
 def _observed_run(kernel: hls.Kernel, args: dict) -> set:
     """Run ``kernel`` in Python; the distinct ``(unit, x, y, value)`` of its approximate operations."""
-    # hls.units loads approx_units (and numpy).
-    from hls.units import observe_approx
+    # hls.unit_operators loads approx_units (and numpy).
+    from hls.unit_operators import observe_approx
     observed = set()
     with observe_approx(lambda unit, x, y, value: observed.add((unit, x, y, value))):
         kernel(**args)
@@ -992,8 +992,8 @@ def _observed_run(kernel: hls.Kernel, args: dict) -> set:
 
 def _held_to_bounds(observed: set) -> BoundCheck:
     """:class:`BoundCheck` of the operations :func:`_observed_run` saw."""
-    # hls.units loads approx_units (and numpy), as in _observed_run.
-    from hls.units import approx_error_bound
+    # hls.unit_operators loads approx_units (and numpy), as in _observed_run.
+    from hls.unit_operators import approx_error_bound
     checked = unbounded = 0
     outside = []
     for unit, x, y, value in sorted(observed, key=lambda seen: (seen[0].description, seen[1:])):

@@ -4,8 +4,8 @@ worst case (issue 20).
 Every multiplier and divider of the library, as a kernel operator at small mixed widths
 (signed x unsigned, unsigned x signed, narrow x wide, signed x signed), on every operand
 pair: the operation's model (the traced graph the hardware is built from, run by numpy),
-the kernel's Python run and ``hls.units.approx_golden`` agree; the result has the sign of
-the exact result or is zero; and it lies within ``hls.units.approx_error_bound``.  The
+the kernel's Python run and ``hls.unit_operators.approx_golden`` agree; the result has the sign of
+the exact result or is zero; and it lies within ``hls.unit_operators.approx_error_bound``.  The
 reproducer kernels also run in Amaranth's simulator, bit for bit against their Python run,
 and through ``axhls sim --json``.
 """
@@ -19,9 +19,9 @@ from amaranth import signed, unsigned
 import approx_sign_kernels as kernels
 import hls
 from approx_units.numpy_backend import evaluate
-from approx_units.unit import names, spec
+from approx_units.registry import names, spec
 from hls.approx import FIXED_PARAMETERS, UnitChoice
-from hls.units import UnitWidthError, approx_error_bound, approx_golden, approx_unit
+from hls.unit_operators import UnitWidthError, approx_error_bound, approx_golden, approx_unit
 from sim.kernel import run
 
 KERNELS_FILE = kernels.__file__
@@ -160,7 +160,7 @@ def test_cli_sim_of_the_reproducers(tmp_path, capsys, name, x, h):
 def test_mitchell_bound_beyond_the_exhaustive_limit_is_mitchells_ninth():
     # Measured where it is cheap, the library's Mitchell unit never overestimates and loses at
     # most 1/9 (the antilogarithm drops no bits), which the bound then assumes at every width.
-    from hls.units import BOUND_EXHAUSTIVE_BITS, MITCHELL_RELATIVE_BOUND
+    from hls.unit_operators import BOUND_EXHAUSTIVE_BITS, MITCHELL_RELATIVE_BOUND
     measured = approx_error_bound(UnitChoice("mul", "mitchell"), unsigned(11), unsigned(11))
     assert measured.source == "exhaustive at 11x11 bits" and measured.relative <= MITCHELL_RELATIVE_BOUND + 1e-15
     _, _, values = _operation_values(UnitChoice("mul", "mitchell"), unsigned(9), unsigned(9))

@@ -69,18 +69,19 @@ def wide(x: signed(16), y: signed(16)) -> signed(32):
 
 
 def _unit_caches():
-    from hls import units
-    return (units.approx_unit, units.approx_golden, units.approx_plan, units.approx_error_bound)
+    from hls import unit_operators
+    return (unit_operators.approx_unit, unit_operators.approx_golden, unit_operators.approx_plan,
+            unit_operators.approx_error_bound)
 
 
 @pytest.fixture
 def wrapping_units(monkeypatch):
     """The units as they were before issue 20's fix: a magnitude too large for the product's
     shape wraps (and turns a negative product positive)."""
-    from hls import units
+    from hls import unit_operators
     for cache in _unit_caches():
         cache.cache_clear()
-    monkeypatch.setattr(units, "_saturated_magnitude", lambda ops, magnitude, negative, result: magnitude)
+    monkeypatch.setattr(unit_operators, "_saturated_magnitude", lambda ops, magnitude, negative, result: magnitude)
     yield
     monkeypatch.undo()
     for cache in _unit_caches():
