@@ -406,7 +406,15 @@ class _Generator:
             counter = Signal(loop.counter_shape, name=f"{prefix}_counter")
             current = counter
             stop = self.registers[loop.stop_var]
-            in_range = (current < stop) if loop.step > 0 else (current > stop)
+
+            def inside(value):
+                return (value < stop) if loop.step > 0 else (value > stop)
+            # `counter < stop`, registered with each new counter value: the comparison's carry
+            # chain then ends in this flip-flop instead of running on through `issue` into the
+            # counter's multiplexer and the valid chain (a plain sum: 141-146 MHz on seeds 1-3
+            # with the comparison in front of `issue`). The bound's register does not change
+            # while the loop runs: only the block before the loop writes it.
+            in_range = Signal(name=f"{prefix}_in_range")
         else:
             current, in_range = None, Const(1, 1)   # a while loop ends only through its exits
         at_slot0 = running & (slot == 0)
@@ -435,10 +443,12 @@ class _Generator:
         with m.If(go):
             m.d.sync += [running.eq(1), slot.eq(0)]
             if current is not None:
-                m.d.sync += counter.eq(self.registers[loop.start_var])
+                first = self.registers[loop.start_var]
+                m.d.sync += [counter.eq(first), in_range.eq(inside(first))]
         if current is not None:
             with m.If(issue):
-                m.d.sync += counter.eq(current + loop.step)
+                following = current + loop.step
+                m.d.sync += [counter.eq(following), in_range.eq(inside(following))]
         with m.If(ending):
             m.d.sync += [running.eq(0), draining.eq(1)]
         carry_registers = {}
