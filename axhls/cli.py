@@ -61,8 +61,23 @@ def print_json(obj) -> None:
     sys.stdout.write(json.dumps(json_safe(obj), allow_nan=False) + "\n")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors keep the ``--json`` promise of one JSON object.
+
+    The sub-command parsers are of the same class (``add_subparsers`` makes them so).
+    """
+
+    #: Whether the command line being parsed asks for ``--json`` (set by :func:`main`).
+    json_output = False
+
+    def error(self, message):
+        if _Parser.json_output:
+            print_json({"error": message, "status": 2})
+        super().error(message)          # the usage and the one error line on stderr, exit status 2
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="axhls",
         description="Python HLS for FPGAs, and a library of approximate arithmetic units.",
     )
@@ -104,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         _silence_abandoned_elaboratables()
         print("axhls: interrupted", file=sys.stderr)
         return 130
+    _Parser.json_output = "--json" in (sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None) or missing_sub_command(parser)
     try:
