@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import warnings
 from importlib.metadata import PackageNotFoundError, version
@@ -124,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     handler = getattr(args, "handler", None) or missing_sub_command(parser)
     try:
         status = handler(args)
+        sys.stdout.flush()          # a closed pipe shows here, not as a traceback at exit
+    except BrokenPipeError:
+        return _reader_gone()
     except CommandError as error:
         return _fail(args, str(error), error.status)
     except artefacts.DestinationError as error:
@@ -131,6 +135,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _fail(args, "interrupted", 130)
     return int(status or 0)
+
+
+def _reader_gone() -> int:
+    """Exit status 141 (a shell's SIGPIPE status), quietly, when stdout's reader has gone.
+
+    ``axhls report --json | head -c 100`` closes the pipe early; there is no one
+    left to tell, and Python would print a traceback when it flushes stdout at
+    exit, so stdout is pointed at ``/dev/null`` first.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 def _silence_abandoned_elaboratables() -> None:
