@@ -70,22 +70,24 @@ def _expand(text: str, tmp_path: Path) -> str:
             .replace("{python}", sys.executable))
 
 
+def _set_variable(environment, name: str, value: str | None) -> None:
+    """``environment[name] = value``, where ``None`` removes the variable."""
+    if value is None:
+        environment.pop(name, None)
+    else:
+        environment[name] = value
+
+
 @contextlib.contextmanager
 def _environment(changes: dict):
     saved = {name: os.environ.get(name) for name in changes}
     try:
         for name, value in changes.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+            _set_variable(os.environ, name, value)
         yield
     finally:
         for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+            _set_variable(os.environ, name, value)
 
 
 @contextlib.contextmanager
@@ -114,10 +116,7 @@ def _in_process(argv: list[str], tmp_path: Path, env: dict) -> tuple[int, str, s
 def _in_child(argv: list[str], tmp_path: Path, env: dict, timeout: float) -> tuple[int, str, str]:
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     for name, value in env.items():
-        if value is None:
-            environment.pop(name, None)
-        else:
-            environment[name] = value
+        _set_variable(environment, name, value)
     try:
         result = subprocess.run([sys.executable, "-m", "axhls", *argv], cwd=tmp_path, env=environment,
                                 capture_output=True, text=True, timeout=timeout)

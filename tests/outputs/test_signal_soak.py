@@ -27,23 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from test_interrupts import LAUNCH, _group_alive, _wide_kernel
+from test_interrupts import LAUNCH, LONG_LOOP, _group_alive, _wide_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 10
-
-#: A loop of ``n`` iterations: 40,000 cycles of simulation take about four seconds.
-COUNT = """import hls
-from amaranth import unsigned
-
-
-@hls.kernel
-def count(n: unsigned(16)) -> unsigned(32):
-    s: unsigned(32) = 0
-    for i in range(n):
-        s = s + i
-    return s
-"""
 
 
 def _export(work: Path, inputs: Path):
@@ -84,8 +71,8 @@ def _compile(work: Path, inputs: Path):
 
 def _sim(work: Path, inputs: Path):
     source, arguments = inputs / "count.py", inputs / "args.json"
-    source.write_text(COUNT)
-    arguments.write_text('{"n": 40000}')
+    source.write_text(LONG_LOOP)
+    arguments.write_text('{"n": 40000}')                 # 40,000 cycles: about four seconds
     argv = ["sim", f"{source}:count", "--args", str(arguments), "--vcd", str(work / "count.vcd")]
 
     def whole():
