@@ -13,8 +13,9 @@ A sample is a fenced block right after a marker line naming its command::
 
 The command runs in the repository's root (``axhls`` as ``python -m axhls`` of
 this interpreter, ``python`` as this interpreter, ``PYTHONHASHSEED=0``), and the
-block becomes what a terminal would show: stdout and stderr together, whatever
-the exit status.  A block whose first line is ``$ COMMAND`` keeps that line and
+block becomes what a terminal would show: stdout and stderr together.  Exit
+status 1 (a finding, as ``axhls check`` reports an overflow) is shown like 0;
+any other failure stops the script, so no error message lands in the docs.  A block whose first line is ``$ COMMAND`` keeps that line and
 shows the output below it.  Options in brackets after ``sample``:
 
 * ``json-indent``: the one JSON line of stdout, indented by two spaces per level;
@@ -103,10 +104,14 @@ def _argv(command: str) -> list[str]:
 
 def run(sample: Sample, root: Path = ROOT) -> str:
     """What ``sample``'s block should hold now."""
-    environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root), "COLUMNS": "120"}
+    environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
     result = subprocess.run(_argv(sample.command), cwd=root, env=environment, text=True, timeout=600,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     output = result.stdout
+    if result.returncode not in (0, 1) or "Traceback" in output:
+        # 1 is a finding (`check` found an overflow); 2 is a usage error, which no sample should show.
+        raise ValueError(f"{sample.path}:{sample.line}: `{sample.command}` failed (exit {result.returncode}): "
+                         f"{output.strip().splitlines()[-1] if output.strip() else ''}")
     if "json-indent" in sample.options:
         data = json.loads(output)
         for option in sample.options:
