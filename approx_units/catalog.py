@@ -34,7 +34,7 @@ from pathlib import Path
 import artefacts
 
 from . import evaluate as ev
-from . import interrupts, synth
+from . import interrupts, progress as progress_bars, synth
 from .registry import get as get_unit
 from .registry import names as unit_names
 
@@ -162,7 +162,7 @@ def _targets_section(catalog: dict) -> list[str]:
 def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7", "ice40"),
            units: list[str] | None = None, widths=WIDTHS, timing: bool = True,
            cache: synth.ResultCache | None = None, jobs: int = 2, cached_only: bool = False,
-           log=None) -> dict:
+           log=None, progress: bool | None = None) -> dict:
     """Regenerate the catalog in ``directory``; returns the catalog dictionary.
 
     Parameters
@@ -178,7 +178,11 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
     cached_only : bool
         Take synthesis results from the cache only; entries not in it get no area.
     log : callable or None
-        Receives one line per finished step.
+        Receives the amount of work up front (entries, evaluations, synthesis
+        runs and how many of them the cache holds), then one line per finished step.
+    progress : bool or None
+        A progress bar per phase with tqdm's estimate of the time left
+        (:func:`approx_units.progress.bar`; ``None``: when stderr is a terminal).
 
     Raises
     ------
@@ -192,34 +196,45 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
         cache.check()
     with artefacts.output_directory(directory) as out:
         catalog = _build(Path(directory), out, targets, units, widths, timing, cache, jobs,
-                         cached_only, log)
+                         cached_only, log, progress)
     return catalog
 
 
+def _record(out: artefacts.OutputDirectory, records: list, unit, evaluation: dict) -> None:
+    """Write ``unit``'s Verilog to ``out`` and add its catalog record (area still empty) to ``records``."""
+    name = module_name(unit)
+    verilog = synth.unit_verilog(unit, name)
+    out.write_text(f"{name}.v", verilog)
+    records.append({
+        "unit": unit.name, "kind": unit.kind, "width": unit.width, "stages": unit.stages,
+        "params": unit.params, "description": unit.description, "reference": unit.reference,
+        "verilog": f"{name}.v", "module": name,
+        "metrics": evaluation["metrics"], "ci95": evaluation["ci95"],
+        "evaluation": {k: evaluation[k] for k in ("exhaustive", "samples", "seed")},
+        "area": {}, "_verilog_text": verilog,
+    })
+
+
 def _build(directory: Path, out: artefacts.OutputDirectory, targets, units, widths, timing, cache,
-           jobs, cached_only, log) -> dict:
+           jobs, cached_only, log, progress) -> dict:
     """The work of :func:`export`: every file goes to ``out``, ``catalog.json`` last."""
     started = time.perf_counter()
     configured = entries(units, widths)
+    evaluations = len({(unit.name, unit.width) for unit in configured})
+    runs = len(configured) * len(targets)
+    log(f"{len(configured)} entries at widths {', '.join(map(str, widths))}: {evaluations} error evaluations, "
+        f"then {runs} synthesis runs" + (f" ({', '.join(targets)}, {max(1, jobs)} at a time)" if runs else ""))
     metrics_of = {}
     records = []
-    for unit in configured:
-        key = (unit.name, unit.width)
-        if key not in metrics_of:
-            metrics_of[key] = entry_metrics(unit)
-            log(f"metrics {unit.name} w{unit.width}: mred={metrics_of[key]['metrics']['mred']:.5f}")
-        name = module_name(unit)
-        verilog = synth.unit_verilog(unit, name)
-        out.write_text(f"{name}.v", verilog)
-        evaluation = metrics_of[key]
-        records.append({
-            "unit": unit.name, "kind": unit.kind, "width": unit.width, "stages": unit.stages,
-            "params": unit.params, "description": unit.description, "reference": unit.reference,
-            "verilog": f"{name}.v", "module": name,
-            "metrics": evaluation["metrics"], "ci95": evaluation["ci95"],
-            "evaluation": {k: evaluation[k] for k in ("exhaustive", "samples", "seed")},
-            "area": {}, "_verilog_text": verilog,
-        })
+    metrics_bar = progress_bars.bar(evaluations, unit="unit", description="error metrics", enabled=progress)
+    with metrics_bar:
+        for unit in configured:
+            key = (unit.name, unit.width)
+            if key not in metrics_of:
+                metrics_of[key] = entry_metrics(unit)
+                metrics_bar.update()
+                log(f"metrics {unit.name} w{unit.width}: mred={metrics_of[key]['metrics']['mred']:.5f}")
+            _record(out, records, unit, metrics_of[key])
     metrics_seconds = time.perf_counter() - started
 
     synth_started = time.perf_counter()
@@ -227,6 +242,14 @@ def _build(directory: Path, out: artefacts.OutputDirectory, targets, units, widt
     if targets:
         cache = cache if cache is not None else synth.ResultCache()
         work = [(record, target) for record in records for target in targets]
+        # The bar counts only the runs that run a tool: cached ones take no time, and would
+        # make tqdm's estimate of the time left far too short.
+        in_cache = [synth.is_cached(record["_verilog_text"], record["module"], target, cache, timing=timing)
+                    for record, target in work]
+        to_run = [not cached_only and not hit for hit in in_cache]
+        log(f"synthesis: {len(work)} runs, {sum(in_cache)} of them in the cache, "
+            + ("the rest left out (cached only)" if cached_only else f"{sum(to_run)} to run, {max(1, jobs)} at a time"))
+        synthesis_bar = progress_bars.bar(sum(to_run), unit="run", description="synthesis", enabled=progress)
 
         def run(item):
             record, target = item
@@ -239,12 +262,13 @@ def _build(directory: Path, out: artefacts.OutputDirectory, targets, units, widt
                 return record, target, error
             return record, target, report
 
-        with artefacts.interrupts_deferred() as interrupt:
+        with artefacts.interrupts_deferred() as interrupt, synthesis_bar:
             pool = ThreadPoolExecutor(max_workers=max(1, jobs))
             try:
                 # In submission order, so that the log and the failures are deterministic.
-                for future in [pool.submit(run, item) for item in work]:
+                for future, runs_a_tool in zip([pool.submit(run, item) for item in work], to_run):
                     record, target, report = interrupts.result(future, interrupt)
+                    synthesis_bar.update(runs_a_tool)
                     if isinstance(report, synth.SynthesisError):
                         record["area"][target] = {"error": str(report)}
                         failures.append(f"{record['module']} {target}: {report}")

@@ -16,10 +16,11 @@ import numpy as np
 import approx_units
 import artefacts
 
-from . import evaluate, synth
+from . import evaluate, progress as progress_bars, synth
+from .metrics import METRIC_NAMES
 from .registry import spec
 
-__all__ = ["non_dominated", "candidates", "characterise", "plot", "draw", "label", "ConstantZero", "trivial_error"]
+__all__ = ["non_dominated", "candidates", "check_metric", "characterise", "plot", "draw", "label", "ConstantZero", "trivial_error"]
 
 #: How many values of each parameter's range are tried (evenly spread, ends included).
 VALUES_PER_PARAMETER = 5
@@ -113,8 +114,15 @@ def trivial_error(kind: str, width: int, metric: str, *, samples: int | None = N
     return float(evaluation.metrics[metric])
 
 
+def check_metric(metric: str) -> None:
+    """Raise ``ValueError`` (one line, the allowed names) unless ``metric`` is an error metric's name."""
+    if metric not in METRIC_NAMES:
+        raise ValueError(f"unknown metric {metric!r}; choose from {', '.join(METRIC_NAMES)}")
+
+
 def characterise(units, target: str, metric: str, *, samples: int | None = None, seed: int = 0,
-                 cache=None, dsp: bool = False, log=None, verilog: list[dict] | None = None) -> list[dict]:
+                 cache=None, dsp: bool = False, log=None, verilog: list[dict] | None = None,
+                 progress: bool | None = None) -> list[dict]:
     """Error ``metric`` and area of each unit (synthesis without place and route), and the front.
 
     Area is ``lut_equivalents`` (see :class:`~approx_units.synth.AreaReport`):
@@ -135,15 +143,18 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
         ``lut_equivalents``, ``exhaustive``, ``source`` (``"library"`` or
         ``"verilog"``), ``trivial`` (no better than a constant 0 output) and
         ``pareto`` (on the library's front).
+
+    A bar over the units shows the progress with tqdm's estimate of the time left
+    (``progress``; see :func:`approx_units.progress.bar`).
     """
+    check_metric(metric)
     rows = []
     width = None
+    bar = progress_bars.bar(len(units), unit="unit", description="units", enabled=progress)
     for unit in units:
         width = unit.width
         subject = evaluate.LibraryUnit(unit.name, unit.width, 0, tuple(sorted(unit.params.items())))
         evaluation = evaluate.evaluate(subject, samples=samples, seed=seed, progress=False)
-        if metric not in evaluation.metrics:
-            raise ValueError(f"unknown metric {metric!r}; choose from {', '.join(evaluation.metrics)}")
         report = synth.synthesize_unit(unit, target, timing=False, dsp=dsp, cache=cache)
         shown = {k: v for k, v in unit.params.items()
                  if k != "signed" and not (k == "width_b" and v == unit.width)}
@@ -154,11 +165,11 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
         if log:
             log(f"{unit.name} {rows[-1]['params']}: {metric}={rows[-1]['error']:.6g}, "
                 f"{report.lut_equivalents} LUT equivalents")
+        bar.update()
+    bar.close()
     for circuit in verilog or ():
         if "error" in circuit or "lut_equivalents" not in circuit:
             continue
-        if metric not in circuit["metrics"]:
-            raise ValueError(f"unknown metric {metric!r}; choose from {', '.join(circuit['metrics'])}")
         rows.append({"unit": circuit["circuit"], "params": {}, "source": "verilog",
                      "error": float(circuit["metrics"][metric]), "luts": circuit["luts"],
                      "carry": circuit["carry"], "lut_equivalents": circuit["lut_equivalents"],

@@ -28,7 +28,7 @@ from pathlib import Path
 import artefacts
 
 from . import evaluate as ev
-from . import interrupts, synth
+from . import interrupts, progress as progress_bars, synth
 from .registry import get as get_unit
 from .registry import spec
 
@@ -229,12 +229,15 @@ class ResultStore:
 
 
 def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, log=None,
-              cache_directory: str | None = None) -> dict:
+              cache_directory: str | None = None, progress: bool | None = None) -> dict:
     """Submit every job missing from ``store`` to ``executor`` and record each as it finishes.
 
     Returns a summary: ``{"jobs", "reused", "computed", "failed": [messages]}``.
     A failing job (for example a synthesis error) is reported and not recorded, so
     a later run retries it.  ``cache_directory`` is passed to every :func:`area_job`.
+    ``log`` gets the amount of work up front, then a line per finished job;
+    ``progress`` is a bar over the jobs to run, with tqdm's estimate of the time
+    left (:func:`approx_units.progress.bar`; ``None``: when stderr is a terminal).
     """
     log = log or (lambda line: None)
     synthesise = functools.partial(area_job, cache_directory=cache_directory)
@@ -242,15 +245,20 @@ def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, 
               [(synthesise, key) for key in area_keys if not store.done(key)]
     total = len(error_keys) + len(area_keys)
     summary = {"jobs": total, "reused": total - len(pending), "computed": 0, "failed": []}
+    to_synthesise = sum(function is synthesise for function, _ in pending)
+    log(f"{total} jobs, {summary['reused']} already in the results database: {len(pending)} to run "
+        f"({len(pending) - to_synthesise} error evaluations, {to_synthesise} synthesis runs)")
     futures = {}
     # Deferred, so that Ctrl-C lands neither inside concurrent.futures nor half-way through a
     # row of the store.
-    with artefacts.interrupts_deferred() as interrupt:
+    with artefacts.interrupts_deferred() as interrupt, \
+            progress_bars.bar(len(pending), unit="job", description="sweep", enabled=progress) as bar:
         try:
             with interrupts.interrupts_held():   # a process_pool() forks its workers at the first submit
                 futures = {executor.submit(function, key): key for function, key in pending}
             for future in interrupts.as_completed(futures, interrupt):
                 key = futures[future]
+                bar.update()
                 try:
                     result = future.result()
                 except Exception as error:  # a job's failure must not lose the others' results

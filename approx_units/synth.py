@@ -75,7 +75,7 @@ import artefacts
 
 __all__ = [
     "TARGETS", "SynthesisTarget", "AreaReport", "SynthesisError", "ResultCache",
-    "default_cache_dir", "synthesize_verilog", "synthesize_unit", "unit_verilog", "placed_utilisation",
+    "default_cache_dir", "synthesize_verilog", "is_cached", "synthesize_unit", "unit_verilog", "placed_utilisation",
     "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key",
 ]
 
@@ -446,6 +446,23 @@ def _escape(name: str) -> str:
     return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", name) else f"\\{name} "
 
 
+def _cache_key(verilog: str, top: str, target: str, dsp: bool, timing: bool) -> str:
+    """The result cache's key of one synthesis run (``timing`` as the target allows it)."""
+    key_text = json.dumps([FLOW_VERSION, tool_versions(), target, dsp, timing, top,
+                           hashlib.sha256(verilog.encode()).hexdigest()])
+    return hashlib.sha256(key_text.encode()).hexdigest()[:32]
+
+
+def is_cached(verilog: str, top: str, target: str, cache: ResultCache, *, dsp: bool = False,
+              timing: bool = True) -> bool:
+    """Whether :func:`synthesize_verilog` with these arguments would take its result from ``cache``.
+
+    Runs no tool; a long run counts its cached steps with it to say up front how much is left.
+    """
+    timing = timing and TARGETS[target].pnr is not None
+    return cache._path(_cache_key(verilog, top, target, dsp, timing)).is_file()
+
+
 def synthesize_verilog(verilog: str, top: str, target: str = "ecp5", *, dsp: bool = False,
                        timing: bool = True, cache: ResultCache | None = None,
                        cached_only: bool = False) -> AreaReport | None:
@@ -484,9 +501,7 @@ def synthesize_verilog(verilog: str, top: str, target: str = "ecp5", *, dsp: boo
     timing = timing and spec.pnr is not None
     if cache is None:
         cache = ResultCache()
-    key_text = json.dumps([FLOW_VERSION, tool_versions(), target, dsp, timing, top,
-                           hashlib.sha256(verilog.encode()).hexdigest()])
-    key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
+    key = _cache_key(verilog, top, target, dsp, timing)
     cached = cache.get(key)
     if cached is not None:
         # Only the measurements are taken from the cache; the counts are derived afresh.

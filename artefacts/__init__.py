@@ -63,7 +63,7 @@ class DestinationError(ValueError):
 
     def __init__(self, path: str | os.PathLike, problem: str):
         self.path = os.fspath(path)
-        super().__init__(f"{self.path}: {problem}")
+        super().__init__(f"{self.path or repr(self.path)}: {problem}")
 
 
 def _reason(error: OSError) -> str:
@@ -94,6 +94,9 @@ def check_file_destination(path: str | os.PathLike) -> Path:
         ``path`` is a folder, its folder does not exist or is not a folder,
         or nothing can be created there.
     """
+    if not os.fspath(path):
+        # Path("") is the current folder: an empty name would quietly mean "here".
+        raise DestinationError(path, "an empty path; expected a file name")
     target = Path(path)
     if target.is_dir():
         raise DestinationError(path, "is a directory; expected a file name")
@@ -117,6 +120,8 @@ def check_directory_destination(path: str | os.PathLike) -> Path:
     DestinationError
         ``path`` (or one of its parents) is a file, or nothing can be created there.
     """
+    if not os.fspath(path):
+        raise DestinationError(path, "an empty path; expected a directory name")
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise DestinationError(path, "exists and is not a directory")

@@ -16,6 +16,7 @@ mismatch), 2 for a user mistake (bad input file, unknown unit, bad option).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from importlib.metadata import PackageNotFoundError, version
@@ -35,8 +36,23 @@ def _sub_command_modules():
     return [kernel_commands, check, units_commands]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors keep the ``--json`` promise of one JSON object.
+
+    The sub-command parsers are of the same class (``add_subparsers`` makes them so).
+    """
+
+    #: Whether the command line being parsed asks for ``--json`` (set by :func:`main`).
+    json_output = False
+
+    def error(self, message):
+        if _Parser.json_output:
+            print_json({"error": message, "status": 2})
+        super().error(message)          # the usage and the one error line on stderr, exit status 2
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="axhls",
         description="Python HLS for FPGAs, and a library of approximate arithmetic units.",
     )
@@ -68,10 +84,14 @@ def main(argv: list[str] | None = None) -> int:
         _silence_abandoned_elaboratables()
         print("axhls: interrupted", file=sys.stderr)
         return 130
+    _Parser.json_output = "--json" in (sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None) or missing_sub_command(parser)
     try:
         status = handler(args)
+        sys.stdout.flush()          # a closed pipe shows here, not as a traceback at exit
+    except BrokenPipeError:
+        return _reader_gone()
     except CommandError as error:
         return _fail(args, str(error), error.status)
     except artefacts.DestinationError as error:
@@ -79,6 +99,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _fail(args, "interrupted", 130)
     return int(status or 0)
+
+
+def _reader_gone() -> int:
+    """Exit status 141 (a shell's SIGPIPE status), quietly, when stdout's reader has gone.
+
+    ``axhls report --json | head -c 100`` closes the pipe early; there is no one
+    left to tell, and Python would print a traceback when it flushes stdout at
+    exit, so stdout is pointed at ``/dev/null`` first.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 def _silence_abandoned_elaboratables() -> None:

@@ -120,6 +120,8 @@ def load_args(path: str, kernel: Function) -> dict:
     hls.errors.KernelSyntaxError
         If the kernel itself is outside the language (its parameters cannot be known).
     """
+    if not path:
+        raise CommandError("--args: an empty path; expected ARGS.json")
     try:
         with open(path) as file:
             data = json.load(file)

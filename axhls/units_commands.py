@@ -21,6 +21,7 @@ from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 
 from . import units_export, units_lut, units_pareto, units_survey, units_sweep
 from .command import CommandError, missing_sub_command, print_json
+from .progress_options import add_progress_option, progress_wanted
 from .unit_options import library_unit, verilog_arguments
 from .units_cache import open_cache
 
@@ -117,7 +118,7 @@ def _eval(args) -> int:
     try:
         result = evaluate.evaluate(subject, exhaustive=True if args.exhaustive else None,
                                    samples=args.samples, distribution=_distribution(args),
-                                   seed=args.seed, workers=args.workers)
+                                   seed=args.seed, workers=args.workers, progress=progress_wanted(args))
     except ValueError as error:
         raise CommandError(str(error)) from None
     output = result.to_dict()
@@ -247,6 +248,7 @@ def register(subparsers) -> None:
     evaluation.add_argument("--port-a", metavar="NAME", help="operand a's port (default A or a)")
     evaluation.add_argument("--port-b", metavar="NAME", help="operand b's port (default B or b)")
     evaluation.add_argument("--port-o", metavar="NAME", help="the result port (default O or o)")
+    add_progress_option(evaluation)
     evaluation.set_defaults(handler=_eval)
 
     area = commands.add_parser("area", help="LUTs, FFs and Fmax from Yosys and nextpnr")

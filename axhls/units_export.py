@@ -11,6 +11,7 @@ from approx_units import catalog as catalog_module
 from approx_units import synth
 
 from .command import CommandError, print_json
+from .progress_options import add_progress_option, progress_wanted, stderr_log
 from .units_cache import open_cache
 
 __all__ = ["register", "run_export"]
@@ -40,11 +41,10 @@ def run_export(args) -> int:
         cache = open_cache(args.cache_dir)
     elif args.cache_dir:
         cache = synth.ResultCache(Path(args.cache_dir) / "synth")     # only read
-    log = None if args.json else (lambda line: print(line, file=sys.stderr))
     try:
         catalog = catalog_module.export(args.output, targets=targets, units=units, widths=widths,
                          timing=not args.no_timing, cache=cache, jobs=args.jobs,
-                         cached_only=args.cached_only, log=log)
+                         cached_only=args.cached_only, log=stderr_log(args), progress=progress_wanted(args))
     except ValueError as error:
         raise CommandError(str(error)) from None
     except synth.SynthesisError as error:
@@ -77,4 +77,5 @@ def register(commands) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="synthesis runs at a time (default 2)")
     parser.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
     parser.add_argument("--json", action="store_true", help="print one JSON summary object")
+    add_progress_option(parser)
     parser.set_defaults(handler=run_export)

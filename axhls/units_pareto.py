@@ -6,10 +6,11 @@ import sys
 from pathlib import Path
 
 import artefacts
-from approx_units import pareto, synth
+from approx_units import pareto, progress, synth
 from approx_units.survey import characterise_file, survey_files
 
 from .command import CommandError, print_json
+from .progress_options import add_progress_option, progress_wanted, stderr_log
 from .units_cache import open_cache
 
 __all__ = ["register", "run_pareto"]
@@ -32,23 +33,30 @@ def run_pareto(args) -> int:
     try:
         names = [u.strip() for u in args.units.split(",")] if args.units else None
         units = pareto.candidates(args.kind, args.width, names)
-        log = None if args.json else (lambda line: print(line, file=sys.stderr))
+        pareto.check_metric(args.metric)
+        log = stderr_log(args)
+        if log:
+            log(f"{len(units)} library units" + (f" and {len(files)} circuits of {args.with_verilog}" if files else "")
+                + f": error metrics and synthesis on {args.target} for each")
         circuits = []
-        for path in files:
-            circuit = characterise_file(path, args.kind, target=args.target, timing=False,
-                                        samples=args.samples, seed=args.seed, cache=cache)
-            if "error" in circuit:
-                print(f"axhls: skipping {path}: {circuit['error']}", file=sys.stderr)
-            elif circuit["widths"] != f"{args.width} x {args.width}":
-                print(f"axhls: skipping {path}: {circuit['widths']} bits, not {args.width} x {args.width}",
-                      file=sys.stderr)
-            else:
-                circuits.append(circuit)
-                if log:
-                    log(f"{circuit['circuit']}: {args.metric}={circuit['metrics'].get(args.metric)}, "
-                        f"{circuit['lut_equivalents']} LUT equivalents")
+        with progress.bar(len(files), unit="circuit", description="circuits", enabled=progress_wanted(args)) as bar:
+            for path in files:
+                circuit = characterise_file(path, args.kind, target=args.target, timing=False,
+                                            samples=args.samples, seed=args.seed, cache=cache)
+                bar.update()
+                if "error" in circuit:
+                    print(f"axhls: skipping {path}: {circuit['error']}", file=sys.stderr)
+                elif circuit["widths"] != f"{args.width} x {args.width}":
+                    print(f"axhls: skipping {path}: {circuit['widths']} bits, not {args.width} x {args.width}",
+                          file=sys.stderr)
+                else:
+                    circuits.append(circuit)
+                    if log:
+                        log(f"{circuit['circuit']}: {args.metric}={circuit['metrics'].get(args.metric)}, "
+                            f"{circuit['lut_equivalents']} LUT equivalents")
         rows = pareto.characterise(units, args.target, args.metric, samples=args.samples, seed=args.seed,
-                                   cache=cache, dsp=args.dsp, log=log, verilog=circuits)
+                                   cache=cache, dsp=args.dsp, log=log, verilog=circuits,
+                                   progress=progress_wanted(args))
     except ValueError as error:
         raise CommandError(str(error)) from None
     except synth.SynthesisError as error:
@@ -94,4 +102,5 @@ def register(commands) -> None:
                         help="add the third-party circuits of DIR (FILE.v defining FILE) in a colour of their own")
     parser.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress_option(parser)
     parser.set_defaults(handler=run_pareto)

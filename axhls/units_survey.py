@@ -13,9 +13,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from approx_units import progress
 from approx_units.survey import characterise_file, survey_files
 
 from .command import CommandError, print_json
+from .progress_options import add_progress_option, progress_wanted, stderr_log
 from .units_cache import open_cache
 
 __all__ = ["register", "run_survey"]
@@ -40,14 +42,18 @@ def run_survey(args) -> int:
     if not files:
         raise CommandError(f"{directory}: no Verilog files (*.v) in it")
     cache = open_cache(args.cache_dir) if args.target != "none" else None
+    log = stderr_log(args) or (lambda line: None)
+    log(f"{len(files)} circuits in {directory}: error metrics"
+        + ("" if args.target == "none" else f", then synthesis on {args.target}") + " for each")
     rows = []
-    for index, path in enumerate(files, 1):
-        if not args.json:
-            print(f"[{index}/{len(files)}] {path.name}", file=sys.stderr)
-        rows.append(characterise_file(path, args.kind, signed=args.signed,
-                                      target=None if args.target == "none" else args.target,
-                                      timing=not args.no_timing, samples=args.samples, seed=args.seed,
-                                      workers=args.workers, cache=cache))
+    with progress.bar(len(files), unit="circuit", description="survey", enabled=progress_wanted(args)) as bar:
+        for index, path in enumerate(files, 1):
+            log(f"[{index}/{len(files)}] {path.name}")
+            rows.append(characterise_file(path, args.kind, signed=args.signed,
+                                          target=None if args.target == "none" else args.target,
+                                          timing=not args.no_timing, samples=args.samples, seed=args.seed,
+                                          workers=args.workers, cache=cache))
+            bar.update()
     if args.json:
         print_json({"directory": str(directory), "kind": args.kind, "target": args.target, "rows": rows})
     else:
@@ -85,4 +91,5 @@ def register(commands) -> None:
     parser.add_argument("--workers", type=int, default=None, help="processes for large evaluations")
     parser.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress_option(parser)
     parser.set_defaults(handler=run_survey)

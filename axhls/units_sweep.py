@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import approx_units
 from approx_units import sweep, synth
 
 from .command import CommandError, print_json
+from .progress_options import add_progress_option, progress_wanted, stderr_log
 from .units_cache import open_cache
 
 __all__ = ["register", "run_sweep_command"]
@@ -76,7 +76,7 @@ def run_sweep_command(args) -> int:
         store = sweep.ResultStore(args.db)
     except ValueError as error:
         raise CommandError(str(error)) from None
-    log = None if args.json else (lambda line: print(line, file=sys.stderr))
+    log = stderr_log(args)
     client = None
     try:
         if args.dask:
@@ -86,7 +86,7 @@ def run_sweep_command(args) -> int:
             executor = sweep.process_pool(args.jobs)
         try:
             summary = sweep.run_sweep(error_keys, area_keys, store, executor, log=log,
-                                      cache_directory=cache_directory)
+                                      cache_directory=cache_directory, progress=progress_wanted(args))
         finally:
             if client is None:
                 executor.shutdown(cancel_futures=True)
@@ -129,4 +129,5 @@ def register(commands) -> None:
     parser.add_argument("--connect-timeout", type=float, default=5.0, metavar="SECONDS",
                         help="how long to try reaching the Dask scheduler (default 5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress_option(parser)
     parser.set_defaults(handler=run_sweep_command)

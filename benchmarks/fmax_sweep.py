@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import json
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
@@ -172,29 +171,36 @@ def measure(kernel, clock: float, seeds: int, cache, *, cached_only: bool = Fals
 def sweep(names=None, clocks=CLOCKS, seeds: int = 3, *, cached_only: bool = False) -> list[dict]:
     """Measure every kernel at every clock; print one line per measurement as it finishes.
     With ``cached_only``, only what the cache holds (see :func:`measure`)."""
+    from approx_units import progress
     from approx_units.synth import ResultCache
     cache = ResultCache()
     cache.check()
     rows = []
-    for name, kernel in kernels(names).items():
+    chosen = kernels(names)
+    progress.write(f"{len(chosen)} kernels x {len(clocks)} clocks = {len(chosen) * len(clocks)} measurements, "
+                   f"{seeds} placement seed(s) each" + (" (cached results only)" if cached_only else ""))
+    bar = progress.bar(len(chosen) * len(clocks), unit="cell", description="clock sweep")
+    for name, kernel in chosen.items():
         for clock in clocks:
             row = measure(kernel, clock, seeds, cache, cached_only=cached_only)
+            bar.update()
             if row is None:
-                print(f"  {name:<44} {clock:>5g} MHz  not measured (--cached-only)", file=sys.stderr, flush=True)
+                progress.write(f"  {name:<44} {clock:>5g} MHz  not measured (--cached-only)")
                 rows.append({"name": name, "clock_mhz": clock, "not_measured": True})
                 continue
             row["name"] = name
             rows.append(row)
             if row.get("error"):
-                print(f"  {name:<44} {clock:>5g} MHz  does not compile: {row['error']}", file=sys.stderr, flush=True)
+                progress.write(f"  {name:<44} {clock:>5g} MHz  does not compile: {row['error']}")
                 continue
             fmax = ", ".join(f"{value:.1f}" for value in row["fmax_mhz"].values())
             verdict = "closes" if row["closes"] else "MISSES"
             if not row["closes"]:
                 verdict += f" (claim {row['claimed_mhz']:g} MHz {'reached' if row['reaches_claim'] else 'MISSED'})"
-            print(f"  {name:<44} {clock:>5g} MHz  II {row['ii'] if row['ii'] is not None else '-':<3} "
-                  f"depth {row['depth'] if row['depth'] is not None else '-':<3} LUT4 {row['lut4']:<5} "
-                  f"FF {row['ff']:<5} Fmax {fmax}: {verdict}", file=sys.stderr, flush=True)
+            progress.write(f"  {name:<44} {clock:>5g} MHz  II {row['ii'] if row['ii'] is not None else '-':<3} "
+                           f"depth {row['depth'] if row['depth'] is not None else '-':<3} LUT4 {row['lut4']:<5} "
+                           f"FF {row['ff']:<5} Fmax {fmax}: {verdict}")
+    bar.close()
     return rows
 
 

@@ -14,6 +14,7 @@ virtual environment).  It writes Verilog to ``out/`` and prints:
 
 from __future__ import annotations
 
+import os
 import pathlib
 import random
 import sys
@@ -73,13 +74,29 @@ def unit_demo() -> bool:
     return agree
 
 
+def axhls_program() -> str:
+    """How to run ``axhls`` from the current folder: the program installed beside this Python.
+
+    ``bash dev.sh demo`` does not put ``.venv/bin`` on ``PATH``, so a bare ``axhls`` would not be found.
+    """
+    program = pathlib.Path(sys.executable).parent / "axhls"
+    if not program.exists():
+        return f"{sys.executable} -m axhls"
+    relative = os.path.relpath(program)
+    return relative if not relative.startswith("..") else str(program)
+
+
 def main() -> int:
     out_dir = ROOT / "out"
     out_dir.mkdir(exist_ok=True)
     ok = kernel_demo(out_dir)
     ok &= unit_demo()
     print()
-    print("Next: axhls --help, docs/language.md, docs/units.md")
+    program = axhls_program()
+    print(f"Next: {program} --help, docs/language.md, docs/units.md")
+    activate = pathlib.Path(sys.executable).parent / "activate"
+    if program.endswith("/axhls") and activate.exists():
+        print(f"      (`source {os.path.relpath(activate)}` puts it on PATH as plain `axhls`)")
     return 0 if ok else 1
 
 

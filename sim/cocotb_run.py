@@ -112,6 +112,22 @@ def _runner(simulator: str):
     return IcarusVcd()
 
 
+def _check_cache_root() -> None:
+    """One line naming the cache, not a traceback, when builds cannot be cached where configured.
+
+    Raises
+    ------
+    artefacts.DestinationError
+        The cache folder (or a parent of it) is a file, or cannot be written.
+    """
+    root = cache_root()
+    try:
+        artefacts.check_directory_destination(root)
+    except artefacts.DestinationError as error:
+        raise artefacts.DestinationError(root, f"{str(error).removeprefix(f'{root}: ')} (the simulation build "
+                                               f"cache, $AXHLS_SIM_CACHE or ~/.cache/axhls/cocotb)") from None
+
+
 @contextlib.contextmanager
 def _locked(path: Path):
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -170,6 +186,7 @@ def cached_build(verilog: str, toplevel: str, tool: Tool, waves: bool = False) -
     if stamp.exists():
         stamp.touch()       # recently used: kept by prune_cache
         return build_dir
+    _check_cache_root()
     with _locked(cache_root() / f"{build_dir.name}.lock"):
         if stamp.exists():
             return build_dir

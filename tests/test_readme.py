@@ -23,3 +23,86 @@ def test_snippet_runs_without_warnings(index, tmp_path):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
+
+
+# --- sample outputs and figures: generated, or named after what measured them ------------------
+
+sys.path.insert(0, str(ROOT))
+from benchmarks import docs_samples  # noqa: E402
+
+DOCUMENTS = docs_samples.documents(ROOT)
+SAMPLES = [sample for path in DOCUMENTS for sample in docs_samples.samples(path)]
+#: A script or command named as a figure's source: `python benchmarks/x.py`, a marker, `axhls ...`.
+SOURCE = re.compile(r"benchmarks/[\w/]+\.py|<!-- (?:measured|sample)[^>]*-->")
+#: Table headers whose columns hold measurements (as opposed to a language's rules or an API).
+MEASUREMENT_HEADER = re.compile(r"MHz|LUT|\bFF\b|cycles|MRED|\bms\b|\bns\b|seconds|\btime\b|\btotal\b|\bratio\b|"
+                                r"\bII\b|\bbits\b", re.IGNORECASE)
+#: A cell that is a measured number (``0.523 %``, ``110.6``, ``**-44.3 %**``, ``85.0 / 67.2 s``).
+FIGURE_CELL = re.compile(r"\|\s*\**[-+]?\d[\d.,]*(?:\s*(?:%|MHz|ms|s|ns))?\**[^|]*\|")
+
+
+def _blocks_and_tables(path):
+    """``(kind, line, text, text above it up to the previous heading)`` for every fenced
+    block without a language (or ``json``; its first line) and every table of ``path`` (all of it)."""
+    lines = path.read_text().splitlines()
+    found, fence, index = [], None, 0
+    section_start = 0
+    while index < len(lines):
+        line = lines[index]
+        if fence is None and line.startswith("#"):
+            section_start = index
+        if line.startswith("```"):
+            if fence is None:
+                fence = line[3:].strip()
+                if fence in ("", "json"):
+                    found.append(("block", index + 1, lines[index + 1] if index + 1 < len(lines) else "",
+                                  "\n".join(lines[section_start:index])))
+            else:
+                fence = None
+        elif fence is None and line.lstrip().startswith("|"):
+            start = index
+            while index < len(lines) and lines[index].lstrip().startswith("|"):
+                index += 1
+            found.append(("table", start + 1, "\n".join(row.strip() for row in lines[start:index]),
+                          "\n".join(lines[section_start:start])))
+            continue
+        index += 1
+    return found
+
+
+def test_the_docs_have_samples_and_each_names_a_command():
+    assert len(SAMPLES) >= 4
+    assert all(sample.command.startswith(("axhls ", "python ")) for sample in SAMPLES)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[f"{s.path.name}:{s.line}" for s in SAMPLES])
+def test_sample_output_is_what_its_command_prints(sample):
+    """Regenerate with `python benchmarks/docs_samples.py` when the compiler's reports change."""
+    assert docs_samples.run(sample, ROOT) == sample.text, \
+        f"{sample.path.name}:{sample.line} is stale: run python benchmarks/docs_samples.py"
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=[p.name for p in DOCUMENTS])
+def test_every_output_block_is_generated_or_names_what_measured_it(path):
+    """A fenced block without a language is output (code and diagrams are ```python, ```sh, ```text)."""
+    lines = path.read_text().splitlines()
+    for kind, line, _, _ in _blocks_and_tables(path):
+        if kind == "block":
+            above = lines[line - 2] if line >= 2 else ""
+            assert docs_samples.MARKER.match(above) or docs_samples.MEASURED.match(above), \
+                f"{path.name}:{line}: an output block needs <!-- sample: COMMAND --> or <!-- measured: SCRIPT -->"
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=[p.name for p in DOCUMENTS])
+def test_every_table_of_figures_names_the_script_that_measures_it(path):
+    for kind, line, header, above in _blocks_and_tables(path):
+        header, *rows = header.splitlines()
+        if kind == "table" and MEASUREMENT_HEADER.search(header) and any(FIGURE_CELL.search(row) for row in rows):
+            assert SOURCE.search(above), \
+                f"{path.name}:{line}: a table of measurements needs its script named in its section above it"
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=[p.name for p in DOCUMENTS])
+def test_the_scripts_named_as_sources_exist(path):
+    for script in sorted(set(re.findall(r"benchmarks/[\w/]+\.py", path.read_text()))):
+        assert (ROOT / script).is_file(), f"{path.name} names {script}, which does not exist"

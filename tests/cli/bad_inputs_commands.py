@@ -1,0 +1,210 @@
+"""Bad inputs of the kernel commands (``compile``, ``report``, ``sim``, ``check``), of the command
+line as a whole, and of the environment the commands run in.
+
+One dict per row; :mod:`bad_input_runner` says what the keys mean and what is checked.
+"""
+
+GSUMIF = "{root}/examples/gsumif.py:gsumif"
+GSUMIF_ARGS = "{root}/examples/gsumif_args.json"
+
+#: A kernel small enough to compile in a blink, with one scalar parameter.
+SMALL = ("import hls\nfrom amaranth import unsigned\n\n"
+         "@hls.kernel\ndef k(n: unsigned(4)) -> unsigned(4):\n    return n\n")
+SMALL_FILES = {"k.py": SMALL, "ok.json": '{"n": 3}'}
+
+
+def _decorated(options: str) -> dict:
+    """A kernel file whose ``@hls.kernel(...)`` takes ``options``."""
+    return {"k.py": SMALL.replace("@hls.kernel\n", f"@hls.kernel({options})\n")}
+
+
+def _args(text: str) -> dict:
+    """The small kernel with an argument file holding ``text``."""
+    return {"k.py": SMALL, "args.json": text}
+
+
+ROWS = [
+    # --- the command line as a whole ----------------------------------------------------------
+    {"id": "unknown-command", "argv": ["frobnicate"], "exit": 2, "message": r"invalid choice: 'frobnicate'"},
+    {"id": "unknown-top-option", "argv": ["--frobnicate"], "exit": 2,
+     "message": r"unrecognized arguments: --frobnicate"},
+    {"id": "unknown-units-command", "argv": ["units", "frobnicate"], "exit": 2,
+     "message": r"invalid choice: 'frobnicate'"},
+
+    # --- naming the kernel: FILE.py:KERNEL ------------------------------------------------------
+    {"id": "spec-without-kernel", "argv": ["report", "{root}/examples/gsumif.py"], "exit": 2,
+     "message": r"gsumif\.py: expected FILE\.py:KERNEL$"},
+    {"id": "spec-without-file", "argv": ["report", ":gsumif"], "exit": 2, "message": r":gsumif: expected FILE\.py:KERNEL"},
+    {"id": "spec-trailing-colon", "argv": ["report", "k.py:"], "files": {"k.py": SMALL}, "exit": 2,
+     "message": r"k\.py:: expected FILE\.py:KERNEL"},
+    {"id": "spec-missing-file", "argv": ["report", "nowhere.py:k"], "exit": 2, "message": r"^axhls: nowhere\.py: no such file$"},
+    {"id": "spec-is-a-directory", "argv": ["report", "sub:k"], "files": {"sub/x": ""}, "exit": 2,
+     "message": r"^axhls: sub: no such file$"},
+    {"id": "spec-not-python", "argv": ["report", "notes.txt:k"], "files": {"notes.txt": "hello"}, "exit": 2,
+     "message": r"notes\.txt: not a Python file"},
+    {"id": "spec-unknown-kernel", "argv": ["report", "{root}/examples/gsumif.py:gsum"], "exit": 2,
+     "message": r"no kernel named 'gsum' \(kernels in this file: gsumif\)"},
+    {"id": "spec-not-a-kernel", "argv": ["report", "{root}/examples/gsumif.py:main"], "exit": 2,
+     "message": r"'main' is not an @hls\.kernel"},
+    {"id": "spec-file-without-kernels", "argv": ["report", "m.py:k"], "files": {"m.py": "x = 1\n"}, "exit": 2,
+     "message": r"no kernel named 'k' \(kernels in this file: none\)"},
+    {"id": "file-syntax-error", "argv": ["report", "m.py:k"], "files": {"m.py": "def f(:\n"}, "exit": 2,
+     "message": r"m\.py:1:\d+: invalid syntax"},
+    {"id": "file-raises-at-import", "argv": ["report", "m.py:k"],
+     "files": {"m.py": "x = 1\nraise RuntimeError('boom')\n"}, "exit": 2,
+     "message": r"m\.py:2: importing it failed: RuntimeError: boom"},
+    {"id": "file-imports-a-missing-module", "argv": ["compile", "m.py:k", "-o", "out"],
+     "files": {"m.py": "import nonexistent_module_xyz\n"}, "exit": 2,
+     "message": r"m\.py:1: importing it failed: ModuleNotFoundError: No module named 'nonexistent_module_xyz'"},
+
+    # --- the kernel's own options: @hls.kernel(...) -------------------------------------------
+    {"id": "kernel-clock-zero", "argv": ["report", "k.py:k"], "files": _decorated("clock_mhz=0"), "exit": 2,
+     "message": r"k\.py:4: .*clock_mhz must be a positive number of MHz, not 0 \(allowed: 0 < clock_mhz < 500\)"},
+    {"id": "kernel-clock-negative", "argv": ["compile", "k.py:k", "-o", "out"], "files": _decorated("clock_mhz=-5"),
+     "exit": 2, "message": r"k\.py:4: .*clock_mhz must be a positive number of MHz, not -5"},
+    {"id": "kernel-clock-text", "argv": ["report", "k.py:k"], "files": _decorated("clock_mhz='fast'"), "exit": 2,
+     "message": r"k\.py:4: .*clock_mhz must be a number of MHz, not 'fast'"},
+    {"id": "kernel-clock-too-fast", "argv": ["report", "k.py:k"], "files": _decorated("clock_mhz=100000"),
+     "exit": 2, "message": r"k\.py:4: .*clock_mhz=100000 leaves no time for logic"},
+    {"id": "kernel-resource-zero", "argv": ["report", "k.py:k"], "files": _decorated("resources={'mul': 0}"),
+     "exit": 2, "message": r"k\.py:4: .*resource limit 'mul' must be a positive integer, not 0"},
+    {"id": "kernel-resource-unknown", "argv": ["report", "k.py:k"], "files": _decorated("resources={'fma': 1}"),
+     "exit": 2, "message": r"k\.py:4: .*no operator named 'fma' can be limited \(allowed: 'mul', "},
+    {"id": "kernel-approx-unknown-unit", "argv": ["report", "k.py:k"],
+     "files": _decorated("approx={'mul': 'nonesuch'}"), "exit": 2,
+     "message": r"k\.py:4: .*unknown mul unit 'nonesuch'; allowed: exact_mul, "},
+    {"id": "kernel-unknown-option", "argv": ["report", "k.py:k"], "files": _decorated("bogus=1"), "exit": 2,
+     "message": r"k\.py:4: .*unexpected keyword argument 'bogus'"},
+
+    # --- --approx ------------------------------------------------------------------------------
+    {"id": "approx-no-unit", "argv": ["report", GSUMIF, "--approx", "mul"], "exit": 2,
+     "message": r"--approx 'mul': expected KIND=UNIT\[:PARAM=VALUE"},
+    {"id": "approx-empty-unit", "argv": ["compile", GSUMIF, "-o", "out", "--approx", "mul="], "exit": 2,
+     "message": r"--approx 'mul=': expected KIND=UNIT"},
+    {"id": "approx-unknown-kind", "argv": ["report", GSUMIF, "--approx", "fma=drum"], "exit": 2,
+     "message": r"unknown kind 'fma'; allowed: mul, add, div"},
+    {"id": "approx-unknown-unit", "argv": ["sim", GSUMIF, "--args", GSUMIF_ARGS, "--approx", "mul=nonesuch"],
+     "exit": 2, "message": r"--approx mul=nonesuch: unknown mul unit 'nonesuch'; allowed: exact_mul"},
+    {"id": "approx-unit-of-another-kind", "argv": ["report", GSUMIF, "--approx", "mul=loa"], "exit": 2,
+     "message": r"'loa' is an add unit, not a mul unit; allowed for mul: "},
+    {"id": "approx-parameter-out-of-range", "argv": ["report", GSUMIF, "--approx", "mul=drum:k=1", "--json"],
+     "exit": 2, "message": r"--approx mul=drum:k=1: 'drum': k=1 is out of range; allowed: 2\.\."},
+    {"id": "approx-parameter-not-integer", "argv": ["report", GSUMIF, "--approx", "mul=drum:k=six"], "exit": 2,
+     "message": r"parameter k must be an integer, not 'six'"},
+    {"id": "approx-parameter-without-value", "argv": ["report", GSUMIF, "--approx", "mul=drum:k"], "exit": 2,
+     "message": r"--approx 'mul=drum:k': parameter 'k': expected KIND=UNIT"},
+    {"id": "approx-unknown-parameter", "argv": ["sim", GSUMIF, "--args", GSUMIF_ARGS, "--approx", "mul=drum:q=3"],
+     "exit": 2, "message": r"unit 'drum' has no parameter 'q'; its parameters are: k"},
+    {"id": "approx-kind-twice", "argv": ["report", GSUMIF, "--approx", "mul=drum", "--approx", "mul=mitchell"],
+     "exit": 2, "message": r"--approx 'mul=mitchell': mul is given twice"},
+    {"id": "approx-none-with-parameters", "argv": ["report", GSUMIF, "--approx", "mul=none:k=3"], "exit": 2,
+     "message": r"mul=none takes no parameters"},
+
+    # --- compile -o ----------------------------------------------------------------------------
+    {"id": "compile-without-output", "argv": ["compile", GSUMIF], "exit": 2,
+     "message": r"the following arguments are required: -o/--output"},
+    {"id": "compile-output-is-a-file", "argv": ["compile", GSUMIF, "-o", "taken"], "files": {"taken": "x"},
+     "exit": 2, "message": r"^axhls: taken: exists and is not a directory$"},
+    {"id": "compile-output-under-a-file", "argv": ["compile", GSUMIF, "-o", "taken/out"], "files": {"taken": "x"},
+     "exit": 2, "message": r"^axhls: taken/out: taken is not a directory$"},
+    {"id": "compile-output-unwritable", "argv": ["compile", GSUMIF, "-o", "/proc/axhls-out"], "exit": 2,
+     "message": r"^axhls: /proc/axhls-out: cannot write there: "},
+    {"id": "compile-output-device", "argv": ["compile", GSUMIF, "-o", "/dev/null"], "exit": 2,
+     "message": r"/dev/null: exists and is not a directory"},
+    {"id": "compile-output-empty", "argv": ["compile", GSUMIF, "-o", ""], "exit": 2,
+     "message": r"^axhls: '': an empty path"},
+    {"id": "compile-unknown-option", "argv": ["compile", GSUMIF, "-o", "out", "--frobnicate"], "exit": 2,
+     "message": r"unrecognized arguments: --frobnicate"},
+
+    # --- report --------------------------------------------------------------------------------
+    {"id": "report-unknown-option-json", "argv": ["report", GSUMIF, "--json", "--frobnicate"], "exit": 2,
+     "message": r"unrecognized arguments: --frobnicate"},
+    {"id": "report-two-kernels", "argv": ["report", GSUMIF, GSUMIF], "exit": 2,
+     "message": r"unrecognized arguments: "},
+
+    # --- sim and check: --args -------------------------------------------------------------------
+    {"id": "sim-without-args", "argv": ["sim", GSUMIF], "exit": 2, "message": r"the following arguments are required: --args"},
+    {"id": "check-without-args", "argv": ["check", GSUMIF], "exit": 2,
+     "message": r"the following arguments are required: --args"},
+    {"id": "args-missing-file", "argv": ["sim", GSUMIF, "--args", "nowhere.json", "--json"], "exit": 2,
+     "message": r"nowhere\.json: no such file"},
+    {"id": "args-empty-path", "argv": ["sim", "k.py:k", "--args", ""], "files": SMALL_FILES, "exit": 2,
+     "message": r"^axhls: --args: an empty path"},
+    {"id": "args-a-directory", "argv": ["sim", "k.py:k", "--args", "sub"], "files": {**SMALL_FILES, "sub/x": ""},
+     "exit": 2, "message": r"^axhls: sub: Is a directory$"},
+    {"id": "args-bad-json", "argv": ["sim", "k.py:k", "--args", "args.json"], "files": _args('{"n": 3'),
+     "exit": 2, "message": r"args\.json:1:8: bad JSON: "},
+    {"id": "args-empty-file", "argv": ["check", "k.py:k", "--args", "args.json"], "files": _args(""), "exit": 2,
+     "message": r"args\.json:1:1: bad JSON: Expecting value"},
+    {"id": "args-not-an-object", "argv": ["sim", "k.py:k", "--args", "args.json"], "files": _args("[3]"),
+     "exit": 2, "message": r"args\.json: expected a JSON object mapping parameter names to values"},
+    {"id": "args-missing-parameter", "argv": ["sim", "k.py:k", "--args", "args.json"], "files": _args("{}"),
+     "exit": 2, "message": r"args\.json: k\(\) is missing argument\(s\): n"},
+    {"id": "args-unknown-parameter", "argv": ["check", "k.py:k", "--args", "args.json", "--json"],
+     "files": _args('{"n": 3, "m": 1}'), "exit": 2, "message": r"k\(\) has no parameter 'm' \(parameters: n\)"},
+    {"id": "args-too-large", "argv": ["sim", "k.py:k", "--args", "args.json"], "files": _args('{"n": 16}'),
+     "exit": 2, "message": r"argument n = 16 does not fit unsigned\(4\) \(0\.\.15\)"},
+    {"id": "args-negative-for-unsigned", "argv": ["check", "k.py:k", "--args", "args.json"],
+     "files": _args('{"n": -1}'), "exit": 2, "message": r"argument n = -1 does not fit unsigned\(4\) \(0\.\.15\)"},
+    {"id": "args-float", "argv": ["sim", "k.py:k", "--args", "args.json"], "files": _args('{"n": 1.5}'),
+     "exit": 2, "message": r"argument 'n' must be an integer, not 1\.5"},
+    {"id": "args-boolean", "argv": ["sim", "k.py:k", "--args", "args.json"], "files": _args('{"n": true}'),
+     "exit": 2, "message": r"argument 'n' must be an integer, not True"},
+    {"id": "args-string", "argv": ["sim", "k.py:k", "--args", "args.json"], "files": _args('{"n": "3"}'),
+     "exit": 2, "message": r"argument 'n' must be an integer, not '3'"},
+    {"id": "args-list-for-scalar", "argv": ["sim", "k.py:k", "--args", "args.json"], "files": _args('{"n": [3]}'),
+     "exit": 2, "message": r"argument 'n' must be an integer, not \[3\]"},
+    {"id": "args-array-too-short", "argv": ["sim", GSUMIF, "--args", "args.json"],
+     "files": {"args.json": '{"a": [1, 2], "n": 2}'}, "exit": 2,
+     "message": r"array argument 'a' has 2 elements; hls\.Array\[signed\(16\), 64\] needs exactly 64"},
+
+    # --- sim: --max-cycles, --backend, --vcd --------------------------------------------------------
+    {"id": "sim-max-cycles-zero", "argv": ["sim", GSUMIF, "--args", GSUMIF_ARGS, "--max-cycles", "0"], "exit": 2,
+     "message": r"argument --max-cycles: expected a positive integer, not 0"},
+    {"id": "sim-max-cycles-negative", "argv": ["sim", GSUMIF, "--args", GSUMIF_ARGS, "--max-cycles", "-1"],
+     "exit": 2, "message": r"argument --max-cycles: expected a positive integer, not -1"},
+    {"id": "sim-max-cycles-text", "argv": ["sim", GSUMIF, "--args", GSUMIF_ARGS, "--max-cycles", "many"],
+     "exit": 2, "message": r"argument --max-cycles: expected a positive integer, not 'many'"},
+    {"id": "sim-max-cycles-too-few", "argv": ["sim", GSUMIF, "--args", GSUMIF_ARGS, "--max-cycles", "3", "--json"],
+     "exit": 1, "message": r"gsumif: no done after 3 cycles"},
+    {"id": "sim-unknown-backend", "argv": ["sim", GSUMIF, "--args", GSUMIF_ARGS, "--backend", "modelsim"],
+     "exit": 2, "message": r"argument --backend: invalid choice: 'modelsim'"},
+    {"id": "sim-vcd-is-a-directory", "argv": ["sim", "k.py:k", "--args", "ok.json", "--vcd", "sub"],
+     "files": {**SMALL_FILES, "sub/x": ""}, "exit": 2, "message": r"^axhls: sub: is a directory; expected a file name$"},
+    {"id": "sim-vcd-folder-missing", "argv": ["sim", "k.py:k", "--args", "ok.json", "--vcd", "nodir/w.vcd"],
+     "files": SMALL_FILES, "exit": 2, "message": r"^axhls: nodir/w\.vcd: directory nodir does not exist$"},
+    {"id": "sim-vcd-under-a-file", "argv": ["sim", "k.py:k", "--args", "ok.json", "--vcd", "taken/w.vcd"],
+     "files": {**SMALL_FILES, "taken": "x"}, "exit": 2, "message": r"^axhls: taken/w\.vcd: taken is not a directory$"},
+    {"id": "sim-vcd-unwritable", "argv": ["sim", "k.py:k", "--args", "ok.json", "--vcd", "/proc/w.vcd", "--json"],
+     "files": SMALL_FILES, "exit": 2, "message": r"/proc/w\.vcd: cannot write there: "},
+    {"id": "sim-vcd-empty", "argv": ["sim", "k.py:k", "--args", "ok.json", "--vcd", ""], "files": SMALL_FILES,
+     "exit": 2, "message": r"^axhls: '': an empty path"},
+
+    # --- the environment -------------------------------------------------------------------------
+    {"id": "env-icarus-not-on-path", "argv": ["sim", "k.py:k", "--args", "ok.json", "--backend", "icarus"],
+     "files": SMALL_FILES, "env": {"PATH": "{tmp}/empty-bin"}, "subprocess": True, "exit": 2,
+     "message": r"^axhls: icarus: iverilog not found: install Icarus Verilog"},
+    {"id": "env-sim-cache-is-a-file", "argv": ["sim", "k.py:k", "--args", "ok.json", "--backend", "icarus"],
+     "files": {**SMALL_FILES, "taken": "x"}, "env": {"AXHLS_SIM_CACHE": "{tmp}/taken"}, "subprocess": True,
+     "exit": 2, "message": r"^axhls: .*taken: exists and is not a directory \(the simulation build cache, "
+                           r"\$AXHLS_SIM_CACHE or ~/\.cache/axhls/cocotb\)$"},
+    {"id": "env-sim-cache-under-a-file", "argv": ["sim", "k.py:k", "--args", "ok.json", "--backend", "icarus",
+                                                  "--json"],
+     "files": {**SMALL_FILES, "taken": "x"}, "env": {"AXHLS_SIM_CACHE": "{tmp}/taken/cache"}, "subprocess": True,
+     "exit": 2, "message": r"taken/cache: .*taken is not a directory \(the simulation build cache"},
+    {"id": "env-home-is-a-file", "argv": ["units", "area", "loa", "--width", "8", "--target", "ecp5"],
+     "files": {"taken": "x"}, "env": {"HOME": "{tmp}/taken", "XDG_CACHE_HOME": None, "AXHLS_CACHE_DIR": None}, "exit": 2,
+     "message": r"taken/\.cache/axhls/synth: .*taken is not a directory"},
+    {"id": "env-xdg-cache-is-a-file", "argv": ["units", "area", "loa", "--width", "8", "--target", "ecp5", "--json"],
+     "files": {"taken": "x"}, "env": {"XDG_CACHE_HOME": "{tmp}/taken", "AXHLS_CACHE_DIR": None}, "exit": 2,
+     "message": r"taken/axhls/synth: .*taken is not a directory"},
+    {"id": "env-export-output-is-a-file", "argv": ["units", "export", "-o", "taken", "--no-synth"],
+     "files": {"taken": "x"}, "exit": 2, "message": r"^axhls: taken: exists and is not a directory$"},
+    {"id": "env-sweep-db-under-a-file", "argv": ["units", "sweep", "--units", "loa", "--targets", "none",
+                                                 "--db", "taken/x.sqlite"],
+     "files": {"taken": "x"}, "exit": 2, "message": r"^axhls: taken/x\.sqlite: taken is not a directory$"},
+    {"id": "env-sweep-db-not-a-database", "argv": ["units", "sweep", "--units", "loa", "--targets", "none",
+                                                   "--db", "notes.txt"],
+     "files": {"notes.txt": "hello, this is not SQLite\n"}, "exit": 2,
+     "message": r"notes\.txt: not a sweep results database"},
+]
