@@ -32,6 +32,28 @@ from .ops import APPROX_ATTR, APPROX_CALL, TEXT_ATTR, operator_for_syntax, opera
 __all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
 
 
+def _value_range(node: ast.expr, shape) -> tuple[int, int]:
+    """The least and greatest value of a range() argument: its literal's, or its shape's."""
+    literal = _literal(node)
+    if isinstance(literal, int) and not isinstance(literal, bool):
+        return literal, literal
+    shape = Shape.cast(shape)
+    if shape.signed:
+        return -(1 << (shape.width - 1)), (1 << (shape.width - 1)) - 1
+    return 0, (1 << shape.width) - 1
+
+
+def _counter_shape(start: tuple[int, int], stop: tuple[int, int], step: int) -> Shape:
+    """The narrowest shape of a ``range(start, stop, step)`` counter: every value it takes, up to
+    the first one at or past ``stop`` (never more than ``step - 1`` beyond it), or ``start``
+    itself when the range is empty.  The loop variable keeps its own declared shape."""
+    if step > 0:
+        low, high = start[0], max(start[1], stop[1] + step - 1)
+    else:
+        low, high = min(start[0], stop[0] + step + 1), start[1]
+    return Shape.cast(range(low, max(high, low) + 1))
+
+
 class UnsupportedConstruct(Exception):
     """A construct the front end accepted but the compiler cannot lower.
 
@@ -658,9 +680,7 @@ class _Builder:
         stop = self.expr(stop_node, None)
         var_shape = self.variables.get(var, start.shape)
         self.variables.setdefault(var, var_shape)
-        width = max(Shape.cast(s).width + (0 if Shape.cast(s).signed else 1)
-                    for s in (start.shape, stop.shape, var_shape)) + 1 + max(1, abs(step).bit_length())
-        counter_shape = signed(width)
+        counter_shape = _counter_shape(_value_range(start_node, start.shape), _value_range(stop_node, stop.shape), step)
         ctr_var, stop_var = f"${var}.{stmt.lineno}.ctr", f"${var}.{stmt.lineno}.stop"
         self.variables[ctr_var] = counter_shape
         self.variables[stop_var] = stop.shape
