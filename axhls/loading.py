@@ -13,7 +13,7 @@ import os
 import sys
 import traceback
 
-from hls.errors import KernelRuntimeError, KernelSyntaxError
+from hls.errors import KernelLoopLimit, KernelRuntimeError, KernelSyntaxError
 from hls.kernel import Function, Kernel
 
 from .cli import CommandError
@@ -22,17 +22,21 @@ __all__ = ["user_errors", "load_kernel", "import_file", "load_args"]
 
 
 @contextlib.contextmanager
-def user_errors():
+def user_errors(loop_limit_option: str | None = None):
     """Turn kernel errors into one-line :class:`axhls.cli.CommandError` for the command line.
 
     :class:`~hls.errors.KernelSyntaxError` exits with status 2 (bad input);
     :class:`~hls.errors.KernelRuntimeError` with status 1 (the run failed, for
-    example an index out of range for the given arguments).
+    example an index out of range for the given arguments). A run stopped by its
+    loop bound (:class:`~hls.errors.KernelLoopLimit`) names ``loop_limit_option``,
+    the command's option that set the bound.
     """
     try:
         yield
     except KernelSyntaxError as error:
         raise CommandError(str(error), 2) from None
+    except KernelLoopLimit as error:
+        raise CommandError(f"{error} (the limit set by {loop_limit_option} {error.limit})", 1) from None
     except KernelRuntimeError as error:
         raise CommandError(str(error), 1) from None
 
