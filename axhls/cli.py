@@ -22,6 +22,8 @@ from importlib.metadata import PackageNotFoundError, version
 
 import artefacts
 
+from .environment import missing_dependency_line
+
 __all__ = ["CommandError", "main", "build_parser", "missing_sub_command", "print_json", "json_safe",
            "SUB_COMMAND_MODULES"]
 
@@ -100,6 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # Building the parser imports the libraries: Ctrl-C may come that early too.
         parser = build_parser()
+    except ModuleNotFoundError as error:
+        line = missing_dependency_line(error, "axhls")
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         _silence_abandoned_elaboratables()
         print("axhls: interrupted", file=sys.stderr)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import io
 import json
 import os
 import sys
@@ -73,10 +74,16 @@ def import_file(path: str):
     """Import the Python file ``path`` as a module, with its directory on ``sys.path``
     while it runs (so it can import its neighbours, as ``python FILE.py`` would).
 
+    While it runs, ``sys.argv`` is ``[path]``, not the command line of ``axhls``, and what
+    it prints is held back: shown afterwards when the import succeeds, dropped when it
+    fails, so that a file whose unguarded script code parses arguments or calls
+    ``sys.exit`` ends in one line naming the file, not in its own usage text.
+
     Raises
     ------
     axhls.cli.CommandError
-        One line, status 2: missing file, syntax error, or an exception while importing.
+        One line, status 2: missing file, syntax error, an exception while importing,
+        or a ``sys.exit`` (an ``argparse`` error, say) while importing.
     """
     if not os.path.isfile(path):
         raise CommandError(f"{path}: no such file")
@@ -90,24 +97,47 @@ def import_file(path: str):
     if added:
         sys.path.insert(0, directory)
     sys.modules[module_name] = module
+    printed, argv = (io.StringIO(), io.StringIO()), sys.argv
+    sys.argv = [path]
     try:
-        module_spec.loader.exec_module(module)
+        with contextlib.redirect_stdout(printed[0]), contextlib.redirect_stderr(printed[1]):
+            module_spec.loader.exec_module(module)
+    except SystemExit as error:
+        sys.modules.pop(module_name, None)
+        said = " ".join(printed[1].getvalue().split())
+        said = f" after printing {said[:120]!r}" if said else ""
+        raise CommandError(f"{_where(error, path)}: importing it called sys.exit({error.code!r}){said}; guard the file's "
+                           f"script code with `if __name__ == \"__main__\":`") from None
     except SyntaxError as error:
         sys.modules.pop(module_name, None)
         raise CommandError(f"{error.filename or path}:{error.lineno}:{error.offset or 0}: "
                            f"{error.msg}") from None
     except Exception as error:
         sys.modules.pop(module_name, None)
-        # Name the user's line (for example a bad hls.Array annotation, evaluated at import).
-        line = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
-                if os.path.abspath(frame.filename) == os.path.abspath(path)]
-        where = f"{path}:{line[-1]}" if line else path
         message = " ".join(str(error).splitlines())
-        raise CommandError(f"{where}: importing it failed: {type(error).__name__}: {message}") from None
+        raise CommandError(f"{_where(error, path)}: importing it failed: {type(error).__name__}: {message}") from None
+    except BaseException:       # Ctrl-C: what the file printed is part of what happened
+        _replay(printed)
+        raise
     finally:
+        sys.argv = argv
         if added:
             sys.path.remove(directory)
+    _replay(printed)
     return module
+
+
+def _where(error: BaseException, path: str) -> str:
+    """``path:line`` of the user's last line in ``error``'s traceback (for example a bad
+    ``hls.Array`` annotation, evaluated at import), or ``path``."""
+    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
+             if os.path.abspath(frame.filename) == os.path.abspath(path)]
+    return f"{path}:{lines[-1]}" if lines else path
+
+
+def _replay(printed: tuple) -> None:
+    sys.stdout.write(printed[0].getvalue())
+    sys.stderr.write(printed[1].getvalue())
 
 
 def load_args(path: str, kernel: Function) -> dict:
