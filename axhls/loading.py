@@ -110,7 +110,9 @@ def import_file(path: str):
                            f"script code with `if __name__ == \"__main__\":`") from None
     except SyntaxError as error:
         sys.modules.pop(module_name, None)
-        raise CommandError(f"{error.filename or path}:{error.lineno}:{error.offset or 0}: "
+        # The file as the user named it; a neighbour it imports by its own name.
+        named = error.filename is None or os.path.abspath(error.filename) == os.path.abspath(path)
+        raise CommandError(f"{path if named else error.filename}:{error.lineno}:{error.offset or 0}: "
                            f"{error.msg}") from None
     except Exception as error:
         sys.modules.pop(module_name, None)
