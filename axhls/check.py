@@ -10,9 +10,9 @@ The run stops when one loop has run ``--max-iterations`` iterations (default
 one million), so that a ``while`` that never ends cannot hang it.
 
 Exit status: 0 when every value fits, 1 when something overflowed or the run
-faulted (an array index out of range, a loop past ``--max-iterations``), 2 for a user mistake (missing file, no
-such kernel, bad JSON, arguments not matching the parameters, a kernel outside
-the language).
+faulted (an array index out of range, a loop past ``--max-iterations``), 2 for
+a user mistake (missing file, no such kernel, bad JSON, arguments not matching
+the parameters, a kernel outside the language).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from .loading import load_args, load_kernel, user_errors
 
 __all__ = ["register", "run_check", "MAX_ITERATIONS"]
 
-#: Default bound of ``--max-iterations``: the default ``--max-cycles`` of ``axhls sim``, whose
-#: hardware could not run more iterations of one loop than that either; a few seconds of Python.
+#: Default bound of ``--max-iterations``, the default ``--max-cycles`` of ``axhls sim`` (whose
+#: hardware could not run more iterations of one loop in that many cycles): about a second of Python.
 MAX_ITERATIONS = 1_000_000
 
 
@@ -35,8 +35,8 @@ def register(subparsers) -> None:
         "check", help="run a kernel in Python and report values that overflow their widths",
         description="Run the kernel's golden model on ARGS.json and report every assignment whose "
                     "value does not fit its declared width (file:line, variable, value, width). "
-                    "Exit status 0: nothing overflowed; 1: something overflowed or an index was "
-                    "out of range; 2: bad input.")
+                    "Exit status 0: nothing overflowed; 1: something overflowed, an index was "
+                    "out of range or a loop reached --max-iterations; 2: bad input.")
     parser.add_argument("kernel", metavar="FILE.py:KERNEL", help="the kernel to run")
     parser.add_argument("--args", required=True, metavar="ARGS.json",
                         help="JSON object mapping each parameter to an integer or a list of integers")
