@@ -24,6 +24,7 @@ from importlib.metadata import PackageNotFoundError, version
 import artefacts
 
 from .command import CommandError, missing_sub_command, print_json
+from .environment import missing_dependency_line
 
 __all__ = ["main", "build_parser"]
 
@@ -80,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # Building the parser imports the libraries: Ctrl-C may come that early too.
         parser = build_parser()
+    except ModuleNotFoundError as error:
+        line = missing_dependency_line(error, "axhls")
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         _silence_abandoned_elaboratables()
         print("axhls: interrupted", file=sys.stderr)

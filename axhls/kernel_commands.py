@@ -39,7 +39,7 @@ from hls.approx import KINDS, choice
 from .command import CommandError
 from .loading import load_args, load_kernel, user_errors
 
-__all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx"]
+__all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx", "positive_int"]
 
 APPROX_HELP = ("approximate unit for every KIND operation (mul, add, div) whose operands are not constants: "
                "KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6; KIND=none keeps it exact; "
@@ -135,13 +135,16 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", default="amaranth", choices=("amaranth", "icarus", "verilator"),
                         help="simulator (default: amaranth)")
     parser.add_argument("--vcd", metavar="FILE", help="write a waveform to FILE")
-    parser.add_argument("--max-cycles", type=_positive_int, default=1_000_000, metavar="N",
-                        help="give up after N cycles (default 1000000)")
+    parser.add_argument("--max-cycles", type=positive_int, default=1_000_000, metavar="N",
+                        help="give up after N cycles (default 1000000); the Python run before the "
+                             "hardware's stops when one loop has run N iterations, which the hardware "
+                             "could not finish in N cycles either")
     _add_approx(parser)
     parser.set_defaults(handler=run_sim)
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: a positive integer, or a one-line usage error."""
     try:
         value = int(text)
     except ValueError:
@@ -196,7 +199,7 @@ def run_sim(args) -> int:
     kernel = _with_approx(load_kernel(args.kernel), args.approx)
     bound = load_args(args.args, kernel)
     try:
-        with user_errors():
+        with user_errors(loop_limit_option="--max-cycles"):
             result = run(kernel, bound, backend=args.backend, vcd=args.vcd, max_cycles=args.max_cycles)
     except SimulationTimeout as error:
         raise CommandError(" ".join(str(error).splitlines()), 1) from None

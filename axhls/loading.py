@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import io
 import json
 import os
 import sys
 import traceback
 
-from hls.errors import KernelRuntimeError, KernelSyntaxError
+from hls.errors import KernelLoopLimit, KernelRuntimeError, KernelSyntaxError
 from hls.kernel import Function, Kernel
 
 from .command import CommandError
@@ -22,17 +23,21 @@ __all__ = ["user_errors", "load_kernel", "import_file", "load_args"]
 
 
 @contextlib.contextmanager
-def user_errors():
+def user_errors(loop_limit_option: str | None = None):
     """Turn kernel errors into one-line :class:`axhls.command.CommandError` for the command line.
 
     :class:`~hls.errors.KernelSyntaxError` exits with status 2 (bad input);
     :class:`~hls.errors.KernelRuntimeError` with status 1 (the run failed, for
-    example an index out of range for the given arguments).
+    example an index out of range for the given arguments). A run stopped by its
+    loop bound (:class:`~hls.errors.KernelLoopLimit`) names ``loop_limit_option``,
+    the command's option that set the bound.
     """
     try:
         yield
     except KernelSyntaxError as error:
         raise CommandError(str(error), 2) from None
+    except KernelLoopLimit as error:
+        raise CommandError(f"{error} (the limit set by {loop_limit_option} {error.limit})", 1) from None
     except KernelRuntimeError as error:
         raise CommandError(str(error), 1) from None
 
@@ -69,10 +74,16 @@ def import_file(path: str):
     """Import the Python file ``path`` as a module, with its directory on ``sys.path``
     while it runs (so it can import its neighbours, as ``python FILE.py`` would).
 
+    While it runs, ``sys.argv`` is ``[path]``, not the command line of ``axhls``, and what
+    it prints is held back: shown afterwards when the import succeeds, dropped when it
+    fails, so that a file whose unguarded script code parses arguments or calls
+    ``sys.exit`` ends in one line naming the file, not in its own usage text.
+
     Raises
     ------
     axhls.command.CommandError
-        One line, status 2: missing file, syntax error, or an exception while importing.
+        One line, status 2: missing file, syntax error, an exception while importing,
+        or a ``sys.exit`` (an ``argparse`` error, say) while importing.
     """
     if not os.path.isfile(path):
         raise CommandError(f"{path}: no such file")
@@ -86,24 +97,49 @@ def import_file(path: str):
     if added:
         sys.path.insert(0, directory)
     sys.modules[module_name] = module
+    printed, argv = (io.StringIO(), io.StringIO()), sys.argv
+    sys.argv = [path]
     try:
-        module_spec.loader.exec_module(module)
+        with contextlib.redirect_stdout(printed[0]), contextlib.redirect_stderr(printed[1]):
+            module_spec.loader.exec_module(module)
+    except SystemExit as error:
+        sys.modules.pop(module_name, None)
+        said = " ".join(printed[1].getvalue().split())
+        said = f" after printing {said[:120]!r}" if said else ""
+        raise CommandError(f"{_where(error, path)}: importing it called sys.exit({error.code!r}){said}; guard the file's "
+                           f"script code with `if __name__ == \"__main__\":`") from None
     except SyntaxError as error:
         sys.modules.pop(module_name, None)
-        raise CommandError(f"{error.filename or path}:{error.lineno}:{error.offset or 0}: "
+        # The file as the user named it; a neighbour it imports by its own name.
+        named = error.filename is None or os.path.abspath(error.filename) == os.path.abspath(path)
+        raise CommandError(f"{path if named else error.filename}:{error.lineno}:{error.offset or 0}: "
                            f"{error.msg}") from None
     except Exception as error:
         sys.modules.pop(module_name, None)
-        # Name the user's line (for example a bad hls.Array annotation, evaluated at import).
-        line = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
-                if os.path.abspath(frame.filename) == os.path.abspath(path)]
-        where = f"{path}:{line[-1]}" if line else path
         message = " ".join(str(error).splitlines())
-        raise CommandError(f"{where}: importing it failed: {type(error).__name__}: {message}") from None
+        raise CommandError(f"{_where(error, path)}: importing it failed: {type(error).__name__}: {message}") from None
+    except BaseException:       # Ctrl-C: what the file printed is part of what happened
+        _replay(printed)
+        raise
     finally:
+        sys.argv = argv
         if added:
             sys.path.remove(directory)
+    _replay(printed)
     return module
+
+
+def _where(error: BaseException, path: str) -> str:
+    """``path:line`` of the user's last line in ``error``'s traceback (for example a bad
+    ``hls.Array`` annotation, evaluated at import), or ``path``."""
+    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
+             if os.path.abspath(frame.filename) == os.path.abspath(path)]
+    return f"{path}:{lines[-1]}" if lines else path
+
+
+def _replay(printed: tuple) -> None:
+    sys.stdout.write(printed[0].getvalue())
+    sys.stderr.write(printed[1].getvalue())
 
 
 def load_args(path: str, kernel: Function) -> dict:

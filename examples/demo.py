@@ -19,15 +19,25 @@ import pathlib
 import random
 import sys
 
-import numpy as np
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "examples"))
+sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
 
-import approx_units  # noqa: E402
-import sim  # noqa: E402
-from approx_units.evaluate import LibraryUnit, evaluate  # noqa: E402
-from gsumif import gsumif  # noqa: E402
+from axhls.environment import missing_dependency_line  # noqa: E402  (standard library only)
+
+try:
+    import numpy as np
+
+    import approx_units
+    import sim
+    from approx_units.evaluate import LibraryUnit, evaluate
+    from gsumif import gsumif
+except ModuleNotFoundError as error:
+    # Run with a Python outside the virtual environment: one line, not a traceback.
+    hint = missing_dependency_line(error, "examples/demo.py")
+    if hint is None:
+        raise
+    print(hint, file=sys.stderr)
+    sys.exit(2)
 
 
 def heading(text: str) -> None:
@@ -39,8 +49,7 @@ def heading(text: str) -> None:
 def kernel_demo(out_dir: pathlib.Path) -> bool:
     heading("1. gsumif: a Python loop with an if/else, pipelined")
     print(gsumif.report().to_text())
-    verilog = out_dir / "gsumif.v"
-    gsumif.to_verilog(verilog)
+    verilog = gsumif.to_verilog(out_dir / "gsumif.v")
     print(f"Verilog written to {verilog.relative_to(ROOT)}")
 
     heading("2. The hardware in Amaranth's simulator against the Python run")

@@ -37,8 +37,7 @@ def main():
     ramp = list(range(-32, 32))
     print("gsumif(ramp) =", gsumif(a=ramp, n=64))
     if arguments.verilog:
-        gsumif.to_verilog(arguments.verilog)
-        print("wrote", arguments.verilog)
+        print("wrote", gsumif.to_verilog(arguments.verilog))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["UnitChoice", "KINDS", "choice", "approx_mapping", "mul", "add", "div", "FIXED_PARAMETERS"]
+__all__ = ["UnitChoice", "KINDS", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "div",
+           "FIXED_PARAMETERS"]
 
 #: The operators a unit may replace: kind -> the kernel operator it stands for.
 KINDS = {"mul": "*", "add": "+", "div": "//"}
@@ -93,15 +94,20 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
     where : str
         What names the option in messages (``approx={"mul": ...}``).
 
+    A parameter's *range* is not checked here: it depends on the operand widths
+    (DRUM's ``k`` is at most the width), which only the operation knows. The front
+    end checks each use at its widths, and rejects a value that no width allows
+    (see :func:`allowed_at_no_width`).
+
     Raises
     ------
     ValueError
         One line naming the bad value and the allowed ones: an unknown kind or unit,
-        a unit of another kind, an unknown or fixed parameter, a value no operand
-        width allows.
+        a unit of another kind, an unknown or fixed parameter, a value that is not
+        an integer.
     """
     # approx_units loads numpy: only kernels that name a unit need it.
-    from approx_units.registry import MAX_WIDTH, MIN_WIDTH, UnknownUnitError, get, spec
+    from approx_units.registry import UnknownUnitError, spec
     prefix = f"{where}: " if where else ""
     if kind not in KINDS:
         raise ValueError(f"{prefix}unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}")
@@ -128,20 +134,26 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
                              f"its parameters are: {', '.join(known) or '(none)'}")
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{prefix}{unit!r}: {name} must be an integer, not {value!r}")
-    # The values must be allowed at some operand width (the widest allows the most; cross-parameter
-    # rules such as GeAr's hold at some widths only). Each use is checked again at its own
-    # operand widths (hls.unit_operators.approx_unit).
-    fixed = {"frac_bits": 0} if kind == "div" else {}
+    return UnitChoice(kind, unit, tuple(sorted(params.items())))
+
+
+def allowed_at_no_width(selected: UnitChoice) -> str | None:
+    """Why no operand width allows ``selected``'s parameters (the message at the widest
+    width, which allows the most), or ``None`` when some width does.
+
+    Cross-parameter rules such as GeAr's hold at some widths only, so every width is tried.
+    """
+    # approx_units loads numpy: only kernels that name a unit need it.
+    from approx_units.registry import MAX_WIDTH, MIN_WIDTH, get
+    fixed = {"frac_bits": 0} if selected.kind == "div" else {}
     first_error = None
     for width in range(MAX_WIDTH, MIN_WIDTH - 1, -1):
         try:
-            get(unit, width=width, **fixed, **params)
-            break
+            get(selected.unit, width=width, **fixed, **dict(selected.params))
+            return None
         except ValueError as error:
             first_error = first_error or error
-    else:
-        raise ValueError(f"{prefix}{unit!r}: {first_error}") from None
-    return UnitChoice(kind, unit, tuple(sorted(params.items())))
+    return f"{first_error} (at {MAX_WIDTH}-bit operands, the widest)"
 
 
 def approx_mapping(mapping) -> dict[str, UnitChoice]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["KernelSyntaxError", "KernelRuntimeError", "KernelWarning", "display_path"]
+__all__ = ["KernelSyntaxError", "KernelRuntimeError", "KernelLoopLimit", "KernelWarning", "display_path"]
 
 
 def display_path(path: str) -> str:
@@ -66,8 +66,9 @@ class KernelSyntaxError(Exception):
 class KernelRuntimeError(Exception):
     """The golden (Python) run of a kernel did something the hardware cannot.
 
-    The only case today is an array index outside ``[0, depth)``, which the
-    hardware would silently wrap to the address width.
+    An array index outside ``[0, depth)``, which the hardware would silently
+    wrap to the address width; or a bounded run stopped by a loop that ran too
+    long (:class:`KernelLoopLimit`).
 
     Parameters
     ----------
@@ -85,6 +86,29 @@ class KernelRuntimeError(Exception):
 
     def __reduce__(self):  # picklable, for process pools
         return type(self), (self.filename, self.lineno, self.message)
+
+
+class KernelLoopLimit(KernelRuntimeError):
+    """The golden run of a kernel was stopped: one loop ran more iterations than its bound.
+
+    A ``while`` whose condition never becomes false would otherwise run forever
+    in Python; a caller that bounds the run (``max_loop_iterations=`` of
+    :meth:`hls.frontend.golden.GoldenModel.run`) gets this instead.
+
+    Parameters
+    ----------
+    filename, lineno :
+        Where the loop is in the user's source.
+    limit : int
+        The bound it reached, in iterations of that loop.
+    """
+
+    def __init__(self, filename: str, lineno: int, limit: int):
+        self.limit = limit
+        super().__init__(filename, lineno, f"the Python run stopped after {limit} iterations of this loop")
+
+    def __reduce__(self):  # picklable, for process pools
+        return type(self), (self.filename, self.lineno, self.limit)
 
 
 class KernelWarning(UserWarning):

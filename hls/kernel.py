@@ -9,6 +9,7 @@ compile it.
 from __future__ import annotations
 
 import os
+import pathlib
 
 import artefacts
 
@@ -160,14 +161,21 @@ class Kernel(Function):
         """A fresh Amaranth ``wiring.Component`` implementing the kernel."""
         return self._compiled().component()
 
-    def to_verilog(self, path: str | os.PathLike | None = None, *, name: str | None = None) -> str:
-        """The kernel's Verilog; also written to ``path`` (atomically) when given."""
-        if path is not None:
-            artefacts.check_file_destination(path)     # before the work, not after it
-        text = self._compiled().verilog(name=name)
-        if path is not None:
-            artefacts.write_text(path, text, check=False)
-        return text
+    def to_verilog(self, path: str | os.PathLike | None = None, *,
+                   name: str | None = None) -> str | pathlib.Path:
+        """The kernel's Verilog text; or, when ``path`` is given, write it there (atomically)
+        and return the :class:`pathlib.Path` written, not the text (which floods a REPL).
+
+        Raises
+        ------
+        artefacts.DestinationError
+            ``path`` cannot be written; checked before anything is compiled.
+        """
+        if path is None:
+            return self._compiled().verilog(name=name)
+        artefacts.check_file_destination(path)     # before the work, not after it
+        artefacts.write_text(path, self._compiled().verilog(name=name), check=False)
+        return pathlib.Path(path)
 
     def report(self):
         """The schedule report (``.to_json()`` / ``.to_text()``)."""

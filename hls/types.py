@@ -10,9 +10,10 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 
-from amaranth.hdl import Shape
+from amaranth.hdl import Shape, signed, unsigned
 
-__all__ = ["Array", "ArrayType", "Partition", "partition", "shape_range", "fits", "wrap", "format_shape"]
+__all__ = ["Array", "ArrayType", "Partition", "partition", "shape_range", "fits", "wrap", "format_shape",
+           "bare_shape_function"]
 
 #: The ways an array can be split into banks.
 PARTITION_KINDS = ("cyclic", "block", "complete")
@@ -194,8 +195,10 @@ class Array:
         else:
             shape, depth = item, None
         if not isinstance(shape, Shape):
+            bare = bare_shape_function(shape)
+            given = f"{bare} without a width (write {bare}(N))" if bare else repr(shape)
             raise TypeError(f"hls.Array element shape must be an Amaranth shape such as "
-                            f"signed(16), not {shape!r}")
+                            f"signed(16), not {given}")
         if depth is not None:
             if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
                 raise TypeError(f"hls.Array depth must be a positive integer, not {depth!r}")
@@ -203,6 +206,14 @@ class Array:
             if layout is not None and layout.check(depth) is not None:
                 raise ValueError(layout.check(depth))
         return ArrayType(shape, depth, layout)
+
+
+def bare_shape_function(value) -> str | None:
+    """``"unsigned"`` or ``"signed"`` when ``value`` is Amaranth's function itself, written where
+    a shape was meant (``n: unsigned`` for ``n: unsigned(8)``); otherwise ``None``."""
+    if value is unsigned or value is signed:
+        return value.__name__
+    return None
 
 
 def format_shape(shape: Shape) -> str:

@@ -298,6 +298,16 @@ class _Generator:
             return self.rng.choice([shape.low, shape.high, 0, 1 if shape.high >= 1 else 0])
         return self.rng.randint(shape.low, shape.high)
 
+    def fitting(self, value: str, shape: _Shape) -> str:
+        """``value``, or the value it wraps to when it is a bare constant that ``shape`` cannot
+        hold: the front end rejects such a constant (only computed values wrap), and the
+        program means the same either way."""
+        constant = _signed_literal(value)
+        if constant is None:
+            return value
+        span = shape.high - shape.low + 1
+        return str((constant - shape.low) % span + shape.low)
+
     # -- program
     def program(self) -> tuple[str, dict]:
         rng = self.rng
@@ -439,7 +449,7 @@ class _Generator:
         if self.has("augassign") and self.rng.random() < 0.2:
             operator = self.rng.choice(["+", "-", "^", "|", "&"])
             return _parse_statement(f"{target} {operator}= {self.expr(scope, 1)}")
-        return _parse_statement(f"{target} = {self.expr(scope, 0)}")
+        return _parse_statement(f"{target} = {self.fitting(self.expr(scope, 0), self.locals[target])}")
 
     def statement_store(self, scope: _Scope, depth: int) -> ast.stmt:
         array = self.rng.choice(self.arrays)
@@ -447,7 +457,7 @@ class _Generator:
         if self.has("augassign") and self.rng.random() < 0.2 and (index.isidentifier() or index.isdigit()):
             # `a[i] += e` reads and writes one element; the language allows it for a name or constant index.
             return _parse_statement(f"{array.name}[{index}] += {self.expr(scope, 1)}")
-        return _parse_statement(f"{array.name}[{index}] = {self.expr(scope, 0)}")
+        return _parse_statement(f"{array.name}[{index}] = {self.fitting(self.expr(scope, 0), array.shape)}")
 
     def statement_if(self, scope: _Scope, depth: int) -> ast.stmt:
         lines = [f"if {self.condition(scope)}:", self.block_text(scope, depth)]
@@ -551,7 +561,7 @@ class _Generator:
                      f"    {name}[{start} + {t}] = {name}[{start} + {t} + 1]"]
         else:
             lines = [f"{name}[{start + k}] = {name}[{start + k + 1}]" for k in range(length - 1)]
-        lines.append(f"{name}[{start + length - 1}] = {self.expr(scope, 1)}")
+        lines.append(f"{name}[{start + length - 1}] = {self.fitting(self.expr(scope, 1), array.shape)}")
         return _parse_statement("\n".join(lines))
 
     def statement_line_buffer(self, scope: _Scope, depth: int) -> ast.stmt:
@@ -560,7 +570,7 @@ class _Generator:
         index = self.index(array, scope, loop_only=True)
         target = self.rng.choice(sorted(self.locals))
         return _parse_statement(f"{target} = {array.name}[{index}]\n"
-                                f"{array.name}[{index}] = {self.expr(scope, 1)}")
+                                f"{array.name}[{index}] = {self.fitting(self.expr(scope, 1), array.shape)}")
 
     # -- loop nests (issue 11): the shapes flattening must handle
     def nest_fits(self, scope: _Scope) -> bool:
@@ -610,7 +620,8 @@ class _Generator:
         before = [ast.unparse(s) for s in self.nest_edge(outer, depth + 1)]
         accumulator = rng.choice(sorted(self.locals)) if rng.random() < 0.6 else None
         if accumulator is not None:
-            before.append(f"{accumulator} = {self.leaf(outer) if rng.random() < 0.5 else 0}")
+            value = self.leaf(outer) if rng.random() < 0.5 else "0"
+            before.append(f"{accumulator} = {self.fitting(value, self.locals[accumulator])}")
         if kind == "while":
             inner_text = ast.unparse(self.statement_while(outer, depth + 1))
         else:
@@ -796,6 +807,18 @@ class _Generator:
         right = f"{self.expr(scope, depth + 1)} != {self.expr(scope, depth + 1)}"
         joined = f"{left} {rng.choice(['and', 'or'])} {right}"
         return f"not ({joined})" if rng.random() < 0.3 else joined
+
+
+def _signed_literal(text: str) -> int | None:
+    """The value of ``text`` when it is an integer literal under unary signs (``-3``, ``(-(7))``),
+    the constants the front end checks against a declared shape; otherwise ``None``."""
+    node, sign = ast.parse(text, mode="eval").body, 1
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -sign if isinstance(node.op, ast.USub) else sign
+        node = node.operand
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
 
 
 def _parse_statement(text: str) -> ast.stmt:

@@ -75,10 +75,15 @@ def _as_return(value):
     return int(value)
 
 
-def expected_outputs(kernel, args: dict[str, Any]) -> dict:
-    """The golden model's outputs for ``args`` (which are not modified)."""
+def expected_outputs(kernel, args: dict[str, Any], max_loop_iterations: int | None = None) -> dict:
+    """The golden model's outputs for ``args`` (which are not modified).
+
+    ``max_loop_iterations`` bounds the Python run (see
+    :meth:`hls.frontend.golden.GoldenModel.run`): past it, one loop raises
+    :class:`hls.errors.KernelLoopLimit`.
+    """
     arguments = copy.deepcopy(dict(args))
-    result = kernel(**arguments)
+    result = kernel.golden_model().call((), arguments, max_loop_iterations=max_loop_iterations)
     arrays = {}
     for param in kernel.params:
         if param.kind == "array":
@@ -118,7 +123,11 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
         starts, and written atomically: an interrupted or failed run leaves
         no file (and an existing one untouched).
     max_cycles : int
-        Cycle budget before :class:`SimulationTimeout`.
+        Cycle budget before :class:`SimulationTimeout`. It bounds the Python run
+        first, in iterations of any one loop: the hardware starts at most one
+        iteration of a loop per cycle, so a kernel whose Python run needs more
+        could not finish in time either (a ``while`` that never ends raises
+        :class:`hls.errors.KernelLoopLimit` instead of hanging).
     pipelining : bool
         ``False`` simulates the kernel with every loop sequential (a baseline).
     overlap : bool
@@ -140,12 +149,16 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
         If the kernel is outside the language.
     SimulationTimeout
         If ``done`` does not come within ``max_cycles``; the message is one line.
+    hls.errors.KernelLoopLimit
+        If a loop of the Python run ran more than ``max_cycles`` iterations.
+    hls.errors.KernelRuntimeError
+        An array index out of range in the Python run.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown simulation backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     if vcd is not None:
         artefacts.check_file_destination(vcd)
-    expected = expected_outputs(kernel, args)
+    expected = expected_outputs(kernel, args, max_loop_iterations=max_cycles)
     compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap)
     if backend == "amaranth":
         outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)

@@ -24,7 +24,10 @@ def test_no_sub_command_is_a_usage_error(argv, usage, capsys):
 
 
 @pytest.mark.parametrize("argv, status, message", [
-    (["sim", GSUMIF, "--args", ARGS, "--max-cycles", "3", "--json"], 1, "gsumif: no done after 3 cycles"),
+    # 4 loop iterations fit the Python run's bound of 5; the hardware needs 12 cycles.
+    (["sim", GSUMIF, "--args", ARGS, "--max-cycles", "5", "--json"], 1, "gsumif: no done after 5 cycles"),
+    (["sim", GSUMIF, "--args", ARGS, "--max-cycles", "3", "--json"], 1,
+     "examples/gsumif.py:20: the Python run stopped after 3 iterations of this loop (the limit set by --max-cycles 3)"),
     (["sim", GSUMIF, "--args", "/nonexistent.json", "--json"], 2, "/nonexistent.json: no such file"),
     (["report", "nowhere.py:k", "--json"], 2, "nowhere.py: no such file"),
     (["check", GSUMIF, "--args", "/nonexistent.json", "--json"], 2, "/nonexistent.json: no such file"),

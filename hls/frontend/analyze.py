@@ -27,7 +27,7 @@ from amaranth.hdl import Shape
 
 from .. import approx
 from ..errors import KernelSyntaxError, KernelWarning
-from ..types import ArrayType, Partition, format_shape, shape_range
+from ..types import ArrayType, Partition, bare_shape_function, fits, format_shape, shape_range, wrap
 from . import pragmas
 from .source import SourceFunction
 from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
@@ -227,6 +227,12 @@ class _Analyzer:
             scope.defined.add(param.name)
         body = self.body_with_return(tree, signature, is_kernel=True)
         self.inline_stack.pop()
+        used = {site.kind for site in self.approximations if site.origin == "kernel"}
+        for kind, unit in self.kernel_approx.items():
+            problem = None if kind in used else approx.allowed_at_no_width(unit)
+            if problem is not None:
+                self.error(tree, f"approx={{{kind!r}: ...}}: {unit.unit!r}: {problem}",
+                           "choose a value some operand width allows")
         return TypedKernel(
             name=function.name,
             filename=function.filename,
@@ -276,10 +282,13 @@ class _Analyzer:
                 if annotation.depth is None:
                     self.error(arg, f"array parameter {arg.arg!r} has no depth",
                                f"write hls.Array[{format_shape(annotation.shape)}, DEPTH]", filename)
+                self.check_width(arg.annotation, annotation.shape, f"the elements of array parameter {arg.arg!r}",
+                                 filename)
                 params.append(Param(arg.arg, "array", annotation.shape, annotation.depth,
                                     arg.lineno, arg.col_offset, annotation.partition))
                 array_types[arg.arg] = annotation
             elif isinstance(annotation, Shape):
+                self.check_width(arg.annotation, annotation, f"parameter {arg.arg!r}", filename)
                 params.append(Param(arg.arg, "scalar", annotation, None, arg.lineno, arg.col_offset))
             else:
                 self.error(arg.annotation, f"parameter {arg.arg!r} is annotated {annotation!r}, "
@@ -298,6 +307,7 @@ class _Analyzer:
                 returns_tuple = True
                 return_shapes = list(value.__args__)
                 for item in return_shapes:
+                    self.reject_bare_shape_function(item, tree.returns, filename)
                     if not isinstance(item, Shape):
                         self.error(tree.returns, f"return annotation element {item!r} is not a shape",
                                    "write tuple[signed(16), unsigned(8)]", filename)
@@ -306,6 +316,8 @@ class _Analyzer:
             else:
                 self.error(tree.returns, f"return annotation {value!r} is not a shape",
                            "write -> signed(32) or -> tuple[signed(16), unsigned(8)]", filename)
+            for shape in return_shapes:
+                self.check_width(tree.returns, shape, f"the return value of {tree.name}", filename)
         return _Signature(params, array_types, return_shapes, returns_tuple, has_annotation)
 
     def annotation_value(self, value, node: ast.expr, namespace: dict, filename: str):
@@ -315,7 +327,22 @@ class _Analyzer:
             except Exception as error:
                 self.error(node, f"cannot evaluate annotation {ast.unparse(node)!r}: {error}",
                            None, filename)
+        self.reject_bare_shape_function(value, node, filename)
         return value
+
+    def reject_bare_shape_function(self, value, node: ast.expr, filename: str):
+        """``n: unsigned`` means ``unsigned(N)``: say so, rather than show a function's repr."""
+        bare = bare_shape_function(value)
+        if bare is not None:
+            self.error(node, f"{bare} without a width is not a shape", f"write {bare}(N), e.g. {bare}(8)",
+                       filename)
+
+    def check_width(self, node: ast.expr, shape: Shape, what: str, filename: str):
+        """A declared interface shape must hold more than the one value 0."""
+        if shape.width == 0:
+            self.error(node, f"{what} is {format_shape(shape)}, which has no bits and holds only 0",
+                       f"give it at least one bit, e.g. {'signed' if shape.signed else 'unsigned'}(8)",
+                       filename)
 
     # -- bodies ----------------------------------------------------------------------------
 
@@ -331,7 +358,7 @@ class _Analyzer:
         if final is not None:
             body = body[:-1]
         for statement in body:
-            for node in ast.walk(statement):
+            for node in _own_statements(statement):
                 if isinstance(node, ast.Return):
                     what = "kernel" if is_kernel else "helper"
                     self.error(node, f"return must be the last statement of the {what}",
@@ -350,6 +377,8 @@ class _Analyzer:
                 len(values) != len(signature.return_shapes):
             self.error(final, f"return gives {len(values)} value(s) but the annotation declares "
                        f"{len(signature.return_shapes)}", "return one value per declared shape")
+        for value, shape in zip(values, signature.return_shapes):
+            self.check_constant_fits(value, shape, f"the return value of {tree.name}")
         saved, self.pending = self.pending, []
         new_values = [self.expr(value) for value in values]
         out.extend(self.pending)
@@ -412,11 +441,13 @@ class _Analyzer:
             return self.tuple_assign(target, node.value, node)
         if isinstance(target, ast.Subscript):
             index, array, array_type = self.array_access(target)
+            self.check_constant_fits(node.value, array_type.shape, f"an element of {target.value.id}")
             value = self.expr(node.value)
             return [self.store(array, array_type, index, value, target, node)]
         if isinstance(target, ast.Name):
             if isinstance(node.value, ast.Call) and self.resolve(node.value.func) is pragmas.local:
                 return self.local_array(target, node.value, node)
+            self.check_constant_name(target.id, node.value)
             value = self.expr(node.value)
             return [self.assign_user_name(target, value, node)]
         self.bad_target(target)
@@ -494,6 +525,7 @@ class _Analyzer:
             # The same declaration in the next copy of an unrolled body: a plain assignment.
             if node.value is None:
                 return []
+            self.check_constant_fits(node.value, shape, repr(name))
             value = self.expr(node.value)
             scope.defined.add(name)
             return [self.assign_name(scope.names[name], value, node, user_target=node.target)]
@@ -510,6 +542,7 @@ class _Analyzer:
         scope.finished_loop_vars.discard(name)
         if node.value is None:
             return []
+        self.check_constant_fits(node.value, shape, repr(name))
         value = self.expr(node.value)
         scope.defined.add(name)
         return [self.assign_name(internal, value, node, user_target=node.target)]
@@ -547,6 +580,12 @@ class _Analyzer:
             if len(value.elts) != len(target.elts):
                 self.error(node, f"cannot unpack {len(value.elts)} values into {len(target.elts)} names")
             # Evaluate every right-hand value before assigning any (a, b = b, a).
+            for element, user_value in zip(target.elts, value.elts):
+                if isinstance(element, ast.Name):
+                    self.check_constant_name(element.id, user_value)
+                elif isinstance(element.value, ast.Name) and element.value.id in self.scope.arrays:
+                    self.check_constant_fits(user_value, self.scope.arrays[element.value.id][1].shape,
+                                             f"an element of {element.value.id}")
             results = []
             for element in value.elts:
                 new = self.expr(element)
@@ -636,8 +675,8 @@ class _Analyzer:
         target = _set_shape(_located(ast.Name(id=internal, ctx=ast.Store()), node.target), shape)
         callee = _located(ast.Name(id="range", ctx=ast.Load()), node.iter)
         iterator = _located(ast.Call(func=callee, args=[start, stop, step], keywords=[]), node.iter)
-        loop = _located(ast.For(target=target, iter=iterator, body=body, orelse=[],
-                                type_comment=None), node)
+        loop = self.in_file(_located(ast.For(target=target, iter=iterator, body=body, orelse=[],
+                                             type_comment=None), node))
         self.loops[loop] = pragma
         return loop
 
@@ -842,7 +881,7 @@ class _Analyzer:
         self.scope.loop_depth += 1
         body = self.statements(node.body)
         self.scope.loop_depth -= 1
-        loop = _located(ast.While(test=test, body=body, orelse=[]), node)
+        loop = self.in_file(_located(ast.While(test=test, body=body, orelse=[]), node))
         self.loops[loop] = LoopPragma("auto")
         return [loop]
 
@@ -861,6 +900,37 @@ class _Analyzer:
                    "assign the result to a variable and return it at the end")
 
     # -- assignment helpers ----------------------------------------------------------------
+
+    def check_constant_fits(self, value: ast.expr, shape: Shape, target: str):
+        """A constant the user wrote into a declared shape must fit it.
+
+        ``s: unsigned(4) = 100`` would otherwise wrap silently to 4. Values computed
+        at run time still wrap, as documented; only a literal, ``-literal`` or a
+        module-level constant is checked here (an unrolled loop's variable is not).
+        """
+        if isinstance(value, ast.Name) and value.id in self.scope.bound:
+            return
+        constant = self.constant_value(value)
+        if constant is None or fits(constant, shape):
+            return
+        low, high = shape_range(shape)
+        written = ast.unparse(value)
+        shown = str(constant) if written == str(constant) else f"{written} = {constant}"
+        self.error(value, f"constant {shown} does not fit {target} ({format_shape(shape)}, "
+                   f"range {low}..{high})",
+                   f"declare {format_shape(_shape_holding(constant, shape))}, or write "
+                   f"{wrap(constant, shape)} if the wrapped value is meant")
+
+    def check_constant_name(self, name: str, value: ast.expr):
+        """:meth:`check_constant_fits` for an assignment to the user's ``name`` when its shape is
+        declared (annotated, or a parameter); an unannotated local takes its first value's shape."""
+        scope = self.scope
+        if name in scope.finished_loop_vars or name in scope.active_loop_vars or name in scope.bound:
+            return      # a new variable, or an error of its own (assigning to a loop variable)
+        internal = scope.names.get(name)
+        if internal is None or internal in self.inferred or internal in scope.loop_var_shapes:
+            return
+        self.check_constant_fits(value, self.variables[internal], repr(name))
 
     def bad_target(self, target: ast.expr):
         if isinstance(target, ast.Attribute):
@@ -1136,6 +1206,10 @@ class _Analyzer:
         except UnitWidthError as error:
             if origin == "call":
                 self.error(node, f"`{text}`: {error}")
+            if approx.allowed_at_no_width(unit) is not None:
+                # Not a unit that merely does not fit these operands: a value no width allows.
+                self.error(node, f"`{text}`: approx={{{unit.kind!r}: ...}}: {error}",
+                           "choose a value allowed at these operand widths")
             self.approximations.append(ApproxSite(**site, exact_reason=str(error)))
             return None
         self.approximations.append(ApproxSite(**site))
@@ -1310,6 +1384,7 @@ class _Analyzer:
                                f"{expected!r} for {param.name!r}")
                 scope.arrays[param.name] = (array, array_type)
             else:
+                self.check_constant_fits(argument, param.shape, f"parameter {param.name!r} of {helper.name}")
                 value = self.expr(argument)
                 internal = self.fresh(f"{helper.name}_{param.name}", param.name, param.shape)
                 setup.append(self.assign_name(internal, value, argument))
@@ -1389,6 +1464,30 @@ def _binds_exit(statements: list[ast.stmt]):
             if found is not None:
                 return found
     return None
+
+
+def _shape_holding(value: int, like: Shape) -> Shape:
+    """The narrowest shape that holds ``value`` and every value of ``like``: of ``like``'s
+    signedness, or signed when ``value`` is negative."""
+    if like.signed or value < 0:
+        needed = (value if value >= 0 else ~value).bit_length() + 1
+        return Shape(max(needed, like.width + (not like.signed)), True)
+    return Shape(max(1, value.bit_length()), False)
+
+
+def _own_statements(statement: ast.stmt):
+    """``statement`` and the statements nested in it, but not those of a nested ``def``,
+    ``class`` or ``lambda``: a ``return`` there is that function's, and the nested
+    definition itself is the error to report."""
+    yield statement
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return
+    for child in ast.iter_child_nodes(statement):
+        if isinstance(child, ast.stmt):
+            yield from _own_statements(child)
+        elif isinstance(child, ast.excepthandler) or type(child).__name__ == "match_case":
+            for inner in child.body:
+                yield from _own_statements(inner)
 
 
 def _holds(outer: Shape, inner: Shape) -> bool:

@@ -12,7 +12,10 @@ name and line numbers, so that:
   and ``x % 0`` are 0, as in Amaranth);
 * ``and``/``or`` give 0 or 1 and still short-circuit; comparisons give 0 or 1;
 * every array access is bounds-checked (:class:`~hls.errors.KernelRuntimeError`);
-* every local starts at 0, as a hardware register does.
+* every local starts at 0, as a hardware register does;
+* every loop counts its iterations, so that a run can be bounded
+  (``max_loop_iterations=``): a ``while`` that never ends stops with
+  :class:`~hls.errors.KernelLoopLimit` instead of hanging the caller.
 
 The same compiled code runs in *checked* mode for ``axhls check``: each
 assignment site whose value does not fit its shape is recorded before the
@@ -23,12 +26,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import numbers
 from dataclasses import dataclass
 
 from amaranth.hdl import Shape
 
-from ..errors import KernelRuntimeError, display_path
+from ..errors import KernelLoopLimit, KernelRuntimeError, display_path
 from ..types import fits, format_shape, shape_range
 from ..ir.ops import APPROX_ATTR, APPROX_CALL, Operator, operator_for_syntax, operator_of
 from .typed import SHAPE_ATTR, TypedKernel
@@ -100,6 +104,12 @@ class Overflow:
 
 
 @dataclass
+class _LoopSite:
+    filename: str
+    lineno: int
+
+
+@dataclass
 class _AccessSite:
     filename: str
     lineno: int
@@ -126,6 +136,7 @@ class GoldenModel:
         self.typed = typed
         self.sites: list[Site] = []
         self._accesses: list[_AccessSite] = []
+        self._loops: list[_LoopSite] = []
         self._shapes: list[tuple[int, bool]] = []
         self._helpers: dict = {}        # generated name -> an operator's golden function
         self._helper_names: dict = {}   # (kind, operand shapes) -> generated name
@@ -199,21 +210,42 @@ class GoldenModel:
                                      f"{format_shape(param.shape)} ({low}..{high})")
         return bound
 
-    def call(self, args: tuple, kwargs: dict):
-        """Bind, run, write the arrays back into the caller's lists/numpy arrays, return."""
+    def call(self, args: tuple, kwargs: dict, *, max_loop_iterations: int | None = None):
+        """Bind, run, write the arrays back into the caller's lists/numpy arrays, return.
+
+        ``max_loop_iterations`` bounds the run: see :meth:`run`.
+        """
         bound = self.bind(args, kwargs)
         arrays = {param.name: [int(v) for v in bound[param.name]]
                   for param in self.typed.params if param.kind == "array"}
         try:
-            return self._run(bound, arrays, self._assign, self._store)
+            return self._run(bound, arrays, self._assign, self._store, max_loop_iterations)
         finally:
             # Writes are visible to the caller, as through a C pointer, even if the
             # run stopped at a bad index.
             for name, values in arrays.items():
                 bound[name][:] = values
 
-    def run(self, bound: dict) -> tuple[object, dict[str, list[int]]]:
+    def run(self, bound: dict, *, max_loop_iterations: int | None = None) -> tuple[object, dict[str, list[int]]]:
         """Run on already-bound arguments without touching them.
+
+        Parameters
+        ----------
+        bound : dict
+            From :meth:`bind`.
+        max_loop_iterations : int or None
+            Stop when any one loop of the body has run more iterations than this,
+            counted over the whole run (every entry of that loop); ``None``: no bound.
+            The hardware starts at most one iteration of a loop per cycle (a
+            flattened nest one inner or empty outer iteration), so a run stopped
+            here could not finish within that many cycles either.
+
+        Raises
+        ------
+        hls.errors.KernelLoopLimit
+            When a loop ran more than ``max_loop_iterations`` iterations.
+        hls.errors.KernelRuntimeError
+            An array index out of range.
 
         Returns
         -------
@@ -223,10 +255,11 @@ class GoldenModel:
         """
         arrays = {param.name: [int(v) for v in bound[param.name]]
                   for param in self.typed.params if param.kind == "array"}
-        return self._run(bound, arrays, self._assign, self._store), arrays
+        return self._run(bound, arrays, self._assign, self._store, max_loop_iterations), arrays
 
-    def run_checked(self, bound: dict) -> tuple[object, dict[str, list[int]], list[Overflow]]:
-        """Run, recording every value that did not fit where it was assigned.
+    def run_checked(self, bound: dict, *, max_loop_iterations: int | None = None
+                    ) -> tuple[object, dict[str, list[int]], list[Overflow]]:
+        """Run, recording every value that did not fit where it was assigned (bounded as :meth:`run`).
 
         Returns
         -------
@@ -250,13 +283,25 @@ class GoldenModel:
         def store(array, index, value, site, access):
             array[self._checked_index(index, access)] = assign(value, site, index)
 
-        result = self._run(bound, arrays, assign, store)
+        result = self._run(bound, arrays, assign, store, max_loop_iterations)
         ordered = sorted(overflows.values(), key=lambda o: (o.site.filename, o.site.lineno, o.site.col))
         return result, arrays, ordered
 
-    def _run(self, bound, arrays, assign, store):
+    def _run(self, bound, arrays, assign, store, max_loop_iterations):
+        if max_loop_iterations is not None and (isinstance(max_loop_iterations, bool)
+                                                or not isinstance(max_loop_iterations, int)
+                                                or max_loop_iterations < 1):
+            raise ValueError(f"max_loop_iterations must be a positive integer or None, "
+                             f"not {max_loop_iterations!r}")
         values = [arrays[p.name] if p.kind == "array" else int(bound[p.name]) for p in self.typed.params]
-        return self._function(assign, store, self._load, *values)
+        # What each loop may still run; math.inf stays inf when decremented.
+        remaining = [math.inf if max_loop_iterations is None else max_loop_iterations] * len(self._loops)
+
+        def exhausted(loop):
+            where = self._loops[loop]
+            raise KernelLoopLimit(where.filename, where.lineno, max_loop_iterations)
+
+        return self._function(assign, store, self._load, remaining, exhausted, *values)
 
     # -- run-time helpers called by the generated code -------------------------------------
 
@@ -295,7 +340,8 @@ class GoldenModel:
 
     def _module(self) -> ast.Module:
         typed = self.typed
-        arguments = [ast.arg(arg=name) for name in ("__hls_assign", "__hls_store", "__hls_load")]
+        arguments = [ast.arg(arg=name) for name in ("__hls_assign", "__hls_store", "__hls_load",
+                                                    "__hls_remaining", "__hls_exhausted")]
         arguments += [ast.arg(arg=param.name) for param in typed.params]
         # Every local starts at 0, as a register does; Python would raise NameError
         # where a path reads a variable it did not assign.
@@ -328,6 +374,21 @@ class GoldenModel:
 
     def _block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
         return self._statements(statements) or [ast.Pass()]
+
+    def _loop_body(self, loop: ast.For | ast.While) -> list[ast.stmt]:
+        """The loop's body after counting the iteration against the run's bound:
+        ``__hls_remaining[k] -= 1; if __hls_remaining[k] < 0: __hls_exhausted(k)``."""
+        self._loops.append(_LoopSite(getattr(loop, "hls_filename", self.typed.filename), loop.lineno))
+        index = ast.Constant(len(self._loops) - 1)
+
+        def slot(context):
+            return ast.Subscript(value=ast.Name(id="__hls_remaining", ctx=ast.Load()), slice=index, ctx=context)
+
+        count = ast.AugAssign(target=slot(ast.Store()), op=ast.Sub(), value=ast.Constant(1))
+        check = ast.If(test=ast.Compare(left=slot(ast.Load()), ops=[ast.Lt()], comparators=[ast.Constant(0)]),
+                       body=[ast.Expr(self._call("__hls_exhausted", index))], orelse=[])
+        counting = [ast.copy_location(count, loop), ast.copy_location(check, loop)]
+        return counting + self._statements(loop.body)
 
     def _operator(self, syntax, node: ast.AST) -> Operator:
         entry = operator_for_syntax(type(syntax) if isinstance(syntax, ast.AST) else syntax)
@@ -386,9 +447,9 @@ class GoldenModel:
         if isinstance(node, ast.For):
             return ast.For(target=ast.Name(id=node.target.id, ctx=ast.Store()),
                            iter=self._call("__hls_range", *map(self._expr, node.iter.args)),
-                           body=self._block(node.body), orelse=[], type_comment=None)
+                           body=self._loop_body(node), orelse=[], type_comment=None)
         if isinstance(node, ast.While):
-            return ast.While(test=self._expr(node.test), body=self._block(node.body), orelse=[])
+            return ast.While(test=self._expr(node.test), body=self._loop_body(node), orelse=[])
         if isinstance(node, ast.Break):
             return ast.Break()
         if isinstance(node, ast.Continue):

@@ -24,6 +24,9 @@ A row is a dict:
     run ``python -m axhls`` as a child process instead of ``axhls.cli.main`` in
     this process: for rows whose fault is in the process itself (an exit at
     import, a changed ``PATH`` that a cached lookup would hide, a hang).
+``python_flags`` (list of str, optional)
+    run as a child process, ``python FLAGS -m axhls``: ``-S`` stands in for a
+    Python without the dependencies.
 ``timeout`` (float, optional)
     seconds before a child process counts as hung (default 120).
 
@@ -50,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[2]
 __all__ = ["run_row", "check_rows", "ROOT"]
 
 REQUIRED = {"id": str, "argv": list, "exit": int, "message": str}
-OPTIONAL = {"files": dict, "env": dict, "subprocess": bool, "timeout": (int, float)}
+OPTIONAL = {"files": dict, "env": dict, "subprocess": bool, "python_flags": list, "timeout": (int, float)}
 
 
 def check_rows(rows: list[dict], source: str) -> None:
@@ -113,12 +116,13 @@ def _in_process(argv: list[str], tmp_path: Path, env: dict) -> tuple[int, str, s
     return status, out.getvalue(), err.getvalue()
 
 
-def _in_child(argv: list[str], tmp_path: Path, env: dict, timeout: float) -> tuple[int, str, str]:
+def _in_child(argv: list[str], tmp_path: Path, env: dict, timeout: float,
+              python_flags: list[str]) -> tuple[int, str, str]:
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     for name, value in env.items():
         _set_variable(environment, name, value)
     try:
-        result = subprocess.run([sys.executable, "-m", "axhls", *argv], cwd=tmp_path, env=environment,
+        result = subprocess.run([sys.executable, *python_flags, "-m", "axhls", *argv], cwd=tmp_path, env=environment,
                                 capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise AssertionError(f"axhls {' '.join(argv)} hung: no exit after {timeout} s") from None
@@ -147,8 +151,8 @@ def run_row(row: dict, tmp_path: Path) -> None:
         path.write_text(text)
     argv = [_expand(arg, tmp_path) for arg in row["argv"]]
     env = {name: None if value is None else _expand(value, tmp_path) for name, value in row.get("env", {}).items()}
-    if row.get("subprocess"):
-        status, out, err = _in_child(argv, tmp_path, env, row.get("timeout", 120))
+    if row.get("subprocess") or "python_flags" in row:
+        status, out, err = _in_child(argv, tmp_path, env, row.get("timeout", 120), row.get("python_flags", []))
     else:
         status, out, err = _in_process(argv, tmp_path, env)
     shown = f"axhls {' '.join(argv)}\n--- exit {status}\n--- stdout:\n{out}--- stderr:\n{err}"

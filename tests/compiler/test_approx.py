@@ -173,7 +173,6 @@ def test_with_approx_makes_a_new_kernel_and_none_is_exact():
     ({"mul": "mitchell_div"}, r"'mitchell_div' is a div unit, not a mul unit; allowed for mul: exact_mul"),
     ({"div": ("drum", {"k": 6})}, r"'drum' is a mul unit, not a div unit"),
     ({"mul": ("drum", {"q": 6})}, r"unit 'drum' has no parameter 'q'; its parameters are: k"),
-    ({"mul": ("drum", {"k": 99})}, r"'drum': k=99 is out of range; allowed: \d+\.\.\d+"),
     ({"mul": ("drum", {"k": "6"})}, r"k must be an integer, not '6'"),
     ({"div": ("mitchell_div", {"frac_bits": 4})}, r"frac_bits cannot be given \(// gives an integer quotient"),
     ({"mul": ("drum", {"signed": True})}, r"signed cannot be given"),
@@ -208,6 +207,19 @@ def test_per_kernel_units_that_do_not_fit_the_widths_stay_exact_and_the_report_s
     (site,) = narrow.report().to_json()["approx"]
     assert not site["replaced"] and "l=20 is out of range; allowed: 1..11" in site["exact_reason"]
     assert "approx_add" not in [op.kind for block in compile_kernel(narrow).ir.blocks() for op in block.ops]
+
+
+def test_a_parameter_no_width_allows_is_an_error_with_the_range_at_the_operand_widths():
+    # DRUM's k is at most the operand width: at 16x16 bits the range is 2..16, not the widest 2..32.
+    kernel = kernels.mul_u16.with_approx({"mul": ("drum", {"k": 99})})
+    with pytest.raises(KernelSyntaxError, match=r"approx_kernels.py:\d+:\d+: `x\[i\] \* y\[i\]`: approx=\{'mul': "
+                                                 r"...\}: drum\(k=99\) at 16x16 bits .*k=99 is out of range; "
+                                                 r"allowed: 2\.\.16 \(hint"):
+        kernel.analyze()
+    # With no multiplication to be specific about, the widest width's range is named.
+    with pytest.raises(KernelSyntaxError, match=r"approx=\{'mul': ...\}: 'drum': k=99 is out of range; allowed: "
+                                                 r"2\.\.32 \(at 32-bit operands, the widest\)"):
+        kernels.add_s12.with_approx({"mul": ("drum", {"k": 99})}).analyze()
 
 
 def test_a_call_whose_unit_does_not_fit_the_widths_names_the_line(tmp_path):
@@ -329,7 +341,9 @@ def test_cli_sim_and_compile_take_approx(tmp_path, capsys):
     ("pow=drum", r"unknown kind 'pow'; allowed: mul, add, div"),
     ("mul=drum:k=x", r"parameter k must be an integer, not 'x'"),
     ("mul=drum:k", r"parameter 'k': expected KIND=UNIT"),
-    ("mul=drum:k=99", r"--approx mul=drum:k=99: 'drum': k=99 is out of range; allowed: 2..32"),
+    # The range that applies at the operands' widths (16x16 bits), not the widest one (2..32).
+    ("mul=drum:k=99", r"approx_kernels.py:\d+:\d+: `x\[i\] \* y\[i\]`: approx=\{'mul': ...\}: drum\(k=99\) at "
+                      r"16x16 bits \(signed\(16\) and signed\(16\) operands\): k=99 is out of range; allowed: 2\.\.16"),
     ("mul=loa", r"'loa' is an add unit, not a mul unit"),
     ("div=none:k=1", r"div=none takes no parameters"),
 ])

@@ -301,3 +301,86 @@ def test_variable_read_on_a_path_that_did_not_assign_it_reads_zero(load_source):
     """)
     assert module.k(9) == 9
     assert module.k(2) == 0
+
+
+# -- a bounded run: a loop that never ends stops (issue 21) -------------------------------------
+
+def test_a_bounded_run_stops_a_loop_that_never_ends_at_its_line(load_source):
+    import pickle
+
+    from hls.errors import KernelLoopLimit
+    module, path = load_source("""
+        @hls.kernel
+        def spin(n: unsigned(8)) -> unsigned(8):
+            s: unsigned(8) = 0
+            while n < 10 or n >= 10:
+                s = s + 1
+            return s
+    """)
+    model = module.spin.golden_model()
+    with pytest.raises(KernelLoopLimit) as error:
+        model.run(model.bind((), {"n": 3}), max_loop_iterations=500)
+    assert (error.value.filename, error.value.lineno, error.value.limit) == (path, 7, 500)
+    assert str(error.value).endswith(":7: the Python run stopped after 500 iterations of this loop")
+    assert isinstance(error.value, KernelRuntimeError)
+    copy = pickle.loads(pickle.dumps(error.value))
+    assert (type(copy), copy.lineno, copy.limit, str(copy)) == (KernelLoopLimit, 7, 500, str(error.value))
+    with pytest.raises(KernelLoopLimit):
+        model.run_checked(model.bind((), {"n": 3}), max_loop_iterations=1)
+    with pytest.raises(ValueError, match="max_loop_iterations must be a positive integer or None, not 0"):
+        model.run(model.bind((), {"n": 3}), max_loop_iterations=0)
+
+
+def test_the_bound_counts_each_loop_over_the_whole_run(load_source):
+    from hls.errors import KernelLoopLimit
+    module, _ = load_source("""
+        @hls.kernel
+        def nest(n: unsigned(8)) -> unsigned(16):
+            s: unsigned(16) = 0
+            for i in range(10):
+                for j in range(n):
+                    s = s + 1
+            for k in range(60):
+                s = s + 1
+            for m in range(60):
+                s = s + 1
+            return s
+    """)
+    model = module.nest.golden_model()
+    bound = model.bind((), {"n": 10})
+    # 100 iterations of the inner loop over all entries; the sibling loops' 120 count apart.
+    assert model.run(bound, max_loop_iterations=100)[0] == 220
+    assert model.call((), {"n": 10}, max_loop_iterations=100) == 220
+    with pytest.raises(KernelLoopLimit) as error:
+        model.run(bound, max_loop_iterations=99)
+    assert error.value.lineno == 8                   # the inner loop, on its eleventh entry
+    assert module.nest(n=10) == 220                  # a plain call has no bound
+
+
+def test_constants_that_fit_and_values_computed_at_run_time_are_accepted(load_source):
+    """Only a constant written into a declared shape it does not fit is an error (issue 21);
+    the range's edges fit, a loop variable of an unrolled loop and an unannotated local's later
+    values are computed, and wrap."""
+    import warnings
+
+    from hls.errors import KernelWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module, _ = load_source("""
+            @hls.kernel
+            def k(a: hls.Array[signed(8), 8]) -> tuple[signed(8), unsigned(8), unsigned(1), unsigned(4)]:
+                s: signed(8) = -128
+                u: unsigned(8) = 255
+                b: unsigned(1) = True
+                for t in hls.unroll(range(8)):
+                    a[t] = t * 40
+                    w: unsigned(2) = t
+                c = 0
+                c = 1000
+                return s, u, b, c
+        """)
+        assert module.k(a=[0] * 8) == (-128, 255, 1, 0)      # c is unsigned(1): 1000 wraps to 0
+    assert any(issubclass(w.category, KernelWarning) and "'c' is unsigned(1)" in str(w.message) for w in caught)
+    arrays = [0] * 8
+    module.k(a=arrays)
+    assert arrays == [((t * 40 + 128) % 256) - 128 for t in range(8)]

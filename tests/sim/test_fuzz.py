@@ -249,3 +249,11 @@ def test_shrinking_drops_unrolls_and_partitions_the_failure_does_not_need(tmp_pa
                                        lambda p: fuzz.check(p, runner=_fake_runner, directory=tmp_path))
     assert small_verdict.kind == "mismatch" and "*" in small.source
     assert not small.constructs & {"partition", "partial unroll", "partitioned local"}, small.source
+
+
+@pytest.mark.parametrize("seed, index", [(0, 139), (1, 36), (1, 90), (1, 272), (7, 104), (7, 157)])
+def test_a_bare_constant_the_target_cannot_hold_is_written_wrapped(seed, index, tmp_path):
+    """These programs assigned `-1`, `(-3)` or `(-7)` to unsigned targets, constants the front end
+    rejects (issue 21); the generator writes the value they wrap to, which means the same."""
+    program = fuzz.generate(seed, index)
+    fuzz.load_program(program, tmp_path)             # no KernelSyntaxError

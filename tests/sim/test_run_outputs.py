@@ -135,9 +135,22 @@ def test_too_small_max_cycles_is_a_one_line_timeout_and_no_vcd(backend, tmp_path
     if backend != "amaranth":
         require_simulator(backend)
     kernel, args = _vsum()
+    # 64 loop iterations fit the bound of the Python run (max_cycles bounds it too); the hardware needs 69 cycles.
     with pytest.raises(SimulationTimeout) as info:
-        run(kernel, args, backend=backend, max_cycles=3, vcd=tmp_path / "vsum.vcd")
+        run(kernel, args, backend=backend, max_cycles=66, vcd=tmp_path / "vsum.vcd")
     message = str(info.value)
-    assert "\n" not in message and "3 cycles" in message and "vsum" in message
+    assert "\n" not in message and "66 cycles" in message and "vsum" in message
     assert isinstance(info.value, CocotbTimeout) == (backend != "amaranth")
+    assert os.listdir(tmp_path) == []
+
+
+def test_max_cycles_bounds_the_python_run_before_anything_is_compiled(tmp_path, monkeypatch):
+    """A loop of more iterations than max_cycles could not finish in time in hardware either: the
+    golden run stops there (a `while` that never ends would hang it), before the compiler runs."""
+    from hls.errors import KernelLoopLimit
+    kernel, args = _vsum()                      # 64 iterations
+    _never_compile(monkeypatch)
+    with pytest.raises(KernelLoopLimit, match=r"vsum\.py:\d+: the Python run stopped after 63 iterations") as info:
+        run(kernel, args, max_cycles=63, vcd=tmp_path / "vsum.vcd")
+    assert info.value.limit == 63
     assert os.listdir(tmp_path) == []

@@ -13,7 +13,7 @@ def fuzz_11_40(a: hls.Array[signed(11), 8], b: hls.Array[signed(12), 8], x: sign
     v0: unsigned(3) = 6
     v1: unsigned(16) = 60530
     v2: signed(4) = 7
-    v3: signed(2) = 2
+    v3: signed(2) = -2
     w0: unsigned(4) = 0
     w1: unsigned(4) = 0
     for i4 in range(3):

@@ -10,7 +10,7 @@ from amaranth import signed, unsigned
 @hls.kernel(resources={'mul': 1, 'mod': 1})
 def fuzz_5_80(a: hls.Array[signed(10), 8], b: hls.Array[signed(7), 8], x: unsigned(3), n: unsigned(3)) -> tuple[signed(4), unsigned(10)]:
     v0: unsigned(10) = 581
-    v1: signed(8) = 128
+    v1: signed(8) = -128
     v2: signed(4) = 5
     for i3 in range(0):
         v0 = v1 % i3
