@@ -339,12 +339,13 @@ WASM_STACK_BYTES = 256 << 20
 # large enough and sets the stack on every Config.  wasmtime requires its async stack
 # size (set through the C API; the Python binding has no setter) to be at least
 # max_wasm_stack.  Should the binding change, the tool runs with the default stack.
-# SIGINT is set back to its default first: a tool started by a worker process that
-# ignores Ctrl-C (so that only the parent handles it) would inherit the ignoring and run
-# on; with the default it stops at once, without a Python traceback.
+# SIGINT and SIGTERM are set back to their defaults first: a tool started by a worker
+# process that ignores them (so that only the parent handles them) would inherit the
+# ignoring and run on; with the defaults it stops at once, without a Python traceback.
 _LAUNCHER = """\
 import ctypes, importlib, signal, sys, threading
 signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 stack, module, function, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
 try:
     import wasmtime

@@ -95,26 +95,30 @@ def main(argv: list[str] | None = None) -> int:
 
     Every user mistake ends in one line on stderr; a command run with ``--json``
     prints one JSON object on stdout whatever happens, ``{"error": ..., "status": ...}``
-    when it fails.
+    when it fails.  Ctrl-C ends it with ``axhls: interrupted`` and status 130,
+    SIGTERM with ``axhls: terminated`` and status 143, both after the same clean-up
+    (:func:`artefacts.terminate_as_interrupt`).
     """
-    try:
-        # Building the parser imports the libraries: Ctrl-C may come that early too.
-        parser = build_parser()
-    except KeyboardInterrupt:
-        _silence_abandoned_elaboratables()
-        print("axhls: interrupted", file=sys.stderr)
-        return 130
-    args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None) or missing_sub_command(parser)
-    try:
-        status = handler(args)
-    except CommandError as error:
-        return _fail(args, str(error), error.status)
-    except artefacts.DestinationError as error:
-        return _fail(args, str(error), 2)
-    except KeyboardInterrupt:
-        return _fail(args, "interrupted", 130)
-    return int(status or 0)
+    with artefacts.terminate_as_interrupt():
+        try:
+            # Building the parser imports the libraries: Ctrl-C may come that early too.
+            parser = build_parser()
+        except KeyboardInterrupt as interrupt:
+            _silence_abandoned_elaboratables()
+            message, status = artefacts.interrupt_outcome(interrupt)
+            print(f"axhls: {message}", file=sys.stderr)
+            return status
+        args = parser.parse_args(argv)
+        handler = getattr(args, "handler", None) or missing_sub_command(parser)
+        try:
+            status = handler(args)
+        except CommandError as error:
+            return _fail(args, str(error), error.status)
+        except artefacts.DestinationError as error:
+            return _fail(args, str(error), 2)
+        except KeyboardInterrupt as interrupt:
+            return _fail(args, *artefacts.interrupt_outcome(interrupt))
+        return int(status or 0)
 
 
 def _silence_abandoned_elaboratables() -> None:

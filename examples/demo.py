@@ -18,15 +18,22 @@ import pathlib
 import random
 import sys
 
-import numpy as np
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 
-import approx_units  # noqa: E402
-import sim  # noqa: E402
-from approx_units.evaluate import LibraryUnit, evaluate  # noqa: E402
-from gsumif import gsumif  # noqa: E402
+import artefacts  # noqa: E402
+
+try:
+    import numpy as np
+
+    import approx_units  # noqa: E402
+    import sim  # noqa: E402
+    from approx_units.evaluate import LibraryUnit, evaluate  # noqa: E402
+    from gsumif import gsumif  # noqa: E402
+except KeyboardInterrupt:
+    # Loading the libraries takes a second or more: Ctrl-C may come that early.
+    print("demo: interrupted", file=sys.stderr)
+    sys.exit(130)
 
 
 def heading(text: str) -> None:
@@ -83,5 +90,16 @@ def main() -> int:
     return 0 if ok else 1
 
 
+def run() -> int:
+    """:func:`main` as ``bash dev.sh demo`` runs it: Ctrl-C or SIGTERM ends it in one line, 130 or 143."""
+    with artefacts.terminate_as_interrupt():
+        try:
+            return main()
+        except KeyboardInterrupt as interrupt:
+            message, status = artefacts.interrupt_outcome(interrupt)
+            print(f"demo: {message}", file=sys.stderr)
+            return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())
