@@ -76,8 +76,14 @@ import artefacts
 __all__ = [
     "TARGETS", "Target", "AreaReport", "SynthesisError", "ResultCache",
     "default_cache_dir", "synthesize_verilog", "synthesize_unit", "unit_verilog", "placed_utilisation",
-    "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key",
+    "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key", "fmax_text",
 ]
+
+
+def fmax_text(fmax_mhz: float | None) -> str:
+    """An Fmax as people read it: ``"302.6 MHz"`` (one decimal: nextpnr's seeds move it by some
+    7 %), or ``"n/a (no place and route)"``.  JSON outputs keep the full figure."""
+    return f"{fmax_mhz:.1f} MHz" if fmax_mhz else "n/a (no place and route)"
 
 #: Bump when the flow changes in a way that changes the measured cells or Fmax, to invalidate
 #: caches.  Figures derived from them (``luts``, ``lut_equivalents``, ``adp``, ...) are recomputed

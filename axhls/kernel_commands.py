@@ -23,7 +23,6 @@ file, a kernel outside the language, bad arguments).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -36,6 +35,7 @@ from sim.kernel import run
 
 from hls.approx import KINDS, choice
 
+from .arguments import integer
 from .cli import CommandError
 from .loading import load_args, load_kernel, user_errors
 
@@ -135,20 +135,10 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", default="amaranth", choices=("amaranth", "icarus", "verilator"),
                         help="simulator (default: amaranth)")
     parser.add_argument("--vcd", metavar="FILE", help="write a waveform to FILE")
-    parser.add_argument("--max-cycles", type=_positive_int, default=1_000_000, metavar="N",
+    parser.add_argument("--max-cycles", type=integer(1), default=1_000_000, metavar="N",
                         help="give up after N cycles (default 1000000)")
     _add_approx(parser)
     parser.set_defaults(handler=run_sim)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
-    return value
 
 
 def _compile(spec: str, approx: list[str]):
