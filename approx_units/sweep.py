@@ -145,7 +145,7 @@ def grid(units: list[str], params: dict[str, list], widths: list[int], stages: l
                 try:
                     unit = get_unit(name, width=width, **chosen)
                 except ValueError as error:
-                    rejected.append(f"{name} width={width} {chosen}: {error}")
+                    rejected.append(f"{_configuration(name, tuple(chosen.items()), width)} at {width} bits: {error}")
                     continue
                 frozen = tuple(sorted(unit.params.items()))
                 error_key = ErrorKey(name, width, frozen, samples, seed)

@@ -88,11 +88,24 @@ def _load_array(path: str, what: str):
 
 def _distribution(args):
     if args.pairs:
+        expected = f"{args.pairs}: expected an .npz file with arrays 'a' and 'b'"
         try:
-            with np.load(args.pairs) as data:
+            data = np.load(args.pairs, allow_pickle=False)
+        except OSError as error:
+            raise CommandError(f"{expected} ({error.strerror or 'cannot be read'})") from None
+        except ValueError:
+            raise CommandError(f"{expected} (it is not an .npz archive)") from None
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise CommandError(f"{expected} (it holds one array, not an archive)")
+        with data:
+            missing = [name for name in ("a", "b") if name not in data.files]
+            if missing:
+                raise CommandError(f"{expected} (it has no {' or '.join(repr(m) for m in missing)}; "
+                                   f"its arrays: {', '.join(data.files) or 'none'})")
+            try:
                 return evaluate.Pairs(data["a"], data["b"])
-        except (OSError, ValueError, KeyError) as error:
-            raise CommandError(f"{args.pairs}: expected an .npz file with arrays 'a' and 'b' ({error})") from None
+            except ValueError as error:
+                raise CommandError(f"{args.pairs}: {error}") from None
     if args.histogram_a or args.histogram_b:
         a = _load_array(args.histogram_a or args.histogram_b, "histogram")
         b = _load_array(args.histogram_b, "histogram") if args.histogram_b else None
