@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import json
+import os
+import signal
 import sys
 import warnings
 from importlib.metadata import PackageNotFoundError, version
@@ -118,7 +121,20 @@ def main(argv: list[str] | None = None) -> int:
             return _fail(args, str(error), 2)
         except KeyboardInterrupt as interrupt:
             return _fail(args, *artefacts.interrupt_outcome(interrupt))
+        except BrokenPipeError:
+            # Whoever read stdout has gone (`axhls units list | head -3`): nothing more to tell them.
+            _detach_stdout()
+            return 128 + signal.SIGPIPE          # what a shell reports for a program stopped by a closed pipe
         return int(status or 0)
+
+
+def _detach_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's last flush at exit does not fail again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass                                     # not a real file (captured in a test): nothing to flush
 
 
 def _silence_abandoned_elaboratables() -> None:

@@ -1,10 +1,15 @@
 """What ``axhls units ...`` prints for people: progress that reads as progress, rounded Fmax, tables that line up."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import approx_units
 from approx_units import sweep, synth
 from axhls.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(capsys, *argv):
@@ -75,3 +80,13 @@ def test_eval_help_prints_one_percent_sign(capsys):
         assert exit.code == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "with 95% confidence intervals" in out and "%%" not in out
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    # `axhls units list | head -1`: the pipe is closed before the command writes anything.
+    process = subprocess.Popen([sys.executable, "-m", "axhls", "units", "list"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stdout.close()
+    err = process.stderr.read()
+    process.wait(timeout=60)
+    assert (process.returncode, err) == (141, "")
