@@ -26,6 +26,7 @@ evaluates anything: a few read a Verilog file with Yosys, a fraction of a second
 """
 
 import io
+from pathlib import Path
 
 import numpy as np
 
@@ -34,6 +35,9 @@ MUL8 = """module mul8(input [7:0] a, input [7:0] b, output [15:0] o);
     assign o = a * b;
 endmodule
 """
+
+#: The approximate multiplier shipped in examples/ (a broken-array multiplier).
+BAM8 = (Path(__file__).resolve().parents[2] / "examples" / "bam8.v").read_text()
 
 #: An exact 8-bit adder with its carry.
 ADD8 = """module add8(input [7:0] a, input [7:0] b, output [8:0] o);
@@ -166,6 +170,9 @@ ROWS = [
          r"mul8\.v: no module 'mul16'; the file defines mul8 \(choose one with --top\)", files={"mul8.v": MUL8}),
     _row("eval-verilog-multiplier-as-divider", EVAL + ["--verilog", "mul8.v", "--top", "mul8", "--kind", "div"],
          r"mul8\.v: module 'mul8' is a multiplier, not a divider: .*\(is --kind right\?\)", files={"mul8.v": MUL8}),
+    _row("eval-verilog-approximate-multiplier-as-divider",
+         EVAL + ["--verilog", "bam8.v", "--top", "bam8", "--kind", "div"],
+         r"bam8\.v: module 'bam8' is a multiplier, not a divider", files={"bam8.v": BAM8}),
     _row("eval-verilog-multiplier-as-adder", EVAL + ["--verilog", "mul8.v", "--top", "mul8", "--kind", "add"],
          r"mul8\.v: a 8 x 8-bit add has a 8 or 9-bit result, but port o of 'mul8' has 16 bits \(is --kind right\?\)",
          files={"mul8.v": MUL8}),
