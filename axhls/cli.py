@@ -25,7 +25,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import artefacts
 
-__all__ = ["CommandError", "main", "build_parser", "missing_sub_command", "print_json", "json_safe",
+__all__ = ["CommandError", "UsageError", "main", "build_parser", "missing_sub_command", "print_json", "json_safe",
            "SUB_COMMAND_MODULES"]
 
 
@@ -64,8 +64,24 @@ def print_json(obj) -> None:
     sys.stdout.write(json.dumps(json_safe(obj), allow_nan=False) + "\n")
 
 
+class UsageError(SystemExit):
+    """argparse's usage error (status 2), with its message kept for ``--json``'s error object."""
+
+    def __init__(self, message: str):
+        super().__init__(2)
+        self.message = message
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    # Sub-command parsers are made with the class of their parent, so this covers every one.
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise UsageError(f"{self.prog}: {message}")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="axhls",
         description="Python HLS for FPGAs, and a library of approximate arithmetic units.",
     )
@@ -111,7 +127,13 @@ def main(argv: list[str] | None = None) -> int:
             message, status = artefacts.interrupt_outcome(interrupt)
             print(f"axhls: {message}", file=sys.stderr)
             return status
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except UsageError as error:
+            # Still one JSON object on stdout for a command given --json, as for every other failure.
+            if "--json" in (sys.argv[1:] if argv is None else argv):
+                print_json({"error": error.message, "status": 2})
+            raise
         handler = getattr(args, "handler", None) or missing_sub_command(parser)
         try:
             status = handler(args)

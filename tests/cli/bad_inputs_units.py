@@ -134,6 +134,8 @@ ROWS = [
     _row("eval-workers-negative-large", EVAL + ["drum", "--width", "16", "--samples", "20000000", "--workers", "-3"],
          r"argument --workers: expected a positive integer, not -3"),
     _row("eval-json-error", EVAL + ["drum", "--width", "0", "--json"], r"^drum: width=0 is out of range"),
+    _row("eval-json-usage-error", EVAL + ["drum", "--width", "8", "--seed", "-1", "--json"],
+         r"^axhls units eval: argument --seed: expected a non-negative integer, not -1$"),
 
     # --- eval: operand distributions
     _row("eval-pairs-missing", EVAL + ["drum", "--width", "8", "--pairs", "pairs.npz"],
@@ -281,6 +283,8 @@ ROWS = [
     _row("sweep-empty-grid", SWEEP + ["--units", "loa", "--widths", "2", "--targets", "none", "--db", "s.sqlite"],
          r"the grid is empty: .*width=2 is out of range"),
     _row("sweep-json-error", SWEEP + ["--units", "nonesuch", "--json"], r"^--units: unknown unit 'nonesuch'"),
+    _row("sweep-json-usage-error", SWEEP + ["--units", "loa", "--jobs", "0", "--json"],
+         r"^axhls units sweep: argument --jobs: expected a positive integer, not 0$"),
 
     # --- lut
     _row("lut-adapt-needs-signed", LUT + ["drum", "--format", "adapt", "-o", "drum8.h"],
@@ -296,6 +300,8 @@ ROWS = [
          r"--width 16: tfapprox and adapt tables are defined for 8-bit operands only"),
     _row("lut-no-output", LUT + ["drum", "--format", "tfapprox"], r"the following arguments are required: -o/--output"),
     _row("lut-bad-format", LUT + ["drum", "--format", "onnx", "-o", "x"], r"argument --format: invalid choice: 'onnx'"),
+    _row("lut-json-usage-error", LUT + ["drum", "--format", "onnx", "-o", "x", "--json"],
+         r"^axhls units lut: argument --format: invalid choice: 'onnx'"),
     _row("lut-no-unit", LUT + ["--format", "tfapprox", "-o", "x.bin"], r"give a unit id \(see `axhls units list`\)"),
     _row("lut-unknown-unit", LUT + ["nonesuch", "--format", "tfapprox", "-o", "x.bin"], r"unknown unit 'nonesuch'"),
     _row("lut-output-folder-missing", LUT + ["drum", "--format", "tfapprox", "-o", "nowhere/drum.bin"],

@@ -53,9 +53,11 @@ def run_row(row, folder: Path, capsys, monkeypatch):
 def the_line(row, out: str, err: str) -> str:
     """The one line that says what is wrong, checked to be alone."""
     assert "Traceback" not in err, err
-    if "--json" in row["argv"] and out:
-        assert out.count("\n") == 1, out         # exactly one JSON object
-        return json.loads(out)["error"]
+    if "--json" in row["argv"]:
+        assert out.count("\n") == 1, out         # exactly one JSON object, whatever failed
+        error = json.loads(out)
+        assert error["status"] == row["exit"], error
+        return error["error"]
     assert out == "", out                        # nothing printed as if it had worked
     lines = err.rstrip("\n").splitlines()
     assert lines, "no message"
