@@ -261,8 +261,12 @@ def _build(directory: Path, out: artefacts.OutputDirectory, targets, units, widt
                                               ("luts", "carry", "lut_equivalents", "ffs", "dsps", "rams",
                                                "fmax_mhz", "adp")}
                     log(f"area {record['module']} {target}: {report.luts} LUTs, Fmax {synth.fmax_text(report.fmax_mhz)}")
+            except KeyboardInterrupt:
+                # Ctrl-C or SIGTERM: start no further synthesis, and end the running tools,
+                # which a signal sent to this process alone does not reach.
+                synth.stop_tools()
+                raise
             finally:
-                # On Ctrl-C, start no further synthesis; the running ones end with their tools.
                 pool.shutdown(wait=True, cancel_futures=True)
     for record in records:
         del record["_verilog_text"]

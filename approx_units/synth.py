@@ -65,6 +65,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
@@ -77,6 +78,7 @@ __all__ = [
     "TARGETS", "Target", "AreaReport", "SynthesisError", "ResultCache",
     "default_cache_dir", "synthesize_verilog", "synthesize_unit", "unit_verilog", "placed_utilisation",
     "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key", "fmax_text",
+    "stop_tools",
 ]
 
 
@@ -403,14 +405,45 @@ def tool_versions() -> str:
     return ";".join(parts)
 
 
+#: The yowasp tools this process runs now, from any thread, for :func:`stop_tools`.
+_RUNNING: set = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def stop_tools() -> None:
+    """End every yowasp tool this process is running, in whichever thread it was started.
+
+    For a run stopped by Ctrl-C or SIGTERM while tools run on worker threads (the
+    catalog's synthesis): the exception reaches the main thread only, and a signal
+    sent to this process alone (as ``timeout`` sends SIGTERM) does not reach the
+    tools, so without this the threads would wait for each tool to finish.  Each
+    killed run fails with a :class:`SynthesisError` that nobody waits for.
+    """
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        process.kill()
+
+
 def _run(tool: str, arguments: list[str], cwd: str) -> str:
     """Run yowasp ``tool`` with ``arguments`` in ``cwd`` and return its output (stderr, then stdout).
 
     Raises :class:`SynthesisError` with the tool's first error line if it fails.
     """
-    result = subprocess.run([*_command(tool), *arguments], cwd=cwd, capture_output=True, text=True)
-    output = result.stderr + result.stdout
-    if result.returncode != 0:
+    with subprocess.Popen([*_command(tool), *arguments], cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as process:
+        with _RUNNING_LOCK:
+            _RUNNING.add(process)
+        try:
+            stdout, stderr = process.communicate()
+        except BaseException:
+            process.kill()               # as subprocess.run does: no tool outlives its caller
+            raise
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(process)
+    output = stderr + stdout
+    if process.returncode != 0:
         errors = [line.strip() for line in output.splitlines() if "ERROR" in line]
         detail = errors[0] if errors else (output.strip().splitlines() or ["no output"])[-1]
         raise SynthesisError(f"{tool} failed: {detail}")

@@ -50,11 +50,12 @@ def _group_alive(group: int) -> bool:
 
 
 def interrupt(argv, marks: Path, *, ready=lambda: True, after: float = 0.0, timeout: float = 60.0,
-              signum=signal.SIGINT, group: bool = True):
+              signum=signal.SIGINT, group: bool = True, watch: dict | None = None):
     """Run ``axhls argv``, send ``signum`` to its process group (or, unless ``group``, to the
     command alone) once ``ready()`` and ``after`` seconds.
 
-    Returns ``(status, stdout, stderr)``.
+    ``watch``, if given, receives the process group's id under ``"group"`` (for ``ready``) and
+    the time the signal was sent under ``"sent"``.  Returns ``(status, stdout, stderr)``.
     """
     marks.mkdir(exist_ok=True)
     marker = marks / "started"
@@ -62,6 +63,8 @@ def interrupt(argv, marks: Path, *, ready=lambda: True, after: float = 0.0, time
                                env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, process_group=0)
     pgid = process.pid
+    if watch is not None:
+        watch["group"] = pgid
     try:
         deadline = time.monotonic() + timeout
         while not (marker.exists() and ready()):
@@ -70,6 +73,8 @@ def interrupt(argv, marks: Path, *, ready=lambda: True, after: float = 0.0, time
             time.sleep(0.02)
         time.sleep(after)
         assert process.poll() is None, f"finished before it could be interrupted: {process.communicate()}"
+        if watch is not None:
+            watch["sent"] = time.monotonic()
         if group:
             os.killpg(pgid, signum)
         else:
@@ -131,6 +136,37 @@ def test_terminated_export_to_a_new_folder_leaves_no_staging_folder(tmp_path, gr
     _assert_interrupted(status, err, signal.SIGTERM)
     assert out == '{"error": "terminated", "status": 143}\n'
     assert list(work.iterdir()) == []           # no folder, no staging folder, no temporary
+
+
+def _group_runs_a_tool(watch: dict):
+    """``ready()``: a yowasp tool runs in the command's process group."""
+    def ready():
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                command = (stat.parent / "cmdline").read_bytes()
+            except OSError:
+                continue                         # it ended meanwhile
+            if int(fields[2]) == watch["group"] and b"yowasp" in command:
+                return True
+        return False
+    return ready
+
+
+def test_terminated_export_ends_the_tools_it_runs_on_threads(tmp_path):
+    # SIGTERM to the command alone, as `timeout` sends it, while Yosys maps a 32-bit multiplier
+    # (some 10 s): the tools, which the signal does not reach, are ended with the command.
+    work = tmp_path / "work"
+    work.mkdir()
+    watch = {}
+    status, _, err = interrupt(["units", "export", "-o", str(work / "catalog"), "--units", "exact_mul",
+                                "--widths", "32", "--targets", "ecp5", "--no-timing", "--jobs", "1",
+                                "--cache-dir", str(tmp_path / "cache")], tmp_path / "marks",
+                               ready=_group_runs_a_tool(watch), signum=signal.SIGTERM, group=False,
+                               watch=watch)
+    assert time.monotonic() - watch["sent"] < 5, "waited for the running tool"
+    _assert_interrupted(status, err, signal.SIGTERM)
+    assert list(work.iterdir()) == []
 
 
 def test_interrupted_export_leaves_an_existing_catalog_as_it_was(tmp_path):
