@@ -9,7 +9,7 @@ table of every bad input, ``tests/cli/test_bad_inputs.py``).  Each row:
     files to create first, ``{relative path: text}``, in a fresh folder that is
     the working directory of the command (a path ending in ``/.keep`` makes an
     empty folder; the text is written as UTF-8 with ``surrogateescape``, so
-    ``"\udcff"`` is the byte 0xff);
+    ``"\udcff"`` is the byte 0xff: :func:`write_files` does both);
 ``argv``
     the arguments of ``axhls``;
 ``exit``
@@ -17,7 +17,8 @@ table of every bad input, ``tests/cli/test_bad_inputs.py``).  Each row:
 ``message``
     a regular expression searched in the one line that says what is wrong: the
     last line of stderr (argparse puts its usage above it), or the ``error`` of
-    the one JSON object on stdout when the command was given ``--json``.
+    the one JSON object on stdout when the command was given ``--json`` (those
+    rows have no ``^``/``$`` anchors, so that they match the JSON line too).
 
 Numeric options out of range, unknown units and parameters, bad kinds,
 unreadable or wrong Verilog, destinations that cannot be written and options
@@ -68,6 +69,15 @@ PARETO = ["units", "pareto"]
 SWEEP = ["units", "sweep"]
 LUT = ["units", "lut"]
 SURVEY = ["units", "survey"]
+
+
+def write_files(folder: Path, files: dict) -> None:
+    """Create a row's ``files`` in ``folder`` (``.keep`` entries make empty folders; see above)."""
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.name != ".keep":
+            path.write_bytes(text.encode("utf-8", errors="surrogateescape"))
 
 
 def _row(id, argv, message, exit=2, files=None):
@@ -133,9 +143,9 @@ ROWS = [
          r"argument --workers: expected a positive integer, not -3"),
     _row("eval-workers-negative-large", EVAL + ["drum", "--width", "16", "--samples", "20000000", "--workers", "-3"],
          r"argument --workers: expected a positive integer, not -3"),
-    _row("eval-json-error", EVAL + ["drum", "--width", "0", "--json"], r"^drum: width=0 is out of range"),
+    _row("eval-json-error", EVAL + ["drum", "--width", "0", "--json"], r"drum: width=0 is out of range"),
     _row("eval-json-usage-error", EVAL + ["drum", "--width", "8", "--seed", "-1", "--json"],
-         r"^axhls units eval: argument --seed: expected a non-negative integer, not -1$"),
+         r"axhls units eval: argument --seed: expected a non-negative integer, not -1"),
 
     # --- eval: operand distributions
     _row("eval-pairs-missing", EVAL + ["drum", "--width", "8", "--pairs", "pairs.npz"],
@@ -225,7 +235,7 @@ ROWS = [
     _row("export-output-under-a-file", EXPORT + ["-o", "out/catalog", "--no-synth"],
          r"^axhls: out/catalog: out is not a directory", files={"out": "a file\n"}),
     _row("export-json-error", EXPORT + ["-o", "out", "--no-synth", "--units", "nonesuch", "--json"],
-         r"^--units: unknown unit 'nonesuch'"),
+         r"--units: unknown unit 'nonesuch'"),
 
     # --- pareto
     _row("pareto-no-kind", PARETO + ["--width", "8"], r"the following arguments are required: --kind"),
@@ -282,9 +292,9 @@ ROWS = [
          r"^axhls: results: is a directory; expected a file name", files={"results/.keep": ""}),
     _row("sweep-empty-grid", SWEEP + ["--units", "loa", "--widths", "2", "--targets", "none", "--db", "s.sqlite"],
          r"the grid is empty: .*width=2 is out of range"),
-    _row("sweep-json-error", SWEEP + ["--units", "nonesuch", "--json"], r"^--units: unknown unit 'nonesuch'"),
+    _row("sweep-json-error", SWEEP + ["--units", "nonesuch", "--json"], r"--units: unknown unit 'nonesuch'"),
     _row("sweep-json-usage-error", SWEEP + ["--units", "loa", "--jobs", "0", "--json"],
-         r"^axhls units sweep: argument --jobs: expected a positive integer, not 0$"),
+         r"axhls units sweep: argument --jobs: expected a positive integer, not 0"),
 
     # --- lut
     _row("lut-adapt-needs-signed", LUT + ["drum", "--format", "adapt", "-o", "drum8.h"],
@@ -301,7 +311,7 @@ ROWS = [
     _row("lut-no-output", LUT + ["drum", "--format", "tfapprox"], r"the following arguments are required: -o/--output"),
     _row("lut-bad-format", LUT + ["drum", "--format", "onnx", "-o", "x"], r"argument --format: invalid choice: 'onnx'"),
     _row("lut-json-usage-error", LUT + ["drum", "--format", "onnx", "-o", "x", "--json"],
-         r"^axhls units lut: argument --format: invalid choice: 'onnx'"),
+         r"axhls units lut: argument --format: invalid choice: 'onnx'"),
     _row("lut-no-unit", LUT + ["--format", "tfapprox", "-o", "x.bin"], r"give a unit id \(see `axhls units list`\)"),
     _row("lut-unknown-unit", LUT + ["nonesuch", "--format", "tfapprox", "-o", "x.bin"], r"unknown unit 'nonesuch'"),
     _row("lut-output-folder-missing", LUT + ["drum", "--format", "tfapprox", "-o", "nowhere/drum.bin"],

@@ -14,16 +14,17 @@ import pytest
 from axhls.cli import main
 
 
-def _load_rows():
+def _load_table():
     # Loaded by path: the table is data beside this file, not a module of a package.
     path = Path(__file__).with_name("bad_inputs_units.py")
     spec = importlib.util.spec_from_file_location("bad_inputs_units", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.ROWS
+    return module
 
 
-ROWS = _load_rows()
+TABLE = _load_table()
+ROWS = TABLE.ROWS
 
 
 def test_the_table_is_large_and_its_ids_unique():
@@ -35,12 +36,7 @@ def test_the_table_is_large_and_its_ids_unique():
 
 def run_row(row, folder: Path, capsys, monkeypatch):
     """Run ``row`` in ``folder``; return ``(status, stdout, stderr)``."""
-    for name, text in row["files"].items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.name != ".keep":
-            # surrogateescape: a row can hold bytes that are not UTF-8 ("\udcff" is the byte 0xff).
-            path.write_bytes(text.encode("utf-8", errors="surrogateescape"))
+    TABLE.write_files(folder, row["files"])
     monkeypatch.chdir(folder)
     try:
         status = main(list(row["argv"]))
