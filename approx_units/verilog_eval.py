@@ -352,8 +352,8 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
     allowed = _expected_output_widths(kind, width_a, width_b)
     if len(o["bits"]) not in allowed:
         shown = " or ".join(str(w) for w in allowed) if len(allowed) <= 2 else f"{allowed[0]}..{allowed[-1]}"
-        raise VerilogError(f"{path}: a {width_a} x {width_b}-bit {kind} has a {shown}-bit result, but port o "
-                           f"of {top!r} has {len(o['bits'])} bits (is --kind right?)")
+        raise VerilogError(f"{path}: {KIND_NOUNS[kind]} of {width_a} x {width_b} bits gives {shown} result bits, "
+                           f"but port o of {top!r} has {len(o['bits'])} (is --kind right?)")
 
     gates, producers = {}, {}
     for name, cell in module["cells"].items():

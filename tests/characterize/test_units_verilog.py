@@ -91,7 +91,7 @@ def test_result_width_must_fit_the_kind(tmp_path, capsys):
     path = _write(tmp_path, "mul8x4.v", MUL8X4)
     status, out, err = run(capsys, "units", "eval", "--verilog", path, "--top", "mul8x4", "--kind", "add")
     assert status == 2 and out == "" and err.count("\n") == 1
-    assert "a 8 x 4-bit add has a 8 or 9-bit result, but port o of 'mul8x4' has 12 bits" in err
+    assert "an adder of 8 x 4 bits gives 8 or 9 result bits, but port o of 'mul8x4' has 12 (is --kind right?)" in err
 
 
 def test_wrong_top_lists_the_modules(tmp_path, capsys):
@@ -133,7 +133,7 @@ def test_area_of_third_party_verilog_has_the_library_keys(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--top", "nope"], "no module 'nope'; the file defines mul8x4"),
-    (["--top", "mul8x4", "--kind", "add"], "has 12 bits (is --kind right?)"),
+    (["--top", "mul8x4", "--kind", "add"], "has 12 (is --kind right?)"),
     ([], "--verilog needs --top MODULE"),
     (["--top", "mul8x4", "--param", "k=2"], "describe library units"),
 ])

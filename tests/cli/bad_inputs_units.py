@@ -186,7 +186,7 @@ ROWS = [
          EVAL + ["--verilog", "bam8.v", "--top", "bam8", "--kind", "div"],
          r"bam8\.v: module 'bam8' is a multiplier, not a divider", files={"bam8.v": BAM8}),
     _row("eval-verilog-multiplier-as-adder", EVAL + ["--verilog", "mul8.v", "--top", "mul8", "--kind", "add"],
-         r"mul8\.v: a 8 x 8-bit add has a 8 or 9-bit result, but port o of 'mul8' has 16 bits \(is --kind right\?\)",
+         r"mul8\.v: an adder of 8 x 8 bits gives 8 or 9 result bits, but port o of 'mul8' has 16 \(is --kind right\?\)",
          files={"mul8.v": MUL8}),
     _row("eval-verilog-adder-as-divider", EVAL + ["--verilog", "add8.v", "--top", "add8", "--kind", "div"],
          r"add8\.v: module 'add8' is an adder, not a divider", files={"add8.v": ADD8}),
