@@ -186,10 +186,14 @@ def export(directory: str | Path = DEFAULT_DIRECTORY, *, targets=("ecp5", "xc7",
 
     Raises
     ------
+    ValueError
+        ``jobs`` is not a positive number.
     artefacts.DestinationError
         ``directory`` cannot be made or written, or (when synthesis runs) the
         cache cannot be written; found before any work starts.
     """
+    if jobs < 1:
+        raise ValueError(f"jobs must be a positive number of synthesis runs at a time, not {jobs}")
     log = log or (lambda line: None)
     if targets and not cached_only:
         cache = cache if cache is not None else synth.ResultCache()
@@ -263,7 +267,7 @@ def _build(directory: Path, out: artefacts.OutputDirectory, targets, units, widt
             return record, target, report
 
         with artefacts.interrupts_deferred() as interrupt, synthesis_bar:
-            pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+            pool = ThreadPoolExecutor(max_workers=jobs)
             try:
                 # In submission order, so that the log and the failures are deterministic.
                 for future, runs_a_tool in zip([pool.submit(run, item) for item in work], to_run):
@@ -280,9 +284,13 @@ def _build(directory: Path, out: artefacts.OutputDirectory, targets, units, widt
                     record["area"][target] = {k: report.to_dict()[k] for k in
                                               ("luts", "carry", "lut_equivalents", "ffs", "dsps", "rams",
                                                "fmax_mhz", "adp")}
-                    log(f"area {record['module']} {target}: {report.luts} LUTs, fmax {report.fmax_mhz}")
+                    log(f"area {record['module']} {target}: {report.luts} LUTs, Fmax {synth.fmax_text(report.fmax_mhz)}")
+            except KeyboardInterrupt:
+                # Ctrl-C or SIGTERM: start no further synthesis, and end the running tools,
+                # which a signal sent to this process alone does not reach.
+                synth.stop_tools()
+                raise
             finally:
-                # On Ctrl-C, start no further synthesis; the running ones end with their tools.
                 pool.shutdown(wait=True, cancel_futures=True)
     for record in records:
         del record["_verilog_text"]

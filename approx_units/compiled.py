@@ -782,13 +782,20 @@ class Evaluator:
         two seconds when ``progress``. On Ctrl-C (KeyboardInterrupt) the tasks
         not yet started are dropped and the running ones (a few milliseconds
         each) finish before the exception propagates.
+
+        Raises
+        ------
+        ValueError
+            ``workers`` is not positive.
         """
         a_lo, a_hi = (int(v) for v in a_range)
         b_lo, b_hi = (int(v) for v in b_range)
         columns = max(1, b_hi - b_lo)
         rows = rows_per_task or max(1, _TASK_PAIRS // columns)
         tasks = [(lo, min(lo + rows, a_hi)) for lo in range(a_lo, a_hi, rows)]
-        workers = max(1, workers or os.cpu_count() or 1)
+        if workers is not None and workers < 1:
+            raise ValueError(f"workers must be a positive number of threads, not {workers}")
+        workers = workers or os.cpu_count() or 1
         results = [None] * len(tasks)
         with tqdm(total=(a_hi - a_lo) * (b_hi - b_lo), unit="pair", unit_scale=True, file=sys.stderr,
                   disable=not progress, leave=False, delay=2.0) as bar, \

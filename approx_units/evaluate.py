@@ -500,8 +500,15 @@ def evaluate(subject, *, exhaustive: bool | None = None, samples: int | None = N
     ValueError
         If exhaustive evaluation is asked for more than :data:`EXHAUSTIVE_LIMIT_BITS`
         operand bits, if ``samples`` is given together with ``exhaustive=True`` or is
-        not positive, or if the distribution does not fit the operands.
+        not positive, if ``workers`` is not positive or ``seed`` negative, or if the
+        distribution does not fit the operands.
     """
+    # Checked whatever the run's size: a small run that never starts a pool must not accept
+    # what a large one would refuse.
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be a positive number of processes, not {workers}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, not {seed}")
     started = time.perf_counter()
     operator = _operator(subject)
     distribution = distribution if distribution is not None else Uniform()

@@ -1,4 +1,4 @@
-"""Ctrl-C around pools of workers: where the parent takes it, and where the workers do not.
+"""Ctrl-C and SIGTERM around pools of workers: where the parent takes them, and where the workers do not.
 
 A terminal's Ctrl-C sends SIGINT to every process of the foreground group.
 Python turns it into a ``KeyboardInterrupt`` raised in the main thread at
@@ -17,7 +17,10 @@ deliver it (raise ``KeyboardInterrupt``) between two waits, where no lock is
 held.  The pool's workers ignore SIGINT (:func:`ignore_interrupts`)
 and are started with it blocked (:func:`interrupts_held`), so that the parent
 alone stops: it cancels what has not started, lets the running tasks end and
-exits with status 130.
+exits with status 130.  SIGTERM (a batch system's, or ``timeout``'s), which the
+command line turns into an exception of the same family
+(:func:`artefacts.terminate_as_interrupt`), is held back, blocked and ignored
+alike; the command then exits with status 143.
 """
 
 import concurrent.futures
@@ -25,7 +28,7 @@ import contextlib
 import signal
 import threading
 
-from artefacts import DeferredInterrupt
+from artefacts import INTERRUPT_SIGNALS, DeferredInterrupt
 
 __all__ = ["wait", "as_completed", "result", "interrupts_held", "ignore_interrupts", "POLL_SECONDS"]
 
@@ -76,33 +79,34 @@ def result(future, interrupt: DeferredInterrupt):
 
 
 def ignore_interrupts() -> None:
-    """Worker initialiser: leave Ctrl-C (SIGINT) to the parent process.
+    """Worker initialiser: leave Ctrl-C (SIGINT) and SIGTERM to the parent process.
 
-    A worker that took it would die with a ``KeyboardInterrupt`` traceback of its
-    own and break the pool.  Ignoring it lets the parent alone stop.
+    A worker that took one would die, with a ``KeyboardInterrupt`` traceback of its
+    own, and break the pool.  Ignoring them lets the parent alone stop.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # A worker forked inside interrupts_held() starts with SIGINT blocked; one that arrived
+    for signum in INTERRUPT_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    # A worker forked inside interrupts_held() starts with both blocked; one that arrived
     # meanwhile is discarded now, since it is ignored.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPT_SIGNALS)
 
 
 @contextlib.contextmanager
 def interrupts_held():
-    """Block SIGINT in this thread while worker processes are started (by the first submit).
+    """Block SIGINT and SIGTERM in this thread while worker processes are started (by the first submit).
 
     A worker started before its initialiser ran would still have this process's
-    handler, and a Ctrl-C then would print its own traceback.  Started with
-    SIGINT blocked (the mask survives both fork and exec), it can only get the
-    signal after :func:`ignore_interrupts`.  This process still gets it: when the
+    handlers, and a Ctrl-C then would print its own traceback.  Started with
+    both blocked (the mask survives both fork and exec), it can only get them
+    after :func:`ignore_interrupts`.  This process still gets it: when the
     block ends, or at once through another of its threads, so run the submit
     inside :func:`artefacts.interrupts_deferred` too.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPT_SIGNALS)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPT_SIGNALS)

@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-__all__ = ["FORMATS", "OPERAND_WIDTH", "LutError", "lookup_table", "check_subject", "to_tfapprox",
+__all__ = ["FORMATS", "OPERAND_WIDTH", "LutError", "operands_signed", "lookup_table", "check_subject", "to_tfapprox",
            "to_adapt", "encode", "read_tfapprox", "read_adapt", "decode"]
 
 #: The operand width both formats are defined for.
@@ -43,7 +43,8 @@ class LutError(ValueError):
     """A subject that a lookup-table format cannot hold; the message is one line."""
 
 
-def _signed(subject) -> bool:
+def operands_signed(subject) -> bool:
+    """Whether ``subject`` (a unit or a Verilog netlist) takes two's complement operands."""
     params = getattr(subject, "params", None) or {}
     return bool(params.get("signed", getattr(subject, "signed", False)))
 
@@ -68,15 +69,16 @@ def check_subject(subject, format: str) -> None:
     """
     if format not in FORMATS:
         raise LutError(f"unknown lookup-table format {format!r}; choose from {', '.join(FORMATS)}")
-    signed, _, what = FORMATS[format]
+    signed = FORMATS[format][0]
     width, width_b = _widths(subject)
     if (width, width_b) != (OPERAND_WIDTH, OPERAND_WIDTH):
         raise LutError(f"{format} tables are for {OPERAND_WIDTH} x {OPERAND_WIDTH}-bit operands "
                        f"(256 x 256 entries), not {width} x {width_b} bits")
-    if _signed(subject) != signed:
+    if operands_signed(subject) != signed:
         wanted = "signed (two's complement)" if signed else "unsigned"
-        raise LutError(f"{format} tables take {wanted} operands and {_label(subject)} is "
-                       f"{'signed' if _signed(subject) else 'unsigned'} ({what})")
+        name = getattr(subject, "name", None) or _label(subject)
+        raise LutError(f"{format} tables take {wanted} operands, but {name!r} takes "
+                       f"{'signed' if operands_signed(subject) else 'unsigned'} ones")
 
 
 def lookup_table(subject) -> np.ndarray:
@@ -96,7 +98,7 @@ def lookup_table(subject) -> np.ndarray:
         raise LutError(f"lookup tables are for {OPERAND_WIDTH} x {OPERAND_WIDTH}-bit operands, "
                        f"not {width} x {width_b} bits")
     index = np.arange(1 << OPERAND_WIDTH, dtype=np.int64)
-    operand = np.where(index >= 128, index - 256, index) if _signed(subject) else index
+    operand = np.where(index >= 128, index - 256, index) if operands_signed(subject) else index
     a = np.repeat(operand, 256)
     b = np.tile(operand, 256)
     return np.asarray(subject.model(a, b), dtype=np.int64).reshape(256, 256)

@@ -33,7 +33,10 @@ import numpy as np
 
 __all__ = ["ErrorStats", "accumulate", "exact_results", "max_exact_output", "error_scale", "er", "med", "nmed", "mred",
            "wce", "wcre", "mse", "bias", "relative_bias", "error_variance", "mae_pct",
-           "wce_pct", "METRIC_NAMES"]
+           "wce_pct", "METRIC_NAMES", "KIND_NOUNS"]
+
+#: Each kind of unit as a sentence names it: "unit 'loa' is an adder, not a multiplier".
+KIND_NOUNS = {"add": "an adder", "mul": "a multiplier", "div": "a divider"}
 
 #: Keys of :meth:`ErrorStats.metrics`.
 METRIC_NAMES = ("er", "med", "nmed", "mred", "wce", "wcre", "mse", "bias", "relative_bias",

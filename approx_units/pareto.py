@@ -17,7 +17,7 @@ import approx_units
 import artefacts
 
 from . import evaluate, progress as progress_bars, synth
-from .metrics import METRIC_NAMES
+from .metrics import KIND_NOUNS, METRIC_NAMES
 from .registry import spec
 
 __all__ = ["non_dominated", "candidates", "check_metric", "characterise", "plot", "draw", "label", "ConstantZero", "trivial_error"]
@@ -57,7 +57,7 @@ def candidates(kind: str, width: int, units: list[str] | None = None) -> list:
     """
     for name in units or ():
         if spec(name).kind != kind:
-            raise ValueError(f"unit {name!r} is a {spec(name).kind} unit, not a {kind} unit")
+            raise ValueError(f"unit {name!r} is {KIND_NOUNS[spec(name).kind]}, not {KIND_NOUNS[kind]}")
     result, seen = [], set()
     for name in approx_units.names():
         unit_spec = spec(name)

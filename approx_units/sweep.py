@@ -75,6 +75,15 @@ class ErrorKey:
         return json.dumps(["error", self.unit, self.width, list(map(list, self.params)), self.samples,
                            self.seed])
 
+    def describe(self) -> str:
+        """The job for a person: ``"error metrics of loa(l=2), 8 bits, exhaustive"``."""
+        width_b = dict(self.params).get("width_b", self.width)
+        if self.samples is None and self.width + width_b <= ev.DEFAULT_EXHAUSTIVE_BITS:
+            sampling = "exhaustive"
+        else:
+            sampling = f"{'sampled' if self.samples is None else f'{self.samples} samples'}, seed {self.seed}"
+        return f"error metrics of {_configuration(self.unit, self.params, self.width)}, {self.width} bits, {sampling}"
+
 
 @dataclass(frozen=True)
 class AreaKey:
@@ -89,6 +98,18 @@ class AreaKey:
     def text(self) -> str:
         return json.dumps(["area", self.unit, self.width, list(map(list, self.params)), self.stages,
                            self.target, self.timing])
+
+    def describe(self) -> str:
+        """The job for a person: ``"synthesis of loa(l=2), 8 bits, 0 stages, on ecp5"``."""
+        return f"synthesis of {_configuration(self.unit, self.params, self.width)}, {self.width} bits, " \
+               f"{self.stages} stages, on {self.target}{'' if self.timing else ' (no place and route)'}"
+
+
+def _configuration(unit: str, params: tuple, width: int) -> str:
+    """``loa(l=2)``, ``drum(k=6, signed)``: what is not a default of the key's own (unsigned, square)."""
+    shown = ["signed" if name == "signed" else f"{name}={value}" for name, value in params
+             if not (name == "signed" and not value) and not (name == "width_b" and value == width)]
+    return f"{unit}({', '.join(shown)})"
 
 
 def grid(units: list[str], params: dict[str, list], widths: list[int], stages: list,
@@ -124,7 +145,7 @@ def grid(units: list[str], params: dict[str, list], widths: list[int], stages: l
                 try:
                     unit = get_unit(name, width=width, **chosen)
                 except ValueError as error:
-                    rejected.append(f"{name} width={width} {chosen}: {error}")
+                    rejected.append(f"{_configuration(name, tuple(chosen.items()), width)} at {width} bits: {error}")
                     continue
                 frozen = tuple(sorted(unit.params.items()))
                 error_key = ErrorKey(name, width, frozen, samples, seed)
@@ -249,6 +270,7 @@ def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, 
     log(f"{total} jobs, {summary['reused']} already in the results database: {len(pending)} to run "
         f"({len(pending) - to_synthesise} error evaluations, {to_synthesise} synthesis runs)")
     futures = {}
+    finished = 0
     # Deferred, so that Ctrl-C lands neither inside concurrent.futures nor half-way through a
     # row of the store.
     with artefacts.interrupts_deferred() as interrupt, \
@@ -263,11 +285,13 @@ def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, 
                     result = future.result()
                 except Exception as error:  # a job's failure must not lose the others' results
                     summary["failed"].append(f"{key.text()}: {type(error).__name__}: {error}")
-                    log(f"failed {key.text()}: {error}")
+                    finished += 1
+                    log(f"[{finished}/{len(pending)}] failed: {key.describe()}: {error}")
                     continue
                 store.put(key, result)
                 summary["computed"] += 1
-                log(f"done {key.text()}")
+                finished += 1
+                log(f"[{finished}/{len(pending)}] {key.describe()}")
         finally:
             for future in futures:
                 future.cancel()
@@ -276,6 +300,8 @@ def run_sweep(error_keys, area_keys, store: ResultStore, executor: Executor, *, 
 
 def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
     """A local pool of ``jobs`` worker processes (default: every core) that leave Ctrl-C to this one."""
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs must be a positive number of worker processes, not {jobs}")
     return ProcessPoolExecutor(max_workers=jobs, initializer=interrupts.ignore_interrupts)
 
 

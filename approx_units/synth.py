@@ -65,6 +65,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
@@ -76,8 +77,15 @@ import artefacts
 __all__ = [
     "TARGETS", "SynthesisTarget", "AreaReport", "SynthesisError", "ResultCache",
     "default_cache_dir", "synthesize_verilog", "is_cached", "synthesize_unit", "unit_verilog", "placed_utilisation",
-    "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key",
+    "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key", "fmax_text",
+    "stop_tools",
 ]
+
+
+def fmax_text(fmax_mhz: float | None) -> str:
+    """An Fmax as people read it: ``"302.6 MHz"`` (one decimal: nextpnr's seeds move it by some
+    7 %), or ``"n/a (no place and route)"``.  JSON outputs keep the full figure."""
+    return f"{fmax_mhz:.1f} MHz" if fmax_mhz else "n/a (no place and route)"
 
 #: Bump when the flow changes in a way that changes the measured cells or Fmax, to invalidate
 #: caches.  Figures derived from them (``luts``, ``lut_equivalents``, ``adp``, ...) are recomputed
@@ -328,12 +336,13 @@ WASM_STACK_BYTES = 256 << 20
 # large enough and sets the stack on every Config.  wasmtime requires its async stack
 # size (set through the C API; the Python binding has no setter) to be at least
 # max_wasm_stack.  Should the binding change, the tool runs with the default stack.
-# SIGINT is set back to its default first: a tool started by a worker process that
-# ignores Ctrl-C (so that only the parent handles it) would inherit the ignoring and run
-# on; with the default it stops at once, without a Python traceback.
+# SIGINT and SIGTERM are set back to their defaults first: a tool started by a worker
+# process that ignores them (so that only the parent handles them) would inherit the
+# ignoring and run on; with the defaults it stops at once, without a Python traceback.
 _LAUNCHER = """\
 import ctypes, importlib, signal, sys, threading
 signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 stack, module, function, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
 try:
     import wasmtime
@@ -385,14 +394,45 @@ def tool_versions() -> str:
     return ";".join(parts)
 
 
+#: The yowasp tools this process runs now, from any thread, for :func:`stop_tools`.
+_RUNNING: set = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def stop_tools() -> None:
+    """End every yowasp tool this process is running, in whichever thread it was started.
+
+    For a run stopped by Ctrl-C or SIGTERM while tools run on worker threads (the
+    catalog's synthesis): the exception reaches the main thread only, and a signal
+    sent to this process alone (as ``timeout`` sends SIGTERM) does not reach the
+    tools, so without this the threads would wait for each tool to finish.  Each
+    killed run fails with a :class:`SynthesisError` that nobody waits for.
+    """
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        process.kill()
+
+
 def _run(tool: str, arguments: list[str], cwd: str) -> str:
     """Run yowasp ``tool`` with ``arguments`` in ``cwd`` and return its output (stderr, then stdout).
 
     Raises :class:`SynthesisError` with the tool's first error line if it fails.
     """
-    result = subprocess.run([*_command(tool), *arguments], cwd=cwd, capture_output=True, text=True)
-    output = result.stderr + result.stdout
-    if result.returncode != 0:
+    with subprocess.Popen([*_command(tool), *arguments], cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as process:
+        with _RUNNING_LOCK:
+            _RUNNING.add(process)
+        try:
+            stdout, stderr = process.communicate()
+        except BaseException:
+            process.kill()               # as subprocess.run does: no tool outlives its caller
+            raise
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(process)
+    output = stderr + stdout
+    if process.returncode != 0:
         errors = [line.strip() for line in output.splitlines() if "ERROR" in line]
         detail = errors[0] if errors else (output.strip().splitlines() or ["no output"])[-1]
         raise SynthesisError(f"{tool} failed: {detail}")

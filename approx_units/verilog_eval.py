@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .dataflow import Graph, Ops
+from .metrics import KIND_NOUNS, exact_results
 from .synth import SynthesisError, _command
 
 __all__ = ["VerilogError", "GateNetlist", "load_verilog", "port_widths", "netlist_graph", "DEFAULT_PORT_NAMES"]
@@ -351,8 +352,8 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
     allowed = _expected_output_widths(kind, width_a, width_b)
     if len(o["bits"]) not in allowed:
         shown = " or ".join(str(w) for w in allowed) if len(allowed) <= 2 else f"{allowed[0]}..{allowed[-1]}"
-        raise VerilogError(f"{path}: a {width_a} x {width_b}-bit {kind} has a {shown}-bit result, but port o "
-                           f"of {top!r} has {len(o['bits'])} bits (is --kind right?)")
+        raise VerilogError(f"{path}: {KIND_NOUNS[kind]} of {width_a} x {width_b} bits gives {shown} result bits, "
+                           f"but port o of {top!r} has {len(o['bits'])} (is --kind right?)")
 
     gates, producers = {}, {}
     for name, cell in module["cells"].items():
@@ -378,5 +379,44 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
         order = list(TopologicalSorter(graph).static_order())
     except CycleError:
         raise VerilogError(f"{path}: module {top!r} has a combinational loop") from None
-    return GateNetlist(name=top, kind=kind, width=width_a, a_bits=a["bits"], b_bits=b["bits"],
-                       o_bits=o["bits"], gates=[(gates[n][0], gates[n][1], n) for n in order], signed=signed)
+    netlist = GateNetlist(name=top, kind=kind, width=width_a, a_bits=a["bits"], b_bits=b["bits"],
+                          o_bits=o["bits"], gates=[(gates[n][0], gates[n][1], n) for n in order], signed=signed)
+    _check_kind(netlist, path)
+    return netlist
+
+
+#: Operand pairs on which :func:`_check_kind` compares a circuit with each exact operation.
+KIND_CHECK_PAIRS = 4096
+
+
+def _check_kind(netlist: GateNetlist, path: Path) -> None:
+    """Refuse a circuit that computes another operation far better than its ``kind``.
+
+    The port widths cannot tell an 8 x 8-bit multiplier from a divider with a
+    16-bit quotient, nor an adder from a divider with a 9-bit one; evaluating
+    either as the other gives error metrics in the thousands of percent, which
+    look like a result.  So the circuit is run on :data:`KIND_CHECK_PAIRS`
+    sampled pairs (divisors other than 0) against each exact operation: when its
+    mean relative error against ``kind`` is over 50 % and ten times that against
+    another operation, which is under 20 %, ``kind`` is wrong.  An approximate
+    circuit, however poor, is not closer to another operation than to its own.
+    """
+    rng = np.random.default_rng(0)
+    operands = []
+    for width in (netlist.width, netlist.b_width):
+        low, high = (-(1 << (width - 1)), 1 << (width - 1)) if netlist.signed else (0, 1 << width)
+        operands.append(rng.integers(low, high, KIND_CHECK_PAIRS))
+    a, b = operands
+    keep = b != 0
+    a, b = a[keep], b[keep]
+    output = netlist.model(a, b).astype(np.float64)
+    relative_error = {}
+    for kind in ("add", "mul", "div"):
+        exact = exact_results(kind, a, b).astype(np.float64)
+        relative_error[kind] = float(np.mean(np.abs(output - exact) / np.maximum(np.abs(exact), 1.0)))
+    claimed = relative_error[netlist.kind]
+    other = min((k for k in relative_error if k != netlist.kind), key=relative_error.get)
+    if claimed > 0.5 and relative_error[other] < min(0.2, claimed / 10):
+        raise VerilogError(f"{path}: module {netlist.name!r} is {KIND_NOUNS[other]}, not "
+                           f"{KIND_NOUNS[netlist.kind]}: mean relative error {100 * relative_error[other]:.3g} % "
+                           f"as {other}, {100 * claimed:.3g} % as {netlist.kind} (is --kind right?)")

@@ -18,8 +18,10 @@ this module, so that all of them behave alike:
   renamed into place (or, when the destination already exists, its files are
   replaced one by one in the order they were written, with Ctrl-C held back
   until the last one is in, so a ``catalog.json`` written last lands last).
-* **Ctrl-C leaves nothing behind**: temporary files and staging folders are
-  removed on any exception, ``KeyboardInterrupt`` included.
+* **Ctrl-C and SIGTERM leave nothing behind**: temporary files and staging
+  folders are removed on any exception, ``KeyboardInterrupt`` included; inside
+  :func:`terminate_as_interrupt` (the command line runs in it) SIGTERM raises
+  :class:`Terminated`, a ``KeyboardInterrupt``, so that it takes the same path.
 
 Errors are :class:`DestinationError`, a ``ValueError`` whose message is one
 line that starts with the path as the user wrote it.
@@ -41,7 +43,8 @@ from typing import Iterator
 
 __all__ = ["DestinationError", "json_safe", "FILE_MODE", "DIRECTORY_MODE", "check_file_destination",
            "check_directory_destination", "write_text", "write_bytes", "atomic_path", "output_directory",
-           "OutputDirectory", "interrupts_deferred", "DeferredInterrupt"]
+           "OutputDirectory", "interrupts_deferred", "DeferredInterrupt", "Terminated",
+           "terminate_as_interrupt", "INTERRUPT_SIGNALS", "interrupt_outcome"]
 
 #: Mode of every file the project writes.
 FILE_MODE = 0o644
@@ -136,38 +139,96 @@ def check_directory_destination(path: str | os.PathLike) -> Path:
     return target
 
 
+#: The signals that stop a command: Ctrl-C (SIGINT) and a batch system's or ``timeout``'s SIGTERM.
+INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised inside :func:`terminate_as_interrupt`.
+
+    A ``KeyboardInterrupt``, so that every clean-up written for Ctrl-C (the
+    temporary files of :func:`atomic_path`, the staging folder of
+    :func:`output_directory`, a half-finished pool) runs for SIGTERM as well;
+    only the message and the exit status differ (:func:`interrupt_outcome`).
+    """
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def interrupt_outcome(interrupt: KeyboardInterrupt) -> tuple[str, int]:
+    """What a program stopped by ``interrupt`` says, and its exit status (128 + the signal's number).
+
+    ``("interrupted", 130)`` for Ctrl-C (SIGINT), ``("terminated", 143)`` for SIGTERM
+    (:class:`Terminated`), the statuses a shell reports for the two signals.
+    """
+    if isinstance(interrupt, Terminated):
+        return "terminated", 128 + signal.SIGTERM
+    return "interrupted", 128 + signal.SIGINT
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` instead of killing the process at once.
+
+    The one place where SIGTERM becomes an exception: the command line runs
+    inside it, so that a SIGTERM cleans up as a Ctrl-C does.  Outside the main
+    thread (where Python delivers no signal), or where SIGTERM is ignored (as in
+    a worker process), nothing changes; the previous handler comes back when the
+    block ends.
+    """
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class DeferredInterrupt:
-    """A Ctrl-C held back by :func:`interrupts_deferred`, to be delivered where it is safe.
+    """A Ctrl-C or SIGTERM held back by :func:`interrupts_deferred`, to be delivered where it is safe.
 
     Attributes
     ----------
     requested : bool
-        Whether SIGINT arrived in the block and has not been delivered yet.
+        Whether a signal of :data:`INTERRUPT_SIGNALS` arrived in the block and has
+        not been delivered yet.
     """
 
-    def __init__(self, handler=signal.default_int_handler):
+    def __init__(self, handlers=None):
         self.requested = False
-        self._handler = handler
+        self._signal = None
+        # The handler each held-back signal displaced, which delivers it.
+        self._handlers = handlers if handlers is not None else {signal.SIGINT: signal.default_int_handler}
 
     def _record(self, signum, frame):
         # A signal handler runs between two bytecodes of the main thread, possibly inside a
         # lock's critical section: it must not take a lock itself, so it only sets a flag.
+        # The first signal is the one delivered: a SIGTERM after a Ctrl-C does not change it.
+        if not self.requested:
+            self._signal = signum
         self.requested = True
 
     def check(self) -> None:
-        """Deliver a held-back Ctrl-C now: raise ``KeyboardInterrupt``, or call the handler it displaced."""
+        """Deliver a held-back signal now: raise ``KeyboardInterrupt`` (:class:`Terminated` for a
+        SIGTERM inside :func:`terminate_as_interrupt`), or call the handler it displaced."""
         if self.requested:
             self.requested = False
-            self._handler(signal.SIGINT, None)
+            self._handlers[self._signal](self._signal, None)
 
 
 @contextlib.contextmanager
 def interrupts_deferred() -> Iterator[DeferredInterrupt]:
-    """Hold back Ctrl-C (SIGINT) until the block ends or checks, then deliver it.
+    """Hold back Ctrl-C (SIGINT) and SIGTERM until the block ends or checks, then deliver it.
 
-    Within the block, SIGINT only sets :attr:`DeferredInterrupt.requested` of the
-    object yielded; its :meth:`~DeferredInterrupt.check` delivers it where the
-    block chooses (Python's default handler raises ``KeyboardInterrupt``), and
+    Within the block, either signal only sets :attr:`DeferredInterrupt.requested` of
+    the object yielded; its :meth:`~DeferredInterrupt.check` delivers it where the
+    block chooses (Python's default SIGINT handler raises ``KeyboardInterrupt``,
+    :func:`terminate_as_interrupt`'s SIGTERM handler :class:`Terminated`), and
     the end of the block delivers it if nobody did.  Used around the few renames
     that put a set of outputs in place, so that an interrupt cannot leave half of
     them old and half new, and around waits on a pool of workers
@@ -175,26 +236,31 @@ def interrupts_deferred() -> Iterator[DeferredInterrupt]:
     :mod:`concurrent.futures` can leave a lock held.
 
     A block inside another shares the enclosing block's request.  Outside the main
-    thread (where Python delivers no signal), or where SIGINT is ignored (as in a
-    worker process) or has the system's default action, nothing is held back.
+    thread (where Python delivers no signal), nothing is held back; nor is a signal
+    that is ignored (as in a worker process) or has the system's default action
+    (SIGTERM outside :func:`terminate_as_interrupt` ends the process at once).
     """
-    previous = signal.getsignal(signal.SIGINT)
-    if not callable(previous) or threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
         # Not the enclosing block's request either: a worker thread must not take the main
         # thread's Ctrl-C away from it.
         yield DeferredInterrupt()
         return
-    enclosing = getattr(previous, "__self__", None)
-    if isinstance(enclosing, DeferredInterrupt):
+    previous = {signum: signal.getsignal(signum) for signum in INTERRUPT_SIGNALS}
+    enclosing = next((handler.__self__ for handler in previous.values()
+                      if isinstance(getattr(handler, "__self__", None), DeferredInterrupt)), None)
+    if enclosing is not None:
         yield enclosing
         enclosing.check()
         return
-    request = DeferredInterrupt(previous)
-    signal.signal(signal.SIGINT, request._record)
+    held = {signum: handler for signum, handler in previous.items() if callable(handler)}
+    request = DeferredInterrupt(held)
+    for signum in held:
+        signal.signal(signum, request._record)
     try:
         yield request
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
     request.check()
 
 
@@ -205,7 +271,8 @@ def atomic_path(path: str | os.PathLike, *, check: bool = True) -> Iterator[Path
     For writers that want a file name rather than text (``savefig``, a VCD
     writer, SQLite): write to the yielded path; on success it is given
     :data:`FILE_MODE` and renamed over ``path``; on any exception, Ctrl-C
-    included, it is removed and ``path`` is left as it was.
+    included (and SIGTERM inside :func:`terminate_as_interrupt`), it is removed
+    and ``path`` is left as it was.
 
     Parameters
     ----------
@@ -287,7 +354,8 @@ class OutputDirectory:
         # The staging folder must be on the destination's file system for the renames.
         stage_in = parent if parent.exists() else existing
         try:
-            self.staging = Path(tempfile.mkdtemp(dir=stage_in, prefix=f".{self.destination.name}."))
+            # Named so that one .gitignore pattern covers every staging folder (.*.staging-*/).
+            self.staging = Path(tempfile.mkdtemp(dir=stage_in, prefix=f".{self.destination.name}.staging-"))
         except OSError as error:
             raise DestinationError(self.shown, f"cannot write there: {_reason(error)}") from None
         self._written: list[str] = []
@@ -368,7 +436,7 @@ def output_directory(path: str | os.PathLike) -> Iterator[OutputDirectory]:
 
     The folder is checked when the block starts; the outputs go to a staging
     folder beside it; when the block ends normally they are put in place
-    (:meth:`OutputDirectory.commit`), on any exception (Ctrl-C included) they
+    (:meth:`OutputDirectory.commit`), on any exception (Ctrl-C and SIGTERM included) they
     are dropped and the destination is left as it was.
 
     Raises

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from .kernel_commands import positive_int
+from .arguments import integer
 from .loading import load_args, load_kernel, user_errors
 
 __all__ = ["register", "run_check", "MAX_ITERATIONS"]
@@ -41,7 +41,7 @@ def register(subparsers) -> None:
     parser.add_argument("--args", required=True, metavar="ARGS.json",
                         help="JSON object mapping each parameter to an integer or a list of integers")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    parser.add_argument("--max-iterations", type=positive_int, default=MAX_ITERATIONS, metavar="N",
+    parser.add_argument("--max-iterations", type=integer(1), default=MAX_ITERATIONS, metavar="N",
                         help=f"stop the run (exit status 1) when one loop has run N iterations, so that "
                              f"a loop that never ends cannot hang the check (default {MAX_ITERATIONS})")
     parser.set_defaults(handler=run_check)

@@ -16,7 +16,9 @@ mismatch), 2 for a user mistake (bad input file, unknown unit, bad option).
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import signal
 import sys
 import warnings
 from importlib.metadata import PackageNotFoundError, version
@@ -48,7 +50,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         if _Parser.json_output:
-            print_json({"error": message, "status": 2})
+            print_json({"error": f"{self.prog}: {message}", "status": 2})
         super().error(message)          # the usage and the one error line on stderr, exit status 2
 
 
@@ -76,36 +78,40 @@ def main(argv: list[str] | None = None) -> int:
 
     Every user mistake ends in one line on stderr; a command run with ``--json``
     prints one JSON object on stdout whatever happens, ``{"error": ..., "status": ...}``
-    when it fails.
+    when it fails.  Ctrl-C ends it with ``axhls: interrupted`` and status 130,
+    SIGTERM with ``axhls: terminated`` and status 143, both after the same clean-up
+    (:func:`artefacts.terminate_as_interrupt`).
     """
-    try:
-        # Building the parser imports the libraries: Ctrl-C may come that early too.
-        parser = build_parser()
-    except ModuleNotFoundError as error:
-        line = missing_dependency_line(error, "axhls")
-        if line is None:
-            raise
-        print(line, file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        _silence_abandoned_elaboratables()
-        print("axhls: interrupted", file=sys.stderr)
-        return 130
-    _Parser.json_output = "--json" in (sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None) or missing_sub_command(parser)
-    try:
-        status = handler(args)
-        sys.stdout.flush()          # a closed pipe shows here, not as a traceback at exit
-    except BrokenPipeError:
-        return _reader_gone()
-    except CommandError as error:
-        return _fail(args, str(error), error.status)
-    except artefacts.DestinationError as error:
-        return _fail(args, str(error), 2)
-    except KeyboardInterrupt:
-        return _fail(args, "interrupted", 130)
-    return int(status or 0)
+    with artefacts.terminate_as_interrupt():
+        try:
+            # Building the parser imports the libraries: Ctrl-C may come that early too.
+            parser = build_parser()
+        except ModuleNotFoundError as error:
+            line = missing_dependency_line(error, "axhls")
+            if line is None:
+                raise
+            print(line, file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as interrupt:
+            _silence_abandoned_elaboratables()
+            message, status = artefacts.interrupt_outcome(interrupt)
+            print(f"axhls: {message}", file=sys.stderr)
+            return status
+        _Parser.json_output = "--json" in (sys.argv[1:] if argv is None else argv)
+        args = parser.parse_args(argv)
+        handler = getattr(args, "handler", None) or missing_sub_command(parser)
+        try:
+            status = handler(args)
+            sys.stdout.flush()          # a closed pipe shows here, not as a traceback at exit
+        except BrokenPipeError:
+            return _reader_gone()
+        except CommandError as error:
+            return _fail(args, str(error), error.status)
+        except artefacts.DestinationError as error:
+            return _fail(args, str(error), 2)
+        except KeyboardInterrupt as interrupt:
+            return _fail(args, *artefacts.interrupt_outcome(interrupt))
+        return int(status or 0)
 
 
 def _reader_gone() -> int:
@@ -113,12 +119,16 @@ def _reader_gone() -> int:
 
     ``axhls report --json | head -c 100`` closes the pipe early; there is no one
     left to tell, and Python would print a traceback when it flushes stdout at
-    exit, so stdout is pointed at ``/dev/null`` first.
+    exit, so stdout is pointed at ``/dev/null`` first (unless it is no real file,
+    as when a test captures it: then there is nothing to flush).
     """
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-    return 141
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+    return 128 + signal.SIGPIPE
 
 
 def _silence_abandoned_elaboratables() -> None:

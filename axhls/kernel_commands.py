@@ -23,7 +23,6 @@ file, a kernel outside the language, bad arguments).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -36,10 +35,11 @@ from sim.kernel import run
 
 from hls.approx import KINDS, choice
 
+from .arguments import integer
 from .command import CommandError
 from .loading import load_args, load_kernel, user_errors
 
-__all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx", "positive_int"]
+__all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx"]
 
 APPROX_HELP = ("approximate unit for every KIND operation (mul, add, div) whose operands are not constants: "
                "KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6; KIND=none keeps it exact; "
@@ -135,23 +135,12 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", default="amaranth", choices=("amaranth", "icarus", "verilator"),
                         help="simulator (default: amaranth)")
     parser.add_argument("--vcd", metavar="FILE", help="write a waveform to FILE")
-    parser.add_argument("--max-cycles", type=positive_int, default=1_000_000, metavar="N",
+    parser.add_argument("--max-cycles", type=integer(1), default=1_000_000, metavar="N",
                         help="give up after N cycles (default 1000000); the Python run before the "
                              "hardware's stops when one loop has run N iterations, which the hardware "
                              "could not finish in N cycles either")
     _add_approx(parser)
     parser.set_defaults(handler=run_sim)
-
-
-def positive_int(text: str) -> int:
-    """An ``argparse`` type: a positive integer, or a one-line usage error."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
-    return value
 
 
 def _compile(spec: str, approx: list[str]):

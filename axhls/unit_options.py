@@ -28,6 +28,8 @@ def parse_params(pairs: list[str] | None) -> dict:
 
 def get_unit(name: str, width: int, stages: int, params: dict, signed: bool):
     if signed:
+        if params.get("signed") is False:
+            raise CommandError("--signed and --param signed=false disagree; give one of them")
         params = {**params, "signed": True}
     try:
         return approx_units.get(name, width=width, stages=stages, **params)

@@ -20,6 +20,7 @@ from approx_units.registry import spec
 from approx_units.verilog_eval import VerilogError, load_verilog, port_widths
 
 from . import units_export, units_lut, units_pareto, units_survey, units_sweep
+from .arguments import integer
 from .command import CommandError, missing_sub_command, print_json
 from .progress_options import add_progress_option, progress_wanted
 from .unit_options import library_unit, verilog_arguments
@@ -41,7 +42,7 @@ def _unit_arguments(parser: argparse.ArgumentParser, unit_required: bool = True)
                         help="operand b's width (default --width; a library multiplier's width_b)")
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",
                         help="unit parameter, repeatable (for example --param l=4)")
-    parser.add_argument("--stages", type=int, default=0, metavar="S",
+    parser.add_argument("--stages", type=integer(0), default=0, metavar="S",
                         help="pipeline register stages (default 0: combinational)")
     parser.add_argument("--signed", action="store_true", help="the two's complement variant")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -64,9 +65,14 @@ def _list(args) -> int:
     if args.json:
         print_json({"units": units})
         return 0
-    for entry in units:
-        params = ", ".join(f"{n}={p['default_at_width_8']}" for n, p in entry["params"].items())
-        print(f"{entry['unit']:<22} {entry['kind']:<4} {params:<24} {entry['summary']}")
+    rows = [(entry["unit"], entry["kind"],
+             ", ".join(f"{n}={p['default_at_width_8']}" for n, p in entry["params"].items()) or "-",
+             entry["summary"]) for entry in units]
+    rows.insert(0, ("unit", "kind", "parameters (default at 8 bits)", "summary"))
+    # Each column as wide as its widest cell, so that no long parameter list pushes the summary out.
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    for row in rows:
+        print("  ".join(text.ljust(width) for text, width in zip(row, widths)) + "  " + row[3])
     return 0
 
 
@@ -83,11 +89,24 @@ def _load_array(path: str, what: str):
 
 def _distribution(args):
     if args.pairs:
+        expected = f"{args.pairs}: expected an .npz file with arrays 'a' and 'b'"
         try:
-            with np.load(args.pairs) as data:
+            data = np.load(args.pairs, allow_pickle=False)
+        except OSError as error:
+            raise CommandError(f"{expected} ({error.strerror or 'cannot be read'})") from None
+        except ValueError:
+            raise CommandError(f"{expected} (it is not an .npz archive)") from None
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise CommandError(f"{expected} (it holds one array, not an archive)")
+        with data:
+            missing = [name for name in ("a", "b") if name not in data.files]
+            if missing:
+                raise CommandError(f"{expected} (it has no {' or '.join(repr(m) for m in missing)}; "
+                                   f"its arrays: {', '.join(data.files) or 'none'})")
+            try:
                 return evaluate.Pairs(data["a"], data["b"])
-        except (OSError, ValueError, KeyError) as error:
-            raise CommandError(f"{args.pairs}: expected an .npz file with arrays 'a' and 'b' ({error})") from None
+            except ValueError as error:
+                raise CommandError(f"{args.pairs}: {error}") from None
     if args.histogram_a or args.histogram_b:
         a = _load_array(args.histogram_a or args.histogram_b, "histogram")
         b = _load_array(args.histogram_b, "histogram") if args.histogram_b else None
@@ -166,10 +185,10 @@ def _area(args) -> int:
     if args.json:
         print_json(output)
         return 0
-    fmax = f"{report.fmax_mhz:.1f} MHz" if report.fmax_mhz else "n/a (no place and route)"
     adp = f"{report.adp:.0f}" if report.adp else "n/a"
     print(f"{unit.description}, {unit.stages} stages on {args.target}: {report.luts} LUTs, "
-          f"{report.carry} carry ({report.lut_equivalents} LUT equivalents), {report.ffs} FFs, {report.dsps} DSPs, Fmax {fmax}, ADP {adp}")
+          f"{report.carry} carry ({report.lut_equivalents} LUT equivalents), {report.ffs} FFs, {report.dsps} DSPs, "
+          f"Fmax {synth.fmax_text(report.fmax_mhz)}, ADP {adp}")
     return 0
 
 
@@ -204,11 +223,10 @@ def _area_of_verilog(args, cache) -> int:
     if args.json:
         print_json(output)
         return 0
-    fmax = f"{report.fmax_mhz:.1f} MHz" if report.fmax_mhz else "n/a (no place and route)"
     adp = f"{report.adp:.0f}" if report.adp else "n/a"
     print(f"Verilog module {args.top} ({args.verilog}) on {args.target}: {report.luts} LUTs, "
           f"{report.carry} carry ({report.lut_equivalents} LUT equivalents), {report.ffs} FFs, "
-          f"{report.dsps} DSPs, Fmax {fmax}, ADP {adp}")
+          f"{report.dsps} DSPs, Fmax {synth.fmax_text(report.fmax_mhz)}, ADP {adp}")
     return 0
 
 
@@ -228,14 +246,14 @@ def register(subparsers) -> None:
     evaluation = commands.add_parser(
         "eval", help="error metrics of a unit or of a Verilog module",
         description="Error metrics, exhaustive up to 16 x 16 operand bits by default (the compiled "
-                    "engine takes seconds for 2^32 pairs), Monte Carlo with 95%% confidence intervals "
+                    "engine takes seconds for 2^32 pairs), Monte Carlo with 95% confidence intervals "
                     "beyond or with --samples.")
     _unit_arguments(evaluation, unit_required=False)
     mode = evaluation.add_mutually_exclusive_group()
-    mode.add_argument("--samples", type=int, metavar="M", help="Monte Carlo with M operand pairs")
+    mode.add_argument("--samples", type=integer(1), metavar="M", help="Monte Carlo with M operand pairs")
     mode.add_argument("--exhaustive", action="store_true", help="every operand pair (at most 16 x 16 bits)")
-    evaluation.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
-    evaluation.add_argument("--workers", type=int, default=None,
+    evaluation.add_argument("--seed", type=integer(0), default=0, help="Monte Carlo seed (default 0)")
+    evaluation.add_argument("--workers", type=integer(1), default=None,
                             help="processes for large evaluations (default: every core)")
     evaluation.add_argument("--histogram-a", metavar="FILE",
                             help="operand a's value histogram (.npy or text, one weight per value)")

@@ -10,6 +10,7 @@ import artefacts
 from approx_units import catalog as catalog_module
 from approx_units import synth
 
+from .arguments import integer
 from .command import CommandError, print_json
 from .progress_options import add_progress_option, progress_wanted, stderr_log
 from .units_cache import open_cache
@@ -74,7 +75,7 @@ def register(commands) -> None:
                         help="run no synthesis: use cached results, leave the rest blank")
     parser.add_argument("--units", help="comma-separated unit ids (default: all)")
     parser.add_argument("--widths", help="comma-separated widths (default: 8,16,32)")
-    parser.add_argument("--jobs", type=int, default=2, help="synthesis runs at a time (default 2)")
+    parser.add_argument("--jobs", type=integer(1), default=2, help="synthesis runs at a time (default 2)")
     parser.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
     parser.add_argument("--json", action="store_true", help="print one JSON summary object")
     add_progress_option(parser)

@@ -24,6 +24,18 @@ def _subject(args):
     return get_unit(args.unit, args.width, 0, parse_params(args.param), args.signed)
 
 
+def _signedness_hint(args, subject) -> str:
+    """How to fix a subject whose signedness does not suit ``--format`` (empty if that is not the problem)."""
+    wanted = lut.FORMATS[args.format][0]
+    if lut.operands_signed(subject) == wanted:
+        return ""
+    if not wanted:
+        return "; drop --signed (and --param signed=true)"
+    if args.verilog:
+        return "; add --signed if the module takes two's complement operands"
+    return "; add --signed for the unit's signed variant"
+
+
 def run_lut(args) -> int:
     """Handler of ``axhls units lut``."""
     if args.width != lut.OPERAND_WIDTH:
@@ -34,7 +46,7 @@ def run_lut(args) -> int:
     try:
         data = lut.encode(subject, args.format)
     except lut.LutError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(f"{error}{_signedness_hint(args, subject)}") from None
     artefacts.write_bytes(args.output, data, check=False)
     table = lut.decode(data, args.format)
     summary = {"file": str(args.output), "format": args.format, "unit": getattr(subject, "name", None),

@@ -9,6 +9,7 @@ import artefacts
 from approx_units import pareto, progress, synth
 from approx_units.survey import characterise_file, survey_files
 
+from .arguments import integer
 from .command import CommandError, print_json
 from .progress_options import add_progress_option, progress_wanted, stderr_log
 from .units_cache import open_cache
@@ -94,8 +95,8 @@ def register(commands) -> None:
     parser.add_argument("--target", default="ecp5", choices=("ecp5", "xc7", "ice40"))
     parser.add_argument("--metric", default="mred", help="error metric to minimise (default mred)")
     parser.add_argument("--units", help="comma-separated unit ids to compare (default: every unit of the kind)")
-    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive up to 16 x 16 bits)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--samples", type=integer(1), help="Monte Carlo pairs (default: exhaustive up to 16 x 16 bits)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="Monte Carlo seed (default 0)")
     parser.add_argument("--dsp", action="store_true", help="allow DSP blocks")
     parser.add_argument("-o", "--output", metavar="FILE", help="plot file, .png/.svg/.pdf")
     parser.add_argument("--with-verilog", metavar="DIR",

@@ -16,6 +16,7 @@ from pathlib import Path
 from approx_units import progress
 from approx_units.survey import characterise_file, survey_files
 
+from .arguments import integer
 from .command import CommandError, print_json
 from .progress_options import add_progress_option, progress_wanted, stderr_log
 from .units_cache import open_cache
@@ -86,9 +87,9 @@ def register(commands) -> None:
     parser.add_argument("--target", default="ecp5", choices=("ecp5", "xc7", "ice40", "none"),
                         help="synthesis target, or none for error metrics only (default ecp5)")
     parser.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")
-    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive where allowed)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=None, help="processes for large evaluations")
+    parser.add_argument("--samples", type=integer(1), help="Monte Carlo pairs (default: exhaustive where allowed)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="Monte Carlo seed (default 0)")
+    parser.add_argument("--workers", type=integer(1), default=None, help="processes for large evaluations")
     parser.add_argument("--cache-dir", metavar="DIR", help="result cache (default ~/.cache/axhls)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_progress_option(parser)

@@ -7,6 +7,7 @@ from pathlib import Path
 import approx_units
 from approx_units import sweep, synth
 
+from .arguments import integer, positive_number
 from .command import CommandError, print_json
 from .progress_options import add_progress_option, progress_wanted, stderr_log
 from .units_cache import open_cache
@@ -104,9 +105,10 @@ def run_sweep_command(args) -> int:
         for row in rows:
             metrics, area = row.get("metrics") or {}, row.get("area") or {}
             params = ",".join(f"{k}={v}" for k, v in row["params"].items() if k != "signed")
-            where = f" s{row['stages']} {row['target']}: {area.get('luts')} LUTs {area.get('fmax_mhz')} MHz" \
+            where = f" s{row['stages']} {row['target']}: {area.get('luts')} LUTs, Fmax {synth.fmax_text(area.get('fmax_mhz'))}" \
                 if "target" in row else ""
-            print(f"  {row['unit']}({params}) w{row['width']}{where}  mred={metrics.get('mred')}")
+            mred = metrics.get("mred")
+            print(f"  {row['unit']}({params}) w{row['width']}{where}  mred={'-' if mred is None else f'{mred:.6g}'}")
     return 1 if summary["failed"] else 0
 
 
@@ -118,15 +120,15 @@ def register(commands) -> None:
     parser.add_argument("--widths", default="8", help="comma-separated widths (default 8)")
     parser.add_argument("--stages", default="0", help="comma-separated stage counts or 'rec' (default 0)")
     parser.add_argument("--targets", default="ecp5", help="comma-separated targets, or 'none' (default ecp5)")
-    parser.add_argument("--samples", type=int, help="Monte Carlo pairs (default: exhaustive up to 16 x 16 bits)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--samples", type=integer(1), help="Monte Carlo pairs (default: exhaustive up to 16 x 16 bits)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="Monte Carlo seed (default 0)")
     parser.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")
     parser.add_argument("--db", type=Path, default=Path("sweep.sqlite"), help="results database")
     parser.add_argument("--cache-dir", metavar="DIR",
                         help="synthesis result cache (default ~/.cache/axhls; on a Dask cluster, the workers')")
-    parser.add_argument("--jobs", type=int, default=None, help="local worker processes (default: every core)")
+    parser.add_argument("--jobs", type=integer(1), default=None, help="local worker processes (default: every core)")
     parser.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, e.g. tcp://host:8786")
-    parser.add_argument("--connect-timeout", type=float, default=5.0, metavar="SECONDS",
+    parser.add_argument("--connect-timeout", type=positive_number, default=5.0, metavar="SECONDS",
                         help="how long to try reaching the Dask scheduler (default 5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_progress_option(parser)

@@ -22,6 +22,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
 
+import artefacts  # noqa: E402  (standard library only)
 from axhls.environment import missing_dependency_line  # noqa: E402  (standard library only)
 
 try:
@@ -38,6 +39,10 @@ except ModuleNotFoundError as error:
         raise
     print(hint, file=sys.stderr)
     sys.exit(2)
+except KeyboardInterrupt:
+    # Loading the libraries takes a second or more: Ctrl-C may come that early.
+    print("demo: interrupted", file=sys.stderr)
+    sys.exit(130)
 
 
 def heading(text: str) -> None:
@@ -109,5 +114,16 @@ def main() -> int:
     return 0 if ok else 1
 
 
+def run() -> int:
+    """:func:`main` as ``bash dev.sh demo`` runs it: Ctrl-C or SIGTERM ends it in one line, 130 or 143."""
+    with artefacts.terminate_as_interrupt():
+        try:
+            return main()
+        except KeyboardInterrupt as interrupt:
+            message, status = artefacts.interrupt_outcome(interrupt)
+            print(f"demo: {message}", file=sys.stderr)
+            return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -1,8 +1,11 @@
 """The README's demo command must keep working: it is the first thing a new user runs."""
 
 import pathlib
+import signal
 import subprocess
 import sys
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -22,3 +25,29 @@ def test_demo_runs_and_everything_matches(tmp_path):
         assert pathlib.Path(program.split(" -m ")[0]).is_file(), next_line
     else:
         assert subprocess.run([str(ROOT / program), "--version"], capture_output=True).returncode == 0, next_line
+
+
+#: Runs the demo with Python's own SIGINT handler, as in a terminal's foreground job (a runner in
+#: the background of a shell ignores SIGINT, and its children inherit that).
+FOREGROUND_DEMO = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                   "sys.argv = [sys.argv[1]]; runpy.run_path(sys.argv[0], run_name='__main__')")
+
+
+@pytest.mark.parametrize("signum, line", [(signal.SIGINT, "demo: interrupted"),
+                                          (signal.SIGTERM, "demo: terminated")], ids=["sigint", "sigterm"])
+def test_an_interrupted_demo_ends_in_one_line(signum, line):
+    process = subprocess.Popen([sys.executable, "-u", "-c", FOREGROUND_DEMO, str(ROOT / "examples" / "demo.py")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for text in process.stdout:              # the simulations are under way: seconds of work left
+            if text.startswith("2. The hardware"):
+                break
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines() == [line]

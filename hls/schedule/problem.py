@@ -299,8 +299,8 @@ class Problem:
             optype = self.operator_types[op.operator_type]
             if optype.incoming_delay > self.clock_period_ns + EPSILON:
                 raise ProblemError(
-                    f"operation {op.name!r} (type {optype.name!r}) needs {optype.incoming_delay} ns, "
-                    f"more than the clock period of {self.clock_period_ns} ns; "
+                    f"operation {op.name!r} (type {optype.name!r}) needs {optype.incoming_delay:.2f} ns, "
+                    f"more than the clock period of {self.clock_period_ns:.2f} ns; "
                     f"give the operator a latency or lower the clock frequency")
         graph = nx.DiGraph()
         graph.add_nodes_from(self.operations)

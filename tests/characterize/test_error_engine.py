@@ -219,3 +219,23 @@ def test_tiled_exhaustive_evaluation_equals_spelled_out_pairs(name, signed, bloc
     assert result.metrics.keys() == expected.keys()
     for key, value in expected.items():
         assert result.metrics[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"workers": 0}, "workers must be a positive number of processes, not 0"),
+    ({"workers": -3}, "workers must be a positive number of processes, not -3"),
+    ({"seed": -1, "samples": 100}, "seed must be a non-negative integer, not -1"),
+])
+def test_workers_and_seed_are_checked_however_small_the_run(options, message):
+    # An 8-bit run never starts a pool: a bad worker count must not pass there and fail at 2^32 pairs.
+    with pytest.raises(ValueError, match=message):
+        ev.evaluate(ev.LibraryUnit("drum", 8), **options)
+
+
+def test_pools_of_the_library_refuse_no_workers(tmp_path):
+    from approx_units import catalog, sweep
+    with pytest.raises(ValueError, match="jobs must be a positive number of worker processes, not 0"):
+        sweep.process_pool(0)
+    with pytest.raises(ValueError, match="jobs must be a positive number of synthesis runs at a time, not 0"):
+        catalog.export(tmp_path / "out", targets=("ecp5",), units=["loa"], widths=(8,), jobs=0)
+    assert not (tmp_path / "out").exists()

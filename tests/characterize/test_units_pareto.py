@@ -34,7 +34,7 @@ def test_candidates_sweep_parameters_and_filter_units():
     units = pareto.candidates("add", 8, ["loa"])
     assert {u.name for u in units} == {"loa"}
     assert sorted(u.unit_params["l"] for u in units) == [1, 2, 4, 6, 7]   # 5 values spread over 1..7
-    with pytest.raises(ValueError, match="not a mul unit"):
+    with pytest.raises(ValueError, match="unit 'loa' is an adder, not a multiplier"):
         pareto.candidates("mul", 8, ["loa"])
 
 
@@ -71,7 +71,7 @@ def test_pareto_command(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--metric", "nonsense"], "unknown metric 'nonsense'"),
-    (["--units", "mitchell"], "not a add unit"),
+    (["--units", "mitchell"], "unit 'mitchell' is a multiplier, not an adder"),
     (["--units", "nonesuch"], "known units"),
     (["-o", "plot.txt"], ".png, .svg or .pdf"),
 ])

@@ -2,6 +2,7 @@
 results, modules named when --top is wrong, cell-library netlists, and `units area --verilog`."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -90,7 +91,7 @@ def test_result_width_must_fit_the_kind(tmp_path, capsys):
     path = _write(tmp_path, "mul8x4.v", MUL8X4)
     status, out, err = run(capsys, "units", "eval", "--verilog", path, "--top", "mul8x4", "--kind", "add")
     assert status == 2 and out == "" and err.count("\n") == 1
-    assert "a 8 x 4-bit add has a 8 or 9-bit result, but port o of 'mul8x4' has 12 bits" in err
+    assert "an adder of 8 x 4 bits gives 8 or 9 result bits, but port o of 'mul8x4' has 12 (is --kind right?)" in err
 
 
 def test_wrong_top_lists_the_modules(tmp_path, capsys):
@@ -132,7 +133,7 @@ def test_area_of_third_party_verilog_has_the_library_keys(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--top", "nope"], "no module 'nope'; the file defines mul8x4"),
-    (["--top", "mul8x4", "--kind", "add"], "has 12 bits (is --kind right?)"),
+    (["--top", "mul8x4", "--kind", "add"], "has 12 (is --kind right?)"),
     ([], "--verilog needs --top MODULE"),
     (["--top", "mul8x4", "--param", "k=2"], "describe library units"),
 ])
@@ -150,3 +151,54 @@ def test_library_unit_widths(capsys):
     assert result["params"]["width_b"] == 4 and result["samples"] == 256 * 16
     status, _, err = run(capsys, "units", "eval", "exact_mul")
     assert status == 2 and "give the operand width with --width N" in err
+
+
+# --- --kind against what the circuit computes -------------------------------------------------
+
+#: An exact 8 / 8-bit divider with a 16-bit result port: as wide as an 8 x 8-bit product.
+DIV8_WIDE = """
+module div8(input [7:0] a, input [7:0] b, output [15:0] o);
+  assign o = b == 0 ? 16'hffff : {8'b0, a / b};
+endmodule
+"""
+
+#: A poor approximate multiplier: only the high nibbles are multiplied.
+NIBBLE_MUL8 = """
+module nibble_mul8(input [7:0] a, input [7:0] b, output [15:0] o);
+  assign o = {a[7:4] * b[7:4], 8'b0};
+endmodule
+"""
+
+#: An 8 x 8-bit broken-array multiplier, the same as the one shipped in examples/.
+BAM8 = (Path(__file__).resolve().parents[2] / "examples" / "bam8.v").read_text()
+
+
+@pytest.mark.parametrize("source, top, kind", [(DIV8_WIDE, "div8", "div"), (NIBBLE_MUL8, "nibble_mul8", "mul"),
+                                               (BAM8, "bam8", "mul"), (MUL8S, "mul8s_trunc", "mul")])
+def test_a_circuit_evaluated_as_what_it_computes_is_accepted(tmp_path, source, top, kind):
+    path = tmp_path / f"{top}.v"
+    path.write_text(source)
+    netlist = load_verilog(path, top, kind, signed=top == "mul8s_trunc")
+    assert netlist.kind == kind
+
+
+def test_a_wide_exact_divider_is_exact_as_a_divider(capsys, tmp_path):
+    path = tmp_path / "div8.v"
+    path.write_text(DIV8_WIDE)
+    status, out, err = run(capsys, "units", "eval", "--verilog", str(path), "--top", "div8", "--kind", "div",
+                           "--json")
+    assert status == 0, err
+    result = json.loads(out)
+    # Exact against the integer quotient (MRED is against the real-valued one).
+    assert result["metrics"]["int_er"] == 0 and result["metrics"]["int_mred"] == 0
+
+
+@pytest.mark.parametrize("source, top, kind, message", [
+    (BAM8, "bam8", "div", "module 'bam8' is a multiplier, not a divider"),
+    (DIV8_WIDE, "div8", "mul", "module 'div8' is a divider, not a multiplier"),
+])
+def test_a_circuit_evaluated_as_another_operation_is_refused(tmp_path, source, top, kind, message):
+    path = tmp_path / f"{top}.v"
+    path.write_text(source)
+    with pytest.raises(VerilogError, match=message + r": mean relative error .* \(is --kind right\?\)"):
+        load_verilog(path, top, kind)

@@ -6,7 +6,8 @@ A row is a dict:
     a name for the test report, unique over all the row files.
 ``files`` (dict, optional)
     ``{relative name: text}`` written under the test's folder before the run
-    (parents created); the text is written as given.
+    (parents created), as UTF-8 with ``surrogateescape`` (so ``"\udcff"`` is the
+    byte 0xff); a name ending in ``/.keep`` makes an empty folder.
 ``argv`` (list of str)
     the ``axhls`` arguments.  ``{tmp}`` stands for the test's folder,
     ``{root}`` for the repository's root and ``{python}`` for this interpreter,
@@ -148,7 +149,8 @@ def run_row(row: dict, tmp_path: Path) -> None:
     for name, text in row.get("files", {}).items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        if path.name != ".keep":
+            path.write_bytes(text.encode("utf-8", errors="surrogateescape"))
     argv = [_expand(arg, tmp_path) for arg in row["argv"]]
     env = {name: None if value is None else _expand(value, tmp_path) for name, value in row.get("env", {}).items()}
     if row.get("subprocess") or "python_flags" in row:

@@ -1,11 +1,12 @@
-"""Ctrl-C in the middle of a command: exit 130, no traceback, nothing half-written.
+"""Ctrl-C or SIGTERM in the middle of a command: exit 130 or 143, no traceback, nothing half-written.
 
 Each test runs ``axhls`` as a child process in a process group of its own,
 waits until the command is doing its work, then sends SIGINT to the whole
-group, as a terminal's Ctrl-C does (worker processes get it too), and checks
-what is left: a new output folder is absent, an existing one unchanged, no
-staging folder or temporary file remains, and no process of the group
-outlives the command.
+group, as a terminal's Ctrl-C does (worker processes get it too), or SIGTERM
+to the command alone, as ``timeout`` does, or to the whole group, as a batch
+system does, and checks what is left: a new output folder is absent, an
+existing one unchanged, no staging folder or temporary file remains, and no
+process of the group outlives the command.
 """
 
 import os
@@ -48,17 +49,22 @@ def _group_alive(group: int) -> bool:
     return True
 
 
-def interrupt(argv, marks: Path, *, ready=lambda: True, after: float = 0.0, timeout: float = 60.0):
-    """Run ``axhls argv``, send SIGINT to its process group once ``ready()`` and ``after`` seconds.
+def interrupt(argv, marks: Path, *, ready=lambda: True, after: float = 0.0, timeout: float = 60.0,
+              signum=signal.SIGINT, group: bool = True, watch: dict | None = None):
+    """Run ``axhls argv``, send ``signum`` to its process group (or, unless ``group``, to the
+    command alone) once ``ready()`` and ``after`` seconds.
 
-    Returns ``(status, stdout, stderr)``.
+    ``watch``, if given, receives the process group's id under ``"group"`` (for ``ready``) and
+    the time the signal was sent under ``"sent"``.  Returns ``(status, stdout, stderr)``.
     """
     marks.mkdir(exist_ok=True)
     marker = marks / "started"
     process = subprocess.Popen([sys.executable, "-c", LAUNCH, str(marker), *argv], cwd=ROOT,
                                env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, process_group=0)
-    group = process.pid
+    pgid = process.pid
+    if watch is not None:
+        watch["group"] = pgid
     try:
         deadline = time.monotonic() + timeout
         while not (marker.exists() and ready()):
@@ -67,24 +73,34 @@ def interrupt(argv, marks: Path, *, ready=lambda: True, after: float = 0.0, time
             time.sleep(0.02)
         time.sleep(after)
         assert process.poll() is None, f"finished before it could be interrupted: {process.communicate()}"
-        os.killpg(group, signal.SIGINT)
+        if watch is not None:
+            watch["sent"] = time.monotonic()
+        if group:
+            os.killpg(pgid, signum)
+        else:
+            os.kill(process.pid, signum)
         out, err = process.communicate(timeout=30)
         deadline = time.monotonic() + 5
-        while _group_alive(group) and time.monotonic() < deadline:
+        while _group_alive(pgid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not _group_alive(group), "a worker process outlived the interrupted command"
+        assert not _group_alive(pgid), "a worker process outlived the interrupted command"
         return process.returncode, out, err
     finally:
-        if _group_alive(group):
-            os.killpg(group, signal.SIGKILL)
+        if _group_alive(pgid):
+            os.killpg(pgid, signal.SIGKILL)
         if process.poll() is None:
             process.wait()
 
 
-def _assert_interrupted(status, err):
-    assert status == 130, err
+def _assert_interrupted(status, err, signum=signal.SIGINT):
+    assert status == 128 + signum, err
     assert "Traceback" not in err, err
-    assert err.strip().splitlines()[-1] == "axhls: interrupted", err
+    word = "terminated" if signum == signal.SIGTERM else "interrupted"
+    assert err.strip().splitlines()[-1] == f"axhls: {word}", err
+
+
+#: SIGTERM as ``timeout`` sends it (the command alone) and as a batch system does (its process group).
+SIGTERMS = [pytest.param(False, id="sigterm-to-the-command"), pytest.param(True, id="sigterm-to-the-group")]
 
 
 def _staged_verilog(parent: Path, name: str):
@@ -107,6 +123,50 @@ def test_interrupted_export_to_a_new_folder_leaves_nothing(tmp_path):
                                ready=_staged_verilog(work, "catalog"))
     _assert_interrupted(status, err)
     assert list(work.iterdir()) == []           # no folder, no staging folder, no temporary
+
+
+@pytest.mark.parametrize("group", SIGTERMS)
+def test_terminated_export_to_a_new_folder_leaves_no_staging_folder(tmp_path, group):
+    work = tmp_path / "work"
+    work.mkdir()
+    destination = work / "catalog"
+    status, out, err = interrupt(["units", "export", "-o", str(destination), "--no-synth", "--json"],
+                                 tmp_path / "marks", ready=_staged_verilog(work, "catalog"),
+                                 signum=signal.SIGTERM, group=group)
+    _assert_interrupted(status, err, signal.SIGTERM)
+    assert out == '{"error": "terminated", "status": 143}\n'
+    assert list(work.iterdir()) == []           # no folder, no staging folder, no temporary
+
+
+def _group_runs_a_tool(watch: dict):
+    """``ready()``: a yowasp tool runs in the command's process group."""
+    def ready():
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                command = (stat.parent / "cmdline").read_bytes()
+            except OSError:
+                continue                         # it ended meanwhile
+            if int(fields[2]) == watch["group"] and b"yowasp" in command:
+                return True
+        return False
+    return ready
+
+
+def test_terminated_export_ends_the_tools_it_runs_on_threads(tmp_path):
+    # SIGTERM to the command alone, as `timeout` sends it, while Yosys maps a 32-bit multiplier
+    # (some 10 s): the tools, which the signal does not reach, are ended with the command.
+    work = tmp_path / "work"
+    work.mkdir()
+    watch = {}
+    status, _, err = interrupt(["units", "export", "-o", str(work / "catalog"), "--units", "exact_mul",
+                                "--widths", "32", "--targets", "ecp5", "--no-timing", "--jobs", "1",
+                                "--cache-dir", str(tmp_path / "cache")], tmp_path / "marks",
+                               ready=_group_runs_a_tool(watch), signum=signal.SIGTERM, group=False,
+                               watch=watch)
+    assert time.monotonic() - watch["sent"] < 5, "waited for the running tool"
+    _assert_interrupted(status, err, signal.SIGTERM)
+    assert list(work.iterdir()) == []
 
 
 def test_interrupted_export_leaves_an_existing_catalog_as_it_was(tmp_path):
@@ -148,6 +208,14 @@ def test_interrupted_sweep_keeps_whole_rows_and_prints_json(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["marks", "sweep.sqlite"]   # no journal left
 
 
+def test_terminated_evaluation_stops_its_workers_quietly(tmp_path):
+    # The workers ignore SIGTERM as they ignore Ctrl-C: the parent alone stops, and ends them.
+    status, out, err = interrupt(["units", "eval", "mitchell", "--width", "16", "--exhaustive",
+                                  "--workers", "2"], tmp_path / "marks", after=1.0, signum=signal.SIGTERM)
+    _assert_interrupted(status, err, signal.SIGTERM)
+    assert out == ""
+
+
 def _wide_kernel(path: Path, statements: int) -> None:
     """A kernel whose one loop body is ``statements`` long: seconds of scheduling."""
     body = [f"        v = (v * {j % 7 + 3} + {j}) ^ (v >> {j % 5 + 1})" for j in range(statements)]
@@ -163,14 +231,15 @@ def _wide_kernel(path: Path, statements: int) -> None:
         "    return s", ""]))
 
 
-def test_interrupted_compile_leaves_no_folder(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_interrupted_compile_leaves_no_folder(tmp_path, signum):
     source = tmp_path / "wide.py"
     _wide_kernel(source, 300)                    # about 10 s to compile
     work = tmp_path / "work"
     work.mkdir()
     status, out, err = interrupt(["compile", f"{source}:wide", "-o", str(work / "out")], tmp_path / "marks",
-                                 after=1.5)
-    _assert_interrupted(status, err)
+                                 after=1.5, signum=signum, group=signum == signal.SIGINT)
+    _assert_interrupted(status, err, signum)
     assert out == "" and list(work.iterdir()) == []
 
 
@@ -181,8 +250,9 @@ from approx_units import sweep
 from approx_units.interrupts import interrupts_held
 
 def state():
-    return (os.getpid(), signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
-            signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    both = (signal.SIGINT, signal.SIGTERM)
+    return (os.getpid(), all(signal.getsignal(s) == signal.SIG_IGN for s in both),
+            any(s in signal.pthread_sigmask(signal.SIG_BLOCK, []) for s in both))
 
 pool = sweep.process_pool(1)
 interrupted = False
@@ -195,13 +265,14 @@ except KeyboardInterrupt:
     interrupted = True
 pid, ignored, blocked = future.result(timeout=30)
 os.kill(pid, signal.SIGINT)                      # a worker shrugs it off
+os.kill(pid, signal.SIGTERM)                     # and a SIGTERM too
 survived = pool.submit(state).result(timeout=30)[0] == pid
 pool.shutdown()
 print(interrupted, ignored, blocked, survived)
 """
 
 
-def test_pool_workers_ignore_sigint_and_the_parent_gets_it_after_the_launch():
+def test_pool_workers_ignore_sigint_and_sigterm_and_the_parent_gets_them_after_the_launch():
     result = subprocess.run([sys.executable, "-c", FOREGROUND + POOL_LAUNCH], cwd=ROOT, capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert result.stdout.split() == ["True", "True", "False", "True"], result.stderr
@@ -366,6 +437,33 @@ def test_a_thread_inside_a_block_does_not_take_the_main_threads_request(python_s
             assert outer.requested                  # still the main thread's to deliver
 
 
+def test_sigterm_is_held_back_like_ctrl_c_and_raised_as_terminated(python_sigint):
+    before = signal.getsignal(signal.SIGTERM)
+    reached = []
+    with pytest.raises(artefacts.Terminated) as caught:
+        with artefacts.terminate_as_interrupt():
+            with artefacts.interrupts_deferred() as interrupt:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)                 # the handler has run: no exception here
+                reached.append(interrupt.requested)
+            reached.append("after the block")
+    assert reached == [True]
+    assert isinstance(caught.value, KeyboardInterrupt)          # every Ctrl-C clean-up runs for it
+    assert artefacts.interrupt_outcome(caught.value) == ("terminated", 143)
+    assert artefacts.interrupt_outcome(KeyboardInterrupt()) == ("interrupted", 130)
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_outside_terminate_as_interrupt_sigterm_is_not_held_back(python_sigint):
+    # Its default action ends the process: nothing to hold, and nothing is installed for it.
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        with artefacts.interrupts_deferred():
+            assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def test_outside_the_main_thread_the_handler_is_left_alone(python_sigint):
     seen = []
 
@@ -393,7 +491,8 @@ def count(n: unsigned(16)) -> unsigned(32):
 """
 
 
-def test_interrupted_sim_leaves_no_waveform(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_interrupted_sim_leaves_no_waveform(tmp_path, signum):
     source = tmp_path / "count.py"
     source.write_text(LONG_LOOP)
     arguments = tmp_path / "args.json"
@@ -403,6 +502,6 @@ def test_interrupted_sim_leaves_no_waveform(tmp_path):
     started = lambda: any(path.name.endswith(".tmp") for path in waves.iterdir())
     status, out, err = interrupt(["sim", f"{source}:count", "--args", str(arguments),
                                   "--vcd", str(waves / "count.vcd")], tmp_path / "marks",
-                                 ready=started, after=0.5)
-    _assert_interrupted(status, err)
+                                 ready=started, after=0.5, signum=signum)
+    _assert_interrupted(status, err, signum)
     assert out == "" and list(waves.iterdir()) == []     # no truncated VCD, no temporary

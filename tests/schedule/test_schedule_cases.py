@@ -227,7 +227,7 @@ def test_malformed_problems():
     with pytest.raises(ProblemError, match="cycle a -> b -> a"):
         build([ADD], [("a", "add"), ("b", "add")], [("a", "b"), ("b", "a")]).check()
     slow = OperatorType("div", latency=0, incoming_delay=12.0)
-    with pytest.raises(ProblemError, match=r"'d' \(type 'div'\) needs 12.0 ns, more than the clock period"):
+    with pytest.raises(ProblemError, match=r"'d' \(type 'div'\) needs 12.00 ns, more than the clock period"):
         schedule(build([slow], [("d", "div")], []))
     with pytest.raises(ProblemError, match="unknown operation 'x'"):
         build([ADD], [("a", "add")], [("a", "x")])
