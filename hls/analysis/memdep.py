@@ -1,127 +1,54 @@
 """Memory dependence analysis: which accesses to one array must stay ordered, and at what distance.
 
-Indices are analysed as affine forms over the loop's induction value and
-loop-invariant variables (:func:`affine_form`).  For two accesses ``P`` (earlier
-in program order) and ``Q`` of the same array, at least one of them a store:
+For two accesses ``P`` (earlier in program order) and ``Q`` of the same array,
+at least one of them a store, a dependence ``P -> Q`` at distance ``d`` says
+that ``Q`` in iteration ``k + d`` may touch the element ``P`` touched in
+iteration ``k``; ``Q -> P`` likewise with ``d >= 1``.  Only the shortest
+distance of each direction is kept: it orders the longer ones too.  The
+indices are read from the value analysis (:mod:`hls.analysis.values`), in
+three tests, the first that applies deciding:
 
-* same invariant part and the same induction coefficient ``c`` (per iteration
-  ``a = c * step``): they touch the same element when ``a*k1 + bP == a*k2 + bQ``,
-  so the distance is exactly ``(bP - bQ) / a`` iterations, or there is no
-  dependence when that is not an integer (``a[2i]`` against ``a[2i+1]``);
-* both indices loop-invariant: same element every iteration when the constant
-  parts agree (``P -> Q`` at distance 0 and ``Q -> P`` at distance 1), none when
-  they differ;
-* anything else (data-dependent indices, different strides): conservative,
-  ``P -> Q`` at distance 0 and ``Q -> P`` at distance 1.
+* **exact**, where the loop's control does not depend on data (constant trip
+  counts, a flattened nest of them included, up to :data:`EXACT_LIMIT`
+  iterations): the loop's counters, flags and indices are computed for every
+  iteration (:func:`hls.analysis.values.iterations`) and two accesses conflict
+  at distance ``d`` exactly when both run ``d`` iterations apart at one
+  address.  In the ``C[i][j] += A[i][k] * B[k][j]`` nest, ``s = C[i * 4 + j]``
+  runs on the first ``k`` iteration of each ``(i, j)`` and ``C[i * 4 + j] = s``
+  on the last: no read ever follows the write of its element;
+* **affine**, over the pipelined loop's counter and loop-invariant variables:
+  same invariant part and counter coefficient ``c`` (per iteration ``a = c *
+  step``): the distance is exactly ``(bP - bQ) / a``, none when that is not an
+  integer (``a[2i]`` against ``a[2i+1]``); both invariant: the same element
+  every iteration, or never;
+* **GCD and bounds**, otherwise (other counters, indices read from memory):
+  no dependence when the two indices' intervals are disjoint or the GCD of
+  their coefficients does not divide the difference of their constants (at
+  distance 0, where both see the same values, over the difference of the two
+  forms); anything else is conservative, ``P -> Q`` at distance 0 and ``Q ->
+  P`` at distance 1.
 
 Accesses to different banks of a partitioned array (``attrs["bank"]``) never
-depend on each other: the banks hold disjoint elements.
+depend on each other: the banks hold disjoint elements.  :func:`independence_proofs`
+says, for the report, why each pair of a loop that could have conflicted does not.
 
 All dependences found here have kind ``"memory"``.
 """
 
 from __future__ import annotations
 
+import bisect
+import math
 from dataclasses import dataclass
-from fractions import Fraction
 
-from amaranth.hdl import Shape
-
-from ..ir.nodes import Block, Op
+from ..ir.nodes import Block
 from .predicates import exclusive
+from .values import Counter, Value, ValueAnalysis, iterations
 
-__all__ = ["AffineForm", "affine_form", "MemoryDependence", "memory_dependences"]
+__all__ = ["MemoryDependence", "memory_dependences", "loop_dependences", "independence_proofs", "EXACT_LIMIT"]
 
-#: Key of the induction value in an :class:`AffineForm`.
-INDUCTION = "$induction"
-
-
-@dataclass(frozen=True)
-class AffineForm:
-    """``constant + sum(coefficient * term)``; terms are :data:`INDUCTION` or invariant variable names."""
-
-    terms: tuple[tuple[str, int], ...]
-    constant: int
-
-    def coefficient(self, term: str) -> int:
-        return dict(self.terms).get(term, 0)
-
-    def invariant_part(self) -> tuple[tuple[str, int], ...]:
-        return tuple((t, c) for t, c in self.terms if t != INDUCTION)
-
-
-def _fits(inner: Shape, outer: Shape) -> bool:
-    """Whether every value of ``inner`` is representable in ``outer`` (so a wrap is the identity)."""
-    lo_in = -(1 << (inner.width - 1)) if inner.signed else 0
-    hi_in = (1 << (inner.width - (1 if inner.signed else 0))) - 1
-    lo_out = -(1 << (outer.width - 1)) if outer.signed else 0
-    hi_out = (1 << (outer.width - (1 if outer.signed else 0))) - 1
-    return lo_out <= lo_in and hi_in <= hi_out
-
-
-def _combine(a: dict, b: dict, scale: int = 1) -> dict:
-    out = dict(a)
-    for term, coeff in b.items():
-        out[term] = out.get(term, 0) + scale * coeff
-    return {t: c for t, c in out.items() if c != 0}
-
-
-def affine_form(op: Op, invariant_vars: set[str], _memo=None) -> AffineForm | None:
-    """The affine form of ``op``'s value, or ``None`` if it is not affine.
-
-    Parameters
-    ----------
-    op : Op
-    invariant_vars : set of str
-        Variables not written in the block, whose ``live_in`` is a symbol.
-    """
-    memo = {} if _memo is None else _memo
-    result = _affine(op, invariant_vars, memo)
-    if result is None:
-        return None
-    result = dict(result)   # the memo's dictionaries are shared between forms
-    constant = result.pop("$const", 0)
-    return AffineForm(tuple(sorted(result.items())), constant)
-
-
-def _affine(op, invariant_vars, memo):
-    if op in memo:
-        return memo[op]
-    kind = op.kind
-    result = None
-    if kind == "const":
-        result = {"$const": op.attrs["value"]} if op.attrs["value"] else {}
-    elif kind == "induction":
-        result = {INDUCTION: 1}
-    elif kind == "live_in" and op.attrs["var"] in invariant_vars:
-        result = {op.attrs["var"]: 1}
-    elif kind == "wrap" and op.operands[0].kind == "induction":
-        # The loop variable's shape holds every value of its range, so this wrap never changes a value.
-        result = _affine(op.operands[0], invariant_vars, memo)
-    elif kind == "wrap" and _fits(op.operands[0].shape, op.shape):
-        result = _affine(op.operands[0], invariant_vars, memo)
-    elif kind in ("add", "sub"):
-        left = _affine(op.operands[0], invariant_vars, memo)
-        right = _affine(op.operands[1], invariant_vars, memo)
-        if left is not None and right is not None:
-            result = _combine(left, right, 1 if kind == "add" else -1)
-    elif kind == "neg":
-        inner = _affine(op.operands[0], invariant_vars, memo)
-        if inner is not None:
-            result = _combine({}, inner, -1)
-    elif kind in ("mul", "shl"):
-        left = _affine(op.operands[0], invariant_vars, memo)
-        right = _affine(op.operands[1], invariant_vars, memo)
-        if left is not None and right is not None:
-            if kind == "shl":
-                if set(right) <= {"$const"}:
-                    result = _combine({}, left, 1 << right.get("$const", 0))
-            elif set(right) <= {"$const"}:
-                result = _combine({}, left, right.get("$const", 0))
-            elif set(left) <= {"$const"}:
-                result = _combine({}, right, left.get("$const", 0))
-    memo[op] = result
-    return result
+#: Iterations the exact test follows at most.
+EXACT_LIMIT = 1024
 
 
 @dataclass(frozen=True)
@@ -133,17 +60,34 @@ class MemoryDependence:
     src, dst : Op
     distance : int
     exact : bool
-        ``False`` when the dependence is assumed because the indices could not be compared.
+        ``True`` when ``dst`` touches ``src``'s element at exactly this distance in every
+        iteration (an affine pair); ``False`` when it may (the shortest distance of
+        conflicts found, or assumed because the indices could not be compared).
     """
 
-    src: Op
-    dst: Op
+    src: object
+    dst: object
     distance: int
     exact: bool
 
 
-def memory_dependences(block: Block, *, loop_step: int | None = None,
-                       trip_count: int | None = None) -> list[MemoryDependence]:
+def loop_dependences(loop) -> list[MemoryDependence]:
+    """The memory dependences of a :class:`~hls.ir.nodes.PipelinedLoop`'s body."""
+    return memory_dependences(loop.body, loop_step=loop.step or 1, trip_count=loop.info.trip_count,
+                              values=loop.values, entry_values=loop.entry_values)
+
+
+def independence_proofs(loop) -> list[str]:
+    """Why the accesses of ``loop`` that could have conflicted do not, one sentence per pair."""
+    proofs = []
+    memory_dependences(loop.body, loop_step=loop.step or 1, trip_count=loop.info.trip_count,
+                       values=loop.values, entry_values=loop.entry_values, proofs=proofs)
+    return proofs
+
+
+def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count: int | None = None,
+                       values: ValueAnalysis | None = None, entry_values: dict | None = None,
+                       proofs: list | None = None) -> list[MemoryDependence]:
     """Ordering constraints between the memory accesses of ``block``.
 
     Parameters
@@ -155,12 +99,32 @@ def memory_dependences(block: Block, *, loop_step: int | None = None,
         run once (only distance-0 dependences are returned).
     trip_count : int or None
         When known, dependences at distances of ``trip_count`` or more are dropped.
+    values : ValueAnalysis or None
+        The IR builder's, which knows the loops' counters (a fresh one otherwise).
+    entry_values : dict or None
+        Variable -> its value when the loop starts, where a constant (for the exact test).
+    proofs : list or None
+        Receives a sentence for each pair of a loop found independent, and why.
     """
-    written = {op.attrs["var"] for op in block.ops if op.kind == "commit"}
-    invariant = {op.attrs["var"] for op in block.ops if op.kind == "live_in"} - written
-    memo = {}
+    values = ValueAnalysis() if values is None else values
+    values.forget()     # forwarding may have rewritten operands since the values were computed
     accesses = [op for op in block.ops if op.kind in ("load", "store")]
-    forms = {op: affine_form(op.operands[0], invariant, memo) for op in accesses}
+    forms = {op: values.value(op.operands[0], op.predicate) for op in accesses}
+    induction = next((op for op in block.ops if op.kind == "induction"), None)
+    # The counter's symbol: its Counter where the builder registered one, the operation otherwise.
+    counter = None if induction is None else values.counter_of(induction) or induction
+    written = {op.attrs["var"] for op in block.ops if op.kind == "commit"}
+    def exact_events():
+        # The exact test, computed once and only for a pair the other tests leave undecided.
+        if "events" not in cache:
+            cache["runs"] = None
+            start = counter.start if isinstance(counter, Counter) else None
+            if induction is None or start is not None:
+                run = (start, loop_step, trip_count) if induction is not None else None
+                cache["runs"] = iterations(block, entry_values or {}, induction=run, limit=EXACT_LIMIT)
+            cache["events"] = {} if cache["runs"] is None else _events(accesses, cache["runs"])
+        return cache["events"]
+    cache = {}
     out = []
     for i, first in enumerate(accesses):
         for second in accesses[i + 1:]:
@@ -171,40 +135,187 @@ def memory_dependences(block: Block, *, loop_step: int | None = None,
             if first.kind == "load" and second.kind == "load":
                 continue
             exclusive_in_iteration = exclusive(first, second)
-            for dep in _pair(first, second, forms[first], forms[second], loop_step, trip_count):
-                # Accesses on opposite sides of one condition never both happen in an iteration.
-                if not (exclusive_in_iteration and dep.distance == 0):
-                    out.append(dep)
+            found, decided = _pair(first, second, forms[first], forms[second], loop_step, trip_count, counter,
+                                   written)
+            # Accesses on opposite sides of one condition never both happen in an iteration.
+            found = [dep for dep in found if not (exclusive_in_iteration and dep.distance == 0)]
+            events = exact_events() if not decided and loop_step is not None else {}
+            if first in events and second in events:
+                found = _exact_pair(first, second, events[first], events[second], exclusive_in_iteration)
+                if proofs is not None and len(found) < 2:
+                    proofs.append(_exact_proof(first, second, found, forms[first], len(cache["runs"])))
+            elif proofs is not None and loop_step is not None and not found:
+                proofs.append(f"{_name(first)} and {_name(second)}: never the same element "
+                              f"({forms[first].text()} against {forms[second].text()})")
+            out.extend(found)
     return out
 
 
-def _pair(first, second, form_p, form_q, loop_step, trip_count):
-    comparable = (form_p is not None and form_q is not None
-                  and form_p.invariant_part() == form_q.invariant_part()
-                  and form_p.coefficient(INDUCTION) == form_q.coefficient(INDUCTION))
-    if loop_step is None:
-        if comparable and form_p.coefficient(INDUCTION) == 0 and form_p.constant != form_q.constant:
-            return []
-        if comparable and form_p.constant != form_q.constant and form_p.coefficient(INDUCTION) != 0:
-            return []
-        return [MemoryDependence(first, second, 0, comparable)]
-    if not comparable:
-        if trip_count is not None and trip_count <= 1:
-            return [MemoryDependence(first, second, 0, False)]
-        return [MemoryDependence(first, second, 0, False), MemoryDependence(second, first, 1, False)]
-    per_iteration = form_p.coefficient(INDUCTION) * loop_step
-    if per_iteration == 0:
-        if form_p.constant != form_q.constant:
-            return []
-        if trip_count is not None and trip_count <= 1:
-            return [MemoryDependence(first, second, 0, True)]
-        return [MemoryDependence(first, second, 0, True), MemoryDependence(second, first, 1, True)]
-    delta = Fraction(form_p.constant - form_q.constant, per_iteration)
-    if delta.denominator != 1:
-        return []
-    delta = int(delta)
-    if trip_count is not None and abs(delta) >= trip_count:
-        return []
-    if delta >= 0:
-        return [MemoryDependence(first, second, delta, True)]
-    return [MemoryDependence(second, first, -delta, True)]
+def _events(accesses, runs) -> dict:
+    """access -> address -> sorted iterations in which it may run there; accesses whose address
+    is not known in some iteration that may run them are left out."""
+    out = {}
+    for access in accesses:
+        by_address = {}
+        for index, values in enumerate(runs):
+            runs_here = 1 if access.predicate is None else values[access.predicate]
+            if runs_here == 0:
+                continue
+            address = values[access.operands[0]]
+            if address is None:
+                break
+            by_address.setdefault(address, []).append(index)
+        else:
+            out[access] = by_address
+    return out
+
+
+def _exact_pair(first, second, at_first: dict, at_second: dict, exclusive_in_iteration: bool) -> list:
+    """The shortest ``first -> second`` (distance >= 0) and ``second -> first`` (>= 1) conflicts."""
+    forward = backward = None
+    for address, iterations_first in at_first.items():
+        iterations_second = at_second.get(address)
+        if not iterations_second:
+            continue
+        for k in iterations_first:
+            # first at k, second at the earliest k + d, d >= 0 (d == 0 only when both can run then).
+            later = bisect.bisect_left(iterations_second, k)
+            if later < len(iterations_second) and iterations_second[later] == k and exclusive_in_iteration:
+                later += 1
+            if later < len(iterations_second):
+                distance = iterations_second[later] - k
+                forward = distance if forward is None else min(forward, distance)
+            # second at k, first at the earliest k + d, d >= 1.
+        for k in iterations_second:
+            later = bisect.bisect_right(iterations_first, k)
+            if later < len(iterations_first):
+                distance = iterations_first[later] - k
+                backward = distance if backward is None else min(backward, distance)
+    found = []
+    if forward is not None:
+        found.append(MemoryDependence(first, second, forward, False))
+    if backward is not None:
+        found.append(MemoryDependence(second, first, backward, False))
+    return found
+
+
+def _exact_proof(first, second, found, form: Value, iterations_checked: int) -> str:
+    directions = {(dep.src, dep.dst) for dep in found}
+    missing = [(a, b) for a, b in ((first, second), (second, first)) if (a, b) not in directions]
+    parts = [f"{_kind(b)} on line {_line(b)} never touches an element after {_kind(a)} on line {_line(a)} "
+             f"does" for a, b in missing]
+    distinct = _injective(form)
+    if distinct:
+        parts.insert(0, f"`{_text(first)}`: distinct for distinct ({distinct})")
+    return f"{'; '.join(parts)} (all {iterations_checked} iterations checked)"
+
+
+def _injective(form: Value) -> str:
+    """The counters' names when ``form`` takes distinct values for distinct counter values, else ''."""
+    if not form.exact_form or not form.terms or not all(isinstance(s, Counter) for s, _ in form.terms):
+        return ""
+    reach = 0
+    for symbol, coefficient in sorted(form.terms, key=lambda item: abs(item[1])):
+        if abs(coefficient) <= reach:
+            return ""
+        reach += abs(coefficient) * (symbol.high - symbol.low)
+    return ", ".join(symbol.name for symbol, _ in sorted(form.terms, key=lambda item: -abs(item[1])))
+
+
+def _kind(op) -> str:
+    return "the write" if op.kind == "store" else "the read"
+
+
+def _line(op) -> str:
+    return ", ".join(map(str, op.lines)) or "?"
+
+
+def _text(op) -> str:
+    return (op.text or op.attrs["array"]).removesuffix(" = ...")
+
+
+def _name(op) -> str:
+    return f"`{op.text or op.attrs['array']}` (line {_line(op)})"
+
+
+def _pair(first, second, form_p: Value, form_q: Value, loop_step, trip_count, counter, written):
+    """``(dependences, decided)``: ``decided`` is ``False`` when they are only the conservative pair."""
+    if _disjoint(form_p, form_q):
+        return [], True     # bounds: the two never touch one element
+    same = _difference(form_p, form_q)
+    meets_in_iteration = same is None or not _never_zero(same)
+    if loop_step is None or (trip_count is not None and trip_count <= 1):
+        if not meets_in_iteration:
+            return [], True
+        return [MemoryDependence(first, second, 0, same is not None and same.is_constant and same.low == 0)], \
+            same is not None
+    invariant = _invariant_forms(form_p, form_q, counter, written)
+    if invariant is not None and invariant[0] == invariant[1] and _rest(form_p, counter) == _rest(form_q, counter):
+        # Both c * counter + (the same invariant part) + b: the distance is (bP - bQ) / (c * step).
+        per_iteration = invariant[0] * loop_step
+        if per_iteration == 0:
+            if form_p.constant != form_q.constant:
+                return [], True
+            return [MemoryDependence(first, second, 0, True), MemoryDependence(second, first, 1, True)], True
+        delta, remainder = divmod(form_p.constant - form_q.constant, per_iteration)
+        if remainder or (trip_count is not None and abs(delta) >= trip_count):
+            return [], True
+        if delta >= 0:
+            return [MemoryDependence(first, second, delta, True)], True
+        return [MemoryDependence(second, first, -delta, True)], True
+    if _gcd_independent(form_p, form_q):
+        return [], True
+    return [MemoryDependence(first, second, 0 if meets_in_iteration else 1, False),
+            MemoryDependence(second, first, 1, False)], False
+
+
+def _disjoint(a: Value, b: Value) -> bool:
+    return a.high < b.low or b.high < a.low
+
+
+def _difference(a: Value, b: Value) -> Value | None:
+    """``a - b`` in one execution (both see the same symbols), or ``None`` if either is not affine."""
+    if not (a.exact_form and b.exact_form):
+        return None
+    return a - b
+
+
+def _never_zero(value: Value) -> bool:
+    if value.low > 0 or value.high < 0:
+        return True
+    if not value.terms:
+        return value.constant != 0
+    divisor = math.gcd(*(coefficient for _, coefficient in value.terms))
+    return value.constant % divisor != 0
+
+
+def _invariant_forms(form_p: Value, form_q: Value, counter, written):
+    """The counter coefficients of two forms whose other symbols keep their value in every
+    iteration (variables the loop never writes), or ``None``."""
+    if not (form_p.exact_form and form_q.exact_form):
+        return None
+    for form in (form_p, form_q):
+        for symbol, _ in form.terms:
+            if symbol is counter:
+                continue
+            if isinstance(symbol, Counter) or symbol.kind != "live_in" or symbol.attrs["var"] in written:
+                return None
+    return form_p.coefficient(counter), form_q.coefficient(counter)
+
+
+def _rest(form: Value, counter) -> tuple:
+    """The form's terms other than ``counter``'s, by variable (two reads of one variable are one value)."""
+    return tuple(sorted((symbol.attrs["var"], c) for symbol, c in form.terms if symbol is not counter))
+
+
+def _gcd_independent(form_p: Value, form_q: Value) -> bool:
+    """Whether ``form_p`` in one iteration can never equal ``form_q`` in any: the GCD of every
+    coefficient (each side's symbols free integers) does not divide the difference of the constants."""
+    if not (form_p.exact_form and form_q.exact_form):
+        return False
+    coefficients = [c for form in (form_p, form_q) for _, c in form.terms]
+    divisor = math.gcd(*coefficients) if coefficients else 0
+    difference = form_q.constant - form_p.constant
+    if divisor == 0:
+        return difference != 0
+    return difference % divisor != 0

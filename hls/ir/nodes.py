@@ -316,6 +316,10 @@ class PipelinedLoop:
     step: int
     successor: object = None
     exit_ops: list = field(default_factory=list)
+    #: The builder's value analysis (:class:`hls.analysis.values.ValueAnalysis`), which knows the counters.
+    values: object = None
+    #: Variable -> its value when the loop starts, where that is a constant.
+    entry_values: dict = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
