@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from ..ir.nodes import Block
 from .predicates import exclusive
-from .values import Counter, Value, ValueAnalysis, iterations
+from .values import Counter, Value, ValueAnalysis
 
 __all__ = ["MemoryDependence", "memory_dependences", "loop_dependences", "independence_proofs", "EXACT_LIMIT"]
 
@@ -121,7 +121,7 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
             start = counter.start if isinstance(counter, Counter) else None
             if induction is None or start is not None:
                 run = (start, loop_step, trip_count) if induction is not None else None
-                cache["runs"] = iterations(block, entry_values or {}, induction=run, limit=EXACT_LIMIT)
+                cache["runs"] = values.iterations(block, entry_values or {}, induction=run, limit=EXACT_LIMIT)
             cache["events"] = {} if cache["runs"] is None else _events(accesses, cache["runs"])
         return cache["events"]
     cache = {}

@@ -376,11 +376,31 @@ class ValueAnalysis:
         #: op -> (Counter, predicate under which the op is the counter, or None: always)
         self._counters: dict = {}
         self._memo: dict = {}
+        #: op -> its golden function on ints; block -> (its control's state, iterations())
+        self._goldens: dict = {}
+        self._iterations: dict = {}
 
     def add_counter(self, op, counter: Counter, predicate=None) -> None:
         """``op`` is ``counter`` (in every execution, or in those where ``predicate`` holds)."""
         self._counters[op] = (counter, predicate)
         self._memo.clear()
+
+    def _golden(self, op, entry):
+        function = self._goldens.get(op)
+        if function is None:
+            function = self._goldens[op] = entry.golden_for([operand.shape for operand in op.operands], op.attrs)
+        return function
+
+    def iterations(self, body, entry_values: dict, *, induction=None, limit: int = 4096):
+        """:func:`iterations`, computed once for each state of ``body``'s control."""
+        needed = _slice(body.ops, [op for op in body.ops if op.kind in _ROOTS])
+        key = (tuple((op, tuple(op.operands), op.predicate) for op in needed),
+               tuple(sorted(entry_values.items())), induction, limit)
+        cached = self._iterations.get(body)
+        if cached is None or cached[0] != key:
+            cached = self._iterations[body] = (key, iterations(body, entry_values, induction=induction,
+                                                               limit=limit, goldens=self._goldens))
+        return cached[1]
 
     def forget(self) -> None:
         """Drop what was computed (after operands were rewritten); the counters stay."""
@@ -409,8 +429,7 @@ class ValueAnalysis:
             operands = [self._value(operand, enabled, memo) for operand in op.operands]
             if operands and entry.golden is not None and all(value.is_constant for value in operands):
                 # Constants fold through the golden function itself.
-                result = Value.of(entry.golden_for([operand.shape for operand in op.operands], op.attrs)(
-                    *(value.low for value in operands)))
+                result = Value.of(self._golden(op, entry)(*(value.low for value in operands)))
             elif entry.transfer is None:
                 result = self.opaque(op)
             else:
@@ -441,7 +460,11 @@ class ValueAnalysis:
         return Value.symbol(counter, counter.low, counter.high)
 
 
-def iterations(body, entry_values: dict, *, induction=None, limit: int = 4096):
+#: The operations whose operands decide a loop's control and its accesses.
+_ROOTS = ("carry", "commit", "exit", "load", "store")
+
+
+def iterations(body, entry_values: dict, *, induction=None, limit: int = 4096, goldens: dict | None = None):
     """The value of every operation of a pipelined loop's ``body`` in each iteration.
 
     The same transfer functions run on constants: with every operand a constant, an
@@ -458,6 +481,8 @@ def iterations(body, entry_values: dict, *, induction=None, limit: int = 4096):
         ``(start, step, trip count)`` for a ``for`` loop's counter.
     limit : int
         Iterations to follow at most.
+    goldens : dict or None
+        A cache of the operations' golden functions, shared between calls.
 
     Returns
     -------
@@ -475,14 +500,17 @@ def iterations(body, entry_values: dict, *, induction=None, limit: int = 4096):
             return None
     elif not exits:
         return None
+    # Only what decides the control and the accesses: the rest is data.
+    needed = _slice(body.ops, [op for op in body.ops if op.kind in _ROOTS])
+    goldens = {} if goldens is None else goldens
     state = dict(entry_values)
     out = []
     for index in range(limit + 1):
         if induction is not None and index >= trips:
             return out
-        run = _Iteration(state, None if induction is None else start + index * step)
+        run = _Iteration(state, None if induction is None else start + index * step, goldens)
         memo, values = {}, {}
-        for op in body.ops:
+        for op in needed:
             value = run._value(op, frozenset(), memo)
             values[op] = value.low if value.is_constant else None
         out.append(values)
@@ -506,11 +534,29 @@ def iterations(body, entry_values: dict, *, induction=None, limit: int = 4096):
     return None
 
 
+def _slice(ops, roots) -> list:
+    """The operations ``roots`` need (their operands and predicates, transitively), in program
+    order; a load's own data is not needed, only its index and predicate."""
+    needed, stack = set(), []
+    for root in roots:
+        stack.extend(root.operands[:1] if root.kind in ("load", "store") else root.operands)
+        if root.predicate is not None:
+            stack.append(root.predicate)
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        stack.extend(op.operands)
+    return [op for op in ops if op in needed]
+
+
 class _Iteration(ValueAnalysis):
     """One iteration of a loop: variables and the counter are the iteration's ints."""
 
-    def __init__(self, state: dict, induction_value: int | None):
+    def __init__(self, state: dict, induction_value: int | None, goldens: dict):
         super().__init__()
+        self._goldens = goldens
         self.state = state
         self.induction_value = induction_value
 

@@ -135,6 +135,8 @@ class _Builder:
         self.layouts = {}
         #: What is known of every value (banks of partitioned arrays read it as they are built).
         self.values = ValueAnalysis()
+        #: A flattened nest's loop variable -> (its Counter, the predicate it was taken from the counter under).
+        self.loop_variables = {}
         self.scalar_params = []
         for param in typed_kernel.params:
             if param.kind == "array":
@@ -478,7 +480,9 @@ class _Builder:
                 # A flattened nest's loop variable taken from its counter: in its range
                 # whenever this assignment's predicate holds (hls.frontend.flatten).
                 start, stop, step = self.bound(counted[0]), self.bound(counted[1]), counted[2]
-                self.values.add_counter(self.env[target.id], self.counter(target.id, start, stop, step), pred)
+                counter = self.counter(target.id, start, stop, step)
+                self.values.add_counter(self.env[target.id], counter, pred)
+                self.loop_variables[target.id] = (counter, pred)
             return None
         if isinstance(stmt, ast.If):
             cond = self.truth(self.expr(stmt.test, pred), lines)
@@ -549,8 +553,24 @@ class _Builder:
             merged = self.op("select", [cond, then_value, else_value], self.variables[var], lines)
             merged.text = merged.text or f"{self.tk.display_names.get(var, var)} merged after line {lines[0]}"
             self.env[var] = merged
+            self.merged_loop_variable(var, merged)
             if after_break:
                 self.after_break[merged] = then_value
+
+    def merged_loop_variable(self, var, merged):
+        """``var = first ? counter : var`` after ``if first: var = counter`` of a flattened nest
+        (under ``outer & first``) is the counter wherever ``outer`` holds: in the level's other
+        iterations ``var`` still holds what its first one took (a loop variable is never assigned
+        in its loop)."""
+        entry = self.loop_variables.get(var)
+        if entry is None:
+            return
+        counter, taken_under = entry
+        cond, then_value, else_value = merged.operands
+        if taken_under is not None and taken_under.kind == "and" and taken_under.operands[1] is cond \
+                and self.values.counter_of(then_value) is counter \
+                and else_value.kind == "live_in" and else_value.attrs["var"] == var:
+            self.values.add_counter(merged, counter, taken_under.operands[0])
 
     def continuing_value(self, value, memo=None):
         """``value`` as an iteration that takes no ``break`` computes it.
