@@ -143,7 +143,8 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
             if first in events and second in events:
                 found = _exact_pair(first, second, events[first], events[second], exclusive_in_iteration)
                 if proofs is not None and len(found) < 2:
-                    proofs.append(_exact_proof(first, second, found, forms[first], len(cache["runs"])))
+                    proofs.append(_exact_proof(first, second, found, forms[first], forms[second],
+                                               len(cache["runs"])))
             elif proofs is not None and loop_step is not None and not found:
                 proofs.append(f"{_name(first)} and {_name(second)}: never the same element "
                               f"({forms[first].text()} against {forms[second].text()})")
@@ -199,12 +200,13 @@ def _exact_pair(first, second, at_first: dict, at_second: dict, exclusive_in_ite
     return found
 
 
-def _exact_proof(first, second, found, form: Value, iterations_checked: int) -> str:
+def _exact_proof(first, second, found, form: Value, other: Value, iterations_checked: int) -> str:
     directions = {(dep.src, dep.dst) for dep in found}
     missing = [(a, b) for a, b in ((first, second), (second, first)) if (a, b) not in directions]
     parts = [f"{_kind(b)} on line {_line(b)} never touches an element after {_kind(a)} on line {_line(a)} "
              f"does" for a, b in missing]
-    distinct = _injective(form)
+    # One index, distinct for distinct counters: the two meet only within one iteration of them.
+    distinct = _injective(form) if form == other else ""
     if distinct:
         parts.insert(0, f"`{_text(first)}`: distinct for distinct ({distinct})")
     return f"{'; '.join(parts)} (all {iterations_checked} iterations checked)"

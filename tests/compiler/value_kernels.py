@@ -1,0 +1,57 @@
+"""Kernels of issue 20: flattened nests whose banks and memory dependences the value analysis decides."""
+
+import hls
+from amaranth import signed, unsigned
+
+
+@hls.kernel
+def blk_flat(B: hls.Array[signed(8), 16, hls.partition("block", 2)], C: hls.Array[signed(9), 64], m: unsigned(4)):
+    # B[j] is in bank 0 and B[8 + j] in bank 1 in every iteration: one read of each bank.
+    for i in range(m):
+        for j in range(8):
+            C[8 * i + j] = B[j] + B[8 + j]
+
+
+@hls.kernel
+def cyclic_flat(A: hls.Array[signed(8), 16, hls.partition("cyclic", 4)], out: hls.Array[signed(9), 128],
+                m: unsigned(3)):
+    # j runs 1, 5, 9, 13: A[j] is always in bank 1 and A[j + 1] in bank 2.
+    for i in range(m):
+        for j in range(1, 16, 4):
+            out[i * 16 + j] = A[j] + A[j + 1]
+
+
+@hls.kernel
+def write_then_read(C: hls.Array[signed(10), 16], x: hls.Array[signed(8), 16], y: hls.Array[signed(10), 16]):
+    # C[i * 4 + j] is written before the inner loop and read back after it, one flattened
+    # iteration later: a real dependence that "distinct for distinct (i, j)" alone would drop.
+    for i in range(4):
+        for j in range(4):
+            C[i * 4 + j] = x[i * 4 + j]
+            s: signed(10) = 0
+            for k in range(2):
+                s = s + k
+            y[i * 4 + j] = C[i * 4 + j] + s
+
+
+@hls.kernel
+def row_chain(C: hls.Array[signed(12), 16], A: hls.Array[signed(8), 16]):
+    # Each (i, j) starts from the element (i, j - 1) just wrote: a read after the write of the
+    # previous flattened iteration.
+    for i in range(4):
+        for j in range(1, 4):
+            s: signed(12) = C[i * 4 + j - 1]
+            for k in range(2):
+                s = s + A[i * 4 + k]
+            C[i * 4 + j] = s
+
+
+@hls.kernel
+def accumulate_runtime(C: hls.Array[signed(16), 16], A: hls.Array[signed(8), 16], n: unsigned(3)):
+    # The pattern of benchmarks/kernels/matmul_acc with a run-time inner trip count: the exact
+    # test does not apply, and the dependence stays (conservative, and correct).
+    for i in range(4):
+        s: signed(16) = C[i]
+        for k in range(n):
+            s = s + A[i * 4 + k]
+        C[i] = s
