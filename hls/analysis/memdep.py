@@ -38,10 +38,12 @@ All dependences found here have kind ``"memory"``.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from dataclasses import dataclass
 
 from ..ir.nodes import Block
+from ..ir.ops import operator_of
 from .predicates import exclusive
 from .values import Counter, Value, ValueAnalysis
 
@@ -108,23 +110,15 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
     """
     values = ValueAnalysis() if values is None else values
     values.forget()     # forwarding may have rewritten operands since the values were computed
-    accesses = [op for op in block.ops if op.kind in ("load", "store")]
+    accesses = [op for op in block.ops if operator_of(op.kind).category == "memory"]
     forms = {op: values.value(op.operands[0], op.predicate) for op in accesses}
     induction = next((op for op in block.ops if op.kind == "induction"), None)
     # The counter's symbol: its Counter where the builder registered one, the operation otherwise.
     counter = None if induction is None else values.counter_of(induction) or induction
-    written = {op.attrs["var"] for op in block.ops if op.kind == "commit"}
-    def exact_events():
-        # The exact test, computed once and only for a pair the other tests leave undecided.
-        if "events" not in cache:
-            cache["runs"] = None
-            start = counter.start if isinstance(counter, Counter) else None
-            if induction is None or start is not None:
-                run = (start, loop_step, trip_count) if induction is not None else None
-                cache["runs"] = values.iterations(block, entry_values or {}, induction=run, limit=EXACT_LIMIT)
-            cache["events"] = {} if cache["runs"] is None else _events(accesses, cache["runs"])
-        return cache["events"]
-    cache = {}
+    written = {op.attrs["var"] for op in block.ops if operator_of(op.kind).category == "register"}
+    exact = _ExactTest(block, accesses, values, entry_values or {},
+                       (counter.start if isinstance(counter, Counter) else None, loop_step, trip_count)
+                       if induction is not None else None)
     out = []
     for i, first in enumerate(accesses):
         for second in accesses[i + 1:]:
@@ -132,24 +126,45 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
                 continue
             if first.attrs.get("bank") != second.attrs.get("bank"):
                 continue    # banks of a partitioned array hold disjoint elements
-            if first.kind == "load" and second.kind == "load":
+            if not (_writes(first) or _writes(second)):
                 continue
             exclusive_in_iteration = exclusive(first, second)
             found, decided = _pair(first, second, forms[first], forms[second], loop_step, trip_count, counter,
                                    written)
             # Accesses on opposite sides of one condition never both happen in an iteration.
             found = [dep for dep in found if not (exclusive_in_iteration and dep.distance == 0)]
-            events = exact_events() if not decided and loop_step is not None else {}
+            events = exact.events if not decided and loop_step is not None else {}
             if first in events and second in events:
                 found = _exact_pair(first, second, events[first], events[second], exclusive_in_iteration)
                 if proofs is not None and len(found) < 2:
                     proofs.append(_exact_proof(first, second, found, forms[first], forms[second],
-                                               len(cache["runs"])))
+                                               len(exact.runs)))
             elif proofs is not None and loop_step is not None and not found:
                 proofs.append(f"{_name(first)} and {_name(second)}: never the same element "
                               f"({forms[first].text()} against {forms[second].text()})")
             out.extend(found)
     return out
+
+
+class _ExactTest:
+    """Every iteration's addresses, computed once, and only when a pair needs them.
+
+    ``induction`` is ``(start, step, trip count)`` for a ``for`` loop (``start`` ``None``
+    when it is not a constant: no exact test), ``None`` for a ``while``."""
+
+    def __init__(self, block, accesses, values, entry_values, induction):
+        self.block, self.accesses, self.values = block, accesses, values
+        self.entry_values, self.induction = entry_values, induction
+
+    @functools.cached_property
+    def runs(self):
+        if self.induction is not None and self.induction[0] is None:
+            return None
+        return self.values.iterations(self.block, self.entry_values, induction=self.induction, limit=EXACT_LIMIT)
+
+    @functools.cached_property
+    def events(self) -> dict:
+        return {} if self.runs is None else _events(self.accesses, self.runs)
 
 
 def _events(accesses, runs) -> dict:
@@ -225,7 +240,11 @@ def _injective(form: Value) -> str:
 
 
 def _kind(op) -> str:
-    return "the write" if op.kind == "store" else "the read"
+    return "the write" if _writes(op) else "the read"
+
+
+def _writes(op) -> bool:
+    return operator_of(op.kind).port == "write"
 
 
 def _line(op) -> str:

@@ -393,7 +393,7 @@ class ValueAnalysis:
 
     def iterations(self, body, entry_values: dict, *, induction=None, limit: int = 4096):
         """:func:`iterations`, computed once for each state of ``body``'s control."""
-        needed = _slice(body.ops, [op for op in body.ops if op.kind in _ROOTS])
+        needed = _slice(body.ops, [op for op in body.ops if _category(op) in _ROOTS])
         key = (tuple((op, tuple(op.operands), op.predicate) for op in needed),
                tuple(sorted(entry_values.items())), induction, limit)
         cached = self._iterations.get(body)
@@ -460,8 +460,13 @@ class ValueAnalysis:
         return Value.symbol(counter, counter.low, counter.high)
 
 
-#: The operations whose operands decide a loop's control and its accesses.
-_ROOTS = ("carry", "commit", "exit", "load", "store")
+#: Categories of the operations whose operands decide a loop's control and its accesses:
+#: carried values, variable registers, exits and memory accesses.
+_ROOTS = ("carry", "register", "exit", "memory")
+
+
+def _category(op) -> str:
+    return operator_of(op.kind).category
 
 
 def iterations(body, entry_values: dict, *, induction=None, limit: int = 4096, goldens: dict | None = None):
@@ -491,9 +496,9 @@ def iterations(body, entry_values: dict, *, induction=None, limit: int = 4096, g
         the one whose exit fires; ``None`` when the loop's control depends on data (an
         exit that cannot be decided) or runs past ``limit``.
     """
-    carries = {op.attrs["var"]: op for op in body.ops if op.kind == "carry"}
-    commits = {op.attrs["var"]: op for op in body.ops if op.kind == "commit"}
-    exits = [op for op in body.ops if op.kind == "exit"]
+    carries = {op.attrs["var"]: op for op in body.ops if _category(op) == "carry"}
+    commits = {op.attrs["var"]: op for op in body.ops if _category(op) == "register"}
+    exits = [op for op in body.ops if _category(op) == "exit"]
     if induction is not None:
         start, step, trips = induction
         if trips is None or trips > limit:
@@ -501,7 +506,7 @@ def iterations(body, entry_values: dict, *, induction=None, limit: int = 4096, g
     elif not exits:
         return None
     # Only what decides the control and the accesses: the rest is data.
-    needed = _slice(body.ops, [op for op in body.ops if op.kind in _ROOTS])
+    needed = _slice(body.ops, [op for op in body.ops if _category(op) in _ROOTS])
     goldens = {} if goldens is None else goldens
     state = dict(entry_values)
     out = []
@@ -539,7 +544,7 @@ def _slice(ops, roots) -> list:
     order; a load's own data is not needed, only its index and predicate."""
     needed, stack = set(), []
     for root in roots:
-        stack.extend(root.operands[:1] if root.kind in ("load", "store") else root.operands)
+        stack.extend(root.operands[:1] if _category(root) == "memory" else root.operands)
         if root.predicate is not None:
             stack.append(root.predicate)
     while stack:

@@ -27,7 +27,7 @@ from amaranth.hdl import Const, Shape, signed, unsigned
 
 from ..analysis.banks import static_bank
 from ..types import shape_range
-from ..analysis.values import Counter, Value, ValueAnalysis
+from ..analysis.values import Counter, Value, ValueAnalysis, conjuncts
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
 from .ops import APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, TEXT_ATTR, operator_for_syntax, operator_of
 
@@ -870,19 +870,10 @@ class _Builder:
         self.enter(join)
 
 
-def _conjuncts(pred):
-    """``pred`` and the predicates it was built from as ``outer & cond`` (innermost first)."""
-    chain = []
-    while pred is not None:
-        chain.append(pred)
-        pred = pred.operands[0] if pred.kind == "and" and pred.shape == unsigned(1) else None
-    return chain
-
-
 def _common_predicate(a, b):
     """The nearest predicate both ``a`` and ``b`` imply (``None``, always, when there is none)."""
-    enclosing = set(map(id, _conjuncts(b)))
-    return next((pred for pred in _conjuncts(a) if id(pred) in enclosing), None)
+    enclosing = set(map(id, conjuncts(b)))
+    return next((pred for pred in conjuncts(a) if id(pred) in enclosing), None)
 
 
 class _Line:
