@@ -129,8 +129,8 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
             if not (_writes(first) or _writes(second)):
                 continue
             exclusive_in_iteration = exclusive(first, second)
-            found, decided = _pair(first, second, forms[first], forms[second], loop_step, trip_count, counter,
-                                   written)
+            found, decided, why = _pair(first, second, forms[first], forms[second], loop_step, trip_count,
+                                        counter, written)
             # Accesses on opposite sides of one condition never both happen in an iteration.
             found = [dep for dep in found if not (exclusive_in_iteration and dep.distance == 0)]
             events = exact.events if not decided and loop_step is not None else {}
@@ -141,7 +141,7 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
                                                len(exact.runs)))
             elif proofs is not None and loop_step is not None and not found:
                 proofs.append(f"{_name(first)} and {_name(second)}: never the same element "
-                              f"({forms[first].text()} against {forms[second].text()})")
+                              f"({forms[first].text()} against {forms[second].text()}: {why})")
             out.extend(found)
     return out
 
@@ -223,7 +223,7 @@ def _exact_proof(first, second, found, form: Value, other: Value, iterations_che
     # One index, distinct for distinct counters: the two meet only within one iteration of them.
     distinct = _injective(form) if form == other else ""
     if distinct:
-        parts.insert(0, f"`{_text(first)}`: distinct for distinct ({distinct})")
+        parts.insert(0, f"`{_text(first)}`: distinct for distinct {distinct}")
     return f"{'; '.join(parts)} (all {iterations_checked} iterations checked)"
 
 
@@ -236,7 +236,8 @@ def _injective(form: Value) -> str:
         if abs(coefficient) <= reach:
             return ""
         reach += abs(coefficient) * (symbol.high - symbol.low)
-    return ", ".join(symbol.name for symbol, _ in sorted(form.terms, key=lambda item: -abs(item[1])))
+    names = [symbol.name for symbol, _ in sorted(form.terms, key=lambda item: -abs(item[1]))]
+    return names[0] if len(names) == 1 else f"({', '.join(names)})"
 
 
 def _kind(op) -> str:
@@ -260,34 +261,39 @@ def _name(op) -> str:
 
 
 def _pair(first, second, form_p: Value, form_q: Value, loop_step, trip_count, counter, written):
-    """``(dependences, decided)``: ``decided`` is ``False`` when they are only the conservative pair."""
+    """``(dependences, decided, why)``: ``decided`` is ``False`` when they are only the conservative
+    pair; ``why`` says, when there are none, what proves it."""
     if _disjoint(form_p, form_q):
-        return [], True     # bounds: the two never touch one element
+        # Bounds: the two never touch one element.
+        return [], True, f"{form_p.low}..{form_p.high} and {form_q.low}..{form_q.high} are disjoint"
     same = _difference(form_p, form_q)
     meets_in_iteration = same is None or not _never_zero(same)
     if loop_step is None or (trip_count is not None and trip_count <= 1):
         if not meets_in_iteration:
-            return [], True
+            return [], True, f"{same.text()} is never 0"
         return [MemoryDependence(first, second, 0, same is not None and same.is_constant and same.low == 0)], \
-            same is not None
+            same is not None, ""
     invariant = _invariant_forms(form_p, form_q, counter, written)
     if invariant is not None and invariant[0] == invariant[1] and _rest(form_p, counter) == _rest(form_q, counter):
         # Both c * counter + (the same invariant part) + b: the distance is (bP - bQ) / (c * step).
         per_iteration = invariant[0] * loop_step
         if per_iteration == 0:
             if form_p.constant != form_q.constant:
-                return [], True
-            return [MemoryDependence(first, second, 0, True), MemoryDependence(second, first, 1, True)], True
+                return [], True, "different elements in every iteration"
+            return [MemoryDependence(first, second, 0, True), MemoryDependence(second, first, 1, True)], True, ""
         delta, remainder = divmod(form_p.constant - form_q.constant, per_iteration)
-        if remainder or (trip_count is not None and abs(delta) >= trip_count):
-            return [], True
+        if remainder:
+            return [], True, f"{form_p.constant - form_q.constant} is not a multiple of the stride {per_iteration}"
+        if trip_count is not None and abs(delta) >= trip_count:
+            return [], True, f"{abs(delta)} iterations apart, beyond the trip count {trip_count}"
         if delta >= 0:
-            return [MemoryDependence(first, second, delta, True)], True
-        return [MemoryDependence(second, first, -delta, True)], True
-    if _gcd_independent(form_p, form_q):
-        return [], True
+            return [MemoryDependence(first, second, delta, True)], True, ""
+        return [MemoryDependence(second, first, -delta, True)], True, ""
+    divisor = _gcd_separating(form_p, form_q)
+    if divisor:
+        return [], True, f"the GCD {divisor} of the coefficients does not divide {form_q.constant - form_p.constant}"
     return [MemoryDependence(first, second, 0 if meets_in_iteration else 1, False),
-            MemoryDependence(second, first, 1, False)], False
+            MemoryDependence(second, first, 1, False)], False, ""
 
 
 def _disjoint(a: Value, b: Value) -> bool:
@@ -329,14 +335,14 @@ def _rest(form: Value, counter) -> tuple:
     return tuple(sorted((symbol.attrs["var"], c) for symbol, c in form.terms if symbol is not counter))
 
 
-def _gcd_independent(form_p: Value, form_q: Value) -> bool:
-    """Whether ``form_p`` in one iteration can never equal ``form_q`` in any: the GCD of every
-    coefficient (each side's symbols free integers) does not divide the difference of the constants."""
+def _gcd_separating(form_p: Value, form_q: Value) -> int:
+    """The GCD of every coefficient (each side's symbols free integers) when it does not divide the
+    difference of the constants, so ``form_p`` in one iteration never equals ``form_q`` in any; else 0."""
     if not (form_p.exact_form and form_q.exact_form):
-        return False
+        return 0
     coefficients = [c for form in (form_p, form_q) for _, c in form.terms]
     divisor = math.gcd(*coefficients) if coefficients else 0
     difference = form_q.constant - form_p.constant
     if divisor == 0:
-        return difference != 0
-    return difference % divisor != 0
+        return 0    # two constants: the bounds test has seen them
+    return divisor if difference % divisor else 0

@@ -176,6 +176,19 @@ def test_a_run_time_inner_trip_count_keeps_the_conservative_dependence():
                                             "n": n})
 
 
+def test_gcd_separates_the_accesses_of_a_nest_with_run_time_bounds():
+    loop = _loop(lower(kernels.odd_from_even))
+    assert [d for d in loop_dependences(loop) if d.src.attrs["array"] == "C"] == []
+    assert any("never the same element" in proof for proof in independence_proofs(loop))
+    loop = _loop(lower(kernels.even_from_even))
+    kept = {(d.src.kind, d.dst.kind) for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
+    assert kept == {("load", "store"), ("store", "load")}
+    for m, n in ((3, 2), (7, 7), (0, 5)):
+        c = _values(80 + m, 64, -500, 500)
+        _check(kernels.odd_from_even, {"C": c, "m": m, "n": n})
+        _check(kernels.even_from_even, {"C": c, "m": m, "n": n})
+
+
 _NEST = '''
 import hls
 from amaranth import signed

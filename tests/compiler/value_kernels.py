@@ -55,3 +55,19 @@ def accumulate_runtime(C: hls.Array[signed(16), 16], A: hls.Array[signed(8), 16]
         for k in range(n):
             s = s + A[i * 4 + k]
         C[i] = s
+
+
+@hls.kernel
+def odd_from_even(C: hls.Array[signed(10), 64], m: unsigned(3), n: unsigned(3)):
+    # Run-time bounds: no exact test. C[2 * i + 1] is never C[2 * j] (the GCD test).
+    for i in range(m):
+        for j in range(n):
+            C[2 * i + 1] = C[2 * j] + 1
+
+
+@hls.kernel
+def even_from_even(C: hls.Array[signed(10), 64], m: unsigned(3), n: unsigned(3)):
+    # C[4 * j + 2] and C[2 * i] meet (i = 2 * j + 1): the dependence stays.
+    for i in range(m):
+        for j in range(n):
+            C[2 * i] = C[4 * j + 2] + 1
