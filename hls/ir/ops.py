@@ -445,6 +445,14 @@ def _invert(shapes):
     return lambda value: mask ^ value
 
 
+def _invert_transfer(op, facts, value):
+    """``~`` on abstract values, as :func:`_invert`: ``-x - 1``, or ``mask - x`` for ``unsigned(n)``."""
+    shape = op.operands[0].shape
+    if shape.signed:
+        return ~value
+    return facts.constant((1 << shape.width) - 1) - value
+
+
 # -- delay formulas over a device model ------------------------------------------------------
 
 def _widest(width, operand_widths):
@@ -808,7 +816,7 @@ _ENTRIES = [
     Operator("neg", 1, syntax=(ast.USub,), lowering=operator.neg, golden=_same(operator.neg),
              python_inline=True, logic=_carry_logic, transfer=_pure(operator.neg)),
     Operator("invert", 1, syntax=(ast.Invert,), lowering=operator.invert, golden=_invert, logic=_lut_logic,
-             transfer=_pure(operator.invert)),
+             transfer=_invert_transfer),
     Operator("not", 1, syntax=(ast.Not,), lowering=lambda a: ~a.bool(), golden=_same(lambda a: int(not a)),
              logic=_reduction_logic, transfer=_pure(lambda a: a.truth(negate=True))),
     Operator("bool", 1, lowering=lambda a: a.bool(), golden=_same(lambda a: int(bool(a))),

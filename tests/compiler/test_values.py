@@ -13,6 +13,8 @@ from hls.analysis.memdep import independence_proofs, loop_dependences, memory_de
 from hls.analysis.values import Counter, Value, ValueAnalysis, iterations
 from hls.compiler import compile_kernel, lower
 from hls.ir import Block, Op, PipelinedLoop
+from hls.ir.ops import OPERATORS
+from hls.types import shape_range
 from sim.kernel import run
 
 
@@ -89,6 +91,17 @@ def test_constants_fold_through_the_golden_functions():
     assert values.value(Op("w", "wrap", [_const(200, unsigned(8))], signed(8))) == Value.of(-56)
 
 
+def test_invert_of_an_unsigned_value_flips_its_bits_as_amaranth_does():
+    i = Counter("i", 2, 5, 2, 1)
+    x = Op("x", "live_in", [], unsigned(4), attrs={"var": "x"})
+    values = ValueAnalysis()
+    values.add_counter(x, i)
+    flipped = values.value(Op("n", "invert", [x], unsigned(4)))
+    assert (flipped.low, flipped.high) == (10, 13) and flipped.text() == "-i + 15"
+    y = Op("y", "live_in", [], signed(4), attrs={"var": "y"})
+    assert values.value(Op("m", "invert", [y], signed(4))).text() == "-y - 1"
+
+
 def test_intervals_of_masks_shifts_and_selects():
     x = Op("x", "live_in", [], signed(8), attrs={"var": "x"})
     c = Op("c", "live_in", [], unsigned(1), attrs={"var": "c"})
@@ -99,6 +112,50 @@ def test_intervals_of_masks_shifts_and_selects():
     assert (shifted.low, shifted.high) == (-32, 31)
     chosen = values.value(Op("m", "select", [c, _const(3), _const(9)], signed(8)))
     assert (chosen.low, chosen.high) == (3, 9) and not chosen.affine
+
+
+_TRANSFERRED = sorted(kind for kind, entry in OPERATORS.items()
+                     if entry.transfer is not None and entry.golden is not None and entry.arity in (1, 2, 3))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(_TRANSFERRED), st.data())
+def test_every_transfer_function_holds_the_golden_value(kind, data):
+    """For random operand shapes, symbolic or constant operands, and random values: the golden
+    result lies in the abstract interval, equals the affine form where it is exact, and is
+    congruent to it where it holds modulo a power of two."""
+    entry = OPERATORS[kind]
+    shapes, operands, constants = [], [], {}
+    for position in range(entry.arity):
+        width = data.draw(st.integers(1, 3 if kind in ("shl", "shr") and position == 1 else 6))
+        shape = signed(width) if data.draw(st.booleans()) and not (kind in ("shl", "shr") and position == 1) \
+            else unsigned(width)
+        low, high = shape_range(shape)
+        shapes.append(shape)
+        if data.draw(st.booleans()):
+            value = data.draw(st.integers(low, high))
+            operands.append(Op(f"k{position}", "const", [], shape, attrs={"value": value}))
+            if position in entry.constant_operands:
+                constants[position] = value
+        else:
+            operands.append(Op(f"x{position}", "live_in", [], shape, attrs={"var": f"x{position}"}))
+    if kind == "select":
+        shapes[0], operands[0] = unsigned(1), Op("c", "live_in", [], unsigned(1), attrs={"var": "c"})
+    result_shape = entry.shape(*shapes, constants=constants)
+    op = Op("r", kind, operands, result_shape)
+    abstract = ValueAnalysis().value(op)
+    golden = entry.golden_for(shapes)
+    for _ in range(10):
+        concrete = {operand: operand.attrs["value"] if operand.kind == "const"
+                    else data.draw(st.integers(*shape_range(operand.shape))) for operand in operands}
+        value = golden(*(concrete[operand] for operand in operands))
+        assert abstract.low <= value <= abstract.high, (kind, shapes, concrete, value, abstract)
+        if abstract.affine:
+            form = abstract.constant + sum(c * concrete[symbol] for symbol, c in abstract.terms)
+            if abstract.modulus:
+                assert (form - value) % abstract.modulus == 0, (kind, abstract, value)
+            else:
+                assert form == value, (kind, abstract, value)
 
 
 # -- banks in flattened nests (issue 20, Deliver 0) ------------------------------------------
