@@ -10,10 +10,11 @@ three tests, the first that applies deciding:
 
 * **exact**, where the loop's control does not depend on data (constant trip
   counts, a flattened nest of them included, up to :data:`EXACT_LIMIT`
-  iterations): the loop's counters, flags and indices are computed for every
-  iteration (:func:`hls.analysis.values.iterations`) and two accesses conflict
-  at distance ``d`` exactly when both run ``d`` iterations apart at one
-  address.  In the ``C[i][j] += A[i][k] * B[k][j]`` nest, ``s = C[i * 4 + j]``
+  iterations; run-time bounds of few values, each followed in turn:
+  :func:`hls.analysis.values.entry_states`): the loop's counters, flags and
+  indices are computed for every iteration
+  (:func:`hls.analysis.values.iterations`) and two accesses conflict at
+  distance ``d`` exactly when both run ``d`` iterations apart at one address.  In the ``C[i][j] += A[i][k] * B[k][j]`` nest, ``s = C[i * 4 + j]``
   runs on the first ``k`` iteration of each ``(i, j)`` and ``C[i * 4 + j] = s``
   on the last: no read ever follows the write of its element;
 * **affine**, over the pipelined loop's counter and loop-invariant variables:
@@ -45,12 +46,14 @@ from dataclasses import dataclass
 from ..ir.nodes import Block
 from ..ir.ops import operator_of
 from .predicates import exclusive
-from .values import Counter, Value, ValueAnalysis
+from .values import Counter, Value, ValueAnalysis, entry_states
 
 __all__ = ["MemoryDependence", "memory_dependences", "loop_dependences", "independence_proofs", "EXACT_LIMIT"]
 
-#: Iterations the exact test follows at most.
+#: Iterations the exact test follows at most in one run, in all runs, and the states it starts from.
 EXACT_LIMIT = 1024
+EXACT_TOTAL = 8192
+EXACT_STATES = 64
 
 
 @dataclass(frozen=True)
@@ -76,19 +79,19 @@ class MemoryDependence:
 def loop_dependences(loop) -> list[MemoryDependence]:
     """The memory dependences of a :class:`~hls.ir.nodes.PipelinedLoop`'s body."""
     return memory_dependences(loop.body, loop_step=loop.step or 1, trip_count=loop.info.trip_count,
-                              values=loop.values, entry_values=loop.entry_values)
+                              values=loop.values, loop=loop)
 
 
 def independence_proofs(loop) -> list[str]:
     """Why the accesses of ``loop`` that could have conflicted do not, one sentence per pair."""
     proofs = []
     memory_dependences(loop.body, loop_step=loop.step or 1, trip_count=loop.info.trip_count,
-                       values=loop.values, entry_values=loop.entry_values, proofs=proofs)
+                       values=loop.values, loop=loop, proofs=proofs)
     return proofs
 
 
 def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count: int | None = None,
-                       values: ValueAnalysis | None = None, entry_values: dict | None = None,
+                       values: ValueAnalysis | None = None, loop=None,
                        proofs: list | None = None) -> list[MemoryDependence]:
     """Ordering constraints between the memory accesses of ``block``.
 
@@ -103,8 +106,11 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
         When known, dependences at distances of ``trip_count`` or more are dropped.
     values : ValueAnalysis or None
         The IR builder's, which knows the loops' counters (a fresh one otherwise).
-    entry_values : dict or None
-        Variable -> its value when the loop starts, where a constant (for the exact test).
+    loop : PipelinedLoop or None
+        The loop whose body ``block`` is: the block before it and its counter's
+        variables give the states it starts in (for the exact test). Without it the
+        exact test knows a ``for`` loop's counter only from a constant start and
+        ``trip_count``.
     proofs : list or None
         Receives a sentence for each pair of a loop found independent, and why.
     """
@@ -116,9 +122,8 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
     # The counter's symbol: its Counter where the builder registered one, the operation otherwise.
     counter = None if induction is None else values.counter_of(induction) or induction
     written = {op.attrs["var"] for op in block.ops if operator_of(op.kind).category == "register"}
-    exact = _ExactTest(block, accesses, values, entry_values or {},
-                       (counter.start if isinstance(counter, Counter) else None, loop_step, trip_count)
-                       if induction is not None else None)
+    exact = _ExactTest(block, accesses, values, loop, induction is not None, loop_step,
+                       (counter.start if isinstance(counter, Counter) else None, trip_count))
     out = []
     for i, first in enumerate(accesses):
         for second in accesses[i + 1:]:
@@ -133,12 +138,11 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
                                         counter, written)
             # Accesses on opposite sides of one condition never both happen in an iteration.
             found = [dep for dep in found if not (exclusive_in_iteration and dep.distance == 0)]
-            events = exact.events if not decided and loop_step is not None else {}
-            if first in events and second in events:
-                found = _exact_pair(first, second, events[first], events[second], exclusive_in_iteration)
+            exact_found = exact.pair(first, second, exclusive_in_iteration) if not decided and loop_step else None
+            if exact_found is not None:
+                found = exact_found
                 if proofs is not None and len(found) < 2:
-                    proofs.append(_exact_proof(first, second, found, forms[first], forms[second],
-                                               len(exact.runs)))
+                    proofs.append(_exact_proof(first, second, found, forms[first], forms[second], exact.checked))
             elif proofs is not None and loop_step is not None and not found:
                 proofs.append(f"{_name(first)} and {_name(second)}: never the same element "
                               f"({forms[first].text()} against {forms[second].text()}: {why})")
@@ -147,24 +151,72 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
 
 
 class _ExactTest:
-    """Every iteration's addresses, computed once, and only when a pair needs them.
+    """Every iteration's addresses in every state the loop can start in, computed once, and
+    only when a pair needs them.
 
-    ``induction`` is ``(start, step, trip count)`` for a ``for`` loop (``start`` ``None``
-    when it is not a constant: no exact test), ``None`` for a ``while``."""
+    ``counted`` says the loop has a counter (a ``for``); without ``loop``, its start and trip
+    count are ``fallback`` (``(start or None, trip count or None)``)."""
 
-    def __init__(self, block, accesses, values, entry_values, induction):
-        self.block, self.accesses, self.values = block, accesses, values
-        self.entry_values, self.induction = entry_values, induction
+    def __init__(self, block, accesses, values, loop, counted, step, fallback):
+        self.block, self.accesses, self.values, self.loop = block, accesses, values, loop
+        self.counted, self.step, self.fallback = counted, step, fallback
+        self._events, self._failed, self.total = [], False, 0
 
     @functools.cached_property
-    def runs(self):
-        if self.induction is not None and self.induction[0] is None:
+    def states(self):
+        if self.loop is None:
+            return [{}], []
+        wanted = (self.loop.start_var, self.loop.stop_var) if self.counted else ()
+        return entry_states(self.loop.preheader, self.block, wanted, limit=EXACT_STATES)
+
+    def induction(self, state):
+        """``(start, step, trip count)`` of the counter in ``state``, ``None`` for a ``while``;
+        ``False`` when it is not known."""
+        if not self.counted:
             return None
-        return self.values.iterations(self.block, self.entry_values, induction=self.induction, limit=EXACT_LIMIT)
+        if self.loop is None:
+            start, trips = self.fallback
+        else:
+            start, stop = state.get(self.loop.start_var), state.get(self.loop.stop_var)
+            trips = None if start is None or stop is None else len(range(start, stop, self.step))
+        return False if start is None or trips is None else (start, self.step, trips)
 
-    @functools.cached_property
-    def events(self) -> dict:
-        return {} if self.runs is None else _events(self.accesses, self.runs)
+    def events(self, index: int):
+        """``access -> address -> iterations`` in state ``index``, or ``None`` when its control
+        depends on data or the runs so far are too long (computed once, on demand: a pair whose
+        addresses are not known in the first state needs no other)."""
+        while len(self._events) <= index and not self._failed:
+            state = self.states[0][len(self._events)]
+            induction = self.induction(state)
+            runs = None if induction is False else \
+                self.values.iterations(self.block, state, induction=induction, limit=EXACT_LIMIT)
+            if runs is None or self.total + len(runs) > EXACT_TOTAL:
+                self._failed = True
+                break
+            self.total += len(runs)
+            self._events.append(_events(self.accesses, runs))
+        return self._events[index] if index < len(self._events) else None
+
+    @property
+    def checked(self) -> str:
+        """What the exact test followed, for a proof."""
+        names = self.states[1]
+        if not names:
+            return f"all {self.total} iterations"
+        return f"all {self.total} iterations of {len(self.states[0])} runs, one for each value of {', '.join(names)}"
+
+    def pair(self, first, second, exclusive_in_iteration) -> list | None:
+        """The shortest conflicts of two accesses over every state, or ``None`` (no exact test)."""
+        shortest = {}
+        for index in range(len(self.states[0])):
+            events = self.events(index)
+            if events is None or first not in events or second not in events:
+                return None
+            for dep in _exact_pair(first, second, events[first], events[second], exclusive_in_iteration):
+                key = (dep.src, dep.dst)
+                if key not in shortest or dep.distance < shortest[key].distance:
+                    shortest[key] = dep
+        return list(shortest.values())
 
 
 def _events(accesses, runs) -> dict:
@@ -215,7 +267,7 @@ def _exact_pair(first, second, at_first: dict, at_second: dict, exclusive_in_ite
     return found
 
 
-def _exact_proof(first, second, found, form: Value, other: Value, iterations_checked: int) -> str:
+def _exact_proof(first, second, found, form: Value, other: Value, checked: str) -> str:
     directions = {(dep.src, dep.dst) for dep in found}
     missing = [(a, b) for a, b in ((first, second), (second, first)) if (a, b) not in directions]
     parts = [f"{_kind(b)} on line {_line(b)} never touches an element after {_kind(a)} on line {_line(a)} "
@@ -224,7 +276,7 @@ def _exact_proof(first, second, found, form: Value, other: Value, iterations_che
     distinct = _injective(form) if form == other else ""
     if distinct:
         parts.insert(0, f"`{_text(first)}`: distinct for distinct {distinct}")
-    return f"{'; '.join(parts)} (all {iterations_checked} iterations checked)"
+    return f"{'; '.join(parts)} ({checked} checked)"
 
 
 def _injective(form: Value) -> str:

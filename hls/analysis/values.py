@@ -36,6 +36,7 @@ every iteration, which the exact dependence test reads.
 
 from __future__ import annotations
 
+import itertools
 import operator
 from dataclasses import dataclass
 
@@ -44,7 +45,7 @@ from amaranth.hdl import Shape, unsigned
 from ..ir.ops import operator_of
 from ..types import shape_range, wrap
 
-__all__ = ["Counter", "Value", "ValueAnalysis", "conjuncts", "iterations"]
+__all__ = ["Counter", "Value", "ValueAnalysis", "conjuncts", "entry_states", "iterations"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -376,7 +377,7 @@ class ValueAnalysis:
         #: op -> (Counter, predicate under which the op is the counter, or None: always)
         self._counters: dict = {}
         self._memo: dict = {}
-        #: op -> its golden function on ints; block -> (its control's state, iterations())
+        #: op -> its golden function on ints; (block, its control, entry state) -> iterations()
         self._goldens: dict = {}
         self._iterations: dict = {}
 
@@ -394,13 +395,12 @@ class ValueAnalysis:
     def iterations(self, body, entry_values: dict, *, induction=None, limit: int = 4096):
         """:func:`iterations`, computed once for each state of ``body``'s control."""
         needed = _slice(body.ops, [op for op in body.ops if _category(op) in _ROOTS])
-        key = (tuple((op, tuple(op.operands), op.predicate) for op in needed),
+        key = (body, tuple((op, tuple(op.operands), op.predicate) for op in needed),
                tuple(sorted(entry_values.items())), induction, limit)
-        cached = self._iterations.get(body)
-        if cached is None or cached[0] != key:
-            cached = self._iterations[body] = (key, iterations(body, entry_values, induction=induction,
-                                                               limit=limit, goldens=self._goldens))
-        return cached[1]
+        if key not in self._iterations:
+            self._iterations[key] = iterations(body, entry_values, induction=induction, limit=limit,
+                                               goldens=self._goldens)
+        return self._iterations[key]
 
     def forget(self) -> None:
         """Drop what was computed (after operands were rewritten); the counters stay."""
@@ -458,6 +458,62 @@ class ValueAnalysis:
         if counter is None:
             return self.opaque(op)
         return Value.symbol(counter, counter.low, counter.high)
+
+
+def entry_states(preheader, body, wanted=(), *, limit: int = 64):
+    """The states a pipelined loop can start in.
+
+    The loop's variables are what the block before it (``preheader``, or ``None``) commits,
+    computed from that block's own variable reads; those reads, and the variables the body
+    reads and never writes (run-time bounds), take every value of their shapes, the
+    narrowest first, as long as there are at most ``limit`` combinations (the others stay
+    unknown: a loop whose control needs them has no exact test).
+
+    Parameters
+    ----------
+    preheader : Block or None
+    body : Block
+    wanted : iterable of str
+        Variables to give besides those the body reads (a ``for`` loop's start and stop).
+
+    Returns
+    -------
+    (list of dict, list of str)
+        The states (variable -> int; a variable missing is not known) and the variables
+        enumerated.
+    """
+    commits = {} if preheader is None else {op.attrs["var"]: op.operands[0] for op in preheader.ops
+                                            if _category(op) == "register" and op.predicate is None}
+    written = {op.attrs["var"] for op in body.ops if _category(op) in ("register", "carry")}
+    read = {op.attrs["var"]: op.shape for op in body.ops if op.kind == "live_in"}
+    given = set(read) | set(wanted)
+    free = {}           # variable -> its shape's range
+    feeding = [commits[var] for var in given if var in commits]
+    for op in _slice(preheader.ops if preheader is not None else [], feeding) + feeding:
+        if op.kind == "live_in":
+            free[op.attrs["var"]] = shape_range(op.shape)
+    for var, shape in read.items():
+        if var not in commits and var not in written:
+            free.setdefault(var, shape_range(shape))
+    names, count = [], 1
+    for var in sorted(free, key=lambda var: (free[var][1] - free[var][0], var)):
+        size = free[var][1] - free[var][0] + 1
+        if count * size > limit:
+            break
+        names.append(var)
+        count *= size
+    states = []
+    for combination in itertools.product(*(range(free[var][0], free[var][1] + 1) for var in names)):
+        known = dict(zip(names, combination))
+        before = _Iteration(known, None, {})
+        memo, state = {}, {var: value for var, value in known.items() if var not in commits}
+        for var in given:
+            if var in commits:
+                value = before._value(commits[var], frozenset(), memo)
+                if value.is_constant:
+                    state[var] = value.low
+        states.append(state)
+    return states, names
 
 
 #: Categories of the operations whose operands decide a loop's control and its accesses:

@@ -634,16 +634,6 @@ class _Builder:
         else:
             raise UnsupportedConstruct(stmt, f"statement {type(stmt).__name__} is not supported by the compiler")
 
-    def constants_committed(self, block) -> dict:
-        """Variable -> value, for the variables ``block`` always sets to a constant."""
-        out = {}
-        for op in block.ops:
-            if op.kind == "commit" and op.predicate is None:
-                value = self.values.value(op.operands[0])
-                if value.is_constant:
-                    out[op.attrs["var"]] = value.low
-        return out
-
     def bound(self, node) -> Value:
         """What is known of a loop bound from its expression alone (no operation is made)."""
         value = _literal(node)
@@ -743,7 +733,7 @@ class _Builder:
             info.pipelined = True
             body = Block(f"b{len(self.nodes)}_{info.name}_body")
             node = PipelinedLoop(info.name, info, body, counter_shape, ctr_var, stop_var, step, values=self.values,
-                                 entry_values=self.constants_committed(before))
+                                 preheader=before)
             self.nodes.append(node)
             before.successor = node
             self.enter(body)
@@ -811,7 +801,7 @@ class _Builder:
             info.pipelined = True
             body = Block(f"b{len(self.nodes)}_{info.name}_body")
             node = PipelinedLoop(info.name, info, body, None, None, None, 0, values=self.values,
-                                 entry_values=self.constants_committed(before))
+                                 preheader=before)
             self.nodes.append(node)
             before.successor = node
             self.enter(body)

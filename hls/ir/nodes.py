@@ -318,8 +318,8 @@ class PipelinedLoop:
     exit_ops: list = field(default_factory=list)
     #: The builder's value analysis (:class:`hls.analysis.values.ValueAnalysis`), which knows the counters.
     values: object = None
-    #: Variable -> its value when the loop starts, where that is a constant.
-    entry_values: dict = field(default_factory=dict)
+    #: The block that runs before the loop starts, whose commits set the loop's variables.
+    preheader: object = None
 
     @property
     def kind(self) -> str:

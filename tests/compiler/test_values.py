@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 import value_kernels as kernels
 from benchmarks.kernels import load
 from hls.analysis.memdep import independence_proofs, loop_dependences, memory_dependences
-from hls.analysis.values import Counter, Value, ValueAnalysis, iterations
+from hls.analysis.values import Counter, Value, ValueAnalysis, entry_states, iterations
 from hls.compiler import compile_kernel, lower
 from hls.ir import Block, Op, PipelinedLoop
 from hls.ir.ops import OPERATORS
@@ -223,14 +223,26 @@ def test_a_read_of_the_previous_iteration_s_write_keeps_its_dependence():
         _check(kernels.row_chain, {"C": _values(40 + seed, 16, -100, 100), "A": _values(50 + seed, 16, -128, 127)})
 
 
-def test_a_run_time_inner_trip_count_keeps_the_conservative_dependence():
+def test_a_run_time_inner_trip_count_is_followed_for_each_of_its_values():
     compiled = compile_kernel(kernels.accumulate_runtime)
     loop = _loop(compiled.ir)
     deps = {(d.src.kind, d.dst.kind) for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
-    assert ("store", "load") in deps and independence_proofs(loop) == []
+    assert deps == {("load", "store")}
+    (proof,) = independence_proofs(loop)
+    assert "8 runs, one for each value of n" in proof
+    assert _report_loop(compiled)["ii"] == 1
     for n in (0, 1, 3, 4):
         _check(kernels.accumulate_runtime, {"C": _values(60 + n, 16, -1000, 1000), "A": _values(70 + n, 16, -128, 127),
                                             "n": n})
+
+
+def test_a_wide_run_time_bound_keeps_the_conservative_dependence():
+    loop = _loop(lower(kernels.accumulate_wide))
+    deps = {(d.src.kind, d.dst.kind) for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
+    assert ("store", "load") in deps and independence_proofs(loop) == []
+    for n in (0, 2, 100):
+        _check(kernels.accumulate_wide, {"C": _values(90 + n, 16, -1000, 1000), "A": _values(91 + n, 64, -128, 127),
+                                         "n": n})
 
 
 def test_gcd_separates_the_accesses_of_a_nest_with_run_time_bounds():
@@ -248,11 +260,11 @@ def test_gcd_separates_the_accesses_of_a_nest_with_run_time_bounds():
 
 _NEST = '''
 import hls
-from amaranth import signed
+from amaranth import signed, unsigned
 
 
 @hls.kernel
-def nest(C: hls.Array[signed(12), 64], x: hls.Array[signed(8), 4]):
+def nest(C: hls.Array[signed(12), 64], x: hls.Array[signed(8), 4], n: unsigned(2)):
     for i in range({I}):
         for j in range({J}):
             s: signed(12) = C[{pi} * i + {pj} * j + {pc}]
@@ -263,7 +275,7 @@ def nest(C: hls.Array[signed(12), 64], x: hls.Array[signed(8), 4]):
 
 
 def _nest_kernel(tmp_path, **shape):
-    path = tmp_path / f"nest_{abs(hash(tuple(sorted(shape.items()))))}.py"
+    path = tmp_path / "nest.py"
     path.write_text(_NEST.format(**shape))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
@@ -271,22 +283,18 @@ def _nest_kernel(tmp_path, **shape):
     return module.nest
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), st.integers(0, 4), st.integers(0, 4),
-       st.integers(0, 6), st.integers(0, 4), st.integers(0, 4), st.integers(0, 6))
-def test_nest_dependences_cover_every_conflict_of_the_python_run(tmp_path_factory, I, J, K, pi, pj, pc, qi, qj, qc):
-    """Against brute force over the nest's own iterations: the read runs on flattened iteration
-    (i * J + j) * K, the write on the last k of that (i, j)."""
-    kernel = _nest_kernel(tmp_path_factory.mktemp("nest"), I=I, J=J, K=K, pi=pi, pj=pj, pc=pc, qi=qi, qj=qj, qc=qc)
-    loop = _loop(lower(kernel))
-    deps = [d for d in loop_dependences(loop) if d.src.attrs["array"] == "C"]
-    read_after_write = write_after_read = None
+def _shortest_conflicts(I, J, K, pi, pj, pc, qi, qj, qc):
+    """``(write after read, read after write)`` shortest distances of the nest run with inner
+    trip count ``K``: the read runs on the first flattened iteration of each (i, j), the
+    write on its last (an empty inner run takes one iteration, which runs both)."""
+    slots = max(K, 1)
+    write_after_read = read_after_write = None
     for i1 in range(I):
         for j1 in range(J):
-            read_at, read = (i1 * J + j1) * K, pi * i1 + pj * j1 + pc
+            read_at, read = (i1 * J + j1) * slots, pi * i1 + pj * j1 + pc
             for i2 in range(I):
                 for j2 in range(J):
-                    write_at, written = (i2 * J + j2) * K + K - 1, qi * i2 + qj * j2 + qc
+                    write_at, written = (i2 * J + j2) * slots + slots - 1, qi * i2 + qj * j2 + qc
                     if read != written:
                         continue
                     if read_at <= write_at:   # the read comes first in program order
@@ -295,10 +303,26 @@ def test_nest_dependences_cover_every_conflict_of_the_python_run(tmp_path_factor
                     else:
                         distance = read_at - write_at
                         read_after_write = distance if read_after_write is None else min(read_after_write, distance)
-    found = {(d.src.kind, d.dst.kind): d.distance for d in deps}
-    for pair, needed in ((("load", "store"), write_after_read), (("store", "load"), read_after_write)):
-        if needed is not None:
-            assert pair in found and found[pair] <= needed, (pair, needed, found)
+    return write_after_read, read_after_write
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.sampled_from(["1", "2", "3", "n"]), st.integers(0, 4),
+       st.integers(0, 4), st.integers(0, 6), st.integers(0, 4), st.integers(0, 4), st.integers(0, 6))
+def test_nest_dependences_cover_every_conflict_of_the_python_run(tmp_path_factory, I, J, K, pi, pj, pc, qi, qj, qc):
+    """Against brute force over the nest's own iterations, for a constant inner trip count or
+    for every value of the run-time one (``n``, 0..3)."""
+    kernel = _nest_kernel(tmp_path_factory.mktemp("nest"), I=I, J=J, K=K, pi=pi, pj=pj, pc=pc, qi=qi, qj=qj, qc=qc)
+    loop = _loop(lower(kernel))
+    found = {(d.src.kind, d.dst.kind): d.distance for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
+    needed = {("load", "store"): None, ("store", "load"): None}
+    for trips in ([int(K)] if K != "n" else range(4)):
+        for pair, distance in zip(needed, _shortest_conflicts(I, J, trips, pi, pj, pc, qi, qj, qc)):
+            if distance is not None:
+                needed[pair] = distance if needed[pair] is None else min(needed[pair], distance)
+    for pair, distance in needed.items():
+        if distance is not None:
+            assert pair in found and found[pair] <= distance, (pair, distance, found)
         elif (pi * (I - 1) or pj * (J - 1)) or (qi * (I - 1) or qj * (J - 1)):
             # The exact test keeps no false dependence (two constant indices are decided before
             # it: the same element in every iteration, at distances 0 and 1).
@@ -307,7 +331,9 @@ def test_nest_dependences_cover_every_conflict_of_the_python_run(tmp_path_factor
 
 def test_every_iteration_of_a_nest_s_control_is_computed():
     loop = _loop(lower(kernels.row_chain))
-    runs = iterations(loop.body, loop.entry_values)
+    (state,), names = entry_states(loop.preheader, loop.body)
+    assert names == []
+    runs = iterations(loop.body, state)
     assert len(runs) == 4 * 3 * 2 + 1          # the nest's iterations and the one whose exit fires
     stores = [op for op in loop.body.ops if op.kind == "store"]
     addresses = [values[stores[0].operands[0]] for values in runs if values[stores[0].predicate]]

@@ -49,7 +49,7 @@ def row_chain(C: hls.Array[signed(12), 16], A: hls.Array[signed(8), 16]):
 @hls.kernel
 def accumulate_runtime(C: hls.Array[signed(16), 16], A: hls.Array[signed(8), 16], n: unsigned(3)):
     # The pattern of benchmarks/kernels/matmul_acc with a run-time inner trip count: the exact
-    # test does not apply, and the dependence stays (conservative, and correct).
+    # test follows the nest for each of n's 8 values.
     for i in range(4):
         s: signed(16) = C[i]
         for k in range(n):
@@ -71,3 +71,14 @@ def even_from_even(C: hls.Array[signed(10), 64], m: unsigned(3), n: unsigned(3))
     for i in range(m):
         for j in range(n):
             C[2 * i] = C[4 * j + 2] + 1
+
+
+@hls.kernel
+def accumulate_wide(C: hls.Array[signed(16), 16], A: hls.Array[signed(8), 64], n: unsigned(7)):
+    # A run-time inner bound of 128 values, more states than the exact test follows (64): the
+    # dependence stays (conservative, and correct).
+    for i in range(4):
+        s: signed(16) = C[i]
+        for k in range(n):
+            s = s + A[(i * 16 + k) & 63]
+        C[i] = s
