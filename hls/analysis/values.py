@@ -482,15 +482,17 @@ def entry_states(preheader, body, wanted=(), *, limit: int = 64):
         The states (variable -> int; a variable missing is not known) and the variables
         enumerated.
     """
-    commits = {} if preheader is None else {op.attrs["var"]: op.operands[0] for op in preheader.ops
-                                            if _category(op) == "register" and op.predicate is None}
+    registers = [] if preheader is None else [op for op in preheader.ops if _category(op) == "register"]
+    commits = {op.attrs["var"]: op.operands[0] for op in registers if op.predicate is None}
+    # A variable the block may or may not write has no one value to follow: it stays unknown.
+    maybe = {op.attrs["var"] for op in registers if op.predicate is not None}
     written = {op.attrs["var"] for op in body.ops if _category(op) in ("register", "carry")}
-    read = {op.attrs["var"]: op.shape for op in body.ops if op.kind == "live_in"}
-    given = set(read) | set(wanted)
+    read = {op.attrs["var"]: op.shape for op in body.ops if op.kind == "live_in" and op.attrs["var"] not in maybe}
+    given = (set(read) | set(wanted)) - maybe
     free = {}           # variable -> its shape's range
     feeding = [commits[var] for var in given if var in commits]
     for op in _slice(preheader.ops if preheader is not None else [], feeding) + feeding:
-        if op.kind == "live_in":
+        if op.kind == "live_in" and op.attrs["var"] not in maybe:
             free[op.attrs["var"]] = shape_range(op.shape)
     for var, shape in read.items():
         if var not in commits and var not in written:
