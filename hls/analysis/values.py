@@ -127,9 +127,6 @@ class Value:
     def coefficient(self, symbol) -> int:
         return dict(self.terms or ()).get(symbol, 0)
 
-    def symbols(self) -> tuple:
-        return tuple(symbol for symbol, _ in self.terms or ())
-
     def _form(self, terms: dict | None, constant: int, modulus: int, low: int, high: int) -> "Value":
         if terms is None:
             return Value(low, high, None)
