@@ -184,6 +184,19 @@ def test_cyclic_partitions_follow_a_flattened_counter_s_residue():
         _check(kernels.cyclic_flat, {"A": _values(32 + m, 16, -128, 127), "out": [0] * 128, "m": m})
 
 
+def test_a_partitioned_matrix_multiply_reads_every_bank_once_per_iteration():
+    compiled = compile_kernel(kernels.partitioned_matmul)
+    loop = _loop(compiled.ir)
+    for array in ("a", "b"):
+        banks = sorted(op.attrs["bank"] for op in loop.body.ops if op.kind == "load" and op.attrs["array"] == array)
+        assert banks == list(range(8)), array
+    assert _report_loop(compiled)["ii"] == 1          # it was 8: every copy read every bank of b
+    a, b = _values(34, 64, -128, 127), _values(35, 64, -128, 127)
+    result = _check(kernels.partitioned_matmul, {"a": a, "b": b, "c": [0] * 64})
+    assert result.outputs["arrays"]["c"] == [sum(a[i * 8 + k] * b[k * 8 + j] for k in range(8))
+                                             for i in range(8) for j in range(8)]
+
+
 # -- dependences by address in nests (issue 20, Deliver 2) -----------------------------------
 
 def test_read_before_and_write_after_the_inner_loop_reach_ii_one():

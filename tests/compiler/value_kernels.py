@@ -82,3 +82,16 @@ def accumulate_wide(C: hls.Array[signed(16), 16], A: hls.Array[signed(8), 64], n
         for k in range(n):
             s = s + A[(i * 16 + k) & 63]
         C[i] = s
+
+
+@hls.kernel
+def partitioned_matmul(a: hls.Array[signed(8), 64, hls.partition("cyclic", 8)],
+                       b: hls.Array[signed(8), 64, hls.partition("block", 8)], c: hls.Array[signed(24), 64]):
+    # The partitioned matrix multiply: copy k reads bank k of a (cyclic: i * 8 + k) and
+    # bank k of b (block: k * 8 + j with j in range(8)), one read of every bank per iteration.
+    for i in range(8):
+        for j in range(8):
+            s: signed(24) = 0
+            for k in hls.unroll(range(8)):
+                s = s + a[i * 8 + k] * b[k * 8 + j]
+            c[i * 8 + j] = s
