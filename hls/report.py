@@ -16,7 +16,10 @@ operation a unit was asked for by its source line: ``origin`` is ``"kernel"`` or
 ``replaced`` false (with ``exact_reason``) where ``approx=`` left it exact, ``latency``
 the cycles of the unit as scheduled.  Pipelined loops also carry ``speculative`` (early exits
 squash younger iterations), ``exit_lines`` and ``forwarded_loads`` (lines of
-reads served by store-to-load forwarding).  ``claimed_clock_mhz`` is the clock
+reads served by store-to-load forwarding) and ``independent``: for each pair of
+accesses to one array that the memory dependence analysis proved never to
+conflict (in one order or both), the proof as a sentence naming the lines
+(:func:`hls.analysis.memdep.independence_proofs`).  ``claimed_clock_mhz`` is the clock
 the kernel is claimed to reach after place and route: the target's, or less
 where a pipelined loop's control (:func:`hls.delay_model.loop_control`), which
 no schedule shortens, is slower than its period; ``timing`` then says so.  ``flattened`` lists the loop lines
@@ -42,6 +45,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from .analysis.memdep import independence_proofs
 from .ir.nodes import PipelinedLoop
 from .ir.ops import operator_of
 
@@ -94,6 +98,8 @@ class Report:
             if loop.get("forwarded_loads"):
                 out.append(f"    store-to-load forwarding for the read(s) on line(s) "
                            f"{', '.join(map(str, loop['forwarded_loads']))}")
+            for proof in loop.get("independent", []):
+                out.append(f"    no memory dependence: {proof}")
             if loop.get("target_ii") is not None and loop["target_ii"] < loop["mii"]:
                 out.append(f"    target II {loop['target_ii']} is below the MII; using II {loop['ii']}")
             bound = loop["bound"]
@@ -142,7 +148,8 @@ def build_report(compiled) -> Report:
                          speculative=node.speculative,
                          exit_lines=sorted({line for op in node.exit_ops for line in op.lines}),
                          forwarded_loads=sorted({line for op in node.body.ops if op.kind == "forward"
-                                                 for line in op.lines}))
+                                                 for line in op.lines}),
+                         independent=independence_proofs(node))
         overlap = compiled.overlaps.get(info.name) if node is not None else None
         if info.flattened:
             entry["nest"] = "flattened"

@@ -97,6 +97,9 @@ NEST_WEIGHT = 3.0
 #: outer loop is ``hls.pipeline`` over a constant inner loop, which the front end unrolls.
 UNROLL_WEIGHT = 1.5
 PIPELINE_NEST_CHANCE = 0.3
+#: How often a nest's accumulator starts from an element read before the inner loop and is
+#: written back to it after (``C[i][j] += ...``, issue 20).
+READ_BACK_CHANCE = 0.3
 #: How often an array parameter is partitioned (``hls.Array[shape, depth, hls.partition(...)]``).
 PARTITION_CHANCE = 0.35
 #: How often a kernel declares local arrays (``hls.local``), and how often each is partitioned.
@@ -581,8 +584,9 @@ class _Generator:
     def statement_nest(self, scope: _Scope, depth: int) -> ast.stmt:
         """A two-level ``for`` nest, in the shapes real kernels have.
 
-        * imperfect: statements before the inner loop (often an accumulator reset) and after
-          it (often the accumulator stored or folded into another value);
+        * imperfect: statements before the inner loop (often an accumulator reset, or read
+          from an element that is written back after it) and after it (often the accumulator
+          stored or folded into another value);
         * inner bounds: constant, the run-time ``n``, *triangular* (``range(i)``,
           ``range(i + 1)``, ``range(i, N)``), or read from an array inside the nest as CSR
           row bounds are (``range(a[i & m] & 3, a[(i + 1) & m] & 3)``), which may be empty;
@@ -619,7 +623,12 @@ class _Generator:
 
         before = [ast.unparse(s) for s in self.nest_edge(outer, depth + 1)]
         accumulator = rng.choice(sorted(self.locals)) if rng.random() < 0.6 else None
-        if accumulator is not None:
+        read_back = None
+        if accumulator is not None and self.arrays and rng.random() < READ_BACK_CHANCE:
+            array = rng.choice(self.arrays)
+            read_back = f"{array.name}[{self.index(array, outer)}]"
+            before.append(f"{accumulator} = {read_back}")
+        elif accumulator is not None:
             value = self.leaf(outer) if rng.random() < 0.5 else "0"
             before.append(f"{accumulator} = {self.fitting(value, self.locals[accumulator])}")
         if kind == "while":
@@ -648,7 +657,9 @@ class _Generator:
                 body.insert(rng.randint(0, len(body)), f"if {self.condition(inner)}:\n    break")
             inner_text = f"for {inner_var} in range({bounds}):\n" + textwrap.indent("\n".join(body), "    ")
         after = [ast.unparse(s) for s in self.nest_edge(outer, depth + 1)]
-        if accumulator is not None and rng.random() < 0.7:
+        if read_back is not None:
+            after.append(f"{read_back} = {accumulator}")
+        elif accumulator is not None and rng.random() < 0.7:
             after.append(self.nest_result(outer, accumulator))
         iterable = f"range({outer_text})"
         if pipelined:

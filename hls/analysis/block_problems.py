@@ -61,7 +61,7 @@ from ..ir.ops import covering_shape, limitable_resources, operator_of
 from ..schedule.problem import Dependence, Operation, OperatorType, Problem
 from ..target import Target
 from .forwarding import forwarded_pairs
-from .memdep import memory_dependences
+from .memdep import loop_dependences, memory_dependences
 from .predicates import exclusive
 
 __all__ = ["BlockProblem", "build_problem", "usable_period"]
@@ -243,8 +243,7 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
             if var in live_ins:
                 problem.add_dependence(Dependence(live_ins[var].name, commit.name, 0, "data"))
     forwarded = forwarded_pairs(block)
-    for dep in memory_dependences(block, loop_step=(loop.step or 1) if loop else None,
-                                  trip_count=loop.info.trip_count if loop else None):
+    for dep in loop_dependences(loop) if loop else memory_dependences(block):
         distance = dep.distance
         if distance >= 1 and dep.dst.attrs.get("first_iteration_only"):
             continue    # it reads the memory only before any older iteration exists

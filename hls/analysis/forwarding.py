@@ -30,7 +30,7 @@ first iteration it has the port to itself.
 from __future__ import annotations
 
 from ..ir.nodes import Op, PipelinedLoop
-from .memdep import memory_dependences
+from .memdep import loop_dependences
 
 __all__ = ["insert_forwarding", "forwarded_pairs"]
 
@@ -42,7 +42,7 @@ def insert_forwarding(loop: PipelinedLoop) -> list[Op]:
     Returns the new operations.
     """
     body = loop.body
-    dependences = memory_dependences(body, loop_step=loop.step or 1, trip_count=loop.info.trip_count)
+    dependences = loop_dependences(loop)
     same_iteration = {dep.dst for dep in dependences if dep.distance == 0 and dep.src.kind == "store"
                       and dep.dst.kind == "load"}
     created = []

@@ -1,127 +1,59 @@
 """Memory dependence analysis: which accesses to one array must stay ordered, and at what distance.
 
-Indices are analysed as affine forms over the loop's induction value and
-loop-invariant variables (:func:`affine_form`).  For two accesses ``P`` (earlier
-in program order) and ``Q`` of the same array, at least one of them a store:
+For two accesses ``P`` (earlier in program order) and ``Q`` of the same array,
+at least one of them a store, a dependence ``P -> Q`` at distance ``d`` says
+that ``Q`` in iteration ``k + d`` may touch the element ``P`` touched in
+iteration ``k``; ``Q -> P`` likewise with ``d >= 1``.  Only the shortest
+distance of each direction is kept: it orders the longer ones too.  The
+indices are read from the value analysis (:mod:`hls.analysis.values`), in
+three tests, the first that applies deciding:
 
-* same invariant part and the same induction coefficient ``c`` (per iteration
-  ``a = c * step``): they touch the same element when ``a*k1 + bP == a*k2 + bQ``,
-  so the distance is exactly ``(bP - bQ) / a`` iterations, or there is no
-  dependence when that is not an integer (``a[2i]`` against ``a[2i+1]``);
-* both indices loop-invariant: same element every iteration when the constant
-  parts agree (``P -> Q`` at distance 0 and ``Q -> P`` at distance 1), none when
-  they differ;
-* anything else (data-dependent indices, different strides): conservative,
-  ``P -> Q`` at distance 0 and ``Q -> P`` at distance 1.
+* **exact**, where the loop's control does not depend on data (constant trip
+  counts, a flattened nest of them included, up to :data:`EXACT_LIMIT`
+  iterations; run-time bounds of few values, each followed in turn:
+  :func:`hls.analysis.values.entry_states`): the loop's counters, flags and
+  indices are computed for every iteration
+  (:func:`hls.analysis.values.iterations`) and two accesses conflict at
+  distance ``d`` exactly when both run ``d`` iterations apart at one address.  In the ``C[i][j] += A[i][k] * B[k][j]`` nest, ``s = C[i * 4 + j]``
+  runs on the first ``k`` iteration of each ``(i, j)`` and ``C[i * 4 + j] = s``
+  on the last: no read ever follows the write of its element;
+* **affine**, over the pipelined loop's counter and loop-invariant variables:
+  same invariant part and counter coefficient ``c`` (per iteration ``a = c *
+  step``): the distance is exactly ``(bP - bQ) / a``, none when that is not an
+  integer (``a[2i]`` against ``a[2i+1]``); both invariant: the same element
+  every iteration, or never;
+* **GCD and bounds**, otherwise (other counters, indices read from memory):
+  no dependence when the two indices' intervals are disjoint or the GCD of
+  their coefficients does not divide the difference of their constants (at
+  distance 0, where both see the same values, over the difference of the two
+  forms); anything else is conservative, ``P -> Q`` at distance 0 and ``Q ->
+  P`` at distance 1.
 
 Accesses to different banks of a partitioned array (``attrs["bank"]``) never
-depend on each other: the banks hold disjoint elements.
+depend on each other: the banks hold disjoint elements.  :func:`independence_proofs`
+says, for the report, why each pair of a loop that could have conflicted does not.
 
 All dependences found here have kind ``"memory"``.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
+import math
 from dataclasses import dataclass
-from fractions import Fraction
 
-from amaranth.hdl import Shape
-
-from ..ir.nodes import Block, Op
+from ..ir.nodes import Block
+from ..ir.ops import operator_of
 from .predicates import exclusive
+from .values import Counter, Value, ValueAnalysis, entry_states
 
-__all__ = ["AffineForm", "affine_form", "MemoryDependence", "memory_dependences"]
+__all__ = ["MemoryDependence", "memory_dependences", "loop_dependences", "independence_proofs", "EXACT_LIMIT"]
 
-#: Key of the induction value in an :class:`AffineForm`.
-INDUCTION = "$induction"
-
-
-@dataclass(frozen=True)
-class AffineForm:
-    """``constant + sum(coefficient * term)``; terms are :data:`INDUCTION` or invariant variable names."""
-
-    terms: tuple[tuple[str, int], ...]
-    constant: int
-
-    def coefficient(self, term: str) -> int:
-        return dict(self.terms).get(term, 0)
-
-    def invariant_part(self) -> tuple[tuple[str, int], ...]:
-        return tuple((t, c) for t, c in self.terms if t != INDUCTION)
-
-
-def _fits(inner: Shape, outer: Shape) -> bool:
-    """Whether every value of ``inner`` is representable in ``outer`` (so a wrap is the identity)."""
-    lo_in = -(1 << (inner.width - 1)) if inner.signed else 0
-    hi_in = (1 << (inner.width - (1 if inner.signed else 0))) - 1
-    lo_out = -(1 << (outer.width - 1)) if outer.signed else 0
-    hi_out = (1 << (outer.width - (1 if outer.signed else 0))) - 1
-    return lo_out <= lo_in and hi_in <= hi_out
-
-
-def _combine(a: dict, b: dict, scale: int = 1) -> dict:
-    out = dict(a)
-    for term, coeff in b.items():
-        out[term] = out.get(term, 0) + scale * coeff
-    return {t: c for t, c in out.items() if c != 0}
-
-
-def affine_form(op: Op, invariant_vars: set[str], _memo=None) -> AffineForm | None:
-    """The affine form of ``op``'s value, or ``None`` if it is not affine.
-
-    Parameters
-    ----------
-    op : Op
-    invariant_vars : set of str
-        Variables not written in the block, whose ``live_in`` is a symbol.
-    """
-    memo = {} if _memo is None else _memo
-    result = _affine(op, invariant_vars, memo)
-    if result is None:
-        return None
-    result = dict(result)   # the memo's dictionaries are shared between forms
-    constant = result.pop("$const", 0)
-    return AffineForm(tuple(sorted(result.items())), constant)
-
-
-def _affine(op, invariant_vars, memo):
-    if op in memo:
-        return memo[op]
-    kind = op.kind
-    result = None
-    if kind == "const":
-        result = {"$const": op.attrs["value"]} if op.attrs["value"] else {}
-    elif kind == "induction":
-        result = {INDUCTION: 1}
-    elif kind == "live_in" and op.attrs["var"] in invariant_vars:
-        result = {op.attrs["var"]: 1}
-    elif kind == "wrap" and op.operands[0].kind == "induction":
-        # The loop variable's shape holds every value of its range, so this wrap never changes a value.
-        result = _affine(op.operands[0], invariant_vars, memo)
-    elif kind == "wrap" and _fits(op.operands[0].shape, op.shape):
-        result = _affine(op.operands[0], invariant_vars, memo)
-    elif kind in ("add", "sub"):
-        left = _affine(op.operands[0], invariant_vars, memo)
-        right = _affine(op.operands[1], invariant_vars, memo)
-        if left is not None and right is not None:
-            result = _combine(left, right, 1 if kind == "add" else -1)
-    elif kind == "neg":
-        inner = _affine(op.operands[0], invariant_vars, memo)
-        if inner is not None:
-            result = _combine({}, inner, -1)
-    elif kind in ("mul", "shl"):
-        left = _affine(op.operands[0], invariant_vars, memo)
-        right = _affine(op.operands[1], invariant_vars, memo)
-        if left is not None and right is not None:
-            if kind == "shl":
-                if set(right) <= {"$const"}:
-                    result = _combine({}, left, 1 << right.get("$const", 0))
-            elif set(right) <= {"$const"}:
-                result = _combine({}, left, right.get("$const", 0))
-            elif set(left) <= {"$const"}:
-                result = _combine({}, right, left.get("$const", 0))
-    memo[op] = result
-    return result
+#: Iterations the exact test follows at most in one run, in all runs, and the states it starts from.
+EXACT_LIMIT = 1024
+EXACT_TOTAL = 8192
+EXACT_STATES = 64
 
 
 @dataclass(frozen=True)
@@ -133,17 +65,34 @@ class MemoryDependence:
     src, dst : Op
     distance : int
     exact : bool
-        ``False`` when the dependence is assumed because the indices could not be compared.
+        ``True`` when ``dst`` touches ``src``'s element at exactly this distance in every
+        iteration (an affine pair); ``False`` when it may (the shortest distance of
+        conflicts found, or assumed because the indices could not be compared).
     """
 
-    src: Op
-    dst: Op
+    src: object
+    dst: object
     distance: int
     exact: bool
 
 
-def memory_dependences(block: Block, *, loop_step: int | None = None,
-                       trip_count: int | None = None) -> list[MemoryDependence]:
+def loop_dependences(loop) -> list[MemoryDependence]:
+    """The memory dependences of a :class:`~hls.ir.nodes.PipelinedLoop`'s body."""
+    return memory_dependences(loop.body, loop_step=loop.step or 1, trip_count=loop.info.trip_count,
+                              values=loop.values, loop=loop)
+
+
+def independence_proofs(loop) -> list[str]:
+    """Why the accesses of ``loop`` that could have conflicted do not, one sentence per pair."""
+    proofs = []
+    memory_dependences(loop.body, loop_step=loop.step or 1, trip_count=loop.info.trip_count,
+                       values=loop.values, loop=loop, proofs=proofs)
+    return proofs
+
+
+def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count: int | None = None,
+                       values: ValueAnalysis | None = None, loop=None,
+                       proofs: list | None = None) -> list[MemoryDependence]:
     """Ordering constraints between the memory accesses of ``block``.
 
     Parameters
@@ -155,12 +104,26 @@ def memory_dependences(block: Block, *, loop_step: int | None = None,
         run once (only distance-0 dependences are returned).
     trip_count : int or None
         When known, dependences at distances of ``trip_count`` or more are dropped.
+    values : ValueAnalysis or None
+        The IR builder's, which knows the loops' counters (a fresh one otherwise).
+    loop : PipelinedLoop or None
+        The loop whose body ``block`` is: the block before it and its counter's
+        variables give the states it starts in (for the exact test). Without it the
+        exact test knows a ``for`` loop's counter only from a constant start and
+        ``trip_count``.
+    proofs : list or None
+        Receives a sentence for each pair of a loop found independent, and why.
     """
-    written = {op.attrs["var"] for op in block.ops if op.kind == "commit"}
-    invariant = {op.attrs["var"] for op in block.ops if op.kind == "live_in"} - written
-    memo = {}
-    accesses = [op for op in block.ops if op.kind in ("load", "store")]
-    forms = {op: affine_form(op.operands[0], invariant, memo) for op in accesses}
+    values = ValueAnalysis() if values is None else values
+    values.forget()     # forwarding may have rewritten operands since the values were computed
+    accesses = [op for op in block.ops if operator_of(op.kind).category == "memory"]
+    forms = {op: values.value(op.operands[0], op.predicate) for op in accesses}
+    induction = next((op for op in block.ops if op.kind == "induction"), None)
+    # The counter's symbol: its Counter where the builder registered one, the operation otherwise.
+    counter = None if induction is None else values.counter_of(induction) or induction
+    written = {op.attrs["var"] for op in block.ops if operator_of(op.kind).category == "register"}
+    exact = _ExactTest(block, accesses, values, loop, induction is not None, loop_step,
+                       (counter.start if isinstance(counter, Counter) else None, trip_count))
     out = []
     for i, first in enumerate(accesses):
         for second in accesses[i + 1:]:
@@ -168,43 +131,270 @@ def memory_dependences(block: Block, *, loop_step: int | None = None,
                 continue
             if first.attrs.get("bank") != second.attrs.get("bank"):
                 continue    # banks of a partitioned array hold disjoint elements
-            if first.kind == "load" and second.kind == "load":
+            if not (_writes(first) or _writes(second)):
                 continue
             exclusive_in_iteration = exclusive(first, second)
-            for dep in _pair(first, second, forms[first], forms[second], loop_step, trip_count):
-                # Accesses on opposite sides of one condition never both happen in an iteration.
-                if not (exclusive_in_iteration and dep.distance == 0):
-                    out.append(dep)
+            found, decided, why = _pair(first, second, forms[first], forms[second], loop_step, trip_count,
+                                        counter, written)
+            # Accesses on opposite sides of one condition never both happen in an iteration.
+            found = [dep for dep in found if not (exclusive_in_iteration and dep.distance == 0)]
+            exact_found = exact.pair(first, second, exclusive_in_iteration) if not decided and loop_step else None
+            if exact_found is not None:
+                found = exact_found
+                if proofs is not None and len(found) < 2:
+                    proofs.append(_exact_proof(first, second, found, forms[first], forms[second], exact.checked))
+            elif proofs is not None and loop_step is not None and not found:
+                proofs.append(f"{_name(first)} and {_name(second)}: never the same element "
+                              f"({forms[first].text()} against {forms[second].text()}: {why})")
+            out.extend(found)
     return out
 
 
-def _pair(first, second, form_p, form_q, loop_step, trip_count):
-    comparable = (form_p is not None and form_q is not None
-                  and form_p.invariant_part() == form_q.invariant_part()
-                  and form_p.coefficient(INDUCTION) == form_q.coefficient(INDUCTION))
-    if loop_step is None:
-        if comparable and form_p.coefficient(INDUCTION) == 0 and form_p.constant != form_q.constant:
-            return []
-        if comparable and form_p.constant != form_q.constant and form_p.coefficient(INDUCTION) != 0:
-            return []
-        return [MemoryDependence(first, second, 0, comparable)]
-    if not comparable:
-        if trip_count is not None and trip_count <= 1:
-            return [MemoryDependence(first, second, 0, False)]
-        return [MemoryDependence(first, second, 0, False), MemoryDependence(second, first, 1, False)]
-    per_iteration = form_p.coefficient(INDUCTION) * loop_step
-    if per_iteration == 0:
-        if form_p.constant != form_q.constant:
-            return []
-        if trip_count is not None and trip_count <= 1:
-            return [MemoryDependence(first, second, 0, True)]
-        return [MemoryDependence(first, second, 0, True), MemoryDependence(second, first, 1, True)]
-    delta = Fraction(form_p.constant - form_q.constant, per_iteration)
-    if delta.denominator != 1:
-        return []
-    delta = int(delta)
-    if trip_count is not None and abs(delta) >= trip_count:
-        return []
-    if delta >= 0:
-        return [MemoryDependence(first, second, delta, True)]
-    return [MemoryDependence(second, first, -delta, True)]
+class _ExactTest:
+    """Every iteration's addresses in every state the loop can start in, computed once, and
+    only when a pair needs them.
+
+    ``counted`` says the loop has a counter (a ``for``); without ``loop``, its start and trip
+    count are ``fallback`` (``(start or None, trip count or None)``)."""
+
+    def __init__(self, block, accesses, values, loop, counted, step, fallback):
+        self.block, self.accesses, self.values, self.loop = block, accesses, values, loop
+        self.counted, self.step, self.fallback = counted, step, fallback
+        self._events, self._failed, self.total = [], False, 0
+
+    @functools.cached_property
+    def states(self):
+        if self.loop is None:
+            return [{}], []
+        wanted = (self.loop.start_var, self.loop.stop_var) if self.counted else ()
+        return entry_states(self.loop.preheader, self.block, wanted, limit=EXACT_STATES)
+
+    def induction(self, state):
+        """``(start, step, trip count)`` of the counter in ``state``, ``None`` for a ``while``;
+        ``False`` when it is not known."""
+        if not self.counted:
+            return None
+        if self.loop is None:
+            start, trips = self.fallback
+        else:
+            start, stop = state.get(self.loop.start_var), state.get(self.loop.stop_var)
+            trips = None if start is None or stop is None else len(range(start, stop, self.step))
+        return False if start is None or trips is None else (start, self.step, trips)
+
+    def events(self, index: int):
+        """``access -> address -> iterations`` in state ``index``, or ``None`` when its control
+        depends on data or the runs so far are too long (computed once, on demand: a pair whose
+        addresses are not known in the first state needs no other)."""
+        while len(self._events) <= index and not self._failed:
+            state = self.states[0][len(self._events)]
+            induction = self.induction(state)
+            runs = None if induction is False else \
+                self.values.iterations(self.block, state, induction=induction, limit=EXACT_LIMIT)
+            if runs is None or self.total + len(runs) > EXACT_TOTAL:
+                self._failed = True
+                break
+            self.total += len(runs)
+            self._events.append(_events(self.accesses, runs))
+        return self._events[index] if index < len(self._events) else None
+
+    @property
+    def checked(self) -> str:
+        """What the exact test followed, for a proof."""
+        names = self.states[1]
+        if not names:
+            return f"all {self.total} iterations"
+        return f"all {self.total} iterations of {len(self.states[0])} runs, one for each value of {', '.join(names)}"
+
+    def pair(self, first, second, exclusive_in_iteration) -> list | None:
+        """The shortest conflicts of two accesses over every state, or ``None`` (no exact test)."""
+        shortest = {}
+        for index in range(len(self.states[0])):
+            events = self.events(index)
+            if events is None or first not in events or second not in events:
+                return None
+            for dep in _exact_pair(first, second, events[first], events[second], exclusive_in_iteration):
+                key = (dep.src, dep.dst)
+                if key not in shortest or dep.distance < shortest[key].distance:
+                    shortest[key] = dep
+        return list(shortest.values())
+
+
+def _events(accesses, runs) -> dict:
+    """access -> address -> sorted iterations in which it may run there; accesses whose address
+    is not known in some iteration that may run them are left out."""
+    out = {}
+    for access in accesses:
+        by_address = {}
+        for index, values in enumerate(runs):
+            runs_here = 1 if access.predicate is None else values[access.predicate]
+            if runs_here == 0:
+                continue
+            address = values[access.operands[0]]
+            if address is None:
+                break
+            by_address.setdefault(address, []).append(index)
+        else:
+            out[access] = by_address
+    return out
+
+
+def _exact_pair(first, second, at_first: dict, at_second: dict, exclusive_in_iteration: bool) -> list:
+    """The shortest ``first -> second`` (distance >= 0) and ``second -> first`` (>= 1) conflicts."""
+    forward = backward = None
+    for address, iterations_first in at_first.items():
+        iterations_second = at_second.get(address)
+        if not iterations_second:
+            continue
+        for k in iterations_first:
+            # first at k, second at the earliest k + d, d >= 0 (d == 0 only when both can run then).
+            later = bisect.bisect_left(iterations_second, k)
+            if later < len(iterations_second) and iterations_second[later] == k and exclusive_in_iteration:
+                later += 1
+            if later < len(iterations_second):
+                distance = iterations_second[later] - k
+                forward = distance if forward is None else min(forward, distance)
+            # second at k, first at the earliest k + d, d >= 1.
+        for k in iterations_second:
+            later = bisect.bisect_right(iterations_first, k)
+            if later < len(iterations_first):
+                distance = iterations_first[later] - k
+                backward = distance if backward is None else min(backward, distance)
+    found = []
+    if forward is not None:
+        found.append(MemoryDependence(first, second, forward, False))
+    if backward is not None:
+        found.append(MemoryDependence(second, first, backward, False))
+    return found
+
+
+def _exact_proof(first, second, found, form: Value, other: Value, checked: str) -> str:
+    directions = {(dep.src, dep.dst) for dep in found}
+    missing = [(a, b) for a, b in ((first, second), (second, first)) if (a, b) not in directions]
+    parts = [f"{_kind(b)} on line {_line(b)} never touches an element after {_kind(a)} on line {_line(a)} "
+             f"does" for a, b in missing]
+    # One index, distinct for distinct counters: the two meet only within one iteration of them.
+    distinct = _injective(form) if form == other else ""
+    if distinct:
+        parts.insert(0, f"`{_text(first)}`: distinct for distinct {distinct}")
+    return f"{'; '.join(parts)} ({checked} checked)"
+
+
+def _injective(form: Value) -> str:
+    """The counters' names when ``form`` takes distinct values for distinct counter values, else ''."""
+    if not form.exact_form or not form.terms or not all(isinstance(s, Counter) for s, _ in form.terms):
+        return ""
+    reach = 0
+    for symbol, coefficient in sorted(form.terms, key=lambda item: abs(item[1])):
+        if abs(coefficient) <= reach:
+            return ""
+        reach += abs(coefficient) * (symbol.high - symbol.low)
+    names = [symbol.name for symbol, _ in sorted(form.terms, key=lambda item: -abs(item[1]))]
+    return names[0] if len(names) == 1 else f"({', '.join(names)})"
+
+
+def _kind(op) -> str:
+    return "the write" if _writes(op) else "the read"
+
+
+def _writes(op) -> bool:
+    return operator_of(op.kind).port == "write"
+
+
+def _line(op) -> str:
+    return ", ".join(map(str, op.lines)) or "?"
+
+
+def _text(op) -> str:
+    return (op.text or op.attrs["array"]).removesuffix(" = ...")
+
+
+def _name(op) -> str:
+    return f"`{op.text or op.attrs['array']}` (line {_line(op)})"
+
+
+def _pair(first, second, form_p: Value, form_q: Value, loop_step, trip_count, counter, written):
+    """``(dependences, decided, why)``: ``decided`` is ``False`` when they are only the conservative
+    pair; ``why`` says, when there are none, what proves it."""
+    if _disjoint(form_p, form_q):
+        # Bounds: the two never touch one element.
+        return [], True, f"{form_p.low}..{form_p.high} and {form_q.low}..{form_q.high} are disjoint"
+    same = _difference(form_p, form_q)
+    meets_in_iteration = same is None or not _never_zero(same)
+    if loop_step is None or (trip_count is not None and trip_count <= 1):
+        if not meets_in_iteration:
+            return [], True, f"{same.text()} is never 0"
+        return [MemoryDependence(first, second, 0, same is not None and same.is_constant and same.low == 0)], \
+            same is not None, ""
+    invariant = _invariant_forms(form_p, form_q, counter, written)
+    if invariant is not None and invariant[0] == invariant[1] and _rest(form_p, counter) == _rest(form_q, counter):
+        # Both c * counter + (the same invariant part) + b: the distance is (bP - bQ) / (c * step).
+        per_iteration = invariant[0] * loop_step
+        if per_iteration == 0:
+            if form_p.constant != form_q.constant:
+                return [], True, "different elements in every iteration"
+            return [MemoryDependence(first, second, 0, True), MemoryDependence(second, first, 1, True)], True, ""
+        delta, remainder = divmod(form_p.constant - form_q.constant, per_iteration)
+        if remainder:
+            return [], True, f"{form_p.constant - form_q.constant} is not a multiple of the stride {per_iteration}"
+        if trip_count is not None and abs(delta) >= trip_count:
+            return [], True, f"{abs(delta)} iterations apart, beyond the trip count {trip_count}"
+        if delta >= 0:
+            return [MemoryDependence(first, second, delta, True)], True, ""
+        return [MemoryDependence(second, first, -delta, True)], True, ""
+    divisor = _gcd_separating(form_p, form_q)
+    if divisor:
+        return [], True, f"the GCD {divisor} of the coefficients does not divide {form_q.constant - form_p.constant}"
+    return [MemoryDependence(first, second, 0 if meets_in_iteration else 1, False),
+            MemoryDependence(second, first, 1, False)], False, ""
+
+
+def _disjoint(a: Value, b: Value) -> bool:
+    return a.high < b.low or b.high < a.low
+
+
+def _difference(a: Value, b: Value) -> Value | None:
+    """``a - b`` in one execution (both see the same symbols), or ``None`` if either is not affine."""
+    if not (a.exact_form and b.exact_form):
+        return None
+    return a - b
+
+
+def _never_zero(value: Value) -> bool:
+    if value.low > 0 or value.high < 0:
+        return True
+    if not value.terms:
+        return value.constant != 0
+    divisor = math.gcd(*(coefficient for _, coefficient in value.terms))
+    return value.constant % divisor != 0
+
+
+def _invariant_forms(form_p: Value, form_q: Value, counter, written):
+    """The counter coefficients of two forms whose other symbols keep their value in every
+    iteration (variables the loop never writes), or ``None``."""
+    if not (form_p.exact_form and form_q.exact_form):
+        return None
+    for form in (form_p, form_q):
+        for symbol, _ in form.terms:
+            if symbol is counter:
+                continue
+            if isinstance(symbol, Counter) or symbol.kind != "live_in" or symbol.attrs["var"] in written:
+                return None
+    return form_p.coefficient(counter), form_q.coefficient(counter)
+
+
+def _rest(form: Value, counter) -> tuple:
+    """The form's terms other than ``counter``'s, by variable (two reads of one variable are one value)."""
+    return tuple(sorted((symbol.attrs["var"], c) for symbol, c in form.terms if symbol is not counter))
+
+
+def _gcd_separating(form_p: Value, form_q: Value) -> int:
+    """The GCD of every coefficient (each side's symbols free integers) when it does not divide the
+    difference of the constants, so ``form_p`` in one iteration never equals ``form_q`` in any; else 0."""
+    if not (form_p.exact_form and form_q.exact_form):
+        return 0
+    coefficients = [c for form in (form_p, form_q) for _, c in form.terms]
+    divisor = math.gcd(*coefficients) if coefficients else 0
+    difference = form_q.constant - form_p.constant
+    if divisor == 0:
+        return 0    # two constants: the bounds test has seen them
+    return divisor if difference % divisor else 0

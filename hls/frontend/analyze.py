@@ -32,7 +32,7 @@ from . import pragmas
 from .source import SourceFunction
 from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
                      range_shape, unary_shape)
-from ..ir.ops import APPROX_ATTR, APPROX_CALL, TEXT_ATTR
+from ..ir.ops import APPROX_ATTR, APPROX_CALL, TEXT_ATTR, operator_for_syntax
 from .typed import SHAPE_ATTR, ApproxSite, LocalArray, LoopPragma, Param, TypedKernel
 
 __all__ = ["analyze", "MAX_WIDTH"]
@@ -1174,12 +1174,14 @@ class _Analyzer:
                            "e.g. k: unsigned(5) = ...; masking with & keeps the wider width")
             self.error(node, f"this expression would be {shape.width} bits wide; the limit is {MAX_WIDTH}",
                        "split it and assign the parts to narrower variables")
+        entry = operator_for_syntax(type(op))
         if self.in_unrolled and isinstance(left, ast.Constant) and isinstance(right, ast.Constant) \
-                and type(op) in _FOLDED:
+                and entry is not None and entry.golden is not None:
             # In a copy of an unrolled body the loop variable is a literal: `3 * t + 1` is
-            # folded, so that no operator is built (or timed) for it. The value is exact, as
-            # every expression is, and keeps the expression's shape.
-            value = _FOLDED[type(op)](left.value, right.value)
+            # folded by the operator's golden function, so that no operator is built (or
+            # timed) for it. The value is exact, as every expression is, and keeps the
+            # expression's shape.
+            value = entry.golden_for((self.shape(left), self.shape(right)))(left.value, right.value)
             return _set_shape(_located(ast.Constant(value=value), node), shape)
         kind = _APPROX_SYNTAX.get(type(op))
         unit = self.kernel_approx.get(kind)
@@ -1446,12 +1448,6 @@ def _operation_text(node: ast.AST, op: ast.operator) -> str:
         return ast.unparse(node)
     symbol = ast.unparse(ast.BinOp(left=ast.Name(id="x"), op=op, right=ast.Name(id="y")))[2:-2]
     return f"{ast.unparse(node.target)} {symbol} {ast.unparse(node.value)}"
-
-
-#: Operators folded on literals in unrolled copies: Python's meaning is Amaranth's for these.
-_FOLDED = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-           ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
-           ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b}
 
 
 def _binds_exit(statements: list[ast.stmt]):

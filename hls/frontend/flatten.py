@@ -60,6 +60,7 @@ from typing import Callable
 
 from amaranth.hdl import Shape, signed
 
+from ..ir.ops import COUNTER_ATTR
 from .shapes import BOOL, binary_shape, const_shape, mux_shape, unary_shape
 from .typed import SHAPE_ATTR, LoopPragma, TypedKernel
 
@@ -370,7 +371,7 @@ class _Rewriter:
             # `continue` between the loops: the rest of the outer iteration is skipped; after
             # one in `pre` the inner run is empty and `post` does not run.
             skip = self.hidden(loop, var, "skip", BOOL)
-            begin = [self.assign(var, self.name(counter, loop), loop.target),
+            begin = [self.loop_variable(loop, counter),
                      self.assign(skip, self.const(0, loop), loop)] + self.guard(pre, None, skip)
             if _own_exits(pre, ast.Continue):
                 begin.append(self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=start_inner,
@@ -380,7 +381,7 @@ class _Rewriter:
             finish = [self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=self.guard(post, None, skip),
                                      orelse=[]), loop), step_counter] if post else [step_counter]
         else:
-            begin = [self.assign(var, self.name(counter, loop), loop.target)] + list(pre) + start_inner
+            begin = [self.loop_variable(loop, counter)] + list(pre) + start_inner
             finish = list(post) + [step_counter]
         body = [self.at(ast.If(test=self.name(first, loop), body=begin, orelse=run.resume), loop)]
         prologue = []
@@ -469,7 +470,7 @@ class _Rewriter:
         skip = self.hidden(loop, var, "skip", BOOL) if continues else broke
         reset = [self.assign(flag, self.const(0, loop), loop) for flag in dict.fromkeys((broke, skip))
                  if flag is not None]
-        step_body = [self.assign(var, self.name(counter, loop), loop.target)] + self.guard(loop.body, broke, skip)
+        step_body = [self.loop_variable(loop, counter)] + self.guard(loop.body, broke, skip)
         # Stepped in every flattened iteration: after an empty run the next iteration starts a new one.
         after = [self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
                                                  self.const(step.value, loop), loop), loop)]
@@ -485,6 +486,14 @@ class _Rewriter:
         resume = [self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop), loop),
                   self.assign(has, self.const(1, loop), loop)]
         return _Run([], init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end, more)
+
+    def loop_variable(self, loop: ast.For, counter: str) -> ast.Assign:
+        """``var = counter``, in the iterations of ``loop`` that run: tagged with the loop's
+        bounds, so the IR builder knows the value is in its range there."""
+        assign = self.assign(loop.target.id, self.name(counter, loop), loop.target)
+        start, stop, step = loop.iter.args
+        setattr(assign, COUNTER_ATTR, (start, stop, step.value))
+        return assign
 
     def guard(self, stmts: list, broke: str | None, skip: str | None) -> list:
         """``stmts`` with ``continue`` (and, when ``broke`` is given, ``break``) turned into

@@ -25,9 +25,11 @@ import itertools
 
 from amaranth.hdl import Const, Shape, signed, unsigned
 
-from .banks import InductionFacts, static_bank
+from ..analysis.banks import static_bank
+from ..types import shape_range
+from ..analysis.values import Counter, Value, ValueAnalysis, conjuncts
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
-from .ops import APPROX_ATTR, APPROX_CALL, TEXT_ATTR, operator_for_syntax, operator_of
+from .ops import APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, TEXT_ATTR, operator_for_syntax, operator_of
 
 __all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
 
@@ -153,7 +155,10 @@ class _Builder:
         self.variables = dict(typed_kernel.variables)
         self.arrays = {}
         self.layouts = {}
-        self.induction_facts = {}
+        #: What is known of every value (banks of partitioned arrays read it as they are built).
+        self.values = ValueAnalysis()
+        #: A flattened nest's loop variable -> (its Counter, the predicate it was taken from the counter under).
+        self.loop_variables = {}
         self.scalar_params = []
         for param in typed_kernel.params:
             if param.kind == "array":
@@ -374,7 +379,7 @@ class _Builder:
             layout = self.layouts[array]
             if layout.partition is None:
                 return self.op("load", [index], self.arrays[array][0], lines, predicate=pred, array=array)
-            bank = static_bank(index, layout, self.induction_facts)
+            bank = static_bank(index, layout, self.values, pred)
             if bank is not None:
                 return self.op("load", [index], layout.shape, lines, predicate=pred, array=array, bank=bank)
             # The bank varies: read every bank at the index's offset and select by its bank bits.
@@ -492,6 +497,14 @@ class _Builder:
                     self.assign(elt, value, pred, lines)
                 return None
             self.assign(target, self.expr(stmt.value, pred), pred, lines)
+            counted = getattr(stmt, COUNTER_ATTR, None)
+            if counted is not None:
+                # A flattened nest's loop variable taken from its counter: in its range
+                # whenever this assignment's predicate holds (hls.frontend.flatten).
+                start, stop, step = self.bound(counted[0]), self.bound(counted[1]), counted[2]
+                counter = self.counter(target.id, start, stop, step)
+                self.values.add_counter(self.env[target.id], counter, pred)
+                self.loop_variables[target.id] = (counter, pred)
             return None
         if isinstance(stmt, ast.If):
             cond = self.truth(self.expr(stmt.test, pred), lines)
@@ -520,7 +533,7 @@ class _Builder:
             shape = self.arrays[array][0]
             data = value if value.shape == shape else self.op("wrap", [value], shape, lines)
             layout = self.layouts[array]
-            bank = static_bank(index, layout, self.induction_facts)
+            bank = static_bank(index, layout, self.values, pred)
             if layout.partition is None:
                 stores = [self.op("store", [index, data], unsigned(0), lines, predicate=pred, array=array)]
             elif bank is not None:
@@ -562,8 +575,24 @@ class _Builder:
             merged = self.op("select", [cond, then_value, else_value], self.variables[var], lines)
             merged.text = merged.text or f"{self.tk.display_names.get(var, var)} merged after line {lines[0]}"
             self.env[var] = merged
+            self.merged_loop_variable(var, merged)
             if after_break:
                 self.after_break[merged] = then_value
+
+    def merged_loop_variable(self, var, merged):
+        """``var = first ? counter : var`` after ``if first: var = counter`` of a flattened nest
+        (under ``outer & first``) is the counter wherever ``outer`` holds: in the level's other
+        iterations ``var`` still holds what its first one took (a loop variable is never assigned
+        in its loop)."""
+        entry = self.loop_variables.get(var)
+        if entry is None:
+            return
+        counter, taken_under = entry
+        cond, then_value, else_value = merged.operands
+        if taken_under is not None and taken_under.kind == "and" and taken_under.operands[1] is cond \
+                and self.values.counter_of(then_value) is counter \
+                and else_value.kind == "live_in" and else_value.attrs["var"] == var:
+            self.values.add_counter(merged, counter, taken_under.operands[0])
 
     def continuing_value(self, value, memo=None):
         """``value`` as an iteration that takes no ``break`` computes it.
@@ -626,6 +655,22 @@ class _Builder:
             self.if_region(stmt)
         else:
             raise UnsupportedConstruct(stmt, f"statement {type(stmt).__name__} is not supported by the compiler")
+
+    def bound(self, node) -> Value:
+        """What is known of a loop bound from its expression alone (no operation is made)."""
+        value = _literal(node)
+        if value is not None:
+            return Value.of(value)
+        return Value.between(*shape_range(self.node_shape(node)))
+
+    def counter(self, var, first: Value, end: Value, step: int) -> Counter:
+        """The counter of a loop over ``range(first, end, step)``."""
+        if step > 0:
+            low, high = first.low, end.high - 1
+        else:
+            low, high = end.low + 1, first.high
+        return Counter(self.tk.display_names.get(var, var), low, max(low, high),
+                       first.low if first.is_constant else None, step)
 
     def loop_info(self, stmt, kind):
         pragma = self.tk.loops.get(stmt)
@@ -707,19 +752,15 @@ class _Builder:
         if info.mode != "sequential" and self.pipelining and innermost and not _contains(stmt.body, (ast.Return,)):
             info.pipelined = True
             body = Block(f"b{len(self.nodes)}_{info.name}_body")
-            node = PipelinedLoop(info.name, info, body, counter_shape, ctr_var, stop_var, step)
+            node = PipelinedLoop(info.name, info, body, counter_shape, ctr_var, stop_var, step, values=self.values,
+                                 preheader=before)
             self.nodes.append(node)
             before.successor = node
             self.enter(body)
             self.loop_stack.append(_LoopContext(_PIPELINE, _PIPELINE))
             induction = self.op("induction", [], counter_shape, lines)
-            start_value = _literal(start_node)
-            if info.trip_count:
-                values = range(start_value, _literal(stop_node), step)
-                low, high = min(values[0], values[-1]), max(values[0], values[-1])
-            else:
-                low = high = None
-            self.induction_facts[induction] = InductionFacts(start_value, step, low, high)
+            self.values.add_counter(induction, self.counter(var, self.values.value(start), self.values.value(stop),
+                                                            step))
             self.assign_var(var, induction, lines)
             self.stmts(stmt.body, None)
             self.loop_stack.pop()
@@ -779,7 +820,8 @@ class _Builder:
             # when it does not hold the iteration exits and younger ones are squashed.
             info.pipelined = True
             body = Block(f"b{len(self.nodes)}_{info.name}_body")
-            node = PipelinedLoop(info.name, info, body, None, None, None, 0)
+            node = PipelinedLoop(info.name, info, body, None, None, None, 0, values=self.values,
+                                 preheader=before)
             self.nodes.append(node)
             before.successor = node
             self.enter(body)
@@ -838,19 +880,10 @@ class _Builder:
         self.enter(join)
 
 
-def _conjuncts(pred):
-    """``pred`` and the predicates it was built from as ``outer & cond`` (innermost first)."""
-    chain = []
-    while pred is not None:
-        chain.append(pred)
-        pred = pred.operands[0] if pred.kind == "and" and pred.shape == unsigned(1) else None
-    return chain
-
-
 def _common_predicate(a, b):
     """The nearest predicate both ``a`` and ``b`` imply (``None``, always, when there is none)."""
-    enclosing = set(map(id, _conjuncts(b)))
-    return next((pred for pred in _conjuncts(a) if id(pred) in enclosing), None)
+    enclosing = set(map(id, conjuncts(b)))
+    return next((pred for pred in conjuncts(a) if id(pred) in enclosing), None)
 
 
 class _Line:

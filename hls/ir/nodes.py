@@ -316,6 +316,10 @@ class PipelinedLoop:
     step: int
     successor: object = None
     exit_ops: list = field(default_factory=list)
+    #: The builder's value analysis (:class:`hls.analysis.values.ValueAnalysis`), which knows the counters.
+    values: object = None
+    #: The block that runs before the loop starts, whose commits set the loop's variables.
+    preheader: object = None
 
     @property
     def kind(self) -> str:

@@ -234,6 +234,12 @@ class Operator:
     unit : UnitOperator or None
         Operations of this kind are each an instance of a library unit chosen per
         operation (``attrs["unit"]``): timed, built and modelled by it.
+    transfer : callable or None
+        ``transfer(op, facts, *values) -> Value``: the operator on abstract values
+        (:class:`hls.analysis.values.Value`: an interval and an affine form, whose
+        arithmetic follows Python's operators on ints, as :attr:`golden` does);
+        ``facts`` (a :class:`hls.analysis.values.ValueAnalysis`) gives the leaves.
+        ``None``: nothing is known of the value beyond its shape (a memory read).
     unit_timing : callable or None
         ``unit_timing(model, period, shapes, constants) -> Timing or None`` for an
         operator built as a unit pipelined for its operand shapes (a division, a
@@ -263,6 +269,7 @@ class Operator:
     timing: Callable[[float, float], Timing] | None = None
     unit_timing: Callable[[object, float, tuple, tuple], Timing | None] | None = None
     unit: "UnitOperator | None" = None
+    transfer: Callable[..., object] | None = None
 
     # -- every layer reads these -----------------------------------------------------------
 
@@ -436,6 +443,14 @@ def _invert(shapes):
         return operator.invert
     mask = (1 << shape.width) - 1
     return lambda value: mask ^ value
+
+
+def _invert_transfer(op, facts, value):
+    """``~`` on abstract values, as :func:`_invert`: ``-x - 1``, or ``mask - x`` for ``unsigned(n)``."""
+    shape = op.operands[0].shape
+    if shape.signed:
+        return ~value
+    return facts.constant((1 << shape.width) - 1) - value
 
 
 # -- delay formulas over a device model ------------------------------------------------------
@@ -692,6 +707,9 @@ def _pipelined_divider(part):
 APPROX_CALL = "__hls_approx"
 APPROX_ATTR = "hls_unit"
 TEXT_ATTR = "hls_text"
+#: On an assignment ``var = counter`` made by :mod:`hls.frontend.flatten`: the loop's
+#: ``(start, stop, step)`` (expressions, an int), so the IR builder knows ``var``'s range.
+COUNTER_ATTR = "hls_counter"
 
 def _approx_timing(model, period, shapes, attrs):
     """An approximate unit, pipelined to the clock: the fewest stages whose segments fit."""
@@ -736,16 +754,22 @@ def _approx(kind, description, limited_by):
 
 # -- the table -------------------------------------------------------------------------------
 
+def _pure(function):
+    """A transfer function that is ``function`` of the operands' abstract values alone."""
+    return lambda op, facts, *values: function(*values)
+
+
 def _binary(kind, syntax, function, logic, **more):
+    # Python's operator means the same on abstract values (hls.analysis.values.Value).
     return Operator(kind, 2, syntax=syntax, lowering=function, golden=_same(function), python_inline=True,
-                    logic=logic, **more)
+                    logic=logic, transfer=_pure(function), **more)
 
 
 def _compare(kind, syntax, function, logic):
     # Amaranth gives a 1-bit value, Python a bool: the golden model wraps it in int().
     return Operator(kind, 2, syntax=syntax, lowering=function,
                     golden=_same(lambda left, right: int(function(left, right))), python_inline=True,
-                    logic=logic)
+                    logic=logic, transfer=_pure(lambda left, right: left.compared(right, function)))
 
 
 _ENTRIES = [
@@ -758,11 +782,11 @@ _ENTRIES = [
             pipelined=_pipelined_multiplier, pipelined_description="the library's exact multiplier, pipelined"),
     # The library's exact divider pipelined to the clock (hls.unit_operators); by 0 or a power of two: wiring.
     Operator("floordiv", 2, syntax=(ast.FloorDiv,), lowering=_floordiv_value, golden=_same(_floordiv),
-             logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "floordiv"),
+             transfer=_pure(operator.floordiv), logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "floordiv"),
              description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(0),
              pipelined_description="the library's exact divider, pipelined"),
     Operator("mod", 2, syntax=(ast.Mod,), lowering=_mod_value, golden=_same(_mod),
-             logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "mod"),
+             transfer=_pure(operator.mod), logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "mod"),
              description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(1),
              pipelined_description="the library's exact divider, pipelined"),
     _binary("shl", (ast.LShift,), operator.lshift, _shift_logic, constant_operands=(1,)),
@@ -778,35 +802,41 @@ _ENTRIES = [
     _compare("ne", (ast.NotEq,), operator.ne, _reduction_logic),
     # min(a, b) picks a on a tie, as Python's does.
     Operator("min", 2, syntax=(min,), lowering=lambda a, b: Mux(b < a, b, a), golden=_same(min),
-             logic=_min_max_logic),
+             transfer=_pure(lambda a, b: a.minimum(b)), logic=_min_max_logic),
     Operator("max", 2, syntax=(max,), lowering=lambda a, b: Mux(b > a, b, a), golden=_same(max),
-             logic=_min_max_logic),
+             transfer=_pure(lambda a, b: a.maximum(b)), logic=_min_max_logic),
     # `a and b` is a 1-bit truth value in the kernel language; the golden model keeps
     # Python's short-circuit (a guard `i < n and a[i] > 0` must not read a[n]).
     Operator("land", 2, syntax=(ast.And,), lowering=lambda a, b: a.bool() & b.bool(),
-             golden=_same(lambda a, b: int(bool(a) and bool(b))), python_inline=True, logic=_lut_logic),
+             golden=_same(lambda a, b: int(bool(a) and bool(b))), python_inline=True, logic=_lut_logic,
+             transfer=_pure(lambda a, b: a.truth().minimum(b.truth()))),
     Operator("lor", 2, syntax=(ast.Or,), lowering=lambda a, b: a.bool() | b.bool(),
-             golden=_same(lambda a, b: int(bool(a) or bool(b))), python_inline=True, logic=_lut_logic),
+             golden=_same(lambda a, b: int(bool(a) or bool(b))), python_inline=True, logic=_lut_logic,
+             transfer=_pure(lambda a, b: a.truth().maximum(b.truth()))),
     Operator("neg", 1, syntax=(ast.USub,), lowering=operator.neg, golden=_same(operator.neg),
-             python_inline=True, logic=_carry_logic),
-    Operator("invert", 1, syntax=(ast.Invert,), lowering=operator.invert, golden=_invert, logic=_lut_logic),
+             python_inline=True, logic=_carry_logic, transfer=_pure(operator.neg)),
+    Operator("invert", 1, syntax=(ast.Invert,), lowering=operator.invert, golden=_invert, logic=_lut_logic,
+             transfer=_invert_transfer),
     Operator("not", 1, syntax=(ast.Not,), lowering=lambda a: ~a.bool(), golden=_same(lambda a: int(not a)),
-             logic=_reduction_logic),
+             logic=_reduction_logic, transfer=_pure(lambda a: a.truth(negate=True))),
     Operator("bool", 1, lowering=lambda a: a.bool(), golden=_same(lambda a: int(bool(a))),
-             logic=_reduction_logic),
-    Operator("abs", 1, syntax=(abs,), lowering=abs, golden=_same(abs), logic=_abs_logic),
+             logic=_reduction_logic, transfer=_pure(lambda a: a.truth())),
+    Operator("abs", 1, syntax=(abs,), lowering=abs, golden=_same(abs), logic=_abs_logic,
+             transfer=_pure(abs)),
     # The golden model keeps `b if c else e`: only the branch taken is evaluated, as a guard needs.
     Operator("select", 3, syntax=(ast.IfExp,), lowering=Mux, golden=_same(lambda c, a, b: a if c else b),
-             python_inline=True, logic=_lut_logic),
+             python_inline=True, logic=_lut_logic, transfer=_pure(lambda c, a, b: c.choose(a, b))),
     # Approximate units of approx_units, one chosen per operation (hls.approx, @hls.kernel(approx=...)).
     _approx("mul", "multiplier", ("mul",)),
     _approx("add", "adder", ()),
     _approx("div", "divider", ("div", "floordiv")),
     # Structural kinds: built by the back end itself.
-    Operator("const", 0, "wire", description="constant"),
-    Operator("live_in", 0, "wire", description="variable read"),
-    Operator("induction", 0, "wire", description="loop counter"),
-    Operator("wrap", 1, "wire", description="conversion to the assigned shape"),
+    Operator("const", 0, "wire", description="constant",
+             transfer=lambda op, facts: facts.constant(op.attrs["value"])),
+    Operator("live_in", 0, "wire", description="variable read", transfer=lambda op, facts: facts.variable(op)),
+    Operator("induction", 0, "wire", description="loop counter", transfer=lambda op, facts: facts.counter(op)),
+    Operator("wrap", 1, "wire", description="conversion to the assigned shape",
+             transfer=lambda op, facts, value: value.wrapped(op.shape)),
     Operator("commit", 1, "register", description="variable register"),
     Operator("carry", 1, "carry", description="loop-carried value"),
     Operator("exit", 1, "exit", description="loop exit"),

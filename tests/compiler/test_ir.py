@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 import semantics_kernels as kernels
 from benchmarks.kernels import load
-from hls.analysis.memdep import memory_dependences
+from hls.analysis.memdep import loop_dependences, memory_dependences
 from hls.analysis.predicates import exclusive
 from hls.analysis.block_problems import build_problem
 from hls.target import Target
@@ -44,7 +44,7 @@ def test_repeated_read_is_made_once():
 
 def test_affine_distance_one_and_zero():
     _, loop = _loop(kernels.in_place)       # a[i] = a[i] + a[i - 1]
-    found = {(d.src.kind, d.dst.kind, d.distance, d.exact) for d in memory_dependences(loop.body, loop_step=1)}
+    found = {(d.src.kind, d.dst.kind, d.distance, d.exact) for d in loop_dependences(loop)}
     assert ("store", "load", 1, True) in found          # a[i] written, a[(i+1)-1] read next iteration
     assert ("load", "store", 0, True) in found          # a[i] read before a[i] is written
     assert all(d[2] in (0, 1) for d in found)
@@ -52,12 +52,12 @@ def test_affine_distance_one_and_zero():
 
 def test_reads_only_have_no_memory_dependence():
     _, loop = _loop(kernels.shift_window)
-    assert memory_dependences(loop.body, loop_step=1) == []
+    assert loop_dependences(loop) == []
 
 
 def test_data_dependent_index_is_conservative():
     _, loop = _loop(load("histogram")[0])
-    deps = memory_dependences(loop.body, loop_step=1)
+    deps = loop_dependences(loop)
     assert deps and not any(d.exact for d in deps)
     assert {d.distance for d in deps} == {0, 1}
 

@@ -144,6 +144,21 @@ def _row_scan(a, out, gain):
     return None, {"out": out}
 
 
+def _wrapped(values, bits):
+    """``values`` in two's complement of ``bits`` (the kernels' signed accumulators wrap)."""
+    return [(int(v) + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1)) for v in values]
+
+
+def _matmul_acc(a, b, c):
+    product = np.array(a, dtype=np.int64).reshape(8, 8) @ np.array(b, dtype=np.int64).reshape(8, 8)
+    return None, {"c": _wrapped(np.array(c, dtype=np.int64) + product.reshape(-1), 24)}
+
+
+def _row_update(w, x, y):
+    product = np.array(w, dtype=np.int64).reshape(16, 8) @ np.array(x, dtype=np.int64)
+    return None, {"y": _wrapped(np.array(y, dtype=np.int64) + product, 20)}
+
+
 REFERENCES = {
     "vsum": _vsum, "dot16": _dot16, "gsumif": _gsumif, "if_loop": _if_loop,
     "stream_proc": _stream_proc, "conv3x3": _conv3x3, "matvec": _matvec, "fir": _fir,
@@ -152,6 +167,7 @@ REFERENCES = {
     "insertion_sort": _insertion_sort, "csr_spmv": _csr_spmv,
     "bipartite_matching": _bipartite_matching, "list_walk": _list_walk, "collatz": _collatz,
     "matmul": _matmul, "trmv": _trmv, "conv3x3_linebuf": _conv3x3_linebuf, "row_scan": _row_scan,
+    "matmul_acc": _matmul_acc, "row_update": _row_update,
 }
 
 

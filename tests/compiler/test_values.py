@@ -1,0 +1,365 @@
+"""The value analysis (issue 20): affine forms and intervals, the banks and the memory
+dependences that read them, in flattened nests; hardware against the Python run."""
+
+import importlib.util
+import random
+
+from amaranth.hdl import signed, unsigned
+from hypothesis import given, settings, strategies as st
+
+import value_kernels as kernels
+from benchmarks.kernels import load
+from hls.analysis.memdep import independence_proofs, loop_dependences, memory_dependences
+from hls.analysis.values import Counter, Value, ValueAnalysis, entry_states, iterations
+from hls.compiler import compile_kernel, lower
+from hls.ir import Block, Op, PipelinedLoop
+from hls.ir.ops import OPERATORS
+from hls.types import shape_range
+from sim.kernel import run
+
+
+def _loop(ir):
+    (loop,) = [node for node in ir.nodes if isinstance(node, PipelinedLoop)]
+    return loop
+
+
+def _report_loop(compiled):
+    (entry,) = [loop for loop in compiled.report.to_json()["loops"] if loop["pipelined"]]
+    return entry
+
+
+def _check(kernel, args):
+    result = run(kernel, args, max_cycles=20_000)
+    assert result.match, result.differences
+    return result
+
+
+def _values(seed, count, low, high):
+    generator = random.Random(seed)
+    return [generator.randint(low, high) for _ in range(count)]
+
+
+# -- the abstract values ---------------------------------------------------------------------
+
+def _const(value, shape=signed(8)):
+    return Op(f"c{value}", "const", [], shape, attrs={"value": value})
+
+
+def test_affine_forms_in_two_counters_and_their_interval():
+    i, j = Counter("i", 0, 3, 0, 1), Counter("j", 0, 3, 0, 1)
+    a, b = Op("i", "live_in", [], unsigned(2), attrs={"var": "i"}), Op("j", "live_in", [], unsigned(2),
+                                                                       attrs={"var": "j"})
+    values = ValueAnalysis()
+    values.add_counter(a, i)
+    values.add_counter(b, j)
+    product = Op("m", "mul", [a, _const(4)], signed(12))
+    index = Op("s", "add", [product, b], signed(13))
+    value = values.value(index)
+    assert value.exact_form and dict(value.terms) == {i: 4, j: 1} and value.constant == 0
+    assert (value.low, value.high) == (0, 15)
+    assert value.text() == "4*i + j"
+    # i - i is 0 whatever i is: the form bounds the interval.
+    difference = Op("d", "sub", [a, a], signed(3))
+    assert values.value(difference) == Value.of(0)
+
+
+def test_a_wrap_that_may_change_the_value_keeps_the_residue_only():
+    x = Op("x", "live_in", [], unsigned(6), attrs={"var": "x"})
+    total = Op("t", "add", [Op("m", "mul", [x, _const(8)], unsigned(10)), _const(3)], unsigned(11))
+    narrowed = Op("w", "wrap", [total], unsigned(4))
+    value = ValueAnalysis().value(narrowed)
+    assert value.modulus == 16 and not value.exact_form
+    assert value.residue(4) == 3 and value.residue(16) is None   # 8x + 3 mod 16 depends on x
+    assert (value.low, value.high) == (0, 15)
+
+
+def test_conditional_counters_hold_only_under_their_predicate():
+    j = Op("j", "live_in", [], unsigned(4), attrs={"var": "j"})
+    has = Op("has", "live_in", [], unsigned(1), attrs={"var": "has"})
+    inside = Op("p", "and", [has, Op("c", "live_in", [], unsigned(1), attrs={"var": "c"})], unsigned(1))
+    values = ValueAnalysis()
+    values.add_counter(j, Counter("j", 0, 7, 0, 1), has)
+    assert (values.value(j, inside).low, values.value(j, inside).high) == (0, 7)    # built on `has`
+    assert (values.value(j).low, values.value(j).high) == (0, 15)                   # elsewhere: its shape
+    assert (values.value(j, inside).low, values.value(j, inside).high) == (0, 7)
+
+
+def test_constants_fold_through_the_golden_functions():
+    values = ValueAnalysis()
+    assert values.value(Op("n", "invert", [_const(5, unsigned(3))], unsigned(3))) == Value.of(2)
+    assert values.value(Op("q", "floordiv", [_const(-7), _const(2)], signed(8))) == Value.of(-4)
+    assert values.value(Op("w", "wrap", [_const(200, unsigned(8))], signed(8))) == Value.of(-56)
+
+
+def test_invert_of_an_unsigned_value_flips_its_bits_as_amaranth_does():
+    i = Counter("i", 2, 5, 2, 1)
+    x = Op("x", "live_in", [], unsigned(4), attrs={"var": "x"})
+    values = ValueAnalysis()
+    values.add_counter(x, i)
+    flipped = values.value(Op("n", "invert", [x], unsigned(4)))
+    assert (flipped.low, flipped.high) == (10, 13) and flipped.text() == "-i + 15"
+    y = Op("y", "live_in", [], signed(4), attrs={"var": "y"})
+    assert values.value(Op("m", "invert", [y], signed(4))).text() == "-y - 1"
+
+
+def test_intervals_of_masks_shifts_and_selects():
+    x = Op("x", "live_in", [], signed(8), attrs={"var": "x"})
+    c = Op("c", "live_in", [], unsigned(1), attrs={"var": "c"})
+    values = ValueAnalysis()
+    masked = values.value(Op("a", "and", [x, _const(7)], signed(8)))
+    assert (masked.low, masked.high) == (0, 7) and masked.residue(8) is None and masked.modulus == 8
+    shifted = values.value(Op("s", "shr", [x, _const(2)], signed(6)))
+    assert (shifted.low, shifted.high) == (-32, 31)
+    chosen = values.value(Op("m", "select", [c, _const(3), _const(9)], signed(8)))
+    assert (chosen.low, chosen.high) == (3, 9) and not chosen.affine
+
+
+_TRANSFERRED = sorted(kind for kind, entry in OPERATORS.items()
+                     if entry.transfer is not None and entry.golden is not None and entry.arity in (1, 2, 3))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(_TRANSFERRED), st.data())
+def test_every_transfer_function_holds_the_golden_value(kind, data):
+    """For random operand shapes, symbolic or constant operands, and random values: the golden
+    result lies in the abstract interval, equals the affine form where it is exact, and is
+    congruent to it where it holds modulo a power of two."""
+    entry = OPERATORS[kind]
+    shapes, operands, constants = [], [], {}
+    for position in range(entry.arity):
+        width = data.draw(st.integers(1, 3 if kind in ("shl", "shr") and position == 1 else 6))
+        shape = signed(width) if data.draw(st.booleans()) and not (kind in ("shl", "shr") and position == 1) \
+            else unsigned(width)
+        low, high = shape_range(shape)
+        shapes.append(shape)
+        if data.draw(st.booleans()):
+            value = data.draw(st.integers(low, high))
+            operands.append(Op(f"k{position}", "const", [], shape, attrs={"value": value}))
+            if position in entry.constant_operands:
+                constants[position] = value
+        else:
+            operands.append(Op(f"x{position}", "live_in", [], shape, attrs={"var": f"x{position}"}))
+    if kind == "select":
+        shapes[0], operands[0] = unsigned(1), Op("c", "live_in", [], unsigned(1), attrs={"var": "c"})
+    result_shape = entry.shape(*shapes, constants=constants)
+    op = Op("r", kind, operands, result_shape)
+    abstract = ValueAnalysis().value(op)
+    golden = entry.golden_for(shapes)
+    for _ in range(10):
+        concrete = {operand: operand.attrs["value"] if operand.kind == "const"
+                    else data.draw(st.integers(*shape_range(operand.shape))) for operand in operands}
+        value = golden(*(concrete[operand] for operand in operands))
+        assert abstract.low <= value <= abstract.high, (kind, shapes, concrete, value, abstract)
+        if abstract.affine:
+            form = abstract.constant + sum(c * concrete[symbol] for symbol, c in abstract.terms)
+            if abstract.modulus:
+                assert (form - value) % abstract.modulus == 0, (kind, abstract, value)
+            else:
+                assert form == value, (kind, abstract, value)
+
+
+# -- banks in flattened nests (issue 20, Deliver 0) ------------------------------------------
+
+def test_block_partitions_keep_one_bank_per_access_in_flattened_nests():
+    compiled = compile_kernel(kernels.blk_flat)
+    loop = _loop(compiled.ir)
+    banks = sorted(op.attrs["bank"] for op in loop.body.ops if op.kind == "load" and op.attrs["array"] == "B")
+    assert banks == [0, 1]              # B[j] in bank 0, B[8 + j] in bank 1
+    entry = _report_loop(compiled)
+    assert entry["flattened"] and entry["ii"] == entry["mii"] == 1
+    b = _values(31, 16, -128, 127)
+    for m in (0, 1, 5, 8):
+        result = _check(kernels.blk_flat, {"B": b, "C": [0] * 64, "m": m})
+        expected = [b[j] + b[8 + j] if i < m else 0 for i in range(8) for j in range(8)]
+        assert result.outputs["arrays"]["C"] == expected
+
+
+def test_cyclic_partitions_follow_a_flattened_counter_s_residue():
+    compiled = compile_kernel(kernels.cyclic_flat)
+    loop = _loop(compiled.ir)
+    banks = sorted(op.attrs["bank"] for op in loop.body.ops if op.kind == "load" and op.attrs["array"] == "A")
+    assert banks == [1, 2]
+    assert _report_loop(compiled)["ii"] == 1
+    for m in (0, 3, 7):
+        _check(kernels.cyclic_flat, {"A": _values(32 + m, 16, -128, 127), "out": [0] * 128, "m": m})
+
+
+def test_a_partitioned_matrix_multiply_reads_every_bank_once_per_iteration():
+    compiled = compile_kernel(kernels.partitioned_matmul)
+    loop = _loop(compiled.ir)
+    for array in ("a", "b"):
+        banks = sorted(op.attrs["bank"] for op in loop.body.ops if op.kind == "load" and op.attrs["array"] == array)
+        assert banks == list(range(8)), array
+    assert _report_loop(compiled)["ii"] == 1          # it was 8: every copy read every bank of b
+    a, b = _values(34, 64, -128, 127), _values(35, 64, -128, 127)
+    result = _check(kernels.partitioned_matmul, {"a": a, "b": b, "c": [0] * 64})
+    assert result.outputs["arrays"]["c"] == [sum(a[i * 8 + k] * b[k * 8 + j] for k in range(8))
+                                             for i in range(8) for j in range(8)]
+
+
+# -- dependences by address in nests (issue 20, Deliver 2) -----------------------------------
+
+def test_read_before_and_write_after_the_inner_loop_reach_ii_one():
+    for name in ("matmul_acc", "row_update"):
+        kernel, examples = load(name)
+        compiled = compile_kernel(kernel)
+        entry = _report_loop(compiled)
+        assert entry["ii"] == entry["mii"] == 1, name
+        assert any("distinct for distinct" in proof for proof in entry["independent"])
+        loop = _loop(compiled.ir)
+        array = "c" if name == "matmul_acc" else "y"
+        deps = [d for d in loop_dependences(loop) if d.src.attrs["array"] == array]
+        # The read precedes the write of its element; no read ever follows one.
+        assert [(d.src.kind, d.dst.kind) for d in deps] == [("load", "store")]
+        _check(kernel, examples[0])
+    assert "`c[i * 8 + j]`: distinct for distinct (i, j)" in compile_kernel(load("matmul_acc")[0]).report.to_text()
+
+
+def test_a_write_read_back_one_flattened_iteration_later_keeps_its_dependence():
+    # "distinct for distinct (i, j)" alone would drop it: the write runs on the first k of an
+    # (i, j), the read of the same element on the last.
+    compiled = compile_kernel(kernels.write_then_read)
+    loop = _loop(compiled.ir)
+    deps = {(d.src.kind, d.dst.kind, d.distance) for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
+    assert ("store", "load", 1) in deps
+    x = _values(33, 16, -128, 127)
+    result = _check(kernels.write_then_read, {"C": [0] * 16, "x": x, "y": [0] * 16})
+    assert result.outputs["arrays"]["y"] == [value + 1 for value in x]
+
+
+def test_a_read_of_the_previous_iteration_s_write_keeps_its_dependence():
+    compiled = compile_kernel(kernels.row_chain)
+    loop = _loop(compiled.ir)
+    deps = {(d.src.kind, d.dst.kind, d.distance) for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
+    assert ("store", "load", 1) in deps
+    for seed in range(2):
+        _check(kernels.row_chain, {"C": _values(40 + seed, 16, -100, 100), "A": _values(50 + seed, 16, -128, 127)})
+
+
+def test_a_run_time_inner_trip_count_is_followed_for_each_of_its_values():
+    compiled = compile_kernel(kernels.accumulate_runtime)
+    loop = _loop(compiled.ir)
+    deps = {(d.src.kind, d.dst.kind) for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
+    assert deps == {("load", "store")}
+    (proof,) = independence_proofs(loop)
+    assert "8 runs, one for each value of n" in proof
+    assert _report_loop(compiled)["ii"] == 1
+    for n in (0, 1, 3, 4):
+        _check(kernels.accumulate_runtime, {"C": _values(60 + n, 16, -1000, 1000), "A": _values(70 + n, 16, -128, 127),
+                                            "n": n})
+
+
+def test_a_wide_run_time_bound_keeps_the_conservative_dependence():
+    loop = _loop(lower(kernels.accumulate_wide))
+    deps = {(d.src.kind, d.dst.kind) for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
+    assert ("store", "load") in deps and independence_proofs(loop) == []
+    for n in (0, 2, 100):
+        _check(kernels.accumulate_wide, {"C": _values(90 + n, 16, -1000, 1000), "A": _values(91 + n, 64, -128, 127),
+                                         "n": n})
+
+
+def test_gcd_separates_the_accesses_of_a_nest_with_run_time_bounds():
+    loop = _loop(lower(kernels.odd_from_even))
+    assert [d for d in loop_dependences(loop) if d.src.attrs["array"] == "C"] == []
+    assert any("never the same element" in proof for proof in independence_proofs(loop))
+    loop = _loop(lower(kernels.even_from_even))
+    kept = {(d.src.kind, d.dst.kind) for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
+    assert kept == {("load", "store"), ("store", "load")}
+    for m, n in ((3, 2), (7, 7), (0, 5)):
+        c = _values(80 + m, 64, -500, 500)
+        _check(kernels.odd_from_even, {"C": c, "m": m, "n": n})
+        _check(kernels.even_from_even, {"C": c, "m": m, "n": n})
+
+
+_NEST = '''
+import hls
+from amaranth import signed, unsigned
+
+
+@hls.kernel
+def nest(C: hls.Array[signed(12), 64], x: hls.Array[signed(8), 4], n: unsigned(2)):
+    for i in range({I}):
+        for j in range({J}):
+            s: signed(12) = C[{pi} * i + {pj} * j + {pc}]
+            for k in range({K}):
+                s = s + x[k]
+            C[{qi} * i + {qj} * j + {qc}] = s
+'''
+
+
+def _nest_kernel(tmp_path, **shape):
+    path = tmp_path / "nest.py"
+    path.write_text(_NEST.format(**shape))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.nest
+
+
+def _shortest_conflicts(I, J, K, pi, pj, pc, qi, qj, qc):
+    """``(write after read, read after write)`` shortest distances of the nest run with inner
+    trip count ``K``: the read runs on the first flattened iteration of each (i, j), the
+    write on its last (an empty inner run takes one iteration, which runs both)."""
+    slots = max(K, 1)
+    write_after_read = read_after_write = None
+    for i1 in range(I):
+        for j1 in range(J):
+            read_at, read = (i1 * J + j1) * slots, pi * i1 + pj * j1 + pc
+            for i2 in range(I):
+                for j2 in range(J):
+                    write_at, written = (i2 * J + j2) * slots + slots - 1, qi * i2 + qj * j2 + qc
+                    if read != written:
+                        continue
+                    if read_at <= write_at:   # the read comes first in program order
+                        distance = write_at - read_at
+                        write_after_read = distance if write_after_read is None else min(write_after_read, distance)
+                    else:
+                        distance = read_at - write_at
+                        read_after_write = distance if read_after_write is None else min(read_after_write, distance)
+    return write_after_read, read_after_write
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.sampled_from(["1", "2", "3", "n"]), st.integers(0, 4),
+       st.integers(0, 4), st.integers(0, 6), st.integers(0, 4), st.integers(0, 4), st.integers(0, 6))
+def test_nest_dependences_cover_every_conflict_of_the_python_run(tmp_path_factory, I, J, K, pi, pj, pc, qi, qj, qc):
+    """Against brute force over the nest's own iterations, for a constant inner trip count or
+    for every value of the run-time one (``n``, 0..3)."""
+    kernel = _nest_kernel(tmp_path_factory.mktemp("nest"), I=I, J=J, K=K, pi=pi, pj=pj, pc=pc, qi=qi, qj=qj, qc=qc)
+    loop = _loop(lower(kernel))
+    found = {(d.src.kind, d.dst.kind): d.distance for d in loop_dependences(loop) if d.src.attrs["array"] == "C"}
+    needed = {("load", "store"): None, ("store", "load"): None}
+    for trips in ([int(K)] if K != "n" else range(4)):
+        for pair, distance in zip(needed, _shortest_conflicts(I, J, trips, pi, pj, pc, qi, qj, qc)):
+            if distance is not None:
+                needed[pair] = distance if needed[pair] is None else min(needed[pair], distance)
+    for pair, distance in needed.items():
+        if distance is not None:
+            assert pair in found and found[pair] <= distance, (pair, distance, found)
+        elif (pi * (I - 1) or pj * (J - 1)) or (qi * (I - 1) or qj * (J - 1)):
+            # The exact test keeps no false dependence (two constant indices are decided before
+            # it: the same element in every iteration, at distances 0 and 1).
+            assert pair not in found, (pair, found)
+
+
+def test_every_iteration_of_a_nest_s_control_is_computed():
+    loop = _loop(lower(kernels.row_chain))
+    (state,), names = entry_states(loop.preheader, loop.body)
+    assert names == []
+    runs = iterations(loop.body, state)
+    assert len(runs) == 4 * 3 * 2 + 1          # the nest's iterations and the one whose exit fires
+    stores = [op for op in loop.body.ops if op.kind == "store"]
+    addresses = [values[stores[0].operands[0]] for values in runs if values[stores[0].predicate]]
+    assert addresses == [i * 4 + j for i in range(4) for j in range(1, 4)]
+
+
+def test_affine_distances_in_a_block_run_once():
+    index = Op("x", "live_in", [], unsigned(4), attrs={"var": "x"})
+    plus_one = Op("p", "add", [index, _const(1)], unsigned(5))
+    value = _const(1, unsigned(1))
+    store = Op("S", "store", [index, value], unsigned(0), attrs={"array": "a"})
+    load_same = Op("L", "load", [index], unsigned(8), attrs={"array": "a"})
+    load_next = Op("N", "load", [plus_one], unsigned(8), attrs={"array": "a"})
+    block = Block("b", [index, plus_one, value, store, load_same, load_next])
+    deps = {(d.src.name, d.dst.name, d.distance) for d in memory_dependences(block)}
+    assert deps == {("S", "L", 0)}            # a[x] and a[x + 1] never meet

@@ -1,0 +1,97 @@
+"""Kernels of issue 20: flattened nests whose banks and memory dependences the value analysis decides."""
+
+import hls
+from amaranth import signed, unsigned
+
+
+@hls.kernel
+def blk_flat(B: hls.Array[signed(8), 16, hls.partition("block", 2)], C: hls.Array[signed(9), 64], m: unsigned(4)):
+    # B[j] is in bank 0 and B[8 + j] in bank 1 in every iteration: one read of each bank.
+    for i in range(m):
+        for j in range(8):
+            C[8 * i + j] = B[j] + B[8 + j]
+
+
+@hls.kernel
+def cyclic_flat(A: hls.Array[signed(8), 16, hls.partition("cyclic", 4)], out: hls.Array[signed(9), 128],
+                m: unsigned(3)):
+    # j runs 1, 5, 9, 13: A[j] is always in bank 1 and A[j + 1] in bank 2.
+    for i in range(m):
+        for j in range(1, 16, 4):
+            out[i * 16 + j] = A[j] + A[j + 1]
+
+
+@hls.kernel
+def write_then_read(C: hls.Array[signed(10), 16], x: hls.Array[signed(8), 16], y: hls.Array[signed(10), 16]):
+    # C[i * 4 + j] is written before the inner loop and read back after it, one flattened
+    # iteration later: a real dependence that "distinct for distinct (i, j)" alone would drop.
+    for i in range(4):
+        for j in range(4):
+            C[i * 4 + j] = x[i * 4 + j]
+            s: signed(10) = 0
+            for k in range(2):
+                s = s + k
+            y[i * 4 + j] = C[i * 4 + j] + s
+
+
+@hls.kernel
+def row_chain(C: hls.Array[signed(12), 16], A: hls.Array[signed(8), 16]):
+    # Each (i, j) starts from the element (i, j - 1) just wrote: a read after the write of the
+    # previous flattened iteration.
+    for i in range(4):
+        for j in range(1, 4):
+            s: signed(12) = C[i * 4 + j - 1]
+            for k in range(2):
+                s = s + A[i * 4 + k]
+            C[i * 4 + j] = s
+
+
+@hls.kernel
+def accumulate_runtime(C: hls.Array[signed(16), 16], A: hls.Array[signed(8), 16], n: unsigned(3)):
+    # The pattern of benchmarks/kernels/matmul_acc with a run-time inner trip count: the exact
+    # test follows the nest for each of n's 8 values.
+    for i in range(4):
+        s: signed(16) = C[i]
+        for k in range(n):
+            s = s + A[i * 4 + k]
+        C[i] = s
+
+
+@hls.kernel
+def odd_from_even(C: hls.Array[signed(10), 64], m: unsigned(3), n: unsigned(3)):
+    # Run-time bounds: no exact test. C[2 * i + 1] is never C[2 * j] (the GCD test).
+    for i in range(m):
+        for j in range(n):
+            C[2 * i + 1] = C[2 * j] + 1
+
+
+@hls.kernel
+def even_from_even(C: hls.Array[signed(10), 64], m: unsigned(3), n: unsigned(3)):
+    # C[4 * j + 2] and C[2 * i] meet (i = 2 * j + 1): the dependence stays.
+    for i in range(m):
+        for j in range(n):
+            C[2 * i] = C[4 * j + 2] + 1
+
+
+@hls.kernel
+def accumulate_wide(C: hls.Array[signed(16), 16], A: hls.Array[signed(8), 64], n: unsigned(7)):
+    # A run-time inner bound of 128 values, more states than the exact test follows (64): the
+    # dependence stays (conservative, and correct).
+    for i in range(4):
+        s: signed(16) = C[i]
+        for k in range(n):
+            s = s + A[(i * 16 + k) & 63]
+        C[i] = s
+
+
+@hls.kernel
+def partitioned_matmul(a: hls.Array[signed(8), 64, hls.partition("cyclic", 8)],
+                       b: hls.Array[signed(8), 64, hls.partition("block", 8)], c: hls.Array[signed(24), 64]):
+    # The issue's partitioned matrix multiply: copy k reads bank k of a (cyclic: i * 8 + k) and
+    # bank k of b (block: k * 8 + j with j in range(8)), one read of every bank per iteration.
+    for i in range(8):
+        for j in range(8):
+            s: signed(24) = 0
+            for k in hls.unroll(range(8)):
+                s = s + a[i * 8 + k] * b[k * 8 + j]
+            c[i * 8 + j] = s
