@@ -59,12 +59,15 @@ def wait(futures, interrupt: DeferredInterrupt) -> set:
 def as_completed(futures, interrupt: DeferredInterrupt):
     """Yield each future of ``futures`` as it completes, as :func:`concurrent.futures.as_completed`.
 
+    Futures that complete within one wait are yielded in the order of ``futures``, not of a
+    set's hashes, so that what a caller prints per future is the same from run to run.
     Raises ``KeyboardInterrupt`` as :func:`wait` does.
     """
-    pending = set(futures)
+    pending = list(futures)
     while pending:
-        for future in wait(pending, interrupt):
-            pending.discard(future)
+        done = wait(pending, interrupt)
+        for future in [future for future in pending if future in done]:
+            pending.remove(future)
             yield future
 
 
