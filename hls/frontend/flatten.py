@@ -10,16 +10,23 @@ pipeline's fill and drain on every iteration.
 For a two-level nest::
 
     for i in range(A, B, s):             c = A; e = B; first = 1
-        pre                              while c < e:
-        for j in range(C, D, t):             if first:
-            body                                 i = c; pre; jc = C; je = D
-        post                                 brk = 0                 (only with break)
-                                             if jc < je:
-                                                 j = jc; jc = jc + t; body'
-                                             first = brk or not jc < je
-                                             if first:
-                                                 post; c = c + s
+        pre                              if c < e:
+        for j in range(C, D, t):             while 1:
+            body                                 if first:
+        post                                         i = c; pre; jc = C; je = D
+                                                 brk = 0             (only with break)
+                                                 if jc < je:
+                                                     j = jc; jc = jc + t; body'
+                                                 first = brk or not jc < je
+                                                 if first:
+                                                     post
+                                                     if not c + s < e: break
+                                                     c = c + s
 
+* the loop is rotated: its condition is tested before it and then by the
+  iteration that ends an outer iteration, so that the nest's last iteration
+  ends the loop (tested at the top, one more iteration would issue only to
+  fail the test, and the nest would take one II more than a single loop);
 * ``pre`` and ``post`` (straight-line code, ``if`` allowed) become predicated
   operations of the first and of the last inner iteration of each outer
   iteration;
@@ -208,7 +215,12 @@ class _Rewriter:
             start, stop, _ = stmt.iter.args
             # The outermost loop's own bounds, evaluated once, as range() does.
             bounds = [self.assign(counter, start, stmt), self.assign(end, stop, stmt)]
-            return run.preamble + bounds + run.prologue + [self.flattened_loop(stmt, run, counter, end)]
+            # Rotated, as a counted loop is: the nest's condition is tested once before the loop and
+            # then at the end of each iteration, so that the last iteration ends the loop itself.
+            # Tested at the top, it would take one more iteration (one II more) that only fails it.
+            entry = self.at(ast.If(test=self.compare(self.name(counter, stmt), self.name(end, stmt), stmt),
+                                   body=[self.flattened_loop(stmt, run, counter, end)], orelse=[]), stmt)
+            return run.preamble + bounds + run.prologue + [entry]
         if isinstance(stmt, ast.While):
             new = self.copy(stmt, body=self.statements(stmt.body))
             self.loops[new] = self.loops.pop(stmt, LoopPragma("auto"))
@@ -219,8 +231,7 @@ class _Rewriter:
 
     def flattened_loop(self, loop: ast.For, run: _Run, counter: str, end: str) -> ast.While:
         """The ``while`` standing for the nest ``loop``, with its :class:`LoopPragma`."""
-        test = self.compare(self.name(counter, loop), self.name(end, loop), loop)
-        new = self.at(ast.While(test=test, body=run.reset + run.step + run.after, orelse=[]), loop)
+        new = self.at(ast.While(test=self.const(1, loop), body=run.reset + run.step + run.after, orelse=[]), loop)
         targets = [pragma.ii for pragma in run.pragmas if pragma.ii is not None]
         mode = "pipeline" if any(pragma.mode == "pipeline" for pragma in run.pragmas) else "auto"
         between = sorted(set(run.between))
@@ -364,8 +375,14 @@ class _Rewriter:
         def empty(at):
             return [self.assign(run.more, self.const(0, at), at), self.assign(run.has, self.const(0, at), at)]
         start_inner = run.init if guard is None else [self.copy(guard, body=run.init, orelse=empty(guard))]
-        step_counter = self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
-                                                       self.const(step.value, loop), loop), loop)
+        following = self.binop(ast.Add, self.name(counter, loop), self.const(step.value, loop), loop)
+        step_counter = [self.assign(counter, following, loop)]
+        if top:
+            # The flattened loop is rotated (see `statement`): its last iteration ends it. The test
+            # reads the counter before its step, so that it waits for no select of this iteration.
+            following = self.binop(ast.Add, self.name(counter, loop), self.const(step.value, loop), loop)
+            last = self.not_(self.compare(following, self.name(end, loop), loop), loop)
+            step_counter.insert(0, self.at(ast.If(test=last, body=[self.at(ast.Break(), loop)], orelse=[]), loop))
         if _own_exits(pre + post, ast.Continue):
             # `continue` between the loops: the rest of the outer iteration is skipped; after
             # one in `pre` the inner run is empty and `post` does not run.
@@ -378,10 +395,10 @@ class _Rewriter:
             else:
                 begin += start_inner
             finish = [self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=self.guard(post, None, skip),
-                                     orelse=[]), loop), step_counter] if post else [step_counter]
+                                     orelse=[]), loop)] + step_counter if post else step_counter
         else:
             begin = [self.assign(var, self.name(counter, loop), loop.target)] + list(pre) + start_inner
-            finish = list(post) + [step_counter]
+            finish = list(post) + step_counter
         body = [self.at(ast.If(test=self.name(first, loop), body=begin, orelse=run.resume), loop)]
         prologue = []
         if ahead is not None:

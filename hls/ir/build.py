@@ -764,8 +764,12 @@ class _Builder:
             before.successor = node
             self.enter(body)
             self.loop_stack.append(_LoopContext(_PIPELINE, _PIPELINE))
-            cond = self.truth(self.expr(stmt.test, None), lines)
-            self.block.exits.append(Exit(self.not_(cond, lines), "break", _PIPELINE, lines))
+            if _always_true(stmt.test):
+                # `while 1:` (a flattened nest, rotated): only its breaks end it.
+                cond = None
+            else:
+                cond = self.truth(self.expr(stmt.test, None), lines)
+                self.block.exits.append(Exit(self.not_(cond, lines), "break", _PIPELINE, lines))
             self.stmts(stmt.body, cond)
             self.loop_stack.pop()
             self.finish_pipelined_body(node, commit_predicate=cond)
@@ -881,6 +885,12 @@ def build_ir(typed_kernel, shape_of, *, pipelining: bool = True) -> KernelIR:
         loops=sorted(builder.loops, key=lambda loop: loop.line),
         layouts=builder.layouts,
     )
+
+
+def _always_true(node):
+    """Whether the condition ``node`` is a constant that holds."""
+    value = _literal(node)
+    return value is not None and value != 0
 
 
 def _literal(node):

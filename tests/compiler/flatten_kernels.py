@@ -221,3 +221,49 @@ def not_flattened(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 8], n:
                 out[i] = out[i] + 1
         else:
             out[i] = 0
+
+
+# Each nest beside the single loop with the same body over the same iterations (issue 20): the
+# flattened nest must take the single loop's cycles.
+
+@hls.kernel
+def rows_of_eight(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 64], n: unsigned(4)):
+    for i in range(n):
+        for j in range(8):
+            out[i * 8 + j] = a[i * 8 + j] * 3
+
+
+@hls.kernel
+def one_loop_of_rows(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 64], n: unsigned(4)):
+    for k in range(n * 8):
+        out[k] = a[k] * 3
+
+
+@hls.kernel
+def rows_at_ii_eight(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 64], n: unsigned(4)):
+    # II above the depth: a last iteration that only fails the test would cost a whole II.
+    for i in range(n):
+        for j in hls.pipeline(range(8), ii=8):
+            out[i * 8 + j] = a[i * 8 + j] * 3
+
+
+@hls.kernel
+def one_loop_at_ii_eight(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 64], n: unsigned(4)):
+    for k in hls.pipeline(range(n * 8), ii=8):
+        out[k] = a[k] * 3
+
+
+@hls.kernel
+def deep_rows(a: hls.Array[signed(8), 64], out: hls.Array[signed(32), 64], n: unsigned(4)):
+    # The depth well above the II.
+    for i in range(n):
+        for j in hls.pipeline(range(8), ii=2):
+            x = a[i * 8 + j]
+            out[i * 8 + j] = (x * x + 3) * x // 5
+
+
+@hls.kernel
+def one_deep_loop(a: hls.Array[signed(8), 64], out: hls.Array[signed(32), 64], n: unsigned(4)):
+    for k in hls.pipeline(range(n * 8), ii=2):
+        x = a[k]
+        out[k] = (x * x + 3) * x // 5

@@ -201,3 +201,44 @@ def test_the_report_says_why_a_nest_is_not_flattened():
     rng = random.Random(3)
     result = run(kernels.not_flattened, {"a": _values(rng, 64, -128, 127), "out": [0] * 8, "n": 6})
     assert result.match
+
+
+#: (flattened nest, the single loop with its body over the same n * 8 iterations)
+EQUIVALENT = [("rows_of_eight", "one_loop_of_rows"), ("rows_at_ii_eight", "one_loop_at_ii_eight"),
+              ("deep_rows", "one_deep_loop")]
+
+
+@pytest.mark.parametrize("nest, single", EQUIVALENT)
+def test_a_flattened_nest_takes_the_cycles_of_the_single_loop(nest, single):
+    # Issue 20: the flattened loop tested its condition at the top, so it ran one more iteration
+    # (a whole II) that only failed it. Rotated, its last iteration ends it.
+    nest_kernel, single_kernel = getattr(kernels, nest), getattr(kernels, single)
+    (nest_loop,) = compile_kernel(nest_kernel).report.to_json()["loops"]
+    (single_loop,) = compile_kernel(single_kernel).report.to_json()["loops"]
+    assert nest_loop["flattened"] and (nest_loop["ii"], nest_loop["depth"]) == (single_loop["ii"], single_loop["depth"])
+    rng = random.Random(nest)
+    args = {"a": _values(rng, 64, -128, 127), "out": [0] * 64}
+    for n in (1, 3, 8):
+        nested, flat = run(nest_kernel, {**args, "n": n}), run(single_kernel, {**args, "n": n})
+        assert nested.match and flat.match and nested.outputs == flat.outputs
+        assert nested.cycles == flat.cycles, n
+        assert nested.cycles <= (n * 8 - 1) * nest_loop["ii"] + nest_loop["depth"] + 8
+    # No outer iteration: the nest's entry test skips the loop, without starting it.
+    nested, flat = run(nest_kernel, {**args, "n": 0}), run(single_kernel, {**args, "n": 0})
+    assert nested.match and nested.cycles <= flat.cycles
+
+
+def test_an_imperfect_nest_costs_one_iteration_per_inner_iteration_or_empty_run():
+    # Every iteration of the flattened loop costs one II and nothing else: an inner run of c
+    # iterations costs c, an empty one 1 (for the code around the inner loop), the end nothing.
+    (loop,) = compile_kernel(kernels.imperfect).report.to_json()["loops"]
+    assert loop["ii"] == 1
+    rng = random.Random(20)
+    one = run(kernels.imperfect, {**CASES["imperfect"](rng), "rows": 1, "cols": 1})
+    assert one.match
+    for rows, cols in ((1, 0), (8, 0), (3, 5), (8, 8), (5, 1), (2, 7)):
+        args = {**CASES["imperfect"](rng), "rows": rows, "cols": cols}
+        result = run(kernels.imperfect, args)
+        assert result.match, (rows, cols)
+        iterations = rows * max(1, cols)
+        assert result.cycles - one.cycles == (iterations - 1) * loop["ii"], (rows, cols)
