@@ -17,7 +17,8 @@ For a two-level nest::
                                                  brk = 0             (only with break)
                                                  if jc < je:
                                                      j = jc; jc = jc + t; body'
-                                                 first = brk or not jc < je
+                                                 first = not jc < je (or: the
+                                                         previous iteration broke)
                                                  if first:
                                                      post
                                                      if not c + s < e: break
@@ -36,8 +37,10 @@ For a two-level nest::
 * an outer iteration whose inner run is empty still takes one iteration of the
   flattened loop, which runs ``pre`` and ``post``;
 * ``break`` in the innermost body ends that inner run only: it sets a flag
-  that ends the run and guards the rest of the body (``continue`` likewise
-  guards the rest of its iteration);
+  that guards the rest of the body (``continue`` likewise guards the rest of
+  its iteration), and the run ends in the next flattened iteration, which is
+  issued before the break resolves and does nothing but end the run, so that
+  the row choice waits for the break of the iteration before last;
 * deeper nests flatten level by level: the flattened inner nest is the inner
   loop of the next level out.
 
@@ -486,40 +489,59 @@ class _Rewriter:
         skip = self.hidden(loop, var, "skip", BOOL) if continues else broke
         reset = [self.assign(flag, self.const(0, loop), loop) for flag in dict.fromkeys((broke, skip))
                  if flag is not None]
-        step_body = [self.assign(var, self.name(counter, loop), loop.target)] + self.guard(loop.body, broke, skip)
+        preamble, on_break = [], []
+        ran_out = self.not_(self.name(more, loop), loop)
+        if broke is not None:
+            # A break ends the run in the *next* iteration, which does nothing but end it (the
+            # code after the loop, the next outer step): that iteration is issued, as after a
+            # top-level break, before the break's read and compare resolve, and squashed (its
+            # body does not run) when the break is taken. So the choice between staying on the
+            # row and starting the next waits for the break of the iteration before last (a
+            # distance-2 recurrence through the read), not of the last. A break in the run's
+            # last iteration ends it in that iteration, as the count does.
+            pending = self.hidden(loop, var, "broke_before", BOOL)
+            ends = self.hidden(loop, var, "ends", BOOL)
+            preamble = [self.assign(pending, self.const(0, loop), loop)]
+            ran_out = self.at(_shaped(ast.BoolOp(op=ast.Or(), values=[self.name(pending, loop), ran_out]), BOOL), loop)
+            reset += [self.at(ast.If(test=self.name(pending, loop), body=[self.assign(has, self.const(0, loop), loop)],
+                                     orelse=[]), loop),
+                      self.assign(ends, ran_out, loop), self.assign(pending, self.const(0, loop), loop)]
+            # Set at the break itself (not from its flag afterwards): one select less after the compare.
+            on_break = [self.assign(pending, self.name(more, loop), loop)]
+        step_body = [self.assign(var, self.name(counter, loop), loop.target)] + self.guard(loop.body, broke, skip,
+                                                                                          on_break)
         # Stepped in every flattened iteration: after an empty run the next iteration starts a new one.
         after = [self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
                                                  self.const(step.value, loop), loop), loop)]
 
         def ended():
-            ended = self.not_(self.name(more, loop), loop)
-            if broke is None:
-                return ended
-            return self.at(_shaped(ast.BoolOp(op=ast.Or(), values=[self.name(broke, loop), ended]), BOOL), loop)
+            return ran_out if broke is None else self.name(ends, loop)
         if bounds is not None:
             start, stop = (self.name(var_, loop) for var_ in bounds)
         init = self.start_run(loop, counter, end, margin, more, has, start, stop, step.value)
         resume = [self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop), loop),
                   self.assign(has, self.const(1, loop), loop)]
-        return _Run([], init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end, more)
+        return _Run(preamble, init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end,
+                    more)
 
-    def guard(self, stmts: list, broke: str | None, skip: str | None) -> list:
+    def guard(self, stmts: list, broke: str | None, skip: str | None, on_break: list = ()) -> list:
         """``stmts`` with ``continue`` (and, when ``broke`` is given, ``break``) turned into
         flags, and what follows them guarded by ``not skip``.  Without ``broke`` a ``break``
-        stays: it is a break of the flattened loop itself."""
+        stays: it is a break of the flattened loop itself.  A ``break`` also runs ``on_break``."""
         kinds = (ast.Break, ast.Continue) if broke is not None else (ast.Continue,)
         out = []
         for index, stmt in enumerate(stmts):
             if isinstance(stmt, ast.Break) and broke is not None:
                 out += [self.assign(flag, self.const(1, stmt), stmt) for flag in dict.fromkeys((broke, skip))]
+                out += [self.at(copy.deepcopy(extra), stmt) for extra in on_break]
                 return out
             if isinstance(stmt, ast.Continue):
                 out.append(self.assign(skip, self.const(1, stmt), stmt))
                 return out
             if isinstance(stmt, ast.If) and _own_exits([stmt], kinds):
-                out.append(self.copy(stmt, body=self.guard(stmt.body, broke, skip),
-                                     orelse=self.guard(stmt.orelse, broke, skip)))
-                rest = self.guard(stmts[index + 1:], broke, skip)
+                out.append(self.copy(stmt, body=self.guard(stmt.body, broke, skip, on_break),
+                                     orelse=self.guard(stmt.orelse, broke, skip, on_break)))
+                rest = self.guard(stmts[index + 1:], broke, skip, on_break)
                 if rest:
                     out.append(self.at(ast.If(test=self.not_(self.name(skip, stmt), stmt), body=rest,
                                               orelse=[]), stmt))

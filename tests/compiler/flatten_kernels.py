@@ -267,3 +267,32 @@ def one_deep_loop(a: hls.Array[signed(8), 64], out: hls.Array[signed(32), 64], n
     for k in hls.pipeline(range(n * 8), ii=2):
         x = a[k]
         out[k] = (x * x + 3) * x // 5
+
+
+@hls.kernel
+def first_match_per_row(a: hls.Array[unsigned(4), 64], out: hls.Array[unsigned(4), 8], key: unsigned(4),
+                        rows: unsigned(4), n: unsigned(4)) -> tuple[unsigned(4), unsigned(8)]:
+    # Issue 20: the break ends its row's run only, and the nest still reaches II 1.
+    found: unsigned(8) = 0
+    last: unsigned(4) = 0
+    for r in range(rows):
+        for k in range(n):
+            last = k
+            if a[r * 8 + k] == key:
+                out[r] = k
+                found = found + 1
+                break
+    return last, found
+
+
+@hls.kernel
+def break_in_three_levels(a: hls.Array[unsigned(4), 64], out: hls.Array[unsigned(4), 16], key: unsigned(4),
+                          rows: unsigned(3), n: unsigned(4)):
+    for p in range(2):
+        for r in range(rows):
+            position: unsigned(4) = 15
+            for k in range(n):
+                if a[p * 32 + r * 8 + k] == key:
+                    position = k
+                    break
+            out[p * 8 + r] = position

@@ -144,6 +144,15 @@ def _row_scan(a, out, gain):
     return None, {"out": out}
 
 
+def _row_first_match(a, out, key, rows, n):
+    out = list(out)
+    for r in range(rows):
+        row = a[r * 8:r * 8 + n]
+        if key in row:
+            out[r] = row.index(key)
+    return None, {"out": out}
+
+
 REFERENCES = {
     "vsum": _vsum, "dot16": _dot16, "gsumif": _gsumif, "if_loop": _if_loop,
     "stream_proc": _stream_proc, "conv3x3": _conv3x3, "matvec": _matvec, "fir": _fir,
@@ -152,6 +161,7 @@ REFERENCES = {
     "insertion_sort": _insertion_sort, "csr_spmv": _csr_spmv,
     "bipartite_matching": _bipartite_matching, "list_walk": _list_walk, "collatz": _collatz,
     "matmul": _matmul, "trmv": _trmv, "conv3x3_linebuf": _conv3x3_linebuf, "row_scan": _row_scan,
+    "row_first_match": _row_first_match,
 }
 
 
