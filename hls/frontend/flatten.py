@@ -269,7 +269,9 @@ class _Rewriter:
         """
         pragma, pre, guard, inner, post, inner_pragma = self.check(loop, top)
         # Bounds under an if are not evaluated when it is false: they are not fetched ahead.
-        ahead = self.prefetchable(loop, inner) if top and guard is None else None
+        ahead = self.prefetchable(loop, inner, pre) if top and guard is None else None
+        if ahead is not None:
+            pre = self.fetched_in_pre(pre, ahead)
         inner_bounds = None if ahead is None else ahead[:2]
         if any(_contains_loop(stmt) for stmt in inner.body):
             run = self.nest(inner, top=False, bounds=inner_bounds)
@@ -325,22 +327,37 @@ class _Rewriter:
                     from None
         return pragma, pre, guard, inner, post, inner_pragma
 
-    def prefetchable(self, loop: ast.For, inner: ast.For):
-        """``(next start, next stop, start reuses stop, start, stop)``: hidden variables when the bounds of
+    def prefetchable(self, loop: ast.For, inner: ast.For, pre: list):
+        """``(next start, next stop, start reuses stop, start, stop, defined)`` when the bounds of
         ``inner`` depend only on ``loop``'s variable and on what the nest never writes, so
         that each iteration can compute the next outer iteration's bounds ahead: the
         choice between staying on a row and starting the next then waits for no memory
         read or arithmetic of this iteration.  ``None`` otherwise.
+
+        A bound may be a variable that ``pre`` assigns once, unconditionally (``lo = ptr[r]``,
+        then ``range(lo, hi)``): ``start`` and ``stop`` are then its value, and ``defined``
+        maps each such assignment to the hidden variable holding its value fetched ahead.
         """
         var = loop.target.id
-        start, stop, _ = inner.iter.args
-        assigned = {node.id for stmt in loop.body for node in ast.walk(stmt)
-                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        assigned = [node.id for stmt in loop.body for node in ast.walk(stmt)
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)]
         stored = {node.value.id for stmt in loop.body for node in ast.walk(stmt)
                   if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)}
+        # `x = e` at the top of `pre`, the only assignment of `x` in the nest.
+        definitions = {stmt.targets[0].id: stmt for stmt in pre
+                       if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                       and isinstance(stmt.targets[0], ast.Name) and assigned.count(stmt.targets[0].id) == 1}
+        bounds = []
+        for bound in inner.iter.args[:2]:
+            if isinstance(bound, ast.Name) and bound.id in definitions:
+                definition = definitions[bound.id]
+                # As the assignment wraps its value, so does the hidden variable (the bound's shape).
+                bounds.append((definition.value, Shape.cast(getattr(bound, SHAPE_ATTR)), definition))
+            else:
+                bounds.append((bound, Shape.cast(getattr(bound, SHAPE_ATTR)), None))
         uses_var = False
-        for bound in (start, stop):
-            for node in ast.walk(bound):
+        for value, _, _ in bounds:
+            for node in ast.walk(value):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                     if node.id == var:
                         uses_var = True
@@ -350,12 +367,24 @@ class _Rewriter:
                     return None
         if not uses_var:
             return None
+        (start, start_shape, start_definition), (stop, stop_shape, stop_definition) = bounds
         step = loop.iter.args[2].value
         following = _Substitute(var, lambda at: self.binop(ast.Add, self.name(var, at), self.const(step, at), at))
-        reuse = ast.dump(following.visit(copy.deepcopy(start))) == ast.dump(stop)
+        reuse = ast.dump(following.visit(copy.deepcopy(start))) == ast.dump(stop) and start_shape == stop_shape
         name = inner.target.id
-        return (self.hidden(inner, name, "next_start", Shape.cast(getattr(start, SHAPE_ATTR))),
-                self.hidden(inner, name, "next_stop", Shape.cast(getattr(stop, SHAPE_ATTR))), reuse, start, stop)
+        next_start = self.hidden(inner, name, "next_start", start_shape)
+        next_stop = self.hidden(inner, name, "next_stop", stop_shape)
+        defined = {id(definition): hidden for definition, hidden in ((start_definition, next_start),
+                                                                     (stop_definition, next_stop))
+                   if definition is not None}
+        return next_start, next_stop, reuse, start, stop, defined
+
+    def fetched_in_pre(self, pre: list, ahead: tuple) -> list:
+        """``pre`` with each assignment of a bound (``lo = ptr[r]``) taking the value fetched ahead:
+        the read is made once, one outer iteration early, not again on the read port."""
+        defined = ahead[5]
+        return [self.copy(stmt, value=self.name(defined[id(stmt)], stmt)) if id(stmt) in defined else stmt
+                for stmt in pre]
 
     def outer(self, loop: ast.For, pragma: LoopPragma, pre: list, run: _Run, post: list, top: bool,
               bounds: tuple | None = None, ahead: tuple | None = None, guard: ast.If | None = None) -> _Run:
@@ -436,7 +465,7 @@ class _Rewriter:
         ``ahead`` variables, when that iteration exists (so no read goes out of range).
         ``offset`` is 0 before the loop, the step in every iteration."""
         var = loop.target.id
-        next_start, next_stop, reuse, start, stop = ahead
+        next_start, next_stop, reuse, start, stop, _ = ahead
         replace = _Substitute(var, lambda at: self.name(upcoming, at))
 
         def value():

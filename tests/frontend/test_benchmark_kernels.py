@@ -153,6 +153,14 @@ def _row_first_match(a, out, key, rows, n):
     return None, {"out": out}
 
 
+def _csr_rows(row, val, total, count, rows):
+    total, count = list(total), list(count)
+    for i in range(rows):
+        total[i] = int(np.sum(np.array(val[row[i]:row[i + 1]], dtype=np.int64)))
+        count[i] = row[i + 1] - row[i]
+    return None, {"total": total, "count": count}
+
+
 REFERENCES = {
     "vsum": _vsum, "dot16": _dot16, "gsumif": _gsumif, "if_loop": _if_loop,
     "stream_proc": _stream_proc, "conv3x3": _conv3x3, "matvec": _matvec, "fir": _fir,
@@ -161,7 +169,7 @@ REFERENCES = {
     "insertion_sort": _insertion_sort, "csr_spmv": _csr_spmv,
     "bipartite_matching": _bipartite_matching, "list_walk": _list_walk, "collatz": _collatz,
     "matmul": _matmul, "trmv": _trmv, "conv3x3_linebuf": _conv3x3_linebuf, "row_scan": _row_scan,
-    "row_first_match": _row_first_match,
+    "row_first_match": _row_first_match, "csr_rows": _csr_rows,
 }
 
 
