@@ -21,8 +21,9 @@ For a two-level nest::
                                                          previous iteration broke)
                                                  if first:
                                                      post
-                                                     if not c + s < e: break
+                                                     final = not c + s < e
                                                      c = c + s
+                                                     if final: break
 
 * the loop is rotated: its condition is tested before it and then by the
   iteration that ends an outer iteration, so that the nest's last iteration
@@ -411,10 +412,15 @@ class _Rewriter:
         step_counter = [self.assign(counter, following, loop)]
         if top:
             # The flattened loop is rotated (see `statement`): its last iteration ends it. The test
-            # reads the counter before its step, so that it waits for no select of this iteration.
+            # reads the counter before its step, so that it waits for no select of this iteration,
+            # and the break comes after the step, so that the step's commit does not wait for it.
             following = self.binop(ast.Add, self.name(counter, loop), self.const(step.value, loop), loop)
-            last = self.not_(self.compare(following, self.name(end, loop), loop), loop)
-            step_counter.insert(0, self.at(ast.If(test=last, body=[self.at(ast.Break(), loop)], orelse=[]), loop))
+            last = self.hidden(loop, var, "final", BOOL)
+            step_counter = [self.assign(last, self.not_(self.compare(following, self.name(end, loop), loop), loop),
+                                        loop),
+                            *step_counter,
+                            self.at(ast.If(test=self.name(last, loop), body=[self.at(ast.Break(), loop)], orelse=[]),
+                                    loop)]
         if _own_exits(pre + post, ast.Continue):
             # `continue` between the loops: the rest of the outer iteration is skipped; after
             # one in `pre` the inner run is empty and `post` does not run.
