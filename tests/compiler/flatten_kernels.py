@@ -296,20 +296,3 @@ def break_in_three_levels(a: hls.Array[unsigned(4), 64], out: hls.Array[unsigned
                     position = k
                     break
             out[p * 8 + r] = position
-
-
-@hls.kernel
-def bounds_in_variables(ptr: hls.Array[unsigned(6), 9], val: hls.Array[signed(8), 32],
-                        out: hls.Array[signed(16), 8], lengths: hls.Array[unsigned(6), 8],
-                        rows: unsigned(4)) -> unsigned(6):
-    # Issue 20: CSR row bounds read into variables before the inner loop are fetched ahead too.
-    hi: unsigned(6) = 0
-    for r in range(rows):
-        lo = ptr[r]
-        hi = ptr[r + 1]
-        s: signed(16) = 0
-        for k in range(lo, hi):
-            s = s + val[k]
-        out[r] = s
-        lengths[r] = hi - lo
-    return hi
