@@ -591,7 +591,8 @@ class _Generator:
           ``range(i + 1)``, ``range(i, N)``), or read from an array inside the nest as CSR
           row bounds are (``range(a[i & m] & 3, a[(i + 1) & m] & 3)``), which may be empty;
           sometimes an inner ``while`` (a nest that cannot be flattened);
-        * a ``break`` (and ``continue``) inside the inner loop, which ends that inner run only.
+        * a ``break`` (and ``continue``) inside the inner loop, which ends that inner run only,
+          often after recording what it found (first match per row).
 
         The outer trip count times the inner one's largest stays within ``max_total_trips``.
         """
@@ -654,7 +655,13 @@ class _Generator:
             if accumulator is not None:
                 body.append(f"{accumulator} = {accumulator} + {self.expr(inner, 1)}")
             if self.has("break") and rng.random() < (0.1 if pipelined else 0.4):
-                body.insert(rng.randint(0, len(body)), f"if {self.condition(inner)}:\n    break")
+                stop = "break"
+                if rng.random() < 0.5:
+                    # First match per row (issue 20): record what was found, then end the row.
+                    kinds = ["assign", "store"] if self.arrays else ["assign"]
+                    found = getattr(self, f"statement_{rng.choice(kinds)}")(inner, depth + 3)
+                    stop = f"{ast.unparse(found)}\n    break"
+                body.insert(rng.randint(0, len(body)), f"if {self.condition(inner)}:\n    {stop}")
             inner_text = f"for {inner_var} in range({bounds}):\n" + textwrap.indent("\n".join(body), "    ")
         after = [ast.unparse(s) for s in self.nest_edge(outer, depth + 1)]
         if read_back is not None:

@@ -420,7 +420,9 @@ class _Generator:
         at_slot0 = running & (slot == 0)
         issue = Signal(name=f"{prefix}_issue")
         ending = Signal(name=f"{prefix}_ending")
-        m.d.comb += [issue.eq(at_slot0 & in_range), ending.eq(at_slot0 & ~in_range)]
+        # The loop ends as soon as its counter has passed the last iteration, not at the next
+        # slot 0: with II above the depth, that would wait for an iteration that never issues.
+        m.d.comb += [issue.eq(at_slot0 & in_range), ending.eq(running & ~in_range)]
         # Forwarding looks at the previous iteration, II cycles further down the valid chain.
         chain = max([length] + [schedule.start[op.name] + ii for op in loop.body.ops if op.kind == "forward"])
         valid = [issue] + [Signal(name=f"{prefix}_v{t}") for t in range(1, chain + 1)]

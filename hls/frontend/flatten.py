@@ -10,16 +10,25 @@ pipeline's fill and drain on every iteration.
 For a two-level nest::
 
     for i in range(A, B, s):             c = A; e = B; first = 1
-        pre                              while c < e:
-        for j in range(C, D, t):             if first:
-            body                                 i = c; pre; jc = C; je = D
-        post                                 brk = 0                 (only with break)
-                                             if jc < je:
-                                                 j = jc; jc = jc + t; body'
-                                             first = brk or not jc < je
-                                             if first:
-                                                 post; c = c + s
+        pre                              if c < e:
+        for j in range(C, D, t):             while 1:
+            body                                 if first:
+        post                                         i = c; pre; jc = C; je = D
+                                                 brk = 0             (only with break)
+                                                 if jc < je:
+                                                     j = jc; jc = jc + t; body'
+                                                 first = not jc < je (or: the
+                                                         previous iteration broke)
+                                                 if first:
+                                                     post
+                                                     final = not c + s < e
+                                                     c = c + s
+                                                     if final: break
 
+* the loop is rotated: its condition is tested before it and then by the
+  iteration that ends an outer iteration, so that the nest's last iteration
+  ends the loop (tested at the top, one more iteration would issue only to
+  fail the test, and the nest would take one II more than a single loop);
 * ``pre`` and ``post`` (straight-line code, ``if`` allowed) become predicated
   operations of the first and of the last inner iteration of each outer
   iteration;
@@ -29,8 +38,10 @@ For a two-level nest::
 * an outer iteration whose inner run is empty still takes one iteration of the
   flattened loop, which runs ``pre`` and ``post``;
 * ``break`` in the innermost body ends that inner run only: it sets a flag
-  that ends the run and guards the rest of the body (``continue`` likewise
-  guards the rest of its iteration);
+  that guards the rest of the body (``continue`` likewise guards the rest of
+  its iteration), and the run ends in the next flattened iteration, which is
+  issued before the break resolves and does nothing but end the run, so that
+  the row choice waits for the break of the iteration before last;
 * deeper nests flatten level by level: the flattened inner nest is the inner
   loop of the next level out.
 
@@ -209,7 +220,12 @@ class _Rewriter:
             start, stop, _ = stmt.iter.args
             # The outermost loop's own bounds, evaluated once, as range() does.
             bounds = [self.assign(counter, start, stmt), self.assign(end, stop, stmt)]
-            return run.preamble + bounds + run.prologue + [self.flattened_loop(stmt, run, counter, end)]
+            # Rotated, as a counted loop is: the nest's condition is tested once before the loop and
+            # then at the end of each iteration, so that the last iteration ends the loop itself.
+            # Tested at the top, it would take one more iteration (one II more) that only fails it.
+            entry = self.at(ast.If(test=self.compare(self.name(counter, stmt), self.name(end, stmt), stmt),
+                                   body=[self.flattened_loop(stmt, run, counter, end)], orelse=[]), stmt)
+            return run.preamble + bounds + run.prologue + [entry]
         if isinstance(stmt, ast.While):
             new = self.copy(stmt, body=self.statements(stmt.body))
             self.loops[new] = self.loops.pop(stmt, LoopPragma("auto"))
@@ -220,8 +236,7 @@ class _Rewriter:
 
     def flattened_loop(self, loop: ast.For, run: _Run, counter: str, end: str) -> ast.While:
         """The ``while`` standing for the nest ``loop``, with its :class:`LoopPragma`."""
-        test = self.compare(self.name(counter, loop), self.name(end, loop), loop)
-        new = self.at(ast.While(test=test, body=run.reset + run.step + run.after, orelse=[]), loop)
+        new = self.at(ast.While(test=self.const(1, loop), body=run.reset + run.step + run.after, orelse=[]), loop)
         targets = [pragma.ii for pragma in run.pragmas if pragma.ii is not None]
         mode = "pipeline" if any(pragma.mode == "pipeline" for pragma in run.pragmas) else "auto"
         between = sorted(set(run.between))
@@ -256,7 +271,9 @@ class _Rewriter:
         """
         pragma, pre, guard, inner, post, inner_pragma = self.check(loop, top)
         # Bounds under an if are not evaluated when it is false: they are not fetched ahead.
-        ahead = self.prefetchable(loop, inner) if top and guard is None else None
+        ahead = self.prefetchable(loop, inner, pre) if top and guard is None else None
+        if ahead is not None:
+            pre = self.fetched_in_pre(pre, ahead)
         inner_bounds = None if ahead is None else ahead[:2]
         if any(_contains_loop(stmt) for stmt in inner.body):
             run = self.nest(inner, top=False, bounds=inner_bounds)
@@ -312,22 +329,37 @@ class _Rewriter:
                     from None
         return pragma, pre, guard, inner, post, inner_pragma
 
-    def prefetchable(self, loop: ast.For, inner: ast.For):
-        """``(next start, next stop, start reuses stop, start, stop)``: hidden variables when the bounds of
+    def prefetchable(self, loop: ast.For, inner: ast.For, pre: list):
+        """``(next start, next stop, start reuses stop, start, stop, defined)`` when the bounds of
         ``inner`` depend only on ``loop``'s variable and on what the nest never writes, so
         that each iteration can compute the next outer iteration's bounds ahead: the
         choice between staying on a row and starting the next then waits for no memory
         read or arithmetic of this iteration.  ``None`` otherwise.
+
+        A bound may be a variable that ``pre`` assigns once, unconditionally (``lo = ptr[r]``,
+        then ``range(lo, hi)``): ``start`` and ``stop`` are then its value, and ``defined``
+        maps each such assignment to the hidden variable holding its value fetched ahead.
         """
         var = loop.target.id
-        start, stop, _ = inner.iter.args
-        assigned = {node.id for stmt in loop.body for node in ast.walk(stmt)
-                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        assigned = [node.id for stmt in loop.body for node in ast.walk(stmt)
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)]
         stored = {node.value.id for stmt in loop.body for node in ast.walk(stmt)
                   if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)}
+        # `x = e` at the top of `pre`, the only assignment of `x` in the nest.
+        definitions = {stmt.targets[0].id: stmt for stmt in pre
+                       if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                       and isinstance(stmt.targets[0], ast.Name) and assigned.count(stmt.targets[0].id) == 1}
+        bounds = []
+        for bound in inner.iter.args[:2]:
+            if isinstance(bound, ast.Name) and bound.id in definitions:
+                definition = definitions[bound.id]
+                # As the assignment wraps its value, so does the hidden variable (the bound's shape).
+                bounds.append((definition.value, Shape.cast(getattr(bound, SHAPE_ATTR)), definition))
+            else:
+                bounds.append((bound, Shape.cast(getattr(bound, SHAPE_ATTR)), None))
         uses_var = False
-        for bound in (start, stop):
-            for node in ast.walk(bound):
+        for value, _, _ in bounds:
+            for node in ast.walk(value):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                     if node.id == var:
                         uses_var = True
@@ -337,12 +369,24 @@ class _Rewriter:
                     return None
         if not uses_var:
             return None
+        (start, start_shape, start_definition), (stop, stop_shape, stop_definition) = bounds
         step = loop.iter.args[2].value
         following = _Substitute(var, lambda at: self.binop(ast.Add, self.name(var, at), self.const(step, at), at))
-        reuse = ast.dump(following.visit(copy.deepcopy(start))) == ast.dump(stop)
+        reuse = ast.dump(following.visit(copy.deepcopy(start))) == ast.dump(stop) and start_shape == stop_shape
         name = inner.target.id
-        return (self.hidden(inner, name, "next_start", Shape.cast(getattr(start, SHAPE_ATTR))),
-                self.hidden(inner, name, "next_stop", Shape.cast(getattr(stop, SHAPE_ATTR))), reuse, start, stop)
+        next_start = self.hidden(inner, name, "next_start", start_shape)
+        next_stop = self.hidden(inner, name, "next_stop", stop_shape)
+        defined = {id(definition): hidden for definition, hidden in ((start_definition, next_start),
+                                                                     (stop_definition, next_stop))
+                   if definition is not None}
+        return next_start, next_stop, reuse, start, stop, defined
+
+    def fetched_in_pre(self, pre: list, ahead: tuple) -> list:
+        """``pre`` with each assignment of a bound (``lo = ptr[r]``) taking the value fetched ahead:
+        the read is made once, one outer iteration early, not again on the read port."""
+        defined = ahead[5]
+        return [self.copy(stmt, value=self.name(defined[id(stmt)], stmt)) if id(stmt) in defined else stmt
+                for stmt in pre]
 
     def outer(self, loop: ast.For, pragma: LoopPragma, pre: list, run: _Run, post: list, top: bool,
               bounds: tuple | None = None, ahead: tuple | None = None, guard: ast.If | None = None) -> _Run:
@@ -365,8 +409,19 @@ class _Rewriter:
         def empty(at):
             return [self.assign(run.more, self.const(0, at), at), self.assign(run.has, self.const(0, at), at)]
         start_inner = run.init if guard is None else [self.copy(guard, body=run.init, orelse=empty(guard))]
-        step_counter = self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
-                                                       self.const(step.value, loop), loop), loop)
+        following = self.binop(ast.Add, self.name(counter, loop), self.const(step.value, loop), loop)
+        step_counter = [self.assign(counter, following, loop)]
+        if top:
+            # The flattened loop is rotated (see `statement`): its last iteration ends it. The test
+            # reads the counter before its step, so that it waits for no select of this iteration,
+            # and the break comes after the step, so that the step's commit does not wait for it.
+            following = self.binop(ast.Add, self.name(counter, loop), self.const(step.value, loop), loop)
+            last = self.hidden(loop, var, "final", BOOL)
+            step_counter = [self.assign(last, self.not_(self.compare(following, self.name(end, loop), loop), loop),
+                                        loop),
+                            *step_counter,
+                            self.at(ast.If(test=self.name(last, loop), body=[self.at(ast.Break(), loop)], orelse=[]),
+                                    loop)]
         if _own_exits(pre + post, ast.Continue):
             # `continue` between the loops: the rest of the outer iteration is skipped; after
             # one in `pre` the inner run is empty and `post` does not run.
@@ -379,10 +434,10 @@ class _Rewriter:
             else:
                 begin += start_inner
             finish = [self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=self.guard(post, None, skip),
-                                     orelse=[]), loop), step_counter] if post else [step_counter]
+                                     orelse=[]), loop)] + step_counter if post else step_counter
         else:
             begin = [self.loop_variable(loop, counter)] + list(pre) + start_inner
-            finish = list(post) + [step_counter]
+            finish = list(post) + step_counter
         body = [self.at(ast.If(test=self.name(first, loop), body=begin, orelse=run.resume), loop)]
         prologue = []
         if ahead is not None:
@@ -417,7 +472,7 @@ class _Rewriter:
         ``ahead`` variables, when that iteration exists (so no read goes out of range).
         ``offset`` is 0 before the loop, the step in every iteration."""
         var = loop.target.id
-        next_start, next_stop, reuse, start, stop = ahead
+        next_start, next_stop, reuse, start, stop, _ = ahead
         replace = _Substitute(var, lambda at: self.name(upcoming, at))
 
         def value():
@@ -470,22 +525,39 @@ class _Rewriter:
         skip = self.hidden(loop, var, "skip", BOOL) if continues else broke
         reset = [self.assign(flag, self.const(0, loop), loop) for flag in dict.fromkeys((broke, skip))
                  if flag is not None]
-        step_body = [self.loop_variable(loop, counter)] + self.guard(loop.body, broke, skip)
+        preamble, on_break = [], []
+        ran_out = self.not_(self.name(more, loop), loop)
+        if broke is not None:
+            # A break ends the run in the *next* iteration, which does nothing but end it (the
+            # code after the loop, the next outer step): that iteration is issued, as after a
+            # top-level break, before the break's read and compare resolve, and squashed (its
+            # body does not run) when the break is taken. So the choice between staying on the
+            # row and starting the next waits for the break of the iteration before last (a
+            # distance-2 recurrence through the read), not of the last. A break in the run's
+            # last iteration ends it in that iteration, as the count does.
+            pending = self.hidden(loop, var, "broke_before", BOOL)
+            ends = self.hidden(loop, var, "ends", BOOL)
+            preamble = [self.assign(pending, self.const(0, loop), loop)]
+            ran_out = self.at(_shaped(ast.BoolOp(op=ast.Or(), values=[self.name(pending, loop), ran_out]), BOOL), loop)
+            reset += [self.at(ast.If(test=self.name(pending, loop), body=[self.assign(has, self.const(0, loop), loop)],
+                                     orelse=[]), loop),
+                      self.assign(ends, ran_out, loop), self.assign(pending, self.const(0, loop), loop)]
+            # Set at the break itself (not from its flag afterwards): one select less after the compare.
+            on_break = [self.assign(pending, self.name(more, loop), loop)]
+        step_body = [self.loop_variable(loop, counter)] + self.guard(loop.body, broke, skip, on_break)
         # Stepped in every flattened iteration: after an empty run the next iteration starts a new one.
         after = [self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
                                                  self.const(step.value, loop), loop), loop)]
 
         def ended():
-            ended = self.not_(self.name(more, loop), loop)
-            if broke is None:
-                return ended
-            return self.at(_shaped(ast.BoolOp(op=ast.Or(), values=[self.name(broke, loop), ended]), BOOL), loop)
+            return ran_out if broke is None else self.name(ends, loop)
         if bounds is not None:
             start, stop = (self.name(var_, loop) for var_ in bounds)
         init = self.start_run(loop, counter, end, margin, more, has, start, stop, step.value)
         resume = [self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop), loop),
                   self.assign(has, self.const(1, loop), loop)]
-        return _Run([], init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end, more)
+        return _Run(preamble, init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end,
+                    more)
 
     def loop_variable(self, loop: ast.For, counter: str) -> ast.Assign:
         """``var = counter``, in the iterations of ``loop`` that run: tagged with the loop's
@@ -495,23 +567,24 @@ class _Rewriter:
         setattr(assign, COUNTER_ATTR, (start, stop, step.value))
         return assign
 
-    def guard(self, stmts: list, broke: str | None, skip: str | None) -> list:
+    def guard(self, stmts: list, broke: str | None, skip: str | None, on_break: list = ()) -> list:
         """``stmts`` with ``continue`` (and, when ``broke`` is given, ``break``) turned into
         flags, and what follows them guarded by ``not skip``.  Without ``broke`` a ``break``
-        stays: it is a break of the flattened loop itself."""
+        stays: it is a break of the flattened loop itself.  A ``break`` also runs ``on_break``."""
         kinds = (ast.Break, ast.Continue) if broke is not None else (ast.Continue,)
         out = []
         for index, stmt in enumerate(stmts):
             if isinstance(stmt, ast.Break) and broke is not None:
                 out += [self.assign(flag, self.const(1, stmt), stmt) for flag in dict.fromkeys((broke, skip))]
+                out += [self.at(copy.deepcopy(extra), stmt) for extra in on_break]
                 return out
             if isinstance(stmt, ast.Continue):
                 out.append(self.assign(skip, self.const(1, stmt), stmt))
                 return out
             if isinstance(stmt, ast.If) and _own_exits([stmt], kinds):
-                out.append(self.copy(stmt, body=self.guard(stmt.body, broke, skip),
-                                     orelse=self.guard(stmt.orelse, broke, skip)))
-                rest = self.guard(stmts[index + 1:], broke, skip)
+                out.append(self.copy(stmt, body=self.guard(stmt.body, broke, skip, on_break),
+                                     orelse=self.guard(stmt.orelse, broke, skip, on_break)))
+                rest = self.guard(stmts[index + 1:], broke, skip, on_break)
                 if rest:
                     out.append(self.at(ast.If(test=self.not_(self.name(skip, stmt), stmt), body=rest,
                                               orelse=[]), stmt))

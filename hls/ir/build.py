@@ -159,6 +159,8 @@ class _Builder:
         self.values = ValueAnalysis()
         #: A flattened nest's loop variable -> (its Counter, the predicate it was taken from the counter under).
         self.loop_variables = {}
+        #: The block a top-level `if` branched from, by its `then` block.
+        self.branched_from = {}
         self.scalar_params = []
         for param in typed_kernel.params:
             if param.kind == "array":
@@ -589,9 +591,14 @@ class _Builder:
             return
         counter, taken_under = entry
         cond, then_value, else_value = merged.operands
-        if taken_under is not None and taken_under.kind == "and" and taken_under.operands[1] is cond \
-                and self.values.counter_of(then_value) is counter \
-                and else_value.kind == "live_in" and else_value.attrs["var"] == var:
+        if self.values.counter_of(then_value) is not counter \
+                or not (else_value.kind == "live_in" and else_value.attrs["var"] == var):
+            return
+        if taken_under is cond:
+            # The level's `if first:` at the top of the loop body (a flattened nest whose loop is
+            # `while 1:` under its entry test): the counter in every iteration.
+            self.values.add_counter(merged, counter, None)
+        elif taken_under is not None and taken_under.kind == "and" and taken_under.operands[1] is cond:
             self.values.add_counter(merged, counter, taken_under.operands[0])
 
     def continuing_value(self, value, memo=None):
@@ -820,14 +827,23 @@ class _Builder:
             # when it does not hold the iteration exits and younger ones are squashed.
             info.pipelined = True
             body = Block(f"b{len(self.nodes)}_{info.name}_body")
+            # A flattened nest is `if <entry test>: while 1: ...`: its loop starts in the empty
+            # branch block, with the variables the block before the test committed.
+            preheader = before
+            while not preheader.ops and preheader in self.branched_from:
+                preheader = self.branched_from[preheader]
             node = PipelinedLoop(info.name, info, body, None, None, None, 0, values=self.values,
-                                 preheader=before)
+                                 preheader=preheader)
             self.nodes.append(node)
             before.successor = node
             self.enter(body)
             self.loop_stack.append(_LoopContext(_PIPELINE, _PIPELINE))
-            cond = self.truth(self.expr(stmt.test, None), lines)
-            self.block.exits.append(Exit(self.not_(cond, lines), "break", _PIPELINE, lines))
+            if _always_true(stmt.test):
+                # `while 1:` (a flattened nest, rotated): only its breaks end it.
+                cond = None
+            else:
+                cond = self.truth(self.expr(stmt.test, None), lines)
+                self.block.exits.append(Exit(self.not_(cond, lines), "break", _PIPELINE, lines))
             self.stmts(stmt.body, cond)
             self.loop_stack.pop()
             self.finish_pipelined_body(node, commit_predicate=cond)
@@ -862,6 +878,7 @@ class _Builder:
         before = self.block
         join = Block(f"join_{stmt.lineno}")
         then_entry = self.new_block(f"then_{stmt.lineno}")
+        self.branched_from[then_entry] = before
         self.enter(then_entry)
         self.stmts(stmt.body, None)
         self.flush()
@@ -934,6 +951,12 @@ def build_ir(typed_kernel, shape_of, *, pipelining: bool = True) -> KernelIR:
         loops=sorted(builder.loops, key=lambda loop: loop.line),
         layouts=builder.layouts,
     )
+
+
+def _always_true(node):
+    """Whether the condition ``node`` is a constant that holds."""
+    value = _literal(node)
+    return value is not None and value != 0
 
 
 def _literal(node):

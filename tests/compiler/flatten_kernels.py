@@ -221,3 +221,78 @@ def not_flattened(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 8], n:
                 out[i] = out[i] + 1
         else:
             out[i] = 0
+
+
+# Each nest beside the single loop with the same body over the same iterations (issue 20): the
+# flattened nest must take the single loop's cycles.
+
+@hls.kernel
+def rows_of_eight(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 64], n: unsigned(4)):
+    for i in range(n):
+        for j in range(8):
+            out[i * 8 + j] = a[i * 8 + j] * 3
+
+
+@hls.kernel
+def one_loop_of_rows(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 64], n: unsigned(4)):
+    for k in range(n * 8):
+        out[k] = a[k] * 3
+
+
+@hls.kernel
+def rows_at_ii_eight(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 64], n: unsigned(4)):
+    # II above the depth: a last iteration that only fails the test would cost a whole II.
+    for i in range(n):
+        for j in hls.pipeline(range(8), ii=8):
+            out[i * 8 + j] = a[i * 8 + j] * 3
+
+
+@hls.kernel
+def one_loop_at_ii_eight(a: hls.Array[signed(8), 64], out: hls.Array[signed(16), 64], n: unsigned(4)):
+    for k in hls.pipeline(range(n * 8), ii=8):
+        out[k] = a[k] * 3
+
+
+@hls.kernel
+def deep_rows(a: hls.Array[signed(8), 64], out: hls.Array[signed(32), 64], n: unsigned(4)):
+    # The depth well above the II.
+    for i in range(n):
+        for j in hls.pipeline(range(8), ii=2):
+            x = a[i * 8 + j]
+            out[i * 8 + j] = (x * x + 3) * x // 5
+
+
+@hls.kernel
+def one_deep_loop(a: hls.Array[signed(8), 64], out: hls.Array[signed(32), 64], n: unsigned(4)):
+    for k in hls.pipeline(range(n * 8), ii=2):
+        x = a[k]
+        out[k] = (x * x + 3) * x // 5
+
+
+@hls.kernel
+def first_match_per_row(a: hls.Array[unsigned(4), 64], out: hls.Array[unsigned(4), 8], key: unsigned(4),
+                        rows: unsigned(4), n: unsigned(4)) -> tuple[unsigned(4), unsigned(8)]:
+    # Issue 20: the break ends its row's run only, and the nest still reaches II 1.
+    found: unsigned(8) = 0
+    last: unsigned(4) = 0
+    for r in range(rows):
+        for k in range(n):
+            last = k
+            if a[r * 8 + k] == key:
+                out[r] = k
+                found = found + 1
+                break
+    return last, found
+
+
+@hls.kernel
+def break_in_three_levels(a: hls.Array[unsigned(4), 64], out: hls.Array[unsigned(4), 16], key: unsigned(4),
+                          rows: unsigned(3), n: unsigned(4)):
+    for p in range(2):
+        for r in range(rows):
+            position: unsigned(4) = 15
+            for k in range(n):
+                if a[p * 32 + r * 8 + k] == key:
+                    position = k
+                    break
+            out[p * 8 + r] = position

@@ -347,7 +347,7 @@ def test_every_iteration_of_a_nest_s_control_is_computed():
     (state,), names = entry_states(loop.preheader, loop.body)
     assert names == []
     runs = iterations(loop.body, state)
-    assert len(runs) == 4 * 3 * 2 + 1          # the nest's iterations and the one whose exit fires
+    assert len(runs) == 4 * 3 * 2              # the nest's iterations: the last one's break ends the loop
     stores = [op for op in loop.body.ops if op.kind == "store"]
     addresses = [values[stores[0].operands[0]] for values in runs if values[stores[0].predicate]]
     assert addresses == [i * 4 + j for i in range(4) for j in range(1, 4)]

@@ -159,6 +159,23 @@ def _row_update(w, x, y):
     return None, {"y": _wrapped(np.array(y, dtype=np.int64) + product, 20)}
 
 
+def _row_first_match(a, out, key, rows, n):
+    out = list(out)
+    for r in range(rows):
+        row = a[r * 8:r * 8 + n]
+        if key in row:
+            out[r] = row.index(key)
+    return None, {"out": out}
+
+
+def _csr_rows(row, val, total, count, rows):
+    total, count = list(total), list(count)
+    for i in range(rows):
+        total[i] = int(np.sum(np.array(val[row[i]:row[i + 1]], dtype=np.int64)))
+        count[i] = row[i + 1] - row[i]
+    return None, {"total": total, "count": count}
+
+
 REFERENCES = {
     "vsum": _vsum, "dot16": _dot16, "gsumif": _gsumif, "if_loop": _if_loop,
     "stream_proc": _stream_proc, "conv3x3": _conv3x3, "matvec": _matvec, "fir": _fir,
@@ -168,6 +185,7 @@ REFERENCES = {
     "bipartite_matching": _bipartite_matching, "list_walk": _list_walk, "collatz": _collatz,
     "matmul": _matmul, "trmv": _trmv, "conv3x3_linebuf": _conv3x3_linebuf, "row_scan": _row_scan,
     "matmul_acc": _matmul_acc, "row_update": _row_update,
+    "row_first_match": _row_first_match, "csr_rows": _csr_rows,
 }
 
 

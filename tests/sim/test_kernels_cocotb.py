@@ -20,9 +20,9 @@ from sim.kernel import run  # noqa: E402
 
 pytestmark = pytest.mark.cocotb
 
-#: Scalar loop with a branch, nested loops (flattened, one triangular; one whose inner runs
-#: overlap), array writes, early exit.
-QUICK = ("gsumif", "conv3x3", "histogram", "find_first_break", "trmv", "row_scan")
+#: Scalar loop with a branch, nested loops (flattened, one triangular, one with an inner break; one
+#: whose inner runs overlap), array writes, early exit.
+QUICK = ("gsumif", "conv3x3", "histogram", "find_first_break", "trmv", "row_scan", "row_first_match")
 
 
 def _agree(name: str, args: dict, simulator: str):
