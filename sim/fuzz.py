@@ -589,7 +589,8 @@ class _Generator:
           stored or folded into another value);
         * inner bounds: constant, the run-time ``n``, *triangular* (``range(i)``,
           ``range(i + 1)``, ``range(i, N)``), or read from an array inside the nest as CSR
-          row bounds are (``range(a[i & m] & 3, a[(i + 1) & m] & 3)``), which may be empty;
+          row bounds are (``range(a[i & m] & 3, a[(i + 1) & m] & 3)``, or through variables
+          assigned before the inner loop), which may be empty;
           sometimes an inner ``while`` (a nest that cannot be flattened);
         * a ``break`` (and ``continue``) inside the inner loop, which ends that inner run only,
           often after recording what it found (first match per row).
@@ -647,6 +648,12 @@ class _Generator:
                 bounds = rng.choice([outer_var, f"{outer_var} + 1", f"{outer_var}, {outer_bound}"])
             else:
                 inner_bound, bounds = 3, self.row_bounds(outer_var)
+                if rng.random() < 0.5:
+                    # Read into variables before the inner loop, as CSR code often is (issue 20).
+                    start, stop = bounds
+                    before += [f"{inner_var}_lo = {start}", f"{inner_var}_hi = {stop}"]
+                    bounds = (f"{inner_var}_lo", f"{inner_var}_hi")
+                bounds = ", ".join(bounds)
             if kind in ("triangular", "rows"):
                 self.signed_loop_vars.add(inner_var)
             inner = _Scope(outer.loop_vars + [(inner_var, max(inner_bound, 1))], outer.loop_nesting + 1,
@@ -690,11 +697,11 @@ class _Generator:
         target = self.rng.choice(sorted(set(self.locals) - {accumulator}) or [accumulator])
         return f"{target} = {target} ^ {accumulator}"
 
-    def row_bounds(self, outer_var: str) -> str:
-        """CSR-like bounds of an inner loop, read from an array per outer iteration: 0..3 each."""
+    def row_bounds(self, outer_var: str) -> tuple[str, str]:
+        """CSR-like bounds (start, stop) of an inner loop, read from an array per outer iteration: 0..3 each."""
         array = self.rng.choice(self.arrays)
         mask = array.depth - 1
-        return f"{array.name}[{outer_var} & {mask}] & 3, {array.name}[({outer_var} + 1) & {mask}] & 3"
+        return f"{array.name}[{outer_var} & {mask}] & 3", f"{array.name}[({outer_var} + 1) & {mask}] & 3"
 
     def statement_break(self, scope: _Scope, depth: int) -> ast.stmt:
         return _parse_statement(f"if {self.condition(scope)}:\n    break")

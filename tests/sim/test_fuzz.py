@@ -129,12 +129,14 @@ def _nests(tree):
 
 
 def test_programs_hold_the_nests_flattening_must_handle():
-    """Over 100 programs: imperfect, triangular, run-time and array-read inner bounds, and a
-    break in an inner loop, each at least a few times; about half the programs hold a nest."""
-    seen = {"imperfect": 0, "triangular": 0, "run-time inner bound": 0, "row bounds": 0, "inner break": 0}
+    """Over 100 programs: imperfect, triangular, run-time and array-read inner bounds (also read
+    into variables first), and a break in an inner loop (also after recording a match), each at
+    least a few times; about half the programs hold a nest."""
+    seen = {"imperfect": 0, "triangular": 0, "run-time inner bound": 0, "row bounds": 0, "bounds in variables": 0,
+            "inner break": 0, "first match": 0}
     programs_with_nest = 0
     for index in range(100):
-        tree = ast.parse(fuzz.generate(3, index).source)
+        tree = ast.parse(fuzz.generate(4, index).source)
         pairs = list(_nests(tree))
         programs_with_nest += bool(pairs)
         for outer, inner in pairs:
@@ -144,10 +146,17 @@ def test_programs_hold_the_nests_flattening_must_handle():
             if any(isinstance(node, ast.Name) and node.id == outer.target.id for b in bounds for node in ast.walk(b)):
                 seen["triangular" if not any(isinstance(b, ast.BinOp) and isinstance(b.left, ast.Subscript)
                                              for b in bounds) else "row bounds"] += 1
+            assigned = {target.id for statement in outer.body if isinstance(statement, ast.Assign)
+                        for target in statement.targets if isinstance(target, ast.Name)}
+            if len(bounds) == 2 and all(isinstance(b, ast.Name) and b.id in assigned for b in bounds):
+                seen["bounds in variables"] += 1
             if any(isinstance(b, ast.Name) and b.id == "n" for b in bounds):
                 seen["run-time inner bound"] += 1
             if any(isinstance(node, ast.Break) for statement in inner.body for node in ast.walk(statement)):
                 seen["inner break"] += 1
+            if any(isinstance(node, ast.If) and len(node.body) == 2 and isinstance(node.body[1], ast.Break)
+                   for statement in inner.body for node in ast.walk(statement)):
+                seen["first match"] += 1
     assert all(count >= 3 for count in seen.values()), seen
     assert 30 <= programs_with_nest <= 90, programs_with_nest
 
