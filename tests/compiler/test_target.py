@@ -46,7 +46,7 @@ def test_target_is_frozen_and_does_not_share_the_callers_dict():
     ({"resources": {3: 1}}, TypeError, r"resource names are strings such as 'mul', not 3"),
     ({"resources": {"add": 1}}, ValueError,
      r"no operator named 'add' can be limited \(allowed: 'mul', 'div', 'floordiv', 'mod'\)"),
-    ({"device": "ice40"}, ValueError, r"device must be one of 'ecp5' .* not 'ice40'"),
+    ({"device": "xc7"}, ValueError, r"device must be one of 'ecp5', 'ice40' .* not 'xc7'"),
 ])
 def test_bad_options_name_the_parameter_and_the_allowed_range(options, error, message):
     with pytest.raises(error, match=message):
