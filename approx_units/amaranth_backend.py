@@ -16,6 +16,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .dataflow import Graph, pipeline
+from .devices import ECP5, DelayModel
 
 __all__ = ["UnitSignature", "UnitComponent"]
 
@@ -126,6 +127,9 @@ class UnitComponent(wiring.Component):
     stages : int
         Register stages (the latency); must be 0 exactly when the signature
         is not pipelined.
+    delay_model : DelayModel
+        The device whose delays place the pipeline registers
+        (:func:`approx_units.dataflow.pipeline`); ECP5 unless given.
 
     Raises
     ------
@@ -133,17 +137,18 @@ class UnitComponent(wiring.Component):
         If ``stages`` does not fit the signature.
     """
 
-    def __init__(self, graph: Graph, signature: UnitSignature, *, stages: int):
+    def __init__(self, graph: Graph, signature: UnitSignature, *, stages: int, delay_model: DelayModel = ECP5):
         if signature.pipelined != (stages > 0):
             raise ValueError(f"a signature with pipelined={signature.pipelined} "
                              f"does not fit stages={stages}")
         self._graph = graph
         self._stages = stages
+        self._delay_model = delay_model
         super().__init__(signature)
 
     def elaborate(self, platform):
         m = Module()
-        graph, cut = pipeline(self._graph, self._stages)
+        graph, cut = pipeline(self._graph, self._stages, self._delay_model)
         stages = self._stages
         ports = {"a": self.a.as_unsigned(), "b": self.b.as_unsigned()}
 

@@ -41,7 +41,10 @@ function bit for bit.
 
 Delay model
 -----------
-Calibrated with ``benchmarks/units_delay_calibration.py``: each operation
+Each operation's delay reads the ``unit_*`` constants of a device's
+:class:`~approx_units.devices.DelayModel` (ECP5 unless a model is given; the
+compiler passes its target's). ECP5's were calibrated with
+``benchmarks/units_delay_calibration.py``: each operation
 alone between the input and output registers of the synthesis timing
 wrapper, ``synth_ecp5 -nodsp -nowidelut`` and ``nextpnr-ecp5 --25k
 --package CABGA256 --seed 1`` (speed grade 6), its register-to-register
@@ -81,6 +84,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+
+from .devices import ECP5, DelayModel
 
 __all__ = ["Node", "Graph", "Ops", "trace", "operand_delays", "node_delay", "arrival_times",
            "lowerable", "lower", "partition", "Partition", "pipeline", "LEAF_INDEX_BITS"]
@@ -308,32 +313,13 @@ def trace(description, *, a_width: int, b_width: int, **params) -> Graph:
 
 # -- delay model ----------------------------------------------------------------
 
-#: Delay constants in ns on ECP5 (LFE5U-25F, speed grade 6) after place and
-#: route; where they come from is in the module docstring.
-_DELAY = {
-    "lut": 0.95,            # a data path through one LUT4 level (mux, shifter stage, table leaf)
-    "logic": 0.5,           # bitwise logic, usually merged into a neighbouring LUT
-    "fanout": 0.3,          # per doubling of a select's fanout beyond 4 LUTs
-    "carry": 1.5,           # add/sub: entering and leaving the CCU2C chain
-    "carry_per_bit": 0.035,
-    "compare": 2.05,        # lt: a carry chain plus the LUT that reads its carry out
-    "compare_per_bit": 0.042,
-    "eq_per_log2": 0.635,   # a tree of LUT4s; eq 8: 1.63, eq 32: 2.90
-    "eq": -0.27,
-    "lod_per_log2": 1.86,   # a priority chain; lod 8: 2.03, 16: 3.74, 32: 5.75
-    "lod": -3.55,
-    "table_per_bit": 1.15,  # each index bit beyond a LUT4's four: a mux level; lookup 8: 5.41
-    "mul": 2.0,             # Yosys' LUT-only array multiplier, measured up to 8 x 8
-    "mul_per_bit": 0.65,
-}
-
 #: A look-up table with this many index bits (or fewer) is one LUT4 per output bit.
 LEAF_INDEX_BITS = 4
 
 
-def _fanout_delay(fanout: int) -> float:
+def _fanout_delay(fanout: int, model: DelayModel) -> float:
     """Extra routing delay of a select or shift-amount net driving ``fanout`` LUTs."""
-    return _DELAY["fanout"] * max(0.0, math.log2(fanout / 4))
+    return model.unit_fanout * max(0.0, math.log2(fanout / 4))
 
 
 def _shift_stages(node: Node) -> int:
@@ -344,8 +330,9 @@ def _shift_stages(node: Node) -> int:
     return useful + (1 if amount_bits > useful else 0)
 
 
-def operand_delays(node: Node) -> tuple:
-    """Estimated delay (ns) from each operand of ``node`` to its result.
+def operand_delays(node: Node, model: DelayModel = ECP5) -> tuple:
+    """Estimated delay (ns) from each operand of ``node`` to its result on the device of
+    ``model`` (its ``unit_*`` constants).
 
     Most operations are as slow from every operand; a multiplexer's select and
     a shifter's amount also pay for their fanout (one LUT per result bit).
@@ -354,40 +341,40 @@ def operand_delays(node: Node) -> tuple:
     if op in ("input", "const", "slice", "cat"):
         return (0.0,) * len(args)
     if op in ("and", "or", "xor", "not"):
-        return (_DELAY["logic"],) * len(args)
+        return (model.unit_logic,) * len(args)
     if op == "mux":
-        return (_DELAY["lut"] + _fanout_delay(node.width), _DELAY["lut"], _DELAY["lut"])
+        return (model.unit_lut + _fanout_delay(node.width, model), model.unit_lut, model.unit_lut)
     if op in ("shl", "shr"):
-        data = _DELAY["lut"] * _shift_stages(node)
-        return (data, data + _fanout_delay(node.width))
+        data = model.unit_lut * _shift_stages(node)
+        return (data, data + _fanout_delay(node.width, model))
     width = max(a.width for a in args)
     if op in ("add", "sub"):
-        delay = _DELAY["carry"] + _DELAY["carry_per_bit"] * width
+        delay = model.unit_carry + model.unit_carry_per_bit * width
     elif op == "lt":
-        delay = _DELAY["compare"] + _DELAY["compare_per_bit"] * width
+        delay = model.unit_compare + model.unit_compare_per_bit * width
     elif op == "eq":
-        delay = max(_DELAY["logic"], _DELAY["eq"] + _DELAY["eq_per_log2"] * math.log2(max(2, width)))
+        delay = max(model.unit_logic, model.unit_eq + model.unit_eq_per_log2 * math.log2(max(2, width)))
     elif op == "lod":
-        delay = max(_DELAY["lut"], _DELAY["lod"] + _DELAY["lod_per_log2"] * math.log2(max(2, width)))
+        delay = max(model.unit_lut, model.unit_lod + model.unit_lod_per_log2 * math.log2(max(2, width)))
     elif op == "lookup":
-        delay = _DELAY["lut"] + _DELAY["table_per_bit"] * max(0, width - LEAF_INDEX_BITS)
+        delay = model.unit_lut + model.unit_table_per_bit * max(0, width - LEAF_INDEX_BITS)
     elif op == "mul":
-        delay = _DELAY["mul"] + _DELAY["mul_per_bit"] * min(a.width for a in args)
+        delay = model.unit_mul + model.unit_mul_per_bit * min(a.width for a in args)
     else:
         raise AssertionError(f"no delay estimate for operation {op!r}")
     return (delay,) * len(args)
 
 
-def node_delay(node: Node) -> float:
+def node_delay(node: Node, model: DelayModel = ECP5) -> float:
     """Estimated delay (ns) of one operation: from its slowest operand to its result."""
-    return max(operand_delays(node), default=0.0)
+    return max(operand_delays(node, model), default=0.0)
 
 
-def arrival_times(graph: Graph) -> dict:
+def arrival_times(graph: Graph, model: DelayModel = ECP5) -> dict:
     """Combinational arrival time (ns after the inputs) of every node, keyed by node."""
     times = {}
     for node in graph.nodes:
-        times[node] = max((times[a] + d for a, d in zip(node.args, operand_delays(node))),
+        times[node] = max((times[a] + d for a, d in zip(node.args, operand_delays(node, model))),
                           default=0.0)
     return times
 
@@ -578,12 +565,12 @@ class _Packing:
     """The graph's non-constant nodes as positions, with each operand's delay, computed
     once per :func:`partition` (which packs the same graph some fifteen times)."""
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, model: DelayModel):
         self.nodes = [node for node in graph.nodes if node.op != "const"]
         position = {node: i for i, node in enumerate(self.nodes)}
         self.operands, self.constant_arrival, self.slowest = [], [], []
         for node in self.nodes:
-            delays = operand_delays(node)
+            delays = operand_delays(node, model)
             self.operands.append(tuple((position[a], d) for a, d in zip(node.args, delays) if a.op != "const"))
             # A constant operand is there in every segment, from time 0.
             self.constant_arrival.append(max((d for a, d in zip(node.args, delays) if a.op == "const"),
@@ -621,14 +608,15 @@ class _Packing:
         return dict(zip(self.nodes, segment))
 
 
-def partition(graph: Graph, stages: int) -> Partition:
-    """Cut ``graph`` into ``stages + 1`` delay-balanced segments (see the module docstring)."""
-    total = max(arrival_times(graph).values())
-    packing = _Packing(graph)
+def partition(graph: Graph, stages: int, model: DelayModel = ECP5) -> Partition:
+    """Cut ``graph`` into ``stages + 1`` delay-balanced segments (see the module docstring),
+    by the delays of the device of ``model``."""
+    total = max(arrival_times(graph, model).values())
+    packing = _Packing(graph, model)
     if stages == 0:
         segment, delays = packing.pack(math.inf)
         return Partition(0, packing.by_node(segment), delays)
-    low = max(node_delay(n) for n in graph.nodes)     # no segment can be shorter
+    low = max(node_delay(n, model) for n in graph.nodes)     # no segment can be shorter
     high = max(total, low)
     best = packing.pack(high)
     if len(best[1]) > stages + 1:   # cannot happen: `high` packs into one segment
@@ -647,8 +635,9 @@ def partition(graph: Graph, stages: int) -> Partition:
     return Partition(stages, packing.by_node(segment), delays)
 
 
-def pipeline(graph: Graph, stages: int) -> tuple:
-    """Lower what keeps the pipeline unbalanced, then partition: ``(graph, Partition)``.
+def pipeline(graph: Graph, stages: int, model: DelayModel = ECP5) -> tuple:
+    """Lower what keeps the pipeline unbalanced, then partition: ``(graph, Partition)``,
+    by the delays of the device of ``model`` (ECP5 unless given).
 
     Starting from ``graph``, the :func:`lowerable` nodes of the slowest
     segment are lowered (:func:`lower`) as long as that shortens the
@@ -657,7 +646,7 @@ def pipeline(graph: Graph, stages: int) -> tuple:
     and a combinational unit (``stages == 0``) is never lowered, so its
     hardware is what its description says.
     """
-    cut = partition(graph, stages)
+    cut = partition(graph, stages, model)
     if stages == 0:
         return graph, cut
     while True:
@@ -668,7 +657,7 @@ def pipeline(graph: Graph, stages: int) -> tuple:
             if not candidates:
                 continue
             lowered = lower(graph, candidates)
-            lowered_cut = partition(lowered, stages)
+            lowered_cut = partition(lowered, stages, model)
             if lowered_cut.critical_path < cut.critical_path - 1e-6:
                 graph, cut = lowered, lowered_cut
                 break

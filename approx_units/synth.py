@@ -635,17 +635,21 @@ def synthesize_kernel(verilog: str, top: str, *, clock_mhz: float, seed: int = 1
     return synthesize_kernel_seeds(verilog, top, clock_mhz=clock_mhz, seeds=(seed,), cache=cache)[0]
 
 
-def kernel_result_key(verilog: str, top: str, clock_mhz: float, seed: int) -> str:
+def kernel_result_key(verilog: str, top: str, clock_mhz: float, seed: int, target: str = "ecp5") -> str:
     """The cache key of one placement of a kernel (:func:`synthesize_kernel_seeds`): its
-    Verilog, top module, clock, seed, the flow's version and the tools' versions."""
-    key_text = json.dumps([FLOW_VERSION, tool_versions(), "kernel-fold-mapped", float(clock_mhz), seed, top,
+    Verilog, top module, clock, seed, target, the flow's version and the tools' versions."""
+    # ECP5's keys leave the target out, as they did before other targets were placed, so the
+    # results cached for ECP5 stay valid.
+    flow = "kernel-fold-mapped" if target == "ecp5" else f"kernel-fold-mapped-{target}"
+    key_text = json.dumps([FLOW_VERSION, tool_versions(), flow, float(clock_mhz), seed, top,
                            hashlib.sha256(verilog.encode()).hexdigest()])
     return hashlib.sha256(key_text.encode()).hexdigest()[:32]
 
 
 def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
-                            cache: ResultCache | None = None) -> list[AreaReport]:
-    """:func:`synthesize_kernel` for each placement seed of ``seeds``, in that order.
+                            cache: ResultCache | None = None, target: str = "ecp5") -> list[AreaReport]:
+    """:func:`synthesize_kernel` for each placement seed of ``seeds``, in that order, on
+    ``target`` (a family of :data:`TARGETS` with a place and route: ``ecp5`` or ``ice40``).
 
     The kernel is synthesised once and placed and routed once per seed not in the cache
     (each seed's result is cached under :func:`kernel_result_key`, the key
@@ -654,13 +658,18 @@ def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
 
     Raises
     ------
+    ValueError
+        For a target without a place and route.
     SynthesisError
         If Yosys or nextpnr fails.
     """
-    spec = TARGETS["ecp5"]
+    placed = [name for name, spec in TARGETS.items() if spec.pnr is not None]
+    if target not in placed:
+        raise ValueError(f"target must be one of {', '.join(placed)} (the families nextpnr places), not {target!r}")
+    spec = TARGETS[target]
     if cache is None:
         cache = ResultCache()
-    results = {seed: cache.get(kernel_result_key(verilog, top, clock_mhz, seed)) for seed in seeds}
+    results = {seed: cache.get(kernel_result_key(verilog, top, clock_mhz, seed, target)) for seed in seeds}
     missing = [seed for seed in dict.fromkeys(seeds) if results[seed] is None]
     if missing:
         with tempfile.TemporaryDirectory(prefix="axhls-kernel-") as work:
@@ -683,9 +692,9 @@ def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
                                    "wrapped.json", "--report", f"report{seed}.json"], work)
                 report = json.loads(Path(work, f"report{seed}.json").read_text())
                 fmax = min(clock["achieved"] for clock in report["fmax"].values())
-                results[seed] = AreaReport.from_cells("ecp5", cells, fmax).to_dict()
-                cache.put(kernel_result_key(verilog, top, clock_mhz, seed), results[seed])
-    return [AreaReport.from_cells("ecp5", results[seed]["cells"], results[seed]["fmax_mhz"]) for seed in seeds]
+                results[seed] = AreaReport.from_cells(target, cells, fmax).to_dict()
+                cache.put(kernel_result_key(verilog, top, clock_mhz, seed, target), results[seed])
+    return [AreaReport.from_cells(target, results[seed]["cells"], results[seed]["fmax_mhz"]) for seed in seeds]
 
 
 def placed_utilisation(verilog: str, top: str, target: str = "ecp5") -> dict[str, int]:

@@ -36,10 +36,6 @@ to ``--seeds`` seeds on close calls, cached) and whether it reaches the claim;
 the target (issue 12) is that every kernel reaches the clock its report claims,
 and at 100 MHz the claim is 100.
 
-``--calibrate`` instead measures each operator of
-:data:`hls.delay_model.MEASURED` alone (registered inputs and outputs, nextpnr
-Fmax) and prints it next to the delay model's estimate.
-
 Targets (issue 4): II == MII everywhere; II = 1 for vsum, dot16, gsumif,
 if_loop, argmax, fir and stream_proc; cycles <= limit; compile < 2 s.
 Issue 11: fir <= 530 and matvec <= 80 cycles, every flattened nest within its limit.
@@ -141,39 +137,6 @@ def _row(name, synth):
     return row
 
 
-def calibrate() -> int:
-    """Measure every operator of the delay model's table with nextpnr-ecp5 and compare."""
-    from amaranth.back import verilog
-    from amaranth.hdl import Module, Mux, signed
-    from amaranth.lib import wiring
-    from amaranth.lib.wiring import In, Out
-
-    from approx_units.synth import synthesize_verilog
-    from hls.delay_model import MEASURED, REGISTER_SETUP, operator_delay
-    from hls.ir.build import amaranth_value
-
-    class Operator(wiring.Component):
-        def __init__(self, kind, widths, width):
-            self.kind = kind
-            super().__init__({"a": In(signed(widths[0])), "b": In(signed(widths[1])), "c": In(1),
-                              "o": Out(signed(width))})
-
-        def elaborate(self, platform):
-            m = Module()
-            value = Mux(self.c, self.a, self.b) if self.kind == "select" else amaranth_value(self.kind, [self.a, self.b])
-            m.d.comb += self.o.eq(value)
-            return m
-
-    print("operator      widths    measured ns  model ns  ratio")
-    for (kind, widths, width), recorded in MEASURED.items():
-        text = verilog.convert(Operator(kind, widths, width), name="op", emit_src=False)
-        area = synthesize_verilog(text, "op", "ecp5", timing=True)
-        model = operator_delay(kind, width, widths) + REGISTER_SETUP
-        print(f"{kind:12}  {str(widths):8}  {area.critical_path_ns:11.2f}  {model:8.2f}  "
-              f"{model / area.critical_path_ns:5.2f}  (recorded {recorded})")
-    return 0
-
-
 def fmax_sweep(parser, options) -> int:
     """``--fmax``: the clock sweep of :mod:`benchmarks.fmax_sweep`; fails where a target is missed."""
     from benchmarks import fmax_sweep as sweep
@@ -221,11 +184,7 @@ def main(argv=None) -> int:
                         help="nextpnr seeds of --fmax on a close call, 1..20 (default 3)")
     parser.add_argument("--cached-only", action="store_true",
                         help="with --fmax: report only what the synthesis cache holds, run no tool")
-    parser.add_argument("--calibrate", action="store_true",
-                        help="measure the delay model's operators with nextpnr-ecp5 instead")
     options = parser.parse_args(argv)
-    if options.calibrate:
-        return calibrate()
     if not 1 <= options.seeds <= 20:
         parser.error(f"--seeds must be 1..20, not {options.seeds}")
     if options.clocks and not all(0 < clock < 500 for clock in options.clocks):

@@ -1,17 +1,18 @@
-"""Calibrate :func:`approx_units.dataflow.node_delay` against nextpnr-ecp5 (prints numbers).
+"""Calibrate :func:`approx_units.dataflow.node_delay` against nextpnr (prints numbers).
 
-    .venv/bin/python benchmarks/units_delay_calibration.py [--only OP ...]
+    .venv/bin/python benchmarks/units_delay_calibration.py [--device ecp5|ice40] [--only OP ...]
 
 Each data point is one operation of the dataflow layer, alone between the
 registers of :func:`approx_units.synth.timing_wrapper`, synthesised and
-placed and routed exactly like a unit (``synth_ecp5 -nodsp -nobram -nolutram
--nowidelut``; ``nextpnr-ecp5 --25k --package CABGA256 --seed 1``).  Its
+placed and routed exactly like a unit (ECP5: ``synth_ecp5 -nodsp -nobram -nolutram
+-nowidelut``, ``nextpnr-ecp5 --25k --package CABGA256 --seed 1``; iCE40: ``synth_ice40
+-nobram``, ``nextpnr-ice40 --hx8k --package ct256 --seed 1``).  Its
 register-to-register path minus that of a bare wire (the clock-to-out,
 routing and setup every path pays) is the operation's delay.
 
-The script prints every measurement beside the model's estimate
-(:func:`approx_units.dataflow.node_delay`), then least-squares fits of the
-constants of ``dataflow._DELAY`` on the width, depth or fanout that each
+The script prints every measurement beside the device model's estimate
+(:func:`approx_units.dataflow.node_delay` over ``approx_units.devices.DEVICES[device]``),
+then least-squares fits of the model's ``unit_*`` constants on the width, depth or fanout that each
 operation's cost grows with.  The shifter's amount and the multiplexer's
 select fanout are modelled apart from the data path through a level (see
 :func:`approx_units.dataflow.operand_delays`), which is why their fits and
@@ -29,6 +30,7 @@ import numpy as np
 from approx_units import synth
 from approx_units.amaranth_backend import UnitComponent, UnitSignature
 from approx_units.dataflow import Ops, node_delay
+from approx_units.devices import DEVICES
 
 
 def _component(build, a_width, b_width):
@@ -63,18 +65,18 @@ POINTS = [
 ]
 
 
-def measure(points, verbose=True):
-    """``{(op, size): critical path in ns}`` of each point."""
+def measure(points, verbose=True, device="ecp5"):
+    """``{(op, size): critical path in ns}`` of each point, placed and routed for ``device``."""
     results = {}
     for op, size, a_width, b_width, build in points:
         module = f"calib_{op}_{size}"
         started = time.perf_counter()
         verilog = synth.unit_verilog(_Unit(_component(build, a_width, b_width)), module)
-        report = synth.synthesize_verilog(verilog, module, "ecp5")
+        report = synth.synthesize_verilog(verilog, module, device)
         results[op, size] = report.critical_path_ns
         if verbose:
             print(f"  {op:>6} {size:>3}: {report.critical_path_ns:6.2f} ns  {report.luts:>4} LUT4 "
-                  f"{report.carry:>3} CCU2C  ({time.perf_counter() - started:.0f} s)", flush=True)
+                  f"{report.carry:>3} carry  ({time.perf_counter() - started:.0f} s)", flush=True)
     return results
 
 
@@ -97,22 +99,25 @@ def _fit(xs, ys):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="*", default=None, help="measure only these operations (and the wire)")
+    parser.add_argument("--device", choices=("ecp5", "ice40"), default="ecp5")
     args = parser.parse_args()
     points = [p for p in POINTS if args.only is None or p[0] in ("wire", *args.only)]
-    print("ECP5 LFE5U-25F speed 6, register to register through one operation:")
-    ns = measure(points)
+    model = DEVICES.get(args.device)      # None before the device's first calibration
+    print(f"{args.device}: register to register through one operation:")
+    ns = measure(points, device=args.device)
     base = ns["wire", 0]
     delay = {key: value - base for key, value in ns.items() if key[0] != "wire"}
     print(f"a bare wire: {base:.2f} ns; operation delays (path minus wire) against the model:")
     for (op, size), value in delay.items():
         node = _model_node(op, size)
-        print(f"  {op:>6} {size:>3}: {value:5.2f} ns   model {node_delay(node):5.2f} ns")
+        print(f"  {op:>6} {size:>3}: {value:5.2f} ns   model {node_delay(node, model):5.2f} ns" if model else
+              f"  {op:>6} {size:>3}: {value:5.2f} ns")
 
     def series(*ops):
         pairs = sorted((size, value) for (op, size), value in delay.items() if op in ops)
         return [s for s, _ in pairs], [v for _, v in pairs]
 
-    print("least-squares fits (ns), the source of dataflow._DELAY:")
+    print(f"least-squares fits (ns), the source of the {args.device} model's unit_* constants:")
     fits = [("carry chain (add, sub)", ("add", "sub"), lambda x: x, "per bit"),
             ("compare (lt)", ("lt",), lambda x: x, "per bit"),
             ("shifter", ("shl", "shr"), lambda x: x, "per level"),

@@ -21,7 +21,7 @@ accesses to one array that the memory dependence analysis proved never to
 conflict (in one order or both), the proof as a sentence naming the lines
 (:func:`hls.analysis.memdep.independence_proofs`).  ``claimed_clock_mhz`` is the clock
 the kernel is claimed to reach after place and route: the target's, or less
-where a pipelined loop's control (:func:`hls.delay_model.loop_control`), which
+where a pipelined loop's control (:meth:`approx_units.devices.DelayModel.loop_control`), which
 no schedule shortens, is slower than its period; ``timing`` then says so.  ``flattened`` lists the loop lines
 of a nest flattened into this one loop (outermost first; ``[]`` for any other
 loop), and ``note`` then says what became of the code between its loops; the
@@ -193,7 +193,7 @@ def build_report(compiled) -> Report:
                 timing.append(f"{where} is slower than one clock period: {optype.description or unit.description}, "
                               f"latency {optype.latency} cycles, a new operation every cycle")
                 if unit.slowest > target.usable_period_ns + 1e-9:
-                    reach = 1000.0 / (unit.slowest + target.delay_model.REGISTER_SETUP)
+                    reach = 1000.0 / (unit.slowest + target.delay_model.register_setup)
                     claimed = min(claimed, reach)
                     timing.append(f"{where}: the unit's slowest single operation takes {unit.slowest:.2f} ns, "
                                   f"more than the {target.usable_period_ns:.2f} ns the clock leaves to logic: "

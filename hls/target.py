@@ -19,16 +19,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-from . import delay_model
-from .ir.ops import limitable_resources
+from approx_units.devices import DEVICES, DelayModel
 
-__all__ = ["Target", "DEFAULT_CLOCK_MHZ", "DEVICES"]
+from .ir.ops import limitable_resources, operator_of
+
+__all__ = ["Target", "DEFAULT_CLOCK_MHZ"]
 
 #: The clock target when none is given, in MHz.
 DEFAULT_CLOCK_MHZ = 100.0
-
-#: Devices with a calibrated delay model: name -> the model the operator table's formulas read.
-DEVICES = MappingProxyType({"ecp5": delay_model})
 
 
 @dataclass(frozen=True)
@@ -39,14 +37,17 @@ class Target:
     ----------
     clock_mhz : float
         Clock target of the scheduler, in MHz: above 0 and below
-        ``1000 / REGISTER_SETUP`` (500 MHz on ECP5), where the registers alone
-        would fill the period.  Default :data:`DEFAULT_CLOCK_MHZ`.
+        ``1000 / register_setup`` of the device's delay model (500 MHz on ECP5),
+        where the registers alone would fill the period.  Default
+        :data:`DEFAULT_CLOCK_MHZ`.
     resources : mapping of str to int
         Limits on operator instances, for example ``{"mul": 1}``; names are
         those of the operator table (``mul``, ``div``, ``floordiv``, ``mod``),
         limits positive integers.  Stored read-only.
     device : str
-        A device the delay model is calibrated for (:data:`DEVICES`).
+        A device with a calibrated delay model (:data:`approx_units.devices.DEVICES`):
+        ``"ecp5"`` (the default) or ``"ice40"``.  The compiler reaches the device's
+        numbers only through :attr:`delay_model`.
 
     Raises
     ------
@@ -68,15 +69,15 @@ class Target:
             raise ValueError(f"device must be one of {', '.join(map(repr, DEVICES))} (the devices the delay "
                              f"model is calibrated for), not {self.device!r}")
         model = DEVICES[self.device]
-        fastest = 1000.0 / model.REGISTER_SETUP
+        fastest = 1000.0 / model.register_setup
         if not clock > 0:
             raise ValueError(f"clock_mhz must be a positive number of MHz, not {clock!r} "
                              f"(allowed: 0 < clock_mhz < {fastest:g})")
         if clock >= fastest:
             # The registers alone fill the period: no operator could run in it.
-            usable = 1000.0 / (model.REGISTER_SETUP + model.ROUTING_HOP)
+            usable = 1000.0 / (model.register_setup + model.routing_hop)
             raise ValueError(f"clock_mhz={clock:g} leaves no time for logic: the registers alone take "
-                             f"{model.REGISTER_SETUP:g} ns of its {1000.0 / clock:g} ns period "
+                             f"{model.register_setup:g} ns of its {1000.0 / clock:g} ns period "
                              f"(allowed: 0 < clock_mhz < {fastest:g}; use at most about {usable:.0f} MHz)")
         resources = {} if self.resources is None else self.resources
         if not isinstance(resources, Mapping):
@@ -113,12 +114,34 @@ class Target:
     @property
     def usable_period_ns(self) -> float:
         """The period in ns left to logic between two registers."""
-        return self.period_ns - self.delay_model.REGISTER_SETUP
+        return self.period_ns - self.delay_model.register_setup
 
     @property
-    def delay_model(self):
+    def delay_model(self) -> DelayModel:
         """The device's delay model: the ``model`` the operator table's delay formulas read."""
         return DEVICES[self.device]
+
+    def operator_delay(self, kind: str, width: int, operand_widths: tuple[int, ...] = ()) -> float:
+        """Combinational delay in ns of one operator on the target's device, with the hop
+        to the next operator: its entry's formula in the operator table
+        (:meth:`hls.ir.ops.Operator.delay`) over :attr:`delay_model`.
+
+        Parameters
+        ----------
+        kind : str
+            The IR operation kind (``"add"``, ``"mul"``, ``"lt"``, ``"select"``, ...).
+        width : int
+            Width of the result in bits.
+        operand_widths : tuple of int
+            Widths of the operands, where they matter (multipliers, dividers, shifts);
+            0 for a constant shift amount.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``kind`` (:class:`hls.ir.ops.UnknownOperatorError`).
+        """
+        return operator_of(kind).delay(self.delay_model, width, tuple(operand_widths))
 
     def replace(self, **changes) -> "Target":
         """A copy with some parameters changed (validated again)."""

@@ -43,6 +43,7 @@ from amaranth.hdl import Shape, Signal
 
 from approx_units import dataflow
 from approx_units.amaranth_backend import UnitComponent, UnitSignature
+from approx_units.devices import DelayModel
 from approx_units.dividers import restoring_division
 from approx_units.python_backend import compile_scalar
 from approx_units.registry import MAX_WIDTH as UNIT_MAX_WIDTH, MIN_WIDTH as UNIT_MIN_WIDTH, get as get_unit
@@ -164,8 +165,8 @@ def _graph(unit: str, a: Shape, b: Shape):
 
 
 @functools.lru_cache(maxsize=None)
-def _segments(unit: str, a: Shape, b: Shape, stages: int) -> tuple[float, ...]:
-    return tuple(dataflow.pipeline(_graph(unit, a, b), stages)[1].segment_delay)
+def _segments(unit: str, a: Shape, b: Shape, stages: int, model: DelayModel) -> tuple[float, ...]:
+    return tuple(dataflow.pipeline(_graph(unit, a, b), stages, model)[1].segment_delay)
 
 
 @dataclass(frozen=True)
@@ -204,8 +205,9 @@ MAX_UNIT_STAGES = 160
 
 
 @functools.lru_cache(maxsize=None)
-def divider_plan(a: Shape, b: Shape, period: float, routing: float) -> UnitPlan:
-    """The fewest stages for which every segment plus ``routing`` ns fits ``period`` ns.
+def divider_plan(a: Shape, b: Shape, period: float, model: DelayModel) -> UnitPlan:
+    """The fewest stages for which every segment plus the routing to the next operator
+    (``model.routing_hop``) fits ``period`` ns.
 
     Parameters
     ----------
@@ -213,18 +215,19 @@ def divider_plan(a: Shape, b: Shape, period: float, routing: float) -> UnitPlan:
         Operand shapes (the dividend's and the divisor's).
     period : float
         Usable clock period in ns (the target's, registers excluded).
-    routing : float
-        ns of routing from an operator to the next (the device model's ``ROUTING_HOP``).
+    model : DelayModel
+        The target device's delay model (``hls.Target.delay_model``): its library
+        constants estimate the segments, its ``routing_hop`` is added to each.
     """
     a, b = Shape.cast(a), Shape.cast(b)
-    return _plan("exact divider", lambda stages: _segments("divider", a, b, stages), _slowest_node("divider", a, b),
-                 period, routing, 0)
+    return _plan("exact divider", lambda stages: _segments("divider", a, b, stages, model),
+                 _slowest_node("divider", a, b, model), period, model.routing_hop, 0)
 
 
 @functools.lru_cache(maxsize=None)
-def multiplier_plan(a: Shape, b: Shape, period: float, routing: float) -> UnitPlan:
+def multiplier_plan(a: Shape, b: Shape, period: float, model: DelayModel) -> UnitPlan:
     """The pipelined exact multiplier: the fewest stages (at least one) for which every
-    segment plus ``routing`` ns fits ``period`` ns.
+    segment plus ``model.routing_hop`` fits ``period`` ns.
 
     The operator table uses it only for a multiplier that the device model says is
     slower than a period as one combinational ``a * b`` (which synthesis maps itself),
@@ -233,9 +236,10 @@ def multiplier_plan(a: Shape, b: Shape, period: float, routing: float) -> UnitPl
     (:func:`multiplier_variant`). Parameters as :func:`divider_plan`.
     """
     a, b = Shape.cast(a), Shape.cast(b)
-    floor = min(_slowest_node(variant, a, b) for variant in _MULTIPLIERS)
-    return _plan("exact multiplier", lambda stages: _segments(multiplier_variant(a, b, stages), a, b, stages),
-                 floor, period, routing, 1)
+    floor = min(_slowest_node(variant, a, b, model) for variant in _MULTIPLIERS)
+    return _plan("exact multiplier",
+                 lambda stages: _segments(multiplier_variant(a, b, stages, model), a, b, stages, model),
+                 floor, period, model.routing_hop, 1)
 
 
 #: The two graphs of the multiplier: the plain adder tree, and CHUNK-bit carry chains.
@@ -243,24 +247,25 @@ _MULTIPLIERS = ("multiplier", "chunked multiplier")
 
 
 @functools.lru_cache(maxsize=None)
-def multiplier_variant(a: Shape, b: Shape, stages: int) -> str:
+def multiplier_variant(a: Shape, b: Shape, stages: int, model: DelayModel) -> str:
     """The multiplier graph pipelined in ``stages`` stages: the plain tree unless the chunked
-    one has a shorter critical path (a 200 MHz clock and products of 32 bits or more)."""
-    plain, chunked = (max(_segments(variant, a, b, stages)) for variant in _MULTIPLIERS)
+    one has a shorter critical path by ``model`` (on ECP5: a 200 MHz clock and products of
+    32 bits or more)."""
+    plain, chunked = (max(_segments(variant, a, b, stages, model)) for variant in _MULTIPLIERS)
     return _MULTIPLIERS[chunked < plain - 1e-9]
 
 
 @functools.lru_cache(maxsize=None)
-def _slowest_node(unit: str, a: Shape, b: Shape) -> float:
+def _slowest_node(unit: str, a: Shape, b: Shape, model: DelayModel) -> float:
     """The library's delay of the slowest single operation of the unit, once pipelined in
     many stages (its wide nodes lowered): no pipeline of it has a shorter segment."""
-    return _slowest_node_of(_graph(unit, a, b), max(1, a.width, b.width))
+    return _slowest_node_of(_graph(unit, a, b), max(1, a.width, b.width), model)
 
 
-def _slowest_node_of(graph, width: int) -> float:
+def _slowest_node_of(graph, width: int, model: DelayModel) -> float:
     # Pipelined in twice as many stages as operand bits, every wide node is lowered.
-    pipelined, _ = dataflow.pipeline(graph, 2 * width)
-    return max(dataflow.node_delay(node) for node in pipelined.nodes)
+    pipelined, _ = dataflow.pipeline(graph, 2 * width, model)
+    return max(dataflow.node_delay(node, model) for node in pipelined.nodes)
 
 
 def _plan(unit: str, segments_of, floor: float, period: float, routing: float, fewest: int) -> UnitPlan:
@@ -301,9 +306,10 @@ def _plan(unit: str, segments_of, floor: float, period: float, routing: float, f
 _BUILT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def divider_value(module, name: str, a, b, stages: int, valid):
+def divider_value(module, name: str, a, b, stages: int, valid, model: DelayModel):
     """``Cat(a // b, a % b)`` (floor semantics, 0 for ``b == 0``), ``stages`` cycles after ``a``
-    and ``b``: the divider unit instantiated in ``module``, its ``valid_in`` driven by ``valid``.
+    and ``b``: the divider unit instantiated in ``module``, its ``valid_in`` driven by ``valid``,
+    its registers placed by the delays of ``model`` (the target device's).
 
     Returns ``(quotient, remainder)`` as values of the result shapes of ``//`` and ``%``.
     """
@@ -316,7 +322,7 @@ def divider_value(module, name: str, a, b, stages: int, valid):
         unit = UnitComponent(_graph("divider", a_shape, b_shape),
                              UnitSignature(Shape(max(1, a_shape.width)), Shape(max(1, b_shape.width)),
                                            Shape(quotient_width + remainder_width), pipelined=stages > 0),
-                             stages=stages)
+                             stages=stages, delay_model=model)
         module.submodules[f"{name}_divider"] = unit
         module.d.comb += [unit.a.eq(a.as_unsigned()), unit.b.eq(b.as_unsigned())]
         if stages:
@@ -328,16 +334,17 @@ def divider_value(module, name: str, a, b, stages: int, valid):
     return built[key][2], built[key][3]
 
 
-def multiplier_value(module, name: str, a, b, stages: int, valid):
+def multiplier_value(module, name: str, a, b, stages: int, valid, model: DelayModel):
     """``a * b`` (Amaranth's shape and value), ``stages >= 1`` cycles after ``a`` and ``b``:
-    the pipelined multiplier unit instantiated in ``module``, its ``valid_in`` driven by ``valid``.
+    the pipelined multiplier unit instantiated in ``module``, its ``valid_in`` driven by ``valid``,
+    its registers placed by the delays of ``model`` (the target device's).
     """
     a_shape, b_shape = a.shape(), b.shape()
     shape = _product_shape(a_shape, b_shape)
-    unit = UnitComponent(_graph(multiplier_variant(a_shape, b_shape, stages), a_shape, b_shape),
+    unit = UnitComponent(_graph(multiplier_variant(a_shape, b_shape, stages, model), a_shape, b_shape),
                          UnitSignature(Shape(max(1, a_shape.width)), Shape(max(1, b_shape.width)),
                                        Shape(max(1, shape.width)), pipelined=True),
-                         stages=stages)
+                         stages=stages, delay_model=model)
     module.submodules[f"{name}_multiplier"] = unit
     module.d.comb += [unit.a.eq(a.as_unsigned()), unit.b.eq(b.as_unsigned()), unit.valid_in.eq(valid)]
     product = Signal(shape, name=f"{name}_product")
@@ -501,13 +508,14 @@ def _shape_text(shape: Shape) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _approx_segments(unit: ApproxUnit, stages: int) -> tuple[float, ...]:
-    return tuple(dataflow.pipeline(unit.graph, stages)[1].segment_delay)
+def _approx_segments(unit: ApproxUnit, stages: int, model: DelayModel) -> tuple[float, ...]:
+    return tuple(dataflow.pipeline(unit.graph, stages, model)[1].segment_delay)
 
 
 @functools.lru_cache(maxsize=None)
-def approx_plan(choice, a: Shape, b: Shape, period: float, routing: float) -> UnitPlan:
-    """The fewest stages for which every segment of the unit plus ``routing`` ns fits ``period`` ns.
+def approx_plan(choice, a: Shape, b: Shape, period: float, model: DelayModel) -> UnitPlan:
+    """The fewest stages for which every segment of the unit, by the delays of ``model``, plus
+    ``model.unit_routing(unit)`` ns fits ``period`` ns.
 
     Registers go between the graph's nodes, so one node slower than the period bounds every
     pipeline: then the plan has the fewest stages that reach that node's delay, as
@@ -519,9 +527,9 @@ def approx_plan(choice, a: Shape, b: Shape, period: float, routing: float) -> Un
         As :func:`approx_unit`.
     """
     unit = approx_unit(choice, Shape.cast(a), Shape.cast(b))
-    floor = _slowest_node_of(unit.graph, max(unit.a.width, unit.b.width, 1))
-    return _plan(unit.description, lambda stages: _approx_segments(unit, stages), floor,
-                 period, routing, 0)
+    floor = _slowest_node_of(unit.graph, max(unit.a.width, unit.b.width, 1), model)
+    return _plan(unit.description, lambda stages: _approx_segments(unit, stages, model), floor,
+                 period, model.unit_routing(choice.unit), 0)
 
 
 @functools.lru_cache(maxsize=None)
@@ -685,13 +693,14 @@ def _unit_error_bound(choice, unit) -> ErrorBound | None:
     return ErrorBound(choice.kind, metrics["wce"], metrics["wcre"], f"exhaustive at {unit.width}x{unit.b_width} bits")
 
 
-def approx_value(module, name: str, choice, a, b, stages: int, valid):
+def approx_value(module, name: str, choice, a, b, stages: int, valid, model: DelayModel):
     """The operation ``choice`` on Amaranth values ``a`` and ``b``, ``stages`` cycles after them:
-    an instance of its unit in ``module`` (``valid_in`` driven by ``valid`` when pipelined)."""
+    an instance of its unit in ``module`` (``valid_in`` driven by ``valid`` when pipelined), its
+    registers placed by the delays of ``model`` (the target device's)."""
     unit = approx_unit(choice, a.shape(), b.shape())
     component = UnitComponent(unit.graph, UnitSignature(Shape(unit.a.width), Shape(unit.b.width),
                                                         Shape(unit.result.width), pipelined=stages > 0),
-                              stages=stages)
+                              stages=stages, delay_model=model)
     module.submodules[f"{name}_{choice.unit}"] = component
     module.d.comb += [component.a.eq(a.as_unsigned()), component.b.eq(b.as_unsigned())]
     if stages:

@@ -55,7 +55,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..delay_model import MEMORY_CLOCK_TO_OUT, MEMORY_SETUP, REGISTER_SETUP
 from ..ir.nodes import Block, Op, PipelinedLoop
 from ..ir.ops import covering_shape, limitable_resources, operator_of
 from ..schedule.problem import Dependence, Operation, OperatorType, Problem
@@ -64,16 +63,11 @@ from .forwarding import forwarded_pairs
 from .memdep import loop_dependences, memory_dependences
 from .predicates import exclusive
 
-__all__ = ["BlockProblem", "build_problem", "usable_period"]
+__all__ = ["BlockProblem", "build_problem"]
 
 #: Resource names a kernel may limit with ``resources=``, and the IR kinds they cover
 #: (from the operator table's ``limited_by``).
 LIMITABLE = limitable_resources()
-
-
-def usable_period(clock_mhz: float) -> float:
-    """Clock period in ns available to logic between two registers (on ECP5)."""
-    return 1000.0 / clock_mhz - REGISTER_SETUP
 
 
 @dataclass
@@ -108,7 +102,7 @@ class BlockProblem:
 
 def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
     entry = operator_of(op.kind)
-    period = target.usable_period_ns
+    period, model = target.usable_period_ns, target.delay_model
     if entry.category == "wire":
         return OperatorType("wire")
     if entry.category == "register":
@@ -137,12 +131,12 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
         else:
             array_label, where = array, f"`{array}`"
         if op.attrs.get("first_iteration_only"):
-            return OperatorType(f"first-read:{array_label}", latency=1, incoming_delay=MEMORY_SETUP,
-                                outgoing_delay=MEMORY_CLOCK_TO_OUT,
+            return OperatorType(f"first-read:{array_label}", latency=1, incoming_delay=model.memory_setup,
+                                outgoing_delay=model.memory_clock_to_out,
                                 description=f"first-iteration read of {where}")
         direction = entry.port
-        return OperatorType(f"{direction}:{array_label}", latency=1, incoming_delay=MEMORY_SETUP,
-                            outgoing_delay=MEMORY_CLOCK_TO_OUT if direction == "read" else 0.0,
+        return OperatorType(f"{direction}:{array_label}", latency=1, incoming_delay=model.memory_setup,
+                            outgoing_delay=model.memory_clock_to_out if direction == "read" else 0.0,
                             limit=array_ports.get(direction, 1), description=f"{direction} port of {where}")
     limited = next((name for name in entry.limited_by if name in target.resources), None)
     timing = entry.timing_of(target.delay_model, period, op, shared=limited is not None)

@@ -16,7 +16,8 @@ Each :class:`Operator` says, for one ``Op.kind``:
   exactly that (the golden model then leaves it in place: a call per
   operation would slow the model several-fold);
 * **timing**: its combinational delay as a formula over a device's delay
-  model (:mod:`hls.delay_model` for ECP5): :meth:`Operator.delay`;
+  model (an :class:`approx_units.devices.DelayModel`, the target's
+  ``delay_model``), never a device's own numbers: :meth:`Operator.delay`;
 * **resources**: the names of ``resources=`` that limit it (``"mul"``;
   ``"div"`` or ``"floordiv"``), and a **pipelined lowering** for operators
   the back end splits into registered stages when they are slower than a
@@ -74,9 +75,10 @@ class Lowering:
     attrs : dict or None
         The operation's IR attributes (a unit chosen per operation reads its
         ``"unit"``); ``None`` for a shared instance's lowering of a kind without units.
-    target : hls.Target or None
+    target : hls.Target
         The compile target, for lowerings whose structure follows the clock (a
-        multiplier's partial-product digits).
+        multiplier's partial-product digits) or the device (a library unit's
+        registers, placed by its delay model).
     """
 
     module: object
@@ -198,8 +200,8 @@ class Operator:
         guards array reads).
     logic : callable or None
         ``logic(model, width, operand_widths) -> ns``: the delay of the logic
-        on a device whose delay model is ``model`` (for example
-        :mod:`hls.delay_model`), without the routing to the next operator.
+        on a device whose delay model is ``model`` (an
+        :class:`approx_units.devices.DelayModel`), without the routing to the next operator.
     constant_operands : tuple of int
         Operand positions that are lowered as Python ints when the operand is
         a constant (a constant shift is wiring, and Amaranth widens ``x << 2``
@@ -309,9 +311,9 @@ class Operator:
 
         Parameters
         ----------
-        model : module or object
-            The device's delay model (:mod:`hls.delay_model`): its constants and
-            primitives (``carry(width)``, ``LUT``, ``ROUTING_HOP``...).
+        model : approx_units.devices.DelayModel
+            The device's delay model (``hls.Target(device=...).delay_model``): its
+            constants and primitives (``carry(width)``, ``lut``, ``routing_hop``...).
         width : int
             Width of the result.
         operand_widths : tuple of int
@@ -324,7 +326,7 @@ class Operator:
         if self.logic is None:
             return 0.0
         logic = self.logic(model, width, tuple(operand_widths))
-        return logic + model.ROUTING_HOP if logic else 0.0
+        return logic + model.routing_hop if logic else 0.0
 
     def delay_of(self, model, op, *, shared: bool = False) -> float:
         """Delay in ns of the IR operation ``op`` of this kind; ``shared`` when it runs on a
@@ -465,34 +467,34 @@ def _carry_logic(model, width, operand_widths):
 
 def _abs_logic(model, width, operand_widths):
     # Conditional negation: the carry chain and a LUT level selecting it.
-    return model.carry(_widest(width, operand_widths)) + model.LUT
+    return model.carry(_widest(width, operand_widths)) + model.lut
 
 
 def _compare_logic(model, width, operand_widths):
     # A subtraction on the carry chain and its sign.
-    return model.carry(_widest(width, operand_widths)) + 0.6
+    return model.carry(_widest(width, operand_widths)) + model.compare_sign
 
 
 def _min_max_logic(model, width, operand_widths):
     # The comparison and the select behind it.
-    return _compare_logic(model, width, operand_widths) + model.LUT
+    return _compare_logic(model, width, operand_widths) + model.lut
 
 
 def _reduction_logic(model, width, operand_widths):
     # A reduction tree of LUT4s, log4(2 * width) levels; packed tightly, so its levels
-    # route faster than a general LUT level (32-bit equality: 3.9 ns in total).
-    return 0.65 * model.LUT * max(1, math.ceil(math.log(2 * max(1, _widest(width, operand_widths)), 4)))
+    # route faster than a general LUT level (ECP5's 32-bit equality: 3.9 ns in total).
+    return model.reduction(2 * max(1, _widest(width, operand_widths)))
 
 
 def _lut_logic(model, width, operand_widths):
-    return model.LUT
+    return model.lut
 
 
 def _shift_logic(model, width, operand_widths):
     # Constant shifts are wires; variable shifts are a barrel shifter of log2(width) mux levels.
     if len(operand_widths) == 2 and operand_widths[1] == 0:
         return 0.0
-    return model.LUT * max(1, math.ceil(math.log2(max(2, _widest(width, operand_widths)))))
+    return model.lut * max(1, math.ceil(math.log2(max(2, _widest(width, operand_widths)))))
 
 
 def _mul_logic(model, width, operand_widths):
@@ -503,7 +505,7 @@ def _mul_logic(model, width, operand_widths):
     # calibrated ceil(log2(narrow + 1)) at powers of two (8x8, 16x8, 16x16).
     a, b = (tuple(operand_widths) + (width, width))[:2]
     narrow = max(1, min(a, b))
-    return model.carry(a + b) * max(1.0, math.log2(2 * narrow)) + model.LUT
+    return model.multiplier_chain(a + b) * max(1.0, math.log2(2 * narrow)) + model.lut
 
 
 def _mul_constant_delay(model, width, constant):
@@ -514,9 +516,9 @@ def _mul_constant_delay(model, width, constant):
 
 
 def _divider_logic(model, width, operand_widths):
-    # One carry chain and three LUT levels per quotient bit.
+    # One carry chain and the device's LUT levels (three on ECP5) per quotient bit.
     dividend = operand_widths[0] if operand_widths else width
-    return (model.carry(_widest(width, operand_widths)) + 3 * model.LUT) * max(1, dividend)
+    return (model.carry(_widest(width, operand_widths)) + model.divider_row_luts * model.lut) * max(1, dividend)
 
 
 def _divider_constant_delay(model, width, constant):
@@ -524,7 +526,7 @@ def _divider_constant_delay(model, width, constant):
     # divider's unit_timing gives every other constant the pipelined divider): wiring.
     if constant == 0 or (constant > 0 and not constant & (constant - 1)):
         return 0.0
-    return _divider_logic(model, width, (width,)) + model.ROUTING_HOP
+    return _divider_logic(model, width, (width,)) + model.routing_hop
 
 
 def _forward_delay(model, op):
@@ -536,7 +538,7 @@ def _forward_delay(model, op):
     # match's reduction tree.
     address = op.operands[1].shape.width
     gated = any(store.predicate is not None for store in op.attrs["stores"])
-    return (OPERATORS["eq"].delay(model, 1, (address, address)) + (model.LUT if gated else 0.0)
+    return (OPERATORS["eq"].delay(model, 1, (address, address)) + (model.lut if gated else 0.0)
             + OPERATORS["select"].delay(model, op.shape.width) * len(op.attrs["stores"]))
 
 
@@ -605,8 +607,8 @@ def _multiplier_timing(model, period, shapes, constants):
                                   f"pipelined in {plan.latency} stages", slowest=plan.incoming_delay)
     # hls.unit_operators loads approx_units (and numpy): only kernels with a slow multiplier need it.
     from ..unit_operators import multiplier_plan
-    plan = multiplier_plan(a, b, period, model.ROUTING_HOP)
-    return _unit_timing(plan, period, type_name, model.ROUTING_HOP)
+    plan = multiplier_plan(a, b, period, model)
+    return _unit_timing(plan, period, type_name, model.routing_hop)
 
 
 def _unit_timing(plan, period, type_name, routing):
@@ -657,14 +659,13 @@ def _digit_multiplier(lowering: Lowering, plan: _DigitPlan, a: Value, b: Value):
 def _pipelined_multiplier(lowering: Lowering, operands):
     a, b = (Value.cast(operand) for operand in operands)
     target = lowering.target
-    if target is not None:
-        plan = _digit_plan(target.delay_model, target.usable_period_ns, a.shape(), b.shape())
-        if plan is not None and plan.latency == lowering.latency:
-            return plan.latency, _digit_multiplier(lowering, plan, a, b)
+    plan = _digit_plan(target.delay_model, target.usable_period_ns, a.shape(), b.shape())
+    if plan is not None and plan.latency == lowering.latency:
+        return plan.latency, _digit_multiplier(lowering, plan, a, b)
     # hls.unit_operators loads approx_units (and numpy): only kernels with a slow multiplier need it.
     from ..unit_operators import multiplier_value
     return lowering.latency, multiplier_value(lowering.module, lowering.name, a, b, lowering.latency,
-                                              lowering.valid(0))
+                                              lowering.valid(0), target.delay_model)
 
 
 def _divider_timing(model, period, shapes, constants):
@@ -681,8 +682,8 @@ def _divider_timing(model, period, shapes, constants):
     # hls.unit_operators loads approx_units (and numpy): only kernels that divide by a variable need it.
     from ..unit_operators import divider_plan
     a, b = shapes
-    plan = divider_plan(a, b, period, model.ROUTING_HOP)
-    return _unit_timing(plan, period, f"div_{_sign_tag(a)}_{_sign_tag(b)}", model.ROUTING_HOP)
+    plan = divider_plan(a, b, period, model)
+    return _unit_timing(plan, period, f"div_{_sign_tag(a)}_{_sign_tag(b)}", model.routing_hop)
 
 
 def _pipelined_divider(part):
@@ -693,7 +694,8 @@ def _pipelined_divider(part):
         # hls.unit_operators loads approx_units (and numpy): only kernels that divide by a variable need it.
         from ..unit_operators import divider_value
         a, b = Value.cast(a), Value.cast(b)
-        results = divider_value(lowering.module, lowering.name, a, b, lowering.latency, lowering.valid(0))
+        results = divider_value(lowering.module, lowering.name, a, b, lowering.latency, lowering.valid(0),
+                                lowering.target.delay_model)
         return lowering.latency, results[part]
     return lower
 
@@ -718,7 +720,7 @@ def _approx_timing(model, period, shapes, attrs):
     choice = attrs["unit"]
     a, b = (Shape.cast(shape) for shape in shapes)
     routing = model.unit_routing(choice.unit)
-    plan = approx_plan(choice, a, b, period, routing)
+    plan = approx_plan(choice, a, b, period, model)
     return _unit_timing(plan, period, f"{choice.kind}:{choice.label}_{'s' if a.signed else 'u'}{a.width}_"
                                       f"{'s' if b.signed else 'u'}{b.width}", routing)
 
@@ -728,7 +730,7 @@ def _approx_build(lowering: Lowering, operands):
     from ..unit_operators import approx_value
     a, b = (Value.cast(operand) for operand in operands)
     return approx_value(lowering.module, lowering.name, lowering.attrs["unit"], a, b, lowering.latency,
-                        lowering.valid(0))
+                        lowering.valid(0), lowering.target.delay_model)
 
 
 def _approx_golden(shapes, attrs):

@@ -1,16 +1,14 @@
-"""The delay model against its nextpnr-ecp5 measurements, and its basic shape."""
+"""The ECP5 delay model against its nextpnr-ecp5 measurements of whole kernels, and its basic shape
+(single operators of both devices: test_devices.py)."""
 
 import pytest
 
-from hls.delay_model import (MEASURED, MEASURED_CONTROL, MEASURED_UNIT_SEGMENTS, REGISTER_SETUP, loop_control,
-                              loop_control_fmax, operator_delay, unit_routing)
+from benchmarks.delay_calibration.ecp5 import MEASURED_CONTROL, MEASURED_PATHS, MEASURED_UNIT_SEGMENTS
+from hls.target import Target
 
-
-@pytest.mark.parametrize("key", sorted(MEASURED, key=str))
-def test_model_within_a_quarter_of_measurement(key):
-    kind, widths, width = key
-    estimate = operator_delay(kind, width, widths) + REGISTER_SETUP
-    assert estimate == pytest.approx(MEASURED[key], rel=0.25)
+ECP5 = Target(device="ecp5").delay_model
+REGISTER_SETUP = ECP5.register_setup
+operator_delay = Target(device="ecp5").operator_delay
 
 
 def test_delays_grow_with_width():
@@ -29,10 +27,10 @@ def test_constant_shift_is_a_wire_and_unknown_kind_is_an_error():
 def test_loop_control_is_never_faster_than_measured_and_within_a_quarter(name):
     # The report's claimed clock must be reached: the model errs on the slow side.
     key, measured = MEASURED_CONTROL[name]
-    estimate = loop_control(*key) + REGISTER_SETUP
+    estimate = ECP5.loop_control(*key) + REGISTER_SETUP
     assert estimate >= measured
     assert estimate == pytest.approx(measured, rel=0.25)
-    assert loop_control_fmax(*key) == pytest.approx(1000 / estimate)
+    assert ECP5.loop_control_fmax(*key) == pytest.approx(1000 / estimate)
 
 
 @pytest.mark.parametrize("name", sorted(MEASURED_UNIT_SEGMENTS))
@@ -45,32 +43,33 @@ def test_unit_segments_are_never_faster_than_measured_in_kernels(name):
     from hls.unit_operators import _approx_segments, approx_unit
     (unit, (a, b), stages), measured = MEASURED_UNIT_SEGMENTS[name]
     built = approx_unit(UnitChoice("mul", unit), unsigned(a), unsigned(b))
-    estimate = max(_approx_segments(built, stages)) + unit_routing(unit) + REGISTER_SETUP
+    estimate = max(_approx_segments(built, stages, ECP5)) + ECP5.unit_routing(unit) + REGISTER_SETUP
     assert estimate >= measured
     assert estimate == pytest.approx(measured, rel=0.1)
 
 
 def test_a_unit_with_an_allowance_gets_more_stages_than_without():
+    import dataclasses
+
     from amaranth import unsigned
 
     from hls.approx import UnitChoice
-    from hls.delay_model import ROUTING_HOP
-    from hls.target import Target
     from hls.unit_operators import approx_plan
     period = Target().usable_period_ns
     choice = UnitChoice("mul", "mitchell_refined")
-    plain = approx_plan(choice, unsigned(16), unsigned(16), period, ROUTING_HOP)
-    allowed = approx_plan(choice, unsigned(16), unsigned(16), period, unit_routing("mitchell_refined"))
-    assert unit_routing("mitchell_refined") > ROUTING_HOP == unit_routing("drum")
+    without = dataclasses.replace(ECP5, unit_segment_allowance={})
+    plain = approx_plan(choice, unsigned(16), unsigned(16), period, without)
+    allowed = approx_plan(choice, unsigned(16), unsigned(16), period, ECP5)
+    assert ECP5.unit_routing("mitchell_refined") > ECP5.routing_hop == ECP5.unit_routing("drum")
     assert allowed.stages == plain.stages + 1
-    assert max(allowed.segment_delays) + unit_routing("mitchell_refined") <= period
+    assert max(allowed.segment_delays) + ECP5.unit_routing("mitchell_refined") <= period
 
 
 def test_loop_control_grows_with_the_counter_and_the_pipeline():
-    assert loop_control(4, 4, 2) < loop_control(32, 32, 2)
-    assert loop_control(4, 4, 2) < loop_control(4, 4, 80)
+    assert ECP5.loop_control(4, 4, 2) < ECP5.loop_control(32, 32, 2)
+    assert ECP5.loop_control(4, 4, 2) < ECP5.loop_control(4, 4, 80)
     # A while loop has no counter: only the valid chain's OR before the control logic.
-    assert loop_control(0, 0, 2) < loop_control(8, 8, 2)
+    assert ECP5.loop_control(0, 0, 2) < ECP5.loop_control(8, 8, 2)
 
 
 def test_the_report_claims_the_clock_the_loop_control_reaches():
@@ -90,7 +89,6 @@ def test_a_unit_whose_slowest_operation_exceeds_the_period_lowers_the_claim():
     # compiles, and the report claims the clock that row reaches instead of 200 MHz.
     import division_kernels
     from hls.compiler import compile_kernel
-    from hls.target import Target
 
     compiled = compile_kernel(division_kernels.divmod_s32, target=Target(clock_mhz=200))
     data = compiled.report.to_json()
@@ -109,7 +107,6 @@ def test_a_multiplier_grows_smoothly_between_powers_of_two():
 
 
 def test_a_predicated_store_costs_its_forwarding_one_lut_level():
-    from hls.delay_model import LUT
     from hls.ir.ops import OPERATORS
 
     class Shape:
@@ -126,10 +123,9 @@ def test_a_predicated_store_costs_its_forwarding_one_lut_level():
             self.shape = Shape(16)
             self.attrs = {"stores": [Value(16, predicate)]}
 
-    import hls.delay_model as model
-    plain = OPERATORS["forward"].op_delay(model, Forward(None))
-    gated = OPERATORS["forward"].op_delay(model, Forward(object()))
-    assert gated == pytest.approx(plain + LUT)
+    plain = OPERATORS["forward"].op_delay(ECP5, Forward(None))
+    gated = OPERATORS["forward"].op_delay(ECP5, Forward(object()))
+    assert gated == pytest.approx(plain + ECP5.lut)
 
 
 def _pipelined(name):
@@ -151,12 +147,10 @@ def test_insertion_sort_compares_the_forwarded_value_a_cycle_later_at_the_same_i
     # MEASURED_PATHS["insertion_sort"]: memory data, the gated forwarding and the comparison
     # modelled in one cycle are longer than measured, so they are not chained; the II stays
     # at the MII (2: the read, forwarding, comparison and store over a distance of 2).
-    from hls.delay_model import MEASURED_PATHS, MEMORY_CLOCK_TO_OUT
-
     problem, schedule = _pipelined("insertion_sort")
     (forward,) = _ops(problem, "forward")
     (gt,) = _ops(problem, "gt")
-    chained = (MEMORY_CLOCK_TO_OUT + problem.problem.operator_type_of(forward).incoming_delay
+    chained = (ECP5.memory_clock_to_out + problem.problem.operator_type_of(forward).incoming_delay
                + problem.problem.operator_type_of(gt).incoming_delay + REGISTER_SETUP)
     assert chained >= MEASURED_PATHS["insertion_sort"][0]
     assert schedule.start[gt] > schedule.start[forward]
@@ -164,8 +158,6 @@ def test_insertion_sort_compares_the_forwarded_value_a_cycle_later_at_the_same_i
 
 
 def test_the_measured_multiply_paths_are_not_chained_in_one_cycle():
-    from hls.delay_model import MEASURED_PATHS
-
     # image.sobel: the 14 x 14 square alone is modelled no faster than it measured, so at
     # 100 MHz it is pipelined, not a one-cycle operator.
     assert operator_delay("mul", 28, (14, 14)) + REGISTER_SETUP >= MEASURED_PATHS["image.sobel"][0]

@@ -14,7 +14,6 @@ from amaranth.sim import Simulator
 
 import hls
 from benchmarks.kernels import load
-from hls import delay_model
 from hls.analysis.block_problems import LIMITABLE, build_problem
 from hls.compiler import compile_kernel
 from hls.frontend.shapes import BINARY_OPERATORS
@@ -67,7 +66,7 @@ def test_every_operator_of_the_language_has_a_complete_entry(syntax):
     shapes = [unsigned(1)] + [signed(8)] * (entry.arity - 1) if entry.kind == "select" else [unsigned(8)] * entry.arity
     assert isinstance(entry.shape(*shapes), Shape)
     assert callable(entry.golden_for(shapes))
-    assert entry.delay(delay_model, entry.shape(*shapes).width, tuple(s.width for s in shapes)) > 0
+    assert entry.delay(hls.Target().delay_model, entry.shape(*shapes).width, tuple(s.width for s in shapes)) > 0
 
 
 def test_every_entry_is_complete_for_its_category():
@@ -187,9 +186,11 @@ def test_python_inline_entries_mean_what_python_does():
 
 
 def test_delay_model_formulas_are_the_tables():
+    target = hls.Target()
+    delay_model = target.delay_model
     for kind, entry in OPERATORS.items():
         if entry.logic is not None:
-            assert delay_model.operator_delay(kind, 16, (16, 16)[:entry.arity]) == \
+            assert target.operator_delay(kind, 16, (16, 16)[:entry.arity]) == \
                 entry.delay(delay_model, 16, (16, 16)[:entry.arity])
     # A multiplication by a constant is the adders synthesis makes of it.
     assert OPERATORS["mul"].delay(delay_model, 16, (8, 8), constant=5) == \

@@ -13,11 +13,12 @@ from amaranth import signed, unsigned
 
 import division_kernels as kernels
 from hls.compiler import compile_kernel
-from hls.delay_model import ROUTING_HOP
 from hls.ir.ops import OPERATORS
 from hls.target import Target
 from hls.unit_operators import divider_plan
 from sim.kernel import run
+
+ECP5 = Target(device="ecp5").delay_model
 
 
 def _values(rng, shape, count=16):
@@ -74,25 +75,25 @@ def test_a_loop_that_divides_every_iteration_keeps_ii_1(name):
 
 def test_the_issue_kernel_is_pipelined_to_the_clock():
     # signed(16) // unsigned(8) at 100 MHz: every stage fits the usable period.
-    plan = divider_plan(signed(16), unsigned(8), Target().usable_period_ns, ROUTING_HOP)
+    plan = divider_plan(signed(16), unsigned(8), Target().usable_period_ns, ECP5)
     assert plan.stages >= 2
-    assert max(plan.segment_delays) + ROUTING_HOP <= Target().usable_period_ns
+    assert max(plan.segment_delays) + ECP5.routing_hop <= Target().usable_period_ns
     text = compile_kernel(kernels.floordiv_s16_u8).report.to_text()
     assert f"exact divider pipelined in {plan.stages} stages, latency {plan.stages} cycles" in text
 
 
 def test_stages_follow_the_clock():
-    slow = divider_plan(signed(16), signed(16), Target(clock_mhz=50).usable_period_ns, ROUTING_HOP)
-    fast = divider_plan(signed(16), signed(16), Target(clock_mhz=150).usable_period_ns, ROUTING_HOP)
+    slow = divider_plan(signed(16), signed(16), Target(clock_mhz=50).usable_period_ns, ECP5)
+    fast = divider_plan(signed(16), signed(16), Target(clock_mhz=150).usable_period_ns, ECP5)
     assert 1 <= slow.stages < fast.stages
     for clock, plan in ((50, slow), (150, fast)):
-        assert max(plan.segment_delays) + ROUTING_HOP <= Target(clock_mhz=clock).usable_period_ns
+        assert max(plan.segment_delays) + ECP5.routing_hop <= Target(clock_mhz=clock).usable_period_ns
 
 
 def test_a_division_by_a_constant_is_the_pipelined_divider_unless_a_power_of_two():
     # Issue 12's honest timing: by a constant too the divider is pipelined (the constant folded
     # in); by 0 or a positive power of two it is wiring, timed by the plain rule.
-    import hls.delay_model as model
+    model = Target().delay_model
     entry = OPERATORS["floordiv"]
     timing = entry.unit_timing(model, 8.0, (signed(16), unsigned(4)), (None, 10))
     assert timing is not None and timing.latency >= 1 and "exact divider pipelined" in timing.description
@@ -105,7 +106,7 @@ def test_gcd_is_bounded_by_the_divider_latency_and_the_report_says_so():
     for a, b in ((1071, 462), (0, 0), (65535, 1), (12, 0), (0, 9), (40902, 24140)):
         result = run(kernels.gcd, {"a": a, "b": b}, max_cycles=5000)
         assert result.match, (a, b, result.differences)
-    plan = divider_plan(unsigned(16), unsigned(16), Target().usable_period_ns, ROUTING_HOP)
+    plan = divider_plan(unsigned(16), unsigned(16), Target().usable_period_ns, ECP5)
     report = compile_kernel(kernels.gcd).report
     (loop,) = report.to_json()["loops"]
     # The remainder appears `stages` cycles after the start and is registered into `b`.

@@ -13,7 +13,6 @@ from amaranth import signed, unsigned
 
 import multiply_kernels as kernels
 from hls.compiler import compile_kernel
-from hls.delay_model import ROUTING_HOP
 from hls.ir.ops import OPERATORS
 from hls.target import Target
 from hls.unit_operators import multiplier_plan
@@ -87,7 +86,7 @@ def test_division_by_a_power_of_two_is_wiring():
 
 def test_a_multiplier_within_the_period_stays_combinational():
     # 8 x 8 fits 100 MHz by the device model: synthesis maps the one `a * b` itself.
-    import hls.delay_model as model
+    model = Target().delay_model
     entry = OPERATORS["mul"]
     assert entry.unit_timing(model, Target().usable_period_ns, (signed(8), signed(8)), (None, None)) is None
     assert entry.unit_timing(model, Target().usable_period_ns, (signed(32), unsigned(2)), (None, 3)) is None
@@ -97,14 +96,15 @@ def test_a_multiplier_within_the_period_stays_combinational():
 
 @pytest.mark.parametrize("shapes", [(signed(32), signed(32)), (unsigned(16), unsigned(16)), (signed(8), signed(8))])
 def test_multiplier_stages_follow_the_clock_and_every_stage_fits(shapes):
-    plans = {clock: multiplier_plan(*shapes, Target(clock_mhz=clock).usable_period_ns, ROUTING_HOP)
+    model = Target().delay_model
+    plans = {clock: multiplier_plan(*shapes, Target(clock_mhz=clock).usable_period_ns, model)
              for clock in (100, 150, 200)}
     assert 1 <= plans[100].stages <= plans[150].stages <= plans[200].stages
     assert plans[100].stages < plans[200].stages
     for clock, plan in plans.items():
-        assert max(plan.segment_delays) + ROUTING_HOP <= Target(clock_mhz=clock).usable_period_ns
-        assert plan.incoming_delay == plan.segment_delays[0] + ROUTING_HOP
-        assert plan.outgoing_delay == plan.segment_delays[-1] + ROUTING_HOP
+        assert max(plan.segment_delays) + model.routing_hop <= Target(clock_mhz=clock).usable_period_ns
+        assert plan.incoming_delay == plan.segment_delays[0] + model.routing_hop
+        assert plan.outgoing_delay == plan.segment_delays[-1] + model.routing_hop
 
 
 def test_the_verilog_has_no_combinational_wide_multiplier():
@@ -116,8 +116,8 @@ def test_the_verilog_has_no_combinational_wide_multiplier():
 
 
 def test_digits_follow_the_clock_and_fit_the_period():
-    import hls.delay_model as model
     from hls.ir.ops import _digit_plan
+    model = Target().delay_model
     usable = {clock: Target(clock_mhz=clock).usable_period_ns for clock in (100, 150, 200)}
     plans = {clock: _digit_plan(model, period, signed(16), signed(16)) for clock, period in usable.items()}
     assert plans[100].digits < plans[150].digits <= plans[200].digits

