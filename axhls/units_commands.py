@@ -176,19 +176,23 @@ def _area(args) -> int:
         raise CommandError(str(error)) from None
     except synth.SynthesisError as error:
         raise CommandError(str(error), 1) from None
-    output = {"unit": unit.name, "width": unit.width, "params": unit.params, "stages": unit.stages,
-              "target": args.target, "luts": report.luts, "carry": report.carry, "ffs": report.ffs,
-              "fmax_mhz": report.fmax_mhz, "adp": report.adp, "lut_equivalents": report.lut_equivalents,
-              "dsps": report.dsps,
-              "critical_path_ns": report.critical_path_ns, "cells": report.cells,
-              "cached": cache.hits > 0}
+    return _print_area(args, report, cache, {"unit": unit.name, "width": unit.width, "params": unit.params,
+                                             "stages": unit.stages}, {},
+                       f"{unit.description}, {unit.stages} stages on {args.target}")
+
+
+def _print_area(args, report, cache, identity: dict, extra: dict, heading: str) -> int:
+    """``units area``'s answer: one JSON object (``identity``, the report, ``extra``) or one line."""
     if args.json:
-        print_json(output)
+        print_json({**identity, "target": args.target, "luts": report.luts, "carry": report.carry,
+                    "ffs": report.ffs, "fmax_mhz": report.fmax_mhz, "adp": report.adp,
+                    "lut_equivalents": report.lut_equivalents, "dsps": report.dsps,
+                    "critical_path_ns": report.critical_path_ns, "cells": report.cells,
+                    "cached": cache.hits > 0, **extra})
         return 0
     adp = f"{report.adp:.0f}" if report.adp else "n/a"
-    print(f"{unit.description}, {unit.stages} stages on {args.target}: {report.luts} LUTs, "
-          f"{report.carry} carry ({report.lut_equivalents} LUT equivalents), {report.ffs} FFs, {report.dsps} DSPs, "
-          f"Fmax {synth.fmax_text(report.fmax_mhz)}, ADP {adp}")
+    print(f"{heading}: {report.luts} LUTs, {report.carry} carry ({report.lut_equivalents} LUT equivalents), "
+          f"{report.ffs} FFs, {report.dsps} DSPs, Fmax {synth.fmax_text(report.fmax_mhz)}, ADP {adp}")
     return 0
 
 
@@ -214,20 +218,9 @@ def _area_of_verilog(args, cache) -> int:
     except synth.SynthesisError as error:
         raise CommandError(f"{args.verilog}: {' '.join(str(error).splitlines())}", 1) from None
     operand_a = next((ports[name] for name in ("A", "a") if name in ports), None)
-    output = {"unit": f"verilog:{args.top}", "width": operand_a[1] if operand_a else None,
-              "params": {}, "stages": 0,
-              "target": args.target, "luts": report.luts, "carry": report.carry, "ffs": report.ffs,
-              "fmax_mhz": report.fmax_mhz, "adp": report.adp, "lut_equivalents": report.lut_equivalents,
-              "dsps": report.dsps, "critical_path_ns": report.critical_path_ns, "cells": report.cells,
-              "cached": cache.hits > 0, "verilog": str(args.verilog)}
-    if args.json:
-        print_json(output)
-        return 0
-    adp = f"{report.adp:.0f}" if report.adp else "n/a"
-    print(f"Verilog module {args.top} ({args.verilog}) on {args.target}: {report.luts} LUTs, "
-          f"{report.carry} carry ({report.lut_equivalents} LUT equivalents), {report.ffs} FFs, "
-          f"{report.dsps} DSPs, Fmax {synth.fmax_text(report.fmax_mhz)}, ADP {adp}")
-    return 0
+    return _print_area(args, report, cache, {"unit": f"verilog:{args.top}",
+                                             "width": operand_a[1] if operand_a else None, "params": {}, "stages": 0},
+                       {"verilog": str(args.verilog)}, f"Verilog module {args.top} ({args.verilog}) on {args.target}")
 
 
 # --- registration -----------------------------------------------------------------------------
