@@ -1,0 +1,715 @@
+"""The golden model at compiled speed: a kernel's typed body as C, compiled with the system's compiler.
+
+:class:`CompiledModel` translates the body of a kernel's
+:class:`~hls.frontend.typed.TypedKernel` (the statements the Python run of
+:mod:`hls.frontend.golden` executes: loops, branches, ``break``/``continue``,
+early ``return``, array reads and writes, helpers inlined) into one C function,
+compiles it (``gcc -O2 -fwrapv``), keeps the shared object in
+``<cache>/compiled/`` keyed by a hash of the source, the compiler, the flags and
+the CPU (:func:`approx_units.compiled.shared_library`: written atomically, so
+concurrent processes share it safely), and calls it through :mod:`ctypes`.
+Calling it is calling the kernel: ``kernel.compiled_model()(a=..., n=...)``
+updates the array arguments in place and returns ``None``, an ``int`` or a
+tuple, as ``kernel(...)`` does.
+
+Bit-exact with the Python run
+-----------------------------
+* Every value is computed in one signed C type, ``int64_t`` when every
+  expression, variable and parameter shape of the kernel has at most 61
+  magnitude bits, else ``__int128`` (at most 125): each value of the Python run
+  lies in its expression's Amaranth shape, so it is held exactly, and mixed
+  signed/unsigned comparisons, ``min``/``max`` and ``abs`` mean what they mean
+  on Python ints.
+* Assignments, stores and returns wrap to their shapes as the Python run does;
+  ``//`` and ``%`` floor, with ``x // 0 == x % 0 == 0``; ``>>`` is arithmetic;
+  ``~`` of ``unsigned(n)`` flips ``n`` bits; ``and``/``or`` and ``a if c else b``
+  short-circuit, so a guard still protects a read.
+* Each operator's C form is chosen by its kind in the operator table
+  (:mod:`hls.ir.ops`); an approximate unit is its traced graph
+  (:func:`hls.unit_operators.approx_unit`, the one the hardware and the Python
+  run interpret) emitted as C by :func:`approx_units.compiled.c_function`, with
+  the same sign handling.
+* Reads are evaluated in the Python run's order, so a run with two bad indices
+  fails at the same one: every out-of-range index raises the same
+  :class:`~hls.errors.KernelRuntimeError`, every loop counts its iterations
+  against ``max_loop_iterations`` (:class:`~hls.errors.KernelLoopLimit`), and
+  writes made before an error are visible in the caller's arrays.
+* Arguments are checked as the Python run checks them; list arguments are read
+  and written back through a small C helper over CPython's list API (numpy
+  arrays through their buffers), so a call costs microseconds, not the
+  per-element Python work of the checks.
+
+Fallback
+--------
+A kernel the translation cannot hold (a shape wider than 125 magnitude bits, a
+unit graph wider than 64 bits, an operator without a C form) or a machine
+without a C compiler gets a model that runs the Python run:
+:attr:`CompiledModel.fallback_reason` says why (``None`` when compiled), and
+``CompiledModel(kernel, fallback=False)`` raises :class:`CompiledModelUnsupported`
+instead. Calls inside an :func:`hls.unit_operators.observe_approx` block also
+take the Python run, whose approximate operations the observer must see.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import ctypes
+import functools
+import itertools
+import sysconfig
+import threading
+
+import numpy as np
+from amaranth.hdl import Shape
+
+from approx_units import compiled as native
+
+from .errors import KernelLoopLimit, KernelRuntimeError
+from .frontend.golden import check_loop_bound
+from .frontend.typed import SHAPE_ATTR
+from .ir.ops import APPROX_ATTR, APPROX_CALL, operator_for_syntax
+from .types import shape_range
+from .unit_operators import UnitWidthError, approx_observed, approx_unit
+
+__all__ = ["CompiledModel", "CompiledModelUnsupported", "FLAGS"]
+
+#: Flags of every compiled model: ``-fwrapv`` gives signed arithmetic two's complement wrap-around
+#: and ``<<`` of negative values their bit pattern meaning, which the translation relies on.
+FLAGS = ("-O2", "-march=native", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing", "-std=gnu11", "-w")
+
+#: Magnitude bits (width, less the sign bit) a kernel's widest shape may have in each value type.
+_INT64_BITS, _INT128_BITS = 61, 125
+
+#: C return codes of ``run``.
+_FELL_OFF, _RETURNED, _BAD_INDEX, _LOOP_LIMIT = 0, 1, 2, 3
+
+
+class CompiledModelUnsupported(ValueError):
+    """A kernel the compiled golden model cannot translate; the message names the line and the reason."""
+
+
+class _Unsupported(Exception):
+    def __init__(self, node, reason: str):
+        super().__init__(reason)
+        self.lineno = getattr(node, "lineno", None)
+        self.reason = reason
+
+
+_PRELUDE = r"""
+#include <stdint.h>
+typedef {value} V;
+#define BITS {bits}
+static inline V h_abs(V x) {{ return x < 0 ? -x : x; }}
+static inline V h_min(V a, V b) {{ return b < a ? b : a; }}
+static inline V h_max(V a, V b) {{ return b > a ? b : a; }}
+static inline V h_floordiv(V a, V b) {{
+  if (b == 0) return 0;
+  V q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}}
+static inline V h_mod(V a, V b) {{
+  if (b == 0) return 0;
+  V r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}}
+/* Amounts are unsigned (the front end says so); an amount past the type's width can only
+   shift 0 left, since the exact result fits its shape. */
+static inline V h_shl(V a, V b) {{ return b >= BITS ? (V)0 : a << b; }}
+static inline V h_shr(V a, V b) {{ return b >= BITS ? (a < 0 ? (V)-1 : (V)0) : a >> b; }}
+static inline V h_wrap_signed(V v, V mask, V sign) {{ return ((v & mask) ^ sign) - sign; }}
+static inline V h_unit_signed(uint64_t p, int w) {{ return (V)((int64_t)(p << (64 - w)) >> (64 - w)); }}
+"""
+
+_LISTS_SOURCE = r"""
+#include <Python.h>
+#include <stdint.h>
+/* The first element of `list` that is not an exact int in [low, high] (-1: none); else
+   buf[i] = element i. The caller has checked that `list` is a list of n elements. */
+int64_t lists_read(PyObject *list, int64_t *buf, int64_t n, int64_t low, int64_t high) {
+  for (int64_t i = 0; i < n; i++) {
+    PyObject *item = PyList_GET_ITEM(list, i);
+    if (!PyLong_CheckExact(item)) return i;
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
+    if (overflow || value < low || value > high) return i;
+    buf[i] = value;
+  }
+  return -1;
+}
+/* Element i of `list` becomes buf[i] wherever buf[i] != old[i]; -1 if an int cannot be made. */
+int lists_write(PyObject *list, const int64_t *buf, const int64_t *old, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    if (buf[i] == old[i]) continue;
+    PyObject *value = PyLong_FromLongLong(buf[i]);
+    if (value == NULL) return -1;
+    PyList_SetItem(list, i, value);
+  }
+  return 0;
+}
+"""
+
+
+@functools.cache
+def _lists_library():
+    """The list helper (:data:`_LISTS_SOURCE`), or ``None`` when it cannot be built (numpy converts then)."""
+    include = sysconfig.get_paths().get("include")
+    try:
+        path = native.shared_library(_LISTS_SOURCE, (*FLAGS, f"-I{include}"), what="the list helper")
+    except native.CompilerUnavailable:
+        return None
+    library = ctypes.PyDLL(str(path))     # holds the GIL: it makes and drops Python objects
+    library.lists_read.argtypes = (ctypes.py_object, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                                   ctypes.c_int64)
+    library.lists_read.restype = ctypes.c_int64
+    library.lists_write.argtypes = (ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+    library.lists_write.restype = ctypes.c_int
+    return library
+
+
+_LOADED: dict = {}
+_LOCK = threading.Lock()
+
+
+def _load_model(source: str):
+    path = native.shared_library(source, FLAGS, what="the compiled golden model")
+    with _LOCK:
+        function = _LOADED.get(path)
+        if function is None:
+            function = ctypes.CDLL(str(path)).run
+            function.argtypes = (ctypes.c_void_p,) * 5
+            function.restype = ctypes.c_int
+            _LOADED[path] = function
+    return function
+
+
+def _magnitude_bits(shape: Shape) -> int:
+    return shape.width - 1 if shape.signed else shape.width
+
+
+def _fits_int64(shape: Shape) -> bool:
+    return _magnitude_bits(shape) <= 63
+
+
+class _Translation:
+    """The C source of one typed kernel (see the module documentation)."""
+
+    def __init__(self, typed):
+        self.typed = typed
+        self.lines: list[str] = []
+        self.depth = 1
+        self.temporaries = itertools.count()
+        self.accesses: list[tuple] = []     # (filename, lineno, array as the user named it, depth)
+        self.loops: list[tuple] = []        # (filename, lineno)
+        self.units: dict = {}               # (choice, shapes) -> C function name
+        self.unit_code: list[str] = []
+        self.widest = 0
+        self.names: dict[str, str] = {}
+        self.array_slots: dict[str, int] = {}
+        self.stored: set[str] = set()
+        for index, param in enumerate(typed.params):
+            self.names[param.name] = f"p{index}"
+        for index, name in enumerate(typed.variables):
+            self.names[name] = f"v{index}"
+        slot = 0
+        for param in typed.params:
+            if param.kind == "array":
+                self.array_slots[param.name] = slot
+                slot += 1
+        for name in typed.local_arrays:
+            self.array_slots[name] = slot
+            slot += 1
+
+    # -- the whole function -----------------------------------------------------------------
+
+    def source(self) -> str:
+        typed = self.typed
+        for param in typed.params:
+            self.storage(param.shape, param, f"parameter {param.name}")
+        for shape in typed.return_shapes:
+            self.storage(shape, typed.body[0] if typed.body else None, "the return value")
+        for local in typed.local_arrays.values():
+            self.storage(local.shape, None, f"local array {typed.display_name(local.name)}")
+        for shape in typed.variables.values():
+            self.need(shape, None)
+        body = self.lines
+        self.statements(typed.body)
+        if self.widest <= _INT64_BITS:
+            value, bits = "int64_t", 64
+        elif self.widest <= _INT128_BITS:
+            value, bits = "__int128", 128
+        else:
+            raise _Unsupported(None, f"a value needs {self.widest} magnitude bits; the compiled model holds "
+                                     f"at most {_INT128_BITS}")
+        header = ["int run(int64_t *const *arrays, const int64_t *scalars, int64_t *results, int64_t *remaining,",
+                  "        int64_t *error) {", "  int status = 0;"]
+        scalar = 0
+        for param in typed.params:
+            if param.kind == "array":
+                header.append(f"  int64_t *const {self.names[param.name]} = arrays[{self.array_slots[param.name]}];")
+            else:
+                header.append(f"  V {self.names[param.name]} = (V)scalars[{scalar}];")
+                scalar += 1
+        for name in typed.local_arrays:
+            header.append(f"  int64_t *const l{self.array_slots[name]} = arrays[{self.array_slots[name]}];")
+        header += [f"  V {self.names[name]} = 0;" for name in typed.variables]
+        footer = ["done:", "  return status;", "}"]
+        return "\n".join([_PRELUDE.format(value=value, bits=bits), *self.unit_code, *header, *body, *footer, ""])
+
+    def storage(self, shape: Shape, node, what: str) -> None:
+        if not _fits_int64(shape):
+            raise _Unsupported(node, f"{what} is {'signed' if shape.signed else 'unsigned'}({shape.width}); "
+                                     f"the compiled model passes values as int64")
+        self.need(shape, node)
+
+    def need(self, shape: Shape, node) -> None:
+        self.widest = max(self.widest, _magnitude_bits(shape))
+
+    # -- statements -------------------------------------------------------------------------
+
+    def emit(self, line: str) -> None:
+        self.lines.append("  " * self.depth + line)
+
+    def temporary(self) -> str:
+        return f"t{next(self.temporaries)}"
+
+    def statements(self, statements) -> None:
+        for statement in statements:
+            self.statement(statement)
+
+    def nested(self, statements) -> None:
+        self.depth += 1
+        self.statements(statements)
+        self.depth -= 1
+
+    def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Assign):
+            target = node.targets[0]
+            shape = getattr(target, SHAPE_ATTR)
+            self.need(shape, node)
+            if isinstance(target, ast.Name):
+                value = self.expr(node.value)
+                self.emit(f"{self.names[target.id]} = {self.wrap(value, shape)};")
+                return
+            # The Python run evaluates the index, then the value, then checks the index.
+            array = target.value.id
+            index = self.value_temporary(self.expr(target.slice))
+            value = self.expr(node.value)
+            self.check_index(target, array, index)
+            self.stored.add(array)
+            self.emit(f"{self.array(array)}[{index}] = (int64_t)({self.wrap(value, shape)});")
+            return
+        if isinstance(node, ast.Return):
+            elements = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            values = []
+            for element, shape in zip(elements, self.typed.return_shapes):
+                values.append(self.value_temporary(self.wrap(self.expr(element), shape)))
+            for index, value in enumerate(values):
+                self.emit(f"results[{index}] = (int64_t){value};")
+            self.emit(f"status = {_RETURNED}; goto done;")
+            return
+        if isinstance(node, ast.If):
+            test = self.expr(node.test)
+            self.emit(f"if ({test}) {{")
+            self.nested(node.body)
+            if node.orelse:
+                self.emit("} else {")
+                self.nested(node.orelse)
+            self.emit("}")
+            return
+        if isinstance(node, ast.For):
+            start, stop, step = node.iter.args
+            if not isinstance(step, ast.Constant) or not isinstance(step.value, int) or step.value <= 0:
+                raise _Unsupported(node, "a range step that is not a positive constant")
+            self.widest = max(self.widest, step.value.bit_length())
+            counter = self.temporary()
+            self.emit("{")
+            self.depth += 1
+            low = self.value_temporary(self.expr(start))
+            high = self.value_temporary(self.expr(stop))
+            self.emit(f"for (V {counter} = {low}; {counter} < {high}; {counter} += {step.value}) {{")
+            self.depth += 1
+            self.emit(f"{self.names[node.target.id]} = {counter};")
+            self.count_iteration(node)
+            self.statements(node.body)
+            self.depth -= 1
+            self.emit("}")
+            self.depth -= 1
+            self.emit("}")
+            return
+        if isinstance(node, ast.While):
+            self.emit("for (;;) {")
+            self.depth += 1
+            test = self.expr(node.test)
+            self.emit(f"if (!({test})) break;")
+            self.count_iteration(node)
+            self.statements(node.body)
+            self.depth -= 1
+            self.emit("}")
+            return
+        if isinstance(node, ast.Break):
+            self.emit("break;")
+            return
+        if isinstance(node, ast.Continue):
+            self.emit("continue;")
+            return
+        raise _Unsupported(node, f"the statement {type(node).__name__} has no C form")
+
+    def count_iteration(self, loop) -> None:
+        self.loops.append((getattr(loop, "hls_filename", self.typed.filename), loop.lineno))
+        index = len(self.loops) - 1
+        self.emit(f"if (--remaining[{index}] < 0) {{ error[0] = {index}; status = {_LOOP_LIMIT}; goto done; }}")
+
+    def array(self, name: str) -> str:
+        if name in self.typed.local_arrays:
+            return f"l{self.array_slots[name]}"
+        return self.names[name]
+
+    def check_index(self, node: ast.Subscript, array: str, index: str) -> None:
+        depth = self.typed.array(array)[1]
+        self.accesses.append((getattr(node, "hls_filename", self.typed.filename), node.lineno,
+                              self.typed.display_name(array), depth))
+        access = len(self.accesses) - 1
+        # The index's high word: for int64_t its sign, for __int128 bits 64..127 (two shifts
+        # of 32, each valid C for either type, as the type is chosen after the translation).
+        high = f"(int64_t)((({index}) >> 32) >> 32)"
+        self.emit(f"if ({index} < 0 || {index} >= {depth}) {{ error[0] = {access}; error[1] = (int64_t){index}; "
+                  f"error[2] = {high}; status = {_BAD_INDEX}; goto done; }}")
+
+    def value_temporary(self, value: str) -> str:
+        if value.isidentifier():
+            return value
+        name = self.temporary()
+        self.emit(f"const V {name} = {value};")
+        return name
+
+    # -- expressions ------------------------------------------------------------------------
+
+    def wrap(self, value: str, shape: Shape) -> str:
+        if shape.width == 0:
+            return "((V)0)"
+        mask = self.literal((1 << shape.width) - 1)
+        if not shape.signed:
+            return f"(({value}) & {mask})"
+        return f"h_wrap_signed({value}, {mask}, {self.literal(1 << (shape.width - 1))})"
+
+    @staticmethod
+    def literal(value: int) -> str:
+        value = int(value)
+        if -(1 << 62) <= value < (1 << 62):
+            return f"((V){value}ll)"
+        low = value & ((1 << 62) - 1)
+        return f"(((V){value >> 62}ll << 62) + (V){low}ll)"
+
+    def expr(self, node: ast.expr) -> str:
+        shape = getattr(node, SHAPE_ATTR, None)
+        if shape is not None:
+            self.need(shape, node)
+        if isinstance(node, ast.Constant):
+            return self.literal(node.value)
+        if isinstance(node, ast.Name):
+            return self.names[node.id]
+        if isinstance(node, ast.Subscript):
+            array = node.value.id
+            index = self.value_temporary(self.expr(node.slice))
+            self.check_index(node, array, index)
+            name = self.temporary()
+            self.emit(f"const V {name} = (V){self.array(array)}[{index}];")
+            return name
+        if isinstance(node, ast.BinOp):
+            left, right = self.expr(node.left), self.expr(node.right)
+            entry = operator_for_syntax(type(node.op))
+            return self.binary(node, entry.kind if entry else None, left, right, node.left)
+        if isinstance(node, ast.UnaryOp):
+            operand = self.expr(node.operand)
+            if isinstance(node.op, ast.UAdd):
+                return operand
+            entry = operator_for_syntax(type(node.op))
+            kind = entry.kind if entry else None
+            if kind == "neg":
+                return f"(-({operand}))"
+            if kind == "not":
+                return f"((V)!({operand}))"
+            if kind == "invert":
+                shape = getattr(node.operand, SHAPE_ATTR)
+                if shape.signed:
+                    return f"(~({operand}))"
+                return f"(({operand}) ^ {self.literal((1 << shape.width) - 1)})"
+            raise _Unsupported(node, f"the unary operator {type(node.op).__name__} has no C form")
+        if isinstance(node, ast.BoolOp):
+            # Python's short circuit: a later operand is evaluated only when it decides.
+            result = self.temporary()
+            self.emit(f"V {result} = ({self.expr(node.values[0])}) != 0;")
+            opened = 0
+            for value in node.values[1:]:
+                self.emit(f"if ({'' if isinstance(node.op, ast.And) else '!'}{result}) {{")
+                self.depth += 1
+                opened += 1
+                self.emit(f"{result} = ({self.expr(value)}) != 0;")
+            for _ in range(opened):
+                self.depth -= 1
+                self.emit("}")
+            return result
+        if isinstance(node, ast.Compare):
+            entry = operator_for_syntax(type(node.ops[0]))
+            left, right = self.expr(node.left), self.expr(node.comparators[0])
+            symbol = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}.get(
+                entry.kind if entry else None)
+            if symbol is None or len(node.ops) != 1:
+                raise _Unsupported(node, "a comparison without a C form")
+            return f"((V)(({left}) {symbol} ({right})))"
+        if isinstance(node, ast.IfExp):
+            # Only the branch taken is evaluated, as in Python.
+            result = self.temporary()
+            self.emit(f"V {result};")
+            self.emit(f"if ({self.expr(node.test)}) {{")
+            self.depth += 1
+            self.emit(f"{result} = {self.expr(node.body)};")
+            self.depth -= 1
+            self.emit("} else {")
+            self.depth += 1
+            self.emit(f"{result} = {self.expr(node.orelse)};")
+            self.depth -= 1
+            self.emit("}")
+            return result
+        if isinstance(node, ast.Call) and node.func.id == APPROX_CALL:
+            operands = [self.expr(argument) for argument in node.args]
+            return self.unit_call(node, operands)
+        if isinstance(node, ast.Call):
+            entry = operator_for_syntax(getattr(builtins, node.func.id, None))
+            operands = [self.expr(argument) for argument in node.args]
+            kind = entry.kind if entry else None
+            if kind in ("min", "max") and len(operands) == 2:
+                return f"h_{kind}({operands[0]}, {operands[1]})"
+            if kind == "abs" and len(operands) == 1:
+                return f"h_abs({operands[0]})"
+            raise _Unsupported(node, f"the call {node.func.id}() has no C form")
+        raise _Unsupported(node, f"the expression {type(node).__name__} has no C form")
+
+    def binary(self, node, kind, left: str, right: str, left_node) -> str:
+        symbols = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
+        if kind in symbols:
+            return f"(({left}) {symbols[kind]} ({right}))"
+        if kind in ("floordiv", "mod", "shl", "shr"):
+            return f"h_{kind}({left}, {right})"
+        raise _Unsupported(node, f"the operator {kind or type(node.op).__name__} has no C form")
+
+    def unit_call(self, node: ast.Call, operands: list[str]) -> str:
+        choice = getattr(node, APPROX_ATTR)
+        shapes = tuple(getattr(argument, SHAPE_ATTR) for argument in node.args)
+        key = (choice, tuple((shape.width, shape.signed) for shape in shapes))
+        try:
+            unit = approx_unit(choice, *shapes)
+        except UnitWidthError as error:
+            raise _Unsupported(node, str(error)) from None
+        name = self.units.get(key)
+        if name is None:
+            name = self.units[key] = f"unit{len(self.units)}"
+            try:
+                self.unit_code.append(native.c_function(unit.graph, name))
+            except ValueError as error:
+                raise _Unsupported(node, f"{choice.label}: {error}") from None
+        call = f"{name}((uint64_t)({operands[0]}), (uint64_t)({operands[1]}))"
+        result = unit.result
+        if result.signed:
+            return f"h_unit_signed({call}, {result.width})"
+        return f"((V){call})"
+
+
+class CompiledModel:
+    """A kernel's golden model compiled to C: call it as the kernel itself is called.
+
+    Parameters
+    ----------
+    function : hls.Function or hls.Kernel
+    fallback : bool
+        ``True`` (default): a kernel the translation cannot hold, or a machine without a
+        C compiler, gives a model that runs the Python run (:attr:`fallback_reason` says
+        why). ``False`` raises instead.
+
+    Attributes
+    ----------
+    name : str
+    source : str or None
+        The generated C (``None`` when falling back).
+    fallback_reason : str or None
+        Why calls run the Python run; ``None`` when they run the compiled code.
+    compile_seconds : float
+        Time spent translating and compiling (0 when the shared object was cached).
+
+    Raises
+    ------
+    CompiledModelUnsupported
+        With ``fallback=False``: the file and line of the construct and why it cannot be
+        compiled, or that no C compiler is available.
+    hls.errors.KernelSyntaxError
+        If the kernel is outside the language.
+    """
+
+    def __init__(self, function, *, fallback: bool = True):
+        import time
+        began = time.perf_counter()
+        self.name = function.name
+        self.golden = function.golden_model()
+        self.typed = typed = function.analyze()
+        self.source = None
+        self.fallback_reason = None
+        self._run_c = None
+        translation = _Translation(typed)
+        try:
+            self.source = translation.source()
+            self._run_c = _load_model(self.source)
+        except _Unsupported as error:
+            where = f"{typed.filename}:{error.lineno}: " if error.lineno else f"{typed.filename}: "
+            self.fallback_reason = f"{where}{error.reason}"
+            self.source = None
+        except native.CompilerUnavailable as error:
+            self.fallback_reason = str(error)
+            self.source = None
+        if self.fallback_reason is not None and not fallback:
+            raise CompiledModelUnsupported(f"{typed.name}: {self.fallback_reason}")
+        self._accesses = translation.accesses
+        self._loops = translation.loops
+        self._stored = translation.stored
+        self._arrays = [param for param in typed.params if param.kind == "array"]
+        self._scalars = [param for param in typed.params if param.kind == "scalar"]
+        self._locals = [local.depth for local in typed.local_arrays.values()]
+        self._ranges = {param.name: shape_range(param.shape) for param in typed.params}
+        self.compile_seconds = time.perf_counter() - began
+
+    @property
+    def compiled(self) -> bool:
+        """Whether calls run the compiled code (not the Python run)."""
+        return self._run_c is not None
+
+    def __call__(self, *args, **kwargs):
+        """Run the model: as calling the kernel (arrays updated in place; ``None``, ``int`` or tuple).
+
+        Raises
+        ------
+        TypeError, ValueError, hls.errors.KernelRuntimeError
+            As calling the kernel does.
+        """
+        return self.call(args, kwargs)
+
+    def call(self, args: tuple, kwargs: dict, *, max_loop_iterations: int | None = None):
+        """Bind, run, write the arrays back into the caller's lists or numpy arrays, return:
+        :meth:`hls.frontend.golden.GoldenModel.call`, at compiled speed."""
+        if self._run_c is None or approx_observed():
+            return self.golden.call(args, kwargs, max_loop_iterations=max_loop_iterations)
+        check_loop_bound(max_loop_iterations)
+        bound = self.golden.match(args, kwargs)
+        buffers, converted = self._buffers(bound)
+        try:
+            return self._execute(bound, buffers, max_loop_iterations)
+        finally:
+            self._write_back(bound, buffers, converted)
+
+    def run(self, bound: dict, *, max_loop_iterations: int | None = None) -> tuple[object, dict[str, list[int]]]:
+        """Run on already-bound arguments without touching them:
+        :meth:`hls.frontend.golden.GoldenModel.run`, at compiled speed.
+
+        Returns
+        -------
+        (result, arrays)
+            The return value and the final contents of every array parameter (lists of int).
+        """
+        if self._run_c is None or approx_observed():
+            return self.golden.run(bound, max_loop_iterations=max_loop_iterations)
+        check_loop_bound(max_loop_iterations)
+        buffers, _ = self._buffers(bound)
+        result = self._execute(bound, buffers, max_loop_iterations)
+        return result, {param.name: buffers[index][0].tolist() for index, param in enumerate(self._arrays)}
+
+    # -- arguments --------------------------------------------------------------------------
+
+    def _buffers(self, bound: dict):
+        """``([(buffer, original), ...] per array parameter, converted)``: int64 buffers of the
+        arrays, checked as the Python run checks them; ``converted`` names the arrays whose
+        elements were not all exact ints (written back whole, as ints, as the Python run does)."""
+        lists = _lists_library()
+        buffers, converted = [], set()
+        for param in self._scalars:
+            self.golden.check_argument(param, bound[param.name])
+        for param in self._arrays:
+            value = bound[param.name]
+            low, high = self._ranges[param.name]
+            buffer = None
+            if type(value) is list and len(value) == param.depth:
+                if lists is not None:
+                    candidate = np.empty(param.depth, dtype=np.int64)
+                    if lists.lists_read(value, candidate.ctypes.data, param.depth, low, high) < 0:
+                        buffer = candidate
+                else:
+                    candidate = _from_list(value)
+                    if candidate is not None and _within(candidate, low, high):
+                        buffer = candidate
+            elif isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu" \
+                    and len(value) == param.depth:
+                info = np.iinfo(value.dtype)
+                if info.min <= low and info.max >= high and _within(value, low, high):
+                    buffer = value.astype(np.int64)
+            if buffer is None:
+                # The Python run's checks raise the error it would raise; what passes them is
+                # converted element by element.
+                self.golden.check_argument(param, value)
+                items = value.tolist() if isinstance(value, np.ndarray) else value
+                buffer = np.array([int(item) for item in items], dtype=np.int64)
+                converted.add(param.name)
+            buffers.append((buffer, buffer.copy() if param.name in self._stored else buffer))
+        return buffers, converted
+
+    def _execute(self, bound: dict, buffers, max_loop_iterations):
+        local_buffers = [np.zeros(depth, dtype=np.int64) for depth in self._locals]
+        pointers = (ctypes.c_void_p * max(1, len(buffers) + len(local_buffers)))(
+            *[buffer.ctypes.data for buffer, _ in buffers], *[buffer.ctypes.data for buffer in local_buffers])
+        scalars = np.array([int(bound[param.name]) for param in self._scalars] or [0], dtype=np.int64)
+        results = np.zeros(max(1, len(self.typed.return_shapes)), dtype=np.int64)
+        limit = np.iinfo(np.int64).max if max_loop_iterations is None else max_loop_iterations
+        remaining = np.full(max(1, len(self._loops)), limit, dtype=np.int64)
+        error = np.zeros(3, dtype=np.int64)
+        status = self._run_c(ctypes.addressof(pointers), scalars.ctypes.data, results.ctypes.data,
+                             remaining.ctypes.data, error.ctypes.data)
+        if status == _RETURNED:
+            values = [int(v) for v in results[:len(self.typed.return_shapes)]]
+            return values[0] if len(values) == 1 else tuple(values)
+        if status == _FELL_OFF:
+            return None
+        if status == _BAD_INDEX:
+            filename, lineno, array, depth = self._accesses[int(error[0])]
+            index = (int(error[2]) << 64) | (int(error[1]) & ((1 << 64) - 1))
+            raise KernelRuntimeError(filename, lineno, f"index {index} out of range for {array}[{depth}]")
+        if status == _LOOP_LIMIT:
+            filename, lineno = self._loops[int(error[0])]
+            raise KernelLoopLimit(filename, lineno, max_loop_iterations)
+        raise AssertionError(f"the compiled model of {self.name} returned status {status}")
+
+    def _write_back(self, bound: dict, buffers, converted) -> None:
+        lists = _lists_library()
+        for param, (buffer, original) in zip(self._arrays, buffers):
+            value = bound[param.name]
+            if param.name in converted:
+                value[:] = buffer.tolist() if isinstance(value, list) else buffer
+            elif param.name not in self._stored:
+                continue
+            elif isinstance(value, np.ndarray):
+                value[:] = buffer
+            elif lists is not None:
+                if lists.lists_write(value, buffer.ctypes.data, original.ctypes.data, param.depth) != 0:
+                    raise MemoryError(f"cannot write {param.name} back")
+            else:
+                value[:] = buffer.tolist()
+
+
+def _from_list(values: list):
+    """``values`` as int64, or ``None`` unless every element is an exact ``int`` that fits."""
+    if not set(map(type, values)) <= {int}:
+        return None
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        return None
+
+
+def _within(values: np.ndarray, low: int, high: int) -> bool:
+    return values.size == 0 or (int(values.min()) >= low and int(values.max()) <= high)
