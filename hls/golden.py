@@ -81,6 +81,9 @@ FLAGS = ("-O2", "-march=native", "-fPIC", "-shared", "-fwrapv", "-fno-strict-ali
 #: Magnitude bits (width, less the sign bit) a kernel's widest shape may have in each value type.
 _INT64_BITS, _INT128_BITS = 61, 125
 
+#: A loop budget no run reaches (``max_loop_iterations=None``).
+_NO_LIMIT = (1 << 63) - 1
+
 #: C return codes of ``run``.
 _FELL_OFF, _RETURNED, _BAD_INDEX, _LOOP_LIMIT = 0, 1, 2, 3
 
@@ -124,26 +127,47 @@ static inline V h_unit_signed(uint64_t p, int w) {{ return (V)((int64_t)(p << (6
 _LISTS_SOURCE = r"""
 #include <Python.h>
 #include <stdint.h>
-/* The first element of `list` that is not an exact int in [low, high] (-1: none); else
-   buf[i] = element i. The caller has checked that `list` is a list of n elements. */
-int64_t lists_read(PyObject *list, int64_t *buf, int64_t n, int64_t low, int64_t high) {
-  for (int64_t i = 0; i < n; i++) {
-    PyObject *item = PyList_GET_ITEM(list, i);
-    if (!PyLong_CheckExact(item)) return i;
-    int overflow = 0;
-    long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
-    if (overflow || value < low || value > high) return i;
-    buf[i] = value;
+/* layout: one row of 5 words per array (offset in the frame, depth, low, high, offset of its
+   original or -1). Array k is read when values[k] is a list of exactly `depth` exact ints in
+   [low, high] (into the frame, and its original); else status[k] = 1, for the caller to check.
+   Returns how many arrays were not read. */
+int64_t lists_read(PyObject *values, int64_t *frame, const int64_t *layout, int64_t count, int64_t *status) {
+  int64_t unread = 0;
+  for (int64_t k = 0; k < count; k++) {
+    const int64_t *row = layout + 5 * k;
+    PyObject *list = PyTuple_GET_ITEM(values, k);
+    status[k] = 1;
+    if (!PyList_CheckExact(list) || PyList_GET_SIZE(list) != row[1]) { unread++; continue; }
+    int64_t *buffer = frame + row[0];
+    int64_t i = 0;
+    for (; i < row[1]; i++) {
+      PyObject *item = PyList_GET_ITEM(list, i);
+      if (!PyLong_CheckExact(item)) break;
+      int overflow = 0;
+      long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
+      if (overflow || value < row[2] || value > row[3]) break;
+      buffer[i] = value;
+    }
+    if (i < row[1]) { unread++; continue; }
+    if (row[4] >= 0) for (i = 0; i < row[1]; i++) frame[row[4] + i] = buffer[i];
+    status[k] = 0;
   }
-  return -1;
+  return unread;
 }
-/* Element i of `list` becomes buf[i] wherever buf[i] != old[i]; -1 if an int cannot be made. */
-int lists_write(PyObject *list, const int64_t *buf, const int64_t *old, int64_t n) {
-  for (int64_t i = 0; i < n; i++) {
-    if (buf[i] == old[i]) continue;
-    PyObject *value = PyLong_FromLongLong(buf[i]);
-    if (value == NULL) return -1;
-    PyList_SetItem(list, i, value);
+/* Each array that lists_read read and that has an original: its list's elements become the
+   frame's wherever they changed. -1 if an int cannot be made. */
+int lists_write(PyObject *values, const int64_t *frame, const int64_t *layout, int64_t count,
+                const int64_t *status) {
+  for (int64_t k = 0; k < count; k++) {
+    const int64_t *row = layout + 5 * k;
+    if (status[k] != 0 || row[4] < 0) continue;
+    PyObject *list = PyTuple_GET_ITEM(values, k);
+    for (int64_t i = 0; i < row[1]; i++) {
+      if (frame[row[0] + i] == frame[row[4] + i]) continue;
+      PyObject *value = PyLong_FromLongLong(frame[row[0] + i]);
+      if (value == NULL) return -1;
+      PyList_SetItem(list, i, value);
+    }
   }
   return 0;
 }
@@ -159,10 +183,11 @@ def _lists_library():
     except native.CompilerUnavailable:
         return None
     library = ctypes.PyDLL(str(path))     # holds the GIL: it makes and drops Python objects
-    library.lists_read.argtypes = (ctypes.py_object, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
-                                   ctypes.c_int64)
+    library.lists_read.argtypes = (ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                                   ctypes.c_void_p)
     library.lists_read.restype = ctypes.c_int64
-    library.lists_write.argtypes = (ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+    library.lists_write.argtypes = (ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                                    ctypes.c_void_p)
     library.lists_write.restype = ctypes.c_int
     return library
 
@@ -177,7 +202,7 @@ def _load_model(source: str):
         function = _LOADED.get(path)
         if function is None:
             function = ctypes.CDLL(str(path)).run
-            function.argtypes = (ctypes.c_void_p,) * 5
+            function.argtypes = (ctypes.c_void_p,)
             function.restype = ctypes.c_int
             _LOADED[path] = function
     return function
@@ -189,6 +214,42 @@ def _magnitude_bits(shape: Shape) -> int:
 
 def _fits_int64(shape: Shape) -> bool:
     return _magnitude_bits(shape) <= 63
+
+
+class _Frame:
+    """Where one call's words live in its int64 frame: the C function's only argument.
+
+    ``[array status][error: 3][results][loop budgets][scalars][arrays][originals][locals]``:
+    one allocation per call, zero-filled (local arrays start at 0, as on-chip memories
+    do). An array's *original* is its contents at the call, kept for the arrays the kernel
+    stores to, so that only the elements that changed are written back into a list.
+    """
+
+    def __init__(self, typed, stored: set, loops: int):
+        arrays = [param for param in typed.params if param.kind == "array"]
+        at = 0
+
+        def take(words: int) -> int:
+            nonlocal at
+            at += words
+            return at - words
+
+        self.status = take(len(arrays))
+        self.error = take(3)
+        self.results = take(max(1, len(typed.return_shapes)))
+        self.remaining = take(max(1, loops))
+        self.loops = loops
+        self.scalars = {param.name: take(1) for param in typed.params if param.kind == "scalar"}
+        self.arrays = {param.name: take(param.depth) for param in arrays}
+        self.originals = {param.name: take(param.depth) for param in arrays if param.name in stored}
+        self.locals = {name: take(local.depth) for name, local in typed.local_arrays.items()}
+        self.size = at
+        # One row per array parameter for the list helper: offset, depth, low, high, original (-1: none).
+        rows = []
+        for param in arrays:
+            low, high = shape_range(param.shape)
+            rows.append((self.arrays[param.name], param.depth, low, high, self.originals.get(param.name, -1)))
+        self.layout = np.array(rows or [(0, 0, 0, 0, -1)], dtype=np.int64)
 
 
 class _Translation:
@@ -207,6 +268,7 @@ class _Translation:
         self.names: dict[str, str] = {}
         self.array_slots: dict[str, int] = {}
         self.stored: set[str] = set()
+        self.frame: _Frame | None = None
         for index, param in enumerate(typed.params):
             self.names[param.name] = f"p{index}"
         for index, name in enumerate(typed.variables):
@@ -241,17 +303,18 @@ class _Translation:
         else:
             raise _Unsupported(None, f"a value needs {self.widest} magnitude bits; the compiled model holds "
                                      f"at most {_INT128_BITS}")
-        header = ["int run(int64_t *const *arrays, const int64_t *scalars, int64_t *results, int64_t *remaining,",
-                  "        int64_t *error) {", "  int status = 0;"]
-        scalar = 0
+        self.frame = frame = _Frame(typed, self.stored, len(self.loops))
+        header = ["int run(int64_t *const frame) {", "  int status = 0;",
+                  f"  int64_t *const error = frame + {frame.error};",
+                  f"  int64_t *const results = frame + {frame.results};",
+                  f"  int64_t *const remaining = frame + {frame.remaining};"]
         for param in typed.params:
             if param.kind == "array":
-                header.append(f"  int64_t *const {self.names[param.name]} = arrays[{self.array_slots[param.name]}];")
+                header.append(f"  int64_t *const {self.names[param.name]} = frame + {frame.arrays[param.name]};")
             else:
-                header.append(f"  V {self.names[param.name]} = (V)scalars[{scalar}];")
-                scalar += 1
+                header.append(f"  V {self.names[param.name]} = (V)frame[{frame.scalars[param.name]}];")
         for name in typed.local_arrays:
-            header.append(f"  int64_t *const l{self.array_slots[name]} = arrays[{self.array_slots[name]}];")
+            header.append(f"  int64_t *const l{self.array_slots[name]} = frame + {frame.locals[name]};")
         header += [f"  V {self.names[name]} = 0;" for name in typed.variables]
         footer = ["done:", "  return status;", "}"]
         return "\n".join([_PRELUDE.format(value=value, bits=bits), *self.unit_code, *header, *body, *footer, ""])
@@ -570,11 +633,10 @@ class CompiledModel:
             raise CompiledModelUnsupported(f"{typed.name}: {self.fallback_reason}")
         self._accesses = translation.accesses
         self._loops = translation.loops
-        self._stored = translation.stored
+        self._frame = translation.frame
         self._arrays = [param for param in typed.params if param.kind == "array"]
-        self._scalars = [param for param in typed.params if param.kind == "scalar"]
-        self._locals = [local.depth for local in typed.local_arrays.values()]
-        self._ranges = {param.name: shape_range(param.shape) for param in typed.params}
+        self._scalars = [(param, shape_range(param.shape)) for param in typed.params if param.kind == "scalar"]
+        self._returns = len(typed.return_shapes)
         self.compile_seconds = time.perf_counter() - began
 
     @property
@@ -599,11 +661,12 @@ class CompiledModel:
             return self.golden.call(args, kwargs, max_loop_iterations=max_loop_iterations)
         check_loop_bound(max_loop_iterations)
         bound = self.golden.match(args, kwargs)
-        buffers, converted = self._buffers(bound)
+        values = tuple(bound[param.name] for param in self._arrays)
+        frame, converted = self._load(bound, values, max_loop_iterations)
         try:
-            return self._execute(bound, buffers, max_loop_iterations)
+            return self._execute(frame, max_loop_iterations)
         finally:
-            self._write_back(bound, buffers, converted)
+            self._write_back(values, frame, converted)
 
     def run(self, bound: dict, *, max_loop_iterations: int | None = None) -> tuple[object, dict[str, list[int]]]:
         """Run on already-bound arguments without touching them:
@@ -617,64 +680,64 @@ class CompiledModel:
         if self._run_c is None or approx_observed():
             return self.golden.run(bound, max_loop_iterations=max_loop_iterations)
         check_loop_bound(max_loop_iterations)
-        buffers, _ = self._buffers(bound)
-        result = self._execute(bound, buffers, max_loop_iterations)
-        return result, {param.name: buffers[index][0].tolist() for index, param in enumerate(self._arrays)}
+        frame, _ = self._load(bound, tuple(bound[param.name] for param in self._arrays), max_loop_iterations)
+        result = self._execute(frame, max_loop_iterations)
+        layout = self._frame
+        return result, {param.name: frame[layout.arrays[param.name]:layout.arrays[param.name] + param.depth].tolist()
+                        for param in self._arrays}
 
     # -- arguments --------------------------------------------------------------------------
 
-    def _buffers(self, bound: dict):
-        """``([(buffer, original), ...] per array parameter, converted)``: int64 buffers of the
-        arrays, checked as the Python run checks them; ``converted`` names the arrays whose
-        elements were not all exact ints (written back whole, as ints, as the Python run does)."""
-        lists = _lists_library()
-        buffers, converted = [], set()
-        for param in self._scalars:
-            self.golden.check_argument(param, bound[param.name])
-        for param in self._arrays:
+    def _load(self, bound: dict, values: tuple, max_loop_iterations):
+        """``(frame, converted)``: a new frame holding the arguments, checked as the Python run
+        checks them. Lists of exact ints are read by the list helper; the other arrays here
+        (``converted``: their indices, to be written back here)."""
+        layout = self._frame
+        frame = np.zeros(layout.size, dtype=np.int64)
+        for param, (low, high) in self._scalars:
             value = bound[param.name]
-            low, high = self._ranges[param.name]
-            buffer = None
-            if type(value) is list and len(value) == param.depth:
-                if lists is not None:
-                    candidate = np.empty(param.depth, dtype=np.int64)
-                    if lists.lists_read(value, candidate.ctypes.data, param.depth, low, high) < 0:
-                        buffer = candidate
-                else:
-                    candidate = _from_list(value)
-                    if candidate is not None and _within(candidate, low, high):
-                        buffer = candidate
-            elif isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu" \
-                    and len(value) == param.depth:
-                info = np.iinfo(value.dtype)
-                if info.min <= low and info.max >= high and _within(value, low, high):
-                    buffer = value.astype(np.int64)
-            if buffer is None:
+            if type(value) is not int or not low <= value <= high:
+                self.golden.check_argument(param, value)
+            frame[layout.scalars[param.name]] = int(value)
+        if layout.loops:
+            frame[layout.remaining:layout.remaining + layout.loops] = \
+                _NO_LIMIT if max_loop_iterations is None else max_loop_iterations
+        lists = _lists_library()
+        address = frame.ctypes.data
+        if lists is not None and self._arrays:
+            unread = lists.lists_read(values, address, layout.layout.ctypes.data, len(self._arrays),
+                                      address + 8 * layout.status)
+            if not unread:
+                return frame, ()
+        converted = []
+        for k, (param, value) in enumerate(zip(self._arrays, values)):
+            if lists is not None and frame[layout.status + k] == 0:
+                continue
+            offset = layout.arrays[param.name]
+            buffer = frame[offset:offset + param.depth]
+            low, high = shape_range(param.shape)
+            if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu" \
+                    and len(value) == param.depth and np.iinfo(value.dtype).min <= low \
+                    and np.iinfo(value.dtype).max >= high and _within(value, low, high):
+                buffer[:] = value
+            else:
                 # The Python run's checks raise the error it would raise; what passes them is
-                # converted element by element.
+                # converted element by element (and written back whole, as ints, as it does).
                 self.golden.check_argument(param, value)
                 items = value.tolist() if isinstance(value, np.ndarray) else value
-                buffer = np.array([int(item) for item in items], dtype=np.int64)
-                converted.add(param.name)
-            buffers.append((buffer, buffer.copy() if param.name in self._stored else buffer))
-        return buffers, converted
+                buffer[:] = [int(item) for item in items]
+            converted.append(k)
+        return frame, converted
 
-    def _execute(self, bound: dict, buffers, max_loop_iterations):
-        local_buffers = [np.zeros(depth, dtype=np.int64) for depth in self._locals]
-        pointers = (ctypes.c_void_p * max(1, len(buffers) + len(local_buffers)))(
-            *[buffer.ctypes.data for buffer, _ in buffers], *[buffer.ctypes.data for buffer in local_buffers])
-        scalars = np.array([int(bound[param.name]) for param in self._scalars] or [0], dtype=np.int64)
-        results = np.zeros(max(1, len(self.typed.return_shapes)), dtype=np.int64)
-        limit = np.iinfo(np.int64).max if max_loop_iterations is None else max_loop_iterations
-        remaining = np.full(max(1, len(self._loops)), limit, dtype=np.int64)
-        error = np.zeros(3, dtype=np.int64)
-        status = self._run_c(ctypes.addressof(pointers), scalars.ctypes.data, results.ctypes.data,
-                             remaining.ctypes.data, error.ctypes.data)
+    def _execute(self, frame: np.ndarray, max_loop_iterations):
+        layout = self._frame
+        status = self._run_c(frame.ctypes.data)
         if status == _RETURNED:
-            values = [int(v) for v in results[:len(self.typed.return_shapes)]]
+            values = [int(v) for v in frame[layout.results:layout.results + self._returns]]
             return values[0] if len(values) == 1 else tuple(values)
         if status == _FELL_OFF:
             return None
+        error = frame[layout.error:layout.error + 3]
         if status == _BAD_INDEX:
             filename, lineno, array, depth = self._accesses[int(error[0])]
             index = (int(error[2]) << 64) | (int(error[1]) & ((1 << 64) - 1))
@@ -684,31 +747,23 @@ class CompiledModel:
             raise KernelLoopLimit(filename, lineno, max_loop_iterations)
         raise AssertionError(f"the compiled model of {self.name} returned status {status}")
 
-    def _write_back(self, bound: dict, buffers, converted) -> None:
+    def _write_back(self, values: tuple, frame: np.ndarray, converted) -> None:
+        layout = self._frame
         lists = _lists_library()
-        for param, (buffer, original) in zip(self._arrays, buffers):
-            value = bound[param.name]
-            if param.name in converted:
-                value[:] = buffer.tolist() if isinstance(value, list) else buffer
-            elif param.name not in self._stored:
-                continue
-            elif isinstance(value, np.ndarray):
-                value[:] = buffer
-            elif lists is not None:
-                if lists.lists_write(value, buffer.ctypes.data, original.ctypes.data, param.depth) != 0:
-                    raise MemoryError(f"cannot write {param.name} back")
+        if lists is not None and self._arrays:
+            address = frame.ctypes.data
+            if lists.lists_write(values, address, layout.layout.ctypes.data, len(self._arrays),
+                                 address + 8 * layout.status) != 0:
+                raise MemoryError(f"{self.name}: cannot write the arrays back")
+        for k in converted:
+            param, value = self._arrays[k], values[k]
+            offset = layout.arrays[param.name]
+            buffer = frame[offset:offset + param.depth]
+            if isinstance(value, np.ndarray):
+                if param.name in layout.originals:
+                    value[:] = buffer
             else:
                 value[:] = buffer.tolist()
-
-
-def _from_list(values: list):
-    """``values`` as int64, or ``None`` unless every element is an exact ``int`` that fits."""
-    if not set(map(type, values)) <= {int}:
-        return None
-    try:
-        return np.array(values, dtype=np.int64)
-    except OverflowError:
-        return None
 
 
 def _within(values: np.ndarray, low: int, high: int) -> bool:

@@ -33,10 +33,13 @@ from hls.compiler import compile_kernel
 from .cocotb_kernel import simulate_verilog, spec_from_signature
 from .errors import SimulationTimeout
 
-__all__ = ["run", "KernelRun", "BACKENDS"]
+__all__ = ["run", "KernelRun", "BACKENDS", "GOLDEN_MODELS"]
 
 #: Simulators :func:`run` knows: Amaranth's, and cocotb with Icarus or Verilator.
 BACKENDS = ("amaranth", "icarus", "verilator")
+
+#: The golden models :func:`run` compares with: the compiled one (:mod:`hls.golden`), or the Python run.
+GOLDEN_MODELS = ("compiled", "python")
 
 
 @dataclass
@@ -75,20 +78,39 @@ def _as_return(value):
     return int(value)
 
 
-def expected_outputs(kernel, args: dict[str, Any], max_loop_iterations: int | None = None) -> dict:
+def expected_outputs(kernel, args: dict[str, Any], max_loop_iterations: int | None = None, *,
+                     golden: str = "compiled") -> dict:
     """The golden model's outputs for ``args`` (which are not modified).
 
-    ``max_loop_iterations`` bounds the Python run (see
+    ``max_loop_iterations`` bounds the run (see
     :meth:`hls.frontend.golden.GoldenModel.run`): past it, one loop raises
-    :class:`hls.errors.KernelLoopLimit`.
+    :class:`hls.errors.KernelLoopLimit`. ``golden`` is ``"compiled"`` (the
+    model compiled to C, :mod:`hls.golden`, bit-exact with the Python run) or
+    ``"python"`` (the Python run itself).
+
+    Raises
+    ------
+    ValueError
+        For another ``golden``.
     """
+    model = _golden_model(kernel, golden)
     arguments = copy.deepcopy(dict(args))
-    result = kernel.golden_model().call((), arguments, max_loop_iterations=max_loop_iterations)
+    result = model.call((), arguments, max_loop_iterations=max_loop_iterations)
     arrays = {}
     for param in kernel.params:
         if param.kind == "array":
             arrays[param.name] = [int(v) for v in arguments[param.name]]
     return {"return": _as_return(result), "arrays": arrays}
+
+
+def _check_golden(golden: str) -> None:
+    if golden not in GOLDEN_MODELS:
+        raise ValueError(f"unknown golden model {golden!r}; expected one of {', '.join(GOLDEN_MODELS)}")
+
+
+def _golden_model(kernel, golden: str):
+    _check_golden(golden)
+    return kernel.compiled_model() if golden == "compiled" else kernel.golden_model()
 
 
 def differences(outputs: dict, expected: dict) -> list[str]:
@@ -107,8 +129,9 @@ def differences(outputs: dict, expected: dict) -> list[str]:
 
 
 def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None = None, *,
-        max_cycles: int = 200_000, pipelining: bool = True, overlap: bool = True) -> KernelRun:
-    """Simulate ``kernel`` on ``args`` and compare with its Python run.
+        max_cycles: int = 200_000, pipelining: bool = True, overlap: bool = True,
+        golden: str = "compiled") -> KernelRun:
+    """Simulate ``kernel`` on ``args`` and compare with its golden model.
 
     Parameters
     ----------
@@ -133,11 +156,15 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     overlap : bool
         ``False`` lets every run of an inner loop drain before the code after it
         starts (the baseline for overlapped runs, ``hls.analysis.overlap``).
+    golden : str
+        ``"compiled"`` (default): the expected outputs come from the golden model
+        compiled to C (:mod:`hls.golden`, bit-exact with the Python run; a kernel it
+        cannot compile runs the Python run); ``"python"``: from the Python run itself.
 
     Raises
     ------
     ValueError
-        For an unknown backend, or arguments that do not fit the parameters.
+        For an unknown backend or golden model, or arguments that do not fit the parameters.
     artefacts.DestinationError
         ``vcd`` cannot be written (a folder, a missing folder, no permission);
         a ``ValueError`` whose one-line message starts with the path.
@@ -156,9 +183,10 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown simulation backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    _check_golden(golden)     # before anything is built
     if vcd is not None:
         artefacts.check_file_destination(vcd)
-    expected = expected_outputs(kernel, args, max_loop_iterations=max_cycles)
+    expected = expected_outputs(kernel, args, max_loop_iterations=max_cycles, golden=golden)
     compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap)
     if backend == "amaranth":
         outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)

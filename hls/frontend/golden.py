@@ -134,6 +134,7 @@ class GoldenModel:
 
     def __init__(self, typed: TypedKernel):
         self.typed = typed
+        self._names = frozenset(param.name for param in typed.params)
         self.sites: list[Site] = []
         self._accesses: list[_AccessSite] = []
         self._loops: list[_LoopSite] = []
@@ -178,13 +179,16 @@ class GoldenModel:
         if len(args) > len(params):
             raise TypeError(f"{name}() takes {len(params)} argument(s), {len(args)} given")
         bound = {param.name: value for param, value in zip(params, args)}
+        names = self._names
         for key, value in kwargs.items():
             if key in bound:
                 raise TypeError(f"{name}() got argument {key!r} twice")
-            if key not in {param.name for param in params}:
+            if key not in names:
                 raise TypeError(f"{name}() has no parameter {key!r} "
                                 f"(parameters: {', '.join(p.name for p in params)})")
             bound[key] = value
+        if len(bound) == len(params):
+            return bound
         missing = [param.name for param in params if param.name not in bound]
         if missing:
             raise TypeError(f"{name}() is missing argument(s): {', '.join(missing)}")
