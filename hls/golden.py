@@ -213,7 +213,19 @@ def _magnitude_bits(shape: Shape) -> int:
 
 
 def _fits_int64(shape: Shape) -> bool:
-    return _magnitude_bits(shape) <= 63
+    """Whether a value of ``shape`` fits one int64 word: as itself, or ``unsigned(64)`` as its bit pattern."""
+    return _magnitude_bits(shape) <= 63 or shape == Shape(64, False)
+
+
+def _unsigned64(shape: Shape) -> bool:
+    """A shape held in an int64 word as its bit pattern (read back zero-extended)."""
+    return shape == Shape(64, False)
+
+
+def _words(values) -> np.ndarray:
+    """Python ints of one shape as int64 words (``unsigned(64)`` values as their bit patterns)."""
+    return np.array([int(v) for v in values], dtype=np.uint64 if any(int(v) >> 63 for v in values)
+                    else np.int64).view(np.int64)
 
 
 class _Frame:
@@ -248,7 +260,12 @@ class _Frame:
         rows = []
         for param in arrays:
             low, high = shape_range(param.shape)
-            rows.append((self.arrays[param.name], param.depth, low, high, self.originals.get(param.name, -1)))
+            # An unsigned(64) array is read and written by the caller (depth -1: no list matches).
+            if _unsigned64(param.shape):
+                depth, high = -1, 0
+            else:
+                depth = param.depth
+            rows.append((self.arrays[param.name], depth, low, high, self.originals.get(param.name, -1)))
         self.layout = np.array(rows or [(0, 0, 0, 0, -1)], dtype=np.int64)
 
 
@@ -312,12 +329,17 @@ class _Translation:
             if param.kind == "array":
                 header.append(f"  int64_t *const {self.names[param.name]} = frame + {frame.arrays[param.name]};")
             else:
-                header.append(f"  V {self.names[param.name]} = (V)frame[{frame.scalars[param.name]}];")
+                header.append(f"  V {self.names[param.name]} = {self.word(f'frame[{frame.scalars[param.name]}]', param.shape)};")
         for name in typed.local_arrays:
             header.append(f"  int64_t *const l{self.array_slots[name]} = frame + {frame.locals[name]};")
         header += [f"  V {self.names[name]} = 0;" for name in typed.variables]
         footer = ["done:", "  return status;", "}"]
         return "\n".join([_PRELUDE.format(value=value, bits=bits), *self.unit_code, *header, *body, *footer, ""])
+
+    @staticmethod
+    def word(word: str, shape: Shape) -> str:
+        """The value of shape ``shape`` held in the int64 ``word``."""
+        return f"(V)(uint64_t){word}" if _unsigned64(shape) else f"(V){word}"
 
     def storage(self, shape: Shape, node, what: str) -> None:
         if not _fits_int64(shape):
@@ -477,7 +499,7 @@ class _Translation:
             index = self.value_temporary(self.expr(node.slice))
             self.check_index(node, array, index)
             name = self.temporary()
-            self.emit(f"const V {name} = (V){self.array(array)}[{index}];")
+            self.emit(f"const V {name} = {self.word(f'{self.array(array)}[{index}]', self.typed.array(array)[0])};")
             return name
         if isinstance(node, ast.BinOp):
             left, right = self.expr(node.left), self.expr(node.right)
@@ -683,8 +705,7 @@ class CompiledModel:
         frame, _ = self._load(bound, tuple(bound[param.name] for param in self._arrays), max_loop_iterations)
         result = self._execute(frame, max_loop_iterations)
         layout = self._frame
-        return result, {param.name: frame[layout.arrays[param.name]:layout.arrays[param.name] + param.depth].tolist()
-                        for param in self._arrays}
+        return result, {param.name: self._contents(frame, param).tolist() for param in self._arrays}
 
     # -- arguments --------------------------------------------------------------------------
 
@@ -698,7 +719,8 @@ class CompiledModel:
             value = bound[param.name]
             if type(value) is not int or not low <= value <= high:
                 self.golden.check_argument(param, value)
-            frame[layout.scalars[param.name]] = int(value)
+                value = int(value)
+            frame[layout.scalars[param.name]] = value if value < (1 << 63) else value - (1 << 64)
         if layout.loops:
             frame[layout.remaining:layout.remaining + layout.loops] = \
                 _NO_LIMIT if max_loop_iterations is None else max_loop_iterations
@@ -719,13 +741,13 @@ class CompiledModel:
             if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu" \
                     and len(value) == param.depth and np.iinfo(value.dtype).min <= low \
                     and np.iinfo(value.dtype).max >= high and _within(value, low, high):
-                buffer[:] = value
+                buffer[:] = value.astype(np.uint64).view(np.int64) if _unsigned64(param.shape) else value
             else:
                 # The Python run's checks raise the error it would raise; what passes them is
                 # converted element by element (and written back whole, as ints, as it does).
                 self.golden.check_argument(param, value)
                 items = value.tolist() if isinstance(value, np.ndarray) else value
-                buffer[:] = [int(item) for item in items]
+                buffer[:] = _words(items)
             converted.append(k)
         return frame, converted
 
@@ -733,7 +755,9 @@ class CompiledModel:
         layout = self._frame
         status = self._run_c(frame.ctypes.data)
         if status == _RETURNED:
-            values = [int(v) for v in frame[layout.results:layout.results + self._returns]]
+            values = [int(v) & ((1 << 64) - 1) if _unsigned64(shape) else int(v)
+                      for v, shape in zip(frame[layout.results:layout.results + self._returns],
+                                          self.typed.return_shapes)]
             return values[0] if len(values) == 1 else tuple(values)
         if status == _FELL_OFF:
             return None
@@ -757,13 +781,18 @@ class CompiledModel:
                 raise MemoryError(f"{self.name}: cannot write the arrays back")
         for k in converted:
             param, value = self._arrays[k], values[k]
-            offset = layout.arrays[param.name]
-            buffer = frame[offset:offset + param.depth]
+            buffer = self._contents(frame, param)
             if isinstance(value, np.ndarray):
                 if param.name in layout.originals:
                     value[:] = buffer
             else:
                 value[:] = buffer.tolist()
+
+    def _contents(self, frame: np.ndarray, param) -> np.ndarray:
+        """Array ``param``'s elements in ``frame`` (an ``unsigned(64)`` array's as ``uint64``)."""
+        offset = self._frame.arrays[param.name]
+        words = frame[offset:offset + param.depth]
+        return words.view(np.uint64) if _unsigned64(param.shape) else words
 
 
 def _within(values: np.ndarray, low: int, high: int) -> bool:

@@ -292,3 +292,24 @@ def test_the_shared_object_is_cached_by_its_source(tmp_path, monkeypatch):
     assert first.source == second.source
     # One shared object, named by its hash: the second model loads it (the list helper was built earlier).
     assert sorted((tmp_path / "compiled").glob("kernel_*.so")) == files and len(files) == 1
+
+
+@hls.kernel
+def words(a: hls.Array[unsigned(64), 4], k: unsigned(64)) -> tuple[unsigned(64), signed(64)]:
+    s: unsigned(64) = k
+    t: signed(64) = 0
+    for i in range(4):
+        s = s + a[i]
+        t = t - (a[i] >> 1)
+        a[i] = ~a[i]
+    return s, t
+
+
+def test_unsigned_64_bit_values_pass_as_their_bit_patterns():
+    rng = random.Random(64)
+    for _ in range(20):
+        values = [rng.choice([0, 1, (1 << 64) - 1, 1 << 63, rng.getrandbits(64)]) for _ in range(4)]
+        assert_bit_exact(words, {"a": values, "k": rng.getrandbits(64)})
+        compiled, python = np.array(values, dtype=np.uint64), np.array(values, dtype=np.uint64)
+        assert words.compiled_model()(a=compiled, k=5) == words(a=python, k=5)
+        assert compiled.tolist() == python.tolist()
