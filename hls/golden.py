@@ -59,6 +59,7 @@ import functools
 import itertools
 import sysconfig
 import threading
+import time
 
 import numpy as np
 from amaranth.hdl import Shape
@@ -374,7 +375,7 @@ class _Translation:
             self.need(shape, node)
             if isinstance(target, ast.Name):
                 value = self.expr(node.value)
-                self.emit(f"{self.names[target.id]} = {self.wrap(value, shape)};")
+                self.emit(f"{self.name(target)} = {self.wrap(value, shape)};")
                 return
             # The Python run evaluates the index, then the value, then checks the index.
             array = target.value.id
@@ -414,7 +415,7 @@ class _Translation:
             high = self.value_temporary(self.expr(stop))
             self.emit(f"for (V {counter} = {low}; {counter} < {high}; {counter} += {step.value}) {{")
             self.depth += 1
-            self.emit(f"{self.names[node.target.id]} = {counter};")
+            self.emit(f"{self.name(node.target)} = {counter};")
             self.count_iteration(node)
             self.statements(node.body)
             self.depth -= 1
@@ -444,6 +445,12 @@ class _Translation:
         self.loops.append((getattr(loop, "hls_filename", self.typed.filename), loop.lineno))
         index = len(self.loops) - 1
         self.emit(f"if (--remaining[{index}] < 0) {{ error[0] = {index}; status = {_LOOP_LIMIT}; goto done; }}")
+
+    def name(self, node: ast.Name) -> str:
+        """The C name of a variable or scalar parameter."""
+        if node.id not in self.names:
+            raise _Unsupported(node, f"the name {node.id!r} is neither a parameter nor a typed variable")
+        return self.names[node.id]
 
     def array(self, name: str) -> str:
         if name in self.typed.local_arrays:
@@ -493,7 +500,7 @@ class _Translation:
         if isinstance(node, ast.Constant):
             return self.literal(node.value)
         if isinstance(node, ast.Name):
-            return self.names[node.id]
+            return self.name(node)
         if isinstance(node, ast.Subscript):
             array = node.value.id
             index = self.value_temporary(self.expr(node.slice))
@@ -632,7 +639,6 @@ class CompiledModel:
     """
 
     def __init__(self, function, *, fallback: bool = True):
-        import time
         began = time.perf_counter()
         self.name = function.name
         self.golden = function.golden_model()
