@@ -1378,11 +1378,12 @@ ARGS = {args!r}
 def test_{name}():
     import copy
 
-    from sim.kernel import run
+    from sim.kernel import expected_outputs, run
 
-    from sim.fuzz import approx_bound_check
+    from sim.fuzz import approx_bound_check, compiled_difference
 
     assert not approx_bound_check({name}, copy.deepcopy(ARGS)).outside
+    assert not compiled_difference({name}, ARGS, expected_outputs({name}, ARGS, golden="python"))
     result = run({name}, copy.deepcopy(ARGS), backend={backend!r})
     assert result.match, (result.outputs, result.expected)
 '''
