@@ -51,6 +51,17 @@ def test_every_benchmark_kernel_on_its_examples(name):
         assert_bit_exact(kernel, example)
 
 
+@pytest.mark.parametrize("name", ("histogram", "insertion_sort", "collatz", "matmul_acc"))
+def test_run_on_bound_arguments_leaves_them_alone(name):
+    kernel, examples = load(name)
+    for example in examples:
+        bound = kernel.golden_model().bind((), copy.deepcopy(example))
+        before = copy.deepcopy(bound)
+        assert kernel.compiled_model().run(bound, max_loop_iterations=10_000) == \
+            kernel.golden_model().run(bound, max_loop_iterations=10_000)
+        assert bound == before
+
+
 #: Approximate configurations of every non-slow run: each replaces both `*` and `//`.
 FAST_CONFIGS = ("exact", "drum6+mitchell_div_refined", "mitchell_refined+mitchell_div")
 
