@@ -324,3 +324,20 @@ def test_unsigned_64_bit_values_pass_as_their_bit_patterns():
         compiled, python = np.array(values, dtype=np.uint64), np.array(values, dtype=np.uint64)
         assert words.compiled_model()(a=compiled, k=5) == words(a=python, k=5)
         assert compiled.tolist() == python.tolist()
+
+
+def test_without_a_c_compiler_the_model_is_the_python_run(monkeypatch):
+    import approx_units.compiled
+    monkeypatch.setattr(approx_units.compiled, "unavailable_reason", lambda: "no C compiler found (looked for cc, gcc)")
+    model = CompiledModel(guarded)
+    assert not model.compiled and "no C compiler found" in model.fallback_reason
+    args = {"a": [5, -7, 99, 3, 0, 0, 0, 0], "out": [0] * 8, "n": 8}
+    assert outcome(model, args) == outcome(guarded.golden_model(), args)
+
+
+def test_without_the_list_helper_arguments_go_through_numpy(monkeypatch):
+    import hls.golden
+    monkeypatch.setattr(hls.golden, "_lists_library", lambda: None)
+    model = CompiledModel(scatter)
+    for args in ({"a": [1, 2, 3, 4], "idx": [3, 2, 1, 0], "n": 4}, {"a": [1, 2, 300, 4], "idx": [0] * 4, "n": 1}):
+        assert outcome(model, args) == outcome(scatter.golden_model(), args)
