@@ -11,11 +11,11 @@ The resulting :class:`GateNetlist` has the same ``model(a, b)`` / ``kind`` /
 measures it with the same metrics (typically a circuit from EvoApproxLib).
 
 :func:`netlist_graph` translates the gate list into the library's own
-:class:`~approx_units.dataflow.Graph` (one 1-bit node per gate), which is what
-the error engine's compiled back end (:mod:`approx_units.compiled`) runs:
-the gates whose inputs come from one operand only are then evaluated once per
-operand value, the others once per pair, at C speed. ``GateNetlist.graph`` is
-that translation.
+:class:`~approx_units.dataflow.Graph` (one 1-bit node per gate);
+``GateNetlist.graph`` is that translation. The error engine's native back end
+does not run that graph: :meth:`GateNetlist.compiled_evaluator` compiles the
+gates bit-sliced (:mod:`approx_units.bitsliced`), 512 operand pairs per
+instruction, fused with the error statistics.
 """
 
 from __future__ import annotations
@@ -137,6 +137,12 @@ class GateNetlist:
         if cached is None:
             cached = self.__dict__["_graph"] = netlist_graph(self)
         return cached
+
+    def compiled_evaluator(self):
+        """The native evaluator of the error engine: the gates bit-sliced, 512 pairs per
+        instruction (:class:`approx_units.bitsliced.NetlistEvaluator`)."""
+        from .bitsliced import NetlistEvaluator     # a C compiler: only when this engine runs
+        return NetlistEvaluator(self)
 
     def model(self, a, b) -> np.ndarray:
         """The circuit's output for each operand pair (int64; two's complement values when ``signed``)."""
