@@ -69,7 +69,8 @@ _BLOCK_PAIRS = 1 << 14
 def netlist_spec(netlist) -> KernelSpec:
     """The :class:`~approx_units.compiled.KernelSpec` of a :class:`~approx_units.verilog_eval.GateNetlist`."""
     return KernelSpec(kind=netlist.kind, a_width=len(netlist.a_bits), b_width=len(netlist.b_bits),
-                      output_width=len(netlist.o_bits), signed=bool(netlist.signed))
+                      output_width=len(netlist.o_bits), signed=bool(netlist.signed),
+                      frac_bits=int(netlist.frac_bits))
 
 
 def _transpose(rows: int) -> str:
