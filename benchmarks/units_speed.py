@@ -1,8 +1,9 @@
-"""Speed of the error engine against C references compiled here, measured in one run (issues 3 and 13).
+"""Speed of the error engine against C references compiled here, measured in one run (issues 3, 13 and 24).
 
     .venv/bin/python benchmarks/units_speed.py                  # 16-bit: takes several minutes
     .venv/bin/python benchmarks/units_speed.py --width 12       # a quick run (2^24 pairs each)
     .venv/bin/python benchmarks/units_speed.py --evoapprox /work/.mirror/ehw-fit+evoapproxlib/repo
+    .venv/bin/python benchmarks/units_speed.py --evoapprox MIRROR --skip-8bit --only mul16u_5A2,largest
 
 For each circuit it writes a plain single-threaded C program (the circuit's
 model and the error metrics of ``approx_units.metrics`` over every operand
@@ -14,14 +15,19 @@ on random pairs, and times it beside axhls's exhaustive evaluation on
 * ``loa16``: a 16-bit third-party-style gate-level adder (lower-part OR on 6
   bits, ripple-carry gates above), as Verilog evaluated through Yosys and as
   gate-by-gate C in EvoApproxLib's style;
-* ``add16u_0P8`` when ``--evoapprox`` names the EvoApproxLib mirror (a bare git
-  repository or a checkout): its Verilog and its own C model, read from there
-  at run time.
+* ``drum``: the library's DRUM(k=6) multiplier, and the same algorithm in C;
+* when ``--evoapprox`` names the EvoApproxLib mirror (a bare git repository or
+  a checkout), circuits with their own C models, read from there at run time:
+  ``add16u_0P8``; ``mul16u_5A2``; and the largest 16x16 unsigned multiplier
+  netlist by gate count after Yosys's mapping (every ``*.v`` of
+  ``multiplers/16x16_unsigned/``, ``*_pdk45.v`` left out, is loaded to count).
 
-Targets (issue 13), as ratios measured in the same run: the third-party 16-bit
-adder on 2 cores no slower than its C model on one (ratio <= 1); the 16x16
-Mitchell no slower than half the single-threaded C time (ratio <= 0.5). The
-machine may be shared: the load average is printed with every timing.
+axhls runs each race twice, on one thread and on ``--workers``; both times are
+printed. Targets, as ratios measured in the same run against the C model on
+one core: third-party netlists on ``--workers`` cores no slower than their C
+model (ratio <= 1, issues 13 and 24); the library's 16x16 units at most a
+quarter of it (ratio <= 0.25, issue 24). The machine may be shared: the load
+average is printed with every timing.
 
 The 8x8 section times every library unit exhaustively (issue 3: < 0.1 s each).
 """
@@ -113,6 +119,27 @@ static inline uint64_t mitchell(uint64_t a, uint64_t b) {
 """
 
 
+# DRUM(k) as approx_units.multipliers.drum computes it: each operand's k bits from its leading
+# one (the lowest forced to 1 when bits were cut), their product, shifted back.
+DRUM_C = r"""
+static inline uint64_t drum_operand(uint64_t x, int *shift) {
+  const int k = %(k)d;
+  const int position = x ? 63 - __builtin_clzll(x) : 0;
+  const int cut = position >= k;
+  *shift = cut ? position - (k - 1) : 0;
+  return ((x >> *shift) & ((1ull << k) - 1)) | (uint64_t)cut;
+}
+static inline uint64_t drum(uint64_t a, uint64_t b) {
+  int sa, sb;
+  const uint64_t ta = drum_operand(a, &sa), tb = drum_operand(b, &sb);
+  return ((ta * tb) << (sa + sb)) & ((1ull << (2 * %(width)d)) - 1);
+}
+"""
+
+#: EvoApproxLib's 16x16 unsigned multipliers, each in several Pareto folders.
+EVO_MULTIPLIERS = "multiplers/16x16_unsigned"
+
+
 def loa_verilog(width: int, low: int) -> str:
     """A lower-part-OR adder as a third party writes it: OR gates, then a ripple-carry adder of gates."""
     return f"""
@@ -156,6 +183,41 @@ def read_from_mirror(mirror: Path, path: str) -> str:
         if result.returncode == 0:
             return result.stdout
     raise SystemExit(f"{mirror}: no {path} in the checkout or in its branches")
+
+
+def list_mirror(mirror: Path, folder: str) -> list:
+    """The paths of the files under ``folder`` in the mirror (a checkout, or a bare repository's ``v2022``)."""
+    if (mirror / folder).is_dir():
+        return sorted(str(p.relative_to(mirror)) for p in (mirror / folder).rglob("*") if p.is_file())
+    for ref in ("v2022", "HEAD"):
+        result = subprocess.run(["git", "--git-dir", str(mirror), "ls-tree", "-r", "--name-only", ref, folder],
+                                capture_output=True, text=True)
+        if result.returncode == 0 and result.stdout.strip():
+            return sorted(result.stdout.split())
+    raise SystemExit(f"{mirror}: no folder {folder} in the checkout or in its branches")
+
+
+def evoapprox_multipliers(mirror: Path, work: Path) -> dict:
+    """``{name: (verilog path in the mirror, GateNetlist)}`` of every unique 16x16 unsigned multiplier."""
+    paths = {}
+    for path in list_mirror(mirror, EVO_MULTIPLIERS):
+        name = Path(path).stem
+        if path.endswith(".v") and not name.endswith("_pdk45"):
+            paths.setdefault(name, path)
+    circuits = {}
+    for name, path in sorted(paths.items()):
+        local = Path(work, f"{name}.v")
+        local.write_text(read_from_mirror(mirror, path))
+        circuits[name] = (path, load_verilog(local, name, "mul", 16))
+    return circuits
+
+
+def published(c_model: str, name: str) -> int | None:
+    """A metric of the header comment of an EvoApproxLib C model (``// WCE = 780197``)."""
+    for line in c_model.splitlines():
+        if line.startswith(f"// {name} = "):
+            return int(float(line.split("=")[1].split()[0]))
+    return None
 
 
 class CReference:
@@ -204,20 +266,25 @@ def compare_metrics(label: str, c_metrics: dict, axhls_metrics: dict):
     print(f"  metrics agree with the C reference: {', '.join(f'{k}={v:.6g}' for k, v in c_metrics.items())}")
 
 
-def race(label: str, reference: CReference, subject, workers: int, target: float) -> float:
-    """Time the C reference, then axhls; print both, the ratio and the load. Returns the ratio."""
+def race(label: str, reference: CReference, subject, workers: int, target: float) -> tuple:
+    """Time the C reference, then axhls on one thread and on ``workers``; print the times, the ratios
+    and the load. Returns ``(seconds on workers threads / C, seconds on one thread / C, metrics)``."""
     load = os.getloadavg()[0]
     c_seconds, c_metrics = reference.run()
     print(f"  C (gcc -O2, 1 thread): {c_seconds:.2f} s   (load average before: {load:.2f})")
-    load = os.getloadavg()[0]
-    started = time.perf_counter()
-    result = ev.evaluate(subject, exhaustive=True, workers=workers, engine="compiled")
-    seconds = time.perf_counter() - started
-    print(f"  axhls ({workers} threads, compiled engine): {seconds:.2f} s   (load average before: {load:.2f})")
-    compare_metrics(label, c_metrics, result.metrics)
-    ratio = seconds / c_seconds
-    print(f"  ratio axhls / C = {ratio:.3f} (target <= {target:g}): {'met' if ratio <= target else 'NOT met'}")
-    return ratio
+    seconds = {}
+    for threads in sorted({1, workers}):
+        load = os.getloadavg()[0]
+        started = time.perf_counter()
+        result = ev.evaluate(subject, exhaustive=True, workers=threads, engine="compiled", progress=False)
+        seconds[threads] = time.perf_counter() - started
+        print(f"  axhls ({threads} thread{'s' if threads > 1 else ''}, compiled engine): {seconds[threads]:.2f} s"
+              f"   (load average before: {load:.2f})")
+        compare_metrics(label, c_metrics, result.metrics)
+    ratio, single = seconds[workers] / c_seconds, seconds[1] / c_seconds
+    print(f"  ratio axhls ({workers} threads) / C = {ratio:.3f} (target <= {target:g}): "
+          f"{'met' if ratio <= target else 'NOT met'}; on 1 thread {single:.3f}")
+    return ratio, single, result.metrics
 
 
 def eight_bit_section():
@@ -245,7 +312,15 @@ def main():
     parser.add_argument("--workers", type=int, default=2, help="threads of axhls's evaluation (default 2)")
     parser.add_argument("--evoapprox", type=Path, help="the EvoApproxLib mirror (race add16u_0P8 too)")
     parser.add_argument("--skip-8bit", action="store_true", help="skip the 8x8 per-unit section")
+    parser.add_argument("--only", metavar="NAMES",
+                        help="race only these, comma-separated: mitchell, drum, loa16 (loa at --width), "
+                             "add16u_0P8, mul16u_5A2, largest")
     args = parser.parse_args()
+    only = set(args.only.split(",")) if args.only else None
+
+    def wanted(name: str) -> bool:
+        return only is None or name in only
+
     if shutil.which("gcc") is None:
         raise SystemExit("this benchmark compiles its C references with gcc, which is not installed")
     if not compiled.available():
@@ -257,39 +332,66 @@ def main():
           f"races at {width}x{width} bits (2^{2 * width} pairs), axhls on {args.workers} threads")
     ratios = {}
     with tempfile.TemporaryDirectory(prefix="axhls-speed-") as work:
-        unit = approx_units.get("mitchell", width=width)
-        print(f"mitchell {width}x{width}:")
-        reference = CReference(Path(work), "mitchell", MITCHELL_C % {"width": width}, "mitchell", "a * b", width)
-        check_bit_exact(reference, unit.model, width, "mitchell")
-        started = time.perf_counter()
-        compiled.evaluator_for(unit)
-        print(f"  axhls kernel compiled (or found in the cache) in {time.perf_counter() - started:.2f} s")
-        ratios["mitchell"] = race("mitchell", reference, ev.LibraryUnit("mitchell", width, 0, (("signed", False),)),
-                                  args.workers, 0.5)
+        k = min(6, width)
+        units = [("mitchell", {}, MITCHELL_C % {"width": width}), ("drum", {"k": k}, DRUM_C % {"width": width, "k": k})]
+        for name, params, c_model in units:
+            if not wanted(name):
+                continue
+            unit = approx_units.get(name, width=width, **params)
+            print(f"{name} {width}x{width} (library unit):")
+            reference = CReference(Path(work), name, c_model, name, "a * b", width)
+            check_bit_exact(reference, unit.model, width, name)
+            started = time.perf_counter()
+            compiled.evaluator_for(unit)
+            print(f"  axhls kernel compiled (or found in the cache) in {time.perf_counter() - started:.2f} s")
+            subject = ev.LibraryUnit(name, width, 0, tuple(sorted(unit.params.items())))
+            ratios[name] = race(name, reference, subject, args.workers, 0.25)[:2]
 
-        adders = [(f"loa{width}", loa_verilog(width, min(6, width - 2)), loa_c(width, min(6, width - 2)))]
+        # (the name --only takes, module, kind, Verilog, C model)
+        circuits = [("loa16", f"loa{width}", "add", loa_verilog(width, min(6, width - 2)),
+                     loa_c(width, min(6, width - 2)))]
         if args.evoapprox:
             if width != 16:
-                raise SystemExit("--evoapprox races add16u_0P8, a 16-bit adder: leave --width at 16")
+                raise SystemExit("--evoapprox races 16-bit circuits: leave --width at 16")
             base = "adders/16_unsigned/pareto_pwr_mae/add16u_0P8"
-            c_model = read_from_mirror(args.evoapprox, base + ".c")
-            adders.append(("add16u_0P8", read_from_mirror(args.evoapprox, base + ".v"),
-                           c_model.replace("#include <stdint.h>", "").replace("#include <stdlib.h>", "")))
-        for top, verilog, c_model in adders:
-            print(f"{top} (third-party Verilog, {width}-bit adder):")
+            circuits.append(("add16u_0P8", "add16u_0P8", "add", read_from_mirror(args.evoapprox, base + ".v"),
+                             read_from_mirror(args.evoapprox, base + ".c")))
+            if wanted("mul16u_5A2") or wanted("largest"):
+                started = time.perf_counter()
+                multipliers = evoapprox_multipliers(args.evoapprox, Path(work))
+                by_size = sorted(multipliers.items(), key=lambda item: (-len(item[1][1].gates), item[0]))
+                print(f"EvoApproxLib {EVO_MULTIPLIERS}: {len(multipliers)} unique netlists read in "
+                      f"{time.perf_counter() - started:.1f} s; largest by gates: "
+                      + ", ".join(f"{name} {len(netlist.gates)}" for name, (_, netlist) in by_size[:3]))
+                for key, name in (("mul16u_5A2", "mul16u_5A2"), ("largest", by_size[0][0])):
+                    path = multipliers[name][0]
+                    circuits.append((key, name, "mul", read_from_mirror(args.evoapprox, path),
+                                     read_from_mirror(args.evoapprox, path[:-2] + ".c")))
+        for key, top, kind, verilog, c_model in circuits:
+            if not wanted(key) or top in ratios:
+                continue
+            noun = "adder" if kind == "add" else "multiplier"
+            print(f"{top} (third-party Verilog, {width}-bit {noun}):")
             path = Path(work, f"{top}.v")
             path.write_text(verilog)
             started = time.perf_counter()
-            netlist = load_verilog(path, top, "add", width)
+            netlist = load_verilog(path, top, kind, width)
             compiled.evaluator_for(netlist)
-            print(f"  Yosys netlist ({len(netlist.gates)} gates) and kernel in {time.perf_counter() - started:.2f} s")
-            reference = CReference(Path(work), top, c_model, top, "a + b", width)
+            print(f"  Yosys netlist ({len(netlist.gates)} gates) and bit-sliced kernel in "
+                  f"{time.perf_counter() - started:.2f} s")
+            model = c_model.replace("#include <stdint.h>", "").replace("#include <stdlib.h>", "")
+            reference = CReference(Path(work), top, model, top, "a + b" if kind == "add" else "a * b", width)
             check_bit_exact(reference, netlist.model, width, top)
-            ratios[top] = race(top, reference, netlist, args.workers, 1.0)
+            ratio, single, metrics = race(top, reference, netlist, args.workers, 1.0)
+            ratios[top] = (ratio, single)
+            mae, wce = published(c_model, "MAE"), published(c_model, "WCE")
+            if mae is not None and wce is not None:
+                print(f"  published MAE {mae}, WCE {wce}; measured MAE {metrics['med']:.3f}, WCE {metrics['wce']}")
     print("summary (axhls on {} threads / C on 1): ".format(args.workers)
-          + ", ".join(f"{name} {ratio:.3f}" for name, ratio in ratios.items())
+          + ", ".join(f"{name} {ratio:.3f}" for name, (ratio, _) in ratios.items())
           + f"; load average now {os.getloadavg()[0]:.2f}")
-
+    print("summary (axhls on 1 thread / C on 1): "
+          + ", ".join(f"{name} {single:.3f}" for name, (_, single) in ratios.items()))
 
 if __name__ == "__main__":
     sys.exit(main())
