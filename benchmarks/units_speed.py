@@ -244,17 +244,37 @@ class CReference:
         return time.perf_counter() - started, json.loads(result.stdout)
 
 
-def check_bit_exact(reference: CReference, model, width: int, label: str, count: int = 200_000):
+def check_bit_exact(reference: CReference, model, width: int, label: str, count: int = 200_000,
+                    strict: bool = True) -> bool:
+    """Whether the C reference's outputs equal ``model``'s on random and edge pairs.
+
+    A reference written here must (the script stops otherwise). A third party's own C model
+    (``strict=False``) may compute the Verilog's function with its operands swapped (EvoApproxLib's
+    mul16u_5A2 does), which gives the same metrics over all pairs: that counts as equal and is
+    said. One that disagrees otherwise is said, and False returned.
+    """
     rng = np.random.default_rng(13)
     a = np.concatenate([rng.integers(0, 1 << width, count), [0, (1 << width) - 1, 0, 1]])
     b = np.concatenate([rng.integers(0, 1 << width, count), [0, (1 << width) - 1, 1, 0]])
     expected = np.asarray(model(a, b)).astype(np.uint64)
     got = reference.outputs(a, b)
+    if not strict and not np.array_equal(got, expected) \
+            and np.array_equal(got, np.asarray(model(b, a)).astype(np.uint64)):
+        print(f"  C model of {label} equals axhls's model with a and b swapped on {a.size} random pairs "
+              f"(its C and its Verilog name the operands the other way round): the same metrics")
+        return True
     if not np.array_equal(got, expected):
-        bad = int(np.flatnonzero(got != expected)[0])
-        raise SystemExit(f"{label}: the C reference differs from the model at a={a[bad]}, b={b[bad]}: "
-                         f"{got[bad]} against {expected[bad]}")
+        wrong = np.flatnonzero(got != expected)
+        bad = int(wrong[0])
+        message = (f"{label}: the C reference differs from the model on {wrong.size} of {a.size} pairs, "
+                   f"first at a={a[bad]}, b={b[bad]}: {got[bad]} against {expected[bad]}")
+        if strict:
+            raise SystemExit(message)
+        print(f"  {message}: the C model and the Verilog of this circuit disagree, so its metrics are "
+              f"compared with the published ones only")
+        return False
     print(f"  C reference of {label} equals axhls's model on {a.size} random pairs")
+    return True
 
 
 def compare_metrics(label: str, c_metrics: dict, axhls_metrics: dict):
@@ -266,9 +286,10 @@ def compare_metrics(label: str, c_metrics: dict, axhls_metrics: dict):
     print(f"  metrics agree with the C reference: {', '.join(f'{k}={v:.6g}' for k, v in c_metrics.items())}")
 
 
-def race(label: str, reference: CReference, subject, workers: int, target: float) -> tuple:
+def race(label: str, reference: CReference, subject, workers: int, target: float, same: bool = True) -> tuple:
     """Time the C reference, then axhls on one thread and on ``workers``; print the times, the ratios
-    and the load. Returns ``(seconds on workers threads / C, seconds on one thread / C, metrics)``."""
+    and the load; axhls's metrics must equal C's when ``same`` (the two compute the same function).
+    Returns ``(seconds on workers threads / C, seconds on one thread / C, metrics)``."""
     load = os.getloadavg()[0]
     c_seconds, c_metrics = reference.run()
     print(f"  C (gcc -O2, 1 thread): {c_seconds:.2f} s   (load average before: {load:.2f})")
@@ -280,7 +301,11 @@ def race(label: str, reference: CReference, subject, workers: int, target: float
         seconds[threads] = time.perf_counter() - started
         print(f"  axhls ({threads} thread{'s' if threads > 1 else ''}, compiled engine): {seconds[threads]:.2f} s"
               f"   (load average before: {load:.2f})")
-        compare_metrics(label, c_metrics, result.metrics)
+        if same:
+            compare_metrics(label, c_metrics, result.metrics)
+    if not same:
+        print("  C model's metrics: " + ", ".join(f"{k}={v:.6g}" for k, v in c_metrics.items()))
+        print("  axhls's metrics:   " + ", ".join(f"{k}={result.metrics[k]:.6g}" for k in c_metrics))
     ratio, single = seconds[workers] / c_seconds, seconds[1] / c_seconds
     print(f"  ratio axhls ({workers} threads) / C = {ratio:.3f} (target <= {target:g}): "
           f"{'met' if ratio <= target else 'NOT met'}; on 1 thread {single:.3f}")
@@ -381,12 +406,14 @@ def main():
                   f"{time.perf_counter() - started:.2f} s")
             model = c_model.replace("#include <stdint.h>", "").replace("#include <stdlib.h>", "")
             reference = CReference(Path(work), top, model, top, "a + b" if kind == "add" else "a * b", width)
-            check_bit_exact(reference, netlist.model, width, top)
-            ratio, single, metrics = race(top, reference, netlist, args.workers, 1.0)
+            same = check_bit_exact(reference, netlist.model, width, top, strict=key == "loa16")
+            ratio, single, metrics = race(top, reference, netlist, args.workers, 1.0, same)
             ratios[top] = (ratio, single)
             mae, wce = published(c_model, "MAE"), published(c_model, "WCE")
             if mae is not None and wce is not None:
-                print(f"  published MAE {mae}, WCE {wce}; measured MAE {metrics['med']:.3f}, WCE {metrics['wce']}")
+                agree = round(metrics["med"]) == mae and metrics["wce"] == wce
+                print(f"  published MAE {mae}, WCE {wce}; measured MAE {metrics['med']:.3f}, WCE {metrics['wce']}: "
+                      f"{'as published' if agree else 'NOT as published'}")
     print("summary (axhls on {} threads / C on 1): ".format(args.workers)
           + ", ".join(f"{name} {ratio:.3f}" for name, (ratio, _) in ratios.items())
           + f"; load average now {os.getloadavg()[0]:.2f}")
