@@ -140,7 +140,6 @@ class _Gates:
                                                       if not isinstance(n, str)))
         self.gates = _depth_first(netlist)
 
-
     @staticmethod
     def constant(net: str) -> str:
         # Undriven bits ("x", "z") read as 0, as GateNetlist.model does.
@@ -164,13 +163,15 @@ class _Gates:
         """
         scalar = set()
         if scalar_b_from is not None:
-            scalar = {n for n in self.a_index} | {n for n, i in self.b_index.items() if i >= scalar_b_from}
+            scalar = set(self.a_index) | {n for n, i in self.b_index.items() if i >= scalar_b_from}
         a_only, others = [], []
         for cell_type, inputs, output in self.gates:
             expression = GATE_EXPRESSIONS[cell_type].format(*(self.name(n) for n in inputs))
             if scalar_b_from is not None and all(isinstance(n, str) or n in scalar for n in inputs):
                 scalar.add(output)
             kind = "uint64_t" if output in scalar else "W"
+            if kind == "W" and all(isinstance(n, str) for n in inputs):
+                expression = f"zero | ({expression})"       # constant inputs only: broadcast
             (others if "b" in self.depends[output] else a_only).append(f"const {kind} n{output} = {expression};")
         return a_only, others
 

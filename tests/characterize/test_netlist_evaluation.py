@@ -61,11 +61,11 @@ module amul8(input [7:0] A, input [7:0] B, output [15:0] O);
 endmodule
 """
 
-# Signed, with the two low bits cleared; and an asymmetric 4 x 12 one (b wider than a block's 9 bits).
+# Signed, with the three low bits set; and an asymmetric 4 x 12 one (b wider than a block's 9 bits).
 MUL8S = """
-module mul8s_trunc(input signed [7:0] A, input signed [7:0] B, output [15:0] O);
-  wire signed [15:0] p = A * B;
-  assign O = {p[15:2], 2'b00};
+module mul8s_ones(input signed [7:0] A, input signed [7:0] B, output [15:0] O);
+  wire signed [15:0] product = A * B;
+  assign O = product | 16'h0007;
 endmodule
 """
 MUL4X12 = """
@@ -143,7 +143,7 @@ def test_bit_sliced_model_and_given_pairs(tmp_path):
 
 
 @pytest.mark.parametrize("source, top, options", [
-    (MUL8S, "mul8s_trunc", {"signed": True}),
+    (MUL8S, "mul8s_ones", {"signed": True}),
     (MUL4X12, "mul4x12", {}),
 ])
 def test_bit_sliced_ranges_equal_the_numpy_engine(tmp_path, source, top, options):
@@ -191,3 +191,32 @@ def test_catalog_table_netlist_outputs_equal_the_unit():
 def test_a_written_memory_is_refused(tmp_path):
     with pytest.raises(VerilogError, match=r"ram8\.v: module 'ram8' is not combinational"):
         _load(tmp_path, RAM, "ram8", "mul")
+
+
+def test_every_cell_type_and_constant_inputs():
+    # A netlist built by hand (no Yosys): each cell type of the evaluator, some with constant
+    # inputs only, reading a 4-bit a and a 12-bit b (bits 9 and up are scalar words in a block).
+    from approx_units.bitsliced import GATE_EXPRESSIONS
+    from approx_units.verilog_eval import GateNetlist
+    a_bits, b_bits = list(range(2, 6)), list(range(6, 18))
+    inputs = a_bits + b_bits + ["0", "1"]
+    rng = np.random.default_rng(5)
+    gates, net = [], 100
+    for repeat in range(4):
+        for cell_type, expression in GATE_EXPRESSIONS.items():
+            arity = max(int(c) for c in expression if c.isdigit()) + 1
+            chosen = ("1", "0", "1", "0")[:arity] if repeat == 0 else \
+                tuple(inputs[i] for i in rng.integers(0, len(inputs), arity))
+            gates.append((cell_type, chosen, net))
+            inputs.append(net)
+            net += 1
+    outputs = [gates[i][2] for i in rng.choice(len(gates), 14, replace=False)] + [b_bits[10], "1"]
+    netlist = GateNetlist(name="cells", kind="mul", width=4, a_bits=a_bits, b_bits=b_bits, o_bits=outputs,
+                          gates=gates)
+    evaluator = compiled.evaluator_for(netlist)
+    a, b = (x.ravel() for x in np.meshgrid(np.arange(16), np.arange(4096)))
+    assert np.array_equal(evaluator.model(a, b), netlist.model(a, b).astype(np.uint64))
+    got = evaluator.range_stats((0, 16), (0, 4096), workers=1)["exact"]
+    expected = ev._exhaustive_task(netlist, 0, 16, (0, 4096))[0].parts["exact"]
+    for name in ("count", "errors", "nonzero", "max_abs", "max_rel", "sum_abs", "sum_err", "sum_sq"):
+        assert getattr(got, name) == getattr(expected, name), name
