@@ -74,10 +74,11 @@ def netlist_spec(netlist) -> KernelSpec:
 
 
 def _transpose(rows: int) -> str:
-    """The unrolled in-place bit transpose of ``W R[64]`` of which only rows below ``rows`` may be non-zero.
+    """The unrolled in-place bit transpose of ``W R[64]`` whose rows from ``rows`` up are zero.
 
     Afterwards bit ``j`` of word ``k`` of ``R[l]`` is bit ``l`` of word ``k`` of the original
-    ``R[j]``. Operations on rows known to be zero are left out.
+    ``R[j]``. The rows from ``rows`` up are never read (they need not be set), and operations
+    on rows known to be zero are left out.
     """
     nonzero = [index < rows for index in range(64)]
     lines = []
@@ -99,6 +100,7 @@ def _transpose(rows: int) -> str:
             nonzero[k] = nonzero[high] = True
         shift >>= 1
         mask ^= mask << shift
+    lines += [f"R[{index}] = zero;" for index in range(64) if not nonzero[index]]
     return "\n    ".join(lines)
 
 
@@ -237,11 +239,13 @@ typedef uint64_t W __attribute__((vector_size({8 * _WORDS}), aligned({8 * _WORDS
 
 /* R[j]: output bit j of the block's pairs -> R as uint64_t[512], the output of pair p at p. */
 static inline void transpose_out(W *R) {{
+    const W zero = {{0}};
     {transpose}
 }}
 
 /* The operand values (pair p at index p of uint64_t[512]) -> R[i]: bit i of every pair. */
 static inline void transpose_in(W *R) {{
+    const W zero = {{0}};
     {transpose_in}
 }}
 
@@ -258,7 +262,6 @@ static inline void evaluate_block(const W *A, const W *B, W *R) {{
     {sep.join(unpack_b)}
     {sep.join(pairs_a)}
     {sep.join(pairs_rest)}
-    for (int j = 0; j < 64; j++) R[j] = zero;
     {gates.outputs()}
     transpose_out(R);
 }}
@@ -331,8 +334,7 @@ void eval_range(int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi, uint64_t
         W *R = (W *)(results + (c0 - chunk));
         {sep.join(high_b)}
         {sep.join(range_rest)}
-        for (int j = 0; j < 64; j++) R[j] = zero;
-        {gates.outputs()}
+            {gates.outputs()}
         transpose_out(R);
       }}
       range_stats(t, aval, chunk + j_lo, results + j_lo, j_hi - j_lo);

@@ -35,6 +35,7 @@ The 8x8 section times every library unit exhaustively (issue 3: < 0.1 s each).
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -239,9 +240,15 @@ class CReference:
         return np.frombuffer(result.stdout, dtype=np.uint64)
 
     def run(self) -> tuple:
-        started = time.perf_counter()
+        """``(wall seconds, CPU seconds, metrics)`` of one run over every pair."""
+        started, cpu = time.perf_counter(), _children_cpu()
         result = subprocess.run([str(self.binary)], capture_output=True, text=True, check=True)
-        return time.perf_counter() - started, json.loads(result.stdout)
+        return time.perf_counter() - started, _children_cpu() - cpu, json.loads(result.stdout)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def check_bit_exact(reference: CReference, model, width: int, label: str, count: int = 200_000,
@@ -291,25 +298,26 @@ def race(label: str, reference: CReference, subject, workers: int, target: float
     and the load; axhls's metrics must equal C's when ``same`` (the two compute the same function).
     Returns ``(seconds on workers threads / C, seconds on one thread / C, metrics)``."""
     load = os.getloadavg()[0]
-    c_seconds, c_metrics = reference.run()
-    print(f"  C (gcc -O2, 1 thread): {c_seconds:.2f} s   (load average before: {load:.2f})")
-    seconds = {}
+    c_seconds, c_cpu, c_metrics = reference.run()
+    print(f"  C (gcc -O2, 1 thread): {c_seconds:.2f} s, {c_cpu:.2f} CPU-s   (load average before: {load:.2f})")
+    seconds, cpu_seconds = {}, {}
     for threads in sorted({1, workers}):
         load = os.getloadavg()[0]
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         result = ev.evaluate(subject, exhaustive=True, workers=threads, engine="compiled", progress=False)
-        seconds[threads] = time.perf_counter() - started
-        print(f"  axhls ({threads} thread{'s' if threads > 1 else ''}, compiled engine): {seconds[threads]:.2f} s"
-              f"   (load average before: {load:.2f})")
+        seconds[threads], cpu_seconds[threads] = time.perf_counter() - started, time.process_time() - cpu
+        print(f"  axhls ({threads} thread{'s' if threads > 1 else ''}, compiled engine): {seconds[threads]:.2f} s, "
+              f"{cpu_seconds[threads]:.2f} CPU-s   (load average before: {load:.2f})")
         if same:
             compare_metrics(label, c_metrics, result.metrics)
     if not same:
         print("  C model's metrics: " + ", ".join(f"{k}={v:.6g}" for k, v in c_metrics.items()))
         print("  axhls's metrics:   " + ", ".join(f"{k}={result.metrics[k]:.6g}" for k in c_metrics))
     ratio, single = seconds[workers] / c_seconds, seconds[1] / c_seconds
+    cpu_ratio = cpu_seconds[1] / c_cpu if c_cpu > 0 else float("nan")
     print(f"  ratio axhls ({workers} threads) / C = {ratio:.3f} (target <= {target:g}): "
-          f"{'met' if ratio <= target else 'NOT met'}; on 1 thread {single:.3f}")
-    return ratio, single, result.metrics
+          f"{'met' if ratio <= target else 'NOT met'}; on 1 thread {single:.3f}; CPU-s on 1 thread {cpu_ratio:.3f}")
+    return (ratio, single, cpu_ratio), result.metrics
 
 
 def eight_bit_section():
@@ -370,7 +378,7 @@ def main():
             compiled.evaluator_for(unit)
             print(f"  axhls kernel compiled (or found in the cache) in {time.perf_counter() - started:.2f} s")
             subject = ev.LibraryUnit(name, width, 0, tuple(sorted(unit.params.items())))
-            ratios[name] = race(name, reference, subject, args.workers, 0.25)[:2]
+            ratios[name] = race(name, reference, subject, args.workers, 0.25)[0]
 
         # (the name --only takes, module, kind, Verilog, C model)
         circuits = [("loa16", f"loa{width}", "add", loa_verilog(width, min(6, width - 2)),
@@ -407,18 +415,19 @@ def main():
             model = c_model.replace("#include <stdint.h>", "").replace("#include <stdlib.h>", "")
             reference = CReference(Path(work), top, model, top, "a + b" if kind == "add" else "a * b", width)
             same = check_bit_exact(reference, netlist.model, width, top, strict=key == "loa16")
-            ratio, single, metrics = race(top, reference, netlist, args.workers, 1.0, same)
-            ratios[top] = (ratio, single)
+            ratios[top], metrics = race(top, reference, netlist, args.workers, 1.0, same)
             mae, wce = published(c_model, "MAE"), published(c_model, "WCE")
             if mae is not None and wce is not None:
                 agree = round(metrics["med"]) == mae and metrics["wce"] == wce
                 print(f"  published MAE {mae}, WCE {wce}; measured MAE {metrics['med']:.3f}, WCE {metrics['wce']}: "
                       f"{'as published' if agree else 'NOT as published'}")
     print("summary (axhls on {} threads / C on 1): ".format(args.workers)
-          + ", ".join(f"{name} {ratio:.3f}" for name, (ratio, _) in ratios.items())
+          + ", ".join(f"{name} {ratio:.3f}" for name, (ratio, _, _) in ratios.items())
           + f"; load average now {os.getloadavg()[0]:.2f}")
     print("summary (axhls on 1 thread / C on 1): "
-          + ", ".join(f"{name} {single:.3f}" for name, (_, single) in ratios.items()))
+          + ", ".join(f"{name} {single:.3f}" for name, (_, single, _) in ratios.items()))
+    print("summary (CPU-seconds, axhls on 1 thread / C): "
+          + ", ".join(f"{name} {cpu:.3f}" for name, (_, _, cpu) in ratios.items()))
 
 if __name__ == "__main__":
     sys.exit(main())
