@@ -26,9 +26,9 @@ module only decides *which operand pairs* to feed them and *how*:
 
 Two engines run the tasks: the numpy interpreter of the unit's graph on a
 process pool (above), and, for runs of 2^22 pairs or more when a C compiler is
-present, :mod:`approx_units.compiled`: the graph (a library unit's, or a Verilog
-netlist's translated by :func:`~approx_units.verilog_eval.netlist_graph`)
-compiled to native code fused with the error statistics, on a thread pool.
+present, :mod:`approx_units.compiled`: a library unit's graph (or a Verilog
+netlist's gates, bit-sliced by :mod:`approx_units.bitsliced`) compiled to
+native code fused with the error statistics, on a thread pool.
 They give the same metrics (``tests/units/test_compiled_engine.py``).
 
 A progress bar (tqdm, on stderr) appears only when stderr is a terminal.

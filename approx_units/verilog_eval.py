@@ -11,11 +11,11 @@ The resulting :class:`GateNetlist` has the same ``model(a, b)`` / ``kind`` /
 measures it with the same metrics (typically a circuit from EvoApproxLib).
 
 :func:`netlist_graph` translates the gate list into the library's own
-:class:`~approx_units.dataflow.Graph` (one 1-bit node per gate), which is what
-the error engine's compiled back end (:mod:`approx_units.compiled`) runs:
-the gates whose inputs come from one operand only are then evaluated once per
-operand value, the others once per pair, at C speed. ``GateNetlist.graph`` is
-that translation.
+:class:`~approx_units.dataflow.Graph` (one 1-bit node per gate);
+``GateNetlist.graph`` is that translation. The error engine's native back end
+does not run that graph: :meth:`GateNetlist.compiled_evaluator` compiles the
+gates bit-sliced (:mod:`approx_units.bitsliced`), 512 operand pairs per
+instruction, fused with the error statistics.
 """
 
 from __future__ import annotations
@@ -107,6 +107,8 @@ class GateNetlist:
     signed : bool
         Operands and result are two's complement: :meth:`model` takes negative
         operands and sign-extends the result from the output port's width.
+    frac_bits : int
+        A divider's quotient fraction bits: it approximates ``a * 2**frac_bits / b``.
     """
     name: str
     kind: str
@@ -116,6 +118,7 @@ class GateNetlist:
     o_bits: list
     gates: list
     signed: bool = False
+    frac_bits: int = 0
 
     @property
     def b_width(self) -> int:
@@ -137,6 +140,12 @@ class GateNetlist:
         if cached is None:
             cached = self.__dict__["_graph"] = netlist_graph(self)
         return cached
+
+    def compiled_evaluator(self):
+        """The native evaluator of the error engine: the gates bit-sliced, 512 pairs per
+        instruction (:class:`approx_units.bitsliced.NetlistEvaluator`)."""
+        from .bitsliced import NetlistEvaluator     # a C compiler: only when this engine runs
+        return NetlistEvaluator(self)
 
     def model(self, a, b) -> np.ndarray:
         """The circuit's output for each operand pair (int64; two's complement values when ``signed``)."""
@@ -214,14 +223,14 @@ def _pick_port(ports: dict, role: str, requested: str | None, path: Path, top: s
                        f"(its ports: {', '.join(ports) or 'none'}); name it with --port-{role}")
 
 
-def _expected_output_widths(kind: str, width_a: int, width_b: int) -> tuple[int, ...]:
+def _expected_output_widths(kind: str, width_a: int, width_b: int, frac_bits: int = 0) -> tuple[int, ...]:
     """The result widths a circuit of ``kind`` may have: a sum wraps or keeps its carry,
-    a product has every bit, a quotient at least the dividend's bits."""
+    a product has every bit, a quotient at least the dividend's bits and its fraction bits."""
     if kind == "add":
         return (max(width_a, width_b), max(width_a, width_b) + 1)
     if kind == "mul":
         return (width_a + width_b,)
-    return tuple(range(width_a, width_a + width_b + 1))
+    return tuple(range(width_a + frac_bits, width_a + width_b + frac_bits + 1))
 
 
 def _modules_in(source: str, command: list[str]) -> list[str]:
@@ -271,7 +280,7 @@ def port_widths(path: str | Path, top: str) -> dict[str, tuple[str, int]]:
 
 def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None, *,
                  width_b: int | None = None, signed: bool = False, port_a: str | None = None,
-                 port_b: str | None = None, port_o: str | None = None) -> GateNetlist:
+                 port_b: str | None = None, port_o: str | None = None, frac_bits: int = 0) -> GateNetlist:
     """Read a Verilog module with Yosys and map it to a :class:`GateNetlist`.
 
     Parameters
@@ -289,6 +298,9 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
         The circuit works on two's complement operands and result.
     port_a, port_b, port_o : str, optional
         Port names; by default ``A``/``a``, ``B``/``b`` and ``O``/``o``.
+    frac_bits : int
+        A divider's quotient fraction bits (as the library dividers' ``frac_bits``): the
+        circuit approximates ``a * 2**frac_bits / b``. 0 for integer quotients.
 
     Raises
     ------
@@ -302,6 +314,10 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
     path = Path(path)
     if kind not in ("add", "mul", "div"):
         raise VerilogError(f"kind must be add, mul or div, not {kind!r}")
+    if frac_bits and kind != "div":
+        raise VerilogError(f"frac_bits describes a divider's quotient; a {kind} circuit has none (got {frac_bits})")
+    if not 0 <= frac_bits <= 32:
+        raise VerilogError(f"frac_bits must be 0..32, not {frac_bits}")
     if not path.is_file():
         raise VerilogError(f"{path}: no such file")
     try:
@@ -315,6 +331,7 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
     with tempfile.TemporaryDirectory(prefix="axhls-verilog-") as work:
         Path(work, "in.v").write_text(source)
         script = (f"read_verilog -sv in.v; hierarchy -check -top \\{top}; proc; flatten; opt -purge; "
+                  f"memory -nomap; memory_map; opt -purge; "
                   f"techmap; opt -purge; abc -g {_ABC_GATES}; opt_clean -purge; write_json gates.json")
         result = subprocess.run([*command, "-q", "-p", script], cwd=work, capture_output=True, text=True)
         if result.returncode != 0:
@@ -349,11 +366,13 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
     if o["direction"] != "output":
         raise VerilogError(f"{path}: port o of {top!r} must be an output")
     width_a, width_b = len(a["bits"]), len(b["bits"])
-    allowed = _expected_output_widths(kind, width_a, width_b)
+    allowed = _expected_output_widths(kind, width_a, width_b, frac_bits)
     if len(o["bits"]) not in allowed:
         shown = " or ".join(str(w) for w in allowed) if len(allowed) <= 2 else f"{allowed[0]}..{allowed[-1]}"
-        raise VerilogError(f"{path}: {KIND_NOUNS[kind]} of {width_a} x {width_b} bits gives {shown} result bits, "
-                           f"but port o of {top!r} has {len(o['bits'])} (is --kind right?)")
+        fraction = f" with {frac_bits} fraction bits" if frac_bits else ""
+        hint = "is --kind right?" if kind != "div" else "are --kind and --frac-bits right?"
+        raise VerilogError(f"{path}: {KIND_NOUNS[kind]} of {width_a} x {width_b} bits{fraction} gives {shown} "
+                           f"result bits, but port o of {top!r} has {len(o['bits'])} ({hint})")
 
     gates, producers = {}, {}
     for name, cell in module["cells"].items():
@@ -380,7 +399,8 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
     except CycleError:
         raise VerilogError(f"{path}: module {top!r} has a combinational loop") from None
     netlist = GateNetlist(name=top, kind=kind, width=width_a, a_bits=a["bits"], b_bits=b["bits"],
-                          o_bits=o["bits"], gates=[(gates[n][0], gates[n][1], n) for n in order], signed=signed)
+                          o_bits=o["bits"], gates=[(gates[n][0], gates[n][1], n) for n in order], signed=signed,
+                          frac_bits=frac_bits)
     _check_kind(netlist, path)
     return netlist
 
@@ -412,7 +432,7 @@ def _check_kind(netlist: GateNetlist, path: Path) -> None:
     output = netlist.model(a, b).astype(np.float64)
     relative_error = {}
     for kind in ("add", "mul", "div"):
-        exact = exact_results(kind, a, b).astype(np.float64)
+        exact = exact_results(kind, a, b, frac_bits=netlist.frac_bits if kind == "div" else 0).astype(np.float64)
         relative_error[kind] = float(np.mean(np.abs(output - exact) / np.maximum(np.abs(exact), 1.0)))
     claimed = relative_error[netlist.kind]
     other = min((k for k in relative_error if k != netlist.kind), key=relative_error.get)

@@ -122,14 +122,19 @@ def _eval(args) -> int:
         if not args.kind:
             raise CommandError("--verilog needs --top MODULE and --kind add|mul|div")
         width_a, width_b = verilog_arguments(args, done="evaluated")
+        if args.frac_bits is not None and args.kind != "div":
+            raise CommandError(f"--frac-bits describes a divider's quotient; a --kind {args.kind} circuit has none")
         try:
             subject = load_verilog(args.verilog, args.top, args.kind, width_a, width_b=width_b,
                                    signed=args.signed, port_a=args.port_a, port_b=args.port_b,
-                                   port_o=args.port_o)
+                                   port_o=args.port_o, frac_bits=args.frac_bits or 0)
         except VerilogError as error:
             raise CommandError(str(error)) from None
         label = f"verilog:{args.top}"
     else:
+        if args.frac_bits is not None:
+            raise CommandError("--frac-bits describes a --verilog divider; a library divider takes "
+                               "--param frac_bits=F")
         unit = library_unit(args)
         subject = evaluate.LibraryUnit(unit.name, unit.width, unit.stages,
                                        tuple(sorted(unit.params.items())))
@@ -259,6 +264,9 @@ def register(subparsers) -> None:
     evaluation.add_argument("--port-a", metavar="NAME", help="operand a's port (default A or a)")
     evaluation.add_argument("--port-b", metavar="NAME", help="operand b's port (default B or b)")
     evaluation.add_argument("--port-o", metavar="NAME", help="the result port (default O or o)")
+    evaluation.add_argument("--frac-bits", type=integer(0, 32), metavar="F",
+                            help="with --verilog --kind div: the quotient's fraction bits, as the library "
+                                 "dividers' frac_bits (the circuit computes a * 2^F / b; default 0)")
     add_progress_option(evaluation)
     evaluation.set_defaults(handler=_eval)
 

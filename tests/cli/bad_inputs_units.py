@@ -188,6 +188,18 @@ ROWS = [
          r"module 'mul8' has no port 'x' \(its ports: a, b, o\); name it with --port-a", files={"mul8.v": MUL8}),
     _row("eval-verilog-sequential", EVAL + ["--verilog", "reg8.v", "--top", "reg8", "--kind", "mul"],
          r"reg8\.v: module 'reg8' .*(not combinational|no port)", files={"reg8.v": REGISTERED}),
+    _row("eval-frac-bits-of-a-multiplier", EVAL + ["--verilog", "mul8.v", "--top", "mul8", "--kind", "mul",
+                                                  "--frac-bits", "4"],
+         r"--frac-bits describes a divider's quotient; a --kind mul circuit has none", files={"mul8.v": MUL8}),
+    _row("eval-frac-bits-of-a-library-unit", EVAL + ["mitchell_div", "--width", "8", "--frac-bits", "4"],
+         r"--frac-bits describes a --verilog divider; a library divider takes --param frac_bits=F"),
+    _row("eval-frac-bits-too-many", EVAL + ["--verilog", "mul8.v", "--top", "mul8", "--kind", "div",
+                                           "--frac-bits", "33"],
+         r"argument --frac-bits: expected an integer from 0 to 32, not 33", files={"mul8.v": MUL8}),
+    _row("eval-verilog-divider-too-narrow-for-its-fraction",
+         EVAL + ["--verilog", "mul8.v", "--top", "mul8", "--kind", "div", "--frac-bits", "12"],
+         r"mul8\.v: a divider of 8 x 8 bits with 12 fraction bits gives 20\.\.28 result bits, but port o of "
+         r"'mul8' has 16 \(are --kind and --frac-bits right\?\)", files={"mul8.v": MUL8}),
 
     # --- area
     _row("area-no-target", AREA + ["drum", "--width", "8"], r"the following arguments are required: --target"),
