@@ -1,13 +1,17 @@
 """Approximate multipliers built for 4-input LUTs and carry chains (FPGA soft logic).
 
-Both units accumulate their partial products with :func:`carry_chain_sum`,
-a tree of two-input adders in which the low bits of the lower-placed
-operand pass around each adder. Those bits are used outside the adder, so
-Yosys keeps every adder as its own carry chain (``CCU2C`` on ECP5: two bits
-for two LUT equivalents) instead of merging the whole tree into one
-compressor of LUT-mapped full adders (two LUT4s per bit of reduction). On
-ECP5 (``synth_ecp5 -nodsp -nowidelut``) this alone takes the exact 8x8
-array from 159 to 136 LUT equivalents, and to 130 with 2x2 sub-multipliers.
+Both units accumulate their partial products with
+:func:`approx_units.structures.carry_chain_sum`, a tree of two-input adders
+in which the low bits of the lower-placed operand pass around each adder.
+Those bits are used outside the adder, so Yosys keeps such an adder as its
+own carry chain (``CCU2C`` on ECP5: two bits for two LUT equivalents)
+instead of merging the whole tree into one compressor of LUT-mapped full
+adders (two LUT4s per bit of reduction). Rows that start in the same column
+have no such bits, and Yosys merged them: ``lut_mul`` therefore marks every
+adder ``keep`` (:meth:`approx_units.dataflow.Ops.add`), so that none is
+merged. On ECP5 (``synth_ecp5 -nodsp -nowidelut``) the exact 8x8 array of
+2x2 sub-multipliers takes 126 LUT equivalents this way, against 159 for the
+AND-gate array on a merged adder tree; it is ``exact_mul`` itself.
 
 ``lut_mul`` splits the operands into 2-bit digits. Each digit pair is a
 2x2 sub-multiplier whose four inputs fit one LUT4 per output bit. Columns
@@ -19,7 +23,11 @@ the same four inputs (one LUT4 per bit of the rounded value) and so costs
 no more than dropping it. The rounding is the error compensation: unlike a
 truncated array, it does not always underestimate. Small operands whose
 product lies below ``2**t`` are the ones approximated, so MRED, which
-weighs them most, falls quickly as ``t`` goes down.
+weighs them most, falls quickly as ``t`` goes down. ``edge`` takes a half
+step towards ``t + 2``: the outermost 2x2 sub-products of the lowest exact
+column lose their lowest bit (rounded half to even, one LUT and one adder
+bit fewer each). At 8 bits, ``t=8`` is 70 LUT equivalents at 3.67 % MRED,
+``edge=2`` 65 at 4.78 %, and ``t=9`` 57 at 6.20 %.
 
 ``vctm_mul`` is the partial-product (AND-gate) array with the columns below
 ``t`` dropped and King and Swartzlander's variable correction: the
@@ -37,8 +45,9 @@ measures it.
 Both are unsigned cores; signed variants come from the sign-magnitude
 wrapper of :mod:`approx_units.multipliers`. Neither the roundings nor the
 correction ever carry a result past ``2**(n+m) - 1``: the all-ones operands
-maximise every term at once, and their sum fits for every width and ``t``
-(checked when a unit is traced, and for all widths by the tests).
+maximise every term at once, and their sum fits for every width, ``t``,
+``edge`` and ``stagger`` (checked when a unit is traced, and for all widths
+by the tests).
 """
 
 from __future__ import annotations

@@ -341,3 +341,19 @@ def test_exact_mul_is_lut_mul_at_t_zero(a_width, b_width):
     corner = approx_units.get("lut_mul", width=a_width, width_b=b_width, t=0).graph
     assert [(n.op, n.width, n.attrs, tuple(x.index for x in n.args)) for n in exact.nodes] == \
         [(n.op, n.width, n.attrs, tuple(x.index for x in n.args)) for n in corner.nodes]
+
+
+@pytest.mark.parametrize("name,params", [("exact_mul", {}), ("lut_mul", {"t": 4}), ("lut_mul", {"t": 8, "edge": 2})])
+def test_every_adder_of_the_sub_product_sum_is_kept_in_the_verilog(name, params):
+    # Without (* keep *), Yosys's alumacc merges adders whose rows start in the same
+    # column into one $macc of LUT full adders (lut_mul t=4: 134 LUT-eq instead of 114).
+    import re
+    from approx_units import synth
+    unit = approx_units.get(name, width=8, stages=1, **params)
+    adders = [node for node in unit.graph.nodes if node.op == "add"]
+    assert adders and all("keep" in node.attrs for node in adders)
+    verilog = synth.unit_verilog(unit)
+    for node in adders:
+        assert re.search(rf"\(\* keep = 32'd1 \*\)\s*wire \[\d+:0\] n{node.index}_add;", verilog), node
+    # vctm_mul's adders are left to Yosys (kept, its rows cost more: t=8 113 against 80 LUT-eq).
+    assert "keep" not in synth.unit_verilog(approx_units.get("vctm_mul", width=8, t=8))
