@@ -9,7 +9,11 @@ instead of merging the whole tree into one compressor of LUT-mapped full
 adders (two LUT4s per bit of reduction). Rows that start in the same column
 have no such bits, and Yosys merged them: ``lut_mul`` therefore marks every
 adder ``keep`` (:meth:`approx_units.dataflow.Ops.add`), so that none is
-merged. On ECP5 (``synth_ecp5 -nodsp -nowidelut``) the exact 8x8 array of
+merged. Where few, narrow rows remain (large ``t``), merged narrow adders
+can cost less, as Yosys then maps them into LUT logic with the tables:
+``chain = k`` keeps only the additions of two operands of ``k`` bits or
+more (at 8 bits, ``t=11``: 32 LUT equivalents with all kept, 24 with
+``chain=5``). On ECP5 (``synth_ecp5 -nodsp -nowidelut``) the exact 8x8 array of
 2x2 sub-multipliers takes 126 LUT equivalents this way, against 159 for the
 AND-gate array on a merged adder tree; it is ``exact_mul`` itself.
 
@@ -132,10 +136,13 @@ def _lut_check(width, width_b, signed, values):
              [_t_param(lambda w, wb, s: max(0, (w + wb) // 2 - 3), "floor((n+m)/2) - 3, 5 at 8 bits"),
               Param("edge", default=lambda w, wb, s: 0, bounds=lambda w, wb, s: (0, min(w, wb) // 2),
                     doc="2x2 sub-products of the lowest exact column (at or above t) rounded to "
-                        "twice their weight, outermost first, 0..(their number) (default 0)")],
+                        "twice their weight, outermost first, 0..(their number) (default 0)"),
+              Param("chain", default=lambda w, wb, s: 0, bounds=lambda w, wb, s: (0, w + wb),
+                    doc="additions of two operands of at least this many bits are kept as carry chains, "
+                        "narrower ones left to synthesis to merge, 0..n+m (default 0: all kept)")],
              check=_lut_check)
-def lut_mul(ops, a, b, *, t, edge):
-    return sub_product_sum(ops, a, b, lut_mul_terms(a.width, b.width, t, edge), name="lut_mul")
+def lut_mul(ops, a, b, *, t, edge, chain):
+    return sub_product_sum(ops, a, b, lut_mul_terms(a.width, b.width, t, edge), name="lut_mul", chain=chain)
 
 
 def stagger_pairs(t: int, b_width: int) -> list[tuple[int, int]]:

@@ -90,10 +90,11 @@ def _pack_rows(ops, terms):
     return packed
 
 
-def _add_placed(ops, x, y, width, keep=False):
+def _add_placed(ops, x, y, width, keep_from=None):
     """Sum of two placed values ``(column, node)`` modulo ``2**width``.
 
-    Bits below the higher one's column pass around the adder.
+    Bits below the higher one's column pass around the adder, which is
+    marked ``keep`` when both of its operands have ``keep_from`` bits or more.
     """
     (low_column, low), (high_column, high) = sorted([x, y], key=lambda term: term[0])
     offset = high_column - low_column
@@ -102,11 +103,12 @@ def _add_placed(ops, x, y, width, keep=False):
         total = ops.cat(low, *gap, high)
         return low_column, ops.zext(total, min(total.width, width - low_column))
     overlap = ops.slice(low, offset, low.width)
-    total = ops.add(overlap, high, width=min(max(overlap.width, high.width) + 1, width - high_column), keep=keep)
+    total = ops.add(overlap, high, width=min(max(overlap.width, high.width) + 1, width - high_column),
+                    keep=keep_from is not None and min(overlap.width, high.width) >= keep_from)
     return low_column, (ops.cat(ops.slice(low, 0, offset), total) if offset else total)
 
 
-def carry_chain_sum(ops, terms, *, width: int, keep: bool = False):
+def carry_chain_sum(ops, terms, *, width: int, keep_from: int | None = None):
     """``sum(node << column for column, node in terms) mod 2**width`` by carry-chain adders.
 
     Terms are packed into rows (:func:`_pack_rows`) and added pairwise, rows
@@ -116,8 +118,11 @@ def carry_chain_sum(ops, terms, *, width: int, keep: bool = False):
     keeps it as its own carry chain (``CCU2C`` on ECP5: two bits for two
     LUT equivalents) rather than merging the tree into one compressor of
     LUT-mapped full adders (two LUT4s per bit of reduction). Rows that start
-    in the same column have no such bits; ``keep=True`` marks every adder
-    (:meth:`~approx_units.dataflow.Ops.add`) so that none is merged at all.
+    in the same column have no such bits; with ``keep_from = k`` every adder
+    whose operands have ``k`` bits or more is marked ``keep``
+    (:meth:`~approx_units.dataflow.Ops.add`) and so is never merged, and
+    narrower ones are left to Yosys (merged, they may fold into LUT logic).
+    ``None`` marks none.
     """
     terms = [(column, ops.zext(node, min(node.width, width - column)))
              for column, node in terms if column < width]        # bits at 2**width and up are 0 mod 2**width
@@ -126,7 +131,7 @@ def carry_chain_sum(ops, terms, *, width: int, keep: bool = False):
         return ops.const(0, width)
     while len(rows) > 1:
         rows = sorted(rows, key=lambda row: row[0])
-        paired = [_add_placed(ops, rows[i], rows[i + 1], width, keep) for i in range(0, len(rows) - 1, 2)]
+        paired = [_add_placed(ops, rows[i], rows[i + 1], width, keep_from) for i in range(0, len(rows) - 1, 2)]
         if len(rows) % 2:
             paired.append(rows[-1])
         rows = paired
@@ -163,14 +168,15 @@ def check_fits(largest: int, out_width: int, name: str) -> None:
         raise AssertionError(f"{name}: the largest sum {largest} does not fit {out_width} bits")
 
 
-def sub_product_sum(ops, a, b, terms, *, name: str):
+def sub_product_sum(ops, a, b, terms, *, name: str, chain: int = 0):
     """``sum(table[digits] << column)`` over ``terms`` in ``a.width + b.width`` bits.
 
     ``terms`` are ``(a_lo, a_bits, b_lo, b_bits, column, table)`` as
     :func:`exact_sub_products` gives them (the tables may be approximate):
     each is a look-up of the two digits, one LUT4 per output bit for 2 x 2
     digits, and the look-ups are summed by :func:`carry_chain_sum` with
-    every adder kept. ``name`` labels the :func:`check_fits` guard.
+    every adder whose operands have ``chain`` bits or more kept (0: all).
+    ``name`` labels the :func:`check_fits` guard.
     """
     out = a.width + b.width
     placed, largest = [], 0
@@ -179,7 +185,7 @@ def sub_product_sum(ops, a, b, terms, *, name: str):
         placed.append((column, ops.lookup(index, table, max(1, max(table).bit_length()))))
         largest += max(table) << column      # all-ones operands maximise every table at once
     check_fits(largest, out, name)
-    return carry_chain_sum(ops, placed, width=out, keep=True)
+    return carry_chain_sum(ops, placed, width=out, keep_from=chain)
 
 
 def leading_one_normalise(ops, x):

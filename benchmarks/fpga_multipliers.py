@@ -46,19 +46,26 @@ SEED = 0
 
 
 def candidates(width: int) -> list[tuple[str, dict]]:
-    """The library grid: ``(unit, params)``; every ``t`` and ``edge`` of ``lut_mul`` at 8 bits."""
+    """The library grid: ``(unit, params)``; every ``t`` and ``edge`` of ``lut_mul`` at 8 bits.
+
+    At 16 bits, ``t`` from ``width - 4`` up, where the EvoApproxLib circuits lie,
+    and ``chain`` where few rows are left.
+    """
     if width <= 8:
         grid = [("exact_mul", {}), ("mitchell_refined", {}), ("mitchell", {})]
         grid += [("drum", {"k": k}) for k in range(2, width + 1)]
         grid += [("iterlog", {"corrections": c}) for c in range(3)]
         grid += [("trunc_mul", {"c": c}) for c in range(2 * width)]
-        grid += [("lut_mul", {"t": t, "edge": e}) for t in range(2 * width)
-                 for e in range(len(edge_sub_products(width, width, t)) + 1)]
+        # chain only matters where few, narrow rows are left (t >= 8 at 8 bits).
+        grid += [("lut_mul", {"t": t, "edge": e, "chain": c}) for t in range(2 * width)
+                 for e in range(len(edge_sub_products(width, width, t)) + 1)
+                 for c in ((0,) if t < width else (0, 3, 5, 8))]
         grid += [("vctm_mul", {"t": t, "stagger": k}) for t in range(2 * width)
                  for k in range(min(2, len(stagger_pairs(t, width))) + 1)]
         return grid
     # 16 bits: the carry-chain units over the upper half of t, where the EvoApproxLib circuits lie.
     return ([("exact_mul", {})] + [("lut_mul", {"t": t}) for t in range(width - 4, 2 * width - 1)]
+            + [("lut_mul", {"t": t, "chain": c}) for t in range(width + 6, 2 * width - 1) for c in (3, 5)]
             + [("vctm_mul", {"t": t}) for t in range(width - 4, 2 * width - 1)])
 
 
@@ -108,7 +115,9 @@ def circuit_paths(mirror, width, signed):
 def _output_port(text, top):
     """The output port's name (EvoApproxLib uses ``O``, a few circuits ``Z``)."""
     header = re.search(rf"module\s+{top}\s*\(([^)]*)\)", text)
-    ports = [p.strip() for p in header.group(1).split(",")] if header else []
+    # Each item is a name, or a declaration whose last word is the name (input [15:0] A).
+    ports = [re.findall(r"\w+", item)[-1] for item in header.group(1).split(",") if item.strip()] \
+        if header else []
     return next((p for p in ports if p not in ("A", "B")), "O")
 
 

@@ -357,3 +357,20 @@ def test_every_adder_of_the_sub_product_sum_is_kept_in_the_verilog(name, params)
         assert re.search(rf"\(\* keep = 32'd1 \*\)\s*wire \[\d+:0\] n{node.index}_add;", verilog), node
     # vctm_mul's adders are left to Yosys (kept, its rows cost more: t=8 113 against 80 LUT-eq).
     assert "keep" not in synth.unit_verilog(approx_units.get("vctm_mul", width=8, t=8))
+
+
+def test_chain_keeps_only_the_additions_of_wide_operands_and_not_the_model():
+    a, b = _all_pairs(8, 8)
+    plain = approx_units.get("lut_mul", width=8, t=11)
+    expected = plain.model(a, b)
+    for chain in (3, 5, 16):
+        unit = approx_units.get("lut_mul", width=8, t=11, chain=chain)
+        assert np.array_equal(unit.model(a, b), expected)
+        for node in unit.graph.nodes:
+            if node.op == "add":
+                # The adder's operands: a slice of the lower row and the higher row.
+                narrow = min(arg.width for arg in node.args)
+                assert ("keep" in node.attrs) == (narrow >= chain), (chain, node)
+    assert not any("keep" in n.attrs for n in approx_units.get("lut_mul", width=8, t=11, chain=16).graph.nodes)
+    with pytest.raises(ValueError, match=r"^chain=17 is out of range; allowed: 0\.\.16$"):
+        approx_units.get("lut_mul", width=8, chain=17)
