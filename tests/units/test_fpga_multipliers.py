@@ -230,17 +230,6 @@ def test_t_out_of_range_names_the_parameter_and_range(name, width, width_b):
         approx_units.get(name, width=width, width_b=width_b, t=2.5)
 
 
-def test_stagger_out_of_range_names_the_parameter_and_range():
-    with pytest.raises(ValueError, match=r"^stagger=3 is out of range for t=6 and width_b=8; allowed: 0\.\.2$"):
-        approx_units.get("vctm_mul", width=8, t=6, stagger=3)
-    with pytest.raises(ValueError, match=r"^stagger=1 is out of range for t=2 and width_b=8; allowed: 0\.\.0$"):
-        approx_units.get("vctm_mul", width=8, t=2, stagger=1)
-    with pytest.raises(ValueError, match=r"^stagger=-1 is out of range; allowed: 0\.\.8$"):
-        approx_units.get("vctm_mul", width=8, t=6, stagger=-1)
-    with pytest.raises(ValueError, match="has no parameter 'stagger'"):
-        approx_units.get("lut_mul", width=8, stagger=1)
-
-
 @pytest.mark.parametrize("name", ["lut_mul", "vctm_mul"])
 def test_default_t_and_error_fall_with_t(name):
     assert approx_units.get(name, width=8).params["t"] == 5
@@ -325,13 +314,20 @@ def test_lut_mul_edge_known_answer_and_error_between_t_steps():
     assert [round(100 * x, 2) for x in mred] == [3.67, 4.24, 4.78, 5.32, 6.20]
 
 
-def test_edge_out_of_range_names_the_parameter_and_range():
-    with pytest.raises(ValueError, match=r"^edge=4 is out of range for t=8, width=8 and width_b=8; allowed: 0\.\.3$"):
-        approx_units.get("lut_mul", width=8, t=8, edge=4)
-    with pytest.raises(ValueError, match=r"^edge=1 is out of range for t=13, width=8 and width_b=8; allowed: 0\.\.0$"):
-        approx_units.get("lut_mul", width=8, t=13, edge=1)
-    with pytest.raises(ValueError, match=r"^edge=-1 is out of range; allowed: 0\.\.4$"):
-        approx_units.get("lut_mul", width=8, edge=-1)
+@pytest.mark.parametrize("name,params,message", [
+    ("vctm_mul", {"t": 6, "stagger": 3}, r"^stagger=3 is out of range for t=6 and width_b=8; allowed: 0\.\.2$"),
+    ("vctm_mul", {"t": 2, "stagger": 1}, r"^stagger=1 is out of range for t=2 and width_b=8; allowed: 0\.\.0$"),
+    ("vctm_mul", {"t": 6, "stagger": -1}, r"^stagger=-1 is out of range; allowed: 0\.\.8$"),
+    ("lut_mul", {"stagger": 1}, "has no parameter 'stagger'"),
+    ("lut_mul", {"t": 8, "edge": 4}, r"^edge=4 is out of range for t=8, width=8 and width_b=8; allowed: 0\.\.3$"),
+    ("lut_mul", {"t": 13, "edge": 1}, r"^edge=1 is out of range for t=13, width=8 and width_b=8; allowed: 0\.\.0$"),
+    ("lut_mul", {"edge": -1}, r"^edge=-1 is out of range; allowed: 0\.\.4$"),
+    ("lut_mul", {"chain": 17}, r"^chain=17 is out of range; allowed: 0\.\.16$"),
+    ("vctm_mul", {"edge": 1}, "has no parameter 'edge'"),
+])
+def test_parameter_out_of_range_names_the_parameter_and_range(name, params, message):
+    with pytest.raises(ValueError, match=message):
+        approx_units.get(name, width=8, **params)
 
 
 @pytest.mark.parametrize("a_width,b_width", [(8, 8), (7, 5), (16, 16), (32, 9)])
@@ -372,5 +368,3 @@ def test_chain_keeps_only_the_additions_of_wide_operands_and_not_the_model():
                 narrow = min(arg.width for arg in node.args)
                 assert ("keep" in node.attrs) == (narrow >= chain), (chain, node)
     assert not any("keep" in n.attrs for n in approx_units.get("lut_mul", width=8, t=11, chain=16).graph.nodes)
-    with pytest.raises(ValueError, match=r"^chain=17 is out of range; allowed: 0\.\.16$"):
-        approx_units.get("lut_mul", width=8, chain=17)
