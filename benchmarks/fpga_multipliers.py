@@ -49,7 +49,7 @@ def candidates(width: int) -> list[tuple[str, dict]]:
     """The library grid: ``(unit, params)``; every ``t`` and ``edge`` of ``lut_mul`` at 8 bits.
 
     At 16 bits, ``t`` from ``width - 4`` up, where the EvoApproxLib circuits lie,
-    and ``chain`` where few rows are left.
+    ``chain`` where few rows are left, and the crudest truncations.
     """
     if width <= 8:
         grid = [("exact_mul", {}), ("mitchell_refined", {}), ("mitchell", {})]
@@ -66,7 +66,8 @@ def candidates(width: int) -> list[tuple[str, dict]]:
     # 16 bits: the carry-chain units over the upper half of t, where the EvoApproxLib circuits lie.
     return ([("exact_mul", {})] + [("lut_mul", {"t": t}) for t in range(width - 4, 2 * width - 1)]
             + [("lut_mul", {"t": t, "chain": c}) for t in range(width + 6, 2 * width - 1) for c in (3, 5)]
-            + [("vctm_mul", {"t": t}) for t in range(width - 4, 2 * width - 1)])
+            + [("vctm_mul", {"t": t}) for t in range(width - 4, 2 * width - 1)]
+            + [("trunc_mul", {"c": c}) for c in range(2 * width - 4, 2 * width)])
 
 
 def operands(width):
