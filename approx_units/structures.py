@@ -7,7 +7,7 @@ partial-product adder trees) so that the pipeliner has places to cut them.
 from __future__ import annotations
 
 __all__ = ["chunked_add", "adder_tree", "exact_product", "carry_chain_sum", "sub_multiplier_table",
-           "exact_sub_products", "sub_product_sum", "check_fits", "leading_one_normalise",
+           "exact_sub_products", "signed_sub_products", "sub_product_sum", "check_fits", "leading_one_normalise",
            "scale_by_power_of_two", "sign_magnitude", "CHUNK"]
 
 #: Width of one carry-chain segment; a pipeline register can go between segments.
@@ -157,6 +157,32 @@ def exact_sub_products(a_width: int, b_width: int):
             for b_lo in range(0, b_width, 2) for a_lo in range(0, a_width, 2)]
 
 
+def signed_sub_products(a_width: int, b_width: int):
+    """The 2-bit-digit sub-products of a two's complement product, and their offset.
+
+    Returns ``(terms, offset)``: ``terms`` as :func:`exact_sub_products`, but
+    each operand's top digit weighs its top bit negatively (a 2-bit top digit
+    is ``d0 - 2 d1``, a 1-bit one ``-d0``), and each table holds the digit
+    product minus its smallest value, so that it is non-negative. ``offset``
+    is the sum of those smallest values at their columns (negative or 0):
+    ``sum(table[digits] << column) + offset == a * b`` for every operand pair.
+    """
+    def digit_values(width, lo):
+        bits = min(2, width - lo)
+        if lo + bits < width:
+            return [index for index in range(1 << bits)]
+        return [(index & 1) - 2 * (index >> 1) if bits == 2 else -index for index in range(1 << bits)]
+
+    terms, offset = [], 0
+    for a_lo, a_bits, b_lo, b_bits, column, _ in exact_sub_products(a_width, b_width):
+        xs, ys = digit_values(a_width, a_lo), digit_values(b_width, b_lo)
+        products = [xs[index & ((1 << a_bits) - 1)] * ys[index >> a_bits] for index in range(1 << (a_bits + b_bits))]
+        low = min(products)
+        terms.append((a_lo, a_bits, b_lo, b_bits, column, [value - low for value in products]))
+        offset += low << column
+    return terms, offset
+
+
 def check_fits(largest: int, out_width: int, name: str) -> None:
     """Guard of a description: ``largest``, its largest output, must fit ``out_width`` bits.
 
@@ -168,7 +194,7 @@ def check_fits(largest: int, out_width: int, name: str) -> None:
         raise AssertionError(f"{name}: the largest sum {largest} does not fit {out_width} bits")
 
 
-def sub_product_sum(ops, a, b, terms, *, name: str, chain: int = 0):
+def sub_product_sum(ops, a, b, terms, *, name: str, chain: int = 0, offset: int = 0):
     """``sum(table[digits] << column)`` over ``terms`` in ``a.width + b.width`` bits.
 
     ``terms`` are ``(a_lo, a_bits, b_lo, b_bits, column, table)`` as
@@ -176,7 +202,9 @@ def sub_product_sum(ops, a, b, terms, *, name: str, chain: int = 0):
     each is a look-up of the two digits, one LUT4 per output bit for 2 x 2
     digits, and the look-ups are summed by :func:`carry_chain_sum` with
     every adder whose operands have ``chain`` bits or more kept (0: all).
-    ``name`` labels the :func:`check_fits` guard.
+    ``name`` labels the :func:`check_fits` guard. A non-zero ``offset``
+    (:func:`signed_sub_products`) is added as one more row and the sum is
+    taken modulo ``2**(n+m)``, as two's complement; there is no guard then.
     """
     out = a.width + b.width
     placed, largest = [], 0
@@ -184,7 +212,12 @@ def sub_product_sum(ops, a, b, terms, *, name: str, chain: int = 0):
         index = ops.cat(ops.slice(a, a_lo, a_lo + a_bits), ops.slice(b, b_lo, b_lo + b_bits))
         placed.append((column, ops.lookup(index, table, max(1, max(table).bit_length()))))
         largest += max(table) << column      # all-ones operands maximise every table at once
-    check_fits(largest, out, name)
+    if offset:
+        constant = offset % (1 << out)
+        low = (constant & -constant).bit_length() - 1       # its lowest set bit
+        placed.append((low, ops.const(constant >> low, out - low)))
+    else:
+        check_fits(largest, out, name)
     return carry_chain_sum(ops, placed, width=out, keep_from=chain)
 
 

@@ -368,3 +368,21 @@ def test_chain_keeps_only_the_additions_of_wide_operands_and_not_the_model():
                 narrow = min(arg.width for arg in node.args)
                 assert ("keep" in node.attrs) == (narrow >= chain), (chain, node)
     assert not any("keep" in n.attrs for n in approx_units.get("lut_mul", width=8, t=11, chain=16).graph.nodes)
+
+
+@pytest.mark.parametrize("a_width,b_width", [(8, 8), (7, 5), (4, 9), (5, 5)])
+def test_signed_exact_mul_is_the_twos_complement_product_exhaustively(a_width, b_width):
+    # Native two's complement digits (no sign-magnitude wrapper): exact for every pair,
+    # -2^(n-1) x -2^(m-1) included.
+    from approx_units.structures import signed_sub_products
+    unit = approx_units.get("exact_mul", width=a_width, width_b=b_width, signed=True)
+    a, b = np.meshgrid(np.arange(-(1 << (a_width - 1)), 1 << (a_width - 1)),
+                       np.arange(-(1 << (b_width - 1)), 1 << (b_width - 1)), indexing="ij")
+    assert np.array_equal(unit.model(a, b), a * b)
+    terms, offset = signed_sub_products(a_width, b_width)
+    assert offset < 0 and all(min(table) == 0 for *_, table in terms)
+    # 8 x 8: the top digits are d0 - 2 d1 in -2..1; their product's table is offset by -2.
+    if (a_width, b_width) == (8, 8):
+        top = [term for term in terms if term[0] == 6 and term[2] == 6][0]
+        assert top[5] == \
+            [x * y + 2 for y in (0, 1, -2, -1) for x in (0, 1, -2, -1)]
