@@ -5,8 +5,11 @@ Result format: an ``n x m`` multiplier (``width=n``, ``width_b=m``, default
 use sign-magnitude wrapping: the unsigned core multiplies the operands'
 magnitudes (``n`` and ``m`` bits, so ``-2**(n-1)`` is handled) and the product
 is negated when the signs differ; the approximation is therefore symmetric
-around zero. No approximate product leaves the ``n + m``-bit range (Mitchell
-never overestimates; the refined unit's mantissa stays below 4).
+around zero. ``exact_mul``'s signed variant instead multiplies two's
+complement digits directly (:func:`approx_units.structures.signed_sub_products`),
+which is cheaper and, being exact, has no symmetry to keep. No approximate
+product leaves the ``n + m``-bit range (Mitchell never overestimates; the
+refined unit's mantissa stays below 4).
 """
 
 from __future__ import annotations
