@@ -19,7 +19,7 @@ mirror), only the library front is printed::
     python benchmarks/fpga_multipliers.py --mirror /path/to/evoapproxlib.git [--widths 8 16] [--signed]
 
 Synthesis results are cached (see approx_units.synth), so a second run takes
-seconds; a first run synthesises about 150 units at 8 bits (2-8 s each) and
+seconds; a first run synthesises about 170 units at 8 bits (2-8 s each) and
 about 40 at 16 bits (10-40 s each).
 """
 
