@@ -168,7 +168,7 @@ class UnitComponent(wiring.Component):
 
         def inlined(node):
             users = consumers.get(node, [])
-            return (node.op not in ("input", "const") and len(users) == 1 and users[0] is not None
+            return (node.op not in ("input", "const") and "keep" not in node.attrs and len(users) == 1 and users[0] is not None
                     and cut.segment[users[0]] == cut.segment[node])
 
         signals = {}        # node -> Signal (or Const) in the node's own segment
@@ -213,7 +213,9 @@ class UnitComponent(wiring.Component):
                 depth[node] = 1 + max((depth_of(a, seg) for a in node.args), default=0)
                 if depth[node] not in levels:
                     levels[depth[node]] = m.submodules[f"depth{depth[node]}"] = Module()
-                signal = Signal(node.width, name=f"n{node.index}_{node.op}")
+                # An add traced with keep=True (Ops.add) stays its own adder in synthesis.
+                signal = Signal(node.width, name=f"n{node.index}_{node.op}",
+                                attrs={"keep": 1} if "keep" in node.attrs else {})
                 levels[depth[node]].d.comb += signal.eq(expression_of(node))
                 signals[node] = signal
 

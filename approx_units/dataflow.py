@@ -179,10 +179,18 @@ class Ops:
 
     # -- arithmetic -------------------------------------------------------
 
-    def add(self, a, b, width: int | None = None) -> Node:
-        """``a + b``; default width ``max(wa, wb) + 1`` (never overflows)."""
+    def add(self, a, b, width: int | None = None, *, keep: bool = False) -> Node:
+        """``a + b``; default width ``max(wa, wb) + 1`` (never overflows).
+
+        ``keep=True`` records the attribute ``"keep"``: the hardware gives the
+        sum a signal of its own marked ``(* keep *)``, so that Yosys's
+        ``alumacc`` does not merge this adder with the adders it feeds into
+        one multi-operand ``$macc`` (which ``maccmap`` builds from LUT full
+        adders, two LUT4s per bit of reduction, where a carry-chain adder
+        takes one LUT equivalent). Interpreters compute the same sum.
+        """
         a, b = self._as_node(a), self._as_node(b)
-        return self._node("add", (a, b), width or max(a.width, b.width) + 1)
+        return self._node("add", (a, b), width or max(a.width, b.width) + 1, ("keep",) if keep else ())
 
     def sub(self, a, b, width: int | None = None) -> Node:
         """``(a - b) mod 2**width``; default width ``max(wa, wb) + 1`` (two's complement)."""

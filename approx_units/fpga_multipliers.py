@@ -1,13 +1,21 @@
 """Approximate multipliers built for 4-input LUTs and carry chains (FPGA soft logic).
 
-Both units accumulate their partial products with :func:`carry_chain_sum`,
-a tree of two-input adders in which the low bits of the lower-placed
-operand pass around each adder. Those bits are used outside the adder, so
-Yosys keeps every adder as its own carry chain (``CCU2C`` on ECP5: two bits
-for two LUT equivalents) instead of merging the whole tree into one
-compressor of LUT-mapped full adders (two LUT4s per bit of reduction). On
-ECP5 (``synth_ecp5 -nodsp -nowidelut``) this alone takes the exact 8x8
-array from 159 to 136 LUT equivalents, and to 130 with 2x2 sub-multipliers.
+Both units accumulate their partial products with
+:func:`approx_units.structures.carry_chain_sum`, a tree of two-input adders
+in which the low bits of the lower-placed operand pass around each adder.
+Those bits are used outside the adder, so Yosys keeps such an adder as its
+own carry chain (``CCU2C`` on ECP5: two bits for two LUT equivalents)
+instead of merging the whole tree into one compressor of LUT-mapped full
+adders (two LUT4s per bit of reduction). Rows that start in the same column
+have no such bits, and Yosys merged them: ``lut_mul`` therefore marks every
+adder ``keep`` (:meth:`approx_units.dataflow.Ops.add`), so that none is
+merged. Where few, narrow rows remain (large ``t``), merged narrow adders
+can cost less, as Yosys then maps them into LUT logic with the tables:
+``chain = k`` keeps only the additions of two operands of ``k`` bits or
+more (at 8 bits, ``t=11``: 32 LUT equivalents with all kept, 24 with
+``chain=5``). On ECP5 (``synth_ecp5 -nodsp -nowidelut``) the exact 8x8 array of
+2x2 sub-multipliers takes 126 LUT equivalents this way, against 159 for the
+AND-gate array on a merged adder tree; it is ``exact_mul`` itself.
 
 ``lut_mul`` splits the operands into 2-bit digits. Each digit pair is a
 2x2 sub-multiplier whose four inputs fit one LUT4 per output bit. Columns
@@ -19,7 +27,11 @@ the same four inputs (one LUT4 per bit of the rounded value) and so costs
 no more than dropping it. The rounding is the error compensation: unlike a
 truncated array, it does not always underestimate. Small operands whose
 product lies below ``2**t`` are the ones approximated, so MRED, which
-weighs them most, falls quickly as ``t`` goes down.
+weighs them most, falls quickly as ``t`` goes down. ``edge`` takes a half
+step towards ``t + 2``: the outermost 2x2 sub-products of the lowest exact
+column lose their lowest bit (rounded half to even, one LUT and one adder
+bit fewer each). At 8 bits, ``t=8`` is 70 LUT equivalents at 3.67 % MRED,
+``edge=2`` 65 at 4.78 %, and ``t=9`` 57 at 6.20 %.
 
 ``vctm_mul`` is the partial-product (AND-gate) array with the columns below
 ``t`` dropped and King and Swartzlander's variable correction: the
@@ -37,89 +49,18 @@ measures it.
 Both are unsigned cores; signed variants come from the sign-magnitude
 wrapper of :mod:`approx_units.multipliers`. Neither the roundings nor the
 correction ever carry a result past ``2**(n+m) - 1``: the all-ones operands
-maximise every term at once, and their sum fits for every width and ``t``
-(checked when a unit is traced, and for all widths by the tests).
+maximise every term at once, and their sum fits for every width, ``t``,
+``edge`` and ``stagger`` (checked when a unit is traced, and for all widths
+by the tests).
 """
 
 from __future__ import annotations
 
 from .multipliers import _multiplier
 from .registry import Param
+from .structures import carry_chain_sum, check_fits, exact_sub_products, sub_product_sum
 
-__all__ = ["carry_chain_sum", "lut_mul_terms", "sub_multiplier_table", "rounded_table"]
-
-
-def _pack_rows(ops, terms):
-    """Place ``(column, node)`` terms side by side into as few rows as possible.
-
-    Terms that do not overlap share a row (a concatenation, gaps filled with
-    zeros), so the adder tree sees a few wide operands, not many narrow ones.
-    Returns ``(column, node)`` rows.
-    """
-    rows = []
-    for column, node in sorted(terms, key=lambda term: term[0]):
-        for row in rows:
-            last_column, last = row[-1]
-            if last_column + last.width <= column:
-                row.append((column, node))
-                break
-        else:
-            rows.append([(column, node)])
-    packed = []
-    for row in rows:
-        parts, position = [], row[0][0]
-        for column, node in row:
-            if column > position:
-                parts.append(ops.const(0, column - position))
-            parts.append(node)
-            position = column + node.width
-        packed.append((row[0][0], ops.cat(*parts) if len(parts) > 1 else parts[0]))
-    return packed
-
-
-def _add_placed(ops, x, y, width):
-    """Sum of two placed values ``(column, node)`` modulo ``2**width``.
-
-    Bits below the higher one's column pass around the adder.
-    """
-    (low_column, low), (high_column, high) = sorted([x, y], key=lambda term: term[0])
-    offset = high_column - low_column
-    if offset >= low.width:         # no overlap: a concatenation, no adder
-        gap = [ops.const(0, offset - low.width)] if offset > low.width else []
-        total = ops.cat(low, *gap, high)
-        return low_column, ops.zext(total, min(total.width, width - low_column))
-    overlap = ops.slice(low, offset, low.width)
-    total = ops.add(overlap, high, width=min(max(overlap.width, high.width) + 1, width - high_column))
-    return low_column, (ops.cat(ops.slice(low, 0, offset), total) if offset else total)
-
-
-def carry_chain_sum(ops, terms, *, width: int):
-    """``sum(node << column for column, node in terms) mod 2**width`` by carry-chain adders.
-
-    Terms are packed into rows (:func:`_pack_rows`) and added pairwise, rows
-    in column order, level by level (a balanced tree, so the pipeliner can
-    cut between levels). In each addition the low bits of the lower-placed
-    row bypass the adder; see the module docstring for why that matters on
-    FPGAs.
-    """
-    terms = [(column, ops.zext(node, min(node.width, width - column)))
-             for column, node in terms if column < width]        # bits at 2**width and up are 0 mod 2**width
-    rows = _pack_rows(ops, terms)
-    if not rows:
-        return ops.const(0, width)
-    while len(rows) > 1:
-        rows = sorted(rows, key=lambda row: row[0])
-        paired = [_add_placed(ops, rows[i], rows[i + 1], width) for i in range(0, len(rows) - 1, 2)]
-        if len(rows) % 2:
-            paired.append(rows[-1])
-        rows = paired
-    column, node = rows[0]
-    return ops.zext(ops.shift_left_const(ops.zext(node, width - column), column), width)
-
-
-def sub_multiplier_table(x_bits: int, y_bits: int) -> list[int]:
-    """Truth table of an exact ``x_bits x y_bits`` sub-multiplier, indexed by ``x | y << x_bits``."""
-    return [(index & ((1 << x_bits) - 1)) * (index >> x_bits) for index in range(1 << (x_bits + y_bits))]
+__all__ = ["edge_sub_products", "lut_mul_terms", "rounded_table"]
 
 
 def rounded_table(table, shift: int) -> list[int]:
@@ -129,42 +70,61 @@ def rounded_table(table, shift: int) -> list[int]:
     return [(value + (1 << (shift - 1))) >> shift for value in table]
 
 
-def lut_mul_terms(a_width: int, b_width: int, t: int):
+def edge_sub_products(a_width: int, b_width: int, t: int) -> list[tuple[int, int]]:
+    """``(a_lo, b_lo)`` of the sub-products ``edge`` may round, outermost first.
+
+    They are the full 2x2 sub-products (the top digit of an odd width has one
+    bit and is not one of them) of the lowest column at or above ``t`` that
+    holds any; the outermost (largest ``|a_lo - b_lo|``, then smallest
+    ``a_lo``) come first, as they are the least often large.
+    """
+    full = [(a_lo, b_lo) for a_lo in range(0, a_width - 1, 2) for b_lo in range(0, b_width - 1, 2)
+            if a_lo + b_lo >= t]
+    if not full:
+        return []
+    lowest = min(a_lo + b_lo for a_lo, b_lo in full)
+    return sorted((pair for pair in full if sum(pair) == lowest),
+                  key=lambda pair: (-abs(pair[0] - pair[1]), pair[0]))
+
+
+def lut_mul_terms(a_width: int, b_width: int, t: int, edge: int = 0):
     """The sub-products of ``lut_mul``: ``(a_lo, a_bits, b_lo, b_bits, column, table)`` each.
 
     ``table`` is indexed by ``a[a_lo : a_lo + a_bits] | b[b_lo : b_lo + b_bits] << a_bits``;
-    its entries are added at ``column``. Sub-products that round to zero
-    for all inputs but one at most are left out.
+    its entries are added at ``column``. Sub-products below ``t`` are rounded
+    to multiples of ``2**t`` (half up); the first ``edge`` of
+    :func:`edge_sub_products` are rounded to multiples of twice their own
+    weight, half to even (``9 -> 4``: at the all-ones operands, which give the
+    largest sum, it falls, so no sum leaves the output range). Sub-products that
+    round to zero for all inputs but one at most are left out.
     """
+    halved = set(edge_sub_products(a_width, b_width, t)[:edge])
     terms = []
-    for b_lo in range(0, b_width, 2):
-        b_bits = min(2, b_width - b_lo)
-        for a_lo in range(0, a_width, 2):
-            a_bits = min(2, a_width - a_lo)
-            column = a_lo + b_lo
-            exact = sub_multiplier_table(a_bits, b_bits)
-            if column >= t:
-                terms.append((a_lo, a_bits, b_lo, b_bits, column, exact))
-                continue
-            table = rounded_table(exact, t - column)
-            # A sub-product that rounds up for one input only (3 x 3 = 9 shifted by 4)
-            # would cost a LUT and an adder bit for an error that is 1 in 16 inputs.
-            if sum(1 for value in table if value) > 1:
-                terms.append((a_lo, a_bits, b_lo, b_bits, t, table))
+    for a_lo, a_bits, b_lo, b_bits, column, exact in exact_sub_products(a_width, b_width):
+        if column >= t and (a_lo, b_lo) not in halved:
+            terms.append((a_lo, a_bits, b_lo, b_bits, column, exact))
+            continue
+        if (a_lo, b_lo) in halved:      # half to even: 9 -> 4 x 2, so the largest sum only falls
+            target, table = column + 1, [(v >> 1) + (v & (v >> 1) & 1) for v in exact]
+        else:
+            target, table = t, rounded_table(exact, t - column)
+        # A sub-product that rounds up for one input only (3 x 3 = 9 shifted by 4)
+        # would cost a LUT and an adder bit for an error that is 1 in 16 inputs.
+        if sum(1 for value in table if value) > 1:
+            terms.append((a_lo, a_bits, b_lo, b_bits, target, table))
     return terms
-
-
-def _check_fits(largest: int, out_width: int, name: str) -> None:
-    # The all-ones operands maximise every term at once, so ``largest`` is the
-    # unit's largest output; tests/units/test_fpga_multipliers.py checks that it
-    # fits for every width and t, so this guards the description, not the user.
-    if largest >= 1 << out_width:
-        raise AssertionError(f"{name}: the largest sum {largest} does not fit {out_width} bits")
 
 
 def _t_param(default, doc_default):
     return Param("t", default=default, bounds=lambda w, wb, s: (0, w + wb - 1),
                  doc=f"result columns below t are approximated, 0..n+m-1 (0: exact; default {doc_default})")
+
+
+def _lut_check(width, width_b, signed, values):
+    allowed = len(edge_sub_products(width, width_b, values["t"]))
+    if values["edge"] > allowed:
+        raise ValueError(f"edge={values['edge']} is out of range for t={values['t']}, width={width} and "
+                         f"width_b={width_b}; allowed: 0..{allowed}")
 
 
 @_multiplier("lut_mul",
@@ -173,16 +133,16 @@ def _t_param(default, doc_default):
              "after S. Ullah, S. S. Murthy, A. Kumar, DAC 2018 (SMApproxLib: LUT-level sub-multipliers "
              "on FPGA carry chains) and S. Rehman et al., ICCAD 2016 (2x2 building blocks); "
              "the rounded low sub-products are this library's",
-             [_t_param(lambda w, wb, s: max(0, (w + wb) // 2 - 3), "floor((n+m)/2) - 3, 5 at 8 bits")])
-def lut_mul(ops, a, b, *, t):
-    out = a.width + b.width
-    placed, largest = [], 0
-    for a_lo, a_bits, b_lo, b_bits, column, table in lut_mul_terms(a.width, b.width, t):
-        index = ops.cat(ops.slice(a, a_lo, a_lo + a_bits), ops.slice(b, b_lo, b_lo + b_bits))
-        placed.append((column, ops.lookup(index, table, max(table).bit_length())))
-        largest += max(table) << column      # all-ones operands maximise every table at once
-    _check_fits(largest, out, "lut_mul")
-    return carry_chain_sum(ops, placed, width=out)
+             [_t_param(lambda w, wb, s: max(0, (w + wb) // 2 - 3), "floor((n+m)/2) - 3, 5 at 8 bits"),
+              Param("edge", default=lambda w, wb, s: 0, bounds=lambda w, wb, s: (0, min(w, wb) // 2),
+                    doc="2x2 sub-products of the lowest exact column (at or above t) rounded to "
+                        "twice their weight, outermost first, 0..(their number) (default 0)"),
+              Param("chain", default=lambda w, wb, s: 0, bounds=lambda w, wb, s: (0, w + wb),
+                    doc="additions of two operands of at least this many bits are kept as carry chains, "
+                        "narrower ones left to synthesis to merge, 0..n+m (default 0: all kept)")],
+             check=_lut_check)
+def lut_mul(ops, a, b, *, t, edge, chain):
+    return sub_product_sum(ops, a, b, lut_mul_terms(a.width, b.width, t, edge), name="lut_mul", chain=chain)
 
 
 def stagger_pairs(t: int, b_width: int) -> list[tuple[int, int]]:
@@ -243,5 +203,5 @@ def vctm_mul(ops, a, b, *, t, stagger):
         if start > 0 and 0 <= i < a.width:
             placed.append((start, ops.and_(ops.bit(a, i), ops.bit(b, j))))
             largest += 1 << start
-    _check_fits(largest, out, "vctm_mul")
+    check_fits(largest, out, "vctm_mul")
     return carry_chain_sum(ops, placed, width=out)

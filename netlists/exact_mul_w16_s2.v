@@ -5,7 +5,42 @@
 module exact_mul_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
+  wire [3:0] \$10 ;
+  wire [3:0] \$11 ;
+  wire [3:0] \$12 ;
+  wire [3:0] \$13 ;
+  wire [3:0] \$14 ;
+  wire [3:0] \$15 ;
+  wire [3:0] \$16 ;
+  wire [3:0] \$17 ;
+  wire [3:0] \$18 ;
+  wire [3:0] \$19 ;
   reg \$2 ;
+  wire [3:0] \$20 ;
+  wire [3:0] \$21 ;
+  wire [3:0] \$22 ;
+  wire [3:0] \$23 ;
+  wire [3:0] \$24 ;
+  wire [3:0] \$25 ;
+  wire [3:0] \$26 ;
+  wire [3:0] \$27 ;
+  wire [3:0] \$28 ;
+  wire [3:0] \$29 ;
+  wire [3:0] \$3 ;
+  wire [3:0] \$30 ;
+  wire [3:0] \$31 ;
+  wire [3:0] \$32 ;
+  wire [3:0] \$33 ;
+  wire [3:0] \$34 ;
+  wire [3:0] \$35 ;
+  wire [3:0] \$36 ;
+  wire [3:0] \$37 ;
+  wire [3:0] \$4 ;
+  wire [3:0] \$5 ;
+  wire [3:0] \$6 ;
+  wire [3:0] \$7 ;
+  wire [3:0] \$8 ;
+  wire [3:0] \$9 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -13,40 +48,78 @@ module exact_mul_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [15:0] n0_a;
-  wire [25:0] n100_add;
-  reg [25:0] n100_add_s1 = 26'h0000000;
-  wire [27:0] n101_add;
-  reg [27:0] n101_add_s1 = 28'h0000000;
-  wire [29:0] n102_add;
-  reg [29:0] n102_add_s1 = 30'h00000000;
-  wire [31:0] n103_add;
-  reg [31:0] n103_add_s1 = 32'd0;
-  wire [20:0] n104_add;
-  reg [20:0] n104_add_s1 = 21'h000000;
-  wire [24:0] n105_add;
-  reg [24:0] n105_add_s1 = 25'h0000000;
-  wire [25:0] n108_add;
-  reg [25:0] n108_add_s2 = 26'h0000000;
-  wire [31:0] n109_add;
-  reg [31:0] n109_add_s2 = 32'd0;
-  wire [31:0] n110_add;
-  wire n12_slice;
-  wire n18_slice;
   wire [15:0] n1_b;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  wire n48_slice;
-  wire n54_slice;
-  wire n60_slice;
-  wire n66_slice;
-  wire n6_slice;
-  wire n72_slice;
-  wire n78_slice;
-  wire n84_slice;
-  wire n90_slice;
+  wire [31:0] n258_cat;
+  wire [27:0] n260_cat;
+  wire [23:0] n262_cat;
+  wire [19:0] n264_cat;
+  wire [15:0] n266_cat;
+  wire [11:0] n268_cat;
+  wire [7:0] n270_cat;
+  (* keep = 32'd1 *)
+  wire [29:0] n272_add;
+  wire [31:0] n274_cat;
+  (* keep = 32'd1 *)
+  wire [26:0] n276_add;
+  wire [28:0] n278_cat;
+  reg [28:0] n278_cat_s1 = 29'h00000000;
+  (* keep = 32'd1 *)
+  wire [22:0] n280_add;
+  wire [24:0] n282_cat;
+  (* keep = 32'd1 *)
+  wire [18:0] n284_add;
+  wire [20:0] n286_cat;
+  reg [20:0] n286_cat_s1 = 21'h000000;
+  (* keep = 32'd1 *)
+  wire [14:0] n288_add;
+  wire [16:0] n290_cat;
+  (* keep = 32'd1 *)
+  wire [10:0] n292_add;
+  wire [12:0] n294_cat;
+  reg [12:0] n294_cat_s1 = 13'h0000;
+  (* keep = 32'd1 *)
+  wire [6:0] n296_add;
+  wire [8:0] n298_cat;
+  wire [29:0] n299_slice;
+  reg [29:0] n299_slice_s1 = 30'h00000000;
+  (* keep = 32'd1 *)
+  wire [29:0] n300_add;
+  wire [1:0] n301_slice;
+  reg [1:0] n301_slice_s1 = 2'h0;
+  wire [31:0] n302_cat;
+  wire [22:0] n303_slice;
+  reg [22:0] n303_slice_s1 = 23'h000000;
+  (* keep = 32'd1 *)
+  wire [23:0] n304_add;
+  wire [1:0] n305_slice;
+  reg [1:0] n305_slice_s1 = 2'h0;
+  wire [25:0] n306_cat;
+  reg [25:0] n306_cat_s2 = 26'h0000000;
+  wire [14:0] n307_slice;
+  reg [14:0] n307_slice_s1 = 15'h0000;
+  (* keep = 32'd1 *)
+  wire [15:0] n308_add;
+  wire [1:0] n309_slice;
+  reg [1:0] n309_slice_s1 = 2'h0;
+  wire [17:0] n310_cat;
+  (* keep = 32'd1 *)
+  wire [7:0] n312_add;
+  wire [9:0] n314_cat;
+  reg [9:0] n314_cat_s1 = 10'h000;
+  wire [27:0] n315_slice;
+  reg [27:0] n315_slice_s2 = 28'h0000000;
+  (* keep = 32'd1 *)
+  wire [27:0] n316_add;
+  wire [3:0] n317_slice;
+  reg [3:0] n317_slice_s2 = 4'h0;
+  wire [31:0] n318_cat;
+  (* keep = 32'd1 *)
+  wire [14:0] n320_add;
+  wire [18:0] n322_cat;
+  reg [18:0] n322_cat_s2 = 19'h00000;
+  (* keep = 32'd1 *)
+  wire [23:0] n324_add;
+  wire [31:0] n326_cat;
   output [31:0] o;
   wire [31:0] o;
   input rst;
@@ -59,48 +132,214 @@ module exact_mul_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
-    n109_add_s2 <= n109_add;
+    n299_slice_s1 <= n299_slice;
+  always @(posedge clk)
+    n278_cat_s1 <= { n276_add, \$11 [1:0] };
+  always @(posedge clk)
+    n301_slice_s1 <= \$3 [1:0];
+  always @(posedge clk)
+    n303_slice_s1 <= n303_slice;
+  always @(posedge clk)
+    n286_cat_s1 <= { n284_add, \$24 [1:0] };
+  always @(posedge clk)
+    n305_slice_s1 <= \$18 [1:0];
+  always @(posedge clk)
+    n307_slice_s1 <= n307_slice;
+  always @(posedge clk)
+    n294_cat_s1 <= { n292_add, \$33 [1:0] };
+  always @(posedge clk)
+    n309_slice_s1 <= \$29 [1:0];
+  always @(posedge clk)
+    n315_slice_s2 <= n300_add[29:2];
+  always @(posedge clk)
+    n306_cat_s2 <= { n304_add, n305_slice_s1 };
+  always @(posedge clk)
+    n317_slice_s2 <= { n300_add[1:0], n301_slice_s1 };
+  always @(posedge clk)
+    n314_cat_s1 <= { n312_add, \$36 [1:0] };
+  always @(posedge clk)
+    n322_cat_s2 <= { n320_add, n308_add[1:0], n309_slice_s1 };
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_out <= \$2 ;
-  always @(posedge clk)
-    n104_add_s1 <= n104_add;
-  always @(posedge clk)
-    n105_add_s1 <= n105_add;
-  always @(posedge clk)
-    n100_add_s1 <= n100_add;
-  always @(posedge clk)
-    n101_add_s1 <= n101_add;
-  always @(posedge clk)
-    n102_add_s1 <= n102_add;
-  always @(posedge clk)
-    n103_add_s1 <= n103_add;
-  always @(posedge clk)
-    n108_add_s2 <= n108_add;
   \exact_mul_w16_s2.depth1  depth1 (
-    .n100_add_s1(n100_add_s1),
-    .n101_add_s1(n101_add_s1),
-    .n102_add_s1(n102_add_s1),
-    .n103_add_s1(n103_add_s1),
-    .n104_add_s1(n104_add_s1),
-    .n105_add_s1(n105_add_s1),
-    .n108_add(n108_add),
-    .n108_add_s2(n108_add_s2),
-    .n109_add(n109_add),
-    .n109_add_s2(n109_add_s2),
-    .n110_add(o),
-    .n1_b(b)
+    .n0_a(a),
+    .n1_b(b),
+    .n278_cat_s1(n278_cat_s1),
+    .n286_cat_s1(n286_cat_s1),
+    .n294_cat_s1(n294_cat_s1),
+    .n299_slice_s1(n299_slice_s1),
+    .n300_add(n300_add),
+    .n303_slice_s1(n303_slice_s1),
+    .n304_add(n304_add),
+    .n306_cat_s2(n306_cat_s2),
+    .n307_slice_s1(n307_slice_s1),
+    .n308_add(n308_add),
+    .n315_slice_s2(n315_slice_s2),
+    .n316_add(n316_add),
+    .\port$108$0 (\$8 ),
+    .\port$126$0 (\$9 ),
+    .\port$144$0 (\$10 ),
+    .\port$162$0 (\$11 ),
+    .\port$18$0 (\$3 ),
+    .\port$180$0 (\$12 ),
+    .\port$198$0 (\$13 ),
+    .\port$216$0 (\$14 ),
+    .\port$234$0 (\$15 ),
+    .\port$252$0 (\$16 ),
+    .\port$270$0 (\$17 ),
+    .\port$288$0 (\$18 ),
+    .\port$306$0 (\$19 ),
+    .\port$324$0 (\$20 ),
+    .\port$342$0 (\$21 ),
+    .\port$36$0 (\$4 ),
+    .\port$360$0 (\$22 ),
+    .\port$378$0 (\$23 ),
+    .\port$396$0 (\$24 ),
+    .\port$414$0 (\$25 ),
+    .\port$432$0 (\$26 ),
+    .\port$450$0 (\$27 ),
+    .\port$468$0 (\$28 ),
+    .\port$486$0 (\$29 ),
+    .\port$504$0 (\$30 ),
+    .\port$522$0 (\$31 ),
+    .\port$54$0 (\$5 ),
+    .\port$540$0 (\$32 ),
+    .\port$558$0 (\$33 ),
+    .\port$576$0 (\$34 ),
+    .\port$594$0 (\$35 ),
+    .\port$612$0 (\$36 ),
+    .\port$630$0 (\$37 ),
+    .\port$72$0 (\$6 ),
+    .\port$90$0 (\$7 )
   );
   \exact_mul_w16_s2.depth2  depth2 (
     .n0_a(a),
-    .n100_add(n100_add),
-    .n101_add(n101_add),
-    .n102_add(n102_add),
-    .n103_add(n103_add),
-    .n104_add(n104_add),
-    .n105_add(n105_add),
-    .\port$0$18 (b)
+    .n1_b(b),
+    .n272_add(n299_slice),
+    .n276_add(n276_add),
+    .n280_add(n303_slice),
+    .n284_add(n284_add),
+    .n288_add(n307_slice),
+    .n292_add(n292_add),
+    .n296_add(n296_add),
+    .n300_add(n300_add),
+    .n301_slice_s1(n301_slice_s1),
+    .n304_add(n304_add),
+    .n305_slice_s1(n305_slice_s1),
+    .n308_add(n308_add),
+    .n309_slice_s1(n309_slice_s1),
+    .n316_add(n316_add),
+    .n317_slice_s2(n317_slice_s2),
+    .\port$108$0 (\$8 ),
+    .\port$126$0 (\$9 ),
+    .\port$144$0 (\$10 ),
+    .\port$162$0 (\$11 ),
+    .\port$18$0 (\$3 ),
+    .\port$180$0 (\$12 ),
+    .\port$198$0 (\$13 ),
+    .\port$216$0 (\$14 ),
+    .\port$234$0 (\$15 ),
+    .\port$252$0 (\$16 ),
+    .\port$270$0 (\$17 ),
+    .\port$288$0 (\$18 ),
+    .\port$306$0 (\$19 ),
+    .\port$324$0 (\$20 ),
+    .\port$342$0 (\$21 ),
+    .\port$36$0 (\$4 ),
+    .\port$360$0 (\$22 ),
+    .\port$378$0 (\$23 ),
+    .\port$396$0 (\$24 ),
+    .\port$414$0 (\$25 ),
+    .\port$432$0 (\$26 ),
+    .\port$450$0 (\$27 ),
+    .\port$468$0 (\$28 ),
+    .\port$486$0 (\$29 ),
+    .\port$504$0 (\$30 ),
+    .\port$522$0 (\$31 ),
+    .\port$54$0 (\$5 ),
+    .\port$540$0 (\$32 ),
+    .\port$558$0 (\$33 ),
+    .\port$576$0 (\$34 ),
+    .\port$594$0 (\$35 ),
+    .\port$612$0 (\$36 ),
+    .\port$630$0 (\$37 ),
+    .\port$72$0 (\$6 ),
+    .\port$90$0 (\$7 )
+  );
+  \exact_mul_w16_s2.depth3  depth3 (
+    .n272_add(n299_slice),
+    .n276_add(n276_add),
+    .n280_add(n303_slice),
+    .n284_add(n284_add),
+    .n288_add(n307_slice),
+    .n292_add(n292_add),
+    .n296_add(n296_add),
+    .n314_cat_s1(n314_cat_s1),
+    .n320_add(n320_add),
+    .n322_cat_s2(n322_cat_s2),
+    .n324_add(n324_add),
+    .\port$108$0 (\$8 ),
+    .\port$1169$0 (n301_slice_s1),
+    .\port$1175$0 (n309_slice_s1),
+    .\port$1178$0 (n317_slice_s2),
+    .\port$126$0 (\$9 ),
+    .\port$144$0 (\$10 ),
+    .\port$162$0 (\$11 ),
+    .\port$18$0 (\$3 ),
+    .\port$180$0 (\$12 ),
+    .\port$198$0 (\$13 ),
+    .\port$216$0 (\$14 ),
+    .\port$234$0 (\$15 ),
+    .\port$252$0 (\$16 ),
+    .\port$270$0 (\$17 ),
+    .\port$288$0 (\$18 ),
+    .\port$306$0 (\$19 ),
+    .\port$324$0 (\$20 ),
+    .\port$342$0 (\$21 ),
+    .\port$36$0 (\$4 ),
+    .\port$360$0 (\$22 ),
+    .\port$378$0 (\$23 ),
+    .\port$396$0 (\$24 ),
+    .\port$414$0 (\$25 ),
+    .\port$432$0 (\$26 ),
+    .\port$450$0 (\$27 ),
+    .\port$468$0 (\$28 ),
+    .\port$486$0 (\$29 ),
+    .\port$504$0 (\$30 ),
+    .\port$522$0 (\$31 ),
+    .\port$54$0 (\$5 ),
+    .\port$540$0 (\$32 ),
+    .\port$558$0 (\$33 ),
+    .\port$576$0 (\$34 ),
+    .\port$594$0 (\$35 ),
+    .\port$612$0 (\$36 ),
+    .\port$630$0 (\$37 ),
+    .\port$631$0 (n300_add),
+    .\port$633$0 (n308_add),
+    .\port$634$0 (n316_add),
+    .\port$72$0 (\$6 ),
+    .\port$90$0 (\$7 )
+  );
+  \exact_mul_w16_s2.depth4  depth4 (
+    .n0_a(a),
+    .n1_b(b),
+    .n299_slice(n299_slice),
+    .n301_slice(\$3 [1:0]),
+    .n303_slice(n303_slice),
+    .n305_slice(\$18 [1:0]),
+    .n307_slice(n307_slice),
+    .n309_slice(\$29 [1:0]),
+    .n312_add(n312_add),
+    .n320_add(n320_add),
+    .n324_add(n324_add),
+    .\port$1145$0 (n296_add),
+    .\port$1175$0 (n309_slice_s1),
+    .\port$1178$0 (n317_slice_s2),
+    .\port$612$0 (\$36 [1:0]),
+    .\port$633$0 (n308_add),
+    .\port$634$0 (n316_add)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -118,191 +357,3070 @@ module exact_mul_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n110_add = o;
+  assign n326_cat = { n324_add, n316_add[3:0], n317_slice_s2 };
   assign valid_s2 = valid_out;
-  assign n48_slice = b[8];
-  assign n54_slice = b[9];
-  assign n60_slice = b[10];
-  assign n66_slice = b[11];
-  assign n72_slice = b[12];
-  assign n78_slice = b[13];
-  assign n84_slice = b[14];
-  assign n90_slice = b[15];
-  assign n2_slice = b[0];
-  assign n6_slice = b[1];
-  assign n12_slice = b[2];
-  assign n18_slice = b[3];
-  assign n24_slice = b[4];
-  assign n30_slice = b[5];
-  assign n36_slice = b[6];
-  assign n42_slice = b[7];
+  assign n278_cat = { n276_add, \$11 [1:0] };
+  assign n301_slice = \$3 [1:0];
+  assign n286_cat = { n284_add, \$24 [1:0] };
+  assign n305_slice = \$18 [1:0];
+  assign n294_cat = { n292_add, \$33 [1:0] };
+  assign n309_slice = \$29 [1:0];
+  assign n315_slice = n300_add[29:2];
+  assign n306_cat = { n304_add, n305_slice_s1 };
+  assign n317_slice = { n300_add[1:0], n301_slice_s1 };
+  assign n314_cat = { n312_add, \$36 [1:0] };
+  assign n322_cat = { n320_add, n308_add[1:0], n309_slice_s1 };
+  assign n258_cat = { \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4 , \$3  };
+  assign n260_cat = { \$17 , \$16 , \$15 , \$14 , \$13 , \$12 , \$11  };
+  assign n262_cat = { \$23 , \$22 , \$21 , \$20 , \$19 , \$18  };
+  assign n264_cat = { \$28 , \$27 , \$26 , \$25 , \$24  };
+  assign n266_cat = { \$32 , \$31 , \$30 , \$29  };
+  assign n268_cat = { \$35 , \$34 , \$33  };
+  assign n270_cat = { \$37 , \$36  };
+  assign n272_add = n299_slice;
+  assign n280_add = n303_slice;
+  assign n288_add = n307_slice;
+  assign n302_cat = { n300_add, n301_slice_s1 };
+  assign n310_cat = { n308_add, n309_slice_s1 };
+  assign n318_cat = { n316_add, n317_slice_s2 };
+  assign n274_cat = { n299_slice, \$3 [1:0] };
+  assign n282_cat = { n303_slice, \$18 [1:0] };
+  assign n290_cat = { n307_slice, \$29 [1:0] };
+  assign n298_cat = { n296_add, \$36 [1:0] };
+  assign o = { n324_add, n316_add[3:0], n317_slice_s2 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_mul_w16_s2.depth1 (n108_add, n109_add, n110_add, n104_add_s1, n105_add_s1, n100_add_s1, n101_add_s1, n102_add_s1, n103_add_s1, n108_add_s2, n109_add_s2, n1_b);
-  wire [28:0] \$1 ;
-  wire [32:0] \$2 ;
-  wire [32:0] \$3 ;
-  wire [32:0] \$4 ;
-  input [25:0] n100_add_s1;
-  wire [25:0] n100_add_s1;
-  input [27:0] n101_add_s1;
-  wire [27:0] n101_add_s1;
-  input [29:0] n102_add_s1;
-  wire [29:0] n102_add_s1;
-  input [31:0] n103_add_s1;
-  wire [31:0] n103_add_s1;
-  input [20:0] n104_add_s1;
-  wire [20:0] n104_add_s1;
-  input [24:0] n105_add_s1;
-  wire [24:0] n105_add_s1;
-  output [25:0] n108_add;
-  wire [25:0] n108_add;
-  input [25:0] n108_add_s2;
-  wire [25:0] n108_add_s2;
-  output [31:0] n109_add;
-  wire [31:0] n109_add;
-  input [31:0] n109_add_s2;
-  wire [31:0] n109_add_s2;
-  output [31:0] n110_add;
-  wire [31:0] n110_add;
-  wire n12_slice;
-  wire n18_slice;
-  input [15:0] n1_b;
-  wire [15:0] n1_b;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  wire n48_slice;
-  wire n54_slice;
-  wire n60_slice;
-  wire n66_slice;
-  wire n6_slice;
-  wire n72_slice;
-  wire n78_slice;
-  wire n84_slice;
-  wire n90_slice;
-  assign n108_add = n104_add_s1 + n105_add_s1;
-  assign \$1  = n100_add_s1 + n101_add_s1;
-  assign \$2  = n102_add_s1 + n103_add_s1;
-  assign \$3  = \$1  + \$2 [31:0];
-  assign \$4  = n108_add_s2 + n109_add_s2;
-  assign n2_slice = n1_b[0];
-  assign n6_slice = n1_b[1];
-  assign n12_slice = n1_b[2];
-  assign n18_slice = n1_b[3];
-  assign n24_slice = n1_b[4];
-  assign n30_slice = n1_b[5];
-  assign n36_slice = n1_b[6];
-  assign n42_slice = n1_b[7];
-  assign n48_slice = n1_b[8];
-  assign n54_slice = n1_b[9];
-  assign n60_slice = n1_b[10];
-  assign n66_slice = n1_b[11];
-  assign n72_slice = n1_b[12];
-  assign n78_slice = n1_b[13];
-  assign n84_slice = n1_b[14];
-  assign n90_slice = n1_b[15];
-  assign n109_add = \$3 [31:0];
-  assign n110_add = \$4 [31:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \exact_mul_w16_s2.depth2 (\port$0$18 , n100_add, n101_add, n102_add, n103_add, n104_add, n105_add, n0_a);
-  wire [15:0] \$1 ;
-  wire [15:0] \$10 ;
-  wire [17:0] \$11 ;
-  wire [15:0] \$12 ;
-  wire [15:0] \$13 ;
-  wire [19:0] \$14 ;
-  wire [15:0] \$15 ;
-  wire [15:0] \$16 ;
-  wire [21:0] \$17 ;
-  wire [15:0] \$18 ;
-  wire [15:0] \$19 ;
-  wire [15:0] \$2 ;
-  wire [23:0] \$20 ;
-  wire [15:0] \$3 ;
-  wire [15:0] \$4 ;
-  wire [15:0] \$5 ;
-  wire [15:0] \$6 ;
-  wire [15:0] \$7 ;
-  wire [15:0] \$8 ;
-  wire [15:0] \$9 ;
+module \exact_mul_w16_s2.depth1 (n1_b, \port$18$0 , \port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , \port$180$0 , \port$198$0 , \port$216$0 , \port$234$0 , \port$252$0 , \port$270$0 , \port$288$0 , \port$306$0 , \port$324$0 , \port$342$0 , \port$360$0 
+, \port$378$0 , \port$396$0 , \port$414$0 , \port$432$0 , \port$450$0 , \port$468$0 , \port$486$0 , \port$504$0 , \port$522$0 , \port$540$0 , \port$558$0 , \port$576$0 , \port$594$0 , \port$612$0 , \port$630$0 , n300_add, n304_add, n308_add, n316_add, n299_slice_s1, n278_cat_s1
+, n303_slice_s1, n286_cat_s1, n307_slice_s1, n294_cat_s1, n315_slice_s2, n306_cat_s2, n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
+  reg [3:0] \$1 ;
+  reg [3:0] \$10 ;
+  reg [3:0] \$11 ;
+  reg [3:0] \$12 ;
+  reg [3:0] \$13 ;
+  reg [3:0] \$14 ;
+  reg [3:0] \$15 ;
+  reg [3:0] \$16 ;
+  reg [3:0] \$17 ;
+  reg [3:0] \$18 ;
+  reg [3:0] \$19 ;
+  reg [3:0] \$2 ;
+  reg [3:0] \$20 ;
+  reg [3:0] \$21 ;
+  reg [3:0] \$22 ;
+  reg [3:0] \$23 ;
+  reg [3:0] \$24 ;
+  reg [3:0] \$25 ;
+  reg [3:0] \$26 ;
+  reg [3:0] \$27 ;
+  reg [3:0] \$28 ;
+  reg [3:0] \$29 ;
+  reg [3:0] \$3 ;
+  reg [3:0] \$30 ;
+  reg [3:0] \$31 ;
+  reg [3:0] \$32 ;
+  reg [3:0] \$33 ;
+  reg [3:0] \$34 ;
+  reg [3:0] \$35 ;
+  wire [30:0] \$36 ;
+  wire [28:0] \$37 ;
+  reg [3:0] \$4 ;
+  reg [3:0] \$5 ;
+  reg [3:0] \$6 ;
+  reg [3:0] \$7 ;
+  reg [3:0] \$8 ;
+  reg [3:0] \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
-  output [25:0] n100_add;
-  wire [25:0] n100_add;
-  output [27:0] n101_add;
-  wire [27:0] n101_add;
-  output [29:0] n102_add;
-  wire [29:0] n102_add;
-  output [31:0] n103_add;
-  wire [31:0] n103_add;
-  output [20:0] n104_add;
-  wire [20:0] n104_add;
-  output [24:0] n105_add;
-  wire [24:0] n105_add;
-  wire n12_slice;
-  wire n18_slice;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  wire n48_slice;
-  wire n54_slice;
-  wire n60_slice;
-  wire n66_slice;
-  wire n6_slice;
-  wire n72_slice;
-  wire n78_slice;
-  wire n84_slice;
-  wire n90_slice;
-  input [15:0] \port$0$18 ;
-  wire [15:0] \port$0$18 ;
-  assign \$1  = n0_a & { \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8], \port$0$18 [8] };
-  assign \$2  = n0_a & { \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9], \port$0$18 [9] };
-  assign n100_add = { \$1 , 8'h00 } + { \$2 , 9'h000 };
-  assign \$3  = n0_a & { \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10], \port$0$18 [10] };
-  assign \$4  = n0_a & { \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11], \port$0$18 [11] };
-  assign n101_add = { \$3 , 10'h000 } + { \$4 , 11'h000 };
-  assign \$5  = n0_a & { \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12], \port$0$18 [12] };
-  assign \$6  = n0_a & { \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13], \port$0$18 [13] };
-  assign n102_add = { \$5 , 12'h000 } + { \$6 , 13'h0000 };
-  assign \$7  = n0_a & { \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14], \port$0$18 [14] };
-  assign \$8  = n0_a & { \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15], \port$0$18 [15] };
-  assign n103_add = { \$7 , 14'h0000 } + { \$8 , 15'h0000 };
-  assign \$9  = n0_a & { \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0], \port$0$18 [0] };
-  assign \$10  = n0_a & { \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1], \port$0$18 [1] };
-  assign \$11  = \$9  + { \$10 , 1'h0 };
-  assign \$12  = n0_a & { \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2], \port$0$18 [2] };
-  assign \$13  = n0_a & { \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3], \port$0$18 [3] };
-  assign \$14  = { \$12 , 2'h0 } + { \$13 , 3'h0 };
-  assign n104_add = \$11  + \$14 ;
-  assign \$15  = n0_a & { \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4], \port$0$18 [4] };
-  assign \$16  = n0_a & { \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5], \port$0$18 [5] };
-  assign \$17  = { \$15 , 4'h0 } + { \$16 , 5'h00 };
-  assign \$18  = n0_a & { \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6], \port$0$18 [6] };
-  assign \$19  = n0_a & { \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7], \port$0$18 [7] };
-  assign \$20  = { \$18 , 6'h00 } + { \$19 , 7'h00 };
-  assign n105_add = \$17  + \$20 ;
-  assign n48_slice = \port$0$18 [8];
-  assign n54_slice = \port$0$18 [9];
-  assign n60_slice = \port$0$18 [10];
-  assign n66_slice = \port$0$18 [11];
-  assign n72_slice = \port$0$18 [12];
-  assign n78_slice = \port$0$18 [13];
-  assign n84_slice = \port$0$18 [14];
-  assign n90_slice = \port$0$18 [15];
-  assign n2_slice = \port$0$18 [0];
-  assign n6_slice = \port$0$18 [1];
-  assign n12_slice = \port$0$18 [2];
-  assign n18_slice = \port$0$18 [3];
-  assign n24_slice = \port$0$18 [4];
-  assign n30_slice = \port$0$18 [5];
-  assign n36_slice = \port$0$18 [6];
-  assign n42_slice = \port$0$18 [7];
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  wire [31:0] n258_cat;
+  wire [27:0] n260_cat;
+  wire [23:0] n262_cat;
+  wire [19:0] n264_cat;
+  wire [15:0] n266_cat;
+  wire [11:0] n268_cat;
+  wire [7:0] n270_cat;
+  input [28:0] n278_cat_s1;
+  wire [28:0] n278_cat_s1;
+  input [20:0] n286_cat_s1;
+  wire [20:0] n286_cat_s1;
+  input [12:0] n294_cat_s1;
+  wire [12:0] n294_cat_s1;
+  input [29:0] n299_slice_s1;
+  wire [29:0] n299_slice_s1;
+  (* keep = 32'd1 *)
+  output [29:0] n300_add;
+  wire [29:0] n300_add;
+  input [22:0] n303_slice_s1;
+  wire [22:0] n303_slice_s1;
+  (* keep = 32'd1 *)
+  output [23:0] n304_add;
+  wire [23:0] n304_add;
+  input [25:0] n306_cat_s2;
+  wire [25:0] n306_cat_s2;
+  input [14:0] n307_slice_s1;
+  wire [14:0] n307_slice_s1;
+  (* keep = 32'd1 *)
+  output [15:0] n308_add;
+  wire [15:0] n308_add;
+  input [27:0] n315_slice_s2;
+  wire [27:0] n315_slice_s2;
+  (* keep = 32'd1 *)
+  output [27:0] n316_add;
+  wire [27:0] n316_add;
+  output [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  output [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  output [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  output [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  output [3:0] \port$18$0 ;
+  wire [3:0] \port$18$0 ;
+  output [3:0] \port$180$0 ;
+  wire [3:0] \port$180$0 ;
+  output [3:0] \port$198$0 ;
+  wire [3:0] \port$198$0 ;
+  output [3:0] \port$216$0 ;
+  wire [3:0] \port$216$0 ;
+  output [3:0] \port$234$0 ;
+  wire [3:0] \port$234$0 ;
+  output [3:0] \port$252$0 ;
+  wire [3:0] \port$252$0 ;
+  output [3:0] \port$270$0 ;
+  wire [3:0] \port$270$0 ;
+  output [3:0] \port$288$0 ;
+  wire [3:0] \port$288$0 ;
+  output [3:0] \port$306$0 ;
+  wire [3:0] \port$306$0 ;
+  output [3:0] \port$324$0 ;
+  wire [3:0] \port$324$0 ;
+  output [3:0] \port$342$0 ;
+  wire [3:0] \port$342$0 ;
+  output [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  output [3:0] \port$360$0 ;
+  wire [3:0] \port$360$0 ;
+  output [3:0] \port$378$0 ;
+  wire [3:0] \port$378$0 ;
+  output [3:0] \port$396$0 ;
+  wire [3:0] \port$396$0 ;
+  output [3:0] \port$414$0 ;
+  wire [3:0] \port$414$0 ;
+  output [3:0] \port$432$0 ;
+  wire [3:0] \port$432$0 ;
+  output [3:0] \port$450$0 ;
+  wire [3:0] \port$450$0 ;
+  output [3:0] \port$468$0 ;
+  wire [3:0] \port$468$0 ;
+  output [3:0] \port$486$0 ;
+  wire [3:0] \port$486$0 ;
+  output [3:0] \port$504$0 ;
+  wire [3:0] \port$504$0 ;
+  output [3:0] \port$522$0 ;
+  wire [3:0] \port$522$0 ;
+  output [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  output [3:0] \port$540$0 ;
+  wire [3:0] \port$540$0 ;
+  output [3:0] \port$558$0 ;
+  wire [3:0] \port$558$0 ;
+  output [3:0] \port$576$0 ;
+  wire [3:0] \port$576$0 ;
+  output [3:0] \port$594$0 ;
+  wire [3:0] \port$594$0 ;
+  output [3:0] \port$612$0 ;
+  wire [3:0] \port$612$0 ;
+  output [3:0] \port$630$0 ;
+  wire [3:0] \port$630$0 ;
+  output [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  output [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  assign \$36  = n299_slice_s1 + n278_cat_s1;
+  assign n304_add = n303_slice_s1 + n286_cat_s1;
+  assign n308_add = n307_slice_s1 + n294_cat_s1;
+  assign \$37  = n315_slice_s2 + n306_cat_s2;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[1:0] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[5:4] })
+      4'h0:
+          \$2  = 4'h0;
+      4'h1:
+          \$2  = 4'h0;
+      4'h2:
+          \$2  = 4'h0;
+      4'h3:
+          \$2  = 4'h0;
+      4'h4:
+          \$2  = 4'h0;
+      4'h5:
+          \$2  = 4'h1;
+      4'h6:
+          \$2  = 4'h2;
+      4'h7:
+          \$2  = 4'h3;
+      4'h8:
+          \$2  = 4'h0;
+      4'h9:
+          \$2  = 4'h2;
+      4'ha:
+          \$2  = 4'h4;
+      4'hb:
+          \$2  = 4'h6;
+      4'hc:
+          \$2  = 4'h0;
+      4'hd:
+          \$2  = 4'h3;
+      4'he:
+          \$2  = 4'h6;
+      4'hf:
+          \$2  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[9:8] })
+      4'h0:
+          \$3  = 4'h0;
+      4'h1:
+          \$3  = 4'h0;
+      4'h2:
+          \$3  = 4'h0;
+      4'h3:
+          \$3  = 4'h0;
+      4'h4:
+          \$3  = 4'h0;
+      4'h5:
+          \$3  = 4'h1;
+      4'h6:
+          \$3  = 4'h2;
+      4'h7:
+          \$3  = 4'h3;
+      4'h8:
+          \$3  = 4'h0;
+      4'h9:
+          \$3  = 4'h2;
+      4'ha:
+          \$3  = 4'h4;
+      4'hb:
+          \$3  = 4'h6;
+      4'hc:
+          \$3  = 4'h0;
+      4'hd:
+          \$3  = 4'h3;
+      4'he:
+          \$3  = 4'h6;
+      4'hf:
+          \$3  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[13:12] })
+      4'h0:
+          \$4  = 4'h0;
+      4'h1:
+          \$4  = 4'h0;
+      4'h2:
+          \$4  = 4'h0;
+      4'h3:
+          \$4  = 4'h0;
+      4'h4:
+          \$4  = 4'h0;
+      4'h5:
+          \$4  = 4'h1;
+      4'h6:
+          \$4  = 4'h2;
+      4'h7:
+          \$4  = 4'h3;
+      4'h8:
+          \$4  = 4'h0;
+      4'h9:
+          \$4  = 4'h2;
+      4'ha:
+          \$4  = 4'h4;
+      4'hb:
+          \$4  = 4'h6;
+      4'hc:
+          \$4  = 4'h0;
+      4'hd:
+          \$4  = 4'h3;
+      4'he:
+          \$4  = 4'h6;
+      4'hf:
+          \$4  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[15:14] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[15:14] })
+      4'h0:
+          \$6  = 4'h0;
+      4'h1:
+          \$6  = 4'h0;
+      4'h2:
+          \$6  = 4'h0;
+      4'h3:
+          \$6  = 4'h0;
+      4'h4:
+          \$6  = 4'h0;
+      4'h5:
+          \$6  = 4'h1;
+      4'h6:
+          \$6  = 4'h2;
+      4'h7:
+          \$6  = 4'h3;
+      4'h8:
+          \$6  = 4'h0;
+      4'h9:
+          \$6  = 4'h2;
+      4'ha:
+          \$6  = 4'h4;
+      4'hb:
+          \$6  = 4'h6;
+      4'hc:
+          \$6  = 4'h0;
+      4'hd:
+          \$6  = 4'h3;
+      4'he:
+          \$6  = 4'h6;
+      4'hf:
+          \$6  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[15:14] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[15:14] })
+      4'h0:
+          \$8  = 4'h0;
+      4'h1:
+          \$8  = 4'h0;
+      4'h2:
+          \$8  = 4'h0;
+      4'h3:
+          \$8  = 4'h0;
+      4'h4:
+          \$8  = 4'h0;
+      4'h5:
+          \$8  = 4'h1;
+      4'h6:
+          \$8  = 4'h2;
+      4'h7:
+          \$8  = 4'h3;
+      4'h8:
+          \$8  = 4'h0;
+      4'h9:
+          \$8  = 4'h2;
+      4'ha:
+          \$8  = 4'h4;
+      4'hb:
+          \$8  = 4'h6;
+      4'hc:
+          \$8  = 4'h0;
+      4'hd:
+          \$8  = 4'h3;
+      4'he:
+          \$8  = 4'h6;
+      4'hf:
+          \$8  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[1:0] })
+      4'h0:
+          \$9  = 4'h0;
+      4'h1:
+          \$9  = 4'h0;
+      4'h2:
+          \$9  = 4'h0;
+      4'h3:
+          \$9  = 4'h0;
+      4'h4:
+          \$9  = 4'h0;
+      4'h5:
+          \$9  = 4'h1;
+      4'h6:
+          \$9  = 4'h2;
+      4'h7:
+          \$9  = 4'h3;
+      4'h8:
+          \$9  = 4'h0;
+      4'h9:
+          \$9  = 4'h2;
+      4'ha:
+          \$9  = 4'h4;
+      4'hb:
+          \$9  = 4'h6;
+      4'hc:
+          \$9  = 4'h0;
+      4'hd:
+          \$9  = 4'h3;
+      4'he:
+          \$9  = 4'h6;
+      4'hf:
+          \$9  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[5:4] })
+      4'h0:
+          \$10  = 4'h0;
+      4'h1:
+          \$10  = 4'h0;
+      4'h2:
+          \$10  = 4'h0;
+      4'h3:
+          \$10  = 4'h0;
+      4'h4:
+          \$10  = 4'h0;
+      4'h5:
+          \$10  = 4'h1;
+      4'h6:
+          \$10  = 4'h2;
+      4'h7:
+          \$10  = 4'h3;
+      4'h8:
+          \$10  = 4'h0;
+      4'h9:
+          \$10  = 4'h2;
+      4'ha:
+          \$10  = 4'h4;
+      4'hb:
+          \$10  = 4'h6;
+      4'hc:
+          \$10  = 4'h0;
+      4'hd:
+          \$10  = 4'h3;
+      4'he:
+          \$10  = 4'h6;
+      4'hf:
+          \$10  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[9:8] })
+      4'h0:
+          \$11  = 4'h0;
+      4'h1:
+          \$11  = 4'h0;
+      4'h2:
+          \$11  = 4'h0;
+      4'h3:
+          \$11  = 4'h0;
+      4'h4:
+          \$11  = 4'h0;
+      4'h5:
+          \$11  = 4'h1;
+      4'h6:
+          \$11  = 4'h2;
+      4'h7:
+          \$11  = 4'h3;
+      4'h8:
+          \$11  = 4'h0;
+      4'h9:
+          \$11  = 4'h2;
+      4'ha:
+          \$11  = 4'h4;
+      4'hb:
+          \$11  = 4'h6;
+      4'hc:
+          \$11  = 4'h0;
+      4'hd:
+          \$11  = 4'h3;
+      4'he:
+          \$11  = 4'h6;
+      4'hf:
+          \$11  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[13:12] })
+      4'h0:
+          \$12  = 4'h0;
+      4'h1:
+          \$12  = 4'h0;
+      4'h2:
+          \$12  = 4'h0;
+      4'h3:
+          \$12  = 4'h0;
+      4'h4:
+          \$12  = 4'h0;
+      4'h5:
+          \$12  = 4'h1;
+      4'h6:
+          \$12  = 4'h2;
+      4'h7:
+          \$12  = 4'h3;
+      4'h8:
+          \$12  = 4'h0;
+      4'h9:
+          \$12  = 4'h2;
+      4'ha:
+          \$12  = 4'h4;
+      4'hb:
+          \$12  = 4'h6;
+      4'hc:
+          \$12  = 4'h0;
+      4'hd:
+          \$12  = 4'h3;
+      4'he:
+          \$12  = 4'h6;
+      4'hf:
+          \$12  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[13:12] })
+      4'h0:
+          \$13  = 4'h0;
+      4'h1:
+          \$13  = 4'h0;
+      4'h2:
+          \$13  = 4'h0;
+      4'h3:
+          \$13  = 4'h0;
+      4'h4:
+          \$13  = 4'h0;
+      4'h5:
+          \$13  = 4'h1;
+      4'h6:
+          \$13  = 4'h2;
+      4'h7:
+          \$13  = 4'h3;
+      4'h8:
+          \$13  = 4'h0;
+      4'h9:
+          \$13  = 4'h2;
+      4'ha:
+          \$13  = 4'h4;
+      4'hb:
+          \$13  = 4'h6;
+      4'hc:
+          \$13  = 4'h0;
+      4'hd:
+          \$13  = 4'h3;
+      4'he:
+          \$13  = 4'h6;
+      4'hf:
+          \$13  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[13:12] })
+      4'h0:
+          \$14  = 4'h0;
+      4'h1:
+          \$14  = 4'h0;
+      4'h2:
+          \$14  = 4'h0;
+      4'h3:
+          \$14  = 4'h0;
+      4'h4:
+          \$14  = 4'h0;
+      4'h5:
+          \$14  = 4'h1;
+      4'h6:
+          \$14  = 4'h2;
+      4'h7:
+          \$14  = 4'h3;
+      4'h8:
+          \$14  = 4'h0;
+      4'h9:
+          \$14  = 4'h2;
+      4'ha:
+          \$14  = 4'h4;
+      4'hb:
+          \$14  = 4'h6;
+      4'hc:
+          \$14  = 4'h0;
+      4'hd:
+          \$14  = 4'h3;
+      4'he:
+          \$14  = 4'h6;
+      4'hf:
+          \$14  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[13:12] })
+      4'h0:
+          \$15  = 4'h0;
+      4'h1:
+          \$15  = 4'h0;
+      4'h2:
+          \$15  = 4'h0;
+      4'h3:
+          \$15  = 4'h0;
+      4'h4:
+          \$15  = 4'h0;
+      4'h5:
+          \$15  = 4'h1;
+      4'h6:
+          \$15  = 4'h2;
+      4'h7:
+          \$15  = 4'h3;
+      4'h8:
+          \$15  = 4'h0;
+      4'h9:
+          \$15  = 4'h2;
+      4'ha:
+          \$15  = 4'h4;
+      4'hb:
+          \$15  = 4'h6;
+      4'hc:
+          \$15  = 4'h0;
+      4'hd:
+          \$15  = 4'h3;
+      4'he:
+          \$15  = 4'h6;
+      4'hf:
+          \$15  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[1:0] })
+      4'h0:
+          \$16  = 4'h0;
+      4'h1:
+          \$16  = 4'h0;
+      4'h2:
+          \$16  = 4'h0;
+      4'h3:
+          \$16  = 4'h0;
+      4'h4:
+          \$16  = 4'h0;
+      4'h5:
+          \$16  = 4'h1;
+      4'h6:
+          \$16  = 4'h2;
+      4'h7:
+          \$16  = 4'h3;
+      4'h8:
+          \$16  = 4'h0;
+      4'h9:
+          \$16  = 4'h2;
+      4'ha:
+          \$16  = 4'h4;
+      4'hb:
+          \$16  = 4'h6;
+      4'hc:
+          \$16  = 4'h0;
+      4'hd:
+          \$16  = 4'h3;
+      4'he:
+          \$16  = 4'h6;
+      4'hf:
+          \$16  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[5:4] })
+      4'h0:
+          \$17  = 4'h0;
+      4'h1:
+          \$17  = 4'h0;
+      4'h2:
+          \$17  = 4'h0;
+      4'h3:
+          \$17  = 4'h0;
+      4'h4:
+          \$17  = 4'h0;
+      4'h5:
+          \$17  = 4'h1;
+      4'h6:
+          \$17  = 4'h2;
+      4'h7:
+          \$17  = 4'h3;
+      4'h8:
+          \$17  = 4'h0;
+      4'h9:
+          \$17  = 4'h2;
+      4'ha:
+          \$17  = 4'h4;
+      4'hb:
+          \$17  = 4'h6;
+      4'hc:
+          \$17  = 4'h0;
+      4'hd:
+          \$17  = 4'h3;
+      4'he:
+          \$17  = 4'h6;
+      4'hf:
+          \$17  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[9:8] })
+      4'h0:
+          \$18  = 4'h0;
+      4'h1:
+          \$18  = 4'h0;
+      4'h2:
+          \$18  = 4'h0;
+      4'h3:
+          \$18  = 4'h0;
+      4'h4:
+          \$18  = 4'h0;
+      4'h5:
+          \$18  = 4'h1;
+      4'h6:
+          \$18  = 4'h2;
+      4'h7:
+          \$18  = 4'h3;
+      4'h8:
+          \$18  = 4'h0;
+      4'h9:
+          \$18  = 4'h2;
+      4'ha:
+          \$18  = 4'h4;
+      4'hb:
+          \$18  = 4'h6;
+      4'hc:
+          \$18  = 4'h0;
+      4'hd:
+          \$18  = 4'h3;
+      4'he:
+          \$18  = 4'h6;
+      4'hf:
+          \$18  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[11:10] })
+      4'h0:
+          \$19  = 4'h0;
+      4'h1:
+          \$19  = 4'h0;
+      4'h2:
+          \$19  = 4'h0;
+      4'h3:
+          \$19  = 4'h0;
+      4'h4:
+          \$19  = 4'h0;
+      4'h5:
+          \$19  = 4'h1;
+      4'h6:
+          \$19  = 4'h2;
+      4'h7:
+          \$19  = 4'h3;
+      4'h8:
+          \$19  = 4'h0;
+      4'h9:
+          \$19  = 4'h2;
+      4'ha:
+          \$19  = 4'h4;
+      4'hb:
+          \$19  = 4'h6;
+      4'hc:
+          \$19  = 4'h0;
+      4'hd:
+          \$19  = 4'h3;
+      4'he:
+          \$19  = 4'h6;
+      4'hf:
+          \$19  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[11:10] })
+      4'h0:
+          \$20  = 4'h0;
+      4'h1:
+          \$20  = 4'h0;
+      4'h2:
+          \$20  = 4'h0;
+      4'h3:
+          \$20  = 4'h0;
+      4'h4:
+          \$20  = 4'h0;
+      4'h5:
+          \$20  = 4'h1;
+      4'h6:
+          \$20  = 4'h2;
+      4'h7:
+          \$20  = 4'h3;
+      4'h8:
+          \$20  = 4'h0;
+      4'h9:
+          \$20  = 4'h2;
+      4'ha:
+          \$20  = 4'h4;
+      4'hb:
+          \$20  = 4'h6;
+      4'hc:
+          \$20  = 4'h0;
+      4'hd:
+          \$20  = 4'h3;
+      4'he:
+          \$20  = 4'h6;
+      4'hf:
+          \$20  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[11:10] })
+      4'h0:
+          \$21  = 4'h0;
+      4'h1:
+          \$21  = 4'h0;
+      4'h2:
+          \$21  = 4'h0;
+      4'h3:
+          \$21  = 4'h0;
+      4'h4:
+          \$21  = 4'h0;
+      4'h5:
+          \$21  = 4'h1;
+      4'h6:
+          \$21  = 4'h2;
+      4'h7:
+          \$21  = 4'h3;
+      4'h8:
+          \$21  = 4'h0;
+      4'h9:
+          \$21  = 4'h2;
+      4'ha:
+          \$21  = 4'h4;
+      4'hb:
+          \$21  = 4'h6;
+      4'hc:
+          \$21  = 4'h0;
+      4'hd:
+          \$21  = 4'h3;
+      4'he:
+          \$21  = 4'h6;
+      4'hf:
+          \$21  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[1:0] })
+      4'h0:
+          \$22  = 4'h0;
+      4'h1:
+          \$22  = 4'h0;
+      4'h2:
+          \$22  = 4'h0;
+      4'h3:
+          \$22  = 4'h0;
+      4'h4:
+          \$22  = 4'h0;
+      4'h5:
+          \$22  = 4'h1;
+      4'h6:
+          \$22  = 4'h2;
+      4'h7:
+          \$22  = 4'h3;
+      4'h8:
+          \$22  = 4'h0;
+      4'h9:
+          \$22  = 4'h2;
+      4'ha:
+          \$22  = 4'h4;
+      4'hb:
+          \$22  = 4'h6;
+      4'hc:
+          \$22  = 4'h0;
+      4'hd:
+          \$22  = 4'h3;
+      4'he:
+          \$22  = 4'h6;
+      4'hf:
+          \$22  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[5:4] })
+      4'h0:
+          \$23  = 4'h0;
+      4'h1:
+          \$23  = 4'h0;
+      4'h2:
+          \$23  = 4'h0;
+      4'h3:
+          \$23  = 4'h0;
+      4'h4:
+          \$23  = 4'h0;
+      4'h5:
+          \$23  = 4'h1;
+      4'h6:
+          \$23  = 4'h2;
+      4'h7:
+          \$23  = 4'h3;
+      4'h8:
+          \$23  = 4'h0;
+      4'h9:
+          \$23  = 4'h2;
+      4'ha:
+          \$23  = 4'h4;
+      4'hb:
+          \$23  = 4'h6;
+      4'hc:
+          \$23  = 4'h0;
+      4'hd:
+          \$23  = 4'h3;
+      4'he:
+          \$23  = 4'h6;
+      4'hf:
+          \$23  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[9:8] })
+      4'h0:
+          \$24  = 4'h0;
+      4'h1:
+          \$24  = 4'h0;
+      4'h2:
+          \$24  = 4'h0;
+      4'h3:
+          \$24  = 4'h0;
+      4'h4:
+          \$24  = 4'h0;
+      4'h5:
+          \$24  = 4'h1;
+      4'h6:
+          \$24  = 4'h2;
+      4'h7:
+          \$24  = 4'h3;
+      4'h8:
+          \$24  = 4'h0;
+      4'h9:
+          \$24  = 4'h2;
+      4'ha:
+          \$24  = 4'h4;
+      4'hb:
+          \$24  = 4'h6;
+      4'hc:
+          \$24  = 4'h0;
+      4'hd:
+          \$24  = 4'h3;
+      4'he:
+          \$24  = 4'h6;
+      4'hf:
+          \$24  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[9:8] })
+      4'h0:
+          \$25  = 4'h0;
+      4'h1:
+          \$25  = 4'h0;
+      4'h2:
+          \$25  = 4'h0;
+      4'h3:
+          \$25  = 4'h0;
+      4'h4:
+          \$25  = 4'h0;
+      4'h5:
+          \$25  = 4'h1;
+      4'h6:
+          \$25  = 4'h2;
+      4'h7:
+          \$25  = 4'h3;
+      4'h8:
+          \$25  = 4'h0;
+      4'h9:
+          \$25  = 4'h2;
+      4'ha:
+          \$25  = 4'h4;
+      4'hb:
+          \$25  = 4'h6;
+      4'hc:
+          \$25  = 4'h0;
+      4'hd:
+          \$25  = 4'h3;
+      4'he:
+          \$25  = 4'h6;
+      4'hf:
+          \$25  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[9:8] })
+      4'h0:
+          \$26  = 4'h0;
+      4'h1:
+          \$26  = 4'h0;
+      4'h2:
+          \$26  = 4'h0;
+      4'h3:
+          \$26  = 4'h0;
+      4'h4:
+          \$26  = 4'h0;
+      4'h5:
+          \$26  = 4'h1;
+      4'h6:
+          \$26  = 4'h2;
+      4'h7:
+          \$26  = 4'h3;
+      4'h8:
+          \$26  = 4'h0;
+      4'h9:
+          \$26  = 4'h2;
+      4'ha:
+          \$26  = 4'h4;
+      4'hb:
+          \$26  = 4'h6;
+      4'hc:
+          \$26  = 4'h0;
+      4'hd:
+          \$26  = 4'h3;
+      4'he:
+          \$26  = 4'h6;
+      4'hf:
+          \$26  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[1:0] })
+      4'h0:
+          \$27  = 4'h0;
+      4'h1:
+          \$27  = 4'h0;
+      4'h2:
+          \$27  = 4'h0;
+      4'h3:
+          \$27  = 4'h0;
+      4'h4:
+          \$27  = 4'h0;
+      4'h5:
+          \$27  = 4'h1;
+      4'h6:
+          \$27  = 4'h2;
+      4'h7:
+          \$27  = 4'h3;
+      4'h8:
+          \$27  = 4'h0;
+      4'h9:
+          \$27  = 4'h2;
+      4'ha:
+          \$27  = 4'h4;
+      4'hb:
+          \$27  = 4'h6;
+      4'hc:
+          \$27  = 4'h0;
+      4'hd:
+          \$27  = 4'h3;
+      4'he:
+          \$27  = 4'h6;
+      4'hf:
+          \$27  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[5:4] })
+      4'h0:
+          \$28  = 4'h0;
+      4'h1:
+          \$28  = 4'h0;
+      4'h2:
+          \$28  = 4'h0;
+      4'h3:
+          \$28  = 4'h0;
+      4'h4:
+          \$28  = 4'h0;
+      4'h5:
+          \$28  = 4'h1;
+      4'h6:
+          \$28  = 4'h2;
+      4'h7:
+          \$28  = 4'h3;
+      4'h8:
+          \$28  = 4'h0;
+      4'h9:
+          \$28  = 4'h2;
+      4'ha:
+          \$28  = 4'h4;
+      4'hb:
+          \$28  = 4'h6;
+      4'hc:
+          \$28  = 4'h0;
+      4'hd:
+          \$28  = 4'h3;
+      4'he:
+          \$28  = 4'h6;
+      4'hf:
+          \$28  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[7:6] })
+      4'h0:
+          \$29  = 4'h0;
+      4'h1:
+          \$29  = 4'h0;
+      4'h2:
+          \$29  = 4'h0;
+      4'h3:
+          \$29  = 4'h0;
+      4'h4:
+          \$29  = 4'h0;
+      4'h5:
+          \$29  = 4'h1;
+      4'h6:
+          \$29  = 4'h2;
+      4'h7:
+          \$29  = 4'h3;
+      4'h8:
+          \$29  = 4'h0;
+      4'h9:
+          \$29  = 4'h2;
+      4'ha:
+          \$29  = 4'h4;
+      4'hb:
+          \$29  = 4'h6;
+      4'hc:
+          \$29  = 4'h0;
+      4'hd:
+          \$29  = 4'h3;
+      4'he:
+          \$29  = 4'h6;
+      4'hf:
+          \$29  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[7:6] })
+      4'h0:
+          \$30  = 4'h0;
+      4'h1:
+          \$30  = 4'h0;
+      4'h2:
+          \$30  = 4'h0;
+      4'h3:
+          \$30  = 4'h0;
+      4'h4:
+          \$30  = 4'h0;
+      4'h5:
+          \$30  = 4'h1;
+      4'h6:
+          \$30  = 4'h2;
+      4'h7:
+          \$30  = 4'h3;
+      4'h8:
+          \$30  = 4'h0;
+      4'h9:
+          \$30  = 4'h2;
+      4'ha:
+          \$30  = 4'h4;
+      4'hb:
+          \$30  = 4'h6;
+      4'hc:
+          \$30  = 4'h0;
+      4'hd:
+          \$30  = 4'h3;
+      4'he:
+          \$30  = 4'h6;
+      4'hf:
+          \$30  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[1:0] })
+      4'h0:
+          \$31  = 4'h0;
+      4'h1:
+          \$31  = 4'h0;
+      4'h2:
+          \$31  = 4'h0;
+      4'h3:
+          \$31  = 4'h0;
+      4'h4:
+          \$31  = 4'h0;
+      4'h5:
+          \$31  = 4'h1;
+      4'h6:
+          \$31  = 4'h2;
+      4'h7:
+          \$31  = 4'h3;
+      4'h8:
+          \$31  = 4'h0;
+      4'h9:
+          \$31  = 4'h2;
+      4'ha:
+          \$31  = 4'h4;
+      4'hb:
+          \$31  = 4'h6;
+      4'hc:
+          \$31  = 4'h0;
+      4'hd:
+          \$31  = 4'h3;
+      4'he:
+          \$31  = 4'h6;
+      4'hf:
+          \$31  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[5:4] })
+      4'h0:
+          \$32  = 4'h0;
+      4'h1:
+          \$32  = 4'h0;
+      4'h2:
+          \$32  = 4'h0;
+      4'h3:
+          \$32  = 4'h0;
+      4'h4:
+          \$32  = 4'h0;
+      4'h5:
+          \$32  = 4'h1;
+      4'h6:
+          \$32  = 4'h2;
+      4'h7:
+          \$32  = 4'h3;
+      4'h8:
+          \$32  = 4'h0;
+      4'h9:
+          \$32  = 4'h2;
+      4'ha:
+          \$32  = 4'h4;
+      4'hb:
+          \$32  = 4'h6;
+      4'hc:
+          \$32  = 4'h0;
+      4'hd:
+          \$32  = 4'h3;
+      4'he:
+          \$32  = 4'h6;
+      4'hf:
+          \$32  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[5:4] })
+      4'h0:
+          \$33  = 4'h0;
+      4'h1:
+          \$33  = 4'h0;
+      4'h2:
+          \$33  = 4'h0;
+      4'h3:
+          \$33  = 4'h0;
+      4'h4:
+          \$33  = 4'h0;
+      4'h5:
+          \$33  = 4'h1;
+      4'h6:
+          \$33  = 4'h2;
+      4'h7:
+          \$33  = 4'h3;
+      4'h8:
+          \$33  = 4'h0;
+      4'h9:
+          \$33  = 4'h2;
+      4'ha:
+          \$33  = 4'h4;
+      4'hb:
+          \$33  = 4'h6;
+      4'hc:
+          \$33  = 4'h0;
+      4'hd:
+          \$33  = 4'h3;
+      4'he:
+          \$33  = 4'h6;
+      4'hf:
+          \$33  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[1:0] })
+      4'h0:
+          \$34  = 4'h0;
+      4'h1:
+          \$34  = 4'h0;
+      4'h2:
+          \$34  = 4'h0;
+      4'h3:
+          \$34  = 4'h0;
+      4'h4:
+          \$34  = 4'h0;
+      4'h5:
+          \$34  = 4'h1;
+      4'h6:
+          \$34  = 4'h2;
+      4'h7:
+          \$34  = 4'h3;
+      4'h8:
+          \$34  = 4'h0;
+      4'h9:
+          \$34  = 4'h2;
+      4'ha:
+          \$34  = 4'h4;
+      4'hb:
+          \$34  = 4'h6;
+      4'hc:
+          \$34  = 4'h0;
+      4'hd:
+          \$34  = 4'h3;
+      4'he:
+          \$34  = 4'h6;
+      4'hf:
+          \$34  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[3:2] })
+      4'h0:
+          \$35  = 4'h0;
+      4'h1:
+          \$35  = 4'h0;
+      4'h2:
+          \$35  = 4'h0;
+      4'h3:
+          \$35  = 4'h0;
+      4'h4:
+          \$35  = 4'h0;
+      4'h5:
+          \$35  = 4'h1;
+      4'h6:
+          \$35  = 4'h2;
+      4'h7:
+          \$35  = 4'h3;
+      4'h8:
+          \$35  = 4'h0;
+      4'h9:
+          \$35  = 4'h2;
+      4'ha:
+          \$35  = 4'h4;
+      4'hb:
+          \$35  = 4'h6;
+      4'hc:
+          \$35  = 4'h0;
+      4'hd:
+          \$35  = 4'h3;
+      4'he:
+          \$35  = 4'h6;
+      4'hf:
+          \$35  = 4'h9;
+    endcase
+  end
+  assign n258_cat = { \$8 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1  };
+  assign n260_cat = { \$15 , \$14 , \$13 , \$12 , \$11 , \$10 , \$9  };
+  assign n262_cat = { \$21 , \$20 , \$19 , \$18 , \$17 , \$16  };
+  assign n264_cat = { \$26 , \$25 , \$24 , \$23 , \$22  };
+  assign n266_cat = { \$30 , \$29 , \$28 , \$27  };
+  assign n268_cat = { \$33 , \$32 , \$31  };
+  assign n270_cat = { \$35 , \$34  };
+  assign \port$18$0  = \$1 ;
+  assign \port$36$0  = \$2 ;
+  assign \port$54$0  = \$3 ;
+  assign \port$72$0  = \$4 ;
+  assign \port$90$0  = \$5 ;
+  assign \port$108$0  = \$6 ;
+  assign \port$126$0  = \$7 ;
+  assign \port$144$0  = \$8 ;
+  assign \port$162$0  = \$9 ;
+  assign \port$180$0  = \$10 ;
+  assign \port$198$0  = \$11 ;
+  assign \port$216$0  = \$12 ;
+  assign \port$234$0  = \$13 ;
+  assign \port$252$0  = \$14 ;
+  assign \port$270$0  = \$15 ;
+  assign \port$288$0  = \$16 ;
+  assign \port$306$0  = \$17 ;
+  assign \port$324$0  = \$18 ;
+  assign \port$342$0  = \$19 ;
+  assign \port$360$0  = \$20 ;
+  assign \port$378$0  = \$21 ;
+  assign \port$396$0  = \$22 ;
+  assign \port$414$0  = \$23 ;
+  assign \port$432$0  = \$24 ;
+  assign \port$450$0  = \$25 ;
+  assign \port$468$0  = \$26 ;
+  assign \port$486$0  = \$27 ;
+  assign \port$504$0  = \$28 ;
+  assign \port$522$0  = \$29 ;
+  assign \port$540$0  = \$30 ;
+  assign \port$558$0  = \$31 ;
+  assign \port$576$0  = \$32 ;
+  assign \port$594$0  = \$33 ;
+  assign \port$612$0  = \$34 ;
+  assign \port$630$0  = \$35 ;
+  assign n300_add = \$36 [29:0];
+  assign n316_add = \$37 [27:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w16_s2.depth2 (n1_b, \port$18$0 , \port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , \port$180$0 , \port$198$0 , \port$216$0 , \port$234$0 , \port$252$0 , \port$270$0 , \port$288$0 , \port$306$0 , \port$324$0 , \port$342$0 , \port$360$0 
+, \port$378$0 , \port$396$0 , \port$414$0 , \port$432$0 , \port$450$0 , \port$468$0 , \port$486$0 , \port$504$0 , \port$522$0 , \port$540$0 , \port$558$0 , \port$576$0 , \port$594$0 , \port$612$0 , \port$630$0 , n300_add, n304_add, n308_add, n316_add, n272_add, n276_add
+, n280_add, n284_add, n288_add, n292_add, n296_add, n301_slice_s1, n305_slice_s1, n309_slice_s1, n317_slice_s2, n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$3  = 0;
+  reg [3:0] \$1 ;
+  reg [3:0] \$10 ;
+  reg [3:0] \$11 ;
+  reg [3:0] \$12 ;
+  reg [3:0] \$13 ;
+  reg [3:0] \$14 ;
+  reg [3:0] \$15 ;
+  reg [3:0] \$16 ;
+  reg [3:0] \$17 ;
+  reg [3:0] \$18 ;
+  reg [3:0] \$19 ;
+  reg [3:0] \$2 ;
+  reg [3:0] \$20 ;
+  reg [3:0] \$21 ;
+  reg [3:0] \$22 ;
+  reg [3:0] \$23 ;
+  reg [3:0] \$24 ;
+  reg [3:0] \$25 ;
+  reg [3:0] \$26 ;
+  reg [3:0] \$27 ;
+  reg [3:0] \$28 ;
+  reg [3:0] \$29 ;
+  reg [3:0] \$3 ;
+  reg [3:0] \$4 ;
+  reg [3:0] \$5 ;
+  reg [3:0] \$6 ;
+  reg [3:0] \$7 ;
+  wire [30:0] \$8 ;
+  reg [3:0] \$9 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  wire [31:0] n258_cat;
+  wire [27:0] n260_cat;
+  wire [23:0] n262_cat;
+  wire [19:0] n264_cat;
+  wire [15:0] n266_cat;
+  wire [11:0] n268_cat;
+  wire [7:0] n270_cat;
+  (* keep = 32'd1 *)
+  output [29:0] n272_add;
+  wire [29:0] n272_add;
+  (* keep = 32'd1 *)
+  output [26:0] n276_add;
+  wire [26:0] n276_add;
+  (* keep = 32'd1 *)
+  output [22:0] n280_add;
+  wire [22:0] n280_add;
+  (* keep = 32'd1 *)
+  output [18:0] n284_add;
+  wire [18:0] n284_add;
+  (* keep = 32'd1 *)
+  output [14:0] n288_add;
+  wire [14:0] n288_add;
+  (* keep = 32'd1 *)
+  output [10:0] n292_add;
+  wire [10:0] n292_add;
+  (* keep = 32'd1 *)
+  output [6:0] n296_add;
+  wire [6:0] n296_add;
+  (* keep = 32'd1 *)
+  input [29:0] n300_add;
+  wire [29:0] n300_add;
+  input [1:0] n301_slice_s1;
+  wire [1:0] n301_slice_s1;
+  wire [31:0] n302_cat;
+  (* keep = 32'd1 *)
+  input [23:0] n304_add;
+  wire [23:0] n304_add;
+  input [1:0] n305_slice_s1;
+  wire [1:0] n305_slice_s1;
+  wire [25:0] n306_cat;
+  (* keep = 32'd1 *)
+  input [15:0] n308_add;
+  wire [15:0] n308_add;
+  input [1:0] n309_slice_s1;
+  wire [1:0] n309_slice_s1;
+  wire [17:0] n310_cat;
+  (* keep = 32'd1 *)
+  input [27:0] n316_add;
+  wire [27:0] n316_add;
+  input [3:0] n317_slice_s2;
+  wire [3:0] n317_slice_s2;
+  wire [31:0] n318_cat;
+  input [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  input [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  input [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  input [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  input [3:0] \port$18$0 ;
+  wire [3:0] \port$18$0 ;
+  input [3:0] \port$180$0 ;
+  wire [3:0] \port$180$0 ;
+  input [3:0] \port$198$0 ;
+  wire [3:0] \port$198$0 ;
+  input [3:0] \port$216$0 ;
+  wire [3:0] \port$216$0 ;
+  input [3:0] \port$234$0 ;
+  wire [3:0] \port$234$0 ;
+  input [3:0] \port$252$0 ;
+  wire [3:0] \port$252$0 ;
+  input [3:0] \port$270$0 ;
+  wire [3:0] \port$270$0 ;
+  input [3:0] \port$288$0 ;
+  wire [3:0] \port$288$0 ;
+  input [3:0] \port$306$0 ;
+  wire [3:0] \port$306$0 ;
+  input [3:0] \port$324$0 ;
+  wire [3:0] \port$324$0 ;
+  input [3:0] \port$342$0 ;
+  wire [3:0] \port$342$0 ;
+  input [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  input [3:0] \port$360$0 ;
+  wire [3:0] \port$360$0 ;
+  input [3:0] \port$378$0 ;
+  wire [3:0] \port$378$0 ;
+  input [3:0] \port$396$0 ;
+  wire [3:0] \port$396$0 ;
+  input [3:0] \port$414$0 ;
+  wire [3:0] \port$414$0 ;
+  input [3:0] \port$432$0 ;
+  wire [3:0] \port$432$0 ;
+  input [3:0] \port$450$0 ;
+  wire [3:0] \port$450$0 ;
+  input [3:0] \port$468$0 ;
+  wire [3:0] \port$468$0 ;
+  input [3:0] \port$486$0 ;
+  wire [3:0] \port$486$0 ;
+  input [3:0] \port$504$0 ;
+  wire [3:0] \port$504$0 ;
+  input [3:0] \port$522$0 ;
+  wire [3:0] \port$522$0 ;
+  input [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  input [3:0] \port$540$0 ;
+  wire [3:0] \port$540$0 ;
+  input [3:0] \port$558$0 ;
+  wire [3:0] \port$558$0 ;
+  input [3:0] \port$576$0 ;
+  wire [3:0] \port$576$0 ;
+  input [3:0] \port$594$0 ;
+  wire [3:0] \port$594$0 ;
+  input [3:0] \port$612$0 ;
+  wire [3:0] \port$612$0 ;
+  input [3:0] \port$630$0 ;
+  wire [3:0] \port$630$0 ;
+  input [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  input [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  assign \$8  = { \port$144$0 , \port$126$0 , \port$108$0 , \port$90$0 , \port$72$0 , \port$54$0 , \port$36$0 , \port$18$0 [3:2] } + { \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1  };
+  assign n276_add = { \port$270$0 , \port$252$0 , \port$234$0 , \port$216$0 , \port$198$0 , \port$180$0 , \port$162$0 [3:2] } + { \$14 , \$13 , \$12 , \$11 , \$10 , \$9  };
+  assign n280_add = { \port$378$0 , \port$360$0 , \port$342$0 , \port$324$0 , \port$306$0 , \port$288$0 [3:2] } + { \$19 , \$18 , \$17 , \$16 , \$15  };
+  assign n284_add = { \port$468$0 , \port$450$0 , \port$432$0 , \port$414$0 , \port$396$0 [3:2] } + { \$23 , \$22 , \$21 , \$20  };
+  assign n288_add = { \port$540$0 , \port$522$0 , \port$504$0 , \port$486$0 [3:2] } + { \$26 , \$25 , \$24  };
+  assign n292_add = { \port$594$0 , \port$576$0 , \port$558$0 [3:2] } + { \$28 , \$27  };
+  assign n296_add = { \port$630$0 , \port$612$0 [3:2] } + \$29 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[3:2] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[7:6] })
+      4'h0:
+          \$2  = 4'h0;
+      4'h1:
+          \$2  = 4'h0;
+      4'h2:
+          \$2  = 4'h0;
+      4'h3:
+          \$2  = 4'h0;
+      4'h4:
+          \$2  = 4'h0;
+      4'h5:
+          \$2  = 4'h1;
+      4'h6:
+          \$2  = 4'h2;
+      4'h7:
+          \$2  = 4'h3;
+      4'h8:
+          \$2  = 4'h0;
+      4'h9:
+          \$2  = 4'h2;
+      4'ha:
+          \$2  = 4'h4;
+      4'hb:
+          \$2  = 4'h6;
+      4'hc:
+          \$2  = 4'h0;
+      4'hd:
+          \$2  = 4'h3;
+      4'he:
+          \$2  = 4'h6;
+      4'hf:
+          \$2  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[11:10] })
+      4'h0:
+          \$3  = 4'h0;
+      4'h1:
+          \$3  = 4'h0;
+      4'h2:
+          \$3  = 4'h0;
+      4'h3:
+          \$3  = 4'h0;
+      4'h4:
+          \$3  = 4'h0;
+      4'h5:
+          \$3  = 4'h1;
+      4'h6:
+          \$3  = 4'h2;
+      4'h7:
+          \$3  = 4'h3;
+      4'h8:
+          \$3  = 4'h0;
+      4'h9:
+          \$3  = 4'h2;
+      4'ha:
+          \$3  = 4'h4;
+      4'hb:
+          \$3  = 4'h6;
+      4'hc:
+          \$3  = 4'h0;
+      4'hd:
+          \$3  = 4'h3;
+      4'he:
+          \$3  = 4'h6;
+      4'hf:
+          \$3  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[15:14] })
+      4'h0:
+          \$4  = 4'h0;
+      4'h1:
+          \$4  = 4'h0;
+      4'h2:
+          \$4  = 4'h0;
+      4'h3:
+          \$4  = 4'h0;
+      4'h4:
+          \$4  = 4'h0;
+      4'h5:
+          \$4  = 4'h1;
+      4'h6:
+          \$4  = 4'h2;
+      4'h7:
+          \$4  = 4'h3;
+      4'h8:
+          \$4  = 4'h0;
+      4'h9:
+          \$4  = 4'h2;
+      4'ha:
+          \$4  = 4'h4;
+      4'hb:
+          \$4  = 4'h6;
+      4'hc:
+          \$4  = 4'h0;
+      4'hd:
+          \$4  = 4'h3;
+      4'he:
+          \$4  = 4'h6;
+      4'hf:
+          \$4  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[15:14] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[15:14] })
+      4'h0:
+          \$6  = 4'h0;
+      4'h1:
+          \$6  = 4'h0;
+      4'h2:
+          \$6  = 4'h0;
+      4'h3:
+          \$6  = 4'h0;
+      4'h4:
+          \$6  = 4'h0;
+      4'h5:
+          \$6  = 4'h1;
+      4'h6:
+          \$6  = 4'h2;
+      4'h7:
+          \$6  = 4'h3;
+      4'h8:
+          \$6  = 4'h0;
+      4'h9:
+          \$6  = 4'h2;
+      4'ha:
+          \$6  = 4'h4;
+      4'hb:
+          \$6  = 4'h6;
+      4'hc:
+          \$6  = 4'h0;
+      4'hd:
+          \$6  = 4'h3;
+      4'he:
+          \$6  = 4'h6;
+      4'hf:
+          \$6  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[15:14] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[3:2] })
+      4'h0:
+          \$9  = 4'h0;
+      4'h1:
+          \$9  = 4'h0;
+      4'h2:
+          \$9  = 4'h0;
+      4'h3:
+          \$9  = 4'h0;
+      4'h4:
+          \$9  = 4'h0;
+      4'h5:
+          \$9  = 4'h1;
+      4'h6:
+          \$9  = 4'h2;
+      4'h7:
+          \$9  = 4'h3;
+      4'h8:
+          \$9  = 4'h0;
+      4'h9:
+          \$9  = 4'h2;
+      4'ha:
+          \$9  = 4'h4;
+      4'hb:
+          \$9  = 4'h6;
+      4'hc:
+          \$9  = 4'h0;
+      4'hd:
+          \$9  = 4'h3;
+      4'he:
+          \$9  = 4'h6;
+      4'hf:
+          \$9  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[7:6] })
+      4'h0:
+          \$10  = 4'h0;
+      4'h1:
+          \$10  = 4'h0;
+      4'h2:
+          \$10  = 4'h0;
+      4'h3:
+          \$10  = 4'h0;
+      4'h4:
+          \$10  = 4'h0;
+      4'h5:
+          \$10  = 4'h1;
+      4'h6:
+          \$10  = 4'h2;
+      4'h7:
+          \$10  = 4'h3;
+      4'h8:
+          \$10  = 4'h0;
+      4'h9:
+          \$10  = 4'h2;
+      4'ha:
+          \$10  = 4'h4;
+      4'hb:
+          \$10  = 4'h6;
+      4'hc:
+          \$10  = 4'h0;
+      4'hd:
+          \$10  = 4'h3;
+      4'he:
+          \$10  = 4'h6;
+      4'hf:
+          \$10  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[11:10] })
+      4'h0:
+          \$11  = 4'h0;
+      4'h1:
+          \$11  = 4'h0;
+      4'h2:
+          \$11  = 4'h0;
+      4'h3:
+          \$11  = 4'h0;
+      4'h4:
+          \$11  = 4'h0;
+      4'h5:
+          \$11  = 4'h1;
+      4'h6:
+          \$11  = 4'h2;
+      4'h7:
+          \$11  = 4'h3;
+      4'h8:
+          \$11  = 4'h0;
+      4'h9:
+          \$11  = 4'h2;
+      4'ha:
+          \$11  = 4'h4;
+      4'hb:
+          \$11  = 4'h6;
+      4'hc:
+          \$11  = 4'h0;
+      4'hd:
+          \$11  = 4'h3;
+      4'he:
+          \$11  = 4'h6;
+      4'hf:
+          \$11  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[13:12] })
+      4'h0:
+          \$12  = 4'h0;
+      4'h1:
+          \$12  = 4'h0;
+      4'h2:
+          \$12  = 4'h0;
+      4'h3:
+          \$12  = 4'h0;
+      4'h4:
+          \$12  = 4'h0;
+      4'h5:
+          \$12  = 4'h1;
+      4'h6:
+          \$12  = 4'h2;
+      4'h7:
+          \$12  = 4'h3;
+      4'h8:
+          \$12  = 4'h0;
+      4'h9:
+          \$12  = 4'h2;
+      4'ha:
+          \$12  = 4'h4;
+      4'hb:
+          \$12  = 4'h6;
+      4'hc:
+          \$12  = 4'h0;
+      4'hd:
+          \$12  = 4'h3;
+      4'he:
+          \$12  = 4'h6;
+      4'hf:
+          \$12  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[13:12] })
+      4'h0:
+          \$13  = 4'h0;
+      4'h1:
+          \$13  = 4'h0;
+      4'h2:
+          \$13  = 4'h0;
+      4'h3:
+          \$13  = 4'h0;
+      4'h4:
+          \$13  = 4'h0;
+      4'h5:
+          \$13  = 4'h1;
+      4'h6:
+          \$13  = 4'h2;
+      4'h7:
+          \$13  = 4'h3;
+      4'h8:
+          \$13  = 4'h0;
+      4'h9:
+          \$13  = 4'h2;
+      4'ha:
+          \$13  = 4'h4;
+      4'hb:
+          \$13  = 4'h6;
+      4'hc:
+          \$13  = 4'h0;
+      4'hd:
+          \$13  = 4'h3;
+      4'he:
+          \$13  = 4'h6;
+      4'hf:
+          \$13  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[13:12] })
+      4'h0:
+          \$14  = 4'h0;
+      4'h1:
+          \$14  = 4'h0;
+      4'h2:
+          \$14  = 4'h0;
+      4'h3:
+          \$14  = 4'h0;
+      4'h4:
+          \$14  = 4'h0;
+      4'h5:
+          \$14  = 4'h1;
+      4'h6:
+          \$14  = 4'h2;
+      4'h7:
+          \$14  = 4'h3;
+      4'h8:
+          \$14  = 4'h0;
+      4'h9:
+          \$14  = 4'h2;
+      4'ha:
+          \$14  = 4'h4;
+      4'hb:
+          \$14  = 4'h6;
+      4'hc:
+          \$14  = 4'h0;
+      4'hd:
+          \$14  = 4'h3;
+      4'he:
+          \$14  = 4'h6;
+      4'hf:
+          \$14  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[3:2] })
+      4'h0:
+          \$15  = 4'h0;
+      4'h1:
+          \$15  = 4'h0;
+      4'h2:
+          \$15  = 4'h0;
+      4'h3:
+          \$15  = 4'h0;
+      4'h4:
+          \$15  = 4'h0;
+      4'h5:
+          \$15  = 4'h1;
+      4'h6:
+          \$15  = 4'h2;
+      4'h7:
+          \$15  = 4'h3;
+      4'h8:
+          \$15  = 4'h0;
+      4'h9:
+          \$15  = 4'h2;
+      4'ha:
+          \$15  = 4'h4;
+      4'hb:
+          \$15  = 4'h6;
+      4'hc:
+          \$15  = 4'h0;
+      4'hd:
+          \$15  = 4'h3;
+      4'he:
+          \$15  = 4'h6;
+      4'hf:
+          \$15  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[7:6] })
+      4'h0:
+          \$16  = 4'h0;
+      4'h1:
+          \$16  = 4'h0;
+      4'h2:
+          \$16  = 4'h0;
+      4'h3:
+          \$16  = 4'h0;
+      4'h4:
+          \$16  = 4'h0;
+      4'h5:
+          \$16  = 4'h1;
+      4'h6:
+          \$16  = 4'h2;
+      4'h7:
+          \$16  = 4'h3;
+      4'h8:
+          \$16  = 4'h0;
+      4'h9:
+          \$16  = 4'h2;
+      4'ha:
+          \$16  = 4'h4;
+      4'hb:
+          \$16  = 4'h6;
+      4'hc:
+          \$16  = 4'h0;
+      4'hd:
+          \$16  = 4'h3;
+      4'he:
+          \$16  = 4'h6;
+      4'hf:
+          \$16  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[11:10] })
+      4'h0:
+          \$17  = 4'h0;
+      4'h1:
+          \$17  = 4'h0;
+      4'h2:
+          \$17  = 4'h0;
+      4'h3:
+          \$17  = 4'h0;
+      4'h4:
+          \$17  = 4'h0;
+      4'h5:
+          \$17  = 4'h1;
+      4'h6:
+          \$17  = 4'h2;
+      4'h7:
+          \$17  = 4'h3;
+      4'h8:
+          \$17  = 4'h0;
+      4'h9:
+          \$17  = 4'h2;
+      4'ha:
+          \$17  = 4'h4;
+      4'hb:
+          \$17  = 4'h6;
+      4'hc:
+          \$17  = 4'h0;
+      4'hd:
+          \$17  = 4'h3;
+      4'he:
+          \$17  = 4'h6;
+      4'hf:
+          \$17  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[11:10] })
+      4'h0:
+          \$18  = 4'h0;
+      4'h1:
+          \$18  = 4'h0;
+      4'h2:
+          \$18  = 4'h0;
+      4'h3:
+          \$18  = 4'h0;
+      4'h4:
+          \$18  = 4'h0;
+      4'h5:
+          \$18  = 4'h1;
+      4'h6:
+          \$18  = 4'h2;
+      4'h7:
+          \$18  = 4'h3;
+      4'h8:
+          \$18  = 4'h0;
+      4'h9:
+          \$18  = 4'h2;
+      4'ha:
+          \$18  = 4'h4;
+      4'hb:
+          \$18  = 4'h6;
+      4'hc:
+          \$18  = 4'h0;
+      4'hd:
+          \$18  = 4'h3;
+      4'he:
+          \$18  = 4'h6;
+      4'hf:
+          \$18  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[11:10] })
+      4'h0:
+          \$19  = 4'h0;
+      4'h1:
+          \$19  = 4'h0;
+      4'h2:
+          \$19  = 4'h0;
+      4'h3:
+          \$19  = 4'h0;
+      4'h4:
+          \$19  = 4'h0;
+      4'h5:
+          \$19  = 4'h1;
+      4'h6:
+          \$19  = 4'h2;
+      4'h7:
+          \$19  = 4'h3;
+      4'h8:
+          \$19  = 4'h0;
+      4'h9:
+          \$19  = 4'h2;
+      4'ha:
+          \$19  = 4'h4;
+      4'hb:
+          \$19  = 4'h6;
+      4'hc:
+          \$19  = 4'h0;
+      4'hd:
+          \$19  = 4'h3;
+      4'he:
+          \$19  = 4'h6;
+      4'hf:
+          \$19  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[3:2] })
+      4'h0:
+          \$20  = 4'h0;
+      4'h1:
+          \$20  = 4'h0;
+      4'h2:
+          \$20  = 4'h0;
+      4'h3:
+          \$20  = 4'h0;
+      4'h4:
+          \$20  = 4'h0;
+      4'h5:
+          \$20  = 4'h1;
+      4'h6:
+          \$20  = 4'h2;
+      4'h7:
+          \$20  = 4'h3;
+      4'h8:
+          \$20  = 4'h0;
+      4'h9:
+          \$20  = 4'h2;
+      4'ha:
+          \$20  = 4'h4;
+      4'hb:
+          \$20  = 4'h6;
+      4'hc:
+          \$20  = 4'h0;
+      4'hd:
+          \$20  = 4'h3;
+      4'he:
+          \$20  = 4'h6;
+      4'hf:
+          \$20  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[7:6] })
+      4'h0:
+          \$21  = 4'h0;
+      4'h1:
+          \$21  = 4'h0;
+      4'h2:
+          \$21  = 4'h0;
+      4'h3:
+          \$21  = 4'h0;
+      4'h4:
+          \$21  = 4'h0;
+      4'h5:
+          \$21  = 4'h1;
+      4'h6:
+          \$21  = 4'h2;
+      4'h7:
+          \$21  = 4'h3;
+      4'h8:
+          \$21  = 4'h0;
+      4'h9:
+          \$21  = 4'h2;
+      4'ha:
+          \$21  = 4'h4;
+      4'hb:
+          \$21  = 4'h6;
+      4'hc:
+          \$21  = 4'h0;
+      4'hd:
+          \$21  = 4'h3;
+      4'he:
+          \$21  = 4'h6;
+      4'hf:
+          \$21  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[9:8] })
+      4'h0:
+          \$22  = 4'h0;
+      4'h1:
+          \$22  = 4'h0;
+      4'h2:
+          \$22  = 4'h0;
+      4'h3:
+          \$22  = 4'h0;
+      4'h4:
+          \$22  = 4'h0;
+      4'h5:
+          \$22  = 4'h1;
+      4'h6:
+          \$22  = 4'h2;
+      4'h7:
+          \$22  = 4'h3;
+      4'h8:
+          \$22  = 4'h0;
+      4'h9:
+          \$22  = 4'h2;
+      4'ha:
+          \$22  = 4'h4;
+      4'hb:
+          \$22  = 4'h6;
+      4'hc:
+          \$22  = 4'h0;
+      4'hd:
+          \$22  = 4'h3;
+      4'he:
+          \$22  = 4'h6;
+      4'hf:
+          \$22  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[9:8] })
+      4'h0:
+          \$23  = 4'h0;
+      4'h1:
+          \$23  = 4'h0;
+      4'h2:
+          \$23  = 4'h0;
+      4'h3:
+          \$23  = 4'h0;
+      4'h4:
+          \$23  = 4'h0;
+      4'h5:
+          \$23  = 4'h1;
+      4'h6:
+          \$23  = 4'h2;
+      4'h7:
+          \$23  = 4'h3;
+      4'h8:
+          \$23  = 4'h0;
+      4'h9:
+          \$23  = 4'h2;
+      4'ha:
+          \$23  = 4'h4;
+      4'hb:
+          \$23  = 4'h6;
+      4'hc:
+          \$23  = 4'h0;
+      4'hd:
+          \$23  = 4'h3;
+      4'he:
+          \$23  = 4'h6;
+      4'hf:
+          \$23  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[3:2] })
+      4'h0:
+          \$24  = 4'h0;
+      4'h1:
+          \$24  = 4'h0;
+      4'h2:
+          \$24  = 4'h0;
+      4'h3:
+          \$24  = 4'h0;
+      4'h4:
+          \$24  = 4'h0;
+      4'h5:
+          \$24  = 4'h1;
+      4'h6:
+          \$24  = 4'h2;
+      4'h7:
+          \$24  = 4'h3;
+      4'h8:
+          \$24  = 4'h0;
+      4'h9:
+          \$24  = 4'h2;
+      4'ha:
+          \$24  = 4'h4;
+      4'hb:
+          \$24  = 4'h6;
+      4'hc:
+          \$24  = 4'h0;
+      4'hd:
+          \$24  = 4'h3;
+      4'he:
+          \$24  = 4'h6;
+      4'hf:
+          \$24  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[7:6] })
+      4'h0:
+          \$25  = 4'h0;
+      4'h1:
+          \$25  = 4'h0;
+      4'h2:
+          \$25  = 4'h0;
+      4'h3:
+          \$25  = 4'h0;
+      4'h4:
+          \$25  = 4'h0;
+      4'h5:
+          \$25  = 4'h1;
+      4'h6:
+          \$25  = 4'h2;
+      4'h7:
+          \$25  = 4'h3;
+      4'h8:
+          \$25  = 4'h0;
+      4'h9:
+          \$25  = 4'h2;
+      4'ha:
+          \$25  = 4'h4;
+      4'hb:
+          \$25  = 4'h6;
+      4'hc:
+          \$25  = 4'h0;
+      4'hd:
+          \$25  = 4'h3;
+      4'he:
+          \$25  = 4'h6;
+      4'hf:
+          \$25  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[7:6] })
+      4'h0:
+          \$26  = 4'h0;
+      4'h1:
+          \$26  = 4'h0;
+      4'h2:
+          \$26  = 4'h0;
+      4'h3:
+          \$26  = 4'h0;
+      4'h4:
+          \$26  = 4'h0;
+      4'h5:
+          \$26  = 4'h1;
+      4'h6:
+          \$26  = 4'h2;
+      4'h7:
+          \$26  = 4'h3;
+      4'h8:
+          \$26  = 4'h0;
+      4'h9:
+          \$26  = 4'h2;
+      4'ha:
+          \$26  = 4'h4;
+      4'hb:
+          \$26  = 4'h6;
+      4'hc:
+          \$26  = 4'h0;
+      4'hd:
+          \$26  = 4'h3;
+      4'he:
+          \$26  = 4'h6;
+      4'hf:
+          \$26  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[3:2] })
+      4'h0:
+          \$27  = 4'h0;
+      4'h1:
+          \$27  = 4'h0;
+      4'h2:
+          \$27  = 4'h0;
+      4'h3:
+          \$27  = 4'h0;
+      4'h4:
+          \$27  = 4'h0;
+      4'h5:
+          \$27  = 4'h1;
+      4'h6:
+          \$27  = 4'h2;
+      4'h7:
+          \$27  = 4'h3;
+      4'h8:
+          \$27  = 4'h0;
+      4'h9:
+          \$27  = 4'h2;
+      4'ha:
+          \$27  = 4'h4;
+      4'hb:
+          \$27  = 4'h6;
+      4'hc:
+          \$27  = 4'h0;
+      4'hd:
+          \$27  = 4'h3;
+      4'he:
+          \$27  = 4'h6;
+      4'hf:
+          \$27  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[5:4] })
+      4'h0:
+          \$28  = 4'h0;
+      4'h1:
+          \$28  = 4'h0;
+      4'h2:
+          \$28  = 4'h0;
+      4'h3:
+          \$28  = 4'h0;
+      4'h4:
+          \$28  = 4'h0;
+      4'h5:
+          \$28  = 4'h1;
+      4'h6:
+          \$28  = 4'h2;
+      4'h7:
+          \$28  = 4'h3;
+      4'h8:
+          \$28  = 4'h0;
+      4'h9:
+          \$28  = 4'h2;
+      4'ha:
+          \$28  = 4'h4;
+      4'hb:
+          \$28  = 4'h6;
+      4'hc:
+          \$28  = 4'h0;
+      4'hd:
+          \$28  = 4'h3;
+      4'he:
+          \$28  = 4'h6;
+      4'hf:
+          \$28  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[3:2] })
+      4'h0:
+          \$29  = 4'h0;
+      4'h1:
+          \$29  = 4'h0;
+      4'h2:
+          \$29  = 4'h0;
+      4'h3:
+          \$29  = 4'h0;
+      4'h4:
+          \$29  = 4'h0;
+      4'h5:
+          \$29  = 4'h1;
+      4'h6:
+          \$29  = 4'h2;
+      4'h7:
+          \$29  = 4'h3;
+      4'h8:
+          \$29  = 4'h0;
+      4'h9:
+          \$29  = 4'h2;
+      4'ha:
+          \$29  = 4'h4;
+      4'hb:
+          \$29  = 4'h6;
+      4'hc:
+          \$29  = 4'h0;
+      4'hd:
+          \$29  = 4'h3;
+      4'he:
+          \$29  = 4'h6;
+      4'hf:
+          \$29  = 4'h9;
+    endcase
+  end
+  assign n258_cat = { \port$144$0 , \port$126$0 , \port$108$0 , \port$90$0 , \port$72$0 , \port$54$0 , \port$36$0 , \port$18$0  };
+  assign n260_cat = { \port$270$0 , \port$252$0 , \port$234$0 , \port$216$0 , \port$198$0 , \port$180$0 , \port$162$0  };
+  assign n262_cat = { \port$378$0 , \port$360$0 , \port$342$0 , \port$324$0 , \port$306$0 , \port$288$0  };
+  assign n264_cat = { \port$468$0 , \port$450$0 , \port$432$0 , \port$414$0 , \port$396$0  };
+  assign n266_cat = { \port$540$0 , \port$522$0 , \port$504$0 , \port$486$0  };
+  assign n268_cat = { \port$594$0 , \port$576$0 , \port$558$0  };
+  assign n270_cat = { \port$630$0 , \port$612$0  };
+  assign n302_cat = { n300_add, n301_slice_s1 };
+  assign n306_cat = { n304_add, n305_slice_s1 };
+  assign n310_cat = { n308_add, n309_slice_s1 };
+  assign n318_cat = { n316_add, n317_slice_s2 };
+  assign n272_add = \$8 [29:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w16_s2.depth3 (\port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , \port$180$0 , \port$198$0 , \port$216$0 , \port$234$0 , \port$252$0 , \port$270$0 , \port$288$0 , \port$306$0 , \port$324$0 , \port$342$0 , \port$360$0 , \port$378$0 , \port$396$0 
+, \port$414$0 , \port$432$0 , \port$450$0 , \port$468$0 , \port$486$0 , \port$504$0 , \port$522$0 , \port$540$0 , \port$558$0 , \port$576$0 , \port$594$0 , \port$612$0 , \port$630$0 , \port$631$0 , \port$633$0 , \port$634$0 , n272_add, n276_add, n280_add, n284_add, n288_add
+, n292_add, n296_add, n320_add, n324_add, \port$1169$0 , \port$1175$0 , \port$1178$0 , n314_cat_s1, n322_cat_s2, \port$18$0 );
+  wire [24:0] \$1 ;
+  wire [31:0] n258_cat;
+  wire [27:0] n260_cat;
+  wire [23:0] n262_cat;
+  wire [19:0] n264_cat;
+  wire [15:0] n266_cat;
+  wire [11:0] n268_cat;
+  wire [7:0] n270_cat;
+  (* keep = 32'd1 *)
+  input [29:0] n272_add;
+  wire [29:0] n272_add;
+  wire [31:0] n274_cat;
+  (* keep = 32'd1 *)
+  input [26:0] n276_add;
+  wire [26:0] n276_add;
+  wire [28:0] n278_cat;
+  (* keep = 32'd1 *)
+  input [22:0] n280_add;
+  wire [22:0] n280_add;
+  wire [24:0] n282_cat;
+  (* keep = 32'd1 *)
+  input [18:0] n284_add;
+  wire [18:0] n284_add;
+  wire [20:0] n286_cat;
+  (* keep = 32'd1 *)
+  input [14:0] n288_add;
+  wire [14:0] n288_add;
+  wire [16:0] n290_cat;
+  (* keep = 32'd1 *)
+  input [10:0] n292_add;
+  wire [10:0] n292_add;
+  wire [12:0] n294_cat;
+  (* keep = 32'd1 *)
+  input [6:0] n296_add;
+  wire [6:0] n296_add;
+  wire [8:0] n298_cat;
+  wire [31:0] n302_cat;
+  wire [17:0] n310_cat;
+  input [9:0] n314_cat_s1;
+  wire [9:0] n314_cat_s1;
+  wire [27:0] n315_slice;
+  wire [3:0] n317_slice;
+  wire [31:0] n318_cat;
+  (* keep = 32'd1 *)
+  output [14:0] n320_add;
+  wire [14:0] n320_add;
+  input [18:0] n322_cat_s2;
+  wire [18:0] n322_cat_s2;
+  (* keep = 32'd1 *)
+  output [23:0] n324_add;
+  wire [23:0] n324_add;
+  input [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  input [1:0] \port$1169$0 ;
+  wire [1:0] \port$1169$0 ;
+  input [1:0] \port$1175$0 ;
+  wire [1:0] \port$1175$0 ;
+  input [3:0] \port$1178$0 ;
+  wire [3:0] \port$1178$0 ;
+  input [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  input [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  input [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  input [3:0] \port$18$0 ;
+  wire [3:0] \port$18$0 ;
+  input [3:0] \port$180$0 ;
+  wire [3:0] \port$180$0 ;
+  input [3:0] \port$198$0 ;
+  wire [3:0] \port$198$0 ;
+  input [3:0] \port$216$0 ;
+  wire [3:0] \port$216$0 ;
+  input [3:0] \port$234$0 ;
+  wire [3:0] \port$234$0 ;
+  input [3:0] \port$252$0 ;
+  wire [3:0] \port$252$0 ;
+  input [3:0] \port$270$0 ;
+  wire [3:0] \port$270$0 ;
+  input [3:0] \port$288$0 ;
+  wire [3:0] \port$288$0 ;
+  input [3:0] \port$306$0 ;
+  wire [3:0] \port$306$0 ;
+  input [3:0] \port$324$0 ;
+  wire [3:0] \port$324$0 ;
+  input [3:0] \port$342$0 ;
+  wire [3:0] \port$342$0 ;
+  input [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  input [3:0] \port$360$0 ;
+  wire [3:0] \port$360$0 ;
+  input [3:0] \port$378$0 ;
+  wire [3:0] \port$378$0 ;
+  input [3:0] \port$396$0 ;
+  wire [3:0] \port$396$0 ;
+  input [3:0] \port$414$0 ;
+  wire [3:0] \port$414$0 ;
+  input [3:0] \port$432$0 ;
+  wire [3:0] \port$432$0 ;
+  input [3:0] \port$450$0 ;
+  wire [3:0] \port$450$0 ;
+  input [3:0] \port$468$0 ;
+  wire [3:0] \port$468$0 ;
+  input [3:0] \port$486$0 ;
+  wire [3:0] \port$486$0 ;
+  input [3:0] \port$504$0 ;
+  wire [3:0] \port$504$0 ;
+  input [3:0] \port$522$0 ;
+  wire [3:0] \port$522$0 ;
+  input [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  input [3:0] \port$540$0 ;
+  wire [3:0] \port$540$0 ;
+  input [3:0] \port$558$0 ;
+  wire [3:0] \port$558$0 ;
+  input [3:0] \port$576$0 ;
+  wire [3:0] \port$576$0 ;
+  input [3:0] \port$594$0 ;
+  wire [3:0] \port$594$0 ;
+  input [3:0] \port$612$0 ;
+  wire [3:0] \port$612$0 ;
+  input [3:0] \port$630$0 ;
+  wire [3:0] \port$630$0 ;
+  input [29:0] \port$631$0 ;
+  wire [29:0] \port$631$0 ;
+  input [15:0] \port$633$0 ;
+  wire [15:0] \port$633$0 ;
+  input [27:0] \port$634$0 ;
+  wire [27:0] \port$634$0 ;
+  input [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  input [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  assign n320_add = \port$633$0 [15:2] + n314_cat_s1;
+  assign \$1  = \port$634$0 [27:4] + n322_cat_s2;
+  assign n274_cat = { n272_add, \port$18$0 [1:0] };
+  assign n258_cat = { \port$144$0 , \port$126$0 , \port$108$0 , \port$90$0 , \port$72$0 , \port$54$0 , \port$36$0 , \port$18$0  };
+  assign n278_cat = { n276_add, \port$162$0 [1:0] };
+  assign n260_cat = { \port$270$0 , \port$252$0 , \port$234$0 , \port$216$0 , \port$198$0 , \port$180$0 , \port$162$0  };
+  assign n282_cat = { n280_add, \port$288$0 [1:0] };
+  assign n262_cat = { \port$378$0 , \port$360$0 , \port$342$0 , \port$324$0 , \port$306$0 , \port$288$0  };
+  assign n286_cat = { n284_add, \port$396$0 [1:0] };
+  assign n264_cat = { \port$468$0 , \port$450$0 , \port$432$0 , \port$414$0 , \port$396$0  };
+  assign n290_cat = { n288_add, \port$486$0 [1:0] };
+  assign n266_cat = { \port$540$0 , \port$522$0 , \port$504$0 , \port$486$0  };
+  assign n294_cat = { n292_add, \port$558$0 [1:0] };
+  assign n268_cat = { \port$594$0 , \port$576$0 , \port$558$0  };
+  assign n298_cat = { n296_add, \port$612$0 [1:0] };
+  assign n270_cat = { \port$630$0 , \port$612$0  };
+  assign n315_slice = \port$631$0 [29:2];
+  assign n302_cat = { \port$631$0 , \port$1169$0  };
+  assign n317_slice = { \port$631$0 [1:0], \port$1169$0  };
+  assign n310_cat = { \port$633$0 , \port$1175$0  };
+  assign n318_cat = { \port$634$0 , \port$1178$0  };
+  assign n324_add = \$1 [23:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w16_s2.depth4 (n1_b, n301_slice, n305_slice, n309_slice, \port$612$0 , \port$633$0 , \port$634$0 , n299_slice, n303_slice, n307_slice, \port$1145$0 , n320_add, n324_add, n312_add, \port$1175$0 , \port$1178$0 , n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$4  = 0;
+  reg [3:0] \$1 ;
+  input [15:0] n0_a;
+  wire [15:0] n0_a;
+  input [15:0] n1_b;
+  wire [15:0] n1_b;
+  wire [31:0] n274_cat;
+  wire [24:0] n282_cat;
+  wire [16:0] n290_cat;
+  wire [8:0] n298_cat;
+  input [29:0] n299_slice;
+  wire [29:0] n299_slice;
+  input [1:0] n301_slice;
+  wire [1:0] n301_slice;
+  input [22:0] n303_slice;
+  wire [22:0] n303_slice;
+  input [1:0] n305_slice;
+  wire [1:0] n305_slice;
+  input [14:0] n307_slice;
+  wire [14:0] n307_slice;
+  input [1:0] n309_slice;
+  wire [1:0] n309_slice;
+  wire [17:0] n310_cat;
+  (* keep = 32'd1 *)
+  output [7:0] n312_add;
+  wire [7:0] n312_add;
+  wire [31:0] n318_cat;
+  (* keep = 32'd1 *)
+  input [14:0] n320_add;
+  wire [14:0] n320_add;
+  wire [18:0] n322_cat;
+  (* keep = 32'd1 *)
+  input [23:0] n324_add;
+  wire [23:0] n324_add;
+  wire [31:0] n326_cat;
+  input [6:0] \port$1145$0 ;
+  wire [6:0] \port$1145$0 ;
+  input [1:0] \port$1175$0 ;
+  wire [1:0] \port$1175$0 ;
+  input [3:0] \port$1178$0 ;
+  wire [3:0] \port$1178$0 ;
+  input [1:0] \port$612$0 ;
+  wire [1:0] \port$612$0 ;
+  input [15:0] \port$633$0 ;
+  wire [15:0] \port$633$0 ;
+  input [27:0] \port$634$0 ;
+  wire [27:0] \port$634$0 ;
+  assign n312_add = \port$1145$0  + \$1 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$4 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[1:0] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  assign n274_cat = { n299_slice, n301_slice };
+  assign n282_cat = { n303_slice, n305_slice };
+  assign n290_cat = { n307_slice, n309_slice };
+  assign n298_cat = { \port$1145$0 , \port$612$0  };
+  assign n322_cat = { n320_add, \port$633$0 [1:0], \port$1175$0  };
+  assign n310_cat = { \port$633$0 , \port$1175$0  };
+  assign n326_cat = { n324_add, \port$634$0 [3:0], \port$1178$0  };
+  assign n318_cat = { \port$634$0 , \port$1178$0  };
 endmodule

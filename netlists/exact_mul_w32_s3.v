@@ -5,8 +5,143 @@
 module exact_mul_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
+  wire [3:0] \$10 ;
+  wire [3:0] \$100 ;
+  wire [3:0] \$101 ;
+  wire [3:0] \$102 ;
+  wire [3:0] \$103 ;
+  wire [3:0] \$104 ;
+  wire [3:0] \$105 ;
+  wire [3:0] \$106 ;
+  wire [3:0] \$107 ;
+  wire [3:0] \$108 ;
+  wire [3:0] \$109 ;
+  wire [3:0] \$11 ;
+  wire [3:0] \$110 ;
+  wire [3:0] \$111 ;
+  wire [3:0] \$112 ;
+  wire [3:0] \$113 ;
+  wire [3:0] \$114 ;
+  wire [3:0] \$115 ;
+  wire [3:0] \$116 ;
+  wire [3:0] \$117 ;
+  wire [3:0] \$118 ;
+  wire [3:0] \$119 ;
+  wire [3:0] \$12 ;
+  wire [3:0] \$120 ;
+  wire [3:0] \$121 ;
+  wire [3:0] \$122 ;
+  wire [3:0] \$123 ;
+  wire [3:0] \$124 ;
+  wire [3:0] \$125 ;
+  wire [3:0] \$126 ;
+  wire [3:0] \$127 ;
+  wire [3:0] \$128 ;
+  wire [3:0] \$129 ;
+  wire [3:0] \$13 ;
+  wire [3:0] \$130 ;
+  wire [3:0] \$131 ;
+  wire [3:0] \$132 ;
+  wire [3:0] \$133 ;
+  wire [3:0] \$134 ;
+  wire [3:0] \$135 ;
+  wire [3:0] \$136 ;
+  wire [3:0] \$137 ;
+  wire [3:0] \$138 ;
+  wire [3:0] \$14 ;
+  wire [3:0] \$15 ;
+  wire [3:0] \$16 ;
+  wire [3:0] \$17 ;
+  wire [3:0] \$18 ;
+  wire [3:0] \$19 ;
   reg \$2 ;
+  wire [3:0] \$20 ;
+  wire [3:0] \$21 ;
+  wire [3:0] \$22 ;
+  wire [3:0] \$23 ;
+  wire [3:0] \$24 ;
+  wire [3:0] \$25 ;
+  wire [3:0] \$26 ;
+  wire [3:0] \$27 ;
+  wire [3:0] \$28 ;
+  wire [3:0] \$29 ;
   reg \$3 ;
+  wire [3:0] \$30 ;
+  wire [3:0] \$31 ;
+  wire [3:0] \$32 ;
+  wire [3:0] \$33 ;
+  wire [3:0] \$34 ;
+  wire [3:0] \$35 ;
+  wire [3:0] \$36 ;
+  wire [3:0] \$37 ;
+  wire [3:0] \$38 ;
+  wire [3:0] \$39 ;
+  wire [3:0] \$4 ;
+  wire [3:0] \$40 ;
+  wire [3:0] \$41 ;
+  wire [3:0] \$42 ;
+  wire [3:0] \$43 ;
+  wire [3:0] \$44 ;
+  wire [3:0] \$45 ;
+  wire [3:0] \$46 ;
+  wire [3:0] \$47 ;
+  wire [3:0] \$48 ;
+  wire [3:0] \$49 ;
+  wire [3:0] \$5 ;
+  wire [3:0] \$50 ;
+  wire [3:0] \$51 ;
+  wire [3:0] \$52 ;
+  wire [3:0] \$53 ;
+  wire [3:0] \$54 ;
+  wire [3:0] \$55 ;
+  wire [3:0] \$56 ;
+  wire [3:0] \$57 ;
+  wire [3:0] \$58 ;
+  wire [3:0] \$59 ;
+  wire [3:0] \$6 ;
+  wire [3:0] \$60 ;
+  wire [3:0] \$61 ;
+  wire [3:0] \$62 ;
+  wire [3:0] \$63 ;
+  wire [3:0] \$64 ;
+  wire [3:0] \$65 ;
+  wire [3:0] \$66 ;
+  wire [3:0] \$67 ;
+  wire [3:0] \$68 ;
+  wire [3:0] \$69 ;
+  wire [3:0] \$7 ;
+  wire [3:0] \$70 ;
+  wire [3:0] \$71 ;
+  wire [3:0] \$72 ;
+  wire [3:0] \$73 ;
+  wire [3:0] \$74 ;
+  wire [3:0] \$75 ;
+  wire [3:0] \$76 ;
+  wire [3:0] \$77 ;
+  wire [3:0] \$78 ;
+  wire [3:0] \$79 ;
+  wire [3:0] \$8 ;
+  wire [3:0] \$80 ;
+  wire [3:0] \$81 ;
+  wire [3:0] \$82 ;
+  wire [3:0] \$83 ;
+  wire [3:0] \$84 ;
+  wire [3:0] \$85 ;
+  wire [3:0] \$86 ;
+  wire [3:0] \$87 ;
+  wire [3:0] \$88 ;
+  wire [3:0] \$89 ;
+  wire [3:0] \$9 ;
+  wire [3:0] \$90 ;
+  wire [3:0] \$91 ;
+  wire [3:0] \$92 ;
+  wire [3:0] \$93 ;
+  wire [3:0] \$94 ;
+  wire [3:0] \$95 ;
+  wire [3:0] \$96 ;
+  wire [3:0] \$97 ;
+  wire [3:0] \$98 ;
+  wire [3:0] \$99 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
@@ -14,70 +149,152 @@ module exact_mul_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [31:0] n0_a;
-  wire n102_slice;
-  wire n108_slice;
-  wire n114_slice;
-  wire n120_slice;
-  wire n126_slice;
-  wire n12_slice;
-  wire n132_slice;
-  wire n138_slice;
-  wire n144_slice;
-  wire n150_slice;
-  wire n156_slice;
-  wire n162_slice;
-  wire n168_slice;
-  wire n174_slice;
-  wire n180_slice;
-  wire n186_slice;
-  wire n18_slice;
+  wire [63:0] n1026_cat;
+  wire [59:0] n1028_cat;
+  wire [55:0] n1030_cat;
+  wire [51:0] n1032_cat;
+  wire [47:0] n1034_cat;
+  wire [43:0] n1036_cat;
+  wire [39:0] n1038_cat;
+  wire [35:0] n1040_cat;
+  wire [31:0] n1042_cat;
+  wire [27:0] n1044_cat;
+  wire [23:0] n1046_cat;
+  wire [19:0] n1048_cat;
+  wire [15:0] n1050_cat;
+  wire [11:0] n1052_cat;
+  wire [7:0] n1054_cat;
+  (* keep = 32'd1 *)
+  wire [61:0] n1056_add;
+  wire [63:0] n1058_cat;
+  (* keep = 32'd1 *)
+  wire [58:0] n1060_add;
+  wire [60:0] n1062_cat;
+  reg [60:0] n1062_cat_s1 = 61'h0000000000000000;
+  (* keep = 32'd1 *)
+  wire [54:0] n1064_add;
+  wire [56:0] n1066_cat;
+  (* keep = 32'd1 *)
+  wire [50:0] n1068_add;
+  wire [52:0] n1070_cat;
+  reg [52:0] n1070_cat_s1 = 53'h00000000000000;
+  (* keep = 32'd1 *)
+  wire [46:0] n1072_add;
+  wire [48:0] n1074_cat;
+  (* keep = 32'd1 *)
+  wire [42:0] n1076_add;
+  wire [44:0] n1078_cat;
+  reg [44:0] n1078_cat_s1 = 45'h000000000000;
+  (* keep = 32'd1 *)
+  wire [38:0] n1080_add;
+  wire [40:0] n1082_cat;
+  (* keep = 32'd1 *)
+  wire [34:0] n1084_add;
+  wire [36:0] n1086_cat;
+  reg [36:0] n1086_cat_s1 = 37'h0000000000;
+  (* keep = 32'd1 *)
+  wire [30:0] n1088_add;
+  wire [32:0] n1090_cat;
+  (* keep = 32'd1 *)
+  wire [26:0] n1092_add;
+  (* keep = 32'd1 *)
+  wire [22:0] n1096_add;
+  wire [24:0] n1098_cat;
+  (* keep = 32'd1 *)
+  wire [18:0] n1100_add;
+  (* keep = 32'd1 *)
+  wire [14:0] n1104_add;
+  wire [16:0] n1106_cat;
+  (* keep = 32'd1 *)
+  wire [10:0] n1108_add;
+  (* keep = 32'd1 *)
+  wire [6:0] n1112_add;
+  wire [8:0] n1114_cat;
+  wire [61:0] n1115_slice;
+  reg [61:0] n1115_slice_s1 = 62'h0000000000000000;
+  (* keep = 32'd1 *)
+  wire [61:0] n1116_add;
+  wire [1:0] n1117_slice;
+  reg [1:0] n1117_slice_s1 = 2'h0;
+  wire [63:0] n1118_cat;
+  wire [54:0] n1119_slice;
+  reg [54:0] n1119_slice_s1 = 55'h00000000000000;
+  (* keep = 32'd1 *)
+  wire [55:0] n1120_add;
+  wire [1:0] n1121_slice;
+  reg [1:0] n1121_slice_s1 = 2'h0;
+  wire [57:0] n1122_cat;
+  reg [57:0] n1122_cat_s2 = 58'h000000000000000;
+  wire [46:0] n1123_slice;
+  reg [46:0] n1123_slice_s1 = 47'h000000000000;
+  (* keep = 32'd1 *)
+  wire [47:0] n1124_add;
+  wire [1:0] n1125_slice;
+  reg [1:0] n1125_slice_s1 = 2'h0;
+  wire [49:0] n1126_cat;
+  wire [38:0] n1127_slice;
+  reg [38:0] n1127_slice_s1 = 39'h0000000000;
+  (* keep = 32'd1 *)
+  wire [39:0] n1128_add;
+  wire [1:0] n1129_slice;
+  reg [1:0] n1129_slice_s1 = 2'h0;
+  (* keep = 32'd1 *)
+  wire [31:0] n1132_add;
+  wire [33:0] n1134_cat;
+  (* keep = 32'd1 *)
+  wire [23:0] n1136_add;
+  wire [25:0] n1138_cat;
+  reg [25:0] n1138_cat_s1 = 26'h0000000;
+  (* keep = 32'd1 *)
+  wire [15:0] n1140_add;
+  wire [17:0] n1142_cat;
+  (* keep = 32'd1 *)
+  wire [7:0] n1144_add;
+  wire [9:0] n1146_cat;
+  reg [9:0] n1146_cat_s1 = 10'h000;
+  wire [59:0] n1147_slice;
+  reg [59:0] n1147_slice_s2 = 60'h000000000000000;
+  (* keep = 32'd1 *)
+  wire [59:0] n1148_add;
+  wire [3:0] n1149_slice;
+  reg [3:0] n1149_slice_s2 = 4'h0;
+  wire [63:0] n1150_cat;
+  (* keep = 32'd1 *)
+  wire [46:0] n1152_add;
+  wire [50:0] n1154_cat;
+  reg [50:0] n1154_cat_s2 = 51'h0000000000000;
+  reg [50:0] n1154_cat_s3 = 51'h0000000000000;
+  wire [29:0] n1155_slice;
+  reg [29:0] n1155_slice_s1 = 30'h00000000;
+  (* keep = 32'd1 *)
+  wire [30:0] n1156_add;
+  wire [3:0] n1157_slice;
+  reg [3:0] n1157_slice_s1 = 4'h0;
+  wire [34:0] n1158_cat;
+  wire [13:0] n1159_slice;
+  reg [13:0] n1159_slice_s1 = 14'h0000;
+  (* keep = 32'd1 *)
+  wire [14:0] n1160_add;
+  wire [3:0] n1161_slice;
+  reg [3:0] n1161_slice_s1 = 4'h0;
+  wire [55:0] n1163_slice;
+  reg [55:0] n1163_slice_s3 = 56'h00000000000000;
+  (* keep = 32'd1 *)
+  wire [55:0] n1164_add;
+  wire [7:0] n1165_slice;
+  reg [7:0] n1165_slice_s3 = 8'h00;
+  wire [63:0] n1166_cat;
+  (* keep = 32'd1 *)
+  wire [27:0] n1168_add;
+  wire [35:0] n1170_cat;
+  reg [35:0] n1170_cat_s2 = 36'h000000000;
+  reg [35:0] n1170_cat_s3 = 36'h000000000;
+  (* keep = 32'd1 *)
+  wire [47:0] n1172_add;
+  wire [63:0] n1174_cat;
   wire [31:0] n1_b;
-  wire [57:0] n204_add;
-  reg [57:0] n204_add_s1 = 58'h000000000000000;
-  wire [59:0] n205_add;
-  reg [59:0] n205_add_s1 = 60'h000000000000000;
-  wire [61:0] n206_add;
-  reg [61:0] n206_add_s1 = 62'h0000000000000000;
-  wire [63:0] n207_add;
-  reg [63:0] n207_add_s1 = 64'h0000000000000000;
-  wire [36:0] n208_add;
-  reg [36:0] n208_add_s1 = 37'h0000000000;
-  wire [40:0] n209_add;
-  reg [40:0] n209_add_s1 = 41'h00000000000;
-  wire [44:0] n210_add;
-  reg [44:0] n210_add_s1 = 45'h000000000000;
-  wire [48:0] n211_add;
-  reg [48:0] n211_add_s1 = 49'h0000000000000;
-  wire [52:0] n212_add;
-  reg [52:0] n212_add_s1 = 53'h00000000000000;
-  wire [56:0] n213_add;
-  reg [56:0] n213_add_s1 = 57'h000000000000000;
-  wire [57:0] n218_add;
-  reg [57:0] n218_add_s2 = 58'h000000000000000;
-  wire [63:0] n219_add;
-  reg [63:0] n219_add_s2 = 64'h0000000000000000;
-  wire [50:0] n220_add;
-  reg [50:0] n220_add_s2 = 51'h0000000000000;
-  wire [63:0] n222_add;
-  (* init = 64'h0000000000000000 *)
-  wire [63:0] n222_add_s3;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  wire n48_slice;
-  wire n54_slice;
-  wire n60_slice;
-  wire n66_slice;
-  wire n6_slice;
-  wire n72_slice;
-  wire n78_slice;
-  wire n84_slice;
-  wire n90_slice;
-  wire n96_slice;
   output [63:0] o;
-  reg [63:0] o = 64'h0000000000000000;
+  wire [63:0] o;
   input rst;
   wire rst;
   input valid_in;
@@ -89,72 +306,596 @@ module exact_mul_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s3;
   always @(posedge clk)
-    n208_add_s1 <= n208_add;
+    n1115_slice_s1 <= n1115_slice;
   always @(posedge clk)
-    n209_add_s1 <= n209_add;
+    n1062_cat_s1 <= { n1060_add, \$20 [1:0] };
   always @(posedge clk)
-    n210_add_s1 <= n210_add;
+    n1117_slice_s1 <= \$4 [1:0];
   always @(posedge clk)
-    n211_add_s1 <= n211_add;
+    n1119_slice_s1 <= n1119_slice;
   always @(posedge clk)
-    n220_add_s2 <= n220_add;
+    n1070_cat_s1 <= { n1068_add, \$49 [1:0] };
   always @(posedge clk)
-    n218_add_s2 <= n218_add;
+    n1121_slice_s1 <= \$35 [1:0];
   always @(posedge clk)
-    n219_add_s2 <= n219_add;
+    n1123_slice_s1 <= n1123_slice;
   always @(posedge clk)
-    o <= n222_add;
+    n1078_cat_s1 <= { n1076_add, \$74 [1:0] };
+  always @(posedge clk)
+    n1125_slice_s1 <= \$62 [1:0];
+  always @(posedge clk)
+    n1127_slice_s1 <= n1127_slice;
+  always @(posedge clk)
+    n1086_cat_s1 <= { n1084_add, \$95 [1:0] };
+  always @(posedge clk)
+    n1147_slice_s2 <= n1116_add[61:2];
+  always @(posedge clk)
+    n1122_cat_s2 <= { n1120_add, n1121_slice_s1 };
+  always @(posedge clk)
+    n1149_slice_s2 <= { n1116_add[1:0], n1117_slice_s1 };
+  always @(posedge clk)
+    n1129_slice_s1 <= \$85 [1:0];
+  always @(posedge clk)
+    n1155_slice_s1 <= n1132_add[31:2];
+  always @(posedge clk)
+    n1138_cat_s1 <= { n1136_add, \$119 [1:0] };
+  always @(posedge clk)
+    n1157_slice_s1 <= { n1132_add[1:0], \$104 [1:0] };
+  always @(posedge clk)
+    n1159_slice_s1 <= n1140_add[15:2];
+  always @(posedge clk)
+    n1146_cat_s1 <= { n1144_add, \$137 [1:0] };
+  always @(posedge clk)
+    n1163_slice_s3 <= n1148_add[59:4];
+  always @(posedge clk)
+    n1154_cat_s2 <= { n1152_add, n1124_add[1:0], n1125_slice_s1 };
+  always @(posedge clk)
+    n1154_cat_s3 <= n1154_cat_s2;
+  always @(posedge clk)
+    n1165_slice_s3 <= { n1148_add[3:0], n1149_slice_s2 };
+  always @(posedge clk)
+    n1161_slice_s1 <= { n1140_add[1:0], \$130 [1:0] };
+  always @(posedge clk)
+    n1170_cat_s2 <= { n1168_add, n1156_add[3:0], n1157_slice_s1 };
+  always @(posedge clk)
+    n1170_cat_s3 <= n1170_cat_s2;
   always @(posedge clk)
     valid_s1 <= \$1 ;
   always @(posedge clk)
     valid_s2 <= \$2 ;
   always @(posedge clk)
     valid_out <= \$3 ;
-  always @(posedge clk)
-    n212_add_s1 <= n212_add;
-  always @(posedge clk)
-    n213_add_s1 <= n213_add;
-  always @(posedge clk)
-    n204_add_s1 <= n204_add;
-  always @(posedge clk)
-    n205_add_s1 <= n205_add;
-  always @(posedge clk)
-    n206_add_s1 <= n206_add;
-  always @(posedge clk)
-    n207_add_s1 <= n207_add;
   \exact_mul_w32_s3.depth1  depth1 (
+    .n0_a(a),
+    .n1062_cat_s1(n1062_cat_s1),
+    .n1070_cat_s1(n1070_cat_s1),
+    .n1078_cat_s1(n1078_cat_s1),
+    .n1086_cat_s1(n1086_cat_s1),
+    .n1115_slice_s1(n1115_slice_s1),
+    .n1116_add(n1116_add),
+    .n1119_slice_s1(n1119_slice_s1),
+    .n1120_add(n1120_add),
+    .n1122_cat_s2(n1122_cat_s2),
+    .n1123_slice_s1(n1123_slice_s1),
+    .n1124_add(n1124_add),
+    .n1127_slice_s1(n1127_slice_s1),
+    .n1128_add(n1128_add),
+    .n1138_cat_s1(n1138_cat_s1),
+    .n1146_cat_s1(n1146_cat_s1),
+    .n1147_slice_s2(n1147_slice_s2),
+    .n1148_add(n1148_add),
+    .n1154_cat_s3(n1154_cat_s3),
+    .n1155_slice_s1(n1155_slice_s1),
+    .n1156_add(n1156_add),
+    .n1159_slice_s1(n1159_slice_s1),
+    .n1160_add(n1160_add),
+    .n1163_slice_s3(n1163_slice_s3),
+    .n1164_add(n1164_add),
     .n1_b(b),
-    .n204_add_s1(n204_add_s1),
-    .n205_add_s1(n205_add_s1),
-    .n206_add_s1(n206_add_s1),
-    .n207_add_s1(n207_add_s1),
-    .n208_add_s1(n208_add_s1),
-    .n209_add_s1(n209_add_s1),
-    .n210_add_s1(n210_add_s1),
-    .n211_add_s1(n211_add_s1),
-    .n212_add_s1(n212_add_s1),
-    .n213_add_s1(n213_add_s1),
-    .n218_add(n218_add),
-    .n218_add_s2(n218_add_s2),
-    .n219_add(n219_add),
-    .n219_add_s2(n219_add_s2),
-    .n220_add(n220_add),
-    .n220_add_s2(n220_add_s2),
-    .n222_add(n222_add)
+    .\port$1008$0 (\$59 ),
+    .\port$1026$0 (\$60 ),
+    .\port$1044$0 (\$61 ),
+    .\port$1062$0 (\$62 ),
+    .\port$108$0 (\$9 ),
+    .\port$1080$0 (\$63 ),
+    .\port$1098$0 (\$64 ),
+    .\port$1116$0 (\$65 ),
+    .\port$1134$0 (\$66 ),
+    .\port$1152$0 (\$67 ),
+    .\port$1170$0 (\$68 ),
+    .\port$1188$0 (\$69 ),
+    .\port$1206$0 (\$70 ),
+    .\port$1224$0 (\$71 ),
+    .\port$1242$0 (\$72 ),
+    .\port$126$0 (\$10 ),
+    .\port$1260$0 (\$73 ),
+    .\port$1278$0 (\$74 ),
+    .\port$1296$0 (\$75 ),
+    .\port$1314$0 (\$76 ),
+    .\port$1332$0 (\$77 ),
+    .\port$1350$0 (\$78 ),
+    .\port$1368$0 (\$79 ),
+    .\port$1386$0 (\$80 ),
+    .\port$1404$0 (\$81 ),
+    .\port$1422$0 (\$82 ),
+    .\port$144$0 (\$11 ),
+    .\port$1440$0 (\$83 ),
+    .\port$1458$0 (\$84 ),
+    .\port$1476$0 (\$85 ),
+    .\port$1494$0 (\$86 ),
+    .\port$1512$0 (\$87 ),
+    .\port$1530$0 (\$88 ),
+    .\port$1548$0 (\$89 ),
+    .\port$1566$0 (\$90 ),
+    .\port$1584$0 (\$91 ),
+    .\port$1602$0 (\$92 ),
+    .\port$162$0 (\$12 ),
+    .\port$1620$0 (\$93 ),
+    .\port$1638$0 (\$94 ),
+    .\port$1656$0 (\$95 ),
+    .\port$1674$0 (\$96 ),
+    .\port$1692$0 (\$97 ),
+    .\port$1710$0 (\$98 ),
+    .\port$1728$0 (\$99 ),
+    .\port$1746$0 (\$100 ),
+    .\port$1764$0 (\$101 ),
+    .\port$1782$0 (\$102 ),
+    .\port$18$0 (\$4 ),
+    .\port$180$0 (\$13 ),
+    .\port$1800$0 (\$103 ),
+    .\port$1818$0 (\$104 ),
+    .\port$1836$0 (\$105 ),
+    .\port$1854$0 (\$106 ),
+    .\port$1872$0 (\$107 ),
+    .\port$1890$0 (\$108 ),
+    .\port$1908$0 (\$109 ),
+    .\port$1926$0 (\$110 ),
+    .\port$1944$0 (\$111 ),
+    .\port$1962$0 (\$112 ),
+    .\port$198$0 (\$14 ),
+    .\port$1980$0 (\$113 ),
+    .\port$1998$0 (\$114 ),
+    .\port$2016$0 (\$115 ),
+    .\port$2034$0 (\$116 ),
+    .\port$2052$0 (\$117 ),
+    .\port$2070$0 (\$118 ),
+    .\port$2088$0 (\$119 ),
+    .\port$2106$0 (\$120 ),
+    .\port$2124$0 (\$121 ),
+    .\port$2142$0 (\$122 ),
+    .\port$216$0 (\$15 ),
+    .\port$2160$0 (\$123 ),
+    .\port$2178$0 (\$124 ),
+    .\port$2196$0 (\$125 ),
+    .\port$2214$0 (\$126 ),
+    .\port$2232$0 (\$127 ),
+    .\port$2250$0 (\$128 ),
+    .\port$2268$0 (\$129 ),
+    .\port$2286$0 (\$130 ),
+    .\port$2304$0 (\$131 ),
+    .\port$2322$0 (\$132 ),
+    .\port$234$0 (\$16 ),
+    .\port$2340$0 (\$133 ),
+    .\port$2358$0 (\$134 ),
+    .\port$2376$0 (\$135 ),
+    .\port$2394$0 (\$136 ),
+    .\port$2412$0 (\$137 ),
+    .\port$2430$0 (\$138 ),
+    .\port$252$0 (\$17 ),
+    .\port$270$0 (\$18 ),
+    .\port$288$0 (\$19 ),
+    .\port$306$0 (\$20 ),
+    .\port$324$0 (\$21 ),
+    .\port$342$0 (\$22 ),
+    .\port$36$0 (\$5 ),
+    .\port$360$0 (\$23 ),
+    .\port$378$0 (\$24 ),
+    .\port$396$0 (\$25 ),
+    .\port$414$0 (\$26 ),
+    .\port$432$0 (\$27 ),
+    .\port$450$0 (\$28 ),
+    .\port$468$0 (\$29 ),
+    .\port$486$0 (\$30 ),
+    .\port$504$0 (\$31 ),
+    .\port$522$0 (\$32 ),
+    .\port$54$0 (\$6 ),
+    .\port$540$0 (\$33 ),
+    .\port$558$0 (\$34 ),
+    .\port$576$0 (\$35 ),
+    .\port$594$0 (\$36 ),
+    .\port$612$0 (\$37 ),
+    .\port$630$0 (\$38 ),
+    .\port$648$0 (\$39 ),
+    .\port$666$0 (\$40 ),
+    .\port$684$0 (\$41 ),
+    .\port$702$0 (\$42 ),
+    .\port$72$0 (\$7 ),
+    .\port$720$0 (\$43 ),
+    .\port$738$0 (\$44 ),
+    .\port$756$0 (\$45 ),
+    .\port$774$0 (\$46 ),
+    .\port$792$0 (\$47 ),
+    .\port$810$0 (\$48 ),
+    .\port$828$0 (\$49 ),
+    .\port$846$0 (\$50 ),
+    .\port$864$0 (\$51 ),
+    .\port$882$0 (\$52 ),
+    .\port$90$0 (\$8 ),
+    .\port$900$0 (\$53 ),
+    .\port$918$0 (\$54 ),
+    .\port$936$0 (\$55 ),
+    .\port$954$0 (\$56 ),
+    .\port$972$0 (\$57 ),
+    .\port$990$0 (\$58 )
   );
   \exact_mul_w32_s3.depth2  depth2 (
     .n0_a(a),
-    .n204_add(n204_add),
-    .n205_add(n205_add),
-    .n206_add(n206_add),
-    .n207_add(n207_add),
-    .n208_add(n208_add),
-    .n209_add(n209_add),
-    .n210_add(n210_add),
-    .n211_add(n211_add),
-    .n212_add(n212_add),
-    .n213_add(n213_add),
-    .\port$0$34 (b)
+    .n1056_add(n1115_slice),
+    .n1060_add(n1060_add),
+    .n1064_add(n1119_slice),
+    .n1068_add(n1068_add),
+    .n1072_add(n1123_slice),
+    .n1076_add(n1076_add),
+    .n1080_add(n1127_slice),
+    .n1084_add(n1084_add),
+    .n1088_add(n1088_add),
+    .n1092_add(n1092_add),
+    .n1096_add(n1096_add),
+    .n1100_add(n1100_add),
+    .n1104_add(n1104_add),
+    .n1108_add(n1108_add),
+    .n1112_add(n1112_add),
+    .n1116_add(n1116_add),
+    .n1117_slice_s1(n1117_slice_s1),
+    .n1120_add(n1120_add),
+    .n1121_slice_s1(n1121_slice_s1),
+    .n1124_add(n1124_add),
+    .n1125_slice_s1(n1125_slice_s1),
+    .n1148_add(n1148_add),
+    .n1149_slice_s2(n1149_slice_s2),
+    .n1156_add(n1156_add),
+    .n1157_slice_s1(n1157_slice_s1),
+    .n1164_add(n1164_add),
+    .n1165_slice_s3(n1165_slice_s3),
+    .n1_b(b),
+    .\port$1008$0 (\$59 ),
+    .\port$1026$0 (\$60 ),
+    .\port$1044$0 (\$61 ),
+    .\port$1062$0 (\$62 ),
+    .\port$108$0 (\$9 ),
+    .\port$1080$0 (\$63 ),
+    .\port$1098$0 (\$64 ),
+    .\port$1116$0 (\$65 ),
+    .\port$1134$0 (\$66 ),
+    .\port$1152$0 (\$67 ),
+    .\port$1170$0 (\$68 ),
+    .\port$1188$0 (\$69 ),
+    .\port$1206$0 (\$70 ),
+    .\port$1224$0 (\$71 ),
+    .\port$1242$0 (\$72 ),
+    .\port$126$0 (\$10 ),
+    .\port$1260$0 (\$73 ),
+    .\port$1278$0 (\$74 ),
+    .\port$1296$0 (\$75 ),
+    .\port$1314$0 (\$76 ),
+    .\port$1332$0 (\$77 ),
+    .\port$1350$0 (\$78 ),
+    .\port$1368$0 (\$79 ),
+    .\port$1386$0 (\$80 ),
+    .\port$1404$0 (\$81 ),
+    .\port$1422$0 (\$82 ),
+    .\port$144$0 (\$11 ),
+    .\port$1440$0 (\$83 ),
+    .\port$1458$0 (\$84 ),
+    .\port$1476$0 (\$85 ),
+    .\port$1494$0 (\$86 ),
+    .\port$1512$0 (\$87 ),
+    .\port$1530$0 (\$88 ),
+    .\port$1548$0 (\$89 ),
+    .\port$1566$0 (\$90 ),
+    .\port$1584$0 (\$91 ),
+    .\port$1602$0 (\$92 ),
+    .\port$162$0 (\$12 ),
+    .\port$1620$0 (\$93 ),
+    .\port$1638$0 (\$94 ),
+    .\port$1656$0 (\$95 ),
+    .\port$1674$0 (\$96 ),
+    .\port$1692$0 (\$97 ),
+    .\port$1710$0 (\$98 ),
+    .\port$1728$0 (\$99 ),
+    .\port$1746$0 (\$100 ),
+    .\port$1764$0 (\$101 ),
+    .\port$1782$0 (\$102 ),
+    .\port$18$0 (\$4 ),
+    .\port$180$0 (\$13 ),
+    .\port$1800$0 (\$103 ),
+    .\port$1818$0 (\$104 ),
+    .\port$1836$0 (\$105 ),
+    .\port$1854$0 (\$106 ),
+    .\port$1872$0 (\$107 ),
+    .\port$1890$0 (\$108 ),
+    .\port$1908$0 (\$109 ),
+    .\port$1926$0 (\$110 ),
+    .\port$1944$0 (\$111 ),
+    .\port$1962$0 (\$112 ),
+    .\port$198$0 (\$14 ),
+    .\port$1980$0 (\$113 ),
+    .\port$1998$0 (\$114 ),
+    .\port$2016$0 (\$115 ),
+    .\port$2034$0 (\$116 ),
+    .\port$2052$0 (\$117 ),
+    .\port$2070$0 (\$118 ),
+    .\port$2088$0 (\$119 ),
+    .\port$2106$0 (\$120 ),
+    .\port$2124$0 (\$121 ),
+    .\port$2142$0 (\$122 ),
+    .\port$216$0 (\$15 ),
+    .\port$2160$0 (\$123 ),
+    .\port$2178$0 (\$124 ),
+    .\port$2196$0 (\$125 ),
+    .\port$2214$0 (\$126 ),
+    .\port$2232$0 (\$127 ),
+    .\port$2250$0 (\$128 ),
+    .\port$2268$0 (\$129 ),
+    .\port$2286$0 (\$130 ),
+    .\port$2304$0 (\$131 ),
+    .\port$2322$0 (\$132 ),
+    .\port$234$0 (\$16 ),
+    .\port$2340$0 (\$133 ),
+    .\port$2358$0 (\$134 ),
+    .\port$2376$0 (\$135 ),
+    .\port$2394$0 (\$136 ),
+    .\port$2412$0 (\$137 ),
+    .\port$2430$0 (\$138 ),
+    .\port$252$0 (\$17 ),
+    .\port$270$0 (\$18 ),
+    .\port$288$0 (\$19 ),
+    .\port$306$0 (\$20 ),
+    .\port$324$0 (\$21 ),
+    .\port$342$0 (\$22 ),
+    .\port$36$0 (\$5 ),
+    .\port$360$0 (\$23 ),
+    .\port$378$0 (\$24 ),
+    .\port$396$0 (\$25 ),
+    .\port$414$0 (\$26 ),
+    .\port$432$0 (\$27 ),
+    .\port$450$0 (\$28 ),
+    .\port$468$0 (\$29 ),
+    .\port$486$0 (\$30 ),
+    .\port$504$0 (\$31 ),
+    .\port$522$0 (\$32 ),
+    .\port$54$0 (\$6 ),
+    .\port$540$0 (\$33 ),
+    .\port$558$0 (\$34 ),
+    .\port$576$0 (\$35 ),
+    .\port$594$0 (\$36 ),
+    .\port$612$0 (\$37 ),
+    .\port$630$0 (\$38 ),
+    .\port$648$0 (\$39 ),
+    .\port$666$0 (\$40 ),
+    .\port$684$0 (\$41 ),
+    .\port$702$0 (\$42 ),
+    .\port$72$0 (\$7 ),
+    .\port$720$0 (\$43 ),
+    .\port$738$0 (\$44 ),
+    .\port$756$0 (\$45 ),
+    .\port$774$0 (\$46 ),
+    .\port$792$0 (\$47 ),
+    .\port$810$0 (\$48 ),
+    .\port$828$0 (\$49 ),
+    .\port$846$0 (\$50 ),
+    .\port$864$0 (\$51 ),
+    .\port$882$0 (\$52 ),
+    .\port$90$0 (\$8 ),
+    .\port$900$0 (\$53 ),
+    .\port$918$0 (\$54 ),
+    .\port$936$0 (\$55 ),
+    .\port$954$0 (\$56 ),
+    .\port$972$0 (\$57 ),
+    .\port$990$0 (\$58 )
+  );
+  \exact_mul_w32_s3.depth3  depth3 (
+    .n1056_add(n1115_slice),
+    .n1060_add(n1060_add),
+    .n1064_add(n1119_slice),
+    .n1068_add(n1068_add),
+    .n1072_add(n1123_slice),
+    .n1076_add(n1076_add),
+    .n1080_add(n1127_slice),
+    .n1084_add(n1084_add),
+    .n1088_add(n1088_add),
+    .n1096_add(n1096_add),
+    .n1104_add(n1104_add),
+    .n1112_add(n1112_add),
+    .n1128_add(n1128_add),
+    .n1129_slice_s1(n1129_slice_s1),
+    .n1152_add(n1152_add),
+    .n1160_add(n1160_add),
+    .n1161_slice_s1(n1161_slice_s1),
+    .n1168_add(n1168_add),
+    .n1170_cat_s3(n1170_cat_s3),
+    .n1172_add(n1172_add),
+    .\port$1008$0 (\$59 ),
+    .\port$1026$0 (\$60 ),
+    .\port$1044$0 (\$61 ),
+    .\port$1062$0 (\$62 ),
+    .\port$108$0 (\$9 ),
+    .\port$1080$0 (\$63 ),
+    .\port$1098$0 (\$64 ),
+    .\port$1116$0 (\$65 ),
+    .\port$1134$0 (\$66 ),
+    .\port$1152$0 (\$67 ),
+    .\port$1170$0 (\$68 ),
+    .\port$1188$0 (\$69 ),
+    .\port$1206$0 (\$70 ),
+    .\port$1224$0 (\$71 ),
+    .\port$1242$0 (\$72 ),
+    .\port$126$0 (\$10 ),
+    .\port$1260$0 (\$73 ),
+    .\port$1278$0 (\$74 ),
+    .\port$1296$0 (\$75 ),
+    .\port$1314$0 (\$76 ),
+    .\port$1332$0 (\$77 ),
+    .\port$1350$0 (\$78 ),
+    .\port$1368$0 (\$79 ),
+    .\port$1386$0 (\$80 ),
+    .\port$1404$0 (\$81 ),
+    .\port$1422$0 (\$82 ),
+    .\port$144$0 (\$11 ),
+    .\port$1440$0 (\$83 ),
+    .\port$1458$0 (\$84 ),
+    .\port$1476$0 (\$85 ),
+    .\port$1494$0 (\$86 ),
+    .\port$1512$0 (\$87 ),
+    .\port$1530$0 (\$88 ),
+    .\port$1548$0 (\$89 ),
+    .\port$1566$0 (\$90 ),
+    .\port$1584$0 (\$91 ),
+    .\port$1602$0 (\$92 ),
+    .\port$162$0 (\$12 ),
+    .\port$1620$0 (\$93 ),
+    .\port$1638$0 (\$94 ),
+    .\port$1656$0 (\$95 ),
+    .\port$1674$0 (\$96 ),
+    .\port$1692$0 (\$97 ),
+    .\port$1710$0 (\$98 ),
+    .\port$1728$0 (\$99 ),
+    .\port$1746$0 (\$100 ),
+    .\port$1764$0 (\$101 ),
+    .\port$1782$0 (\$102 ),
+    .\port$18$0 (\$4 ),
+    .\port$180$0 (\$13 ),
+    .\port$1800$0 (\$103 ),
+    .\port$1818$0 (\$104 ),
+    .\port$1836$0 (\$105 ),
+    .\port$1854$0 (\$106 ),
+    .\port$1872$0 (\$107 ),
+    .\port$1890$0 (\$108 ),
+    .\port$1908$0 (\$109 ),
+    .\port$1926$0 (\$110 ),
+    .\port$1944$0 (\$111 ),
+    .\port$198$0 (\$14 ),
+    .\port$2088$0 (\$119 ),
+    .\port$2106$0 (\$120 ),
+    .\port$2124$0 (\$121 ),
+    .\port$2142$0 (\$122 ),
+    .\port$216$0 (\$15 ),
+    .\port$2160$0 (\$123 ),
+    .\port$2178$0 (\$124 ),
+    .\port$2286$0 (\$130 ),
+    .\port$2304$0 (\$131 ),
+    .\port$2322$0 (\$132 ),
+    .\port$234$0 (\$16 ),
+    .\port$2340$0 (\$133 ),
+    .\port$2412$0 (\$137 ),
+    .\port$2430$0 (\$138 ),
+    .\port$2431$0 (n1116_add),
+    .\port$2433$0 (n1124_add),
+    .\port$2435$0 (n1148_add),
+    .\port$2436$0 (n1156_add),
+    .\port$2438$0 (n1164_add),
+    .\port$252$0 (\$17 ),
+    .\port$270$0 (\$18 ),
+    .\port$288$0 (\$19 ),
+    .\port$306$0 (\$20 ),
+    .\port$324$0 (\$21 ),
+    .\port$342$0 (\$22 ),
+    .\port$36$0 (\$5 ),
+    .\port$360$0 (\$23 ),
+    .\port$378$0 (\$24 ),
+    .\port$396$0 (\$25 ),
+    .\port$414$0 (\$26 ),
+    .\port$432$0 (\$27 ),
+    .\port$450$0 (\$28 ),
+    .\port$4641$0 (n1117_slice_s1),
+    .\port$4647$0 (n1125_slice_s1),
+    .\port$4652$0 (n1149_slice_s2),
+    .\port$4656$0 (n1157_slice_s1),
+    .\port$4662$0 (n1165_slice_s3),
+    .\port$468$0 (\$29 ),
+    .\port$486$0 (\$30 ),
+    .\port$504$0 (\$31 ),
+    .\port$522$0 (\$32 ),
+    .\port$54$0 (\$6 ),
+    .\port$540$0 (\$33 ),
+    .\port$558$0 (\$34 ),
+    .\port$576$0 (\$35 ),
+    .\port$594$0 (\$36 ),
+    .\port$612$0 (\$37 ),
+    .\port$630$0 (\$38 ),
+    .\port$648$0 (\$39 ),
+    .\port$666$0 (\$40 ),
+    .\port$684$0 (\$41 ),
+    .\port$702$0 (\$42 ),
+    .\port$72$0 (\$7 ),
+    .\port$720$0 (\$43 ),
+    .\port$738$0 (\$44 ),
+    .\port$756$0 (\$45 ),
+    .\port$774$0 (\$46 ),
+    .\port$792$0 (\$47 ),
+    .\port$810$0 (\$48 ),
+    .\port$828$0 (\$49 ),
+    .\port$846$0 (\$50 ),
+    .\port$864$0 (\$51 ),
+    .\port$882$0 (\$52 ),
+    .\port$90$0 (\$8 ),
+    .\port$900$0 (\$53 ),
+    .\port$918$0 (\$54 ),
+    .\port$936$0 (\$55 ),
+    .\port$954$0 (\$56 ),
+    .\port$972$0 (\$57 ),
+    .\port$990$0 (\$58 )
+  );
+  \exact_mul_w32_s3.depth4  depth4 (
+    .n0_a(a),
+    .n1092_add(n1092_add),
+    .n1100_add(n1100_add),
+    .n1108_add(n1108_add),
+    .n1115_slice(n1115_slice),
+    .n1117_slice(\$4 [1:0]),
+    .n1119_slice(n1119_slice),
+    .n1121_slice(\$35 [1:0]),
+    .n1123_slice(n1123_slice),
+    .n1125_slice(\$62 [1:0]),
+    .n1127_slice(n1127_slice),
+    .n1129_slice(\$85 [1:0]),
+    .n1132_add(n1132_add),
+    .n1136_add(n1136_add),
+    .n1140_add(n1140_add),
+    .n1144_add(n1144_add),
+    .n1152_add(n1152_add),
+    .n1168_add(n1168_add),
+    .n1172_add(n1172_add),
+    .n1_b(b),
+    .\port$1818$0 (\$104 [1:0]),
+    .\port$1962$0 (\$112 ),
+    .\port$1980$0 (\$113 ),
+    .\port$1998$0 (\$114 ),
+    .\port$2016$0 (\$115 ),
+    .\port$2034$0 (\$116 ),
+    .\port$2052$0 (\$117 ),
+    .\port$2070$0 (\$118 ),
+    .\port$2088$0 (\$119 [1:0]),
+    .\port$2196$0 (\$125 ),
+    .\port$2214$0 (\$126 ),
+    .\port$2232$0 (\$127 ),
+    .\port$2250$0 (\$128 ),
+    .\port$2268$0 (\$129 ),
+    .\port$2286$0 (\$130 [1:0]),
+    .\port$2358$0 (\$134 ),
+    .\port$2376$0 (\$135 ),
+    .\port$2394$0 (\$136 ),
+    .\port$2412$0 (\$137 [1:0]),
+    .\port$2433$0 (n1124_add),
+    .\port$2436$0 (n1156_add),
+    .\port$2438$0 (n1164_add),
+    .\port$4229$0 (n1088_add),
+    .\port$4429$0 (n1096_add),
+    .\port$4557$0 (n1104_add),
+    .\port$4613$0 (n1112_add),
+    .\port$4647$0 (n1125_slice_s1),
+    .\port$4656$0 (n1157_slice_s1),
+    .\port$4662$0 (n1165_slice_s3)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -179,350 +920,11539 @@ module exact_mul_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n222_add_s3 = o;
+  assign n1174_cat = { n1172_add, n1164_add[7:0], n1165_slice_s3 };
   assign valid_s3 = valid_out;
-  assign n144_slice = b[24];
-  assign n150_slice = b[25];
-  assign n156_slice = b[26];
-  assign n162_slice = b[27];
-  assign n168_slice = b[28];
-  assign n174_slice = b[29];
-  assign n180_slice = b[30];
-  assign n186_slice = b[31];
-  assign n2_slice = b[0];
-  assign n6_slice = b[1];
-  assign n12_slice = b[2];
-  assign n18_slice = b[3];
-  assign n24_slice = b[4];
-  assign n30_slice = b[5];
-  assign n36_slice = b[6];
-  assign n42_slice = b[7];
-  assign n48_slice = b[8];
-  assign n54_slice = b[9];
-  assign n60_slice = b[10];
-  assign n66_slice = b[11];
-  assign n72_slice = b[12];
-  assign n78_slice = b[13];
-  assign n84_slice = b[14];
-  assign n90_slice = b[15];
-  assign n96_slice = b[16];
-  assign n102_slice = b[17];
-  assign n108_slice = b[18];
-  assign n114_slice = b[19];
-  assign n120_slice = b[20];
-  assign n126_slice = b[21];
-  assign n132_slice = b[22];
-  assign n138_slice = b[23];
+  assign n1062_cat = { n1060_add, \$20 [1:0] };
+  assign n1117_slice = \$4 [1:0];
+  assign n1070_cat = { n1068_add, \$49 [1:0] };
+  assign n1121_slice = \$35 [1:0];
+  assign n1078_cat = { n1076_add, \$74 [1:0] };
+  assign n1125_slice = \$62 [1:0];
+  assign n1086_cat = { n1084_add, \$95 [1:0] };
+  assign n1147_slice = n1116_add[61:2];
+  assign n1122_cat = { n1120_add, n1121_slice_s1 };
+  assign n1149_slice = { n1116_add[1:0], n1117_slice_s1 };
+  assign n1129_slice = \$85 [1:0];
+  assign n1155_slice = n1132_add[31:2];
+  assign n1138_cat = { n1136_add, \$119 [1:0] };
+  assign n1157_slice = { n1132_add[1:0], \$104 [1:0] };
+  assign n1159_slice = n1140_add[15:2];
+  assign n1146_cat = { n1144_add, \$137 [1:0] };
+  assign n1163_slice = n1148_add[59:4];
+  assign n1154_cat = { n1152_add, n1124_add[1:0], n1125_slice_s1 };
+  assign n1165_slice = { n1148_add[3:0], n1149_slice_s2 };
+  assign n1161_slice = { n1140_add[1:0], \$130 [1:0] };
+  assign n1170_cat = { n1168_add, n1156_add[3:0], n1157_slice_s1 };
+  assign n1026_cat = { \$19 , \$18 , \$17 , \$16 , \$15 , \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4  };
+  assign n1028_cat = { \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20  };
+  assign n1030_cat = { \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35  };
+  assign n1032_cat = { \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49  };
+  assign n1034_cat = { \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62  };
+  assign n1036_cat = { \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74  };
+  assign n1038_cat = { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85  };
+  assign n1040_cat = { \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95  };
+  assign n1042_cat = { \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104  };
+  assign n1044_cat = { \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112  };
+  assign n1046_cat = { \$124 , \$123 , \$122 , \$121 , \$120 , \$119  };
+  assign n1048_cat = { \$129 , \$128 , \$127 , \$126 , \$125  };
+  assign n1050_cat = { \$133 , \$132 , \$131 , \$130  };
+  assign n1052_cat = { \$136 , \$135 , \$134  };
+  assign n1054_cat = { \$138 , \$137  };
+  assign n1056_add = n1115_slice;
+  assign n1064_add = n1119_slice;
+  assign n1072_add = n1123_slice;
+  assign n1080_add = n1127_slice;
+  assign n1118_cat = { n1116_add, n1117_slice_s1 };
+  assign n1126_cat = { n1124_add, n1125_slice_s1 };
+  assign n1150_cat = { n1148_add, n1149_slice_s2 };
+  assign n1158_cat = { n1156_add, n1157_slice_s1 };
+  assign n1166_cat = { n1164_add, n1165_slice_s3 };
+  assign n1058_cat = { n1115_slice, \$4 [1:0] };
+  assign n1066_cat = { n1119_slice, \$35 [1:0] };
+  assign n1074_cat = { n1123_slice, \$62 [1:0] };
+  assign n1082_cat = { n1127_slice, \$85 [1:0] };
+  assign n1090_cat = { n1088_add, \$104 [1:0] };
+  assign n1098_cat = { n1096_add, \$119 [1:0] };
+  assign n1106_cat = { n1104_add, \$130 [1:0] };
+  assign n1114_cat = { n1112_add, \$137 [1:0] };
+  assign n1134_cat = { n1132_add, \$104 [1:0] };
+  assign n1142_cat = { n1140_add, \$130 [1:0] };
+  assign o = { n1172_add, n1164_add[7:0], n1165_slice_s3 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_mul_w32_s3.depth1 (n218_add, n219_add, n220_add, n222_add, n212_add_s1, n213_add_s1, n204_add_s1, n205_add_s1, n206_add_s1, n207_add_s1, n208_add_s1, n209_add_s1, n210_add_s1, n211_add_s1, n220_add_s2, n218_add_s2, n219_add_s2, n1_b);
-  wire [60:0] \$1 ;
-  wire [64:0] \$2 ;
-  wire [64:0] \$3 ;
-  wire [41:0] \$4 ;
-  wire [49:0] \$5 ;
-  wire [64:0] \$6 ;
-  wire [64:0] \$7 ;
-  wire n102_slice;
-  wire n108_slice;
-  wire n114_slice;
-  wire n120_slice;
-  wire n126_slice;
-  wire n12_slice;
-  wire n132_slice;
-  wire n138_slice;
-  wire n144_slice;
-  wire n150_slice;
-  wire n156_slice;
-  wire n162_slice;
-  wire n168_slice;
-  wire n174_slice;
-  wire n180_slice;
-  wire n186_slice;
-  wire n18_slice;
-  input [31:0] n1_b;
-  wire [31:0] n1_b;
-  input [57:0] n204_add_s1;
-  wire [57:0] n204_add_s1;
-  input [59:0] n205_add_s1;
-  wire [59:0] n205_add_s1;
-  input [61:0] n206_add_s1;
-  wire [61:0] n206_add_s1;
-  input [63:0] n207_add_s1;
-  wire [63:0] n207_add_s1;
-  input [36:0] n208_add_s1;
-  wire [36:0] n208_add_s1;
-  input [40:0] n209_add_s1;
-  wire [40:0] n209_add_s1;
-  input [44:0] n210_add_s1;
-  wire [44:0] n210_add_s1;
-  input [48:0] n211_add_s1;
-  wire [48:0] n211_add_s1;
-  input [52:0] n212_add_s1;
-  wire [52:0] n212_add_s1;
-  input [56:0] n213_add_s1;
-  wire [56:0] n213_add_s1;
-  output [57:0] n218_add;
-  wire [57:0] n218_add;
-  input [57:0] n218_add_s2;
-  wire [57:0] n218_add_s2;
-  output [63:0] n219_add;
-  wire [63:0] n219_add;
-  input [63:0] n219_add_s2;
-  wire [63:0] n219_add_s2;
-  output [50:0] n220_add;
-  wire [50:0] n220_add;
-  input [50:0] n220_add_s2;
-  wire [50:0] n220_add_s2;
-  output [63:0] n222_add;
-  wire [63:0] n222_add;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  wire n48_slice;
-  wire n54_slice;
-  wire n60_slice;
-  wire n66_slice;
-  wire n6_slice;
-  wire n72_slice;
-  wire n78_slice;
-  wire n84_slice;
-  wire n90_slice;
-  wire n96_slice;
-  assign \$2  = n206_add_s1 + n207_add_s1;
-  assign \$3  = \$1  + \$2 [63:0];
-  assign \$4  = n208_add_s1 + n209_add_s1;
-  assign \$5  = n210_add_s1 + n211_add_s1;
-  assign n220_add = \$4  + \$5 ;
-  assign \$6  = n218_add_s2 + n219_add_s2;
-  assign \$7  = n220_add_s2 + \$6 [63:0];
-  assign n218_add = n212_add_s1 + n213_add_s1;
-  assign \$1  = n204_add_s1 + n205_add_s1;
-  assign n2_slice = n1_b[0];
-  assign n6_slice = n1_b[1];
-  assign n12_slice = n1_b[2];
-  assign n18_slice = n1_b[3];
-  assign n24_slice = n1_b[4];
-  assign n30_slice = n1_b[5];
-  assign n36_slice = n1_b[6];
-  assign n42_slice = n1_b[7];
-  assign n48_slice = n1_b[8];
-  assign n54_slice = n1_b[9];
-  assign n60_slice = n1_b[10];
-  assign n66_slice = n1_b[11];
-  assign n72_slice = n1_b[12];
-  assign n78_slice = n1_b[13];
-  assign n84_slice = n1_b[14];
-  assign n90_slice = n1_b[15];
-  assign n96_slice = n1_b[16];
-  assign n102_slice = n1_b[17];
-  assign n108_slice = n1_b[18];
-  assign n114_slice = n1_b[19];
-  assign n120_slice = n1_b[20];
-  assign n126_slice = n1_b[21];
-  assign n132_slice = n1_b[22];
-  assign n138_slice = n1_b[23];
-  assign n144_slice = n1_b[24];
-  assign n150_slice = n1_b[25];
-  assign n156_slice = n1_b[26];
-  assign n162_slice = n1_b[27];
-  assign n168_slice = n1_b[28];
-  assign n174_slice = n1_b[29];
-  assign n180_slice = n1_b[30];
-  assign n186_slice = n1_b[31];
-  assign n219_add = \$3 [63:0];
-  assign n222_add = \$7 [63:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \exact_mul_w32_s3.depth2 (\port$0$34 , n204_add, n205_add, n206_add, n207_add, n208_add, n209_add, n210_add, n211_add, n212_add, n213_add, n0_a);
-  wire [31:0] \$1 ;
-  wire [31:0] \$10 ;
-  wire [33:0] \$11 ;
-  wire [31:0] \$12 ;
-  wire [31:0] \$13 ;
-  wire [35:0] \$14 ;
-  wire [31:0] \$15 ;
-  wire [31:0] \$16 ;
-  wire [37:0] \$17 ;
-  wire [31:0] \$18 ;
-  wire [31:0] \$19 ;
-  wire [31:0] \$2 ;
-  wire [39:0] \$20 ;
-  wire [31:0] \$21 ;
-  wire [31:0] \$22 ;
-  wire [41:0] \$23 ;
-  wire [31:0] \$24 ;
-  wire [31:0] \$25 ;
-  wire [43:0] \$26 ;
-  wire [31:0] \$27 ;
-  wire [31:0] \$28 ;
-  wire [45:0] \$29 ;
-  wire [31:0] \$3 ;
-  wire [31:0] \$30 ;
-  wire [31:0] \$31 ;
-  wire [47:0] \$32 ;
-  wire [31:0] \$33 ;
-  wire [31:0] \$34 ;
-  wire [49:0] \$35 ;
-  wire [31:0] \$36 ;
-  wire [31:0] \$37 ;
-  wire [51:0] \$38 ;
-  wire [31:0] \$39 ;
-  wire [31:0] \$4 ;
-  wire [31:0] \$40 ;
-  wire [53:0] \$41 ;
-  wire [31:0] \$42 ;
-  wire [31:0] \$43 ;
-  wire [55:0] \$44 ;
-  wire [31:0] \$5 ;
-  wire [31:0] \$6 ;
-  wire [31:0] \$7 ;
-  wire [31:0] \$8 ;
-  wire [31:0] \$9 ;
+module \exact_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , \port$180$0 , \port$198$0 , \port$216$0 , \port$234$0 , \port$252$0 , \port$270$0 , \port$288$0 , \port$306$0 , \port$324$0 , \port$342$0 , \port$360$0 
+, \port$378$0 , \port$396$0 , \port$414$0 , \port$432$0 , \port$450$0 , \port$468$0 , \port$486$0 , \port$504$0 , \port$522$0 , \port$540$0 , \port$558$0 , \port$576$0 , \port$594$0 , \port$612$0 , \port$630$0 , \port$648$0 , \port$666$0 , \port$684$0 , \port$702$0 , \port$720$0 , \port$738$0 
+, \port$756$0 , \port$774$0 , \port$792$0 , \port$810$0 , \port$828$0 , \port$846$0 , \port$864$0 , \port$882$0 , \port$900$0 , \port$918$0 , \port$936$0 , \port$954$0 , \port$972$0 , \port$990$0 , \port$1008$0 , \port$1026$0 , \port$1044$0 , \port$1062$0 , \port$1080$0 , \port$1098$0 , \port$1116$0 
+, \port$1134$0 , \port$1152$0 , \port$1170$0 , \port$1188$0 , \port$1206$0 , \port$1224$0 , \port$1242$0 , \port$1260$0 , \port$1278$0 , \port$1296$0 , \port$1314$0 , \port$1332$0 , \port$1350$0 , \port$1368$0 , \port$1386$0 , \port$1404$0 , \port$1422$0 , \port$1440$0 , \port$1458$0 , \port$1476$0 , \port$1494$0 
+, \port$1512$0 , \port$1530$0 , \port$1548$0 , \port$1566$0 , \port$1584$0 , \port$1602$0 , \port$1620$0 , \port$1638$0 , \port$1656$0 , \port$1674$0 , \port$1692$0 , \port$1710$0 , \port$1728$0 , \port$1746$0 , \port$1764$0 , \port$1782$0 , \port$1800$0 , \port$1818$0 , \port$1836$0 , \port$1854$0 , \port$1872$0 
+, \port$1890$0 , \port$1908$0 , \port$1926$0 , \port$1944$0 , \port$1962$0 , \port$1980$0 , \port$1998$0 , \port$2016$0 , \port$2034$0 , \port$2052$0 , \port$2070$0 , \port$2088$0 , \port$2106$0 , \port$2124$0 , \port$2142$0 , \port$2160$0 , \port$2178$0 , \port$2196$0 , \port$2214$0 , \port$2232$0 , \port$2250$0 
+, \port$2268$0 , \port$2286$0 , \port$2304$0 , \port$2322$0 , \port$2340$0 , \port$2358$0 , \port$2376$0 , \port$2394$0 , \port$2412$0 , \port$2430$0 , n1116_add, n1120_add, n1124_add, n1128_add, n1148_add, n1156_add, n1160_add, n1164_add, n1115_slice_s1, n1062_cat_s1, n1119_slice_s1
+, n1070_cat_s1, n1123_slice_s1, n1078_cat_s1, n1127_slice_s1, n1086_cat_s1, n1147_slice_s2, n1122_cat_s2, n1155_slice_s1, n1138_cat_s1, n1159_slice_s1, n1146_cat_s1, n1163_slice_s3, n1154_cat_s3, n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
+  reg [3:0] \$1 ;
+  reg [3:0] \$10 ;
+  reg [3:0] \$100 ;
+  reg [3:0] \$101 ;
+  reg [3:0] \$102 ;
+  reg [3:0] \$103 ;
+  reg [3:0] \$104 ;
+  reg [3:0] \$105 ;
+  reg [3:0] \$106 ;
+  reg [3:0] \$107 ;
+  reg [3:0] \$108 ;
+  reg [3:0] \$109 ;
+  reg [3:0] \$11 ;
+  reg [3:0] \$110 ;
+  reg [3:0] \$111 ;
+  reg [3:0] \$112 ;
+  reg [3:0] \$113 ;
+  reg [3:0] \$114 ;
+  reg [3:0] \$115 ;
+  reg [3:0] \$116 ;
+  reg [3:0] \$117 ;
+  reg [3:0] \$118 ;
+  reg [3:0] \$119 ;
+  reg [3:0] \$12 ;
+  reg [3:0] \$120 ;
+  reg [3:0] \$121 ;
+  reg [3:0] \$122 ;
+  reg [3:0] \$123 ;
+  reg [3:0] \$124 ;
+  reg [3:0] \$125 ;
+  reg [3:0] \$126 ;
+  reg [3:0] \$127 ;
+  reg [3:0] \$128 ;
+  reg [3:0] \$129 ;
+  reg [3:0] \$13 ;
+  reg [3:0] \$130 ;
+  reg [3:0] \$131 ;
+  reg [3:0] \$132 ;
+  reg [3:0] \$133 ;
+  reg [3:0] \$134 ;
+  reg [3:0] \$135 ;
+  wire [62:0] \$136 ;
+  wire [60:0] \$137 ;
+  wire [56:0] \$138 ;
+  reg [3:0] \$14 ;
+  reg [3:0] \$15 ;
+  reg [3:0] \$16 ;
+  reg [3:0] \$17 ;
+  reg [3:0] \$18 ;
+  reg [3:0] \$19 ;
+  reg [3:0] \$2 ;
+  reg [3:0] \$20 ;
+  reg [3:0] \$21 ;
+  reg [3:0] \$22 ;
+  reg [3:0] \$23 ;
+  reg [3:0] \$24 ;
+  reg [3:0] \$25 ;
+  reg [3:0] \$26 ;
+  reg [3:0] \$27 ;
+  reg [3:0] \$28 ;
+  reg [3:0] \$29 ;
+  reg [3:0] \$3 ;
+  reg [3:0] \$30 ;
+  reg [3:0] \$31 ;
+  reg [3:0] \$32 ;
+  reg [3:0] \$33 ;
+  reg [3:0] \$34 ;
+  reg [3:0] \$35 ;
+  reg [3:0] \$36 ;
+  reg [3:0] \$37 ;
+  reg [3:0] \$38 ;
+  reg [3:0] \$39 ;
+  reg [3:0] \$4 ;
+  reg [3:0] \$40 ;
+  reg [3:0] \$41 ;
+  reg [3:0] \$42 ;
+  reg [3:0] \$43 ;
+  reg [3:0] \$44 ;
+  reg [3:0] \$45 ;
+  reg [3:0] \$46 ;
+  reg [3:0] \$47 ;
+  reg [3:0] \$48 ;
+  reg [3:0] \$49 ;
+  reg [3:0] \$5 ;
+  reg [3:0] \$50 ;
+  reg [3:0] \$51 ;
+  reg [3:0] \$52 ;
+  reg [3:0] \$53 ;
+  reg [3:0] \$54 ;
+  reg [3:0] \$55 ;
+  reg [3:0] \$56 ;
+  reg [3:0] \$57 ;
+  reg [3:0] \$58 ;
+  reg [3:0] \$59 ;
+  reg [3:0] \$6 ;
+  reg [3:0] \$60 ;
+  reg [3:0] \$61 ;
+  reg [3:0] \$62 ;
+  reg [3:0] \$63 ;
+  reg [3:0] \$64 ;
+  reg [3:0] \$65 ;
+  reg [3:0] \$66 ;
+  reg [3:0] \$67 ;
+  reg [3:0] \$68 ;
+  reg [3:0] \$69 ;
+  reg [3:0] \$7 ;
+  reg [3:0] \$70 ;
+  reg [3:0] \$71 ;
+  reg [3:0] \$72 ;
+  reg [3:0] \$73 ;
+  reg [3:0] \$74 ;
+  reg [3:0] \$75 ;
+  reg [3:0] \$76 ;
+  reg [3:0] \$77 ;
+  reg [3:0] \$78 ;
+  reg [3:0] \$79 ;
+  reg [3:0] \$8 ;
+  reg [3:0] \$80 ;
+  reg [3:0] \$81 ;
+  reg [3:0] \$82 ;
+  reg [3:0] \$83 ;
+  reg [3:0] \$84 ;
+  reg [3:0] \$85 ;
+  reg [3:0] \$86 ;
+  reg [3:0] \$87 ;
+  reg [3:0] \$88 ;
+  reg [3:0] \$89 ;
+  reg [3:0] \$9 ;
+  reg [3:0] \$90 ;
+  reg [3:0] \$91 ;
+  reg [3:0] \$92 ;
+  reg [3:0] \$93 ;
+  reg [3:0] \$94 ;
+  reg [3:0] \$95 ;
+  reg [3:0] \$96 ;
+  reg [3:0] \$97 ;
+  reg [3:0] \$98 ;
+  reg [3:0] \$99 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
-  wire n102_slice;
-  wire n108_slice;
-  wire n114_slice;
-  wire n120_slice;
-  wire n126_slice;
-  wire n12_slice;
-  wire n132_slice;
-  wire n138_slice;
-  wire n144_slice;
-  wire n150_slice;
-  wire n156_slice;
-  wire n162_slice;
-  wire n168_slice;
-  wire n174_slice;
-  wire n180_slice;
-  wire n186_slice;
-  wire n18_slice;
-  output [57:0] n204_add;
-  wire [57:0] n204_add;
-  output [59:0] n205_add;
-  wire [59:0] n205_add;
-  output [61:0] n206_add;
-  wire [61:0] n206_add;
-  output [63:0] n207_add;
-  wire [63:0] n207_add;
-  output [36:0] n208_add;
-  wire [36:0] n208_add;
-  output [40:0] n209_add;
-  wire [40:0] n209_add;
-  output [44:0] n210_add;
-  wire [44:0] n210_add;
-  output [48:0] n211_add;
-  wire [48:0] n211_add;
-  output [52:0] n212_add;
-  wire [52:0] n212_add;
-  output [56:0] n213_add;
-  wire [56:0] n213_add;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  wire n48_slice;
-  wire n54_slice;
-  wire n60_slice;
-  wire n66_slice;
-  wire n6_slice;
-  wire n72_slice;
-  wire n78_slice;
-  wire n84_slice;
-  wire n90_slice;
-  wire n96_slice;
-  input [31:0] \port$0$34 ;
-  wire [31:0] \port$0$34 ;
-  assign \$1  = n0_a & { \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24], \port$0$34 [24] };
-  assign \$2  = n0_a & { \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25], \port$0$34 [25] };
-  assign n204_add = { \$1 , 24'h000000 } + { \$2 , 25'h0000000 };
-  assign \$3  = n0_a & { \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26], \port$0$34 [26] };
-  assign \$4  = n0_a & { \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27], \port$0$34 [27] };
-  assign n205_add = { \$3 , 26'h0000000 } + { \$4 , 27'h0000000 };
-  assign \$5  = n0_a & { \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28], \port$0$34 [28] };
-  assign \$6  = n0_a & { \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29], \port$0$34 [29] };
-  assign n206_add = { \$5 , 28'h0000000 } + { \$6 , 29'h00000000 };
-  assign \$7  = n0_a & { \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30], \port$0$34 [30] };
-  assign \$8  = n0_a & { \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31], \port$0$34 [31] };
-  assign n207_add = { \$7 , 30'h00000000 } + { \$8 , 31'h00000000 };
-  assign \$9  = n0_a & { \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0], \port$0$34 [0] };
-  assign \$10  = n0_a & { \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1], \port$0$34 [1] };
-  assign \$11  = \$9  + { \$10 , 1'h0 };
-  assign \$12  = n0_a & { \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2], \port$0$34 [2] };
-  assign \$13  = n0_a & { \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3], \port$0$34 [3] };
-  assign \$14  = { \$12 , 2'h0 } + { \$13 , 3'h0 };
-  assign n208_add = \$11  + \$14 ;
-  assign \$15  = n0_a & { \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4], \port$0$34 [4] };
-  assign \$16  = n0_a & { \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5], \port$0$34 [5] };
-  assign \$17  = { \$15 , 4'h0 } + { \$16 , 5'h00 };
-  assign \$18  = n0_a & { \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6], \port$0$34 [6] };
-  assign \$19  = n0_a & { \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7], \port$0$34 [7] };
-  assign \$20  = { \$18 , 6'h00 } + { \$19 , 7'h00 };
-  assign n209_add = \$17  + \$20 ;
-  assign \$21  = n0_a & { \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8], \port$0$34 [8] };
-  assign \$22  = n0_a & { \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9], \port$0$34 [9] };
-  assign \$23  = { \$21 , 8'h00 } + { \$22 , 9'h000 };
-  assign \$24  = n0_a & { \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10], \port$0$34 [10] };
-  assign \$25  = n0_a & { \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11], \port$0$34 [11] };
-  assign \$26  = { \$24 , 10'h000 } + { \$25 , 11'h000 };
-  assign n210_add = \$23  + \$26 ;
-  assign \$27  = n0_a & { \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12], \port$0$34 [12] };
-  assign \$28  = n0_a & { \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13], \port$0$34 [13] };
-  assign \$29  = { \$27 , 12'h000 } + { \$28 , 13'h0000 };
-  assign \$30  = n0_a & { \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14], \port$0$34 [14] };
-  assign \$31  = n0_a & { \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15], \port$0$34 [15] };
-  assign \$32  = { \$30 , 14'h0000 } + { \$31 , 15'h0000 };
-  assign n211_add = \$29  + \$32 ;
-  assign \$33  = n0_a & { \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16], \port$0$34 [16] };
-  assign \$34  = n0_a & { \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17], \port$0$34 [17] };
-  assign \$35  = { \$33 , 16'h0000 } + { \$34 , 17'h00000 };
-  assign \$36  = n0_a & { \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18], \port$0$34 [18] };
-  assign \$37  = n0_a & { \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19], \port$0$34 [19] };
-  assign \$38  = { \$36 , 18'h00000 } + { \$37 , 19'h00000 };
-  assign n212_add = \$35  + \$38 ;
-  assign \$39  = n0_a & { \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20], \port$0$34 [20] };
-  assign \$40  = n0_a & { \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21], \port$0$34 [21] };
-  assign \$41  = { \$39 , 20'h00000 } + { \$40 , 21'h000000 };
-  assign \$42  = n0_a & { \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22], \port$0$34 [22] };
-  assign \$43  = n0_a & { \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23], \port$0$34 [23] };
-  assign \$44  = { \$42 , 22'h000000 } + { \$43 , 23'h000000 };
-  assign n213_add = \$41  + \$44 ;
-  assign n144_slice = \port$0$34 [24];
-  assign n150_slice = \port$0$34 [25];
-  assign n156_slice = \port$0$34 [26];
-  assign n162_slice = \port$0$34 [27];
-  assign n168_slice = \port$0$34 [28];
-  assign n174_slice = \port$0$34 [29];
-  assign n180_slice = \port$0$34 [30];
-  assign n186_slice = \port$0$34 [31];
-  assign n2_slice = \port$0$34 [0];
-  assign n6_slice = \port$0$34 [1];
-  assign n12_slice = \port$0$34 [2];
-  assign n18_slice = \port$0$34 [3];
-  assign n24_slice = \port$0$34 [4];
-  assign n30_slice = \port$0$34 [5];
-  assign n36_slice = \port$0$34 [6];
-  assign n42_slice = \port$0$34 [7];
-  assign n48_slice = \port$0$34 [8];
-  assign n54_slice = \port$0$34 [9];
-  assign n60_slice = \port$0$34 [10];
-  assign n66_slice = \port$0$34 [11];
-  assign n72_slice = \port$0$34 [12];
-  assign n78_slice = \port$0$34 [13];
-  assign n84_slice = \port$0$34 [14];
-  assign n90_slice = \port$0$34 [15];
-  assign n96_slice = \port$0$34 [16];
-  assign n102_slice = \port$0$34 [17];
-  assign n108_slice = \port$0$34 [18];
-  assign n114_slice = \port$0$34 [19];
-  assign n120_slice = \port$0$34 [20];
-  assign n126_slice = \port$0$34 [21];
-  assign n132_slice = \port$0$34 [22];
-  assign n138_slice = \port$0$34 [23];
+  wire [63:0] n1026_cat;
+  wire [59:0] n1028_cat;
+  wire [55:0] n1030_cat;
+  wire [51:0] n1032_cat;
+  wire [47:0] n1034_cat;
+  wire [43:0] n1036_cat;
+  wire [39:0] n1038_cat;
+  wire [35:0] n1040_cat;
+  wire [31:0] n1042_cat;
+  wire [27:0] n1044_cat;
+  wire [23:0] n1046_cat;
+  wire [19:0] n1048_cat;
+  wire [15:0] n1050_cat;
+  wire [11:0] n1052_cat;
+  wire [7:0] n1054_cat;
+  input [60:0] n1062_cat_s1;
+  wire [60:0] n1062_cat_s1;
+  input [52:0] n1070_cat_s1;
+  wire [52:0] n1070_cat_s1;
+  input [44:0] n1078_cat_s1;
+  wire [44:0] n1078_cat_s1;
+  input [36:0] n1086_cat_s1;
+  wire [36:0] n1086_cat_s1;
+  input [61:0] n1115_slice_s1;
+  wire [61:0] n1115_slice_s1;
+  (* keep = 32'd1 *)
+  output [61:0] n1116_add;
+  wire [61:0] n1116_add;
+  input [54:0] n1119_slice_s1;
+  wire [54:0] n1119_slice_s1;
+  (* keep = 32'd1 *)
+  output [55:0] n1120_add;
+  wire [55:0] n1120_add;
+  input [57:0] n1122_cat_s2;
+  wire [57:0] n1122_cat_s2;
+  input [46:0] n1123_slice_s1;
+  wire [46:0] n1123_slice_s1;
+  (* keep = 32'd1 *)
+  output [47:0] n1124_add;
+  wire [47:0] n1124_add;
+  input [38:0] n1127_slice_s1;
+  wire [38:0] n1127_slice_s1;
+  (* keep = 32'd1 *)
+  output [39:0] n1128_add;
+  wire [39:0] n1128_add;
+  input [25:0] n1138_cat_s1;
+  wire [25:0] n1138_cat_s1;
+  input [9:0] n1146_cat_s1;
+  wire [9:0] n1146_cat_s1;
+  input [59:0] n1147_slice_s2;
+  wire [59:0] n1147_slice_s2;
+  (* keep = 32'd1 *)
+  output [59:0] n1148_add;
+  wire [59:0] n1148_add;
+  input [50:0] n1154_cat_s3;
+  wire [50:0] n1154_cat_s3;
+  input [29:0] n1155_slice_s1;
+  wire [29:0] n1155_slice_s1;
+  (* keep = 32'd1 *)
+  output [30:0] n1156_add;
+  wire [30:0] n1156_add;
+  input [13:0] n1159_slice_s1;
+  wire [13:0] n1159_slice_s1;
+  (* keep = 32'd1 *)
+  output [14:0] n1160_add;
+  wire [14:0] n1160_add;
+  input [55:0] n1163_slice_s3;
+  wire [55:0] n1163_slice_s3;
+  (* keep = 32'd1 *)
+  output [55:0] n1164_add;
+  wire [55:0] n1164_add;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  output [3:0] \port$1008$0 ;
+  wire [3:0] \port$1008$0 ;
+  output [3:0] \port$1026$0 ;
+  wire [3:0] \port$1026$0 ;
+  output [3:0] \port$1044$0 ;
+  wire [3:0] \port$1044$0 ;
+  output [3:0] \port$1062$0 ;
+  wire [3:0] \port$1062$0 ;
+  output [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  output [3:0] \port$1080$0 ;
+  wire [3:0] \port$1080$0 ;
+  output [3:0] \port$1098$0 ;
+  wire [3:0] \port$1098$0 ;
+  output [3:0] \port$1116$0 ;
+  wire [3:0] \port$1116$0 ;
+  output [3:0] \port$1134$0 ;
+  wire [3:0] \port$1134$0 ;
+  output [3:0] \port$1152$0 ;
+  wire [3:0] \port$1152$0 ;
+  output [3:0] \port$1170$0 ;
+  wire [3:0] \port$1170$0 ;
+  output [3:0] \port$1188$0 ;
+  wire [3:0] \port$1188$0 ;
+  output [3:0] \port$1206$0 ;
+  wire [3:0] \port$1206$0 ;
+  output [3:0] \port$1224$0 ;
+  wire [3:0] \port$1224$0 ;
+  output [3:0] \port$1242$0 ;
+  wire [3:0] \port$1242$0 ;
+  output [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  output [3:0] \port$1260$0 ;
+  wire [3:0] \port$1260$0 ;
+  output [3:0] \port$1278$0 ;
+  wire [3:0] \port$1278$0 ;
+  output [3:0] \port$1296$0 ;
+  wire [3:0] \port$1296$0 ;
+  output [3:0] \port$1314$0 ;
+  wire [3:0] \port$1314$0 ;
+  output [3:0] \port$1332$0 ;
+  wire [3:0] \port$1332$0 ;
+  output [3:0] \port$1350$0 ;
+  wire [3:0] \port$1350$0 ;
+  output [3:0] \port$1368$0 ;
+  wire [3:0] \port$1368$0 ;
+  output [3:0] \port$1386$0 ;
+  wire [3:0] \port$1386$0 ;
+  output [3:0] \port$1404$0 ;
+  wire [3:0] \port$1404$0 ;
+  output [3:0] \port$1422$0 ;
+  wire [3:0] \port$1422$0 ;
+  output [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  output [3:0] \port$1440$0 ;
+  wire [3:0] \port$1440$0 ;
+  output [3:0] \port$1458$0 ;
+  wire [3:0] \port$1458$0 ;
+  output [3:0] \port$1476$0 ;
+  wire [3:0] \port$1476$0 ;
+  output [3:0] \port$1494$0 ;
+  wire [3:0] \port$1494$0 ;
+  output [3:0] \port$1512$0 ;
+  wire [3:0] \port$1512$0 ;
+  output [3:0] \port$1530$0 ;
+  wire [3:0] \port$1530$0 ;
+  output [3:0] \port$1548$0 ;
+  wire [3:0] \port$1548$0 ;
+  output [3:0] \port$1566$0 ;
+  wire [3:0] \port$1566$0 ;
+  output [3:0] \port$1584$0 ;
+  wire [3:0] \port$1584$0 ;
+  output [3:0] \port$1602$0 ;
+  wire [3:0] \port$1602$0 ;
+  output [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  output [3:0] \port$1620$0 ;
+  wire [3:0] \port$1620$0 ;
+  output [3:0] \port$1638$0 ;
+  wire [3:0] \port$1638$0 ;
+  output [3:0] \port$1656$0 ;
+  wire [3:0] \port$1656$0 ;
+  output [3:0] \port$1674$0 ;
+  wire [3:0] \port$1674$0 ;
+  output [3:0] \port$1692$0 ;
+  wire [3:0] \port$1692$0 ;
+  output [3:0] \port$1710$0 ;
+  wire [3:0] \port$1710$0 ;
+  output [3:0] \port$1728$0 ;
+  wire [3:0] \port$1728$0 ;
+  output [3:0] \port$1746$0 ;
+  wire [3:0] \port$1746$0 ;
+  output [3:0] \port$1764$0 ;
+  wire [3:0] \port$1764$0 ;
+  output [3:0] \port$1782$0 ;
+  wire [3:0] \port$1782$0 ;
+  output [3:0] \port$18$0 ;
+  wire [3:0] \port$18$0 ;
+  output [3:0] \port$180$0 ;
+  wire [3:0] \port$180$0 ;
+  output [3:0] \port$1800$0 ;
+  wire [3:0] \port$1800$0 ;
+  output [3:0] \port$1818$0 ;
+  wire [3:0] \port$1818$0 ;
+  output [3:0] \port$1836$0 ;
+  wire [3:0] \port$1836$0 ;
+  output [3:0] \port$1854$0 ;
+  wire [3:0] \port$1854$0 ;
+  output [3:0] \port$1872$0 ;
+  wire [3:0] \port$1872$0 ;
+  output [3:0] \port$1890$0 ;
+  wire [3:0] \port$1890$0 ;
+  output [3:0] \port$1908$0 ;
+  wire [3:0] \port$1908$0 ;
+  output [3:0] \port$1926$0 ;
+  wire [3:0] \port$1926$0 ;
+  output [3:0] \port$1944$0 ;
+  wire [3:0] \port$1944$0 ;
+  output [3:0] \port$1962$0 ;
+  wire [3:0] \port$1962$0 ;
+  output [3:0] \port$198$0 ;
+  wire [3:0] \port$198$0 ;
+  output [3:0] \port$1980$0 ;
+  wire [3:0] \port$1980$0 ;
+  output [3:0] \port$1998$0 ;
+  wire [3:0] \port$1998$0 ;
+  output [3:0] \port$2016$0 ;
+  wire [3:0] \port$2016$0 ;
+  output [3:0] \port$2034$0 ;
+  wire [3:0] \port$2034$0 ;
+  output [3:0] \port$2052$0 ;
+  wire [3:0] \port$2052$0 ;
+  output [3:0] \port$2070$0 ;
+  wire [3:0] \port$2070$0 ;
+  output [3:0] \port$2088$0 ;
+  wire [3:0] \port$2088$0 ;
+  output [3:0] \port$2106$0 ;
+  wire [3:0] \port$2106$0 ;
+  output [3:0] \port$2124$0 ;
+  wire [3:0] \port$2124$0 ;
+  output [3:0] \port$2142$0 ;
+  wire [3:0] \port$2142$0 ;
+  output [3:0] \port$216$0 ;
+  wire [3:0] \port$216$0 ;
+  output [3:0] \port$2160$0 ;
+  wire [3:0] \port$2160$0 ;
+  output [3:0] \port$2178$0 ;
+  wire [3:0] \port$2178$0 ;
+  output [3:0] \port$2196$0 ;
+  wire [3:0] \port$2196$0 ;
+  output [3:0] \port$2214$0 ;
+  wire [3:0] \port$2214$0 ;
+  output [3:0] \port$2232$0 ;
+  wire [3:0] \port$2232$0 ;
+  output [3:0] \port$2250$0 ;
+  wire [3:0] \port$2250$0 ;
+  output [3:0] \port$2268$0 ;
+  wire [3:0] \port$2268$0 ;
+  output [3:0] \port$2286$0 ;
+  wire [3:0] \port$2286$0 ;
+  output [3:0] \port$2304$0 ;
+  wire [3:0] \port$2304$0 ;
+  output [3:0] \port$2322$0 ;
+  wire [3:0] \port$2322$0 ;
+  output [3:0] \port$234$0 ;
+  wire [3:0] \port$234$0 ;
+  output [3:0] \port$2340$0 ;
+  wire [3:0] \port$2340$0 ;
+  output [3:0] \port$2358$0 ;
+  wire [3:0] \port$2358$0 ;
+  output [3:0] \port$2376$0 ;
+  wire [3:0] \port$2376$0 ;
+  output [3:0] \port$2394$0 ;
+  wire [3:0] \port$2394$0 ;
+  output [3:0] \port$2412$0 ;
+  wire [3:0] \port$2412$0 ;
+  output [3:0] \port$2430$0 ;
+  wire [3:0] \port$2430$0 ;
+  output [3:0] \port$252$0 ;
+  wire [3:0] \port$252$0 ;
+  output [3:0] \port$270$0 ;
+  wire [3:0] \port$270$0 ;
+  output [3:0] \port$288$0 ;
+  wire [3:0] \port$288$0 ;
+  output [3:0] \port$306$0 ;
+  wire [3:0] \port$306$0 ;
+  output [3:0] \port$324$0 ;
+  wire [3:0] \port$324$0 ;
+  output [3:0] \port$342$0 ;
+  wire [3:0] \port$342$0 ;
+  output [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  output [3:0] \port$360$0 ;
+  wire [3:0] \port$360$0 ;
+  output [3:0] \port$378$0 ;
+  wire [3:0] \port$378$0 ;
+  output [3:0] \port$396$0 ;
+  wire [3:0] \port$396$0 ;
+  output [3:0] \port$414$0 ;
+  wire [3:0] \port$414$0 ;
+  output [3:0] \port$432$0 ;
+  wire [3:0] \port$432$0 ;
+  output [3:0] \port$450$0 ;
+  wire [3:0] \port$450$0 ;
+  output [3:0] \port$468$0 ;
+  wire [3:0] \port$468$0 ;
+  output [3:0] \port$486$0 ;
+  wire [3:0] \port$486$0 ;
+  output [3:0] \port$504$0 ;
+  wire [3:0] \port$504$0 ;
+  output [3:0] \port$522$0 ;
+  wire [3:0] \port$522$0 ;
+  output [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  output [3:0] \port$540$0 ;
+  wire [3:0] \port$540$0 ;
+  output [3:0] \port$558$0 ;
+  wire [3:0] \port$558$0 ;
+  output [3:0] \port$576$0 ;
+  wire [3:0] \port$576$0 ;
+  output [3:0] \port$594$0 ;
+  wire [3:0] \port$594$0 ;
+  output [3:0] \port$612$0 ;
+  wire [3:0] \port$612$0 ;
+  output [3:0] \port$630$0 ;
+  wire [3:0] \port$630$0 ;
+  output [3:0] \port$648$0 ;
+  wire [3:0] \port$648$0 ;
+  output [3:0] \port$666$0 ;
+  wire [3:0] \port$666$0 ;
+  output [3:0] \port$684$0 ;
+  wire [3:0] \port$684$0 ;
+  output [3:0] \port$702$0 ;
+  wire [3:0] \port$702$0 ;
+  output [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  output [3:0] \port$720$0 ;
+  wire [3:0] \port$720$0 ;
+  output [3:0] \port$738$0 ;
+  wire [3:0] \port$738$0 ;
+  output [3:0] \port$756$0 ;
+  wire [3:0] \port$756$0 ;
+  output [3:0] \port$774$0 ;
+  wire [3:0] \port$774$0 ;
+  output [3:0] \port$792$0 ;
+  wire [3:0] \port$792$0 ;
+  output [3:0] \port$810$0 ;
+  wire [3:0] \port$810$0 ;
+  output [3:0] \port$828$0 ;
+  wire [3:0] \port$828$0 ;
+  output [3:0] \port$846$0 ;
+  wire [3:0] \port$846$0 ;
+  output [3:0] \port$864$0 ;
+  wire [3:0] \port$864$0 ;
+  output [3:0] \port$882$0 ;
+  wire [3:0] \port$882$0 ;
+  output [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  output [3:0] \port$900$0 ;
+  wire [3:0] \port$900$0 ;
+  output [3:0] \port$918$0 ;
+  wire [3:0] \port$918$0 ;
+  output [3:0] \port$936$0 ;
+  wire [3:0] \port$936$0 ;
+  output [3:0] \port$954$0 ;
+  wire [3:0] \port$954$0 ;
+  output [3:0] \port$972$0 ;
+  wire [3:0] \port$972$0 ;
+  output [3:0] \port$990$0 ;
+  wire [3:0] \port$990$0 ;
+  assign \$136  = n1115_slice_s1 + n1062_cat_s1;
+  assign n1120_add = n1119_slice_s1 + n1070_cat_s1;
+  assign n1124_add = n1123_slice_s1 + n1078_cat_s1;
+  assign n1128_add = n1127_slice_s1 + n1086_cat_s1;
+  assign \$137  = n1147_slice_s2 + n1122_cat_s2;
+  assign n1156_add = n1155_slice_s1 + n1138_cat_s1;
+  assign n1160_add = n1159_slice_s1 + n1146_cat_s1;
+  assign \$138  = n1163_slice_s3 + n1154_cat_s3;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[1:0] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[5:4] })
+      4'h0:
+          \$2  = 4'h0;
+      4'h1:
+          \$2  = 4'h0;
+      4'h2:
+          \$2  = 4'h0;
+      4'h3:
+          \$2  = 4'h0;
+      4'h4:
+          \$2  = 4'h0;
+      4'h5:
+          \$2  = 4'h1;
+      4'h6:
+          \$2  = 4'h2;
+      4'h7:
+          \$2  = 4'h3;
+      4'h8:
+          \$2  = 4'h0;
+      4'h9:
+          \$2  = 4'h2;
+      4'ha:
+          \$2  = 4'h4;
+      4'hb:
+          \$2  = 4'h6;
+      4'hc:
+          \$2  = 4'h0;
+      4'hd:
+          \$2  = 4'h3;
+      4'he:
+          \$2  = 4'h6;
+      4'hf:
+          \$2  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[9:8] })
+      4'h0:
+          \$3  = 4'h0;
+      4'h1:
+          \$3  = 4'h0;
+      4'h2:
+          \$3  = 4'h0;
+      4'h3:
+          \$3  = 4'h0;
+      4'h4:
+          \$3  = 4'h0;
+      4'h5:
+          \$3  = 4'h1;
+      4'h6:
+          \$3  = 4'h2;
+      4'h7:
+          \$3  = 4'h3;
+      4'h8:
+          \$3  = 4'h0;
+      4'h9:
+          \$3  = 4'h2;
+      4'ha:
+          \$3  = 4'h4;
+      4'hb:
+          \$3  = 4'h6;
+      4'hc:
+          \$3  = 4'h0;
+      4'hd:
+          \$3  = 4'h3;
+      4'he:
+          \$3  = 4'h6;
+      4'hf:
+          \$3  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[13:12] })
+      4'h0:
+          \$4  = 4'h0;
+      4'h1:
+          \$4  = 4'h0;
+      4'h2:
+          \$4  = 4'h0;
+      4'h3:
+          \$4  = 4'h0;
+      4'h4:
+          \$4  = 4'h0;
+      4'h5:
+          \$4  = 4'h1;
+      4'h6:
+          \$4  = 4'h2;
+      4'h7:
+          \$4  = 4'h3;
+      4'h8:
+          \$4  = 4'h0;
+      4'h9:
+          \$4  = 4'h2;
+      4'ha:
+          \$4  = 4'h4;
+      4'hb:
+          \$4  = 4'h6;
+      4'hc:
+          \$4  = 4'h0;
+      4'hd:
+          \$4  = 4'h3;
+      4'he:
+          \$4  = 4'h6;
+      4'hf:
+          \$4  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[17:16] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[21:20] })
+      4'h0:
+          \$6  = 4'h0;
+      4'h1:
+          \$6  = 4'h0;
+      4'h2:
+          \$6  = 4'h0;
+      4'h3:
+          \$6  = 4'h0;
+      4'h4:
+          \$6  = 4'h0;
+      4'h5:
+          \$6  = 4'h1;
+      4'h6:
+          \$6  = 4'h2;
+      4'h7:
+          \$6  = 4'h3;
+      4'h8:
+          \$6  = 4'h0;
+      4'h9:
+          \$6  = 4'h2;
+      4'ha:
+          \$6  = 4'h4;
+      4'hb:
+          \$6  = 4'h6;
+      4'hc:
+          \$6  = 4'h0;
+      4'hd:
+          \$6  = 4'h3;
+      4'he:
+          \$6  = 4'h6;
+      4'hf:
+          \$6  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[25:24] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[29:28] })
+      4'h0:
+          \$8  = 4'h0;
+      4'h1:
+          \$8  = 4'h0;
+      4'h2:
+          \$8  = 4'h0;
+      4'h3:
+          \$8  = 4'h0;
+      4'h4:
+          \$8  = 4'h0;
+      4'h5:
+          \$8  = 4'h1;
+      4'h6:
+          \$8  = 4'h2;
+      4'h7:
+          \$8  = 4'h3;
+      4'h8:
+          \$8  = 4'h0;
+      4'h9:
+          \$8  = 4'h2;
+      4'ha:
+          \$8  = 4'h4;
+      4'hb:
+          \$8  = 4'h6;
+      4'hc:
+          \$8  = 4'h0;
+      4'hd:
+          \$8  = 4'h3;
+      4'he:
+          \$8  = 4'h6;
+      4'hf:
+          \$8  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[31:30] })
+      4'h0:
+          \$9  = 4'h0;
+      4'h1:
+          \$9  = 4'h0;
+      4'h2:
+          \$9  = 4'h0;
+      4'h3:
+          \$9  = 4'h0;
+      4'h4:
+          \$9  = 4'h0;
+      4'h5:
+          \$9  = 4'h1;
+      4'h6:
+          \$9  = 4'h2;
+      4'h7:
+          \$9  = 4'h3;
+      4'h8:
+          \$9  = 4'h0;
+      4'h9:
+          \$9  = 4'h2;
+      4'ha:
+          \$9  = 4'h4;
+      4'hb:
+          \$9  = 4'h6;
+      4'hc:
+          \$9  = 4'h0;
+      4'hd:
+          \$9  = 4'h3;
+      4'he:
+          \$9  = 4'h6;
+      4'hf:
+          \$9  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[31:30] })
+      4'h0:
+          \$10  = 4'h0;
+      4'h1:
+          \$10  = 4'h0;
+      4'h2:
+          \$10  = 4'h0;
+      4'h3:
+          \$10  = 4'h0;
+      4'h4:
+          \$10  = 4'h0;
+      4'h5:
+          \$10  = 4'h1;
+      4'h6:
+          \$10  = 4'h2;
+      4'h7:
+          \$10  = 4'h3;
+      4'h8:
+          \$10  = 4'h0;
+      4'h9:
+          \$10  = 4'h2;
+      4'ha:
+          \$10  = 4'h4;
+      4'hb:
+          \$10  = 4'h6;
+      4'hc:
+          \$10  = 4'h0;
+      4'hd:
+          \$10  = 4'h3;
+      4'he:
+          \$10  = 4'h6;
+      4'hf:
+          \$10  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[31:30] })
+      4'h0:
+          \$11  = 4'h0;
+      4'h1:
+          \$11  = 4'h0;
+      4'h2:
+          \$11  = 4'h0;
+      4'h3:
+          \$11  = 4'h0;
+      4'h4:
+          \$11  = 4'h0;
+      4'h5:
+          \$11  = 4'h1;
+      4'h6:
+          \$11  = 4'h2;
+      4'h7:
+          \$11  = 4'h3;
+      4'h8:
+          \$11  = 4'h0;
+      4'h9:
+          \$11  = 4'h2;
+      4'ha:
+          \$11  = 4'h4;
+      4'hb:
+          \$11  = 4'h6;
+      4'hc:
+          \$11  = 4'h0;
+      4'hd:
+          \$11  = 4'h3;
+      4'he:
+          \$11  = 4'h6;
+      4'hf:
+          \$11  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[31:30] })
+      4'h0:
+          \$12  = 4'h0;
+      4'h1:
+          \$12  = 4'h0;
+      4'h2:
+          \$12  = 4'h0;
+      4'h3:
+          \$12  = 4'h0;
+      4'h4:
+          \$12  = 4'h0;
+      4'h5:
+          \$12  = 4'h1;
+      4'h6:
+          \$12  = 4'h2;
+      4'h7:
+          \$12  = 4'h3;
+      4'h8:
+          \$12  = 4'h0;
+      4'h9:
+          \$12  = 4'h2;
+      4'ha:
+          \$12  = 4'h4;
+      4'hb:
+          \$12  = 4'h6;
+      4'hc:
+          \$12  = 4'h0;
+      4'hd:
+          \$12  = 4'h3;
+      4'he:
+          \$12  = 4'h6;
+      4'hf:
+          \$12  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[31:30] })
+      4'h0:
+          \$13  = 4'h0;
+      4'h1:
+          \$13  = 4'h0;
+      4'h2:
+          \$13  = 4'h0;
+      4'h3:
+          \$13  = 4'h0;
+      4'h4:
+          \$13  = 4'h0;
+      4'h5:
+          \$13  = 4'h1;
+      4'h6:
+          \$13  = 4'h2;
+      4'h7:
+          \$13  = 4'h3;
+      4'h8:
+          \$13  = 4'h0;
+      4'h9:
+          \$13  = 4'h2;
+      4'ha:
+          \$13  = 4'h4;
+      4'hb:
+          \$13  = 4'h6;
+      4'hc:
+          \$13  = 4'h0;
+      4'hd:
+          \$13  = 4'h3;
+      4'he:
+          \$13  = 4'h6;
+      4'hf:
+          \$13  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[31:30] })
+      4'h0:
+          \$14  = 4'h0;
+      4'h1:
+          \$14  = 4'h0;
+      4'h2:
+          \$14  = 4'h0;
+      4'h3:
+          \$14  = 4'h0;
+      4'h4:
+          \$14  = 4'h0;
+      4'h5:
+          \$14  = 4'h1;
+      4'h6:
+          \$14  = 4'h2;
+      4'h7:
+          \$14  = 4'h3;
+      4'h8:
+          \$14  = 4'h0;
+      4'h9:
+          \$14  = 4'h2;
+      4'ha:
+          \$14  = 4'h4;
+      4'hb:
+          \$14  = 4'h6;
+      4'hc:
+          \$14  = 4'h0;
+      4'hd:
+          \$14  = 4'h3;
+      4'he:
+          \$14  = 4'h6;
+      4'hf:
+          \$14  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[31:30] })
+      4'h0:
+          \$15  = 4'h0;
+      4'h1:
+          \$15  = 4'h0;
+      4'h2:
+          \$15  = 4'h0;
+      4'h3:
+          \$15  = 4'h0;
+      4'h4:
+          \$15  = 4'h0;
+      4'h5:
+          \$15  = 4'h1;
+      4'h6:
+          \$15  = 4'h2;
+      4'h7:
+          \$15  = 4'h3;
+      4'h8:
+          \$15  = 4'h0;
+      4'h9:
+          \$15  = 4'h2;
+      4'ha:
+          \$15  = 4'h4;
+      4'hb:
+          \$15  = 4'h6;
+      4'hc:
+          \$15  = 4'h0;
+      4'hd:
+          \$15  = 4'h3;
+      4'he:
+          \$15  = 4'h6;
+      4'hf:
+          \$15  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[31:30] })
+      4'h0:
+          \$16  = 4'h0;
+      4'h1:
+          \$16  = 4'h0;
+      4'h2:
+          \$16  = 4'h0;
+      4'h3:
+          \$16  = 4'h0;
+      4'h4:
+          \$16  = 4'h0;
+      4'h5:
+          \$16  = 4'h1;
+      4'h6:
+          \$16  = 4'h2;
+      4'h7:
+          \$16  = 4'h3;
+      4'h8:
+          \$16  = 4'h0;
+      4'h9:
+          \$16  = 4'h2;
+      4'ha:
+          \$16  = 4'h4;
+      4'hb:
+          \$16  = 4'h6;
+      4'hc:
+          \$16  = 4'h0;
+      4'hd:
+          \$16  = 4'h3;
+      4'he:
+          \$16  = 4'h6;
+      4'hf:
+          \$16  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[1:0] })
+      4'h0:
+          \$17  = 4'h0;
+      4'h1:
+          \$17  = 4'h0;
+      4'h2:
+          \$17  = 4'h0;
+      4'h3:
+          \$17  = 4'h0;
+      4'h4:
+          \$17  = 4'h0;
+      4'h5:
+          \$17  = 4'h1;
+      4'h6:
+          \$17  = 4'h2;
+      4'h7:
+          \$17  = 4'h3;
+      4'h8:
+          \$17  = 4'h0;
+      4'h9:
+          \$17  = 4'h2;
+      4'ha:
+          \$17  = 4'h4;
+      4'hb:
+          \$17  = 4'h6;
+      4'hc:
+          \$17  = 4'h0;
+      4'hd:
+          \$17  = 4'h3;
+      4'he:
+          \$17  = 4'h6;
+      4'hf:
+          \$17  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[5:4] })
+      4'h0:
+          \$18  = 4'h0;
+      4'h1:
+          \$18  = 4'h0;
+      4'h2:
+          \$18  = 4'h0;
+      4'h3:
+          \$18  = 4'h0;
+      4'h4:
+          \$18  = 4'h0;
+      4'h5:
+          \$18  = 4'h1;
+      4'h6:
+          \$18  = 4'h2;
+      4'h7:
+          \$18  = 4'h3;
+      4'h8:
+          \$18  = 4'h0;
+      4'h9:
+          \$18  = 4'h2;
+      4'ha:
+          \$18  = 4'h4;
+      4'hb:
+          \$18  = 4'h6;
+      4'hc:
+          \$18  = 4'h0;
+      4'hd:
+          \$18  = 4'h3;
+      4'he:
+          \$18  = 4'h6;
+      4'hf:
+          \$18  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[9:8] })
+      4'h0:
+          \$19  = 4'h0;
+      4'h1:
+          \$19  = 4'h0;
+      4'h2:
+          \$19  = 4'h0;
+      4'h3:
+          \$19  = 4'h0;
+      4'h4:
+          \$19  = 4'h0;
+      4'h5:
+          \$19  = 4'h1;
+      4'h6:
+          \$19  = 4'h2;
+      4'h7:
+          \$19  = 4'h3;
+      4'h8:
+          \$19  = 4'h0;
+      4'h9:
+          \$19  = 4'h2;
+      4'ha:
+          \$19  = 4'h4;
+      4'hb:
+          \$19  = 4'h6;
+      4'hc:
+          \$19  = 4'h0;
+      4'hd:
+          \$19  = 4'h3;
+      4'he:
+          \$19  = 4'h6;
+      4'hf:
+          \$19  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[13:12] })
+      4'h0:
+          \$20  = 4'h0;
+      4'h1:
+          \$20  = 4'h0;
+      4'h2:
+          \$20  = 4'h0;
+      4'h3:
+          \$20  = 4'h0;
+      4'h4:
+          \$20  = 4'h0;
+      4'h5:
+          \$20  = 4'h1;
+      4'h6:
+          \$20  = 4'h2;
+      4'h7:
+          \$20  = 4'h3;
+      4'h8:
+          \$20  = 4'h0;
+      4'h9:
+          \$20  = 4'h2;
+      4'ha:
+          \$20  = 4'h4;
+      4'hb:
+          \$20  = 4'h6;
+      4'hc:
+          \$20  = 4'h0;
+      4'hd:
+          \$20  = 4'h3;
+      4'he:
+          \$20  = 4'h6;
+      4'hf:
+          \$20  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[17:16] })
+      4'h0:
+          \$21  = 4'h0;
+      4'h1:
+          \$21  = 4'h0;
+      4'h2:
+          \$21  = 4'h0;
+      4'h3:
+          \$21  = 4'h0;
+      4'h4:
+          \$21  = 4'h0;
+      4'h5:
+          \$21  = 4'h1;
+      4'h6:
+          \$21  = 4'h2;
+      4'h7:
+          \$21  = 4'h3;
+      4'h8:
+          \$21  = 4'h0;
+      4'h9:
+          \$21  = 4'h2;
+      4'ha:
+          \$21  = 4'h4;
+      4'hb:
+          \$21  = 4'h6;
+      4'hc:
+          \$21  = 4'h0;
+      4'hd:
+          \$21  = 4'h3;
+      4'he:
+          \$21  = 4'h6;
+      4'hf:
+          \$21  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[21:20] })
+      4'h0:
+          \$22  = 4'h0;
+      4'h1:
+          \$22  = 4'h0;
+      4'h2:
+          \$22  = 4'h0;
+      4'h3:
+          \$22  = 4'h0;
+      4'h4:
+          \$22  = 4'h0;
+      4'h5:
+          \$22  = 4'h1;
+      4'h6:
+          \$22  = 4'h2;
+      4'h7:
+          \$22  = 4'h3;
+      4'h8:
+          \$22  = 4'h0;
+      4'h9:
+          \$22  = 4'h2;
+      4'ha:
+          \$22  = 4'h4;
+      4'hb:
+          \$22  = 4'h6;
+      4'hc:
+          \$22  = 4'h0;
+      4'hd:
+          \$22  = 4'h3;
+      4'he:
+          \$22  = 4'h6;
+      4'hf:
+          \$22  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[25:24] })
+      4'h0:
+          \$23  = 4'h0;
+      4'h1:
+          \$23  = 4'h0;
+      4'h2:
+          \$23  = 4'h0;
+      4'h3:
+          \$23  = 4'h0;
+      4'h4:
+          \$23  = 4'h0;
+      4'h5:
+          \$23  = 4'h1;
+      4'h6:
+          \$23  = 4'h2;
+      4'h7:
+          \$23  = 4'h3;
+      4'h8:
+          \$23  = 4'h0;
+      4'h9:
+          \$23  = 4'h2;
+      4'ha:
+          \$23  = 4'h4;
+      4'hb:
+          \$23  = 4'h6;
+      4'hc:
+          \$23  = 4'h0;
+      4'hd:
+          \$23  = 4'h3;
+      4'he:
+          \$23  = 4'h6;
+      4'hf:
+          \$23  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[29:28] })
+      4'h0:
+          \$24  = 4'h0;
+      4'h1:
+          \$24  = 4'h0;
+      4'h2:
+          \$24  = 4'h0;
+      4'h3:
+          \$24  = 4'h0;
+      4'h4:
+          \$24  = 4'h0;
+      4'h5:
+          \$24  = 4'h1;
+      4'h6:
+          \$24  = 4'h2;
+      4'h7:
+          \$24  = 4'h3;
+      4'h8:
+          \$24  = 4'h0;
+      4'h9:
+          \$24  = 4'h2;
+      4'ha:
+          \$24  = 4'h4;
+      4'hb:
+          \$24  = 4'h6;
+      4'hc:
+          \$24  = 4'h0;
+      4'hd:
+          \$24  = 4'h3;
+      4'he:
+          \$24  = 4'h6;
+      4'hf:
+          \$24  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[29:28] })
+      4'h0:
+          \$25  = 4'h0;
+      4'h1:
+          \$25  = 4'h0;
+      4'h2:
+          \$25  = 4'h0;
+      4'h3:
+          \$25  = 4'h0;
+      4'h4:
+          \$25  = 4'h0;
+      4'h5:
+          \$25  = 4'h1;
+      4'h6:
+          \$25  = 4'h2;
+      4'h7:
+          \$25  = 4'h3;
+      4'h8:
+          \$25  = 4'h0;
+      4'h9:
+          \$25  = 4'h2;
+      4'ha:
+          \$25  = 4'h4;
+      4'hb:
+          \$25  = 4'h6;
+      4'hc:
+          \$25  = 4'h0;
+      4'hd:
+          \$25  = 4'h3;
+      4'he:
+          \$25  = 4'h6;
+      4'hf:
+          \$25  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[29:28] })
+      4'h0:
+          \$26  = 4'h0;
+      4'h1:
+          \$26  = 4'h0;
+      4'h2:
+          \$26  = 4'h0;
+      4'h3:
+          \$26  = 4'h0;
+      4'h4:
+          \$26  = 4'h0;
+      4'h5:
+          \$26  = 4'h1;
+      4'h6:
+          \$26  = 4'h2;
+      4'h7:
+          \$26  = 4'h3;
+      4'h8:
+          \$26  = 4'h0;
+      4'h9:
+          \$26  = 4'h2;
+      4'ha:
+          \$26  = 4'h4;
+      4'hb:
+          \$26  = 4'h6;
+      4'hc:
+          \$26  = 4'h0;
+      4'hd:
+          \$26  = 4'h3;
+      4'he:
+          \$26  = 4'h6;
+      4'hf:
+          \$26  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[29:28] })
+      4'h0:
+          \$27  = 4'h0;
+      4'h1:
+          \$27  = 4'h0;
+      4'h2:
+          \$27  = 4'h0;
+      4'h3:
+          \$27  = 4'h0;
+      4'h4:
+          \$27  = 4'h0;
+      4'h5:
+          \$27  = 4'h1;
+      4'h6:
+          \$27  = 4'h2;
+      4'h7:
+          \$27  = 4'h3;
+      4'h8:
+          \$27  = 4'h0;
+      4'h9:
+          \$27  = 4'h2;
+      4'ha:
+          \$27  = 4'h4;
+      4'hb:
+          \$27  = 4'h6;
+      4'hc:
+          \$27  = 4'h0;
+      4'hd:
+          \$27  = 4'h3;
+      4'he:
+          \$27  = 4'h6;
+      4'hf:
+          \$27  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[29:28] })
+      4'h0:
+          \$28  = 4'h0;
+      4'h1:
+          \$28  = 4'h0;
+      4'h2:
+          \$28  = 4'h0;
+      4'h3:
+          \$28  = 4'h0;
+      4'h4:
+          \$28  = 4'h0;
+      4'h5:
+          \$28  = 4'h1;
+      4'h6:
+          \$28  = 4'h2;
+      4'h7:
+          \$28  = 4'h3;
+      4'h8:
+          \$28  = 4'h0;
+      4'h9:
+          \$28  = 4'h2;
+      4'ha:
+          \$28  = 4'h4;
+      4'hb:
+          \$28  = 4'h6;
+      4'hc:
+          \$28  = 4'h0;
+      4'hd:
+          \$28  = 4'h3;
+      4'he:
+          \$28  = 4'h6;
+      4'hf:
+          \$28  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[29:28] })
+      4'h0:
+          \$29  = 4'h0;
+      4'h1:
+          \$29  = 4'h0;
+      4'h2:
+          \$29  = 4'h0;
+      4'h3:
+          \$29  = 4'h0;
+      4'h4:
+          \$29  = 4'h0;
+      4'h5:
+          \$29  = 4'h1;
+      4'h6:
+          \$29  = 4'h2;
+      4'h7:
+          \$29  = 4'h3;
+      4'h8:
+          \$29  = 4'h0;
+      4'h9:
+          \$29  = 4'h2;
+      4'ha:
+          \$29  = 4'h4;
+      4'hb:
+          \$29  = 4'h6;
+      4'hc:
+          \$29  = 4'h0;
+      4'hd:
+          \$29  = 4'h3;
+      4'he:
+          \$29  = 4'h6;
+      4'hf:
+          \$29  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[29:28] })
+      4'h0:
+          \$30  = 4'h0;
+      4'h1:
+          \$30  = 4'h0;
+      4'h2:
+          \$30  = 4'h0;
+      4'h3:
+          \$30  = 4'h0;
+      4'h4:
+          \$30  = 4'h0;
+      4'h5:
+          \$30  = 4'h1;
+      4'h6:
+          \$30  = 4'h2;
+      4'h7:
+          \$30  = 4'h3;
+      4'h8:
+          \$30  = 4'h0;
+      4'h9:
+          \$30  = 4'h2;
+      4'ha:
+          \$30  = 4'h4;
+      4'hb:
+          \$30  = 4'h6;
+      4'hc:
+          \$30  = 4'h0;
+      4'hd:
+          \$30  = 4'h3;
+      4'he:
+          \$30  = 4'h6;
+      4'hf:
+          \$30  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[29:28] })
+      4'h0:
+          \$31  = 4'h0;
+      4'h1:
+          \$31  = 4'h0;
+      4'h2:
+          \$31  = 4'h0;
+      4'h3:
+          \$31  = 4'h0;
+      4'h4:
+          \$31  = 4'h0;
+      4'h5:
+          \$31  = 4'h1;
+      4'h6:
+          \$31  = 4'h2;
+      4'h7:
+          \$31  = 4'h3;
+      4'h8:
+          \$31  = 4'h0;
+      4'h9:
+          \$31  = 4'h2;
+      4'ha:
+          \$31  = 4'h4;
+      4'hb:
+          \$31  = 4'h6;
+      4'hc:
+          \$31  = 4'h0;
+      4'hd:
+          \$31  = 4'h3;
+      4'he:
+          \$31  = 4'h6;
+      4'hf:
+          \$31  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[1:0] })
+      4'h0:
+          \$32  = 4'h0;
+      4'h1:
+          \$32  = 4'h0;
+      4'h2:
+          \$32  = 4'h0;
+      4'h3:
+          \$32  = 4'h0;
+      4'h4:
+          \$32  = 4'h0;
+      4'h5:
+          \$32  = 4'h1;
+      4'h6:
+          \$32  = 4'h2;
+      4'h7:
+          \$32  = 4'h3;
+      4'h8:
+          \$32  = 4'h0;
+      4'h9:
+          \$32  = 4'h2;
+      4'ha:
+          \$32  = 4'h4;
+      4'hb:
+          \$32  = 4'h6;
+      4'hc:
+          \$32  = 4'h0;
+      4'hd:
+          \$32  = 4'h3;
+      4'he:
+          \$32  = 4'h6;
+      4'hf:
+          \$32  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[5:4] })
+      4'h0:
+          \$33  = 4'h0;
+      4'h1:
+          \$33  = 4'h0;
+      4'h2:
+          \$33  = 4'h0;
+      4'h3:
+          \$33  = 4'h0;
+      4'h4:
+          \$33  = 4'h0;
+      4'h5:
+          \$33  = 4'h1;
+      4'h6:
+          \$33  = 4'h2;
+      4'h7:
+          \$33  = 4'h3;
+      4'h8:
+          \$33  = 4'h0;
+      4'h9:
+          \$33  = 4'h2;
+      4'ha:
+          \$33  = 4'h4;
+      4'hb:
+          \$33  = 4'h6;
+      4'hc:
+          \$33  = 4'h0;
+      4'hd:
+          \$33  = 4'h3;
+      4'he:
+          \$33  = 4'h6;
+      4'hf:
+          \$33  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[9:8] })
+      4'h0:
+          \$34  = 4'h0;
+      4'h1:
+          \$34  = 4'h0;
+      4'h2:
+          \$34  = 4'h0;
+      4'h3:
+          \$34  = 4'h0;
+      4'h4:
+          \$34  = 4'h0;
+      4'h5:
+          \$34  = 4'h1;
+      4'h6:
+          \$34  = 4'h2;
+      4'h7:
+          \$34  = 4'h3;
+      4'h8:
+          \$34  = 4'h0;
+      4'h9:
+          \$34  = 4'h2;
+      4'ha:
+          \$34  = 4'h4;
+      4'hb:
+          \$34  = 4'h6;
+      4'hc:
+          \$34  = 4'h0;
+      4'hd:
+          \$34  = 4'h3;
+      4'he:
+          \$34  = 4'h6;
+      4'hf:
+          \$34  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[13:12] })
+      4'h0:
+          \$35  = 4'h0;
+      4'h1:
+          \$35  = 4'h0;
+      4'h2:
+          \$35  = 4'h0;
+      4'h3:
+          \$35  = 4'h0;
+      4'h4:
+          \$35  = 4'h0;
+      4'h5:
+          \$35  = 4'h1;
+      4'h6:
+          \$35  = 4'h2;
+      4'h7:
+          \$35  = 4'h3;
+      4'h8:
+          \$35  = 4'h0;
+      4'h9:
+          \$35  = 4'h2;
+      4'ha:
+          \$35  = 4'h4;
+      4'hb:
+          \$35  = 4'h6;
+      4'hc:
+          \$35  = 4'h0;
+      4'hd:
+          \$35  = 4'h3;
+      4'he:
+          \$35  = 4'h6;
+      4'hf:
+          \$35  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[17:16] })
+      4'h0:
+          \$36  = 4'h0;
+      4'h1:
+          \$36  = 4'h0;
+      4'h2:
+          \$36  = 4'h0;
+      4'h3:
+          \$36  = 4'h0;
+      4'h4:
+          \$36  = 4'h0;
+      4'h5:
+          \$36  = 4'h1;
+      4'h6:
+          \$36  = 4'h2;
+      4'h7:
+          \$36  = 4'h3;
+      4'h8:
+          \$36  = 4'h0;
+      4'h9:
+          \$36  = 4'h2;
+      4'ha:
+          \$36  = 4'h4;
+      4'hb:
+          \$36  = 4'h6;
+      4'hc:
+          \$36  = 4'h0;
+      4'hd:
+          \$36  = 4'h3;
+      4'he:
+          \$36  = 4'h6;
+      4'hf:
+          \$36  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[21:20] })
+      4'h0:
+          \$37  = 4'h0;
+      4'h1:
+          \$37  = 4'h0;
+      4'h2:
+          \$37  = 4'h0;
+      4'h3:
+          \$37  = 4'h0;
+      4'h4:
+          \$37  = 4'h0;
+      4'h5:
+          \$37  = 4'h1;
+      4'h6:
+          \$37  = 4'h2;
+      4'h7:
+          \$37  = 4'h3;
+      4'h8:
+          \$37  = 4'h0;
+      4'h9:
+          \$37  = 4'h2;
+      4'ha:
+          \$37  = 4'h4;
+      4'hb:
+          \$37  = 4'h6;
+      4'hc:
+          \$37  = 4'h0;
+      4'hd:
+          \$37  = 4'h3;
+      4'he:
+          \$37  = 4'h6;
+      4'hf:
+          \$37  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[25:24] })
+      4'h0:
+          \$38  = 4'h0;
+      4'h1:
+          \$38  = 4'h0;
+      4'h2:
+          \$38  = 4'h0;
+      4'h3:
+          \$38  = 4'h0;
+      4'h4:
+          \$38  = 4'h0;
+      4'h5:
+          \$38  = 4'h1;
+      4'h6:
+          \$38  = 4'h2;
+      4'h7:
+          \$38  = 4'h3;
+      4'h8:
+          \$38  = 4'h0;
+      4'h9:
+          \$38  = 4'h2;
+      4'ha:
+          \$38  = 4'h4;
+      4'hb:
+          \$38  = 4'h6;
+      4'hc:
+          \$38  = 4'h0;
+      4'hd:
+          \$38  = 4'h3;
+      4'he:
+          \$38  = 4'h6;
+      4'hf:
+          \$38  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[27:26] })
+      4'h0:
+          \$39  = 4'h0;
+      4'h1:
+          \$39  = 4'h0;
+      4'h2:
+          \$39  = 4'h0;
+      4'h3:
+          \$39  = 4'h0;
+      4'h4:
+          \$39  = 4'h0;
+      4'h5:
+          \$39  = 4'h1;
+      4'h6:
+          \$39  = 4'h2;
+      4'h7:
+          \$39  = 4'h3;
+      4'h8:
+          \$39  = 4'h0;
+      4'h9:
+          \$39  = 4'h2;
+      4'ha:
+          \$39  = 4'h4;
+      4'hb:
+          \$39  = 4'h6;
+      4'hc:
+          \$39  = 4'h0;
+      4'hd:
+          \$39  = 4'h3;
+      4'he:
+          \$39  = 4'h6;
+      4'hf:
+          \$39  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[27:26] })
+      4'h0:
+          \$40  = 4'h0;
+      4'h1:
+          \$40  = 4'h0;
+      4'h2:
+          \$40  = 4'h0;
+      4'h3:
+          \$40  = 4'h0;
+      4'h4:
+          \$40  = 4'h0;
+      4'h5:
+          \$40  = 4'h1;
+      4'h6:
+          \$40  = 4'h2;
+      4'h7:
+          \$40  = 4'h3;
+      4'h8:
+          \$40  = 4'h0;
+      4'h9:
+          \$40  = 4'h2;
+      4'ha:
+          \$40  = 4'h4;
+      4'hb:
+          \$40  = 4'h6;
+      4'hc:
+          \$40  = 4'h0;
+      4'hd:
+          \$40  = 4'h3;
+      4'he:
+          \$40  = 4'h6;
+      4'hf:
+          \$40  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[27:26] })
+      4'h0:
+          \$41  = 4'h0;
+      4'h1:
+          \$41  = 4'h0;
+      4'h2:
+          \$41  = 4'h0;
+      4'h3:
+          \$41  = 4'h0;
+      4'h4:
+          \$41  = 4'h0;
+      4'h5:
+          \$41  = 4'h1;
+      4'h6:
+          \$41  = 4'h2;
+      4'h7:
+          \$41  = 4'h3;
+      4'h8:
+          \$41  = 4'h0;
+      4'h9:
+          \$41  = 4'h2;
+      4'ha:
+          \$41  = 4'h4;
+      4'hb:
+          \$41  = 4'h6;
+      4'hc:
+          \$41  = 4'h0;
+      4'hd:
+          \$41  = 4'h3;
+      4'he:
+          \$41  = 4'h6;
+      4'hf:
+          \$41  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[27:26] })
+      4'h0:
+          \$42  = 4'h0;
+      4'h1:
+          \$42  = 4'h0;
+      4'h2:
+          \$42  = 4'h0;
+      4'h3:
+          \$42  = 4'h0;
+      4'h4:
+          \$42  = 4'h0;
+      4'h5:
+          \$42  = 4'h1;
+      4'h6:
+          \$42  = 4'h2;
+      4'h7:
+          \$42  = 4'h3;
+      4'h8:
+          \$42  = 4'h0;
+      4'h9:
+          \$42  = 4'h2;
+      4'ha:
+          \$42  = 4'h4;
+      4'hb:
+          \$42  = 4'h6;
+      4'hc:
+          \$42  = 4'h0;
+      4'hd:
+          \$42  = 4'h3;
+      4'he:
+          \$42  = 4'h6;
+      4'hf:
+          \$42  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[27:26] })
+      4'h0:
+          \$43  = 4'h0;
+      4'h1:
+          \$43  = 4'h0;
+      4'h2:
+          \$43  = 4'h0;
+      4'h3:
+          \$43  = 4'h0;
+      4'h4:
+          \$43  = 4'h0;
+      4'h5:
+          \$43  = 4'h1;
+      4'h6:
+          \$43  = 4'h2;
+      4'h7:
+          \$43  = 4'h3;
+      4'h8:
+          \$43  = 4'h0;
+      4'h9:
+          \$43  = 4'h2;
+      4'ha:
+          \$43  = 4'h4;
+      4'hb:
+          \$43  = 4'h6;
+      4'hc:
+          \$43  = 4'h0;
+      4'hd:
+          \$43  = 4'h3;
+      4'he:
+          \$43  = 4'h6;
+      4'hf:
+          \$43  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[27:26] })
+      4'h0:
+          \$44  = 4'h0;
+      4'h1:
+          \$44  = 4'h0;
+      4'h2:
+          \$44  = 4'h0;
+      4'h3:
+          \$44  = 4'h0;
+      4'h4:
+          \$44  = 4'h0;
+      4'h5:
+          \$44  = 4'h1;
+      4'h6:
+          \$44  = 4'h2;
+      4'h7:
+          \$44  = 4'h3;
+      4'h8:
+          \$44  = 4'h0;
+      4'h9:
+          \$44  = 4'h2;
+      4'ha:
+          \$44  = 4'h4;
+      4'hb:
+          \$44  = 4'h6;
+      4'hc:
+          \$44  = 4'h0;
+      4'hd:
+          \$44  = 4'h3;
+      4'he:
+          \$44  = 4'h6;
+      4'hf:
+          \$44  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[27:26] })
+      4'h0:
+          \$45  = 4'h0;
+      4'h1:
+          \$45  = 4'h0;
+      4'h2:
+          \$45  = 4'h0;
+      4'h3:
+          \$45  = 4'h0;
+      4'h4:
+          \$45  = 4'h0;
+      4'h5:
+          \$45  = 4'h1;
+      4'h6:
+          \$45  = 4'h2;
+      4'h7:
+          \$45  = 4'h3;
+      4'h8:
+          \$45  = 4'h0;
+      4'h9:
+          \$45  = 4'h2;
+      4'ha:
+          \$45  = 4'h4;
+      4'hb:
+          \$45  = 4'h6;
+      4'hc:
+          \$45  = 4'h0;
+      4'hd:
+          \$45  = 4'h3;
+      4'he:
+          \$45  = 4'h6;
+      4'hf:
+          \$45  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[1:0] })
+      4'h0:
+          \$46  = 4'h0;
+      4'h1:
+          \$46  = 4'h0;
+      4'h2:
+          \$46  = 4'h0;
+      4'h3:
+          \$46  = 4'h0;
+      4'h4:
+          \$46  = 4'h0;
+      4'h5:
+          \$46  = 4'h1;
+      4'h6:
+          \$46  = 4'h2;
+      4'h7:
+          \$46  = 4'h3;
+      4'h8:
+          \$46  = 4'h0;
+      4'h9:
+          \$46  = 4'h2;
+      4'ha:
+          \$46  = 4'h4;
+      4'hb:
+          \$46  = 4'h6;
+      4'hc:
+          \$46  = 4'h0;
+      4'hd:
+          \$46  = 4'h3;
+      4'he:
+          \$46  = 4'h6;
+      4'hf:
+          \$46  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[5:4] })
+      4'h0:
+          \$47  = 4'h0;
+      4'h1:
+          \$47  = 4'h0;
+      4'h2:
+          \$47  = 4'h0;
+      4'h3:
+          \$47  = 4'h0;
+      4'h4:
+          \$47  = 4'h0;
+      4'h5:
+          \$47  = 4'h1;
+      4'h6:
+          \$47  = 4'h2;
+      4'h7:
+          \$47  = 4'h3;
+      4'h8:
+          \$47  = 4'h0;
+      4'h9:
+          \$47  = 4'h2;
+      4'ha:
+          \$47  = 4'h4;
+      4'hb:
+          \$47  = 4'h6;
+      4'hc:
+          \$47  = 4'h0;
+      4'hd:
+          \$47  = 4'h3;
+      4'he:
+          \$47  = 4'h6;
+      4'hf:
+          \$47  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[9:8] })
+      4'h0:
+          \$48  = 4'h0;
+      4'h1:
+          \$48  = 4'h0;
+      4'h2:
+          \$48  = 4'h0;
+      4'h3:
+          \$48  = 4'h0;
+      4'h4:
+          \$48  = 4'h0;
+      4'h5:
+          \$48  = 4'h1;
+      4'h6:
+          \$48  = 4'h2;
+      4'h7:
+          \$48  = 4'h3;
+      4'h8:
+          \$48  = 4'h0;
+      4'h9:
+          \$48  = 4'h2;
+      4'ha:
+          \$48  = 4'h4;
+      4'hb:
+          \$48  = 4'h6;
+      4'hc:
+          \$48  = 4'h0;
+      4'hd:
+          \$48  = 4'h3;
+      4'he:
+          \$48  = 4'h6;
+      4'hf:
+          \$48  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[13:12] })
+      4'h0:
+          \$49  = 4'h0;
+      4'h1:
+          \$49  = 4'h0;
+      4'h2:
+          \$49  = 4'h0;
+      4'h3:
+          \$49  = 4'h0;
+      4'h4:
+          \$49  = 4'h0;
+      4'h5:
+          \$49  = 4'h1;
+      4'h6:
+          \$49  = 4'h2;
+      4'h7:
+          \$49  = 4'h3;
+      4'h8:
+          \$49  = 4'h0;
+      4'h9:
+          \$49  = 4'h2;
+      4'ha:
+          \$49  = 4'h4;
+      4'hb:
+          \$49  = 4'h6;
+      4'hc:
+          \$49  = 4'h0;
+      4'hd:
+          \$49  = 4'h3;
+      4'he:
+          \$49  = 4'h6;
+      4'hf:
+          \$49  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[17:16] })
+      4'h0:
+          \$50  = 4'h0;
+      4'h1:
+          \$50  = 4'h0;
+      4'h2:
+          \$50  = 4'h0;
+      4'h3:
+          \$50  = 4'h0;
+      4'h4:
+          \$50  = 4'h0;
+      4'h5:
+          \$50  = 4'h1;
+      4'h6:
+          \$50  = 4'h2;
+      4'h7:
+          \$50  = 4'h3;
+      4'h8:
+          \$50  = 4'h0;
+      4'h9:
+          \$50  = 4'h2;
+      4'ha:
+          \$50  = 4'h4;
+      4'hb:
+          \$50  = 4'h6;
+      4'hc:
+          \$50  = 4'h0;
+      4'hd:
+          \$50  = 4'h3;
+      4'he:
+          \$50  = 4'h6;
+      4'hf:
+          \$50  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[21:20] })
+      4'h0:
+          \$51  = 4'h0;
+      4'h1:
+          \$51  = 4'h0;
+      4'h2:
+          \$51  = 4'h0;
+      4'h3:
+          \$51  = 4'h0;
+      4'h4:
+          \$51  = 4'h0;
+      4'h5:
+          \$51  = 4'h1;
+      4'h6:
+          \$51  = 4'h2;
+      4'h7:
+          \$51  = 4'h3;
+      4'h8:
+          \$51  = 4'h0;
+      4'h9:
+          \$51  = 4'h2;
+      4'ha:
+          \$51  = 4'h4;
+      4'hb:
+          \$51  = 4'h6;
+      4'hc:
+          \$51  = 4'h0;
+      4'hd:
+          \$51  = 4'h3;
+      4'he:
+          \$51  = 4'h6;
+      4'hf:
+          \$51  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[25:24] })
+      4'h0:
+          \$52  = 4'h0;
+      4'h1:
+          \$52  = 4'h0;
+      4'h2:
+          \$52  = 4'h0;
+      4'h3:
+          \$52  = 4'h0;
+      4'h4:
+          \$52  = 4'h0;
+      4'h5:
+          \$52  = 4'h1;
+      4'h6:
+          \$52  = 4'h2;
+      4'h7:
+          \$52  = 4'h3;
+      4'h8:
+          \$52  = 4'h0;
+      4'h9:
+          \$52  = 4'h2;
+      4'ha:
+          \$52  = 4'h4;
+      4'hb:
+          \$52  = 4'h6;
+      4'hc:
+          \$52  = 4'h0;
+      4'hd:
+          \$52  = 4'h3;
+      4'he:
+          \$52  = 4'h6;
+      4'hf:
+          \$52  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[25:24] })
+      4'h0:
+          \$53  = 4'h0;
+      4'h1:
+          \$53  = 4'h0;
+      4'h2:
+          \$53  = 4'h0;
+      4'h3:
+          \$53  = 4'h0;
+      4'h4:
+          \$53  = 4'h0;
+      4'h5:
+          \$53  = 4'h1;
+      4'h6:
+          \$53  = 4'h2;
+      4'h7:
+          \$53  = 4'h3;
+      4'h8:
+          \$53  = 4'h0;
+      4'h9:
+          \$53  = 4'h2;
+      4'ha:
+          \$53  = 4'h4;
+      4'hb:
+          \$53  = 4'h6;
+      4'hc:
+          \$53  = 4'h0;
+      4'hd:
+          \$53  = 4'h3;
+      4'he:
+          \$53  = 4'h6;
+      4'hf:
+          \$53  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[25:24] })
+      4'h0:
+          \$54  = 4'h0;
+      4'h1:
+          \$54  = 4'h0;
+      4'h2:
+          \$54  = 4'h0;
+      4'h3:
+          \$54  = 4'h0;
+      4'h4:
+          \$54  = 4'h0;
+      4'h5:
+          \$54  = 4'h1;
+      4'h6:
+          \$54  = 4'h2;
+      4'h7:
+          \$54  = 4'h3;
+      4'h8:
+          \$54  = 4'h0;
+      4'h9:
+          \$54  = 4'h2;
+      4'ha:
+          \$54  = 4'h4;
+      4'hb:
+          \$54  = 4'h6;
+      4'hc:
+          \$54  = 4'h0;
+      4'hd:
+          \$54  = 4'h3;
+      4'he:
+          \$54  = 4'h6;
+      4'hf:
+          \$54  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[25:24] })
+      4'h0:
+          \$55  = 4'h0;
+      4'h1:
+          \$55  = 4'h0;
+      4'h2:
+          \$55  = 4'h0;
+      4'h3:
+          \$55  = 4'h0;
+      4'h4:
+          \$55  = 4'h0;
+      4'h5:
+          \$55  = 4'h1;
+      4'h6:
+          \$55  = 4'h2;
+      4'h7:
+          \$55  = 4'h3;
+      4'h8:
+          \$55  = 4'h0;
+      4'h9:
+          \$55  = 4'h2;
+      4'ha:
+          \$55  = 4'h4;
+      4'hb:
+          \$55  = 4'h6;
+      4'hc:
+          \$55  = 4'h0;
+      4'hd:
+          \$55  = 4'h3;
+      4'he:
+          \$55  = 4'h6;
+      4'hf:
+          \$55  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[25:24] })
+      4'h0:
+          \$56  = 4'h0;
+      4'h1:
+          \$56  = 4'h0;
+      4'h2:
+          \$56  = 4'h0;
+      4'h3:
+          \$56  = 4'h0;
+      4'h4:
+          \$56  = 4'h0;
+      4'h5:
+          \$56  = 4'h1;
+      4'h6:
+          \$56  = 4'h2;
+      4'h7:
+          \$56  = 4'h3;
+      4'h8:
+          \$56  = 4'h0;
+      4'h9:
+          \$56  = 4'h2;
+      4'ha:
+          \$56  = 4'h4;
+      4'hb:
+          \$56  = 4'h6;
+      4'hc:
+          \$56  = 4'h0;
+      4'hd:
+          \$56  = 4'h3;
+      4'he:
+          \$56  = 4'h6;
+      4'hf:
+          \$56  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[25:24] })
+      4'h0:
+          \$57  = 4'h0;
+      4'h1:
+          \$57  = 4'h0;
+      4'h2:
+          \$57  = 4'h0;
+      4'h3:
+          \$57  = 4'h0;
+      4'h4:
+          \$57  = 4'h0;
+      4'h5:
+          \$57  = 4'h1;
+      4'h6:
+          \$57  = 4'h2;
+      4'h7:
+          \$57  = 4'h3;
+      4'h8:
+          \$57  = 4'h0;
+      4'h9:
+          \$57  = 4'h2;
+      4'ha:
+          \$57  = 4'h4;
+      4'hb:
+          \$57  = 4'h6;
+      4'hc:
+          \$57  = 4'h0;
+      4'hd:
+          \$57  = 4'h3;
+      4'he:
+          \$57  = 4'h6;
+      4'hf:
+          \$57  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[25:24] })
+      4'h0:
+          \$58  = 4'h0;
+      4'h1:
+          \$58  = 4'h0;
+      4'h2:
+          \$58  = 4'h0;
+      4'h3:
+          \$58  = 4'h0;
+      4'h4:
+          \$58  = 4'h0;
+      4'h5:
+          \$58  = 4'h1;
+      4'h6:
+          \$58  = 4'h2;
+      4'h7:
+          \$58  = 4'h3;
+      4'h8:
+          \$58  = 4'h0;
+      4'h9:
+          \$58  = 4'h2;
+      4'ha:
+          \$58  = 4'h4;
+      4'hb:
+          \$58  = 4'h6;
+      4'hc:
+          \$58  = 4'h0;
+      4'hd:
+          \$58  = 4'h3;
+      4'he:
+          \$58  = 4'h6;
+      4'hf:
+          \$58  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[1:0] })
+      4'h0:
+          \$59  = 4'h0;
+      4'h1:
+          \$59  = 4'h0;
+      4'h2:
+          \$59  = 4'h0;
+      4'h3:
+          \$59  = 4'h0;
+      4'h4:
+          \$59  = 4'h0;
+      4'h5:
+          \$59  = 4'h1;
+      4'h6:
+          \$59  = 4'h2;
+      4'h7:
+          \$59  = 4'h3;
+      4'h8:
+          \$59  = 4'h0;
+      4'h9:
+          \$59  = 4'h2;
+      4'ha:
+          \$59  = 4'h4;
+      4'hb:
+          \$59  = 4'h6;
+      4'hc:
+          \$59  = 4'h0;
+      4'hd:
+          \$59  = 4'h3;
+      4'he:
+          \$59  = 4'h6;
+      4'hf:
+          \$59  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[5:4] })
+      4'h0:
+          \$60  = 4'h0;
+      4'h1:
+          \$60  = 4'h0;
+      4'h2:
+          \$60  = 4'h0;
+      4'h3:
+          \$60  = 4'h0;
+      4'h4:
+          \$60  = 4'h0;
+      4'h5:
+          \$60  = 4'h1;
+      4'h6:
+          \$60  = 4'h2;
+      4'h7:
+          \$60  = 4'h3;
+      4'h8:
+          \$60  = 4'h0;
+      4'h9:
+          \$60  = 4'h2;
+      4'ha:
+          \$60  = 4'h4;
+      4'hb:
+          \$60  = 4'h6;
+      4'hc:
+          \$60  = 4'h0;
+      4'hd:
+          \$60  = 4'h3;
+      4'he:
+          \$60  = 4'h6;
+      4'hf:
+          \$60  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[9:8] })
+      4'h0:
+          \$61  = 4'h0;
+      4'h1:
+          \$61  = 4'h0;
+      4'h2:
+          \$61  = 4'h0;
+      4'h3:
+          \$61  = 4'h0;
+      4'h4:
+          \$61  = 4'h0;
+      4'h5:
+          \$61  = 4'h1;
+      4'h6:
+          \$61  = 4'h2;
+      4'h7:
+          \$61  = 4'h3;
+      4'h8:
+          \$61  = 4'h0;
+      4'h9:
+          \$61  = 4'h2;
+      4'ha:
+          \$61  = 4'h4;
+      4'hb:
+          \$61  = 4'h6;
+      4'hc:
+          \$61  = 4'h0;
+      4'hd:
+          \$61  = 4'h3;
+      4'he:
+          \$61  = 4'h6;
+      4'hf:
+          \$61  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[13:12] })
+      4'h0:
+          \$62  = 4'h0;
+      4'h1:
+          \$62  = 4'h0;
+      4'h2:
+          \$62  = 4'h0;
+      4'h3:
+          \$62  = 4'h0;
+      4'h4:
+          \$62  = 4'h0;
+      4'h5:
+          \$62  = 4'h1;
+      4'h6:
+          \$62  = 4'h2;
+      4'h7:
+          \$62  = 4'h3;
+      4'h8:
+          \$62  = 4'h0;
+      4'h9:
+          \$62  = 4'h2;
+      4'ha:
+          \$62  = 4'h4;
+      4'hb:
+          \$62  = 4'h6;
+      4'hc:
+          \$62  = 4'h0;
+      4'hd:
+          \$62  = 4'h3;
+      4'he:
+          \$62  = 4'h6;
+      4'hf:
+          \$62  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[17:16] })
+      4'h0:
+          \$63  = 4'h0;
+      4'h1:
+          \$63  = 4'h0;
+      4'h2:
+          \$63  = 4'h0;
+      4'h3:
+          \$63  = 4'h0;
+      4'h4:
+          \$63  = 4'h0;
+      4'h5:
+          \$63  = 4'h1;
+      4'h6:
+          \$63  = 4'h2;
+      4'h7:
+          \$63  = 4'h3;
+      4'h8:
+          \$63  = 4'h0;
+      4'h9:
+          \$63  = 4'h2;
+      4'ha:
+          \$63  = 4'h4;
+      4'hb:
+          \$63  = 4'h6;
+      4'hc:
+          \$63  = 4'h0;
+      4'hd:
+          \$63  = 4'h3;
+      4'he:
+          \$63  = 4'h6;
+      4'hf:
+          \$63  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[21:20] })
+      4'h0:
+          \$64  = 4'h0;
+      4'h1:
+          \$64  = 4'h0;
+      4'h2:
+          \$64  = 4'h0;
+      4'h3:
+          \$64  = 4'h0;
+      4'h4:
+          \$64  = 4'h0;
+      4'h5:
+          \$64  = 4'h1;
+      4'h6:
+          \$64  = 4'h2;
+      4'h7:
+          \$64  = 4'h3;
+      4'h8:
+          \$64  = 4'h0;
+      4'h9:
+          \$64  = 4'h2;
+      4'ha:
+          \$64  = 4'h4;
+      4'hb:
+          \$64  = 4'h6;
+      4'hc:
+          \$64  = 4'h0;
+      4'hd:
+          \$64  = 4'h3;
+      4'he:
+          \$64  = 4'h6;
+      4'hf:
+          \$64  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[23:22] })
+      4'h0:
+          \$65  = 4'h0;
+      4'h1:
+          \$65  = 4'h0;
+      4'h2:
+          \$65  = 4'h0;
+      4'h3:
+          \$65  = 4'h0;
+      4'h4:
+          \$65  = 4'h0;
+      4'h5:
+          \$65  = 4'h1;
+      4'h6:
+          \$65  = 4'h2;
+      4'h7:
+          \$65  = 4'h3;
+      4'h8:
+          \$65  = 4'h0;
+      4'h9:
+          \$65  = 4'h2;
+      4'ha:
+          \$65  = 4'h4;
+      4'hb:
+          \$65  = 4'h6;
+      4'hc:
+          \$65  = 4'h0;
+      4'hd:
+          \$65  = 4'h3;
+      4'he:
+          \$65  = 4'h6;
+      4'hf:
+          \$65  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[23:22] })
+      4'h0:
+          \$66  = 4'h0;
+      4'h1:
+          \$66  = 4'h0;
+      4'h2:
+          \$66  = 4'h0;
+      4'h3:
+          \$66  = 4'h0;
+      4'h4:
+          \$66  = 4'h0;
+      4'h5:
+          \$66  = 4'h1;
+      4'h6:
+          \$66  = 4'h2;
+      4'h7:
+          \$66  = 4'h3;
+      4'h8:
+          \$66  = 4'h0;
+      4'h9:
+          \$66  = 4'h2;
+      4'ha:
+          \$66  = 4'h4;
+      4'hb:
+          \$66  = 4'h6;
+      4'hc:
+          \$66  = 4'h0;
+      4'hd:
+          \$66  = 4'h3;
+      4'he:
+          \$66  = 4'h6;
+      4'hf:
+          \$66  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[23:22] })
+      4'h0:
+          \$67  = 4'h0;
+      4'h1:
+          \$67  = 4'h0;
+      4'h2:
+          \$67  = 4'h0;
+      4'h3:
+          \$67  = 4'h0;
+      4'h4:
+          \$67  = 4'h0;
+      4'h5:
+          \$67  = 4'h1;
+      4'h6:
+          \$67  = 4'h2;
+      4'h7:
+          \$67  = 4'h3;
+      4'h8:
+          \$67  = 4'h0;
+      4'h9:
+          \$67  = 4'h2;
+      4'ha:
+          \$67  = 4'h4;
+      4'hb:
+          \$67  = 4'h6;
+      4'hc:
+          \$67  = 4'h0;
+      4'hd:
+          \$67  = 4'h3;
+      4'he:
+          \$67  = 4'h6;
+      4'hf:
+          \$67  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[23:22] })
+      4'h0:
+          \$68  = 4'h0;
+      4'h1:
+          \$68  = 4'h0;
+      4'h2:
+          \$68  = 4'h0;
+      4'h3:
+          \$68  = 4'h0;
+      4'h4:
+          \$68  = 4'h0;
+      4'h5:
+          \$68  = 4'h1;
+      4'h6:
+          \$68  = 4'h2;
+      4'h7:
+          \$68  = 4'h3;
+      4'h8:
+          \$68  = 4'h0;
+      4'h9:
+          \$68  = 4'h2;
+      4'ha:
+          \$68  = 4'h4;
+      4'hb:
+          \$68  = 4'h6;
+      4'hc:
+          \$68  = 4'h0;
+      4'hd:
+          \$68  = 4'h3;
+      4'he:
+          \$68  = 4'h6;
+      4'hf:
+          \$68  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[23:22] })
+      4'h0:
+          \$69  = 4'h0;
+      4'h1:
+          \$69  = 4'h0;
+      4'h2:
+          \$69  = 4'h0;
+      4'h3:
+          \$69  = 4'h0;
+      4'h4:
+          \$69  = 4'h0;
+      4'h5:
+          \$69  = 4'h1;
+      4'h6:
+          \$69  = 4'h2;
+      4'h7:
+          \$69  = 4'h3;
+      4'h8:
+          \$69  = 4'h0;
+      4'h9:
+          \$69  = 4'h2;
+      4'ha:
+          \$69  = 4'h4;
+      4'hb:
+          \$69  = 4'h6;
+      4'hc:
+          \$69  = 4'h0;
+      4'hd:
+          \$69  = 4'h3;
+      4'he:
+          \$69  = 4'h6;
+      4'hf:
+          \$69  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[23:22] })
+      4'h0:
+          \$70  = 4'h0;
+      4'h1:
+          \$70  = 4'h0;
+      4'h2:
+          \$70  = 4'h0;
+      4'h3:
+          \$70  = 4'h0;
+      4'h4:
+          \$70  = 4'h0;
+      4'h5:
+          \$70  = 4'h1;
+      4'h6:
+          \$70  = 4'h2;
+      4'h7:
+          \$70  = 4'h3;
+      4'h8:
+          \$70  = 4'h0;
+      4'h9:
+          \$70  = 4'h2;
+      4'ha:
+          \$70  = 4'h4;
+      4'hb:
+          \$70  = 4'h6;
+      4'hc:
+          \$70  = 4'h0;
+      4'hd:
+          \$70  = 4'h3;
+      4'he:
+          \$70  = 4'h6;
+      4'hf:
+          \$70  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[1:0] })
+      4'h0:
+          \$71  = 4'h0;
+      4'h1:
+          \$71  = 4'h0;
+      4'h2:
+          \$71  = 4'h0;
+      4'h3:
+          \$71  = 4'h0;
+      4'h4:
+          \$71  = 4'h0;
+      4'h5:
+          \$71  = 4'h1;
+      4'h6:
+          \$71  = 4'h2;
+      4'h7:
+          \$71  = 4'h3;
+      4'h8:
+          \$71  = 4'h0;
+      4'h9:
+          \$71  = 4'h2;
+      4'ha:
+          \$71  = 4'h4;
+      4'hb:
+          \$71  = 4'h6;
+      4'hc:
+          \$71  = 4'h0;
+      4'hd:
+          \$71  = 4'h3;
+      4'he:
+          \$71  = 4'h6;
+      4'hf:
+          \$71  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[5:4] })
+      4'h0:
+          \$72  = 4'h0;
+      4'h1:
+          \$72  = 4'h0;
+      4'h2:
+          \$72  = 4'h0;
+      4'h3:
+          \$72  = 4'h0;
+      4'h4:
+          \$72  = 4'h0;
+      4'h5:
+          \$72  = 4'h1;
+      4'h6:
+          \$72  = 4'h2;
+      4'h7:
+          \$72  = 4'h3;
+      4'h8:
+          \$72  = 4'h0;
+      4'h9:
+          \$72  = 4'h2;
+      4'ha:
+          \$72  = 4'h4;
+      4'hb:
+          \$72  = 4'h6;
+      4'hc:
+          \$72  = 4'h0;
+      4'hd:
+          \$72  = 4'h3;
+      4'he:
+          \$72  = 4'h6;
+      4'hf:
+          \$72  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[9:8] })
+      4'h0:
+          \$73  = 4'h0;
+      4'h1:
+          \$73  = 4'h0;
+      4'h2:
+          \$73  = 4'h0;
+      4'h3:
+          \$73  = 4'h0;
+      4'h4:
+          \$73  = 4'h0;
+      4'h5:
+          \$73  = 4'h1;
+      4'h6:
+          \$73  = 4'h2;
+      4'h7:
+          \$73  = 4'h3;
+      4'h8:
+          \$73  = 4'h0;
+      4'h9:
+          \$73  = 4'h2;
+      4'ha:
+          \$73  = 4'h4;
+      4'hb:
+          \$73  = 4'h6;
+      4'hc:
+          \$73  = 4'h0;
+      4'hd:
+          \$73  = 4'h3;
+      4'he:
+          \$73  = 4'h6;
+      4'hf:
+          \$73  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[13:12] })
+      4'h0:
+          \$74  = 4'h0;
+      4'h1:
+          \$74  = 4'h0;
+      4'h2:
+          \$74  = 4'h0;
+      4'h3:
+          \$74  = 4'h0;
+      4'h4:
+          \$74  = 4'h0;
+      4'h5:
+          \$74  = 4'h1;
+      4'h6:
+          \$74  = 4'h2;
+      4'h7:
+          \$74  = 4'h3;
+      4'h8:
+          \$74  = 4'h0;
+      4'h9:
+          \$74  = 4'h2;
+      4'ha:
+          \$74  = 4'h4;
+      4'hb:
+          \$74  = 4'h6;
+      4'hc:
+          \$74  = 4'h0;
+      4'hd:
+          \$74  = 4'h3;
+      4'he:
+          \$74  = 4'h6;
+      4'hf:
+          \$74  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[17:16] })
+      4'h0:
+          \$75  = 4'h0;
+      4'h1:
+          \$75  = 4'h0;
+      4'h2:
+          \$75  = 4'h0;
+      4'h3:
+          \$75  = 4'h0;
+      4'h4:
+          \$75  = 4'h0;
+      4'h5:
+          \$75  = 4'h1;
+      4'h6:
+          \$75  = 4'h2;
+      4'h7:
+          \$75  = 4'h3;
+      4'h8:
+          \$75  = 4'h0;
+      4'h9:
+          \$75  = 4'h2;
+      4'ha:
+          \$75  = 4'h4;
+      4'hb:
+          \$75  = 4'h6;
+      4'hc:
+          \$75  = 4'h0;
+      4'hd:
+          \$75  = 4'h3;
+      4'he:
+          \$75  = 4'h6;
+      4'hf:
+          \$75  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[21:20] })
+      4'h0:
+          \$76  = 4'h0;
+      4'h1:
+          \$76  = 4'h0;
+      4'h2:
+          \$76  = 4'h0;
+      4'h3:
+          \$76  = 4'h0;
+      4'h4:
+          \$76  = 4'h0;
+      4'h5:
+          \$76  = 4'h1;
+      4'h6:
+          \$76  = 4'h2;
+      4'h7:
+          \$76  = 4'h3;
+      4'h8:
+          \$76  = 4'h0;
+      4'h9:
+          \$76  = 4'h2;
+      4'ha:
+          \$76  = 4'h4;
+      4'hb:
+          \$76  = 4'h6;
+      4'hc:
+          \$76  = 4'h0;
+      4'hd:
+          \$76  = 4'h3;
+      4'he:
+          \$76  = 4'h6;
+      4'hf:
+          \$76  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[21:20] })
+      4'h0:
+          \$77  = 4'h0;
+      4'h1:
+          \$77  = 4'h0;
+      4'h2:
+          \$77  = 4'h0;
+      4'h3:
+          \$77  = 4'h0;
+      4'h4:
+          \$77  = 4'h0;
+      4'h5:
+          \$77  = 4'h1;
+      4'h6:
+          \$77  = 4'h2;
+      4'h7:
+          \$77  = 4'h3;
+      4'h8:
+          \$77  = 4'h0;
+      4'h9:
+          \$77  = 4'h2;
+      4'ha:
+          \$77  = 4'h4;
+      4'hb:
+          \$77  = 4'h6;
+      4'hc:
+          \$77  = 4'h0;
+      4'hd:
+          \$77  = 4'h3;
+      4'he:
+          \$77  = 4'h6;
+      4'hf:
+          \$77  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[21:20] })
+      4'h0:
+          \$78  = 4'h0;
+      4'h1:
+          \$78  = 4'h0;
+      4'h2:
+          \$78  = 4'h0;
+      4'h3:
+          \$78  = 4'h0;
+      4'h4:
+          \$78  = 4'h0;
+      4'h5:
+          \$78  = 4'h1;
+      4'h6:
+          \$78  = 4'h2;
+      4'h7:
+          \$78  = 4'h3;
+      4'h8:
+          \$78  = 4'h0;
+      4'h9:
+          \$78  = 4'h2;
+      4'ha:
+          \$78  = 4'h4;
+      4'hb:
+          \$78  = 4'h6;
+      4'hc:
+          \$78  = 4'h0;
+      4'hd:
+          \$78  = 4'h3;
+      4'he:
+          \$78  = 4'h6;
+      4'hf:
+          \$78  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[21:20] })
+      4'h0:
+          \$79  = 4'h0;
+      4'h1:
+          \$79  = 4'h0;
+      4'h2:
+          \$79  = 4'h0;
+      4'h3:
+          \$79  = 4'h0;
+      4'h4:
+          \$79  = 4'h0;
+      4'h5:
+          \$79  = 4'h1;
+      4'h6:
+          \$79  = 4'h2;
+      4'h7:
+          \$79  = 4'h3;
+      4'h8:
+          \$79  = 4'h0;
+      4'h9:
+          \$79  = 4'h2;
+      4'ha:
+          \$79  = 4'h4;
+      4'hb:
+          \$79  = 4'h6;
+      4'hc:
+          \$79  = 4'h0;
+      4'hd:
+          \$79  = 4'h3;
+      4'he:
+          \$79  = 4'h6;
+      4'hf:
+          \$79  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[21:20] })
+      4'h0:
+          \$80  = 4'h0;
+      4'h1:
+          \$80  = 4'h0;
+      4'h2:
+          \$80  = 4'h0;
+      4'h3:
+          \$80  = 4'h0;
+      4'h4:
+          \$80  = 4'h0;
+      4'h5:
+          \$80  = 4'h1;
+      4'h6:
+          \$80  = 4'h2;
+      4'h7:
+          \$80  = 4'h3;
+      4'h8:
+          \$80  = 4'h0;
+      4'h9:
+          \$80  = 4'h2;
+      4'ha:
+          \$80  = 4'h4;
+      4'hb:
+          \$80  = 4'h6;
+      4'hc:
+          \$80  = 4'h0;
+      4'hd:
+          \$80  = 4'h3;
+      4'he:
+          \$80  = 4'h6;
+      4'hf:
+          \$80  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[21:20] })
+      4'h0:
+          \$81  = 4'h0;
+      4'h1:
+          \$81  = 4'h0;
+      4'h2:
+          \$81  = 4'h0;
+      4'h3:
+          \$81  = 4'h0;
+      4'h4:
+          \$81  = 4'h0;
+      4'h5:
+          \$81  = 4'h1;
+      4'h6:
+          \$81  = 4'h2;
+      4'h7:
+          \$81  = 4'h3;
+      4'h8:
+          \$81  = 4'h0;
+      4'h9:
+          \$81  = 4'h2;
+      4'ha:
+          \$81  = 4'h4;
+      4'hb:
+          \$81  = 4'h6;
+      4'hc:
+          \$81  = 4'h0;
+      4'hd:
+          \$81  = 4'h3;
+      4'he:
+          \$81  = 4'h6;
+      4'hf:
+          \$81  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[1:0] })
+      4'h0:
+          \$82  = 4'h0;
+      4'h1:
+          \$82  = 4'h0;
+      4'h2:
+          \$82  = 4'h0;
+      4'h3:
+          \$82  = 4'h0;
+      4'h4:
+          \$82  = 4'h0;
+      4'h5:
+          \$82  = 4'h1;
+      4'h6:
+          \$82  = 4'h2;
+      4'h7:
+          \$82  = 4'h3;
+      4'h8:
+          \$82  = 4'h0;
+      4'h9:
+          \$82  = 4'h2;
+      4'ha:
+          \$82  = 4'h4;
+      4'hb:
+          \$82  = 4'h6;
+      4'hc:
+          \$82  = 4'h0;
+      4'hd:
+          \$82  = 4'h3;
+      4'he:
+          \$82  = 4'h6;
+      4'hf:
+          \$82  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[5:4] })
+      4'h0:
+          \$83  = 4'h0;
+      4'h1:
+          \$83  = 4'h0;
+      4'h2:
+          \$83  = 4'h0;
+      4'h3:
+          \$83  = 4'h0;
+      4'h4:
+          \$83  = 4'h0;
+      4'h5:
+          \$83  = 4'h1;
+      4'h6:
+          \$83  = 4'h2;
+      4'h7:
+          \$83  = 4'h3;
+      4'h8:
+          \$83  = 4'h0;
+      4'h9:
+          \$83  = 4'h2;
+      4'ha:
+          \$83  = 4'h4;
+      4'hb:
+          \$83  = 4'h6;
+      4'hc:
+          \$83  = 4'h0;
+      4'hd:
+          \$83  = 4'h3;
+      4'he:
+          \$83  = 4'h6;
+      4'hf:
+          \$83  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[9:8] })
+      4'h0:
+          \$84  = 4'h0;
+      4'h1:
+          \$84  = 4'h0;
+      4'h2:
+          \$84  = 4'h0;
+      4'h3:
+          \$84  = 4'h0;
+      4'h4:
+          \$84  = 4'h0;
+      4'h5:
+          \$84  = 4'h1;
+      4'h6:
+          \$84  = 4'h2;
+      4'h7:
+          \$84  = 4'h3;
+      4'h8:
+          \$84  = 4'h0;
+      4'h9:
+          \$84  = 4'h2;
+      4'ha:
+          \$84  = 4'h4;
+      4'hb:
+          \$84  = 4'h6;
+      4'hc:
+          \$84  = 4'h0;
+      4'hd:
+          \$84  = 4'h3;
+      4'he:
+          \$84  = 4'h6;
+      4'hf:
+          \$84  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[13:12] })
+      4'h0:
+          \$85  = 4'h0;
+      4'h1:
+          \$85  = 4'h0;
+      4'h2:
+          \$85  = 4'h0;
+      4'h3:
+          \$85  = 4'h0;
+      4'h4:
+          \$85  = 4'h0;
+      4'h5:
+          \$85  = 4'h1;
+      4'h6:
+          \$85  = 4'h2;
+      4'h7:
+          \$85  = 4'h3;
+      4'h8:
+          \$85  = 4'h0;
+      4'h9:
+          \$85  = 4'h2;
+      4'ha:
+          \$85  = 4'h4;
+      4'hb:
+          \$85  = 4'h6;
+      4'hc:
+          \$85  = 4'h0;
+      4'hd:
+          \$85  = 4'h3;
+      4'he:
+          \$85  = 4'h6;
+      4'hf:
+          \$85  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[17:16] })
+      4'h0:
+          \$86  = 4'h0;
+      4'h1:
+          \$86  = 4'h0;
+      4'h2:
+          \$86  = 4'h0;
+      4'h3:
+          \$86  = 4'h0;
+      4'h4:
+          \$86  = 4'h0;
+      4'h5:
+          \$86  = 4'h1;
+      4'h6:
+          \$86  = 4'h2;
+      4'h7:
+          \$86  = 4'h3;
+      4'h8:
+          \$86  = 4'h0;
+      4'h9:
+          \$86  = 4'h2;
+      4'ha:
+          \$86  = 4'h4;
+      4'hb:
+          \$86  = 4'h6;
+      4'hc:
+          \$86  = 4'h0;
+      4'hd:
+          \$86  = 4'h3;
+      4'he:
+          \$86  = 4'h6;
+      4'hf:
+          \$86  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[19:18] })
+      4'h0:
+          \$87  = 4'h0;
+      4'h1:
+          \$87  = 4'h0;
+      4'h2:
+          \$87  = 4'h0;
+      4'h3:
+          \$87  = 4'h0;
+      4'h4:
+          \$87  = 4'h0;
+      4'h5:
+          \$87  = 4'h1;
+      4'h6:
+          \$87  = 4'h2;
+      4'h7:
+          \$87  = 4'h3;
+      4'h8:
+          \$87  = 4'h0;
+      4'h9:
+          \$87  = 4'h2;
+      4'ha:
+          \$87  = 4'h4;
+      4'hb:
+          \$87  = 4'h6;
+      4'hc:
+          \$87  = 4'h0;
+      4'hd:
+          \$87  = 4'h3;
+      4'he:
+          \$87  = 4'h6;
+      4'hf:
+          \$87  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[19:18] })
+      4'h0:
+          \$88  = 4'h0;
+      4'h1:
+          \$88  = 4'h0;
+      4'h2:
+          \$88  = 4'h0;
+      4'h3:
+          \$88  = 4'h0;
+      4'h4:
+          \$88  = 4'h0;
+      4'h5:
+          \$88  = 4'h1;
+      4'h6:
+          \$88  = 4'h2;
+      4'h7:
+          \$88  = 4'h3;
+      4'h8:
+          \$88  = 4'h0;
+      4'h9:
+          \$88  = 4'h2;
+      4'ha:
+          \$88  = 4'h4;
+      4'hb:
+          \$88  = 4'h6;
+      4'hc:
+          \$88  = 4'h0;
+      4'hd:
+          \$88  = 4'h3;
+      4'he:
+          \$88  = 4'h6;
+      4'hf:
+          \$88  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[19:18] })
+      4'h0:
+          \$89  = 4'h0;
+      4'h1:
+          \$89  = 4'h0;
+      4'h2:
+          \$89  = 4'h0;
+      4'h3:
+          \$89  = 4'h0;
+      4'h4:
+          \$89  = 4'h0;
+      4'h5:
+          \$89  = 4'h1;
+      4'h6:
+          \$89  = 4'h2;
+      4'h7:
+          \$89  = 4'h3;
+      4'h8:
+          \$89  = 4'h0;
+      4'h9:
+          \$89  = 4'h2;
+      4'ha:
+          \$89  = 4'h4;
+      4'hb:
+          \$89  = 4'h6;
+      4'hc:
+          \$89  = 4'h0;
+      4'hd:
+          \$89  = 4'h3;
+      4'he:
+          \$89  = 4'h6;
+      4'hf:
+          \$89  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[19:18] })
+      4'h0:
+          \$90  = 4'h0;
+      4'h1:
+          \$90  = 4'h0;
+      4'h2:
+          \$90  = 4'h0;
+      4'h3:
+          \$90  = 4'h0;
+      4'h4:
+          \$90  = 4'h0;
+      4'h5:
+          \$90  = 4'h1;
+      4'h6:
+          \$90  = 4'h2;
+      4'h7:
+          \$90  = 4'h3;
+      4'h8:
+          \$90  = 4'h0;
+      4'h9:
+          \$90  = 4'h2;
+      4'ha:
+          \$90  = 4'h4;
+      4'hb:
+          \$90  = 4'h6;
+      4'hc:
+          \$90  = 4'h0;
+      4'hd:
+          \$90  = 4'h3;
+      4'he:
+          \$90  = 4'h6;
+      4'hf:
+          \$90  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[19:18] })
+      4'h0:
+          \$91  = 4'h0;
+      4'h1:
+          \$91  = 4'h0;
+      4'h2:
+          \$91  = 4'h0;
+      4'h3:
+          \$91  = 4'h0;
+      4'h4:
+          \$91  = 4'h0;
+      4'h5:
+          \$91  = 4'h1;
+      4'h6:
+          \$91  = 4'h2;
+      4'h7:
+          \$91  = 4'h3;
+      4'h8:
+          \$91  = 4'h0;
+      4'h9:
+          \$91  = 4'h2;
+      4'ha:
+          \$91  = 4'h4;
+      4'hb:
+          \$91  = 4'h6;
+      4'hc:
+          \$91  = 4'h0;
+      4'hd:
+          \$91  = 4'h3;
+      4'he:
+          \$91  = 4'h6;
+      4'hf:
+          \$91  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[1:0] })
+      4'h0:
+          \$92  = 4'h0;
+      4'h1:
+          \$92  = 4'h0;
+      4'h2:
+          \$92  = 4'h0;
+      4'h3:
+          \$92  = 4'h0;
+      4'h4:
+          \$92  = 4'h0;
+      4'h5:
+          \$92  = 4'h1;
+      4'h6:
+          \$92  = 4'h2;
+      4'h7:
+          \$92  = 4'h3;
+      4'h8:
+          \$92  = 4'h0;
+      4'h9:
+          \$92  = 4'h2;
+      4'ha:
+          \$92  = 4'h4;
+      4'hb:
+          \$92  = 4'h6;
+      4'hc:
+          \$92  = 4'h0;
+      4'hd:
+          \$92  = 4'h3;
+      4'he:
+          \$92  = 4'h6;
+      4'hf:
+          \$92  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[5:4] })
+      4'h0:
+          \$93  = 4'h0;
+      4'h1:
+          \$93  = 4'h0;
+      4'h2:
+          \$93  = 4'h0;
+      4'h3:
+          \$93  = 4'h0;
+      4'h4:
+          \$93  = 4'h0;
+      4'h5:
+          \$93  = 4'h1;
+      4'h6:
+          \$93  = 4'h2;
+      4'h7:
+          \$93  = 4'h3;
+      4'h8:
+          \$93  = 4'h0;
+      4'h9:
+          \$93  = 4'h2;
+      4'ha:
+          \$93  = 4'h4;
+      4'hb:
+          \$93  = 4'h6;
+      4'hc:
+          \$93  = 4'h0;
+      4'hd:
+          \$93  = 4'h3;
+      4'he:
+          \$93  = 4'h6;
+      4'hf:
+          \$93  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[9:8] })
+      4'h0:
+          \$94  = 4'h0;
+      4'h1:
+          \$94  = 4'h0;
+      4'h2:
+          \$94  = 4'h0;
+      4'h3:
+          \$94  = 4'h0;
+      4'h4:
+          \$94  = 4'h0;
+      4'h5:
+          \$94  = 4'h1;
+      4'h6:
+          \$94  = 4'h2;
+      4'h7:
+          \$94  = 4'h3;
+      4'h8:
+          \$94  = 4'h0;
+      4'h9:
+          \$94  = 4'h2;
+      4'ha:
+          \$94  = 4'h4;
+      4'hb:
+          \$94  = 4'h6;
+      4'hc:
+          \$94  = 4'h0;
+      4'hd:
+          \$94  = 4'h3;
+      4'he:
+          \$94  = 4'h6;
+      4'hf:
+          \$94  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[13:12] })
+      4'h0:
+          \$95  = 4'h0;
+      4'h1:
+          \$95  = 4'h0;
+      4'h2:
+          \$95  = 4'h0;
+      4'h3:
+          \$95  = 4'h0;
+      4'h4:
+          \$95  = 4'h0;
+      4'h5:
+          \$95  = 4'h1;
+      4'h6:
+          \$95  = 4'h2;
+      4'h7:
+          \$95  = 4'h3;
+      4'h8:
+          \$95  = 4'h0;
+      4'h9:
+          \$95  = 4'h2;
+      4'ha:
+          \$95  = 4'h4;
+      4'hb:
+          \$95  = 4'h6;
+      4'hc:
+          \$95  = 4'h0;
+      4'hd:
+          \$95  = 4'h3;
+      4'he:
+          \$95  = 4'h6;
+      4'hf:
+          \$95  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[17:16] })
+      4'h0:
+          \$96  = 4'h0;
+      4'h1:
+          \$96  = 4'h0;
+      4'h2:
+          \$96  = 4'h0;
+      4'h3:
+          \$96  = 4'h0;
+      4'h4:
+          \$96  = 4'h0;
+      4'h5:
+          \$96  = 4'h1;
+      4'h6:
+          \$96  = 4'h2;
+      4'h7:
+          \$96  = 4'h3;
+      4'h8:
+          \$96  = 4'h0;
+      4'h9:
+          \$96  = 4'h2;
+      4'ha:
+          \$96  = 4'h4;
+      4'hb:
+          \$96  = 4'h6;
+      4'hc:
+          \$96  = 4'h0;
+      4'hd:
+          \$96  = 4'h3;
+      4'he:
+          \$96  = 4'h6;
+      4'hf:
+          \$96  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[17:16] })
+      4'h0:
+          \$97  = 4'h0;
+      4'h1:
+          \$97  = 4'h0;
+      4'h2:
+          \$97  = 4'h0;
+      4'h3:
+          \$97  = 4'h0;
+      4'h4:
+          \$97  = 4'h0;
+      4'h5:
+          \$97  = 4'h1;
+      4'h6:
+          \$97  = 4'h2;
+      4'h7:
+          \$97  = 4'h3;
+      4'h8:
+          \$97  = 4'h0;
+      4'h9:
+          \$97  = 4'h2;
+      4'ha:
+          \$97  = 4'h4;
+      4'hb:
+          \$97  = 4'h6;
+      4'hc:
+          \$97  = 4'h0;
+      4'hd:
+          \$97  = 4'h3;
+      4'he:
+          \$97  = 4'h6;
+      4'hf:
+          \$97  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[17:16] })
+      4'h0:
+          \$98  = 4'h0;
+      4'h1:
+          \$98  = 4'h0;
+      4'h2:
+          \$98  = 4'h0;
+      4'h3:
+          \$98  = 4'h0;
+      4'h4:
+          \$98  = 4'h0;
+      4'h5:
+          \$98  = 4'h1;
+      4'h6:
+          \$98  = 4'h2;
+      4'h7:
+          \$98  = 4'h3;
+      4'h8:
+          \$98  = 4'h0;
+      4'h9:
+          \$98  = 4'h2;
+      4'ha:
+          \$98  = 4'h4;
+      4'hb:
+          \$98  = 4'h6;
+      4'hc:
+          \$98  = 4'h0;
+      4'hd:
+          \$98  = 4'h3;
+      4'he:
+          \$98  = 4'h6;
+      4'hf:
+          \$98  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[17:16] })
+      4'h0:
+          \$99  = 4'h0;
+      4'h1:
+          \$99  = 4'h0;
+      4'h2:
+          \$99  = 4'h0;
+      4'h3:
+          \$99  = 4'h0;
+      4'h4:
+          \$99  = 4'h0;
+      4'h5:
+          \$99  = 4'h1;
+      4'h6:
+          \$99  = 4'h2;
+      4'h7:
+          \$99  = 4'h3;
+      4'h8:
+          \$99  = 4'h0;
+      4'h9:
+          \$99  = 4'h2;
+      4'ha:
+          \$99  = 4'h4;
+      4'hb:
+          \$99  = 4'h6;
+      4'hc:
+          \$99  = 4'h0;
+      4'hd:
+          \$99  = 4'h3;
+      4'he:
+          \$99  = 4'h6;
+      4'hf:
+          \$99  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[17:16] })
+      4'h0:
+          \$100  = 4'h0;
+      4'h1:
+          \$100  = 4'h0;
+      4'h2:
+          \$100  = 4'h0;
+      4'h3:
+          \$100  = 4'h0;
+      4'h4:
+          \$100  = 4'h0;
+      4'h5:
+          \$100  = 4'h1;
+      4'h6:
+          \$100  = 4'h2;
+      4'h7:
+          \$100  = 4'h3;
+      4'h8:
+          \$100  = 4'h0;
+      4'h9:
+          \$100  = 4'h2;
+      4'ha:
+          \$100  = 4'h4;
+      4'hb:
+          \$100  = 4'h6;
+      4'hc:
+          \$100  = 4'h0;
+      4'hd:
+          \$100  = 4'h3;
+      4'he:
+          \$100  = 4'h6;
+      4'hf:
+          \$100  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[1:0] })
+      4'h0:
+          \$101  = 4'h0;
+      4'h1:
+          \$101  = 4'h0;
+      4'h2:
+          \$101  = 4'h0;
+      4'h3:
+          \$101  = 4'h0;
+      4'h4:
+          \$101  = 4'h0;
+      4'h5:
+          \$101  = 4'h1;
+      4'h6:
+          \$101  = 4'h2;
+      4'h7:
+          \$101  = 4'h3;
+      4'h8:
+          \$101  = 4'h0;
+      4'h9:
+          \$101  = 4'h2;
+      4'ha:
+          \$101  = 4'h4;
+      4'hb:
+          \$101  = 4'h6;
+      4'hc:
+          \$101  = 4'h0;
+      4'hd:
+          \$101  = 4'h3;
+      4'he:
+          \$101  = 4'h6;
+      4'hf:
+          \$101  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[5:4] })
+      4'h0:
+          \$102  = 4'h0;
+      4'h1:
+          \$102  = 4'h0;
+      4'h2:
+          \$102  = 4'h0;
+      4'h3:
+          \$102  = 4'h0;
+      4'h4:
+          \$102  = 4'h0;
+      4'h5:
+          \$102  = 4'h1;
+      4'h6:
+          \$102  = 4'h2;
+      4'h7:
+          \$102  = 4'h3;
+      4'h8:
+          \$102  = 4'h0;
+      4'h9:
+          \$102  = 4'h2;
+      4'ha:
+          \$102  = 4'h4;
+      4'hb:
+          \$102  = 4'h6;
+      4'hc:
+          \$102  = 4'h0;
+      4'hd:
+          \$102  = 4'h3;
+      4'he:
+          \$102  = 4'h6;
+      4'hf:
+          \$102  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[9:8] })
+      4'h0:
+          \$103  = 4'h0;
+      4'h1:
+          \$103  = 4'h0;
+      4'h2:
+          \$103  = 4'h0;
+      4'h3:
+          \$103  = 4'h0;
+      4'h4:
+          \$103  = 4'h0;
+      4'h5:
+          \$103  = 4'h1;
+      4'h6:
+          \$103  = 4'h2;
+      4'h7:
+          \$103  = 4'h3;
+      4'h8:
+          \$103  = 4'h0;
+      4'h9:
+          \$103  = 4'h2;
+      4'ha:
+          \$103  = 4'h4;
+      4'hb:
+          \$103  = 4'h6;
+      4'hc:
+          \$103  = 4'h0;
+      4'hd:
+          \$103  = 4'h3;
+      4'he:
+          \$103  = 4'h6;
+      4'hf:
+          \$103  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[13:12] })
+      4'h0:
+          \$104  = 4'h0;
+      4'h1:
+          \$104  = 4'h0;
+      4'h2:
+          \$104  = 4'h0;
+      4'h3:
+          \$104  = 4'h0;
+      4'h4:
+          \$104  = 4'h0;
+      4'h5:
+          \$104  = 4'h1;
+      4'h6:
+          \$104  = 4'h2;
+      4'h7:
+          \$104  = 4'h3;
+      4'h8:
+          \$104  = 4'h0;
+      4'h9:
+          \$104  = 4'h2;
+      4'ha:
+          \$104  = 4'h4;
+      4'hb:
+          \$104  = 4'h6;
+      4'hc:
+          \$104  = 4'h0;
+      4'hd:
+          \$104  = 4'h3;
+      4'he:
+          \$104  = 4'h6;
+      4'hf:
+          \$104  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[15:14] })
+      4'h0:
+          \$105  = 4'h0;
+      4'h1:
+          \$105  = 4'h0;
+      4'h2:
+          \$105  = 4'h0;
+      4'h3:
+          \$105  = 4'h0;
+      4'h4:
+          \$105  = 4'h0;
+      4'h5:
+          \$105  = 4'h1;
+      4'h6:
+          \$105  = 4'h2;
+      4'h7:
+          \$105  = 4'h3;
+      4'h8:
+          \$105  = 4'h0;
+      4'h9:
+          \$105  = 4'h2;
+      4'ha:
+          \$105  = 4'h4;
+      4'hb:
+          \$105  = 4'h6;
+      4'hc:
+          \$105  = 4'h0;
+      4'hd:
+          \$105  = 4'h3;
+      4'he:
+          \$105  = 4'h6;
+      4'hf:
+          \$105  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[15:14] })
+      4'h0:
+          \$106  = 4'h0;
+      4'h1:
+          \$106  = 4'h0;
+      4'h2:
+          \$106  = 4'h0;
+      4'h3:
+          \$106  = 4'h0;
+      4'h4:
+          \$106  = 4'h0;
+      4'h5:
+          \$106  = 4'h1;
+      4'h6:
+          \$106  = 4'h2;
+      4'h7:
+          \$106  = 4'h3;
+      4'h8:
+          \$106  = 4'h0;
+      4'h9:
+          \$106  = 4'h2;
+      4'ha:
+          \$106  = 4'h4;
+      4'hb:
+          \$106  = 4'h6;
+      4'hc:
+          \$106  = 4'h0;
+      4'hd:
+          \$106  = 4'h3;
+      4'he:
+          \$106  = 4'h6;
+      4'hf:
+          \$106  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[15:14] })
+      4'h0:
+          \$107  = 4'h0;
+      4'h1:
+          \$107  = 4'h0;
+      4'h2:
+          \$107  = 4'h0;
+      4'h3:
+          \$107  = 4'h0;
+      4'h4:
+          \$107  = 4'h0;
+      4'h5:
+          \$107  = 4'h1;
+      4'h6:
+          \$107  = 4'h2;
+      4'h7:
+          \$107  = 4'h3;
+      4'h8:
+          \$107  = 4'h0;
+      4'h9:
+          \$107  = 4'h2;
+      4'ha:
+          \$107  = 4'h4;
+      4'hb:
+          \$107  = 4'h6;
+      4'hc:
+          \$107  = 4'h0;
+      4'hd:
+          \$107  = 4'h3;
+      4'he:
+          \$107  = 4'h6;
+      4'hf:
+          \$107  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[15:14] })
+      4'h0:
+          \$108  = 4'h0;
+      4'h1:
+          \$108  = 4'h0;
+      4'h2:
+          \$108  = 4'h0;
+      4'h3:
+          \$108  = 4'h0;
+      4'h4:
+          \$108  = 4'h0;
+      4'h5:
+          \$108  = 4'h1;
+      4'h6:
+          \$108  = 4'h2;
+      4'h7:
+          \$108  = 4'h3;
+      4'h8:
+          \$108  = 4'h0;
+      4'h9:
+          \$108  = 4'h2;
+      4'ha:
+          \$108  = 4'h4;
+      4'hb:
+          \$108  = 4'h6;
+      4'hc:
+          \$108  = 4'h0;
+      4'hd:
+          \$108  = 4'h3;
+      4'he:
+          \$108  = 4'h6;
+      4'hf:
+          \$108  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[1:0] })
+      4'h0:
+          \$109  = 4'h0;
+      4'h1:
+          \$109  = 4'h0;
+      4'h2:
+          \$109  = 4'h0;
+      4'h3:
+          \$109  = 4'h0;
+      4'h4:
+          \$109  = 4'h0;
+      4'h5:
+          \$109  = 4'h1;
+      4'h6:
+          \$109  = 4'h2;
+      4'h7:
+          \$109  = 4'h3;
+      4'h8:
+          \$109  = 4'h0;
+      4'h9:
+          \$109  = 4'h2;
+      4'ha:
+          \$109  = 4'h4;
+      4'hb:
+          \$109  = 4'h6;
+      4'hc:
+          \$109  = 4'h0;
+      4'hd:
+          \$109  = 4'h3;
+      4'he:
+          \$109  = 4'h6;
+      4'hf:
+          \$109  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[5:4] })
+      4'h0:
+          \$110  = 4'h0;
+      4'h1:
+          \$110  = 4'h0;
+      4'h2:
+          \$110  = 4'h0;
+      4'h3:
+          \$110  = 4'h0;
+      4'h4:
+          \$110  = 4'h0;
+      4'h5:
+          \$110  = 4'h1;
+      4'h6:
+          \$110  = 4'h2;
+      4'h7:
+          \$110  = 4'h3;
+      4'h8:
+          \$110  = 4'h0;
+      4'h9:
+          \$110  = 4'h2;
+      4'ha:
+          \$110  = 4'h4;
+      4'hb:
+          \$110  = 4'h6;
+      4'hc:
+          \$110  = 4'h0;
+      4'hd:
+          \$110  = 4'h3;
+      4'he:
+          \$110  = 4'h6;
+      4'hf:
+          \$110  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[9:8] })
+      4'h0:
+          \$111  = 4'h0;
+      4'h1:
+          \$111  = 4'h0;
+      4'h2:
+          \$111  = 4'h0;
+      4'h3:
+          \$111  = 4'h0;
+      4'h4:
+          \$111  = 4'h0;
+      4'h5:
+          \$111  = 4'h1;
+      4'h6:
+          \$111  = 4'h2;
+      4'h7:
+          \$111  = 4'h3;
+      4'h8:
+          \$111  = 4'h0;
+      4'h9:
+          \$111  = 4'h2;
+      4'ha:
+          \$111  = 4'h4;
+      4'hb:
+          \$111  = 4'h6;
+      4'hc:
+          \$111  = 4'h0;
+      4'hd:
+          \$111  = 4'h3;
+      4'he:
+          \$111  = 4'h6;
+      4'hf:
+          \$111  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[13:12] })
+      4'h0:
+          \$112  = 4'h0;
+      4'h1:
+          \$112  = 4'h0;
+      4'h2:
+          \$112  = 4'h0;
+      4'h3:
+          \$112  = 4'h0;
+      4'h4:
+          \$112  = 4'h0;
+      4'h5:
+          \$112  = 4'h1;
+      4'h6:
+          \$112  = 4'h2;
+      4'h7:
+          \$112  = 4'h3;
+      4'h8:
+          \$112  = 4'h0;
+      4'h9:
+          \$112  = 4'h2;
+      4'ha:
+          \$112  = 4'h4;
+      4'hb:
+          \$112  = 4'h6;
+      4'hc:
+          \$112  = 4'h0;
+      4'hd:
+          \$112  = 4'h3;
+      4'he:
+          \$112  = 4'h6;
+      4'hf:
+          \$112  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[13:12] })
+      4'h0:
+          \$113  = 4'h0;
+      4'h1:
+          \$113  = 4'h0;
+      4'h2:
+          \$113  = 4'h0;
+      4'h3:
+          \$113  = 4'h0;
+      4'h4:
+          \$113  = 4'h0;
+      4'h5:
+          \$113  = 4'h1;
+      4'h6:
+          \$113  = 4'h2;
+      4'h7:
+          \$113  = 4'h3;
+      4'h8:
+          \$113  = 4'h0;
+      4'h9:
+          \$113  = 4'h2;
+      4'ha:
+          \$113  = 4'h4;
+      4'hb:
+          \$113  = 4'h6;
+      4'hc:
+          \$113  = 4'h0;
+      4'hd:
+          \$113  = 4'h3;
+      4'he:
+          \$113  = 4'h6;
+      4'hf:
+          \$113  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[13:12] })
+      4'h0:
+          \$114  = 4'h0;
+      4'h1:
+          \$114  = 4'h0;
+      4'h2:
+          \$114  = 4'h0;
+      4'h3:
+          \$114  = 4'h0;
+      4'h4:
+          \$114  = 4'h0;
+      4'h5:
+          \$114  = 4'h1;
+      4'h6:
+          \$114  = 4'h2;
+      4'h7:
+          \$114  = 4'h3;
+      4'h8:
+          \$114  = 4'h0;
+      4'h9:
+          \$114  = 4'h2;
+      4'ha:
+          \$114  = 4'h4;
+      4'hb:
+          \$114  = 4'h6;
+      4'hc:
+          \$114  = 4'h0;
+      4'hd:
+          \$114  = 4'h3;
+      4'he:
+          \$114  = 4'h6;
+      4'hf:
+          \$114  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[13:12] })
+      4'h0:
+          \$115  = 4'h0;
+      4'h1:
+          \$115  = 4'h0;
+      4'h2:
+          \$115  = 4'h0;
+      4'h3:
+          \$115  = 4'h0;
+      4'h4:
+          \$115  = 4'h0;
+      4'h5:
+          \$115  = 4'h1;
+      4'h6:
+          \$115  = 4'h2;
+      4'h7:
+          \$115  = 4'h3;
+      4'h8:
+          \$115  = 4'h0;
+      4'h9:
+          \$115  = 4'h2;
+      4'ha:
+          \$115  = 4'h4;
+      4'hb:
+          \$115  = 4'h6;
+      4'hc:
+          \$115  = 4'h0;
+      4'hd:
+          \$115  = 4'h3;
+      4'he:
+          \$115  = 4'h6;
+      4'hf:
+          \$115  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[1:0] })
+      4'h0:
+          \$116  = 4'h0;
+      4'h1:
+          \$116  = 4'h0;
+      4'h2:
+          \$116  = 4'h0;
+      4'h3:
+          \$116  = 4'h0;
+      4'h4:
+          \$116  = 4'h0;
+      4'h5:
+          \$116  = 4'h1;
+      4'h6:
+          \$116  = 4'h2;
+      4'h7:
+          \$116  = 4'h3;
+      4'h8:
+          \$116  = 4'h0;
+      4'h9:
+          \$116  = 4'h2;
+      4'ha:
+          \$116  = 4'h4;
+      4'hb:
+          \$116  = 4'h6;
+      4'hc:
+          \$116  = 4'h0;
+      4'hd:
+          \$116  = 4'h3;
+      4'he:
+          \$116  = 4'h6;
+      4'hf:
+          \$116  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[5:4] })
+      4'h0:
+          \$117  = 4'h0;
+      4'h1:
+          \$117  = 4'h0;
+      4'h2:
+          \$117  = 4'h0;
+      4'h3:
+          \$117  = 4'h0;
+      4'h4:
+          \$117  = 4'h0;
+      4'h5:
+          \$117  = 4'h1;
+      4'h6:
+          \$117  = 4'h2;
+      4'h7:
+          \$117  = 4'h3;
+      4'h8:
+          \$117  = 4'h0;
+      4'h9:
+          \$117  = 4'h2;
+      4'ha:
+          \$117  = 4'h4;
+      4'hb:
+          \$117  = 4'h6;
+      4'hc:
+          \$117  = 4'h0;
+      4'hd:
+          \$117  = 4'h3;
+      4'he:
+          \$117  = 4'h6;
+      4'hf:
+          \$117  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[9:8] })
+      4'h0:
+          \$118  = 4'h0;
+      4'h1:
+          \$118  = 4'h0;
+      4'h2:
+          \$118  = 4'h0;
+      4'h3:
+          \$118  = 4'h0;
+      4'h4:
+          \$118  = 4'h0;
+      4'h5:
+          \$118  = 4'h1;
+      4'h6:
+          \$118  = 4'h2;
+      4'h7:
+          \$118  = 4'h3;
+      4'h8:
+          \$118  = 4'h0;
+      4'h9:
+          \$118  = 4'h2;
+      4'ha:
+          \$118  = 4'h4;
+      4'hb:
+          \$118  = 4'h6;
+      4'hc:
+          \$118  = 4'h0;
+      4'hd:
+          \$118  = 4'h3;
+      4'he:
+          \$118  = 4'h6;
+      4'hf:
+          \$118  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[11:10] })
+      4'h0:
+          \$119  = 4'h0;
+      4'h1:
+          \$119  = 4'h0;
+      4'h2:
+          \$119  = 4'h0;
+      4'h3:
+          \$119  = 4'h0;
+      4'h4:
+          \$119  = 4'h0;
+      4'h5:
+          \$119  = 4'h1;
+      4'h6:
+          \$119  = 4'h2;
+      4'h7:
+          \$119  = 4'h3;
+      4'h8:
+          \$119  = 4'h0;
+      4'h9:
+          \$119  = 4'h2;
+      4'ha:
+          \$119  = 4'h4;
+      4'hb:
+          \$119  = 4'h6;
+      4'hc:
+          \$119  = 4'h0;
+      4'hd:
+          \$119  = 4'h3;
+      4'he:
+          \$119  = 4'h6;
+      4'hf:
+          \$119  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[11:10] })
+      4'h0:
+          \$120  = 4'h0;
+      4'h1:
+          \$120  = 4'h0;
+      4'h2:
+          \$120  = 4'h0;
+      4'h3:
+          \$120  = 4'h0;
+      4'h4:
+          \$120  = 4'h0;
+      4'h5:
+          \$120  = 4'h1;
+      4'h6:
+          \$120  = 4'h2;
+      4'h7:
+          \$120  = 4'h3;
+      4'h8:
+          \$120  = 4'h0;
+      4'h9:
+          \$120  = 4'h2;
+      4'ha:
+          \$120  = 4'h4;
+      4'hb:
+          \$120  = 4'h6;
+      4'hc:
+          \$120  = 4'h0;
+      4'hd:
+          \$120  = 4'h3;
+      4'he:
+          \$120  = 4'h6;
+      4'hf:
+          \$120  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[11:10] })
+      4'h0:
+          \$121  = 4'h0;
+      4'h1:
+          \$121  = 4'h0;
+      4'h2:
+          \$121  = 4'h0;
+      4'h3:
+          \$121  = 4'h0;
+      4'h4:
+          \$121  = 4'h0;
+      4'h5:
+          \$121  = 4'h1;
+      4'h6:
+          \$121  = 4'h2;
+      4'h7:
+          \$121  = 4'h3;
+      4'h8:
+          \$121  = 4'h0;
+      4'h9:
+          \$121  = 4'h2;
+      4'ha:
+          \$121  = 4'h4;
+      4'hb:
+          \$121  = 4'h6;
+      4'hc:
+          \$121  = 4'h0;
+      4'hd:
+          \$121  = 4'h3;
+      4'he:
+          \$121  = 4'h6;
+      4'hf:
+          \$121  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[1:0] })
+      4'h0:
+          \$122  = 4'h0;
+      4'h1:
+          \$122  = 4'h0;
+      4'h2:
+          \$122  = 4'h0;
+      4'h3:
+          \$122  = 4'h0;
+      4'h4:
+          \$122  = 4'h0;
+      4'h5:
+          \$122  = 4'h1;
+      4'h6:
+          \$122  = 4'h2;
+      4'h7:
+          \$122  = 4'h3;
+      4'h8:
+          \$122  = 4'h0;
+      4'h9:
+          \$122  = 4'h2;
+      4'ha:
+          \$122  = 4'h4;
+      4'hb:
+          \$122  = 4'h6;
+      4'hc:
+          \$122  = 4'h0;
+      4'hd:
+          \$122  = 4'h3;
+      4'he:
+          \$122  = 4'h6;
+      4'hf:
+          \$122  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[5:4] })
+      4'h0:
+          \$123  = 4'h0;
+      4'h1:
+          \$123  = 4'h0;
+      4'h2:
+          \$123  = 4'h0;
+      4'h3:
+          \$123  = 4'h0;
+      4'h4:
+          \$123  = 4'h0;
+      4'h5:
+          \$123  = 4'h1;
+      4'h6:
+          \$123  = 4'h2;
+      4'h7:
+          \$123  = 4'h3;
+      4'h8:
+          \$123  = 4'h0;
+      4'h9:
+          \$123  = 4'h2;
+      4'ha:
+          \$123  = 4'h4;
+      4'hb:
+          \$123  = 4'h6;
+      4'hc:
+          \$123  = 4'h0;
+      4'hd:
+          \$123  = 4'h3;
+      4'he:
+          \$123  = 4'h6;
+      4'hf:
+          \$123  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[9:8] })
+      4'h0:
+          \$124  = 4'h0;
+      4'h1:
+          \$124  = 4'h0;
+      4'h2:
+          \$124  = 4'h0;
+      4'h3:
+          \$124  = 4'h0;
+      4'h4:
+          \$124  = 4'h0;
+      4'h5:
+          \$124  = 4'h1;
+      4'h6:
+          \$124  = 4'h2;
+      4'h7:
+          \$124  = 4'h3;
+      4'h8:
+          \$124  = 4'h0;
+      4'h9:
+          \$124  = 4'h2;
+      4'ha:
+          \$124  = 4'h4;
+      4'hb:
+          \$124  = 4'h6;
+      4'hc:
+          \$124  = 4'h0;
+      4'hd:
+          \$124  = 4'h3;
+      4'he:
+          \$124  = 4'h6;
+      4'hf:
+          \$124  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[9:8] })
+      4'h0:
+          \$125  = 4'h0;
+      4'h1:
+          \$125  = 4'h0;
+      4'h2:
+          \$125  = 4'h0;
+      4'h3:
+          \$125  = 4'h0;
+      4'h4:
+          \$125  = 4'h0;
+      4'h5:
+          \$125  = 4'h1;
+      4'h6:
+          \$125  = 4'h2;
+      4'h7:
+          \$125  = 4'h3;
+      4'h8:
+          \$125  = 4'h0;
+      4'h9:
+          \$125  = 4'h2;
+      4'ha:
+          \$125  = 4'h4;
+      4'hb:
+          \$125  = 4'h6;
+      4'hc:
+          \$125  = 4'h0;
+      4'hd:
+          \$125  = 4'h3;
+      4'he:
+          \$125  = 4'h6;
+      4'hf:
+          \$125  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[9:8] })
+      4'h0:
+          \$126  = 4'h0;
+      4'h1:
+          \$126  = 4'h0;
+      4'h2:
+          \$126  = 4'h0;
+      4'h3:
+          \$126  = 4'h0;
+      4'h4:
+          \$126  = 4'h0;
+      4'h5:
+          \$126  = 4'h1;
+      4'h6:
+          \$126  = 4'h2;
+      4'h7:
+          \$126  = 4'h3;
+      4'h8:
+          \$126  = 4'h0;
+      4'h9:
+          \$126  = 4'h2;
+      4'ha:
+          \$126  = 4'h4;
+      4'hb:
+          \$126  = 4'h6;
+      4'hc:
+          \$126  = 4'h0;
+      4'hd:
+          \$126  = 4'h3;
+      4'he:
+          \$126  = 4'h6;
+      4'hf:
+          \$126  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[1:0] })
+      4'h0:
+          \$127  = 4'h0;
+      4'h1:
+          \$127  = 4'h0;
+      4'h2:
+          \$127  = 4'h0;
+      4'h3:
+          \$127  = 4'h0;
+      4'h4:
+          \$127  = 4'h0;
+      4'h5:
+          \$127  = 4'h1;
+      4'h6:
+          \$127  = 4'h2;
+      4'h7:
+          \$127  = 4'h3;
+      4'h8:
+          \$127  = 4'h0;
+      4'h9:
+          \$127  = 4'h2;
+      4'ha:
+          \$127  = 4'h4;
+      4'hb:
+          \$127  = 4'h6;
+      4'hc:
+          \$127  = 4'h0;
+      4'hd:
+          \$127  = 4'h3;
+      4'he:
+          \$127  = 4'h6;
+      4'hf:
+          \$127  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[5:4] })
+      4'h0:
+          \$128  = 4'h0;
+      4'h1:
+          \$128  = 4'h0;
+      4'h2:
+          \$128  = 4'h0;
+      4'h3:
+          \$128  = 4'h0;
+      4'h4:
+          \$128  = 4'h0;
+      4'h5:
+          \$128  = 4'h1;
+      4'h6:
+          \$128  = 4'h2;
+      4'h7:
+          \$128  = 4'h3;
+      4'h8:
+          \$128  = 4'h0;
+      4'h9:
+          \$128  = 4'h2;
+      4'ha:
+          \$128  = 4'h4;
+      4'hb:
+          \$128  = 4'h6;
+      4'hc:
+          \$128  = 4'h0;
+      4'hd:
+          \$128  = 4'h3;
+      4'he:
+          \$128  = 4'h6;
+      4'hf:
+          \$128  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[7:6] })
+      4'h0:
+          \$129  = 4'h0;
+      4'h1:
+          \$129  = 4'h0;
+      4'h2:
+          \$129  = 4'h0;
+      4'h3:
+          \$129  = 4'h0;
+      4'h4:
+          \$129  = 4'h0;
+      4'h5:
+          \$129  = 4'h1;
+      4'h6:
+          \$129  = 4'h2;
+      4'h7:
+          \$129  = 4'h3;
+      4'h8:
+          \$129  = 4'h0;
+      4'h9:
+          \$129  = 4'h2;
+      4'ha:
+          \$129  = 4'h4;
+      4'hb:
+          \$129  = 4'h6;
+      4'hc:
+          \$129  = 4'h0;
+      4'hd:
+          \$129  = 4'h3;
+      4'he:
+          \$129  = 4'h6;
+      4'hf:
+          \$129  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[7:6] })
+      4'h0:
+          \$130  = 4'h0;
+      4'h1:
+          \$130  = 4'h0;
+      4'h2:
+          \$130  = 4'h0;
+      4'h3:
+          \$130  = 4'h0;
+      4'h4:
+          \$130  = 4'h0;
+      4'h5:
+          \$130  = 4'h1;
+      4'h6:
+          \$130  = 4'h2;
+      4'h7:
+          \$130  = 4'h3;
+      4'h8:
+          \$130  = 4'h0;
+      4'h9:
+          \$130  = 4'h2;
+      4'ha:
+          \$130  = 4'h4;
+      4'hb:
+          \$130  = 4'h6;
+      4'hc:
+          \$130  = 4'h0;
+      4'hd:
+          \$130  = 4'h3;
+      4'he:
+          \$130  = 4'h6;
+      4'hf:
+          \$130  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[1:0] })
+      4'h0:
+          \$131  = 4'h0;
+      4'h1:
+          \$131  = 4'h0;
+      4'h2:
+          \$131  = 4'h0;
+      4'h3:
+          \$131  = 4'h0;
+      4'h4:
+          \$131  = 4'h0;
+      4'h5:
+          \$131  = 4'h1;
+      4'h6:
+          \$131  = 4'h2;
+      4'h7:
+          \$131  = 4'h3;
+      4'h8:
+          \$131  = 4'h0;
+      4'h9:
+          \$131  = 4'h2;
+      4'ha:
+          \$131  = 4'h4;
+      4'hb:
+          \$131  = 4'h6;
+      4'hc:
+          \$131  = 4'h0;
+      4'hd:
+          \$131  = 4'h3;
+      4'he:
+          \$131  = 4'h6;
+      4'hf:
+          \$131  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[5:4] })
+      4'h0:
+          \$132  = 4'h0;
+      4'h1:
+          \$132  = 4'h0;
+      4'h2:
+          \$132  = 4'h0;
+      4'h3:
+          \$132  = 4'h0;
+      4'h4:
+          \$132  = 4'h0;
+      4'h5:
+          \$132  = 4'h1;
+      4'h6:
+          \$132  = 4'h2;
+      4'h7:
+          \$132  = 4'h3;
+      4'h8:
+          \$132  = 4'h0;
+      4'h9:
+          \$132  = 4'h2;
+      4'ha:
+          \$132  = 4'h4;
+      4'hb:
+          \$132  = 4'h6;
+      4'hc:
+          \$132  = 4'h0;
+      4'hd:
+          \$132  = 4'h3;
+      4'he:
+          \$132  = 4'h6;
+      4'hf:
+          \$132  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[5:4] })
+      4'h0:
+          \$133  = 4'h0;
+      4'h1:
+          \$133  = 4'h0;
+      4'h2:
+          \$133  = 4'h0;
+      4'h3:
+          \$133  = 4'h0;
+      4'h4:
+          \$133  = 4'h0;
+      4'h5:
+          \$133  = 4'h1;
+      4'h6:
+          \$133  = 4'h2;
+      4'h7:
+          \$133  = 4'h3;
+      4'h8:
+          \$133  = 4'h0;
+      4'h9:
+          \$133  = 4'h2;
+      4'ha:
+          \$133  = 4'h4;
+      4'hb:
+          \$133  = 4'h6;
+      4'hc:
+          \$133  = 4'h0;
+      4'hd:
+          \$133  = 4'h3;
+      4'he:
+          \$133  = 4'h6;
+      4'hf:
+          \$133  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[1:0] })
+      4'h0:
+          \$134  = 4'h0;
+      4'h1:
+          \$134  = 4'h0;
+      4'h2:
+          \$134  = 4'h0;
+      4'h3:
+          \$134  = 4'h0;
+      4'h4:
+          \$134  = 4'h0;
+      4'h5:
+          \$134  = 4'h1;
+      4'h6:
+          \$134  = 4'h2;
+      4'h7:
+          \$134  = 4'h3;
+      4'h8:
+          \$134  = 4'h0;
+      4'h9:
+          \$134  = 4'h2;
+      4'ha:
+          \$134  = 4'h4;
+      4'hb:
+          \$134  = 4'h6;
+      4'hc:
+          \$134  = 4'h0;
+      4'hd:
+          \$134  = 4'h3;
+      4'he:
+          \$134  = 4'h6;
+      4'hf:
+          \$134  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[3:2] })
+      4'h0:
+          \$135  = 4'h0;
+      4'h1:
+          \$135  = 4'h0;
+      4'h2:
+          \$135  = 4'h0;
+      4'h3:
+          \$135  = 4'h0;
+      4'h4:
+          \$135  = 4'h0;
+      4'h5:
+          \$135  = 4'h1;
+      4'h6:
+          \$135  = 4'h2;
+      4'h7:
+          \$135  = 4'h3;
+      4'h8:
+          \$135  = 4'h0;
+      4'h9:
+          \$135  = 4'h2;
+      4'ha:
+          \$135  = 4'h4;
+      4'hb:
+          \$135  = 4'h6;
+      4'hc:
+          \$135  = 4'h0;
+      4'hd:
+          \$135  = 4'h3;
+      4'he:
+          \$135  = 4'h6;
+      4'hf:
+          \$135  = 4'h9;
+    endcase
+  end
+  assign n1026_cat = { \$16 , \$15 , \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1  };
+  assign n1028_cat = { \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17  };
+  assign n1030_cat = { \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32  };
+  assign n1032_cat = { \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46  };
+  assign n1034_cat = { \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59  };
+  assign n1036_cat = { \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74 , \$73 , \$72 , \$71  };
+  assign n1038_cat = { \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83 , \$82  };
+  assign n1040_cat = { \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92  };
+  assign n1042_cat = { \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101  };
+  assign n1044_cat = { \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109  };
+  assign n1046_cat = { \$121 , \$120 , \$119 , \$118 , \$117 , \$116  };
+  assign n1048_cat = { \$126 , \$125 , \$124 , \$123 , \$122  };
+  assign n1050_cat = { \$130 , \$129 , \$128 , \$127  };
+  assign n1052_cat = { \$133 , \$132 , \$131  };
+  assign n1054_cat = { \$135 , \$134  };
+  assign \port$18$0  = \$1 ;
+  assign \port$36$0  = \$2 ;
+  assign \port$54$0  = \$3 ;
+  assign \port$72$0  = \$4 ;
+  assign \port$90$0  = \$5 ;
+  assign \port$108$0  = \$6 ;
+  assign \port$126$0  = \$7 ;
+  assign \port$144$0  = \$8 ;
+  assign \port$162$0  = \$9 ;
+  assign \port$180$0  = \$10 ;
+  assign \port$198$0  = \$11 ;
+  assign \port$216$0  = \$12 ;
+  assign \port$234$0  = \$13 ;
+  assign \port$252$0  = \$14 ;
+  assign \port$270$0  = \$15 ;
+  assign \port$288$0  = \$16 ;
+  assign \port$306$0  = \$17 ;
+  assign \port$324$0  = \$18 ;
+  assign \port$342$0  = \$19 ;
+  assign \port$360$0  = \$20 ;
+  assign \port$378$0  = \$21 ;
+  assign \port$396$0  = \$22 ;
+  assign \port$414$0  = \$23 ;
+  assign \port$432$0  = \$24 ;
+  assign \port$450$0  = \$25 ;
+  assign \port$468$0  = \$26 ;
+  assign \port$486$0  = \$27 ;
+  assign \port$504$0  = \$28 ;
+  assign \port$522$0  = \$29 ;
+  assign \port$540$0  = \$30 ;
+  assign \port$558$0  = \$31 ;
+  assign \port$576$0  = \$32 ;
+  assign \port$594$0  = \$33 ;
+  assign \port$612$0  = \$34 ;
+  assign \port$630$0  = \$35 ;
+  assign \port$648$0  = \$36 ;
+  assign \port$666$0  = \$37 ;
+  assign \port$684$0  = \$38 ;
+  assign \port$702$0  = \$39 ;
+  assign \port$720$0  = \$40 ;
+  assign \port$738$0  = \$41 ;
+  assign \port$756$0  = \$42 ;
+  assign \port$774$0  = \$43 ;
+  assign \port$792$0  = \$44 ;
+  assign \port$810$0  = \$45 ;
+  assign \port$828$0  = \$46 ;
+  assign \port$846$0  = \$47 ;
+  assign \port$864$0  = \$48 ;
+  assign \port$882$0  = \$49 ;
+  assign \port$900$0  = \$50 ;
+  assign \port$918$0  = \$51 ;
+  assign \port$936$0  = \$52 ;
+  assign \port$954$0  = \$53 ;
+  assign \port$972$0  = \$54 ;
+  assign \port$990$0  = \$55 ;
+  assign \port$1008$0  = \$56 ;
+  assign \port$1026$0  = \$57 ;
+  assign \port$1044$0  = \$58 ;
+  assign \port$1062$0  = \$59 ;
+  assign \port$1080$0  = \$60 ;
+  assign \port$1098$0  = \$61 ;
+  assign \port$1116$0  = \$62 ;
+  assign \port$1134$0  = \$63 ;
+  assign \port$1152$0  = \$64 ;
+  assign \port$1170$0  = \$65 ;
+  assign \port$1188$0  = \$66 ;
+  assign \port$1206$0  = \$67 ;
+  assign \port$1224$0  = \$68 ;
+  assign \port$1242$0  = \$69 ;
+  assign \port$1260$0  = \$70 ;
+  assign \port$1278$0  = \$71 ;
+  assign \port$1296$0  = \$72 ;
+  assign \port$1314$0  = \$73 ;
+  assign \port$1332$0  = \$74 ;
+  assign \port$1350$0  = \$75 ;
+  assign \port$1368$0  = \$76 ;
+  assign \port$1386$0  = \$77 ;
+  assign \port$1404$0  = \$78 ;
+  assign \port$1422$0  = \$79 ;
+  assign \port$1440$0  = \$80 ;
+  assign \port$1458$0  = \$81 ;
+  assign \port$1476$0  = \$82 ;
+  assign \port$1494$0  = \$83 ;
+  assign \port$1512$0  = \$84 ;
+  assign \port$1530$0  = \$85 ;
+  assign \port$1548$0  = \$86 ;
+  assign \port$1566$0  = \$87 ;
+  assign \port$1584$0  = \$88 ;
+  assign \port$1602$0  = \$89 ;
+  assign \port$1620$0  = \$90 ;
+  assign \port$1638$0  = \$91 ;
+  assign \port$1656$0  = \$92 ;
+  assign \port$1674$0  = \$93 ;
+  assign \port$1692$0  = \$94 ;
+  assign \port$1710$0  = \$95 ;
+  assign \port$1728$0  = \$96 ;
+  assign \port$1746$0  = \$97 ;
+  assign \port$1764$0  = \$98 ;
+  assign \port$1782$0  = \$99 ;
+  assign \port$1800$0  = \$100 ;
+  assign \port$1818$0  = \$101 ;
+  assign \port$1836$0  = \$102 ;
+  assign \port$1854$0  = \$103 ;
+  assign \port$1872$0  = \$104 ;
+  assign \port$1890$0  = \$105 ;
+  assign \port$1908$0  = \$106 ;
+  assign \port$1926$0  = \$107 ;
+  assign \port$1944$0  = \$108 ;
+  assign \port$1962$0  = \$109 ;
+  assign \port$1980$0  = \$110 ;
+  assign \port$1998$0  = \$111 ;
+  assign \port$2016$0  = \$112 ;
+  assign \port$2034$0  = \$113 ;
+  assign \port$2052$0  = \$114 ;
+  assign \port$2070$0  = \$115 ;
+  assign \port$2088$0  = \$116 ;
+  assign \port$2106$0  = \$117 ;
+  assign \port$2124$0  = \$118 ;
+  assign \port$2142$0  = \$119 ;
+  assign \port$2160$0  = \$120 ;
+  assign \port$2178$0  = \$121 ;
+  assign \port$2196$0  = \$122 ;
+  assign \port$2214$0  = \$123 ;
+  assign \port$2232$0  = \$124 ;
+  assign \port$2250$0  = \$125 ;
+  assign \port$2268$0  = \$126 ;
+  assign \port$2286$0  = \$127 ;
+  assign \port$2304$0  = \$128 ;
+  assign \port$2322$0  = \$129 ;
+  assign \port$2340$0  = \$130 ;
+  assign \port$2358$0  = \$131 ;
+  assign \port$2376$0  = \$132 ;
+  assign \port$2394$0  = \$133 ;
+  assign \port$2412$0  = \$134 ;
+  assign \port$2430$0  = \$135 ;
+  assign n1116_add = \$136 [61:0];
+  assign n1148_add = \$137 [59:0];
+  assign n1164_add = \$138 [55:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w32_s3.depth2 (n1_b, \port$18$0 , \port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , \port$180$0 , \port$198$0 , \port$216$0 , \port$234$0 , \port$252$0 , \port$270$0 , \port$288$0 , \port$306$0 , \port$324$0 , \port$342$0 , \port$360$0 
+, \port$378$0 , \port$396$0 , \port$414$0 , \port$432$0 , \port$450$0 , \port$468$0 , \port$486$0 , \port$504$0 , \port$522$0 , \port$540$0 , \port$558$0 , \port$576$0 , \port$594$0 , \port$612$0 , \port$630$0 , \port$648$0 , \port$666$0 , \port$684$0 , \port$702$0 , \port$720$0 , \port$738$0 
+, \port$756$0 , \port$774$0 , \port$792$0 , \port$810$0 , \port$828$0 , \port$846$0 , \port$864$0 , \port$882$0 , \port$900$0 , \port$918$0 , \port$936$0 , \port$954$0 , \port$972$0 , \port$990$0 , \port$1008$0 , \port$1026$0 , \port$1044$0 , \port$1062$0 , \port$1080$0 , \port$1098$0 , \port$1116$0 
+, \port$1134$0 , \port$1152$0 , \port$1170$0 , \port$1188$0 , \port$1206$0 , \port$1224$0 , \port$1242$0 , \port$1260$0 , \port$1278$0 , \port$1296$0 , \port$1314$0 , \port$1332$0 , \port$1350$0 , \port$1368$0 , \port$1386$0 , \port$1404$0 , \port$1422$0 , \port$1440$0 , \port$1458$0 , \port$1476$0 , \port$1494$0 
+, \port$1512$0 , \port$1530$0 , \port$1548$0 , \port$1566$0 , \port$1584$0 , \port$1602$0 , \port$1620$0 , \port$1638$0 , \port$1656$0 , \port$1674$0 , \port$1692$0 , \port$1710$0 , \port$1728$0 , \port$1746$0 , \port$1764$0 , \port$1782$0 , \port$1800$0 , \port$1818$0 , \port$1836$0 , \port$1854$0 , \port$1872$0 
+, \port$1890$0 , \port$1908$0 , \port$1926$0 , \port$1944$0 , \port$1962$0 , \port$1980$0 , \port$1998$0 , \port$2016$0 , \port$2034$0 , \port$2052$0 , \port$2070$0 , \port$2088$0 , \port$2106$0 , \port$2124$0 , \port$2142$0 , \port$2160$0 , \port$2178$0 , \port$2196$0 , \port$2214$0 , \port$2232$0 , \port$2250$0 
+, \port$2268$0 , \port$2286$0 , \port$2304$0 , \port$2322$0 , \port$2340$0 , \port$2358$0 , \port$2376$0 , \port$2394$0 , \port$2412$0 , \port$2430$0 , n1116_add, n1120_add, n1124_add, n1148_add, n1156_add, n1164_add, n1056_add, n1060_add, n1064_add, n1068_add, n1072_add
+, n1076_add, n1080_add, n1084_add, n1088_add, n1092_add, n1096_add, n1100_add, n1104_add, n1108_add, n1112_add, n1117_slice_s1, n1121_slice_s1, n1125_slice_s1, n1149_slice_s2, n1157_slice_s1, n1165_slice_s3, n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$3  = 0;
+  reg [3:0] \$1 ;
+  reg [3:0] \$10 ;
+  reg [3:0] \$100 ;
+  reg [3:0] \$101 ;
+  reg [3:0] \$102 ;
+  reg [3:0] \$103 ;
+  reg [3:0] \$104 ;
+  reg [3:0] \$105 ;
+  reg [3:0] \$106 ;
+  reg [3:0] \$107 ;
+  reg [3:0] \$108 ;
+  reg [3:0] \$109 ;
+  reg [3:0] \$11 ;
+  reg [3:0] \$110 ;
+  reg [3:0] \$111 ;
+  reg [3:0] \$112 ;
+  reg [3:0] \$113 ;
+  reg [3:0] \$114 ;
+  reg [3:0] \$115 ;
+  reg [3:0] \$116 ;
+  reg [3:0] \$117 ;
+  reg [3:0] \$118 ;
+  reg [3:0] \$119 ;
+  reg [3:0] \$12 ;
+  reg [3:0] \$120 ;
+  reg [3:0] \$121 ;
+  reg [3:0] \$13 ;
+  reg [3:0] \$14 ;
+  reg [3:0] \$15 ;
+  wire [62:0] \$16 ;
+  reg [3:0] \$17 ;
+  reg [3:0] \$18 ;
+  reg [3:0] \$19 ;
+  reg [3:0] \$2 ;
+  reg [3:0] \$20 ;
+  reg [3:0] \$21 ;
+  reg [3:0] \$22 ;
+  reg [3:0] \$23 ;
+  reg [3:0] \$24 ;
+  reg [3:0] \$25 ;
+  reg [3:0] \$26 ;
+  reg [3:0] \$27 ;
+  reg [3:0] \$28 ;
+  reg [3:0] \$29 ;
+  reg [3:0] \$3 ;
+  reg [3:0] \$30 ;
+  reg [3:0] \$31 ;
+  reg [3:0] \$32 ;
+  reg [3:0] \$33 ;
+  reg [3:0] \$34 ;
+  reg [3:0] \$35 ;
+  reg [3:0] \$36 ;
+  reg [3:0] \$37 ;
+  reg [3:0] \$38 ;
+  reg [3:0] \$39 ;
+  reg [3:0] \$4 ;
+  reg [3:0] \$40 ;
+  reg [3:0] \$41 ;
+  reg [3:0] \$42 ;
+  reg [3:0] \$43 ;
+  reg [3:0] \$44 ;
+  reg [3:0] \$45 ;
+  reg [3:0] \$46 ;
+  reg [3:0] \$47 ;
+  reg [3:0] \$48 ;
+  reg [3:0] \$49 ;
+  reg [3:0] \$5 ;
+  reg [3:0] \$50 ;
+  reg [3:0] \$51 ;
+  reg [3:0] \$52 ;
+  reg [3:0] \$53 ;
+  reg [3:0] \$54 ;
+  reg [3:0] \$55 ;
+  reg [3:0] \$56 ;
+  reg [3:0] \$57 ;
+  reg [3:0] \$58 ;
+  reg [3:0] \$59 ;
+  reg [3:0] \$6 ;
+  reg [3:0] \$60 ;
+  reg [3:0] \$61 ;
+  reg [3:0] \$62 ;
+  reg [3:0] \$63 ;
+  reg [3:0] \$64 ;
+  reg [3:0] \$65 ;
+  reg [3:0] \$66 ;
+  reg [3:0] \$67 ;
+  reg [3:0] \$68 ;
+  reg [3:0] \$69 ;
+  reg [3:0] \$7 ;
+  reg [3:0] \$70 ;
+  reg [3:0] \$71 ;
+  reg [3:0] \$72 ;
+  reg [3:0] \$73 ;
+  reg [3:0] \$74 ;
+  reg [3:0] \$75 ;
+  reg [3:0] \$76 ;
+  reg [3:0] \$77 ;
+  reg [3:0] \$78 ;
+  reg [3:0] \$79 ;
+  reg [3:0] \$8 ;
+  reg [3:0] \$80 ;
+  reg [3:0] \$81 ;
+  reg [3:0] \$82 ;
+  reg [3:0] \$83 ;
+  reg [3:0] \$84 ;
+  reg [3:0] \$85 ;
+  reg [3:0] \$86 ;
+  reg [3:0] \$87 ;
+  reg [3:0] \$88 ;
+  reg [3:0] \$89 ;
+  reg [3:0] \$9 ;
+  reg [3:0] \$90 ;
+  reg [3:0] \$91 ;
+  reg [3:0] \$92 ;
+  reg [3:0] \$93 ;
+  reg [3:0] \$94 ;
+  reg [3:0] \$95 ;
+  reg [3:0] \$96 ;
+  reg [3:0] \$97 ;
+  reg [3:0] \$98 ;
+  reg [3:0] \$99 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  wire [63:0] n1026_cat;
+  wire [59:0] n1028_cat;
+  wire [55:0] n1030_cat;
+  wire [51:0] n1032_cat;
+  wire [47:0] n1034_cat;
+  wire [43:0] n1036_cat;
+  wire [39:0] n1038_cat;
+  wire [35:0] n1040_cat;
+  wire [31:0] n1042_cat;
+  wire [27:0] n1044_cat;
+  wire [23:0] n1046_cat;
+  wire [19:0] n1048_cat;
+  wire [15:0] n1050_cat;
+  wire [11:0] n1052_cat;
+  wire [7:0] n1054_cat;
+  (* keep = 32'd1 *)
+  output [61:0] n1056_add;
+  wire [61:0] n1056_add;
+  (* keep = 32'd1 *)
+  output [58:0] n1060_add;
+  wire [58:0] n1060_add;
+  (* keep = 32'd1 *)
+  output [54:0] n1064_add;
+  wire [54:0] n1064_add;
+  (* keep = 32'd1 *)
+  output [50:0] n1068_add;
+  wire [50:0] n1068_add;
+  (* keep = 32'd1 *)
+  output [46:0] n1072_add;
+  wire [46:0] n1072_add;
+  (* keep = 32'd1 *)
+  output [42:0] n1076_add;
+  wire [42:0] n1076_add;
+  (* keep = 32'd1 *)
+  output [38:0] n1080_add;
+  wire [38:0] n1080_add;
+  (* keep = 32'd1 *)
+  output [34:0] n1084_add;
+  wire [34:0] n1084_add;
+  (* keep = 32'd1 *)
+  output [30:0] n1088_add;
+  wire [30:0] n1088_add;
+  (* keep = 32'd1 *)
+  output [26:0] n1092_add;
+  wire [26:0] n1092_add;
+  (* keep = 32'd1 *)
+  output [22:0] n1096_add;
+  wire [22:0] n1096_add;
+  (* keep = 32'd1 *)
+  output [18:0] n1100_add;
+  wire [18:0] n1100_add;
+  (* keep = 32'd1 *)
+  output [14:0] n1104_add;
+  wire [14:0] n1104_add;
+  (* keep = 32'd1 *)
+  output [10:0] n1108_add;
+  wire [10:0] n1108_add;
+  (* keep = 32'd1 *)
+  output [6:0] n1112_add;
+  wire [6:0] n1112_add;
+  (* keep = 32'd1 *)
+  input [61:0] n1116_add;
+  wire [61:0] n1116_add;
+  input [1:0] n1117_slice_s1;
+  wire [1:0] n1117_slice_s1;
+  wire [63:0] n1118_cat;
+  (* keep = 32'd1 *)
+  input [55:0] n1120_add;
+  wire [55:0] n1120_add;
+  input [1:0] n1121_slice_s1;
+  wire [1:0] n1121_slice_s1;
+  wire [57:0] n1122_cat;
+  (* keep = 32'd1 *)
+  input [47:0] n1124_add;
+  wire [47:0] n1124_add;
+  input [1:0] n1125_slice_s1;
+  wire [1:0] n1125_slice_s1;
+  wire [49:0] n1126_cat;
+  (* keep = 32'd1 *)
+  input [59:0] n1148_add;
+  wire [59:0] n1148_add;
+  input [3:0] n1149_slice_s2;
+  wire [3:0] n1149_slice_s2;
+  wire [63:0] n1150_cat;
+  (* keep = 32'd1 *)
+  input [30:0] n1156_add;
+  wire [30:0] n1156_add;
+  input [3:0] n1157_slice_s1;
+  wire [3:0] n1157_slice_s1;
+  wire [34:0] n1158_cat;
+  (* keep = 32'd1 *)
+  input [55:0] n1164_add;
+  wire [55:0] n1164_add;
+  input [7:0] n1165_slice_s3;
+  wire [7:0] n1165_slice_s3;
+  wire [63:0] n1166_cat;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input [3:0] \port$1008$0 ;
+  wire [3:0] \port$1008$0 ;
+  input [3:0] \port$1026$0 ;
+  wire [3:0] \port$1026$0 ;
+  input [3:0] \port$1044$0 ;
+  wire [3:0] \port$1044$0 ;
+  input [3:0] \port$1062$0 ;
+  wire [3:0] \port$1062$0 ;
+  input [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  input [3:0] \port$1080$0 ;
+  wire [3:0] \port$1080$0 ;
+  input [3:0] \port$1098$0 ;
+  wire [3:0] \port$1098$0 ;
+  input [3:0] \port$1116$0 ;
+  wire [3:0] \port$1116$0 ;
+  input [3:0] \port$1134$0 ;
+  wire [3:0] \port$1134$0 ;
+  input [3:0] \port$1152$0 ;
+  wire [3:0] \port$1152$0 ;
+  input [3:0] \port$1170$0 ;
+  wire [3:0] \port$1170$0 ;
+  input [3:0] \port$1188$0 ;
+  wire [3:0] \port$1188$0 ;
+  input [3:0] \port$1206$0 ;
+  wire [3:0] \port$1206$0 ;
+  input [3:0] \port$1224$0 ;
+  wire [3:0] \port$1224$0 ;
+  input [3:0] \port$1242$0 ;
+  wire [3:0] \port$1242$0 ;
+  input [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  input [3:0] \port$1260$0 ;
+  wire [3:0] \port$1260$0 ;
+  input [3:0] \port$1278$0 ;
+  wire [3:0] \port$1278$0 ;
+  input [3:0] \port$1296$0 ;
+  wire [3:0] \port$1296$0 ;
+  input [3:0] \port$1314$0 ;
+  wire [3:0] \port$1314$0 ;
+  input [3:0] \port$1332$0 ;
+  wire [3:0] \port$1332$0 ;
+  input [3:0] \port$1350$0 ;
+  wire [3:0] \port$1350$0 ;
+  input [3:0] \port$1368$0 ;
+  wire [3:0] \port$1368$0 ;
+  input [3:0] \port$1386$0 ;
+  wire [3:0] \port$1386$0 ;
+  input [3:0] \port$1404$0 ;
+  wire [3:0] \port$1404$0 ;
+  input [3:0] \port$1422$0 ;
+  wire [3:0] \port$1422$0 ;
+  input [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  input [3:0] \port$1440$0 ;
+  wire [3:0] \port$1440$0 ;
+  input [3:0] \port$1458$0 ;
+  wire [3:0] \port$1458$0 ;
+  input [3:0] \port$1476$0 ;
+  wire [3:0] \port$1476$0 ;
+  input [3:0] \port$1494$0 ;
+  wire [3:0] \port$1494$0 ;
+  input [3:0] \port$1512$0 ;
+  wire [3:0] \port$1512$0 ;
+  input [3:0] \port$1530$0 ;
+  wire [3:0] \port$1530$0 ;
+  input [3:0] \port$1548$0 ;
+  wire [3:0] \port$1548$0 ;
+  input [3:0] \port$1566$0 ;
+  wire [3:0] \port$1566$0 ;
+  input [3:0] \port$1584$0 ;
+  wire [3:0] \port$1584$0 ;
+  input [3:0] \port$1602$0 ;
+  wire [3:0] \port$1602$0 ;
+  input [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  input [3:0] \port$1620$0 ;
+  wire [3:0] \port$1620$0 ;
+  input [3:0] \port$1638$0 ;
+  wire [3:0] \port$1638$0 ;
+  input [3:0] \port$1656$0 ;
+  wire [3:0] \port$1656$0 ;
+  input [3:0] \port$1674$0 ;
+  wire [3:0] \port$1674$0 ;
+  input [3:0] \port$1692$0 ;
+  wire [3:0] \port$1692$0 ;
+  input [3:0] \port$1710$0 ;
+  wire [3:0] \port$1710$0 ;
+  input [3:0] \port$1728$0 ;
+  wire [3:0] \port$1728$0 ;
+  input [3:0] \port$1746$0 ;
+  wire [3:0] \port$1746$0 ;
+  input [3:0] \port$1764$0 ;
+  wire [3:0] \port$1764$0 ;
+  input [3:0] \port$1782$0 ;
+  wire [3:0] \port$1782$0 ;
+  input [3:0] \port$18$0 ;
+  wire [3:0] \port$18$0 ;
+  input [3:0] \port$180$0 ;
+  wire [3:0] \port$180$0 ;
+  input [3:0] \port$1800$0 ;
+  wire [3:0] \port$1800$0 ;
+  input [3:0] \port$1818$0 ;
+  wire [3:0] \port$1818$0 ;
+  input [3:0] \port$1836$0 ;
+  wire [3:0] \port$1836$0 ;
+  input [3:0] \port$1854$0 ;
+  wire [3:0] \port$1854$0 ;
+  input [3:0] \port$1872$0 ;
+  wire [3:0] \port$1872$0 ;
+  input [3:0] \port$1890$0 ;
+  wire [3:0] \port$1890$0 ;
+  input [3:0] \port$1908$0 ;
+  wire [3:0] \port$1908$0 ;
+  input [3:0] \port$1926$0 ;
+  wire [3:0] \port$1926$0 ;
+  input [3:0] \port$1944$0 ;
+  wire [3:0] \port$1944$0 ;
+  input [3:0] \port$1962$0 ;
+  wire [3:0] \port$1962$0 ;
+  input [3:0] \port$198$0 ;
+  wire [3:0] \port$198$0 ;
+  input [3:0] \port$1980$0 ;
+  wire [3:0] \port$1980$0 ;
+  input [3:0] \port$1998$0 ;
+  wire [3:0] \port$1998$0 ;
+  input [3:0] \port$2016$0 ;
+  wire [3:0] \port$2016$0 ;
+  input [3:0] \port$2034$0 ;
+  wire [3:0] \port$2034$0 ;
+  input [3:0] \port$2052$0 ;
+  wire [3:0] \port$2052$0 ;
+  input [3:0] \port$2070$0 ;
+  wire [3:0] \port$2070$0 ;
+  input [3:0] \port$2088$0 ;
+  wire [3:0] \port$2088$0 ;
+  input [3:0] \port$2106$0 ;
+  wire [3:0] \port$2106$0 ;
+  input [3:0] \port$2124$0 ;
+  wire [3:0] \port$2124$0 ;
+  input [3:0] \port$2142$0 ;
+  wire [3:0] \port$2142$0 ;
+  input [3:0] \port$216$0 ;
+  wire [3:0] \port$216$0 ;
+  input [3:0] \port$2160$0 ;
+  wire [3:0] \port$2160$0 ;
+  input [3:0] \port$2178$0 ;
+  wire [3:0] \port$2178$0 ;
+  input [3:0] \port$2196$0 ;
+  wire [3:0] \port$2196$0 ;
+  input [3:0] \port$2214$0 ;
+  wire [3:0] \port$2214$0 ;
+  input [3:0] \port$2232$0 ;
+  wire [3:0] \port$2232$0 ;
+  input [3:0] \port$2250$0 ;
+  wire [3:0] \port$2250$0 ;
+  input [3:0] \port$2268$0 ;
+  wire [3:0] \port$2268$0 ;
+  input [3:0] \port$2286$0 ;
+  wire [3:0] \port$2286$0 ;
+  input [3:0] \port$2304$0 ;
+  wire [3:0] \port$2304$0 ;
+  input [3:0] \port$2322$0 ;
+  wire [3:0] \port$2322$0 ;
+  input [3:0] \port$234$0 ;
+  wire [3:0] \port$234$0 ;
+  input [3:0] \port$2340$0 ;
+  wire [3:0] \port$2340$0 ;
+  input [3:0] \port$2358$0 ;
+  wire [3:0] \port$2358$0 ;
+  input [3:0] \port$2376$0 ;
+  wire [3:0] \port$2376$0 ;
+  input [3:0] \port$2394$0 ;
+  wire [3:0] \port$2394$0 ;
+  input [3:0] \port$2412$0 ;
+  wire [3:0] \port$2412$0 ;
+  input [3:0] \port$2430$0 ;
+  wire [3:0] \port$2430$0 ;
+  input [3:0] \port$252$0 ;
+  wire [3:0] \port$252$0 ;
+  input [3:0] \port$270$0 ;
+  wire [3:0] \port$270$0 ;
+  input [3:0] \port$288$0 ;
+  wire [3:0] \port$288$0 ;
+  input [3:0] \port$306$0 ;
+  wire [3:0] \port$306$0 ;
+  input [3:0] \port$324$0 ;
+  wire [3:0] \port$324$0 ;
+  input [3:0] \port$342$0 ;
+  wire [3:0] \port$342$0 ;
+  input [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  input [3:0] \port$360$0 ;
+  wire [3:0] \port$360$0 ;
+  input [3:0] \port$378$0 ;
+  wire [3:0] \port$378$0 ;
+  input [3:0] \port$396$0 ;
+  wire [3:0] \port$396$0 ;
+  input [3:0] \port$414$0 ;
+  wire [3:0] \port$414$0 ;
+  input [3:0] \port$432$0 ;
+  wire [3:0] \port$432$0 ;
+  input [3:0] \port$450$0 ;
+  wire [3:0] \port$450$0 ;
+  input [3:0] \port$468$0 ;
+  wire [3:0] \port$468$0 ;
+  input [3:0] \port$486$0 ;
+  wire [3:0] \port$486$0 ;
+  input [3:0] \port$504$0 ;
+  wire [3:0] \port$504$0 ;
+  input [3:0] \port$522$0 ;
+  wire [3:0] \port$522$0 ;
+  input [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  input [3:0] \port$540$0 ;
+  wire [3:0] \port$540$0 ;
+  input [3:0] \port$558$0 ;
+  wire [3:0] \port$558$0 ;
+  input [3:0] \port$576$0 ;
+  wire [3:0] \port$576$0 ;
+  input [3:0] \port$594$0 ;
+  wire [3:0] \port$594$0 ;
+  input [3:0] \port$612$0 ;
+  wire [3:0] \port$612$0 ;
+  input [3:0] \port$630$0 ;
+  wire [3:0] \port$630$0 ;
+  input [3:0] \port$648$0 ;
+  wire [3:0] \port$648$0 ;
+  input [3:0] \port$666$0 ;
+  wire [3:0] \port$666$0 ;
+  input [3:0] \port$684$0 ;
+  wire [3:0] \port$684$0 ;
+  input [3:0] \port$702$0 ;
+  wire [3:0] \port$702$0 ;
+  input [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  input [3:0] \port$720$0 ;
+  wire [3:0] \port$720$0 ;
+  input [3:0] \port$738$0 ;
+  wire [3:0] \port$738$0 ;
+  input [3:0] \port$756$0 ;
+  wire [3:0] \port$756$0 ;
+  input [3:0] \port$774$0 ;
+  wire [3:0] \port$774$0 ;
+  input [3:0] \port$792$0 ;
+  wire [3:0] \port$792$0 ;
+  input [3:0] \port$810$0 ;
+  wire [3:0] \port$810$0 ;
+  input [3:0] \port$828$0 ;
+  wire [3:0] \port$828$0 ;
+  input [3:0] \port$846$0 ;
+  wire [3:0] \port$846$0 ;
+  input [3:0] \port$864$0 ;
+  wire [3:0] \port$864$0 ;
+  input [3:0] \port$882$0 ;
+  wire [3:0] \port$882$0 ;
+  input [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  input [3:0] \port$900$0 ;
+  wire [3:0] \port$900$0 ;
+  input [3:0] \port$918$0 ;
+  wire [3:0] \port$918$0 ;
+  input [3:0] \port$936$0 ;
+  wire [3:0] \port$936$0 ;
+  input [3:0] \port$954$0 ;
+  wire [3:0] \port$954$0 ;
+  input [3:0] \port$972$0 ;
+  wire [3:0] \port$972$0 ;
+  input [3:0] \port$990$0 ;
+  wire [3:0] \port$990$0 ;
+  assign \$16  = { \port$288$0 , \port$270$0 , \port$252$0 , \port$234$0 , \port$216$0 , \port$198$0 , \port$180$0 , \port$162$0 , \port$144$0 , \port$126$0 , \port$108$0 , \port$90$0 , \port$72$0 , \port$54$0 , \port$36$0 , \port$18$0 [3:2] } + { \$15 , \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1  };
+  assign n1060_add = { \port$558$0 , \port$540$0 , \port$522$0 , \port$504$0 , \port$486$0 , \port$468$0 , \port$450$0 , \port$432$0 , \port$414$0 , \port$396$0 , \port$378$0 , \port$360$0 , \port$342$0 , \port$324$0 , \port$306$0 [3:2] } + { \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17  };
+  assign n1064_add = { \port$810$0 , \port$792$0 , \port$774$0 , \port$756$0 , \port$738$0 , \port$720$0 , \port$702$0 , \port$684$0 , \port$666$0 , \port$648$0 , \port$630$0 , \port$612$0 , \port$594$0 , \port$576$0 [3:2] } + { \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31  };
+  assign n1068_add = { \port$1044$0 , \port$1026$0 , \port$1008$0 , \port$990$0 , \port$972$0 , \port$954$0 , \port$936$0 , \port$918$0 , \port$900$0 , \port$882$0 , \port$864$0 , \port$846$0 , \port$828$0 [3:2] } + { \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44  };
+  assign n1072_add = { \port$1260$0 , \port$1242$0 , \port$1224$0 , \port$1206$0 , \port$1188$0 , \port$1170$0 , \port$1152$0 , \port$1134$0 , \port$1116$0 , \port$1098$0 , \port$1080$0 , \port$1062$0 [3:2] } + { \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56  };
+  assign n1076_add = { \port$1458$0 , \port$1440$0 , \port$1422$0 , \port$1404$0 , \port$1386$0 , \port$1368$0 , \port$1350$0 , \port$1332$0 , \port$1314$0 , \port$1296$0 , \port$1278$0 [3:2] } + { \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67  };
+  assign n1080_add = { \port$1638$0 , \port$1620$0 , \port$1602$0 , \port$1584$0 , \port$1566$0 , \port$1548$0 , \port$1530$0 , \port$1512$0 , \port$1494$0 , \port$1476$0 [3:2] } + { \$85 , \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77  };
+  assign n1084_add = { \port$1800$0 , \port$1782$0 , \port$1764$0 , \port$1746$0 , \port$1728$0 , \port$1710$0 , \port$1692$0 , \port$1674$0 , \port$1656$0 [3:2] } + { \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86  };
+  assign n1088_add = { \port$1944$0 , \port$1926$0 , \port$1908$0 , \port$1890$0 , \port$1872$0 , \port$1854$0 , \port$1836$0 , \port$1818$0 [3:2] } + { \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94  };
+  assign n1092_add = { \port$2070$0 , \port$2052$0 , \port$2034$0 , \port$2016$0 , \port$1998$0 , \port$1980$0 , \port$1962$0 [3:2] } + { \$106 , \$105 , \$104 , \$103 , \$102 , \$101  };
+  assign n1096_add = { \port$2178$0 , \port$2160$0 , \port$2142$0 , \port$2124$0 , \port$2106$0 , \port$2088$0 [3:2] } + { \$111 , \$110 , \$109 , \$108 , \$107  };
+  assign n1100_add = { \port$2268$0 , \port$2250$0 , \port$2232$0 , \port$2214$0 , \port$2196$0 [3:2] } + { \$115 , \$114 , \$113 , \$112  };
+  assign n1104_add = { \port$2340$0 , \port$2322$0 , \port$2304$0 , \port$2286$0 [3:2] } + { \$118 , \$117 , \$116  };
+  assign n1108_add = { \port$2394$0 , \port$2376$0 , \port$2358$0 [3:2] } + { \$120 , \$119  };
+  assign n1112_add = { \port$2430$0 , \port$2412$0 [3:2] } + \$121 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[3:2] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[7:6] })
+      4'h0:
+          \$2  = 4'h0;
+      4'h1:
+          \$2  = 4'h0;
+      4'h2:
+          \$2  = 4'h0;
+      4'h3:
+          \$2  = 4'h0;
+      4'h4:
+          \$2  = 4'h0;
+      4'h5:
+          \$2  = 4'h1;
+      4'h6:
+          \$2  = 4'h2;
+      4'h7:
+          \$2  = 4'h3;
+      4'h8:
+          \$2  = 4'h0;
+      4'h9:
+          \$2  = 4'h2;
+      4'ha:
+          \$2  = 4'h4;
+      4'hb:
+          \$2  = 4'h6;
+      4'hc:
+          \$2  = 4'h0;
+      4'hd:
+          \$2  = 4'h3;
+      4'he:
+          \$2  = 4'h6;
+      4'hf:
+          \$2  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[11:10] })
+      4'h0:
+          \$3  = 4'h0;
+      4'h1:
+          \$3  = 4'h0;
+      4'h2:
+          \$3  = 4'h0;
+      4'h3:
+          \$3  = 4'h0;
+      4'h4:
+          \$3  = 4'h0;
+      4'h5:
+          \$3  = 4'h1;
+      4'h6:
+          \$3  = 4'h2;
+      4'h7:
+          \$3  = 4'h3;
+      4'h8:
+          \$3  = 4'h0;
+      4'h9:
+          \$3  = 4'h2;
+      4'ha:
+          \$3  = 4'h4;
+      4'hb:
+          \$3  = 4'h6;
+      4'hc:
+          \$3  = 4'h0;
+      4'hd:
+          \$3  = 4'h3;
+      4'he:
+          \$3  = 4'h6;
+      4'hf:
+          \$3  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[15:14] })
+      4'h0:
+          \$4  = 4'h0;
+      4'h1:
+          \$4  = 4'h0;
+      4'h2:
+          \$4  = 4'h0;
+      4'h3:
+          \$4  = 4'h0;
+      4'h4:
+          \$4  = 4'h0;
+      4'h5:
+          \$4  = 4'h1;
+      4'h6:
+          \$4  = 4'h2;
+      4'h7:
+          \$4  = 4'h3;
+      4'h8:
+          \$4  = 4'h0;
+      4'h9:
+          \$4  = 4'h2;
+      4'ha:
+          \$4  = 4'h4;
+      4'hb:
+          \$4  = 4'h6;
+      4'hc:
+          \$4  = 4'h0;
+      4'hd:
+          \$4  = 4'h3;
+      4'he:
+          \$4  = 4'h6;
+      4'hf:
+          \$4  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[19:18] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[23:22] })
+      4'h0:
+          \$6  = 4'h0;
+      4'h1:
+          \$6  = 4'h0;
+      4'h2:
+          \$6  = 4'h0;
+      4'h3:
+          \$6  = 4'h0;
+      4'h4:
+          \$6  = 4'h0;
+      4'h5:
+          \$6  = 4'h1;
+      4'h6:
+          \$6  = 4'h2;
+      4'h7:
+          \$6  = 4'h3;
+      4'h8:
+          \$6  = 4'h0;
+      4'h9:
+          \$6  = 4'h2;
+      4'ha:
+          \$6  = 4'h4;
+      4'hb:
+          \$6  = 4'h6;
+      4'hc:
+          \$6  = 4'h0;
+      4'hd:
+          \$6  = 4'h3;
+      4'he:
+          \$6  = 4'h6;
+      4'hf:
+          \$6  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[27:26] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[31:30] })
+      4'h0:
+          \$8  = 4'h0;
+      4'h1:
+          \$8  = 4'h0;
+      4'h2:
+          \$8  = 4'h0;
+      4'h3:
+          \$8  = 4'h0;
+      4'h4:
+          \$8  = 4'h0;
+      4'h5:
+          \$8  = 4'h1;
+      4'h6:
+          \$8  = 4'h2;
+      4'h7:
+          \$8  = 4'h3;
+      4'h8:
+          \$8  = 4'h0;
+      4'h9:
+          \$8  = 4'h2;
+      4'ha:
+          \$8  = 4'h4;
+      4'hb:
+          \$8  = 4'h6;
+      4'hc:
+          \$8  = 4'h0;
+      4'hd:
+          \$8  = 4'h3;
+      4'he:
+          \$8  = 4'h6;
+      4'hf:
+          \$8  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[31:30] })
+      4'h0:
+          \$9  = 4'h0;
+      4'h1:
+          \$9  = 4'h0;
+      4'h2:
+          \$9  = 4'h0;
+      4'h3:
+          \$9  = 4'h0;
+      4'h4:
+          \$9  = 4'h0;
+      4'h5:
+          \$9  = 4'h1;
+      4'h6:
+          \$9  = 4'h2;
+      4'h7:
+          \$9  = 4'h3;
+      4'h8:
+          \$9  = 4'h0;
+      4'h9:
+          \$9  = 4'h2;
+      4'ha:
+          \$9  = 4'h4;
+      4'hb:
+          \$9  = 4'h6;
+      4'hc:
+          \$9  = 4'h0;
+      4'hd:
+          \$9  = 4'h3;
+      4'he:
+          \$9  = 4'h6;
+      4'hf:
+          \$9  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[31:30] })
+      4'h0:
+          \$10  = 4'h0;
+      4'h1:
+          \$10  = 4'h0;
+      4'h2:
+          \$10  = 4'h0;
+      4'h3:
+          \$10  = 4'h0;
+      4'h4:
+          \$10  = 4'h0;
+      4'h5:
+          \$10  = 4'h1;
+      4'h6:
+          \$10  = 4'h2;
+      4'h7:
+          \$10  = 4'h3;
+      4'h8:
+          \$10  = 4'h0;
+      4'h9:
+          \$10  = 4'h2;
+      4'ha:
+          \$10  = 4'h4;
+      4'hb:
+          \$10  = 4'h6;
+      4'hc:
+          \$10  = 4'h0;
+      4'hd:
+          \$10  = 4'h3;
+      4'he:
+          \$10  = 4'h6;
+      4'hf:
+          \$10  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[31:30] })
+      4'h0:
+          \$11  = 4'h0;
+      4'h1:
+          \$11  = 4'h0;
+      4'h2:
+          \$11  = 4'h0;
+      4'h3:
+          \$11  = 4'h0;
+      4'h4:
+          \$11  = 4'h0;
+      4'h5:
+          \$11  = 4'h1;
+      4'h6:
+          \$11  = 4'h2;
+      4'h7:
+          \$11  = 4'h3;
+      4'h8:
+          \$11  = 4'h0;
+      4'h9:
+          \$11  = 4'h2;
+      4'ha:
+          \$11  = 4'h4;
+      4'hb:
+          \$11  = 4'h6;
+      4'hc:
+          \$11  = 4'h0;
+      4'hd:
+          \$11  = 4'h3;
+      4'he:
+          \$11  = 4'h6;
+      4'hf:
+          \$11  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[31:30] })
+      4'h0:
+          \$12  = 4'h0;
+      4'h1:
+          \$12  = 4'h0;
+      4'h2:
+          \$12  = 4'h0;
+      4'h3:
+          \$12  = 4'h0;
+      4'h4:
+          \$12  = 4'h0;
+      4'h5:
+          \$12  = 4'h1;
+      4'h6:
+          \$12  = 4'h2;
+      4'h7:
+          \$12  = 4'h3;
+      4'h8:
+          \$12  = 4'h0;
+      4'h9:
+          \$12  = 4'h2;
+      4'ha:
+          \$12  = 4'h4;
+      4'hb:
+          \$12  = 4'h6;
+      4'hc:
+          \$12  = 4'h0;
+      4'hd:
+          \$12  = 4'h3;
+      4'he:
+          \$12  = 4'h6;
+      4'hf:
+          \$12  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[31:30] })
+      4'h0:
+          \$13  = 4'h0;
+      4'h1:
+          \$13  = 4'h0;
+      4'h2:
+          \$13  = 4'h0;
+      4'h3:
+          \$13  = 4'h0;
+      4'h4:
+          \$13  = 4'h0;
+      4'h5:
+          \$13  = 4'h1;
+      4'h6:
+          \$13  = 4'h2;
+      4'h7:
+          \$13  = 4'h3;
+      4'h8:
+          \$13  = 4'h0;
+      4'h9:
+          \$13  = 4'h2;
+      4'ha:
+          \$13  = 4'h4;
+      4'hb:
+          \$13  = 4'h6;
+      4'hc:
+          \$13  = 4'h0;
+      4'hd:
+          \$13  = 4'h3;
+      4'he:
+          \$13  = 4'h6;
+      4'hf:
+          \$13  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[31:30] })
+      4'h0:
+          \$14  = 4'h0;
+      4'h1:
+          \$14  = 4'h0;
+      4'h2:
+          \$14  = 4'h0;
+      4'h3:
+          \$14  = 4'h0;
+      4'h4:
+          \$14  = 4'h0;
+      4'h5:
+          \$14  = 4'h1;
+      4'h6:
+          \$14  = 4'h2;
+      4'h7:
+          \$14  = 4'h3;
+      4'h8:
+          \$14  = 4'h0;
+      4'h9:
+          \$14  = 4'h2;
+      4'ha:
+          \$14  = 4'h4;
+      4'hb:
+          \$14  = 4'h6;
+      4'hc:
+          \$14  = 4'h0;
+      4'hd:
+          \$14  = 4'h3;
+      4'he:
+          \$14  = 4'h6;
+      4'hf:
+          \$14  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[31:30] })
+      4'h0:
+          \$15  = 4'h0;
+      4'h1:
+          \$15  = 4'h0;
+      4'h2:
+          \$15  = 4'h0;
+      4'h3:
+          \$15  = 4'h0;
+      4'h4:
+          \$15  = 4'h0;
+      4'h5:
+          \$15  = 4'h1;
+      4'h6:
+          \$15  = 4'h2;
+      4'h7:
+          \$15  = 4'h3;
+      4'h8:
+          \$15  = 4'h0;
+      4'h9:
+          \$15  = 4'h2;
+      4'ha:
+          \$15  = 4'h4;
+      4'hb:
+          \$15  = 4'h6;
+      4'hc:
+          \$15  = 4'h0;
+      4'hd:
+          \$15  = 4'h3;
+      4'he:
+          \$15  = 4'h6;
+      4'hf:
+          \$15  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[3:2] })
+      4'h0:
+          \$17  = 4'h0;
+      4'h1:
+          \$17  = 4'h0;
+      4'h2:
+          \$17  = 4'h0;
+      4'h3:
+          \$17  = 4'h0;
+      4'h4:
+          \$17  = 4'h0;
+      4'h5:
+          \$17  = 4'h1;
+      4'h6:
+          \$17  = 4'h2;
+      4'h7:
+          \$17  = 4'h3;
+      4'h8:
+          \$17  = 4'h0;
+      4'h9:
+          \$17  = 4'h2;
+      4'ha:
+          \$17  = 4'h4;
+      4'hb:
+          \$17  = 4'h6;
+      4'hc:
+          \$17  = 4'h0;
+      4'hd:
+          \$17  = 4'h3;
+      4'he:
+          \$17  = 4'h6;
+      4'hf:
+          \$17  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[7:6] })
+      4'h0:
+          \$18  = 4'h0;
+      4'h1:
+          \$18  = 4'h0;
+      4'h2:
+          \$18  = 4'h0;
+      4'h3:
+          \$18  = 4'h0;
+      4'h4:
+          \$18  = 4'h0;
+      4'h5:
+          \$18  = 4'h1;
+      4'h6:
+          \$18  = 4'h2;
+      4'h7:
+          \$18  = 4'h3;
+      4'h8:
+          \$18  = 4'h0;
+      4'h9:
+          \$18  = 4'h2;
+      4'ha:
+          \$18  = 4'h4;
+      4'hb:
+          \$18  = 4'h6;
+      4'hc:
+          \$18  = 4'h0;
+      4'hd:
+          \$18  = 4'h3;
+      4'he:
+          \$18  = 4'h6;
+      4'hf:
+          \$18  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[11:10] })
+      4'h0:
+          \$19  = 4'h0;
+      4'h1:
+          \$19  = 4'h0;
+      4'h2:
+          \$19  = 4'h0;
+      4'h3:
+          \$19  = 4'h0;
+      4'h4:
+          \$19  = 4'h0;
+      4'h5:
+          \$19  = 4'h1;
+      4'h6:
+          \$19  = 4'h2;
+      4'h7:
+          \$19  = 4'h3;
+      4'h8:
+          \$19  = 4'h0;
+      4'h9:
+          \$19  = 4'h2;
+      4'ha:
+          \$19  = 4'h4;
+      4'hb:
+          \$19  = 4'h6;
+      4'hc:
+          \$19  = 4'h0;
+      4'hd:
+          \$19  = 4'h3;
+      4'he:
+          \$19  = 4'h6;
+      4'hf:
+          \$19  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[15:14] })
+      4'h0:
+          \$20  = 4'h0;
+      4'h1:
+          \$20  = 4'h0;
+      4'h2:
+          \$20  = 4'h0;
+      4'h3:
+          \$20  = 4'h0;
+      4'h4:
+          \$20  = 4'h0;
+      4'h5:
+          \$20  = 4'h1;
+      4'h6:
+          \$20  = 4'h2;
+      4'h7:
+          \$20  = 4'h3;
+      4'h8:
+          \$20  = 4'h0;
+      4'h9:
+          \$20  = 4'h2;
+      4'ha:
+          \$20  = 4'h4;
+      4'hb:
+          \$20  = 4'h6;
+      4'hc:
+          \$20  = 4'h0;
+      4'hd:
+          \$20  = 4'h3;
+      4'he:
+          \$20  = 4'h6;
+      4'hf:
+          \$20  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[19:18] })
+      4'h0:
+          \$21  = 4'h0;
+      4'h1:
+          \$21  = 4'h0;
+      4'h2:
+          \$21  = 4'h0;
+      4'h3:
+          \$21  = 4'h0;
+      4'h4:
+          \$21  = 4'h0;
+      4'h5:
+          \$21  = 4'h1;
+      4'h6:
+          \$21  = 4'h2;
+      4'h7:
+          \$21  = 4'h3;
+      4'h8:
+          \$21  = 4'h0;
+      4'h9:
+          \$21  = 4'h2;
+      4'ha:
+          \$21  = 4'h4;
+      4'hb:
+          \$21  = 4'h6;
+      4'hc:
+          \$21  = 4'h0;
+      4'hd:
+          \$21  = 4'h3;
+      4'he:
+          \$21  = 4'h6;
+      4'hf:
+          \$21  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[23:22] })
+      4'h0:
+          \$22  = 4'h0;
+      4'h1:
+          \$22  = 4'h0;
+      4'h2:
+          \$22  = 4'h0;
+      4'h3:
+          \$22  = 4'h0;
+      4'h4:
+          \$22  = 4'h0;
+      4'h5:
+          \$22  = 4'h1;
+      4'h6:
+          \$22  = 4'h2;
+      4'h7:
+          \$22  = 4'h3;
+      4'h8:
+          \$22  = 4'h0;
+      4'h9:
+          \$22  = 4'h2;
+      4'ha:
+          \$22  = 4'h4;
+      4'hb:
+          \$22  = 4'h6;
+      4'hc:
+          \$22  = 4'h0;
+      4'hd:
+          \$22  = 4'h3;
+      4'he:
+          \$22  = 4'h6;
+      4'hf:
+          \$22  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[27:26] })
+      4'h0:
+          \$23  = 4'h0;
+      4'h1:
+          \$23  = 4'h0;
+      4'h2:
+          \$23  = 4'h0;
+      4'h3:
+          \$23  = 4'h0;
+      4'h4:
+          \$23  = 4'h0;
+      4'h5:
+          \$23  = 4'h1;
+      4'h6:
+          \$23  = 4'h2;
+      4'h7:
+          \$23  = 4'h3;
+      4'h8:
+          \$23  = 4'h0;
+      4'h9:
+          \$23  = 4'h2;
+      4'ha:
+          \$23  = 4'h4;
+      4'hb:
+          \$23  = 4'h6;
+      4'hc:
+          \$23  = 4'h0;
+      4'hd:
+          \$23  = 4'h3;
+      4'he:
+          \$23  = 4'h6;
+      4'hf:
+          \$23  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[29:28] })
+      4'h0:
+          \$24  = 4'h0;
+      4'h1:
+          \$24  = 4'h0;
+      4'h2:
+          \$24  = 4'h0;
+      4'h3:
+          \$24  = 4'h0;
+      4'h4:
+          \$24  = 4'h0;
+      4'h5:
+          \$24  = 4'h1;
+      4'h6:
+          \$24  = 4'h2;
+      4'h7:
+          \$24  = 4'h3;
+      4'h8:
+          \$24  = 4'h0;
+      4'h9:
+          \$24  = 4'h2;
+      4'ha:
+          \$24  = 4'h4;
+      4'hb:
+          \$24  = 4'h6;
+      4'hc:
+          \$24  = 4'h0;
+      4'hd:
+          \$24  = 4'h3;
+      4'he:
+          \$24  = 4'h6;
+      4'hf:
+          \$24  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[29:28] })
+      4'h0:
+          \$25  = 4'h0;
+      4'h1:
+          \$25  = 4'h0;
+      4'h2:
+          \$25  = 4'h0;
+      4'h3:
+          \$25  = 4'h0;
+      4'h4:
+          \$25  = 4'h0;
+      4'h5:
+          \$25  = 4'h1;
+      4'h6:
+          \$25  = 4'h2;
+      4'h7:
+          \$25  = 4'h3;
+      4'h8:
+          \$25  = 4'h0;
+      4'h9:
+          \$25  = 4'h2;
+      4'ha:
+          \$25  = 4'h4;
+      4'hb:
+          \$25  = 4'h6;
+      4'hc:
+          \$25  = 4'h0;
+      4'hd:
+          \$25  = 4'h3;
+      4'he:
+          \$25  = 4'h6;
+      4'hf:
+          \$25  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[29:28] })
+      4'h0:
+          \$26  = 4'h0;
+      4'h1:
+          \$26  = 4'h0;
+      4'h2:
+          \$26  = 4'h0;
+      4'h3:
+          \$26  = 4'h0;
+      4'h4:
+          \$26  = 4'h0;
+      4'h5:
+          \$26  = 4'h1;
+      4'h6:
+          \$26  = 4'h2;
+      4'h7:
+          \$26  = 4'h3;
+      4'h8:
+          \$26  = 4'h0;
+      4'h9:
+          \$26  = 4'h2;
+      4'ha:
+          \$26  = 4'h4;
+      4'hb:
+          \$26  = 4'h6;
+      4'hc:
+          \$26  = 4'h0;
+      4'hd:
+          \$26  = 4'h3;
+      4'he:
+          \$26  = 4'h6;
+      4'hf:
+          \$26  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[29:28] })
+      4'h0:
+          \$27  = 4'h0;
+      4'h1:
+          \$27  = 4'h0;
+      4'h2:
+          \$27  = 4'h0;
+      4'h3:
+          \$27  = 4'h0;
+      4'h4:
+          \$27  = 4'h0;
+      4'h5:
+          \$27  = 4'h1;
+      4'h6:
+          \$27  = 4'h2;
+      4'h7:
+          \$27  = 4'h3;
+      4'h8:
+          \$27  = 4'h0;
+      4'h9:
+          \$27  = 4'h2;
+      4'ha:
+          \$27  = 4'h4;
+      4'hb:
+          \$27  = 4'h6;
+      4'hc:
+          \$27  = 4'h0;
+      4'hd:
+          \$27  = 4'h3;
+      4'he:
+          \$27  = 4'h6;
+      4'hf:
+          \$27  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[29:28] })
+      4'h0:
+          \$28  = 4'h0;
+      4'h1:
+          \$28  = 4'h0;
+      4'h2:
+          \$28  = 4'h0;
+      4'h3:
+          \$28  = 4'h0;
+      4'h4:
+          \$28  = 4'h0;
+      4'h5:
+          \$28  = 4'h1;
+      4'h6:
+          \$28  = 4'h2;
+      4'h7:
+          \$28  = 4'h3;
+      4'h8:
+          \$28  = 4'h0;
+      4'h9:
+          \$28  = 4'h2;
+      4'ha:
+          \$28  = 4'h4;
+      4'hb:
+          \$28  = 4'h6;
+      4'hc:
+          \$28  = 4'h0;
+      4'hd:
+          \$28  = 4'h3;
+      4'he:
+          \$28  = 4'h6;
+      4'hf:
+          \$28  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[29:28] })
+      4'h0:
+          \$29  = 4'h0;
+      4'h1:
+          \$29  = 4'h0;
+      4'h2:
+          \$29  = 4'h0;
+      4'h3:
+          \$29  = 4'h0;
+      4'h4:
+          \$29  = 4'h0;
+      4'h5:
+          \$29  = 4'h1;
+      4'h6:
+          \$29  = 4'h2;
+      4'h7:
+          \$29  = 4'h3;
+      4'h8:
+          \$29  = 4'h0;
+      4'h9:
+          \$29  = 4'h2;
+      4'ha:
+          \$29  = 4'h4;
+      4'hb:
+          \$29  = 4'h6;
+      4'hc:
+          \$29  = 4'h0;
+      4'hd:
+          \$29  = 4'h3;
+      4'he:
+          \$29  = 4'h6;
+      4'hf:
+          \$29  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[29:28] })
+      4'h0:
+          \$30  = 4'h0;
+      4'h1:
+          \$30  = 4'h0;
+      4'h2:
+          \$30  = 4'h0;
+      4'h3:
+          \$30  = 4'h0;
+      4'h4:
+          \$30  = 4'h0;
+      4'h5:
+          \$30  = 4'h1;
+      4'h6:
+          \$30  = 4'h2;
+      4'h7:
+          \$30  = 4'h3;
+      4'h8:
+          \$30  = 4'h0;
+      4'h9:
+          \$30  = 4'h2;
+      4'ha:
+          \$30  = 4'h4;
+      4'hb:
+          \$30  = 4'h6;
+      4'hc:
+          \$30  = 4'h0;
+      4'hd:
+          \$30  = 4'h3;
+      4'he:
+          \$30  = 4'h6;
+      4'hf:
+          \$30  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[3:2] })
+      4'h0:
+          \$31  = 4'h0;
+      4'h1:
+          \$31  = 4'h0;
+      4'h2:
+          \$31  = 4'h0;
+      4'h3:
+          \$31  = 4'h0;
+      4'h4:
+          \$31  = 4'h0;
+      4'h5:
+          \$31  = 4'h1;
+      4'h6:
+          \$31  = 4'h2;
+      4'h7:
+          \$31  = 4'h3;
+      4'h8:
+          \$31  = 4'h0;
+      4'h9:
+          \$31  = 4'h2;
+      4'ha:
+          \$31  = 4'h4;
+      4'hb:
+          \$31  = 4'h6;
+      4'hc:
+          \$31  = 4'h0;
+      4'hd:
+          \$31  = 4'h3;
+      4'he:
+          \$31  = 4'h6;
+      4'hf:
+          \$31  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[7:6] })
+      4'h0:
+          \$32  = 4'h0;
+      4'h1:
+          \$32  = 4'h0;
+      4'h2:
+          \$32  = 4'h0;
+      4'h3:
+          \$32  = 4'h0;
+      4'h4:
+          \$32  = 4'h0;
+      4'h5:
+          \$32  = 4'h1;
+      4'h6:
+          \$32  = 4'h2;
+      4'h7:
+          \$32  = 4'h3;
+      4'h8:
+          \$32  = 4'h0;
+      4'h9:
+          \$32  = 4'h2;
+      4'ha:
+          \$32  = 4'h4;
+      4'hb:
+          \$32  = 4'h6;
+      4'hc:
+          \$32  = 4'h0;
+      4'hd:
+          \$32  = 4'h3;
+      4'he:
+          \$32  = 4'h6;
+      4'hf:
+          \$32  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[11:10] })
+      4'h0:
+          \$33  = 4'h0;
+      4'h1:
+          \$33  = 4'h0;
+      4'h2:
+          \$33  = 4'h0;
+      4'h3:
+          \$33  = 4'h0;
+      4'h4:
+          \$33  = 4'h0;
+      4'h5:
+          \$33  = 4'h1;
+      4'h6:
+          \$33  = 4'h2;
+      4'h7:
+          \$33  = 4'h3;
+      4'h8:
+          \$33  = 4'h0;
+      4'h9:
+          \$33  = 4'h2;
+      4'ha:
+          \$33  = 4'h4;
+      4'hb:
+          \$33  = 4'h6;
+      4'hc:
+          \$33  = 4'h0;
+      4'hd:
+          \$33  = 4'h3;
+      4'he:
+          \$33  = 4'h6;
+      4'hf:
+          \$33  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[15:14] })
+      4'h0:
+          \$34  = 4'h0;
+      4'h1:
+          \$34  = 4'h0;
+      4'h2:
+          \$34  = 4'h0;
+      4'h3:
+          \$34  = 4'h0;
+      4'h4:
+          \$34  = 4'h0;
+      4'h5:
+          \$34  = 4'h1;
+      4'h6:
+          \$34  = 4'h2;
+      4'h7:
+          \$34  = 4'h3;
+      4'h8:
+          \$34  = 4'h0;
+      4'h9:
+          \$34  = 4'h2;
+      4'ha:
+          \$34  = 4'h4;
+      4'hb:
+          \$34  = 4'h6;
+      4'hc:
+          \$34  = 4'h0;
+      4'hd:
+          \$34  = 4'h3;
+      4'he:
+          \$34  = 4'h6;
+      4'hf:
+          \$34  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[19:18] })
+      4'h0:
+          \$35  = 4'h0;
+      4'h1:
+          \$35  = 4'h0;
+      4'h2:
+          \$35  = 4'h0;
+      4'h3:
+          \$35  = 4'h0;
+      4'h4:
+          \$35  = 4'h0;
+      4'h5:
+          \$35  = 4'h1;
+      4'h6:
+          \$35  = 4'h2;
+      4'h7:
+          \$35  = 4'h3;
+      4'h8:
+          \$35  = 4'h0;
+      4'h9:
+          \$35  = 4'h2;
+      4'ha:
+          \$35  = 4'h4;
+      4'hb:
+          \$35  = 4'h6;
+      4'hc:
+          \$35  = 4'h0;
+      4'hd:
+          \$35  = 4'h3;
+      4'he:
+          \$35  = 4'h6;
+      4'hf:
+          \$35  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[23:22] })
+      4'h0:
+          \$36  = 4'h0;
+      4'h1:
+          \$36  = 4'h0;
+      4'h2:
+          \$36  = 4'h0;
+      4'h3:
+          \$36  = 4'h0;
+      4'h4:
+          \$36  = 4'h0;
+      4'h5:
+          \$36  = 4'h1;
+      4'h6:
+          \$36  = 4'h2;
+      4'h7:
+          \$36  = 4'h3;
+      4'h8:
+          \$36  = 4'h0;
+      4'h9:
+          \$36  = 4'h2;
+      4'ha:
+          \$36  = 4'h4;
+      4'hb:
+          \$36  = 4'h6;
+      4'hc:
+          \$36  = 4'h0;
+      4'hd:
+          \$36  = 4'h3;
+      4'he:
+          \$36  = 4'h6;
+      4'hf:
+          \$36  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[27:26] })
+      4'h0:
+          \$37  = 4'h0;
+      4'h1:
+          \$37  = 4'h0;
+      4'h2:
+          \$37  = 4'h0;
+      4'h3:
+          \$37  = 4'h0;
+      4'h4:
+          \$37  = 4'h0;
+      4'h5:
+          \$37  = 4'h1;
+      4'h6:
+          \$37  = 4'h2;
+      4'h7:
+          \$37  = 4'h3;
+      4'h8:
+          \$37  = 4'h0;
+      4'h9:
+          \$37  = 4'h2;
+      4'ha:
+          \$37  = 4'h4;
+      4'hb:
+          \$37  = 4'h6;
+      4'hc:
+          \$37  = 4'h0;
+      4'hd:
+          \$37  = 4'h3;
+      4'he:
+          \$37  = 4'h6;
+      4'hf:
+          \$37  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[27:26] })
+      4'h0:
+          \$38  = 4'h0;
+      4'h1:
+          \$38  = 4'h0;
+      4'h2:
+          \$38  = 4'h0;
+      4'h3:
+          \$38  = 4'h0;
+      4'h4:
+          \$38  = 4'h0;
+      4'h5:
+          \$38  = 4'h1;
+      4'h6:
+          \$38  = 4'h2;
+      4'h7:
+          \$38  = 4'h3;
+      4'h8:
+          \$38  = 4'h0;
+      4'h9:
+          \$38  = 4'h2;
+      4'ha:
+          \$38  = 4'h4;
+      4'hb:
+          \$38  = 4'h6;
+      4'hc:
+          \$38  = 4'h0;
+      4'hd:
+          \$38  = 4'h3;
+      4'he:
+          \$38  = 4'h6;
+      4'hf:
+          \$38  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[27:26] })
+      4'h0:
+          \$39  = 4'h0;
+      4'h1:
+          \$39  = 4'h0;
+      4'h2:
+          \$39  = 4'h0;
+      4'h3:
+          \$39  = 4'h0;
+      4'h4:
+          \$39  = 4'h0;
+      4'h5:
+          \$39  = 4'h1;
+      4'h6:
+          \$39  = 4'h2;
+      4'h7:
+          \$39  = 4'h3;
+      4'h8:
+          \$39  = 4'h0;
+      4'h9:
+          \$39  = 4'h2;
+      4'ha:
+          \$39  = 4'h4;
+      4'hb:
+          \$39  = 4'h6;
+      4'hc:
+          \$39  = 4'h0;
+      4'hd:
+          \$39  = 4'h3;
+      4'he:
+          \$39  = 4'h6;
+      4'hf:
+          \$39  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[27:26] })
+      4'h0:
+          \$40  = 4'h0;
+      4'h1:
+          \$40  = 4'h0;
+      4'h2:
+          \$40  = 4'h0;
+      4'h3:
+          \$40  = 4'h0;
+      4'h4:
+          \$40  = 4'h0;
+      4'h5:
+          \$40  = 4'h1;
+      4'h6:
+          \$40  = 4'h2;
+      4'h7:
+          \$40  = 4'h3;
+      4'h8:
+          \$40  = 4'h0;
+      4'h9:
+          \$40  = 4'h2;
+      4'ha:
+          \$40  = 4'h4;
+      4'hb:
+          \$40  = 4'h6;
+      4'hc:
+          \$40  = 4'h0;
+      4'hd:
+          \$40  = 4'h3;
+      4'he:
+          \$40  = 4'h6;
+      4'hf:
+          \$40  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[27:26] })
+      4'h0:
+          \$41  = 4'h0;
+      4'h1:
+          \$41  = 4'h0;
+      4'h2:
+          \$41  = 4'h0;
+      4'h3:
+          \$41  = 4'h0;
+      4'h4:
+          \$41  = 4'h0;
+      4'h5:
+          \$41  = 4'h1;
+      4'h6:
+          \$41  = 4'h2;
+      4'h7:
+          \$41  = 4'h3;
+      4'h8:
+          \$41  = 4'h0;
+      4'h9:
+          \$41  = 4'h2;
+      4'ha:
+          \$41  = 4'h4;
+      4'hb:
+          \$41  = 4'h6;
+      4'hc:
+          \$41  = 4'h0;
+      4'hd:
+          \$41  = 4'h3;
+      4'he:
+          \$41  = 4'h6;
+      4'hf:
+          \$41  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[27:26] })
+      4'h0:
+          \$42  = 4'h0;
+      4'h1:
+          \$42  = 4'h0;
+      4'h2:
+          \$42  = 4'h0;
+      4'h3:
+          \$42  = 4'h0;
+      4'h4:
+          \$42  = 4'h0;
+      4'h5:
+          \$42  = 4'h1;
+      4'h6:
+          \$42  = 4'h2;
+      4'h7:
+          \$42  = 4'h3;
+      4'h8:
+          \$42  = 4'h0;
+      4'h9:
+          \$42  = 4'h2;
+      4'ha:
+          \$42  = 4'h4;
+      4'hb:
+          \$42  = 4'h6;
+      4'hc:
+          \$42  = 4'h0;
+      4'hd:
+          \$42  = 4'h3;
+      4'he:
+          \$42  = 4'h6;
+      4'hf:
+          \$42  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[27:26] })
+      4'h0:
+          \$43  = 4'h0;
+      4'h1:
+          \$43  = 4'h0;
+      4'h2:
+          \$43  = 4'h0;
+      4'h3:
+          \$43  = 4'h0;
+      4'h4:
+          \$43  = 4'h0;
+      4'h5:
+          \$43  = 4'h1;
+      4'h6:
+          \$43  = 4'h2;
+      4'h7:
+          \$43  = 4'h3;
+      4'h8:
+          \$43  = 4'h0;
+      4'h9:
+          \$43  = 4'h2;
+      4'ha:
+          \$43  = 4'h4;
+      4'hb:
+          \$43  = 4'h6;
+      4'hc:
+          \$43  = 4'h0;
+      4'hd:
+          \$43  = 4'h3;
+      4'he:
+          \$43  = 4'h6;
+      4'hf:
+          \$43  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[3:2] })
+      4'h0:
+          \$44  = 4'h0;
+      4'h1:
+          \$44  = 4'h0;
+      4'h2:
+          \$44  = 4'h0;
+      4'h3:
+          \$44  = 4'h0;
+      4'h4:
+          \$44  = 4'h0;
+      4'h5:
+          \$44  = 4'h1;
+      4'h6:
+          \$44  = 4'h2;
+      4'h7:
+          \$44  = 4'h3;
+      4'h8:
+          \$44  = 4'h0;
+      4'h9:
+          \$44  = 4'h2;
+      4'ha:
+          \$44  = 4'h4;
+      4'hb:
+          \$44  = 4'h6;
+      4'hc:
+          \$44  = 4'h0;
+      4'hd:
+          \$44  = 4'h3;
+      4'he:
+          \$44  = 4'h6;
+      4'hf:
+          \$44  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[7:6] })
+      4'h0:
+          \$45  = 4'h0;
+      4'h1:
+          \$45  = 4'h0;
+      4'h2:
+          \$45  = 4'h0;
+      4'h3:
+          \$45  = 4'h0;
+      4'h4:
+          \$45  = 4'h0;
+      4'h5:
+          \$45  = 4'h1;
+      4'h6:
+          \$45  = 4'h2;
+      4'h7:
+          \$45  = 4'h3;
+      4'h8:
+          \$45  = 4'h0;
+      4'h9:
+          \$45  = 4'h2;
+      4'ha:
+          \$45  = 4'h4;
+      4'hb:
+          \$45  = 4'h6;
+      4'hc:
+          \$45  = 4'h0;
+      4'hd:
+          \$45  = 4'h3;
+      4'he:
+          \$45  = 4'h6;
+      4'hf:
+          \$45  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[11:10] })
+      4'h0:
+          \$46  = 4'h0;
+      4'h1:
+          \$46  = 4'h0;
+      4'h2:
+          \$46  = 4'h0;
+      4'h3:
+          \$46  = 4'h0;
+      4'h4:
+          \$46  = 4'h0;
+      4'h5:
+          \$46  = 4'h1;
+      4'h6:
+          \$46  = 4'h2;
+      4'h7:
+          \$46  = 4'h3;
+      4'h8:
+          \$46  = 4'h0;
+      4'h9:
+          \$46  = 4'h2;
+      4'ha:
+          \$46  = 4'h4;
+      4'hb:
+          \$46  = 4'h6;
+      4'hc:
+          \$46  = 4'h0;
+      4'hd:
+          \$46  = 4'h3;
+      4'he:
+          \$46  = 4'h6;
+      4'hf:
+          \$46  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[15:14] })
+      4'h0:
+          \$47  = 4'h0;
+      4'h1:
+          \$47  = 4'h0;
+      4'h2:
+          \$47  = 4'h0;
+      4'h3:
+          \$47  = 4'h0;
+      4'h4:
+          \$47  = 4'h0;
+      4'h5:
+          \$47  = 4'h1;
+      4'h6:
+          \$47  = 4'h2;
+      4'h7:
+          \$47  = 4'h3;
+      4'h8:
+          \$47  = 4'h0;
+      4'h9:
+          \$47  = 4'h2;
+      4'ha:
+          \$47  = 4'h4;
+      4'hb:
+          \$47  = 4'h6;
+      4'hc:
+          \$47  = 4'h0;
+      4'hd:
+          \$47  = 4'h3;
+      4'he:
+          \$47  = 4'h6;
+      4'hf:
+          \$47  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[19:18] })
+      4'h0:
+          \$48  = 4'h0;
+      4'h1:
+          \$48  = 4'h0;
+      4'h2:
+          \$48  = 4'h0;
+      4'h3:
+          \$48  = 4'h0;
+      4'h4:
+          \$48  = 4'h0;
+      4'h5:
+          \$48  = 4'h1;
+      4'h6:
+          \$48  = 4'h2;
+      4'h7:
+          \$48  = 4'h3;
+      4'h8:
+          \$48  = 4'h0;
+      4'h9:
+          \$48  = 4'h2;
+      4'ha:
+          \$48  = 4'h4;
+      4'hb:
+          \$48  = 4'h6;
+      4'hc:
+          \$48  = 4'h0;
+      4'hd:
+          \$48  = 4'h3;
+      4'he:
+          \$48  = 4'h6;
+      4'hf:
+          \$48  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[23:22] })
+      4'h0:
+          \$49  = 4'h0;
+      4'h1:
+          \$49  = 4'h0;
+      4'h2:
+          \$49  = 4'h0;
+      4'h3:
+          \$49  = 4'h0;
+      4'h4:
+          \$49  = 4'h0;
+      4'h5:
+          \$49  = 4'h1;
+      4'h6:
+          \$49  = 4'h2;
+      4'h7:
+          \$49  = 4'h3;
+      4'h8:
+          \$49  = 4'h0;
+      4'h9:
+          \$49  = 4'h2;
+      4'ha:
+          \$49  = 4'h4;
+      4'hb:
+          \$49  = 4'h6;
+      4'hc:
+          \$49  = 4'h0;
+      4'hd:
+          \$49  = 4'h3;
+      4'he:
+          \$49  = 4'h6;
+      4'hf:
+          \$49  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[25:24] })
+      4'h0:
+          \$50  = 4'h0;
+      4'h1:
+          \$50  = 4'h0;
+      4'h2:
+          \$50  = 4'h0;
+      4'h3:
+          \$50  = 4'h0;
+      4'h4:
+          \$50  = 4'h0;
+      4'h5:
+          \$50  = 4'h1;
+      4'h6:
+          \$50  = 4'h2;
+      4'h7:
+          \$50  = 4'h3;
+      4'h8:
+          \$50  = 4'h0;
+      4'h9:
+          \$50  = 4'h2;
+      4'ha:
+          \$50  = 4'h4;
+      4'hb:
+          \$50  = 4'h6;
+      4'hc:
+          \$50  = 4'h0;
+      4'hd:
+          \$50  = 4'h3;
+      4'he:
+          \$50  = 4'h6;
+      4'hf:
+          \$50  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[25:24] })
+      4'h0:
+          \$51  = 4'h0;
+      4'h1:
+          \$51  = 4'h0;
+      4'h2:
+          \$51  = 4'h0;
+      4'h3:
+          \$51  = 4'h0;
+      4'h4:
+          \$51  = 4'h0;
+      4'h5:
+          \$51  = 4'h1;
+      4'h6:
+          \$51  = 4'h2;
+      4'h7:
+          \$51  = 4'h3;
+      4'h8:
+          \$51  = 4'h0;
+      4'h9:
+          \$51  = 4'h2;
+      4'ha:
+          \$51  = 4'h4;
+      4'hb:
+          \$51  = 4'h6;
+      4'hc:
+          \$51  = 4'h0;
+      4'hd:
+          \$51  = 4'h3;
+      4'he:
+          \$51  = 4'h6;
+      4'hf:
+          \$51  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[25:24] })
+      4'h0:
+          \$52  = 4'h0;
+      4'h1:
+          \$52  = 4'h0;
+      4'h2:
+          \$52  = 4'h0;
+      4'h3:
+          \$52  = 4'h0;
+      4'h4:
+          \$52  = 4'h0;
+      4'h5:
+          \$52  = 4'h1;
+      4'h6:
+          \$52  = 4'h2;
+      4'h7:
+          \$52  = 4'h3;
+      4'h8:
+          \$52  = 4'h0;
+      4'h9:
+          \$52  = 4'h2;
+      4'ha:
+          \$52  = 4'h4;
+      4'hb:
+          \$52  = 4'h6;
+      4'hc:
+          \$52  = 4'h0;
+      4'hd:
+          \$52  = 4'h3;
+      4'he:
+          \$52  = 4'h6;
+      4'hf:
+          \$52  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[25:24] })
+      4'h0:
+          \$53  = 4'h0;
+      4'h1:
+          \$53  = 4'h0;
+      4'h2:
+          \$53  = 4'h0;
+      4'h3:
+          \$53  = 4'h0;
+      4'h4:
+          \$53  = 4'h0;
+      4'h5:
+          \$53  = 4'h1;
+      4'h6:
+          \$53  = 4'h2;
+      4'h7:
+          \$53  = 4'h3;
+      4'h8:
+          \$53  = 4'h0;
+      4'h9:
+          \$53  = 4'h2;
+      4'ha:
+          \$53  = 4'h4;
+      4'hb:
+          \$53  = 4'h6;
+      4'hc:
+          \$53  = 4'h0;
+      4'hd:
+          \$53  = 4'h3;
+      4'he:
+          \$53  = 4'h6;
+      4'hf:
+          \$53  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[25:24] })
+      4'h0:
+          \$54  = 4'h0;
+      4'h1:
+          \$54  = 4'h0;
+      4'h2:
+          \$54  = 4'h0;
+      4'h3:
+          \$54  = 4'h0;
+      4'h4:
+          \$54  = 4'h0;
+      4'h5:
+          \$54  = 4'h1;
+      4'h6:
+          \$54  = 4'h2;
+      4'h7:
+          \$54  = 4'h3;
+      4'h8:
+          \$54  = 4'h0;
+      4'h9:
+          \$54  = 4'h2;
+      4'ha:
+          \$54  = 4'h4;
+      4'hb:
+          \$54  = 4'h6;
+      4'hc:
+          \$54  = 4'h0;
+      4'hd:
+          \$54  = 4'h3;
+      4'he:
+          \$54  = 4'h6;
+      4'hf:
+          \$54  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[25:24] })
+      4'h0:
+          \$55  = 4'h0;
+      4'h1:
+          \$55  = 4'h0;
+      4'h2:
+          \$55  = 4'h0;
+      4'h3:
+          \$55  = 4'h0;
+      4'h4:
+          \$55  = 4'h0;
+      4'h5:
+          \$55  = 4'h1;
+      4'h6:
+          \$55  = 4'h2;
+      4'h7:
+          \$55  = 4'h3;
+      4'h8:
+          \$55  = 4'h0;
+      4'h9:
+          \$55  = 4'h2;
+      4'ha:
+          \$55  = 4'h4;
+      4'hb:
+          \$55  = 4'h6;
+      4'hc:
+          \$55  = 4'h0;
+      4'hd:
+          \$55  = 4'h3;
+      4'he:
+          \$55  = 4'h6;
+      4'hf:
+          \$55  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[3:2] })
+      4'h0:
+          \$56  = 4'h0;
+      4'h1:
+          \$56  = 4'h0;
+      4'h2:
+          \$56  = 4'h0;
+      4'h3:
+          \$56  = 4'h0;
+      4'h4:
+          \$56  = 4'h0;
+      4'h5:
+          \$56  = 4'h1;
+      4'h6:
+          \$56  = 4'h2;
+      4'h7:
+          \$56  = 4'h3;
+      4'h8:
+          \$56  = 4'h0;
+      4'h9:
+          \$56  = 4'h2;
+      4'ha:
+          \$56  = 4'h4;
+      4'hb:
+          \$56  = 4'h6;
+      4'hc:
+          \$56  = 4'h0;
+      4'hd:
+          \$56  = 4'h3;
+      4'he:
+          \$56  = 4'h6;
+      4'hf:
+          \$56  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[7:6] })
+      4'h0:
+          \$57  = 4'h0;
+      4'h1:
+          \$57  = 4'h0;
+      4'h2:
+          \$57  = 4'h0;
+      4'h3:
+          \$57  = 4'h0;
+      4'h4:
+          \$57  = 4'h0;
+      4'h5:
+          \$57  = 4'h1;
+      4'h6:
+          \$57  = 4'h2;
+      4'h7:
+          \$57  = 4'h3;
+      4'h8:
+          \$57  = 4'h0;
+      4'h9:
+          \$57  = 4'h2;
+      4'ha:
+          \$57  = 4'h4;
+      4'hb:
+          \$57  = 4'h6;
+      4'hc:
+          \$57  = 4'h0;
+      4'hd:
+          \$57  = 4'h3;
+      4'he:
+          \$57  = 4'h6;
+      4'hf:
+          \$57  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[11:10] })
+      4'h0:
+          \$58  = 4'h0;
+      4'h1:
+          \$58  = 4'h0;
+      4'h2:
+          \$58  = 4'h0;
+      4'h3:
+          \$58  = 4'h0;
+      4'h4:
+          \$58  = 4'h0;
+      4'h5:
+          \$58  = 4'h1;
+      4'h6:
+          \$58  = 4'h2;
+      4'h7:
+          \$58  = 4'h3;
+      4'h8:
+          \$58  = 4'h0;
+      4'h9:
+          \$58  = 4'h2;
+      4'ha:
+          \$58  = 4'h4;
+      4'hb:
+          \$58  = 4'h6;
+      4'hc:
+          \$58  = 4'h0;
+      4'hd:
+          \$58  = 4'h3;
+      4'he:
+          \$58  = 4'h6;
+      4'hf:
+          \$58  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[15:14] })
+      4'h0:
+          \$59  = 4'h0;
+      4'h1:
+          \$59  = 4'h0;
+      4'h2:
+          \$59  = 4'h0;
+      4'h3:
+          \$59  = 4'h0;
+      4'h4:
+          \$59  = 4'h0;
+      4'h5:
+          \$59  = 4'h1;
+      4'h6:
+          \$59  = 4'h2;
+      4'h7:
+          \$59  = 4'h3;
+      4'h8:
+          \$59  = 4'h0;
+      4'h9:
+          \$59  = 4'h2;
+      4'ha:
+          \$59  = 4'h4;
+      4'hb:
+          \$59  = 4'h6;
+      4'hc:
+          \$59  = 4'h0;
+      4'hd:
+          \$59  = 4'h3;
+      4'he:
+          \$59  = 4'h6;
+      4'hf:
+          \$59  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[19:18] })
+      4'h0:
+          \$60  = 4'h0;
+      4'h1:
+          \$60  = 4'h0;
+      4'h2:
+          \$60  = 4'h0;
+      4'h3:
+          \$60  = 4'h0;
+      4'h4:
+          \$60  = 4'h0;
+      4'h5:
+          \$60  = 4'h1;
+      4'h6:
+          \$60  = 4'h2;
+      4'h7:
+          \$60  = 4'h3;
+      4'h8:
+          \$60  = 4'h0;
+      4'h9:
+          \$60  = 4'h2;
+      4'ha:
+          \$60  = 4'h4;
+      4'hb:
+          \$60  = 4'h6;
+      4'hc:
+          \$60  = 4'h0;
+      4'hd:
+          \$60  = 4'h3;
+      4'he:
+          \$60  = 4'h6;
+      4'hf:
+          \$60  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[23:22] })
+      4'h0:
+          \$61  = 4'h0;
+      4'h1:
+          \$61  = 4'h0;
+      4'h2:
+          \$61  = 4'h0;
+      4'h3:
+          \$61  = 4'h0;
+      4'h4:
+          \$61  = 4'h0;
+      4'h5:
+          \$61  = 4'h1;
+      4'h6:
+          \$61  = 4'h2;
+      4'h7:
+          \$61  = 4'h3;
+      4'h8:
+          \$61  = 4'h0;
+      4'h9:
+          \$61  = 4'h2;
+      4'ha:
+          \$61  = 4'h4;
+      4'hb:
+          \$61  = 4'h6;
+      4'hc:
+          \$61  = 4'h0;
+      4'hd:
+          \$61  = 4'h3;
+      4'he:
+          \$61  = 4'h6;
+      4'hf:
+          \$61  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[23:22] })
+      4'h0:
+          \$62  = 4'h0;
+      4'h1:
+          \$62  = 4'h0;
+      4'h2:
+          \$62  = 4'h0;
+      4'h3:
+          \$62  = 4'h0;
+      4'h4:
+          \$62  = 4'h0;
+      4'h5:
+          \$62  = 4'h1;
+      4'h6:
+          \$62  = 4'h2;
+      4'h7:
+          \$62  = 4'h3;
+      4'h8:
+          \$62  = 4'h0;
+      4'h9:
+          \$62  = 4'h2;
+      4'ha:
+          \$62  = 4'h4;
+      4'hb:
+          \$62  = 4'h6;
+      4'hc:
+          \$62  = 4'h0;
+      4'hd:
+          \$62  = 4'h3;
+      4'he:
+          \$62  = 4'h6;
+      4'hf:
+          \$62  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[23:22] })
+      4'h0:
+          \$63  = 4'h0;
+      4'h1:
+          \$63  = 4'h0;
+      4'h2:
+          \$63  = 4'h0;
+      4'h3:
+          \$63  = 4'h0;
+      4'h4:
+          \$63  = 4'h0;
+      4'h5:
+          \$63  = 4'h1;
+      4'h6:
+          \$63  = 4'h2;
+      4'h7:
+          \$63  = 4'h3;
+      4'h8:
+          \$63  = 4'h0;
+      4'h9:
+          \$63  = 4'h2;
+      4'ha:
+          \$63  = 4'h4;
+      4'hb:
+          \$63  = 4'h6;
+      4'hc:
+          \$63  = 4'h0;
+      4'hd:
+          \$63  = 4'h3;
+      4'he:
+          \$63  = 4'h6;
+      4'hf:
+          \$63  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[23:22] })
+      4'h0:
+          \$64  = 4'h0;
+      4'h1:
+          \$64  = 4'h0;
+      4'h2:
+          \$64  = 4'h0;
+      4'h3:
+          \$64  = 4'h0;
+      4'h4:
+          \$64  = 4'h0;
+      4'h5:
+          \$64  = 4'h1;
+      4'h6:
+          \$64  = 4'h2;
+      4'h7:
+          \$64  = 4'h3;
+      4'h8:
+          \$64  = 4'h0;
+      4'h9:
+          \$64  = 4'h2;
+      4'ha:
+          \$64  = 4'h4;
+      4'hb:
+          \$64  = 4'h6;
+      4'hc:
+          \$64  = 4'h0;
+      4'hd:
+          \$64  = 4'h3;
+      4'he:
+          \$64  = 4'h6;
+      4'hf:
+          \$64  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[23:22] })
+      4'h0:
+          \$65  = 4'h0;
+      4'h1:
+          \$65  = 4'h0;
+      4'h2:
+          \$65  = 4'h0;
+      4'h3:
+          \$65  = 4'h0;
+      4'h4:
+          \$65  = 4'h0;
+      4'h5:
+          \$65  = 4'h1;
+      4'h6:
+          \$65  = 4'h2;
+      4'h7:
+          \$65  = 4'h3;
+      4'h8:
+          \$65  = 4'h0;
+      4'h9:
+          \$65  = 4'h2;
+      4'ha:
+          \$65  = 4'h4;
+      4'hb:
+          \$65  = 4'h6;
+      4'hc:
+          \$65  = 4'h0;
+      4'hd:
+          \$65  = 4'h3;
+      4'he:
+          \$65  = 4'h6;
+      4'hf:
+          \$65  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[23:22] })
+      4'h0:
+          \$66  = 4'h0;
+      4'h1:
+          \$66  = 4'h0;
+      4'h2:
+          \$66  = 4'h0;
+      4'h3:
+          \$66  = 4'h0;
+      4'h4:
+          \$66  = 4'h0;
+      4'h5:
+          \$66  = 4'h1;
+      4'h6:
+          \$66  = 4'h2;
+      4'h7:
+          \$66  = 4'h3;
+      4'h8:
+          \$66  = 4'h0;
+      4'h9:
+          \$66  = 4'h2;
+      4'ha:
+          \$66  = 4'h4;
+      4'hb:
+          \$66  = 4'h6;
+      4'hc:
+          \$66  = 4'h0;
+      4'hd:
+          \$66  = 4'h3;
+      4'he:
+          \$66  = 4'h6;
+      4'hf:
+          \$66  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[3:2] })
+      4'h0:
+          \$67  = 4'h0;
+      4'h1:
+          \$67  = 4'h0;
+      4'h2:
+          \$67  = 4'h0;
+      4'h3:
+          \$67  = 4'h0;
+      4'h4:
+          \$67  = 4'h0;
+      4'h5:
+          \$67  = 4'h1;
+      4'h6:
+          \$67  = 4'h2;
+      4'h7:
+          \$67  = 4'h3;
+      4'h8:
+          \$67  = 4'h0;
+      4'h9:
+          \$67  = 4'h2;
+      4'ha:
+          \$67  = 4'h4;
+      4'hb:
+          \$67  = 4'h6;
+      4'hc:
+          \$67  = 4'h0;
+      4'hd:
+          \$67  = 4'h3;
+      4'he:
+          \$67  = 4'h6;
+      4'hf:
+          \$67  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[7:6] })
+      4'h0:
+          \$68  = 4'h0;
+      4'h1:
+          \$68  = 4'h0;
+      4'h2:
+          \$68  = 4'h0;
+      4'h3:
+          \$68  = 4'h0;
+      4'h4:
+          \$68  = 4'h0;
+      4'h5:
+          \$68  = 4'h1;
+      4'h6:
+          \$68  = 4'h2;
+      4'h7:
+          \$68  = 4'h3;
+      4'h8:
+          \$68  = 4'h0;
+      4'h9:
+          \$68  = 4'h2;
+      4'ha:
+          \$68  = 4'h4;
+      4'hb:
+          \$68  = 4'h6;
+      4'hc:
+          \$68  = 4'h0;
+      4'hd:
+          \$68  = 4'h3;
+      4'he:
+          \$68  = 4'h6;
+      4'hf:
+          \$68  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[11:10] })
+      4'h0:
+          \$69  = 4'h0;
+      4'h1:
+          \$69  = 4'h0;
+      4'h2:
+          \$69  = 4'h0;
+      4'h3:
+          \$69  = 4'h0;
+      4'h4:
+          \$69  = 4'h0;
+      4'h5:
+          \$69  = 4'h1;
+      4'h6:
+          \$69  = 4'h2;
+      4'h7:
+          \$69  = 4'h3;
+      4'h8:
+          \$69  = 4'h0;
+      4'h9:
+          \$69  = 4'h2;
+      4'ha:
+          \$69  = 4'h4;
+      4'hb:
+          \$69  = 4'h6;
+      4'hc:
+          \$69  = 4'h0;
+      4'hd:
+          \$69  = 4'h3;
+      4'he:
+          \$69  = 4'h6;
+      4'hf:
+          \$69  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[15:14] })
+      4'h0:
+          \$70  = 4'h0;
+      4'h1:
+          \$70  = 4'h0;
+      4'h2:
+          \$70  = 4'h0;
+      4'h3:
+          \$70  = 4'h0;
+      4'h4:
+          \$70  = 4'h0;
+      4'h5:
+          \$70  = 4'h1;
+      4'h6:
+          \$70  = 4'h2;
+      4'h7:
+          \$70  = 4'h3;
+      4'h8:
+          \$70  = 4'h0;
+      4'h9:
+          \$70  = 4'h2;
+      4'ha:
+          \$70  = 4'h4;
+      4'hb:
+          \$70  = 4'h6;
+      4'hc:
+          \$70  = 4'h0;
+      4'hd:
+          \$70  = 4'h3;
+      4'he:
+          \$70  = 4'h6;
+      4'hf:
+          \$70  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[19:18] })
+      4'h0:
+          \$71  = 4'h0;
+      4'h1:
+          \$71  = 4'h0;
+      4'h2:
+          \$71  = 4'h0;
+      4'h3:
+          \$71  = 4'h0;
+      4'h4:
+          \$71  = 4'h0;
+      4'h5:
+          \$71  = 4'h1;
+      4'h6:
+          \$71  = 4'h2;
+      4'h7:
+          \$71  = 4'h3;
+      4'h8:
+          \$71  = 4'h0;
+      4'h9:
+          \$71  = 4'h2;
+      4'ha:
+          \$71  = 4'h4;
+      4'hb:
+          \$71  = 4'h6;
+      4'hc:
+          \$71  = 4'h0;
+      4'hd:
+          \$71  = 4'h3;
+      4'he:
+          \$71  = 4'h6;
+      4'hf:
+          \$71  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[21:20] })
+      4'h0:
+          \$72  = 4'h0;
+      4'h1:
+          \$72  = 4'h0;
+      4'h2:
+          \$72  = 4'h0;
+      4'h3:
+          \$72  = 4'h0;
+      4'h4:
+          \$72  = 4'h0;
+      4'h5:
+          \$72  = 4'h1;
+      4'h6:
+          \$72  = 4'h2;
+      4'h7:
+          \$72  = 4'h3;
+      4'h8:
+          \$72  = 4'h0;
+      4'h9:
+          \$72  = 4'h2;
+      4'ha:
+          \$72  = 4'h4;
+      4'hb:
+          \$72  = 4'h6;
+      4'hc:
+          \$72  = 4'h0;
+      4'hd:
+          \$72  = 4'h3;
+      4'he:
+          \$72  = 4'h6;
+      4'hf:
+          \$72  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[21:20] })
+      4'h0:
+          \$73  = 4'h0;
+      4'h1:
+          \$73  = 4'h0;
+      4'h2:
+          \$73  = 4'h0;
+      4'h3:
+          \$73  = 4'h0;
+      4'h4:
+          \$73  = 4'h0;
+      4'h5:
+          \$73  = 4'h1;
+      4'h6:
+          \$73  = 4'h2;
+      4'h7:
+          \$73  = 4'h3;
+      4'h8:
+          \$73  = 4'h0;
+      4'h9:
+          \$73  = 4'h2;
+      4'ha:
+          \$73  = 4'h4;
+      4'hb:
+          \$73  = 4'h6;
+      4'hc:
+          \$73  = 4'h0;
+      4'hd:
+          \$73  = 4'h3;
+      4'he:
+          \$73  = 4'h6;
+      4'hf:
+          \$73  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[21:20] })
+      4'h0:
+          \$74  = 4'h0;
+      4'h1:
+          \$74  = 4'h0;
+      4'h2:
+          \$74  = 4'h0;
+      4'h3:
+          \$74  = 4'h0;
+      4'h4:
+          \$74  = 4'h0;
+      4'h5:
+          \$74  = 4'h1;
+      4'h6:
+          \$74  = 4'h2;
+      4'h7:
+          \$74  = 4'h3;
+      4'h8:
+          \$74  = 4'h0;
+      4'h9:
+          \$74  = 4'h2;
+      4'ha:
+          \$74  = 4'h4;
+      4'hb:
+          \$74  = 4'h6;
+      4'hc:
+          \$74  = 4'h0;
+      4'hd:
+          \$74  = 4'h3;
+      4'he:
+          \$74  = 4'h6;
+      4'hf:
+          \$74  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[21:20] })
+      4'h0:
+          \$75  = 4'h0;
+      4'h1:
+          \$75  = 4'h0;
+      4'h2:
+          \$75  = 4'h0;
+      4'h3:
+          \$75  = 4'h0;
+      4'h4:
+          \$75  = 4'h0;
+      4'h5:
+          \$75  = 4'h1;
+      4'h6:
+          \$75  = 4'h2;
+      4'h7:
+          \$75  = 4'h3;
+      4'h8:
+          \$75  = 4'h0;
+      4'h9:
+          \$75  = 4'h2;
+      4'ha:
+          \$75  = 4'h4;
+      4'hb:
+          \$75  = 4'h6;
+      4'hc:
+          \$75  = 4'h0;
+      4'hd:
+          \$75  = 4'h3;
+      4'he:
+          \$75  = 4'h6;
+      4'hf:
+          \$75  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[21:20] })
+      4'h0:
+          \$76  = 4'h0;
+      4'h1:
+          \$76  = 4'h0;
+      4'h2:
+          \$76  = 4'h0;
+      4'h3:
+          \$76  = 4'h0;
+      4'h4:
+          \$76  = 4'h0;
+      4'h5:
+          \$76  = 4'h1;
+      4'h6:
+          \$76  = 4'h2;
+      4'h7:
+          \$76  = 4'h3;
+      4'h8:
+          \$76  = 4'h0;
+      4'h9:
+          \$76  = 4'h2;
+      4'ha:
+          \$76  = 4'h4;
+      4'hb:
+          \$76  = 4'h6;
+      4'hc:
+          \$76  = 4'h0;
+      4'hd:
+          \$76  = 4'h3;
+      4'he:
+          \$76  = 4'h6;
+      4'hf:
+          \$76  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[3:2] })
+      4'h0:
+          \$77  = 4'h0;
+      4'h1:
+          \$77  = 4'h0;
+      4'h2:
+          \$77  = 4'h0;
+      4'h3:
+          \$77  = 4'h0;
+      4'h4:
+          \$77  = 4'h0;
+      4'h5:
+          \$77  = 4'h1;
+      4'h6:
+          \$77  = 4'h2;
+      4'h7:
+          \$77  = 4'h3;
+      4'h8:
+          \$77  = 4'h0;
+      4'h9:
+          \$77  = 4'h2;
+      4'ha:
+          \$77  = 4'h4;
+      4'hb:
+          \$77  = 4'h6;
+      4'hc:
+          \$77  = 4'h0;
+      4'hd:
+          \$77  = 4'h3;
+      4'he:
+          \$77  = 4'h6;
+      4'hf:
+          \$77  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[7:6] })
+      4'h0:
+          \$78  = 4'h0;
+      4'h1:
+          \$78  = 4'h0;
+      4'h2:
+          \$78  = 4'h0;
+      4'h3:
+          \$78  = 4'h0;
+      4'h4:
+          \$78  = 4'h0;
+      4'h5:
+          \$78  = 4'h1;
+      4'h6:
+          \$78  = 4'h2;
+      4'h7:
+          \$78  = 4'h3;
+      4'h8:
+          \$78  = 4'h0;
+      4'h9:
+          \$78  = 4'h2;
+      4'ha:
+          \$78  = 4'h4;
+      4'hb:
+          \$78  = 4'h6;
+      4'hc:
+          \$78  = 4'h0;
+      4'hd:
+          \$78  = 4'h3;
+      4'he:
+          \$78  = 4'h6;
+      4'hf:
+          \$78  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[11:10] })
+      4'h0:
+          \$79  = 4'h0;
+      4'h1:
+          \$79  = 4'h0;
+      4'h2:
+          \$79  = 4'h0;
+      4'h3:
+          \$79  = 4'h0;
+      4'h4:
+          \$79  = 4'h0;
+      4'h5:
+          \$79  = 4'h1;
+      4'h6:
+          \$79  = 4'h2;
+      4'h7:
+          \$79  = 4'h3;
+      4'h8:
+          \$79  = 4'h0;
+      4'h9:
+          \$79  = 4'h2;
+      4'ha:
+          \$79  = 4'h4;
+      4'hb:
+          \$79  = 4'h6;
+      4'hc:
+          \$79  = 4'h0;
+      4'hd:
+          \$79  = 4'h3;
+      4'he:
+          \$79  = 4'h6;
+      4'hf:
+          \$79  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[15:14] })
+      4'h0:
+          \$80  = 4'h0;
+      4'h1:
+          \$80  = 4'h0;
+      4'h2:
+          \$80  = 4'h0;
+      4'h3:
+          \$80  = 4'h0;
+      4'h4:
+          \$80  = 4'h0;
+      4'h5:
+          \$80  = 4'h1;
+      4'h6:
+          \$80  = 4'h2;
+      4'h7:
+          \$80  = 4'h3;
+      4'h8:
+          \$80  = 4'h0;
+      4'h9:
+          \$80  = 4'h2;
+      4'ha:
+          \$80  = 4'h4;
+      4'hb:
+          \$80  = 4'h6;
+      4'hc:
+          \$80  = 4'h0;
+      4'hd:
+          \$80  = 4'h3;
+      4'he:
+          \$80  = 4'h6;
+      4'hf:
+          \$80  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[19:18] })
+      4'h0:
+          \$81  = 4'h0;
+      4'h1:
+          \$81  = 4'h0;
+      4'h2:
+          \$81  = 4'h0;
+      4'h3:
+          \$81  = 4'h0;
+      4'h4:
+          \$81  = 4'h0;
+      4'h5:
+          \$81  = 4'h1;
+      4'h6:
+          \$81  = 4'h2;
+      4'h7:
+          \$81  = 4'h3;
+      4'h8:
+          \$81  = 4'h0;
+      4'h9:
+          \$81  = 4'h2;
+      4'ha:
+          \$81  = 4'h4;
+      4'hb:
+          \$81  = 4'h6;
+      4'hc:
+          \$81  = 4'h0;
+      4'hd:
+          \$81  = 4'h3;
+      4'he:
+          \$81  = 4'h6;
+      4'hf:
+          \$81  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[19:18] })
+      4'h0:
+          \$82  = 4'h0;
+      4'h1:
+          \$82  = 4'h0;
+      4'h2:
+          \$82  = 4'h0;
+      4'h3:
+          \$82  = 4'h0;
+      4'h4:
+          \$82  = 4'h0;
+      4'h5:
+          \$82  = 4'h1;
+      4'h6:
+          \$82  = 4'h2;
+      4'h7:
+          \$82  = 4'h3;
+      4'h8:
+          \$82  = 4'h0;
+      4'h9:
+          \$82  = 4'h2;
+      4'ha:
+          \$82  = 4'h4;
+      4'hb:
+          \$82  = 4'h6;
+      4'hc:
+          \$82  = 4'h0;
+      4'hd:
+          \$82  = 4'h3;
+      4'he:
+          \$82  = 4'h6;
+      4'hf:
+          \$82  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[19:18] })
+      4'h0:
+          \$83  = 4'h0;
+      4'h1:
+          \$83  = 4'h0;
+      4'h2:
+          \$83  = 4'h0;
+      4'h3:
+          \$83  = 4'h0;
+      4'h4:
+          \$83  = 4'h0;
+      4'h5:
+          \$83  = 4'h1;
+      4'h6:
+          \$83  = 4'h2;
+      4'h7:
+          \$83  = 4'h3;
+      4'h8:
+          \$83  = 4'h0;
+      4'h9:
+          \$83  = 4'h2;
+      4'ha:
+          \$83  = 4'h4;
+      4'hb:
+          \$83  = 4'h6;
+      4'hc:
+          \$83  = 4'h0;
+      4'hd:
+          \$83  = 4'h3;
+      4'he:
+          \$83  = 4'h6;
+      4'hf:
+          \$83  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[19:18] })
+      4'h0:
+          \$84  = 4'h0;
+      4'h1:
+          \$84  = 4'h0;
+      4'h2:
+          \$84  = 4'h0;
+      4'h3:
+          \$84  = 4'h0;
+      4'h4:
+          \$84  = 4'h0;
+      4'h5:
+          \$84  = 4'h1;
+      4'h6:
+          \$84  = 4'h2;
+      4'h7:
+          \$84  = 4'h3;
+      4'h8:
+          \$84  = 4'h0;
+      4'h9:
+          \$84  = 4'h2;
+      4'ha:
+          \$84  = 4'h4;
+      4'hb:
+          \$84  = 4'h6;
+      4'hc:
+          \$84  = 4'h0;
+      4'hd:
+          \$84  = 4'h3;
+      4'he:
+          \$84  = 4'h6;
+      4'hf:
+          \$84  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[19:18] })
+      4'h0:
+          \$85  = 4'h0;
+      4'h1:
+          \$85  = 4'h0;
+      4'h2:
+          \$85  = 4'h0;
+      4'h3:
+          \$85  = 4'h0;
+      4'h4:
+          \$85  = 4'h0;
+      4'h5:
+          \$85  = 4'h1;
+      4'h6:
+          \$85  = 4'h2;
+      4'h7:
+          \$85  = 4'h3;
+      4'h8:
+          \$85  = 4'h0;
+      4'h9:
+          \$85  = 4'h2;
+      4'ha:
+          \$85  = 4'h4;
+      4'hb:
+          \$85  = 4'h6;
+      4'hc:
+          \$85  = 4'h0;
+      4'hd:
+          \$85  = 4'h3;
+      4'he:
+          \$85  = 4'h6;
+      4'hf:
+          \$85  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[3:2] })
+      4'h0:
+          \$86  = 4'h0;
+      4'h1:
+          \$86  = 4'h0;
+      4'h2:
+          \$86  = 4'h0;
+      4'h3:
+          \$86  = 4'h0;
+      4'h4:
+          \$86  = 4'h0;
+      4'h5:
+          \$86  = 4'h1;
+      4'h6:
+          \$86  = 4'h2;
+      4'h7:
+          \$86  = 4'h3;
+      4'h8:
+          \$86  = 4'h0;
+      4'h9:
+          \$86  = 4'h2;
+      4'ha:
+          \$86  = 4'h4;
+      4'hb:
+          \$86  = 4'h6;
+      4'hc:
+          \$86  = 4'h0;
+      4'hd:
+          \$86  = 4'h3;
+      4'he:
+          \$86  = 4'h6;
+      4'hf:
+          \$86  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[7:6] })
+      4'h0:
+          \$87  = 4'h0;
+      4'h1:
+          \$87  = 4'h0;
+      4'h2:
+          \$87  = 4'h0;
+      4'h3:
+          \$87  = 4'h0;
+      4'h4:
+          \$87  = 4'h0;
+      4'h5:
+          \$87  = 4'h1;
+      4'h6:
+          \$87  = 4'h2;
+      4'h7:
+          \$87  = 4'h3;
+      4'h8:
+          \$87  = 4'h0;
+      4'h9:
+          \$87  = 4'h2;
+      4'ha:
+          \$87  = 4'h4;
+      4'hb:
+          \$87  = 4'h6;
+      4'hc:
+          \$87  = 4'h0;
+      4'hd:
+          \$87  = 4'h3;
+      4'he:
+          \$87  = 4'h6;
+      4'hf:
+          \$87  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[11:10] })
+      4'h0:
+          \$88  = 4'h0;
+      4'h1:
+          \$88  = 4'h0;
+      4'h2:
+          \$88  = 4'h0;
+      4'h3:
+          \$88  = 4'h0;
+      4'h4:
+          \$88  = 4'h0;
+      4'h5:
+          \$88  = 4'h1;
+      4'h6:
+          \$88  = 4'h2;
+      4'h7:
+          \$88  = 4'h3;
+      4'h8:
+          \$88  = 4'h0;
+      4'h9:
+          \$88  = 4'h2;
+      4'ha:
+          \$88  = 4'h4;
+      4'hb:
+          \$88  = 4'h6;
+      4'hc:
+          \$88  = 4'h0;
+      4'hd:
+          \$88  = 4'h3;
+      4'he:
+          \$88  = 4'h6;
+      4'hf:
+          \$88  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[15:14] })
+      4'h0:
+          \$89  = 4'h0;
+      4'h1:
+          \$89  = 4'h0;
+      4'h2:
+          \$89  = 4'h0;
+      4'h3:
+          \$89  = 4'h0;
+      4'h4:
+          \$89  = 4'h0;
+      4'h5:
+          \$89  = 4'h1;
+      4'h6:
+          \$89  = 4'h2;
+      4'h7:
+          \$89  = 4'h3;
+      4'h8:
+          \$89  = 4'h0;
+      4'h9:
+          \$89  = 4'h2;
+      4'ha:
+          \$89  = 4'h4;
+      4'hb:
+          \$89  = 4'h6;
+      4'hc:
+          \$89  = 4'h0;
+      4'hd:
+          \$89  = 4'h3;
+      4'he:
+          \$89  = 4'h6;
+      4'hf:
+          \$89  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[17:16] })
+      4'h0:
+          \$90  = 4'h0;
+      4'h1:
+          \$90  = 4'h0;
+      4'h2:
+          \$90  = 4'h0;
+      4'h3:
+          \$90  = 4'h0;
+      4'h4:
+          \$90  = 4'h0;
+      4'h5:
+          \$90  = 4'h1;
+      4'h6:
+          \$90  = 4'h2;
+      4'h7:
+          \$90  = 4'h3;
+      4'h8:
+          \$90  = 4'h0;
+      4'h9:
+          \$90  = 4'h2;
+      4'ha:
+          \$90  = 4'h4;
+      4'hb:
+          \$90  = 4'h6;
+      4'hc:
+          \$90  = 4'h0;
+      4'hd:
+          \$90  = 4'h3;
+      4'he:
+          \$90  = 4'h6;
+      4'hf:
+          \$90  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[17:16] })
+      4'h0:
+          \$91  = 4'h0;
+      4'h1:
+          \$91  = 4'h0;
+      4'h2:
+          \$91  = 4'h0;
+      4'h3:
+          \$91  = 4'h0;
+      4'h4:
+          \$91  = 4'h0;
+      4'h5:
+          \$91  = 4'h1;
+      4'h6:
+          \$91  = 4'h2;
+      4'h7:
+          \$91  = 4'h3;
+      4'h8:
+          \$91  = 4'h0;
+      4'h9:
+          \$91  = 4'h2;
+      4'ha:
+          \$91  = 4'h4;
+      4'hb:
+          \$91  = 4'h6;
+      4'hc:
+          \$91  = 4'h0;
+      4'hd:
+          \$91  = 4'h3;
+      4'he:
+          \$91  = 4'h6;
+      4'hf:
+          \$91  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[17:16] })
+      4'h0:
+          \$92  = 4'h0;
+      4'h1:
+          \$92  = 4'h0;
+      4'h2:
+          \$92  = 4'h0;
+      4'h3:
+          \$92  = 4'h0;
+      4'h4:
+          \$92  = 4'h0;
+      4'h5:
+          \$92  = 4'h1;
+      4'h6:
+          \$92  = 4'h2;
+      4'h7:
+          \$92  = 4'h3;
+      4'h8:
+          \$92  = 4'h0;
+      4'h9:
+          \$92  = 4'h2;
+      4'ha:
+          \$92  = 4'h4;
+      4'hb:
+          \$92  = 4'h6;
+      4'hc:
+          \$92  = 4'h0;
+      4'hd:
+          \$92  = 4'h3;
+      4'he:
+          \$92  = 4'h6;
+      4'hf:
+          \$92  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[17:16] })
+      4'h0:
+          \$93  = 4'h0;
+      4'h1:
+          \$93  = 4'h0;
+      4'h2:
+          \$93  = 4'h0;
+      4'h3:
+          \$93  = 4'h0;
+      4'h4:
+          \$93  = 4'h0;
+      4'h5:
+          \$93  = 4'h1;
+      4'h6:
+          \$93  = 4'h2;
+      4'h7:
+          \$93  = 4'h3;
+      4'h8:
+          \$93  = 4'h0;
+      4'h9:
+          \$93  = 4'h2;
+      4'ha:
+          \$93  = 4'h4;
+      4'hb:
+          \$93  = 4'h6;
+      4'hc:
+          \$93  = 4'h0;
+      4'hd:
+          \$93  = 4'h3;
+      4'he:
+          \$93  = 4'h6;
+      4'hf:
+          \$93  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[3:2] })
+      4'h0:
+          \$94  = 4'h0;
+      4'h1:
+          \$94  = 4'h0;
+      4'h2:
+          \$94  = 4'h0;
+      4'h3:
+          \$94  = 4'h0;
+      4'h4:
+          \$94  = 4'h0;
+      4'h5:
+          \$94  = 4'h1;
+      4'h6:
+          \$94  = 4'h2;
+      4'h7:
+          \$94  = 4'h3;
+      4'h8:
+          \$94  = 4'h0;
+      4'h9:
+          \$94  = 4'h2;
+      4'ha:
+          \$94  = 4'h4;
+      4'hb:
+          \$94  = 4'h6;
+      4'hc:
+          \$94  = 4'h0;
+      4'hd:
+          \$94  = 4'h3;
+      4'he:
+          \$94  = 4'h6;
+      4'hf:
+          \$94  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[7:6] })
+      4'h0:
+          \$95  = 4'h0;
+      4'h1:
+          \$95  = 4'h0;
+      4'h2:
+          \$95  = 4'h0;
+      4'h3:
+          \$95  = 4'h0;
+      4'h4:
+          \$95  = 4'h0;
+      4'h5:
+          \$95  = 4'h1;
+      4'h6:
+          \$95  = 4'h2;
+      4'h7:
+          \$95  = 4'h3;
+      4'h8:
+          \$95  = 4'h0;
+      4'h9:
+          \$95  = 4'h2;
+      4'ha:
+          \$95  = 4'h4;
+      4'hb:
+          \$95  = 4'h6;
+      4'hc:
+          \$95  = 4'h0;
+      4'hd:
+          \$95  = 4'h3;
+      4'he:
+          \$95  = 4'h6;
+      4'hf:
+          \$95  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[11:10] })
+      4'h0:
+          \$96  = 4'h0;
+      4'h1:
+          \$96  = 4'h0;
+      4'h2:
+          \$96  = 4'h0;
+      4'h3:
+          \$96  = 4'h0;
+      4'h4:
+          \$96  = 4'h0;
+      4'h5:
+          \$96  = 4'h1;
+      4'h6:
+          \$96  = 4'h2;
+      4'h7:
+          \$96  = 4'h3;
+      4'h8:
+          \$96  = 4'h0;
+      4'h9:
+          \$96  = 4'h2;
+      4'ha:
+          \$96  = 4'h4;
+      4'hb:
+          \$96  = 4'h6;
+      4'hc:
+          \$96  = 4'h0;
+      4'hd:
+          \$96  = 4'h3;
+      4'he:
+          \$96  = 4'h6;
+      4'hf:
+          \$96  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[17:16], n0_a[15:14] })
+      4'h0:
+          \$97  = 4'h0;
+      4'h1:
+          \$97  = 4'h0;
+      4'h2:
+          \$97  = 4'h0;
+      4'h3:
+          \$97  = 4'h0;
+      4'h4:
+          \$97  = 4'h0;
+      4'h5:
+          \$97  = 4'h1;
+      4'h6:
+          \$97  = 4'h2;
+      4'h7:
+          \$97  = 4'h3;
+      4'h8:
+          \$97  = 4'h0;
+      4'h9:
+          \$97  = 4'h2;
+      4'ha:
+          \$97  = 4'h4;
+      4'hb:
+          \$97  = 4'h6;
+      4'hc:
+          \$97  = 4'h0;
+      4'hd:
+          \$97  = 4'h3;
+      4'he:
+          \$97  = 4'h6;
+      4'hf:
+          \$97  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[15:14] })
+      4'h0:
+          \$98  = 4'h0;
+      4'h1:
+          \$98  = 4'h0;
+      4'h2:
+          \$98  = 4'h0;
+      4'h3:
+          \$98  = 4'h0;
+      4'h4:
+          \$98  = 4'h0;
+      4'h5:
+          \$98  = 4'h1;
+      4'h6:
+          \$98  = 4'h2;
+      4'h7:
+          \$98  = 4'h3;
+      4'h8:
+          \$98  = 4'h0;
+      4'h9:
+          \$98  = 4'h2;
+      4'ha:
+          \$98  = 4'h4;
+      4'hb:
+          \$98  = 4'h6;
+      4'hc:
+          \$98  = 4'h0;
+      4'hd:
+          \$98  = 4'h3;
+      4'he:
+          \$98  = 4'h6;
+      4'hf:
+          \$98  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[15:14] })
+      4'h0:
+          \$99  = 4'h0;
+      4'h1:
+          \$99  = 4'h0;
+      4'h2:
+          \$99  = 4'h0;
+      4'h3:
+          \$99  = 4'h0;
+      4'h4:
+          \$99  = 4'h0;
+      4'h5:
+          \$99  = 4'h1;
+      4'h6:
+          \$99  = 4'h2;
+      4'h7:
+          \$99  = 4'h3;
+      4'h8:
+          \$99  = 4'h0;
+      4'h9:
+          \$99  = 4'h2;
+      4'ha:
+          \$99  = 4'h4;
+      4'hb:
+          \$99  = 4'h6;
+      4'hc:
+          \$99  = 4'h0;
+      4'hd:
+          \$99  = 4'h3;
+      4'he:
+          \$99  = 4'h6;
+      4'hf:
+          \$99  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[15:14] })
+      4'h0:
+          \$100  = 4'h0;
+      4'h1:
+          \$100  = 4'h0;
+      4'h2:
+          \$100  = 4'h0;
+      4'h3:
+          \$100  = 4'h0;
+      4'h4:
+          \$100  = 4'h0;
+      4'h5:
+          \$100  = 4'h1;
+      4'h6:
+          \$100  = 4'h2;
+      4'h7:
+          \$100  = 4'h3;
+      4'h8:
+          \$100  = 4'h0;
+      4'h9:
+          \$100  = 4'h2;
+      4'ha:
+          \$100  = 4'h4;
+      4'hb:
+          \$100  = 4'h6;
+      4'hc:
+          \$100  = 4'h0;
+      4'hd:
+          \$100  = 4'h3;
+      4'he:
+          \$100  = 4'h6;
+      4'hf:
+          \$100  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[3:2] })
+      4'h0:
+          \$101  = 4'h0;
+      4'h1:
+          \$101  = 4'h0;
+      4'h2:
+          \$101  = 4'h0;
+      4'h3:
+          \$101  = 4'h0;
+      4'h4:
+          \$101  = 4'h0;
+      4'h5:
+          \$101  = 4'h1;
+      4'h6:
+          \$101  = 4'h2;
+      4'h7:
+          \$101  = 4'h3;
+      4'h8:
+          \$101  = 4'h0;
+      4'h9:
+          \$101  = 4'h2;
+      4'ha:
+          \$101  = 4'h4;
+      4'hb:
+          \$101  = 4'h6;
+      4'hc:
+          \$101  = 4'h0;
+      4'hd:
+          \$101  = 4'h3;
+      4'he:
+          \$101  = 4'h6;
+      4'hf:
+          \$101  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[7:6] })
+      4'h0:
+          \$102  = 4'h0;
+      4'h1:
+          \$102  = 4'h0;
+      4'h2:
+          \$102  = 4'h0;
+      4'h3:
+          \$102  = 4'h0;
+      4'h4:
+          \$102  = 4'h0;
+      4'h5:
+          \$102  = 4'h1;
+      4'h6:
+          \$102  = 4'h2;
+      4'h7:
+          \$102  = 4'h3;
+      4'h8:
+          \$102  = 4'h0;
+      4'h9:
+          \$102  = 4'h2;
+      4'ha:
+          \$102  = 4'h4;
+      4'hb:
+          \$102  = 4'h6;
+      4'hc:
+          \$102  = 4'h0;
+      4'hd:
+          \$102  = 4'h3;
+      4'he:
+          \$102  = 4'h6;
+      4'hf:
+          \$102  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[11:10] })
+      4'h0:
+          \$103  = 4'h0;
+      4'h1:
+          \$103  = 4'h0;
+      4'h2:
+          \$103  = 4'h0;
+      4'h3:
+          \$103  = 4'h0;
+      4'h4:
+          \$103  = 4'h0;
+      4'h5:
+          \$103  = 4'h1;
+      4'h6:
+          \$103  = 4'h2;
+      4'h7:
+          \$103  = 4'h3;
+      4'h8:
+          \$103  = 4'h0;
+      4'h9:
+          \$103  = 4'h2;
+      4'ha:
+          \$103  = 4'h4;
+      4'hb:
+          \$103  = 4'h6;
+      4'hc:
+          \$103  = 4'h0;
+      4'hd:
+          \$103  = 4'h3;
+      4'he:
+          \$103  = 4'h6;
+      4'hf:
+          \$103  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[13:12] })
+      4'h0:
+          \$104  = 4'h0;
+      4'h1:
+          \$104  = 4'h0;
+      4'h2:
+          \$104  = 4'h0;
+      4'h3:
+          \$104  = 4'h0;
+      4'h4:
+          \$104  = 4'h0;
+      4'h5:
+          \$104  = 4'h1;
+      4'h6:
+          \$104  = 4'h2;
+      4'h7:
+          \$104  = 4'h3;
+      4'h8:
+          \$104  = 4'h0;
+      4'h9:
+          \$104  = 4'h2;
+      4'ha:
+          \$104  = 4'h4;
+      4'hb:
+          \$104  = 4'h6;
+      4'hc:
+          \$104  = 4'h0;
+      4'hd:
+          \$104  = 4'h3;
+      4'he:
+          \$104  = 4'h6;
+      4'hf:
+          \$104  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[13:12] })
+      4'h0:
+          \$105  = 4'h0;
+      4'h1:
+          \$105  = 4'h0;
+      4'h2:
+          \$105  = 4'h0;
+      4'h3:
+          \$105  = 4'h0;
+      4'h4:
+          \$105  = 4'h0;
+      4'h5:
+          \$105  = 4'h1;
+      4'h6:
+          \$105  = 4'h2;
+      4'h7:
+          \$105  = 4'h3;
+      4'h8:
+          \$105  = 4'h0;
+      4'h9:
+          \$105  = 4'h2;
+      4'ha:
+          \$105  = 4'h4;
+      4'hb:
+          \$105  = 4'h6;
+      4'hc:
+          \$105  = 4'h0;
+      4'hd:
+          \$105  = 4'h3;
+      4'he:
+          \$105  = 4'h6;
+      4'hf:
+          \$105  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[13:12] })
+      4'h0:
+          \$106  = 4'h0;
+      4'h1:
+          \$106  = 4'h0;
+      4'h2:
+          \$106  = 4'h0;
+      4'h3:
+          \$106  = 4'h0;
+      4'h4:
+          \$106  = 4'h0;
+      4'h5:
+          \$106  = 4'h1;
+      4'h6:
+          \$106  = 4'h2;
+      4'h7:
+          \$106  = 4'h3;
+      4'h8:
+          \$106  = 4'h0;
+      4'h9:
+          \$106  = 4'h2;
+      4'ha:
+          \$106  = 4'h4;
+      4'hb:
+          \$106  = 4'h6;
+      4'hc:
+          \$106  = 4'h0;
+      4'hd:
+          \$106  = 4'h3;
+      4'he:
+          \$106  = 4'h6;
+      4'hf:
+          \$106  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[3:2] })
+      4'h0:
+          \$107  = 4'h0;
+      4'h1:
+          \$107  = 4'h0;
+      4'h2:
+          \$107  = 4'h0;
+      4'h3:
+          \$107  = 4'h0;
+      4'h4:
+          \$107  = 4'h0;
+      4'h5:
+          \$107  = 4'h1;
+      4'h6:
+          \$107  = 4'h2;
+      4'h7:
+          \$107  = 4'h3;
+      4'h8:
+          \$107  = 4'h0;
+      4'h9:
+          \$107  = 4'h2;
+      4'ha:
+          \$107  = 4'h4;
+      4'hb:
+          \$107  = 4'h6;
+      4'hc:
+          \$107  = 4'h0;
+      4'hd:
+          \$107  = 4'h3;
+      4'he:
+          \$107  = 4'h6;
+      4'hf:
+          \$107  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[7:6] })
+      4'h0:
+          \$108  = 4'h0;
+      4'h1:
+          \$108  = 4'h0;
+      4'h2:
+          \$108  = 4'h0;
+      4'h3:
+          \$108  = 4'h0;
+      4'h4:
+          \$108  = 4'h0;
+      4'h5:
+          \$108  = 4'h1;
+      4'h6:
+          \$108  = 4'h2;
+      4'h7:
+          \$108  = 4'h3;
+      4'h8:
+          \$108  = 4'h0;
+      4'h9:
+          \$108  = 4'h2;
+      4'ha:
+          \$108  = 4'h4;
+      4'hb:
+          \$108  = 4'h6;
+      4'hc:
+          \$108  = 4'h0;
+      4'hd:
+          \$108  = 4'h3;
+      4'he:
+          \$108  = 4'h6;
+      4'hf:
+          \$108  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[11:10] })
+      4'h0:
+          \$109  = 4'h0;
+      4'h1:
+          \$109  = 4'h0;
+      4'h2:
+          \$109  = 4'h0;
+      4'h3:
+          \$109  = 4'h0;
+      4'h4:
+          \$109  = 4'h0;
+      4'h5:
+          \$109  = 4'h1;
+      4'h6:
+          \$109  = 4'h2;
+      4'h7:
+          \$109  = 4'h3;
+      4'h8:
+          \$109  = 4'h0;
+      4'h9:
+          \$109  = 4'h2;
+      4'ha:
+          \$109  = 4'h4;
+      4'hb:
+          \$109  = 4'h6;
+      4'hc:
+          \$109  = 4'h0;
+      4'hd:
+          \$109  = 4'h3;
+      4'he:
+          \$109  = 4'h6;
+      4'hf:
+          \$109  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[11:10] })
+      4'h0:
+          \$110  = 4'h0;
+      4'h1:
+          \$110  = 4'h0;
+      4'h2:
+          \$110  = 4'h0;
+      4'h3:
+          \$110  = 4'h0;
+      4'h4:
+          \$110  = 4'h0;
+      4'h5:
+          \$110  = 4'h1;
+      4'h6:
+          \$110  = 4'h2;
+      4'h7:
+          \$110  = 4'h3;
+      4'h8:
+          \$110  = 4'h0;
+      4'h9:
+          \$110  = 4'h2;
+      4'ha:
+          \$110  = 4'h4;
+      4'hb:
+          \$110  = 4'h6;
+      4'hc:
+          \$110  = 4'h0;
+      4'hd:
+          \$110  = 4'h3;
+      4'he:
+          \$110  = 4'h6;
+      4'hf:
+          \$110  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[11:10] })
+      4'h0:
+          \$111  = 4'h0;
+      4'h1:
+          \$111  = 4'h0;
+      4'h2:
+          \$111  = 4'h0;
+      4'h3:
+          \$111  = 4'h0;
+      4'h4:
+          \$111  = 4'h0;
+      4'h5:
+          \$111  = 4'h1;
+      4'h6:
+          \$111  = 4'h2;
+      4'h7:
+          \$111  = 4'h3;
+      4'h8:
+          \$111  = 4'h0;
+      4'h9:
+          \$111  = 4'h2;
+      4'ha:
+          \$111  = 4'h4;
+      4'hb:
+          \$111  = 4'h6;
+      4'hc:
+          \$111  = 4'h0;
+      4'hd:
+          \$111  = 4'h3;
+      4'he:
+          \$111  = 4'h6;
+      4'hf:
+          \$111  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[3:2] })
+      4'h0:
+          \$112  = 4'h0;
+      4'h1:
+          \$112  = 4'h0;
+      4'h2:
+          \$112  = 4'h0;
+      4'h3:
+          \$112  = 4'h0;
+      4'h4:
+          \$112  = 4'h0;
+      4'h5:
+          \$112  = 4'h1;
+      4'h6:
+          \$112  = 4'h2;
+      4'h7:
+          \$112  = 4'h3;
+      4'h8:
+          \$112  = 4'h0;
+      4'h9:
+          \$112  = 4'h2;
+      4'ha:
+          \$112  = 4'h4;
+      4'hb:
+          \$112  = 4'h6;
+      4'hc:
+          \$112  = 4'h0;
+      4'hd:
+          \$112  = 4'h3;
+      4'he:
+          \$112  = 4'h6;
+      4'hf:
+          \$112  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[23:22], n0_a[7:6] })
+      4'h0:
+          \$113  = 4'h0;
+      4'h1:
+          \$113  = 4'h0;
+      4'h2:
+          \$113  = 4'h0;
+      4'h3:
+          \$113  = 4'h0;
+      4'h4:
+          \$113  = 4'h0;
+      4'h5:
+          \$113  = 4'h1;
+      4'h6:
+          \$113  = 4'h2;
+      4'h7:
+          \$113  = 4'h3;
+      4'h8:
+          \$113  = 4'h0;
+      4'h9:
+          \$113  = 4'h2;
+      4'ha:
+          \$113  = 4'h4;
+      4'hb:
+          \$113  = 4'h6;
+      4'hc:
+          \$113  = 4'h0;
+      4'hd:
+          \$113  = 4'h3;
+      4'he:
+          \$113  = 4'h6;
+      4'hf:
+          \$113  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[9:8] })
+      4'h0:
+          \$114  = 4'h0;
+      4'h1:
+          \$114  = 4'h0;
+      4'h2:
+          \$114  = 4'h0;
+      4'h3:
+          \$114  = 4'h0;
+      4'h4:
+          \$114  = 4'h0;
+      4'h5:
+          \$114  = 4'h1;
+      4'h6:
+          \$114  = 4'h2;
+      4'h7:
+          \$114  = 4'h3;
+      4'h8:
+          \$114  = 4'h0;
+      4'h9:
+          \$114  = 4'h2;
+      4'ha:
+          \$114  = 4'h4;
+      4'hb:
+          \$114  = 4'h6;
+      4'hc:
+          \$114  = 4'h0;
+      4'hd:
+          \$114  = 4'h3;
+      4'he:
+          \$114  = 4'h6;
+      4'hf:
+          \$114  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[9:8] })
+      4'h0:
+          \$115  = 4'h0;
+      4'h1:
+          \$115  = 4'h0;
+      4'h2:
+          \$115  = 4'h0;
+      4'h3:
+          \$115  = 4'h0;
+      4'h4:
+          \$115  = 4'h0;
+      4'h5:
+          \$115  = 4'h1;
+      4'h6:
+          \$115  = 4'h2;
+      4'h7:
+          \$115  = 4'h3;
+      4'h8:
+          \$115  = 4'h0;
+      4'h9:
+          \$115  = 4'h2;
+      4'ha:
+          \$115  = 4'h4;
+      4'hb:
+          \$115  = 4'h6;
+      4'hc:
+          \$115  = 4'h0;
+      4'hd:
+          \$115  = 4'h3;
+      4'he:
+          \$115  = 4'h6;
+      4'hf:
+          \$115  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[3:2] })
+      4'h0:
+          \$116  = 4'h0;
+      4'h1:
+          \$116  = 4'h0;
+      4'h2:
+          \$116  = 4'h0;
+      4'h3:
+          \$116  = 4'h0;
+      4'h4:
+          \$116  = 4'h0;
+      4'h5:
+          \$116  = 4'h1;
+      4'h6:
+          \$116  = 4'h2;
+      4'h7:
+          \$116  = 4'h3;
+      4'h8:
+          \$116  = 4'h0;
+      4'h9:
+          \$116  = 4'h2;
+      4'ha:
+          \$116  = 4'h4;
+      4'hb:
+          \$116  = 4'h6;
+      4'hc:
+          \$116  = 4'h0;
+      4'hd:
+          \$116  = 4'h3;
+      4'he:
+          \$116  = 4'h6;
+      4'hf:
+          \$116  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[7:6] })
+      4'h0:
+          \$117  = 4'h0;
+      4'h1:
+          \$117  = 4'h0;
+      4'h2:
+          \$117  = 4'h0;
+      4'h3:
+          \$117  = 4'h0;
+      4'h4:
+          \$117  = 4'h0;
+      4'h5:
+          \$117  = 4'h1;
+      4'h6:
+          \$117  = 4'h2;
+      4'h7:
+          \$117  = 4'h3;
+      4'h8:
+          \$117  = 4'h0;
+      4'h9:
+          \$117  = 4'h2;
+      4'ha:
+          \$117  = 4'h4;
+      4'hb:
+          \$117  = 4'h6;
+      4'hc:
+          \$117  = 4'h0;
+      4'hd:
+          \$117  = 4'h3;
+      4'he:
+          \$117  = 4'h6;
+      4'hf:
+          \$117  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[7:6] })
+      4'h0:
+          \$118  = 4'h0;
+      4'h1:
+          \$118  = 4'h0;
+      4'h2:
+          \$118  = 4'h0;
+      4'h3:
+          \$118  = 4'h0;
+      4'h4:
+          \$118  = 4'h0;
+      4'h5:
+          \$118  = 4'h1;
+      4'h6:
+          \$118  = 4'h2;
+      4'h7:
+          \$118  = 4'h3;
+      4'h8:
+          \$118  = 4'h0;
+      4'h9:
+          \$118  = 4'h2;
+      4'ha:
+          \$118  = 4'h4;
+      4'hb:
+          \$118  = 4'h6;
+      4'hc:
+          \$118  = 4'h0;
+      4'hd:
+          \$118  = 4'h3;
+      4'he:
+          \$118  = 4'h6;
+      4'hf:
+          \$118  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[3:2] })
+      4'h0:
+          \$119  = 4'h0;
+      4'h1:
+          \$119  = 4'h0;
+      4'h2:
+          \$119  = 4'h0;
+      4'h3:
+          \$119  = 4'h0;
+      4'h4:
+          \$119  = 4'h0;
+      4'h5:
+          \$119  = 4'h1;
+      4'h6:
+          \$119  = 4'h2;
+      4'h7:
+          \$119  = 4'h3;
+      4'h8:
+          \$119  = 4'h0;
+      4'h9:
+          \$119  = 4'h2;
+      4'ha:
+          \$119  = 4'h4;
+      4'hb:
+          \$119  = 4'h6;
+      4'hc:
+          \$119  = 4'h0;
+      4'hd:
+          \$119  = 4'h3;
+      4'he:
+          \$119  = 4'h6;
+      4'hf:
+          \$119  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[5:4] })
+      4'h0:
+          \$120  = 4'h0;
+      4'h1:
+          \$120  = 4'h0;
+      4'h2:
+          \$120  = 4'h0;
+      4'h3:
+          \$120  = 4'h0;
+      4'h4:
+          \$120  = 4'h0;
+      4'h5:
+          \$120  = 4'h1;
+      4'h6:
+          \$120  = 4'h2;
+      4'h7:
+          \$120  = 4'h3;
+      4'h8:
+          \$120  = 4'h0;
+      4'h9:
+          \$120  = 4'h2;
+      4'ha:
+          \$120  = 4'h4;
+      4'hb:
+          \$120  = 4'h6;
+      4'hc:
+          \$120  = 4'h0;
+      4'hd:
+          \$120  = 4'h3;
+      4'he:
+          \$120  = 4'h6;
+      4'hf:
+          \$120  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[3:2] })
+      4'h0:
+          \$121  = 4'h0;
+      4'h1:
+          \$121  = 4'h0;
+      4'h2:
+          \$121  = 4'h0;
+      4'h3:
+          \$121  = 4'h0;
+      4'h4:
+          \$121  = 4'h0;
+      4'h5:
+          \$121  = 4'h1;
+      4'h6:
+          \$121  = 4'h2;
+      4'h7:
+          \$121  = 4'h3;
+      4'h8:
+          \$121  = 4'h0;
+      4'h9:
+          \$121  = 4'h2;
+      4'ha:
+          \$121  = 4'h4;
+      4'hb:
+          \$121  = 4'h6;
+      4'hc:
+          \$121  = 4'h0;
+      4'hd:
+          \$121  = 4'h3;
+      4'he:
+          \$121  = 4'h6;
+      4'hf:
+          \$121  = 4'h9;
+    endcase
+  end
+  assign n1026_cat = { \port$288$0 , \port$270$0 , \port$252$0 , \port$234$0 , \port$216$0 , \port$198$0 , \port$180$0 , \port$162$0 , \port$144$0 , \port$126$0 , \port$108$0 , \port$90$0 , \port$72$0 , \port$54$0 , \port$36$0 , \port$18$0  };
+  assign n1028_cat = { \port$558$0 , \port$540$0 , \port$522$0 , \port$504$0 , \port$486$0 , \port$468$0 , \port$450$0 , \port$432$0 , \port$414$0 , \port$396$0 , \port$378$0 , \port$360$0 , \port$342$0 , \port$324$0 , \port$306$0  };
+  assign n1030_cat = { \port$810$0 , \port$792$0 , \port$774$0 , \port$756$0 , \port$738$0 , \port$720$0 , \port$702$0 , \port$684$0 , \port$666$0 , \port$648$0 , \port$630$0 , \port$612$0 , \port$594$0 , \port$576$0  };
+  assign n1032_cat = { \port$1044$0 , \port$1026$0 , \port$1008$0 , \port$990$0 , \port$972$0 , \port$954$0 , \port$936$0 , \port$918$0 , \port$900$0 , \port$882$0 , \port$864$0 , \port$846$0 , \port$828$0  };
+  assign n1034_cat = { \port$1260$0 , \port$1242$0 , \port$1224$0 , \port$1206$0 , \port$1188$0 , \port$1170$0 , \port$1152$0 , \port$1134$0 , \port$1116$0 , \port$1098$0 , \port$1080$0 , \port$1062$0  };
+  assign n1036_cat = { \port$1458$0 , \port$1440$0 , \port$1422$0 , \port$1404$0 , \port$1386$0 , \port$1368$0 , \port$1350$0 , \port$1332$0 , \port$1314$0 , \port$1296$0 , \port$1278$0  };
+  assign n1038_cat = { \port$1638$0 , \port$1620$0 , \port$1602$0 , \port$1584$0 , \port$1566$0 , \port$1548$0 , \port$1530$0 , \port$1512$0 , \port$1494$0 , \port$1476$0  };
+  assign n1040_cat = { \port$1800$0 , \port$1782$0 , \port$1764$0 , \port$1746$0 , \port$1728$0 , \port$1710$0 , \port$1692$0 , \port$1674$0 , \port$1656$0  };
+  assign n1042_cat = { \port$1944$0 , \port$1926$0 , \port$1908$0 , \port$1890$0 , \port$1872$0 , \port$1854$0 , \port$1836$0 , \port$1818$0  };
+  assign n1044_cat = { \port$2070$0 , \port$2052$0 , \port$2034$0 , \port$2016$0 , \port$1998$0 , \port$1980$0 , \port$1962$0  };
+  assign n1046_cat = { \port$2178$0 , \port$2160$0 , \port$2142$0 , \port$2124$0 , \port$2106$0 , \port$2088$0  };
+  assign n1048_cat = { \port$2268$0 , \port$2250$0 , \port$2232$0 , \port$2214$0 , \port$2196$0  };
+  assign n1050_cat = { \port$2340$0 , \port$2322$0 , \port$2304$0 , \port$2286$0  };
+  assign n1052_cat = { \port$2394$0 , \port$2376$0 , \port$2358$0  };
+  assign n1054_cat = { \port$2430$0 , \port$2412$0  };
+  assign n1118_cat = { n1116_add, n1117_slice_s1 };
+  assign n1122_cat = { n1120_add, n1121_slice_s1 };
+  assign n1126_cat = { n1124_add, n1125_slice_s1 };
+  assign n1150_cat = { n1148_add, n1149_slice_s2 };
+  assign n1158_cat = { n1156_add, n1157_slice_s1 };
+  assign n1166_cat = { n1164_add, n1165_slice_s3 };
+  assign n1056_add = \$16 [61:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w32_s3.depth3 (\port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , \port$180$0 , \port$198$0 , \port$216$0 , \port$234$0 , \port$252$0 , \port$270$0 , \port$288$0 , \port$306$0 , \port$324$0 , \port$342$0 , \port$360$0 , \port$378$0 , \port$396$0 
+, \port$414$0 , \port$432$0 , \port$450$0 , \port$468$0 , \port$486$0 , \port$504$0 , \port$522$0 , \port$540$0 , \port$558$0 , \port$576$0 , \port$594$0 , \port$612$0 , \port$630$0 , \port$648$0 , \port$666$0 , \port$684$0 , \port$702$0 , \port$720$0 , \port$738$0 , \port$756$0 , \port$774$0 
+, \port$792$0 , \port$810$0 , \port$828$0 , \port$846$0 , \port$864$0 , \port$882$0 , \port$900$0 , \port$918$0 , \port$936$0 , \port$954$0 , \port$972$0 , \port$990$0 , \port$1008$0 , \port$1026$0 , \port$1044$0 , \port$1062$0 , \port$1080$0 , \port$1098$0 , \port$1116$0 , \port$1134$0 , \port$1152$0 
+, \port$1170$0 , \port$1188$0 , \port$1206$0 , \port$1224$0 , \port$1242$0 , \port$1260$0 , \port$1278$0 , \port$1296$0 , \port$1314$0 , \port$1332$0 , \port$1350$0 , \port$1368$0 , \port$1386$0 , \port$1404$0 , \port$1422$0 , \port$1440$0 , \port$1458$0 , \port$1476$0 , \port$1494$0 , \port$1512$0 , \port$1530$0 
+, \port$1548$0 , \port$1566$0 , \port$1584$0 , \port$1602$0 , \port$1620$0 , \port$1638$0 , \port$1656$0 , \port$1674$0 , \port$1692$0 , \port$1710$0 , \port$1728$0 , \port$1746$0 , \port$1764$0 , \port$1782$0 , \port$1800$0 , \port$1818$0 , \port$1836$0 , \port$1854$0 , \port$1872$0 , \port$1890$0 , \port$1908$0 
+, \port$1926$0 , \port$1944$0 , \port$2088$0 , \port$2106$0 , \port$2124$0 , \port$2142$0 , \port$2160$0 , \port$2178$0 , \port$2286$0 , \port$2304$0 , \port$2322$0 , \port$2340$0 , \port$2412$0 , \port$2430$0 , \port$2431$0 , \port$2433$0 , n1128_add, \port$2435$0 , \port$2436$0 , n1160_add, \port$2438$0 
+, n1056_add, n1060_add, n1064_add, n1068_add, n1072_add, n1076_add, n1080_add, n1084_add, n1088_add, n1096_add, n1104_add, n1112_add, n1152_add, n1168_add, n1172_add, \port$4641$0 , \port$4647$0 , \port$4652$0 , n1129_slice_s1, \port$4656$0 , \port$4662$0 
+, n1161_slice_s1, n1170_cat_s3, \port$18$0 );
+  wire [48:0] \$1 ;
+  wire [63:0] n1026_cat;
+  wire [59:0] n1028_cat;
+  wire [55:0] n1030_cat;
+  wire [51:0] n1032_cat;
+  wire [47:0] n1034_cat;
+  wire [43:0] n1036_cat;
+  wire [39:0] n1038_cat;
+  wire [35:0] n1040_cat;
+  wire [31:0] n1042_cat;
+  wire [23:0] n1046_cat;
+  wire [15:0] n1050_cat;
+  wire [7:0] n1054_cat;
+  (* keep = 32'd1 *)
+  input [61:0] n1056_add;
+  wire [61:0] n1056_add;
+  wire [63:0] n1058_cat;
+  (* keep = 32'd1 *)
+  input [58:0] n1060_add;
+  wire [58:0] n1060_add;
+  wire [60:0] n1062_cat;
+  (* keep = 32'd1 *)
+  input [54:0] n1064_add;
+  wire [54:0] n1064_add;
+  wire [56:0] n1066_cat;
+  (* keep = 32'd1 *)
+  input [50:0] n1068_add;
+  wire [50:0] n1068_add;
+  wire [52:0] n1070_cat;
+  (* keep = 32'd1 *)
+  input [46:0] n1072_add;
+  wire [46:0] n1072_add;
+  wire [48:0] n1074_cat;
+  (* keep = 32'd1 *)
+  input [42:0] n1076_add;
+  wire [42:0] n1076_add;
+  wire [44:0] n1078_cat;
+  (* keep = 32'd1 *)
+  input [38:0] n1080_add;
+  wire [38:0] n1080_add;
+  wire [40:0] n1082_cat;
+  (* keep = 32'd1 *)
+  input [34:0] n1084_add;
+  wire [34:0] n1084_add;
+  wire [36:0] n1086_cat;
+  (* keep = 32'd1 *)
+  input [30:0] n1088_add;
+  wire [30:0] n1088_add;
+  wire [32:0] n1090_cat;
+  (* keep = 32'd1 *)
+  input [22:0] n1096_add;
+  wire [22:0] n1096_add;
+  wire [24:0] n1098_cat;
+  (* keep = 32'd1 *)
+  input [14:0] n1104_add;
+  wire [14:0] n1104_add;
+  wire [16:0] n1106_cat;
+  (* keep = 32'd1 *)
+  input [6:0] n1112_add;
+  wire [6:0] n1112_add;
+  wire [8:0] n1114_cat;
+  wire [63:0] n1118_cat;
+  wire [49:0] n1126_cat;
+  (* keep = 32'd1 *)
+  input [39:0] n1128_add;
+  wire [39:0] n1128_add;
+  input [1:0] n1129_slice_s1;
+  wire [1:0] n1129_slice_s1;
+  wire [59:0] n1147_slice;
+  wire [3:0] n1149_slice;
+  wire [63:0] n1150_cat;
+  (* keep = 32'd1 *)
+  output [46:0] n1152_add;
+  wire [46:0] n1152_add;
+  wire [34:0] n1158_cat;
+  (* keep = 32'd1 *)
+  input [14:0] n1160_add;
+  wire [14:0] n1160_add;
+  input [3:0] n1161_slice_s1;
+  wire [3:0] n1161_slice_s1;
+  wire [55:0] n1163_slice;
+  wire [7:0] n1165_slice;
+  wire [63:0] n1166_cat;
+  (* keep = 32'd1 *)
+  output [27:0] n1168_add;
+  wire [27:0] n1168_add;
+  input [35:0] n1170_cat_s3;
+  wire [35:0] n1170_cat_s3;
+  (* keep = 32'd1 *)
+  output [47:0] n1172_add;
+  wire [47:0] n1172_add;
+  input [3:0] \port$1008$0 ;
+  wire [3:0] \port$1008$0 ;
+  input [3:0] \port$1026$0 ;
+  wire [3:0] \port$1026$0 ;
+  input [3:0] \port$1044$0 ;
+  wire [3:0] \port$1044$0 ;
+  input [3:0] \port$1062$0 ;
+  wire [3:0] \port$1062$0 ;
+  input [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  input [3:0] \port$1080$0 ;
+  wire [3:0] \port$1080$0 ;
+  input [3:0] \port$1098$0 ;
+  wire [3:0] \port$1098$0 ;
+  input [3:0] \port$1116$0 ;
+  wire [3:0] \port$1116$0 ;
+  input [3:0] \port$1134$0 ;
+  wire [3:0] \port$1134$0 ;
+  input [3:0] \port$1152$0 ;
+  wire [3:0] \port$1152$0 ;
+  input [3:0] \port$1170$0 ;
+  wire [3:0] \port$1170$0 ;
+  input [3:0] \port$1188$0 ;
+  wire [3:0] \port$1188$0 ;
+  input [3:0] \port$1206$0 ;
+  wire [3:0] \port$1206$0 ;
+  input [3:0] \port$1224$0 ;
+  wire [3:0] \port$1224$0 ;
+  input [3:0] \port$1242$0 ;
+  wire [3:0] \port$1242$0 ;
+  input [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  input [3:0] \port$1260$0 ;
+  wire [3:0] \port$1260$0 ;
+  input [3:0] \port$1278$0 ;
+  wire [3:0] \port$1278$0 ;
+  input [3:0] \port$1296$0 ;
+  wire [3:0] \port$1296$0 ;
+  input [3:0] \port$1314$0 ;
+  wire [3:0] \port$1314$0 ;
+  input [3:0] \port$1332$0 ;
+  wire [3:0] \port$1332$0 ;
+  input [3:0] \port$1350$0 ;
+  wire [3:0] \port$1350$0 ;
+  input [3:0] \port$1368$0 ;
+  wire [3:0] \port$1368$0 ;
+  input [3:0] \port$1386$0 ;
+  wire [3:0] \port$1386$0 ;
+  input [3:0] \port$1404$0 ;
+  wire [3:0] \port$1404$0 ;
+  input [3:0] \port$1422$0 ;
+  wire [3:0] \port$1422$0 ;
+  input [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  input [3:0] \port$1440$0 ;
+  wire [3:0] \port$1440$0 ;
+  input [3:0] \port$1458$0 ;
+  wire [3:0] \port$1458$0 ;
+  input [3:0] \port$1476$0 ;
+  wire [3:0] \port$1476$0 ;
+  input [3:0] \port$1494$0 ;
+  wire [3:0] \port$1494$0 ;
+  input [3:0] \port$1512$0 ;
+  wire [3:0] \port$1512$0 ;
+  input [3:0] \port$1530$0 ;
+  wire [3:0] \port$1530$0 ;
+  input [3:0] \port$1548$0 ;
+  wire [3:0] \port$1548$0 ;
+  input [3:0] \port$1566$0 ;
+  wire [3:0] \port$1566$0 ;
+  input [3:0] \port$1584$0 ;
+  wire [3:0] \port$1584$0 ;
+  input [3:0] \port$1602$0 ;
+  wire [3:0] \port$1602$0 ;
+  input [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  input [3:0] \port$1620$0 ;
+  wire [3:0] \port$1620$0 ;
+  input [3:0] \port$1638$0 ;
+  wire [3:0] \port$1638$0 ;
+  input [3:0] \port$1656$0 ;
+  wire [3:0] \port$1656$0 ;
+  input [3:0] \port$1674$0 ;
+  wire [3:0] \port$1674$0 ;
+  input [3:0] \port$1692$0 ;
+  wire [3:0] \port$1692$0 ;
+  input [3:0] \port$1710$0 ;
+  wire [3:0] \port$1710$0 ;
+  input [3:0] \port$1728$0 ;
+  wire [3:0] \port$1728$0 ;
+  input [3:0] \port$1746$0 ;
+  wire [3:0] \port$1746$0 ;
+  input [3:0] \port$1764$0 ;
+  wire [3:0] \port$1764$0 ;
+  input [3:0] \port$1782$0 ;
+  wire [3:0] \port$1782$0 ;
+  input [3:0] \port$18$0 ;
+  wire [3:0] \port$18$0 ;
+  input [3:0] \port$180$0 ;
+  wire [3:0] \port$180$0 ;
+  input [3:0] \port$1800$0 ;
+  wire [3:0] \port$1800$0 ;
+  input [3:0] \port$1818$0 ;
+  wire [3:0] \port$1818$0 ;
+  input [3:0] \port$1836$0 ;
+  wire [3:0] \port$1836$0 ;
+  input [3:0] \port$1854$0 ;
+  wire [3:0] \port$1854$0 ;
+  input [3:0] \port$1872$0 ;
+  wire [3:0] \port$1872$0 ;
+  input [3:0] \port$1890$0 ;
+  wire [3:0] \port$1890$0 ;
+  input [3:0] \port$1908$0 ;
+  wire [3:0] \port$1908$0 ;
+  input [3:0] \port$1926$0 ;
+  wire [3:0] \port$1926$0 ;
+  input [3:0] \port$1944$0 ;
+  wire [3:0] \port$1944$0 ;
+  input [3:0] \port$198$0 ;
+  wire [3:0] \port$198$0 ;
+  input [3:0] \port$2088$0 ;
+  wire [3:0] \port$2088$0 ;
+  input [3:0] \port$2106$0 ;
+  wire [3:0] \port$2106$0 ;
+  input [3:0] \port$2124$0 ;
+  wire [3:0] \port$2124$0 ;
+  input [3:0] \port$2142$0 ;
+  wire [3:0] \port$2142$0 ;
+  input [3:0] \port$216$0 ;
+  wire [3:0] \port$216$0 ;
+  input [3:0] \port$2160$0 ;
+  wire [3:0] \port$2160$0 ;
+  input [3:0] \port$2178$0 ;
+  wire [3:0] \port$2178$0 ;
+  input [3:0] \port$2286$0 ;
+  wire [3:0] \port$2286$0 ;
+  input [3:0] \port$2304$0 ;
+  wire [3:0] \port$2304$0 ;
+  input [3:0] \port$2322$0 ;
+  wire [3:0] \port$2322$0 ;
+  input [3:0] \port$234$0 ;
+  wire [3:0] \port$234$0 ;
+  input [3:0] \port$2340$0 ;
+  wire [3:0] \port$2340$0 ;
+  input [3:0] \port$2412$0 ;
+  wire [3:0] \port$2412$0 ;
+  input [3:0] \port$2430$0 ;
+  wire [3:0] \port$2430$0 ;
+  input [61:0] \port$2431$0 ;
+  wire [61:0] \port$2431$0 ;
+  input [47:0] \port$2433$0 ;
+  wire [47:0] \port$2433$0 ;
+  input [59:0] \port$2435$0 ;
+  wire [59:0] \port$2435$0 ;
+  input [30:0] \port$2436$0 ;
+  wire [30:0] \port$2436$0 ;
+  input [55:0] \port$2438$0 ;
+  wire [55:0] \port$2438$0 ;
+  input [3:0] \port$252$0 ;
+  wire [3:0] \port$252$0 ;
+  input [3:0] \port$270$0 ;
+  wire [3:0] \port$270$0 ;
+  input [3:0] \port$288$0 ;
+  wire [3:0] \port$288$0 ;
+  input [3:0] \port$306$0 ;
+  wire [3:0] \port$306$0 ;
+  input [3:0] \port$324$0 ;
+  wire [3:0] \port$324$0 ;
+  input [3:0] \port$342$0 ;
+  wire [3:0] \port$342$0 ;
+  input [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  input [3:0] \port$360$0 ;
+  wire [3:0] \port$360$0 ;
+  input [3:0] \port$378$0 ;
+  wire [3:0] \port$378$0 ;
+  input [3:0] \port$396$0 ;
+  wire [3:0] \port$396$0 ;
+  input [3:0] \port$414$0 ;
+  wire [3:0] \port$414$0 ;
+  input [3:0] \port$432$0 ;
+  wire [3:0] \port$432$0 ;
+  input [3:0] \port$450$0 ;
+  wire [3:0] \port$450$0 ;
+  input [1:0] \port$4641$0 ;
+  wire [1:0] \port$4641$0 ;
+  input [1:0] \port$4647$0 ;
+  wire [1:0] \port$4647$0 ;
+  input [3:0] \port$4652$0 ;
+  wire [3:0] \port$4652$0 ;
+  input [3:0] \port$4656$0 ;
+  wire [3:0] \port$4656$0 ;
+  input [7:0] \port$4662$0 ;
+  wire [7:0] \port$4662$0 ;
+  input [3:0] \port$468$0 ;
+  wire [3:0] \port$468$0 ;
+  input [3:0] \port$486$0 ;
+  wire [3:0] \port$486$0 ;
+  input [3:0] \port$504$0 ;
+  wire [3:0] \port$504$0 ;
+  input [3:0] \port$522$0 ;
+  wire [3:0] \port$522$0 ;
+  input [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  input [3:0] \port$540$0 ;
+  wire [3:0] \port$540$0 ;
+  input [3:0] \port$558$0 ;
+  wire [3:0] \port$558$0 ;
+  input [3:0] \port$576$0 ;
+  wire [3:0] \port$576$0 ;
+  input [3:0] \port$594$0 ;
+  wire [3:0] \port$594$0 ;
+  input [3:0] \port$612$0 ;
+  wire [3:0] \port$612$0 ;
+  input [3:0] \port$630$0 ;
+  wire [3:0] \port$630$0 ;
+  input [3:0] \port$648$0 ;
+  wire [3:0] \port$648$0 ;
+  input [3:0] \port$666$0 ;
+  wire [3:0] \port$666$0 ;
+  input [3:0] \port$684$0 ;
+  wire [3:0] \port$684$0 ;
+  input [3:0] \port$702$0 ;
+  wire [3:0] \port$702$0 ;
+  input [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  input [3:0] \port$720$0 ;
+  wire [3:0] \port$720$0 ;
+  input [3:0] \port$738$0 ;
+  wire [3:0] \port$738$0 ;
+  input [3:0] \port$756$0 ;
+  wire [3:0] \port$756$0 ;
+  input [3:0] \port$774$0 ;
+  wire [3:0] \port$774$0 ;
+  input [3:0] \port$792$0 ;
+  wire [3:0] \port$792$0 ;
+  input [3:0] \port$810$0 ;
+  wire [3:0] \port$810$0 ;
+  input [3:0] \port$828$0 ;
+  wire [3:0] \port$828$0 ;
+  input [3:0] \port$846$0 ;
+  wire [3:0] \port$846$0 ;
+  input [3:0] \port$864$0 ;
+  wire [3:0] \port$864$0 ;
+  input [3:0] \port$882$0 ;
+  wire [3:0] \port$882$0 ;
+  input [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  input [3:0] \port$900$0 ;
+  wire [3:0] \port$900$0 ;
+  input [3:0] \port$918$0 ;
+  wire [3:0] \port$918$0 ;
+  input [3:0] \port$936$0 ;
+  wire [3:0] \port$936$0 ;
+  input [3:0] \port$954$0 ;
+  wire [3:0] \port$954$0 ;
+  input [3:0] \port$972$0 ;
+  wire [3:0] \port$972$0 ;
+  input [3:0] \port$990$0 ;
+  wire [3:0] \port$990$0 ;
+  assign n1152_add = \port$2433$0 [47:2] + { n1128_add, n1129_slice_s1 };
+  assign n1168_add = \port$2436$0 [30:4] + { n1160_add, n1161_slice_s1 };
+  assign \$1  = \port$2438$0 [55:8] + n1170_cat_s3;
+  assign n1058_cat = { n1056_add, \port$18$0 [1:0] };
+  assign n1026_cat = { \port$288$0 , \port$270$0 , \port$252$0 , \port$234$0 , \port$216$0 , \port$198$0 , \port$180$0 , \port$162$0 , \port$144$0 , \port$126$0 , \port$108$0 , \port$90$0 , \port$72$0 , \port$54$0 , \port$36$0 , \port$18$0  };
+  assign n1062_cat = { n1060_add, \port$306$0 [1:0] };
+  assign n1028_cat = { \port$558$0 , \port$540$0 , \port$522$0 , \port$504$0 , \port$486$0 , \port$468$0 , \port$450$0 , \port$432$0 , \port$414$0 , \port$396$0 , \port$378$0 , \port$360$0 , \port$342$0 , \port$324$0 , \port$306$0  };
+  assign n1066_cat = { n1064_add, \port$576$0 [1:0] };
+  assign n1030_cat = { \port$810$0 , \port$792$0 , \port$774$0 , \port$756$0 , \port$738$0 , \port$720$0 , \port$702$0 , \port$684$0 , \port$666$0 , \port$648$0 , \port$630$0 , \port$612$0 , \port$594$0 , \port$576$0  };
+  assign n1070_cat = { n1068_add, \port$828$0 [1:0] };
+  assign n1032_cat = { \port$1044$0 , \port$1026$0 , \port$1008$0 , \port$990$0 , \port$972$0 , \port$954$0 , \port$936$0 , \port$918$0 , \port$900$0 , \port$882$0 , \port$864$0 , \port$846$0 , \port$828$0  };
+  assign n1074_cat = { n1072_add, \port$1062$0 [1:0] };
+  assign n1034_cat = { \port$1260$0 , \port$1242$0 , \port$1224$0 , \port$1206$0 , \port$1188$0 , \port$1170$0 , \port$1152$0 , \port$1134$0 , \port$1116$0 , \port$1098$0 , \port$1080$0 , \port$1062$0  };
+  assign n1078_cat = { n1076_add, \port$1278$0 [1:0] };
+  assign n1036_cat = { \port$1458$0 , \port$1440$0 , \port$1422$0 , \port$1404$0 , \port$1386$0 , \port$1368$0 , \port$1350$0 , \port$1332$0 , \port$1314$0 , \port$1296$0 , \port$1278$0  };
+  assign n1082_cat = { n1080_add, \port$1476$0 [1:0] };
+  assign n1038_cat = { \port$1638$0 , \port$1620$0 , \port$1602$0 , \port$1584$0 , \port$1566$0 , \port$1548$0 , \port$1530$0 , \port$1512$0 , \port$1494$0 , \port$1476$0  };
+  assign n1086_cat = { n1084_add, \port$1656$0 [1:0] };
+  assign n1040_cat = { \port$1800$0 , \port$1782$0 , \port$1764$0 , \port$1746$0 , \port$1728$0 , \port$1710$0 , \port$1692$0 , \port$1674$0 , \port$1656$0  };
+  assign n1090_cat = { n1088_add, \port$1818$0 [1:0] };
+  assign n1042_cat = { \port$1944$0 , \port$1926$0 , \port$1908$0 , \port$1890$0 , \port$1872$0 , \port$1854$0 , \port$1836$0 , \port$1818$0  };
+  assign n1098_cat = { n1096_add, \port$2088$0 [1:0] };
+  assign n1046_cat = { \port$2178$0 , \port$2160$0 , \port$2142$0 , \port$2124$0 , \port$2106$0 , \port$2088$0  };
+  assign n1106_cat = { n1104_add, \port$2286$0 [1:0] };
+  assign n1050_cat = { \port$2340$0 , \port$2322$0 , \port$2304$0 , \port$2286$0  };
+  assign n1114_cat = { n1112_add, \port$2412$0 [1:0] };
+  assign n1054_cat = { \port$2430$0 , \port$2412$0  };
+  assign n1147_slice = \port$2431$0 [61:2];
+  assign n1118_cat = { \port$2431$0 , \port$4641$0  };
+  assign n1149_slice = { \port$2431$0 [1:0], \port$4641$0  };
+  assign n1126_cat = { \port$2433$0 , \port$4647$0  };
+  assign n1163_slice = \port$2435$0 [59:4];
+  assign n1150_cat = { \port$2435$0 , \port$4652$0  };
+  assign n1165_slice = { \port$2435$0 [3:0], \port$4652$0  };
+  assign n1158_cat = { \port$2436$0 , \port$4656$0  };
+  assign n1166_cat = { \port$2438$0 , \port$4662$0  };
+  assign n1172_add = \$1 [47:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w32_s3.depth4 (n1_b, n1117_slice, n1121_slice, n1125_slice, n1129_slice, \port$1818$0 , \port$1962$0 , \port$1980$0 , \port$1998$0 , \port$2016$0 , \port$2034$0 , \port$2052$0 , \port$2070$0 , \port$2088$0 , \port$2196$0 , \port$2214$0 , \port$2232$0 , \port$2250$0 , \port$2268$0 , \port$2286$0 , \port$2358$0 
+, \port$2376$0 , \port$2394$0 , \port$2412$0 , \port$2433$0 , \port$2436$0 , \port$2438$0 , n1115_slice, n1119_slice, n1123_slice, n1127_slice, \port$4229$0 , n1092_add, \port$4429$0 , n1100_add, \port$4557$0 , n1108_add, \port$4613$0 , n1152_add, n1168_add, n1172_add, n1132_add
+, n1136_add, n1140_add, n1144_add, \port$4647$0 , \port$4656$0 , \port$4662$0 , n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$4  = 0;
+  reg [3:0] \$1 ;
+  input [31:0] n0_a;
+  wire [31:0] n0_a;
+  wire [27:0] n1044_cat;
+  wire [19:0] n1048_cat;
+  wire [11:0] n1052_cat;
+  wire [63:0] n1058_cat;
+  wire [56:0] n1066_cat;
+  wire [48:0] n1074_cat;
+  wire [40:0] n1082_cat;
+  wire [32:0] n1090_cat;
+  (* keep = 32'd1 *)
+  input [26:0] n1092_add;
+  wire [26:0] n1092_add;
+  wire [24:0] n1098_cat;
+  (* keep = 32'd1 *)
+  input [18:0] n1100_add;
+  wire [18:0] n1100_add;
+  wire [16:0] n1106_cat;
+  (* keep = 32'd1 *)
+  input [10:0] n1108_add;
+  wire [10:0] n1108_add;
+  wire [8:0] n1114_cat;
+  input [61:0] n1115_slice;
+  wire [61:0] n1115_slice;
+  input [1:0] n1117_slice;
+  wire [1:0] n1117_slice;
+  input [54:0] n1119_slice;
+  wire [54:0] n1119_slice;
+  input [1:0] n1121_slice;
+  wire [1:0] n1121_slice;
+  input [46:0] n1123_slice;
+  wire [46:0] n1123_slice;
+  input [1:0] n1125_slice;
+  wire [1:0] n1125_slice;
+  wire [49:0] n1126_cat;
+  input [38:0] n1127_slice;
+  wire [38:0] n1127_slice;
+  input [1:0] n1129_slice;
+  wire [1:0] n1129_slice;
+  (* keep = 32'd1 *)
+  output [31:0] n1132_add;
+  wire [31:0] n1132_add;
+  (* keep = 32'd1 *)
+  output [23:0] n1136_add;
+  wire [23:0] n1136_add;
+  (* keep = 32'd1 *)
+  output [15:0] n1140_add;
+  wire [15:0] n1140_add;
+  (* keep = 32'd1 *)
+  output [7:0] n1144_add;
+  wire [7:0] n1144_add;
+  (* keep = 32'd1 *)
+  input [46:0] n1152_add;
+  wire [46:0] n1152_add;
+  wire [50:0] n1154_cat;
+  wire [34:0] n1158_cat;
+  wire [63:0] n1166_cat;
+  (* keep = 32'd1 *)
+  input [27:0] n1168_add;
+  wire [27:0] n1168_add;
+  wire [35:0] n1170_cat;
+  (* keep = 32'd1 *)
+  input [47:0] n1172_add;
+  wire [47:0] n1172_add;
+  wire [63:0] n1174_cat;
+  input [31:0] n1_b;
+  wire [31:0] n1_b;
+  input [1:0] \port$1818$0 ;
+  wire [1:0] \port$1818$0 ;
+  input [3:0] \port$1962$0 ;
+  wire [3:0] \port$1962$0 ;
+  input [3:0] \port$1980$0 ;
+  wire [3:0] \port$1980$0 ;
+  input [3:0] \port$1998$0 ;
+  wire [3:0] \port$1998$0 ;
+  input [3:0] \port$2016$0 ;
+  wire [3:0] \port$2016$0 ;
+  input [3:0] \port$2034$0 ;
+  wire [3:0] \port$2034$0 ;
+  input [3:0] \port$2052$0 ;
+  wire [3:0] \port$2052$0 ;
+  input [3:0] \port$2070$0 ;
+  wire [3:0] \port$2070$0 ;
+  input [1:0] \port$2088$0 ;
+  wire [1:0] \port$2088$0 ;
+  input [3:0] \port$2196$0 ;
+  wire [3:0] \port$2196$0 ;
+  input [3:0] \port$2214$0 ;
+  wire [3:0] \port$2214$0 ;
+  input [3:0] \port$2232$0 ;
+  wire [3:0] \port$2232$0 ;
+  input [3:0] \port$2250$0 ;
+  wire [3:0] \port$2250$0 ;
+  input [3:0] \port$2268$0 ;
+  wire [3:0] \port$2268$0 ;
+  input [1:0] \port$2286$0 ;
+  wire [1:0] \port$2286$0 ;
+  input [3:0] \port$2358$0 ;
+  wire [3:0] \port$2358$0 ;
+  input [3:0] \port$2376$0 ;
+  wire [3:0] \port$2376$0 ;
+  input [3:0] \port$2394$0 ;
+  wire [3:0] \port$2394$0 ;
+  input [1:0] \port$2412$0 ;
+  wire [1:0] \port$2412$0 ;
+  input [47:0] \port$2433$0 ;
+  wire [47:0] \port$2433$0 ;
+  input [30:0] \port$2436$0 ;
+  wire [30:0] \port$2436$0 ;
+  input [55:0] \port$2438$0 ;
+  wire [55:0] \port$2438$0 ;
+  input [30:0] \port$4229$0 ;
+  wire [30:0] \port$4229$0 ;
+  input [22:0] \port$4429$0 ;
+  wire [22:0] \port$4429$0 ;
+  input [14:0] \port$4557$0 ;
+  wire [14:0] \port$4557$0 ;
+  input [6:0] \port$4613$0 ;
+  wire [6:0] \port$4613$0 ;
+  input [1:0] \port$4647$0 ;
+  wire [1:0] \port$4647$0 ;
+  input [3:0] \port$4656$0 ;
+  wire [3:0] \port$4656$0 ;
+  input [7:0] \port$4662$0 ;
+  wire [7:0] \port$4662$0 ;
+  assign n1132_add = \port$4229$0  + { n1092_add, \port$1962$0 [1:0] };
+  assign n1136_add = \port$4429$0  + { n1100_add, \port$2196$0 [1:0] };
+  assign n1140_add = \port$4557$0  + { n1108_add, \port$2358$0 [1:0] };
+  assign n1144_add = \port$4613$0  + \$1 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$4 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[31:30], n0_a[1:0] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  assign n1058_cat = { n1115_slice, n1117_slice };
+  assign n1066_cat = { n1119_slice, n1121_slice };
+  assign n1074_cat = { n1123_slice, n1125_slice };
+  assign n1082_cat = { n1127_slice, n1129_slice };
+  assign n1090_cat = { \port$4229$0 , \port$1818$0  };
+  assign n1044_cat = { \port$2070$0 , \port$2052$0 , \port$2034$0 , \port$2016$0 , \port$1998$0 , \port$1980$0 , \port$1962$0  };
+  assign n1098_cat = { \port$4429$0 , \port$2088$0  };
+  assign n1048_cat = { \port$2268$0 , \port$2250$0 , \port$2232$0 , \port$2214$0 , \port$2196$0  };
+  assign n1106_cat = { \port$4557$0 , \port$2286$0  };
+  assign n1052_cat = { \port$2394$0 , \port$2376$0 , \port$2358$0  };
+  assign n1114_cat = { \port$4613$0 , \port$2412$0  };
+  assign n1154_cat = { n1152_add, \port$2433$0 [1:0], \port$4647$0  };
+  assign n1126_cat = { \port$2433$0 , \port$4647$0  };
+  assign n1170_cat = { n1168_add, \port$2436$0 [3:0], \port$4656$0  };
+  assign n1158_cat = { \port$2436$0 , \port$4656$0  };
+  assign n1174_cat = { n1172_add, \port$2438$0 [7:0], \port$4662$0  };
+  assign n1166_cat = { \port$2438$0 , \port$4662$0  };
 endmodule

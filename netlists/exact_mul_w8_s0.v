@@ -3,94 +3,881 @@
 (* top =  1  *)
 (* generator = "Amaranth" *)
 module exact_mul_w8_s0(b, o, a);
+  wire [3:0] \$1 ;
+  wire [3:0] \$2 ;
+  wire [3:0] \$3 ;
+  wire [3:0] \$4 ;
+  wire [3:0] \$5 ;
+  wire [3:0] \$6 ;
+  wire [3:0] \$7 ;
+  wire [3:0] \$8 ;
+  wire [3:0] \$9 ;
   input [7:0] a;
   wire [7:0] a;
   input [7:0] b;
   wire [7:0] b;
   wire [7:0] n0_a;
-  wire n12_slice;
-  wire n18_slice;
   wire [7:0] n1_b;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  wire [15:0] n54_add;
-  wire n6_slice;
+  wire [15:0] n66_cat;
+  wire [11:0] n68_cat;
+  wire [7:0] n70_cat;
+  (* keep = 32'd1 *)
+  wire [13:0] n72_add;
+  wire [15:0] n74_cat;
+  (* keep = 32'd1 *)
+  wire [10:0] n76_add;
+  (* keep = 32'd1 *)
+  wire [6:0] n80_add;
+  wire [8:0] n82_cat;
+  (* keep = 32'd1 *)
+  wire [13:0] n84_add;
+  wire [15:0] n86_cat;
+  (* keep = 32'd1 *)
+  wire [7:0] n88_add;
+  (* keep = 32'd1 *)
+  wire [11:0] n92_add;
+  wire [15:0] n94_cat;
   output [15:0] o;
   wire [15:0] o;
+  \exact_mul_w8_s0.depth1  depth1 (
+    .n0_a(a),
+    .n1_b(b),
+    .\port$108$0 (\$6 ),
+    .\port$126$0 (\$7 ),
+    .\port$144$0 (\$8 ),
+    .\port$162$0 (\$9 ),
+    .\port$18$0 (\$1 ),
+    .\port$36$0 (\$2 ),
+    .\port$54$0 (\$3 ),
+    .\port$72$0 (\$4 ),
+    .\port$90$0 (\$5 )
+  );
   \exact_mul_w8_s0.depth2  depth2 (
     .n0_a(a),
-    .n54_add(o),
-    .\port$0$10 (b)
+    .n1_b(b),
+    .n72_add(n72_add),
+    .n76_add(n76_add),
+    .n80_add(n80_add),
+    .\port$108$0 (\$6 ),
+    .\port$126$0 (\$7 ),
+    .\port$144$0 (\$8 ),
+    .\port$162$0 (\$9 ),
+    .\port$18$0 (\$1 ),
+    .\port$36$0 (\$2 ),
+    .\port$54$0 (\$3 ),
+    .\port$72$0 (\$4 ),
+    .\port$90$0 (\$5 )
+  );
+  \exact_mul_w8_s0.depth4  depth4 (
+    .n0_a(a),
+    .n1_b(b),
+    .n76_add(n76_add),
+    .n84_add(n84_add),
+    .n88_add(n88_add),
+    .\port$108$0 (\$6 ),
+    .\port$126$0 (\$7 ),
+    .\port$144$0 (\$8 [1:0]),
+    .\port$18$0 (\$1 [1:0]),
+    .\port$217$0 (n72_add),
+    .\port$273$0 (n80_add),
+    .\port$90$0 (\$5 )
+  );
+  \exact_mul_w8_s0.depth6  depth6 (
+    .n88_add(n88_add),
+    .n92_add(n92_add),
+    .\port$144$0 (\$8 [1:0]),
+    .\port$18$0 (\$1 [1:0]),
+    .\port$273$0 (n80_add),
+    .\port$274$0 (n84_add)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n54_add = o;
-  assign n2_slice = b[0];
-  assign n6_slice = b[1];
-  assign n12_slice = b[2];
-  assign n18_slice = b[3];
-  assign n24_slice = b[4];
-  assign n30_slice = b[5];
-  assign n36_slice = b[6];
-  assign n42_slice = b[7];
+  assign n94_cat = { n92_add, n84_add[1:0], \$1 [1:0] };
+  assign n66_cat = { \$4 , \$3 , \$2 , \$1  };
+  assign n68_cat = { \$7 , \$6 , \$5  };
+  assign n70_cat = { \$9 , \$8  };
+  assign n74_cat = { n72_add, \$1 [1:0] };
+  assign n82_cat = { n80_add, \$8 [1:0] };
+  assign n86_cat = { n84_add, \$1 [1:0] };
+  assign o = { n92_add, n84_add[1:0], \$1 [1:0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_mul_w8_s0.depth2 (\port$0$10 , n54_add, n0_a);
-  wire [7:0] \$1 ;
-  wire [13:0] \$10 ;
-  wire [7:0] \$11 ;
-  wire [7:0] \$12 ;
-  wire [15:0] \$13 ;
-  wire [16:0] \$14 ;
-  wire [16:0] \$15 ;
-  wire [7:0] \$2 ;
-  wire [9:0] \$3 ;
-  wire [7:0] \$4 ;
-  wire [7:0] \$5 ;
-  wire [11:0] \$6 ;
-  wire [12:0] \$7 ;
-  wire [7:0] \$8 ;
-  wire [7:0] \$9 ;
+module \exact_mul_w8_s0.depth1 (n1_b, \port$18$0 , \port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
+  reg [3:0] \$1 ;
+  reg [3:0] \$2 ;
+  reg [3:0] \$3 ;
+  reg [3:0] \$4 ;
+  reg [3:0] \$5 ;
+  reg [3:0] \$6 ;
+  reg [3:0] \$7 ;
+  reg [3:0] \$8 ;
+  reg [3:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  wire n12_slice;
-  wire n18_slice;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  output [15:0] n54_add;
-  wire [15:0] n54_add;
-  wire n6_slice;
-  input [7:0] \port$0$10 ;
-  wire [7:0] \port$0$10 ;
-  assign \$1  = n0_a & { \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0] };
-  assign \$2  = n0_a & { \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1] };
-  assign \$3  = \$1  + { \$2 , 1'h0 };
-  assign \$4  = n0_a & { \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2] };
-  assign \$5  = n0_a & { \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3] };
-  assign \$6  = { \$4 , 2'h0 } + { \$5 , 3'h0 };
-  assign \$7  = \$3  + \$6 ;
-  assign \$8  = n0_a & { \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4] };
-  assign \$9  = n0_a & { \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5] };
-  assign \$10  = { \$8 , 4'h0 } + { \$9 , 5'h00 };
-  assign \$11  = n0_a & { \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6] };
-  assign \$12  = n0_a & { \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7] };
-  assign \$13  = { \$11 , 6'h00 } + { \$12 , 7'h00 };
-  assign \$14  = \$10  + \$13 ;
-  assign \$15  = \$7  + \$14 [15:0];
-  assign n2_slice = \port$0$10 [0];
-  assign n6_slice = \port$0$10 [1];
-  assign n12_slice = \port$0$10 [2];
-  assign n18_slice = \port$0$10 [3];
-  assign n24_slice = \port$0$10 [4];
-  assign n30_slice = \port$0$10 [5];
-  assign n36_slice = \port$0$10 [6];
-  assign n42_slice = \port$0$10 [7];
-  assign n54_add = \$15 [15:0];
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  wire [15:0] n66_cat;
+  wire [11:0] n68_cat;
+  wire [7:0] n70_cat;
+  output [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  output [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  output [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  output [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  output [3:0] \port$18$0 ;
+  wire [3:0] \port$18$0 ;
+  output [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  output [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  output [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  output [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[1:0] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[5:4] })
+      4'h0:
+          \$2  = 4'h0;
+      4'h1:
+          \$2  = 4'h0;
+      4'h2:
+          \$2  = 4'h0;
+      4'h3:
+          \$2  = 4'h0;
+      4'h4:
+          \$2  = 4'h0;
+      4'h5:
+          \$2  = 4'h1;
+      4'h6:
+          \$2  = 4'h2;
+      4'h7:
+          \$2  = 4'h3;
+      4'h8:
+          \$2  = 4'h0;
+      4'h9:
+          \$2  = 4'h2;
+      4'ha:
+          \$2  = 4'h4;
+      4'hb:
+          \$2  = 4'h6;
+      4'hc:
+          \$2  = 4'h0;
+      4'hd:
+          \$2  = 4'h3;
+      4'he:
+          \$2  = 4'h6;
+      4'hf:
+          \$2  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[7:6] })
+      4'h0:
+          \$3  = 4'h0;
+      4'h1:
+          \$3  = 4'h0;
+      4'h2:
+          \$3  = 4'h0;
+      4'h3:
+          \$3  = 4'h0;
+      4'h4:
+          \$3  = 4'h0;
+      4'h5:
+          \$3  = 4'h1;
+      4'h6:
+          \$3  = 4'h2;
+      4'h7:
+          \$3  = 4'h3;
+      4'h8:
+          \$3  = 4'h0;
+      4'h9:
+          \$3  = 4'h2;
+      4'ha:
+          \$3  = 4'h4;
+      4'hb:
+          \$3  = 4'h6;
+      4'hc:
+          \$3  = 4'h0;
+      4'hd:
+          \$3  = 4'h3;
+      4'he:
+          \$3  = 4'h6;
+      4'hf:
+          \$3  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[7:6] })
+      4'h0:
+          \$4  = 4'h0;
+      4'h1:
+          \$4  = 4'h0;
+      4'h2:
+          \$4  = 4'h0;
+      4'h3:
+          \$4  = 4'h0;
+      4'h4:
+          \$4  = 4'h0;
+      4'h5:
+          \$4  = 4'h1;
+      4'h6:
+          \$4  = 4'h2;
+      4'h7:
+          \$4  = 4'h3;
+      4'h8:
+          \$4  = 4'h0;
+      4'h9:
+          \$4  = 4'h2;
+      4'ha:
+          \$4  = 4'h4;
+      4'hb:
+          \$4  = 4'h6;
+      4'hc:
+          \$4  = 4'h0;
+      4'hd:
+          \$4  = 4'h3;
+      4'he:
+          \$4  = 4'h6;
+      4'hf:
+          \$4  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[1:0] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[5:4] })
+      4'h0:
+          \$6  = 4'h0;
+      4'h1:
+          \$6  = 4'h0;
+      4'h2:
+          \$6  = 4'h0;
+      4'h3:
+          \$6  = 4'h0;
+      4'h4:
+          \$6  = 4'h0;
+      4'h5:
+          \$6  = 4'h1;
+      4'h6:
+          \$6  = 4'h2;
+      4'h7:
+          \$6  = 4'h3;
+      4'h8:
+          \$6  = 4'h0;
+      4'h9:
+          \$6  = 4'h2;
+      4'ha:
+          \$6  = 4'h4;
+      4'hb:
+          \$6  = 4'h6;
+      4'hc:
+          \$6  = 4'h0;
+      4'hd:
+          \$6  = 4'h3;
+      4'he:
+          \$6  = 4'h6;
+      4'hf:
+          \$6  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[5:4] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[1:0] })
+      4'h0:
+          \$8  = 4'h0;
+      4'h1:
+          \$8  = 4'h0;
+      4'h2:
+          \$8  = 4'h0;
+      4'h3:
+          \$8  = 4'h0;
+      4'h4:
+          \$8  = 4'h0;
+      4'h5:
+          \$8  = 4'h1;
+      4'h6:
+          \$8  = 4'h2;
+      4'h7:
+          \$8  = 4'h3;
+      4'h8:
+          \$8  = 4'h0;
+      4'h9:
+          \$8  = 4'h2;
+      4'ha:
+          \$8  = 4'h4;
+      4'hb:
+          \$8  = 4'h6;
+      4'hc:
+          \$8  = 4'h0;
+      4'hd:
+          \$8  = 4'h3;
+      4'he:
+          \$8  = 4'h6;
+      4'hf:
+          \$8  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[3:2] })
+      4'h0:
+          \$9  = 4'h0;
+      4'h1:
+          \$9  = 4'h0;
+      4'h2:
+          \$9  = 4'h0;
+      4'h3:
+          \$9  = 4'h0;
+      4'h4:
+          \$9  = 4'h0;
+      4'h5:
+          \$9  = 4'h1;
+      4'h6:
+          \$9  = 4'h2;
+      4'h7:
+          \$9  = 4'h3;
+      4'h8:
+          \$9  = 4'h0;
+      4'h9:
+          \$9  = 4'h2;
+      4'ha:
+          \$9  = 4'h4;
+      4'hb:
+          \$9  = 4'h6;
+      4'hc:
+          \$9  = 4'h0;
+      4'hd:
+          \$9  = 4'h3;
+      4'he:
+          \$9  = 4'h6;
+      4'hf:
+          \$9  = 4'h9;
+    endcase
+  end
+  assign n66_cat = { \$4 , \$3 , \$2 , \$1  };
+  assign n68_cat = { \$7 , \$6 , \$5  };
+  assign n70_cat = { \$9 , \$8  };
+  assign \port$18$0  = \$1 ;
+  assign \port$36$0  = \$2 ;
+  assign \port$54$0  = \$3 ;
+  assign \port$72$0  = \$4 ;
+  assign \port$90$0  = \$5 ;
+  assign \port$108$0  = \$6 ;
+  assign \port$126$0  = \$7 ;
+  assign \port$144$0  = \$8 ;
+  assign \port$162$0  = \$9 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w8_s0.depth2 (n1_b, \port$18$0 , \port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , n72_add, n76_add, n80_add, n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
+  reg [3:0] \$1 ;
+  reg [3:0] \$2 ;
+  reg [3:0] \$3 ;
+  wire [14:0] \$4 ;
+  reg [3:0] \$5 ;
+  reg [3:0] \$6 ;
+  reg [3:0] \$7 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  wire [15:0] n66_cat;
+  wire [11:0] n68_cat;
+  wire [7:0] n70_cat;
+  (* keep = 32'd1 *)
+  output [13:0] n72_add;
+  wire [13:0] n72_add;
+  (* keep = 32'd1 *)
+  output [10:0] n76_add;
+  wire [10:0] n76_add;
+  (* keep = 32'd1 *)
+  output [6:0] n80_add;
+  wire [6:0] n80_add;
+  input [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  input [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  input [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  input [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  input [3:0] \port$18$0 ;
+  wire [3:0] \port$18$0 ;
+  input [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  input [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  input [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  input [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  assign \$4  = { \port$72$0 , \port$54$0 , \port$36$0 , \port$18$0 [3:2] } + { \$3 , \$2 , \$1  };
+  assign n76_add = { \port$126$0 , \port$108$0 , \port$90$0 [3:2] } + { \$6 , \$5  };
+  assign n80_add = { \port$162$0 , \port$144$0 [3:2] } + \$7 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[7:6] })
+      4'h0:
+          \$3  = 4'h0;
+      4'h1:
+          \$3  = 4'h0;
+      4'h2:
+          \$3  = 4'h0;
+      4'h3:
+          \$3  = 4'h0;
+      4'h4:
+          \$3  = 4'h0;
+      4'h5:
+          \$3  = 4'h1;
+      4'h6:
+          \$3  = 4'h2;
+      4'h7:
+          \$3  = 4'h3;
+      4'h8:
+          \$3  = 4'h0;
+      4'h9:
+          \$3  = 4'h2;
+      4'ha:
+          \$3  = 4'h4;
+      4'hb:
+          \$3  = 4'h6;
+      4'hc:
+          \$3  = 4'h0;
+      4'hd:
+          \$3  = 4'h3;
+      4'he:
+          \$3  = 4'h6;
+      4'hf:
+          \$3  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[3:2] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[5:4] })
+      4'h0:
+          \$6  = 4'h0;
+      4'h1:
+          \$6  = 4'h0;
+      4'h2:
+          \$6  = 4'h0;
+      4'h3:
+          \$6  = 4'h0;
+      4'h4:
+          \$6  = 4'h0;
+      4'h5:
+          \$6  = 4'h1;
+      4'h6:
+          \$6  = 4'h2;
+      4'h7:
+          \$6  = 4'h3;
+      4'h8:
+          \$6  = 4'h0;
+      4'h9:
+          \$6  = 4'h2;
+      4'ha:
+          \$6  = 4'h4;
+      4'hb:
+          \$6  = 4'h6;
+      4'hc:
+          \$6  = 4'h0;
+      4'hd:
+          \$6  = 4'h3;
+      4'he:
+          \$6  = 4'h6;
+      4'hf:
+          \$6  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[3:2] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[3:2] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[7:6] })
+      4'h0:
+          \$2  = 4'h0;
+      4'h1:
+          \$2  = 4'h0;
+      4'h2:
+          \$2  = 4'h0;
+      4'h3:
+          \$2  = 4'h0;
+      4'h4:
+          \$2  = 4'h0;
+      4'h5:
+          \$2  = 4'h1;
+      4'h6:
+          \$2  = 4'h2;
+      4'h7:
+          \$2  = 4'h3;
+      4'h8:
+          \$2  = 4'h0;
+      4'h9:
+          \$2  = 4'h2;
+      4'ha:
+          \$2  = 4'h4;
+      4'hb:
+          \$2  = 4'h6;
+      4'hc:
+          \$2  = 4'h0;
+      4'hd:
+          \$2  = 4'h3;
+      4'he:
+          \$2  = 4'h6;
+      4'hf:
+          \$2  = 4'h9;
+    endcase
+  end
+  assign n66_cat = { \port$72$0 , \port$54$0 , \port$36$0 , \port$18$0  };
+  assign n68_cat = { \port$126$0 , \port$108$0 , \port$90$0  };
+  assign n70_cat = { \port$162$0 , \port$144$0  };
+  assign n72_add = \$4 [13:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w8_s0.depth4 (n1_b, \port$18$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$217$0 , n76_add, \port$273$0 , n84_add, n88_add, n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$3  = 0;
+  wire [14:0] \$1 ;
+  reg [3:0] \$2 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  wire [11:0] n68_cat;
+  wire [15:0] n74_cat;
+  (* keep = 32'd1 *)
+  input [10:0] n76_add;
+  wire [10:0] n76_add;
+  wire [8:0] n82_cat;
+  (* keep = 32'd1 *)
+  output [13:0] n84_add;
+  wire [13:0] n84_add;
+  (* keep = 32'd1 *)
+  output [7:0] n88_add;
+  wire [7:0] n88_add;
+  input [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  input [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  input [1:0] \port$144$0 ;
+  wire [1:0] \port$144$0 ;
+  input [1:0] \port$18$0 ;
+  wire [1:0] \port$18$0 ;
+  input [13:0] \port$217$0 ;
+  wire [13:0] \port$217$0 ;
+  input [6:0] \port$273$0 ;
+  wire [6:0] \port$273$0 ;
+  input [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  assign \$1  = \port$217$0  + { n76_add, \port$90$0 [1:0] };
+  assign n88_add = \port$273$0  + \$2 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[1:0] })
+      4'h0:
+          \$2  = 4'h0;
+      4'h1:
+          \$2  = 4'h0;
+      4'h2:
+          \$2  = 4'h0;
+      4'h3:
+          \$2  = 4'h0;
+      4'h4:
+          \$2  = 4'h0;
+      4'h5:
+          \$2  = 4'h1;
+      4'h6:
+          \$2  = 4'h2;
+      4'h7:
+          \$2  = 4'h3;
+      4'h8:
+          \$2  = 4'h0;
+      4'h9:
+          \$2  = 4'h2;
+      4'ha:
+          \$2  = 4'h4;
+      4'hb:
+          \$2  = 4'h6;
+      4'hc:
+          \$2  = 4'h0;
+      4'hd:
+          \$2  = 4'h3;
+      4'he:
+          \$2  = 4'h6;
+      4'hf:
+          \$2  = 4'h9;
+    endcase
+  end
+  assign n74_cat = { \port$217$0 , \port$18$0  };
+  assign n68_cat = { \port$126$0 , \port$108$0 , \port$90$0  };
+  assign n82_cat = { \port$273$0 , \port$144$0  };
+  assign n84_add = \$1 [13:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w8_s0.depth6 (\port$144$0 , \port$273$0 , \port$274$0 , n88_add, n92_add, \port$18$0 );
+  wire [12:0] \$1 ;
+  wire [8:0] n82_cat;
+  wire [15:0] n86_cat;
+  (* keep = 32'd1 *)
+  input [7:0] n88_add;
+  wire [7:0] n88_add;
+  (* keep = 32'd1 *)
+  output [11:0] n92_add;
+  wire [11:0] n92_add;
+  input [1:0] \port$144$0 ;
+  wire [1:0] \port$144$0 ;
+  input [1:0] \port$18$0 ;
+  wire [1:0] \port$18$0 ;
+  input [6:0] \port$273$0 ;
+  wire [6:0] \port$273$0 ;
+  input [13:0] \port$274$0 ;
+  wire [13:0] \port$274$0 ;
+  assign \$1  = \port$274$0 [13:2] + { n88_add, \port$144$0  };
+  assign n86_cat = { \port$274$0 , \port$18$0  };
+  assign n82_cat = { \port$273$0 , \port$144$0  };
+  assign n92_add = \$1 [11:0];
 endmodule

@@ -5,6 +5,15 @@
 module exact_mul_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg \$1 ;
+  wire [3:0] \$10 ;
+  wire [3:0] \$2 ;
+  wire [3:0] \$3 ;
+  wire [3:0] \$4 ;
+  wire [3:0] \$5 ;
+  wire [3:0] \$6 ;
+  wire [3:0] \$7 ;
+  wire [3:0] \$8 ;
+  wire [3:0] \$9 ;
   input [7:0] a;
   wire [7:0] a;
   input [7:0] b;
@@ -12,24 +21,38 @@ module exact_mul_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   input clk;
   wire clk;
   wire [7:0] n0_a;
-  wire n12_slice;
-  wire n18_slice;
   wire [7:0] n1_b;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  wire [9:0] n48_add;
-  reg [9:0] n48_add_s1 = 10'h000;
-  wire [11:0] n49_add;
-  reg [11:0] n49_add_s1 = 12'h000;
-  wire [13:0] n50_add;
-  reg [13:0] n50_add_s1 = 14'h0000;
-  wire [15:0] n51_add;
-  reg [15:0] n51_add_s1 = 16'h0000;
-  wire [15:0] n54_add;
-  wire n6_slice;
+  wire [3:0] n53_lookup;
+  reg [3:0] n53_lookup_s1 = 4'h0;
+  wire [15:0] n66_cat;
+  wire [11:0] n68_cat;
+  wire [7:0] n70_cat;
+  (* keep = 32'd1 *)
+  wire [13:0] n72_add;
+  wire [15:0] n74_cat;
+  (* keep = 32'd1 *)
+  wire [10:0] n76_add;
+  wire [12:0] n78_cat;
+  reg [12:0] n78_cat_s1 = 13'h0000;
+  (* keep = 32'd1 *)
+  wire [6:0] n80_add;
+  wire [8:0] n82_cat;
+  wire [13:0] n83_slice;
+  reg [13:0] n83_slice_s1 = 14'h0000;
+  (* keep = 32'd1 *)
+  wire [13:0] n84_add;
+  wire [1:0] n85_slice;
+  reg [1:0] n85_slice_s1 = 2'h0;
+  wire [15:0] n86_cat;
+  wire [6:0] n87_slice;
+  reg [6:0] n87_slice_s1 = 7'h00;
+  (* keep = 32'd1 *)
+  wire [7:0] n88_add;
+  wire [1:0] n89_slice;
+  reg [1:0] n89_slice_s1 = 2'h0;
+  (* keep = 32'd1 *)
+  wire [11:0] n92_add;
+  wire [15:0] n94_cat;
   output [15:0] o;
   wire [15:0] o;
   input rst;
@@ -41,30 +64,75 @@ module exact_mul_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s1;
   always @(posedge clk)
-    n48_add_s1 <= n48_add;
+    n83_slice_s1 <= n83_slice;
   always @(posedge clk)
-    n49_add_s1 <= n49_add;
+    n78_cat_s1 <= { n76_add, \$6 [1:0] };
   always @(posedge clk)
-    n50_add_s1 <= n50_add;
+    n85_slice_s1 <= \$2 [1:0];
   always @(posedge clk)
-    n51_add_s1 <= n51_add;
+    n87_slice_s1 <= n87_slice;
+  always @(posedge clk)
+    n53_lookup_s1 <= n53_lookup;
+  always @(posedge clk)
+    n89_slice_s1 <= \$9 [1:0];
   always @(posedge clk)
     valid_out <= \$1 ;
   \exact_mul_w8_s1.depth1  depth1 (
+    .n0_a(a),
     .n1_b(b),
-    .n48_add_s1(n48_add_s1),
-    .n49_add_s1(n49_add_s1),
-    .n50_add_s1(n50_add_s1),
-    .n51_add_s1(n51_add_s1),
-    .n54_add(o)
+    .n53_lookup(n53_lookup),
+    .n53_lookup_s1(n53_lookup_s1),
+    .n78_cat_s1(n78_cat_s1),
+    .n83_slice_s1(n83_slice_s1),
+    .n84_add(n84_add),
+    .n87_slice_s1(n87_slice_s1),
+    .n88_add(n88_add),
+    .\port$108$0 (\$6 ),
+    .\port$126$0 (\$7 ),
+    .\port$144$0 (\$8 ),
+    .\port$162$0 (\$9 ),
+    .\port$180$0 (\$10 ),
+    .\port$36$0 (\$2 ),
+    .\port$54$0 (\$3 ),
+    .\port$72$0 (\$4 ),
+    .\port$90$0 (\$5 )
   );
   \exact_mul_w8_s1.depth2  depth2 (
     .n0_a(a),
-    .n48_add(n48_add),
-    .n49_add(n49_add),
-    .n50_add(n50_add),
-    .n51_add(n51_add),
-    .\port$0$10 (b)
+    .n1_b(b),
+    .n72_add(n83_slice),
+    .n76_add(n76_add),
+    .n80_add(n87_slice),
+    .n84_add(n84_add),
+    .n85_slice_s1(n85_slice_s1),
+    .\port$108$0 (\$6 ),
+    .\port$126$0 (\$7 ),
+    .\port$144$0 (\$8 ),
+    .\port$162$0 (\$9 ),
+    .\port$180$0 (\$10 ),
+    .\port$36$0 (\$2 ),
+    .\port$54$0 (\$3 ),
+    .\port$72$0 (\$4 ),
+    .\port$90$0 (\$5 )
+  );
+  \exact_mul_w8_s1.depth3  depth3 (
+    .n72_add(n83_slice),
+    .n76_add(n76_add),
+    .n80_add(n87_slice),
+    .n88_add(n88_add),
+    .n89_slice_s1(n89_slice_s1),
+    .n92_add(n92_add),
+    .\port$108$0 (\$6 ),
+    .\port$126$0 (\$7 ),
+    .\port$144$0 (\$8 ),
+    .\port$162$0 (\$9 ),
+    .\port$180$0 (\$10 ),
+    .\port$181$0 (n84_add),
+    .\port$297$0 (n85_slice_s1),
+    .\port$36$0 (\$2 ),
+    .\port$54$0 (\$3 ),
+    .\port$72$0 (\$4 ),
+    .\port$90$0 (\$5 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -75,105 +143,817 @@ module exact_mul_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n54_add = o;
+  assign n94_cat = { n92_add, n84_add[1:0], n85_slice_s1 };
   assign valid_s1 = valid_out;
-  assign n2_slice = b[0];
-  assign n6_slice = b[1];
-  assign n12_slice = b[2];
-  assign n18_slice = b[3];
-  assign n24_slice = b[4];
-  assign n30_slice = b[5];
-  assign n36_slice = b[6];
-  assign n42_slice = b[7];
+  assign n78_cat = { n76_add, \$6 [1:0] };
+  assign n85_slice = \$2 [1:0];
+  assign n89_slice = \$9 [1:0];
+  assign n66_cat = { \$5 , \$4 , \$3 , \$2  };
+  assign n68_cat = { \$8 , \$7 , \$6  };
+  assign n70_cat = { \$10 , \$9  };
+  assign n72_add = n83_slice;
+  assign n80_add = n87_slice;
+  assign n86_cat = { n84_add, n85_slice_s1 };
+  assign n74_cat = { n83_slice, \$2 [1:0] };
+  assign n82_cat = { n87_slice, \$9 [1:0] };
+  assign o = { n92_add, n84_add[1:0], n85_slice_s1 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \exact_mul_w8_s1.depth1 (n54_add, n48_add_s1, n49_add_s1, n50_add_s1, n51_add_s1, n1_b);
-  wire [12:0] \$1 ;
-  wire [16:0] \$2 ;
-  wire [16:0] \$3 ;
-  wire n12_slice;
-  wire n18_slice;
-  input [7:0] n1_b;
-  wire [7:0] n1_b;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  input [9:0] n48_add_s1;
-  wire [9:0] n48_add_s1;
-  input [11:0] n49_add_s1;
-  wire [11:0] n49_add_s1;
-  input [13:0] n50_add_s1;
-  wire [13:0] n50_add_s1;
-  input [15:0] n51_add_s1;
-  wire [15:0] n51_add_s1;
-  output [15:0] n54_add;
-  wire [15:0] n54_add;
-  wire n6_slice;
-  assign \$1  = n48_add_s1 + n49_add_s1;
-  assign \$2  = n50_add_s1 + n51_add_s1;
-  assign \$3  = \$1  + \$2 [15:0];
-  assign n2_slice = n1_b[0];
-  assign n6_slice = n1_b[1];
-  assign n12_slice = n1_b[2];
-  assign n18_slice = n1_b[3];
-  assign n24_slice = n1_b[4];
-  assign n30_slice = n1_b[5];
-  assign n36_slice = n1_b[6];
-  assign n42_slice = n1_b[7];
-  assign n54_add = \$3 [15:0];
-endmodule
-
-(* generator = "Amaranth" *)
-module \exact_mul_w8_s1.depth2 (\port$0$10 , n48_add, n49_add, n50_add, n51_add, n0_a);
-  wire [7:0] \$1 ;
-  wire [7:0] \$2 ;
-  wire [7:0] \$3 ;
-  wire [7:0] \$4 ;
-  wire [7:0] \$5 ;
-  wire [7:0] \$6 ;
-  wire [7:0] \$7 ;
-  wire [7:0] \$8 ;
+module \exact_mul_w8_s1.depth1 (n1_b, n53_lookup, \port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , \port$180$0 , n84_add, n88_add, n83_slice_s1, n78_cat_s1, n87_slice_s1, n53_lookup_s1, n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
+  reg [3:0] \$1 ;
+  wire [14:0] \$10 ;
+  reg [3:0] \$2 ;
+  reg [3:0] \$3 ;
+  reg [3:0] \$4 ;
+  reg [3:0] \$5 ;
+  reg [3:0] \$6 ;
+  reg [3:0] \$7 ;
+  reg [3:0] \$8 ;
+  reg [3:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
-  wire n12_slice;
-  wire n18_slice;
-  wire n24_slice;
-  wire n2_slice;
-  wire n30_slice;
-  wire n36_slice;
-  wire n42_slice;
-  output [9:0] n48_add;
-  wire [9:0] n48_add;
-  output [11:0] n49_add;
-  wire [11:0] n49_add;
-  output [13:0] n50_add;
-  wire [13:0] n50_add;
-  output [15:0] n51_add;
-  wire [15:0] n51_add;
-  wire n6_slice;
-  input [7:0] \port$0$10 ;
-  wire [7:0] \port$0$10 ;
-  assign \$2  = n0_a & { \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1], \port$0$10 [1] };
-  assign n48_add = \$1  + { \$2 , 1'h0 };
-  assign \$3  = n0_a & { \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2], \port$0$10 [2] };
-  assign \$4  = n0_a & { \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3], \port$0$10 [3] };
-  assign n49_add = { \$3 , 2'h0 } + { \$4 , 3'h0 };
-  assign \$5  = n0_a & { \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4], \port$0$10 [4] };
-  assign \$6  = n0_a & { \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5], \port$0$10 [5] };
-  assign n50_add = { \$5 , 4'h0 } + { \$6 , 5'h00 };
-  assign \$7  = n0_a & { \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6], \port$0$10 [6] };
-  assign \$8  = n0_a & { \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7], \port$0$10 [7] };
-  assign n51_add = { \$7 , 6'h00 } + { \$8 , 7'h00 };
-  assign \$1  = n0_a & { \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0], \port$0$10 [0] };
-  assign n2_slice = \port$0$10 [0];
-  assign n6_slice = \port$0$10 [1];
-  assign n12_slice = \port$0$10 [2];
-  assign n18_slice = \port$0$10 [3];
-  assign n24_slice = \port$0$10 [4];
-  assign n30_slice = \port$0$10 [5];
-  assign n36_slice = \port$0$10 [6];
-  assign n42_slice = \port$0$10 [7];
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  output [3:0] n53_lookup;
+  reg [3:0] n53_lookup;
+  input [3:0] n53_lookup_s1;
+  wire [3:0] n53_lookup_s1;
+  wire [15:0] n66_cat;
+  wire [11:0] n68_cat;
+  wire [7:0] n70_cat;
+  input [12:0] n78_cat_s1;
+  wire [12:0] n78_cat_s1;
+  input [13:0] n83_slice_s1;
+  wire [13:0] n83_slice_s1;
+  (* keep = 32'd1 *)
+  output [13:0] n84_add;
+  wire [13:0] n84_add;
+  input [6:0] n87_slice_s1;
+  wire [6:0] n87_slice_s1;
+  (* keep = 32'd1 *)
+  output [7:0] n88_add;
+  wire [7:0] n88_add;
+  output [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  output [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  output [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  output [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  output [3:0] \port$180$0 ;
+  wire [3:0] \port$180$0 ;
+  output [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  output [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  output [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  output [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  assign \$10  = n83_slice_s1 + n78_cat_s1;
+  assign n88_add = n87_slice_s1 + n53_lookup_s1;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[1:0] })
+      4'h0:
+          n53_lookup = 4'h0;
+      4'h1:
+          n53_lookup = 4'h0;
+      4'h2:
+          n53_lookup = 4'h0;
+      4'h3:
+          n53_lookup = 4'h0;
+      4'h4:
+          n53_lookup = 4'h0;
+      4'h5:
+          n53_lookup = 4'h1;
+      4'h6:
+          n53_lookup = 4'h2;
+      4'h7:
+          n53_lookup = 4'h3;
+      4'h8:
+          n53_lookup = 4'h0;
+      4'h9:
+          n53_lookup = 4'h2;
+      4'ha:
+          n53_lookup = 4'h4;
+      4'hb:
+          n53_lookup = 4'h6;
+      4'hc:
+          n53_lookup = 4'h0;
+      4'hd:
+          n53_lookup = 4'h3;
+      4'he:
+          n53_lookup = 4'h6;
+      4'hf:
+          n53_lookup = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[1:0] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[5:4] })
+      4'h0:
+          \$2  = 4'h0;
+      4'h1:
+          \$2  = 4'h0;
+      4'h2:
+          \$2  = 4'h0;
+      4'h3:
+          \$2  = 4'h0;
+      4'h4:
+          \$2  = 4'h0;
+      4'h5:
+          \$2  = 4'h1;
+      4'h6:
+          \$2  = 4'h2;
+      4'h7:
+          \$2  = 4'h3;
+      4'h8:
+          \$2  = 4'h0;
+      4'h9:
+          \$2  = 4'h2;
+      4'ha:
+          \$2  = 4'h4;
+      4'hb:
+          \$2  = 4'h6;
+      4'hc:
+          \$2  = 4'h0;
+      4'hd:
+          \$2  = 4'h3;
+      4'he:
+          \$2  = 4'h6;
+      4'hf:
+          \$2  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[7:6] })
+      4'h0:
+          \$3  = 4'h0;
+      4'h1:
+          \$3  = 4'h0;
+      4'h2:
+          \$3  = 4'h0;
+      4'h3:
+          \$3  = 4'h0;
+      4'h4:
+          \$3  = 4'h0;
+      4'h5:
+          \$3  = 4'h1;
+      4'h6:
+          \$3  = 4'h2;
+      4'h7:
+          \$3  = 4'h3;
+      4'h8:
+          \$3  = 4'h0;
+      4'h9:
+          \$3  = 4'h2;
+      4'ha:
+          \$3  = 4'h4;
+      4'hb:
+          \$3  = 4'h6;
+      4'hc:
+          \$3  = 4'h0;
+      4'hd:
+          \$3  = 4'h3;
+      4'he:
+          \$3  = 4'h6;
+      4'hf:
+          \$3  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[7:6] })
+      4'h0:
+          \$4  = 4'h0;
+      4'h1:
+          \$4  = 4'h0;
+      4'h2:
+          \$4  = 4'h0;
+      4'h3:
+          \$4  = 4'h0;
+      4'h4:
+          \$4  = 4'h0;
+      4'h5:
+          \$4  = 4'h1;
+      4'h6:
+          \$4  = 4'h2;
+      4'h7:
+          \$4  = 4'h3;
+      4'h8:
+          \$4  = 4'h0;
+      4'h9:
+          \$4  = 4'h2;
+      4'ha:
+          \$4  = 4'h4;
+      4'hb:
+          \$4  = 4'h6;
+      4'hc:
+          \$4  = 4'h0;
+      4'hd:
+          \$4  = 4'h3;
+      4'he:
+          \$4  = 4'h6;
+      4'hf:
+          \$4  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[1:0] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[5:4] })
+      4'h0:
+          \$6  = 4'h0;
+      4'h1:
+          \$6  = 4'h0;
+      4'h2:
+          \$6  = 4'h0;
+      4'h3:
+          \$6  = 4'h0;
+      4'h4:
+          \$6  = 4'h0;
+      4'h5:
+          \$6  = 4'h1;
+      4'h6:
+          \$6  = 4'h2;
+      4'h7:
+          \$6  = 4'h3;
+      4'h8:
+          \$6  = 4'h0;
+      4'h9:
+          \$6  = 4'h2;
+      4'ha:
+          \$6  = 4'h4;
+      4'hb:
+          \$6  = 4'h6;
+      4'hc:
+          \$6  = 4'h0;
+      4'hd:
+          \$6  = 4'h3;
+      4'he:
+          \$6  = 4'h6;
+      4'hf:
+          \$6  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[5:4] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[1:0] })
+      4'h0:
+          \$8  = 4'h0;
+      4'h1:
+          \$8  = 4'h0;
+      4'h2:
+          \$8  = 4'h0;
+      4'h3:
+          \$8  = 4'h0;
+      4'h4:
+          \$8  = 4'h0;
+      4'h5:
+          \$8  = 4'h1;
+      4'h6:
+          \$8  = 4'h2;
+      4'h7:
+          \$8  = 4'h3;
+      4'h8:
+          \$8  = 4'h0;
+      4'h9:
+          \$8  = 4'h2;
+      4'ha:
+          \$8  = 4'h4;
+      4'hb:
+          \$8  = 4'h6;
+      4'hc:
+          \$8  = 4'h0;
+      4'hd:
+          \$8  = 4'h3;
+      4'he:
+          \$8  = 4'h6;
+      4'hf:
+          \$8  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[3:2] })
+      4'h0:
+          \$9  = 4'h0;
+      4'h1:
+          \$9  = 4'h0;
+      4'h2:
+          \$9  = 4'h0;
+      4'h3:
+          \$9  = 4'h0;
+      4'h4:
+          \$9  = 4'h0;
+      4'h5:
+          \$9  = 4'h1;
+      4'h6:
+          \$9  = 4'h2;
+      4'h7:
+          \$9  = 4'h3;
+      4'h8:
+          \$9  = 4'h0;
+      4'h9:
+          \$9  = 4'h2;
+      4'ha:
+          \$9  = 4'h4;
+      4'hb:
+          \$9  = 4'h6;
+      4'hc:
+          \$9  = 4'h0;
+      4'hd:
+          \$9  = 4'h3;
+      4'he:
+          \$9  = 4'h6;
+      4'hf:
+          \$9  = 4'h9;
+    endcase
+  end
+  assign n66_cat = { \$4 , \$3 , \$2 , \$1  };
+  assign n68_cat = { \$7 , \$6 , \$5  };
+  assign n70_cat = { \$9 , \$8  };
+  assign \port$36$0  = \$1 ;
+  assign \port$54$0  = \$2 ;
+  assign \port$72$0  = \$3 ;
+  assign \port$90$0  = \$4 ;
+  assign \port$108$0  = \$5 ;
+  assign \port$126$0  = \$6 ;
+  assign \port$144$0  = \$7 ;
+  assign \port$162$0  = \$8 ;
+  assign \port$180$0  = \$9 ;
+  assign n84_add = \$10 [13:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w8_s1.depth2 (n1_b, \port$36$0 , \port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , \port$180$0 , n84_add, n72_add, n76_add, n80_add, n85_slice_s1, n0_a);
+  reg \$auto$verilog_backend.cc:2355:dump_module$3  = 0;
+  reg [3:0] \$1 ;
+  reg [3:0] \$2 ;
+  reg [3:0] \$3 ;
+  wire [14:0] \$4 ;
+  reg [3:0] \$5 ;
+  reg [3:0] \$6 ;
+  reg [3:0] \$7 ;
+  input [7:0] n0_a;
+  wire [7:0] n0_a;
+  input [7:0] n1_b;
+  wire [7:0] n1_b;
+  wire [15:0] n66_cat;
+  wire [11:0] n68_cat;
+  wire [7:0] n70_cat;
+  (* keep = 32'd1 *)
+  output [13:0] n72_add;
+  wire [13:0] n72_add;
+  (* keep = 32'd1 *)
+  output [10:0] n76_add;
+  wire [10:0] n76_add;
+  (* keep = 32'd1 *)
+  output [6:0] n80_add;
+  wire [6:0] n80_add;
+  (* keep = 32'd1 *)
+  input [13:0] n84_add;
+  wire [13:0] n84_add;
+  input [1:0] n85_slice_s1;
+  wire [1:0] n85_slice_s1;
+  wire [15:0] n86_cat;
+  input [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  input [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  input [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  input [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  input [3:0] \port$180$0 ;
+  wire [3:0] \port$180$0 ;
+  input [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  input [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  input [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  input [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  assign \$4  = { \port$90$0 , \port$72$0 , \port$54$0 , \port$36$0 [3:2] } + { \$3 , \$2 , \$1  };
+  assign n76_add = { \port$144$0 , \port$126$0 , \port$108$0 [3:2] } + { \$6 , \$5  };
+  assign n80_add = { \port$180$0 , \port$162$0 [3:2] } + \$7 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[7:6] })
+      4'h0:
+          \$3  = 4'h0;
+      4'h1:
+          \$3  = 4'h0;
+      4'h2:
+          \$3  = 4'h0;
+      4'h3:
+          \$3  = 4'h0;
+      4'h4:
+          \$3  = 4'h0;
+      4'h5:
+          \$3  = 4'h1;
+      4'h6:
+          \$3  = 4'h2;
+      4'h7:
+          \$3  = 4'h3;
+      4'h8:
+          \$3  = 4'h0;
+      4'h9:
+          \$3  = 4'h2;
+      4'ha:
+          \$3  = 4'h4;
+      4'hb:
+          \$3  = 4'h6;
+      4'hc:
+          \$3  = 4'h0;
+      4'hd:
+          \$3  = 4'h3;
+      4'he:
+          \$3  = 4'h6;
+      4'hf:
+          \$3  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[3:2] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[5:4] })
+      4'h0:
+          \$6  = 4'h0;
+      4'h1:
+          \$6  = 4'h0;
+      4'h2:
+          \$6  = 4'h0;
+      4'h3:
+          \$6  = 4'h0;
+      4'h4:
+          \$6  = 4'h0;
+      4'h5:
+          \$6  = 4'h1;
+      4'h6:
+          \$6  = 4'h2;
+      4'h7:
+          \$6  = 4'h3;
+      4'h8:
+          \$6  = 4'h0;
+      4'h9:
+          \$6  = 4'h2;
+      4'ha:
+          \$6  = 4'h4;
+      4'hb:
+          \$6  = 4'h6;
+      4'hc:
+          \$6  = 4'h0;
+      4'hd:
+          \$6  = 4'h3;
+      4'he:
+          \$6  = 4'h6;
+      4'hf:
+          \$6  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[3:2] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[3:2] })
+      4'h0:
+          \$1  = 4'h0;
+      4'h1:
+          \$1  = 4'h0;
+      4'h2:
+          \$1  = 4'h0;
+      4'h3:
+          \$1  = 4'h0;
+      4'h4:
+          \$1  = 4'h0;
+      4'h5:
+          \$1  = 4'h1;
+      4'h6:
+          \$1  = 4'h2;
+      4'h7:
+          \$1  = 4'h3;
+      4'h8:
+          \$1  = 4'h0;
+      4'h9:
+          \$1  = 4'h2;
+      4'ha:
+          \$1  = 4'h4;
+      4'hb:
+          \$1  = 4'h6;
+      4'hc:
+          \$1  = 4'h0;
+      4'hd:
+          \$1  = 4'h3;
+      4'he:
+          \$1  = 4'h6;
+      4'hf:
+          \$1  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[7:6] })
+      4'h0:
+          \$2  = 4'h0;
+      4'h1:
+          \$2  = 4'h0;
+      4'h2:
+          \$2  = 4'h0;
+      4'h3:
+          \$2  = 4'h0;
+      4'h4:
+          \$2  = 4'h0;
+      4'h5:
+          \$2  = 4'h1;
+      4'h6:
+          \$2  = 4'h2;
+      4'h7:
+          \$2  = 4'h3;
+      4'h8:
+          \$2  = 4'h0;
+      4'h9:
+          \$2  = 4'h2;
+      4'ha:
+          \$2  = 4'h4;
+      4'hb:
+          \$2  = 4'h6;
+      4'hc:
+          \$2  = 4'h0;
+      4'hd:
+          \$2  = 4'h3;
+      4'he:
+          \$2  = 4'h6;
+      4'hf:
+          \$2  = 4'h9;
+    endcase
+  end
+  assign n66_cat = { \port$90$0 , \port$72$0 , \port$54$0 , \port$36$0  };
+  assign n68_cat = { \port$144$0 , \port$126$0 , \port$108$0  };
+  assign n70_cat = { \port$180$0 , \port$162$0  };
+  assign n86_cat = { n84_add, n85_slice_s1 };
+  assign n72_add = \$4 [13:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \exact_mul_w8_s1.depth3 (\port$54$0 , \port$72$0 , \port$90$0 , \port$108$0 , \port$126$0 , \port$144$0 , \port$162$0 , \port$180$0 , \port$181$0 , n88_add, n72_add, n76_add, n80_add, n92_add, \port$297$0 , n89_slice_s1, \port$36$0 );
+  wire [12:0] \$1 ;
+  wire [15:0] n66_cat;
+  wire [11:0] n68_cat;
+  wire [7:0] n70_cat;
+  (* keep = 32'd1 *)
+  input [13:0] n72_add;
+  wire [13:0] n72_add;
+  wire [15:0] n74_cat;
+  (* keep = 32'd1 *)
+  input [10:0] n76_add;
+  wire [10:0] n76_add;
+  wire [12:0] n78_cat;
+  (* keep = 32'd1 *)
+  input [6:0] n80_add;
+  wire [6:0] n80_add;
+  wire [8:0] n82_cat;
+  wire [15:0] n86_cat;
+  (* keep = 32'd1 *)
+  input [7:0] n88_add;
+  wire [7:0] n88_add;
+  input [1:0] n89_slice_s1;
+  wire [1:0] n89_slice_s1;
+  (* keep = 32'd1 *)
+  output [11:0] n92_add;
+  wire [11:0] n92_add;
+  input [3:0] \port$108$0 ;
+  wire [3:0] \port$108$0 ;
+  input [3:0] \port$126$0 ;
+  wire [3:0] \port$126$0 ;
+  input [3:0] \port$144$0 ;
+  wire [3:0] \port$144$0 ;
+  input [3:0] \port$162$0 ;
+  wire [3:0] \port$162$0 ;
+  input [3:0] \port$180$0 ;
+  wire [3:0] \port$180$0 ;
+  input [13:0] \port$181$0 ;
+  wire [13:0] \port$181$0 ;
+  input [1:0] \port$297$0 ;
+  wire [1:0] \port$297$0 ;
+  input [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  input [3:0] \port$54$0 ;
+  wire [3:0] \port$54$0 ;
+  input [3:0] \port$72$0 ;
+  wire [3:0] \port$72$0 ;
+  input [3:0] \port$90$0 ;
+  wire [3:0] \port$90$0 ;
+  assign \$1  = \port$181$0 [13:2] + { n88_add, n89_slice_s1 };
+  assign n74_cat = { n72_add, \port$36$0 [1:0] };
+  assign n66_cat = { \port$90$0 , \port$72$0 , \port$54$0 , \port$36$0  };
+  assign n78_cat = { n76_add, \port$108$0 [1:0] };
+  assign n68_cat = { \port$144$0 , \port$126$0 , \port$108$0  };
+  assign n82_cat = { n80_add, \port$162$0 [1:0] };
+  assign n70_cat = { \port$180$0 , \port$162$0  };
+  assign n86_cat = { \port$181$0 , \port$297$0  };
+  assign n92_add = \$1 [11:0];
 endmodule

@@ -5,8 +5,6 @@
 module lut_mul_w16_s0(b, o, a);
   wire [2:0] \$1 ;
   wire [3:0] \$2 ;
-  wire [6:0] \$3 ;
-  wire [18:0] \$4 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -14,52 +12,223 @@ module lut_mul_w16_s0(b, o, a);
   wire [15:0] n0_a;
   wire [15:0] n1_b;
   wire [6:0] n210_cat;
+  (* keep = 32'd1 *)
+  wire [18:0] n212_add;
+  (* keep = 32'd1 *)
+  wire [17:0] n214_add;
+  (* keep = 32'd1 *)
+  wire [15:0] n216_add;
+  (* keep = 32'd1 *)
+  wire [13:0] n218_add;
+  (* keep = 32'd1 *)
+  wire [11:0] n220_add;
+  (* keep = 32'd1 *)
+  wire [9:0] n222_add;
+  (* keep = 32'd1 *)
+  wire [6:0] n224_add;
   wire [7:0] n226_cat;
+  (* keep = 32'd1 *)
+  wire [18:0] n228_add;
+  (* keep = 32'd1 *)
+  wire [16:0] n230_add;
+  (* keep = 32'd1 *)
+  wire [12:0] n232_add;
+  (* keep = 32'd1 *)
+  wire [7:0] n234_add;
+  (* keep = 32'd1 *)
+  wire [18:0] n238_add;
+  (* keep = 32'd1 *)
+  wire [13:0] n240_add;
+  (* keep = 32'd1 *)
+  wire [18:0] n242_add;
   wire [31:0] n244_cat;
   output [31:0] o;
   wire [31:0] o;
   \lut_mul_w16_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
+    .n212_add(n212_add),
+    .n214_add(n214_add),
+    .n216_add(n216_add),
+    .n218_add(n218_add),
+    .n220_add(n220_add),
+    .n222_add(n222_add),
     .\port$18$0 (\$1 ),
     .\port$36$0 (\$2 )
   );
   \lut_mul_w16_s0.depth2  depth2 (
     .n0_a(a),
     .n1_b(b),
+    .n212_add(n212_add),
+    .n214_add(n214_add),
+    .n216_add(n216_add),
+    .n218_add(n218_add),
+    .n220_add(n220_add),
+    .n222_add(n222_add),
+    .n224_add(n224_add),
+    .n228_add(n228_add),
+    .n230_add(n230_add),
+    .n232_add(n232_add),
     .\port$18$0 (\$1 ),
-    .\port$36$0 (\$2 ),
-    .\port$55$0 (\$3 )
+    .\port$36$0 (\$2 )
   );
   \lut_mul_w16_s0.depth3  depth3 (
+    .n224_add(n224_add),
+    .n228_add(n228_add),
+    .n230_add(n230_add),
+    .n238_add(n238_add),
+    .\port$18$0 (\$1 ),
+    .\port$36$0 (\$2 )
+  );
+  \lut_mul_w16_s0.depth4  depth4 (
     .n0_a(a),
     .n1_b(b),
+    .n234_add(n234_add),
     .\port$18$0 (\$1 [0]),
-    .\port$55$0 (\$3 ),
-    .\port$896$0 (\$4 )
+    .\port$871$0 (n224_add)
+  );
+  \lut_mul_w16_s0.depth5  depth5 (
+    .n232_add(n232_add),
+    .n234_add(n234_add),
+    .n240_add(n240_add),
+    .\port$18$0 (\$1 [0]),
+    .\port$871$0 (n224_add)
+  );
+  \lut_mul_w16_s0.depth6  depth6 (
+    .n238_add(n238_add),
+    .n240_add(n240_add),
+    .n242_add(n242_add)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n244_cat = { \$4 , 13'h0000 };
+  assign n244_cat = { n242_add, 13'h0000 };
   assign n210_cat = { \$2 , \$1  };
-  assign n226_cat = { \$3 , \$1 [0] };
-  assign o = { \$4 , 13'h0000 };
+  assign n226_cat = { n224_add, \$1 [0] };
+  assign o = { n242_add, 13'h0000 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w16_s0.depth1 (n1_b, \port$18$0 , \port$36$0 , n0_a);
+module \lut_mul_w16_s0.depth1 (n1_b, \port$18$0 , \port$36$0 , n212_add, n214_add, n216_add, n218_add, n220_add, n222_add, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg [2:0] \$1 ;
+  reg [3:0] \$10 ;
+  reg [3:0] \$11 ;
+  reg [3:0] \$12 ;
+  wire [19:0] \$13 ;
+  reg \$14 ;
+  reg [3:0] \$15 ;
+  reg [3:0] \$16 ;
+  reg [3:0] \$17 ;
+  reg [3:0] \$18 ;
+  reg [2:0] \$19 ;
   reg [3:0] \$2 ;
+  reg [3:0] \$20 ;
+  reg [3:0] \$21 ;
+  reg [3:0] \$22 ;
+  reg \$23 ;
+  reg [3:0] \$24 ;
+  reg [3:0] \$25 ;
+  reg [3:0] \$26 ;
+  reg [2:0] \$27 ;
+  reg [3:0] \$28 ;
+  reg [3:0] \$29 ;
+  reg \$3 ;
+  reg [3:0] \$30 ;
+  reg \$31 ;
+  reg [3:0] \$32 ;
+  reg [3:0] \$33 ;
+  reg [3:0] \$34 ;
+  reg [2:0] \$35 ;
+  reg [3:0] \$36 ;
+  reg [3:0] \$37 ;
+  reg \$38 ;
+  reg [3:0] \$39 ;
+  reg [3:0] \$4 ;
+  reg [3:0] \$40 ;
+  reg [2:0] \$41 ;
+  reg [3:0] \$42 ;
+  reg [3:0] \$43 ;
+  reg \$44 ;
+  reg [3:0] \$45 ;
+  reg [3:0] \$46 ;
+  reg [2:0] \$47 ;
+  reg [3:0] \$48 ;
+  reg [3:0] \$5 ;
+  reg [3:0] \$6 ;
+  reg [3:0] \$7 ;
+  reg [2:0] \$8 ;
+  reg [3:0] \$9 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
   input [15:0] n1_b;
   wire [15:0] n1_b;
   wire [6:0] n210_cat;
+  (* keep = 32'd1 *)
+  output [18:0] n212_add;
+  wire [18:0] n212_add;
+  (* keep = 32'd1 *)
+  output [17:0] n214_add;
+  wire [17:0] n214_add;
+  (* keep = 32'd1 *)
+  output [15:0] n216_add;
+  wire [15:0] n216_add;
+  (* keep = 32'd1 *)
+  output [13:0] n218_add;
+  wire [13:0] n218_add;
+  (* keep = 32'd1 *)
+  output [11:0] n220_add;
+  wire [11:0] n220_add;
+  (* keep = 32'd1 *)
+  output [9:0] n222_add;
+  wire [9:0] n222_add;
   output [2:0] \port$18$0 ;
   wire [2:0] \port$18$0 ;
   output [3:0] \port$36$0 ;
   wire [3:0] \port$36$0 ;
+  assign n222_add = { \$46 , \$45 , \$44  } + { \$48 , \$47  };
+  assign \$13  = { \$7 , \$6 , \$5 , \$4 , \$3  } + { \$12 , \$11 , \$10 , \$9 , \$8  };
+  assign n214_add = { \$18 , \$17 , \$16 , \$15 , \$14  } + { \$22 , \$21 , \$20 , \$19  };
+  assign n216_add = { \$26 , \$25 , \$24 , \$23  } + { \$30 , \$29 , \$28 , \$27  };
+  assign n218_add = { \$34 , \$33 , \$32 , \$31  } + { \$37 , \$36 , \$35  };
+  assign n220_add = { \$40 , \$39 , \$38  } + { \$43 , \$42 , \$41  };
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[5:4] })
+      4'h0:
+          \$48  = 4'h0;
+      4'h1:
+          \$48  = 4'h0;
+      4'h2:
+          \$48  = 4'h0;
+      4'h3:
+          \$48  = 4'h0;
+      4'h4:
+          \$48  = 4'h0;
+      4'h5:
+          \$48  = 4'h1;
+      4'h6:
+          \$48  = 4'h2;
+      4'h7:
+          \$48  = 4'h3;
+      4'h8:
+          \$48  = 4'h0;
+      4'h9:
+          \$48  = 4'h2;
+      4'ha:
+          \$48  = 4'h4;
+      4'hb:
+          \$48  = 4'h6;
+      4'hc:
+          \$48  = 4'h0;
+      4'hd:
+          \$48  = 4'h3;
+      4'he:
+          \$48  = 4'h6;
+      4'hf:
+          \$48  = 4'h9;
+    endcase
+  end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -136,29 +305,1732 @@ module \lut_mul_w16_s0.depth1 (n1_b, \port$18$0 , \port$36$0 , n0_a);
           \$2  = 4'h9;
     endcase
   end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[11:10] })
+      4'h0:
+          \$3  = 1'h0;
+      4'h1:
+          \$3  = 1'h0;
+      4'h2:
+          \$3  = 1'h0;
+      4'h3:
+          \$3  = 1'h0;
+      4'h4:
+          \$3  = 1'h0;
+      4'h5:
+          \$3  = 1'h0;
+      4'h6:
+          \$3  = 1'h0;
+      4'h7:
+          \$3  = 1'h0;
+      4'h8:
+          \$3  = 1'h0;
+      4'h9:
+          \$3  = 1'h0;
+      4'ha:
+          \$3  = 1'h1;
+      4'hb:
+          \$3  = 1'h1;
+      4'hc:
+          \$3  = 1'h0;
+      4'hd:
+          \$3  = 1'h0;
+      4'he:
+          \$3  = 1'h1;
+      4'hf:
+          \$3  = 1'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[15:14] })
+      4'h0:
+          \$4  = 4'h0;
+      4'h1:
+          \$4  = 4'h0;
+      4'h2:
+          \$4  = 4'h0;
+      4'h3:
+          \$4  = 4'h0;
+      4'h4:
+          \$4  = 4'h0;
+      4'h5:
+          \$4  = 4'h1;
+      4'h6:
+          \$4  = 4'h2;
+      4'h7:
+          \$4  = 4'h3;
+      4'h8:
+          \$4  = 4'h0;
+      4'h9:
+          \$4  = 4'h2;
+      4'ha:
+          \$4  = 4'h4;
+      4'hb:
+          \$4  = 4'h6;
+      4'hc:
+          \$4  = 4'h0;
+      4'hd:
+          \$4  = 4'h3;
+      4'he:
+          \$4  = 4'h6;
+      4'hf:
+          \$4  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[15:14] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[15:14] })
+      4'h0:
+          \$6  = 4'h0;
+      4'h1:
+          \$6  = 4'h0;
+      4'h2:
+          \$6  = 4'h0;
+      4'h3:
+          \$6  = 4'h0;
+      4'h4:
+          \$6  = 4'h0;
+      4'h5:
+          \$6  = 4'h1;
+      4'h6:
+          \$6  = 4'h2;
+      4'h7:
+          \$6  = 4'h3;
+      4'h8:
+          \$6  = 4'h0;
+      4'h9:
+          \$6  = 4'h2;
+      4'ha:
+          \$6  = 4'h4;
+      4'hb:
+          \$6  = 4'h6;
+      4'hc:
+          \$6  = 4'h0;
+      4'hd:
+          \$6  = 4'h3;
+      4'he:
+          \$6  = 4'h6;
+      4'hf:
+          \$6  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[15:14] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[13:12] })
+      4'h0:
+          \$8  = 3'h0;
+      4'h1:
+          \$8  = 3'h0;
+      4'h2:
+          \$8  = 3'h0;
+      4'h3:
+          \$8  = 3'h0;
+      4'h4:
+          \$8  = 3'h0;
+      4'h5:
+          \$8  = 3'h1;
+      4'h6:
+          \$8  = 3'h1;
+      4'h7:
+          \$8  = 3'h2;
+      4'h8:
+          \$8  = 3'h0;
+      4'h9:
+          \$8  = 3'h1;
+      4'ha:
+          \$8  = 3'h2;
+      4'hb:
+          \$8  = 3'h3;
+      4'hc:
+          \$8  = 3'h0;
+      4'hd:
+          \$8  = 3'h2;
+      4'he:
+          \$8  = 3'h3;
+      4'hf:
+          \$8  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[15:14] })
+      4'h0:
+          \$9  = 4'h0;
+      4'h1:
+          \$9  = 4'h0;
+      4'h2:
+          \$9  = 4'h0;
+      4'h3:
+          \$9  = 4'h0;
+      4'h4:
+          \$9  = 4'h0;
+      4'h5:
+          \$9  = 4'h1;
+      4'h6:
+          \$9  = 4'h2;
+      4'h7:
+          \$9  = 4'h3;
+      4'h8:
+          \$9  = 4'h0;
+      4'h9:
+          \$9  = 4'h2;
+      4'ha:
+          \$9  = 4'h4;
+      4'hb:
+          \$9  = 4'h6;
+      4'hc:
+          \$9  = 4'h0;
+      4'hd:
+          \$9  = 4'h3;
+      4'he:
+          \$9  = 4'h6;
+      4'hf:
+          \$9  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[15:14] })
+      4'h0:
+          \$10  = 4'h0;
+      4'h1:
+          \$10  = 4'h0;
+      4'h2:
+          \$10  = 4'h0;
+      4'h3:
+          \$10  = 4'h0;
+      4'h4:
+          \$10  = 4'h0;
+      4'h5:
+          \$10  = 4'h1;
+      4'h6:
+          \$10  = 4'h2;
+      4'h7:
+          \$10  = 4'h3;
+      4'h8:
+          \$10  = 4'h0;
+      4'h9:
+          \$10  = 4'h2;
+      4'ha:
+          \$10  = 4'h4;
+      4'hb:
+          \$10  = 4'h6;
+      4'hc:
+          \$10  = 4'h0;
+      4'hd:
+          \$10  = 4'h3;
+      4'he:
+          \$10  = 4'h6;
+      4'hf:
+          \$10  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[15:14] })
+      4'h0:
+          \$11  = 4'h0;
+      4'h1:
+          \$11  = 4'h0;
+      4'h2:
+          \$11  = 4'h0;
+      4'h3:
+          \$11  = 4'h0;
+      4'h4:
+          \$11  = 4'h0;
+      4'h5:
+          \$11  = 4'h1;
+      4'h6:
+          \$11  = 4'h2;
+      4'h7:
+          \$11  = 4'h3;
+      4'h8:
+          \$11  = 4'h0;
+      4'h9:
+          \$11  = 4'h2;
+      4'ha:
+          \$11  = 4'h4;
+      4'hb:
+          \$11  = 4'h6;
+      4'hc:
+          \$11  = 4'h0;
+      4'hd:
+          \$11  = 4'h3;
+      4'he:
+          \$11  = 4'h6;
+      4'hf:
+          \$11  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[15:14] })
+      4'h0:
+          \$12  = 4'h0;
+      4'h1:
+          \$12  = 4'h0;
+      4'h2:
+          \$12  = 4'h0;
+      4'h3:
+          \$12  = 4'h0;
+      4'h4:
+          \$12  = 4'h0;
+      4'h5:
+          \$12  = 4'h1;
+      4'h6:
+          \$12  = 4'h2;
+      4'h7:
+          \$12  = 4'h3;
+      4'h8:
+          \$12  = 4'h0;
+      4'h9:
+          \$12  = 4'h2;
+      4'ha:
+          \$12  = 4'h4;
+      4'hb:
+          \$12  = 4'h6;
+      4'hc:
+          \$12  = 4'h0;
+      4'hd:
+          \$12  = 4'h3;
+      4'he:
+          \$12  = 4'h6;
+      4'hf:
+          \$12  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[9:8] })
+      4'h0:
+          \$14  = 1'h0;
+      4'h1:
+          \$14  = 1'h0;
+      4'h2:
+          \$14  = 1'h0;
+      4'h3:
+          \$14  = 1'h0;
+      4'h4:
+          \$14  = 1'h0;
+      4'h5:
+          \$14  = 1'h0;
+      4'h6:
+          \$14  = 1'h0;
+      4'h7:
+          \$14  = 1'h0;
+      4'h8:
+          \$14  = 1'h0;
+      4'h9:
+          \$14  = 1'h0;
+      4'ha:
+          \$14  = 1'h1;
+      4'hb:
+          \$14  = 1'h1;
+      4'hc:
+          \$14  = 1'h0;
+      4'hd:
+          \$14  = 1'h0;
+      4'he:
+          \$14  = 1'h1;
+      4'hf:
+          \$14  = 1'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[13:12] })
+      4'h0:
+          \$15  = 4'h0;
+      4'h1:
+          \$15  = 4'h0;
+      4'h2:
+          \$15  = 4'h0;
+      4'h3:
+          \$15  = 4'h0;
+      4'h4:
+          \$15  = 4'h0;
+      4'h5:
+          \$15  = 4'h1;
+      4'h6:
+          \$15  = 4'h2;
+      4'h7:
+          \$15  = 4'h3;
+      4'h8:
+          \$15  = 4'h0;
+      4'h9:
+          \$15  = 4'h2;
+      4'ha:
+          \$15  = 4'h4;
+      4'hb:
+          \$15  = 4'h6;
+      4'hc:
+          \$15  = 4'h0;
+      4'hd:
+          \$15  = 4'h3;
+      4'he:
+          \$15  = 4'h6;
+      4'hf:
+          \$15  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[13:12] })
+      4'h0:
+          \$16  = 4'h0;
+      4'h1:
+          \$16  = 4'h0;
+      4'h2:
+          \$16  = 4'h0;
+      4'h3:
+          \$16  = 4'h0;
+      4'h4:
+          \$16  = 4'h0;
+      4'h5:
+          \$16  = 4'h1;
+      4'h6:
+          \$16  = 4'h2;
+      4'h7:
+          \$16  = 4'h3;
+      4'h8:
+          \$16  = 4'h0;
+      4'h9:
+          \$16  = 4'h2;
+      4'ha:
+          \$16  = 4'h4;
+      4'hb:
+          \$16  = 4'h6;
+      4'hc:
+          \$16  = 4'h0;
+      4'hd:
+          \$16  = 4'h3;
+      4'he:
+          \$16  = 4'h6;
+      4'hf:
+          \$16  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[13:12] })
+      4'h0:
+          \$17  = 4'h0;
+      4'h1:
+          \$17  = 4'h0;
+      4'h2:
+          \$17  = 4'h0;
+      4'h3:
+          \$17  = 4'h0;
+      4'h4:
+          \$17  = 4'h0;
+      4'h5:
+          \$17  = 4'h1;
+      4'h6:
+          \$17  = 4'h2;
+      4'h7:
+          \$17  = 4'h3;
+      4'h8:
+          \$17  = 4'h0;
+      4'h9:
+          \$17  = 4'h2;
+      4'ha:
+          \$17  = 4'h4;
+      4'hb:
+          \$17  = 4'h6;
+      4'hc:
+          \$17  = 4'h0;
+      4'hd:
+          \$17  = 4'h3;
+      4'he:
+          \$17  = 4'h6;
+      4'hf:
+          \$17  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[13:12] })
+      4'h0:
+          \$18  = 4'h0;
+      4'h1:
+          \$18  = 4'h0;
+      4'h2:
+          \$18  = 4'h0;
+      4'h3:
+          \$18  = 4'h0;
+      4'h4:
+          \$18  = 4'h0;
+      4'h5:
+          \$18  = 4'h1;
+      4'h6:
+          \$18  = 4'h2;
+      4'h7:
+          \$18  = 4'h3;
+      4'h8:
+          \$18  = 4'h0;
+      4'h9:
+          \$18  = 4'h2;
+      4'ha:
+          \$18  = 4'h4;
+      4'hb:
+          \$18  = 4'h6;
+      4'hc:
+          \$18  = 4'h0;
+      4'hd:
+          \$18  = 4'h3;
+      4'he:
+          \$18  = 4'h6;
+      4'hf:
+          \$18  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[11:10] })
+      4'h0:
+          \$19  = 3'h0;
+      4'h1:
+          \$19  = 3'h0;
+      4'h2:
+          \$19  = 3'h0;
+      4'h3:
+          \$19  = 3'h0;
+      4'h4:
+          \$19  = 3'h0;
+      4'h5:
+          \$19  = 3'h1;
+      4'h6:
+          \$19  = 3'h1;
+      4'h7:
+          \$19  = 3'h2;
+      4'h8:
+          \$19  = 3'h0;
+      4'h9:
+          \$19  = 3'h1;
+      4'ha:
+          \$19  = 3'h2;
+      4'hb:
+          \$19  = 3'h3;
+      4'hc:
+          \$19  = 3'h0;
+      4'hd:
+          \$19  = 3'h2;
+      4'he:
+          \$19  = 3'h3;
+      4'hf:
+          \$19  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[13:12] })
+      4'h0:
+          \$20  = 4'h0;
+      4'h1:
+          \$20  = 4'h0;
+      4'h2:
+          \$20  = 4'h0;
+      4'h3:
+          \$20  = 4'h0;
+      4'h4:
+          \$20  = 4'h0;
+      4'h5:
+          \$20  = 4'h1;
+      4'h6:
+          \$20  = 4'h2;
+      4'h7:
+          \$20  = 4'h3;
+      4'h8:
+          \$20  = 4'h0;
+      4'h9:
+          \$20  = 4'h2;
+      4'ha:
+          \$20  = 4'h4;
+      4'hb:
+          \$20  = 4'h6;
+      4'hc:
+          \$20  = 4'h0;
+      4'hd:
+          \$20  = 4'h3;
+      4'he:
+          \$20  = 4'h6;
+      4'hf:
+          \$20  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[13:12] })
+      4'h0:
+          \$21  = 4'h0;
+      4'h1:
+          \$21  = 4'h0;
+      4'h2:
+          \$21  = 4'h0;
+      4'h3:
+          \$21  = 4'h0;
+      4'h4:
+          \$21  = 4'h0;
+      4'h5:
+          \$21  = 4'h1;
+      4'h6:
+          \$21  = 4'h2;
+      4'h7:
+          \$21  = 4'h3;
+      4'h8:
+          \$21  = 4'h0;
+      4'h9:
+          \$21  = 4'h2;
+      4'ha:
+          \$21  = 4'h4;
+      4'hb:
+          \$21  = 4'h6;
+      4'hc:
+          \$21  = 4'h0;
+      4'hd:
+          \$21  = 4'h3;
+      4'he:
+          \$21  = 4'h6;
+      4'hf:
+          \$21  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[13:12] })
+      4'h0:
+          \$22  = 4'h0;
+      4'h1:
+          \$22  = 4'h0;
+      4'h2:
+          \$22  = 4'h0;
+      4'h3:
+          \$22  = 4'h0;
+      4'h4:
+          \$22  = 4'h0;
+      4'h5:
+          \$22  = 4'h1;
+      4'h6:
+          \$22  = 4'h2;
+      4'h7:
+          \$22  = 4'h3;
+      4'h8:
+          \$22  = 4'h0;
+      4'h9:
+          \$22  = 4'h2;
+      4'ha:
+          \$22  = 4'h4;
+      4'hb:
+          \$22  = 4'h6;
+      4'hc:
+          \$22  = 4'h0;
+      4'hd:
+          \$22  = 4'h3;
+      4'he:
+          \$22  = 4'h6;
+      4'hf:
+          \$22  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[7:6] })
+      4'h0:
+          \$23  = 1'h0;
+      4'h1:
+          \$23  = 1'h0;
+      4'h2:
+          \$23  = 1'h0;
+      4'h3:
+          \$23  = 1'h0;
+      4'h4:
+          \$23  = 1'h0;
+      4'h5:
+          \$23  = 1'h0;
+      4'h6:
+          \$23  = 1'h0;
+      4'h7:
+          \$23  = 1'h0;
+      4'h8:
+          \$23  = 1'h0;
+      4'h9:
+          \$23  = 1'h0;
+      4'ha:
+          \$23  = 1'h1;
+      4'hb:
+          \$23  = 1'h1;
+      4'hc:
+          \$23  = 1'h0;
+      4'hd:
+          \$23  = 1'h0;
+      4'he:
+          \$23  = 1'h1;
+      4'hf:
+          \$23  = 1'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[11:10] })
+      4'h0:
+          \$24  = 4'h0;
+      4'h1:
+          \$24  = 4'h0;
+      4'h2:
+          \$24  = 4'h0;
+      4'h3:
+          \$24  = 4'h0;
+      4'h4:
+          \$24  = 4'h0;
+      4'h5:
+          \$24  = 4'h1;
+      4'h6:
+          \$24  = 4'h2;
+      4'h7:
+          \$24  = 4'h3;
+      4'h8:
+          \$24  = 4'h0;
+      4'h9:
+          \$24  = 4'h2;
+      4'ha:
+          \$24  = 4'h4;
+      4'hb:
+          \$24  = 4'h6;
+      4'hc:
+          \$24  = 4'h0;
+      4'hd:
+          \$24  = 4'h3;
+      4'he:
+          \$24  = 4'h6;
+      4'hf:
+          \$24  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[11:10] })
+      4'h0:
+          \$25  = 4'h0;
+      4'h1:
+          \$25  = 4'h0;
+      4'h2:
+          \$25  = 4'h0;
+      4'h3:
+          \$25  = 4'h0;
+      4'h4:
+          \$25  = 4'h0;
+      4'h5:
+          \$25  = 4'h1;
+      4'h6:
+          \$25  = 4'h2;
+      4'h7:
+          \$25  = 4'h3;
+      4'h8:
+          \$25  = 4'h0;
+      4'h9:
+          \$25  = 4'h2;
+      4'ha:
+          \$25  = 4'h4;
+      4'hb:
+          \$25  = 4'h6;
+      4'hc:
+          \$25  = 4'h0;
+      4'hd:
+          \$25  = 4'h3;
+      4'he:
+          \$25  = 4'h6;
+      4'hf:
+          \$25  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[11:10] })
+      4'h0:
+          \$26  = 4'h0;
+      4'h1:
+          \$26  = 4'h0;
+      4'h2:
+          \$26  = 4'h0;
+      4'h3:
+          \$26  = 4'h0;
+      4'h4:
+          \$26  = 4'h0;
+      4'h5:
+          \$26  = 4'h1;
+      4'h6:
+          \$26  = 4'h2;
+      4'h7:
+          \$26  = 4'h3;
+      4'h8:
+          \$26  = 4'h0;
+      4'h9:
+          \$26  = 4'h2;
+      4'ha:
+          \$26  = 4'h4;
+      4'hb:
+          \$26  = 4'h6;
+      4'hc:
+          \$26  = 4'h0;
+      4'hd:
+          \$26  = 4'h3;
+      4'he:
+          \$26  = 4'h6;
+      4'hf:
+          \$26  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[9:8] })
+      4'h0:
+          \$27  = 3'h0;
+      4'h1:
+          \$27  = 3'h0;
+      4'h2:
+          \$27  = 3'h0;
+      4'h3:
+          \$27  = 3'h0;
+      4'h4:
+          \$27  = 3'h0;
+      4'h5:
+          \$27  = 3'h1;
+      4'h6:
+          \$27  = 3'h1;
+      4'h7:
+          \$27  = 3'h2;
+      4'h8:
+          \$27  = 3'h0;
+      4'h9:
+          \$27  = 3'h1;
+      4'ha:
+          \$27  = 3'h2;
+      4'hb:
+          \$27  = 3'h3;
+      4'hc:
+          \$27  = 3'h0;
+      4'hd:
+          \$27  = 3'h2;
+      4'he:
+          \$27  = 3'h3;
+      4'hf:
+          \$27  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[11:10] })
+      4'h0:
+          \$28  = 4'h0;
+      4'h1:
+          \$28  = 4'h0;
+      4'h2:
+          \$28  = 4'h0;
+      4'h3:
+          \$28  = 4'h0;
+      4'h4:
+          \$28  = 4'h0;
+      4'h5:
+          \$28  = 4'h1;
+      4'h6:
+          \$28  = 4'h2;
+      4'h7:
+          \$28  = 4'h3;
+      4'h8:
+          \$28  = 4'h0;
+      4'h9:
+          \$28  = 4'h2;
+      4'ha:
+          \$28  = 4'h4;
+      4'hb:
+          \$28  = 4'h6;
+      4'hc:
+          \$28  = 4'h0;
+      4'hd:
+          \$28  = 4'h3;
+      4'he:
+          \$28  = 4'h6;
+      4'hf:
+          \$28  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[11:10] })
+      4'h0:
+          \$29  = 4'h0;
+      4'h1:
+          \$29  = 4'h0;
+      4'h2:
+          \$29  = 4'h0;
+      4'h3:
+          \$29  = 4'h0;
+      4'h4:
+          \$29  = 4'h0;
+      4'h5:
+          \$29  = 4'h1;
+      4'h6:
+          \$29  = 4'h2;
+      4'h7:
+          \$29  = 4'h3;
+      4'h8:
+          \$29  = 4'h0;
+      4'h9:
+          \$29  = 4'h2;
+      4'ha:
+          \$29  = 4'h4;
+      4'hb:
+          \$29  = 4'h6;
+      4'hc:
+          \$29  = 4'h0;
+      4'hd:
+          \$29  = 4'h3;
+      4'he:
+          \$29  = 4'h6;
+      4'hf:
+          \$29  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[11:10] })
+      4'h0:
+          \$30  = 4'h0;
+      4'h1:
+          \$30  = 4'h0;
+      4'h2:
+          \$30  = 4'h0;
+      4'h3:
+          \$30  = 4'h0;
+      4'h4:
+          \$30  = 4'h0;
+      4'h5:
+          \$30  = 4'h1;
+      4'h6:
+          \$30  = 4'h2;
+      4'h7:
+          \$30  = 4'h3;
+      4'h8:
+          \$30  = 4'h0;
+      4'h9:
+          \$30  = 4'h2;
+      4'ha:
+          \$30  = 4'h4;
+      4'hb:
+          \$30  = 4'h6;
+      4'hc:
+          \$30  = 4'h0;
+      4'hd:
+          \$30  = 4'h3;
+      4'he:
+          \$30  = 4'h6;
+      4'hf:
+          \$30  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[5:4] })
+      4'h0:
+          \$31  = 1'h0;
+      4'h1:
+          \$31  = 1'h0;
+      4'h2:
+          \$31  = 1'h0;
+      4'h3:
+          \$31  = 1'h0;
+      4'h4:
+          \$31  = 1'h0;
+      4'h5:
+          \$31  = 1'h0;
+      4'h6:
+          \$31  = 1'h0;
+      4'h7:
+          \$31  = 1'h0;
+      4'h8:
+          \$31  = 1'h0;
+      4'h9:
+          \$31  = 1'h0;
+      4'ha:
+          \$31  = 1'h1;
+      4'hb:
+          \$31  = 1'h1;
+      4'hc:
+          \$31  = 1'h0;
+      4'hd:
+          \$31  = 1'h0;
+      4'he:
+          \$31  = 1'h1;
+      4'hf:
+          \$31  = 1'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[9:8] })
+      4'h0:
+          \$32  = 4'h0;
+      4'h1:
+          \$32  = 4'h0;
+      4'h2:
+          \$32  = 4'h0;
+      4'h3:
+          \$32  = 4'h0;
+      4'h4:
+          \$32  = 4'h0;
+      4'h5:
+          \$32  = 4'h1;
+      4'h6:
+          \$32  = 4'h2;
+      4'h7:
+          \$32  = 4'h3;
+      4'h8:
+          \$32  = 4'h0;
+      4'h9:
+          \$32  = 4'h2;
+      4'ha:
+          \$32  = 4'h4;
+      4'hb:
+          \$32  = 4'h6;
+      4'hc:
+          \$32  = 4'h0;
+      4'hd:
+          \$32  = 4'h3;
+      4'he:
+          \$32  = 4'h6;
+      4'hf:
+          \$32  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[9:8] })
+      4'h0:
+          \$33  = 4'h0;
+      4'h1:
+          \$33  = 4'h0;
+      4'h2:
+          \$33  = 4'h0;
+      4'h3:
+          \$33  = 4'h0;
+      4'h4:
+          \$33  = 4'h0;
+      4'h5:
+          \$33  = 4'h1;
+      4'h6:
+          \$33  = 4'h2;
+      4'h7:
+          \$33  = 4'h3;
+      4'h8:
+          \$33  = 4'h0;
+      4'h9:
+          \$33  = 4'h2;
+      4'ha:
+          \$33  = 4'h4;
+      4'hb:
+          \$33  = 4'h6;
+      4'hc:
+          \$33  = 4'h0;
+      4'hd:
+          \$33  = 4'h3;
+      4'he:
+          \$33  = 4'h6;
+      4'hf:
+          \$33  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[9:8] })
+      4'h0:
+          \$34  = 4'h0;
+      4'h1:
+          \$34  = 4'h0;
+      4'h2:
+          \$34  = 4'h0;
+      4'h3:
+          \$34  = 4'h0;
+      4'h4:
+          \$34  = 4'h0;
+      4'h5:
+          \$34  = 4'h1;
+      4'h6:
+          \$34  = 4'h2;
+      4'h7:
+          \$34  = 4'h3;
+      4'h8:
+          \$34  = 4'h0;
+      4'h9:
+          \$34  = 4'h2;
+      4'ha:
+          \$34  = 4'h4;
+      4'hb:
+          \$34  = 4'h6;
+      4'hc:
+          \$34  = 4'h0;
+      4'hd:
+          \$34  = 4'h3;
+      4'he:
+          \$34  = 4'h6;
+      4'hf:
+          \$34  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[7:6] })
+      4'h0:
+          \$35  = 3'h0;
+      4'h1:
+          \$35  = 3'h0;
+      4'h2:
+          \$35  = 3'h0;
+      4'h3:
+          \$35  = 3'h0;
+      4'h4:
+          \$35  = 3'h0;
+      4'h5:
+          \$35  = 3'h1;
+      4'h6:
+          \$35  = 3'h1;
+      4'h7:
+          \$35  = 3'h2;
+      4'h8:
+          \$35  = 3'h0;
+      4'h9:
+          \$35  = 3'h1;
+      4'ha:
+          \$35  = 3'h2;
+      4'hb:
+          \$35  = 3'h3;
+      4'hc:
+          \$35  = 3'h0;
+      4'hd:
+          \$35  = 3'h2;
+      4'he:
+          \$35  = 3'h3;
+      4'hf:
+          \$35  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[9:8] })
+      4'h0:
+          \$36  = 4'h0;
+      4'h1:
+          \$36  = 4'h0;
+      4'h2:
+          \$36  = 4'h0;
+      4'h3:
+          \$36  = 4'h0;
+      4'h4:
+          \$36  = 4'h0;
+      4'h5:
+          \$36  = 4'h1;
+      4'h6:
+          \$36  = 4'h2;
+      4'h7:
+          \$36  = 4'h3;
+      4'h8:
+          \$36  = 4'h0;
+      4'h9:
+          \$36  = 4'h2;
+      4'ha:
+          \$36  = 4'h4;
+      4'hb:
+          \$36  = 4'h6;
+      4'hc:
+          \$36  = 4'h0;
+      4'hd:
+          \$36  = 4'h3;
+      4'he:
+          \$36  = 4'h6;
+      4'hf:
+          \$36  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[9:8] })
+      4'h0:
+          \$37  = 4'h0;
+      4'h1:
+          \$37  = 4'h0;
+      4'h2:
+          \$37  = 4'h0;
+      4'h3:
+          \$37  = 4'h0;
+      4'h4:
+          \$37  = 4'h0;
+      4'h5:
+          \$37  = 4'h1;
+      4'h6:
+          \$37  = 4'h2;
+      4'h7:
+          \$37  = 4'h3;
+      4'h8:
+          \$37  = 4'h0;
+      4'h9:
+          \$37  = 4'h2;
+      4'ha:
+          \$37  = 4'h4;
+      4'hb:
+          \$37  = 4'h6;
+      4'hc:
+          \$37  = 4'h0;
+      4'hd:
+          \$37  = 4'h3;
+      4'he:
+          \$37  = 4'h6;
+      4'hf:
+          \$37  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[3:2] })
+      4'h0:
+          \$38  = 1'h0;
+      4'h1:
+          \$38  = 1'h0;
+      4'h2:
+          \$38  = 1'h0;
+      4'h3:
+          \$38  = 1'h0;
+      4'h4:
+          \$38  = 1'h0;
+      4'h5:
+          \$38  = 1'h0;
+      4'h6:
+          \$38  = 1'h0;
+      4'h7:
+          \$38  = 1'h0;
+      4'h8:
+          \$38  = 1'h0;
+      4'h9:
+          \$38  = 1'h0;
+      4'ha:
+          \$38  = 1'h1;
+      4'hb:
+          \$38  = 1'h1;
+      4'hc:
+          \$38  = 1'h0;
+      4'hd:
+          \$38  = 1'h0;
+      4'he:
+          \$38  = 1'h1;
+      4'hf:
+          \$38  = 1'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[7:6] })
+      4'h0:
+          \$39  = 4'h0;
+      4'h1:
+          \$39  = 4'h0;
+      4'h2:
+          \$39  = 4'h0;
+      4'h3:
+          \$39  = 4'h0;
+      4'h4:
+          \$39  = 4'h0;
+      4'h5:
+          \$39  = 4'h1;
+      4'h6:
+          \$39  = 4'h2;
+      4'h7:
+          \$39  = 4'h3;
+      4'h8:
+          \$39  = 4'h0;
+      4'h9:
+          \$39  = 4'h2;
+      4'ha:
+          \$39  = 4'h4;
+      4'hb:
+          \$39  = 4'h6;
+      4'hc:
+          \$39  = 4'h0;
+      4'hd:
+          \$39  = 4'h3;
+      4'he:
+          \$39  = 4'h6;
+      4'hf:
+          \$39  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[13:12], n0_a[7:6] })
+      4'h0:
+          \$40  = 4'h0;
+      4'h1:
+          \$40  = 4'h0;
+      4'h2:
+          \$40  = 4'h0;
+      4'h3:
+          \$40  = 4'h0;
+      4'h4:
+          \$40  = 4'h0;
+      4'h5:
+          \$40  = 4'h1;
+      4'h6:
+          \$40  = 4'h2;
+      4'h7:
+          \$40  = 4'h3;
+      4'h8:
+          \$40  = 4'h0;
+      4'h9:
+          \$40  = 4'h2;
+      4'ha:
+          \$40  = 4'h4;
+      4'hb:
+          \$40  = 4'h6;
+      4'hc:
+          \$40  = 4'h0;
+      4'hd:
+          \$40  = 4'h3;
+      4'he:
+          \$40  = 4'h6;
+      4'hf:
+          \$40  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[5:4] })
+      4'h0:
+          \$41  = 3'h0;
+      4'h1:
+          \$41  = 3'h0;
+      4'h2:
+          \$41  = 3'h0;
+      4'h3:
+          \$41  = 3'h0;
+      4'h4:
+          \$41  = 3'h0;
+      4'h5:
+          \$41  = 3'h1;
+      4'h6:
+          \$41  = 3'h1;
+      4'h7:
+          \$41  = 3'h2;
+      4'h8:
+          \$41  = 3'h0;
+      4'h9:
+          \$41  = 3'h1;
+      4'ha:
+          \$41  = 3'h2;
+      4'hb:
+          \$41  = 3'h3;
+      4'hc:
+          \$41  = 3'h0;
+      4'hd:
+          \$41  = 3'h2;
+      4'he:
+          \$41  = 3'h3;
+      4'hf:
+          \$41  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[7:6] })
+      4'h0:
+          \$42  = 4'h0;
+      4'h1:
+          \$42  = 4'h0;
+      4'h2:
+          \$42  = 4'h0;
+      4'h3:
+          \$42  = 4'h0;
+      4'h4:
+          \$42  = 4'h0;
+      4'h5:
+          \$42  = 4'h1;
+      4'h6:
+          \$42  = 4'h2;
+      4'h7:
+          \$42  = 4'h3;
+      4'h8:
+          \$42  = 4'h0;
+      4'h9:
+          \$42  = 4'h2;
+      4'ha:
+          \$42  = 4'h4;
+      4'hb:
+          \$42  = 4'h6;
+      4'hc:
+          \$42  = 4'h0;
+      4'hd:
+          \$42  = 4'h3;
+      4'he:
+          \$42  = 4'h6;
+      4'hf:
+          \$42  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[7:6] })
+      4'h0:
+          \$43  = 4'h0;
+      4'h1:
+          \$43  = 4'h0;
+      4'h2:
+          \$43  = 4'h0;
+      4'h3:
+          \$43  = 4'h0;
+      4'h4:
+          \$43  = 4'h0;
+      4'h5:
+          \$43  = 4'h1;
+      4'h6:
+          \$43  = 4'h2;
+      4'h7:
+          \$43  = 4'h3;
+      4'h8:
+          \$43  = 4'h0;
+      4'h9:
+          \$43  = 4'h2;
+      4'ha:
+          \$43  = 4'h4;
+      4'hb:
+          \$43  = 4'h6;
+      4'hc:
+          \$43  = 4'h0;
+      4'hd:
+          \$43  = 4'h3;
+      4'he:
+          \$43  = 4'h6;
+      4'hf:
+          \$43  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[1:0] })
+      4'h0:
+          \$44  = 1'h0;
+      4'h1:
+          \$44  = 1'h0;
+      4'h2:
+          \$44  = 1'h0;
+      4'h3:
+          \$44  = 1'h0;
+      4'h4:
+          \$44  = 1'h0;
+      4'h5:
+          \$44  = 1'h0;
+      4'h6:
+          \$44  = 1'h0;
+      4'h7:
+          \$44  = 1'h0;
+      4'h8:
+          \$44  = 1'h0;
+      4'h9:
+          \$44  = 1'h0;
+      4'ha:
+          \$44  = 1'h1;
+      4'hb:
+          \$44  = 1'h1;
+      4'hc:
+          \$44  = 1'h0;
+      4'hd:
+          \$44  = 1'h0;
+      4'he:
+          \$44  = 1'h1;
+      4'hf:
+          \$44  = 1'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[5:4] })
+      4'h0:
+          \$45  = 4'h0;
+      4'h1:
+          \$45  = 4'h0;
+      4'h2:
+          \$45  = 4'h0;
+      4'h3:
+          \$45  = 4'h0;
+      4'h4:
+          \$45  = 4'h0;
+      4'h5:
+          \$45  = 4'h1;
+      4'h6:
+          \$45  = 4'h2;
+      4'h7:
+          \$45  = 4'h3;
+      4'h8:
+          \$45  = 4'h0;
+      4'h9:
+          \$45  = 4'h2;
+      4'ha:
+          \$45  = 4'h4;
+      4'hb:
+          \$45  = 4'h6;
+      4'hc:
+          \$45  = 4'h0;
+      4'hd:
+          \$45  = 4'h3;
+      4'he:
+          \$45  = 4'h6;
+      4'hf:
+          \$45  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[5:4] })
+      4'h0:
+          \$46  = 4'h0;
+      4'h1:
+          \$46  = 4'h0;
+      4'h2:
+          \$46  = 4'h0;
+      4'h3:
+          \$46  = 4'h0;
+      4'h4:
+          \$46  = 4'h0;
+      4'h5:
+          \$46  = 4'h1;
+      4'h6:
+          \$46  = 4'h2;
+      4'h7:
+          \$46  = 4'h3;
+      4'h8:
+          \$46  = 4'h0;
+      4'h9:
+          \$46  = 4'h2;
+      4'ha:
+          \$46  = 4'h4;
+      4'hb:
+          \$46  = 4'h6;
+      4'hc:
+          \$46  = 4'h0;
+      4'hd:
+          \$46  = 4'h3;
+      4'he:
+          \$46  = 4'h6;
+      4'hf:
+          \$46  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[3:2] })
+      4'h0:
+          \$47  = 3'h0;
+      4'h1:
+          \$47  = 3'h0;
+      4'h2:
+          \$47  = 3'h0;
+      4'h3:
+          \$47  = 3'h0;
+      4'h4:
+          \$47  = 3'h0;
+      4'h5:
+          \$47  = 3'h1;
+      4'h6:
+          \$47  = 3'h1;
+      4'h7:
+          \$47  = 3'h2;
+      4'h8:
+          \$47  = 3'h0;
+      4'h9:
+          \$47  = 3'h1;
+      4'ha:
+          \$47  = 3'h2;
+      4'hb:
+          \$47  = 3'h3;
+      4'hc:
+          \$47  = 3'h0;
+      4'hd:
+          \$47  = 3'h2;
+      4'he:
+          \$47  = 3'h3;
+      4'hf:
+          \$47  = 3'h5;
+    endcase
+  end
   assign n210_cat = { \$2 , \$1  };
   assign \port$18$0  = \$1 ;
   assign \port$36$0  = \$2 ;
+  assign n212_add = \$13 [18:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w16_s0.depth2 (n1_b, \port$18$0 , \port$36$0 , \port$55$0 , n0_a);
+module \lut_mul_w16_s0.depth2 (n1_b, \port$18$0 , \port$36$0 , n212_add, n214_add, n216_add, n218_add, n220_add, n222_add, n224_add, n228_add, n230_add, n232_add, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
   reg [3:0] \$1 ;
-  wire [6:0] \$2 ;
+  wire [19:0] \$2 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
   input [15:0] n1_b;
   wire [15:0] n1_b;
   wire [6:0] n210_cat;
-  wire [7:0] n226_cat;
+  (* keep = 32'd1 *)
+  input [18:0] n212_add;
+  wire [18:0] n212_add;
+  (* keep = 32'd1 *)
+  input [17:0] n214_add;
+  wire [17:0] n214_add;
+  (* keep = 32'd1 *)
+  input [15:0] n216_add;
+  wire [15:0] n216_add;
+  (* keep = 32'd1 *)
+  input [13:0] n218_add;
+  wire [13:0] n218_add;
+  (* keep = 32'd1 *)
+  input [11:0] n220_add;
+  wire [11:0] n220_add;
+  (* keep = 32'd1 *)
+  input [9:0] n222_add;
+  wire [9:0] n222_add;
+  (* keep = 32'd1 *)
+  output [6:0] n224_add;
+  wire [6:0] n224_add;
+  (* keep = 32'd1 *)
+  output [18:0] n228_add;
+  wire [18:0] n228_add;
+  (* keep = 32'd1 *)
+  output [16:0] n230_add;
+  wire [16:0] n230_add;
+  (* keep = 32'd1 *)
+  output [12:0] n232_add;
+  wire [12:0] n232_add;
   input [2:0] \port$18$0 ;
   wire [2:0] \port$18$0 ;
   input [3:0] \port$36$0 ;
   wire [3:0] \port$36$0 ;
-  output [6:0] \port$55$0 ;
-  wire [6:0] \port$55$0 ;
-  assign \$2  = { \port$36$0 , \port$18$0 [2:1] } + \$1 ;
+  assign n224_add = { \port$36$0 , \port$18$0 [2:1] } + \$1 ;
+  assign \$2  = n212_add + n214_add;
+  assign n230_add = n216_add + n218_add;
+  assign n232_add = n220_add + n222_add;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
@@ -197,1847 +2069,127 @@ module \lut_mul_w16_s0.depth2 (n1_b, \port$18$0 , \port$36$0 , \port$55$0 , n0_a
           \$1  = 4'h9;
     endcase
   end
-  assign n226_cat = { \$2 , \port$18$0 [0] };
   assign n210_cat = { \port$36$0 , \port$18$0  };
-  assign \port$55$0  = \$2 ;
+  assign n228_add = \$2 [18:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w16_s0.depth3 (n1_b, \port$18$0 , \port$55$0 , \port$896$0 , n0_a);
+module \lut_mul_w16_s0.depth3 (\port$36$0 , n224_add, n228_add, n230_add, n238_add, \port$18$0 );
+  wire [19:0] \$1 ;
+  wire [6:0] n210_cat;
+  (* keep = 32'd1 *)
+  input [6:0] n224_add;
+  wire [6:0] n224_add;
+  wire [7:0] n226_cat;
+  (* keep = 32'd1 *)
+  input [18:0] n228_add;
+  wire [18:0] n228_add;
+  (* keep = 32'd1 *)
+  input [16:0] n230_add;
+  wire [16:0] n230_add;
+  (* keep = 32'd1 *)
+  output [18:0] n238_add;
+  wire [18:0] n238_add;
+  input [2:0] \port$18$0 ;
+  wire [2:0] \port$18$0 ;
+  input [3:0] \port$36$0 ;
+  wire [3:0] \port$36$0 ;
+  assign \$1  = n228_add + n230_add;
+  assign n226_cat = { n224_add, \port$18$0 [0] };
+  assign n210_cat = { \port$36$0 , \port$18$0  };
+  assign n238_add = \$1 [18:0];
+endmodule
+
+(* generator = "Amaranth" *)
+module \lut_mul_w16_s0.depth4 (n1_b, \port$18$0 , \port$871$0 , n234_add, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$3  = 0;
-  reg \$1 ;
-  reg [3:0] \$10 ;
-  wire [19:0] \$11 ;
-  reg \$12 ;
-  reg [3:0] \$13 ;
-  reg [3:0] \$14 ;
-  reg [3:0] \$15 ;
-  reg [3:0] \$16 ;
-  reg [2:0] \$17 ;
-  reg [3:0] \$18 ;
-  reg [3:0] \$19 ;
-  reg [3:0] \$2 ;
-  reg [3:0] \$20 ;
-  wire [17:0] \$21 ;
-  wire [19:0] \$22 ;
-  reg \$23 ;
-  reg [3:0] \$24 ;
-  reg [3:0] \$25 ;
-  reg [3:0] \$26 ;
-  reg [2:0] \$27 ;
-  reg [3:0] \$28 ;
-  reg [3:0] \$29 ;
-  reg [3:0] \$3 ;
-  reg [3:0] \$30 ;
-  wire [15:0] \$31 ;
-  reg \$32 ;
-  reg [3:0] \$33 ;
-  reg [3:0] \$34 ;
-  reg [3:0] \$35 ;
-  reg [2:0] \$36 ;
-  reg [3:0] \$37 ;
-  reg [3:0] \$38 ;
-  wire [13:0] \$39 ;
-  reg [3:0] \$4 ;
-  wire [16:0] \$40 ;
-  wire [19:0] \$41 ;
-  reg \$42 ;
-  reg [3:0] \$43 ;
-  reg [3:0] \$44 ;
-  reg [2:0] \$45 ;
-  reg [3:0] \$46 ;
-  reg [3:0] \$47 ;
-  wire [11:0] \$48 ;
-  reg \$49 ;
-  reg [3:0] \$5 ;
-  reg [3:0] \$50 ;
-  reg [3:0] \$51 ;
-  reg [2:0] \$52 ;
-  reg [3:0] \$53 ;
-  wire [9:0] \$54 ;
-  wire [12:0] \$55 ;
-  reg [3:0] \$56 ;
-  wire [7:0] \$57 ;
-  wire [13:0] \$58 ;
-  wire [19:0] \$59 ;
-  reg [2:0] \$6 ;
-  reg [3:0] \$7 ;
-  reg [3:0] \$8 ;
-  reg [3:0] \$9 ;
+  reg [3:0] \$1 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
   input [15:0] n1_b;
   wire [15:0] n1_b;
   wire [7:0] n226_cat;
-  wire [31:0] n244_cat;
+  (* keep = 32'd1 *)
+  output [7:0] n234_add;
+  wire [7:0] n234_add;
   input \port$18$0 ;
   wire \port$18$0 ;
-  input [6:0] \port$55$0 ;
-  wire [6:0] \port$55$0 ;
-  output [18:0] \port$896$0 ;
-  wire [18:0] \port$896$0 ;
-  assign \$41  = \$22 [18:0] + \$40 ;
-  assign \$48  = { \$44 , \$43 , \$42  } + { \$47 , \$46 , \$45  };
-  assign \$54  = { \$51 , \$50 , \$49  } + { \$53 , \$52  };
-  assign \$55  = \$48  + \$54 ;
-  assign \$57  = \port$55$0  + \$56 ;
-  assign \$58  = \$55  + { \$57 , \port$18$0  };
-  assign \$59  = \$41 [18:0] + \$58 ;
-  assign \$11  = { \$5 , \$4 , \$3 , \$2 , \$1  } + { \$10 , \$9 , \$8 , \$7 , \$6  };
-  assign \$21  = { \$16 , \$15 , \$14 , \$13 , \$12  } + { \$20 , \$19 , \$18 , \$17  };
-  assign \$22  = \$11 [18:0] + \$21 ;
-  assign \$31  = { \$26 , \$25 , \$24 , \$23  } + { \$30 , \$29 , \$28 , \$27  };
-  assign \$39  = { \$35 , \$34 , \$33 , \$32  } + { \$38 , \$37 , \$36  };
-  assign \$40  = \$31  + \$39 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[3:2] })
-      4'h0:
-          \$42  = 1'h0;
-      4'h1:
-          \$42  = 1'h0;
-      4'h2:
-          \$42  = 1'h0;
-      4'h3:
-          \$42  = 1'h0;
-      4'h4:
-          \$42  = 1'h0;
-      4'h5:
-          \$42  = 1'h0;
-      4'h6:
-          \$42  = 1'h0;
-      4'h7:
-          \$42  = 1'h0;
-      4'h8:
-          \$42  = 1'h0;
-      4'h9:
-          \$42  = 1'h0;
-      4'ha:
-          \$42  = 1'h1;
-      4'hb:
-          \$42  = 1'h1;
-      4'hc:
-          \$42  = 1'h0;
-      4'hd:
-          \$42  = 1'h0;
-      4'he:
-          \$42  = 1'h1;
-      4'hf:
-          \$42  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[7:6] })
-      4'h0:
-          \$43  = 4'h0;
-      4'h1:
-          \$43  = 4'h0;
-      4'h2:
-          \$43  = 4'h0;
-      4'h3:
-          \$43  = 4'h0;
-      4'h4:
-          \$43  = 4'h0;
-      4'h5:
-          \$43  = 4'h1;
-      4'h6:
-          \$43  = 4'h2;
-      4'h7:
-          \$43  = 4'h3;
-      4'h8:
-          \$43  = 4'h0;
-      4'h9:
-          \$43  = 4'h2;
-      4'ha:
-          \$43  = 4'h4;
-      4'hb:
-          \$43  = 4'h6;
-      4'hc:
-          \$43  = 4'h0;
-      4'hd:
-          \$43  = 4'h3;
-      4'he:
-          \$43  = 4'h6;
-      4'hf:
-          \$43  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[7:6] })
-      4'h0:
-          \$44  = 4'h0;
-      4'h1:
-          \$44  = 4'h0;
-      4'h2:
-          \$44  = 4'h0;
-      4'h3:
-          \$44  = 4'h0;
-      4'h4:
-          \$44  = 4'h0;
-      4'h5:
-          \$44  = 4'h1;
-      4'h6:
-          \$44  = 4'h2;
-      4'h7:
-          \$44  = 4'h3;
-      4'h8:
-          \$44  = 4'h0;
-      4'h9:
-          \$44  = 4'h2;
-      4'ha:
-          \$44  = 4'h4;
-      4'hb:
-          \$44  = 4'h6;
-      4'hc:
-          \$44  = 4'h0;
-      4'hd:
-          \$44  = 4'h3;
-      4'he:
-          \$44  = 4'h6;
-      4'hf:
-          \$44  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[5:4] })
-      4'h0:
-          \$45  = 3'h0;
-      4'h1:
-          \$45  = 3'h0;
-      4'h2:
-          \$45  = 3'h0;
-      4'h3:
-          \$45  = 3'h0;
-      4'h4:
-          \$45  = 3'h0;
-      4'h5:
-          \$45  = 3'h1;
-      4'h6:
-          \$45  = 3'h1;
-      4'h7:
-          \$45  = 3'h2;
-      4'h8:
-          \$45  = 3'h0;
-      4'h9:
-          \$45  = 3'h1;
-      4'ha:
-          \$45  = 3'h2;
-      4'hb:
-          \$45  = 3'h3;
-      4'hc:
-          \$45  = 3'h0;
-      4'hd:
-          \$45  = 3'h2;
-      4'he:
-          \$45  = 3'h3;
-      4'hf:
-          \$45  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[7:6] })
-      4'h0:
-          \$46  = 4'h0;
-      4'h1:
-          \$46  = 4'h0;
-      4'h2:
-          \$46  = 4'h0;
-      4'h3:
-          \$46  = 4'h0;
-      4'h4:
-          \$46  = 4'h0;
-      4'h5:
-          \$46  = 4'h1;
-      4'h6:
-          \$46  = 4'h2;
-      4'h7:
-          \$46  = 4'h3;
-      4'h8:
-          \$46  = 4'h0;
-      4'h9:
-          \$46  = 4'h2;
-      4'ha:
-          \$46  = 4'h4;
-      4'hb:
-          \$46  = 4'h6;
-      4'hc:
-          \$46  = 4'h0;
-      4'hd:
-          \$46  = 4'h3;
-      4'he:
-          \$46  = 4'h6;
-      4'hf:
-          \$46  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[7:6] })
-      4'h0:
-          \$47  = 4'h0;
-      4'h1:
-          \$47  = 4'h0;
-      4'h2:
-          \$47  = 4'h0;
-      4'h3:
-          \$47  = 4'h0;
-      4'h4:
-          \$47  = 4'h0;
-      4'h5:
-          \$47  = 4'h1;
-      4'h6:
-          \$47  = 4'h2;
-      4'h7:
-          \$47  = 4'h3;
-      4'h8:
-          \$47  = 4'h0;
-      4'h9:
-          \$47  = 4'h2;
-      4'ha:
-          \$47  = 4'h4;
-      4'hb:
-          \$47  = 4'h6;
-      4'hc:
-          \$47  = 4'h0;
-      4'hd:
-          \$47  = 4'h3;
-      4'he:
-          \$47  = 4'h6;
-      4'hf:
-          \$47  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[1:0] })
-      4'h0:
-          \$49  = 1'h0;
-      4'h1:
-          \$49  = 1'h0;
-      4'h2:
-          \$49  = 1'h0;
-      4'h3:
-          \$49  = 1'h0;
-      4'h4:
-          \$49  = 1'h0;
-      4'h5:
-          \$49  = 1'h0;
-      4'h6:
-          \$49  = 1'h0;
-      4'h7:
-          \$49  = 1'h0;
-      4'h8:
-          \$49  = 1'h0;
-      4'h9:
-          \$49  = 1'h0;
-      4'ha:
-          \$49  = 1'h1;
-      4'hb:
-          \$49  = 1'h1;
-      4'hc:
-          \$49  = 1'h0;
-      4'hd:
-          \$49  = 1'h0;
-      4'he:
-          \$49  = 1'h1;
-      4'hf:
-          \$49  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[5:4] })
-      4'h0:
-          \$50  = 4'h0;
-      4'h1:
-          \$50  = 4'h0;
-      4'h2:
-          \$50  = 4'h0;
-      4'h3:
-          \$50  = 4'h0;
-      4'h4:
-          \$50  = 4'h0;
-      4'h5:
-          \$50  = 4'h1;
-      4'h6:
-          \$50  = 4'h2;
-      4'h7:
-          \$50  = 4'h3;
-      4'h8:
-          \$50  = 4'h0;
-      4'h9:
-          \$50  = 4'h2;
-      4'ha:
-          \$50  = 4'h4;
-      4'hb:
-          \$50  = 4'h6;
-      4'hc:
-          \$50  = 4'h0;
-      4'hd:
-          \$50  = 4'h3;
-      4'he:
-          \$50  = 4'h6;
-      4'hf:
-          \$50  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[5:4] })
-      4'h0:
-          \$51  = 4'h0;
-      4'h1:
-          \$51  = 4'h0;
-      4'h2:
-          \$51  = 4'h0;
-      4'h3:
-          \$51  = 4'h0;
-      4'h4:
-          \$51  = 4'h0;
-      4'h5:
-          \$51  = 4'h1;
-      4'h6:
-          \$51  = 4'h2;
-      4'h7:
-          \$51  = 4'h3;
-      4'h8:
-          \$51  = 4'h0;
-      4'h9:
-          \$51  = 4'h2;
-      4'ha:
-          \$51  = 4'h4;
-      4'hb:
-          \$51  = 4'h6;
-      4'hc:
-          \$51  = 4'h0;
-      4'hd:
-          \$51  = 4'h3;
-      4'he:
-          \$51  = 4'h6;
-      4'hf:
-          \$51  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[3:2] })
-      4'h0:
-          \$52  = 3'h0;
-      4'h1:
-          \$52  = 3'h0;
-      4'h2:
-          \$52  = 3'h0;
-      4'h3:
-          \$52  = 3'h0;
-      4'h4:
-          \$52  = 3'h0;
-      4'h5:
-          \$52  = 3'h1;
-      4'h6:
-          \$52  = 3'h1;
-      4'h7:
-          \$52  = 3'h2;
-      4'h8:
-          \$52  = 3'h0;
-      4'h9:
-          \$52  = 3'h1;
-      4'ha:
-          \$52  = 3'h2;
-      4'hb:
-          \$52  = 3'h3;
-      4'hc:
-          \$52  = 3'h0;
-      4'hd:
-          \$52  = 3'h2;
-      4'he:
-          \$52  = 3'h3;
-      4'hf:
-          \$52  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[5:4] })
-      4'h0:
-          \$53  = 4'h0;
-      4'h1:
-          \$53  = 4'h0;
-      4'h2:
-          \$53  = 4'h0;
-      4'h3:
-          \$53  = 4'h0;
-      4'h4:
-          \$53  = 4'h0;
-      4'h5:
-          \$53  = 4'h1;
-      4'h6:
-          \$53  = 4'h2;
-      4'h7:
-          \$53  = 4'h3;
-      4'h8:
-          \$53  = 4'h0;
-      4'h9:
-          \$53  = 4'h2;
-      4'ha:
-          \$53  = 4'h4;
-      4'hb:
-          \$53  = 4'h6;
-      4'hc:
-          \$53  = 4'h0;
-      4'hd:
-          \$53  = 4'h3;
-      4'he:
-          \$53  = 4'h6;
-      4'hf:
-          \$53  = 4'h9;
-    endcase
-  end
+  input [6:0] \port$871$0 ;
+  wire [6:0] \port$871$0 ;
+  assign n234_add = \port$871$0  + \$1 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
     (* full_case = 32'd1 *)
     casez ({ n1_b[15:14], n0_a[1:0] })
       4'h0:
-          \$56  = 4'h0;
+          \$1  = 4'h0;
       4'h1:
-          \$56  = 4'h0;
+          \$1  = 4'h0;
       4'h2:
-          \$56  = 4'h0;
+          \$1  = 4'h0;
       4'h3:
-          \$56  = 4'h0;
+          \$1  = 4'h0;
       4'h4:
-          \$56  = 4'h0;
+          \$1  = 4'h0;
       4'h5:
-          \$56  = 4'h1;
+          \$1  = 4'h1;
       4'h6:
-          \$56  = 4'h2;
+          \$1  = 4'h2;
       4'h7:
-          \$56  = 4'h3;
+          \$1  = 4'h3;
       4'h8:
-          \$56  = 4'h0;
+          \$1  = 4'h0;
       4'h9:
-          \$56  = 4'h2;
+          \$1  = 4'h2;
       4'ha:
-          \$56  = 4'h4;
+          \$1  = 4'h4;
       4'hb:
-          \$56  = 4'h6;
+          \$1  = 4'h6;
       4'hc:
-          \$56  = 4'h0;
+          \$1  = 4'h0;
       4'hd:
-          \$56  = 4'h3;
+          \$1  = 4'h3;
       4'he:
-          \$56  = 4'h6;
+          \$1  = 4'h6;
       4'hf:
-          \$56  = 4'h9;
+          \$1  = 4'h9;
     endcase
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[11:10] })
-      4'h0:
-          \$1  = 1'h0;
-      4'h1:
-          \$1  = 1'h0;
-      4'h2:
-          \$1  = 1'h0;
-      4'h3:
-          \$1  = 1'h0;
-      4'h4:
-          \$1  = 1'h0;
-      4'h5:
-          \$1  = 1'h0;
-      4'h6:
-          \$1  = 1'h0;
-      4'h7:
-          \$1  = 1'h0;
-      4'h8:
-          \$1  = 1'h0;
-      4'h9:
-          \$1  = 1'h0;
-      4'ha:
-          \$1  = 1'h1;
-      4'hb:
-          \$1  = 1'h1;
-      4'hc:
-          \$1  = 1'h0;
-      4'hd:
-          \$1  = 1'h0;
-      4'he:
-          \$1  = 1'h1;
-      4'hf:
-          \$1  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[15:14] })
-      4'h0:
-          \$2  = 4'h0;
-      4'h1:
-          \$2  = 4'h0;
-      4'h2:
-          \$2  = 4'h0;
-      4'h3:
-          \$2  = 4'h0;
-      4'h4:
-          \$2  = 4'h0;
-      4'h5:
-          \$2  = 4'h1;
-      4'h6:
-          \$2  = 4'h2;
-      4'h7:
-          \$2  = 4'h3;
-      4'h8:
-          \$2  = 4'h0;
-      4'h9:
-          \$2  = 4'h2;
-      4'ha:
-          \$2  = 4'h4;
-      4'hb:
-          \$2  = 4'h6;
-      4'hc:
-          \$2  = 4'h0;
-      4'hd:
-          \$2  = 4'h3;
-      4'he:
-          \$2  = 4'h6;
-      4'hf:
-          \$2  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[15:14] })
-      4'h0:
-          \$3  = 4'h0;
-      4'h1:
-          \$3  = 4'h0;
-      4'h2:
-          \$3  = 4'h0;
-      4'h3:
-          \$3  = 4'h0;
-      4'h4:
-          \$3  = 4'h0;
-      4'h5:
-          \$3  = 4'h1;
-      4'h6:
-          \$3  = 4'h2;
-      4'h7:
-          \$3  = 4'h3;
-      4'h8:
-          \$3  = 4'h0;
-      4'h9:
-          \$3  = 4'h2;
-      4'ha:
-          \$3  = 4'h4;
-      4'hb:
-          \$3  = 4'h6;
-      4'hc:
-          \$3  = 4'h0;
-      4'hd:
-          \$3  = 4'h3;
-      4'he:
-          \$3  = 4'h6;
-      4'hf:
-          \$3  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[15:14] })
-      4'h0:
-          \$4  = 4'h0;
-      4'h1:
-          \$4  = 4'h0;
-      4'h2:
-          \$4  = 4'h0;
-      4'h3:
-          \$4  = 4'h0;
-      4'h4:
-          \$4  = 4'h0;
-      4'h5:
-          \$4  = 4'h1;
-      4'h6:
-          \$4  = 4'h2;
-      4'h7:
-          \$4  = 4'h3;
-      4'h8:
-          \$4  = 4'h0;
-      4'h9:
-          \$4  = 4'h2;
-      4'ha:
-          \$4  = 4'h4;
-      4'hb:
-          \$4  = 4'h6;
-      4'hc:
-          \$4  = 4'h0;
-      4'hd:
-          \$4  = 4'h3;
-      4'he:
-          \$4  = 4'h6;
-      4'hf:
-          \$4  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[15:14] })
-      4'h0:
-          \$5  = 4'h0;
-      4'h1:
-          \$5  = 4'h0;
-      4'h2:
-          \$5  = 4'h0;
-      4'h3:
-          \$5  = 4'h0;
-      4'h4:
-          \$5  = 4'h0;
-      4'h5:
-          \$5  = 4'h1;
-      4'h6:
-          \$5  = 4'h2;
-      4'h7:
-          \$5  = 4'h3;
-      4'h8:
-          \$5  = 4'h0;
-      4'h9:
-          \$5  = 4'h2;
-      4'ha:
-          \$5  = 4'h4;
-      4'hb:
-          \$5  = 4'h6;
-      4'hc:
-          \$5  = 4'h0;
-      4'hd:
-          \$5  = 4'h3;
-      4'he:
-          \$5  = 4'h6;
-      4'hf:
-          \$5  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[13:12] })
-      4'h0:
-          \$6  = 3'h0;
-      4'h1:
-          \$6  = 3'h0;
-      4'h2:
-          \$6  = 3'h0;
-      4'h3:
-          \$6  = 3'h0;
-      4'h4:
-          \$6  = 3'h0;
-      4'h5:
-          \$6  = 3'h1;
-      4'h6:
-          \$6  = 3'h1;
-      4'h7:
-          \$6  = 3'h2;
-      4'h8:
-          \$6  = 3'h0;
-      4'h9:
-          \$6  = 3'h1;
-      4'ha:
-          \$6  = 3'h2;
-      4'hb:
-          \$6  = 3'h3;
-      4'hc:
-          \$6  = 3'h0;
-      4'hd:
-          \$6  = 3'h2;
-      4'he:
-          \$6  = 3'h3;
-      4'hf:
-          \$6  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[15:14] })
-      4'h0:
-          \$7  = 4'h0;
-      4'h1:
-          \$7  = 4'h0;
-      4'h2:
-          \$7  = 4'h0;
-      4'h3:
-          \$7  = 4'h0;
-      4'h4:
-          \$7  = 4'h0;
-      4'h5:
-          \$7  = 4'h1;
-      4'h6:
-          \$7  = 4'h2;
-      4'h7:
-          \$7  = 4'h3;
-      4'h8:
-          \$7  = 4'h0;
-      4'h9:
-          \$7  = 4'h2;
-      4'ha:
-          \$7  = 4'h4;
-      4'hb:
-          \$7  = 4'h6;
-      4'hc:
-          \$7  = 4'h0;
-      4'hd:
-          \$7  = 4'h3;
-      4'he:
-          \$7  = 4'h6;
-      4'hf:
-          \$7  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[15:14] })
-      4'h0:
-          \$8  = 4'h0;
-      4'h1:
-          \$8  = 4'h0;
-      4'h2:
-          \$8  = 4'h0;
-      4'h3:
-          \$8  = 4'h0;
-      4'h4:
-          \$8  = 4'h0;
-      4'h5:
-          \$8  = 4'h1;
-      4'h6:
-          \$8  = 4'h2;
-      4'h7:
-          \$8  = 4'h3;
-      4'h8:
-          \$8  = 4'h0;
-      4'h9:
-          \$8  = 4'h2;
-      4'ha:
-          \$8  = 4'h4;
-      4'hb:
-          \$8  = 4'h6;
-      4'hc:
-          \$8  = 4'h0;
-      4'hd:
-          \$8  = 4'h3;
-      4'he:
-          \$8  = 4'h6;
-      4'hf:
-          \$8  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[15:14] })
-      4'h0:
-          \$9  = 4'h0;
-      4'h1:
-          \$9  = 4'h0;
-      4'h2:
-          \$9  = 4'h0;
-      4'h3:
-          \$9  = 4'h0;
-      4'h4:
-          \$9  = 4'h0;
-      4'h5:
-          \$9  = 4'h1;
-      4'h6:
-          \$9  = 4'h2;
-      4'h7:
-          \$9  = 4'h3;
-      4'h8:
-          \$9  = 4'h0;
-      4'h9:
-          \$9  = 4'h2;
-      4'ha:
-          \$9  = 4'h4;
-      4'hb:
-          \$9  = 4'h6;
-      4'hc:
-          \$9  = 4'h0;
-      4'hd:
-          \$9  = 4'h3;
-      4'he:
-          \$9  = 4'h6;
-      4'hf:
-          \$9  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[15:14] })
-      4'h0:
-          \$10  = 4'h0;
-      4'h1:
-          \$10  = 4'h0;
-      4'h2:
-          \$10  = 4'h0;
-      4'h3:
-          \$10  = 4'h0;
-      4'h4:
-          \$10  = 4'h0;
-      4'h5:
-          \$10  = 4'h1;
-      4'h6:
-          \$10  = 4'h2;
-      4'h7:
-          \$10  = 4'h3;
-      4'h8:
-          \$10  = 4'h0;
-      4'h9:
-          \$10  = 4'h2;
-      4'ha:
-          \$10  = 4'h4;
-      4'hb:
-          \$10  = 4'h6;
-      4'hc:
-          \$10  = 4'h0;
-      4'hd:
-          \$10  = 4'h3;
-      4'he:
-          \$10  = 4'h6;
-      4'hf:
-          \$10  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[9:8] })
-      4'h0:
-          \$12  = 1'h0;
-      4'h1:
-          \$12  = 1'h0;
-      4'h2:
-          \$12  = 1'h0;
-      4'h3:
-          \$12  = 1'h0;
-      4'h4:
-          \$12  = 1'h0;
-      4'h5:
-          \$12  = 1'h0;
-      4'h6:
-          \$12  = 1'h0;
-      4'h7:
-          \$12  = 1'h0;
-      4'h8:
-          \$12  = 1'h0;
-      4'h9:
-          \$12  = 1'h0;
-      4'ha:
-          \$12  = 1'h1;
-      4'hb:
-          \$12  = 1'h1;
-      4'hc:
-          \$12  = 1'h0;
-      4'hd:
-          \$12  = 1'h0;
-      4'he:
-          \$12  = 1'h1;
-      4'hf:
-          \$12  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[13:12] })
-      4'h0:
-          \$13  = 4'h0;
-      4'h1:
-          \$13  = 4'h0;
-      4'h2:
-          \$13  = 4'h0;
-      4'h3:
-          \$13  = 4'h0;
-      4'h4:
-          \$13  = 4'h0;
-      4'h5:
-          \$13  = 4'h1;
-      4'h6:
-          \$13  = 4'h2;
-      4'h7:
-          \$13  = 4'h3;
-      4'h8:
-          \$13  = 4'h0;
-      4'h9:
-          \$13  = 4'h2;
-      4'ha:
-          \$13  = 4'h4;
-      4'hb:
-          \$13  = 4'h6;
-      4'hc:
-          \$13  = 4'h0;
-      4'hd:
-          \$13  = 4'h3;
-      4'he:
-          \$13  = 4'h6;
-      4'hf:
-          \$13  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[13:12] })
-      4'h0:
-          \$14  = 4'h0;
-      4'h1:
-          \$14  = 4'h0;
-      4'h2:
-          \$14  = 4'h0;
-      4'h3:
-          \$14  = 4'h0;
-      4'h4:
-          \$14  = 4'h0;
-      4'h5:
-          \$14  = 4'h1;
-      4'h6:
-          \$14  = 4'h2;
-      4'h7:
-          \$14  = 4'h3;
-      4'h8:
-          \$14  = 4'h0;
-      4'h9:
-          \$14  = 4'h2;
-      4'ha:
-          \$14  = 4'h4;
-      4'hb:
-          \$14  = 4'h6;
-      4'hc:
-          \$14  = 4'h0;
-      4'hd:
-          \$14  = 4'h3;
-      4'he:
-          \$14  = 4'h6;
-      4'hf:
-          \$14  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[13:12] })
-      4'h0:
-          \$15  = 4'h0;
-      4'h1:
-          \$15  = 4'h0;
-      4'h2:
-          \$15  = 4'h0;
-      4'h3:
-          \$15  = 4'h0;
-      4'h4:
-          \$15  = 4'h0;
-      4'h5:
-          \$15  = 4'h1;
-      4'h6:
-          \$15  = 4'h2;
-      4'h7:
-          \$15  = 4'h3;
-      4'h8:
-          \$15  = 4'h0;
-      4'h9:
-          \$15  = 4'h2;
-      4'ha:
-          \$15  = 4'h4;
-      4'hb:
-          \$15  = 4'h6;
-      4'hc:
-          \$15  = 4'h0;
-      4'hd:
-          \$15  = 4'h3;
-      4'he:
-          \$15  = 4'h6;
-      4'hf:
-          \$15  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[13:12] })
-      4'h0:
-          \$16  = 4'h0;
-      4'h1:
-          \$16  = 4'h0;
-      4'h2:
-          \$16  = 4'h0;
-      4'h3:
-          \$16  = 4'h0;
-      4'h4:
-          \$16  = 4'h0;
-      4'h5:
-          \$16  = 4'h1;
-      4'h6:
-          \$16  = 4'h2;
-      4'h7:
-          \$16  = 4'h3;
-      4'h8:
-          \$16  = 4'h0;
-      4'h9:
-          \$16  = 4'h2;
-      4'ha:
-          \$16  = 4'h4;
-      4'hb:
-          \$16  = 4'h6;
-      4'hc:
-          \$16  = 4'h0;
-      4'hd:
-          \$16  = 4'h3;
-      4'he:
-          \$16  = 4'h6;
-      4'hf:
-          \$16  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[11:10] })
-      4'h0:
-          \$17  = 3'h0;
-      4'h1:
-          \$17  = 3'h0;
-      4'h2:
-          \$17  = 3'h0;
-      4'h3:
-          \$17  = 3'h0;
-      4'h4:
-          \$17  = 3'h0;
-      4'h5:
-          \$17  = 3'h1;
-      4'h6:
-          \$17  = 3'h1;
-      4'h7:
-          \$17  = 3'h2;
-      4'h8:
-          \$17  = 3'h0;
-      4'h9:
-          \$17  = 3'h1;
-      4'ha:
-          \$17  = 3'h2;
-      4'hb:
-          \$17  = 3'h3;
-      4'hc:
-          \$17  = 3'h0;
-      4'hd:
-          \$17  = 3'h2;
-      4'he:
-          \$17  = 3'h3;
-      4'hf:
-          \$17  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[13:12] })
-      4'h0:
-          \$18  = 4'h0;
-      4'h1:
-          \$18  = 4'h0;
-      4'h2:
-          \$18  = 4'h0;
-      4'h3:
-          \$18  = 4'h0;
-      4'h4:
-          \$18  = 4'h0;
-      4'h5:
-          \$18  = 4'h1;
-      4'h6:
-          \$18  = 4'h2;
-      4'h7:
-          \$18  = 4'h3;
-      4'h8:
-          \$18  = 4'h0;
-      4'h9:
-          \$18  = 4'h2;
-      4'ha:
-          \$18  = 4'h4;
-      4'hb:
-          \$18  = 4'h6;
-      4'hc:
-          \$18  = 4'h0;
-      4'hd:
-          \$18  = 4'h3;
-      4'he:
-          \$18  = 4'h6;
-      4'hf:
-          \$18  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[13:12] })
-      4'h0:
-          \$19  = 4'h0;
-      4'h1:
-          \$19  = 4'h0;
-      4'h2:
-          \$19  = 4'h0;
-      4'h3:
-          \$19  = 4'h0;
-      4'h4:
-          \$19  = 4'h0;
-      4'h5:
-          \$19  = 4'h1;
-      4'h6:
-          \$19  = 4'h2;
-      4'h7:
-          \$19  = 4'h3;
-      4'h8:
-          \$19  = 4'h0;
-      4'h9:
-          \$19  = 4'h2;
-      4'ha:
-          \$19  = 4'h4;
-      4'hb:
-          \$19  = 4'h6;
-      4'hc:
-          \$19  = 4'h0;
-      4'hd:
-          \$19  = 4'h3;
-      4'he:
-          \$19  = 4'h6;
-      4'hf:
-          \$19  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[13:12] })
-      4'h0:
-          \$20  = 4'h0;
-      4'h1:
-          \$20  = 4'h0;
-      4'h2:
-          \$20  = 4'h0;
-      4'h3:
-          \$20  = 4'h0;
-      4'h4:
-          \$20  = 4'h0;
-      4'h5:
-          \$20  = 4'h1;
-      4'h6:
-          \$20  = 4'h2;
-      4'h7:
-          \$20  = 4'h3;
-      4'h8:
-          \$20  = 4'h0;
-      4'h9:
-          \$20  = 4'h2;
-      4'ha:
-          \$20  = 4'h4;
-      4'hb:
-          \$20  = 4'h6;
-      4'hc:
-          \$20  = 4'h0;
-      4'hd:
-          \$20  = 4'h3;
-      4'he:
-          \$20  = 4'h6;
-      4'hf:
-          \$20  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[7:6] })
-      4'h0:
-          \$23  = 1'h0;
-      4'h1:
-          \$23  = 1'h0;
-      4'h2:
-          \$23  = 1'h0;
-      4'h3:
-          \$23  = 1'h0;
-      4'h4:
-          \$23  = 1'h0;
-      4'h5:
-          \$23  = 1'h0;
-      4'h6:
-          \$23  = 1'h0;
-      4'h7:
-          \$23  = 1'h0;
-      4'h8:
-          \$23  = 1'h0;
-      4'h9:
-          \$23  = 1'h0;
-      4'ha:
-          \$23  = 1'h1;
-      4'hb:
-          \$23  = 1'h1;
-      4'hc:
-          \$23  = 1'h0;
-      4'hd:
-          \$23  = 1'h0;
-      4'he:
-          \$23  = 1'h1;
-      4'hf:
-          \$23  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[11:10] })
-      4'h0:
-          \$24  = 4'h0;
-      4'h1:
-          \$24  = 4'h0;
-      4'h2:
-          \$24  = 4'h0;
-      4'h3:
-          \$24  = 4'h0;
-      4'h4:
-          \$24  = 4'h0;
-      4'h5:
-          \$24  = 4'h1;
-      4'h6:
-          \$24  = 4'h2;
-      4'h7:
-          \$24  = 4'h3;
-      4'h8:
-          \$24  = 4'h0;
-      4'h9:
-          \$24  = 4'h2;
-      4'ha:
-          \$24  = 4'h4;
-      4'hb:
-          \$24  = 4'h6;
-      4'hc:
-          \$24  = 4'h0;
-      4'hd:
-          \$24  = 4'h3;
-      4'he:
-          \$24  = 4'h6;
-      4'hf:
-          \$24  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[11:10] })
-      4'h0:
-          \$25  = 4'h0;
-      4'h1:
-          \$25  = 4'h0;
-      4'h2:
-          \$25  = 4'h0;
-      4'h3:
-          \$25  = 4'h0;
-      4'h4:
-          \$25  = 4'h0;
-      4'h5:
-          \$25  = 4'h1;
-      4'h6:
-          \$25  = 4'h2;
-      4'h7:
-          \$25  = 4'h3;
-      4'h8:
-          \$25  = 4'h0;
-      4'h9:
-          \$25  = 4'h2;
-      4'ha:
-          \$25  = 4'h4;
-      4'hb:
-          \$25  = 4'h6;
-      4'hc:
-          \$25  = 4'h0;
-      4'hd:
-          \$25  = 4'h3;
-      4'he:
-          \$25  = 4'h6;
-      4'hf:
-          \$25  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[11:10] })
-      4'h0:
-          \$26  = 4'h0;
-      4'h1:
-          \$26  = 4'h0;
-      4'h2:
-          \$26  = 4'h0;
-      4'h3:
-          \$26  = 4'h0;
-      4'h4:
-          \$26  = 4'h0;
-      4'h5:
-          \$26  = 4'h1;
-      4'h6:
-          \$26  = 4'h2;
-      4'h7:
-          \$26  = 4'h3;
-      4'h8:
-          \$26  = 4'h0;
-      4'h9:
-          \$26  = 4'h2;
-      4'ha:
-          \$26  = 4'h4;
-      4'hb:
-          \$26  = 4'h6;
-      4'hc:
-          \$26  = 4'h0;
-      4'hd:
-          \$26  = 4'h3;
-      4'he:
-          \$26  = 4'h6;
-      4'hf:
-          \$26  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[9:8] })
-      4'h0:
-          \$27  = 3'h0;
-      4'h1:
-          \$27  = 3'h0;
-      4'h2:
-          \$27  = 3'h0;
-      4'h3:
-          \$27  = 3'h0;
-      4'h4:
-          \$27  = 3'h0;
-      4'h5:
-          \$27  = 3'h1;
-      4'h6:
-          \$27  = 3'h1;
-      4'h7:
-          \$27  = 3'h2;
-      4'h8:
-          \$27  = 3'h0;
-      4'h9:
-          \$27  = 3'h1;
-      4'ha:
-          \$27  = 3'h2;
-      4'hb:
-          \$27  = 3'h3;
-      4'hc:
-          \$27  = 3'h0;
-      4'hd:
-          \$27  = 3'h2;
-      4'he:
-          \$27  = 3'h3;
-      4'hf:
-          \$27  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[11:10] })
-      4'h0:
-          \$28  = 4'h0;
-      4'h1:
-          \$28  = 4'h0;
-      4'h2:
-          \$28  = 4'h0;
-      4'h3:
-          \$28  = 4'h0;
-      4'h4:
-          \$28  = 4'h0;
-      4'h5:
-          \$28  = 4'h1;
-      4'h6:
-          \$28  = 4'h2;
-      4'h7:
-          \$28  = 4'h3;
-      4'h8:
-          \$28  = 4'h0;
-      4'h9:
-          \$28  = 4'h2;
-      4'ha:
-          \$28  = 4'h4;
-      4'hb:
-          \$28  = 4'h6;
-      4'hc:
-          \$28  = 4'h0;
-      4'hd:
-          \$28  = 4'h3;
-      4'he:
-          \$28  = 4'h6;
-      4'hf:
-          \$28  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[11:10] })
-      4'h0:
-          \$29  = 4'h0;
-      4'h1:
-          \$29  = 4'h0;
-      4'h2:
-          \$29  = 4'h0;
-      4'h3:
-          \$29  = 4'h0;
-      4'h4:
-          \$29  = 4'h0;
-      4'h5:
-          \$29  = 4'h1;
-      4'h6:
-          \$29  = 4'h2;
-      4'h7:
-          \$29  = 4'h3;
-      4'h8:
-          \$29  = 4'h0;
-      4'h9:
-          \$29  = 4'h2;
-      4'ha:
-          \$29  = 4'h4;
-      4'hb:
-          \$29  = 4'h6;
-      4'hc:
-          \$29  = 4'h0;
-      4'hd:
-          \$29  = 4'h3;
-      4'he:
-          \$29  = 4'h6;
-      4'hf:
-          \$29  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[11:10] })
-      4'h0:
-          \$30  = 4'h0;
-      4'h1:
-          \$30  = 4'h0;
-      4'h2:
-          \$30  = 4'h0;
-      4'h3:
-          \$30  = 4'h0;
-      4'h4:
-          \$30  = 4'h0;
-      4'h5:
-          \$30  = 4'h1;
-      4'h6:
-          \$30  = 4'h2;
-      4'h7:
-          \$30  = 4'h3;
-      4'h8:
-          \$30  = 4'h0;
-      4'h9:
-          \$30  = 4'h2;
-      4'ha:
-          \$30  = 4'h4;
-      4'hb:
-          \$30  = 4'h6;
-      4'hc:
-          \$30  = 4'h0;
-      4'hd:
-          \$30  = 4'h3;
-      4'he:
-          \$30  = 4'h6;
-      4'hf:
-          \$30  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[5:4] })
-      4'h0:
-          \$32  = 1'h0;
-      4'h1:
-          \$32  = 1'h0;
-      4'h2:
-          \$32  = 1'h0;
-      4'h3:
-          \$32  = 1'h0;
-      4'h4:
-          \$32  = 1'h0;
-      4'h5:
-          \$32  = 1'h0;
-      4'h6:
-          \$32  = 1'h0;
-      4'h7:
-          \$32  = 1'h0;
-      4'h8:
-          \$32  = 1'h0;
-      4'h9:
-          \$32  = 1'h0;
-      4'ha:
-          \$32  = 1'h1;
-      4'hb:
-          \$32  = 1'h1;
-      4'hc:
-          \$32  = 1'h0;
-      4'hd:
-          \$32  = 1'h0;
-      4'he:
-          \$32  = 1'h1;
-      4'hf:
-          \$32  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[9:8] })
-      4'h0:
-          \$33  = 4'h0;
-      4'h1:
-          \$33  = 4'h0;
-      4'h2:
-          \$33  = 4'h0;
-      4'h3:
-          \$33  = 4'h0;
-      4'h4:
-          \$33  = 4'h0;
-      4'h5:
-          \$33  = 4'h1;
-      4'h6:
-          \$33  = 4'h2;
-      4'h7:
-          \$33  = 4'h3;
-      4'h8:
-          \$33  = 4'h0;
-      4'h9:
-          \$33  = 4'h2;
-      4'ha:
-          \$33  = 4'h4;
-      4'hb:
-          \$33  = 4'h6;
-      4'hc:
-          \$33  = 4'h0;
-      4'hd:
-          \$33  = 4'h3;
-      4'he:
-          \$33  = 4'h6;
-      4'hf:
-          \$33  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[9:8] })
-      4'h0:
-          \$34  = 4'h0;
-      4'h1:
-          \$34  = 4'h0;
-      4'h2:
-          \$34  = 4'h0;
-      4'h3:
-          \$34  = 4'h0;
-      4'h4:
-          \$34  = 4'h0;
-      4'h5:
-          \$34  = 4'h1;
-      4'h6:
-          \$34  = 4'h2;
-      4'h7:
-          \$34  = 4'h3;
-      4'h8:
-          \$34  = 4'h0;
-      4'h9:
-          \$34  = 4'h2;
-      4'ha:
-          \$34  = 4'h4;
-      4'hb:
-          \$34  = 4'h6;
-      4'hc:
-          \$34  = 4'h0;
-      4'hd:
-          \$34  = 4'h3;
-      4'he:
-          \$34  = 4'h6;
-      4'hf:
-          \$34  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[9:8] })
-      4'h0:
-          \$35  = 4'h0;
-      4'h1:
-          \$35  = 4'h0;
-      4'h2:
-          \$35  = 4'h0;
-      4'h3:
-          \$35  = 4'h0;
-      4'h4:
-          \$35  = 4'h0;
-      4'h5:
-          \$35  = 4'h1;
-      4'h6:
-          \$35  = 4'h2;
-      4'h7:
-          \$35  = 4'h3;
-      4'h8:
-          \$35  = 4'h0;
-      4'h9:
-          \$35  = 4'h2;
-      4'ha:
-          \$35  = 4'h4;
-      4'hb:
-          \$35  = 4'h6;
-      4'hc:
-          \$35  = 4'h0;
-      4'hd:
-          \$35  = 4'h3;
-      4'he:
-          \$35  = 4'h6;
-      4'hf:
-          \$35  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[7:6] })
-      4'h0:
-          \$36  = 3'h0;
-      4'h1:
-          \$36  = 3'h0;
-      4'h2:
-          \$36  = 3'h0;
-      4'h3:
-          \$36  = 3'h0;
-      4'h4:
-          \$36  = 3'h0;
-      4'h5:
-          \$36  = 3'h1;
-      4'h6:
-          \$36  = 3'h1;
-      4'h7:
-          \$36  = 3'h2;
-      4'h8:
-          \$36  = 3'h0;
-      4'h9:
-          \$36  = 3'h1;
-      4'ha:
-          \$36  = 3'h2;
-      4'hb:
-          \$36  = 3'h3;
-      4'hc:
-          \$36  = 3'h0;
-      4'hd:
-          \$36  = 3'h2;
-      4'he:
-          \$36  = 3'h3;
-      4'hf:
-          \$36  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[9:8] })
-      4'h0:
-          \$37  = 4'h0;
-      4'h1:
-          \$37  = 4'h0;
-      4'h2:
-          \$37  = 4'h0;
-      4'h3:
-          \$37  = 4'h0;
-      4'h4:
-          \$37  = 4'h0;
-      4'h5:
-          \$37  = 4'h1;
-      4'h6:
-          \$37  = 4'h2;
-      4'h7:
-          \$37  = 4'h3;
-      4'h8:
-          \$37  = 4'h0;
-      4'h9:
-          \$37  = 4'h2;
-      4'ha:
-          \$37  = 4'h4;
-      4'hb:
-          \$37  = 4'h6;
-      4'hc:
-          \$37  = 4'h0;
-      4'hd:
-          \$37  = 4'h3;
-      4'he:
-          \$37  = 4'h6;
-      4'hf:
-          \$37  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[9:8] })
-      4'h0:
-          \$38  = 4'h0;
-      4'h1:
-          \$38  = 4'h0;
-      4'h2:
-          \$38  = 4'h0;
-      4'h3:
-          \$38  = 4'h0;
-      4'h4:
-          \$38  = 4'h0;
-      4'h5:
-          \$38  = 4'h1;
-      4'h6:
-          \$38  = 4'h2;
-      4'h7:
-          \$38  = 4'h3;
-      4'h8:
-          \$38  = 4'h0;
-      4'h9:
-          \$38  = 4'h2;
-      4'ha:
-          \$38  = 4'h4;
-      4'hb:
-          \$38  = 4'h6;
-      4'hc:
-          \$38  = 4'h0;
-      4'hd:
-          \$38  = 4'h3;
-      4'he:
-          \$38  = 4'h6;
-      4'hf:
-          \$38  = 4'h9;
-    endcase
-  end
-  assign n244_cat = { \$59 [18:0], 13'h0000 };
-  assign n226_cat = { \port$55$0 , \port$18$0  };
-  assign \port$896$0  = \$59 [18:0];
+  assign n226_cat = { \port$871$0 , \port$18$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \lut_mul_w16_s0.depth5 (\port$871$0 , n232_add, n234_add, n240_add, \port$18$0 );
+  wire [7:0] n226_cat;
+  (* keep = 32'd1 *)
+  input [12:0] n232_add;
+  wire [12:0] n232_add;
+  (* keep = 32'd1 *)
+  input [7:0] n234_add;
+  wire [7:0] n234_add;
+  (* keep = 32'd1 *)
+  output [13:0] n240_add;
+  wire [13:0] n240_add;
+  input \port$18$0 ;
+  wire \port$18$0 ;
+  input [6:0] \port$871$0 ;
+  wire [6:0] \port$871$0 ;
+  assign n240_add = n232_add + { n234_add, \port$18$0  };
+  assign n226_cat = { \port$871$0 , \port$18$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \lut_mul_w16_s0.depth6 (n240_add, n242_add, n238_add);
+  wire [19:0] \$1 ;
+  (* keep = 32'd1 *)
+  input [18:0] n238_add;
+  wire [18:0] n238_add;
+  (* keep = 32'd1 *)
+  input [13:0] n240_add;
+  wire [13:0] n240_add;
+  (* keep = 32'd1 *)
+  output [18:0] n242_add;
+  wire [18:0] n242_add;
+  assign \$1  = n238_add + n240_add;
+  assign n242_add = \$1 [18:0];
 endmodule

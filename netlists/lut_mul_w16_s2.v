@@ -8,7 +8,6 @@ module lut_mul_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg \$2 ;
   wire [2:0] \$3 ;
   wire [3:0] \$4 ;
-  wire [18:0] \$5 ;
   input [15:0] a;
   wire [15:0] a;
   input [15:0] b;
@@ -20,27 +19,51 @@ module lut_mul_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   reg [3:0] n169_lookup_s1 = 4'h0;
   wire [15:0] n1_b;
   wire [6:0] n210_cat;
+  (* keep = 32'd1 *)
+  wire [18:0] n212_add;
+  (* keep = 32'd1 *)
   wire [17:0] n214_add;
   reg [17:0] n214_add_s1 = 18'h00000;
+  (* keep = 32'd1 *)
+  wire [15:0] n216_add;
+  (* keep = 32'd1 *)
   wire [13:0] n218_add;
   reg [13:0] n218_add_s1 = 14'h0000;
+  (* keep = 32'd1 *)
+  wire [11:0] n220_add;
+  (* keep = 32'd1 *)
   wire [9:0] n222_add;
   reg [9:0] n222_add_s1 = 10'h000;
+  (* keep = 32'd1 *)
+  wire [6:0] n224_add;
   wire [7:0] n226_cat;
   wire [18:0] n227_slice;
   reg [18:0] n227_slice_s1 = 19'h00000;
+  (* keep = 32'd1 *)
+  wire [18:0] n228_add;
   wire [15:0] n229_slice;
   reg [15:0] n229_slice_s1 = 16'h0000;
+  (* keep = 32'd1 *)
+  wire [16:0] n230_add;
   wire [11:0] n231_slice;
   reg [11:0] n231_slice_s1 = 12'h000;
+  (* keep = 32'd1 *)
+  wire [12:0] n232_add;
   wire [6:0] n233_slice;
   reg [6:0] n233_slice_s1 = 7'h00;
+  (* keep = 32'd1 *)
+  wire [7:0] n234_add;
   wire n235_slice;
   reg n235_slice_s1 = 1'h0;
+  (* keep = 32'd1 *)
+  wire [18:0] n238_add;
+  (* keep = 32'd1 *)
   wire [13:0] n240_add;
   reg [13:0] n240_add_s2 = 14'h0000;
   wire [18:0] n241_slice;
   reg [18:0] n241_slice_s2 = 19'h00000;
+  (* keep = 32'd1 *)
+  wire [18:0] n242_add;
   wire [31:0] n244_cat;
   output [31:0] o;
   wire [31:0] o;
@@ -54,15 +77,13 @@ module lut_mul_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s2;
   always @(posedge clk)
+    n222_add_s1 <= n222_add;
+  always @(posedge clk)
+    n233_slice_s1 <= n233_slice;
+  always @(posedge clk)
     n169_lookup_s1 <= n169_lookup;
   always @(posedge clk)
-    n227_slice_s1 <= n227_slice;
-  always @(posedge clk)
-    n214_add_s1 <= n214_add;
-  always @(posedge clk)
-    n229_slice_s1 <= n229_slice;
-  always @(posedge clk)
-    n218_add_s1 <= n218_add;
+    n235_slice_s1 <= \$3 [0];
   always @(posedge clk)
     n241_slice_s2 <= n241_slice;
   always @(posedge clk)
@@ -72,46 +93,60 @@ module lut_mul_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     valid_out <= \$2 ;
   always @(posedge clk)
+    n227_slice_s1 <= n227_slice;
+  always @(posedge clk)
+    n214_add_s1 <= n214_add;
+  always @(posedge clk)
+    n229_slice_s1 <= n229_slice;
+  always @(posedge clk)
+    n218_add_s1 <= n218_add;
+  always @(posedge clk)
     n231_slice_s1 <= n231_slice;
-  always @(posedge clk)
-    n222_add_s1 <= n222_add;
-  always @(posedge clk)
-    n235_slice_s1 <= \$3 [0];
-  always @(posedge clk)
-    n233_slice_s1 <= n233_slice;
   \lut_mul_w16_s2.depth1  depth1 (
     .n0_a(a),
     .n169_lookup(n169_lookup),
     .n169_lookup_s1(n169_lookup_s1),
     .n1_b(b),
+    .n212_add(n227_slice),
     .n214_add(n214_add),
     .n214_add_s1(n214_add_s1),
+    .n216_add(n229_slice),
     .n218_add(n218_add),
     .n218_add_s1(n218_add_s1),
+    .n220_add(n231_slice),
     .n222_add(n222_add),
     .n222_add_s1(n222_add_s1),
-    .n227_slice(n227_slice),
     .n227_slice_s1(n227_slice_s1),
-    .n229_slice(n229_slice),
+    .n228_add(n228_add),
     .n229_slice_s1(n229_slice_s1),
-    .n231_slice(n231_slice),
+    .n230_add(n230_add),
     .n231_slice_s1(n231_slice_s1),
+    .n232_add(n232_add),
     .n233_slice_s1(n233_slice_s1),
-    .n235_slice_s1(n235_slice_s1),
-    .n240_add(n240_add),
+    .n234_add(n234_add),
     .n240_add_s2(n240_add_s2),
-    .n241_slice(n241_slice),
     .n241_slice_s2(n241_slice_s2),
+    .n242_add(n242_add),
     .\port$36$0 (\$3 ),
-    .\port$54$0 (\$4 ),
-    .\port$877$0 (\$5 )
+    .\port$54$0 (\$4 )
   );
   \lut_mul_w16_s2.depth2  depth2 (
     .n0_a(a),
     .n1_b(b),
+    .n224_add(n233_slice),
+    .n227_slice(n227_slice),
+    .n228_add(n228_add),
+    .n229_slice(n229_slice),
+    .n230_add(n230_add),
+    .n231_slice(n231_slice),
+    .n232_add(n232_add),
+    .n234_add(n234_add),
+    .n235_slice_s1(n235_slice_s1),
+    .n238_add(n241_slice),
+    .n240_add(n240_add),
+    .n242_add(n242_add),
     .\port$36$0 (\$3 ),
-    .\port$54$0 (\$4 ),
-    .\port$896$0 (n233_slice)
+    .\port$54$0 (\$4 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -129,68 +164,69 @@ module lut_mul_w16_s2(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n244_cat = { \$5 , 13'h0000 };
+  assign n244_cat = { n242_add, 13'h0000 };
   assign valid_s2 = valid_out;
   assign n235_slice = \$3 [0];
   assign n210_cat = { \$4 , \$3  };
+  assign n212_add = n227_slice;
+  assign n216_add = n229_slice;
+  assign n220_add = n231_slice;
+  assign n224_add = n233_slice;
+  assign n238_add = n241_slice;
   assign n226_cat = { n233_slice, \$3 [0] };
-  assign o = { \$5 , 13'h0000 };
+  assign o = { n242_add, 13'h0000 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214_add, n218_add, n222_add, n227_slice, n229_slice, n231_slice, n240_add, n241_slice, \port$877$0 , n231_slice_s1, n222_add_s1, n235_slice_s1, n233_slice_s1, n169_lookup_s1, n227_slice_s1, n214_add_s1, n229_slice_s1
-, n218_add_s1, n241_slice_s2, n240_add_s2, n0_a);
+module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n212_add, n214_add, n216_add, n218_add, n220_add, n222_add, n228_add, n230_add, n232_add, n234_add, n242_add, n227_slice_s1, n214_add_s1, n229_slice_s1, n218_add_s1, n231_slice_s1, n222_add_s1
+, n233_slice_s1, n169_lookup_s1, n241_slice_s2, n240_add_s2, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
   reg [2:0] \$1 ;
   reg [3:0] \$10 ;
   reg [3:0] \$11 ;
-  reg \$12 ;
-  reg [3:0] \$13 ;
-  reg [3:0] \$14 ;
+  reg [3:0] \$12 ;
+  wire [19:0] \$13 ;
+  reg \$14 ;
   reg [3:0] \$15 ;
-  reg [2:0] \$16 ;
+  reg [3:0] \$16 ;
   reg [3:0] \$17 ;
   reg [3:0] \$18 ;
-  reg \$19 ;
+  reg [2:0] \$19 ;
   reg [3:0] \$2 ;
   reg [3:0] \$20 ;
   reg [3:0] \$21 ;
-  reg [2:0] \$22 ;
-  reg [3:0] \$23 ;
-  reg \$24 ;
+  reg [3:0] \$22 ;
+  reg \$23 ;
+  reg [3:0] \$24 ;
   reg [3:0] \$25 ;
   reg [3:0] \$26 ;
-  reg [3:0] \$27 ;
+  reg [2:0] \$27 ;
   reg [3:0] \$28 ;
-  reg [2:0] \$29 ;
+  reg [3:0] \$29 ;
   reg \$3 ;
   reg [3:0] \$30 ;
-  reg [3:0] \$31 ;
+  reg \$31 ;
   reg [3:0] \$32 ;
   reg [3:0] \$33 ;
-  wire [19:0] \$34 ;
-  reg \$35 ;
+  reg [3:0] \$34 ;
+  reg [2:0] \$35 ;
   reg [3:0] \$36 ;
   reg [3:0] \$37 ;
-  reg [3:0] \$38 ;
-  reg [2:0] \$39 ;
+  reg \$38 ;
+  reg [3:0] \$39 ;
   reg [3:0] \$4 ;
   reg [3:0] \$40 ;
-  reg [3:0] \$41 ;
+  reg [2:0] \$41 ;
   reg [3:0] \$42 ;
-  reg \$43 ;
-  reg [3:0] \$44 ;
+  reg [3:0] \$43 ;
+  reg \$44 ;
   reg [3:0] \$45 ;
-  reg [2:0] \$46 ;
-  reg [3:0] \$47 ;
+  reg [3:0] \$46 ;
+  reg [2:0] \$47 ;
   reg [3:0] \$48 ;
-  wire [12:0] \$49 ;
+  wire [19:0] \$49 ;
   reg [3:0] \$5 ;
-  wire [7:0] \$50 ;
-  wire [19:0] \$51 ;
-  wire [16:0] \$52 ;
-  wire [19:0] \$53 ;
-  wire [19:0] \$54 ;
+  wire [19:0] \$50 ;
   reg [3:0] \$6 ;
   reg [3:0] \$7 ;
   reg [2:0] \$8 ;
@@ -204,180 +240,76 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   input [15:0] n1_b;
   wire [15:0] n1_b;
   wire [6:0] n210_cat;
+  (* keep = 32'd1 *)
+  output [18:0] n212_add;
+  wire [18:0] n212_add;
+  (* keep = 32'd1 *)
   output [17:0] n214_add;
   wire [17:0] n214_add;
   input [17:0] n214_add_s1;
   wire [17:0] n214_add_s1;
+  (* keep = 32'd1 *)
+  output [15:0] n216_add;
+  wire [15:0] n216_add;
+  (* keep = 32'd1 *)
   output [13:0] n218_add;
   wire [13:0] n218_add;
   input [13:0] n218_add_s1;
   wire [13:0] n218_add_s1;
+  (* keep = 32'd1 *)
+  output [11:0] n220_add;
+  wire [11:0] n220_add;
+  (* keep = 32'd1 *)
   output [9:0] n222_add;
   wire [9:0] n222_add;
   input [9:0] n222_add_s1;
   wire [9:0] n222_add_s1;
-  output [18:0] n227_slice;
-  wire [18:0] n227_slice;
   input [18:0] n227_slice_s1;
   wire [18:0] n227_slice_s1;
-  output [15:0] n229_slice;
-  wire [15:0] n229_slice;
+  (* keep = 32'd1 *)
+  output [18:0] n228_add;
+  wire [18:0] n228_add;
   input [15:0] n229_slice_s1;
   wire [15:0] n229_slice_s1;
-  output [11:0] n231_slice;
-  wire [11:0] n231_slice;
+  (* keep = 32'd1 *)
+  output [16:0] n230_add;
+  wire [16:0] n230_add;
   input [11:0] n231_slice_s1;
   wire [11:0] n231_slice_s1;
+  (* keep = 32'd1 *)
+  output [12:0] n232_add;
+  wire [12:0] n232_add;
   input [6:0] n233_slice_s1;
   wire [6:0] n233_slice_s1;
-  input n235_slice_s1;
-  wire n235_slice_s1;
-  output [13:0] n240_add;
-  wire [13:0] n240_add;
+  (* keep = 32'd1 *)
+  output [7:0] n234_add;
+  wire [7:0] n234_add;
   input [13:0] n240_add_s2;
   wire [13:0] n240_add_s2;
-  output [18:0] n241_slice;
-  wire [18:0] n241_slice;
   input [18:0] n241_slice_s2;
   wire [18:0] n241_slice_s2;
-  wire [31:0] n244_cat;
+  (* keep = 32'd1 *)
+  output [18:0] n242_add;
+  wire [18:0] n242_add;
   output [2:0] \port$36$0 ;
   wire [2:0] \port$36$0 ;
   output [3:0] \port$54$0 ;
   wire [3:0] \port$54$0 ;
-  output [18:0] \port$877$0 ;
-  wire [18:0] \port$877$0 ;
-  assign n229_slice = { \$38 , \$37 , \$36 , \$35  } + { \$42 , \$41 , \$40 , \$39  };
-  assign n231_slice = { \$45 , \$44 , \$43  } + { \$48 , \$47 , \$46  };
-  assign \$49  = n231_slice_s1 + n222_add_s1;
-  assign \$50  = n233_slice_s1 + n169_lookup_s1;
-  assign n240_add = \$49  + { \$50 , n235_slice_s1 };
-  assign \$51  = n227_slice_s1 + n214_add_s1;
-  assign \$52  = n229_slice_s1 + n218_add_s1;
-  assign \$53  = \$51 [18:0] + \$52 ;
-  assign \$54  = n241_slice_s2 + n240_add_s2;
-  assign n214_add = { \$7 , \$6 , \$5 , \$4 , \$3  } + { \$11 , \$10 , \$9 , \$8  };
-  assign n218_add = { \$15 , \$14 , \$13 , \$12  } + { \$18 , \$17 , \$16  };
-  assign n222_add = { \$21 , \$20 , \$19  } + { \$23 , \$22  };
-  assign \$34  = { \$28 , \$27 , \$26 , \$25 , \$24  } + { \$33 , \$32 , \$31 , \$30 , \$29  };
+  assign n222_add = { \$46 , \$45 , \$44  } + { \$48 , \$47  };
+  assign \$49  = n227_slice_s1 + n214_add_s1;
+  assign n230_add = n229_slice_s1 + n218_add_s1;
+  assign n232_add = n231_slice_s1 + n222_add_s1;
+  assign n234_add = n233_slice_s1 + n169_lookup_s1;
+  assign \$50  = n241_slice_s2 + n240_add_s2;
+  assign \$13  = { \$7 , \$6 , \$5 , \$4 , \$3  } + { \$12 , \$11 , \$10 , \$9 , \$8  };
+  assign n214_add = { \$18 , \$17 , \$16 , \$15 , \$14  } + { \$22 , \$21 , \$20 , \$19  };
+  assign n216_add = { \$26 , \$25 , \$24 , \$23  } + { \$30 , \$29 , \$28 , \$27  };
+  assign n218_add = { \$34 , \$33 , \$32 , \$31  } + { \$37 , \$36 , \$35  };
+  assign n220_add = { \$40 , \$39 , \$38  } + { \$43 , \$42 , \$41  };
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[11:10] })
-      4'h0:
-          \$42  = 4'h0;
-      4'h1:
-          \$42  = 4'h0;
-      4'h2:
-          \$42  = 4'h0;
-      4'h3:
-          \$42  = 4'h0;
-      4'h4:
-          \$42  = 4'h0;
-      4'h5:
-          \$42  = 4'h1;
-      4'h6:
-          \$42  = 4'h2;
-      4'h7:
-          \$42  = 4'h3;
-      4'h8:
-          \$42  = 4'h0;
-      4'h9:
-          \$42  = 4'h2;
-      4'ha:
-          \$42  = 4'h4;
-      4'hb:
-          \$42  = 4'h6;
-      4'hc:
-          \$42  = 4'h0;
-      4'hd:
-          \$42  = 4'h3;
-      4'he:
-          \$42  = 4'h6;
-      4'hf:
-          \$42  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[3:2] })
-      4'h0:
-          \$43  = 1'h0;
-      4'h1:
-          \$43  = 1'h0;
-      4'h2:
-          \$43  = 1'h0;
-      4'h3:
-          \$43  = 1'h0;
-      4'h4:
-          \$43  = 1'h0;
-      4'h5:
-          \$43  = 1'h0;
-      4'h6:
-          \$43  = 1'h0;
-      4'h7:
-          \$43  = 1'h0;
-      4'h8:
-          \$43  = 1'h0;
-      4'h9:
-          \$43  = 1'h0;
-      4'ha:
-          \$43  = 1'h1;
-      4'hb:
-          \$43  = 1'h1;
-      4'hc:
-          \$43  = 1'h0;
-      4'hd:
-          \$43  = 1'h0;
-      4'he:
-          \$43  = 1'h1;
-      4'hf:
-          \$43  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[7:6] })
-      4'h0:
-          \$44  = 4'h0;
-      4'h1:
-          \$44  = 4'h0;
-      4'h2:
-          \$44  = 4'h0;
-      4'h3:
-          \$44  = 4'h0;
-      4'h4:
-          \$44  = 4'h0;
-      4'h5:
-          \$44  = 4'h1;
-      4'h6:
-          \$44  = 4'h2;
-      4'h7:
-          \$44  = 4'h3;
-      4'h8:
-          \$44  = 4'h0;
-      4'h9:
-          \$44  = 4'h2;
-      4'ha:
-          \$44  = 4'h4;
-      4'hb:
-          \$44  = 4'h6;
-      4'hc:
-          \$44  = 4'h0;
-      4'hd:
-          \$44  = 4'h3;
-      4'he:
-          \$44  = 4'h6;
-      4'hf:
-          \$44  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[7:6] })
+    casez ({ n1_b[11:10], n0_a[5:4] })
       4'h0:
           \$45  = 4'h0;
       4'h1:
@@ -415,83 +347,83 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[5:4] })
+    casez ({ n1_b[15:14], n0_a[5:4] })
       4'h0:
-          \$46  = 3'h0;
+          \$46  = 4'h0;
       4'h1:
-          \$46  = 3'h0;
+          \$46  = 4'h0;
       4'h2:
-          \$46  = 3'h0;
+          \$46  = 4'h0;
       4'h3:
-          \$46  = 3'h0;
+          \$46  = 4'h0;
       4'h4:
-          \$46  = 3'h0;
+          \$46  = 4'h0;
       4'h5:
-          \$46  = 3'h1;
+          \$46  = 4'h1;
       4'h6:
-          \$46  = 3'h1;
+          \$46  = 4'h2;
       4'h7:
-          \$46  = 3'h2;
+          \$46  = 4'h3;
       4'h8:
-          \$46  = 3'h0;
+          \$46  = 4'h0;
       4'h9:
-          \$46  = 3'h1;
+          \$46  = 4'h2;
       4'ha:
-          \$46  = 3'h2;
+          \$46  = 4'h4;
       4'hb:
-          \$46  = 3'h3;
+          \$46  = 4'h6;
       4'hc:
-          \$46  = 3'h0;
+          \$46  = 4'h0;
       4'hd:
-          \$46  = 3'h2;
+          \$46  = 4'h3;
       4'he:
-          \$46  = 3'h3;
+          \$46  = 4'h6;
       4'hf:
-          \$46  = 3'h5;
+          \$46  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[7:6] })
+    casez ({ n1_b[11:10], n0_a[3:2] })
       4'h0:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h1:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h2:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h3:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h4:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h5:
-          \$47  = 4'h1;
+          \$47  = 3'h1;
       4'h6:
-          \$47  = 4'h2;
+          \$47  = 3'h1;
       4'h7:
-          \$47  = 4'h3;
+          \$47  = 3'h2;
       4'h8:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h9:
-          \$47  = 4'h2;
+          \$47  = 3'h1;
       4'ha:
-          \$47  = 4'h4;
+          \$47  = 3'h2;
       4'hb:
-          \$47  = 4'h6;
+          \$47  = 3'h3;
       4'hc:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'hd:
-          \$47  = 4'h3;
+          \$47  = 3'h2;
       4'he:
-          \$47  = 4'h6;
+          \$47  = 3'h3;
       4'hf:
-          \$47  = 4'h9;
+          \$47  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[7:6] })
+    casez ({ n1_b[13:12], n0_a[5:4] })
       4'h0:
           \$48  = 4'h0;
       4'h1:
@@ -643,7 +575,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[9:8] })
+    casez ({ n1_b[1:0], n0_a[11:10] })
       4'h0:
           \$3  = 1'h0;
       4'h1:
@@ -681,7 +613,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[13:12] })
+    casez ({ n1_b[1:0], n0_a[15:14] })
       4'h0:
           \$4  = 4'h0;
       4'h1:
@@ -719,7 +651,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[13:12] })
+    casez ({ n1_b[5:4], n0_a[15:14] })
       4'h0:
           \$5  = 4'h0;
       4'h1:
@@ -757,7 +689,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[13:12] })
+    casez ({ n1_b[9:8], n0_a[15:14] })
       4'h0:
           \$6  = 4'h0;
       4'h1:
@@ -795,7 +727,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[13:12] })
+    casez ({ n1_b[13:12], n0_a[15:14] })
       4'h0:
           \$7  = 4'h0;
       4'h1:
@@ -833,7 +765,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[11:10] })
+    casez ({ n1_b[1:0], n0_a[13:12] })
       4'h0:
           \$8  = 3'h0;
       4'h1:
@@ -871,7 +803,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[13:12] })
+    casez ({ n1_b[3:2], n0_a[15:14] })
       4'h0:
           \$9  = 4'h0;
       4'h1:
@@ -909,7 +841,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[13:12] })
+    casez ({ n1_b[7:6], n0_a[15:14] })
       4'h0:
           \$10  = 4'h0;
       4'h1:
@@ -947,7 +879,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[13:12] })
+    casez ({ n1_b[11:10], n0_a[15:14] })
       4'h0:
           \$11  = 4'h0;
       4'h1:
@@ -985,121 +917,83 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[5:4] })
+    casez ({ n1_b[15:14], n0_a[15:14] })
       4'h0:
-          \$12  = 1'h0;
+          \$12  = 4'h0;
       4'h1:
-          \$12  = 1'h0;
+          \$12  = 4'h0;
       4'h2:
-          \$12  = 1'h0;
+          \$12  = 4'h0;
       4'h3:
-          \$12  = 1'h0;
+          \$12  = 4'h0;
       4'h4:
-          \$12  = 1'h0;
+          \$12  = 4'h0;
       4'h5:
-          \$12  = 1'h0;
+          \$12  = 4'h1;
       4'h6:
-          \$12  = 1'h0;
+          \$12  = 4'h2;
       4'h7:
-          \$12  = 1'h0;
+          \$12  = 4'h3;
       4'h8:
-          \$12  = 1'h0;
+          \$12  = 4'h0;
       4'h9:
-          \$12  = 1'h0;
+          \$12  = 4'h2;
       4'ha:
-          \$12  = 1'h1;
+          \$12  = 4'h4;
       4'hb:
-          \$12  = 1'h1;
+          \$12  = 4'h6;
       4'hc:
-          \$12  = 1'h0;
+          \$12  = 4'h0;
       4'hd:
-          \$12  = 1'h0;
+          \$12  = 4'h3;
       4'he:
-          \$12  = 1'h1;
+          \$12  = 4'h6;
       4'hf:
-          \$12  = 1'h1;
+          \$12  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[9:8] })
+    casez ({ n1_b[3:2], n0_a[9:8] })
       4'h0:
-          \$13  = 4'h0;
+          \$14  = 1'h0;
       4'h1:
-          \$13  = 4'h0;
+          \$14  = 1'h0;
       4'h2:
-          \$13  = 4'h0;
+          \$14  = 1'h0;
       4'h3:
-          \$13  = 4'h0;
+          \$14  = 1'h0;
       4'h4:
-          \$13  = 4'h0;
+          \$14  = 1'h0;
       4'h5:
-          \$13  = 4'h1;
+          \$14  = 1'h0;
       4'h6:
-          \$13  = 4'h2;
+          \$14  = 1'h0;
       4'h7:
-          \$13  = 4'h3;
+          \$14  = 1'h0;
       4'h8:
-          \$13  = 4'h0;
+          \$14  = 1'h0;
       4'h9:
-          \$13  = 4'h2;
+          \$14  = 1'h0;
       4'ha:
-          \$13  = 4'h4;
+          \$14  = 1'h1;
       4'hb:
-          \$13  = 4'h6;
+          \$14  = 1'h1;
       4'hc:
-          \$13  = 4'h0;
+          \$14  = 1'h0;
       4'hd:
-          \$13  = 4'h3;
+          \$14  = 1'h0;
       4'he:
-          \$13  = 4'h6;
+          \$14  = 1'h1;
       4'hf:
-          \$13  = 4'h9;
+          \$14  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[9:8] })
-      4'h0:
-          \$14  = 4'h0;
-      4'h1:
-          \$14  = 4'h0;
-      4'h2:
-          \$14  = 4'h0;
-      4'h3:
-          \$14  = 4'h0;
-      4'h4:
-          \$14  = 4'h0;
-      4'h5:
-          \$14  = 4'h1;
-      4'h6:
-          \$14  = 4'h2;
-      4'h7:
-          \$14  = 4'h3;
-      4'h8:
-          \$14  = 4'h0;
-      4'h9:
-          \$14  = 4'h2;
-      4'ha:
-          \$14  = 4'h4;
-      4'hb:
-          \$14  = 4'h6;
-      4'hc:
-          \$14  = 4'h0;
-      4'hd:
-          \$14  = 4'h3;
-      4'he:
-          \$14  = 4'h6;
-      4'hf:
-          \$14  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[9:8] })
+    casez ({ n1_b[3:2], n0_a[13:12] })
       4'h0:
           \$15  = 4'h0;
       4'h1:
@@ -1137,45 +1031,45 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[7:6] })
+    casez ({ n1_b[7:6], n0_a[13:12] })
       4'h0:
-          \$16  = 3'h0;
+          \$16  = 4'h0;
       4'h1:
-          \$16  = 3'h0;
+          \$16  = 4'h0;
       4'h2:
-          \$16  = 3'h0;
+          \$16  = 4'h0;
       4'h3:
-          \$16  = 3'h0;
+          \$16  = 4'h0;
       4'h4:
-          \$16  = 3'h0;
+          \$16  = 4'h0;
       4'h5:
-          \$16  = 3'h1;
+          \$16  = 4'h1;
       4'h6:
-          \$16  = 3'h1;
+          \$16  = 4'h2;
       4'h7:
-          \$16  = 3'h2;
+          \$16  = 4'h3;
       4'h8:
-          \$16  = 3'h0;
+          \$16  = 4'h0;
       4'h9:
-          \$16  = 3'h1;
+          \$16  = 4'h2;
       4'ha:
-          \$16  = 3'h2;
+          \$16  = 4'h4;
       4'hb:
-          \$16  = 3'h3;
+          \$16  = 4'h6;
       4'hc:
-          \$16  = 3'h0;
+          \$16  = 4'h0;
       4'hd:
-          \$16  = 3'h2;
+          \$16  = 4'h3;
       4'he:
-          \$16  = 3'h3;
+          \$16  = 4'h6;
       4'hf:
-          \$16  = 3'h5;
+          \$16  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[9:8] })
+    casez ({ n1_b[11:10], n0_a[13:12] })
       4'h0:
           \$17  = 4'h0;
       4'h1:
@@ -1213,7 +1107,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[9:8] })
+    casez ({ n1_b[15:14], n0_a[13:12] })
       4'h0:
           \$18  = 4'h0;
       4'h1:
@@ -1251,45 +1145,45 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[1:0] })
+    casez ({ n1_b[3:2], n0_a[11:10] })
       4'h0:
-          \$19  = 1'h0;
+          \$19  = 3'h0;
       4'h1:
-          \$19  = 1'h0;
+          \$19  = 3'h0;
       4'h2:
-          \$19  = 1'h0;
+          \$19  = 3'h0;
       4'h3:
-          \$19  = 1'h0;
+          \$19  = 3'h0;
       4'h4:
-          \$19  = 1'h0;
+          \$19  = 3'h0;
       4'h5:
-          \$19  = 1'h0;
+          \$19  = 3'h1;
       4'h6:
-          \$19  = 1'h0;
+          \$19  = 3'h1;
       4'h7:
-          \$19  = 1'h0;
+          \$19  = 3'h2;
       4'h8:
-          \$19  = 1'h0;
+          \$19  = 3'h0;
       4'h9:
-          \$19  = 1'h0;
+          \$19  = 3'h1;
       4'ha:
-          \$19  = 1'h1;
+          \$19  = 3'h2;
       4'hb:
-          \$19  = 1'h1;
+          \$19  = 3'h3;
       4'hc:
-          \$19  = 1'h0;
+          \$19  = 3'h0;
       4'hd:
-          \$19  = 1'h0;
+          \$19  = 3'h2;
       4'he:
-          \$19  = 1'h1;
+          \$19  = 3'h3;
       4'hf:
-          \$19  = 1'h1;
+          \$19  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[5:4] })
+    casez ({ n1_b[5:4], n0_a[13:12] })
       4'h0:
           \$20  = 4'h0;
       4'h1:
@@ -1327,7 +1221,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[5:4] })
+    casez ({ n1_b[9:8], n0_a[13:12] })
       4'h0:
           \$21  = 4'h0;
       4'h1:
@@ -1365,121 +1259,121 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[3:2] })
+    casez ({ n1_b[13:12], n0_a[13:12] })
       4'h0:
-          \$22  = 3'h0;
+          \$22  = 4'h0;
       4'h1:
-          \$22  = 3'h0;
+          \$22  = 4'h0;
       4'h2:
-          \$22  = 3'h0;
+          \$22  = 4'h0;
       4'h3:
-          \$22  = 3'h0;
+          \$22  = 4'h0;
       4'h4:
-          \$22  = 3'h0;
+          \$22  = 4'h0;
       4'h5:
-          \$22  = 3'h1;
+          \$22  = 4'h1;
       4'h6:
-          \$22  = 3'h1;
+          \$22  = 4'h2;
       4'h7:
-          \$22  = 3'h2;
+          \$22  = 4'h3;
       4'h8:
-          \$22  = 3'h0;
+          \$22  = 4'h0;
       4'h9:
-          \$22  = 3'h1;
+          \$22  = 4'h2;
       4'ha:
-          \$22  = 3'h2;
+          \$22  = 4'h4;
       4'hb:
-          \$22  = 3'h3;
+          \$22  = 4'h6;
       4'hc:
-          \$22  = 3'h0;
+          \$22  = 4'h0;
       4'hd:
-          \$22  = 3'h2;
+          \$22  = 4'h3;
       4'he:
-          \$22  = 3'h3;
+          \$22  = 4'h6;
       4'hf:
-          \$22  = 3'h5;
+          \$22  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[5:4] })
+    casez ({ n1_b[5:4], n0_a[7:6] })
       4'h0:
-          \$23  = 4'h0;
+          \$23  = 1'h0;
       4'h1:
-          \$23  = 4'h0;
+          \$23  = 1'h0;
       4'h2:
-          \$23  = 4'h0;
+          \$23  = 1'h0;
       4'h3:
-          \$23  = 4'h0;
+          \$23  = 1'h0;
       4'h4:
-          \$23  = 4'h0;
+          \$23  = 1'h0;
       4'h5:
-          \$23  = 4'h1;
+          \$23  = 1'h0;
       4'h6:
-          \$23  = 4'h2;
+          \$23  = 1'h0;
       4'h7:
-          \$23  = 4'h3;
+          \$23  = 1'h0;
       4'h8:
-          \$23  = 4'h0;
+          \$23  = 1'h0;
       4'h9:
-          \$23  = 4'h2;
+          \$23  = 1'h0;
       4'ha:
-          \$23  = 4'h4;
+          \$23  = 1'h1;
       4'hb:
-          \$23  = 4'h6;
+          \$23  = 1'h1;
       4'hc:
-          \$23  = 4'h0;
+          \$23  = 1'h0;
       4'hd:
-          \$23  = 4'h3;
+          \$23  = 1'h0;
       4'he:
-          \$23  = 4'h6;
+          \$23  = 1'h1;
       4'hf:
-          \$23  = 4'h9;
+          \$23  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[11:10] })
+    casez ({ n1_b[5:4], n0_a[11:10] })
       4'h0:
-          \$24  = 1'h0;
+          \$24  = 4'h0;
       4'h1:
-          \$24  = 1'h0;
+          \$24  = 4'h0;
       4'h2:
-          \$24  = 1'h0;
+          \$24  = 4'h0;
       4'h3:
-          \$24  = 1'h0;
+          \$24  = 4'h0;
       4'h4:
-          \$24  = 1'h0;
+          \$24  = 4'h0;
       4'h5:
-          \$24  = 1'h0;
+          \$24  = 4'h1;
       4'h6:
-          \$24  = 1'h0;
+          \$24  = 4'h2;
       4'h7:
-          \$24  = 1'h0;
+          \$24  = 4'h3;
       4'h8:
-          \$24  = 1'h0;
+          \$24  = 4'h0;
       4'h9:
-          \$24  = 1'h0;
+          \$24  = 4'h2;
       4'ha:
-          \$24  = 1'h1;
+          \$24  = 4'h4;
       4'hb:
-          \$24  = 1'h1;
+          \$24  = 4'h6;
       4'hc:
-          \$24  = 1'h0;
+          \$24  = 4'h0;
       4'hd:
-          \$24  = 1'h0;
+          \$24  = 4'h3;
       4'he:
-          \$24  = 1'h1;
+          \$24  = 4'h6;
       4'hf:
-          \$24  = 1'h1;
+          \$24  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[15:14] })
+    casez ({ n1_b[9:8], n0_a[11:10] })
       4'h0:
           \$25  = 4'h0;
       4'h1:
@@ -1517,7 +1411,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[15:14] })
+    casez ({ n1_b[13:12], n0_a[11:10] })
       4'h0:
           \$26  = 4'h0;
       4'h1:
@@ -1555,45 +1449,45 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[15:14] })
+    casez ({ n1_b[5:4], n0_a[9:8] })
       4'h0:
-          \$27  = 4'h0;
+          \$27  = 3'h0;
       4'h1:
-          \$27  = 4'h0;
+          \$27  = 3'h0;
       4'h2:
-          \$27  = 4'h0;
+          \$27  = 3'h0;
       4'h3:
-          \$27  = 4'h0;
+          \$27  = 3'h0;
       4'h4:
-          \$27  = 4'h0;
+          \$27  = 3'h0;
       4'h5:
-          \$27  = 4'h1;
+          \$27  = 3'h1;
       4'h6:
-          \$27  = 4'h2;
+          \$27  = 3'h1;
       4'h7:
-          \$27  = 4'h3;
+          \$27  = 3'h2;
       4'h8:
-          \$27  = 4'h0;
+          \$27  = 3'h0;
       4'h9:
-          \$27  = 4'h2;
+          \$27  = 3'h1;
       4'ha:
-          \$27  = 4'h4;
+          \$27  = 3'h2;
       4'hb:
-          \$27  = 4'h6;
+          \$27  = 3'h3;
       4'hc:
-          \$27  = 4'h0;
+          \$27  = 3'h0;
       4'hd:
-          \$27  = 4'h3;
+          \$27  = 3'h2;
       4'he:
-          \$27  = 4'h6;
+          \$27  = 3'h3;
       4'hf:
-          \$27  = 4'h9;
+          \$27  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[15:14] })
+    casez ({ n1_b[7:6], n0_a[11:10] })
       4'h0:
           \$28  = 4'h0;
       4'h1:
@@ -1631,45 +1525,45 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[13:12] })
+    casez ({ n1_b[11:10], n0_a[11:10] })
       4'h0:
-          \$29  = 3'h0;
+          \$29  = 4'h0;
       4'h1:
-          \$29  = 3'h0;
+          \$29  = 4'h0;
       4'h2:
-          \$29  = 3'h0;
+          \$29  = 4'h0;
       4'h3:
-          \$29  = 3'h0;
+          \$29  = 4'h0;
       4'h4:
-          \$29  = 3'h0;
+          \$29  = 4'h0;
       4'h5:
-          \$29  = 3'h1;
+          \$29  = 4'h1;
       4'h6:
-          \$29  = 3'h1;
+          \$29  = 4'h2;
       4'h7:
-          \$29  = 3'h2;
+          \$29  = 4'h3;
       4'h8:
-          \$29  = 3'h0;
+          \$29  = 4'h0;
       4'h9:
-          \$29  = 3'h1;
+          \$29  = 4'h2;
       4'ha:
-          \$29  = 3'h2;
+          \$29  = 4'h4;
       4'hb:
-          \$29  = 3'h3;
+          \$29  = 4'h6;
       4'hc:
-          \$29  = 3'h0;
+          \$29  = 4'h0;
       4'hd:
-          \$29  = 3'h2;
+          \$29  = 4'h3;
       4'he:
-          \$29  = 3'h3;
+          \$29  = 4'h6;
       4'hf:
-          \$29  = 3'h5;
+          \$29  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[15:14] })
+    casez ({ n1_b[15:14], n0_a[11:10] })
       4'h0:
           \$30  = 4'h0;
       4'h1:
@@ -1707,45 +1601,45 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[15:14] })
+    casez ({ n1_b[7:6], n0_a[5:4] })
       4'h0:
-          \$31  = 4'h0;
+          \$31  = 1'h0;
       4'h1:
-          \$31  = 4'h0;
+          \$31  = 1'h0;
       4'h2:
-          \$31  = 4'h0;
+          \$31  = 1'h0;
       4'h3:
-          \$31  = 4'h0;
+          \$31  = 1'h0;
       4'h4:
-          \$31  = 4'h0;
+          \$31  = 1'h0;
       4'h5:
-          \$31  = 4'h1;
+          \$31  = 1'h0;
       4'h6:
-          \$31  = 4'h2;
+          \$31  = 1'h0;
       4'h7:
-          \$31  = 4'h3;
+          \$31  = 1'h0;
       4'h8:
-          \$31  = 4'h0;
+          \$31  = 1'h0;
       4'h9:
-          \$31  = 4'h2;
+          \$31  = 1'h0;
       4'ha:
-          \$31  = 4'h4;
+          \$31  = 1'h1;
       4'hb:
-          \$31  = 4'h6;
+          \$31  = 1'h1;
       4'hc:
-          \$31  = 4'h0;
+          \$31  = 1'h0;
       4'hd:
-          \$31  = 4'h3;
+          \$31  = 1'h0;
       4'he:
-          \$31  = 4'h6;
+          \$31  = 1'h1;
       4'hf:
-          \$31  = 4'h9;
+          \$31  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[15:14] })
+    casez ({ n1_b[7:6], n0_a[9:8] })
       4'h0:
           \$32  = 4'h0;
       4'h1:
@@ -1783,7 +1677,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[15:14] })
+    casez ({ n1_b[11:10], n0_a[9:8] })
       4'h0:
           \$33  = 4'h0;
       4'h1:
@@ -1821,45 +1715,83 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[7:6] })
+    casez ({ n1_b[15:14], n0_a[9:8] })
       4'h0:
-          \$35  = 1'h0;
+          \$34  = 4'h0;
       4'h1:
-          \$35  = 1'h0;
+          \$34  = 4'h0;
       4'h2:
-          \$35  = 1'h0;
+          \$34  = 4'h0;
       4'h3:
-          \$35  = 1'h0;
+          \$34  = 4'h0;
       4'h4:
-          \$35  = 1'h0;
+          \$34  = 4'h0;
       4'h5:
-          \$35  = 1'h0;
+          \$34  = 4'h1;
       4'h6:
-          \$35  = 1'h0;
+          \$34  = 4'h2;
       4'h7:
-          \$35  = 1'h0;
+          \$34  = 4'h3;
       4'h8:
-          \$35  = 1'h0;
+          \$34  = 4'h0;
       4'h9:
-          \$35  = 1'h0;
+          \$34  = 4'h2;
       4'ha:
-          \$35  = 1'h1;
+          \$34  = 4'h4;
       4'hb:
-          \$35  = 1'h1;
+          \$34  = 4'h6;
       4'hc:
-          \$35  = 1'h0;
+          \$34  = 4'h0;
       4'hd:
-          \$35  = 1'h0;
+          \$34  = 4'h3;
       4'he:
-          \$35  = 1'h1;
+          \$34  = 4'h6;
       4'hf:
-          \$35  = 1'h1;
+          \$34  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[11:10] })
+    casez ({ n1_b[7:6], n0_a[7:6] })
+      4'h0:
+          \$35  = 3'h0;
+      4'h1:
+          \$35  = 3'h0;
+      4'h2:
+          \$35  = 3'h0;
+      4'h3:
+          \$35  = 3'h0;
+      4'h4:
+          \$35  = 3'h0;
+      4'h5:
+          \$35  = 3'h1;
+      4'h6:
+          \$35  = 3'h1;
+      4'h7:
+          \$35  = 3'h2;
+      4'h8:
+          \$35  = 3'h0;
+      4'h9:
+          \$35  = 3'h1;
+      4'ha:
+          \$35  = 3'h2;
+      4'hb:
+          \$35  = 3'h3;
+      4'hc:
+          \$35  = 3'h0;
+      4'hd:
+          \$35  = 3'h2;
+      4'he:
+          \$35  = 3'h3;
+      4'hf:
+          \$35  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[9:8], n0_a[9:8] })
       4'h0:
           \$36  = 4'h0;
       4'h1:
@@ -1897,7 +1829,7 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[11:10] })
+    casez ({ n1_b[13:12], n0_a[9:8] })
       4'h0:
           \$37  = 4'h0;
       4'h1:
@@ -1935,83 +1867,83 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[11:10] })
+    casez ({ n1_b[9:8], n0_a[3:2] })
       4'h0:
-          \$38  = 4'h0;
+          \$38  = 1'h0;
       4'h1:
-          \$38  = 4'h0;
+          \$38  = 1'h0;
       4'h2:
-          \$38  = 4'h0;
+          \$38  = 1'h0;
       4'h3:
-          \$38  = 4'h0;
+          \$38  = 1'h0;
       4'h4:
-          \$38  = 4'h0;
+          \$38  = 1'h0;
       4'h5:
-          \$38  = 4'h1;
+          \$38  = 1'h0;
       4'h6:
-          \$38  = 4'h2;
+          \$38  = 1'h0;
       4'h7:
-          \$38  = 4'h3;
+          \$38  = 1'h0;
       4'h8:
-          \$38  = 4'h0;
+          \$38  = 1'h0;
       4'h9:
-          \$38  = 4'h2;
+          \$38  = 1'h0;
       4'ha:
-          \$38  = 4'h4;
+          \$38  = 1'h1;
       4'hb:
-          \$38  = 4'h6;
+          \$38  = 1'h1;
       4'hc:
-          \$38  = 4'h0;
+          \$38  = 1'h0;
       4'hd:
-          \$38  = 4'h3;
+          \$38  = 1'h0;
       4'he:
-          \$38  = 4'h6;
+          \$38  = 1'h1;
       4'hf:
-          \$38  = 4'h9;
+          \$38  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[9:8] })
+    casez ({ n1_b[9:8], n0_a[7:6] })
       4'h0:
-          \$39  = 3'h0;
+          \$39  = 4'h0;
       4'h1:
-          \$39  = 3'h0;
+          \$39  = 4'h0;
       4'h2:
-          \$39  = 3'h0;
+          \$39  = 4'h0;
       4'h3:
-          \$39  = 3'h0;
+          \$39  = 4'h0;
       4'h4:
-          \$39  = 3'h0;
+          \$39  = 4'h0;
       4'h5:
-          \$39  = 3'h1;
+          \$39  = 4'h1;
       4'h6:
-          \$39  = 3'h1;
+          \$39  = 4'h2;
       4'h7:
-          \$39  = 3'h2;
+          \$39  = 4'h3;
       4'h8:
-          \$39  = 3'h0;
+          \$39  = 4'h0;
       4'h9:
-          \$39  = 3'h1;
+          \$39  = 4'h2;
       4'ha:
-          \$39  = 3'h2;
+          \$39  = 4'h4;
       4'hb:
-          \$39  = 3'h3;
+          \$39  = 4'h6;
       4'hc:
-          \$39  = 3'h0;
+          \$39  = 4'h0;
       4'hd:
-          \$39  = 3'h2;
+          \$39  = 4'h3;
       4'he:
-          \$39  = 3'h3;
+          \$39  = 4'h6;
       4'hf:
-          \$39  = 3'h5;
+          \$39  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[11:10] })
+    casez ({ n1_b[13:12], n0_a[7:6] })
       4'h0:
           \$40  = 4'h0;
       4'h1:
@@ -2049,68 +1981,222 @@ module \lut_mul_w16_s2.depth1 (n1_b, n169_lookup, \port$36$0 , \port$54$0 , n214
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[11:10] })
+    casez ({ n1_b[9:8], n0_a[5:4] })
       4'h0:
-          \$41  = 4'h0;
+          \$41  = 3'h0;
       4'h1:
-          \$41  = 4'h0;
+          \$41  = 3'h0;
       4'h2:
-          \$41  = 4'h0;
+          \$41  = 3'h0;
       4'h3:
-          \$41  = 4'h0;
+          \$41  = 3'h0;
       4'h4:
-          \$41  = 4'h0;
+          \$41  = 3'h0;
       4'h5:
-          \$41  = 4'h1;
+          \$41  = 3'h1;
       4'h6:
-          \$41  = 4'h2;
+          \$41  = 3'h1;
       4'h7:
-          \$41  = 4'h3;
+          \$41  = 3'h2;
       4'h8:
-          \$41  = 4'h0;
+          \$41  = 3'h0;
       4'h9:
-          \$41  = 4'h2;
+          \$41  = 3'h1;
       4'ha:
-          \$41  = 4'h4;
+          \$41  = 3'h2;
       4'hb:
-          \$41  = 4'h6;
+          \$41  = 3'h3;
       4'hc:
-          \$41  = 4'h0;
+          \$41  = 3'h0;
       4'hd:
-          \$41  = 4'h3;
+          \$41  = 3'h2;
       4'he:
-          \$41  = 4'h6;
+          \$41  = 3'h3;
       4'hf:
-          \$41  = 4'h9;
+          \$41  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[7:6] })
+      4'h0:
+          \$42  = 4'h0;
+      4'h1:
+          \$42  = 4'h0;
+      4'h2:
+          \$42  = 4'h0;
+      4'h3:
+          \$42  = 4'h0;
+      4'h4:
+          \$42  = 4'h0;
+      4'h5:
+          \$42  = 4'h1;
+      4'h6:
+          \$42  = 4'h2;
+      4'h7:
+          \$42  = 4'h3;
+      4'h8:
+          \$42  = 4'h0;
+      4'h9:
+          \$42  = 4'h2;
+      4'ha:
+          \$42  = 4'h4;
+      4'hb:
+          \$42  = 4'h6;
+      4'hc:
+          \$42  = 4'h0;
+      4'hd:
+          \$42  = 4'h3;
+      4'he:
+          \$42  = 4'h6;
+      4'hf:
+          \$42  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[7:6] })
+      4'h0:
+          \$43  = 4'h0;
+      4'h1:
+          \$43  = 4'h0;
+      4'h2:
+          \$43  = 4'h0;
+      4'h3:
+          \$43  = 4'h0;
+      4'h4:
+          \$43  = 4'h0;
+      4'h5:
+          \$43  = 4'h1;
+      4'h6:
+          \$43  = 4'h2;
+      4'h7:
+          \$43  = 4'h3;
+      4'h8:
+          \$43  = 4'h0;
+      4'h9:
+          \$43  = 4'h2;
+      4'ha:
+          \$43  = 4'h4;
+      4'hb:
+          \$43  = 4'h6;
+      4'hc:
+          \$43  = 4'h0;
+      4'hd:
+          \$43  = 4'h3;
+      4'he:
+          \$43  = 4'h6;
+      4'hf:
+          \$43  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[11:10], n0_a[1:0] })
+      4'h0:
+          \$44  = 1'h0;
+      4'h1:
+          \$44  = 1'h0;
+      4'h2:
+          \$44  = 1'h0;
+      4'h3:
+          \$44  = 1'h0;
+      4'h4:
+          \$44  = 1'h0;
+      4'h5:
+          \$44  = 1'h0;
+      4'h6:
+          \$44  = 1'h0;
+      4'h7:
+          \$44  = 1'h0;
+      4'h8:
+          \$44  = 1'h0;
+      4'h9:
+          \$44  = 1'h0;
+      4'ha:
+          \$44  = 1'h1;
+      4'hb:
+          \$44  = 1'h1;
+      4'hc:
+          \$44  = 1'h0;
+      4'hd:
+          \$44  = 1'h0;
+      4'he:
+          \$44  = 1'h1;
+      4'hf:
+          \$44  = 1'h1;
     endcase
   end
   assign n210_cat = { \$2 , \$1  };
-  assign n244_cat = { \$54 [18:0], 13'h0000 };
   assign \port$36$0  = \$1 ;
   assign \port$54$0  = \$2 ;
-  assign n227_slice = \$34 [18:0];
-  assign n241_slice = \$53 [18:0];
-  assign \port$877$0  = \$54 [18:0];
+  assign n212_add = \$13 [18:0];
+  assign n228_add = \$49 [18:0];
+  assign n242_add = \$50 [18:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w16_s2.depth2 (n1_b, \port$36$0 , \port$54$0 , \port$896$0 , n0_a);
+module \lut_mul_w16_s2.depth2 (n1_b, \port$36$0 , \port$54$0 , n227_slice, n229_slice, n231_slice, n228_add, n230_add, n232_add, n234_add, n242_add, n224_add, n238_add, n240_add, n235_slice_s1, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$3  = 0;
   reg [3:0] \$1 ;
-  wire [6:0] \$2 ;
+  wire [19:0] \$2 ;
   input [15:0] n0_a;
   wire [15:0] n0_a;
   input [15:0] n1_b;
   wire [15:0] n1_b;
   wire [6:0] n210_cat;
-  wire [7:0] n226_cat;
+  (* keep = 32'd1 *)
+  wire [18:0] n212_add;
+  (* keep = 32'd1 *)
+  wire [15:0] n216_add;
+  (* keep = 32'd1 *)
+  wire [11:0] n220_add;
+  (* keep = 32'd1 *)
+  output [6:0] n224_add;
+  wire [6:0] n224_add;
+  (* keep = 32'd1 *)
+  input [18:0] n227_slice;
+  wire [18:0] n227_slice;
+  (* keep = 32'd1 *)
+  input [18:0] n228_add;
+  wire [18:0] n228_add;
+  (* keep = 32'd1 *)
+  input [15:0] n229_slice;
+  wire [15:0] n229_slice;
+  (* keep = 32'd1 *)
+  input [16:0] n230_add;
+  wire [16:0] n230_add;
+  (* keep = 32'd1 *)
+  input [11:0] n231_slice;
+  wire [11:0] n231_slice;
+  (* keep = 32'd1 *)
+  input [12:0] n232_add;
+  wire [12:0] n232_add;
+  (* keep = 32'd1 *)
+  input [7:0] n234_add;
+  wire [7:0] n234_add;
+  input n235_slice_s1;
+  wire n235_slice_s1;
+  (* keep = 32'd1 *)
+  output [18:0] n238_add;
+  wire [18:0] n238_add;
+  (* keep = 32'd1 *)
+  output [13:0] n240_add;
+  wire [13:0] n240_add;
+  (* keep = 32'd1 *)
+  input [18:0] n242_add;
+  wire [18:0] n242_add;
+  wire [31:0] n244_cat;
   input [2:0] \port$36$0 ;
   wire [2:0] \port$36$0 ;
   input [3:0] \port$54$0 ;
   wire [3:0] \port$54$0 ;
-  output [6:0] \port$896$0 ;
-  wire [6:0] \port$896$0 ;
-  assign \$2  = { \port$54$0 , \port$36$0 [2:1] } + \$1 ;
+  assign n224_add = { \port$54$0 , \port$36$0 [2:1] } + \$1 ;
+  assign \$2  = n228_add + n230_add;
+  assign n240_add = n232_add + { n234_add, n235_slice_s1 };
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
     (* full_case = 32'd1 *)
@@ -2149,7 +2235,10 @@ module \lut_mul_w16_s2.depth2 (n1_b, \port$36$0 , \port$54$0 , \port$896$0 , n0_
           \$1  = 4'h9;
     endcase
   end
-  assign n226_cat = { \$2 , \port$36$0 [0] };
   assign n210_cat = { \port$54$0 , \port$36$0  };
-  assign \port$896$0  = \$2 ;
+  assign n212_add = n227_slice;
+  assign n216_add = n229_slice;
+  assign n220_add = n231_slice;
+  assign n244_cat = { n242_add, 13'h0000 };
+  assign n238_add = \$2 [18:0];
 endmodule

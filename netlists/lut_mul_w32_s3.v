@@ -9,9 +9,6 @@ module lut_mul_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   reg \$3 ;
   wire [2:0] \$4 ;
   wire [3:0] \$5 ;
-  wire [34:0] \$6 ;
-  wire [6:0] \$7 ;
-  wire [7:0] \$8 ;
   input [31:0] a;
   wire [31:0] a;
   input [31:0] b;
@@ -21,37 +18,90 @@ module lut_mul_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   wire [31:0] n0_a;
   wire [31:0] n1_b;
   wire [6:0] n690_cat;
+  (* keep = 32'd1 *)
+  wire [34:0] n692_add;
+  (* keep = 32'd1 *)
   wire [33:0] n694_add;
   reg [33:0] n694_add_s1 = 34'h000000000;
+  (* keep = 32'd1 *)
+  wire [31:0] n696_add;
+  (* keep = 32'd1 *)
   wire [29:0] n698_add;
   reg [29:0] n698_add_s1 = 30'h00000000;
+  (* keep = 32'd1 *)
+  wire [27:0] n700_add;
+  (* keep = 32'd1 *)
   wire [25:0] n702_add;
   reg [25:0] n702_add_s1 = 26'h0000000;
+  (* keep = 32'd1 *)
+  wire [23:0] n704_add;
+  (* keep = 32'd1 *)
   wire [21:0] n706_add;
   reg [21:0] n706_add_s1 = 22'h000000;
+  (* keep = 32'd1 *)
+  wire [19:0] n708_add;
+  (* keep = 32'd1 *)
+  wire [17:0] n710_add;
+  (* keep = 32'd1 *)
+  wire [15:0] n712_add;
+  (* keep = 32'd1 *)
+  wire [13:0] n714_add;
+  (* keep = 32'd1 *)
+  wire [11:0] n716_add;
+  (* keep = 32'd1 *)
+  wire [9:0] n718_add;
+  (* keep = 32'd1 *)
+  wire [6:0] n720_add;
   wire [7:0] n722_cat;
   wire [34:0] n723_slice;
   reg [34:0] n723_slice_s1 = 35'h000000000;
+  (* keep = 32'd1 *)
+  wire [34:0] n724_add;
   wire [31:0] n725_slice;
   reg [31:0] n725_slice_s1 = 32'd0;
+  (* keep = 32'd1 *)
+  wire [32:0] n726_add;
   wire [27:0] n727_slice;
   reg [27:0] n727_slice_s1 = 28'h0000000;
+  (* keep = 32'd1 *)
+  wire [28:0] n728_add;
   wire [23:0] n729_slice;
   reg [23:0] n729_slice_s1 = 24'h000000;
+  (* keep = 32'd1 *)
+  wire [24:0] n730_add;
+  (* keep = 32'd1 *)
+  wire [20:0] n732_add;
+  (* keep = 32'd1 *)
   wire [16:0] n734_add;
   reg [16:0] n734_add_s1 = 17'h00000;
+  (* keep = 32'd1 *)
+  wire [12:0] n736_add;
+  (* keep = 32'd1 *)
+  wire [7:0] n738_add;
   wire [8:0] n740_cat;
   reg [8:0] n740_cat_s1 = 9'h000;
+  (* keep = 32'd1 *)
+  wire [34:0] n742_add;
+  (* keep = 32'd1 *)
   wire [29:0] n744_add;
   reg [29:0] n744_add_s2 = 30'h00000000;
   wire [20:0] n745_slice;
   reg [20:0] n745_slice_s1 = 21'h000000;
+  (* keep = 32'd1 *)
+  wire [21:0] n746_add;
   wire [12:0] n747_slice;
   reg [12:0] n747_slice_s1 = 13'h0000;
+  (* keep = 32'd1 *)
+  wire [13:0] n748_add;
   wire [34:0] n749_slice;
   reg [34:0] n749_slice_s2 = 35'h000000000;
+  (* keep = 32'd1 *)
+  wire [34:0] n750_add;
+  (* keep = 32'd1 *)
   wire [22:0] n752_add;
   reg [22:0] n752_add_s2 = 23'h000000;
+  (* keep = 32'd1 *)
+  wire [34:0] n754_add;
   wire [63:0] n756_cat;
   (* init = 64'h0000000000000000 *)
   wire [63:0] n756_cat_s3;
@@ -68,11 +118,35 @@ module lut_mul_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   (* init = 1'h0 *)
   wire valid_s3;
   always @(posedge clk)
+    n727_slice_s1 <= n727_slice;
+  always @(posedge clk)
     n702_add_s1 <= n702_add;
   always @(posedge clk)
     n729_slice_s1 <= n729_slice;
   always @(posedge clk)
     n706_add_s1 <= n706_add;
+  always @(posedge clk)
+    n745_slice_s1 <= n745_slice;
+  always @(posedge clk)
+    n734_add_s1 <= n734_add;
+  always @(posedge clk)
+    n747_slice_s1 <= n747_slice;
+  always @(posedge clk)
+    n740_cat_s1 <= { n738_add, \$4 [0] };
+  always @(posedge clk)
+    n749_slice_s2 <= n749_slice;
+  always @(posedge clk)
+    n744_add_s2 <= n744_add;
+  always @(posedge clk)
+    n752_add_s2 <= n752_add;
+  always @(posedge clk)
+    o <= { n754_add, 29'h00000000 };
+  always @(posedge clk)
+    valid_s1 <= \$1 ;
+  always @(posedge clk)
+    valid_s2 <= \$2 ;
+  always @(posedge clk)
+    valid_out <= \$3 ;
   always @(posedge clk)
     n723_slice_s1 <= n723_slice;
   always @(posedge clk)
@@ -81,79 +155,85 @@ module lut_mul_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
     n725_slice_s1 <= n725_slice;
   always @(posedge clk)
     n698_add_s1 <= n698_add;
-  always @(posedge clk)
-    n745_slice_s1 <= n745_slice;
-  always @(posedge clk)
-    n734_add_s1 <= n734_add;
-  always @(posedge clk)
-    n747_slice_s1 <= n747_slice;
-  always @(posedge clk)
-    n740_cat_s1 <= { \$8 , \$4 [0] };
-  always @(posedge clk)
-    n749_slice_s2 <= n749_slice;
-  always @(posedge clk)
-    n744_add_s2 <= n744_add;
-  always @(posedge clk)
-    n752_add_s2 <= n752_add;
-  always @(posedge clk)
-    o <= { \$6 , 29'h00000000 };
-  always @(posedge clk)
-    valid_s1 <= \$1 ;
-  always @(posedge clk)
-    valid_s2 <= \$2 ;
-  always @(posedge clk)
-    valid_out <= \$3 ;
-  always @(posedge clk)
-    n727_slice_s1 <= n727_slice;
   \lut_mul_w32_s3.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
+    .n692_add(n723_slice),
     .n694_add(n694_add),
     .n694_add_s1(n694_add_s1),
+    .n696_add(n725_slice),
     .n698_add(n698_add),
     .n698_add_s1(n698_add_s1),
+    .n700_add(n727_slice),
     .n702_add(n702_add),
     .n702_add_s1(n702_add_s1),
+    .n704_add(n729_slice),
     .n706_add(n706_add),
     .n706_add_s1(n706_add_s1),
-    .n723_slice(n723_slice),
+    .n708_add(n708_add),
+    .n710_add(n710_add),
+    .n712_add(n712_add),
+    .n714_add(n714_add),
+    .n716_add(n716_add),
+    .n718_add(n718_add),
     .n723_slice_s1(n723_slice_s1),
-    .n725_slice(n725_slice),
+    .n724_add(n724_add),
     .n725_slice_s1(n725_slice_s1),
-    .n727_slice(n727_slice),
+    .n726_add(n726_add),
     .n727_slice_s1(n727_slice_s1),
-    .n729_slice(n729_slice),
+    .n728_add(n728_add),
     .n729_slice_s1(n729_slice_s1),
-    .n734_add(n734_add),
+    .n730_add(n730_add),
     .n734_add_s1(n734_add_s1),
     .n740_cat_s1(n740_cat_s1),
-    .n744_add(n744_add),
     .n744_add_s2(n744_add_s2),
-    .n745_slice(n745_slice),
     .n745_slice_s1(n745_slice_s1),
-    .n747_slice(n747_slice),
+    .n746_add(n746_add),
     .n747_slice_s1(n747_slice_s1),
-    .n749_slice(n749_slice),
+    .n748_add(n748_add),
     .n749_slice_s2(n749_slice_s2),
-    .n752_add(n752_add),
-    .n752_add_s2(n752_add_s2),
+    .n750_add(n750_add),
     .\port$18$0 (\$4 ),
-    .\port$2962$0 (\$6 ),
     .\port$36$0 (\$5 )
   );
   \lut_mul_w32_s3.depth2  depth2 (
     .n0_a(a),
     .n1_b(b),
+    .n708_add(n708_add),
+    .n710_add(n710_add),
+    .n712_add(n712_add),
+    .n714_add(n714_add),
+    .n716_add(n716_add),
+    .n718_add(n718_add),
+    .n720_add(n720_add),
+    .n723_slice(n723_slice),
+    .n724_add(n724_add),
+    .n725_slice(n725_slice),
+    .n726_add(n726_add),
+    .n727_slice(n727_slice),
+    .n728_add(n728_add),
+    .n729_slice(n729_slice),
+    .n730_add(n730_add),
+    .n732_add(n745_slice),
+    .n734_add(n734_add),
+    .n736_add(n747_slice),
+    .n742_add(n749_slice),
+    .n744_add(n744_add),
+    .n746_add(n746_add),
+    .n748_add(n748_add),
+    .n750_add(n750_add),
+    .n752_add(n752_add),
+    .n752_add_s2(n752_add_s2),
+    .n754_add(n754_add),
     .\port$18$0 (\$4 ),
-    .\port$2981$0 (\$7 ),
     .\port$36$0 (\$5 )
   );
-  \lut_mul_w32_s3.depth3  depth3 (
+  \lut_mul_w32_s3.depth4  depth4 (
     .n0_a(a),
     .n1_b(b),
+    .n738_add(n738_add),
     .\port$18$0 (\$4 [0]),
-    .\port$2981$0 (\$7 ),
-    .\port$3000$0 (\$8 )
+    .\port$2974$0 (n720_add)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -180,35 +260,42 @@ module lut_mul_w32_s3(b, valid_in, clk, rst, o, valid_out, a);
   assign n1_b = b;
   assign n756_cat_s3 = o;
   assign valid_s3 = valid_out;
-  assign n740_cat = { \$8 , \$4 [0] };
-  assign n756_cat = { \$6 , 29'h00000000 };
+  assign n740_cat = { n738_add, \$4 [0] };
+  assign n756_cat = { n754_add, 29'h00000000 };
   assign n690_cat = { \$5 , \$4  };
-  assign n722_cat = { \$7 , \$4 [0] };
+  assign n692_add = n723_slice;
+  assign n696_add = n725_slice;
+  assign n700_add = n727_slice;
+  assign n704_add = n729_slice;
+  assign n732_add = n745_slice;
+  assign n736_add = n747_slice;
+  assign n742_add = n749_slice;
+  assign n722_cat = { n720_add, \$4 [0] };
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_add, n702_add, n706_add, n723_slice, n725_slice, n727_slice, n729_slice, n734_add, n744_add, n745_slice, n747_slice, n749_slice, n752_add, \port$2962$0 , n727_slice_s1, n702_add_s1, n729_slice_s1
-, n706_add_s1, n723_slice_s1, n694_add_s1, n725_slice_s1, n698_add_s1, n745_slice_s1, n734_add_s1, n747_slice_s1, n740_cat_s1, n749_slice_s2, n744_add_s2, n752_add_s2, n0_a);
+module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n692_add, n694_add, n696_add, n698_add, n700_add, n702_add, n704_add, n706_add, n708_add, n710_add, n712_add, n714_add, n716_add, n718_add, n724_add, n726_add, n728_add, n730_add
+, n746_add, n748_add, n750_add, n723_slice_s1, n694_add_s1, n725_slice_s1, n698_add_s1, n727_slice_s1, n702_add_s1, n729_slice_s1, n706_add_s1, n745_slice_s1, n734_add_s1, n747_slice_s1, n740_cat_s1, n749_slice_s2, n744_add_s2, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
   reg [2:0] \$1 ;
   reg [3:0] \$10 ;
   reg [3:0] \$100 ;
-  reg [2:0] \$101 ;
+  reg [3:0] \$101 ;
   reg [3:0] \$102 ;
-  reg [3:0] \$103 ;
+  reg [2:0] \$103 ;
   reg [3:0] \$104 ;
   reg [3:0] \$105 ;
   reg [3:0] \$106 ;
   reg [3:0] \$107 ;
-  reg \$108 ;
-  reg [3:0] \$109 ;
+  reg [3:0] \$108 ;
+  reg \$109 ;
   reg [3:0] \$11 ;
   reg [3:0] \$110 ;
   reg [3:0] \$111 ;
   reg [3:0] \$112 ;
   reg [3:0] \$113 ;
-  reg [2:0] \$114 ;
-  reg [3:0] \$115 ;
+  reg [3:0] \$114 ;
+  reg [2:0] \$115 ;
   reg [3:0] \$116 ;
   reg [3:0] \$117 ;
   reg [3:0] \$118 ;
@@ -218,155 +305,142 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   reg [3:0] \$121 ;
   reg [3:0] \$122 ;
   reg [3:0] \$123 ;
-  reg [2:0] \$124 ;
-  reg [3:0] \$125 ;
+  reg [3:0] \$124 ;
+  reg [2:0] \$125 ;
   reg [3:0] \$126 ;
   reg [3:0] \$127 ;
-  wire [15:0] \$128 ;
-  reg \$129 ;
+  reg [3:0] \$128 ;
+  reg [3:0] \$129 ;
   reg [3:0] \$13 ;
-  reg [3:0] \$130 ;
+  reg \$130 ;
   reg [3:0] \$131 ;
   reg [3:0] \$132 ;
-  reg [2:0] \$133 ;
+  reg [3:0] \$133 ;
   reg [3:0] \$134 ;
-  reg [3:0] \$135 ;
-  wire [13:0] \$136 ;
-  wire [28:0] \$137 ;
-  wire [24:0] \$138 ;
+  reg [2:0] \$135 ;
+  reg [3:0] \$136 ;
+  reg [3:0] \$137 ;
+  reg [3:0] \$138 ;
   reg \$139 ;
   reg [3:0] \$14 ;
   reg [3:0] \$140 ;
   reg [3:0] \$141 ;
   reg [3:0] \$142 ;
-  reg [3:0] \$143 ;
-  reg [2:0] \$144 ;
+  reg [2:0] \$143 ;
+  reg [3:0] \$144 ;
   reg [3:0] \$145 ;
   reg [3:0] \$146 ;
-  reg [3:0] \$147 ;
+  reg \$147 ;
   reg [3:0] \$148 ;
-  wire [19:0] \$149 ;
+  reg [3:0] \$149 ;
   reg [3:0] \$15 ;
-  reg \$150 ;
-  reg [3:0] \$151 ;
+  reg [3:0] \$150 ;
+  reg [2:0] \$151 ;
   reg [3:0] \$152 ;
   reg [3:0] \$153 ;
-  reg [3:0] \$154 ;
-  reg [2:0] \$155 ;
+  reg \$154 ;
+  reg [3:0] \$155 ;
   reg [3:0] \$156 ;
-  reg [3:0] \$157 ;
+  reg [2:0] \$157 ;
   reg [3:0] \$158 ;
-  wire [17:0] \$159 ;
+  reg [3:0] \$159 ;
   reg [3:0] \$16 ;
   reg \$160 ;
   reg [3:0] \$161 ;
   reg [3:0] \$162 ;
   reg [2:0] \$163 ;
   reg [3:0] \$164 ;
-  reg [3:0] \$165 ;
-  wire [11:0] \$166 ;
-  reg \$167 ;
-  reg [3:0] \$168 ;
-  reg [3:0] \$169 ;
+  wire [35:0] \$165 ;
+  wire [35:0] \$166 ;
   reg [3:0] \$17 ;
-  reg [2:0] \$170 ;
-  reg [3:0] \$171 ;
-  wire [9:0] \$172 ;
-  wire [35:0] \$173 ;
-  wire [32:0] \$174 ;
-  wire [35:0] \$175 ;
-  wire [21:0] \$176 ;
-  wire [13:0] \$177 ;
-  wire [35:0] \$178 ;
-  wire [35:0] \$179 ;
   reg [3:0] \$18 ;
   reg [3:0] \$19 ;
   reg [3:0] \$2 ;
-  reg \$20 ;
-  reg [3:0] \$21 ;
-  reg [3:0] \$22 ;
+  reg [3:0] \$20 ;
+  wire [35:0] \$21 ;
+  reg \$22 ;
   reg [3:0] \$23 ;
   reg [3:0] \$24 ;
   reg [3:0] \$25 ;
   reg [3:0] \$26 ;
   reg [3:0] \$27 ;
-  reg [2:0] \$28 ;
+  reg [3:0] \$28 ;
   reg [3:0] \$29 ;
   reg \$3 ;
   reg [3:0] \$30 ;
-  reg [3:0] \$31 ;
+  reg [2:0] \$31 ;
   reg [3:0] \$32 ;
   reg [3:0] \$33 ;
   reg [3:0] \$34 ;
-  reg \$35 ;
+  reg [3:0] \$35 ;
   reg [3:0] \$36 ;
   reg [3:0] \$37 ;
   reg [3:0] \$38 ;
-  reg [3:0] \$39 ;
+  reg \$39 ;
   reg [3:0] \$4 ;
   reg [3:0] \$40 ;
   reg [3:0] \$41 ;
-  reg [2:0] \$42 ;
+  reg [3:0] \$42 ;
   reg [3:0] \$43 ;
   reg [3:0] \$44 ;
   reg [3:0] \$45 ;
   reg [3:0] \$46 ;
-  reg [3:0] \$47 ;
-  reg \$48 ;
+  reg [2:0] \$47 ;
+  reg [3:0] \$48 ;
   reg [3:0] \$49 ;
   reg [3:0] \$5 ;
   reg [3:0] \$50 ;
   reg [3:0] \$51 ;
   reg [3:0] \$52 ;
   reg [3:0] \$53 ;
-  reg [2:0] \$54 ;
-  reg [3:0] \$55 ;
+  reg [3:0] \$54 ;
+  reg \$55 ;
   reg [3:0] \$56 ;
   reg [3:0] \$57 ;
   reg [3:0] \$58 ;
-  reg \$59 ;
+  reg [3:0] \$59 ;
   reg [3:0] \$6 ;
   reg [3:0] \$60 ;
   reg [3:0] \$61 ;
   reg [3:0] \$62 ;
-  reg [3:0] \$63 ;
+  reg [2:0] \$63 ;
   reg [3:0] \$64 ;
   reg [3:0] \$65 ;
   reg [3:0] \$66 ;
   reg [3:0] \$67 ;
-  reg [2:0] \$68 ;
+  reg [3:0] \$68 ;
   reg [3:0] \$69 ;
   reg [3:0] \$7 ;
-  reg [3:0] \$70 ;
+  reg \$70 ;
   reg [3:0] \$71 ;
   reg [3:0] \$72 ;
   reg [3:0] \$73 ;
   reg [3:0] \$74 ;
   reg [3:0] \$75 ;
   reg [3:0] \$76 ;
-  wire [35:0] \$77 ;
-  reg \$78 ;
+  reg [2:0] \$77 ;
+  reg [3:0] \$78 ;
   reg [3:0] \$79 ;
   reg [3:0] \$8 ;
   reg [3:0] \$80 ;
   reg [3:0] \$81 ;
   reg [3:0] \$82 ;
   reg [3:0] \$83 ;
-  reg [3:0] \$84 ;
+  reg \$84 ;
   reg [3:0] \$85 ;
-  reg [2:0] \$86 ;
+  reg [3:0] \$86 ;
   reg [3:0] \$87 ;
   reg [3:0] \$88 ;
   reg [3:0] \$89 ;
   reg [3:0] \$9 ;
   reg [3:0] \$90 ;
-  reg [3:0] \$91 ;
+  reg [2:0] \$91 ;
   reg [3:0] \$92 ;
   reg [3:0] \$93 ;
-  reg \$94 ;
+  reg [3:0] \$94 ;
   reg [3:0] \$95 ;
   reg [3:0] \$96 ;
-  reg [3:0] \$97 ;
+  reg \$97 ;
   reg [3:0] \$98 ;
   reg [3:0] \$99 ;
   input [31:0] n0_a;
@@ -374,99 +448,122 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   input [31:0] n1_b;
   wire [31:0] n1_b;
   wire [6:0] n690_cat;
+  (* keep = 32'd1 *)
+  output [34:0] n692_add;
+  wire [34:0] n692_add;
+  (* keep = 32'd1 *)
   output [33:0] n694_add;
   wire [33:0] n694_add;
   input [33:0] n694_add_s1;
   wire [33:0] n694_add_s1;
+  (* keep = 32'd1 *)
+  output [31:0] n696_add;
+  wire [31:0] n696_add;
+  (* keep = 32'd1 *)
   output [29:0] n698_add;
   wire [29:0] n698_add;
   input [29:0] n698_add_s1;
   wire [29:0] n698_add_s1;
+  (* keep = 32'd1 *)
+  output [27:0] n700_add;
+  wire [27:0] n700_add;
+  (* keep = 32'd1 *)
   output [25:0] n702_add;
   wire [25:0] n702_add;
   input [25:0] n702_add_s1;
   wire [25:0] n702_add_s1;
+  (* keep = 32'd1 *)
+  output [23:0] n704_add;
+  wire [23:0] n704_add;
+  (* keep = 32'd1 *)
   output [21:0] n706_add;
   wire [21:0] n706_add;
   input [21:0] n706_add_s1;
   wire [21:0] n706_add_s1;
-  output [34:0] n723_slice;
-  wire [34:0] n723_slice;
+  (* keep = 32'd1 *)
+  output [19:0] n708_add;
+  wire [19:0] n708_add;
+  (* keep = 32'd1 *)
+  output [17:0] n710_add;
+  wire [17:0] n710_add;
+  (* keep = 32'd1 *)
+  output [15:0] n712_add;
+  wire [15:0] n712_add;
+  (* keep = 32'd1 *)
+  output [13:0] n714_add;
+  wire [13:0] n714_add;
+  (* keep = 32'd1 *)
+  output [11:0] n716_add;
+  wire [11:0] n716_add;
+  (* keep = 32'd1 *)
+  output [9:0] n718_add;
+  wire [9:0] n718_add;
   input [34:0] n723_slice_s1;
   wire [34:0] n723_slice_s1;
-  output [31:0] n725_slice;
-  wire [31:0] n725_slice;
+  (* keep = 32'd1 *)
+  output [34:0] n724_add;
+  wire [34:0] n724_add;
   input [31:0] n725_slice_s1;
   wire [31:0] n725_slice_s1;
-  output [27:0] n727_slice;
-  wire [27:0] n727_slice;
+  (* keep = 32'd1 *)
+  output [32:0] n726_add;
+  wire [32:0] n726_add;
   input [27:0] n727_slice_s1;
   wire [27:0] n727_slice_s1;
-  output [23:0] n729_slice;
-  wire [23:0] n729_slice;
+  (* keep = 32'd1 *)
+  output [28:0] n728_add;
+  wire [28:0] n728_add;
   input [23:0] n729_slice_s1;
   wire [23:0] n729_slice_s1;
-  output [16:0] n734_add;
-  wire [16:0] n734_add;
+  (* keep = 32'd1 *)
+  output [24:0] n730_add;
+  wire [24:0] n730_add;
   input [16:0] n734_add_s1;
   wire [16:0] n734_add_s1;
   input [8:0] n740_cat_s1;
   wire [8:0] n740_cat_s1;
-  output [29:0] n744_add;
-  wire [29:0] n744_add;
   input [29:0] n744_add_s2;
   wire [29:0] n744_add_s2;
-  output [20:0] n745_slice;
-  wire [20:0] n745_slice;
   input [20:0] n745_slice_s1;
   wire [20:0] n745_slice_s1;
-  output [12:0] n747_slice;
-  wire [12:0] n747_slice;
+  (* keep = 32'd1 *)
+  output [21:0] n746_add;
+  wire [21:0] n746_add;
   input [12:0] n747_slice_s1;
   wire [12:0] n747_slice_s1;
-  output [34:0] n749_slice;
-  wire [34:0] n749_slice;
+  (* keep = 32'd1 *)
+  output [13:0] n748_add;
+  wire [13:0] n748_add;
   input [34:0] n749_slice_s2;
   wire [34:0] n749_slice_s2;
-  output [22:0] n752_add;
-  wire [22:0] n752_add;
-  input [22:0] n752_add_s2;
-  wire [22:0] n752_add_s2;
-  wire [63:0] n756_cat;
+  (* keep = 32'd1 *)
+  output [34:0] n750_add;
+  wire [34:0] n750_add;
   output [2:0] \port$18$0 ;
   wire [2:0] \port$18$0 ;
-  output [34:0] \port$2962$0 ;
-  wire [34:0] \port$2962$0 ;
   output [3:0] \port$36$0 ;
   wire [3:0] \port$36$0 ;
-  assign n694_add = { \$11 , \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4 , \$3  } + { \$19 , \$18 , \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
-  assign n698_add = { \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20  } + { \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28  };
-  assign n702_add = { \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35  } + { \$47 , \$46 , \$45 , \$44 , \$43 , \$42  };
-  assign n706_add = { \$53 , \$52 , \$51 , \$50 , \$49 , \$48  } + { \$58 , \$57 , \$56 , \$55 , \$54  };
-  assign \$77  = { \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59  } + { \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68  };
-  assign n725_slice = { \$85 , \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78  } + { \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86  };
-  assign n727_slice = { \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94  } + { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101  };
-  assign n729_slice = { \$113 , \$112 , \$111 , \$110 , \$109 , \$108  } + { \$119 , \$118 , \$117 , \$116 , \$115 , \$114  };
-  assign \$128  = { \$123 , \$122 , \$121 , \$120  } + { \$127 , \$126 , \$125 , \$124  };
-  assign \$136  = { \$132 , \$131 , \$130 , \$129  } + { \$135 , \$134 , \$133  };
-  assign n734_add = \$128  + \$136 ;
-  assign \$137  = n727_slice_s1 + n702_add_s1;
-  assign \$138  = n729_slice_s1 + n706_add_s1;
-  assign n744_add = \$137  + \$138 ;
-  assign \$149  = { \$143 , \$142 , \$141 , \$140 , \$139  } + { \$148 , \$147 , \$146 , \$145 , \$144  };
-  assign \$159  = { \$154 , \$153 , \$152 , \$151 , \$150  } + { \$158 , \$157 , \$156 , \$155  };
-  assign n745_slice = \$149  + \$159 ;
-  assign \$166  = { \$162 , \$161 , \$160  } + { \$165 , \$164 , \$163  };
-  assign \$172  = { \$169 , \$168 , \$167  } + { \$171 , \$170  };
-  assign n747_slice = \$166  + \$172 ;
-  assign \$173  = n723_slice_s1 + n694_add_s1;
-  assign \$174  = n725_slice_s1 + n698_add_s1;
-  assign \$175  = \$173 [34:0] + \$174 ;
-  assign \$176  = n745_slice_s1 + n734_add_s1;
-  assign \$177  = n747_slice_s1 + n740_cat_s1;
-  assign n752_add = \$176  + \$177 ;
-  assign \$178  = n749_slice_s2 + n744_add_s2;
-  assign \$179  = \$178 [34:0] + n752_add_s2;
+  assign \$21  = { \$11 , \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4 , \$3  } + { \$20 , \$19 , \$18 , \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
+  assign n694_add = { \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22  } + { \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31  };
+  assign n696_add = { \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39  } + { \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47  };
+  assign n698_add = { \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55  } + { \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63  };
+  assign n700_add = { \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70  } + { \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77  };
+  assign n702_add = { \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } + { \$96 , \$95 , \$94 , \$93 , \$92 , \$91  };
+  assign n704_add = { \$102 , \$101 , \$100 , \$99 , \$98 , \$97  } + { \$108 , \$107 , \$106 , \$105 , \$104 , \$103  };
+  assign n706_add = { \$114 , \$113 , \$112 , \$111 , \$110 , \$109  } + { \$119 , \$118 , \$117 , \$116 , \$115  };
+  assign n708_add = { \$124 , \$123 , \$122 , \$121 , \$120  } + { \$129 , \$128 , \$127 , \$126 , \$125  };
+  assign n710_add = { \$134 , \$133 , \$132 , \$131 , \$130  } + { \$138 , \$137 , \$136 , \$135  };
+  assign n712_add = { \$142 , \$141 , \$140 , \$139  } + { \$146 , \$145 , \$144 , \$143  };
+  assign n714_add = { \$150 , \$149 , \$148 , \$147  } + { \$153 , \$152 , \$151  };
+  assign n716_add = { \$156 , \$155 , \$154  } + { \$159 , \$158 , \$157  };
+  assign n718_add = { \$162 , \$161 , \$160  } + { \$164 , \$163  };
+  assign \$165  = n723_slice_s1 + n694_add_s1;
+  assign n726_add = n725_slice_s1 + n698_add_s1;
+  assign n728_add = n727_slice_s1 + n702_add_s1;
+  assign n730_add = n729_slice_s1 + n706_add_s1;
+  assign n746_add = n745_slice_s1 + n734_add_s1;
+  assign n748_add = n747_slice_s1 + n740_cat_s1;
+  assign \$166  = n749_slice_s2 + n744_add_s2;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
@@ -546,7 +643,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[25:24] })
+    casez ({ n1_b[1:0], n0_a[27:26] })
       4'h0:
           \$3  = 1'h0;
       4'h1:
@@ -584,7 +681,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[29:28] })
+    casez ({ n1_b[1:0], n0_a[31:30] })
       4'h0:
           \$4  = 4'h0;
       4'h1:
@@ -622,7 +719,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[29:28] })
+    casez ({ n1_b[5:4], n0_a[31:30] })
       4'h0:
           \$5  = 4'h0;
       4'h1:
@@ -660,7 +757,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[29:28] })
+    casez ({ n1_b[9:8], n0_a[31:30] })
       4'h0:
           \$6  = 4'h0;
       4'h1:
@@ -698,7 +795,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[29:28] })
+    casez ({ n1_b[13:12], n0_a[31:30] })
       4'h0:
           \$7  = 4'h0;
       4'h1:
@@ -736,7 +833,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[29:28] })
+    casez ({ n1_b[17:16], n0_a[31:30] })
       4'h0:
           \$8  = 4'h0;
       4'h1:
@@ -774,7 +871,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[29:28] })
+    casez ({ n1_b[21:20], n0_a[31:30] })
       4'h0:
           \$9  = 4'h0;
       4'h1:
@@ -812,7 +909,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[29:28] })
+    casez ({ n1_b[25:24], n0_a[31:30] })
       4'h0:
           \$10  = 4'h0;
       4'h1:
@@ -850,7 +947,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[29:28] })
+    casez ({ n1_b[29:28], n0_a[31:30] })
       4'h0:
           \$11  = 4'h0;
       4'h1:
@@ -888,7 +985,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[27:26] })
+    casez ({ n1_b[1:0], n0_a[29:28] })
       4'h0:
           \$12  = 3'h0;
       4'h1:
@@ -926,7 +1023,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[29:28] })
+    casez ({ n1_b[3:2], n0_a[31:30] })
       4'h0:
           \$13  = 4'h0;
       4'h1:
@@ -964,7 +1061,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[29:28] })
+    casez ({ n1_b[7:6], n0_a[31:30] })
       4'h0:
           \$14  = 4'h0;
       4'h1:
@@ -1002,7 +1099,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[29:28] })
+    casez ({ n1_b[11:10], n0_a[31:30] })
       4'h0:
           \$15  = 4'h0;
       4'h1:
@@ -1040,7 +1137,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[29:28] })
+    casez ({ n1_b[15:14], n0_a[31:30] })
       4'h0:
           \$16  = 4'h0;
       4'h1:
@@ -1078,7 +1175,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[29:28] })
+    casez ({ n1_b[19:18], n0_a[31:30] })
       4'h0:
           \$17  = 4'h0;
       4'h1:
@@ -1116,7 +1213,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[29:28] })
+    casez ({ n1_b[23:22], n0_a[31:30] })
       4'h0:
           \$18  = 4'h0;
       4'h1:
@@ -1154,7 +1251,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[29:28] })
+    casez ({ n1_b[27:26], n0_a[31:30] })
       4'h0:
           \$19  = 4'h0;
       4'h1:
@@ -1192,121 +1289,83 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[21:20] })
+    casez ({ n1_b[31:30], n0_a[31:30] })
       4'h0:
-          \$20  = 1'h0;
+          \$20  = 4'h0;
       4'h1:
-          \$20  = 1'h0;
+          \$20  = 4'h0;
       4'h2:
-          \$20  = 1'h0;
+          \$20  = 4'h0;
       4'h3:
-          \$20  = 1'h0;
+          \$20  = 4'h0;
       4'h4:
-          \$20  = 1'h0;
+          \$20  = 4'h0;
       4'h5:
-          \$20  = 1'h0;
+          \$20  = 4'h1;
       4'h6:
-          \$20  = 1'h0;
+          \$20  = 4'h2;
       4'h7:
-          \$20  = 1'h0;
+          \$20  = 4'h3;
       4'h8:
-          \$20  = 1'h0;
+          \$20  = 4'h0;
       4'h9:
-          \$20  = 1'h0;
+          \$20  = 4'h2;
       4'ha:
-          \$20  = 1'h1;
+          \$20  = 4'h4;
       4'hb:
-          \$20  = 1'h1;
+          \$20  = 4'h6;
       4'hc:
-          \$20  = 1'h0;
+          \$20  = 4'h0;
       4'hd:
-          \$20  = 1'h0;
+          \$20  = 4'h3;
       4'he:
-          \$20  = 1'h1;
+          \$20  = 4'h6;
       4'hf:
-          \$20  = 1'h1;
+          \$20  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[25:24] })
+    casez ({ n1_b[3:2], n0_a[25:24] })
       4'h0:
-          \$21  = 4'h0;
+          \$22  = 1'h0;
       4'h1:
-          \$21  = 4'h0;
+          \$22  = 1'h0;
       4'h2:
-          \$21  = 4'h0;
+          \$22  = 1'h0;
       4'h3:
-          \$21  = 4'h0;
+          \$22  = 1'h0;
       4'h4:
-          \$21  = 4'h0;
+          \$22  = 1'h0;
       4'h5:
-          \$21  = 4'h1;
+          \$22  = 1'h0;
       4'h6:
-          \$21  = 4'h2;
+          \$22  = 1'h0;
       4'h7:
-          \$21  = 4'h3;
+          \$22  = 1'h0;
       4'h8:
-          \$21  = 4'h0;
+          \$22  = 1'h0;
       4'h9:
-          \$21  = 4'h2;
+          \$22  = 1'h0;
       4'ha:
-          \$21  = 4'h4;
+          \$22  = 1'h1;
       4'hb:
-          \$21  = 4'h6;
+          \$22  = 1'h1;
       4'hc:
-          \$21  = 4'h0;
+          \$22  = 1'h0;
       4'hd:
-          \$21  = 4'h3;
+          \$22  = 1'h0;
       4'he:
-          \$21  = 4'h6;
+          \$22  = 1'h1;
       4'hf:
-          \$21  = 4'h9;
+          \$22  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[25:24] })
-      4'h0:
-          \$22  = 4'h0;
-      4'h1:
-          \$22  = 4'h0;
-      4'h2:
-          \$22  = 4'h0;
-      4'h3:
-          \$22  = 4'h0;
-      4'h4:
-          \$22  = 4'h0;
-      4'h5:
-          \$22  = 4'h1;
-      4'h6:
-          \$22  = 4'h2;
-      4'h7:
-          \$22  = 4'h3;
-      4'h8:
-          \$22  = 4'h0;
-      4'h9:
-          \$22  = 4'h2;
-      4'ha:
-          \$22  = 4'h4;
-      4'hb:
-          \$22  = 4'h6;
-      4'hc:
-          \$22  = 4'h0;
-      4'hd:
-          \$22  = 4'h3;
-      4'he:
-          \$22  = 4'h6;
-      4'hf:
-          \$22  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[25:24] })
+    casez ({ n1_b[3:2], n0_a[29:28] })
       4'h0:
           \$23  = 4'h0;
       4'h1:
@@ -1344,7 +1403,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[25:24] })
+    casez ({ n1_b[7:6], n0_a[29:28] })
       4'h0:
           \$24  = 4'h0;
       4'h1:
@@ -1382,7 +1441,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[25:24] })
+    casez ({ n1_b[11:10], n0_a[29:28] })
       4'h0:
           \$25  = 4'h0;
       4'h1:
@@ -1420,7 +1479,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[25:24] })
+    casez ({ n1_b[15:14], n0_a[29:28] })
       4'h0:
           \$26  = 4'h0;
       4'h1:
@@ -1458,7 +1517,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[25:24] })
+    casez ({ n1_b[19:18], n0_a[29:28] })
       4'h0:
           \$27  = 4'h0;
       4'h1:
@@ -1496,45 +1555,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[23:22] })
+    casez ({ n1_b[23:22], n0_a[29:28] })
       4'h0:
-          \$28  = 3'h0;
+          \$28  = 4'h0;
       4'h1:
-          \$28  = 3'h0;
+          \$28  = 4'h0;
       4'h2:
-          \$28  = 3'h0;
+          \$28  = 4'h0;
       4'h3:
-          \$28  = 3'h0;
+          \$28  = 4'h0;
       4'h4:
-          \$28  = 3'h0;
+          \$28  = 4'h0;
       4'h5:
-          \$28  = 3'h1;
+          \$28  = 4'h1;
       4'h6:
-          \$28  = 3'h1;
+          \$28  = 4'h2;
       4'h7:
-          \$28  = 3'h2;
+          \$28  = 4'h3;
       4'h8:
-          \$28  = 3'h0;
+          \$28  = 4'h0;
       4'h9:
-          \$28  = 3'h1;
+          \$28  = 4'h2;
       4'ha:
-          \$28  = 3'h2;
+          \$28  = 4'h4;
       4'hb:
-          \$28  = 3'h3;
+          \$28  = 4'h6;
       4'hc:
-          \$28  = 3'h0;
+          \$28  = 4'h0;
       4'hd:
-          \$28  = 3'h2;
+          \$28  = 4'h3;
       4'he:
-          \$28  = 3'h3;
+          \$28  = 4'h6;
       4'hf:
-          \$28  = 3'h5;
+          \$28  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[25:24] })
+    casez ({ n1_b[27:26], n0_a[29:28] })
       4'h0:
           \$29  = 4'h0;
       4'h1:
@@ -1572,7 +1631,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[25:24] })
+    casez ({ n1_b[31:30], n0_a[29:28] })
       4'h0:
           \$30  = 4'h0;
       4'h1:
@@ -1610,45 +1669,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[25:24] })
+    casez ({ n1_b[3:2], n0_a[27:26] })
       4'h0:
-          \$31  = 4'h0;
+          \$31  = 3'h0;
       4'h1:
-          \$31  = 4'h0;
+          \$31  = 3'h0;
       4'h2:
-          \$31  = 4'h0;
+          \$31  = 3'h0;
       4'h3:
-          \$31  = 4'h0;
+          \$31  = 3'h0;
       4'h4:
-          \$31  = 4'h0;
+          \$31  = 3'h0;
       4'h5:
-          \$31  = 4'h1;
+          \$31  = 3'h1;
       4'h6:
-          \$31  = 4'h2;
+          \$31  = 3'h1;
       4'h7:
-          \$31  = 4'h3;
+          \$31  = 3'h2;
       4'h8:
-          \$31  = 4'h0;
+          \$31  = 3'h0;
       4'h9:
-          \$31  = 4'h2;
+          \$31  = 3'h1;
       4'ha:
-          \$31  = 4'h4;
+          \$31  = 3'h2;
       4'hb:
-          \$31  = 4'h6;
+          \$31  = 3'h3;
       4'hc:
-          \$31  = 4'h0;
+          \$31  = 3'h0;
       4'hd:
-          \$31  = 4'h3;
+          \$31  = 3'h2;
       4'he:
-          \$31  = 4'h6;
+          \$31  = 3'h3;
       4'hf:
-          \$31  = 4'h9;
+          \$31  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[25:24] })
+    casez ({ n1_b[5:4], n0_a[29:28] })
       4'h0:
           \$32  = 4'h0;
       4'h1:
@@ -1686,7 +1745,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[25:24] })
+    casez ({ n1_b[9:8], n0_a[29:28] })
       4'h0:
           \$33  = 4'h0;
       4'h1:
@@ -1724,7 +1783,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[25:24] })
+    casez ({ n1_b[13:12], n0_a[29:28] })
       4'h0:
           \$34  = 4'h0;
       4'h1:
@@ -1762,45 +1821,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[17:16] })
+    casez ({ n1_b[17:16], n0_a[29:28] })
       4'h0:
-          \$35  = 1'h0;
+          \$35  = 4'h0;
       4'h1:
-          \$35  = 1'h0;
+          \$35  = 4'h0;
       4'h2:
-          \$35  = 1'h0;
+          \$35  = 4'h0;
       4'h3:
-          \$35  = 1'h0;
+          \$35  = 4'h0;
       4'h4:
-          \$35  = 1'h0;
+          \$35  = 4'h0;
       4'h5:
-          \$35  = 1'h0;
+          \$35  = 4'h1;
       4'h6:
-          \$35  = 1'h0;
+          \$35  = 4'h2;
       4'h7:
-          \$35  = 1'h0;
+          \$35  = 4'h3;
       4'h8:
-          \$35  = 1'h0;
+          \$35  = 4'h0;
       4'h9:
-          \$35  = 1'h0;
+          \$35  = 4'h2;
       4'ha:
-          \$35  = 1'h1;
+          \$35  = 4'h4;
       4'hb:
-          \$35  = 1'h1;
+          \$35  = 4'h6;
       4'hc:
-          \$35  = 1'h0;
+          \$35  = 4'h0;
       4'hd:
-          \$35  = 1'h0;
+          \$35  = 4'h3;
       4'he:
-          \$35  = 1'h1;
+          \$35  = 4'h6;
       4'hf:
-          \$35  = 1'h1;
+          \$35  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[21:20] })
+    casez ({ n1_b[21:20], n0_a[29:28] })
       4'h0:
           \$36  = 4'h0;
       4'h1:
@@ -1838,7 +1897,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[21:20] })
+    casez ({ n1_b[25:24], n0_a[29:28] })
       4'h0:
           \$37  = 4'h0;
       4'h1:
@@ -1876,7 +1935,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[21:20] })
+    casez ({ n1_b[29:28], n0_a[29:28] })
       4'h0:
           \$38  = 4'h0;
       4'h1:
@@ -1914,45 +1973,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[21:20] })
+    casez ({ n1_b[5:4], n0_a[23:22] })
       4'h0:
-          \$39  = 4'h0;
+          \$39  = 1'h0;
       4'h1:
-          \$39  = 4'h0;
+          \$39  = 1'h0;
       4'h2:
-          \$39  = 4'h0;
+          \$39  = 1'h0;
       4'h3:
-          \$39  = 4'h0;
+          \$39  = 1'h0;
       4'h4:
-          \$39  = 4'h0;
+          \$39  = 1'h0;
       4'h5:
-          \$39  = 4'h1;
+          \$39  = 1'h0;
       4'h6:
-          \$39  = 4'h2;
+          \$39  = 1'h0;
       4'h7:
-          \$39  = 4'h3;
+          \$39  = 1'h0;
       4'h8:
-          \$39  = 4'h0;
+          \$39  = 1'h0;
       4'h9:
-          \$39  = 4'h2;
+          \$39  = 1'h0;
       4'ha:
-          \$39  = 4'h4;
+          \$39  = 1'h1;
       4'hb:
-          \$39  = 4'h6;
+          \$39  = 1'h1;
       4'hc:
-          \$39  = 4'h0;
+          \$39  = 1'h0;
       4'hd:
-          \$39  = 4'h3;
+          \$39  = 1'h0;
       4'he:
-          \$39  = 4'h6;
+          \$39  = 1'h1;
       4'hf:
-          \$39  = 4'h9;
+          \$39  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[21:20] })
+    casez ({ n1_b[5:4], n0_a[27:26] })
       4'h0:
           \$40  = 4'h0;
       4'h1:
@@ -1990,7 +2049,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[21:20] })
+    casez ({ n1_b[9:8], n0_a[27:26] })
       4'h0:
           \$41  = 4'h0;
       4'h1:
@@ -2028,45 +2087,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[19:18] })
+    casez ({ n1_b[13:12], n0_a[27:26] })
       4'h0:
-          \$42  = 3'h0;
+          \$42  = 4'h0;
       4'h1:
-          \$42  = 3'h0;
+          \$42  = 4'h0;
       4'h2:
-          \$42  = 3'h0;
+          \$42  = 4'h0;
       4'h3:
-          \$42  = 3'h0;
+          \$42  = 4'h0;
       4'h4:
-          \$42  = 3'h0;
+          \$42  = 4'h0;
       4'h5:
-          \$42  = 3'h1;
+          \$42  = 4'h1;
       4'h6:
-          \$42  = 3'h1;
+          \$42  = 4'h2;
       4'h7:
-          \$42  = 3'h2;
+          \$42  = 4'h3;
       4'h8:
-          \$42  = 3'h0;
+          \$42  = 4'h0;
       4'h9:
-          \$42  = 3'h1;
+          \$42  = 4'h2;
       4'ha:
-          \$42  = 3'h2;
+          \$42  = 4'h4;
       4'hb:
-          \$42  = 3'h3;
+          \$42  = 4'h6;
       4'hc:
-          \$42  = 3'h0;
+          \$42  = 4'h0;
       4'hd:
-          \$42  = 3'h2;
+          \$42  = 4'h3;
       4'he:
-          \$42  = 3'h3;
+          \$42  = 4'h6;
       4'hf:
-          \$42  = 3'h5;
+          \$42  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[21:20] })
+    casez ({ n1_b[17:16], n0_a[27:26] })
       4'h0:
           \$43  = 4'h0;
       4'h1:
@@ -2104,7 +2163,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[21:20] })
+    casez ({ n1_b[21:20], n0_a[27:26] })
       4'h0:
           \$44  = 4'h0;
       4'h1:
@@ -2142,7 +2201,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[21:20] })
+    casez ({ n1_b[25:24], n0_a[27:26] })
       4'h0:
           \$45  = 4'h0;
       4'h1:
@@ -2180,7 +2239,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[21:20] })
+    casez ({ n1_b[29:28], n0_a[27:26] })
       4'h0:
           \$46  = 4'h0;
       4'h1:
@@ -2218,83 +2277,83 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[21:20] })
+    casez ({ n1_b[5:4], n0_a[25:24] })
       4'h0:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h1:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h2:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h3:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h4:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h5:
-          \$47  = 4'h1;
+          \$47  = 3'h1;
       4'h6:
-          \$47  = 4'h2;
+          \$47  = 3'h1;
       4'h7:
-          \$47  = 4'h3;
+          \$47  = 3'h2;
       4'h8:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'h9:
-          \$47  = 4'h2;
+          \$47  = 3'h1;
       4'ha:
-          \$47  = 4'h4;
+          \$47  = 3'h2;
       4'hb:
-          \$47  = 4'h6;
+          \$47  = 3'h3;
       4'hc:
-          \$47  = 4'h0;
+          \$47  = 3'h0;
       4'hd:
-          \$47  = 4'h3;
+          \$47  = 3'h2;
       4'he:
-          \$47  = 4'h6;
+          \$47  = 3'h3;
       4'hf:
-          \$47  = 4'h9;
+          \$47  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[13:12] })
+    casez ({ n1_b[7:6], n0_a[27:26] })
       4'h0:
-          \$48  = 1'h0;
+          \$48  = 4'h0;
       4'h1:
-          \$48  = 1'h0;
+          \$48  = 4'h0;
       4'h2:
-          \$48  = 1'h0;
+          \$48  = 4'h0;
       4'h3:
-          \$48  = 1'h0;
+          \$48  = 4'h0;
       4'h4:
-          \$48  = 1'h0;
+          \$48  = 4'h0;
       4'h5:
-          \$48  = 1'h0;
+          \$48  = 4'h1;
       4'h6:
-          \$48  = 1'h0;
+          \$48  = 4'h2;
       4'h7:
-          \$48  = 1'h0;
+          \$48  = 4'h3;
       4'h8:
-          \$48  = 1'h0;
+          \$48  = 4'h0;
       4'h9:
-          \$48  = 1'h0;
+          \$48  = 4'h2;
       4'ha:
-          \$48  = 1'h1;
+          \$48  = 4'h4;
       4'hb:
-          \$48  = 1'h1;
+          \$48  = 4'h6;
       4'hc:
-          \$48  = 1'h0;
+          \$48  = 4'h0;
       4'hd:
-          \$48  = 1'h0;
+          \$48  = 4'h3;
       4'he:
-          \$48  = 1'h1;
+          \$48  = 4'h6;
       4'hf:
-          \$48  = 1'h1;
+          \$48  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[17:16] })
+    casez ({ n1_b[11:10], n0_a[27:26] })
       4'h0:
           \$49  = 4'h0;
       4'h1:
@@ -2332,7 +2391,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[17:16] })
+    casez ({ n1_b[15:14], n0_a[27:26] })
       4'h0:
           \$50  = 4'h0;
       4'h1:
@@ -2370,7 +2429,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[17:16] })
+    casez ({ n1_b[19:18], n0_a[27:26] })
       4'h0:
           \$51  = 4'h0;
       4'h1:
@@ -2408,7 +2467,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[17:16] })
+    casez ({ n1_b[23:22], n0_a[27:26] })
       4'h0:
           \$52  = 4'h0;
       4'h1:
@@ -2446,7 +2505,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[17:16] })
+    casez ({ n1_b[27:26], n0_a[27:26] })
       4'h0:
           \$53  = 4'h0;
       4'h1:
@@ -2484,83 +2543,83 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[15:14] })
+    casez ({ n1_b[31:30], n0_a[27:26] })
       4'h0:
-          \$54  = 3'h0;
+          \$54  = 4'h0;
       4'h1:
-          \$54  = 3'h0;
+          \$54  = 4'h0;
       4'h2:
-          \$54  = 3'h0;
+          \$54  = 4'h0;
       4'h3:
-          \$54  = 3'h0;
+          \$54  = 4'h0;
       4'h4:
-          \$54  = 3'h0;
+          \$54  = 4'h0;
       4'h5:
-          \$54  = 3'h1;
+          \$54  = 4'h1;
       4'h6:
-          \$54  = 3'h1;
+          \$54  = 4'h2;
       4'h7:
-          \$54  = 3'h2;
+          \$54  = 4'h3;
       4'h8:
-          \$54  = 3'h0;
+          \$54  = 4'h0;
       4'h9:
-          \$54  = 3'h1;
+          \$54  = 4'h2;
       4'ha:
-          \$54  = 3'h2;
+          \$54  = 4'h4;
       4'hb:
-          \$54  = 3'h3;
+          \$54  = 4'h6;
       4'hc:
-          \$54  = 3'h0;
+          \$54  = 4'h0;
       4'hd:
-          \$54  = 3'h2;
+          \$54  = 4'h3;
       4'he:
-          \$54  = 3'h3;
+          \$54  = 4'h6;
       4'hf:
-          \$54  = 3'h5;
+          \$54  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[17:16] })
+    casez ({ n1_b[7:6], n0_a[21:20] })
       4'h0:
-          \$55  = 4'h0;
+          \$55  = 1'h0;
       4'h1:
-          \$55  = 4'h0;
+          \$55  = 1'h0;
       4'h2:
-          \$55  = 4'h0;
+          \$55  = 1'h0;
       4'h3:
-          \$55  = 4'h0;
+          \$55  = 1'h0;
       4'h4:
-          \$55  = 4'h0;
+          \$55  = 1'h0;
       4'h5:
-          \$55  = 4'h1;
+          \$55  = 1'h0;
       4'h6:
-          \$55  = 4'h2;
+          \$55  = 1'h0;
       4'h7:
-          \$55  = 4'h3;
+          \$55  = 1'h0;
       4'h8:
-          \$55  = 4'h0;
+          \$55  = 1'h0;
       4'h9:
-          \$55  = 4'h2;
+          \$55  = 1'h0;
       4'ha:
-          \$55  = 4'h4;
+          \$55  = 1'h1;
       4'hb:
-          \$55  = 4'h6;
+          \$55  = 1'h1;
       4'hc:
-          \$55  = 4'h0;
+          \$55  = 1'h0;
       4'hd:
-          \$55  = 4'h3;
+          \$55  = 1'h0;
       4'he:
-          \$55  = 4'h6;
+          \$55  = 1'h1;
       4'hf:
-          \$55  = 4'h9;
+          \$55  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[17:16] })
+    casez ({ n1_b[7:6], n0_a[25:24] })
       4'h0:
           \$56  = 4'h0;
       4'h1:
@@ -2598,7 +2657,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[17:16] })
+    casez ({ n1_b[11:10], n0_a[25:24] })
       4'h0:
           \$57  = 4'h0;
       4'h1:
@@ -2636,7 +2695,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[17:16] })
+    casez ({ n1_b[15:14], n0_a[25:24] })
       4'h0:
           \$58  = 4'h0;
       4'h1:
@@ -2674,45 +2733,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[27:26] })
+    casez ({ n1_b[19:18], n0_a[25:24] })
       4'h0:
-          \$59  = 1'h0;
+          \$59  = 4'h0;
       4'h1:
-          \$59  = 1'h0;
+          \$59  = 4'h0;
       4'h2:
-          \$59  = 1'h0;
+          \$59  = 4'h0;
       4'h3:
-          \$59  = 1'h0;
+          \$59  = 4'h0;
       4'h4:
-          \$59  = 1'h0;
+          \$59  = 4'h0;
       4'h5:
-          \$59  = 1'h0;
+          \$59  = 4'h1;
       4'h6:
-          \$59  = 1'h0;
+          \$59  = 4'h2;
       4'h7:
-          \$59  = 1'h0;
+          \$59  = 4'h3;
       4'h8:
-          \$59  = 1'h0;
+          \$59  = 4'h0;
       4'h9:
-          \$59  = 1'h0;
+          \$59  = 4'h2;
       4'ha:
-          \$59  = 1'h1;
+          \$59  = 4'h4;
       4'hb:
-          \$59  = 1'h1;
+          \$59  = 4'h6;
       4'hc:
-          \$59  = 1'h0;
+          \$59  = 4'h0;
       4'hd:
-          \$59  = 1'h0;
+          \$59  = 4'h3;
       4'he:
-          \$59  = 1'h1;
+          \$59  = 4'h6;
       4'hf:
-          \$59  = 1'h1;
+          \$59  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[31:30] })
+    casez ({ n1_b[23:22], n0_a[25:24] })
       4'h0:
           \$60  = 4'h0;
       4'h1:
@@ -2750,7 +2809,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[31:30] })
+    casez ({ n1_b[27:26], n0_a[25:24] })
       4'h0:
           \$61  = 4'h0;
       4'h1:
@@ -2788,7 +2847,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[31:30] })
+    casez ({ n1_b[31:30], n0_a[25:24] })
       4'h0:
           \$62  = 4'h0;
       4'h1:
@@ -2826,45 +2885,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[31:30] })
+    casez ({ n1_b[7:6], n0_a[23:22] })
       4'h0:
-          \$63  = 4'h0;
+          \$63  = 3'h0;
       4'h1:
-          \$63  = 4'h0;
+          \$63  = 3'h0;
       4'h2:
-          \$63  = 4'h0;
+          \$63  = 3'h0;
       4'h3:
-          \$63  = 4'h0;
+          \$63  = 3'h0;
       4'h4:
-          \$63  = 4'h0;
+          \$63  = 3'h0;
       4'h5:
-          \$63  = 4'h1;
+          \$63  = 3'h1;
       4'h6:
-          \$63  = 4'h2;
+          \$63  = 3'h1;
       4'h7:
-          \$63  = 4'h3;
+          \$63  = 3'h2;
       4'h8:
-          \$63  = 4'h0;
+          \$63  = 3'h0;
       4'h9:
-          \$63  = 4'h2;
+          \$63  = 3'h1;
       4'ha:
-          \$63  = 4'h4;
+          \$63  = 3'h2;
       4'hb:
-          \$63  = 4'h6;
+          \$63  = 3'h3;
       4'hc:
-          \$63  = 4'h0;
+          \$63  = 3'h0;
       4'hd:
-          \$63  = 4'h3;
+          \$63  = 3'h2;
       4'he:
-          \$63  = 4'h6;
+          \$63  = 3'h3;
       4'hf:
-          \$63  = 4'h9;
+          \$63  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[31:30] })
+    casez ({ n1_b[9:8], n0_a[25:24] })
       4'h0:
           \$64  = 4'h0;
       4'h1:
@@ -2902,7 +2961,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[31:30] })
+    casez ({ n1_b[13:12], n0_a[25:24] })
       4'h0:
           \$65  = 4'h0;
       4'h1:
@@ -2940,7 +2999,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[31:30] })
+    casez ({ n1_b[17:16], n0_a[25:24] })
       4'h0:
           \$66  = 4'h0;
       4'h1:
@@ -2978,7 +3037,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[31:30] })
+    casez ({ n1_b[21:20], n0_a[25:24] })
       4'h0:
           \$67  = 4'h0;
       4'h1:
@@ -3016,45 +3075,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[29:28] })
+    casez ({ n1_b[25:24], n0_a[25:24] })
       4'h0:
-          \$68  = 3'h0;
+          \$68  = 4'h0;
       4'h1:
-          \$68  = 3'h0;
+          \$68  = 4'h0;
       4'h2:
-          \$68  = 3'h0;
+          \$68  = 4'h0;
       4'h3:
-          \$68  = 3'h0;
+          \$68  = 4'h0;
       4'h4:
-          \$68  = 3'h0;
+          \$68  = 4'h0;
       4'h5:
-          \$68  = 3'h1;
+          \$68  = 4'h1;
       4'h6:
-          \$68  = 3'h1;
+          \$68  = 4'h2;
       4'h7:
-          \$68  = 3'h2;
+          \$68  = 4'h3;
       4'h8:
-          \$68  = 3'h0;
+          \$68  = 4'h0;
       4'h9:
-          \$68  = 3'h1;
+          \$68  = 4'h2;
       4'ha:
-          \$68  = 3'h2;
+          \$68  = 4'h4;
       4'hb:
-          \$68  = 3'h3;
+          \$68  = 4'h6;
       4'hc:
-          \$68  = 3'h0;
+          \$68  = 4'h0;
       4'hd:
-          \$68  = 3'h2;
+          \$68  = 4'h3;
       4'he:
-          \$68  = 3'h3;
+          \$68  = 4'h6;
       4'hf:
-          \$68  = 3'h5;
+          \$68  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[31:30] })
+    casez ({ n1_b[29:28], n0_a[25:24] })
       4'h0:
           \$69  = 4'h0;
       4'h1:
@@ -3092,45 +3151,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[31:30] })
+    casez ({ n1_b[9:8], n0_a[19:18] })
       4'h0:
-          \$70  = 4'h0;
+          \$70  = 1'h0;
       4'h1:
-          \$70  = 4'h0;
+          \$70  = 1'h0;
       4'h2:
-          \$70  = 4'h0;
+          \$70  = 1'h0;
       4'h3:
-          \$70  = 4'h0;
+          \$70  = 1'h0;
       4'h4:
-          \$70  = 4'h0;
+          \$70  = 1'h0;
       4'h5:
-          \$70  = 4'h1;
+          \$70  = 1'h0;
       4'h6:
-          \$70  = 4'h2;
+          \$70  = 1'h0;
       4'h7:
-          \$70  = 4'h3;
+          \$70  = 1'h0;
       4'h8:
-          \$70  = 4'h0;
+          \$70  = 1'h0;
       4'h9:
-          \$70  = 4'h2;
+          \$70  = 1'h0;
       4'ha:
-          \$70  = 4'h4;
+          \$70  = 1'h1;
       4'hb:
-          \$70  = 4'h6;
+          \$70  = 1'h1;
       4'hc:
-          \$70  = 4'h0;
+          \$70  = 1'h0;
       4'hd:
-          \$70  = 4'h3;
+          \$70  = 1'h0;
       4'he:
-          \$70  = 4'h6;
+          \$70  = 1'h1;
       4'hf:
-          \$70  = 4'h9;
+          \$70  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[31:30] })
+    casez ({ n1_b[9:8], n0_a[23:22] })
       4'h0:
           \$71  = 4'h0;
       4'h1:
@@ -3168,7 +3227,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[31:30] })
+    casez ({ n1_b[13:12], n0_a[23:22] })
       4'h0:
           \$72  = 4'h0;
       4'h1:
@@ -3206,7 +3265,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[31:30] })
+    casez ({ n1_b[17:16], n0_a[23:22] })
       4'h0:
           \$73  = 4'h0;
       4'h1:
@@ -3244,7 +3303,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[31:30] })
+    casez ({ n1_b[21:20], n0_a[23:22] })
       4'h0:
           \$74  = 4'h0;
       4'h1:
@@ -3282,7 +3341,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[31:30] })
+    casez ({ n1_b[25:24], n0_a[23:22] })
       4'h0:
           \$75  = 4'h0;
       4'h1:
@@ -3320,7 +3379,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[31:30] })
+    casez ({ n1_b[29:28], n0_a[23:22] })
       4'h0:
           \$76  = 4'h0;
       4'h1:
@@ -3358,45 +3417,83 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[23:22] })
+    casez ({ n1_b[9:8], n0_a[21:20] })
       4'h0:
-          \$78  = 1'h0;
+          \$77  = 3'h0;
       4'h1:
-          \$78  = 1'h0;
+          \$77  = 3'h0;
       4'h2:
-          \$78  = 1'h0;
+          \$77  = 3'h0;
       4'h3:
-          \$78  = 1'h0;
+          \$77  = 3'h0;
       4'h4:
-          \$78  = 1'h0;
+          \$77  = 3'h0;
       4'h5:
-          \$78  = 1'h0;
+          \$77  = 3'h1;
       4'h6:
-          \$78  = 1'h0;
+          \$77  = 3'h1;
       4'h7:
-          \$78  = 1'h0;
+          \$77  = 3'h2;
       4'h8:
-          \$78  = 1'h0;
+          \$77  = 3'h0;
       4'h9:
-          \$78  = 1'h0;
+          \$77  = 3'h1;
       4'ha:
-          \$78  = 1'h1;
+          \$77  = 3'h2;
       4'hb:
-          \$78  = 1'h1;
+          \$77  = 3'h3;
       4'hc:
-          \$78  = 1'h0;
+          \$77  = 3'h0;
       4'hd:
-          \$78  = 1'h0;
+          \$77  = 3'h2;
       4'he:
-          \$78  = 1'h1;
+          \$77  = 3'h3;
       4'hf:
-          \$78  = 1'h1;
+          \$77  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[27:26] })
+    casez ({ n1_b[11:10], n0_a[23:22] })
+      4'h0:
+          \$78  = 4'h0;
+      4'h1:
+          \$78  = 4'h0;
+      4'h2:
+          \$78  = 4'h0;
+      4'h3:
+          \$78  = 4'h0;
+      4'h4:
+          \$78  = 4'h0;
+      4'h5:
+          \$78  = 4'h1;
+      4'h6:
+          \$78  = 4'h2;
+      4'h7:
+          \$78  = 4'h3;
+      4'h8:
+          \$78  = 4'h0;
+      4'h9:
+          \$78  = 4'h2;
+      4'ha:
+          \$78  = 4'h4;
+      4'hb:
+          \$78  = 4'h6;
+      4'hc:
+          \$78  = 4'h0;
+      4'hd:
+          \$78  = 4'h3;
+      4'he:
+          \$78  = 4'h6;
+      4'hf:
+          \$78  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[15:14], n0_a[23:22] })
       4'h0:
           \$79  = 4'h0;
       4'h1:
@@ -3434,7 +3531,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[27:26] })
+    casez ({ n1_b[19:18], n0_a[23:22] })
       4'h0:
           \$80  = 4'h0;
       4'h1:
@@ -3472,7 +3569,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[27:26] })
+    casez ({ n1_b[23:22], n0_a[23:22] })
       4'h0:
           \$81  = 4'h0;
       4'h1:
@@ -3510,7 +3607,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[27:26] })
+    casez ({ n1_b[27:26], n0_a[23:22] })
       4'h0:
           \$82  = 4'h0;
       4'h1:
@@ -3548,7 +3645,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[27:26] })
+    casez ({ n1_b[31:30], n0_a[23:22] })
       4'h0:
           \$83  = 4'h0;
       4'h1:
@@ -3586,45 +3683,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[27:26] })
+    casez ({ n1_b[11:10], n0_a[17:16] })
       4'h0:
-          \$84  = 4'h0;
+          \$84  = 1'h0;
       4'h1:
-          \$84  = 4'h0;
+          \$84  = 1'h0;
       4'h2:
-          \$84  = 4'h0;
+          \$84  = 1'h0;
       4'h3:
-          \$84  = 4'h0;
+          \$84  = 1'h0;
       4'h4:
-          \$84  = 4'h0;
+          \$84  = 1'h0;
       4'h5:
-          \$84  = 4'h1;
+          \$84  = 1'h0;
       4'h6:
-          \$84  = 4'h2;
+          \$84  = 1'h0;
       4'h7:
-          \$84  = 4'h3;
+          \$84  = 1'h0;
       4'h8:
-          \$84  = 4'h0;
+          \$84  = 1'h0;
       4'h9:
-          \$84  = 4'h2;
+          \$84  = 1'h0;
       4'ha:
-          \$84  = 4'h4;
+          \$84  = 1'h1;
       4'hb:
-          \$84  = 4'h6;
+          \$84  = 1'h1;
       4'hc:
-          \$84  = 4'h0;
+          \$84  = 1'h0;
       4'hd:
-          \$84  = 4'h3;
+          \$84  = 1'h0;
       4'he:
-          \$84  = 4'h6;
+          \$84  = 1'h1;
       4'hf:
-          \$84  = 4'h9;
+          \$84  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[27:26] })
+    casez ({ n1_b[11:10], n0_a[21:20] })
       4'h0:
           \$85  = 4'h0;
       4'h1:
@@ -3662,45 +3759,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[25:24] })
+    casez ({ n1_b[15:14], n0_a[21:20] })
       4'h0:
-          \$86  = 3'h0;
+          \$86  = 4'h0;
       4'h1:
-          \$86  = 3'h0;
+          \$86  = 4'h0;
       4'h2:
-          \$86  = 3'h0;
+          \$86  = 4'h0;
       4'h3:
-          \$86  = 3'h0;
+          \$86  = 4'h0;
       4'h4:
-          \$86  = 3'h0;
+          \$86  = 4'h0;
       4'h5:
-          \$86  = 3'h1;
+          \$86  = 4'h1;
       4'h6:
-          \$86  = 3'h1;
+          \$86  = 4'h2;
       4'h7:
-          \$86  = 3'h2;
+          \$86  = 4'h3;
       4'h8:
-          \$86  = 3'h0;
+          \$86  = 4'h0;
       4'h9:
-          \$86  = 3'h1;
+          \$86  = 4'h2;
       4'ha:
-          \$86  = 3'h2;
+          \$86  = 4'h4;
       4'hb:
-          \$86  = 3'h3;
+          \$86  = 4'h6;
       4'hc:
-          \$86  = 3'h0;
+          \$86  = 4'h0;
       4'hd:
-          \$86  = 3'h2;
+          \$86  = 4'h3;
       4'he:
-          \$86  = 3'h3;
+          \$86  = 4'h6;
       4'hf:
-          \$86  = 3'h5;
+          \$86  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[27:26] })
+    casez ({ n1_b[19:18], n0_a[21:20] })
       4'h0:
           \$87  = 4'h0;
       4'h1:
@@ -3738,7 +3835,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[27:26] })
+    casez ({ n1_b[23:22], n0_a[21:20] })
       4'h0:
           \$88  = 4'h0;
       4'h1:
@@ -3776,7 +3873,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[27:26] })
+    casez ({ n1_b[27:26], n0_a[21:20] })
       4'h0:
           \$89  = 4'h0;
       4'h1:
@@ -3814,7 +3911,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[27:26] })
+    casez ({ n1_b[31:30], n0_a[21:20] })
       4'h0:
           \$90  = 4'h0;
       4'h1:
@@ -3852,45 +3949,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[27:26] })
+    casez ({ n1_b[11:10], n0_a[19:18] })
       4'h0:
-          \$91  = 4'h0;
+          \$91  = 3'h0;
       4'h1:
-          \$91  = 4'h0;
+          \$91  = 3'h0;
       4'h2:
-          \$91  = 4'h0;
+          \$91  = 3'h0;
       4'h3:
-          \$91  = 4'h0;
+          \$91  = 3'h0;
       4'h4:
-          \$91  = 4'h0;
+          \$91  = 3'h0;
       4'h5:
-          \$91  = 4'h1;
+          \$91  = 3'h1;
       4'h6:
-          \$91  = 4'h2;
+          \$91  = 3'h1;
       4'h7:
-          \$91  = 4'h3;
+          \$91  = 3'h2;
       4'h8:
-          \$91  = 4'h0;
+          \$91  = 3'h0;
       4'h9:
-          \$91  = 4'h2;
+          \$91  = 3'h1;
       4'ha:
-          \$91  = 4'h4;
+          \$91  = 3'h2;
       4'hb:
-          \$91  = 4'h6;
+          \$91  = 3'h3;
       4'hc:
-          \$91  = 4'h0;
+          \$91  = 3'h0;
       4'hd:
-          \$91  = 4'h3;
+          \$91  = 3'h2;
       4'he:
-          \$91  = 4'h6;
+          \$91  = 3'h3;
       4'hf:
-          \$91  = 4'h9;
+          \$91  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[27:26] })
+    casez ({ n1_b[13:12], n0_a[21:20] })
       4'h0:
           \$92  = 4'h0;
       4'h1:
@@ -3928,7 +4025,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[27:26] })
+    casez ({ n1_b[17:16], n0_a[21:20] })
       4'h0:
           \$93  = 4'h0;
       4'h1:
@@ -3966,45 +4063,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[19:18] })
+    casez ({ n1_b[21:20], n0_a[21:20] })
       4'h0:
-          \$94  = 1'h0;
+          \$94  = 4'h0;
       4'h1:
-          \$94  = 1'h0;
+          \$94  = 4'h0;
       4'h2:
-          \$94  = 1'h0;
+          \$94  = 4'h0;
       4'h3:
-          \$94  = 1'h0;
+          \$94  = 4'h0;
       4'h4:
-          \$94  = 1'h0;
+          \$94  = 4'h0;
       4'h5:
-          \$94  = 1'h0;
+          \$94  = 4'h1;
       4'h6:
-          \$94  = 1'h0;
+          \$94  = 4'h2;
       4'h7:
-          \$94  = 1'h0;
+          \$94  = 4'h3;
       4'h8:
-          \$94  = 1'h0;
+          \$94  = 4'h0;
       4'h9:
-          \$94  = 1'h0;
+          \$94  = 4'h2;
       4'ha:
-          \$94  = 1'h1;
+          \$94  = 4'h4;
       4'hb:
-          \$94  = 1'h1;
+          \$94  = 4'h6;
       4'hc:
-          \$94  = 1'h0;
+          \$94  = 4'h0;
       4'hd:
-          \$94  = 1'h0;
+          \$94  = 4'h3;
       4'he:
-          \$94  = 1'h1;
+          \$94  = 4'h6;
       4'hf:
-          \$94  = 1'h1;
+          \$94  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[23:22] })
+    casez ({ n1_b[25:24], n0_a[21:20] })
       4'h0:
           \$95  = 4'h0;
       4'h1:
@@ -4042,7 +4139,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[23:22] })
+    casez ({ n1_b[29:28], n0_a[21:20] })
       4'h0:
           \$96  = 4'h0;
       4'h1:
@@ -4080,45 +4177,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[23:22] })
+    casez ({ n1_b[13:12], n0_a[15:14] })
       4'h0:
-          \$97  = 4'h0;
+          \$97  = 1'h0;
       4'h1:
-          \$97  = 4'h0;
+          \$97  = 1'h0;
       4'h2:
-          \$97  = 4'h0;
+          \$97  = 1'h0;
       4'h3:
-          \$97  = 4'h0;
+          \$97  = 1'h0;
       4'h4:
-          \$97  = 4'h0;
+          \$97  = 1'h0;
       4'h5:
-          \$97  = 4'h1;
+          \$97  = 1'h0;
       4'h6:
-          \$97  = 4'h2;
+          \$97  = 1'h0;
       4'h7:
-          \$97  = 4'h3;
+          \$97  = 1'h0;
       4'h8:
-          \$97  = 4'h0;
+          \$97  = 1'h0;
       4'h9:
-          \$97  = 4'h2;
+          \$97  = 1'h0;
       4'ha:
-          \$97  = 4'h4;
+          \$97  = 1'h1;
       4'hb:
-          \$97  = 4'h6;
+          \$97  = 1'h1;
       4'hc:
-          \$97  = 4'h0;
+          \$97  = 1'h0;
       4'hd:
-          \$97  = 4'h3;
+          \$97  = 1'h0;
       4'he:
-          \$97  = 4'h6;
+          \$97  = 1'h1;
       4'hf:
-          \$97  = 4'h9;
+          \$97  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[23:22] })
+    casez ({ n1_b[13:12], n0_a[19:18] })
       4'h0:
           \$98  = 4'h0;
       4'h1:
@@ -4156,7 +4253,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[23:22] })
+    casez ({ n1_b[17:16], n0_a[19:18] })
       4'h0:
           \$99  = 4'h0;
       4'h1:
@@ -4194,7 +4291,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[23:22] })
+    casez ({ n1_b[21:20], n0_a[19:18] })
       4'h0:
           \$100  = 4'h0;
       4'h1:
@@ -4232,45 +4329,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[9:8], n0_a[21:20] })
+    casez ({ n1_b[25:24], n0_a[19:18] })
       4'h0:
-          \$101  = 3'h0;
+          \$101  = 4'h0;
       4'h1:
-          \$101  = 3'h0;
+          \$101  = 4'h0;
       4'h2:
-          \$101  = 3'h0;
+          \$101  = 4'h0;
       4'h3:
-          \$101  = 3'h0;
+          \$101  = 4'h0;
       4'h4:
-          \$101  = 3'h0;
+          \$101  = 4'h0;
       4'h5:
-          \$101  = 3'h1;
+          \$101  = 4'h1;
       4'h6:
-          \$101  = 3'h1;
+          \$101  = 4'h2;
       4'h7:
-          \$101  = 3'h2;
+          \$101  = 4'h3;
       4'h8:
-          \$101  = 3'h0;
+          \$101  = 4'h0;
       4'h9:
-          \$101  = 3'h1;
+          \$101  = 4'h2;
       4'ha:
-          \$101  = 3'h2;
+          \$101  = 4'h4;
       4'hb:
-          \$101  = 3'h3;
+          \$101  = 4'h6;
       4'hc:
-          \$101  = 3'h0;
+          \$101  = 4'h0;
       4'hd:
-          \$101  = 3'h2;
+          \$101  = 4'h3;
       4'he:
-          \$101  = 3'h3;
+          \$101  = 4'h6;
       4'hf:
-          \$101  = 3'h5;
+          \$101  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[11:10], n0_a[23:22] })
+    casez ({ n1_b[29:28], n0_a[19:18] })
       4'h0:
           \$102  = 4'h0;
       4'h1:
@@ -4308,45 +4405,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[23:22] })
+    casez ({ n1_b[13:12], n0_a[17:16] })
       4'h0:
-          \$103  = 4'h0;
+          \$103  = 3'h0;
       4'h1:
-          \$103  = 4'h0;
+          \$103  = 3'h0;
       4'h2:
-          \$103  = 4'h0;
+          \$103  = 3'h0;
       4'h3:
-          \$103  = 4'h0;
+          \$103  = 3'h0;
       4'h4:
-          \$103  = 4'h0;
+          \$103  = 3'h0;
       4'h5:
-          \$103  = 4'h1;
+          \$103  = 3'h1;
       4'h6:
-          \$103  = 4'h2;
+          \$103  = 3'h1;
       4'h7:
-          \$103  = 4'h3;
+          \$103  = 3'h2;
       4'h8:
-          \$103  = 4'h0;
+          \$103  = 3'h0;
       4'h9:
-          \$103  = 4'h2;
+          \$103  = 3'h1;
       4'ha:
-          \$103  = 4'h4;
+          \$103  = 3'h2;
       4'hb:
-          \$103  = 4'h6;
+          \$103  = 3'h3;
       4'hc:
-          \$103  = 4'h0;
+          \$103  = 3'h0;
       4'hd:
-          \$103  = 4'h3;
+          \$103  = 3'h2;
       4'he:
-          \$103  = 4'h6;
+          \$103  = 3'h3;
       4'hf:
-          \$103  = 4'h9;
+          \$103  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[23:22] })
+    casez ({ n1_b[15:14], n0_a[19:18] })
       4'h0:
           \$104  = 4'h0;
       4'h1:
@@ -4384,7 +4481,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[23:22] })
+    casez ({ n1_b[19:18], n0_a[19:18] })
       4'h0:
           \$105  = 4'h0;
       4'h1:
@@ -4422,7 +4519,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[23:22] })
+    casez ({ n1_b[23:22], n0_a[19:18] })
       4'h0:
           \$106  = 4'h0;
       4'h1:
@@ -4460,7 +4557,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[23:22] })
+    casez ({ n1_b[27:26], n0_a[19:18] })
       4'h0:
           \$107  = 4'h0;
       4'h1:
@@ -4498,83 +4595,83 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[15:14] })
+    casez ({ n1_b[31:30], n0_a[19:18] })
       4'h0:
-          \$108  = 1'h0;
+          \$108  = 4'h0;
       4'h1:
-          \$108  = 1'h0;
+          \$108  = 4'h0;
       4'h2:
-          \$108  = 1'h0;
+          \$108  = 4'h0;
       4'h3:
-          \$108  = 1'h0;
+          \$108  = 4'h0;
       4'h4:
-          \$108  = 1'h0;
+          \$108  = 4'h0;
       4'h5:
-          \$108  = 1'h0;
+          \$108  = 4'h1;
       4'h6:
-          \$108  = 1'h0;
+          \$108  = 4'h2;
       4'h7:
-          \$108  = 1'h0;
+          \$108  = 4'h3;
       4'h8:
-          \$108  = 1'h0;
+          \$108  = 4'h0;
       4'h9:
-          \$108  = 1'h0;
+          \$108  = 4'h2;
       4'ha:
-          \$108  = 1'h1;
+          \$108  = 4'h4;
       4'hb:
-          \$108  = 1'h1;
+          \$108  = 4'h6;
       4'hc:
-          \$108  = 1'h0;
+          \$108  = 4'h0;
       4'hd:
-          \$108  = 1'h0;
+          \$108  = 4'h3;
       4'he:
-          \$108  = 1'h1;
+          \$108  = 4'h6;
       4'hf:
-          \$108  = 1'h1;
+          \$108  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[19:18] })
+    casez ({ n1_b[15:14], n0_a[13:12] })
       4'h0:
-          \$109  = 4'h0;
+          \$109  = 1'h0;
       4'h1:
-          \$109  = 4'h0;
+          \$109  = 1'h0;
       4'h2:
-          \$109  = 4'h0;
+          \$109  = 1'h0;
       4'h3:
-          \$109  = 4'h0;
+          \$109  = 1'h0;
       4'h4:
-          \$109  = 4'h0;
+          \$109  = 1'h0;
       4'h5:
-          \$109  = 4'h1;
+          \$109  = 1'h0;
       4'h6:
-          \$109  = 4'h2;
+          \$109  = 1'h0;
       4'h7:
-          \$109  = 4'h3;
+          \$109  = 1'h0;
       4'h8:
-          \$109  = 4'h0;
+          \$109  = 1'h0;
       4'h9:
-          \$109  = 4'h2;
+          \$109  = 1'h0;
       4'ha:
-          \$109  = 4'h4;
+          \$109  = 1'h1;
       4'hb:
-          \$109  = 4'h6;
+          \$109  = 1'h1;
       4'hc:
-          \$109  = 4'h0;
+          \$109  = 1'h0;
       4'hd:
-          \$109  = 4'h3;
+          \$109  = 1'h0;
       4'he:
-          \$109  = 4'h6;
+          \$109  = 1'h1;
       4'hf:
-          \$109  = 4'h9;
+          \$109  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[19:18] })
+    casez ({ n1_b[15:14], n0_a[17:16] })
       4'h0:
           \$110  = 4'h0;
       4'h1:
@@ -4612,7 +4709,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[19:18] })
+    casez ({ n1_b[19:18], n0_a[17:16] })
       4'h0:
           \$111  = 4'h0;
       4'h1:
@@ -4650,7 +4747,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[19:18] })
+    casez ({ n1_b[23:22], n0_a[17:16] })
       4'h0:
           \$112  = 4'h0;
       4'h1:
@@ -4688,7 +4785,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[19:18] })
+    casez ({ n1_b[27:26], n0_a[17:16] })
       4'h0:
           \$113  = 4'h0;
       4'h1:
@@ -4726,83 +4823,83 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[13:12], n0_a[17:16] })
+    casez ({ n1_b[31:30], n0_a[17:16] })
       4'h0:
-          \$114  = 3'h0;
+          \$114  = 4'h0;
       4'h1:
-          \$114  = 3'h0;
+          \$114  = 4'h0;
       4'h2:
-          \$114  = 3'h0;
+          \$114  = 4'h0;
       4'h3:
-          \$114  = 3'h0;
+          \$114  = 4'h0;
       4'h4:
-          \$114  = 3'h0;
+          \$114  = 4'h0;
       4'h5:
-          \$114  = 3'h1;
+          \$114  = 4'h1;
       4'h6:
-          \$114  = 3'h1;
+          \$114  = 4'h2;
       4'h7:
-          \$114  = 3'h2;
+          \$114  = 4'h3;
       4'h8:
-          \$114  = 3'h0;
+          \$114  = 4'h0;
       4'h9:
-          \$114  = 3'h1;
+          \$114  = 4'h2;
       4'ha:
-          \$114  = 3'h2;
+          \$114  = 4'h4;
       4'hb:
-          \$114  = 3'h3;
+          \$114  = 4'h6;
       4'hc:
-          \$114  = 3'h0;
+          \$114  = 4'h0;
       4'hd:
-          \$114  = 3'h2;
+          \$114  = 4'h3;
       4'he:
-          \$114  = 3'h3;
+          \$114  = 4'h6;
       4'hf:
-          \$114  = 3'h5;
+          \$114  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[15:14], n0_a[19:18] })
+    casez ({ n1_b[15:14], n0_a[15:14] })
       4'h0:
-          \$115  = 4'h0;
+          \$115  = 3'h0;
       4'h1:
-          \$115  = 4'h0;
+          \$115  = 3'h0;
       4'h2:
-          \$115  = 4'h0;
+          \$115  = 3'h0;
       4'h3:
-          \$115  = 4'h0;
+          \$115  = 3'h0;
       4'h4:
-          \$115  = 4'h0;
+          \$115  = 3'h0;
       4'h5:
-          \$115  = 4'h1;
+          \$115  = 3'h1;
       4'h6:
-          \$115  = 4'h2;
+          \$115  = 3'h1;
       4'h7:
-          \$115  = 4'h3;
+          \$115  = 3'h2;
       4'h8:
-          \$115  = 4'h0;
+          \$115  = 3'h0;
       4'h9:
-          \$115  = 4'h2;
+          \$115  = 3'h1;
       4'ha:
-          \$115  = 4'h4;
+          \$115  = 3'h2;
       4'hb:
-          \$115  = 4'h6;
+          \$115  = 3'h3;
       4'hc:
-          \$115  = 4'h0;
+          \$115  = 3'h0;
       4'hd:
-          \$115  = 4'h3;
+          \$115  = 3'h2;
       4'he:
-          \$115  = 4'h6;
+          \$115  = 3'h3;
       4'hf:
-          \$115  = 4'h9;
+          \$115  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[19:18] })
+    casez ({ n1_b[17:16], n0_a[17:16] })
       4'h0:
           \$116  = 4'h0;
       4'h1:
@@ -4840,7 +4937,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[19:18] })
+    casez ({ n1_b[21:20], n0_a[17:16] })
       4'h0:
           \$117  = 4'h0;
       4'h1:
@@ -4878,7 +4975,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[19:18] })
+    casez ({ n1_b[25:24], n0_a[17:16] })
       4'h0:
           \$118  = 4'h0;
       4'h1:
@@ -4916,7 +5013,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[19:18] })
+    casez ({ n1_b[29:28], n0_a[17:16] })
       4'h0:
           \$119  = 4'h0;
       4'h1:
@@ -4954,7 +5051,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[7:6] })
+    casez ({ n1_b[17:16], n0_a[11:10] })
       4'h0:
           \$120  = 1'h0;
       4'h1:
@@ -4992,7 +5089,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[11:10] })
+    casez ({ n1_b[17:16], n0_a[15:14] })
       4'h0:
           \$121  = 4'h0;
       4'h1:
@@ -5030,7 +5127,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[11:10] })
+    casez ({ n1_b[21:20], n0_a[15:14] })
       4'h0:
           \$122  = 4'h0;
       4'h1:
@@ -5068,7 +5165,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[11:10] })
+    casez ({ n1_b[25:24], n0_a[15:14] })
       4'h0:
           \$123  = 4'h0;
       4'h1:
@@ -5106,83 +5203,83 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[9:8] })
+    casez ({ n1_b[29:28], n0_a[15:14] })
       4'h0:
-          \$124  = 3'h0;
+          \$124  = 4'h0;
       4'h1:
-          \$124  = 3'h0;
+          \$124  = 4'h0;
       4'h2:
-          \$124  = 3'h0;
+          \$124  = 4'h0;
       4'h3:
-          \$124  = 3'h0;
+          \$124  = 4'h0;
       4'h4:
-          \$124  = 3'h0;
+          \$124  = 4'h0;
       4'h5:
-          \$124  = 3'h1;
+          \$124  = 4'h1;
       4'h6:
-          \$124  = 3'h1;
+          \$124  = 4'h2;
       4'h7:
-          \$124  = 3'h2;
+          \$124  = 4'h3;
       4'h8:
-          \$124  = 3'h0;
+          \$124  = 4'h0;
       4'h9:
-          \$124  = 3'h1;
+          \$124  = 4'h2;
       4'ha:
-          \$124  = 3'h2;
+          \$124  = 4'h4;
       4'hb:
-          \$124  = 3'h3;
+          \$124  = 4'h6;
       4'hc:
-          \$124  = 3'h0;
+          \$124  = 4'h0;
       4'hd:
-          \$124  = 3'h2;
+          \$124  = 4'h3;
       4'he:
-          \$124  = 3'h3;
+          \$124  = 4'h6;
       4'hf:
-          \$124  = 3'h5;
+          \$124  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[11:10] })
+    casez ({ n1_b[17:16], n0_a[13:12] })
       4'h0:
-          \$125  = 4'h0;
+          \$125  = 3'h0;
       4'h1:
-          \$125  = 4'h0;
+          \$125  = 3'h0;
       4'h2:
-          \$125  = 4'h0;
+          \$125  = 3'h0;
       4'h3:
-          \$125  = 4'h0;
+          \$125  = 3'h0;
       4'h4:
-          \$125  = 4'h0;
+          \$125  = 3'h0;
       4'h5:
-          \$125  = 4'h1;
+          \$125  = 3'h1;
       4'h6:
-          \$125  = 4'h2;
+          \$125  = 3'h1;
       4'h7:
-          \$125  = 4'h3;
+          \$125  = 3'h2;
       4'h8:
-          \$125  = 4'h0;
+          \$125  = 3'h0;
       4'h9:
-          \$125  = 4'h2;
+          \$125  = 3'h1;
       4'ha:
-          \$125  = 4'h4;
+          \$125  = 3'h2;
       4'hb:
-          \$125  = 4'h6;
+          \$125  = 3'h3;
       4'hc:
-          \$125  = 4'h0;
+          \$125  = 3'h0;
       4'hd:
-          \$125  = 4'h3;
+          \$125  = 3'h2;
       4'he:
-          \$125  = 4'h6;
+          \$125  = 3'h3;
       4'hf:
-          \$125  = 4'h9;
+          \$125  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[11:10] })
+    casez ({ n1_b[19:18], n0_a[15:14] })
       4'h0:
           \$126  = 4'h0;
       4'h1:
@@ -5220,7 +5317,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[11:10] })
+    casez ({ n1_b[23:22], n0_a[15:14] })
       4'h0:
           \$127  = 4'h0;
       4'h1:
@@ -5258,83 +5355,121 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[5:4] })
+    casez ({ n1_b[27:26], n0_a[15:14] })
       4'h0:
-          \$129  = 1'h0;
+          \$128  = 4'h0;
       4'h1:
-          \$129  = 1'h0;
+          \$128  = 4'h0;
       4'h2:
-          \$129  = 1'h0;
+          \$128  = 4'h0;
       4'h3:
-          \$129  = 1'h0;
+          \$128  = 4'h0;
       4'h4:
-          \$129  = 1'h0;
+          \$128  = 4'h0;
       4'h5:
-          \$129  = 1'h0;
+          \$128  = 4'h1;
       4'h6:
-          \$129  = 1'h0;
+          \$128  = 4'h2;
       4'h7:
-          \$129  = 1'h0;
+          \$128  = 4'h3;
       4'h8:
-          \$129  = 1'h0;
+          \$128  = 4'h0;
       4'h9:
-          \$129  = 1'h0;
+          \$128  = 4'h2;
       4'ha:
-          \$129  = 1'h1;
+          \$128  = 4'h4;
       4'hb:
-          \$129  = 1'h1;
+          \$128  = 4'h6;
       4'hc:
-          \$129  = 1'h0;
+          \$128  = 4'h0;
       4'hd:
-          \$129  = 1'h0;
+          \$128  = 4'h3;
       4'he:
-          \$129  = 1'h1;
+          \$128  = 4'h6;
       4'hf:
-          \$129  = 1'h1;
+          \$128  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[9:8] })
+    casez ({ n1_b[31:30], n0_a[15:14] })
       4'h0:
-          \$130  = 4'h0;
+          \$129  = 4'h0;
       4'h1:
-          \$130  = 4'h0;
+          \$129  = 4'h0;
       4'h2:
-          \$130  = 4'h0;
+          \$129  = 4'h0;
       4'h3:
-          \$130  = 4'h0;
+          \$129  = 4'h0;
       4'h4:
-          \$130  = 4'h0;
+          \$129  = 4'h0;
       4'h5:
-          \$130  = 4'h1;
+          \$129  = 4'h1;
       4'h6:
-          \$130  = 4'h2;
+          \$129  = 4'h2;
       4'h7:
-          \$130  = 4'h3;
+          \$129  = 4'h3;
       4'h8:
-          \$130  = 4'h0;
+          \$129  = 4'h0;
       4'h9:
-          \$130  = 4'h2;
+          \$129  = 4'h2;
       4'ha:
-          \$130  = 4'h4;
+          \$129  = 4'h4;
       4'hb:
-          \$130  = 4'h6;
+          \$129  = 4'h6;
       4'hc:
-          \$130  = 4'h0;
+          \$129  = 4'h0;
       4'hd:
-          \$130  = 4'h3;
+          \$129  = 4'h3;
       4'he:
-          \$130  = 4'h6;
+          \$129  = 4'h6;
       4'hf:
-          \$130  = 4'h9;
+          \$129  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[9:8] })
+    casez ({ n1_b[19:18], n0_a[9:8] })
+      4'h0:
+          \$130  = 1'h0;
+      4'h1:
+          \$130  = 1'h0;
+      4'h2:
+          \$130  = 1'h0;
+      4'h3:
+          \$130  = 1'h0;
+      4'h4:
+          \$130  = 1'h0;
+      4'h5:
+          \$130  = 1'h0;
+      4'h6:
+          \$130  = 1'h0;
+      4'h7:
+          \$130  = 1'h0;
+      4'h8:
+          \$130  = 1'h0;
+      4'h9:
+          \$130  = 1'h0;
+      4'ha:
+          \$130  = 1'h1;
+      4'hb:
+          \$130  = 1'h1;
+      4'hc:
+          \$130  = 1'h0;
+      4'hd:
+          \$130  = 1'h0;
+      4'he:
+          \$130  = 1'h1;
+      4'hf:
+          \$130  = 1'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[19:18], n0_a[13:12] })
       4'h0:
           \$131  = 4'h0;
       4'h1:
@@ -5372,7 +5507,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[9:8] })
+    casez ({ n1_b[23:22], n0_a[13:12] })
       4'h0:
           \$132  = 4'h0;
       4'h1:
@@ -5410,45 +5545,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[7:6] })
+    casez ({ n1_b[27:26], n0_a[13:12] })
       4'h0:
-          \$133  = 3'h0;
+          \$133  = 4'h0;
       4'h1:
-          \$133  = 3'h0;
+          \$133  = 4'h0;
       4'h2:
-          \$133  = 3'h0;
+          \$133  = 4'h0;
       4'h3:
-          \$133  = 3'h0;
+          \$133  = 4'h0;
       4'h4:
-          \$133  = 3'h0;
+          \$133  = 4'h0;
       4'h5:
-          \$133  = 3'h1;
+          \$133  = 4'h1;
       4'h6:
-          \$133  = 3'h1;
+          \$133  = 4'h2;
       4'h7:
-          \$133  = 3'h2;
+          \$133  = 4'h3;
       4'h8:
-          \$133  = 3'h0;
+          \$133  = 4'h0;
       4'h9:
-          \$133  = 3'h1;
+          \$133  = 4'h2;
       4'ha:
-          \$133  = 3'h2;
+          \$133  = 4'h4;
       4'hb:
-          \$133  = 3'h3;
+          \$133  = 4'h6;
       4'hc:
-          \$133  = 3'h0;
+          \$133  = 4'h0;
       4'hd:
-          \$133  = 3'h2;
+          \$133  = 4'h3;
       4'he:
-          \$133  = 3'h3;
+          \$133  = 4'h6;
       4'hf:
-          \$133  = 3'h5;
+          \$133  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[9:8] })
+    casez ({ n1_b[31:30], n0_a[13:12] })
       4'h0:
           \$134  = 4'h0;
       4'h1:
@@ -5486,45 +5621,159 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[9:8] })
+    casez ({ n1_b[19:18], n0_a[11:10] })
       4'h0:
-          \$135  = 4'h0;
+          \$135  = 3'h0;
       4'h1:
-          \$135  = 4'h0;
+          \$135  = 3'h0;
       4'h2:
-          \$135  = 4'h0;
+          \$135  = 3'h0;
       4'h3:
-          \$135  = 4'h0;
+          \$135  = 3'h0;
       4'h4:
-          \$135  = 4'h0;
+          \$135  = 3'h0;
       4'h5:
-          \$135  = 4'h1;
+          \$135  = 3'h1;
       4'h6:
-          \$135  = 4'h2;
+          \$135  = 3'h1;
       4'h7:
-          \$135  = 4'h3;
+          \$135  = 3'h2;
       4'h8:
-          \$135  = 4'h0;
+          \$135  = 3'h0;
       4'h9:
-          \$135  = 4'h2;
+          \$135  = 3'h1;
       4'ha:
-          \$135  = 4'h4;
+          \$135  = 3'h2;
       4'hb:
-          \$135  = 4'h6;
+          \$135  = 3'h3;
       4'hc:
-          \$135  = 4'h0;
+          \$135  = 3'h0;
       4'hd:
-          \$135  = 4'h3;
+          \$135  = 3'h2;
       4'he:
-          \$135  = 4'h6;
+          \$135  = 3'h3;
       4'hf:
-          \$135  = 4'h9;
+          \$135  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[11:10] })
+    casez ({ n1_b[21:20], n0_a[13:12] })
+      4'h0:
+          \$136  = 4'h0;
+      4'h1:
+          \$136  = 4'h0;
+      4'h2:
+          \$136  = 4'h0;
+      4'h3:
+          \$136  = 4'h0;
+      4'h4:
+          \$136  = 4'h0;
+      4'h5:
+          \$136  = 4'h1;
+      4'h6:
+          \$136  = 4'h2;
+      4'h7:
+          \$136  = 4'h3;
+      4'h8:
+          \$136  = 4'h0;
+      4'h9:
+          \$136  = 4'h2;
+      4'ha:
+          \$136  = 4'h4;
+      4'hb:
+          \$136  = 4'h6;
+      4'hc:
+          \$136  = 4'h0;
+      4'hd:
+          \$136  = 4'h3;
+      4'he:
+          \$136  = 4'h6;
+      4'hf:
+          \$136  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[13:12] })
+      4'h0:
+          \$137  = 4'h0;
+      4'h1:
+          \$137  = 4'h0;
+      4'h2:
+          \$137  = 4'h0;
+      4'h3:
+          \$137  = 4'h0;
+      4'h4:
+          \$137  = 4'h0;
+      4'h5:
+          \$137  = 4'h1;
+      4'h6:
+          \$137  = 4'h2;
+      4'h7:
+          \$137  = 4'h3;
+      4'h8:
+          \$137  = 4'h0;
+      4'h9:
+          \$137  = 4'h2;
+      4'ha:
+          \$137  = 4'h4;
+      4'hb:
+          \$137  = 4'h6;
+      4'hc:
+          \$137  = 4'h0;
+      4'hd:
+          \$137  = 4'h3;
+      4'he:
+          \$137  = 4'h6;
+      4'hf:
+          \$137  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[29:28], n0_a[13:12] })
+      4'h0:
+          \$138  = 4'h0;
+      4'h1:
+          \$138  = 4'h0;
+      4'h2:
+          \$138  = 4'h0;
+      4'h3:
+          \$138  = 4'h0;
+      4'h4:
+          \$138  = 4'h0;
+      4'h5:
+          \$138  = 4'h1;
+      4'h6:
+          \$138  = 4'h2;
+      4'h7:
+          \$138  = 4'h3;
+      4'h8:
+          \$138  = 4'h0;
+      4'h9:
+          \$138  = 4'h2;
+      4'ha:
+          \$138  = 4'h4;
+      4'hb:
+          \$138  = 4'h6;
+      4'hc:
+          \$138  = 4'h0;
+      4'hd:
+          \$138  = 4'h3;
+      4'he:
+          \$138  = 4'h6;
+      4'hf:
+          \$138  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[21:20], n0_a[7:6] })
       4'h0:
           \$139  = 1'h0;
       4'h1:
@@ -5562,7 +5811,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[15:14] })
+    casez ({ n1_b[21:20], n0_a[11:10] })
       4'h0:
           \$140  = 4'h0;
       4'h1:
@@ -5600,7 +5849,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[15:14] })
+    casez ({ n1_b[25:24], n0_a[11:10] })
       4'h0:
           \$141  = 4'h0;
       4'h1:
@@ -5638,7 +5887,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[15:14] })
+    casez ({ n1_b[29:28], n0_a[11:10] })
       4'h0:
           \$142  = 4'h0;
       4'h1:
@@ -5676,83 +5925,83 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[15:14] })
+    casez ({ n1_b[21:20], n0_a[9:8] })
       4'h0:
-          \$143  = 4'h0;
+          \$143  = 3'h0;
       4'h1:
-          \$143  = 4'h0;
+          \$143  = 3'h0;
       4'h2:
-          \$143  = 4'h0;
+          \$143  = 3'h0;
       4'h3:
-          \$143  = 4'h0;
+          \$143  = 3'h0;
       4'h4:
-          \$143  = 4'h0;
+          \$143  = 3'h0;
       4'h5:
-          \$143  = 4'h1;
+          \$143  = 3'h1;
       4'h6:
-          \$143  = 4'h2;
+          \$143  = 3'h1;
       4'h7:
-          \$143  = 4'h3;
+          \$143  = 3'h2;
       4'h8:
-          \$143  = 4'h0;
+          \$143  = 3'h0;
       4'h9:
-          \$143  = 4'h2;
+          \$143  = 3'h1;
       4'ha:
-          \$143  = 4'h4;
+          \$143  = 3'h2;
       4'hb:
-          \$143  = 4'h6;
+          \$143  = 3'h3;
       4'hc:
-          \$143  = 4'h0;
+          \$143  = 3'h0;
       4'hd:
-          \$143  = 4'h3;
+          \$143  = 3'h2;
       4'he:
-          \$143  = 4'h6;
+          \$143  = 3'h3;
       4'hf:
-          \$143  = 4'h9;
+          \$143  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[17:16], n0_a[13:12] })
+    casez ({ n1_b[23:22], n0_a[11:10] })
       4'h0:
-          \$144  = 3'h0;
+          \$144  = 4'h0;
       4'h1:
-          \$144  = 3'h0;
+          \$144  = 4'h0;
       4'h2:
-          \$144  = 3'h0;
+          \$144  = 4'h0;
       4'h3:
-          \$144  = 3'h0;
+          \$144  = 4'h0;
       4'h4:
-          \$144  = 3'h0;
+          \$144  = 4'h0;
       4'h5:
-          \$144  = 3'h1;
+          \$144  = 4'h1;
       4'h6:
-          \$144  = 3'h1;
+          \$144  = 4'h2;
       4'h7:
-          \$144  = 3'h2;
+          \$144  = 4'h3;
       4'h8:
-          \$144  = 3'h0;
+          \$144  = 4'h0;
       4'h9:
-          \$144  = 3'h1;
+          \$144  = 4'h2;
       4'ha:
-          \$144  = 3'h2;
+          \$144  = 4'h4;
       4'hb:
-          \$144  = 3'h3;
+          \$144  = 4'h6;
       4'hc:
-          \$144  = 3'h0;
+          \$144  = 4'h0;
       4'hd:
-          \$144  = 3'h2;
+          \$144  = 4'h3;
       4'he:
-          \$144  = 3'h3;
+          \$144  = 4'h6;
       4'hf:
-          \$144  = 3'h5;
+          \$144  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[15:14] })
+    casez ({ n1_b[27:26], n0_a[11:10] })
       4'h0:
           \$145  = 4'h0;
       4'h1:
@@ -5790,7 +6039,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[15:14] })
+    casez ({ n1_b[31:30], n0_a[11:10] })
       4'h0:
           \$146  = 4'h0;
       4'h1:
@@ -5828,45 +6077,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[15:14] })
+    casez ({ n1_b[23:22], n0_a[5:4] })
       4'h0:
-          \$147  = 4'h0;
+          \$147  = 1'h0;
       4'h1:
-          \$147  = 4'h0;
+          \$147  = 1'h0;
       4'h2:
-          \$147  = 4'h0;
+          \$147  = 1'h0;
       4'h3:
-          \$147  = 4'h0;
+          \$147  = 1'h0;
       4'h4:
-          \$147  = 4'h0;
+          \$147  = 1'h0;
       4'h5:
-          \$147  = 4'h1;
+          \$147  = 1'h0;
       4'h6:
-          \$147  = 4'h2;
+          \$147  = 1'h0;
       4'h7:
-          \$147  = 4'h3;
+          \$147  = 1'h0;
       4'h8:
-          \$147  = 4'h0;
+          \$147  = 1'h0;
       4'h9:
-          \$147  = 4'h2;
+          \$147  = 1'h0;
       4'ha:
-          \$147  = 4'h4;
+          \$147  = 1'h1;
       4'hb:
-          \$147  = 4'h6;
+          \$147  = 1'h1;
       4'hc:
-          \$147  = 4'h0;
+          \$147  = 1'h0;
       4'hd:
-          \$147  = 4'h3;
+          \$147  = 1'h0;
       4'he:
-          \$147  = 4'h6;
+          \$147  = 1'h1;
       4'hf:
-          \$147  = 4'h9;
+          \$147  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[15:14] })
+    casez ({ n1_b[23:22], n0_a[9:8] })
       4'h0:
           \$148  = 4'h0;
       4'h1:
@@ -5904,83 +6153,121 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[9:8] })
+    casez ({ n1_b[27:26], n0_a[9:8] })
       4'h0:
-          \$150  = 1'h0;
+          \$149  = 4'h0;
       4'h1:
-          \$150  = 1'h0;
+          \$149  = 4'h0;
       4'h2:
-          \$150  = 1'h0;
+          \$149  = 4'h0;
       4'h3:
-          \$150  = 1'h0;
+          \$149  = 4'h0;
       4'h4:
-          \$150  = 1'h0;
+          \$149  = 4'h0;
       4'h5:
-          \$150  = 1'h0;
+          \$149  = 4'h1;
       4'h6:
-          \$150  = 1'h0;
+          \$149  = 4'h2;
       4'h7:
-          \$150  = 1'h0;
+          \$149  = 4'h3;
       4'h8:
-          \$150  = 1'h0;
+          \$149  = 4'h0;
       4'h9:
-          \$150  = 1'h0;
+          \$149  = 4'h2;
       4'ha:
-          \$150  = 1'h1;
+          \$149  = 4'h4;
       4'hb:
-          \$150  = 1'h1;
+          \$149  = 4'h6;
       4'hc:
-          \$150  = 1'h0;
+          \$149  = 4'h0;
       4'hd:
-          \$150  = 1'h0;
+          \$149  = 4'h3;
       4'he:
-          \$150  = 1'h1;
+          \$149  = 4'h6;
       4'hf:
-          \$150  = 1'h1;
+          \$149  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[13:12] })
+    casez ({ n1_b[31:30], n0_a[9:8] })
       4'h0:
-          \$151  = 4'h0;
+          \$150  = 4'h0;
       4'h1:
-          \$151  = 4'h0;
+          \$150  = 4'h0;
       4'h2:
-          \$151  = 4'h0;
+          \$150  = 4'h0;
       4'h3:
-          \$151  = 4'h0;
+          \$150  = 4'h0;
       4'h4:
-          \$151  = 4'h0;
+          \$150  = 4'h0;
       4'h5:
-          \$151  = 4'h1;
+          \$150  = 4'h1;
       4'h6:
-          \$151  = 4'h2;
+          \$150  = 4'h2;
       4'h7:
-          \$151  = 4'h3;
+          \$150  = 4'h3;
       4'h8:
-          \$151  = 4'h0;
+          \$150  = 4'h0;
       4'h9:
-          \$151  = 4'h2;
+          \$150  = 4'h2;
       4'ha:
-          \$151  = 4'h4;
+          \$150  = 4'h4;
       4'hb:
-          \$151  = 4'h6;
+          \$150  = 4'h6;
       4'hc:
-          \$151  = 4'h0;
+          \$150  = 4'h0;
       4'hd:
-          \$151  = 4'h3;
+          \$150  = 4'h3;
       4'he:
-          \$151  = 4'h6;
+          \$150  = 4'h6;
       4'hf:
-          \$151  = 4'h9;
+          \$150  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[23:22], n0_a[13:12] })
+    casez ({ n1_b[23:22], n0_a[7:6] })
+      4'h0:
+          \$151  = 3'h0;
+      4'h1:
+          \$151  = 3'h0;
+      4'h2:
+          \$151  = 3'h0;
+      4'h3:
+          \$151  = 3'h0;
+      4'h4:
+          \$151  = 3'h0;
+      4'h5:
+          \$151  = 3'h1;
+      4'h6:
+          \$151  = 3'h1;
+      4'h7:
+          \$151  = 3'h2;
+      4'h8:
+          \$151  = 3'h0;
+      4'h9:
+          \$151  = 3'h1;
+      4'ha:
+          \$151  = 3'h2;
+      4'hb:
+          \$151  = 3'h3;
+      4'hc:
+          \$151  = 3'h0;
+      4'hd:
+          \$151  = 3'h2;
+      4'he:
+          \$151  = 3'h3;
+      4'hf:
+          \$151  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[25:24], n0_a[9:8] })
       4'h0:
           \$152  = 4'h0;
       4'h1:
@@ -6018,7 +6305,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[13:12] })
+    casez ({ n1_b[29:28], n0_a[9:8] })
       4'h0:
           \$153  = 4'h0;
       4'h1:
@@ -6056,83 +6343,83 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[13:12] })
+    casez ({ n1_b[25:24], n0_a[3:2] })
       4'h0:
-          \$154  = 4'h0;
+          \$154  = 1'h0;
       4'h1:
-          \$154  = 4'h0;
+          \$154  = 1'h0;
       4'h2:
-          \$154  = 4'h0;
+          \$154  = 1'h0;
       4'h3:
-          \$154  = 4'h0;
+          \$154  = 1'h0;
       4'h4:
-          \$154  = 4'h0;
+          \$154  = 1'h0;
       4'h5:
-          \$154  = 4'h1;
+          \$154  = 1'h0;
       4'h6:
-          \$154  = 4'h2;
+          \$154  = 1'h0;
       4'h7:
-          \$154  = 4'h3;
+          \$154  = 1'h0;
       4'h8:
-          \$154  = 4'h0;
+          \$154  = 1'h0;
       4'h9:
-          \$154  = 4'h2;
+          \$154  = 1'h0;
       4'ha:
-          \$154  = 4'h4;
+          \$154  = 1'h1;
       4'hb:
-          \$154  = 4'h6;
+          \$154  = 1'h1;
       4'hc:
-          \$154  = 4'h0;
+          \$154  = 1'h0;
       4'hd:
-          \$154  = 4'h3;
+          \$154  = 1'h0;
       4'he:
-          \$154  = 4'h6;
+          \$154  = 1'h1;
       4'hf:
-          \$154  = 4'h9;
+          \$154  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[19:18], n0_a[11:10] })
+    casez ({ n1_b[25:24], n0_a[7:6] })
       4'h0:
-          \$155  = 3'h0;
+          \$155  = 4'h0;
       4'h1:
-          \$155  = 3'h0;
+          \$155  = 4'h0;
       4'h2:
-          \$155  = 3'h0;
+          \$155  = 4'h0;
       4'h3:
-          \$155  = 3'h0;
+          \$155  = 4'h0;
       4'h4:
-          \$155  = 3'h0;
+          \$155  = 4'h0;
       4'h5:
-          \$155  = 3'h1;
+          \$155  = 4'h1;
       4'h6:
-          \$155  = 3'h1;
+          \$155  = 4'h2;
       4'h7:
-          \$155  = 3'h2;
+          \$155  = 4'h3;
       4'h8:
-          \$155  = 3'h0;
+          \$155  = 4'h0;
       4'h9:
-          \$155  = 3'h1;
+          \$155  = 4'h2;
       4'ha:
-          \$155  = 3'h2;
+          \$155  = 4'h4;
       4'hb:
-          \$155  = 3'h3;
+          \$155  = 4'h6;
       4'hc:
-          \$155  = 3'h0;
+          \$155  = 4'h0;
       4'hd:
-          \$155  = 3'h2;
+          \$155  = 4'h3;
       4'he:
-          \$155  = 3'h3;
+          \$155  = 4'h6;
       4'hf:
-          \$155  = 3'h5;
+          \$155  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[21:20], n0_a[13:12] })
+    casez ({ n1_b[29:28], n0_a[7:6] })
       4'h0:
           \$156  = 4'h0;
       4'h1:
@@ -6170,45 +6457,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[13:12] })
+    casez ({ n1_b[25:24], n0_a[5:4] })
       4'h0:
-          \$157  = 4'h0;
+          \$157  = 3'h0;
       4'h1:
-          \$157  = 4'h0;
+          \$157  = 3'h0;
       4'h2:
-          \$157  = 4'h0;
+          \$157  = 3'h0;
       4'h3:
-          \$157  = 4'h0;
+          \$157  = 3'h0;
       4'h4:
-          \$157  = 4'h0;
+          \$157  = 3'h0;
       4'h5:
-          \$157  = 4'h1;
+          \$157  = 3'h1;
       4'h6:
-          \$157  = 4'h2;
+          \$157  = 3'h1;
       4'h7:
-          \$157  = 4'h3;
+          \$157  = 3'h2;
       4'h8:
-          \$157  = 4'h0;
+          \$157  = 3'h0;
       4'h9:
-          \$157  = 4'h2;
+          \$157  = 3'h1;
       4'ha:
-          \$157  = 4'h4;
+          \$157  = 3'h2;
       4'hb:
-          \$157  = 4'h6;
+          \$157  = 3'h3;
       4'hc:
-          \$157  = 4'h0;
+          \$157  = 3'h0;
       4'hd:
-          \$157  = 4'h3;
+          \$157  = 3'h2;
       4'he:
-          \$157  = 4'h6;
+          \$157  = 3'h3;
       4'hf:
-          \$157  = 4'h9;
+          \$157  = 3'h5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[13:12] })
+    casez ({ n1_b[27:26], n0_a[7:6] })
       4'h0:
           \$158  = 4'h0;
       4'h1:
@@ -6246,7 +6533,45 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[3:2] })
+    casez ({ n1_b[31:30], n0_a[7:6] })
+      4'h0:
+          \$159  = 4'h0;
+      4'h1:
+          \$159  = 4'h0;
+      4'h2:
+          \$159  = 4'h0;
+      4'h3:
+          \$159  = 4'h0;
+      4'h4:
+          \$159  = 4'h0;
+      4'h5:
+          \$159  = 4'h1;
+      4'h6:
+          \$159  = 4'h2;
+      4'h7:
+          \$159  = 4'h3;
+      4'h8:
+          \$159  = 4'h0;
+      4'h9:
+          \$159  = 4'h2;
+      4'ha:
+          \$159  = 4'h4;
+      4'hb:
+          \$159  = 4'h6;
+      4'hc:
+          \$159  = 4'h0;
+      4'hd:
+          \$159  = 4'h3;
+      4'he:
+          \$159  = 4'h6;
+      4'hf:
+          \$159  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[27:26], n0_a[1:0] })
       4'h0:
           \$160  = 1'h0;
       4'h1:
@@ -6284,7 +6609,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[7:6] })
+    casez ({ n1_b[27:26], n0_a[5:4] })
       4'h0:
           \$161  = 4'h0;
       4'h1:
@@ -6322,7 +6647,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[7:6] })
+    casez ({ n1_b[31:30], n0_a[5:4] })
       4'h0:
           \$162  = 4'h0;
       4'h1:
@@ -6360,7 +6685,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[25:24], n0_a[5:4] })
+    casez ({ n1_b[27:26], n0_a[3:2] })
       4'h0:
           \$163  = 3'h0;
       4'h1:
@@ -6398,7 +6723,7 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[7:6] })
+    casez ({ n1_b[29:28], n0_a[5:4] })
       4'h0:
           \$164  = 4'h0;
       4'h1:
@@ -6433,261 +6758,123 @@ module \lut_mul_w32_s3.depth1 (n1_b, \port$18$0 , \port$36$0 , n694_add, n698_ad
           \$164  = 4'h9;
     endcase
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[7:6] })
-      4'h0:
-          \$165  = 4'h0;
-      4'h1:
-          \$165  = 4'h0;
-      4'h2:
-          \$165  = 4'h0;
-      4'h3:
-          \$165  = 4'h0;
-      4'h4:
-          \$165  = 4'h0;
-      4'h5:
-          \$165  = 4'h1;
-      4'h6:
-          \$165  = 4'h2;
-      4'h7:
-          \$165  = 4'h3;
-      4'h8:
-          \$165  = 4'h0;
-      4'h9:
-          \$165  = 4'h2;
-      4'ha:
-          \$165  = 4'h4;
-      4'hb:
-          \$165  = 4'h6;
-      4'hc:
-          \$165  = 4'h0;
-      4'hd:
-          \$165  = 4'h3;
-      4'he:
-          \$165  = 4'h6;
-      4'hf:
-          \$165  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[1:0] })
-      4'h0:
-          \$167  = 1'h0;
-      4'h1:
-          \$167  = 1'h0;
-      4'h2:
-          \$167  = 1'h0;
-      4'h3:
-          \$167  = 1'h0;
-      4'h4:
-          \$167  = 1'h0;
-      4'h5:
-          \$167  = 1'h0;
-      4'h6:
-          \$167  = 1'h0;
-      4'h7:
-          \$167  = 1'h0;
-      4'h8:
-          \$167  = 1'h0;
-      4'h9:
-          \$167  = 1'h0;
-      4'ha:
-          \$167  = 1'h1;
-      4'hb:
-          \$167  = 1'h1;
-      4'hc:
-          \$167  = 1'h0;
-      4'hd:
-          \$167  = 1'h0;
-      4'he:
-          \$167  = 1'h1;
-      4'hf:
-          \$167  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[5:4] })
-      4'h0:
-          \$168  = 4'h0;
-      4'h1:
-          \$168  = 4'h0;
-      4'h2:
-          \$168  = 4'h0;
-      4'h3:
-          \$168  = 4'h0;
-      4'h4:
-          \$168  = 4'h0;
-      4'h5:
-          \$168  = 4'h1;
-      4'h6:
-          \$168  = 4'h2;
-      4'h7:
-          \$168  = 4'h3;
-      4'h8:
-          \$168  = 4'h0;
-      4'h9:
-          \$168  = 4'h2;
-      4'ha:
-          \$168  = 4'h4;
-      4'hb:
-          \$168  = 4'h6;
-      4'hc:
-          \$168  = 4'h0;
-      4'hd:
-          \$168  = 4'h3;
-      4'he:
-          \$168  = 4'h6;
-      4'hf:
-          \$168  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[31:30], n0_a[5:4] })
-      4'h0:
-          \$169  = 4'h0;
-      4'h1:
-          \$169  = 4'h0;
-      4'h2:
-          \$169  = 4'h0;
-      4'h3:
-          \$169  = 4'h0;
-      4'h4:
-          \$169  = 4'h0;
-      4'h5:
-          \$169  = 4'h1;
-      4'h6:
-          \$169  = 4'h2;
-      4'h7:
-          \$169  = 4'h3;
-      4'h8:
-          \$169  = 4'h0;
-      4'h9:
-          \$169  = 4'h2;
-      4'ha:
-          \$169  = 4'h4;
-      4'hb:
-          \$169  = 4'h6;
-      4'hc:
-          \$169  = 4'h0;
-      4'hd:
-          \$169  = 4'h3;
-      4'he:
-          \$169  = 4'h6;
-      4'hf:
-          \$169  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[27:26], n0_a[3:2] })
-      4'h0:
-          \$170  = 3'h0;
-      4'h1:
-          \$170  = 3'h0;
-      4'h2:
-          \$170  = 3'h0;
-      4'h3:
-          \$170  = 3'h0;
-      4'h4:
-          \$170  = 3'h0;
-      4'h5:
-          \$170  = 3'h1;
-      4'h6:
-          \$170  = 3'h1;
-      4'h7:
-          \$170  = 3'h2;
-      4'h8:
-          \$170  = 3'h0;
-      4'h9:
-          \$170  = 3'h1;
-      4'ha:
-          \$170  = 3'h2;
-      4'hb:
-          \$170  = 3'h3;
-      4'hc:
-          \$170  = 3'h0;
-      4'hd:
-          \$170  = 3'h2;
-      4'he:
-          \$170  = 3'h3;
-      4'hf:
-          \$170  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[29:28], n0_a[5:4] })
-      4'h0:
-          \$171  = 4'h0;
-      4'h1:
-          \$171  = 4'h0;
-      4'h2:
-          \$171  = 4'h0;
-      4'h3:
-          \$171  = 4'h0;
-      4'h4:
-          \$171  = 4'h0;
-      4'h5:
-          \$171  = 4'h1;
-      4'h6:
-          \$171  = 4'h2;
-      4'h7:
-          \$171  = 4'h3;
-      4'h8:
-          \$171  = 4'h0;
-      4'h9:
-          \$171  = 4'h2;
-      4'ha:
-          \$171  = 4'h4;
-      4'hb:
-          \$171  = 4'h6;
-      4'hc:
-          \$171  = 4'h0;
-      4'hd:
-          \$171  = 4'h3;
-      4'he:
-          \$171  = 4'h6;
-      4'hf:
-          \$171  = 4'h9;
-    endcase
-  end
   assign n690_cat = { \$2 , \$1  };
-  assign n756_cat = { \$179 [34:0], 29'h00000000 };
   assign \port$18$0  = \$1 ;
   assign \port$36$0  = \$2 ;
-  assign n723_slice = \$77 [34:0];
-  assign n749_slice = \$175 [34:0];
-  assign \port$2962$0  = \$179 [34:0];
+  assign n692_add = \$21 [34:0];
+  assign n724_add = \$165 [34:0];
+  assign n750_add = \$166 [34:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w32_s3.depth2 (n1_b, \port$18$0 , \port$36$0 , \port$2981$0 , n0_a);
+module \lut_mul_w32_s3.depth2 (n1_b, \port$18$0 , \port$36$0 , n723_slice, n725_slice, n727_slice, n729_slice, n708_add, n710_add, n712_add, n714_add, n716_add, n718_add, n724_add, n726_add, n728_add, n730_add, n746_add, n748_add, n750_add, n720_add
+, n732_add, n734_add, n736_add, n742_add, n744_add, n752_add, n754_add, n752_add_s2, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$3  = 0;
   reg [3:0] \$1 ;
-  wire [6:0] \$2 ;
+  wire [35:0] \$2 ;
+  wire [35:0] \$3 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
   input [31:0] n1_b;
   wire [31:0] n1_b;
   wire [6:0] n690_cat;
-  wire [7:0] n722_cat;
+  (* keep = 32'd1 *)
+  wire [34:0] n692_add;
+  (* keep = 32'd1 *)
+  wire [31:0] n696_add;
+  (* keep = 32'd1 *)
+  wire [27:0] n700_add;
+  (* keep = 32'd1 *)
+  wire [23:0] n704_add;
+  (* keep = 32'd1 *)
+  input [19:0] n708_add;
+  wire [19:0] n708_add;
+  (* keep = 32'd1 *)
+  input [17:0] n710_add;
+  wire [17:0] n710_add;
+  (* keep = 32'd1 *)
+  input [15:0] n712_add;
+  wire [15:0] n712_add;
+  (* keep = 32'd1 *)
+  input [13:0] n714_add;
+  wire [13:0] n714_add;
+  (* keep = 32'd1 *)
+  input [11:0] n716_add;
+  wire [11:0] n716_add;
+  (* keep = 32'd1 *)
+  input [9:0] n718_add;
+  wire [9:0] n718_add;
+  (* keep = 32'd1 *)
+  output [6:0] n720_add;
+  wire [6:0] n720_add;
+  (* keep = 32'd1 *)
+  input [34:0] n723_slice;
+  wire [34:0] n723_slice;
+  (* keep = 32'd1 *)
+  input [34:0] n724_add;
+  wire [34:0] n724_add;
+  (* keep = 32'd1 *)
+  input [31:0] n725_slice;
+  wire [31:0] n725_slice;
+  (* keep = 32'd1 *)
+  input [32:0] n726_add;
+  wire [32:0] n726_add;
+  (* keep = 32'd1 *)
+  input [27:0] n727_slice;
+  wire [27:0] n727_slice;
+  (* keep = 32'd1 *)
+  input [28:0] n728_add;
+  wire [28:0] n728_add;
+  (* keep = 32'd1 *)
+  input [23:0] n729_slice;
+  wire [23:0] n729_slice;
+  (* keep = 32'd1 *)
+  input [24:0] n730_add;
+  wire [24:0] n730_add;
+  (* keep = 32'd1 *)
+  output [20:0] n732_add;
+  wire [20:0] n732_add;
+  (* keep = 32'd1 *)
+  output [16:0] n734_add;
+  wire [16:0] n734_add;
+  (* keep = 32'd1 *)
+  output [12:0] n736_add;
+  wire [12:0] n736_add;
+  (* keep = 32'd1 *)
+  output [34:0] n742_add;
+  wire [34:0] n742_add;
+  (* keep = 32'd1 *)
+  output [29:0] n744_add;
+  wire [29:0] n744_add;
+  (* keep = 32'd1 *)
+  input [21:0] n746_add;
+  wire [21:0] n746_add;
+  (* keep = 32'd1 *)
+  input [13:0] n748_add;
+  wire [13:0] n748_add;
+  (* keep = 32'd1 *)
+  input [34:0] n750_add;
+  wire [34:0] n750_add;
+  (* keep = 32'd1 *)
+  output [22:0] n752_add;
+  wire [22:0] n752_add;
+  input [22:0] n752_add_s2;
+  wire [22:0] n752_add_s2;
+  (* keep = 32'd1 *)
+  output [34:0] n754_add;
+  wire [34:0] n754_add;
   input [2:0] \port$18$0 ;
   wire [2:0] \port$18$0 ;
-  output [6:0] \port$2981$0 ;
-  wire [6:0] \port$2981$0 ;
   input [3:0] \port$36$0 ;
   wire [3:0] \port$36$0 ;
-  assign \$2  = { \port$36$0 , \port$18$0 [2:1] } + \$1 ;
+  assign n744_add = n728_add + n730_add;
+  assign n752_add = n746_add + n748_add;
+  assign \$3  = n750_add + n752_add_s2;
+  assign n720_add = { \port$36$0 , \port$18$0 [2:1] } + \$1 ;
+  assign n732_add = n708_add + n710_add;
+  assign n734_add = n712_add + n714_add;
+  assign n736_add = n716_add + n718_add;
+  assign \$2  = n724_add + n726_add;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
     (* full_case = 32'd1 *)
@@ -6726,29 +6913,32 @@ module \lut_mul_w32_s3.depth2 (n1_b, \port$18$0 , \port$36$0 , \port$2981$0 , n0
           \$1  = 4'h9;
     endcase
   end
-  assign n722_cat = { \$2 , \port$18$0 [0] };
   assign n690_cat = { \port$36$0 , \port$18$0  };
-  assign \port$2981$0  = \$2 ;
+  assign n692_add = n723_slice;
+  assign n696_add = n725_slice;
+  assign n700_add = n727_slice;
+  assign n704_add = n729_slice;
+  assign n742_add = \$2 [34:0];
+  assign n754_add = \$3 [34:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w32_s3.depth3 (n1_b, \port$18$0 , \port$2981$0 , \port$3000$0 , n0_a);
+module \lut_mul_w32_s3.depth4 (n1_b, \port$18$0 , \port$2974$0 , n738_add, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$4  = 0;
   reg [3:0] \$1 ;
-  wire [7:0] \$2 ;
   input [31:0] n0_a;
   wire [31:0] n0_a;
   input [31:0] n1_b;
   wire [31:0] n1_b;
   wire [7:0] n722_cat;
-  wire [8:0] n740_cat;
+  (* keep = 32'd1 *)
+  output [7:0] n738_add;
+  wire [7:0] n738_add;
   input \port$18$0 ;
   wire \port$18$0 ;
-  input [6:0] \port$2981$0 ;
-  wire [6:0] \port$2981$0 ;
-  output [7:0] \port$3000$0 ;
-  wire [7:0] \port$3000$0 ;
-  assign \$2  = \port$2981$0  + \$1 ;
+  input [6:0] \port$2974$0 ;
+  wire [6:0] \port$2974$0 ;
+  assign n738_add = \port$2974$0  + \$1 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$4 ) begin end
     (* full_case = 32'd1 *)
@@ -6787,7 +6977,5 @@ module \lut_mul_w32_s3.depth3 (n1_b, \port$18$0 , \port$2981$0 , \port$3000$0 , 
           \$1  = 4'h9;
     endcase
   end
-  assign n740_cat = { \$2 , \port$18$0  };
-  assign n722_cat = { \port$2981$0 , \port$18$0  };
-  assign \port$3000$0  = \$2 ;
+  assign n722_cat = { \port$2974$0 , \port$18$0  };
 endmodule

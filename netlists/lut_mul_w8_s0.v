@@ -5,8 +5,6 @@
 module lut_mul_w8_s0(b, o, a);
   wire [2:0] \$1 ;
   wire [3:0] \$2 ;
-  wire [6:0] \$3 ;
-  wire [10:0] \$4 ;
   input [7:0] a;
   wire [7:0] a;
   input [7:0] b;
@@ -14,52 +12,96 @@ module lut_mul_w8_s0(b, o, a);
   wire [7:0] n0_a;
   wire [7:0] n1_b;
   wire [6:0] n66_cat;
+  (* keep = 32'd1 *)
+  wire [10:0] n68_add;
+  (* keep = 32'd1 *)
+  wire [9:0] n70_add;
+  (* keep = 32'd1 *)
+  wire [6:0] n72_add;
   wire [7:0] n74_cat;
+  (* keep = 32'd1 *)
+  wire [10:0] n76_add;
+  (* keep = 32'd1 *)
+  wire [7:0] n78_add;
+  (* keep = 32'd1 *)
+  wire [10:0] n82_add;
   wire [15:0] n84_cat;
   output [15:0] o;
   wire [15:0] o;
   \lut_mul_w8_s0.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
+    .n68_add(n68_add),
+    .n70_add(n70_add),
     .\port$18$0 (\$1 ),
     .\port$36$0 (\$2 )
   );
   \lut_mul_w8_s0.depth2  depth2 (
     .n0_a(a),
     .n1_b(b),
+    .n68_add(n68_add),
+    .n70_add(n70_add),
+    .n72_add(n72_add),
+    .n76_add(n76_add),
     .\port$18$0 (\$1 ),
-    .\port$36$0 (\$2 ),
-    .\port$55$0 (\$3 )
+    .\port$36$0 (\$2 )
   );
-  \lut_mul_w8_s0.depth3  depth3 (
+  \lut_mul_w8_s0.depth4  depth4 (
     .n0_a(a),
     .n1_b(b),
+    .n78_add(n78_add),
     .\port$18$0 (\$1 [0]),
-    .\port$276$0 (\$4 ),
-    .\port$55$0 (\$3 )
+    .\port$255$0 (n72_add)
+  );
+  \lut_mul_w8_s0.depth5  depth5 (
+    .n76_add(n76_add),
+    .n78_add(n78_add),
+    .n82_add(n82_add),
+    .\port$18$0 (\$1 [0]),
+    .\port$255$0 (n72_add)
   );
   assign n0_a = a;
   assign n1_b = b;
-  assign n84_cat = { \$4 , 5'h00 };
+  assign n84_cat = { n82_add, 5'h00 };
   assign n66_cat = { \$2 , \$1  };
-  assign n74_cat = { \$3 , \$1 [0] };
-  assign o = { \$4 , 5'h00 };
+  assign n74_cat = { n72_add, \$1 [0] };
+  assign o = { n82_add, 5'h00 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w8_s0.depth1 (n1_b, \port$18$0 , \port$36$0 , n0_a);
+module \lut_mul_w8_s0.depth1 (n1_b, \port$18$0 , \port$36$0 , n68_add, n70_add, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   reg [2:0] \$1 ;
+  reg \$10 ;
+  reg [3:0] \$11 ;
+  reg [3:0] \$12 ;
+  reg [2:0] \$13 ;
+  reg [3:0] \$14 ;
   reg [3:0] \$2 ;
+  reg \$3 ;
+  reg [3:0] \$4 ;
+  reg [3:0] \$5 ;
+  reg [2:0] \$6 ;
+  reg [3:0] \$7 ;
+  reg [3:0] \$8 ;
+  wire [11:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   wire [6:0] n66_cat;
+  (* keep = 32'd1 *)
+  output [10:0] n68_add;
+  wire [10:0] n68_add;
+  (* keep = 32'd1 *)
+  output [9:0] n70_add;
+  wire [9:0] n70_add;
   output [2:0] \port$18$0 ;
   wire [2:0] \port$18$0 ;
   output [3:0] \port$36$0 ;
   wire [3:0] \port$36$0 ;
+  assign \$9  = { \$5 , \$4 , \$3  } + { \$8 , \$7 , \$6  };
+  assign n70_add = { \$12 , \$11 , \$10  } + { \$14 , \$13  };
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -136,29 +178,458 @@ module \lut_mul_w8_s0.depth1 (n1_b, \port$18$0 , \port$36$0 , n0_a);
           \$2  = 4'h9;
     endcase
   end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[3:2] })
+      4'h0:
+          \$3  = 1'h0;
+      4'h1:
+          \$3  = 1'h0;
+      4'h2:
+          \$3  = 1'h0;
+      4'h3:
+          \$3  = 1'h0;
+      4'h4:
+          \$3  = 1'h0;
+      4'h5:
+          \$3  = 1'h0;
+      4'h6:
+          \$3  = 1'h0;
+      4'h7:
+          \$3  = 1'h0;
+      4'h8:
+          \$3  = 1'h0;
+      4'h9:
+          \$3  = 1'h0;
+      4'ha:
+          \$3  = 1'h1;
+      4'hb:
+          \$3  = 1'h1;
+      4'hc:
+          \$3  = 1'h0;
+      4'hd:
+          \$3  = 1'h0;
+      4'he:
+          \$3  = 1'h1;
+      4'hf:
+          \$3  = 1'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[7:6] })
+      4'h0:
+          \$4  = 4'h0;
+      4'h1:
+          \$4  = 4'h0;
+      4'h2:
+          \$4  = 4'h0;
+      4'h3:
+          \$4  = 4'h0;
+      4'h4:
+          \$4  = 4'h0;
+      4'h5:
+          \$4  = 4'h1;
+      4'h6:
+          \$4  = 4'h2;
+      4'h7:
+          \$4  = 4'h3;
+      4'h8:
+          \$4  = 4'h0;
+      4'h9:
+          \$4  = 4'h2;
+      4'ha:
+          \$4  = 4'h4;
+      4'hb:
+          \$4  = 4'h6;
+      4'hc:
+          \$4  = 4'h0;
+      4'hd:
+          \$4  = 4'h3;
+      4'he:
+          \$4  = 4'h6;
+      4'hf:
+          \$4  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[7:6] })
+      4'h0:
+          \$5  = 4'h0;
+      4'h1:
+          \$5  = 4'h0;
+      4'h2:
+          \$5  = 4'h0;
+      4'h3:
+          \$5  = 4'h0;
+      4'h4:
+          \$5  = 4'h0;
+      4'h5:
+          \$5  = 4'h1;
+      4'h6:
+          \$5  = 4'h2;
+      4'h7:
+          \$5  = 4'h3;
+      4'h8:
+          \$5  = 4'h0;
+      4'h9:
+          \$5  = 4'h2;
+      4'ha:
+          \$5  = 4'h4;
+      4'hb:
+          \$5  = 4'h6;
+      4'hc:
+          \$5  = 4'h0;
+      4'hd:
+          \$5  = 4'h3;
+      4'he:
+          \$5  = 4'h6;
+      4'hf:
+          \$5  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[1:0], n0_a[5:4] })
+      4'h0:
+          \$6  = 3'h0;
+      4'h1:
+          \$6  = 3'h0;
+      4'h2:
+          \$6  = 3'h0;
+      4'h3:
+          \$6  = 3'h0;
+      4'h4:
+          \$6  = 3'h0;
+      4'h5:
+          \$6  = 3'h1;
+      4'h6:
+          \$6  = 3'h1;
+      4'h7:
+          \$6  = 3'h2;
+      4'h8:
+          \$6  = 3'h0;
+      4'h9:
+          \$6  = 3'h1;
+      4'ha:
+          \$6  = 3'h2;
+      4'hb:
+          \$6  = 3'h3;
+      4'hc:
+          \$6  = 3'h0;
+      4'hd:
+          \$6  = 3'h2;
+      4'he:
+          \$6  = 3'h3;
+      4'hf:
+          \$6  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[7:6] })
+      4'h0:
+          \$7  = 4'h0;
+      4'h1:
+          \$7  = 4'h0;
+      4'h2:
+          \$7  = 4'h0;
+      4'h3:
+          \$7  = 4'h0;
+      4'h4:
+          \$7  = 4'h0;
+      4'h5:
+          \$7  = 4'h1;
+      4'h6:
+          \$7  = 4'h2;
+      4'h7:
+          \$7  = 4'h3;
+      4'h8:
+          \$7  = 4'h0;
+      4'h9:
+          \$7  = 4'h2;
+      4'ha:
+          \$7  = 4'h4;
+      4'hb:
+          \$7  = 4'h6;
+      4'hc:
+          \$7  = 4'h0;
+      4'hd:
+          \$7  = 4'h3;
+      4'he:
+          \$7  = 4'h6;
+      4'hf:
+          \$7  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[7:6] })
+      4'h0:
+          \$8  = 4'h0;
+      4'h1:
+          \$8  = 4'h0;
+      4'h2:
+          \$8  = 4'h0;
+      4'h3:
+          \$8  = 4'h0;
+      4'h4:
+          \$8  = 4'h0;
+      4'h5:
+          \$8  = 4'h1;
+      4'h6:
+          \$8  = 4'h2;
+      4'h7:
+          \$8  = 4'h3;
+      4'h8:
+          \$8  = 4'h0;
+      4'h9:
+          \$8  = 4'h2;
+      4'ha:
+          \$8  = 4'h4;
+      4'hb:
+          \$8  = 4'h6;
+      4'hc:
+          \$8  = 4'h0;
+      4'hd:
+          \$8  = 4'h3;
+      4'he:
+          \$8  = 4'h6;
+      4'hf:
+          \$8  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[1:0] })
+      4'h0:
+          \$10  = 1'h0;
+      4'h1:
+          \$10  = 1'h0;
+      4'h2:
+          \$10  = 1'h0;
+      4'h3:
+          \$10  = 1'h0;
+      4'h4:
+          \$10  = 1'h0;
+      4'h5:
+          \$10  = 1'h0;
+      4'h6:
+          \$10  = 1'h0;
+      4'h7:
+          \$10  = 1'h0;
+      4'h8:
+          \$10  = 1'h0;
+      4'h9:
+          \$10  = 1'h0;
+      4'ha:
+          \$10  = 1'h1;
+      4'hb:
+          \$10  = 1'h1;
+      4'hc:
+          \$10  = 1'h0;
+      4'hd:
+          \$10  = 1'h0;
+      4'he:
+          \$10  = 1'h1;
+      4'hf:
+          \$10  = 1'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[5:4] })
+      4'h0:
+          \$11  = 4'h0;
+      4'h1:
+          \$11  = 4'h0;
+      4'h2:
+          \$11  = 4'h0;
+      4'h3:
+          \$11  = 4'h0;
+      4'h4:
+          \$11  = 4'h0;
+      4'h5:
+          \$11  = 4'h1;
+      4'h6:
+          \$11  = 4'h2;
+      4'h7:
+          \$11  = 4'h3;
+      4'h8:
+          \$11  = 4'h0;
+      4'h9:
+          \$11  = 4'h2;
+      4'ha:
+          \$11  = 4'h4;
+      4'hb:
+          \$11  = 4'h6;
+      4'hc:
+          \$11  = 4'h0;
+      4'hd:
+          \$11  = 4'h3;
+      4'he:
+          \$11  = 4'h6;
+      4'hf:
+          \$11  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[7:6], n0_a[5:4] })
+      4'h0:
+          \$12  = 4'h0;
+      4'h1:
+          \$12  = 4'h0;
+      4'h2:
+          \$12  = 4'h0;
+      4'h3:
+          \$12  = 4'h0;
+      4'h4:
+          \$12  = 4'h0;
+      4'h5:
+          \$12  = 4'h1;
+      4'h6:
+          \$12  = 4'h2;
+      4'h7:
+          \$12  = 4'h3;
+      4'h8:
+          \$12  = 4'h0;
+      4'h9:
+          \$12  = 4'h2;
+      4'ha:
+          \$12  = 4'h4;
+      4'hb:
+          \$12  = 4'h6;
+      4'hc:
+          \$12  = 4'h0;
+      4'hd:
+          \$12  = 4'h3;
+      4'he:
+          \$12  = 4'h6;
+      4'hf:
+          \$12  = 4'h9;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[3:2], n0_a[3:2] })
+      4'h0:
+          \$13  = 3'h0;
+      4'h1:
+          \$13  = 3'h0;
+      4'h2:
+          \$13  = 3'h0;
+      4'h3:
+          \$13  = 3'h0;
+      4'h4:
+          \$13  = 3'h0;
+      4'h5:
+          \$13  = 3'h1;
+      4'h6:
+          \$13  = 3'h1;
+      4'h7:
+          \$13  = 3'h2;
+      4'h8:
+          \$13  = 3'h0;
+      4'h9:
+          \$13  = 3'h1;
+      4'ha:
+          \$13  = 3'h2;
+      4'hb:
+          \$13  = 3'h3;
+      4'hc:
+          \$13  = 3'h0;
+      4'hd:
+          \$13  = 3'h2;
+      4'he:
+          \$13  = 3'h3;
+      4'hf:
+          \$13  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[5:4] })
+      4'h0:
+          \$14  = 4'h0;
+      4'h1:
+          \$14  = 4'h0;
+      4'h2:
+          \$14  = 4'h0;
+      4'h3:
+          \$14  = 4'h0;
+      4'h4:
+          \$14  = 4'h0;
+      4'h5:
+          \$14  = 4'h1;
+      4'h6:
+          \$14  = 4'h2;
+      4'h7:
+          \$14  = 4'h3;
+      4'h8:
+          \$14  = 4'h0;
+      4'h9:
+          \$14  = 4'h2;
+      4'ha:
+          \$14  = 4'h4;
+      4'hb:
+          \$14  = 4'h6;
+      4'hc:
+          \$14  = 4'h0;
+      4'hd:
+          \$14  = 4'h3;
+      4'he:
+          \$14  = 4'h6;
+      4'hf:
+          \$14  = 4'h9;
+    endcase
+  end
   assign n66_cat = { \$2 , \$1  };
   assign \port$18$0  = \$1 ;
   assign \port$36$0  = \$2 ;
+  assign n68_add = \$9 [10:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w8_s0.depth2 (n1_b, \port$18$0 , \port$36$0 , \port$55$0 , n0_a);
+module \lut_mul_w8_s0.depth2 (n1_b, \port$18$0 , \port$36$0 , n68_add, n70_add, n72_add, n76_add, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
   reg [3:0] \$1 ;
-  wire [6:0] \$2 ;
+  wire [11:0] \$2 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   wire [6:0] n66_cat;
-  wire [7:0] n74_cat;
+  (* keep = 32'd1 *)
+  input [10:0] n68_add;
+  wire [10:0] n68_add;
+  (* keep = 32'd1 *)
+  input [9:0] n70_add;
+  wire [9:0] n70_add;
+  (* keep = 32'd1 *)
+  output [6:0] n72_add;
+  wire [6:0] n72_add;
+  (* keep = 32'd1 *)
+  output [10:0] n76_add;
+  wire [10:0] n76_add;
   input [2:0] \port$18$0 ;
   wire [2:0] \port$18$0 ;
   input [3:0] \port$36$0 ;
   wire [3:0] \port$36$0 ;
-  output [6:0] \port$55$0 ;
-  wire [6:0] \port$55$0 ;
-  assign \$2  = { \port$36$0 , \port$18$0 [2:1] } + \$1 ;
+  assign n72_add = { \port$36$0 , \port$18$0 [2:1] } + \$1 ;
+  assign \$2  = n68_add + n70_add;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
@@ -197,505 +668,86 @@ module \lut_mul_w8_s0.depth2 (n1_b, \port$18$0 , \port$36$0 , \port$55$0 , n0_a)
           \$1  = 4'h9;
     endcase
   end
-  assign n74_cat = { \$2 , \port$18$0 [0] };
   assign n66_cat = { \port$36$0 , \port$18$0  };
-  assign \port$55$0  = \$2 ;
+  assign n76_add = \$2 [10:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w8_s0.depth3 (n1_b, \port$18$0 , \port$55$0 , \port$276$0 , n0_a);
+module \lut_mul_w8_s0.depth4 (n1_b, \port$18$0 , \port$255$0 , n78_add, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$3  = 0;
-  reg \$1 ;
-  reg [3:0] \$10 ;
-  reg [2:0] \$11 ;
-  reg [3:0] \$12 ;
-  wire [9:0] \$13 ;
-  wire [11:0] \$14 ;
-  reg [3:0] \$15 ;
-  wire [7:0] \$16 ;
-  wire [11:0] \$17 ;
-  reg [3:0] \$2 ;
-  reg [3:0] \$3 ;
-  reg [2:0] \$4 ;
-  reg [3:0] \$5 ;
-  reg [3:0] \$6 ;
-  wire [11:0] \$7 ;
-  reg \$8 ;
-  reg [3:0] \$9 ;
+  reg [3:0] \$1 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   wire [7:0] n74_cat;
-  wire [15:0] n84_cat;
+  (* keep = 32'd1 *)
+  output [7:0] n78_add;
+  wire [7:0] n78_add;
   input \port$18$0 ;
   wire \port$18$0 ;
-  output [10:0] \port$276$0 ;
-  wire [10:0] \port$276$0 ;
-  input [6:0] \port$55$0 ;
-  wire [6:0] \port$55$0 ;
-  assign \$7  = { \$3 , \$2 , \$1  } + { \$6 , \$5 , \$4  };
-  assign \$13  = { \$10 , \$9 , \$8  } + { \$12 , \$11  };
-  assign \$14  = \$7 [10:0] + \$13 ;
-  assign \$16  = \port$55$0  + \$15 ;
-  assign \$17  = \$14 [10:0] + { \$16 , \port$18$0  };
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[3:2] })
-      4'h0:
-          \$1  = 1'h0;
-      4'h1:
-          \$1  = 1'h0;
-      4'h2:
-          \$1  = 1'h0;
-      4'h3:
-          \$1  = 1'h0;
-      4'h4:
-          \$1  = 1'h0;
-      4'h5:
-          \$1  = 1'h0;
-      4'h6:
-          \$1  = 1'h0;
-      4'h7:
-          \$1  = 1'h0;
-      4'h8:
-          \$1  = 1'h0;
-      4'h9:
-          \$1  = 1'h0;
-      4'ha:
-          \$1  = 1'h1;
-      4'hb:
-          \$1  = 1'h1;
-      4'hc:
-          \$1  = 1'h0;
-      4'hd:
-          \$1  = 1'h0;
-      4'he:
-          \$1  = 1'h1;
-      4'hf:
-          \$1  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[7:6] })
-      4'h0:
-          \$2  = 4'h0;
-      4'h1:
-          \$2  = 4'h0;
-      4'h2:
-          \$2  = 4'h0;
-      4'h3:
-          \$2  = 4'h0;
-      4'h4:
-          \$2  = 4'h0;
-      4'h5:
-          \$2  = 4'h1;
-      4'h6:
-          \$2  = 4'h2;
-      4'h7:
-          \$2  = 4'h3;
-      4'h8:
-          \$2  = 4'h0;
-      4'h9:
-          \$2  = 4'h2;
-      4'ha:
-          \$2  = 4'h4;
-      4'hb:
-          \$2  = 4'h6;
-      4'hc:
-          \$2  = 4'h0;
-      4'hd:
-          \$2  = 4'h3;
-      4'he:
-          \$2  = 4'h6;
-      4'hf:
-          \$2  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[7:6] })
-      4'h0:
-          \$3  = 4'h0;
-      4'h1:
-          \$3  = 4'h0;
-      4'h2:
-          \$3  = 4'h0;
-      4'h3:
-          \$3  = 4'h0;
-      4'h4:
-          \$3  = 4'h0;
-      4'h5:
-          \$3  = 4'h1;
-      4'h6:
-          \$3  = 4'h2;
-      4'h7:
-          \$3  = 4'h3;
-      4'h8:
-          \$3  = 4'h0;
-      4'h9:
-          \$3  = 4'h2;
-      4'ha:
-          \$3  = 4'h4;
-      4'hb:
-          \$3  = 4'h6;
-      4'hc:
-          \$3  = 4'h0;
-      4'hd:
-          \$3  = 4'h3;
-      4'he:
-          \$3  = 4'h6;
-      4'hf:
-          \$3  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[5:4] })
-      4'h0:
-          \$4  = 3'h0;
-      4'h1:
-          \$4  = 3'h0;
-      4'h2:
-          \$4  = 3'h0;
-      4'h3:
-          \$4  = 3'h0;
-      4'h4:
-          \$4  = 3'h0;
-      4'h5:
-          \$4  = 3'h1;
-      4'h6:
-          \$4  = 3'h1;
-      4'h7:
-          \$4  = 3'h2;
-      4'h8:
-          \$4  = 3'h0;
-      4'h9:
-          \$4  = 3'h1;
-      4'ha:
-          \$4  = 3'h2;
-      4'hb:
-          \$4  = 3'h3;
-      4'hc:
-          \$4  = 3'h0;
-      4'hd:
-          \$4  = 3'h2;
-      4'he:
-          \$4  = 3'h3;
-      4'hf:
-          \$4  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[7:6] })
-      4'h0:
-          \$5  = 4'h0;
-      4'h1:
-          \$5  = 4'h0;
-      4'h2:
-          \$5  = 4'h0;
-      4'h3:
-          \$5  = 4'h0;
-      4'h4:
-          \$5  = 4'h0;
-      4'h5:
-          \$5  = 4'h1;
-      4'h6:
-          \$5  = 4'h2;
-      4'h7:
-          \$5  = 4'h3;
-      4'h8:
-          \$5  = 4'h0;
-      4'h9:
-          \$5  = 4'h2;
-      4'ha:
-          \$5  = 4'h4;
-      4'hb:
-          \$5  = 4'h6;
-      4'hc:
-          \$5  = 4'h0;
-      4'hd:
-          \$5  = 4'h3;
-      4'he:
-          \$5  = 4'h6;
-      4'hf:
-          \$5  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[7:6] })
-      4'h0:
-          \$6  = 4'h0;
-      4'h1:
-          \$6  = 4'h0;
-      4'h2:
-          \$6  = 4'h0;
-      4'h3:
-          \$6  = 4'h0;
-      4'h4:
-          \$6  = 4'h0;
-      4'h5:
-          \$6  = 4'h1;
-      4'h6:
-          \$6  = 4'h2;
-      4'h7:
-          \$6  = 4'h3;
-      4'h8:
-          \$6  = 4'h0;
-      4'h9:
-          \$6  = 4'h2;
-      4'ha:
-          \$6  = 4'h4;
-      4'hb:
-          \$6  = 4'h6;
-      4'hc:
-          \$6  = 4'h0;
-      4'hd:
-          \$6  = 4'h3;
-      4'he:
-          \$6  = 4'h6;
-      4'hf:
-          \$6  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[1:0] })
-      4'h0:
-          \$8  = 1'h0;
-      4'h1:
-          \$8  = 1'h0;
-      4'h2:
-          \$8  = 1'h0;
-      4'h3:
-          \$8  = 1'h0;
-      4'h4:
-          \$8  = 1'h0;
-      4'h5:
-          \$8  = 1'h0;
-      4'h6:
-          \$8  = 1'h0;
-      4'h7:
-          \$8  = 1'h0;
-      4'h8:
-          \$8  = 1'h0;
-      4'h9:
-          \$8  = 1'h0;
-      4'ha:
-          \$8  = 1'h1;
-      4'hb:
-          \$8  = 1'h1;
-      4'hc:
-          \$8  = 1'h0;
-      4'hd:
-          \$8  = 1'h0;
-      4'he:
-          \$8  = 1'h1;
-      4'hf:
-          \$8  = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[5:4] })
-      4'h0:
-          \$9  = 4'h0;
-      4'h1:
-          \$9  = 4'h0;
-      4'h2:
-          \$9  = 4'h0;
-      4'h3:
-          \$9  = 4'h0;
-      4'h4:
-          \$9  = 4'h0;
-      4'h5:
-          \$9  = 4'h1;
-      4'h6:
-          \$9  = 4'h2;
-      4'h7:
-          \$9  = 4'h3;
-      4'h8:
-          \$9  = 4'h0;
-      4'h9:
-          \$9  = 4'h2;
-      4'ha:
-          \$9  = 4'h4;
-      4'hb:
-          \$9  = 4'h6;
-      4'hc:
-          \$9  = 4'h0;
-      4'hd:
-          \$9  = 4'h3;
-      4'he:
-          \$9  = 4'h6;
-      4'hf:
-          \$9  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[5:4] })
-      4'h0:
-          \$10  = 4'h0;
-      4'h1:
-          \$10  = 4'h0;
-      4'h2:
-          \$10  = 4'h0;
-      4'h3:
-          \$10  = 4'h0;
-      4'h4:
-          \$10  = 4'h0;
-      4'h5:
-          \$10  = 4'h1;
-      4'h6:
-          \$10  = 4'h2;
-      4'h7:
-          \$10  = 4'h3;
-      4'h8:
-          \$10  = 4'h0;
-      4'h9:
-          \$10  = 4'h2;
-      4'ha:
-          \$10  = 4'h4;
-      4'hb:
-          \$10  = 4'h6;
-      4'hc:
-          \$10  = 4'h0;
-      4'hd:
-          \$10  = 4'h3;
-      4'he:
-          \$10  = 4'h6;
-      4'hf:
-          \$10  = 4'h9;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[3:2] })
-      4'h0:
-          \$11  = 3'h0;
-      4'h1:
-          \$11  = 3'h0;
-      4'h2:
-          \$11  = 3'h0;
-      4'h3:
-          \$11  = 3'h0;
-      4'h4:
-          \$11  = 3'h0;
-      4'h5:
-          \$11  = 3'h1;
-      4'h6:
-          \$11  = 3'h1;
-      4'h7:
-          \$11  = 3'h2;
-      4'h8:
-          \$11  = 3'h0;
-      4'h9:
-          \$11  = 3'h1;
-      4'ha:
-          \$11  = 3'h2;
-      4'hb:
-          \$11  = 3'h3;
-      4'hc:
-          \$11  = 3'h0;
-      4'hd:
-          \$11  = 3'h2;
-      4'he:
-          \$11  = 3'h3;
-      4'hf:
-          \$11  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[5:4] })
-      4'h0:
-          \$12  = 4'h0;
-      4'h1:
-          \$12  = 4'h0;
-      4'h2:
-          \$12  = 4'h0;
-      4'h3:
-          \$12  = 4'h0;
-      4'h4:
-          \$12  = 4'h0;
-      4'h5:
-          \$12  = 4'h1;
-      4'h6:
-          \$12  = 4'h2;
-      4'h7:
-          \$12  = 4'h3;
-      4'h8:
-          \$12  = 4'h0;
-      4'h9:
-          \$12  = 4'h2;
-      4'ha:
-          \$12  = 4'h4;
-      4'hb:
-          \$12  = 4'h6;
-      4'hc:
-          \$12  = 4'h0;
-      4'hd:
-          \$12  = 4'h3;
-      4'he:
-          \$12  = 4'h6;
-      4'hf:
-          \$12  = 4'h9;
-    endcase
-  end
+  input [6:0] \port$255$0 ;
+  wire [6:0] \port$255$0 ;
+  assign n78_add = \port$255$0  + \$1 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
     (* full_case = 32'd1 *)
     casez ({ n1_b[7:6], n0_a[1:0] })
       4'h0:
-          \$15  = 4'h0;
+          \$1  = 4'h0;
       4'h1:
-          \$15  = 4'h0;
+          \$1  = 4'h0;
       4'h2:
-          \$15  = 4'h0;
+          \$1  = 4'h0;
       4'h3:
-          \$15  = 4'h0;
+          \$1  = 4'h0;
       4'h4:
-          \$15  = 4'h0;
+          \$1  = 4'h0;
       4'h5:
-          \$15  = 4'h1;
+          \$1  = 4'h1;
       4'h6:
-          \$15  = 4'h2;
+          \$1  = 4'h2;
       4'h7:
-          \$15  = 4'h3;
+          \$1  = 4'h3;
       4'h8:
-          \$15  = 4'h0;
+          \$1  = 4'h0;
       4'h9:
-          \$15  = 4'h2;
+          \$1  = 4'h2;
       4'ha:
-          \$15  = 4'h4;
+          \$1  = 4'h4;
       4'hb:
-          \$15  = 4'h6;
+          \$1  = 4'h6;
       4'hc:
-          \$15  = 4'h0;
+          \$1  = 4'h0;
       4'hd:
-          \$15  = 4'h3;
+          \$1  = 4'h3;
       4'he:
-          \$15  = 4'h6;
+          \$1  = 4'h6;
       4'hf:
-          \$15  = 4'h9;
+          \$1  = 4'h9;
     endcase
   end
-  assign n84_cat = { \$17 [10:0], 5'h00 };
-  assign n74_cat = { \port$55$0 , \port$18$0  };
-  assign \port$276$0  = \$17 [10:0];
+  assign n74_cat = { \port$255$0 , \port$18$0  };
+endmodule
+
+(* generator = "Amaranth" *)
+module \lut_mul_w8_s0.depth5 (\port$255$0 , n76_add, n78_add, n82_add, \port$18$0 );
+  wire [11:0] \$1 ;
+  wire [7:0] n74_cat;
+  (* keep = 32'd1 *)
+  input [10:0] n76_add;
+  wire [10:0] n76_add;
+  (* keep = 32'd1 *)
+  input [7:0] n78_add;
+  wire [7:0] n78_add;
+  (* keep = 32'd1 *)
+  output [10:0] n82_add;
+  wire [10:0] n82_add;
+  input \port$18$0 ;
+  wire \port$18$0 ;
+  input [6:0] \port$255$0 ;
+  wire [6:0] \port$255$0 ;
+  assign \$1  = n76_add + { n78_add, \port$18$0  };
+  assign n74_cat = { \port$255$0 , \port$18$0  };
+  assign n82_add = \$1 [10:0];
 endmodule

@@ -7,7 +7,6 @@ module lut_mul_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   reg \$1 ;
   wire [2:0] \$2 ;
   wire [3:0] \$3 ;
-  wire [10:0] \$4 ;
   input [7:0] a;
   wire [7:0] a;
   input [7:0] b;
@@ -19,15 +18,26 @@ module lut_mul_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   wire [3:0] n49_lookup;
   reg [3:0] n49_lookup_s1 = 4'h0;
   wire [6:0] n66_cat;
+  (* keep = 32'd1 *)
+  wire [10:0] n68_add;
+  (* keep = 32'd1 *)
   wire [9:0] n70_add;
   reg [9:0] n70_add_s1 = 10'h000;
+  (* keep = 32'd1 *)
+  wire [6:0] n72_add;
   wire [7:0] n74_cat;
   wire [10:0] n75_slice;
   reg [10:0] n75_slice_s1 = 11'h000;
+  (* keep = 32'd1 *)
+  wire [10:0] n76_add;
   wire [6:0] n77_slice;
   reg [6:0] n77_slice_s1 = 7'h00;
+  (* keep = 32'd1 *)
+  wire [7:0] n78_add;
   wire n79_slice;
   reg n79_slice_s1 = 1'h0;
+  (* keep = 32'd1 *)
+  wire [10:0] n82_add;
   wire [15:0] n84_cat;
   output [15:0] o;
   wire [15:0] o;
@@ -46,30 +56,35 @@ module lut_mul_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   always @(posedge clk)
     n70_add_s1 <= n70_add;
   always @(posedge clk)
-    n79_slice_s1 <= \$2 [0];
-  always @(posedge clk)
     n77_slice_s1 <= n77_slice;
   always @(posedge clk)
     n49_lookup_s1 <= n49_lookup;
+  always @(posedge clk)
+    n79_slice_s1 <= \$2 [0];
   \lut_mul_w8_s1.depth1  depth1 (
     .n0_a(a),
     .n1_b(b),
     .n49_lookup(n49_lookup),
     .n49_lookup_s1(n49_lookup_s1),
+    .n68_add(n75_slice),
     .n70_add(n70_add),
     .n70_add_s1(n70_add_s1),
-    .n75_slice(n75_slice),
     .n75_slice_s1(n75_slice_s1),
+    .n76_add(n76_add),
     .n77_slice_s1(n77_slice_s1),
-    .n79_slice_s1(n79_slice_s1),
-    .\port$257$0 (\$4 ),
+    .n78_add(n78_add),
     .\port$36$0 (\$2 ),
     .\port$54$0 (\$3 )
   );
   \lut_mul_w8_s1.depth2  depth2 (
     .n0_a(a),
     .n1_b(b),
-    .\port$276$0 (n77_slice),
+    .n72_add(n77_slice),
+    .n75_slice(n75_slice),
+    .n76_add(n76_add),
+    .n78_add(n78_add),
+    .n79_slice_s1(n79_slice_s1),
+    .n82_add(n82_add),
     .\port$36$0 (\$2 ),
     .\port$54$0 (\$3 )
   );
@@ -82,34 +97,34 @@ module lut_mul_w8_s1(b, valid_in, clk, rst, o, valid_out, a);
   end
   assign n0_a = a;
   assign n1_b = b;
-  assign n84_cat = { \$4 , 5'h00 };
+  assign n84_cat = { n82_add, 5'h00 };
   assign valid_s1 = valid_out;
   assign n79_slice = \$2 [0];
   assign n66_cat = { \$3 , \$2  };
+  assign n68_add = n75_slice;
+  assign n72_add = n77_slice;
   assign n74_cat = { n77_slice, \$2 [0] };
-  assign o = { \$4 , 5'h00 };
+  assign o = { n82_add, 5'h00 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n70_add, n75_slice, \port$257$0 , n75_slice_s1, n70_add_s1, n79_slice_s1, n77_slice_s1, n49_lookup_s1, n0_a);
+module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n68_add, n70_add, n76_add, n78_add, n75_slice_s1, n70_add_s1, n77_slice_s1, n49_lookup_s1, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$2  = 0;
   reg [2:0] \$1 ;
-  reg [3:0] \$10 ;
-  reg [2:0] \$11 ;
+  reg \$10 ;
+  reg [3:0] \$11 ;
   reg [3:0] \$12 ;
-  reg [3:0] \$13 ;
-  wire [11:0] \$14 ;
+  reg [2:0] \$13 ;
+  reg [3:0] \$14 ;
   wire [11:0] \$15 ;
-  wire [7:0] \$16 ;
-  wire [11:0] \$17 ;
   reg [3:0] \$2 ;
   reg \$3 ;
   reg [3:0] \$4 ;
   reg [3:0] \$5 ;
   reg [2:0] \$6 ;
   reg [3:0] \$7 ;
-  reg \$8 ;
-  reg [3:0] \$9 ;
+  reg [3:0] \$8 ;
+  wire [11:0] \$9 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
   input [7:0] n1_b;
@@ -119,30 +134,32 @@ module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n70_ad
   input [3:0] n49_lookup_s1;
   wire [3:0] n49_lookup_s1;
   wire [6:0] n66_cat;
+  (* keep = 32'd1 *)
+  output [10:0] n68_add;
+  wire [10:0] n68_add;
+  (* keep = 32'd1 *)
   output [9:0] n70_add;
   wire [9:0] n70_add;
   input [9:0] n70_add_s1;
   wire [9:0] n70_add_s1;
-  output [10:0] n75_slice;
-  wire [10:0] n75_slice;
   input [10:0] n75_slice_s1;
   wire [10:0] n75_slice_s1;
+  (* keep = 32'd1 *)
+  output [10:0] n76_add;
+  wire [10:0] n76_add;
   input [6:0] n77_slice_s1;
   wire [6:0] n77_slice_s1;
-  input n79_slice_s1;
-  wire n79_slice_s1;
-  wire [15:0] n84_cat;
-  output [10:0] \port$257$0 ;
-  wire [10:0] \port$257$0 ;
+  (* keep = 32'd1 *)
+  output [7:0] n78_add;
+  wire [7:0] n78_add;
   output [2:0] \port$36$0 ;
   wire [2:0] \port$36$0 ;
   output [3:0] \port$54$0 ;
   wire [3:0] \port$54$0 ;
-  assign n70_add = { \$5 , \$4 , \$3  } + { \$7 , \$6  };
-  assign \$14  = { \$10 , \$9 , \$8  } + { \$13 , \$12 , \$11  };
+  assign \$9  = { \$5 , \$4 , \$3  } + { \$8 , \$7 , \$6  };
+  assign n70_add = { \$12 , \$11 , \$10  } + { \$14 , \$13  };
   assign \$15  = n75_slice_s1 + n70_add_s1;
-  assign \$16  = n77_slice_s1 + n49_lookup_s1;
-  assign \$17  = \$15 [10:0] + { \$16 , n79_slice_s1 };
+  assign n78_add = n77_slice_s1 + n49_lookup_s1;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
@@ -260,7 +277,7 @@ module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n70_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[1:0] })
+    casez ({ n1_b[1:0], n0_a[3:2] })
       4'h0:
           \$3  = 1'h0;
       4'h1:
@@ -298,7 +315,7 @@ module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n70_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[5:4] })
+    casez ({ n1_b[1:0], n0_a[7:6] })
       4'h0:
           \$4  = 4'h0;
       4'h1:
@@ -336,7 +353,7 @@ module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n70_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[5:4] })
+    casez ({ n1_b[5:4], n0_a[7:6] })
       4'h0:
           \$5  = 4'h0;
       4'h1:
@@ -374,7 +391,7 @@ module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n70_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[3:2] })
+    casez ({ n1_b[1:0], n0_a[5:4] })
       4'h0:
           \$6  = 3'h0;
       4'h1:
@@ -412,7 +429,7 @@ module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n70_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[5:4] })
+    casez ({ n1_b[3:2], n0_a[7:6] })
       4'h0:
           \$7  = 4'h0;
       4'h1:
@@ -450,159 +467,121 @@ module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n70_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[3:2] })
+    casez ({ n1_b[7:6], n0_a[7:6] })
       4'h0:
-          \$8  = 1'h0;
+          \$8  = 4'h0;
       4'h1:
-          \$8  = 1'h0;
+          \$8  = 4'h0;
       4'h2:
-          \$8  = 1'h0;
+          \$8  = 4'h0;
       4'h3:
-          \$8  = 1'h0;
+          \$8  = 4'h0;
       4'h4:
-          \$8  = 1'h0;
+          \$8  = 4'h0;
       4'h5:
-          \$8  = 1'h0;
+          \$8  = 4'h1;
       4'h6:
-          \$8  = 1'h0;
+          \$8  = 4'h2;
       4'h7:
-          \$8  = 1'h0;
+          \$8  = 4'h3;
       4'h8:
-          \$8  = 1'h0;
+          \$8  = 4'h0;
       4'h9:
-          \$8  = 1'h0;
+          \$8  = 4'h2;
       4'ha:
-          \$8  = 1'h1;
+          \$8  = 4'h4;
       4'hb:
-          \$8  = 1'h1;
+          \$8  = 4'h6;
       4'hc:
-          \$8  = 1'h0;
+          \$8  = 4'h0;
       4'hd:
-          \$8  = 1'h0;
+          \$8  = 4'h3;
       4'he:
-          \$8  = 1'h1;
+          \$8  = 4'h6;
       4'hf:
-          \$8  = 1'h1;
+          \$8  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[7:6] })
+    casez ({ n1_b[3:2], n0_a[1:0] })
       4'h0:
-          \$9  = 4'h0;
+          \$10  = 1'h0;
       4'h1:
-          \$9  = 4'h0;
+          \$10  = 1'h0;
       4'h2:
-          \$9  = 4'h0;
+          \$10  = 1'h0;
       4'h3:
-          \$9  = 4'h0;
+          \$10  = 1'h0;
       4'h4:
-          \$9  = 4'h0;
+          \$10  = 1'h0;
       4'h5:
-          \$9  = 4'h1;
+          \$10  = 1'h0;
       4'h6:
-          \$9  = 4'h2;
+          \$10  = 1'h0;
       4'h7:
-          \$9  = 4'h3;
+          \$10  = 1'h0;
       4'h8:
-          \$9  = 4'h0;
+          \$10  = 1'h0;
       4'h9:
-          \$9  = 4'h2;
+          \$10  = 1'h0;
       4'ha:
-          \$9  = 4'h4;
+          \$10  = 1'h1;
       4'hb:
-          \$9  = 4'h6;
+          \$10  = 1'h1;
       4'hc:
-          \$9  = 4'h0;
+          \$10  = 1'h0;
       4'hd:
-          \$9  = 4'h3;
+          \$10  = 1'h0;
       4'he:
-          \$9  = 4'h6;
+          \$10  = 1'h1;
       4'hf:
-          \$9  = 4'h9;
+          \$10  = 1'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[5:4], n0_a[7:6] })
+    casez ({ n1_b[3:2], n0_a[5:4] })
       4'h0:
-          \$10  = 4'h0;
+          \$11  = 4'h0;
       4'h1:
-          \$10  = 4'h0;
+          \$11  = 4'h0;
       4'h2:
-          \$10  = 4'h0;
+          \$11  = 4'h0;
       4'h3:
-          \$10  = 4'h0;
+          \$11  = 4'h0;
       4'h4:
-          \$10  = 4'h0;
+          \$11  = 4'h0;
       4'h5:
-          \$10  = 4'h1;
+          \$11  = 4'h1;
       4'h6:
-          \$10  = 4'h2;
+          \$11  = 4'h2;
       4'h7:
-          \$10  = 4'h3;
+          \$11  = 4'h3;
       4'h8:
-          \$10  = 4'h0;
+          \$11  = 4'h0;
       4'h9:
-          \$10  = 4'h2;
+          \$11  = 4'h2;
       4'ha:
-          \$10  = 4'h4;
+          \$11  = 4'h4;
       4'hb:
-          \$10  = 4'h6;
+          \$11  = 4'h6;
       4'hc:
-          \$10  = 4'h0;
+          \$11  = 4'h0;
       4'hd:
-          \$10  = 4'h3;
+          \$11  = 4'h3;
       4'he:
-          \$10  = 4'h6;
+          \$11  = 4'h6;
       4'hf:
-          \$10  = 4'h9;
+          \$11  = 4'h9;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[1:0], n0_a[5:4] })
-      4'h0:
-          \$11  = 3'h0;
-      4'h1:
-          \$11  = 3'h0;
-      4'h2:
-          \$11  = 3'h0;
-      4'h3:
-          \$11  = 3'h0;
-      4'h4:
-          \$11  = 3'h0;
-      4'h5:
-          \$11  = 3'h1;
-      4'h6:
-          \$11  = 3'h1;
-      4'h7:
-          \$11  = 3'h2;
-      4'h8:
-          \$11  = 3'h0;
-      4'h9:
-          \$11  = 3'h1;
-      4'ha:
-          \$11  = 3'h2;
-      4'hb:
-          \$11  = 3'h3;
-      4'hc:
-          \$11  = 3'h0;
-      4'hd:
-          \$11  = 3'h2;
-      4'he:
-          \$11  = 3'h3;
-      4'hf:
-          \$11  = 3'h5;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
-    (* full_case = 32'd1 *)
-    casez ({ n1_b[3:2], n0_a[7:6] })
+    casez ({ n1_b[7:6], n0_a[5:4] })
       4'h0:
           \$12  = 4'h0;
       4'h1:
@@ -640,67 +619,121 @@ module \lut_mul_w8_s1.depth1 (n1_b, n49_lookup, \port$36$0 , \port$54$0 , n70_ad
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
     (* full_case = 32'd1 *)
-    casez ({ n1_b[7:6], n0_a[7:6] })
+    casez ({ n1_b[3:2], n0_a[3:2] })
       4'h0:
-          \$13  = 4'h0;
+          \$13  = 3'h0;
       4'h1:
-          \$13  = 4'h0;
+          \$13  = 3'h0;
       4'h2:
-          \$13  = 4'h0;
+          \$13  = 3'h0;
       4'h3:
-          \$13  = 4'h0;
+          \$13  = 3'h0;
       4'h4:
-          \$13  = 4'h0;
+          \$13  = 3'h0;
       4'h5:
-          \$13  = 4'h1;
+          \$13  = 3'h1;
       4'h6:
-          \$13  = 4'h2;
+          \$13  = 3'h1;
       4'h7:
-          \$13  = 4'h3;
+          \$13  = 3'h2;
       4'h8:
-          \$13  = 4'h0;
+          \$13  = 3'h0;
       4'h9:
-          \$13  = 4'h2;
+          \$13  = 3'h1;
       4'ha:
-          \$13  = 4'h4;
+          \$13  = 3'h2;
       4'hb:
-          \$13  = 4'h6;
+          \$13  = 3'h3;
       4'hc:
-          \$13  = 4'h0;
+          \$13  = 3'h0;
       4'hd:
-          \$13  = 4'h3;
+          \$13  = 3'h2;
       4'he:
-          \$13  = 4'h6;
+          \$13  = 3'h3;
       4'hf:
-          \$13  = 4'h9;
+          \$13  = 3'h5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$2 ) begin end
+    (* full_case = 32'd1 *)
+    casez ({ n1_b[5:4], n0_a[5:4] })
+      4'h0:
+          \$14  = 4'h0;
+      4'h1:
+          \$14  = 4'h0;
+      4'h2:
+          \$14  = 4'h0;
+      4'h3:
+          \$14  = 4'h0;
+      4'h4:
+          \$14  = 4'h0;
+      4'h5:
+          \$14  = 4'h1;
+      4'h6:
+          \$14  = 4'h2;
+      4'h7:
+          \$14  = 4'h3;
+      4'h8:
+          \$14  = 4'h0;
+      4'h9:
+          \$14  = 4'h2;
+      4'ha:
+          \$14  = 4'h4;
+      4'hb:
+          \$14  = 4'h6;
+      4'hc:
+          \$14  = 4'h0;
+      4'hd:
+          \$14  = 4'h3;
+      4'he:
+          \$14  = 4'h6;
+      4'hf:
+          \$14  = 4'h9;
     endcase
   end
   assign n66_cat = { \$2 , \$1  };
-  assign n84_cat = { \$17 [10:0], 5'h00 };
   assign \port$36$0  = \$1 ;
   assign \port$54$0  = \$2 ;
-  assign n75_slice = \$14 [10:0];
-  assign \port$257$0  = \$17 [10:0];
+  assign n68_add = \$9 [10:0];
+  assign n76_add = \$15 [10:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \lut_mul_w8_s1.depth2 (n1_b, \port$36$0 , \port$54$0 , \port$276$0 , n0_a);
+module \lut_mul_w8_s1.depth2 (n1_b, \port$36$0 , \port$54$0 , n75_slice, n76_add, n78_add, n72_add, n82_add, n79_slice_s1, n0_a);
   reg \$auto$verilog_backend.cc:2355:dump_module$3  = 0;
   reg [3:0] \$1 ;
-  wire [6:0] \$2 ;
+  wire [11:0] \$2 ;
   input [7:0] n0_a;
   wire [7:0] n0_a;
   input [7:0] n1_b;
   wire [7:0] n1_b;
   wire [6:0] n66_cat;
-  wire [7:0] n74_cat;
-  output [6:0] \port$276$0 ;
-  wire [6:0] \port$276$0 ;
+  (* keep = 32'd1 *)
+  wire [10:0] n68_add;
+  (* keep = 32'd1 *)
+  output [6:0] n72_add;
+  wire [6:0] n72_add;
+  (* keep = 32'd1 *)
+  input [10:0] n75_slice;
+  wire [10:0] n75_slice;
+  (* keep = 32'd1 *)
+  input [10:0] n76_add;
+  wire [10:0] n76_add;
+  (* keep = 32'd1 *)
+  input [7:0] n78_add;
+  wire [7:0] n78_add;
+  input n79_slice_s1;
+  wire n79_slice_s1;
+  (* keep = 32'd1 *)
+  output [10:0] n82_add;
+  wire [10:0] n82_add;
   input [2:0] \port$36$0 ;
   wire [2:0] \port$36$0 ;
   input [3:0] \port$54$0 ;
   wire [3:0] \port$54$0 ;
-  assign \$2  = { \port$54$0 , \port$36$0 [2:1] } + \$1 ;
+  assign n72_add = { \port$54$0 , \port$36$0 [2:1] } + \$1 ;
+  assign \$2  = n76_add + { n78_add, n79_slice_s1 };
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$3 ) begin end
     (* full_case = 32'd1 *)
@@ -739,7 +772,7 @@ module \lut_mul_w8_s1.depth2 (n1_b, \port$36$0 , \port$54$0 , \port$276$0 , n0_a
           \$1  = 4'h9;
     endcase
   end
-  assign n74_cat = { \$2 , \port$36$0 [0] };
   assign n66_cat = { \port$54$0 , \port$36$0  };
-  assign \port$276$0  = \$2 ;
+  assign n68_add = n75_slice;
+  assign n82_add = \$2 [10:0];
 endmodule

@@ -11,8 +11,9 @@ import pytest
 import approx_units
 from approx_units import metrics
 from approx_units.dataflow import trace
-from approx_units.fpga_multipliers import (carry_chain_sum, lut_mul_terms, rounded_table,
-                                           stagger_pairs, sub_multiplier_table, vctm_row_starts)
+from approx_units.fpga_multipliers import (edge_sub_products, lut_mul_terms, rounded_table, stagger_pairs,
+                                           vctm_row_starts)
+from approx_units.structures import carry_chain_sum, sub_multiplier_table
 from approx_units.numpy_backend import evaluate
 
 
@@ -27,18 +28,27 @@ def _digits(x, width):
             for lo in range(0, width, 2)]
 
 
-def _lut_mul_reference(a, b, a_width, b_width, t):
+def _lut_mul_reference(a, b, a_width, b_width, t, edge=0):
     """lut_mul from its definition, in Python integers, one operand pair at a time."""
+    # The sub-products edge rounds: the 2x2 ones of the lowest column at or above t
+    # that has any, outermost digit pairs first.
+    full = [(i, j) for i in range(0, a_width - 1, 2) for j in range(0, b_width - 1, 2) if i + j >= t]
+    lowest = min((i + j for i, j in full), default=None)
+    halved = sorted([p for p in full if sum(p) == lowest], key=lambda p: (-abs(p[0] - p[1]), p[0]))[:edge]
     total = 0
     for a_lo, a_bits, x in _digits(a, a_width):
         for b_lo, b_bits, y in _digits(b, b_width):
             column = a_lo + b_lo
-            if column >= t:
+            if column >= t and (a_lo, b_lo) not in halved:
                 total += x * y << column
                 continue
+            if (a_lo, b_lo) in halved:
+                # Halved: x * y / 2 rounded to the nearest integer, ties to the even one.
+                total += round(x * y / 2) << (column + 1)       # Python's round() ties to even
+                continue
             shift = t - column
-            # The sub-product rounded half up to a multiple of 2**t, unless that is non-zero
-            # for a single input of the sub-multiplier only.
+            # The sub-product rounded half up to a multiple of 2**t, unless that is
+            # non-zero for a single input of the sub-multiplier only.
             rounded = [(v + (1 << (shift - 1))) >> shift for v in sub_multiplier_table(a_bits, b_bits)]
             if sum(1 for v in rounded if v) > 1:
                 total += (x * y + (1 << (shift - 1))) >> shift << t
@@ -140,9 +150,13 @@ def test_no_product_leaves_the_output_range(name):
     # n + m bits at every width and t (tracing checks it, and raises if not).
     for width, width_b in WIDTH_PAIRS:
         for t in range(0, width + width_b, 1 if width + width_b <= 24 else 3):
-            staggers = [0] if name == "lut_mul" else sorted({0, 1, len(stagger_pairs(t, width_b))})
-            for stagger in staggers:
-                extra = {} if name == "lut_mul" else {"stagger": min(stagger, len(stagger_pairs(t, width_b)))}
+            if name == "lut_mul":
+                # Each halved sub-product lowers the all-ones sum: none and all are the extremes.
+                settings = [{"edge": e} for e in sorted({0, len(edge_sub_products(width, width_b, t))})]
+            else:
+                settings = [{"stagger": min(k, len(stagger_pairs(t, width_b)))}
+                            for k in sorted({0, 1, len(stagger_pairs(t, width_b))})]
+            for extra in settings:
                 unit = approx_units.get(name, width=width, width_b=width_b, t=t, **extra)
                 top = int(unit.model((1 << width) - 1, (1 << width_b) - 1))
                 assert top < 1 << (width + width_b), (width, width_b, t, extra)
@@ -216,17 +230,6 @@ def test_t_out_of_range_names_the_parameter_and_range(name, width, width_b):
         approx_units.get(name, width=width, width_b=width_b, t=2.5)
 
 
-def test_stagger_out_of_range_names_the_parameter_and_range():
-    with pytest.raises(ValueError, match=r"^stagger=3 is out of range for t=6 and width_b=8; allowed: 0\.\.2$"):
-        approx_units.get("vctm_mul", width=8, t=6, stagger=3)
-    with pytest.raises(ValueError, match=r"^stagger=1 is out of range for t=2 and width_b=8; allowed: 0\.\.0$"):
-        approx_units.get("vctm_mul", width=8, t=2, stagger=1)
-    with pytest.raises(ValueError, match=r"^stagger=-1 is out of range; allowed: 0\.\.8$"):
-        approx_units.get("vctm_mul", width=8, t=6, stagger=-1)
-    with pytest.raises(ValueError, match="has no parameter 'stagger'"):
-        approx_units.get("lut_mul", width=8, stagger=1)
-
-
 @pytest.mark.parametrize("name", ["lut_mul", "vctm_mul"])
 def test_default_t_and_error_fall_with_t(name):
     assert approx_units.get(name, width=8).params["t"] == 5
@@ -274,3 +277,112 @@ def test_catalogue_order_does_not_depend_on_which_module_is_imported_first():
     assert result.stdout.strip().split(",") == approx_units.names()
     kinds = [approx_units.get(name).kind for name in approx_units.names()]
     assert kinds == sorted(kinds, key=["add", "mul", "div"].index)
+
+
+def test_edge_sub_products_are_the_lowest_exact_column_outermost_first():
+    # t = 8 at 8 bits: digit column 8 holds (2, 6), (4, 4), (6, 2); t = 7 rounds up to it too.
+    assert edge_sub_products(8, 8, 8) == [(2, 6), (6, 2), (4, 4)]
+    assert edge_sub_products(8, 8, 7) == [(2, 6), (6, 2), (4, 4)]
+    assert edge_sub_products(8, 8, 0) == [(0, 0)]
+    assert edge_sub_products(8, 8, 13) == []                 # no digit pair at column 13 or above
+    assert edge_sub_products(5, 9, 4) == [(0, 4), (2, 2)]       # a's digit at 4 has one bit
+    assert edge_sub_products(5, 9, 7) == [(2, 6)] == edge_sub_products(5, 9, 8)
+    assert edge_sub_products(5, 9, 9) == []                  # only 1-bit digits reach column 9
+
+
+@pytest.mark.parametrize("a_width,b_width", [(6, 6), (5, 7)])
+def test_lut_mul_edge_matches_the_definition_exhaustively(a_width, b_width):
+    a, b = _all_pairs(a_width, b_width)
+    for t in range(0, a_width + b_width, 2):
+        for edge in range(len(edge_sub_products(a_width, b_width, t)) + 1):
+            unit = approx_units.get("lut_mul", width=a_width, width_b=b_width, t=t, edge=edge)
+            expected = [_lut_mul_reference(int(x), int(y), a_width, b_width, t, edge) for x, y in zip(a, b)]
+            assert np.array_equal(unit.model(a, b), np.array(expected, dtype=np.uint64)), (t, edge)
+
+
+def test_lut_mul_edge_known_answer_and_error_between_t_steps():
+    # t = 8, edge = 2: the digit products (2, 6) and (6, 2) are rounded to multiples of 2^9.
+    # 255 * 255: digits all 3; each of those two 9s at column 8 becomes 4.5 -> 4 at
+    # column 9: 2 * (9 - 8) * 256 below t = 8 alone.
+    unit = approx_units.get("lut_mul", width=8, t=8, edge=2)
+    plain = approx_units.get("lut_mul", width=8, t=8)
+    assert int(unit.model(255, 255)) == int(plain.model(255, 255)) - 2 * 256 == _lut_mul_reference(255, 255, 8, 8, 8, 2)
+    a, b = _all_pairs(8, 8)
+    mred = [metrics.accumulate(approx_units.get("lut_mul", width=8, t=8, edge=e), a, b).mred for e in range(4)]
+    mred.append(metrics.accumulate(approx_units.get("lut_mul", width=8, t=9), a, b).mred)
+    # Exhaustive at 8 bits: 3.67 %, 4.24 %, 4.78 %, 5.32 %, then t = 9 at 6.20 %.
+    assert [round(100 * x, 2) for x in mred] == [3.67, 4.24, 4.78, 5.32, 6.20]
+
+
+@pytest.mark.parametrize("name,params,message", [
+    ("vctm_mul", {"t": 6, "stagger": 3}, r"^stagger=3 is out of range for t=6 and width_b=8; allowed: 0\.\.2$"),
+    ("vctm_mul", {"t": 2, "stagger": 1}, r"^stagger=1 is out of range for t=2 and width_b=8; allowed: 0\.\.0$"),
+    ("vctm_mul", {"t": 6, "stagger": -1}, r"^stagger=-1 is out of range; allowed: 0\.\.8$"),
+    ("lut_mul", {"stagger": 1}, "has no parameter 'stagger'"),
+    ("lut_mul", {"t": 8, "edge": 4}, r"^edge=4 is out of range for t=8, width=8 and width_b=8; allowed: 0\.\.3$"),
+    ("lut_mul", {"t": 13, "edge": 1}, r"^edge=1 is out of range for t=13, width=8 and width_b=8; allowed: 0\.\.0$"),
+    ("lut_mul", {"edge": -1}, r"^edge=-1 is out of range; allowed: 0\.\.4$"),
+    ("lut_mul", {"chain": 17}, r"^chain=17 is out of range; allowed: 0\.\.16$"),
+    ("vctm_mul", {"edge": 1}, "has no parameter 'edge'"),
+])
+def test_parameter_out_of_range_names_the_parameter_and_range(name, params, message):
+    with pytest.raises(ValueError, match=message):
+        approx_units.get(name, width=8, **params)
+
+
+@pytest.mark.parametrize("a_width,b_width", [(8, 8), (7, 5), (16, 16), (32, 9)])
+def test_exact_mul_is_lut_mul_at_t_zero(a_width, b_width):
+    # The exact corner of lut_mul is the exact multiplier itself: the same traced circuit.
+    exact = approx_units.get("exact_mul", width=a_width, width_b=b_width).graph
+    corner = approx_units.get("lut_mul", width=a_width, width_b=b_width, t=0).graph
+    assert [(n.op, n.width, n.attrs, tuple(x.index for x in n.args)) for n in exact.nodes] == \
+        [(n.op, n.width, n.attrs, tuple(x.index for x in n.args)) for n in corner.nodes]
+
+
+@pytest.mark.parametrize("name,params", [("exact_mul", {}), ("lut_mul", {"t": 4}), ("lut_mul", {"t": 8, "edge": 2})])
+def test_every_adder_of_the_sub_product_sum_is_kept_in_the_verilog(name, params):
+    # Without (* keep *), Yosys's alumacc merges adders whose rows start in the same
+    # column into one $macc of LUT full adders (lut_mul t=4: 134 LUT-eq instead of 114).
+    import re
+    from approx_units import synth
+    unit = approx_units.get(name, width=8, stages=1, **params)
+    adders = [node for node in unit.graph.nodes if node.op == "add"]
+    assert adders and all("keep" in node.attrs for node in adders)
+    verilog = synth.unit_verilog(unit)
+    for node in adders:
+        assert re.search(rf"\(\* keep = 32'd1 \*\)\s*wire \[\d+:0\] n{node.index}_add;", verilog), node
+    # vctm_mul's adders are left to Yosys (kept, its rows cost more: t=8 113 against 80 LUT-eq).
+    assert "keep" not in synth.unit_verilog(approx_units.get("vctm_mul", width=8, t=8))
+
+
+def test_chain_keeps_only_the_additions_of_wide_operands_and_not_the_model():
+    a, b = _all_pairs(8, 8)
+    plain = approx_units.get("lut_mul", width=8, t=11)
+    expected = plain.model(a, b)
+    for chain in (3, 5, 16):
+        unit = approx_units.get("lut_mul", width=8, t=11, chain=chain)
+        assert np.array_equal(unit.model(a, b), expected)
+        for node in unit.graph.nodes:
+            if node.op == "add":
+                # The adder's operands: a slice of the lower row and the higher row.
+                narrow = min(arg.width for arg in node.args)
+                assert ("keep" in node.attrs) == (narrow >= chain), (chain, node)
+    assert not any("keep" in n.attrs for n in approx_units.get("lut_mul", width=8, t=11, chain=16).graph.nodes)
+
+
+@pytest.mark.parametrize("a_width,b_width", [(8, 8), (7, 5), (4, 9), (5, 5)])
+def test_signed_exact_mul_is_the_twos_complement_product_exhaustively(a_width, b_width):
+    # Native two's complement digits (no sign-magnitude wrapper): exact for every pair,
+    # -2^(n-1) x -2^(m-1) included.
+    from approx_units.structures import signed_sub_products
+    unit = approx_units.get("exact_mul", width=a_width, width_b=b_width, signed=True)
+    a, b = np.meshgrid(np.arange(-(1 << (a_width - 1)), 1 << (a_width - 1)),
+                       np.arange(-(1 << (b_width - 1)), 1 << (b_width - 1)), indexing="ij")
+    assert np.array_equal(unit.model(a, b), a * b)
+    terms, offset = signed_sub_products(a_width, b_width)
+    assert offset < 0 and all(min(table) == 0 for *_, table in terms)
+    # 8 x 8: the top digits are d0 - 2 d1 in -2..1; their product's table is offset by -2.
+    if (a_width, b_width) == (8, 8):
+        top = [term for term in terms if term[0] == 6 and term[2] == 6][0]
+        assert top[5] == \
+            [x * y + 2 for y in (0, 1, -2, -1) for x in (0, 1, -2, -1)]

@@ -35,6 +35,8 @@ def _vectors(unit, count, seed):
     ("drum", {"width": 8, "stages": 0, "signed": True}),
     ("exact_div", {"width": 8, "stages": 2}),
     ("mitchell_div_refined", {"width": 16, "stages": 3, "signed": True}),
+    ("exact_mul", {"width": 8, "stages": 1, "signed": True}),      # (* keep *) adders, offset tables
+    ("lut_mul", {"width": 8, "stages": 1, "t": 8, "edge": 2, "chain": 3}),
 ])
 def test_verilog_matches_model(name, config):
     unit = approx_units.get(name, **config)

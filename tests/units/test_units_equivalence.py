@@ -87,6 +87,8 @@ def test_random_signed(name):
     ("lut_mul", {"t": 0}), ("lut_mul", {"t": 7}), ("lut_mul", {"width_b": 5, "t": 4}),
     ("lut_mul", {"width_b": 4, "t": 3, "signed": True}), ("vctm_mul", {"t": 6, "stagger": 2}),
     ("vctm_mul", {"width_b": 5, "t": 5, "stagger": 1}), ("vctm_mul", {"t": 9}),
+    ("lut_mul", {"t": 4, "edge": 2}), ("lut_mul", {"width_b": 5, "t": 2, "edge": 1, "signed": True}),
+    ("lut_mul", {"t": 8, "chain": 3}),
 ])
 def test_exhaustive_other_parameters(name, params):
     unit = approx_units.get(name, width=6, stages=1, **params)
