@@ -479,7 +479,7 @@ class LinkController(wiring.Component):
                 with m.Case(cmd):
                     m.d.comb += known.eq(1)
                     if cmd in (Command.WRITE_ARRAY, Command.READ_ARRAY):
-                        m.d.comb += length_ok.eq(header_seen & header_length_ok)
+                        m.d.comb += length_ok.eq(header_seen)      # the rest after the range check
                     elif cmd == Command.WRITE_SCALARS:
                         m.d.comb += length_ok.eq(length == self.scalar_bytes)
                     else:
@@ -496,6 +496,8 @@ class LinkController(wiring.Component):
             m.d.sync += status.eq(Status.BAD_LENGTH)
         with m.Elif(((command == Command.WRITE_ARRAY) | (command == Command.READ_ARRAY)) & ~header_ok):
             m.d.sync += status.eq(Status.BAD_RANGE)
+        with m.Elif(((command == Command.WRITE_ARRAY) | (command == Command.READ_ARRAY)) & ~header_length_ok):
+            m.d.sync += status.eq(Status.BAD_LENGTH)
         with m.Elif(needs_idle & self.running):
             m.d.sync += status.eq(Status.BUSY)
         with m.Else():
