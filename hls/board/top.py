@@ -21,6 +21,8 @@ goes from ``uart_rx`` to ``uart_tx`` without passing through registers.
 
 from __future__ import annotations
 
+import contextlib
+
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
@@ -336,10 +338,19 @@ class LinkController(wiring.Component):
             m.d.sync += stall.eq(0)
         timed_out = stall == self.timeout_cycles
 
-        def take():
-            m.d.sync += crc.eq(crc16_step(crc, byte))
-            with m.If(rx.bytes.payload.framing_error):
-                m.d.sync += framing.eq(1)
+        @contextlib.contextmanager
+        def frame_byte(state):
+            # A state inside a frame: the body runs on its next byte (taken into the CRC); a byte
+            # that does not come within the stall timeout ends the frame.
+            with m.State(state):
+                m.d.comb += in_frame.eq(1)
+                with m.If(got):
+                    m.d.sync += crc.eq(crc16_step(crc, byte))
+                    with m.If(rx.bytes.payload.framing_error):
+                        m.d.sync += framing.eq(1)
+                    yield
+                with m.Elif(timed_out):
+                    m.next = "timed_out"
 
         with m.FSM():
             with m.State("idle"):
@@ -347,69 +358,39 @@ class LinkController(wiring.Component):
                     m.d.sync += [crc.eq(0xFFFF), framing.eq(0), count.eq(0), header_seen.eq(0),
                                  command.eq(0)]
                     m.next = "command"
-            with m.State("command"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.d.sync += command.eq(byte)
-                    m.next = "length_low"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("length_low"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.d.sync += length[:8].eq(byte)
-                    m.next = "length_high"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("length_high"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.d.sync += length[8:].eq(byte)
-                    with m.If((byte == 0) & (length[:8] == 0)):
-                        m.next = "crc_high"
-                    with m.Else():
-                        m.next = "payload"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("payload"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.d.sync += count.eq(count + 1)
-                    is_array = (command == Command.WRITE_ARRAY) | (command == Command.READ_ARRAY)
-                    with m.If(is_array & (count < ARRAY_HEADER_BYTES)):
-                        m.d.sync += header.eq(Cat(header[8:], byte))
-                        with m.If(count == ARRAY_HEADER_BYTES - 1):
-                            m.d.sync += header_done.eq(1)
-                    with m.Elif(command == Command.WRITE_ARRAY):
-                        m.d.sync += [element.eq(Cat(element[8:], byte)), element_byte.eq(element_byte + 1)]
-                        with m.If(element_byte == selected_bytes - 1):
-                            m.d.sync += [element_byte.eq(0),
-                                         write_pulse.eq(write_ok & header_ok & header_length_ok)]
-                    with m.Elif(command == Command.WRITE_SCALARS):
-                        if self.scalar_bytes:
-                            m.d.sync += scalars.eq(Cat(scalars[8:], byte))
-                    with m.If(count + 1 == length):
-                        m.next = "crc_high"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("crc_high"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.next = "crc_low"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("crc_low"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.next = "execute"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
+            with frame_byte("command"):
+                m.d.sync += command.eq(byte)
+                m.next = "length_low"
+            with frame_byte("length_low"):
+                m.d.sync += length[:8].eq(byte)
+                m.next = "length_high"
+            with frame_byte("length_high"):
+                m.d.sync += length[8:].eq(byte)
+                with m.If((byte == 0) & (length[:8] == 0)):
+                    m.next = "crc_high"
+                with m.Else():
+                    m.next = "payload"
+            with frame_byte("payload"):
+                m.d.sync += count.eq(count + 1)
+                is_array = (command == Command.WRITE_ARRAY) | (command == Command.READ_ARRAY)
+                with m.If(is_array & (count < ARRAY_HEADER_BYTES)):
+                    m.d.sync += header.eq(Cat(header[8:], byte))
+                    with m.If(count == ARRAY_HEADER_BYTES - 1):
+                        m.d.sync += header_done.eq(1)
+                with m.Elif(command == Command.WRITE_ARRAY):
+                    m.d.sync += [element.eq(Cat(element[8:], byte)), element_byte.eq(element_byte + 1)]
+                    with m.If(element_byte == selected_bytes - 1):
+                        m.d.sync += [element_byte.eq(0),
+                                     write_pulse.eq(write_ok & header_ok & header_length_ok)]
+                with m.Elif(command == Command.WRITE_SCALARS):
+                    if self.scalar_bytes:
+                        m.d.sync += scalars.eq(Cat(scalars[8:], byte))
+                with m.If(count + 1 == length):
+                    m.next = "crc_high"
+            with frame_byte("crc_high"):
+                m.next = "crc_low"
+            with frame_byte("crc_low"):
+                m.next = "execute"
             with m.State("execute"):
                 self._execute(m, command, length, crc, framing, header_seen, header_ok, header_length_ok,
                               status, buffer, reply_length, from_array, range_bytes)

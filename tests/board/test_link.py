@@ -169,3 +169,20 @@ def test_arrays_are_out_of_reach_while_the_kernel_runs(spin_link):
     assert link.read_memory(0, 0, 4, shape) == [5, 6, 7, 8]     # the refused write did not land
     raw = link.transact(Command.READ_RESULTS)
     assert int.from_bytes(raw, "little") == board_kernels.spin(a=[5, 6, 7, 8], n=4000)
+
+
+@pytest.mark.slow
+def test_an_application_chain_through_the_link():
+    """The tracking application's kernels, each called on its own simulated board, one after the
+    other as the application calls them: the same estimates as the Python chain."""
+    import numpy as np
+    from examples.apps import tracking
+
+    def on_board(kernel):
+        link = hls.board.connect(SimulatedPort(kernel), kernel)
+        return lambda **args: link(**args).result
+
+    data = tracking.reduced_input()
+    expected = tracking.run(tracking.KERNELS, data)
+    got = tracking.run(tuple(on_board(kernel) for kernel in tracking.KERNELS), data)
+    assert np.array_equal(got, expected)
