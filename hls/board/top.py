@@ -336,7 +336,12 @@ class LinkController(wiring.Component):
             m.d.sync += stall.eq(stall + 1)
         with m.Else():
             m.d.sync += stall.eq(0)
-        timed_out = stall == self.timeout_cycles
+        # Both registered, from registers: valid long before the next byte can come (a byte takes
+        # 10 x clocks_per_bit cycles), and off the parser's critical path.
+        timed_out = Signal()
+        m.d.sync += timed_out.eq(stall == self.timeout_cycles - 1)
+        last = Signal()                    # the next payload byte is the frame's last
+        m.d.sync += last.eq(count + 1 == length)
 
         @contextlib.contextmanager
         def frame_byte(state):
@@ -385,16 +390,14 @@ class LinkController(wiring.Component):
                 with m.Elif(command == Command.WRITE_SCALARS):
                     if self.scalar_bytes:
                         m.d.sync += scalars.eq(Cat(scalars[8:], byte))
-                with m.If(count + 1 == length):
+                with m.If(last):
                     m.next = "crc_high"
             with frame_byte("crc_high"):
                 m.next = "crc_low"
             with frame_byte("crc_low"):
-                m.next = "execute"
-            with m.State("execute"):
-                self._execute(m, command, length, crc, framing, header_seen, header_ok, header_length_ok,
-                              status, buffer, reply_length, from_array, range_bytes)
-                m.next = "reply_sync"
+                m.next = "check"
+            self._execute(m, command, length, crc, framing, header_seen, header_ok, header_length_ok,
+                          status, buffer, reply_length, from_array, range_bytes)
             with m.State("reply_sync"):
                 m.d.sync += reply_crc.eq(0xFFFF)
                 put(REPLY_SYNC, "reply_command", checked=False)
@@ -450,51 +453,66 @@ class LinkController(wiring.Component):
 
     def _execute(self, m, command, length, crc, framing, header_seen, header_ok, header_length_ok,
                  status, buffer, reply_length, from_array, range_bytes):
-        """The state after a request's CRC: its status, its action, and its reply's payload."""
-        m.d.sync += [reply_length.eq(0), from_array.eq(0)]
-        known = Signal()
-        length_ok = Signal()
-        needs_idle = Signal()
-        with m.Switch(command):
-            for cmd in Command:
-                with m.Case(cmd):
-                    m.d.comb += known.eq(1)
-                    if cmd in (Command.WRITE_ARRAY, Command.READ_ARRAY):
-                        m.d.comb += length_ok.eq(header_seen)      # the rest after the range check
-                    elif cmd == Command.WRITE_SCALARS:
-                        m.d.comb += length_ok.eq(length == self.scalar_bytes)
-                    else:
-                        m.d.comb += length_ok.eq(length == 0)
-                    if cmd not in (Command.HELLO, Command.STATUS):
-                        m.d.comb += needs_idle.eq(1)
-        with m.If(framing):
-            m.d.sync += status.eq(Status.FRAMING)
-        with m.Elif(crc != 0):
-            m.d.sync += status.eq(Status.BAD_CRC)
-        with m.Elif(~known):
-            m.d.sync += status.eq(Status.UNKNOWN_COMMAND)
-        with m.Elif(~length_ok):
-            m.d.sync += status.eq(Status.BAD_LENGTH)
-        with m.Elif(((command == Command.WRITE_ARRAY) | (command == Command.READ_ARRAY)) & ~header_ok):
-            m.d.sync += status.eq(Status.BAD_RANGE)
-        with m.Elif(((command == Command.WRITE_ARRAY) | (command == Command.READ_ARRAY)) & ~header_length_ok):
-            m.d.sync += status.eq(Status.BAD_LENGTH)
-        with m.Elif(needs_idle & self.running):
-            m.d.sync += status.eq(Status.BUSY)
-        with m.Else():
-            m.d.sync += status.eq(Status.OK)
+        """The states after a request's CRC: its status, its action, and its reply's payload.
+
+        Three registered steps, so that no path from the parser's registers to the reply's is
+        long: the command's checks one by one (``check``), their verdict in order of priority
+        (``verdict``), and the action of a request that passed (``execute``).
+        """
+        known, length_ok, needs_idle, crc_ok, is_array = (Signal(name=name) for name in
+                                                           ("known", "length_ok", "needs_idle", "crc_ok",
+                                                            "is_array"))
+        with m.State("check"):
+            m.d.sync += [known.eq(0), length_ok.eq(0), needs_idle.eq(0), crc_ok.eq(crc == 0),
+                         is_array.eq(0)]
             with m.Switch(command):
-                with m.Case(Command.HELLO):
-                    m.d.sync += [buffer.eq(Cat(Const(VERSION, 8), Const(self.signature_word, 32))),
-                                 reply_length.eq(5)]
-                with m.Case(Command.STATUS):
-                    m.d.sync += [buffer.eq(Cat(self.running, self.finished, Const(0, 6), self.cycles)),
-                                 reply_length.eq(1 + CYCLE_BYTES)]
-                with m.Case(Command.READ_RESULTS):
-                    m.d.sync += [buffer.eq(self.results), reply_length.eq(self.result_bytes)]
-                with m.Case(Command.READ_ARRAY):
-                    m.d.sync += [reply_length.eq(range_bytes), from_array.eq(1)]
-                with m.Case(Command.WRITE_SCALARS):
-                    m.d.sync += self.scalars_write.eq(1)
-                with m.Case(Command.START):
-                    m.d.sync += self.start.eq(1)
+                for cmd in Command:
+                    with m.Case(cmd):
+                        m.d.sync += known.eq(1)
+                        if cmd in (Command.WRITE_ARRAY, Command.READ_ARRAY):
+                            # The header's own length check comes after its range check.
+                            m.d.sync += [length_ok.eq(header_seen), is_array.eq(1)]
+                        elif cmd == Command.WRITE_SCALARS:
+                            m.d.sync += length_ok.eq(length == self.scalar_bytes)
+                        else:
+                            m.d.sync += length_ok.eq(length == 0)
+                        if cmd not in (Command.HELLO, Command.STATUS):
+                            m.d.sync += needs_idle.eq(1)
+            m.next = "verdict"
+        with m.State("verdict"):
+            with m.If(framing):
+                m.d.sync += status.eq(Status.FRAMING)
+            with m.Elif(~crc_ok):
+                m.d.sync += status.eq(Status.BAD_CRC)
+            with m.Elif(~known):
+                m.d.sync += status.eq(Status.UNKNOWN_COMMAND)
+            with m.Elif(~length_ok):
+                m.d.sync += status.eq(Status.BAD_LENGTH)
+            with m.Elif(is_array & ~header_ok):
+                m.d.sync += status.eq(Status.BAD_RANGE)
+            with m.Elif(is_array & ~header_length_ok):
+                m.d.sync += status.eq(Status.BAD_LENGTH)
+            with m.Elif(needs_idle & self.running):
+                m.d.sync += status.eq(Status.BUSY)
+            with m.Else():
+                m.d.sync += status.eq(Status.OK)
+            m.next = "execute"
+        with m.State("execute"):
+            m.d.sync += [reply_length.eq(0), from_array.eq(0)]
+            with m.If(status == Status.OK):
+                with m.Switch(command):
+                    with m.Case(Command.HELLO):
+                        m.d.sync += [buffer.eq(Cat(Const(VERSION, 8), Const(self.signature_word, 32))),
+                                     reply_length.eq(5)]
+                    with m.Case(Command.STATUS):
+                        m.d.sync += [buffer.eq(Cat(self.running, self.finished, Const(0, 6), self.cycles)),
+                                     reply_length.eq(1 + CYCLE_BYTES)]
+                    with m.Case(Command.READ_RESULTS):
+                        m.d.sync += [buffer.eq(self.results), reply_length.eq(self.result_bytes)]
+                    with m.Case(Command.READ_ARRAY):
+                        m.d.sync += [reply_length.eq(range_bytes), from_array.eq(1)]
+                    with m.Case(Command.WRITE_SCALARS):
+                        m.d.sync += self.scalars_write.eq(1)
+                    with m.Case(Command.START):
+                        m.d.sync += self.start.eq(1)
+            m.next = "reply_sync"
