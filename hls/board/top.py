@@ -104,6 +104,15 @@ class KernelTop(wiring.Component):
     """
 
     def __init__(self, compiled_kernel, *, clocks_per_bit: int, timeout_cycles: int | None = None):
+        try:
+            self._check(compiled_kernel, clocks_per_bit, timeout_cycles)
+        except (TypeError, ValueError):
+            # A top refused by its parameters was never meant to be used: no UnusedElaboratable.
+            self._MustUse__used = True
+            raise
+        super().__init__({"uart_rx": In(1, init=1), "uart_tx": Out(1, init=1), "busy": Out(1)})
+
+    def _check(self, compiled_kernel, clocks_per_bit, timeout_cycles):
         self.clocks_per_bit = _check_clocks_per_bit(clocks_per_bit)
         byte_time = 10 * self.clocks_per_bit
         if timeout_cycles is None:
@@ -126,7 +135,6 @@ class KernelTop(wiring.Component):
                 if bank["depth"] > MAX_DEPTH:
                     raise ValueError(f"kernel {name}: array {array['name']!r} has {bank['depth']} elements "
                                      f"in one memory; the link reaches at most {MAX_DEPTH}")
-        super().__init__({"uart_rx": In(1, init=1), "uart_tx": Out(1, init=1), "busy": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
