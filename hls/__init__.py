@@ -14,10 +14,11 @@ The kernel language (see ``docs/language.md``)::
 
 Calling ``vsum(a=[...], n=64)`` runs the golden model; ``vsum.to_amaranth()``
 builds the hardware for the kernel's target (``hls.Target``: clock, resource
-limits, device), and ``hls.compiler.compile_kernel(vsum, target=...)`` for another.
+limits, device), and ``hls.compiler.compile_kernel(vsum, target=...)`` for another;
+``hls.board.connect(port, vsum)`` calls it on an FPGA board (``docs/board.md``).
 """
 
-from . import approx
+from . import approx, board
 from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.pragmas import local, pipeline, sequential, unroll
 from .kernel import Function, Kernel, function, kernel
@@ -25,4 +26,4 @@ from .target import Target
 from .types import Array, partition
 
 __all__ = ["kernel", "function", "Array", "partition", "local", "pipeline", "sequential", "unroll", "Kernel",
-           "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx"]
+           "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx", "board"]
