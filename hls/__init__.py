@@ -22,7 +22,7 @@ from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.pragmas import local, pipeline, sequential, unroll
 from .kernel import Function, Kernel, function, kernel
 from .target import Target
-from .types import Array, partition
+from .types import Array, Stream, partition
 
-__all__ = ["kernel", "function", "Array", "partition", "local", "pipeline", "sequential", "unroll", "Kernel",
+__all__ = ["kernel", "function", "Array", "Stream", "partition", "local", "pipeline", "sequential", "unroll", "Kernel",
            "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx"]

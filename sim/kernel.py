@@ -10,6 +10,14 @@ Cycles are counted as in the cocotb testbenches of :mod:`sim.cocotb_kernel`:
 the rising edge that sees ``start`` is cycle 1, and the count is the number of
 the first rising edge after which ``done`` is high.
 
+Streams: every input stream's port is driven from the list given for it (a
+producer that raises ``valid`` and holds it, with the token, until ``ready``),
+and every output stream's tokens are collected from its port; with
+``stall_probability=p`` the producer waits, and the consumer lowers ``ready``,
+with probability ``p`` in each cycle (a seeded ``random.Random``: the same
+run every time). The tokens each output got, and how many each input gave, are
+compared with the golden model's.
+
 Port names come from the component's
 :class:`~hls.backend.component.KernelSignature`. A waveform (``vcd=``) is
 checked before anything is compiled and written atomically through
@@ -19,6 +27,8 @@ checked before anything is compiled and written atomically through
 from __future__ import annotations
 
 import copy
+import numbers
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +56,9 @@ class KernelRun:
     Attributes
     ----------
     outputs : dict
-        ``{"return": int, list of int or None, "arrays": {name: list of int}}`` from the hardware.
+        ``{"return": int, list of int or None, "arrays": {name: list of int}}`` from the hardware;
+        a kernel with streams adds ``"streams"`` (each output stream's tokens, in order) and
+        ``"tokens_read"`` (how many tokens the kernel took from each input stream).
     expected : dict
         The same, from the golden model run on a deep copy of the arguments.
     match : bool
@@ -82,13 +94,27 @@ def expected_outputs(kernel, args: dict[str, Any], max_loop_iterations: int | No
     :meth:`hls.frontend.golden.GoldenModel.run`): past it, one loop raises
     :class:`hls.errors.KernelLoopLimit`.
     """
-    arguments = copy.deepcopy(dict(args))
-    result = kernel.golden_model().call((), arguments, max_loop_iterations=max_loop_iterations)
+    arguments = with_output_streams(kernel, copy.deepcopy(dict(args)))
+    model = kernel.golden_model()
+    result = model.call((), arguments, max_loop_iterations=max_loop_iterations)
     arrays = {}
     for param in kernel.params:
         if param.kind == "array":
             arrays[param.name] = [int(v) for v in arguments[param.name]]
-    return {"return": _as_return(result), "arrays": arrays}
+    out = {"return": _as_return(result), "arrays": arrays}
+    if any(param.kind == "stream" for param in kernel.params):
+        out["streams"] = {param.name: [int(v) for v in arguments[param.name]] for param in kernel.params
+                          if param.kind == "stream" and param.direction == "out"}
+        out["tokens_read"] = dict(model.tokens_read)
+    return out
+
+
+def with_output_streams(kernel, args: dict) -> dict:
+    """``args`` with an empty list for every output stream it does not name (the kernel fills it)."""
+    for param in kernel.params:
+        if param.kind == "stream" and param.direction == "out" and param.name not in args:
+            args[param.name] = []
+    return args
 
 
 def differences(outputs: dict, expected: dict) -> list[str]:
@@ -103,18 +129,30 @@ def differences(outputs: dict, expected: dict) -> list[str]:
             shown = ", ".join(f"{name}[{i}]: hardware {got[i]}, Python {values[i]}" for i in bad[:3])
             more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
             out.append(shown + more)
+    for name, tokens in expected.get("streams", {}).items():
+        got = outputs["streams"][name]
+        if got != tokens:
+            first = next((i for i, (a, b) in enumerate(zip(got, tokens)) if a != b), min(len(got), len(tokens)))
+            shown = lambda values: values[first] if first < len(values) else "none"
+            out.append(f"stream {name}: {len(got)} tokens from the hardware, {len(tokens)} from Python; token "
+                       f"{first}: hardware {shown(got)}, Python {shown(tokens)}")
+    for name, count in expected.get("tokens_read", {}).items():
+        if outputs["tokens_read"][name] != count:
+            out.append(f"stream {name}: the hardware took {outputs['tokens_read'][name]} tokens, Python {count}")
     return out
 
 
 def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None = None, *,
-        max_cycles: int = 200_000, pipelining: bool = True, overlap: bool = True) -> KernelRun:
+        max_cycles: int = 200_000, pipelining: bool = True, overlap: bool = True,
+        stall_probability: float = 0.0, stall_seed: int = 0) -> KernelRun:
     """Simulate ``kernel`` on ``args`` and compare with its Python run.
 
     Parameters
     ----------
     kernel : hls.Kernel
     args : dict
-        Parameter name -> int (scalars) or list of ints (arrays, ``depth`` elements).
+        Parameter name -> int (scalars) or list of ints (arrays, ``depth`` elements; an input
+        stream's tokens; an output stream may be left out or given ``[]``).
     backend : str
         ``"amaranth"`` (Amaranth's simulator), or ``"icarus"`` / ``"verilator"``: the
         emitted Verilog under cocotb, through :mod:`sim.cocotb_kernel`.
@@ -133,6 +171,12 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     overlap : bool
         ``False`` lets every run of an inner loop drain before the code after it
         starts (the baseline for overlapped runs, ``hls.analysis.overlap``).
+    stall_probability : float
+        In ``[0, 1)``: in each cycle, with this probability, an input stream's producer
+        waits before offering its next token and an output stream's consumer is not
+        ready (random ``valid``/``ready`` stalls); 0 streams at full speed.
+    stall_seed : int
+        Seed of those stalls.
 
     Raises
     ------
@@ -156,12 +200,21 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown simulation backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if isinstance(stall_probability, bool) or not isinstance(stall_probability, numbers.Real) \
+            or not 0 <= stall_probability < 1:
+        raise ValueError(f"stall_probability must be a number in [0, 1), not {stall_probability!r}")
+    has_streams = any(param.kind == "stream" for param in kernel.params)
+    if has_streams and backend != "amaranth":
+        raise ValueError(f"kernel {kernel.name} has streams, which only backend 'amaranth' drives "
+                         f"(not {backend!r})")
+    args = with_output_streams(kernel, dict(args))
     if vcd is not None:
         artefacts.check_file_destination(vcd)
     expected = expected_outputs(kernel, args, max_loop_iterations=max_cycles)
     compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap)
     if backend == "amaranth":
-        outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)
+        outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles,
+                                             _Streams(compiled, args, stall_probability, stall_seed))
     else:
         outputs, cycles = _simulate_verilog(compiled, args, backend, vcd, max_cycles)
     diffs = differences(outputs, expected)
@@ -209,7 +262,49 @@ def array_from_banks(signature, array: str, banks: list[list[int]]) -> list[int]
     return partition.join(banks, signature.arrays[array][1])
 
 
-def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
+class _Streams:
+    """The producers and consumers of a kernel's stream ports in one simulated run.
+
+    In each cycle, :meth:`drive` sets every handshake and samples what transfers at the
+    coming edge; :meth:`advance` takes it into account after the edge. A producer offers
+    its next token (``valid``), with probability ``1 - p`` per cycle, and holds it until
+    ``ready``; a consumer raises ``ready`` with probability ``1 - p``.
+    """
+
+    def __init__(self, compiled, args, probability: float, seed: int):
+        self.random = random.Random(seed)
+        self.probability = probability
+        self.inputs = {name: [int(v) for v in args[name]] for name, (_, direction) in compiled.ir.streams.items()
+                       if direction == "in"}
+        self.outputs = {name: [] for name, (_, direction) in compiled.ir.streams.items() if direction == "out"}
+        self.taken = {name: 0 for name in self.inputs}
+        self.offering = {name: False for name in self.inputs}
+        self.transfers = []
+
+    def drive(self, ctx, dut):
+        for name, tokens in self.inputs.items():
+            port = getattr(dut, name)
+            if not self.offering[name] and self.taken[name] < len(tokens) \
+                    and self.random.random() >= self.probability:
+                self.offering[name] = True
+                ctx.set(port.payload, tokens[self.taken[name]])
+            ctx.set(port.valid, self.offering[name])
+        ready = {name: self.random.random() >= self.probability for name in self.outputs}
+        for name in self.outputs:
+            ctx.set(getattr(dut, name).ready, ready[name])
+        self.transfers = [name for name in self.inputs if self.offering[name] and ctx.get(getattr(dut, name).ready)]
+        for name in self.outputs:
+            port = getattr(dut, name)
+            if ready[name] and ctx.get(port.valid):
+                self.outputs[name].append(int(ctx.get(port.payload)))
+
+    def advance(self):
+        for name in self.transfers:
+            self.taken[name] += 1
+            self.offering[name] = False
+
+
+def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles, streams):
     ir = compiled.ir
     dut = compiled.component()
     signature = dut.signature
@@ -233,13 +328,17 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
         for name in signature.scalars:
             ctx.set(getattr(dut, name), int(args[name]))
         ctx.set(control.start, 1)
+        streams.drive(ctx, dut)
         await ctx.tick()
+        streams.advance()
         ctx.set(control.start, 0)
         cycles = 1
         while not ctx.get(control.done):
             if cycles >= max_cycles:
                 raise SimulationTimeout(f"{ir.name}: no done after {max_cycles} cycles")
+            streams.drive(ctx, dut)
             await ctx.tick()
+            streams.advance()
             cycles += 1
         values = [ctx.get(getattr(dut, port)) for port, _ in signature.results]
         result["return"] = None if not values else (values[0] if len(values) == 1 else values)
@@ -248,6 +347,9 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
                                                     for mem in mems])
                             for name, mems in memories.items()}
         result["cycles"] = cycles
+        if streams.inputs or streams.outputs:
+            result["streams"] = streams.outputs
+            result["tokens_read"] = streams.taken
 
     sim = Simulator(m)
     sim.add_clock(1e-6)
@@ -259,4 +361,7 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
                 sim.run()
     else:
         sim.run()
-    return {"return": result["return"], "arrays": result["arrays"]}, result["cycles"]
+    outputs = {"return": result["return"], "arrays": result["arrays"]}
+    if "streams" in result:
+        outputs.update(streams=result["streams"], tokens_read=result["tokens_read"])
+    return outputs, result["cycles"]
