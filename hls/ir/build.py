@@ -373,7 +373,9 @@ class _Builder:
         stream = stream_call(node)
         if stream is not None:
             # One token, taken only when the predicate holds (never speculated).
-            return self.op("stream_read", [], self.node_shape(node), lines, predicate=pred, stream=stream[1])
+            read = self.op("stream_read", [], self.node_shape(node), lines, predicate=pred, stream=stream[1])
+            read.text = f"{stream[1]}.read()"
+            return read
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max", "abs"):
             args = [self.expr(arg, pred) for arg in node.args]
             if node.func.id == "abs":
