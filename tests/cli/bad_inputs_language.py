@@ -511,6 +511,13 @@ _STREAMS = [
     _stream("stream_args_too_few_tokens", _STREAM_COPY,
             re.escape("k.py:8: read 3 of stream 's', which gave only 2 token(s)"),
             ["sim", "k.py:k", "--args", "args.json"], {"args.json": '{"s": [1, 2], "n": 3}'}) | {"exit": 1},
+    _stream("stream_stall_probability_one", _STREAM_COPY,
+            re.escape("axhls sim: error: argument --stall-probability: expected a number from 0 up to (not "
+                      "including) 1, not 1"),
+            ["sim", "k.py:k", "--args", "args.json", "--stall-probability", "1"], {"args.json": '{"s": [1], "n": 1}'}),
+    _stream("stream_stall_seed_negative", _STREAM_COPY,
+            re.escape("axhls sim: error: argument --stall-seed: expected a non-negative integer, not -1"),
+            ["sim", "k.py:k", "--args", "args.json", "--stall-seed", "-1"], {"args.json": '{"s": [1], "n": 1}'}),
     _stream("stream_sim_on_icarus", _STREAM_COPY,
             re.escape("kernel k has streams, which only backend 'amaranth' drives (not 'icarus')"),
             ["sim", "k.py:k", "--args", "args.json", "--backend", "icarus"], {"args.json": '{"s": [1, 2], "n": 2}'}),

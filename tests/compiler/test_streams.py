@@ -231,3 +231,20 @@ def test_an_output_stream_argument_may_be_left_out_of_sim_run():
     result = run(kernels.filter_positive, {"s": [3, -1, 4], "n": 3})
     assert result.match and result.outputs["streams"] == {"o": [3, 4]} and result.outputs["return"] == 2
     assert result.outputs["tokens_read"] == {"s": 3}
+
+
+def test_axhls_sim_takes_stream_lists_and_stalls(tmp_path, monkeypatch, capsys):
+    import json
+    import shutil
+    from pathlib import Path
+    from axhls.cli import main
+    shutil.copy(Path(kernels.__file__), tmp_path / "k.py")
+    (tmp_path / "args.json").write_text('{"s": [3, -1, 4, 5, -9, 2], "n": 6}')
+    monkeypatch.chdir(tmp_path)
+    assert main(["sim", "k.py:filter_positive", "--args", "args.json", "--json", "--stall-probability", "0.3",
+                 "--stall-seed", "4"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["match"] and result["outputs"]["streams"] == {"o": [3, 4, 5, 2]}
+    assert result["outputs"]["tokens_read"] == {"s": 6} and result["outputs"]["return"] == 4
+    assert main(["sim", "k.py:filter_positive", "--args", "args.json"]) == 0
+    assert "stream o: 4 tokens: [3, 4, 5, 2]" in capsys.readouterr().out
