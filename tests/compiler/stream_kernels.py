@@ -105,3 +105,45 @@ def histogram(s: hls.Stream[unsigned(3)], h: hls.Array[unsigned(8), 8], n: unsig
     for i in range(n):
         k = s.read()
         h[k] = h[k] + 1
+
+
+@hls.kernel
+def bursts(s: hls.Stream[unsigned(4)], o: hls.Stream[unsigned(8)], m: unsigned(4)):
+    """An inner loop whose runs may overlap the outer code (hls.analysis.overlap): the next
+    burst's length must still be read after the last token of this one (the divider makes the inner
+    pipeline deep enough to overlap)."""
+    r: unsigned(4) = 0
+    while r < m:
+        n = s.read()
+        for i in range(n):
+            x = s.read()
+            o.write(x * 16 // (r + 1))
+        r += 1
+
+
+@hls.kernel
+def reverse(s: hls.Stream[signed(8)], o: hls.Stream[signed(8)], n: unsigned(5)):
+    """Tokens through an on-chip memory (hls.local) that must hold through stalls."""
+    buf = hls.local(signed(8), 16)
+    for i in range(n):
+        x = s.read()
+        buf[i] = x
+    for i in range(n):
+        o.write(buf[n - 1 - i])
+
+
+@hls.kernel(clock_mhz=250)
+def products(a: hls.Stream[signed(16)], b: hls.Stream[signed(16)], o: hls.Stream[signed(32)], n: unsigned(8)):
+    """A multiplier pipelined in stages (250 MHz): its stage registers hold through stalls too."""
+    for i in range(n):
+        x = a.read()
+        y = b.read()
+        o.write(x * y)
+
+
+@hls.kernel
+def divide(s: hls.Stream[signed(12)], o: hls.Stream[signed(12)], d: signed(6), n: unsigned(8)):
+    """Floor division and remainder by a variable: a divider unit in the stream's pipeline."""
+    for i in range(n):
+        x = s.read()
+        o.write(x // d + x % d)

@@ -38,18 +38,36 @@ def _merge(rng):
     return {"flags": _tokens(rng, n, 0, 1), "a": _tokens(rng, n, -128, 127), "b": _tokens(rng, n, -128, 127), "n": n}
 
 
+def _bursts(rng):
+    m, tokens = rng.randint(0, 5), []
+    for _ in range(m):
+        n = rng.randint(0, 4)
+        tokens += [n] + _tokens(rng, n, 0, 15)
+    return {"s": tokens, "m": m}
+
+
+def _sized(make, most):
+    """Arguments ``make(rng, n)`` for a random count ``n`` up to ``most``."""
+    return lambda rng: make(rng, rng.randint(0, most))
+
+
 #: Arguments of each kernel of stream_kernels.py, from a seeded generator.
 CASES = {
-    "copy": lambda r: (lambda n: {"s": _tokens(r, n, -2 ** 15, 2 ** 15 - 1), "n": n})(r.randint(0, 40)),
-    "filter_positive": lambda r: (lambda n: {"s": _tokens(r, n, -2048, 2047), "n": n})(r.randint(0, 40)),
+    "copy": _sized(lambda r, n: {"s": _tokens(r, n, -2 ** 15, 2 ** 15 - 1), "n": n}, 40),
+    "filter_positive": _sized(lambda r, n: {"s": _tokens(r, n, -2048, 2047), "n": n}, 40),
     "merge": _merge,
     "row_sums": _row_sums,
-    "pairs": lambda r: (lambda n: {"s": _tokens(r, 2 * n, 0, 255), "n": n})(r.randint(0, 20)),
-    "lookup": lambda r: (lambda n: {"s": _tokens(r, n, 0, 15), "table": _tokens(r, 16, -999, 999), "n": n})(
-        r.randint(0, 30)),
+    "pairs": _sized(lambda r, n: {"s": _tokens(r, 2 * n, 0, 255), "n": n}, 20),
+    "lookup": _sized(lambda r, n: {"s": _tokens(r, n, 0, 15), "table": _tokens(r, 16, -999, 999), "n": n}, 30),
     "until_zero": _until_zero,
     "framed": _framed,
-    "histogram": lambda r: (lambda n: {"s": _tokens(r, n, 0, 7), "h": _tokens(r, 8, 0, 9), "n": n})(r.randint(0, 40)),
+    "histogram": _sized(lambda r, n: {"s": _tokens(r, n, 0, 7), "h": _tokens(r, 8, 0, 9), "n": n}, 40),
+    "bursts": _bursts,
+    "reverse": _sized(lambda r, n: {"s": _tokens(r, n, -128, 127), "n": n}, 16),
+    "products": _sized(lambda r, n: {"a": _tokens(r, n, -2 ** 15, 2 ** 15 - 1), "b": _tokens(r, n, -2 ** 15, 2 ** 15 - 1),
+                                     "n": n}, 20),
+    "divide": _sized(lambda r, n: {"s": _tokens(r, n, -2048, 2047), "d": r.choice([-32, -7, -1, 0, 1, 3, 31]), "n": n},
+                     20),
 }
 
 
@@ -136,6 +154,8 @@ def test_the_report_explains_an_ii_bounded_by_a_stream_in_the_users_lines():
 def test_streams_inside_a_flattened_nest_and_a_pipelined_loop_at_ii_1():
     report = kernels.row_sums.report().data["loops"]
     assert len(report) == 1 and report[0]["flattened"] and report[0]["ii"] == 1
+    # The inner runs of `bursts` overlap the outer code, which reads the same stream.
+    assert "inner runs overlapped" in kernels.bursts.report().to_text()
     for kernel in (kernels.copy, kernels.filter_positive, kernels.merge, kernels.lookup):
         assert [loop["ii"] for loop in kernel.report().data["loops"]] == [1], kernel.name
 
