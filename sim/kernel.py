@@ -27,8 +27,8 @@ checked before anything is compiled and written atomically through
 from __future__ import annotations
 
 import copy
+import dataclasses
 import numbers
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,7 @@ from hls.compiler import compile_kernel
 
 from .cocotb_kernel import simulate_verilog, spec_from_signature
 from .errors import SimulationTimeout
+from .testbenches import StreamStalls
 
 __all__ = ["run", "KernelRun", "BACKENDS"]
 
@@ -133,13 +134,16 @@ def differences(outputs: dict, expected: dict) -> list[str]:
         got = outputs["streams"][name]
         if got != tokens:
             first = next((i for i, (a, b) in enumerate(zip(got, tokens)) if a != b), min(len(got), len(tokens)))
-            shown = lambda values: values[first] if first < len(values) else "none"
             out.append(f"stream {name}: {len(got)} tokens from the hardware, {len(tokens)} from Python; token "
-                       f"{first}: hardware {shown(got)}, Python {shown(tokens)}")
+                       f"{first}: hardware {_token_at(got, first)}, Python {_token_at(tokens, first)}")
     for name, count in expected.get("tokens_read", {}).items():
         if outputs["tokens_read"][name] != count:
             out.append(f"stream {name}: the hardware took {outputs['tokens_read'][name]} tokens, Python {count}")
     return out
+
+
+def _token_at(tokens: list[int], index: int):
+    return tokens[index] if index < len(tokens) else "none"
 
 
 def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None = None, *,
@@ -203,10 +207,6 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     if isinstance(stall_probability, bool) or not isinstance(stall_probability, numbers.Real) \
             or not 0 <= stall_probability < 1:
         raise ValueError(f"stall_probability must be a number in [0, 1), not {stall_probability!r}")
-    has_streams = any(param.kind == "stream" for param in kernel.params)
-    if has_streams and backend != "amaranth":
-        raise ValueError(f"kernel {kernel.name} has streams, which only backend 'amaranth' drives "
-                         f"(not {backend!r})")
     args = with_output_streams(kernel, dict(args))
     if vcd is not None:
         artefacts.check_file_destination(vcd)
@@ -216,17 +216,19 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
         outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles,
                                              _Streams(compiled, args, stall_probability, stall_seed))
     else:
-        outputs, cycles = _simulate_verilog(compiled, args, backend, vcd, max_cycles)
+        outputs, cycles = _simulate_verilog(compiled, args, backend, vcd, max_cycles, stall_probability, stall_seed)
     diffs = differences(outputs, expected)
     return KernelRun(outputs, expected, not diffs, cycles, backend, diffs)
 
 
-def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
-    """The kernel's Verilog under cocotb (:mod:`sim.cocotb_kernel`), with the same memory model and count."""
+def _simulate_verilog(compiled, args, simulator, vcd, max_cycles, stall_probability, stall_seed):
+    """The kernel's Verilog under cocotb (:mod:`sim.cocotb_kernel`), with the same memory model, count
+    and stream stalls."""
     name = compiled.ir.name
     signature = kernel_signature(compiled.ir)
     # The memory models hold exactly the arrays' depths (the default), so the final arrays compare directly.
-    spec = spec_from_signature(signature, toplevel=name, max_cycles=max_cycles)
+    spec = dataclasses.replace(spec_from_signature(signature, toplevel=name, max_cycles=max_cycles),
+                               stall_probability=stall_probability, stall_seed=stall_seed)
     # A partitioned array is one memory model per bank, named after its read group.
     bank_args = dict(args)
     for array in signature.partitions:
@@ -243,7 +245,10 @@ def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
             arrays[array] = array_from_banks(signature, array, banks)
         else:
             arrays[array] = [int(v) for v in raw.arrays[array]]
-    return {"return": result, "arrays": arrays}, raw.cycles
+    outputs = {"return": result, "arrays": arrays}
+    if signature.streams:
+        outputs.update(streams=raw.streams, tokens_read=raw.tokens_read)
+    return outputs, raw.cycles
 
 
 def bank_contents(signature, array: str, values: list[int]) -> list[list[int]]:
@@ -263,45 +268,37 @@ def array_from_banks(signature, array: str, banks: list[list[int]]) -> list[int]
 
 
 class _Streams:
-    """The producers and consumers of a kernel's stream ports in one simulated run.
+    """The producers and consumers of a kernel's stream ports in Amaranth's simulator
+    (:class:`sim.testbenches.StreamStalls` decides the handshakes, as under cocotb).
 
     In each cycle, :meth:`drive` sets every handshake and samples what transfers at the
-    coming edge; :meth:`advance` takes it into account after the edge. A producer offers
-    its next token (``valid``), with probability ``1 - p`` per cycle, and holds it until
-    ``ready``; a consumer raises ``ready`` with probability ``1 - p``.
+    coming edge; :meth:`advance` takes it into account after the edge.
     """
 
     def __init__(self, compiled, args, probability: float, seed: int):
-        self.random = random.Random(seed)
-        self.probability = probability
-        self.inputs = {name: [int(v) for v in args[name]] for name, (_, direction) in compiled.ir.streams.items()
-                       if direction == "in"}
-        self.outputs = {name: [] for name, (_, direction) in compiled.ir.streams.items() if direction == "out"}
-        self.taken = {name: 0 for name in self.inputs}
-        self.offering = {name: False for name in self.inputs}
-        self.transfers = []
+        streams = compiled.ir.streams
+        self.stalls = StreamStalls({name: args[name] for name, (_, way) in streams.items() if way == "in"},
+                                   [name for name, (_, way) in streams.items() if way == "out"], probability, seed)
+        self.inputs, self.outputs = self.stalls.inputs, self.stalls.outputs
+        self.transfers = ([], {})
 
     def drive(self, ctx, dut):
-        for name, tokens in self.inputs.items():
+        offers, ready = self.stalls.offer(), self.stalls.ready()
+        for name, token in offers.items():
             port = getattr(dut, name)
-            if not self.offering[name] and self.taken[name] < len(tokens) \
-                    and self.random.random() >= self.probability:
-                self.offering[name] = True
-                ctx.set(port.payload, tokens[self.taken[name]])
-            ctx.set(port.valid, self.offering[name])
-        ready = {name: self.random.random() >= self.probability for name in self.outputs}
-        for name in self.outputs:
-            ctx.set(getattr(dut, name).ready, ready[name])
-        self.transfers = [name for name in self.inputs if self.offering[name] and ctx.get(getattr(dut, name).ready)]
-        for name in self.outputs:
-            port = getattr(dut, name)
-            if ready[name] and ctx.get(port.valid):
-                self.outputs[name].append(int(ctx.get(port.payload)))
+            if token is not None:
+                ctx.set(port.payload, token)
+            ctx.set(port.valid, token is not None)
+        for name, flag in ready.items():
+            ctx.set(getattr(dut, name).ready, flag)
+        taken = [name for name, token in offers.items() if token is not None and ctx.get(getattr(dut, name).ready)]
+        given = {name: int(ctx.get(getattr(dut, name).payload)) for name, flag in ready.items()
+                 if flag and ctx.get(getattr(dut, name).valid)}
+        self.transfers = (taken, given)
 
     def advance(self):
-        for name in self.transfers:
-            self.taken[name] += 1
-            self.offering[name] = False
+        self.stalls.transferred(*self.transfers)
+        self.transfers = ([], {})
 
 
 def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles, streams):
@@ -349,7 +346,7 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles, streams):
         result["cycles"] = cycles
         if streams.inputs or streams.outputs:
             result["streams"] = streams.outputs
-            result["tokens_read"] = streams.taken
+            result["tokens_read"] = streams.stalls.taken
 
     sim = Simulator(m)
     sim.add_clock(1e-6)

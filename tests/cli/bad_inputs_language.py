@@ -518,9 +518,6 @@ _STREAMS = [
     _stream("stream_stall_seed_negative", _STREAM_COPY,
             re.escape("axhls sim: error: argument --stall-seed: expected a non-negative integer, not -1"),
             ["sim", "k.py:k", "--args", "args.json", "--stall-seed", "-1"], {"args.json": '{"s": [1], "n": 1}'}),
-    _stream("stream_sim_on_icarus", _STREAM_COPY,
-            re.escape("kernel k has streams, which only backend 'amaranth' drives (not 'icarus')"),
-            ["sim", "k.py:k", "--args", "args.json", "--backend", "icarus"], {"args.json": '{"s": [1, 2], "n": 2}'}),
 ]
 
 _ENVIRONMENT = [
