@@ -236,6 +236,7 @@ class _Analyzer:
             else:
                 scope.names[param.name] = param.name
             scope.defined.add(param.name)
+        self.stream_directions(tree)
         body = self.body_with_return(tree, signature, is_kernel=True)
         self.inline_stack.pop()
         for param in signature.params:
@@ -1411,6 +1412,16 @@ class _Analyzer:
             self.error(node, f"{name}.{method} takes {'no arguments' if method == 'read' else 'one value'}",
                        f"write {usage}")
         return name, method
+
+    def stream_directions(self, tree: ast.FunctionDef):
+        """Every ``s.read()`` and ``s.write(...)`` of the source, in source order: the direction of
+        each stream comes from the text, also from code the front end then drops (a loop of no trips
+        that ``hls.pipeline`` unrolls)."""
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                 and node.func.value.id in self.scope.streams and node.func.attr in ("read", "write")]
+        for call in sorted(calls, key=lambda node: (node.lineno, node.col_offset)):
+            self.use_stream(call.func.value.id, call.func.attr, call)
 
     def use_stream(self, name: str, kind: str, node: ast.AST):
         """Record that ``name`` is read or written at ``node``: a stream is an input or an output."""
