@@ -5,7 +5,7 @@ import random
 
 import pytest
 from amaranth.hdl import Module, signed, unsigned
-from amaranth.lib import fifo, stream, wiring
+from amaranth.lib import stream
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
@@ -111,38 +111,7 @@ def test_stream_ports_have_amaranth_stream_signatures():
     assert signature.streams == {"s": (signed(16), "in"), "o": (signed(16), "out")}
 
 
-def test_amaranth_fifos_attach_to_the_stream_ports_with_wiring_connect():
-    # A producer FIFO feeds the kernel, which feeds a consumer FIFO: no adapter code.
-    m = Module()
-    m.submodules.kernel = kernel = compile_kernel(kernels.copy).component()
-    m.submodules.source = source = fifo.SyncFIFO(width=16, depth=8)
-    m.submodules.sink = sink = fifo.SyncFIFO(width=16, depth=8)
-    wiring.connect(m, source.r_stream, kernel.s)
-    wiring.connect(m, kernel.o, sink.w_stream)
-    tokens = [1, 65535, 2, 40000, 3]
-    got = []
-
-    async def testbench(ctx):
-        for token in tokens:
-            ctx.set(source.w_data, token)
-            ctx.set(source.w_en, 1)
-            await ctx.tick()
-        ctx.set(source.w_en, 0)
-        ctx.set(kernel.n, len(tokens))
-        ctx.set(kernel.ctrl.start, 1)
-        await ctx.tick()
-        ctx.set(kernel.ctrl.start, 0)
-        await ctx.tick().until(kernel.ctrl.done)
-        ctx.set(sink.r_en, 1)
-        while ctx.get(sink.r_rdy):
-            got.append(ctx.get(sink.r_data))
-            await ctx.tick()
-
-    simulator = Simulator(m)
-    simulator.add_clock(1e-8)
-    simulator.add_testbench(testbench)
-    simulator.run()
-    assert got == tokens
+# Amaranth FIFOs attached with wiring.connect: examples/streams.py (tests/frontend/test_examples.py).
 
 
 def test_the_report_explains_an_ii_bounded_by_a_stream_in_the_users_lines():

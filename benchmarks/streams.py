@@ -1,0 +1,84 @@
+"""Stream kernels (issue 22): throughput, random stalls, and Fmax after place and route.
+
+    python benchmarks/streams.py [--tokens N] [--trials K] [--no-fmax] [--clocks MHZ ...] [--seeds S]
+
+For each kernel of ``examples/streams.py``:
+
+* ``II``/``depth``: its pipelined loop, from the report;
+* ``cycles``: simulated in Amaranth's simulator over N tokens (``start`` to ``done``), without
+  stalls, and ``per token``, cycles / N: an II-1 loop that reads one token and writes one
+  moves a token every cycle, plus the handshake and the pipeline's depth;
+* ``stalled``: K runs under random ``valid``/``ready`` stalls of probability 0.3 on every input
+  and output (seeds 0 .. K-1): how many gave exactly the golden model's tokens, and their
+  mean cycles;
+* ``Fmax``: placed and routed by nextpnr-ecp5 at each clock (:func:`benchmarks.fmax_sweep.measure`:
+  every port registered, seeds 1 .. S on a close call, median), against the clock the report
+  claims. The stall holds every register of the kernel, so its enable is a high-fanout net.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+
+def _arguments(kernel, tokens: int, rng: random.Random) -> dict:
+    if kernel.name == "moving_sum":
+        return {"s": [rng.randint(-2048, 2047) for _ in range(tokens)], "n": tokens}
+    return {"s": [rng.randint(0, 255) for _ in range(tokens)], "n": tokens, "level": 128}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=1000, help="tokens per run (default 1000)")
+    parser.add_argument("--trials", type=int, default=20, help="stalled runs per kernel (default 20)")
+    parser.add_argument("--no-fmax", action="store_true", help="skip place and route")
+    parser.add_argument("--clocks", type=float, nargs="+", default=[100.0, 150.0], metavar="MHZ")
+    parser.add_argument("--seeds", type=int, default=3)
+    options = parser.parse_args(argv)
+    if options.tokens < 1 or options.trials < 1 or not 1 <= options.seeds <= 20:
+        parser.error("--tokens and --trials must be at least 1, --seeds in 1..20")
+
+    from axhls.loading import import_file
+    from sim.kernel import run
+    examples = import_file(os.path.join(ROOT, "examples", "streams.py"))
+    kernels = [examples.moving_sum, examples.threshold_runs]
+    failed = False
+    print(f"{'kernel':<16} {'II':>3} {'depth':>5} {'tokens':>6} {'cycles':>7} {'per token':>9}  stalled (p = 0.3)")
+    for kernel in kernels:
+        loop = next(loop for loop in kernel.report().data["loops"] if loop["pipelined"])
+        args = _arguments(kernel, options.tokens, random.Random(kernel.name))
+        free = run(kernel, args, max_cycles=10 * options.tokens + 100)
+        stalled = [run(kernel, args, stall_probability=0.3, stall_seed=seed, max_cycles=20 * options.tokens + 100)
+                   for seed in range(options.trials)]
+        good = sum(result.match for result in stalled)
+        failed |= not free.match or good < len(stalled)
+        print(f"{kernel.name:<16} {loop['ii']:>3} {loop['depth']:>5} {options.tokens:>6} {free.cycles:>7} "
+              f"{free.cycles / options.tokens:>9.3f}  {good}/{len(stalled)} equal to Python, mean "
+              f"{statistics.mean(result.cycles for result in stalled):.0f} cycles")
+    if not options.no_fmax:
+        from approx_units.synth import ResultCache
+        from benchmarks.fmax_sweep import measure
+        cache = ResultCache()
+        cache.check()
+        print(f"\n{'kernel':<16} {'clock':>6} {'claim':>6} {'LUT4':>5} {'FF':>5}  Fmax (seeds)")
+        for kernel in kernels:
+            for clock in options.clocks:
+                row = measure(kernel, clock, options.seeds, cache)
+                fmax = ", ".join(f"{value:.1f}" for value in row["fmax_mhz"].values())
+                verdict = "reaches its claim" if row["reaches_claim"] else "MISSES its claim"
+                failed |= not row["reaches_claim"]
+                print(f"{kernel.name:<16} {clock:>6g} {row['claimed_mhz']:>6g} {row['lut4']:>5} {row['ff']:>5}  "
+                      f"{fmax} (median {row['median_mhz']:.1f}): {verdict}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
