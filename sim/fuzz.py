@@ -119,7 +119,7 @@ LINE_BUFFER_WEIGHT = 1.5
 #: read and of a write among the statements, and the stall probability :func:`check` runs
 #: them under, on every input and output.
 STREAM_CHANCE = 0.3
-STREAM_WEIGHT = 2.0
+STREAM_WEIGHT = 1.0
 STALL_PROBABILITY = 0.3
 
 #: How often a kernel that uses a limitable operator limits it, and to how many instances.
@@ -992,7 +992,7 @@ def golden_run(program: Program, directory: str | Path | None = None):
         kernel = load_program(program, where)
         args = copy.deepcopy(program.args)
         value = kernel(**args)
-        return value, {name: args[name] for name, v in program.args.items() if isinstance(v, list)}
+        return value, {param.name: args[param.name] for param in kernel.params if param.kind == "array"}
 
 
 def check(program: Program, backend: str = "amaranth", directory: str | Path | None = None,
