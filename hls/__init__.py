@@ -21,8 +21,9 @@ from . import approx
 from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.pragmas import local, pipeline, sequential, unroll
 from .kernel import Function, Kernel, function, kernel
+from .dataflow import Dataflow, dataflow, fifo
 from .target import Target
 from .types import Array, Stream, partition
 
-__all__ = ["kernel", "function", "Array", "Stream", "partition", "local", "pipeline", "sequential", "unroll", "Kernel",
+__all__ = ["kernel", "function", "dataflow", "fifo", "Dataflow", "Array", "Stream", "partition", "local", "pipeline", "sequential", "unroll", "Kernel",
            "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx"]

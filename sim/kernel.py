@@ -39,6 +39,7 @@ from amaranth.sim import Simulator
 import artefacts
 from hls.backend.component import kernel_signature
 from hls.compiler import compile_kernel
+from hls.dataflow import Dataflow
 
 from .cocotb_kernel import simulate_verilog, spec_from_signature
 from .errors import SimulationTimeout
@@ -153,7 +154,9 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
 
     Parameters
     ----------
-    kernel : hls.Kernel
+    kernel : hls.Kernel or hls.Dataflow
+        A kernel, or a chain of stream kernels (``@hls.dataflow``; ``pipelining`` and
+        ``overlap`` do not apply to it).
     args : dict
         Parameter name -> int (scalars) or list of ints (arrays, ``depth`` elements; an input
         stream's tokens; an output stream may be left out or given ``[]``).
@@ -211,21 +214,27 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     if vcd is not None:
         artefacts.check_file_destination(vcd)
     expected = expected_outputs(kernel, args, max_loop_iterations=max_cycles)
-    compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap)
-    if backend == "amaranth":
-        outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles,
-                                             _Streams(compiled, args, stall_probability, stall_seed))
+    if isinstance(kernel, Dataflow):
+        # A chain: its stages are compiled (each for its own target) when its component is built.
+        name, signature = kernel.name, kernel.signature()
+        component, verilog = kernel.to_amaranth, kernel.verilog
     else:
-        outputs, cycles = _simulate_verilog(compiled, args, backend, vcd, max_cycles, stall_probability, stall_seed)
+        compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap)
+        name, signature = compiled.ir.name, kernel_signature(compiled.ir)
+        component, verilog = compiled.component, compiled.verilog
+    if backend == "amaranth":
+        outputs, cycles = _simulate_amaranth(component(), name, args, vcd, max_cycles,
+                                             _Streams(signature, args, stall_probability, stall_seed))
+    else:
+        outputs, cycles = _simulate_verilog(verilog(name), signature, name, args, backend, vcd, max_cycles,
+                                            stall_probability, stall_seed)
     diffs = differences(outputs, expected)
     return KernelRun(outputs, expected, not diffs, cycles, backend, diffs)
 
 
-def _simulate_verilog(compiled, args, simulator, vcd, max_cycles, stall_probability, stall_seed):
+def _simulate_verilog(verilog, signature, name, args, simulator, vcd, max_cycles, stall_probability, stall_seed):
     """The kernel's Verilog under cocotb (:mod:`sim.cocotb_kernel`), with the same memory model, count
     and stream stalls."""
-    name = compiled.ir.name
-    signature = kernel_signature(compiled.ir)
     # The memory models hold exactly the arrays' depths (the default), so the final arrays compare directly.
     spec = dataclasses.replace(spec_from_signature(signature, toplevel=name, max_cycles=max_cycles),
                                stall_probability=stall_probability, stall_seed=stall_seed)
@@ -235,7 +244,7 @@ def _simulate_verilog(compiled, args, simulator, vcd, max_cycles, stall_probabil
         for (read, _, _), contents in zip(signature.bank_groups[array],
                                           bank_contents(signature, array, [int(v) for v in args[array]])):
             bank_args[read] = contents
-    raw = simulate_verilog(compiled.verilog(name), spec, bank_args, simulator=simulator, vcd=vcd)
+    raw = simulate_verilog(verilog, spec, bank_args, simulator=simulator, vcd=vcd)
     returns = [int(value) for value in raw.returns]
     result = None if not returns else (returns[0] if len(returns) == 1 else returns)
     arrays = {}
@@ -275,8 +284,8 @@ class _Streams:
     coming edge; :meth:`advance` takes it into account after the edge.
     """
 
-    def __init__(self, compiled, args, probability: float, seed: int):
-        streams = compiled.ir.streams
+    def __init__(self, signature, args, probability: float, seed: int):
+        streams = signature.streams
         self.stalls = StreamStalls({name: args[name] for name, (_, way) in streams.items() if way == "in"},
                                    [name for name, (_, way) in streams.items() if way == "out"], probability, seed)
         self.inputs, self.outputs = self.stalls.inputs, self.stalls.outputs
@@ -301,9 +310,7 @@ class _Streams:
         self.transfers = ([], {})
 
 
-def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles, streams):
-    ir = compiled.ir
-    dut = compiled.component()
+def _simulate_amaranth(dut, name, args, vcd, max_cycles, streams):
     signature = dut.signature
     m = Module()
     m.submodules.kernel = dut
@@ -332,7 +339,7 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles, streams):
         cycles = 1
         while not ctx.get(control.done):
             if cycles >= max_cycles:
-                raise SimulationTimeout(f"{ir.name}: no done after {max_cycles} cycles")
+                raise SimulationTimeout(f"{name}: no done after {max_cycles} cycles")
             streams.drive(ctx, dut)
             await ctx.tick()
             streams.advance()
