@@ -391,15 +391,15 @@ class _Analyzer:
             stages.append(self.stage(statement.value, stages, by_name, fifos, used))
         if not stages:
             self.error(tree, f"dataflow {chain.name} calls no kernel", "call the kernels of the chain in its body")
-        for param in params:
-            if param.kind == "stream" and param.name not in used:
-                self.error(ast.Name(id=param.name, lineno=param.lineno, col_offset=param.col_offset),
-                           f"stream parameter {param.name!r} is not given to any stage")
         for item in fifos.values():
             if item.writer is None or item.reader is None:
                 missing = "written" if item.writer is None else "read"
                 self.error(ast.Name(id=item.name, lineno=item.lineno, col_offset=0),
                            f"FIFO {item.name!r} is never {missing} by a stage")
+        for param in params:
+            if param.kind == "stream" and param.name not in used:
+                self.error(ast.Name(id=param.name, lineno=param.lineno, col_offset=param.col_offset),
+                           f"stream parameter {param.name!r} is not given to any stage")
         chain._params, chain._stages, chain._fifos = params, stages, fifos
 
     def resolve(self, node):
