@@ -175,3 +175,15 @@ def test_a_stage_with_an_array_is_refused(tmp_path):
                    "s: hls.Stream[unsigned(4)], o: hls.Stream[signed(16)], n: unsigned(8)")
     with pytest.raises(KernelSyntaxError, match="stage lookup takes the array 'table': arrays do not cross the stages"):
         chain.analyze()
+
+
+def test_stream_kernels_and_a_chain_lint_clean():
+    require_simulator("verilator")
+    from sim.lint import lint_verilog
+    from stream_kernels import bursts, merge
+    from hls.compiler import compile_kernel
+    for name, verilog in (("merge", compile_kernel(merge).verilog("merge")),
+                          ("bursts", compile_kernel(bursts).verilog("bursts")),
+                          ("detector", chains.detector.verilog("detector"))):
+        report = lint_verilog(verilog, name)
+        assert report.clean, report.summary()
