@@ -14,6 +14,16 @@ For each kernel of ``examples/streams.py``:
 * ``Fmax``: placed and routed by nextpnr-ecp5 at each clock (:func:`benchmarks.fmax_sweep.measure`:
   every port registered, seeds 1 .. S on a close call, median), against the clock the report
   claims. The stall holds every register of the kernel, so its enable is a high-fanout net.
+
+And for the ``detector`` chain (``@hls.dataflow`` of the three kernels):
+
+* ``cycles`` over N tokens, against the issue's bound 1.05 x (N + the stages' depths + a cycle
+  per FIFO), and against the three kernels run one after another (the sequential version);
+* K stalled runs, as above;
+* Fmax at 100 MHz (seeds 1 .. S, median; :func:`approx_units.synth.synthesize_kernel_seeds`),
+  against the lowest claim of its stages, with the chain's LUT4 and FF;
+* each FIFO's area on its own (``synth_ecp5``, no place and route): LUT-equivalents and FFs per
+  stored bit, beside the issue's target of about one LUT-eq per bit.
 """
 
 from __future__ import annotations
@@ -77,7 +87,58 @@ def main(argv=None) -> int:
                 failed |= not row["reaches_claim"]
                 print(f"{kernel.name:<16} {clock:>6g} {row['claimed_mhz']:>6g} {row['lut4']:>5} {row['ff']:>5}  "
                       f"{fmax} (median {row['median_mhz']:.1f}): {verdict}")
+    failed |= _chain(examples, options)
     return 1 if failed else 0
+
+
+def _chain(examples, options) -> bool:
+    """The ``detector`` chain's rows; whether a target was missed."""
+    from sim.kernel import run
+    chain = examples.detector
+    n = options.tokens
+    args = _arguments(examples.moving_sum, n, random.Random("detector"))
+    free = run(chain, args, max_cycles=10 * n + 100)
+    depths = 0
+    for stage in chain.stages:
+        depths += max(loop["depth"] for loop in stage.kernel.report().data["loops"] if loop["pipelined"])
+    bound = 1.05 * (n + depths + len(chain.fifos))
+    # The sequential version: each kernel over the whole input before the next starts (every
+    # stage of this chain reads `s` and writes `o`).
+    tokens, one_after_another = list(args["s"]), 0
+    for stage in chain.stages:
+        arguments = {name: (source if kind == "const" else args[source]) for name, (kind, source) in stage.scalars.items()}
+        result = run(stage.kernel, {**arguments, "s": tokens}, max_cycles=10 * n + 100)
+        one_after_another += result.cycles
+        tokens = result.outputs["streams"]["o"]
+    stalled = [run(chain, args, stall_probability=0.3, stall_seed=seed, max_cycles=20 * n + 100)
+               for seed in range(options.trials)]
+    good = sum(result.match for result in stalled)
+    missed = not free.match or free.cycles > bound or good < len(stalled)
+    print(f"\nchain detector ({' -> '.join(stage.name for stage in chain.stages)}), {n} tokens: {free.cycles} "
+          f"cycles (bound {bound:.0f}: {'within' if free.cycles <= bound else 'MISSED'}), "
+          f"{one_after_another} with the kernels one after another; {good}/{len(stalled)} stalled runs equal to "
+          f"Python, mean {statistics.mean(result.cycles for result in stalled):.0f} cycles")
+    if options.no_fmax:
+        return missed
+    from amaranth.back import verilog
+    from amaranth.lib import fifo
+    from approx_units.synth import synthesize_kernel_seeds, synthesize_verilog
+    claim = min(stage.kernel.report().data["claimed_clock_mhz"] for stage in chain.stages)
+    reports = synthesize_kernel_seeds(chain.verilog(), chain.name, clock_mhz=100.0, seeds=range(1, options.seeds + 1))
+    median = statistics.median(report.fmax_mhz for report in reports)
+    missed |= median < min(claim, 100.0)
+    print(f"chain detector at 100 MHz: LUT4 {reports[0].luts}, FF {reports[0].ffs}, Fmax "
+          f"{', '.join(f'{report.fmax_mhz:.1f}' for report in reports)} (median {median:.1f}; the stages claim "
+          f"{claim:g}): {'reaches' if median >= min(claim, 100.0) else 'MISSES'} it")
+    for item in chain.fifos.values():
+        buffer = fifo.SyncFIFO(width=item.shape.width, depth=item.depth)
+        text = verilog.convert(buffer, name="fifo", ports=[buffer.w_data, buffer.w_en, buffer.w_rdy, buffer.r_data,
+                                                           buffer.r_en, buffer.r_rdy], emit_src=False)
+        area = synthesize_verilog(text, "fifo", timing=False)
+        bits = item.shape.width * item.depth
+        print(f"FIFO {item.name} ({item.shape.width} bits x {item.depth}): {area.lut_equivalents} LUT-eq, "
+              f"{area.ffs} FF for {bits} stored bits: {area.lut_equivalents / bits:.2f} LUT-eq per bit")
+    return missed
 
 
 if __name__ == "__main__":

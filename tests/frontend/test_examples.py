@@ -45,4 +45,5 @@ def test_streams_example(monkeypatch, capsys):
     out = _run("streams.py", monkeypatch, capsys)
     assert "moving_sum: hardware matches Python: True;" in out
     assert "threshold_runs: hardware matches Python: True;" in out
+    assert "the chain's hardware matches Python: True" in out
     assert "through Amaranth FIFOs: True\n" in out
