@@ -1436,14 +1436,12 @@ class _Analyzer:
 
     def stream_read(self, name: str, node: ast.Call) -> ast.expr:
         """``x = s.read()``: the value of the assignment is the typed read of one token."""
-        self.use_stream(name, "read", node)
         stream = _located(ast.Name(id=name, ctx=ast.Load()), node.func.value)
         call = ast.Call(func=_located(ast.Name(id=STREAM_READ, ctx=ast.Load()), node), args=[stream], keywords=[])
         return self.in_file(_set_shape(_located(call, node), self.scope.streams[name].shape))
 
     def stream_write(self, name: str, call: ast.Call, node: ast.stmt) -> ast.stmt:
         """``o.write(v)``: one token, ``v`` wrapped to the stream's shape."""
-        self.use_stream(name, "write", call)
         shape = self.scope.streams[name].shape
         self.check_constant_fits(call.args[0], shape, f"a token of stream {name!r}")
         value = self.expr(call.args[0])
