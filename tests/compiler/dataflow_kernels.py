@@ -1,54 +1,16 @@
-"""Chains of stream kernels (``@hls.dataflow``), for ``test_dataflow.py``."""
+"""Chains of stream kernels (``@hls.dataflow``), for ``test_dataflow.py``: the kernels of
+``examples/streams.py`` and of ``stream_kernels.py``, and two of their own."""
+
+import os
 
 import hls
 from amaranth import signed, unsigned
 
-from stream_kernels import filter_positive
+from axhls.loading import import_file
+from stream_kernels import filter_positive, pairs
 
-
-@hls.kernel
-def smooth(s: hls.Stream[signed(12)], o: hls.Stream[signed(14)], n: unsigned(10)):
-    """The sum of the last four tokens, a token in and out per cycle."""
-    a: signed(12) = 0
-    b: signed(12) = 0
-    c: signed(12) = 0
-    for i in range(n):
-        x = s.read()
-        o.write(x + a + b + c)
-        c = b
-        b = a
-        a = x
-
-
-@hls.kernel
-def magnitude(s: hls.Stream[signed(14)], o: hls.Stream[unsigned(8)], n: unsigned(10)):
-    for i in range(n):
-        x = s.read()
-        o.write(min(abs(x) >> 4, 255))
-
-
-@hls.kernel
-def runs(s: hls.Stream[unsigned(8)], o: hls.Stream[unsigned(8)], n: unsigned(10), level: unsigned(8)):
-    """The length of every run of tokens above ``level``, written when it ends."""
-    run: unsigned(8) = 0
-    for i in range(n):
-        x = s.read()
-        if x > level:
-            run = run + 1
-        elif run > 0:
-            o.write(run)
-            run = 0
-    if run > 0:
-        o.write(run)
-
-
-@hls.kernel
-def pairs_sum(s: hls.Stream[unsigned(8)], o: hls.Stream[unsigned(9)], n: unsigned(6)):
-    """Two tokens in, one out: II 2 by the stream's port."""
-    for i in range(n):
-        x = s.read()
-        y = s.read()
-        o.write(x + y)
+_EXAMPLES = import_file(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "streams.py"))
+smooth, magnitude, runs = _EXAMPLES.moving_sum, _EXAMPLES.magnitude, _EXAMPLES.threshold_runs
 
 
 @hls.kernel
@@ -74,11 +36,12 @@ LEVEL = 96
 
 
 @hls.dataflow
-def rates(s: hls.Stream[unsigned(8)], o: hls.Stream[unsigned(9)], n: unsigned(6)):
-    """Stages of different rates (II 2, then two writes per read) through a FIFO of one token."""
+def rates(s: hls.Stream[unsigned(8)], o: hls.Stream[unsigned(9)], n: unsigned(6), m: unsigned(6)):
+    """Stages of different rates (two tokens in and two out at II 2, then one in and two out)
+    through a FIFO of one token."""
     half = hls.fifo(unsigned(9), depth=1)
-    pairs_sum(s, half, n)
-    spread(half, o, n)
+    pairs(s, half, n)
+    spread(half, o, m)
 
 
 @hls.dataflow

@@ -28,7 +28,7 @@ def _detector(rng):
 
 def _rates(rng):
     n = rng.randint(0, 20)
-    return {"s": _tokens(rng, 2 * n, 0, 255), "n": n}
+    return {"s": _tokens(rng, 2 * n, 0, 255), "n": n, "m": 2 * n}
 
 
 def _two_paths(rng):
@@ -62,9 +62,9 @@ def test_the_chain_is_one_component_with_the_stream_ports_of_its_ends():
 def test_the_report_gives_each_stage_and_fifo():
     text = chains.rates.report()
     assert "dataflow rates: 2 stages run at once, 1 FIFO(s)" in text
-    assert "stage pairs_sum (line " in text and "II 2" in text
-    assert "FIFO half (line " in text and "unsigned(9), depth 1, pairs_sum -> spread" in text
-    assert "depth 2, smooth -> magnitude" in chains.detector.report()
+    assert "stage pairs (line " in text and "II 2" in text
+    assert "FIFO half (line " in text and "unsigned(9), depth 1, pairs -> spread" in text
+    assert "depth 2, moving_sum -> magnitude" in chains.detector.report()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -103,8 +103,8 @@ def test_a_chain_of_ii_1_stages_moves_a_token_every_cycle():
 def _chain(tmp_path, body: str, params: str = "s: hls.Stream[signed(12)], o: hls.Stream[unsigned(8)], "
                                              "p: hls.Stream[unsigned(8)], n: unsigned(10)"):
     source = ("import hls\nfrom amaranth import signed, unsigned\n"
-              "from dataflow_kernels import smooth, magnitude, runs, pairs_sum, spread, split\n"
-              "from stream_kernels import lookup, merge\n\n\n"
+              "from dataflow_kernels import smooth, magnitude, runs, spread, split\n"
+              "from stream_kernels import lookup, merge, pairs\n\n\n"
               "@hls.kernel\ndef small(s: hls.Stream[unsigned(8)], o: hls.Stream[signed(8)], n: unsigned(8)):\n"
               "    for i in range(n):\n        x = s.read()\n        o.write(x >> 1)\n\n\n"
               "@hls.kernel\ndef small2(s: hls.Stream[signed(8)], o: hls.Stream[signed(8)], n: unsigned(8)):\n"
@@ -123,7 +123,7 @@ BAD = [
     ("mid = hls.fifo(signed(14))\nmagnitude(mid, o, n)\nsmooth(s, mid, n)",
      "FIFO 'mid' is read by magnitude before a stage writes it"),
     ("mid = hls.fifo(signed(13))\nsmooth(s, mid, n)\nmagnitude(mid, o, n)",
-     "'mid' carries signed(13) tokens but stream 'o' of smooth takes signed(14)"),
+     "'mid' carries signed(13) tokens but stream 'o' of moving_sum takes signed(14)"),
     ("mid = hls.fifo(signed(14))\nsmooth(s, mid, n)", "FIFO 'mid' is never read by a stage"),
     ("mid = hls.fifo(signed(14))\nsmooth(s, mid, n)\nmagnitude(mid, o, n)\nprint(n)",
      "print is not an @hls.kernel: a dataflow body calls kernels only"),
@@ -153,20 +153,20 @@ def test_forks_and_joins_are_refused(tmp_path):
                             "small2(a, b, n)\nmerge(f, a, b, o, n)", params)
     with pytest.raises(KernelSyntaxError, match="FIFO 'a' is read by two stages"):
         join.analyze()
-    twice = _chain(tmp_path, "m = hls.fifo(unsigned(9))\npairs_sum(s, m, n)\nspread(m, m, n)",
+    twice = _chain(tmp_path, "m = hls.fifo(unsigned(9))\npairs(s, m, n)\nspread(m, m, n)",
                    "s: hls.Stream[unsigned(8)], o: hls.Stream[unsigned(9)], n: unsigned(6)")
-    with pytest.raises(KernelSyntaxError, match=r"FIFO 'm' is written by two stages \(pairs_sum and spread\)"):
+    with pytest.raises(KernelSyntaxError, match=r"FIFO 'm' is written by two stages \(pairs and spread\)"):
         twice.analyze()
 
 
 def test_a_fifo_left_with_tokens_is_a_runtime_error(tmp_path):
-    chain = _chain(tmp_path, "m = hls.fifo(unsigned(9))\npairs_sum(s, m, n)\nspread(m, o, k)",
+    chain = _chain(tmp_path, "m = hls.fifo(unsigned(9))\npairs(s, m, n)\nspread(m, o, k)",
                    "s: hls.Stream[unsigned(8)], o: hls.Stream[unsigned(9)], n: unsigned(6), k: unsigned(6)")
     out = []
-    chain(s=[1, 2, 3, 4, 5, 6, 7, 8], o=out, n=4, k=4)
-    assert out == [3, 1, 7, 3, 11, 5, 15, 7]
-    with pytest.raises(KernelRuntimeError, match=r"chain_\d+\.py:\d+: FIFO 'm': spread read 2 of the 4 tokens "
-                                                 r"written to it; the 2 left would hold its writer for ever"):
+    chain(s=[1, 2, 3, 4, 5, 6, 7, 8], o=out, n=4, k=8)
+    assert out == [3, 1, 1, 0, 7, 3, 1, 0, 11, 5, 1, 0, 15, 7, 1, 0]
+    with pytest.raises(KernelRuntimeError, match=r"chain_\d+\.py:\d+: FIFO 'm': spread read 2 of the 8 tokens "
+                                                 r"written to it; the 6 left would hold its writer for ever"):
         chain(s=[1, 2, 3, 4, 5, 6, 7, 8], o=[], n=4, k=2)
 
 
