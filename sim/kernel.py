@@ -310,7 +310,7 @@ class _Streams:
         self.transfers = ([], {})
 
 
-def _simulate_amaranth(dut, name, args, vcd, max_cycles, streams):
+def _simulate_amaranth(dut, top, args, vcd, max_cycles, streams):
     signature = dut.signature
     m = Module()
     m.submodules.kernel = dut
@@ -329,8 +329,8 @@ def _simulate_amaranth(dut, name, args, vcd, max_cycles, streams):
     result = {}
 
     async def testbench(ctx):
-        for name in signature.scalars:
-            ctx.set(getattr(dut, name), int(args[name]))
+        for scalar in signature.scalars:
+            ctx.set(getattr(dut, scalar), int(args[scalar]))
         ctx.set(control.start, 1)
         streams.drive(ctx, dut)
         await ctx.tick()
@@ -339,7 +339,7 @@ def _simulate_amaranth(dut, name, args, vcd, max_cycles, streams):
         cycles = 1
         while not ctx.get(control.done):
             if cycles >= max_cycles:
-                raise SimulationTimeout(f"{name}: no done after {max_cycles} cycles")
+                raise SimulationTimeout(f"{top}: no done after {max_cycles} cycles")
             streams.drive(ctx, dut)
             await ctx.tick()
             streams.advance()
