@@ -299,12 +299,12 @@ class DataflowComponent(wiring.Component):
         busy = Signal()
         start = self.ctrl.start & ~busy
         finished = []
-        for stage, component in zip(chain.stages, components):
+        for index, (stage, component) in enumerate(zip(chain.stages, components)):
             for name, (kind, source) in stage.streams.items():
                 port = getattr(component, name)
                 if kind == "param":
                     wiring.connect(m, wiring.flipped(getattr(self, source)), port)
-                elif chain.fifos[source].reader is chain.stages.index(stage):
+                elif chain.fifos[source].reader == index:
                     wiring.connect(m, buffers[source].r_stream, port)
                 else:
                     wiring.connect(m, port, buffers[source].w_stream)
