@@ -65,7 +65,8 @@ from .dataflow import Graph
 from .metrics import ErrorStats
 
 __all__ = ["KernelSpec", "Evaluator", "CompilerUnavailable", "available", "unavailable_reason",
-           "evaluator_for", "kernel_spec", "c_source", "compiler", "COMPILE_FLAGS"]
+           "evaluator_for", "kernel_spec", "c_source", "c_function", "shared_library", "compiler",
+           "COMPILE_FLAGS"]
 
 #: Flags of every kernel. ``-fopenmp-simd`` honours ``#pragma omp simd`` (vectorised
 #: reductions) without linking an OpenMP run time; no flag relaxes IEEE arithmetic.
@@ -171,10 +172,11 @@ def _live(graph: Graph) -> list:
 
 
 class _Emitter:
-    """C statements for the nodes of one graph in one value type of ``bits`` bits."""
+    """C statements for the nodes of one graph in one value type of ``bits`` bits; look-up
+    tables are named ``<prefix>table<node>``, so that several graphs share a translation unit."""
 
-    def __init__(self, graph: Graph, bits: int):
-        self.graph, self.bits = graph, bits
+    def __init__(self, graph: Graph, bits: int, prefix: str = ""):
+        self.graph, self.bits, self.prefix = graph, bits, prefix
         self.tables = []
 
     def name(self, node) -> str:
@@ -228,7 +230,7 @@ class _Emitter:
             clz = "__builtin_clz" if bits == 32 else "__builtin_clzll"
             return f"({x[0]} ? (T)({bits - 1} - {clz}({x[0]})) : (T)0)"
         if op == "lookup":
-            table = f"table{node.index}"
+            table = f"{self.prefix}table{node.index}"
             self.tables.append(f"static const T {table}[{len(node.attrs)}] = "
                                f"{{{', '.join(f'{v}ull' for v in node.attrs)}}};")
             return f"{table}[{x[0]}]"
@@ -570,6 +572,32 @@ void eval_range(int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi, uint64_t
     return source
 
 
+def c_function(graph: Graph, name: str) -> str:
+    """``static inline uint64_t name(uint64_t a, uint64_t b)``: the graph's output bit pattern for
+    the operand bit patterns ``a``, ``b`` (higher bits ignored), as C for another translation unit.
+
+    The function computes in ``T``, which it defines as ``uint64_t`` (C11 allows the same
+    typedef twice); its look-up tables are named after it. This is how the compiled golden
+    model (:mod:`hls.golden`) inlines a kernel's approximate units.
+
+    Raises
+    ------
+    ValueError
+        If a node is wider than 64 bits.
+    """
+    if graph.max_width > 64:
+        raise ValueError(f"the compiled engine holds at most 64-bit values, but a node is "
+                         f"{graph.max_width} bits wide")
+    emit = _Emitter(graph, 64, prefix=f"{name}_")
+    body = [emit.statement(n) for n in _live(graph) if n.op not in ("input", "const")]
+    masks = [f"a &= {(1 << graph.inputs['a'].width) - 1}ull;" if "a" in graph.inputs else "(void)a;",
+             f"b &= {(1 << graph.inputs['b'].width) - 1}ull;" if "b" in graph.inputs else "(void)b;"]
+    sep = "\n  "
+    return (f"typedef uint64_t T;\n{chr(10).join(emit.tables)}\n"
+            f"static inline uint64_t {name}(uint64_t a, uint64_t b) {{\n  {sep.join(masks + body)}\n"
+            f"  return (uint64_t)({emit.name(graph.output)});\n}}\n")
+
+
 # --- compilation and loading ---------------------------------------------------------------------
 
 _LIBRARIES: dict = {}
@@ -598,34 +626,48 @@ def _machine() -> str:
     return f"{platform.machine()} {platform.processor()} {flags}"
 
 
-def _load(source: str) -> ctypes.CDLL:
-    """Compile ``source`` (or find it compiled in the cache) and load it."""
+def shared_library(source: str, flags=COMPILE_FLAGS, *, what: str = "the error kernel") -> Path:
+    """The shared object of C ``source`` compiled with ``flags``: from ``<cache>/compiled/`` when
+    it is there, else compiled and written there atomically (keyed by the source, the compiler,
+    the flags and the CPU, so concurrent processes and other machines never share a wrong one).
+
+    Raises
+    ------
+    CompilerUnavailable
+        No C compiler, or it rejects the source (``what`` names it in the message).
+    """
     reason = unavailable_reason()
     if reason:
-        raise CompilerUnavailable(f"the compiled error engine is unavailable: {reason}")
+        raise CompilerUnavailable(f"the compiled engine is unavailable: {reason}")
     cc = compiler()
-    key = hashlib.sha256("\0".join([source, _compiler_identity(cc), " ".join(COMPILE_FLAGS),
+    key = hashlib.sha256("\0".join([source, _compiler_identity(cc), " ".join(flags),
                                     _machine()]).encode()).hexdigest()[:32]
+    directory = _cache_directory()
+    target = directory / f"kernel_{key}.so"
+    if not target.is_file():
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="axhls-kernel-") as work:
+            c_file, so_file = Path(work, "kernel.c"), Path(work, "kernel.so")
+            c_file.write_text(source)
+            result = subprocess.run([cc, *flags, str(c_file), "-o", str(so_file)],
+                                    capture_output=True, text=True)
+            if result.returncode != 0:
+                first = next((line for line in (result.stderr or result.stdout).splitlines()
+                              if "error" in line), "the compiler failed")
+                raise CompilerUnavailable(f"{cc} cannot compile {what}: {first}")
+            # Atomic: another process compiling the same kernel sees the whole file or none.
+            artefacts.write_bytes(target, so_file.read_bytes())
+    return target
+
+
+def _load(source: str) -> ctypes.CDLL:
+    """Compile ``source`` (or find it compiled in the cache) and load it."""
+    key = hashlib.sha256(source.encode()).hexdigest()
     with _LOCK:
         library = _LIBRARIES.get(key)
         if library is not None:
             return library
-        directory = _cache_directory()
-        target = directory / f"kernel_{key}.so"
-        if not target.is_file():
-            directory.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(prefix="axhls-kernel-") as work:
-                c_file, so_file = Path(work, "kernel.c"), Path(work, "kernel.so")
-                c_file.write_text(source)
-                result = subprocess.run([cc, *COMPILE_FLAGS, str(c_file), "-o", str(so_file)],
-                                        capture_output=True, text=True)
-                if result.returncode != 0:
-                    first = next((line for line in (result.stderr or result.stdout).splitlines()
-                                  if "error" in line), "the compiler failed")
-                    raise CompilerUnavailable(f"{cc} cannot compile the error kernel: {first}")
-                # Atomic: another process compiling the same kernel sees the whole file or none.
-                artefacts.write_bytes(target, so_file.read_bytes())
-        library = ctypes.CDLL(str(target))
+        library = ctypes.CDLL(str(shared_library(source)))
         i64, pointer = ctypes.c_int64, ctypes.c_void_p
         library.model_pairs.argtypes = (pointer, pointer, i64, pointer)
         library.eval_pairs.argtypes = (pointer, pointer, i64, pointer)

@@ -5,7 +5,9 @@ compiles and simulates each, and compares it with its Python run. Each failure i
 printed, shrunk (unless ``--no-shrink``) and saved as a pytest file under
 ``tests/sim/regressions/``. Besides hardware against Python, every approximate
 operation of a Python run is held to its unit's error bound (``out_of_bound``
-failures, ``sim.fuzz.approx_bound_check``); a line counts the operations held to a
+failures, ``sim.fuzz.approx_bound_check``), and the compiled golden model that the
+simulation compares with must equal the Python run (``compiled_mismatch`` failures,
+``sim.fuzz.compiled_difference``); a line counts the operations held to a
 bound and those whose unit has none known. Before the summary, a line counts the programs that
 hold each loop-nest and array construct (``Program.constructs``: nests, inner
 breaks, unrolls, partitioned and local arrays). The last line is ``N passed, M

@@ -53,7 +53,7 @@ from .frontend.typed import Param
 from .kernel import Kernel
 from .types import StreamType, format_shape
 
-__all__ = ["dataflow", "fifo", "Dataflow", "DataflowComponent", "Stage", "Fifo", "DEFAULT_FIFO_DEPTH"]
+__all__ = ["dataflow", "fifo", "Dataflow", "CompiledDataflow", "DataflowComponent", "Stage", "Fifo", "DEFAULT_FIFO_DEPTH"]
 
 #: The depth of a FIFO not given one: an II-1 writer and reader then move a token every cycle.
 DEFAULT_FIFO_DEPTH = 2
@@ -135,6 +135,7 @@ class Dataflow(SourceFunction):
     def __init__(self, fn):
         super().__init__(fn)
         self._analyzed = False
+        self._compiled_model = None
         self.tokens_read: dict[str, int] = {}
 
     # -- the chain -------------------------------------------------------------------------
@@ -164,6 +165,12 @@ class Dataflow(SourceFunction):
         """The chain itself: :meth:`call` runs it (so it stands where a kernel's model does)."""
         return self.analyze()
 
+    def compiled_model(self) -> "CompiledDataflow":
+        """The chain run on its stages' compiled models (:class:`CompiledDataflow`, built once)."""
+        if self._compiled_model is None:
+            self._compiled_model = CompiledDataflow(self)
+        return self._compiled_model
+
     def __call__(self, *args, **kwargs):
         return self.call(args, kwargs)
 
@@ -177,6 +184,12 @@ class Dataflow(SourceFunction):
         hls.errors.KernelRuntimeError
             A stage's own run-time error, or a FIFO left with tokens its reader did not take.
         """
+        self.tokens_read = {}
+        return self._run_stages(args, kwargs, max_loop_iterations, self, lambda kernel: kernel.golden_model())
+
+    def _run_stages(self, args: tuple, kwargs: dict, max_loop_iterations, counts, model_of):
+        """The chain's run with ``model_of(stage kernel)`` for each stage; the input streams'
+        counts go to ``counts.tokens_read``."""
         params = self.params
         if len(args) > len(params):
             raise TypeError(f"{self.name}() takes {len(params)} argument(s), {len(args)} given")
@@ -201,7 +214,7 @@ class Dataflow(SourceFunction):
                         arguments[name] = inputs.get(source, bound[source])
                 for name, (kind, source) in stage.scalars.items():
                     arguments[name] = source if kind == "const" else bound[source]
-                model = stage.kernel.golden_model()
+                model = model_of(stage.kernel)
                 model.call((), arguments, max_loop_iterations=max_loop_iterations)
                 for name, (kind, source) in stage.streams.items():
                     if kind == "fifo" and self.fifos[source].reader == index:
@@ -213,7 +226,7 @@ class Dataflow(SourceFunction):
                                                      f"tokens written to it; the {left} left would hold its "
                                                      f"writer for ever")
         finally:
-            self.tokens_read = {name: stream.count for name, stream in inputs.items()}
+            counts.tokens_read = {name: stream.count for name, stream in inputs.items()}
         return None
 
     # -- hardware --------------------------------------------------------------------------
@@ -514,3 +527,40 @@ class _Analyzer:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
             return -node.operand.value
         return None
+
+
+class CompiledDataflow:
+    """A chain run on each stage's compiled golden model (:meth:`hls.Kernel.compiled_model`):
+    :meth:`Dataflow.call` at the speed its stages compile to.
+
+    Attributes
+    ----------
+    name : str
+    fallback_reason : str or None
+        Why a stage runs the Python run (the first such stage, by name, and its reason);
+        ``None`` when every stage runs compiled code.
+    tokens_read : dict of str to int
+        After a call: how many tokens the chain read from each input stream.
+    """
+
+    def __init__(self, chain: Dataflow):
+        self.chain = chain.analyze()
+        self.name = chain.name
+        self.tokens_read: dict[str, int] = {}
+        self.fallback_reason = next((f"stage {stage.name}: {stage.kernel.compiled_model().fallback_reason}"
+                                     for stage in chain.stages if not stage.kernel.compiled_model().compiled),
+                                    None)
+
+    @property
+    def compiled(self) -> bool:
+        """Whether every stage runs compiled code."""
+        return self.fallback_reason is None
+
+    def __call__(self, *args, **kwargs):
+        return self.call(args, kwargs)
+
+    def call(self, args: tuple, kwargs: dict, *, max_loop_iterations: int | None = None):
+        """:meth:`Dataflow.call` with each stage's compiled model."""
+        self.tokens_read = {}
+        return self.chain._run_stages(args, kwargs, max_loop_iterations, self,
+                                      lambda kernel: kernel.compiled_model())

@@ -36,6 +36,7 @@ class Function(SourceFunction):
         super().__init__(fn)
         self._typed = None
         self._golden = None
+        self._compiled_model = None
 
     def analyze(self):
         """The :class:`~hls.frontend.TypedKernel` of this function (computed once).
@@ -64,6 +65,16 @@ class Function(SourceFunction):
         if self._golden is None:
             self._golden = GoldenModel(self.analyze())
         return self._golden
+
+    def compiled_model(self):
+        """The golden model compiled to C (:class:`hls.golden.CompiledModel`, built once): call it
+        as the function itself, bit-exact with the Python run and much faster; its
+        ``fallback_reason`` says why it runs the Python run instead, when it does."""
+        if self._compiled_model is None:
+            # hls.golden loads approx_units and numpy, and compiles C: only callers that ask need it.
+            from .golden import CompiledModel
+            self._compiled_model = CompiledModel(self)
+        return self._compiled_model
 
     def __call__(self, *args, **kwargs):
         """Run the golden model.

@@ -53,7 +53,7 @@ __all__ = ["UnitPlan", "divider_plan", "divider_value", "floor_divmod", "multipl
            "multiplier_value", "multiplier_variant", "signed_product",
            "ApproxUnit", "UnitWidthError", "approx_unit", "approx_plan",
            "approx_golden", "approx_value", "ErrorBound", "approx_error_bound", "BOUND_EXHAUSTIVE_BITS",
-           "observe_approx"]
+           "observe_approx", "approx_observed"]
 
 
 def floor_divmod(ops, a, b, *, a_signed: bool, b_signed: bool, quotient_width: int, remainder_width: int):
@@ -570,6 +570,12 @@ def observe_approx(callback):
         yield
     finally:
         _OBSERVER.reset(token)
+
+
+def approx_observed() -> bool:
+    """Whether an :func:`observe_approx` block is active here (the compiled golden model, which
+    cannot call the observer, then leaves the run to the Python one)."""
+    return _OBSERVER.get() is not None
 
 
 #: Largest unit (operand bits of ``a`` plus ``b``, at the widths the unit is built at) whose

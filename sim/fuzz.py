@@ -32,6 +32,10 @@ Three parts, each usable alone:
   hardware must equal): every approximate operation's result must lie within
   its unit's error bound of the exact result (:func:`approx_bound_check`,
   ``hls.unit_operators.approx_error_bound``), or the verdict is ``"out_of_bound"``.
+  A third holds the compiled golden model (:mod:`hls.golden`), which the
+  simulation compares the hardware with, to the Python run, bit for bit
+  (:func:`compiled_difference`), or the verdict is ``"compiled_mismatch"``
+  (a kernel with stream ports runs the Python run itself: nothing to compare).
 * :func:`shrink` deletes statements, unwraps branches and loops, takes out
   unroll and pipeline pragmas and partitions, replaces
   expressions by their operands or by constants and zeroes arguments, for as
@@ -71,7 +75,7 @@ from .kernel import differences
 from .kernel import run as simulate
 
 __all__ = ["FuzzConfig", "Program", "Verdict", "BoundCheck", "generate", "golden_run", "check",
-           "approx_bound_check", "shrink", "write_regression", "FEATURES"]
+           "approx_bound_check", "compiled_difference", "shrink", "write_regression", "FEATURES"]
 
 #: Everything the generator can produce; :class:`FuzzConfig` can leave features out.
 FEATURES = frozenset({
@@ -924,6 +928,8 @@ class Verdict:
         ``"pass"``; ``"mismatch"`` (hardware and Python differ); ``"crash"`` (the
         compiler or simulator raised); ``"rejected"`` (the front end refused the
         program, a generator bug); ``"golden_error"`` (the Python run raised);
+        ``"compiled_mismatch"`` (the compiled golden model, :mod:`hls.golden`, which the
+        simulation compares the hardware with, differs from the Python run);
         ``"out_of_bound"`` (an approximate operation of the Python run is further from
         the exact result than its unit's worst case, :func:`approx_bound_check`).
     detail : str
@@ -1020,7 +1026,7 @@ def check(program: Program, backend: str = "amaranth", directory: str | Path | N
             return Verdict("rejected", f"{type(error).__name__}: {error}")
         try:
             with _time_limit(GOLDEN_SECONDS):
-                observed = _observed_run(kernel, copy.deepcopy(program.args))
+                observed, python = _observed_run(kernel, copy.deepcopy(program.args))
         except Exception as error:  # the Python run itself must not fail on generated programs
             return Verdict("golden_error", f"{type(error).__name__}: {error}")
         # The bounds are measured after the run (an exhaustive one takes up to a second the
@@ -1028,6 +1034,10 @@ def check(program: Program, backend: str = "amaranth", directory: str | Path | N
         bounds = _held_to_bounds(observed)
         if bounds.outside:
             return Verdict("out_of_bound", bounds.outside[0], approx=bounds)
+        # The simulation compares the hardware with the compiled golden model: it must be the Python run.
+        compiled = compiled_difference(kernel, program.args, python)
+        if compiled:
+            return Verdict("compiled_mismatch", compiled, approx=bounds)
         # A kernel with streams runs under random valid/ready stalls on every input and output.
         stalls = ({"stall_probability": STALL_PROBABILITY, "stall_seed": program.index}
                   if any(param.kind == "stream" for param in kernel.params) else {})
@@ -1072,17 +1082,42 @@ def approx_bound_check(kernel: hls.Kernel, args: dict) -> BoundCheck:
     The hardware is checked against this same run (:func:`check`), so a result within its
     bound here is within it in hardware.
     """
-    return _held_to_bounds(_observed_run(kernel, args))
+    return _held_to_bounds(_observed_run(kernel, args)[0])
 
 
-def _observed_run(kernel: hls.Kernel, args: dict) -> set:
-    """Run ``kernel`` in Python; the distinct ``(unit, x, y, value)`` of its approximate operations."""
+def _observed_run(kernel: hls.Kernel, args: dict) -> tuple[set, dict]:
+    """Run ``kernel`` in Python on ``args`` (updated in place); the distinct ``(unit, x, y, value)``
+    of its approximate operations, and its outputs (``{"return", "arrays"}``, as :func:`sim.kernel.run`'s)."""
     # hls.unit_operators loads approx_units (and numpy).
     from hls.unit_operators import observe_approx
     observed = set()
     with observe_approx(lambda unit, x, y, value: observed.add((unit, x, y, value))):
-        kernel(**args)
-    return observed
+        result = kernel(**args)
+    return observed, _outputs(kernel, result, args)
+
+
+def _outputs(kernel: hls.Kernel, result, args: dict) -> dict:
+    arrays = {param.name: [int(v) for v in args[param.name]] for param in kernel.params if param.kind == "array"}
+    return {"return": list(result) if isinstance(result, tuple) else result, "arrays": arrays}
+
+
+def compiled_difference(kernel: hls.Kernel, args: dict, python: dict) -> str:
+    """Empty when the compiled golden model (:mod:`hls.golden`) of ``kernel`` on a copy of ``args``
+    gives the outputs ``python`` of its Python run; else one line naming the first differences
+    (or the error it raised, or why it fell back to the Python run). A kernel with stream ports
+    has no compiled form: its model runs the Python run (``fallback_reason`` says so), empty."""
+    model = kernel.compiled_model()
+    if not model.compiled and any(param.kind == "stream" for param in kernel.params):
+        return ""
+    if not model.compiled:
+        return f"the compiled model fell back to the Python run: {model.fallback_reason}"
+    arguments = copy.deepcopy(args)
+    try:
+        outputs = _outputs(kernel, model(**arguments), arguments)
+    except Exception as error:
+        return f"the compiled model raised {type(error).__name__}: {error}"
+    lines = differences(outputs, python)
+    return "; ".join(line.replace("hardware", "compiled") for line in lines)
 
 
 def _held_to_bounds(observed: set) -> BoundCheck:
@@ -1394,11 +1429,12 @@ ARGS = {args!r}
 def test_{name}():
     import copy
 
-    from sim.kernel import run
+    from sim.kernel import expected_outputs, run
 
-    from sim.fuzz import approx_bound_check
+    from sim.fuzz import approx_bound_check, compiled_difference
 
     assert not approx_bound_check({name}, copy.deepcopy(ARGS)).outside
+    assert not compiled_difference({name}, ARGS, expected_outputs({name}, ARGS, golden="python"))
     result = run({name}, copy.deepcopy(ARGS), backend={backend!r})
     assert result.match, (result.outputs, result.expected)
 '''

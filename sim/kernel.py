@@ -45,10 +45,13 @@ from .cocotb_kernel import simulate_verilog, spec_from_signature
 from .errors import SimulationTimeout
 from .testbenches import StreamStalls
 
-__all__ = ["run", "KernelRun", "BACKENDS"]
+__all__ = ["run", "KernelRun", "BACKENDS", "GOLDEN_MODELS"]
 
 #: Simulators :func:`run` knows: Amaranth's, and cocotb with Icarus or Verilator.
 BACKENDS = ("amaranth", "icarus", "verilator")
+
+#: The golden models :func:`run` compares with: the compiled one (:mod:`hls.golden`), or the Python run.
+GOLDEN_MODELS = ("compiled", "python")
 
 
 @dataclass
@@ -89,15 +92,23 @@ def _as_return(value):
     return int(value)
 
 
-def expected_outputs(kernel, args: dict[str, Any], max_loop_iterations: int | None = None) -> dict:
+def expected_outputs(kernel, args: dict[str, Any], max_loop_iterations: int | None = None, *,
+                     golden: str = "compiled") -> dict:
     """The golden model's outputs for ``args`` (which are not modified).
 
-    ``max_loop_iterations`` bounds the Python run (see
+    ``max_loop_iterations`` bounds the run (see
     :meth:`hls.frontend.golden.GoldenModel.run`): past it, one loop raises
-    :class:`hls.errors.KernelLoopLimit`.
+    :class:`hls.errors.KernelLoopLimit`. ``golden`` is ``"compiled"`` (the
+    model compiled to C, :mod:`hls.golden`, bit-exact with the Python run) or
+    ``"python"`` (the Python run itself).
+
+    Raises
+    ------
+    ValueError
+        For another ``golden``.
     """
+    model = _golden_model(kernel, golden)
     arguments = with_output_streams(kernel, copy.deepcopy(dict(args)))
-    model = kernel.golden_model()
     result = model.call((), arguments, max_loop_iterations=max_loop_iterations)
     arrays = {}
     for param in kernel.params:
@@ -117,6 +128,16 @@ def with_output_streams(kernel, args: dict) -> dict:
         if param.kind == "stream" and param.direction == "out" and param.name not in args:
             args[param.name] = []
     return args
+
+
+def _check_golden(golden: str) -> None:
+    if golden not in GOLDEN_MODELS:
+        raise ValueError(f"unknown golden model {golden!r}; expected one of {', '.join(GOLDEN_MODELS)}")
+
+
+def _golden_model(kernel, golden: str):
+    _check_golden(golden)
+    return kernel.compiled_model() if golden == "compiled" else kernel.golden_model()
 
 
 def differences(outputs: dict, expected: dict) -> list[str]:
@@ -149,8 +170,8 @@ def _token_at(tokens: list[int], index: int):
 
 def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None = None, *,
         max_cycles: int = 200_000, pipelining: bool = True, overlap: bool = True,
-        stall_probability: float = 0.0, stall_seed: int = 0) -> KernelRun:
-    """Simulate ``kernel`` on ``args`` and compare with its Python run.
+        stall_probability: float = 0.0, stall_seed: int = 0, golden: str = "compiled") -> KernelRun:
+    """Simulate ``kernel`` on ``args`` and compare with its golden model.
 
     Parameters
     ----------
@@ -184,11 +205,16 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
         ready (random ``valid``/``ready`` stalls); 0 streams at full speed.
     stall_seed : int
         Seed of those stalls.
+    golden : str
+        ``"compiled"`` (default): the expected outputs come from the golden model
+        compiled to C (:mod:`hls.golden`, bit-exact with the Python run; a kernel it
+        cannot compile, such as one with stream ports, runs the Python run); ``"python"``:
+        from the Python run itself.
 
     Raises
     ------
     ValueError
-        For an unknown backend, or arguments that do not fit the parameters.
+        For an unknown backend or golden model, or arguments that do not fit the parameters.
     artefacts.DestinationError
         ``vcd`` cannot be written (a folder, a missing folder, no permission);
         a ``ValueError`` whose one-line message starts with the path.
@@ -207,13 +233,14 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown simulation backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    _check_golden(golden)     # before anything is built
     if isinstance(stall_probability, bool) or not isinstance(stall_probability, numbers.Real) \
             or not 0 <= stall_probability < 1:
         raise ValueError(f"stall_probability must be a number in [0, 1), not {stall_probability!r}")
     args = with_output_streams(kernel, dict(args))
     if vcd is not None:
         artefacts.check_file_destination(vcd)
-    expected = expected_outputs(kernel, args, max_loop_iterations=max_cycles)
+    expected = expected_outputs(kernel, args, max_loop_iterations=max_cycles, golden=golden)
     if isinstance(kernel, Dataflow):
         # A chain: its stages are compiled (each for its own target) when its component is built.
         name, signature = kernel.name, kernel.signature()

@@ -40,7 +40,7 @@ from ..types import fits, format_shape, shape_range
 from ..ir.ops import APPROX_ATTR, APPROX_CALL, Operator, operator_for_syntax, operator_of, stream_call
 from .typed import SHAPE_ATTR, TypedKernel
 
-__all__ = ["GoldenModel", "Site", "Overflow"]
+__all__ = ["GoldenModel", "Site", "Overflow", "check_loop_bound"]
 
 _FUNCTION = "__hls_golden"
 
@@ -165,6 +165,7 @@ class GoldenModel:
 
     def __init__(self, typed: TypedKernel):
         self.typed = typed
+        self._names = frozenset(param.name for param in typed.params)
         self.sites: list[Site] = []
         self._accesses: list[_AccessSite] = []
         self._stream_sites: list[_StreamSite] = []
@@ -195,58 +196,85 @@ class GoldenModel:
         ValueError
             Values that do not fit, arrays of the wrong length.
         """
+        bound = self.match(args, kwargs)
+        for param in self.typed.params:
+            self.check_argument(param, bound[param.name])
+        return bound
+
+    def match(self, args: tuple, kwargs: dict) -> dict:
+        """``{name: value}`` of the call's arguments by position and keyword, values unchecked.
+
+        Raises
+        ------
+        TypeError
+            Missing, unexpected or repeated arguments, or too many.
+        """
         params = self.typed.params
         name = self.typed.name
         if len(args) > len(params):
             raise TypeError(f"{name}() takes {len(params)} argument(s), {len(args)} given")
         bound = {param.name: value for param, value in zip(params, args)}
+        names = self._names
         for key, value in kwargs.items():
             if key in bound:
                 raise TypeError(f"{name}() got argument {key!r} twice")
-            if key not in {param.name for param in params}:
+            if key not in names:
                 raise TypeError(f"{name}() has no parameter {key!r} "
                                 f"(parameters: {', '.join(p.name for p in params)})")
             bound[key] = value
+        if len(bound) == len(params):
+            return bound
         missing = [param.name for param in params if param.name not in bound]
         if missing:
             raise TypeError(f"{name}() is missing argument(s): {', '.join(missing)}")
-        for param in params:
-            value = bound[param.name]
-            low, high = shape_range(param.shape)
-            if param.kind == "scalar":
-                value = _integer(value, f"argument {param.name!r}")
-                if not low <= value <= high:
-                    raise ValueError(f"argument {param.name} = {value} does not fit "
-                                     f"{format_shape(param.shape)} ({low}..{high})")
-                continue
-            if param.kind == "stream":
-                _check_stream_argument(param, value)
-                continue
-            if _is_numpy_array(value):
-                if value.ndim != 1 or value.dtype.kind not in "iu":
-                    raise TypeError(f"array argument {param.name!r} must be a 1-D integer numpy "
-                                    f"array, not {value.ndim}-D {value.dtype}")
-                import numpy   # optional: only when the caller passes numpy arrays
-                info = numpy.iinfo(value.dtype)
-                if info.min > low or info.max < high:
-                    raise TypeError(f"array argument {param.name!r} has dtype {value.dtype}, which "
-                                    f"cannot hold {format_shape(param.shape)}; use a wider dtype")
-                items = value.tolist()
-            elif isinstance(value, list):
-                items = value
-            else:
-                raise TypeError(f"array argument {param.name!r} must be a list or a numpy array, "
-                                f"not {type(value).__name__}")
-            if len(items) != param.depth:
-                raise ValueError(f"array argument {param.name!r} has {len(items)} elements; "
-                                 f"hls.Array[{format_shape(param.shape)}, {param.depth}] needs "
-                                 f"exactly {param.depth}")
-            for index, item in enumerate(items):
-                item = _integer(item, f"{param.name}[{index}]")
-                if not low <= item <= high:
-                    raise ValueError(f"{param.name}[{index}] = {item} does not fit "
-                                     f"{format_shape(param.shape)} ({low}..{high})")
         return bound
+
+    @staticmethod
+    def check_argument(param, value) -> None:
+        """Check one argument against its :class:`~hls.frontend.typed.Param`.
+
+        Raises
+        ------
+        TypeError
+            A scalar or element that is not an integer (``bool`` is not), or an array
+            that is not a list or a 1-D integer numpy array wide enough for the shape.
+        ValueError
+            A value that does not fit the shape, or an array of the wrong length.
+        """
+        low, high = shape_range(param.shape)
+        if param.kind == "scalar":
+            value = _integer(value, f"argument {param.name!r}")
+            if not low <= value <= high:
+                raise ValueError(f"argument {param.name} = {value} does not fit "
+                                 f"{format_shape(param.shape)} ({low}..{high})")
+            return
+        if param.kind == "stream":
+            _check_stream_argument(param, value)
+            return
+        if _is_numpy_array(value):
+            if value.ndim != 1 or value.dtype.kind not in "iu":
+                raise TypeError(f"array argument {param.name!r} must be a 1-D integer numpy "
+                                f"array, not {value.ndim}-D {value.dtype}")
+            import numpy   # optional: only when the caller passes numpy arrays
+            info = numpy.iinfo(value.dtype)
+            if info.min > low or info.max < high:
+                raise TypeError(f"array argument {param.name!r} has dtype {value.dtype}, which "
+                                f"cannot hold {format_shape(param.shape)}; use a wider dtype")
+            items = value.tolist()
+        elif isinstance(value, list):
+            items = value
+        else:
+            raise TypeError(f"array argument {param.name!r} must be a list or a numpy array, "
+                            f"not {type(value).__name__}")
+        if len(items) != param.depth:
+            raise ValueError(f"array argument {param.name!r} has {len(items)} elements; "
+                             f"hls.Array[{format_shape(param.shape)}, {param.depth}] needs "
+                             f"exactly {param.depth}")
+        for index, item in enumerate(items):
+            item = _integer(item, f"{param.name}[{index}]")
+            if not low <= item <= high:
+                raise ValueError(f"{param.name}[{index}] = {item} does not fit "
+                                 f"{format_shape(param.shape)} ({low}..{high})")
 
     def call(self, args: tuple, kwargs: dict, *, max_loop_iterations: int | None = None):
         """Bind, run, write the arrays back into the caller's lists/numpy arrays, return.
@@ -338,11 +366,7 @@ class GoldenModel:
         return arrays
 
     def _run(self, bound, arrays, assign, store, max_loop_iterations):
-        if max_loop_iterations is not None and (isinstance(max_loop_iterations, bool)
-                                                or not isinstance(max_loop_iterations, int)
-                                                or max_loop_iterations < 1):
-            raise ValueError(f"max_loop_iterations must be a positive integer or None, "
-                             f"not {max_loop_iterations!r}")
+        check_loop_bound(max_loop_iterations)
         inputs = {p.name: _InputStream(p.name, p.shape, bound[p.name]) for p in self.typed.params
                   if p.kind == "stream" and p.direction == "in"}
         values = [inputs[p.name] if p.name in inputs else arrays[p.name] if p.name in arrays else int(bound[p.name])
@@ -570,6 +594,15 @@ class GoldenModel:
             entry = self._operator(getattr(builtins, node.func.id, None), node)
             return self._call(self._helper(entry, *node.args), *map(self._expr, node.args))
         raise AssertionError(f"unexpected expression in a typed body: {ast.dump(node)}")
+
+
+def check_loop_bound(max_loop_iterations) -> None:
+    """Raise ``ValueError`` unless ``max_loop_iterations`` is a positive ``int`` or ``None``."""
+    if max_loop_iterations is not None and (isinstance(max_loop_iterations, bool)
+                                            or not isinstance(max_loop_iterations, int)
+                                            or max_loop_iterations < 1):
+        raise ValueError(f"max_loop_iterations must be a positive integer or None, "
+                         f"not {max_loop_iterations!r}")
 
 
 def _wrap(value: int, width: int, signed: bool) -> int:

@@ -50,6 +50,21 @@ def test_the_golden_model_runs_the_stages_in_order():
     assert got == expected and expected and chains.detector.tokens_read == {"s": 50}
 
 
+def test_the_compiled_model_of_a_chain_runs_its_stages_compiled_models_and_says_why_not_c():
+    model = chains.detector.compiled_model()
+    stage = chains.detector.stages[0]
+    assert not model.compiled
+    assert model.fallback_reason == f"stage {stage.name}: {stage.kernel.compiled_model().fallback_reason}"
+    tokens = _tokens(random.Random(2), 40, -2048, 2047)
+    expected, got = [], []
+    chains.detector(s=tokens, o=expected, n=40)
+    model(s=tokens, o=got, n=40)
+    assert got == expected and model.tokens_read == chains.detector.tokens_read == {"s": 40}
+    with pytest.raises(KernelRuntimeError, match="read 11 of stream 's', which gave only 10"):
+        model(s=tokens[:10], o=[], n=40)
+    assert model.tokens_read == {"s": 10}
+
+
 def test_the_chain_is_one_component_with_the_stream_ports_of_its_ends():
     signature = chains.detector.signature()
     assert signature.members["s"] == In(stream.Signature(signed(12)))

@@ -96,6 +96,21 @@ def test_a_write_wraps_to_the_stream_shape_and_a_read_past_the_end_names_the_lin
         kernels.framed(s=[5, 1], o=[])
 
 
+def test_the_compiled_model_of_a_stream_kernel_runs_the_python_run_and_says_where():
+    model = kernels.pairs.compiled_model()
+    line = next(number for number, text in enumerate(open(kernels.__file__), 1) if "x = s.read()" in text
+                and number > kernels.pairs.fn.__code__.co_firstlineno)
+    assert not model.compiled and model.source is None
+    assert model.fallback_reason == (f"{kernels.pairs.filename}:{line}: the stream read of 's' has no C form: "
+                                     f"a kernel with stream ports runs the Python run")
+    out = []
+    model(s=[200, 100, 255, 255], o=out, n=2)
+    assert out == [300, 100, 510, 0] and model.tokens_read == {"s": 4}
+    with pytest.raises(KernelRuntimeError, match=r"stream_kernels\.py:\d+: read 3 of stream 's', which gave only 2"):
+        kernels.framed.compiled_model()(s=[5, 1], o=[])
+    assert kernels.framed.compiled_model().tokens_read == {"s": 2}
+
+
 def test_stream_directions_are_inferred_from_use():
     params = {param.name: param for param in kernels.merge.params}
     assert [params[name].direction for name in ("flags", "a", "b", "o")] == ["in", "in", "in", "out"]
