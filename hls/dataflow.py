@@ -366,6 +366,13 @@ class _Analyzer:
         params = []
         for arg in tree.args.args:
             annotation = annotations.get(arg.arg)
+            if isinstance(annotation, str) and arg.annotation is not None:
+                # ``from __future__ import annotations``: the text, evaluated where the chain is defined.
+                try:
+                    annotation = eval(compile(ast.Expression(arg.annotation), chain.filename, "eval"),
+                                      self.namespace)
+                except Exception as error:
+                    self.error(arg, f"cannot evaluate annotation {ast.unparse(arg.annotation)!r}: {error}")
             if isinstance(annotation, StreamType):
                 params.append(Param(arg.arg, "stream", annotation.shape, None, arg.lineno, arg.col_offset))
             elif isinstance(annotation, Shape):

@@ -202,3 +202,19 @@ def test_stream_kernels_and_a_chain_lint_clean():
                           ("detector", chains.detector.verilog("detector"))):
         report = lint_verilog(verilog, name)
         assert report.clean, report.summary()
+
+
+def test_text_annotations_are_evaluated_where_the_chain_is_defined(tmp_path):
+    def chain(params):
+        path = tmp_path / f"text_{abs(hash(params))}.py"
+        path.write_text("from __future__ import annotations\n\nimport hls\nfrom amaranth import signed, unsigned\n"
+                        "from dataflow_kernels import smooth, magnitude\n\n\n"
+                        f"@hls.dataflow\ndef chain({params}):\n    mid = hls.fifo(signed(14))\n"
+                        "    smooth(s, mid, n)\n    magnitude(mid, o, n)\n")
+        return import_file(str(path)).chain
+
+    good = chain("s: hls.Stream[signed(12)], o: hls.Stream[unsigned(8)], n: unsigned(10)")
+    assert [(p.name, p.kind) for p in good.params] == [("s", "stream"), ("o", "stream"), ("n", "scalar")]
+    with pytest.raises(KernelSyntaxError, match=r"text_\d+\.py:9:\d+: cannot evaluate annotation "
+                                                r"'hls.Stream\[nowhere\]': name 'nowhere' is not defined"):
+        chain("s: hls.Stream[nowhere], o: hls.Stream[unsigned(8)], n: unsigned(10)").analyze()
