@@ -33,6 +33,17 @@ def integer(minimum: int, maximum: int | None = None):
     return parse
 
 
+def probability(text: str) -> float:
+    """An argparse ``type`` accepting numbers in ``[0, 1)`` (a probability of stalling)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 up to (not including) 1, not {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 up to (not including) 1, not {text}")
+    return value
+
+
 def positive_number(text: str) -> float:
     """An argparse ``type`` accepting finite numbers above 0 (a time in seconds)."""
     try:

@@ -35,7 +35,7 @@ from sim.kernel import run
 
 from hls.approx import KINDS, choice
 
-from .arguments import integer
+from .arguments import integer, probability
 from .command import CommandError
 from .loading import load_args, load_kernel, user_errors
 
@@ -139,6 +139,11 @@ def register(subparsers) -> None:
                         help="give up after N cycles (default 1000000); the Python run before the "
                              "hardware's stops when one loop has run N iterations, which the hardware "
                              "could not finish in N cycles either")
+    parser.add_argument("--stall-probability", type=probability, default=0.0, metavar="P",
+                        help="streams: in each cycle the producer of every input stream waits, and the "
+                             "consumer of every output stream is not ready, with probability P (default 0)")
+    parser.add_argument("--stall-seed", type=integer(0), default=0, metavar="N",
+                        help="seed of the stream stalls (default 0): the same seed, the same run")
     _add_approx(parser)
     parser.set_defaults(handler=run_sim)
 
@@ -189,7 +194,8 @@ def run_sim(args) -> int:
     bound = load_args(args.args, kernel)
     try:
         with user_errors(loop_limit_option="--max-cycles"):
-            result = run(kernel, bound, backend=args.backend, vcd=args.vcd, max_cycles=args.max_cycles)
+            result = run(kernel, bound, backend=args.backend, vcd=args.vcd, max_cycles=args.max_cycles,
+                         stall_probability=args.stall_probability, stall_seed=args.stall_seed)
     except SimulationTimeout as error:
         raise CommandError(" ".join(str(error).splitlines()), 1) from None
     except ToolUnavailable as error:
@@ -205,6 +211,8 @@ def run_sim(args) -> int:
         status = "match" if result.match else "MISMATCH"
         print(f"{kernel.name}: {status} in {result.cycles} cycles ({result.backend})")
         print(f"  return: {result.outputs['return']}")
+        for name, tokens in result.outputs.get("streams", {}).items():
+            print(f"  stream {name}: {len(tokens)} tokens: {tokens}")
     if not result.match:
         for line in result.differences[:5]:
             print(f"axhls: {kernel.name}: {line}", file=sys.stderr)

@@ -171,6 +171,10 @@ def load_args(path: str, kernel: Function) -> dict:
         raise CommandError(f"{path}: expected a JSON object mapping parameter names to values")
     with user_errors():
         model = kernel.golden_model()
+    for param in kernel.params:
+        # An output stream's list may be left out: the run fills it.
+        if param.kind == "stream" and param.direction == "out":
+            data.setdefault(param.name, [])
     try:
         return model.bind((), data)
     except (TypeError, ValueError) as error:

@@ -22,8 +22,10 @@ from . import approx, board
 from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.pragmas import local, pipeline, sequential, unroll
 from .kernel import Function, Kernel, function, kernel
+from .dataflow import Dataflow, dataflow, fifo
 from .target import Target
-from .types import Array, partition
+from .types import Array, Stream, partition
 
-__all__ = ["kernel", "function", "Array", "partition", "local", "pipeline", "sequential", "unroll", "Kernel",
-           "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx", "board"]
+__all__ = ["kernel", "function", "dataflow", "fifo", "Dataflow", "Array", "Stream", "partition", "local", "pipeline",
+           "sequential", "unroll", "Kernel", "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx",
+           "board"]

@@ -43,7 +43,8 @@ Fallback
 --------
 A kernel the translation cannot hold (a shape wider than 125 magnitude bits, a
 unit graph wider than 64 bits, an operator without a C form) or a machine
-without a C compiler gets a model that runs the Python run:
+without a C compiler, or a kernel with stream ports (``hls.Stream``), gets a model that
+runs the Python run:
 :attr:`CompiledModel.fallback_reason` says why (``None`` when compiled), and
 ``CompiledModel(kernel, fallback=False)`` raises :class:`CompiledModelUnsupported`
 instead. Calls inside an :func:`hls.unit_operators.observe_approx` block also
@@ -69,7 +70,7 @@ from approx_units import compiled as native
 from .errors import KernelLoopLimit, KernelRuntimeError
 from .frontend.golden import check_loop_bound
 from .frontend.typed import SHAPE_ATTR
-from .ir.ops import APPROX_ATTR, APPROX_CALL, operator_for_syntax
+from .ir.ops import APPROX_ATTR, APPROX_CALL, operator_for_syntax, stream_call
 from .types import shape_range
 from .unit_operators import UnitWidthError, approx_observed, approx_unit
 
@@ -304,6 +305,16 @@ class _Translation:
 
     def source(self) -> str:
         typed = self.typed
+        streams = sorted((node for statement in typed.body for node in ast.walk(statement)
+                          if stream_call(node) is not None), key=lambda node: (node.lineno, node.col_offset))
+        if streams:
+            kind, stream = stream_call(streams[0])
+            raise _Unsupported(streams[0], f"the stream {kind} of {stream!r} has no C form: a kernel with "
+                                           f"stream ports runs the Python run")
+        for param in typed.params:
+            if param.kind == "stream":
+                raise _Unsupported(param, f"the stream port {param.name!r} has no C form: a kernel with "
+                                          f"stream ports runs the Python run")
         for param in typed.params:
             self.storage(param.shape, param, f"parameter {param.name}")
         for shape in typed.return_shapes:
@@ -671,6 +682,12 @@ class CompiledModel:
     def compiled(self) -> bool:
         """Whether calls run the compiled code (not the Python run)."""
         return self._run_c is not None
+
+    @property
+    def tokens_read(self) -> dict[str, int]:
+        """After a call: how many tokens the body read from each input stream (a kernel with
+        streams runs the Python run, whose counts these are)."""
+        return self.golden.tokens_read
 
     def __call__(self, *args, **kwargs):
         """Run the model: as calling the kernel (arrays updated in place; ``None``, ``int`` or tuple).

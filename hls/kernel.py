@@ -80,18 +80,20 @@ class Function(SourceFunction):
         """Run the golden model.
 
         Array arguments (lists or 1-D integer numpy arrays of exactly ``depth``
-        elements) are updated in place. Returns ``None``, an ``int``, or a tuple
-        of ``int``.
+        elements) are updated in place. An input stream's argument is any iterable
+        of ints, read token by token; an output stream's is a list, to which the
+        tokens are appended. Returns ``None``, an ``int``, or a tuple of ``int``.
 
         Raises
         ------
         TypeError
             Missing, unexpected or wrongly typed arguments.
         ValueError
-            A scalar argument or array element that does not fit its shape, or
-            an array of the wrong length.
+            A scalar argument, array element or stream token that does not fit its
+            shape, or an array of the wrong length.
         hls.errors.KernelRuntimeError
-            An array index out of range during the run.
+            An array index out of range, or a read past an input stream's last token,
+            during the run.
         """
         return self.golden_model().call(args, kwargs)
 

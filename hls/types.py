@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from amaranth.hdl import Shape, signed, unsigned
 
-__all__ = ["Array", "ArrayType", "Partition", "partition", "shape_range", "fits", "wrap", "format_shape",
-           "bare_shape_function"]
+__all__ = ["Array", "ArrayType", "Stream", "StreamType", "Partition", "partition", "shape_range", "fits", "wrap",
+           "format_shape", "bare_shape_function"]
 
 #: The ways an array can be split into banks.
 PARTITION_KINDS = ("cyclic", "block", "complete")
@@ -206,6 +206,54 @@ class Array:
             if layout is not None and layout.check(depth) is not None:
                 raise ValueError(layout.check(depth))
         return ArrayType(shape, depth, layout)
+
+
+@dataclass(frozen=True)
+class StreamType:
+    """The type of a stream parameter: ``hls.Stream[shape]``.
+
+    Whether the stream is an input or an output is not part of the type: the front end
+    infers it from the body (``s.read()`` makes an input, ``s.write(v)`` an output).
+
+    Attributes
+    ----------
+    shape : Shape
+        Shape of one token (the payload of ``amaranth.lib.stream.Signature(shape)``).
+    """
+
+    shape: Shape
+
+    def __repr__(self) -> str:
+        return f"hls.Stream[{format_shape(self.shape)}]"
+
+
+class Stream:
+    """Annotation of a stream parameter: tokens read (``x = s.read()``) or written (``s.write(v)``).
+
+    ``hls.Stream[signed(16)]`` carries tokens of shape ``signed(16)``. A stream the
+    body reads is an input port with the flipped signature of
+    ``amaranth.lib.stream.Signature(shape)``; one it writes is an output port with
+    that signature. The golden model reads an input from any Python iterable and
+    appends an output's tokens to a list.
+
+    Raises
+    ------
+    TypeError
+        If the token shape is not an Amaranth :class:`Shape` (or more than one item is given).
+    """
+
+    def __init__(self):
+        raise TypeError("hls.Stream is an annotation; write hls.Stream[shape], e.g. hls.Stream[signed(16)]")
+
+    def __class_getitem__(cls, item) -> StreamType:
+        if isinstance(item, tuple):
+            raise TypeError(f"hls.Stream takes one item, the token shape (hls.Stream[signed(16)]), "
+                            f"not {len(item)} items")
+        if not isinstance(item, Shape):
+            bare = bare_shape_function(item)
+            given = f"{bare} without a width (write {bare}(N))" if bare else repr(item)
+            raise TypeError(f"hls.Stream token shape must be an Amaranth shape such as signed(16), not {given}")
+        return StreamType(item)
 
 
 def bare_shape_function(value) -> str | None:

@@ -19,6 +19,11 @@ What the generated testbench does, cycle by cycle (clock period 10 ns):
   :class:`amaranth.lib.memory.Memory` and block RAM. A read and a write of the
   same address in the same cycle read the old value (Amaranth's default,
   non-transparent read port);
+* drives every input stream from its list and takes every output stream's tokens,
+  with random ``valid``/``ready`` stalls when ``stall_probability`` is set
+  (:class:`sim.testbenches.StreamStalls`, the same stalls as in Amaranth's simulator
+  for a seed): the handshakes are set 1 ns after each falling edge, and a transfer is
+  sampled 1 ns later, when the design has settled;
 * counts rising edges from the one that sees ``start`` (cycle 1) to the first
   one after which ``ctrl__done`` is high, which is how ``sim.kernel.run``
   counts in Amaranth's simulator;
@@ -50,7 +55,7 @@ from hls.backend.component import KernelSignature
 
 from .cocotb_run import SIMULATORS, WAVEFORM, log_tail, run_testbench, work_directory
 from .errors import CocotbRunError, CocotbTimeout
-from .testbenches import DEFAULT_MAX_CYCLES, ArraySpec, PortSpec, TestbenchSpec
+from .testbenches import DEFAULT_MAX_CYCLES, ArraySpec, PortSpec, StreamSpec, TestbenchSpec
 
 __all__ = [
     "RawRun", "spec_from_component", "spec_from_signature", "simulate_verilog",
@@ -70,12 +75,18 @@ class RawRun:
         From ``start`` to ``done``, as :mod:`sim.kernel` counts.
     vcd : Path | None
         The waveform, when one was asked for.
+    streams : dict[str, list[int]]
+        The tokens each output stream gave.
+    tokens_read : dict[str, int]
+        How many tokens the kernel took from each input stream.
     """
 
     returns: list[int]
     arrays: dict[str, list[int]]
     cycles: int
     vcd: Path | None = None
+    streams: dict[str, list[int]] | None = None
+    tokens_read: dict[str, int] | None = None
 
 
 # --------------------------------------------------------------------------- spec from a signature
@@ -148,9 +159,11 @@ def spec_from_signature(signature: KernelSignature, *, toplevel: str,
                                 read_addr=f"{read}__addr", read_en=f"{read}__en",
                                 write_addr=f"{write}__addr", write_data=f"{write}__data",
                                 write_en=f"{write}__en", addr_width=addr_width))
+    streams = [StreamSpec(name, direction, _port(f"{name}__payload", shape), f"{name}__valid", f"{name}__ready")
+               for name, (shape, direction) in signature.streams.items()]
     return TestbenchSpec(toplevel=toplevel, start=f"{ctrl}__start", busy=f"{ctrl}__busy",
                          done=f"{ctrl}__done", scalars=scalars, returns=returns, arrays=arrays,
-                         max_cycles=max_cycles)
+                         streams=streams, max_cycles=max_cycles)
 
 
 def _port(name: str, shape) -> PortSpec:
@@ -225,7 +238,8 @@ def simulate_verilog(verilog: str, spec: TestbenchSpec, args: dict[str, Any], *,
             vcd_path = Path(vcd)
             _install_file(work / WAVEFORM, vcd_path)
         return RawRun(returns=outcome["returns"], arrays=outcome["arrays"],
-                      cycles=outcome["cycles"], vcd=vcd_path)
+                      cycles=outcome["cycles"], vcd=vcd_path, streams=outcome.get("streams"),
+                      tokens_read=outcome.get("tokens_read"))
 
 
 def _plain_args(args: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,11 @@ Three parts, each usable alone:
   loops (full, and partial with a remainder), ``hls.pipeline`` over constant
   inner loops (which the front end unrolls), partitioned array parameters
   (cyclic, block, complete) and ``hls.local`` arrays (plain and partitioned)
-  used as window registers and line buffers. The same ``(seed, index)`` always gives the same program. Every index is kept in
+  used as window registers and line buffers. For issue 22 some kernels take an input stream
+  ``sin`` and an output stream ``sout`` (``hls.Stream``), read (``v = sin.read()``) and
+  written (``sout.write(e)``) anywhere a statement may stand: under conditions, in
+  pipelined, unrolled and flattened loops; :func:`check` runs them under random
+  ``valid``/``ready`` stalls (:data:`STALL_PROBABILITY`). The same ``(seed, index)`` always gives the same program. Every index is kept in
   range by construction (masked with ``& (depth - 1)``, or a loop variable
   whose bound is at most the depth), every loop terminates, and the total trip
   count is bounded so that a program simulates in hundreds of cycles.
@@ -30,7 +34,8 @@ Three parts, each usable alone:
   ``hls.unit_operators.approx_error_bound``), or the verdict is ``"out_of_bound"``.
   A third holds the compiled golden model (:mod:`hls.golden`), which the
   simulation compares the hardware with, to the Python run, bit for bit
-  (:func:`compiled_difference`), or the verdict is ``"compiled_mismatch"``.
+  (:func:`compiled_difference`), or the verdict is ``"compiled_mismatch"``
+  (a kernel with stream ports runs the Python run itself: nothing to compare).
 * :func:`shrink` deletes statements, unwraps branches and loops, takes out
   unroll and pipeline pragmas and partitions, replaces
   expressions by their operands or by constants and zeroes arguments, for as
@@ -77,7 +82,7 @@ FEATURES = frozenset({
     "if", "elif", "for", "runtime_bound", "nested_loops", "while", "break", "continue",
     "arrays", "dynamic_index", "mul", "divmod", "shift", "compare", "boolean", "ternary",
     "minmax", "abs", "unary", "tuple_return", "augassign", "pragmas", "chained_compare",
-    "resources", "approx", "nests", "unroll", "partition", "local",
+    "resources", "approx", "nests", "unroll", "partition", "local", "streams",
 })
 
 #: Approximate units the generator draws, per kind: (unit, parameters) that every operand
@@ -112,6 +117,14 @@ LOCAL_PARTITION_CHANCE = 0.5
 #: and a line buffer read and rewritten at one index (``v = lb[i]; lb[i] = e``).
 WINDOW_WEIGHT = 1.5
 LINE_BUFFER_WEIGHT = 1.5
+
+#: How often a kernel has streams (drawn apart from the program's own draws, so that a kernel
+#: not drawn for streams is the program it was before streams existed), the weight of a stream
+#: read and of a write among the statements, and the stall probability :func:`check` runs
+#: them under, on every input and output.
+STREAM_CHANCE = 0.3
+STREAM_WEIGHT = 1.0
+STALL_PROBABILITY = 0.3
 
 #: How often a kernel that uses a limitable operator limits it, and to how many instances.
 RESOURCE_CHANCE = 0.5
@@ -227,6 +240,9 @@ def _constructs(function: ast.FunctionDef) -> frozenset[str]:
         elif _is_hls_call(node, "local"):
             found.add("partitioned local" if node.keywords else "local")
     for argument in function.args.args:
+        if argument.annotation is not None and any(isinstance(n, ast.Attribute) and n.attr == "Stream"
+                                                   for n in ast.walk(argument.annotation)):
+            found.add("stream")
         if argument.annotation is not None and any(_is_hls_call(n, "partition")
                                                    for n in ast.walk(argument.annotation)):
             found.add("partition")
@@ -290,6 +306,11 @@ class _Generator:
         #: Loop variables of partially unrolled loops: ``i0 + k``, a bit wider than the bound needs.
         self.wide_loop_vars: set[str] = set()
         self.args: dict = {}
+        #: The token shapes of the streams ``sin`` and ``sout``, when the kernel has streams.
+        self.streams: dict[str, _Shape] = {}
+        #: Which streams the body uses, and at most how many tokens it reads.
+        self.streams_used: set[str] = set()
+        self.most_reads = 0
 
     # -- helpers
     def has(self, feature: str) -> bool:
@@ -339,6 +360,10 @@ class _Generator:
                 self.arrays.append(array)
         for k in range(rng.randint(2, 4)):
             self.locals[f"v{k}"] = self.shape()
+        streams = random.Random(f"axhls-fuzz-streams:{self.name}") if self.has("streams") else None
+        if streams is not None and streams.random() < STREAM_CHANCE:
+            # Their own generator: the draws of the program stay those of a program without streams.
+            self.streams = {name: _Shape(streams.random() < 0.5, streams.randint(2, 12)) for name in ("sin", "sout")}
 
         body = [self.statement(_Scope(), 0) for _ in range(rng.randint(*self.config.statements))]
         results = rng.sample(sorted(self.locals), 2 if self.has("tuple_return") and rng.random() < 0.4 else 1)
@@ -352,6 +377,12 @@ class _Generator:
                   + (f", {array.partition}]" if array.partition else "]")
                   for array in self.arrays if not array.local]
         params += [f"{name}: {shape}" for name, shape in self.scalars.items()]
+        for name, shape in self.streams.items():
+            if name in self.streams_used:
+                params.append(f"{name}: hls.Stream[{shape}]")
+                # Enough tokens for every read the program could make (reading fewer is fine).
+                self.args[name] = ([self.value_of(shape) for _ in range(self.most_reads)] if name == "sin"
+                                   else [])
         lines = [f"{array.name} = hls.local({array.shape}, {array.depth}"
                  + (f", partition={array.partition})" if array.partition else ")")
                  for array in self.arrays if array.local]
@@ -443,6 +474,8 @@ class _Generator:
                 choices.append(("nest", NEST_WEIGHT / (1 + depth)))
             if self.has("unroll") and not scope.unrolled and scope.loop_nesting <= self.config.max_loop_nesting:
                 choices.append(("unroll", UNROLL_WEIGHT / (1 + depth)))
+        if self.streams:
+            choices += [("stream_read", STREAM_WEIGHT), ("stream_write", STREAM_WEIGHT)]
         if scope.in_loop and self.has("break"):
             choices.append(("break", 1))
         if scope.in_loop and self.has("continue"):
@@ -456,6 +489,18 @@ class _Generator:
             operator = self.rng.choice(["+", "-", "^", "|", "&"])
             return _parse_statement(f"{target} {operator}= {self.expr(scope, 1)}")
         return _parse_statement(f"{target} = {self.fitting(self.expr(scope, 0), self.locals[target])}")
+
+    def statement_stream_read(self, scope: _Scope, depth: int) -> ast.stmt:
+        """``v = sin.read()``: one token, wrapped to the local's shape."""
+        self.streams_used.add("sin")
+        # An unrolled body is copied up to 4 times.
+        self.most_reads += scope.trips * (4 if scope.unrolled else 1)
+        return _parse_statement(f"{self.rng.choice(sorted(self.locals))} = sin.read()")
+
+    def statement_stream_write(self, scope: _Scope, depth: int) -> ast.stmt:
+        """``sout.write(e)``: one token, ``e`` wrapped to the stream's shape."""
+        self.streams_used.add("sout")
+        return _parse_statement(f"sout.write({self.fitting(self.expr(scope, 0), self.streams['sout'])})")
 
     def statement_store(self, scope: _Scope, depth: int) -> ast.stmt:
         array = self.rng.choice(self.arrays)
@@ -953,7 +998,7 @@ def golden_run(program: Program, directory: str | Path | None = None):
         kernel = load_program(program, where)
         args = copy.deepcopy(program.args)
         value = kernel(**args)
-        return value, {name: args[name] for name, v in program.args.items() if isinstance(v, list)}
+        return value, {param.name: args[param.name] for param in kernel.params if param.kind == "array"}
 
 
 def check(program: Program, backend: str = "amaranth", directory: str | Path | None = None,
@@ -993,8 +1038,11 @@ def check(program: Program, backend: str = "amaranth", directory: str | Path | N
         compiled = compiled_difference(kernel, program.args, python)
         if compiled:
             return Verdict("compiled_mismatch", compiled, approx=bounds)
+        # A kernel with streams runs under random valid/ready stalls on every input and output.
+        stalls = ({"stall_probability": STALL_PROBABILITY, "stall_seed": program.index}
+                  if any(param.kind == "stream" for param in kernel.params) else {})
         try:
-            result = runner(kernel, copy.deepcopy(program.args), backend=backend)
+            result = runner(kernel, copy.deepcopy(program.args), backend=backend, **stalls)
         except Exception as error:
             frame = traceback.extract_tb(error.__traceback__)[-1]
             return Verdict("crash", f"{type(error).__name__}: {error} "
@@ -1056,8 +1104,11 @@ def _outputs(kernel: hls.Kernel, result, args: dict) -> dict:
 def compiled_difference(kernel: hls.Kernel, args: dict, python: dict) -> str:
     """Empty when the compiled golden model (:mod:`hls.golden`) of ``kernel`` on a copy of ``args``
     gives the outputs ``python`` of its Python run; else one line naming the first differences
-    (or the error it raised, or why it fell back to the Python run)."""
+    (or the error it raised, or why it fell back to the Python run). A kernel with stream ports
+    has no compiled form: its model runs the Python run (``fallback_reason`` says so), empty."""
     model = kernel.compiled_model()
+    if not model.compiled and any(param.kind == "stream" for param in kernel.params):
+        return ""
     if not model.compiled:
         return f"the compiled model fell back to the Python run: {model.fallback_reason}"
     arguments = copy.deepcopy(args)

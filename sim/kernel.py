@@ -10,6 +10,14 @@ Cycles are counted as in the cocotb testbenches of :mod:`sim.cocotb_kernel`:
 the rising edge that sees ``start`` is cycle 1, and the count is the number of
 the first rising edge after which ``done`` is high.
 
+Streams: every input stream's port is driven from the list given for it (a
+producer that raises ``valid`` and holds it, with the token, until ``ready``),
+and every output stream's tokens are collected from its port; with
+``stall_probability=p`` the producer waits, and the consumer lowers ``ready``,
+with probability ``p`` in each cycle (a seeded ``random.Random``: the same
+run every time). The tokens each output got, and how many each input gave, are
+compared with the golden model's.
+
 Port names come from the component's
 :class:`~hls.backend.component.KernelSignature`. A waveform (``vcd=``) is
 checked before anything is compiled and written atomically through
@@ -19,6 +27,8 @@ checked before anything is compiled and written atomically through
 from __future__ import annotations
 
 import copy
+import dataclasses
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,9 +39,11 @@ from amaranth.sim import Simulator
 import artefacts
 from hls.backend.component import kernel_signature
 from hls.compiler import compile_kernel
+from hls.dataflow import Dataflow
 
 from .cocotb_kernel import simulate_verilog, spec_from_signature
 from .errors import SimulationTimeout
+from .testbenches import StreamStalls
 
 __all__ = ["run", "KernelRun", "BACKENDS", "GOLDEN_MODELS"]
 
@@ -49,7 +61,9 @@ class KernelRun:
     Attributes
     ----------
     outputs : dict
-        ``{"return": int, list of int or None, "arrays": {name: list of int}}`` from the hardware.
+        ``{"return": int, list of int or None, "arrays": {name: list of int}}`` from the hardware;
+        a kernel with streams adds ``"streams"`` (each output stream's tokens, in order) and
+        ``"tokens_read"`` (how many tokens the kernel took from each input stream).
     expected : dict
         The same, from the golden model run on a deep copy of the arguments.
     match : bool
@@ -94,13 +108,26 @@ def expected_outputs(kernel, args: dict[str, Any], max_loop_iterations: int | No
         For another ``golden``.
     """
     model = _golden_model(kernel, golden)
-    arguments = copy.deepcopy(dict(args))
+    arguments = with_output_streams(kernel, copy.deepcopy(dict(args)))
     result = model.call((), arguments, max_loop_iterations=max_loop_iterations)
     arrays = {}
     for param in kernel.params:
         if param.kind == "array":
             arrays[param.name] = [int(v) for v in arguments[param.name]]
-    return {"return": _as_return(result), "arrays": arrays}
+    out = {"return": _as_return(result), "arrays": arrays}
+    if any(param.kind == "stream" for param in kernel.params):
+        out["streams"] = {param.name: [int(v) for v in arguments[param.name]] for param in kernel.params
+                          if param.kind == "stream" and param.direction == "out"}
+        out["tokens_read"] = dict(model.tokens_read)
+    return out
+
+
+def with_output_streams(kernel, args: dict) -> dict:
+    """``args`` with an empty list for every output stream it does not name (the kernel fills it)."""
+    for param in kernel.params:
+        if param.kind == "stream" and param.direction == "out" and param.name not in args:
+            args[param.name] = []
+    return args
 
 
 def _check_golden(golden: str) -> None:
@@ -125,19 +152,35 @@ def differences(outputs: dict, expected: dict) -> list[str]:
             shown = ", ".join(f"{name}[{i}]: hardware {got[i]}, Python {values[i]}" for i in bad[:3])
             more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
             out.append(shown + more)
+    for name, tokens in expected.get("streams", {}).items():
+        got = outputs["streams"][name]
+        if got != tokens:
+            first = next((i for i, (a, b) in enumerate(zip(got, tokens)) if a != b), min(len(got), len(tokens)))
+            out.append(f"stream {name}: {len(got)} tokens from the hardware, {len(tokens)} from Python; token "
+                       f"{first}: hardware {_token_at(got, first)}, Python {_token_at(tokens, first)}")
+    for name, count in expected.get("tokens_read", {}).items():
+        if outputs["tokens_read"][name] != count:
+            out.append(f"stream {name}: the hardware took {outputs['tokens_read'][name]} tokens, Python {count}")
     return out
+
+
+def _token_at(tokens: list[int], index: int):
+    return tokens[index] if index < len(tokens) else "none"
 
 
 def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None = None, *,
         max_cycles: int = 200_000, pipelining: bool = True, overlap: bool = True,
-        golden: str = "compiled") -> KernelRun:
+        stall_probability: float = 0.0, stall_seed: int = 0, golden: str = "compiled") -> KernelRun:
     """Simulate ``kernel`` on ``args`` and compare with its golden model.
 
     Parameters
     ----------
-    kernel : hls.Kernel
+    kernel : hls.Kernel or hls.Dataflow
+        A kernel, or a chain of stream kernels (``@hls.dataflow``; ``pipelining`` and
+        ``overlap`` do not apply to it).
     args : dict
-        Parameter name -> int (scalars) or list of ints (arrays, ``depth`` elements).
+        Parameter name -> int (scalars) or list of ints (arrays, ``depth`` elements; an input
+        stream's tokens; an output stream may be left out or given ``[]``).
     backend : str
         ``"amaranth"`` (Amaranth's simulator), or ``"icarus"`` / ``"verilator"``: the
         emitted Verilog under cocotb, through :mod:`sim.cocotb_kernel`.
@@ -156,10 +199,17 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     overlap : bool
         ``False`` lets every run of an inner loop drain before the code after it
         starts (the baseline for overlapped runs, ``hls.analysis.overlap``).
+    stall_probability : float
+        In ``[0, 1)``: in each cycle, with this probability, an input stream's producer
+        waits before offering its next token and an output stream's consumer is not
+        ready (random ``valid``/``ready`` stalls); 0 streams at full speed.
+    stall_seed : int
+        Seed of those stalls.
     golden : str
         ``"compiled"`` (default): the expected outputs come from the golden model
         compiled to C (:mod:`hls.golden`, bit-exact with the Python run; a kernel it
-        cannot compile runs the Python run); ``"python"``: from the Python run itself.
+        cannot compile, such as one with stream ports, runs the Python run); ``"python"``:
+        from the Python run itself.
 
     Raises
     ------
@@ -184,31 +234,44 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     if backend not in BACKENDS:
         raise ValueError(f"unknown simulation backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     _check_golden(golden)     # before anything is built
+    if isinstance(stall_probability, bool) or not isinstance(stall_probability, numbers.Real) \
+            or not 0 <= stall_probability < 1:
+        raise ValueError(f"stall_probability must be a number in [0, 1), not {stall_probability!r}")
+    args = with_output_streams(kernel, dict(args))
     if vcd is not None:
         artefacts.check_file_destination(vcd)
     expected = expected_outputs(kernel, args, max_loop_iterations=max_cycles, golden=golden)
-    compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap)
-    if backend == "amaranth":
-        outputs, cycles = _simulate_amaranth(compiled, kernel, args, vcd, max_cycles)
+    if isinstance(kernel, Dataflow):
+        # A chain: its stages are compiled (each for its own target) when its component is built.
+        name, signature = kernel.name, kernel.signature()
+        component, verilog = kernel.to_amaranth, kernel.verilog
     else:
-        outputs, cycles = _simulate_verilog(compiled, args, backend, vcd, max_cycles)
+        compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap)
+        name, signature = compiled.ir.name, kernel_signature(compiled.ir)
+        component, verilog = compiled.component, compiled.verilog
+    if backend == "amaranth":
+        outputs, cycles = _simulate_amaranth(component(), name, args, vcd, max_cycles,
+                                             _Streams(signature, args, stall_probability, stall_seed))
+    else:
+        outputs, cycles = _simulate_verilog(verilog(name), signature, name, args, backend, vcd, max_cycles,
+                                            stall_probability, stall_seed)
     diffs = differences(outputs, expected)
     return KernelRun(outputs, expected, not diffs, cycles, backend, diffs)
 
 
-def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
-    """The kernel's Verilog under cocotb (:mod:`sim.cocotb_kernel`), with the same memory model and count."""
-    name = compiled.ir.name
-    signature = kernel_signature(compiled.ir)
+def _simulate_verilog(verilog, signature, name, args, simulator, vcd, max_cycles, stall_probability, stall_seed):
+    """The kernel's Verilog under cocotb (:mod:`sim.cocotb_kernel`), with the same memory model, count
+    and stream stalls."""
     # The memory models hold exactly the arrays' depths (the default), so the final arrays compare directly.
-    spec = spec_from_signature(signature, toplevel=name, max_cycles=max_cycles)
+    spec = dataclasses.replace(spec_from_signature(signature, toplevel=name, max_cycles=max_cycles),
+                               stall_probability=stall_probability, stall_seed=stall_seed)
     # A partitioned array is one memory model per bank, named after its read group.
     bank_args = dict(args)
     for array in signature.partitions:
         for (read, _, _), contents in zip(signature.bank_groups[array],
                                           bank_contents(signature, array, [int(v) for v in args[array]])):
             bank_args[read] = contents
-    raw = simulate_verilog(compiled.verilog(name), spec, bank_args, simulator=simulator, vcd=vcd)
+    raw = simulate_verilog(verilog, spec, bank_args, simulator=simulator, vcd=vcd)
     returns = [int(value) for value in raw.returns]
     result = None if not returns else (returns[0] if len(returns) == 1 else returns)
     arrays = {}
@@ -218,7 +281,10 @@ def _simulate_verilog(compiled, args, simulator, vcd, max_cycles):
             arrays[array] = array_from_banks(signature, array, banks)
         else:
             arrays[array] = [int(v) for v in raw.arrays[array]]
-    return {"return": result, "arrays": arrays}, raw.cycles
+    outputs = {"return": result, "arrays": arrays}
+    if signature.streams:
+        outputs.update(streams=raw.streams, tokens_read=raw.tokens_read)
+    return outputs, raw.cycles
 
 
 def bank_contents(signature, array: str, values: list[int]) -> list[list[int]]:
@@ -237,9 +303,41 @@ def array_from_banks(signature, array: str, banks: list[list[int]]) -> list[int]
     return partition.join(banks, signature.arrays[array][1])
 
 
-def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
-    ir = compiled.ir
-    dut = compiled.component()
+class _Streams:
+    """The producers and consumers of a kernel's stream ports in Amaranth's simulator
+    (:class:`sim.testbenches.StreamStalls` decides the handshakes, as under cocotb).
+
+    In each cycle, :meth:`drive` sets every handshake and samples what transfers at the
+    coming edge; :meth:`advance` takes it into account after the edge.
+    """
+
+    def __init__(self, signature, args, probability: float, seed: int):
+        streams = signature.streams
+        self.stalls = StreamStalls({name: args[name] for name, (_, way) in streams.items() if way == "in"},
+                                   [name for name, (_, way) in streams.items() if way == "out"], probability, seed)
+        self.inputs, self.outputs = self.stalls.inputs, self.stalls.outputs
+        self.transfers = ([], {})
+
+    def drive(self, ctx, dut):
+        offers, ready = self.stalls.offer(), self.stalls.ready()
+        for name, token in offers.items():
+            port = getattr(dut, name)
+            if token is not None:
+                ctx.set(port.payload, token)
+            ctx.set(port.valid, token is not None)
+        for name, flag in ready.items():
+            ctx.set(getattr(dut, name).ready, flag)
+        taken = [name for name, token in offers.items() if token is not None and ctx.get(getattr(dut, name).ready)]
+        given = {name: int(ctx.get(getattr(dut, name).payload)) for name, flag in ready.items()
+                 if flag and ctx.get(getattr(dut, name).valid)}
+        self.transfers = (taken, given)
+
+    def advance(self):
+        self.stalls.transferred(*self.transfers)
+        self.transfers = ([], {})
+
+
+def _simulate_amaranth(dut, top, args, vcd, max_cycles, streams):
     signature = dut.signature
     m = Module()
     m.submodules.kernel = dut
@@ -258,16 +356,20 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
     result = {}
 
     async def testbench(ctx):
-        for name in signature.scalars:
-            ctx.set(getattr(dut, name), int(args[name]))
+        for scalar in signature.scalars:
+            ctx.set(getattr(dut, scalar), int(args[scalar]))
         ctx.set(control.start, 1)
+        streams.drive(ctx, dut)
         await ctx.tick()
+        streams.advance()
         ctx.set(control.start, 0)
         cycles = 1
         while not ctx.get(control.done):
             if cycles >= max_cycles:
-                raise SimulationTimeout(f"{ir.name}: no done after {max_cycles} cycles")
+                raise SimulationTimeout(f"{top}: no done after {max_cycles} cycles")
+            streams.drive(ctx, dut)
             await ctx.tick()
+            streams.advance()
             cycles += 1
         values = [ctx.get(getattr(dut, port)) for port, _ in signature.results]
         result["return"] = None if not values else (values[0] if len(values) == 1 else values)
@@ -276,6 +378,9 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
                                                     for mem in mems])
                             for name, mems in memories.items()}
         result["cycles"] = cycles
+        if streams.inputs or streams.outputs:
+            result["streams"] = streams.outputs
+            result["tokens_read"] = streams.stalls.taken
 
     sim = Simulator(m)
     sim.add_clock(1e-6)
@@ -287,4 +392,7 @@ def _simulate_amaranth(compiled, kernel, args, vcd, max_cycles):
                 sim.run()
     else:
         sim.run()
-    return {"return": result["return"], "arrays": result["arrays"]}, result["cycles"]
+    outputs = {"return": result["return"], "arrays": result["arrays"]}
+    if "streams" in result:
+        outputs.update(streams=result["streams"], tokens_read=result["tokens_read"])
+    return outputs, result["cycles"]

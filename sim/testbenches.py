@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 import artefacts
 
-__all__ = ["DEFAULT_MAX_CYCLES", "CLOCK_PERIOD_NS", "PortSpec", "ArraySpec", "TestbenchSpec",
-           "drive_kernel", "drive_unit"]
+__all__ = ["DEFAULT_MAX_CYCLES", "CLOCK_PERIOD_NS", "PortSpec", "ArraySpec", "StreamSpec", "TestbenchSpec",
+           "StreamStalls", "drive_kernel", "drive_unit"]
 
 #: Give up on a kernel that has not raised ``done`` after this many cycles.
 DEFAULT_MAX_CYCLES = 1_000_000
@@ -84,6 +85,29 @@ class ArraySpec:
 
 
 @dataclass(frozen=True)
+class StreamSpec:
+    """A stream parameter: the producer or consumer behind its ``payload``/``valid``/``ready`` ports.
+
+    Attributes
+    ----------
+    name : str
+        The kernel's parameter name (its argument holds an input's tokens).
+    direction : str
+        ``"in"`` (the testbench produces) or ``"out"`` (it consumes).
+    payload : PortSpec
+        The ``NAME__payload`` port.
+    valid, ready : str
+        The Verilog names of ``NAME__valid`` and ``NAME__ready``.
+    """
+
+    name: str
+    direction: str
+    payload: PortSpec
+    valid: str
+    ready: str
+
+
+@dataclass(frozen=True)
 class TestbenchSpec:
     """Everything the generated testbench needs to know about a kernel's ports.
 
@@ -98,6 +122,11 @@ class TestbenchSpec:
     returns : list[PortSpec]
         ``ret`` or ``ret_0``, ``ret_1``, ... in order; empty for a kernel without a result.
     arrays : list[ArraySpec]
+    streams : list[StreamSpec]
+    stall_probability : float
+        In each cycle, with this probability, a producer waits before offering its next
+        token and a consumer is not ready (:class:`StreamStalls`).
+    stall_seed : int
     clk, rst : str
     max_cycles : int
     """
@@ -111,6 +140,9 @@ class TestbenchSpec:
     scalars: dict[str, PortSpec] = field(default_factory=dict)
     returns: list[PortSpec] = field(default_factory=list)
     arrays: list[ArraySpec] = field(default_factory=list)
+    streams: list[StreamSpec] = field(default_factory=list)
+    stall_probability: float = 0.0
+    stall_seed: int = 0
     clk: str = "clk"
     rst: str = "rst"
     max_cycles: int = DEFAULT_MAX_CYCLES
@@ -125,7 +157,60 @@ class TestbenchSpec:
         data["returns"] = [PortSpec(**port) for port in data["returns"]]
         data["arrays"] = [ArraySpec(**{**array, "element": PortSpec(**array["element"])})
                           for array in data["arrays"]]
+        data["streams"] = [StreamSpec(**{**stream, "payload": PortSpec(**stream["payload"])})
+                           for stream in data.get("streams", [])]
         return cls(**data)
+
+
+class StreamStalls:
+    """The producers and consumers of a kernel's streams: which handshakes each cycle raises.
+
+    Shared by Amaranth's testbench (:mod:`sim.kernel`) and the cocotb one, so that one seed
+    gives the same stalls in both. In each cycle, :meth:`offer` says for each input whether
+    it offers its next token (a producer that offered keeps offering until the transfer, as
+    ``amaranth.lib.stream`` requires), and :meth:`ready` for each output whether its consumer
+    is ready; each waits with ``probability``.
+
+    Parameters
+    ----------
+    inputs : dict of str to list of int
+        Each input stream's tokens.
+    outputs : list of str
+        The output streams, in order.
+    probability : float
+    seed : int
+    """
+
+    def __init__(self, inputs: dict, outputs, probability: float, seed: int):
+        self.random = random.Random(seed)
+        self.probability = probability
+        self.inputs = {name: [int(v) for v in tokens] for name, tokens in inputs.items()}
+        self.outputs = {name: [] for name in outputs}
+        self.taken = {name: 0 for name in self.inputs}
+        self.offering = {name: False for name in self.inputs}
+
+    def offer(self) -> dict:
+        """Input name -> the token it offers in this cycle, or ``None``."""
+        out = {}
+        for name, tokens in self.inputs.items():
+            if not self.offering[name] and self.taken[name] < len(tokens) \
+                    and self.random.random() >= self.probability:
+                self.offering[name] = True
+            out[name] = tokens[self.taken[name]] if self.offering[name] else None
+        return out
+
+    def ready(self) -> dict:
+        """Output name -> whether its consumer is ready in this cycle."""
+        return {name: self.random.random() >= self.probability for name in self.outputs}
+
+    def transferred(self, inputs, outputs: dict) -> None:
+        """After the cycle's edge: ``inputs`` names the inputs whose token was taken, and
+        ``outputs`` maps each output that transferred to its token."""
+        for name in inputs:
+            self.taken[name] += 1
+            self.offering[name] = False
+        for name, token in outputs.items():
+            self.outputs[name].append(token)
 
 
 # --------------------------------------------------------------------------- the kernel testbench
@@ -171,10 +256,35 @@ async def drive_kernel(dut, spec: dict, args: dict, result_file: str) -> None:
             handle(port).value = value & ((1 << width) - 1)
 
         memories = {array.name: _initial_contents(array, args.get(array.name)) for array in spec.arrays}
+        streams = StreamStalls({stream.name: args.get(stream.name, []) for stream in spec.streams
+                                if stream.direction == "in"},
+                               [stream.name for stream in spec.streams if stream.direction == "out"],
+                               spec.stall_probability, spec.stall_seed)
+
+        async def handshakes():
+            """Drive this cycle's stream handshakes; returns what transfers at the coming edge."""
+            offers, ready = streams.offer(), streams.ready()
+            for stream in spec.streams:
+                if stream.direction == "in":
+                    token = offers[stream.name]
+                    if token is not None:
+                        write(stream.payload.port, stream.payload.width, token)
+                    write(stream.valid, 1, int(token is not None))
+                else:
+                    write(stream.ready, 1, int(ready[stream.name]))
+            await Timer(1, "ns")
+            taken = [stream.name for stream in spec.streams
+                     if stream.direction == "in" and offers[stream.name] is not None and read(stream.ready)]
+            given = {stream.name: read(stream.payload) for stream in spec.streams
+                     if stream.direction == "out" and ready[stream.name] and read(stream.valid)}
+            return taken, given
+
         cycles = 0
         cocotb.start_soon(Clock(handle(spec.clk), CLOCK_PERIOD_NS, unit="ns").start())
         handle(spec.rst).value = 1
         handle(spec.start).value = 0
+        for stream in spec.streams:
+            write(stream.valid if stream.direction == "in" else stream.ready, 1, 0)
         for array in spec.arrays:
             if array.read_addr is not None:
                 write(array.element.port, array.element.width, 0)
@@ -187,6 +297,7 @@ async def drive_kernel(dut, spec: dict, args: dict, result_file: str) -> None:
         handle(spec.start).value = 1
         await Timer(1, "ns")
         while True:
+            transfers = await handshakes() if spec.streams else None
             # Requests the design presents to the coming rising edge.
             requests = []
             for array in spec.arrays:
@@ -200,6 +311,8 @@ async def drive_kernel(dut, spec: dict, args: dict, result_file: str) -> None:
                 requests.append((array, read_addr, write_request))
             await FallingEdge(handle(spec.clk))
             cycles += 1
+            if transfers is not None:
+                streams.transferred(*transfers)
             if cycles == 1:
                 handle(spec.start).value = 0
             for array, read_addr, write_request in requests:
@@ -222,6 +335,8 @@ async def drive_kernel(dut, spec: dict, args: dict, result_file: str) -> None:
                 raise _TestbenchError(f"{spec.done} not raised within {spec.max_cycles} cycles")
         outcome.update(cycles=cycles, returns=[read(port) for port in spec.returns],
                        arrays=memories)
+        if spec.streams:
+            outcome.update(streams=streams.outputs, tokens_read=streams.taken)
     except _TestbenchError as error:
         outcome["error"] = str(error)
     except Exception as error:  # reported by the calling process, which has no other channel

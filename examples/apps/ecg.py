@@ -115,6 +115,94 @@ def detect(mwi: hls.Array[unsigned(16), N], beats: hls.Array[unsigned(13), MAX_B
 
 KERNELS = (bandpass, features, detect)
 
+
+# -- the same detector as one dataflow chain (issue 22) -------------------------------------------------
+# Each stage is its kernel above with the arrays between kernels turned into streams: the delay lines
+# the arrays held become local circular buffers (zero at the start, as the zero-filled arrays were), so
+# every token equals the element of the array it replaces.
+
+@hls.kernel
+def bandpass_stream(x: hls.Stream[signed(12)], hp: hls.Stream[signed(16)], n: unsigned(13)):
+    xs = hls.local(signed(12), 16, partition=hls.partition("complete"))    # x[i - 6], x[i - 12]
+    lps = hls.local(signed(20), 32, partition=hls.partition("block", 2))   # lp[i - 16], lp[i - 32]
+    y1: signed(20) = 0
+    y2: signed(20) = 0
+    p: signed(25) = 0
+    for i in range(PAD, n):
+        x0 = x.read()
+        xs[i & 15] = x0
+        y: signed(20) = 2 * y1 - y2 + x0 - 2 * xs[(i - 6) & 15] + xs[(i - 12) & 15]
+        old = lps[i & 31]
+        lps[i & 31] = y
+        p = p + y - old
+        hp.write((lps[(i - 16) & 31] - (p >> 5)) >> 2)
+        y2 = y1
+        y1 = y
+
+
+@hls.kernel
+def features_stream(hp: hls.Stream[signed(16)], mwi: hls.Stream[unsigned(16)], n: unsigned(13)):
+    sqs = hls.local(unsigned(16), 32)    # sq[i - 32]
+    h1: signed(16) = 0
+    h2: signed(16) = 0
+    h3: signed(16) = 0
+    h4: signed(16) = 0
+    s: unsigned(21) = 0
+    for i in range(PAD, n):
+        h0 = hp.read()
+        d: signed(19) = (2 * h0 + h1 - h3 - 2 * h4) >> 1
+        a: unsigned(16) = min(abs(d), 65535)
+        e: unsigned(16) = (a * a) >> 12
+        old = sqs[i & 31]
+        sqs[i & 31] = e
+        s = s + e - old
+        mwi.write(s >> 5)
+        h4 = h3
+        h3 = h2
+        h2 = h1
+        h1 = h0
+
+
+@hls.kernel
+def detect_stream(mwi: hls.Stream[unsigned(16)], beats: hls.Stream[unsigned(13)], n: unsigned(13)):
+    env: unsigned(16) = 0
+    m1: unsigned(16) = 0
+    m2: unsigned(16) = 0
+    r1: unsigned(10) = 0
+    spk: unsigned(10) = 128
+    npk: unsigned(10) = 16
+    thr: unsigned(10) = 44
+    last: unsigned(13) = 0
+    count: unsigned(7) = 0
+    for i in range(PAD, n):
+        m0 = mwi.read()
+        env = max(m0, env - (env >> 8))
+        scaled: unsigned(24) = m0 << 8
+        r0: unsigned(10) = min(scaled // env, 1023)
+        if m1 > m2 and m1 >= m0:
+            if r1 > thr and i - last > REFRACTORY and count < MAX_BEATS:
+                beats.write(i - 1)
+                count = count + 1
+                last = i
+                spk = spk + ((r1 - spk) >> 3)
+            else:
+                npk = npk + ((r1 - npk) >> 3)
+            thr = npk + ((spk - npk) >> 2)
+        m2 = m1
+        m1 = m0
+        r1 = r0
+
+
+@hls.dataflow
+def detector(x: hls.Stream[signed(12)], beats: hls.Stream[unsigned(13)], n: unsigned(13)):
+    """:func:`bandpass`, :func:`features` and :func:`detect` as one chain: ``beats`` gets the
+    indices ``detect`` writes into its array, in order."""
+    hp = hls.fifo(signed(16))
+    mwi = hls.fifo(unsigned(16))
+    bandpass_stream(x, hp, n)
+    features_stream(hp, mwi, n)
+    detect_stream(mwi, beats, n)
+
 #: ECGSYN's five waves: (name, phase in rad, amplitude in mV, width in rad at RR = 1 s).
 WAVES = (("P", -math.pi / 3, 0.15, 0.25), ("Q", -math.pi / 12, -0.12, 0.1), ("R", 0.0, 1.2, 0.1),
          ("S", math.pi / 12, -0.25, 0.1), ("T", math.pi / 2, 0.35, 0.4))
@@ -200,6 +288,21 @@ def run(kernels, data: dict, trace: list | None = None) -> np.ndarray:
     _call(features_k, trace, hp=hp, sq=sq, mwi=mwi, n=n)
     count = _call(detect_k, trace, mwi=mwi, beats=beats, n=n)
     return np.array(beats[:count], dtype=np.int64) - PAD - DELAY
+
+
+def chain_arguments(data: dict) -> dict:
+    """The arguments of :func:`detector` for ``data`` (``beats`` an empty list it fills)."""
+    samples = [int(v) for v in data["samples"]]
+    if PAD + len(samples) > N:
+        raise ValueError(f"at most {N - PAD} samples, not {len(samples)}")
+    return {"x": samples, "beats": [], "n": PAD + len(samples)}
+
+
+def run_chain(data: dict) -> np.ndarray:
+    """:func:`run` through :func:`detector`'s golden model: the same beats, bit for bit."""
+    args = chain_arguments(data)
+    detector(**args)
+    return np.array(args["beats"], dtype=np.int64) - PAD - DELAY
 
 
 def _call(kernel, trace, **args):

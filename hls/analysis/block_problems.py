@@ -13,6 +13,8 @@ Operator types
   ``write:A.K`` the ports of bank ``K`` of a partitioned array;
 * ``register-read:A`` (latency 0, unlimited) / ``write:A.K`` (latency 1, limit 1):
   the registers of a completely partitioned local array;
+* ``stream:S``: stream ``S`` (a read or a write of one token), latency 0 (the token is
+  the stream's payload in that cycle), ``limit`` 1: one token per cycle per stream;
 * ``<kind><width>``: combinational operators with the delay of their entry
   in the operator table (:meth:`hls.ir.ops.Operator.delay_of`) under the
   target's device model; an operator slower than the clock period gets
@@ -48,7 +50,12 @@ Dependences
   and every ``exit`` precedes every store and commit of the next iteration
   (distance 1, kind ``exit``): a squash must come before anything younger
   becomes visible;
-* memory: from :func:`hls.analysis.memdep.memory_dependences`.
+* memory: from :func:`hls.analysis.memdep.memory_dependences`;
+* streams: a stream's reads (or writes) keep their program order, within an
+  iteration (distance 0) and from the last of one iteration to the first of the
+  next (distance 1); a stream operation is never speculated (its predicate always
+  precedes it), and exits precede the next iteration's stream operations as they
+  precede its stores.
 """
 
 from __future__ import annotations
@@ -114,6 +121,9 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
         return OperatorType("carry", description=entry.description)
     if entry.category == "exit":
         return OperatorType("exit", latency=1, description=entry.description)
+    if entry.category == "stream":
+        stream = op.attrs["stream"]
+        return OperatorType(f"stream:{stream}", latency=0, limit=1, description=f"stream `{stream}`")
     if entry.category == "memory":
         array = op.attrs["array"]
         bank = op.attrs.get("bank")
@@ -214,7 +224,7 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
             problem.add_dependence(Dependence(operand.name, op.name, 0, "data"))
         if op.predicate is None:
             continue
-        if op.kind in ("store", "commit") or partners.get(op):
+        if op.kind in ("store", "commit", "stream_read", "stream_write") or partners.get(op):
             problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control"))
         elif op in partners:
             # Nothing could share its instance in its cycle, so nothing needs the predicate to
@@ -228,7 +238,7 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
         for var, carry in carries.items():
             problem.add_dependence(Dependence(live_ins[var].name, carry.name, 0, "data"))
             problem.add_dependence(Dependence(carry.name, live_ins[var].name, 1, "data"))
-        effects = [op for op in block.ops if op.kind in ("store", "commit")]
+        effects = [op for op in block.ops if op.kind in ("store", "commit", "stream_read", "stream_write")]
         for exit in loop.exit_ops:
             for effect in effects:
                 problem.add_dependence(Dependence(exit.name, effect.name, 1, "exit"))
@@ -236,6 +246,16 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
         for var, commit in commits.items():
             if var in live_ins:
                 problem.add_dependence(Dependence(live_ins[var].name, commit.name, 0, "data"))
+    streams: dict[str, list[Op]] = {}
+    for op in block.ops:
+        if op.kind in ("stream_read", "stream_write"):
+            streams.setdefault(op.attrs["stream"], []).append(op)
+    for accesses in streams.values():
+        # One port per stream (limit 1) puts them in different cycles; these keep them in order.
+        for before, after in zip(accesses, accesses[1:]):
+            problem.add_dependence(Dependence(before.name, after.name, 0, "stream"))
+        if loop is not None and len(accesses) > 1:
+            problem.add_dependence(Dependence(accesses[-1].name, accesses[0].name, 1, "stream"))
     forwarded = forwarded_pairs(block)
     for dep in loop_dependences(loop) if loop else memory_dependences(block):
         distance = dep.distance

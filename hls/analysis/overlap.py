@@ -166,6 +166,11 @@ def _op_events(ops, schedule, base: int, *, own: bool, carried: set, limited) ->
             verb = "read" if kind == "load" else "write"
             events.append(_Event(("array", op.attrs["array"]), kind == "store", t, lines,
                                  f"{verb} `{op.attrs['array']}`"))
+        elif kind in ("stream_read", "stream_write"):
+            # Tokens keep their order: every access of a stream is ordered like a write.
+            verb = "read" if kind == "stream_read" else "write"
+            events.append(_Event(("stream", op.attrs["stream"]), True, t, lines,
+                                 f"{verb} a token of stream `{op.attrs['stream']}`"))
         if own and limited(op) is not None:
             events.append(_Event(("unit", limited(op)), True, t, lines, f"use the shared `{limited(op)}` unit"))
     return events
@@ -200,8 +205,8 @@ def _overlap_of(ir, loop: PipelinedLoop, schedule_of) -> Overlap:
     carried = {op.attrs["var"] for op in loop.body.ops if op.kind == "carry"}
 
     def limited(op):
-        if op.kind in ("load", "store"):
-            return None         # ports are the array's resource
+        if op.kind in ("load", "store", "stream_read", "stream_write"):
+            return None         # ports are the array's or the stream's resource
         optype = problem.operator_type_of(op.name)
         return optype.name if optype.limit is not None else None
 

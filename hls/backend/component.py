@@ -33,12 +33,27 @@ Hardware structure
   per bank inside the component (one read and one write port each), or one
   register per element when completely partitioned (read without latency,
   cleared at ``start``).
+* **Streams** (``hls.Stream[shape]``): an input is a port with the flipped
+  ``amaranth.lib.stream.Signature(shape)``, an output one with the signature itself.
+  A read at cycle ``t`` takes the input's ``payload`` in the cycle its iteration is
+  there, and raises ``ready`` in it; a write puts its token into a two-entry
+  ``amaranth.lib.fifo.SyncFIFO`` whose ``r_rdy``/``r_data`` are the output's
+  ``valid``/``payload`` (registered: no path from ``ready`` to ``valid``).  When a
+  stream operation due in this cycle cannot complete (its input's ``valid`` is low, or
+  its output buffer is full), ``stall`` is high and the whole kernel holds: every
+  register of the kernel is enabled by ``~stall`` (``amaranth.hdl.EnableInserter``),
+  memory reads hold their data (``en`` low), and no memory write, stream transfer or
+  ``done`` happens.  A stalled cycle is then a cycle that did not happen, so no token is
+  lost, repeated or reordered.  This is the conservative design: a stall of one stream
+  holds every stage, including those with nothing to do with it.  ``done`` also waits
+  until every output buffer has drained, so that every token has been taken when it rises.
+  A kernel without streams has neither ``stall`` nor buffers.
 """
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Const, Module, Mux, Shape, Signal, Value
-from amaranth.lib import memory, wiring
+from amaranth.hdl import Cat, Const, EnableInserter, Module, Mux, Shape, Signal, Value
+from amaranth.lib import fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
@@ -108,6 +123,11 @@ class KernelSignature(wiring.Signature):
         Arrays split into banks: bank ``K`` gets the groups ``NAME_read_K`` and
         ``NAME_write_K`` (same signatures, ``ceil_log2(bank depth)`` address bits)
         instead of ``NAME_read``/``NAME_write``.
+    streams : dict of str to (shape-castable, str), optional
+        Stream parameters: token shape and direction, ``"in"`` (a port
+        ``In(amaranth.lib.stream.Signature(shape))``, that is the flipped signature:
+        ``payload`` and ``valid`` in, ``ready`` out) or ``"out"``
+        (``Out(amaranth.lib.stream.Signature(shape))``).
 
     Members
     -------
@@ -117,6 +137,7 @@ class KernelSignature(wiring.Signature):
     <array>_read : In(memory.ReadPort.Signature(...))
     <array>_write : In(memory.WritePort.Signature(...))
     <array>_read_<k>, <array>_write_<k> : the same, per bank of a partitioned array
+    <stream> : In(stream.Signature(shape)) for an input, Out(stream.Signature(shape)) for an output
 
     Attributes
     ----------
@@ -134,18 +155,21 @@ class KernelSignature(wiring.Signature):
     bank_groups : dict of str to list of (str, str, int)
         Every array's banks in order (one for an array that is not partitioned): the
         read and write group names and the number of elements of the bank.
+    streams : dict of str to (Shape, str)
+        Token shape and direction (``"in"`` or ``"out"``) of each stream.
 
     Raises
     ------
     TypeError
         A shape that is not shape-castable, or a depth that is not an integer.
     ValueError
-        A depth below 1, or two ports with the same name.
+        A depth below 1, a stream direction other than ``"in"`` and ``"out"``, or two
+        ports with the same name.
     """
 
     control = "ctrl"
 
-    def __init__(self, *, scalars=None, results=(), arrays=None, partitions=None):
+    def __init__(self, *, scalars=None, results=(), arrays=None, partitions=None, streams=None):
         self.scalars = {str(name): Shape.cast(shape) for name, shape in (scalars or {}).items()}
         results = [Shape.cast(shape) for shape in results]
         self.results = [(port_name_of_result(index, len(results)), shape)
@@ -176,6 +200,11 @@ class KernelSignature(wiring.Signature):
                 self.bank_groups[name] = [(f"{name}_read_{bank}", f"{name}_write_{bank}",
                                            partition.bank_depth(depth))
                                           for bank in range(partition.banks(depth))]
+        self.streams = {}
+        for name, (shape, direction) in (streams or {}).items():
+            if direction not in ("in", "out"):
+                raise ValueError(f"stream {name!r}: direction must be 'in' or 'out', not {direction!r}")
+            self.streams[str(name)] = (Shape.cast(shape), direction)
         members = {self.control: Out(ControlSignature())}
 
         def add(name, member):
@@ -193,6 +222,8 @@ class KernelSignature(wiring.Signature):
                 addr_width = ceil_log2(bank_depth)
                 add(read, In(memory.ReadPort.Signature(addr_width=addr_width, shape=shape)))
                 add(write, In(memory.WritePort.Signature(addr_width=addr_width, shape=shape)))
+        for name, (shape, direction) in self.streams.items():
+            add(name, (In if direction == "in" else Out)(stream.Signature(shape)))
         super().__init__(members)
 
     def addr_width(self, array: str) -> int:
@@ -217,16 +248,17 @@ class KernelSignature(wiring.Signature):
     def __eq__(self, other):
         return (type(other) is KernelSignature and self.scalars == other.scalars
                 and self.results == other.results and self.arrays == other.arrays
-                and self.partitions == other.partitions)
+                and self.partitions == other.partitions and self.streams == other.streams)
 
     def __hash__(self):
         return hash((KernelSignature, tuple(self.scalars.items()), tuple(self.results),
-                     tuple(self.arrays.items()), tuple(self.partitions.items())))
+                     tuple(self.arrays.items()), tuple(self.partitions.items()), tuple(self.streams.items())))
 
     def __repr__(self):
         partitions = f", partitions={self.partitions!r}" if self.partitions else ""
+        streams = f", streams={self.streams!r}" if self.streams else ""
         return (f"KernelSignature(scalars={self.scalars!r}, "
-                f"results={[shape for _, shape in self.results]!r}, arrays={self.arrays!r}{partitions})")
+                f"results={[shape for _, shape in self.results]!r}, arrays={self.arrays!r}{partitions}{streams})")
 
 
 def kernel_signature(ir) -> KernelSignature:
@@ -234,7 +266,8 @@ def kernel_signature(ir) -> KernelSignature:
     return KernelSignature(scalars=dict(ir.scalar_params),
                            results=[ir.variables[var] for var in ir.return_vars],
                            arrays=ir.arrays,
-                           partitions={name: ir.layout(name).partition for name in ir.arrays})
+                           partitions={name: ir.layout(name).partition for name in ir.arrays},
+                           streams=getattr(ir, "streams", None))
 
 
 def _signal_name(text: str) -> str:
@@ -255,7 +288,16 @@ class KernelComponent(wiring.Component):
         super().__init__(kernel_signature(compiled.ir))
 
     def elaborate(self, platform):
-        return _Generator(self, self._compiled).module
+        generator = _Generator(self, self._compiled)
+        if generator.stall is None:
+            return generator.module
+        # Streams: every register of the kernel holds while a stream operation cannot complete;
+        # the output buffers stay outside, free to take the consumer's `ready` every cycle.
+        m = Module()
+        m.submodules.pipeline = EnableInserter({"sync": ~generator.stall})(generator.module)
+        for name, buffer in generator.stream_buffers.items():
+            m.submodules[f"{_signal_name(name)}_buffer"] = buffer
+        return m
 
 
 class _Port:
@@ -305,6 +347,16 @@ class _Generator:
         self.loop_signals = {}   # loop name -> its control signals, for tests and debugging
         self.in_flight = []      # of each loop whose runs overlap: any iteration still in its pipeline
         self.finish = []
+        streams = getattr(ir, "streams", None) or {}
+        # Streams: the requests of every read and write, the output buffers, and the stall.
+        self.stall = Signal(name="stall") if streams else None
+        self.stream_requests = {name: [] for name in streams}     # [(active, data or None)]
+        self.stream_buffers = {}
+        for name, (shape, direction) in streams.items():
+            if direction == "out":
+                buffer = self.stream_buffers[name] = fifo.SyncFIFO(width=Shape.cast(shape).width, depth=2)
+                # `done` waits for the consumer to take every token.
+                self.in_flight.append(buffer.r_rdy)
 
         busy = Signal()
         start = component.ctrl.start & ~busy
@@ -344,11 +396,14 @@ class _Generator:
             m.d.comb += finished.eq(_any(self.finish))
         with m.If(finished):
             m.d.sync += busy.eq(0)
-        m.d.comb += [component.ctrl.busy.eq(busy), component.ctrl.done.eq(finished)]
+        # A stalled cycle does not happen: no `done` in it.
+        m.d.comb += [component.ctrl.busy.eq(busy),
+                     component.ctrl.done.eq(finished if self.stall is None else finished & ~self.stall)]
         for index, var in enumerate(ir.return_vars):
             port = getattr(component, port_name_of_result(index, len(ir.return_vars)))
             m.d.comb += port.eq(self.registers[var])
         self.drive_ports()
+        self.drive_streams()
 
     # -- control ----------------------------------------------------------------
     def route(self, target, pulse):
@@ -495,15 +550,39 @@ class _Generator:
     # -- ports ------------------------------------------------------------------
     def drive_ports(self):
         m = self.module
+        # In a stalled cycle a read port holds its data, and nothing is written.
+        moving = Const(1, 1) if self.stall is None else ~self.stall
         for key, port in self.read_ports.items():
             read = port.port
-            m.d.comb += read.en.eq(1)
+            m.d.comb += read.en.eq(moving)
             _priority(m, read.addr, port.requests, lambda r: r[1])
         for key, port in self.write_ports.items():
             write, requests = port.port, port.requests
-            m.d.comb += write.en.eq(_any([r[0] for r in requests]))
+            m.d.comb += write.en.eq(_any([r[0] for r in requests]) & moving)
             _priority(m, write.addr, requests, lambda r: r[1])
             _priority(m, write.data, requests, lambda r: r[2])
+
+
+    def drive_streams(self):
+        """Each stream's handshake from its requests, and ``stall``: a request that cannot complete."""
+        if self.stall is None:
+            return
+        m = self.module
+        blocked = []
+        for name, requests in self.stream_requests.items():
+            active = Signal(name=f"{_signal_name(name)}_active")
+            m.d.comb += active.eq(_any([request[0] for request in requests]))
+            port = getattr(self.c, name)
+            if name in self.stream_buffers:
+                buffer = self.stream_buffers[name]
+                m.d.comb += [buffer.w_en.eq(active & ~self.stall), port.payload.eq(buffer.r_data),
+                             port.valid.eq(buffer.r_rdy), buffer.r_en.eq(port.ready)]
+                _priority(m, buffer.w_data, requests, lambda r: r[1])
+                blocked.append(active & ~buffer.w_rdy)
+            else:
+                m.d.comb += port.ready.eq(active & ~self.stall)
+                blocked.append(active & ~port.valid)
+        m.d.comb += self.stall.eq(_any(blocked))
 
 
 def _priority(m, target, requests, pick):
@@ -646,6 +725,13 @@ class _Datapath:
             port = self.g.read_ports[(array, bank)]
             port.requests.append((active, self.g.bank_address(array, self.tap(op.operands[0], t)), None))
             self.born[op] = (t + 1, port.port.data)
+        elif kind == "stream_read":
+            active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+            self.g.stream_requests[op.attrs["stream"]].append((active, None))
+            self.born[op] = (t, getattr(self.g.c, op.attrs["stream"]).payload)
+        elif kind == "stream_write":
+            active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+            self.g.stream_requests[op.attrs["stream"]].append((active, self.tap(op.operands[0], t)))
         elif kind == "store":
             active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
             array, bank = op.attrs["array"], op.attrs.get("bank")

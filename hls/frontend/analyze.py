@@ -27,12 +27,12 @@ from amaranth.hdl import Shape
 
 from .. import approx
 from ..errors import KernelSyntaxError, KernelWarning
-from ..types import ArrayType, Partition, bare_shape_function, fits, format_shape, shape_range, wrap
+from ..types import ArrayType, Partition, StreamType, bare_shape_function, fits, format_shape, shape_range, wrap
 from . import pragmas
 from .source import SourceFunction
 from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
                      range_shape, unary_shape)
-from ..ir.ops import APPROX_ATTR, APPROX_CALL, TEXT_ATTR, operator_for_syntax
+from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, STREAM_WRITE, TEXT_ATTR, operator_for_syntax
 from .typed import SHAPE_ATTR, ApproxSite, LocalArray, LoopPragma, Param, TypedKernel
 
 __all__ = ["analyze", "MAX_WIDTH"]
@@ -126,6 +126,8 @@ class _Scope:
     names: dict[str, str] = field(default_factory=dict)
     #: user name -> (internal array name, type)
     arrays: dict[str, tuple[str, ArrayType]] = field(default_factory=dict)
+    #: user name -> the stream parameter (only in the kernel's own body)
+    streams: dict[str, Param] = field(default_factory=dict)
     #: user names readable at this point of the walk
     defined: set[str] = field(default_factory=set)
     #: user names declared by annotation (the shape is fixed)
@@ -191,6 +193,10 @@ class _Analyzer:
         #: > 0 while a body is being copied for hls.unroll
         self.in_unrolled = 0
         self.if_depth = 0
+        #: The value of the assignment being analysed: the one place a stream read may stand.
+        self.stream_read_site = None
+        #: stream name -> {"read"/"write": the first node that does it}
+        self.stream_uses: dict[str, dict[str, ast.AST]] = {}
 
     # -- errors ----------------------------------------------------------------------------
 
@@ -216,6 +222,11 @@ class _Analyzer:
         for param in signature.params:
             if param.kind == "array":
                 scope.arrays[param.name] = (param.name, signature.array_types[param.name])
+            elif param.kind == "stream":
+                scope.streams[param.name] = param
+                if param.name in assigned:
+                    self.error(tree, f"stream parameter {param.name!r} is assigned in the body",
+                               f"read tokens with x = {param.name}.read(), write them with {param.name}.write(v)")
             elif param.name in assigned:
                 # The body assigns a scalar parameter: work on a local copy so that
                 # parameters stay read-only inputs for the back end.
@@ -225,8 +236,18 @@ class _Analyzer:
             else:
                 scope.names[param.name] = param.name
             scope.defined.add(param.name)
+        self.stream_directions(tree)
         body = self.body_with_return(tree, signature, is_kernel=True)
         self.inline_stack.pop()
+        for param in signature.params:
+            if param.kind == "stream":
+                uses = self.stream_uses.get(param.name, {})
+                if not uses:
+                    self.error(ast.Name(id=param.name, lineno=param.lineno, col_offset=param.col_offset),
+                               f"stream parameter {param.name!r} is never read or written, so it is neither an "
+                               f"input nor an output", f"read it (x = {param.name}.read()) or write it "
+                               f"({param.name}.write(v)), or remove the parameter")
+                param.direction = "in" if "read" in uses else "out"
         used = {site.kind for site in self.approximations if site.origin == "kernel"}
         for kind, unit in self.kernel_approx.items():
             problem = None if kind in used else approx.allowed_at_no_width(unit)
@@ -290,10 +311,18 @@ class _Analyzer:
             elif isinstance(annotation, Shape):
                 self.check_width(arg.annotation, annotation, f"parameter {arg.arg!r}", filename)
                 params.append(Param(arg.arg, "scalar", annotation, None, arg.lineno, arg.col_offset))
+            elif isinstance(annotation, StreamType):
+                if function is not self.root:
+                    self.error(arg, f"helper {function.name} takes the stream parameter {arg.arg!r}: only a "
+                               f"kernel's own parameters can be streams", "read or write the stream in the "
+                               "kernel and pass the helper the token", filename)
+                self.check_width(arg.annotation, annotation.shape, f"the tokens of stream parameter {arg.arg!r}",
+                                 filename)
+                params.append(Param(arg.arg, "stream", annotation.shape, None, arg.lineno, arg.col_offset))
             else:
                 self.error(arg.annotation, f"parameter {arg.arg!r} is annotated {annotation!r}, "
-                           f"which is not a shape", "use unsigned(n), signed(n) or "
-                           "hls.Array[shape, depth]", filename)
+                           f"which is not a shape", "use unsigned(n), signed(n), "
+                           "hls.Array[shape, depth] or hls.Stream[shape]", filename)
         return_shapes, returns_tuple = [], False
         has_annotation = tree.returns is not None
         if has_annotation:
@@ -420,6 +449,12 @@ class _Analyzer:
         value = node.value
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             return []  # a string used as a comment
+        stream = self.stream_method(value)
+        if stream is not None and stream[1] == "write":
+            return [self.stream_write(stream[0], value, node)]
+        if stream is not None and stream[1] == "read":
+            self.error(value, f"the token {ast.unparse(value)} takes would be lost",
+                       f"assign it to a variable: x = {ast.unparse(value)}")
         if isinstance(value, ast.Call):
             callee = self.resolve(value.func)
             if callee is print:
@@ -433,6 +468,7 @@ class _Analyzer:
                    "assign its value to a variable")
 
     def statement_Assign(self, node: ast.Assign) -> list[ast.stmt]:
+        self.stream_read_site = node.value
         if len(node.targets) != 1:
             self.error(node, "chained assignment (a = b = ...) is not supported",
                        "write one assignment per variable")
@@ -508,6 +544,7 @@ class _Analyzer:
 
     def statement_AnnAssign(self, node: ast.AnnAssign) -> list[ast.stmt]:
         scope = self.scope
+        self.stream_read_site = node.value
         if not isinstance(node.target, ast.Name):
             self.error(node.target, "only plain names can be annotated",
                        "annotate the variable where it is first assigned")
@@ -1088,6 +1125,9 @@ class _Analyzer:
         name = node.id
         if name in scope.arrays:
             self.error(node, f"array {name!r} can only be indexed", f"write {name}[i]")
+        if name in scope.streams:
+            self.error(node, f"stream {name!r} is not a value", f"read a token with x = {name}.read(), or "
+                       f"write one with {name}.write(v)")
         if name in scope.bound:
             return scope.bound[name](node)
         if name in scope.names or name in scope.local_names:
@@ -1110,6 +1150,10 @@ class _Analyzer:
                    "integer constants can be read")
 
     def expr_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if isinstance(node.value, ast.Name) and node.value.id in self.scope.streams:
+            name = node.value.id
+            self.error(node, f"stream {name!r} has no attribute {node.attr!r} in a kernel",
+                       f"read a token with x = {name}.read(), or write one with {name}.write(v)")
         self.error(node, f"attribute access {ast.unparse(node)!r} is not supported",
                    "only hls.pipeline/hls.sequential loops and helper calls use attributes")
 
@@ -1267,6 +1311,16 @@ class _Analyzer:
                           mux_shape(self.shape(body), self.shape(orelse)))
 
     def expr_Call(self, node: ast.Call) -> ast.expr:
+        stream = self.stream_method(node)
+        if stream is not None:
+            name, method = stream
+            if method == "write":
+                self.error(node, f"{name}.write(...) is a statement and has no value",
+                           f"write the token on a line of its own: {name}.write(v)")
+            if node is not self.stream_read_site:
+                self.error(node, f"{ast.unparse(node)} must be the whole value of an assignment",
+                           f"take the token first: x = {name}.read(), then use x")
+            return self.stream_read(name, node)
         callee = self.resolve(node.func)
         name = ast.unparse(node.func)
         if callee in (min, max):
@@ -1339,6 +1393,63 @@ class _Analyzer:
             self.error(node, str(error))
         left, right = self.expr(node.args[0]), self.expr(node.args[1])
         return self.approx_operation(choice, left, right, node, ast.unparse(node), "call")
+
+    # -- streams ------------------------------------------------------------------------------
+
+    def stream_method(self, node: ast.expr) -> tuple[str, str] | None:
+        """``(stream, "read" or "write")`` for a call of a stream parameter's method, else ``None``;
+        any other method of a stream is an error."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in self.scope.streams):
+            return None
+        name, method = node.func.value.id, node.func.attr
+        if method not in ("read", "write"):
+            self.error(node.func, f"stream {name!r} has no method {method!r} in a kernel",
+                       f"read a token with x = {name}.read(), or write one with {name}.write(v)")
+        if node.keywords or any(isinstance(argument, ast.Starred) for argument in node.args) \
+                or len(node.args) != (0 if method == "read" else 1):
+            usage = f"x = {name}.read()" if method == "read" else f"{name}.write(v)"
+            self.error(node, f"{name}.{method} takes {'no arguments' if method == 'read' else 'one value'}",
+                       f"write {usage}")
+        return name, method
+
+    def stream_directions(self, tree: ast.FunctionDef):
+        """Every ``s.read()`` and ``s.write(...)`` of the source, in source order: the direction of
+        each stream comes from the text, also from code the front end then drops (a loop of no trips
+        that ``hls.pipeline`` unrolls)."""
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                 and node.func.value.id in self.scope.streams and node.func.attr in ("read", "write")]
+        for call in sorted(calls, key=lambda node: (node.lineno, node.col_offset)):
+            self.use_stream(call.func.value.id, call.func.attr, call)
+
+    def use_stream(self, name: str, kind: str, node: ast.AST):
+        """Record that ``name`` is read or written at ``node``: a stream is an input or an output."""
+        uses = self.stream_uses.setdefault(name, {})
+        other = "write" if kind == "read" else "read"
+        if other in uses:
+            done = {"read": "read", "write": "written"}
+            self.error(node, f"stream {name!r} is {done[kind]} here and {done[other]} on line {uses[other].lineno}: "
+                       f"a stream parameter is either an input (read) or an output (written)",
+                       "use one stream parameter for the tokens in and another for the tokens out")
+        uses.setdefault(kind, node)
+
+    def stream_read(self, name: str, node: ast.Call) -> ast.expr:
+        """``x = s.read()``: the value of the assignment is the typed read of one token."""
+        stream = _located(ast.Name(id=name, ctx=ast.Load()), node.func.value)
+        call = ast.Call(func=_located(ast.Name(id=STREAM_READ, ctx=ast.Load()), node), args=[stream], keywords=[])
+        return self.in_file(_set_shape(_located(call, node), self.scope.streams[name].shape))
+
+    def stream_write(self, name: str, call: ast.Call, node: ast.stmt) -> ast.stmt:
+        """``o.write(v)``: one token, ``v`` wrapped to the stream's shape."""
+        shape = self.scope.streams[name].shape
+        self.check_constant_fits(call.args[0], shape, f"a token of stream {name!r}")
+        value = self.expr(call.args[0])
+        stream = _located(ast.Name(id=name, ctx=ast.Load()), call.func.value)
+        new = ast.Call(func=_located(ast.Name(id=STREAM_WRITE, ctx=ast.Load()), call), args=[stream, value],
+                       keywords=[])
+        _set_shape(_located(new, call), shape)
+        return self.in_file(_located(ast.Expr(value=new), node))
 
     def resolve(self, node: ast.expr):
         """The Python object a callee expression names, or ``None`` if it is not a plain

@@ -12,6 +12,9 @@ name and line numbers, so that:
   and ``x % 0`` are 0, as in Amaranth);
 * ``and``/``or`` give 0 or 1 and still short-circuit; comparisons give 0 or 1;
 * every array access is bounds-checked (:class:`~hls.errors.KernelRuntimeError`);
+* a stream read (``x = s.read()``) takes the next item of the Python iterable given for
+  ``s`` (one past its end is a :class:`~hls.errors.KernelRuntimeError`), and a write
+  (``o.write(v)``) appends ``v``, wrapped to the stream's shape, to the list given for ``o``;
 * every local starts at 0, as a hardware register does;
 * every loop counts its iterations, so that a run can be bounded
   (``max_loop_iterations=``): a ``while`` that never ends stops with
@@ -34,7 +37,7 @@ from amaranth.hdl import Shape
 
 from ..errors import KernelLoopLimit, KernelRuntimeError, display_path
 from ..types import fits, format_shape, shape_range
-from ..ir.ops import APPROX_ATTR, APPROX_CALL, Operator, operator_for_syntax, operator_of
+from ..ir.ops import APPROX_ATTR, APPROX_CALL, Operator, operator_for_syntax, operator_of, stream_call
 from .typed import SHAPE_ATTR, TypedKernel
 
 __all__ = ["GoldenModel", "Site", "Overflow", "check_loop_bound"]
@@ -110,6 +113,32 @@ class _LoopSite:
 
 
 @dataclass
+class _StreamSite:
+    filename: str
+    lineno: int
+
+
+class _InputStream:
+    """The tokens of an input stream during one run: the next item of an iterable on each read."""
+
+    def __init__(self, name: str, shape: Shape, tokens):
+        self.name, self.shape = name, shape
+        self.tokens = iter(tokens)
+        self.count = 0
+
+    def read(self, site: _StreamSite) -> int:
+        try:
+            token = next(self.tokens)
+        except StopIteration:
+            raise KernelRuntimeError(site.filename, site.lineno,
+                                     f"read {self.count + 1} of stream {self.name!r}, which gave only "
+                                     f"{self.count} token(s)") from None
+        token = _token(token, self.name, self.count, self.shape)
+        self.count += 1
+        return token
+
+
+@dataclass
 class _AccessSite:
     filename: str
     lineno: int
@@ -130,6 +159,8 @@ class GoldenModel:
         Every assignment, store and return of the body.
     source : str
         The generated Python, for debugging.
+    tokens_read : dict of str to int
+        After a run: how many tokens the body read from each input stream.
     """
 
     def __init__(self, typed: TypedKernel):
@@ -137,6 +168,8 @@ class GoldenModel:
         self._names = frozenset(param.name for param in typed.params)
         self.sites: list[Site] = []
         self._accesses: list[_AccessSite] = []
+        self._stream_sites: list[_StreamSite] = []
+        self.tokens_read: dict[str, int] = {}
         self._loops: list[_LoopSite] = []
         self._shapes: list[tuple[int, bool]] = []
         self._helpers: dict = {}        # generated name -> an operator's golden function
@@ -145,7 +178,9 @@ class GoldenModel:
         self.source = ast.unparse(module)
         # Helpers and builtins under reserved names: a kernel may call a local `range` or `int`.
         # Operators whose Python meaning differs from Amaranth's call their table entry's golden function.
-        namespace: dict = {"__hls_int": int, "__hls_bool": bool, "__hls_range": range, **self._helpers}
+        namespace: dict = {"__hls_int": int, "__hls_bool": bool, "__hls_range": range, **self._helpers,
+                           "__hls_stream_read": lambda stream, site: stream.read(self._stream_sites[site]),
+                           "__hls_stream_write": lambda stream, token: stream.append(token)}
         exec(compile(module, typed.filename, "exec"), namespace)
         self._function = namespace[_FUNCTION]
 
@@ -213,6 +248,9 @@ class GoldenModel:
                 raise ValueError(f"argument {param.name} = {value} does not fit "
                                  f"{format_shape(param.shape)} ({low}..{high})")
             return
+        if param.kind == "stream":
+            _check_stream_argument(param, value)
+            return
         if _is_numpy_array(value):
             if value.ndim != 1 or value.dtype.kind not in "iu":
                 raise TypeError(f"array argument {param.name!r} must be a 1-D integer numpy "
@@ -246,13 +284,17 @@ class GoldenModel:
         bound = self.bind(args, kwargs)
         arrays = {param.name: [int(v) for v in bound[param.name]]
                   for param in self.typed.params if param.kind == "array"}
+        # Output streams append to the caller's own lists.
+        arrays.update({param.name: bound[param.name] for param in self.typed.params
+                       if param.kind == "stream" and param.direction == "out"})
         try:
             return self._run(bound, arrays, self._assign, self._store, max_loop_iterations)
         finally:
             # Writes are visible to the caller, as through a C pointer, even if the
             # run stopped at a bad index.
             for name, values in arrays.items():
-                bound[name][:] = values
+                if values is not bound[name]:
+                    bound[name][:] = values
 
     def run(self, bound: dict, *, max_loop_iterations: int | None = None) -> tuple[object, dict[str, list[int]]]:
         """Run on already-bound arguments without touching them.
@@ -278,11 +320,10 @@ class GoldenModel:
         Returns
         -------
         (result, arrays)
-            The return value (``None``, ``int`` or tuple) and the final contents
-            of every array.
+            The return value (``None``, ``int`` or tuple), the final contents
+            of every array, and the tokens written to every output stream (under its name).
         """
-        arrays = {param.name: [int(v) for v in bound[param.name]]
-                  for param in self.typed.params if param.kind == "array"}
+        arrays = self._fresh_arrays(bound)
         return self._run(bound, arrays, self._assign, self._store, max_loop_iterations), arrays
 
     def run_checked(self, bound: dict, *, max_loop_iterations: int | None = None
@@ -294,8 +335,7 @@ class GoldenModel:
         (result, arrays, overflows)
             ``overflows`` has one :class:`Overflow` per site, in source order.
         """
-        arrays = {param.name: [int(v) for v in bound[param.name]]
-                  for param in self.typed.params if param.kind == "array"}
+        arrays = self._fresh_arrays(bound)
         overflows: dict[int, Overflow] = {}
         sites, shapes = self.sites, self._shapes
 
@@ -315,9 +355,22 @@ class GoldenModel:
         ordered = sorted(overflows.values(), key=lambda o: (o.site.filename, o.site.lineno, o.site.col))
         return result, arrays, ordered
 
+    def _fresh_arrays(self, bound: dict) -> dict:
+        """Copies of the array arguments, and an empty list for each output stream."""
+        arrays = {}
+        for param in self.typed.params:
+            if param.kind == "array":
+                arrays[param.name] = [int(v) for v in bound[param.name]]
+            elif param.kind == "stream" and param.direction == "out":
+                arrays[param.name] = []
+        return arrays
+
     def _run(self, bound, arrays, assign, store, max_loop_iterations):
         check_loop_bound(max_loop_iterations)
-        values = [arrays[p.name] if p.kind == "array" else int(bound[p.name]) for p in self.typed.params]
+        inputs = {p.name: _InputStream(p.name, p.shape, bound[p.name]) for p in self.typed.params
+                  if p.kind == "stream" and p.direction == "in"}
+        values = [inputs[p.name] if p.name in inputs else arrays[p.name] if p.name in arrays else int(bound[p.name])
+                  for p in self.typed.params]
         # What each loop may still run; math.inf stays inf when decremented.
         remaining = [math.inf if max_loop_iterations is None else max_loop_iterations] * len(self._loops)
 
@@ -325,7 +378,10 @@ class GoldenModel:
             where = self._loops[loop]
             raise KernelLoopLimit(where.filename, where.lineno, max_loop_iterations)
 
-        return self._function(assign, store, self._load, remaining, exhausted, *values)
+        try:
+            return self._function(assign, store, self._load, remaining, exhausted, *values)
+        finally:
+            self.tokens_read = {name: stream.count for name, stream in inputs.items()}
 
     # -- run-time helpers called by the generated code -------------------------------------
 
@@ -447,6 +503,12 @@ class GoldenModel:
 
     def _statement(self, node: ast.stmt) -> ast.stmt:
         typed = self.typed
+        if isinstance(node, ast.Expr) and stream_call(node.value) is not None:
+            # o.write(v): the token wraps to the stream's shape (a site, as an assignment is).
+            stream, value = node.value.args
+            site = self._site(node.value, f"{stream.id}.write(...)", getattr(node.value, SHAPE_ATTR))
+            return ast.Expr(self._call("__hls_stream_write", ast.Name(id=stream.id, ctx=ast.Load()),
+                                       self._call("__hls_assign", self._expr(value), site)))
         if isinstance(node, ast.Assign):
             target = node.targets[0]
             value = self._expr(node.value)
@@ -524,6 +586,10 @@ class GoldenModel:
             return ast.IfExp(test=self._expr(node.test), body=self._expr(node.body), orelse=self._expr(node.orelse))
         if isinstance(node, ast.Call) and node.func.id == APPROX_CALL:
             return self._call(self._unit_helper(node), *map(self._expr, node.args))
+        if stream_call(node) is not None:
+            self._stream_sites.append(_StreamSite(getattr(node, "hls_filename", self.typed.filename), node.lineno))
+            return self._call("__hls_stream_read", ast.Name(id=node.args[0].id, ctx=ast.Load()),
+                              ast.Constant(len(self._stream_sites) - 1))
         if isinstance(node, ast.Call):
             entry = self._operator(getattr(builtins, node.func.id, None), node)
             return self._call(self._helper(entry, *node.args), *map(self._expr, node.args))
@@ -550,6 +616,35 @@ def _integer(value, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{what} must be an integer, not {value!r}")
     return int(value)
+
+
+def _token(value, stream: str, index: int, shape: Shape) -> int:
+    """Token ``index`` of input stream ``stream`` as an int of ``shape``."""
+    value = _integer(value, f"token {index} of stream {stream!r}")
+    low, high = shape_range(shape)
+    if not low <= value <= high:
+        raise ValueError(f"token {index} of stream {stream!r} = {value} does not fit "
+                         f"{format_shape(shape)} ({low}..{high})")
+    return value
+
+
+def _check_stream_argument(param, value):
+    """An input stream takes any iterable (a list, tuple or 1-D numpy array is checked whole
+    here, another iterable token by token as it is read); an output stream takes a list."""
+    if param.direction == "out":
+        if not isinstance(value, list):
+            raise TypeError(f"output stream argument {param.name!r} must be a list the kernel appends its "
+                            f"tokens to, not {type(value).__name__}")
+        return
+    if _is_numpy_array(value):
+        value = value.tolist() if value.ndim == 1 else None
+    if isinstance(value, (list, tuple)):
+        for index, token in enumerate(value):
+            _token(token, param.name, index, param.shape)
+        return
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"input stream argument {param.name!r} must be an iterable of integers (a list), "
+                        f"not {type(value).__name__}")
 
 
 def _is_numpy_array(value) -> bool:

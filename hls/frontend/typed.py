@@ -19,6 +19,8 @@ __all__ = ["Param", "LoopPragma", "LocalArray", "TypedKernel", "ApproxSite", "sh
 #: Attribute under which the front end stores each expression node's shape.
 SHAPE_ATTR = "hls_shape"
 
+# A stream read is ``x = STREAM_READ(s)`` and a write ``STREAM_WRITE(o, v)`` in a typed body (hls.ir.ops).
+
 # An approximate unit operation is ``ast.Call(func=Name(APPROX_CALL), args=[a, b])`` in a typed
 # body (the names are hls.ir.ops's, next to its approx_* entries).
 
@@ -30,24 +32,28 @@ class Param:
     Attributes
     ----------
     name : str
-    kind : "scalar" or "array"
+    kind : "scalar", "array" or "stream"
     shape : Shape
-        The scalar's shape, or the element shape of an array.
+        The scalar's shape, the element shape of an array, or the token shape of a stream.
     depth : int or None
-        Number of elements of an array; ``None`` for scalars.
+        Number of elements of an array; ``None`` for scalars and streams.
     lineno, col_offset : int
         Position of the parameter in the user's file (``col_offset`` 0-based).
     partition : Partition or None
         How an array is split into banks (``hls.Array[shape, depth, hls.partition(...)]``).
+    direction : "in", "out" or None
+        Of a stream (``hls.Stream[shape]``): ``"in"`` when the body reads it, ``"out"`` when it
+        writes it (inferred by the front end); ``None`` for scalars and arrays.
     """
 
     name: str
-    kind: Literal["scalar", "array"]
+    kind: Literal["scalar", "array", "stream"]
     shape: Shape
     depth: int | None
     lineno: int
     col_offset: int
     partition: Partition | None = None
+    direction: Literal["in", "out"] | None = None
 
 
 @dataclass
@@ -199,6 +205,10 @@ class TypedKernel:
             if param.name == name:
                 return param
         raise KeyError(name)
+
+    def streams(self) -> dict[str, Param]:
+        """The stream parameters by name, in order."""
+        return {param.name: param for param in self.params if param.kind == "stream"}
 
     def display_name(self, name: str) -> str:
         """The user's own name for the internal variable ``name``."""

@@ -29,7 +29,7 @@ from ..analysis.banks import static_bank
 from ..types import shape_range
 from ..analysis.values import Counter, Value, ValueAnalysis, conjuncts
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
-from .ops import APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, TEXT_ATTR, operator_for_syntax, operator_of
+from .ops import APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, TEXT_ATTR, operator_for_syntax, operator_of, stream_call
 
 __all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
 
@@ -162,8 +162,11 @@ class _Builder:
         #: The block a top-level `if` branched from, by its `then` block.
         self.branched_from = {}
         self.scalar_params = []
+        self.streams = {}
         for param in typed_kernel.params:
-            if param.kind == "array":
+            if param.kind == "stream":
+                self.streams[param.name] = (Shape.cast(param.shape), param.direction)
+            elif param.kind == "array":
                 self.arrays[param.name] = (Shape.cast(param.shape), int(param.depth))
                 self.layouts[param.name] = ArrayLayout(Shape.cast(param.shape), int(param.depth),
                                                        getattr(param, "partition", None))
@@ -221,7 +224,8 @@ class _Builder:
             name = f"{kind}{next(self.names)}"
         shape = Shape.cast(shape)
         key = None
-        if kind not in ("const", "live_in", "commit", "store", "induction", "carry", "exit"):
+        if kind not in ("const", "live_in", "commit", "store", "induction", "carry", "exit", "stream_read",
+                        "stream_write"):
             # Value numbering: the same pure computation (a load, between stores to its array)
             # is made once, so `a[i] * a[i]` uses the read port once.  The predicate is not part
             # of the key: operands are values of this block, so they exist wherever either
@@ -366,6 +370,12 @@ class _Builder:
                          unit=unit)
             op.text = getattr(node, TEXT_ATTR)
             return op
+        stream = stream_call(node)
+        if stream is not None:
+            # One token, taken only when the predicate holds (never speculated).
+            read = self.op("stream_read", [], self.node_shape(node), lines, predicate=pred, stream=stream[1])
+            read.text = f"{stream[1]}.read()"
+            return read
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max", "abs"):
             args = [self.expr(arg, pred) for arg in node.args]
             if node.func.id == "abs":
@@ -486,6 +496,14 @@ class _Builder:
         """Lower a statement without loops; returns its exit predicate or ``None``."""
         lines = (stmt.lineno,)
         if isinstance(stmt, (ast.Pass,)) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            return None
+        if isinstance(stmt, ast.Expr) and stream_call(stmt.value) is not None:
+            name = stmt.value.args[0].id
+            value = self.expr(stmt.value.args[1], pred)
+            shape = self.streams[name][0]
+            data = value if value.shape == shape else self.op("wrap", [value], shape, lines)
+            write = self.op("stream_write", [data], unsigned(0), lines, predicate=pred, stream=name)
+            write.text = f"{name}.write({value.text or '...'})"
             return None
         if isinstance(stmt, ast.Assign):
             if len(stmt.targets) != 1:
@@ -950,6 +968,7 @@ def build_ir(typed_kernel, shape_of, *, pipelining: bool = True) -> KernelIR:
         return_vars=builder.return_vars,
         loops=sorted(builder.loops, key=lambda loop: loop.line),
         layouts=builder.layouts,
+        streams=builder.streams,
     )
 
 

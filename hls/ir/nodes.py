@@ -366,6 +366,9 @@ class KernelIR:
         Variables holding the results, in order.
     loops : list of LoopInfo
         In source order.
+    streams : dict of str to (Shape, str)
+        Token shape and direction (``"in"`` or ``"out"``) of each stream parameter, in
+        parameter order.
 
     The compile target (clock, resource limits) is not part of the IR: it is
     given to :func:`hls.compiler.compile_kernel`.
@@ -382,6 +385,7 @@ class KernelIR:
     return_vars: list[str]
     loops: list[LoopInfo]
     layouts: dict[str, ArrayLayout] = field(default_factory=dict)
+    streams: dict[str, tuple[Shape, str]] = field(default_factory=dict)
 
     def layout(self, array: str) -> ArrayLayout:
         """The layout of ``array``; an unpartitioned parameter when the IR was built without layouts."""

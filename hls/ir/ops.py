@@ -46,7 +46,7 @@ from amaranth.hdl import Const, Mux, Shape, Signal, Value
 
 __all__ = ["Operator", "Lowering", "Timing", "UnitOperator", "UnknownOperatorError",
            "OPERATORS", "operator_of", "operator_for_syntax",
-           "limitable_resources", "covering_shape"]
+           "limitable_resources", "covering_shape", "STREAM_READ", "STREAM_WRITE", "stream_call"]
 
 
 class UnknownOperatorError(ValueError):
@@ -90,7 +90,7 @@ class Lowering:
     target: object = None
 
 
-Category = Literal["logic", "wire", "register", "carry", "exit", "memory"]
+Category = Literal["logic", "wire", "register", "carry", "exit", "memory", "stream"]
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ class Operator:
         ``"logic"`` for combinational operators (scheduled with a delay, built
         with :attr:`lowering`); ``"wire"`` (no delay, no hardware of its own);
         ``"register"``, ``"carry"``, ``"exit"``: fixed scheduler types;
-        ``"memory"``: an array port access.
+        ``"memory"``: an array port access; ``"stream"``: a stream read or write (one token).
     description : str
         How messages name it.
     syntax : tuple of type
@@ -227,7 +227,8 @@ class Operator:
         ``op`` when instances differ by more than the result width (a
         forwarding multiplexer by its number of stores); default ``<kind><width>``.
     port : str or None
-        For memory kinds: the array port used, ``"read"`` or ``"write"``.
+        For memory kinds: the array port used, ``"read"`` or ``"write"``; for stream kinds,
+        whether a token is read or written.
     timing : callable or None
         ``timing(delay, period) -> Timing`` for an operator whose latency is
         not the multicycle rule (a unit with its own pipeline stages); ``None``
@@ -712,6 +713,17 @@ TEXT_ATTR = "hls_text"
 #: On an assignment ``var = counter`` made by :mod:`hls.frontend.flatten`: the loop's
 #: ``(start, stop, step)`` (expressions, an int), so the IR builder knows ``var``'s range.
 COUNTER_ATTR = "hls_counter"
+#: A stream read in a typed body is ``x = STREAM_READ(s)`` (an ``ast.Call`` of this name on the
+#: stream parameter's ``ast.Name``), a write the statement ``STREAM_WRITE(o, value)``.
+STREAM_READ = "__hls_stream_read"
+STREAM_WRITE = "__hls_stream_write"
+
+
+def stream_call(node) -> tuple[str, str] | None:
+    """``("read", stream)`` for a typed stream read's call, ``("write", stream)`` for a write's, else ``None``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (STREAM_READ, STREAM_WRITE):
+        return ("read" if node.func.id == STREAM_READ else "write"), node.args[0].id
+    return None
 
 def _approx_timing(model, period, shapes, attrs):
     """An approximate unit, pipelined to the clock: the fewest stages whose segments fit."""
@@ -844,6 +856,8 @@ _ENTRIES = [
     Operator("exit", 1, "exit", description="loop exit"),
     Operator("load", 1, "memory", description="read port", port="read"),
     Operator("store", 2, "memory", description="write port", port="write"),
+    Operator("stream_read", 0, "stream", description="stream read", port="read"),
+    Operator("stream_write", 1, "stream", description="stream write", port="write"),
     Operator("forward", 2, description="store-to-load forwarding", op_delay=_forward_delay,
              type_name=lambda op: f"forward{len(op.attrs['stores'])}x{op.shape.width}"),
 ]

@@ -69,7 +69,7 @@ __all__ = ["OperatorType", "Operation", "Dependence", "Problem", "Schedule", "Pr
            "DEPENDENCE_KINDS", "EPSILON"]
 
 #: Kinds of dependence, used to explain what bounds the II.
-DEPENDENCE_KINDS = ("data", "memory", "exit", "control")
+DEPENDENCE_KINDS = ("data", "memory", "exit", "control", "stream")
 
 #: Tolerance in ns when comparing chained delays against offsets and the clock period.
 EPSILON = 1e-9
@@ -171,7 +171,8 @@ class Dependence:
     distance : int
         Iteration distance, >= 0.  Edges with distance 0 must form a DAG.
     kind : str
-        One of ``"data"``, ``"memory"``, ``"exit"`` or ``"control"``; it only
+        One of ``"data"``, ``"memory"``, ``"exit"``, ``"control"`` or ``"stream"`` (the
+        order of one stream's tokens); it only
         explains the bound, the timing rule is the same for all kinds.
     """
 

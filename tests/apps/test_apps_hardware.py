@@ -94,3 +94,31 @@ def test_approximate_chain_matches_python_in_amaranth(name, config):
     for choice in APPROX[config].values():
         unit = choice if isinstance(choice, str) else choice[0]
         assert re.search(rf"\b{unit}\b", reports), unit
+
+
+def test_the_ecg_chain_streams_the_sequential_kernels_arrays_bit_for_bit():
+    data = ecg.default_input()
+    trace = []
+    beats = ecg.run(ecg.KERNELS, data, trace)
+    args = ecg.chain_arguments(data)
+    n = args["n"]
+    x = trace[0][1]["x"]
+    hp, mwi = [0] * ecg.N, [0] * ecg.N
+    ecg.bandpass(x=list(x), lp=[0] * ecg.N, hp=hp, n=n)
+    ecg.features(hp=list(hp), sq=[0] * ecg.N, mwi=mwi, n=n)
+    hp_tokens, mwi_tokens, beat_tokens = [], [], []
+    ecg.bandpass_stream(x=args["x"], hp=hp_tokens, n=n)
+    ecg.features_stream(hp=hp_tokens, mwi=mwi_tokens, n=n)
+    ecg.detect_stream(mwi=mwi_tokens, beats=beat_tokens, n=n)
+    assert hp_tokens == hp[ecg.PAD:n] and mwi_tokens == mwi[ecg.PAD:n]
+    chained = ecg.run_chain(data)
+    assert len(beats) > 20 and chained.tolist() == beats.tolist()
+    assert ecg.detector.tokens_read == {"x": n - ecg.PAD}
+
+
+@pytest.mark.parametrize("stall_probability", [0.0, 0.3])
+def test_the_ecg_chain_in_hardware_equals_its_golden_model(stall_probability):
+    result = sim.run(ecg.detector, ecg.chain_arguments(ecg.reduced_input()), stall_probability=stall_probability,
+                     stall_seed=4)
+    assert result.match, result.differences
+    assert result.outputs["streams"]["beats"] and result.expected["tokens_read"] == {"x": 320}

@@ -444,6 +444,82 @@ _LOADING = [
     | {"argv": ["sim", "k.py:k", "--args", "args.json", "--vcd", "nowhere/w.vcd"]},
 ]
 
+#: A kernel with an input stream ``s``, an output stream ``o`` and a scalar ``n``; its body comes after.
+_STREAM_HEADER = _SIMPLE + "@hls.kernel\ndef k(s: hls.Stream[signed(8)], o: hls.Stream[signed(8)], n: unsigned(8)):\n"
+
+
+def _stream(id: str, body: str, message: str, argv: list[str] | None = None, files: dict | None = None) -> dict:
+    """The kernel of :data:`_STREAM_HEADER` with ``body`` (unindented; line 1 of it is line 7 of ``k.py``)."""
+    text = _STREAM_HEADER + "".join(f"    {line}\n" for line in body.strip("\n").splitlines())
+    return {"id": id, "files": {"k.py": text, **(files or {})}, "argv": argv or ["report", "k.py:k"], "exit": 2,
+            "message": message}
+
+
+#: The body of a kernel of :data:`_STREAM_HEADER` that is in the language: copy n tokens.
+_STREAM_COPY = "for i in range(n):\n    x = s.read()\n    o.write(x)"
+
+_STREAMS = [
+    _stream("stream_as_value", "x = s + 1\no.write(x)",
+            re.escape("k.py:7:9: stream 's' is not a value (hint: read a token with x = s.read(), or write one "
+                      "with s.write(v))")),
+    _stream("stream_read_and_written", "x = s.read()\ns.write(x)\no.write(x)",
+            re.escape("k.py:8:5: stream 's' is written here and read on line 7: a stream parameter is either an "
+                      "input (read) or an output (written)")),
+    _stream("stream_read_inside_expression", "x = s.read() + 1\no.write(x)",
+            re.escape("k.py:7:9: s.read() must be the whole value of an assignment (hint: take the token first: "
+                      "x = s.read(), then use x)")),
+    _stream("stream_read_dropped", "s.read()\no.write(1)",
+            re.escape("k.py:7:5: the token s.read() takes would be lost (hint: assign it to a variable: "
+                      "x = s.read())")),
+    _stream("stream_write_as_value", "x = o.write(s.read())",
+            re.escape("k.py:7:9: o.write(...) is a statement and has no value")),
+    _stream("stream_unknown_method", "x = s.peek()\no.write(x)",
+            re.escape("k.py:7:9: stream 's' has no method 'peek' in a kernel")),
+    _stream("stream_attribute", "x = s.valid\no.write(x)",
+            re.escape("k.py:7:9: stream 's' has no attribute 'valid' in a kernel")),
+    _stream("stream_write_without_value", "x = s.read()\no.write()",
+            re.escape("k.py:8:5: o.write takes one value (hint: write o.write(v))")),
+    _stream("stream_read_with_argument", "x = s.read(1)\no.write(x)",
+            re.escape("k.py:7:9: s.read takes no arguments (hint: write x = s.read())")),
+    _stream("stream_never_used", "x = s.read()",
+            re.escape("k.py:6:33: stream parameter 'o' is never read or written, so it is neither an input nor "
+                      "an output")),
+    _stream("stream_assigned", "s = 1\no.write(s)",
+            re.escape("stream parameter 's' is assigned in the body")),
+    _stream("stream_constant_too_wide", "x = s.read()\no.write(300)",
+            re.escape("k.py:8:13: constant 300 does not fit a token of stream 'o' (signed(8), range -128..127)")),
+    _file("stream_of_a_number", _SIMPLE + "@hls.kernel\ndef k(s: hls.Stream[8]):\n    x = s.read()\n",
+          re.escape("k.py:6: importing it failed: TypeError: hls.Stream token shape must be an Amaranth shape "
+                    "such as signed(16), not 8")),
+    _file("stream_of_two_items", _SIMPLE + "@hls.kernel\ndef k(s: hls.Stream[signed(8), 4]):\n    x = s.read()\n",
+          re.escape("hls.Stream takes one item, the token shape (hls.Stream[signed(16)]), not 2 items")),
+    _file("stream_in_helper", _SIMPLE + "@hls.function\ndef h(t: hls.Stream[signed(8)]) -> signed(8):\n"
+          "    return t.read()\n\n\n@hls.kernel\ndef k(s: hls.Stream[signed(8)]) -> signed(8):\n"
+          "    return h(s)\n",
+          re.escape("k.py:6:7: helper h takes the stream parameter 't': only a kernel's own parameters can be "
+                    "streams")),
+    _stream("stream_args_output_not_a_list", _STREAM_COPY,
+            re.escape("args.json: output stream argument 'o' must be a list the kernel appends its tokens to, "
+                      "not int"), ["sim", "k.py:k", "--args", "args.json"],
+            {"args.json": '{"s": [1, 2], "o": 3, "n": 2}'}),
+    _stream("stream_args_token_too_wide", _STREAM_COPY,
+            re.escape("args.json: token 1 of stream 's' = 200 does not fit signed(8) (-128..127)"),
+            ["sim", "k.py:k", "--args", "args.json"], {"args.json": '{"s": [1, 200], "n": 2}'}),
+    _stream("stream_args_input_not_a_list", _STREAM_COPY,
+            re.escape("args.json: input stream argument 's' must be an iterable of integers (a list), not int"),
+            ["sim", "k.py:k", "--args", "args.json"], {"args.json": '{"s": 5, "n": 2}'}),
+    _stream("stream_args_too_few_tokens", _STREAM_COPY,
+            re.escape("k.py:8: read 3 of stream 's', which gave only 2 token(s)"),
+            ["sim", "k.py:k", "--args", "args.json"], {"args.json": '{"s": [1, 2], "n": 3}'}) | {"exit": 1},
+    _stream("stream_stall_probability_one", _STREAM_COPY,
+            re.escape("axhls sim: error: argument --stall-probability: expected a number from 0 up to (not "
+                      "including) 1, not 1"),
+            ["sim", "k.py:k", "--args", "args.json", "--stall-probability", "1"], {"args.json": '{"s": [1], "n": 1}'}),
+    _stream("stream_stall_seed_negative", _STREAM_COPY,
+            re.escape("axhls sim: error: argument --stall-seed: expected a non-negative integer, not -1"),
+            ["sim", "k.py:k", "--args", "args.json", "--stall-seed", "-1"], {"args.json": '{"s": [1], "n": 1}'}),
+]
+
 _ENVIRONMENT = [
     # The system's Python, without the dependencies (`python3 -m axhls` outside .venv): a hint, not a traceback.
     {"id": "python_without_dependencies", "files": {"k.py": _kernel("return n")}, "argv": ["report", "k.py:k"],
@@ -454,4 +530,4 @@ _ENVIRONMENT = [
 ]
 
 #: Every bad input of this module.
-ROWS: list[dict] = _LANGUAGE + _SIGNATURES + _LOADING + _ENVIRONMENT
+ROWS: list[dict] = _LANGUAGE + _SIGNATURES + _LOADING + _STREAMS + _ENVIRONMENT

@@ -54,7 +54,7 @@ def test_every_kind_the_compiler_makes_has_an_entry():
     made = _kinds_in_source() | _kinds_compiled()
     # The source scan must see the structural kinds, or it is not scanning anything.
     assert {"const", "live_in", "commit", "carry", "exit", "load", "store", "wrap", "induction", "select",
-            "forward", "bool"} <= made
+            "forward", "bool", "stream_read", "stream_write"} <= made
     assert made <= set(OPERATORS), sorted(made - set(OPERATORS))
 
 
@@ -74,7 +74,7 @@ def test_every_entry_is_complete_for_its_category():
         assert entry.kind == kind and entry.arity >= 0
         if entry.lowering is not None:
             assert entry.golden is not None and entry.logic is not None, kind
-        assert (entry.port is not None) == (entry.category == "memory"), kind
+        assert (entry.port is not None) == (entry.category in ("memory", "stream")), kind
         if entry.category != "logic":
             assert entry.lowering is None and entry.logic is None and not entry.limited_by, kind
             assert entry.description, kind

@@ -39,3 +39,11 @@ def test_gsumif_args_overflow(capsys):
                               "--args", os.path.join(EXAMPLES, "gsumif_args.json")])
     assert args.handler(args) == 1
     assert f"s = {3 * 32767 ** 2} does not fit signed(32)" in capsys.readouterr().out
+
+
+def test_streams_example(monkeypatch, capsys):
+    out = _run("streams.py", monkeypatch, capsys)
+    assert "moving_sum: hardware matches Python: True;" in out
+    assert "threshold_runs: hardware matches Python: True;" in out
+    assert "the chain's hardware matches Python: True" in out
+    assert "through Amaranth FIFOs: True\n" in out

@@ -182,7 +182,7 @@ def test_programs_hold_unrolls_partitions_and_local_arrays():
     seen = {name: 0 for name in ("unroll", "partial unroll", "pipelined nest", "partition", "local",
                                  "partitioned local", "cyclic", "block", "complete", "window",
                                  "line buffer", "partitioned data-dependent index", "nest", "inner break",
-                                 "stepped unroll")}
+                                 "stepped unroll", "stream")}
     for index in range(100):
         program = fuzz.generate(3, index)
         for construct in program.constructs:
@@ -266,3 +266,23 @@ def test_a_bare_constant_the_target_cannot_hold_is_written_wrapped(seed, index, 
     rejects (issue 21); the generator writes the value they wrap to, which means the same."""
     program = fuzz.generate(seed, index)
     fuzz.load_program(program, tmp_path)             # no KernelSyntaxError
+
+
+def test_stream_programs_read_and_write_and_run_under_stalls(tmp_path):
+    """Some programs read an input stream and write an output stream (issue 22); check() runs
+    them under random valid/ready stalls on both sides, and their tokens equal Python's."""
+    programs = [fuzz.generate(9, index) for index in range(100)]
+    streaming = [p for p in programs if "sin.read()" in p.source and "sout.write(" in p.source]
+    assert 3 <= len(streaming) <= 40, len(streaming)
+    assert all("stream" in p.constructs for p in streaming)
+    asked = []
+
+    def runner(kernel, args, backend, **stalls):
+        asked.append(stalls)
+        return SimpleNamespace(match=True, outputs={}, expected={}, cycles=1)
+
+    assert fuzz.check(streaming[0], runner=runner, directory=tmp_path).passed
+    assert asked == [{"stall_probability": fuzz.STALL_PROBABILITY, "stall_seed": streaming[0].index}]
+    for program in streaming[:3]:
+        verdict = fuzz.check(program, directory=tmp_path)
+        assert verdict.passed, (program.source, verdict)

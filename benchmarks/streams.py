@@ -1,0 +1,171 @@
+"""Stream kernels (issue 22): throughput, random stalls, and Fmax after place and route.
+
+    python benchmarks/streams.py [--tokens N] [--trials K] [--no-fmax] [--clocks MHZ ...] [--seeds S]
+
+For each kernel of ``examples/streams.py``:
+
+* ``II``/``depth``: its pipelined loop, from the report;
+* ``cycles``: simulated in Amaranth's simulator over N tokens (``start`` to ``done``), without
+  stalls, and ``per token``, cycles / N: an II-1 loop that reads one token and writes one
+  moves a token every cycle, plus the handshake and the pipeline's depth;
+* ``stalled``: K runs under random ``valid``/``ready`` stalls of probability 0.3 on every input
+  and output (seeds 0 .. K-1): how many gave exactly the golden model's tokens, and their
+  mean cycles;
+* ``Fmax``: placed and routed by nextpnr-ecp5 at each clock (:func:`benchmarks.fmax_sweep.measure`:
+  every port registered, seeds 1 .. S on a close call, median), against the clock the report
+  claims. The stall holds every register of the kernel, so its enable is a high-fanout net.
+
+And for the ``detector`` chain (``@hls.dataflow`` of the three kernels):
+
+* ``cycles`` over N tokens, against the issue's bound 1.05 x (N + the stages' depths + a cycle
+  per FIFO), and against the three kernels run one after another (the sequential version);
+* K stalled runs, as above;
+* Fmax at 100 MHz (seeds 1 .. S, median; :func:`approx_units.synth.synthesize_kernel_seeds`),
+  against the lowest claim of its stages, with the chain's LUT4 and FF;
+* each FIFO's area on its own (``synth_ecp5``, no place and route): LUT-equivalents and FFs per
+  stored bit, beside the issue's target of about one LUT-eq per bit.
+
+And for the ECG detector of ``examples/apps/ecg.py`` (its three kernels as the ``ecg.detector``
+chain, on the full 20.3 s record): the chain's cycles against the three array kernels' cycles run
+one after another, and whether the chain's beats are the sequential run's, bit for bit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+
+def _arguments(kernel, tokens: int, rng: random.Random) -> dict:
+    if kernel.name == "moving_sum":
+        return {"s": [rng.randint(-2048, 2047) for _ in range(tokens)], "n": tokens}
+    return {"s": [rng.randint(0, 255) for _ in range(tokens)], "n": tokens, "level": 128}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=1000, help="tokens per run (default 1000)")
+    parser.add_argument("--trials", type=int, default=20, help="stalled runs per kernel (default 20)")
+    parser.add_argument("--no-fmax", action="store_true", help="skip place and route")
+    parser.add_argument("--clocks", type=float, nargs="+", default=[100.0, 150.0], metavar="MHZ")
+    parser.add_argument("--seeds", type=int, default=3)
+    options = parser.parse_args(argv)
+    if options.tokens < 1 or options.trials < 1 or not 1 <= options.seeds <= 20:
+        parser.error("--tokens and --trials must be at least 1, --seeds in 1..20")
+
+    from axhls.loading import import_file
+    from sim.kernel import run
+    examples = import_file(os.path.join(ROOT, "examples", "streams.py"))
+    kernels = [examples.moving_sum, examples.threshold_runs]
+    failed = False
+    print(f"{'kernel':<16} {'II':>3} {'depth':>5} {'tokens':>6} {'cycles':>7} {'per token':>9}  stalled (p = 0.3)")
+    for kernel in kernels:
+        loop = next(loop for loop in kernel.report().data["loops"] if loop["pipelined"])
+        args = _arguments(kernel, options.tokens, random.Random(kernel.name))
+        free = run(kernel, args, max_cycles=10 * options.tokens + 100)
+        stalled = [run(kernel, args, stall_probability=0.3, stall_seed=seed, max_cycles=20 * options.tokens + 100)
+                   for seed in range(options.trials)]
+        good = sum(result.match for result in stalled)
+        failed |= not free.match or good < len(stalled)
+        print(f"{kernel.name:<16} {loop['ii']:>3} {loop['depth']:>5} {options.tokens:>6} {free.cycles:>7} "
+              f"{free.cycles / options.tokens:>9.3f}  {good}/{len(stalled)} equal to Python, mean "
+              f"{statistics.mean(result.cycles for result in stalled):.0f} cycles")
+    if not options.no_fmax:
+        from approx_units.synth import ResultCache
+        from benchmarks.fmax_sweep import measure
+        cache = ResultCache()
+        cache.check()
+        print(f"\n{'kernel':<16} {'clock':>6} {'claim':>6} {'LUT4':>5} {'FF':>5}  Fmax (seeds)")
+        for kernel in kernels:
+            for clock in options.clocks:
+                row = measure(kernel, clock, options.seeds, cache)
+                fmax = ", ".join(f"{value:.1f}" for value in row["fmax_mhz"].values())
+                verdict = "reaches its claim" if row["reaches_claim"] else "MISSES its claim"
+                failed |= not row["reaches_claim"]
+                print(f"{kernel.name:<16} {clock:>6g} {row['claimed_mhz']:>6g} {row['lut4']:>5} {row['ff']:>5}  "
+                      f"{fmax} (median {row['median_mhz']:.1f}): {verdict}")
+    failed |= _ecg_chain()
+    failed |= _chain(examples, options)
+    return 1 if failed else 0
+
+
+def _ecg_chain() -> bool:
+    """The ECG detector's row; whether it missed (a mismatch, or beats unlike the sequential run's)."""
+    from examples.apps import ecg
+    from sim.kernel import run
+    data = ecg.default_input()
+    trace = []
+    beats = ecg.run(ecg.KERNELS, data, trace)
+    sequential = [run(kernel, args, max_cycles=100_000) for kernel, args in trace]
+    args = ecg.chain_arguments(data)
+    chained = run(ecg.detector, args, max_cycles=100_000)
+    same = chained.match and all(result.match for result in sequential) and \
+        (ecg.run_chain(data).tolist() == beats.tolist())
+    stages = ", ".join(f"{result_kernel.name} {result.cycles}" for (result_kernel, _), result in zip(trace, sequential))
+    one_after_another = sum(result.cycles for result in sequential)
+    print(f"\necg detector ({' -> '.join(stage.name for stage in ecg.detector.stages)}), {args['n'] - ecg.PAD} "
+          f"samples: {chained.cycles} cycles chained, {one_after_another} with the array kernels one after "
+          f"another ({stages}): {one_after_another / chained.cycles:.2f}x; {len(beats)} beats, "
+          f"{'bit-identical to' if same else 'DIFFERENT from'} the sequential run")
+    return not same
+
+
+def _chain(examples, options) -> bool:
+    """The ``detector`` chain's rows; whether a target was missed."""
+    from sim.kernel import run
+    chain = examples.detector
+    n = options.tokens
+    args = _arguments(examples.moving_sum, n, random.Random("detector"))
+    free = run(chain, args, max_cycles=10 * n + 100)
+    depths = 0
+    for stage in chain.stages:
+        depths += max(loop["depth"] for loop in stage.kernel.report().data["loops"] if loop["pipelined"])
+    bound = 1.05 * (n + depths + len(chain.fifos))
+    # The sequential version: each kernel over the whole input before the next starts (every
+    # stage of this chain reads `s` and writes `o`).
+    tokens, one_after_another = list(args["s"]), 0
+    for stage in chain.stages:
+        arguments = {name: (source if kind == "const" else args[source]) for name, (kind, source) in stage.scalars.items()}
+        result = run(stage.kernel, {**arguments, "s": tokens}, max_cycles=10 * n + 100)
+        one_after_another += result.cycles
+        tokens = result.outputs["streams"]["o"]
+    stalled = [run(chain, args, stall_probability=0.3, stall_seed=seed, max_cycles=20 * n + 100)
+               for seed in range(options.trials)]
+    good = sum(result.match for result in stalled)
+    missed = not free.match or free.cycles > bound or good < len(stalled)
+    print(f"\nchain detector ({' -> '.join(stage.name for stage in chain.stages)}), {n} tokens: {free.cycles} "
+          f"cycles (bound {bound:.0f}: {'within' if free.cycles <= bound else 'MISSED'}), "
+          f"{one_after_another} with the kernels one after another; {good}/{len(stalled)} stalled runs equal to "
+          f"Python, mean {statistics.mean(result.cycles for result in stalled):.0f} cycles")
+    if options.no_fmax:
+        return missed
+    from amaranth.back import verilog
+    from amaranth.lib import fifo
+    from approx_units.synth import synthesize_kernel_seeds, synthesize_verilog
+    claim = min(stage.kernel.report().data["claimed_clock_mhz"] for stage in chain.stages)
+    reports = synthesize_kernel_seeds(chain.verilog(), chain.name, clock_mhz=100.0, seeds=range(1, options.seeds + 1))
+    median = statistics.median(report.fmax_mhz for report in reports)
+    missed |= median < min(claim, 100.0)
+    print(f"chain detector at 100 MHz: LUT4 {reports[0].luts}, FF {reports[0].ffs}, Fmax "
+          f"{', '.join(f'{report.fmax_mhz:.1f}' for report in reports)} (median {median:.1f}; the stages claim "
+          f"{claim:g}): {'reaches' if median >= min(claim, 100.0) else 'MISSES'} it")
+    for item in chain.fifos.values():
+        buffer = fifo.SyncFIFO(width=item.shape.width, depth=item.depth)
+        text = verilog.convert(buffer, name="fifo", ports=[buffer.w_data, buffer.w_en, buffer.w_rdy, buffer.r_data,
+                                                           buffer.r_en, buffer.r_rdy], emit_src=False)
+        area = synthesize_verilog(text, "fifo", timing=False)
+        bits = item.shape.width * item.depth
+        print(f"FIFO {item.name} ({item.shape.width} bits x {item.depth}): {area.lut_equivalents} LUT-eq, "
+              f"{area.ffs} FF for {bits} stored bits: {area.lut_equivalents / bits:.2f} LUT-eq per bit")
+    return missed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""Stream ports (issue 22): ``hls.Stream`` parameters in the golden model, the scheduler and the
+hardware, whose tokens under random ``valid``/``ready`` stalls equal the golden model's."""
+
+import random
+
+import pytest
+from amaranth.hdl import Module, signed, unsigned
+from amaranth.lib import stream
+from amaranth.lib.wiring import In, Out
+from amaranth.sim import Simulator
+
+import stream_kernels as kernels
+from hls.backend import kernel_signature
+from hls.compiler import compile_kernel
+from hls.errors import KernelRuntimeError
+from sim.kernel import run
+from sim_helpers import require_simulator
+
+
+def _tokens(rng, n, lo, hi):
+    return [rng.randint(lo, hi) for _ in range(n)]
+
+
+def _row_sums(rng):
+    rows, cols = rng.randint(0, 6), rng.choice((0, 1, rng.randint(0, 7)))
+    return {"s": _tokens(rng, rows * cols, -128, 127), "rows": rows, "cols": cols}
+
+
+def _until_zero(rng):
+    return {"s": _tokens(rng, rng.randint(0, 20), 1, 255) + [0] + _tokens(rng, 3, 0, 255)}
+
+
+def _framed(rng):
+    n = rng.randint(0, 12)
+    return {"s": [n] + _tokens(rng, n, 0, 255) + _tokens(rng, 2, 0, 255)}
+
+
+def _merge(rng):
+    n = rng.randint(0, 20)
+    return {"flags": _tokens(rng, n, 0, 1), "a": _tokens(rng, n, -128, 127), "b": _tokens(rng, n, -128, 127), "n": n}
+
+
+def _bursts(rng):
+    m, tokens = rng.randint(0, 5), []
+    for _ in range(m):
+        n = rng.randint(0, 4)
+        tokens += [n] + _tokens(rng, n, 0, 15)
+    return {"s": tokens, "m": m}
+
+
+def _sized(make, most):
+    """Arguments ``make(rng, n)`` for a random count ``n`` up to ``most``."""
+    return lambda rng: make(rng, rng.randint(0, most))
+
+
+#: Arguments of each kernel of stream_kernels.py, from a seeded generator.
+CASES = {
+    "copy": _sized(lambda r, n: {"s": _tokens(r, n, -2 ** 15, 2 ** 15 - 1), "n": n}, 40),
+    "filter_positive": _sized(lambda r, n: {"s": _tokens(r, n, -2048, 2047), "n": n}, 40),
+    "merge": _merge,
+    "row_sums": _row_sums,
+    "pairs": _sized(lambda r, n: {"s": _tokens(r, 2 * n, 0, 255), "n": n}, 20),
+    "lookup": _sized(lambda r, n: {"s": _tokens(r, n, 0, 15), "table": _tokens(r, 16, -999, 999), "n": n}, 30),
+    "until_zero": _until_zero,
+    "framed": _framed,
+    "histogram": _sized(lambda r, n: {"s": _tokens(r, n, 0, 7), "h": _tokens(r, 8, 0, 9), "n": n}, 40),
+    "bursts": _bursts,
+    "reverse": _sized(lambda r, n: {"s": _tokens(r, n, -128, 127), "n": n}, 16),
+    "products": _sized(lambda r, n: {"a": _tokens(r, n, -2 ** 15, 2 ** 15 - 1), "b": _tokens(r, n, -2 ** 15, 2 ** 15 - 1),
+                                     "n": n}, 20),
+    "divide": _sized(lambda r, n: {"s": _tokens(r, n, -2048, 2047), "d": r.choice([-32, -7, -1, 0, 1, 3, 31]), "n": n},
+                     20),
+}
+
+
+# -- the golden model -----------------------------------------------------------------------
+
+def test_the_golden_model_reads_an_iterable_and_appends_to_a_list():
+    out = []
+    assert kernels.filter_positive(s=iter([5, -3, 0, 2047, -2048, 7]), o=out, n=6) == 3
+    assert out == [5, 2047, 7]
+    out = []
+    kernels.row_sums(s=(x for x in [1, 2, 3, 4, 5, 6]), o=out, rows=2, cols=3)
+    assert out == [1 + 4 + 9, 4 + 10 + 18]
+    model = kernels.pairs.golden_model()
+    out = []
+    kernels.pairs(s=[200, 100, 255, 255], o=out, n=2)
+    assert out == [300, 100, 510, 0] and model.tokens_read == {"s": 4}
+
+
+def test_a_write_wraps_to_the_stream_shape_and_a_read_past_the_end_names_the_line():
+    out = []
+    kernels.framed(s=[2, 255, 255], o=out)
+    assert out == [255, 255, 510]
+    with pytest.raises(KernelRuntimeError, match=r"stream_kernels\.py:\d+: read 3 of stream 's', which gave only 2"):
+        kernels.framed(s=[5, 1], o=[])
+
+
+def test_the_compiled_model_of_a_stream_kernel_runs_the_python_run_and_says_where():
+    model = kernels.pairs.compiled_model()
+    line = next(number for number, text in enumerate(open(kernels.__file__), 1) if "x = s.read()" in text
+                and number > kernels.pairs.fn.__code__.co_firstlineno)
+    assert not model.compiled and model.source is None
+    assert model.fallback_reason == (f"{kernels.pairs.filename}:{line}: the stream read of 's' has no C form: "
+                                     f"a kernel with stream ports runs the Python run")
+    out = []
+    model(s=[200, 100, 255, 255], o=out, n=2)
+    assert out == [300, 100, 510, 0] and model.tokens_read == {"s": 4}
+    with pytest.raises(KernelRuntimeError, match=r"stream_kernels\.py:\d+: read 3 of stream 's', which gave only 2"):
+        kernels.framed.compiled_model()(s=[5, 1], o=[])
+    assert kernels.framed.compiled_model().tokens_read == {"s": 2}
+
+
+def test_stream_directions_are_inferred_from_use():
+    params = {param.name: param for param in kernels.merge.params}
+    assert [params[name].direction for name in ("flags", "a", "b", "o")] == ["in", "in", "in", "out"]
+    assert params["n"].direction is None and params["o"].kind == "stream" and params["o"].shape == signed(9)
+
+
+# -- ports and schedule ---------------------------------------------------------------------
+
+def test_stream_ports_have_amaranth_stream_signatures():
+    signature = kernel_signature(compile_kernel(kernels.copy).ir)
+    assert signature.members["s"] == In(stream.Signature(signed(16)))
+    assert signature.members["o"] == Out(stream.Signature(signed(16)))
+    assert signature.streams == {"s": (signed(16), "in"), "o": (signed(16), "out")}
+
+
+# Amaranth FIFOs attached with wiring.connect: examples/streams.py (tests/frontend/test_examples.py).
+
+
+def test_the_report_explains_an_ii_bounded_by_a_stream_in_the_users_lines():
+    loop = kernels.pairs.report().data["loops"][0]
+    assert loop["ii"] == 2 and loop["bound"]["kind"] == "resource"
+    assert loop["bound"]["detail"] == "2 uses of stream `s` (limit 1)"
+    source = kernels.pairs.report().source_lines
+    assert [source[line - 1].strip() for line in loop["bound"]["lines"]] == ["x = s.read()", "y = s.read()"]
+
+
+def test_streams_inside_a_flattened_nest_and_a_pipelined_loop_at_ii_1():
+    report = kernels.row_sums.report().data["loops"]
+    assert len(report) == 1 and report[0]["flattened"] and report[0]["ii"] == 1
+    # The inner runs of `bursts` overlap the outer code, which reads the same stream.
+    assert "inner runs overlapped" in kernels.bursts.report().to_text()
+    for kernel in (kernels.copy, kernels.filter_positive, kernels.merge, kernels.lookup):
+        assert [loop["ii"] for loop in kernel.report().data["loops"]] == [1], kernel.name
+
+
+def test_a_kernel_without_streams_has_no_stall():
+    from flatten_kernels import perfect
+    assert "stall" not in compile_kernel(perfect).verilog("perfect")
+    assert "stall" in compile_kernel(kernels.copy).verilog("copy")
+
+
+# -- hardware against the golden model ------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tokens_under_random_stalls_equal_the_golden_model(name):
+    kernel = getattr(kernels, name)
+    rng = random.Random(f"streams-{name}")
+    for trial in range(3):
+        args = CASES[name](rng)
+        for probability in (0.0, 0.3):
+            result = run(kernel, args, stall_probability=probability, stall_seed=trial)
+            assert result.match, (name, args, probability, result.differences)
+            assert result.outputs["streams"] == result.expected["streams"]
+            assert result.outputs["tokens_read"] == result.expected["tokens_read"]
+
+
+@pytest.mark.cocotb
+@pytest.mark.parametrize("name", ["merge", "row_sums", "lookup", "until_zero", "bursts"])
+def test_tokens_under_random_stalls_in_icarus_equal_the_golden_model(name):
+    """The generated Verilog under cocotb and Icarus: the same stalls for a seed as in Amaranth's
+    simulator, so the same cycle count too."""
+    require_simulator("icarus")
+    kernel = getattr(kernels, name)
+    args = CASES[name](random.Random(f"icarus-{name}"))
+    verilog = run(kernel, args, backend="icarus", stall_probability=0.3, stall_seed=11)
+    assert verilog.match, (name, args, verilog.differences)
+    assert verilog.cycles == run(kernel, args, stall_probability=0.3, stall_seed=11).cycles
+
+
+def test_stalls_cost_cycles_but_the_same_seed_gives_the_same_run():
+    args = {"s": list(range(100)), "n": 100}
+    free = run(kernels.copy, args)
+    stalled = run(kernels.copy, args, stall_probability=0.3, stall_seed=7)
+    again = run(kernels.copy, args, stall_probability=0.3, stall_seed=7)
+    assert free.match and stalled.match and stalled.to_json() == again.to_json()
+    assert stalled.cycles > free.cycles + 30       # about 1 / (0.7 * 0.7) cycles per token
+
+
+def test_an_ii_1_streaming_loop_moves_a_token_every_cycle():
+    n = 200
+    result = run(kernels.copy, {"s": list(range(n)), "n": n})
+    assert result.match and result.outputs["streams"]["o"] == list(range(n))
+    # The handshake, the loop's start and its depth, and the output buffer: a few cycles beyond N.
+    assert n <= result.cycles <= n + 6, result.cycles
+
+
+def test_no_combinational_path_from_ready_to_valid():
+    """In every cycle of a stalled run, flipping a consumer's ``ready`` or a producer's ``valid``
+    does not move any output ``valid`` or ``payload`` within the cycle: outputs are registered."""
+    m = Module()
+    m.submodules.kernel = dut = compile_kernel(kernels.merge).component()
+    rng = random.Random(3)
+    n = 40
+    tokens = {"flags": _tokens(rng, n, 0, 1), "a": _tokens(rng, n, -128, 127), "b": _tokens(rng, n, -128, 127)}
+    checked = []
+
+    async def testbench(ctx):
+        ctx.set(dut.n, n)
+        ctx.set(dut.ctrl.start, 1)
+        await ctx.tick()
+        ctx.set(dut.ctrl.start, 0)
+        taken = {name: 0 for name in tokens}
+        for _ in range(400):
+            for name, values in tokens.items():
+                port = getattr(dut, name)
+                ctx.set(port.valid, taken[name] < n and rng.random() < 0.7)
+                ctx.set(port.payload, values[min(taken[name], n - 1)])
+            ctx.set(dut.o.ready, rng.random() < 0.7)
+            seen = (ctx.get(dut.o.valid), ctx.get(dut.o.payload))
+            for flip in [dut.o.ready] + [getattr(dut, name).valid for name in tokens]:
+                before = ctx.get(flip)
+                ctx.set(flip, 1 - before)
+                assert (ctx.get(dut.o.valid), ctx.get(dut.o.payload)) == seen
+                ctx.set(flip, before)
+            checked.append(seen[0])
+            fired = [name for name in tokens if ctx.get(getattr(dut, name).valid) and ctx.get(getattr(dut, name).ready)]
+            await ctx.tick()
+            for name in fired:
+                taken[name] += 1
+
+    simulator = Simulator(m)
+    simulator.add_clock(1e-8)
+    simulator.add_testbench(testbench)
+    simulator.run()
+    assert any(checked) and not all(checked)
+
+
+def test_sim_run_checks_its_stall_options():
+    for bad in (-0.1, 1, 1.5, "0.3", True):
+        with pytest.raises(ValueError, match="stall_probability must be a number in"):
+            run(kernels.copy, {"s": [1], "n": 1}, stall_probability=bad)
+
+
+def test_an_output_stream_argument_may_be_left_out_of_sim_run():
+    result = run(kernels.filter_positive, {"s": [3, -1, 4], "n": 3})
+    assert result.match and result.outputs["streams"] == {"o": [3, 4]} and result.outputs["return"] == 2
+    assert result.outputs["tokens_read"] == {"s": 3}
+
+
+def test_axhls_sim_takes_stream_lists_and_stalls(tmp_path, monkeypatch, capsys):
+    import json
+    import shutil
+    from pathlib import Path
+    from axhls.cli import main
+    shutil.copy(Path(kernels.__file__), tmp_path / "k.py")
+    (tmp_path / "args.json").write_text('{"s": [3, -1, 4, 5, -9, 2], "n": 6}')
+    monkeypatch.chdir(tmp_path)
+    assert main(["sim", "k.py:filter_positive", "--args", "args.json", "--json", "--stall-probability", "0.3",
+                 "--stall-seed", "4"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["match"] and result["outputs"]["streams"] == {"o": [3, 4, 5, 2]}
+    assert result["outputs"]["tokens_read"] == {"s": 6} and result["outputs"]["return"] == 4
+    assert main(["sim", "k.py:filter_positive", "--args", "args.json"]) == 0
+    assert "stream o: 4 tokens: [3, 4, 5, 2]" in capsys.readouterr().out
