@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 
 from hls.board.host import DEFAULT_BAUD, LinkError, connect
+from hls.board.protocol import UnreachableKernel
 from sim.board_link import SimulatedPort
 
 from .arguments import integer, positive_number
@@ -61,6 +62,8 @@ def run_run(args) -> int:
             with connect(port, kernel, baud=args.baud, run_timeout=args.timeout) as link:
                 outcome = link(**bound)
                 written = [array["name"] for array in link.memory_map["arrays"] if array["written"]]
+    except UnreachableKernel as error:
+        raise CommandError(f"{args.kernel}: {error}") from None
     except LinkError as error:
         message = str(error)
         raise CommandError(message if message.startswith(f"{args.port}: ") else f"{args.port}: {message}") from None

@@ -181,9 +181,17 @@ def _written_arrays(ir) -> set[str]:
     return {op.attrs["array"] for block in ir.blocks() for op in block.ops if op.kind == "store"}
 
 
+class UnreachableKernel(ValueError):
+    """A kernel whose interface the link cannot carry (stream ports)."""
+
+
 def _interface(compiled) -> dict:
     ir = compiled.ir
     signature = kernel_signature(ir)
+    if signature.streams:
+        # The link carries arrays and scalars; a stream port left unconnected would hang the run.
+        raise UnreachableKernel(f"kernel {ir.name!r} has stream ports ({', '.join(signature.streams)}), which the "
+                         f"host link does not carry: only arrays and scalars reach a board")
     written = _written_arrays(ir)
     scalars, offset = [], 0
     for name, shape in signature.scalars.items():
@@ -232,6 +240,11 @@ def memory_map(compiled) -> dict:
     "signed", "depth", "bytes" (per element), "written" (whether the kernel stores to it),
     "partition" (``None`` or ``{"kind", "factor"}``), "banks": [{"id", "depth"}, ...]}``,
     its memories in bank order (one for an array that is not partitioned).
+
+    Raises
+    ------
+    UnreachableKernel
+        The kernel has stream ports: the link carries only arrays and scalars.
     """
     interface = _interface(compiled)
     return {**interface, "signature": f"0x{kernel_signature_word(compiled):08x}"}

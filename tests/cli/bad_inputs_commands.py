@@ -6,6 +6,8 @@ One dict per row; :mod:`bad_input_runner` says what the keys mean and what is ch
 
 GSUMIF = "{root}/examples/gsumif.py:gsumif"
 GSUMIF_ARGS = "{root}/examples/gsumif_args.json"
+STREAMS = "{root}/examples/streams.py"
+STREAMS_ARGS = "{root}/examples/streams_args.json"
 
 #: A kernel small enough to compile in a blink, with one scalar parameter.
 SMALL = ("import hls\nfrom amaranth import unsigned\n\n"
@@ -44,6 +46,8 @@ ROWS = [
      "message": r"argument --baud: expected a positive integer, not 0"},
     {"id": "run-timeout-negative", "argv": ["run", GSUMIF, "--port", "sim", "--args", GSUMIF_ARGS, "--timeout", "-1"],
      "exit": 2, "message": r"argument --timeout: expected a number above 0, not -1"},
+    {"id": "run-stream-kernel", "argv": ["run", STREAMS + ":moving_sum", "--port", "sim", "--args", STREAMS_ARGS],
+     "exit": 2, "message": r"^axhls: .*streams\.py:moving_sum: kernel 'moving_sum' has stream ports \(s, o\)"},
     {"id": "run-args-do-not-fit", "argv": ["run", "k.py:k", "--port", "sim", "--args", "args.json"],
      "files": _args('{"n": 99}'), "exit": 2, "message": r"args\.json: argument n = 99 does not fit"},
 
