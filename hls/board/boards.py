@@ -80,6 +80,10 @@ def _ulx3s(size: str) -> Board:
 #: Every board, by name, in the order ``axhls build --list-boards`` prints them.
 BOARDS: dict[str, Board] = {board.name: board for board in [
     _ulx3s("85F"), _ulx3s("45F"), _ulx3s("25F"), _ulx3s("12F"),
+    # ECPIX-5: 100 MHz oscillator; FT2232H channel B on R26 (rx), R24 (tx).
+    Board(name="ecpix5-85f", platform="amaranth_boards.ecpix5:ECPIX585Platform", family="ecp5",
+          device="LFE5UM5G-85F", oscillator_mhz=100.0, default_clock_mhz=50.0, serial_bridge="FT2232H",
+          max_baud=3_000_000, pll_primitive="EHXPLLL"),
     # iCEBreaker: 12 MHz oscillator on pin 35, the UP5K's PLL pad; FT2232H channel B on pins 6 (rx), 9 (tx).
     Board(name="icebreaker", platform="amaranth_boards.icebreaker:ICEBreakerPlatform", family="ice40",
           device="iCE40UP5K", oscillator_mhz=12.0, default_clock_mhz=24.0, serial_bridge="FT2232H",

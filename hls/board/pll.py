@@ -14,8 +14,8 @@ settings as those tools (``tests/board/test_pll.py`` checks it against
   ``f_vco / 2**DIVQ`` (DIVQ 1..6) in [16, 275] MHz; the first nearest output wins.
 
 :class:`BoardClock` instantiates the PLL, makes the ``sync`` domain from its
-output and holds that domain in reset until the PLL has locked and
-:data:`RESET_HOLD_US` more have passed (iCE40 block RAM cannot be read for the
+output and holds that domain in reset until the PLL has locked (and the board's
+reset button, where it has one, is released) and :data:`RESET_HOLD_US` more have passed (iCE40 block RAM cannot be read for the
 first microseconds after configuration).
 """
 
@@ -220,6 +220,13 @@ class BoardClock(Elaboratable):
         m.d.comb += [ClockSignal("hold").eq(self.clock), ClockSignal("sync").eq(self.clock)]
         locked = Signal()
         m.submodules.lock_sync = FFSynchronizer(lock, locked, o_domain="hold", init=0)
+        if platform.default_rst is not None:
+            # The board's reset button (the ECPIX-5's) restarts the hold as a lost lock does.
+            pressed = Signal()
+            m.submodules.reset_sync = FFSynchronizer(platform.request(platform.default_rst, 0).i, pressed,
+                                                     o_domain="hold", init=1)
+            locked_now, locked = locked, Signal()
+            m.d.comb += locked.eq(locked_now & ~pressed)
         hold_cycles = int(RESET_HOLD_US * self.settings.output_mhz)
         count = Signal(range(hold_cycles + 1), init=0)
         released = Signal(init=0)
