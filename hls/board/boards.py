@@ -9,7 +9,9 @@ the benchmark kernels meet in nextpnr (``benchmarks/boards.py``).
 
 The serial pins are the platform's ``uart`` resource 0 and the oscillator its
 ``default_clk``; a board without a ``uart`` resource (the OrangeCrab talks USB
-only) has no host link and is not here.  docs/board.md says how to add one.
+only) has no host link and is not here, nor is the iCEstick: its iCE40HX1K has 1280
+logic cells, fewer than the host link and the smallest kernel take (1246 on the
+iCEBreaker's UP5K).  docs/board.md says how to add a board.
 """
 
 from __future__ import annotations
@@ -88,10 +90,6 @@ BOARDS: dict[str, Board] = {board.name: board for board in [
     Board(name="icebreaker", platform="amaranth_boards.icebreaker:ICEBreakerPlatform", family="ice40",
           device="iCE40UP5K", oscillator_mhz=12.0, default_clock_mhz=24.0, serial_bridge="FT2232H",
           max_baud=3_000_000, pll_primitive="SB_PLL40_PAD"),
-    # iCEstick: 12 MHz oscillator on pin 21 (a global input, not the PLL pad); FT2232H on pins 9 (rx), 8 (tx).
-    Board(name="icestick", platform="amaranth_boards.icestick:ICEStickPlatform", family="ice40",
-          device="iCE40HX1K", oscillator_mhz=12.0, default_clock_mhz=24.0, serial_bridge="FT2232H",
-          max_baud=3_000_000, pll_primitive="SB_PLL40_CORE"),
 ]}
 
 
