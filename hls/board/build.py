@@ -36,13 +36,18 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import artefacts
-from amaranth.hdl import Elaboratable, Module
+from amaranth.hdl import ClockDomain, Elaboratable, Module
+from amaranth.lib import io
 
 from ..compiler import compile_kernel
 from ..kernel import Kernel
 from ..target import Target
 from .boards import Board, board_named
+from .host import DEFAULT_BAUD
 from .pll import BoardClock, PllSettings, pll_settings
+from .protocol import VERSION, kernel_signature_word, memory_map
+from .top import KernelTop
+from .uart import clocks_per_bit
 
 __all__ = ["build", "build_settings", "BuildSettings", "BuildResult", "BuildError", "TimingFailure", "BoardTop", "resolve_tools",
            "TOOLS", "DEFAULT_SEED"]
@@ -134,12 +139,17 @@ class BoardTop(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
+        m.domains.sync = ClockDomain("sync")         # driven by BoardClock, used by the link top
         m.submodules.clock = BoardClock(self.settings, self.board.pll_primitive, platform.default_clk)
         m.submodules.link = link = self.link_top
-        uart = platform.request("uart", 0)
-        m.d.comb += [link.uart_rx.eq(uart.rx.i), uart.tx.o.eq(link.uart_tx)]
-        if hasattr(link, "busy") and any(resource.name == "led" for resource in platform.resources.values()):
-            m.d.comb += platform.request("led", 0).o.eq(link.busy)
+        # Only rx and tx get buffers: the bridge's other lines (RTS, DTR, ...) stay undriven.
+        uart = platform.request("uart", 0, dir="-")
+        m.submodules.uart_rx = rx = io.Buffer("i", uart.rx)
+        m.submodules.uart_tx = tx = io.Buffer("o", uart.tx)
+        m.d.comb += [link.uart_rx.eq(rx.i), tx.o.eq(link.uart_tx)]
+        if hasattr(link, "busy") and ("led", 0) in platform.resources:
+            m.submodules.led = led = io.Buffer("o", platform.request("led", 0, dir="-"))
+            m.d.comb += led.o.eq(link.busy)
         return m
 
 
@@ -192,7 +202,6 @@ def _package_version(package: str) -> str | None:
 
 
 def _clocks_per_bit(clock_mhz: float, baud: int, board: Board) -> int:
-    from .uart import clocks_per_bit
     if isinstance(baud, bool) or not isinstance(baud, int):
         raise TypeError(f"baud must be an integer, not {baud!r}")
     if baud > board.max_baud:
@@ -201,21 +210,14 @@ def _clocks_per_bit(clock_mhz: float, baud: int, board: Board) -> int:
     return clocks_per_bit(clock_mhz * 1e6, baud)
 
 
-def _link_top(compiled, clocks_per_bit: int):
-    from .top import KernelTop
-    return KernelTop(compiled, clocks_per_bit=clocks_per_bit)
-
-
-def _link_description(compiled) -> dict:
-    from .protocol import VERSION, kernel_signature_word, memory_map
-    return {"protocol_version": VERSION, "signature": kernel_signature_word(compiled),
-            "memory_map": memory_map(compiled)}
-
-
 def _run_plan(plan, work: Path, programs: dict[str, str]) -> None:
     """Run Amaranth's build script in ``work``; on any exception (Ctrl-C too) its tools are killed."""
     plan.extract(work)
-    env = dict(os.environ, **programs)
+    # The tools' own temporary files (YoWASP's) go under ``work`` too, so that they go with it
+    # even when a tool is killed before it can remove them.
+    scratch = work / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, **programs, TMPDIR=str(scratch))
     log_path = work / "build.log"
     with open(log_path, "wb") as log:
         # A session of its own, so that a SIGTERM to this process (which the tools would not
@@ -296,7 +298,6 @@ def build_settings(board: str, *, clock_mhz: float | None = None, baud: int | No
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
     if baud is None:
-        from .host import DEFAULT_BAUD
         baud = DEFAULT_BAUD
     try:
         settings = pll_settings(chosen.family, chosen.oscillator_mhz, clock_mhz)
@@ -353,7 +354,7 @@ def build(kernel: Kernel, board: str, output, *, clock_mhz: float | None = None,
     target = Target(clock_mhz=clock, resources=kernel.target.resources, device=chosen.family)
     compiled = compile_kernel(kernel, target=target)
     name = compiled.ir.name
-    top = BoardTop(_link_top(compiled, checked.clocks_per_bit), chosen, checked.pll)
+    top = BoardTop(KernelTop(compiled, clocks_per_bit=checked.clocks_per_bit), chosen, checked.pll)
     platform = chosen.platform_class()()
     report_name = f"{name}.report.json"
     plan = platform.build(top, name=name, do_build=False,
@@ -382,7 +383,9 @@ def build(kernel: Kernel, board: str, output, *, clock_mhz: float | None = None,
                   "pll": {"primitive": chosen.pll_primitive, **checked.pll.to_json()}},
         "link": {"baud": checked.baud, "clocks_per_bit": checked.clocks_per_bit,
                  "actual_baud": clock * 1e6 / checked.clocks_per_bit, "serial_bridge": chosen.serial_bridge},
-        **_link_description(compiled),
+        "protocol_version": VERSION,
+        "signature": kernel_signature_word(compiled),
+        "memory_map": memory_map(compiled),
         "resources": {cell: {"used": use["used"], "available": use["available"]}
                       for cell, use in sorted(report.get("utilization", {}).items()) if use["used"]},
         "seed": seed,

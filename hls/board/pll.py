@@ -13,8 +13,8 @@ settings as those tools (``tests/board/test_pll.py`` checks it against
   [10, 133] MHz, ``f_vco = f_pfd * (DIVF + 1)`` in [533, 1066] MHz, output
   ``f_vco / 2**DIVQ`` (DIVQ 1..6) in [16, 275] MHz; the first nearest output wins.
 
-:class:`BoardClock` instantiates the PLL, makes the ``sync`` domain from its
-output and holds that domain in reset until the PLL has locked (and the board's
+:class:`BoardClock` instantiates the PLL, drives the ``sync`` domain (defined by
+its parent) from its output and holds that domain in reset until the PLL has locked (and the board's
 reset button, where it has one, is released) and :data:`RESET_HOLD_US` more have passed (iCE40 block RAM cannot be read for the
 first microseconds after configuration).
 """
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from amaranth.hdl import ClockDomain, ClockSignal, Const, Elaboratable, Instance, Module, ResetSignal, Signal
+from amaranth.lib import io
 from amaranth.lib.cdc import FFSynchronizer
 
 __all__ = ["PllSettings", "pll_settings", "output_range", "BoardClock", "RESET_HOLD_US"]
@@ -155,7 +156,11 @@ def pll_settings(family: str, input_mhz, output_mhz) -> PllSettings:
 
 
 class BoardClock(Elaboratable):
-    """The board's oscillator through its PLL: the ``sync`` domain, reset until the PLL is locked.
+    """The board's oscillator through its PLL: the clock and reset of the ``sync`` domain.
+
+    The domain itself is defined by the parent (:class:`hls.board.build.BoardTop`), so that
+    every submodule of the design sees it; this drives its clock, and holds its reset
+    until the PLL is locked.
 
     Parameters
     ----------
@@ -181,10 +186,14 @@ class BoardClock(Elaboratable):
         self.oscillator = oscillator
         self.clock = Signal(name="pll_clk")
 
-    def _pll(self, platform, lock: Signal) -> Instance:
+    def _buffered(self, m: Module, platform) -> Signal:
+        m.submodules.oscillator = buffer = io.Buffer("i", platform.request(self.oscillator, 0, dir="-"))
+        return buffer.i
+
+    def _pll(self, m: Module, platform, lock: Signal) -> Instance:
         s, d = self.settings, self.settings.dividers
         if self.primitive == "EHXPLLL":
-            reference = platform.request(self.oscillator, 0).i
+            reference = self._buffered(m, platform)
             # As ecppll writes it: the attributes give nextpnr the frequencies, the feedback is CLKOP.
             return Instance(
                 "EHXPLLL",
@@ -204,27 +213,27 @@ class BoardClock(Elaboratable):
             # The oscillator's pin is the PLL's own pad: the PLL takes the raw pin, no input buffer.
             pin = platform.request(self.oscillator, 0, dir="-")
             return Instance("SB_PLL40_PAD", i_PACKAGEPIN=pin.io, o_PLLOUTGLOBAL=self.clock, **common)
-        reference = platform.request(self.oscillator, 0).i
+        reference = self._buffered(m, platform)
         return Instance("SB_PLL40_CORE", i_REFERENCECLK=reference, o_PLLOUTGLOBAL=self.clock, **common)
 
     def elaborate(self, platform):
         m = Module()
         lock = Signal()
-        m.submodules.pll = self._pll(platform, lock)
+        m.submodules.pll = self._pll(m, platform, lock)
         platform.add_clock_constraint(self.clock, float(self.settings.output_mhz) * 1e6)
 
         # "hold" runs on the PLL's clock without a reset of its own: it counts RESET_HOLD_US
         # after the (synchronised) lock and releases the kernel's domain.
         m.domains.hold = ClockDomain("hold", reset_less=True)
-        m.domains.sync = ClockDomain("sync")
         m.d.comb += [ClockSignal("hold").eq(self.clock), ClockSignal("sync").eq(self.clock)]
         locked = Signal()
         m.submodules.lock_sync = FFSynchronizer(lock, locked, o_domain="hold", init=0)
         if platform.default_rst is not None:
             # The board's reset button (the ECPIX-5's) restarts the hold as a lost lock does.
             pressed = Signal()
-            m.submodules.reset_sync = FFSynchronizer(platform.request(platform.default_rst, 0).i, pressed,
-                                                     o_domain="hold", init=1)
+            button_port = platform.request(platform.default_rst, 0, dir="-")
+            m.submodules.reset_button = button = io.Buffer("i", button_port)
+            m.submodules.reset_sync = FFSynchronizer(button.i, pressed, o_domain="hold", init=1)
             locked_now, locked = locked, Signal()
             m.d.comb += locked.eq(locked_now & ~pressed)
         hold_cycles = int(RESET_HOLD_US * self.settings.output_mhz)
