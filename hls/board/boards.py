@@ -49,6 +49,9 @@ class Board:
         The PLL cell: ``"EHXPLLL"`` (ECP5); ``"SB_PLL40_PAD"`` where the
         oscillator arrives on the iCE40's PLL pad, ``"SB_PLL40_CORE"`` where it
         comes through the fabric.
+    synth_opts : tuple of str
+        Extra options of Yosys's ``synth_ecp5``/``synth_ice40`` (``-dsp`` on the
+        UP5K, whose multipliers ``synth_ice40`` leaves unused without it).
     """
 
     name: str
@@ -60,6 +63,7 @@ class Board:
     serial_bridge: str
     max_baud: int
     pll_primitive: str
+    synth_opts: tuple = ()
 
     def platform_class(self):
         """The ``amaranth-boards`` platform class (imports ``amaranth_boards``)."""
@@ -89,7 +93,7 @@ BOARDS: dict[str, Board] = {board.name: board for board in [
     # iCEBreaker: 12 MHz oscillator on pin 35, the UP5K's PLL pad; FT2232H channel B on pins 6 (rx), 9 (tx).
     Board(name="icebreaker", platform="amaranth_boards.icebreaker:ICEBreakerPlatform", family="ice40",
           device="iCE40UP5K", oscillator_mhz=12.0, default_clock_mhz=24.0, serial_bridge="FT2232H",
-          max_baud=3_000_000, pll_primitive="SB_PLL40_PAD"),
+          max_baud=3_000_000, pll_primitive="SB_PLL40_PAD", synth_opts=("-dsp",)),
 ]}
 
 

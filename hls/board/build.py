@@ -357,7 +357,7 @@ def build(kernel: Kernel, board: str, output, *, clock_mhz: float | None = None,
     top = BoardTop(KernelTop(compiled, clocks_per_bit=checked.clocks_per_bit), chosen, checked.pll)
     platform = chosen.platform_class()()
     report_name = f"{name}.report.json"
-    plan = platform.build(top, name=name, do_build=False,
+    plan = platform.build(top, name=name, do_build=False, synth_opts=list(chosen.synth_opts),
                           nextpnr_opts=["--seed", str(seed), "--timing-allow-fail", "--report", report_name])
 
     with tempfile.TemporaryDirectory(prefix="axhls-build-") as work:
