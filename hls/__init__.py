@@ -14,13 +14,13 @@ The kernel language (see ``docs/language.md``)::
 
 Calling ``vsum(a=[...], n=64)`` runs the golden model; ``vsum.to_amaranth()``
 builds the hardware for the kernel's target (``hls.Target``: clock, resource
-limits, device), and ``hls.compiler.compile_kernel(vsum, target=...)`` for another.
+limits, device), and ``hls.compiler.compile_kernel(vsum, target=...)`` for another;
 ``hls.build(vsum, board="ulx3s-85f", output="out")`` makes a bitstream of it with a
-host link (:func:`hls.board.build.build`, imported on first use: it needs the
-``board`` extra).
+host link (:func:`hls.board.build.build`, imported on first use), and
+``hls.board.connect(port, vsum)`` calls it on the board (``docs/board.md``).
 """
 
-from . import approx
+from . import approx, board
 from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.pragmas import local, pipeline, sequential, unroll
 from .kernel import Function, Kernel, function, kernel
@@ -28,7 +28,7 @@ from .target import Target
 from .types import Array, partition
 
 __all__ = ["kernel", "function", "Array", "partition", "local", "pipeline", "sequential", "unroll", "Kernel",
-           "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx", "build"]
+           "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx", "board", "build"]
 
 
 def __getattr__(name):

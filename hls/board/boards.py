@@ -89,11 +89,11 @@ BOARDS: dict[str, Board] = {board.name: board for board in [
     # ECPIX-5: 100 MHz oscillator; FT2232H channel B on R26 (rx), R24 (tx).
     Board(name="ecpix5-85f", platform="amaranth_boards.ecpix5:ECPIX585Platform", family="ecp5",
           device="LFE5UM5G-85F", oscillator_mhz=100.0, default_clock_mhz=50.0, serial_bridge="FT2232H",
-          max_baud=3_000_000, pll_primitive="EHXPLLL"),
+          max_baud=12_000_000, pll_primitive="EHXPLLL"),
     # iCEBreaker: 12 MHz oscillator on pin 35, the UP5K's PLL pad; FT2232H channel B on pins 6 (rx), 9 (tx).
     Board(name="icebreaker", platform="amaranth_boards.icebreaker:ICEBreakerPlatform", family="ice40",
           device="iCE40UP5K", oscillator_mhz=12.0, default_clock_mhz=24.0, serial_bridge="FT2232H",
-          max_baud=3_000_000, pll_primitive="SB_PLL40_PAD", synth_opts=("-dsp",)),
+          max_baud=12_000_000, pll_primitive="SB_PLL40_PAD", synth_opts=("-dsp",)),
 ]}
 
 

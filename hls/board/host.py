@@ -141,7 +141,7 @@ class BoardLink:
                                   f"{len(data)} of {count} bytes)")
         return bytes(data)
 
-    def transact(self, command: Command, payload: bytes = b"") -> bytes:
+    def transact(self, command: int, payload: bytes = b"") -> bytes:
         """Send one request and return its reply's payload.
 
         Raises
@@ -151,7 +151,8 @@ class BoardLink:
             command, or an error status from the board.
         """
         self.port.write(request(command, payload))
-        what = f"reply to {command.name}"
+        name = command.name if isinstance(command, Command) else f"command 0x{command:02x}"
+        what = f"reply to {name}"
         sync = self._read(1, what)[0]
         if sync != REPLY_SYNC:
             raise LinkError(f"{what}: the board sent 0x{sync:02x} where a reply starts with 0x{REPLY_SYNC:02x}")
@@ -160,14 +161,15 @@ class BoardLink:
         rest = self._read(length + 2, what)
         if crc16(header + rest) != 0:
             raise CrcError(f"{what}: the reply failed its CRC (corrupted on the line)")
-        if header[0] != command:
-            raise LinkError(f"{what}: the board answered command 0x{header[0]:02x} (out of step)")
         if header[1] != Status.OK:
             try:
                 status = Status(header[1])
             except ValueError:
                 raise LinkError(f"{what}: unknown status 0x{header[1]:02x}") from None
-            raise BoardError(f"the board refused {command.name}: {status.name} ({status.meaning})", status)
+            raise BoardError(f"the board refused {name}: {status.name} ({status.meaning})", status)
+        if header[0] != command:
+            # An error reply echoes the command as the board received it; a good one must be ours.
+            raise LinkError(f"{what}: the board answered command 0x{header[0]:02x} (out of step)")
         return rest[:length]
 
     def hello(self) -> None:

@@ -21,6 +21,8 @@ goes from ``uart_rx`` to ``uart_tx`` without passing through registers.
 
 from __future__ import annotations
 
+import contextlib
+
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
@@ -102,6 +104,15 @@ class KernelTop(wiring.Component):
     """
 
     def __init__(self, compiled_kernel, *, clocks_per_bit: int, timeout_cycles: int | None = None):
+        try:
+            self._check(compiled_kernel, clocks_per_bit, timeout_cycles)
+        except (TypeError, ValueError):
+            # A top refused by its parameters was never meant to be used: no UnusedElaboratable.
+            self._MustUse__used = True
+            raise
+        super().__init__({"uart_rx": In(1, init=1), "uart_tx": Out(1, init=1), "busy": Out(1)})
+
+    def _check(self, compiled_kernel, clocks_per_bit, timeout_cycles):
         self.clocks_per_bit = _check_clocks_per_bit(clocks_per_bit)
         byte_time = 10 * self.clocks_per_bit
         if timeout_cycles is None:
@@ -124,7 +135,6 @@ class KernelTop(wiring.Component):
                 if bank["depth"] > MAX_DEPTH:
                     raise ValueError(f"kernel {name}: array {array['name']!r} has {bank['depth']} elements "
                                      f"in one memory; the link reaches at most {MAX_DEPTH}")
-        super().__init__({"uart_rx": In(1, init=1), "uart_tx": Out(1, init=1), "busy": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
@@ -334,12 +344,26 @@ class LinkController(wiring.Component):
             m.d.sync += stall.eq(stall + 1)
         with m.Else():
             m.d.sync += stall.eq(0)
-        timed_out = stall == self.timeout_cycles
+        # Both registered, from registers: valid long before the next byte can come (a byte takes
+        # 10 x clocks_per_bit cycles), and off the parser's critical path.
+        timed_out = Signal()
+        m.d.sync += timed_out.eq(stall == self.timeout_cycles - 1)
+        last = Signal()                    # the next payload byte is the frame's last
+        m.d.sync += last.eq(count + 1 == length)
 
-        def take():
-            m.d.sync += crc.eq(crc16_step(crc, byte))
-            with m.If(rx.bytes.payload.framing_error):
-                m.d.sync += framing.eq(1)
+        @contextlib.contextmanager
+        def frame_byte(state):
+            # A state inside a frame: the body runs on its next byte (taken into the CRC); a byte
+            # that does not come within the stall timeout ends the frame.
+            with m.State(state):
+                m.d.comb += in_frame.eq(1)
+                with m.If(got):
+                    m.d.sync += crc.eq(crc16_step(crc, byte))
+                    with m.If(rx.bytes.payload.framing_error):
+                        m.d.sync += framing.eq(1)
+                    yield
+                with m.Elif(timed_out):
+                    m.next = "timed_out"
 
         with m.FSM():
             with m.State("idle"):
@@ -347,73 +371,41 @@ class LinkController(wiring.Component):
                     m.d.sync += [crc.eq(0xFFFF), framing.eq(0), count.eq(0), header_seen.eq(0),
                                  command.eq(0)]
                     m.next = "command"
-            with m.State("command"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.d.sync += command.eq(byte)
-                    m.next = "length_low"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("length_low"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.d.sync += length[:8].eq(byte)
-                    m.next = "length_high"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("length_high"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.d.sync += length[8:].eq(byte)
-                    with m.If((byte == 0) & (length[:8] == 0)):
-                        m.next = "crc_high"
-                    with m.Else():
-                        m.next = "payload"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("payload"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.d.sync += count.eq(count + 1)
-                    is_array = (command == Command.WRITE_ARRAY) | (command == Command.READ_ARRAY)
-                    with m.If(is_array & (count < ARRAY_HEADER_BYTES)):
-                        m.d.sync += header.eq(Cat(header[8:], byte))
-                        with m.If(count == ARRAY_HEADER_BYTES - 1):
-                            m.d.sync += header_done.eq(1)
-                    with m.Elif(command == Command.WRITE_ARRAY):
-                        m.d.sync += [element.eq(Cat(element[8:], byte)), element_byte.eq(element_byte + 1)]
-                        with m.If(element_byte == selected_bytes - 1):
-                            m.d.sync += [element_byte.eq(0),
-                                         write_pulse.eq(write_ok & header_ok & header_length_ok)]
-                    with m.Elif(command == Command.WRITE_SCALARS):
-                        if self.scalar_bytes:
-                            m.d.sync += scalars.eq(Cat(scalars[8:], byte))
-                    with m.If(count + 1 == length):
-                        m.next = "crc_high"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("crc_high"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.next = "crc_low"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("crc_low"):
-                m.d.comb += in_frame.eq(1)
-                with m.If(got):
-                    take()
-                    m.next = "execute"
-                with m.Elif(timed_out):
-                    m.next = "timed_out"
-            with m.State("execute"):
-                self._execute(m, command, length, crc, framing, header_seen, header_ok, header_length_ok,
-                              status, buffer, reply_length, from_array, range_bytes)
-                m.next = "reply_sync"
+            with frame_byte("command"):
+                m.d.sync += command.eq(byte)
+                m.next = "length_low"
+            with frame_byte("length_low"):
+                m.d.sync += length[:8].eq(byte)
+                m.next = "length_high"
+            with frame_byte("length_high"):
+                m.d.sync += length[8:].eq(byte)
+                with m.If((byte == 0) & (length[:8] == 0)):
+                    m.next = "crc_high"
+                with m.Else():
+                    m.next = "payload"
+            with frame_byte("payload"):
+                m.d.sync += count.eq(count + 1)
+                is_array = (command == Command.WRITE_ARRAY) | (command == Command.READ_ARRAY)
+                with m.If(is_array & (count < ARRAY_HEADER_BYTES)):
+                    m.d.sync += header.eq(Cat(header[8:], byte))
+                    with m.If(count == ARRAY_HEADER_BYTES - 1):
+                        m.d.sync += header_done.eq(1)
+                with m.Elif(command == Command.WRITE_ARRAY):
+                    m.d.sync += [element.eq(Cat(element[8:], byte)), element_byte.eq(element_byte + 1)]
+                    with m.If(element_byte == selected_bytes - 1):
+                        m.d.sync += [element_byte.eq(0),
+                                     write_pulse.eq(write_ok & header_ok & header_length_ok)]
+                with m.Elif(command == Command.WRITE_SCALARS):
+                    if self.scalar_bytes:
+                        m.d.sync += scalars.eq(Cat(scalars[8:], byte))
+                with m.If(last):
+                    m.next = "crc_high"
+            with frame_byte("crc_high"):
+                m.next = "crc_low"
+            with frame_byte("crc_low"):
+                m.next = "check"
+            self._execute(m, command, length, crc, framing, header_seen, header_ok, header_length_ok,
+                          status, buffer, reply_length, from_array, range_bytes)
             with m.State("reply_sync"):
                 m.d.sync += reply_crc.eq(0xFFFF)
                 put(REPLY_SYNC, "reply_command", checked=False)
@@ -469,49 +461,66 @@ class LinkController(wiring.Component):
 
     def _execute(self, m, command, length, crc, framing, header_seen, header_ok, header_length_ok,
                  status, buffer, reply_length, from_array, range_bytes):
-        """The state after a request's CRC: its status, its action, and its reply's payload."""
-        m.d.sync += [reply_length.eq(0), from_array.eq(0)]
-        known = Signal()
-        length_ok = Signal()
-        needs_idle = Signal()
-        with m.Switch(command):
-            for cmd in Command:
-                with m.Case(cmd):
-                    m.d.comb += known.eq(1)
-                    if cmd in (Command.WRITE_ARRAY, Command.READ_ARRAY):
-                        m.d.comb += length_ok.eq(header_seen & header_length_ok)
-                    elif cmd == Command.WRITE_SCALARS:
-                        m.d.comb += length_ok.eq(length == self.scalar_bytes)
-                    else:
-                        m.d.comb += length_ok.eq(length == 0)
-                    if cmd not in (Command.HELLO, Command.STATUS):
-                        m.d.comb += needs_idle.eq(1)
-        with m.If(framing):
-            m.d.sync += status.eq(Status.FRAMING)
-        with m.Elif(crc != 0):
-            m.d.sync += status.eq(Status.BAD_CRC)
-        with m.Elif(~known):
-            m.d.sync += status.eq(Status.UNKNOWN_COMMAND)
-        with m.Elif(~length_ok):
-            m.d.sync += status.eq(Status.BAD_LENGTH)
-        with m.Elif(((command == Command.WRITE_ARRAY) | (command == Command.READ_ARRAY)) & ~header_ok):
-            m.d.sync += status.eq(Status.BAD_RANGE)
-        with m.Elif(needs_idle & self.running):
-            m.d.sync += status.eq(Status.BUSY)
-        with m.Else():
-            m.d.sync += status.eq(Status.OK)
+        """The states after a request's CRC: its status, its action, and its reply's payload.
+
+        Three registered steps, so that no path from the parser's registers to the reply's is
+        long: the command's checks one by one (``check``), their verdict in order of priority
+        (``verdict``), and the action of a request that passed (``execute``).
+        """
+        known, length_ok, needs_idle, crc_ok, is_array = (Signal(name=name) for name in
+                                                           ("known", "length_ok", "needs_idle", "crc_ok",
+                                                            "is_array"))
+        with m.State("check"):
+            m.d.sync += [known.eq(0), length_ok.eq(0), needs_idle.eq(0), crc_ok.eq(crc == 0),
+                         is_array.eq(0)]
             with m.Switch(command):
-                with m.Case(Command.HELLO):
-                    m.d.sync += [buffer.eq(Cat(Const(VERSION, 8), Const(self.signature_word, 32))),
-                                 reply_length.eq(5)]
-                with m.Case(Command.STATUS):
-                    m.d.sync += [buffer.eq(Cat(self.running, self.finished, Const(0, 6), self.cycles)),
-                                 reply_length.eq(1 + CYCLE_BYTES)]
-                with m.Case(Command.READ_RESULTS):
-                    m.d.sync += [buffer.eq(self.results), reply_length.eq(self.result_bytes)]
-                with m.Case(Command.READ_ARRAY):
-                    m.d.sync += [reply_length.eq(range_bytes), from_array.eq(1)]
-                with m.Case(Command.WRITE_SCALARS):
-                    m.d.sync += self.scalars_write.eq(1)
-                with m.Case(Command.START):
-                    m.d.sync += self.start.eq(1)
+                for cmd in Command:
+                    with m.Case(cmd):
+                        m.d.sync += known.eq(1)
+                        if cmd in (Command.WRITE_ARRAY, Command.READ_ARRAY):
+                            # The header's own length check comes after its range check.
+                            m.d.sync += [length_ok.eq(header_seen), is_array.eq(1)]
+                        elif cmd == Command.WRITE_SCALARS:
+                            m.d.sync += length_ok.eq(length == self.scalar_bytes)
+                        else:
+                            m.d.sync += length_ok.eq(length == 0)
+                        if cmd not in (Command.HELLO, Command.STATUS):
+                            m.d.sync += needs_idle.eq(1)
+            m.next = "verdict"
+        with m.State("verdict"):
+            with m.If(framing):
+                m.d.sync += status.eq(Status.FRAMING)
+            with m.Elif(~crc_ok):
+                m.d.sync += status.eq(Status.BAD_CRC)
+            with m.Elif(~known):
+                m.d.sync += status.eq(Status.UNKNOWN_COMMAND)
+            with m.Elif(~length_ok):
+                m.d.sync += status.eq(Status.BAD_LENGTH)
+            with m.Elif(is_array & ~header_ok):
+                m.d.sync += status.eq(Status.BAD_RANGE)
+            with m.Elif(is_array & ~header_length_ok):
+                m.d.sync += status.eq(Status.BAD_LENGTH)
+            with m.Elif(needs_idle & self.running):
+                m.d.sync += status.eq(Status.BUSY)
+            with m.Else():
+                m.d.sync += status.eq(Status.OK)
+            m.next = "execute"
+        with m.State("execute"):
+            m.d.sync += [reply_length.eq(0), from_array.eq(0)]
+            with m.If(status == Status.OK):
+                with m.Switch(command):
+                    with m.Case(Command.HELLO):
+                        m.d.sync += [buffer.eq(Cat(Const(VERSION, 8), Const(self.signature_word, 32))),
+                                     reply_length.eq(5)]
+                    with m.Case(Command.STATUS):
+                        m.d.sync += [buffer.eq(Cat(self.running, self.finished, Const(0, 6), self.cycles)),
+                                     reply_length.eq(1 + CYCLE_BYTES)]
+                    with m.Case(Command.READ_RESULTS):
+                        m.d.sync += [buffer.eq(self.results), reply_length.eq(self.result_bytes)]
+                    with m.Case(Command.READ_ARRAY):
+                        m.d.sync += [reply_length.eq(range_bytes), from_array.eq(1)]
+                    with m.Case(Command.WRITE_SCALARS):
+                        m.d.sync += self.scalars_write.eq(1)
+                    with m.Case(Command.START):
+                        m.d.sync += self.start.eq(1)
+            m.next = "reply_sync"

@@ -31,6 +31,22 @@ ROWS = [
     {"id": "unknown-units-command", "argv": ["units", "frobnicate"], "exit": 2,
      "message": r"invalid choice: 'frobnicate'"},
 
+    # --- axhls run: the board's port and the link ------------------------------------------------
+    {"id": "run-without-port", "argv": ["run", GSUMIF, "--args", GSUMIF_ARGS], "exit": 2,
+     "message": r"the following arguments are required: --port"},
+    {"id": "run-no-such-port", "argv": ["run", GSUMIF, "--port", "nowhere-tty", "--args", GSUMIF_ARGS], "exit": 2,
+     "message": r"^axhls: nowhere-tty: cannot open the serial port: .*No such file"},
+    {"id": "run-no-such-port-json", "argv": ["run", GSUMIF, "--port", "nowhere-tty", "--args", GSUMIF_ARGS, "--json"],
+     "exit": 2, "message": r"nowhere-tty: cannot open the serial port"},
+    {"id": "run-port-is-a-file", "argv": ["run", GSUMIF, "--port", "notes.txt", "--args", GSUMIF_ARGS],
+     "files": {"notes.txt": "hello"}, "exit": 2, "message": r"^axhls: notes\.txt: cannot open the serial port"},
+    {"id": "run-baud-zero", "argv": ["run", GSUMIF, "--port", "sim", "--args", GSUMIF_ARGS, "--baud", "0"], "exit": 2,
+     "message": r"argument --baud: expected a positive integer, not 0"},
+    {"id": "run-timeout-negative", "argv": ["run", GSUMIF, "--port", "sim", "--args", GSUMIF_ARGS, "--timeout", "-1"],
+     "exit": 2, "message": r"argument --timeout: expected a number above 0, not -1"},
+    {"id": "run-args-do-not-fit", "argv": ["run", "k.py:k", "--port", "sim", "--args", "args.json"],
+     "files": _args('{"n": 99}'), "exit": 2, "message": r"args\.json: argument n = 99 does not fit"},
+
     # --- naming the kernel: FILE.py:KERNEL ------------------------------------------------------
     {"id": "spec-without-kernel", "argv": ["report", "{root}/examples/gsumif.py"], "exit": 2,
      "message": r"gsumif\.py: expected FILE\.py:KERNEL$"},
