@@ -49,8 +49,8 @@ from .protocol import VERSION, kernel_signature_word, memory_map
 from .top import KernelTop
 from .uart import clocks_per_bit
 
-__all__ = ["build", "build_settings", "BuildSettings", "BuildResult", "BuildError", "TimingFailure", "BoardTop", "resolve_tools",
-           "TOOLS", "DEFAULT_SEED"]
+__all__ = ["build", "build_settings", "BuildSettings", "BuildResult", "BuildError", "TimingFailure", "BoardTop",
+           "resolve_tools", "TOOLS", "DEFAULT_SEED"]
 
 #: nextpnr's placement seed: fixed, so that a build is repeatable.
 DEFAULT_SEED = 1

@@ -14,9 +14,10 @@ settings as those tools (``tests/board/test_pll.py`` checks it against
   ``f_vco / 2**DIVQ`` (DIVQ 1..6) in [16, 275] MHz; the first nearest output wins.
 
 :class:`BoardClock` instantiates the PLL, drives the ``sync`` domain (defined by
-its parent) from its output and holds that domain in reset until the PLL has locked (and the board's
-reset button, where it has one, is released) and :data:`RESET_HOLD_US` more have passed (iCE40 block RAM cannot be read for the
-first microseconds after configuration).
+its parent) from its output, and holds that domain in reset until the PLL has
+locked (and the board's reset button, where it has one, is released) and
+:data:`RESET_HOLD_US` more have passed: iCE40 block RAM cannot be read for the
+first microseconds after configuration.
 """
 
 from __future__ import annotations
