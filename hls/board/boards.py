@@ -10,7 +10,7 @@ the benchmark kernels meet in nextpnr (``benchmarks/boards.py``).
 The serial pins are the platform's ``uart`` resource 0 and the oscillator its
 ``default_clk``; a board without a ``uart`` resource (the OrangeCrab talks USB
 only) has no host link and is not here, nor is the iCEstick: its iCE40HX1K has 1280
-logic cells, fewer than the host link and the smallest kernel take (1246 on the
+logic cells, fewer than the host link and the smallest kernel take (vsum: 1356 on the
 iCEBreaker's UP5K).  docs/board.md says how to add a board.
 """
 
