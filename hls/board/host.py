@@ -133,7 +133,9 @@ class BoardLink:
     def _read(self, count: int, what: str) -> bytes:
         data = bytearray()
         while len(data) < count:
-            asked = min(count - len(data), 1024)
+            # pyserial's timeout bounds a whole read: 256 bytes take 2560 bit times, well inside
+            # the default timeout of 6000 bit times (or 1 s) at any baud rate.
+            asked = min(count - len(data), 256)
             chunk = self.port.read(asked)
             data += chunk
             if len(chunk) < asked:
