@@ -3,7 +3,8 @@
 The package :mod:`axhls` is the command line and nothing else: it imports the
 libraries (:mod:`hls`, :mod:`sim`, :mod:`approx_units`), and none of them
 imports it.  Each group of sub-commands lives in a module of its own
-(:mod:`axhls.kernel_commands`, :mod:`axhls.check`, :mod:`axhls.run_command`, :mod:`axhls.units_commands`) with a
+(:mod:`axhls.kernel_commands`, :mod:`axhls.check`, :mod:`axhls.run_command`, :mod:`axhls.units_commands`,
+:mod:`axhls.build_command`) with a
 ``register(subparsers)`` function; this module only builds the parser,
 dispatches, and turns user mistakes into one-line errors.  What the
 sub-commands share (:class:`~axhls.command.CommandError`, JSON output) is in
@@ -35,8 +36,8 @@ def _sub_command_modules():
     # Imported when the parser is built, not with this module: they import the libraries,
     # and a Ctrl-C during that import must still end in main's one line.  Each module is
     # the command line of one library; the order is the order of `axhls --help`.
-    from . import check, kernel_commands, run_command, units_commands
-    return [kernel_commands, check, run_command, units_commands]
+    from . import build_command, check, kernel_commands, run_command, units_commands
+    return [kernel_commands, check, run_command, units_commands, build_command]
 
 
 class _Parser(argparse.ArgumentParser):

