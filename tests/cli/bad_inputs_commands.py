@@ -202,6 +202,8 @@ ROWS = [
      "exit": 2, "message": r"^axhls: '': an empty path"},
 
     # --- build: the board, its clock, the link's baud rate, the tools, -o -------------------------------
+    {"id": "build-stream-kernel", "argv": ["build", STREAMS + ":moving_sum", "--board", "icebreaker", "-o", "out"],
+     "exit": 2, "message": r"^axhls: kernel 'moving_sum' has stream ports \(s, o\)"},
     {"id": "build-unknown-board", "argv": ["build", GSUMIF, "--board", "ulx3s", "-o", "out"], "exit": 2,
      "message": r"^axhls: unknown board 'ulx3s'; boards: ulx3s-85f, ulx3s-45f, .*, icebreaker$"},
     {"id": "build-without-board", "argv": ["build", GSUMIF, "-o", "out"], "exit": 2,
