@@ -265,8 +265,11 @@ typedef struct {
   uint64_t sum_abs_lo, sum_abs_hi, sum_err_lo, sum_err_hi;
   double sum_abs_f, sum_err_f, max_abs_f, sum_sq, sum_rel, sum_rel_sq, sum_signed_rel, max_rel;
 } acc_t;
-/* Exact for |x| < 2^51: 1.5 * 2^52 + x has x in its mantissa. */
+/* Exact for |x| < 2^51: 1.5 * 2^52 + x has x in its mantissa (AVX-512DQ converts in one instruction). */
 static inline double small_to_double(int64_t x) {
+#ifdef __AVX512DQ__
+  return (double)x;
+#endif
   union { uint64_t u; double d; } c;
   c.u = (uint64_t)x + 0x4338000000000000ull;
   return c.d - 6755399441055744.0;
@@ -308,33 +311,52 @@ class _Stats:
         maxima = ",".join(f"{p}_{n}" for p in self.parts for n in ("maxabs", "maxrel", "maxabs_f"))
         return f"#pragma omp simd reduction(+:{sums}) reduction(max:{maxima})"
 
-    def _relative(self, p: str, error: str, magnitude: str, keep: str) -> list:
+    def _relative(self, p: str, error: str, magnitude: str, keep: str, nonzero: bool = True) -> list:
         # numpy: e / inf == +-0 where the exact result is 0 (left out of the relative sums).
+        # A row loop that never sees an exact 0 (``nonzero`` false) divides directly and
+        # counts its nonzero references per row.
+        divisor = f"({magnitude} != 0 ? {magnitude} : INFINITY)" if nonzero else magnitude
         return [
-            f"const double {p}_r = {error} / ({magnitude} != 0 ? {magnitude} : INFINITY);",
+            f"const double {p}_r = {error} / {divisor};",
             f"const double {p}_ra = fabs({p}_r);",
-            f"{p}_nonzero += {keep}({magnitude} != 0);",
+            *([f"{p}_nonzero += {keep}({magnitude} != 0);"] if nonzero else []),
             f"{p}_sq += {keep}({error} * {error});",
             f"{p}_rel += {keep}{p}_ra; {p}_relsq += {keep}({p}_r * {p}_r); {p}_srel += {keep}{p}_r;",
             f"{p}_maxrel = {p}_ra > {p}_maxrel ? {p}_ra : {p}_maxrel;",
         ]
 
-    def _integer(self, p: str, approx: str, exact: str, magnitude: str, keep: str) -> list:
+    def _integer(self, p: str, approx: str, exact: str, magnitude: str, keep: str,
+                 row: bool = False) -> list:
         # numpy: (approx - exact) in uint64 viewed as int64; |e| as uint64 (2^63 flags an overflow).
+        # When no error can reach 2^62 there is no overflow to flag, and |e| is one vpabsq.
+        # ``row``: the row loop of a multiplier, which counts its pairs and nonzero references
+        # per row and never sees an exact 0 (see c_source).
+        small = _error_bits(self.spec) <= 62
+        absolute = f"(uint64_t)__builtin_llabs({p}_e)" if small else \
+            f"({p}_e < 0 ? -(uint64_t){p}_e : (uint64_t){p}_e)"
         lines = [
             f"const int64_t {p}_e = (int64_t)((uint64_t)({approx}) - (uint64_t)({exact}));",
-            f"const uint64_t {p}_ae = {keep}({p}_e < 0 ? -(uint64_t){p}_e : (uint64_t){p}_e);",
-            f"{p}_count += {keep}1;",
-            f"{p}_errors += {keep}({p}_e != 0);",
-            f"{p}_overflow += ({p}_ae >> 63);",
+            f"const uint64_t {p}_ae = {keep}{absolute};",
+            *([] if row else [f"{p}_count += {keep}1;"]),
+            f"{p}_errors += ({p}_ae < 1 ? {p}_ae : 1);",     # e != 0, as a vpminuq
+            *([] if small else [f"{p}_overflow += ({p}_ae >> 63);"]),
             f"{p}_maxabs = {p}_ae > {p}_maxabs ? {p}_ae : {p}_maxabs;",
             f"{p}_abs += {p}_ae; {p}_err += {keep}{p}_e;" if not self.wide else
             f"{p}_abs += {p}_ae; {p}_err += {keep}(i128){p}_e;",
             f"const double {p}_ef = {self.convert(f'{p}_e')};",
         ]
-        return lines + self._relative(p, f"{p}_ef", magnitude, keep)
+        return lines + self._relative(p, f"{p}_ef", magnitude, keep, nonzero=not row)
 
-    def per_pair(self, output: str) -> str:
+    def row_form(self) -> bool:
+        """True when the exhaustive loop runs as rows of a multiplier (see :meth:`per_pair`)."""
+        return self.spec.kind == "mul" and max(self.spec.a_width, self.spec.b_width) <= 32
+
+    def per_pair(self, output: str, row: bool = False) -> str:
+        """The per-pair statements. ``row`` (a multiplier's exhaustive row, a is fixed and no
+        exact product is 0): the product is the progression ``exact_0 + a*j``, its magnitude
+        ``|da * bd[j]|`` (exact in double: both are integers and the product is below 2^53, or
+        ``bd[j]`` is infinity where b == 0), and the row's pair and nonzero counts are added once
+        per row by the caller."""
         spec = self.spec
         ow = spec.output_width
         if spec.signed:
@@ -347,6 +369,8 @@ class _Stats:
         if spec.kind in ("add", "mul"):
             if spec.kind == "add":
                 lines.append("const uint64_t exact_u = (uint64_t)(aval + bval);")
+            elif row:
+                lines.append("const uint64_t exact_u = exact_0 + (uint64_t)aval * (uint64_t)j;")
             elif max(spec.a_width, spec.b_width) <= 32:
                 # A 32 x 32 -> 64-bit product: one AVX2 multiply (vpmuldq / vpmuludq), not three.
                 lines.append("const uint64_t exact_u = (uint64_t)((int64_t)(int32_t)aval * (int32_t)bval);"
@@ -356,12 +380,14 @@ class _Stats:
                 lines.append("const uint64_t exact_u = (uint64_t)(aval * bval);")
             else:
                 lines.append("const uint64_t exact_u = (uint64_t)aval * (uint64_t)bval;")
-            if spec.signed:
+            if row:
+                magnitude = "fabs(da * bd[j])" if spec.signed else "da * bd[j]"
+            elif spec.signed:
                 magnitude = f"fabs({_to_double('(int64_t)exact_u', bits)})"
             else:
                 magnitude = _to_double("exact_u", bits) if bits <= 50 else "(double)exact_u"
             lines.append(f"const double exact_m = {magnitude};")
-            lines += self._integer("i", "approx_v", "exact_u", "exact_m", "")
+            lines += self._integer("i", "approx_v", "exact_u", "exact_m", "", row=row)
             return "\n".join(lines)
         # Dividers: the exact fixed-point quotient (integer part) and the real quotient.
         f = spec.frac_bits
@@ -400,7 +426,6 @@ class _Stats:
         # The integer part of a divider counts only pairs with b != 0.
         replacements = {
             "i_count += 1;": "i_count += keep;",
-            "i_errors += (i_e != 0);": "i_errors += keep & (i_e != 0);",
         }
         if line in replacements:
             return replacements[line]
@@ -503,9 +528,30 @@ def c_source(graph: Graph, spec: KernelSpec) -> str:
     sep = "\n"
 
     pair_code = sep.join([input_a, input_b, *(statements[n] for n in nodes), stats.per_pair(output)])
-    range_inner = sep.join([input_b, *(f"const T v{n.index} = s{n.index}[j];" for n in stored),
-                            *(statements[n] for n in recomputed), *(statements[n] for n in both),
-                            stats.per_pair(output)])
+
+    def range_loop(lo: str, hi: str, row: bool) -> str:
+        inner = sep.join(["const int64_t bval = c0 + j;", input_b,
+                          *(f"const T v{n.index} = s{n.index}[j];" for n in stored),
+                          *(statements[n] for n in recomputed), *(statements[n] for n in both),
+                          stats.per_pair(output, row=row)])
+        return f"{stats.pragma()}\n    for (int64_t j = {lo}; j < {hi}; j++) {{\n{inner}\n}}"
+
+    row = stats.row_form()
+    if row:
+        # A multiplier's row (a != 0): the products are a progression, and their magnitudes
+        # |a| * bd[j], with bd[j] the double of b, or infinity where b == 0 (e / inf == +-0, as in
+        # the general loop). The row a == 0 takes the general loop.
+        row_loops = f"""if (aval == 0) {{
+        {range_loop("0", "cn", False)}
+      }} else {{
+        const uint64_t exact_0 = (uint64_t)aval * (uint64_t)c0;
+        const double da = (double)aval;
+        {range_loop("0", "cn", True)}
+        i_count += cn; i_nonzero += cn - (c0 <= 0 && 0 < c0 + cn);    /* (a variable here stops
+        gcc from using the vectorised loop) */
+      }}"""
+    else:
+        row_loops = range_loop("0", "cn", False)
     excluded_pairs = ("for (int64_t i = 0; i < n; i++) excluded += b[i] == 0;" if spec.kind == "div" else "")
     excluded_range = ("excluded = (b_lo <= 0 && 0 < b_hi) ? (a_hi - a_lo) : 0;" if spec.kind == "div" else "")
     source = f"""{_PRELUDE}
@@ -545,10 +591,12 @@ void eval_range(int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi, uint64_t
   {sep.join(statements[n] for n in neither)}
   T *scratch = {f"malloc(sizeof(T) * {max(1, len(stored))} * {block})" if stored else "0"};
   {sep.join(f"T *s{n.index} = scratch + {k * block};" for k, n in enumerate(stored))}
+  {f"double *bd = malloc(sizeof(double) * {block});" if row else ""}
   for (int64_t c0 = b_lo; c0 < b_hi; c0 += {block}) {{
     const int64_t cn = b_hi - c0 < {block} ? b_hi - c0 : {block};
     for (int64_t j = 0; j < cn; j++) {{
       const int64_t bval = c0 + j;
+      {"bd[j] = bval != 0 ? (double)bval : INFINITY;" if row else ""}
       {input_b}
       {sep.join(statements[n] for n in b_only)}
       {sep.join(f"s{n.index}[j] = v{n.index};" for n in stored)}
@@ -557,15 +605,12 @@ void eval_range(int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi, uint64_t
       {input_a}
       {sep.join(statements[n] for n in a_only)}
       {stats.declarations()}
-      {stats.pragma()}
-      for (int64_t j = 0; j < cn; j++) {{
-        const int64_t bval = c0 + j;
-        {range_inner}
-      }}
+      {row_loops}
       {stats.merge()}
     }}
   }}
   free(scratch);
+  {"free(bd);" if row else ""}
   store_totals(t, {parts}, excluded, out);
 }}
 """
