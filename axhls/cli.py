@@ -35,8 +35,8 @@ def _sub_command_modules():
     # Imported when the parser is built, not with this module: they import the libraries,
     # and a Ctrl-C during that import must still end in main's one line.  Each module is
     # the command line of one library; the order is the order of `axhls --help`.
-    from . import check, kernel_commands, units_commands
-    return [kernel_commands, check, units_commands]
+    from . import check, explore_command, kernel_commands, units_commands
+    return [kernel_commands, check, explore_command, units_commands]
 
 
 class _Parser(argparse.ArgumentParser):
