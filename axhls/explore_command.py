@@ -76,6 +76,7 @@ def _function(spec: str, option: str, modules: dict):
 
 def run_explore(args) -> int:
     """Handler of ``axhls explore``."""
+    # hls.explore loads numpy, approx_units and the synthesis flow: only this command needs them.
     from hls.explore import ExploreError, explore, parse_bound, parse_candidates
     # Every destination first: nothing is searched for a result that cannot be written.
     for path in (args.store, args.apply_to, args.plot):
@@ -130,11 +131,12 @@ def run_explore(args) -> int:
 
 def _plot(result, path: str) -> None:
     try:
+        # matplotlib is the `plot` extra: only --plot needs it.
         import matplotlib
     except ModuleNotFoundError:
         raise CommandError("--plot needs matplotlib: pip install 'axhls[plot]'") from None
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt     # after matplotlib.use: the backend is chosen first
     figure, axes = plt.subplots(figsize=(6, 4))
     points = [p for p in result.points if abs(p["quality"]) != float("inf")]
     axes.scatter([p["lut_equivalents"] for p in points], [p["quality"] for p in points], s=6, c="0.75",

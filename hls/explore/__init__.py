@@ -19,6 +19,8 @@
 
 from __future__ import annotations
 
+from approx_units.synth import ResultCache
+
 from .cost import CostModel
 from .quality import Bound, QualityModel, parse_bound
 from .search import finite, front, nsga2, uniform_selections
@@ -124,7 +126,6 @@ def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=D
         One line: bad candidates, bound or data; no approximable operation; a run or
         quality function that raises; a bound naming a metric ``quality`` does not return.
     """
-    from approx_units.synth import ResultCache
     if not isinstance(kernels, (list, tuple)):
         kernels = (kernels,)
     bound = bound if isinstance(bound, Bound) else parse_bound(bound)
@@ -192,6 +193,7 @@ def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=D
 def _bar(progress: bool, total: int):
     if not progress:
         return None
+    # tqdm only for a run that shows its bar.
     from tqdm import tqdm
     return tqdm(total=total, unit="eval", leave=False, dynamic_ncols=True)
 

@@ -16,7 +16,12 @@ scheduler adds; ``explore(verify=True)`` measures each front point whole and rep
 
 from __future__ import annotations
 
+import statistics
+
+from approx_units.synth import synthesize_kernel_seeds, synthesize_unit
+
 from ..approx import choice
+from ..compiler import compile_kernel
 from ..unit_operators import UnitWidthError, approx_unit
 
 __all__ = ["CostModel", "EXACT_UNITS"]
@@ -33,7 +38,7 @@ class CostModel:
     space : hls.explore.space.Space
     cache : approx_units.synth.ResultCache
     progress : callable, optional
-        ``progress(text)`` before each synthesis that is not cached.
+        ``progress(text)`` before each unit and kernel is synthesised (or read from the cache).
     seeds : sequence of int
         Placement seeds of each kernel's exact synthesis (its Fmax is their median).
 
@@ -47,12 +52,7 @@ class CostModel:
         ``costs[site][choice]``: LUT equivalents of all the site's copies at that choice.
     """
 
-    def __init__(self, space, cache, *, progress=None, seeds=(1, 2, 3)):
-        import statistics
-
-        from approx_units.synth import synthesize_kernel_seeds, synthesize_unit
-
-        from ..compiler import compile_kernel
+    def __init__(self, space, cache, *, progress=None, seeds=(1,)):
         self.space, self.cache = space, cache
         self._units: dict = {}
         say = progress or (lambda text: None)

@@ -45,10 +45,12 @@ def nsga2(space, evaluate, costs, *, evaluations: int, population: int, seed: in
 
     ``costs[site][choice]`` orders each site's genes.
     """
+    # pymoo is the `explore` extra, and slow to import: only a search needs it.
     from pymoo.algorithms.moo.nsga2 import NSGA2
     from pymoo.core.problem import Problem
     from pymoo.operators.crossover.sbx import SBX
     from pymoo.operators.mutation.pm import PM
+    # (pymoo, as above)
     from pymoo.operators.repair.rounding import RoundingRepair
     from pymoo.optimize import minimize
 

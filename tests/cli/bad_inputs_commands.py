@@ -102,6 +102,11 @@ ROWS = [
      "message": r"k\.py:4: .*unexpected keyword argument 'bogus'"},
 
     # --- --approx ------------------------------------------------------------------------------
+    {"id": "approx-file-missing", "argv": ["report", GSUMIF, "--approx", "@nowhere.json"], "exit": 2,
+     "message": r"--approx @nowhere\.json: no such file$"},
+    {"id": "approx-file-unknown-operation", "argv": ["report", "k.py:k", "--approx", "@a.json"],
+     "files": {"k.py": EXPLORE, "a.json": '{"k.py:99:1": "mitchell"}'}, "exit": 2,
+     "message": r"no operation a unit may replace is written at k\.py:99:1"},
     {"id": "approx-no-unit", "argv": ["report", GSUMIF, "--approx", "mul"], "exit": 2,
      "message": r"--approx 'mul': expected KIND=UNIT\[:PARAM=VALUE"},
     {"id": "approx-empty-unit", "argv": ["compile", GSUMIF, "-o", "out", "--approx", "mul="], "exit": 2,
