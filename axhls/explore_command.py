@@ -119,7 +119,7 @@ def run_explore(args) -> int:
     print(f"{len(result.space.sites)} operations, {result.space.size:.3g} assignments; {len(result.points)} "
           f"evaluated ({result.evaluated} now, {result.cached} from the store); bound {result.bound}")
     for n, point in enumerate(result.front):
-        chosen = ", ".join(f"{row['kernel']}:{row['line']} {row['text']} -> {row['unit']}"
+        chosen = ", ".join(f"{row['kernel']} {row['key']} {row['text']} -> {row['unit']}"
                            f"{'(' + ','.join(f'{k}={v}' for k, v in row['params'].items()) + ')' if row['params'] else ''}"
                            for row in result.assignment(point) if row["unit"] != "exact")
         print(f"  [{n}] {bound.metric}={point['quality']:.4g}  LUT-eq~{point['lut_equivalents']:.0f}  "

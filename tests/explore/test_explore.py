@@ -119,3 +119,43 @@ def test_candidates_bounds_and_the_space():
     assert space.size == 3 ** 2 * 5 ** 2
     with pytest.raises(explore.ExploreError, match=r"no approximable operation"):
         explore.Space([kernels.plain], units)
+
+
+def _mix_data():
+    return [_random_args(seed) for seed in range(3)]
+
+
+def _mix_quality(reference, output, data):
+    errors = [abs(x - y) for ref, out in zip(reference, output) for x, y in zip(ref["o"], out["o"])]
+    return {"mae": sum(errors) / len(errors), "label": "not a number"}
+
+
+@pytest.mark.slow
+def test_explore_finds_a_feasible_front_and_resumes_from_its_store(tmp_path):
+    store = tmp_path / "mix.sqlite"
+    options = dict(bound="mae<=400", candidates="mul=drum(k=3),mitchell;div=mitchell_div", evaluations=40,
+                   population=8, seed=3, store=store)
+    first = explore.explore(kernels.mix, _mix_data(), _mix_quality, **options)
+    assert first.evaluated == len(first.points) and first.cached == 0
+    assert first.front and all(point["quality"] <= 400 for point in first.front)
+    costs = [point["lut_equivalents"] for point in first.front]
+    qualities = [point["quality"] for point in first.front]
+    assert costs == sorted(costs) and qualities == sorted(qualities, reverse=True)   # non-dominated
+    # Each front point's quality is its Python run's (the kernel with its approx= mapping).
+    point = first.front[0]
+    mapping = first.approx(0)["mix"]
+    approximated = kernels.mix.with_approx({key: (unit, params) for key, (unit, params) in mapping.items()})
+    outputs = []
+    for args in _mix_data():
+        result = approximated(**args)
+        outputs.append({"return": result, **{k: v for k, v in args.items() if isinstance(v, list)}})
+    reference = []
+    for args in _mix_data():
+        result = kernels.mix(**args)
+        reference.append({"return": result, **{k: v for k, v in args.items() if isinstance(v, list)}})
+    assert _mix_quality(reference, outputs, None)["mae"] == point["quality"]
+    again = explore.explore(kernels.mix, _mix_data(), _mix_quality, **options)
+    assert again.evaluated == 0 and again.cached >= len(first.points)
+    assert [p["selection"] for p in again.front] == [p["selection"] for p in first.front]
+    with pytest.raises(explore.ExploreError, match=r"returns a non-number for 'label'"):
+        explore.explore(kernels.mix, _mix_data(), _mix_quality, **{**options, "bound": "label<=1"})
