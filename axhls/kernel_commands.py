@@ -39,7 +39,7 @@ from hls.approx import KINDS, approx_mapping, choice
 
 from .arguments import integer
 from .command import CommandError
-from .loading import load_args, load_kernel, user_errors
+from .loading import load_args, load_json, load_kernel, user_errors
 
 __all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx"]
 
@@ -98,16 +98,7 @@ def parse_approx(texts: list[str]) -> dict:
 def _approx_file(text: str, kernel) -> dict:
     """``--approx @FILE.json``: an ``approx=`` mapping (operation key or kind -> unit or [unit, {params}]),
     or ``{kernel: mapping}`` as ``axhls explore --apply`` writes it (this kernel's entry is taken)."""
-    path = text[1:]
-    try:
-        with open(path) as file:
-            data = json.load(file)
-    except FileNotFoundError:
-        raise CommandError(f"--approx {text}: no such file") from None
-    except json.JSONDecodeError as error:
-        raise CommandError(f"--approx {text}:{error.lineno}:{error.colno}: bad JSON: {error.msg}") from None
-    except OSError as error:
-        raise CommandError(f"--approx {text}: {error.strerror}") from None
+    data = load_json(text[1:], f"--approx {text}")
     if isinstance(data, dict) and kernel.name in data and isinstance(data[kernel.name], dict):
         data = data[kernel.name]
     if not isinstance(data, dict):
