@@ -107,6 +107,8 @@ def run_explore(args) -> int:
                              store=args.store, cache=cache, progress=bool(progress_wanted(args) is not False),
                              names=(f"--data {args.data}", f"--quality {args.quality}", f"--run {args.run}"))
             applied = result.approx(args.apply) if args.apply is not None else None
+            if args.verify:
+                result.verify(args.verify, cache=cache)
     except ExploreError as error:
         raise CommandError(str(error)) from None
     if applied is not None:
@@ -122,7 +124,10 @@ def run_explore(args) -> int:
         chosen = ", ".join(f"{row['kernel']} {row['key']} {row['text']} -> {row['unit']}"
                            f"{'(' + ','.join(f'{k}={v}' for k, v in row['params'].items()) + ')' if row['params'] else ''}"
                            for row in result.assignment(point) if row["unit"] != "exact")
-        print(f"  [{n}] {bound.metric}={point['quality']:.4g}  LUT-eq~{point['lut_equivalents']:.0f}  "
+        verified = point.get("verified")
+        measured = (f" (synthesised {verified['lut_equivalents']}, estimate {verified['estimate_error_pct']:+.1f} %, "
+                    f"Fmax {verified['fmax_mhz']:.1f} MHz)") if verified else ""
+        print(f"  [{n}] {bound.metric}={point['quality']:.4g}  LUT-eq~{point['lut_equivalents']:.0f}{measured}  "
               f"{chosen or 'exact'}")
     if applied is not None:
         print(f"wrote front point {args.apply} to {args.apply_to}")
@@ -180,6 +185,9 @@ def register(subparsers) -> None:
     parser.add_argument("--cache-dir", metavar="DIR", help="synthesis result cache (default ~/.cache/axhls)")
     parser.add_argument("--apply", type=integer(0), metavar="N", help="write front point N (0: cheapest) ...")
     parser.add_argument("--apply-to", metavar="FILE.json", help="... to this file, as {kernel: approx= mapping}")
+    parser.add_argument("--verify", type=integer(0), default=0, metavar="N",
+                        help="synthesise, place and route the N cheapest front points whole (seeds 1-3) and "
+                             "report the estimate's error (default 0)")
     parser.add_argument("--plot", metavar="FILE", help="plot quality against LUT-eq, uniform configurations beside")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_progress_option(parser)
