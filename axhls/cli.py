@@ -36,8 +36,8 @@ def _sub_command_modules():
     # Imported when the parser is built, not with this module: they import the libraries,
     # and a Ctrl-C during that import must still end in main's one line.  Each module is
     # the command line of one library; the order is the order of `axhls --help`.
-    from . import build_command, check, kernel_commands, run_command, units_commands
-    return [kernel_commands, check, run_command, units_commands, build_command]
+    from . import build_command, check, explore_command, kernel_commands, run_command, units_commands
+    return [kernel_commands, check, run_command, build_command, explore_command, units_commands]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -15,7 +15,9 @@ once per kind (``mul``, ``add``, ``div``): ``--approx mul=drum:k=6 --approx
 div=mitchell_div_refined:index_bits=3`` is ``approx={"mul": ("drum", {"k": 6}),
 "div": ("mitchell_div_refined", {"index_bits": 3})}``, over the kernel's own
 ``approx=`` (a kind given here replaces the kernel's; ``KIND=none`` makes that kind
-exact).
+exact).  ``--approx @FILE.json`` adds a JSON ``approx=`` mapping, by operation
+``FILE:LINE:COL`` or kind (``{"image.py:69:35": ["drum", {"k": 4}]}``), or the
+``{kernel: mapping}`` that ``axhls explore --apply`` writes.
 
 Exit status 2, with one line on stderr, for every user mistake (a missing
 file, a kernel outside the language, bad arguments).
@@ -33,15 +35,16 @@ from hls.compiler import compile_kernel
 from sim.errors import CocotbRunError, SimulationTimeout, ToolUnavailable
 from sim.kernel import run
 
-from hls.approx import KINDS, choice
+from hls.approx import KINDS, approx_mapping, choice
 
 from .arguments import integer, probability
 from .command import CommandError
-from .loading import load_args, load_kernel, user_errors
+from .loading import load_args, load_json, load_kernel, user_errors
 
 __all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx", "add_approx_option", "with_approx"]
 
-APPROX_HELP = ("approximate unit for every KIND operation (mul, add, div) whose operands are not constants: "
+APPROX_HELP = ("@FILE.json (an approx= mapping by operation FILE:LINE:COL, as `axhls explore --apply` writes), or "
+               "approximate unit for every KIND operation (mul, add, div) whose operands are not constants: "
                "KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6; KIND=none keeps it exact; "
                "once per kind")
 
@@ -92,11 +95,30 @@ def parse_approx(texts: list[str]) -> dict:
     return chosen
 
 
+def _approx_file(text: str, kernel) -> dict:
+    """``--approx @FILE.json``: an ``approx=`` mapping (operation key or kind -> unit or [unit, {params}]),
+    or ``{kernel: mapping}`` as ``axhls explore --apply`` writes it (this kernel's entry is taken)."""
+    data = load_json(text[1:], f"--approx {text}")
+    if isinstance(data, dict) and kernel.name in data and isinstance(data[kernel.name], dict):
+        data = data[kernel.name]
+    if not isinstance(data, dict):
+        raise CommandError(f"--approx {text}: expected a JSON object mapping operations or kinds to units")
+    converted = {key: tuple(value) if isinstance(value, list) else value for key, value in data.items()}
+    try:
+        return approx_mapping(converted)
+    except ValueError as error:
+        raise CommandError(f"--approx {text}: {error}") from None
+
+
 def with_approx(kernel, texts: list[str]):
     """``kernel`` with the ``--approx`` options over its own ``approx=`` mapping."""
     if not texts:
         return kernel
     mapping = dict(kernel.approx)
+    for text in texts:
+        if text.startswith("@"):
+            mapping.update(_approx_file(text, kernel))
+    texts = [text for text in texts if not text.startswith("@")]
     for kind, value in parse_approx(texts).items():
         if value is None:
             mapping.pop(kind, None)

@@ -19,7 +19,7 @@ from hls.kernel import Function, Kernel
 
 from .command import CommandError
 
-__all__ = ["user_errors", "load_kernel", "import_file", "load_args"]
+__all__ = ["user_errors", "load_kernel", "import_file", "load_args", "load_json"]
 
 
 @contextlib.contextmanager
@@ -142,6 +142,26 @@ def _replay(printed: tuple) -> None:
     sys.stderr.write(printed[1].getvalue())
 
 
+def load_json(path: str, named: str | None = None):
+    """The JSON value in the file ``path``; ``named`` is how messages name it (``path`` by default).
+
+    Raises
+    ------
+    axhls.command.CommandError
+        One line, status 2: missing or unreadable file, bad JSON (with its line and column).
+    """
+    named = path if named is None else named
+    try:
+        with open(path) as file:
+            return json.load(file)
+    except FileNotFoundError:
+        raise CommandError(f"{named}: no such file") from None
+    except json.JSONDecodeError as error:
+        raise CommandError(f"{named}:{error.lineno}:{error.colno}: bad JSON: {error.msg}") from None
+    except OSError as error:
+        raise CommandError(f"{named}: {error.strerror}") from None
+
+
 def load_args(path: str, kernel: Function) -> dict:
     """The arguments in the JSON file ``path``, checked against ``kernel``'s parameters.
 
@@ -158,15 +178,7 @@ def load_args(path: str, kernel: Function) -> dict:
     """
     if not path:
         raise CommandError("--args: an empty path; expected ARGS.json")
-    try:
-        with open(path) as file:
-            data = json.load(file)
-    except FileNotFoundError:
-        raise CommandError(f"{path}: no such file") from None
-    except json.JSONDecodeError as error:
-        raise CommandError(f"{path}:{error.lineno}:{error.colno}: bad JSON: {error.msg}") from None
-    except OSError as error:
-        raise CommandError(f"{path}: {error.strerror}") from None
+    data = load_json(path)
     if not isinstance(data, dict):
         raise CommandError(f"{path}: expected a JSON object mapping parameter names to values")
     with user_errors():

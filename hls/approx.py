@@ -10,7 +10,12 @@ Two ways in, one meaning (``docs/language.md``, "Approximate operators"):
 
 * per kernel, ``@hls.kernel(approx={"mul": ("drum", {"k": 6}), "div": "mitchell_div_refined"})``
   replaces every ``*`` / ``//`` / ``+`` of the kernel (inlined helpers included)
-  whose operands are both not constants.
+  whose operands are both not constants;
+
+* per operation, ``@hls.kernel(approx={"image.py:44:32": ("drum", {"k": 4})})``
+  replaces the one operation written at that file (base name), line and column
+  (:func:`operation_key`; ``axhls report`` and :attr:`hls.frontend.TypedKernel.operations`
+  list them), whatever the kind keys say; the unit's kind must be the operation's.
 
 Either way the operation becomes one instance of the unit at the operand widths
 (:func:`hls.unit_operators.approx_unit`), timed, pipelined and built through the operator
@@ -25,10 +30,12 @@ shapes a kernel gives integer literals).
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 
 __all__ = ["UnitChoice", "KINDS", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "div",
-           "FIXED_PARAMETERS"]
+           "FIXED_PARAMETERS", "operation_key", "is_operation_key"]
 
 #: The operators a unit may replace: kind -> the kernel operator it stands for.
 KINDS = {"mul": "*", "add": "+", "div": "//"}
@@ -68,6 +75,20 @@ class UnitChoice:
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "unit": self.unit, "params": dict(self.params)}
+
+
+_OPERATION_KEY = re.compile(r"^[^:/\\]+:[1-9][0-9]*:[1-9][0-9]*$")
+
+
+def operation_key(filename: str, lineno: int, col: int) -> str:
+    """The ``approx=`` key of the operation at ``filename`` (its base name is used), ``lineno``, ``col``
+    (1-based): ``"image.py:44:32"``."""
+    return f"{os.path.basename(filename)}:{lineno}:{col}"
+
+
+def is_operation_key(key) -> bool:
+    """Whether ``key`` has the form of :func:`operation_key` (``FILE:LINE:COL``)."""
+    return isinstance(key, str) and _OPERATION_KEY.match(key) is not None
 
 
 def _article(kind: str) -> str:
@@ -157,10 +178,12 @@ def allowed_at_no_width(selected: UnitChoice) -> str | None:
 
 
 def approx_mapping(mapping) -> dict[str, UnitChoice]:
-    """The checked ``approx=`` option of ``@hls.kernel``: kind -> :class:`UnitChoice`.
+    """The checked ``approx=`` option of ``@hls.kernel``: kind or operation key -> :class:`UnitChoice`.
 
-    ``None`` and ``{}`` mean exact arithmetic.  A value is a unit name
-    (``"mitchell"``), a ``(name, {param: value})`` pair, or a :class:`UnitChoice`.
+    ``None`` and ``{}`` mean exact arithmetic.  A key is a kind (``"mul"``) or an
+    operation key (``"image.py:44:32"``, :func:`operation_key`), whose unit's kind
+    is the unit's own.  A value is a unit name (``"mitchell"``), a
+    ``(name, {param: value})`` pair, or a :class:`UnitChoice`.
 
     Raises
     ------
@@ -174,8 +197,12 @@ def approx_mapping(mapping) -> dict[str, UnitChoice]:
     checked = {}
     for kind, value in mapping.items():
         where = f"approx={{{kind!r}: ...}}"
+        if is_operation_key(kind):
+            checked[kind] = _operation_choice(value, where)
+            continue
         if kind not in KINDS:
-            raise ValueError(f"approx=: unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}")
+            raise ValueError(f"approx=: unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}, "
+                             f"or an operation FILE:LINE:COL such as 'image.py:44:32'")
         if isinstance(value, UnitChoice):
             if value.kind != kind:
                 raise ValueError(f"{where}: {value.unit!r} is {_article(value.kind)} unit, not {_article(kind)} unit")
@@ -187,6 +214,27 @@ def approx_mapping(mapping) -> dict[str, UnitChoice]:
         else:
             raise ValueError(f"{where}: give a unit name or a (name, {{param: value}}) pair, not {value!r}")
     return dict(sorted(checked.items()))
+
+
+def _operation_choice(value, where: str) -> UnitChoice:
+    """The :class:`UnitChoice` of a per-operation value: its kind is its unit's."""
+    # approx_units loads numpy: only kernels that name a unit need it.
+    from approx_units.registry import UnknownUnitError, names, spec
+    if isinstance(value, UnitChoice):
+        unit, params = value.unit, dict(value.params)
+    elif isinstance(value, str):
+        unit, params = value, None
+    elif isinstance(value, tuple) and len(value) == 2:
+        unit, params = value
+    else:
+        raise ValueError(f"{where}: give a unit name or a (name, {{param: value}}) pair, not {value!r}")
+    if not isinstance(unit, str):
+        raise ValueError(f"{where}: the unit must be a unit name (a str), not {unit!r}")
+    try:
+        kind = spec(unit).kind
+    except UnknownUnitError:
+        raise ValueError(f"{where}: unknown unit {unit!r}; allowed: {', '.join(names())}") from None
+    return choice(kind, unit, params, where=where)
 
 
 # -- called from Python, outside a kernel ---------------------------------------------------

@@ -68,8 +68,9 @@ from amaranth.hdl import Shape
 from approx_units import compiled as native
 
 from .errors import KernelLoopLimit, KernelRuntimeError
+from .approx import KINDS
 from .frontend.golden import check_loop_bound
-from .frontend.typed import SHAPE_ATTR
+from .frontend.typed import OPERATION_ATTR, SHAPE_ATTR
 from .ir.ops import APPROX_ATTR, APPROX_CALL, operator_for_syntax, stream_call
 from .types import shape_range
 from .unit_operators import UnitWidthError, approx_observed, approx_unit
@@ -239,7 +240,7 @@ class _Frame:
     stores to, so that only the elements that changed are written back into a list.
     """
 
-    def __init__(self, typed, stored: set, loops: int):
+    def __init__(self, typed, stored: set, loops: int, selections: int = 0):
         arrays = [param for param in typed.params if param.kind == "array"]
         at = 0
 
@@ -257,6 +258,8 @@ class _Frame:
         self.arrays = {param.name: take(param.depth) for param in arrays}
         self.originals = {param.name: take(param.depth) for param in arrays if param.name in stored}
         self.locals = {name: take(local.depth) for name, local in typed.local_arrays.items()}
+        self.selection = take(selections)
+        self.selections = selections
         self.size = at
         # One row per array parameter for the list helper: offset, depth, low, high, original (-1: none).
         rows = []
@@ -274,8 +277,11 @@ class _Frame:
 class _Translation:
     """The C source of one typed kernel (see the module documentation)."""
 
-    def __init__(self, typed):
+    def __init__(self, typed, switched: dict | None = None):
         self.typed = typed
+        #: Operation key -> the units one run may choose for it (selection 0 is exact, i the i-th unit).
+        self.switched = dict(switched or {})
+        self.switch_slots = {key: slot for slot, key in enumerate(self.switched)}
         self.lines: list[str] = []
         self.depth = 1
         self.temporaries = itertools.count()
@@ -332,11 +338,12 @@ class _Translation:
         else:
             raise _Unsupported(None, f"a value needs {self.widest} magnitude bits; the compiled model holds "
                                      f"at most {_INT128_BITS}")
-        self.frame = frame = _Frame(typed, self.stored, len(self.loops))
+        self.frame = frame = _Frame(typed, self.stored, len(self.loops), len(self.switched))
         header = ["int run(int64_t *const frame) {", "  int status = 0;",
                   f"  int64_t *const error = frame + {frame.error};",
                   f"  int64_t *const results = frame + {frame.results};",
-                  f"  int64_t *const remaining = frame + {frame.remaining};"]
+                  f"  int64_t *const remaining = frame + {frame.remaining};",
+                  f"  const int64_t *const selection = frame + {frame.selection};"]
         for param in typed.params:
             if param.kind == "array":
                 header.append(f"  int64_t *const {self.names[param.name]} = frame + {frame.arrays[param.name]};")
@@ -590,6 +597,33 @@ class _Translation:
         raise _Unsupported(node, f"the expression {type(node).__name__} has no C form")
 
     def binary(self, node, kind, left: str, right: str, left_node) -> str:
+        key = getattr(node, OPERATION_ATTR, None)
+        if key in self.switched:
+            return self.switch(node, key, self.exact_binary(node, kind, left, right), (left, right),
+                               (node.left, node.right))
+        return self.exact_binary(node, kind, left, right)
+
+    def switch(self, node, key: str, exact: str, operands: tuple, operand_nodes: tuple) -> str:
+        """Operation ``key`` as a C switch on its selection word: 0 (or a unit these operand widths do not
+        allow, which ``approx=`` leaves exact too) the ``exact`` expression, ``i`` the i-th unit."""
+        operands = tuple(self.value_temporary(operand) for operand in operands)
+        shapes = tuple(getattr(operand, SHAPE_ATTR) for operand in operand_nodes)
+        result = self.temporary()
+        self.emit(f"V {result};")
+        self.emit(f"switch (selection[{self.switch_slots[key]}]) {{")
+        for index, choice in enumerate(self.switched[key], 1):
+            try:
+                value = self.unit_expression(node, choice, shapes, operands)
+            except _Unsupported as error:
+                if not isinstance(error.__cause__, UnitWidthError):
+                    raise
+                continue
+            self.emit(f"  case {index}: {result} = {value}; break;")
+        self.emit(f"  default: {result} = {exact}; break;")
+        self.emit("}")
+        return result
+
+    def exact_binary(self, node, kind, left: str, right: str) -> str:
         symbols = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
         if kind in symbols:
             return f"(({left}) {symbols[kind]} ({right}))"
@@ -598,13 +632,24 @@ class _Translation:
         raise _Unsupported(node, f"the operator {kind or type(node.op).__name__} has no C form")
 
     def unit_call(self, node: ast.Call, operands: list[str]) -> str:
-        choice = getattr(node, APPROX_ATTR)
         shapes = tuple(getattr(argument, SHAPE_ATTR) for argument in node.args)
+        choice = getattr(node, APPROX_ATTR)
+        key = getattr(node, OPERATION_ATTR, None)
+        if key in self.switched:
+            # The unit approx= chose is one of the choices; selection 0 is the exact operator.
+            operands = [self.value_temporary(operand) for operand in operands]
+            exact = self.exact_binary(node, {"mul": "mul", "add": "add", "div": "floordiv"}[choice.kind],
+                                      *operands)
+            return self.switch(node, key, exact, tuple(operands), tuple(node.args))
+        return self.unit_expression(node, choice, shapes, operands)
+
+    def unit_expression(self, node, choice, shapes: tuple, operands) -> str:
+        """The C expression of unit ``choice`` on ``operands`` of ``shapes``."""
         key = (choice, tuple((shape.width, shape.signed) for shape in shapes))
         try:
             unit = approx_unit(choice, *shapes)
         except UnitWidthError as error:
-            raise _Unsupported(node, str(error)) from None
+            raise _Unsupported(node, str(error)) from error
         name = self.units.get(key)
         if name is None:
             name = self.units[key] = f"unit{len(self.units)}"
@@ -629,6 +674,13 @@ class CompiledModel:
         ``True`` (default): a kernel the translation cannot hold, or a machine without a
         C compiler, gives a model that runs the Python run (:attr:`fallback_reason` says
         why). ``False`` raises instead.
+    choices : dict of str to list of hls.approx.UnitChoice, optional
+        Operations whose unit each run chooses (``selection=``), compiled once for every
+        choice: operation key (:attr:`hls.frontend.typed.Operation.key`) -> its units.
+        A run's ``selection`` gives one integer per key, in this order: 0 for the exact
+        operator, ``i`` for the i-th unit (a unit that the operand widths of one copy of the
+        operation do not allow leaves that copy exact, as ``approx=`` does). Each run equals
+        the Python run of ``function.with_approx(self.mapping(selection))``.
 
     Attributes
     ----------
@@ -647,17 +699,26 @@ class CompiledModel:
         compiled, or that no C compiler is available.
     hls.errors.KernelSyntaxError
         If the kernel is outside the language.
+    ValueError
+        ``choices`` for a kernel whose ``approx=`` has kind keys (selection 0 means exact).
     """
 
-    def __init__(self, function, *, fallback: bool = True):
+    def __init__(self, function, *, fallback: bool = True, choices: dict | None = None):
         began = time.perf_counter()
+        self.function = function
+        self.choices = {key: list(units) for key, units in (choices or {}).items()}
         self.name = function.name
+        kinds = sorted(set(getattr(function, "approx", None) or {}) & set(KINDS))
+        if self.choices and kinds:
+            # Selection 0 is the exact operator, which a kind key would replace in the Python run.
+            raise ValueError(f"{function.name}: choices= needs a kernel without kind keys in approx= "
+                             f"(it has {', '.join(kinds)}); use kernel.with_approx(None)")
         self.golden = function.golden_model()
         self.typed = typed = function.analyze()
         self.source = None
         self.fallback_reason = None
         self._run_c = None
-        translation = _Translation(typed)
+        translation = _Translation(typed, self.choices)
         try:
             self.source = translation.source()
             self._run_c = _load_model(self.source)
@@ -677,6 +738,41 @@ class CompiledModel:
         self._scalars = [(param, shape_range(param.shape)) for param in typed.params if param.kind == "scalar"]
         self._returns = len(typed.return_shapes)
         self.compile_seconds = time.perf_counter() - began
+
+    def mapping(self, selection) -> dict:
+        """The ``approx=`` mapping (operation key -> unit) of a run's ``selection``, over the kernel's own.
+
+        Raises
+        ------
+        ValueError
+            A selection of the wrong length or with a value out of range.
+        """
+        selection = self._selection(selection)
+        mapping = dict(getattr(self.function, "approx", None) or {})
+        for (key, units), index in zip(self.choices.items(), selection):
+            if index:
+                mapping[key] = units[index - 1]
+            else:
+                mapping.pop(key, None)
+        return mapping
+
+    def _selection(self, selection) -> tuple:
+        if selection is None:
+            selection = (0,) * len(self.choices)
+        selection = tuple(int(index) for index in selection)
+        if len(selection) != len(self.choices):
+            raise ValueError(f"{self.name}: a selection has one index per switched operation "
+                             f"({len(self.choices)}), not {len(selection)}")
+        for (key, units), index in zip(self.choices.items(), selection):
+            if not 0 <= index <= len(units):
+                raise ValueError(f"{self.name}: selection {index} for {key} is out of range 0..{len(units)}")
+        return selection
+
+    def _python_model(self, selection):
+        """The Python run's model for ``selection`` (the golden model itself when nothing is switched)."""
+        if not self.choices:
+            return self.golden
+        return self.function.with_approx(self.mapping(selection)).golden_model()
 
     @property
     def compiled(self) -> bool:
@@ -699,23 +795,24 @@ class CompiledModel:
         """
         return self.call(args, kwargs)
 
-    def call(self, args: tuple, kwargs: dict, *, max_loop_iterations: int | None = None):
+    def call(self, args: tuple, kwargs: dict, *, max_loop_iterations: int | None = None, selection=None):
         """Bind, run, write the arrays back into the caller's lists or numpy arrays, return:
-        :meth:`hls.frontend.golden.GoldenModel.call`, at compiled speed."""
+        :meth:`hls.frontend.golden.GoldenModel.call`, at compiled speed (``selection``: see ``choices``)."""
         if self._run_c is None or approx_observed():
-            return self.golden.call(args, kwargs, max_loop_iterations=max_loop_iterations)
+            return self._python_model(selection).call(args, kwargs, max_loop_iterations=max_loop_iterations)
         check_loop_bound(max_loop_iterations)
         bound = self.golden.match(args, kwargs)
         values = tuple(bound[param.name] for param in self._arrays)
-        frame, converted = self._load(bound, values, max_loop_iterations)
+        frame, converted = self._load(bound, values, max_loop_iterations, selection)
         try:
             return self._execute(frame, max_loop_iterations)
         finally:
             self._write_back(values, frame, converted)
 
-    def run(self, bound: dict, *, max_loop_iterations: int | None = None) -> tuple[object, dict[str, list[int]]]:
+    def run(self, bound: dict, *, max_loop_iterations: int | None = None,
+            selection=None) -> tuple[object, dict[str, list[int]]]:
         """Run on already-bound arguments without touching them:
-        :meth:`hls.frontend.golden.GoldenModel.run`, at compiled speed.
+        :meth:`hls.frontend.golden.GoldenModel.run`, at compiled speed (``selection``: see ``choices``).
 
         Returns
         -------
@@ -723,21 +820,26 @@ class CompiledModel:
             The return value and the final contents of every array parameter (lists of int).
         """
         if self._run_c is None or approx_observed():
-            return self.golden.run(bound, max_loop_iterations=max_loop_iterations)
+            return self._python_model(selection).run(bound, max_loop_iterations=max_loop_iterations)
         check_loop_bound(max_loop_iterations)
-        frame, _ = self._load(bound, tuple(bound[param.name] for param in self._arrays), max_loop_iterations)
+        frame, _ = self._load(bound, tuple(bound[param.name] for param in self._arrays), max_loop_iterations,
+                              selection)
         result = self._execute(frame, max_loop_iterations)
         layout = self._frame
         return result, {param.name: self._contents(frame, param).tolist() for param in self._arrays}
 
     # -- arguments --------------------------------------------------------------------------
 
-    def _load(self, bound: dict, values: tuple, max_loop_iterations):
+    def _load(self, bound: dict, values: tuple, max_loop_iterations, selection=None):
         """``(frame, converted)``: a new frame holding the arguments, checked as the Python run
         checks them. Lists of exact ints are read by the list helper; the other arrays here
         (``converted``: their indices, to be written back here)."""
         layout = self._frame
         frame = np.zeros(layout.size, dtype=np.int64)
+        if layout.selections:
+            frame[layout.selection:layout.selection + layout.selections] = self._selection(selection)
+        elif selection:
+            self._selection(selection)
         for param, (low, high) in self._scalars:
             value = bound[param.name]
             if type(value) is not int or not low <= value <= high:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import numbers
 import warnings
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from .source import SourceFunction
 from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
                      range_shape, unary_shape)
 from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, STREAM_WRITE, TEXT_ATTR, operator_for_syntax
-from .typed import SHAPE_ATTR, ApproxSite, LocalArray, LoopPragma, Param, TypedKernel
+from .typed import OPERATION_ATTR, SHAPE_ATTR, ApproxSite, LocalArray, LoopPragma, Operation, Param, TypedKernel
 
 __all__ = ["analyze", "MAX_WIDTH"]
 
@@ -187,6 +188,8 @@ class _Analyzer:
         #: ``@hls.kernel(approx=...)``: kind -> the hls.approx.UnitChoice replacing its operator.
         self.kernel_approx: dict = dict(getattr(function, "approx", None) or {})
         self.approximations: list[ApproxSite] = []
+        #: Every operation approx= may replace: key -> [filename, lineno, col, text, kind, [shape pairs]].
+        self.operations: dict[str, list] = {}
         self.local_arrays: dict[str, LocalArray] = {}
         #: > 0 inside the body of an hls.pipeline loop: constant-trip loops there are unrolled
         self.unroll_inner = 0
@@ -249,7 +252,14 @@ class _Analyzer:
                                f"({param.name}.write(v)), or remove the parameter")
                 param.direction = "in" if "read" in uses else "out"
         used = {site.kind for site in self.approximations if site.origin == "kernel"}
+        for key in self.kernel_approx:
+            if approx.is_operation_key(key) and key not in self.operations:
+                listed = ", ".join(self.operations) or "none"
+                self.error(tree, f"approx={{{key!r}: ...}}: no operation a unit may replace is written at {key}",
+                           f"the kernel's operations (FILE:LINE:COL): {listed}")
         for kind, unit in self.kernel_approx.items():
+            if approx.is_operation_key(kind):
+                continue
             problem = None if kind in used else approx.allowed_at_no_width(unit)
             if problem is not None:
                 self.error(tree, f"approx={{{kind!r}: ...}}: {unit.unit!r}: {problem}",
@@ -265,6 +275,9 @@ class _Analyzer:
             display_names=self.display_names,
             approximations=sorted(self.approximations, key=lambda site: (site.filename, site.lineno, site.col)),
             local_arrays=self.local_arrays,
+            operations=[Operation(key, filename, lineno, col, text, kind, tuple(shapes))
+                        for key, (filename, lineno, col, text, kind, shapes)
+                        in sorted(self.operations.items(), key=lambda item: item[1][:3])],
         )
 
     # -- signatures ------------------------------------------------------------------------
@@ -1076,7 +1089,7 @@ class _Analyzer:
         _located(new, node)
         if hasattr(node, SHAPE_ATTR):
             _set_shape(new, self.shape(node))
-        for name in (APPROX_ATTR, TEXT_ATTR, "hls_filename"):
+        for name in (APPROX_ATTR, TEXT_ATTR, OPERATION_ATTR, "hls_filename"):
             if hasattr(node, name):
                 setattr(new, name, getattr(node, name))
         return new
@@ -1228,12 +1241,28 @@ class _Analyzer:
             value = entry.golden_for((self.shape(left), self.shape(right)))(left.value, right.value)
             return _set_shape(_located(ast.Constant(value=value), node), shape)
         kind = _APPROX_SYNTAX.get(type(op))
-        unit = self.kernel_approx.get(kind)
-        if unit is not None and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
-            replaced = self.approx_operation(unit, left, right, node, _operation_text(node, op), "kernel")
+        unit = None
+        if kind is not None and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+            lineno, col = _operator_position(self.scope.filename, node, op)
+            key = approx.operation_key(self.scope.filename, lineno, col)
+            text = _operation_text(node, op)
+            entry = self.operations.setdefault(key, [self.scope.filename, lineno, col, text, kind, []])
+            shapes = (self.shape(left), self.shape(right))
+            if shapes not in entry[5]:
+                entry[5].append(shapes)
+            unit = self.kernel_approx.get(key, self.kernel_approx.get(kind))
+            if unit is not None and unit.kind != kind:
+                self.error(node, f"`{text}`: approx={{{key!r}: ...}}: {unit.unit!r} is a unit for {unit.kind}, "
+                                 f"and this operation is {kind}", f"choose a unit for {kind}")
+        if unit is not None:
+            replaced = self.approx_operation(unit, left, right, node, text, "kernel")
             if replaced is not None:
+                setattr(replaced, OPERATION_ATTR, key)
                 return replaced
-        return _set_shape(_located(ast.BinOp(left=left, op=op, right=right), node), shape)
+        exact = _set_shape(_located(ast.BinOp(left=left, op=op, right=right), node), shape)
+        if kind is not None and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+            setattr(exact, OPERATION_ATTR, key)
+        return exact
 
     def approx_operation(self, unit, left: ast.expr, right: ast.expr, node: ast.AST, text: str,
                          origin: str) -> ast.expr | None:
@@ -1551,6 +1580,27 @@ def _is_approx_function(callee) -> bool:
 
 def _example_unit(kind: str) -> str:
     return {"mul": "mitchell", "add": "loa", "div": "mitchell_div"}[kind]
+
+
+_SYMBOLS = {ast.Mult: "*", ast.Add: "+", ast.FloorDiv: "//"}
+
+
+def _operator_position(filename: str, node: ast.AST, op: ast.operator) -> tuple[int, int]:
+    """``(line, column)``, 1-based, of the operator symbol of ``node`` (a BinOp or an AugAssign) in its
+    file: the first ``*`` / ``+`` / ``//`` after the left operand (``(a + c) * w`` -> the ``*``). Two
+    operations never share it, where the start of the expression (``a * b + c``) is shared.
+    The start of ``node`` when the file cannot be read."""
+    left = node.left if isinstance(node, ast.BinOp) else getattr(node, "target", None)
+    symbol = _SYMBOLS.get(type(op))
+    if left is not None and symbol is not None and getattr(left, "end_lineno", None) is not None:
+        lineno, start = left.end_lineno, left.end_col_offset
+        while lineno <= getattr(node, "end_lineno", lineno):
+            text = linecache.getline(filename, lineno).encode()
+            found = text.find(symbol.encode(), start)
+            if found >= 0:
+                return lineno, found + 1
+            lineno, start = lineno + 1, 0
+    return node.lineno, node.col_offset + 1
 
 
 def _operation_text(node: ast.AST, op: ast.operator) -> str:

@@ -14,10 +14,14 @@ from amaranth.hdl import Shape
 
 from ..types import Partition
 
-__all__ = ["Param", "LoopPragma", "LocalArray", "TypedKernel", "ApproxSite", "shape_of", "SHAPE_ATTR"]
+__all__ = ["Param", "LoopPragma", "LocalArray", "TypedKernel", "ApproxSite", "Operation", "shape_of", "SHAPE_ATTR",
+           "OPERATION_ATTR"]
 
 #: Attribute under which the front end stores each expression node's shape.
 SHAPE_ATTR = "hls_shape"
+#: Attribute under which the front end stores, on each operation ``approx=`` may replace (an exact
+#: ``ast.BinOp`` or the unit call that replaced it), its :attr:`Operation.key`.
+OPERATION_ATTR = "hls_operation"
 
 # A stream read is ``x = STREAM_READ(s)`` and a write ``STREAM_WRITE(o, v)`` in a typed body (hls.ir.ops).
 
@@ -147,6 +151,41 @@ class ApproxSite:
                 "replaced": not self.exact_reason, "exact_reason": self.exact_reason or None}
 
 
+@dataclass(frozen=True)
+class Operation:
+    """One operation a unit of ``@hls.kernel(approx=...)`` may replace: a ``*``, ``//`` or ``+`` whose
+    operands are both not constants (the space :mod:`hls.explore` searches).
+
+    Attributes
+    ----------
+    key : str
+        ``FILE:LINE:COL`` (the file's base name, 1-based line and column), the key that
+        ``approx=`` takes for this one operation (:func:`hls.approx.operation_key`).
+    filename : str
+    lineno, col : int
+    text : str
+        The user's text of the operation (``w_side * (a + c)``).
+    kind : str
+        ``"mul"``, ``"add"`` or ``"div"``.
+    shapes : tuple of (Shape, Shape)
+        The operand shapes of every copy of the operation in the body (helpers inlined
+        twice and unrolled loops make several), without repeats.
+    """
+
+    key: str
+    filename: str
+    lineno: int
+    col: int
+    text: str
+    kind: str
+    shapes: tuple
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "file": self.filename, "line": self.lineno, "col": self.col, "text": self.text,
+                "kind": self.kind, "operands": [[f"{'signed' if s.signed else 'unsigned'}({s.width})" for s in pair]
+                                                for pair in self.shapes]}
+
+
 @dataclass
 class TypedKernel:
     """A checked, normalised kernel with a shape on every expression.
@@ -178,6 +217,8 @@ class TypedKernel:
         Every operation an approximate unit was asked for, in source order.
     local_arrays : dict of str to LocalArray
         Arrays declared in the body with ``hls.local``, by internal name.
+    operations : list of Operation
+        Every operation ``approx=`` may replace (approximated or not), in source order.
     """
 
     name: str
@@ -190,6 +231,7 @@ class TypedKernel:
     display_names: dict[str, str] = field(default_factory=dict)
     approximations: list = field(default_factory=list)
     local_arrays: dict[str, LocalArray] = field(default_factory=dict)
+    operations: list = field(default_factory=list)
 
     def array(self, name: str) -> tuple[Shape, int, Partition | None]:
         """Element shape, depth and partition of array ``name`` (a parameter or a local)."""

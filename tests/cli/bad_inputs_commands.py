@@ -25,6 +25,31 @@ def _args(text: str) -> dict:
     return {"k.py": SMALL, "args.json": text}
 
 
+#: A kernel with one approximable operation, its data and quality functions, for ``axhls explore``.
+EXPLORE = ("import hls\nfrom amaranth import unsigned\n\n"
+           "@hls.kernel\ndef k(a: hls.Array[unsigned(8), 4], b: hls.Array[unsigned(8), 4], "
+           "o: hls.Array[unsigned(16), 4]):\n    for i in range(4):\n        o[i] = a[i] * b[i]\n\n"
+           "@hls.kernel\ndef plain(a: unsigned(8)) -> unsigned(8):\n    return a + 1\n\n"
+           "def data():\n    return [{'a': [1, 2, 3, 4], 'b': [5, 6, 7, 8], 'o': [0] * 4}]\n\n"
+           "def quality(reference, output, data):\n"
+           "    return {'err': float(sum(abs(x - y) for x, y in zip(reference[0]['o'], output[0]['o'])))}\n\n"
+           "def broken(reference, output, data):\n    raise RuntimeError('no quality today')\n")
+EXPLORE_ARGV = ["explore", "k.py:k", "--data", "k.py:data", "--quality", "k.py:quality", "--bound", "err<=10"]
+
+
+def _explore(*changes: str) -> list[str]:
+    """``axhls explore`` of :data:`EXPLORE` with ``changes`` (OPTION VALUE pairs, or TARGET) replacing its own."""
+    argv = list(EXPLORE_ARGV)
+    for option, value in zip(changes[::2], changes[1::2]):
+        if option == "TARGET":
+            argv[1] = value
+        elif option in argv:
+            argv[argv.index(option) + 1] = value
+        else:
+            argv += [option, value]
+    return argv
+
+
 ROWS = [
     # --- the command line as a whole ----------------------------------------------------------
     {"id": "unknown-command", "argv": ["frobnicate"], "exit": 2, "message": r"invalid choice: 'frobnicate'"},
@@ -97,6 +122,11 @@ ROWS = [
      "message": r"k\.py:4: .*unexpected keyword argument 'bogus'"},
 
     # --- --approx ------------------------------------------------------------------------------
+    {"id": "approx-file-missing", "argv": ["report", GSUMIF, "--approx", "@nowhere.json"], "exit": 2,
+     "message": r"--approx @nowhere\.json: no such file$"},
+    {"id": "approx-file-unknown-operation", "argv": ["report", "k.py:k", "--approx", "@a.json"],
+     "files": {"k.py": EXPLORE, "a.json": '{"k.py:99:1": "mitchell"}'}, "exit": 2,
+     "message": r"no operation a unit may replace is written at k\.py:99:1"},
     {"id": "approx-no-unit", "argv": ["report", GSUMIF, "--approx", "mul"], "exit": 2,
      "message": r"--approx 'mul': expected KIND=UNIT\[:PARAM=VALUE"},
     {"id": "approx-empty-unit", "argv": ["compile", GSUMIF, "-o", "out", "--approx", "mul="], "exit": 2,
@@ -267,4 +297,18 @@ ROWS = [
                                                    "--db", "notes.txt"],
      "files": {"notes.txt": "hello, this is not SQLite\n"}, "exit": 2,
      "message": r"notes\.txt: not a sweep results database"},
+
+    # --- explore: per-operation design-space exploration ----------------------------------------
+    {"id": "explore-unknown-unit", "argv": _explore("--candidates", "mul=frobnicate"), "files": {"k.py": EXPLORE},
+     "exit": 2, "message": r"--candidates mul: unknown mul unit 'frobnicate'; allowed: .*drum"},
+    {"id": "explore-bound-unknown-metric", "argv": _explore("--bound", "psnr_db>=35"), "files": {"k.py": EXPLORE},
+     "exit": 2, "message": r"--quality k\.py:quality returns no metric 'psnr_db'; its numeric metrics: err$"},
+    {"id": "explore-quality-raises", "argv": _explore("--quality", "k.py:broken"), "files": {"k.py": EXPLORE},
+     "exit": 2, "message": r"--quality k\.py:broken: raised RuntimeError: no quality today$"},
+    {"id": "explore-no-approximable-operation", "argv": _explore("TARGET", "k.py:plain"), "files": {"k.py": EXPLORE},
+     "exit": 2, "message": r"plain: no approximable operation of the kinds searched \(mul, div\)"},
+    {"id": "explore-bad-bound", "argv": _explore("--bound", "err"), "files": {"k.py": EXPLORE},
+     "exit": 2, "message": r"--bound 'err': expected METRIC>=NUMBER or METRIC<=NUMBER"},
+    {"id": "explore-apply-without-file", "argv": _explore("--apply", "0"), "files": {"k.py": EXPLORE},
+     "exit": 2, "message": r"--apply N needs --apply-to FILE\.json"},
 ]

@@ -1,0 +1,241 @@
+"""The space :mod:`hls.explore` searches: one unit choice per approximable operation.
+
+An *approximable operation* is one that ``@hls.kernel(approx=...)`` may replace: a
+``*``, ``//`` or ``+`` whose operands are both not constants
+(:attr:`hls.frontend.typed.TypedKernel.operations`, keyed ``FILE:LINE:COL`` of the
+operator).  ``%`` and ``-`` have no unit in :mod:`approx_units`, so they are not in
+the space.  Each operation chooses exact or one of the *candidates* of its kind
+that its operand widths allow.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from ..approx import KINDS, UnitChoice, choice
+from ..frontend.typed import OPERATION_ATTR, SHAPE_ATTR
+from ..unit_operators import UnitWidthError, approx_unit
+
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_KINDS", "Site", "Space", "parse_candidates", "ExploreError"]
+
+
+class ExploreError(ValueError):
+    """Bad input to the explorer: one line naming the option or value and what is allowed."""
+
+
+#: The candidates of each kind (``--candidates`` replaces them): units at points of their parameter grids.
+DEFAULT_CANDIDATES = {
+    "mul": "drum(k=3),drum(k=4),drum(k=5),drum(k=6),drum(k=8),mitchell,mitchell_refined,"
+           "iterlog(corrections=1),iterlog(corrections=2)",
+    "div": "mitchell_div,mitchell_div_refined(index_bits=2),mitchell_div_refined(index_bits=3),"
+           "mitchell_div_refined(index_bits=4)",
+    "add": "loa(l=2),loa(l=3),loa(l=4),loa(l=6),trunc_add(l=2),trunc_add(l=4),eta1(l=3),hoaaned(l=3)",
+}
+
+#: The kinds searched unless ``kinds=`` says otherwise: an approximate ``+`` in an array index or a
+#: loop bound breaks the program rather than its quality, so adders are asked for explicitly.
+DEFAULT_KINDS = ("mul", "div")
+
+_UNIT = re.compile(r"\s*([a-z_][a-z0-9_]*)\s*(?:\(([^()]*)\))?\s*(?:,|$)")
+
+
+def _parse_units(kind: str, text: str, where: str) -> list[UnitChoice]:
+    units, at = [], 0
+    text = text.strip()
+    while at < len(text):
+        match = _UNIT.match(text, at)
+        if match is None or match.end() == at:
+            raise ExploreError(f"{where}: cannot read {text[at:]!r}; expected UNIT or UNIT(P=V,...) separated by ','")
+        name, arguments = match.group(1), match.group(2)
+        params = {}
+        for item in (arguments or "").split(","):
+            if not item.strip():
+                continue
+            key, equals, value = item.partition("=")
+            try:
+                params[key.strip()] = int(value)
+            except ValueError:
+                raise ExploreError(f"{where}: {name}: parameter {item.strip()!r} is not NAME=INTEGER") from None
+            if not equals:
+                raise ExploreError(f"{where}: {name}: parameter {item.strip()!r} is not NAME=INTEGER")
+        try:
+            units.append(choice(kind, name, params, where=where))
+        except ValueError as error:
+            raise ExploreError(str(error)) from None
+        at = match.end()
+    if not units:
+        raise ExploreError(f"{where}: no unit given for {kind}")
+    return units
+
+
+def parse_candidates(text: str | None = None, kinds=DEFAULT_KINDS) -> dict[str, list[UnitChoice]]:
+    """``"mul=drum(k=4),mitchell;div=mitchell_div"`` -> ``{kind: [UnitChoice, ...]}`` for ``kinds``.
+
+    A kind in ``kinds`` that ``text`` does not name takes :data:`DEFAULT_CANDIDATES`.
+
+    Raises
+    ------
+    ExploreError
+        An unknown kind or unit, a unit of another kind, a bad parameter, bad syntax.
+    """
+    kinds = tuple(kinds)
+    for kind in kinds:
+        if kind not in KINDS:
+            raise ExploreError(f"kinds: unknown kind {kind!r}; allowed: {', '.join(KINDS)}")
+    given = {}
+    for part in (text or "").split(";"):
+        if not part.strip():
+            continue
+        kind, equals, units = part.partition("=")
+        kind = kind.strip()
+        if not equals or kind not in KINDS:
+            raise ExploreError(f"--candidates {part.strip()!r}: expected KIND=UNIT[(P=V,...)],... with KIND one of "
+                               f"{', '.join(KINDS)}")
+        given[kind] = _parse_units(kind, units, f"--candidates {kind}")
+    result = {}
+    for kind in kinds:
+        result[kind] = given.get(kind) or _parse_units(kind, DEFAULT_CANDIDATES[kind], f"default {kind} candidates")
+    return result
+
+
+@dataclass(frozen=True)
+class Site:
+    """One approximable operation of one kernel and the units it may choose.
+
+    Attributes
+    ----------
+    kernel : str
+        The kernel's name.
+    operation : hls.frontend.typed.Operation
+    units : tuple of hls.approx.UnitChoice
+        Choice ``i`` (1-based) is ``units[i - 1]``; choice 0 is exact.
+    copies : tuple of ((Shape, Shape), int)
+        How many copies of the operation the body has at each pair of operand shapes
+        (unrolled loops and helpers inlined twice make several).
+    """
+
+    kernel: str
+    operation: object
+    units: tuple
+    copies: tuple
+
+    @property
+    def key(self) -> str:
+        return self.operation.key
+
+    def label(self, index: int) -> str:
+        return "exact" if index == 0 else self.units[index - 1].label
+
+
+def _copies(typed) -> Counter:
+    """(operation key, operand shapes) -> how many nodes of the typed body carry it."""
+    counts: Counter = Counter()
+    for statement in typed.body:
+        for node in ast.walk(statement):
+            key = getattr(node, OPERATION_ATTR, None)
+            if key is None:
+                continue
+            operands = (node.left, node.right) if isinstance(node, ast.BinOp) else tuple(node.args)
+            counts[key, tuple(getattr(operand, SHAPE_ATTR) for operand in operands)] += 1
+    return counts
+
+
+def _allowed(unit: UnitChoice, shapes) -> bool:
+    try:
+        approx_unit(unit, *shapes)
+        return True
+    except UnitWidthError:
+        return False
+
+
+class Space:
+    """The operations of ``kernels`` and each one's choices.
+
+    Parameters
+    ----------
+    kernels : sequence of hls.Kernel
+        A kernel, or the kernels of a chain (distinct names); their ``approx=`` is
+        ignored (the space starts from exact arithmetic).
+    candidates : dict of str to list of hls.approx.UnitChoice
+        By kind (:func:`parse_candidates`); only these kinds are searched.
+
+    Attributes
+    ----------
+    kernels : tuple of hls.Kernel
+        The exact kernels (``with_approx(None)``).
+    sites : list of Site
+        In kernel order, then source order; a unit no copy of an operation allows is
+        left out of its choices, and an operation with no unit left is not a site.
+
+    Raises
+    ------
+    ExploreError
+        Two kernels of one name, or no approximable operation of the kinds searched.
+    """
+
+    def __init__(self, kernels, candidates: dict):
+        kernels = tuple(kernels)
+        names = [kernel.name for kernel in kernels]
+        if len(set(names)) != len(names):
+            raise ExploreError(f"the kernels of a chain need distinct names, not {names}")
+        self.kernels = tuple(kernel.with_approx(None) for kernel in kernels)
+        self.candidates = {kind: list(units) for kind, units in candidates.items()}
+        self.sites: list[Site] = []
+        for kernel in self.kernels:
+            typed = kernel.analyze()
+            counts = _copies(typed)
+            for operation in typed.operations:
+                units = self.candidates.get(operation.kind)
+                if not units:
+                    continue
+                allowed = tuple(unit for unit in units if any(_allowed(unit, shapes) for shapes in operation.shapes))
+                if not allowed:
+                    continue
+                copies = tuple((shapes, counts[operation.key, shapes]) for shapes in operation.shapes
+                               if counts[operation.key, shapes])
+                self.sites.append(Site(kernel.name, operation, allowed, copies))
+        if not self.sites:
+            kinds = ", ".join(self.candidates)
+            raise ExploreError(f"{', '.join(names)}: no approximable operation of the kinds searched ({kinds}): "
+                               f"no * // + between two non-constant operands that a candidate unit allows")
+
+    @property
+    def sizes(self) -> list[int]:
+        """Choices per site (exact included)."""
+        return [len(site.units) + 1 for site in self.sites]
+
+    @property
+    def size(self) -> int:
+        """How many assignments there are."""
+        return math.prod(self.sizes)
+
+    def by_kernel(self, selection) -> dict[str, dict[str, int]]:
+        """``{kernel: {operation key: choice}}`` of one selection (one int per site)."""
+        result = {kernel.name: {} for kernel in self.kernels}
+        for site, index in zip(self.sites, selection):
+            result[site.kernel][site.key] = int(index)
+        return result
+
+    def mapping(self, selection) -> dict[str, dict[str, UnitChoice]]:
+        """``{kernel: approx= mapping}``: each approximated operation's key -> its unit."""
+        result = {kernel.name: {} for kernel in self.kernels}
+        for site, index in zip(self.sites, selection):
+            if index:
+                result[site.kernel][site.key] = site.units[int(index) - 1]
+        return result
+
+    def digest(self) -> str:
+        """A hash of the space (kernels, their source, sites and choices): the store's key."""
+        described = [[kernel.name, kernel.filename, kernel.tree and ast.dump(kernel.tree)] for kernel in self.kernels]
+        described.append([[site.kernel, site.key, [unit.label for unit in site.units]] for site in self.sites])
+        return hashlib.sha256(json.dumps(described).encode()).hexdigest()[:24]
+
+    def to_json(self) -> list[dict]:
+        return [{"kernel": site.kernel, **site.operation.to_json(), "choices": ["exact", *(u.label for u in site.units)]}
+                for site in self.sites]

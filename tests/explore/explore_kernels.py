@@ -1,0 +1,29 @@
+"""Kernels of the explorer's tests: several approximable operations of each kind, signed and unsigned."""
+
+from amaranth import signed, unsigned
+
+import hls
+
+N = 16
+
+
+@hls.function
+def scaled(x: signed(9), w: unsigned(8)) -> signed(14):
+    return (x * w) >> 4
+
+
+@hls.kernel
+def mix(a: hls.Array[signed(8), N], b: hls.Array[unsigned(8), N], o: hls.Array[signed(20), N],
+        d: unsigned(8)) -> signed(20):
+    total: signed(20) = 0
+    for i in range(N):
+        p = a[i] * b[i] + scaled(b[i], d) + scaled(a[i], b[i])
+        q = p // (d + 1) if i < 8 else b[i] // d
+        o[i] = p + q
+        total = total + q
+    return total
+
+
+@hls.kernel
+def plain(a: unsigned(8)) -> unsigned(9):
+    return a + 1

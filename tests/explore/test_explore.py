@@ -1,0 +1,161 @@
+"""Per-operation approximation (issue 23): ``approx=`` by operation key, the compiled model that chooses
+each operation's unit per run, bit-exact with the Python run, and the explorer's space, store and search."""
+
+import random
+
+import pytest
+
+import explore_kernels as kernels
+import hls
+import hls.explore as explore
+from hls.approx import choice
+from hls.errors import KernelSyntaxError
+from hls.golden import CompiledModel
+
+
+def _random_args(seed):
+    rng = random.Random(seed)
+    return {"a": [rng.randint(-128, 127) for _ in range(kernels.N)], "b": [rng.randint(0, 255) for _ in range(kernels.N)],
+            "o": [0] * kernels.N, "d": rng.randint(0, 255)}
+
+
+def test_every_operation_is_listed_once_by_its_operator_position():
+    operations = kernels.mix.analyze().operations
+    texts = [(op.key.split(":", 1)[1], op.kind, op.text) for op in operations]
+    assert ("20:18", "mul", "a[i] * b[i]") in texts
+    assert ("20:25", "add", "a[i] * b[i] + scaled(b[i], d)") in texts
+    assert ("21:15", "div", "p // (d + 1)") in texts          # `d + 1` adds a constant: not listed
+    assert ("21:45", "div", "b[i] // d") in texts
+    assert len(texts) == 8 and len({op.key for op in operations}) == len(operations)
+    # The helper's `x * w`, inlined twice, is one operation with two copies in the body.
+    space = explore.Space([kernels.mix], {"mul": [choice("mul", "mitchell")]})
+    (helper,) = [site for site in space.sites if site.operation.text == "x * w"]
+    assert helper.key == "explore_kernels.py:12:15" and [count for _, count in helper.copies] == [2]
+
+
+def test_an_operation_key_replaces_that_operation_only():
+    operations = {op.text: op for op in kernels.mix.analyze().operations}
+    key = operations["a[i] * b[i]"].key
+    approximated = kernels.mix.with_approx({key: ("drum", {"k": 3})})
+    sites = [(site.text, site.unit) for site in approximated.analyze().approximations]
+    assert sites == [("a[i] * b[i]", "drum(k=3)")]
+    args, exact_args = _random_args(1), _random_args(1)
+    assert approximated(**args) != kernels.mix(**exact_args) or args["o"] != exact_args["o"]
+    # Equal to the exact kernel with the product replaced by hls.approx.mul's value.
+    unit = choice("mul", "drum", {"k": 3})
+    from hls.unit_operators import approx_golden
+    from amaranth import signed, unsigned
+    product = approx_golden(unit, signed(8), unsigned(8))
+    expected = []
+    for i in range(kernels.N):
+        a, b, d = exact_args["a"][i], exact_args["b"][i], exact_args["d"]
+        p = product(a, b) + ((b * d) >> 4) + ((a * b) >> 4)
+        q = (p // (d + 1) if d + 1 else 0) if i < 8 else (b // d if d else 0)
+        value = (p + q) & ((1 << 20) - 1)
+        expected.append(value - (1 << 20) if value >> 19 else value)
+    assert args["o"] == expected
+
+
+def test_bad_operation_keys_are_one_line_errors():
+    with pytest.raises(KernelSyntaxError, match=r"no operation a unit may replace is written at explore_kernels\.py:99:3"):
+        kernels.mix.with_approx({"explore_kernels.py:99:3": "mitchell"}).analyze()
+    key = next(op.key for op in kernels.mix.analyze().operations if op.kind == "mul")
+    with pytest.raises(KernelSyntaxError, match=r"'loa' is a unit for add, and this operation is mul"):
+        kernels.mix.with_approx({key: ("loa", {"l": 2})}).analyze()
+    with pytest.raises(ValueError, match=r"unknown unit 'frobnicate'"):
+        kernels.mix.with_approx({key: "frobnicate"})
+
+
+def _switched(kernel, units):
+    choices = {op.key: units[op.kind] for op in kernel.analyze().operations if op.kind in units}
+    return CompiledModel(kernel, choices=choices, fallback=False), choices
+
+
+UNITS = {"mul": [choice("mul", "drum", {"k": 3}), choice("mul", "mitchell"), choice("mul", "mitchell_refined")],
+         "div": [choice("div", "mitchell_div"), choice("div", "mitchell_div_refined", {"index_bits": 2})],
+         "add": [choice("add", "loa", {"l": 3}), choice("add", "trunc_add", {"l": 2})]}
+
+
+def test_the_switched_model_equals_the_python_run_of_each_assignment():
+    model, choices = _switched(kernels.mix, UNITS)
+    rng = random.Random(5)
+    for trial in range(12):
+        selection = [rng.randint(0, len(units)) for units in choices.values()]
+        bound = kernels.mix.golden_model().match((), _random_args(trial))
+        python = kernels.mix.with_approx(model.mapping(selection)).golden_model().run(bound)
+        assert model.run(bound, selection=selection) == python, selection
+    with pytest.raises(ValueError, match=r"out of range 0\.\.3"):
+        model.run(bound, selection=[4] + [0] * (len(choices) - 1))
+    with pytest.raises(ValueError, match=r"one index per switched operation"):
+        model.run(bound, selection=[0])
+
+
+def test_the_switched_model_of_an_application_kernel_equals_its_python_run():
+    from examples.apps import image
+    model, choices = _switched(image.sobel, UNITS)
+    rng = random.Random(2)
+    b = [rng.randint(0, 65535) for _ in range(image.N)]
+    bound = {"b": b, "mag": [0] * image.N, "rows": 20}
+    for _ in range(3):
+        selection = [rng.randint(0, len(units)) for units in choices.values()]
+        python = image.sobel.with_approx(model.mapping(selection)).golden_model().run(bound)
+        assert model.run(bound, selection=selection) == python
+
+
+def test_candidates_bounds_and_the_space():
+    units = explore.parse_candidates("mul=drum(k=4),mitchell", kinds=("mul", "div"))
+    assert [u.label for u in units["mul"]] == ["drum(k=4)", "mitchell"]
+    assert units["div"][0].unit == "mitchell_div"           # the default list
+    with pytest.raises(explore.ExploreError, match=r"unknown mul unit 'frobnicate'"):
+        explore.parse_candidates("mul=frobnicate")
+    with pytest.raises(explore.ExploreError, match=r"is not NAME=INTEGER"):
+        explore.parse_candidates("mul=drum(k=x)")
+    bound = explore.parse_bound("psnr_db>=35")
+    assert bound.maximise and bound.holds(35) and not bound.holds(34.9)
+    assert not explore.parse_bound("rmse<=2").maximise
+    space = explore.Space([kernels.mix], units)
+    kinds = [site.operation.kind for site in space.sites]
+    assert kinds.count("mul") == 2 and kinds.count("div") == 2 and "add" not in kinds
+    assert space.size == 3 ** 2 * 5 ** 2
+    with pytest.raises(explore.ExploreError, match=r"no approximable operation"):
+        explore.Space([kernels.plain], units)
+
+
+def _mix_data():
+    return [_random_args(seed) for seed in range(3)]
+
+
+def _mix_quality(reference, output, data):
+    errors = [abs(x - y) for ref, out in zip(reference, output) for x, y in zip(ref["o"], out["o"])]
+    return {"mae": sum(errors) / len(errors), "label": "not a number"}
+
+
+@pytest.mark.slow
+def test_explore_finds_a_feasible_front_and_resumes_from_its_store(tmp_path):
+    store = tmp_path / "mix.sqlite"
+    options = dict(bound="mae<=400", candidates="mul=drum(k=3),mitchell;div=mitchell_div", evaluations=40,
+                   population=8, seed=3, store=store)
+    first = explore.explore(kernels.mix, _mix_data(), _mix_quality, **options)
+    assert first.evaluated == len(first.points) and first.cached == 0
+    assert first.front and all(point["quality"] <= 400 for point in first.front)
+    costs = [point["lut_equivalents"] for point in first.front]
+    qualities = [point["quality"] for point in first.front]
+    assert costs == sorted(costs) and qualities == sorted(qualities, reverse=True)   # non-dominated
+    # Each front point's quality is its Python run's (the kernel with its approx= mapping).
+    point = first.front[0]
+    mapping = first.approx(0)["mix"]
+    approximated = kernels.mix.with_approx({key: (unit, params) for key, (unit, params) in mapping.items()})
+    outputs = []
+    for args in _mix_data():
+        result = approximated(**args)
+        outputs.append({"return": result, **{k: v for k, v in args.items() if isinstance(v, list)}})
+    reference = []
+    for args in _mix_data():
+        result = kernels.mix(**args)
+        reference.append({"return": result, **{k: v for k, v in args.items() if isinstance(v, list)}})
+    assert _mix_quality(reference, outputs, None)["mae"] == point["quality"]
+    again = explore.explore(kernels.mix, _mix_data(), _mix_quality, **options)
+    assert again.evaluated == 0 and again.cached >= len(first.points)
+    assert [p["selection"] for p in again.front] == [p["selection"] for p in first.front]
+    with pytest.raises(explore.ExploreError, match=r"returns a non-number for 'label'"):
+        explore.explore(kernels.mix, _mix_data(), _mix_quality, **{**options, "bound": "label<=1"})
