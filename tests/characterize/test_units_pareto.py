@@ -1,5 +1,6 @@
 """Pareto fronts: the dominance algorithm, the candidate set, the plot and the command."""
 
+import dataclasses
 import itertools
 import json
 import re
@@ -247,3 +248,17 @@ def test_with_verilog_adds_third_party_circuits(tmp_path, capsys):
     assert circuit["dominated_by_library"] == any(
         r["lut_equivalents"] <= circuit["lut_equivalents"] and r["error"] <= circuit["error"] for r in front)
     assert plot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_grid_follows_the_registry(monkeypatch):
+    """A unit, or a parameter, added to the registry is swept with no change to the Pareto code."""
+    from approx_units import registry
+    drum = spec("drum")
+    extra = registry.Param("z", default=lambda w, wb, s: 1, bounds=lambda w, wb, s: (0, 2), doc="a test knob")
+    monkeypatch.setitem(registry._REGISTRY, "drum_test", dataclasses.replace(
+        drum, name="drum_test", params=(*drum.params, extra), module=drum.describe.__module__))
+    units = pareto.candidates("mul", 8, ["drum_test"])
+    assert sorted((u.unit_params["k"], u.unit_params["z"]) for u in units) == \
+        [(k, z) for k in range(2, 9) for z in range(3)]
+    assert units[0].unit_params == {"k": 6, "z": 1}                       # its defaults first
+    assert registry.parameter_grid("drum_test", 8, exclude=("k",)) == [{"k": 6, "z": z} for z in range(3)]
