@@ -135,7 +135,13 @@ def run_pareto(args) -> int:
 
 
 def register(commands) -> None:
-    parser = commands.add_parser("pareto", help="error vs LUT equivalents: the non-dominated units, and a plot")
+    parser = commands.add_parser(
+        "pareto", help="error vs LUT equivalents: the non-dominated units, and a plot",
+        description="The candidates are every unit of the kind over every valid combination of its "
+                    "parameters, each over its whole range, coarsest grid first; --budget stops starting "
+                    "new ones after that many seconds and the output says how much of the grid was "
+                    "measured. Constant and trivial units are marked as such. Third-party circuits "
+                    "(--with-verilog) that cannot be measured are error lines, and the exit status is 1.")
     parser.add_argument("--kind", required=True, choices=("add", "mul", "div"))
     parser.add_argument("--width", type=int, required=True, metavar="N")
     parser.add_argument("--target", default="ecp5", choices=("ecp5", "xc7", "ice40"))

@@ -192,9 +192,15 @@ def test_labels_do_not_overlap():
     plt.close(figure)
 
 
-def test_a_constant_unit_is_shown_as_such_on_the_front(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    """One synthesis cache for the tests that sweep the 4-bit multipliers, so each is synthesised once."""
+    return tmp_path_factory.mktemp("synthesis-cache")
+
+
+def test_a_constant_unit_is_shown_as_such_on_the_front(tmp_path, shared_cache, capsys):
     units = pareto.candidates("mul", 4, ["trunc_mul"])
-    rows = pareto.characterise(units, "ecp5", "mred", cache=synth.ResultCache(tmp_path / "cache"))
+    rows = pareto.characterise(units, "ecp5", "mred", cache=synth.ResultCache(shared_cache / "synth"))
     zero = [r for r in rows if r["params"].get("c") == 7]
     assert zero and zero[0]["error"] == 1.0 and zero[0]["lut_equivalents"] == 0
     assert zero[0]["trivial"] and zero[0]["constant"] == 0 and zero[0]["pareto"]
@@ -202,11 +208,11 @@ def test_a_constant_unit_is_shown_as_such_on_the_front(tmp_path, capsys):
     assert all(r["constant"] is None and not r["trivial"] for r in rows if r["params"]["c"] < 7)
     assert pareto.trivial_error("mul", 4, "mred") == 1.0
     main(["units", "pareto", "--kind", "mul", "--width", "4", "--units", "trunc_mul", "-o",
-          str(tmp_path / "front.png"), "--cache-dir", str(tmp_path / "cache")])
+          str(tmp_path / "front.png"), "--cache-dir", str(shared_cache)])
     assert re.search(r"0 LUT-eq .* trunc_mul\(c=7\)  \(trivial: constant 0 output\)", capsys.readouterr().out)
 
 
-def test_with_verilog_adds_third_party_circuits(tmp_path, capsys):
+def test_with_verilog_adds_third_party_circuits(tmp_path, shared_cache, capsys):
     folder = tmp_path / "circuits"
     folder.mkdir()
     (folder / "exact4.v").write_text(
@@ -218,7 +224,7 @@ def test_with_verilog_adds_third_party_circuits(tmp_path, capsys):
     (folder / "garbled.v").write_bytes(b"module garbled(input [3:0] A\xff; endmodule\n")
     plot = tmp_path / "front.png"
     argv = ["units", "pareto", "--kind", "mul", "--width", "4", "--units", "exact_mul,trunc_mul",
-            "--with-verilog", str(folder), "-o", str(plot), "--cache-dir", str(tmp_path / "cache"), "--port-o", "Z"]
+            "--with-verilog", str(folder), "-o", str(plot), "--cache-dir", str(shared_cache), "--port-o", "Z"]
     status = main(argv + ["--json"])
     captured = capsys.readouterr()
     assert status == 1, captured.err                   # two circuits could not be measured
