@@ -52,11 +52,12 @@ def candidates(kind: str, width: int, units: list[str] | None = None) -> list:
     The grid is :func:`approx_units.registry.parameter_grid` (every valid
     combination; :data:`FORMAT_PARAMETERS` at their defaults), so units and
     parameters added to the registry are swept too.  The order is
-    coarse-to-fine, so that a search stopped by a time budget has covered
-    every unit evenly: each unit's defaults, then the ends of every range,
-    then the midpoints, the quarter points and so on (:func:`refinement_level`),
-    units interleaved within a level.  ``units`` restricts the candidates to
-    those ids.
+    coarse-to-fine within each unit (its defaults, then the ends of every
+    range, then the midpoints, the quarter points and so on:
+    :func:`refinement_level`), and round robin across units, so that a search
+    stopped by a time budget has measured as many candidates of every unit
+    (until a unit's grid is exhausted), each spread over its ranges.
+    ``units`` restricts the candidates to those ids.
 
     Raises
     ------
@@ -66,19 +67,24 @@ def candidates(kind: str, width: int, units: list[str] | None = None) -> list:
     for name in units or ():
         if spec(name).kind != kind:
             raise ValueError(f"unit {name!r} is {KIND_NOUNS[spec(name).kind]}, not {KIND_NOUNS[kind]}")
-    ranked = []
-    for position, name in enumerate(approx_units.names()):
+    per_unit = []
+    for name in approx_units.names():
         unit_spec = spec(name)
         if unit_spec.kind != kind or (units and name not in units):
             continue
         default = approx_units.get(name, width=width).unit_params
         bounds = {param.name: param.bounds(width, width, False) for param in unit_spec.params}
+        ranked = []
         for index, params in enumerate(parameter_grid(name, width, exclude=FORMAT_PARAMETERS)):
             level = -1 if params == default else max(
                 (refinement_level(value, *bounds[key]) for key, value in params.items()
                  if key not in FORMAT_PARAMETERS), default=0)
-            ranked.append(((level, position, index), name, params))
-    return [approx_units.get(name, width=width, **params) for _, name, params in sorted(ranked)]
+            ranked.append((level, index, params))
+        per_unit.append([(name, params) for _, _, params in sorted(ranked, key=lambda item: item[:2])])
+    # Round robin: the i-th candidate of every unit before the (i+1)-th of any, so that a unit with
+    # a two-parameter grid does not take the budget from one with a single parameter.
+    order = [unit[i] for i in range(max(map(len, per_unit), default=0)) for unit in per_unit if i < len(unit)]
+    return [approx_units.get(name, width=width, **params) for name, params in order]
 
 
 def refinement_level(value: int, lo: int, hi: int) -> int:

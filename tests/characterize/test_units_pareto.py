@@ -1,5 +1,6 @@
 """Pareto fronts: the dominance algorithm, the candidate set, the plot and the command."""
 
+import collections
 import dataclasses
 import itertools
 import json
@@ -73,11 +74,16 @@ def test_the_grid_is_coarsest_first_and_every_unit_starts_at_its_defaults():
     first = units[:len(names)]
     assert [u.name for u in first] == names
     assert all(u.unit_params == approx_units.get(u.name, width=8).unit_params for u in first)
-    levels = []
-    for unit in units[len(names):]:
-        bounds = {p.name: p.bounds(8, 8, False) for p in spec(unit.name).params}
-        levels.append(max(pareto.refinement_level(v, *bounds[k]) for k, v in unit.unit_params.items()))
-    assert levels == sorted(levels)
+    for name in names:                      # coarse to fine within each unit
+        bounds = {p.name: p.bounds(8, 8, False) for p in spec(name).params}
+        levels = [max((pareto.refinement_level(v, *bounds[k]) for k, v in u.unit_params.items()), default=0)
+                  for u in units if u.name == name][1:]
+        assert levels == sorted(levels), name
+    # Round robin: any prefix holds as many candidates of each unit as it has, give or take one.
+    for length in (10, 30, 60):
+        counts = collections.Counter(u.name for u in units[:length])
+        sizes = collections.Counter(u.name for u in units)
+        assert max(counts.values()) - min(counts[n] for n in names if sizes[n] > counts[n]) <= 1
     assert [pareto.refinement_level(v, 0, 15) for v in range(16)] == [0, 4, 3, 4, 2, 4, 3, 4, 1, 3, 4, 2, 4, 3, 4, 0]
     assert sorted(pareto.refinement_level(v, 1, 7) for v in range(1, 8)) == [0, 0, 1, 2, 2, 3, 3]
 
