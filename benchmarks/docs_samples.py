@@ -114,6 +114,14 @@ def samples(path: Path) -> list[Sample]:
     return found
 
 
+def _table_end(lines: list[str], start: int) -> int:
+    """The index of the first line at or after ``start`` that is not a table row."""
+    end = start
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return end
+
+
 def figure_tables(path: Path) -> list[Sample]:
     """The tables of figures of ``path`` (``text``: the table's lines).
 
@@ -125,9 +133,7 @@ def figure_tables(path: Path) -> list[Sample]:
     lines = path.read_text().splitlines(keepends=True)
     found = []
     for index, match in _markers(lines, FIGURES):
-        end = index + 1
-        while end < len(lines) and lines[end].startswith("|"):
-            end += 1
+        end = _table_end(lines, index + 1)
         if end == index + 1:
             raise ValueError(f"{path}:{index + 1}: a figures marker must be followed by a table")
         found.append(Sample(path, index + 1, match["command"], (), "".join(lines[index + 1:end]), False))
@@ -191,9 +197,7 @@ def rewrite(path: Path, fresh: dict[int, str]) -> None:
     lines = path.read_text().splitlines(keepends=True)
     for marker in sorted(fresh, reverse=True):
         if FIGURES.match(lines[marker - 1].rstrip("\n")):
-            start = end = marker              # the table's first line
-            while end < len(lines) and lines[end].startswith("|"):
-                end += 1
+            start, end = marker, _table_end(lines, marker)      # from the table's first line
         else:
             start = marker + 1                # index of the first line inside the fence
             end = next(j for j in range(start, len(lines)) if lines[j].startswith("```"))
