@@ -1,14 +1,14 @@
 """Error-versus-area Pareto fronts over the units of one kind.
 
 :func:`non_dominated` is the algorithm, a plain function over points;
-:func:`candidates` lists the configurations compared (every unit of the kind,
-each integer parameter swept over a few values of its range); :func:`plot`
+:func:`candidates` lists the configurations compared (every unit of the kind
+over every valid combination of its parameters, coarsest grid first); :func:`plot`
 draws every candidate and highlights the front.
 """
 
 from __future__ import annotations
 
-import inspect
+import time
 from pathlib import Path
 
 import numpy as np
@@ -18,12 +18,13 @@ import artefacts
 
 from . import evaluate, progress as progress_bars, synth
 from .metrics import KIND_NOUNS, METRIC_NAMES
-from .registry import spec
+from .registry import parameter_grid, spec
 
-__all__ = ["non_dominated", "candidates", "check_metric", "characterise", "plot", "draw", "label", "ConstantZero", "trivial_error"]
+__all__ = ["non_dominated", "candidates", "refinement_level", "coverage", "check_metric", "characterise", "plot", "draw", "label", "ConstantZero", "trivial_error",
+           "kind_of_trivial"]
 
-#: How many values of each parameter's range are tried (evenly spread, ends included).
-VALUES_PER_PARAMETER = 5
+#: Parameters that choose a format rather than trade accuracy for area (left at their defaults).
+FORMAT_PARAMETERS = ("frac_bits",)
 
 
 def non_dominated(points: list[tuple[float, float]]) -> list[int]:
@@ -46,8 +47,16 @@ def non_dominated(points: list[tuple[float, float]]) -> list[int]:
 
 
 def candidates(kind: str, width: int, units: list[str] | None = None) -> list:
-    """Every unit of ``kind`` at ``width``: its defaults plus each parameter swept over its range.
+    """Every unit of ``kind`` at ``width`` over its parameters' whole ranges, coarsest grid first.
 
+    The grid is :func:`approx_units.registry.parameter_grid` (every valid
+    combination; :data:`FORMAT_PARAMETERS` at their defaults), so units and
+    parameters added to the registry are swept too.  The order is
+    coarse-to-fine within each unit (its defaults, then the ends of every
+    range, then the midpoints, the quarter points and so on:
+    :func:`refinement_level`), and round robin across units, so that a search
+    stopped by a time budget has measured as many candidates of every unit
+    (until a unit's grid is exhausted), each spread over its ranges.
     ``units`` restricts the candidates to those ids.
 
     Raises
@@ -58,45 +67,62 @@ def candidates(kind: str, width: int, units: list[str] | None = None) -> list:
     for name in units or ():
         if spec(name).kind != kind:
             raise ValueError(f"unit {name!r} is {KIND_NOUNS[spec(name).kind]}, not {KIND_NOUNS[kind]}")
-    result, seen = [], set()
+    per_unit = []
     for name in approx_units.names():
         unit_spec = spec(name)
         if unit_spec.kind != kind or (units and name not in units):
             continue
-        default = approx_units.get(name, width=width)
-        configurations = [dict(default.unit_params)]
-        for param in unit_spec.params:
-            if param.name == "frac_bits":      # a format choice, not an accuracy knob
-                continue
-            lo, hi = _bounds(param, width)
-            steps = sorted({round(lo + (hi - lo) * i / (VALUES_PER_PARAMETER - 1))
-                            for i in range(VALUES_PER_PARAMETER)})
-            for value in steps:
-                configurations.append({**default.unit_params, param.name: value})
-        for params in configurations:
-            key = (name, tuple(sorted(params.items())))
-            if key in seen:
-                continue
-            try:
-                unit = approx_units.get(name, width=width, **params)
-            except ValueError:              # a cross-parameter check (GeAr's r, p) ruled it out
-                continue
-            seen.add(key)
-            result.append(unit)
-    return result
+        default = approx_units.get(name, width=width).unit_params
+        bounds = {param.name: param.bounds(width, width, False) for param in unit_spec.params}
+        ranked = []
+        for index, params in enumerate(parameter_grid(name, width, exclude=FORMAT_PARAMETERS)):
+            level = -1 if params == default else max(
+                (refinement_level(value, *bounds[key]) for key, value in params.items()
+                 if key not in FORMAT_PARAMETERS), default=0)
+            ranked.append((level, index, params))
+        per_unit.append([(name, params) for _, _, params in sorted(ranked, key=lambda item: item[:2])])
+    # Round robin: the i-th candidate of every unit before the (i+1)-th of any, so that a unit with
+    # a two-parameter grid does not take the budget from one with a single parameter.
+    order = [unit[i] for i in range(max(map(len, per_unit), default=0)) for unit in per_unit if i < len(unit)]
+    return [approx_units.get(name, width=width, **params) for name, params in order]
 
 
-def _bounds(param, width):
-    arity = len(inspect.signature(param.bounds).parameters)
-    return param.bounds(*(width, width, False)[:arity])
+def refinement_level(value: int, lo: int, hi: int) -> int:
+    """At which subdivision of ``lo..hi`` the integer ``value`` first appears.
+
+    0 for the ends, 1 for the midpoint, 2 for the quarter points (each rounded
+    to the nearest integer), and so on, until every integer of the range has
+    appeared.
+    """
+    if value in (lo, hi):
+        return 0
+    level = 1
+    while True:
+        parts = 1 << level
+        if any(lo + round((hi - lo) * k / parts) == value for k in range(1, parts)):
+            return level
+        level += 1
+
+
+def coverage(units, measured) -> dict[str, tuple[int, int]]:
+    """Per unit id, ``(measured, candidates)``: how much of its grid ``measured`` (units or rows) covers."""
+    done: dict[str, int] = {}
+    for item in measured:
+        name = item["unit"] if isinstance(item, dict) else item.name
+        done[name] = done.get(name, 0) + 1
+    total: dict[str, int] = {}
+    for unit in units:
+        total[unit.name] = total.get(unit.name, 0) + 1
+    return {name: (done.get(name, 0), count) for name, count in total.items()}
 
 
 class ConstantZero:
     """The circuit that always outputs 0: zero LUTs, and the error of knowing nothing.
 
     A candidate whose error is no better than this one's (``trunc_mul`` with
-    every column dropped: MRED 1 at 0 LUTs) is no arithmetic unit, so it stays
-    off the front even though nothing has fewer LUTs.
+    every column dropped: MRED 1 at 0 LUTs) is no arithmetic unit: it is
+    marked ``trivial`` wherever it is shown, and a third-party circuit that is
+    no better is called trivial, not unbeaten.
     """
 
     def __init__(self, kind: str, width: int, width_b: int | None = None, signed: bool = False):
@@ -122,7 +148,7 @@ def check_metric(metric: str) -> None:
 
 def characterise(units, target: str, metric: str, *, samples: int | None = None, seed: int = 0,
                  cache=None, dsp: bool = False, log=None, verilog: list[dict] | None = None,
-                 progress: bool | None = None) -> list[dict]:
+                 progress: bool | None = None, budget: float | None = None) -> list[dict]:
     """Error ``metric`` and area of each unit (synthesis without place and route), and the front.
 
     Area is ``lut_equivalents`` (see :class:`~approx_units.synth.AreaReport`):
@@ -135,33 +161,43 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
         Third-party circuits measured by :func:`approx_units.survey.characterise_file`
         (rows with an ``error`` are left out); they are compared with the
         library's front (``dominated_by_library``) but not put on it.
+    budget : float, optional
+        Seconds after which no further unit is started (the one running
+        finishes); the units are taken in the order given, so with
+        :func:`candidates`' coarse-to-fine order a budget leaves an evenly
+        coarser grid.  :func:`coverage` of the rows says what was measured.
 
     Returns
     -------
     list of dict
-        One row per candidate: ``unit``, ``params``, ``error``, ``luts``, ``carry``,
-        ``lut_equivalents``, ``exhaustive``, ``source`` (``"library"`` or
-        ``"verilog"``), ``trivial`` (no better than a constant 0 output) and
-        ``pareto`` (on the library's front).
+        One row per measured candidate: ``unit``, ``params``, ``error``, ``luts``,
+        ``carry``, ``lut_equivalents``, ``exhaustive``, ``source`` (``"library"``
+        or ``"verilog"``), ``trivial`` (no better than a constant 0 output),
+        ``constant`` (a library unit whose output is a constant, the value, else
+        ``None``) and ``pareto`` (on the library's front; trivial units take
+        part, so a circuit no better than a constant 0 is never unbeaten).
 
     A bar over the units shows the progress with tqdm's estimate of the time left
     (``progress``; see :func:`approx_units.progress.bar`).
     """
     check_metric(metric)
     rows = []
-    width = None
+    started = time.monotonic()
     bar = progress_bars.bar(len(units), unit="unit", description="units", enabled=progress)
     for unit in units:
-        width = unit.width
+        if budget is not None and time.monotonic() - started >= budget:
+            break
         subject = evaluate.LibraryUnit(unit.name, unit.width, 0, tuple(sorted(unit.params.items())))
         evaluation = evaluate.evaluate(subject, samples=samples, seed=seed, progress=False)
         report = synth.synthesize_unit(unit, target, timing=False, dsp=dsp, cache=cache)
         shown = {k: v for k, v in unit.params.items()
                  if k != "signed" and not (k == "width_b" and v == unit.width)}
+        output = unit.graph.output
         rows.append({"unit": unit.name, "params": shown, "source": "library",
                      "error": float(evaluation.metrics[metric]), "luts": report.luts,
                      "carry": report.carry, "lut_equivalents": report.lut_equivalents,
-                     "exhaustive": evaluation.exhaustive})
+                     "exhaustive": evaluation.exhaustive,
+                     "constant": output.attrs[0] if output.op == "const" else None})
         if log:
             log(f"{unit.name} {rows[-1]['params']}: {metric}={rows[-1]['error']:.6g}, "
                 f"{report.lut_equivalents} LUT equivalents")
@@ -173,13 +209,13 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
         rows.append({"unit": circuit["circuit"], "params": {}, "source": "verilog",
                      "error": float(circuit["metrics"][metric]), "luts": circuit["luts"],
                      "carry": circuit["carry"], "lut_equivalents": circuit["lut_equivalents"],
-                     "exhaustive": circuit["exhaustive"]})
-    if rows:
-        kind = spec(units[0].name).kind if units else None
-        floor = trivial_error(kind, width, metric, samples=samples, seed=seed) if kind else float("inf")
+                     "exhaustive": circuit["exhaustive"], "constant": None})
+    floor = float("inf")
+    if units:
+        floor = trivial_error(spec(units[0].name).kind, units[0].width, metric, samples=samples, seed=seed)
     for row in rows:
         row["trivial"] = row["error"] >= floor
-    library = [i for i, row in enumerate(rows) if row["source"] == "library" and not row["trivial"]]
+    library = [i for i, row in enumerate(rows) if row["source"] == "library"]
     front = {library[i] for i in non_dominated([(rows[j]["lut_equivalents"], rows[j]["error"]) for j in library])}
     for index, row in enumerate(rows):
         row["pareto"] = index in front
@@ -188,6 +224,15 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
                 rows[j]["lut_equivalents"] <= row["lut_equivalents"] and rows[j]["error"] <= row["error"]
                 for j in front)
     return rows
+
+
+def kind_of_trivial(row) -> str | None:
+    """How ``row`` of :func:`characterise` is trivial, in words, or ``None`` if it is not."""
+    if row.get("constant") is not None:
+        return f"constant {row['constant']} output"
+    if row.get("trivial"):
+        return "no better than a constant 0 output"
+    return None
 
 
 def label(row) -> str:
@@ -275,7 +320,7 @@ def draw(rows: list[dict], *, metric: str, title: str):
     * The front is the staircase of the library's non-dominated candidates;
       other candidates are grey; third-party circuits (``source == "verilog"``)
       have a colour of their own; candidates no better than a constant 0
-      output (``trivial``) are crossed out and kept off the front.
+      output (``trivial``) are crossed out, on the front or not.
     * LUT ticks are integers; coincident points share one label, and labels are
       placed so as not to overlap (with a leader line when pushed away).
 
@@ -308,7 +353,8 @@ def draw(rows: list[dict], *, metric: str, title: str):
     if front:
         axes.step([r["lut_equivalents"] for r in front], [shown(r) for r in front], where="post",
                   color="tab:red", zorder=3)
-        axes.scatter([r["lut_equivalents"] for r in front], [shown(r) for r in front], color="tab:red",
+        useful = [r for r in front if not trivial(r)]
+        axes.scatter([r["lut_equivalents"] for r in useful], [shown(r) for r in useful], color="tab:red",
                      s=30, label="Pareto front (library)", zorder=4)
     axes.set_yscale("log")
     low = zero_level / 2.0

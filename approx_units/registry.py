@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import itertools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -13,7 +14,7 @@ from . import dataflow
 from .numpy_backend import evaluate, evaluate_tiles
 
 __all__ = ["Param", "UnitSpec", "Unit", "UnknownUnitError", "register", "get", "names",
-           "spec", "MIN_WIDTH", "MAX_WIDTH", "MAX_STAGES"]
+           "spec", "parameter_grid", "MIN_WIDTH", "MAX_WIDTH", "MAX_STAGES"]
 
 MIN_WIDTH = 4
 MAX_WIDTH = 32
@@ -117,6 +118,48 @@ def _check_int(name, value, lo, hi):
     if not lo <= value <= hi:
         raise ValueError(f"{name}={value} is out of range; allowed: {lo}..{hi}")
     return int(value)
+
+
+def parameter_grid(name: str, width: int, width_b: int | None = None, signed: bool = False, *,
+                   exclude: tuple[str, ...] = ()) -> list[dict]:
+    """Every valid combination of unit ``name``'s parameters over their whole ranges.
+
+    Each parameter of the unit's :class:`UnitSpec` (``signed`` and ``width_b``
+    are fixed by the arguments) takes every value of its :attr:`Param.bounds`
+    at these widths; combinations that the unit's cross-parameter check
+    refuses (``vctm_mul``'s ``stagger`` above the row pairs below ``t``,
+    GeAr's ``r``/``p``) are left out.  A parameter in ``exclude`` keeps its
+    default.  The grid follows the registry, so a unit or a parameter added
+    there is swept without change here.  Ordered by the parameters' values,
+    first parameter slowest.
+
+    Raises
+    ------
+    UnknownUnitError
+        For an unknown id.
+    ValueError
+        For widths out of range.
+    """
+    unit_spec = spec(name)
+    width = _check_int("width", width, MIN_WIDTH, MAX_WIDTH)
+    width_b = width if width_b is None else _check_int("width_b", width_b, MIN_WIDTH, MAX_WIDTH)
+    axes = []
+    for param in unit_spec.params:
+        if param.name in exclude:
+            axes.append((param.name, [param.default(width, width_b, signed)]))
+        else:
+            lo, hi = param.bounds(width, width_b, signed)
+            axes.append((param.name, list(range(lo, hi + 1))))
+    grid = []
+    for values in itertools.product(*(axis for _, axis in axes)):
+        params = dict(zip((name_ for name_, _ in axes), values))
+        if unit_spec.check is not None:
+            try:
+                unit_spec.check(width, width_b, signed, params)
+            except ValueError:
+                continue
+        grid.append(params)
+    return grid
 
 
 def get(name: str, width: int = 8, stages: int = 0, **params) -> "Unit":

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import evaluate, synth
-from .verilog_eval import VerilogError, load_verilog
+from .verilog_eval import DEFAULT_PORT_NAMES, VerilogError, load_verilog, port_widths
 
 __all__ = ["survey_files", "characterise_file"]
 
@@ -25,10 +25,33 @@ def survey_files(directory: str | Path) -> list[Path]:
     return sorted(path for path in Path(directory).glob("*.v") if not path.stem.endswith("_pdk45"))
 
 
+def _ports(path: Path, requested: dict[str, str | None]) -> dict[str, str | None]:
+    """``port_a``/``port_b``/``port_o`` for :func:`load_verilog`: of each role's requested names (then its
+    defaults), the first that module ``path.stem`` has; the first requested one if it has none, so that
+    the error names it."""
+    chosen = {f"port_{role}": None for role in requested}
+    if not any(requested.values()):
+        return chosen
+    ports = port_widths(path, path.stem)
+    for role, names in requested.items():
+        if names:
+            wanted = [name.strip() for name in names.split(",") if name.strip()]
+            chosen[f"port_{role}"] = next((name for name in [*wanted, *DEFAULT_PORT_NAMES[role]] if name in ports),
+                                          wanted[0] if wanted else None)
+    return chosen
+
+
 def characterise_file(path: str | Path, kind: str, *, signed: bool = False, target: str | None = "ecp5",
                       timing: bool = True, samples: int | None = None, seed: int = 0,
-                      workers: int | None = None, cache: synth.ResultCache | None = None) -> dict:
+                      workers: int | None = None, cache: synth.ResultCache | None = None,
+                      port_a: str | None = None, port_b: str | None = None, port_o: str | None = None) -> dict:
     """Error metrics and (unless ``target`` is ``None``) area of the circuit in ``path``.
+
+    ``port_a``, ``port_b`` and ``port_o`` name the operand and result ports
+    (EvoApproxLib's mul8u_2NDH calls its result ``Z``): a comma-separated list
+    of names, of which the circuit's first port is taken, and failing those
+    the defaults of :func:`~approx_units.verilog_eval.load_verilog`
+    (``O``/``o``), so that one set of names serves a whole folder.
 
     Returns
     -------
@@ -42,7 +65,8 @@ def characterise_file(path: str | Path, kind: str, *, signed: bool = False, targ
     path = Path(path)
     row = {"circuit": path.stem, "file": str(path)}
     try:
-        netlist = load_verilog(path, path.stem, kind, signed=signed)
+        ports = _ports(path, {"a": port_a, "b": port_b, "o": port_o})
+        netlist = load_verilog(path, path.stem, kind, signed=signed, **ports)
     except VerilogError as error:
         return {**row, "error": str(error)}
     result = evaluate.evaluate(netlist, samples=samples, seed=seed, workers=workers)

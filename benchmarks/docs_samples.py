@@ -23,7 +23,21 @@ shows the output below it.  Options in brackets after ``sample``:
   (with ``json-indent``; for fields that change from run to run, such as
   ``compile_seconds``).
 
-Figures that take synthesis or long runs are not rerun here: their blocks and
+A table of figures is a Markdown table right after a marker line naming the
+command that prints it (``benchmarks/docs_figures.py``)::
+
+    <!-- figures: python benchmarks/docs_figures.py mitchell-mred -->
+    | unit | 8 bits (exhaustive) | 16 bits | ...
+
+``--figures`` also rewrites (or with ``--check``, checks) those tables, which
+takes synthesis (cached) and sampled 16- and 32-bit evaluations:
+
+    EVOAPPROXLIB=/path/to/evoapproxlib.git python benchmarks/docs_samples.py --figures
+
+``tests/test_readme.py`` reruns each table's command with ``--cheap``: the
+8-bit error figures, exhaustively, against the table as it stands.
+
+Other figures that take synthesis or long runs are not rerun here: their blocks and
 tables carry ``<!-- measured: SCRIPT ... -->`` instead (or name the
 ``benchmarks/`` script in the text above them), and ``tests/test_readme.py``
 checks that each does and that the script exists.  The lead reruns this script
@@ -46,6 +60,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: ``<!-- sample: COMMAND -->`` or ``<!-- sample[OPTION, ...]: COMMAND -->``.
 MARKER = re.compile(r"^<!-- sample(?:\[(?P<options>[^\]]*)\])?: (?P<command>.+?) -->$")
+#: ``<!-- figures: COMMAND -->``: the Markdown table below it is what COMMAND prints.
+FIGURES = re.compile(r"^<!-- figures: (?P<command>.+?) -->$")
 #: ``<!-- measured: SCRIPT ... -->``: figures from a run too long to repeat in the tests.
 MEASURED = re.compile(r"^<!-- measured: (?P<command>.+?) -->$")
 
@@ -67,6 +83,14 @@ def documents(root: Path = ROOT) -> list[Path]:
     return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
 
 
+def _markers(lines: list[str], pattern: re.Pattern):
+    """``(index, match)`` of each line of ``lines`` that ``pattern`` matches whole."""
+    for index, line in enumerate(lines):
+        match = pattern.match(line.rstrip("\n"))
+        if match:
+            yield index, match
+
+
 def samples(path: Path) -> list[Sample]:
     """The marked blocks of ``path``.
 
@@ -77,10 +101,7 @@ def samples(path: Path) -> list[Sample]:
     """
     lines = path.read_text().splitlines(keepends=True)
     found = []
-    for index, line in enumerate(lines):
-        match = MARKER.match(line.rstrip("\n"))
-        if not match:
-            continue
+    for index, match in _markers(lines, MARKER):
         if index + 1 >= len(lines) or not lines[index + 1].startswith("```"):
             raise ValueError(f"{path}:{index + 1}: a sample marker must be followed by a fenced block")
         end = next((j for j in range(index + 2, len(lines)) if lines[j].startswith("```")), None)
@@ -91,6 +112,45 @@ def samples(path: Path) -> list[Sample]:
         found.append(Sample(path, index + 1, match["command"], options, body,
                             body.startswith(f"$ {match['command']}\n")))
     return found
+
+
+def _table_end(lines: list[str], start: int) -> int:
+    """The index of the first line at or after ``start`` that is not a table row."""
+    end = start
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return end
+
+
+def figure_tables(path: Path) -> list[Sample]:
+    """The tables of figures of ``path`` (``text``: the table's lines).
+
+    Raises
+    ------
+    ValueError
+        A figures marker not followed by a table.
+    """
+    lines = path.read_text().splitlines(keepends=True)
+    found = []
+    for index, match in _markers(lines, FIGURES):
+        end = _table_end(lines, index + 1)
+        if end == index + 1:
+            raise ValueError(f"{path}:{index + 1}: a figures marker must be followed by a table")
+        found.append(Sample(path, index + 1, match["command"], (), "".join(lines[index + 1:end]), False))
+    return found
+
+
+def run_figures(table: Sample, root: Path = ROOT, *, cheap: bool = False) -> str:
+    """What ``table`` should hold now; with ``cheap``, its command's ``--cheap`` run on the table as it is."""
+    environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
+    argv = _argv(table.command) + (["--cheap"] if cheap else [])
+    result = subprocess.run(argv, cwd=root, env=environment, text=True, timeout=3600, input=table.text,
+                            capture_output=True)
+    if result.returncode != 0 or not result.stdout.startswith("|"):
+        message = (result.stderr.strip() or result.stdout.strip()).splitlines()
+        raise ValueError(f"{table.path}:{table.line}: `{' '.join(argv[1:])}` failed (exit {result.returncode}): "
+                         f"{message[-1] if message else ''}")
+    return result.stdout
 
 
 def _argv(command: str) -> list[str]:
@@ -133,11 +193,14 @@ def stale(paths: list[Path], root: Path = ROOT) -> list[tuple[Sample, str]]:
 
 
 def rewrite(path: Path, fresh: dict[int, str]) -> None:
-    """Replace the blocks after the markers on the lines in ``fresh`` (1-based) with their new text."""
+    """Replace the blocks (or tables) after the markers on the lines in ``fresh`` (1-based) with their new text."""
     lines = path.read_text().splitlines(keepends=True)
     for marker in sorted(fresh, reverse=True):
-        start = marker + 1                    # index of the first line inside the fence
-        end = next(j for j in range(start, len(lines)) if lines[j].startswith("```"))
+        if FIGURES.match(lines[marker - 1].rstrip("\n")):
+            start, end = marker, _table_end(lines, marker)      # from the table's first line
+        else:
+            start = marker + 1                # index of the first line inside the fence
+            end = next(j for j in range(start, len(lines)) if lines[j].startswith("```"))
         lines[start:end] = [fresh[marker]]
     path.write_text("".join(lines))
 
@@ -145,11 +208,16 @@ def rewrite(path: Path, fresh: dict[int, str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a sample is stale")
+    parser.add_argument("--figures", action="store_true",
+                        help="the tables of figures too (synthesis, sampled 16/32-bit metrics; $EVOAPPROXLIB)")
     parser.add_argument("files", nargs="*", type=Path, help="Markdown files (default: README.md, docs/*.md)")
     args = parser.parse_args(argv)
     paths = args.files or documents()
     try:
         outdated = stale(paths)
+        if args.figures:
+            outdated += [(table, fresh) for path in paths for table in figure_tables(path)
+                         if (fresh := run_figures(table)) != table.text]
     except (ValueError, subprocess.TimeoutExpired) as error:
         print(f"docs_samples: {error}", file=sys.stderr)
         return 2

@@ -33,7 +33,7 @@ from benchmarks import docs_samples  # noqa: E402
 DOCUMENTS = docs_samples.documents(ROOT)
 SAMPLES = [sample for path in DOCUMENTS for sample in docs_samples.samples(path)]
 #: A script or command named as a figure's source: `python benchmarks/x.py`, a marker, `axhls ...`.
-SOURCE = re.compile(r"benchmarks/[\w/]+\.py|<!-- (?:measured|sample)[^>]*-->")
+SOURCE = re.compile(r"benchmarks/[\w/]+\.py|<!-- (?:measured|sample|figures)[^>]*-->")
 #: Table headers whose columns hold measurements (as opposed to a language's rules or an API).
 MEASUREMENT_HEADER = re.compile(r"MHz|LUT|\bFF\b|cycles|MRED|\bms\b|\bns\b|seconds|\btime\b|\btotal\b|\bratio\b|"
                                 r"\bII\b|\bbits\b", re.IGNORECASE)
@@ -80,6 +80,22 @@ def test_sample_output_is_what_its_command_prints(sample):
     """Regenerate with `python benchmarks/docs_samples.py` when the compiler's reports change."""
     assert docs_samples.run(sample, ROOT) == sample.text, \
         f"{sample.path.name}:{sample.line} is stale: run python benchmarks/docs_samples.py"
+
+
+FIGURE_TABLES = [table for path in DOCUMENTS for table in docs_samples.figure_tables(path)]
+
+
+def test_the_unit_docs_have_tables_of_figures():
+    assert {table.path.name for table in FIGURE_TABLES} >= {"units.md"}
+    assert all(table.command.startswith("python benchmarks/docs_figures.py ") for table in FIGURE_TABLES)
+
+
+@pytest.mark.parametrize("table", FIGURE_TABLES, ids=[f"{t.path.name}:{t.line}" for t in FIGURE_TABLES])
+def test_the_8_bit_figures_are_what_their_command_prints(table):
+    """The exhaustive 8-bit error figures, recomputed (the others need synthesis or the EvoApproxLib mirror).
+    Regenerate every figure with `python benchmarks/docs_samples.py --figures`."""
+    assert docs_samples.run_figures(table, ROOT, cheap=True) == table.text, \
+        f"{table.path.name}:{table.line} is stale: run python benchmarks/docs_samples.py --figures"
 
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=[p.name for p in DOCUMENTS])

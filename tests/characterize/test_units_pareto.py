@@ -1,10 +1,16 @@
 """Pareto fronts: the dominance algorithm, the candidate set, the plot and the command."""
 
+import collections
+import dataclasses
+import itertools
 import json
+import re
 
 import pytest
 
+import approx_units
 from approx_units import pareto, synth
+from approx_units.registry import spec
 from axhls.cli import main
 
 
@@ -33,9 +39,70 @@ def test_front_is_ordered_by_area():
 def test_candidates_sweep_parameters_and_filter_units():
     units = pareto.candidates("add", 8, ["loa"])
     assert {u.name for u in units} == {"loa"}
-    assert sorted(u.unit_params["l"] for u in units) == [1, 2, 4, 6, 7]   # 5 values spread over 1..7
+    assert sorted(u.unit_params["l"] for u in units) == [1, 2, 3, 4, 5, 6, 7]   # the whole range
     with pytest.raises(ValueError, match="unit 'loa' is an adder, not a multiplier"):
         pareto.candidates("mul", 8, ["loa"])
+
+
+def test_the_grid_is_every_valid_combination_of_the_whole_ranges():
+    units = pareto.candidates("mul", 8)
+    configurations = {(u.name, tuple(sorted(u.unit_params.items()))) for u in units}
+    assert len(configurations) == len(units)                                  # no duplicates
+    # The points the 5-value grid missed, which the library's front needs.
+    assert ("lut_mul", (("t", 3),)) in configurations
+    assert ("vctm_mul", (("stagger", 1), ("t", 6))) in configurations
+    # Every combination the registry allows, and none it refuses (vctm_mul's stagger depends on t).
+    for name in ("vctm_mul", "mitchell_refined", "trunc_mul", "drum"):
+        ours = sorted(tuple(sorted(p)) for n, p in configurations if n == name)
+        valid = []
+        for params in itertools.product(*(range(lo, hi + 1) for lo, hi in
+                                          (p.bounds(8, 8, False) for p in spec(name).params))):
+            values = dict(zip((p.name for p in spec(name).params), params))
+            try:
+                approx_units.get(name, width=8, **values)
+            except ValueError:
+                continue
+            valid.append(tuple(sorted(values.items())))
+        assert ours == sorted(valid), name
+    # A divider's quotient format is not an accuracy knob: it stays at its default.
+    assert {u.unit_params["frac_bits"] for u in pareto.candidates("div", 8)} == {8}
+
+
+def test_the_grid_is_coarsest_first_and_every_unit_starts_at_its_defaults():
+    units = pareto.candidates("mul", 8)
+    names = list(dict.fromkeys(u.name for u in units))
+    first = units[:len(names)]
+    assert [u.name for u in first] == names
+    assert all(u.unit_params == approx_units.get(u.name, width=8).unit_params for u in first)
+    for name in names:                      # coarse to fine within each unit
+        bounds = {p.name: p.bounds(8, 8, False) for p in spec(name).params}
+        levels = [max((pareto.refinement_level(v, *bounds[k]) for k, v in u.unit_params.items()), default=0)
+                  for u in units if u.name == name][1:]
+        assert levels == sorted(levels), name
+    # Round robin: any prefix holds as many candidates of each unit as it has, give or take one.
+    for length in (10, 30, 60):
+        counts = collections.Counter(u.name for u in units[:length])
+        sizes = collections.Counter(u.name for u in units)
+        assert max(counts.values()) - min(counts[n] for n in names if sizes[n] > counts[n]) <= 1
+    assert [pareto.refinement_level(v, 0, 15) for v in range(16)] == [0, 4, 3, 4, 2, 4, 3, 4, 1, 3, 4, 2, 4, 3, 4, 0]
+    assert sorted(pareto.refinement_level(v, 1, 7) for v in range(1, 8)) == [0, 0, 1, 2, 2, 3, 3]
+
+
+def test_a_budget_measures_the_coarse_grid_and_says_what_it_covered(tmp_path, capsys):
+    plot = tmp_path / "front.png"
+    status = main(["units", "pareto", "--kind", "add", "--width", "8", "--units", "loa,trunc_add",
+                   "--budget", "0.001", "-o", str(plot), "--cache-dir", str(tmp_path / "cache"), "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert status == 0
+    grid = result["grid"]
+    assert grid["candidates"] == 14 and grid["budget_seconds"] == 0.001
+    # The first candidate runs past the budget, so only it is measured: a default, the coarsest point.
+    assert grid["measured"] == len(result["candidates"]) == 1
+    assert grid["coverage"] == {"loa": {"measured": 1, "candidates": 7}, "trunc_add": {"measured": 0, "candidates": 7}}
+    assert result["candidates"][0]["params"] == {"l": 4}
+    main(["units", "pareto", "--kind", "add", "--width", "8", "--units", "loa,trunc_add",
+          "--budget", "0.001", "-o", str(plot), "--cache-dir", str(tmp_path / "cache")])
+    assert "Grid: 1 of 14 candidates within the budget of 0.001 s" in capsys.readouterr().out
 
 
 def test_plot_writes_the_file(tmp_path):
@@ -131,36 +198,79 @@ def test_labels_do_not_overlap():
     plt.close(figure)
 
 
-def test_a_unit_no_better_than_zero_output_is_kept_off_the_front(tmp_path):
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    """One synthesis cache for the tests that sweep the 4-bit multipliers, so each is synthesised once."""
+    return tmp_path_factory.mktemp("synthesis-cache")
+
+
+def test_a_constant_unit_is_shown_as_such_on_the_front(tmp_path, shared_cache, capsys):
     units = pareto.candidates("mul", 4, ["trunc_mul"])
-    rows = pareto.characterise(units, "ecp5", "mred", cache=synth.ResultCache(tmp_path / "cache"))
-    dropped = [r for r in rows if r["params"].get("c") == 7]
-    assert dropped and dropped[0]["error"] == 1.0 and dropped[0]["lut_equivalents"] == 0
-    assert dropped[0]["trivial"] and not dropped[0]["pareto"]
-    assert any(r["pareto"] for r in rows)
+    rows = pareto.characterise(units, "ecp5", "mred", cache=synth.ResultCache(shared_cache / "synth"))
+    zero = [r for r in rows if r["params"].get("c") == 7]
+    assert zero and zero[0]["error"] == 1.0 and zero[0]["lut_equivalents"] == 0
+    assert zero[0]["trivial"] and zero[0]["constant"] == 0 and zero[0]["pareto"]
+    assert pareto.kind_of_trivial(zero[0]) == "constant 0 output"
+    assert all(r["constant"] is None and not r["trivial"] for r in rows if r["params"]["c"] < 7)
     assert pareto.trivial_error("mul", 4, "mred") == 1.0
+    main(["units", "pareto", "--kind", "mul", "--width", "4", "--units", "trunc_mul", "-o",
+          str(tmp_path / "front.png"), "--cache-dir", str(shared_cache)])
+    assert re.search(r"0 LUT-eq .* trunc_mul\(c=7\)  \(trivial: constant 0 output\)", capsys.readouterr().out)
 
 
-def test_with_verilog_adds_third_party_circuits(tmp_path, capsys):
+def test_with_verilog_adds_third_party_circuits(tmp_path, shared_cache, capsys):
     folder = tmp_path / "circuits"
     folder.mkdir()
     (folder / "exact4.v").write_text(
         "module exact4(input [3:0] A, input [3:0] B, output [7:0] O); assign O = A * B; endmodule\n")
     (folder / "wide.v").write_text(
         "module wide(input [7:0] A, input [7:0] B, output [15:0] O); assign O = A * B; endmodule\n")
+    (folder / "zero4.v").write_text(            # a result port called Z, and a constant 0
+        "module zero4(input [3:0] A, input [3:0] B, output [7:0] Z); assign Z = 0; endmodule\n")
+    (folder / "garbled.v").write_bytes(b"module garbled(input [3:0] A\xff; endmodule\n")
     plot = tmp_path / "front.png"
-    status = main(["units", "pareto", "--kind", "mul", "--width", "4", "--units", "exact_mul,trunc_mul",
-                   "--with-verilog", str(folder), "-o", str(plot), "--cache-dir", str(tmp_path / "cache"),
-                   "--json"])
+    argv = ["units", "pareto", "--kind", "mul", "--width", "4", "--units", "exact_mul,trunc_mul",
+            "--with-verilog", str(folder), "-o", str(plot), "--cache-dir", str(shared_cache), "--port-o", "Z"]
+    status = main(argv + ["--json"])
     captured = capsys.readouterr()
-    assert status == 0, captured.err
+    assert status == 1, captured.err                   # two circuits could not be measured
     result = json.loads(captured.out)
     third_party = [r for r in result["candidates"] if r["source"] == "verilog"]
-    assert [r["unit"] for r in third_party] == ["exact4"]           # the 8-bit one is skipped, and said so
-    assert "skipping" in captured.err and "wide.v" in captured.err
+    assert [r["unit"] for r in third_party] == ["exact4", "zero4"]
+    # The 8-bit one and the unreadable one are rows of "failed", each with its one-line reason.
+    failed = {r["circuit"]: r["error"] for r in result["failed"]}
+    assert sorted(failed) == ["garbled", "wide"]
+    assert failed["wide"] == "8 x 8 bits, not 4 x 4 (--width 4)" and "garbled.v" in failed["garbled"]
+    assert all("\n" not in error for error in failed.values())
+    # A constant-0 circuit is trivial, not "not beaten" (the library's trunc_mul c=7 is a constant 0 too).
+    zero = third_party[1]
+    assert zero["trivial"] and zero["error"] == 1.0 and zero["lut_equivalents"] == 0
+    status = main(argv)
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "zero4: trivial: no better than a constant 0 output" in out
+    beaten = int(third_party[0]["dominated_by_library"])
+    assert (f"Third-party circuits: {beaten} of 4 matched or beaten by the library, {1 - beaten} not beaten, "
+            f"1 trivial, 2 not measured") in out
+    assert re.search(r"^  wide: error: 8 x 8 bits, not 4 x 4", out, re.MULTILINE)
+    assert re.search(r"^  garbled: error: .*garbled\.v", out, re.MULTILINE)
     circuit = third_party[0]
     assert circuit["error"] == 0 and not circuit["pareto"]
     front = [r for r in result["candidates"] if r["pareto"]]
     assert circuit["dominated_by_library"] == any(
         r["lut_equivalents"] <= circuit["lut_equivalents"] and r["error"] <= circuit["error"] for r in front)
     assert plot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_grid_follows_the_registry(monkeypatch):
+    """A unit, or a parameter, added to the registry is swept with no change to the Pareto code."""
+    from approx_units import registry
+    drum = spec("drum")
+    extra = registry.Param("z", default=lambda w, wb, s: 1, bounds=lambda w, wb, s: (0, 2), doc="a test knob")
+    monkeypatch.setitem(registry._REGISTRY, "drum_test", dataclasses.replace(
+        drum, name="drum_test", params=(*drum.params, extra), module=drum.describe.__module__))
+    units = pareto.candidates("mul", 8, ["drum_test"])
+    assert sorted((u.unit_params["k"], u.unit_params["z"]) for u in units) == \
+        [(k, z) for k in range(2, 9) for z in range(3)]
+    assert units[0].unit_params == {"k": 6, "z": 1}                       # its defaults first
+    assert registry.parameter_grid("drum_test", 8, exclude=("k",)) == [{"k": 6, "z": z} for z in range(3)]

@@ -51,11 +51,42 @@ def test_survey_table_with_area(folder, tmp_path, capsys):
 
 def test_a_bad_circuit_is_a_row_not_a_crash(folder, capsys):
     (folder / "mismatch.v").write_text(WRONG_NAME)
+    (folder / "garbled.v").write_bytes(b"module garbled(input [7:0] A\xff\xfe; endmodule\n")
     status = main(["units", "survey", str(folder), "--kind", "add", "--target", "none"])
     captured = capsys.readouterr()
     assert status == 1
-    assert "mismatch: " in captured.err and "no module 'mismatch'; the file defines something_else" in captured.err
-    assert "loa8" in captured.out
+    lines = captured.out.splitlines()
+    # Each one is a line of the table, in its place, with its one-line reason.
+    assert [line.split()[0] for line in lines[1:]] == ["add8", "garbled", "loa8", "mismatch"]
+    assert lines[2].startswith("garbled  error: ") and "garbled.v" in lines[2]
+    assert lines[4].startswith("mismatch  error: ") and \
+        "no module 'mismatch'; the file defines something_else" in lines[4]
+    assert captured.err.splitlines()[-1] == "axhls: 2 of 4 circuits could not be measured (their error lines are in the table)"
+    assert main(["units", "survey", str(folder), "--kind", "add", "--target", "none", "--json"]) == 1
+    rows = {row["circuit"]: row for row in json.loads(capsys.readouterr().out)["rows"]}
+    assert "something_else" in rows["mismatch"]["error"] and "garbled.v" in rows["garbled"]["error"]
+    assert "metrics" in rows["loa8"]
+
+
+PORT_Z = "module addz(input [7:0] A, input [7:0] B, output [8:0] Z); assign Z = A + B; endmodule\n"
+
+
+def test_port_names_serve_the_circuits_that_have_them(folder, capsys):
+    (folder / "addz.v").write_text(PORT_Z)
+    assert main(["units", "survey", str(folder), "--kind", "add", "--target", "none", "--json"]) == 1
+    rows = {row["circuit"]: row for row in json.loads(capsys.readouterr().out)["rows"]}
+    assert "has no port 'O' or 'o' (its ports: A, B, Z); name it with --port-o" in rows["addz"]["error"]
+    # --port-o Z: addz's result is Z, the others keep the default O.
+    assert main(["units", "survey", str(folder), "--kind", "add", "--target", "none", "--port-o", "Z", "--json"]) == 0
+    rows = {row["circuit"]: row for row in json.loads(capsys.readouterr().out)["rows"]}
+    assert sorted(rows) == ["add8", "addz", "loa8"]
+    assert rows["addz"]["metrics"] == rows["add8"]["metrics"] and rows["addz"]["mred_pct"] == 0
+    # A list is tried in order; a name no circuit has names itself in the error.
+    assert main(["units", "survey", str(folder), "--kind", "add", "--target", "none", "--port-a", "X,A",
+                 "--port-o", "Q", "--json"]) == 1
+    rows = {row["circuit"]: row for row in json.loads(capsys.readouterr().out)["rows"]}
+    assert "metrics" in rows["add8"]
+    assert "has no port 'Q' (its ports: A, B, Z)" in rows["addz"]["error"]
 
 
 @pytest.mark.parametrize("make, message", [

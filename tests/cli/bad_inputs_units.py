@@ -265,6 +265,15 @@ ROWS = [
          r"--with-verilog evo8: no Verilog files \(\*\.v\) in it", files={"evo8/.keep": ""}),
     _row("pareto-unknown-metric", PARETO + ["--kind", "mul", "--width", "8", "--metric", "accuracy",
                                             "--cache-dir", "cache"], r"unknown metric 'accuracy'"),
+    _row("pareto-budget-0", PARETO + ["--kind", "mul", "--width", "8", "--budget", "0"],
+         r"argument --budget: expected a number above 0, not 0"),
+    _row("pareto-budget-not-a-number", PARETO + ["--kind", "mul", "--width", "8", "--budget", "soon"],
+         r"argument --budget: expected a number above 0, not 'soon'"),
+    _row("pareto-port-without-verilog", PARETO + ["--kind", "mul", "--width", "8", "--port-o", "Z",
+                                                  "--cache-dir", "cache"],
+         r"^axhls: --port-a/--port-b/--port-o name the ports of the --with-verilog circuits; add --with-verilog DIR$"),
+    _row("pareto-port-empty", PARETO + ["--kind", "mul", "--width", "8", "--port-o", "", "--with-verilog", "evo8"],
+         r"argument --port-o: expected Verilog port names separated by commas, not ''"),
 
     # --- sweep
     _row("sweep-no-units", SWEEP, r"the following arguments are required: --units"),
@@ -338,4 +347,8 @@ ROWS = [
          r"argument --seed: expected a non-negative integer, not -7"),
     _row("survey-bad-target", SURVEY + ["evo8", "--kind", "mul", "--target", "stratix"],
          r"argument --target: invalid choice: 'stratix'"),
+    _row("survey-port-empty-name", SURVEY + ["evo8", "--kind", "mul", "--port-o", "O,"],
+         r"argument --port-o: expected Verilog port names separated by commas, not 'O,'"),
+    _row("survey-port-not-a-name", SURVEY + ["evo8", "--kind", "mul", "--port-a", "a b"],
+         r"argument --port-a: expected Verilog port names separated by commas, not 'a b'"),
 ]

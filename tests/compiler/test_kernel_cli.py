@@ -83,7 +83,7 @@ def test_sim_json_contract(args_file, capsys, tmp_path):
 def test_sim_mismatch_exits_one_and_names_the_output(args_file, capsys, monkeypatch):
     import sim.kernel
     monkeypatch.setattr(sim.kernel, "expected_outputs",
-                        lambda kernel, args, max_loop_iterations: {"return": -1, "arrays": {"a": list(args["a"])}})
+                        lambda kernel, args, **options: {"return": -1, "arrays": {"a": list(args["a"])}})
     assert main(["sim", GSUMIF, "--args", args_file(_example())]) == 1
     err = capsys.readouterr().err
     assert "return: hardware" in err and "Python -1" in err
