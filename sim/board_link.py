@@ -44,6 +44,8 @@ from collections import deque
 from amaranth.back import verilog
 from amaranth.sim import Simulator
 
+import artefacts
+
 from hls.board.top import KernelTop
 from hls.compiler import CompiledKernel, compile_kernel
 
@@ -187,7 +189,30 @@ class SimulatedPort:
         self.close()
 
 
-class _AmaranthLine:
+class _Line:
+    """The far end of the port: a simulated top that takes bytes for ``uart_rx`` and lets cycles pass.
+
+    Subclasses keep ``_to_board`` (bytes queued, not yet on the line) and ``_sending`` (a byte is on
+    the line), and define ``advance(cycles) -> bytes decoded on uart_tx meanwhile`` and ``close()``.
+    """
+
+    _to_board: deque[int] | bytearray
+    _sending: bool
+
+    @property
+    def queued(self) -> int:
+        """Bytes written and not yet on the line."""
+        return len(self._to_board)
+
+    @property
+    def sending(self) -> bool:
+        return bool(self._to_board) or self._sending
+
+    def send(self, data: bytes) -> None:
+        self._to_board.extend(data)
+
+
+class _AmaranthLine(_Line):
     """The top in Amaranth's simulator: two testbenches shift bytes in and out, waking once per bit."""
 
     def __init__(self, top: KernelTop, clocks_per_bit: int, clock_hz: float):
@@ -233,17 +258,6 @@ class _AmaranthLine:
             await ctx.delay(bit_time)                 # the stop bit; a missing one is the host's to notice
             self._from_board.append(byte)
 
-    @property
-    def queued(self) -> int:
-        return len(self._to_board)
-
-    @property
-    def sending(self) -> bool:
-        return bool(self._to_board) or self._sending
-
-    def send(self, data: bytes) -> None:
-        self._to_board.extend(data)
-
     def advance(self, cycles: int) -> list[int]:
         self._cycles += cycles
         self._simulator.run_until(self._cycles / self.clock_hz)
@@ -254,13 +268,13 @@ class _AmaranthLine:
         """Nothing to release: the simulation ends with the object."""
 
 
-class _IcarusLine:
+class _IcarusLine(_Line):
     """The top's Verilog under cocotb and Icarus, in a thread, served by
     :func:`sim.testbenches.serve_serial_line` over a Unix socket (one JSON line each way per step)."""
 
     def __init__(self, top: KernelTop, clocks_per_bit: int, clock_hz: float):
-        self._pending = bytearray()
-        self._remote_sending = False
+        self._to_board = bytearray()       # shipped with the next request
+        self._sending = False               # as the simulation said in its last answer
         self._error: BaseException | None = None
         self._connection = None
         self._closed = False
@@ -272,8 +286,8 @@ class _IcarusLine:
         listener.bind(str(work / "link.sock"))
         listener.listen(1)
         listener.settimeout(0.2)
-        (work / "spec.json").write_text(json.dumps({"socket": str(work / "link.sock"),
-                                                    "clocks_per_bit": clocks_per_bit}))
+        artefacts.write_text(work / "spec.json", json.dumps({"socket": str(work / "link.sock"),
+                                                             "clocks_per_bit": clocks_per_bit}))
         text = verilog.convert(top, name=TOPLEVEL)
         self._thread = threading.Thread(target=self._simulate, args=(text, work), daemon=True)
         self._thread.start()
@@ -299,29 +313,21 @@ class _IcarusLine:
         except BaseException as error:         # handed to the host's thread
             self._error = error
 
-    @property
-    def queued(self) -> int:
-        return len(self._pending)
-
-    @property
-    def sending(self) -> bool:
-        return bool(self._pending) or self._remote_sending
-
-    def send(self, data: bytes) -> None:
-        self._pending.extend(data)
-
     def advance(self, cycles: int) -> list[int]:
         if self._closed:
             raise CocotbRunError("the icarus simulation of the board has been closed")
-        request = {"send": list(self._pending), "cycles": cycles}
-        self._pending.clear()
-        self._requests.write(json.dumps(request).encode() + b"\n")
-        self._requests.flush()
-        answer = self._requests.readline()
+        request = {"send": list(self._to_board), "cycles": cycles}
+        self._to_board.clear()
+        try:
+            self._requests.write(json.dumps(request).encode() + b"\n")
+            self._requests.flush()
+            answer = self._requests.readline()
+        except OSError:
+            answer = b""
         if not answer:
             self._fail()
         answer = json.loads(answer)
-        self._remote_sending = answer["sending"]
+        self._sending = answer["sending"]
         return answer["received"]
 
     def _fail(self):

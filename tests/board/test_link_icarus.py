@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 import hls.board
+from axhls.cli import main
 from hls.board.host import BoardError, CrcError
 from sim.board_link import SimulatedPort
-from sim.errors import ToolUnavailable
+from sim.errors import CocotbRunError, ToolUnavailable
 from sim.kernel import expected_outputs, run
 from sim.tools import find_simulator
 
@@ -27,11 +28,16 @@ ARGS = json.loads((Path(__file__).parents[2] / "examples" / "gsumif_args.json").
 
 
 @pytest.fixture(scope="module")
-def icarus_port():
+def icarus():
+    """Skip, with the tool's own one-line message, without Icarus Verilog."""
     try:
         find_simulator("icarus")
     except ToolUnavailable as error:
         pytest.skip(str(error))
+
+
+@pytest.fixture(scope="module")
+def icarus_port(icarus):
     with SimulatedPort(gsumif, backend="icarus") as port:
         yield port
 
@@ -86,6 +92,23 @@ def test_corrupted_frames_under_icarus_are_one_line_and_the_next_call_works(icar
     assert _call(link).cycles == run(gsumif, ARGS).cycles
 
 
+def test_axhls_run_with_the_icarus_backend_matches_sim(icarus, capsys):
+    root = Path(__file__).parents[2]
+    kernel, args = f"{root / 'examples' / 'gsumif.py'}:gsumif", str(root / "examples" / "gsumif_args.json")
+    assert main(["run", kernel, "--port", "sim", "--backend", "icarus", "--args", args, "--json"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    assert board["return"] == expected_outputs(gsumif, ARGS)["return"]
+    assert board["cycles"] == run(gsumif, ARGS).cycles
+
+
 def test_unknown_backend_is_refused():
     with pytest.raises(ValueError, match="backend must be one of amaranth, icarus, not 'iverilog'"):
         SimulatedPort(gsumif, backend="iverilog")
+
+
+def test_a_closed_icarus_port_is_one_line(icarus):
+    port = SimulatedPort(gsumif, backend="icarus")
+    port.close()
+    port.close()                                   # twice: nothing more to do
+    with pytest.raises(CocotbRunError, match="^the icarus simulation of the board has been closed$"):
+        port.read(1)
