@@ -5,9 +5,10 @@
     scalars of ``ARGS.json``, starts the kernel, waits for it, and prints what it
     returned and the cycles the board counted; with ``--json`` one object
     ``{"kernel", "port", "return", "arrays", "cycles"}``.
-``--port sim``
+``--port sim [--backend amaranth|icarus]``
     runs the same host code against the kernel's board top in Amaranth's simulator
-    (:class:`sim.board_link.SimulatedPort`): the link, bit by bit, without a board.
+    (:class:`sim.board_link.SimulatedPort`), or its Verilog under cocotb and Icarus
+    (``--backend icarus``): the link, bit by bit, without a board.
 
 Every failure on the link (no such port, no answer, a bad CRC, another kernel's
 bitstream) is one line with exit status 2.
@@ -15,11 +16,13 @@ bitstream) is one line with exit status 2.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from hls.board.host import DEFAULT_BAUD, LinkError, connect
 from hls.board.protocol import UnreachableKernel
-from sim.board_link import SimulatedPort
+from sim.board_link import BACKENDS, SimulatedPort
+from sim.errors import CocotbRunError, ToolUnavailable
 
 from .arguments import integer, positive_number
 from .command import CommandError, print_json
@@ -48,20 +51,32 @@ def register(subparsers) -> None:
                         help=f"the board's baud rate (default {DEFAULT_BAUD}; not used with --port {SIMULATED_PORT})")
     parser.add_argument("--timeout", type=positive_number, default=60.0, metavar="SECONDS",
                         help="give up when the kernel has not finished after SECONDS (default 60)")
+    parser.add_argument("--backend", choices=BACKENDS, default=None,
+                        help=f"with --port {SIMULATED_PORT}: simulate the board's top in Amaranth's simulator "
+                             "(the default) or its Verilog under Icarus Verilog")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     parser.set_defaults(handler=run_run)
 
 
 def run_run(args) -> int:
     """Handler of ``axhls run``."""
+    if args.backend is not None and args.port != SIMULATED_PORT:
+        raise CommandError(f"--backend applies to --port {SIMULATED_PORT} only, not to --port {args.port}")
     kernel = load_kernel(args.kernel)
     bound = load_args(args.args, kernel)
+    backend = args.backend or BACKENDS[0]
     try:
-        with user_errors():
-            port = SimulatedPort(kernel) if args.port == SIMULATED_PORT else args.port
+        with user_errors(), contextlib.ExitStack() as stack:
+            port = args.port
+            if port == SIMULATED_PORT:
+                port = stack.enter_context(SimulatedPort(kernel, backend=backend))
             with connect(port, kernel, baud=args.baud, run_timeout=args.timeout) as link:
                 outcome = link(**bound)
                 written = [array["name"] for array in link.memory_map["arrays"] if array["written"]]
+    except ToolUnavailable as error:
+        raise CommandError(f"{backend}: {error}") from None
+    except CocotbRunError as error:
+        raise CommandError(f"{backend}: {' '.join(str(error).splitlines())}", 1) from None
     except UnreachableKernel as error:
         raise CommandError(f"{args.kernel}: {error}") from None
     except LinkError as error:
@@ -70,7 +85,8 @@ def run_run(args) -> int:
     if args.json:
         print_json({"kernel": kernel.name, "port": args.port, **outcome.to_json()})
         return 0
-    print(f"{kernel.name}: {outcome.cycles} cycles on {'the simulated board' if args.port == SIMULATED_PORT else args.port}")
+    where = f"the simulated board ({backend})" if args.port == SIMULATED_PORT else args.port
+    print(f"{kernel.name}: {outcome.cycles} cycles on {where}")
     print(f"  return: {outcome.to_json()['return']}")
     for name in written:
         print(f"  {name}: {outcome.arrays[name]}")

@@ -7,7 +7,9 @@ and leaves ``result.json`` there; the coroutines live in :mod:`sim.testbenches`.
 
 * ``run_kernel`` drives an HLS kernel (``spec.json``: a
   :class:`~sim.testbenches.TestbenchSpec`; ``args.json``: its arguments);
-* ``stream_unit_vectors`` streams operand vectors through an approximate unit.
+* ``stream_unit_vectors`` streams operand vectors through an approximate unit;
+* ``serve_board_link`` puts a board's top behind the serial port of
+  :class:`sim.board_link.SimulatedPort` (``backend="icarus"``).
 """
 
 import json
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import cocotb
 
-from sim.testbenches import drive_kernel, drive_unit
+from sim.testbenches import drive_kernel, drive_unit, serve_serial_line
 
 #: What each test reads and writes in the work directory.
 SPEC, ARGS, RESULT = "spec.json", "args.json", "result.json"
@@ -39,3 +41,10 @@ async def stream_unit_vectors(dut):
     """Operand vectors through an approximate unit, one per clock."""
     work = _work()
     await drive_unit(dut, json.loads((work / SPEC).read_text()), str(work / RESULT))
+
+
+@cocotb.test()
+async def serve_board_link(dut):
+    """A board's top at the far end of a simulated serial line, for as long as the host talks."""
+    work = _work()
+    await serve_serial_line(dut, json.loads((work / SPEC).read_text()), str(work / RESULT))

@@ -1,12 +1,16 @@
 """The testbenches that run inside the simulator, and the port descriptions they read.
 
-Two coroutines, called by the cocotb tests of :mod:`sim.cocotb_tests`:
+Three coroutines, called by the cocotb tests of :mod:`sim.cocotb_tests`:
 
 * :func:`drive_kernel` runs an HLS kernel: handshake, scalar arguments, a
   memory model behind every array, cycle count, results (see
   :mod:`sim.cocotb_kernel` for the timing it follows);
 * :func:`drive_unit` streams operand vectors through an approximate unit,
-  one per clock, and checks ``valid_out`` against the unit's latency.
+  one per clock, and checks ``valid_out`` against the unit's latency;
+* :func:`serve_serial_line` puts a board's top (:class:`hls.board.KernelTop`) behind
+  a socket: the calling process's :class:`sim.board_link.SimulatedPort` (``backend="icarus"``)
+  sends bytes for ``uart_rx`` and asks for cycles to pass; the coroutine shifts the bytes
+  onto the line and decodes ``uart_tx``, as a UART would, and answers with the bytes received.
 
 Both report through a JSON file rather than by failing the cocotb test, so
 that the calling process raises a one-line error. This module imports only
@@ -20,13 +24,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import socket
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 import artefacts
 
 __all__ = ["DEFAULT_MAX_CYCLES", "CLOCK_PERIOD_NS", "PortSpec", "ArraySpec", "StreamSpec", "TestbenchSpec",
-           "StreamStalls", "drive_kernel", "drive_unit"]
+           "StreamStalls", "drive_kernel", "drive_unit", "serve_serial_line"]
 
 #: Give up on a kernel that has not raised ``done`` after this many cycles.
 DEFAULT_MAX_CYCLES = 1_000_000
@@ -404,6 +410,96 @@ async def drive_unit(dut, spec: dict, result_file: str) -> None:
             dut.valid_in.value = int(feeding)
             await FallingEdge(dut.clk)
     _write_result(result_file, {"o": outputs, "valid_errors": valid_errors})
+
+
+async def serve_serial_line(dut, spec: dict, result_file: str) -> None:
+    """Be the far end of a serial line: a board's top (ports ``clk``, ``rst``, ``uart_rx``, ``uart_tx``).
+
+    ``spec`` has ``socket`` (the path of a Unix socket the calling process listens on) and
+    ``clocks_per_bit``. Over the socket come JSON lines, one request at a time:
+
+    * ``{"send": [BYTE, ...], "cycles": N}``: queue the bytes for ``uart_rx`` and let ``N`` clock
+      cycles pass; the answer is ``{"received": [BYTE, ...], "sending": BOOL}``, the bytes decoded
+      on ``uart_tx`` meanwhile and whether queued bytes are still on their way;
+    * ``{"stop": true}``, or the socket closing: the end.
+
+    The simulator stands still while the coroutine waits for a request, so simulated time passes
+    only when the calling process says so, as in Amaranth's simulator. Bytes go out without gaps,
+    ``clocks_per_bit`` cycles per bit, changing the line on falling clock edges; bytes in are
+    sampled in the middle of each bit (uart_tx is a register, so half a clock from its edges).
+    The outcome (``cycles``, or ``error``) goes to ``result_file``.
+    """
+    import cocotb  # exists inside the simulator only
+    from cocotb.clock import Clock
+    from cocotb.triggers import Event, FallingEdge, Timer
+
+    outcome: dict[str, Any] = {"error": None, "cycles": 0}
+    bit_ns = spec["clocks_per_bit"] * CLOCK_PERIOD_NS
+    to_board: deque[int] = deque()
+    received: list[int] = []
+    line = {"sending": False}
+    queued = Event()
+
+    async def drive():
+        dut.uart_rx.value = 1
+        while True:
+            if not to_board:
+                line["sending"] = False
+                queued.clear()
+                await queued.wait()
+                continue
+            line["sending"] = True
+            byte = to_board.popleft()
+            for bit in [0] + [(byte >> i) & 1 for i in range(8)] + [1]:
+                dut.uart_rx.value = bit
+                await Timer(bit_ns, "ns")
+
+    async def listen():
+        while True:
+            await FallingEdge(dut.uart_tx)
+            await Timer((spec["clocks_per_bit"] // 2 + 0.5) * CLOCK_PERIOD_NS, "ns")
+            if int(dut.uart_tx.value):
+                continue                              # a glitch
+            byte = 0
+            for i in range(8):
+                await Timer(bit_ns, "ns")
+                byte |= int(dut.uart_tx.value) << i
+            await Timer(bit_ns, "ns")                 # the stop bit; a missing one is the host's to notice
+            received.append(byte)
+
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(spec["socket"])
+        requests = connection.makefile("rwb")
+        cocotb.start_soon(Clock(dut.clk, CLOCK_PERIOD_NS, unit="ns").start())
+        dut.rst.value = 1
+        dut.uart_rx.value = 1
+        await FallingEdge(dut.clk)
+        dut.rst.value = 0
+        cocotb.start_soon(drive())
+        cocotb.start_soon(listen())
+        while True:
+            request = requests.readline()          # blocks the simulator: time stands still
+            if not request:
+                break
+            request = json.loads(request)
+            if request.get("stop"):
+                break
+            if request["send"]:
+                to_board.extend(request["send"])
+                queued.set()
+            cycles = max(1, int(request["cycles"]))
+            await Timer(cycles * CLOCK_PERIOD_NS, "ns")
+            outcome["cycles"] += cycles
+            answer = {"received": received[:], "sending": bool(to_board) or line["sending"]}
+            received.clear()
+            requests.write(json.dumps(answer).encode() + b"\n")
+            requests.flush()
+    except (OSError, ValueError, KeyError, AttributeError) as error:
+        outcome["error"] = f"{type(error).__name__}: {error}"
+    finally:
+        connection.close()
+    _write_result(result_file, outcome)
 
 
 def _write_result(result_file: str, outcome: dict) -> None:
