@@ -130,6 +130,12 @@ class Graph:
     def max_width(self) -> int:
         return max(node.width for node in self.nodes)
 
+    def structure(self) -> tuple:
+        """The graph as a hashable value: equal for two graphs exactly when they compute the same
+        nodes in the same order, so their hardware and their models are the same circuit."""
+        return (tuple((node.op, tuple(arg.index for arg in node.args), node.width, node.attrs)
+                      for node in self.nodes), self.output.index)
+
 
 def _bits_for(value: int) -> int:
     """Number of bits needed to hold the unsigned integer ``value`` (at least 1)."""

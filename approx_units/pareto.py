@@ -174,7 +174,9 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
         ``carry``, ``lut_equivalents``, ``exhaustive``, ``source`` (``"library"``
         or ``"verilog"``), ``trivial`` (no better than a constant 0 output),
         ``constant`` (a library unit whose output is a constant, the value, else
-        ``None``) and ``pareto`` (on the library's front; trivial units take
+        ``None``), ``same_circuit_as`` (for a candidate whose traced graph is identical to an
+        earlier one's, e.g. a parameter that changes nothing at this width: that candidate's
+        ``unit`` and ``params``, whose measurement it shares; else ``None``) and ``pareto`` (on the library's front; trivial units take
         part, so a circuit no better than a constant 0 is never unbeaten).
 
     A bar over the units shows the progress with tqdm's estimate of the time left
@@ -184,20 +186,30 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
     rows = []
     started = time.monotonic()
     bar = progress_bars.bar(len(units), unit="unit", description="units", enabled=progress)
+    measured = {}       # graph structure -> (row of its first candidate, error, synthesis report)
     for unit in units:
         if budget is not None and time.monotonic() - started >= budget:
             break
-        subject = evaluate.LibraryUnit(unit.name, unit.width, 0, tuple(sorted(unit.params.items())))
-        evaluation = evaluate.evaluate(subject, samples=samples, seed=seed, progress=False)
-        report = synth.synthesize_unit(unit, target, timing=False, dsp=dsp, cache=cache)
         shown = {k: v for k, v in unit.params.items()
                  if k != "signed" and not (k == "width_b" and v == unit.width)}
+        structure = unit.graph.structure()
+        if structure in measured:
+            # The same circuit under other parameters: measuring it again would only repeat the figures.
+            first, error, exhaustive, report = measured[structure]
+            same_as = {"unit": first["unit"], "params": first["params"]}
+        else:
+            subject = evaluate.LibraryUnit(unit.name, unit.width, 0, tuple(sorted(unit.params.items())))
+            evaluation = evaluate.evaluate(subject, samples=samples, seed=seed, progress=False)
+            error, exhaustive = float(evaluation.metrics[metric]), evaluation.exhaustive
+            report = synth.synthesize_unit(unit, target, timing=False, dsp=dsp, cache=cache)
+            same_as = None
         output = unit.graph.output
         rows.append({"unit": unit.name, "params": shown, "source": "library",
-                     "error": float(evaluation.metrics[metric]), "luts": report.luts,
+                     "error": error, "luts": report.luts,
                      "carry": report.carry, "lut_equivalents": report.lut_equivalents,
-                     "exhaustive": evaluation.exhaustive,
+                     "exhaustive": exhaustive, "same_circuit_as": same_as,
                      "constant": output.attrs[0] if output.op == "const" else None})
+        measured.setdefault(structure, (rows[-1], error, exhaustive, report))
         if log:
             log(f"{unit.name} {rows[-1]['params']}: {metric}={rows[-1]['error']:.6g}, "
                 f"{report.lut_equivalents} LUT equivalents")
@@ -209,13 +221,14 @@ def characterise(units, target: str, metric: str, *, samples: int | None = None,
         rows.append({"unit": circuit["circuit"], "params": {}, "source": "verilog",
                      "error": float(circuit["metrics"][metric]), "luts": circuit["luts"],
                      "carry": circuit["carry"], "lut_equivalents": circuit["lut_equivalents"],
-                     "exhaustive": circuit["exhaustive"], "constant": None})
+                     "exhaustive": circuit["exhaustive"], "constant": None, "same_circuit_as": None})
     floor = float("inf")
     if units:
         floor = trivial_error(spec(units[0].name).kind, units[0].width, metric, samples=samples, seed=seed)
     for row in rows:
         row["trivial"] = row["error"] >= floor
-    library = [i for i, row in enumerate(rows) if row["source"] == "library"]
+    # A candidate that repeats an earlier one's circuit stays off the front: its twin stands for it.
+    library = [i for i, row in enumerate(rows) if row["source"] == "library" and row["same_circuit_as"] is None]
     front = {library[i] for i in non_dominated([(rows[j]["lut_equivalents"], rows[j]["error"]) for j in library])}
     for index, row in enumerate(rows):
         row["pareto"] = index in front

@@ -91,22 +91,25 @@ def run_pareto(args) -> int:
          title=f"{args.width}-bit {args.kind} on {args.target}: {args.metric} vs LUT equivalents")
     library = [r for r in rows if r["source"] == "library"]
     covered = pareto.coverage(units, library)
+    distinct = sum(1 for r in library if r["same_circuit_as"] is None)
+    repeats = (f" ({distinct} distinct circuits: the others trace to the same graph as an earlier candidate "
+               f"and share its figures)" if distinct < len(library) else "")
     front = sorted((r for r in rows if r["pareto"]), key=lambda r: r["lut_equivalents"])
     third_party = sorted((r for r in rows if r["source"] == "verilog"), key=lambda r: r["lut_equivalents"])
     status = 1 if failed else 0
     if args.json:
         print_json({"kind": args.kind, "width": args.width, "target": args.target, "metric": args.metric,
                     "plot": str(output),
-                    "grid": {"candidates": len(units), "measured": len(library), "budget_seconds": args.budget,
+                    "grid": {"candidates": len(units), "measured": len(library), "distinct": distinct, "budget_seconds": args.budget,
                              "seconds": seconds if args.budget else None,
                              "coverage": {name: {"measured": done, "candidates": total}
                                           for name, (done, total) in covered.items()}},
                     "front": front, "candidates": rows, "failed": failed})
         return status
     if len(library) == len(units):
-        print(f"Grid: all {len(units)} candidates, every parameter over its whole range")
+        print(f"Grid: all {len(units)} candidates{repeats}, every parameter over its whole range")
     else:
-        print(f"Grid: {len(library)} of {len(units)} candidates within the budget of {args.budget:g} s "
+        print(f"Grid: {len(library)} of {len(units)} candidates{repeats} within the budget of {args.budget:g} s "
               f"({seconds:.0f} s), coarsest grid first; measured per unit: "
               + ", ".join(f"{name} {done}/{total}" for name, (done, total) in covered.items()))
     print(f"Pareto front ({len(front)} of {len(rows)} candidates), {args.metric} vs {args.target} "
@@ -127,7 +130,7 @@ def run_pareto(args) -> int:
         for circuit in failed:
             print(f"  {circuit['circuit']}: error: {circuit['error']}")
     others = [f"{pareto.label(r)} ({pareto.kind_of_trivial(r)})" for r in library
-              if pareto.kind_of_trivial(r) and not r["pareto"]]
+              if pareto.kind_of_trivial(r) and not r["pareto"] and r["same_circuit_as"] is None]
     if others:
         print(f"Trivial candidates off the front: {', '.join(others)}")
     print(f"plot: {output}")

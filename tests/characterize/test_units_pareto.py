@@ -9,7 +9,7 @@ import re
 import pytest
 
 import approx_units
-from approx_units import pareto, synth
+from approx_units import evaluate, pareto, synth
 from approx_units.registry import spec
 from axhls.cli import main
 
@@ -49,10 +49,10 @@ def test_the_grid_is_every_valid_combination_of_the_whole_ranges():
     configurations = {(u.name, tuple(sorted(u.unit_params.items()))) for u in units}
     assert len(configurations) == len(units)                                  # no duplicates
     # The points the 5-value grid missed, which the library's front needs.
-    assert ("lut_mul", (("t", 3),)) in configurations
+    assert ("lut_mul", (("chain", 0), ("edge", 0), ("t", 3))) in configurations
     assert ("vctm_mul", (("stagger", 1), ("t", 6))) in configurations
     # Every combination the registry allows, and none it refuses (vctm_mul's stagger depends on t).
-    for name in ("vctm_mul", "mitchell_refined", "trunc_mul", "drum"):
+    for name in ("lut_mul", "vctm_mul", "mitchell_refined", "trunc_mul", "drum"):
         ours = sorted(tuple(sorted(p)) for n, p in configurations if n == name)
         valid = []
         for params in itertools.product(*(range(lo, hi + 1) for lo, hi in
@@ -274,3 +274,27 @@ def test_the_grid_follows_the_registry(monkeypatch):
         [(k, z) for k in range(2, 9) for z in range(3)]
     assert units[0].unit_params == {"k": 6, "z": 1}                       # its defaults first
     assert registry.parameter_grid("drum_test", 8, exclude=("k",)) == [{"k": 6, "z": z} for z in range(3)]
+
+
+def test_candidates_with_the_same_circuit_are_measured_once(monkeypatch, shared_cache):
+    # At 4 bits most lut_mul parameter combinations trace to one of 32 graphs (chain and edge
+    # change nothing on so few columns): each distinct circuit is synthesised once.
+    units = pareto.candidates("mul", 4, ["lut_mul"])[:24]
+    structures = [unit.graph.structure() for unit in units]
+    synthesised = []
+    real = synth.synthesize_unit
+    monkeypatch.setattr(synth, "synthesize_unit", lambda unit, *a, **k: synthesised.append(unit) or real(unit, *a, **k))
+    rows = pareto.characterise(units, "ecp5", "mred", cache=synth.ResultCache(shared_cache / "synth"))
+    assert len(synthesised) == len(set(structures)) < len(units)
+    for index, (row, structure) in enumerate(zip(rows, structures)):
+        first = structures.index(structure)
+        if first == index:
+            assert row["same_circuit_as"] is None
+        else:
+            assert row["same_circuit_as"] == {"unit": rows[first]["unit"], "params": rows[first]["params"]}
+            assert (row["error"], row["lut_equivalents"]) == (rows[first]["error"], rows[first]["lut_equivalents"])
+            assert not row["pareto"]
+    # A repeat is the same circuit: its own evaluation gives the figures it was given.
+    repeat = next(i for i, s in enumerate(structures) if structures.index(s) != i)
+    own = evaluate.evaluate(evaluate.LibraryUnit("lut_mul", 4, 0, tuple(sorted(units[repeat].params.items()))))
+    assert float(own.metrics["mred"]) == rows[repeat]["error"]
