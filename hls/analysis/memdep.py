@@ -29,6 +29,11 @@ three tests, the first that applies deciding:
   forms); anything else is conservative, ``P -> Q`` at distance 0 and ``Q ->
   P`` at distance 1.
 
+Two accesses on opposite sides of one condition never both run in one iteration: they
+have no dependence at distance 0, but one iteration's access may still meet the next
+one's, so ``P -> Q`` then starts at distance 1 (in the exact test, by the iterations
+followed; otherwise wherever the indices may be equal).
+
 Accesses to different banks of a partitioned array (``attrs["bank"]``) never
 depend on each other: the banks hold disjoint elements.  :func:`independence_proofs`
 says, for the report, why each pair of a loop that could have conflicted does not.
@@ -135,9 +140,7 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
                 continue
             exclusive_in_iteration = exclusive(first, second)
             found, decided, why = _pair(first, second, forms[first], forms[second], loop_step, trip_count,
-                                        counter, written)
-            # Accesses on opposite sides of one condition never both happen in an iteration.
-            found = [dep for dep in found if not (exclusive_in_iteration and dep.distance == 0)]
+                                        counter, written, exclusive_in_iteration)
             exact_found = exact.pair(first, second, exclusive_in_iteration) if not decided and loop_step else None
             if exact_found is not None:
                 found = exact_found
@@ -312,9 +315,16 @@ def _name(op) -> str:
     return f"`{op.text or op.attrs['array']}` (line {_line(op)})"
 
 
-def _pair(first, second, form_p: Value, form_q: Value, loop_step, trip_count, counter, written):
+def _pair(first, second, form_p: Value, form_q: Value, loop_step, trip_count, counter, written, exclusive_in_iteration):
     """``(dependences, decided, why)``: ``decided`` is ``False`` when they are only the conservative
-    pair; ``why`` says, when there are none, what proves it."""
+    pair; ``why`` says, when there are none, what proves it.
+
+    ``exclusive_in_iteration``: the two are on opposite sides of one condition, so they never
+    both run in one iteration: no ``first -> second`` dependence at distance 0, but where they
+    may meet in different iterations, the shortest one left is at distance 1 (dropping the
+    distance-0 one alone would leave ``second`` in the next iteration unordered after ``first``)."""
+    # The shortest distance of ``first -> second`` for accesses that may meet in one iteration.
+    nearest = 1 if exclusive_in_iteration else 0
     if _disjoint(form_p, form_q):
         # Bounds: the two never touch one element.
         return [], True, f"{form_p.low}..{form_p.high} and {form_q.low}..{form_q.high} are disjoint"
@@ -323,6 +333,8 @@ def _pair(first, second, form_p: Value, form_q: Value, loop_step, trip_count, co
     if loop_step is None or (trip_count is not None and trip_count <= 1):
         if not meets_in_iteration:
             return [], True, f"{same.text()} is never 0"
+        if exclusive_in_iteration:
+            return [], True, "they are on opposite sides of one condition"
         return [MemoryDependence(first, second, 0, same is not None and same.is_constant and same.low == 0)], \
             same is not None, ""
     invariant = _invariant_forms(form_p, form_q, counter, written)
@@ -332,19 +344,21 @@ def _pair(first, second, form_p: Value, form_q: Value, loop_step, trip_count, co
         if per_iteration == 0:
             if form_p.constant != form_q.constant:
                 return [], True, "different elements in every iteration"
-            return [MemoryDependence(first, second, 0, True), MemoryDependence(second, first, 1, True)], True, ""
+            return [MemoryDependence(first, second, nearest, True), MemoryDependence(second, first, 1, True)], True, ""
         delta, remainder = divmod(form_p.constant - form_q.constant, per_iteration)
         if remainder:
             return [], True, f"{form_p.constant - form_q.constant} is not a multiple of the stride {per_iteration}"
         if trip_count is not None and abs(delta) >= trip_count:
             return [], True, f"{abs(delta)} iterations apart, beyond the trip count {trip_count}"
+        if delta == 0 and exclusive_in_iteration:
+            return [], True, "they meet only within one iteration, on opposite sides of one condition"
         if delta >= 0:
             return [MemoryDependence(first, second, delta, True)], True, ""
         return [MemoryDependence(second, first, -delta, True)], True, ""
     divisor = _gcd_separating(form_p, form_q)
     if divisor:
         return [], True, f"the GCD {divisor} of the coefficients does not divide {form_q.constant - form_p.constant}"
-    return [MemoryDependence(first, second, 0 if meets_in_iteration else 1, False),
+    return [MemoryDependence(first, second, nearest if meets_in_iteration else 1, False),
             MemoryDependence(second, first, 1, False)], False, ""
 
 

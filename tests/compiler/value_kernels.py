@@ -95,3 +95,37 @@ def partitioned_matmul(a: hls.Array[signed(8), 64, hls.partition("cyclic", 8)],
             for k in hls.unroll(range(8)):
                 s = s + a[i * 8 + k] * b[k * 8 + j]
             c[i * 8 + j] = s
+
+
+@hls.kernel
+def opaque_write_then_guarded_read(a: hls.Array[unsigned(12), 4], x: unsigned(7)) -> unsigned(8):
+    # Found by the fuzzer (sim.fuzz seed 2, program 241): the write's index goes through an
+    # approximate unit (opaque to the value analysis), the read is on the other side of the
+    # condition. The conservative write -> read dependence cannot be at distance 0 (they never
+    # both run in one iteration) but must stay at distance 1: the read of the next flattened
+    # iteration sees a[3] written.
+    c: unsigned(8) = 0
+    for i2 in range(6):
+        for i3 in range(i2):
+            if i2 * i3:
+                a[hls.approx.add(i3, i2, unit="eta1", l=2) & 3] = 2
+            else:
+                if x < a[3]:
+                    continue
+                c = c + 1
+    return c
+
+
+@hls.kernel
+def constant_write_then_guarded_read(a: hls.Array[unsigned(12), 4], x: unsigned(7)) -> unsigned(8):
+    # The same element in every iteration, written on one side of a condition and read on the
+    # other: the write -> read dependence is at distance 1.
+    c: unsigned(8) = 0
+    for i in range(6):
+        if i & 1:
+            a[3] = 2
+        else:
+            if x < a[3]:
+                continue
+            c = c + 1
+    return c
