@@ -191,9 +191,11 @@ def test_interrupted_exhaustive_evaluation_stops_its_workers_quietly(tmp_path):
 
 def test_interrupted_sweep_keeps_whole_rows_and_prints_json(tmp_path):
     database = tmp_path / "sweep.sqlite"
-    # Eight error jobs of 2 million sampled pairs each, about a second apiece, on two workers.
-    status, out, err = interrupt(["units", "sweep", "--units", "loa", "--param", "l=1,2,3,4,5,6,7,8",
-                                  "--widths", "16", "--samples", "2000000", "--targets", "none", "--jobs", "2",
+    # Sixteen error jobs of 8 million sampled pairs each on two workers: several seconds in all under the
+    # compiled engine, so the interrupt one second in always lands (eight jobs of 2 million could finish first).
+    status, out, err = interrupt(["units", "sweep", "--units", "loa", "--param",
+                                  "l=" + ",".join(str(l) for l in range(1, 17)),
+                                  "--widths", "16", "--samples", "8000000", "--targets", "none", "--jobs", "2",
                                   "--db", str(database), "--json"], tmp_path / "marks", ready=database.exists,
                                  after=1.0)
     _assert_interrupted(status, err)
@@ -204,7 +206,7 @@ def test_interrupted_sweep_keeps_whole_rows_and_prints_json(tmp_path):
         finished = connection.execute("SELECT count(*) FROM errors").fetchone()[0]
     finally:
         connection.close()
-    assert finished < 8                          # interrupted, not finished
+    assert finished < 16                         # interrupted, not finished
     assert sorted(p.name for p in tmp_path.iterdir()) == ["marks", "sweep.sqlite"]   # no journal left
 
 
