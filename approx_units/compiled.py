@@ -5,9 +5,9 @@ module computes the same function, and the same
 :class:`~approx_units.metrics.ErrorStats`, at the speed of a C loop:
 
 * :func:`c_source` writes a traced :class:`~approx_units.dataflow.Graph` as C,
-  one statement per node, in one unsigned type (``uint32_t`` when the widest
-  node fits, else ``uint64_t``) with each node reduced to its width, exactly as
-  the interpreter does. The unit and the error terms that
+  one statement per distinct value (repeated sub-expressions once), each node
+  in ``uint32_t`` when it fits, else ``uint64_t``, reduced to its width, exactly
+  as the interpreter does. The unit and the error terms that
   :class:`~approx_units.metrics.ErrorStats` accumulates are one loop, so no
   array of results is ever materialised.
 * For an exhaustive block (a range of ``a`` times a range of ``b``) the nodes
@@ -16,6 +16,13 @@ module computes the same function, and the same
   read both run per pair, in a loop that ``#pragma omp simd`` vectorises
   (``-fopenmp-simd``: SIMD reductions, no OpenMP run time, no ``-ffast-math``;
   every division and conversion is the IEEE one numpy performs).
+* Look-up tables are not read from memory in that loop: gcc vectorises a table
+  read as an emulated gather (one scalar load per lane; ``-march=native`` tunes
+  for AMD Zen, whose hardware gathers it avoids), which made ``lut_mul``'s 49
+  tables of 16 entries cost 20 ns per pair. A small table is packed into
+  constants and read by a shift (:func:`_packed_lookup`); one indexed by bits
+  of ``a`` and bits of ``b`` (a 2x2 sub-multiplier) is specialised to each row,
+  one word per row and a shift per pair (:func:`_row_lookups`).
 * :class:`Evaluator` compiles the source with the system's C compiler (``$CC``,
   else ``cc`` or ``gcc``; ``-O3 -march=native``), keeps the shared object in
   ``<cache>/compiled/`` (see :func:`~approx_units.synth.default_cache_dir`)
@@ -143,14 +150,10 @@ def available() -> bool:
 
 # --- code generation ---------------------------------------------------------------------------
 
-def _mask(width: int, bits: int) -> str | None:
-    """The C mask literal reducing to ``width`` bits, or None when the type already does."""
-    return None if width >= bits else f"((T){(1 << width) - 1}ull)"
-
-
 def _reduce(expression: str, width: int, bits: int) -> str:
-    mask = _mask(width, bits)
-    return f"(T)({expression})" if mask is None else f"((T)({expression}) & {mask})"
+    """``expression`` in ``uint<bits>_t``, reduced to ``width`` bits (no mask when the type does it)."""
+    cast = f"(uint{bits}_t)"
+    return f"{cast}({expression})" if width >= bits else f"({cast}({expression}) & {cast}{(1 << width) - 1}ull)"
 
 
 def _dependencies(graph: Graph) -> dict:
@@ -162,79 +165,229 @@ def _dependencies(graph: Graph) -> dict:
     return depends
 
 
-def _live(graph: Graph) -> list:
-    """The nodes the output depends on, in topological order."""
-    live = {graph.output}
+def _live(graph: Graph, canonical: dict) -> list:
+    """The nodes the output depends on, in topological order, each value once (the
+    ``canonical`` node of each repeated one, see :func:`_canonical`)."""
+    live = {canonical[graph.output]}
     for node in reversed(graph.nodes):
         if node in live:
-            live.update(node.args)
+            live.update(canonical[a] for a in node.args)
     return [n for n in graph.nodes if n in live]
 
 
-class _Emitter:
-    """C statements for the nodes of one graph in one value type of ``bits`` bits; look-up
-    tables are named ``<prefix>table<node>``, so that several graphs share a translation unit."""
+def _canonical(graph: Graph) -> dict:
+    """``{node: the first node of the graph computing the same value}``: the same operation, the
+    same (canonical) operands, width and constants. Traced units repeat sub-expressions (each
+    of lut_mul's 2x2 sub-products slices its own copy of a digit); per column of ``b`` a repeat
+    would be stored, and read per pair, once per copy."""
+    first, canonical = {}, {}
+    for node in graph.nodes:
+        key = (node.op, tuple(canonical[a].index for a in node.args), node.width, node.attrs)
+        canonical[node] = first.setdefault(key, node)
+    return canonical
 
-    def __init__(self, graph: Graph, bits: int, prefix: str = ""):
-        self.graph, self.bits, self.prefix = graph, bits, prefix
+
+class _Emitter:
+    """C statements for the nodes of one graph; look-up tables are named ``<prefix>table<node>``,
+    so that several graphs share a translation unit.
+
+    ``narrow``: each node is held in ``uint32_t`` when it fits, else ``uint64_t``, and each
+    operation computes in the wider of its operands' and its result's types. A vectorised
+    loop then has twice the lanes for most nodes (mitchell's one 47-bit shifter no longer
+    puts its 170 other nodes in 64-bit lanes). Otherwise every node is ``uint64_t``.
+    """
+
+    def __init__(self, graph: Graph, narrow: bool = True, prefix: str = ""):
+        self.graph, self.narrow, self.prefix = graph, narrow, prefix
         self.tables = []
+        self.canonical = _canonical(graph)
+
+    def bits(self, node) -> int:
+        return 32 if self.narrow and node.width <= 32 else 64
+
+    def ctype(self, node) -> str:
+        return f"uint{self.bits(node)}_t"
 
     def name(self, node) -> str:
+        node = self.canonical[node]
         if node.op == "const":
-            return f"((T){node.attrs[0]}ull)"
+            return f"(({self.ctype(node)}){node.attrs[0]}ull)"
         if node.op == "input":
             return node.attrs[0]
         return f"v{node.index}"
 
     def statement(self, node) -> str:
-        return f"const T v{node.index} = {self.expression(node)};"
+        return f"const {self.ctype(node)} v{node.index} = {self.expression(node)};"
 
     def expression(self, node) -> str:
-        op, w, bits = node.op, node.width, self.bits
-        x = [self.name(a) for a in node.args]
+        op, w = node.op, node.width
+        # The type the operation computes in (operands are widened to it), and its cast.
+        bits = max([self.bits(node)] + [self.bits(a) for a in node.args])
+        if op == "lod":
+            bits = self.bits(node.args[0])
+        t = f"(uint{bits}_t)"
+        x = [self.name(a) if self.bits(a) == bits else f"({t}{self.name(a)})" for a in node.args]
         widths = [a.width for a in node.args]
         if op == "add":
-            return _reduce(f"{x[0]} + {x[1]}", w, bits) if w < max(widths) + 1 else f"(T)({x[0]} + {x[1]})"
+            return _reduce(f"{x[0]} + {x[1]}", w, bits) if w < max(widths) + 1 else f"{t}({x[0]} + {x[1]})"
         if op == "sub":
             return _reduce(f"{x[0]} - {x[1]}", w, bits)
         if op == "mul":
-            return _reduce(f"{x[0]} * {x[1]}", w, bits) if w < sum(widths) else f"(T)({x[0]} * {x[1]})"
+            return _reduce(f"{x[0]} * {x[1]}", w, bits) if w < sum(widths) else f"{t}({x[0]} * {x[1]})"
         if op in ("and", "or", "xor"):
             symbol = {"and": "&", "or": "|", "xor": "^"}[op]
-            return f"(T)({x[0]} {symbol} {x[1]})"
+            return f"{t}({x[0]} {symbol} {x[1]})"
         if op == "not":
-            return f"(T)({x[0]} ^ ((T){(1 << w) - 1}ull))"
+            return f"{t}({x[0]} ^ {t}{(1 << w) - 1}ull)"
         if op in ("shl", "shr"):
             # C leaves shifts by the type's width or more undefined; numpy and the hardware give 0.
             shifted = f"({x[0]} << {x[1]})" if op == "shl" else f"({x[0]} >> {x[1]})"
             if (1 << widths[1]) - 1 >= bits:
-                shifted = f"({x[1]} >= {bits} ? (T)0 : (T){shifted})"
-            return _reduce(shifted, w, bits) if op == "shl" else f"(T){shifted}"
+                shifted = f"({x[1]} >= {bits} ? {t}0 : {t}{shifted})"
+            return _reduce(shifted, w, bits) if op == "shl" else f"{t}{shifted}"
         if op == "slice":
             lo = node.attrs[0]
             value = f"({x[0]} >> {lo})" if lo else x[0]
-            return _reduce(value, w, bits) if widths[0] - lo > w else f"(T){value}"
+            return _reduce(value, w, bits) if widths[0] - lo > w else f"{t}{value}"
         if op == "cat":
             parts, offset = [], 0
             for name, width in zip(x, widths):
-                parts.append(name if offset == 0 else f"((T){name} << {offset})")
+                parts.append(name if offset == 0 else f"({t}{name} << {offset})")
                 offset += width
-            return "(T)(" + " | ".join(parts) + ")"
+            return f"{t}(" + " | ".join(parts) + ")"
         if op == "mux":
             return f"({x[0]} ? {x[1]} : {x[2]})"
         if op == "eq":
-            return f"(T)({x[0]} == {x[1]})"
+            return f"{t}({x[0]} == {x[1]})"
         if op == "lt":
-            return f"(T)({x[0]} < {x[1]})"
+            return f"{t}({x[0]} < {x[1]})"
         if op == "lod":
             clz = "__builtin_clz" if bits == 32 else "__builtin_clzll"
-            return f"({x[0]} ? (T)({bits - 1} - {clz}({x[0]})) : (T)0)"
+            return f"({x[0]} ? {t}({bits - 1} - {clz}({x[0]})) : {t}0)"
         if op == "lookup":
+            packed = _packed_lookup(x[0], node.attrs, bits)
+            if packed is not None:
+                return packed
             table = f"{self.prefix}table{node.index}"
-            self.tables.append(f"static const T {table}[{len(node.attrs)}] = "
+            element = next(f"uint{b}_t" for b in (8, 16, 32, 64) if max(node.attrs) < 1 << b)
+            self.tables.append(f"static const {element} {table}[{len(node.attrs)}] = "
                                f"{{{', '.join(f'{v}ull' for v in node.attrs)}}};")
-            return f"{table}[{x[0]}]"
+            return f"{t}{table}[{x[0]}]"
         raise AssertionError(f"no C form for operation {op!r}")
+
+
+#: Most words a small table is packed into (see :func:`_packed_lookup`).
+_PACKED_WORDS = 4
+
+
+def _packed_lookup(index: str, table: tuple, bits: int) -> str | None:
+    """``table[index]`` as shifts of constants, or ``None`` when the table is too large for that.
+
+    A table read from memory in a vectorised loop is a gather, which gcc emulates
+    element by element where the CPU's gathers are slow (AMD Zen, ``-march=native``):
+    ``lut_mul``'s 49 tables of 16 entries took 20 ns per pair. Packed, the entries
+    (``stride`` bits each, a power of two, at least their widest) fill up to
+    :data:`_PACKED_WORDS` constants of ``bits`` bits: the index's high bits choose a word
+    (a tree of selects, blends in SIMD), its low bits how far to shift it (a
+    per-lane variable shift), so the lookup is a few vector instructions.
+    """
+    t = f"(uint{bits}_t)"
+    if len(set(table)) == 1:
+        return f"({t}{table[0]}ull)"
+    widest = max(table).bit_length()
+    stride = 1 << (widest - 1).bit_length()
+    per_word = bits // stride
+    if per_word == 0 or len(table) > per_word * _PACKED_WORDS:
+        return None
+    per_word = min(per_word, len(table))
+    words = len(table) // per_word
+    packed = [sum(v << (stride * k) for k, v in enumerate(table[w * per_word:(w + 1) * per_word]))
+              for w in range(words)]
+    low = per_word.bit_length() - 1                 # index bits within a word
+    offset = f"({index} & {per_word - 1})" if words > 1 else index
+    shift = f"({offset} << {stride.bit_length() - 1})" if stride > 1 else offset
+
+    def select(first: int, count: int) -> str:     # the word of words[first:first + count]
+        if count == 1:
+            return f"({t}{packed[first]}ull)"
+        half = count // 2
+        bit = low + half.bit_length() - 1
+        return f"(({index} >> {bit}) & 1 ? {select(first + half, half)} : {select(first, half)})"
+
+    if per_word == 1:                               # a word per entry: a select tree only
+        return select(0, words)
+    return f"(({select(0, words)} >> {shift}) & {t}{(1 << widest) - 1}ull)"
+
+
+#: Most index bits of ``a`` a row-specialised look-up may have (its table has a word per value).
+_ROW_INDEX_BITS = 8
+
+
+@dataclass
+class _RowLookups:
+    """Look-ups of the exhaustive loop specialised to the row: see :func:`_row_lookups`."""
+    tables: list        # static arrays: one packed word per value of the index's a bits
+    per_row: list       # statements once per value of a: the row's word of each look-up
+    per_column: list    # (name, C type, expression): shift amounts, stored per column of b
+    per_pair: dict      # {node: statement} replacing the look-up's own in the pair loop
+
+
+def _row_lookups(nodes: list, depends: dict, emit: _Emitter) -> _RowLookups:
+    """Look-ups whose index is a concatenation of bits of ``a`` alone and bits of ``b`` alone
+    (a 2x2 sub-multiplier's digit pair), evaluated one row of ``a`` against all of ``b``.
+
+    For a fixed ``a``, such a table is a small table of the index's ``b`` bits: packed into one
+    word (as :func:`_packed_lookup` packs whole tables), it is read once per row from an array
+    of every value of the ``a`` bits, and per pair the look-up is one variable shift, by an
+    amount computed once per column, and a mask.
+    """
+    result = _RowLookups([], [], [], {})
+    amounts = {}
+    for node in nodes:
+        index = node.args[0] if node.op == "lookup" else None
+        if index is None or index.op != "cat" or len(depends[node]) != 2 \
+                or any(len(depends[part]) == 2 for part in index.args):
+            continue
+        a_parts, b_parts, offset = [], [], 0
+        for part in index.args:
+            (b_parts if depends[part] == {"b"} else a_parts).append((offset, part))
+            offset += part.width
+        a_bits, b_bits = sum(p.width for _, p in a_parts), sum(p.width for _, p in b_parts)
+        widest = max(node.attrs).bit_length()
+        stride = 1 << max(0, widest - 1).bit_length()
+        word = 32 if (stride << b_bits) <= 32 else 64
+        if a_bits > _ROW_INDEX_BITS or (stride << b_bits) > 64 or widest == 0:
+            continue
+
+        def spread(value: int, parts: list) -> int:    # compact bits of value to their index places
+            placed, shift = 0, 0
+            for at, part in parts:
+                placed |= ((value >> shift) & ((1 << part.width) - 1)) << at
+                shift += part.width
+            return placed
+
+        def compact(parts: list, bits: int) -> str:     # the C value of the parts' bits, packed
+            terms, shift = [], 0
+            for _, part in parts:
+                terms.append(f"((uint{bits}_t){emit.name(part)} << {shift})" if shift else
+                             f"(uint{bits}_t){emit.name(part)}")
+                shift += part.width
+            return "(" + " | ".join(terms) + ")"
+
+        words = [sum(node.attrs[spread(x, a_parts) | spread(y, b_parts)] << (stride * y)
+                     for y in range(1 << b_bits)) for x in range(1 << a_bits)]
+        table = f"{emit.prefix}rows{node.index}"
+        result.tables.append(f"static const uint{word}_t {table}[{len(words)}] = "
+                             f"{{{', '.join(f'{w}ull' for w in words)}}};")
+        result.per_row.append(f"const uint{word}_t w{node.index} = {table}[{compact(a_parts, 32)}];")
+        shift = compact(b_parts, 32) if stride == 1 else \
+            f"({compact(b_parts, 32)} << {stride.bit_length() - 1})"
+        if shift not in amounts:    # (names are canonical: a repeated digit is one column array)
+            amounts[shift] = f"k{node.index}"
+            result.per_column.append((amounts[shift], "uint32_t", shift))
+        value = f"((w{node.index} >> {amounts[shift]}) & (uint{word}_t){(1 << widest) - 1}ull)"
+        result.per_pair[node] = f"const {emit.ctype(node)} v{node.index} = ({emit.ctype(node)}){value};"
+    return result
 
 
 def _error_bits(spec: KernelSpec) -> int:
@@ -500,10 +653,10 @@ def c_source(graph: Graph, spec: KernelSpec) -> str:
     widest = graph.max_width
     if widest > 64:
         raise ValueError(f"the compiled engine holds at most 64-bit values, but a node is {widest} bits wide")
-    bits = 32 if widest <= 32 else 64
-    nodes = [n for n in _live(graph) if n.op not in ("input", "const")]
+    emit = _Emitter(graph)
+    canonical = emit.canonical
+    nodes = [n for n in _live(graph, canonical) if n.op not in ("input", "const")]
     depends = _dependencies(graph)
-    emit = _Emitter(graph, bits)
     statements = {n: emit.statement(n) for n in nodes}
     output = emit.name(graph.output)
     error_bits = _error_bits(spec)
@@ -520,19 +673,25 @@ def c_source(graph: Graph, spec: KernelSpec) -> str:
     both = [n for n in nodes if len(depends[n]) == 2]
     # Values of b alone that the per-pair loop reads: kept in arrays over a column block,
     # except a slice of b, which is cheaper to recompute than to load.
-    read_b = [n for n in b_only if any(n in m.args for m in both) or n is graph.output]
+    read_b = [n for n in b_only if any(n is canonical[x] for m in both for x in m.args)
+              or n is canonical[graph.output]]
     stored = [n for n in read_b if not (n.op == "slice" and n.args[0].op == "input")]
     recomputed = [n for n in read_b if n not in stored]
-    input_a = f"const T a = (T)((uint64_t)aval & {mask_a}ull);"
-    input_b = f"const T b = (T)((uint64_t)bval & {mask_b}ull);"
+    specialised = _row_lookups(both, depends, emit)
+    columns = [(f"s{n.index}", emit.ctype(n), f"v{n.index}", f"v{n.index}") for n in stored] + \
+        [(f"s{name}", ctype, name, value) for name, ctype, value in specialised.per_column]
+    type_a, type_b = emit.ctype(graph.inputs["a"]), emit.ctype(graph.inputs["b"])
+    input_a = f"const {type_a} a = ({type_a})((uint64_t)aval & {mask_a}ull);"
+    input_b = f"const {type_b} b = ({type_b})((uint64_t)bval & {mask_b}ull);"
     sep = "\n"
 
     pair_code = sep.join([input_a, input_b, *(statements[n] for n in nodes), stats.per_pair(output)])
 
     def range_loop(lo: str, hi: str, row: bool) -> str:
         inner = sep.join(["const int64_t bval = c0 + j;", input_b,
-                          *(f"const T v{n.index} = s{n.index}[j];" for n in stored),
-                          *(statements[n] for n in recomputed), *(statements[n] for n in both),
+                          *(f"const {ctype} {name} = {array}[j];" for array, ctype, name, _ in columns),
+                          *(statements[n] for n in recomputed),
+                          *(specialised.per_pair.get(n, statements[n]) for n in both),
                           stats.per_pair(output, row=row)])
         return f"{stats.pragma()}\n    for (int64_t j = {lo}; j < {hi}; j++) {{\n{inner}\n}}"
 
@@ -555,13 +714,13 @@ def c_source(graph: Graph, spec: KernelSpec) -> str:
     excluded_pairs = ("for (int64_t i = 0; i < n; i++) excluded += b[i] == 0;" if spec.kind == "div" else "")
     excluded_range = ("excluded = (b_lo <= 0 && 0 < b_hi) ? (a_hi - a_lo) : 0;" if spec.kind == "div" else "")
     source = f"""{_PRELUDE}
-typedef uint{bits}_t T;
 {_TOTALS}
-{sep.join(emit.tables)}
+{sep.join(emit.tables + specialised.tables)}
 
 void model_pairs(const uint64_t *pa, const uint64_t *pb, int64_t n, uint64_t *out) {{
   for (int64_t i = 0; i < n; i++) {{
-    const T a = (T)pa[i], b = (T)pb[i];
+    const {type_a} a = ({type_a})pa[i];
+    const {type_b} b = ({type_b})pb[i];
     {sep.join(statements[n] for n in nodes)}
     out[i] = (uint64_t)({output});
   }}
@@ -589,8 +748,8 @@ void eval_range(int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi, uint64_t
   int64_t excluded = 0;
   {excluded_range}
   {sep.join(statements[n] for n in neither)}
-  T *scratch = {f"malloc(sizeof(T) * {max(1, len(stored))} * {block})" if stored else "0"};
-  {sep.join(f"T *s{n.index} = scratch + {k * block};" for k, n in enumerate(stored))}
+  uint64_t *scratch = {f"malloc(sizeof(uint64_t) * {len(columns)} * {block})" if columns else "0"};
+  {sep.join(f"{ctype} *{array} = ({ctype} *)(scratch + {k * block});" for k, (array, ctype, _, _) in enumerate(columns))}
   {f"double *bd = malloc(sizeof(double) * {block});" if row else ""}
   for (int64_t c0 = b_lo; c0 < b_hi; c0 += {block}) {{
     const int64_t cn = b_hi - c0 < {block} ? b_hi - c0 : {block};
@@ -599,11 +758,12 @@ void eval_range(int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi, uint64_t
       {"bd[j] = bval != 0 ? (double)bval : INFINITY;" if row else ""}
       {input_b}
       {sep.join(statements[n] for n in b_only)}
-      {sep.join(f"s{n.index}[j] = v{n.index};" for n in stored)}
+      {sep.join(f"{array}[j] = {value};" for array, _, _, value in columns)}
     }}
     for (int64_t aval = a_lo; aval < a_hi; aval++) {{
       {input_a}
       {sep.join(statements[n] for n in a_only)}
+      {sep.join(specialised.per_row)}
       {stats.declarations()}
       {row_loops}
       {stats.merge()}
@@ -621,8 +781,7 @@ def c_function(graph: Graph, name: str) -> str:
     """``static inline uint64_t name(uint64_t a, uint64_t b)``: the graph's output bit pattern for
     the operand bit patterns ``a``, ``b`` (higher bits ignored), as C for another translation unit.
 
-    The function computes in ``T``, which it defines as ``uint64_t`` (C11 allows the same
-    typedef twice); its look-up tables are named after it. This is how the compiled golden
+    Every node is a ``uint64_t``; its look-up tables are named after it. This is how the compiled golden
     model (:mod:`hls.golden`) inlines a kernel's approximate units.
 
     Raises
@@ -633,12 +792,12 @@ def c_function(graph: Graph, name: str) -> str:
     if graph.max_width > 64:
         raise ValueError(f"the compiled engine holds at most 64-bit values, but a node is "
                          f"{graph.max_width} bits wide")
-    emit = _Emitter(graph, 64, prefix=f"{name}_")
-    body = [emit.statement(n) for n in _live(graph) if n.op not in ("input", "const")]
+    emit = _Emitter(graph, narrow=False, prefix=f"{name}_")
+    body = [emit.statement(n) for n in _live(graph, emit.canonical) if n.op not in ("input", "const")]
     masks = [f"a &= {(1 << graph.inputs['a'].width) - 1}ull;" if "a" in graph.inputs else "(void)a;",
              f"b &= {(1 << graph.inputs['b'].width) - 1}ull;" if "b" in graph.inputs else "(void)b;"]
     sep = "\n  "
-    return (f"typedef uint64_t T;\n{chr(10).join(emit.tables)}\n"
+    return (f"{chr(10).join(emit.tables)}\n"
             f"static inline uint64_t {name}(uint64_t a, uint64_t b) {{\n  {sep.join(masks + body)}\n"
             f"  return (uint64_t)({emit.name(graph.output)});\n}}\n")
 

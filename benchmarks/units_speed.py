@@ -11,11 +11,14 @@ pair), compiles it with ``gcc -O2``, checks its outputs against axhls's model
 on random pairs, and times it beside axhls's exhaustive evaluation on
 ``--workers`` cores (the compiled engine, kernels compiled beforehand):
 
-* ``mitchell``: the library's Mitchell multiplier, and the same algorithm in C;
+* every library multiplier (``approx_units.names()`` of kind ``mul``) at its
+  default parameters for the width (the catalogue's; DRUM's k is 6 at 16
+  bits), against the same algorithm as a researcher writes it in C: a loop
+  over the partial products or digits the paper draws (``LIBRARY_C``; a unit
+  added to the library without one is named and left out);
 * ``loa16``: a 16-bit third-party-style gate-level adder (lower-part OR on 6
   bits, ripple-carry gates above), as Verilog evaluated through Yosys and as
   gate-by-gate C in EvoApproxLib's style;
-* ``drum``: the library's DRUM(k=6) multiplier, and the same algorithm in C;
 * when ``--evoapprox`` names the EvoApproxLib mirror (a bare git repository or
   a checkout), circuits with their own C models, read from there at run time:
   ``add16u_0P8``; ``mul16u_5A2``; and the largest 16x16 unsigned multiplier
@@ -30,6 +33,8 @@ quarter of it (ratio <= 0.25, issue 24). The machine may be shared: the load
 average is printed with every timing.
 
 The 8x8 section times every library unit exhaustively (issue 3: < 0.1 s each).
+The last lines are a table of the library multipliers' ratios, wall (the
+target) and CPU time, and whether each is within the target.
 """
 
 import argparse
@@ -120,6 +125,107 @@ static inline uint64_t mitchell(uint64_t a, uint64_t b) {
 """
 
 
+# The unit catalogue's other multipliers, each as a researcher models its algorithm in C: a loop
+# over the partial products (or the digits) the paper draws, no tables, no vector code.
+
+# exact_mul: the sum of every 2-bit digit of a times every 2-bit digit of b (2x2 sub-multipliers).
+EXACT_MUL_C = r"""
+static inline uint64_t exact_mul(uint64_t a, uint64_t b) {
+  uint64_t p = 0;
+  for (int i = 0; i < %(width)d; i += 2)
+    for (int j = 0; j < %(width)d; j += 2)
+      p += (((a >> i) & 3) * ((b >> j) & 3)) << (i + j);
+  return p;
+}
+"""
+
+# trunc_mul(c): the partial-product array, row by row, with every bit in a column below c dropped.
+TRUNC_MUL_C = r"""
+static inline uint64_t trunc_mul(uint64_t a, uint64_t b) {
+  const uint64_t kept = ~((1ull << %(c)d) - 1);
+  uint64_t p = 0;
+  for (int j = 0; j < %(width)d; j++)
+    p += ((b >> j) & 1) * ((a << j) & kept);
+  return p;
+}
+"""
+
+# vctm_mul(t), stagger 0: the array truncated below column t, and each row's first dropped bit
+# (column t-1) added once more at column t (King and Swartzlander's variable correction).
+VCTM_MUL_C = r"""
+static inline uint64_t vctm_mul(uint64_t a, uint64_t b) {
+  const int t = %(t)d;
+  uint64_t p = 0;
+  for (int j = 0; j < %(width)d; j++) {
+    const uint64_t bj = (b >> j) & 1;
+    const int first = t > j ? t - j : 0;                 /* the row's first kept bit of a */
+    p += bj * ((a >> first) << (first + j));
+    const int i = t - 1 - j;                             /* its first dropped bit */
+    if (t > 0 && i >= 0 && i < %(width)d) p += (bj & (a >> i)) << t;
+  }
+  return p;
+}
+"""
+
+# lut_mul(t), edge 0: 2x2 sub-products; those below column t rounded (half up) to multiples of 2^t.
+# Rounded by 4 bits or more, only 3 x 3 = 9 still rounds up: such a sub-product is left out.
+LUT_MUL_C = r"""
+static inline uint64_t lut_mul(uint64_t a, uint64_t b) {
+  const int t = %(t)d;
+  uint64_t p = 0;
+  for (int i = 0; i < %(width)d; i += 2)
+    for (int j = 0; j < %(width)d; j += 2) {
+      const uint64_t s = ((a >> i) & 3) * ((b >> j) & 3);
+      const int column = i + j, shift = t - column;
+      if (shift <= 0) p += s << column;
+      else if (shift <= 3) p += ((s + (1ull << (shift - 1))) >> shift) << t;
+    }
+  return p;
+}
+"""
+
+# Mitchell's multiplier with the error refinement of approx_units.multipliers.mitchell_refined:
+# fractions truncated to m bits (plus a half LSB), the dropped term (1-x1)(1-x2) or x1*x2 put back
+# at the centres of the q-bit regions of the fractions, and the antilogarithm.
+MITCHELL_REFINED_C = r"""
+static inline uint64_t mitchell_refined(uint64_t a, uint64_t b) {
+  const int f = %(width)d - 1, m = %(mantissa_bits)d, q = %(index_bits)d;
+  if (a == 0 || b == 0) return 0;
+  const int ka = 63 - __builtin_clzll(a), kb = 63 - __builtin_clzll(b);
+  uint64_t xa = ((a << (f - ka)) & ((1ull << f) - 1)) >> (f - m);       /* top m fraction bits */
+  uint64_t xb = ((b << (f - kb)) & ((1ull << f) - 1)) >> (f - m);
+  int p = m;
+  if (m < f) { xa = (xa << 1) | 1; xb = (xb << 1) | 1; p++; }           /* half an LSB */
+  const uint64_t ta = xa >> (p - q), tb = xb >> (p - q);               /* the regions */
+  uint64_t centres = ((ta << 1) | 1) * ((tb << 1) | 1);                /* 2q + 2 fraction bits */
+  centres = 2 * q + 2 > p ? centres >> (2 * q + 2 - p) : centres << (p - 2 * q - 2);
+  const int second = ((ta + tb) >> q) & 1;      /* x1 + x2 >= 1: the (1-x1)(1-x2) form */
+  const uint64_t low = (1ull << (p - q)) - 1, low_sum = (xa & low) + (xb & low);
+  /* (x1 - c1) + (x2 - c2): the low bits' sum minus one region width, in p + 2 bits */
+  const uint64_t offsets = q < p ? (low_sum - (1ull << (p - q))) & ((1ull << (p + 2)) - 1)
+                                 : (1ull << (p + 2)) - 1;
+  uint64_t mantissa = (1ull << p) + xa + xb;                            /* 1 + x1 + x2 */
+  if (second) mantissa += offsets;
+  mantissa = (mantissa + centres) & ((1ull << (p + 2)) - 1);             /* in [1, 4) */
+  return ((mantissa << (ka + kb)) >> p) & ((1ull << (2 * %(width)d)) - 1);
+}
+"""
+
+# Babic's iterative logarithmic multiplier: the basic block (leading ones kept, residues
+# shifted) and then the same block on the residues, once per correction.
+ITERLOG_C = r"""
+static inline uint64_t iterlog(uint64_t a, uint64_t b) {
+  uint64_t p = 0;
+  for (int step = 0; step <= %(corrections)d && a != 0 && b != 0; step++) {
+    const int ka = 63 - __builtin_clzll(a), kb = 63 - __builtin_clzll(b);
+    const uint64_t ra = a ^ (1ull << ka), rb = b ^ (1ull << kb);
+    p += (1ull << (ka + kb)) + (ra << kb) + (rb << ka);
+    a = ra; b = rb;
+  }
+  return p & ((1ull << (2 * %(width)d)) - 1);
+}
+"""
+
 # DRUM(k) as approx_units.multipliers.drum computes it: each operand's k bits from its leading
 # one (the lowest forced to 1 when bits were cut), their product, shifted back.
 DRUM_C = r"""
@@ -136,6 +242,15 @@ static inline uint64_t drum(uint64_t a, uint64_t b) {
   return ((ta * tb) << (sa + sb)) & ((1ull << (2 * %(width)d)) - 1);
 }
 """
+
+#: The C reference of each library multiplier, formatted with the width and the unit's parameters.
+LIBRARY_C = {"exact_mul": EXACT_MUL_C, "trunc_mul": TRUNC_MUL_C, "drum": DRUM_C, "mitchell": MITCHELL_C,
+             "mitchell_refined": MITCHELL_REFINED_C, "iterlog": ITERLOG_C, "lut_mul": LUT_MUL_C,
+             "vctm_mul": VCTM_MUL_C}
+
+#: Issue 24: a library unit's exhaustive evaluation on ``--workers`` threads, as a fraction
+#: of its C reference's time on one.
+LIBRARY_TARGET = 0.25
 
 #: EvoApproxLib's 16x16 unsigned multipliers, each in several Pareto folders.
 EVO_MULTIPLIERS = "multiplers/16x16_unsigned"
@@ -354,8 +469,8 @@ def main():
     parser.add_argument("--evoapprox", type=Path, help="the EvoApproxLib mirror (race add16u_0P8 too)")
     parser.add_argument("--skip-8bit", action="store_true", help="skip the 8x8 per-unit section")
     parser.add_argument("--only", metavar="NAMES",
-                        help="race only these, comma-separated: mitchell, drum, loa16 (loa at --width), "
-                             "add16u_0P8, mul16u_5A2, largest")
+                        help="race only these, comma-separated: a library multiplier's name (exact_mul, "
+                             "drum, ...), loa16 (loa at --width), add16u_0P8, mul16u_5A2, largest")
     args = parser.parse_args()
     only = set(args.only.split(",")) if args.only else None
 
@@ -371,22 +486,27 @@ def main():
         eight_bit_section()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
           f"races at {width}x{width} bits (2^{2 * width} pairs), axhls on {args.workers} threads")
-    ratios = {}
+    ratios, unraced = {}, []
     with tempfile.TemporaryDirectory(prefix="axhls-speed-") as work:
-        k = min(6, width)
-        units = [("mitchell", {}, MITCHELL_C % {"width": width}), ("drum", {"k": k}, DRUM_C % {"width": width, "k": k})]
-        for name, params, c_model in units:
-            if not wanted(name):
+        for name in approx_units.names():
+            unit = approx_units.get(name, width=width)
+            if unit.kind != "mul" or not wanted(name):
                 continue
-            unit = approx_units.get(name, width=width, **params)
-            print(f"{name} {width}x{width} (library unit):")
+            described = ", ".join(f"{k}={v}" for k, v in unit.unit_params.items())
+            label = f"{name}({described})" if described else name
+            if name not in LIBRARY_C:
+                print(f"{label} {width}x{width} (library unit): no C reference written here, not raced")
+                unraced.append(name)
+                continue
+            print(f"{label} {width}x{width} (library unit, default parameters):")
+            c_model = LIBRARY_C[name] % {"width": width, **unit.unit_params}
             reference = CReference(Path(work), name, c_model, name, "a * b", width)
-            check_bit_exact(reference, unit.model, width, name)
+            check_bit_exact(reference, unit.model, width, label)
             started = time.perf_counter()
             compiled.evaluator_for(unit)
             print(f"  axhls kernel compiled (or found in the cache) in {time.perf_counter() - started:.2f} s")
             subject = ev.LibraryUnit(name, width, 0, tuple(sorted(unit.params.items())))
-            ratios[name] = race(name, reference, subject, args.workers, 0.25)[0]
+            ratios[label] = race(label, reference, subject, args.workers, LIBRARY_TARGET)[0]
 
         # (the name --only takes, module, kind, Verilog, C model)
         circuits = [("loa16", f"loa{width}", "add", loa_verilog(width, min(6, width - 2)),
@@ -436,6 +556,19 @@ def main():
           + ", ".join(f"{name} {single:.3f}" for name, (_, single, _) in ratios.items()))
     print("summary (CPU-seconds, axhls on 1 thread / C): "
           + ", ".join(f"{name} {cpu:.3f}" for name, (_, _, cpu) in ratios.items()))
+    library = [name for name in ratios if name.split("(")[0] in LIBRARY_C]
+    if library:
+        print(f"library multipliers {width}x{width}, target (issue 24, at 16x16): axhls on {args.workers} "
+              f"threads <= {LIBRARY_TARGET:g} x C on 1 (wall); load average now {os.getloadavg()[0]:.2f}:")
+        column = max(len(name) for name in library)
+        print(f"  {'unit':<{column}} {'wall ratio':>10} {'CPU ratio':>10}  target")
+        for name in library:
+            ratio, _, cpu = ratios[name]
+            print(f"  {name:<{column}} {ratio:10.3f} {cpu:10.3f}  {'met' if ratio <= LIBRARY_TARGET else 'NOT met'}")
+        met = sum(ratios[name][0] <= LIBRARY_TARGET for name in library)
+        print(f"  {met} of {len(library)} met" + (f"; not raced (no C reference): {', '.join(unraced)}"
+                                                   if unraced else ""))
+
 
 if __name__ == "__main__":
     sys.exit(main())

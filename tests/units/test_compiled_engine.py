@@ -18,6 +18,7 @@ import pytest
 import approx_units
 from approx_units import compiled
 from approx_units import evaluate as ev
+from approx_units.metrics import ErrorStats
 from approx_units.numpy_backend import evaluate as numpy_evaluate
 from approx_units.registry import spec
 
@@ -177,6 +178,49 @@ def test_graphs_wider_than_64_bits_are_refused():
         compiled.c_source(ops.graph, compiled.KernelSpec("mul", 40, 40, 80))
 
 
+def test_every_form_of_look_up_matches_the_numpy_model():
+    # Tables the kernel packs into one word (shifted per pair), into several (chosen by a
+    # select tree), into one word per entry, keeps as arrays, or specialises to each row of a
+    # (an index of a's bits and b's bits, in either order, with a constant part), and repeated
+    # sub-expressions that become one value; exhaustively, model and statistics.
+    from approx_units.dataflow import Ops
+    rng = np.random.default_rng(24)
+    ops = Ops()
+    a, b = ops.input("a", 6), ops.input("b", 6)
+
+    def table(index, bits, low=0):
+        return ops.lookup(index, [int(v) for v in rng.integers(low, 1 << bits, 1 << index.width)], bits)
+
+    lookups = [
+        table(ops.cat(ops.slice(a, 0, 2), ops.slice(b, 0, 2)), 4),              # a row's word
+        table(ops.cat(ops.slice(a, 0, 3), ops.slice(b, 1, 4)), 3),              # 8 entries x 4 bits
+        table(ops.cat(ops.slice(b, 0, 4), ops.slice(a, 2, 4)), 5),              # b's bits first
+        table(ops.cat(ops.slice(a, 4, 5), ops.const(1, 1), ops.slice(b, 4, 6)), 2),
+        table(ops.cat(ops.slice(a, 0, 2), ops.slice(b, 0, 2)), 20),             # too wide for a row
+        table(ops.slice(ops.mul(a, b), 3, 8), 2),                               # 2 packed words
+        table(ops.slice(ops.xor(a, b), 0, 6), 1),                               # 64 x 1 bit
+        table(ops.slice(ops.add(a, b), 0, 4), 40, low=1 << 33),                 # a 64-bit array
+        table(ops.slice(ops.or_(a, b), 0, 2), 30),                              # a word per entry
+        table(ops.slice(ops.and_(a, b), 0, 5), 7),                              # an array
+        table(ops.slice(a, 1, 4), 9), table(ops.slice(b, 2, 5), 9),             # hoisted
+        ops.lookup(ops.slice(ops.add(a, b), 2, 5), [5] * 8, 3),                 # a constant
+        table(ops.cat(ops.slice(a, 0, 2), ops.slice(b, 0, 2)), 4),              # a repeat's twin
+    ]
+    output = lookups[0]
+    for node in lookups[1:]:
+        output = ops.xor(ops.zext(output, 40), ops.zext(node, 40))
+    ops.graph.output = output
+    graph = ops.graph
+    evaluator = compiled.Evaluator(graph, compiled.KernelSpec("mul", 6, 6, 40))
+    a_values, b_values = (v.ravel() for v in np.meshgrid(np.arange(64), np.arange(64), indexing="ij"))
+    approx = numpy_evaluate(graph, {"a": a_values, "b": b_values})
+    assert np.array_equal(evaluator.model(a_values, b_values), approx)
+    expected = ErrorStats.of(a_values * b_values, approx.astype(np.int64))
+    assert_same_stats(evaluator.range_stats((0, 64), (0, 64), workers=1)["exact"], expected)
+    source = evaluator.source
+    assert "rows" in source and "static const uint64_t table" in source and "? " in source
+
+
 # --- third-party Verilog -------------------------------------------------------------------------
 
 CIRCUITS = """
@@ -298,7 +342,12 @@ def test_speed_benchmark_references_agree_with_the_models():
     result = subprocess.run([sys.executable, "benchmarks/units_speed.py", "--width", "8", "--skip-8bit"],
                             capture_output=True, text=True, env=environment, timeout=300)
     assert result.returncode == 0, result.stderr
-    # Three races (mitchell, drum, loa8), each timed on 1 and on 2 threads.
-    assert result.stdout.count("metrics agree with the C reference") == 6
-    assert "summary (axhls on 2 threads / C on 1): mitchell" in result.stdout
-    assert "summary (axhls on 1 thread / C on 1): mitchell" in result.stdout
+    # A race for every library multiplier and for loa8, each timed on 1 and on 2 threads.
+    multipliers = [name for name in approx_units.names() if spec(name).kind == "mul"]
+    assert "not raced" not in result.stdout
+    assert result.stdout.count("metrics agree with the C reference") == 2 * (len(multipliers) + 1)
+    assert result.stdout.count("equals axhls's model on") == len(multipliers) + 1
+    assert "summary (axhls on 2 threads / C on 1): exact_mul" in result.stdout
+    assert "summary (axhls on 1 thread / C on 1): exact_mul" in result.stdout
+    table = result.stdout.split("library multipliers 8x8, target")[1].splitlines()
+    assert [line.split()[0].split("(")[0] for line in table[2:2 + len(multipliers)]] == multipliers
