@@ -44,7 +44,8 @@ def _ports(path: Path, requested: dict[str, str | None]) -> dict[str, str | None
 def characterise_file(path: str | Path, kind: str, *, signed: bool = False, target: str | None = "ecp5",
                       timing: bool = True, samples: int | None = None, seed: int = 0,
                       workers: int | None = None, cache: synth.ResultCache | None = None,
-                      port_a: str | None = None, port_b: str | None = None, port_o: str | None = None) -> dict:
+                      port_a: str | None = None, port_b: str | None = None, port_o: str | None = None,
+                      frac_bits: int = 0) -> dict:
     """Error metrics and (unless ``target`` is ``None``) area of the circuit in ``path``.
 
     ``port_a``, ``port_b`` and ``port_o`` name the operand and result ports
@@ -52,6 +53,8 @@ def characterise_file(path: str | Path, kind: str, *, signed: bool = False, targ
     of names, of which the circuit's first port is taken, and failing those
     the defaults of :func:`~approx_units.verilog_eval.load_verilog`
     (``O``/``o``), so that one set of names serves a whole folder.
+    ``frac_bits`` is a divider's quotient fraction bits (the circuits compute
+    ``a * 2**frac_bits / b``), as :func:`~approx_units.verilog_eval.load_verilog` takes it.
 
     Returns
     -------
@@ -66,7 +69,7 @@ def characterise_file(path: str | Path, kind: str, *, signed: bool = False, targ
     row = {"circuit": path.stem, "file": str(path)}
     try:
         ports = _ports(path, {"a": port_a, "b": port_b, "o": port_o})
-        netlist = load_verilog(path, path.stem, kind, signed=signed, **ports)
+        netlist = load_verilog(path, path.stem, kind, signed=signed, frac_bits=frac_bits, **ports)
     except VerilogError as error:
         return {**row, "error": str(error)}
     result = evaluate.evaluate(netlist, samples=samples, seed=seed, workers=workers)

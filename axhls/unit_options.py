@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import approx_units
 
+from .arguments import integer
 from .command import CommandError
 
-__all__ = ["parse_params", "get_unit", "library_unit", "verilog_arguments", "verilog_widths"]
+__all__ = ["parse_params", "get_unit", "library_unit", "verilog_arguments", "verilog_widths", "add_frac_bits_option",
+           "verilog_frac_bits"]
 
 
 def parse_params(pairs: list[str] | None) -> dict:
@@ -81,3 +83,27 @@ def verilog_widths(args) -> tuple[int | None, int | None]:
     """
     width_a, width_b = getattr(args, "width_a", None), getattr(args, "width_b", None)
     return (args.width if width_a is None else width_a), (args.width if width_b is None else width_b)
+
+
+def add_frac_bits_option(parser, circuits: str) -> None:
+    """``--frac-bits F``: the fraction bits of a third-party divider's quotient (``circuits`` says which)."""
+    parser.add_argument("--frac-bits", type=integer(0, 32), metavar="F",
+                        help=f"with {circuits}: the quotient's fraction bits, as the library dividers' "
+                             "frac_bits (the circuit computes a * 2^F / b; default 0)")
+
+
+def verilog_frac_bits(args, *, verilog: bool = True) -> int:
+    """The ``frac_bits`` of :func:`~approx_units.verilog_eval.load_verilog` that ``--frac-bits`` gives (0 without it).
+
+    Raises
+    ------
+    CommandError
+        ``--frac-bits`` for a circuit that is not ``--kind div``, or (``verilog`` false) for a library unit.
+    """
+    if args.frac_bits is None:
+        return 0
+    if not verilog:
+        raise CommandError("--frac-bits describes a --verilog divider; a library divider takes --param frac_bits=F")
+    if args.kind != "div":
+        raise CommandError(f"--frac-bits describes a divider's quotient; a --kind {args.kind} circuit has none")
+    return args.frac_bits

@@ -23,7 +23,7 @@ from . import units_export, units_lut, units_pareto, units_survey, units_sweep
 from .arguments import integer
 from .command import CommandError, missing_sub_command, print_json
 from .progress_options import add_progress_option, progress_wanted
-from .unit_options import library_unit, verilog_arguments
+from .unit_options import add_frac_bits_option, library_unit, verilog_arguments, verilog_frac_bits
 from .units_cache import open_cache
 
 __all__ = ["register"]
@@ -122,19 +122,16 @@ def _eval(args) -> int:
         if not args.kind:
             raise CommandError("--verilog needs --top MODULE and --kind add|mul|div")
         width_a, width_b = verilog_arguments(args, done="evaluated")
-        if args.frac_bits is not None and args.kind != "div":
-            raise CommandError(f"--frac-bits describes a divider's quotient; a --kind {args.kind} circuit has none")
+        frac_bits = verilog_frac_bits(args)
         try:
             subject = load_verilog(args.verilog, args.top, args.kind, width_a, width_b=width_b,
                                    signed=args.signed, port_a=args.port_a, port_b=args.port_b,
-                                   port_o=args.port_o, frac_bits=args.frac_bits or 0)
+                                   port_o=args.port_o, frac_bits=frac_bits)
         except VerilogError as error:
             raise CommandError(str(error)) from None
         label = f"verilog:{args.top}"
     else:
-        if args.frac_bits is not None:
-            raise CommandError("--frac-bits describes a --verilog divider; a library divider takes "
-                               "--param frac_bits=F")
+        verilog_frac_bits(args, verilog=False)
         unit = library_unit(args)
         subject = evaluate.LibraryUnit(unit.name, unit.width, unit.stages,
                                        tuple(sorted(unit.params.items())))
@@ -264,9 +261,7 @@ def register(subparsers) -> None:
     evaluation.add_argument("--port-a", metavar="NAME", help="operand a's port (default A or a)")
     evaluation.add_argument("--port-b", metavar="NAME", help="operand b's port (default B or b)")
     evaluation.add_argument("--port-o", metavar="NAME", help="the result port (default O or o)")
-    evaluation.add_argument("--frac-bits", type=integer(0, 32), metavar="F",
-                            help="with --verilog --kind div: the quotient's fraction bits, as the library "
-                                 "dividers' frac_bits (the circuit computes a * 2^F / b; default 0)")
+    add_frac_bits_option(evaluation, "--verilog --kind div")
     add_progress_option(evaluation)
     evaluation.set_defaults(handler=_eval)
 

@@ -7,7 +7,7 @@ from approx_units import lut
 from approx_units.verilog_eval import VerilogError, load_verilog
 
 from .command import CommandError, print_json
-from .unit_options import get_unit, parse_params, verilog_arguments
+from .unit_options import add_frac_bits_option, get_unit, parse_params, verilog_arguments, verilog_frac_bits
 
 __all__ = ["register", "run_lut"]
 
@@ -15,12 +15,15 @@ __all__ = ["register", "run_lut"]
 def _subject(args):
     if args.verilog:
         width_a, width_b = verilog_arguments(args, done="tabulated")
+        frac_bits = verilog_frac_bits(args)
         try:
-            return load_verilog(args.verilog, args.top, args.kind, width_a, width_b=width_b, signed=args.signed)
+            return load_verilog(args.verilog, args.top, args.kind, width_a, width_b=width_b, signed=args.signed,
+                                frac_bits=frac_bits)
         except VerilogError as error:
             raise CommandError(str(error)) from None
     if not args.unit:
         raise CommandError("give a unit id (see `axhls units list`) or --verilog FILE --top MODULE")
+    verilog_frac_bits(args, verilog=False)
     return get_unit(args.unit, args.width, 0, parse_params(args.param), args.signed)
 
 
@@ -77,5 +80,6 @@ def register(commands) -> None:
     parser.add_argument("--top", metavar="MODULE", help="the Verilog module (with --verilog)")
     parser.add_argument("--kind", default="mul", choices=("add", "mul", "div"),
                         help="the operation the Verilog module approximates (default mul)")
+    add_frac_bits_option(parser, "--verilog --kind div")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run_lut)

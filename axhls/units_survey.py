@@ -22,6 +22,7 @@ from approx_units.survey import characterise_file, survey_files
 from .arguments import integer
 from .command import CommandError, print_json
 from .progress_options import add_progress_option, progress_wanted, stderr_log
+from .unit_options import add_frac_bits_option, verilog_frac_bits
 from .units_cache import open_cache
 
 __all__ = ["register", "run_survey", "add_port_options", "port_options", "port_names"]
@@ -74,6 +75,7 @@ def print_table(headings: list[str], lines: list[list[str] | str]) -> None:
 
 def run_survey(args) -> int:
     """Handler of ``axhls units survey``; exit status 1 when some circuit could not be measured."""
+    frac_bits = verilog_frac_bits(args)
     directory = Path(args.directory)
     if not directory.is_dir():
         raise CommandError(f"{directory}: not a directory")
@@ -91,7 +93,8 @@ def run_survey(args) -> int:
             rows.append(characterise_file(path, args.kind, signed=args.signed,
                                           target=None if args.target == "none" else args.target,
                                           timing=not args.no_timing, samples=args.samples, seed=args.seed,
-                                          workers=args.workers, cache=cache, **port_options(args)))
+                                          workers=args.workers, cache=cache, frac_bits=frac_bits,
+                                          **port_options(args)))
             bar.update()
     if args.json:
         print_json({"directory": str(directory), "kind": args.kind, "target": args.target, "rows": rows})
@@ -120,6 +123,7 @@ def register(commands) -> None:
     parser.add_argument("directory", metavar="DIR", help="the folder of Verilog files")
     parser.add_argument("--kind", required=True, choices=("add", "mul", "div"))
     parser.add_argument("--signed", action="store_true", help="the circuits take two's complement operands")
+    add_frac_bits_option(parser, "--kind div")
     parser.add_argument("--target", default="ecp5", choices=("ecp5", "xc7", "ice40", "none"),
                         help="synthesis target, or none for error metrics only (default ecp5)")
     parser.add_argument("--no-timing", action="store_true", help="skip place and route (no Fmax)")

@@ -6,10 +6,17 @@ For each EvoApproxLib circuit (by default every unique ``mul{n}u_*.v`` of
 measures its MRED and its ECP5 LUT equivalents (``synth_ecp5 -nodsp
 -nowidelut``, LUT4 + 2 x CCU2C, no place and route), then finds the cheapest
 library unit of a parameter grid (:func:`candidates`) whose MRED is no
-higher, and says whether it is also no larger ("met"). MRED is exhaustive at
-8 bits and over the same 2^20 uniform random pairs (seed 0) for every
-circuit at 16 bits. The last lines count the circuits above ``--min-lut-eq``
-(default 20) LUT-eq that are met, and print the library's Pareto front.
+higher, and says whether it is also no larger ("met"). The error metrics come from the tool's own engine
+(:func:`approx_units.evaluate.evaluate`): exhaustive at 8 bits, and at 16 bits
+over ``--samples 1048576 --seed 0``, so each library unit's MRED is what
+``axhls units eval UNIT --width 16 --samples 1048576 --seed 0`` prints and each
+circuit's is what ``axhls units survey DIR --kind mul --samples 1048576 --seed 0``
+prints (this script measures a circuit as the survey does, by
+:func:`approx_units.survey.characterise_file`).
+Then come the count of the circuits above ``--min-lut-eq`` (default 20) LUT-eq
+that are met, the fewest LUT-eq of either side in each MRED bucket below 5 %
+(:data:`BUCKETS`; issue 24's 16-bit target is the library 10 % or more below
+in each), and the library's Pareto front.
 
 EvoApproxLib's files are read from a git mirror of ehw-fit/evoapproxlib
 given on the command line and copied to a temporary folder; nothing of it is
@@ -19,25 +26,25 @@ mirror), only the library front is printed::
     python benchmarks/fpga_multipliers.py --mirror /path/to/evoapproxlib.git [--widths 8 16] [--signed]
 
 Synthesis results are cached (see approx_units.synth), so a second run takes
-seconds; a first run synthesises about 170 units at 8 bits (2-8 s each) and
-about 40 at 16 bits (10-40 s each).
+seconds; a first run synthesises 167 units at 8 bits (2-8 s each) and
+65 at 16 bits (10-40 s each).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import approx_units                                      # noqa: E402
-from approx_units import metrics, synth                  # noqa: E402
+from approx_units import evaluate, synth                 # noqa: E402
+from approx_units.survey import characterise_file       # noqa: E402
 from approx_units.fpga_multipliers import edge_sub_products, stagger_pairs  # noqa: E402
 
 REVISION = "v2022"
@@ -48,8 +55,9 @@ SEED = 0
 def candidates(width: int) -> list[tuple[str, dict]]:
     """The library grid: ``(unit, params)``; every ``t`` and ``edge`` of ``lut_mul`` at 8 bits.
 
-    At 16 bits, ``t`` from ``width - 4`` up, where the EvoApproxLib circuits lie,
-    ``chain`` where few rows are left, and the crudest truncations.
+    At 16 bits, ``lut_mul`` from ``t = width / 2`` up (below an MRED of 0.001 %, where the
+    nearly exact EvoApproxLib circuits lie), ``vctm_mul`` from ``t = width - 4``, ``chain``
+    where few rows are left, and the crudest truncations.
     """
     if width <= 8:
         grid = [("exact_mul", {}), ("mitchell_refined", {}), ("mitchell", {})]
@@ -64,33 +72,28 @@ def candidates(width: int) -> list[tuple[str, dict]]:
                  for k in range(min(2, len(stagger_pairs(t, width))) + 1)]
         return grid
     # 16 bits: the carry-chain units over the upper half of t, where the EvoApproxLib circuits lie.
-    return ([("exact_mul", {})] + [("lut_mul", {"t": t}) for t in range(width - 4, 2 * width - 1)]
+    return ([("exact_mul", {})] + [("lut_mul", {"t": t}) for t in range(width // 2, 2 * width - 1)]
             + [("lut_mul", {"t": t, "chain": c}) for t in range(width + 6, 2 * width - 1) for c in (3, 5)]
             + [("vctm_mul", {"t": t}) for t in range(width - 4, 2 * width - 1)]
             + [("trunc_mul", {"c": c}) for c in range(2 * width - 4, 2 * width)])
 
 
-def operands(width):
-    """The operand pairs MRED is measured over: every pair at 8 bits, 2^20 random ones above."""
-    if width <= 8:
-        a, b = np.meshgrid(np.arange(1 << width), np.arange(1 << width), indexing="ij")
-        return a.ravel(), b.ravel(), "exhaustive"
-    rng = np.random.default_rng(SEED)
-    return (rng.integers(0, 1 << width, SAMPLES), rng.integers(0, 1 << width, SAMPLES),
-            f"{SAMPLES} random pairs, seed {SEED}")
+def measured_mred(subject, width: int) -> float:
+    """MRED as ``axhls units eval`` prints it: exhaustive at 8 bits, else ``--samples 1048576 --seed 0``."""
+    samples = None if width <= 8 else SAMPLES
+    return float(evaluate.evaluate(subject, samples=samples, seed=SEED, progress=False).metrics["mred"])
 
 
-def signed_operands(a, b, width):
-    """The same pairs as two's complement values."""
-    half = 1 << (width - 1)
-    return a - half, b - half
+def describe_pairs(width: int) -> str:
+    return "exhaustive" if width <= 8 else f"over --samples {SAMPLES} --seed {SEED} (as units eval and units survey)"
 
 
-def library_rows(width, signed, a, b):
+def library_rows(width, signed):
     rows = []
     for name, params in candidates(width):
         unit = approx_units.get(name, width=width, signed=signed, **params)
-        mred = metrics.accumulate(unit, a, b).mred
+        subject = evaluate.LibraryUnit(unit.name, unit.width, 0, tuple(sorted(unit.params.items())))
+        mred = measured_mred(subject, width)
         report = synth.synthesize_unit(unit, timing=False)
         rows.append({"unit": name, "params": params, "mred": mred, "lut_eq": report.lut_equivalents,
                      "luts": report.luts, "carry": report.carry})
@@ -113,29 +116,25 @@ def circuit_paths(mirror, width, signed):
     return [first[name] for name in sorted(first)]
 
 
-def _output_port(text, top):
-    """The output port's name (EvoApproxLib uses ``O``, a few circuits ``Z``)."""
-    header = re.search(rf"module\s+{top}\s*\(([^)]*)\)", text)
-    # Each item is a name, or a declaration whose last word is the name (input [15:0] A).
-    ports = [re.findall(r"\w+", item)[-1] for item in header.group(1).split(",") if item.strip()] \
-        if header else []
-    return next((p for p in ports if p not in ("A", "B")), "O")
-
-
-def evoapproxlib_rows(mirror, width, signed, a, b, scratch):
-    from approx_units.verilog_eval import load_verilog
+def evoapproxlib_rows(mirror, width, signed, scratch):
+    """Each circuit as ``axhls units survey DIR --kind mul --samples 1048576 --seed 0 --port-o Z --no-timing``
+    measures it (:func:`approx_units.survey.characterise_file`; exhaustive at 8 bits, without ``--samples``);
+    a circuit it cannot measure keeps its one-line ``error``."""
     rows = []
     for path in circuit_paths(mirror, width, signed):
         text = subprocess.run(["git", "-C", str(mirror), "show", f"{REVISION}:{path}"],
                               capture_output=True, text=True, check=True).stdout
-        top = Path(path).stem
-        local = Path(scratch, f"{top}.v")
+        local = Path(scratch, Path(path).name)
         local.write_text(text)
-        netlist = load_verilog(local, top, "mul", width, signed=signed, port_o=_output_port(text, top))
-        mred = metrics.accumulate(netlist, a, b).mred
-        report = synth.synthesize_verilog(text, top, timing=False)
-        rows.append({"circuit": top, "mred": mred, "lut_eq": report.lut_equivalents})
-        print(f"  measured {top}: MRED {100 * mred:.3f} %, {report.lut_equivalents} LUT-eq",
+        # EvoApproxLib calls the result O, and Z in a few circuits (mul8u_2NDH).
+        row = characterise_file(local, "mul", signed=signed, target="ecp5", timing=False,
+                                samples=None if width <= 8 else SAMPLES, seed=SEED, port_o="Z")
+        if "error" in row:
+            rows.append({"circuit": row["circuit"], "error": row["error"]})
+            print(f"  {row['circuit']}: {row['error']}", file=sys.stderr, flush=True)
+            continue
+        rows.append({"circuit": row["circuit"], "mred": row["metrics"]["mred"], "lut_eq": row["lut_equivalents"]})
+        print(f"  measured {row['circuit']}: MRED {row['mred_pct']:.3f} %, {row['lut_equivalents']} LUT-eq",
               file=sys.stderr, flush=True)
     return rows
 
@@ -164,6 +163,9 @@ def compare(evo_rows, library, min_lut_eq):
     print("|---|---|---|---|---|---|---|---|")
     met = above = met_above = 0
     for evo in evo_rows:
+        if "error" in evo:
+            print(f"| {evo['circuit']} | not measured: {evo['error']} | | | | | | |")
+            continue
         eligible = [row for row in library if row["mred"] <= evo["mred"]]
         best = min(eligible, key=lambda row: (row["lut_eq"], row["mred"]), default=None)
         ok = best is not None and best["lut_eq"] <= evo["lut_eq"]
@@ -174,10 +176,62 @@ def compare(evo_rows, library, min_lut_eq):
         verdict = "met" if ok else ("not met (none as accurate)" if best is None
                                     else f"not met (+{best['lut_eq'] - evo['lut_eq']} LUT-eq)")
         shown = ("(none as accurate) | | |" if best is None else
-                 f"{best['unit']} | {_params(best['params'])} | {100 * best['mred']:.3f} % | {best['lut_eq']} |")
-        print(f"| {evo['circuit']} | {100 * evo['mred']:.3f} % | {evo['lut_eq']} | {shown} {verdict} |")
+                 f"{best['unit']} | {_params(best['params'])} | {_percent(best['mred'])} | {best['lut_eq']} |")
+        print(f"| {evo['circuit']} | {_percent(evo['mred'])} | {evo['lut_eq']} | {shown} {verdict} |")
+    failed = sum("error" in evo for evo in evo_rows)
     print(f"\nmet (MRED and LUT-eq no higher): {met_above} of {above} circuits above {min_lut_eq} LUT-eq, "
-          f"{met} of {len(evo_rows)} in all\n")
+          f"{met} of {len(evo_rows)} in all" + (f", {failed} not measured" if failed else "") + "\n")
+
+
+#: MRED buckets below 5 %: ``[low, high)`` as fractions; the first holds the exact circuits.
+BUCKETS = ((0.0, 1e-5), (1e-5, 1e-4), (1e-4, 1e-3), (1e-3, 5e-3), (5e-3, 1e-2), (1e-2, 2e-2), (2e-2, 5e-2))
+#: Issue 24's 16-bit target: the library's fewest LUT-eq this far below EvoApproxLib's in each bucket.
+BUCKET_TARGET = 0.10
+
+
+def bucket_table(evo_rows, library):
+    """Per MRED bucket, EvoApproxLib's fewest LUT-eq against the library's fewest, each among its
+    own circuits whose MRED lies in the bucket, and how far below the library's is."""
+    print(f"Fewest LUT-eq per MRED bucket (each side's circuits with MRED in the bucket; target: the "
+          f"library {100 * BUCKET_TARGET:.0f} % or more below):\n")
+    print("| MRED bucket | EvoApproxLib circuits | fewest LUT-eq | circuit (MRED) | library units | "
+          "fewest LUT-eq | unit (MRED) | below |")
+    print("|---|---|---|---|---|---|---|---|")
+    met = compared = 0
+    for low, high in BUCKETS:
+        name = ("exact and below 0.001 %" if low == 0 else f"{_bound(low)}-{_bound(high)} %")
+        evo = [row for row in evo_rows if "error" not in row and low <= row["mred"] < high]
+        ours = [row for row in library if low <= row["mred"] < high]
+        cells = [name]
+        for rows, label in ((evo, lambda row: row["circuit"]),
+                            (ours, lambda row: f"{row['unit']} {_params(row['params'])}")):
+            best = min(rows, key=lambda row: (row["lut_eq"], row["mred"]), default=None)
+            cells += [str(len(rows)), "-" if best is None else str(best["lut_eq"]),
+                      "-" if best is None else f"{label(best)} ({_percent(best['mred'])})"]
+        best_evo = min((row["lut_eq"] for row in evo), default=None)
+        best_ours = min((row["lut_eq"] for row in ours), default=None)
+        if best_evo is None or best_ours is None:
+            cells.append("-")
+        else:
+            below = (best_evo - best_ours) / best_evo
+            compared += 1
+            met += below >= BUCKET_TARGET
+            cells.append(f"{100 * below:.1f} %")
+        print("| " + " | ".join(cells) + " |")
+    print(f"\nbuckets where the library is {100 * BUCKET_TARGET:.0f} % or more below: {met} of {compared} "
+          f"with circuits on both sides ({len(BUCKETS)} buckets)\n")
+
+
+def _bound(fraction):
+    return f"{100 * fraction:g}"
+
+
+def _percent(fraction):
+    """A MRED in percent: three decimals, or two significant digits below 0.01 %."""
+    value = 100 * fraction
+    if value == 0 or value >= 0.01:
+        return f"{value:.3f} %"
+    return f"{value:.{1 - math.floor(math.log10(value))}f} %"
 
 
 def main(argv=None):
@@ -194,21 +248,19 @@ def main(argv=None):
               "skipping its rows (pass --mirror PATH to a git mirror of ehw-fit/evoapproxlib)")
     with tempfile.TemporaryDirectory(prefix="axhls-evoapproxlib-") as scratch:
         for width in args.widths:
-            a, b, how = operands(width)
-            if args.signed:
-                a, b = signed_operands(a, b, width)
             kind = "signed" if args.signed else "unsigned"
             print(f"\n## {width} x {width} {kind}, ECP5 (synth_ecp5 -nodsp -nowidelut), "
-                  f"LUT-eq = LUT4 + 2 x CCU2C, MRED {how}\n")
-            library = library_rows(width, args.signed, a, b)
+                  f"LUT-eq = LUT4 + 2 x CCU2C, MRED {describe_pairs(width)}\n")
+            library = library_rows(width, args.signed)
             if have_mirror:
-                compare(evoapproxlib_rows(args.mirror, width, args.signed, a, b, scratch), library,
-                        args.min_lut_eq)
+                evo_rows = evoapproxlib_rows(args.mirror, width, args.signed, scratch)
+                compare(evo_rows, library, args.min_lut_eq)
+                bucket_table(evo_rows, library)
             print(f"Library Pareto front ({len(library)} units measured):\n")
             print("| library unit | params | MRED | LUT-eq | LUT4 | CCU2C |")
             print("|---|---|---|---|---|---|")
             for row in pareto_front(library):
-                print(f"| {row['unit']} | {_params(row['params'])} | {100 * row['mred']:.3f} % | "
+                print(f"| {row['unit']} | {_params(row['params'])} | {_percent(row['mred'])} | "
                       f"{row['lut_eq']} | {row['luts']} | {row['carry']} |")
 
 

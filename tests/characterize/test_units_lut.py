@@ -77,6 +77,18 @@ def test_third_party_verilog_table(tmp_path, capsys):
     assert np.array_equal(table.astype(np.int64), _expected(library, signed=False))
 
 
+def test_fixed_point_verilog_divider_table(tmp_path):
+    # The catalog's refined Mitchell divider with its 8 fraction bits: the library unit's table.
+    netlist = os.path.join(os.path.dirname(__file__), "..", "..", "netlists", "mitchell_div_refined_w8_s0.v")
+    path = tmp_path / "div8.bin"
+    assert main(["units", "lut", "--verilog", netlist, "--top", "mitchell_div_refined_w8_s0", "--kind", "div",
+                 "--frac-bits", "8", "--format", "tfapprox", "-o", str(path)]) == 0
+    table = lut.read_tfapprox(path.read_bytes())
+    library = approx_units.get("mitchell_div_refined", width=8)
+    assert library.params["frac_bits"] == 8
+    assert np.array_equal(table.astype(np.int64), _expected(library, signed=False))
+
+
 @pytest.mark.parametrize("argv, message", [
     (["drum", "--width", "16", "--format", "tfapprox"],
      "--width 16: tfapprox and adapt tables are defined for 8-bit operands only"),

@@ -1,6 +1,8 @@
 """``axhls units survey DIR``: a folder of third-party circuits as one table."""
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -87,6 +89,24 @@ def test_port_names_serve_the_circuits_that_have_them(folder, capsys):
     rows = {row["circuit"]: row for row in json.loads(capsys.readouterr().out)["rows"]}
     assert "metrics" in rows["add8"]
     assert "has no port 'Q' (its ports: A, B, Z)" in rows["addz"]["error"]
+
+
+CATALOG = Path(__file__).resolve().parents[2] / "netlists"
+
+
+def test_frac_bits_measures_a_fixed_point_divider_as_the_library_does(tmp_path, capsys):
+    # The catalog's refined Mitchell divider computes a * 2^8 / b (the library's default frac_bits = 8).
+    directory = tmp_path / "dividers"
+    directory.mkdir()
+    shutil.copy(CATALOG / "mitchell_div_refined_w8_s0.v", directory)
+    library = evaluate.evaluate(approx_units.get("mitchell_div_refined", width=8)).metrics
+    survey = {}
+    for fraction in ([], ["--frac-bits", "8"]):
+        assert main(["units", "survey", str(directory), "--kind", "div", "--target", "none", *fraction,
+                     "--json"]) == 0
+        survey[len(fraction)] = json.loads(capsys.readouterr().out)["rows"][0]["metrics"]
+    assert survey[2] == library
+    assert survey[0]["mred"] > 100 * library["mred"]       # read as an integer quotient, it is far off
 
 
 @pytest.mark.parametrize("make, message", [

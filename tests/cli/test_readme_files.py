@@ -1,9 +1,14 @@
 """The files the README's commands read are shipped in the repository or fetched by a command the README gives."""
 
 import json
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from axhls.cli import main
 
@@ -11,10 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 
 
-def shell_commands() -> list[list[str]]:
-    """Every command of the README's ``sh`` blocks, in order, as argv lists (continuations joined)."""
+def shell_commands(text: str = README) -> list[list[str]]:
+    """Every command of the ``sh`` blocks of ``text`` (the README's), in order, as argv lists (continuations joined)."""
     commands = []
-    for block in re.findall(r"```sh\n(.*?)```", README, re.DOTALL):
+    for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL):
         for line in block.replace("\\\n", " ").splitlines():
             argv = shlex.split(line, comments=True)
             if argv:
@@ -71,3 +76,45 @@ def test_the_shipped_broken_array_multiplier_is_trunc_mul_with_c_6(capsys):
         results.append(json.loads(capsys.readouterr().out))
     assert results[0]["metrics"] == results[1]["metrics"]
     assert results[0]["exhaustive"] and results[0]["samples"] == 65536
+
+
+# --- the EvoApproxLib files the docs copy exist on the branch their clone command checks out ----------
+
+DOCUMENTS = {"README.md": README, "docs/characterize.md": (ROOT / "docs" / "characterize.md").read_text()}
+
+
+def clones_and_copies(text: str) -> tuple[dict[str, str], list[str]]:
+    """``({cloned folder: branch}, [copied source])`` of the ``sh`` blocks of ``text``."""
+    clones, copies = {}, []
+    for argv in shell_commands(text):
+        if argv[:2] == ["git", "clone"]:
+            assert "--branch" in argv, f"{' '.join(argv)}: names no branch, so the files it gives can change"
+            clones[Path(argv[-1]).stem] = argv[argv.index("--branch") + 1]
+        elif argv[0] == "cp":
+            copies += argv[1:-1]
+    return clones, copies
+
+
+@pytest.mark.parametrize("name", DOCUMENTS)
+def test_every_evoapproxlib_clone_checks_out_the_branch_the_benchmark_reads(name):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from fpga_multipliers import REVISION
+    clones, copies = clones_and_copies(DOCUMENTS[name])
+    assert clones == {"evoapproxlib": REVISION} and copies
+
+
+@pytest.mark.parametrize("name", DOCUMENTS)
+def test_every_copied_evoapproxlib_file_is_on_that_branch(name):
+    """With ``EVOAPPROXLIB`` set to a git mirror of ehw-fit/evoapproxlib (as for ``docs_samples.py --figures``)."""
+    mirror = os.environ.get("EVOAPPROXLIB")
+    if not mirror:
+        pytest.skip("set EVOAPPROXLIB to a git mirror of ehw-fit/evoapproxlib")
+    clones, copies = clones_and_copies(DOCUMENTS[name])
+    missing = []
+    for source in copies:
+        folder, _, path = source.partition("/")
+        found = subprocess.run(["git", "-C", mirror, "cat-file", "-e", f"{clones[folder]}:{path}"],
+                               capture_output=True)
+        if found.returncode != 0:
+            missing.append(f"{clones[folder]}:{path}")
+    assert missing == []
