@@ -63,3 +63,23 @@ def split(s: hls.Stream[unsigned(8)], even: hls.Stream[unsigned(8)], odd: hls.St
             odd.write(x)
         else:
             even.write(x)
+
+
+@hls.kernel
+def late_copy(s: hls.Stream[signed(14)], o: hls.Stream[signed(14)], n: unsigned(10)):
+    """Runs a loop of 24 iterations before it reads its first token: its FIFO must hold
+    what the writer makes meanwhile."""
+    warm: signed(14) = 0
+    for j in range(24):
+        warm = warm + j
+    for i in range(n):
+        x = s.read()
+        o.write(x + warm)
+
+
+@hls.dataflow
+def lagging(s: hls.Stream[signed(12)], o: hls.Stream[signed(14)], n: unsigned(10)):
+    """An II-1 writer, and a reader that starts late: the FIFO's depth comes from the lead."""
+    mid = hls.fifo(signed(14))
+    smooth(s, mid, n)
+    late_copy(mid, o, n)
