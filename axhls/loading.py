@@ -15,11 +15,12 @@ import sys
 import traceback
 
 from hls.errors import KernelLoopLimit, KernelRuntimeError, KernelSyntaxError
+from hls.dataflow import Dataflow
 from hls.kernel import Function, Kernel
 
 from .command import CommandError
 
-__all__ = ["user_errors", "load_kernel", "import_file", "load_args", "load_json"]
+__all__ = ["user_errors", "load_kernel", "load_design", "import_file", "load_args", "load_json"]
 
 
 @contextlib.contextmanager
@@ -65,6 +66,29 @@ def load_kernel(spec: str) -> Kernel:
                            f"(kernels in this file: {', '.join(kernels) or 'none'})")
     if not isinstance(found, Kernel):
         raise CommandError(f"{path}: {name!r} is not an @hls.kernel")
+    with user_errors():
+        found.analyze()
+    return found
+
+
+def load_design(spec: str):
+    """The kernel or the ``@hls.dataflow`` chain named by ``FILE.py:NAME``, checked as
+    :func:`load_kernel` checks a kernel (a chain's body is analysed).
+
+    Raises
+    ------
+    axhls.command.CommandError
+        As :func:`load_kernel`.
+    """
+    path, colon, name = spec.rpartition(":")
+    if not colon or not path or not name:
+        raise CommandError(f"{spec}: expected FILE.py:KERNEL or FILE.py:CHAIN")
+    module = import_file(path)
+    found = getattr(module, name, None)
+    if not isinstance(found, (Kernel, Dataflow)):
+        designs = sorted(key for key, value in vars(module).items() if isinstance(value, (Kernel, Dataflow)))
+        what = "no kernel or chain named" if found is None else "not an @hls.kernel or @hls.dataflow:"
+        raise CommandError(f"{path}: {what} {name!r} (kernels and chains in this file: {', '.join(designs) or 'none'})")
     with user_errors():
         found.analyze()
     return found
@@ -162,8 +186,9 @@ def load_json(path: str, named: str | None = None):
         raise CommandError(f"{named}: {error.strerror}") from None
 
 
-def load_args(path: str, kernel: Function) -> dict:
-    """The arguments in the JSON file ``path``, checked against ``kernel``'s parameters.
+def load_args(path: str, kernel: Function | Dataflow) -> dict:
+    """The arguments in the JSON file ``path``, checked against the parameters of ``kernel``
+    (a kernel or an ``@hls.dataflow`` chain).
 
     The file holds one object mapping each parameter name to an integer
     (scalars) or a list of integers (arrays, exactly ``depth`` elements).

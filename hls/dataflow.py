@@ -49,6 +49,7 @@ from .backend.component import KernelSignature
 from .compiler import compile_kernel
 from .dataflow_timing import StageModel, iterations, needed_depth, simulate
 from .errors import KernelRuntimeError, KernelSyntaxError
+from .frontend.golden import GoldenModel
 from .frontend.source import SourceFunction
 from .frontend.typed import Param
 from .kernel import Kernel
@@ -214,20 +215,62 @@ class Dataflow(SourceFunction):
         self.tokens_read = {}
         return self._run_stages(args, kwargs, max_loop_iterations, self, lambda kernel: kernel.golden_model())
 
-    def _run_stages(self, args: tuple, kwargs: dict, max_loop_iterations, counts, model_of):
-        """The chain's run with ``model_of(stage kernel)`` for each stage; the input streams'
-        counts go to ``counts.tokens_read``."""
+    def bind(self, args: tuple, kwargs: dict) -> dict:
+        """Check call arguments against the chain's parameters; returns ``{name: value}``.
+
+        Raises
+        ------
+        TypeError
+            Missing, unexpected or repeated arguments, or values of the wrong type.
+        ValueError
+            Values that do not fit their shapes.
+        """
         params = self.params
         if len(args) > len(params):
             raise TypeError(f"{self.name}() takes {len(params)} argument(s), {len(args)} given")
         bound = {param.name: value for param, value in zip(params, args)}
         for key, value in kwargs.items():
             if key in bound or key not in {param.name for param in params}:
-                raise TypeError(f"{self.name}() got an unexpected or repeated argument {key!r}")
+                raise TypeError(f"{self.name}() got an unexpected or repeated argument {key!r} "
+                                f"(parameters: {', '.join(param.name for param in params)})")
             bound[key] = value
         missing = [param.name for param in params if param.name not in bound]
         if missing:
             raise TypeError(f"{self.name}() is missing argument(s): {', '.join(missing)}")
+        for param in params:
+            if param.kind == "scalar" or isinstance(bound[param.name], list):
+                GoldenModel.check_argument(param, bound[param.name])
+        return bound
+
+    def run_checked(self, bound: dict, *, max_loop_iterations: int | None = None) -> tuple[dict, list]:
+        """Run every stage's golden model recording the values that did not fit where they were
+        assigned (:meth:`hls.frontend.golden.GoldenModel.run_checked`, stage by stage).
+
+        Returns
+        -------
+        (streams, overflows)
+            Each output stream's tokens; every stage's overflows, in stage order.
+        """
+        overflows = []
+        outputs = {param.name: [] for param in self.params if param.kind == "stream" and param.direction == "out"}
+        bound = {**bound, **outputs}
+
+        def checked(model, arguments):
+            _, arrays, found = model.run_checked(model.bind((), arguments), max_loop_iterations=max_loop_iterations)
+            overflows.extend(found)
+            for name, param in ((p.name, p) for p in model.typed.params):
+                if param.kind == "stream" and param.direction == "out":
+                    arguments[name].extend(arrays[name])
+
+        self._run_stages((), bound, max_loop_iterations, self, lambda kernel: kernel.golden_model(), checked)
+        return outputs, overflows
+
+    def _run_stages(self, args: tuple, kwargs: dict, max_loop_iterations, counts, model_of, runner=None):
+        """The chain's run with ``model_of(stage kernel)`` for each stage (run by
+        ``runner(model, arguments)``, or called); the input streams' counts go to
+        ``counts.tokens_read``."""
+        bound = self.bind(args, kwargs)
+        params = self.params
         inputs = {param.name: _Counted(bound[param.name]) for param in params
                   if param.kind == "stream" and param.direction == "in"}
         queues = {name: [] for name in self.fifos}
@@ -242,7 +285,10 @@ class Dataflow(SourceFunction):
                 for name, (kind, source) in stage.scalars.items():
                     arguments[name] = source if kind == "const" else bound[source]
                 model = model_of(stage.kernel)
-                model.call((), arguments, max_loop_iterations=max_loop_iterations)
+                if runner is None:
+                    model.call((), arguments, max_loop_iterations=max_loop_iterations)
+                else:
+                    runner(model, arguments)
                 for name, (kind, source) in stage.streams.items():
                     if kind == "fifo" and self.fifos[source].reader == index:
                         left = len(queues[source]) - model.tokens_read[name]
@@ -264,7 +310,14 @@ class Dataflow(SourceFunction):
                                streams={p.name: (p.shape, p.direction) for p in self.params if p.kind == "stream"})
 
     def to_amaranth(self) -> "DataflowComponent":
-        """A fresh component: every stage compiled for its own target, and the FIFOs."""
+        """A fresh component: every stage compiled for its own target, and the FIFOs.
+
+        Raises
+        ------
+        hls.errors.KernelSyntaxError
+            As :meth:`plan`.
+        """
+        self.plan()
         return DataflowComponent(self)
 
     def verilog(self, name: str | None = None) -> str:

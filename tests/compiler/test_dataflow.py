@@ -78,7 +78,7 @@ def test_the_report_gives_each_stage_and_fifo():
     text = chains.rates.report()
     assert "dataflow rates: 2 stages run at once, 1 FIFO(s)" in text
     assert "stage pairs (line " in text and "II 2" in text
-    assert "FIFO half (line " in text and "unsigned(9), depth 1, pairs -> spread" in text
+    assert "FIFO half (line " in text and "unsigned(9), depth 1 (given; needs 1), pairs -> spread" in text
     assert "depth 2, moving_sum -> magnitude" in chains.detector.report()
 
 
