@@ -23,7 +23,7 @@ import json
 from .arguments import integer
 from hls.dataflow import Dataflow
 
-from .loading import load_args, load_design, user_errors
+from .loading import load_args, load_kernel, user_errors
 
 __all__ = ["register", "run_check", "MAX_ITERATIONS"]
 
@@ -59,7 +59,7 @@ def run_check(args) -> int:
     axhls.command.CommandError
         For user mistakes (status 2) and out-of-range indices (status 1).
     """
-    kernel = load_design(args.kernel)
+    kernel = load_kernel(args.kernel, chains=True)
     bound = load_args(args.args, kernel)
     with user_errors(loop_limit_option="--max-iterations"):
         if isinstance(kernel, Dataflow):

@@ -45,7 +45,7 @@ from hls.approx import KINDS, approx_mapping, choice
 
 from .arguments import integer, probability
 from .command import CommandError
-from .loading import load_args, load_design, load_json, user_errors
+from .loading import load_args, load_json, load_kernel, user_errors
 
 __all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx", "add_approx_option", "with_approx"]
 
@@ -181,7 +181,7 @@ def register(subparsers) -> None:
 
 def _design(spec: str, approx: list[str]):
     """The kernel (with ``--approx``) or the chain ``spec`` names."""
-    design = load_design(spec)
+    design = load_kernel(spec, chains=True)
     if isinstance(design, Dataflow):
         if approx:
             raise CommandError(f"--approx {approx[0]}: {design.name} is an @hls.dataflow chain; --approx applies "

@@ -20,7 +20,7 @@ from hls.kernel import Function, Kernel
 
 from .command import CommandError
 
-__all__ = ["user_errors", "load_kernel", "load_design", "import_file", "load_args", "load_json"]
+__all__ = ["user_errors", "load_kernel", "import_file", "load_args", "load_json"]
 
 
 @contextlib.contextmanager
@@ -43,10 +43,11 @@ def user_errors(loop_limit_option: str | None = None):
         raise CommandError(str(error), 1) from None
 
 
-def load_kernel(spec: str) -> Kernel:
-    """The kernel named by ``FILE.py:KERNEL``, imported by path and checked.
+def load_kernel(spec: str, *, chains: bool = False):
+    """The kernel named by ``FILE.py:KERNEL``, imported by path and checked; with ``chains``,
+    an ``@hls.dataflow`` chain may be named too.
 
-    The kernel is analysed before it is returned, so a construct outside the
+    The kernel (or chain) is analysed before it is returned, so a construct outside the
     language is reported here as ``file:line:col: message (hint: ...)``.
 
     Raises
@@ -60,35 +61,13 @@ def load_kernel(spec: str) -> Kernel:
         raise CommandError(f"{spec}: expected FILE.py:KERNEL")
     module = import_file(path)
     found = getattr(module, name, None)
+    accepted = (Kernel, Dataflow) if chains else Kernel
     if found is None:
-        kernels = sorted(key for key, value in vars(module).items() if isinstance(value, Kernel))
+        kernels = sorted(key for key, value in vars(module).items() if isinstance(value, accepted))
         raise CommandError(f"{path}: no kernel named {name!r} "
                            f"(kernels in this file: {', '.join(kernels) or 'none'})")
-    if not isinstance(found, Kernel):
-        raise CommandError(f"{path}: {name!r} is not an @hls.kernel")
-    with user_errors():
-        found.analyze()
-    return found
-
-
-def load_design(spec: str):
-    """The kernel or the ``@hls.dataflow`` chain named by ``FILE.py:NAME``, checked as
-    :func:`load_kernel` checks a kernel (a chain's body is analysed).
-
-    Raises
-    ------
-    axhls.command.CommandError
-        As :func:`load_kernel`.
-    """
-    path, colon, name = spec.rpartition(":")
-    if not colon or not path or not name:
-        raise CommandError(f"{spec}: expected FILE.py:KERNEL or FILE.py:CHAIN")
-    module = import_file(path)
-    found = getattr(module, name, None)
-    if not isinstance(found, (Kernel, Dataflow)):
-        designs = sorted(key for key, value in vars(module).items() if isinstance(value, (Kernel, Dataflow)))
-        what = "no kernel or chain named" if found is None else "not an @hls.kernel or @hls.dataflow:"
-        raise CommandError(f"{path}: {what} {name!r} (kernels and chains in this file: {', '.join(designs) or 'none'})")
+    if not isinstance(found, accepted):
+        raise CommandError(f"{path}: {name!r} is not an @hls.kernel{' or an @hls.dataflow chain' if chains else ''}")
     with user_errors():
         found.analyze()
     return found

@@ -230,8 +230,10 @@ class Dataflow(SourceFunction):
             raise TypeError(f"{self.name}() takes {len(params)} argument(s), {len(args)} given")
         bound = {param.name: value for param, value in zip(params, args)}
         for key, value in kwargs.items():
-            if key in bound or key not in {param.name for param in params}:
-                raise TypeError(f"{self.name}() got an unexpected or repeated argument {key!r} "
+            if key in bound:
+                raise TypeError(f"{self.name}() got argument {key!r} twice")
+            if key not in {param.name for param in params}:
+                raise TypeError(f"{self.name}() has no parameter {key!r} "
                                 f"(parameters: {', '.join(param.name for param in params)})")
             bound[key] = value
         missing = [param.name for param in params if param.name not in bound]
