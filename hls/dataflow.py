@@ -20,10 +20,13 @@ and why it cannot deadlock:
 * a stage reads at most one FIFO and writes at most one: the stages form paths, with no
   fork that joins again. On a path a stage waits only for its neighbours, and a FIFO
   cannot be empty (its reader waits) and full (its writer waits) at once, so any FIFO of
-  at least one token is deadlock-free; forks and joins, whose FIFOs need depths from the
-  production and consumption times of both branches, are refused;
-* a FIFO's depth is 2 unless given (``hls.fifo(shape, depth=k)``, ``k >= 1``): with two
-  entries, an II-1 writer and an II-1 reader move a token every cycle;
+  at least one token is deadlock-free; forks and joins are refused;
+* a FIFO's depth comes from its writer's and reader's schedules (:class:`ChainPlan`,
+  :mod:`hls.dataflow_timing`): the least depth at which the writer is never stalled by it
+  (or, for a writer faster than its reader, at which the reader never waits longer than with
+  an unbounded FIFO). A depth given by hand (``hls.fifo(shape, depth=k)``, ``k >= 1``) below
+  that is an error naming the FIFO; where a stage's token count depends on the data, the
+  depth is the one given, or :data:`DEFAULT_FIFO_DEPTH`;
 * a stage's result cannot be kept (``x = stage(...)``): a scalar does not cross stages,
   and the error names the variable; write it to a stream instead.
 
