@@ -17,10 +17,12 @@ and why it cannot deadlock:
   arrays are not taken (a stage that needs one is an error);
 * every FIFO is written by one stage and read by one later stage (in source order), and
   every stream parameter of the chain is used by one stage, which decides its direction;
-* a stage reads at most one FIFO and writes at most one: the stages form paths, with no
-  fork that joins again. On a path a stage waits only for its neighbours, and a FIFO
-  cannot be empty (its reader waits) and full (its writer waits) at once, so any FIFO of
-  at least one token is deadlock-free; forks and joins are refused;
+* a stage may read and write several FIFOs: the stages form a graph without cycles. On a
+  path a stage waits only for its neighbours, and a FIFO cannot be empty (its reader waits)
+  and full (its writer waits) at once, so any FIFO of at least one token is deadlock-free; a
+  fork that joins again deadlocks when its short branch's FIFO cannot hold what the long
+  branch takes in before it gives out, so every stage connected to a fork or a join must have
+  token times its schedule gives (:class:`hls.dataflow_timing.StageModel`);
 * a FIFO's depth comes from its writer's and reader's schedules (:class:`ChainPlan`,
   :mod:`hls.dataflow_timing`): the least depth at which the writer is never stalled by it
   (or, for a writer faster than its reader, at which the reader never waits longer than with
@@ -50,7 +52,7 @@ from amaranth.lib import wiring
 
 from .backend.component import KernelSignature
 from .compiler import compile_kernel
-from .dataflow_timing import StageModel, iterations, needed_depth, simulate
+from .dataflow_timing import StageModel, horizon, iterations, needed_depth, simulate
 from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.golden import GoldenModel
 from .frontend.source import SourceFunction
@@ -69,6 +71,10 @@ DEFAULT_REPORT_TOKENS = 1000
 
 #: Cycles from a token written into a chain's ``SyncFIFO`` to the cycle its reader can take it.
 FIFO_LATENCY = 1
+
+#: Runs of the token model under outside stalls (probability 0.3, seeds 0 ..) that a chain with
+#: forks and joins must finish at its FIFOs' figures.
+STALLED_RUNS = 8
 
 
 def fifo(shape, depth: int | None = None):
@@ -105,6 +111,9 @@ class Fifo:
     outpaced : bool
         Its writer makes tokens faster than its reader takes them (``needed`` then keeps the
         reader from waiting; the writer waits whatever the depth).
+    deadlock_below : int or None
+        On a fork that joins again: below this depth (the others at their figures), the chain
+        deadlocks.
     rule : str
         How the depth was found, as a sentence of the report.
     """
@@ -119,6 +128,7 @@ class Fifo:
     given: int | None = None
     needed: int | None = None
     outpaced: bool = False
+    deadlock_below: int | None = None
     rule: str = ""
 
 
@@ -348,9 +358,15 @@ class Dataflow(SourceFunction):
                         self.filename, item.lineno, item.col,
                         f"FIFO {item.name!r}: depth={item.given} is too small for the schedules of "
                         f"{self.stages[item.writer].name} -> {self.stages[item.reader].name}, which need depth "
-                        f"{item.needed} ({'else the reader waits' if item.outpaced else 'else the writer stalls'})",
+                        f"{item.needed} ({self._shortfall(item)})",
                         f"leave depth out for {item.needed}, or give at least depth={item.needed}")
         return self._plan
+
+    @staticmethod
+    def _shortfall(item: Fifo) -> str:
+        if item.deadlock_below is not None and item.given < item.deadlock_below:
+            return f"below {item.deadlock_below} the chain deadlocks"
+        return "else the reader waits" if item.outpaced else "else the writer stalls"
 
     def report(self, tokens: int = DEFAULT_REPORT_TOKENS) -> str:
         """The chain's report as text: :meth:`report_data` in lines."""
@@ -408,6 +424,14 @@ class ChainPlan:
             models, links = self.restricted(group)
             blocked = next((f"stage {model.name} is not modelled: {model.reason}" for model in models if model.reason),
                            None)
+            branching = self.branching(group)
+            if blocked is not None and branching is not None:
+                stage = chain.stages[branching]
+                raise KernelSyntaxError(chain.filename, stage.lineno, 1,
+                                        f"stage {stage.name} forks or joins FIFOs, so their depths must come from the "
+                                        f"schedules of every stage it is connected to, but {blocked}",
+                                        "a fork that joins again deadlocks when a FIFO is too shallow: make every "
+                                        "connected stage's token count independent of the data")
             for name, _, _ in links:
                 item = chain.fifos[name]
                 if blocked is None:
@@ -419,6 +443,57 @@ class ChainPlan:
                     item.needed = None
                     item.rule = f"not derived ({blocked}); any depth of 1 or more cannot deadlock a path"
                     item.depth = DEFAULT_FIFO_DEPTH if item.given is None else item.given
+            if blocked is None and branching is not None:
+                self.settle(models, links)
+
+    def branching(self, group: list[int]) -> int | None:
+        """The first stage of ``group`` that reads or writes more than one FIFO (a fork or a join)."""
+        for index in group:
+            if sum(writer == index for _, (writer, _), _ in self.links) > 1 or \
+                    sum(reader == index for _, _, (reader, _) in self.links) > 1:
+                return index
+        return None
+
+    def settle(self, models: list, links: list) -> None:
+        """With forks and joins, each FIFO's figure holds with the others unbounded; at all the
+        figures at once a writer may still wait (a branch's tokens held up by another's). Raise
+        the depth of each FIFO whose writer does, a token at a time, until none does."""
+        fifos = self.chain.fifos
+        trips = iterations(models, links, horizon(models))
+        budget = 16 + 4 * sum(model.timeline(trips.get(index, 0))[1] + 4 for index, model in enumerate(models))
+        for _ in range(4 * sum(fifos[name].needed for name, _, _ in links) + 64):
+            trace = simulate(models, links, {name: fifos[name].needed for name, _, _ in links}, trips, budget)
+            late = [name for name, _, _ in links if trace.blocked[name] and not fifos[name].outpaced]
+            if trace.cycles is None or late:
+                self.deepen(late or [max(links, key=lambda link: trace.blocked[link[0]])[0]])
+                continue
+            # Outside stalls change the timing but not what a deadlock needs (a full FIFO on one
+            # branch, an empty one on the other): the figures are checked under some of them too.
+            stalled = [simulate(models, links, {name: fifos[name].needed for name, _, _ in links}, trips, 8 * budget,
+                                stall_probability=0.3, stall_seed=seed) for seed in range(STALLED_RUNS)]
+            stuck = next((trace for trace in stalled if trace.cycles is None), None)
+            if stuck is None:
+                break
+            self.deepen([max(links, key=lambda link: stuck.blocked[link[0]])[0]])
+        else:
+            raise AssertionError(f"{self.chain.name}: FIFO depths did not settle")
+        for name, _, _ in links:
+            depths = {other: fifos[other].needed for other, _, _ in links}
+            low, high = 1, fifos[name].needed
+            while low < high:
+                depths[name] = (low + high) // 2
+                if simulate(models, links, depths, trips, budget).cycles is None:
+                    low = depths[name] + 1
+                else:
+                    high = depths[name]
+            fifos[name].deadlock_below = low if low > 1 else None
+
+    def deepen(self, names: list[str]) -> None:
+        for name in names:
+            item = self.chain.fifos[name]
+            item.needed += 1
+            if item.given is None:
+                item.depth = item.needed
 
     def groups(self) -> list[list[int]]:
         """The stages joined by FIFOs, each group in source order."""
@@ -467,7 +542,8 @@ class ChainPlan:
                            "loops": [{"line": loop["line"], "ii": loop["ii"], "depth": loop["depth"]} for loop in loops],
                            "tokens_per_call": per_call, "modelled": model.reason is None, "reason": model.reason})
         fifos = [{"name": item.name, "line": item.lineno, "shape": format_shape(item.shape), "depth": item.depth,
-                  "given": item.given, "needed": item.needed, "outpaced": item.outpaced, "rule": item.rule,
+                  "given": item.given, "needed": item.needed, "outpaced": item.outpaced,
+                  "deadlock_below": item.deadlock_below, "rule": item.rule,
                   "writer": chain.stages[item.writer].name, "reader": chain.stages[item.reader].name,
                   "bits": item.shape.width * item.depth, "latency": FIFO_LATENCY}
                  for item in chain.fifos.values()]
@@ -524,8 +600,9 @@ def format_report(data: dict) -> str:
         lines.append(f"  stage {stage['name']} (line {stage['line']}): {shown or 'no pipelined loop'}{extra}")
     for item in data["fifos"]:
         given = "" if item["given"] is None else f" (given; {'needs ' + str(item['needed']) if item['needed'] else 'not checked'})"
+        deadlock = "" if item["deadlock_below"] is None else f"; the chain deadlocks below depth {item['deadlock_below']}"
         lines.append(f"  FIFO {item['name']} (line {item['line']}): {item['shape']}, depth {item['depth']}{given}, "
-                     f"{item['writer']} -> {item['reader']}, {item['bits']} stored bits; depth {item['rule']}")
+                     f"{item['writer']} -> {item['reader']}, {item['bits']} stored bits; depth {item['rule']}{deadlock}")
     figures = data["figures"]
     if figures is None:
         lines.append(f"  figures over {data['tokens']} tokens: none ({data['figures_reason']})")
@@ -824,11 +901,6 @@ class _Analyzer:
                 used[source] = index
                 by_name[source].direction = param.direction
                 stage.streams[param.name] = ("param", source)
-        for what, names_used in (("reads", reads), ("writes", writes)):
-            if len(names_used) > 1:
-                self.error(call, f"stage {kernel.name} {what} {len(names_used)} FIFOs ({', '.join(names_used)}): a "
-                                 f"stage reads at most one FIFO and writes at most one",
-                           "forks and joins are not supported (their FIFO depths would depend on both branches)")
         return stage
 
     def constant(self, node, by_name: dict):

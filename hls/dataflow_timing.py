@@ -39,6 +39,7 @@ in the cycle it would with an unbounded FIFO.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
 
 from .ir.nodes import Block, PipelinedLoop
@@ -252,7 +253,8 @@ class ChainTrace:
         return None if any(value is None for value in values) else max(values, default=0)
 
 
-def simulate(models: list, links: list, depths: dict, trips: dict, max_cycles: int) -> ChainTrace:
+def simulate(models: list, links: list, depths: dict, trips: dict, max_cycles: int, *,
+             stall_probability: float = 0.0, stall_seed: int = 0) -> ChainTrace:
     """Run the chain at the level of tokens (see the module's documentation).
 
     Parameters
@@ -266,7 +268,12 @@ def simulate(models: list, links: list, depths: dict, trips: dict, max_cycles: i
     trips : dict of int to int
         The stream loop's iterations of each stage that has one.
     max_cycles : int
+    stall_probability, stall_seed : float, int
+        In each cycle each input of the chain is not valid, and each output not ready, with
+        this probability (seeded): the outside stalls of ``sim.run``, in kind if not in
+        sequence. 0: the schedules' own pace.
     """
+    outside = random.Random(stall_seed) if stall_probability else None
     lines = [model.timeline(trips.get(index, 0)) for index, model in enumerate(models)]
     into = {writer: name for name, writer, _ in links}      # (stage, stream) -> FIFO it writes
     out_of = {reader: name for name, _, reader in links}
@@ -281,6 +288,7 @@ def simulate(models: list, links: list, depths: dict, trips: dict, max_cycles: i
     for cycle in range(max_cycles):
         if all(value is not None for value in done.values()):
             break
+        waiting = set() if outside is None else {key for key in transfers if outside.random() < stall_probability}
         reads, writes = [], []
         for index, (events, finish) in enumerate(lines):
             if done[index] is not None:
@@ -294,7 +302,7 @@ def simulate(models: list, links: list, depths: dict, trips: dict, max_cycles: i
             stall = False
             for op in due:
                 key = (index, op.stream)
-                if op.kind == "read" and key in out_of and level[out_of[key]] == 0:
+                if op.kind == "read" and (level[out_of[key]] == 0 if key in out_of else key in waiting):
                     stall = True
                 if op.kind == "write" and buffers[key] == 2:
                     stall = True
@@ -317,7 +325,9 @@ def simulate(models: list, links: list, depths: dict, trips: dict, max_cycles: i
                 continue
             name = into.get(key)
             if name is None:
-                transfers[key].append(cycle)       # a chain output: always ready
+                if key in waiting:
+                    continue
+                transfers[key].append(cycle)       # a chain output: ready unless held
                 moves.append((key, None))
             elif depths.get(name) is UNBOUNDED or level[name] < depths[name]:
                 transfers[key].append(cycle)

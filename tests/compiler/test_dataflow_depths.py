@@ -185,3 +185,63 @@ def test_the_report_gives_throughput_and_latency():
     assert "FIFO mid (line " in text and "depth 26" in text and f"{done} cycles" in text
     with pytest.raises(ValueError, match="tokens must be an integer of at least 1, not 0"):
         chains.lagging.report_data(0)
+
+
+def _diamond_args(n, seed):
+    rng = random.Random(seed)
+    return {"s": [rng.randint(-2048, 2047) for _ in range(n)], "n": n}
+
+
+def test_a_fork_that_joins_again_deadlocks_when_its_short_branch_is_too_shallow():
+    """``diamond``: the long branch (``delay4``) reads five tokens before it writes one, so the
+    short branch's FIFO holds what the fork writes meanwhile. The figure (9) keeps the fork from
+    stalling; shallower costs cycles; below 3 (3 + the fork's two-token buffer = the 5 tokens
+    ``delay4`` needs) the chain deadlocks. The model predicts each, cycle for cycle."""
+    chain = chains.diamond
+    chain.plan()
+    short = chain.fifos["short"]
+    assert (short.needed, short.deadlock_below) == (9, 3)
+    n = 30
+    args = _diamond_args(n, 1)
+    expected = []
+    chain(s=args["s"], o=expected, n=n)
+    cycles = {}
+    for depth in (9, 4, 2):
+        depths = {item.name: item.depth for item in chain.fifos.values()} | {"short": depth}
+        model, ports = _model(chain, depths, n)
+        times, tokens, done = _trace(chain, args, {"short": depth}, max_cycles=400)
+        assert done == model.cycles and times == ports, depth
+        if done is not None:
+            assert tokens["o"] == expected
+        cycles[depth] = done
+    assert cycles[9] < cycles[4] and cycles[2] is None
+
+
+def test_a_hand_given_depth_that_deadlocks_is_refused(tmp_path):
+    path = tmp_path / "shallow.py"
+    path.write_text(textwrap.dedent("""\
+        import hls
+        from amaranth import signed, unsigned
+        from dataflow_kernels import fork, delay4, join
+
+
+        @hls.dataflow
+        def chain(s: hls.Stream[signed(12)], o: hls.Stream[signed(13)], n: unsigned(10)):
+            long = hls.fifo(signed(12))
+            short = hls.fifo(signed(12), depth=2)
+            late = hls.fifo(signed(12))
+            fork(s, long, short, n)
+            delay4(long, late, n)
+            join(late, short, o, n)
+        """))
+    with pytest.raises(KernelSyntaxError, match=re.escape(
+            "shallow.py:9:5: FIFO 'short': depth=2 is too small for the schedules of fork -> join, which need "
+            "depth 9 (below 3 the chain deadlocks)")):
+        import_file(str(path)).chain.to_amaranth()
+
+
+def test_a_fork_that_joins_again_under_random_stalls_equals_the_golden_model():
+    for trial in range(2):
+        args = _diamond_args(random.Random(trial).randint(4, 30), trial + 10)
+        result = run(chains.diamond, args, stall_probability=0.3, stall_seed=trial)
+        assert result.match, (args, result.differences)
