@@ -52,7 +52,7 @@ from amaranth.lib import wiring
 
 from .backend.component import KernelSignature
 from .compiler import compile_kernel
-from .dataflow_timing import StageModel, horizon, iterations, needed_depth, simulate
+from .dataflow_timing import StageModel, cycle_budget, horizon, iterations, needed_depth, simulate
 from .errors import KernelRuntimeError, KernelSyntaxError
 from .frontend.golden import GoldenModel
 from .frontend.source import SourceFunction
@@ -460,7 +460,7 @@ class ChainPlan:
         the depth of each FIFO whose writer does, a token at a time, until none does."""
         fifos = self.chain.fifos
         trips = iterations(models, links, horizon(models))
-        budget = 16 + 4 * sum(model.timeline(trips.get(index, 0))[1] + 4 for index, model in enumerate(models))
+        budget = cycle_budget(models, trips)
         for _ in range(4 * sum(fifos[name].needed for name, _, _ in links) + 64):
             trace = simulate(models, links, {name: fifos[name].needed for name, _, _ in links}, trips, budget)
             late = [name for name, _, _ in links if trace.blocked[name] and not fifos[name].outpaced]
@@ -469,7 +469,7 @@ class ChainPlan:
                 continue
             # Outside stalls change the timing but not what a deadlock needs (a full FIFO on one
             # branch, an empty one on the other): the figures are checked under some of them too.
-            stalled = [simulate(models, links, {name: fifos[name].needed for name, _, _ in links}, trips, 8 * budget,
+            stalled = [simulate(models, links, {name: fifos[name].needed for name, _, _ in links}, trips, budget,
                                 stall_probability=0.3, stall_seed=seed) for seed in range(STALLED_RUNS)]
             stuck = next((trace for trace in stalled if trace.cycles is None), None)
             if stuck is None:
@@ -557,7 +557,7 @@ class ChainPlan:
         """The chain's throughput and latency from :func:`simulate` at the FIFOs' depths."""
         chain = self.chain
         depths = {item.name: item.depth for item in chain.fifos.values()}
-        budget = 16 + 4 * sum(model.timeline(trips.get(index, 0))[1] + 4 for index, model in enumerate(self.models))
+        budget = cycle_budget(self.models, trips)
         trace = simulate(self.models, self.links, depths, trips, budget)
         ports = {}
         for index, stage in enumerate(chain.stages):

@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 
 from .ir.nodes import Block, PipelinedLoop
 
-__all__ = ["StreamOp", "Segment", "StageModel", "ChainTrace", "simulate", "needed_depth", "UNBOUNDED"]
+__all__ = ["StreamOp", "Segment", "StageModel", "ChainTrace", "simulate", "needed_depth", "iterations", "horizon",
+           "cycle_budget", "UNBOUNDED"]
 
 #: The depth of a FIFO that never fills, in :func:`simulate`.
 UNBOUNDED = None
@@ -289,14 +290,13 @@ def simulate(models: list, links: list, depths: dict, trips: dict, max_cycles: i
         if all(value is not None for value in done.values()):
             break
         waiting = set() if outside is None else {key for key in transfers if outside.random() < stall_probability}
-        reads, writes = [], []
+        reads, writes, progress = [], [], False
         for index, (events, finish) in enumerate(lines):
             if done[index] is not None:
                 continue
             if virtual[index] >= finish:
                 if all(buffers[key] == 0 for key in buffers if key[0] == index):
-                    done[index] = cycle
-                virtual[index] += 1
+                    done[index], progress = cycle, True
                 continue
             due = events.get(virtual[index], ())
             stall = False
@@ -319,6 +319,7 @@ def simulate(models: list, links: list, depths: dict, trips: dict, max_cycles: i
                 else:
                     writes.append(key)
             virtual[index] += 1
+            progress = True
         moves = []
         for key, held in buffers.items():
             if not held:
@@ -332,6 +333,10 @@ def simulate(models: list, links: list, depths: dict, trips: dict, max_cycles: i
             elif depths.get(name) is UNBOUNDED or level[name] < depths[name]:
                 transfers[key].append(cycle)
                 moves.append((key, name))
+        if not progress and not moves and not waiting:
+            # Nothing moved with every outside port free: the same state comes again in every
+            # following cycle, so this is a deadlock (its stages' `done` stays None).
+            break
         for key, name in moves:
             buffers[key] -= 1
             if name is not None:
@@ -393,12 +398,10 @@ def horizon(models: list) -> int:
     return 64 + 4 * lead + 8 * slowest
 
 
-def _budget(models: list, trips: dict) -> int:
-    total = 16
-    for index, model in enumerate(models):
-        _, finish = model.timeline(trips.get(index, 0))
-        total += finish + 4
-    return 4 * total
+def cycle_budget(models: list, trips: dict) -> int:
+    """Cycles :func:`simulate` may take: far more than any chain that does not deadlock needs
+    (a deadlock ends a run at once), 16 times every stage's own cycles one after another."""
+    return 16 * (16 + sum(model.timeline(trips.get(index, 0))[1] + 4 for index, model in enumerate(models)))
 
 
 def needed_depth(models: list, links: list, name: str) -> tuple[int, bool]:
@@ -412,7 +415,7 @@ def needed_depth(models: list, links: list, name: str) -> tuple[int, bool]:
         trips = iterations(models, links, sources)
         depths = {other: UNBOUNDED for other, _, _ in links}
         depths[name] = depth
-        return simulate(models, links, depths, trips, _budget(models, trips))
+        return simulate(models, links, depths, trips, cycle_budget(models, trips))
 
     free = run(base, UNBOUNDED)
     outpaced = run(2 * base, UNBOUNDED).peak[name] > free.peak[name]

@@ -65,7 +65,7 @@ def _trace(chain, args, depths=None, max_cycles=2000):
 
 def _model(chain, depths, sources):
     plan = chain.plan(check=False)
-    trace = simulate(plan.models, plan.links, depths, iterations(plan.models, plan.links, sources), 5000)
+    trace = simulate(plan.models, plan.links, depths, iterations(plan.models, plan.links, sources), 20000)
     ports = {source: trace.transfers[(index, name)] for index, stage in enumerate(chain.stages)
              for name, (kind, source) in stage.streams.items() if kind == "param"}
     return trace, ports
