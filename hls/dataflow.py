@@ -674,6 +674,7 @@ class DataflowComponent(wiring.Component):
         self._depths = {item.name: item.depth for item in chain.fifos.values()}
         for name, depth in (depths or {}).items():
             if name not in self._depths or isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+                self._MustUse__silence = True      # refused: never to be elaborated
                 raise ValueError(f"depths: {name!r}: {depth!r} is not a FIFO of {chain.name} with a depth of 1 or more")
             self._depths[name] = depth
         super().__init__(chain.signature())

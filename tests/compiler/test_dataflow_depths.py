@@ -245,3 +245,65 @@ def test_a_fork_that_joins_again_under_random_stalls_equals_the_golden_model():
         args = _diamond_args(random.Random(trial).randint(4, 30), trial + 10)
         result = run(chains.diamond, args, stall_probability=0.3, stall_seed=trial)
         assert result.match, (args, result.differences)
+
+
+def test_a_fifo_whose_tokens_depend_on_the_data_keeps_its_given_depth(tmp_path):
+    """``filter_positive`` writes its FIFO under a condition: the schedules do not bound the
+    depth, so a hand-given one is taken as it is, a missing one is 2, and the report says why."""
+    path = tmp_path / "filtered.py"
+    path.write_text(textwrap.dedent("""\
+        import hls
+        from amaranth import signed, unsigned
+        from stream_kernels import filter_positive, copy
+
+
+        @hls.dataflow
+        def chain(s: hls.Stream[signed(12)], o: hls.Stream[signed(12)], p: hls.Stream[signed(16)],
+                  n: unsigned(8)):
+            kept = hls.fifo(signed(12), depth=1)
+            filter_positive(s, kept, n)
+            copy(s=kept, o=o, n=n)
+        """))
+    chain = import_file(str(path)).chain
+    # ``copy`` takes signed(16): the chain is refused before any depth matters.
+    with pytest.raises(KernelSyntaxError, match="'kept' carries signed\\(12\\) tokens but stream 's' of copy"):
+        chain.analyze()
+    path.write_text(path.read_text().replace("copy(s=kept, o=o, n=n)", "filter_positive(s=kept, o=o, n=n)")
+                    .replace(", p: hls.Stream[signed(16)]", ""))
+    chain = import_file(str(path)).chain
+    data = chain.report_data(10)
+    assert data["fifos"][0]["depth"] == 1 and data["fifos"][0]["needed"] is None
+    assert data["fifos"][0]["rule"].startswith("not derived (stage filter_positive is not modelled: line ")
+    assert "stream 'o' is written under a condition" in data["fifos"][0]["rule"]
+    assert data["figures"] is None and "filter_positive" in data["figures_reason"]
+    args = {"s": [3, -1, 4, -1, 5, 9, -2, 6], "n": 8}
+    assert run(chain, args, stall_probability=0.3, stall_seed=1).match
+
+
+def test_the_bypass_takes_only_fifos_of_the_chain():
+    with pytest.raises(ValueError, match=r"depths: 'nowhere': 3 is not a FIFO of lagging"):
+        DataflowComponent(chains.lagging, depths={"nowhere": 3})
+    with pytest.raises(ValueError, match=r"depths: 'mid': 0 is not a FIFO of lagging with a depth of 1 or more"):
+        DataflowComponent(chains.lagging, depths={"mid": 0})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["lagging", "diamond", "detector", "rates"])
+def test_at_random_depths_the_model_moves_tokens_in_the_hardware_s_cycles(name):
+    """Random depths (stalls, lost cycles, deadlocks): the model's cycles are the hardware's."""
+    chain = getattr(chains, name)
+    chain.plan()
+    rng = random.Random(f"random-depths-{name}")
+    for trial in range(4):
+        n = rng.randint(5, 30)
+        if name == "rates":
+            args = {"s": [rng.randint(0, 255) for _ in range(2 * n)], "n": n, "m": 2 * n}
+        else:
+            args = _diamond_args(n, trial)
+        depths = {item.name: rng.randint(1, item.depth + 2) for item in chain.fifos.values()}
+        model, ports = _model(chain, depths, n)
+        times, _, done = _trace(chain, args, depths, max_cycles=600)
+        exact = {port: when for port, when in ports.items() if port != "o" or name != "detector"}
+        assert all(times[port] == when for port, when in exact.items()), (depths, times, ports)
+        if name != "detector":
+            assert done == model.cycles, depths
