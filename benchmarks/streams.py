@@ -113,7 +113,8 @@ def _ecg_chain() -> bool:
     figures = ecg.detector.report_data(args["n"] - ecg.PAD)["figures"]      # its loops run range(PAD, n)
     same = same and chained.cycles <= figures["cycles"]
     print(f"\necg detector ({' -> '.join(stage.name for stage in ecg.detector.stages)}), {args['n'] - ecg.PAD} "
-          f"samples: {chained.cycles} cycles chained (the report: at most {figures['cycles']}, first beat out at the earliest "
+          f"samples: {chained.cycles} cycles chained (the report: at most {figures['cycles']}, first beat out at "
+          f"the earliest "
           f"after {figures['latency']} cycles), {one_after_another} with the array kernels one after "
           f"another ({stages}): {one_after_another / chained.cycles:.2f}x; {len(beats)} beats, "
           f"{'bit-identical to' if same else 'DIFFERENT from'} the sequential run")

@@ -436,8 +436,9 @@ class ChainPlan:
                 item = chain.fifos[name]
                 if blocked is None:
                     item.needed, item.outpaced = needed_depth(models, links, name)
-                    item.rule = (f"from the schedules: the least depth at which "
-                                 f"{'the reader never waits (the writer is faster)' if item.outpaced else 'the writer never stalls'}")
+                    item.rule = ("from the schedules: the least depth at which "
+                                 + ("the reader never waits (the writer is faster)" if item.outpaced
+                                    else "the writer never stalls"))
                     item.depth = item.needed if item.given is None else item.given
                 else:
                     item.needed = None
@@ -539,7 +540,8 @@ class ChainPlan:
                         per_call[stream] = model.fixed_tokens(stream) + trips.get(index, 0) * \
                             model.per_iteration.get(stream, 0)
             stages.append({"name": stage.name, "line": stage.lineno, "ii": model.ii, "depth": model.depth,
-                           "loops": [{"line": loop["line"], "ii": loop["ii"], "depth": loop["depth"]} for loop in loops],
+                           "loops": [{"line": loop["line"], "ii": loop["ii"], "depth": loop["depth"]}
+                                     for loop in loops],
                            "tokens_per_call": per_call, "modelled": model.reason is None, "reason": model.reason})
         fifos = [{"name": item.name, "line": item.lineno, "shape": format_shape(item.shape), "depth": item.depth,
                   "given": item.given, "needed": item.needed, "outpaced": item.outpaced,
@@ -599,10 +601,13 @@ def format_report(data: dict) -> str:
             extra += f"; not modelled: {stage['reason']}"
         lines.append(f"  stage {stage['name']} (line {stage['line']}): {shown or 'no pipelined loop'}{extra}")
     for item in data["fifos"]:
-        given = "" if item["given"] is None else f" (given; {'needs ' + str(item['needed']) if item['needed'] else 'not checked'})"
-        deadlock = "" if item["deadlock_below"] is None else f"; the chain deadlocks below depth {item['deadlock_below']}"
+        checked = "not checked" if item["needed"] is None else f"needs {item['needed']}"
+        given = "" if item["given"] is None else f" (given; {checked})"
+        deadlock = "" if item["deadlock_below"] is None else \
+            f"; the chain deadlocks below depth {item['deadlock_below']}"
         lines.append(f"  FIFO {item['name']} (line {item['line']}): {item['shape']}, depth {item['depth']}{given}, "
-                     f"{item['writer']} -> {item['reader']}, {item['bits']} stored bits; depth {item['rule']}{deadlock}")
+                     f"{item['writer']} -> {item['reader']}, {item['bits']} stored bits; "
+                     f"depth {item['rule']}{deadlock}")
     figures = data["figures"]
     if figures is None:
         lines.append(f"  figures over {data['tokens']} tokens: none ({data['figures_reason']})")

@@ -76,6 +76,13 @@ def _lagging_args(n, seed=1):
     return {"s": [rng.randint(-2048, 2047) for _ in range(n)], "n": n}
 
 
+def _random_args(name, n, rng):
+    """Arguments of chain ``name`` over ``n`` tokens (``rates``: 2n in, its second stage m = 2n)."""
+    if name == "rates":
+        return {"s": [rng.randint(0, 255) for _ in range(2 * n)], "n": n, "m": 2 * n}
+    return {"s": [rng.randint(-2048, 2047) for _ in range(n)], "n": n}
+
+
 def test_derived_depths():
     """II-1 stages in step need 2 (a one-token FIFO takes a write only when empty); a reader
     that starts 24 iterations late needs what the writer makes meanwhile; a writer faster than
@@ -160,11 +167,7 @@ def test_derived_depths_under_random_stalls_equal_the_golden_model(name):
     chain = getattr(chains, name)
     rng = random.Random(f"depths-{name}")
     for trial in range(2):
-        n = rng.randint(1, 25)
-        if name == "rates":
-            args = {"s": [rng.randint(0, 255) for _ in range(2 * n)], "n": n, "m": 2 * n}
-        else:
-            args = _lagging_args(n, seed=trial)
+        args = _random_args(name, rng.randint(1, 25), rng)
         result = run(chain, args, stall_probability=0.3, stall_seed=trial)
         assert result.match, (name, args, result.differences)
 
@@ -276,7 +279,7 @@ def test_a_fifo_whose_tokens_depend_on_the_data_keeps_its_given_depth(tmp_path):
     assert data["fifos"][0]["rule"].startswith("not derived (stage filter_positive is not modelled: line ")
     assert "stream 'o' is written under a condition" in data["fifos"][0]["rule"]
     assert data["figures"] is None and "filter_positive" in data["figures_reason"]
-    args = {"s": [3, -1, 4, -1, 5, 9, -2, 6], "n": 8}
+    args = {"s": [3, 1, 4, 1, 5, 9, 2, 6], "n": 8}      # all kept: the second stage reads n of them
     assert run(chain, args, stall_probability=0.3, stall_seed=1).match
 
 
@@ -296,10 +299,7 @@ def test_at_random_depths_the_model_moves_tokens_in_the_hardware_s_cycles(name):
     rng = random.Random(f"random-depths-{name}")
     for trial in range(4):
         n = rng.randint(5, 30)
-        if name == "rates":
-            args = {"s": [rng.randint(0, 255) for _ in range(2 * n)], "n": n, "m": 2 * n}
-        else:
-            args = _diamond_args(n, trial)
+        args = _random_args(name, n, rng)
         depths = {item.name: rng.randint(1, item.depth + 2) for item in chain.fifos.values()}
         model, ports = _model(chain, depths, n)
         times, _, done = _trace(chain, args, depths, max_cycles=600)
