@@ -1,4 +1,5 @@
-"""``axhls check FILE.py:KERNEL --args ARGS.json [--json] [--max-iterations N]``: the overflow checker.
+"""``axhls check FILE.py:KERNEL --args ARGS.json [--json] [--max-iterations N]``: the overflow checker
+(``FILE.py:CHAIN`` for an ``@hls.dataflow`` chain: its stages in turn).
 
 A checked run of the golden model: every assignment, array store and return
 whose value does not fit its declared shape is reported once per source site,
@@ -20,6 +21,8 @@ from __future__ import annotations
 import json
 
 from .arguments import integer
+from hls.dataflow import Dataflow
+
 from .loading import load_args, load_kernel, user_errors
 
 __all__ = ["register", "run_check", "MAX_ITERATIONS"]
@@ -37,7 +40,8 @@ def register(subparsers) -> None:
                     "value does not fit its declared width (file:line, variable, value, width). "
                     "Exit status 0: nothing overflowed; 1: something overflowed, an index was "
                     "out of range or a loop reached --max-iterations; 2: bad input.")
-    parser.add_argument("kernel", metavar="FILE.py:KERNEL", help="the kernel to run")
+    parser.add_argument("kernel", metavar="FILE.py:KERNEL", help="the kernel to run, or an @hls.dataflow chain "
+                                                               "(every stage's golden model in turn)")
     parser.add_argument("--args", required=True, metavar="ARGS.json",
                         help="JSON object mapping each parameter to an integer or a list of integers")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
@@ -55,17 +59,22 @@ def run_check(args) -> int:
     axhls.command.CommandError
         For user mistakes (status 2) and out-of-range indices (status 1).
     """
-    kernel = load_kernel(args.kernel)
+    kernel = load_kernel(args.kernel, chains=True)
     bound = load_args(args.args, kernel)
     with user_errors(loop_limit_option="--max-iterations"):
-        result, arrays, overflows = kernel.golden_model().run_checked(bound, max_loop_iterations=args.max_iterations)
+        if isinstance(kernel, Dataflow):
+            streams, overflows = kernel.run_checked(bound, max_loop_iterations=args.max_iterations)
+            outputs = {"return": None, "arrays": {}, "streams": streams}
+        else:
+            result, arrays, overflows = kernel.golden_model().run_checked(
+                bound, max_loop_iterations=args.max_iterations)
+            outputs = {"return": list(result) if isinstance(result, tuple) else result, "arrays": arrays}
     if args.json:
         print(json.dumps({
             "kernel": kernel.name,
             "ok": not overflows,
             "overflows": [overflow.to_json() for overflow in overflows],
-            "outputs": {"return": list(result) if isinstance(result, tuple) else result,
-                        "arrays": arrays},
+            "outputs": outputs,
         }))
     else:
         for overflow in overflows:

@@ -10,6 +10,11 @@
     simulates the hardware and compares it with the Python run; exit status 1 on
     a mismatch, with the first differing outputs on stderr.
 
+Each takes a ``@hls.dataflow`` chain for ``KERNEL`` too (``FILE.py:CHAIN``): ``compile``
+writes the chain's Verilog, report and ports; ``report`` gives each stage's II, depth and
+tokens per call, each FIFO's depth, and the chain's throughput and latency over ``--tokens N``
+iterations of its source stages; ``sim`` simulates the whole chain.
+
 All three take ``--approx KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]]``, repeatable
 once per kind (``mul``, ``add``, ``div``): ``--approx mul=drum:k=6 --approx
 div=mitchell_div_refined:index_bits=3`` is ``approx={"mul": ("drum", {"k": 6}),
@@ -32,6 +37,7 @@ import sys
 import artefacts
 from hls.backend.component import kernel_signature
 from hls.compiler import compile_kernel
+from hls.dataflow import DEFAULT_REPORT_TOKENS, Dataflow, format_report
 from sim.errors import CocotbRunError, SimulationTimeout, ToolUnavailable
 from sim.kernel import run
 
@@ -133,7 +139,7 @@ def register(subparsers) -> None:
         "compile", help="compile a kernel to Verilog, with its schedule report and port list",
         description="Compile FILE.py:KERNEL and write KERNEL.v, KERNEL.report.json, KERNEL.report.txt, "
                     "KERNEL.ports.json and KERNEL.ports.txt into DIR.")
-    parser.add_argument("kernel", metavar="FILE.py:KERNEL")
+    parser.add_argument("kernel", metavar="FILE.py:KERNEL", help="a kernel, or an @hls.dataflow chain")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="directory for the outputs")
     add_approx_option(parser)
     parser.set_defaults(handler=run_compile)
@@ -141,8 +147,11 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "report", help="print the schedule report of a kernel",
         description="Print each loop's II, MII, depth and the source lines that bound the II.")
-    parser.add_argument("kernel", metavar="FILE.py:KERNEL")
+    parser.add_argument("kernel", metavar="FILE.py:KERNEL", help="a kernel, or an @hls.dataflow chain")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    parser.add_argument("--tokens", type=integer(1), default=DEFAULT_REPORT_TOKENS, metavar="N",
+                        help=f"a chain: the iterations of its source stages its throughput and latency are "
+                             f"given for (default {DEFAULT_REPORT_TOKENS})")
     add_approx_option(parser)
     parser.set_defaults(handler=run_report)
 
@@ -150,7 +159,7 @@ def register(subparsers) -> None:
         "sim", help="simulate a kernel's hardware and compare it with its Python run",
         description="Simulate FILE.py:KERNEL on ARGS.json with memory models behind the array ports. "
                     "Exit status 0 on a match, 1 on a mismatch, 2 for bad input.")
-    parser.add_argument("kernel", metavar="FILE.py:KERNEL")
+    parser.add_argument("kernel", metavar="FILE.py:KERNEL", help="a kernel, or an @hls.dataflow chain")
     parser.add_argument("--args", required=True, metavar="ARGS.json",
                         help="JSON object mapping each parameter to an integer or a list of integers")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
@@ -170,25 +179,45 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run_sim)
 
 
+def _design(spec: str, approx: list[str]):
+    """The kernel (with ``--approx``) or the chain ``spec`` names."""
+    design = load_kernel(spec, chains=True)
+    if isinstance(design, Dataflow):
+        if approx:
+            raise CommandError(f"--approx {approx[0]}: {design.name} is an @hls.dataflow chain; --approx applies "
+                               f"to kernels (give each stage its approx= instead)")
+        return design
+    return with_approx(design, approx)
+
+
 def _compile(spec: str, approx: list[str]):
-    kernel = with_approx(load_kernel(spec), approx)
+    """``(kernel, compiled)``, or ``(chain, None)`` for a chain (its depths derived and checked)."""
+    design = _design(spec, approx)
     with user_errors():
-        return kernel, compile_kernel(kernel)
+        if isinstance(design, Dataflow):
+            design.plan()
+            return design, None
+        return design, compile_kernel(design)
 
 
 def run_compile(args) -> int:
     """Handler of ``axhls compile``."""
     artefacts.check_directory_destination(args.output)      # before compiling, not after
-    kernel, compiled = _compile(args.kernel, args.approx)
-    name = compiled.ir.name
-    report = compiled.report
-    ports = kernel_signature(compiled.ir).ports()
+    design, compiled = _compile(args.kernel, args.approx)
+    if compiled is None:
+        name, ports, verilog = design.name, design.signature().ports(), design.verilog()
+        with user_errors():
+            data = design.report_data()
+        report_json, report_text = data, format_report(data) + "\n"
+    else:
+        name, ports, verilog = compiled.ir.name, kernel_signature(compiled.ir).ports(), compiled.verilog()
+        report_json, report_text = compiled.report.to_json(), compiled.report.to_text()
     port_lines = [f"{p['direction']:6} {'signed' if p['signed'] else 'unsigned'}({p['width']}) {p['name']}"
                   for p in ports]
     outputs = {
-        f"{name}.v": compiled.verilog(),
-        f"{name}.report.json": json.dumps(report.to_json(), indent=2) + "\n",
-        f"{name}.report.txt": report.to_text(),
+        f"{name}.v": verilog,
+        f"{name}.report.json": json.dumps(report_json, indent=2) + "\n",
+        f"{name}.report.txt": report_text,
         f"{name}.ports.json": json.dumps(ports, indent=2) + "\n",
         f"{name}.ports.txt": "\n".join(port_lines) + "\n",
     }
@@ -202,8 +231,12 @@ def run_compile(args) -> int:
 
 def run_report(args) -> int:
     """Handler of ``axhls report``."""
-    _, compiled = _compile(args.kernel, args.approx)
-    if args.json:
+    design, compiled = _compile(args.kernel, args.approx)
+    if compiled is None:
+        with user_errors():
+            data = design.report_data(args.tokens)
+        print(json.dumps(data) if args.json else format_report(data))
+    elif args.json:
         print(json.dumps(compiled.report.to_json()))
     else:
         sys.stdout.write(compiled.report.to_text())
@@ -212,7 +245,7 @@ def run_report(args) -> int:
 
 def run_sim(args) -> int:
     """Handler of ``axhls sim``; returns 0 on a match, 1 on a mismatch."""
-    kernel = with_approx(load_kernel(args.kernel), args.approx)
+    kernel = _design(args.kernel, args.approx)
     bound = load_args(args.args, kernel)
     try:
         with user_errors(loop_limit_option="--max-cycles"):

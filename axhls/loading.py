@@ -15,6 +15,7 @@ import sys
 import traceback
 
 from hls.errors import KernelLoopLimit, KernelRuntimeError, KernelSyntaxError
+from hls.dataflow import Dataflow
 from hls.kernel import Function, Kernel
 
 from .command import CommandError
@@ -42,10 +43,11 @@ def user_errors(loop_limit_option: str | None = None):
         raise CommandError(str(error), 1) from None
 
 
-def load_kernel(spec: str) -> Kernel:
-    """The kernel named by ``FILE.py:KERNEL``, imported by path and checked.
+def load_kernel(spec: str, *, chains: bool = False):
+    """The kernel named by ``FILE.py:KERNEL``, imported by path and checked; with ``chains``,
+    an ``@hls.dataflow`` chain may be named too.
 
-    The kernel is analysed before it is returned, so a construct outside the
+    The kernel (or chain) is analysed before it is returned, so a construct outside the
     language is reported here as ``file:line:col: message (hint: ...)``.
 
     Raises
@@ -59,12 +61,13 @@ def load_kernel(spec: str) -> Kernel:
         raise CommandError(f"{spec}: expected FILE.py:KERNEL")
     module = import_file(path)
     found = getattr(module, name, None)
+    accepted = (Kernel, Dataflow) if chains else Kernel
     if found is None:
-        kernels = sorted(key for key, value in vars(module).items() if isinstance(value, Kernel))
+        kernels = sorted(key for key, value in vars(module).items() if isinstance(value, accepted))
         raise CommandError(f"{path}: no kernel named {name!r} "
                            f"(kernels in this file: {', '.join(kernels) or 'none'})")
-    if not isinstance(found, Kernel):
-        raise CommandError(f"{path}: {name!r} is not an @hls.kernel")
+    if not isinstance(found, accepted):
+        raise CommandError(f"{path}: {name!r} is not an @hls.kernel{' or an @hls.dataflow chain' if chains else ''}")
     with user_errors():
         found.analyze()
     return found
@@ -162,8 +165,9 @@ def load_json(path: str, named: str | None = None):
         raise CommandError(f"{named}: {error.strerror}") from None
 
 
-def load_args(path: str, kernel: Function) -> dict:
-    """The arguments in the JSON file ``path``, checked against ``kernel``'s parameters.
+def load_args(path: str, kernel: Function | Dataflow) -> dict:
+    """The arguments in the JSON file ``path``, checked against the parameters of ``kernel``
+    (a kernel or an ``@hls.dataflow`` chain).
 
     The file holds one object mapping each parameter name to an integer
     (scalars) or a list of integers (arrays, exactly ``depth`` elements).

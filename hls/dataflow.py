@@ -17,13 +17,18 @@ and why it cannot deadlock:
   arrays are not taken (a stage that needs one is an error);
 * every FIFO is written by one stage and read by one later stage (in source order), and
   every stream parameter of the chain is used by one stage, which decides its direction;
-* a stage reads at most one FIFO and writes at most one: the stages form paths, with no
-  fork that joins again. On a path a stage waits only for its neighbours, and a FIFO
-  cannot be empty (its reader waits) and full (its writer waits) at once, so any FIFO of
-  at least one token is deadlock-free; forks and joins, whose FIFOs need depths from the
-  production and consumption times of both branches, are refused;
-* a FIFO's depth is 2 unless given (``hls.fifo(shape, depth=k)``, ``k >= 1``): with two
-  entries, an II-1 writer and an II-1 reader move a token every cycle;
+* a stage may read and write several FIFOs: the stages form a graph without cycles. On a
+  path a stage waits only for its neighbours, and a FIFO cannot be empty (its reader waits)
+  and full (its writer waits) at once, so any FIFO of at least one token is deadlock-free; a
+  fork that joins again deadlocks when its short branch's FIFO cannot hold what the long
+  branch takes in before it gives out, so every stage connected to a fork or a join must have
+  token times its schedule gives (:class:`hls.dataflow_timing.StageModel`);
+* a FIFO's depth comes from its writer's and reader's schedules (:class:`ChainPlan`,
+  :mod:`hls.dataflow_timing`): the least depth at which the writer is never stalled by it
+  (or, for a writer faster than its reader, at which the reader never waits longer than with
+  an unbounded FIFO). A depth given by hand (``hls.fifo(shape, depth=k)``, ``k >= 1``) below
+  that is an error naming the FIFO; where a stage's token count depends on the data, the
+  depth is the one given, or :data:`DEFAULT_FIFO_DEPTH`;
 * a stage's result cannot be kept (``x = stage(...)``): a scalar does not cross stages,
   and the error names the variable; write it to a stream instead.
 
@@ -47,16 +52,29 @@ from amaranth.lib import wiring
 
 from .backend.component import KernelSignature
 from .compiler import compile_kernel
+from .dataflow_timing import StageModel, cycle_budget, horizon, iterations, needed_depth, simulate
 from .errors import KernelRuntimeError, KernelSyntaxError
+from .frontend.golden import GoldenModel
 from .frontend.source import SourceFunction
 from .frontend.typed import Param
 from .kernel import Kernel
 from .types import StreamType, format_shape
 
-__all__ = ["dataflow", "fifo", "Dataflow", "CompiledDataflow", "DataflowComponent", "Stage", "Fifo", "DEFAULT_FIFO_DEPTH"]
+__all__ = ["dataflow", "fifo", "Dataflow", "CompiledDataflow", "DataflowComponent", "ChainPlan", "Stage", "Fifo",
+           "DEFAULT_FIFO_DEPTH", "DEFAULT_REPORT_TOKENS", "FIFO_LATENCY", "format_report"]
 
 #: The depth of a FIFO not given one: an II-1 writer and reader then move a token every cycle.
 DEFAULT_FIFO_DEPTH = 2
+
+#: The iterations of the source stages that :meth:`Dataflow.report` runs its figures over.
+DEFAULT_REPORT_TOKENS = 1000
+
+#: Cycles from a token written into a chain's ``SyncFIFO`` to the cycle its reader can take it.
+FIFO_LATENCY = 1
+
+#: Runs of the token model under outside stalls (probability 0.3, seeds 0 ..) that a chain with
+#: forks and joins must finish at its FIFOs' figures.
+STALLED_RUNS = 8
 
 
 def fifo(shape, depth: int | None = None):
@@ -79,9 +97,25 @@ class Fifo:
     name : str
     shape : Shape
     depth : int
-    lineno : int
+        The depth it is built with: ``given``, else ``needed``, else :data:`DEFAULT_FIFO_DEPTH`
+        (final once :meth:`Dataflow.plan` has run).
+    lineno, col : int
+        Where it is declared.
     writer, reader : int or None
         Index of the stage writing and of the stage reading it.
+    given : int or None
+        The depth of ``hls.fifo(shape, depth=k)``.
+    needed : int or None
+        The depth its writer's and reader's schedules need (:func:`hls.dataflow_timing.needed_depth`);
+        ``None`` where they do not bound it, and ``rule`` says why.
+    outpaced : bool
+        Its writer makes tokens faster than its reader takes them (``needed`` then keeps the
+        reader from waiting; the writer waits whatever the depth).
+    deadlock_below : int or None
+        On a fork that joins again: below this depth (the others at their figures), the chain
+        deadlocks.
+    rule : str
+        How the depth was found, as a sentence of the report.
     """
 
     name: str
@@ -90,6 +124,12 @@ class Fifo:
     lineno: int
     writer: int | None = None
     reader: int | None = None
+    col: int = 1
+    given: int | None = None
+    needed: int | None = None
+    outpaced: bool = False
+    deadlock_below: int | None = None
+    rule: str = ""
 
 
 @dataclass
@@ -136,6 +176,7 @@ class Dataflow(SourceFunction):
         super().__init__(fn)
         self._analyzed = False
         self._compiled_model = None
+        self._plan = None
         self.tokens_read: dict[str, int] = {}
 
     # -- the chain -------------------------------------------------------------------------
@@ -187,20 +228,64 @@ class Dataflow(SourceFunction):
         self.tokens_read = {}
         return self._run_stages(args, kwargs, max_loop_iterations, self, lambda kernel: kernel.golden_model())
 
-    def _run_stages(self, args: tuple, kwargs: dict, max_loop_iterations, counts, model_of):
-        """The chain's run with ``model_of(stage kernel)`` for each stage; the input streams'
-        counts go to ``counts.tokens_read``."""
+    def bind(self, args: tuple, kwargs: dict) -> dict:
+        """Check call arguments against the chain's parameters; returns ``{name: value}``.
+
+        Raises
+        ------
+        TypeError
+            Missing, unexpected or repeated arguments, or values of the wrong type.
+        ValueError
+            Values that do not fit their shapes.
+        """
         params = self.params
         if len(args) > len(params):
             raise TypeError(f"{self.name}() takes {len(params)} argument(s), {len(args)} given")
         bound = {param.name: value for param, value in zip(params, args)}
         for key, value in kwargs.items():
-            if key in bound or key not in {param.name for param in params}:
-                raise TypeError(f"{self.name}() got an unexpected or repeated argument {key!r}")
+            if key in bound:
+                raise TypeError(f"{self.name}() got argument {key!r} twice")
+            if key not in {param.name for param in params}:
+                raise TypeError(f"{self.name}() has no parameter {key!r} "
+                                f"(parameters: {', '.join(param.name for param in params)})")
             bound[key] = value
         missing = [param.name for param in params if param.name not in bound]
         if missing:
             raise TypeError(f"{self.name}() is missing argument(s): {', '.join(missing)}")
+        for param in params:
+            if param.kind == "scalar" or isinstance(bound[param.name], list):
+                GoldenModel.check_argument(param, bound[param.name])
+        return bound
+
+    def run_checked(self, bound: dict, *, max_loop_iterations: int | None = None) -> tuple[dict, list]:
+        """Run every stage's golden model recording the values that did not fit where they were
+        assigned (:meth:`hls.frontend.golden.GoldenModel.run_checked`, stage by stage).
+
+        Returns
+        -------
+        (streams, overflows)
+            Each output stream's tokens; every stage's overflows, in stage order.
+        """
+        overflows = []
+        outputs = {param.name: [] for param in self.params if param.kind == "stream" and param.direction == "out"}
+        bound = {**bound, **outputs}
+
+        def checked(model, arguments):
+            _, arrays, found = model.run_checked(model.bind((), arguments), max_loop_iterations=max_loop_iterations)
+            overflows.extend(found)
+            for name, param in ((p.name, p) for p in model.typed.params):
+                if param.kind == "stream" and param.direction == "out":
+                    arguments[name].extend(arrays[name])
+
+        self._run_stages((), bound, max_loop_iterations, self, lambda kernel: kernel.golden_model(), checked)
+        return outputs, overflows
+
+    def _run_stages(self, args: tuple, kwargs: dict, max_loop_iterations, counts, model_of, runner=None):
+        """The chain's run with ``model_of(stage kernel)`` for each stage (run by
+        ``runner(model, arguments)``, or called); the input streams' counts go to
+        ``counts.tokens_read``."""
+        bound = self.bind(args, kwargs)
+        params = self.params
         inputs = {param.name: _Counted(bound[param.name]) for param in params
                   if param.kind == "stream" and param.direction == "in"}
         queues = {name: [] for name in self.fifos}
@@ -215,7 +300,10 @@ class Dataflow(SourceFunction):
                 for name, (kind, source) in stage.scalars.items():
                     arguments[name] = source if kind == "const" else bound[source]
                 model = model_of(stage.kernel)
-                model.call((), arguments, max_loop_iterations=max_loop_iterations)
+                if runner is None:
+                    model.call((), arguments, max_loop_iterations=max_loop_iterations)
+                else:
+                    runner(model, arguments)
                 for name, (kind, source) in stage.streams.items():
                     if kind == "fifo" and self.fifos[source].reader == index:
                         left = len(queues[source]) - model.tokens_read[name]
@@ -237,24 +325,308 @@ class Dataflow(SourceFunction):
                                streams={p.name: (p.shape, p.direction) for p in self.params if p.kind == "stream"})
 
     def to_amaranth(self) -> "DataflowComponent":
-        """A fresh component: every stage compiled for its own target, and the FIFOs."""
+        """A fresh component: every stage compiled for its own target, and the FIFOs.
+
+        Raises
+        ------
+        hls.errors.KernelSyntaxError
+            As :meth:`plan`.
+        """
+        self.plan()
         return DataflowComponent(self)
 
     def verilog(self, name: str | None = None) -> str:
         """The chain as Verilog text (module ``name``, default the chain's name)."""
         return amaranth_verilog.convert(self.to_amaranth(), name=name or self.name, emit_src=False)
 
-    def report(self) -> str:
-        """Each stage's pipelined loops (II, depth), and each FIFO's depth and ends."""
-        lines = [f"dataflow {self.name}: {len(self.stages)} stages run at once, {len(self.fifos)} FIFO(s)"]
-        for stage in self.stages:
-            loops = [loop for loop in compile_kernel(stage.kernel).report.to_json()["loops"] if loop["pipelined"]]
-            shown = ", ".join(f"line {loop['line']}: II {loop['ii']}, depth {loop['depth']}" for loop in loops)
-            lines.append(f"  stage {stage.name} (line {stage.lineno}): {shown or 'no pipelined loop'}")
-        for item in self.fifos.values():
-            lines.append(f"  FIFO {item.name} (line {item.lineno}): {format_shape(item.shape)}, depth {item.depth}, "
-                         f"{self.stages[item.writer].name} -> {self.stages[item.reader].name}")
+    def plan(self, *, check: bool = True) -> "ChainPlan":
+        """Compile every stage (once), derive each FIFO's depth from the schedules and set
+        :attr:`Fifo.depth` (see :class:`ChainPlan`).
+
+        Raises
+        ------
+        hls.errors.KernelSyntaxError
+            With ``check``, for a FIFO whose hand-given depth is below what the schedules need,
+            naming the FIFO's line, its depth and the depth needed.
+        """
+        if self._plan is None:
+            self._plan = ChainPlan(self.analyze())
+        if check:
+            for item in self.fifos.values():
+                if item.given is not None and item.needed is not None and item.given < item.needed:
+                    raise KernelSyntaxError(
+                        self.filename, item.lineno, item.col,
+                        f"FIFO {item.name!r}: depth={item.given} is too small for the schedules of "
+                        f"{self.stages[item.writer].name} -> {self.stages[item.reader].name}, which need depth "
+                        f"{item.needed} ({self._shortfall(item)})",
+                        f"leave depth out for {item.needed}, or give at least depth={item.needed}")
+        return self._plan
+
+    @staticmethod
+    def _shortfall(item: Fifo) -> str:
+        if item.deadlock_below is not None and item.given < item.deadlock_below:
+            return f"below {item.deadlock_below} the chain deadlocks"
+        return "else the reader waits" if item.outpaced else "else the writer stalls"
+
+    def report(self, tokens: int = DEFAULT_REPORT_TOKENS) -> str:
+        """The chain's report as text: :meth:`report_data` in lines."""
+        return format_report(self.report_data(tokens))
+
+    def report_data(self, tokens: int = DEFAULT_REPORT_TOKENS) -> dict:
+        """The chain's report (the JSON of ``axhls report --json`` for a chain): each stage's II,
+        depth and tokens per call, each FIFO's depth and how it was found, and the chain's
+        throughput and latency over ``tokens`` iterations of the stages that read no FIFO
+        (see ``docs/language.md`` "Dataflow" for the keys).
+
+        Raises
+        ------
+        ValueError
+            ``tokens`` below 1.
+        hls.errors.KernelSyntaxError
+            As :meth:`plan`.
+        """
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
+            raise ValueError(f"tokens must be an integer of at least 1, not {tokens!r}")
+        return self.plan().report_data(tokens)
+
+    def __repr__(self) -> str:
+        return f"<Dataflow {self.name} from {self.filename}>"
+
+
+class ChainPlan:
+    """A chain's stages compiled, modelled (:class:`hls.dataflow_timing.StageModel`) and its
+    FIFO depths derived: each FIFO whose writer and reader, and every stage connected to them
+    through FIFOs, are modelled gets :attr:`Fifo.needed` from
+    :func:`hls.dataflow_timing.needed_depth`; any other keeps its given depth or
+    :data:`DEFAULT_FIFO_DEPTH`, and :attr:`Fifo.rule` says why.
+
+    Attributes
+    ----------
+    compiled : list of hls.compiler.CompiledKernel
+    models : list of hls.dataflow_timing.StageModel
+    links : list of (str, (int, str), (int, str))
+        Each FIFO with its writer's and reader's (stage index, stream parameter).
+    """
+
+    def __init__(self, chain: "Dataflow"):
+        self.chain = chain
+        self.compiled = [compile_kernel(stage.kernel) for stage in chain.stages]
+        self.models = [StageModel.of(compiled, {name for name, (kind, _) in stage.streams.items() if kind == "fifo"})
+                       for stage, compiled in zip(chain.stages, self.compiled)]
+        self.links = []
+        for item in chain.fifos.values():
+            ends = [next(name for name, (kind, source) in chain.stages[index].streams.items()
+                         if kind == "fifo" and source == item.name and
+                         {param.name: param.direction for param in chain.stages[index].kernel.params}[name] == way)
+                    for index, way in ((item.writer, "out"), (item.reader, "in"))]
+            self.links.append((item.name, (item.writer, ends[0]), (item.reader, ends[1])))
+        for group in self.groups():
+            models, links = self.restricted(group)
+            blocked = next((f"stage {model.name} is not modelled: {model.reason}" for model in models if model.reason),
+                           None)
+            branching = self.branching(group)
+            if blocked is not None and branching is not None:
+                stage = chain.stages[branching]
+                raise KernelSyntaxError(chain.filename, stage.lineno, 1,
+                                        f"stage {stage.name} forks or joins FIFOs, so their depths must come from the "
+                                        f"schedules of every stage it is connected to, but {blocked}",
+                                        "a fork that joins again deadlocks when a FIFO is too shallow: make every "
+                                        "connected stage's token count independent of the data")
+            for name, _, _ in links:
+                item = chain.fifos[name]
+                if blocked is None:
+                    item.needed, item.outpaced = needed_depth(models, links, name)
+                    item.rule = ("from the schedules: the least depth at which "
+                                 + ("the reader never waits (the writer is faster)" if item.outpaced
+                                    else "the writer never stalls"))
+                    item.depth = item.needed if item.given is None else item.given
+                else:
+                    item.needed = None
+                    item.rule = f"not derived ({blocked}); any depth of 1 or more cannot deadlock a path"
+                    item.depth = DEFAULT_FIFO_DEPTH if item.given is None else item.given
+            if blocked is None and branching is not None:
+                self.settle(models, links)
+
+    def branching(self, group: list[int]) -> int | None:
+        """The first stage of ``group`` that reads or writes more than one FIFO (a fork or a join)."""
+        for index in group:
+            if sum(writer == index for _, (writer, _), _ in self.links) > 1 or \
+                    sum(reader == index for _, _, (reader, _) in self.links) > 1:
+                return index
+        return None
+
+    def settle(self, models: list, links: list) -> None:
+        """With forks and joins, each FIFO's figure holds with the others unbounded; at all the
+        figures at once a writer may still wait (a branch's tokens held up by another's). Raise
+        the depth of each FIFO whose writer does, a token at a time, until none does."""
+        fifos = self.chain.fifos
+        trips = iterations(models, links, horizon(models))
+        budget = cycle_budget(models, trips)
+        for _ in range(4 * sum(fifos[name].needed for name, _, _ in links) + 64):
+            trace = simulate(models, links, {name: fifos[name].needed for name, _, _ in links}, trips, budget)
+            late = [name for name, _, _ in links if trace.blocked[name] and not fifos[name].outpaced]
+            if trace.cycles is None or late:
+                self.deepen(late or [max(links, key=lambda link: trace.blocked[link[0]])[0]])
+                continue
+            # Outside stalls change the timing but not what a deadlock needs (a full FIFO on one
+            # branch, an empty one on the other): the figures are checked under some of them too.
+            stalled = [simulate(models, links, {name: fifos[name].needed for name, _, _ in links}, trips, budget,
+                                stall_probability=0.3, stall_seed=seed) for seed in range(STALLED_RUNS)]
+            stuck = next((trace for trace in stalled if trace.cycles is None), None)
+            if stuck is None:
+                break
+            self.deepen([max(links, key=lambda link: stuck.blocked[link[0]])[0]])
+        else:
+            raise AssertionError(f"{self.chain.name}: FIFO depths did not settle")
+        for name, _, _ in links:
+            depths = {other: fifos[other].needed for other, _, _ in links}
+            low, high = 1, fifos[name].needed
+            while low < high:
+                depths[name] = (low + high) // 2
+                if simulate(models, links, depths, trips, budget).cycles is None:
+                    low = depths[name] + 1
+                else:
+                    high = depths[name]
+            fifos[name].deadlock_below = low if low > 1 else None
+
+    def deepen(self, names: list[str]) -> None:
+        for name in names:
+            item = self.chain.fifos[name]
+            item.needed += 1
+            if item.given is None:
+                item.depth = item.needed
+
+    def groups(self) -> list[list[int]]:
+        """The stages joined by FIFOs, each group in source order."""
+        owner = list(range(len(self.models)))
+
+        def root(index):
+            while owner[index] != index:
+                index = owner[index]
+            return index
+        for _, (writer, _), (reader, _) in self.links:
+            owner[root(reader)] = root(writer)
+        groups: dict[int, list[int]] = {}
+        for index in range(len(self.models)):
+            groups.setdefault(root(index), []).append(index)
+        return list(groups.values())
+
+    def restricted(self, group: list[int]):
+        """``(models, links)`` of one group, its stages renumbered from 0."""
+        number = {index: position for position, index in enumerate(group)}
+        links = [(name, (number[w], ws), (number[r], rs)) for name, (w, ws), (r, rs) in self.links if w in number]
+        return [self.models[index] for index in group], links
+
+    def report_data(self, tokens: int) -> dict:
+        chain = self.chain
+        trips, figures = {}, None
+        unmodelled = next((f"stage {model.name} is not modelled: {model.reason}" for model in self.models
+                           if model.reason), None)
+        if unmodelled is None:
+            found = iterations(self.models, self.links, tokens)
+            if isinstance(found, str):
+                unmodelled = found
+            else:
+                trips = found
+        stages = []
+        for index, (stage, compiled, model) in enumerate(zip(chain.stages, self.compiled, self.models)):
+            loops = [loop for loop in compiled.report.to_json()["loops"] if loop["pipelined"]]
+            per_call = {}
+            if model.reason is None and (trips or model.stream_loop is None):
+                for stream in model.streams:
+                    if stream in model.conditional:
+                        per_call[stream] = None
+                    else:
+                        per_call[stream] = model.fixed_tokens(stream) + trips.get(index, 0) * \
+                            model.per_iteration.get(stream, 0)
+            stages.append({"name": stage.name, "line": stage.lineno, "ii": model.ii, "depth": model.depth,
+                           "loops": [{"line": loop["line"], "ii": loop["ii"], "depth": loop["depth"]}
+                                     for loop in loops],
+                           "tokens_per_call": per_call, "modelled": model.reason is None, "reason": model.reason})
+        fifos = [{"name": item.name, "line": item.lineno, "shape": format_shape(item.shape), "depth": item.depth,
+                  "given": item.given, "needed": item.needed, "outpaced": item.outpaced,
+                  "deadlock_below": item.deadlock_below, "rule": item.rule,
+                  "writer": chain.stages[item.writer].name, "reader": chain.stages[item.reader].name,
+                  "bits": item.shape.width * item.depth, "latency": FIFO_LATENCY}
+                 for item in chain.fifos.values()]
+        if unmodelled is None:
+            figures = self.figures(trips, tokens)
+        data = {"chain": chain.name, "file": chain.filename, "stages": stages, "fifos": fifos, "tokens": tokens,
+                "figures": figures, "figures_reason": unmodelled}
+        return data
+
+    def figures(self, trips: dict, tokens: int) -> dict:
+        """The chain's throughput and latency from :func:`simulate` at the FIFOs' depths."""
+        chain = self.chain
+        depths = {item.name: item.depth for item in chain.fifos.values()}
+        budget = cycle_budget(self.models, trips)
+        trace = simulate(self.models, self.links, depths, trips, budget)
+        ports = {}
+        for index, stage in enumerate(chain.stages):
+            for name, (kind, source) in stage.streams.items():
+                if kind == "param":
+                    ports[source] = trace.transfers[(index, name)]
+        directions = {param.name: param.direction for param in chain.params if param.kind == "stream"}
+        first_in = min((times[0] for name, times in ports.items() if directions[name] == "in" and times), default=None)
+        first_out = min((times[0] for name, times in ports.items() if directions[name] == "out" and times),
+                        default=None)
+        cycles = trace.cycles
+        varying = any(model.conditional for model in self.models)
+        depth_sum = sum(model.depth or 0 for model in self.models)
+        bound = 1.05 * (tokens + depth_sum + FIFO_LATENCY * len(chain.fifos))
+        return {"cycles": cycles, "cycles_per_token": None if cycles is None else cycles / tokens,
+                "first_token_in": first_in, "first_token_out": first_out,
+                "latency": None if first_in is None or first_out is None else first_out - first_in,
+                "ports": {name: {"direction": directions[name], "tokens": len(times),
+                                 "data_dependent": any(name == source and stage_stream in model.conditional
+                                                       for stage, model in zip(chain.stages, self.models)
+                                                       for stage_stream, (kind, source) in stage.streams.items()),
+                                 "interval": None if len(times) < 2 else (times[-1] - times[0]) / (len(times) - 1)}
+                          for name, times in sorted(ports.items())},
+                "stage_depths": depth_sum, "fifo_latencies": FIFO_LATENCY * len(chain.fifos),
+                "bound": bound, "all_ii_1": all(model.ii == 1 for model in self.models),
+                "data_dependent": varying,
+                "within_bound": cycles is not None and cycles <= bound}
+
+
+def format_report(data: dict) -> str:
+    """:meth:`Dataflow.report_data` as lines of text."""
+    lines = [f"dataflow {data['chain']}: {len(data['stages'])} stages run at once, {len(data['fifos'])} FIFO(s)"]
+    for stage in data["stages"]:
+        shown = ", ".join(f"line {loop['line']}: II {loop['ii']}, depth {loop['depth']}" for loop in stage["loops"])
+        counts = ", ".join(f"{name} {'data-dependent' if count is None else count}"
+                           for name, count in stage["tokens_per_call"].items())
+        extra = f"; tokens per call: {counts}" if counts else ""
+        if not stage["modelled"]:
+            extra += f"; not modelled: {stage['reason']}"
+        lines.append(f"  stage {stage['name']} (line {stage['line']}): {shown or 'no pipelined loop'}{extra}")
+    for item in data["fifos"]:
+        checked = "not checked" if item["needed"] is None else f"needs {item['needed']}"
+        given = "" if item["given"] is None else f" (given; {checked})"
+        deadlock = "" if item["deadlock_below"] is None else \
+            f"; the chain deadlocks below depth {item['deadlock_below']}"
+        lines.append(f"  FIFO {item['name']} (line {item['line']}): {item['shape']}, depth {item['depth']}{given}, "
+                     f"{item['writer']} -> {item['reader']}, {item['bits']} stored bits; "
+                     f"depth {item['rule']}{deadlock}")
+    figures = data["figures"]
+    if figures is None:
+        lines.append(f"  figures over {data['tokens']} tokens: none ({data['figures_reason']})")
         return "\n".join(lines)
+    hedge = " (at most: conditional stream operations taken as done)" if figures["data_dependent"] else ""
+    lines.append(f"  over {data['tokens']} iterations of the source stages{hedge}: {figures['cycles']} cycles, "
+                 f"{figures['cycles_per_token']:.3f} cycles per token; first token in at cycle "
+                 f"{figures['first_token_in']}, first out at {figures['first_token_out']} (latency "
+                 f"{figures['latency']} cycles)")
+    for name, port in figures["ports"].items():
+        interval = "" if port["interval"] is None else f", one every {port['interval']:.3f} cycles"
+        count = f"at most {port['tokens']}" if port["data_dependent"] else str(port["tokens"])
+        lines.append(f"    stream {name} ({port['direction']}): {count} tokens{interval}")
+    lines.append(f"  bound 1.05 x (N {data['tokens']} + stage depths {figures['stage_depths']} + FIFO latencies "
+                 f"{figures['fifo_latencies']}) = {figures['bound']:.1f} cycles: "
+                 f"{'within' if figures['within_bound'] else 'above'}"
+                 f"{'' if figures['all_ii_1'] else ' (the bound is for chains of II-1 stages)'}")
+    return "\n".join(lines)
+
 
     def __repr__(self) -> str:
         return f"<Dataflow {self.name} from {self.filename}>"
@@ -291,10 +663,25 @@ class DataflowComponent(wiring.Component):
     Parameters
     ----------
     chain : Dataflow
+    depths : dict of str to int, optional
+        For tests only: FIFO name -> a depth to build it with, unchecked (to show in simulation
+        what :meth:`Dataflow.plan`'s check refuses).
+
+    Raises
+    ------
+    hls.errors.KernelSyntaxError
+        As :meth:`Dataflow.plan` (without ``depths``).
     """
 
-    def __init__(self, chain: Dataflow):
+    def __init__(self, chain: Dataflow, *, depths: dict | None = None):
         self._chain = chain
+        self._plan = chain.plan(check=depths is None)
+        self._depths = {item.name: item.depth for item in chain.fifos.values()}
+        for name, depth in (depths or {}).items():
+            if name not in self._depths or isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+                self._MustUse__silence = True      # refused: never to be elaborated
+                raise ValueError(f"depths: {name!r}: {depth!r} is not a FIFO of {chain.name} with a depth of 1 or more")
+            self._depths[name] = depth
         super().__init__(chain.signature())
 
     def elaborate(self, platform):
@@ -302,13 +689,13 @@ class DataflowComponent(wiring.Component):
         m = Module()
         components = []
         for index, stage in enumerate(chain.stages):
-            component = compile_kernel(stage.kernel).component()
+            component = self._plan.compiled[index].component()
             m.submodules[f"stage{index}_{stage.name}"] = component
             components.append(component)
         buffers = {}
         for item in chain.fifos.values():
             buffers[item.name] = m.submodules[f"fifo_{item.name}"] = amaranth_fifo.SyncFIFO(
-                width=item.shape.width, depth=item.depth)
+                width=item.shape.width, depth=self._depths[item.name])
         busy = Signal()
         start = self.ctrl.start & ~busy
         finished = []
@@ -447,9 +834,10 @@ class _Analyzer:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 self.error(keyword.value, f"FIFO {name!r}: depth={ast.unparse(keyword.value)} is too small or not an "
                                           f"integer; a FIFO holds at least 1 token",
-                           f"leave depth out for {DEFAULT_FIFO_DEPTH}, which keeps II-1 stages at a token per cycle")
+                           "leave depth out for the depth the stages' schedules need")
             depth = value
-        return Fifo(name, shape, depth, statement.lineno)
+        return Fifo(name, shape, depth, statement.lineno, col=statement.col_offset + 1,
+                    given=depth if call.keywords else None)
 
     def stage(self, call: ast.Call, stages: list, by_name: dict, fifos: dict, used: dict) -> Stage:
         index = len(stages)
@@ -519,11 +907,6 @@ class _Analyzer:
                 used[source] = index
                 by_name[source].direction = param.direction
                 stage.streams[param.name] = ("param", source)
-        for what, names_used in (("reads", reads), ("writes", writes)):
-            if len(names_used) > 1:
-                self.error(call, f"stage {kernel.name} {what} {len(names_used)} FIFOs ({', '.join(names_used)}): a "
-                                 f"stage reads at most one FIFO and writes at most one",
-                           "forks and joins are not supported (their FIFO depths would depend on both branches)")
         return stage
 
     def constant(self, node, by_name: dict):

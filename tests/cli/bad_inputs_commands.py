@@ -178,6 +178,33 @@ ROWS = [
     {"id": "report-two-kernels", "argv": ["report", GSUMIF, GSUMIF], "exit": 2,
      "message": r"unrecognized arguments: "},
 
+    # --- chains (@hls.dataflow) -----------------------------------------------------------------
+    {"id": "chain-args-unknown-parameter", "argv": ["sim", STREAMS + ":detector", "--args", "args.json"],
+     "files": {"args.json": '{"s": [1], "n": 1, "m": 1}'}, "exit": 2,
+     "message": r"args\.json: detector\(\) has no parameter 'm' \(parameters: s, o, n\)"},
+    {"id": "chain-args-missing-parameter", "argv": ["check", STREAMS + ":detector", "--args", "args.json", "--json"],
+     "files": {"args.json": '{"s": [1]}'}, "exit": 2, "message": r"args\.json: detector\(\) is missing argument\(s\): n"},
+    {"id": "chain-args-do-not-fit", "argv": ["sim", STREAMS + ":detector", "--args", "args.json"],
+     "files": {"args.json": '{"s": [1], "n": 5000}'}, "exit": 2,
+     "message": r"args\.json: argument n = 5000 does not fit unsigned\(10\)"},
+    {"id": "chain-too-few-tokens", "argv": ["sim", STREAMS + ":detector", "--args", "args.json"],
+     "files": {"args.json": '{"s": [1, 2], "n": 3}'}, "exit": 1,
+     "message": r"streams\.py:\d+: read 3 of stream 's', which gave only 2 token\(s\)"},
+    {"id": "chain-with-approx", "argv": ["report", STREAMS + ":detector", "--approx", "mul=drum:k=6"], "exit": 2,
+     "message": r"^axhls: --approx mul=drum:k=6: detector is an @hls\.dataflow chain; --approx applies to kernels"},
+    {"id": "chain-report-tokens-zero", "argv": ["report", STREAMS + ":detector", "--tokens", "0"], "exit": 2,
+     "message": r"argument --tokens: expected a positive integer, not 0"},
+    {"id": "chain-fifo-too-small", "argv": ["report", "c.py:chain", "--json"], "exit": 2,
+     "files": {"c.py": "import hls\nfrom amaranth import signed, unsigned\n\n\n@hls.kernel\n"
+                       "def late(s: hls.Stream[signed(8)], o: hls.Stream[signed(8)], n: unsigned(6)):\n"
+                       "    w: signed(8) = 0\n    for j in range(12):\n        w = w + j\n"
+                       "    for i in range(n):\n        x = s.read()\n        o.write(x + w)\n\n\n@hls.kernel\n"
+                       "def copy(s: hls.Stream[signed(8)], o: hls.Stream[signed(8)], n: unsigned(6)):\n"
+                       "    for i in range(n):\n        x = s.read()\n        o.write(x)\n\n\n@hls.dataflow\n"
+                       "def chain(s: hls.Stream[signed(8)], o: hls.Stream[signed(8)], n: unsigned(6)):\n"
+                       "    mid = hls.fifo(signed(8), depth=2)\n    copy(s, mid, n)\n    late(mid, o, n)\n"},
+     "message": r"c\.py:24:5: FIFO 'mid': depth=2 is too small for the schedules of copy -> late, which need depth \d+"},
+
     # --- sim and check: --args -------------------------------------------------------------------
     {"id": "sim-without-args", "argv": ["sim", GSUMIF], "exit": 2, "message": r"the following arguments are required: --args"},
     {"id": "check-without-args", "argv": ["check", GSUMIF], "exit": 2,
