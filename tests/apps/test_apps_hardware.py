@@ -122,3 +122,43 @@ def test_the_ecg_chain_in_hardware_equals_its_golden_model(stall_probability):
                      stall_seed=4)
     assert result.match, result.differences
     assert result.outputs["streams"]["beats"] and result.expected["tokens_read"] == {"x": 320}
+
+
+def _sequential_image_arrays(data):
+    trace = []
+    edge_map = image.run(image.KERNELS, data, trace)
+    rows = data["image"].shape[0]
+    mag = [0] * image.N
+    peak = image.sobel(b=list(trace[1][1]["b"]), mag=mag, rows=rows)
+    return edge_map, mag[:rows * image.W], peak
+
+
+def test_the_image_chain_streams_the_sequential_kernels_arrays_bit_for_bit():
+    data = image.default_input()
+    edge_map, mag, peak = _sequential_image_arrays(data)
+    args = image.chain_arguments(data)
+    image.edges(**args)
+    assert args["mag"] == mag and args["peak"] == [peak]
+    assert (image.run_chain(data) == edge_map).all() and edge_map.max() == 255
+    assert image.edges.tokens_read == {"img": image.W * image.W}
+
+
+def _image_chain_in_hardware(data, stall_probability, seed):
+    _, mag, peak = _sequential_image_arrays(data)
+    result = sim.run(image.edges, image.chain_arguments(data), stall_probability=stall_probability,
+                     stall_seed=seed)
+    assert result.match, result.differences
+    assert result.outputs["streams"]["mag"] == mag and result.outputs["streams"]["peak"] == [peak]
+    return result
+
+
+@pytest.mark.parametrize("stall_probability", [0.0, 0.3])
+def test_the_image_chain_in_hardware_equals_the_sequential_kernels(stall_probability):
+    # A strip of 5 rows: the line buffers fill, and the Sobel ring leaves one row of results.
+    result = _image_chain_in_hardware(image.reduced_input(rows=5), stall_probability, seed=5)
+    assert any(result.outputs["streams"]["mag"])
+
+
+@pytest.mark.slow
+def test_the_image_chain_on_the_whole_image_under_stalls_equals_the_sequential_kernels():
+    _image_chain_in_hardware(image.default_input(), 0.3, seed=7)
