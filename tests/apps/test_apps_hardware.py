@@ -162,3 +162,34 @@ def test_the_image_chain_in_hardware_equals_the_sequential_kernels(stall_probabi
 @pytest.mark.slow
 def test_the_image_chain_on_the_whole_image_under_stalls_equals_the_sequential_kernels():
     _image_chain_in_hardware(image.default_input(), 0.3, seed=7)
+
+
+def test_an_approximate_configuration_applies_to_every_stage_of_a_chain():
+    config = APPROX["drum6+mitchell_div"]
+    chain = ecg.detector.with_approx(config).with_clock(150.0)
+    assert [stage.kernel.approx for stage in chain.stages] == [ecg.KERNELS[0].with_approx(config).approx] * 3
+    assert {stage.kernel.clock_mhz for stage in chain.stages} == {150.0}
+    assert ecg.detector.stages[0].kernel.approx == {}
+    with pytest.raises(ValueError, match="nonsense"):
+        ecg.detector.with_approx({"mul": "nonsense"})
+    # The approximate chain streams the approximate kernels' results, in Python on the whole input...
+    data = ecg.default_input()
+    kernels = tuple(kernel.with_approx(config) for kernel in ecg.KERNELS)
+    args = ecg.chain_arguments(data)
+    ecg.detector.with_approx(config)(**args)
+    assert (ecg.run(kernels, data) + ecg.PAD + ecg.DELAY).tolist() == args["beats"]
+
+
+def test_the_approximate_image_chain_in_hardware_equals_the_approximate_kernels():
+    config = APPROX["mitchell_refined"]
+    data = image.reduced_input(rows=5)
+    kernels = tuple(kernel.with_approx(config) for kernel in image.KERNELS)
+    trace = []
+    image.run(kernels, data, trace)
+    mag = [0] * image.N
+    peak = kernels[1](b=list(trace[1][1]["b"]), mag=mag, rows=5)
+    chain = image.edges.with_approx(config)
+    assert "mitchell_refined" in chain.stages[0].kernel.report().to_text()
+    result = sim.run(chain, image.chain_arguments(data), stall_probability=0.3, stall_seed=2)
+    assert result.match, result.differences
+    assert result.outputs["streams"]["mag"] == mag[:5 * image.W] and result.outputs["streams"]["peak"] == [peak]
