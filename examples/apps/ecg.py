@@ -221,6 +221,10 @@ def detector(x: hls.Stream[signed(12)], beats: hls.Stream[unsigned(13)], n: unsi
     features_stream(hp, mwi, n)
     detect_stream(mwi, beats, n)
 
+
+#: What the chained version runs (:func:`run_chain`), in order.
+CHAIN = (detector,)
+
 #: ECGSYN's five waves: (name, phase in rad, amplitude in mV, width in rad at RR = 1 s).
 WAVES = (("P", -math.pi / 3, 0.15, 0.25), ("Q", -math.pi / 12, -0.12, 0.1), ("R", 0.0, 1.2, 0.1),
          ("S", math.pi / 12, -0.25, 0.1), ("T", math.pi / 2, 0.35, 0.4))
@@ -316,10 +320,13 @@ def chain_arguments(data: dict) -> dict:
     return {"x": samples, "beats": [], "n": PAD + len(samples)}
 
 
-def run_chain(data: dict) -> np.ndarray:
-    """:func:`run` through :func:`detector`'s golden model: the same beats, bit for bit."""
+def run_chain(data: dict, mapping: dict | None = None, trace: list | None = None) -> np.ndarray:
+    """:func:`run` through :func:`detector`'s golden model: the same beats, bit for bit. ``mapping``
+    is an approximate configuration, applied to the chain with ``with_approx`` (``None``: exact);
+    ``trace`` receives ``(chain, arguments)``."""
+    chain = detector if mapping is None else detector.with_approx(mapping)
     args = chain_arguments(data)
-    detector(**args)
+    _call(chain, trace, **args)
     return np.array(args["beats"], dtype=np.int64) - PAD - DELAY
 
 

@@ -177,6 +177,10 @@ def edges(img: hls.Stream[unsigned(8)], mag: hls.Stream[unsigned(16)], peak: hls
     sobel_stream(b=blurred, mag=mag, peak=peak, rows=rows)
 
 
+#: What the chained version runs (:func:`run_chain`), in order: the chain, then the normalisation.
+CHAIN = (edges, normalise)
+
+
 def gaussian_taps(sigma: float = 1.0) -> tuple[int, int]:
     """``(w_side, w_mid)``: the 1-D taps ``exp(-1/(2 sigma^2)), 1`` normalised, in Q0.16 (they sum to 2^16)."""
     side = math.exp(-1.0 / (2.0 * sigma * sigma))
@@ -232,11 +236,12 @@ def chain_arguments(data: dict) -> dict:
             "w_mid": w_mid, "rows": image.shape[0]}
 
 
-def run_chain(data: dict, kernel=None, chain=None, trace: list | None = None) -> np.ndarray:
-    """:func:`run` through :func:`edges` (or ``chain``), then :func:`normalise` (or ``kernel``) on its
-    tokens: the same edge map, bit for bit. ``trace`` receives ``(chain or kernel, arguments)``."""
-    chain = edges if chain is None else chain
-    kernel = normalise if kernel is None else kernel
+def run_chain(data: dict, mapping: dict | None = None, trace: list | None = None) -> np.ndarray:
+    """:func:`run` through :func:`edges`, then :func:`normalise` on its tokens: the same edge map,
+    bit for bit. ``mapping`` is an approximate configuration, applied to the chain and the kernel
+    with ``with_approx`` (``None``: exact); ``trace`` receives ``(chain or kernel, arguments)``."""
+    chain = edges if mapping is None else edges.with_approx(mapping)
+    kernel = normalise if mapping is None else normalise.with_approx(mapping)
     args = chain_arguments(data)
     _call(chain, trace, **args)
     rows = args["rows"]
