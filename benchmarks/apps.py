@@ -25,6 +25,16 @@ kernels.  For each configuration (:data:`CONFIGS`: exact, and the kernels'
 * latency = cycles / Fmax (us), ADP = LUT equivalents x latency, and the %
   change of each against the exact configuration.
 
+An application with a chained version (``CHAIN`` and ``run_chain`` in its module: the ECG
+detector as one ``@hls.dataflow`` chain, the image's blur -> Sobel as one chain followed by
+``normalise``) gets a second row per configuration, ``version`` ``chained`` (``chain`` in the
+table) beside the ``sequential`` one (``seq``): the configuration applied to the chain with
+``Dataflow.with_approx``, the chain simulated, synthesised and placed as one design (inside the
+same fold wrapper, so its stream ports are registered and folded like a kernel's), its changes
+measured against the exact chained row, and ``same_as_sequential`` saying its result is the
+sequential run's of that configuration, bit for bit (the stages do the kernels' arithmetic; a
+difference fails the run).
+
 Synthesis and simulation results are cached (``$AXHLS_CACHE_DIR``, see
 :func:`approx_units.synth.default_cache_dir`), keyed by the Verilog and the
 inputs, so a rerun runs no tool.  ``--plots DIR`` writes one plot per
@@ -101,57 +111,89 @@ def simulate(kernel, verilog: str, args: dict, cache) -> dict:
     return value
 
 
-def measure_app(name: str, configs, *, synth: bool, cache, progress, seeds: int = 3) -> list[dict]:
-    """One row per configuration of application ``name`` (see the module docstring); each
-    kernel's Fmax is the median over placement seeds ``1 .. seeds``."""
-    from approx_units.synth import synthesize_kernel_seeds
+def _design(unit) -> tuple[str, str, float]:
+    """``(verilog, top, clock MHz)`` of a kernel or of a chain (whose stages share one clock: the
+    lowest of their targets)."""
     from hls.compiler import compile_kernel
+    from hls.dataflow import Dataflow
+    if isinstance(unit, Dataflow):
+        return unit.verilog(), unit.name, min(stage.kernel.clock_mhz for stage in unit.stages)
+    compiled = compile_kernel(unit)
+    return compiled.verilog(), compiled.ir.name, unit.clock_mhz
 
+
+def _measure_trace(name: str, label: str, trace, *, synth: bool, cache, progress, seeds: int) -> dict:
+    """Cycles (and with ``synth`` area and Fmax) of every kernel or chain of ``trace``, run one
+    after another: the per-unit entries and their sums (Fmax the slowest unit's)."""
+    from approx_units.synth import synthesize_kernel_seeds
+    per_kernel = []
+    for unit, args in trace:
+        verilog, top, clock = _design(unit)
+        progress.set_description(f"{name} {label} {top}: simulate")
+        run = simulate(unit, verilog, args, cache)
+        entry = {"kernel": top, "cycles": run["cycles"], "match": run["match"]}
+        if synth:
+            progress.set_description(f"{name} {label} {top}: synthesise")
+            placed = synthesize_kernel_seeds(verilog, top, clock_mhz=clock, seeds=range(1, seeds + 1), cache=cache)
+            area = placed[0]
+            entry.update(luts=area.luts, ccu2c=area.carry, lut_equivalents=area.lut_equivalents,
+                         ffs=area.ffs, fmax_mhz=statistics.median(p.fmax_mhz for p in placed),
+                         fmax_mhz_seeds=[p.fmax_mhz for p in placed])
+        per_kernel.append(entry)
+        progress.update(1)
+    row = {"cycles": sum(k["cycles"] for k in per_kernel), "match": all(k["match"] for k in per_kernel),
+           "kernels": per_kernel}
+    if synth:
+        fmax = min(k["fmax_mhz"] for k in per_kernel)
+        latency = row["cycles"] / fmax
+        lut_equivalents = sum(k["lut_equivalents"] for k in per_kernel)
+        row.update(luts=sum(k["luts"] for k in per_kernel), ccu2c=sum(k["ccu2c"] for k in per_kernel),
+                   lut_equivalents=lut_equivalents, ffs=sum(k["ffs"] for k in per_kernel), fmax_mhz=fmax,
+                   latency_us=latency, adp=lut_equivalents * latency)
+    return row
+
+
+def chained(name: str) -> bool:
+    """Whether application ``name`` has a chained version (``CHAIN`` and ``run_chain`` in its module)."""
+    return hasattr(app_module(name), "CHAIN")
+
+
+def measure_app(name: str, configs, *, synth: bool, cache, progress, seeds: int = 3) -> list[dict]:
+    """One row per configuration of application ``name`` (see the module docstring), and for an
+    application with a chained version one more per configuration (``"version": "chained"``);
+    each kernel's or chain's Fmax is the median over placement seeds ``1 .. seeds``."""
+    import numpy as np
     app = app_module(name)
     data = app.default_input()
     reference = app.run(app.KERNELS, data)
     rows = []
-    for config, mapping in configs:
-        kernels = configure(app.KERNELS, mapping)
-        trace = []
-        output = app.run(kernels, data, trace)
-        quality = app.quality(reference, output, data)
-        per_kernel = []
-        for kernel, args in trace:
-            compiled = compile_kernel(kernel)
-            verilog = compiled.verilog()
-            top = compiled.ir.name
-            progress.set_description(f"{name} {config} {top}: simulate")
-            run = simulate(kernel, verilog, args, cache)
-            entry = {"kernel": top, "cycles": run["cycles"], "match": run["match"]}
-            if synth:
-                progress.set_description(f"{name} {config} {top}: synthesise")
-                placed = synthesize_kernel_seeds(verilog, top, clock_mhz=kernel.clock_mhz,
-                                                 seeds=range(1, seeds + 1), cache=cache)
-                area = placed[0]
-                entry.update(luts=area.luts, ccu2c=area.carry, lut_equivalents=area.lut_equivalents,
-                             ffs=area.ffs, fmax_mhz=statistics.median(p.fmax_mhz for p in placed),
-                             fmax_mhz_seeds=[p.fmax_mhz for p in placed])
-            per_kernel.append(entry)
-            progress.update(1)
-        row = {"app": name, "config": config, "approx": mapping, "quality": quality,
-               "cycles": sum(k["cycles"] for k in per_kernel), "match": all(k["match"] for k in per_kernel),
-               "kernels": per_kernel}
-        if synth:
-            fmax = min(k["fmax_mhz"] for k in per_kernel)
-            latency = row["cycles"] / fmax
-            lut_equivalents = sum(k["lut_equivalents"] for k in per_kernel)
-            row.update(luts=sum(k["luts"] for k in per_kernel), ccu2c=sum(k["ccu2c"] for k in per_kernel),
-                       lut_equivalents=lut_equivalents, ffs=sum(k["ffs"] for k in per_kernel), fmax_mhz=fmax,
-                       latency_us=latency, adp=lut_equivalents * latency)
-        rows.append(row)
-    exact = next((r for r in rows if r["config"] == "exact"), None)
-    for row in rows:
-        for key in ("luts", "lut_equivalents", "ffs", "fmax_mhz", "cycles", "latency_us", "adp"):
-            if exact is not None and key in row:
-                row[f"{key}_change_pct"] = 100.0 * (row[key] - exact[key]) / exact[key]
-            elif key in row:
-                row[f"{key}_change_pct"] = None
+    versions = ("sequential", "chained") if chained(name) else ("sequential",)
+    for version in versions:
+        for config, mapping in configs:
+            trace = []
+            sequential_output = app.run(configure(app.KERNELS, mapping), data, trace)
+            row = {"app": name, "version": version, "config": config, "approx": mapping}
+            if version == "chained":
+                trace = []
+                output = app.run_chain(data, mapping, trace)
+                # The chain's stages do the kernels' arithmetic: their results are the same, bit for bit.
+                row["same_as_sequential"] = bool(np.array_equal(output, sequential_output))
+            else:
+                output = sequential_output
+            row["quality"] = app.quality(reference, output, data)
+            row.update(_measure_trace(name, f"{version} {config}", trace, synth=synth, cache=cache,
+                                      progress=progress, seeds=seeds))
+            rows.append(row)
+    for version in versions:
+        exact = next((r for r in rows if r["config"] == "exact" and r["version"] == version), None)
+        for row in rows:
+            if row["version"] != version:
+                continue
+            for key in ("luts", "lut_equivalents", "ffs", "fmax_mhz", "cycles", "latency_us", "adp"):
+                if exact is not None and key in row:
+                    row[f"{key}_change_pct"] = 100.0 * (row[key] - exact[key]) / exact[key]
+                elif key in row:
+                    row[f"{key}_change_pct"] = None
     return rows
 
 
@@ -205,6 +247,14 @@ def _format_quality(quality: dict) -> str:
     return ", ".join(parts)
 
 
+def _version(row: dict) -> str:
+    """The table's cell for a row's version: ``seq``, or ``chain`` with ``(DIFFERS)`` when the
+    chain's result is not the sequential kernels'."""
+    if row["version"] == "sequential":
+        return "seq"
+    return "chain" if row["same_as_sequential"] else "chain (DIFFERS)"
+
+
 def _pct(value) -> str:
     return "-" if value is None else f"{value:+.1f} %"
 
@@ -243,7 +293,8 @@ def main(argv=None) -> int:
         except artefacts.DestinationError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-    steps = sum(len(app_module(a).KERNELS) for a in options.app) * len(configs)
+    steps = sum(len(app_module(a).KERNELS) + (len(app_module(a).CHAIN) if chained(a) else 0)
+                for a in options.app) * len(configs)
     rows = []
     failures = []
     with tqdm(total=steps, unit="kernel", file=sys.stderr, disable=None) as progress:
@@ -257,42 +308,56 @@ def main(argv=None) -> int:
             rows.extend(app_rows)
             if synth:
                 os.makedirs(options.plots, exist_ok=True)
-                plot(name, app_rows, os.path.join(options.plots, f"{name}.png"))
+                for version, suffix in (("sequential", ""), ("chained", "-chained")):
+                    shown = [row for row in app_rows if row["version"] == version]
+                    if shown:
+                        plot(name, shown, os.path.join(options.plots, f"{name}{suffix}.png"))
     for row in rows:
         if not row["match"]:
-            failures.append(f"{row['app']} {row['config']}: hardware differs from the Python run")
+            failures.append(f"{row['app']} {row['version']} {row['config']}: hardware differs from the Python run")
+        if row.get("same_as_sequential") is False:
+            failures.append(f"{row['app']} chained {row['config']}: the chain's result differs from the "
+                            f"sequential kernels'")
     if options.json:
         print(json.dumps(artefacts.json_safe(rows), indent=1))
     else:
-        header = ["app", "config", "quality", "LUT4", "LUT-eq", "FF", "Fmax MHz", "cycles", "latency us", "ADP",
+        header = ["app", "version", "config", "quality", "LUT4", "LUT-eq", "FF", "Fmax MHz", "cycles", "latency us", "ADP",
                   "ADP change"]
         table = [header]
         for row in rows:
             if synth:
-                table.append([row["app"], row["config"], _format_quality(row["quality"]), str(row["luts"]),
+                table.append([row["app"], _version(row), row["config"], _format_quality(row["quality"]),
+                              str(row["luts"]),
                               f"{row['lut_equivalents']} ({_pct(row['lut_equivalents_change_pct'])})",
                               str(row["ffs"]), f"{row['fmax_mhz']:.1f} ({_pct(row['fmax_mhz_change_pct'])})",
                               f"{row['cycles']} ({_pct(row['cycles_change_pct'])})",
                               f"{row['latency_us']:.1f} ({_pct(row['latency_us_change_pct'])})",
                               f"{row['adp']:.0f}", _pct(row["adp_change_pct"])])
             else:
-                table.append([row["app"], row["config"], _format_quality(row["quality"]), "-", "-", "-", "-",
+                table.append([row["app"], _version(row), row["config"], _format_quality(row["quality"]), "-", "-",
+                              "-", "-",
                               f"{row['cycles']} ({_pct(row['cycles_change_pct'])})", "-", "-", "-"])
         widths = [max(len(r[i]) for r in table) for i in range(len(header))]
         for cells in table:
             print("  ".join(c.ljust(w) for c, w in zip(cells, widths)))
         if synth:
             for name in options.app:
-                best = [r for r in rows if r["app"] == name and r["config"] != "exact"
-                        and r["quality"]["meets_target"] and r["adp_change_pct"] <= -30.0]
-                if best:
-                    top = min(best, key=lambda r: r["adp"])
-                    print(f"target {name}: met by {top['config']} (ADP {top['adp_change_pct']:+.1f} %, "
-                          f"{_format_quality(top['quality'])})")
-                else:
-                    print(f"target {name}: NOT met (no configuration with ADP -30 % or better within the "
-                          f"quality bound)")
-            print(f"plots: {', '.join(os.path.join(options.plots, f'{n}.png') for n in options.app)}")
+                for version in ("sequential", "chained"):
+                    mine = [r for r in rows if r["app"] == name and r["version"] == version]
+                    if not mine:
+                        continue
+                    best = [r for r in mine if r["config"] != "exact" and r["quality"]["meets_target"]
+                            and r["adp_change_pct"] <= -30.0]
+                    if best:
+                        top = min(best, key=lambda r: r["adp"])
+                        print(f"target {name} {version}: met by {top['config']} (ADP {top['adp_change_pct']:+.1f} %, "
+                              f"{_format_quality(top['quality'])})")
+                    else:
+                        print(f"target {name} {version}: NOT met (no configuration with ADP -30 % or better "
+                              f"within the quality bound)")
+            plots = [os.path.join(options.plots, f"{n}{suffix}.png") for n in options.app
+                     for suffix in ("", "-chained") if suffix == "" or chained(n)]
+            print(f"plots: {', '.join(plots)}")
     if failures:
         print("; ".join(failures), file=sys.stderr)
     return 0 if not failures else 1

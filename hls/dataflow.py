@@ -50,6 +50,7 @@ from amaranth.hdl import Const, Module, Shape, Signal
 from amaranth.lib import fifo as amaranth_fifo
 from amaranth.lib import wiring
 
+from .approx import approx_mapping
 from .backend.component import KernelSignature
 from .compiler import compile_kernel
 from .dataflow_timing import StageModel, cycle_budget, horizon, iterations, needed_depth, simulate
@@ -58,6 +59,7 @@ from .frontend.golden import GoldenModel
 from .frontend.source import SourceFunction
 from .frontend.typed import Param
 from .kernel import Kernel
+from .target import Target
 from .types import StreamType, format_shape
 
 __all__ = ["dataflow", "fifo", "Dataflow", "CompiledDataflow", "DataflowComponent", "ChainPlan", "Stage", "Fifo",
@@ -172,8 +174,10 @@ class Dataflow(SourceFunction):
         (from :meth:`analyze`) for a body outside these rules, naming the line.
     """
 
-    def __init__(self, fn):
+    def __init__(self, fn, *, stage_kernel=None):
         super().__init__(fn)
+        # kernel -> kernel, applied to every stage the body calls (with_approx, with_clock).
+        self._stage_kernel = stage_kernel
         self._analyzed = False
         self._compiled_model = None
         self._plan = None
@@ -199,6 +203,35 @@ class Dataflow(SourceFunction):
     @property
     def fifos(self) -> dict[str, Fifo]:
         return self.analyze()._fifos
+
+    def with_approx(self, mapping: dict | None) -> "Dataflow":
+        """The same chain with every stage's kernel ``kernel.with_approx(mapping)`` (``None`` or
+        ``{}``: exact arithmetic), as an approximate configuration applies to a kernel.
+
+        Raises
+        ------
+        ValueError
+            As the ``approx=`` option of :class:`hls.Kernel`.
+        """
+        approx_mapping(mapping)
+        return self._derived(lambda kernel: kernel.with_approx(mapping))
+
+    def with_clock(self, clock_mhz: float) -> "Dataflow":
+        """The same chain with every stage's kernel compiled for ``clock_mhz`` (its other target
+        options and its ``approx=`` kept).
+
+        Raises
+        ------
+        ValueError
+            A clock out of :class:`hls.Target`'s range.
+        """
+        Target(clock_mhz=clock_mhz)
+        return self._derived(lambda kernel: Kernel(kernel.fn, target=kernel.target.replace(clock_mhz=clock_mhz),
+                                                   approx=kernel.approx))
+
+    def _derived(self, change) -> "Dataflow":
+        previous = self._stage_kernel
+        return Dataflow(self.fn, stage_kernel=change if previous is None else (lambda kernel: change(previous(kernel))))
 
     # -- the golden model ------------------------------------------------------------------
 
@@ -844,6 +877,8 @@ class _Analyzer:
         kernel = self.resolve(call.func)
         if not isinstance(kernel, Kernel):
             self.error(call, f"{ast.unparse(call.func)} is not an @hls.kernel: a dataflow body calls kernels only")
+        if self.chain._stage_kernel is not None:
+            kernel = self.chain._stage_kernel(kernel)
         kernel_params = kernel.params
         names = [param.name for param in kernel_params]
         bound = {}

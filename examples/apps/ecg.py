@@ -124,7 +124,11 @@ KERNELS = (bandpass, features, detect)
 @hls.kernel
 def bandpass_stream(x: hls.Stream[signed(12)], hp: hls.Stream[signed(16)], n: unsigned(13)):
     xs = hls.local(signed(12), 16, partition=hls.partition("complete"))    # x[i - 6], x[i - 12]
-    lps = hls.local(signed(20), 32, partition=hls.partition("block", 2))   # lp[i - 16], lp[i - 32]
+    # lp[i - 16] and lp[i - 32]: two 16-token delay lines, each read and then written at i & 15 (one
+    # 32-entry buffer read at (i - 16) & 31 after the write at i & 31 would be a dependence at
+    # distance 1 through its memory, and II 2).
+    lp16 = hls.local(signed(20), 16)
+    lp32 = hls.local(signed(20), 16)
     y1: signed(20) = 0
     y2: signed(20) = 0
     p: signed(25) = 0
@@ -132,10 +136,12 @@ def bandpass_stream(x: hls.Stream[signed(12)], hp: hls.Stream[signed(16)], n: un
         x0 = x.read()
         xs[i & 15] = x0
         y: signed(20) = 2 * y1 - y2 + x0 - 2 * xs[(i - 6) & 15] + xs[(i - 12) & 15]
-        old = lps[i & 31]
-        lps[i & 31] = y
-        p = p + y - old
-        hp.write((lps[(i - 16) & 31] - (p >> 5)) >> 2)
+        d16 = lp16[i & 15]
+        lp16[i & 15] = y
+        d32 = lp32[i & 15]
+        lp32[i & 15] = d16
+        p = p + y - d32
+        hp.write((d16 - (p >> 5)) >> 2)
         y2 = y1
         y1 = y
 
@@ -174,13 +180,22 @@ def detect_stream(mwi: hls.Stream[unsigned(16)], beats: hls.Stream[unsigned(13)]
     thr: unsigned(10) = 44
     last: unsigned(13) = 0
     count: unsigned(7) = 0
+    # thr, last and count as they were two iterations ago. They change only at a peak, and a peak at
+    # i (m[i-1] > m[i-2]) rules one out at i - 1 (m[i-2] >= m[i-1]): at a peak they equal their
+    # values, and the recurrences through the beat's condition span two iterations, not one.
+    thr2: unsigned(10) = 44
+    last2: unsigned(13) = 0
+    count2: unsigned(7) = 0
     for i in range(PAD, n):
         m0 = mwi.read()
         env = max(m0, env - (env >> 8))
         scaled: unsigned(24) = m0 << 8
         r0: unsigned(10) = min(scaled // env, 1023)
+        thr1: unsigned(10) = thr
+        last1: unsigned(13) = last
+        count1: unsigned(7) = count
         if m1 > m2 and m1 >= m0:
-            if r1 > thr and i - last > REFRACTORY and count < MAX_BEATS:
+            if r1 > thr2 and i - last2 > REFRACTORY and count2 < MAX_BEATS:
                 beats.write(i - 1)
                 count = count + 1
                 last = i
@@ -188,6 +203,9 @@ def detect_stream(mwi: hls.Stream[unsigned(16)], beats: hls.Stream[unsigned(13)]
             else:
                 npk = npk + ((r1 - npk) >> 3)
             thr = npk + ((spk - npk) >> 2)
+        thr2 = thr1
+        last2 = last1
+        count2 = count1
         m2 = m1
         m1 = m0
         r1 = r0
@@ -202,6 +220,10 @@ def detector(x: hls.Stream[signed(12)], beats: hls.Stream[unsigned(13)], n: unsi
     bandpass_stream(x, hp, n)
     features_stream(hp, mwi, n)
     detect_stream(mwi, beats, n)
+
+
+#: What the chained version runs (:func:`run_chain`), in order.
+CHAIN = (detector,)
 
 #: ECGSYN's five waves: (name, phase in rad, amplitude in mV, width in rad at RR = 1 s).
 WAVES = (("P", -math.pi / 3, 0.15, 0.25), ("Q", -math.pi / 12, -0.12, 0.1), ("R", 0.0, 1.2, 0.1),
@@ -298,10 +320,13 @@ def chain_arguments(data: dict) -> dict:
     return {"x": samples, "beats": [], "n": PAD + len(samples)}
 
 
-def run_chain(data: dict) -> np.ndarray:
-    """:func:`run` through :func:`detector`'s golden model: the same beats, bit for bit."""
+def run_chain(data: dict, mapping: dict | None = None, trace: list | None = None) -> np.ndarray:
+    """:func:`run` through :func:`detector`'s golden model: the same beats, bit for bit. ``mapping``
+    is an approximate configuration, applied to the chain with ``with_approx`` (``None``: exact);
+    ``trace`` receives ``(chain, arguments)``."""
+    chain = detector if mapping is None else detector.with_approx(mapping)
     args = chain_arguments(data)
-    detector(**args)
+    _call(chain, trace, **args)
     return np.array(args["beats"], dtype=np.int64) - PAD - DELAY
 
 

@@ -28,7 +28,8 @@ from amaranth import signed, unsigned
 
 import hls
 
-W = 64            #: image width (and the height of the full input)
+LOG_W = 6
+W = 1 << LOG_W    #: image width (and the height of the full input)
 N = W * W         #: array depth
 
 
@@ -87,6 +88,99 @@ def normalise(mag: hls.Array[unsigned(16), N], out: hls.Array[unsigned(8), N], p
 KERNELS = (blur, sobel, normalise)
 
 
+# -- blur -> Sobel as one dataflow chain (issue 22) ------------------------------------------------------
+# The pixels arrive on a stream in raster order, and each stage keeps the two rows before the current
+# one in line buffers (local arrays of W entries, each read and then written at the column). Iteration
+# k reads pixel (r, x) = (k >> LOG_W, k & (W - 1)) and writes the result at (r - 1, x - 1): the window
+# is centred one row and one column behind the pixel read. So a stage writes its first token after
+# W + 1 reads and runs W + 1 iterations after its last read (reading nothing) to finish the image,
+# and every stage writes exactly the array its kernel above writes, element for element, rings of
+# zeros included.
+
+@hls.kernel
+def blur_stream(img: hls.Stream[unsigned(8)], out: hls.Stream[unsigned(16)], w_side: unsigned(16),
+                w_mid: unsigned(16), rows: unsigned(7)):
+    line1 = hls.local(unsigned(8), W)    # row r - 1
+    line2 = hls.local(unsigned(8), W)    # row r - 2
+    pixels: unsigned(14) = rows * W
+    v0: unsigned(16) = 0
+    v1: unsigned(16) = 0
+    for k in range(rows * W + W + 1):
+        x = k & (W - 1)
+        r = k >> LOG_W
+        c: unsigned(8) = 0
+        if k < pixels:
+            c = img.read()
+        a = line2[x]
+        b = line1[x]
+        line2[x] = b
+        line1[x] = c
+        v2: unsigned(16) = (w_side * (a + c) + w_mid * b) >> 8
+        h: unsigned(16) = (w_side * (v0 + v2) + w_mid * v1) >> 16
+        e: unsigned(16) = 0
+        if x >= 2 and r >= 2 and r < rows:
+            e = h
+        if k > W:
+            out.write(e)
+        v0 = v1
+        v1 = v2
+
+
+@hls.kernel
+def sobel_stream(b: hls.Stream[unsigned(16)], mag: hls.Stream[unsigned(16)], peak: hls.Stream[unsigned(16)],
+                 rows: unsigned(7)):
+    line1 = hls.local(unsigned(12), W)   # row r - 1, >> 4
+    line2 = hls.local(unsigned(12), W)   # row r - 2, >> 4
+    pixels: unsigned(14) = rows * W
+    top: unsigned(16) = 0
+    s0: unsigned(14) = 0
+    s1: unsigned(14) = 0
+    d0: signed(13) = 0
+    d1: signed(13) = 0
+    for k in range(rows * W + W + 1):
+        x = k & (W - 1)
+        r = k >> LOG_W
+        v: unsigned(16) = 0
+        if k < pixels:
+            v = b.read()
+        u = v >> 4
+        t = line2[x]
+        c = line1[x]
+        line2[x] = c
+        line1[x] = u
+        s2: unsigned(14) = t + 2 * c + u
+        d2: signed(13) = u - t
+        gx: unsigned(14) = abs(s2 - s0)
+        gy: unsigned(14) = abs(d0 + 2 * d1 + d2)
+        m: unsigned(16) = (gx * gx + gy * gy) >> 14
+        e: unsigned(16) = 0
+        if x >= 3 and x < W - 1 and r >= 3 and r < rows - 1:
+            e = m
+            top = max(top, m)
+        if k > W:
+            mag.write(e)
+        s0 = s1
+        s1 = s2
+        d0 = d1
+        d1 = d2
+    peak.write(top)
+
+
+@hls.dataflow
+def edges(img: hls.Stream[unsigned(8)], mag: hls.Stream[unsigned(16)], peak: hls.Stream[unsigned(16)],
+          w_side: unsigned(16), w_mid: unsigned(16), rows: unsigned(7)):
+    """:func:`blur` and :func:`sobel` as one chain: ``mag`` gets the ``rows * W`` elements of
+    ``sobel``'s array in raster order, ``peak`` one token, its result. :func:`normalise` needs the
+    peak of the whole image before its first pixel, so it runs after the chain (:func:`run_chain`)."""
+    blurred = hls.fifo(unsigned(16))
+    blur_stream(img=img, out=blurred, w_side=w_side, w_mid=w_mid, rows=rows)
+    sobel_stream(b=blurred, mag=mag, peak=peak, rows=rows)
+
+
+#: What the chained version runs (:func:`run_chain`), in order: the chain, then the normalisation.
+CHAIN = (edges, normalise)
+
+
 def gaussian_taps(sigma: float = 1.0) -> tuple[int, int]:
     """``(w_side, w_mid)``: the 1-D taps ``exp(-1/(2 sigma^2)), 1`` normalised, in Q0.16 (they sum to 2^16)."""
     side = math.exp(-1.0 / (2.0 * sigma * sigma))
@@ -129,6 +223,30 @@ def run(kernels, data: dict, trace: list | None = None) -> np.ndarray:
     _call(blur_k, trace, img=img, out=blurred, w_side=w_side, w_mid=w_mid, rows=rows)
     peak = _call(sobel_k, trace, b=blurred, mag=mag, rows=rows)
     _call(normalise_k, trace, mag=mag, out=out, peak=peak, rows=rows)
+    return np.array(out[:rows * W], dtype=np.uint8).reshape(rows, W)
+
+
+def chain_arguments(data: dict) -> dict:
+    """The arguments of :func:`edges` for ``data`` (``mag`` and ``peak`` empty lists it fills)."""
+    image = np.asarray(data["image"], dtype=np.int64)
+    if image.ndim != 2 or image.shape[1] != W or not 3 <= image.shape[0] <= W:
+        raise ValueError(f"the image must be 3..{W} rows of {W} pixels, not {image.shape}")
+    w_side, w_mid = gaussian_taps(data["sigma"])
+    return {"img": [int(v) for v in image.reshape(-1)], "mag": [], "peak": [], "w_side": w_side,
+            "w_mid": w_mid, "rows": image.shape[0]}
+
+
+def run_chain(data: dict, mapping: dict | None = None, trace: list | None = None) -> np.ndarray:
+    """:func:`run` through :func:`edges`, then :func:`normalise` on its tokens: the same edge map,
+    bit for bit. ``mapping`` is an approximate configuration, applied to the chain and the kernel
+    with ``with_approx`` (``None``: exact); ``trace`` receives ``(chain or kernel, arguments)``."""
+    chain = edges if mapping is None else edges.with_approx(mapping)
+    kernel = normalise if mapping is None else normalise.with_approx(mapping)
+    args = chain_arguments(data)
+    _call(chain, trace, **args)
+    rows = args["rows"]
+    out = [0] * N
+    _call(kernel, trace, mag=args["mag"] + [0] * (N - rows * W), out=out, peak=args["peak"][0], rows=rows)
     return np.array(out[:rows * W], dtype=np.uint8).reshape(rows, W)
 
 

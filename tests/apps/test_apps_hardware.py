@@ -122,3 +122,74 @@ def test_the_ecg_chain_in_hardware_equals_its_golden_model(stall_probability):
                      stall_seed=4)
     assert result.match, result.differences
     assert result.outputs["streams"]["beats"] and result.expected["tokens_read"] == {"x": 320}
+
+
+def _sequential_image_arrays(data):
+    trace = []
+    edge_map = image.run(image.KERNELS, data, trace)
+    rows = data["image"].shape[0]
+    mag = [0] * image.N
+    peak = image.sobel(b=list(trace[1][1]["b"]), mag=mag, rows=rows)
+    return edge_map, mag[:rows * image.W], peak
+
+
+def test_the_image_chain_streams_the_sequential_kernels_arrays_bit_for_bit():
+    data = image.default_input()
+    edge_map, mag, peak = _sequential_image_arrays(data)
+    args = image.chain_arguments(data)
+    image.edges(**args)
+    assert args["mag"] == mag and args["peak"] == [peak]
+    assert (image.run_chain(data) == edge_map).all() and edge_map.max() == 255
+    assert image.edges.tokens_read == {"img": image.W * image.W}
+
+
+def _image_chain_in_hardware(data, stall_probability, seed):
+    _, mag, peak = _sequential_image_arrays(data)
+    result = sim.run(image.edges, image.chain_arguments(data), stall_probability=stall_probability,
+                     stall_seed=seed)
+    assert result.match, result.differences
+    assert result.outputs["streams"]["mag"] == mag and result.outputs["streams"]["peak"] == [peak]
+    return result
+
+
+@pytest.mark.parametrize("stall_probability", [0.0, 0.3])
+def test_the_image_chain_in_hardware_equals_the_sequential_kernels(stall_probability):
+    # A strip of 5 rows: the line buffers fill, and the Sobel ring leaves one row of results.
+    result = _image_chain_in_hardware(image.reduced_input(rows=5), stall_probability, seed=5)
+    assert any(result.outputs["streams"]["mag"])
+
+
+@pytest.mark.slow
+def test_the_image_chain_on_the_whole_image_under_stalls_equals_the_sequential_kernels():
+    _image_chain_in_hardware(image.default_input(), 0.3, seed=7)
+
+
+def test_an_approximate_configuration_applies_to_every_stage_of_a_chain():
+    config = APPROX["drum6+mitchell_div"]
+    chain = ecg.detector.with_approx(config).with_clock(150.0)
+    assert [stage.kernel.approx for stage in chain.stages] == [ecg.KERNELS[0].with_approx(config).approx] * 3
+    assert {stage.kernel.clock_mhz for stage in chain.stages} == {150.0}
+    assert ecg.detector.stages[0].kernel.approx == {}
+    with pytest.raises(ValueError, match="nonsense"):
+        ecg.detector.with_approx({"mul": "nonsense"})
+    # The approximate chain streams the approximate kernels' results, in Python on the whole input...
+    data = ecg.default_input()
+    kernels = tuple(kernel.with_approx(config) for kernel in ecg.KERNELS)
+    args = ecg.chain_arguments(data)
+    ecg.detector.with_approx(config)(**args)
+    assert (ecg.run(kernels, data) + ecg.PAD + ecg.DELAY).tolist() == args["beats"]
+
+
+def test_the_approximate_image_chain_in_hardware_equals_the_approximate_kernels():
+    config = APPROX["mitchell_refined"]
+    data = image.reduced_input(rows=5)
+    kernels = tuple(kernel.with_approx(config) for kernel in image.KERNELS)
+    trace = []
+    image.run(kernels, data, trace)
+    mag = [0] * image.N
+    peak = kernels[1](b=list(trace[1][1]["b"]), mag=mag, rows=5)
+    chain = image.edges.with_approx(config)
+    assert "mitchell_refined" in chain.stages[0].kernel.report().to_text()
+    result = sim.run(chain, image.chain_arguments(data), stall_probability=0.3, stall_seed=2)
+    assert result.match, result.differences
+    assert result.outputs["streams"]["mag"] == mag[:5 * image.W] and result.outputs["streams"]["peak"] == [peak]

@@ -134,3 +134,27 @@ def test_the_sweep_runs_more_seeds_unless_seed_one_is_comfortably_above(placemen
     median = statistics.median(placements[:seeds_run])
     assert row["median_mhz"] == median
     assert row["reaches_claim"] == (median >= 100) and row["lut4"] == 7 and row["ff"] == 3
+
+
+def test_the_clock_sweep_covers_stream_kernels_and_chains_and_measures_a_chain_as_one_design(tmp_path,
+                                                                                            monkeypatch):
+    from approx_units.synth import ResultCache
+    from benchmarks import fmax_sweep
+
+    names = list(fmax_sweep.kernels())
+    assert {"streams.moving_sum", "streams.detector", "ecg.detect_stream", "ecg.detector", "image.blur_stream",
+            "image.edges"} <= set(names)
+    assert names.index("ecg.detect_stream") < names.index("ecg.detector")
+    synthesised = []
+    monkeypatch.setattr(fmax_sweep, "_synthesised",
+                        lambda verilog, top, work: synthesised.append((top, verilog)) or {"LUT4": 70})
+    monkeypatch.setattr(fmax_sweep, "_placed", lambda work, clock, seed: 140.0)
+    chain = fmax_sweep.kernels(["streams.detector"])["streams.detector"]
+    row = fmax_sweep.measure(chain, 100.0, 3, ResultCache(tmp_path))
+    stages = [stage.kernel.report().data for stage in chain.stages]
+    assert row["claimed_mhz"] == min(report["claimed_clock_mhz"] for report in stages) == 100
+    assert row["ii"] == 1 and row["depth"] == sum(report["loops"][0]["depth"] for report in stages)
+    assert row["reaches_claim"] and list(row["fmax_mhz"]) == [1]
+    # One design: the chain's module, with every stage and FIFO inside it.
+    [(top, verilog)] = synthesised
+    assert top == "detector" and "module detector" in verilog and "fifo_smoothed" in verilog
