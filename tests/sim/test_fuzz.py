@@ -335,8 +335,15 @@ def test_a_compiled_model_that_miscounts_tokens_is_a_compiled_mismatch(tmp_path,
     assert verdict.kind == "compiled_mismatch" and "stream sin" in verdict.detail and "99" in verdict.detail
 
 
-def test_a_chain_runs_under_stalls_and_matches(tmp_path):
+def test_a_chain_runs_under_stalls_and_its_regression_file_replays_them(tmp_path):
     config = fuzz.FuzzConfig.streams_only()
     program = next(p for p in (fuzz.generate(5, index, config) for index in range(10)) if p.is_chain)
     verdict = fuzz.check(program, directory=tmp_path)
     assert verdict.passed, (program.source, verdict)
+    path = fuzz.write_regression(program, fuzz.Verdict("mismatch", "stream o: ..."), tmp_path / "saved")
+    text = path.read_text()
+    assert f"--seed 5 --start {program.index} --count 1 --streams-only" in text
+    assert f"stall_probability={fuzz.STALL_PROBABILITY}, stall_seed={program.index})" in text
+    namespace = {}
+    exec(compile(text, str(path), "exec"), namespace)
+    namespace[f"test_{program.name}"]()        # the chain, its stages and the test: it passes
