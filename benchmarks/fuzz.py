@@ -13,6 +13,14 @@ hold each loop-nest and array construct (``Program.constructs``: nests, inner
 breaks, unrolls, partitioned and local arrays). The last line is ``N passed, M
 failed``; the exit status is 1 if anything failed.
 
+``--streams-only`` generates only stream programs (``sim.fuzz.FuzzConfig.streams_only``):
+stream kernels that read and write at least once (under conditions, in pipelined loops,
+flattened nests and unrolled loops) and, for 40 % of them, ``@hls.dataflow`` chains of 2-4
+such kernels joined by ``hls.fifo``s; every one runs under random ``valid``/``ready`` stalls
+of probability 0.3 on every input and output (seeded by the index), and its tokens are
+compared in order and count with the compiled golden model, which is itself compared
+with the Python run. A line gives the seconds per stream program.
+
 ``--containing TEXT`` runs only the programs whose source contains ``TEXT``
 (the others are generated and skipped, and counted apart): after a change that
 can only alter kernels using one construct or unit (``--containing
@@ -45,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--regressions", type=Path, default=ROOT / "tests" / "sim" / "regressions",
                         help="where shrunk failures are saved (default tests/sim/regressions)")
     parser.add_argument("--max-shrink-attempts", type=int, default=300)
+    parser.add_argument("--streams-only", action="store_true",
+                        help="generate only stream programs: stream kernels and dataflow chains, run under "
+                             "random stalls (see sim.fuzz.FuzzConfig.streams_only)")
     parser.add_argument("--containing", metavar="TEXT",
                         help="run only the programs whose source contains TEXT (default: every program)")
     args = parser.parse_args(argv)
@@ -55,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.containing is not None and not args.containing:
         parser.error("--containing needs a non-empty TEXT")
 
+    config = fuzz.FuzzConfig.streams_only() if args.streams_only else fuzz.FuzzConfig()
     passed = failed = skipped = 0
+    stream_programs, stream_seconds = 0, 0.0
     cycles = 0
     bounded = unbounded = 0
     constructs = collections.Counter()
@@ -63,12 +76,16 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="axhls-fuzz-") as directory:
         check = functools.partial(fuzz.check, backend=args.backend, directory=directory)
         for index in range(args.start, args.start + args.count):
-            program = fuzz.generate(args.seed, index)
+            program = fuzz.generate(args.seed, index, config)
             if args.containing is not None and args.containing not in program.source:
                 skipped += 1
                 continue
             constructs.update(program.constructs)
+            started = time.perf_counter()
             verdict = check(program)
+            if "stream" in program.constructs:
+                stream_programs += 1
+                stream_seconds += time.perf_counter() - started
             if verdict.approx is not None:
                 bounded += verdict.approx.checked
                 unbounded += verdict.approx.unbounded
@@ -78,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 failed += 1
                 print(f"seed {args.seed} index {index}: {verdict.kind}: {verdict.detail}", flush=True)
-                if not args.no_shrink:
+                # The shrinker edits one kernel; a chain is saved whole.
+                if not args.no_shrink and not program.is_chain:
                     program, verdict = fuzz.shrink(program, verdict, check,
                                                    max_attempts=args.max_shrink_attempts)
                 path = fuzz.write_regression(program, verdict, args.regressions, backend=args.backend)
@@ -94,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{ran} of {args.count} programs contain {args.containing!r}; {skipped} skipped")
     print(f"{args.backend}: {ran} programs in {elapsed:.1f} s "
           f"({elapsed / max(ran, 1):.2f} s each), {cycles} simulated cycles in passing programs")
+    print(f"stream programs: {stream_programs} ({constructs['chain']} chains) in {stream_seconds:.1f} s "
+          f"({stream_seconds / max(stream_programs, 1):.2f} s each), under stalls of probability "
+          f"{fuzz.STALL_PROBABILITY} on every input and output")
     print(f"approximate operations: {bounded} held to their unit's error bound, "
           f"{unbounded} with no known bound (units wider than the exhaustive limit)")
     print("programs holding: " + (", ".join(f"{name} {count}" for name, count in sorted(constructs.items()))

@@ -314,6 +314,6 @@ def _schedule_loop(target, loop: PipelinedLoop) -> BlockSchedule:
     bound = minimum_ii(problem.problem)
     target = loop.info.target_ii
     start_ii = bound.mii if target is None else max(target, bound.mii)
-    sched = schedule(problem.problem, ii=start_ii)
+    sched = schedule(problem.problem, ii=start_ii, bound=bound)   # the MII once, not twice
     verify(problem.problem, sched)
     return BlockSchedule(problem, sched, max(1, _length(problem.problem, sched)), bound, target)

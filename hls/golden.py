@@ -41,10 +41,23 @@ Bit-exact with the Python run
 
 Fallback
 --------
+Streams
+-------
+A stream read takes the next token of a buffer that holds the input stream's list (or
+tuple, or numpy array), checked whole before the run as the Python run checks it; a
+read past its end, or any read of another iterable, calls back into Python, which takes
+exactly one token (so an iterator is advanced as often as the Python run advances it)
+or raises the Python run's own :class:`~hls.errors.KernelRuntimeError`. A write wraps
+the token to the stream's shape and appends it to a buffer that is emptied into the
+caller's list when full and at the end (also after an error, as the Python run's
+writes are visible). :attr:`CompiledModel.tokens_read` counts the tokens read, so a
+chain (:class:`hls.dataflow.CompiledDataflow`) runs each stage compiled.
+
+Fallback
+--------
 A kernel the translation cannot hold (a shape wider than 125 magnitude bits, a
 unit graph wider than 64 bits, an operator without a C form) or a machine
-without a C compiler, or a kernel with stream ports (``hls.Stream``), gets a model that
-runs the Python run:
+without a C compiler gets a model that runs the Python run:
 :attr:`CompiledModel.fallback_reason` says why (``None`` when compiled), and
 ``CompiledModel(kernel, fallback=False)`` raises :class:`CompiledModelUnsupported`
 instead. Calls inside an :func:`hls.unit_operators.observe_approx` block also
@@ -69,7 +82,7 @@ from approx_units import compiled as native
 
 from .errors import KernelLoopLimit, KernelRuntimeError
 from .approx import KINDS
-from .frontend.golden import check_loop_bound
+from .frontend.golden import InputStream, StreamSite, check_loop_bound
 from .frontend.typed import OPERATION_ATTR, SHAPE_ATTR
 from .ir.ops import APPROX_ATTR, APPROX_CALL, operator_for_syntax, stream_call
 from .types import shape_range
@@ -88,7 +101,10 @@ _INT64_BITS, _INT128_BITS = 61, 125
 _NO_LIMIT = (1 << 63) - 1
 
 #: C return codes of ``run``.
-_FELL_OFF, _RETURNED, _BAD_INDEX, _LOOP_LIMIT = 0, 1, 2, 3
+_FELL_OFF, _RETURNED, _BAD_INDEX, _LOOP_LIMIT, _STREAM_IO = 0, 1, 2, 3, 4
+
+#: Tokens an output stream's buffer holds before the compiled code hands them to the caller's list.
+_OUTPUT_BUFFER = 256
 
 
 class CompiledModelUnsupported(ValueError):
@@ -125,6 +141,9 @@ static inline V h_shl(V a, V b) {{ return b >= BITS ? (V)0 : a << b; }}
 static inline V h_shr(V a, V b) {{ return b >= BITS ? (a < 0 ? (V)-1 : (V)0) : a >> b; }}
 static inline V h_wrap_signed(V v, V mask, V sign) {{ return ((v & mask) ^ sign) - sign; }}
 static inline V h_unit_signed(uint64_t p, int w) {{ return (V)((int64_t)(p << (64 - w)) >> (64 - w)); }}
+/* The caller's stream service: (frame, 2k) puts input k's next token in the frame's fetched
+   word, (frame, 2k + 1) empties output k's buffer into its list; nonzero when it raised. */
+typedef int (*stream_io)(int64_t *frame, int64_t what, int64_t site);
 """
 
 _LISTS_SOURCE = r"""
@@ -227,16 +246,17 @@ def _unsigned64(shape: Shape) -> bool:
 
 def _words(values) -> np.ndarray:
     """Python ints of one shape as int64 words (``unsigned(64)`` values as their bit patterns)."""
-    return np.array([int(v) for v in values], dtype=np.uint64 if any(int(v) >> 63 for v in values)
-                    else np.int64).view(np.int64)
+    values = [int(v) for v in values]
+    return np.array(values, dtype=np.uint64 if any(v >= 1 << 63 for v in values) else np.int64).view(np.int64)
 
 
 class _Frame:
     """Where one call's words live in its int64 frame: the C function's only argument.
 
-    ``[array status][error: 3][results][loop budgets][scalars][arrays][originals][locals]``:
+    ``[array status][error: 3][results][loop budgets][scalars][arrays][originals][locals]
+    [selection][streams: 3 each][fetched token][stream service]``:
     one allocation per call, zero-filled (local arrays start at 0, as on-chip memories
-    do). An array's *original* is its contents at the call, kept for the arrays the kernel
+    do). A stream's tokens live in a buffer of their own, whose address the frame holds. An array's *original* is its contents at the call, kept for the arrays the kernel
     stores to, so that only the elements that changed are written back into a list.
     """
 
@@ -260,6 +280,11 @@ class _Frame:
         self.locals = {name: take(local.depth) for name, local in typed.local_arrays.items()}
         self.selection = take(selections)
         self.selections = selections
+        # A stream's words: [tokens read or written, tokens in its buffer (input) or its
+        # capacity (output), the buffer's address]; the fetched token; the service's address.
+        self.streams = {param.name: take(3) for param in typed.params if param.kind == "stream"}
+        self.fetched = take(1)
+        self.io = take(1)
         self.size = at
         # One row per array parameter for the list helper: offset, depth, low, high, original (-1: none).
         rows = []
@@ -287,6 +312,9 @@ class _Translation:
         self.temporaries = itertools.count()
         self.accesses: list[tuple] = []     # (filename, lineno, array as the user named it, depth)
         self.loops: list[tuple] = []        # (filename, lineno)
+        self.stream_sites: list[StreamSite] = []
+        self.stream_slots = {param.name: slot for slot, param in
+                             enumerate(param for param in typed.params if param.kind == "stream")}
         self.units: dict = {}               # (choice, shapes) -> C function name
         self.unit_code: list[str] = []
         self.widest = 0
@@ -311,16 +339,6 @@ class _Translation:
 
     def source(self) -> str:
         typed = self.typed
-        streams = sorted((node for statement in typed.body for node in ast.walk(statement)
-                          if stream_call(node) is not None), key=lambda node: (node.lineno, node.col_offset))
-        if streams:
-            kind, stream = stream_call(streams[0])
-            raise _Unsupported(streams[0], f"the stream {kind} of {stream!r} has no C form: a kernel with "
-                                           f"stream ports runs the Python run")
-        for param in typed.params:
-            if param.kind == "stream":
-                raise _Unsupported(param, f"the stream port {param.name!r} has no C form: a kernel with "
-                                          f"stream ports runs the Python run")
         for param in typed.params:
             self.storage(param.shape, param, f"parameter {param.name}")
         for shape in typed.return_shapes:
@@ -344,8 +362,15 @@ class _Translation:
                   f"  int64_t *const results = frame + {frame.results};",
                   f"  int64_t *const remaining = frame + {frame.remaining};",
                   f"  const int64_t *const selection = frame + {frame.selection};"]
+        if frame.streams:
+            header += [f"  const stream_io io = (stream_io)(intptr_t)frame[{frame.io}];",
+                       f"  const int64_t *const fetched = frame + {frame.fetched};"]
         for param in typed.params:
-            if param.kind == "array":
+            if param.kind == "stream":
+                words = frame.streams[param.name]
+                header += [f"  int64_t *const {self.names[param.name]} = frame + {words};",
+                           f"  int64_t *const {self.names[param.name]}_buffer = (int64_t *)(intptr_t)frame[{words + 2}];"]
+            elif param.kind == "array":
                 header.append(f"  int64_t *const {self.names[param.name]} = frame + {frame.arrays[param.name]};")
             else:
                 header.append(f"  V {self.names[param.name]} = {self.word(f'frame[{frame.scalars[param.name]}]', param.shape)};")
@@ -387,6 +412,17 @@ class _Translation:
         self.depth -= 1
 
     def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Expr) and stream_call(node.value) is not None:
+            # o.write(v): v wrapped to the stream's shape, then appended (a full buffer is
+            # first handed to the caller's list).
+            stream, value = node.value.args
+            shape = getattr(node.value, SHAPE_ATTR)
+            self.need(shape, node)
+            token = self.value_temporary(self.wrap(self.expr(value), shape))
+            port, what = self.names[stream.id], 2 * self.stream_slots[stream.id] + 1
+            self.emit(f"if ({port}[0] == {port}[1] && io(frame, {what}, 0)) {{ status = {_STREAM_IO}; goto done; }}")
+            self.emit(f"{port}_buffer[{port}[0]++] = (int64_t){token};")
+            return
         if isinstance(node, ast.Assign):
             target = node.targets[0]
             shape = getattr(target, SHAPE_ATTR)
@@ -585,6 +621,21 @@ class _Translation:
         if isinstance(node, ast.Call) and node.func.id == APPROX_CALL:
             operands = [self.expr(argument) for argument in node.args]
             return self.unit_call(node, operands)
+        if stream_call(node) is not None:
+            # x = s.read(): the buffer's next token; past its end the caller's service takes
+            # the iterable's next (or raises the Python run's error for the missing one).
+            stream = node.args[0].id
+            self.stream_sites.append(StreamSite(getattr(node, "hls_filename", self.typed.filename), node.lineno))
+            port, what = self.names[stream], 2 * self.stream_slots[stream]
+            shape = getattr(node, SHAPE_ATTR)
+            name = self.temporary()
+            self.emit(f"V {name};")
+            self.emit(f"if ({port}[0] < {port}[1]) {name} = {self.word(f'{port}_buffer[{port}[0]]', shape)};")
+            self.emit(f"else if (io(frame, {what}, {len(self.stream_sites) - 1})) {{ status = {_STREAM_IO}; "
+                      f"goto done; }}")
+            self.emit(f"else {name} = {self.word('fetched[0]', shape)};")
+            self.emit(f"{port}[0]++;")
+            return name
         if isinstance(node, ast.Call):
             entry = operator_for_syntax(getattr(builtins, node.func.id, None))
             operands = [self.expr(argument) for argument in node.args]
@@ -737,6 +788,9 @@ class CompiledModel:
         self._arrays = [param for param in typed.params if param.kind == "array"]
         self._scalars = [(param, shape_range(param.shape)) for param in typed.params if param.kind == "scalar"]
         self._returns = len(typed.return_shapes)
+        self._streams = [param for param in typed.params if param.kind == "stream"]
+        self._stream_sites = translation.stream_sites
+        self._tokens_read: dict[str, int] = {}
         self.compile_seconds = time.perf_counter() - began
 
     def mapping(self, selection) -> dict:
@@ -781,9 +835,8 @@ class CompiledModel:
 
     @property
     def tokens_read(self) -> dict[str, int]:
-        """After a call: how many tokens the body read from each input stream (a kernel with
-        streams runs the Python run, whose counts these are)."""
-        return self.golden.tokens_read
+        """After a call: how many tokens the body read from each input stream."""
+        return dict(self._tokens_read)
 
     def __call__(self, *args, **kwargs):
         """Run the model: as calling the kernel (arrays updated in place; ``None``, ``int`` or tuple).
@@ -799,15 +852,29 @@ class CompiledModel:
         """Bind, run, write the arrays back into the caller's lists or numpy arrays, return:
         :meth:`hls.frontend.golden.GoldenModel.call`, at compiled speed (``selection``: see ``choices``)."""
         if self._run_c is None or approx_observed():
-            return self._python_model(selection).call(args, kwargs, max_loop_iterations=max_loop_iterations)
+            return self._python_call(selection, "call", args, kwargs, max_loop_iterations=max_loop_iterations)
         check_loop_bound(max_loop_iterations)
         bound = self.golden.match(args, kwargs)
         values = tuple(bound[param.name] for param in self._arrays)
         frame, converted = self._load(bound, values, max_loop_iterations, selection)
+        streams = _StreamRun(self, bound, frame, {name: bound[name] for name in self._outputs()})
         try:
-            return self._execute(frame, max_loop_iterations)
+            return self._execute(frame, max_loop_iterations, streams)
         finally:
             self._write_back(values, frame, converted)
+            self._tokens_read = streams.finish()
+
+    def _python_call(self, selection, method: str, *args, **kwargs):
+        """The Python run's ``call`` or ``run``, keeping its token counts as this model's."""
+        model = self._python_model(selection)
+        try:
+            return getattr(model, method)(*args, **kwargs)
+        finally:
+            self._tokens_read = dict(model.tokens_read)
+
+    def _outputs(self) -> list[str]:
+        """The names of the output streams."""
+        return [param.name for param in self._streams if param.direction == "out"]
 
     def run(self, bound: dict, *, max_loop_iterations: int | None = None,
             selection=None) -> tuple[object, dict[str, list[int]]]:
@@ -820,13 +887,17 @@ class CompiledModel:
             The return value and the final contents of every array parameter (lists of int).
         """
         if self._run_c is None or approx_observed():
-            return self._python_model(selection).run(bound, max_loop_iterations=max_loop_iterations)
+            return self._python_call(selection, "run", bound, max_loop_iterations=max_loop_iterations)
         check_loop_bound(max_loop_iterations)
         frame, _ = self._load(bound, tuple(bound[param.name] for param in self._arrays), max_loop_iterations,
                               selection)
-        result = self._execute(frame, max_loop_iterations)
-        layout = self._frame
-        return result, {param.name: self._contents(frame, param).tolist() for param in self._arrays}
+        written = {name: [] for name in self._outputs()}
+        streams = _StreamRun(self, bound, frame, written)
+        try:
+            result = self._execute(frame, max_loop_iterations, streams)
+        finally:
+            self._tokens_read = streams.finish()
+        return result, {**{param.name: self._contents(frame, param).tolist() for param in self._arrays}, **written}
 
     # -- arguments --------------------------------------------------------------------------
 
@@ -876,9 +947,13 @@ class CompiledModel:
             converted.append(k)
         return frame, converted
 
-    def _execute(self, frame: np.ndarray, max_loop_iterations):
+    def _execute(self, frame: np.ndarray, max_loop_iterations, streams: "_StreamRun"):
         layout = self._frame
         status = self._run_c(frame.ctypes.data)
+        if status == _STREAM_IO:
+            # The stream service raised (a read past the last token, a token that does not fit):
+            # the Python run's own error, from the same place.
+            raise streams.error
         if status == _RETURNED:
             values = [int(v) & ((1 << 64) - 1) if _unsigned64(shape) else int(v)
                       for v, shape in zip(frame[layout.results:layout.results + self._returns],
@@ -918,6 +993,85 @@ class CompiledModel:
         offset = self._frame.arrays[param.name]
         words = frame[offset:offset + param.depth]
         return words.view(np.uint64) if _unsigned64(param.shape) else words
+
+
+#: The C type of the stream service (``stream_io`` in :data:`_PRELUDE`).
+_STREAM_IO_TYPE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+
+class _StreamRun:
+    """One call's streams: their buffers, the service the C code calls, and the tokens' ends.
+
+    An input stream given as a list, tuple or 1-D numpy array is checked whole (as the
+    Python run checks it) and copied into its buffer; the C code reads the buffer, and a
+    read past its end asks the service, whose :class:`~hls.frontend.golden.InputStream`
+    raises the Python run's error. Another iterable is read one token per read, through the
+    service, so it is advanced exactly as often as the Python run advances it. An output
+    stream's tokens go to a buffer of :data:`_OUTPUT_BUFFER` tokens, which the service
+    empties into the caller's list when it is full, and :meth:`finish` at the end.
+    """
+
+    def __init__(self, model: CompiledModel, bound: dict, frame: np.ndarray, outputs: dict):
+        self.frame = frame
+        self.sites = model._stream_sites
+        self.error: BaseException | None = None
+        self.inputs: dict[int, tuple] = {}      # slot -> (param, InputStream, words)
+        self.outputs: dict[int, tuple] = {}     # slot -> (param, list, buffer, words)
+        self.buffers = []
+        if not model._streams:
+            return
+        layout = model._frame
+        self.fetched = layout.fetched
+        for slot, param in enumerate(model._streams):
+            value = bound[param.name]
+            model.golden.check_argument(param, value)
+            words = layout.streams[param.name]
+            if param.direction == "in":
+                stream = InputStream(param.name, param.shape, ())
+                if isinstance(value, np.ndarray):
+                    value = value.tolist()
+                if isinstance(value, (list, tuple)):
+                    buffer = _words(value) if value else np.zeros(1, dtype=np.int64)
+                    frame[words + 1] = stream.count = len(value)
+                else:
+                    buffer, stream.tokens = np.zeros(1, dtype=np.int64), iter(value)
+                self.inputs[slot] = (param, stream, words)
+            else:
+                buffer = np.zeros(_OUTPUT_BUFFER, dtype=np.int64)
+                frame[words + 1] = _OUTPUT_BUFFER
+                self.outputs[slot] = (param, outputs[param.name], buffer, words)
+            frame[words + 2] = buffer.ctypes.data
+            self.buffers.append(buffer)
+        self.service = _STREAM_IO_TYPE(self._serve)
+        frame[layout.io] = ctypes.cast(self.service, ctypes.c_void_p).value
+
+    def _serve(self, frame_address, what: int, site: int) -> int:
+        try:
+            slot, output = divmod(what, 2)
+            if output:
+                self._flush(slot)
+            else:
+                param, stream, words = self.inputs[slot]
+                stream.count = int(self.frame[words])
+                token = stream.read(self.sites[site])
+                self.frame[self.fetched] = token if token < (1 << 63) else token - (1 << 64)
+            return 0
+        except BaseException as error:     # re-raised by _execute, in the caller's thread
+            self.error = error
+            return 1
+
+    def _flush(self, slot: int) -> None:
+        param, target, buffer, words = self.outputs[slot]
+        count = int(self.frame[words])
+        tokens = buffer[:count]
+        target.extend((tokens.view(np.uint64) if _unsigned64(param.shape) else tokens).tolist())
+        self.frame[words] = 0
+
+    def finish(self) -> dict[str, int]:
+        """Hand the buffered output tokens to their lists; the tokens read from each input stream."""
+        for slot in self.outputs:
+            self._flush(slot)
+        return {param.name: int(self.frame[words]) for param, _, words in self.inputs.values()}
 
 
 def _within(values: np.ndarray, low: int, high: int) -> bool:

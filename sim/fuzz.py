@@ -34,8 +34,8 @@ Three parts, each usable alone:
   ``hls.unit_operators.approx_error_bound``), or the verdict is ``"out_of_bound"``.
   A third holds the compiled golden model (:mod:`hls.golden`), which the
   simulation compares the hardware with, to the Python run, bit for bit
-  (:func:`compiled_difference`), or the verdict is ``"compiled_mismatch"``
-  (a kernel with stream ports runs the Python run itself: nothing to compare).
+  (:func:`compiled_difference`: return value, arrays, and each stream's tokens in order
+  and count), or the verdict is ``"compiled_mismatch"``.
 * :func:`shrink` deletes statements, unwraps branches and loops, takes out
   unroll and pipeline pragmas and partitions, replaces
   expressions by their operands or by constants and zeroes arguments, for as
@@ -82,7 +82,7 @@ FEATURES = frozenset({
     "if", "elif", "for", "runtime_bound", "nested_loops", "while", "break", "continue",
     "arrays", "dynamic_index", "mul", "divmod", "shift", "compare", "boolean", "ternary",
     "minmax", "abs", "unary", "tuple_return", "augassign", "pragmas", "chained_compare",
-    "resources", "approx", "nests", "unroll", "partition", "local", "streams",
+    "resources", "approx", "nests", "unroll", "partition", "local", "streams", "chains",
 })
 
 #: Approximate units the generator draws, per kind: (unit, parameters) that every operand
@@ -125,6 +125,15 @@ LINE_BUFFER_WEIGHT = 1.5
 STREAM_CHANCE = 0.3
 STREAM_WEIGHT = 1.0
 STALL_PROBABILITY = 0.3
+#: How often a program is a dataflow chain (:func:`_chain_program`) instead of one kernel,
+#: drawn apart from the program's own draws as streams are; and how many stages a chain has.
+CHAIN_CHANCE = 0.1
+CHAIN_STAGES = (2, 4)
+#: The largest token count of a FIFO or chain stream: small, so that a chain simulates in
+#: tens of cycles.
+CHAIN_TOKENS = 12
+#: The share of chains among the programs of :meth:`FuzzConfig.streams_only`.
+STREAMS_ONLY_CHAIN_CHANCE = 0.4
 
 #: How often a kernel that uses a limitable operator limits it, and to how many instances.
 RESOURCE_CHANCE = 0.5
@@ -152,6 +161,11 @@ class FuzzConfig:
         Widest declared scalar.
     features : frozenset[str]
         Subset of :data:`FEATURES`.
+    stream_chance : float
+        How often a kernel has streams (:data:`STREAM_CHANCE`); 1 (:meth:`streams_only`):
+        every kernel has both streams and reads and writes them at least once.
+    chain_chance : float
+        How often a program is a dataflow chain (:data:`CHAIN_CHANCE`).
     """
 
     statements: tuple[int, int] = (2, 5)
@@ -162,11 +176,27 @@ class FuzzConfig:
     max_total_trips: int = 36
     max_width: int = 16
     features: frozenset = FEATURES
+    stream_chance: float = STREAM_CHANCE
+    chain_chance: float = CHAIN_CHANCE
 
     def __post_init__(self):
         unknown = set(self.features) - FEATURES
         if unknown:
             raise ValueError(f"unknown fuzz feature(s) {sorted(unknown)}; known: {sorted(FEATURES)}")
+        for name in ("stream_chance", "chain_chance"):
+            value = getattr(self, name)
+            if not 0 <= value <= 1:
+                raise ValueError(f"{name} must be in [0, 1], not {value!r}")
+
+    @classmethod
+    def streams_only(cls, **options) -> "FuzzConfig":
+        """Every program has streams: a stream kernel that reads and writes at least once, or
+        (:data:`STREAMS_ONLY_CHAIN_CHANCE` of them) a dataflow chain."""
+        return cls(stream_chance=1.0, chain_chance=STREAMS_ONLY_CHAIN_CHANCE, **options)
+
+    @property
+    def streams_forced(self) -> bool:
+        return self.stream_chance >= 1
 
 
 @dataclass
@@ -183,6 +213,8 @@ class Program:
         Parameter name -> int or list of ints (arrays have exactly their depth).
     seed, index : int
         Where it came from: ``generate(seed, index)``.
+    streams_only : bool
+        Generated with :meth:`FuzzConfig.streams_only` (``benchmarks/fuzz.py --streams-only``).
     """
 
     name: str
@@ -190,11 +222,18 @@ class Program:
     args: dict
     seed: int
     index: int
+    streams_only: bool = False
 
     @property
     def statement_count(self) -> int:
-        function = _kernel_def(ast.parse(self.source), self.name)
-        return sum(isinstance(node, ast.stmt) for node in ast.walk(function)) - 1
+        """Statements of the kernel, or of every kernel of a chain and the chain itself."""
+        functions = [node for node in ast.parse(self.source).body if isinstance(node, ast.FunctionDef)]
+        return sum(sum(isinstance(node, ast.stmt) for node in ast.walk(function)) - 1 for function in functions)
+
+    @property
+    def is_chain(self) -> bool:
+        """Whether the program is an ``@hls.dataflow`` chain of kernels."""
+        return _is_chain(_kernel_def(ast.parse(self.source), self.name))
 
     @property
     def constructs(self) -> frozenset[str]:
@@ -202,8 +241,56 @@ class Program:
         program says what is left): ``"nest"`` (a ``for`` directly in a ``for``), ``"inner
         break"`` (a ``break`` in such an inner loop), ``"unroll"``, ``"partial unroll"``
         (``factor=``), ``"pipelined nest"`` (``hls.pipeline`` on a loop holding a ``for``),
-        ``"partition"`` (a partitioned parameter), ``"local"`` and ``"partitioned local"``."""
-        return _constructs(_kernel_def(ast.parse(self.source), self.name))
+        ``"partition"`` (a partitioned parameter), ``"local"`` and ``"partitioned local"``; and
+        for issue 22 ``"stream"`` (a kernel with stream ports), ``"stream read under if"``,
+        ``"stream write under if"``, ``"stream in pipelined loop"``, ``"stream in nest"`` and,
+        for a dataflow chain, ``"chain"`` and ``"K-stage chain"``, over every kernel of it."""
+        module = ast.parse(self.source)
+        function = _kernel_def(module, self.name)
+        if not _is_chain(function):
+            return _constructs(function)
+        kernels = [node for node in module.body if isinstance(node, ast.FunctionDef) and node is not function]
+        found = {"chain", f"{len(kernels)}-stage chain"}
+        for kernel in kernels:
+            found |= _constructs(kernel)
+        return frozenset(found)
+
+
+def _is_chain(function: ast.FunctionDef) -> bool:
+    return any(isinstance(decorator, ast.Attribute) and decorator.attr == "dataflow"
+               for decorator in function.decorator_list)
+
+
+def _stream_operation(node: ast.AST) -> bool:
+    """``s.read()`` or ``o.write(v)`` on a name."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("read", "write") and isinstance(node.func.value, ast.Name))
+
+
+def _stream_constructs(function: ast.FunctionDef) -> set[str]:
+    found = set()
+
+    def visit(node: ast.AST, conditional: bool, pipelined: bool, loops: int) -> None:
+        if _stream_operation(node):
+            kind = "read" if node.func.attr == "read" else "write"
+            if conditional:
+                found.add(f"stream {kind} under if")
+            if pipelined:
+                found.add("stream in pipelined loop")
+            if loops >= 2:
+                found.add("stream in nest")
+        for child in ast.iter_child_nodes(node):
+            if isinstance(node, ast.If) and child is not node.test:
+                visit(child, True, pipelined, loops)
+            elif isinstance(node, (ast.For, ast.While)) and child in node.body:
+                visit(child, conditional, pipelined or (isinstance(node, ast.For) and _pragma(node) == "pipeline"),
+                      loops + 1)
+            else:
+                visit(child, conditional, pipelined, loops)
+
+    for statement in function.body:
+        visit(statement, False, False, 0)
+    return found
 
 
 def _pragma(loop: ast.For) -> str | None:
@@ -246,6 +333,8 @@ def _constructs(function: ast.FunctionDef) -> frozenset[str]:
         if argument.annotation is not None and any(_is_hls_call(n, "partition")
                                                    for n in ast.walk(argument.annotation)):
             found.add("partition")
+    if "stream" in found:
+        found |= _stream_constructs(function)
     return frozenset(found)
 
 
@@ -361,11 +450,18 @@ class _Generator:
         for k in range(rng.randint(2, 4)):
             self.locals[f"v{k}"] = self.shape()
         streams = random.Random(f"axhls-fuzz-streams:{self.name}") if self.has("streams") else None
-        if streams is not None and streams.random() < STREAM_CHANCE:
+        if streams is not None and streams.random() < self.config.stream_chance:
             # Their own generator: the draws of the program stay those of a program without streams.
             self.streams = {name: _Shape(streams.random() < 0.5, streams.randint(2, 12)) for name in ("sin", "sout")}
 
         body = [self.statement(_Scope(), 0) for _ in range(rng.randint(*self.config.statements))]
+        if self.streams and self.config.streams_forced:
+            # Every program of a streams-only run reads and writes: where the body did not,
+            # a top-level read or write goes in at a place the streams' generator draws.
+            if "sin" not in self.streams_used:
+                body.insert(streams.randint(0, len(body)), self.statement_stream_read(_Scope(), 0))
+            if "sout" not in self.streams_used:
+                body.insert(streams.randint(0, len(body)), self.statement_stream_write(_Scope(), 0))
         results = rng.sample(sorted(self.locals), 2 if self.has("tuple_return") and rng.random() < 0.4 else 1)
         if len(results) == 1:
             returns, return_annotation = results[0], str(self.locals[results[0]])
@@ -792,7 +888,8 @@ class _Generator:
 
     def leaf(self, scope: _Scope) -> str:
         rng = self.rng
-        options = ["const", "scalar", "local", "local"]
+        # A kernel has 1 to 3 scalars; a chain's stage may have none.
+        options = ["const", "scalar", "local", "local"] if self.scalars else ["const", "local", "local"]
         if scope.loop_vars:
             options += ["loop"]
         if self.arrays:
@@ -902,6 +999,198 @@ def _parse_statement(text: str) -> ast.stmt:
     return ast.If(test=ast.Constant(1), body=statements, orelse=[])
 
 
+# --------------------------------------------------------------------------- dataflow chains
+
+class _ChainGenerator:
+    """A path of 2 to 4 stream kernels joined by ``hls.fifo``s under one ``@hls.dataflow``.
+
+    Each stage reads its input stream and writes its output stream in one of four forms,
+    which fix how many tokens it reads and writes, so that every FIFO carries exactly the
+    tokens its reader takes (a chain that left tokens in a FIFO, or read past them, would
+    hang in hardware; :class:`hls.dataflow.Dataflow` refuses it at run time):
+
+    * ``map``: one read and one write per iteration of a loop (plain, or ``hls.pipeline`` at
+      II 1 or 2) over a run-time bound; a read or write may sit under ``if``/``else`` with one
+      in each branch, or come after the write;
+    * ``rows``: a two-level nest (flattened) reading ``A * B`` tokens and writing one sum
+      per row after the inner loop, or the reverse (``expand``: a token read per row, ``B``
+      written by the inner loop);
+    * ``buffer``: the tokens stored in an ``hls.local`` array by one loop and written back,
+      in order or reversed, by a second.
+
+    Between the stream operations stand random assignments and ``if``s on the stage's
+    locals, its scalar ``x`` (the chain's scalar, or a constant) and the loop variables.
+    """
+
+    def __init__(self, rng: random.Random, config: FuzzConfig, name: str):
+        self.rng, self.config, self.name = rng, config, name
+        self.scalar_used = False
+
+    def program(self) -> tuple[str, dict]:
+        rng = self.rng
+        stages = rng.randint(*CHAIN_STAGES)
+        counts = [rng.randint(1, CHAIN_TOKENS)]
+        shapes = [_Shape(rng.random() < 0.5, rng.randint(2, 12)) for _ in range(stages + 1)]
+        x_shape = _Shape(rng.random() < 0.5, rng.randint(2, 8))
+        kernels, calls = [], []
+        forms = ["map", "map"] + (["rows", "expand"] if "nests" in self.config.features else []) \
+            + (["buffer"] if "local" in self.config.features else [])
+        for k in range(stages):
+            form = rng.choice(forms)
+            source, count, bound_arg = self.stage(k, form, counts[-1], shapes[k], shapes[k + 1], x_shape)
+            counts.append(count)
+            kernels.append(source)
+            stream_in = "s" if k == 0 else f"f{k}"
+            stream_out = "o" if k == stages - 1 else f"f{k + 1}"
+            arguments = [f"sin={stream_in}", f"sout={stream_out}"]
+            if bound_arg is not None:
+                # The chain's n where it is this stage's count, else a constant.
+                arguments.append(f"m={'n' if bound_arg == counts[0] else bound_arg}")
+            if self.stage_scalar:
+                arguments.append(f"x={'x' if self.chain_scalar else self.stage_x}")
+            calls.append(f"{self.name}_s{k}({', '.join(arguments)})")
+        params = [f"s: hls.Stream[{shapes[0]}]", f"o: hls.Stream[{shapes[-1]}]"]
+        args = {"s": [_value(rng, shapes[0]) for _ in range(counts[0])], "o": []}
+        body = [f"f{k} = hls.fifo({shapes[k]})" for k in range(1, stages)] + calls
+        text = "\n".join(body)
+        if "m=n" in text:
+            params.append("n: unsigned(4)")
+            args["n"] = counts[0]
+        if "x=x" in text:
+            params.append(f"x: {x_shape}")
+            args["x"] = _value(rng, x_shape)
+        source = ('"""Generated by sim.fuzz."""\n'
+                  "import hls\n"
+                  "from amaranth import signed, unsigned\n\n\n"
+                  + "\n\n".join(kernels)
+                  + f"\n\n@hls.dataflow\ndef {self.name}({', '.join(params)}):\n"
+                  + textwrap.indent(text, "    ") + "\n")
+        return source, args
+
+    def stage(self, k: int, form: str, count: int, shape_in: _Shape, shape_out: _Shape, x_shape: _Shape):
+        """The source of stage ``k``, the tokens it writes, and the value its bound ``m`` takes
+        (``None``: it has none)."""
+        rng = self.rng
+        gen = _Generator(rng, replace(self.config, features=self.config.features - {"streams", "arrays"}),
+                         f"{self.name}_s{k}")
+        self.stage_scalar = rng.random() < 0.6
+        self.chain_scalar = rng.random() < 0.5
+        self.stage_x = _value(rng, x_shape)
+        if self.stage_scalar:
+            gen.scalars["x"] = x_shape
+        for j in range(rng.randint(2, 4)):
+            gen.locals[f"v{j}"] = gen.shape()
+        gen.streams = {"sin": shape_in, "sout": shape_out}
+        self.gen = gen
+        bound_arg = None
+        if form == "map":
+            loops = ["range(m)", f"range({count})"]
+            if "pragmas" in self.config.features:
+                loops += ["hls.pipeline(range(m))", "hls.pipeline(range(m), ii=2)"]
+            loop = rng.choice(loops)
+            bound_arg = count if "m" in loop else None
+            scope = _Scope([("i", count)], 1, count, True)
+            steps = [self.read(scope), self.write(scope)]
+            if rng.random() < 0.25:
+                steps.reverse()
+            body = self.around(scope, steps)
+            lines = [f"for i in {loop}:", *_indent(body)]
+            written = count
+        elif form in ("rows", "expand"):
+            pairs = [(a, count // a) for a in range(1, count + 1) if count % a == 0]
+            if form == "rows":
+                outer, inner = rng.choice(pairs)
+            else:
+                outer, inner = count, rng.randint(1, max(1, CHAIN_TOKENS // count))
+            outer_scope = _Scope([("i", outer)], 1, outer, True)
+            inner_scope = _Scope([("i", outer), ("j", inner)], 2, outer * inner, True)
+            accumulator = rng.choice(sorted(gen.locals))
+            if form == "rows":
+                inner_body = self.around(inner_scope, [self.read(inner_scope)])
+                inner_body.append(f"{accumulator} = {accumulator} + {gen.expr(inner_scope, 1)}")
+                lines = [f"for i in range({outer}):",
+                         *_indent([f"{accumulator} = {gen.fitting(gen.leaf(outer_scope), gen.locals[accumulator])}",
+                                   f"for j in range({inner}):", *_indent(inner_body),
+                                   *self.around(outer_scope, [self.write(outer_scope)])])]
+                written = outer
+            else:
+                inner_body = self.around(inner_scope, [self.write(inner_scope)])
+                lines = [f"for i in range({outer}):",
+                         *_indent([*self.around(outer_scope, [self.read(outer_scope)]),
+                                   f"for j in range({inner}):", *_indent(inner_body)])]
+                written = outer * inner
+            bound_arg = None
+        else:
+            depth = 16 if count > 8 else 8
+            scope = _Scope([("i", count)], 1, count, True)
+            target = rng.choice(sorted(gen.locals))
+            index = rng.choice(["i", f"(m - 1 - i) & {depth - 1}"])
+            store = [f"{target} = sin.read()", f"buf[i] = {target} + {gen.expr(scope, 1)}"]
+            load = [f"{target} = buf[{index}]", *self.around(scope, [self.write(scope)])]
+            lines = [f"buf = hls.local(signed(12), {depth})",
+                     "for i in range(m):", *_indent(store), "for i in range(m):", *_indent(load)]
+            bound_arg = count
+            written = count
+        params = [f"sin: hls.Stream[{shape_in}]", f"sout: hls.Stream[{shape_out}]"]
+        if bound_arg is not None:
+            params.append("m: unsigned(4)")
+        if self.stage_scalar:
+            params.append(f"x: {x_shape}")
+        declarations = [f"{name}: {shape} = {_value(rng, shape)}" for name, shape in gen.locals.items()]
+        decorator = "@hls.kernel"
+        approx = gen.kernel_approx()
+        if approx:
+            decorator = f"@hls.kernel(approx={approx!r})"
+        source = (f"{decorator}\ndef {self.name}_s{k}({', '.join(params)}):\n"
+                  + textwrap.indent("\n".join(declarations + lines), "    ") + "\n")
+        return source, written, bound_arg
+
+    def read(self, scope: _Scope) -> list[str]:
+        """One token read on every path: plain, or in both branches of an ``if``."""
+        gen, rng = self.gen, self.rng
+        target = rng.choice(sorted(gen.locals))
+        if rng.random() < 0.6 or "if" not in self.config.features:
+            return [f"{target} = sin.read()"]
+        other = rng.choice(sorted(gen.locals))
+        return [f"if {gen.condition(scope)}:", f"    {target} = sin.read()",
+                *_indent(self.assignments(scope, 0, 1)), "else:", f"    {other} = sin.read()"]
+
+    def write(self, scope: _Scope) -> list[str]:
+        """One token written on every path: plain, or in each branch of an ``if``/``elif``/``else``."""
+        gen, rng = self.gen, self.rng
+        shape = gen.streams["sout"]
+
+        def token() -> str:
+            return gen.fitting(gen.expr(scope, 0), shape)
+
+        if rng.random() < 0.5 or "if" not in self.config.features:
+            return [f"sout.write({token()})"]
+        lines = [f"if {gen.condition(scope)}:", f"    sout.write({token()})"]
+        if rng.random() < 0.4:
+            lines += [f"elif {gen.condition(scope)}:", f"    sout.write({token()})"]
+        return lines + ["else:", *_indent(self.assignments(scope, 0, 1)), f"    sout.write({token()})"]
+
+    def assignments(self, scope: _Scope, low: int, high: int) -> list[str]:
+        return [ast.unparse(self.gen.statement_assign(scope, 1)) for _ in range(self.rng.randint(low, high))]
+
+    def around(self, scope: _Scope, steps: list[list[str]]) -> list[str]:
+        """``steps`` (each a stream operation's lines) with random assignments before, between and after."""
+        lines = self.assignments(scope, 0, 2)
+        for step in steps:
+            lines += step + self.assignments(scope, 0, 2)
+        return lines
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return ["    " + line for text in lines for line in text.splitlines()]
+
+
+def _value(rng: random.Random, shape: _Shape) -> int:
+    if rng.random() < 0.25:
+        return rng.choice([shape.low, shape.high, 0])
+    return rng.randint(shape.low, shape.high)
+
+
 def generate(seed: int, index: int = 0, config: FuzzConfig = FuzzConfig()) -> Program:
     """The ``index``-th random kernel of ``seed``; the same arguments give the same program.
 
@@ -912,8 +1201,15 @@ def generate(seed: int, index: int = 0, config: FuzzConfig = FuzzConfig()) -> Pr
     """
     rng = random.Random(f"axhls-fuzz:{seed}:{index}")
     name = f"fuzz_{seed}_{index}"
-    source, args = _Generator(rng, config, name).program()
-    return Program(name=name, source=source, args=args, seed=seed, index=index)
+    # Drawn apart from the program's own draws: a program not drawn as a chain is the one it was
+    # before chains existed.
+    chains = random.Random(f"axhls-fuzz-chains:{seed}:{index}")
+    if "chains" in config.features and chains.random() < config.chain_chance:
+        source, args = _ChainGenerator(chains, config, name).program()
+    else:
+        source, args = _Generator(rng, config, name).program()
+    return Program(name=name, source=source, args=args, seed=seed, index=index,
+                   streams_only=config.streams_forced)
 
 
 # --------------------------------------------------------------------------- running
@@ -985,9 +1281,12 @@ def load_program(program: Program, directory: str | Path) -> hls.Kernel:
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     kernel = getattr(module, program.name, None)
-    if not isinstance(kernel, hls.Kernel):
-        raise ValueError(f"{path}: no @hls.kernel named {program.name!r}")
+    if not isinstance(kernel, (hls.Kernel, hls.Dataflow)):
+        raise ValueError(f"{path}: no @hls.kernel or @hls.dataflow named {program.name!r}")
     kernel.analyze()
+    if isinstance(kernel, hls.Dataflow):
+        for stage in kernel.stages:
+            stage.kernel.analyze()
     return kernel
 
 
@@ -1038,7 +1337,8 @@ def check(program: Program, backend: str = "amaranth", directory: str | Path | N
         compiled = compiled_difference(kernel, program.args, python)
         if compiled:
             return Verdict("compiled_mismatch", compiled, approx=bounds)
-        # A kernel with streams runs under random valid/ready stalls on every input and output.
+        # A kernel or chain with streams runs under random valid/ready stalls on every input and output
+        # (seeded by the program's index).
         stalls = ({"stall_probability": STALL_PROBABILITY, "stall_seed": program.index}
                   if any(param.kind == "stream" for param in kernel.params) else {})
         try:
@@ -1093,27 +1393,33 @@ def _observed_run(kernel: hls.Kernel, args: dict) -> tuple[set, dict]:
     observed = set()
     with observe_approx(lambda unit, x, y, value: observed.add((unit, x, y, value))):
         result = kernel(**args)
-    return observed, _outputs(kernel, result, args)
+    return observed, _outputs(kernel, result, args, kernel.golden_model().tokens_read)
 
 
-def _outputs(kernel: hls.Kernel, result, args: dict) -> dict:
+def _outputs(kernel, result, args: dict, tokens_read: dict) -> dict:
+    """A run's outputs as :func:`sim.kernel.run` has them: the return value, the arrays and,
+    for a kernel or chain with streams, each output stream's tokens and the tokens read."""
     arrays = {param.name: [int(v) for v in args[param.name]] for param in kernel.params if param.kind == "array"}
-    return {"return": list(result) if isinstance(result, tuple) else result, "arrays": arrays}
+    out = {"return": list(result) if isinstance(result, tuple) else result, "arrays": arrays}
+    if any(param.kind == "stream" for param in kernel.params):
+        out["streams"] = {param.name: [int(v) for v in args[param.name]] for param in kernel.params
+                          if param.kind == "stream" and param.direction == "out"}
+        out["tokens_read"] = dict(tokens_read)
+    return out
 
 
 def compiled_difference(kernel: hls.Kernel, args: dict, python: dict) -> str:
     """Empty when the compiled golden model (:mod:`hls.golden`) of ``kernel`` on a copy of ``args``
     gives the outputs ``python`` of its Python run; else one line naming the first differences
-    (or the error it raised, or why it fell back to the Python run). A kernel with stream ports
-    has no compiled form: its model runs the Python run (``fallback_reason`` says so), empty."""
+    (or the error it raised, or why it fell back to the Python run). Output streams' tokens, in
+    order, and the tokens read from each input stream are outputs too; ``kernel`` may be a chain
+    (``@hls.dataflow``), whose stages each run compiled."""
     model = kernel.compiled_model()
-    if not model.compiled and any(param.kind == "stream" for param in kernel.params):
-        return ""
     if not model.compiled:
         return f"the compiled model fell back to the Python run: {model.fallback_reason}"
     arguments = copy.deepcopy(args)
     try:
-        outputs = _outputs(kernel, model(**arguments), arguments)
+        outputs = _outputs(kernel, model(**arguments), arguments, model.tokens_read)
     except Exception as error:
         return f"the compiled model raised {type(error).__name__}: {error}"
     lines = differences(outputs, python)
@@ -1418,7 +1724,7 @@ def shrink(program: Program, verdict: Verdict, recheck: Callable[[Program], Verd
 _REGRESSION_TEMPLATE = '''\
 """Fuzzer regression: generate(seed={seed}, index={index}), shrunk.
 
-Found with `python benchmarks/fuzz.py --seed {seed}` ({backend} back end):
+Found with `python benchmarks/fuzz.py --seed {seed} --start {index} --count 1{options}` ({backend} back end):
 {kind}: {detail}
 """
 {source}
@@ -1435,7 +1741,7 @@ def test_{name}():
 
     assert not approx_bound_check({name}, copy.deepcopy(ARGS)).outside
     assert not compiled_difference({name}, ARGS, expected_outputs({name}, ARGS, golden="python"))
-    result = run({name}, copy.deepcopy(ARGS), backend={backend!r})
+    result = run({name}, copy.deepcopy(ARGS), backend={backend!r}{stalls})
     assert result.match, (result.outputs, result.expected)
 '''
 
@@ -1450,7 +1756,12 @@ def write_regression(program: Program, verdict: Verdict, directory: str | Path,
     directory.mkdir(parents=True, exist_ok=True)
     body = ast.unparse(ast.parse(program.source))  # drops the generated docstring
     body = "\n".join(line for line in body.splitlines() if not line.startswith("'"))
-    text = _REGRESSION_TEMPLATE.format(seed=program.seed, index=program.index, backend=backend,
+    # A program with streams runs under the stalls check() gave it.
+    stalls = (f", stall_probability={STALL_PROBABILITY}, stall_seed={program.index}"
+              if "stream" in program.constructs else "")
+    options = " --streams-only" if program.streams_only else ""
+    text = _REGRESSION_TEMPLATE.format(seed=program.seed, index=program.index, backend=backend, stalls=stalls,
+                                       options=options,
                                        kind=verdict.kind, detail=verdict.detail.replace('"""', "'''"),
                                        source=body, args=program.args, name=program.name)
     compile(text, "regression", "exec")  # a generator bug must not leave an unparsable test

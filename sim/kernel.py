@@ -207,8 +207,8 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
         Seed of those stalls.
     golden : str
         ``"compiled"`` (default): the expected outputs come from the golden model
-        compiled to C (:mod:`hls.golden`, bit-exact with the Python run; a kernel it
-        cannot compile, such as one with stream ports, runs the Python run); ``"python"``:
+        compiled to C (:mod:`hls.golden`, bit-exact with the Python run, streams
+        included; a kernel it cannot compile runs the Python run); ``"python"``:
         from the Python run itself.
 
     Raises

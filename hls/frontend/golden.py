@@ -40,7 +40,7 @@ from ..types import fits, format_shape, shape_range
 from ..ir.ops import APPROX_ATTR, APPROX_CALL, Operator, operator_for_syntax, operator_of, stream_call
 from .typed import SHAPE_ATTR, TypedKernel
 
-__all__ = ["GoldenModel", "Site", "Overflow", "check_loop_bound"]
+__all__ = ["GoldenModel", "Site", "Overflow", "InputStream", "StreamSite", "check_loop_bound"]
 
 _FUNCTION = "__hls_golden"
 
@@ -113,20 +113,44 @@ class _LoopSite:
 
 
 @dataclass
-class _StreamSite:
+class StreamSite:
+    """Where a stream is read: the place a read past its last token is reported at."""
+
     filename: str
     lineno: int
 
 
-class _InputStream:
-    """The tokens of an input stream during one run: the next item of an iterable on each read."""
+class InputStream:
+    """The tokens of an input stream during one run: the next item of an iterable on each read.
+
+    Parameters
+    ----------
+    name : str
+    shape : Shape
+        Every token is checked against it as it is read.
+    tokens : iterable of int
+
+    Attributes
+    ----------
+    count : int
+        Tokens read so far.
+    """
 
     def __init__(self, name: str, shape: Shape, tokens):
         self.name, self.shape = name, shape
         self.tokens = iter(tokens)
         self.count = 0
 
-    def read(self, site: _StreamSite) -> int:
+    def read(self, site: StreamSite) -> int:
+        """The next token.
+
+        Raises
+        ------
+        hls.errors.KernelRuntimeError
+            At ``site``, when the iterable has no more tokens.
+        TypeError, ValueError
+            A token that is not an integer, or does not fit the shape.
+        """
         try:
             token = next(self.tokens)
         except StopIteration:
@@ -168,7 +192,7 @@ class GoldenModel:
         self._names = frozenset(param.name for param in typed.params)
         self.sites: list[Site] = []
         self._accesses: list[_AccessSite] = []
-        self._stream_sites: list[_StreamSite] = []
+        self._stream_sites: list[StreamSite] = []
         self.tokens_read: dict[str, int] = {}
         self._loops: list[_LoopSite] = []
         self._shapes: list[tuple[int, bool]] = []
@@ -367,7 +391,7 @@ class GoldenModel:
 
     def _run(self, bound, arrays, assign, store, max_loop_iterations):
         check_loop_bound(max_loop_iterations)
-        inputs = {p.name: _InputStream(p.name, p.shape, bound[p.name]) for p in self.typed.params
+        inputs = {p.name: InputStream(p.name, p.shape, bound[p.name]) for p in self.typed.params
                   if p.kind == "stream" and p.direction == "in"}
         values = [inputs[p.name] if p.name in inputs else arrays[p.name] if p.name in arrays else int(bound[p.name])
                   for p in self.typed.params]
@@ -587,7 +611,7 @@ class GoldenModel:
         if isinstance(node, ast.Call) and node.func.id == APPROX_CALL:
             return self._call(self._unit_helper(node), *map(self._expr, node.args))
         if stream_call(node) is not None:
-            self._stream_sites.append(_StreamSite(getattr(node, "hls_filename", self.typed.filename), node.lineno))
+            self._stream_sites.append(StreamSite(getattr(node, "hls_filename", self.typed.filename), node.lineno))
             return self._call("__hls_stream_read", ast.Name(id=node.args[0].id, ctx=ast.Load()),
                               ast.Constant(len(self._stream_sites) - 1))
         if isinstance(node, ast.Call):

@@ -1,6 +1,7 @@
 """The fuzzer's generator, golden runs and shrinker (the hardware side is in test_fuzz_differential.py)."""
 
 import ast
+import copy
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -60,7 +61,7 @@ def test_generated_programs_run_in_python(tmp_path):
     for index in range(60):
         program = fuzz.generate(11, index)
         value, arrays = fuzz.golden_run(program, tmp_path)
-        assert value is not None
+        assert (value is None) == program.is_chain       # a chain's results are its output streams
         assert all(len(arrays[name]) == len(program.args[name]) for name in arrays)
 
 
@@ -179,14 +180,14 @@ def test_programs_hold_unrolls_partitions_and_local_arrays():
     """Over 100 programs: full and partial unrolls (with step 2 too), pipelined nests (whose constant inner loop
     the front end unrolls), parameters partitioned in each of the three ways, local arrays
     plain and partitioned, and the window and line-buffer idioms, each at least a few times."""
-    seen = {name: 0 for name in ("unroll", "partial unroll", "pipelined nest", "partition", "local",
-                                 "partitioned local", "cyclic", "block", "complete", "window",
-                                 "line buffer", "partitioned data-dependent index", "nest", "inner break",
-                                 "stepped unroll", "stream")}
+    required = ("unroll", "partial unroll", "pipelined nest", "partition", "local", "partitioned local", "cyclic",
+                "block", "complete", "window", "line buffer", "partitioned data-dependent index", "nest",
+                "inner break", "stepped unroll", "stream")
+    seen = {name: 0 for name in required}
     for index in range(100):
         program = fuzz.generate(3, index)
         for construct in program.constructs:
-            seen[construct] += 1
+            seen[construct] = seen.get(construct, 0) + 1
         source = program.source
         for kind in ("cyclic", "block", "complete"):
             seen[kind] += f'hls.partition("{kind}"' in source
@@ -210,7 +211,8 @@ def test_programs_hold_unrolls_partitions_and_local_arrays():
                     and node.value.id in partitioned \
                     and any(isinstance(inner, ast.Subscript) for inner in ast.walk(node.slice)):
                 seen["partitioned data-dependent index"] += 1
-    assert all(count >= 3 for count in seen.values()), seen
+    # (Chains and the places of stream operations are counted too; their test is below.)
+    assert all(seen[name] >= 3 for name in required), seen
 
 
 def test_unrolls_partitions_and_local_arrays_can_be_left_out():
@@ -286,3 +288,62 @@ def test_stream_programs_read_and_write_and_run_under_stalls(tmp_path):
     for program in streaming[:3]:
         verdict = fuzz.check(program, directory=tmp_path)
         assert verdict.passed, (program.source, verdict)
+
+
+def test_streams_only_programs_are_stream_kernels_and_chains_of_two_to_four():
+    """``--streams-only`` (issue 22): every program has streams, read and written at least once,
+    under conditions, in pipelined loops and in nests; some are chains of 2-4 kernels."""
+    config = fuzz.FuzzConfig.streams_only()
+    programs = [fuzz.generate(11, index, config) for index in range(40)]
+    assert [p.source for p in programs] == [fuzz.generate(11, index, config).source for index in range(40)]
+    assert all("stream" in p.constructs and p.streams_only for p in programs)
+    assert all(".read()" in p.source and ".write(" in p.source for p in programs)
+    chains = [p for p in programs if p.is_chain]
+    assert 6 <= len(chains) <= 30, len(chains)
+    assert {n for p in chains for n in (2, 3, 4) if f"{n}-stage chain" in p.constructs} == {2, 3, 4}
+    seen = set().union(*(p.constructs for p in programs))
+    assert {"stream read under if", "stream write under if", "stream in pipelined loop", "stream in nest"} <= seen
+    for chain in chains:
+        assert "@hls.dataflow" in chain.source and "hls.fifo(" in chain.source
+    # A program that is not drawn as a chain is the kernel it was before chains existed.
+    plain = fuzz.FuzzConfig(chain_chance=0.0)
+    default = [fuzz.generate(11, index) for index in range(40)]
+    assert all(p.source == fuzz.generate(11, p.index, plain).source for p in default if not p.is_chain)
+
+
+def test_chains_run_compiled_and_equal_their_python_runs(tmp_path):
+    """Each chain's FIFOs carry exactly the tokens their readers take (no golden error), and the
+    chain's compiled model (every stage in C) gives the Python run's tokens, in order and count."""
+    config = fuzz.FuzzConfig.streams_only()
+    programs = [p for p in (fuzz.generate(12, index, config) for index in range(20)) if p.is_chain][:4]
+    assert len(programs) == 4
+    for program in programs:
+        chain = fuzz.load_program(program, tmp_path)
+        assert chain.compiled_model().compiled, chain.compiled_model().fallback_reason
+        _, python = fuzz._observed_run(chain, copy.deepcopy(program.args))
+        assert python["streams"]["o"] and python["tokens_read"] == {"s": len(program.args["s"])}
+        assert fuzz.compiled_difference(chain, program.args, python) == "", program.source
+
+
+def test_a_compiled_model_that_miscounts_tokens_is_a_compiled_mismatch(tmp_path, monkeypatch):
+    from hls.golden import CompiledModel
+
+    program = next(p for p in (fuzz.generate(11, index, fuzz.FuzzConfig.streams_only()) for index in range(20))
+                   if not p.is_chain)
+    monkeypatch.setattr(CompiledModel, "tokens_read", property(lambda self: {"sin": 99}))
+    verdict = fuzz.check(program, directory=tmp_path)
+    assert verdict.kind == "compiled_mismatch" and "stream sin" in verdict.detail and "99" in verdict.detail
+
+
+def test_a_chain_runs_under_stalls_and_its_regression_file_replays_them(tmp_path):
+    config = fuzz.FuzzConfig.streams_only()
+    program = next(p for p in (fuzz.generate(5, index, config) for index in range(10)) if p.is_chain)
+    verdict = fuzz.check(program, directory=tmp_path)
+    assert verdict.passed, (program.source, verdict)
+    path = fuzz.write_regression(program, fuzz.Verdict("mismatch", "stream o: ..."), tmp_path / "saved")
+    text = path.read_text()
+    assert f"--seed 5 --start {program.index} --count 1 --streams-only" in text
+    assert f"stall_probability={fuzz.STALL_PROBABILITY}, stall_seed={program.index})" in text
+    namespace = {}
+    exec(compile(text, str(path), "exec"), namespace)
+    namespace[f"test_{program.name}"]()        # the chain, its stages and the test: it passes
