@@ -77,7 +77,7 @@ def _function(spec: str, option: str, modules: dict):
 def run_explore(args) -> int:
     """Handler of ``axhls explore``."""
     # hls.explore loads numpy, approx_units and the synthesis flow: only this command needs them.
-    from hls.explore import ExploreError, explore, parse_bound, parse_candidates
+    from hls.explore import ExploreError, explore, parse_bound, parse_candidates, verilog_candidates
     # Every destination first: nothing is searched for a result that cannot be written.
     for path in (args.store, args.apply_to, args.plot):
         if path:
@@ -87,6 +87,8 @@ def run_explore(args) -> int:
     try:
         bound = parse_bound(args.bound)
         candidates = parse_candidates(args.candidates, [kind.strip() for kind in args.kinds.split(",") if kind.strip()])
+        if args.verilog is not None:
+            verilog_candidates(args.verilog, tuple(candidates))     # each circuit read (and kept) before any work
     except ExploreError as error:
         raise CommandError(str(error)) from None
     cache = open_cache(args.cache_dir)
@@ -102,7 +104,7 @@ def run_explore(args) -> int:
                            f"{' '.join(str(error).splitlines())}") from None
     try:
         with user_errors():
-            result = explore(kernels, data, quality, bound=bound, run=run, candidates=candidates,
+            result = explore(kernels, data, quality, bound=bound, run=run, candidates=candidates, verilog=args.verilog,
                              evaluations=args.evaluations, population=args.population, seed=args.seed,
                              store=args.store, cache=cache, progress=bool(progress_wanted(args) is not False),
                              names=(f"--data {args.data}", f"--quality {args.quality}", f"--run {args.run}"))
@@ -178,6 +180,9 @@ def register(subparsers) -> None:
     parser.add_argument("--candidates", metavar="KIND=UNIT(P=V),...;...",
                         help="candidate units per kind, e.g. 'mul=drum(k=4),mitchell;div=mitchell_div' "
                              "(default: hls.explore.DEFAULT_CANDIDATES)")
+    parser.add_argument("--verilog", metavar="DIR",
+                        help="third-party circuits (DIR/NAME.v defining module NAME, as units survey reads them): "
+                             "each is a candidate for the operations of its kind whose operands fit its ports")
     parser.add_argument("--evaluations", type=integer(1), default=400, help="NSGA-II proposals (default 400)")
     parser.add_argument("--population", type=integer(2), default=40, help="NSGA-II population (default 40)")
     parser.add_argument("--seed", type=integer(0), default=1, help="search seed (default 1)")

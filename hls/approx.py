@@ -34,7 +34,7 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["UnitChoice", "KINDS", "VERILOG_UNIT", "verilog_circuit", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "div",
+__all__ = ["UnitChoice", "KINDS", "VERILOG_UNIT", "verilog_circuit", "verilog_choice", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "div",
            "FIXED_PARAMETERS", "operation_key", "is_operation_key"]
 
 #: The operators a unit may replace: kind -> the kernel operator it stands for.
@@ -187,6 +187,17 @@ def verilog_circuit(file: str, prefix: str = ""):
         return load_circuit(file)
     except VerilogError as error:
         raise ValueError(f"{prefix}{' '.join(str(error).splitlines())}") from None
+
+
+def verilog_choice(file: str) -> UnitChoice:
+    """The :class:`UnitChoice` of the circuit in ``file`` (``("verilog", {"file": file})``), of its own kind.
+
+    Raises
+    ------
+    ValueError
+        As :func:`verilog_circuit`.
+    """
+    return _verilog_choice(None, {"file": file}, "")
 
 
 def _verilog_choice(kind: str | None, params, prefix: str) -> UnitChoice:

@@ -27,10 +27,11 @@ from ..compiler import compile_kernel
 from .cost import CostModel
 from .quality import Bound, QualityModel, parse_bound
 from .search import finite, front, nsga2, uniform_selections
-from .space import DEFAULT_CANDIDATES, DEFAULT_KINDS, ExploreError, Space, parse_candidates
+from .space import DEFAULT_CANDIDATES, DEFAULT_KINDS, ExploreError, Space, parse_candidates, verilog_candidates
 from .store import EvaluationStore
 
-__all__ = ["explore", "ExploreResult", "ExploreError", "Space", "parse_candidates", "parse_bound", "Bound",
+__all__ = ["explore", "ExploreResult", "ExploreError", "Space", "parse_candidates", "verilog_candidates",
+           "parse_bound", "Bound",
            "DEFAULT_CANDIDATES", "DEFAULT_KINDS"]
 
 
@@ -125,7 +126,7 @@ class ExploreResult:
                 "uniform": [self._row(point) for point in self.uniform]}
 
 
-def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=DEFAULT_KINDS,
+def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=DEFAULT_KINDS, verilog=None,
             evaluations: int = 400, population: int = 40, seed: int = 1, store=None, cache=None,
             progress: bool = False, names=("data", "quality", "run")) -> ExploreResult:
     """Search the per-operation assignments of ``kernels`` for the front of quality against LUT equivalents.
@@ -142,6 +143,10 @@ def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=D
         :func:`parse_candidates` text or ``{kind: [UnitChoice]}``; default :data:`DEFAULT_CANDIDATES`.
     kinds : sequence of str
         The kinds of operation searched (default ``mul`` and ``div``).
+    verilog : path-like, optional
+        A folder of third-party circuits (``FILE.v`` defining module ``FILE``, as
+        ``axhls units survey`` reads them): each is one more candidate of its kind
+        (:func:`verilog_candidates`), for the operations whose operands fit its ports.
     evaluations, population, seed : int
         NSGA-II's budget (proposals, the store's answers included), population and seed.
     store : path-like, optional
@@ -164,6 +169,9 @@ def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=D
         units = {kind: list(value) for kind, value in candidates.items()}
     else:
         units = parse_candidates(candidates, kinds)
+    if verilog is not None:
+        for kind, circuits in verilog_candidates(verilog, tuple(units)).items():
+            units[kind] = units[kind] + circuits
     for name, value, low in (("evaluations", evaluations, 1), ("population", population, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ExploreError(f"{name} must be an integer >= {low}, not {value!r}")
