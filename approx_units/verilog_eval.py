@@ -285,7 +285,7 @@ def port_widths(path: str | Path, top: str) -> dict[str, tuple[str, int]]:
         raise VerilogError(str(error)) from None
     with tempfile.TemporaryDirectory(prefix="axhls-verilog-") as work:
         Path(work, "in.v").write_text(source)
-        result = subprocess.run([*command, "-q", "-p", "read_verilog -sv in.v; write_json ports.json"],
+        result = subprocess.run([*command, "-q", "-p", "read_verilog -sv in.v; proc; write_json ports.json"],
                                 cwd=work, capture_output=True, text=True)
         if result.returncode != 0:
             lines = [line.replace("ERROR: ", "").replace("in.v", str(path)).strip()

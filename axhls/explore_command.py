@@ -106,7 +106,7 @@ def run_explore(args) -> int:
         with user_errors():
             result = explore(kernels, data, quality, bound=bound, run=run, candidates=candidates, verilog=args.verilog,
                              evaluations=args.evaluations, population=args.population, seed=args.seed,
-                             store=args.store, cache=cache, progress=bool(progress_wanted(args) is not False),
+                             store=args.store, cache=cache, scheduler=args.scheduler, progress=progress_wanted(args),
                              names=(f"--data {args.data}", f"--quality {args.quality}", f"--run {args.run}"))
             applied = result.approx(args.apply) if args.apply is not None else None
             if args.verify:
@@ -186,6 +186,8 @@ def register(subparsers) -> None:
     parser.add_argument("--evaluations", type=integer(1), default=400, help="NSGA-II proposals (default 400)")
     parser.add_argument("--population", type=integer(2), default=40, help="NSGA-II population (default 40)")
     parser.add_argument("--seed", type=integer(0), default=1, help="search seed (default 1)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the quality runs on this Dask scheduler, e.g. tcp://host:8786 (same front)")
     parser.add_argument("--store", metavar="FILE.sqlite", help="keep evaluations here; a re-run skips them")
     parser.add_argument("--cache-dir", metavar="DIR", help="synthesis result cache (default ~/.cache/axhls)")
     parser.add_argument("--apply", type=integer(0), metavar="N", help="write front point N (0: cheapest) ...")

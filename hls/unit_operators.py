@@ -511,10 +511,8 @@ def _circuit_unit(choice, a: Shape, b: Shape, signed: bool):
     if operands ``a`` and ``b`` fit them: a multiplier or divider takes the magnitudes (at most its ports'
     widths), an adder unsigned operands."""
     # approx_units.verilog_eval runs Yosys: only a kernel with a third-party circuit needs it.
-    from approx_units.verilog_eval import netlist_unit
-
-    from .approx import verilog_circuit
-    circuit = verilog_circuit(choice.file)
+    from approx_units.verilog_eval import load_circuit, netlist_unit
+    circuit = load_circuit(choice.file)          # read (and checked) when the choice was made: cached
     widths = (circuit.width, circuit.b_width)
     if choice.kind == "add" and signed:
         raise UnitWidthError(f"{choice.label} is an unsigned adder; these operands are signed "

@@ -20,13 +20,15 @@
 from __future__ import annotations
 
 import statistics
+import time
 
+from approx_units import progress as progress_bars
 from approx_units.synth import ResultCache, synthesize_kernel_seeds
 
 from ..compiler import compile_kernel
 from .cost import CostModel
 from .quality import Bound, QualityModel, parse_bound
-from .search import finite, front, nsga2, uniform_selections
+from .search import DaskEvaluator, FrontTracker, LocalEvaluator, connect, finite, front, nsga2, uniform_selections
 from .space import DEFAULT_CANDIDATES, DEFAULT_KINDS, ExploreError, Space, parse_candidates, verilog_candidates
 from .store import EvaluationStore
 
@@ -52,12 +54,17 @@ class ExploreResult:
     costs : CostModel
     evaluated, cached : int
         Evaluations run in this call, and proposals answered from the store.
+    timings : dict of str to float
+        Seconds of this call's phases: ``compile_s`` (the compiled models and the exact
+        run), ``cost_model_s`` (unit and kernel synthesis, or the cache), ``search_s``
+        (the evaluations).  Not in :meth:`to_json`, which stays byte-identical between runs.
     """
 
     def __init__(self, space, bound, points, uniform, costs, evaluated, cached):
         self.space, self.bound, self.points, self.uniform, self.costs = space, bound, points, uniform, costs
         self.front = front(points)
         self.evaluated, self.cached = evaluated, cached
+        self.timings: dict[str, float] = {}
 
     def assignment(self, point: dict) -> list[dict]:
         """Each site of ``point``: kernel, key, line, text and the unit chosen (``exact`` or a label)."""
@@ -127,8 +134,8 @@ class ExploreResult:
 
 
 def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=DEFAULT_KINDS, verilog=None,
-            evaluations: int = 400, population: int = 40, seed: int = 1, store=None, cache=None,
-            progress: bool = False, names=("data", "quality", "run")) -> ExploreResult:
+            evaluations: int = 400, population: int = 40, seed: int = 1, store=None, cache=None, scheduler=None,
+            progress: bool | None = False, names=("data", "quality", "run")) -> ExploreResult:
     """Search the per-operation assignments of ``kernels`` for the front of quality against LUT equivalents.
 
     Parameters
@@ -153,8 +160,15 @@ def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=D
         The SQLite file of evaluations (resumable); in memory if ``None``.
     cache : approx_units.synth.ResultCache, optional
         Synthesis results (the default cache if ``None``).
-    progress : bool
-        A tqdm bar on stderr with the front's size.
+    scheduler : str or distributed.Client, optional
+        Run each generation's quality runs on this Dask cluster (``"tcp://host:8786"``, or a
+        client, say of a ``LocalCluster``): :class:`~hls.explore.search.DaskEvaluator`.  The
+        front is the same as without.
+    progress : bool or None
+        A tqdm bar on stderr (:func:`approx_units.progress.bar`; ``None``: when stderr is a
+        terminal): the synthesis step of the cost model, then the evaluations with the
+        best-so-far front's size (``front``), its best quality (``best``) and lowest LUT
+        equivalents (``lut``).
 
     Raises
     ------
@@ -175,64 +189,74 @@ def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=D
     for name, value, low in (("evaluations", evaluations, 1), ("population", population, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ExploreError(f"{name} must be an integer >= {low}, not {value!r}")
-    space = Space(kernels, units)
-    qualities = QualityModel(space, data, quality, run, names=names)
-    reference = qualities.metrics([0] * len(space.sites))
-    qualities.check_metric(reference, bound.metric)
-    bar = _bar(progress, evaluations)
-    say = (lambda text: bar.set_description(text[:60])) if bar is not None else None
-    costs = CostModel(space, cache if cache is not None else ResultCache(), progress=say)
-    evaluations_store = EvaluationStore(store, space.digest())
-    seen: dict[tuple, dict] = {}
-    counts = {"evaluated": 0, "cached": 0}
-
-    def point_of(selection) -> dict:
-        selection = tuple(int(i) for i in selection)
-        if selection in seen:
-            return seen[selection]
-        stored = evaluations_store.get(selection)
-        if stored is None:
-            metrics = qualities.metrics(selection)
-            qualities.check_metric(metrics, bound.metric)
-            lut = costs.estimate(selection)
-            evaluations_store.put(selection, metrics, lut)
-            counts["evaluated"] += 1
-        else:
-            metrics, lut = stored
-            counts["cached"] += 1
-        value = metrics[bound.metric]
-        point = {"selection": selection, "metrics": metrics, "quality": value,
-                 "objective": -value if bound.maximise else value, "violation": bound.violation(value),
-                 "feasible": bound.holds(value), "lut_equivalents": lut}
-        seen[selection] = point
-        return point
-
-    def evaluate(selection):
-        point = point_of(selection)
-        if bar is not None:
-            bar.update(1)
-            bar.set_description("explore")
-            bar.set_postfix(front=len(front(list(seen.values()))), refresh=False)
-        return finite(point["objective"]), finite(point["violation"]), point["lut_equivalents"]
-
+    # The scheduler is reached before any work; a client given is the caller's to close.
+    client = (connect(scheduler) if isinstance(scheduler, str) else scheduler) if scheduler is not None else None
+    bar = None
     try:
-        uniform = []
-        for label, selection in uniform_selections(space):
-            uniform.append({**point_of(selection), "label": label})
+        started = time.perf_counter()
+        space = Space(kernels, units)
+        qualities = QualityModel(space, data, quality, run, names=names)
+        reference = qualities.metrics([0] * len(space.sites))
+        qualities.check_metric(reference, bound.metric)
+        timings = {"compile_s": time.perf_counter() - started}
+        bar = progress_bars.bar(evaluations, unit="eval", description="explore", enabled=progress)
+        say = bar.set_description_str if not bar.disable else None
+        started = time.perf_counter()
+        costs = CostModel(space, cache if cache is not None else ResultCache(), progress=say)
+        timings["cost_model_s"] = time.perf_counter() - started
+        evaluations_store = EvaluationStore(store, space.digest())
+        if client is None:
+            evaluator = LocalEvaluator(qualities)
+        else:
+            evaluator = DaskEvaluator(client, (space.kernels, units, data, quality, run, names), space.digest())
+        seen: dict[tuple, dict] = {}
+        counts = {"evaluated": 0, "cached": 0}
+        tracker = FrontTracker()
+
+        def points_of(selections) -> list[dict]:
+            selections = [tuple(int(i) for i in selection) for selection in selections]
+            new = [selection for selection in dict.fromkeys(selections) if selection not in seen]
+            stored = {selection: evaluations_store.get(selection) for selection in new}
+            pending = [selection for selection in new if stored[selection] is None]
+            computed = dict(zip(pending, evaluator.metrics(pending)))
+            for selection in new:
+                if selection in computed:
+                    metrics = computed[selection]
+                    qualities.check_metric(metrics, bound.metric)
+                    lut = costs.estimate(selection)
+                    evaluations_store.put(selection, metrics, lut)
+                    counts["evaluated"] += 1
+                else:
+                    metrics, lut = stored[selection]
+                    counts["cached"] += 1
+                value = metrics[bound.metric]
+                point = {"selection": selection, "metrics": metrics, "quality": value,
+                         "objective": -value if bound.maximise else value, "violation": bound.violation(value),
+                         "feasible": bound.holds(value), "lut_equivalents": lut}
+                seen[selection] = point
+                tracker.add(point)
+            return [seen[selection] for selection in selections]
+
+        def evaluate(selections):
+            points = points_of(selections)
+            bar.set_description_str("explore", refresh=False)
+            bar.set_postfix(tracker.summary(), refresh=False)
+            bar.update(len(points))
+            return [(finite(p["objective"]), finite(p["violation"]), p["lut_equivalents"]) for p in points]
+
+        searched = time.perf_counter()
+        labelled = uniform_selections(space)
+        uniform = [{**point, "label": label} for (label, _), point in zip(labelled, points_of([s for _, s in labelled]))]
         nsga2(space, evaluate, costs.costs, evaluations=evaluations, population=population, seed=seed)
+        timings["search_s"] = time.perf_counter() - searched
+        evaluator.close()
     finally:
         if bar is not None:
             bar.close()
+        if client is not None and isinstance(scheduler, str):
+            client.close()
     points = [seen[selection] for selection in sorted(seen)]
     result = ExploreResult(space, bound, points, uniform, costs, counts["evaluated"], counts["cached"])
+    result.timings.update({name: round(value, 3) for name, value in timings.items()})
     evaluations_store.close()
     return result
-
-
-def _bar(progress: bool, total: int):
-    if not progress:
-        return None
-    # tqdm only for a run that shows its bar.
-    from tqdm import tqdm
-    return tqdm(total=total, unit="eval", leave=False, dynamic_ncols=True)
-
