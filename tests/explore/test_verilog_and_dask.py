@@ -1,6 +1,7 @@
 """Third-party circuits as operators and as the explorer's candidates (``--verilog``), the quality runs on a
 Dask cluster (``--scheduler``), and the best-so-far front of the progress bar (issue 23)."""
 
+import json
 import os
 import random
 import shutil
@@ -160,3 +161,13 @@ def test_explore_on_a_local_cluster_finds_the_same_front_and_shows_the_best_so_f
         spread = explore.explore(kernels.mix, _mix_data(), _mix_quality, scheduler=client, **options)
     assert spread.to_json() == alone.to_json()
     assert capsys.readouterr().err == ""            # progress=False: nothing on stderr
+
+
+@pytest.mark.slow
+def test_the_json_of_apply_with_a_circuit_is_taken_by_approx_at_file(tmp_path, capsys):
+    from axhls.cli import main
+    mapping = tmp_path / "front0.json"
+    key = next(key for key, kind in _fitting().items() if kind == "mul")
+    mapping.write_text(json.dumps({"taps": {key: ["verilog", {"file": BAM8}]}}))
+    assert main(["report", f"{kernels.__file__}:taps", "--approx", f"@{mapping}"]) == 0
+    assert "`a[i] * b[i]` -> verilog:bam8 (signed(8) x unsigned(8)" in capsys.readouterr().out
