@@ -85,11 +85,10 @@ def nsga2(space, evaluate, costs, *, evaluations: int, population: int, seed: in
     minimize(_Problem(), algorithm, ("n_eval", evaluations), seed=seed, verbose=False)
 
 
-def front(points: list[dict]) -> list[dict]:
-    """The non-dominated points (``objective`` and ``lut_equivalents`` minimised) among the feasible ones,
-    by increasing LUT equivalents."""
-    feasible = sorted((p for p in points if p["feasible"]), key=lambda p: (p["lut_equivalents"], p["objective"],
-                                                                          p["selection"]))
+def front(points: list[dict], cost=lambda point: point["lut_equivalents"]) -> list[dict]:
+    """The non-dominated points (``objective`` and ``cost(point)``, by default the estimated LUT
+    equivalents, minimised) among the feasible ones, by increasing cost."""
+    feasible = sorted((p for p in points if p["feasible"]), key=lambda p: (cost(p), p["objective"], p["selection"]))
     result, best = [], math.inf
     for point in feasible:
         if point["objective"] < best:
