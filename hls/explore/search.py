@@ -96,11 +96,10 @@ def nsga2(space, evaluate, costs, *, evaluations: int, population: int, seed: in
     minimize(_Problem(), algorithm, ("n_eval", evaluations), seed=seed, verbose=False)
 
 
-def front(points: list[dict]) -> list[dict]:
-    """The non-dominated points (``objective`` and ``lut_equivalents`` minimised) among the feasible ones,
-    by increasing LUT equivalents."""
-    feasible = sorted((p for p in points if p["feasible"]), key=lambda p: (p["lut_equivalents"], p["objective"],
-                                                                          p["selection"]))
+def front(points: list[dict], cost=lambda point: point["lut_equivalents"]) -> list[dict]:
+    """The non-dominated points (``objective`` and ``cost(point)``, by default the estimated LUT
+    equivalents, minimised) among the feasible ones, by increasing cost."""
+    feasible = sorted((p for p in points if p["feasible"]), key=lambda p: (cost(p), p["objective"], p["selection"]))
     result, best = [], math.inf
     for point in feasible:
         if point["objective"] < best:
@@ -115,7 +114,8 @@ class FrontTracker:
     Attributes
     ----------
     points : list of dict
-        The feasible non-dominated points so far, by increasing LUT equivalents.
+        The feasible points non-dominated so far (``objective`` and ``cost``, the estimated LUT
+        equivalents or ADP, minimised), by increasing cost.
     """
 
     def __init__(self):
@@ -124,19 +124,18 @@ class FrontTracker:
     def add(self, point: dict) -> None:
         if not point["feasible"]:
             return
-        key = (point["lut_equivalents"], point["objective"])
-        if any(p["lut_equivalents"] <= key[0] and p["objective"] <= key[1] for p in self.points):
+        cost, objective = point["cost"], point["objective"]
+        if any(p["cost"] <= cost and p["objective"] <= objective for p in self.points):
             return                                                   # dominated, or equal to one kept
-        self.points = sorted([p for p in self.points if not (key[0] <= p["lut_equivalents"] and
-                                                             key[1] <= p["objective"])] + [point],
-                             key=lambda p: (p["lut_equivalents"], p["objective"]))
+        self.points = sorted([p for p in self.points if not (cost <= p["cost"] and objective <= p["objective"])]
+                             + [point], key=lambda p: (p["cost"], p["objective"]))
 
     def summary(self) -> dict:
-        """``front`` (its size), ``best`` (the best quality within the bound) and ``lut`` (the lowest cost)."""
+        """``front`` (its size), ``best`` (the best quality within the bound) and ``cost`` (the lowest)."""
         if not self.points:
             return {"front": 0}
         return {"front": len(self.points), "best": f"{min(self.points, key=lambda p: p['objective'])['quality']:.4g}",
-                "lut": f"{self.points[0]['lut_equivalents']:.0f}"}
+                "cost": f"{self.points[0]['cost']:.4g}"}
 
 
 class LocalEvaluator:

@@ -135,16 +135,16 @@ def test_the_tracked_front_is_the_front_of_the_points_so_far():
     rng = random.Random(4)
     tracker, points = FrontTracker(), []
     for n in range(300):
-        point = {"selection": (n,), "lut_equivalents": float(rng.randint(0, 60)), "objective": float(rng.randint(0, 60)),
+        point = {"selection": (n,), "cost": float(rng.randint(0, 60)), "objective": float(rng.randint(0, 60)),
                  "feasible": rng.random() < 0.8}
         point["quality"] = -point["objective"]
         points.append(point)
         tracker.add(point)
-        assert [(p["lut_equivalents"], p["objective"]) for p in tracker.points] == \
-            [(p["lut_equivalents"], p["objective"]) for p in front(points)]
+        assert [(p["cost"], p["objective"]) for p in tracker.points] == \
+            [(p["cost"], p["objective"]) for p in front(points, cost=lambda p: p["cost"])]
     best = min(tracker.points, key=lambda p: p["objective"])
     assert tracker.summary() == {"front": len(tracker.points), "best": f"{best['quality']:.4g}",
-                                 "lut": f"{tracker.points[0]['lut_equivalents']:.0f}"}
+                                 "cost": f"{tracker.points[0]['cost']:.4g}"}
     assert FrontTracker().summary() == {"front": 0}
 
 
@@ -155,7 +155,7 @@ def test_explore_on_a_local_cluster_finds_the_same_front_and_shows_the_best_so_f
                    population=8, seed=3)
     alone = explore.explore(kernels.mix, _mix_data(), _mix_quality, progress=True, **options)
     shown = capsys.readouterr().err
-    assert f"front={len(alone.front)}" in shown and "best=" in shown and "lut=" in shown
+    assert f"front={len(alone.front)}" in shown and "best=" in shown and "cost=" in shown
     with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as \
             cluster, distributed.Client(cluster) as client:
         spread = explore.explore(kernels.mix, _mix_data(), _mix_quality, scheduler=client, **options)
