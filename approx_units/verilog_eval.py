@@ -20,6 +20,7 @@ instruction, fused with the error statistics.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
@@ -31,10 +32,12 @@ from pathlib import Path
 import numpy as np
 
 from .dataflow import Graph, Ops
+from .registry import Unit, UnitSpec
 from .metrics import KIND_NOUNS, exact_results
 from .synth import SynthesisError, _command
 
-__all__ = ["VerilogError", "GateNetlist", "load_verilog", "port_widths", "netlist_graph", "DEFAULT_PORT_NAMES"]
+__all__ = ["VerilogError", "GateNetlist", "load_verilog", "load_circuit", "port_widths", "netlist_graph",
+           "inline_netlist", "netlist_unit", "closest_kind", "DEFAULT_PORT_NAMES"]
 
 #: Port names tried in order when the caller does not name them.
 DEFAULT_PORT_NAMES = {"a": ("A", "a"), "b": ("B", "b"), "o": ("O", "o")}
@@ -185,9 +188,16 @@ def netlist_graph(netlist: GateNetlist) -> Graph:
     LSB first. The graph computes exactly :meth:`GateNetlist.model`'s bit patterns.
     """
     ops = Ops()
+    ops.graph.output = inline_netlist(netlist, ops, ops.input("a", len(netlist.a_bits)),
+                                      ops.input("b", len(netlist.b_bits)))
+    return ops.graph
+
+
+def inline_netlist(netlist: GateNetlist, ops, a, b):
+    """The netlist's gates traced onto the operand nodes ``a`` and ``b`` of ``ops`` (as wide as its
+    ports), as :func:`netlist_graph` traces them; returns the output node (its bits LSB first)."""
     nets = {}
-    for name, bits in (("a", netlist.a_bits), ("b", netlist.b_bits)):
-        port = ops.input(name, len(bits))
+    for port, bits in ((a, netlist.a_bits), (b, netlist.b_bits)):
         for index, net in enumerate(bits):
             if not isinstance(net, str) and net not in nets:
                 nets[net] = ops.bit(port, index)
@@ -199,8 +209,18 @@ def netlist_graph(netlist: GateNetlist) -> Graph:
 
     for cell_type, inputs, output in netlist.gates:
         nets[output] = _GATE_NODES[cell_type](ops, *(value(n) for n in inputs))
-    ops.graph.output = ops.cat(*(value(n) for n in netlist.o_bits))
-    return ops.graph
+    return ops.cat(*(value(n) for n in netlist.o_bits))
+
+
+def netlist_unit(netlist: GateNetlist) -> Unit:
+    """The netlist as a library :class:`~approx_units.registry.Unit` (``verilog:NAME``, unsigned, at its
+    port widths, no parameters): its ``graph`` is :func:`netlist_graph`'s, so every back end that
+    builds, compiles or synthesises a unit from its graph takes the circuit as it takes a library unit."""
+    unit_spec = UnitSpec(name=f"verilog:{netlist.name}", kind=netlist.kind,
+                         describe=lambda ops, a, b, **_: inline_netlist(netlist, ops, a, b),
+                         output_width=lambda *_: len(netlist.o_bits), summary=netlist.description,
+                         reference="third-party Verilog", signed_variant=False, non_square=True)
+    return Unit(unit_spec, netlist.width, netlist.b_width, 0, False, {})
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:
@@ -265,7 +285,7 @@ def port_widths(path: str | Path, top: str) -> dict[str, tuple[str, int]]:
         raise VerilogError(str(error)) from None
     with tempfile.TemporaryDirectory(prefix="axhls-verilog-") as work:
         Path(work, "in.v").write_text(source)
-        result = subprocess.run([*command, "-q", "-p", "read_verilog -sv in.v; write_json ports.json"],
+        result = subprocess.run([*command, "-q", "-p", "read_verilog -sv in.v; proc; write_json ports.json"],
                                 cwd=work, capture_output=True, text=True)
         if result.returncode != 0:
             lines = [line.replace("ERROR: ", "").replace("in.v", str(path)).strip()
@@ -289,8 +309,10 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
         The Verilog file (it may hold several modules; ``top`` and what it instantiates are used).
     top : str
         The module to evaluate.
-    kind : str
-        ``add``, ``mul`` or ``div``.
+    kind : str or None
+        ``add``, ``mul`` or ``div``; ``None``: of the kinds whose result width the ports
+        allow, the one whose exact operation the circuit computes most closely
+        (:func:`closest_kind`).
     width, width_b : int, optional
         The widths the operand ports ``a`` and ``b`` must have; each is taken from
         its port when omitted, so asymmetric circuits (8 x 4 bits) need neither.
@@ -312,9 +334,9 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
         state (flip-flops, latches, memories).
     """
     path = Path(path)
-    if kind not in ("add", "mul", "div"):
+    if kind not in ("add", "mul", "div", None):
         raise VerilogError(f"kind must be add, mul or div, not {kind!r}")
-    if frac_bits and kind != "div":
+    if frac_bits and kind not in ("div", None):
         raise VerilogError(f"frac_bits describes a divider's quotient; a {kind} circuit has none (got {frac_bits})")
     if not 0 <= frac_bits <= 32:
         raise VerilogError(f"frac_bits must be 0..32, not {frac_bits}")
@@ -366,6 +388,14 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
     if o["direction"] != "output":
         raise VerilogError(f"{path}: port o of {top!r} must be an output")
     width_a, width_b = len(a["bits"]), len(b["bits"])
+    inferred = kind is None
+    if inferred:
+        fitting = [k for k in ("add", "mul", "div")
+                   if len(o["bits"]) in _expected_output_widths(k, width_a, width_b, frac_bits if k == "div" else 0)]
+        if not fitting:
+            raise VerilogError(f"{path}: a {len(o['bits'])}-bit result of {width_a} x {width_b}-bit operands fits "
+                               f"no sum, product or quotient")
+        kind = fitting[0]
     allowed = _expected_output_widths(kind, width_a, width_b, frac_bits)
     if len(o["bits"]) not in allowed:
         shown = " or ".join(str(w) for w in allowed) if len(allowed) <= 2 else f"{allowed[0]}..{allowed[-1]}"
@@ -400,9 +430,54 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
         raise VerilogError(f"{path}: module {top!r} has a combinational loop") from None
     netlist = GateNetlist(name=top, kind=kind, width=width_a, a_bits=a["bits"], b_bits=b["bits"],
                           o_bits=o["bits"], gates=[(gates[n][0], gates[n][1], n) for n in order], signed=signed,
-                          frac_bits=frac_bits)
-    _check_kind(netlist, path)
+                          frac_bits=frac_bits if kind == "div" else 0)
+    if inferred:
+        netlist.kind = closest_kind(netlist, fitting)
+        netlist.frac_bits = frac_bits if netlist.kind == "div" else 0
+    else:
+        _check_kind(netlist, path)
     return netlist
+
+
+def load_circuit(path: str | Path) -> GateNetlist:
+    """A folder's circuit as ``axhls units survey`` takes it (module ``path.stem``), its kind
+    inferred (``load_verilog(kind=None)``) and its ports found: ``A``/``a``, ``B``/``b`` and
+    ``O``/``o`` by name, else, in a module of two inputs and one output (EvoApproxLib's ``Z``),
+    the inputs in declaration order and the output.  Read once per file content.
+
+    Raises
+    ------
+    VerilogError
+        As :func:`load_verilog`.
+    """
+    path = Path(path)
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as error:
+        raise VerilogError(f"{path}: cannot be read ({error.strerror})") from None
+    key = (str(path.resolve()), digest)
+    if key not in _CIRCUITS:
+        ports = port_widths(path, path.stem)
+        inputs = [name for name, (direction, _) in ports.items() if direction == "input"]
+        outputs = [name for name, (direction, _) in ports.items() if direction == "output"]
+        chosen = {}
+        if len(inputs) == 2 and len(outputs) == 1:
+            named = {role: next((n for n in DEFAULT_PORT_NAMES[role] if n in ports), None) for role in "abo"}
+            if not (named["a"] and named["b"] and named["o"]):
+                chosen = {"port_a": inputs[0], "port_b": inputs[1], "port_o": outputs[0]}
+        _CIRCUITS[key] = load_verilog(path, path.stem, None, **chosen)
+    return _CIRCUITS[key]
+
+
+#: :func:`load_circuit`'s circuits by (resolved path, SHA-256 of the file).
+_CIRCUITS: dict = {}
+
+
+def closest_kind(netlist: GateNetlist, kinds=("add", "mul", "div")) -> str:
+    """Of ``kinds``, the one whose exact operation ``netlist`` computes with the lowest mean
+    relative error (:data:`KIND_CHECK_PAIRS` sampled pairs, as :func:`_check_kind`)."""
+    errors = _relative_errors(netlist)
+    return min(kinds, key=lambda kind: (errors[kind], kind))
 
 
 #: Operand pairs on which :func:`_check_kind` compares a circuit with each exact operation.
@@ -421,6 +496,17 @@ def _check_kind(netlist: GateNetlist, path: Path) -> None:
     another operation, which is under 20 %, ``kind`` is wrong.  An approximate
     circuit, however poor, is not closer to another operation than to its own.
     """
+    relative_error = _relative_errors(netlist)
+    claimed = relative_error[netlist.kind]
+    other = min((k for k in relative_error if k != netlist.kind), key=relative_error.get)
+    if claimed > 0.5 and relative_error[other] < min(0.2, claimed / 10):
+        raise VerilogError(f"{path}: module {netlist.name!r} is {KIND_NOUNS[other]}, not "
+                           f"{KIND_NOUNS[netlist.kind]}: mean relative error {100 * relative_error[other]:.3g} % "
+                           f"as {other}, {100 * claimed:.3g} % as {netlist.kind} (is --kind right?)")
+
+
+def _relative_errors(netlist: GateNetlist) -> dict[str, float]:
+    """The netlist's mean relative error against each exact operation, on sampled pairs (divisors not 0)."""
     rng = np.random.default_rng(0)
     operands = []
     for width in (netlist.width, netlist.b_width):
@@ -434,9 +520,4 @@ def _check_kind(netlist: GateNetlist, path: Path) -> None:
     for kind in ("add", "mul", "div"):
         exact = exact_results(kind, a, b, frac_bits=netlist.frac_bits if kind == "div" else 0).astype(np.float64)
         relative_error[kind] = float(np.mean(np.abs(output - exact) / np.maximum(np.abs(exact), 1.0)))
-    claimed = relative_error[netlist.kind]
-    other = min((k for k in relative_error if k != netlist.kind), key=relative_error.get)
-    if claimed > 0.5 and relative_error[other] < min(0.2, claimed / 10):
-        raise VerilogError(f"{path}: module {netlist.name!r} is {KIND_NOUNS[other]}, not "
-                           f"{KIND_NOUNS[netlist.kind]}: mean relative error {100 * relative_error[other]:.3g} % "
-                           f"as {other}, {100 * claimed:.3g} % as {netlist.kind} (is --kind right?)")
+    return relative_error

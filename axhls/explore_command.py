@@ -77,16 +77,20 @@ def _function(spec: str, option: str, modules: dict):
 def run_explore(args) -> int:
     """Handler of ``axhls explore``."""
     # hls.explore loads numpy, approx_units and the synthesis flow: only this command needs them.
-    from hls.explore import ExploreError, explore, parse_bound, parse_candidates
+    from hls.explore import ExploreError, explore, parse_bound, parse_candidates, verilog_candidates
     # Every destination first: nothing is searched for a result that cannot be written.
     for path in (args.store, args.apply_to, args.plot):
         if path:
             artefacts.check_file_destination(path)
+    if args.verify is not None and args.verify != "all" and not (args.verify.isdigit() and int(args.verify) >= 1):
+        raise CommandError(f"--verify {args.verify}: expected 'all' or a number of front points >= 1")
     if args.apply is not None and not args.apply_to:
         raise CommandError("--apply N needs --apply-to FILE.json (where the assignment is written)")
     try:
         bound = parse_bound(args.bound)
         candidates = parse_candidates(args.candidates, [kind.strip() for kind in args.kinds.split(",") if kind.strip()])
+        if args.verilog is not None:
+            verilog_candidates(args.verilog, tuple(candidates))     # each circuit read (and kept) before any work
     except ExploreError as error:
         raise CommandError(str(error)) from None
     cache = open_cache(args.cache_dir)
@@ -102,13 +106,15 @@ def run_explore(args) -> int:
                            f"{' '.join(str(error).splitlines())}") from None
     try:
         with user_errors():
-            result = explore(kernels, data, quality, bound=bound, run=run, candidates=candidates,
+            result = explore(kernels, data, quality, bound=bound, run=run, candidates=candidates, verilog=args.verilog,
                              evaluations=args.evaluations, population=args.population, seed=args.seed,
-                             store=args.store, cache=cache, progress=bool(progress_wanted(args) is not False),
+                             store=args.store, cache=cache, scheduler=args.scheduler, progress=progress_wanted(args),
+                             objective=args.objective, simulate=simulate,
                              names=(f"--data {args.data}", f"--quality {args.quality}", f"--run {args.run}"))
+            if args.verify is not None:
+                result.verify(None if args.verify == "all" else int(args.verify), simulate=simulate, cache=cache,
+                              progress=_say if progress_wanted(args) is not False else None)
             applied = result.approx(args.apply) if args.apply is not None else None
-            if args.verify:
-                result.verify(args.verify, cache=cache)
     except ExploreError as error:
         raise CommandError(str(error)) from None
     if applied is not None:
@@ -119,19 +125,38 @@ def run_explore(args) -> int:
         print_json(result.to_json())
         return 0
     print(f"{len(result.space.sites)} operations, {result.space.size:.3g} assignments; {len(result.points)} "
-          f"evaluated ({result.evaluated} now, {result.cached} from the store); bound {result.bound}")
-    for n, point in enumerate(result.front):
+          f"evaluated ({result.evaluated} now, {result.cached} from the store); bound {result.bound}; "
+          f"objective {result.objective}")
+    print("verified front (measured, estimate beside):" if result.verified_front is not None
+          else "estimated front (not verified; --verify measures it):")
+    for n, point in enumerate(result.reported_front()):
         chosen = ", ".join(f"{row['kernel']} {row['key']} {row['text']} -> {row['unit']}"
                            f"{'(' + ','.join(f'{k}={v}' for k, v in row['params'].items()) + ')' if row['params'] else ''}"
                            for row in result.assignment(point) if row["unit"] != "exact")
         verified = point.get("verified")
-        measured = (f" (synthesised {verified['lut_equivalents']}, estimate {verified['estimate_error_pct']:+.1f} %, "
-                    f"Fmax {verified['fmax_mhz']:.1f} MHz)") if verified else ""
-        print(f"  [{n}] {bound.metric}={point['quality']:.4g}  LUT-eq~{point['lut_equivalents']:.0f}{measured}  "
-              f"{chosen or 'exact'}")
+        estimate = f"LUT-eq~{point['lut_equivalents']:.0f}" + (f" ADP~{point['adp']:.0f}" if "adp" in point else "")
+        measured = (f"LUT-eq {verified['lut_equivalents']} FF {verified['ffs']} Fmax {verified['fmax_mhz']:.1f} MHz "
+                    f"cycles {verified['cycles']} ADP {verified['adp']:.0f} (estimate {estimate}, "
+                    f"{verified['lut_error_pct']:+.1f} % LUT-eq)") if verified else estimate
+        print(f"  [{n}] {bound.metric}={point['quality']:.4g}  {measured}  {chosen or 'exact'}")
     if applied is not None:
         print(f"wrote front point {args.apply} to {args.apply_to}")
     return 0
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def simulate(kernel, args):
+    """One kernel call in Amaranth's simulator against its Python run (``sim.run``)."""
+    # sim pulls in the simulator and the whole compiler: only a search that simulates needs it.
+    import sim
+    return sim.run(kernel, args, max_cycles=SIMULATION_CYCLES, golden="python")
+
+
+#: The cycle budget of each simulated call (the applications' longest runs take about 30,000).
+SIMULATION_CYCLES = 2_000_000
 
 
 def _plot(result, path: str) -> None:
@@ -178,16 +203,25 @@ def register(subparsers) -> None:
     parser.add_argument("--candidates", metavar="KIND=UNIT(P=V),...;...",
                         help="candidate units per kind, e.g. 'mul=drum(k=4),mitchell;div=mitchell_div' "
                              "(default: hls.explore.DEFAULT_CANDIDATES)")
+    parser.add_argument("--verilog", metavar="DIR",
+                        help="third-party circuits (DIR/NAME.v defining module NAME, as units survey reads them): "
+                             "each is a candidate for the operations of its kind whose operands fit its ports")
     parser.add_argument("--evaluations", type=integer(1), default=400, help="NSGA-II proposals (default 400)")
     parser.add_argument("--population", type=integer(2), default=40, help="NSGA-II population (default 40)")
     parser.add_argument("--seed", type=integer(0), default=1, help="search seed (default 1)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the quality runs on this Dask scheduler, e.g. tcp://host:8786 (same front)")
     parser.add_argument("--store", metavar="FILE.sqlite", help="keep evaluations here; a re-run skips them")
     parser.add_argument("--cache-dir", metavar="DIR", help="synthesis result cache (default ~/.cache/axhls)")
     parser.add_argument("--apply", type=integer(0), metavar="N", help="write front point N (0: cheapest) ...")
     parser.add_argument("--apply-to", metavar="FILE.json", help="... to this file, as {kernel: approx= mapping}")
-    parser.add_argument("--verify", type=integer(0), default=0, metavar="N",
-                        help="synthesise, place and route the N cheapest front points whole (seeds 1-3) and "
-                             "report the estimate's error (default 0)")
+    parser.add_argument("--objective", choices=("luts", "adp"), default="luts",
+                        help="the cost searched: estimated LUT-eq, or ADP (LUT-eq x cycles / Fmax, cycles from "
+                             "each schedule by one simulation per distinct schedule) (default luts)")
+    parser.add_argument("--verify", nargs="?", const="all", metavar="N",
+                        help="measure every front point whole (or its N cheapest): simulate each kernel call "
+                             "against its Python run (cycles), synthesise, place and route (Fmax the median of "
+                             "seeds 1-3); the front reported is then the verified one")
     parser.add_argument("--plot", metavar="FILE", help="plot quality against LUT-eq, uniform configurations beside")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_progress_option(parser)

@@ -34,11 +34,17 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["UnitChoice", "KINDS", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "div",
+__all__ = ["UnitChoice", "KINDS", "VERILOG_UNIT", "verilog_circuit", "verilog_choice", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "div",
            "FIXED_PARAMETERS", "operation_key", "is_operation_key"]
 
 #: The operators a unit may replace: kind -> the kernel operator it stands for.
 KINDS = {"mul": "*", "add": "+", "div": "//"}
+
+#: The unit id of a third-party circuit: ``("verilog", {"file": "circuits/mul8u_2NDH.v"})``, the
+#: file's module (its base name) read as ``axhls units survey`` reads it
+#: (:func:`approx_units.verilog_eval.load_circuit`, its kind inferred), used as an unsigned unit at
+#: its port widths.
+VERILOG_UNIT = "verilog"
 
 #: Parameters the compiler sets itself: the operand shapes decide signedness and
 #: widths, and ``//`` is an integer quotient (``frac_bits=0``).
@@ -69,9 +75,16 @@ class UnitChoice:
 
     @property
     def label(self) -> str:
-        """``drum(k=6)``, or ``mitchell`` without parameters."""
+        """``drum(k=6)``, or ``mitchell`` without parameters; ``verilog:MODULE`` for a circuit's file."""
+        if self.unit == VERILOG_UNIT:
+            return f"verilog:{os.path.splitext(os.path.basename(self.file))[0]}"
         shown = ", ".join(f"{name}={value}" for name, value in self.params)
         return f"{self.unit}({shown})" if shown else self.unit
+
+    @property
+    def file(self) -> str | None:
+        """A third-party circuit's Verilog file (``unit == "verilog"``), else ``None``."""
+        return dict(self.params).get("file") if self.unit == VERILOG_UNIT else None
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "unit": self.unit, "params": dict(self.params)}
@@ -132,6 +145,8 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
     prefix = f"{where}: " if where else ""
     if kind not in KINDS:
         raise ValueError(f"{prefix}unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}")
+    if unit == VERILOG_UNIT:
+        return _verilog_choice(kind, params, prefix)
     if not isinstance(unit, str):
         raise ValueError(f"{prefix}the {kind} unit must be a unit name (a str), not {unit!r}; "
                          f"allowed: {', '.join(_units_of(kind))}")
@@ -158,12 +173,53 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
     return UnitChoice(kind, unit, tuple(sorted(params.items())))
 
 
+def verilog_circuit(file: str, prefix: str = ""):
+    """The :class:`approx_units.verilog_eval.GateNetlist` of a ``verilog`` unit's file.
+
+    Raises
+    ------
+    ValueError
+        One line: the file is missing, does not parse, or is not a combinational circuit.
+    """
+    # approx_units.verilog_eval runs Yosys: only a kernel with a third-party circuit needs it.
+    from approx_units.verilog_eval import VerilogError, load_circuit
+    try:
+        return load_circuit(file)
+    except VerilogError as error:
+        raise ValueError(f"{prefix}{' '.join(str(error).splitlines())}") from None
+
+
+def verilog_choice(file: str) -> UnitChoice:
+    """The :class:`UnitChoice` of the circuit in ``file`` (``("verilog", {"file": file})``), of its own kind.
+
+    Raises
+    ------
+    ValueError
+        As :func:`verilog_circuit`.
+    """
+    return _verilog_choice(None, {"file": file}, "")
+
+
+def _verilog_choice(kind: str | None, params, prefix: str) -> UnitChoice:
+    """``verilog`` with ``{"file": PATH}``: the circuit is read, and its kind must be ``kind`` (any if ``None``)."""
+    if not isinstance(params, dict) or set(params) != {"file"} or not isinstance(params["file"], str):
+        raise ValueError(f"{prefix}the unit 'verilog' takes one parameter, file (the circuit's .v file), "
+                         f"as ('verilog', {{'file': 'circuits/mul8u_2NDH.v'}}), not {params!r}")
+    circuit = verilog_circuit(params["file"], prefix)
+    if kind is not None and circuit.kind != kind:
+        raise ValueError(f"{prefix}{params['file']}: the circuit is {_article(circuit.kind)} circuit, "
+                         f"not {_article(kind)} one")
+    return UnitChoice(circuit.kind, VERILOG_UNIT, (("file", params["file"]),))
+
+
 def allowed_at_no_width(selected: UnitChoice) -> str | None:
     """Why no operand width allows ``selected``'s parameters (the message at the widest
     width, which allows the most), or ``None`` when some width does.
 
     Cross-parameter rules such as GeAr's hold at some widths only, so every width is tried.
     """
+    if selected.unit == VERILOG_UNIT:
+        return None                     # its port widths bound the operands: any narrower one fits
     # approx_units loads numpy: only kernels that name a unit need it.
     from approx_units.registry import MAX_WIDTH, MIN_WIDTH, get
     fixed = {"frac_bits": 0} if selected.kind == "div" else {}
@@ -230,6 +286,8 @@ def _operation_choice(value, where: str) -> UnitChoice:
         raise ValueError(f"{where}: give a unit name or a (name, {{param: value}}) pair, not {value!r}")
     if not isinstance(unit, str):
         raise ValueError(f"{where}: the unit must be a unit name (a str), not {unit!r}")
+    if unit == VERILOG_UNIT:
+        return _verilog_choice(None, params, f"{where}: ")
     try:
         kind = spec(unit).kind
     except UnknownUnitError:

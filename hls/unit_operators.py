@@ -462,20 +462,23 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
         widths = (max(a.width, UNIT_MIN_WIDTH), max(b.width, UNIT_MIN_WIDTH))
     else:
         widths = (max(a.width, b.width, UNIT_MIN_WIDTH),) * 2
-    if max(widths) > UNIT_MAX_WIDTH:
+    if choice.file is not None:
+        unit, widths = _circuit_unit(choice, a, b, signed)
+    elif max(widths) > UNIT_MAX_WIDTH:
         raise UnitWidthError(f"{choice.label} is built at the operand widths, and the library's units take "
                              f"at most {UNIT_MAX_WIDTH} bits; these operands need {max(widths)} "
                              f"({_shape_text(a)} and {_shape_text(b)})")
-    extra = {"frac_bits": 0} if kind == "div" else {}
-    if kind == "add":
-        extra["signed"] = signed
-    if kind == "mul" and widths[0] != widths[1]:
-        extra["width_b"] = widths[1]
-    try:
-        unit = get_unit(choice.unit, width=widths[0], **extra, **params)
-    except ValueError as error:
-        raise UnitWidthError(f"{choice.label} at {widths[0]}x{widths[1]} bits ({_shape_text(a)} and "
-                             f"{_shape_text(b)} operands): {error}") from None
+    else:
+        extra = {"frac_bits": 0} if kind == "div" else {}
+        if kind == "add":
+            extra["signed"] = signed
+        if kind == "mul" and widths[0] != widths[1]:
+            extra["width_b"] = widths[1]
+        try:
+            unit = get_unit(choice.unit, width=widths[0], **extra, **params)
+        except ValueError as error:
+            raise UnitWidthError(f"{choice.label} at {widths[0]}x{widths[1]} bits ({_shape_text(a)} and "
+                                 f"{_shape_text(b)} operands): {error}") from None
     describe, unit_params = unit.spec.describe, unit.unit_params
 
     def operation(ops, x, y):
@@ -501,6 +504,23 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
 
     graph = dataflow.trace(operation, a_width=a.width, b_width=b.width)
     return ApproxUnit(choice, a, b, result, unit, graph)
+
+
+def _circuit_unit(choice, a: Shape, b: Shape, signed: bool):
+    """A third-party circuit's unit (:func:`approx_units.verilog_eval.netlist_unit`) and its port widths,
+    if operands ``a`` and ``b`` fit them: a multiplier or divider takes the magnitudes (at most its ports'
+    widths), an adder unsigned operands."""
+    # approx_units.verilog_eval runs Yosys: only a kernel with a third-party circuit needs it.
+    from approx_units.verilog_eval import load_circuit, netlist_unit
+    circuit = load_circuit(choice.file)          # read (and checked) when the choice was made: cached
+    widths = (circuit.width, circuit.b_width)
+    if choice.kind == "add" and signed:
+        raise UnitWidthError(f"{choice.label} is an unsigned adder; these operands are signed "
+                             f"({_shape_text(a)} and {_shape_text(b)})")
+    if a.width > widths[0] or b.width > widths[1]:
+        raise UnitWidthError(f"{choice.label} has {widths[0]}x{widths[1]}-bit operand ports; these operands need "
+                             f"{a.width}x{b.width} ({_shape_text(a)} and {_shape_text(b)})")
+    return netlist_unit(circuit), widths
 
 
 def _shape_text(shape: Shape) -> str:

@@ -17,12 +17,14 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
-from ..approx import KINDS, UnitChoice, choice
+from ..approx import KINDS, UnitChoice, choice, verilog_choice
 from ..frontend.typed import OPERATION_ATTR, SHAPE_ATTR
 from ..unit_operators import UnitWidthError, approx_unit
 
-__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_KINDS", "Site", "Space", "parse_candidates", "ExploreError"]
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_KINDS", "Site", "Space", "parse_candidates", "verilog_candidates",
+           "ExploreError"]
 
 
 class ExploreError(ValueError):
@@ -72,6 +74,40 @@ def _parse_units(kind: str, text: str, where: str) -> list[UnitChoice]:
     if not units:
         raise ExploreError(f"{where}: no unit given for {kind}")
     return units
+
+
+def verilog_candidates(directory, kinds=DEFAULT_KINDS) -> dict[str, list[UnitChoice]]:
+    """The circuits of ``directory`` as candidates: ``{kind: [UnitChoice("verilog", file=...)]}``.
+
+    Every ``*.v`` file that ``axhls units survey`` would take
+    (:func:`approx_units.survey.survey_files`: module ``FILE``, cell-library netlists left
+    out) is read (:func:`approx_units.verilog_eval.load_circuit`: its kind inferred from its
+    ports and its function); a circuit of a kind not in ``kinds`` is left out.  Each file is
+    named ``directory/FILE.v``, as given, which is what ``--apply`` writes.
+
+    Raises
+    ------
+    ExploreError
+        ``directory`` missing or holding no ``.v`` file, or a file that does not parse or is not
+        a combinational circuit (one line naming the file).
+    """
+    # approx_units.survey runs Yosys: only --verilog needs it.
+    from approx_units.survey import survey_files
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise ExploreError(f"--verilog {directory}: not a directory")
+    files = survey_files(folder)
+    if not files:
+        raise ExploreError(f"--verilog {directory}: no Verilog circuit (*.v) in it")
+    result: dict[str, list[UnitChoice]] = {}
+    for path in files:
+        try:
+            unit = verilog_choice(str(path))
+        except ValueError as error:
+            raise ExploreError(f"--verilog {directory}: {error}") from None
+        if unit.kind in kinds:
+            result.setdefault(unit.kind, []).append(unit)
+    return result
 
 
 def parse_candidates(text: str | None = None, kinds=DEFAULT_KINDS) -> dict[str, list[UnitChoice]]:
@@ -144,6 +180,13 @@ def _copies(typed) -> Counter:
             operands = (node.left, node.right) if isinstance(node, ast.BinOp) else tuple(node.args)
             counts[key, tuple(getattr(operand, SHAPE_ATTR) for operand in operands)] += 1
     return counts
+
+
+def _identity(unit: UnitChoice) -> str:
+    """A unit's label, and a circuit's file content too: an edited circuit is another choice."""
+    if unit.file is None:
+        return unit.label
+    return f"{unit.label}:{hashlib.sha256(Path(unit.file).read_bytes()).hexdigest()[:16]}"
 
 
 def _allowed(unit: UnitChoice, shapes) -> bool:
@@ -233,7 +276,7 @@ class Space:
     def digest(self) -> str:
         """A hash of the space (kernels, their source, sites and choices): the store's key."""
         described = [[kernel.name, kernel.filename, kernel.tree and ast.dump(kernel.tree)] for kernel in self.kernels]
-        described.append([[site.kernel, site.key, [unit.label for unit in site.units]] for site in self.sites])
+        described.append([[site.kernel, site.key, [_identity(unit) for unit in site.units]] for site in self.sites])
         return hashlib.sha256(json.dumps(described).encode()).hexdigest()[:24]
 
     def to_json(self) -> list[dict]:

@@ -27,3 +27,10 @@ def mix(a: hls.Array[signed(8), N], b: hls.Array[unsigned(8), N], o: hls.Array[s
 @hls.kernel
 def plain(a: unsigned(8)) -> unsigned(9):
     return a + 1
+
+
+@hls.kernel
+def taps(a: hls.Array[signed(8), N], b: hls.Array[unsigned(8), N], c: hls.Array[unsigned(7), N],
+         o: hls.Array[signed(18), N]):
+    for i in range(N):
+        o[i] = a[i] * b[i] + (b[i] + c[i]) * a[i]
