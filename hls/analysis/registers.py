@@ -33,7 +33,7 @@ serves both.
 
 from __future__ import annotations
 
-from amaranth.hdl import Shape
+from amaranth.hdl import Shape, signed, unsigned
 
 from ..ir.nodes import PipelinedLoop
 from ..types import shape_range
@@ -59,7 +59,11 @@ def interval_shape(low: int, high: int, declared) -> Shape:
     if not least <= low <= high <= greatest:
         # An interval outside the shape says nothing (the shape wraps): keep the shape.
         return declared
-    narrow = Shape.cast(range(low, high + 1))
+    # Shape.cast(range(low, high + 1)), without a range (whose length overflows past 2 ** 63).
+    if low >= 0:
+        narrow = unsigned(high.bit_length())
+    else:
+        narrow = signed(max((-low - 1).bit_length(), max(high, 0).bit_length()) + 1)
     return narrow if narrow.width < declared.width else declared
 
 

@@ -52,7 +52,7 @@ Hardware structure
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Const, EnableInserter, Module, Mux, Shape, Signal, Value
+from amaranth.hdl import Cat, Const, EnableInserter, Fragment, Module, Mux, Shape, Signal, Value
 from amaranth.lib import fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
@@ -307,7 +307,6 @@ def register_bits(compiled) -> dict:
     {var: [declared, built]}, "pipeline_registers_narrowed": n, "pipeline_bits_saved": bits,
     "shared_carries": [var, ...], "direct_carry_reads": n}`` (the last four: what the value
     analysis changed; :mod:`hls.analysis.registers`).  Units' own stages are counted too."""
-    from amaranth.hdl import Fragment
     component = KernelComponent(compiled)
     fragment = Fragment.get(component, None)
     generator = component.generator
