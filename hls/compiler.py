@@ -86,6 +86,8 @@ class CompiledKernel:
         For every pipelined loop nested in another loop, by loop name: how many
         cycles before its drain completes it passes control on (0: its runs are
         sequential, and why).
+    narrowing : bool
+        Registers take the widths the value analysis proves (:mod:`hls.analysis.registers`).
     """
 
     ir: KernelIR
@@ -95,6 +97,7 @@ class CompiledKernel:
     compile_seconds: float = 0.0
     approximations: list = field(default_factory=list)
     overlaps: dict = field(default_factory=dict)
+    narrowing: bool = True
 
     def schedule_of(self, block) -> BlockSchedule:
         return self.schedules[id(block)]
@@ -135,7 +138,7 @@ def lower(kernel, *, pipelining: bool = True) -> KernelIR:
 
 
 def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = True,
-                   overlap: bool = True, retarget: bool = True) -> CompiledKernel:
+                   overlap: bool = True, retarget: bool = True, narrowing: bool = True) -> CompiledKernel:
     """Compile an ``@hls.kernel``: schedule every block and loop, ready to build hardware.
 
     Parameters
@@ -157,6 +160,10 @@ def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = T
         microseconds among those for lower clocks (:func:`_fastest_reachable`; the report's
         ``requested_clock_mhz`` and ``timing`` say so).  ``False`` builds for the target's
         clock regardless, as the clock sweep does to check the claims of deep pipelines.
+    narrowing : bool
+        ``False`` gives every pipeline register its operation's shape and every carried
+        variable a register of its own, instead of the widths the value analysis proves
+        (:mod:`hls.analysis.registers`): the baseline of ``benchmarks/register_bits.py``.
 
     Returns
     -------
@@ -176,7 +183,9 @@ def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = T
     if not isinstance(target, Target):
         raise TypeError(f"target must be an hls.Target, not {target!r}")
     compiled = _compile_for(kernel, target, pipelining, overlap)
-    return _fastest_reachable(kernel, compiled, pipelining, overlap) if retarget else compiled
+    compiled = _fastest_reachable(kernel, compiled, pipelining, overlap) if retarget else compiled
+    compiled.narrowing = narrowing
+    return compiled
 
 
 #: When a kernel cannot reach the clock asked for, the clocks tried step down from its claim by

@@ -169,7 +169,7 @@ def _token_at(tokens: list[int], index: int):
 
 
 def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None = None, *,
-        max_cycles: int = 200_000, pipelining: bool = True, overlap: bool = True,
+        max_cycles: int = 200_000, pipelining: bool = True, overlap: bool = True, narrowing: bool = True,
         stall_probability: float = 0.0, stall_seed: int = 0, golden: str = "compiled") -> KernelRun:
     """Simulate ``kernel`` on ``args`` and compare with its golden model.
 
@@ -199,6 +199,9 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
     overlap : bool
         ``False`` lets every run of an inner loop drain before the code after it
         starts (the baseline for overlapped runs, ``hls.analysis.overlap``).
+    narrowing : bool
+        ``False`` builds every register at its declared or operation's shape (the baseline
+        of ``hls.analysis.registers``).
     stall_probability : float
         In ``[0, 1)``: in each cycle, with this probability, an input stream's producer
         waits before offering its next token and an output stream's consumer is not
@@ -246,7 +249,7 @@ def run(kernel, args: dict[str, Any], backend: str = "amaranth", vcd: str | None
         name, signature = kernel.name, kernel.signature()
         component, verilog = kernel.to_amaranth, kernel.verilog
     else:
-        compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap)
+        compiled = compile_kernel(kernel, pipelining=pipelining, overlap=overlap, narrowing=narrowing)
         name, signature = compiled.ir.name, kernel_signature(compiled.ir)
         component, verilog = compiled.component, compiled.verilog
     if backend == "amaranth":

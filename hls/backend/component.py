@@ -52,16 +52,18 @@ Hardware structure
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Const, EnableInserter, Module, Mux, Shape, Signal, Value
+from amaranth.hdl import Cat, Const, EnableInserter, Fragment, Module, Mux, Shape, Signal, Value
 from amaranth.lib import fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
+from ..analysis.registers import RegisterWidths, mirrored_commits
 from ..ir.build import amaranth_value
 from ..ir.ops import Lowering, covering_shape, operator_of
 from ..ir.nodes import Block, PipelinedLoop
 
-__all__ = ["ControlSignature", "KernelSignature", "KernelComponent", "kernel_signature", "port_name_of_result"]
+__all__ = ["ControlSignature", "KernelSignature", "KernelComponent", "kernel_signature", "port_name_of_result",
+           "register_bits"]
 
 
 class ControlSignature(wiring.Signature):
@@ -288,7 +290,7 @@ class KernelComponent(wiring.Component):
         super().__init__(kernel_signature(compiled.ir))
 
     def elaborate(self, platform):
-        generator = _Generator(self, self._compiled)
+        generator = self.generator = _Generator(self, self._compiled)
         if generator.stall is None:
             return generator.module
         # Streams: every register of the kernel holds while a stream operation cannot complete;
@@ -298,6 +300,34 @@ class KernelComponent(wiring.Component):
         for name, buffer in generator.stream_buffers.items():
             m.submodules[f"{_signal_name(name)}_buffer"] = buffer
         return m
+
+
+def register_bits(compiled) -> dict:
+    """The flip-flops the kernel's module declares, before synthesis: ``{"bits": total, "variables":
+    {var: [declared, built]}, "pipeline_registers_narrowed": n, "pipeline_bits_saved": bits,
+    "shared_carries": [var, ...], "direct_carry_reads": n}`` (the last four: what the value
+    analysis changed; :mod:`hls.analysis.registers`).  Units' own stages are counted too."""
+    component = KernelComponent(compiled)
+    fragment = Fragment.get(component, None)
+    generator = component.generator
+    signals = {}
+
+    def collect(fragment):
+        for statement in getattr(fragment, "statements", {}).get("sync", []):
+            # Amaranth 0.5 has no public walk over a statement's targets.
+            for signal in statement._lhs_signals():
+                signals[id(signal)] = len(signal)
+        for subfragment, _name, _src in getattr(fragment, "subfragments", []):
+            collect(Fragment.get(subfragment, None))
+    collect(fragment)
+    widths = generator.widths
+    return {"bits": sum(signals.values()),
+            "variables": {var: list(pair) for var, pair in sorted(widths.narrowed_variables.items())},
+            "pipeline_registers_narrowed": len(widths.narrowed),
+            "pipeline_bits_saved": sum(generator.delay_registers.get(name, 0) * (declared - built)
+                                       for name, (declared, built) in widths.narrowed.items()),
+            "shared_carries": sorted(generator.shared_carries),
+            "direct_carry_reads": generator.direct_carry_reads}
 
 
 class _Port:
@@ -320,8 +350,21 @@ class _Generator:
         self.compiled = compiled
         ir = self.ir = compiled.ir
         m = self.module = Module()
-        self.registers = {var: Signal(shape, name=f"var_{_signal_name(var)}")
-                          for var, shape in ir.variables.items()}
+        #: Registers take the shapes of the intervals the value analysis proves
+        #: (``compile_kernel(narrowing=False)``: the declared and the operations' own shapes).
+        self.widths = RegisterWidths(ir, enabled=compiled.narrowing)
+        self.shared_carries = []        # carried variables whose register is the variable's own
+        self.direct_carry_reads = 0     # taps that read a carry register instead of a delay line
+        self.delay_registers = {}       # op name -> delay registers built for it
+        self.registers = {var: Signal(self.widths.variable(var), name=f"var_{_signal_name(var)}")
+                          for var in ir.variables}
+        #: Each variable's register widened back to its declared shape: what every read sees.
+        self.reads = {}
+        for var, shape in ir.variables.items():
+            self.reads[var] = self.registers[var]
+            if self.widths.variable(var) != Shape.cast(shape):
+                self.reads[var] = Signal(shape, name=f"var_{_signal_name(var)}_wide")
+                m.d.comb += self.reads[var].eq(self.registers[var])
         # (array, bank) -> _Port; bank None for an array that is not partitioned.
         self.read_ports, self.write_ports = {}, {}
         self.register_banks = {}     # array -> one register per element (complete local partition)
@@ -401,7 +444,7 @@ class _Generator:
                      component.ctrl.done.eq(finished if self.stall is None else finished & ~self.stall)]
         for index, var in enumerate(ir.return_vars):
             port = getattr(component, port_name_of_result(index, len(ir.return_vars)))
-            m.d.comb += port.eq(self.registers[var])
+            m.d.comb += port.eq(self.reads[var])
         self.drive_ports()
         self.drive_streams()
 
@@ -460,7 +503,7 @@ class _Generator:
         if loop.kind == "for":
             counter = Signal(loop.counter_shape, name=f"{prefix}_counter")
             current = counter
-            stop = self.registers[loop.stop_var]
+            stop = self.reads[loop.stop_var]
 
             def inside(value):
                 return (value < stop) if loop.step > 0 else (value > stop)
@@ -500,7 +543,7 @@ class _Generator:
         with m.If(go):
             m.d.sync += [running.eq(1), slot.eq(0)]
             if current is not None:
-                first = self.registers[loop.start_var]
+                first = self.reads[loop.start_var]
                 m.d.sync += [counter.eq(first), in_range.eq(inside(first))]
         if current is not None:
             with m.If(issue):
@@ -508,16 +551,29 @@ class _Generator:
                 m.d.sync += [counter.eq(following), in_range.eq(inside(following))]
         with m.If(ending):
             m.d.sync += [running.eq(0), draining.eq(1)]
-        carry_registers = {}
+        carry_registers, carry_reads = {}, {}
+        mirrored = mirrored_commits(loop.body, schedule.start) if self.widths.enabled and not early else {}
         for op in loop.body.ops:
             if op.kind == "carry":
                 var = op.attrs["var"]
-                register = Signal(self.ir.variables[var], name=f"{prefix}_carry_{_signal_name(var)}")
-                carry_registers[var] = register
+                if var in mirrored:
+                    # Every iteration commits the value it carries, in the same cycle and under the
+                    # same valid bit: the variable's register is the carry register.
+                    carry_registers[var], carry_reads[var] = self.registers[var], self.reads[var]
+                    self.shared_carries.append(var)
+                    continue
+                register = Signal(self.widths.variable(var), name=f"{prefix}_carry_{_signal_name(var)}")
+                carry_registers[var] = carry_reads[var] = register
                 with m.If(go):
                     m.d.sync += register.eq(self.registers[var])
+                if self.widths.variable(var) != Shape.cast(self.ir.variables[var]):
+                    carry_reads[var] = Signal(self.ir.variables[var], name=f"{prefix}_carry_{_signal_name(var)}_wide")
+                    m.d.comb += carry_reads[var].eq(register)
+        # With overlapped runs, the next run's `go` reloads the carry registers while the last
+        # iterations drain: those read what they carried in the cycle they read it.
         datapath = _Datapath(self, loop.body, schedule, valid, induction=current,
-                             carry_registers=carry_registers, go=go)
+                             carry_registers=carry_registers, carry_reads=carry_reads, go=go,
+                             mirrored=set(mirrored.values()), holds=self.widths.enabled and not early)
         for time, fire in datapath.exit_fires:
             # Squash: the iterations younger than the exiting one sit at cycles below
             # `time`; clear their valid bits (and this cycle's issue) and stop issuing.
@@ -610,9 +666,16 @@ def _any(values):
 class _Datapath:
     """The operations of one block, placed at their scheduled cycles."""
 
-    def __init__(self, generator, block, schedule, valid, *, induction, carry_registers=None, go=None):
+    def __init__(self, generator, block, schedule, valid, *, induction, carry_registers=None, carry_reads=None,
+                 go=None, mirrored=frozenset(), holds=False):
         self.g = generator
         self.carry_registers = carry_registers or {}
+        self.carry_reads = carry_reads or self.carry_registers     # widened back to the variable's shape
+        self.mirrored = mirrored    # commits whose variable's register is the carry register itself
+        #: live_in of a carried variable -> (first, last, register): the cycles of an iteration in
+        #: which the carry register holds the value that iteration read.
+        self.held = {}
+        self.holds = holds
         self.go = go
         self.exit_fires = []    # (cycle, pulse) of each exit operation
         self.m = generator.module
@@ -647,16 +710,35 @@ class _Datapath:
         """``op``'s value as seen at relative ``cycle``."""
         if op.kind == "const":
             return Const(op.attrs["value"], op.shape)
+        key = op
         born, value = self.born[op]
+        held = self.held.get(op)
+        if held is not None and cycle >= held[0]:
+            first, last, register = held
+            if cycle <= last:
+                if cycle > born:
+                    self.g.direct_carry_reads += 1
+                return register
+            # Past the carry's write: a line from the register as it was in the cycle of the write.
+            key, born, value = (op, "held"), last, register
         delay = cycle - born
         assert delay >= 0, f"{op.name} used at cycle {cycle} before it exists at {born}"
-        line = self.lines.setdefault(op, [value])
+        # [(register, the register widened back to the operation's shape)]
+        line = self.lines.setdefault(key, [(value, value)])
         # Callers never tap inside an m.If: the registers of a delay line shift unconditionally.
         while len(line) <= delay:
-            register = Signal(op.shape, name=f"{op.name}_d{len(line)}")
-            self.m.d.sync += register.eq(line[-1])
-            line.append(register)
-        return line[delay]
+            name = f"{op.name}_d{len(line)}" if key is op else f"{op.name}_h{len(line)}"
+            shape = self.g.widths.pipeline(op)
+            register = Signal(shape, name=name)
+            self.g.delay_registers[op.name] = self.g.delay_registers.get(op.name, 0) + 1
+            self.m.d.sync += register.eq(line[-1][0])
+            view = register
+            if shape != op.shape:
+                # The interval holds every value the register can take: widened back, it is the value.
+                view = Signal(op.shape, name=f"{name}_wide")
+                self.m.d.comb += view.eq(register)
+            line.append((register, view))
+        return line[delay][1]
 
     def operand(self, op, cycle):
         # Constant shift amounts stay Python ints, so that `x << 2` widens as Amaranth's does.
@@ -675,8 +757,13 @@ class _Datapath:
                 # The carry register is loaded from the variable when the loop starts (a cycle
                 # before the first iteration).  When the previous iteration makes the value in
                 # this very cycle, it is bypassed.
-                value = self.carry_registers[var]
+                value = self.carry_reads[var]
                 carry = self.carries[var]
+                written = self.start(carry)
+                # Iteration k + 1 reads at its cycle c what iteration k wrote at its cycle `written`
+                # (the write is seen from written - II + 1 on) until it writes the register itself.
+                if self.holds:
+                    self.held[op] = (max(t + 1, written - self.schedule.ii + 1), written, value)
                 if self.start(carry) == t + self.schedule.ii:
                     self.bypasses.append((op, t, carry))
                     bypassed = Signal(op.shape, name=f"{op.name}_bypass")
@@ -685,7 +772,7 @@ class _Datapath:
                 else:
                     self.born[op] = (t, value)
             else:
-                self.born[op] = (t, self.g.registers[var])
+                self.born[op] = (t, self.g.reads[var])
         elif kind == "carry":
             value = self.tap(op.operands[0], t)     # outside the If: a delay line must shift every cycle
             with m.If(valid):
@@ -706,6 +793,8 @@ class _Datapath:
             m.d.comb += out.eq(self.tap(op.operands[0], t))
             self.born[op] = (t, out)
         elif kind == "commit":
+            if op in self.mirrored:
+                return
             enable = valid if op.predicate is None else valid & self.tap(op.predicate, t)
             value = self.tap(op.operands[0], t)     # outside the If: a delay line must shift every cycle
             with m.If(enable):
