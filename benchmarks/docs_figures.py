@@ -15,8 +15,12 @@ The figures are:
 * LUT-eq: ECP5 ``synth_ecp5 -nodsp -nowidelut`` without place and route, LUT4 +
   2 x CCU2C, as ``axhls units area`` (from the synthesis cache when it has them);
 
-The comparison with EvoApproxLib's circuits is ``benchmarks/fpga_multipliers.py``'s
-(the library's whole parameter grid, every circuit of the branch).
+The comparison with EvoApproxLib's circuits (``evoapproxlib-*``) is
+``benchmarks/fpga_multipliers.py``'s, table for table: the library's whole
+parameter grid against every circuit of the branch, read from the git mirror
+that ``$EVOAPPROXLIB`` names (needed for those tables, except with ``--cheap``).
+Their cheap figures are the library's 8-bit MREDs; the verdict (``target``) and
+the bucket's ``below`` are recomputed from the cells in every mode.
 
 With ``--cheap`` the table as the docs have it is read from stdin: the cheap
 figures are computed again, the others (and which library unit a row names,
@@ -28,6 +32,7 @@ changes, ``docs_samples.py --figures`` regenerates these tables in one command.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -35,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import approx_units                                    # noqa: E402
 from approx_units import evaluate, synth               # noqa: E402
+import fpga_multipliers                                # noqa: E402  (benchmarks/, this script's folder)
 
 SAMPLES = 1 << 20
 SEED = 0
@@ -69,9 +75,7 @@ class Table:
         if self.cheap and len(self.current) != len(self.rows) + 1:
             raise SystemExit(f"docs_figures: the docs' table has {len(self.current) - 1} rows, the figure "
                              f"{len(self.rows)}; regenerate it with python benchmarks/docs_samples.py --figures")
-        separator = "|" + "|".join("---" for _ in self.header) + "|\n"
-        lines = ["| " + " | ".join(line) + " |\n" for line in [self.header, *self.rows]]
-        return lines[0] + separator + "".join(lines[1:])
+        return fpga_multipliers.markdown(self.header, self.rows)
 
 
 def parse_table(text: str) -> list[list[str]]:
@@ -118,10 +122,12 @@ def mitchell_mred(table_cheap: bool, current):
 
 
 #: Library units compared at 8 bits in docs/units.md ("The FPGA multipliers"): (unit, params).
-FPGA_8BIT = [("exact_mul", {}), ("lut_mul", {"t": 0}), ("vctm_mul", {"t": 0}), ("mitchell_refined", {}),
-             ("drum", {"k": 6}), ("mitchell", {}), ("trunc_mul", {"c": 8})] \
-    + [("lut_mul", {"t": t}) for t in range(3, 7)] \
-    + [("lut_mul", {"t": 5, "edge": 1}), ("lut_mul", {"t": 8, "edge": 2, "chain": 3})] \
+FPGA_8BIT = [("exact_mul", {}), ("trunc_mul", {"c": 0}), ("lut_mul", {"t": 0}), ("vctm_mul", {"t": 0}),
+             ("mitchell_refined", {}), ("drum", {"k": 6}), ("mitchell", {}), ("trunc_mul", {"c": 8})] \
+    + [("lut_mul", {"t": t}) for t in range(1, 12)] \
+    + [("lut_mul", {"t": 5, "edge": 1}), ("lut_mul", {"t": 8, "edge": 1}), ("lut_mul", {"t": 8, "edge": 2}),
+       ("lut_mul", {"t": 8, "edge": 2, "chain": 3}), ("lut_mul", {"t": 9, "chain": 3}),
+       ("lut_mul", {"t": 10, "chain": 3}), ("lut_mul", {"t": 10, "chain": 8}), ("lut_mul", {"t": 11, "chain": 5})] \
     + [("vctm_mul", {"t": t, "stagger": k}) for t in (5, 6, 7) for k in (0, 1)]
 
 
@@ -134,7 +140,90 @@ def fpga_8bit(cheap: bool, current):
     return table
 
 
-FIGURES = {"mitchell-mred": mitchell_mred, "fpga-8bit": fpga_8bit}
+def _mirror() -> str:
+    """``$EVOAPPROXLIB``, a git mirror of ehw-fit/evoapproxlib with branch ``v2022``."""
+    path = os.environ.get("EVOAPPROXLIB")
+    if not fpga_multipliers.is_mirror(path):
+        raise SystemExit("docs_figures: the EvoApproxLib tables need EVOAPPROXLIB set to a git mirror of "
+                         f"ehw-fit/evoapproxlib with branch {fpga_multipliers.REVISION}"
+                         + (f" ({path} is not one)" if path else ""))
+    return path
+
+
+def _fraction(text: str) -> float:
+    """``"0.163 %"`` as the fraction 0.00163."""
+    return float(text.removesuffix(" %")) / 100
+
+
+def _params(text: str) -> dict:
+    """``"t=8, edge=2"`` (or ``"-"``) as the unit's parameters."""
+    return {} if text == "-" else {key: int(value) for key, value in
+                                   (item.split("=") for item in text.split(", "))}
+
+
+def _old_row(table: Table) -> list[str]:
+    return [table.old(column) for column in range(len(table.header))]
+
+
+def _measured(table: Table, rows, width: int, signed: bool) -> Table:
+    """``table`` with the rows ``rows(circuits, library)`` gives for EvoApproxLib's circuits and the library's grid."""
+    for row in rows(*fpga_multipliers.measure(_mirror(), width, signed)):
+        table.add(row)
+    return table
+
+
+def evoapproxlib(width: int, signed: bool = False):
+    """Every EvoApproxLib circuit of the width against its cheapest library match (``fpga_multipliers.py``).
+    The 8-bit library MREDs are the cheap figures; ``target`` follows from the cells in every mode."""
+    def figure(cheap: bool, current):
+        table = Table(fpga_multipliers.COMPARISON_HEADER, cheap, current)
+        if not cheap:
+            return _measured(table, fpga_multipliers.comparison_rows, width, signed)
+        for _ in range(len(current) - 1):
+            cells = _old_row(table)
+            if cells[3] and cells[3] != "(none as accurate)":
+                if width <= 8:
+                    cells[5] = fpga_multipliers.mred_text(
+                        fpga_multipliers.library_mred(cells[3], _params(cells[4]), width, signed))
+                evo = {"mred": _fraction(cells[1]), "lut_eq": int(cells[2])}
+                cells[7] = fpga_multipliers.verdict(evo, {"mred": _fraction(cells[5]), "lut_eq": int(cells[6])})
+            table.add(cells)
+        return table
+    return figure
+
+
+def evoapproxlib_buckets(width: int, signed: bool = False):
+    """The fewest LUT-eq of either side per MRED bucket below 5 % (``fpga_multipliers.py``). At 8 bits
+    the library's count per bucket (its whole grid) and its named unit's MRED are the cheap figures;
+    ``below`` follows from the cells in every mode."""
+    def figure(cheap: bool, current):
+        table = Table(fpga_multipliers.BUCKET_HEADER, cheap, current)
+        if not cheap:
+            return _measured(table, fpga_multipliers.bucket_rows, width, signed)
+        grid = ([fpga_multipliers.library_mred(name, params, width, signed)
+                 for name, params in fpga_multipliers.candidates(width)] if width <= 8 else None)
+        for low, high in fpga_multipliers.BUCKETS:
+            cells = _old_row(table)
+            cells[0] = fpga_multipliers.bucket_name(low, high)
+            if grid is not None:
+                cells[4] = str(sum(low <= mred < high for mred in grid))
+                if cells[6] != "-":
+                    name, _, rest = cells[6].partition(" ")
+                    params = _params(rest.rpartition(" (")[0])
+                    cells[6] = fpga_multipliers.library_label(
+                        {"unit": name, "params": params,
+                         "mred": fpga_multipliers.library_mred(name, params, width, signed)})
+            cells[7] = fpga_multipliers.below(None if cells[2] == "-" else int(cells[2]),
+                                              None if cells[5] == "-" else int(cells[5]))
+            table.add(cells)
+        return table
+    return figure
+
+
+FIGURES = {"mitchell-mred": mitchell_mred, "fpga-8bit": fpga_8bit,
+           "evoapproxlib-8": evoapproxlib(8), "evoapproxlib-8-buckets": evoapproxlib_buckets(8),
+           "evoapproxlib-8-signed": evoapproxlib(8, signed=True),
+           "evoapproxlib-16": evoapproxlib(16), "evoapproxlib-16-buckets": evoapproxlib_buckets(16)}
 
 
 def main(argv=None) -> int:

@@ -88,12 +88,17 @@ def describe_pairs(width: int) -> str:
     return "exhaustive" if width <= 8 else f"over --samples {SAMPLES} --seed {SEED} (as units eval and units survey)"
 
 
+def library_mred(name: str, params: dict, width: int, signed: bool) -> float:
+    """A library unit's MRED as :func:`measured_mred` gives it (no synthesis)."""
+    unit = approx_units.get(name, width=width, signed=signed, **params)
+    return measured_mred(evaluate.LibraryUnit(unit.name, unit.width, 0, tuple(sorted(unit.params.items()))), width)
+
+
 def library_rows(width, signed):
     rows = []
     for name, params in candidates(width):
         unit = approx_units.get(name, width=width, signed=signed, **params)
-        subject = evaluate.LibraryUnit(unit.name, unit.width, 0, tuple(sorted(unit.params.items())))
-        mred = measured_mred(subject, width)
+        mred = library_mred(name, params, width, signed)
         report = synth.synthesize_unit(unit, timing=False)
         rows.append({"unit": name, "params": params, "mred": mred, "lut_eq": report.lut_equivalents,
                      "luts": report.luts, "carry": report.carry})
@@ -139,6 +144,12 @@ def evoapproxlib_rows(mirror, width, signed, scratch):
     return rows
 
 
+def measure(mirror, width, signed):
+    """``(EvoApproxLib rows, library rows)`` of one width: every circuit and the whole grid, as :func:`main`."""
+    with tempfile.TemporaryDirectory(prefix="axhls-evoapproxlib-") as scratch:
+        return evoapproxlib_rows(mirror, width, signed, scratch), library_rows(width, signed)
+
+
 def pareto_front(rows):
     """The rows no other row beats on both MRED and LUT-eq, by MRED."""
     front, best = [], None
@@ -157,76 +168,119 @@ def is_mirror(path):
     return probe.returncode == 0
 
 
-def compare(evo_rows, library, min_lut_eq):
-    """Print one row per circuit and the count of those above ``min_lut_eq`` that are met."""
-    print("| EvoApproxLib | MRED | LUT-eq | library unit | params | MRED | LUT-eq | target |")
-    print("|---|---|---|---|---|---|---|---|")
-    met = above = met_above = 0
+#: The columns of the circuit-by-circuit comparison (:func:`comparison_rows`).
+COMPARISON_HEADER = ["EvoApproxLib", "MRED", "LUT-eq", "library unit", "params", "MRED", "LUT-eq", "target"]
+
+
+def best_match(evo, library):
+    """The library row of fewest LUT-eq (then lowest MRED) whose MRED is no higher than ``evo``'s, or ``None``."""
+    eligible = [row for row in library if row["mred"] <= evo["mred"]]
+    return min(eligible, key=lambda row: (row["lut_eq"], row["mred"]), default=None)
+
+
+def verdict(evo, best):
+    """``met`` when ``best`` (a library row, or ``None``) is no less accurate than ``evo`` and no larger."""
+    if best is None or best["mred"] > evo["mred"]:
+        return "not met (none as accurate)"
+    return "met" if best["lut_eq"] <= evo["lut_eq"] else f"not met (+{best['lut_eq'] - evo['lut_eq']} LUT-eq)"
+
+
+def comparison_rows(evo_rows, library):
+    """One row of :data:`COMPARISON_HEADER` cells per circuit: it, its best match, the verdict."""
+    rows = []
     for evo in evo_rows:
         if "error" in evo:
-            print(f"| {evo['circuit']} | not measured: {evo['error']} | | | | | | |")
+            rows.append([evo["circuit"], f"not measured: {evo['error']}", "", "", "", "", "", ""])
             continue
-        eligible = [row for row in library if row["mred"] <= evo["mred"]]
-        best = min(eligible, key=lambda row: (row["lut_eq"], row["mred"]), default=None)
-        ok = best is not None and best["lut_eq"] <= evo["lut_eq"]
-        met += ok
-        if evo["lut_eq"] > min_lut_eq:
-            above += 1
-            met_above += ok
-        verdict = "met" if ok else ("not met (none as accurate)" if best is None
-                                    else f"not met (+{best['lut_eq'] - evo['lut_eq']} LUT-eq)")
-        shown = ("(none as accurate) | | |" if best is None else
-                 f"{best['unit']} | {_params(best['params'])} | {_percent(best['mred'])} | {best['lut_eq']} |")
-        print(f"| {evo['circuit']} | {_percent(evo['mred'])} | {evo['lut_eq']} | {shown} {verdict} |")
-    failed = sum("error" in evo for evo in evo_rows)
-    print(f"\nmet (MRED and LUT-eq no higher): {met_above} of {above} circuits above {min_lut_eq} LUT-eq, "
-          f"{met} of {len(evo_rows)} in all" + (f", {failed} not measured" if failed else "") + "\n")
+        best = best_match(evo, library)
+        shown = (["(none as accurate)", "", "", ""] if best is None else
+                 [best["unit"], params_cell(best["params"]), mred_text(best["mred"]), str(best["lut_eq"])])
+        rows.append([evo["circuit"], mred_text(evo["mred"]), str(evo["lut_eq"]), *shown, verdict(evo, best)])
+    return rows
+
+
+def met_counts(evo_rows, library, min_lut_eq):
+    """The line counting the circuits met: above ``min_lut_eq`` LUT-eq, in all, and not measured."""
+    measured = [evo for evo in evo_rows if "error" not in evo]
+    met = [evo for evo in measured if verdict(evo, best_match(evo, library)) == "met"]
+    above = [evo for evo in measured if evo["lut_eq"] > min_lut_eq]
+    failed = len(evo_rows) - len(measured)
+    return (f"met (MRED and LUT-eq no higher): {sum(evo in met for evo in above)} of {len(above)} circuits above "
+            f"{min_lut_eq} LUT-eq, {len(met)} of {len(evo_rows)} in all"
+            + (f", {failed} not measured" if failed else ""))
+
+
+def compare(evo_rows, library, min_lut_eq):
+    """Print one row per circuit and the count of those above ``min_lut_eq`` that are met."""
+    print(markdown(COMPARISON_HEADER, comparison_rows(evo_rows, library)))
+    print(met_counts(evo_rows, library, min_lut_eq) + "\n")
 
 
 #: MRED buckets below 5 %: ``[low, high)`` as fractions; the first holds the exact circuits.
 BUCKETS = ((0.0, 1e-5), (1e-5, 1e-4), (1e-4, 1e-3), (1e-3, 5e-3), (5e-3, 1e-2), (1e-2, 2e-2), (2e-2, 5e-2))
 #: Issue 24's 16-bit target: the library's fewest LUT-eq this far below EvoApproxLib's in each bucket.
 BUCKET_TARGET = 0.10
+#: The columns of the bucket table (:func:`bucket_rows`).
+BUCKET_HEADER = ["MRED bucket", "EvoApproxLib circuits", "fewest LUT-eq", "circuit (MRED)", "library units",
+                 "fewest LUT-eq", "unit (MRED)", "below"]
+
+
+def bucket_name(low, high):
+    return "exact and below 0.001 %" if low == 0 else f"{_bound(low)}-{_bound(high)} %"
+
+
+def below(fewest_evo, fewest_ours):
+    """How far the library's fewest LUT-eq lies below EvoApproxLib's, as the bucket table shows it."""
+    if fewest_evo is None or fewest_ours is None:
+        return "-"
+    return f"{100 * (fewest_evo - fewest_ours) / fewest_evo:.1f} %"
+
+
+def library_label(row):
+    """A library row as the bucket table names it: ``lut_mul t=17 (0.088 %)``."""
+    return f"{row['unit']} {params_cell(row['params'])} ({mred_text(row['mred'])})"
+
+
+def bucket_rows(evo_rows, library):
+    """Per MRED bucket (:data:`BUCKETS`), EvoApproxLib's fewest LUT-eq against the library's fewest, each
+    among its own circuits whose MRED lies in the bucket, and how far below the library's is."""
+    rows = []
+    for low, high in BUCKETS:
+        evo = [row for row in evo_rows if "error" not in row and low <= row["mred"] < high]
+        ours = [row for row in library if low <= row["mred"] < high]
+        cells = [bucket_name(low, high)]
+        for side, label in ((evo, lambda row: f"{row['circuit']} ({mred_text(row['mred'])})"), (ours, library_label)):
+            best = min(side, key=lambda row: (row["lut_eq"], row["mred"]), default=None)
+            cells += [str(len(side)), "-" if best is None else str(best["lut_eq"]), "-" if best is None else label(best)]
+        cells.append(below(min((row["lut_eq"] for row in evo), default=None),
+                           min((row["lut_eq"] for row in ours), default=None)))
+        rows.append(cells)
+    return rows
 
 
 def bucket_table(evo_rows, library):
-    """Per MRED bucket, EvoApproxLib's fewest LUT-eq against the library's fewest, each among its
-    own circuits whose MRED lies in the bucket, and how far below the library's is."""
+    """Print :func:`bucket_rows` and how many buckets meet :data:`BUCKET_TARGET`."""
     print(f"Fewest LUT-eq per MRED bucket (each side's circuits with MRED in the bucket; target: the "
           f"library {100 * BUCKET_TARGET:.0f} % or more below):\n")
-    print("| MRED bucket | EvoApproxLib circuits | fewest LUT-eq | circuit (MRED) | library units | "
-          "fewest LUT-eq | unit (MRED) | below |")
-    print("|---|---|---|---|---|---|---|---|")
-    met = compared = 0
-    for low, high in BUCKETS:
-        name = ("exact and below 0.001 %" if low == 0 else f"{_bound(low)}-{_bound(high)} %")
-        evo = [row for row in evo_rows if "error" not in row and low <= row["mred"] < high]
-        ours = [row for row in library if low <= row["mred"] < high]
-        cells = [name]
-        for rows, label in ((evo, lambda row: row["circuit"]),
-                            (ours, lambda row: f"{row['unit']} {_params(row['params'])}")):
-            best = min(rows, key=lambda row: (row["lut_eq"], row["mred"]), default=None)
-            cells += [str(len(rows)), "-" if best is None else str(best["lut_eq"]),
-                      "-" if best is None else f"{label(best)} ({_percent(best['mred'])})"]
-        best_evo = min((row["lut_eq"] for row in evo), default=None)
-        best_ours = min((row["lut_eq"] for row in ours), default=None)
-        if best_evo is None or best_ours is None:
-            cells.append("-")
-        else:
-            below = (best_evo - best_ours) / best_evo
-            compared += 1
-            met += below >= BUCKET_TARGET
-            cells.append(f"{100 * below:.1f} %")
-        print("| " + " | ".join(cells) + " |")
-    print(f"\nbuckets where the library is {100 * BUCKET_TARGET:.0f} % or more below: {met} of {compared} "
+    rows = bucket_rows(evo_rows, library)
+    print(markdown(BUCKET_HEADER, rows))
+    compared = [row for row in rows if row[-1] != "-"]
+    met = sum(float(row[-1].removesuffix(" %")) >= 100 * BUCKET_TARGET for row in compared)
+    print(f"buckets where the library is {100 * BUCKET_TARGET:.0f} % or more below: {met} of {len(compared)} "
           f"with circuits on both sides ({len(BUCKETS)} buckets)\n")
+
+
+def markdown(header, rows):
+    """A Markdown table of ``header`` and ``rows`` (lists of cells), each line ending in a newline."""
+    lines = ["| " + " | ".join(line) + " |\n" for line in [header, *rows]]
+    return lines[0] + "|" + "|".join("---" for _ in header) + "|\n" + "".join(lines[1:])
 
 
 def _bound(fraction):
     return f"{100 * fraction:g}"
 
 
-def _percent(fraction):
+def mred_text(fraction):
     """A MRED in percent: three decimals, or two significant digits below 0.01 %."""
     value = 100 * fraction
     if value == 0 or value >= 0.01:
@@ -260,11 +314,11 @@ def main(argv=None):
             print("| library unit | params | MRED | LUT-eq | LUT4 | CCU2C |")
             print("|---|---|---|---|---|---|")
             for row in pareto_front(library):
-                print(f"| {row['unit']} | {_params(row['params'])} | {_percent(row['mred'])} | "
+                print(f"| {row['unit']} | {params_cell(row['params'])} | {mred_text(row['mred'])} | "
                       f"{row['lut_eq']} | {row['luts']} | {row['carry']} |")
 
 
-def _params(params):
+def params_cell(params):
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "-"
 
 
