@@ -32,7 +32,9 @@ model (ratio <= 1, issues 13 and 24); the library's 16x16 units at most a
 quarter of it (ratio <= 0.25, issue 24). The machine may be shared: the load
 average is printed with every timing.
 
-The 8x8 section times every library unit exhaustively (issue 3: < 0.1 s each).
+The 8x8 section times every library unit exhaustively (issue 3: < 0.1 s each),
+then the one-pair-per-call cost of a few 16-bit units through the scalar
+interpreter and through the numpy model (docs/units.md, "Units inside kernels").
 The last lines are a table of the library multipliers' ratios, wall (the
 target) and CPU time, and whether each is within the target.
 """
@@ -462,6 +464,42 @@ def eight_bit_section():
     print(f"  slowest: {worst * 1000:.1f} ms (target < 100 ms): {'met' if worst < 0.1 else 'NOT met'}")
 
 
+#: Units whose one-pair-at-a-time cost docs/units.md ("Units inside kernels") gives, at 16 bits.
+SCALAR_UNITS = ("mitchell", "mitchell_refined", "drum", "mitchell_div_refined")
+
+
+def scalar_section(pairs: int = 2000, calls: int = 100):
+    """One operand pair per call, as a kernel's golden model calls a unit: the scalar interpreter
+    (``python_backend.compile_scalar``) against the numpy model, each the best of 3 timings."""
+    from approx_units.python_backend import compile_scalar
+    print("16-bit units, one pair per call (best of 3): scalar interpreter against the numpy model")
+    rng = np.random.default_rng(0)
+    a, b = (rng.integers(1, 1 << 16, pairs).tolist() for _ in range(2))
+    for name in SCALAR_UNITS:
+        unit = approx_units.get(name, width=16)
+        function = compile_scalar(unit.graph)
+        unit.model(a[0], b[0])
+
+        def scalar_run():
+            for x, y in zip(a, b):
+                function(x, y)
+
+        def numpy_run():
+            for x, y in zip(a[:calls], b[:calls]):
+                unit.model(x, y)
+
+        scalar = min(_timed(scalar_run) for _ in range(3)) / pairs
+        vector = min(_timed(numpy_run) for _ in range(3)) / calls
+        print(f"  {name:<22} scalar {scalar * 1e6:6.1f} us/pair   numpy {vector * 1e3:6.2f} ms/pair   "
+              f"({vector / scalar:.0f}x)")
+
+
+def _timed(function) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--width", type=int, default=16, help="operand width of the races (default 16)")
@@ -484,6 +522,7 @@ def main():
     width = args.width
     if not args.skip_8bit:
         eight_bit_section()
+        scalar_section()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
           f"races at {width}x{width} bits (2^{2 * width} pairs), axhls on {args.workers} threads")
     ratios, unraced = {}, []
