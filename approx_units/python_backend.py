@@ -1,11 +1,11 @@
 """Python-integer interpreter of a traced :class:`~approx_units.dataflow.Graph`: the scalar model.
 
 The numpy model (:mod:`approx_units.numpy_backend`) is fast over arrays but pays
-numpy's per-call overhead on every node, about 3 ms per operand pair for a
+numpy's per-call overhead on every node, about 1-3 ms per operand pair for a
 16-bit Mitchell unit. A caller that evaluates one pair at a time, as a kernel's
 golden model does for each operation, uses :func:`compile_scalar` instead: the
 graph becomes straight-line Python over ints (one expression per node, reduced
-modulo ``2**width`` as :mod:`approx_units.dataflow` defines), about 8 us per
+modulo ``2**width`` as :mod:`approx_units.dataflow` defines), about 5-8 us per
 pair (``benchmarks/units_speed.py`` times both). Both interpret the same graph with the same semantics;
 ``tests/units/test_python_backend.py`` checks them against each other bit for bit.
 """
