@@ -588,6 +588,23 @@ class ChainPlan:
                 "figures": figures, "figures_reason": unmodelled}
         return data
 
+    def bound(self, tokens: int) -> float:
+        """Issue 22's throughput bound over ``tokens`` tokens: 1.05 x (``tokens`` + the sum of the
+        stages' depths + :data:`FIFO_LATENCY` per FIFO).  It needs only the schedules, so a chain
+        whose stages are not all modelled (no :meth:`figures`) has it too: such a stage's depth is
+        that of its deepest pipelined loop."""
+        return 1.05 * (tokens + sum(self.stage_depth(index) for index in range(len(self.models)))
+                       + FIFO_LATENCY * len(self.chain.fifos))
+
+    def stage_depth(self, index: int) -> int:
+        """Stage ``index``'s depth in the bound: its stream loop's (0 for a modelled stage without
+        one), or for a stage not modelled its deepest pipelined loop's."""
+        model = self.models[index]
+        if model.reason is None:
+            return model.depth or 0
+        return max((loop["depth"] for loop in self.compiled[index].report.to_json()["loops"] if loop["pipelined"]),
+                   default=0)
+
     def figures(self, trips: dict, tokens: int) -> dict:
         """The chain's throughput and latency from :func:`simulate` at the FIFOs' depths."""
         chain = self.chain
@@ -605,8 +622,8 @@ class ChainPlan:
                         default=None)
         cycles = trace.cycles
         varying = any(model.conditional for model in self.models)
-        depth_sum = sum(model.depth or 0 for model in self.models)
-        bound = 1.05 * (tokens + depth_sum + FIFO_LATENCY * len(chain.fifos))
+        depth_sum = sum(self.stage_depth(index) for index in range(len(self.models)))
+        bound = self.bound(tokens)
         return {"cycles": cycles, "cycles_per_token": None if cycles is None else cycles / tokens,
                 "first_token_in": first_in, "first_token_out": first_out,
                 "latency": None if first_in is None or first_out is None else first_out - first_in,
