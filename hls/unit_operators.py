@@ -441,6 +441,31 @@ def _saturated_magnitude(ops, magnitude, negative, result: Shape):
     return ops.mux(over, limit, magnitude)
 
 
+def _saturated_sum(ops, total, result: Shape):
+    """The unit's sum ``total`` (two's complement when ``result`` is signed) clamped to ``result``'s range.
+
+    A narrow operand is padded to the unit's 4 bits, and the unit's ``4 + 1``-bit sum can
+    leave the exact operator's narrower shape: ``eta1(l=2)`` on ``signed(2)`` operands sets
+    every low bit of ``-2 + -2`` and gives ``-5``, one from ``-4`` and within the unit's
+    worst case, which wraps to ``3`` in ``signed(3)``.  The exact sum always lies in the
+    shape's range, so clamping moves the value towards it, as :func:`_saturated_magnitude`
+    does for products: the error never exceeds the unit's own.
+    """
+    if total.width == result.width:
+        return total
+    kept = ops.slice(total, 0, result.width)
+    if not result.signed:
+        over = ops.not_(ops.is_zero(ops.slice(total, result.width, total.width)))
+        return ops.mux(over, ops.const((1 << result.width) - 1, result.width), kept)
+    # It fits when the bits from the result's sign bit up are copies of one another.
+    high = ops.slice(total, result.width - 1, total.width)
+    fits = ops.or_(ops.is_zero(high), ops.is_zero(ops.not_(high)))
+    negative = ops.bit(total, total.width - 1)
+    limit = ops.mux(negative, ops.const(1 << (result.width - 1), result.width),
+                    ops.const((1 << (result.width - 1)) - 1, result.width))
+    return ops.mux(fits, kept, limit)
+
+
 @functools.lru_cache(maxsize=None)
 def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
     """The :class:`ApproxUnit` of ``choice`` (an :class:`hls.approx.UnitChoice`) for operands ``a``, ``b``.
@@ -486,7 +511,7 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
             x, y = _extend(ops, x, widths[0], a.signed), _extend(ops, y, widths[1], b.signed)
             total = describe(ops, x, y, width=widths[0], width_b=widths[1], signed=signed, **unit_params)
             return _extend(ops, total, result.width, signed) if total.width < result.width \
-                else ops.slice(total, 0, result.width)
+                else _saturated_sum(ops, total, result)
         sign_x, x = sign_magnitude(ops, x) if a.signed else (ops.const(0, 1), x)
         sign_y, y = sign_magnitude(ops, y) if b.signed else (ops.const(0, 1), y)
         x, y = ops.zext(x, widths[0]), ops.zext(y, widths[1])

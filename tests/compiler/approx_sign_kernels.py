@@ -58,3 +58,11 @@ def div_s4_s4(x: signed(4), y: signed(4)) -> signed(5):
 @hls.kernel
 def div_u3_u6(x: unsigned(3), y: unsigned(6)) -> unsigned(3):
     return x // y
+
+
+# The fuzzer's reproducer of a sum that wrapped (issue 22, seed 22): eta1 on signed(2) operands,
+# padded to the unit's 4 bits, gave -5 for -2 + -2, which wrapped to 3 in signed(3).
+
+@hls.kernel(approx={"add": ("eta1", {"l": 2})})
+def narrow_sadd(x: signed(2), h: signed(2)) -> signed(3):
+    return x + h

@@ -1,5 +1,5 @@
 """An approximate product or quotient never wraps or changes sign, and stays within its unit's
-worst case (issue 20).
+worst case (issue 20); neither does an approximate sum (issue 22).
 
 Every multiplier and divider of the library, as a kernel operator at small mixed widths
 (signed x unsigned, unsigned x signed, narrow x wide, signed x signed), on every operand
@@ -7,9 +7,11 @@ pair: the operation's model (the traced graph the hardware is built from, run by
 the kernel's Python run and ``hls.unit_operators.approx_golden`` agree; the result has the sign of
 the exact result or is zero; and it lies within ``hls.unit_operators.approx_error_bound``.  The
 reproducer kernels also run in Amaranth's simulator, bit for bit against their Python run,
-and through ``axhls sim --json``.
+and through ``axhls sim --json``.  Every adder, at every parameter value, on narrow signed and
+mixed operands (padded to the unit's 4 bits), stays within its bound on every pair.
 """
 
+import itertools
 import json
 
 import numpy as np
@@ -27,6 +29,7 @@ from sim.kernel import run
 KERNELS_FILE = kernels.__file__
 MULTIPLIERS = [name for name in names() if spec(name).kind == "mul"]
 DIVIDERS = [name for name in names() if spec(name).kind == "div"]
+ADDERS = [name for name in names() if spec(name).kind == "add"]
 
 
 def _range(shape):
@@ -124,21 +127,72 @@ def test_kernel_python_run_is_the_operation(kernel, kind, unit):
         assert approximate(x=p, y=q) == golden(p, q) == value, (unit, p, q)
 
 
+ADD_SHAPES = [(signed(a), signed(b)) for a in (1, 2, 3, 4) for b in (1, 2, 3, 4)] + \
+    [(signed(2), unsigned(2)), (unsigned(3), signed(1)), (unsigned(2), unsigned(2)), (signed(5), signed(5))]
+
+
+def _adder_choices(unit, a, b):
+    """The adder at every value of its parameters that the unit allows at these widths."""
+    built = approx_unit(UnitChoice("add", unit), a, b).unit
+    params = spec(unit).params
+    ranges = [range(p.bounds(built.width, built.b_width, built.signed)[0],
+                    p.bounds(built.width, built.b_width, built.signed)[1] + 1) for p in params]
+    choices = []
+    for values in itertools.product(*ranges):
+        choice = UnitChoice("add", unit, tuple(zip((p.name for p in params), values)))
+        try:
+            approx_unit(choice, a, b)
+        except UnitWidthError:              # gear: (width - r - p) not a multiple of r
+            continue
+        choices.append(choice)
+    return choices
+
+
+@pytest.mark.parametrize("unit", ADDERS)
+def test_every_adder_stays_within_its_bound_at_narrow_signed_widths(unit):
+    checked = 0
+    for a, b in ADD_SHAPES:
+        for choice in _adder_choices(unit, a, b):
+            x, y, values = _operation_values(choice, a, b)
+            bound = approx_error_bound(choice, a, b)
+            assert bound is not None and bound.source.startswith("exhaustive")
+            outside = ~bound.admits(x, y, values)
+            assert not outside.any(), (f"{choice.label} {a} + {b}: outside {bound}: "
+                                       f"{list(zip(x[outside][:3], y[outside][:3], values[outside][:3]))}")
+            low, high = _range(approx_unit(choice, a, b).result)[0], _range(approx_unit(choice, a, b).result)[-1]
+            assert ((values >= low) & (values <= high)).all()
+            checked += 1
+    assert checked >= len(ADD_SHAPES)
+
+
+def test_the_narrow_sum_reproducer_is_clamped_not_wrapped():
+    # Issue 22 (fuzzer, seed 22): eta1(l=2) on signed(2) operands gave 3 for -2 + -2.
+    choice = UnitChoice("add", "eta1", (("l", 2),))
+    golden = approx_golden(choice, signed(2), signed(2))
+    assert [golden(-2, -2), golden(-2, -1), golden(-1, -1)] == [-4, -4, -4]
+    assert golden(1, 1) == 1          # bit 0 of both set: it and every lower bit become 1, no carry
+    bound = approx_error_bound(choice, signed(2), signed(2))
+    assert not bound.admits(-2, -2, 3) and bound.admits(-2, -2, -4)
+
+
 REPRODUCER_VECTORS = {"smul": [(-2048, 511), (-2048, 257), (2047, 511), (-1, 1), (0, 511)],
-                      "narrow_smul": [(7, -2048), (7, 2047), (5, -1536), (0, -2048)]}
+                      "narrow_smul": [(7, -2048), (7, 2047), (5, -1536), (0, -2048)],
+                      "narrow_sadd": [(x, h) for x in range(-2, 2) for h in range(-2, 2)]}
 
 
 @pytest.mark.parametrize("name", sorted(REPRODUCER_VECTORS))
 def test_reproducers_hardware_matches_python(name):
     kernel = getattr(kernels, name)
     a, b = (param.shape for param in kernel.params)
-    bound = approx_error_bound(kernel.approx["mul"], a, b)
+    kind = next(iter(kernel.approx))
+    bound = approx_error_bound(kernel.approx[kind], a, b)
     for x, h in REPRODUCER_VECTORS[name]:
         result = run(kernel, {"x": x, "h": h})
         assert result.match, result.differences
         value = result.outputs["return"]
         assert value == kernel(x=x, h=h)
-        assert value == 0 or np.sign(value) == np.sign(x * h)
+        if kind == "mul":
+            assert value == 0 or np.sign(value) == np.sign(x * h)
         assert bound.admits(x, h, value)
 
 
