@@ -652,6 +652,13 @@ _PLACED_KINDS = frozenset({"const", "live_in", "carry", "exit", "forward", "indu
 _RECOMPUTE_DEPTH = 3
 
 
+def _operand_values(entry, op, value) -> list:
+    """``op``'s operands for ``entry``'s lowering: constant shift amounts and the like stay Python
+    ints (so that ``x << 2`` widens as Amaranth's does), every other operand is ``value(operand)``."""
+    return [operand.attrs["value"] if index in entry.constant_operands and operand.kind == "const"
+            else value(operand) for index, operand in enumerate(op.operands)]
+
+
 def _uses(block, schedule) -> dict:
     """``{op: [cycle, ...]}`` at which the datapath taps each operation of ``block``: operands and
     predicates at their user's start, a forwarded store's a modulo period later."""
@@ -866,8 +873,7 @@ class _Datapath:
                 self.m.d.comb += out.eq(self.value_at(op.operands[0], cycle, depth - 1))
             else:
                 entry = operator_of(op.kind)
-                operands = [x.attrs["value"] if index in entry.constant_operands and x.kind == "const"
-                            else self.value_at(x, cycle, depth - 1) for index, x in enumerate(op.operands)]
+                operands = _operand_values(entry, op, lambda operand: self.value_at(operand, cycle, depth - 1))
                 self.m.d.comb += out.eq(entry.lower(*operands))
             self.recomputed[key] = out
         return self.recomputed[key]
@@ -979,12 +985,7 @@ class _Datapath:
                 (active, self.g.bank_address(array, self.tap(op.operands[0], t)), data))
         else:
             entry = operator_of(kind)
-            operands = []
-            for index, operand in enumerate(op.operands):
-                if index in entry.constant_operands and operand.kind == "const":
-                    operands.append(operand.attrs["value"])
-                else:
-                    operands.append(self.tap(operand, t))
+            operands = _operand_values(entry, op, lambda operand: self.tap(operand, t))
             out = Signal(op.shape, name=op.name)
             problem = self.g.compiled.schedule_of(self.block).problem.problem
             optype = problem.operator_type_of(op.name)
