@@ -9,6 +9,9 @@ The JSON form (:meth:`Report.to_json`) is the contract of ``axhls report --json`
      "approx": [{"file", "line", "col", "text", "kind", "unit", "origin", "operands",
                  "replaced", "exact_reason", "latency"}]}
 
+``resources.register_bits`` is ``{"before", "after"}``: the flip-flops the kernel's module
+declares at the declared and operations' shapes, and as built with registers sized by their
+ranges (:mod:`hls.analysis.registers`; equal under ``compile_kernel(narrowing=False)``).
 ``bound.kind`` is ``resource``, ``recurrence``, ``memory`` or ``exit``; for a loop
 that is not pipelined ``ii``/``mii``/``depth``/``bound`` are ``null`` and
 ``reason`` says why.  ``approx`` (present when ``hls.approx`` or ``approx=`` asked for units) lists every
@@ -43,9 +46,10 @@ from __future__ import annotations
 import copy
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .analysis.memdep import independence_proofs
+from .backend.component import register_bits
 from .ir.nodes import PipelinedLoop
 from .ir.ops import operator_of
 
@@ -58,8 +62,18 @@ class Report:
 
     data: dict
     source_lines: list[str]
+    #: ``() -> (before, after)``: the kernel's register bits without and with the narrowing of
+    #: :mod:`hls.analysis.registers`; elaborated (twice) only when the report is read.
+    registers: object = field(default=None, compare=False, repr=False)
+
+    def _fill_registers(self):
+        resources = self.data["resources"]
+        if self.registers is not None and "register_bits" not in resources:
+            before, after = self.registers()
+            resources["register_bits"] = {"before": before, "after": after}
 
     def to_json(self) -> dict:
+        self._fill_registers()
         return copy.deepcopy(self.data)
 
     def _quote(self, line: int) -> str:
@@ -68,6 +82,7 @@ class Report:
         return ""
 
     def to_text(self) -> str:
+        self._fill_registers()
         data = self.data
         asked = f" (asked for {data['requested_clock_mhz']:g})" if "requested_clock_mhz" in data else ""
         out = [f"kernel {data['kernel']} at {data['clock_mhz']:g} MHz{asked}"]
@@ -122,6 +137,10 @@ class Report:
         operators = ", ".join(f"{kind} x{count}" for kind, count in sorted(resources["operators"].items()))
         out.append(f"  resources: {resources['variable_register_bits']} register bits in variables; "
                    f"operators: {operators or 'none'}")
+        if "register_bits" in resources:
+            bits = resources["register_bits"]
+            out.append(f"  registers: {bits['before']} bits at declared shapes, {bits['after']} sized by "
+                       f"their ranges ({bits['after'] - bits['before']:+d})")
         return "\n".join(out) + "\n"
 
 
@@ -222,7 +241,15 @@ def build_report(compiled) -> Report:
         data["timing"] = timing
     if compiled.approximations:
         data["approx"] = _approx_sites(compiled)
-    return Report(data, ir.source_lines)
+    return Report(data, ir.source_lines, registers=lambda: _register_bits(compiled))
+
+
+def _register_bits(compiled) -> tuple[int, int]:
+    """The register bits of ``compiled``'s hardware at declared shapes and as built."""
+    declared = copy.copy(compiled)
+    declared.narrowing = False
+    before = register_bits(declared)["bits"]
+    return before, (register_bits(compiled)["bits"] if compiled.narrowing else before)
 
 
 def _approx_sites(compiled) -> list[dict]:

@@ -467,7 +467,8 @@ class _Generator:
         valid = [go] + [Signal(name=f"{_signal_name(block.name)}_v{t}") for t in range(1, length + 1)]
         for t in range(1, length + 1):
             m.d.sync += valid[t].eq(valid[t - 1])
-        datapath = _Datapath(self, block, schedule, valid, induction=None)
+        datapath = _Datapath(self, block, schedule, valid, induction=None,
+                             invariant_reads=self.widths.enabled and not getattr(self.compiled, "overlaps", {}))
         done = valid[length]
         taken = []
         for exit in block.exits:
@@ -573,7 +574,10 @@ class _Generator:
         # iterations drain: those read what they carried in the cycle they read it.
         datapath = _Datapath(self, loop.body, schedule, valid, induction=current,
                              carry_registers=carry_registers, carry_reads=carry_reads, go=go,
-                             mirrored=set(mirrored.values()), holds=self.widths.enabled and not early)
+                             mirrored=set(mirrored.values()), holds=self.widths.enabled and not early,
+                             late_induction=((self.reads[loop.start_var], loop.step)
+                                             if current is not None and self.widths.enabled and not early else None),
+                             invariant_reads=self.widths.enabled and not early)
         for time, fire in datapath.exit_fires:
             # Squash: the iterations younger than the exiting one sit at cycles below
             # `time`; clear their valid bits (and this cycle's issue) and stop issuing.
@@ -641,6 +645,43 @@ class _Generator:
         m.d.comb += self.stall.eq(_any(blocked))
 
 
+#: Operations the datapath places by kind (never recomputed at another cycle).
+_PLACED_KINDS = frozenset({"const", "live_in", "carry", "exit", "forward", "induction", "commit", "load",
+                           "stream_read", "stream_write", "store"})
+#: How many operations deep a recomputation reaches back through cheap logic.
+_RECOMPUTE_DEPTH = 3
+
+
+def _operand_values(entry, op, value) -> list:
+    """``op``'s operands for ``entry``'s lowering: constant shift amounts and the like stay Python
+    ints (so that ``x << 2`` widens as Amaranth's does), every other operand is ``value(operand)``."""
+    return [operand.attrs["value"] if index in entry.constant_operands and operand.kind == "const"
+            else value(operand) for index, operand in enumerate(op.operands)]
+
+
+def _uses(block, schedule) -> dict:
+    """``{op: [cycle, ...]}`` at which the datapath taps each operation of ``block``: operands and
+    predicates at their user's start, a forwarded store's a modulo period later."""
+    uses = {}
+
+    def use(op, cycle):
+        uses.setdefault(op, []).append(cycle)
+    start, ii = schedule.start, schedule.ii
+    for op in block.ops:
+        t = start[op.name]
+        for operand in op.operands:
+            use(operand, t)
+        if op.predicate is not None:
+            use(op.predicate, t)
+        if op.kind == "forward":
+            for store in op.attrs["stores"]:
+                for operand in store.operands:
+                    use(operand, t + ii)
+                if store.predicate is not None:
+                    use(store.predicate, t + ii)
+    return uses
+
+
 def _priority(m, target, requests, pick):
     if not requests:
         return
@@ -667,8 +708,24 @@ class _Datapath:
     """The operations of one block, placed at their scheduled cycles."""
 
     def __init__(self, generator, block, schedule, valid, *, induction, carry_registers=None, carry_reads=None,
-                 go=None, mirrored=frozenset(), holds=False):
+                 go=None, mirrored=frozenset(), holds=False, late_induction=None, invariant_reads=False):
         self.g = generator
+        #: Reads of variables the block never writes, when nothing else runs beside it (no
+        #: overlapped runs): the variable's register holds that value in every cycle of the
+        #: block, so a later cycle reads the register, not a delay line.
+        written = {op.attrs["var"] for op in block.ops if op.kind in ("commit", "carry")}
+        self.invariant = (set(generator.ir.variables) - written) if invariant_reads else set()
+        self.everywhere = set()
+        #: ``(first, step)`` of a ``for`` loop whose iterations reach each stage in order (no
+        #: overlapped runs): the induction value at a late stage is counted there instead of
+        #: carried (:meth:`late_counter`); ``None`` otherwise.
+        self.late_induction = late_induction
+        self.late_counters = {}     # cycle -> register counting the iterations that reach it
+        #: op -> the cycles at which operations tap it, and the last (its delay line reaches it anyway).
+        self.uses = _uses(block, schedule) if generator.widths.enabled else {}
+        self.last_use = {op: max(cycles) for op, cycles in self.uses.items()}
+        self.reborn = {}            # op -> cycle at which it is recomputed, or None
+        self.recomputed = {}        # (op, cycle) -> its value recomputed at that cycle
         self.carry_registers = carry_registers or {}
         self.carry_reads = carry_reads or self.carry_registers     # widened back to the variable's shape
         self.mirrored = mirrored    # commits whose variable's register is the carry register itself
@@ -712,7 +769,15 @@ class _Datapath:
             return Const(op.attrs["value"], op.shape)
         key = op
         born, value = self.born[op]
-        held = self.held.get(op)
+        if op in self.everywhere:
+            return value
+        if self.g.widths.enabled and cycle - born >= 2:
+            rebirth = self.rebirth(op)
+            if rebirth is not None and cycle > rebirth:
+                # Recomputed at `rebirth` from operands whose delay lines reach it anyway: the
+                # delay line starts there instead of at the operation's own cycle.
+                key, born, value = (op, "reborn"), rebirth, self.value_at(op, rebirth, _RECOMPUTE_DEPTH, own=True)
+        held = self.held.get(op) if key is op else None
         if held is not None and cycle >= held[0]:
             first, last, register = held
             if cycle <= last:
@@ -727,7 +792,7 @@ class _Datapath:
         line = self.lines.setdefault(key, [(value, value)])
         # Callers never tap inside an m.If: the registers of a delay line shift unconditionally.
         while len(line) <= delay:
-            name = f"{op.name}_d{len(line)}" if key is op else f"{op.name}_h{len(line)}"
+            name = f"{op.name}_d{len(line)}" if key is op else f"{op.name}_{key[1][0]}{len(line)}"
             shape = self.g.widths.pipeline(op)
             register = Signal(shape, name=name)
             self.g.delay_registers[op.name] = self.g.delay_registers.get(op.name, 0) + 1
@@ -739,6 +804,91 @@ class _Datapath:
                 self.m.d.comb += view.eq(register)
             line.append((register, view))
         return line[delay][1]
+
+    # -- delay lines replaced by recomputation (registers sized by their ranges) ----------
+
+    def _cheap(self, op) -> bool:
+        """Whether ``op`` is combinational logic of its operands alone, recomputable anywhere."""
+        if op.kind == "wrap":
+            return True
+        if op.kind in _PLACED_KINDS:
+            return False
+        entry = operator_of(op.kind)
+        if entry.has_unit:
+            return False
+        optype = self.g.compiled.schedule_of(self.block).problem.problem.operator_type_of(op.name)
+        return optype.limit is None and optype.latency == 0
+
+    def available(self, op, cycle, depth) -> bool:
+        """Whether ``op``'s value at ``cycle`` costs no new delay register: a constant, a delay
+        line that reaches ``cycle`` anyway, a late induction counter, or cheap logic of such."""
+        if op.kind == "const":
+            return True
+        if op in self.everywhere or self.born[op][0] <= cycle <= self.last_use.get(op, -1):
+            return True
+        if op.kind == "induction":
+            return self.late_induction is not None and cycle >= 1
+        return depth > 0 and self._cheap(op) and all(self.available(x, cycle, depth - 1) for x in op.operands)
+
+    def rebirth(self, op):
+        """The cycle from which ``op``'s later uses read it recomputed (see :meth:`tap`), or ``None``.
+
+        Its uses at cycles ``u_1 < ... < u_n`` need a delay line to ``u_n``.  When the
+        operation can be recomputed at ``u_k - 1`` at no register cost (:meth:`available`), the
+        uses from ``u_k`` on read a line from that cycle, and the ``u_k - 1 - u_(k-1)``
+        registers between go; the widest such gap is taken."""
+        if op in self.reborn:
+            return self.reborn[op]
+        best, saved = None, 1       # a rebirth costs a register of its own: it must save 2
+        recomputable = op.kind == "induction" or self._cheap(op)
+        born = self.born[op][0]
+        if recomputable:
+            uses = sorted({u for u in self.uses.get(op, ()) if u > born})
+            previous = born
+            for use in uses:
+                candidate = use - 1
+                if candidate - previous > saved and all(self.available(x, candidate, _RECOMPUTE_DEPTH - 1)
+                                                        for x in op.operands) \
+                        and (op.kind != "induction" or self.late_induction is not None):
+                    best, saved = candidate, candidate - previous
+                previous = use
+        self.reborn[op] = best
+        return best
+
+    def value_at(self, op, cycle, depth, *, own=False):
+        """``op``'s value for the iteration at ``cycle``, recomputed where :meth:`available` says so."""
+        if op.kind == "const":
+            return Const(op.attrs["value"], op.shape)
+        if not own and (op in self.everywhere or self.born[op][0] <= cycle <= self.last_use.get(op, -1)
+                        or depth <= 0):
+            return self.tap(op, cycle)
+        if op.kind == "induction":
+            return self.late_counter(cycle)
+        if not self._cheap(op):
+            return self.tap(op, cycle)
+        key = (op, cycle)
+        if key not in self.recomputed:
+            out = Signal(op.shape, name=f"{op.name}_at{cycle}")
+            if op.kind == "wrap":
+                self.m.d.comb += out.eq(self.value_at(op.operands[0], cycle, depth - 1))
+            else:
+                entry = operator_of(op.kind)
+                operands = _operand_values(entry, op, lambda operand: self.value_at(operand, cycle, depth - 1))
+                self.m.d.comb += out.eq(entry.lower(*operands))
+            self.recomputed[key] = out
+        return self.recomputed[key]
+
+    def late_counter(self, cycle):
+        """The induction value of the iteration at ``cycle``: a counter that starts where the
+        loop's counter starts and steps once per iteration that reaches ``cycle``.  Iterations
+        reach a stage in issue order and only a squash drops one, and a squash drops every
+        younger iteration (the loop then ends), so the k-th arrival is the k-th iteration."""
+        if cycle not in self.late_counters:
+            first, step = self.late_induction
+            register = Signal(self.induction.shape(), name=f"{_signal_name(self.block.name)}_induction_at{cycle}")
+            self.m.d.sync += register.eq(Mux(self.go, first, Mux(self.valid[cycle], register + step, register)))
+            self.late_counters[cycle] = register
+        return self.late_counters[cycle]
 
     def operand(self, op, cycle):
         # Constant shift amounts stay Python ints, so that `x << 2` widens as Amaranth's does.
@@ -773,6 +923,8 @@ class _Datapath:
                     self.born[op] = (t, value)
             else:
                 self.born[op] = (t, self.g.reads[var])
+                if var in self.invariant:
+                    self.everywhere.add(op)
         elif kind == "carry":
             value = self.tap(op.operands[0], t)     # outside the If: a delay line must shift every cycle
             with m.If(valid):
@@ -833,12 +985,7 @@ class _Datapath:
                 (active, self.g.bank_address(array, self.tap(op.operands[0], t)), data))
         else:
             entry = operator_of(kind)
-            operands = []
-            for index, operand in enumerate(op.operands):
-                if index in entry.constant_operands and operand.kind == "const":
-                    operands.append(operand.attrs["value"])
-                else:
-                    operands.append(self.tap(operand, t))
+            operands = _operand_values(entry, op, lambda operand: self.tap(operand, t))
             out = Signal(op.shape, name=op.name)
             problem = self.g.compiled.schedule_of(self.block).problem.problem
             optype = problem.operator_type_of(op.name)
