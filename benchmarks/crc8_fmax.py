@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/crc8_fmax.py [--device ecp5|ice40] [--clocks 100,150] [--seeds 1,2,3]
 
-Compiles ``benchmarks/kernels/crc8_step.py`` for each clock on the device, prints the
+Compiles ``benchmarks/crc8_step.py`` for each clock on the device, prints the
 report's II and claimed clock and nextpnr's Fmax per seed (in the fold wrapper,
 :func:`approx_units.synth.synthesize_kernel_seeds`, cached), and whether the median reaches
 the claim.  Exit status 1 when the II is not 1 or a claim is missed.
@@ -16,7 +16,7 @@ import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for entry in (ROOT, os.path.join(ROOT, "benchmarks", "kernels")):
+for entry in (ROOT, os.path.join(ROOT, "benchmarks")):
     if entry not in sys.path:
         sys.path.insert(0, entry)
 

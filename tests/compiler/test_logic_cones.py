@@ -8,7 +8,7 @@ from hls.analysis.logic_cones import cone_levels, levels
 from hls.compiler import compile_kernel
 from hls.ir import PipelinedLoop
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "kernels"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
 def test_levels_count_lut4_inputs():

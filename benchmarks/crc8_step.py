@@ -5,9 +5,14 @@ levels); the delay model times it so (hls.analysis.logic_cones), not as 8 chaine
 """
 
 import hls
+import random
+
 from amaranth import unsigned
 
-from _benchmark_inputs import values
+
+def values(seed, count, low, high):
+    rng = random.Random(seed)
+    return [rng.randint(low, high) for _ in range(count)]
 
 
 @hls.kernel
