@@ -82,6 +82,10 @@ class DelayModel:
     routing_hop : float
         Routing from one operator to the next; every operator's delay includes
         it.
+    cone_level : float
+        One LUT4 level of a cone of bitwise logic (``&``, ``|``, ``^``, selects, constant
+        shifts: :mod:`hls.analysis.logic_cones`), with its routing: synthesis maps each output
+        bit of such a cone to LUTs over the cone's input bits.
     loop_control_logic : float
         A pipelined loop's control logic after the counter's comparison (or
         the valid chain's OR): the issue and stop logic into the ``running``
@@ -128,6 +132,7 @@ class DelayModel:
     memory_clock_to_out: float
     register_setup: float
     routing_hop: float
+    cone_level: float
     loop_control_logic: float
     unit_lut: float
     unit_logic: float
@@ -204,6 +209,7 @@ ECP5 = DelayModel(
     memory_clock_to_out=2.0,
     register_setup=2.0,
     routing_hop=0.5,
+    cone_level=1.5,
     loop_control_logic=4.9,
     unit_lut=0.95,
     unit_logic=0.5,
@@ -242,6 +248,7 @@ ICE40 = DelayModel(
     memory_clock_to_out=2.0,
     register_setup=1.0,
     routing_hop=0.5,
+    cone_level=3.3,
     loop_control_logic=7.5,
     unit_lut=0.9,
     unit_logic=0.5,

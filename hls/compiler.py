@@ -16,6 +16,7 @@ from amaranth.back import verilog as amaranth_verilog
 from .analysis.forwarding import insert_forwarding
 from .analysis.overlap import overlap_runs
 from .analysis.block_problems import BlockProblem, build_problem
+from .analysis.logic_cones import schedule_respects_cones
 from .backend.component import KernelComponent
 from .errors import KernelSyntaxError
 from .frontend import shape_of
@@ -310,19 +311,31 @@ def _fastest_reachable(kernel, compiled: CompiledKernel, pipelining: bool, overl
     return best
 
 
+def _cones_hold(target, problem, sched) -> bool:
+    # Bitwise logic is timed by its LUT cones; where the schedule registers a bit inside a
+    # cone, the cones after the register may be deeper than the timing said.
+    return schedule_respects_cones(problem.block, problem.problem, sched, target.delay_model.cone_level)
+
+
 def _schedule_block(target, block) -> BlockSchedule:
-    problem = build_problem(block, target)
-    sched = schedule_sequential(problem.problem)
+    for cones in (True, False):
+        problem = build_problem(block, target, cones=cones)
+        sched = schedule_sequential(problem.problem)
+        if not cones or _cones_hold(target, problem, sched):
+            break
     verify(problem.problem, sched)
     return BlockSchedule(problem, sched, max(1, _length(problem.problem, sched)))
 
 
 def _schedule_loop(target, loop: PipelinedLoop) -> BlockSchedule:
     insert_forwarding(loop)
-    problem = build_problem(loop.body, target, loop=loop)
-    bound = minimum_ii(problem.problem)
-    target = loop.info.target_ii
-    start_ii = bound.mii if target is None else max(target, bound.mii)
-    sched = schedule(problem.problem, ii=start_ii, bound=bound)   # the MII once, not twice
+    for cones in (True, False):
+        problem = build_problem(loop.body, target, loop=loop, cones=cones)
+        bound = minimum_ii(problem.problem)
+        target_ii = loop.info.target_ii
+        start_ii = bound.mii if target_ii is None else max(target_ii, bound.mii)
+        sched = schedule(problem.problem, ii=start_ii, bound=bound)   # the MII once, not twice
+        if not cones or _cones_hold(target, problem, sched):
+            break
     verify(problem.problem, sched)
-    return BlockSchedule(problem, sched, max(1, _length(problem.problem, sched)), bound, target)
+    return BlockSchedule(problem, sched, max(1, _length(problem.problem, sched)), bound, target_ii)

@@ -67,6 +67,7 @@ from ..ir.ops import covering_shape, limitable_resources, operator_of
 from ..schedule.problem import Dependence, Operation, OperatorType, Problem
 from ..target import Target
 from .forwarding import forwarded_pairs
+from .logic_cones import cone_levels
 from .memdep import loop_dependences, memory_dependences
 from .predicates import exclusive
 
@@ -187,9 +188,25 @@ def _shared_unit_types(block: Block, target: Target, type_of: dict) -> dict:
     return types
 
 
-def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = None) -> BlockProblem:
+def _cone_types(block: Block, target: Target, type_of: dict) -> None:
+    """Bitwise operations timed as the LUT cones synthesis maps them to (:mod:`.logic_cones`):
+    each its own type, whose delay is the LUT levels it adds to its cone."""
+    cones = cone_levels(block)
+    for op, optype in type_of.items():
+        increment = cones.increment.get(op.name)
+        if (increment is None or optype.limit is not None or optype.latency
+                or operator_of(op.kind).category != "logic"):
+            continue
+        type_of[op] = OperatorType(f"{optype.name}/cone+{increment}",
+                                   incoming_delay=increment * target.delay_model.cone_level,
+                                   description=f"`{optype.name}`, {increment} LUT level(s) of a bitwise cone")
+
+
+def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = None,
+                  cones: bool = True) -> BlockProblem:
     """The scheduling problem of ``block`` for ``target``; cyclic when ``loop`` is the pipelined
-    loop it is the body of.
+    loop it is the body of.  With ``cones``, bitwise logic is timed by the LUT levels of its
+    cones (:mod:`hls.analysis.logic_cones`), otherwise operator by operator.
 
     Raises
     ------
@@ -203,6 +220,8 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
     problem = Problem(target.usable_period_ns, name=loop.name if loop is not None else block.name)
     result = BlockProblem(problem, block, loop is not None)
     type_of = {op: _operator_type(op, target, {}) for op in block.ops}
+    if cones:
+        _cone_types(block, target, type_of)
     for optype in type_of.values():
         previous = problem.operator_types.get(optype.name)
         # A shared (limited) type serves several widths: size it for the slowest.

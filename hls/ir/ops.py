@@ -243,6 +243,14 @@ class Operator:
         arithmetic follows Python's operators on ints, as :attr:`golden` does);
         ``facts`` (a :class:`hls.analysis.values.ValueAnalysis`) gives the leaves.
         ``None``: nothing is known of the value beyond its shape (a memory read).
+    bits : callable or None
+        ``bits(op, *operands) -> tuple or None``: the operator on single bits, for bitwise
+        logic that synthesis maps as one cone of LUTs (:mod:`hls.analysis.logic_cones`): each
+        operand is a tuple of its bits (least significant first, its shape's width), each bit
+        ``0``/``1``, a wire ``(name, index)`` of a source bit or a ``frozenset`` of the source
+        bits it is a function of; the result has ``op.shape.width`` bits.  ``None`` (or a
+        ``None`` result) makes the operation a source: its bits depend on its operands in a way
+        that is not bitwise (a carry chain, a read).
     unit_timing : callable or None
         ``unit_timing(model, period, shapes, constants) -> Timing or None`` for an
         operator built as a unit pipelined for its operand shapes (a division, a
@@ -273,6 +281,7 @@ class Operator:
     unit_timing: Callable[[object, float, tuple, tuple], Timing | None] | None = None
     unit: "UnitOperator | None" = None
     transfer: Callable[..., object] | None = None
+    bits: Callable[..., tuple | None] | None = None
 
     # -- every layer reads these -----------------------------------------------------------
 
@@ -454,6 +463,117 @@ def _invert_transfer(op, facts, value):
     if shape.signed:
         return ~value
     return facts.constant((1 << shape.width) - 1) - value
+
+
+# -- operators on single bits (hls.analysis.logic_cones) --------------------------------------
+
+def _support(bit) -> frozenset:
+    return bit if isinstance(bit, frozenset) else frozenset() if isinstance(bit, int) else frozenset((bit,))
+
+
+def _function(*bits):
+    # A function of every non-constant bit of `bits`.
+    return frozenset().union(*(_support(bit) for bit in bits))
+
+
+def _bit_and(x, y):
+    if x == 0 or y == 0:
+        return 0
+    if x == 1 or y == 1:
+        return y if x == 1 else x
+    return _function(x, y)
+
+
+def _bit_or(x, y):
+    if x == 1 or y == 1:
+        return 1
+    if x == 0 or y == 0:
+        return y if x == 0 else x
+    return _function(x, y)
+
+
+def _bit_xor(x, y):
+    if isinstance(x, int) and isinstance(y, int):
+        return x ^ y
+    if y == 0 or x == 0:
+        return y if x == 0 else x
+    return _function(x, y)      # an inversion (x ^ 1) is a function of one bit, a LUT of its own
+
+
+def _bit_not(x):
+    return 1 - x if isinstance(x, int) else _function(x)
+
+
+def _bit_any(bits):
+    if any(bit == 1 for bit in bits):
+        return 1
+    variable = [bit for bit in bits if not isinstance(bit, int)]
+    if not variable:
+        return 0
+    return variable[0] if len(variable) == 1 else _function(*variable)
+
+
+def _extended(bits, shape, width):
+    # An operand's bits as Amaranth widens (sign or zero extension) or truncates it to `width`.
+    bits = tuple(bits)[:width]
+    fill = bits[-1] if shape.signed and bits else 0
+    return bits + (fill,) * (width - len(bits))
+
+
+def _bitwise_bits(function):
+    def bits(op, a, b):
+        width = op.shape.width
+        a, b = (_extended(v, operand.shape, width) for v, operand in zip((a, b), op.operands))
+        return tuple(function(x, y) for x, y in zip(a, b))
+    return bits
+
+
+def _shift_bits(direction):
+    def bits(op, a, amount):
+        if op.operands[1].kind != "const":
+            return None     # a barrel shifter: a source
+        shift, width, shape = op.operands[1].attrs["value"], op.shape.width, op.operands[0].shape
+        if direction > 0:
+            return (0,) * min(shift, width) + _extended(a, shape, max(0, width - shift))
+        return _extended(a, shape, width + shift)[shift:shift + width]
+    return bits
+
+
+def _invert_bits(op, a):
+    return tuple(_bit_not(bit) for bit in _extended(a, op.operands[0].shape, op.shape.width))
+
+
+def _truth_bits(negate):
+    def bits(op, a):
+        any_set = _bit_any(a)
+        return ((_bit_not(any_set) if negate else any_set),) + (0,) * (op.shape.width - 1)
+    return bits
+
+
+def _logical_bits(function):
+    def bits(op, a, b):
+        return (function(_bit_any(a), _bit_any(b)),) + (0,) * (op.shape.width - 1)
+    return bits
+
+
+def _select_bits(op, c, a, b):
+    width = op.shape.width
+    choose = _bit_any(c)
+    a, b = _extended(a, op.operands[1].shape, width), _extended(b, op.operands[2].shape, width)
+    if isinstance(choose, int):
+        return a if choose else b
+    # Equal constants or the same wire need no multiplexer; two functions of the same bits
+    # may differ (x and ~x), so they do.
+    return tuple(x if x == y and not isinstance(x, frozenset) else _function(choose, x, y) for x, y in zip(a, b))
+
+
+def _const_bits(op):
+    value = op.attrs["value"]
+    return tuple((value >> index) & 1 for index in range(op.shape.width))
+
+
+def _wrap_bits(op, a):
+    return _extended(a, op.operands[0].shape, op.shape.width)
 
 
 # -- delay formulas over a device model ------------------------------------------------------
@@ -803,11 +923,11 @@ _ENTRIES = [
              transfer=_pure(operator.mod), logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "mod"),
              description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(1),
              pipelined_description="the library's exact divider, pipelined"),
-    _binary("shl", (ast.LShift,), operator.lshift, _shift_logic, constant_operands=(1,)),
-    _binary("shr", (ast.RShift,), operator.rshift, _shift_logic, constant_operands=(1,)),
-    _binary("and", (ast.BitAnd,), operator.and_, _lut_logic),
-    _binary("or", (ast.BitOr,), operator.or_, _lut_logic),
-    _binary("xor", (ast.BitXor,), operator.xor, _lut_logic),
+    _binary("shl", (ast.LShift,), operator.lshift, _shift_logic, constant_operands=(1,), bits=_shift_bits(1)),
+    _binary("shr", (ast.RShift,), operator.rshift, _shift_logic, constant_operands=(1,), bits=_shift_bits(-1)),
+    _binary("and", (ast.BitAnd,), operator.and_, _lut_logic, bits=_bitwise_bits(_bit_and)),
+    _binary("or", (ast.BitOr,), operator.or_, _lut_logic, bits=_bitwise_bits(_bit_or)),
+    _binary("xor", (ast.BitXor,), operator.xor, _lut_logic, bits=_bitwise_bits(_bit_xor)),
     _compare("lt", (ast.Lt,), operator.lt, _compare_logic),
     _compare("le", (ast.LtE,), operator.le, _compare_logic),
     _compare("gt", (ast.Gt,), operator.gt, _compare_logic),
@@ -823,34 +943,35 @@ _ENTRIES = [
     # Python's short-circuit (a guard `i < n and a[i] > 0` must not read a[n]).
     Operator("land", 2, syntax=(ast.And,), lowering=lambda a, b: a.bool() & b.bool(),
              golden=_same(lambda a, b: int(bool(a) and bool(b))), python_inline=True, logic=_lut_logic,
-             transfer=_pure(lambda a, b: a.truth().minimum(b.truth()))),
+             transfer=_pure(lambda a, b: a.truth().minimum(b.truth())), bits=_logical_bits(_bit_and)),
     Operator("lor", 2, syntax=(ast.Or,), lowering=lambda a, b: a.bool() | b.bool(),
              golden=_same(lambda a, b: int(bool(a) or bool(b))), python_inline=True, logic=_lut_logic,
-             transfer=_pure(lambda a, b: a.truth().maximum(b.truth()))),
+             transfer=_pure(lambda a, b: a.truth().maximum(b.truth())), bits=_logical_bits(_bit_or)),
     Operator("neg", 1, syntax=(ast.USub,), lowering=operator.neg, golden=_same(operator.neg),
              python_inline=True, logic=_carry_logic, transfer=_pure(operator.neg)),
     Operator("invert", 1, syntax=(ast.Invert,), lowering=operator.invert, golden=_invert, logic=_lut_logic,
-             transfer=_invert_transfer),
+             transfer=_invert_transfer, bits=_invert_bits),
     Operator("not", 1, syntax=(ast.Not,), lowering=lambda a: ~a.bool(), golden=_same(lambda a: int(not a)),
-             logic=_reduction_logic, transfer=_pure(lambda a: a.truth(negate=True))),
+             logic=_reduction_logic, transfer=_pure(lambda a: a.truth(negate=True)), bits=_truth_bits(True)),
     Operator("bool", 1, lowering=lambda a: a.bool(), golden=_same(lambda a: int(bool(a))),
-             logic=_reduction_logic, transfer=_pure(lambda a: a.truth())),
+             logic=_reduction_logic, transfer=_pure(lambda a: a.truth()), bits=_truth_bits(False)),
     Operator("abs", 1, syntax=(abs,), lowering=abs, golden=_same(abs), logic=_abs_logic,
              transfer=_pure(abs)),
     # The golden model keeps `b if c else e`: only the branch taken is evaluated, as a guard needs.
     Operator("select", 3, syntax=(ast.IfExp,), lowering=Mux, golden=_same(lambda c, a, b: a if c else b),
-             python_inline=True, logic=_lut_logic, transfer=_pure(lambda c, a, b: c.choose(a, b))),
+             python_inline=True, logic=_lut_logic, transfer=_pure(lambda c, a, b: c.choose(a, b)),
+             bits=_select_bits),
     # Approximate units of approx_units, one chosen per operation (hls.approx, @hls.kernel(approx=...)).
     _approx("mul", "multiplier", ("mul",)),
     _approx("add", "adder", ()),
     _approx("div", "divider", ("div", "floordiv")),
     # Structural kinds: built by the back end itself.
     Operator("const", 0, "wire", description="constant",
-             transfer=lambda op, facts: facts.constant(op.attrs["value"])),
+             transfer=lambda op, facts: facts.constant(op.attrs["value"]), bits=_const_bits),
     Operator("live_in", 0, "wire", description="variable read", transfer=lambda op, facts: facts.variable(op)),
     Operator("induction", 0, "wire", description="loop counter", transfer=lambda op, facts: facts.counter(op)),
     Operator("wrap", 1, "wire", description="conversion to the assigned shape",
-             transfer=lambda op, facts, value: value.wrapped(op.shape)),
+             transfer=lambda op, facts, value: value.wrapped(op.shape), bits=_wrap_bits),
     Operator("commit", 1, "register", description="variable register"),
     Operator("carry", 1, "carry", description="loop-carried value"),
     Operator("exit", 1, "exit", description="loop exit"),
