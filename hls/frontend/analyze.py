@@ -2,7 +2,8 @@
 
 :func:`analyze` first checks the kernel's interface
 (:func:`hls.frontend.signature.signature`, also run on every helper it inlines),
-then walks the user's function AST once and builds a *new* body
+finds each stream's direction (:func:`hls.frontend.directions.stream_uses`), then walks the
+user's function AST once and builds a *new* body
 (the user's AST is left untouched, so a helper can be inlined many times):
 
 * constructs outside the language raise :class:`~hls.errors.KernelSyntaxError`
@@ -14,6 +15,9 @@ then walks the user's function AST once and builds a *new* body
   inlined as assignments to fresh variables placed before the statement that
   used them;
 * every expression node gets its Amaranth shape (:func:`~hls.frontend.typed.shape_of`).
+
+After the walk, :func:`hls.frontend.directions.set_directions` sets each stream's
+direction and the ``approx=`` keys are checked against the operations found.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from .. import approx
 from ..errors import KernelSyntaxError, KernelWarning
 from ..types import ArrayType, Partition, fits, format_shape, shape_range, wrap
 from . import pragmas
+from .directions import set_directions, stream_uses
 from .signature import MISSING, RESERVED, Signature, annotation_value, namespace_of
 from .signature import signature as signature_of
 from .source import SourceFunction
@@ -180,8 +185,6 @@ class _Analyzer:
         self.if_depth = 0
         #: The value of the assignment being analysed: the one place a stream read may stand.
         self.stream_read_site = None
-        #: stream name -> {"read"/"write": the first node that does it}
-        self.stream_uses: dict[str, dict[str, ast.AST]] = {}
 
     # -- errors ----------------------------------------------------------------------------
 
@@ -221,18 +224,10 @@ class _Analyzer:
             else:
                 scope.names[param.name] = param.name
             scope.defined.add(param.name)
-        self.stream_directions(tree)
+        uses = stream_uses(tree, scope.streams, function.filename)
         body = self.body_with_return(tree, signature, is_kernel=True)
         self.inline_stack.pop()
-        for param in signature.params:
-            if param.kind == "stream":
-                uses = self.stream_uses.get(param.name, {})
-                if not uses:
-                    self.error(ast.Name(id=param.name, lineno=param.lineno, col_offset=param.col_offset),
-                               f"stream parameter {param.name!r} is never read or written, so it is neither an "
-                               f"input nor an output", f"read it (x = {param.name}.read()) or write it "
-                               f"({param.name}.write(v)), or remove the parameter")
-                param.direction = "in" if "read" in uses else "out"
+        set_directions(signature.params, uses, function.filename)
         used = {site.kind for site in self.approximations if site.origin == "kernel"}
         for key in self.kernel_approx:
             if approx.is_operation_key(key) and key not in self.operations:
@@ -1317,27 +1312,6 @@ class _Analyzer:
             self.error(node, f"{name}.{method} takes {'no arguments' if method == 'read' else 'one value'}",
                        f"write {usage}")
         return name, method
-
-    def stream_directions(self, tree: ast.FunctionDef):
-        """Every ``s.read()`` and ``s.write(...)`` of the source, in source order: the direction of
-        each stream comes from the text, also from code the front end then drops (a loop of no trips
-        that ``hls.pipeline`` unrolls)."""
-        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-                 and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-                 and node.func.value.id in self.scope.streams and node.func.attr in ("read", "write")]
-        for call in sorted(calls, key=lambda node: (node.lineno, node.col_offset)):
-            self.use_stream(call.func.value.id, call.func.attr, call)
-
-    def use_stream(self, name: str, kind: str, node: ast.AST):
-        """Record that ``name`` is read or written at ``node``: a stream is an input or an output."""
-        uses = self.stream_uses.setdefault(name, {})
-        other = "write" if kind == "read" else "read"
-        if other in uses:
-            done = {"read": "read", "write": "written"}
-            self.error(node, f"stream {name!r} is {done[kind]} here and {done[other]} on line {uses[other].lineno}: "
-                       f"a stream parameter is either an input (read) or an output (written)",
-                       "use one stream parameter for the tokens in and another for the tokens out")
-        uses.setdefault(kind, node)
 
     def stream_read(self, name: str, node: ast.Call) -> ast.expr:
         """``x = s.read()``: the value of the assignment is the typed read of one token."""
