@@ -188,8 +188,8 @@ class _Analyzer:
 
     # -- errors ----------------------------------------------------------------------------
 
-    def error(self, node: ast.AST, message: str, hint: str | None = None, filename: str | None = None):
-        raise KernelSyntaxError(filename or self.scope.filename, getattr(node, "lineno", 0),
+    def error(self, node: ast.AST, message: str, hint: str | None = None):
+        raise KernelSyntaxError(self.scope.filename, getattr(node, "lineno", 0),
                                 getattr(node, "col_offset", -1) + 1, message, hint)
 
     # -- entry point -----------------------------------------------------------------------
