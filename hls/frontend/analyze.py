@@ -1,6 +1,9 @@
 """Check a kernel against the language, inline its helpers, and infer every shape.
 
-:func:`analyze` walks the user's function AST once and builds a *new* body
+:func:`analyze` first checks the kernel's interface
+(:func:`hls.frontend.signature.signature`, also run on every helper it inlines),
+finds each stream's direction (:func:`hls.frontend.directions.stream_uses`), then walks the
+user's function AST once and builds a *new* body
 (the user's AST is left untouched, so a helper can be inlined many times):
 
 * constructs outside the language raise :class:`~hls.errors.KernelSyntaxError`
@@ -12,13 +15,14 @@
   inlined as assignments to fresh variables placed before the statement that
   used them;
 * every expression node gets its Amaranth shape (:func:`~hls.frontend.typed.shape_of`).
+
+After the walk, :func:`hls.frontend.directions.set_directions` sets each stream's
+direction and the ``approx=`` keys are checked against the operations found.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
-import inspect
 import linecache
 import numbers
 import warnings
@@ -28,8 +32,11 @@ from amaranth.hdl import Shape
 
 from .. import approx
 from ..errors import KernelSyntaxError, KernelWarning
-from ..types import ArrayType, Partition, StreamType, bare_shape_function, fits, format_shape, shape_range, wrap
+from ..types import ArrayType, Partition, fits, format_shape, shape_range, wrap
 from . import pragmas
+from .directions import set_directions, stream_uses
+from .signature import MISSING, RESERVED, Signature, annotation_value, namespace_of
+from .signature import signature as signature_of
 from .source import SourceFunction
 from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
                      range_shape, unary_shape)
@@ -41,8 +48,6 @@ __all__ = ["analyze", "MAX_WIDTH"]
 #: Widest expression the front end accepts, in bits: Amaranth's simulator refuses wider values.
 MAX_WIDTH = 65536
 
-#: Prefix of the golden model's own names.
-_RESERVED = "__hls_"
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 #: The kernel operators a unit of ``@hls.kernel(approx=...)`` replaces, by kind.
@@ -50,7 +55,6 @@ _APPROX_SYNTAX = {ast.Mult: "mul", ast.Add: "add", ast.FloorDiv: "div"}
 _APPROX_EXACT = {"mul": ast.Mult, "add": ast.Add, "div": ast.FloorDiv}
 #: hls.approx's functions, the kind each one is.
 _APPROX_FUNCTIONS = {approx.mul: "mul", approx.add: "add", approx.div: "div"}
-_MISSING = object()
 
 #: Statements outside the language, with the message and hint for each.
 _UNSUPPORTED_STATEMENTS = {
@@ -108,15 +112,6 @@ def analyze(function) -> TypedKernel:
 
 
 @dataclass
-class _Signature:
-    params: list[Param]
-    array_types: dict[str, ArrayType]
-    return_shapes: list[Shape]
-    returns_tuple: bool
-    has_return_annotation: bool
-
-
-@dataclass
 class _Scope:
     """Name bindings of one function body (the kernel's or an inlined helper's)."""
 
@@ -145,14 +140,6 @@ class _Scope:
     #: user names of the loop variables of unrolled loops -> a function making the
     #: value of the current copy (a constant, or the unrolled counter plus an offset)
     bound: dict = field(default_factory=dict)
-
-
-def _namespace(fn) -> dict:
-    namespace = dict(vars(builtins))
-    namespace.update(fn.__globals__)
-    if fn.__closure__:
-        namespace.update(inspect.getclosurevars(fn).nonlocals)
-    return namespace
 
 
 def _set_shape(node: ast.AST, shape: Shape) -> ast.AST:
@@ -198,13 +185,11 @@ class _Analyzer:
         self.if_depth = 0
         #: The value of the assignment being analysed: the one place a stream read may stand.
         self.stream_read_site = None
-        #: stream name -> {"read"/"write": the first node that does it}
-        self.stream_uses: dict[str, dict[str, ast.AST]] = {}
 
     # -- errors ----------------------------------------------------------------------------
 
-    def error(self, node: ast.AST, message: str, hint: str | None = None, filename: str | None = None):
-        raise KernelSyntaxError(filename or self.scope.filename, getattr(node, "lineno", 0),
+    def error(self, node: ast.AST, message: str, hint: str | None = None):
+        raise KernelSyntaxError(self.scope.filename, getattr(node, "lineno", 0),
                                 getattr(node, "col_offset", -1) + 1, message, hint)
 
     # -- entry point -----------------------------------------------------------------------
@@ -212,11 +197,11 @@ class _Analyzer:
     def run(self) -> TypedKernel:
         function = self.root
         tree = function.tree
-        signature = self.signature(function)
+        signature = signature_of(function, is_kernel=True)
         for param in signature.params:
             self.used_names.add(param.name)
             self.param_shapes[param.name] = param.shape
-        scope = _Scope(function, function.filename, _namespace(function.fn))
+        scope = _Scope(function, function.filename, namespace_of(function.fn))
         scope.local_names = _assigned_names(tree.body)
         self.scope = scope
         self.inline_stack.append(function)
@@ -239,18 +224,10 @@ class _Analyzer:
             else:
                 scope.names[param.name] = param.name
             scope.defined.add(param.name)
-        self.stream_directions(tree)
+        uses = stream_uses(tree, scope.streams, function.filename)
         body = self.body_with_return(tree, signature, is_kernel=True)
         self.inline_stack.pop()
-        for param in signature.params:
-            if param.kind == "stream":
-                uses = self.stream_uses.get(param.name, {})
-                if not uses:
-                    self.error(ast.Name(id=param.name, lineno=param.lineno, col_offset=param.col_offset),
-                               f"stream parameter {param.name!r} is never read or written, so it is neither an "
-                               f"input nor an output", f"read it (x = {param.name}.read()) or write it "
-                               f"({param.name}.write(v)), or remove the parameter")
-                param.direction = "in" if "read" in uses else "out"
+        set_directions(signature.params, uses, function.filename)
         used = {site.kind for site in self.approximations if site.origin == "kernel"}
         for key in self.kernel_approx:
             if approx.is_operation_key(key) and key not in self.operations:
@@ -280,115 +257,9 @@ class _Analyzer:
                         in sorted(self.operations.items(), key=lambda item: item[1][:3])],
         )
 
-    # -- signatures ------------------------------------------------------------------------
-
-    def signature(self, function) -> _Signature:
-        tree = function.tree
-        filename = function.filename
-        arguments = tree.args
-        if isinstance(tree, ast.AsyncFunctionDef):
-            self.error(tree, "async functions are not supported", None, filename)
-        for bad, what in ((arguments.vararg, "*args"), (arguments.kwarg, "**kwargs")):
-            if bad is not None:
-                self.error(bad, f"{what} parameters are not supported",
-                           "declare each parameter with its shape", filename)
-        if arguments.posonlyargs or arguments.kwonlyargs:
-            node = (arguments.posonlyargs + arguments.kwonlyargs)[0]
-            self.error(node, "positional-only and keyword-only parameters are not supported",
-                       "use plain parameters", filename)
-        if arguments.defaults:
-            self.error(arguments.defaults[0], "default parameter values are not supported",
-                       "pass every argument explicitly", filename)
-        annotations = dict(getattr(function.fn, "__annotations__", {}))
-        namespace = _namespace(function.fn)
-        params, array_types = [], {}
-        for arg in arguments.args:
-            if arg.arg.startswith(_RESERVED):
-                self.error(arg, f"names starting with {_RESERVED} are reserved", "rename the parameter",
-                           filename)
-            if arg.annotation is None:
-                self.error(arg, f"parameter {arg.arg!r} has no type annotation",
-                           f"write {arg.arg}: unsigned(8), signed(16) or hls.Array[signed(16), 64]",
-                           filename)
-            annotation = self.annotation_value(annotations.get(arg.arg, _MISSING), arg.annotation,
-                                               namespace, filename)
-            if isinstance(annotation, ArrayType):
-                if annotation.depth is None:
-                    self.error(arg, f"array parameter {arg.arg!r} has no depth",
-                               f"write hls.Array[{format_shape(annotation.shape)}, DEPTH]", filename)
-                self.check_width(arg.annotation, annotation.shape, f"the elements of array parameter {arg.arg!r}",
-                                 filename)
-                params.append(Param(arg.arg, "array", annotation.shape, annotation.depth,
-                                    arg.lineno, arg.col_offset, annotation.partition))
-                array_types[arg.arg] = annotation
-            elif isinstance(annotation, Shape):
-                self.check_width(arg.annotation, annotation, f"parameter {arg.arg!r}", filename)
-                params.append(Param(arg.arg, "scalar", annotation, None, arg.lineno, arg.col_offset))
-            elif isinstance(annotation, StreamType):
-                if function is not self.root:
-                    self.error(arg, f"helper {function.name} takes the stream parameter {arg.arg!r}: only a "
-                               f"kernel's own parameters can be streams", "read or write the stream in the "
-                               "kernel and pass the helper the token", filename)
-                self.check_width(arg.annotation, annotation.shape, f"the tokens of stream parameter {arg.arg!r}",
-                                 filename)
-                params.append(Param(arg.arg, "stream", annotation.shape, None, arg.lineno, arg.col_offset))
-            else:
-                self.error(arg.annotation, f"parameter {arg.arg!r} is annotated {annotation!r}, "
-                           f"which is not a shape", "use unsigned(n), signed(n), "
-                           "hls.Array[shape, depth] or hls.Stream[shape]", filename)
-        return_shapes, returns_tuple = [], False
-        has_annotation = tree.returns is not None
-        if has_annotation:
-            value = self.annotation_value(annotations.get("return", _MISSING), tree.returns,
-                                          namespace, filename)
-            if value is None:
-                has_annotation = False
-            elif isinstance(value, Shape):
-                return_shapes = [value]
-            elif getattr(value, "__origin__", None) is tuple:
-                returns_tuple = True
-                return_shapes = list(value.__args__)
-                for item in return_shapes:
-                    self.reject_bare_shape_function(item, tree.returns, filename)
-                    if not isinstance(item, Shape):
-                        self.error(tree.returns, f"return annotation element {item!r} is not a shape",
-                                   "write tuple[signed(16), unsigned(8)]", filename)
-                if not return_shapes:
-                    self.error(tree.returns, "empty tuple return annotation", None, filename)
-            else:
-                self.error(tree.returns, f"return annotation {value!r} is not a shape",
-                           "write -> signed(32) or -> tuple[signed(16), unsigned(8)]", filename)
-            for shape in return_shapes:
-                self.check_width(tree.returns, shape, f"the return value of {tree.name}", filename)
-        return _Signature(params, array_types, return_shapes, returns_tuple, has_annotation)
-
-    def annotation_value(self, value, node: ast.expr, namespace: dict, filename: str):
-        if value is _MISSING or isinstance(value, str):
-            try:
-                value = eval(compile(ast.Expression(node), filename, "eval"), namespace)
-            except Exception as error:
-                self.error(node, f"cannot evaluate annotation {ast.unparse(node)!r}: {error}",
-                           None, filename)
-        self.reject_bare_shape_function(value, node, filename)
-        return value
-
-    def reject_bare_shape_function(self, value, node: ast.expr, filename: str):
-        """``n: unsigned`` means ``unsigned(N)``: say so, rather than show a function's repr."""
-        bare = bare_shape_function(value)
-        if bare is not None:
-            self.error(node, f"{bare} without a width is not a shape", f"write {bare}(N), e.g. {bare}(8)",
-                       filename)
-
-    def check_width(self, node: ast.expr, shape: Shape, what: str, filename: str):
-        """A declared interface shape must hold more than the one value 0."""
-        if shape.width == 0:
-            self.error(node, f"{what} is {format_shape(shape)}, which has no bits and holds only 0",
-                       f"give it at least one bit, e.g. {'signed' if shape.signed else 'unsigned'}(8)",
-                       filename)
-
     # -- bodies ----------------------------------------------------------------------------
 
-    def body_with_return(self, tree: ast.FunctionDef, signature: _Signature,
+    def body_with_return(self, tree: ast.FunctionDef, signature: Signature,
                          is_kernel: bool, result_names: list[str] | None = None) -> list[ast.stmt]:
         """The function body; the final ``return`` becomes a ``Return`` (kernel) or an
         assignment to ``result_names`` (inlined helper)."""
@@ -513,8 +384,8 @@ class _Analyzer:
             self.error(target, f"array {name!r} is already declared", "declare each array once")
         if name in scope.names:
             self.error(target, f"{name!r} is already a scalar variable", "use another name for the array")
-        if name.startswith(_RESERVED):
-            self.error(target, f"names starting with {_RESERVED} are reserved", "rename the array")
+        if name.startswith(RESERVED):
+            self.error(target, f"names starting with {RESERVED} are reserved", "rename the array")
         arguments = list(call.args)
         keywords = {keyword.arg: keyword.value for keyword in call.keywords}
         for keyword in call.keywords:
@@ -530,7 +401,7 @@ class _Analyzer:
             values[key] = value
         if "shape" not in values or "depth" not in values:
             self.error(call, "hls.local needs an element shape and a depth", usage)
-        shape = self.annotation_value(_MISSING, values["shape"], scope.namespace, scope.filename)
+        shape = annotation_value(MISSING, values["shape"], scope.namespace, scope.filename)
         if not isinstance(shape, Shape):
             self.error(values["shape"], f"the element shape {ast.unparse(values['shape'])!r} of hls.local "
                        f"is not an Amaranth shape", usage)
@@ -540,7 +411,7 @@ class _Analyzer:
                        f"not {ast.unparse(values['depth'])!r}", usage)
         partition = None
         if "partition" in values:
-            partition = self.annotation_value(_MISSING, values["partition"], scope.namespace, scope.filename)
+            partition = annotation_value(MISSING, values["partition"], scope.namespace, scope.filename)
             if partition is not None and not isinstance(partition, Partition):
                 self.error(values["partition"], f"partition= must be hls.partition(...), not "
                            f"{ast.unparse(values['partition'])!r}", usage)
@@ -562,7 +433,7 @@ class _Analyzer:
             self.error(node.target, "only plain names can be annotated",
                        "annotate the variable where it is first assigned")
         name = node.target.id
-        shape = self.annotation_value(_MISSING, node.annotation, scope.namespace, scope.filename)
+        shape = annotation_value(MISSING, node.annotation, scope.namespace, scope.filename)
         if isinstance(shape, ArrayType):
             self.error(node, f"an array cannot be declared by annotation ({name!r})",
                        f"declare a local array as {name} = hls.local(shape, depth), or pass an hls.Array parameter")
@@ -992,8 +863,8 @@ class _Analyzer:
     def check_assignable(self, target: ast.Name):
         scope = self.scope
         name = target.id
-        if name.startswith(_RESERVED):
-            self.error(target, f"names starting with {_RESERVED} are reserved", "rename the variable")
+        if name.startswith(RESERVED):
+            self.error(target, f"names starting with {RESERVED} are reserved", "rename the variable")
         if name in scope.arrays:
             self.error(target, f"cannot assign to array {'parameter ' if name not in self.root_locals() else ''}{name!r}",
                        f"write its elements: {name}[i] = ...")
@@ -1104,7 +975,7 @@ class _Analyzer:
                 return -value if isinstance(node.op, ast.USub) else value
         if isinstance(node, ast.Name) and node.id not in self.scope.names \
                 and node.id not in self.scope.arrays:
-            value = self.scope.namespace.get(node.id, _MISSING)
+            value = self.scope.namespace.get(node.id, MISSING)
             if isinstance(value, numbers.Integral):
                 return int(value)
         return None
@@ -1150,8 +1021,8 @@ class _Analyzer:
             if name not in scope.defined:
                 self.error(node, f"{name!r} is read before it is assigned", "assign it first")
             return self.name_load(scope.names[name], node)
-        value = scope.namespace.get(name, _MISSING)
-        if value is _MISSING:
+        value = scope.namespace.get(name, MISSING)
+        if value is MISSING:
             self.error(node, f"unknown name {name!r}")
         if isinstance(value, numbers.Integral):  # also numpy integers
             return _constant(int(value), node)
@@ -1442,27 +1313,6 @@ class _Analyzer:
                        f"write {usage}")
         return name, method
 
-    def stream_directions(self, tree: ast.FunctionDef):
-        """Every ``s.read()`` and ``s.write(...)`` of the source, in source order: the direction of
-        each stream comes from the text, also from code the front end then drops (a loop of no trips
-        that ``hls.pipeline`` unrolls)."""
-        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-                 and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-                 and node.func.value.id in self.scope.streams and node.func.attr in ("read", "write")]
-        for call in sorted(calls, key=lambda node: (node.lineno, node.col_offset)):
-            self.use_stream(call.func.value.id, call.func.attr, call)
-
-    def use_stream(self, name: str, kind: str, node: ast.AST):
-        """Record that ``name`` is read or written at ``node``: a stream is an input or an output."""
-        uses = self.stream_uses.setdefault(name, {})
-        other = "write" if kind == "read" else "read"
-        if other in uses:
-            done = {"read": "read", "write": "written"}
-            self.error(node, f"stream {name!r} is {done[kind]} here and {done[other]} on line {uses[other].lineno}: "
-                       f"a stream parameter is either an input (read) or an output (written)",
-                       "use one stream parameter for the tokens in and another for the tokens out")
-        uses.setdefault(kind, node)
-
     def stream_read(self, name: str, node: ast.Call) -> ast.expr:
         """``x = s.read()``: the value of the assignment is the typed read of one token."""
         stream = _located(ast.Name(id=name, ctx=ast.Load()), node.func.value)
@@ -1503,14 +1353,14 @@ class _Analyzer:
                        "assign the call's result to a variable first")
         if helper in self.inline_stack:
             self.error(call, f"recursive call to {helper.name}", "recursion is not supported; use a loop")
-        signature = self.signature(helper)
+        signature = signature_of(helper, is_kernel=False)
         if len(signature.return_shapes) != results_wanted and results_wanted != 0:
             if not signature.return_shapes:
                 self.error(call, f"{helper.name} returns no value")
             self.error(call, f"{helper.name} returns {len(signature.return_shapes)} value(s), "
                        f"but {results_wanted} are used here")
         arguments = self.bind_call(call, signature, helper)
-        scope = _Scope(helper, helper.filename, _namespace(helper.fn))
+        scope = _Scope(helper, helper.filename, namespace_of(helper.fn))
         scope.local_names = _assigned_names(helper.tree.body)
         setup = []
         for param, argument in zip(signature.params, arguments):
@@ -1547,7 +1397,7 @@ class _Analyzer:
         self.pending.extend(setup + body)
         return [self.name_load(name, call) for name in result_names]
 
-    def bind_call(self, call: ast.Call, signature: _Signature, helper) -> list[ast.expr]:
+    def bind_call(self, call: ast.Call, signature: Signature, helper) -> list[ast.expr]:
         names = [param.name for param in signature.params]
         bound: dict[str, ast.expr] = {}
         for argument in call.args:
