@@ -7,6 +7,10 @@ import pytest
 
 from sim import fuzz
 
+# Single kernels: what these tests read is one kernel's decorator (chains are tested in
+# tests/sim/test_fuzz_streams.py).
+KERNELS = fuzz.FuzzConfig(features=fuzz.FEATURES - {"chains"})
+
 
 def _kernel_approx(source: str) -> dict:
     (function,) = [node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
@@ -24,7 +28,7 @@ def _calls(source: str) -> list[str]:
 
 
 def test_programs_use_units_per_call_and_per_kernel():
-    programs = [fuzz.generate(9, index) for index in range(120)]
+    programs = [fuzz.generate(9, index, KERNELS) for index in range(120)]
     per_kernel = [_kernel_approx(program.source) for program in programs]
     calls = [_calls(program.source) for program in programs]
     assert 10 <= sum(map(bool, per_kernel)) <= 60
@@ -33,12 +37,12 @@ def test_programs_use_units_per_call_and_per_kernel():
     for mapping in per_kernel:
         for kind, (unit, params) in mapping.items():
             assert (unit, params) in fuzz.APPROX_UNITS[kind]
-    without = fuzz.FuzzConfig(features=fuzz.FEATURES - {"approx"})
+    without = fuzz.FuzzConfig(features=fuzz.FEATURES - {"approx", "chains"})
     assert not any(_calls(fuzz.generate(9, index, without).source) for index in range(40))
 
 
 def test_kernels_with_units_match_python(tmp_path):
-    programs = [fuzz.generate(9, index) for index in range(120)]
+    programs = [fuzz.generate(9, index, KERNELS) for index in range(120)]
     chosen = ([p for p in programs if _kernel_approx(p.source)][:2]
               + [p for p in programs if _calls(p.source) and not _kernel_approx(p.source)][:2])
     assert len(chosen) == 4

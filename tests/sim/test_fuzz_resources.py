@@ -5,6 +5,10 @@ import ast
 
 from sim import fuzz
 
+# Single kernels: what these tests read is one kernel's decorator (chains are tested in
+# tests/sim/test_fuzz_streams.py).
+KERNELS = fuzz.FuzzConfig(features=fuzz.FEATURES - {"chains"})
+
 
 def _limits(source: str) -> dict:
     tree = ast.parse(source)
@@ -26,7 +30,7 @@ def _operators(source: str) -> set:
 def test_limits_name_only_operators_the_kernel_uses():
     limited = 0
     for index in range(80):
-        source = fuzz.generate(4, index).source
+        source = fuzz.generate(4, index, KERNELS).source
         limits = _limits(source)
         used = _operators(source)
         for name, count in limits.items():
@@ -38,16 +42,16 @@ def test_limits_name_only_operators_the_kernel_uses():
 
 
 def test_limits_leave_the_program_body_unchanged():
-    without = fuzz.FuzzConfig(features=fuzz.FEATURES - {"resources"})
+    without = fuzz.FuzzConfig(features=fuzz.FEATURES - {"resources", "chains"})
     for index in range(30):
-        limited, plain = fuzz.generate(4, index), fuzz.generate(4, index, without)
+        limited, plain = fuzz.generate(4, index, KERNELS), fuzz.generate(4, index, without)
         assert _limits(plain.source) == {}
         strip = lambda text: [line for line in text.splitlines() if not line.startswith("@hls.kernel")]  # noqa: E731
         assert strip(limited.source) == strip(plain.source) and limited.args == plain.args
 
 
 def test_kernels_with_one_multiplier_match_python(tmp_path):
-    programs = [program for program in (fuzz.generate(4, index) for index in range(80))
+    programs = [program for program in (fuzz.generate(4, index, KERNELS) for index in range(80))
                 if _limits(program.source).get("mul") == 1][:4]
     assert len(programs) == 4
     for program in programs:
