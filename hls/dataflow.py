@@ -457,6 +457,14 @@ class ChainPlan:
             models, links = self.restricted(group)
             blocked = next((f"stage {model.name} is not modelled: {model.reason}" for model in models if model.reason),
                            None)
+            if blocked is None:
+                # The depth rule runs the sources for a horizon and twice it; token counts that
+                # match only for some runs (a data-dependent writer, a fixed-count reader) leave
+                # nothing to derive a depth from.
+                base = horizon(models)
+                blocked = next((f"its token counts do not match for every run: {found}"
+                                for found in (iterations(models, links, base), iterations(models, links, 2 * base))
+                                if isinstance(found, str)), None)
             branching = self.branching(group)
             if blocked is not None and branching is not None:
                 stage = chain.stages[branching]
