@@ -199,7 +199,8 @@ def _cone_types(block: Block, target: Target, type_of: dict) -> None:
             continue
         type_of[op] = OperatorType(f"{optype.name}/cone+{increment}",
                                    incoming_delay=increment * target.delay_model.cone_level,
-                                   description=f"`{optype.name}`, {increment} LUT level(s) of a bitwise cone")
+                                   description=f"{optype.name} in a bitwise cone, adding {increment} "
+                                               f"LUT level{'' if increment == 1 else 's'}")
 
 
 def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = None,
