@@ -191,11 +191,12 @@ def test_interrupted_exhaustive_evaluation_stops_its_workers_quietly(tmp_path):
 
 def test_interrupted_sweep_keeps_whole_rows_and_prints_json(tmp_path):
     database = tmp_path / "sweep.sqlite"
-    # Sixteen error jobs of 8 million sampled pairs each on two workers: several seconds in all under the
-    # compiled engine, so the interrupt one second in always lands (eight jobs of 2 million could finish first).
+    # Sixteen exhaustive 16-bit error jobs on two workers: about 40 s in all under the compiled
+    # engine (two take 5.7 s), so the interrupt one second in always lands. 8 million sampled pairs
+    # each took 2 s in all, and the signal could land as the interpreter exited (status -2).
     status, out, err = interrupt(["units", "sweep", "--units", "loa", "--param",
                                   "l=" + ",".join(str(l) for l in range(1, 17)),
-                                  "--widths", "16", "--samples", "8000000", "--targets", "none", "--jobs", "2",
+                                  "--widths", "16", "--targets", "none", "--jobs", "2",
                                   "--db", str(database), "--json"], tmp_path / "marks", ready=database.exists,
                                  after=1.0)
     _assert_interrupted(status, err)
