@@ -31,11 +31,13 @@ This package imports nothing of the project's, so every library can use it.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import math
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -183,10 +185,35 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _redeliver_lost_interrupt(previous_hook)
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
         signal.signal(signal.SIGTERM, previous)
+
+
+def _redeliver_lost_interrupt(previous_hook):
+    """An ``unraisablehook`` that sends a swallowed Ctrl-C or SIGTERM again.
+
+    Python runs a signal's handler between two bytecodes of the main thread, which may be
+    inside a ``__del__`` or a weak-reference callback (Amaranth's unused-element check runs
+    in ``__del__`` after every elaboration).  An exception raised there cannot propagate:
+    Python prints "Exception ignored in ..." and goes on, so the command would run to its
+    end.  This hook has the signal's handler run again a moment later instead; once it runs
+    outside a finaliser, the exception reaches the command.  The moment comes from a timer
+    thread, so that the handler cannot run inside this hook, where it would be lost too.
+    """
+    def hook(unraisable):
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+            resend = threading.Timer(0.01, _thread.interrupt_main, (signum,))
+            resend.daemon = True
+            resend.start()
+            return
+        previous_hook(unraisable)
+    return hook
 
 
 class DeferredInterrupt:

@@ -457,6 +457,55 @@ def test_sigterm_is_held_back_like_ctrl_c_and_raised_as_terminated(python_sigint
     assert signal.getsignal(signal.SIGTERM) is before
 
 
+class _SignalledInFinaliser:
+    """Sends ``signum`` to this process from its ``__del__``, whose handler then raises there."""
+
+    def __init__(self, signum):
+        self.signum = signum
+
+    def __del__(self):
+        signal.raise_signal(self.signum)
+        sum(range(1000))                         # the handler runs, and raises, inside __del__
+
+
+@pytest.mark.parametrize("signum, raised", [(signal.SIGINT, KeyboardInterrupt),
+                                            (signal.SIGTERM, artefacts.Terminated)])
+def test_an_interrupt_swallowed_by_a_finaliser_is_sent_again(python_sigint, capsys, signum, raised):
+    # Amaranth's unused-element check runs in __del__: a Ctrl-C landing there was printed as
+    # "Exception ignored" and lost, and the command ran to its end.
+    reached = []
+    with pytest.raises(raised) as caught:
+        with artefacts.terminate_as_interrupt():
+            finalised = _SignalledInFinaliser(signum)
+            del finalised
+            reached.append("after the finaliser")
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                time.sleep(0.01)
+            reached.append("never interrupted")
+    assert reached == ["after the finaliser"]
+    assert type(caught.value) is raised
+    assert "Exception ignored" not in capsys.readouterr().err
+
+
+def test_other_unraisable_exceptions_still_reach_the_previous_hook(python_sigint):
+    seen = []
+    previous = sys.unraisablehook
+    recording = lambda unraisable: seen.append(type(unraisable.exc_value))     # noqa: E731
+    sys.unraisablehook = recording
+    try:
+        class Failing:
+            def __del__(self):
+                raise ValueError("in a finaliser")
+        with artefacts.terminate_as_interrupt():
+            failing = Failing()
+            del failing
+        assert seen == [ValueError]
+        assert sys.unraisablehook is recording             # put back when the block ends
+    finally:
+        sys.unraisablehook = previous
+
+
 def test_outside_terminate_as_interrupt_sigterm_is_not_held_back(python_sigint):
     # Its default action ends the process: nothing to hold, and nothing is installed for it.
     previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
