@@ -1,16 +1,16 @@
 """Check a kernel against the language, inline its helpers, and infer every shape.
 
-:func:`analyze` first checks the kernel's interface
-(:func:`hls.frontend.signature.signature`, also run on every helper it inlines),
-finds each stream's direction (:func:`hls.frontend.directions.stream_uses`), then walks the
-user's function AST once and builds a *new* body
-(the user's AST is left untouched, so a helper can be inlined many times):
+:func:`analyze` runs the front end's passes in order: the interface check
+(:func:`hls.frontend.signature.signature`, also run on every helper it inlines), the
+check of the body's constructs (:func:`hls.frontend.check.check`, likewise), each stream's
+direction (:func:`hls.frontend.directions.stream_uses`), then one walk of the user's
+function AST that builds a *new* body (the user's AST is left untouched, so a helper can
+be inlined many times):
 
-* constructs outside the language raise :class:`~hls.errors.KernelSyntaxError`
-  at the offending node;
 * names are resolved: parameters, locals, loop variables, module-level integer
   constants (folded into literals), helpers, ``range``/``min``/``max``/``abs``/``len``
-  and the loop pragmas;
+  and the loop pragmas; a use that the name's meaning rules out raises
+  :class:`~hls.errors.KernelSyntaxError` at the offending node;
 * forms are normalised (see ``docs/architecture.md``), and helper calls are
   inlined as assignments to fresh variables placed before the statement that
   used them;
@@ -34,6 +34,7 @@ from .. import approx
 from ..errors import KernelSyntaxError, KernelWarning
 from ..types import ArrayType, Partition, fits, format_shape, shape_range, wrap
 from . import pragmas
+from .check import check, constant_problem, unsupported_expression
 from .directions import set_directions, stream_uses
 from .signature import MISSING, RESERVED, Signature, annotation_value, namespace_of
 from .signature import signature as signature_of
@@ -48,56 +49,11 @@ __all__ = ["analyze", "MAX_WIDTH"]
 #: Widest expression the front end accepts, in bits: Amaranth's simulator refuses wider values.
 MAX_WIDTH = 65536
 
-_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-
 #: The kernel operators a unit of ``@hls.kernel(approx=...)`` replaces, by kind.
 _APPROX_SYNTAX = {ast.Mult: "mul", ast.Add: "add", ast.FloorDiv: "div"}
 _APPROX_EXACT = {"mul": ast.Mult, "add": ast.Add, "div": ast.FloorDiv}
 #: hls.approx's functions, the kind each one is.
 _APPROX_FUNCTIONS = {approx.mul: "mul", approx.add: "add", approx.div: "div"}
-
-#: Statements outside the language, with the message and hint for each.
-_UNSUPPORTED_STATEMENTS = {
-    ast.Try: ("exceptions (try) are not supported", "check conditions with if"),
-    ast.Raise: ("exceptions (raise) are not supported", "return a status value instead"),
-    ast.With: ("with statements are not supported", None),
-    ast.AsyncWith: ("with statements are not supported", None),
-    ast.AsyncFor: ("async for is not supported", "use for over range(...)"),
-    ast.Import: ("imports inside a kernel are not supported", "import at module level"),
-    ast.ImportFrom: ("imports inside a kernel are not supported", "import at module level"),
-    ast.Global: ("global is not supported", "pass the value as a parameter or an array"),
-    ast.Nonlocal: ("nonlocal is not supported", "pass the value as a parameter or an array"),
-    ast.FunctionDef: ("nested functions are not supported",
-                      "define an @hls.function helper at module level"),
-    ast.AsyncFunctionDef: ("nested functions are not supported",
-                           "define an @hls.function helper at module level"),
-    ast.ClassDef: ("classes are not supported inside a kernel", None),
-    ast.Delete: ("del is not supported", None),
-    ast.Assert: ("assert is not supported in a kernel", "check the condition in a test of the golden model"),
-    ast.Match: ("match statements are not supported", "use if/elif/else"),
-}
-if hasattr(ast, "TryStar"):
-    _UNSUPPORTED_STATEMENTS[ast.TryStar] = _UNSUPPORTED_STATEMENTS[ast.Try]
-
-_UNSUPPORTED_EXPRESSIONS = {
-    ast.List: ("lists cannot be built in a kernel", "pass an hls.Array parameter"),
-    ast.Tuple: ("tuples are only supported in assignments and return", None),
-    ast.Set: ("sets are not supported", None),
-    ast.Dict: ("dicts are not supported", "use an hls.Array indexed by an integer key"),
-    ast.ListComp: ("comprehensions are not supported", "write a for loop over range(...)"),
-    ast.SetComp: ("comprehensions are not supported", "write a for loop over range(...)"),
-    ast.DictComp: ("comprehensions are not supported", "write a for loop over range(...)"),
-    ast.GeneratorExp: ("generator expressions are not supported", "write a for loop over range(...)"),
-    ast.Lambda: ("lambdas are not supported", "define an @hls.function helper at module level"),
-    ast.Yield: ("generators (yield) are not supported", "return a tuple or write to an array"),
-    ast.YieldFrom: ("generators (yield) are not supported", "return a tuple or write to an array"),
-    ast.Await: ("await is not supported", None),
-    ast.JoinedStr: ("strings are not supported", None),
-    ast.NamedExpr: ("assignment expressions (:=) are not supported", "assign in a statement first"),
-    ast.Starred: ("starred expressions are not supported", None),
-    ast.Slice: ("slicing is not supported", "index one element at a time in a loop"),
-}
-
 
 def analyze(function) -> TypedKernel:
     """Check ``function`` (a :class:`~hls.frontend.source.SourceFunction`: an ``hls.Function`` or ``hls.Kernel``)
@@ -198,6 +154,7 @@ class _Analyzer:
         function = self.root
         tree = function.tree
         signature = signature_of(function, is_kernel=True)
+        check(tree, function.filename, is_kernel=True)
         for param in signature.params:
             self.used_names.add(param.name)
             self.param_shapes[param.name] = param.shape
@@ -270,12 +227,6 @@ class _Analyzer:
         final = body[-1] if body and isinstance(body[-1], ast.Return) else None
         if final is not None:
             body = body[:-1]
-        for statement in body:
-            for node in _own_statements(statement):
-                if isinstance(node, ast.Return):
-                    what = "kernel" if is_kernel else "helper"
-                    self.error(node, f"return must be the last statement of the {what}",
-                               "assign the result to a variable, break out of loops, and return it at the end")
         out = self.statements(body)
         if final is None or final.value is None:
             if signature.return_shapes:
@@ -318,13 +269,7 @@ class _Analyzer:
         return out
 
     def statement(self, node: ast.stmt) -> list[ast.stmt]:
-        if type(node) in _UNSUPPORTED_STATEMENTS:
-            message, hint = _UNSUPPORTED_STATEMENTS[type(node)]
-            self.error(node, message, hint)
-        method = getattr(self, f"statement_{type(node).__name__}", None)
-        if method is None:
-            self.error(node, f"{type(node).__name__} statements are not supported")
-        return method(node)
+        return getattr(self, f"statement_{type(node).__name__}")(node)
 
     def statement_Pass(self, node: ast.Pass) -> list[ast.stmt]:
         return []
@@ -353,9 +298,6 @@ class _Analyzer:
 
     def statement_Assign(self, node: ast.Assign) -> list[ast.stmt]:
         self.stream_read_site = node.value
-        if len(node.targets) != 1:
-            self.error(node, "chained assignment (a = b = ...) is not supported",
-                       "write one assignment per variable")
         target = node.targets[0]
         if isinstance(target, ast.Tuple):
             return self.tuple_assign(target, node.value, node)
@@ -364,13 +306,11 @@ class _Analyzer:
             self.check_constant_fits(node.value, array_type.shape, f"an element of {target.value.id}")
             value = self.expr(node.value)
             return [self.store(array, array_type, index, value, target, node)]
-        if isinstance(target, ast.Name):
-            if isinstance(node.value, ast.Call) and self.resolve(node.value.func) is pragmas.local:
-                return self.local_array(target, node.value, node)
-            self.check_constant_name(target.id, node.value)
-            value = self.expr(node.value)
-            return [self.assign_user_name(target, value, node)]
-        self.bad_target(target)
+        if isinstance(node.value, ast.Call) and self.resolve(node.value.func) is pragmas.local:
+            return self.local_array(target, node.value, node)
+        self.check_constant_name(target.id, node.value)
+        value = self.expr(node.value)
+        return [self.assign_user_name(target, value, node)]
 
     def local_array(self, target: ast.Name, call: ast.Call, node: ast.stmt) -> list[ast.stmt]:
         """``buf = hls.local(shape, depth, partition=...)``: declares an array; no code."""
@@ -429,9 +369,6 @@ class _Analyzer:
     def statement_AnnAssign(self, node: ast.AnnAssign) -> list[ast.stmt]:
         scope = self.scope
         self.stream_read_site = node.value
-        if not isinstance(node.target, ast.Name):
-            self.error(node.target, "only plain names can be annotated",
-                       "annotate the variable where it is first assigned")
         name = node.target.id
         shape = annotation_value(MISSING, node.annotation, scope.namespace, scope.filename)
         if isinstance(shape, ArrayType):
@@ -474,22 +411,17 @@ class _Analyzer:
             current = self.expr(_located(ast.Name(id=target.id, ctx=ast.Load()), target))
             value = self.binary(node.op, current, self.expr(node.value), node)
             return [self.assign_user_name(target, value, node)]
-        if isinstance(target, ast.Subscript):
-            index, array, array_type = self.array_access(target)
-            if not isinstance(index, (ast.Name, ast.Constant)):
-                # Evaluate a computed index once: the array is read once and written once.
-                temporary = self.fresh("index", ast.unparse(target.slice), self.shape(index))
-                self.pending.append(self.assign_name(temporary, index, target.slice))
-                index = self.name_load(temporary, target.slice)
-            load = self.load(array, array_type, index, target)
-            value = self.binary(node.op, load, self.expr(node.value), node)
-            return [self.store(array, array_type, self.copy_expr(index), value, target, node)]
-        self.bad_target(target)
+        index, array, array_type = self.array_access(target)
+        if not isinstance(index, (ast.Name, ast.Constant)):
+            # Evaluate a computed index once: the array is read once and written once.
+            temporary = self.fresh("index", ast.unparse(target.slice), self.shape(index))
+            self.pending.append(self.assign_name(temporary, index, target.slice))
+            index = self.name_load(temporary, target.slice)
+        load = self.load(array, array_type, index, target)
+        value = self.binary(node.op, load, self.expr(node.value), node)
+        return [self.store(array, array_type, self.copy_expr(index), value, target, node)]
 
     def tuple_assign(self, target: ast.Tuple, value: ast.expr, node: ast.stmt) -> list[ast.stmt]:
-        for element in target.elts:
-            if not isinstance(element, (ast.Name, ast.Subscript)):
-                self.bad_target(element)
         if isinstance(value, ast.Call):
             callee = self.resolve(value.func)
             if isinstance(callee, SourceFunction):
@@ -497,9 +429,7 @@ class _Analyzer:
             else:
                 self.error(value, "only a helper returning a tuple can be unpacked",
                            "assign each value separately")
-        elif isinstance(value, ast.Tuple):
-            if len(value.elts) != len(target.elts):
-                self.error(node, f"cannot unpack {len(value.elts)} values into {len(target.elts)} names")
+        else:
             # Evaluate every right-hand value before assigning any (a, b = b, a).
             for element, user_value in zip(target.elts, value.elts):
                 if isinstance(element, ast.Name):
@@ -513,8 +443,6 @@ class _Analyzer:
                 temporary = self.fresh("tuple", None, self.shape(new))
                 self.pending.append(self.assign_name(temporary, new, element))
                 results.append(self.name_load(temporary, element))
-        else:
-            self.error(value, "only a tuple or a helper returning a tuple can be unpacked")
         out = []
         for element, result in zip(target.elts, results):
             if isinstance(element, ast.Name):
@@ -533,10 +461,6 @@ class _Analyzer:
         return [_located(ast.If(test=test, body=body, orelse=orelse), node)]
 
     def statement_For(self, node: ast.For) -> list[ast.stmt]:
-        if node.orelse:
-            self.error(node.orelse[0], "for ... else is not supported", "use a flag variable")
-        if not isinstance(node.target, ast.Name):
-            self.error(node.target, "a for loop must bind a single name", "write for i in range(n):")
         if isinstance(node.iter, ast.Call) and self.resolve(node.iter.func) is pragmas.unroll:
             range_call, factor = self.unroll_arguments(node.iter)
             return self.unrolled_for(node, range_call, factor)
@@ -791,8 +715,6 @@ class _Analyzer:
         return start, stop, _constant(step, call)
 
     def statement_While(self, node: ast.While) -> list[ast.stmt]:
-        if node.orelse:
-            self.error(node.orelse[0], "while ... else is not supported", "use a flag variable")
         if self.in_unrolled:
             self.error(node, "a while loop inside an hls.unroll loop is not supported",
                        "move it out of the unrolled loop")
@@ -807,18 +729,10 @@ class _Analyzer:
         return [loop]
 
     def statement_Break(self, node: ast.Break) -> list[ast.stmt]:
-        if not self.scope.loop_depth:
-            self.error(node, "break outside a loop")
         return [_located(ast.Break(), node)]
 
     def statement_Continue(self, node: ast.Continue) -> list[ast.stmt]:
-        if not self.scope.loop_depth:
-            self.error(node, "continue outside a loop")
         return [_located(ast.Continue(), node)]
-
-    def statement_Return(self, node: ast.Return) -> list[ast.stmt]:
-        self.error(node, "return must be the last statement",
-                   "assign the result to a variable and return it at the end")
 
     # -- assignment helpers ----------------------------------------------------------------
 
@@ -852,13 +766,6 @@ class _Analyzer:
         if internal is None or internal in self.inferred or internal in scope.loop_var_shapes:
             return
         self.check_constant_fits(value, self.variables[internal], repr(name))
-
-    def bad_target(self, target: ast.expr):
-        if isinstance(target, ast.Attribute):
-            self.error(target, "attribute assignment is not supported")
-        if isinstance(target, ast.Starred):
-            self.error(target, "starred assignment is not supported")
-        self.error(target, f"cannot assign to {ast.unparse(target)!r}")
 
     def check_assignable(self, target: ast.Name):
         scope = self.scope
@@ -981,28 +888,18 @@ class _Analyzer:
         return None
 
     def expr(self, node: ast.expr) -> ast.expr:
-        if type(node) in _UNSUPPORTED_EXPRESSIONS:
-            message, hint = _UNSUPPORTED_EXPRESSIONS[type(node)]
-            self.error(node, message, hint)
-        method = getattr(self, f"expr_{type(node).__name__}", None)
-        if method is None:
-            self.error(node, f"{type(node).__name__} expressions are not supported")
-        new = method(node)
+        problem = unsupported_expression(node)     # a call's argument (hls.frontend.check leaves them)
+        if problem is not None:
+            self.error(node, *problem)
+        new = getattr(self, f"expr_{type(node).__name__}")(node)
         assert hasattr(new, SHAPE_ATTR), ast.dump(new)
         return new
 
     def expr_Constant(self, node: ast.Constant) -> ast.expr:
-        value = node.value
-        if type(value) in (int, bool):
-            return _constant(int(value), node)
-        if isinstance(value, float):
-            self.error(node, f"floats are not supported: {value!r}",
-                       "use integers (fixed point: scale by a power of two)")
-        if isinstance(value, (str, bytes)):
-            self.error(node, f"strings are not supported: {value!r}")
-        if value is None:
-            self.error(node, "None is not a value in a kernel", "use 0")
-        self.error(node, f"constant {value!r} is not supported", "use an integer")
+        problem = constant_problem(node.value)     # a call's argument (hls.frontend.check leaves them)
+        if problem is not None:
+            self.error(node, *problem)
+        return _constant(int(node.value), node)
 
     def expr_Name(self, node: ast.Name) -> ast.expr:
         scope = self.scope
@@ -1047,13 +944,9 @@ class _Analyzer:
 
     def array_access(self, node: ast.Subscript) -> tuple[ast.expr, str, ArrayType]:
         scope = self.scope
-        if isinstance(node.value, ast.Subscript):
-            self.error(node, "arrays are one-dimensional", "flatten the index: img[y * W + x]")
         if not isinstance(node.value, ast.Name) or node.value.id not in scope.arrays:
             self.error(node.value, f"{ast.unparse(node.value)!r} is not an array parameter",
                        "only hls.Array parameters can be indexed")
-        if isinstance(node.slice, ast.Slice):
-            self.error(node.slice, "slicing is not supported", "index one element at a time in a loop")
         if isinstance(node.slice, ast.Tuple):
             self.error(node.slice, "arrays are one-dimensional", "flatten the index: img[y * W + x]")
         array, array_type = scope.arrays[node.value.id]
@@ -1070,18 +963,9 @@ class _Analyzer:
                                                               ctx=ast.Load()), at), array_type.shape))
 
     def expr_BinOp(self, node: ast.BinOp) -> ast.expr:
-        if isinstance(node.op, ast.Div):
-            self.error(node, "/ is true division, which gives floats",
-                       "use // for integer (floor) division")
-        if isinstance(node.op, ast.Pow):
-            self.error(node, "** is not supported", "use * or a shift (1 << n)")
-        if isinstance(node.op, ast.MatMult):
-            self.error(node, "@ is not supported")
         return self.binary(node.op, self.expr(node.left), self.expr(node.right), node)
 
     def binary(self, op: ast.operator, left: ast.expr, right: ast.expr, node: ast.AST) -> ast.expr:
-        if type(op) not in BINARY_OPERATORS:
-            self.error(node, f"operator {type(op).__name__} is not supported")
         if isinstance(op, (ast.LShift, ast.RShift)) and self.shape(right).signed:
             symbol = "<<" if isinstance(op, ast.LShift) else ">>"
             what = (f"the constant {right.value}" if isinstance(right, ast.Constant)
@@ -1185,11 +1069,6 @@ class _Analyzer:
         return _set_shape(_located(ast.BoolOp(op=node.op, values=values), node), BOOL)
 
     def expr_Compare(self, node: ast.Compare) -> ast.expr:
-        for op in node.ops:
-            if not isinstance(op, _COMPARISONS):
-                symbol = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}[type(op)]
-                self.error(node, f"the {symbol!r} comparison is not supported",
-                           "compare integers with == != < <= > >=")
         operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
         comparisons = []
         for index, op in enumerate(node.ops):
@@ -1384,6 +1263,7 @@ class _Analyzer:
             scope.defined.add(param.name)
         result_names = [self.fresh(f"{helper.name}_result", f"{helper.name}()", shape)
                         for shape in signature.return_shapes]
+        check(helper.tree, helper.filename, is_kernel=False)
         self.scope = scope
         self.inline_stack.append(helper)
         saved_context, self.conditional_context = self.conditional_context, None
@@ -1480,21 +1360,6 @@ def _shape_holding(value: int, like: Shape) -> Shape:
         needed = (value if value >= 0 else ~value).bit_length() + 1
         return Shape(max(needed, like.width + (not like.signed)), True)
     return Shape(max(1, value.bit_length()), False)
-
-
-def _own_statements(statement: ast.stmt):
-    """``statement`` and the statements nested in it, but not those of a nested ``def``,
-    ``class`` or ``lambda``: a ``return`` there is that function's, and the nested
-    definition itself is the error to report."""
-    yield statement
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return
-    for child in ast.iter_child_nodes(statement):
-        if isinstance(child, ast.stmt):
-            yield from _own_statements(child)
-        elif isinstance(child, ast.excepthandler) or type(child).__name__ == "match_case":
-            for inner in child.body:
-                yield from _own_statements(inner)
 
 
 def _holds(outer: Shape, inner: Shape) -> bool:

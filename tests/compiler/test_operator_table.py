@@ -3,7 +3,6 @@ the entry's golden function is what its Amaranth lowering computes, and an unkno
 is a clear error everywhere."""
 
 import ast
-import importlib
 import random
 import re
 from pathlib import Path
@@ -16,12 +15,11 @@ import hls
 from benchmarks.kernels import load
 from hls.analysis.block_problems import LIMITABLE, build_problem
 from hls.compiler import compile_kernel
+from hls.frontend.check import COMPARISONS
 from hls.frontend.shapes import BINARY_OPERATORS
 from hls.ir import Block, Op, amaranth_shape, amaranth_value
 from hls.ir.ops import OPERATORS, Lowering, Operator, Timing, UnknownOperatorError, operator_for_syntax, operator_of
 
-#: The module, not the function `hls.frontend.analyze` that shadows it.
-analyze_module = importlib.import_module("hls.frontend.analyze")
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = sorted(path.stem for path in (ROOT / "benchmarks" / "kernels").glob("*.py")
                     if not path.stem.startswith("_"))
@@ -46,7 +44,7 @@ def _kinds_compiled():
 
 
 #: Python operators and builtins the front end accepts in an expression.
-LANGUAGE_SYNTAX = (list(BINARY_OPERATORS) + list(analyze_module._COMPARISONS)
+LANGUAGE_SYNTAX = (list(BINARY_OPERATORS) + list(COMPARISONS)
                    + [ast.USub, ast.Invert, ast.Not, ast.And, ast.Or, ast.IfExp, min, max, abs])
 
 

@@ -192,7 +192,7 @@ def test_construct_outside_the_language(load_source, source, marker, message):
 
 def test_every_error_has_a_hint_or_is_self_explanatory():
     # Errors that replace a construct with another one name the replacement.
-    from hls.frontend.analyze import _UNSUPPORTED_EXPRESSIONS, _UNSUPPORTED_STATEMENTS
+    from hls.frontend.check import _UNSUPPORTED_EXPRESSIONS, _UNSUPPORTED_STATEMENTS
     for table in (_UNSUPPORTED_STATEMENTS, _UNSUPPORTED_EXPRESSIONS):
         for node_type, (message, hint) in table.items():
             assert message and message[0].islower(), node_type
