@@ -14,24 +14,27 @@ be inlined many times):
 * forms are normalised (see ``docs/architecture.md``), and helper calls are
   inlined as assignments to fresh variables placed before the statement that
   used them;
-* every expression node gets its Amaranth shape (:func:`~hls.frontend.typed.shape_of`).
+* ``hls.unroll`` loops, and the constant-trip loops inside ``hls.pipeline`` loops,
+  are copied once per iteration, with literals for the loop variable.
 
-After the walk, :func:`hls.frontend.directions.set_directions` sets each stream's
-direction and the ``approx=`` keys are checked against the operations found.
+The walk gives shapes only to literals (a declared variable keeps its declared shape).
+:func:`hls.frontend.infer.infer_shapes` then gives every expression node its Amaranth
+shape (:func:`~hls.frontend.typed.shape_of`) and every other variable its own, and replaces
+the operations ``approx=`` units take over. Last,
+:func:`hls.frontend.directions.set_directions` sets each stream's direction and the
+``approx=`` keys are checked against the operations found.
 """
 
 from __future__ import annotations
 
 import ast
-import linecache
 import numbers
-import warnings
 from dataclasses import dataclass, field
 
 from amaranth.hdl import Shape
 
 from .. import approx
-from ..errors import KernelSyntaxError, KernelWarning
+from ..errors import KernelSyntaxError
 from ..types import ArrayType, Partition, fits, format_shape, shape_range, wrap
 from . import pragmas
 from .check import check, constant_problem, unsupported_expression
@@ -39,21 +42,16 @@ from .directions import set_directions, stream_uses
 from .signature import MISSING, RESERVED, Signature, annotation_value, namespace_of
 from .signature import signature as signature_of
 from .source import SourceFunction
-from .shapes import (BINARY_OPERATORS, BOOL, abs_shape, binary_shape, const_shape, mux_shape,
-                     range_shape, unary_shape)
+from .infer import COPY_ATTR, REUSE_ATTR, SOURCE_ATTR, ShapeInput, binary_result, infer_shapes
+from .shapes import const_shape, range_shape
 from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, STREAM_WRITE, TEXT_ATTR, operator_for_syntax
-from .typed import OPERATION_ATTR, SHAPE_ATTR, ApproxSite, LocalArray, LoopPragma, Operation, Param, TypedKernel
+from .typed import SHAPE_ATTR, LocalArray, LoopPragma, Operation, Param, TypedKernel
 
-__all__ = ["analyze", "MAX_WIDTH"]
+__all__ = ["analyze"]
 
-#: Widest expression the front end accepts, in bits: Amaranth's simulator refuses wider values.
-MAX_WIDTH = 65536
-
-#: The kernel operators a unit of ``@hls.kernel(approx=...)`` replaces, by kind.
-_APPROX_SYNTAX = {ast.Mult: "mul", ast.Add: "add", ast.FloorDiv: "div"}
-_APPROX_EXACT = {"mul": ast.Mult, "add": ast.Add, "div": ast.FloorDiv}
 #: hls.approx's functions, the kind each one is.
 _APPROX_FUNCTIONS = {approx.mul: "mul", approx.add: "add", approx.div: "div"}
+
 
 def analyze(function) -> TypedKernel:
     """Check ``function`` (a :class:`~hls.frontend.source.SourceFunction`: an ``hls.Function`` or ``hls.Kernel``)
@@ -88,8 +86,8 @@ class _Scope:
     active_loop_vars: set[str] = field(default_factory=set)
     #: user names of loop variables of loops that have ended
     finished_loop_vars: set[str] = field(default_factory=set)
-    #: loop variable internal names -> their shape
-    loop_var_shapes: dict[str, Shape] = field(default_factory=dict)
+    #: internal names of loop variables
+    loop_variables: set[str] = field(default_factory=set)
     loop_depth: int = 0
     #: user names the body assigns somewhere (Python makes them local)
     local_names: set[str] = field(default_factory=set)
@@ -114,13 +112,15 @@ def _constant(value: int, at: ast.AST) -> ast.Constant:
 class _Analyzer:
     def __init__(self, function):
         self.root = function
-        self.variables: dict[str, Shape] = {}
         self.display_names: dict[str, str] = {}
         self.loops: dict[ast.AST, LoopPragma] = {}
         self.used_names: set[str] = set()
-        self.param_shapes: dict[str, Shape] = {}
-        #: unannotated locals (shape from their first value) -> line of that value
-        self.inferred: dict[str, int] = {}
+        #: every variable -> its declared shape, or None: the shape of its first value (hls.frontend.infer)
+        self.variables: dict[str, Shape | None] = {}
+        #: variables whose shape holds every value assigned to them
+        self.joined: set[str] = set()
+        #: unannotated locals (shape from their first value) -> (user name, line of that value)
+        self.inferred: dict[str, tuple[str, int]] = {}
         self.pending: list[ast.stmt] = []
         self.inline_stack: list = []
         self.scope: _Scope | None = None
@@ -130,9 +130,6 @@ class _Analyzer:
         self.conditional_context: str | None = None
         #: ``@hls.kernel(approx=...)``: kind -> the hls.approx.UnitChoice replacing its operator.
         self.kernel_approx: dict = dict(getattr(function, "approx", None) or {})
-        self.approximations: list[ApproxSite] = []
-        #: Every operation approx= may replace: key -> [filename, lineno, col, text, kind, [shape pairs]].
-        self.operations: dict[str, list] = {}
         self.local_arrays: dict[str, LocalArray] = {}
         #: > 0 inside the body of an hls.pipeline loop: constant-trip loops there are unrolled
         self.unroll_inner = 0
@@ -157,7 +154,6 @@ class _Analyzer:
         check(tree, function.filename, is_kernel=True)
         for param in signature.params:
             self.used_names.add(param.name)
-            self.param_shapes[param.name] = param.shape
         scope = _Scope(function, function.filename, namespace_of(function.fn))
         scope.local_names = _assigned_names(tree.body)
         self.scope = scope
@@ -182,13 +178,22 @@ class _Analyzer:
                 scope.names[param.name] = param.name
             scope.defined.add(param.name)
         uses = stream_uses(tree, scope.streams, function.filename)
-        body = self.body_with_return(tree, signature, is_kernel=True)
+        body = prologue + self.body_with_return(tree, signature, is_kernel=True)
         self.inline_stack.pop()
+        arrays = {param.name: signature.array_types[param.name] for param in signature.params if param.kind == "array"}
+        arrays.update({name: ArrayType(local.shape, local.depth, local.partition)
+                       for name, local in self.local_arrays.items()})
+        approximations, operations = infer_shapes(body, ShapeInput(
+            filename=function.filename, variables=self.variables,
+            params={param.name: param.shape for param in signature.params if param.kind == "scalar"},
+            arrays=arrays, streams={param.name: param.shape for param in signature.params if param.kind == "stream"},
+            joined=self.joined, inferred=self.inferred, used_names=self.used_names,
+            display_names=self.display_names, kernel_approx=self.kernel_approx))
         set_directions(signature.params, uses, function.filename)
-        used = {site.kind for site in self.approximations if site.origin == "kernel"}
+        used = {site.kind for site in approximations if site.origin == "kernel"}
         for key in self.kernel_approx:
-            if approx.is_operation_key(key) and key not in self.operations:
-                listed = ", ".join(self.operations) or "none"
+            if approx.is_operation_key(key) and key not in operations:
+                listed = ", ".join(operations) or "none"
                 self.error(tree, f"approx={{{key!r}: ...}}: no operation a unit may replace is written at {key}",
                            f"the kernel's operations (FILE:LINE:COL): {listed}")
         for kind, unit in self.kernel_approx.items():
@@ -204,14 +209,14 @@ class _Analyzer:
             params=signature.params,
             return_shapes=signature.return_shapes,
             variables=self.variables,
-            body=prologue + body,
+            body=body,
             loops=self.loops,
             display_names=self.display_names,
-            approximations=sorted(self.approximations, key=lambda site: (site.filename, site.lineno, site.col)),
+            approximations=sorted(approximations, key=lambda site: (site.filename, site.lineno, site.col)),
             local_arrays=self.local_arrays,
             operations=[Operation(key, filename, lineno, col, text, kind, tuple(shapes))
                         for key, (filename, lineno, col, text, kind, shapes)
-                        in sorted(self.operations.items(), key=lambda item: item[1][:3])],
+                        in sorted(operations.items(), key=lambda item: item[1][:3])],
         )
 
     # -- bodies ----------------------------------------------------------------------------
@@ -414,7 +419,7 @@ class _Analyzer:
         index, array, array_type = self.array_access(target)
         if not isinstance(index, (ast.Name, ast.Constant)):
             # Evaluate a computed index once: the array is read once and written once.
-            temporary = self.fresh("index", ast.unparse(target.slice), self.shape(index))
+            temporary = self.fresh("index", ast.unparse(target.slice))
             self.pending.append(self.assign_name(temporary, index, target.slice))
             index = self.name_load(temporary, target.slice)
         load = self.load(array, array_type, index, target)
@@ -440,7 +445,7 @@ class _Analyzer:
             results = []
             for element in value.elts:
                 new = self.expr(element)
-                temporary = self.fresh("tuple", None, self.shape(new))
+                temporary = self.fresh("tuple", None)
                 self.pending.append(self.assign_name(temporary, new, element))
                 results.append(self.name_load(temporary, element))
         out = []
@@ -487,21 +492,20 @@ class _Analyzer:
         """The typed ``for`` loop over ``range(start, stop, step)`` (typed bounds) binding the
         user's ``node.target``; ``body_of()``, if given, makes its body instead of the user's."""
         scope = self.scope
-        if isinstance(start, ast.Constant) and isinstance(stop, ast.Constant):
-            shape = range_shape(start.value, stop.value, step.value)
-        else:
-            shape = mux_shape(self.shape(start), self.shape(stop))
         name = node.target.id
         self.check_assignable(node.target)
         if name in scope.active_loop_vars:
             self.error(node.target, f"loop variable {name!r} is already used by an enclosing loop",
                        "use a different name for the inner loop")
         previous = scope.names.get(name)
-        if previous is not None and scope.loop_var_shapes.get(previous) == shape:
+        # A loop variable of an earlier loop is reused if the two ranges have the same shape
+        # (hls.frontend.infer decides).
+        reuse = (self.local_base(name), name) if previous in scope.loop_variables else None
+        if reuse is not None:
             internal = previous
         else:
-            internal = self.fresh(self.local_base(name), name, shape)
-            scope.loop_var_shapes[internal] = shape
+            internal = self.fresh(self.local_base(name), name)
+            scope.loop_variables.add(internal)
         scope.names[name] = internal
         scope.annotated.discard(name)
         scope.finished_loop_vars.discard(name)
@@ -513,11 +517,14 @@ class _Analyzer:
         scope.active_loop_vars.discard(name)
         scope.defined.discard(name)
         scope.finished_loop_vars.add(name)
-        return [self.for_node(node, internal, shape, start, stop, step, body, pragma)]
+        loop = self.for_node(node, internal, start, stop, step, body, pragma)
+        if reuse is not None:
+            setattr(loop, REUSE_ATTR, reuse)
+        return [loop]
 
-    def for_node(self, node: ast.For, internal: str, shape: Shape, start: ast.expr, stop: ast.expr,
+    def for_node(self, node: ast.For, internal: str, start: ast.expr, stop: ast.expr,
                  step: ast.Constant, body: list[ast.stmt], pragma: LoopPragma) -> ast.For:
-        target = _set_shape(_located(ast.Name(id=internal, ctx=ast.Store()), node.target), shape)
+        target = _located(ast.Name(id=internal, ctx=ast.Store()), node.target)
         callee = _located(ast.Name(id="range", ctx=ast.Load()), node.iter)
         iterator = _located(ast.Call(func=callee, args=[start, stop, step], keywords=[]), node.iter)
         loop = self.in_file(_located(ast.For(target=target, iter=iterator, body=body, orelse=[],
@@ -583,7 +590,7 @@ class _Analyzer:
             def kept(value, what):
                 if isinstance(value, ast.Constant):
                     return lambda: _constant(value.value, range_call)
-                variable = self.fresh(f"{name}_unroll_{what}", None, self.shape(value))
+                variable = self.fresh(f"{name}_unroll_{what}", None)
                 out.append(self.assign_name(variable, value, range_call))
                 return lambda: self.name_load(variable, range_call)
             low, high = kept(start, "start"), kept(stop, "stop")
@@ -592,10 +599,8 @@ class _Analyzer:
                                        range_call)
         stride = _constant(factor * step.value, node.iter)
         counter_start = start if constant else low()
-        shape = (range_shape(start.value, counter_stop.value, stride.value) if constant
-                 else mux_shape(self.shape(counter_start), self.shape(counter_stop)))
-        counter = self.fresh(self.local_base(f"{name}_unrolled"), name, shape)
-        scope.loop_var_shapes[counter] = shape
+        counter = self.fresh(self.local_base(f"{name}_unrolled"), name)
+        scope.loop_variables.add(counter)
 
         def offset_maker(offset):
             def make(at):
@@ -605,8 +610,9 @@ class _Analyzer:
 
         following = None
         if not constant:
-            stepped = self.binary(ast.Add(), self.name_load(counter, node), stride, node)
-            following = self.fresh(f"{name}_unroll_next", None, mux_shape(self.shape(start), self.shape(stepped)))
+            # Its shape holds the start and every stepped counter (hls.frontend.infer).
+            following = self.fresh(f"{name}_unroll_next", None)
+            self.joined.add(following)
             out.append(self.assign_name(following, low(), range_call))
 
         def body():
@@ -619,7 +625,7 @@ class _Analyzer:
         scope.loop_depth += 1
         loop_body = body()
         scope.loop_depth -= 1
-        out.append(self.for_node(node, counter, shape, counter_start, counter_stop, stride, loop_body,
+        out.append(self.for_node(node, counter, counter_start, counter_stop, stride, loop_body,
                                  LoopPragma("auto")))
         if constant:
             out += self.copies(node, [self.constant_maker(value, range_shape(start.value, stop.value, step.value))
@@ -763,7 +769,7 @@ class _Analyzer:
         if name in scope.finished_loop_vars or name in scope.active_loop_vars or name in scope.bound:
             return      # a new variable, or an error of its own (assigning to a loop variable)
         internal = scope.names.get(name)
-        if internal is None or internal in self.inferred or internal in scope.loop_var_shapes:
+        if internal is None or internal in self.inferred or internal in scope.loop_variables:
             return
         self.check_constant_fits(value, self.variables[internal], repr(name))
 
@@ -790,29 +796,16 @@ class _Analyzer:
         self.check_assignable(target)
         internal = scope.names.get(name)
         if internal is None or name in scope.finished_loop_vars:
-            internal = self.fresh(self.local_base(name), name, self.shape(value))
+            internal = self.fresh(self.local_base(name), name)
             scope.names[name] = internal
             scope.finished_loop_vars.discard(name)
-            self.inferred[internal] = node.lineno
-        elif internal in self.inferred and not _holds(self.variables[internal], self.shape(value)):
-            self.warn_narrow(name, internal, value, node)
+            self.inferred[internal] = (name, node.lineno)
         scope.defined.add(name)
         return self.assign_name(internal, value, node, user_target=target)
 
-    def warn_narrow(self, name: str, internal: str, value: ast.expr, node: ast.stmt):
-        """An unannotated local gets a value wider than the shape of its first value: it
-        wraps, as documented, but that is rarely what `count = 0 ... count += 1` means."""
-        shape = format_shape(self.variables[internal])
-        message = (f"{name!r} is {shape}, the shape of its first value (line {self.inferred[internal]}); "
-                   f"this {format_shape(self.shape(value))} value wraps to it "
-                   f"(hint: declare the shape it needs where it is first assigned, e.g. "
-                   f"{name}: {'signed' if self.shape(value).signed else 'unsigned'}(32) = ...)")
-        warnings.warn_explicit(message, KernelWarning, self.scope.filename, node.lineno)
-
     def assign_name(self, internal: str, value: ast.expr, node: ast.AST,
                     user_target: ast.AST | None = None) -> ast.Assign:
-        target = _set_shape(_located(ast.Name(id=internal, ctx=ast.Store()), user_target or node),
-                            self.variables[internal])
+        target = _located(ast.Name(id=internal, ctx=ast.Store()), user_target or node)
         return self.in_file(_located(ast.Assign(targets=[target], value=value, type_comment=None), node))
 
     def in_file(self, node: ast.AST) -> ast.AST:
@@ -825,11 +818,11 @@ class _Analyzer:
     def store(self, array: str, array_type: ArrayType, index: ast.expr, value: ast.expr,
               target: ast.AST, node: ast.stmt) -> ast.Assign:
         array_node = _located(ast.Name(id=array, ctx=ast.Load()), target)
-        subscript = _set_shape(_located(ast.Subscript(value=array_node, slice=index, ctx=ast.Store()),
-                                        target), array_type.shape)
+        subscript = _located(ast.Subscript(value=array_node, slice=index, ctx=ast.Store()), target)
         return self.in_file(_located(ast.Assign(targets=[subscript], value=value, type_comment=None), node))
 
-    def fresh(self, base: str, display: str | None, shape: Shape) -> str:
+    def fresh(self, base: str, display: str | None, shape: Shape | None = None) -> str:
+        """A new variable's unique name; its ``shape`` None: the shape of its first value (hls.frontend.infer)."""
         name, counter = base, 1
         while name in self.used_names:
             counter += 1
@@ -847,17 +840,12 @@ class _Analyzer:
 
     # -- expressions -----------------------------------------------------------------------
 
-    def shape(self, node: ast.expr) -> Shape:
-        return getattr(node, SHAPE_ATTR)
-
     def name_load(self, internal: str, at: ast.AST) -> ast.Name:
-        shape = self.variables.get(internal)
-        if shape is None:
-            shape = self.param_shapes[internal]
-        return _set_shape(_located(ast.Name(id=internal, ctx=ast.Load()), at), shape)
+        return _located(ast.Name(id=internal, ctx=ast.Load()), at)
 
     def copy_expr(self, node: ast.expr) -> ast.expr:
-        """A structural copy keeping the shapes (an index used both to load and to store)."""
+        """A structural copy (an index used both to load and to store, the middle of ``a < b < c``),
+        keeping literals' shapes; a copied operation's unit site is the original's."""
         new = type(node)(**{name: getattr(node, name) for name in node._fields})
         for name, value in ast.iter_fields(new):
             if isinstance(value, ast.expr):
@@ -865,11 +853,11 @@ class _Analyzer:
             elif isinstance(value, list):
                 setattr(new, name, [self.copy_expr(v) if isinstance(v, ast.expr) else v for v in value])
         _located(new, node)
-        if hasattr(node, SHAPE_ATTR):
-            _set_shape(new, self.shape(node))
-        for name in (APPROX_ATTR, TEXT_ATTR, OPERATION_ATTR, "hls_filename"):
+        for name in (SHAPE_ATTR, APPROX_ATTR, TEXT_ATTR, SOURCE_ATTR, "hls_filename"):
             if hasattr(node, name):
                 setattr(new, name, getattr(node, name))
+        if hasattr(node, SOURCE_ATTR):
+            setattr(new, COPY_ATTR, True)
         return new
 
     def constant_value(self, node: ast.expr) -> int | None:
@@ -891,9 +879,7 @@ class _Analyzer:
         problem = unsupported_expression(node)     # a call's argument (hls.frontend.check leaves them)
         if problem is not None:
             self.error(node, *problem)
-        new = getattr(self, f"expr_{type(node).__name__}")(node)
-        assert hasattr(new, SHAPE_ATTR), ast.dump(new)
-        return new
+        return getattr(self, f"expr_{type(node).__name__}")(node)
 
     def expr_Constant(self, node: ast.Constant) -> ast.expr:
         problem = constant_problem(node.value)     # a call's argument (hls.frontend.check leaves them)
@@ -959,96 +945,29 @@ class _Analyzer:
 
     def load(self, array: str, array_type: ArrayType, index: ast.expr, at: ast.AST) -> ast.expr:
         array_node = _located(ast.Name(id=array, ctx=ast.Load()), at)
-        return self.in_file(_set_shape(_located(ast.Subscript(value=array_node, slice=index,
-                                                              ctx=ast.Load()), at), array_type.shape))
+        return self.in_file(_located(ast.Subscript(value=array_node, slice=index, ctx=ast.Load()), at))
 
     def expr_BinOp(self, node: ast.BinOp) -> ast.expr:
         return self.binary(node.op, self.expr(node.left), self.expr(node.right), node)
 
     def binary(self, op: ast.operator, left: ast.expr, right: ast.expr, node: ast.AST) -> ast.expr:
-        if isinstance(op, (ast.LShift, ast.RShift)) and self.shape(right).signed:
-            symbol = "<<" if isinstance(op, ast.LShift) else ">>"
-            what = (f"the constant {right.value}" if isinstance(right, ast.Constant)
-                    else f"{ast.unparse(right)!r}, which is {format_shape(self.shape(right))}")
-            self.error(node, f"the shift amount of {symbol} must be unsigned, but it is {what}",
-                       "use an unsigned variable or a non-negative constant; shift the other way "
-                       "for negative amounts")
-        shape = binary_shape(type(op), self.shape(left), self.shape(right))
-        if shape.width > MAX_WIDTH:
-            # Amaranth widens x << y by 2**len(y) - 1 bits: a 16-bit amount makes a
-            # value wider than Amaranth's simulator accepts.
-            if isinstance(op, ast.LShift):
-                amount = self.shape(right).width
-                self.error(node, f"the result of << would be {shape.width} bits wide (the shift amount "
-                           f"{ast.unparse(right)!r} has {amount} bits, so it can shift by up to "
-                           f"{2 ** amount - 1}); the limit is {MAX_WIDTH}",
-                           "assign the amount to a variable as narrow as the shifts you need first, "
-                           "e.g. k: unsigned(5) = ...; masking with & keeps the wider width")
-            self.error(node, f"this expression would be {shape.width} bits wide; the limit is {MAX_WIDTH}",
-                       "split it and assign the parts to narrower variables")
+        """``left op right`` at the user's ``node`` (a BinOp or an AugAssign); its shape, and whether a
+        unit of ``approx=`` takes it over, are for :func:`hls.frontend.infer.infer_shapes`."""
         entry = operator_for_syntax(type(op))
         if self.in_unrolled and isinstance(left, ast.Constant) and isinstance(right, ast.Constant) \
                 and entry is not None and entry.golden is not None:
             # In a copy of an unrolled body the loop variable is a literal: `3 * t + 1` is
             # folded by the operator's golden function, so that no operator is built (or
             # timed) for it. The value is exact, as every expression is, and keeps the
-            # expression's shape.
-            value = entry.golden_for((self.shape(left), self.shape(right)))(left.value, right.value)
-            return _set_shape(_located(ast.Constant(value=value), node), shape)
-        kind = _APPROX_SYNTAX.get(type(op))
-        unit = None
-        if kind is not None and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
-            lineno, col = _operator_position(self.scope.filename, node, op)
-            key = approx.operation_key(self.scope.filename, lineno, col)
-            text = _operation_text(node, op)
-            entry = self.operations.setdefault(key, [self.scope.filename, lineno, col, text, kind, []])
-            shapes = (self.shape(left), self.shape(right))
-            if shapes not in entry[5]:
-                entry[5].append(shapes)
-            unit = self.kernel_approx.get(key, self.kernel_approx.get(kind))
-            if unit is not None and unit.kind != kind:
-                self.error(node, f"`{text}`: approx={{{key!r}: ...}}: {unit.unit!r} is a unit for {unit.kind}, "
-                                 f"and this operation is {kind}", f"choose a unit for {kind}")
-        if unit is not None:
-            replaced = self.approx_operation(unit, left, right, node, text, "kernel")
-            if replaced is not None:
-                setattr(replaced, OPERATION_ATTR, key)
-                return replaced
-        exact = _set_shape(_located(ast.BinOp(left=left, op=op, right=right), node), shape)
-        if kind is not None and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
-            setattr(exact, OPERATION_ATTR, key)
-        return exact
-
-    def approx_operation(self, unit, left: ast.expr, right: ast.expr, node: ast.AST, text: str,
-                         origin: str) -> ast.expr | None:
-        """The operation ``unit`` (an :class:`hls.approx.UnitChoice`) on ``left`` and ``right``, in the
-        result shape of the exact operator it stands for, checked at these operand widths.
-
-        A unit that cannot be built at these widths is an error for an ``hls.approx`` call;
-        for ``approx=`` the operation stays exact (``None``), and the report says why."""
-        # hls.unit_operators loads approx_units (and numpy): only kernels with approximate units need it.
-        from ..unit_operators import UnitWidthError, approx_unit
-        shapes = (self.shape(left), self.shape(right))
-        site = dict(filename=self.scope.filename, lineno=node.lineno, col=node.col_offset + 1, text=text,
-                    kind=unit.kind, unit=unit.label, origin=origin, shapes=shapes)
-        try:
-            approx_unit(unit, *shapes)
-        except UnitWidthError as error:
-            if origin == "call":
-                self.error(node, f"`{text}`: {error}")
-            if approx.allowed_at_no_width(unit) is not None:
-                # Not a unit that merely does not fit these operands: a value no width allows.
-                self.error(node, f"`{text}`: approx={{{unit.kind!r}: ...}}: {error}",
-                           "choose a value allowed at these operand widths")
-            self.approximations.append(ApproxSite(**site, exact_reason=str(error)))
-            return None
-        self.approximations.append(ApproxSite(**site))
-        shape = binary_shape(_APPROX_EXACT[unit.kind], self.shape(left), self.shape(right))
-        call = _located(ast.Call(func=_located(ast.Name(id=APPROX_CALL, ctx=ast.Load()), node),
-                                 args=[left, right], keywords=[]), node)
-        setattr(call, APPROX_ATTR, unit)
-        setattr(call, TEXT_ATTR, text)
-        return self.in_file(_set_shape(call, shape))
+            # expression's shape (an operation outside the language is left for infer_shapes to report).
+            shape, problem = binary_result(op, left, right)
+            if problem is None:
+                value = entry.golden_for((getattr(left, SHAPE_ATTR), getattr(right, SHAPE_ATTR)))(left.value,
+                                                                                                  right.value)
+                return _set_shape(_located(ast.Constant(value=value), node), shape)
+        new = _located(ast.BinOp(left=left, op=op, right=right), node)
+        setattr(new, SOURCE_ATTR, (self.scope.filename, node))
+        return new
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
@@ -1057,8 +976,7 @@ class _Analyzer:
         operand = self.expr(node.operand)
         if isinstance(node.op, ast.UAdd):
             return operand
-        return _set_shape(_located(ast.UnaryOp(op=node.op, operand=operand), node),
-                          unary_shape(type(node.op), self.shape(operand)))
+        return _located(ast.UnaryOp(op=node.op, operand=operand), node)
 
     def expr_BoolOp(self, node: ast.BoolOp) -> ast.expr:
         values = [self.expr(node.values[0])]
@@ -1066,19 +984,18 @@ class _Analyzer:
         self.conditional_context = saved or f"the right operand of {'and' if isinstance(node.op, ast.And) else 'or'}"
         values += [self.expr(value) for value in node.values[1:]]
         self.conditional_context = saved
-        return _set_shape(_located(ast.BoolOp(op=node.op, values=values), node), BOOL)
+        return _located(ast.BoolOp(op=node.op, values=values), node)
 
     def expr_Compare(self, node: ast.Compare) -> ast.expr:
         operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
         comparisons = []
         for index, op in enumerate(node.ops):
             left = operands[index] if index == 0 else self.copy_expr(operands[index])
-            comparisons.append(_set_shape(_located(
-                ast.Compare(left=left, ops=[op], comparators=[operands[index + 1]]), node), BOOL))
+            comparisons.append(_located(ast.Compare(left=left, ops=[op], comparators=[operands[index + 1]]), node))
         if len(comparisons) == 1:
             return comparisons[0]
         # a < b < c is (a < b) and (b < c); b has no side effects, so evaluating it twice is safe.
-        return _set_shape(_located(ast.BoolOp(op=ast.And(), values=comparisons), node), BOOL)
+        return _located(ast.BoolOp(op=ast.And(), values=comparisons), node)
 
     def expr_IfExp(self, node: ast.IfExp) -> ast.expr:
         test = self.expr(node.test)
@@ -1086,8 +1003,7 @@ class _Analyzer:
         self.conditional_context = saved or "a conditional expression"
         body, orelse = self.expr(node.body), self.expr(node.orelse)
         self.conditional_context = saved
-        return _set_shape(_located(ast.IfExp(test=test, body=body, orelse=orelse), node),
-                          mux_shape(self.shape(body), self.shape(orelse)))
+        return _located(ast.IfExp(test=test, body=body, orelse=orelse), node)
 
     def expr_Call(self, node: ast.Call) -> ast.expr:
         stream = self.stream_method(node)
@@ -1109,17 +1025,14 @@ class _Analyzer:
             result = arguments[0]
             for argument in arguments[1:]:  # min(a, b, c) is min(min(a, b), c)
                 callee_node = _located(ast.Name(id=callee.__name__, ctx=ast.Load()), node.func)
-                result = _set_shape(_located(ast.Call(func=callee_node, args=[result, argument],
-                                                      keywords=[]), node),
-                                    mux_shape(self.shape(result), self.shape(argument)))
+                result = _located(ast.Call(func=callee_node, args=[result, argument], keywords=[]), node)
             return result
         if callee is abs:
             if node.keywords or len(node.args) != 1:
                 self.error(node, "abs takes one value")
             argument = self.expr(node.args[0])
             callee_node = _located(ast.Name(id="abs", ctx=ast.Load()), node.func)
-            return _set_shape(_located(ast.Call(func=callee_node, args=[argument], keywords=[]), node),
-                              abs_shape(self.shape(argument)))
+            return _located(ast.Call(func=callee_node, args=[argument], keywords=[]), node)
         if callee is len:
             if node.keywords or len(node.args) != 1 or not isinstance(node.args[0], ast.Name) \
                     or node.args[0].id not in self.scope.arrays:
@@ -1171,7 +1084,13 @@ class _Analyzer:
         except ValueError as error:
             self.error(node, str(error))
         left, right = self.expr(node.args[0]), self.expr(node.args[1])
-        return self.approx_operation(choice, left, right, node, ast.unparse(node), "call")
+        # Whether the unit can be built at the operands' widths is for hls.frontend.infer.
+        call = _located(ast.Call(func=_located(ast.Name(id=APPROX_CALL, ctx=ast.Load()), node),
+                                 args=[left, right], keywords=[]), node)
+        for attribute, value in ((APPROX_ATTR, choice), (TEXT_ATTR, ast.unparse(node)),
+                                 (SOURCE_ATTR, (self.scope.filename, node))):
+            setattr(call, attribute, value)
+        return self.in_file(call)
 
     # -- streams ------------------------------------------------------------------------------
 
@@ -1196,7 +1115,7 @@ class _Analyzer:
         """``x = s.read()``: the value of the assignment is the typed read of one token."""
         stream = _located(ast.Name(id=name, ctx=ast.Load()), node.func.value)
         call = ast.Call(func=_located(ast.Name(id=STREAM_READ, ctx=ast.Load()), node), args=[stream], keywords=[])
-        return self.in_file(_set_shape(_located(call, node), self.scope.streams[name].shape))
+        return self.in_file(_located(call, node))
 
     def stream_write(self, name: str, call: ast.Call, node: ast.stmt) -> ast.stmt:
         """``o.write(v)``: one token, ``v`` wrapped to the stream's shape."""
@@ -1206,7 +1125,7 @@ class _Analyzer:
         stream = _located(ast.Name(id=name, ctx=ast.Load()), call.func.value)
         new = ast.Call(func=_located(ast.Name(id=STREAM_WRITE, ctx=ast.Load()), call), args=[stream, value],
                        keywords=[])
-        _set_shape(_located(new, call), shape)
+        _located(new, call)
         return self.in_file(_located(ast.Expr(value=new), node))
 
     def resolve(self, node: ast.expr):
@@ -1312,35 +1231,6 @@ def _example_unit(kind: str) -> str:
     return {"mul": "mitchell", "add": "loa", "div": "mitchell_div"}[kind]
 
 
-_SYMBOLS = {ast.Mult: "*", ast.Add: "+", ast.FloorDiv: "//"}
-
-
-def _operator_position(filename: str, node: ast.AST, op: ast.operator) -> tuple[int, int]:
-    """``(line, column)``, 1-based, of the operator symbol of ``node`` (a BinOp or an AugAssign) in its
-    file: the first ``*`` / ``+`` / ``//`` after the left operand (``(a + c) * w`` -> the ``*``). Two
-    operations never share it, where the start of the expression (``a * b + c``) is shared.
-    The start of ``node`` when the file cannot be read."""
-    left = node.left if isinstance(node, ast.BinOp) else getattr(node, "target", None)
-    symbol = _SYMBOLS.get(type(op))
-    if left is not None and symbol is not None and getattr(left, "end_lineno", None) is not None:
-        lineno, start = left.end_lineno, left.end_col_offset
-        while lineno <= getattr(node, "end_lineno", lineno):
-            text = linecache.getline(filename, lineno).encode()
-            found = text.find(symbol.encode(), start)
-            if found >= 0:
-                return lineno, found + 1
-            lineno, start = lineno + 1, 0
-    return node.lineno, node.col_offset + 1
-
-
-def _operation_text(node: ast.AST, op: ast.operator) -> str:
-    """The user's text of an operation: ``a * b`` (``s += a * b`` gives ``s + a * b``)."""
-    if isinstance(node, ast.BinOp):
-        return ast.unparse(node)
-    symbol = ast.unparse(ast.BinOp(left=ast.Name(id="x"), op=op, right=ast.Name(id="y")))[2:-2]
-    return f"{ast.unparse(node.target)} {symbol} {ast.unparse(node.value)}"
-
-
 def _binds_exit(statements: list[ast.stmt]):
     """The first ``break``/``continue`` bound to the loop whose body is ``statements``, or ``None``."""
     for statement in statements:
@@ -1360,12 +1250,6 @@ def _shape_holding(value: int, like: Shape) -> Shape:
         needed = (value if value >= 0 else ~value).bit_length() + 1
         return Shape(max(needed, like.width + (not like.signed)), True)
     return Shape(max(1, value.bit_length()), False)
-
-
-def _holds(outer: Shape, inner: Shape) -> bool:
-    """Whether every value of ``inner`` fits ``outer``."""
-    (outer_low, outer_high), (inner_low, inner_high) = shape_range(outer), shape_range(inner)
-    return outer_low <= inner_low and inner_high <= outer_high
 
 
 def _assigned_names(body: list[ast.stmt]) -> set[str]:
