@@ -12,21 +12,17 @@ remainder.
   are the operation's cost.
 * A kernel's *remainder* is its exact synthesis (:func:`approx_units.synth.synthesize_kernel_seeds`,
   the flow of ``benchmarks/apps.py``) less the cost of its operations when exact, once per copy.
-* The estimate of an assignment is the sum of the remainders and of every copy's cost, each
-  kernel's saving against exact scaled by :attr:`CostModel.calibration`'s factor (fitted by
-  ``benchmarks/explore_cost_calibration.py`` on whole-kernel syntheses and stored beside it in
-  ``benchmarks/explore_cost_calibration.json``; 1 when none is given).
+* The estimate of an assignment is the sum of the remainders and of every copy's cost.
 
 Whole-kernel synthesis also trims an operation's result bits that nothing reads and the
 logic around the operation (narrowed registers, the schedule's delay lines) changes with the
-unit's latency; ``explore(verify=True)`` measures each front point whole and reports the error,
-and ``benchmarks/explore_cost.py`` prints the error's distribution off the calibration data.
+unit's latency; ``explore(verify=True)`` measures each front point whole and reports the error;
+``benchmarks/explore_cost.py`` prints the error's distribution on uniform configurations.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import statistics
 import tempfile
 from pathlib import Path
@@ -39,7 +35,7 @@ from ..compiler import compile_kernel
 from ..kernel import Kernel
 from ..unit_operators import UnitWidthError, approx_unit
 
-__all__ = ["CostModel", "Calibration", "probe_kernel", "probe_source", "OPERATORS"]
+__all__ = ["CostModel", "probe_kernel", "probe_source", "OPERATORS"]
 
 #: The Python operator of each kind of approximable operation.
 OPERATORS = {"mul": "*", "div": "//", "add": "+"}
@@ -88,30 +84,6 @@ def probe_kernel(kind: str | None, a: Shape, b: Shape, target, unit=None, *, res
         return compiled
 
 
-class Calibration:
-    """A fitted correction of the estimate: ``estimate = exact + factor x (probes' saving)``, per kernel.
-
-    Parameters
-    ----------
-    factor : float
-        The scale of the probes' summed saving against exact (1: none).
-    data : dict, optional
-        What it was fitted on (kept for the report).
-    """
-
-    def __init__(self, factor: float = 1.0, data: dict | None = None):
-        self.factor, self.data = float(factor), data or {}
-
-    @classmethod
-    def load(cls, path) -> "Calibration":
-        """The calibration written by ``benchmarks/explore_cost_calibration.py``."""
-        stored = json.loads(Path(path).read_text())
-        return cls(stored["factor"], stored)
-
-    def __repr__(self) -> str:
-        return f"Calibration(factor={self.factor:g})"
-
-
 class CostModel:
     """LUT-equivalent estimates of the assignments of ``space``.
 
@@ -123,8 +95,6 @@ class CostModel:
         ``progress(text)`` before each probe and kernel is synthesised (or read from the cache).
     seeds : sequence of int
         Placement seeds of each kernel's exact synthesis (its Fmax is their median).
-    calibration : Calibration, optional
-        The fitted factor on each kernel's saving against exact (none if ``None``).
 
     Attributes
     ----------
@@ -133,13 +103,11 @@ class CostModel:
     remainders : dict of str to float
         Per kernel: the exact LUT equivalents less its operations' exact cost.
     costs : list of list of float
-        ``costs[site][choice]``: LUT equivalents of all the site's copies at that choice (uncalibrated).
-    calibration : Calibration
+        ``costs[site][choice]``: LUT equivalents of all the site's copies at that choice.
     """
 
-    def __init__(self, space, cache, *, progress=None, seeds=(1,), calibration: Calibration | None = None):
+    def __init__(self, space, cache, *, progress=None, seeds=(1,)):
         self.space, self.cache = space, cache
-        self.calibration = calibration if calibration is not None else Calibration()
         self._probes: dict = {}
         say = progress or (lambda text: None)
         targets = {kernel.name: kernel.target for kernel in space.kernels}
@@ -190,14 +158,14 @@ class CostModel:
                           for kernel in space.kernels}
 
     def saving(self, selection) -> dict[str, float]:
-        """Per kernel: the probes' LUT equivalents saved against exact under ``selection`` (uncalibrated)."""
+        """Per kernel: the probes' LUT equivalents saved against exact under ``selection``."""
         return {name: sum(self.costs[i][0] - self.costs[i][int(selection[i])] for i in sites)
                 for name, sites in self._sites_of.items()}
 
     def kernel_estimates(self, selection) -> dict[str, float]:
         """Estimated LUT equivalents of each kernel under ``selection``."""
         saving = self.saving(selection)
-        return {name: self.exact[name]["lut_equivalents"] - self.calibration.factor * saving[name]
+        return {name: self.exact[name]["lut_equivalents"] - saving[name]
                 for name in self._sites_of}
 
     def estimate(self, selection) -> float:
