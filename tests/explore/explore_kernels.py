@@ -34,3 +34,32 @@ def taps(a: hls.Array[signed(8), N], b: hls.Array[unsigned(8), N], c: hls.Array[
          o: hls.Array[signed(18), N]):
     for i in range(N):
         o[i] = a[i] * b[i] + (b[i] + c[i]) * a[i]
+
+
+M = 4
+
+
+@hls.kernel
+def scale(a: hls.Array[unsigned(8), M], w: unsigned(8), o: hls.Array[unsigned(16), M]):
+    for i in range(M):
+        o[i] = a[i] * w
+
+
+@hls.kernel
+def square(x: hls.Array[unsigned(16), M], o: hls.Array[unsigned(16), M]):
+    for i in range(M):
+        y = x[i] >> 8
+        o[i] = y * y
+
+
+def chain_run(kernels, data):
+    """``scale`` then ``square`` on its output: the second kernel's arguments come from the first's run."""
+    first, second = kernels
+    scaled_values, squared = [0] * M, [0] * M
+    first(a=list(data["a"]), w=data["w"], o=scaled_values)
+    second(x=scaled_values, o=squared)
+    return squared
+
+
+def chain_quality(reference, output, data):
+    return {"mae": sum(abs(x - y) for x, y in zip(reference, output)) / M}
