@@ -300,7 +300,8 @@ def _label_offsets(axes, figure, anchors, texts, fontsize):
 def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None:
     """Write :func:`draw`'s figure to ``path``; the format follows the name (``.png``, ``.svg``, ``.pdf``).
 
-    The destination is checked first and written through :func:`artefacts.atomic_path`.
+    The destination is checked first and written through :func:`artefacts.write_figure` (atomically,
+    byte-identical between runs).
 
     Raises
     ------
@@ -308,11 +309,10 @@ def plot(rows: list[dict], path: str | Path, *, metric: str, title: str) -> None
         The file cannot be written.
     """
     path = Path(path)
-    artefacts.check_file_destination(path)
+    artefacts.check_figure_destination(path)
     figure = draw(rows, metric=metric, title=title)
     try:
-        with artefacts.atomic_path(path, check=False) as temporary:
-            figure.savefig(temporary, format=path.suffix.lstrip(".") or "png", dpi=120)
+        artefacts.write_figure(path, figure)
     finally:
         _pyplot().close(figure)
 

@@ -44,7 +44,9 @@ from pathlib import Path
 from typing import Iterator
 
 __all__ = ["DestinationError", "json_safe", "FILE_MODE", "DIRECTORY_MODE", "check_file_destination",
-           "check_directory_destination", "write_text", "write_bytes", "atomic_path", "output_directory",
+           "check_directory_destination", "write_text", "write_bytes", "write_figure", "check_figure_destination",
+           "FIGURE_FORMATS",
+           "atomic_path", "output_directory",
            "OutputDirectory", "interrupts_deferred", "DeferredInterrupt", "Terminated",
            "terminate_as_interrupt", "INTERRUPT_SIGNALS", "interrupt_outcome"]
 
@@ -358,6 +360,49 @@ def write_text(path: str | os.PathLike, text: str, *, check: bool = True) -> Pat
         The destination cannot be written, or the write failed (disk full).
     """
     return write_bytes(path, text.encode("utf-8"), check=check)
+
+
+#: The formats :func:`write_figure` writes, and the metadata each needs cleared to be byte-identical
+#: between runs (matplotlib stamps its version, and a PDF its creation date).
+FIGURE_FORMATS = {"png": {"Software": None},
+                  "svg": {"Date": None, "Creator": None},
+                  "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
+
+
+def check_figure_destination(path: str | os.PathLike) -> str:
+    """Check ``path`` as :func:`check_file_destination` does, and that its suffix names a format of
+    :data:`FIGURE_FORMATS`; return that format.
+
+    Raises
+    ------
+    DestinationError
+        The destination cannot be written, or its suffix names no format written here.
+    """
+    suffix = Path(path).suffix.lstrip(".").lower()
+    if suffix not in FIGURE_FORMATS:
+        raise DestinationError(path, f"a plot is written as {', '.join('.' + name for name in FIGURE_FORMATS)}, "
+                                     f"not {'.' + suffix if suffix else 'a name without a suffix'}")
+    check_file_destination(path)
+    return suffix
+
+
+def write_figure(path: str | os.PathLike, figure, *, dpi: int = 120) -> Path:
+    """Save a matplotlib ``figure`` to ``path`` atomically, in the format its suffix names
+    (:data:`FIGURE_FORMATS`), byte-identical for the same figure: the tool version and dates
+    are left out, and an SVG's element ids come from a fixed salt.
+
+    Raises
+    ------
+    DestinationError
+        The destination cannot be written, or its suffix names no format written here
+        (:func:`check_figure_destination`, called first).
+    """
+    suffix = check_figure_destination(path)
+    # matplotlib is the caller's: a figure was drawn with it, so it is imported already.
+    import matplotlib
+    with atomic_path(path, check=False) as temporary, matplotlib.rc_context({"svg.hashsalt": "axhls"}):
+        figure.savefig(temporary, format=suffix, dpi=dpi, metadata=FIGURE_FORMATS[suffix])
+    return Path(path)
 
 
 class OutputDirectory:

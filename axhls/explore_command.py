@@ -79,11 +79,20 @@ def run_explore(args) -> int:
     # hls.explore loads numpy, approx_units and the synthesis flow: only this command needs them.
     from hls.explore import ExploreError, explore, parse_bound, parse_candidates, verilog_candidates
     # Every destination first: nothing is searched for a result that cannot be written.
-    for path in (args.store, args.apply_to, args.plot):
+    for path in (args.store, args.apply_to):
         if path:
             artefacts.check_file_destination(path)
+    if args.plot:
+        artefacts.check_figure_destination(args.plot)
+        try:
+            # matplotlib is the `plot` extra: only --plot needs it.
+            import matplotlib  # noqa: F401
+        except ModuleNotFoundError:
+            raise CommandError("--plot needs matplotlib: pip install 'axhls[plot]'") from None
     if args.verify is not None and args.verify != "all" and not (args.verify.isdigit() and int(args.verify) >= 1):
         raise CommandError(f"--verify {args.verify}: expected 'all' or a number of front points >= 1")
+    if args.verify_uniform and args.verify is None:
+        raise CommandError("--verify-uniform needs --verify (the uniform configurations are measured beside the front)")
     if args.apply is not None and not args.apply_to:
         raise CommandError("--apply N needs --apply-to FILE.json (where the assignment is written)")
     try:
@@ -111,16 +120,21 @@ def run_explore(args) -> int:
                              store=args.store, cache=cache, scheduler=args.scheduler, progress=progress_wanted(args),
                              objective=args.objective, simulate=simulate,
                              names=(f"--data {args.data}", f"--quality {args.quality}", f"--run {args.run}"))
+            say = _say if progress_wanted(args) is not False else None
             if args.verify is not None:
                 result.verify(None if args.verify == "all" else int(args.verify), simulate=simulate, cache=cache,
-                              progress=_say if progress_wanted(args) is not False else None)
+                              progress=say)
+            if args.verify_uniform:
+                result.verify(points=result.uniform, simulate=simulate, cache=cache,
+                              progress=(lambda text: say(f"uniform {text}")) if say else None)
             applied = result.approx(args.apply) if args.apply is not None else None
+            if args.plot:
+                from hls.explore.plot import plot     # matplotlib (checked above), only for --plot
+                plot(result, args.plot, simulate=simulate, cache=cache)
     except ExploreError as error:
         raise CommandError(str(error)) from None
     if applied is not None:
         artefacts.write_text(args.apply_to, json.dumps(applied, indent=2, sort_keys=True) + "\n")
-    if args.plot:
-        _plot(result, args.plot)
     if args.json:
         print_json(result.to_json())
         return 0
@@ -139,6 +153,14 @@ def run_explore(args) -> int:
                     f"cycles {verified['cycles']} ADP {verified['adp']:.0f} (estimate {estimate}, "
                     f"{verified['lut_error_pct']:+.1f} % LUT-eq)") if verified else estimate
         print(f"  [{n}] {bound.metric}={point['quality']:.4g}  {measured}  {chosen or 'exact'}")
+    measured = [point for point in result.uniform if "verified" in point]
+    if measured:
+        print("uniform configurations (measured):")
+        for point in measured:
+            verified = point["verified"]
+            print(f"  {point['label']}: {bound.metric}={point['quality']:.4g}  LUT-eq {verified['lut_equivalents']} "
+                  f"FF {verified['ffs']} Fmax {verified['fmax_mhz']:.1f} MHz cycles {verified['cycles']} "
+                  f"ADP {verified['adp']:.0f}")
     if applied is not None:
         print(f"wrote front point {args.apply} to {args.apply_to}")
     return 0
@@ -157,33 +179,6 @@ def simulate(kernel, args):
 
 #: The cycle budget of each simulated call (the applications' longest runs take about 30,000).
 SIMULATION_CYCLES = 2_000_000
-
-
-def _plot(result, path: str) -> None:
-    try:
-        # matplotlib is the `plot` extra: only --plot needs it.
-        import matplotlib
-    except ModuleNotFoundError:
-        raise CommandError("--plot needs matplotlib: pip install 'axhls[plot]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt     # after matplotlib.use: the backend is chosen first
-    figure, axes = plt.subplots(figsize=(6, 4))
-    points = [p for p in result.points if abs(p["quality"]) != float("inf")]
-    axes.scatter([p["lut_equivalents"] for p in points], [p["quality"] for p in points], s=6, c="0.75",
-                 label="evaluated")
-    front = [p for p in result.front if abs(p["quality"]) != float("inf")]
-    axes.plot([p["lut_equivalents"] for p in front], [p["quality"] for p in front], "o-", c="C0", label="front")
-    uniform = [p for p in result.uniform if abs(p["quality"]) != float("inf")]
-    axes.scatter([p["lut_equivalents"] for p in uniform], [p["quality"] for p in uniform], marker="s", c="C3",
-                 label="uniform")
-    axes.axhline(result.bound.value, ls="--", c="0.4", lw=0.8)
-    axes.set_xlabel("LUT equivalents (estimate)")
-    axes.set_ylabel(result.bound.metric)
-    axes.legend(fontsize=8)
-    figure.tight_layout()
-    with artefacts.atomic_path(path) as temporary:
-        figure.savefig(temporary, format=os.path.splitext(path)[1].lstrip(".") or "png")
-    plt.close(figure)
 
 
 def register(subparsers) -> None:
@@ -222,7 +217,12 @@ def register(subparsers) -> None:
                         help="measure every front point whole (or its N cheapest): simulate each kernel call "
                              "against its Python run (cycles), synthesise, place and route (Fmax the median of "
                              "seeds 1-3); the front reported is then the verified one")
-    parser.add_argument("--plot", metavar="FILE", help="plot quality against LUT-eq, uniform configurations beside")
+    parser.add_argument("--verify-uniform", action="store_true",
+                        help="measure every uniform configuration whole too (as --verify), so that the plot and "
+                             "the JSON compare the front with measured uniform figures")
+    parser.add_argument("--plot", metavar="FILE.png|svg|pdf",
+                        help="plot quality against ADP (measured where verified, else estimated), the uniform "
+                             "configurations beside the front")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_progress_option(parser)
     parser.set_defaults(handler=run_explore)

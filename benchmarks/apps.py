@@ -232,8 +232,7 @@ def plot(name: str, rows: list[dict], path: str) -> None:
     axes.grid(True, alpha=0.3)
     figure.tight_layout()
     try:
-        with artefacts.atomic_path(path) as temporary:
-            figure.savefig(temporary, format="png", dpi=120)
+        artefacts.write_figure(path, figure)
     finally:
         plt.close(figure)
 

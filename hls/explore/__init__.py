@@ -66,7 +66,7 @@ class ExploreResult:
         Exact and each uniform assignment (``label`` added).
     costs : CostModel
     cycles : hls.explore.verify.CycleModel or None
-        The cycles estimate (``objective="adp"``).
+        The cycles estimate (``objective="adp"``, or made by :meth:`estimated_adp`).
     evaluated, cached : int
         Evaluations run in this call, and proposals answered from the store.
     timings : dict of str to float
@@ -94,6 +94,26 @@ class ExploreResult:
                          "text": site.operation.text, "kind": site.operation.kind,
                          "unit": unit.unit if unit else "exact", "params": dict(unit.params) if unit else {}})
         return rows
+
+    def estimated_adp(self, point: dict, *, simulate=None, cache=None) -> float:
+        """The estimated ADP of ``point``: its own with ``objective="adp"``; else its estimated LUT-eq x
+        the cycles of its schedule (:attr:`cycles`, a :class:`~hls.explore.verify.CycleModel` made on
+        first use: one simulation per distinct schedule, ``simulate(kernel, args)``, kept in ``cache``)
+        / the slowest exact kernel's Fmax, as ``objective="adp"`` estimates it.
+
+        Raises
+        ------
+        ExploreError
+            No simulator given when the cycles are not known yet.
+        """
+        if "adp" in point:
+            return point["adp"]
+        if self.cycles is None:
+            if simulate is None:
+                raise ExploreError("the ADP of a point needs a simulator (simulate=sim.run) for its cycles")
+            self.cycles = CycleModel(self.space, self._data, self._run, simulate,
+                                     cache if cache is not None else ResultCache())
+        return adp(point["lut_equivalents"], self.cycles.cycles(point["selection"]), exact_fmax(self.costs))
 
     def reported_front(self) -> list[dict]:
         """The verified front after :meth:`verify`, else the estimated one."""
@@ -183,6 +203,11 @@ class ExploreResult:
                 "front": [self._row(point) for point in self.reported_front()],
                 "estimated_front": [self._row(point) for point in self.front],
                 "uniform": [self._row(point) for point in self.uniform]}
+
+
+def exact_fmax(costs: CostModel) -> float:
+    """The Fmax of the ADP estimate: the slowest exact kernel's (the chain runs on one clock)."""
+    return min(exact["fmax_mhz"] for exact in costs.exact.values())
 
 
 def _error(estimate: float, measured: float) -> float:
@@ -276,7 +301,7 @@ def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=D
         cache = cache if cache is not None else ResultCache()
         costs = CostModel(space, cache, progress=say)
         cycles = CycleModel(space, data, run, simulate, cache, progress=say) if objective == "adp" else None
-        fmax = min(exact["fmax_mhz"] for exact in costs.exact.values())
+        fmax = exact_fmax(costs)
         timings["cost_model_s"] = time.perf_counter() - started
         evaluations_store = EvaluationStore(store, space.digest())
         if client is None:

@@ -354,4 +354,9 @@ ROWS = [
      "exit": 2, "message": r"^axhls: --verilog circuits: circuits/broken\.v: .*syntax error"},
     {"id": "explore-scheduler-bad-address", "argv": _explore("--scheduler", "nonsense"), "files": {"k.py": EXPLORE},
      "exit": 2, "message": r"^axhls: --scheduler nonsense: cannot connect to the Dask scheduler \(missing port"},
+    {"id": "explore-plot-unknown-format", "argv": _explore("--plot", "front.txt"), "files": {"k.py": EXPLORE},
+     "exit": 2, "message": r"^axhls: front\.txt: a plot is written as \.png, \.svg, \.pdf, not \.txt$"},
+    {"id": "explore-verify-uniform-without-verify", "argv": [*EXPLORE_ARGV, "--verify-uniform"],
+     "files": {"k.py": EXPLORE},
+     "exit": 2, "message": r"^axhls: --verify-uniform needs --verify"},
 ]

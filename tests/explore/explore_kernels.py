@@ -63,3 +63,10 @@ def chain_run(kernels, data):
 
 def chain_quality(reference, output, data):
     return {"mae": sum(abs(x - y) for x, y in zip(reference, output)) / M}
+
+
+CHAIN = (scale, square)
+
+
+def chain_data():
+    return {"a": [200, 17, 255, 99], "w": 201}

@@ -21,8 +21,8 @@ from hls.compiler import compile_kernel
 from hls.explore.verify import CycleModel, adp, kernel_calls, verify_point
 from sim.kernel import differences, expected_outputs
 
-CHAIN = (kernels.scale, kernels.square)
-DATA = {"a": [200, 17, 255, 99], "w": 201}
+CHAIN = kernels.CHAIN
+DATA = kernels.chain_data()
 CANDIDATES = "mul=drum(k=3),mitchell"
 #: drum(k=3) on `a[i] * w`, mitchell on `y * y`.
 SELECTION = (1, 2)
