@@ -60,13 +60,9 @@ def operator_verilog(kind: str, widths: tuple[int, int], width: int) -> str:
 
 def measure(device: str, points=POINTS, progress=print) -> dict:
     """``{point: register-to-register ns}`` with nextpnr for ``device`` (``ecp5`` or ``ice40``)."""
-    from approx_units.synth import synthesize_verilog
-    results = {}
-    for point in points:
-        report = synthesize_verilog(operator_verilog(*point), "op", device, timing=True)
-        results[point] = report.critical_path_ns
-        progress(f"  {point[0]:9} {str(point[1]):9} {report.critical_path_ns:6.2f} ns", flush=True)
-    return results
+    from benchmarks.delay_calibration import place_points
+    return place_points(device, points, operator_verilog, "op",
+                        lambda kind, widths, width: f"{kind:9} {str(widths):9}", progress)
 
 
 def _fit(xs, ys):
