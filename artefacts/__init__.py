@@ -31,7 +31,6 @@ This package imports nothing of the project's, so every library can use it.
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import math
 import os
@@ -203,19 +202,39 @@ def _redeliver_lost_interrupt(previous_hook):
     inside a ``__del__`` or a weak-reference callback (Amaranth's unused-element check runs
     in ``__del__`` after every elaboration).  An exception raised there cannot propagate:
     Python prints "Exception ignored in ..." and goes on, so the command would run to its
-    end.  This hook has the signal's handler run again a moment later instead; once it runs
-    outside a finaliser, the exception reaches the command.  The moment comes from a timer
-    thread, so that the handler cannot run inside this hook, where it would be lost too.
+    end.  This hook has the signal sent to the main thread again a moment later instead;
+    once its handler runs outside a finaliser, the exception reaches the command.
+
+    The signal is sent from a timer thread, so that it normally arrives after the hook has
+    returned.  On a loaded machine the main thread may still be inside the hook when it
+    arrives (starting the timer waits for the new thread): the exception is then raised here,
+    where it would be lost as well, so the hook catches it and sends the signal once more.
+    It is a real signal (``pthread_kill``), not ``_thread.interrupt_main``, so that it also
+    ends a wait in a system call, such as a synthesis tool's ``waitpid``.
     """
+    main = threading.main_thread().ident
+
     def hook(unraisable):
-        if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
-            resend = threading.Timer(0.01, _thread.interrupt_main, (signum,))
-            resend.daemon = True
-            resend.start()
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous_hook(unraisable)
             return
-        previous_hook(unraisable)
+        signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+        while True:
+            try:
+                resend = threading.Timer(0.01, _send_if_handled, (main, signum))
+                resend.daemon = True
+                resend.start()
+                return
+            except KeyboardInterrupt as interrupt:
+                signum = signal.SIGTERM if isinstance(interrupt, Terminated) else signal.SIGINT
     return hook
+
+
+def _send_if_handled(thread: int, signum: int) -> None:
+    # Once the block that installed the handlers has ended, SIGTERM has its default action
+    # again, which would kill the process rather than raise: such a late signal is dropped.
+    if callable(signal.getsignal(signum)):
+        signal.pthread_kill(thread, signum)
 
 
 class DeferredInterrupt:

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from tests.foreground import FOREGROUND
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -27,10 +29,8 @@ def test_demo_runs_and_everything_matches(tmp_path):
         assert subprocess.run([str(ROOT / program), "--version"], capture_output=True).returncode == 0, next_line
 
 
-#: Runs the demo with Python's own SIGINT handler, as in a terminal's foreground job (a runner in
-#: the background of a shell ignores SIGINT, and its children inherit that).
-FOREGROUND_DEMO = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-                   "sys.argv = [sys.argv[1]]; runpy.run_path(sys.argv[0], run_name='__main__')")
+#: Runs the demo with Python's own SIGINT handler (see tests/foreground.py).
+FOREGROUND_DEMO = FOREGROUND + "import runpy, sys; sys.argv = [sys.argv[1]]; runpy.run_path(sys.argv[0], run_name='__main__')"
 
 
 @pytest.mark.parametrize("signum, line", [(signal.SIGINT, "demo: interrupted"),

@@ -26,6 +26,7 @@ import hls
 from axhls.cli import main
 from hls.board.protocol import kernel_signature_word, memory_map
 from hls.compiler import compile_kernel
+from tests.foreground import axhls_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,8 +91,8 @@ def test_ctrl_c_during_the_tools_leaves_nothing(tmp_path):
     # and no tool is left running.
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    process = subprocess.Popen([sys.executable, "-m", "axhls", "build", f"{__file__}:scale", "--board", "icebreaker",
-                                "-o", str(tmp_path / "out")], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+    process = subprocess.Popen(axhls_command("build", f"{__file__}:scale", "--board", "icebreaker",
+                                             "-o", str(tmp_path / "out")), cwd=tmp_path, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "TMPDIR": str(temporary), "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + 60
     while not any(temporary.glob("axhls-build-*/build.log")) and time.monotonic() < deadline:

@@ -21,6 +21,7 @@ from approx_units import evaluate as ev
 from approx_units.metrics import ErrorStats
 from approx_units.numpy_backend import evaluate as numpy_evaluate
 from approx_units.registry import spec
+from tests.foreground import axhls_command
 
 pytestmark = pytest.mark.skipif(not compiled.available(), reason="no C compiler for the compiled engine")
 
@@ -304,8 +305,8 @@ def test_ctrl_c_stops_a_long_evaluation_cleanly():
     # source of extra threads): exit 130, one line, no traceback from any thread.
     environment = dict(os.environ, PYTHONPATH=os.getcwd(), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
                        MKL_NUM_THREADS="1")
-    process = subprocess.Popen([sys.executable, "-m", "axhls", "units", "eval", "mitchell_refined", "--width", "16",
-                                "--exhaustive", "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    process = subprocess.Popen(axhls_command("units", "eval", "mitchell_refined", "--width", "16", "--exhaustive",
+                                             "--workers", "2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=environment)
     deadline = time.monotonic() + 240
     while process.poll() is None and time.monotonic() < deadline:
