@@ -158,3 +158,12 @@ def unroll_banked(a: hls.Array[signed(16), 64, hls.partition("cyclic", 4)],
                   b: hls.Array[signed(16), 64, hls.partition("cyclic", 4)], n: unsigned(7)):
     for i in hls.unroll(range(n), factor=4):
         b[i] = a[i] * 3 - i
+
+
+@hls.kernel
+def complete_six(a: hls.Array[signed(16), 6, hls.partition("complete")],
+                 x: hls.Array[unsigned(3), 16], n: unsigned(5)) -> signed(32):
+    s: signed(32) = 0
+    for i in range(n):
+        s = s + a[x[i]]
+    return s

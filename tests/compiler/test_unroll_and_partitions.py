@@ -142,6 +142,25 @@ def test_dynamic_indices_read_every_bank_and_select(kernel, seed):
     _check(kernel, {"a": _values(20 + seed, 16, -32768, 32767), "x": x, "n": 16 - seed})
 
 
+def _select_depth(kernel) -> int:
+    (loop,) = [node for node in compile_kernel(kernel).ir.nodes if isinstance(node, PipelinedLoop)]
+    depth = {}
+    for op in loop.body.ops:
+        if op.kind == "select":
+            depth[op.name] = 1 + max(depth.get(operand.name, 0) for operand in op.operands)
+    return max(depth.values())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_varying_bank_is_selected_by_a_tree_on_its_bank_bits(seed):
+    # log2(banks) selects deep, not one per bank: synthesis maps a priority chain of 16 banks
+    # to 8 LUT levels (ecg.bandpass_stream's critical path). Six banks pad to eight with the last.
+    assert _select_depth(kernels.dynamic_cyclic) == 2
+    assert _select_depth(kernels.complete_six) == 3
+    _check(kernels.complete_six, {"a": _values(60 + seed, 6, -32768, 32767), "x": _values(70 + seed, 16, 0, 5),
+                                  "n": 16 - 5 * seed})
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_completely_partitioned_parameter(seed):
     _check(kernels.complete_param, {"a": _values(30 + seed, 4, -128, 127), "x": _values(40 + seed, 16, 0, 3),
