@@ -122,7 +122,7 @@ def _design(unit) -> tuple[str, str, float]:
     return compiled.verilog(), compiled.ir.name, unit.clock_mhz
 
 
-def _measure_trace(name: str, label: str, trace, *, synth: bool, cache, progress, seeds: int) -> dict:
+def measure_trace(name: str, label: str, trace, *, synth: bool, cache, progress, seeds: int) -> dict:
     """Cycles (and with ``synth`` area and Fmax) of every kernel or chain of ``trace``, run one
     after another: the per-unit entries and their sums (Fmax the slowest unit's)."""
     from approx_units.synth import synthesize_kernel_seeds
@@ -181,7 +181,7 @@ def measure_app(name: str, configs, *, synth: bool, cache, progress, seeds: int 
             else:
                 output = sequential_output
             row["quality"] = app.quality(reference, output, data)
-            row.update(_measure_trace(name, f"{version} {config}", trace, synth=synth, cache=cache,
+            row.update(measure_trace(name, f"{version} {config}", trace, synth=synth, cache=cache,
                                       progress=progress, seeds=seeds))
             rows.append(row)
     for version in versions:

@@ -27,7 +27,8 @@ if ROOT not in sys.path:
 from benchmarks.apps import APPS, app_module  # noqa: E402
 
 
-def _bound(name: str, app) -> str:
+def bound_of(name: str, app) -> str:
+    """The bound of application ``name`` as the explorer takes it (issue 12's targets)."""
     if name == "image":
         return f"psnr_db>={app.PSNR_TARGET_DB:g}"
     if name == "ecg":
@@ -38,7 +39,7 @@ def _bound(name: str, app) -> str:
 def measure(name: str, *, evaluations: int, population: int, seed: int, store: str | None) -> dict:
     import hls.explore as explore
     app = app_module(name)
-    bound = _bound(name, app)
+    bound = bound_of(name, app)
     began = time.perf_counter()
     result = explore.explore(app.KERNELS, app.default_input(), app.quality, run=app.run, bound=bound,
                              evaluations=evaluations, population=population, seed=seed,
