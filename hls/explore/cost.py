@@ -35,10 +35,26 @@ from ..compiler import compile_kernel
 from ..kernel import Kernel
 from ..unit_operators import UnitWidthError, approx_unit
 
-__all__ = ["CostModel", "probe_kernel", "probe_source", "OPERATORS"]
+__all__ = ["CostModel", "probe_kernel", "probe_source", "OPERATORS", "error_distribution"]
 
 #: The Python operator of each kind of approximable operation.
 OPERATORS = {"mul": "*", "div": "//", "add": "+"}
+
+
+def error_distribution(errors) -> dict:
+    """The distribution of the estimate's errors ``errors`` (each in % of the measured figure):
+    ``points``, ``within_10pct`` (how many have ``|error| <= 10``), ``share_within_10pct`` (0..1),
+    ``median_pct`` (signed), ``median_abs_pct`` and ``worst_pct`` (the largest ``|error|``, signed);
+    the last four ``None`` for no point."""
+    errors = [float(error) for error in errors]
+    if not errors:
+        return {"points": 0, "within_10pct": 0, "share_within_10pct": None, "median_pct": None,
+                "median_abs_pct": None, "worst_pct": None}
+    within = sum(abs(error) <= 10 for error in errors)
+    return {"points": len(errors), "within_10pct": within, "share_within_10pct": round(within / len(errors), 4),
+            "median_pct": round(statistics.median(errors), 2),
+            "median_abs_pct": round(statistics.median(abs(error) for error in errors), 2),
+            "worst_pct": round(max(errors, key=lambda error: (abs(error), error)), 2)}
 
 
 def _shape_text(shape: Shape) -> str:
