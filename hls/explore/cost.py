@@ -25,20 +25,40 @@ from __future__ import annotations
 import importlib.util
 import statistics
 import tempfile
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from amaranth.hdl import Shape, Signal
 
 from approx_units.synth import synthesize_kernel_seeds, synthesize_verilog
 
+from ..analysis.registers import RegisterWidths, interval_shape
 from ..compiler import compile_kernel
+from ..ir.nodes import PipelinedLoop
 from ..kernel import Kernel
 from ..unit_operators import UnitWidthError, approx_unit
 
-__all__ = ["CostModel", "probe_kernel", "probe_source", "OPERATORS"]
+__all__ = ["CostModel", "Context", "kernel_contexts", "probe_kernel", "probe_source", "OPERATORS", "error_distribution"]
 
 #: The Python operator of each kind of approximable operation.
 OPERATORS = {"mul": "*", "div": "//", "add": "+"}
+
+
+def error_distribution(errors) -> dict:
+    """The distribution of the estimate's errors ``errors`` (each in % of the measured figure):
+    ``points``, ``within_10pct`` (how many have ``|error| <= 10``), ``share_within_10pct`` (0..1),
+    ``median_pct`` (signed), ``median_abs_pct`` and ``worst_pct`` (the largest ``|error|``, signed);
+    the last four ``None`` for no point."""
+    errors = [float(error) for error in errors]
+    if not errors:
+        return {"points": 0, "within_10pct": 0, "share_within_10pct": None, "median_pct": None,
+                "median_abs_pct": None, "worst_pct": None}
+    within = sum(abs(error) <= 10 for error in errors)
+    return {"points": len(errors), "within_10pct": within, "share_within_10pct": round(within / len(errors), 4),
+            "median_pct": round(statistics.median(errors), 2),
+            "median_abs_pct": round(statistics.median(abs(error) for error in errors), 2),
+            "worst_pct": round(max(errors, key=lambda error: (abs(error), error)), 2)}
 
 
 def _shape_text(shape: Shape) -> str:
@@ -50,19 +70,84 @@ def _result_shape(kind: str, a: Shape, b: Shape) -> Shape:
     return {"mul": lambda: x * y, "div": lambda: x // y, "add": lambda: x + y}[kind]().shape()
 
 
-def probe_source(kind: str | None, a: Shape, b: Shape, result_kind: str | None = None) -> str:
-    """The source of the probe kernel ``probe(a, b) -> result: return a OP b`` (``kind`` ``None``:
-    the base, ``return a``, of the result shape of ``result_kind``)."""
-    result = _result_shape(kind or result_kind, a, b)
-    body = f"a {OPERATORS[kind]} b" if kind else "a"
-    return ("from amaranth import signed, unsigned\n\n\n"
-            f"def probe(a: {_shape_text(a)}, b: {_shape_text(b)}) -> {_shape_text(result)}:\n"
-            f"    return {body}\n")
+@dataclass(frozen=True)
+class Context:
+    """How a kernel builds one copy of an operation: what its probe (:func:`probe_source`) rebuilds.
+
+    Attributes
+    ----------
+    a, b : Shape
+        The operands' shapes, at which the unit (or the exact operator) is built and timed.
+    a_values, b_values : Shape
+        The narrowest shapes that hold the values the value analysis proves for the operands
+        (:func:`hls.analysis.registers.interval_shape`): synthesis folds the bits they never set.
+    same : bool
+        Both operands are one value (``y * y``): synthesis shares the logic of the two inputs.
+    result : Shape
+        The result's bits the kernel keeps (a narrower assignment drops the rest, and synthesis
+        removes the logic only they need).
+    pipelined : bool
+        The operation is in the body of a pipelined loop (else in a block that runs once).
+    """
+
+    a: Shape
+    b: Shape
+    a_values: Shape
+    b_values: Shape
+    same: bool
+    result: Shape
+    pipelined: bool
+
+    @classmethod
+    def plain(cls, kind: str, a: Shape, b: Shape) -> "Context":
+        """Operands of any value of their shapes, two of them, the whole result, in a pipelined loop."""
+        return cls(a, b, a, b, False, _result_shape(kind, a, b), True)
+
+    @property
+    def shapes(self) -> tuple[Shape, Shape]:
+        return self.a, self.b
+
+    def text(self) -> str:
+        values = "" if (self.a_values, self.b_values) == (self.a, self.b) else \
+            f" (values {self.a_values.width}x{self.b_values.width} bits)"
+        return (f"{self.a.width}x{self.b.width} bits{values}{', one operand' if self.same else ''}"
+                f" -> {self.result.width} bits{'' if self.pipelined else ', not in a loop'}")
 
 
-def probe_kernel(kind: str | None, a: Shape, b: Shape, target, unit=None, *, result_kind: str | None = None):
-    """The probe of one operation (:func:`probe_source`) compiled for ``target``, its operation
-    replaced by ``unit`` (an :class:`hls.approx.UnitChoice`, or ``None`` for exact).
+#: Iterations of a probe's loop (its counter is the same in the probe and its base).
+PROBE_TRIPS = 4
+
+
+def probe_source(kind: str | None, context: Context, result_kind: str | None = None) -> str:
+    """The source of the probe kernel of one operation in ``context``: the operands, of the shapes of
+    their values, assigned to variables of the operation's operand shapes; the result assigned to
+    ``context.result``; in a pipelined loop over arrays, or once on scalar parameters.
+
+    ``kind`` ``None`` gives the probe's *base*: the same kernel with the operation's result replaced
+    by its first operand (``result_kind`` names the operation's kind for its result shape).
+    """
+    c = context
+    body = ("x" if kind is None else f"x {OPERATORS[kind]} {'x' if c.same else 'y'}")
+    lines = ["import hls", "from amaranth import signed, unsigned", "", ""]
+    operands = [("a", "x", c.a_values, c.a)] + ([] if c.same else [("b", "y", c.b_values, c.b)])
+    if c.pipelined:
+        parameters = [f"{p}: hls.Array[{_shape_text(values)}, {PROBE_TRIPS}]" for p, _, values, _ in operands]
+        parameters.append(f"o: hls.Array[{_shape_text(c.result)}, {PROBE_TRIPS}]")
+        lines.append(f"def probe({', '.join(parameters)}):")
+        lines.append(f"    for i in range({PROBE_TRIPS}):")
+        lines += [f"        {v}: {_shape_text(shape)} = {p}[i]" for p, v, _, shape in operands]
+        lines.append(f"        o[i] = {body}")
+    else:
+        parameters = [f"{p}: {_shape_text(values)}" for p, _, values, _ in operands]
+        lines.append(f"def probe({', '.join(parameters)}) -> {_shape_text(c.result)}:")
+        lines += [f"    {v}: {_shape_text(shape)} = {p}" for p, v, _, shape in operands]
+        lines.append(f"    return {body}")
+    return "\n".join(lines) + "\n"
+
+
+def probe_kernel(kind: str | None, context: Context, target, unit=None, *, result_kind: str | None = None):
+    """The probe of one operation in ``context`` (:func:`probe_source`) compiled for ``target``, its
+    operation replaced by ``unit`` (an :class:`hls.approx.UnitChoice`, or ``None`` for exact).
 
     Returns
     -------
@@ -71,7 +156,7 @@ def probe_kernel(kind: str | None, a: Shape, b: Shape, target, unit=None, *, res
     """
     with tempfile.TemporaryDirectory(prefix="axhls-probe-") as folder:
         path = Path(folder, "probe.py")
-        path.write_text(probe_source(kind, a, b, result_kind))
+        path.write_text(probe_source(kind, context, result_kind))
         spec = importlib.util.spec_from_file_location("_axhls_cost_probe", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -82,6 +167,72 @@ def probe_kernel(kind: str | None, a: Shape, b: Shape, target, unit=None, *, res
         compiled = compile_kernel(kernel)
         compiled.verilog()          # generated (and kept) while the file is there
         return compiled
+
+
+def _allows(unit, shapes) -> bool:
+    try:
+        approx_unit(unit, *shapes)
+        return True
+    except UnitWidthError:
+        return False
+
+
+def kernel_contexts(kernel, sites) -> dict[str, Counter]:
+    """``{site key: Counter(Context)}``: the context of every copy of each of ``kernel``'s ``sites``.
+
+    The kernel is compiled with a unit on each site (the one most of its copies allow), so that
+    each copy is an ``approx_<kind>`` operation of the IR, found by its line and text.  Its context
+    is read from that IR: the operands' intervals from the value analysis the back end narrows
+    registers with (:class:`hls.analysis.registers.RegisterWidths`), whether they are one value,
+    the widest assignment (``wrap``) of the result when every use is one, and whether its block is
+    a pipelined loop's body.  A copy not found so (its widths do not allow the unit) takes
+    :meth:`Context.plain`.
+    """
+    sites = [site for site in sites if site.kernel == kernel.name]
+    markers = {}
+    for site in sites:
+        allowed = {unit: sum(count for shapes, count in site.copies if _allows(unit, shapes)) for unit in site.units}
+        markers[site.key] = max(site.units, key=lambda unit: allowed[unit])
+    compiled = compile_kernel(kernel.with_approx(markers)) if markers else None
+    found: dict[str, Counter] = {site.key: Counter() for site in sites}
+    if compiled is not None:
+        ir = compiled.ir
+        widths = RegisterWidths(ir)
+        uses: dict = {}
+        for block in ir.blocks():
+            for op in block.ops:
+                for operand in op.inputs():
+                    uses.setdefault(id(operand), []).append(op)
+        by_text = {(site.operation.kind, site.operation.lineno, site.operation.text): site.key for site in sites}
+        for node in ir.nodes:
+            block = node.body if isinstance(node, PipelinedLoop) else node
+            for op in block.ops:
+                if not op.kind.startswith("approx_"):
+                    continue
+                keys = {by_text.get((op.kind[len("approx_"):], line, op.text)) for line in op.lines} - {None}
+                if len(keys) != 1:
+                    continue
+                a, b = op.operands
+                narrowed = [interval_shape(value.low, value.high, operand.shape)
+                            for operand in (a, b) for value in (widths.values.value(operand),)]
+                consumers = uses.get(id(op), [])
+                if consumers and all(use.kind == "wrap" for use in consumers):
+                    kept = min(op.shape.width, max(Shape.cast(use.shape).width for use in consumers))
+                else:
+                    kept = op.shape.width
+                context = Context(Shape.cast(a.shape), Shape.cast(b.shape),
+                                  *(Shape(max(1, shape.width), shape.signed) for shape in narrowed),
+                                  a is b, Shape(kept, Shape.cast(op.shape).signed), isinstance(node, PipelinedLoop))
+                found[keys.pop()][context] += 1
+    result = {}
+    for site in sites:
+        contexts = Counter(found[site.key])
+        for shapes, count in site.copies:
+            missing = count - sum(n for context, n in contexts.items() if context.shapes == shapes)
+            if missing > 0:
+                contexts[Context.plain(site.operation.kind, *shapes)] += missing
+        result[site.key] = contexts
+    return result
 
 
 class CostModel:
@@ -104,6 +255,8 @@ class CostModel:
         Per kernel: the exact LUT equivalents less its operations' exact cost.
     costs : list of list of float
         ``costs[site][choice]``: LUT equivalents of all the site's copies at that choice.
+    contexts : dict of str to collections.Counter
+        Per site key: how many of its copies the kernel builds in each :class:`Context`.
     """
 
     def __init__(self, space, cache, *, progress=None, seeds=(1,)):
@@ -116,32 +269,34 @@ class CostModel:
             return synthesize_verilog(compiled.verilog(), compiled.ir.name, "ecp5", timing=False,
                                       cache=cache).lut_equivalents
 
-        def probe_cost(kind, unit, shapes, target) -> float | None:
-            if unit is not None:
-                try:
-                    approx_unit(unit, *shapes)
-                except UnitWidthError:
-                    return None
-            key = (kind, unit, shapes, target)
+        def probe_cost(kind, unit, context, target) -> float | None:
+            if unit is not None and not _allows(unit, context.shapes):
+                return None
+            key = (kind, unit, context, target)
             if key not in self._probes:
-                base_key = (None, kind, shapes, target)
+                base_key = (None, kind, context, target)
                 if base_key not in self._probes:
-                    self._probes[base_key] = synthesised(probe_kernel(None, *shapes, target, result_kind=kind))
-                say(f"synthesise {unit.label if unit else 'exact ' + kind} at {shapes[0].width}x{shapes[1].width} bits")
-                self._probes[key] = synthesised(probe_kernel(kind, *shapes, target, unit)) - self._probes[base_key]
+                    self._probes[base_key] = synthesised(probe_kernel(None, context, target, result_kind=kind))
+                say(f"synthesise {unit.label if unit else 'exact ' + kind} at {context.text()}")
+                self._probes[key] = synthesised(probe_kernel(kind, context, target, unit)) - self._probes[base_key]
             return self._probes[key]
 
+        #: ``{site key: Counter(Context)}``: every copy's context, read from its kernel's IR.
+        self.contexts = {}
+        for kernel in space.kernels:
+            self.contexts.update(kernel_contexts(kernel, space.sites))
         self.costs = []
         exact_of_kernel = {kernel.name: 0.0 for kernel in space.kernels}
         for site in space.sites:
             kind, target = site.operation.kind, targets[site.kernel]
-            exact_by_shape = {shapes: probe_cost(kind, None, shapes, target) for shapes, _ in site.copies}
-            row = [sum(count * exact_by_shape[shapes] for shapes, count in site.copies)]
+            copies = sorted(self.contexts[site.key].items(), key=lambda item: repr(item[0]))
+            exact = {context: probe_cost(kind, None, context, target) for context, _ in copies}
+            row = [sum(count * exact[context] for context, count in copies)]
             for unit in site.units:
                 total = 0.0
-                for shapes, count in site.copies:
-                    value = probe_cost(kind, unit, shapes, target)
-                    total += count * (exact_by_shape[shapes] if value is None else value)
+                for context, count in copies:
+                    value = probe_cost(kind, unit, context, target)
+                    total += count * (exact[context] if value is None else value)
                 row.append(total)
             self.costs.append(row)
             exact_of_kernel[site.kernel] += row[0]

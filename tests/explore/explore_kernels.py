@@ -46,6 +46,14 @@ def scale(a: hls.Array[unsigned(8), M], w: unsigned(8), o: hls.Array[unsigned(16
 
 
 @hls.kernel
+def scale_twice(a: hls.Array[unsigned(8), M], w: unsigned(8), o: hls.Array[unsigned(16), M],
+                p: hls.Array[unsigned(16), M]):
+    for i in range(M):
+        o[i] = a[i] * w
+        p[i] = a[i] * w
+
+
+@hls.kernel
 def square(x: hls.Array[unsigned(16), M], o: hls.Array[unsigned(16), M]):
     for i in range(M):
         y = x[i] >> 8

@@ -1,0 +1,158 @@
+"""The explorer's cost model (:mod:`hls.explore.cost`): each copy of an operation priced on a probe that
+rebuilds its context in the kernel (the operands' proven values, one operand or two, the result's kept bits,
+a pipelined loop or not), plus each kernel's exact remainder.
+
+The fast tests replace synthesis by a stand-in (a deterministic figure of the Verilog text), which checks
+the model's bookkeeping: which probes it builds, how it sums them, and that the exact assignment is the
+exact kernels' own figure.  The slow test synthesises the two-kernel chain of ``explore_kernels`` and
+compares the estimate of every one of its assignments with whole-kernel synthesis.
+"""
+
+import hashlib
+import itertools
+from collections import Counter
+from types import SimpleNamespace
+
+import pytest
+from amaranth.hdl import signed, unsigned
+
+import explore_kernels as kernels
+import hls
+import hls.explore as explore
+from approx_units import synth
+from hls.compiler import compile_kernel
+from hls.explore import cost
+from hls.explore.cost import Context, CostModel, error_distribution, kernel_contexts, probe_source
+
+CANDIDATES = "mul=drum(k=3),mitchell"
+
+
+def _chain_space():
+    return explore.Space(kernels.CHAIN, explore.parse_candidates(CANDIDATES, ["mul"]))
+
+
+def test_each_copy_takes_its_context_from_the_kernels_ir():
+    space = _chain_space()
+    (scale,) = kernel_contexts(space.kernels[0], space.sites).values()
+    (square,) = kernel_contexts(space.kernels[1], space.sites).values()
+    # a[i] * w: two 8-bit operands of any value, all 16 product bits stored, in the pipelined loop.
+    assert scale == Counter({Context(unsigned(8), unsigned(8), unsigned(8), unsigned(8), False, unsigned(16), True): 1})
+    # y * y with y = x[i] >> 8: typed 16 x 16, but y holds 8 bits; one operand; o[i] keeps 16 of 32 bits.
+    assert square == Counter({Context(unsigned(16), unsigned(16), unsigned(8), unsigned(8), True, unsigned(16),
+                                      True): 1})
+
+
+def test_a_helper_inlined_twice_gives_two_copies_at_their_own_shapes():
+    space = explore.Space([kernels.mix], explore.parse_candidates("mul=drum(k=3)", ["mul"]))
+    contexts = kernel_contexts(space.kernels[0], space.sites)
+    (helper,) = [site for site in space.sites if site.operation.text == "x * w"]
+    assert sum(contexts[helper.key].values()) == sum(count for _, count in helper.copies) == 2
+    assert {context.shapes for context in contexts[helper.key]} == {shapes for shapes, _ in helper.copies}
+
+
+def test_a_probe_builds_the_operation_at_the_contexts_operand_shapes():
+    context = Context(unsigned(16), signed(12), unsigned(8), signed(5), False, signed(20), True)
+    source = probe_source("mul", context)
+    assert "a: hls.Array[unsigned(8), 4]" in source and "b: hls.Array[signed(5), 4]" in source
+    assert "o: hls.Array[signed(20), 4]" in source and "o[i] = x * y" in source
+    assert "x * " not in probe_source(None, context, "mul") and "o[i] = x" in probe_source(None, context, "mul")
+    square = probe_source("mul", Context(unsigned(16), unsigned(16), unsigned(8), unsigned(8), True, unsigned(16),
+                                         False))
+    assert "return x * x" in square and "b:" not in square and "for " not in square
+    kernel = cost.probe_kernel("mul", context, hls.Target())
+    (operation,) = [op for block in kernel.ir.blocks() for op in block.ops if op.kind == "mul"]
+    assert [op.shape for op in operation.operands] == [unsigned(16), signed(12)]
+
+
+def test_the_error_distribution():
+    summary = error_distribution([2.0, -12.5, 9.99, 10.0, -3.0])
+    assert summary == {"points": 5, "within_10pct": 4, "share_within_10pct": 0.8, "median_pct": 2.0,
+                       "median_abs_pct": 9.99, "worst_pct": -12.5}
+    assert error_distribution([])["share_within_10pct"] is None
+
+
+def _figure(verilog: str) -> int:
+    """A stand-in for synthesis: a deterministic number of LUT equivalents per Verilog text."""
+    return 100 + int(hashlib.sha256(verilog.encode()).hexdigest()[:4], 16) % 900
+
+
+class _FakeSynthesis:
+    """``synthesize_verilog`` and ``synthesize_kernel_seeds`` replaced, counting what they were given."""
+
+    def __init__(self, monkeypatch):
+        self.probes: list[str] = []
+        self.kernels: list[str] = []
+        monkeypatch.setattr(cost, "synthesize_verilog", self.verilog)
+        monkeypatch.setattr(cost, "synthesize_kernel_seeds", self.kernel)
+
+    def verilog(self, verilog, top, target, *, timing, cache):
+        assert target == "ecp5" and not timing
+        self.probes.append(verilog)
+        return SimpleNamespace(lut_equivalents=_figure(verilog))
+
+    def kernel(self, verilog, top, *, clock_mhz, seeds, cache):
+        self.kernels.append(verilog)
+        return [SimpleNamespace(lut_equivalents=_figure(verilog), ffs=7, fmax_mhz=100.0 + seed) for seed in seeds]
+
+
+@pytest.mark.slow
+def test_the_estimate_sums_each_kernels_exact_figure_and_its_sites_probes(monkeypatch):
+    fake = _FakeSynthesis(monkeypatch)
+    space = _chain_space()
+    model = CostModel(space, synth.ResultCache(), seeds=(1, 2, 3))
+    exact = {k.name: _figure(compile_kernel(k).verilog()) for k in space.kernels}
+    assert {name: figures["lut_equivalents"] for name, figures in model.exact.items()} == exact
+    assert model.exact["scale"]["fmax_mhz"] == 102.0               # the median of the seeds
+    # The exact assignment is the exact kernels' own figure.
+    assert model.estimate((0, 0)) == sum(exact.values())
+    target = space.kernels[0].target
+    for selection in itertools.product(*(range(size) for size in space.sizes)):
+        estimates = model.kernel_estimates(selection)
+        assert model.estimate(selection) == sum(estimates.values())
+        for site, choice in zip(space.sites, selection):
+            (context,) = model.contexts[site.key]
+            unit = site.units[choice - 1] if choice else None
+            base = _figure(cost.probe_kernel(None, context, target, result_kind="mul").verilog())
+            probe = _figure(cost.probe_kernel("mul", context, target, unit).verilog())
+            exact_probe = _figure(cost.probe_kernel("mul", context, target).verilog())
+            # A kernel's estimate moves with its own sites only, by the probes' difference.
+            assert estimates[site.kernel] == exact[site.kernel] - (exact_probe - base) + (probe - base)
+    assert len(fake.kernels) == 2
+
+
+@pytest.mark.slow
+def test_probes_are_built_once_per_context_unit_and_target(monkeypatch):
+    fake = _FakeSynthesis(monkeypatch)
+    # scale at the default clock; scale_twice (two copies of its a[i] * w, on two lines) at 25 MHz.
+    slow = hls.Kernel(kernels.scale_twice.fn, target=hls.Target(clock_mhz=25))
+    space = explore.Space([kernels.scale, slow], explore.parse_candidates(CANDIDATES, ["mul"]))
+    contexts = [model_context for site in space.sites for model_context in kernel_contexts(
+        next(k for k in space.kernels if k.name == site.kernel), [site])[site.key]]
+    assert len(space.sites) == 3 and len(set(contexts)) == 1          # one context everywhere
+    model = CostModel(space, synth.ResultCache())
+    assert model.costs[1] == model.costs[2]
+    # Per target: the base, the exact operation and each candidate, once; the second site of a context
+    # prices from the first's probes, and another clock is another target.
+    assert len(fake.probes) == 2 * (1 + 1 + 2)
+
+
+@pytest.mark.slow
+def test_the_chains_estimates_are_within_10_percent_of_whole_kernel_synthesis():
+    """Every assignment of the chain (``mitchell`` on both ``*`` among them, which the shapes-only probe put at
+    58 LUT-eq against 231) against each kernel synthesised whole; a cheaper unit on a site lowers the estimate."""
+    space = _chain_space()
+    cache = synth.ResultCache()
+    model = CostModel(space, cache)
+    for selection in itertools.product(*(range(size) for size in space.sizes)):
+        mapping = space.mapping(selection)
+        measured = 0
+        for kernel in space.kernels:
+            compiled = compile_kernel(kernel.with_approx(mapping[kernel.name]))
+            measured += synth.synthesize_verilog(compiled.verilog(), compiled.ir.name, "ecp5", timing=False,
+                                                 cache=cache).lut_equivalents
+        assert abs(model.estimate(selection) - measured) <= 0.1 * measured, (selection, model.estimate(selection),
+                                                                              measured)
+    # drum(k=3) and mitchell are each cheaper than exact on both sites, in the estimate as synthesised.
+    for row in model.costs:
+        assert max(row[1:]) < row[0]
+    assert model.estimate((2, 2)) < model.estimate((0, 2)) < model.estimate((0, 0))
