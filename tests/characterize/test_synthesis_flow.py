@@ -61,6 +61,10 @@ def test_lut_equivalents_per_target():
     assert ice40.adp == pytest.approx(80.0)
     carries_beyond_luts = synth.AreaReport.from_cells("ice40", {"SB_LUT4": 5, "SB_CARRY": 9}, None)
     assert carries_beyond_luts.lut_equivalents == 9
+    # LUT RAM occupies LUT sites: nextpnr-ecp5 counts a DPR16X4 as 4 RAM LUT4s and 2 RAMW LUT4s.
+    lut_ram = synth.AreaReport.from_cells("ecp5", {"LUT4": 20, "CCU2C": 6, "TRELLIS_DPR16X4": 4}, None)
+    assert (lut_ram.luts, lut_ram.rams, lut_ram.lut_equivalents) == (20, 4, 20 + 12 + 24)
+    assert synth.AreaReport.from_cells("xc7", {"LUT6": 3, "RAM32M": 2}, None).lut_equivalents == 3 + 8
     with pytest.raises(ValueError, match="not 'virtex2'"):
         synth.AreaReport.from_cells("virtex2", {}, None)
 
