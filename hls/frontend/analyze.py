@@ -299,6 +299,8 @@ class _Analyzer:
                            "use a different name for the inner loop")
         for expression in node.walk:
             self.expr(expression)
+        for variable in node.declare:
+            self.synthetic_name(variable)
         if node.error is not None:
             self.error(*node.error)
         return []

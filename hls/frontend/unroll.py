@@ -122,16 +122,18 @@ class CounterBound:
 
 class UnrollCheck(ast.stmt):
     """Checks the walk makes where this statement stands, in order: ``target`` (the unrolled loop's
-    variable) can be assigned and is no enclosing loop's; ``walk`` (the loop's bounds) is typed; then
-    ``error`` (``(node, message, hint)``), if any, is raised. Produces no code."""
+    variable) can be assigned and is no enclosing loop's; ``walk`` (the loop's bounds) is typed; the
+    :class:`Synthetic` variables of ``declare`` are named, in that order; then ``error``
+    (``(node, message, hint)``), if any, is raised. Produces no code."""
 
     _fields = ()
 
-    def __init__(self, at: ast.AST | None = None, target: ast.Name | None = None, walk=(), error=None):
+    def __init__(self, at: ast.AST | None = None, target: ast.Name | None = None, walk=(), error=None,
+                 declare=()):
         super().__init__()
         if at is not None:
             ast.copy_location(self, at)
-        self.target, self.walk, self.error = target, list(walk), error
+        self.target, self.walk, self.error, self.declare = target, list(walk), error, list(declare)
 
 
 class UnrollFinished(ast.stmt):
@@ -282,7 +284,7 @@ class _Unroller:
         out = []
         for statement in body:
             for new in self.statement(statement, context):
-                if context != Context():
+                if context != Context() and not hasattr(new, CONTEXT_ATTR):    # a copy keeps its own
                     new = copy.copy(new)     # never mark the user's node
                     setattr(new, CONTEXT_ATTR, context)
                 out.append(new)
@@ -411,6 +413,7 @@ class _Unroller:
         first, last = kept(start, low, "start"), kept(stop, high, "stop")
         counter = Synthetic(f"{self.scope.prefix}{name}_unrolled", name)
         following = Synthetic(f"{name}_unroll_next", joined=True)
+        out.append(UnrollCheck(node, declare=[counter, following]))
         out.append(_assign(following, first(), range_call))
         counter_stop = _located(ast.BinOp(left=last(), op=ast.Sub(), right=_literal((factor - 1) * step, range_call)),
                                 range_call)
