@@ -47,7 +47,7 @@ from .source import SourceFunction
 from .infer import COPY_ATTR, REUSE_ATTR, SOURCE_ATTR, ShapeInput, infer_shapes
 from .shapes import const_shape
 from .unroll import (BOUND_ATTR, CONTEXT_ATTR, GENERATED_ATTR, LOOP_ERROR_ATTR, LOOP_NAME_ATTR, SYNTHETIC_ATTR, Bound, Context,
-                     UnrollScope, constant_value, fold, unroll)
+                     UnrollScope, constant_value, fold, range_parts, unroll)
 from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, STREAM_WRITE, TEXT_ATTR
 from .typed import SHAPE_ATTR, LocalArray, LoopPragma, Operation, Param, TypedKernel
 
@@ -607,26 +607,11 @@ class _Analyzer:
 
     def range_arguments(self, call: ast.Call):
         """Typed ``(start, stop, step)`` of a ``range`` call."""
-        if call.keywords or not 1 <= len(call.args) <= 3:
-            self.error(call, "range takes 1 to 3 positional arguments")
-        arguments = list(call.args)
-        if len(arguments) == 3:
-            step_node = arguments.pop()
-            step = self.constant_value(step_node)
-            if step is None:
-                self.error(step_node, f"the range step {ast.unparse(step_node)!r} must be an integer constant",
-                           "use a constant step such as 2")
-            if step <= 0:
-                self.error(step_node, f"range step must be positive, not {step}",
-                           "iterate forwards and compute the index, e.g. a[n - 1 - i]")
-        else:
-            step = 1
-        if len(arguments) == 1:
-            start = _constant(0, call)
-            stop = self.expr(arguments[0])
-        else:
-            start, stop = self.expr(arguments[0]), self.expr(arguments[1])
-        return start, stop, _constant(step, call)
+        arguments, error = range_parts(call, self.constant_value)
+        if error is not None:
+            self.error(*error)
+        start, stop, step = arguments
+        return self.expr(start), self.expr(stop), _constant(step, call)
 
     def statement_While(self, node: ast.While) -> list[ast.stmt]:
         saved, self.conditional_context = self.conditional_context, "a while condition"

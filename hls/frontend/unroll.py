@@ -45,7 +45,7 @@ from .typed import SHAPE_ATTR
 from ..ir.ops import operator_for_syntax
 
 __all__ = ["unroll", "UnrollScope", "Context", "Bound", "CounterBound", "Synthetic", "UnrollCheck",
-           "UnrollFinished", "fold", "constant_value", "BOUND_ATTR", "CONTEXT_ATTR", "SYNTHETIC_ATTR",
+           "UnrollFinished", "fold", "constant_value", "range_parts", "BOUND_ATTR", "CONTEXT_ATTR", "SYNTHETIC_ATTR",
            "GENERATED_ATTR", "LOOP_ERROR_ATTR", "LOOP_NAME_ATTR"]
 
 #: On a ``Name`` of an unrolled loop's variable in a copy (loads and stores): its :class:`Bound` or
@@ -210,6 +210,27 @@ def constant_value(node: ast.expr, namespace: dict, hidden) -> int | None:
         if isinstance(value, numbers.Integral):
             return int(value)
     return None
+
+
+def range_parts(call: ast.Call, constant_value):
+    """``((start, stop, step), None)`` of a ``range`` call as written (the start a literal ``0`` for
+    ``range(n)``, the step an integer found by ``constant_value``), or ``(None, (node, message, hint))``."""
+    if call.keywords or not 1 <= len(call.args) <= 3:
+        return None, (call, "range takes 1 to 3 positional arguments", None)
+    arguments = list(call.args)
+    step = 1
+    if len(arguments) == 3:
+        step_node = arguments.pop()
+        step = constant_value(step_node)
+        if step is None:
+            return None, (step_node, f"the range step {ast.unparse(step_node)!r} must be an integer constant",
+                          "use a constant step such as 2")
+        if step <= 0:
+            return None, (step_node, f"range step must be positive, not {step}",
+                          "iterate forwards and compute the index, e.g. a[n - 1 - i]")
+    if len(arguments) == 1:
+        return (_literal(0, call), arguments[0], step), None
+    return (arguments[0], arguments[1], step), None
 
 
 def _typed_constant(value: int, shape: Shape, at: ast.AST) -> ast.Constant:
@@ -452,24 +473,7 @@ class _Unroller:
     # -- bounds ----------------------------------------------------------------------------------
 
     def range_arguments(self, call: ast.Call):
-        """``((start, stop, step), None)`` of a ``range`` call, the start ``0`` for ``range(n)`` and the step
-        an integer; or ``(None, error)``."""
-        if call.keywords or not 1 <= len(call.args) <= 3:
-            return None, (call, "range takes 1 to 3 positional arguments", None)
-        arguments = list(call.args)
-        step = 1
-        if len(arguments) == 3:
-            step_node = arguments.pop()
-            step = self.constant_value(step_node)
-            if step is None:
-                return None, (step_node, f"the range step {ast.unparse(step_node)!r} must be an integer constant",
-                              "use a constant step such as 2")
-            if step <= 0:
-                return None, (step_node, f"range step must be positive, not {step}",
-                              "iterate forwards and compute the index, e.g. a[n - 1 - i]")
-        if len(arguments) == 1:
-            return (_literal(0, call), arguments[0], step), None
-        return (arguments[0], arguments[1], step), None
+        return range_parts(call, self.constant_value)
 
     def constant_range(self, call: ast.Call):
         """``(start, stop, step)`` of a ``range`` call whose bounds are integer constants as written
