@@ -3,19 +3,21 @@
 :func:`analyze` runs the front end's passes in order: the interface check
 (:func:`hls.frontend.signature.signature`, also run on every helper it inlines), the
 check of the body's constructs (:func:`hls.frontend.check.check`, likewise), each stream's
-direction (:func:`hls.frontend.directions.stream_uses`), then one walk of the user's
-function AST that builds a *new* body (the user's AST is left untouched, so a helper can
-be inlined many times):
+direction (:func:`hls.frontend.directions.stream_uses`), unrolling
+(:func:`hls.frontend.unroll.unroll`: ``hls.unroll`` loops, and the constant-trip loops inside
+``hls.pipeline`` loops, copied once per iteration; run on each helper's body too, where it is
+inlined), then one walk of that body that builds a *new* body (the user's AST is left
+untouched, so a helper can be inlined many times):
 
 * names are resolved: parameters, locals, loop variables, module-level integer
   constants (folded into literals), helpers, ``range``/``min``/``max``/``abs``/``len``
   and the loop pragmas; a use that the name's meaning rules out raises
-  :class:`~hls.errors.KernelSyntaxError` at the offending node;
+  :class:`~hls.errors.KernelSyntaxError` at the offending node; an unrolled loop's
+  variable in a copy is a literal (or the unrolled counter plus an offset), and literal
+  operations in a copy are folded;
 * forms are normalised (see ``docs/architecture.md``), and helper calls are
   inlined as assignments to fresh variables placed before the statement that
-  used them;
-* ``hls.unroll`` loops, and the constant-trip loops inside ``hls.pipeline`` loops,
-  are copied once per iteration, with literals for the loop variable.
+  used them.
 
 The walk gives shapes only to literals (a declared variable keeps its declared shape).
 :func:`hls.frontend.infer.infer_shapes` then gives every expression node its Amaranth
@@ -42,9 +44,11 @@ from .directions import set_directions, stream_uses
 from .signature import MISSING, RESERVED, Signature, annotation_value, namespace_of
 from .signature import signature as signature_of
 from .source import SourceFunction
-from .infer import COPY_ATTR, REUSE_ATTR, SOURCE_ATTR, ShapeInput, binary_result, infer_shapes
-from .shapes import const_shape, range_shape
-from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, STREAM_WRITE, TEXT_ATTR, operator_for_syntax
+from .infer import COPY_ATTR, REUSE_ATTR, SOURCE_ATTR, ShapeInput, infer_shapes
+from .shapes import const_shape
+from .unroll import (BOUND_ATTR, CONTEXT_ATTR, GENERATED_ATTR, LOOP_ERROR_ATTR, LOOP_NAME_ATTR, SYNTHETIC_ATTR, Bound, Context,
+                     UnrollScope, constant_value, fold, range_parts, unroll)
+from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, STREAM_WRITE, TEXT_ATTR
 from .typed import SHAPE_ATTR, LocalArray, LoopPragma, Operation, Param, TypedKernel
 
 __all__ = ["analyze"]
@@ -91,9 +95,6 @@ class _Scope:
     loop_depth: int = 0
     #: user names the body assigns somewhere (Python makes them local)
     local_names: set[str] = field(default_factory=set)
-    #: user names of the loop variables of unrolled loops -> a function making the
-    #: value of the current copy (a constant, or the unrolled counter plus an offset)
-    bound: dict = field(default_factory=dict)
 
 
 def _set_shape(node: ast.AST, shape: Shape) -> ast.AST:
@@ -131,10 +132,11 @@ class _Analyzer:
         #: ``@hls.kernel(approx=...)``: kind -> the hls.approx.UnitChoice replacing its operator.
         self.kernel_approx: dict = dict(getattr(function, "approx", None) or {})
         self.local_arrays: dict[str, LocalArray] = {}
-        #: > 0 inside the body of an hls.pipeline loop: constant-trip loops there are unrolled
-        self.unroll_inner = 0
-        #: > 0 while a body is being copied for hls.unroll
-        self.in_unrolled = 0
+        #: Where the statement being walked stands (hls.frontend.unroll): in a copy of an unrolled
+        #: body literal operations are folded; a helper inlined here is unrolled in this context.
+        self.context = Context()
+        #: hls.frontend.unroll's variables -> their names
+        self.synthetic: dict = {}
         self.if_depth = 0
         #: The value of the assignment being analysed: the one place a stream read may stand.
         self.stream_read_site = None
@@ -232,7 +234,11 @@ class _Analyzer:
         final = body[-1] if body and isinstance(body[-1], ast.Return) else None
         if final is not None:
             body = body[:-1]
-        out = self.statements(body)
+        scope = self.scope
+        hidden = frozenset(scope.names) | scope.local_names | frozenset(scope.arrays) | frozenset(scope.streams)
+        arrays = {name: array_type.depth for name, (_, array_type) in scope.arrays.items()}
+        prefix = "" if scope.function is self.root else f"{scope.function.name}_"
+        out = self.statements(unroll(body, UnrollScope(scope.namespace, hidden, arrays, prefix), self.context))
         if final is None or final.value is None:
             if signature.return_shapes:
                 self.error(tree, f"{tree.name} declares a return shape but does not end with "
@@ -274,7 +280,36 @@ class _Analyzer:
         return out
 
     def statement(self, node: ast.stmt) -> list[ast.stmt]:
-        return getattr(self, f"statement_{type(node).__name__}")(node)
+        handler = getattr(self, f"statement_{type(node).__name__}")
+        context = getattr(node, CONTEXT_ATTR, None)
+        if context is None or context == self.context:
+            return handler(node)
+        saved, self.context = self.context, context
+        try:
+            return handler(node)
+        finally:
+            self.context = saved
+
+    def statement_UnrollCheck(self, node) -> list[ast.stmt]:
+        """hls.frontend.unroll's checks of an unrolled loop, where it stands."""
+        if node.target is not None:
+            self.check_assignable(node.target)
+            if node.target.id in self.scope.active_loop_vars:
+                self.error(node.target, f"loop variable {node.target.id!r} is already used by an enclosing loop",
+                           "use a different name for the inner loop")
+        for expression in node.walk:
+            self.expr(expression)
+        for variable in node.declare:
+            self.synthetic_name(variable)
+        if node.error is not None:
+            self.error(*node.error)
+        return []
+
+    def statement_UnrollFinished(self, node) -> list[ast.stmt]:
+        scope = self.scope
+        if node.name in scope.names or node.name in scope.local_names:
+            scope.finished_loop_vars.add(node.name)
+        return []
 
     def statement_Pass(self, node: ast.Pass) -> list[ast.stmt]:
         return []
@@ -304,6 +339,9 @@ class _Analyzer:
     def statement_Assign(self, node: ast.Assign) -> list[ast.stmt]:
         self.stream_read_site = node.value
         target = node.targets[0]
+        synthetic = getattr(target, SYNTHETIC_ATTR, None)
+        if synthetic is not None:
+            return [self.assign_name(self.synthetic_name(synthetic), self.expr(node.value), node)]
         if isinstance(target, ast.Tuple):
             return self.tuple_assign(target, node.value, node)
         if isinstance(target, ast.Subscript):
@@ -313,7 +351,7 @@ class _Analyzer:
             return [self.store(array, array_type, index, value, target, node)]
         if isinstance(node.value, ast.Call) and self.resolve(node.value.func) is pragmas.local:
             return self.local_array(target, node.value, node)
-        self.check_constant_name(target.id, node.value)
+        self.check_constant_name(target, node.value)
         value = self.expr(node.value)
         return [self.assign_user_name(target, value, node)]
 
@@ -383,7 +421,7 @@ class _Analyzer:
             self.error(node.annotation, f"annotation {ast.unparse(node.annotation)!r} of {name!r} "
                        f"is not a shape", "write unsigned(n) or signed(n)")
         self.check_assignable(node.target)
-        if self.in_unrolled and name in scope.names and name in scope.annotated \
+        if self.context.unrolled and name in scope.names and name in scope.annotated \
                 and self.variables[scope.names[name]] == shape:
             # The same declaration in the next copy of an unrolled body: a plain assignment.
             if node.value is None:
@@ -413,7 +451,10 @@ class _Analyzer:
     def statement_AugAssign(self, node: ast.AugAssign) -> list[ast.stmt]:
         target = node.target
         if isinstance(target, ast.Name):
-            current = self.expr(_located(ast.Name(id=target.id, ctx=ast.Load()), target))
+            load = _located(ast.Name(id=target.id, ctx=ast.Load()), target)
+            if hasattr(target, BOUND_ATTR):
+                setattr(load, BOUND_ATTR, getattr(target, BOUND_ATTR))
+            current = self.expr(load)
             value = self.binary(node.op, current, self.expr(node.value), node)
             return [self.assign_user_name(target, value, node)]
         index, array, array_type = self.array_access(target)
@@ -438,7 +479,7 @@ class _Analyzer:
             # Evaluate every right-hand value before assigning any (a, b = b, a).
             for element, user_value in zip(target.elts, value.elts):
                 if isinstance(element, ast.Name):
-                    self.check_constant_name(element.id, user_value)
+                    self.check_constant_name(element, user_value)
                 elif isinstance(element.value, ast.Name) and element.value.id in self.scope.arrays:
                     self.check_constant_fits(user_value, self.scope.arrays[element.value.id][1].shape,
                                              f"an element of {element.value.id}")
@@ -466,26 +507,30 @@ class _Analyzer:
         return [_located(ast.If(test=test, body=body, orelse=orelse), node)]
 
     def statement_For(self, node: ast.For) -> list[ast.stmt]:
-        if isinstance(node.iter, ast.Call) and self.resolve(node.iter.func) is pragmas.unroll:
-            range_call, factor = self.unroll_arguments(node.iter)
-            return self.unrolled_for(node, range_call, factor)
+        if hasattr(node, GENERATED_ATTR):
+            return self.generated_for(node)
         pragma, range_call = self.loop_iterable(node.iter)
-        if self.unroll_inner and pragma.mode == "auto" and not _binds_exit(node.body):
-            # As Vitis does: an hls.pipeline loop unrolls the constant-trip loops inside it.
-            start, stop, step = self.range_arguments(range_call, evaluate=False)
-            if start is not None and stop is not None and len(range(start, stop, step)) <= pragmas.MAX_UNROLL:
-                return self.unrolled_for(node, range_call, None)
-        if self.in_unrolled:
-            self.error(node, "a loop inside an hls.unroll loop must be unrolled too",
-                       "write it as for ... in hls.unroll(range(...)), or move it out of the unrolled loop")
+        if hasattr(node, LOOP_ERROR_ATTR):
+            self.error(*getattr(node, LOOP_ERROR_ATTR))
         start, stop, step = self.range_arguments(range_call)
-        if pragma.mode == "pipeline":
-            self.unroll_inner += 1
-            try:
-                return self.typed_for(node, pragma, start, stop, step)
-            finally:
-                self.unroll_inner -= 1
         return self.typed_for(node, pragma, start, stop, step)
+
+    def generated_for(self, node: ast.For) -> list[ast.stmt]:
+        """A loop hls.frontend.unroll built: over its counter (a loop of copies), or the user's
+        variable (a remainder, or a factor of 1)."""
+        start, stop, step = (self.expr(argument) for argument in node.iter.args)
+        synthetic = getattr(node.target, SYNTHETIC_ATTR, None)
+        if synthetic is None:
+            loops = self.typed_for(node, LoopPragma("auto"), start, stop, step)
+            if hasattr(node, LOOP_NAME_ATTR):
+                setattr(loops[0], LOOP_NAME_ATTR, getattr(node, LOOP_NAME_ATTR))
+            return loops
+        counter = self.synthetic_name(synthetic)
+        self.scope.loop_variables.add(counter)
+        self.scope.loop_depth += 1
+        body = self.statements(node.body)
+        self.scope.loop_depth -= 1
+        return [self.for_node(node, counter, start, stop, step, body, LoopPragma("auto"))]
 
     def typed_for(self, node: ast.For, pragma: LoopPragma, start: ast.expr, stop: ast.expr,
                   step: ast.Constant, body_of=None) -> list[ast.stmt]:
@@ -532,132 +577,6 @@ class _Analyzer:
         self.loops[loop] = pragma
         return loop
 
-    # -- unrolling ---------------------------------------------------------------------------
-
-    def unroll_arguments(self, call: ast.Call) -> tuple[ast.Call, int | None]:
-        usage = "for t in hls.unroll(range(8)) or hls.unroll(range(n), factor=4)"
-        if len(call.args) != 1:
-            self.error(call, "hls.unroll takes one range(...) argument", usage)
-        inner = call.args[0]
-        if not (isinstance(inner, ast.Call) and self.resolve(inner.func) is range):
-            self.error(inner, f"hls.unroll must wrap range(...), not {ast.unparse(inner)!r}", usage)
-        factor = None
-        for keyword in call.keywords:
-            if keyword.arg != "factor":
-                self.error(keyword, f"hls.unroll has no keyword {keyword.arg!r}", usage)
-            factor = self.constant_value(keyword.value)
-            if factor is None or not 1 <= factor <= pragmas.MAX_UNROLL:
-                self.error(keyword.value, f"hls.unroll factor must be an integer constant from 1 to "
-                           f"{pragmas.MAX_UNROLL}, not {ast.unparse(keyword.value)}", "write factor=4")
-        return inner, factor
-
-    def unrolled_for(self, node: ast.For, range_call: ast.Call, factor: int | None) -> list[ast.stmt]:
-        """Copies of the body, one per iteration (``factor`` None: a full unroll of constant
-        bounds), or a loop of ``factor`` copies per iteration and a remainder."""
-        scope = self.scope
-        name = node.target.id
-        exit_node = _binds_exit(node.body)
-        if exit_node is not None:
-            self.error(exit_node, f"{'break' if isinstance(exit_node, ast.Break) else 'continue'} in an "
-                       f"unrolled loop is not supported", "use a flag variable, or a loop that is not unrolled")
-        self.check_assignable(node.target)
-        if name in scope.active_loop_vars or name in scope.bound:
-            self.error(node.target, f"loop variable {name!r} is already used by an enclosing loop",
-                       "use a different name for the inner loop")
-        start, stop, step = self.range_arguments(range_call)
-        constant = isinstance(start, ast.Constant) and isinstance(stop, ast.Constant)
-        if constant:
-            values = range(start.value, stop.value, step.value)
-            shape = range_shape(start.value, stop.value, step.value)
-            if factor is None and len(values) > pragmas.MAX_UNROLL:
-                self.error(node.iter, f"hls.unroll of {len(values)} iterations makes more than "
-                           f"{pragmas.MAX_UNROLL} copies", "give a factor: hls.unroll(range(...), factor=4)")
-            if factor is None or factor >= len(values):
-                return self.copies(node, [self.constant_maker(value, shape) for value in values])
-            main = len(values) // factor * factor
-            counter_stop = _constant(start.value + main * step.value, node.iter)
-            remainder = values[main:]
-        elif factor is None:
-            self.error(node.iter, "hls.unroll without a factor needs constant range bounds",
-                       "give a factor for run-time bounds: hls.unroll(range(n), factor=4)")
-        if factor == 1:
-            return self.typed_for(node, LoopPragma("auto"), start, stop, step)
-        out = []
-        if not constant:
-            # Bounds are evaluated once, as Python does (a constant start stays a literal, so
-            # that the counter's residues, and so the banks of a[i + k], are known); the
-            # remainder starts where the unrolled loop stopped, recorded in `following`.
-            def kept(value, what):
-                if isinstance(value, ast.Constant):
-                    return lambda: _constant(value.value, range_call)
-                variable = self.fresh(f"{name}_unroll_{what}", None)
-                out.append(self.assign_name(variable, value, range_call))
-                return lambda: self.name_load(variable, range_call)
-            low, high = kept(start, "start"), kept(stop, "stop")
-            start = low()
-            counter_stop = self.binary(ast.Sub(), high(), _constant((factor - 1) * step.value, range_call),
-                                       range_call)
-        stride = _constant(factor * step.value, node.iter)
-        counter_start = start if constant else low()
-        counter = self.fresh(self.local_base(f"{name}_unrolled"), name)
-        scope.loop_variables.add(counter)
-
-        def offset_maker(offset):
-            def make(at):
-                load = self.name_load(counter, at)
-                return load if offset == 0 else self.binary(ast.Add(), load, _constant(offset, at), at)
-            return make
-
-        following = None
-        if not constant:
-            # Its shape holds the start and every stepped counter (hls.frontend.infer).
-            following = self.fresh(f"{name}_unroll_next", None)
-            self.joined.add(following)
-            out.append(self.assign_name(following, low(), range_call))
-
-        def body():
-            statements = self.copies(node, [offset_maker(k * step.value) for k in range(factor)])
-            if following is not None:
-                stepped = self.binary(ast.Add(), self.name_load(counter, node), stride, node)
-                statements.append(self.assign_name(following, stepped, node))
-            return statements
-
-        scope.loop_depth += 1
-        loop_body = body()
-        scope.loop_depth -= 1
-        out.append(self.for_node(node, counter, counter_start, counter_stop, stride, loop_body,
-                                 LoopPragma("auto")))
-        if constant:
-            out += self.copies(node, [self.constant_maker(value, range_shape(start.value, stop.value, step.value))
-                                      for value in remainder])
-        else:
-            rest = self.typed_for(node, LoopPragma("auto"), self.name_load(following, range_call),
-                                  high(), step)
-            rest[0].hls_loop_name = f"loop_{node.lineno}_remainder"
-            out += rest
-        return out
-
-    def constant_maker(self, value: int, shape: Shape):
-        """The loop variable's value in one copy: a literal of the loop variable's shape."""
-        return lambda at: _set_shape(_located(ast.Constant(value=value), at), shape)
-
-    def copies(self, node: ast.For, makers: list) -> list[ast.stmt]:
-        """The loop body once per maker, with the loop variable bound to that maker's value."""
-        scope = self.scope
-        name = node.target.id
-        out = []
-        self.in_unrolled += 1
-        try:
-            for make in makers:
-                scope.bound[name] = make
-                out += self.statements(node.body)
-        finally:
-            self.in_unrolled -= 1
-            scope.bound.pop(name, None)
-        if name in scope.names or name in scope.local_names:
-            scope.finished_loop_vars.add(name)
-        return out
-
     def loop_iterable(self, node: ast.expr) -> tuple[LoopPragma, ast.Call]:
         hint = "iterate over range(...), hls.pipeline(range(...), ii=k) or hls.sequential(range(...))"
         if not isinstance(node, ast.Call):
@@ -686,44 +605,15 @@ class _Analyzer:
             return LoopPragma("pipeline" if callee is pragmas.pipeline else "sequential", ii), inner
         self.error(node, f"for loops must iterate over range(...), not {ast.unparse(node)!r}", hint)
 
-    def range_arguments(self, call: ast.Call, evaluate: bool = True):
-        """Typed ``(start, stop, step)`` of a ``range`` call; with ``evaluate=False``, their
-        constant values (``None`` for a bound that is not a constant), without checking them."""
-        if not evaluate:
-            arguments = [self.constant_value(argument) for argument in call.args]
-            if call.keywords or not 1 <= len(arguments) <= 3:
-                return None, None, 1
-            if len(arguments) == 1:
-                return 0, arguments[0], 1
-            step = arguments[2] if len(arguments) == 3 else 1
-            if step is None or step <= 0:
-                return None, None, 1
-            return arguments[0], arguments[1], step
-        if call.keywords or not 1 <= len(call.args) <= 3:
-            self.error(call, "range takes 1 to 3 positional arguments")
-        arguments = list(call.args)
-        if len(arguments) == 3:
-            step_node = arguments.pop()
-            step = self.constant_value(step_node)
-            if step is None:
-                self.error(step_node, f"the range step {ast.unparse(step_node)!r} must be an integer constant",
-                           "use a constant step such as 2")
-            if step <= 0:
-                self.error(step_node, f"range step must be positive, not {step}",
-                           "iterate forwards and compute the index, e.g. a[n - 1 - i]")
-        else:
-            step = 1
-        if len(arguments) == 1:
-            start = _constant(0, call)
-            stop = self.expr(arguments[0])
-        else:
-            start, stop = self.expr(arguments[0]), self.expr(arguments[1])
-        return start, stop, _constant(step, call)
+    def range_arguments(self, call: ast.Call):
+        """Typed ``(start, stop, step)`` of a ``range`` call."""
+        arguments, error = range_parts(call, self.constant_value)
+        if error is not None:
+            self.error(*error)
+        start, stop, step = arguments
+        return self.expr(start), self.expr(stop), _constant(step, call)
 
     def statement_While(self, node: ast.While) -> list[ast.stmt]:
-        if self.in_unrolled:
-            self.error(node, "a while loop inside an hls.unroll loop is not supported",
-                       "move it out of the unrolled loop")
         saved, self.conditional_context = self.conditional_context, "a while condition"
         test = self.expr(node.test)
         self.conditional_context = saved
@@ -749,7 +639,7 @@ class _Analyzer:
         at run time still wrap, as documented; only a literal, ``-literal`` or a
         module-level constant is checked here (an unrolled loop's variable is not).
         """
-        if isinstance(value, ast.Name) and value.id in self.scope.bound:
+        if isinstance(value, ast.Name) and hasattr(value, BOUND_ATTR):
             return
         constant = self.constant_value(value)
         if constant is None or fits(constant, shape):
@@ -762,11 +652,12 @@ class _Analyzer:
                    f"declare {format_shape(_shape_holding(constant, shape))}, or write "
                    f"{wrap(constant, shape)} if the wrapped value is meant")
 
-    def check_constant_name(self, name: str, value: ast.expr):
-        """:meth:`check_constant_fits` for an assignment to the user's ``name`` when its shape is
+    def check_constant_name(self, target: ast.Name, value: ast.expr):
+        """:meth:`check_constant_fits` for an assignment to the user's ``target`` when its shape is
         declared (annotated, or a parameter); an unannotated local takes its first value's shape."""
         scope = self.scope
-        if name in scope.finished_loop_vars or name in scope.active_loop_vars or name in scope.bound:
+        name = target.id
+        if name in scope.finished_loop_vars or name in scope.active_loop_vars or hasattr(target, BOUND_ATTR):
             return      # a new variable, or an error of its own (assigning to a loop variable)
         internal = scope.names.get(name)
         if internal is None or internal in self.inferred or internal in scope.loop_variables:
@@ -781,7 +672,7 @@ class _Analyzer:
         if name in scope.arrays:
             self.error(target, f"cannot assign to array {'parameter ' if name not in self.root_locals() else ''}{name!r}",
                        f"write its elements: {name}[i] = ...")
-        if name in scope.active_loop_vars or name in scope.bound:
+        if name in scope.active_loop_vars or hasattr(target, BOUND_ATTR):
             self.error(target, f"cannot assign to loop variable {name!r} inside its loop",
                        "use a while loop to change the counter, or a different variable")
 
@@ -862,18 +753,15 @@ class _Analyzer:
 
     def constant_value(self, node: ast.expr) -> int | None:
         """The integer value of a literal, ``-literal`` or module-level integer constant."""
-        if isinstance(node, ast.Constant) and type(node.value) in (int, bool):
-            return int(node.value)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            value = self.constant_value(node.operand)
-            if value is not None:
-                return -value if isinstance(node.op, ast.USub) else value
-        if isinstance(node, ast.Name) and node.id not in self.scope.names \
-                and node.id not in self.scope.arrays:
-            value = self.scope.namespace.get(node.id, MISSING)
-            if isinstance(value, numbers.Integral):
-                return int(value)
-        return None
+        return constant_value(node, self.scope.namespace, self.scope.names.keys() | self.scope.arrays.keys())
+
+    def synthetic_name(self, variable) -> str:
+        """The name of hls.frontend.unroll's ``variable`` (a new one when it is first set)."""
+        if variable not in self.synthetic:
+            self.synthetic[variable] = self.fresh(variable.base, variable.display)
+            if variable.joined:
+                self.joined.add(self.synthetic[variable])
+        return self.synthetic[variable]
 
     def expr(self, node: ast.expr) -> ast.expr:
         problem = unsupported_expression(node)     # a call's argument (hls.frontend.check leaves them)
@@ -890,13 +778,19 @@ class _Analyzer:
     def expr_Name(self, node: ast.Name) -> ast.expr:
         scope = self.scope
         name = node.id
+        if hasattr(node, SYNTHETIC_ATTR):
+            return self.name_load(self.synthetic[getattr(node, SYNTHETIC_ATTR)], node)
         if name in scope.arrays:
             self.error(node, f"array {name!r} can only be indexed", f"write {name}[i]")
         if name in scope.streams:
             self.error(node, f"stream {name!r} is not a value", f"read a token with x = {name}.read(), or "
                        f"write one with {name}.write(v)")
-        if name in scope.bound:
-            return scope.bound[name](node)
+        bound = getattr(node, BOUND_ATTR, None)
+        if isinstance(bound, Bound):
+            return _set_shape(_located(ast.Constant(value=bound.value), node), bound.shape)
+        if bound is not None:       # hls.unroll(..., factor=): the counter plus an offset
+            load = self.name_load(self.synthetic[bound.counter], node)
+            return load if bound.offset == 0 else self.binary(ast.Add(), load, _constant(bound.offset, node), node)
         if name in scope.names or name in scope.local_names:
             if name in scope.finished_loop_vars:
                 self.error(node, f"loop variable {name!r} is read after its loop",
@@ -953,18 +847,12 @@ class _Analyzer:
     def binary(self, op: ast.operator, left: ast.expr, right: ast.expr, node: ast.AST) -> ast.expr:
         """``left op right`` at the user's ``node`` (a BinOp or an AugAssign); its shape, and whether a
         unit of ``approx=`` takes it over, are for :func:`hls.frontend.infer.infer_shapes`."""
-        entry = operator_for_syntax(type(op))
-        if self.in_unrolled and isinstance(left, ast.Constant) and isinstance(right, ast.Constant) \
-                and entry is not None and entry.golden is not None:
-            # In a copy of an unrolled body the loop variable is a literal: `3 * t + 1` is
-            # folded by the operator's golden function, so that no operator is built (or
-            # timed) for it. The value is exact, as every expression is, and keeps the
-            # expression's shape (an operation outside the language is left for infer_shapes to report).
-            shape, problem = binary_result(op, left, right)
-            if problem is None:
-                value = entry.golden_for((getattr(left, SHAPE_ATTR), getattr(right, SHAPE_ATTR)))(left.value,
-                                                                                                  right.value)
-                return _set_shape(_located(ast.Constant(value=value), node), shape)
+        if self.context.unrolled and isinstance(left, ast.Constant) and isinstance(right, ast.Constant):
+            # In a copy of an unrolled body the loop variable is a literal: `3 * t + 1` is folded,
+            # so that no operator is built (or timed) for it.
+            folded = fold(op, left, right, node)
+            if folded is not None:
+                return folded
         new = _located(ast.BinOp(left=left, op=op, right=right), node)
         setattr(new, SOURCE_ATTR, (self.scope.filename, node))
         return new
@@ -1229,18 +1117,6 @@ def _is_approx_function(callee) -> bool:
 
 def _example_unit(kind: str) -> str:
     return {"mul": "mitchell", "add": "loa", "div": "mitchell_div"}[kind]
-
-
-def _binds_exit(statements: list[ast.stmt]):
-    """The first ``break``/``continue`` bound to the loop whose body is ``statements``, or ``None``."""
-    for statement in statements:
-        if isinstance(statement, (ast.Break, ast.Continue)):
-            return statement
-        if isinstance(statement, ast.If):
-            found = _binds_exit(statement.body) or _binds_exit(statement.orelse)
-            if found is not None:
-                return found
-    return None
 
 
 def _shape_holding(value: int, like: Shape) -> Shape:
