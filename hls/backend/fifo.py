@@ -29,7 +29,18 @@ __all__ = ["RegisterFIFO", "LutRamFIFO", "chain_fifo", "implementation", "data_l
            "REGISTER_DEPTH", "REGISTER_CONTROL_LUTS", "LUT_RAM_CONTROL_LUTS"]
 
 
-class RegisterFIFO(Elaboratable, FIFOInterface):
+class _CheckedFIFO(Elaboratable, FIFOInterface):
+    # The two queues' shared constructor: the shape checked before anything is built, and `level`.
+    def __init__(self, *, width: int, depth: int):
+        problem = _problem(width, depth)
+        if problem is not None:
+            self._MustUse__silence = True      # refused: never to be elaborated
+            raise ValueError(problem)
+        super().__init__(width=width, depth=depth)
+        self.level = Signal(range(depth + 1))
+
+
+class RegisterFIFO(_CheckedFIFO):
     """Synchronous first in, first out queue in shift registers, with ``SyncFIFO``'s interface
     and timing (see the module's documentation).
 
@@ -54,14 +65,6 @@ class RegisterFIFO(Elaboratable, FIFOInterface):
     ValueError
         For a width or depth below 1 (quoting it).
     """
-
-    def __init__(self, *, width: int, depth: int):
-        problem = _problem(width, depth)
-        if problem is not None:
-            self._MustUse__silence = True      # refused: never to be elaborated
-            raise ValueError(problem)
-        super().__init__(width=width, depth=depth)
-        self.level = Signal(range(depth + 1))
 
     def elaborate(self, platform):
         m = Module()
@@ -95,7 +98,7 @@ class RegisterFIFO(Elaboratable, FIFOInterface):
         return m
 
 
-class LutRamFIFO(Elaboratable, FIFOInterface):
+class LutRamFIFO(_CheckedFIFO):
     """Synchronous first in, first out queue in distributed RAM, with ``SyncFIFO``'s interface,
     structure and timing: a ``Memory`` with an asynchronous read port between a write and a read
     pointer, marked ``ram_style = "distributed"`` so that Yosys maps it to LUT RAM
@@ -118,14 +121,6 @@ class LutRamFIFO(Elaboratable, FIFOInterface):
     ValueError
         For a width or depth below 1 (quoting it).
     """
-
-    def __init__(self, *, width: int, depth: int):
-        problem = _problem(width, depth)
-        if problem is not None:
-            self._MustUse__silence = True      # refused: never to be elaborated
-            raise ValueError(problem)
-        super().__init__(width=width, depth=depth)
-        self.level = Signal(range(depth + 1))
 
     def elaborate(self, platform):
         m = Module()
