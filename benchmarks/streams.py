@@ -126,8 +126,7 @@ def _fifo_area(examples) -> bool:
     from examples.apps import ecg, image
     from hls.backend.fifo import area_estimate, chain_fifo, implementation
     over = False
-    print(f"
-{'chain':<16} {'FIFO':<12} {'width x depth':>13} {'implementation':<15} {'LUT-eq':>6} {'FF':>4} "
+    print(f"\n{'chain':<16} {'FIFO':<12} {'width x depth':>13} {'implementation':<15} {'LUT-eq':>6} {'FF':>4} "
           f"{'LUT-eq/bit':>10} {'estimate':>8}   SyncFIFO: LUT-eq, FF, LUT-eq/bit")
     for label, chain in (("detector", examples.detector), ("ecg.detector", ecg.detector),
                          ("image.edges", image.edges)):
