@@ -140,7 +140,10 @@ def _lut_check(width, width_b, signed, values):
               Param("chain", default=lambda w, wb, s: 0, bounds=lambda w, wb, s: (0, w + wb),
                     doc="additions of two operands of at least this many bits are kept as carry chains, "
                         "narrower ones left to synthesis to merge, 0..n+m (default 0: all kept)")],
-             check=_lut_check)
+             check=_lut_check,
+             # Unsigned, t=0 with everything kept is exact_mul's circuit already; this also
+             # gives the signed corner exact_mul's two's complement digits.
+             exact_when=lambda w, wb, s, values: values["t"] == 0 and values["edge"] == 0 and values["chain"] == 0)
 def lut_mul(ops, a, b, *, t, edge, chain):
     return sub_product_sum(ops, a, b, lut_mul_terms(a.width, b.width, t, edge), name="lut_mul", chain=chain)
 
@@ -189,7 +192,8 @@ def _vctm_check(width, width_b, signed, values):
               Param("stagger", default=lambda w, wb, s: 0, bounds=lambda w, wb, s: (0, (w + wb) // 2),
                     doc="row pairs below t whose boundary moves to t-1 and t+1, rows t-1 and up "
                         "exact, 0..(number of row pairs below t) (default 0: plain VCTM)")],
-             check=_vctm_check)
+             check=_vctm_check,
+             exact_when=lambda w, wb, s, values: values["t"] == 0)
 def vctm_mul(ops, a, b, *, t, stagger):
     out = a.width + b.width
     placed, largest = [], 0

@@ -26,13 +26,18 @@ def _multiplier_stages(width):
 
 
 def _multiplier(name, summary, reference, params=(), check=None, recommended_stages=_multiplier_stages,
-                signed_core=None):
+                signed_core=None, exact_when=None):
     # Every multiplier takes an n-bit a and an m-bit b (width_b); cores read
     # the widths from their operand nodes. The signed variant wraps the core
     # in sign-magnitude conversion, unless a signed_core takes the two's
-    # complement operands itself.
+    # complement operands itself. exact_when(width, width_b, signed, values)
+    # names the parameter points at which the unit computes the exact product:
+    # there it is built as exact_mul, the cheapest exact structure, rather than
+    # as its own structure with nothing left to approximate.
     def decorate(core):
         def describe(ops, a, b, *, width, width_b, signed, **values):
+            if exact_when is not None and exact_when(width, width_b, signed, values):
+                return _signed_exact_mul(ops, a, b) if signed else exact_mul(ops, a, b)
             if not signed:
                 return core(ops, a, b, **values)
             if signed_core is not None:
@@ -73,7 +78,8 @@ def exact_mul(ops, a, b):
              "J. M. Jou, S. R. Kuang, R. D. Chen, IEEE TCAS-II 46(6), 1999; "
              "H. R. Mahdiani et al., IEEE TCAS-I 57(4), 2010 (BAM)",
              [Param("c", default=lambda w, wb, s: w, bounds=lambda w, wb, s: (0, w + wb - 1),
-                    doc="dropped partial-product columns, 0..n+m-1 (default n)")])
+                    doc="dropped partial-product columns, 0..n+m-1 (default n; 0: exact_mul)")],
+             exact_when=lambda w, wb, s, values: values["c"] == 0)
 def trunc_mul(ops, a, b, *, c):
     return exact_product(ops, a, b, drop_below=c)
 
@@ -90,7 +96,11 @@ def _drum_operand(ops, x, k):
 @_multiplier("drum", "dynamic range unbiased multiplier DRUM(k)",
              "S. Hashemi, R. I. Bahar, S. Reda, ICCAD 2015",
              [Param("k", default=lambda w, wb, s: min(6, w, wb), bounds=lambda w, wb, s: (2, min(w, wb)),
-                    doc="bits kept from each operand's leading one, 2..min(n, m) (default min(6, n, m))")])
+                    doc="bits kept from each operand's leading one, 2..min(n, m) (default min(6, n, m); "
+                        "k = n = m: exact_mul)")],
+             # Only when k covers both operands is no bit ever cut: k = min(n, m) < max(n, m)
+             # still cuts the wider operand.
+             exact_when=lambda w, wb, s, values: values["k"] >= max(w, wb))
 def drum(ops, a, b, *, k):
     ta, sa = _drum_operand(ops, a, k)
     tb, sb = _drum_operand(ops, b, k)
@@ -228,7 +238,13 @@ def _babic_basic_block(ops, a, b):
 @_multiplier("iterlog", "iterative logarithmic multiplier (basic block plus correction terms)",
              "Z. Babic, A. Avramovic, P. Bulic, Microprocessors and Microsystems 35(1), 2011",
              [Param("corrections", default=lambda w, wb, s: 1, bounds=lambda w, wb, s: (0, min(w, wb)),
-                    doc="correction terms after the basic block, 0..min(n, m) (default 1)")])
+                    doc="correction terms after the basic block, 0..min(n, m) (default 1; from "
+                        "min(n, m)-1 unsigned, min(n, m)-2 signed: exact_mul)")],
+             # Each block removes one set bit from both residues, and a product is exact once
+             # one residue is zero: after popcount blocks of the operand with fewer set bits,
+             # at most min(n, m) (unsigned) or min(n, m) - 1 (a signed magnitude of
+             # 2**(n-1) or less).
+             exact_when=lambda w, wb, s, values: values["corrections"] >= min(w, wb) - 1 - s)
 def iterlog(ops, a, b, *, corrections):
     out = a.width + b.width
     terms = []

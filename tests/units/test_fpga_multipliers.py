@@ -330,15 +330,6 @@ def test_parameter_out_of_range_names_the_parameter_and_range(name, params, mess
         approx_units.get(name, width=8, **params)
 
 
-@pytest.mark.parametrize("a_width,b_width", [(8, 8), (7, 5), (16, 16), (32, 9)])
-def test_exact_mul_is_lut_mul_at_t_zero(a_width, b_width):
-    # The exact corner of lut_mul is the exact multiplier itself: the same traced circuit.
-    exact = approx_units.get("exact_mul", width=a_width, width_b=b_width).graph
-    corner = approx_units.get("lut_mul", width=a_width, width_b=b_width, t=0).graph
-    assert [(n.op, n.width, n.attrs, tuple(x.index for x in n.args)) for n in exact.nodes] == \
-        [(n.op, n.width, n.attrs, tuple(x.index for x in n.args)) for n in corner.nodes]
-
-
 @pytest.mark.parametrize("name,params", [("exact_mul", {}), ("lut_mul", {"t": 4}), ("lut_mul", {"t": 8, "edge": 2})])
 def test_every_adder_of_the_sub_product_sum_is_kept_in_the_verilog(name, params):
     # Without (* keep *), Yosys's alumacc merges adders whose rows start in the same
