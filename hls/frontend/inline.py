@@ -128,7 +128,8 @@ def _body(function: SourceFunction, signature: Signature, context: Context, call
     hidden = frozenset(param.name for param in signature.params) | assigned
     arrays = {name: array_type.depth for name, array_type in signature.array_types.items()}
     body = Body(function, signature, namespace, assigned,
-                unroll(statements, UnrollScope(namespace, hidden, arrays, prefix), context), None, [])
+                statements=unroll(statements, UnrollScope(namespace, hidden, arrays, prefix), context),
+                final=None, returned=[])
     if final is None or final.value is None:
         if signature.return_shapes:
             body.return_error = KernelSyntaxError.at(
