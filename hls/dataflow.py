@@ -808,8 +808,7 @@ class _Analyzer:
         self.namespace.update(chain.fn.__globals__)
 
     def error(self, node, message: str, hint: str | None = None):
-        raise KernelSyntaxError(self.chain.filename, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1,
-                                message, hint)
+        raise KernelSyntaxError.at(self.chain.filename, node, message, hint)
 
     def run(self):
         chain, tree = self.chain, self.chain.tree

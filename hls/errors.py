@@ -50,6 +50,12 @@ class KernelSyntaxError(Exception):
         self.hint = hint
         super().__init__(self._line())
 
+    @classmethod
+    def at(cls, filename: str, node, message: str, hint: str | None = None) -> "KernelSyntaxError":
+        """The error at an AST ``node`` of ``filename`` (its 0-based ``col_offset`` made 1-based; line 0
+        and column 0 for a node without a position)."""
+        return cls(filename, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1, message, hint)
+
     def _line(self) -> str:
         text = f"{display_path(self.filename)}:{self.lineno}:{self.col}: {self.message}"
         if self.hint:

@@ -1,13 +1,13 @@
 """Check a kernel against the language, inline its helpers, and infer every shape.
 
 :func:`analyze` runs the front end's passes in order: the interface check
-(:func:`hls.frontend.signature.signature`, also run on every helper it inlines), the
-check of the body's constructs (:func:`hls.frontend.check.check`, likewise), each stream's
-direction (:func:`hls.frontend.directions.stream_uses`), unrolling
-(:func:`hls.frontend.unroll.unroll`: ``hls.unroll`` loops, and the constant-trip loops inside
-``hls.pipeline`` loops, copied once per iteration; run on each helper's body too, where it is
-inlined), then one walk of that body that builds a *new* body (the user's AST is left
-untouched, so a helper can be inlined many times):
+(:func:`hls.frontend.signature.signature`), the check of the body's constructs
+(:func:`hls.frontend.check.check`), each stream's direction
+(:func:`hls.frontend.directions.stream_uses`), inlining (:func:`hls.frontend.inline.inline`: the
+body unrolled by :func:`hls.frontend.unroll.unroll`, and each helper call in it prepared with the
+helper's interface, its bound arguments and its own body, checked and unrolled where it is called),
+then one walk of that body that builds a *new* body (the user's AST is left untouched, so a helper
+can be inlined many times):
 
 * names are resolved: parameters, locals, loop variables, module-level integer
   constants (folded into literals), helpers, ``range``/``min``/``max``/``abs``/``len``
@@ -15,9 +15,12 @@ untouched, so a helper can be inlined many times):
   :class:`~hls.errors.KernelSyntaxError` at the offending node; an unrolled loop's
   variable in a copy is a literal (or the unrolled counter plus an offset), and literal
   operations in a copy are folded;
-* forms are normalised (see ``docs/architecture.md``), and helper calls are
-  inlined as assignments to fresh variables placed before the statement that
-  used them.
+* forms are normalised (see ``docs/architecture.md``), and each helper call is bound where the
+  walk reaches it (what needs the caller's scope: array arguments against the caller's arrays,
+  constant arguments against their parameters, fresh names for the parameters and results), then
+  the helper's prepared body is walked in its own scope: its statements become assignments to
+  fresh variables placed before the statement that used them. Errors the passes before the walk
+  found are raised by it where it reaches them, so the first error in the text is the one reported.
 
 The walk gives shapes only to literals (a declared variable keeps its declared shape).
 :func:`hls.frontend.infer.infer_shapes` then gives every expression node its Amaranth
@@ -41,13 +44,14 @@ from ..types import ArrayType, Partition, fits, format_shape, shape_range, wrap
 from . import pragmas
 from .check import check, constant_problem, unsupported_expression
 from .directions import set_directions, stream_uses
-from .signature import MISSING, RESERVED, Signature, annotation_value, namespace_of
+from .inline import Body, inline
+from .signature import MISSING, RESERVED, annotation_value
 from .signature import signature as signature_of
 from .source import SourceFunction
 from .infer import COPY_ATTR, REUSE_ATTR, SOURCE_ATTR, ShapeInput, infer_shapes
 from .shapes import const_shape
 from .unroll import (BOUND_ATTR, CONTEXT_ATTR, GENERATED_ATTR, LOOP_ERROR_ATTR, LOOP_NAME_ATTR, SYNTHETIC_ATTR, Bound, Context,
-                     UnrollScope, constant_value, fold, range_parts, unroll)
+                     constant_value, fold, range_parts)
 from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, STREAM_WRITE, TEXT_ATTR
 from .typed import SHAPE_ATTR, LocalArray, LoopPragma, Operation, Param, TypedKernel
 
@@ -71,11 +75,9 @@ def analyze(function) -> TypedKernel:
 
 @dataclass
 class _Scope:
-    """Name bindings of one function body (the kernel's or an inlined helper's)."""
+    """Name bindings of one function body (the kernel's or an inlined helper's) as the walk goes."""
 
-    function: object
-    filename: str
-    namespace: dict
+    body: Body
     #: user name -> internal scalar name
     names: dict[str, str] = field(default_factory=dict)
     #: user name -> (internal array name, type)
@@ -93,8 +95,23 @@ class _Scope:
     #: internal names of loop variables
     loop_variables: set[str] = field(default_factory=set)
     loop_depth: int = 0
-    #: user names the body assigns somewhere (Python makes them local)
-    local_names: set[str] = field(default_factory=set)
+    #: user names the body assigns somewhere (Python makes them local), but its hls.local arrays
+    local_names: set[str] = field(init=False)
+
+    def __post_init__(self):
+        self.local_names = set(self.body.assigned)
+
+    @property
+    def function(self):
+        return self.body.function
+
+    @property
+    def filename(self) -> str:
+        return self.body.function.filename
+
+    @property
+    def namespace(self) -> dict:
+        return self.body.namespace
 
 
 def _set_shape(node: ast.AST, shape: Shape) -> ast.AST:
@@ -123,17 +140,12 @@ class _Analyzer:
         #: unannotated locals (shape from their first value) -> (user name, line of that value)
         self.inferred: dict[str, tuple[str, int]] = {}
         self.pending: list[ast.stmt] = []
-        self.inline_stack: list = []
         self.scope: _Scope | None = None
-        #: Set while inside an expression part Python may not evaluate (the right side
-        #: of and/or, a branch of a conditional expression) or evaluates repeatedly (a
-        #: while test), naming it for the error message; helper calls are rejected there.
-        self.conditional_context: str | None = None
         #: ``@hls.kernel(approx=...)``: kind -> the hls.approx.UnitChoice replacing its operator.
         self.kernel_approx: dict = dict(getattr(function, "approx", None) or {})
         self.local_arrays: dict[str, LocalArray] = {}
         #: Where the statement being walked stands (hls.frontend.unroll): in a copy of an unrolled
-        #: body literal operations are folded; a helper inlined here is unrolled in this context.
+        #: body literal operations are folded.
         self.context = Context()
         #: hls.frontend.unroll's variables -> their names
         self.synthetic: dict = {}
@@ -144,8 +156,7 @@ class _Analyzer:
     # -- errors ----------------------------------------------------------------------------
 
     def error(self, node: ast.AST, message: str, hint: str | None = None):
-        raise KernelSyntaxError(self.scope.filename, getattr(node, "lineno", 0),
-                                getattr(node, "col_offset", -1) + 1, message, hint)
+        raise KernelSyntaxError.at(self.scope.filename, node, message, hint)
 
     # -- entry point -----------------------------------------------------------------------
 
@@ -156,12 +167,11 @@ class _Analyzer:
         check(tree, function.filename, is_kernel=True)
         for param in signature.params:
             self.used_names.add(param.name)
-        scope = _Scope(function, function.filename, namespace_of(function.fn))
-        scope.local_names = _assigned_names(tree.body)
+        kernel_body = inline(function, signature)
+        scope = _Scope(kernel_body)
         self.scope = scope
-        self.inline_stack.append(function)
         prologue = []
-        assigned = _assigned_names(tree.body)
+        assigned = kernel_body.assigned
         for param in signature.params:
             if param.kind == "array":
                 scope.arrays[param.name] = (param.name, signature.array_types[param.name])
@@ -180,8 +190,7 @@ class _Analyzer:
                 scope.names[param.name] = param.name
             scope.defined.add(param.name)
         uses = stream_uses(tree, scope.streams, function.filename)
-        body = prologue + self.body_with_return(tree, signature, is_kernel=True)
-        self.inline_stack.pop()
+        body = prologue + self.walk_body(kernel_body)
         arrays = {param.name: signature.array_types[param.name] for param in signature.params if param.kind == "array"}
         arrays.update({name: ArrayType(local.shape, local.depth, local.partition)
                        for name, local in self.local_arrays.items()})
@@ -223,43 +232,24 @@ class _Analyzer:
 
     # -- bodies ----------------------------------------------------------------------------
 
-    def body_with_return(self, tree: ast.FunctionDef, signature: Signature,
-                         is_kernel: bool, result_names: list[str] | None = None) -> list[ast.stmt]:
-        """The function body; the final ``return`` becomes a ``Return`` (kernel) or an
-        assignment to ``result_names`` (inlined helper)."""
-        body = list(tree.body)
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                and isinstance(body[0].value.value, str):
-            body = body[1:]  # docstring
-        final = body[-1] if body and isinstance(body[-1], ast.Return) else None
-        if final is not None:
-            body = body[:-1]
-        scope = self.scope
-        hidden = frozenset(scope.names) | scope.local_names | frozenset(scope.arrays) | frozenset(scope.streams)
-        arrays = {name: array_type.depth for name, (_, array_type) in scope.arrays.items()}
-        prefix = "" if scope.function is self.root else f"{scope.function.name}_"
-        out = self.statements(unroll(body, UnrollScope(scope.namespace, hidden, arrays, prefix), self.context))
-        if final is None or final.value is None:
-            if signature.return_shapes:
-                self.error(tree, f"{tree.name} declares a return shape but does not end with "
-                           f"a return statement", "end the body with return VALUE")
+    def walk_body(self, body: Body, result_names: list[str] | None = None) -> list[ast.stmt]:
+        """The walked statements of ``body`` (prepared by hls.frontend.inline, in the current scope); the
+        final ``return`` becomes a ``Return`` (the kernel, no ``result_names``) or assignments to
+        ``result_names`` (an inlined helper)."""
+        out = self.statements(body.statements)
+        if body.return_error is not None:
+            raise body.return_error
+        if body.final is None:
             return out
-        if not signature.return_shapes:
-            self.error(final, f"{tree.name} returns a value but has no return annotation",
-                       "annotate the shape, e.g. def f(...) -> signed(32):")
-        values = final.value.elts if isinstance(final.value, ast.Tuple) else [final.value]
-        if signature.returns_tuple != isinstance(final.value, ast.Tuple) or \
-                len(values) != len(signature.return_shapes):
-            self.error(final, f"return gives {len(values)} value(s) but the annotation declares "
-                       f"{len(signature.return_shapes)}", "return one value per declared shape")
-        for value, shape in zip(values, signature.return_shapes):
-            self.check_constant_fits(value, shape, f"the return value of {tree.name}")
+        for value, shape in zip(body.returned, body.signature.return_shapes):
+            self.check_constant_fits(value, shape, f"the return value of {body.function.tree.name}")
         saved, self.pending = self.pending, []
-        new_values = [self.expr(value) for value in values]
+        new_values = [self.expr(value) for value in body.returned]
         out.extend(self.pending)
         self.pending = saved
-        if is_kernel:
-            if signature.returns_tuple:
+        final = body.final
+        if result_names is None:
+            if body.signature.returns_tuple:
                 value = _located(ast.Tuple(elts=new_values, ctx=ast.Load()), final.value)
             else:
                 value = new_values[0]
@@ -330,7 +320,7 @@ class _Analyzer:
                 self.error(value, "print is not supported in a kernel",
                            "return the value, or print the result of calling the kernel in Python")
             if isinstance(callee, SourceFunction):
-                self.inline(value, callee, results_wanted=0)
+                self.helper_call(value)
                 return []
         self.expr(value)  # reports constructs outside the language (yield, lambda, ...) first
         self.error(node, f"expression statement {ast.unparse(node)!r} has no effect",
@@ -471,7 +461,7 @@ class _Analyzer:
         if isinstance(value, ast.Call):
             callee = self.resolve(value.func)
             if isinstance(callee, SourceFunction):
-                results = self.inline(value, callee, results_wanted=len(target.elts))
+                results = self.helper_call(value)
             else:
                 self.error(value, "only a helper returning a tuple can be unpacked",
                            "assign each value separately")
@@ -614,9 +604,7 @@ class _Analyzer:
         return self.expr(start), self.expr(stop), _constant(step, call)
 
     def statement_While(self, node: ast.While) -> list[ast.stmt]:
-        saved, self.conditional_context = self.conditional_context, "a while condition"
         test = self.expr(node.test)
-        self.conditional_context = saved
         self.scope.loop_depth += 1
         body = self.statements(node.body)
         self.scope.loop_depth -= 1
@@ -867,11 +855,7 @@ class _Analyzer:
         return _located(ast.UnaryOp(op=node.op, operand=operand), node)
 
     def expr_BoolOp(self, node: ast.BoolOp) -> ast.expr:
-        values = [self.expr(node.values[0])]
-        saved = self.conditional_context
-        self.conditional_context = saved or f"the right operand of {'and' if isinstance(node.op, ast.And) else 'or'}"
-        values += [self.expr(value) for value in node.values[1:]]
-        self.conditional_context = saved
+        values = [self.expr(value) for value in node.values]
         return _located(ast.BoolOp(op=node.op, values=values), node)
 
     def expr_Compare(self, node: ast.Compare) -> ast.expr:
@@ -886,11 +870,7 @@ class _Analyzer:
         return _located(ast.BoolOp(op=ast.And(), values=comparisons), node)
 
     def expr_IfExp(self, node: ast.IfExp) -> ast.expr:
-        test = self.expr(node.test)
-        saved = self.conditional_context
-        self.conditional_context = saved or "a conditional expression"
-        body, orelse = self.expr(node.body), self.expr(node.orelse)
-        self.conditional_context = saved
+        test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
         return _located(ast.IfExp(test=test, body=body, orelse=orelse), node)
 
     def expr_Call(self, node: ast.Call) -> ast.expr:
@@ -927,8 +907,7 @@ class _Analyzer:
                 self.error(node, "len takes one array parameter", "len(a)")
             return _constant(self.scope.arrays[node.args[0].id][1].depth, node)
         if isinstance(callee, SourceFunction):
-            results = self.inline(node, callee, results_wanted=1)
-            return results[0]
+            return self.helper_call(node)[0]
         if _is_approx_function(callee):
             return self.approx_call(node, _APPROX_FUNCTIONS[callee], name)
         if callee is range:
@@ -1030,26 +1009,16 @@ class _Analyzer:
 
     # -- inlining ---------------------------------------------------------------------------
 
-    def inline(self, call: ast.Call, helper, results_wanted: int) -> list[ast.expr]:
-        """Inline ``helper`` at ``call``: its statements go to ``self.pending``; returns
-        loads of its result variables."""
-        caller = self.scope
-        if self.conditional_context is not None:
-            self.error(call, f"helper call {helper.name}(...) in {self.conditional_context}",
-                       "assign the call's result to a variable first")
-        if helper in self.inline_stack:
-            self.error(call, f"recursive call to {helper.name}", "recursion is not supported; use a loop")
-        signature = signature_of(helper, is_kernel=False)
-        if len(signature.return_shapes) != results_wanted and results_wanted != 0:
-            if not signature.return_shapes:
-                self.error(call, f"{helper.name} returns no value")
-            self.error(call, f"{helper.name} returns {len(signature.return_shapes)} value(s), "
-                       f"but {results_wanted} are used here")
-        arguments = self.bind_call(call, signature, helper)
-        scope = _Scope(helper, helper.filename, namespace_of(helper.fn))
-        scope.local_names = _assigned_names(helper.tree.body)
-        setup = []
-        for param, argument in zip(signature.params, arguments):
+    def helper_call(self, call: ast.Call) -> list[ast.expr]:
+        """Bind the helper call ``call`` (prepared by hls.frontend.inline) in the caller's scope and walk
+        the helper's body in its own: its statements go to ``self.pending``; returns loads of its
+        result variables."""
+        prepared = self.scope.body.calls[call]
+        if prepared.error is not None:
+            raise prepared.error
+        caller, helper, signature = self.scope, prepared.helper, prepared.signature
+        names, arrays, setup = {}, {}, []
+        for param, argument in zip(signature.params, prepared.arguments):
             if param.kind == "array":
                 if not isinstance(argument, ast.Name) or argument.id not in caller.arrays:
                     self.error(argument, f"argument {param.name!r} of {helper.name} must be an array "
@@ -1060,52 +1029,23 @@ class _Analyzer:
                 if (array_type.shape, array_type.depth) != (expected.shape, expected.depth):
                     self.error(argument, f"{argument.id} is {array_type!r} but {helper.name} expects "
                                f"{expected!r} for {param.name!r}")
-                scope.arrays[param.name] = (array, array_type)
+                arrays[param.name] = (array, array_type)
             else:
                 self.check_constant_fits(argument, param.shape, f"parameter {param.name!r} of {helper.name}")
                 value = self.expr(argument)
-                internal = self.fresh(f"{helper.name}_{param.name}", param.name, param.shape)
-                setup.append(self.assign_name(internal, value, argument))
-                scope.names[param.name] = internal
-            scope.defined.add(param.name)
+                names[param.name] = self.fresh(f"{helper.name}_{param.name}", param.name, param.shape)
+                setup.append(self.assign_name(names[param.name], value, argument))
         result_names = [self.fresh(f"{helper.name}_result", f"{helper.name}()", shape)
                         for shape in signature.return_shapes]
-        check(helper.tree, helper.filename, is_kernel=False)
-        self.scope = scope
-        self.inline_stack.append(helper)
-        saved_context, self.conditional_context = self.conditional_context, None
+        if prepared.body_error is not None:
+            raise prepared.body_error
+        self.scope = _Scope(prepared.body, names=names, arrays=arrays, defined=set(names) | set(arrays))
         try:
-            body = self.body_with_return(helper.tree, signature, is_kernel=False,
-                                         result_names=result_names)
+            body = self.walk_body(prepared.body, result_names)
         finally:
-            self.inline_stack.pop()
             self.scope = caller
-            self.conditional_context = saved_context
         self.pending.extend(setup + body)
         return [self.name_load(name, call) for name in result_names]
-
-    def bind_call(self, call: ast.Call, signature: Signature, helper) -> list[ast.expr]:
-        names = [param.name for param in signature.params]
-        bound: dict[str, ast.expr] = {}
-        for argument in call.args:
-            if isinstance(argument, ast.Starred):
-                self.error(argument, "starred arguments are not supported")
-            if len(bound) >= len(names):
-                self.error(call, f"{helper.name} takes {len(names)} argument(s), "
-                           f"{len(call.args)} given")
-            bound[names[len(bound)]] = argument
-        for keyword in call.keywords:
-            if keyword.arg is None:
-                self.error(keyword, "**arguments are not supported")
-            if keyword.arg not in names:
-                self.error(keyword, f"{helper.name} has no parameter {keyword.arg!r}")
-            if keyword.arg in bound:
-                self.error(keyword, f"{helper.name} got {keyword.arg!r} twice")
-            bound[keyword.arg] = keyword.value
-        missing = [name for name in names if name not in bound]
-        if missing:
-            self.error(call, f"{helper.name} is missing argument(s) {', '.join(missing)}")
-        return [bound[name] for name in names]
 
 
 def _is_approx_function(callee) -> bool:
@@ -1126,16 +1066,3 @@ def _shape_holding(value: int, like: Shape) -> Shape:
         needed = (value if value >= 0 else ~value).bit_length() + 1
         return Shape(max(needed, like.width + (not like.signed)), True)
     return Shape(max(1, value.bit_length()), False)
-
-
-def _assigned_names(body: list[ast.stmt]) -> set[str]:
-    names = set()
-    for statement in body:
-        for node in ast.walk(statement):
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    for leaf in ast.walk(target):
-                        if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
-                            names.add(leaf.id)
-    return names

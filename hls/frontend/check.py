@@ -119,8 +119,7 @@ class _Checker:
         self.loop_depth = 0
 
     def error(self, node: ast.AST, message: str, hint: str | None = None):
-        raise KernelSyntaxError(self.filename, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1,
-                                message, hint)
+        raise KernelSyntaxError.at(self.filename, node, message, hint)
 
     def body(self, statements: list[ast.stmt]):
         final = statements[-1] if statements and isinstance(statements[-1], ast.Return) else None

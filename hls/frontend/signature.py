@@ -60,8 +60,7 @@ def namespace_of(fn) -> dict:
 
 
 def _error(node: ast.AST, message: str, hint: str | None, filename: str):
-    raise KernelSyntaxError(filename, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1,
-                            message, hint)
+    raise KernelSyntaxError.at(filename, node, message, hint)
 
 
 def signature(function, *, is_kernel: bool) -> Signature:

@@ -2,7 +2,7 @@
 copied once per iteration.
 
 :func:`unroll` is a plain function over a function body as the user wrote it (the kernel's, or a
-helper's before the walk of :mod:`hls.frontend.analyze` inlines it). It returns a new body and leaves
+helper's where :mod:`hls.frontend.inline` prepares a call of it). It returns a new body and leaves
 the user's AST untouched:
 
 * a fully unrolled loop becomes one deep copy of its body per iteration. In each copy the loop
@@ -20,8 +20,8 @@ the user's AST untouched:
   so ``range(t + 1)`` has constant bounds.
 
 Statements of a copy, and of an ``hls.pipeline`` body, carry :data:`CONTEXT_ATTR` (a
-:class:`Context`): the walk folds literal operations in copies and passes the context on to the
-helpers it inlines there. An error found here is not raised: it becomes an :class:`UnrollCheck`
+:class:`Context`): the walk folds literal operations in copies, and :mod:`hls.frontend.inline`
+unrolls the helpers called there in that context. An error found here is not raised: it becomes an :class:`UnrollCheck`
 statement in its place, which the walk raises when it reaches it, so that the first error in program
 order is the one reported. :class:`UnrollCheck` also has the walk check the loop variable against the
 scope (arrays, enclosing loops) first, and :class:`UnrollFinished` marks the end of the copies of a
