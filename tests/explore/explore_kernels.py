@@ -78,3 +78,14 @@ CHAIN = (scale, square)
 
 def chain_data():
     return {"a": [200, 17, 255, 99], "w": 201}
+
+
+@hls.kernel
+def signed_products(a: hls.Array[signed(4), N], b: hls.Array[signed(4), N], c: hls.Array[unsigned(3), N],
+                    u: hls.Array[unsigned(4), N], o: hls.Array[signed(8), N], p: hls.Array[signed(8), N],
+                    q: hls.Array[unsigned(8), N], r: hls.Array[signed(9), N]):
+    for i in range(N):
+        o[i] = a[i] * b[i]
+        p[i] = a[i] * c[i]
+        q[i] = u[i] * u[i]
+        r[i] = a[i] * u[i]
