@@ -446,8 +446,9 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
 EVOAPPROXLIB_NAME = re.compile(r"^(add|mul)([1-9][0-9]*)(?:x([1-9][0-9]*))?(u|s|se)_")
 
 #: A circuit that neither its caller nor its name declares signed or unsigned is taken as the reading
-#: (two's complement or unsigned operands and result) under which its mean relative error, against the
-#: exact operation it computes most closely, is at most 1/SIGNEDNESS_MARGIN of its error under the other.
+#: (two's complement or unsigned operands and result) under which its error against the exact operation
+#: it computes most closely is at most 1/SIGNEDNESS_MARGIN of its error under the other reading
+#: (:func:`_decide_signedness`).
 SIGNEDNESS_MARGIN = 10
 
 
@@ -501,23 +502,31 @@ def _read_circuit(path: Path, signed: bool | None) -> GateNetlist:
 
 
 def _decide_signedness(unsigned: GateNetlist, path: Path) -> GateNetlist:
-    """``unsigned`` (read unsigned, its kind inferred), or its signed reading, whichever computes its
-    closest exact operation :data:`SIGNEDNESS_MARGIN` times better than the other does its own."""
+    """``unsigned`` (read unsigned, its kind inferred), or its signed reading, whichever is
+    :data:`SIGNEDNESS_MARGIN` times closer to its closest exact operation than the other reading is to its
+    own, by mean relative error or by mean error distance, and not farther by the other measure.
+
+    Each measure alone misleads somewhere: relative errors swell where exact results are near 0
+    (signed sums, small signed products: EvoApproxLib's ``mul8s_1L12`` is only 3.5x closer read signed,
+    13x by distance), and distances over the output range blur a narrow operand's products
+    (``mul8x4u_0C9``: 68x closer read unsigned by relative error, 4x by distance).
+    """
     kinds = [kind for kind in ("add", "mul", "div")
              if unsigned.output_width in _expected_output_widths(kind, unsigned.width, unsigned.b_width)]
     signed = replace(unsigned, signed=True)
     signed.kind = closest_kind(signed, kinds)
-    readings = {reading: (netlist, _relative_errors(netlist)[netlist.kind])
-                for reading, netlist in (("unsigned", unsigned), ("signed", signed))}
-    (best, low), (_, high) = sorted(readings.values(), key=lambda reading: reading[1])
-    if high > 0 and low * SIGNEDNESS_MARGIN <= high:
-        return best
-    shown = ", ".join(f"{100 * error:.3g} % read as {reading} ({KIND_NOUNS[netlist.kind]})"
-                      for reading, (netlist, error) in readings.items())
+    errors = {netlist.signed: _errors(netlist)[netlist.kind] for netlist in (unsigned, signed)}
+    for netlist in (unsigned, signed):
+        pairs = list(zip(errors[netlist.signed], errors[not netlist.signed]))     # (this reading's, the other's)
+        if all(mine <= other for mine, other in pairs) and \
+                any(other > 0 and mine * SIGNEDNESS_MARGIN <= other for mine, other in pairs):
+            return netlist
+    shown = ", ".join(f"{100 * errors[netlist.signed][0]:.3g} % read as {'signed' if netlist.signed else 'unsigned'} "
+                      f"({KIND_NOUNS[netlist.kind]})" for netlist in (unsigned, signed))
     raise VerilogError(f"{path}: cannot tell whether module {unsigned.name!r} is signed or unsigned: mean "
-                       f"relative error {shown}, less than {SIGNEDNESS_MARGIN}x apart; name the file as "
-                       f"EvoApproxLib does (mul8s_NAME.v signed, mul8u_NAME.v unsigned) or declare it: "
-                       f"('verilog', {{'file': ..., 'signed': True}})")
+                       f"relative error {shown}: neither reading is {SIGNEDNESS_MARGIN}x closer to the exact "
+                       f"results (by relative error or error distance) and no farther by the other; name the file as EvoApproxLib does (mul8s_NAME.v signed, "
+                       f"mul8u_NAME.v unsigned) or declare it: ('verilog', {{'file': ..., 'signed': True}})")
 
 
 #: :func:`load_circuit`'s circuits by (resolved path, SHA-256 of the file, ``signed`` as given).
@@ -558,6 +567,12 @@ def _check_kind(netlist: GateNetlist, path: Path) -> None:
 
 def _relative_errors(netlist: GateNetlist) -> dict[str, float]:
     """The netlist's mean relative error against each exact operation, on sampled pairs (divisors not 0)."""
+    return {kind: relative for kind, (relative, _) in _errors(netlist).items()}
+
+
+def _errors(netlist: GateNetlist) -> dict[str, tuple[float, float]]:
+    """Against each exact operation, on :data:`KIND_CHECK_PAIRS` sampled pairs (divisors not 0), the
+    netlist's mean relative error and its mean error distance over ``2**output_width``."""
     rng = np.random.default_rng(0)
     operands = []
     for width in (netlist.width, netlist.b_width):
@@ -567,8 +582,10 @@ def _relative_errors(netlist: GateNetlist) -> dict[str, float]:
     keep = b != 0
     a, b = a[keep], b[keep]
     output = netlist.model(a, b).astype(np.float64)
-    relative_error = {}
+    errors = {}
     for kind in ("add", "mul", "div"):
         exact = exact_results(kind, a, b, frac_bits=netlist.frac_bits if kind == "div" else 0).astype(np.float64)
-        relative_error[kind] = float(np.mean(np.abs(output - exact) / np.maximum(np.abs(exact), 1.0)))
-    return relative_error
+        distance = np.abs(output - exact)
+        errors[kind] = (float(np.mean(distance / np.maximum(np.abs(exact), 1.0))),
+                        float(np.mean(distance)) / 2 ** netlist.output_width)
+    return errors
