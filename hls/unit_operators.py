@@ -379,6 +379,10 @@ class ApproxUnit:
     * ``add``: the unit on both operands extended to a common width (sign-extended
       when either is signed, using the unit's signed variant), which gives the
       two's complement sum of the extended operands.
+    * a signed third-party circuit (any kind): the circuit on both operands extended
+      to its ports (an operation with a signed operand only), its two's complement
+      result clamped to the result shape (:func:`_saturated`); an unsigned one is
+      used as the library's units are.
 
     Attributes
     ----------
