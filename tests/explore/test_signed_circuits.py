@@ -14,7 +14,7 @@ from amaranth import signed, unsigned
 import explore_kernels as kernels
 import hls.explore as explore
 from approx_units.verilog_eval import load_circuit
-from hls.approx import choice, verilog_choice
+from hls.approx import approx_mapping, choice, verilog_choice
 from hls.golden import CompiledModel
 from hls.unit_operators import UnitWidthError, approx_error_bound, approx_golden, approx_unit
 
@@ -82,8 +82,8 @@ def test_signedness_comes_from_the_choice_then_the_name_then_the_behaviour(circu
     assert not load_circuit(declared.file, declared.circuit_signed).signed
     assert (by_name.label, declared.label) == ("verilog:mul4s_T2", "verilog:mul4s_T2(unsigned)")
     assert declared.to_json()["params"] == {"file": by_name.file, "signed": False}
-    # An unsigned reading is another unit: -1 * -1 reaches it as 1 * 1 (sign-magnitude), and it computes 1 * 1
-    # rounded down, 0; the signed reading computes -1 * -1 rounded down, 0 too; -3 * 3 tells them apart.
+    assert approx_mapping({"mul": ("verilog", declared.to_json()["params"])}) == {"mul": declared}   # as --apply writes
+    # The signed reading is a signed unit on the operands; the declared unsigned one goes through sign-magnitude.
     assert approx_unit(by_name, signed(4), signed(4)).unit.signed
     assert not approx_unit(declared, signed(4), signed(4)).unit.signed
     wrap = tmp_path / "wrap4.v"
