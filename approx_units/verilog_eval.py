@@ -525,8 +525,9 @@ def _decide_signedness(unsigned: GateNetlist, path: Path) -> GateNetlist:
                       f"({KIND_NOUNS[netlist.kind]})" for netlist in (unsigned, signed))
     raise VerilogError(f"{path}: cannot tell whether module {unsigned.name!r} is signed or unsigned: mean "
                        f"relative error {shown}: neither reading is {SIGNEDNESS_MARGIN}x closer to the exact "
-                       f"results (by relative error or error distance) and no farther by the other; name the file as EvoApproxLib does (mul8s_NAME.v signed, "
-                       f"mul8u_NAME.v unsigned) or declare it: ('verilog', {{'file': ..., 'signed': True}})")
+                       f"results (by relative error or error distance) and no farther by the other; name the "
+                       f"file as EvoApproxLib does (mul8s_NAME.v signed, mul8u_NAME.v unsigned) or declare it: "
+                       f"('verilog', {{'file': ..., 'signed': True}})")
 
 
 #: :func:`load_circuit`'s circuits by (resolved path, SHA-256 of the file, ``signed`` as given).

@@ -14,11 +14,13 @@ SMALL = ("import hls\nfrom amaranth import unsigned\n\n"
          "@hls.kernel\ndef k(n: unsigned(4)) -> unsigned(4):\n    return n\n")
 SMALL_FILES = {"k.py": SMALL, "ok.json": '{"n": 3}'}
 
-#: A 4-bit adder that drops its carry: two's complement and unsigned sums wrap alike, so neither its name
-#: nor its behaviour tells its signedness.
-WRAPPING_ADD4 = "module wrap4 (A, B, O);\n  input [3:0] A;\n  input [3:0] B;\n  output [3:0] O;\n  assign O = A + B;\nendmodule\n"
+#: A 4-bit adder that drops its carry: two's complement and unsigned sums wrap alike, so its behaviour
+#: cannot tell its signedness, and it has no EvoApproxLib name.
+WRAPPING_ADD4 = ("module wrap4 (A, B, O);\n  input [3:0] A;\n  input [3:0] B;\n  output [3:0] O;\n"
+                 "  assign O = A + B;\nendmodule\n")
 #: EvoApproxLib's name says a multiplier (its result, always 0, is closer to a quotient).
-ZERO_MUL4 = "module mul4u_0 (A, B, O);\n  input [3:0] A;\n  input [3:0] B;\n  output [7:0] O;\n  assign O = 8'd0;\nendmodule\n"
+ZERO_MUL4 = ("module mul4u_0 (A, B, O);\n  input [3:0] A;\n  input [3:0] B;\n  output [7:0] O;\n"
+             "  assign O = 8'd0;\nendmodule\n")
 
 
 def _decorated(options: str) -> dict:

@@ -166,7 +166,8 @@ def test_a_signed_circuit_on_signed_operands_computes_its_own_function_in_the_py
         assert {name: compiled[1][name] for name in "opqr"} == {name: python[name] for name in "opqr"}
         assert python["o"] == [rounded_down_product(x, y) for x, y in zip(args["a"], args["b"])]
         assert python["p"] == [rounded_down_product(x, y) for x, y in zip(args["a"], args["c"])]
-        assert python["q"] == [x * x for x in args["u"]] and python["r"] == [x * y for x, y in zip(args["a"], args["u"])]
+        assert python["q"] == [x * x for x in args["u"]]
+        assert python["r"] == [x * y for x, y in zip(args["a"], args["u"])]
     bound = approx_error_bound(unit, signed(4), signed(4))
     assert (bound.absolute, bound.source) == (3, "exhaustive at 4x4 bits")
     assert all(bound.admits(x, y, rounded_down_product(x, y)) for pairs in _every_pair() for x, y in pairs)
