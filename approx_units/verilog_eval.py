@@ -25,7 +25,7 @@ import json
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
@@ -37,7 +37,8 @@ from .metrics import KIND_NOUNS, exact_results
 from .synth import SynthesisError, _command
 
 __all__ = ["VerilogError", "GateNetlist", "load_verilog", "load_circuit", "port_widths", "netlist_graph",
-           "inline_netlist", "netlist_unit", "closest_kind", "DEFAULT_PORT_NAMES"]
+           "inline_netlist", "netlist_unit", "closest_kind", "DEFAULT_PORT_NAMES", "EVOAPPROXLIB_NAME",
+           "SIGNEDNESS_MARGIN"]
 
 #: Port names tried in order when the caller does not name them.
 DEFAULT_PORT_NAMES = {"a": ("A", "a"), "b": ("B", "b"), "o": ("O", "o")}
@@ -213,14 +214,14 @@ def inline_netlist(netlist: GateNetlist, ops, a, b):
 
 
 def netlist_unit(netlist: GateNetlist) -> Unit:
-    """The netlist as a library :class:`~approx_units.registry.Unit` (``verilog:NAME``, unsigned, at its
-    port widths, no parameters): its ``graph`` is :func:`netlist_graph`'s, so every back end that
-    builds, compiles or synthesises a unit from its graph takes the circuit as it takes a library unit."""
+    """The netlist as a library :class:`~approx_units.registry.Unit` (``verilog:NAME``, signed when the
+    netlist is, at its port widths, no parameters): its ``graph`` is :func:`netlist_graph`'s, so every back
+    end that builds, compiles or synthesises a unit from its graph takes the circuit as it takes a library unit."""
     unit_spec = UnitSpec(name=f"verilog:{netlist.name}", kind=netlist.kind,
                          describe=lambda ops, a, b, **_: inline_netlist(netlist, ops, a, b),
                          output_width=lambda *_: len(netlist.o_bits), summary=netlist.description,
                          reference="third-party Verilog", signed_variant=False, non_square=True)
-    return Unit(unit_spec, netlist.width, netlist.b_width, 0, False, {})
+    return Unit(unit_spec, netlist.width, netlist.b_width, 0, netlist.signed, {})
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:
@@ -439,37 +440,97 @@ def load_verilog(path: str | Path, top: str, kind: str, width: int | None = None
     return netlist
 
 
-def load_circuit(path: str | Path) -> GateNetlist:
+#: EvoApproxLib's circuit names (``mul8s_1KV6``, ``mul8x4u_3RR``, ``add8se_8PT``): the kind, operand ``a``'s
+#: width, ``x`` operand ``b``'s width when it differs, then ``u`` (unsigned), ``s`` (signed, two's complement)
+#: or ``se`` (signed, the sum's carry kept), then ``_`` and the circuit's id.
+EVOAPPROXLIB_NAME = re.compile(r"^(add|mul)([1-9][0-9]*)(?:x([1-9][0-9]*))?(u|s|se)_")
+
+#: A circuit that neither its caller nor its name declares signed or unsigned is taken as the reading
+#: (two's complement or unsigned operands and result) under which its error against the exact operation
+#: it computes most closely is at most 1/SIGNEDNESS_MARGIN of its error under the other reading
+#: (:func:`_decide_signedness`).
+SIGNEDNESS_MARGIN = 10
+
+
+def load_circuit(path: str | Path, signed: bool | None = None) -> GateNetlist:
     """A folder's circuit as ``axhls units survey`` takes it (module ``path.stem``), its kind
-    inferred (``load_verilog(kind=None)``) and its ports found: ``A``/``a``, ``B``/``b`` and
-    ``O``/``o`` by name, else, in a module of two inputs and one output (EvoApproxLib's ``Z``),
-    the inputs in declaration order and the output.  Read once per file content.
+    and signedness decided, and its ports found: ``A``/``a``, ``B``/``b`` and ``O``/``o`` by name,
+    else, in a module of two inputs and one output (EvoApproxLib's ``Z``), the inputs in
+    declaration order and the output.  Read once per file content and ``signed``.
+
+    Its signedness is ``signed`` when given; else that of an EvoApproxLib name
+    (:data:`EVOAPPROXLIB_NAME`: ``mul8s_*`` signed, ``mul8u_*`` unsigned); else its behaviour's,
+    when one reading is :data:`SIGNEDNESS_MARGIN` times closer to the exact operation than the
+    other.  Its kind is the name's (checked against its behaviour by :func:`load_verilog`, and its
+    operand ports against the name's widths), else inferred (``load_verilog(kind=None)``) under
+    its reading.
 
     Raises
     ------
     VerilogError
-        As :func:`load_verilog`.
+        As :func:`load_verilog`; or, one line, neither the name nor the behaviour decides the
+        signedness.
     """
     path = Path(path)
     try:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError as error:
         raise VerilogError(f"{path}: cannot be read ({error.strerror})") from None
-    key = (str(path.resolve()), digest)
+    key = (str(path.resolve()), digest, signed)
     if key not in _CIRCUITS:
-        ports = port_widths(path, path.stem)
-        inputs = [name for name, (direction, _) in ports.items() if direction == "input"]
-        outputs = [name for name, (direction, _) in ports.items() if direction == "output"]
-        chosen = {}
-        if len(inputs) == 2 and len(outputs) == 1:
-            named = {role: next((n for n in DEFAULT_PORT_NAMES[role] if n in ports), None) for role in "abo"}
-            if not (named["a"] and named["b"] and named["o"]):
-                chosen = {"port_a": inputs[0], "port_b": inputs[1], "port_o": outputs[0]}
-        _CIRCUITS[key] = load_verilog(path, path.stem, None, **chosen)
+        _CIRCUITS[key] = _read_circuit(path, signed)
     return _CIRCUITS[key]
 
 
-#: :func:`load_circuit`'s circuits by (resolved path, SHA-256 of the file).
+def _read_circuit(path: Path, signed: bool | None) -> GateNetlist:
+    ports = port_widths(path, path.stem)
+    inputs = [name for name, (direction, _) in ports.items() if direction == "input"]
+    outputs = [name for name, (direction, _) in ports.items() if direction == "output"]
+    chosen = {}
+    if len(inputs) == 2 and len(outputs) == 1:
+        named = {role: next((n for n in DEFAULT_PORT_NAMES[role] if n in ports), None) for role in "abo"}
+        if not (named["a"] and named["b"] and named["o"]):
+            chosen = {"port_a": inputs[0], "port_b": inputs[1], "port_o": outputs[0]}
+    name = EVOAPPROXLIB_NAME.match(path.stem)
+    if name is not None:
+        kind, width, width_b, sign = name.groups()
+        return load_verilog(path, path.stem, kind, int(width), width_b=int(width_b or width),
+                            signed=sign != "u" if signed is None else signed, **chosen)
+    if signed is not None:
+        return load_verilog(path, path.stem, None, signed=signed, **chosen)
+    return _decide_signedness(load_verilog(path, path.stem, None, **chosen), path)
+
+
+def _decide_signedness(unsigned: GateNetlist, path: Path) -> GateNetlist:
+    """``unsigned`` (read unsigned, its kind inferred), or its signed reading, whichever is
+    :data:`SIGNEDNESS_MARGIN` times closer to its closest exact operation than the other reading is to its
+    own, by mean relative error or by mean error distance, and not farther by the other measure.
+
+    Each measure alone misleads somewhere: relative errors swell where exact results are near 0
+    (signed sums, small signed products: EvoApproxLib's ``mul8s_1L12`` is only 3.5x closer read signed,
+    13x by distance), and distances over the output range blur a narrow operand's products
+    (``mul8x4u_0C9``: 68x closer read unsigned by relative error, 4x by distance).
+    """
+    kinds = [kind for kind in ("add", "mul", "div")
+             if unsigned.output_width in _expected_output_widths(kind, unsigned.width, unsigned.b_width)]
+    signed = replace(unsigned, signed=True)
+    signed.kind = closest_kind(signed, kinds)
+    errors = {netlist.signed: _errors(netlist)[netlist.kind] for netlist in (unsigned, signed)}
+    for netlist in (unsigned, signed):
+        pairs = list(zip(errors[netlist.signed], errors[not netlist.signed]))     # (this reading's, the other's)
+        if all(mine <= other for mine, other in pairs) and \
+                any(other > 0 and mine * SIGNEDNESS_MARGIN <= other for mine, other in pairs):
+            return netlist
+    shown = ", ".join(f"{100 * errors[netlist.signed][0]:.3g} % read as {'signed' if netlist.signed else 'unsigned'} "
+                      f"({KIND_NOUNS[netlist.kind]})" for netlist in (unsigned, signed))
+    raise VerilogError(f"{path}: cannot tell whether module {unsigned.name!r} is signed or unsigned: mean "
+                       f"relative error {shown}: neither reading is {SIGNEDNESS_MARGIN}x closer to the exact "
+                       f"results (by relative error or error distance) and no farther by the other; name the "
+                       f"file as EvoApproxLib does (mul8s_NAME.v signed, mul8u_NAME.v unsigned) or declare it: "
+                       f"('verilog', {{'file': ..., 'signed': True}})")
+
+
+#: :func:`load_circuit`'s circuits by (resolved path, SHA-256 of the file, ``signed`` as given).
 _CIRCUITS: dict = {}
 
 
@@ -507,6 +568,12 @@ def _check_kind(netlist: GateNetlist, path: Path) -> None:
 
 def _relative_errors(netlist: GateNetlist) -> dict[str, float]:
     """The netlist's mean relative error against each exact operation, on sampled pairs (divisors not 0)."""
+    return {kind: relative for kind, (relative, _) in _errors(netlist).items()}
+
+
+def _errors(netlist: GateNetlist) -> dict[str, tuple[float, float]]:
+    """Against each exact operation, on :data:`KIND_CHECK_PAIRS` sampled pairs (divisors not 0), the
+    netlist's mean relative error and its mean error distance over ``2**output_width``."""
     rng = np.random.default_rng(0)
     operands = []
     for width in (netlist.width, netlist.b_width):
@@ -516,8 +583,10 @@ def _relative_errors(netlist: GateNetlist) -> dict[str, float]:
     keep = b != 0
     a, b = a[keep], b[keep]
     output = netlist.model(a, b).astype(np.float64)
-    relative_error = {}
+    errors = {}
     for kind in ("add", "mul", "div"):
         exact = exact_results(kind, a, b, frac_bits=netlist.frac_bits if kind == "div" else 0).astype(np.float64)
-        relative_error[kind] = float(np.mean(np.abs(output - exact) / np.maximum(np.abs(exact), 1.0)))
-    return relative_error
+        distance = np.abs(output - exact)
+        errors[kind] = (float(np.mean(distance / np.maximum(np.abs(exact), 1.0))),
+                        float(np.mean(distance)) / 2 ** netlist.output_width)
+    return errors

@@ -42,8 +42,9 @@ KINDS = {"mul": "*", "add": "+", "div": "//"}
 
 #: The unit id of a third-party circuit: ``("verilog", {"file": "circuits/mul8u_2NDH.v"})``, the
 #: file's module (its base name) read as ``axhls units survey`` reads it
-#: (:func:`approx_units.verilog_eval.load_circuit`, its kind inferred), used as an unsigned unit at
-#: its port widths.
+#: (:func:`approx_units.verilog_eval.load_circuit`: its kind and signedness from its EvoApproxLib name,
+#: else from its behaviour), used at its port widths; ``"signed": True`` or ``False`` in the parameters
+#: declares its signedness.
 VERILOG_UNIT = "verilog"
 
 #: Parameters the compiler sets itself: the operand shapes decide signedness and
@@ -75,9 +76,13 @@ class UnitChoice:
 
     @property
     def label(self) -> str:
-        """``drum(k=6)``, or ``mitchell`` without parameters; ``verilog:MODULE`` for a circuit's file."""
+        """``drum(k=6)``, or ``mitchell`` without parameters; ``verilog:MODULE`` for a circuit's file
+        (``verilog:MODULE(signed)`` or ``(unsigned)`` when its signedness is given)."""
         if self.unit == VERILOG_UNIT:
-            return f"verilog:{os.path.splitext(os.path.basename(self.file))[0]}"
+            module = os.path.splitext(os.path.basename(self.file))[0]
+            given = self.circuit_signed
+            return f"verilog:{module}" if given is None else \
+                f"verilog:{module}({'signed' if given else 'unsigned'})"
         shown = ", ".join(f"{name}={value}" for name, value in self.params)
         return f"{self.unit}({shown})" if shown else self.unit
 
@@ -85,6 +90,12 @@ class UnitChoice:
     def file(self) -> str | None:
         """A third-party circuit's Verilog file (``unit == "verilog"``), else ``None``."""
         return dict(self.params).get("file") if self.unit == VERILOG_UNIT else None
+
+    @property
+    def circuit_signed(self) -> bool | None:
+        """A third-party circuit's signedness as given (``"signed"`` in its parameters), else ``None``:
+        its name or its behaviour decides (:func:`approx_units.verilog_eval.load_circuit`)."""
+        return dict(self.params).get("signed") if self.unit == VERILOG_UNIT else None
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "unit": self.unit, "params": dict(self.params)}
@@ -173,18 +184,20 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
     return UnitChoice(kind, unit, tuple(sorted(params.items())))
 
 
-def verilog_circuit(file: str, prefix: str = ""):
-    """The :class:`approx_units.verilog_eval.GateNetlist` of a ``verilog`` unit's file.
+def verilog_circuit(file: str, signed: bool | None = None, prefix: str = ""):
+    """The :class:`approx_units.verilog_eval.GateNetlist` of a ``verilog`` unit's file, ``signed``
+    as given (``None``: by its name, else its behaviour).
 
     Raises
     ------
     ValueError
-        One line: the file is missing, does not parse, or is not a combinational circuit.
+        One line: the file is missing, does not parse, is not a combinational circuit, is not the
+        kind its EvoApproxLib name says, or its signedness cannot be told.
     """
     # approx_units.verilog_eval runs Yosys: only a kernel with a third-party circuit needs it.
     from approx_units.verilog_eval import VerilogError, load_circuit
     try:
-        return load_circuit(file)
+        return load_circuit(file, signed)
     except VerilogError as error:
         raise ValueError(f"{prefix}{' '.join(str(error).splitlines())}") from None
 
@@ -201,15 +214,18 @@ def verilog_choice(file: str) -> UnitChoice:
 
 
 def _verilog_choice(kind: str | None, params, prefix: str) -> UnitChoice:
-    """``verilog`` with ``{"file": PATH}``: the circuit is read, and its kind must be ``kind`` (any if ``None``)."""
-    if not isinstance(params, dict) or set(params) != {"file"} or not isinstance(params["file"], str):
-        raise ValueError(f"{prefix}the unit 'verilog' takes one parameter, file (the circuit's .v file), "
-                         f"as ('verilog', {{'file': 'circuits/mul8u_2NDH.v'}}), not {params!r}")
-    circuit = verilog_circuit(params["file"], prefix)
+    """``verilog`` with ``{"file": PATH}`` and optionally ``"signed": bool``: the circuit is read, and its
+    kind must be ``kind`` (any if ``None``)."""
+    if not isinstance(params, dict) or "file" not in params or not set(params) <= {"file", "signed"} \
+            or not isinstance(params["file"], str) or not isinstance(params.get("signed", False), bool):
+        raise ValueError(f"{prefix}the unit 'verilog' takes the parameters file (the circuit's .v file) and, "
+                         f"optionally, signed (True or False), as ('verilog', {{'file': 'circuits/mul8u_2NDH.v'}}) "
+                         f"or ('verilog', {{'file': 'circuits/mymul.v', 'signed': True}}), not {params!r}")
+    circuit = verilog_circuit(params["file"], params.get("signed"), prefix)
     if kind is not None and circuit.kind != kind:
         raise ValueError(f"{prefix}{params['file']}: the circuit is {_article(circuit.kind)} circuit, "
                          f"not {_article(kind)} one")
-    return UnitChoice(circuit.kind, VERILOG_UNIT, (("file", params["file"]),))
+    return UnitChoice(circuit.kind, VERILOG_UNIT, tuple(sorted(params.items())))
 
 
 def allowed_at_no_width(selected: UnitChoice) -> str | None:

@@ -379,6 +379,10 @@ class ApproxUnit:
     * ``add``: the unit on both operands extended to a common width (sign-extended
       when either is signed, using the unit's signed variant), which gives the
       two's complement sum of the extended operands.
+    * a signed third-party circuit (any kind): the circuit on both operands extended
+      to its ports (an operation with a signed operand only), its two's complement
+      result clamped to the result shape (:func:`_saturated`); an unsigned one is
+      used as the library's units are.
 
     Attributes
     ----------
@@ -441,15 +445,16 @@ def _saturated_magnitude(ops, magnitude, negative, result: Shape):
     return ops.mux(over, limit, magnitude)
 
 
-def _saturated_sum(ops, total, result: Shape):
-    """The unit's sum ``total`` (two's complement when ``result`` is signed) clamped to ``result``'s range.
+def _saturated(ops, total, result: Shape):
+    """The unit's result ``total`` (two's complement when ``result`` is signed) clamped to ``result``'s range.
 
     A narrow operand is padded to the unit's 4 bits, and the unit's ``4 + 1``-bit sum can
     leave the exact operator's narrower shape: ``eta1(l=2)`` on ``signed(2)`` operands sets
     every low bit of ``-2 + -2`` and gives ``-5``, one from ``-4`` and within the unit's
-    worst case, which wraps to ``3`` in ``signed(3)``.  The exact sum always lies in the
-    shape's range, so clamping moves the value towards it, as :func:`_saturated_magnitude`
-    does for products: the error never exceeds the unit's own.
+    worst case, which wraps to ``3`` in ``signed(3)``.  A signed circuit's product of narrow
+    operands, sign-extended to its ports, leaves the product's shape in the same way.  The
+    exact result always lies in the shape's range, so clamping moves the value towards it,
+    as :func:`_saturated_magnitude` does for magnitudes: the error never exceeds the unit's own.
     """
     if total.width == result.width:
         return total
@@ -507,21 +512,23 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
     describe, unit_params = unit.spec.describe, unit.unit_params
 
     def operation(ops, x, y):
-        if kind == "add":
+        if kind == "add" or unit.signed:
+            # An adder, or a signed circuit: the unit takes the operands as they are, extended.
             x, y = _extend(ops, x, widths[0], a.signed), _extend(ops, y, widths[1], b.signed)
-            total = describe(ops, x, y, width=widths[0], width_b=widths[1], signed=signed, **unit_params)
-            return _extend(ops, total, result.width, signed) if total.width < result.width \
-                else _saturated_sum(ops, total, result)
-        sign_x, x = sign_magnitude(ops, x) if a.signed else (ops.const(0, 1), x)
-        sign_y, y = sign_magnitude(ops, y) if b.signed else (ops.const(0, 1), y)
-        x, y = ops.zext(x, widths[0]), ops.zext(y, widths[1])
-        value = describe(ops, x, y, width=widths[0], width_b=widths[1], signed=False, **unit_params)
-        negative = ops.xor(sign_x, sign_y)
-        value = _saturated_magnitude(ops, value, negative, result)
-        if result.signed:
-            value = apply_sign(ops, negative, value, width=result.width)
+            value = describe(ops, x, y, width=widths[0], width_b=widths[1], signed=signed, **unit_params)
+            value = _extend(ops, value, result.width, signed) if value.width < result.width \
+                else _saturated(ops, value, result)
         else:
-            value = ops.zext(value, result.width)
+            sign_x, x = sign_magnitude(ops, x) if a.signed else (ops.const(0, 1), x)
+            sign_y, y = sign_magnitude(ops, y) if b.signed else (ops.const(0, 1), y)
+            x, y = ops.zext(x, widths[0]), ops.zext(y, widths[1])
+            value = describe(ops, x, y, width=widths[0], width_b=widths[1], signed=False, **unit_params)
+            negative = ops.xor(sign_x, sign_y)
+            value = _saturated_magnitude(ops, value, negative, result)
+            if result.signed:
+                value = apply_sign(ops, negative, value, width=result.width)
+            else:
+                value = ops.zext(value, result.width)
         if kind == "div":
             # The library's dividers give all ones for x / 0; the kernel language says 0.
             value = ops.mux(ops.is_zero(y), ops.const(0, result.width), value)
@@ -533,12 +540,26 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
 
 def _circuit_unit(choice, a: Shape, b: Shape, signed: bool):
     """A third-party circuit's unit (:func:`approx_units.verilog_eval.netlist_unit`) and its port widths,
-    if operands ``a`` and ``b`` fit them: a multiplier or divider takes the magnitudes (at most its ports'
-    widths), an adder unsigned operands."""
+    if operands ``a`` and ``b`` fit them.
+
+    A signed circuit takes an operation with a signed operand, its operands as two's complement
+    values (an unsigned operand needs one bit more than its width, for the sign); an unsigned
+    multiplier or divider takes the magnitudes (at most its ports' widths), as the library's units
+    do; an unsigned adder takes unsigned operands.
+    """
     # approx_units.verilog_eval runs Yosys: only a kernel with a third-party circuit needs it.
     from approx_units.verilog_eval import load_circuit, netlist_unit
-    circuit = load_circuit(choice.file)          # read (and checked) when the choice was made: cached
+    circuit = load_circuit(choice.file, choice.circuit_signed)   # read (and checked) with the choice: cached
     widths = (circuit.width, circuit.b_width)
+    if circuit.signed:
+        if not signed:
+            raise UnitWidthError(f"{choice.label} is a signed circuit; these operands are unsigned "
+                                 f"({_shape_text(a)} and {_shape_text(b)})")
+        needed = (a.width + (not a.signed), b.width + (not b.signed))
+        if needed[0] > widths[0] or needed[1] > widths[1]:
+            raise UnitWidthError(f"{choice.label} has {widths[0]}x{widths[1]}-bit signed operand ports; these "
+                                 f"operands need {needed[0]}x{needed[1]} ({_shape_text(a)} and {_shape_text(b)})")
+        return netlist_unit(circuit), widths
     if choice.kind == "add" and signed:
         raise UnitWidthError(f"{choice.label} is an unsigned adder; these operands are signed "
                              f"({_shape_text(a)} and {_shape_text(b)})")

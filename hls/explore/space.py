@@ -81,15 +81,18 @@ def verilog_candidates(directory, kinds=DEFAULT_KINDS) -> dict[str, list[UnitCho
 
     Every ``*.v`` file that ``axhls units survey`` would take
     (:func:`approx_units.survey.survey_files`: module ``FILE``, cell-library netlists left
-    out) is read (:func:`approx_units.verilog_eval.load_circuit`: its kind inferred from its
-    ports and its function); a circuit of a kind not in ``kinds`` is left out.  Each file is
-    named ``directory/FILE.v``, as given, which is what ``--apply`` writes.
+    out) is read (:func:`approx_units.verilog_eval.load_circuit`: its kind and signedness from
+    its EvoApproxLib name, else from its ports and its function); a circuit of a kind not in
+    ``kinds`` is left out.  Each file is named ``directory/FILE.v``, as given, which is what
+    ``--apply`` writes.  A signed circuit is offered only where an operand is signed
+    (:func:`hls.unit_operators.approx_unit` refuses it elsewhere).
 
     Raises
     ------
     ExploreError
-        ``directory`` missing or holding no ``.v`` file, or a file that does not parse or is not
-        a combinational circuit (one line naming the file).
+        ``directory`` missing or holding no ``.v`` file, or a file that does not parse, is not
+        a combinational circuit, is not the kind its name says, or whose signedness neither its
+        name nor its behaviour tells (one line naming the file).
     """
     # approx_units.survey runs Yosys: only --verilog needs it.
     from approx_units.survey import survey_files

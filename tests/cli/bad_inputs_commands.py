@@ -14,6 +14,14 @@ SMALL = ("import hls\nfrom amaranth import unsigned\n\n"
          "@hls.kernel\ndef k(n: unsigned(4)) -> unsigned(4):\n    return n\n")
 SMALL_FILES = {"k.py": SMALL, "ok.json": '{"n": 3}'}
 
+#: A 4-bit adder that drops its carry: two's complement and unsigned sums wrap alike, so its behaviour
+#: cannot tell its signedness, and it has no EvoApproxLib name.
+WRAPPING_ADD4 = ("module wrap4 (A, B, O);\n  input [3:0] A;\n  input [3:0] B;\n  output [3:0] O;\n"
+                 "  assign O = A + B;\nendmodule\n")
+#: EvoApproxLib's name says a multiplier (its result, always 0, is closer to a quotient).
+ZERO_MUL4 = ("module mul4u_0 (A, B, O);\n  input [3:0] A;\n  input [3:0] B;\n  output [7:0] O;\n"
+             "  assign O = 8'd0;\nendmodule\n")
+
 
 def _decorated(options: str) -> dict:
     """A kernel file whose ``@hls.kernel(...)`` takes ``options``."""
@@ -133,6 +141,11 @@ ROWS = [
     {"id": "approx-file-unknown-operation", "argv": ["report", "k.py:k", "--approx", "@a.json"],
      "files": {"k.py": EXPLORE, "a.json": '{"k.py:99:1": "mitchell"}'}, "exit": 2,
      "message": r"no operation a unit may replace is written at k\.py:99:1"},
+    {"id": "approx-file-circuit-of-another-kind", "argv": ["report", "k.py:k", "--approx", "@a.json"],
+     "files": {"k.py": EXPLORE, "circuits/mul4u_0.v": ZERO_MUL4,
+               "a.json": '{"div": ["verilog", {"file": "circuits/mul4u_0.v"}]}'}, "exit": 2,
+     "message": r"^axhls: --approx @a\.json: approx=\{'div': \.\.\.\}: circuits/mul4u_0\.v: the circuit is a mul "
+                r"circuit, not a div one$"},
     {"id": "approx-no-unit", "argv": ["report", GSUMIF, "--approx", "mul"], "exit": 2,
      "message": r"--approx 'mul': expected KIND=UNIT\[:PARAM=VALUE"},
     {"id": "approx-empty-unit", "argv": ["compile", GSUMIF, "-o", "out", "--approx", "mul="], "exit": 2,
@@ -352,6 +365,11 @@ ROWS = [
     {"id": "explore-verilog-does-not-parse", "argv": _explore("--verilog", "circuits"),
      "files": {"k.py": EXPLORE, "circuits/broken.v": "module broken(input [7:0] a, output\n"},
      "exit": 2, "message": r"^axhls: --verilog circuits: circuits/broken\.v: .*syntax error"},
+    {"id": "explore-verilog-signedness-undecided", "argv": _explore("--verilog", "circuits"),
+     "files": {"k.py": EXPLORE, "circuits/wrap4.v": WRAPPING_ADD4},
+     "exit": 2, "message": r"^axhls: --verilog circuits: circuits/wrap4\.v: cannot tell whether module 'wrap4' is "
+                           r"signed or unsigned: .*: neither reading is 10x closer .*; name the file as "
+                           r"EvoApproxLib does"},
     {"id": "explore-scheduler-bad-address", "argv": _explore("--scheduler", "nonsense"), "files": {"k.py": EXPLORE},
      "exit": 2, "message": r"^axhls: --scheduler nonsense: cannot connect to the Dask scheduler \(missing port"},
     {"id": "explore-plot-unknown-format", "argv": _explore("--plot", "front.txt"), "files": {"k.py": EXPLORE},

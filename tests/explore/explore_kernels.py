@@ -78,3 +78,37 @@ CHAIN = (scale, square)
 
 def chain_data():
     return {"a": [200, 17, 255, 99], "w": 201}
+
+
+@hls.kernel
+def signed_products(a: hls.Array[signed(4), N], b: hls.Array[signed(4), N], c: hls.Array[unsigned(3), N],
+                    u: hls.Array[unsigned(4), N], o: hls.Array[signed(8), N], p: hls.Array[signed(8), N],
+                    q: hls.Array[unsigned(8), N], r: hls.Array[signed(9), N]):
+    for i in range(N):
+        o[i] = a[i] * b[i]
+        p[i] = a[i] * c[i]
+        q[i] = u[i] * u[i]
+        r[i] = a[i] * u[i]
+
+
+F = 64
+
+
+@hls.kernel
+def signed_fir(x: hls.Array[signed(8), F], h0: signed(8), h1: signed(8), h2: signed(8), h3: signed(8),
+               y: hls.Array[signed(18), F]):
+    for i in range(F - 3):
+        y[i] = x[i] * h0 + x[i + 1] * h1 + x[i + 2] * h2 + x[i + 3] * h3
+
+
+def signed_fir_data():
+    """Four calls of :func:`signed_fir`: random signed samples, one set of taps."""
+    import random           # here, so that the operations above keep the lines the tests name
+    rng = random.Random(1)
+    return [{"x": [rng.randint(-128, 127) for _ in range(F)], "h0": -23, "h1": 90, "h2": 87, "h3": -31,
+             "y": [0] * F} for _ in range(4)]
+
+
+def signed_fir_quality(reference, output, data):
+    errors = [abs(a - b) for ref, out in zip(reference, output) for a, b in zip(ref["y"], out["y"])]
+    return {"mae": sum(errors) / len(errors)}

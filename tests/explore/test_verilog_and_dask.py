@@ -65,7 +65,7 @@ def test_a_circuit_file_in_hardware_matches_the_python_run():
 def test_bad_circuit_choices_are_one_line():
     with pytest.raises(ValueError, match=r"loa8\.v: the circuit is an add circuit, not a mul one"):
         choice("mul", "verilog", {"file": LOA8})
-    with pytest.raises(ValueError, match=r"takes one parameter, file"):
+    with pytest.raises(ValueError, match=r"takes the parameters file \(the circuit.s \.v file\) and, optionally, signed"):
         choice("mul", "verilog", {"k": 4})
     with pytest.raises(ValueError, match=r"nothere\.v: no such file|nothere\.v: cannot be read"):
         choice("mul", "verilog", {"file": "nothere.v"})
