@@ -65,6 +65,9 @@ def test_every_operator_of_the_language_has_a_complete_entry(syntax):
     assert isinstance(entry.shape(*shapes), Shape)
     assert callable(entry.golden_for(shapes))
     assert entry.delay(hls.Target().delay_model, entry.shape(*shapes).width, tuple(s.width for s in shapes)) > 0
+    # The compiled golden model (hls.golden) writes each operator from its entry's C form; only the
+    # short-circuiting constructs it keeps as C control flow have none.
+    assert (entry.c_form is None) == (entry.kind in ("land", "lor", "select")), entry.kind
 
 
 def test_every_entry_is_complete_for_its_category():
@@ -75,6 +78,7 @@ def test_every_entry_is_complete_for_its_category():
         assert (entry.port is not None) == (entry.category in ("memory", "stream")), kind
         if entry.category != "logic":
             assert entry.lowering is None and entry.logic is None and not entry.limited_by, kind
+            assert entry.c_form is None, kind
             assert entry.description, kind
         if entry.pipelined is not None:
             assert entry.pipelined_description, kind
