@@ -124,7 +124,7 @@ class GateNetlist:
     frac_bits: int = 0
 
     @property
-    def b_width(self) -> int:
+    def width_b(self) -> int:
         """Operand ``b``'s width in bits."""
         return len(self.b_bits)
 
@@ -220,7 +220,7 @@ def netlist_unit(netlist: GateNetlist) -> Unit:
                          describe=lambda ops, a, b, **_: inline_netlist(netlist, ops, a, b),
                          output_width=lambda *_: len(netlist.o_bits), summary=netlist.description,
                          reference="third-party Verilog", signed_variant=False, non_square=True)
-    return Unit(unit_spec, netlist.width, netlist.b_width, 0, False, {})
+    return Unit(unit_spec, netlist.width, netlist.width_b, 0, False, {})
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:
@@ -509,7 +509,7 @@ def _relative_errors(netlist: GateNetlist) -> dict[str, float]:
     """The netlist's mean relative error against each exact operation, on sampled pairs (divisors not 0)."""
     rng = np.random.default_rng(0)
     operands = []
-    for width in (netlist.width, netlist.b_width):
+    for width in (netlist.width, netlist.width_b):
         low, high = (-(1 << (width - 1)), 1 << (width - 1)) if netlist.signed else (0, 1 << width)
         operands.append(rng.integers(low, high, KIND_CHECK_PAIRS))
     a, b = operands
