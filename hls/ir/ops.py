@@ -388,6 +388,20 @@ class Operator:
         return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (None,) * len(shapes))
 
     @property
+    def pure(self) -> bool:
+        """Whether an operation of this kind is a function of its operands alone: logic, a
+        conversion, a memory read (between two writes of its array).  Two of them with the same
+        operands compute the same value, so the IR builder makes it once."""
+        return self.category in ("logic", "wire") or (self.category == "memory" and self.port == "read")
+
+    @property
+    def has_effect(self) -> bool:
+        """Whether an operation of this kind changes what its iteration leaves behind: a
+        variable's register, an array element or a stream's tokens.  It must not act when its
+        predicate is false or its iteration is squashed."""
+        return self.category in ("register", "stream") or (self.category == "memory" and self.port == "write")
+
+    @property
     def has_unit(self) -> bool:
         """Whether operations of this kind may be a library unit instance (pipelined to the clock)."""
         return self.unit is not None or self.unit_timing is not None
