@@ -245,3 +245,14 @@ def test_a_new_operator_is_one_entry(monkeypatch):
     sim.add_testbench(bench)
     sim.run()
     assert seen == [0, 132]
+
+
+def test_the_classes_of_kinds_come_from_the_entries():
+    # What the IR builder merges (value numbering) and what must not act in a squashed or
+    # unselected iteration (the scheduler's control dependences, the exits' ordering) are read
+    # from each entry's category and port, so a new kind falls in its class by its entry alone.
+    effects = {kind for kind, entry in OPERATORS.items() if entry.has_effect}
+    assert effects == {"commit", "store", "stream_read", "stream_write"}
+    merged = {kind for kind, entry in OPERATORS.items() if entry.pure}
+    assert {"load", "wrap", "add", "select", "approx_mul", "const", "live_in"} <= merged
+    assert not merged & (effects | {"carry", "exit"})
