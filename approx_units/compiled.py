@@ -1077,7 +1077,7 @@ def kernel_spec(operator) -> KernelSpec | None:
     if isinstance(width, tuple):
         declared = tuple(width)
     else:
-        b_width = getattr(operator, "width_b", None) or getattr(operator, "b_width", None)
+        b_width = getattr(operator, "width_b", None)
         declared = (width, b_width if b_width is not None else width)
     a_width, b_width = graph.inputs["a"].width, graph.inputs["b"].width
     if declared != (a_width, b_width):

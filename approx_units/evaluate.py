@@ -132,8 +132,8 @@ def _operand_widths(operator) -> tuple[int, int]:
     width = operator.width
     if isinstance(width, tuple):
         return width
-    b_width = getattr(operator, "b_width", None)
-    return width, (b_width if b_width is not None else width)
+    width_b = getattr(operator, "width_b", None)
+    return width, (width_b if width_b is not None else width)
 
 
 def operand_range(width: int, signed: bool) -> tuple[int, int]:

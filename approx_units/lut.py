@@ -51,7 +51,7 @@ def operands_signed(subject) -> bool:
 
 def _widths(subject) -> tuple[int, int]:
     width = subject.width
-    width_b = getattr(subject, "b_width", None) or getattr(subject, "width_b", None) or width
+    width_b = getattr(subject, "width_b", None) or width
     return width, width_b
 
 

@@ -127,7 +127,7 @@ class ConstantZero:
 
     def __init__(self, kind: str, width: int, width_b: int | None = None, signed: bool = False):
         self.kind, self.width, self.signed = kind, width, signed
-        self.b_width = width if width_b is None else width_b
+        self.width_b = width if width_b is None else width_b
         self.name = self.description = "constant 0"
 
     def model(self, a, b):

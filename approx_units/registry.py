@@ -264,11 +264,6 @@ class Unit:
         self.description = (f"{shape} {'signed' if signed else 'unsigned'} {unit_spec.summary}"
                             + (f" ({shown})" if shown else ""))
 
-    @property
-    def b_width(self) -> int:
-        """Alias of :attr:`width_b` (the characterisation engine's spelling)."""
-        return self.width_b
-
     def __repr__(self):
         extra = "".join(f", {k}={v!r}" for k, v in self.params.items())
         return f"approx_units.get({self.name!r}, width={self.width}, stages={self.stages}{extra})"

@@ -74,7 +74,7 @@ def characterise_file(path: str | Path, kind: str, *, signed: bool = False, targ
         return {**row, "error": str(error)}
     result = evaluate.evaluate(netlist, samples=samples, seed=seed, workers=workers)
     metrics = result.metrics
-    row.update({"widths": f"{netlist.width} x {netlist.b_width}", "exhaustive": result.exhaustive,
+    row.update({"widths": f"{netlist.width} x {netlist.width_b}", "exhaustive": result.exhaustive,
                 "samples": result.samples, "metrics": metrics,
                 "mred_pct": 100 * metrics["mred"], "wce_pct": metrics["wce_pct"], "er_pct": 100 * metrics["er"]})
     if target is not None:

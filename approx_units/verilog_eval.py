@@ -125,7 +125,7 @@ class GateNetlist:
     frac_bits: int = 0
 
     @property
-    def b_width(self) -> int:
+    def width_b(self) -> int:
         """Operand ``b``'s width in bits."""
         return len(self.b_bits)
 
@@ -221,7 +221,7 @@ def netlist_unit(netlist: GateNetlist) -> Unit:
                          describe=lambda ops, a, b, **_: inline_netlist(netlist, ops, a, b),
                          output_width=lambda *_: len(netlist.o_bits), summary=netlist.description,
                          reference="third-party Verilog", signed_variant=False, non_square=True)
-    return Unit(unit_spec, netlist.width, netlist.b_width, 0, netlist.signed, {})
+    return Unit(unit_spec, netlist.width, netlist.width_b, 0, netlist.signed, {})
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:
@@ -512,7 +512,7 @@ def _decide_signedness(unsigned: GateNetlist, path: Path) -> GateNetlist:
     (``mul8x4u_0C9``: 68x closer read unsigned by relative error, 4x by distance).
     """
     kinds = [kind for kind in ("add", "mul", "div")
-             if unsigned.output_width in _expected_output_widths(kind, unsigned.width, unsigned.b_width)]
+             if unsigned.output_width in _expected_output_widths(kind, unsigned.width, unsigned.width_b)]
     signed = replace(unsigned, signed=True)
     signed.kind = closest_kind(signed, kinds)
     errors = {netlist.signed: _errors(netlist)[netlist.kind] for netlist in (unsigned, signed)}
@@ -576,7 +576,7 @@ def _errors(netlist: GateNetlist) -> dict[str, tuple[float, float]]:
     netlist's mean relative error and its mean error distance over ``2**output_width``."""
     rng = np.random.default_rng(0)
     operands = []
-    for width in (netlist.width, netlist.b_width):
+    for width in (netlist.width, netlist.width_b):
         low, high = (-(1 << (width - 1)), 1 << (width - 1)) if netlist.signed else (0, 1 << width)
         operands.append(rng.integers(low, high, KIND_CHECK_PAIRS))
     a, b = operands

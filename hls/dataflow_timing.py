@@ -43,6 +43,7 @@ import random
 from dataclasses import dataclass, field
 
 from .ir.nodes import Block, PipelinedLoop
+from .ir.ops import operator_of
 
 __all__ = ["StreamOp", "Segment", "StageModel", "ChainTrace", "simulate", "needed_depth", "iterations", "horizon",
            "cycle_budget", "UNBOUNDED"]
@@ -162,18 +163,19 @@ class StageModel:
                 scheduled_start = scheduled.start if scheduled else {}
             start = compiled.schedule_of(body).start if isinstance(node, PipelinedLoop) else scheduled_start
             for op in body.ops:
-                if op.kind not in ("stream_read", "stream_write"):
+                entry = operator_of(op.kind)
+                if entry.category != "stream":
                     continue
                 stream = op.attrs["stream"]
                 line = min(op.lines, default=0)
                 if op.predicate is not None and stream in fifo_streams:
                     return cls(name, f"line {line}: stream {stream!r} is "
-                                     f"{'read' if op.kind == 'stream_read' else 'written'} under a condition, "
+                                     f"{'read' if entry.port == 'read' else 'written'} under a condition, "
                                      f"so its token count depends on the data", streams=streams)
                 # A conditional operation on a port of the chain never waits there (its inputs are
                 # always valid, its outputs always ready): taken as happening, it gives the
                 # earliest first token and the latest `done`.
-                operation = StreamOp(start[op.name], stream, "read" if op.kind == "stream_read" else "write", line,
+                operation = StreamOp(start[op.name], stream, entry.port, line,
                                      op.predicate is not None)
                 if operation.conditional and any((other.cycle, other.stream) == (operation.cycle, stream)
                                                  for other in segment.ops):

@@ -84,7 +84,7 @@ from .errors import KernelLoopLimit, KernelRuntimeError
 from .approx import KINDS
 from .frontend.golden import InputStream, StreamSite, check_loop_bound
 from .frontend.typed import OPERATION_ATTR, SHAPE_ATTR
-from .ir.ops import APPROX_ATTR, APPROX_CALL, operator_for_syntax, stream_call
+from .ir.ops import APPROX_ATTR, APPROX_CALL, operator_for_syntax, operator_of, stream_call
 from .types import shape_range
 from .unit_operators import UnitWidthError, approx_observed, approx_unit
 
@@ -564,24 +564,15 @@ class _Translation:
             return name
         if isinstance(node, ast.BinOp):
             left, right = self.expr(node.left), self.expr(node.right)
-            entry = operator_for_syntax(type(node.op))
-            return self.binary(node, entry.kind if entry else None, left, right, node.left)
+            return self.binary(node, operator_for_syntax(type(node.op)), left, right)
         if isinstance(node, ast.UnaryOp):
             operand = self.expr(node.operand)
             if isinstance(node.op, ast.UAdd):
                 return operand
             entry = operator_for_syntax(type(node.op))
-            kind = entry.kind if entry else None
-            if kind == "neg":
-                return f"(-({operand}))"
-            if kind == "not":
-                return f"((V)!({operand}))"
-            if kind == "invert":
-                shape = getattr(node.operand, SHAPE_ATTR)
-                if shape.signed:
-                    return f"(~({operand}))"
-                return f"(({operand}) ^ {self.literal((1 << shape.width) - 1)})"
-            raise _Unsupported(node, f"the unary operator {type(node.op).__name__} has no C form")
+            if entry is None or entry.c_form is None:
+                raise _Unsupported(node, f"the unary operator {type(node.op).__name__} has no C form")
+            return self.c_form(entry, (node.operand,), (operand,))
         if isinstance(node, ast.BoolOp):
             # Python's short circuit: a later operand is evaluated only when it decides.
             result = self.temporary()
@@ -599,11 +590,9 @@ class _Translation:
         if isinstance(node, ast.Compare):
             entry = operator_for_syntax(type(node.ops[0]))
             left, right = self.expr(node.left), self.expr(node.comparators[0])
-            symbol = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}.get(
-                entry.kind if entry else None)
-            if symbol is None or len(node.ops) != 1:
+            if entry is None or entry.c_form is None or len(node.ops) != 1:
                 raise _Unsupported(node, "a comparison without a C form")
-            return f"((V)(({left}) {symbol} ({right})))"
+            return self.c_form(entry, (node.left, node.comparators[0]), (left, right))
         if isinstance(node, ast.IfExp):
             # Only the branch taken is evaluated, as in Python.
             result = self.temporary()
@@ -639,20 +628,23 @@ class _Translation:
         if isinstance(node, ast.Call):
             entry = operator_for_syntax(getattr(builtins, node.func.id, None))
             operands = [self.expr(argument) for argument in node.args]
-            kind = entry.kind if entry else None
-            if kind in ("min", "max") and len(operands) == 2:
-                return f"h_{kind}({operands[0]}, {operands[1]})"
-            if kind == "abs" and len(operands) == 1:
-                return f"h_abs({operands[0]})"
+            if entry is not None and entry.c_form is not None and len(operands) == entry.arity:
+                return self.c_form(entry, node.args, operands)
             raise _Unsupported(node, f"the call {node.func.id}() has no C form")
         raise _Unsupported(node, f"the expression {type(node).__name__} has no C form")
 
-    def binary(self, node, kind, left: str, right: str, left_node) -> str:
+    def c_form(self, entry, operand_nodes, operands) -> str:
+        """The C expression of operator-table ``entry`` over ``operands`` (C expressions of the
+        typed ``operand_nodes``): the entry's :attr:`~hls.ir.ops.Operator.c_form`."""
+        shapes = tuple(getattr(operand, SHAPE_ATTR) for operand in operand_nodes)
+        return entry.c_form(shapes, self.literal, *operands)
+
+    def binary(self, node, entry, left: str, right: str) -> str:
         key = getattr(node, OPERATION_ATTR, None)
+        exact = self.exact_binary(node, entry, (node.left, node.right), left, right)
         if key in self.switched:
-            return self.switch(node, key, self.exact_binary(node, kind, left, right), (left, right),
-                               (node.left, node.right))
-        return self.exact_binary(node, kind, left, right)
+            return self.switch(node, key, exact, (left, right), (node.left, node.right))
+        return exact
 
     def switch(self, node, key: str, exact: str, operands: tuple, operand_nodes: tuple) -> str:
         """Operation ``key`` as a C switch on its selection word: 0 (or a unit these operand widths do not
@@ -674,13 +666,11 @@ class _Translation:
         self.emit("}")
         return result
 
-    def exact_binary(self, node, kind, left: str, right: str) -> str:
-        symbols = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
-        if kind in symbols:
-            return f"(({left}) {symbols[kind]} ({right}))"
-        if kind in ("floordiv", "mod", "shl", "shr"):
-            return f"h_{kind}({left}, {right})"
-        raise _Unsupported(node, f"the operator {kind or type(node.op).__name__} has no C form")
+    def exact_binary(self, node, entry, operand_nodes, left: str, right: str) -> str:
+        if entry is None or entry.c_form is None:
+            raise _Unsupported(node, f"the operator {entry.kind if entry else type(node.op).__name__} "
+                                     f"has no C form")
+        return self.c_form(entry, operand_nodes, (left, right))
 
     def unit_call(self, node: ast.Call, operands: list[str]) -> str:
         shapes = tuple(getattr(argument, SHAPE_ATTR) for argument in node.args)
@@ -689,8 +679,8 @@ class _Translation:
         if key in self.switched:
             # The unit approx= chose is one of the choices; selection 0 is the exact operator.
             operands = [self.value_temporary(operand) for operand in operands]
-            exact = self.exact_binary(node, {"mul": "mul", "add": "add", "div": "floordiv"}[choice.kind],
-                                      *operands)
+            exact_kind = {"mul": "mul", "add": "add", "div": "floordiv"}[choice.kind]
+            exact = self.exact_binary(node, operator_of(exact_kind), node.args, *operands)
             return self.switch(node, key, exact, tuple(operands), tuple(node.args))
         return self.unit_expression(node, choice, shapes, operands)
 

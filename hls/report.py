@@ -199,8 +199,9 @@ def build_report(compiled) -> Report:
                           f"{compiled.target.clock_mhz:g}")
     for scheduled in compiled.schedules.values():
         for op in scheduled.problem.ops.values():
-            if op.kind not in ("const", "live_in", "induction", "wrap", "commit"):
-                operators[op.kind if op.kind not in ("load", "store") else f"{op.kind}:{op.attrs['array']}"] += 1
+            category = operator_of(op.kind).category
+            if category not in ("wire", "register"):
+                operators[f"{op.kind}:{op.attrs['array']}" if category == "memory" else op.kind] += 1
         for op in scheduled.problem.slow_ops:
             optype = scheduled.problem.problem.operator_type_of(op.name)
             where = f"`{op.text}` on line {','.join(map(str, op.lines))}"

@@ -550,7 +550,7 @@ def _circuit_unit(choice, a: Shape, b: Shape, signed: bool):
     # approx_units.verilog_eval runs Yosys: only a kernel with a third-party circuit needs it.
     from approx_units.verilog_eval import load_circuit, netlist_unit
     circuit = load_circuit(choice.file, choice.circuit_signed)   # read (and checked) with the choice: cached
-    widths = (circuit.width, circuit.b_width)
+    widths = (circuit.width, circuit.width_b)
     if circuit.signed:
         if not signed:
             raise UnitWidthError(f"{choice.label} is a signed circuit; these operands are unsigned "
@@ -761,8 +761,8 @@ def _unit_error_bound(choice, unit) -> ErrorBound | None:
         return None
     metrics = evaluate(unit, exhaustive=True, workers=1, progress=False).metrics
     if choice.kind == "div":
-        return ErrorBound("div", metrics["int_wce"], None, f"exhaustive at {unit.width}x{unit.b_width} bits")
-    return ErrorBound(choice.kind, metrics["wce"], metrics["wcre"], f"exhaustive at {unit.width}x{unit.b_width} bits")
+        return ErrorBound("div", metrics["int_wce"], None, f"exhaustive at {unit.width}x{unit.width_b} bits")
+    return ErrorBound(choice.kind, metrics["wce"], metrics["wcre"], f"exhaustive at {unit.width}x{unit.width_b} bits")
 
 
 def approx_value(module, name: str, choice, a, b, stages: int, valid, model: DelayModel):

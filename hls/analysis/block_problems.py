@@ -244,21 +244,21 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
             problem.add_dependence(Dependence(operand.name, op.name, 0, "data"))
         if op.predicate is None:
             continue
-        if op.kind in ("store", "commit", "stream_read", "stream_write") or partners.get(op):
+        if operator_of(op.kind).has_effect or partners.get(op):
             problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control"))
         elif op in partners:
             # Nothing could share its instance in its cycle, so nothing needs the predicate to
             # choose: the request is made speculatively (a read cannot fault).
             result.speculated.add(op.name)
     live_ins, commits = block.live_ins(), block.commits()
-    carries = {op.attrs["var"]: op for op in block.ops if op.kind == "carry"}
+    carries = {op.attrs["var"]: op for op in block.ops if operator_of(op.kind).category == "carry"}
     if loop is not None:
         # The next iteration reads the carried value; the variable's own register is only
         # written by iterations that survive, after every exit that could squash them.
         for var, carry in carries.items():
             problem.add_dependence(Dependence(live_ins[var].name, carry.name, 0, "data"))
             problem.add_dependence(Dependence(carry.name, live_ins[var].name, 1, "data"))
-        effects = [op for op in block.ops if op.kind in ("store", "commit", "stream_read", "stream_write")]
+        effects = [op for op in block.ops if operator_of(op.kind).has_effect]
         for exit in loop.exit_ops:
             for effect in effects:
                 problem.add_dependence(Dependence(exit.name, effect.name, 1, "exit"))
@@ -268,7 +268,7 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
                 problem.add_dependence(Dependence(live_ins[var].name, commit.name, 0, "data"))
     streams: dict[str, list[Op]] = {}
     for op in block.ops:
-        if op.kind in ("stream_read", "stream_write"):
+        if operator_of(op.kind).category == "stream":
             streams.setdefault(op.attrs["stream"], []).append(op)
     for accesses in streams.values():
         # One port per stream (limit 1) puts them in different cycles; these keep them in order.

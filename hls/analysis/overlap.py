@@ -55,6 +55,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from ..ir.nodes import PipelinedLoop
+from ..ir.ops import operator_of
 from .predicates import literals
 
 __all__ = ["Overlap", "overlap_runs"]
@@ -127,7 +128,8 @@ def _inert_when_exiting(loop: PipelinedLoop) -> set:
     conditions = [literals(op.operands[0]) for op in loop.exit_ops]
     inert = set()
     for op in loop.body.ops:
-        if op.kind in ("store", "commit") and op.predicate is not None:
+        entry = operator_of(op.kind)
+        if entry.has_effect and entry.category != "stream" and op.predicate is not None:
             mine = literals(op.predicate)
             if conditions and all(any((cond, not polarity) in mine for cond, polarity in condition)
                                   for condition in conditions):
@@ -151,26 +153,24 @@ def _op_events(ops, schedule, base: int, *, own: bool, carried: set, limited) ->
     events = []
     for op in ops:
         t = base + schedule.start[op.name]
-        lines, kind = _lines(op), op.kind
-        if kind == "live_in":
+        lines, entry = _lines(op), operator_of(op.kind)
+        if op.kind == "live_in":
             var = op.attrs["var"]
             resource = ("carry", var) if own and var in carried else ("var", var)
             if not own and var in carried:
                 continue        # another loop's carry register: not a resource of this loop
             events.append(_Event(resource, False, t, lines, f"read `{var}`"))
-        elif kind == "commit":
+        elif entry.category == "register":
             events.append(_Event(("var", op.attrs["var"]), True, t, lines, f"write `{op.attrs['var']}`"))
-        elif kind == "carry" and own:
+        elif entry.category == "carry" and own:
             events.append(_Event(("carry", op.attrs["var"]), True, t, lines, f"carry `{op.attrs['var']}`"))
-        elif kind in ("load", "store"):
-            verb = "read" if kind == "load" else "write"
-            events.append(_Event(("array", op.attrs["array"]), kind == "store", t, lines,
-                                 f"{verb} `{op.attrs['array']}`"))
-        elif kind in ("stream_read", "stream_write"):
+        elif entry.category == "memory":
+            events.append(_Event(("array", op.attrs["array"]), entry.port == "write", t, lines,
+                                 f"{entry.port} `{op.attrs['array']}`"))
+        elif entry.category == "stream":
             # Tokens keep their order: every access of a stream is ordered like a write.
-            verb = "read" if kind == "stream_read" else "write"
             events.append(_Event(("stream", op.attrs["stream"]), True, t, lines,
-                                 f"{verb} a token of stream `{op.attrs['stream']}`"))
+                                 f"{entry.port} a token of stream `{op.attrs['stream']}`"))
         if own and limited(op) is not None:
             events.append(_Event(("unit", limited(op)), True, t, lines, f"use the shared `{limited(op)}` unit"))
     return events
@@ -202,10 +202,10 @@ def _overlap_of(ir, loop: PipelinedLoop, schedule_of) -> Overlap:
     scheduled = schedule_of(loop.body)
     length, ii = max(1, scheduled.length), scheduled.ii
     problem = scheduled.problem.problem
-    carried = {op.attrs["var"] for op in loop.body.ops if op.kind == "carry"}
+    carried = {op.attrs["var"] for op in loop.body.ops if operator_of(op.kind).category == "carry"}
 
     def limited(op):
-        if op.kind in ("load", "store", "stream_read", "stream_write"):
+        if operator_of(op.kind).category in ("memory", "stream"):
             return None         # ports are the array's or the stream's resource
         optype = problem.operator_type_of(op.name)
         return optype.name if optype.limit is not None else None
@@ -213,7 +213,7 @@ def _overlap_of(ir, loop: PipelinedLoop, schedule_of) -> Overlap:
     # The cap: every exit of an old iteration has resolved by D.
     best, reason, reason_lines = length - 1, f"the loop's depth is {length}: nothing is left to drain", ()
     for op in loop.body.ops:
-        if op.kind == "exit":
+        if operator_of(op.kind).category == "exit":
             t = scheduled.start[op.name]
             if length - 1 - t < best:
                 best = length - 1 - t
@@ -255,7 +255,7 @@ def _overlap_of(ir, loop: PipelinedLoop, schedule_of) -> Overlap:
                 return Overlap(0, f"the next run of the loop on line {loop.info.line} starts in the cycle "
                                   f"this one ends", (loop.info.line,))
             body = schedule_of(node.body)
-            node_carried = {op.attrs["var"] for op in node.body.ops if op.kind == "carry"}
+            node_carried = {op.attrs["var"] for op in node.body.ops if operator_of(op.kind).category == "carry"}
             line = (node.info.line,)
             for var in sorted(node_carried):
                 events.append(_Event(("var", var), False, offset, line, f"start a run from `{var}`"))

@@ -36,6 +36,7 @@ from __future__ import annotations
 from amaranth.hdl import Shape, signed, unsigned
 
 from ..ir.nodes import PipelinedLoop
+from ..ir.ops import operator_of
 from ..types import shape_range
 from .values import Value, ValueAnalysis
 
@@ -137,10 +138,10 @@ def mirrored_commits(body, start: dict) -> dict:
     start : dict of str to int
         The schedule's start cycle of every operation.
     """
-    carries = {op.attrs["var"]: op for op in body.ops if op.kind == "carry"}
+    carries = {op.attrs["var"]: op for op in body.ops if _category(op) == "carry"}
     commits: dict = {}
     for op in body.ops:
-        if op.kind == "commit" and op.attrs["var"] in carries:
+        if _category(op) == "register" and op.attrs["var"] in carries:
             commits.setdefault(op.attrs["var"], []).append(op)
     mirrored = {}
     for var, carry in carries.items():
@@ -152,6 +153,10 @@ def mirrored_commits(body, start: dict) -> dict:
                 and start[commit.name] == start[carry.name]:
             mirrored[var] = commit
     return mirrored
+
+
+def _category(op) -> str:
+    return operator_of(op.kind).category
 
 
 class _Bounded(ValueAnalysis):
@@ -239,7 +244,7 @@ def _accumulated(loop, carry, analysis, intervals, trips):
         return None
     resets, d, wraps = form
     entry = intervals[var]
-    commits = [op for op in (loop.preheader.ops if loop.preheader is not None else []) if op.kind == "commit"
+    commits = [op for op in (loop.preheader.ops if loop.preheader is not None else []) if _category(op) == "register"
                and op.attrs["var"] == var]
     if len(commits) == 1 and commits[0].predicate is None:
         value = analysis.value(commits[0].operands[0])
@@ -282,19 +287,19 @@ def variable_intervals(ir, values: ValueAnalysis) -> dict:
             found[var].append((value.low, value.high) if isinstance(value, Value) else value)
         for block in blocks:
             for op in block.ops:
-                if op.kind == "commit":
+                if _category(op) == "register":
                     written(op.attrs["var"], analysis.value(op.operands[0]))
         for loop in loops:
             trips = _trips(loop, values)
             accumulated = {}
             for op in loop.body.ops:
-                if op.kind == "carry":
+                if _category(op) == "carry":
                     bound = None if trips is None else _accumulated(loop, op, analysis, intervals, trips)
                     if bound is not None:
                         accumulated[op.operands[0]] = bound
                     written(op.attrs["var"], bound if bound is not None else analysis.value(op.operands[0]))
             for op in loop.body.ops:
-                if op.kind == "commit":
+                if _category(op) == "register":
                     bound = accumulated.get(op.operands[0])
                     written(op.attrs["var"], bound if bound is not None else analysis.value(op.operands[0]))
         following = {}

@@ -692,9 +692,6 @@ def _priority(m, target, requests, pick):
             m.d.comb += target.eq(pick(request))
 
 
-_covering_shape = covering_shape
-
-
 def _any(values):
     values = list(values)
     if not values:
@@ -1061,7 +1058,7 @@ class _Datapath:
             shapes = []
             for position in range(arity):
                 values = [operands[position] for _, operands, _ in bound]
-                shapes.append(_covering_shape([Value.cast(v).shape() for v in values]))
+                shapes.append(covering_shape([Value.cast(v).shape() for v in values]))
             inputs = [Signal(shape, name=f"{_signal_name(self.block.name)}_{_signal_name(optype_name)}{index}_in{p}")
                       for p, shape in enumerate(shapes)]
             # Every predicate is tapped before the If chain opens: a tap may add delay

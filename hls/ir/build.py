@@ -224,10 +224,11 @@ class _Builder:
             name = f"{kind}{next(self.names)}"
         shape = Shape.cast(shape)
         key = None
-        if kind not in ("const", "live_in", "commit", "store", "induction", "carry", "exit", "stream_read",
-                        "stream_write"):
+        entry = operator_of(kind)
+        if entry.pure and entry.arity:
             # Value numbering: the same pure computation (a load, between stores to its array)
-            # is made once, so `a[i] * a[i]` uses the read port once.  The predicate is not part
+            # is made once, so `a[i] * a[i]` uses the read port once.  The leaves (constants,
+            # variable reads, the counter) have caches of their own.  The predicate is not part
             # of the key: operands are values of this block, so they exist wherever either
             # computation does, and pure operations (loads included) have no side effects.
             epoch = self.store_epochs.get(attrs.get("array")) if kind == "load" else None

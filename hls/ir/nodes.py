@@ -43,7 +43,7 @@ from amaranth.hdl import Shape
 from amaranth.utils import ceil_log2
 
 from ..types import Partition
-from .ops import OPERATORS
+from .ops import OPERATORS, operator_of
 
 __all__ = ["Op", "Exit", "Block", "PipelinedLoop", "LoopInfo", "KernelIR", "ArrayLayout", "BINARY_KINDS",
            "UNARY_KINDS", "SIDE_EFFECT_KINDS"]
@@ -223,7 +223,7 @@ class Block:
         return {op.attrs["var"]: op for op in self.ops if op.kind == "live_in"}
 
     def commits(self) -> dict[str, Op]:
-        return {op.attrs["var"]: op for op in self.ops if op.kind == "commit"}
+        return {op.attrs["var"]: op for op in self.ops if operator_of(op.kind).category == "register"}
 
     def __repr__(self):
         return f"<Block {self.name}: {len(self.ops)} ops>"

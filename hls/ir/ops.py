@@ -14,7 +14,8 @@ Each :class:`Operator` says, for one ``Op.kind``:
   (:meth:`Operator.golden_for`), which the golden model calls, or
   ``python_inline`` where Python's own operator on ints already means
   exactly that (the golden model then leaves it in place: a call per
-  operation would slow the model several-fold);
+  operation would slow the model several-fold), and its C expression for the
+  golden model at compiled speed (:attr:`Operator.c_form`, :mod:`hls.golden`);
 * **timing**: its combinational delay as a formula over a device's delay
   model (an :class:`approx_units.devices.DelayModel`, the target's
   ``delay_model``), never a device's own numbers: :meth:`Operator.delay`;
@@ -243,6 +244,14 @@ class Operator:
         arithmetic follows Python's operators on ints, as :attr:`golden` does);
         ``facts`` (a :class:`hls.analysis.values.ValueAnalysis`) gives the leaves.
         ``None``: nothing is known of the value beyond its shape (a memory read).
+    c_form : callable or None
+        ``c_form(shapes, literal, *operands) -> str``: the operator as a C expression for the
+        golden model at compiled speed (:mod:`hls.golden`), whose values are one signed C type
+        ``V``: ``operands`` are the operands' C expressions, ``shapes`` their shapes, and
+        ``literal(int) -> str`` writes a constant of ``V``; the ``h_*`` helpers it calls are
+        that module's.  ``None``: the kind has no C form of its own (structural kinds; ``and``
+        and ``or`` of truth values and ``if``-``else``, which the golden model keeps as
+        Python's short-circuiting constructs).
     bits : callable or None
         ``bits(op, *operands) -> tuple or None``: the operator on single bits, for bitwise
         logic that synthesis maps as one cone of LUTs (:mod:`hls.analysis.logic_cones`): each
@@ -281,6 +290,7 @@ class Operator:
     unit_timing: Callable[[object, float, tuple, tuple], Timing | None] | None = None
     unit: "UnitOperator | None" = None
     transfer: Callable[..., object] | None = None
+    c_form: Callable[..., str] | None = None
     bits: Callable[..., tuple | None] | None = None
 
     # -- every layer reads these -----------------------------------------------------------
@@ -378,6 +388,20 @@ class Operator:
         return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (None,) * len(shapes))
 
     @property
+    def pure(self) -> bool:
+        """Whether an operation of this kind is a function of its operands alone: logic, a
+        conversion, a memory read (between two writes of its array).  Two of them with the same
+        operands compute the same value, so the IR builder makes it once."""
+        return self.category in ("logic", "wire") or (self.category == "memory" and self.port == "read")
+
+    @property
+    def has_effect(self) -> bool:
+        """Whether an operation of this kind changes what its iteration leaves behind: a
+        variable's register, an array element or a stream's tokens.  It must not act when its
+        predicate is false or its iteration is squashed."""
+        return self.category in ("register", "stream") or (self.category == "memory" and self.port == "write")
+
+    @property
     def has_unit(self) -> bool:
         """Whether operations of this kind may be a library unit instance (pipelined to the clock)."""
         return self.unit is not None or self.unit_timing is not None
@@ -455,6 +479,18 @@ def _invert(shapes):
         return operator.invert
     mask = (1 << shape.width) - 1
     return lambda value: mask ^ value
+
+
+def _c(template: str):
+    """A :attr:`Operator.c_form` that is ``template`` over the operands' C expressions ``{0}``, ``{1}``."""
+    return lambda shapes, literal, *operands: template.format(*operands)
+
+
+def _invert_c(shapes, literal, operand):
+    """``~`` in C: of a signed value as Python's; of ``unsigned(n)`` the n bits flipped (:func:`_invert`)."""
+    if shapes[0].signed:
+        return f"(~({operand}))"
+    return f"(({operand}) ^ {literal((1 << shapes[0].width) - 1)})"
 
 
 def _invert_transfer(op, facts, value):
@@ -893,52 +929,53 @@ def _pure(function):
     return lambda op, facts, *values: function(*values)
 
 
-def _binary(kind, syntax, function, logic, **more):
+def _binary(kind, syntax, function, logic, c_form, **more):
     # Python's operator means the same on abstract values (hls.analysis.values.Value).
     return Operator(kind, 2, syntax=syntax, lowering=function, golden=_same(function), python_inline=True,
-                    logic=logic, transfer=_pure(function), **more)
+                    logic=logic, transfer=_pure(function), c_form=c_form, **more)
 
 
-def _compare(kind, syntax, function, logic):
-    # Amaranth gives a 1-bit value, Python a bool: the golden model wraps it in int().
+def _compare(kind, syntax, function, logic, c_symbol):
+    # Amaranth gives a 1-bit value, Python a bool: the golden model wraps it in int() (and C in V).
     return Operator(kind, 2, syntax=syntax, lowering=function,
                     golden=_same(lambda left, right: int(function(left, right))), python_inline=True,
-                    logic=logic, transfer=_pure(lambda left, right: left.compared(right, function)))
+                    logic=logic, transfer=_pure(lambda left, right: left.compared(right, function)),
+                    c_form=_c(f"((V)(({{0}}) {c_symbol} ({{1}})))"))
 
 
 _ENTRIES = [
     # Arithmetic and bitwise: Python's operators on ints mean what Amaranth's widened ones do.
-    _binary("add", (ast.Add,), operator.add, _carry_logic),
-    _binary("sub", (ast.Sub,), operator.sub, _carry_logic),
+    _binary("add", (ast.Add,), operator.add, _carry_logic, _c("(({0}) + ({1}))")),
+    _binary("sub", (ast.Sub,), operator.sub, _carry_logic, _c("(({0}) - ({1}))")),
     # Slower than a period: the library's exact multiplier pipelined to the clock (hls.unit_operators).
-    _binary("mul", (ast.Mult,), operator.mul, _mul_logic, constant_delay=_mul_constant_delay,
+    _binary("mul", (ast.Mult,), operator.mul, _mul_logic, _c("(({0}) * ({1}))"), constant_delay=_mul_constant_delay,
             limited_by=("mul",), description="multiplier", unit_timing=_multiplier_timing,
             pipelined=_pipelined_multiplier, pipelined_description="the library's exact multiplier, pipelined"),
     # The library's exact divider pipelined to the clock (hls.unit_operators); by 0 or a power of two: wiring.
     Operator("floordiv", 2, syntax=(ast.FloorDiv,), lowering=_floordiv_value, golden=_same(_floordiv),
-             transfer=_pure(operator.floordiv), logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "floordiv"),
+             transfer=_pure(operator.floordiv), c_form=_c("h_floordiv({0}, {1})"), logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "floordiv"),
              description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(0),
              pipelined_description="the library's exact divider, pipelined"),
     Operator("mod", 2, syntax=(ast.Mod,), lowering=_mod_value, golden=_same(_mod),
-             transfer=_pure(operator.mod), logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "mod"),
+             transfer=_pure(operator.mod), c_form=_c("h_mod({0}, {1})"), logic=_divider_logic, constant_delay=_divider_constant_delay, limited_by=("div", "mod"),
              description="divider", unit_timing=_divider_timing, pipelined=_pipelined_divider(1),
              pipelined_description="the library's exact divider, pipelined"),
-    _binary("shl", (ast.LShift,), operator.lshift, _shift_logic, constant_operands=(1,), bits=_shift_bits(1)),
-    _binary("shr", (ast.RShift,), operator.rshift, _shift_logic, constant_operands=(1,), bits=_shift_bits(-1)),
-    _binary("and", (ast.BitAnd,), operator.and_, _lut_logic, bits=_bitwise_bits(_bit_and)),
-    _binary("or", (ast.BitOr,), operator.or_, _lut_logic, bits=_bitwise_bits(_bit_or)),
-    _binary("xor", (ast.BitXor,), operator.xor, _lut_logic, bits=_bitwise_bits(_bit_xor)),
-    _compare("lt", (ast.Lt,), operator.lt, _compare_logic),
-    _compare("le", (ast.LtE,), operator.le, _compare_logic),
-    _compare("gt", (ast.Gt,), operator.gt, _compare_logic),
-    _compare("ge", (ast.GtE,), operator.ge, _compare_logic),
-    _compare("eq", (ast.Eq,), operator.eq, _reduction_logic),
-    _compare("ne", (ast.NotEq,), operator.ne, _reduction_logic),
+    _binary("shl", (ast.LShift,), operator.lshift, _shift_logic, _c("h_shl({0}, {1})"), constant_operands=(1,), bits=_shift_bits(1)),
+    _binary("shr", (ast.RShift,), operator.rshift, _shift_logic, _c("h_shr({0}, {1})"), constant_operands=(1,), bits=_shift_bits(-1)),
+    _binary("and", (ast.BitAnd,), operator.and_, _lut_logic, _c("(({0}) & ({1}))"), bits=_bitwise_bits(_bit_and)),
+    _binary("or", (ast.BitOr,), operator.or_, _lut_logic, _c("(({0}) | ({1}))"), bits=_bitwise_bits(_bit_or)),
+    _binary("xor", (ast.BitXor,), operator.xor, _lut_logic, _c("(({0}) ^ ({1}))"), bits=_bitwise_bits(_bit_xor)),
+    _compare("lt", (ast.Lt,), operator.lt, _compare_logic, "<"),
+    _compare("le", (ast.LtE,), operator.le, _compare_logic, "<="),
+    _compare("gt", (ast.Gt,), operator.gt, _compare_logic, ">"),
+    _compare("ge", (ast.GtE,), operator.ge, _compare_logic, ">="),
+    _compare("eq", (ast.Eq,), operator.eq, _reduction_logic, "=="),
+    _compare("ne", (ast.NotEq,), operator.ne, _reduction_logic, "!="),
     # min(a, b) picks a on a tie, as Python's does.
     Operator("min", 2, syntax=(min,), lowering=lambda a, b: Mux(b < a, b, a), golden=_same(min),
-             transfer=_pure(lambda a, b: a.minimum(b)), logic=_min_max_logic),
+             transfer=_pure(lambda a, b: a.minimum(b)), logic=_min_max_logic, c_form=_c("h_min({0}, {1})")),
     Operator("max", 2, syntax=(max,), lowering=lambda a, b: Mux(b > a, b, a), golden=_same(max),
-             transfer=_pure(lambda a, b: a.maximum(b)), logic=_min_max_logic),
+             transfer=_pure(lambda a, b: a.maximum(b)), logic=_min_max_logic, c_form=_c("h_max({0}, {1})")),
     # `a and b` is a 1-bit truth value in the kernel language; the golden model keeps
     # Python's short-circuit (a guard `i < n and a[i] > 0` must not read a[n]).
     Operator("land", 2, syntax=(ast.And,), lowering=lambda a, b: a.bool() & b.bool(),
@@ -948,15 +985,16 @@ _ENTRIES = [
              golden=_same(lambda a, b: int(bool(a) or bool(b))), python_inline=True, logic=_lut_logic,
              transfer=_pure(lambda a, b: a.truth().maximum(b.truth())), bits=_logical_bits(_bit_or)),
     Operator("neg", 1, syntax=(ast.USub,), lowering=operator.neg, golden=_same(operator.neg),
-             python_inline=True, logic=_carry_logic, transfer=_pure(operator.neg)),
+             python_inline=True, logic=_carry_logic, transfer=_pure(operator.neg), c_form=_c("(-({0}))")),
     Operator("invert", 1, syntax=(ast.Invert,), lowering=operator.invert, golden=_invert, logic=_lut_logic,
-             transfer=_invert_transfer, bits=_invert_bits),
+             transfer=_invert_transfer, c_form=_invert_c, bits=_invert_bits),
     Operator("not", 1, syntax=(ast.Not,), lowering=lambda a: ~a.bool(), golden=_same(lambda a: int(not a)),
-             logic=_reduction_logic, transfer=_pure(lambda a: a.truth(negate=True)), bits=_truth_bits(True)),
+             logic=_reduction_logic, transfer=_pure(lambda a: a.truth(negate=True)), c_form=_c("((V)!({0}))"),
+             bits=_truth_bits(True)),
     Operator("bool", 1, lowering=lambda a: a.bool(), golden=_same(lambda a: int(bool(a))),
              logic=_reduction_logic, transfer=_pure(lambda a: a.truth()), bits=_truth_bits(False)),
     Operator("abs", 1, syntax=(abs,), lowering=abs, golden=_same(abs), logic=_abs_logic,
-             transfer=_pure(abs)),
+             transfer=_pure(abs), c_form=_c("h_abs({0})")),
     # The golden model keeps `b if c else e`: only the branch taken is evaluated, as a guard needs.
     Operator("select", 3, syntax=(ast.IfExp,), lowering=Mux, golden=_same(lambda c, a, b: a if c else b),
              python_inline=True, logic=_lut_logic, transfer=_pure(lambda c, a, b: c.choose(a, b)),

@@ -150,7 +150,7 @@ def test_bit_sliced_ranges_equal_the_numpy_engine(tmp_path, source, top, options
     netlist = _load(tmp_path, source, top, "mul", **options)
     evaluator = compiled.evaluator_for(netlist)
     lo_a, hi_a = ev.operand_range(netlist.width, netlist.signed)
-    lo_b, hi_b = ev.operand_range(netlist.b_width, netlist.signed)
+    lo_b, hi_b = ev.operand_range(netlist.width_b, netlist.signed)
     # The whole range, and one that starts and ends inside a 512-pair block.
     for b_range in ((lo_b, hi_b), (lo_b + 37, hi_b - 300)):
         got = evaluator.range_stats((lo_a, hi_a), b_range, workers=2)["exact"]

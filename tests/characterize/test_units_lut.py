@@ -121,7 +121,7 @@ def test_readers_reject_malformed_files():
 
 class _Scaled:
     """A subject whose outputs do not fit 16 bits: no library unit at 8 bits has such outputs."""
-    width, b_width, name, description = 8, 8, "scaled", "a 4x-scaled product"
+    width, width_b, name, description = 8, 8, "scaled", "a 4x-scaled product"
 
     def __init__(self, signed):
         self.signed = signed

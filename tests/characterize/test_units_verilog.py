@@ -58,7 +58,7 @@ def test_asymmetric_widths_come_from_the_ports(tmp_path, capsys):
     assert result["exhaustive"] and result["samples"] == 256 * 16
     assert result["metrics"]["er"] == 0
     netlist = load_verilog(path, "mul8x4", "mul")
-    assert (netlist.width, netlist.b_width) == (8, 4)
+    assert (netlist.width, netlist.width_b) == (8, 4)
     a, b = np.meshgrid(np.arange(256), np.arange(16), indexing="ij")
     assert np.array_equal(netlist.model(a.ravel(), b.ravel()), (a * b).ravel())
 

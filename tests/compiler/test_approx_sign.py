@@ -43,7 +43,7 @@ def _choices(kind, unit, a, b):
     for param in spec(unit).params:
         if param.name in FIXED_PARAMETERS:
             continue
-        for value in param.bounds(built.width, built.b_width, False):
+        for value in param.bounds(built.width, built.width_b, False):
             choice = UnitChoice(kind, unit, ((param.name, value),))
             try:
                 approx_unit(choice, a, b)
@@ -135,8 +135,8 @@ def _adder_choices(unit, a, b):
     """The adder at every value of its parameters that the unit allows at these widths."""
     built = approx_unit(UnitChoice("add", unit), a, b).unit
     params = spec(unit).params
-    ranges = [range(p.bounds(built.width, built.b_width, built.signed)[0],
-                    p.bounds(built.width, built.b_width, built.signed)[1] + 1) for p in params]
+    ranges = [range(p.bounds(built.width, built.width_b, built.signed)[0],
+                    p.bounds(built.width, built.width_b, built.signed)[1] + 1) for p in params]
     choices = []
     for values in itertools.product(*ranges):
         choice = UnitChoice("add", unit, tuple(zip((p.name for p in params), values)))

@@ -65,6 +65,9 @@ def test_every_operator_of_the_language_has_a_complete_entry(syntax):
     assert isinstance(entry.shape(*shapes), Shape)
     assert callable(entry.golden_for(shapes))
     assert entry.delay(hls.Target().delay_model, entry.shape(*shapes).width, tuple(s.width for s in shapes)) > 0
+    # The compiled golden model (hls.golden) writes each operator from its entry's C form; only the
+    # short-circuiting constructs it keeps as C control flow have none.
+    assert (entry.c_form is None) == (entry.kind in ("land", "lor", "select")), entry.kind
 
 
 def test_every_entry_is_complete_for_its_category():
@@ -75,6 +78,7 @@ def test_every_entry_is_complete_for_its_category():
         assert (entry.port is not None) == (entry.category in ("memory", "stream")), kind
         if entry.category != "logic":
             assert entry.lowering is None and entry.logic is None and not entry.limited_by, kind
+            assert entry.c_form is None, kind
             assert entry.description, kind
         if entry.pipelined is not None:
             assert entry.pipelined_description, kind
@@ -241,3 +245,14 @@ def test_a_new_operator_is_one_entry(monkeypatch):
     sim.add_testbench(bench)
     sim.run()
     assert seen == [0, 132]
+
+
+def test_the_classes_of_kinds_come_from_the_entries():
+    # What the IR builder merges (value numbering) and what must not act in a squashed or
+    # unselected iteration (the scheduler's control dependences, the exits' ordering) are read
+    # from each entry's category and port, so a new kind falls in its class by its entry alone.
+    effects = {kind for kind, entry in OPERATORS.items() if entry.has_effect}
+    assert effects == {"commit", "store", "stream_read", "stream_write"}
+    merged = {kind for kind, entry in OPERATORS.items() if entry.pure}
+    assert {"load", "wrap", "add", "select", "approx_mul", "const", "live_in"} <= merged
+    assert not merged & (effects | {"carry", "exit"})

@@ -169,7 +169,7 @@ def test_non_square_mitchell_keeps_its_bounds(width, width_b):
     a, b = np.meshgrid(np.arange(1 << width), np.arange(1 << width_b))
     a, b = a.ravel(), b.ravel()
     exact, approx = a * b, unit.model(a, b)
-    assert unit.output_width == width + width_b and unit.b_width == width_b
+    assert unit.output_width == width + width_b and unit.width_b == width_b
     assert np.all(approx <= exact)
     assert metrics.wcre(exact, approx) == pytest.approx(1 / 9)
     assert int(unit.model(3 << 2, 3 << 3)) == 2 ** 8       # 12 x 24 = 288: 1.5 x 1.5 -> 2 in the antilog
