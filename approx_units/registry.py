@@ -109,7 +109,7 @@ def spec(name: str) -> UnitSpec:
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
-        raise UnknownUnitError(f"unknown unit {name!r}; known units: {', '.join(_REGISTRY)}") from None
+        raise UnknownUnitError(f"unknown unit {name!r}; known units: {', '.join(names())}") from None
 
 
 def _check_int(name, value, lo, hi):

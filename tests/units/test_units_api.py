@@ -231,3 +231,15 @@ def test_model_tiles_cover_the_outer_product_exactly_once():
         assert (whole[rows, cols] == np.iinfo(np.int64).min).all()
         whole[rows, cols] = values
     np.testing.assert_array_equal(whole, unit.model(a, b))
+
+
+def test_an_unknown_unit_lists_the_known_ones_in_catalogue_order_whatever_was_imported_first():
+    # The registry fills in import order; a process that imported the multipliers first
+    # (a kernel with approx=) must print the same message as one that did not.
+    import subprocess
+    import sys
+    program = ("import approx_units.multipliers, approx_units.registry as r\n"
+               "try:\n    r.spec('nonesuch')\nexcept KeyError as error:\n    print(error)\n")
+    printed = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    from approx_units.registry import names
+    assert printed.strip() == f"unknown unit 'nonesuch'; known units: {', '.join(names())}"
