@@ -39,8 +39,8 @@ from ..ir.nodes import PipelinedLoop
 from ..kernel import Kernel
 from ..unit_operators import UnitWidthError, approx_unit
 
-__all__ = ["CostModel", "Context", "kernel_contexts", "read_bits", "probe_kernel", "probe_source", "OPERATORS",
-           "error_distribution"]
+__all__ = ["CostModel", "Context", "kernel_contexts", "read_bits", "probe_kernel", "compile_probe", "probe_source",
+           "OPERATORS", "error_distribution"]
 
 #: The Python operator of each kind of approximable operation.
 OPERATORS = {"mul": "*", "div": "//", "add": "+"}
@@ -165,16 +165,23 @@ def probe_kernel(kind: str | None, context: Context, target, unit=None, *, resul
     hls.compiler.CompiledKernel
         Compiled while its source file exists (the front end reads it).
     """
+    return compile_probe(probe_source(kind, context, result_kind), target, unit)
+
+
+def compile_probe(source: str, target, unit=None):
+    """Kernel ``probe`` of ``source`` compiled for ``target``, every operation of ``unit``'s kind
+    replaced by ``unit`` (``None``: exact); compiled while its source file exists (the front end
+    reads it)."""
     with tempfile.TemporaryDirectory(prefix="axhls-probe-") as folder:
         path = Path(folder, "probe.py")
-        path.write_text(probe_source(kind, context, result_kind))
+        path.write_text(source)
         spec = importlib.util.spec_from_file_location("_axhls_cost_probe", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         kernel = Kernel(module.probe, target=target)
         if unit is not None:
-            (operation,) = kernel.analyze().operations
-            kernel = kernel.with_approx({operation.key: unit})
+            kernel = kernel.with_approx({operation.key: unit for operation in kernel.analyze().operations
+                                         if operation.kind == unit.kind})
         compiled = compile_kernel(kernel)
         compiled.verilog()          # generated (and kept) while the file is there
         return compiled

@@ -1,5 +1,6 @@
 """benchmarks/explore_cost.py's report: each point's ``lut_error_pct`` and the error's distribution per
-application, per kind of point and overall (no synthesis here: the measurement is replaced by fixed rows)."""
+application, per kind of point and overall (no synthesis here: the measurement is replaced by fixed rows);
+the probes of benchmarks/explore_cost_consumer.py."""
 
 import json
 import os
@@ -8,7 +9,11 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
+import hls  # noqa: E402
+import hls.explore as explore  # noqa: E402
 from benchmarks import explore_cost  # noqa: E402
+from benchmarks.explore_cost_consumer import SOURCE  # noqa: E402
+from hls.explore import cost  # noqa: E402
 
 
 def _rows(name, *, mixes, seed, circuits=None):
@@ -41,3 +46,13 @@ def test_the_text_report_ends_with_the_distribution(monkeypatch, capsys):
     assert "error  -20.00 %" in lines[0] and "error   +4.00 %" in lines[1]
     (overall,) = [line for line in lines if line.strip().startswith("overall")]
     assert "1/2" in overall and "worst  -20.00 %" in overall
+
+
+def test_a_probe_source_gets_the_unit_on_every_operation_of_its_kind_only():
+    unit = explore.parse_candidates("mul=drum(k=3)", ["mul"])["mul"][0]
+    compiled = cost.compile_probe(SOURCE.format(body="x * y + z"), hls.Target(), unit)
+    kinds = [op.kind for block in compiled.ir.blocks() for op in block.ops if op.kind in ("mul", "approx_mul", "add")]
+    assert sorted(kinds) == ["add", "approx_mul"]
+    exact = cost.compile_probe(SOURCE.format(body="x * y + z"), hls.Target())
+    assert sorted(op.kind for block in exact.ir.blocks() for op in block.ops if op.kind in ("mul", "add")) == \
+        ["add", "mul"]
