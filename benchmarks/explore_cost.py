@@ -14,7 +14,10 @@ whole-kernel synthesis (``synth_ecp5 -nodsp -nobram -nolutram -nowidelut``, LUT4
 
 Prints, per point, the estimate, the synthesised figure and the error in % of it, then the distribution
 (:func:`hls.explore.cost.error_distribution`: share within 10 %, median and worst error) per application,
-per kind of point and overall.  Syntheses are cached (``$AXHLS_CACHE_DIR``).
+per kind of point and overall.  ``--json`` prints ``{"points": [...], "distribution": {...}}``: each point's
+``estimate``, ``synthesised`` and ``lut_error_pct`` (the name ``ExploreResult.verify`` gives it), with the same
+three per kernel; ``distribution`` is keyed ``overall``, ``APP``, ``APP uniform``/``APP mix`` and
+``uniform``/``mix``.  Syntheses are cached (``$AXHLS_CACHE_DIR``).
 """
 
 from __future__ import annotations
@@ -63,6 +66,11 @@ def selections(space, mixes: int, seed: int) -> list[tuple[str, str, tuple]]:
     return points
 
 
+def error_pct(estimate: float, synthesised: int) -> float:
+    """The estimate's error in % of the synthesised figure."""
+    return round(100 * (estimate - synthesised) / synthesised, 2)
+
+
 def measure(name: str, *, mixes: int, seed: int, circuits: str | None = None) -> list[dict]:
     from approx_units.synth import ResultCache, synthesize_verilog
     from hls.compiler import compile_kernel
@@ -79,12 +87,13 @@ def measure(name: str, *, mixes: int, seed: int, circuits: str | None = None) ->
             compiled = compile_kernel(kernel.with_approx(mapping[kernel.name]))
             synthesised = synthesize_verilog(compiled.verilog(), compiled.ir.name, "ecp5", timing=False,
                                              cache=cache).lut_equivalents
-            kernels[kernel.name] = {"estimate": round(estimates[kernel.name], 1), "synthesised": synthesised}
+            kernels[kernel.name] = {"estimate": round(estimates[kernel.name], 1), "synthesised": synthesised,
+                                    "lut_error_pct": error_pct(estimates[kernel.name], synthesised)}
         estimate = sum(k["estimate"] for k in kernels.values())
         synthesised = sum(k["synthesised"] for k in kernels.values())
         rows.append({"app": name, "kind": kind, "config": label, "selection": list(selection),
                      "estimate": round(estimate, 1), "synthesised": synthesised,
-                     "error_pct": round(100 * (estimate - synthesised) / synthesised, 2), "kernels": kernels})
+                     "lut_error_pct": error_pct(estimate, synthesised), "kernels": kernels})
     return rows
 
 
@@ -99,7 +108,7 @@ def summaries(rows: list[dict]) -> dict:
     for row in rows:
         for key in (row["app"], f"{row['app']} {row['kind']}", row["kind"]):
             groups[key].append(row)
-    return {key: error_distribution([row["error_pct"] for row in members]) for key, members in groups.items()}
+    return {key: error_distribution([row["lut_error_pct"] for row in members]) for key, members in groups.items()}
 
 
 def main(argv=None) -> int:
@@ -127,7 +136,7 @@ def main(argv=None) -> int:
         return 0
     for row in rows:
         print(f"{row['app']:9s} {row['config'][:44]:44s} estimate {row['estimate']:8.0f}  synthesised "
-              f"{row['synthesised']:6d}  error {row['error_pct']:+7.2f} %")
+              f"{row['synthesised']:6d}  error {row['lut_error_pct']:+7.2f} %")
     print("distribution of the error (% of the synthesised LUT-eq):")
     for key, value in summary.items():
         print(f"  {key:18s} {value['within_10pct']:3d}/{value['points']:<3d} within 10 % "

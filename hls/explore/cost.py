@@ -39,7 +39,8 @@ from ..ir.nodes import PipelinedLoop
 from ..kernel import Kernel
 from ..unit_operators import UnitWidthError, approx_unit
 
-__all__ = ["CostModel", "Context", "kernel_contexts", "probe_kernel", "probe_source", "OPERATORS", "error_distribution"]
+__all__ = ["CostModel", "Context", "kernel_contexts", "read_bits", "probe_kernel", "compile_probe", "probe_source",
+           "OPERATORS", "error_distribution"]
 
 #: The Python operator of each kind of approximable operation.
 OPERATORS = {"mul": "*", "div": "//", "add": "+"}
@@ -84,10 +85,14 @@ class Context:
     same : bool
         Both operands are one value (``y * y``): synthesis shares the logic of the two inputs.
     result : Shape
-        The result's bits the kernel keeps (a narrower assignment drops the rest, and synthesis
-        removes the logic only they need).
+        The result's bits below the highest one the kernel reads (:func:`read_bits`): a narrower
+        assignment, or a sum that is narrowed, drops the rest, and synthesis removes the logic
+        only they need.
     pipelined : bool
         The operation is in the body of a pipelined loop (else in a block that runs once).
+    low : int
+        The result's low bits the kernel never reads (a constant ``>>`` drops them): an
+        approximate unit's logic that only they need is removed too.
     """
 
     a: Shape
@@ -97,6 +102,7 @@ class Context:
     same: bool
     result: Shape
     pipelined: bool
+    low: int = 0
 
     @classmethod
     def plain(cls, kind: str, a: Shape, b: Shape) -> "Context":
@@ -110,8 +116,9 @@ class Context:
     def text(self) -> str:
         values = "" if (self.a_values, self.b_values) == (self.a, self.b) else \
             f" (values {self.a_values.width}x{self.b_values.width} bits)"
+        kept = f"bits {self.low}..{self.result.width - 1}" if self.low else f"{self.result.width} bits"
         return (f"{self.a.width}x{self.b.width} bits{values}{', one operand' if self.same else ''}"
-                f" -> {self.result.width} bits{'' if self.pipelined else ', not in a loop'}")
+                f" -> {kept}{'' if self.pipelined else ', not in a loop'}")
 
 
 #: Iterations of a probe's loop (its counter is the same in the probe and its base).
@@ -120,26 +127,30 @@ PROBE_TRIPS = 4
 
 def probe_source(kind: str | None, context: Context, result_kind: str | None = None) -> str:
     """The source of the probe kernel of one operation in ``context``: the operands, of the shapes of
-    their values, assigned to variables of the operation's operand shapes; the result assigned to
-    ``context.result``; in a pipelined loop over arrays, or once on scalar parameters.
+    their values, assigned to variables of the operation's operand shapes; the result's bits
+    ``context.low`` .. ``context.result.width - 1`` (``(x * y) >> low``) stored or returned; in a
+    pipelined loop over arrays, or once on scalar parameters.
 
     ``kind`` ``None`` gives the probe's *base*: the same kernel with the operation's result replaced
     by its first operand (``result_kind`` names the operation's kind for its result shape).
     """
     c = context
     body = ("x" if kind is None else f"x {OPERATORS[kind]} {'x' if c.same else 'y'}")
+    if kind is not None and c.low:
+        body = f"({body}) >> {c.low}"
+    stored = Shape(c.result.width - c.low, c.result.signed)
     lines = ["import hls", "from amaranth import signed, unsigned", "", ""]
     operands = [("a", "x", c.a_values, c.a)] + ([] if c.same else [("b", "y", c.b_values, c.b)])
     if c.pipelined:
         parameters = [f"{p}: hls.Array[{_shape_text(values)}, {PROBE_TRIPS}]" for p, _, values, _ in operands]
-        parameters.append(f"o: hls.Array[{_shape_text(c.result)}, {PROBE_TRIPS}]")
+        parameters.append(f"o: hls.Array[{_shape_text(stored)}, {PROBE_TRIPS}]")
         lines.append(f"def probe({', '.join(parameters)}):")
         lines.append(f"    for i in range({PROBE_TRIPS}):")
         lines += [f"        {v}: {_shape_text(shape)} = {p}[i]" for p, v, _, shape in operands]
         lines.append(f"        o[i] = {body}")
     else:
         parameters = [f"{p}: {_shape_text(values)}" for p, _, values, _ in operands]
-        lines.append(f"def probe({', '.join(parameters)}) -> {_shape_text(c.result)}:")
+        lines.append(f"def probe({', '.join(parameters)}) -> {_shape_text(stored)}:")
         lines += [f"    {v}: {_shape_text(shape)} = {p}" for p, v, _, shape in operands]
         lines.append(f"    return {body}")
     return "\n".join(lines) + "\n"
@@ -154,16 +165,23 @@ def probe_kernel(kind: str | None, context: Context, target, unit=None, *, resul
     hls.compiler.CompiledKernel
         Compiled while its source file exists (the front end reads it).
     """
+    return compile_probe(probe_source(kind, context, result_kind), target, unit)
+
+
+def compile_probe(source: str, target, unit=None):
+    """Kernel ``probe`` of ``source`` compiled for ``target``, every operation of ``unit``'s kind
+    replaced by ``unit`` (``None``: exact); compiled while its source file exists (the front end
+    reads it)."""
     with tempfile.TemporaryDirectory(prefix="axhls-probe-") as folder:
         path = Path(folder, "probe.py")
-        path.write_text(probe_source(kind, context, result_kind))
+        path.write_text(source)
         spec = importlib.util.spec_from_file_location("_axhls_cost_probe", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         kernel = Kernel(module.probe, target=target)
         if unit is not None:
-            (operation,) = kernel.analyze().operations
-            kernel = kernel.with_approx({operation.key: unit})
+            kernel = kernel.with_approx({operation.key: unit for operation in kernel.analyze().operations
+                                         if operation.kind == unit.kind})
         compiled = compile_kernel(kernel)
         compiled.verilog()          # generated (and kept) while the file is there
         return compiled
@@ -177,6 +195,79 @@ def _allows(unit, shapes) -> bool:
         return False
 
 
+#: Consumers through which only some bits of an operand are read: ``kind: rule(use, index, low, high)``
+#: gives the bits ``[low', high')`` of operand ``index`` that the bits ``[low, high)`` of ``use``'s
+#: result read, as indices into the operand extended to ``use``'s width (``None``: every bit).
+_READS = {
+    "wrap": lambda use, index, low, high: (low, high),
+    "and": lambda use, index, low, high: (low, high),
+    "or": lambda use, index, low, high: (low, high),
+    "xor": lambda use, index, low, high: (low, high),
+    "select": lambda use, index, low, high: (low, high) if index else None,
+    # A carry runs from the lowest bit up: every bit below the highest read.
+    "add": lambda use, index, low, high: (0, high),
+    "sub": lambda use, index, low, high: (0, high),
+    "neg": lambda use, index, low, high: (0, high),
+    # By a constant: a wire that moves the bits.
+    "shr": lambda use, index, low, high: ((low + _amount(use), high + _amount(use)) if index == 0 else None),
+    "shl": lambda use, index, low, high: ((max(0, low - _amount(use)), max(0, high - _amount(use)))
+                                          if index == 0 else None),
+}
+
+
+def _amount(use) -> int:
+    amount = use.operands[1]
+    if amount.kind != "const":
+        raise _EveryBit
+    return int(amount.attrs["value"])
+
+
+class _EveryBit(Exception):
+    """A consumer that reads every bit of its operand (a shift by a variable)."""
+
+
+def read_bits(op, uses: dict, memo: dict) -> tuple[int, int]:
+    """``(low, high)``: the bits ``low .. high - 1`` of ``op``'s result hold every bit its consumers read.
+
+    Followed through the consumers that read part of an operand (:data:`_READS`: a narrowing
+    ``wrap``, a constant shift, the bits below the highest read of a sum, bitwise logic and a
+    select's data) to the ones that read it whole (a store, a register, a comparison, another
+    product, a shift by a variable, a predicate).  An index above the operand's width reads its
+    sign bit when it is signed, and nothing when not.  ``uses``: ``{id(op): [consumer, ...]}``;
+    ``memo``: a dict shared between calls on one IR.
+    """
+    width, signed = Shape.cast(op.shape).width, Shape.cast(op.shape).signed
+    if id(op) in memo:
+        return memo[id(op)]
+    memo[id(op)] = (0, width)           # a cycle (none in a block's data flow) reads every bit
+    low, high = width, 0
+    for use in uses.get(id(op), []):
+        rule = _READS.get(use.kind)
+        spans = []
+        for index, operand in enumerate(use.operands):
+            if operand is not op:
+                continue
+            try:
+                span = rule(use, index, *read_bits(use, uses, memo)) if rule is not None else None
+            except _EveryBit:
+                span = None
+            spans.append((0, width) if span is None else span)
+        if use.predicate is op:
+            spans.append((0, width))
+        for first, last in spans:
+            if first >= last:
+                continue
+            if last > width:            # the extension's bits: the sign bit, or constant zeros
+                last = width if signed else min(last, width)
+                first = min(first, width - 1) if signed else first
+            if first < last:
+                low, high = min(low, first), max(high, last)
+    if low >= high:                     # read by nothing in the blocks (a return value, say): kept whole
+        low, high = 0, width
+    memo[id(op)] = (low, high)
+    return low, high
+
+
 def kernel_contexts(kernel, sites) -> dict[str, Counter]:
     """``{site key: Counter(Context)}``: the context of every copy of each of ``kernel``'s ``sites``.
 
@@ -184,8 +275,8 @@ def kernel_contexts(kernel, sites) -> dict[str, Counter]:
     each copy is an ``approx_<kind>`` operation of the IR, found by its line and text.  Its context
     is read from that IR: the operands' intervals from the value analysis the back end narrows
     registers with (:class:`hls.analysis.registers.RegisterWidths`), whether they are one value,
-    the widest assignment (``wrap``) of the result when every use is one, and whether its block is
-    a pipelined loop's body.  A copy not found so (its widths do not allow the unit) takes
+    the result's bits that are read (:func:`read_bits`), and whether its block is a pipelined
+    loop's body.  A copy not found so (its widths do not allow the unit) takes
     :meth:`Context.plain`.
     """
     sites = [site for site in sites if site.kernel == kernel.name]
@@ -204,6 +295,7 @@ def kernel_contexts(kernel, sites) -> dict[str, Counter]:
                 for operand in op.inputs():
                     uses.setdefault(id(operand), []).append(op)
         by_text = {(site.operation.kind, site.operation.lineno, site.operation.text): site.key for site in sites}
+        read: dict = {}
         for node in ir.nodes:
             block = node.body if isinstance(node, PipelinedLoop) else node
             for op in block.ops:
@@ -215,14 +307,11 @@ def kernel_contexts(kernel, sites) -> dict[str, Counter]:
                 a, b = op.operands
                 narrowed = [interval_shape(value.low, value.high, operand.shape)
                             for operand in (a, b) for value in (widths.values.value(operand),)]
-                consumers = uses.get(id(op), [])
-                if consumers and all(use.kind == "wrap" for use in consumers):
-                    kept = min(op.shape.width, max(Shape.cast(use.shape).width for use in consumers))
-                else:
-                    kept = op.shape.width
+                low, high = read_bits(op, uses, read)
                 context = Context(Shape.cast(a.shape), Shape.cast(b.shape),
                                   *(Shape(max(1, shape.width), shape.signed) for shape in narrowed),
-                                  a is b, Shape(kept, Shape.cast(op.shape).signed), isinstance(node, PipelinedLoop))
+                                  a is b, Shape(high, Shape.cast(op.shape).signed), isinstance(node, PipelinedLoop),
+                                  low)
                 found[keys.pop()][context] += 1
     result = {}
     for site in sites:

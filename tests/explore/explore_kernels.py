@@ -60,6 +60,17 @@ def square(x: hls.Array[unsigned(16), M], o: hls.Array[unsigned(16), M]):
         o[i] = y * y
 
 
+@hls.kernel
+def kept_bits(a: hls.Array[signed(12), M], b: hls.Array[unsigned(8), M], w: unsigned(8), s: unsigned(3),
+              o: hls.Array[signed(10), M], p: hls.Array[unsigned(16), M], q: hls.Array[unsigned(2), M],
+              r: hls.Array[signed(6), M]):
+    for i in range(M):
+        o[i] = (a[i] * b[i]) >> 6           # bits 6..15 of 20
+        p[i] = (b[i] * w) >> s              # a shift by a variable reads every bit
+        q[i] = (b[i] * b[i] + w) >> 12      # the sum's bits 12..13: the product's 0..13
+        r[i] = (a[i] * w) >> 18             # bits 18..23 of the product extended: its 18 and sign bit 19
+
+
 def chain_run(kernels, data):
     """``scale`` then ``square`` on its output: the second kernel's arguments come from the first's run."""
     first, second = kernels

@@ -22,7 +22,7 @@ import hls.explore as explore
 from approx_units import synth
 from hls.compiler import compile_kernel
 from hls.explore import cost
-from hls.explore.cost import Context, CostModel, error_distribution, kernel_contexts, probe_source
+from hls.explore.cost import Context, CostModel, error_distribution, kernel_contexts, probe_source, read_bits
 
 CANDIDATES = "mul=drum(k=3),mitchell"
 
@@ -40,6 +40,38 @@ def test_each_copy_takes_its_context_from_the_kernels_ir():
     # y * y with y = x[i] >> 8: typed 16 x 16, but y holds 8 bits; one operand; o[i] keeps 16 of 32 bits.
     assert square == Counter({Context(unsigned(16), unsigned(16), unsigned(8), unsigned(8), True, unsigned(16),
                                       True): 1})
+
+
+def test_a_copys_context_keeps_only_the_result_bits_the_kernel_reads():
+    space = explore.Space([kernels.kept_bits], explore.parse_candidates("mul=drum(k=3)", ["mul"]))
+    contexts = kernel_contexts(space.kernels[0], space.sites)
+    kept = {site.operation.text: [(c.result, c.low) for c in contexts[site.key]] for site in space.sites}
+    assert kept == {
+        "a[i] * b[i]": [(signed(16), 6)],          # >> 6 into 10 bits: bits 6..15 of the signed(20) product
+        "b[i] * w": [(unsigned(16), 0)],           # >> s (a variable): every bit
+        "b[i] * b[i]": [(unsigned(14), 0)],        # a sum's bits 12..13: every product bit below 14
+        "a[i] * w": [(signed(20), 18)],            # >> 18 into 6 bits: bit 18 and the sign bit
+    }
+
+
+def test_a_probe_drops_the_low_bits_its_context_does_not_read():
+    context = Context(signed(12), unsigned(8), signed(12), unsigned(8), False, signed(16), True, 6)
+    source = probe_source("mul", context)
+    assert "o[i] = (x * y) >> 6" in source and "o: hls.Array[signed(10), 4]" in source
+    assert "o[i] = x\n" in probe_source(None, context, "mul")
+    once = probe_source("div", Context(unsigned(24), unsigned(7), unsigned(24), unsigned(7), False, unsigned(20),
+                                       False, 4))
+    assert "-> unsigned(16):" in once and "return (x // y) >> 4" in once
+    assert "bits 6..15" in context.text()
+    unit = explore.parse_candidates("mul=drum(k=3)", ["mul"])["mul"][0]
+    probe = cost.probe_kernel("mul", context, hls.Target(), unit)
+    (operation,) = [op for block in probe.ir.blocks() for op in block.ops if op.kind == "approx_mul"]
+    assert [op.shape for op in operation.operands] == [signed(12), unsigned(8)]
+    uses = {}
+    for op in (op for block in probe.ir.blocks() for op in block.ops):
+        for operand in op.inputs():
+            uses.setdefault(id(operand), []).append(op)
+    assert read_bits(operation, uses, {}) == (6, 16)      # the probe reads what the kernel did
 
 
 def test_a_helper_inlined_twice_gives_two_copies_at_their_own_shapes():
