@@ -634,24 +634,25 @@ class _Generator:
         m = self.module
         # In a stalled cycle a read port holds its data, and nothing is written.
         moving = Const(1, 1) if self.stall is None else ~self.stall
+        streams = self.stall is not None
         for key, port in self.read_ports.items():
             read = port.port
             m.d.comb += read.en.eq(moving)
-            _priority(m, read.addr, port.requests, lambda r: r[1])
+            _priority(m, read.addr, port.requests, lambda r: r[1], last_by_default=streams)
         for key, port in self.write_ports.items():
             write, requests = port.port, port.requests
             if port.pending is None:
                 m.d.comb += write.en.eq(_any([r[0] for r in requests]) & moving)
-                _priority(m, write.addr, requests, lambda r: r[1])
-                _priority(m, write.data, requests, lambda r: r[2])
+                _priority(m, write.addr, requests, lambda r: r[1], last_by_default=streams)
+                _priority(m, write.data, requests, lambda r: r[2], last_by_default=streams)
                 continue
             # The write of a cycle that happens (a stalled cycle's is not taken: these registers
             # hold, and the memory writes the held write again, the same value) goes to the
             # memory in the next cycle; a read of that next cycle takes it from the registers.
             en, addr, data = port.pending
             addr_now, data_now = Signal.like(addr, name=f"{addr.name}_now"), Signal.like(data, name=f"{data.name}_now")
-            _priority(m, addr_now, requests, lambda r: r[1])
-            _priority(m, data_now, requests, lambda r: r[2])
+            _priority(m, addr_now, requests, lambda r: r[1], last_by_default=True)
+            _priority(m, data_now, requests, lambda r: r[2], last_by_default=True)
             m.d.sync += [en.eq(_any([r[0] for r in requests])), addr.eq(addr_now), data.eq(data_now)]
             m.d.comb += [write.en.eq(en), write.addr.eq(addr), write.data.eq(data)]
             read = self.read_ports[key]
@@ -674,7 +675,7 @@ class _Generator:
                 buffer = self.stream_buffers[name]
                 m.d.comb += [buffer.w_en.eq(active & ~self.stall), port.payload.eq(buffer.r_data),
                              port.valid.eq(buffer.r_rdy), buffer.r_en.eq(port.ready)]
-                _priority(m, buffer.w_data, requests, lambda r: r[1])
+                _priority(m, buffer.w_data, requests, lambda r: r[1], last_by_default=True)
                 blocked.append(active & ~buffer.w_rdy)
             else:
                 m.d.comb += port.ready.eq(active & ~self.stall)
@@ -719,17 +720,19 @@ def _uses(block, schedule) -> dict:
     return uses
 
 
-def _priority(m, target, requests, pick):
-    """Drive ``target`` (an address or data bus) from the first active of ``requests``.
+def _priority(m, target, requests, pick, *, last_by_default=False):
+    """Drive ``target`` (an address or data bus) from the first active of ``requests``, 0 where
+    none is.
 
-    The last request is the default, taken when no earlier one is active: where none is, the
-    port's enable is low (or its read unused), so the bus's value does not matter, and a port
-    with a single request is driven by it directly.  The requests' conditions (an iteration's
-    valid bit, its issue logic, a predicate) then select among addresses only where several
-    requests share the port, never gate a lone address into a wide read multiplexer."""
+    With ``last_by_default`` (kernels with streams), the last request is the default instead,
+    taken when no earlier one is active: where none is, the port's enable is low (or its read
+    unused), so the bus's value does not matter, and a port with a single request is driven by
+    it directly.  The requests' conditions (an iteration's valid bit, the loop's issue logic, a
+    predicate: the paths the stall also waits for) then select among addresses only where
+    several requests share the port, never gate a lone address into a wide read multiplexer."""
     if not requests:
         return
-    *earlier, last = requests
+    *earlier, last = requests if last_by_default else (*requests, None)
     if not earlier:
         m.d.comb += target.eq(pick(last))
         return
@@ -738,8 +741,9 @@ def _priority(m, target, requests, pick):
     for request in earlier[1:]:
         with m.Elif(request[0]):
             m.d.comb += target.eq(pick(request))
-    with m.Else():
-        m.d.comb += target.eq(pick(last))
+    if last is not None:
+        with m.Else():
+            m.d.comb += target.eq(pick(last))
 
 
 _covering_shape = covering_shape
