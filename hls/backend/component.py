@@ -44,7 +44,14 @@ Hardware structure
   register of the kernel is enabled by ``~stall`` (``amaranth.hdl.EnableInserter``),
   memory reads hold their data (``en`` low), and no memory write, stream transfer or
   ``done`` happens.  A stalled cycle is then a cycle that did not happen, so no token is
-  lost, repeated or reordered.  This is the conservative design: a stall of one stream
+  lost, repeated or reordered.  The stall, computed late in the cycle from the loops'
+  issue logic and the streams' handshakes, is kept out of wide logic: a local memory
+  writes each cycle's write a cycle later from registers the stall holds (a read of that
+  next cycle takes it from them where the addresses match), so the stall reaches those
+  registers' enables and not the memory's write decoding, and an address or write data
+  bus with a single request is driven by it whatever its request's condition, so the
+  condition (the loop's issue logic) does not gate a memory's read multiplexer.  This is
+  the conservative design: a stall of one stream
   holds every stage, including those with nothing to do with it.  ``done`` also waits
   until every output buffer has drained, so that every token has been taken when it rises.
   A kernel without streams has neither ``stall`` nor buffers.
