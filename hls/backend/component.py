@@ -44,7 +44,14 @@ Hardware structure
   register of the kernel is enabled by ``~stall`` (``amaranth.hdl.EnableInserter``),
   memory reads hold their data (``en`` low), and no memory write, stream transfer or
   ``done`` happens.  A stalled cycle is then a cycle that did not happen, so no token is
-  lost, repeated or reordered.  This is the conservative design: a stall of one stream
+  lost, repeated or reordered.  The stall, computed late in the cycle from the loops'
+  issue logic and the streams' handshakes, is kept out of wide logic: a local memory
+  writes each cycle's write a cycle later from registers the stall holds (a read of that
+  next cycle takes it from them where the addresses match), so the stall reaches those
+  registers' enables and not the memory's write decoding, and an address or write data
+  bus with a single request is driven by it whatever its request's condition, so the
+  condition (the loop's issue logic) does not gate a memory's read multiplexer.  This is
+  the conservative design: a stall of one stream
   holds every stage, including those with nothing to do with it.  ``done`` also waits
   until every output buffer has drained, so that every token has been taken when it rises.
   A kernel without streams has neither ``stall`` nor buffers.
@@ -299,6 +306,10 @@ class KernelComponent(wiring.Component):
         m.submodules.pipeline = EnableInserter({"sync": ~generator.stall})(generator.module)
         for name, buffer in generator.stream_buffers.items():
             m.submodules[f"{_signal_name(name)}_buffer"] = buffer
+        # Local memories too: their writes come from registers the stall holds (_Port.pending),
+        # so the stall reaches only those registers' enables, not the memory's write decoding.
+        for name, mem in generator.local_memories.items():
+            m.submodules[name] = mem
         return m
 
 
@@ -334,12 +345,24 @@ class _Port:
     """Requests on one array port (of one bank) from every block; a priority multiplexer drives it.
 
     ``port`` is the component's port group, or a port of a local memory: it has
-    ``addr``, ``en`` and ``data``.
+    ``addr``, ``en`` and ``data``.  ``data`` is what a read sees a cycle after its address.
+
+    With ``pending`` (a local memory's ports in a kernel with streams), the write port takes
+    each cycle's write from registers, a cycle late: ``pending`` is that write's
+    ``(en, addr, data)``, set by :meth:`_Generator.drive_ports`, and a read's ``data`` takes
+    the pending write where it hits the address read, as if it were already in the memory.
     """
 
-    def __init__(self, port):
+    def __init__(self, port, *, pending: bool = False):
         self.port = port
         self.requests = []   # (active, addr, data or None)
+        self.pending = None
+        self.data = port.data
+        if pending:
+            self.data = Signal.like(port.data, name=f"{port.data.name}_seen")
+            self.pending = (Signal(name=f"{port.addr.name}_pending_en"),
+                            Signal.like(port.addr, name=f"{port.addr.name}_pending"),
+                            Signal.like(port.data, name=f"{port.data.name}_pending"))
 
 
 class _Generator:
@@ -368,6 +391,9 @@ class _Generator:
         # (array, bank) -> _Port; bank None for an array that is not partitioned.
         self.read_ports, self.write_ports = {}, {}
         self.register_banks = {}     # array -> one register per element (complete local partition)
+        streams = getattr(ir, "streams", None) or {}
+        #: Local memories of a kernel with streams: built outside the stall's enable (see _Port).
+        self.local_memories = {}
         for name in getattr(ir, "layouts", None) or ir.arrays:
             layout = ir.layout(name)
             if layout.registers:
@@ -377,20 +403,23 @@ class _Generator:
             banks = [None] if layout.partition is None else list(range(layout.banks))
             for bank in banks:
                 suffix = "" if bank is None else f"_{bank}"
+                pending = bool(layout.local and streams)
                 if layout.local:
                     mem = memory.Memory(shape=layout.shape, depth=layout.bank_depth, init=[])
-                    m.submodules[f"local_{_signal_name(name)}{suffix}"] = mem
+                    if pending:
+                        self.local_memories[f"local_{_signal_name(name)}{suffix}"] = mem
+                    else:
+                        m.submodules[f"local_{_signal_name(name)}{suffix}"] = mem
                     read, write = mem.read_port(), mem.write_port()
                 else:
                     read = getattr(component, f"{name}_read{suffix}")
                     write = getattr(component, f"{name}_write{suffix}")
-                self.read_ports[(name, bank)] = _Port(read)
-                self.write_ports[(name, bank)] = _Port(write)
+                self.read_ports[(name, bank)] = _Port(read, pending=pending)
+                self.write_ports[(name, bank)] = _Port(write, pending=pending)
         self.go = {id(node): [] for node in ir.nodes}
         self.loop_signals = {}   # loop name -> its control signals, for tests and debugging
         self.in_flight = []      # of each loop whose runs overlap: any iteration still in its pipeline
         self.finish = []
-        streams = getattr(ir, "streams", None) or {}
         # Streams: the requests of every read and write, the output buffers, and the stall.
         self.stall = Signal(name="stall") if streams else None
         self.stream_requests = {name: [] for name in streams}     # [(active, data or None)]
@@ -612,15 +641,31 @@ class _Generator:
         m = self.module
         # In a stalled cycle a read port holds its data, and nothing is written.
         moving = Const(1, 1) if self.stall is None else ~self.stall
+        streams = self.stall is not None
         for key, port in self.read_ports.items():
             read = port.port
             m.d.comb += read.en.eq(moving)
-            _priority(m, read.addr, port.requests, lambda r: r[1])
+            _priority(m, read.addr, port.requests, lambda r: r[1], last_by_default=streams)
         for key, port in self.write_ports.items():
             write, requests = port.port, port.requests
-            m.d.comb += write.en.eq(_any([r[0] for r in requests]) & moving)
-            _priority(m, write.addr, requests, lambda r: r[1])
-            _priority(m, write.data, requests, lambda r: r[2])
+            if port.pending is None:
+                m.d.comb += write.en.eq(_any([r[0] for r in requests]) & moving)
+                _priority(m, write.addr, requests, lambda r: r[1], last_by_default=streams)
+                _priority(m, write.data, requests, lambda r: r[2], last_by_default=streams)
+                continue
+            # The write of a cycle that happens (a stalled cycle's is not taken: these registers
+            # hold, and the memory writes the held write again, the same value) goes to the
+            # memory in the next cycle; a read of that next cycle takes it from the registers.
+            en, addr, data = port.pending
+            addr_now, data_now = Signal.like(addr, name=f"{addr.name}_now"), Signal.like(data, name=f"{data.name}_now")
+            _priority(m, addr_now, requests, lambda r: r[1], last_by_default=True)
+            _priority(m, data_now, requests, lambda r: r[2], last_by_default=True)
+            m.d.sync += [en.eq(_any([r[0] for r in requests])), addr.eq(addr_now), data.eq(data_now)]
+            m.d.comb += [write.en.eq(en), write.addr.eq(addr), write.data.eq(data)]
+            read = self.read_ports[key]
+            hit, held = Signal(name=f"{addr.name}_hit"), Signal.like(data, name=f"{data.name}_held")
+            m.d.sync += [hit.eq(en & (addr == read.port.addr)), held.eq(data)]
+            m.d.comb += read.data.eq(Mux(hit, held, read.port.data))
 
 
     def drive_streams(self):
@@ -637,7 +682,7 @@ class _Generator:
                 buffer = self.stream_buffers[name]
                 m.d.comb += [buffer.w_en.eq(active & ~self.stall), port.payload.eq(buffer.r_data),
                              port.valid.eq(buffer.r_rdy), buffer.r_en.eq(port.ready)]
-                _priority(m, buffer.w_data, requests, lambda r: r[1])
+                _priority(m, buffer.w_data, requests, lambda r: r[1], last_by_default=True)
                 blocked.append(active & ~buffer.w_rdy)
             else:
                 m.d.comb += port.ready.eq(active & ~self.stall)
@@ -682,14 +727,30 @@ def _uses(block, schedule) -> dict:
     return uses
 
 
-def _priority(m, target, requests, pick):
+def _priority(m, target, requests, pick, *, last_by_default=False):
+    """Drive ``target`` (an address or data bus) from the first active of ``requests``, 0 where
+    none is.
+
+    With ``last_by_default`` (kernels with streams), the last request is the default instead,
+    taken when no earlier one is active: where none is, the port's enable is low (or its read
+    unused), so the bus's value does not matter, and a port with a single request is driven by
+    it directly.  The requests' conditions (an iteration's valid bit, the loop's issue logic, a
+    predicate: the paths the stall also waits for) then select among addresses only where
+    several requests share the port, never gate a lone address into a wide read multiplexer."""
     if not requests:
         return
-    with m.If(requests[0][0]):
-        m.d.comb += target.eq(pick(requests[0]))
-    for request in requests[1:]:
+    *earlier, last = requests if last_by_default else (*requests, None)
+    if not earlier:
+        m.d.comb += target.eq(pick(last))
+        return
+    with m.If(earlier[0][0]):
+        m.d.comb += target.eq(pick(earlier[0]))
+    for request in earlier[1:]:
         with m.Elif(request[0]):
             m.d.comb += target.eq(pick(request))
+    if last is not None:
+        with m.Else():
+            m.d.comb += target.eq(pick(last))
 
 
 def _any(values):
@@ -962,7 +1023,7 @@ class _Datapath:
                 active = active & ~self.valid[t + self.schedule.ii]   # no previous iteration in flight
             port = self.g.read_ports[(array, bank)]
             port.requests.append((active, self.g.bank_address(array, self.tap(op.operands[0], t)), None))
-            self.born[op] = (t + 1, port.port.data)
+            self.born[op] = (t + 1, port.data)
         elif kind == "stream_read":
             active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
             self.g.stream_requests[op.attrs["stream"]].append((active, None))

@@ -132,6 +132,19 @@ def reverse(s: hls.Stream[signed(8)], o: hls.Stream[signed(8)], n: unsigned(5)):
         o.write(buf[n - 1 - i])
 
 
+@hls.kernel
+def local_counts(s: hls.Stream[unsigned(2)], o: hls.Stream[unsigned(8)], n: unsigned(8)):
+    """A read-modify-write of an on-chip memory (hls.local) at a token's address: an iteration
+    reads what the one before it wrote, while that write still waits in the memory's pending
+    write registers, and a stall between them must hold that write."""
+    counts = hls.local(unsigned(8), 4)
+    for i in range(n):
+        k = s.read()
+        c = counts[k] + 1
+        counts[k] = c
+        o.write(c)
+
+
 @hls.kernel(clock_mhz=250)
 def products(a: hls.Stream[signed(16)], b: hls.Stream[signed(16)], o: hls.Stream[signed(32)], n: unsigned(8)):
     """A multiplier pipelined in stages (250 MHz): its stage registers hold through stalls too."""

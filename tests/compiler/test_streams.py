@@ -66,6 +66,7 @@ CASES = {
     "framed": _framed,
     "histogram": _sized(lambda r, n: {"s": _tokens(r, n, 0, 7), "h": _tokens(r, 8, 0, 9), "n": n}, 40),
     "bursts": _bursts,
+    "local_counts": _sized(lambda r, n: {"s": _tokens(r, n, 0, 1) + _tokens(r, n, 0, 3), "n": 2 * n}, 20),
     "reverse": _sized(lambda r, n: {"s": _tokens(r, n, -128, 127), "n": n}, 16),
     "products": _sized(lambda r, n: {"a": _tokens(r, n, -2 ** 15, 2 ** 15 - 1), "b": _tokens(r, n, -2 ** 15, 2 ** 15 - 1),
                                      "n": n}, 20),
@@ -201,7 +202,7 @@ def test_tokens_under_random_stalls_equal_the_golden_model(name):
 
 
 @pytest.mark.cocotb
-@pytest.mark.parametrize("name", ["merge", "row_sums", "lookup", "until_zero", "bursts"])
+@pytest.mark.parametrize("name", ["merge", "row_sums", "lookup", "until_zero", "bursts", "local_counts"])
 def test_tokens_under_random_stalls_in_icarus_equal_the_golden_model(name):
     """The generated Verilog under cocotb and Icarus: the same stalls for a seed as in Amaranth's
     simulator, so the same cycle count too."""
