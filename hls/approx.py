@@ -34,11 +34,15 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["UnitChoice", "KINDS", "VERILOG_UNIT", "verilog_circuit", "verilog_choice", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "div",
+__all__ = ["UnitChoice", "KINDS", "EXACT_OPERATOR", "VERILOG_UNIT", "verilog_circuit", "verilog_choice", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "div",
            "FIXED_PARAMETERS", "operation_key", "is_operation_key"]
 
 #: The operators a unit may replace: kind -> the kernel operator it stands for.
 KINDS = {"mul": "*", "add": "+", "div": "//"}
+
+#: kind -> the operator table's entry (:func:`hls.ir.ops.operator_of`) of the exact operation that a
+#: unit of that kind replaces: its syntax, shape and golden function are the exact operator's.
+EXACT_OPERATOR = {"mul": "mul", "add": "add", "div": "floordiv"}
 
 #: The unit id of a third-party circuit: ``("verilog", {"file": "circuits/mul8u_2NDH.v"})``, the
 #: file's module (its base name) read as ``axhls units survey`` reads it

@@ -81,7 +81,7 @@ from amaranth.hdl import Shape
 from approx_units import compiled as native
 
 from .errors import KernelLoopLimit, KernelRuntimeError
-from .approx import KINDS
+from .approx import EXACT_OPERATOR, KINDS
 from .frontend.golden import InputStream, StreamSite, check_loop_bound
 from .frontend.typed import OPERATION_ATTR, SHAPE_ATTR
 from .ir.ops import APPROX_ATTR, APPROX_CALL, operator_for_syntax, operator_of, stream_call
@@ -679,8 +679,7 @@ class _Translation:
         if key in self.switched:
             # The unit approx= chose is one of the choices; selection 0 is the exact operator.
             operands = [self.value_temporary(operand) for operand in operands]
-            exact_kind = {"mul": "mul", "add": "add", "div": "floordiv"}[choice.kind]
-            exact = self.exact_binary(node, operator_of(exact_kind), node.args, *operands)
+            exact = self.exact_binary(node, operator_of(EXACT_OPERATOR[choice.kind]), node.args, *operands)
             return self.switch(node, key, exact, tuple(operands), tuple(node.args))
         return self.unit_expression(node, choice, shapes, operands)
 

@@ -51,7 +51,7 @@ from approx_units.structures import apply_sign, chunked_add, exact_product, sign
 
 __all__ = ["UnitPlan", "divider_plan", "divider_value", "floor_divmod", "multiplier_plan",
            "multiplier_value", "multiplier_variant", "signed_product",
-           "ApproxUnit", "UnitWidthError", "approx_unit", "approx_plan",
+           "ApproxUnit", "UnitWidthError", "approx_unit", "approx_plan", "exact_result_shape",
            "approx_golden", "approx_value", "ErrorBound", "approx_error_bound", "BOUND_EXHAUSTIVE_BITS",
            "observe_approx", "approx_observed"]
 
@@ -409,8 +409,9 @@ class ApproxUnit:
         return f"{self.choice.label} {self.unit.width}x{self.unit.width_b}-bit"
 
 
-def _result_shape(kind: str, a: Shape, b: Shape) -> Shape:
-    # The exact operator's shape: the unit replaces it without changing any width.
+def exact_result_shape(kind: str, a: Shape, b: Shape) -> Shape:
+    """The shape of the exact operation that a unit of ``kind`` replaces, on operands ``a`` and ``b``:
+    the unit's result takes it, so no width changes."""
     x, y = Signal(a), Signal(b)
     return {"mul": x * y, "add": x + y, "div": x // y}[kind].shape()
 
@@ -483,7 +484,7 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
     """
     a, b = _at_least_one_bit(Shape.cast(a)), _at_least_one_bit(Shape.cast(b))
     kind, params = choice.kind, dict(choice.params)
-    result = _result_shape(kind, a, b)
+    result = exact_result_shape(kind, a, b)
     signed = a.signed or b.signed
     if kind == "add":
         common = max(shape.width + (signed and not shape.signed) for shape in (a, b))

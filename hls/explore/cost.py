@@ -29,22 +29,19 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from amaranth.hdl import Shape, Signal
+from amaranth.hdl import Shape
 
 from approx_units.synth import synthesize_kernel_seeds, synthesize_verilog
 
+from ..approx import KINDS
 from ..analysis.registers import RegisterWidths, interval_shape
 from ..compiler import compile_kernel
 from ..ir.nodes import PipelinedLoop
 from ..kernel import Kernel
-from ..unit_operators import UnitWidthError, approx_unit
+from ..unit_operators import UnitWidthError, approx_unit, exact_result_shape
 
 __all__ = ["CostModel", "Context", "kernel_contexts", "read_bits", "probe_kernel", "compile_probe", "probe_source",
-           "OPERATORS", "error_distribution"]
-
-#: The Python operator of each kind of approximable operation.
-OPERATORS = {"mul": "*", "div": "//", "add": "+"}
-
+           "error_distribution"]
 
 def error_distribution(errors) -> dict:
     """The distribution of the estimate's errors ``errors`` (each in % of the measured figure):
@@ -64,11 +61,6 @@ def error_distribution(errors) -> dict:
 
 def _shape_text(shape: Shape) -> str:
     return f"{'signed' if shape.signed else 'unsigned'}({shape.width})"
-
-
-def _result_shape(kind: str, a: Shape, b: Shape) -> Shape:
-    x, y = Signal(a), Signal(b)
-    return {"mul": lambda: x * y, "div": lambda: x // y, "add": lambda: x + y}[kind]().shape()
 
 
 @dataclass(frozen=True)
@@ -107,7 +99,7 @@ class Context:
     @classmethod
     def plain(cls, kind: str, a: Shape, b: Shape) -> "Context":
         """Operands of any value of their shapes, two of them, the whole result, in a pipelined loop."""
-        return cls(a, b, a, b, False, _result_shape(kind, a, b), True)
+        return cls(a, b, a, b, False, exact_result_shape(kind, a, b), True)
 
     @property
     def shapes(self) -> tuple[Shape, Shape]:
@@ -135,7 +127,7 @@ def probe_source(kind: str | None, context: Context, result_kind: str | None = N
     by its first operand (``result_kind`` names the operation's kind for its result shape).
     """
     c = context
-    body = ("x" if kind is None else f"x {OPERATORS[kind]} {'x' if c.same else 'y'}")
+    body = ("x" if kind is None else f"x {KINDS[kind]} {'x' if c.same else 'y'}")
     if kind is not None and c.low:
         body = f"({body}) >> {c.low}"
     stored = Shape(c.result.width - c.low, c.result.signed)

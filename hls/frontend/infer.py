@@ -25,7 +25,7 @@ from amaranth.hdl import Shape
 
 from .. import approx
 from ..errors import KernelSyntaxError, KernelWarning
-from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, TEXT_ATTR
+from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, TEXT_ATTR, operator_of
 from ..types import format_shape, shape_range
 from .shapes import BOOL, abs_shape, binary_shape, const_shape, mux_shape, range_shape, unary_shape
 from .typed import OPERATION_ATTR, SHAPE_ATTR, ApproxSite
@@ -43,10 +43,11 @@ COPY_ATTR = "hls_copy"
 #: is kept if the shapes of the two ranges are equal, else the loop gets a fresh name from ``base``.
 REUSE_ATTR = "hls_reuse"
 
-#: The kernel operators a unit of ``@hls.kernel(approx=...)`` replaces, by kind.
-_APPROX_SYNTAX = {ast.Mult: "mul", ast.Add: "add", ast.FloorDiv: "div"}
-_APPROX_EXACT = {"mul": ast.Mult, "add": ast.Add, "div": ast.FloorDiv}
-_SYMBOLS = {ast.Mult: "*", ast.Add: "+", ast.FloorDiv: "//"}
+#: The kernel operators a unit of ``@hls.kernel(approx=...)`` replaces: kind -> the exact operator's
+#: Python syntax (its operator-table entry's), and back; the symbols as the report writes them.
+_APPROX_EXACT = {kind: operator_of(exact).syntax[0] for kind, exact in approx.EXACT_OPERATOR.items()}
+_APPROX_SYNTAX = {syntax: kind for kind, syntax in _APPROX_EXACT.items()}
+_SYMBOLS = {syntax: approx.KINDS[kind] for kind, syntax in _APPROX_EXACT.items()}
 
 
 @dataclass
