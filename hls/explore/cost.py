@@ -9,7 +9,8 @@ remainder.
   library's multiplier) or divider.  The probe's LUT equivalents (LUT4 + 2 x CCU2C,
   ``synth_ecp5 -nodsp -nowidelut``, cached in :class:`approx_units.synth.ResultCache`) less
   those of its *base* (``return a``: the same handshake and result register, no operation)
-  are the operation's cost.
+  are the operation's cost.  A product whose one consumer is a sum is probed with its adder
+  (``x * y + z`` less ``x + z``, :func:`consuming_addend`): synthesis builds the two together.
 * A kernel's *remainder* is its exact synthesis (:func:`approx_units.synth.synthesize_kernel_seeds`,
   the flow of ``benchmarks/apps.py``) less the cost of its operations when exact, once per copy.
 * The estimate of an assignment is the sum of the remainders and of every copy's cost.
@@ -40,8 +41,9 @@ from ..ir.nodes import PipelinedLoop
 from ..kernel import Kernel
 from ..unit_operators import UnitWidthError, approx_unit, exact_result_shape
 
-__all__ = ["CostModel", "Context", "kernel_contexts", "read_bits", "probe_kernel", "compile_probe", "probe_source",
-           "error_distribution"]
+__all__ = ["CostModel", "Context", "kernel_contexts", "read_bits", "consuming_addend", "probe_kernel", "compile_probe",
+           "probe_source", "error_distribution"]
+
 
 def error_distribution(errors) -> dict:
     """The distribution of the estimate's errors ``errors`` (each in % of the measured figure):
@@ -85,6 +87,12 @@ class Context:
     low : int
         The result's low bits the kernel never reads (a constant ``>>`` drops them): an
         approximate unit's logic that only they need is removed too.
+    addend : Shape or None
+        For a product whose only consumer (through narrowing ``wrap`` operations and a constant ``>>``)
+        is a ``+`` or ``-`` (:func:`consuming_addend`): the shape of the other summand's values.
+        Synthesis builds a product and the sum it feeds together (Yosys' ``alumacc`` makes one
+        ``$macc`` of them), so the probe prices the product beside its adder (``x * y + z`` less
+        ``x + z``).  ``None`` for other operations and consumers.
     """
 
     a: Shape
@@ -95,6 +103,7 @@ class Context:
     result: Shape
     pipelined: bool
     low: int = 0
+    addend: Shape | None = None
 
     @classmethod
     def plain(cls, kind: str, a: Shape, b: Shape) -> "Context":
@@ -109,8 +118,9 @@ class Context:
         values = "" if (self.a_values, self.b_values) == (self.a, self.b) else \
             f" (values {self.a_values.width}x{self.b_values.width} bits)"
         kept = f"bits {self.low}..{self.result.width - 1}" if self.low else f"{self.result.width} bits"
+        added = "" if self.addend is None else f" + {self.addend.width} bits"
         return (f"{self.a.width}x{self.b.width} bits{values}{', one operand' if self.same else ''}"
-                f" -> {kept}{'' if self.pipelined else ', not in a loop'}")
+                f" -> {kept}{added}{'' if self.pipelined else ', not in a loop'}")
 
 
 #: Iterations of a probe's loop (its counter is the same in the probe and its base).
@@ -123,6 +133,10 @@ def probe_source(kind: str | None, context: Context, result_kind: str | None = N
     ``context.low`` .. ``context.result.width - 1`` (``(x * y) >> low``) stored or returned; in a
     pipelined loop over arrays, or once on scalar parameters.
 
+    With ``context.addend``, the result (or the base's ``x``) is added to a third operand ``z`` of
+    that shape, and the sum stored: ``(x * y) >> low + z`` less ``x + z`` is the operation's cost
+    beside its adder.
+
     ``kind`` ``None`` gives the probe's *base*: the same kernel with the operation's result replaced
     by its first operand (``result_kind`` names the operation's kind for its result shape).
     """
@@ -131,8 +145,12 @@ def probe_source(kind: str | None, context: Context, result_kind: str | None = N
     if kind is not None and c.low:
         body = f"({body}) >> {c.low}"
     stored = Shape(c.result.width - c.low, c.result.signed)
-    lines = ["import hls", "from amaranth import signed, unsigned", "", ""]
     operands = [("a", "x", c.a_values, c.a)] + ([] if c.same else [("b", "y", c.b_values, c.b)])
+    if c.addend is not None:
+        body = f"({body}) + z"
+        stored = exact_result_shape("add", stored, c.addend)
+        operands.append(("c", "z", c.addend, c.addend))
+    lines = ["import hls", "from amaranth import signed, unsigned", "", ""]
     if c.pipelined:
         parameters = [f"{p}: hls.Array[{_shape_text(values)}, {PROBE_TRIPS}]" for p, _, values, _ in operands]
         parameters.append(f"o: hls.Array[{_shape_text(stored)}, {PROBE_TRIPS}]")
@@ -260,6 +278,39 @@ def read_bits(op, uses: dict, memo: dict) -> tuple[int, int]:
     return low, high
 
 
+#: Consumers a sum is built with: a product's adder.
+_SUMS = ("add", "sub", "approx_add", "approx_sub")
+
+
+def consuming_addend(op, uses: dict, values) -> Shape | None:
+    """The shape of the values of the other summand of the ``+`` or ``-`` that consumes ``op``'s result,
+    when that is its only consumer (a variable's ``commit`` aside), reached directly or through a
+    narrowing ``wrap`` and a shift right by a constant; else ``None``.  ``uses``: ``{id(op):
+    [consumer, ...]}``; ``values``: the value analysis (:class:`hls.analysis.registers.RegisterWidths`'s
+    ``values``) that narrows the summand to the bits its values set.
+    """
+    current = op
+    for _ in range(8):
+        consumers = [use for use in uses.get(id(current), []) if use.kind != "commit"]
+        if len(consumers) != 1 or consumers[0].predicate is current:
+            return None
+        (use,) = consumers
+        if use.kind == "wrap" or (use.kind == "shr" and use.operands[0] is current
+                                  and use.operands[1].kind == "const"):
+            current = use
+            continue
+        if use.kind not in _SUMS or len(use.operands) != 2:
+            return None
+        first, second = use.operands
+        if first is second:
+            return None
+        other = second if first is current else first
+        value = values.value(other)
+        narrowed = interval_shape(value.low, value.high, other.shape)
+        return Shape(max(1, narrowed.width), narrowed.signed)
+    return None
+
+
 def kernel_contexts(kernel, sites) -> dict[str, Counter]:
     """``{site key: Counter(Context)}``: the context of every copy of each of ``kernel``'s ``sites``.
 
@@ -303,7 +354,7 @@ def kernel_contexts(kernel, sites) -> dict[str, Counter]:
                 context = Context(Shape.cast(a.shape), Shape.cast(b.shape),
                                   *(Shape(max(1, shape.width), shape.signed) for shape in narrowed),
                                   a is b, Shape(high, Shape.cast(op.shape).signed), isinstance(node, PipelinedLoop),
-                                  low)
+                                  low, consuming_addend(op, uses, widths.values) if op.kind == "approx_mul" else None)
                 found[keys.pop()][context] += 1
     result = {}
     for site in sites:

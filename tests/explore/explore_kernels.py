@@ -123,3 +123,21 @@ def signed_fir_data():
 def signed_fir_quality(reference, output, data):
     errors = [abs(a - b) for ref, out in zip(reference, output) for a, b in zip(ref["y"], out["y"])]
     return {"mae": sum(errors) / len(errors)}
+
+
+@hls.kernel
+def summed(a: hls.Array[unsigned(8), M], b: hls.Array[unsigned(8), M], c: hls.Array[unsigned(4), M],
+           w: unsigned(8), o: hls.Array[unsigned(17), M], p: hls.Array[unsigned(16), M],
+           q: hls.Array[unsigned(1), M], r: hls.Array[unsigned(8), M], t: hls.Array[signed(14), M],
+           u: hls.Array[signed(14), M]):
+    for i in range(M):
+        x = a[i] * w
+        o[i] = x + b[i] * b[i]              # both products feed the one sum: each other's addend
+        p[i] = ((a[i] * b[i]) >> 4) - c[i]  # through a constant shift, into a difference
+        q[i] = b[i] * w > 100               # a comparison is no sum
+        y = c[i] * w
+        r[i] = y + y                        # one value twice: no other summand
+        v = c[i] * b[i]
+        t[i] = w + v if a[i] > 3 else w - v  # two consumers, one other summand
+        g = c[i] * c[i]
+        u[i] = w + g if a[i] > 3 else b[i] - g  # two other summands

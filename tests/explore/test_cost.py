@@ -20,11 +20,21 @@ import explore_kernels as kernels
 import hls
 import hls.explore as explore
 from approx_units import synth
+from hls.analysis.registers import RegisterWidths
 from hls.compiler import compile_kernel
 from hls.explore import cost
 from hls.explore.cost import Context, CostModel, error_distribution, kernel_contexts, probe_source, read_bits
 
 CANDIDATES = "mul=drum(k=3),mitchell"
+
+
+def _uses(ir):
+    """``{id(op): [consumer, ...]}`` over ``ir``'s blocks, as :func:`read_bits` takes it."""
+    uses = {}
+    for op in (op for block in ir.blocks() for op in block.ops):
+        for operand in op.inputs():
+            uses.setdefault(id(operand), []).append(op)
+    return uses
 
 
 def _chain_space():
@@ -67,11 +77,45 @@ def test_a_probe_drops_the_low_bits_its_context_does_not_read():
     probe = cost.probe_kernel("mul", context, hls.Target(), unit)
     (operation,) = [op for block in probe.ir.blocks() for op in block.ops if op.kind == "approx_mul"]
     assert [op.shape for op in operation.operands] == [signed(12), unsigned(8)]
-    uses = {}
-    for op in (op for block in probe.ir.blocks() for op in block.ops):
-        for operand in op.inputs():
-            uses.setdefault(id(operand), []).append(op)
+    uses = _uses(probe.ir)
     assert read_bits(operation, uses, {}) == (6, 16)      # the probe reads what the kernel did
+
+
+def test_a_product_whose_only_consumer_is_a_sum_takes_the_other_summand_as_its_addend():
+    space = explore.Space([kernels.summed], explore.parse_candidates("mul=drum(k=3)", ["mul"]))
+    contexts = kernel_contexts(space.kernels[0], space.sites)
+    addends = {site.operation.text: [context.addend for context in contexts[site.key]] for site in space.sites}
+    assert addends == {
+        "a[i] * w": [unsigned(16)],                 # x + b[i] * b[i]: the other product's 16 bits
+        "b[i] * b[i]": [unsigned(16)],
+        "a[i] * b[i]": [unsigned(4)],               # (a * b) >> 4 - c[i], through the shift: c's 4 bits
+        "b[i] * w": [None],                         # read by a comparison
+        "c[i] * w": [None],                         # y + y: no other summand
+        # Two consumers (w + v or w - v): priced alone.  Probing such a product beside one adder made
+        # tracking's estimates worse (benchmarks/explore_cost.py --app tracking), so it is not done.
+        "c[i] * b[i]": [None],
+        "c[i] * c[i]": [None],                      # w + g or b[i] - g
+    }
+
+
+def test_a_probe_with_an_addend_prices_the_product_beside_its_adder():
+    context = Context(unsigned(8), unsigned(8), unsigned(8), unsigned(8), False, unsigned(16), True, 4,
+                      unsigned(12))
+    source = probe_source("mul", context)
+    assert "o[i] = ((x * y) >> 4) + z" in source and "c: hls.Array[unsigned(12), 4]" in source
+    assert "o: hls.Array[unsigned(13), 4]" in source          # 12 kept product bits + 12 bits: 13
+    base = probe_source(None, context, "mul")
+    assert "o[i] = (x) + z" in base and "z: unsigned(12) = c[i]" in base
+    assert "+ 12 bits" in context.text()
+    once = probe_source("mul", Context(unsigned(8), unsigned(8), unsigned(8), unsigned(8), False, unsigned(16),
+                                       False, 0, unsigned(16)))
+    assert "c: unsigned(16)" in once and "-> unsigned(17):" in once and "return (x * y) + z" in once
+    unit = explore.parse_candidates("mul=drum(k=3)", ["mul"])["mul"][0]
+    probe = cost.probe_kernel("mul", context, hls.Target(), unit)
+    (operation,) = [op for block in probe.ir.blocks() for op in block.ops if op.kind == "approx_mul"]
+    uses = _uses(probe.ir)
+    # the probe rebuilds the context it was made from
+    assert cost.consuming_addend(operation, uses, RegisterWidths(probe.ir).values) == unsigned(12)
 
 
 def test_a_helper_inlined_twice_gives_two_copies_at_their_own_shapes():
