@@ -6,7 +6,7 @@ that ``Q`` in iteration ``k + d`` may touch the element ``P`` touched in
 iteration ``k``; ``Q -> P`` likewise with ``d >= 1``.  Only the shortest
 distance of each direction is kept: it orders the longer ones too.  The
 indices are read from the value analysis (:mod:`hls.analysis.values`), in
-three tests, the first that applies deciding:
+four tests, the first that applies deciding:
 
 * **exact**, where the loop's control does not depend on data (constant trip
   counts, a flattened nest of them included, up to :data:`EXACT_LIMIT`
@@ -22,6 +22,22 @@ three tests, the first that applies deciding:
   step``): the distance is exactly ``(bP - bQ) / a``, none when that is not an
   integer (``a[2i]`` against ``a[2i+1]``); both invariant: the same element
   every iteration, or never;
+* **nest**, where the exact test does not apply (more iterations or run-time
+  values than it follows, control that depends on data) in a flattened nest: both
+  indices are one affine form in the counters of levels ``0..L`` (and in variables
+  the loop never writes), distinct for distinct counter values because each
+  coefficient exceeds what the smaller ones can add up to over the counters'
+  intervals (``C[i * 16 + j]``, ``0 <= j <= 15``, with ``range(n)`` for ``i``).  The
+  two then touch one element only within one iteration of level ``L``, a run of
+  consecutive iterations of the flattened loop; where one of them runs only in
+  that run's first iteration (the code before an inner loop) or only in its last
+  (the code after it; the innermost body runs in one iteration of each), the
+  other never touches that element in a later iteration of the run: that
+  direction has no dependence at any distance (``Q -> P``: none; ``P -> Q``: at
+  distance 0 only, none for accesses on opposite sides of one condition), and a
+  direction not proved keeps the conservative distance.  Nothing is assumed about
+  the trip counts (empty inner runs included) nor about how many iterations are
+  in flight;
 * **GCD and bounds**, otherwise (other counters, indices read from memory):
   no dependence when the two indices' intervals are disjoint or the GCD of
   their coefficients does not divide the difference of their constants (at
@@ -142,10 +158,18 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
             found, decided, why = _pair(first, second, forms[first], forms[second], loop_step, trip_count,
                                         counter, written, exclusive_in_iteration)
             exact_found = exact.pair(first, second, exclusive_in_iteration) if not decided and loop_step else None
+            nest_found = None
+            if exact_found is None and not decided and loop_step:
+                nest_found = _nest_pair(first, second, forms[first], forms[second], values, written,
+                                        exclusive_in_iteration)
             if exact_found is not None:
                 found = exact_found
                 if proofs is not None and len(found) < 2:
                     proofs.append(_exact_proof(first, second, found, forms[first], forms[second], exact.checked))
+            elif nest_found is not None:
+                found, proof = nest_found
+                if proofs is not None:
+                    proofs.append(proof)
             elif proofs is not None and loop_step is not None and not found:
                 proofs.append(f"{_name(first)} and {_name(second)}: never the same element "
                               f"({forms[first].text()} against {forms[second].text()}: {why})")
@@ -286,13 +310,116 @@ def _injective(form: Value) -> str:
     """The counters' names when ``form`` takes distinct values for distinct counter values, else ''."""
     if not form.exact_form or not form.terms or not all(isinstance(s, Counter) for s, _ in form.terms):
         return ""
-    reach = 0
-    for symbol, coefficient in sorted(form.terms, key=lambda item: abs(item[1])):
-        if abs(coefficient) <= reach:
-            return ""
-        reach += abs(coefficient) * (symbol.high - symbol.low)
+    if not _dominated(form.terms):
+        return ""
     names = [symbol.name for symbol, _ in sorted(form.terms, key=lambda item: -abs(item[1]))]
     return names[0] if len(names) == 1 else f"({', '.join(names)})"
+
+
+def _dominated(terms) -> bool:
+    """Each counter's coefficient exceeds what all those of smaller coefficients can add up to
+    over their ranges (``16*i + j``, ``0 <= j <= 15``), so that the sum takes distinct values
+    for distinct counter values: where they differ, the largest differing term decides."""
+    reach = 0
+    for symbol, coefficient in sorted(terms, key=lambda item: abs(item[1])):
+        if abs(coefficient) <= reach:
+            return False
+        reach += abs(coefficient) * (symbol.high - symbol.low)
+    return True
+
+
+def _nest_pair(first, second, form_p: Value, form_q: Value, values: ValueAnalysis, written, exclusive_in_iteration):
+    """``(dependences, proof)`` from a flattened nest's structure, or ``None`` when it proves no
+    more than the conservative pair.
+
+    Both indices are one affine form in the counters of levels ``0..L`` of the nest (and in
+    variables the loop never writes), distinct for distinct values of those counters: the
+    two accesses touch one element only within one iteration of level ``L``, which is a run
+    of consecutive iterations of the flattened loop (no value of the counters comes back
+    later). Within it, an access that runs only in its first iteration (the code before an
+    inner loop) or only in its last (the code after it; an access in the innermost body
+    runs in one iteration of each) fixes the order: ``second -> first`` (at distance >= 1)
+    needs ``first`` in a later iteration of the run than ``second``, ``first -> second`` at
+    a distance >= 1 needs ``second`` in a later one. This holds at every distance, for any
+    trip counts: nothing is assumed about how far apart the runs of two iterations of level
+    ``L`` are, nor about how many iterations the pipeline has in flight."""
+    level = _nest_level(form_p, form_q, written)
+    if level is None:
+        return None
+    at_p = values.positions(first.predicate).get(level, frozenset())
+    at_q = values.positions(second.predicate).get(level, frozenset())
+    backward = not ("first" in at_p or "last" in at_q)        # second, then first later in the run
+    forward_later = not ("last" in at_p or "first" in at_q)   # first, then second later in the run
+    if backward and forward_later:
+        return None
+    found = []
+    if forward_later:
+        found.append(MemoryDependence(first, second, 1 if exclusive_in_iteration else 0, False))
+    elif not exclusive_in_iteration:
+        found.append(MemoryDependence(first, second, 0, False))      # within one iteration only
+    if backward:
+        found.append(MemoryDependence(second, first, 1, False))
+    levels = level.outer + (level,)
+    names = levels[0].name if len(levels) == 1 else f"({', '.join(counter.name for counter in levels)})"
+    directions = {(dep.src, dep.dst) for dep in found}
+    parts = [f"`{_text(first)}`: distinct for distinct {names}"]
+    parts += [f"{_kind(b)} on line {_line(b)} never touches an element after {_kind(a)} on line {_line(a)} does"
+              for a, b in ((first, second), (second, first)) if (a, b) not in directions]
+    if not forward_later and (first, second) in directions:
+        parts.append(f"{_kind(second)} on line {_line(second)} touches the element {_kind(first)} on line "
+                     f"{_line(first)} does only in the same iteration")
+    return found, f"{'; '.join(parts)} ({_where([(first, at_p), (second, at_q)], names)})"
+
+
+def _where(accesses, names: str) -> str:
+    """In which iterations of each iteration of the level ``names`` the accesses run, for a proof:
+    ``the read runs only in the first iteration of each (i, j), the write only in the last``."""
+    out = []
+    for op, positions in accesses:
+        if not positions:
+            continue
+        if positions >= {"first", "last"}:
+            where = "in one iteration" if not out else "in one"
+        else:
+            (position,) = positions
+            where = f"only in the {position}" + ("" if out else " iteration")
+        out.append(f"{_kind(op)} {where}" if out else f"{_kind(op)} runs {where} of each {names}")
+    return ", ".join(out)
+
+
+def _nest_level(form_p: Value, form_q: Value, written):
+    """The counter of the innermost level ``L`` of a flattened nest that two equal index forms
+    are distinct for distinct counter values of levels ``0..L`` in, or ``None``.
+
+    Their other symbols must be variables the loop never writes (one value in every
+    iteration); every level ``0..L`` whose counter takes more than one value must be in the
+    form, and no counter of another loop."""
+    if not (form_p.exact_form and form_q.exact_form) or _form_key(form_p) != _form_key(form_q):
+        return None
+    counters = [symbol for symbol, _ in form_p.terms if isinstance(symbol, Counter)]
+    if not counters:
+        return None
+    for symbol, _ in form_p.terms:
+        if not isinstance(symbol, Counter) and (symbol.kind != "live_in" or symbol.attrs["var"] in written):
+            return None
+    level = max(counters, key=lambda counter: len(counter.outer))
+    levels = level.outer + (level,)
+    if not set(counters) <= set(levels):
+        return None
+    if any(counter.high > counter.low and counter not in counters for counter in levels):
+        return None
+    if not _dominated([(symbol, c) for symbol, c in form_p.terms if isinstance(symbol, Counter)]):
+        return None
+    return level
+
+
+def _form_key(form: Value) -> tuple:
+    """A form with each variable read named by its variable (two reads of one variable are one
+    value in one iteration) and each counter by itself."""
+    terms = sorted(((("counter", id(symbol)) if isinstance(symbol, Counter) else ("var", symbol.attrs.get("var")
+                                                                                    or id(symbol))), c)
+                   for symbol, c in form.terms)
+    return form.constant, tuple(terms)
 
 
 def _kind(op) -> str:

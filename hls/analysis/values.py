@@ -21,6 +21,13 @@ Python's operators on ints as the golden functions do.  An entry without one
 Every result is clipped to its operation's shape, which holds an expression's
 value exactly.
 
+A flattened nest's levels are nested: each counter knows the counters of the
+levels around it (:attr:`Counter.outer`), and :meth:`ValueAnalysis.add_position`
+records the predicates that hold only in the first or the last iteration of the
+flattened loop that belongs to one iteration of a level (the code before and
+after an inner loop), which the memory dependence analysis reads to order the
+accesses of one ``(i, j)`` without following the iterations.
+
 Counters whose values are known only while an iteration runs (a flattened
 nest's inner counter is in its range only in the iterations its predicate
 ``has`` selects) are *conditional*: :meth:`ValueAnalysis.value` asked under a
@@ -61,6 +68,11 @@ class Counter:
     start : int or None
         Its first value in every run, when that is a constant.
     step : int
+    outer : tuple of Counter
+        For a level of a flattened nest, the counters of the levels around it, outermost
+        first (empty for the outermost level and for a pipelined loop's own counter). The
+        values of ``outer + (self,)`` are distinct in distinct iterations of this level,
+        and each such iteration is one run of consecutive iterations of the flattened loop.
     """
 
     name: str
@@ -68,6 +80,7 @@ class Counter:
     high: int
     start: int | None
     step: int
+    outer: tuple = ()
 
     def __repr__(self) -> str:
         return self.name
@@ -373,6 +386,8 @@ class ValueAnalysis:
     def __init__(self):
         #: op -> (Counter, predicate under which the op is the counter, or None: always)
         self._counters: dict = {}
+        #: predicate -> {Counter: positions}: see add_position
+        self._positions: dict = {}
         self._memo: dict = {}
         #: op -> its golden function on ints; (block, its control, entry state) -> iterations()
         self._goldens: dict = {}
@@ -382,6 +397,24 @@ class ValueAnalysis:
         """``op`` is ``counter`` (in every execution, or in those where ``predicate`` holds)."""
         self._counters[op] = (counter, predicate)
         self._memo.clear()
+
+    def add_position(self, predicate, counter: Counter, positions) -> None:
+        """``predicate`` holds only in the first (``"first"`` in ``positions``) or the last
+        (``"last"``) iteration of the flattened loop of each iteration of ``counter``'s level,
+        and only in those that belong to one (:mod:`hls.frontend.flatten`'s ``if first:``
+        before the inner loop and after it; for the innermost level, each iteration that
+        runs its body is one of its iterations, both first and last)."""
+        known = self._positions.setdefault(predicate, {})
+        known[counter] = known.get(counter, frozenset()) | frozenset(positions)
+
+    def positions(self, predicate) -> dict:
+        """``{Counter: frozenset of "first"/"last"}`` known of the iterations in which
+        ``predicate`` holds, from every predicate it is built on (``outer & cond`` chains)."""
+        out = {}
+        for conjunct in conjuncts(predicate):
+            for counter, positions in self._positions.get(conjunct, {}).items():
+                out[counter] = out.get(counter, frozenset()) | positions
+        return out
 
     def _golden(self, op, entry):
         function = self._goldens.get(op)

@@ -71,7 +71,7 @@ from typing import Callable
 
 from amaranth.hdl import Shape, signed
 
-from ..ir.ops import COUNTER_ATTR
+from ..ir.ops import COUNTER_ATTR, POSITION_ATTR
 from .shapes import BOOL, binary_shape, const_shape, mux_shape, unary_shape
 from .typed import SHAPE_ATTR, LoopPragma, TypedKernel
 
@@ -157,6 +157,9 @@ class _Run:
     more: str = ""
     #: After the outermost loop's own bounds, before the flattened loop.
     prologue: list = dataclasses.field(default_factory=list)
+    #: Each flattened iteration that runs ``step`` is one iteration of the loop (the innermost
+    #: loop): its first and its last.
+    single: bool = False
 
 
 def _is_loop(node) -> bool:
@@ -210,7 +213,7 @@ class _Rewriter:
     def statement(self, stmt) -> list:
         if isinstance(stmt, ast.For):
             try:
-                run = self.nest(stmt, top=True)
+                run = self.nest(stmt, depth=0)
             except _NotFlat as failure:
                 new = self.copy(stmt, body=self.statements(stmt.body))
                 pragma = self.loops.pop(stmt, LoopPragma("auto"))
@@ -262,13 +265,15 @@ class _Rewriter:
 
     # -- nests -------------------------------------------------------------------------------
 
-    def nest(self, loop: ast.For, top: bool, bounds: tuple | None = None) -> _Run:
+    def nest(self, loop: ast.For, depth: int, bounds: tuple | None = None) -> _Run:
         """``loop`` flattened with the loops inside it; raises :class:`_NotFlat` (before making
         any hidden variable) when it cannot be.
 
-        ``bounds`` are expressions to start its runs with instead of its own range bounds
-        (values its enclosing loop computed ahead).
+        ``depth`` is the loop's level in the nest (0: the outermost). ``bounds`` are
+        expressions to start its runs with instead of its own range bounds (values its
+        enclosing loop computed ahead).
         """
+        top = depth == 0
         pragma, pre, guard, inner, post, inner_pragma = self.check(loop, top)
         # Bounds under an if are not evaluated when it is false: they are not fetched ahead.
         ahead = self.prefetchable(loop, inner, pre) if top and guard is None else None
@@ -276,10 +281,10 @@ class _Rewriter:
             pre = self.fetched_in_pre(pre, ahead)
         inner_bounds = None if ahead is None else ahead[:2]
         if any(_contains_loop(stmt) for stmt in inner.body):
-            run = self.nest(inner, top=False, bounds=inner_bounds)
+            run = self.nest(inner, depth + 1, bounds=inner_bounds)
         else:
-            run = self.innermost(inner, inner_pragma, inner_bounds)
-        return self.outer(loop, pragma, pre, run, post, top, bounds, ahead, guard)
+            run = self.innermost(inner, inner_pragma, depth + 1, inner_bounds)
+        return self.outer(loop, pragma, pre, run, post, depth, bounds, ahead, guard)
 
     def check(self, loop: ast.For, top: bool) -> tuple:
         """``(pragma, pre, guarding if or None, inner loop, post, inner pragma)`` of a flattenable
@@ -388,9 +393,9 @@ class _Rewriter:
         return [self.copy(stmt, value=self.name(defined[id(stmt)], stmt)) if id(stmt) in defined else stmt
                 for stmt in pre]
 
-    def outer(self, loop: ast.For, pragma: LoopPragma, pre: list, run: _Run, post: list, top: bool,
+    def outer(self, loop: ast.For, pragma: LoopPragma, pre: list, run: _Run, post: list, depth: int,
               bounds: tuple | None = None, ahead: tuple | None = None, guard: ast.If | None = None) -> _Run:
-        """The run of ``loop`` around the flattened ``run`` of its inner loop.
+        """The run of ``loop`` (at ``depth`` in the nest) around the flattened ``run`` of its inner loop.
 
         ``first`` (this flattened iteration begins an iteration of ``loop``) is carried;
         it holds whenever an enclosing loop's ``first`` does, so starting a run of
@@ -399,6 +404,7 @@ class _Rewriter:
         values, which keeps the loop's control recurrence to a select or two.
         """
         var = loop.target.id
+        top = depth == 0
         start, stop, step = loop.iter.args
         counter, end, margin = self.counters(loop, var, start, stop, step.value, top)
         self.levels[loop] = (counter, end)
@@ -426,7 +432,7 @@ class _Rewriter:
             # `continue` between the loops: the rest of the outer iteration is skipped; after
             # one in `pre` the inner run is empty and `post` does not run.
             skip = self.hidden(loop, var, "skip", BOOL)
-            begin = [self.loop_variable(loop, counter),
+            begin = [self.loop_variable(loop, counter, depth),
                      self.assign(skip, self.const(0, loop), loop)] + self.guard(pre, None, skip)
             if _own_exits(pre, ast.Continue):
                 begin.append(self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=start_inner,
@@ -436,19 +442,24 @@ class _Rewriter:
             finish = [self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=self.guard(post, None, skip),
                                      orelse=[]), loop)] + step_counter if post else step_counter
         else:
-            begin = [self.loop_variable(loop, counter)] + list(pre) + start_inner
+            begin = [self.loop_variable(loop, counter, depth)] + list(pre) + start_inner
             finish = list(post) + step_counter
-        body = [self.at(ast.If(test=self.name(first, loop), body=begin, orelse=run.resume), loop)]
+        # `if first:` runs in the first flattened iteration of each iteration of `loop`; after
+        # `first = run.end()`, in its last (the memory dependence analysis reads these facts).
+        body = [self.positioned(ast.If(test=self.name(first, loop), body=begin, orelse=run.resume), loop,
+                                depth, ("first",))]
         prologue = []
         if ahead is not None:
             upcoming = self.hidden(loop, var, "next", self.variables[var])
             body += self.fetch_ahead(loop, run, ahead, upcoming, counter, end, step.value)
             prologue += self.fetch_ahead(loop, run, ahead, upcoming, counter, end, 0)
         body += [*run.reset,
-                self.at(ast.If(test=self.name(run.has, loop), body=run.step, orelse=[]), loop),
+                self.positioned(ast.If(test=self.name(run.has, loop), body=run.step, orelse=[]), loop, depth + 1,
+                                ("first", "last") if run.single else ()),
                 *run.after,
                 self.assign(first, run.end(), loop),
-                self.at(ast.If(test=self.name(first, loop), body=finish, orelse=[]), loop)]
+                self.positioned(ast.If(test=self.name(first, loop), body=finish, orelse=[]), loop, depth,
+                                ("last",))]
         init, resume = [], []
         if not top:
             if bounds is not None:
@@ -511,7 +522,7 @@ class _Rewriter:
                 self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop), loop),
                 self.assign(has, self.compare(self.name(counter, loop), self.name(end, loop), loop), loop)]
 
-    def innermost(self, loop: ast.For, pragma: LoopPragma, bounds: tuple | None = None) -> _Run:
+    def innermost(self, loop: ast.For, pragma: LoopPragma, depth: int, bounds: tuple | None = None) -> _Run:
         if _returns(loop):
             raise _NotFlat(f"return on line {_returns(loop)[0].lineno}")
         var = loop.target.id
@@ -544,7 +555,7 @@ class _Rewriter:
                       self.assign(ends, ran_out, loop), self.assign(pending, self.const(0, loop), loop)]
             # Set at the break itself (not from its flag afterwards): one select less after the compare.
             on_break = [self.assign(pending, self.name(more, loop), loop)]
-        step_body = [self.loop_variable(loop, counter)] + self.guard(loop.body, broke, skip, on_break)
+        step_body = [self.loop_variable(loop, counter, depth)] + self.guard(loop.body, broke, skip, on_break)
         # Stepped in every flattened iteration: after an empty run the next iteration starts a new one.
         after = [self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
                                                  self.const(step.value, loop), loop), loop)]
@@ -557,15 +568,24 @@ class _Rewriter:
         resume = [self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop), loop),
                   self.assign(has, self.const(1, loop), loop)]
         return _Run(preamble, init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end,
-                    more)
+                    more, single=True)
 
-    def loop_variable(self, loop: ast.For, counter: str) -> ast.Assign:
+    def loop_variable(self, loop: ast.For, counter: str, depth: int) -> ast.Assign:
         """``var = counter``, in the iterations of ``loop`` that run: tagged with the loop's
-        bounds, so the IR builder knows the value is in its range there."""
+        bounds and its depth in the nest, so the IR builder knows the value is in its range
+        there, and which levels are around it."""
         assign = self.assign(loop.target.id, self.name(counter, loop), loop.target)
         start, stop, step = loop.iter.args
-        setattr(assign, COUNTER_ATTR, (start, stop, step.value))
+        setattr(assign, COUNTER_ATTR, (start, stop, step.value, depth))
         return assign
+
+    def positioned(self, node: ast.If, where, depth: int, positions: tuple) -> ast.If:
+        """``node`` placed at ``where``, tagged (when ``positions`` is not empty) with the
+        iterations of the level at ``depth`` in which its body runs (see :data:`POSITION_ATTR`)."""
+        node = self.at(node, where)
+        if positions:
+            setattr(node, POSITION_ATTR, (depth, positions))
+        return node
 
     def guard(self, stmts: list, broke: str | None, skip: str | None, on_break: list = ()) -> list:
         """``stmts`` with ``continue`` (and, when ``broke`` is given, ``break``) turned into

@@ -29,7 +29,8 @@ from ..analysis.banks import static_bank
 from ..types import shape_range
 from ..analysis.values import Counter, Value, ValueAnalysis, conjuncts
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
-from .ops import APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, TEXT_ATTR, operator_for_syntax, operator_of, stream_call
+from .ops import (APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, POSITION_ATTR, TEXT_ATTR, operator_for_syntax, operator_of,
+                  stream_call)
 
 __all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
 
@@ -159,6 +160,9 @@ class _Builder:
         self.values = ValueAnalysis()
         #: A flattened nest's loop variable -> (its Counter, the predicate it was taken from the counter under).
         self.loop_variables = {}
+        #: The counters of the flattened nest being built, by depth (outermost first): each level's
+        #: assignment from its counter comes after those of the levels around it.
+        self.nest_counters = []
         #: The block a top-level `if` branched from, by its `then` block.
         self.branched_from = {}
         self.scalar_params = []
@@ -541,15 +545,25 @@ class _Builder:
             if counted is not None:
                 # A flattened nest's loop variable taken from its counter: in its range
                 # whenever this assignment's predicate holds (hls.frontend.flatten).
-                start, stop, step = self.bound(counted[0]), self.bound(counted[1]), counted[2]
-                counter = self.counter(target.id, start, stop, step)
+                start, stop, step, depth = self.bound(counted[0]), self.bound(counted[1]), counted[2], counted[3]
+                if len(self.nest_counters) < depth:
+                    raise AssertionError(f"level {depth} of a flattened nest before the levels around it")
+                counter = self.counter(target.id, start, stop, step, outer=tuple(self.nest_counters[:depth]))
+                self.nest_counters[depth:] = [counter]
                 self.values.add_counter(self.env[target.id], counter, pred)
                 self.loop_variables[target.id] = (counter, pred)
             return None
         if isinstance(stmt, ast.If):
             cond = self.truth(self.expr(stmt.test, pred), lines)
             before = dict(self.env)
-            then_exit = self.stmts(stmt.body, self.and_(pred, cond, lines))
+            then_pred = self.and_(pred, cond, lines)
+            then_exit = self.stmts(stmt.body, then_pred)
+            positioned = getattr(stmt, POSITION_ATTR, None)
+            if positioned is not None:
+                # The body runs only in the first or the last iteration of a level's iteration
+                # (hls.frontend.flatten); that level's counter is assigned in it or before it.
+                depth, positions = positioned
+                self.values.add_position(then_pred, self.nest_counters[depth], positions)
             then_env = self.env
             self.env = dict(before)
             not_cond = self.not_(cond, lines)
@@ -708,14 +722,15 @@ class _Builder:
             return Value.of(value)
         return Value.between(*shape_range(self.node_shape(node)))
 
-    def counter(self, var, first: Value, end: Value, step: int) -> Counter:
-        """The counter of a loop over ``range(first, end, step)``."""
+    def counter(self, var, first: Value, end: Value, step: int, outer: tuple = ()) -> Counter:
+        """The counter of a loop over ``range(first, end, step)`` (inside the levels ``outer`` of a
+        flattened nest)."""
         if step > 0:
             low, high = first.low, end.high - 1
         else:
             low, high = end.low + 1, first.high
         return Counter(self.tk.display_names.get(var, var), low, max(low, high),
-                       first.low if first.is_constant else None, step)
+                       first.low if first.is_constant else None, step, outer)
 
     def loop_info(self, stmt, kind):
         pragma = self.tk.loops.get(stmt)

@@ -867,8 +867,13 @@ APPROX_CALL = "__hls_approx"
 APPROX_ATTR = "hls_unit"
 TEXT_ATTR = "hls_text"
 #: On an assignment ``var = counter`` made by :mod:`hls.frontend.flatten`: the loop's
-#: ``(start, stop, step)`` (expressions, an int), so the IR builder knows ``var``'s range.
+#: ``(start, stop, step, depth)`` (expressions, ints; depth 0 is the nest's outermost level), so
+#: the IR builder knows ``var``'s range and the levels around it.
 COUNTER_ATTR = "hls_counter"
+#: On an ``if`` made by :mod:`hls.frontend.flatten`: ``(depth, positions)``, its body runs only in the
+#: first (``"first"`` in ``positions``) or the last (``"last"``) iteration of the flattened loop of
+#: each iteration of the level at ``depth`` (``hls.analysis.values.ValueAnalysis.add_position``).
+POSITION_ATTR = "hls_position"
 #: A stream read in a typed body is ``x = STREAM_READ(s)`` (an ``ast.Call`` of this name on the
 #: stream parameter's ``ast.Name``), a write the statement ``STREAM_WRITE(o, value)``.
 STREAM_READ = "__hls_stream_read"

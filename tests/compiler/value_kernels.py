@@ -76,7 +76,8 @@ def even_from_even(C: hls.Array[signed(10), 64], m: unsigned(3), n: unsigned(3))
 @hls.kernel
 def accumulate_wide(C: hls.Array[signed(16), 16], A: hls.Array[signed(8), 64], n: unsigned(7)):
     # A run-time inner bound of 128 values, more states than the exact test follows (64): the
-    # dependence stays (conservative, and correct).
+    # nest's structure decides instead (C[i] is read in the first iteration of each i and
+    # written in its last).
     for i in range(4):
         s: signed(16) = C[i]
         for k in range(n):
