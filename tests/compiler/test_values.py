@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import value_kernels as kernels
 from benchmarks.kernels import load
+from hls.analysis import memdep
 from hls.analysis.memdep import independence_proofs, loop_dependences, memory_dependences
 from hls.analysis.values import Counter, Value, ValueAnalysis, entry_states, iterations
 from hls.compiler import compile_kernel, lower
@@ -381,3 +382,191 @@ def test_affine_distances_in_a_block_run_once():
     block = Block("b", [index, plus_one, value, store, load_same, load_next])
     deps = {(d.src.name, d.dst.name, d.distance) for d in memory_dependences(block)}
     assert deps == {("S", "L", 0)}            # a[x] and a[x + 1] never meet
+
+
+# -- beyond the exact test: the nest's structure (issue 20, Deliver 2) ----------------------
+
+def _array_deps(loop, array):
+    return {(d.src.kind, d.dst.kind, d.distance) for d in loop_dependences(loop) if d.src.attrs["array"] == array}
+
+
+def test_a_nest_s_levels_know_the_levels_around_them_and_where_their_code_runs():
+    compiled = lower(kernels.matmul_acc_16)
+    loop = _loop(compiled)
+    (load,) = [op for op in loop.body.ops if op.kind == "load" and op.attrs["array"] == "C"]
+    (store,) = [op for op in loop.body.ops if op.kind == "store"]
+    index = loop.values.value(load.operands[0], load.predicate)
+    i, j = (symbol for symbol, _ in index.terms)
+    assert (i.name, j.name, i.outer, j.outer) == ("i", "j", (), (i,))
+    assert loop.values.positions(load.predicate) == {j: {"first"}}
+    assert loop.values.positions(store.predicate) == {j: {"last"}}
+    (read_a,) = [op for op in loop.body.ops if op.kind == "load" and op.attrs["array"] == "A"]
+    ((k, positions),) = loop.values.positions(read_a.predicate).items()
+    assert (k.name, k.outer, positions) == ("k", (i, j), {"first", "last"})
+
+
+@pytest.mark.parametrize("name", ["matmul_acc_16", "matmul_acc_rows"])
+def test_nests_beyond_the_exact_test_reach_ii_one(name):
+    # 4,096 iterations, or a run-time row count of 128 values: the exact test does not apply, and
+    # C[i * 16 + j] (0 <= j <= 15) is read in the first iteration of each (i, j), written in its last.
+    kernel = getattr(kernels, name)
+    compiled = compile_kernel(kernel)
+    entry = _report_loop(compiled)
+    assert entry["flattened"] and entry["ii"] == entry["mii"] == 1
+    line = 142 if name == "matmul_acc_16" else 154
+    assert entry["independent"] == [
+        f"`C[i * 16 + j]`: distinct for distinct (i, j); the read on line {line} never touches an element after "
+        f"the write on line {line + 3} does (the read runs only in the first iteration of each (i, j), the write "
+        f"only in the last)"]
+    assert _array_deps(_loop(compiled.ir), "C") == {("load", "store", 0)}
+    a, b = _values(100, 256, -128, 127), _values(101, 256, -128, 127)
+    for rows in ((16,) if name == "matmul_acc_16" else (0, 1, 3)):
+        c = _values(102 + rows, 256 if rows == 16 else 128, -100000, 100000)
+        args = {"A": a[:len(c)], "B": b, "C": c} if rows == 16 else {"A": a[:128], "B": b, "C": c, "n": rows}
+        result = _check(kernel, args)
+        assert result.outputs["arrays"]["C"][:rows * 16] == [
+            c[i * 16 + j] + sum(a[i * 16 + k] * b[k * 16 + j] for k in range(16)) for i in range(rows) for j in range(16)]
+        # One iteration per cycle, beyond a constant fill.
+        assert result.cycles <= rows * 256 + 16
+
+
+@pytest.mark.parametrize("name", ["overlapping_rows", "touching_rows", "column_only"])
+def test_near_misses_keep_their_dependence(name):
+    # C[i * 8 + j] with j in range(16), C[i * 3 + j] with j in range(4), C[j] in a nest over i: not
+    # distinct for distinct (i, j), so the write -> read dependence stays, and the II with it.
+    kernel = getattr(kernels, name)
+    compiled = compile_kernel(kernel)
+    entry = _report_loop(compiled)
+    assert entry["ii"] == entry["mii"] == 2 and entry["independent"] == []
+    assert ("store", "load", 1) in _array_deps(_loop(compiled.ir), "C")
+    depth = {"overlapping_rows": 128, "touching_rows": 64, "column_only": 16}[name]
+    for n in (0, 1, 2, 5):
+        _check(kernel, {"A": _values(110 + n, 16, -128, 127), "C": _values(120 + n, depth, -1000, 1000), "n": n})
+
+
+def test_a_write_read_back_later_in_its_run_keeps_that_direction_only():
+    compiled = compile_kernel(kernels.write_then_read_rows)
+    assert _array_deps(_loop(compiled.ir), "C") == {("store", "load", 0)}
+    assert _report_loop(compiled)["ii"] == 1
+    for n in (0, 1, 4):
+        x = _values(130 + n, 64, -128, 127)
+        result = _check(kernels.write_then_read_rows, {"C": [0] * 64, "x": x, "y": [0] * 64, "n": n})
+        assert result.outputs["arrays"]["y"][:n * 4] == [value + 1 for value in x[:n * 4]]
+
+
+def test_a_perfect_nest_updating_in_place_orders_its_accesses_within_an_iteration():
+    compiled = compile_kernel(kernels.grid_update)
+    assert _array_deps(_loop(compiled.ir), "C") == {("load", "store", 0)}
+    assert _report_loop(compiled)["ii"] == 1
+    for n in (0, 3, 8):
+        _check(kernels.grid_update, {"C": _values(140 + n, 64, -2000, 2000), "A": _values(141, 8, -128, 127), "n": n})
+
+
+def test_a_nest_whose_control_depends_on_data_is_decided_by_its_structure():
+    compiled = compile_kernel(kernels.first_match_rows)
+    assert _array_deps(_loop(compiled.ir), "found") == {("load", "store", 0)}
+    entry = _report_loop(compiled)
+    assert entry["ii"] == entry["mii"] and "distinct for distinct (i, j)" in entry["independent"][0]
+    for key, n in ((3, 2), (0, 7), (15, 5)):
+        _check(kernels.first_match_rows, {"a": _values(150 + key, 64, 0, 15), "found": _values(151, 64, 0, 15),
+                                          "key": key, "n": n})
+
+
+_PLACED = '''
+import hls
+from amaranth import signed, unsigned
+
+
+@hls.kernel
+def nest(C: hls.Array[signed(12), 64], x: hls.Array[signed(8), 4], n: unsigned(2)) -> signed(12):
+    s: signed(12) = 0
+    for i in range({I}):
+        for j in range({J}):
+{pre}
+            for k in range({K}):
+                s = s + x[k]
+{body}
+{post}
+    return s
+'''
+
+_PLACES = ("pre", "body", "post")
+
+
+def _placed_kernel(tmp_path, I, J, K, read, write, write_first):
+    """A nest reading ``s = s + C[...]`` and writing ``C[...] = s`` before, in or after its inner
+    loop; each access is ``(place, (ci, cj, ck, c))`` (``ck`` only in the body)."""
+    def text(access, statement):
+        place, (ci, cj, ck, c) = access
+        index = f"{ci} * i + {cj} * j" + (f" + {ck} * k" if place == "body" else "") + f" + {c}"
+        return statement.format(index=index)
+    lines = {place: [] for place in _PLACES}
+    statements = [(read, "s = s + C[{index}]"), (write, "C[{index}] = s")]
+    for access, statement in (statements[::-1] if write_first else statements):
+        lines[access[0]].append(text(access, statement))
+    indent = {"pre": 12, "body": 16, "post": 12}
+    blocks = {place: "\n".join(" " * indent[place] + line for line in lines[place]) or " " * indent[place] + "pass"
+              for place in _PLACES}
+    path = tmp_path / "nest.py"
+    path.write_text(_PLACED.format(I=I, J=J, K=K, **blocks))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.nest
+
+
+def _placed_conflicts(I, J, K, read, write, write_first):
+    """``{(earlier kind, later kind): shortest distance}`` of the nest's iterations: the flattened
+    loop runs ``max(K, 1)`` iterations per (i, j), the code before the inner loop in the first,
+    the body in iteration k, the code after it in the last."""
+    events = {"load": [], "store": []}
+    t = 0
+    for i in range(I):
+        for j in range(J):
+            slots = max(K, 1)
+            for kind, (place, (ci, cj, ck, c)) in (("load", read), ("store", write)):
+                if place == "pre":
+                    events[kind].append((t, ci * i + cj * j + c))
+                elif place == "post":
+                    events[kind].append((t + slots - 1, ci * i + cj * j + c))
+                else:
+                    events[kind] += [(t + k, ci * i + cj * j + ck * k + c) for k in range(K)]
+            t += slots
+    order = {"load": (_PLACES.index(read[0]), write_first), "store": (_PLACES.index(write[0]), not write_first)}
+    first, second = sorted(events, key=order.get)
+    needed = {}
+    for a, b, least in ((first, second, 0), (second, first, 1)):
+        for at_a, address in events[a]:
+            for at_b, other in events[b]:
+                if address == other and at_b - at_a >= least:
+                    needed[(a, b)] = min(needed.get((a, b), at_b - at_a), at_b - at_a)
+    return needed
+
+
+_COEFFICIENTS = st.tuples(st.sampled_from([0, 1, 2, 3, 4, 4]), st.integers(0, 2), st.integers(0, 3), st.integers(0, 6))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.sampled_from(["0", "1", "2", "3", "n"]),
+       st.sampled_from(_PLACES), st.sampled_from(_PLACES), _COEFFICIENTS, _COEFFICIENTS,
+       st.sampled_from([True, True, True, False]), st.booleans())
+def test_the_nest_s_structure_covers_every_conflict_of_the_python_run(tmp_path_factory, I, J, K, read_place,
+                                                                      write_place, read_index, write_index, same,
+                                                                      write_first):
+    """With the exact test out of the way (it follows no iteration), every conflict of the nest's
+    own iterations is covered by a dependence at that distance or shorter, for a constant inner
+    trip count or every value of the run-time one (``n``, 0..3); the indices are often one form,
+    the case the nest's structure decides."""
+    read = (read_place, read_index)
+    write = (write_place, read_index if same else write_index)
+    kernel = _placed_kernel(tmp_path_factory.mktemp("placed"), I, J, K, read, write, write_first)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(memdep, "EXACT_LIMIT", 0)
+        found = {(d.src.kind, d.dst.kind): d.distance for d in loop_dependences(_loop(lower(kernel)))
+                 if d.src.attrs["array"] == "C"}
+    needed = {}
+    for trips in ([int(K)] if K != "n" else range(4)):
+        for pair, distance in _placed_conflicts(I, J, trips, read, write, write_first).items():
+            needed[pair] = min(needed.get(pair, distance), distance)
+    for pair, distance in needed.items():
+        assert pair in found and found[pair] <= distance, (pair, distance, found)

@@ -130,3 +130,103 @@ def constant_write_then_guarded_read(a: hls.Array[unsigned(12), 4], x: unsigned(
                 continue
             c = c + 1
     return c
+
+
+# -- beyond the exact test: the nest's structure decides (issue 20, Deliver 2) ----------------
+
+@hls.kernel
+def matmul_acc_16(A: hls.Array[signed(8), 256], B: hls.Array[signed(8), 256], C: hls.Array[signed(24), 256]):
+    # C += A x B, 16 x 16 by 16 x 16: 4,096 iterations, more than the exact test follows.
+    for i in range(16):
+        for j in range(16):
+            s: signed(24) = C[i * 16 + j]
+            for k in range(16):
+                s = s + A[i * 16 + k] * B[k * 16 + j]
+            C[i * 16 + j] = s
+
+
+@hls.kernel
+def matmul_acc_rows(A: hls.Array[signed(8), 128], B: hls.Array[signed(8), 256], C: hls.Array[signed(24), 128],
+                    n: unsigned(7)):
+    # The same with a run-time row count of 128 values (the arrays hold the 8 rows the tests run).
+    for i in range(n):
+        for j in range(16):
+            s: signed(24) = C[i * 16 + j]
+            for k in range(16):
+                s = s + A[i * 16 + k] * B[k * 16 + j]
+            C[i * 16 + j] = s
+
+
+@hls.kernel
+def overlapping_rows(A: hls.Array[signed(8), 16], C: hls.Array[signed(16), 128], n: unsigned(7)):
+    # A near miss: C[i * 8 + j] with j in range(16) is not distinct for distinct (i, j) (row i's
+    # second half is row i + 1's first), so the dependence stays and the II with it.
+    for i in range(n):
+        for j in range(16):
+            s: signed(16) = C[i * 8 + j]
+            for k in range(2):
+                s = s + A[j] * k + 1
+            C[i * 8 + j] = s
+
+
+@hls.kernel
+def touching_rows(A: hls.Array[signed(8), 16], C: hls.Array[signed(16), 64], n: unsigned(7)):
+    # Row i's last element is row i + 1's first (C[i * 3 + j], j in range(4)): it is read one
+    # iteration after it is written, which only the kept dependence orders.
+    for i in range(n):
+        for j in range(4):
+            s: signed(16) = C[i * 3 + j]
+            for k in range(3):
+                s = s + A[j * 4 + k]
+            C[i * 3 + j] = s
+
+
+@hls.kernel
+def column_only(A: hls.Array[signed(8), 16], C: hls.Array[signed(16), 16], n: unsigned(7)):
+    # C[j] is distinct for distinct j only: every row reads what the row before wrote, two
+    # iterations earlier.
+    for i in range(n):
+        for j in range(2):
+            s: signed(16) = C[j]
+            for k in range(1):
+                s = s + A[j * 4 + k] + i
+            C[j] = s
+
+
+@hls.kernel
+def first_match_rows(a: hls.Array[unsigned(4), 64], found: hls.Array[unsigned(4), 64], key: unsigned(4),
+                     n: unsigned(3)):
+    # Control that depends on data (a break per (i, j) run): no exact test. found[i * 8 + j] is
+    # read before the inner loop and written after it.
+    for i in range(n):
+        for j in range(8):
+            f: unsigned(4) = found[i * 8 + j]
+            for k in range(4):
+                if a[(j * 4 + k) & 63] == key:
+                    f = f + 1
+                    break
+            found[i * 8 + j] = f
+
+
+@hls.kernel
+def write_then_read_rows(C: hls.Array[signed(10), 64], x: hls.Array[signed(8), 64], y: hls.Array[signed(10), 64],
+                         n: unsigned(7)):
+    # write_then_read with a run-time row count: the write on the first iteration of each (i, j),
+    # the read of its element on the last, one iteration later; only the read -> write direction
+    # can be dropped.
+    for i in range(n):
+        for j in range(4):
+            C[i * 4 + j] = x[i * 4 + j]
+            s: signed(10) = 0
+            for k in range(2):
+                s = s + k
+            y[i * 4 + j] = C[i * 4 + j] + s
+
+
+@hls.kernel
+def grid_update(C: hls.Array[signed(12), 64], A: hls.Array[signed(8), 8], n: unsigned(7)):
+    # A perfect nest updating its element in place: each (i, j) is one iteration, so the write
+    # never precedes a read of its element in a later one.
+    for i in range(n):
+        for j in range(8):
+            C[i * 8 + j] = C[i * 8 + j] + A[j]
