@@ -16,7 +16,12 @@ Three parts, each usable alone:
   loops (full, and partial with a remainder), ``hls.pipeline`` over constant
   inner loops (which the front end unrolls), partitioned array parameters
   (cyclic, block, complete) and ``hls.local`` arrays (plain and partitioned)
-  used as window registers and line buffers. For issue 22 some kernels take an input stream
+  used as window registers and line buffers. For issue 20 some kernels hold a
+  *grid nest* whose array ``g`` is indexed by several counters (``g[i * W + j]``):
+  read before an inner loop and written after it or the reverse, or updated in
+  place, with rows that are distinct or overlap, a run-time outer bound of 128
+  values and an inner ``break`` on data, so that the memory dependences the
+  compiler drops from the nest's structure are checked in hardware. For issue 22 some kernels take an input stream
   ``sin`` and an output stream ``sout`` (``hls.Stream``), read (``v = sin.read()``) and
   written (``sout.write(e)``) anywhere a statement may stand: under conditions, in
   pipelined, unrolled and flattened loops; :func:`check` runs them under random
@@ -82,7 +87,7 @@ FEATURES = frozenset({
     "if", "elif", "for", "runtime_bound", "nested_loops", "while", "break", "continue",
     "arrays", "dynamic_index", "mul", "divmod", "shift", "compare", "boolean", "ternary",
     "minmax", "abs", "unary", "tuple_return", "augassign", "pragmas", "chained_compare",
-    "resources", "approx", "nests", "unroll", "partition", "local", "streams", "chains",
+    "resources", "approx", "nests", "unroll", "partition", "local", "streams", "chains", "grids",
 })
 
 #: Approximate units the generator draws, per kind: (unit, parameters) that every operand
@@ -108,6 +113,23 @@ PIPELINE_NEST_CHANCE = 0.3
 #: How often a nest's accumulator starts from an element read before the inner loop and is
 #: written back to it after (``C[i][j] += ...``, issue 20).
 READ_BACK_CHANCE = 0.3
+#: How often a kernel holds a *grid nest* (:meth:`_Generator.statement_grid`): a nest over ``i``
+#: and ``j`` whose array ``g`` is indexed by both counters (``g[i * W + j]``), read before an
+#: inner loop and written after it, or the reverse, or updated in place (issue 20). Drawn apart
+#: from the program's own draws, as streams are.
+GRID_CHANCE = 0.3
+#: How often a grid's row stride ``W`` is below its row length, so that ``i * W + j`` is not
+#: distinct for distinct ``(i, j)`` and the dependence must stay.
+GRID_NEAR_MISS_CHANCE = 0.35
+#: How often a grid's outer bound is the run-time ``m: unsigned(7)`` (128 values, more than the
+#: exact dependence test follows), and how often its inner loop has a data-dependent ``break``
+#: (control that depends on data: no exact test either).
+GRID_WIDE_BOUND_CHANCE = 0.4
+GRID_BREAK_CHANCE = 0.4
+#: How often a grid's body holds one more random statement. Grids stay lean otherwise (their
+#: updates are one operator deep), so that their II stays low enough for rows that meet to
+#: meet within the pipeline.
+GRID_STATEMENT_CHANCE = 0.3
 #: How often an array parameter is partitioned (``hls.Array[shape, depth, hls.partition(...)]``).
 PARTITION_CHANCE = 0.35
 #: How often a kernel declares local arrays (``hls.local``), and how often each is partitioned.
@@ -241,7 +263,8 @@ class Program:
         program says what is left): ``"nest"`` (a ``for`` directly in a ``for``), ``"inner
         break"`` (a ``break`` in such an inner loop), ``"unroll"``, ``"partial unroll"``
         (``factor=``), ``"pipelined nest"`` (``hls.pipeline`` on a loop holding a ``for``),
-        ``"partition"`` (a partitioned parameter), ``"local"`` and ``"partitioned local"``; and
+        ``"partition"`` (a partitioned parameter), ``"local"`` and ``"partitioned local"``,
+        ``"multi-counter index"`` (an index in two or more loop counters, not masked: issue 20); and
         for issue 22 ``"stream"`` (a kernel with stream ports), ``"stream read under if"``,
         ``"stream write under if"``, ``"stream in pipelined loop"``, ``"stream in nest"`` and,
         for a dataflow chain, ``"chain"`` and ``"K-stage chain"``, over every kernel of it."""
@@ -309,7 +332,13 @@ def _is_hls_call(node: ast.AST, name: str) -> bool:
 
 def _constructs(function: ast.FunctionDef) -> frozenset[str]:
     found = set()
+    counters = {node.target.id for node in ast.walk(function) if isinstance(node, ast.For)
+                and isinstance(node.target, ast.Name)}
     for node in ast.walk(function):
+        if isinstance(node, ast.Subscript) and not any(isinstance(part, ast.BitAnd) for part in ast.walk(node.slice)):
+            # An index affine in several loop counters (not masked into range): `g[i * 4 + j]`.
+            if len({part.id for part in ast.walk(node.slice) if isinstance(part, ast.Name)} & counters) >= 2:
+                found.add("multi-counter index")
         if isinstance(node, ast.For):
             pragma = _pragma(node)
             if pragma == "unroll":
@@ -400,10 +429,21 @@ class _Generator:
         #: Which streams the body uses, and at most how many tokens it reads.
         self.streams_used: set[str] = set()
         self.most_reads = 0
+        #: The kernel holds a grid nest (statement_grid).
+        self.grid = False
 
     # -- helpers
     def has(self, feature: str) -> bool:
         return feature in self.features
+
+    @contextlib.contextmanager
+    def drawing_from(self, rng: random.Random):
+        """Every draw made inside comes from ``rng`` instead of the program's generator."""
+        saved, self.rng = self.rng, rng
+        try:
+            yield
+        finally:
+            self.rng = saved
 
     def shape(self, max_width: int | None = None) -> _Shape:
         max_width = max_width or self.config.max_width
@@ -455,6 +495,12 @@ class _Generator:
             self.streams = {name: _Shape(streams.random() < 0.5, streams.randint(2, 12)) for name in ("sin", "sout")}
 
         body = [self.statement(_Scope(), 0) for _ in range(rng.randint(*self.config.statements))]
+        grids = random.Random(f"axhls-fuzz-grids:{self.name}") if self.has("grids") and self.has("nests") else None
+        if grids is not None and grids.random() < GRID_CHANCE:
+            # Its own generator, as for streams: a program not drawn for a grid is the one it was
+            # before grids existed.
+            with self.drawing_from(grids):
+                body.insert(grids.randint(0, len(body)), self.statement_grid())
         if self.streams and self.config.streams_forced:
             # Every program of a streams-only run reads and writes: where the body did not,
             # a top-level read or write goes in at a place the streams' generator draws.
@@ -532,6 +578,9 @@ class _Generator:
         if not self.has("approx") or self.rng.random() >= APPROX_KERNEL_CHANCE:
             return {}
         kinds = self.rng.sample(sorted(APPROX_UNITS), self.rng.randint(1, 3))
+        if self.grid:
+            # A grid's index `i * W + j` is not masked into range: it must stay exact.
+            kinds = [kind for kind in kinds if kind not in ("add", "mul")]
         return {kind: self.rng.choice(APPROX_UNITS[kind]) for kind in sorted(kinds)}
 
     def approx_call(self, scope: _Scope) -> str:
@@ -826,6 +875,96 @@ class _Generator:
             iterable = f"hls.sequential({iterable})"
         body_text = textwrap.indent("\n".join(before + [inner_text] + after), "    ")
         return _parse_statement(f"for {outer_var} in {iterable}:\n{body_text}")
+
+    def statement_grid(self) -> ast.stmt:
+        """A nest over ``i`` and ``j`` whose own array ``g`` (a new parameter) is indexed by both
+        counters, ``g[i * W + j]`` (or ``j + W * i``, ``i * W + j + c``), in the shapes whose
+        memory dependences issue 20 proves from the nest's structure:
+
+        * ``around``: ``acc = g[...]`` before an inner ``k`` loop, ``g[...] = acc`` after it
+          (``C[i][j] += sum_k ...``); ``reversed``: written before, read back after;
+        * ``in place``: ``g[...] = g[...] + e`` in the body of a two-level nest, and ``cube``:
+          ``g[(i * J + j) * K + k]`` updated in the innermost body of three levels.
+
+        ``W`` is at least the row length ``J`` (distinct for distinct ``(i, j)``), or, for
+        :data:`GRID_NEAR_MISS_CHANCE` of them, below it (rows overlap: the dependence is real).
+        The outer bound is a constant, ``n``, or ``m: unsigned(7)`` (a new parameter, small at
+        run time), and the inner loop may ``break`` on data, so that the exact test often does
+        not apply. Every index stays in ``g``'s range for the run's arguments."""
+        rng = self.rng
+        self.grid = True
+        rows, columns, inner = (next(self.loop_names) for _ in range(3))
+        shape = rng.choice(["around", "around", "reversed", "in place", "cube"])
+        wide = rng.random() < GRID_WIDE_BOUND_CHANCE
+        if wide:
+            self.scalars["m"] = _Shape(False, 7)
+            most_rows = rng.randint(2, 4)
+            # Mostly every row, so that the rows meet where they may; sometimes none or a few.
+            self.args["m"] = rng.choice([most_rows, most_rows, 0, rng.randint(1, most_rows)])
+            rows_text = "m"
+            # Seven bits wide whatever its bound: no shift amount (`x << i` widens by 2 ** 7 - 1 bits).
+            self.wide_loop_vars.add(rows)
+        elif "n" in self.scalars and rng.random() < 0.3:
+            most_rows, rows_text = 8, "n"
+        else:
+            most_rows = rng.randint(1, 4)
+            rows_text = str(most_rows)
+        length = rng.randint(1, 4)
+        trips = 1 if shape == "in place" else rng.randint(0, 3)
+        if shape == "cube":
+            # One element per (i, j, k): strides of the flattened three-level array.
+            trips = max(trips, 1)
+            stride = length * trips
+            index = f"{rows} * {stride} + {columns} * {trips} + {inner}"
+            largest = (most_rows - 1) * stride + (length - 1) * trips + trips - 1
+        else:
+            stride = length + rng.choice([0, 0, 1, 2])
+            if length >= 2 and rng.random() < GRID_NEAR_MISS_CHANCE:
+                # Mostly touching rows (row i's last element is row i + 1's first): the element is
+                # read again one iteration after it is written, whatever the inner trip count.
+                stride = length - 1 if rng.random() < 0.6 else rng.randint(1, length - 1)
+            offset = rng.choice([0, 0, 0, 1, 3])
+            index = rng.choice([f"{rows} * {stride} + {columns}", f"{columns} + {stride} * {rows}"])
+            index += f" + {offset}" if offset else ""
+            largest = (most_rows - 1) * stride + length - 1 + offset
+        depth = 4
+        while depth <= largest:
+            depth *= 2
+        array = _Array("g", self.shape(12), depth)
+        self.arrays.append(array)
+        self.args["g"] = [self.value_of(array.shape) for _ in range(depth)]
+        accumulator = rng.choice(sorted(self.locals))
+        outer = _Scope([(rows, most_rows)], 1, most_rows, True)
+        middle = _Scope(outer.loop_vars + [(columns, length)], 2, most_rows * length, True)
+        element = f"g[{index}]"
+        if shape == "in place":
+            body = [f"{element} = {element} + {self.expr(middle, 2)}"]
+            if rng.random() < GRID_STATEMENT_CHANCE:
+                body.insert(rng.randint(0, 1), ast.unparse(self.statement(middle, 3)))
+            text = "\n".join(body)
+        else:
+            if shape != "cube" and "n" in self.scalars and rng.random() < 0.2:
+                trips, trips_text = 8, "n"
+            else:
+                trips_text = str(trips)
+            innermost = _Scope(middle.loop_vars + [(inner, max(trips, 1))], 3, middle.trips * max(trips, 1), True)
+            steps = [f"{accumulator} = {accumulator} + {self.expr(innermost, 2)}"]
+            if shape == "cube":
+                steps = [f"{element} = {element} + {self.expr(innermost, 2)}"]
+            if rng.random() < GRID_STATEMENT_CHANCE:
+                steps.insert(rng.randint(0, len(steps)), ast.unparse(self.statement(innermost, 3)))
+            if self.has("break") and rng.random() < GRID_BREAK_CHANCE:
+                steps.insert(rng.randint(0, len(steps)), f"if {self.condition(innermost)}:\n    break")
+            loop = f"for {inner} in range({trips_text}):\n" + textwrap.indent("\n".join(steps), "    ")
+            if shape == "around":
+                text = "\n".join([f"{accumulator} = {element}", loop, f"{element} = {accumulator}"])
+            elif shape == "reversed":
+                text = "\n".join([f"{element} = {self.fitting(self.expr(middle, 1), array.shape)}", loop,
+                                  f"{accumulator} = {accumulator} + {element}"])
+            else:
+                text = loop
+        nest = f"for {columns} in range({length}):\n" + textwrap.indent(text, "    ")
+        return _parse_statement(f"for {rows} in range({rows_text}):\n" + textwrap.indent(nest, "    "))
 
     def nest_edge(self, scope: _Scope, depth: int) -> list[ast.stmt]:
         """Straight-line statements before or after an inner loop (none half of the time)."""

@@ -1,7 +1,9 @@
 """The fuzzer's generator, golden runs and shrinker (the hardware side is in test_fuzz_differential.py)."""
 
 import ast
+import collections
 import copy
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -347,3 +349,58 @@ def test_a_chain_runs_under_stalls_and_its_regression_file_replays_them(tmp_path
     namespace = {}
     exec(compile(text, str(path), "exec"), namespace)
     namespace[f"test_{program.name}"]()        # the chain, its stages and the test: it passes
+
+
+def _grid(program):
+    """The grid nest's outer loop (the one over ``g``'s rows), or None."""
+    for node in ast.walk(ast.parse(program.source)):
+        if isinstance(node, ast.For) and any(isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name)
+                                             and inner.value.id == "g" for inner in ast.walk(node)):
+            return node
+    return None
+
+
+def test_programs_hold_grid_nests_indexed_by_several_counters():
+    """Over 200 programs: nests whose array ``g`` is indexed by two or three counters (issue 20),
+    read before the inner loop and written after it (and the reverse), updated in place, with a
+    row stride below the row length (not distinct for distinct (i, j)), a run-time outer bound
+    of 128 values and an inner break, each at least a few times; their indices are exact (no
+    kernel-wide approximate adder or multiplier)."""
+    seen = collections.Counter()
+    for index in range(200):
+        program = fuzz.generate(6, index)
+        grid = _grid(program)
+        assert (grid is not None) == ("multi-counter index" in program.constructs), program.source
+        if grid is None:
+            continue
+        seen["grid"] += 1
+        rows, columns = grid.target.id, grid.body[0].target.id
+        # (Statements drawn into the nest may index g too, masked into range.)
+        index = next(ast.unparse(node.slice) for node in ast.walk(grid) if isinstance(node, ast.Subscript)
+                     and ast.unparse(node.value) == "g" and "&" not in ast.unparse(node.slice))
+        stride = int(next(group for group in re.search(rf"{rows} \* (\d+)|(\d+) \* {rows}", index).groups()
+                          if group))
+        length = grid.body[0].iter.args[0].value
+        inner = [node for node in grid.body[0].body if isinstance(node, ast.For)]
+        if inner and ast.unparse(inner[0].target) in index:
+            seen["three counters"] += 1
+        elif inner:
+            first = ast.unparse(grid.body[0].body[0])
+            seen["read before, written after" if "= g[" in first else "written before, read after"] += 1
+        else:
+            seen["in place"] += 1
+        seen["rows overlap"] += stride < length and not (inner and ast.unparse(inner[0].target) in index)
+        seen["128-value outer bound"] += ast.unparse(grid.iter) == "range(m)"
+        seen["inner break"] += any(isinstance(node, ast.Break) for node in ast.walk(grid))
+        decorator = fuzz._kernel_def(ast.parse(program.source), program.name).decorator_list[0]
+        approx = [keyword.value for keyword in getattr(decorator, "keywords", []) if keyword.arg == "approx"]
+        assert not approx or not {"add", "mul"} & set(ast.literal_eval(approx[0])), program.source
+    required = ("grid", "three counters", "read before, written after", "written before, read after", "in place",
+                "rows overlap", "128-value outer bound", "inner break")
+    assert all(seen[name] >= 3 for name in required), seen
+
+
+def test_grid_nests_can_be_left_out():
+    config = fuzz.FuzzConfig(features=fuzz.FEATURES - {"grids"})
+    for index in range(60):
+        assert "multi-counter index" not in fuzz.generate(6, index, config).constructs
