@@ -943,7 +943,7 @@ class _Generator:
                 body.insert(rng.randint(0, 1), ast.unparse(self.statement(middle, 3)))
             text = "\n".join(body)
         else:
-            if shape != "cube" and "n" in self.scalars and rng.random() < 0.2:
+            if shape != "cube" and rows_text != "n" and "n" in self.scalars and rng.random() < 0.2:
                 trips, trips_text = 8, "n"
             else:
                 trips_text = str(trips)
