@@ -45,6 +45,13 @@ For a two-level nest::
 * deeper nests flatten level by level: the flattened inner nest is the inner
   loop of the next level out.
 
+Each level's ``var = counter`` carries the loop's bounds and its depth in the
+nest (``COUNTER_ATTR``), and its ``if first:`` before the inner loop, its ``if
+first:`` after it and the ``if has:`` around the innermost body carry the level
+and the iterations of the level's iteration they run in (``POSITION_ATTR``:
+the first, the last, or both), which the memory dependence analysis reads to
+order the accesses of one ``(i, j)`` (:mod:`hls.analysis.memdep`).
+
 The rewrite keeps Python's meaning exactly, loop variables' values after the
 loop included (each is assigned from its counter only in iterations that run),
 and every generated node carries the line of the loop it comes from, so a
