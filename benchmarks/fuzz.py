@@ -10,7 +10,7 @@ simulation compares with must equal the Python run (``compiled_mismatch`` failur
 ``sim.fuzz.compiled_difference``); a line counts the operations held to a
 bound and those whose unit has none known. Before the summary, a line counts the programs that
 hold each loop-nest and array construct (``Program.constructs``: nests, inner
-breaks, unrolls, partitioned and local arrays). The last line is ``N passed, M
+breaks, unrolls, partitioned and local arrays, indices in several loop counters). The last line is ``N passed, M
 failed``; the exit status is 1 if anything failed.
 
 ``--streams-only`` generates only stream programs (``sim.fuzz.FuzzConfig.streams_only``):
