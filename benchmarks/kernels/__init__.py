@@ -16,12 +16,14 @@ _DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 #: In the order of the issues: issue 4's kernels, then issue 5's, then issue 11's flattened nests and
 #: its nest whose inner runs overlap (row_scan), then issue 20's nests: imperfect nests that read an
-#: element before the inner loop and write it after, an inner break, and row bounds read into variables.
+#: element before the inner loop and write it after, an inner break, row bounds read into variables,
+#: and the first of these over a run-time row count, beyond the exact dependence test.
 KERNEL_NAMES = (
     "vsum", "dot16", "gsumif", "if_loop", "stream_proc", "conv3x3", "matvec", "fir", "argmax",
     "find_first_while", "find_first_break", "histogram", "weighted_histogram", "prefix_sum",
     "insertion_sort", "csr_spmv", "bipartite_matching", "list_walk", "collatz",
     "matmul", "trmv", "conv3x3_linebuf", "row_scan", "matmul_acc", "row_update", "row_first_match", "csr_rows",
+    "matmul_acc_rows",
 )
 
 

@@ -154,6 +154,13 @@ def _matmul_acc(a, b, c):
     return None, {"c": _wrapped(np.array(c, dtype=np.int64) + product.reshape(-1), 24)}
 
 
+def _matmul_acc_rows(a, b, c, n):
+    product = np.array(a, dtype=np.int64).reshape(16, 16) @ np.array(b, dtype=np.int64).reshape(16, 16)
+    c = np.array(c, dtype=np.int64)
+    c[:n * 16] += product.reshape(-1)[:n * 16]
+    return None, {"c": _wrapped(c, 24)}
+
+
 def _row_update(w, x, y):
     product = np.array(w, dtype=np.int64).reshape(16, 8) @ np.array(x, dtype=np.int64)
     return None, {"y": _wrapped(np.array(y, dtype=np.int64) + product, 20)}
@@ -185,7 +192,7 @@ REFERENCES = {
     "bipartite_matching": _bipartite_matching, "list_walk": _list_walk, "collatz": _collatz,
     "matmul": _matmul, "trmv": _trmv, "conv3x3_linebuf": _conv3x3_linebuf, "row_scan": _row_scan,
     "matmul_acc": _matmul_acc, "row_update": _row_update,
-    "row_first_match": _row_first_match, "csr_rows": _csr_rows,
+    "row_first_match": _row_first_match, "csr_rows": _csr_rows, "matmul_acc_rows": _matmul_acc_rows,
 }
 
 
