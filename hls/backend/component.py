@@ -690,9 +690,23 @@ class _Generator:
         m.d.comb += self.stall.eq(_any(blocked))
 
 
-#: Operations the datapath places by kind (never recomputed at another cycle).
-_PLACED_KINDS = frozenset({"const", "live_in", "carry", "exit", "forward", "induction", "commit", "load",
-                           "stream_read", "stream_write", "store"})
+def _placement_of(entry) -> str:
+    """The back end's builder of ``entry``'s operations (``_Datapath._place_<name>``): the entry's
+    :attr:`~hls.ir.ops.Operator.placement`, or ``"logic"`` for an operator built from its lowering
+    or unit.
+
+    Raises
+    ------
+    TypeError
+        For an entry with neither (an internal error: the table is incomplete)."""
+    if entry.placement is not None:
+        return entry.placement
+    if entry.lowering is None and entry.unit is None:
+        raise TypeError(f"IR kind {entry.kind!r} has neither a placement nor a lowering in the operator "
+                        f"table: the back end cannot build it")
+    return "logic"
+
+
 #: How many operations deep a recomputation reaches back through cheap logic.
 _RECOMPUTE_DEPTH = 3
 
@@ -869,9 +883,9 @@ class _Datapath:
         """Whether ``op`` is combinational logic of its operands alone, recomputable anywhere."""
         if op.kind == "wrap":
             return True
-        if op.kind in _PLACED_KINDS:
-            return False
         entry = operator_of(op.kind)
+        if entry.placement is not None:
+            return False        # built by the back end itself: never recomputed at another cycle
         if entry.has_unit:
             return False
         optype = self.g.compiled.schedule_of(self.block).problem.problem.operator_type_of(op.name)
@@ -953,121 +967,145 @@ class _Datapath:
         return self.tap(op, cycle)
 
     def place(self, op, prefix):
-        m = self.m
-        kind = op.kind
-        if kind == "const":
-            return
+        """Build ``op`` at its scheduled cycle with the builder its table entry names: its
+        :attr:`~hls.ir.ops.Operator.placement` (``_place_<placement>``), or, for an entry with none,
+        its lowering or unit (:meth:`_place_logic`)."""
+        name = _placement_of(operator_of(op.kind))
+        builder = getattr(self, f"_place_{name}", None)
+        if builder is None:
+            raise TypeError(f"IR kind {op.kind!r}: the operator table names placement {name!r}, which the "
+                            f"back end does not have (known: {', '.join(sorted(PLACEMENTS))})")
         t = self.start(op)
-        valid = self.valid[t]
-        if kind == "live_in":
-            var = op.attrs["var"]
-            if var in self.carry_registers:
-                # The carry register is loaded from the variable when the loop starts (a cycle
-                # before the first iteration).  When the previous iteration makes the value in
-                # this very cycle, it is bypassed.
-                value = self.carry_reads[var]
-                carry = self.carries[var]
-                written = self.start(carry)
-                # Iteration k + 1 reads at its cycle c what iteration k wrote at its cycle `written`
-                # (the write is seen from written - II + 1 on) until it writes the register itself.
-                if self.holds:
-                    self.held[op] = (max(t + 1, written - self.schedule.ii + 1), written, value)
-                if self.start(carry) == t + self.schedule.ii:
-                    self.bypasses.append((op, t, carry))
-                    bypassed = Signal(op.shape, name=f"{op.name}_bypass")
-                    self.born[op] = (t, bypassed)
-                    self.pending_bypass_values[op] = (bypassed, value)
-                else:
-                    self.born[op] = (t, value)
+        builder(op, t, self.valid[t])
+
+    # -- the builders of the structural kinds (Operator.placement) ---------------------------
+
+    def _place_const(self, op, t, valid):
+        """Nothing: every use of a constant is the constant itself (:meth:`tap`)."""
+
+    def _place_live_in(self, op, t, valid):
+        var = op.attrs["var"]
+        if var in self.carry_registers:
+            # The carry register is loaded from the variable when the loop starts (a cycle
+            # before the first iteration).  When the previous iteration makes the value in
+            # this very cycle, it is bypassed.
+            value = self.carry_reads[var]
+            carry = self.carries[var]
+            written = self.start(carry)
+            # Iteration k + 1 reads at its cycle c what iteration k wrote at its cycle `written`
+            # (the write is seen from written - II + 1 on) until it writes the register itself.
+            if self.holds:
+                self.held[op] = (max(t + 1, written - self.schedule.ii + 1), written, value)
+            if self.start(carry) == t + self.schedule.ii:
+                self.bypasses.append((op, t, carry))
+                bypassed = Signal(op.shape, name=f"{op.name}_bypass")
+                self.born[op] = (t, bypassed)
+                self.pending_bypass_values[op] = (bypassed, value)
             else:
-                self.born[op] = (t, self.g.reads[var])
-                if var in self.invariant:
-                    self.everywhere.add(op)
-        elif kind == "carry":
-            value = self.tap(op.operands[0], t)     # outside the If: a delay line must shift every cycle
-            with m.If(valid):
-                m.d.sync += self.carry_registers[op.attrs["var"]].eq(value)
-        elif kind == "exit":
-            fire = Signal(name=f"{op.name}_fire")
-            m.d.comb += fire.eq(valid & self.tap(op.operands[0], t))
-            self.exit_fires.append((t, fire))
-        elif kind == "forward":
-            # Its stores come later in program order: wire it once every value exists.
-            result = Signal(op.shape, name=op.name)
-            self.born[op] = (t, result)
-            self.pending_forwards.append((op, t, result))
-        elif kind == "induction":
-            self.born[op] = (0, self.induction)
-        elif kind == "wrap":
-            out = Signal(op.shape, name=op.name)
-            m.d.comb += out.eq(self.tap(op.operands[0], t))
-            self.born[op] = (t, out)
-        elif kind == "commit":
-            if op in self.mirrored:
-                return
-            enable = valid if op.predicate is None else valid & self.tap(op.predicate, t)
-            value = self.tap(op.operands[0], t)     # outside the If: a delay line must shift every cycle
-            with m.If(enable):
-                m.d.sync += self.g.registers[op.attrs["var"]].eq(value)
-        elif kind == "load":
-            array, bank = op.attrs["array"], op.attrs.get("bank")
-            if array in self.g.register_banks:
-                # A register: no latency, and no port to request, so its predicate is not
-                # needed (the scheduler does not wait for it: the read may start before it).
-                self.born[op] = (t, self.g.register_banks[array][bank])
-                return
-            # A speculated read requests the port whatever its predicate (it was not scheduled after it).
-            guard = self.g.compiled.schedule_of(self.block).problem.guard(op)
-            active = valid if guard is None else valid & self.tap(guard, t)
-            if op.attrs.get("first_iteration_only"):
-                active = active & ~self.valid[t + self.schedule.ii]   # no previous iteration in flight
-            port = self.g.read_ports[(array, bank)]
-            port.requests.append((active, self.g.bank_address(array, self.tap(op.operands[0], t)), None))
-            self.born[op] = (t + 1, port.data)
-        elif kind == "stream_read":
-            active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
-            self.g.stream_requests[op.attrs["stream"]].append((active, None))
-            self.born[op] = (t, getattr(self.g.c, op.attrs["stream"]).payload)
-        elif kind == "stream_write":
-            active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
-            self.g.stream_requests[op.attrs["stream"]].append((active, self.tap(op.operands[0], t)))
-        elif kind == "store":
-            active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
-            array, bank = op.attrs["array"], op.attrs.get("bank")
-            data = self.tap(op.operands[1], t)
-            if array in self.g.register_banks:
-                with m.If(active):
-                    m.d.sync += self.g.register_banks[array][bank].eq(data)
-                return
-            self.g.write_ports[(array, bank)].requests.append(
-                (active, self.g.bank_address(array, self.tap(op.operands[0], t)), data))
+                self.born[op] = (t, value)
         else:
-            entry = operator_of(kind)
-            operands = _operand_values(entry, op, lambda operand: self.tap(operand, t))
-            out = Signal(op.shape, name=op.name)
-            problem = self.g.compiled.schedule_of(self.block).problem.problem
-            optype = problem.operator_type_of(op.name)
-            if optype.limit is not None:
-                self.shared.setdefault(optype.name, []).append((op, operands, out))
-                if entry.has_unit and optype.latency >= 1:
-                    # A pipelined unit shared by its users (see share()): the result
-                    # appears `latency` cycles after the start.
-                    self.born[op] = (t + optype.latency, out)
-                    return
-            else:
-                # Slower than a cycle: the entry's registered stages, where it has them for these operands.
-                staged = None
-                if optype.latency >= 1 or entry.unit is not None:
-                    staged = entry.lower_pipelined(
-                        Lowering(m, op.name, op.shape, optype.latency, lambda stage: self.valid[t + stage],
-                                 op.attrs, target=self.g.compiled.target),
-                        operands)
-                if staged is not None:
-                    cycles, value = staged
-                    self.born[op] = (t + cycles, value)
-                    return
-                m.d.comb += out.eq(entry.lower(*operands))
-            self.born[op] = (t, out)
+            self.born[op] = (t, self.g.reads[var])
+            if var in self.invariant:
+                self.everywhere.add(op)
+
+    def _place_carry(self, op, t, valid):
+        value = self.tap(op.operands[0], t)     # outside the If: a delay line must shift every cycle
+        with self.m.If(valid):
+            self.m.d.sync += self.carry_registers[op.attrs["var"]].eq(value)
+
+    def _place_exit(self, op, t, valid):
+        fire = Signal(name=f"{op.name}_fire")
+        self.m.d.comb += fire.eq(valid & self.tap(op.operands[0], t))
+        self.exit_fires.append((t, fire))
+
+    def _place_forward(self, op, t, valid):
+        # Its stores come later in program order: wire it once every value exists.
+        result = Signal(op.shape, name=op.name)
+        self.born[op] = (t, result)
+        self.pending_forwards.append((op, t, result))
+
+    def _place_induction(self, op, t, valid):
+        self.born[op] = (0, self.induction)
+
+    def _place_wrap(self, op, t, valid):
+        out = Signal(op.shape, name=op.name)
+        self.m.d.comb += out.eq(self.tap(op.operands[0], t))
+        self.born[op] = (t, out)
+
+    def _place_commit(self, op, t, valid):
+        if op in self.mirrored:
+            return
+        enable = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+        value = self.tap(op.operands[0], t)     # outside the If: a delay line must shift every cycle
+        with self.m.If(enable):
+            self.m.d.sync += self.g.registers[op.attrs["var"]].eq(value)
+
+    def _place_load(self, op, t, valid):
+        array, bank = op.attrs["array"], op.attrs.get("bank")
+        if array in self.g.register_banks:
+            # A register: no latency, and no port to request, so its predicate is not
+            # needed (the scheduler does not wait for it: the read may start before it).
+            self.born[op] = (t, self.g.register_banks[array][bank])
+            return
+        # A speculated read requests the port whatever its predicate (it was not scheduled after it).
+        guard = self.g.compiled.schedule_of(self.block).problem.guard(op)
+        active = valid if guard is None else valid & self.tap(guard, t)
+        if op.attrs.get("first_iteration_only"):
+            active = active & ~self.valid[t + self.schedule.ii]   # no previous iteration in flight
+        port = self.g.read_ports[(array, bank)]
+        port.requests.append((active, self.g.bank_address(array, self.tap(op.operands[0], t)), None))
+        self.born[op] = (t + 1, port.data)
+
+    def _place_stream_read(self, op, t, valid):
+        active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+        self.g.stream_requests[op.attrs["stream"]].append((active, None))
+        self.born[op] = (t, getattr(self.g.c, op.attrs["stream"]).payload)
+
+    def _place_stream_write(self, op, t, valid):
+        active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+        self.g.stream_requests[op.attrs["stream"]].append((active, self.tap(op.operands[0], t)))
+
+    def _place_store(self, op, t, valid):
+        active = valid if op.predicate is None else valid & self.tap(op.predicate, t)
+        array, bank = op.attrs["array"], op.attrs.get("bank")
+        data = self.tap(op.operands[1], t)
+        if array in self.g.register_banks:
+            with self.m.If(active):
+                self.m.d.sync += self.g.register_banks[array][bank].eq(data)
+            return
+        self.g.write_ports[(array, bank)].requests.append(
+            (active, self.g.bank_address(array, self.tap(op.operands[0], t)), data))
+
+    def _place_logic(self, op, t, valid):
+        """An operator built from its table entry: its lowering, its registered stages, or an
+        instance of a shared operator type (:meth:`share`)."""
+        m = self.m
+        entry = operator_of(op.kind)
+        operands = _operand_values(entry, op, lambda operand: self.tap(operand, t))
+        out = Signal(op.shape, name=op.name)
+        problem = self.g.compiled.schedule_of(self.block).problem.problem
+        optype = problem.operator_type_of(op.name)
+        if optype.limit is not None:
+            self.shared.setdefault(optype.name, []).append((op, operands, out))
+            if entry.has_unit and optype.latency >= 1:
+                # A pipelined unit shared by its users (see share()): the result
+                # appears `latency` cycles after the start.
+                self.born[op] = (t + optype.latency, out)
+                return
+        else:
+            # Slower than a cycle: the entry's registered stages, where it has them for these operands.
+            staged = None
+            if optype.latency >= 1 or entry.unit is not None:
+                staged = entry.lower_pipelined(
+                    Lowering(m, op.name, op.shape, optype.latency, lambda stage: self.valid[t + stage],
+                             op.attrs, target=self.g.compiled.target),
+                    operands)
+            if staged is not None:
+                cycles, value = staged
+                self.born[op] = (t + cycles, value)
+                return
+            m.d.comb += out.eq(entry.lower(*operands))
+        self.born[op] = (t, out)
 
     def forward(self, op, t, result):
         """The load's data, or the data of the latest matching store of the previous iteration.
@@ -1155,3 +1193,7 @@ class _Datapath:
                 m.d.comb += results[kind].eq(expression)
             for op, _, out in bound:
                 m.d.comb += out.eq(results[op.kind])
+
+
+#: The placements the back end builds: the names an :attr:`~hls.ir.ops.Operator.placement` may take.
+PLACEMENTS = frozenset(name.removeprefix("_place_") for name in vars(_Datapath) if name.startswith("_place_"))

@@ -267,6 +267,11 @@ class Operator:
         ``constants`` holds the value of each operand that is a folded constant
         and ``None`` for the others; it takes precedence over :attr:`timing`,
         and a ``None`` result falls back to it.
+    placement : str or None
+        For a structural kind (one without a :attr:`lowering` or :attr:`unit`): the back end's
+        builder for this kind, by name (the back end's ``_Datapath._place_<placement>``; a
+        name, not a function, so that the IR does not import the back end).  ``None``: the
+        back end builds the operator from its :attr:`lowering` or :attr:`unit`.
     """
 
     kind: str
@@ -292,6 +297,7 @@ class Operator:
     transfer: Callable[..., object] | None = None
     c_form: Callable[..., str] | None = None
     bits: Callable[..., tuple | None] | None = None
+    placement: str | None = None
 
     # -- every layer reads these -----------------------------------------------------------
 
@@ -1008,22 +1014,24 @@ _ENTRIES = [
     _approx("mul", "multiplier", ("mul",)),
     _approx("add", "adder", ()),
     _approx("div", "divider", ("div", "floordiv")),
-    # Structural kinds: built by the back end itself.
+    # Structural kinds: built by the back end itself, each by the builder its placement names.
     Operator("const", 0, "wire", description="constant",
-             transfer=lambda op, facts: facts.constant(op.attrs["value"]), bits=_const_bits),
-    Operator("live_in", 0, "wire", description="variable read", transfer=lambda op, facts: facts.variable(op)),
-    Operator("induction", 0, "wire", description="loop counter", transfer=lambda op, facts: facts.counter(op)),
+             transfer=lambda op, facts: facts.constant(op.attrs["value"]), bits=_const_bits, placement="const"),
+    Operator("live_in", 0, "wire", description="variable read", transfer=lambda op, facts: facts.variable(op),
+             placement="live_in"),
+    Operator("induction", 0, "wire", description="loop counter", transfer=lambda op, facts: facts.counter(op),
+             placement="induction"),
     Operator("wrap", 1, "wire", description="conversion to the assigned shape",
-             transfer=lambda op, facts, value: value.wrapped(op.shape), bits=_wrap_bits),
-    Operator("commit", 1, "register", description="variable register"),
-    Operator("carry", 1, "carry", description="loop-carried value"),
-    Operator("exit", 1, "exit", description="loop exit"),
-    Operator("load", 1, "memory", description="read port", port="read"),
-    Operator("store", 2, "memory", description="write port", port="write"),
-    Operator("stream_read", 0, "stream", description="stream read", port="read"),
-    Operator("stream_write", 1, "stream", description="stream write", port="write"),
+             transfer=lambda op, facts, value: value.wrapped(op.shape), bits=_wrap_bits, placement="wrap"),
+    Operator("commit", 1, "register", description="variable register", placement="commit"),
+    Operator("carry", 1, "carry", description="loop-carried value", placement="carry"),
+    Operator("exit", 1, "exit", description="loop exit", placement="exit"),
+    Operator("load", 1, "memory", description="read port", port="read", placement="load"),
+    Operator("store", 2, "memory", description="write port", port="write", placement="store"),
+    Operator("stream_read", 0, "stream", description="stream read", port="read", placement="stream_read"),
+    Operator("stream_write", 1, "stream", description="stream write", port="write", placement="stream_write"),
     Operator("forward", 2, description="store-to-load forwarding", op_delay=_forward_delay,
-             type_name=lambda op: f"forward{len(op.attrs['stores'])}x{op.shape.width}"),
+             type_name=lambda op: f"forward{len(op.attrs['stores'])}x{op.shape.width}", placement="forward"),
 ]
 
 #: Every operator the compiler knows, by ``Op.kind``.

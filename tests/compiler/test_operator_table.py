@@ -13,6 +13,7 @@ from amaranth.sim import Simulator
 
 import hls
 from benchmarks.kernels import load
+from hls.backend.component import PLACEMENTS, _placement_of
 from hls.analysis.block_problems import LIMITABLE, build_problem
 from hls.compiler import compile_kernel
 from hls.frontend.check import COMPARISONS
@@ -256,3 +257,26 @@ def test_the_classes_of_kinds_come_from_the_entries():
     merged = {kind for kind, entry in OPERATORS.items() if entry.pure}
     assert {"load", "wrap", "add", "select", "approx_mul", "const", "live_in"} <= merged
     assert not merged & (effects | {"carry", "exit"})
+
+
+def test_every_structural_kind_names_a_placement_the_back_end_has():
+    # The back end places each operation with the builder its entry names (Operator.placement),
+    # never by a switch over kinds: a structural entry without one, or naming a builder the
+    # back end lacks, cannot be built.
+    structural = {kind for kind, entry in OPERATORS.items() if entry.lowering is None and entry.unit is None}
+    assert {"const", "live_in", "induction", "wrap", "commit", "carry", "exit", "load", "store",
+            "stream_read", "stream_write", "forward"} <= structural
+    for kind in structural:
+        assert OPERATORS[kind].placement in PLACEMENTS, kind
+    # Operators built from their lowering or unit take the back end's one builder for those.
+    for kind, entry in OPERATORS.items():
+        if kind not in structural:
+            assert entry.placement is None, kind
+            assert _placement_of(entry) == "logic" and "logic" in PLACEMENTS
+    # Every builder the back end has is some entry's (no dead builder for a kind that is gone).
+    assert PLACEMENTS == {entry.placement for entry in OPERATORS.values() if entry.placement} | {"logic"}
+
+
+def test_a_kind_with_neither_placement_nor_lowering_is_a_clear_internal_error():
+    with pytest.raises(TypeError, match=r"'ghost' has neither a placement nor a lowering"):
+        _placement_of(Operator("ghost", 1, "wire", description="nothing"))
