@@ -815,13 +815,12 @@ class _Datapath:
         self.born = {}      # op -> (cycle, value)
         self.lines = {}     # op -> delay line [value at born, born+1, ...]
         self.shared = {}    # operator type name -> [(op, operands)]
-        prefix = _signal_name(block.name)
         self.pending_forwards = []
         self.carries = {op.attrs["var"]: op for op in block.ops if op.kind == "carry"}
         self.bypasses = []
         self.pending_bypass_values = {}
         for op in block.ops:
-            self.place(op, prefix)
+            self.place(op)
         for op, t, result in self.pending_forwards:
             self.forward(op, t, result)
         for op, t, carry in self.bypasses:
@@ -966,7 +965,7 @@ class _Datapath:
         # Constant shift amounts stay Python ints, so that `x << 2` widens as Amaranth's does.
         return self.tap(op, cycle)
 
-    def place(self, op, prefix):
+    def place(self, op):
         """Build ``op`` at its scheduled cycle with the builder its table entry names: its
         :attr:`~hls.ir.ops.Operator.placement` (``_place_<placement>``), or, for an entry with none,
         its lowering or unit (:meth:`_place_logic`)."""
