@@ -87,10 +87,9 @@ class DelayModel:
         shifts: :mod:`hls.analysis.logic_cones`), with its routing: synthesis maps each output
         bit of such a cone to LUTs over the cone's input bits.
     loop_control_logic : float
-        A pipelined loop's control logic after the counter's range test (or
-        the valid chain's OR): the multiplexer into the ``in_range`` register,
-        the issue and stop logic into the ``running`` and ``draining``
-        registers and the fanout of ``issue``.
+        A pipelined loop's control logic after the counter's comparison (or
+        the valid chain's OR): the issue and stop logic into the ``running``
+        and ``draining`` registers and the fanout of ``issue``.
     unit_segment_allowance : mapping of str to float
         ns by which each pipeline segment of a library unit is slower inside a
         kernel than the library's estimate of it, per unit id.
@@ -174,31 +173,19 @@ class DelayModel:
         :attr:`routing_hop`, plus the unit's :attr:`unit_segment_allowance` if it has one."""
         return self.routing_hop + self.unit_segment_allowance.get(unit, 0.0)
 
-    def loop_control(self, counter_width: int, bound_width: int, length: int, *, step: int = 1) -> float:
+    def loop_control(self, counter_width: int, bound_width: int, length: int) -> float:
         """ns of logic on a pipelined loop's control path, register to register without
-        :attr:`register_setup`: the range test of its counter (none for a ``while`` loop,
-        ``counter_width == 0``) or the OR of the valid chain (``length - 1`` bits, for ``done``),
-        whichever is slower, then :attr:`loop_control_logic`.
-
-        The range test ends in a register (``in_range``).  It is ``start < stop`` when the loop
-        starts (a comparison), and for each issue the next counter value's: with a ``step`` of
-        1 that is ``counter + 1 != stop``, a LUT tree over both operands' bits without a carry
-        chain, and otherwise ``counter + step < stop``, an increment and a comparison in series.
+        :attr:`register_setup`: the counter's comparison with its bound (none for a ``while``
+        loop, ``counter_width == 0``) or the OR of the valid chain (``length - 1`` bits, for
+        ``done``), whichever is slower, then :attr:`loop_control_logic`.
         """
+        compare = self.carry(max(counter_width, bound_width)) + self.compare_sign if counter_width else 0.0
         drained = self.reduction(2 * max(1, length - 1))
-        if not counter_width:
-            return drained + self.loop_control_logic
-        width = max(counter_width, bound_width)
-        compare = self.carry(width) + self.compare_sign
-        if abs(step) == 1:
-            following = self.reduction(2 * (width + 1))
-        else:
-            following = self.carry(width) + self.routing_hop + compare
-        return max(compare, following, drained) + self.loop_control_logic
+        return max(compare, drained) + self.loop_control_logic
 
-    def loop_control_fmax(self, counter_width: int, bound_width: int, length: int, *, step: int = 1) -> float:
+    def loop_control_fmax(self, counter_width: int, bound_width: int, length: int) -> float:
         """The clock in MHz that a pipelined loop's control reaches (:meth:`loop_control`)."""
-        return 1000.0 / (self.register_setup + self.loop_control(counter_width, bound_width, length, step=step))
+        return 1000.0 / (self.register_setup + self.loop_control(counter_width, bound_width, length))
 
 
 #: Lattice ECP5.  The compiler's constants: each operator alone between registered inputs and
@@ -223,7 +210,7 @@ ECP5 = DelayModel(
     register_setup=2.0,
     routing_hop=0.5,
     cone_level=1.5,
-    loop_control_logic=1.85,
+    loop_control_logic=4.9,
     unit_lut=0.95,
     unit_logic=0.5,
     unit_fanout=0.3,

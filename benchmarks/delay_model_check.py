@@ -114,9 +114,7 @@ def predicted_critical_path(compiled) -> float:
         if isinstance(node, PipelinedLoop):
             counter = node.counter_shape.width if node.kind == "for" else 0
             bound = ir.variables[node.stop_var].width if node.kind == "for" else 0
-            step = node.step if node.kind == "for" else 1
-            longest = max(longest, model.loop_control(counter, bound, max(1, compiled.schedule_of(node.body).length),
-                                                      step=step))
+            longest = max(longest, model.loop_control(counter, bound, max(1, compiled.schedule_of(node.body).length)))
     return model.register_setup + longest
 
 

@@ -189,13 +189,12 @@ def build_report(compiled) -> Report:
         counter = node.counter_shape.width if node.kind == "for" else 0
         bound = ir.variables[node.stop_var].width if node.kind == "for" else 0
         length = max(1, compiled.schedule_of(node.body).length)
-        step = node.step if node.kind == "for" else 1
-        reach = model.loop_control_fmax(counter, bound, length, step=step)
+        reach = model.loop_control_fmax(counter, bound, length)
         if reach < compiled.target.clock_mhz:
             claimed = min(claimed, reach)
-            timing.append(f"the control of the loop on line {node.info.line} (its counter's range test, "
-                          f"then the issue and stop logic: "
-                          f"{model.loop_control(counter, bound, length, step=step):.1f} ns) is slower than one clock "
+            timing.append(f"the control of the loop on line {node.info.line} (its counter's comparison with "
+                          f"the bound, then the issue and stop logic: "
+                          f"{model.loop_control(counter, bound, length):.1f} ns) is slower than one clock "
                           f"period: the kernel is claimed to reach {reach:.0f} MHz, not "
                           f"{compiled.target.clock_mhz:g}")
     for scheduled in compiled.schedules.values():

@@ -16,8 +16,7 @@ were fitted to or checked against (``tests/compiler/test_delay_model.py``):
 * the multiplier's ``log2(2 x narrow width)`` carry chains: :data:`MEASURED` (8x8, 16x8, 16x16)
   and image.sobel's 14 x 14 square (:data:`MEASURED_PATHS`);
 * the forwarding's extra LUT level for a predicated store: insertion_sort (:data:`MEASURED_PATHS`);
-* ``loop_control_logic`` (1.85): the slowest control path of :data:`MEASURED_CONTROL` (gsumif for
-  250 MHz, 5.79 ns: the OR of 19 valid bits into ``running``'s reset);
+* ``loop_control_logic`` (4.9): the slowest control path of :data:`MEASURED_CONTROL`;
 * ``unit_segment_allowance``: :data:`MEASURED_UNIT_SEGMENTS`;
 * ``memory_setup`` (0.6) and ``memory_clock_to_out`` (2.0) are estimates, not measured.
 
@@ -69,18 +68,15 @@ MEASURED_PATHS = {
                                      "the store's enable"),
 }
 
-#: Loop control paths measured with nextpnr-ecp5 in the fold wrapper (ns, register to register,
-#: the median over seeds 1-3): ``kernel@MHz -> ((counter width, bound width, pipeline length), ns)``,
-#: from ``python -m benchmarks.delay_calibration.loop_control --clock MHZ`` (kernels compiled with
-#: ``retarget=False``), each a placement whose nextpnr critical path is the control, read from its
-#: report: the exit test into ``in_range`` (vsum), the valid chain's OR through ``done`` into
-#: ``running``'s reset (gsumif at 250 MHz: length 20, II 2; histogram). Counters of step 1, whose
-#: next range test has no carry chain (``counter + 1 != stop``, bit by bit). vsum for 150 MHz:
-#: seeds 1-3 219.0, 226.9, 219.2 MHz; vsum for 250 MHz: 224.7 (a data path), 228.6, 238.4;
-#: gsumif for 250 MHz: 155.3, 175.0, 172.7; histogram for 250 MHz: 222.3, 209.7, 203.8.
+#: Loop control paths measured with nextpnr-ecp5 in the fold wrapper (ns, register to
+#: register, the median over seeds 1-3): ``kernel@MHz -> ((counter width, bound width,
+#: pipeline length), ns)``, from ``benchmarks/run.py --fmax``.  vsum for 200 MHz: seeds 1-3
+#: 125.2, 137.4, 147.3 MHz; argmax for 150 MHz: 118.4, 120.4, 124.9 MHz; gsumif for
+#: 200 MHz (II 2): 119.4, 125.6, 104.1 MHz; the 8-bit divide kernel of
+#: ``benchmarks/divide_fmax.py`` for 150 MHz: one seed.
 MEASURED_CONTROL = {
-    "vsum@150": ((7, 7, 2), 1000 / 219.2),
-    "vsum@250": ((7, 7, 5), 1000 / 228.6),
-    "gsumif@250": ((7, 7, 20), 1000 / 172.7),
-    "histogram@250": ((7, 7, 8), 1000 / 209.7),
+    "vsum@200": ((10, 7, 3), 1000 / 137.4),
+    "argmax@150": ((10, 7, 3), 1000 / 120.4),
+    "gsumif@200": ((10, 7, 9), 1000 / 119.4),
+    "divide_fmax //8@150": ((8, 5, 18), 1000 / 139.9),
 }

@@ -2,18 +2,18 @@
 
     .venv/bin/python -m benchmarks.delay_calibration.loop_control [--clock MHZ] [KERNEL ...]
 
-Each point is a benchmark kernel compiled for ``--clock`` (default 250 MHz, ``retarget=False``)
-and placed and routed whole by nextpnr-ecp5 at seeds 1, 2 and 3 in the fold wrapper of
-:mod:`benchmarks.fmax_sweep` (cached as the sweep's results are).  Compiled for a clock above
-what it reaches, a kernel's data path is cut into short stages and its control is left as its
-slowest register-to-register path: the next range test into ``in_range`` (vsum), the OR of a
-long valid chain through ``done`` into ``running``'s reset (gsumif: length 20 at II 2;
-histogram).  nextpnr's critical paths of these placements were read to check that they end in
-the control's registers (``MEASURED_CONTROL`` in :mod:`benchmarks.delay_calibration.ecp5` says
-which); a kernel whose median placement is a data path bounds the control only from above.
-The fit is the slowest ``median - register_setup - max(test, drained)`` over the points (the
-terms of :meth:`approx_units.devices.DelayModel.loop_control`), rounded up to 0.05 ns, so the
-model claims no more than any of them reaches.
+Each point is a benchmark kernel with a trivial data path (a plain sum, a running maximum, a
+``break``), compiled for ``--clock`` (default 150 MHz) and placed and routed whole by
+nextpnr-ecp5 at seeds 1, 2 and 3 in the fold wrapper of :mod:`benchmarks.fmax_sweep` (cached
+as the sweep's results are).  The control path of such a loop is its slowest
+register-to-register path, so a kernel's median period bounds its control from above.  The fit
+is the slowest ``median - register_setup - max(compare, drained)`` over the points (the terms of
+:meth:`approx_units.devices.DelayModel.loop_control`), rounded up to 0.05 ns, so the model claims
+no more than any of them reaches.  Not yet adopted: the model keeps 4.9 ns, since a faster
+control claim unmasks data paths the model times too fast (at 150 MHz dot16, stream_proc,
+matvec, fir, csr_spmv, matmul, trmv, conv3x3_linebuf, matmul_acc and row_update then claim
+150 and reach 133-150 MHz); ``MEASURED_CONTROL`` in :mod:`benchmarks.delay_calibration.ecp5`
+still holds the older points.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-#: Kernels whose critical path, compiled for 250 MHz, is their control: the points of the fit.
-KERNELS = ("vsum", "gsumif", "histogram")
+#: Kernels whose data path is shorter than their control's: the points of the fit.
+KERNELS = ("vsum", "argmax", "if_loop", "find_first_break", "find_first_while")
 SEEDS = 3
 
 
@@ -45,7 +45,7 @@ def control_key(kernel, clock: float) -> tuple[int, int, int]:
     return counter, bound, max(1, compiled.schedule_of(node.body).length)
 
 
-def measure(names=KERNELS, clock: float = 250.0, progress=print) -> dict:
+def measure(names=KERNELS, clock: float = 150.0, progress=print) -> dict:
     """``{name: (key, {seed: MHz})}``: each kernel placed at seeds 1-3 (:func:`control_key`)."""
     from approx_units.synth import ResultCache
     from benchmarks import fmax_sweep
@@ -74,7 +74,7 @@ def fit(model, measured: dict) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("kernels", nargs="*", default=list(KERNELS), help=f"kernels (default: {' '.join(KERNELS)})")
-    parser.add_argument("--clock", type=float, default=250.0, metavar="MHZ", help="clock target (default 250)")
+    parser.add_argument("--clock", type=float, default=150.0, metavar="MHZ", help="clock target (default 150)")
     options = parser.parse_args(argv)
     if not 0 < options.clock < 500:
         parser.error(f"--clock must be MHz between 0 and 500 (exclusive), not {options.clock:g}")

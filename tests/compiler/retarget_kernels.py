@@ -5,7 +5,7 @@ from amaranth import signed, unsigned
 import hls
 
 
-@hls.kernel(clock_mhz=200)
+@hls.kernel(clock_mhz=150)
 def trsv(L: hls.Array[signed(16), 64], b: hls.Array[signed(16), 8], x: hls.Array[signed(16), 8], n: unsigned(4)):
     # Forward substitution: each x[i] waits on the division of the row before, so the II is the
     # divider's latency, which a faster clock stretches into more stages.

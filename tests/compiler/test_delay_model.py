@@ -78,10 +78,10 @@ def test_the_report_claims_the_clock_the_loop_control_reaches():
 
     kernel = load("vsum")[0]
     assert compile_kernel(kernel).report.to_json()["claimed_clock_mhz"] == 100
-    report = compile_kernel(kernel, target=kernel.target.replace(clock_mhz=250), retarget=False).report
+    report = compile_kernel(kernel, target=kernel.target.replace(clock_mhz=200), retarget=False).report
     data = report.to_json()
-    assert data["clock_mhz"] == 250 and data["claimed_clock_mhz"] < 200
-    assert f"claimed to reach {data['claimed_clock_mhz']:.0f} MHz, not 250" in report.to_text()
+    assert data["clock_mhz"] == 200 and data["claimed_clock_mhz"] < 130
+    assert f"claimed to reach {data['claimed_clock_mhz']:.0f} MHz, not 200" in report.to_text()
 
 
 def test_a_unit_whose_slowest_operation_exceeds_the_period_lowers_the_claim():

@@ -23,16 +23,16 @@ def test_an_unreachable_clock_gives_a_design_no_slower_than_a_reachable_one():
     built = compile_kernel(kernel)
     reachable = compile_kernel(kernel, target=kernel.target.replace(clock_mhz=100))
     data = built.report.to_json()
-    assert stretched.report.to_json()["claimed_clock_mhz"] < 200
-    assert data["requested_clock_mhz"] == 200
+    assert stretched.report.to_json()["claimed_clock_mhz"] < 150
+    assert data["requested_clock_mhz"] == 150
     assert data["clock_mhz"] == built.target.clock_mhz <= data["claimed_clock_mhz"]
     assert _microseconds(built) <= _microseconds(reachable) < _microseconds(stretched)
-    # II 80 stretched for 200 MHz, about a quarter of that for the clock the kernel reaches.
+    # II 73 stretched for 150 MHz, about half that for the clock the kernel reaches.
     (stretched_loop,), (loop,) = stretched.report.to_json()["loops"], data["loops"]
     assert loop["ii"] * 1.5 < stretched_loop["ii"]
     text = built.report.to_text()
-    assert text.startswith(f"kernel trsv at {data['clock_mhz']:g} MHz (asked for 200)")
-    assert "asked for 200 MHz" in data["timing"][0] and "the control of the loop on line" in data["timing"][1]
+    assert text.startswith(f"kernel trsv at {data['clock_mhz']:g} MHz (asked for 150)")
+    assert "asked for 150 MHz" in data["timing"][0] and "the control of the loop on line" in data["timing"][1]
 
 
 def test_the_retargeted_hardware_matches_the_python_run():
