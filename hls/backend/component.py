@@ -623,8 +623,12 @@ class _Generator:
             with m.If(fire):
                 m.d.sync += [valid[t].eq(0) for t in range(1, time + 1)]
                 m.d.sync += [running.eq(0), draining.eq(1)]
+        # `done` needs `ending` (which clears `running` itself) or `draining` (set only where
+        # `running` was cleared, and a run's next `go` comes after its `done`), so it clears
+        # `draining` alone: `running`'s reset then reads the exit and range tests, not the
+        # valid chain's OR as well.
         with m.If(done):
-            m.d.sync += [running.eq(0), draining.eq(0)]
+            m.d.sync += draining.eq(0)
         self.route(loop.successor, done)
         self.loop_signals[loop.name] = {"go": go, "issue": issue, "running": running, "draining": draining,
                                         "done": done, "valid": valid, "carry": carry_registers,
