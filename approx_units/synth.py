@@ -81,7 +81,8 @@ import artefacts
 __all__ = [
     "TARGETS", "SynthesisTarget", "AreaReport", "SynthesisError", "ResultCache",
     "default_cache_dir", "synthesize_verilog", "is_cached", "synthesize_unit", "unit_verilog", "placed_utilisation",
-    "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key", "fmax_text",
+    "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key", "kernel_critical_path",
+    "fmax_text",
     "stop_tools",
 ]
 
@@ -705,9 +706,31 @@ def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
                                    "wrapped.json", "--report", f"report{seed}.json"], work)
                 report = json.loads(Path(work, f"report{seed}.json").read_text())
                 fmax = min(clock["achieved"] for clock in report["fmax"].values())
-                results[seed] = AreaReport.from_cells(target, cells, fmax).to_dict()
+                results[seed] = {**AreaReport.from_cells(target, cells, fmax).to_dict(),
+                                 "critical_path": _critical_path(report)}
                 cache.put(kernel_result_key(verilog, top, clock_mhz, seed, target), results[seed])
     return [AreaReport.from_cells(target, results[seed]["cells"], results[seed]["fmax_mhz"]) for seed in seeds]
+
+
+def _critical_path(report: dict) -> list[list]:
+    """nextpnr's slowest critical path in its ``--report`` JSON, one ``[type, ns, from cell, to cell,
+    net]`` per segment (``clk-to-q``, ``logic``, ``routing``, ``setup``...), in path order; ``[]``
+    when the report lists none."""
+    paths = report.get("critical_paths") or []
+    if not paths:
+        return []
+    slowest = max(paths, key=lambda path: sum(segment["delay"] for segment in path["path"]))
+    return [[segment["type"], round(segment["delay"], 3), segment["from"]["cell"], segment["to"]["cell"],
+             segment.get("net", "")] for segment in slowest["path"]]
+
+
+def kernel_critical_path(verilog: str, top: str, *, clock_mhz: float, seed: int, target: str = "ecp5",
+                         cache: ResultCache | None = None) -> list[list] | None:
+    """The critical path of one cached placement of :func:`synthesize_kernel_seeds` (see
+    :func:`_critical_path`), or ``None`` when that placement is not cached or was cached
+    before paths were kept."""
+    result = (cache or ResultCache()).get(kernel_result_key(verilog, top, clock_mhz, seed, target))
+    return None if result is None else result.get("critical_path")
 
 
 def placed_utilisation(verilog: str, top: str, target: str = "ecp5") -> dict[str, int]:

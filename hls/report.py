@@ -25,7 +25,9 @@ conflict (in one order or both), the proof as a sentence naming the lines
 (:func:`hls.analysis.memdep.independence_proofs`).  ``claimed_clock_mhz`` is the clock
 the kernel is claimed to reach after place and route: the target's, or less
 where a pipelined loop's control (:meth:`approx_units.devices.DelayModel.loop_control`), which
-no schedule shortens, is slower than its period; ``timing`` then says so.  ``flattened`` lists the loop lines
+no schedule shortens, is slower than its period, where a unit's slowest single operation is, or
+where an operation is a multicycle path (:func:`multicycle_path_ns`: place and route, without
+multicycle constraints, times it as one period); ``timing`` then says so.  ``flattened`` lists the loop lines
 of a nest flattened into this one loop (outermost first; ``[]`` for any other
 loop), and ``note`` then says what became of the code between its loops; the
 text form heads such an entry ``loops 14 x 16 flattened: II = ...``.  ``nest`` is
@@ -53,7 +55,7 @@ from .backend.component import register_bits
 from .ir.nodes import PipelinedLoop
 from .ir.ops import operator_of
 
-__all__ = ["Report", "build_report"]
+__all__ = ["Report", "build_report", "multicycle_path_ns"]
 
 
 @dataclass
@@ -218,12 +220,19 @@ def build_report(compiled) -> Report:
                     timing.append(f"{where}: the unit's slowest single operation takes {unit.slowest:.2f} ns, "
                                   f"more than the {target.usable_period_ns:.2f} ns the clock leaves to logic: "
                                   f"the kernel is claimed to reach {reach:.0f} MHz, not {target.clock_mhz:g}")
-            elif not entry.has_unit and entry.pipelined is not None:
+            elif entry.pipelined is not None:
                 timing.append(f"{where} is slower than one clock period: {entry.pipelined_description} "
                               f"over {optype.latency} cycles")
             else:
+                # No register inside: place and route, without multicycle constraints, times the whole
+                # path (from the register before the operation's cycle) as one clock period.
+                path = multicycle_path_ns(scheduled, op.name, target.usable_period_ns)
+                reach = 1000.0 / (path + target.delay_model.register_setup)
+                claimed = min(claimed, reach)
                 timing.append(f"{where} is slower than one clock period: given {optype.latency} cycles "
-                              f"of latency as a multicycle path (not pipelined)")
+                              f"of latency as a multicycle path (not pipelined), {path:.2f} ns of logic "
+                              f"that place and route times as one period: the kernel is claimed to reach "
+                              f"{reach:.0f} MHz, not {target.clock_mhz:g}")
     data = {
         "kernel": ir.name,
         "clock_mhz": compiled.target.clock_mhz,
@@ -243,6 +252,15 @@ def build_report(compiled) -> Report:
     if compiled.approximations:
         data["approx"] = _approx_sites(compiled)
     return Report(data, ir.source_lines, registers=lambda: _register_bits(compiled))
+
+
+def multicycle_path_ns(scheduled, name: str, usable_period: float) -> float:
+    """ns of logic on the register-to-register path through multicycle operation ``name`` of
+    ``scheduled`` (a block's schedule): what is chained before it in its first cycle, then its
+    whole delay (:func:`hls.ir.ops._multicycle_timing` leaves the remainder after ``latency - 1``
+    full periods in ``incoming_delay``)."""
+    optype = scheduled.problem.problem.operator_type_of(name)
+    return (scheduled.schedule.offset(name) + (optype.latency - 1) * usable_period + optype.incoming_delay)
 
 
 def _register_bits(compiled) -> tuple[int, int]:

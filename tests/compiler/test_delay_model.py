@@ -96,6 +96,31 @@ def test_a_unit_whose_slowest_operation_exceeds_the_period_lowers_the_claim():
     assert any("slowest single operation" in line for line in data["timing"])
 
 
+def test_a_multicycle_path_lowers_the_claim_to_what_it_reaches_in_one_period():
+    # bipartite_matching on iCE40 at 100 MHz: the forwarding of vtx[u] is slower than a period
+    # and has no registered lowering, so it is a multicycle path; nextpnr, without multicycle
+    # constraints, times it whole, so the claim is the clock its whole path reaches.
+    from benchmarks.kernels import load
+    from hls.compiler import compile_kernel
+    from hls.ir.ops import operator_of
+    from hls.report import multicycle_path_ns
+
+    kernel = load("bipartite_matching")[0]
+    target = kernel.target.replace(clock_mhz=100, device="ice40")
+    compiled = compile_kernel(kernel, target=target, retarget=False)
+    paths = [multicycle_path_ns(scheduled, op.name, target.usable_period_ns)
+             for scheduled in compiled.schedules.values() for op in scheduled.problem.slow_ops
+             if operator_of(op.kind).pipelined is None and not operator_of(op.kind).has_unit]
+    assert paths and max(paths) > target.usable_period_ns
+    data = compiled.report.to_json()
+    reach = 1000 / (max(paths) + target.delay_model.register_setup)
+    assert data["claimed_clock_mhz"] == pytest.approx(reach, abs=0.1) and data["claimed_clock_mhz"] <= reach
+    assert any("multicycle path" in line and f"claimed to reach {reach:.0f} MHz" in line for line in data["timing"])
+    # Asked for 100 MHz with the search, the kernel is built for a clock its design reaches.
+    searched = compile_kernel(kernel, target=target).report.to_json()
+    assert searched["claimed_clock_mhz"] > data["claimed_clock_mhz"]
+
+
 def test_a_multiplier_grows_smoothly_between_powers_of_two():
     # Synthesis' compressor tree deepens with every bit of the narrow operand, not in whole
     # levels at powers of two: each width from 8 to 16 is slower than the one before.
