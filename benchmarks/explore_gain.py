@@ -88,7 +88,11 @@ def explored(name: str, cache, *, evaluations: int, population: int, seed: int, 
             "search_s": round(searched, 1), "front_points": len(result.front),
             "verified": [{"estimate_cost": p["cost"], "quality": p["quality"], "adp": p["verified"]["adp"],
                           "lut_equivalents": p["verified"]["lut_equivalents"],
-                          "fmax_mhz": p["verified"]["fmax_mhz"], "cycles": p["verified"]["cycles"]}
+                          "lut_equivalents_estimate": p["lut_equivalents"],
+                          "lut_error_pct": p["verified"]["lut_error_pct"],
+                          "fmax_mhz": p["verified"]["fmax_mhz"], "cycles": p["verified"]["cycles"],
+                          "kernels": [{key: k[key] for key in ("kernel", "lut_equivalents", "fmax_mhz")}
+                                      for k in p["verified"]["kernels"]]}
                          for p in checked],
             "best": {"quality": best["metrics"], "lut_equivalents": measured["lut_equivalents"],
                      "fmax_mhz": measured["fmax_mhz"], "cycles": measured["cycles"], "adp": measured["adp"],
