@@ -54,7 +54,9 @@ Dependences
 * streams: a stream's reads (or writes) keep their program order, within an
   iteration (distance 0) and from the last of one iteration to the first of the
   next (distance 1); a stream operation is never speculated (its predicate always
-  precedes it), and exits precede the next iteration's stream operations as they
+  precedes it, through a *registered* dependence: the predicate feeds the stall, which
+  reaches every register's enable, so it is computed in an earlier cycle and taken
+  from a register), and exits precede the next iteration's stream operations as they
   precede its stores.
 """
 
@@ -245,7 +247,11 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
         if op.predicate is None:
             continue
         if operator_of(op.kind).has_effect or partners.get(op):
-            problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control"))
+            # A stream operation's request (its valid bit and predicate) decides the stall,
+            # which enables every register of the kernel: its predicate comes from a register,
+            # never chained after logic in the same cycle.
+            problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control",
+                                              registered=operator_of(op.kind).category == "stream"))
         elif op in partners:
             # Nothing could share its instance in its cycle, so nothing needs the predicate to
             # choose: the request is made speculatively (a read cannot fault).

@@ -31,6 +31,10 @@ used by ``dst`` in iteration ``i + d``.  Measured on one time line::
     start[dst] + d*II  >  ready_cycle(src)          , or
     start[dst] + d*II == ready_cycle(src)  and  start_in_cycle[dst] >= ready_offset(src)
 
+A *registered* dependence (:attr:`Dependence.registered`) allows no chaining: a
+result ready at an offset above 0 counts as ready at the start of the next cycle,
+``(ready_cycle + 1, 0)``, so that ``dst`` reads it from a register.
+
 and every operation must finish within its cycle::
 
     start_in_cycle[op] + incoming_delay[op] <= clock_period_ns
@@ -174,12 +178,17 @@ class Dependence:
         One of ``"data"``, ``"memory"``, ``"exit"``, ``"control"`` or ``"stream"`` (the
         order of one stream's tokens); it only
         explains the bound, the timing rule is the same for all kinds.
+    registered : bool
+        ``dst`` must take ``src``'s result from a register, never chained: a result ready
+        inside a cycle is used from the next cycle on (see the timing model).  A stream
+        operation's predicate is one (:mod:`hls.analysis.block_problems`).
     """
 
     src: str
     dst: str
     distance: int = 0
     kind: str = "data"
+    registered: bool = False
 
     def __post_init__(self):
         if not _is_int(self.distance) or self.distance < 0:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from .chaining import Time, fit, later, ready
+from .chaining import Time, arrival, fit, later
 from .problem import Problem, Schedule
 from .reservation import ReservationTable, bind
 
@@ -47,7 +47,7 @@ def schedule_sequential(problem: Problem) -> Schedule:
         for dep in problem.predecessors(name):
             if dep.distance:
                 continue
-            src_ready = ready(optype[dep.src], times[dep.src])
+            src_ready = arrival(optype[dep.src], times[dep.src], dep, 0)
             if later(src_ready, earliest):
                 earliest = src_ready
         earliest = fit(optype[name], earliest, period)
@@ -68,4 +68,4 @@ def schedule_sequential(problem: Problem) -> Schedule:
 
 def _carried_met(problem, optype, times, dep, ii) -> bool:
     cycle, offset = times[dep.dst]
-    return not later(ready(optype[dep.src], times[dep.src]), (cycle + dep.distance * ii, offset))
+    return not later(arrival(optype[dep.src], times[dep.src], dep, dep.distance * ii), (cycle, offset))

@@ -14,6 +14,7 @@ import stream_kernels as kernels
 from hls.backend import kernel_signature
 from hls.compiler import compile_kernel
 from hls.errors import KernelRuntimeError
+from hls.kernel import Kernel
 from sim.kernel import run
 from sim_helpers import require_simulator
 
@@ -178,6 +179,55 @@ def test_streams_inside_a_flattened_nest_and_a_pipelined_loop_at_ii_1():
     assert "inner runs overlapped" in kernels.bursts.report().to_text()
     for kernel in (kernels.copy, kernels.filter_positive, kernels.merge, kernels.lookup):
         assert [loop["ii"] for loop in kernel.report().data["loops"]] == [1], kernel.name
+
+
+def _stream_operations(compiled):
+    """``(op, its predicate's ready time, its start cycle)`` of every predicated stream operation."""
+    for node in compiled.ir.nodes:
+        block = getattr(node, "body", node)
+        if id(block) not in compiled.schedules:
+            continue
+        scheduled = compiled.schedule_of(block)
+        problem, schedule = scheduled.problem.problem, scheduled.schedule
+        for op in block.ops:
+            if op.kind in ("stream_read", "stream_write") and op.predicate is not None:
+                yield op, schedule.ready(problem, op.predicate.name), schedule.start[op.name]
+
+
+@pytest.mark.parametrize("clock_mhz", [100.0, 200.0])
+def test_a_stream_operations_predicate_is_taken_from_a_register(clock_mhz):
+    """A stream operation's predicate decides the stall, which enables every register of the
+    kernel: it is never chained into in the operation's cycle (a result ready at a cycle's start
+    is a register's output)."""
+    from examples.apps import ecg, image
+    chosen = [getattr(kernels, name) for name in sorted(CASES)] + [image.blur_stream, image.sobel_stream,
+                                                                   ecg.bandpass_stream, ecg.detect_stream]
+    seen = 0
+    for kernel in chosen:
+        compiled = compile_kernel(Kernel(kernel.fn, target=kernel.target.replace(clock_mhz=clock_mhz)))
+        for op, (cycle, offset), start in _stream_operations(compiled):
+            assert cycle < start or (cycle == start and offset == 0.0), (kernel.name, op.name, cycle, offset, start)
+            seen += 1
+    assert seen >= 10
+    # Sobel's `if k < pixels: v = b.read()`: the comparison in cycle 0, the read in cycle 1.
+    sobel = compile_kernel(Kernel(image.sobel_stream.fn, target=image.sobel_stream.target.replace(clock_mhz=clock_mhz)))
+    (read, (cycle, offset), start), = [found for found in _stream_operations(sobel) if found[0].kind == "stream_read"]
+    assert read.predicate.kind == "lt" and (cycle, start) == (0, 1) and offset > 0
+
+
+@pytest.mark.parametrize("clock_mhz", [100.0, 200.0])
+def test_stream_kernels_with_registered_predicates_under_random_stalls_equal_the_golden_model(clock_mhz):
+    """The kernels whose stream operations wait a cycle for their predicate (a comparison of the
+    token read: `filter_positive`, `until_zero`; of another stream's token: `merge`), at two clocks."""
+    for name in ("filter_positive", "merge", "until_zero", "framed"):
+        kernel = getattr(kernels, name)
+        kernel = Kernel(kernel.fn, target=kernel.target.replace(clock_mhz=clock_mhz))
+        rng = random.Random(f"registered-{name}-{clock_mhz}")
+        for trial in range(2):
+            args = CASES[name](rng)
+            result = run(kernel, args, stall_probability=0.3, stall_seed=trial)
+            assert result.match, (name, args, result.differences)
+            assert result.outputs["streams"] == result.expected["streams"]
 
 
 def test_a_kernel_without_streams_has_no_stall():
