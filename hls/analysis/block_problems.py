@@ -54,10 +54,12 @@ Dependences
 * streams: a stream's reads (or writes) keep their program order, within an
   iteration (distance 0) and from the last of one iteration to the first of the
   next (distance 1); a stream operation is never speculated (its predicate always
-  precedes it, through a *registered* dependence: the predicate feeds the stall, which
-  reaches every register's enable, so it is computed in an earlier cycle and taken
-  from a register), and exits precede the next iteration's stream operations as they
-  precede its stores.
+  precedes it, through a dependence whose tail is the stall's logic,
+  :attr:`~approx_units.devices.DelayModel.stream_stall`: the predicate decides the
+  stall, which reaches every register's enable, so it chains into the operation only
+  where that logic fits the rest of the cycle, and is otherwise computed in an earlier
+  cycle and taken from a register), and exits precede the next iteration's stream
+  operations as they precede its stores.
 """
 
 from __future__ import annotations
@@ -248,10 +250,10 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
             continue
         if operator_of(op.kind).has_effect or partners.get(op):
             # A stream operation's request (its valid bit and predicate) decides the stall,
-            # which enables every register of the kernel: its predicate comes from a register,
-            # never chained after logic in the same cycle.
-            problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control",
-                                              registered=operator_of(op.kind).category == "stream"))
+            # which reaches the enable of every register of the kernel: its predicate chains
+            # into it only where the stall's logic fits after it, else comes from a register.
+            tail = target.delay_model.stream_stall if operator_of(op.kind).category == "stream" else 0.0
+            problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control", tail_delay=tail))
         elif op in partners:
             # Nothing could share its instance in its cycle, so nothing needs the predicate to
             # choose: the request is made speculatively (a read cannot fault).

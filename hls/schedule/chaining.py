@@ -7,21 +7,21 @@ is a monotone function of time:
 
 * ``ready``: ``(c, o) -> (c, o + delay)`` for a combinational operator,
   ``(c, o) -> (c + latency, outgoing_delay)`` for a registered one;
-* a registered dependence (:attr:`~hls.schedule.problem.Dependence.registered`):
-  ``(c, o) -> (c + 1, 0)`` if ``o > 0``;
+* a dependence with a tail (:attr:`~hls.schedule.problem.Dependence.tail_delay`):
+  ``(c, o) -> (c + 1, 0)`` if ``o > 0`` and ``o + tail > period``;
 * the iteration shift: ``(c, o) -> (c - distance * II, o)``;
 * ``fit``: an operation that would overflow the clock period moves to the
   start of the next cycle, ``(c, o) -> (c + 1, 0)`` if ``o + delay > period``.
 
 Monotone functions on a total order distribute over ``max``, so iterating
 ``start[v] = fit_v(max((0, 0), max over u->v of arrival(start[u])))`` (``ready``, then the
-registered rounding, then the shift: :func:`arrival`)
+tail's rounding, then the shift: :func:`arrival`)
 from ``(0, 0)`` computes, like Bellman-Ford, the longest "walk" to each
 operation: the least solution of the dependence constraints, if one exists.
 
 If one exists, no start cycle in it exceeds ``sum(latency + 1)`` over all
 operations (it is the least solution of a system of difference constraints
-whose edges each weigh at most ``latency + 1``: a registered rounding and ``fit`` never
+whose edges each weigh at most ``latency + 1``: a tail's rounding and ``fit`` never
 both add a cycle), and the iteration stops as
 soon as a start passes that bound: the dependences cannot be met at this II.
 Following the predecessor that last raised each start then leads into a
@@ -62,13 +62,13 @@ def ready(optype: OperatorType, start: Time) -> Time:
     return cycle + optype.latency, optype.outgoing_delay
 
 
-def arrival(optype: OperatorType, start: Time, dep: Dependence, shift: int) -> Time:
+def arrival(optype: OperatorType, start: Time, dep: Dependence, shift: int, period: float) -> Time:
     """When ``dep``'s destination can use the result of its source (of type ``optype``, started
     at ``start``), on the destination's time line (``shift`` is ``dep.distance * II``): the
-    source's :func:`ready` time, rounded up to the next cycle's start for a registered
-    dependence whose result comes inside a cycle."""
+    source's :func:`ready` time, rounded up to the next cycle's start where the dependence's
+    tail does not fit the rest of the ``period``."""
     cycle, offset = ready(optype, start)
-    if dep.registered and offset > EPSILON:
+    if dep.tail_delay and offset > EPSILON and offset + dep.tail_delay > period + EPSILON:
         cycle, offset = cycle + 1, 0.0
     return cycle - shift, offset
 
@@ -141,7 +141,7 @@ def solve_start_times(problem: Problem, operations: list[str], edges: list[tuple
         queued.discard(src)
         for dep, shift in successors[src]:
             dst = dep.dst
-            candidate = fit(optypes[dst], arrival(optypes[src], times[src], dep, shift), period)
+            candidate = fit(optypes[dst], arrival(optypes[src], times[src], dep, shift, period), period)
             if not later(candidate, times[dst]):
                 continue
             times[dst] = candidate
@@ -200,7 +200,7 @@ def cycle_is_feasible(problem: Problem, cycle: list[tuple[Dependence, int]]) -> 
     while True:
         reached = time
         for src_type, dst_type, dep, shift in steps:
-            reached = fit(dst_type, arrival(src_type, reached, dep, shift), period)
+            reached = fit(dst_type, arrival(src_type, reached, dep, shift, period), period)
         if not later(reached, time):
             return True
         if reached[0] > bound or any(abs(reached[1] - offset) <= EPSILON for offset in seen_offsets):

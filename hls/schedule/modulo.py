@@ -229,7 +229,8 @@ class _ModuloState:
         earliest = self.asap[name]
         for dep in self.predecessors[name]:
             if dep.src in self.times:
-                candidate = arrival(self.optype[dep.src], self.times[dep.src], dep, dep.distance * self.ii)
+                candidate = arrival(self.optype[dep.src], self.times[dep.src], dep, dep.distance * self.ii,
+                                    self.period)
                 if later(candidate, earliest):
                     earliest = candidate
         return fit(self.optype[name], earliest, self.period)
@@ -286,7 +287,8 @@ class _ModuloState:
 
     def _met(self, src_time: Time, dep: Dependence) -> bool:
         """Whether ``dep`` holds with its source started at ``src_time``."""
-        return not later(arrival(self.optype[dep.src], src_time, dep, dep.distance * self.ii), self.times[dep.dst])
+        return not later(arrival(self.optype[dep.src], src_time, dep, dep.distance * self.ii, self.period),
+                         self.times[dep.dst])
 
     def unschedule(self, name: str) -> None:
         self.table.release(name)
@@ -325,7 +327,8 @@ class _ModuloState:
             changed = False
             for dep in self.problem.dependences:
                 src_cycle, _ = self.times[dep.src]
-                src_ready = arrival(self.optype[dep.src], (src_cycle, offsets[dep.src]), dep, dep.distance * self.ii)
+                src_ready = arrival(self.optype[dep.src], (src_cycle, offsets[dep.src]), dep, dep.distance * self.ii,
+                                    self.period)
                 if src_ready[0] == self.times[dep.dst][0] and src_ready[1] > offsets[dep.dst] + EPSILON:
                     offsets[dep.dst] = src_ready[1]
                     changed = True

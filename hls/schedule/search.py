@@ -159,7 +159,8 @@ class PinningSearch:
             src = stack.pop()
             for dep in self.successors[src]:
                 dst = dep.dst
-                candidate = fit(self.optype[dst], arrival(self.optype[src], times[src], dep, dep.distance * self.ii),
+                candidate = fit(self.optype[dst],
+                                arrival(self.optype[src], times[src], dep, dep.distance * self.ii, self.period),
                                 self.period)
                 if not later(candidate, times[dst]):
                     continue

@@ -47,7 +47,7 @@ def schedule_sequential(problem: Problem) -> Schedule:
         for dep in problem.predecessors(name):
             if dep.distance:
                 continue
-            src_ready = arrival(optype[dep.src], times[dep.src], dep, 0)
+            src_ready = arrival(optype[dep.src], times[dep.src], dep, 0, period)
             if later(src_ready, earliest):
                 earliest = src_ready
         earliest = fit(optype[name], earliest, period)
@@ -68,4 +68,5 @@ def schedule_sequential(problem: Problem) -> Schedule:
 
 def _carried_met(problem, optype, times, dep, ii) -> bool:
     cycle, offset = times[dep.dst]
-    return not later(arrival(optype[dep.src], times[dep.src], dep, dep.distance * ii), (cycle, offset))
+    return not later(arrival(optype[dep.src], times[dep.src], dep, dep.distance * ii, problem.clock_period_ns),
+                     (cycle, offset))
