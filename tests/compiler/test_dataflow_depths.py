@@ -279,10 +279,9 @@ def test_a_fifo_whose_tokens_depend_on_the_data_keeps_its_given_depth(tmp_path):
     assert data["fifos"][0]["rule"].startswith("not derived (stage filter_positive is not modelled: line ")
     assert "stream 'o' is written under a condition" in data["fifos"][0]["rule"]
     assert data["figures"] is None and "filter_positive" in data["figures_reason"]
-    # The throughput bound needs only the schedules: the stages' pipelined loops of depth 2 (the
-    # write waits a cycle for its predicate `x > 0` from a register), one FIFO.
-    assert [[loop["depth"] for loop in stage["loops"]] for stage in data["stages"]] == [[2], [2]]
-    assert chain.plan().bound(10) == pytest.approx(1.05 * (10 + 4 + 1))
+    # The throughput bound needs only the schedules: the stages' pipelined loops of depth 1, one FIFO.
+    assert [[loop["depth"] for loop in stage["loops"]] for stage in data["stages"]] == [[1], [1]]
+    assert chain.plan().bound(10) == pytest.approx(1.05 * (10 + 2 + 1))
     args = {"s": [3, 1, 4, 1, 5, 9, 2, 6], "n": 8}      # all kept: the second stage reads n of them
     assert run(chain, args, stall_probability=0.3, stall_seed=1).match
 
