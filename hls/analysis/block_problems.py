@@ -98,6 +98,11 @@ class BlockProblem:
         Predicated operations on a limited operator (loads, shared units) that
         no other user of their type is exclusive with: they request their port
         or instance whatever their predicate, without waiting for it.
+    earliest_cycle : dict of str to int
+        Least start cycles: in a block run once, 1 for each stream operation.  The block's
+        cycle 0 is its ``go`` pulse, which comes late in that cycle from the node before
+        (after a pipelined loop, the OR of its valid chain in ``done``); a stream request
+        there would run on through the stall into every register's enable.
     """
 
     problem: Problem
@@ -106,6 +111,7 @@ class BlockProblem:
     ops: dict[str, Op] = field(default_factory=dict)
     slow_ops: list[Op] = field(default_factory=list)
     speculated: set[str] = field(default_factory=set)
+    earliest_cycle: dict[str, int] = field(default_factory=dict)
 
     def guard(self, op: Op) -> Op | None:
         """The predicate gating ``op``'s port or instance request: ``None`` when it is speculated."""
@@ -278,6 +284,8 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
     for op in block.ops:
         if operator_of(op.kind).category == "stream":
             streams.setdefault(op.attrs["stream"], []).append(op)
+            if loop is None:
+                result.earliest_cycle[op.name] = 1
     for accesses in streams.values():
         # One port per stream (limit 1) puts them in different cycles; these keep them in order.
         for before, after in zip(accesses, accesses[1:]):

@@ -22,8 +22,9 @@ from .reservation import ReservationTable, bind
 __all__ = ["schedule_sequential"]
 
 
-def schedule_sequential(problem: Problem) -> Schedule:
-    """An as-soon-as-possible schedule whose iterations never overlap.
+def schedule_sequential(problem: Problem, earliest_cycle: dict[str, int] | None = None) -> Schedule:
+    """An as-soon-as-possible schedule whose iterations never overlap; ``earliest_cycle``
+    optionally gives operations a least start cycle.
 
     Raises
     ------
@@ -43,7 +44,7 @@ def schedule_sequential(problem: Problem) -> Schedule:
     # No two iterations overlap, so a slot is a plain cycle.
     table = ReservationTable(problem, None)
     for name in order:
-        earliest: Time = (0, 0.0)
+        earliest: Time = ((earliest_cycle or {}).get(name, 0), 0.0)
         for dep in problem.predecessors(name):
             if dep.distance:
                 continue
