@@ -59,7 +59,9 @@ Dependences
   stall, which reaches every register's enable, so it chains into the operation only
   where that logic fits the rest of the cycle, and is otherwise computed in an earlier
   cycle and taken from a register), and exits precede the next iteration's stream
-  operations as they precede its stores.
+  operations as they precede its stores.  In a block run once a stream operation starts
+  at cycle 1 at the earliest (:attr:`BlockProblem.earliest_cycle`): cycle 0 is the
+  block's ``go``, which comes late in its cycle from the node before.
 """
 
 from __future__ import annotations

@@ -226,6 +226,23 @@ def test_a_stream_operations_predicate_leaves_the_stall_its_time(clock_mhz):
     assert start == (0 if clock_mhz == 100.0 else 1)
 
 
+def test_a_block_run_once_starts_its_stream_operations_after_its_go_cycle():
+    """Cycle 0 of a block run once is its `go` pulse, late from the node before (a loop's `done`
+    logic): its stream operations start at cycle 1 or later, where the valid bit is a register."""
+    from examples.apps import image
+    blocks = 0
+    for kernel in [getattr(kernels, name) for name in sorted(CASES)] + [image.sobel_stream]:
+        compiled = _for_clock(kernel, 150.0)
+        for node in compiled.ir.nodes:
+            if hasattr(node, "body") or id(node) not in compiled.schedules:
+                continue
+            starts = compiled.schedule_of(node).start
+            streamed = [starts[op.name] for op in node.ops if op.kind in ("stream_read", "stream_write")]
+            assert all(start >= 1 for start in streamed), (kernel.name, node.name, streamed)
+            blocks += bool(streamed)
+    assert blocks >= 4      # framed, bursts, threshold-like writes after loops, sobel's `peak.write(top)`
+
+
 @pytest.mark.parametrize("clock_mhz", [100.0, 200.0])
 def test_stream_kernels_with_registered_predicates_under_random_stalls_equal_the_golden_model(clock_mhz):
     """Kernels whose stream operations wait a cycle for their predicate at 200 MHz (a comparison
