@@ -90,6 +90,13 @@ class DelayModel:
         A pipelined loop's control logic after the counter's comparison (or
         the valid chain's OR): the issue and stop logic into the ``running``
         and ``draining`` registers and the fanout of ``issue``.
+    stream_stall : float
+        A stream operation's request on its way to the registers it holds, after its
+        predicate: the request against its port's handshake, the OR over the kernel's streams
+        into ``stall``, and ``stall`` into every register's enable and the output buffers'
+        write decoding.  A predicate chains into a stream operation only where it is ready
+        this long before the period ends (:mod:`hls.analysis.block_problems`); otherwise it
+        is taken from a register.
     unit_segment_allowance : mapping of str to float
         ns by which each pipeline segment of a library unit is slower inside a
         kernel than the library's estimate of it, per unit id.
@@ -134,6 +141,7 @@ class DelayModel:
     routing_hop: float
     cone_level: float
     loop_control_logic: float
+    stream_stall: float
     unit_lut: float
     unit_logic: float
     unit_fanout: float
@@ -211,6 +219,10 @@ ECP5 = DelayModel(
     routing_hop=0.5,
     cone_level=1.5,
     loop_control_logic=4.9,
+    # The slowest of three placed paths from a stream read's predicate `k < pixels` through the
+    # stall (image.sobel_stream for 150 and 200 MHz, image.edges for 150, seed 1): 4.5, 5.6 and
+    # 4.9 ns after the comparison's modelled 2.29 ns and register_setup, rounded up.
+    stream_stall=5.7,
     unit_lut=0.95,
     unit_logic=0.5,
     unit_fanout=0.3,
@@ -250,6 +262,9 @@ ICE40 = DelayModel(
     routing_hop=0.5,
     cone_level=3.3,
     loop_control_logic=7.5,
+    # Not measured on iCE40: its loop_control_logic, a path of the same kind (a few LUT levels
+    # into a high-fanout enable).
+    stream_stall=7.5,
     unit_lut=0.9,
     unit_logic=0.5,
     unit_fanout=0.6,

@@ -320,7 +320,7 @@ def _cones_hold(target, problem, sched) -> bool:
 def _schedule_block(target, block) -> BlockSchedule:
     for cones in (True, False):
         problem = build_problem(block, target, cones=cones)
-        sched = schedule_sequential(problem.problem)
+        sched = schedule_sequential(problem.problem, problem.earliest_cycle)
         if not cones or _cones_hold(target, problem, sched):
             break
     verify(problem.problem, sched)

@@ -17,6 +17,7 @@ were fitted to or checked against (``tests/compiler/test_delay_model.py``):
   and image.sobel's 14 x 14 square (:data:`MEASURED_PATHS`);
 * the forwarding's extra LUT level for a predicated store: insertion_sort (:data:`MEASURED_PATHS`);
 * ``loop_control_logic`` (4.9): the slowest control path of :data:`MEASURED_CONTROL`;
+* ``stream_stall`` (5.7): the slowest path of :data:`MEASURED_STALL`, rounded up to 0.1 ns;
 * ``unit_segment_allowance``: :data:`MEASURED_UNIT_SEGMENTS`;
 * ``memory_setup`` (0.6) and ``memory_clock_to_out`` (2.0) are estimates, not measured.
 
@@ -79,4 +80,17 @@ MEASURED_CONTROL = {
     "argmax@150": ((10, 7, 3), 1000 / 120.4),
     "gsumif@200": ((10, 7, 9), 1000 / 119.4),
     "divide_fmax //8@150": ((8, 5, 18), 1000 / 139.9),
+}
+
+
+#: Paths from a stream read's predicate (``k < pixels``, a 14-bit comparison in the read's own
+#: cycle) through the stall into the registers it holds, measured with nextpnr-ecp5 in the fold
+#: wrapper (``benchmarks/run.py --fmax``, seed 1) before predicates were kept out of a stream
+#: operation's cycle where the stall does not fit after them: ``design@MHz -> (the predicate's
+#: modelled ready offset in ns, ns register to register)``.  ``stream_stall`` is the largest
+#: ``ns - register_setup - offset`` (4.53, 5.63 and 4.93 ns).
+MEASURED_STALL = {
+    "image.sobel_stream@150": (2.29, 1000 / 113.4),
+    "image.sobel_stream@200": (2.29, 1000 / 100.8),
+    "image.edges@150": (2.29, 1000 / 108.5),
 }

@@ -54,8 +54,14 @@ Dependences
 * streams: a stream's reads (or writes) keep their program order, within an
   iteration (distance 0) and from the last of one iteration to the first of the
   next (distance 1); a stream operation is never speculated (its predicate always
-  precedes it), and exits precede the next iteration's stream operations as they
-  precede its stores.
+  precedes it, through a dependence whose tail is the stall's logic,
+  :attr:`~approx_units.devices.DelayModel.stream_stall`: the predicate decides the
+  stall, which reaches every register's enable, so it chains into the operation only
+  where that logic fits the rest of the cycle, and is otherwise computed in an earlier
+  cycle and taken from a register), and exits precede the next iteration's stream
+  operations as they precede its stores.  In a block run once a stream operation starts
+  at cycle 1 at the earliest (:attr:`BlockProblem.earliest_cycle`): cycle 0 is the
+  block's ``go``, which comes late in its cycle from the node before.
 """
 
 from __future__ import annotations
@@ -94,6 +100,11 @@ class BlockProblem:
         Predicated operations on a limited operator (loads, shared units) that
         no other user of their type is exclusive with: they request their port
         or instance whatever their predicate, without waiting for it.
+    earliest_cycle : dict of str to int
+        Least start cycles: in a block run once, 1 for each stream operation.  The block's
+        cycle 0 is its ``go`` pulse, which comes late in that cycle from the node before
+        (after a pipelined loop, the OR of its valid chain in ``done``); a stream request
+        there would run on through the stall into every register's enable.
     """
 
     problem: Problem
@@ -102,6 +113,7 @@ class BlockProblem:
     ops: dict[str, Op] = field(default_factory=dict)
     slow_ops: list[Op] = field(default_factory=list)
     speculated: set[str] = field(default_factory=set)
+    earliest_cycle: dict[str, int] = field(default_factory=dict)
 
     def guard(self, op: Op) -> Op | None:
         """The predicate gating ``op``'s port or instance request: ``None`` when it is speculated."""
@@ -245,7 +257,11 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
         if op.predicate is None:
             continue
         if operator_of(op.kind).has_effect or partners.get(op):
-            problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control"))
+            # A stream operation's request (its valid bit and predicate) decides the stall,
+            # which reaches the enable of every register of the kernel: its predicate chains
+            # into it only where the stall's logic fits after it, else comes from a register.
+            tail = target.delay_model.stream_stall if operator_of(op.kind).category == "stream" else 0.0
+            problem.add_dependence(Dependence(op.predicate.name, op.name, 0, "control", tail_delay=tail))
         elif op in partners:
             # Nothing could share its instance in its cycle, so nothing needs the predicate to
             # choose: the request is made speculatively (a read cannot fault).
@@ -270,6 +286,8 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
     for op in block.ops:
         if operator_of(op.kind).category == "stream":
             streams.setdefault(op.attrs["stream"], []).append(op)
+            if loop is None:
+                result.earliest_cycle[op.name] = 1
     for accesses in streams.values():
         # One port per stream (limit 1) puts them in different cycles; these keep them in order.
         for before, after in zip(accesses, accesses[1:]):

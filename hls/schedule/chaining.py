@@ -7,18 +7,22 @@ is a monotone function of time:
 
 * ``ready``: ``(c, o) -> (c, o + delay)`` for a combinational operator,
   ``(c, o) -> (c + latency, outgoing_delay)`` for a registered one;
+* a dependence with a tail (:attr:`~hls.schedule.problem.Dependence.tail_delay`):
+  ``(c, o) -> (c + 1, 0)`` if ``o > 0`` and ``o + tail > period``;
 * the iteration shift: ``(c, o) -> (c - distance * II, o)``;
 * ``fit``: an operation that would overflow the clock period moves to the
   start of the next cycle, ``(c, o) -> (c + 1, 0)`` if ``o + delay > period``.
 
 Monotone functions on a total order distribute over ``max``, so iterating
-``start[v] = fit_v(max((0, 0), max over u->v of shift(ready(start[u]))))``
+``start[v] = fit_v(max((0, 0), max over u->v of arrival(start[u])))`` (``ready``, then the
+tail's rounding, then the shift: :func:`arrival`)
 from ``(0, 0)`` computes, like Bellman-Ford, the longest "walk" to each
 operation: the least solution of the dependence constraints, if one exists.
 
 If one exists, no start cycle in it exceeds ``sum(latency + 1)`` over all
 operations (it is the least solution of a system of difference constraints
-whose edges each weigh at most ``latency + 1``), and the iteration stops as
+whose edges each weigh at most ``latency + 1``: a tail's rounding and ``fit`` never
+both add a cycle), and the iteration stops as
 soon as a start passes that bound: the dependences cannot be met at this II.
 Following the predecessor that last raised each start then leads into a
 cycle of dependences (a chain without a cycle cannot climb past the bound,
@@ -35,7 +39,7 @@ from dataclasses import dataclass
 
 from .problem import EPSILON, Dependence, OperatorType, Problem
 
-__all__ = ["Time", "fit", "ready", "later", "EarliestStarts", "earliest_starts",
+__all__ = ["Time", "fit", "ready", "arrival", "later", "EarliestStarts", "earliest_starts",
            "solve_start_times", "cycle_is_feasible", "cycle_length"]
 
 #: ``(cycle, offset_ns)``.
@@ -56,6 +60,17 @@ def ready(optype: OperatorType, start: Time) -> Time:
     if optype.latency == 0:
         return cycle, offset + optype.incoming_delay
     return cycle + optype.latency, optype.outgoing_delay
+
+
+def arrival(optype: OperatorType, start: Time, dep: Dependence, shift: int, period: float) -> Time:
+    """When ``dep``'s destination can use the result of its source (of type ``optype``, started
+    at ``start``), on the destination's time line (``shift`` is ``dep.distance * II``): the
+    source's :func:`ready` time, rounded up to the next cycle's start where the dependence's
+    tail does not fit the rest of the ``period``."""
+    cycle, offset = ready(optype, start)
+    if dep.tail_delay and offset > EPSILON and offset + dep.tail_delay > period + EPSILON:
+        cycle, offset = cycle + 1, 0.0
+    return cycle - shift, offset
 
 
 def later(a: Time, b: Time) -> bool:
@@ -124,10 +139,9 @@ def solve_start_times(problem: Problem, operations: list[str], edges: list[tuple
     while queue:
         src = queue.popleft()
         queued.discard(src)
-        src_ready = ready(optypes[src], times[src])
         for dep, shift in successors[src]:
             dst = dep.dst
-            candidate = fit(optypes[dst], (src_ready[0] - shift, src_ready[1]), period)
+            candidate = fit(optypes[dst], arrival(optypes[src], times[src], dep, shift, period), period)
             if not later(candidate, times[dst]):
                 continue
             times[dst] = candidate
@@ -176,24 +190,23 @@ def cycle_is_feasible(problem: Problem, cycle: list[tuple[Dependence, int]]) -> 
     """
     first = cycle[0][0].src
     period = problem.clock_period_ns
-    steps = [(problem.operator_type_of(dep.src), problem.operator_type_of(dep.dst), shift)
+    steps = [(problem.operator_type_of(dep.src), problem.operator_type_of(dep.dst), dep, shift)
              for dep, shift in cycle]
     assert all(dep.dst == cycle[(index + 1) % len(cycle)][0].src for index, (dep, _shift) in enumerate(cycle))
     time = fit(problem.operator_type_of(first), (0, 0.0), period)
     # The same bound as in solve_start_times, as a guard.
-    bound = sum(src_type.latency + 1 for src_type, _dst_type, _shift in steps) + 1
+    bound = sum(src_type.latency + 1 for src_type, _dst_type, _dep, _shift in steps) + 1
     seen_offsets: list[float] = []
     while True:
-        arrival = time
-        for src_type, dst_type, shift in steps:
-            src_ready = ready(src_type, arrival)
-            arrival = fit(dst_type, (src_ready[0] - shift, src_ready[1]), period)
-        if not later(arrival, time):
+        reached = time
+        for src_type, dst_type, dep, shift in steps:
+            reached = fit(dst_type, arrival(src_type, reached, dep, shift, period), period)
+        if not later(reached, time):
             return True
-        if arrival[0] > bound or any(abs(arrival[1] - offset) <= EPSILON for offset in seen_offsets):
+        if reached[0] > bound or any(abs(reached[1] - offset) <= EPSILON for offset in seen_offsets):
             return False
         seen_offsets.append(time[1])
-        time = arrival
+        time = reached
 
 
 def cycle_length(problem: Problem, cycle: list[Dependence]) -> int:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable
 
-from .chaining import Time, earliest_starts, fit, later, ready
+from .chaining import Time, arrival, earliest_starts, fit, later
 from .mii import MIIBound, minimum_ii
 from .problem import EPSILON, Dependence, Problem, ProblemError, Schedule
 from .reservation import ReservationTable, bind
@@ -229,8 +229,8 @@ class _ModuloState:
         earliest = self.asap[name]
         for dep in self.predecessors[name]:
             if dep.src in self.times:
-                src_ready = ready(self.optype[dep.src], self.times[dep.src])
-                candidate = (src_ready[0] - dep.distance * self.ii, src_ready[1])
+                candidate = arrival(self.optype[dep.src], self.times[dep.src], dep, dep.distance * self.ii,
+                                    self.period)
                 if later(candidate, earliest):
                     earliest = candidate
         return fit(self.optype[name], earliest, self.period)
@@ -271,26 +271,24 @@ class _ModuloState:
         self.table.reserve(name, time[0])
         self.times[name] = time
         self.last_cycle[name] = time[0]
-        name_ready = ready(self.optype[name], time)
         for dep in self.successors[name]:
-            if dep.dst in self.times and dep.dst != name and not self._met(name_ready, dep):
+            if dep.dst in self.times and dep.dst != name and not self._met(time, dep):
                 self.unschedule(dep.dst)
                 evicted.append(dep.dst)
         for dep in self.predecessors[name]:
-            if dep.src in self.times and dep.src != name and \
-                    not self._met(ready(self.optype[dep.src], self.times[dep.src]), dep):
+            if dep.src in self.times and dep.src != name and not self._met(self.times[dep.src], dep):
                 self.unschedule(dep.src)
                 evicted.append(dep.src)
         return evicted
 
     def successors_met(self, name: str, time: Time) -> bool:
-        name_ready = ready(self.optype[name], time)
-        return all(self._met(name_ready, dep) for dep in self.successors[name]
+        return all(self._met(time, dep) for dep in self.successors[name]
                    if dep.dst in self.times and dep.dst != name)
 
-    def _met(self, src_ready: Time, dep: Dependence) -> bool:
-        cycle, offset = self.times[dep.dst]
-        return not later(src_ready, (cycle + dep.distance * self.ii, offset))
+    def _met(self, src_time: Time, dep: Dependence) -> bool:
+        """Whether ``dep`` holds with its source started at ``src_time``."""
+        return not later(arrival(self.optype[dep.src], src_time, dep, dep.distance * self.ii, self.period),
+                         self.times[dep.dst])
 
     def unschedule(self, name: str) -> None:
         self.table.release(name)
@@ -329,9 +327,9 @@ class _ModuloState:
             changed = False
             for dep in self.problem.dependences:
                 src_cycle, _ = self.times[dep.src]
-                src_ready = ready(self.optype[dep.src], (src_cycle, offsets[dep.src]))
-                if src_ready[0] == self.times[dep.dst][0] + dep.distance * self.ii and \
-                        src_ready[1] > offsets[dep.dst] + EPSILON:
+                src_ready = arrival(self.optype[dep.src], (src_cycle, offsets[dep.src]), dep, dep.distance * self.ii,
+                                    self.period)
+                if src_ready[0] == self.times[dep.dst][0] and src_ready[1] > offsets[dep.dst] + EPSILON:
                     offsets[dep.dst] = src_ready[1]
                     changed = True
         self.times = {name: (cycle, offsets[name]) for name, (cycle, _offset) in self.times.items()}

@@ -31,6 +31,13 @@ used by ``dst`` in iteration ``i + d``.  Measured on one time line::
     start[dst] + d*II  >  ready_cycle(src)          , or
     start[dst] + d*II == ready_cycle(src)  and  start_in_cycle[dst] >= ready_offset(src)
 
+A dependence with a *tail* (:attr:`Dependence.tail_delay`) chains only where the
+result and the tail fit the period: a result ready at an offset ``o > 0`` with
+``o + tail_delay > clock_period_ns`` counts as ready at the start of the next
+cycle, ``(ready_cycle + 1, 0)``, so that ``dst`` takes it from a register.  (A
+result ready at offset 0 is a register's output: a later cycle would not shorten
+its tail.)
+
 and every operation must finish within its cycle::
 
     start_in_cycle[op] + incoming_delay[op] <= clock_period_ns
@@ -174,14 +181,24 @@ class Dependence:
         One of ``"data"``, ``"memory"``, ``"exit"``, ``"control"`` or ``"stream"`` (the
         order of one stream's tokens); it only
         explains the bound, the timing rule is the same for all kinds.
+    tail_delay : float
+        ns of logic that ``src``'s result drives through ``dst`` into registers, besides
+        ``dst``'s own chain (a stream operation's predicate, through the stall, into the enable
+        of every register: :mod:`hls.analysis.block_problems`).  ``dst`` may chain on the
+        result only where it is ready that long before the period ends; otherwise it takes
+        it from a register in a later cycle (see the timing model).
     """
 
     src: str
     dst: str
     distance: int = 0
     kind: str = "data"
+    tail_delay: float = 0.0
 
     def __post_init__(self):
+        if not self.tail_delay >= 0:  # also rejects NaN
+            raise ProblemError(f"dependence {self.src}->{self.dst}: tail_delay must be >= 0 ns, "
+                               f"not {self.tail_delay!r}")
         if not _is_int(self.distance) or self.distance < 0:
             raise ProblemError(f"dependence {self.src}->{self.dst}: distance must be an integer >= 0, "
                                f"not {self.distance!r}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from .chaining import Time, earliest_starts, fit, later, ready
+from .chaining import Time, arrival, earliest_starts, fit, later
 from .problem import Problem, Schedule
 from .reservation import ReservationTable, bind
 
@@ -157,10 +157,10 @@ class PinningSearch:
         limit = max([cycle, *self.pins.values()]) + self.bound
         while stack:
             src = stack.pop()
-            src_ready = ready(self.optype[src], times[src])
             for dep in self.successors[src]:
                 dst = dep.dst
-                candidate = fit(self.optype[dst], (src_ready[0] - dep.distance * self.ii, src_ready[1]),
+                candidate = fit(self.optype[dst],
+                                arrival(self.optype[src], times[src], dep, dep.distance * self.ii, self.period),
                                 self.period)
                 if not later(candidate, times[dst]):
                     continue

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import networkx as nx
 
-from .chaining import Time, fit, later, ready
+from .chaining import Time, arrival, fit, later
 from .problem import Problem, Schedule
 from .reservation import ReservationTable, bind
 
 __all__ = ["schedule_sequential"]
 
 
-def schedule_sequential(problem: Problem) -> Schedule:
-    """An as-soon-as-possible schedule whose iterations never overlap.
+def schedule_sequential(problem: Problem, earliest_cycle: dict[str, int] | None = None) -> Schedule:
+    """An as-soon-as-possible schedule whose iterations never overlap; ``earliest_cycle``
+    optionally gives operations a least start cycle.
 
     Raises
     ------
@@ -43,11 +44,11 @@ def schedule_sequential(problem: Problem) -> Schedule:
     # No two iterations overlap, so a slot is a plain cycle.
     table = ReservationTable(problem, None)
     for name in order:
-        earliest: Time = (0, 0.0)
+        earliest: Time = ((earliest_cycle or {}).get(name, 0), 0.0)
         for dep in problem.predecessors(name):
             if dep.distance:
                 continue
-            src_ready = ready(optype[dep.src], times[dep.src])
+            src_ready = arrival(optype[dep.src], times[dep.src], dep, 0, period)
             if later(src_ready, earliest):
                 earliest = src_ready
         earliest = fit(optype[name], earliest, period)
@@ -68,4 +69,5 @@ def schedule_sequential(problem: Problem) -> Schedule:
 
 def _carried_met(problem, optype, times, dep, ii) -> bool:
     cycle, offset = times[dep.dst]
-    return not later(ready(optype[dep.src], times[dep.src]), (cycle + dep.distance * ii, offset))
+    return not later(arrival(optype[dep.src], times[dep.src], dep, dep.distance * ii, problem.clock_period_ns),
+                     (cycle, offset))

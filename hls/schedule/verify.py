@@ -93,6 +93,9 @@ def _check_dependence(problem: Problem, schedule: Schedule, dep) -> None:
         ready_offset = schedule.offset(dep.src) + src_type.incoming_delay
     else:
         ready_offset = src_type.outgoing_delay
+    if dep.tail_delay and ready_offset > EPSILON and ready_offset + dep.tail_delay > problem.clock_period_ns + EPSILON:
+        # Its tail does not fit the rest of the cycle: taken from a register, from the next cycle's start.
+        ready_cycle, ready_offset = ready_cycle + 1, 0.0
     # Both ends on the time line of the source's iteration.
     use_cycle = schedule.start[dep.dst] + dep.distance * schedule.ii
     use_offset = schedule.offset(dep.dst)
@@ -101,7 +104,8 @@ def _check_dependence(problem: Problem, schedule: Schedule, dep) -> None:
     if use_cycle == ready_cycle and use_offset + EPSILON >= ready_offset:
         return
     raise ScheduleError(
-        f"{dep.kind} dependence {dep.src!r} -> {dep.dst!r} (distance {dep.distance}, II {schedule.ii}) "
+        f"{dep.kind} dependence {dep.src!r} -> {dep.dst!r} (distance {dep.distance}, II {schedule.ii}"
+        f"{f', tail {dep.tail_delay:g} ns' if dep.tail_delay else ''}) "
         f"is violated: {dep.src!r}'s result is ready at cycle {ready_cycle} + {ready_offset:g} ns, "
         f"but {dep.dst!r} uses it at cycle {use_cycle} + {use_offset:g} ns")
 

@@ -1,5 +1,7 @@
 """One delay model per device, reached through hls.Target: ECP5 and iCE40 against their measurements."""
 
+import math
+
 import pytest
 
 import hls
@@ -72,3 +74,11 @@ def test_ice40_loop_control_is_never_faster_than_measured_and_within_a_quarter(d
     model = hls.Target(device=device).delay_model
     estimate = model.loop_control(*key) + model.register_setup
     assert measured <= estimate == pytest.approx(measured, rel=0.25)
+
+
+def test_the_stream_stall_is_the_slowest_measured_stall_path():
+    # benchmarks/delay_calibration/ecp5.py: each path is register_setup, the predicate's ready
+    # offset and the stall's logic; the model covers the slowest, rounded up to 0.1 ns.
+    tails = [ns - ECP5.register_setup - offset for offset, ns in ecp5.MEASURED_STALL.values()]
+    assert ECP5.stream_stall == pytest.approx(math.ceil(max(tails) * 10) / 10)
+    assert ECP5.stream_stall < ICE40.stream_stall

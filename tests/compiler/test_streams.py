@@ -14,6 +14,7 @@ import stream_kernels as kernels
 from hls.backend import kernel_signature
 from hls.compiler import compile_kernel
 from hls.errors import KernelRuntimeError
+from hls.kernel import Kernel
 from sim.kernel import run
 from sim_helpers import require_simulator
 
@@ -178,6 +179,86 @@ def test_streams_inside_a_flattened_nest_and_a_pipelined_loop_at_ii_1():
     assert "inner runs overlapped" in kernels.bursts.report().to_text()
     for kernel in (kernels.copy, kernels.filter_positive, kernels.merge, kernels.lookup):
         assert [loop["ii"] for loop in kernel.report().data["loops"]] == [1], kernel.name
+
+
+def _stream_operations(compiled):
+    """``(op, its predicate's ready time, its start cycle)`` of every predicated stream operation."""
+    for node in compiled.ir.nodes:
+        block = getattr(node, "body", node)
+        if id(block) not in compiled.schedules:
+            continue
+        scheduled = compiled.schedule_of(block)
+        problem, schedule = scheduled.problem.problem, scheduled.schedule
+        for op in block.ops:
+            if op.kind in ("stream_read", "stream_write") and op.predicate is not None:
+                yield op, schedule.ready(problem, op.predicate.name), schedule.start[op.name]
+
+
+def _for_clock(kernel, clock_mhz):
+    """``kernel`` compiled for ``clock_mhz`` as the clock sweep builds it (not retargeted)."""
+    return compile_kernel(Kernel(kernel.fn, target=kernel.target.replace(clock_mhz=clock_mhz)), retarget=False)
+
+
+@pytest.mark.parametrize("clock_mhz", [100.0, 150.0, 200.0])
+def test_a_stream_operations_predicate_leaves_the_stall_its_time(clock_mhz):
+    """A stream operation's predicate decides the stall, which reaches every register's enable:
+    it chains into the operation only where the stall's logic (``stream_stall``) fits the rest
+    of the cycle after it, and otherwise comes from a register (ready at a cycle's start)."""
+    from examples.apps import ecg, image
+    chosen = [getattr(kernels, name) for name in sorted(CASES)] + [image.blur_stream, image.sobel_stream,
+                                                                   ecg.bandpass_stream, ecg.detect_stream]
+    seen = chained = 0
+    for kernel in chosen:
+        compiled = _for_clock(kernel, clock_mhz)
+        room = compiled.target.usable_period_ns - compiled.target.delay_model.stream_stall
+        for op, (cycle, offset), start in _stream_operations(compiled):
+            assert cycle < start or (cycle == start and (offset == 0.0 or offset <= room + 1e-9)), \
+                (kernel.name, op.name, cycle, offset, start)
+            seen += 1
+            chained += cycle == start and offset > 0
+    assert seen >= 10 and (chained > 0) == (clock_mhz == 100.0)
+    # Sobel's `if k < pixels: v = b.read()`: the 14-bit comparison takes 2.29 ns, which leaves
+    # the stall its 5.7 ns in a 100 MHz cycle (8 ns after the registers' 2), not at 150 or 200 MHz:
+    # there the read waits for the next cycle.
+    sobel = _for_clock(image.sobel_stream, clock_mhz)
+    (read, (cycle, offset), start), = [found for found in _stream_operations(sobel) if found[0].kind == "stream_read"]
+    assert read.predicate.kind == "lt" and cycle == 0 and offset == pytest.approx(2.29, abs=0.01)
+    assert start == (0 if clock_mhz == 100.0 else 1)
+
+
+def test_a_block_run_once_starts_its_stream_operations_after_its_go_cycle():
+    """Cycle 0 of a block run once is its `go` pulse, late from the node before (a loop's `done`
+    logic): its stream operations start at cycle 1 or later, where the valid bit is a register."""
+    from examples.apps import image
+    blocks = 0
+    for kernel in [getattr(kernels, name) for name in sorted(CASES)] + [image.sobel_stream]:
+        compiled = _for_clock(kernel, 150.0)
+        for node in compiled.ir.nodes:
+            if hasattr(node, "body") or id(node) not in compiled.schedules:
+                continue
+            starts = compiled.schedule_of(node).start
+            streamed = [starts[op.name] for op in node.ops if op.kind in ("stream_read", "stream_write")]
+            assert all(start >= 1 for start in streamed), (kernel.name, node.name, streamed)
+            blocks += bool(streamed)
+    assert blocks >= 4      # framed, bursts, threshold-like writes after loops, sobel's `peak.write(top)`
+
+
+@pytest.mark.parametrize("clock_mhz", [100.0, 200.0])
+def test_stream_kernels_with_registered_predicates_under_random_stalls_equal_the_golden_model(clock_mhz):
+    """Kernels whose stream operations wait a cycle for their predicate at 200 MHz (a comparison
+    of the token read: `filter_positive`, `until_zero`; of another stream's token: `merge`), and
+    the same at 100 MHz, where they may chain on it."""
+    for name in ("filter_positive", "merge", "until_zero", "framed"):
+        kernel = getattr(kernels, name)
+        kernel = Kernel(kernel.fn, target=kernel.target.replace(clock_mhz=clock_mhz))
+        waiting = [start > cycle for _, (cycle, _), start in _stream_operations(_for_clock(kernel, clock_mhz))]
+        assert name == "framed" or clock_mhz == 100.0 or any(waiting), name
+        rng = random.Random(f"registered-{name}-{clock_mhz}")
+        for trial in range(2):
+            args = CASES[name](rng)
+            result = run(kernel, args, stall_probability=0.3, stall_seed=trial)
+            assert result.match, (name, args, result.differences)
+            assert result.outputs["streams"] == result.expected["streams"]
 
 
 def test_a_kernel_without_streams_has_no_stall():

@@ -364,6 +364,49 @@ def test_output_delay_beyond_the_period_pushes_the_user_a_cycle_later():
     assert result.start["s"] == result.start["rd"] + 2 and result.offset("s") == 0.0
 
 
+def _tailed(period, tail):
+    # if k < n: x = s.read()  -- the compare chains on the counter; the read's predicate also
+    # drives `tail` ns of logic (the stall) within the read's cycle.
+    stream = OperatorType("stream:s", limit=1, description="stream `s`")
+    problem = Problem(clock_period_ns=period, name="loop")
+    for optype in (CMP, stream, ADD):
+        problem.add_operator_type(optype)
+    for name, typename in (("lt", "cmp"), ("rd", "stream:s"), ("use", "add")):
+        problem.add_operation(Operation(name, typename))
+    problem.add_dependence(Dependence("lt", "rd", 0, "control", tail_delay=tail))
+    problem.add_dependence(Dependence("rd", "use"))
+    return problem
+
+
+def test_a_dependence_with_a_tail_chains_only_where_the_tail_fits_the_period():
+    # 1.5 ns of compare and a 5 ns tail fit 10 ns: chained, as without a tail.
+    fits = scheduled(_tailed(10.0, 5.0))
+    assert (fits.start["rd"], fits.offset("rd")) == (0, 1.5)
+    # Not in 6 ns: the read takes the compare from a register, at the start of the next cycle,
+    # and the token's user chains on it there.
+    result = scheduled(_tailed(6.0, 5.0))
+    assert (result.start["lt"], result.start["rd"], result.offset("rd")) == (0, 1, 0.0)
+    assert (result.start["use"], result.offset("use")) == (1, 0.0)
+    for algorithm in ("sequential", "search"):
+        other = schedule(_tailed(6.0, 5.0), algorithm=algorithm)
+        verify(_tailed(6.0, 5.0), other)
+        assert other.start["rd"] == other.start["lt"] + 1
+    # Chained in the compare's cycle, the read breaks the rule, and the verifier says which.
+    with pytest.raises(ScheduleError, match=r"^control dependence 'lt' -> 'rd' \(distance 0, II 1, tail 5 ns\) is "
+                                            r"violated: 'lt''s result is ready at cycle 1 \+ 0 ns, but 'rd' uses it "
+                                            r"at cycle 0 \+ 1.5 ns$"):
+        verify(_tailed(6.0, 5.0), Schedule(1, {"lt": 0, "rd": 0, "use": 0}, {"rd": 1.5, "use": 1.5}, {"rd": 0}))
+    # A result that is a register's output (ready at a cycle's start) is used in that cycle: a
+    # later cycle would not shorten the tail.
+    stream = OperatorType("stream:s", limit=1)
+    free = OperatorType("read:a", latency=1, incoming_delay=1.5, outgoing_delay=0.0, limit=1)
+    registered = build([stream, free], [("a", "read:a"), ("rd", "stream:s")], [], period=6.0)
+    registered.add_dependence(Dependence("a", "rd", 0, "control", tail_delay=5.0))
+    assert scheduled(registered).start == {"a": 0, "rd": 1}
+    with pytest.raises(ProblemError, match=r"tail_delay must be >= 0 ns, not -1"):
+        Dependence("a", "rd", tail_delay=-1)
+
+
 def test_port_shared_on_a_recurrence_that_has_room_stays_a_resource_bound():
     # Three reads and a write of `a` on a recurrence at distance 2: the port
     # alone forces II 3, and at II 3 the recurrence has room for it.
