@@ -159,9 +159,8 @@ def test_aaxd_is_the_segment_division_exhaustively(k, frac_bits):
 
 @pytest.mark.parametrize("width", [8, 16])
 def test_aaxd_error_halves_per_segment_bit(width):
-    # MRED of AAXD(k), f = n, measured (8 bits: exhaustive; 16 bits: 200,000 random pairs): about
-    # 2**-(k-1) at small k, the dropped divisor bits dominating; the quotient's own truncation to
-    # k+1 bits dominates from k = 6 on.
+    # MRED of AAXD(k), f = n (8 bits: exhaustive; 16 bits: 200,000 random pairs): about 2**-(k+1);
+    # at 8 bits the floor to 8 fraction bits holds it near 0.6 % from k = 7 on.
     a, b = _all_pairs(8) if width == 8 else _random_pairs(width)
     errors = [metrics.ErrorStats.of_quotient(a, b, approx_units.get("aaxd", width=width, k=k).model(a, b),
                                              frac_bits=width).mred for k in range(2, 9)]
