@@ -23,7 +23,7 @@ import functools
 import numpy as np
 
 from .multipliers import antilog
-from .structures import apply_sign, leading_one_normalise, sign_magnitude
+from .structures import apply_sign, leading_one_normalise, scale_by_power_of_two, sign_magnitude
 from .registry import Param, UnitSpec, register
 
 __all__ = ["mitchell_correction_table", "restoring_division"]
@@ -65,7 +65,7 @@ def _divider(name, summary, reference, params=(), recommended_stages=_log_stages
     return decorate
 
 
-def restoring_division(ops, a, b, *, frac_bits: int = 0):
+def restoring_division(ops, a, b, *, frac_bits: int = 0, high=None):
     """Unsigned restoring division: ``(quotient, remainder)`` of ``a * 2**frac_bits`` by ``b``.
 
     One compare-subtract row per quotient bit, from the top: shift the next
@@ -73,11 +73,17 @@ def restoring_division(ops, a, b, *, frac_bits: int = 0):
     The quotient has ``a.width + frac_bits`` bits, the remainder ``b.width``
     (for ``b == 0`` the quotient is all ones and the remainder the low bits of
     ``a``). The rows form a chain, so pipeline registers fall between rows.
+
+    ``high``, if given (``b.width`` bits, less than ``b``), holds the dividend's
+    bits above ``a``: the division is of ``(high * 2**a.width + a) * 2**frac_bits``,
+    whose quotient then still fits ``a.width + frac_bits`` bits. It is the
+    partial remainder the rows start from, so rows whose quotient bit is
+    known to be 0 need not be built.
     """
     dividend = ops.shift_left_const(a, frac_bits) if frac_bits else a
     steps = a.width + frac_bits
     width = b.width
-    remainder = ops.const(0, width)
+    remainder = ops.const(0, width) if high is None else ops.zext(high, width)
     bits = [None] * steps
     for i in reversed(range(steps)):
         shifted = ops.cat(ops.bit(dividend, i), remainder)                 # width + 1 bits
@@ -158,3 +164,50 @@ def mitchell_div(ops, a, b, *, width, frac_bits):
                      "1..min(6, n-1) (default min(4, n-1): 256 entries)")])
 def mitchell_div_refined(ops, a, b, *, width, frac_bits, index_bits):
     return mitchell_log_quotient(ops, a, b, width=width, frac_bits=frac_bits, refine_bits=index_bits)
+
+
+# -- dynamic-segment divider -------------------------------------------------
+
+def _segment(ops, fraction, bits):
+    """``bits`` bits from an operand's leading one: ``1`` then the top of its Mitchell fraction.
+
+    Fraction bits below the segment are dropped (truncated); a segment wider
+    than the operand is padded with zeros below.
+    """
+    kept = bits - 1
+    if fraction.width >= kept:
+        low = ops.slice(fraction, fraction.width - kept, fraction.width)
+    elif fraction.width:
+        low = ops.cat(ops.const(0, kept - fraction.width), fraction)
+    else:
+        low = ops.const(0, kept)
+    return ops.cat(low, ops.const(1, 1))
+
+
+@_divider("aaxd", "adaptively approximate divider AAXD(k): 2k-bit dividend and k-bit divisor segments "
+          "from the leading ones, divided exactly, the quotient shifted into place",
+          "H. Jiang, L. Liu, F. Lombardi, J. Han, DATE 2018 (adaptive approximation in arithmetic "
+          "circuits: a low-power unsigned divider design)",
+          [Param("k", default=lambda w, wb, s: min(6, w), bounds=lambda w, wb, s: (2, w),
+                 doc="divisor segment bits (dividend segment: 2k), 2..n (default min(6, n)); "
+                     "the quotient keeps k or k+1 significant bits")])
+def aaxd(ops, a, b, *, width, frac_bits, k):
+    # a = 2**ka * A / 2**(2k-1) with A the dividend's 2k-bit segment, b likewise
+    # with the k-bit segment B (bits below the segments dropped), so
+    # a * 2**f / b ~= floor(A / B) * 2**(ka - kb + f - k). A and B have their
+    # top bits set, so A / B < 2**(k+1) and the exact segment divider needs
+    # only k+1 compare-subtract rows: the top k-1 bits of A are below B and are
+    # the partial remainder the rows start from.
+    ka, xa = leading_one_normalise(ops, a)
+    kb, xb = leading_one_normalise(ops, b)
+    dividend = _segment(ops, xa, 2 * k)
+    divisor = _segment(ops, xb, k)
+    segment_quotient, _ = restoring_division(ops, ops.slice(dividend, 0, k + 1), divisor,
+                                             high=ops.slice(dividend, k + 1, 2 * k))
+    exponent_width = (2 * width - 2).bit_length()
+    exponent = ops.sub(ops.add(ka, ops.const(width - 1), width=exponent_width), kb,
+                       width=exponent_width)                     # ka - kb + n - 1, 0 .. 2n-2
+    # Largest shift n - 1 + f - k on a (k+1)-bit quotient: at most n + f bits, no overflow.
+    quotient = scale_by_power_of_two(ops, segment_quotient, exponent, width - 1 - frac_bits + k,
+                                     width + frac_bits)
+    return ops.mux(ops.is_zero(a), ops.const(0, width + frac_bits), quotient)

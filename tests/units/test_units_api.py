@@ -11,7 +11,7 @@ from approx_units.dataflow import Ops, arrival_times, partition
 
 IDS = ["exact_add", "loa", "trunc_add", "eta1", "gear", "hoaaned", "exact_mul", "trunc_mul", "drum",
        "mitchell", "mitchell_refined", "iterlog", "lut_mul", "vctm_mul",
-       "exact_div", "mitchell_div", "mitchell_div_refined"]
+       "exact_div", "mitchell_div", "mitchell_div_refined", "aaxd"]
 
 
 def test_names_are_the_issue_ids():

@@ -83,7 +83,7 @@ def test_random_signed(name):
     ("iterlog", {"corrections": 3}), ("mitchell_refined", {"index_bits": 2}),
     ("exact_div", {"frac_bits": 0}), ("mitchell_div", {"frac_bits": 2}),
     ("mitchell_div_refined", {"frac_bits": 0, "index_bits": 5}), ("hoaaned", {"l": 2}),
-    ("eta1", {"l": 5}),
+    ("eta1", {"l": 5}), ("aaxd", {"k": 2}), ("aaxd", {"k": 4, "frac_bits": 0}), ("aaxd", {"k": 3, "signed": True}),
     ("lut_mul", {"t": 0}), ("lut_mul", {"t": 7}), ("lut_mul", {"width_b": 5, "t": 4}),
     ("lut_mul", {"width_b": 4, "t": 3, "signed": True}), ("vctm_mul", {"t": 6, "stagger": 2}),
     ("vctm_mul", {"width_b": 5, "t": 5, "stagger": 1}), ("vctm_mul", {"t": 9}),

@@ -108,7 +108,7 @@ def test_iterlog_error_shrinks_with_corrections_and_never_overestimates():
     assert errors == sorted(errors, reverse=True) and errors[-1] == 0
 
 
-@pytest.mark.parametrize("name", ["exact_div", "mitchell_div", "mitchell_div_refined"])
+@pytest.mark.parametrize("name", ["exact_div", "mitchell_div", "mitchell_div_refined", "aaxd"])
 @pytest.mark.parametrize("signed", [False, True])
 def test_division_by_zero_gives_all_ones(name, signed):
     unit = approx_units.get(name, width=8, signed=signed)
@@ -118,6 +118,56 @@ def test_division_by_zero_gives_all_ones(name, signed):
     expected = -1 if signed else (1 << unit.output_width) - 1
     assert np.all(result == expected)
     assert np.all(unit.model(0, np.arange(1, hi + 1)) == 0)
+
+
+@pytest.mark.parametrize("a,b,expected", [
+    # k=3, f=8: 200 = 0b11001000 -> 6-bit segment 0b110010 = 50, leading one 7; 3 = 0b11 -> 0b110 = 6,
+    # leading one 1; 50 // 6 = 8, shifted by 7 - 1 + 8 - 3 = 11 (exact 200 * 256 / 3 = 17066.7).
+    (200, 3, 8 << 11),
+    # 7 -> 0b111000 = 56 (leading one 2), 9 = 0b1001 -> 0b100 = 4 (leading one 3, bit 0 dropped):
+    # 56 // 4 = 14, shifted by 2 - 3 + 8 - 3 = 4 (exact 199.1).
+    (7, 9, 14 << 4),
+    # 1 / 255: 0b100000 = 32, 255 -> 0b111 = 7; 32 // 7 = 4, shifted by 0 - 7 + 8 - 3 = -2 (exact 1.004).
+    (1, 255, 1),
+    (255, 1, 15 << 12),      # 0b111111 = 63, 1 -> 0b100 = 4: 63 // 4 = 15 shifted by 7 - 0 + 8 - 3 = 12 (exact 65280)
+    (0, 7, 0),
+])
+def test_aaxd_known_quotients(a, b, expected):
+    assert int(approx_units.get("aaxd", width=8, k=3).model(a, b)) == expected
+
+
+def _aaxd_reference(a, b, *, width, frac_bits, k):
+    # The AAXD algorithm on integers: truncate each operand to its segment, divide, shift.
+    def segment(x, bits):
+        lead = np.floor(np.log2(x)).astype(np.int64)
+        drop = lead - (bits - 1)
+        return np.where(drop >= 0, x >> np.maximum(drop, 0), x << np.maximum(-drop, 0)), lead
+    top, lead_a = segment(a, 2 * k)
+    bottom, lead_b = segment(b, k)
+    quotient, shift = top // bottom, lead_a - lead_b + frac_bits - k
+    return np.where(shift >= 0, quotient << np.maximum(shift, 0), quotient >> np.maximum(-shift, 0))
+
+
+@pytest.mark.parametrize("frac_bits", [0, 3, 8])
+@pytest.mark.parametrize("k", [2, 3, 5, 8])
+def test_aaxd_is_the_segment_division_exhaustively(k, frac_bits):
+    a, b = np.meshgrid(np.arange(1, 256), np.arange(1, 256))
+    a, b = a.ravel(), b.ravel()
+    unit = approx_units.get("aaxd", width=8, k=k, frac_bits=frac_bits)
+    assert np.array_equal(unit.model(a, b), _aaxd_reference(a, b, width=8, frac_bits=frac_bits, k=k))
+
+
+@pytest.mark.parametrize("width", [8, 16])
+def test_aaxd_error_halves_per_segment_bit(width):
+    # MRED of AAXD(k), f = n (8 bits: exhaustive; 16 bits: 200,000 random pairs): about 2**-(k+1);
+    # at 8 bits the floor to 8 fraction bits holds it near 0.6 % from k = 7 on.
+    a, b = _all_pairs(8) if width == 8 else _random_pairs(width)
+    errors = [metrics.ErrorStats.of_quotient(a, b, approx_units.get("aaxd", width=width, k=k).model(a, b),
+                                             frac_bits=width).mred for k in range(2, 9)]
+    assert errors == sorted(errors, reverse=True)
+    assert errors[2] == pytest.approx(0.031, abs=0.002)       # k = 4
+    assert errors[3] == pytest.approx(0.0158, abs=0.001)      # k = 5
+    assert errors[-1] < 0.0075                                 # k = 8
 
 
 @pytest.mark.parametrize("name", ["exact_add", "loa", "trunc_add", "eta1", "gear", "hoaaned"])
@@ -134,7 +184,7 @@ def test_signed_adders_approximate_like_unsigned_ones(name):
 
 
 @pytest.mark.parametrize("name", ["exact_mul", "trunc_mul", "drum", "mitchell", "mitchell_refined",
-                                  "iterlog", "exact_div", "mitchell_div", "mitchell_div_refined"])
+                                  "iterlog", "exact_div", "mitchell_div", "mitchell_div_refined", "aaxd"])
 def test_sign_magnitude_variants_are_symmetric(name):
     # Magnitudes of a 7-bit signed unit are 7-bit unsigned: compare against the 7-bit unsigned unit.
     unsigned = approx_units.get(name, width=7, **({"frac_bits": 5} if "div" in name else {}))
