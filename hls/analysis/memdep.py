@@ -75,6 +75,8 @@ __all__ = ["MemoryDependence", "memory_dependences", "loop_dependences", "indepe
 EXACT_LIMIT = 1024
 EXACT_TOTAL = 8192
 EXACT_STATES = 64
+#: Counter differences the nest test considers at most for one pair (it gives up beyond).
+NEST_SOLUTIONS = 256
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,7 @@ def memory_dependences(block: Block, *, loop_step: int | None = None, trip_count
             nest_found = None
             if exact_found is None and not decided and loop_step:
                 nest_found = _nest_pair(first, second, forms[first], forms[second], values, written,
-                                        exclusive_in_iteration)
+                                        exclusive_in_iteration, found)
             if exact_found is not None:
                 found = exact_found
                 if proofs is not None and len(found) < 2:
@@ -208,10 +210,34 @@ class _ExactTest:
             trips = None if start is None or stop is None else len(range(start, stop, self.step))
         return False if start is None or trips is None else (start, self.step, trips)
 
+    @functools.cached_property
+    def longest(self) -> int | None:
+        """At most how many iterations one run of a flattened nest takes, from its levels'
+        counters alone (``None`` when the loop is no such nest).
+
+        Each iteration of a level is a run of the flattened loop as long as the runs of the
+        level inside it, or one iteration when that level runs none; a level counts at most
+        ``(high - low) // |step| + 1`` iterations. A ``break`` ends its run in the iteration after
+        the one that takes it, or in that one when it is the run's last: never past the level's
+        count (:mod:`hls.frontend.flatten`). The product of the levels' counts bounds every run from above, so a nest
+        whose bound exceeds :data:`EXACT_LIMIT` may still be followed (a bound from above is
+        loose for triangular nests), and one whose bound is below never runs past it."""
+        counters = [] if self.counted else self.values.counters_in(self.block.ops)
+        if not counters:
+            return None
+        deepest = max(counters, key=lambda counter: len(counter.outer))
+        levels = {id(counter): counter for counter in counters + list(deepest.outer)}
+        total = 1
+        for counter in levels.values():
+            total *= (counter.high - counter.low) // abs(counter.step) + 1
+        return total
+
     def events(self, index: int):
         """``access -> address -> iterations`` in state ``index``, or ``None`` when its control
         depends on data or the runs so far are too long (computed once, on demand: a pair whose
         addresses are not known in the first state needs no other)."""
+        if self.longest is not None and self.longest > EXACT_LIMIT:
+            self._failed = True     # decided from the trip counts, without following the nest
         while len(self._events) <= index and not self._failed:
             state = self.states[0][len(self._events)]
             induction = self.induction(state)
@@ -328,47 +354,116 @@ def _dominated(terms) -> bool:
     return True
 
 
-def _nest_pair(first, second, form_p: Value, form_q: Value, values: ValueAnalysis, written, exclusive_in_iteration):
+def _nest_pair(first, second, form_p: Value, form_q: Value, values: ValueAnalysis, written, exclusive_in_iteration,
+               conservative: list):
     """``(dependences, proof)`` from a flattened nest's structure, or ``None`` when it proves no
-    more than the conservative pair.
+    more than ``conservative`` (the pair :func:`_pair` falls back to).
 
-    Both indices are one affine form in the counters of levels ``0..L`` of the nest (and in
-    variables the loop never writes), distinct for distinct values of those counters: the
-    two accesses touch one element only within one iteration of level ``L``, which is a run
-    of consecutive iterations of the flattened loop (no value of the counters comes back
-    later). Within it, an access that runs only in its first iteration (the code before an
-    inner loop) or only in its last (the code after it; an access in the innermost body
-    runs in one iteration of each) fixes the order: ``second -> first`` (at distance >= 1)
-    needs ``first`` in a later iteration of the run than ``second``, ``first -> second`` at
-    a distance >= 1 needs ``second`` in a later one. This holds at every distance, for any
-    trip counts: nothing is assumed about how far apart the runs of two iterations of level
-    ``L`` are, nor about how many iterations the pipeline has in flight."""
-    level = _nest_level(form_p, form_q, written)
-    if level is None:
+    Both indices are one affine form ``S`` in the counters of levels ``0..L`` of the nest (and
+    in variables the loop never writes), up to their constants: ``first`` touches ``S(x) +
+    cP`` in an iteration whose counters are ``x``, ``second`` touches ``S(y) + cQ``. They
+    touch one element exactly when ``S(x) - S(y) = sum(a_l * (x_l - y_l)) = cQ - cP``
+    (:func:`_differences` finds every such difference ``x - y`` the counters' intervals
+    allow). The proof that this gives every distance at which they can meet:
+
+    * the iterations of level ``l`` inside one iteration of the levels around it are runs of
+      consecutive iterations of the flattened loop, each at least one long (an empty inner
+      run takes one), in the order of their counter values; two iterations whose counters
+      differ first at level ``l``, by ``n`` of its steps, are then at least ``|n|`` flattened
+      iterations apart (the earlier run's rest is at least 1, and the ``|n| - 1`` runs
+      between at least 1 each), the later one being the one with the larger iteration
+      number. A difference that is not a multiple of the step at its first level cannot
+      occur (both counters started from one start in one iteration of the levels around).
+      Each such difference is a dependence from the earlier access to the later at
+      ``|n|``, and the shortest one of each direction orders the others;
+    * the difference 0 (one iteration of level ``L``, only when ``cP == cQ``) is the
+      same-run case: an access that runs only in the run's first iteration (the code before
+      an inner loop) or only in its last (the code after it; the innermost body runs in one
+      iteration of each) fixes the order within it: ``second -> first`` (at distance >= 1)
+      needs ``first`` in a later iteration of the run than ``second``, ``first -> second``
+      at a distance >= 1 needs ``second`` in a later one.
+
+    Nothing is assumed about the trip counts (empty inner runs included) nor about how many
+    iterations are in flight: the distances are lower bounds, reached when the runs between
+    are one iteration long (run-time bounds), and larger when inner trip counts are constant.
+    ``C[i * 16 + j]`` against ``C[i * 16 + j + 1]`` (``0 <= j <= 15``) meet where ``(i, j)``
+    differ by ``(0, 1)`` or ``(1, -15)``: the second's element is the first's one iteration of
+    ``j`` or of ``i`` later, at least 1 flattened iteration, never earlier."""
+    nest = _nest_levels(form_p, form_q, written)
+    if nest is None:
         return None
-    at_p = values.positions(first.predicate).get(level, frozenset())
-    at_q = values.positions(second.predicate).get(level, frozenset())
-    backward = not ("first" in at_p or "last" in at_q)        # second, then first later in the run
-    forward_later = not ("last" in at_p or "first" in at_q)   # first, then second later in the run
-    if backward and forward_later:
+    levels, coefficients = nest
+    solutions = _differences(levels, coefficients, form_q.constant - form_p.constant)
+    if solutions is None:
         return None
-    found = []
-    if forward_later:
-        found.append(MemoryDependence(first, second, 1 if exclusive_in_iteration else 0, False))
-    elif not exclusive_in_iteration:
-        found.append(MemoryDependence(first, second, 0, False))      # within one iteration only
-    if backward:
-        found.append(MemoryDependence(second, first, 1, False))
-    levels = level.outer + (level,)
-    names = levels[0].name if len(levels) == 1 else f"({', '.join(counter.name for counter in levels)})"
-    directions = {(dep.src, dep.dst) for dep in found}
-    parts = [f"`{_text(first)}`: distinct for distinct {names}"]
+    shortest = {}       # (earlier, later) -> distance
+    meets = {}          # (earlier, later) -> [later's counters minus earlier's]
+    for difference in solutions:
+        level = next((k for k, d in enumerate(difference) if d), None)
+        if level is None:
+            continue                                    # one iteration of level L: below
+        n, remainder = divmod(difference[level], levels[level].step)
+        if remainder:
+            continue
+        # difference = first's counters - second's: n > 0 puts first in the later iteration.
+        pair, later_minus_earlier = ((second, first), difference) if n > 0 else \
+            ((first, second), tuple(-d for d in difference))
+        shortest[pair] = min(shortest.get(pair, abs(n)), abs(n))
+        meets.setdefault(pair, []).append(later_minus_earlier)
+    same_run = any(not any(difference) for difference in solutions)
+    where, within_only = "", False
+    if same_run:
+        at_p = values.positions(first.predicate).get(levels[-1], frozenset())
+        at_q = values.positions(second.predicate).get(levels[-1], frozenset())
+        options, within_only = [], False
+        if not ("first" in at_p or "last" in at_q):                 # second, then first later in the run
+            options.append(((second, first), 1))
+        if not ("last" in at_p or "first" in at_q):                 # first, then second later in the run
+            options.append(((first, second), 1 if exclusive_in_iteration else 0))
+        elif not exclusive_in_iteration:
+            options.append(((first, second), 0))                    # within one iteration only
+            within_only = (first, second) not in meets
+        for pair, distance in options:
+            shortest[pair] = min(shortest.get(pair, distance), distance)
+        where = _where([(first, at_p), (second, at_q)], _names(levels))
+    found = [MemoryDependence(src, dst, distance, False) for (src, dst), distance in shortest.items()]
+    if {(dep.src, dep.dst): dep.distance for dep in found} == \
+            {(dep.src, dep.dst): dep.distance for dep in conservative}:
+        return None
+    return found, _nest_proof(first, second, levels, shortest, meets, within_only, where)
+
+
+def _nest_proof(first, second, levels, shortest, meets, within_only, where) -> str:
+    """What :func:`_nest_pair` proved, for the report: ``meets`` as in it, ``within_only`` when
+    ``first -> second`` is only the same-iteration one."""
+    names = _names(levels)
+    parts = []
+    for (earlier, later), differences in sorted(meets.items(), key=lambda item: item[0] != (first, second)):
+        distance = shortest[(earlier, later)]
+        alternatives = " or ".join(_vector(difference) for difference in sorted(set(differences)))
+        parts.append(f"{_kind(later)} on line {_line(later)} touches an element {_kind(earlier)} on line "
+                     f"{_line(earlier)} touched only where its {names} {'is' if len(levels) == 1 else 'are'} "
+                     f"that one's plus {alternatives}, at least {distance} iteration{'s' if distance > 1 else ''} "
+                     f"later")
     parts += [f"{_kind(b)} on line {_line(b)} never touches an element after {_kind(a)} on line {_line(a)} does"
-              for a, b in ((first, second), (second, first)) if (a, b) not in directions]
-    if not forward_later and (first, second) in directions:
+              for a, b in ((first, second), (second, first)) if (a, b) not in shortest]
+    if within_only:
         parts.append(f"{_kind(second)} on line {_line(second)} touches the element {_kind(first)} on line "
                      f"{_line(first)} does only in the same iteration")
-    return found, f"{'; '.join(parts)} ({_where([(first, at_p), (second, at_q)], names)})"
+    if not meets and _text(first) == _text(second):
+        text = "; ".join([f"`{_text(first)}`: distinct for distinct {names}"] + parts)
+    else:
+        head = f"`{_text(first)}`" if _text(first) == _text(second) else f"`{_text(first)}` and `{_text(second)}`"
+        text = f"{head}: {'; '.join(parts)}"
+    return text + (f" ({where})" if where else "")
+
+
+def _names(levels) -> str:
+    return levels[0].name if len(levels) == 1 else f"({', '.join(counter.name for counter in levels)})"
+
+
+def _vector(difference) -> str:
+    return str(difference[0]) if len(difference) == 1 else f"({', '.join(map(str, difference))})"
 
 
 def _where(accesses, names: str) -> str:
@@ -387,14 +482,16 @@ def _where(accesses, names: str) -> str:
     return ", ".join(out)
 
 
-def _nest_level(form_p: Value, form_q: Value, written):
-    """The counter of the innermost level ``L`` of a flattened nest that two equal index forms
-    are distinct for distinct counter values of levels ``0..L`` in, or ``None``.
+def _nest_levels(form_p: Value, form_q: Value, written):
+    """``(levels, coefficients)`` of two index forms that are one affine form, up to their
+    constants, in the counters of levels ``0..L`` of a flattened nest (outermost first), or
+    ``None``.
 
     Their other symbols must be variables the loop never writes (one value in every
     iteration); every level ``0..L`` whose counter takes more than one value must be in the
-    form, and no counter of another loop."""
-    if not (form_p.exact_form and form_q.exact_form) or _form_key(form_p) != _form_key(form_q):
+    form (otherwise two of its iterations touch one element: no better than the conservative
+    pair), and no counter of another loop."""
+    if not (form_p.exact_form and form_q.exact_form) or _form_key(form_p)[1] != _form_key(form_q)[1]:
         return None
     counters = [symbol for symbol, _ in form_p.terms if isinstance(symbol, Counter)]
     if not counters:
@@ -408,9 +505,42 @@ def _nest_level(form_p: Value, form_q: Value, written):
         return None
     if any(counter.high > counter.low and counter not in counters for counter in levels):
         return None
-    if not _dominated([(symbol, c) for symbol, c in form_p.terms if isinstance(symbol, Counter)]):
-        return None
-    return level
+    return levels, [form_p.coefficient(counter) for counter in levels]
+
+
+def _differences(levels, coefficients, delta: int) -> list | None:
+    """Every ``d`` (one int per level) with ``sum(c * d) == delta`` and ``|d_l|`` within the
+    span of level ``l``'s counter (a multiple of its step where its start is a constant), or
+    ``None`` when there are more than :data:`NEST_SOLUTIONS` candidates.
+
+    The terms are taken largest coefficient first: what the smaller ones can still add up to
+    (``reach``) leaves a window of ``2 * reach + 1`` values for ``c * d``. Where each
+    coefficient exceeds the reach of the smaller ones (``16 * i + j``, ``0 <= j <= 15``) that
+    window holds at most two multiples of ``c``, so a nest of ``L`` levels has at most ``2 **
+    L`` solutions, and exactly one (zero) for ``delta == 0``: distinct for distinct counters."""
+    order = sorted((k for k, c in enumerate(coefficients) if c), key=lambda k: -abs(coefficients[k]))
+    reach = [0] * (len(order) + 1)
+    for position in reversed(range(len(order))):
+        k = order[position]
+        reach[position] = reach[position + 1] + abs(coefficients[k]) * (levels[k].high - levels[k].low)
+    partial = [((0,) * len(levels), delta)]
+    for position, k in enumerate(order):
+        counter, c = levels[k], coefficients[k]
+        span, rest, size = counter.high - counter.low, reach[position + 1], abs(c)
+        grown = []
+        for chosen, remaining in partial:
+            wanted = remaining if c > 0 else -remaining        # size * d within wanted +- rest
+            low, high = max(-span, -((rest - wanted) // size)), min(span, (wanted + rest) // size)
+            if high - low >= NEST_SOLUTIONS:
+                return None
+            for d in range(low, high + 1):
+                if counter.start is not None and d % counter.step:
+                    continue                                    # both counters start + a multiple of step
+                grown.append((chosen[:k] + (d,) + chosen[k + 1:], remaining - c * d))
+            if len(grown) > NEST_SOLUTIONS:
+                return None
+        partial = grown
+    return [chosen for chosen, remaining in partial if remaining == 0]
 
 
 def _form_key(form: Value) -> tuple:

@@ -440,6 +440,16 @@ class ValueAnalysis:
         entry = self._counters.get(op)
         return None if entry is None else entry[0]
 
+    def counters_in(self, ops) -> list[Counter]:
+        """The counters registered for any of ``ops`` (a flattened nest's levels, in a loop body),
+        each once, in the order first met."""
+        found = {}
+        for op in ops:
+            entry = self._counters.get(op)
+            if entry is not None:
+                found.setdefault(id(entry[0]), entry[0])
+        return list(found.values())
+
     def value(self, op, predicate=None) -> Value:
         """The abstract value of ``op`` in the executions where ``predicate`` holds."""
         chain = {id(pred) for pred in conjuncts(predicate)}
