@@ -518,7 +518,7 @@ def _differences(levels, coefficients, delta: int) -> list | None:
     coefficient exceeds the reach of the smaller ones (``16 * i + j``, ``0 <= j <= 15``) that
     window holds at most two multiples of ``c``, so a nest of ``L`` levels has at most ``2 **
     L`` solutions, and exactly one (zero) for ``delta == 0``: distinct for distinct counters."""
-    order = sorted((k for k, c in enumerate(coefficients) if c), key=lambda k: -abs(coefficients[k]))
+    order = sorted(range(len(levels)), key=lambda k: -abs(coefficients[k]))
     reach = [0] * (len(order) + 1)
     for position in reversed(range(len(order))):
         k = order[position]
@@ -530,7 +530,10 @@ def _differences(levels, coefficients, delta: int) -> list | None:
         grown = []
         for chosen, remaining in partial:
             wanted = remaining if c > 0 else -remaining        # size * d within wanted +- rest
-            low, high = max(-span, -((rest - wanted) // size)), min(span, (wanted + rest) // size)
+            if not size:
+                low, high = (-span, span) if abs(remaining) <= rest else (0, -1)
+            else:
+                low, high = max(-span, -((rest - wanted) // size)), min(span, (wanted + rest) // size)
             if high - low >= NEST_SOLUTIONS:
                 return None
             for d in range(low, high + 1):

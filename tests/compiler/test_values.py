@@ -2,6 +2,7 @@
 dependences that read them, in flattened nests; hardware against the Python run."""
 
 import importlib.util
+import itertools
 import random
 
 import pytest
@@ -549,16 +550,18 @@ _COEFFICIENTS = st.tuples(st.sampled_from([0, 1, 2, 3, 4, 4]), st.integers(0, 2)
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 3), st.integers(1, 3), st.sampled_from(["0", "1", "2", "3", "n"]),
        st.sampled_from(_PLACES), st.sampled_from(_PLACES), _COEFFICIENTS, _COEFFICIENTS,
-       st.sampled_from([True, True, True, False]), st.booleans())
+       st.sampled_from(["same", "same", "same", "shifted", "shifted", "other"]), st.integers(-3, 4), st.booleans())
 def test_the_nest_s_structure_covers_every_conflict_of_the_python_run(tmp_path_factory, I, J, K, read_place,
                                                                       write_place, read_index, write_index, same,
-                                                                      write_first):
+                                                                      shift, write_first):
     """With the exact test out of the way (it follows no iteration), every conflict of the nest's
     own iterations is covered by a dependence at that distance or shorter, for a constant inner
     trip count or every value of the run-time one (``n``, 0..3); the indices are often one form,
-    the case the nest's structure decides."""
+    or one form up to their constants, the cases the nest's structure decides."""
     read = (read_place, read_index)
-    write = (write_place, read_index if same else write_index)
+    if same == "shifted":
+        write_index = read_index[:3] + (max(0, read_index[3] + shift),)
+    write = (write_place, read_index if same == "same" else write_index)
     kernel = _placed_kernel(tmp_path_factory.mktemp("placed"), I, J, K, read, write, write_first)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(memdep, "EXACT_LIMIT", 0)
@@ -570,3 +573,104 @@ def test_the_nest_s_structure_covers_every_conflict_of_the_python_run(tmp_path_f
             needed[pair] = min(needed.get(pair, distance), distance)
     for pair, distance in needed.items():
         assert pair in found and found[pair] <= distance, (pair, distance, found)
+
+
+# -- accesses whose forms differ by a constant (issue 20, Deliver 2) -------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-6, 6), st.integers(0, 4), st.integers(-2, 3), st.sampled_from([1, 1, 2, 3, -2])),
+                min_size=1, max_size=3), st.integers(-12, 12))
+def test_counter_differences_are_every_solution_the_ranges_allow(terms, delta):
+    """``_differences`` against brute force over every pair of counter values (constant starts,
+    steps of either sign): the differences ``x - y`` with ``sum(c * (x - y)) == delta``."""
+    levels = []
+    for k, (_, count, start, step) in enumerate(terms):
+        values = range(start, start + count * step + (1 if step > 0 else -1), step)
+        levels.append(Counter(f"c{k}", min(values), max(values), start, step))
+    coefficients = [c for c, _, _, _ in terms]
+    found = memdep._differences(levels, coefficients, delta)
+    ranges = [range(start, start + count * step + (1 if step > 0 else -1), step) for _, count, start, step in terms]
+    expected = set()
+    for x in itertools.product(*ranges):
+        for y in itertools.product(*ranges):
+            if sum(c * (a - b) for c, a, b in zip(coefficients, x, y)) == delta:
+                expected.add(tuple(a - b for a, b in zip(x, y)))
+    assert found is not None
+    assert set(found) == expected
+
+
+@pytest.mark.parametrize("name", ["shift_left_rows", "next_row_read"])
+def test_forms_differing_by_a_constant_reach_ii_one(name):
+    # Beyond the exact test (128 values of n): the element read is written one iteration of j or
+    # of i later, never earlier, so only read -> write stays (II 2 before: write -> read at 1).
+    kernel = getattr(kernels, name)
+    compiled = compile_kernel(kernel)
+    entry = _report_loop(compiled)
+    assert entry["flattened"] and entry["ii"] == entry["mii"] == 1
+    assert _array_deps(_loop(compiled.ir), "C") == {("load", "store", 1)}
+    read, step = ("C[i * 16 + j + 1]", "(0, 1)") if name == "shift_left_rows" else ("C[(i + 1) * 16 + j]", "(1, 0)")
+    line = _line_of(f"C[i * 16 + j] = {read}")
+    assert entry["independent"] == [
+        f"`{read}` and `C[i * 16 + j]`: the write on line {line} touches an element the read on line {line} touched "
+        f"only where its (i, j) are that one's plus {step}, at least 1 iteration later; the read on line {line} never "
+        f"touches an element after the write on line {line} does"]
+    a = _values(160, 16, -128, 127)
+    columns = 15 if name == "shift_left_rows" else 16
+    for n in (0, 1, 3, 5):
+        c = _values(161 + n, 256, -1000, 1000)
+        result = _check(kernel, {"C": c, "A": a, "n": n})
+        expected = list(c)
+        for i in range(n):
+            for j in range(columns):
+                value = expected[i * 16 + j + 1] + a[j] if name == "shift_left_rows" \
+                    else expected[(i + 1) * 16 + j] - a[j]
+                expected[i * 16 + j] = (value + 2048) % 4096 - 2048        # signed(12)
+        assert result.outputs["arrays"]["C"] == expected
+        assert result.cycles <= n * columns + 16           # one iteration per cycle
+
+
+def _line_of(statement: str) -> int:
+    """The line of ``statement`` in the kernels' file."""
+    (line,) = [number for number, text in enumerate(open(kernels.__file__).read().splitlines(), 1)
+               if text.strip().startswith(statement)]
+    return line
+
+
+def _drop_write_to_read(patch):
+    """Make the nest test drop every write -> read dependence it keeps (what a lower II needs)."""
+    real = memdep._nest_pair
+
+    def dropped(first, second, *args):
+        out = real(first, second, *args)
+        if out is None:
+            return None
+        found, proof = out
+        return [dep for dep in found if not (dep.src.kind == "store" and dep.dst.kind == "load")], proof
+    patch.setattr(memdep, "_nest_pair", dropped)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("shift_right_rows", {"n": 3}),
+    ("previous_row_read", {"n": 3, "m": 1}),
+    ("around_shifted", {"n": 2}),
+])
+def test_shifted_near_misses_keep_write_to_read_and_need_it(name, args):
+    # The element written is read one flattened iteration later (along a row, across rows at its
+    # end, or in the next row when a row is one iteration long): write -> read stays at distance
+    # 1, read -> write goes. Dropped, the hardware reads the old value and differs from Python.
+    kernel = getattr(kernels, name)
+    compiled = compile_kernel(kernel)
+    entry = _report_loop(compiled)
+    assert entry["ii"] == entry["mii"] == 2
+    assert _array_deps(_loop(compiled.ir), "C") == {("store", "load", 1)}
+    (proof,) = entry["independent"]
+    assert "at least 1 iteration later; the write on line" in proof
+    args = {"C": _values(170, 256, -1000, 1000), "A": _values(171, 64 if name == "around_shifted" else 16, -128, 127),
+            **args}
+    _check(kernel, args)
+    if name == "previous_row_read":
+        _check(kernel, {**args, "n": 5, "m": 15})
+    with pytest.MonkeyPatch.context() as patch:
+        _drop_write_to_read(patch)
+        assert _report_loop(compile_kernel(kernel))["ii"] == 1
+        assert not run(kernel, args, max_cycles=20_000).match

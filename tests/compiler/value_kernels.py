@@ -230,3 +230,55 @@ def grid_update(C: hls.Array[signed(12), 64], A: hls.Array[signed(8), 8], n: uns
     for i in range(n):
         for j in range(8):
             C[i * 8 + j] = C[i * 8 + j] + A[j]
+
+
+# -- accesses whose forms differ by a constant (issue 20, Deliver 2) --------------------------
+
+@hls.kernel
+def shift_left_rows(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
+    # C[i * 16 + j + 1] is read before C[i * 16 + j] is written in place: the element read is
+    # written one iteration of j (or of i, for j = 15) later, never earlier. Only read -> write
+    # at distance 1 stays; no write is read back, so II 1.
+    for i in range(n):
+        for j in range(15):
+            C[i * 16 + j] = C[i * 16 + j + 1] + A[j]
+
+
+@hls.kernel
+def next_row_read(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
+    # C[(i + 1) * 16 + j] is read before row i + 1 is written: read -> write at one iteration of
+    # i or more, never write -> read.
+    for i in range(n):
+        for j in range(16):
+            C[i * 16 + j] = C[(i + 1) * 16 + j] - A[j]
+
+
+@hls.kernel
+def shift_right_rows(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
+    # A near miss: C[i * 16 + j + 1] is written, and read as C[i * 16 + j] one iteration later
+    # (a running sum along each row, and across rows at j = 15): write -> read at distance 1.
+    for i in range(n):
+        for j in range(16):
+            C[i * 16 + j + 1] = C[i * 16 + j] + A[j]
+
+
+@hls.kernel
+def previous_row_read(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7), m: unsigned(4)):
+    # A near miss: row i - 1, written one iteration of i earlier, is read: write -> read stays.
+    # With a run-time row length m the element is read m iterations after its write: 1 for m = 1.
+    for i in range(1, n):
+        for j in range(m):
+            C[i * 16 + j] = C[(i - 1) * 16 + j] + A[j]
+
+
+@hls.kernel
+def around_shifted(C: hls.Array[signed(16), 256], A: hls.Array[signed(8), 64], n: unsigned(7)):
+    # The C += A x B shape with the write one element on: s = C[i * 8 + j] before the k loop,
+    # C[i * 8 + j + 1] = s after it. The read of an element follows its write by at least one
+    # iteration of j (the dependence stays); the write never follows the read of its element.
+    for i in range(n):
+        for j in range(8):
+            s: signed(16) = C[i * 8 + j]
+            for k in range(4):
+                s = s + A[(j * 4 + k) & 63]
+            C[i * 8 + j + 1] = s
