@@ -130,6 +130,10 @@ GRID_BREAK_CHANCE = 0.4
 #: updates are one operator deep), so that their II stays low enough for rows that meet to
 #: meet within the pipeline.
 GRID_STATEMENT_CHANCE = 0.3
+#: How often a grid's read and write are a constant apart (``g[i * W + j + 1]`` against
+#: ``g[i * W + j]``, or ``g[(i + 1) * W + j]``): the nest test's distances between forms that
+#: differ by a constant (issue 20).
+GRID_SHIFT_CHANCE = 0.4
 #: How often an array parameter is partitioned (``hls.Array[shape, depth, hls.partition(...)]``).
 PARTITION_CHANCE = 0.35
 #: How often a kernel declares local arrays (``hls.local``), and how often each is partitioned.
@@ -890,7 +894,9 @@ class _Generator:
         :data:`GRID_NEAR_MISS_CHANCE` of them, below it (rows overlap: the dependence is real).
         The outer bound is a constant, ``n``, or ``m: unsigned(7)`` (a new parameter, small at
         run time), and the inner loop may ``break`` on data, so that the exact test often does
-        not apply. Every index stays in ``g``'s range for the run's arguments."""
+        not apply. For :data:`GRID_SHIFT_CHANCE` of them the read or the write is a constant on
+        (``+ 1``, ``+ W``, written ``(i + 1) * W + j`` too): the two meet only in different
+        iterations. Every index stays in ``g``'s range for the run's arguments."""
         rng = self.rng
         self.grid = True
         rows, columns, inner = (next(self.loop_names) for _ in range(3))
@@ -917,6 +923,7 @@ class _Generator:
             stride = length * trips
             index = f"{rows} * {stride} + {columns} * {trips} + {inner}"
             largest = (most_rows - 1) * stride + (length - 1) * trips + trips - 1
+            shifted = index
         else:
             stride = length + rng.choice([0, 0, 1, 2])
             if length >= 2 and rng.random() < GRID_NEAR_MISS_CHANCE:
@@ -925,8 +932,19 @@ class _Generator:
                 stride = length - 1 if rng.random() < 0.6 else rng.randint(1, length - 1)
             offset = rng.choice([0, 0, 0, 1, 3])
             index = rng.choice([f"{rows} * {stride} + {columns}", f"{columns} + {stride} * {rows}"])
+            # The next row, written as a reader does: the same form up to its constant.
+            shifted = f"({rows} + 1) * {stride} + {columns}"
             index += f" + {offset}" if offset else ""
+            shifted += f" + {offset}" if offset else ""
             largest = (most_rows - 1) * stride + length - 1 + offset
+        read = write = index
+        if rng.random() < GRID_SHIFT_CHANCE:
+            # One access a constant away from the other (the element on, the row on): they meet
+            # in other iterations only, one of them always later, or the write is read back later.
+            shift = rng.choice([1, 1, 2, max(stride - 1, 1), stride, stride + 1])
+            moved = shifted if shift == stride and shape != "cube" and rng.random() < 0.5 else f"{index} + {shift}"
+            read, write = (moved, index) if rng.random() < 0.5 else (index, moved)
+            largest += shift
         depth = 4
         while depth <= largest:
             depth *= 2
@@ -936,9 +954,9 @@ class _Generator:
         accumulator = rng.choice(sorted(self.locals))
         outer = _Scope([(rows, most_rows)], 1, most_rows, True)
         middle = _Scope(outer.loop_vars + [(columns, length)], 2, most_rows * length, True)
-        element = f"g[{index}]"
+        element, source = f"g[{write}]", f"g[{read}]"
         if shape == "in place":
-            body = [f"{element} = {element} + {self.expr(middle, 2)}"]
+            body = [f"{element} = {source} + {self.expr(middle, 2)}"]
             if rng.random() < GRID_STATEMENT_CHANCE:
                 body.insert(rng.randint(0, 1), ast.unparse(self.statement(middle, 3)))
             text = "\n".join(body)
@@ -950,17 +968,17 @@ class _Generator:
             innermost = _Scope(middle.loop_vars + [(inner, max(trips, 1))], 3, middle.trips * max(trips, 1), True)
             steps = [f"{accumulator} = {accumulator} + {self.expr(innermost, 2)}"]
             if shape == "cube":
-                steps = [f"{element} = {element} + {self.expr(innermost, 2)}"]
+                steps = [f"{element} = {source} + {self.expr(innermost, 2)}"]
             if rng.random() < GRID_STATEMENT_CHANCE:
                 steps.insert(rng.randint(0, len(steps)), ast.unparse(self.statement(innermost, 3)))
             if self.has("break") and rng.random() < GRID_BREAK_CHANCE:
                 steps.insert(rng.randint(0, len(steps)), f"if {self.condition(innermost)}:\n    break")
             loop = f"for {inner} in range({trips_text}):\n" + textwrap.indent("\n".join(steps), "    ")
             if shape == "around":
-                text = "\n".join([f"{accumulator} = {element}", loop, f"{element} = {accumulator}"])
+                text = "\n".join([f"{accumulator} = {source}", loop, f"{element} = {accumulator}"])
             elif shape == "reversed":
                 text = "\n".join([f"{element} = {self.fitting(self.expr(middle, 1), array.shape)}", loop,
-                                  f"{accumulator} = {accumulator} + {element}"])
+                                  f"{accumulator} = {accumulator} + {source}"])
             else:
                 text = loop
         nest = f"for {columns} in range({length}):\n" + textwrap.indent(text, "    ")
