@@ -23,21 +23,25 @@ four tests, the first that applies deciding:
   integer (``a[2i]`` against ``a[2i+1]``); both invariant: the same element
   every iteration, or never;
 * **nest**, where the exact test does not apply (more iterations or run-time
-  values than it follows, control that depends on data) in a flattened nest: both
-  indices are one affine form in the counters of levels ``0..L`` (and in variables
-  the loop never writes), distinct for distinct counter values because each
-  coefficient exceeds what the smaller ones can add up to over the counters'
-  intervals (``C[i * 16 + j]``, ``0 <= j <= 15``, with ``range(n)`` for ``i``).  The
-  two then touch one element only within one iteration of level ``L``, a run of
-  consecutive iterations of the flattened loop; where one of them runs only in
-  that run's first iteration (the code before an inner loop) or only in its last
-  (the code after it; the innermost body runs in one iteration of each), the
-  other never touches that element in a later iteration of the run: that
-  direction has no dependence at any distance (``Q -> P``: none; ``P -> Q``: at
-  distance 0 only, none for accesses on opposite sides of one condition), and a
-  direction not proved keeps the conservative distance.  Nothing is assumed about
-  the trip counts (empty inner runs included) nor about how many iterations are
-  in flight;
+  values than it follows, control that depends on data; a nest whose levels'
+  trip counts multiply to more than :data:`EXACT_LIMIT` is not followed at all)
+  in a flattened nest: both indices are one affine form in the counters of
+  levels ``0..L`` (and in variables the loop never writes) up to their
+  constants. Every difference of the counters at which the two touch one element
+  is found (:func:`_differences`: ``C[i * 16 + j]`` against ``C[i * 16 + j + 1]``,
+  ``0 <= j <= 15``, meet where ``(i, j)`` differ by ``(0, 1)`` or ``(1, -15)``).
+  A difference first non-zero at level ``l``, by ``n`` of its steps, puts the
+  two at least ``|n|`` flattened iterations apart, the one with the later
+  counters later: each iteration of a level is a run of consecutive iterations
+  of the flattened loop, at least one long. The difference 0 (one iteration of
+  level ``L``, with ``C[i * 16 + j]`` on both sides: distinct for distinct
+  ``(i, j)``) is a run of consecutive iterations in which an access that runs only
+  in its first iteration (the code before an inner loop) or only in its last (the
+  code after it) fixes the order: ``C[i][j] += ...`` reads before and writes after,
+  and no read follows the write of its element. The shortest distance of each
+  direction is kept, and a direction no difference gives has none. Nothing is
+  assumed about the trip counts (empty inner runs included) nor about how many
+  iterations are in flight: the distances are bounds from below;
 * **GCD and bounds**, otherwise (other counters, indices read from memory):
   no dependence when the two indices' intervals are disjoint or the GCD of
   their coefficients does not divide the difference of their constants (at
@@ -415,7 +419,7 @@ def _nest_pair(first, second, form_p: Value, form_q: Value, values: ValueAnalysi
     if same_run:
         at_p = values.positions(first.predicate).get(levels[-1], frozenset())
         at_q = values.positions(second.predicate).get(levels[-1], frozenset())
-        options, within_only = [], False
+        options = []
         if not ("first" in at_p or "last" in at_q):                 # second, then first later in the run
             options.append(((second, first), 1))
         if not ("last" in at_p or "first" in at_q):                 # first, then second later in the run
