@@ -17,6 +17,8 @@ from benchmarks import apps  # noqa: E402
     (["--seeds", "21"], "--seeds must be 1..20, not 21"),
     (["--config", "mitchell"], "must include 'exact'"),
     (["--config", "exact", "nonsense"], "unknown configuration(s) nonsense"),
+    (["--version"], "--version needs sequential, chained or both"),
+    (["--version", "parallel"], "invalid choice: 'parallel'"),
 ])
 def test_bad_options_are_one_line_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
