@@ -81,7 +81,7 @@ import artefacts
 __all__ = [
     "TARGETS", "SynthesisTarget", "AreaReport", "SynthesisError", "ResultCache",
     "default_cache_dir", "synthesize_verilog", "is_cached", "synthesize_unit", "unit_verilog", "placed_utilisation",
-    "fold_wrapper", "synthesize_kernel", "synthesize_kernel_seeds", "kernel_result_key", "kernel_critical_path",
+    "fold_wrapper", "synthesize_kernel_seeds", "kernel_result_key", "kernel_critical_path",
     "fmax_text",
     "stop_tools",
 ]
@@ -632,26 +632,11 @@ def fold_wrapper(top: str, ports: list[tuple[str, str, int]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def synthesize_kernel(verilog: str, top: str, *, clock_mhz: float, seed: int = 1,
-                      cache: ResultCache | None = None) -> AreaReport:
-    """A compiled kernel's cells on ECP5 (LUT-only, alone) and its Fmax inside :func:`fold_wrapper`.
-
-    The cells come from ``synth_ecp5 -nodsp -nobram -nolutram -nowidelut`` of ``top``
-    alone; the Fmax from nextpnr-ecp5 (``--freq clock_mhz``, ``--seed seed``) of that
-    mapped netlist inside the wrapper, the slowest clock's achieved frequency.  Cached like
-    :func:`synthesize_verilog`.
-
-    Raises
-    ------
-    SynthesisError
-        If Yosys or nextpnr fails.
-    """
-    return synthesize_kernel_seeds(verilog, top, clock_mhz=clock_mhz, seeds=(seed,), cache=cache)[0]
-
-
 def kernel_result_key(verilog: str, top: str, clock_mhz: float, seed: int, target: str = "ecp5") -> str:
     """The cache key of one placement of a kernel (:func:`synthesize_kernel_seeds`): its
-    Verilog, top module, clock, seed, target, the flow's version and the tools' versions."""
+    Verilog, top module, clock, seed, target, the flow's name and version and the tools' versions.
+    The flow's name (``kernel-fold-mapped``: the kernel mapped alone, then wrapped) keeps results
+    of any other flow from being taken for this one's."""
     # ECP5's keys leave the target out, as they did before other targets were placed, so the
     # results cached for ECP5 stay valid.
     flow = "kernel-fold-mapped" if target == "ecp5" else f"kernel-fold-mapped-{target}"
@@ -661,14 +646,26 @@ def kernel_result_key(verilog: str, top: str, clock_mhz: float, seed: int, targe
 
 
 def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
-                            cache: ResultCache | None = None, target: str = "ecp5") -> list[AreaReport]:
-    """:func:`synthesize_kernel` for each placement seed of ``seeds``, in that order, on
-    ``target`` (a family of :data:`TARGETS` with a place and route: ``ecp5`` or ``ice40``).
+                            cache: ResultCache | None = None, target: str = "ecp5",
+                            cached_only: bool = False) -> list[AreaReport] | None:
+    """A compiled kernel's (or chain's) cells and its Fmax at each placement seed of ``seeds``, in
+    that order, on ``target`` (a family of :data:`TARGETS` with a place and route: ``ecp5`` or
+    ``ice40``).  Every measurement of a kernel's Fmax goes through this one flow (the clock
+    sweep, the applications, the delay-model check, the explorer's verification...).
 
-    The kernel is synthesised once and placed and routed once per seed not in the cache
-    (each seed's result is cached under :func:`kernel_result_key`, the key
-    :func:`synthesize_kernel` has always used).
-    The cells are the same in every report; the Fmax is that seed's.
+    The flow: ``top`` is synthesised alone (:attr:`SynthesisTarget.synth`, every port free,
+    ``rst`` a live input); those are the cells reported.  The wrapper of :func:`fold_wrapper`
+    is then synthesised around that mapped netlist (which is not mapped a second time), and the
+    result placed and routed once per seed (``--freq clock_mhz``, ``--seed``); the Fmax is the
+    slowest clock's achieved frequency.  So the kernel's netlist does not depend on the
+    wrapper: the wrapper's constant ``rst`` and its shift register are not optimised into it, as
+    a user's own top with a live reset would not allow, and the cells counted are exactly the
+    kernel's cells that are placed, none of the wrapper's.
+
+    Each seed's result, with nextpnr's critical path (:func:`kernel_critical_path`), is cached
+    under :func:`kernel_result_key`; the kernel is synthesised once for all the seeds not cached.
+    The cells are the same in every report; the Fmax is that seed's.  With ``cached_only`` no
+    tool runs: ``None`` unless every seed is cached.
 
     Raises
     ------
@@ -685,6 +682,8 @@ def synthesize_kernel_seeds(verilog: str, top: str, *, clock_mhz: float, seeds,
         cache = ResultCache()
     results = {seed: cache.get(kernel_result_key(verilog, top, clock_mhz, seed, target)) for seed in seeds}
     missing = [seed for seed in dict.fromkeys(seeds) if results[seed] is None]
+    if missing and cached_only:
+        return None
     if missing:
         with tempfile.TemporaryDirectory(prefix="axhls-kernel-") as work:
             Path(work, "kernel.v").write_text(verilog)

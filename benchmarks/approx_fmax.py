@@ -10,10 +10,10 @@ Kernels (signed operands, one operation per iteration of ``for i in range(n)``):
   kernel with ``approx=`` (``q[i] = x[i] * y[i]`` or ``x[i] // y[i]``).
 
 Each is compiled for the clock (its report's stages are the compiler's delay
-estimate), synthesised with ``synth_ecp5 -nodsp -nowidelut`` and placed and routed
-with nextpnr-ecp5 (``--25k``, seeds 1..N), its ports registered and folded into
-single pins as ``benchmarks/divide_fmax.py`` does, so only internal
-register-to-register paths count.  Prints II, the units' stages, LUT4/FF and the
+estimate), and placed and routed as every kernel is
+(:func:`approx_units.synth.synthesize_kernel_seeds`, through ``benchmarks/divide_fmax.py``:
+the kernel mapped alone, its ports registered and folded into single pins, nextpnr-ecp5
+``--25k``, seeds 1..N), so only internal register-to-register paths count.  Prints II, the units' stages, LUT4/FF and the
 Fmax of each seed, and whether it closes the clock.
 """
 

@@ -1,7 +1,7 @@
 """The three applications of issue 12 measured end to end, exact and approximate.
 
     python benchmarks/apps.py [--json] [--app image|ecg|tracking ...] [--config NAME ...]
-                              [--plots DIR] [--seeds N] [--no-synth]
+                              [--version sequential|chained ...] [--plots DIR] [--seeds N] [--no-synth]
 
 Each application (``examples/apps/``: image, ECG, tracking) is a chain of
 kernels.  For each configuration (:data:`CONFIGS`: exact, and the kernels'
@@ -33,7 +33,7 @@ table) beside the ``sequential`` one (``seq``): the configuration applied to the
 same fold wrapper, so its stream ports are registered and folded like a kernel's), its changes
 measured against the exact chained row, and ``same_as_sequential`` saying its result is the
 sequential run's of that configuration, bit for bit (the stages do the kernels' arithmetic; a
-difference fails the run).
+difference fails the run).  ``--version`` chooses the versions measured (default both).
 
 Synthesis and simulation results are cached (``$AXHLS_CACHE_DIR``, see
 :func:`approx_units.synth.default_cache_dir`), keyed by the Verilog and the
@@ -153,21 +153,27 @@ def measure_trace(name: str, label: str, trace, *, synth: bool, cache, progress,
     return row
 
 
+#: The versions of an application: its kernels one after another, and its ``@hls.dataflow`` chain.
+VERSIONS = ("sequential", "chained")
+
+
 def chained(name: str) -> bool:
     """Whether application ``name`` has a chained version (``CHAIN`` and ``run_chain`` in its module)."""
     return hasattr(app_module(name), "CHAIN")
 
 
-def measure_app(name: str, configs, *, synth: bool, cache, progress, seeds: int = 3) -> list[dict]:
+def measure_app(name: str, configs, *, synth: bool, cache, progress, seeds: int = 3,
+                versions=VERSIONS) -> list[dict]:
     """One row per configuration of application ``name`` (see the module docstring), and for an
-    application with a chained version one more per configuration (``"version": "chained"``);
-    each kernel's or chain's Fmax is the median over placement seeds ``1 .. seeds``."""
+    application with a chained version one more per configuration (``"version": "chained"``),
+    of the ``versions`` asked for; each kernel's or chain's Fmax is the median over placement
+    seeds ``1 .. seeds``."""
     import numpy as np
     app = app_module(name)
     data = app.default_input()
     reference = app.run(app.KERNELS, data)
     rows = []
-    versions = ("sequential", "chained") if chained(name) else ("sequential",)
+    versions = [version for version in versions if version == "sequential" or chained(name)]
     for version in versions:
         for config, mapping in configs:
             trace = []
@@ -268,6 +274,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=3, metavar="N",
                         help="place and route every kernel with seeds 1..N, its Fmax the median (default 3)")
     parser.add_argument("--no-synth", action="store_true", help="quality and cycles only: no synthesis, no plots")
+    parser.add_argument("--version", nargs="*", choices=VERSIONS, default=list(VERSIONS),
+                        help="the versions measured (default both; chained only where the application has one)")
     options = parser.parse_args(argv)
     if not 1 <= options.seeds <= 20:
         parser.error(f"--seeds must be 1..20, not {options.seeds}")
@@ -292,7 +300,10 @@ def main(argv=None) -> int:
         except artefacts.DestinationError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-    steps = sum(len(app_module(a).KERNELS) + (len(app_module(a).CHAIN) if chained(a) else 0)
+    if not options.version:
+        parser.error("--version needs sequential, chained or both")
+    steps = sum((len(app_module(a).KERNELS) if "sequential" in options.version else 0)
+                + (len(app_module(a).CHAIN) if chained(a) and "chained" in options.version else 0)
                 for a in options.app) * len(configs)
     rows = []
     failures = []
@@ -300,7 +311,7 @@ def main(argv=None) -> int:
         for name in options.app:
             try:
                 app_rows = measure_app(name, configs, synth=synth, cache=cache, progress=progress,
-                                       seeds=options.seeds)
+                                       seeds=options.seeds, versions=options.version)
             except SynthesisError as error:
                 print(f"error: {name}: {error}", file=sys.stderr)
                 return 1
@@ -355,7 +366,8 @@ def main(argv=None) -> int:
                         print(f"target {name} {version}: NOT met (no configuration with ADP -30 % or better "
                               f"within the quality bound)")
             plots = [os.path.join(options.plots, f"{n}{suffix}.png") for n in options.app
-                     for suffix in ("", "-chained") if suffix == "" or chained(n)]
+                     for version, suffix in (("sequential", ""), ("chained", "-chained"))
+                     if version in options.version and (version == "sequential" or chained(n))]
             print(f"plots: {', '.join(plots)}")
     if failures:
         print("; ".join(failures), file=sys.stderr)

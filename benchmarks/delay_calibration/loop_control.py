@@ -4,8 +4,8 @@
 
 Each point is a benchmark kernel with a trivial data path (a plain sum, a running maximum, a
 ``break``), compiled for ``--clock`` (default 150 MHz) and placed and routed whole by
-nextpnr-ecp5 at seeds 1, 2 and 3 in the fold wrapper of :mod:`benchmarks.fmax_sweep` (cached
-as the sweep's results are).  The control path of such a loop is its slowest
+nextpnr-ecp5 at seeds 1, 2 and 3 as the sweep places them (:func:`benchmarks.fmax_sweep.measure`,
+through :func:`approx_units.synth.synthesize_kernel_seeds`, cached).  The control path of such a loop is its slowest
 register-to-register path, so a kernel's median period bounds its control from above.  The fit
 is the slowest ``median - register_setup - max(compare, drained)`` over the points (the terms of
 :meth:`approx_units.devices.DelayModel.loop_control`), rounded up to 0.05 ns, so the model claims

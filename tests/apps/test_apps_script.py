@@ -17,6 +17,8 @@ from benchmarks import apps  # noqa: E402
     (["--seeds", "21"], "--seeds must be 1..20, not 21"),
     (["--config", "mitchell"], "must include 'exact'"),
     (["--config", "exact", "nonsense"], "unknown configuration(s) nonsense"),
+    (["--version"], "--version needs sequential, chained or both"),
+    (["--version", "parallel"], "invalid choice: 'parallel'"),
 ])
 def test_bad_options_are_one_line_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
@@ -38,7 +40,15 @@ def test_seeds_already_placed_run_no_tool(tmp_path, monkeypatch):
     reports = synth.synthesize_kernel_seeds(verilog, top, clock_mhz=100, seeds=range(1, 4), cache=cache)
     assert [r.fmax_mhz for r in reports] == [101.5, 97.25, 104.0]
     assert {r.lut_equivalents for r in reports} == {14}
-    assert synth.synthesize_kernel(verilog, top, clock_mhz=100, seed=2, cache=cache).fmax_mhz == 97.25
+    # cached_only: the cached seeds' reports, or None when one is missing, and no tool either way.
+    assert [r.fmax_mhz for r in synth.synthesize_kernel_seeds(verilog, top, clock_mhz=100, seeds=(2,), cache=cache,
+                                                              cached_only=True)] == [97.25]
+    assert synth.synthesize_kernel_seeds(verilog, top, clock_mhz=100, seeds=(1, 4), cache=cache,
+                                         cached_only=True) is None
+    # Another clock, another target or another flow's key is another placement.
+    assert synth.synthesize_kernel_seeds(verilog, top, clock_mhz=150, seeds=(1,), cache=cache,
+                                         cached_only=True) is None
+    assert synth.kernel_result_key(verilog, top, 100, 1, "ice40") != synth.kernel_result_key(verilog, top, 100, 1)
     # A seed not in the cache is placed: the tool runs.
     with pytest.raises(pytest.fail.Exception, match="a tool ran"):
         synth.synthesize_kernel_seeds(verilog, top, clock_mhz=100, seeds=(1, 4), cache=cache)

@@ -115,6 +115,17 @@ def test_the_clock_sweep_covers_benchmarks_units_and_every_application_kernel():
         fmax_sweep.kernels(["image.nothing"])
 
 
+def _place_in_cache(cache, verilog, top, clock, placements):
+    """Seeds 1, 2, ... of ``verilog`` placed at ``placements`` MHz, as
+    :func:`approx_units.synth.synthesize_kernel_seeds` caches them, each with a critical path
+    naming its seed."""
+    from approx_units import synth
+    for seed, fmax in enumerate(placements, 1):
+        report = synth.AreaReport.from_cells("ecp5", {"LUT4": 7, "CCU2C": 2, "TRELLIS_FF": 3}, fmax)
+        cache.put(synth.kernel_result_key(verilog, top, clock, seed),
+                  {**report.to_dict(), "critical_path": [["logic", 1.0, f"seed{seed}", "b", ""]]})
+
+
 @pytest.mark.parametrize("placements, seeds_run", [
     ((125.0, 90.0, 91.0), 1),        # seed 1 more than 10 % above the claim: settled
     ((105.0, 90.0, 99.0), 3),        # a close call: the median of three
@@ -122,39 +133,77 @@ def test_the_clock_sweep_covers_benchmarks_units_and_every_application_kernel():
 ])
 def test_the_sweep_runs_more_seeds_unless_seed_one_is_comfortably_above(placements, seeds_run, tmp_path,
                                                                        monkeypatch):
-    from approx_units.synth import ResultCache
+    # The sweep reads the placements synthesize_kernel_seeds cached (one flow, one cache key):
+    # with every seed cached no tool runs, and only the seeds the policy asks for are read.
+    from approx_units import synth
     from benchmarks import fmax_sweep
     from benchmarks.kernels import load
 
-    monkeypatch.setattr(fmax_sweep, "_synthesised", lambda verilog, top, work: {"LUT4": 7, "TRELLIS_FF": 3})
-    monkeypatch.setattr(fmax_sweep, "_placed", lambda work, clock, seed: placements[seed - 1])
-    row = fmax_sweep.measure(load("vsum")[0], 100.0, 3, ResultCache(tmp_path))
+    cache = synth.ResultCache(tmp_path)
+    kernel = load("vsum")[0]
+    verilog, top, _, _ = fmax_sweep._build(kernel, 100.0)
+    _place_in_cache(cache, verilog, top, 100.0, placements)
+    monkeypatch.setattr(synth, "_run", lambda *args, **kwargs: pytest.fail("a tool ran for a cached seed"))
+    row = fmax_sweep.measure(kernel, 100.0, 3, cache)
     assert row["claimed_mhz"] == 100
     assert list(row["fmax_mhz"]) == list(range(1, seeds_run + 1))
     median = statistics.median(placements[:seeds_run])
     assert row["median_mhz"] == median
     assert row["reaches_claim"] == (median >= 100) and row["lut4"] == 7 and row["ff"] == 3
+    # The path kept is the median seed's.
+    assert placements[row["path_seed"] - 1] == median and row["path"][0][2] == f"seed{row['path_seed']}"
 
 
-def test_the_clock_sweep_covers_stream_kernels_and_chains_and_measures_a_chain_as_one_design(tmp_path,
-                                                                                            monkeypatch):
-    from approx_units.synth import ResultCache
+def test_the_sweep_with_cached_only_reads_the_cached_seeds_and_runs_no_tool(tmp_path, monkeypatch):
+    from approx_units import synth
     from benchmarks import fmax_sweep
+    from benchmarks.kernels import load
+
+    cache = synth.ResultCache(tmp_path)
+    kernel = load("vsum")[0]
+    monkeypatch.setattr(synth, "_run", lambda *args, **kwargs: pytest.fail("a tool ran with cached_only"))
+    assert fmax_sweep.measure(kernel, 100.0, 3, cache, cached_only=True) is None
+    verilog, top, _, _ = fmax_sweep._build(kernel, 100.0)
+    _place_in_cache(cache, verilog, top, 100.0, (101.0, 99.0))      # seed 3 not placed
+    row = fmax_sweep.measure(kernel, 100.0, 3, cache, cached_only=True)
+    assert row["fmax_mhz"] == {1: 101.0, 2: 99.0} and row["median_mhz"] == 100.0
+
+
+def test_the_sweep_and_the_applications_place_through_one_flow(tmp_path, monkeypatch):
+    """``run.py --fmax`` and ``apps.py`` measure a design by the same function, on the same
+    Verilog, top and clock; a chain is one design, every stage and FIFO inside its module."""
+    from approx_units import synth
+    from benchmarks import apps, fmax_sweep
 
     names = list(fmax_sweep.kernels())
     assert {"streams.moving_sum", "streams.detector", "ecg.detect_stream", "ecg.detector", "image.blur_stream",
             "image.edges"} <= set(names)
     assert names.index("ecg.detect_stream") < names.index("ecg.detector")
-    synthesised = []
-    monkeypatch.setattr(fmax_sweep, "_synthesised",
-                        lambda verilog, top, work: synthesised.append((top, verilog)) or {"LUT4": 70})
-    monkeypatch.setattr(fmax_sweep, "_placed", lambda work, clock, seed: 140.0)
+    calls = []
+
+    def placed(verilog, top, *, clock_mhz, seeds, cache=None, target="ecp5", cached_only=False):
+        calls.append((top, verilog, clock_mhz, tuple(seeds)))
+        return [synth.AreaReport.from_cells("ecp5", {"LUT4": 70}, 140.0) for _ in seeds]
+    monkeypatch.setattr(synth, "synthesize_kernel_seeds", placed)
     chain = fmax_sweep.kernels(["streams.detector"])["streams.detector"]
-    row = fmax_sweep.measure(chain, 100.0, 3, ResultCache(tmp_path))
+    row = fmax_sweep.measure(chain, 100.0, 3, synth.ResultCache(tmp_path))
     stages = [stage.kernel.report().data for stage in chain.stages]
     assert row["claimed_mhz"] == min(report["claimed_clock_mhz"] for report in stages) == 100
     assert row["ii"] == 1 and row["depth"] == sum(report["loops"][0]["depth"] for report in stages)
-    assert row["reaches_claim"] and list(row["fmax_mhz"]) == [1]
-    # One design: the chain's module, with every stage and FIFO inside it.
-    [(top, verilog)] = synthesised
+    assert row["reaches_claim"] and list(row["fmax_mhz"]) == [1] and row["lut4"] == 70
+    [(top, verilog, clock, seeds)] = calls
     assert top == "detector" and "module detector" in verilog and "fifo_smoothed" in verilog
+    assert (clock, seeds) == (100.0, (1,))
+    # The applications' script places the same chain through the same function.
+    monkeypatch.setattr(apps, "simulate", lambda unit, verilog, args, cache: {"cycles": 10, "match": True})
+
+    class Progress:
+        def set_description(self, text):
+            pass
+
+        def update(self, count):
+            pass
+    measured = apps.measure_trace("streams", "chain", [(chain, {})], synth=True,
+                                  cache=synth.ResultCache(tmp_path), progress=Progress(), seeds=3)
+    assert calls[1] == ("detector", verilog, 100.0, (1, 2, 3))
+    assert measured["fmax_mhz"] == 140.0 and measured["luts"] == 70
