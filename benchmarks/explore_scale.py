@@ -9,8 +9,9 @@ placement and routing (median Fmax of seeds 1-3).
 
 EvoApproxLib's files are read from a git mirror of ehw-fit/evoapproxlib (branch ``v2022``) into a
 temporary folder, never into the repository.  Without ``--mirror`` the multipliers are the library's
-only (9 candidates).  The script prints the machine's load, the space, the wall time and each phase's
-(compiled models, cost model, search, verification), the number of evaluations, and the verified front.
+only (an 8 x 8 product takes 11 of the 16 defaults: ``lut_mul`` at t=8 and t=12 only).  The script prints
+the machine's load, the space, the wall time and each phase's (compiled models, cost model, search,
+verification), the number of evaluations, and the verified front.
 ``--cache-dir`` (a fresh folder) makes every synthesis run, as a first run on a new machine would.
 """
 

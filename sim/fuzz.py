@@ -96,7 +96,8 @@ APPROX_UNITS = {
     "mul": [("drum", {"k": 3}), ("drum", {}), ("mitchell", {}), ("mitchell_refined", {}), ("trunc_mul", {"c": 2}),
             ("iterlog", {}), ("exact_mul", {})],
     "add": [("loa", {"l": 2}), ("trunc_add", {"l": 1}), ("eta1", {"l": 2}), ("gear", {}), ("hoaaned", {"l": 2})],
-    "div": [("mitchell_div", {}), ("mitchell_div_refined", {"index_bits": 2}), ("exact_div", {})],
+    "div": [("mitchell_div", {}), ("mitchell_div_refined", {"index_bits": 2}), ("aaxd", {"k": 3}), ("aaxd", {}),
+            ("exact_div", {})],
 }
 #: How often a kernel replaces its operators with units (``@hls.kernel(approx=...)``).
 APPROX_KERNEL_CHANCE = 0.25

@@ -32,11 +32,15 @@ class ExploreError(ValueError):
 
 
 #: The candidates of each kind (``--candidates`` replaces them): units at points of their parameter grids.
+#: ``lut_mul(t)`` rounds the product's columns below ``t``, so its grid is in result columns: a ``t``
+#: above a site's top column (``t > n + m - 1``) is not offered there, and an 8 x 8 product takes
+#: ``t=8`` and ``t=12`` only.  ``aaxd(k)`` needs ``k <= n``.
 DEFAULT_CANDIDATES = {
     "mul": "drum(k=3),drum(k=4),drum(k=5),drum(k=6),drum(k=8),mitchell,mitchell_refined,"
-           "iterlog(corrections=1),iterlog(corrections=2)",
+           "iterlog(corrections=1),iterlog(corrections=2),"
+           "lut_mul(t=8),lut_mul(t=12),lut_mul(t=16),lut_mul(t=18),lut_mul(t=20),lut_mul(t=22),lut_mul(t=24)",
     "div": "mitchell_div,mitchell_div_refined(index_bits=2),mitchell_div_refined(index_bits=3),"
-           "mitchell_div_refined(index_bits=4)",
+           "mitchell_div_refined(index_bits=4),aaxd(k=3),aaxd(k=4),aaxd(k=5),aaxd(k=6),aaxd(k=8)",
     "add": "loa(l=2),loa(l=3),loa(l=4),loa(l=6),trunc_add(l=2),trunc_add(l=4),eta1(l=3),hoaaned(l=3)",
 }
 

@@ -141,3 +141,8 @@ def summed(a: hls.Array[unsigned(8), M], b: hls.Array[unsigned(8), M], c: hls.Ar
         t[i] = w + v if a[i] > 3 else w - v  # two consumers, one other summand
         g = c[i] * c[i]
         u[i] = w + g if a[i] > 3 else b[i] - g  # two other summands
+
+
+@hls.kernel
+def narrow(a: unsigned(4), b: unsigned(4), x: unsigned(16), y: unsigned(16)) -> unsigned(34):
+    return a * b + a // b + x * y

@@ -116,9 +116,23 @@ def test_candidates_bounds_and_the_space():
     space = explore.Space([kernels.mix], units)
     kinds = [site.operation.kind for site in space.sites]
     assert kinds.count("mul") == 2 and kinds.count("div") == 2 and "add" not in kinds
-    assert space.size == 3 ** 2 * 5 ** 2
+    assert space.size == 3 ** 2 * 10 ** 2                   # each // takes the 9 default dividers
     with pytest.raises(explore.ExploreError, match=r"no approximable operation"):
         explore.Space([kernels.plain], units)
+
+
+def test_the_default_candidates_are_offered_where_their_parameters_fit():
+    space = explore.Space([kernels.narrow], explore.parse_candidates())
+    offered = {site.operation.text: [unit.label for unit in site.units] for site in space.sites}
+    drum = ["drum(k=3)", "drum(k=4)", "drum(k=5)", "drum(k=6)", "drum(k=8)"]
+    logs = ["mitchell", "mitchell_refined", "iterlog(corrections=1)", "iterlog(corrections=2)"]
+    # lut_mul(t) rounds the columns below t: none above a 4 x 4 product's top column 6, all up to 16 x 16's 30.
+    assert offered["x * y"] == drum + logs + [f"lut_mul(t={t})" for t in (8, 12, 16, 18, 20, 22, 24)]
+    assert offered["a * b"] == drum[:2] + logs
+    # aaxd(k) takes k <= n (a unit is built at least 4 bits wide); mitchell_div_refined index_bits <= n - 1.
+    assert offered["a // b"] == ["mitchell_div", "mitchell_div_refined(index_bits=2)",
+                                 "mitchell_div_refined(index_bits=3)", "aaxd(k=3)", "aaxd(k=4)"]
+    assert space.size == 17 * 7 * 6
 
 
 def _mix_data():
