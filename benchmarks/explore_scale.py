@@ -86,7 +86,8 @@ def main(argv=None) -> int:
     from examples.apps import gaussian
 
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)")
+    if not args.json:       # --json prints one JSON object, which holds the load average
+        print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)")
     began = time.perf_counter()
     cache = ResultCache(args.cache_dir) if args.cache_dir else None
     with tempfile.TemporaryDirectory(prefix="explore-scale-") as scratch:

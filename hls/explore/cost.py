@@ -23,6 +23,7 @@ unit's latency; ``explore(verify=True)`` measures each front point whole and rep
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import statistics
 import tempfile
@@ -41,7 +42,7 @@ from ..ir.nodes import PipelinedLoop
 from ..kernel import Kernel
 from ..unit_operators import UnitWidthError, approx_unit, exact_result_shape
 
-__all__ = ["CostModel", "Context", "kernel_contexts", "read_bits", "consuming_addend", "probe_kernel", "compile_probe",
+__all__ = ["CostModel", "Context", "kernel_contexts", "read_bits", "consuming_sum", "consuming_addend", "probe_kernel", "compile_probe",
            "probe_source", "error_distribution"]
 
 
@@ -93,6 +94,11 @@ class Context:
         Synthesis builds a product and the sum it feeds together (Yosys' ``alumacc`` makes one
         ``$macc`` of them), so the probe prices the product beside its adder (``x * y + z`` less
         ``x + z``).  ``None`` for other operations and consumers.
+    consumer : str or None
+        For such a product, the key of the site of that ``+`` or ``-`` when it is itself a site of
+        the space (``kinds`` with ``add``); not part of the probe.  When that sum is approximate,
+        the sum's own probe prices its logic, so the product saves no more than it does alone
+        (:class:`CostModel`).
     """
 
     a: Shape
@@ -104,6 +110,7 @@ class Context:
     pipelined: bool
     low: int = 0
     addend: Shape | None = None
+    consumer: str | None = None
 
     @classmethod
     def plain(cls, kind: str, a: Shape, b: Shape) -> "Context":
@@ -282,12 +289,10 @@ def read_bits(op, uses: dict, memo: dict) -> tuple[int, int]:
 _SUMS = ("add", "sub", "approx_add", "approx_sub")
 
 
-def consuming_addend(op, uses: dict, values) -> Shape | None:
-    """The shape of the values of the other summand of the ``+`` or ``-`` that consumes ``op``'s result,
-    when that is its only consumer (a variable's ``commit`` aside), reached directly or through a
-    narrowing ``wrap`` and a shift right by a constant; else ``None``.  ``uses``: ``{id(op):
-    [consumer, ...]}``; ``values``: the value analysis (:class:`hls.analysis.registers.RegisterWidths`'s
-    ``values``) that narrows the summand to the bits its values set.
+def consuming_sum(op, uses: dict):
+    """``(sum, other summand)``: the ``+`` or ``-`` that consumes ``op``'s result, when that is its only
+    consumer (a variable's ``commit`` aside), reached directly or through a narrowing ``wrap`` and a
+    shift right by a constant; else ``None``.  ``uses``: ``{id(op): [consumer, ...]}``.
     """
     current = op
     for _ in range(8):
@@ -304,11 +309,21 @@ def consuming_addend(op, uses: dict, values) -> Shape | None:
         first, second = use.operands
         if first is second:
             return None
-        other = second if first is current else first
-        value = values.value(other)
-        narrowed = interval_shape(value.low, value.high, other.shape)
-        return Shape(max(1, narrowed.width), narrowed.signed)
+        return use, (second if first is current else first)
     return None
+
+
+def consuming_addend(op, uses: dict, values) -> Shape | None:
+    """The shape of the values of the other summand of :func:`consuming_sum`'s sum, else ``None``.
+    ``values``: the value analysis (:class:`hls.analysis.registers.RegisterWidths`'s ``values``) that
+    narrows the summand to the bits its values set.
+    """
+    found = consuming_sum(op, uses)
+    if found is None:
+        return None
+    value = values.value(found[1])
+    narrowed = interval_shape(value.low, value.high, found[1].shape)
+    return Shape(max(1, narrowed.width), narrowed.signed)
 
 
 def kernel_contexts(kernel, sites) -> dict[str, Counter]:
@@ -351,10 +366,18 @@ def kernel_contexts(kernel, sites) -> dict[str, Counter]:
                 narrowed = [interval_shape(value.low, value.high, operand.shape)
                             for operand in (a, b) for value in (widths.values.value(operand),)]
                 low, high = read_bits(op, uses, read)
+                addend = consuming_addend(op, uses, widths.values) if op.kind == "approx_mul" else None
+                consumer = None
+                if addend is not None:
+                    sum_op = consuming_sum(op, uses)[0]
+                    if sum_op.kind.startswith("approx_"):
+                        sum_keys = {by_text.get((sum_op.kind[len("approx_"):], line, sum_op.text))
+                                    for line in sum_op.lines} - {None}
+                        consumer = sum_keys.pop() if len(sum_keys) == 1 else None
                 context = Context(Shape.cast(a.shape), Shape.cast(b.shape),
                                   *(Shape(max(1, shape.width), shape.signed) for shape in narrowed),
                                   a is b, Shape(high, Shape.cast(op.shape).signed), isinstance(node, PipelinedLoop),
-                                  low, consuming_addend(op, uses, widths.values) if op.kind == "approx_mul" else None)
+                                  low, addend, consumer)
                 found[keys.pop()][context] += 1
     result = {}
     for site in sites:
@@ -389,6 +412,10 @@ class CostModel:
         ``costs[site][choice]``: LUT equivalents of all the site's copies at that choice.
     contexts : dict of str to collections.Counter
         Per site key: how many of its copies the kernel builds in each :class:`Context`.
+    overlaps : list of tuple
+        ``(product site, sum site, excess)``: ``excess[choice]`` is what the product's copies that
+        feed that sum save beside it beyond what they save alone.  :meth:`saving` drops it while the
+        sum is approximate, so the columns both remove are counted once.
     """
 
     def __init__(self, space, cache, *, progress=None, seeds=(1,)):
@@ -404,6 +431,7 @@ class CostModel:
         def probe_cost(kind, unit, context, target) -> float | None:
             if unit is not None and not _allows(unit, context.shapes):
                 return None
+            context = dataclasses.replace(context, consumer=None)     # not part of the probe
             key = (kind, unit, context, target)
             if key not in self._probes:
                 base_key = (None, kind, context, target)
@@ -418,8 +446,14 @@ class CostModel:
         for kernel in space.kernels:
             self.contexts.update(kernel_contexts(kernel, space.sites))
         self.costs = []
+        #: ``[(product site, sum site, [LUT equivalents per choice of the product])]``: what a product's
+        #: copies priced beside their sum save beyond what they save alone, dropped when that sum is
+        #: approximate, whose own probe then prices the sum's logic (a rounding product and an
+        #: approximate adder behind it remove the same low columns: counted once).
+        self.overlaps = []
+        index_of = {site.key: i for i, site in enumerate(space.sites)}
         exact_of_kernel = {kernel.name: 0.0 for kernel in space.kernels}
-        for site in space.sites:
+        for i, site in enumerate(space.sites):
             kind, target = site.operation.kind, targets[site.kernel]
             copies = sorted(self.contexts[site.key].items(), key=lambda item: repr(item[0]))
             exact = {context: probe_cost(kind, None, context, target) for context, _ in copies}
@@ -432,6 +466,23 @@ class CostModel:
                 row.append(total)
             self.costs.append(row)
             exact_of_kernel[site.kernel] += row[0]
+            for consumer in sorted({context.consumer for context, _ in copies} - {None}):
+                linked = [(context, count) for context, count in copies if context.consumer == consumer]
+                excess = []
+                for unit in (None, *site.units):
+                    total = 0.0
+                    for context, count in linked:
+                        alone = dataclasses.replace(context, addend=None)
+                        beside = probe_cost(kind, unit, context, target)
+                        by_itself = probe_cost(kind, unit, alone, target)
+                        if beside is None:
+                            continue
+                        saved_beside = exact[context] - beside
+                        saved_alone = probe_cost(kind, None, alone, target) - by_itself
+                        total += count * max(0.0, saved_beside - saved_alone)
+                    excess.append(total)
+                if any(excess):
+                    self.overlaps.append((i, index_of[consumer], excess))
         self.exact, self.remainders = {}, {}
         for kernel in space.kernels:
             compiled = compile_kernel(kernel)
@@ -445,9 +496,14 @@ class CostModel:
                           for kernel in space.kernels}
 
     def saving(self, selection) -> dict[str, float]:
-        """Per kernel: the probes' LUT equivalents saved against exact under ``selection``."""
-        return {name: sum(self.costs[i][0] - self.costs[i][int(selection[i])] for i in sites)
-                for name, sites in self._sites_of.items()}
+        """Per kernel: the probes' LUT equivalents saved against exact under ``selection``, a product's
+        saving beside its sum counted only while that sum is exact (:attr:`overlaps`)."""
+        saved = {name: sum(self.costs[i][0] - self.costs[i][int(selection[i])] for i in sites)
+                 for name, sites in self._sites_of.items()}
+        for product, consumer, excess in self.overlaps:
+            if int(selection[consumer]):
+                saved[self.space.sites[product].kernel] -= excess[int(selection[product])]
+        return saved
 
     def kernel_estimates(self, selection) -> dict[str, float]:
         """Estimated LUT equivalents of each kernel under ``selection``."""

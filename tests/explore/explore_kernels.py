@@ -146,3 +146,10 @@ def summed(a: hls.Array[unsigned(8), M], b: hls.Array[unsigned(8), M], c: hls.Ar
 @hls.kernel
 def narrow(a: unsigned(4), b: unsigned(4), x: unsigned(16), y: unsigned(16)) -> unsigned(34):
     return a * b + a // b + x * y
+
+
+@hls.kernel
+def dot_pair(a: hls.Array[unsigned(8), M], b: hls.Array[unsigned(8), M], c: hls.Array[unsigned(8), M],
+             d: hls.Array[unsigned(8), M], o: hls.Array[unsigned(17), M]):
+    for i in range(M):
+        o[i] = a[i] * b[i] + c[i] * d[i]    # two products into one sum, each a site, the sum one too
