@@ -229,7 +229,11 @@ class Operator:
         forwarding multiplexer by its number of stores); default ``<kind><width>``.
     port : str or None
         For memory kinds: the array port used, ``"read"`` or ``"write"``; for stream kinds,
-        whether a token is read or written.
+        whether a token is read or written.  :attr:`reads_memory` and :attr:`writes_memory`
+        say it of an array.
+    variable : str or None
+        For kinds that access the register of the variable ``attrs["var"]``: ``"read"`` (a
+        variable read) or ``"write"`` (a commit of the block's value, a loop-carried value).
     timing : callable or None
         ``timing(delay, period) -> Timing`` for an operator whose latency is
         not the multicycle rule (a unit with its own pipeline stages); ``None``
@@ -291,6 +295,7 @@ class Operator:
     pipelined_description: str = ""
     type_name: Callable[[object], str] | None = None
     port: Literal["read", "write"] | None = None
+    variable: Literal["read", "write"] | None = None
     timing: Callable[[float, float], Timing] | None = None
     unit_timing: Callable[[object, float, tuple, tuple], Timing | None] | None = None
     unit: "UnitOperator | None" = None
@@ -394,18 +399,29 @@ class Operator:
         return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (None,) * len(shapes))
 
     @property
+    def reads_memory(self) -> bool:
+        """Whether an operation of this kind reads an array element (``attrs["array"]``) through
+        a read port."""
+        return self.category == "memory" and self.port == "read"
+
+    @property
+    def writes_memory(self) -> bool:
+        """Whether an operation of this kind writes an array element through a write port."""
+        return self.category == "memory" and self.port == "write"
+
+    @property
     def pure(self) -> bool:
         """Whether an operation of this kind is a function of its operands alone: logic, a
         conversion, a memory read (between two writes of its array).  Two of them with the same
         operands compute the same value, so the IR builder makes it once."""
-        return self.category in ("logic", "wire") or (self.category == "memory" and self.port == "read")
+        return self.category in ("logic", "wire") or self.reads_memory
 
     @property
     def has_effect(self) -> bool:
         """Whether an operation of this kind changes what its iteration leaves behind: a
         variable's register, an array element or a stream's tokens.  It must not act when its
         predicate is false or its iteration is squashed."""
-        return self.category in ("register", "stream") or (self.category == "memory" and self.port == "write")
+        return self.category in ("register", "stream") or self.writes_memory
 
     @property
     def has_unit(self) -> bool:
@@ -1018,13 +1034,13 @@ _ENTRIES = [
     Operator("const", 0, "wire", description="constant",
              transfer=lambda op, facts: facts.constant(op.attrs["value"]), bits=_const_bits, placement="const"),
     Operator("live_in", 0, "wire", description="variable read", transfer=lambda op, facts: facts.variable(op),
-             placement="live_in"),
+             variable="read", placement="live_in"),
     Operator("induction", 0, "wire", description="loop counter", transfer=lambda op, facts: facts.counter(op),
              placement="induction"),
     Operator("wrap", 1, "wire", description="conversion to the assigned shape",
              transfer=lambda op, facts, value: value.wrapped(op.shape), bits=_wrap_bits, placement="wrap"),
-    Operator("commit", 1, "register", description="variable register", placement="commit"),
-    Operator("carry", 1, "carry", description="loop-carried value", placement="carry"),
+    Operator("commit", 1, "register", description="variable register", variable="write", placement="commit"),
+    Operator("carry", 1, "carry", description="loop-carried value", variable="write", placement="carry"),
     Operator("exit", 1, "exit", description="loop exit", placement="exit"),
     Operator("load", 1, "memory", description="read port", port="read", placement="load"),
     Operator("store", 2, "memory", description="write port", port="write", placement="store"),
