@@ -279,7 +279,7 @@ def read_bits(op, uses: dict, memo: dict) -> tuple[int, int]:
 
 
 #: Consumers a sum is built with: a product's adder.
-_SUMS = ("add", "sub", "approx_add", "approx_sub")
+_SUMS = ("add", "sub", "approx_add")
 
 
 def consuming_addend(op, uses: dict, values) -> Shape | None:
