@@ -38,6 +38,7 @@ from ..approx import KINDS
 from ..analysis.registers import RegisterWidths, interval_shape
 from ..compiler import compile_kernel
 from ..ir.nodes import PipelinedLoop
+from ..ir.ops import operator_of
 from ..kernel import Kernel
 from ..unit_operators import UnitWidthError, approx_unit, exact_result_shape
 
@@ -342,9 +343,10 @@ def kernel_contexts(kernel, sites) -> dict[str, Counter]:
         for node in ir.nodes:
             block = node.body if isinstance(node, PipelinedLoop) else node
             for op in block.ops:
-                if not op.kind.startswith("approx_"):
-                    continue
-                keys = {by_text.get((op.kind[len("approx_"):], line, op.text)) for line in op.lines} - {None}
+                if operator_of(op.kind).unit is None:
+                    continue        # not an instance of an approximate unit
+                unit_kind = op.attrs["unit"].kind
+                keys = {by_text.get((unit_kind, line, op.text)) for line in op.lines} - {None}
                 if len(keys) != 1:
                     continue
                 a, b = op.operands
@@ -354,7 +356,7 @@ def kernel_contexts(kernel, sites) -> dict[str, Counter]:
                 context = Context(Shape.cast(a.shape), Shape.cast(b.shape),
                                   *(Shape(max(1, shape.width), shape.signed) for shape in narrowed),
                                   a is b, Shape(high, Shape.cast(op.shape).signed), isinstance(node, PipelinedLoop),
-                                  low, consuming_addend(op, uses, widths.values) if op.kind == "approx_mul" else None)
+                                  low, consuming_addend(op, uses, widths.values) if unit_kind == "mul" else None)
                 found[keys.pop()][context] += 1
     result = {}
     for site in sites:

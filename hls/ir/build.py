@@ -29,8 +29,8 @@ from ..analysis.banks import static_bank
 from ..types import shape_range
 from ..analysis.values import Counter, Value, ValueAnalysis, conjuncts
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
-from .ops import (APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, POSITION_ATTR, TEXT_ATTR, operator_for_syntax, operator_of,
-                  stream_call)
+from .ops import (APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, POSITION_ATTR, TEXT_ATTR, approx_operator, operator_for_syntax,
+                  operator_of, stream_call)
 
 __all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
 
@@ -368,10 +368,10 @@ class _Builder:
             orelse = self.expr(node.orelse, pred)
             return self.op("select", [cond, body, orelse], self.node_shape(node), lines)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == APPROX_CALL:
-            # An approximate unit (hls.approx, @hls.kernel(approx=...)): its entry is approx_<kind>.
+            # An approximate unit (hls.approx, @hls.kernel(approx=...)): the table's entry for its kind.
             unit = getattr(node, APPROX_ATTR)
             left, right = (self.expr(arg, pred) for arg in node.args)
-            op = self.op(f"approx_{unit.kind}", [left, right], self.node_shape(node), lines, predicate=pred,
+            op = self.op(approx_operator(unit.kind).kind, [left, right], self.node_shape(node), lines, predicate=pred,
                          unit=unit)
             op.text = getattr(node, TEXT_ATTR)
             return op

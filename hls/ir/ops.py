@@ -46,7 +46,7 @@ from typing import Callable, Literal
 from amaranth.hdl import Const, Mux, Shape, Signal, Value
 
 __all__ = ["Operator", "Lowering", "Timing", "UnitOperator", "UnknownOperatorError",
-           "OPERATORS", "operator_of", "operator_for_syntax",
+           "OPERATORS", "operator_of", "approx_operator", "operator_for_syntax",
            "limitable_resources", "covering_shape", "STREAM_READ", "STREAM_WRITE", "stream_call"]
 
 
@@ -943,9 +943,13 @@ def _approx_resource(limited, op):
 _APPROX_UNIT = UnitOperator(_approx_timing, _approx_build, _approx_golden, _approx_resource)
 
 
+def _approx_kind(kind: str) -> str:
+    return f"approx_{kind}"
+
+
 def _approx(kind, description, limited_by):
     # No lowering, syntax or golden of its own: the shape is the exact operator's, the rest the unit's.
-    return Operator(f"approx_{kind}", 2, description=f"approximate {description}", limited_by=limited_by,
+    return Operator(_approx_kind(kind), 2, description=f"approximate {description}", limited_by=limited_by,
                     unit=_APPROX_UNIT)
 
 
@@ -1069,6 +1073,18 @@ def operator_of(kind: str) -> Operator:
     except (KeyError, TypeError):
         raise UnknownOperatorError(f"no operator {kind!r} in the operator table (hls.ir.ops); "
                                    f"known: {', '.join(OPERATORS)}") from None
+
+
+def approx_operator(kind: str) -> Operator:
+    """The table entry of the operations of an approximate unit of ``kind`` (``"mul"``, ``"add"``,
+    ``"div"``: :data:`hls.approx.KINDS`; a unit's ``UnitChoice.kind``).
+
+    Raises
+    ------
+    UnknownOperatorError
+        For a kind no approximate entry has.
+    """
+    return operator_of(_approx_kind(kind))
 
 
 def operator_for_syntax(syntax) -> Operator | None:
