@@ -302,12 +302,12 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
         if distance == 1 and (dep.src, dep.dst) in forwarded:
             distance = 2    # the previous iteration's store is forwarded; the one before must be in memory
         problem.add_dependence(Dependence(dep.src.name, dep.dst.name, distance, "memory"))
-    firsts = [op for op in block.ops if op.kind == "load" and op.attrs.get("first_iteration_only")]
+    firsts = [op for op in block.ops if operator_of(op.kind).reads_memory and op.attrs.get("first_iteration_only")]
     for position, first in enumerate(firsts):
         # In the first iteration it uses the read port: before any other read of the array.
         # Several such reads (`a[0] += x; a[1] += y`) take it one after another, in program order.
         for other in block.ops:
-            if other.kind == "load" and other is not first and other.attrs["array"] == first.attrs["array"] \
+            if operator_of(other.kind).reads_memory and other is not first and other.attrs["array"] == first.attrs["array"] \
                     and other not in firsts[:position] and other.attrs.get("bank") == first.attrs.get("bank"):
                 problem.add_dependence(Dependence(first.name, other.name, 0, "memory"))
     for op in block.ops:

@@ -30,6 +30,7 @@ first iteration it has the port to itself.
 from __future__ import annotations
 
 from ..ir.nodes import Op, PipelinedLoop
+from ..ir.ops import operator_of
 from .memdep import loop_dependences
 
 __all__ = ["insert_forwarding", "forwarded_pairs"]
@@ -43,16 +44,16 @@ def insert_forwarding(loop: PipelinedLoop) -> list[Op]:
     """
     body = loop.body
     dependences = loop_dependences(loop)
-    same_iteration = {dep.dst for dep in dependences if dep.distance == 0 and dep.src.kind == "store"
-                      and dep.dst.kind == "load"}
+    same_iteration = {dep.dst for dep in dependences if dep.distance == 0 and _writes(dep.src)
+                      and _reads(dep.dst)}
     created = []
-    for load in [op for op in body.ops if op.kind == "load"]:
+    for load in [op for op in body.ops if _reads(op)]:
         if load in same_iteration or load.attrs.get("registers"):
             # A register of a completely partitioned local array is read without latency:
             # the previous iteration's store is already in it one cycle later.
             continue
         carried = [dep for dep in dependences
-                   if dep.dst is load and dep.src.kind == "store" and dep.distance == 1]
+                   if dep.dst is load and _writes(dep.src) and dep.distance == 1]
         if not carried:
             continue
         stores = sorted((dep.src for dep in carried), key=body.ops.index)
@@ -72,6 +73,14 @@ def insert_forwarding(loop: PipelinedLoop) -> list[Op]:
         body.ops.insert(body.ops.index(load) + 1, forward)
         created.append(forward)
     return created
+
+
+def _reads(op) -> bool:
+    return operator_of(op.kind).reads_memory
+
+
+def _writes(op) -> bool:
+    return operator_of(op.kind).writes_memory
 
 
 def forwarded_pairs(body) -> set[tuple[Op, Op]]:

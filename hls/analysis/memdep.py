@@ -501,7 +501,7 @@ def _nest_levels(form_p: Value, form_q: Value, written):
     if not counters:
         return None
     for symbol, _ in form_p.terms:
-        if not isinstance(symbol, Counter) and (symbol.kind != "live_in" or symbol.attrs["var"] in written):
+        if not isinstance(symbol, Counter) and not _invariant(symbol, written):
             return None
     level = max(counters, key=lambda counter: len(counter.outer))
     levels = level.outer + (level,)
@@ -564,7 +564,12 @@ def _kind(op) -> str:
 
 
 def _writes(op) -> bool:
-    return operator_of(op.kind).port == "write"
+    return operator_of(op.kind).writes_memory
+
+
+def _invariant(symbol, written) -> bool:
+    """Whether the symbol ``symbol`` (an operation) is a read of a variable the block never writes."""
+    return operator_of(symbol.kind).variable == "read" and symbol.attrs["var"] not in written
 
 
 def _line(op) -> str:
@@ -655,7 +660,7 @@ def _invariant_forms(form_p: Value, form_q: Value, counter, written):
         for symbol, _ in form.terms:
             if symbol is counter:
                 continue
-            if isinstance(symbol, Counter) or symbol.kind != "live_in" or symbol.attrs["var"] in written:
+            if isinstance(symbol, Counter) or not _invariant(symbol, written):
                 return None
     return form_p.coefficient(counter), form_q.coefficient(counter)
 

@@ -154,7 +154,7 @@ def _op_events(ops, schedule, base: int, *, own: bool, carried: set, limited) ->
     for op in ops:
         t = base + schedule.start[op.name]
         lines, entry = _lines(op), operator_of(op.kind)
-        if op.kind == "live_in":
+        if entry.variable == "read":
             var = op.attrs["var"]
             resource = ("carry", var) if own and var in carried else ("var", var)
             if not own and var in carried:
@@ -234,7 +234,7 @@ def _overlap_of(ir, loop: PipelinedLoop, schedule_of) -> Overlap:
                                       own=True, carried=carried, limited=limited)])
     looks_back = [op for op in loop.body.ops
                   if op.kind == "forward" or op.attrs.get("first_iteration_only")
-                  or (op.kind == "live_in" and op.attrs["var"] in carried)]
+                  or (operator_of(op.kind).variable == "read" and op.attrs["var"] in carried)]
 
     # Every node reachable from the loop's successor, with each offset it can start at. A use at
     # offset o bounds the overlap by at least o (and a look-back by o + depth - II), so nothing

@@ -238,7 +238,7 @@ def _accumulated(loop, carry, analysis, intervals, trips):
     """The hull of the values ``carry`` writes over one run of ``loop`` (and those its
     variable holds in the run), when it accumulates its variable; else ``None``."""
     var = carry.attrs["var"]
-    sources = {op for op in loop.body.ops if op.kind == "live_in" and op.attrs["var"] == var}
+    sources = {op for op in loop.body.ops if operator_of(op.kind).variable == "read" and op.attrs["var"] == var}
     form = _accumulation(analysis.value, carry.operands[0], sources, {})
     if form is None:
         return None

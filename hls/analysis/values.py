@@ -526,13 +526,13 @@ def entry_states(preheader, body, wanted=(), *, limit: int = 64):
     commits = {op.attrs["var"]: op.operands[0] for op in registers if op.predicate is None}
     # A variable the block may or may not write has no one value to follow: it stays unknown.
     maybe = {op.attrs["var"] for op in registers if op.predicate is not None}
-    written = {op.attrs["var"] for op in body.ops if _category(op) in ("register", "carry")}
-    read = {op.attrs["var"]: op.shape for op in body.ops if op.kind == "live_in" and op.attrs["var"] not in maybe}
+    written = {op.attrs["var"] for op in body.ops if _variable(op) == "write"}
+    read = {op.attrs["var"]: op.shape for op in body.ops if _variable(op) == "read" and op.attrs["var"] not in maybe}
     given = (set(read) | set(wanted)) - maybe
     free = {}           # variable -> its shape's range
     feeding = [commits[var] for var in given if var in commits]
     for op in _slice(preheader.ops if preheader is not None else [], feeding) + feeding:
-        if op.kind == "live_in" and op.attrs["var"] not in maybe:
+        if _variable(op) == "read" and op.attrs["var"] not in maybe:
             free[op.attrs["var"]] = shape_range(op.shape)
     for var, shape in read.items():
         if var not in commits and var not in written:
@@ -565,6 +565,10 @@ _ROOTS = ("carry", "register", "exit", "memory")
 
 def _category(op) -> str:
     return operator_of(op.kind).category
+
+
+def _variable(op) -> str | None:
+    return operator_of(op.kind).variable
 
 
 def iterations(body, entry_values: dict, *, induction=None, limit: int = 4096, goldens: dict | None = None):

@@ -818,7 +818,7 @@ class _Datapath:
         #: Reads of variables the block never writes, when nothing else runs beside it (no
         #: overlapped runs): the variable's register holds that value in every cycle of the
         #: block, so a later cycle reads the register, not a delay line.
-        written = {op.attrs["var"] for op in block.ops if op.kind in ("commit", "carry")}
+        written = {op.attrs["var"] for op in block.ops if operator_of(op.kind).variable == "write"}
         self.invariant = (set(generator.ir.variables) - written) if invariant_reads else set()
         self.everywhere = set()
         #: ``(first, step)`` of a ``for`` loop whose iterations reach each stage in order (no

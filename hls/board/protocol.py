@@ -46,6 +46,7 @@ import json
 from amaranth.hdl import Shape
 
 from ..backend.component import kernel_signature
+from ..ir.ops import operator_of
 
 __all__ = ["VERSION", "REQUEST_SYNC", "REPLY_SYNC", "Command", "Status", "crc16", "request",
            "reply", "value_bytes", "encode_value", "decode_value", "memory_map",
@@ -178,7 +179,8 @@ def _value(name: str, shape: Shape, offset: int) -> dict:
 
 def _written_arrays(ir) -> set[str]:
     """The arrays the kernel stores to (the others come back as they went in)."""
-    return {op.attrs["array"] for block in ir.blocks() for op in block.ops if op.kind == "store"}
+    return {op.attrs["array"] for block in ir.blocks() for op in block.ops
+            if operator_of(op.kind).writes_memory}
 
 
 class UnreachableKernel(ValueError):

@@ -39,6 +39,7 @@ from ..approx import KINDS
 from ..analysis.registers import RegisterWidths, interval_shape
 from ..compiler import compile_kernel
 from ..ir.nodes import PipelinedLoop
+from ..ir.ops import operator_of
 from ..kernel import Kernel
 from ..unit_operators import UnitWidthError, approx_unit, exact_result_shape
 
@@ -286,7 +287,7 @@ def read_bits(op, uses: dict, memo: dict) -> tuple[int, int]:
 
 
 #: Consumers a sum is built with: a product's adder.
-_SUMS = ("add", "sub", "approx_add", "approx_sub")
+_SUMS = ("add", "sub", "approx_add")
 
 
 def consuming_sum(op, uses: dict):
@@ -357,21 +358,22 @@ def kernel_contexts(kernel, sites) -> dict[str, Counter]:
         for node in ir.nodes:
             block = node.body if isinstance(node, PipelinedLoop) else node
             for op in block.ops:
-                if not op.kind.startswith("approx_"):
-                    continue
-                keys = {by_text.get((op.kind[len("approx_"):], line, op.text)) for line in op.lines} - {None}
+                if operator_of(op.kind).unit is None:
+                    continue        # not an instance of an approximate unit
+                unit_kind = op.attrs["unit"].kind
+                keys = {by_text.get((unit_kind, line, op.text)) for line in op.lines} - {None}
                 if len(keys) != 1:
                     continue
                 a, b = op.operands
                 narrowed = [interval_shape(value.low, value.high, operand.shape)
                             for operand in (a, b) for value in (widths.values.value(operand),)]
                 low, high = read_bits(op, uses, read)
-                addend = consuming_addend(op, uses, widths.values) if op.kind == "approx_mul" else None
+                addend = consuming_addend(op, uses, widths.values) if unit_kind == "mul" else None
                 consumer = None
                 if addend is not None:
                     sum_op = consuming_sum(op, uses)[0]
-                    if sum_op.kind.startswith("approx_"):
-                        sum_keys = {by_text.get((sum_op.kind[len("approx_"):], line, sum_op.text))
+                    if operator_of(sum_op.kind).unit is not None:     # the sum is a site's unit too
+                        sum_keys = {by_text.get((sum_op.attrs["unit"].kind, line, sum_op.text))
                                     for line in sum_op.lines} - {None}
                         consumer = sum_keys.pop() if len(sum_keys) == 1 else None
                 context = Context(Shape.cast(a.shape), Shape.cast(b.shape),

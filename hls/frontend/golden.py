@@ -37,7 +37,7 @@ from amaranth.hdl import Shape
 
 from ..errors import KernelLoopLimit, KernelRuntimeError, display_path
 from ..types import fits, format_shape, shape_range
-from ..ir.ops import APPROX_ATTR, APPROX_CALL, Operator, operator_for_syntax, operator_of, stream_call
+from ..ir.ops import APPROX_ATTR, APPROX_CALL, Operator, approx_operator, operator_for_syntax, operator_of, stream_call
 from .typed import SHAPE_ATTR, TypedKernel
 
 __all__ = ["GoldenModel", "Site", "Overflow", "InputStream", "StreamSite", "check_loop_bound"]
@@ -519,7 +519,7 @@ class GoldenModel:
         name = self._helper_names.get(key)
         if name is None:
             name = self._helper_names[key] = f"__hls_approx_{unit.kind}_{len(self._helper_names)}"
-            self._helpers[name] = operator_of(f"approx_{unit.kind}").golden_for(shapes, {"unit": unit})
+            self._helpers[name] = approx_operator(unit.kind).golden_for(shapes, {"unit": unit})
         return name
 
     def _call(self, name: str, *arguments: ast.expr) -> ast.Call:

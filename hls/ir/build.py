@@ -29,8 +29,8 @@ from ..analysis.banks import static_bank
 from ..types import shape_range
 from ..analysis.values import Counter, Value, ValueAnalysis, conjuncts
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
-from .ops import (APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, POSITION_ATTR, TEXT_ATTR, operator_for_syntax, operator_of,
-                  stream_call)
+from .ops import (APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, POSITION_ATTR, TEXT_ATTR, approx_operator, operator_for_syntax,
+                  operator_of, stream_call)
 
 __all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
 
@@ -219,23 +219,23 @@ class _Builder:
 
     # -- operations -----------------------------------------------------------
     def op(self, kind, operands, shape, lines, predicate=None, **attrs):
-        if kind in ("live_in", "commit", "carry"):
+        entry = operator_of(kind)
+        if entry.variable is not None:
             # Named after the variable, so that reports can say which variable carries a recurrence.
             var = self.tk.display_names.get(attrs["var"], attrs["var"]) if hasattr(self.tk, "display_names") \
                 else attrs["var"]
-            name = f"{'read' if kind == 'live_in' else 'write'}_{var}_{next(self.names)}"
+            name = f"{entry.variable}_{var}_{next(self.names)}"
         else:
             name = f"{kind}{next(self.names)}"
         shape = Shape.cast(shape)
         key = None
-        entry = operator_of(kind)
         if entry.pure and entry.arity:
             # Value numbering: the same pure computation (a load, between stores to its array)
             # is made once, so `a[i] * a[i]` uses the read port once.  The leaves (constants,
             # variable reads, the counter) have caches of their own.  The predicate is not part
             # of the key: operands are values of this block, so they exist wherever either
             # computation does, and pure operations (loads included) have no side effects.
-            epoch = self.store_epochs.get(attrs.get("array")) if kind == "load" else None
+            epoch = self.store_epochs.get(attrs.get("array")) if entry.reads_memory else None
             key = (kind, tuple(id(o) for o in operands), shape, tuple(sorted(attrs.items())), epoch)
             if key in self.value_numbers:
                 found = self.value_numbers[key]
@@ -245,9 +245,9 @@ class _Builder:
                     # `p & ~c`), which was made before either, so the block stays in order.
                     found.predicate = _common_predicate(found.predicate, predicate)
                 return found
-        if kind in ("load", "store") and self.layouts[attrs["array"]].registers:
+        if entry.category == "memory" and self.layouts[attrs["array"]].registers:
             attrs["registers"] = True    # read without latency (see hls.analysis.block_problems)
-        if kind == "store":
+        if entry.writes_memory:
             self.store_epochs[attrs["array"]] = self.store_epochs.get(attrs["array"], 0) + 1
         op = Op(name, kind, list(operands), shape, predicate, tuple(sorted(set(lines))), attrs)
         if kind in ("live_in", "commit"):
@@ -368,10 +368,10 @@ class _Builder:
             orelse = self.expr(node.orelse, pred)
             return self.op("select", [cond, body, orelse], self.node_shape(node), lines)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == APPROX_CALL:
-            # An approximate unit (hls.approx, @hls.kernel(approx=...)): its entry is approx_<kind>.
+            # An approximate unit (hls.approx, @hls.kernel(approx=...)): the table's entry for its kind.
             unit = getattr(node, APPROX_ATTR)
             left, right = (self.expr(arg, pred) for arg in node.args)
-            op = self.op(f"approx_{unit.kind}", [left, right], self.node_shape(node), lines, predicate=pred,
+            op = self.op(approx_operator(unit.kind).kind, [left, right], self.node_shape(node), lines, predicate=pred,
                          unit=unit)
             op.text = getattr(node, TEXT_ATTR)
             return op
@@ -644,7 +644,7 @@ class _Builder:
         counter, taken_under = entry
         cond, then_value, else_value = merged.operands
         if self.values.counter_of(then_value) is not counter \
-                or not (else_value.kind == "live_in" and else_value.attrs["var"] == var):
+                or not (operator_of(else_value.kind).variable == "read" and else_value.attrs["var"] == var):
             return
         if taken_under is cond:
             # The level's `if first:` at the top of the loop body (a flattened nest whose loop is

@@ -220,7 +220,7 @@ class Block:
         return targets
 
     def live_ins(self) -> dict[str, Op]:
-        return {op.attrs["var"]: op for op in self.ops if op.kind == "live_in"}
+        return {op.attrs["var"]: op for op in self.ops if operator_of(op.kind).variable == "read"}
 
     def commits(self) -> dict[str, Op]:
         return {op.attrs["var"]: op for op in self.ops if operator_of(op.kind).category == "register"}

@@ -46,7 +46,7 @@ from typing import Callable, Literal
 from amaranth.hdl import Const, Mux, Shape, Signal, Value
 
 __all__ = ["Operator", "Lowering", "Timing", "UnitOperator", "UnknownOperatorError",
-           "OPERATORS", "operator_of", "operator_for_syntax",
+           "OPERATORS", "operator_of", "approx_operator", "operator_for_syntax",
            "limitable_resources", "covering_shape", "STREAM_READ", "STREAM_WRITE", "stream_call"]
 
 
@@ -229,7 +229,11 @@ class Operator:
         forwarding multiplexer by its number of stores); default ``<kind><width>``.
     port : str or None
         For memory kinds: the array port used, ``"read"`` or ``"write"``; for stream kinds,
-        whether a token is read or written.
+        whether a token is read or written.  :attr:`reads_memory` and :attr:`writes_memory`
+        say it of an array.
+    variable : str or None
+        For kinds that access the register of the variable ``attrs["var"]``: ``"read"`` (a
+        variable read) or ``"write"`` (a commit of the block's value, a loop-carried value).
     timing : callable or None
         ``timing(delay, period) -> Timing`` for an operator whose latency is
         not the multicycle rule (a unit with its own pipeline stages); ``None``
@@ -291,6 +295,7 @@ class Operator:
     pipelined_description: str = ""
     type_name: Callable[[object], str] | None = None
     port: Literal["read", "write"] | None = None
+    variable: Literal["read", "write"] | None = None
     timing: Callable[[float, float], Timing] | None = None
     unit_timing: Callable[[object, float, tuple, tuple], Timing | None] | None = None
     unit: "UnitOperator | None" = None
@@ -394,18 +399,29 @@ class Operator:
         return self.unit_timing(model, period, tuple(Shape.cast(shape) for shape in shapes), (None,) * len(shapes))
 
     @property
+    def reads_memory(self) -> bool:
+        """Whether an operation of this kind reads an array element (``attrs["array"]``) through
+        a read port."""
+        return self.category == "memory" and self.port == "read"
+
+    @property
+    def writes_memory(self) -> bool:
+        """Whether an operation of this kind writes an array element through a write port."""
+        return self.category == "memory" and self.port == "write"
+
+    @property
     def pure(self) -> bool:
         """Whether an operation of this kind is a function of its operands alone: logic, a
         conversion, a memory read (between two writes of its array).  Two of them with the same
         operands compute the same value, so the IR builder makes it once."""
-        return self.category in ("logic", "wire") or (self.category == "memory" and self.port == "read")
+        return self.category in ("logic", "wire") or self.reads_memory
 
     @property
     def has_effect(self) -> bool:
         """Whether an operation of this kind changes what its iteration leaves behind: a
         variable's register, an array element or a stream's tokens.  It must not act when its
         predicate is false or its iteration is squashed."""
-        return self.category in ("register", "stream") or (self.category == "memory" and self.port == "write")
+        return self.category in ("register", "stream") or self.writes_memory
 
     @property
     def has_unit(self) -> bool:
@@ -927,9 +943,13 @@ def _approx_resource(limited, op):
 _APPROX_UNIT = UnitOperator(_approx_timing, _approx_build, _approx_golden, _approx_resource)
 
 
+def _approx_kind(kind: str) -> str:
+    return f"approx_{kind}"
+
+
 def _approx(kind, description, limited_by):
     # No lowering, syntax or golden of its own: the shape is the exact operator's, the rest the unit's.
-    return Operator(f"approx_{kind}", 2, description=f"approximate {description}", limited_by=limited_by,
+    return Operator(_approx_kind(kind), 2, description=f"approximate {description}", limited_by=limited_by,
                     unit=_APPROX_UNIT)
 
 
@@ -1018,13 +1038,13 @@ _ENTRIES = [
     Operator("const", 0, "wire", description="constant",
              transfer=lambda op, facts: facts.constant(op.attrs["value"]), bits=_const_bits, placement="const"),
     Operator("live_in", 0, "wire", description="variable read", transfer=lambda op, facts: facts.variable(op),
-             placement="live_in"),
+             variable="read", placement="live_in"),
     Operator("induction", 0, "wire", description="loop counter", transfer=lambda op, facts: facts.counter(op),
              placement="induction"),
     Operator("wrap", 1, "wire", description="conversion to the assigned shape",
              transfer=lambda op, facts, value: value.wrapped(op.shape), bits=_wrap_bits, placement="wrap"),
-    Operator("commit", 1, "register", description="variable register", placement="commit"),
-    Operator("carry", 1, "carry", description="loop-carried value", placement="carry"),
+    Operator("commit", 1, "register", description="variable register", variable="write", placement="commit"),
+    Operator("carry", 1, "carry", description="loop-carried value", variable="write", placement="carry"),
     Operator("exit", 1, "exit", description="loop exit", placement="exit"),
     Operator("load", 1, "memory", description="read port", port="read", placement="load"),
     Operator("store", 2, "memory", description="write port", port="write", placement="store"),
@@ -1053,6 +1073,18 @@ def operator_of(kind: str) -> Operator:
     except (KeyError, TypeError):
         raise UnknownOperatorError(f"no operator {kind!r} in the operator table (hls.ir.ops); "
                                    f"known: {', '.join(OPERATORS)}") from None
+
+
+def approx_operator(kind: str) -> Operator:
+    """The table entry of the operations of an approximate unit of ``kind`` (``"mul"``, ``"add"``,
+    ``"div"``: :data:`hls.approx.KINDS`; a unit's ``UnitChoice.kind``).
+
+    Raises
+    ------
+    UnknownOperatorError
+        For a kind no approximate entry has.
+    """
+    return operator_of(_approx_kind(kind))
 
 
 def operator_for_syntax(syntax) -> Operator | None:

@@ -257,6 +257,28 @@ def test_the_classes_of_kinds_come_from_the_entries():
     merged = {kind for kind, entry in OPERATORS.items() if entry.pure}
     assert {"load", "wrap", "add", "select", "approx_mul", "const", "live_in"} <= merged
     assert not merged & (effects | {"carry", "exit"})
+    # The analyses ask "does it read or write an array / a variable" of the entry, not of a kind name.
+    assert {kind for kind, entry in OPERATORS.items() if entry.reads_memory} == {"load"}
+    assert {kind for kind, entry in OPERATORS.items() if entry.writes_memory} == {"store"}
+    assert {kind for kind, entry in OPERATORS.items() if entry.variable == "read"} == {"live_in"}
+    assert {kind for kind, entry in OPERATORS.items() if entry.variable == "write"} == {"commit", "carry"}
+
+
+@pytest.mark.parametrize("name", ["histogram", "matmul_acc", "insertion_sort"])
+def test_the_entries_say_which_operations_access_variables_and_arrays(name):
+    # An operation names the variable it reads or writes (attrs["var"]) exactly when its entry says
+    # it accesses one, and every memory access names its array: the analyses that follow variables
+    # and arrays through the table's `variable`, `reads_memory` and `writes_memory` see them all.
+    kernel, _ = load(name)
+    ir = compile_kernel(kernel).ir
+    ops = [op for block in ir.blocks() for op in block.ops]
+    assert any(operator_of(op.kind).variable == "write" for op in ops)
+    assert any(operator_of(op.kind).writes_memory for op in ops)
+    for op in ops:
+        entry = operator_of(op.kind)
+        assert ("var" in op.attrs) == (entry.variable is not None), op
+        if entry.category == "memory":
+            assert "array" in op.attrs and entry.reads_memory != entry.writes_memory, op
 
 
 def test_every_structural_kind_names_a_placement_the_back_end_has():
