@@ -69,6 +69,42 @@ MEASURED_PATHS = {
                                      "the store's enable"),
 }
 
+#: Digit products of the pipelined multiplier (``hls.ir.ops._digit_plan``) that were a kernel's
+#: nextpnr-ecp5 critical path in the fold wrapper (``benchmarks/run.py --fmax``, 2026-12-06, before
+#: the rule below; ns register to register, from the digit's operand registers into its ``mulN_ppK``
+#: register): ``"design@MHz seed N" -> ((other width, digit width), ns)``.  image.edges@150 is its
+#: stages built for 115.4 MHz; image.sobel_stream@115.4 seed 2's path was the line buffer's read
+#: (9.09 ns), left out.  No constant is fitted to them: the digit plan charges a digit the
+#: multiplier formula at the most rows that take its compressor stages (``_digit_product_delay``;
+#: 9.36, 9.65 and 9.80 ns for these shapes, where 7 rows were charged 8.58), and
+#: tests/compiler/test_delay_model.py checks the charge against each shape's median.
+MEASURED_DIGIT_PRODUCTS = {
+    "image.edges@150 seed 1": ((14, 7), 9.20),
+    "image.edges@150 seed 2": ((14, 7), 9.36),
+    "image.edges@150 seed 3": ((14, 7), 9.07),
+    "image.sobel_stream@115.4 seed 1": ((14, 7), 9.38),
+    "image.sobel_stream@115.4 seed 3": ((14, 7), 9.22),
+    "image.sobel_stream@100 seed 2": ((14, 7), 9.21),
+    "image.sobel@100 seed 1": ((14, 7), 9.08),
+    "image.sobel@100 seed 2": ((14, 7), 8.99),
+    "image.sobel@100 seed 3": ((14, 7), 9.27),
+    "image.edges@100 seed 1": ((16, 8), 9.58),
+    "image.edges@100 seed 2": ((16, 8), 9.62),
+    "image.edges@100 seed 3": ((17, 8), 9.69),
+    "image.blur@100 seed 1": ((17, 8), 9.46),
+    "image.blur@100 seed 2": ((16, 8), 9.54),
+    "image.blur@100 seed 3": ((16, 8), 9.35),
+    "image.blur_stream@100 seed 2": ((17, 8), 9.29),
+    "image.blur_stream@100 seed 3": ((17, 8), 9.13),
+    "ecg.features@100 seed 1": ((16, 8), 8.17),
+    "ecg.features@100 seed 2": ((16, 8), 8.76),
+    "ecg.features@100 seed 3": ((16, 8), 8.66),
+    "ecg.features_stream@100 seed 1": ((16, 8), 8.75),
+    "ecg.detector@100 seed 1": ((16, 8), 9.68),
+    "tracking.track@100 seed 2": ((16, 8), 9.65),
+    "tracking.track@100 seed 3": ((16, 8), 9.42),
+}
+
 #: Loop control paths measured with nextpnr-ecp5 in the fold wrapper (ns, register to
 #: register, the median over seeds 1-3): ``kernel@MHz -> ((counter width, bound width,
 #: pipeline length), ns)``, from ``benchmarks/run.py --fmax``.  vsum for 200 MHz: seeds 1-3

@@ -739,11 +739,34 @@ class _DigitPlan:
     incoming_delay: float
 
 
+#: The most partial-product rows that each number of stages of 3:2 compressors reduces to
+#: the two rows of the final adder (Wallace's sequence from 2, ``h -> floor(3h / 2)``), after
+#: the one row that needs no adder: Yosys' ``maccmap`` sums a product's rows in such a tree,
+#: so ``n`` rows take the stages of the first height here that is at least ``n``.
+_COMPRESSOR_HEIGHTS = (1, 2, 3, 4, 6, 9, 13, 19, 28, 42, 63, 94, 141)
+
+
+def _rows_of_stage(rows: int) -> int:
+    """The most rows that take the compressor stages of ``rows`` rows (9 for 7, 8 and 9)."""
+    return next((height for height in _COMPRESSOR_HEIGHTS if height >= rows), rows)
+
+
+def _digit_product_delay(model, other: int, digit: int) -> float:
+    """A digit product ``other x digit`` as the multiplier formula gives it for the most rows
+    that take its compressor stages (:func:`_rows_of_stage`): a digit of 7 rows has the
+    stages of one of 9, and places as slowly (image.sobel_stream's 14 x 7 digit products
+    for 115.4 MHz: 9.07-9.38 ns register to register in ten placements, where the formula at
+    7 rows said 8.58; the 16 x 8 and 17 x 8 ones at 100 MHz: 8.17-9.69, said 9.26 and 9.40)."""
+    rows = _rows_of_stage(digit)
+    return OPERATORS["mul"].delay(model, other + rows, (other, rows))
+
+
 @functools.lru_cache(maxsize=None)
 def _digit_plan(model, period: float, a: Shape, b: Shape) -> _DigitPlan | None:
     """The fewest digits whose product ``other x digit`` fits ``period`` by the device model
-    (calibrated on synthesis' own multipliers), or ``None`` where even an adder of the
-    product's width, or a 1-bit digit's product, does not fit."""
+    (calibrated on synthesis' own multipliers; a digit charged for its compressor stages,
+    :func:`_digit_product_delay`), or ``None`` where even an adder of the product's width, or
+    a 1-bit digit's product, does not fit."""
     width = a.width + b.width
     add = OPERATORS["add"].delay(model, width, (width, width))
     split = 1 if b.width <= a.width else 0
@@ -751,11 +774,10 @@ def _digit_plan(model, period: float, a: Shape, b: Shape) -> _DigitPlan | None:
     if add > period or cut.width < 2:
         return None
     for digit in range(cut.width - 1, 0, -1):
-        product = OPERATORS["mul"].delay(model, other.width + digit, (other.width, digit))
-        if product <= period:
+        if _digit_product_delay(model, other.width, digit) <= period:
             digits = -(-cut.width // digit)
             digit = -(-cut.width // digits)     # as many digits, balanced: each product shorter
-            product = OPERATORS["mul"].delay(model, other.width + digit, (other.width, digit))
+            product = _digit_product_delay(model, other.width, digit)
             levels = max(1, math.ceil(math.log2(digits)))
             per_cycle = max(1, int(period // add))
             return _DigitPlan(split, digit, digits, per_cycle, 1 + -(-levels // per_cycle), product)

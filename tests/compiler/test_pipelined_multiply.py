@@ -130,3 +130,23 @@ def test_digits_follow_the_clock_and_fit_the_period():
     assert _digit_plan(model, usable[200], signed(32), signed(32)) is None
     text = compile_kernel(kernels.mul_s32_fast, retarget=False).report.to_text()
     assert "exact multiplier pipelined in" in text
+
+
+def test_a_digit_is_charged_for_its_compressor_stages():
+    # A digit product's rows are summed by stages of 3:2 compressors; 7, 8 and 9 rows take the
+    # same four, so a 7-bit digit is charged as a 9-bit one. image.sobel_stream's 14 x 7 digit
+    # products (gx * gx for 115.4 MHz) placed at 9.07-9.38 ns where 7 rows said 8.58; the plan
+    # for that clock now takes 5-bit digits (six rows' stages), within the period.
+    from hls.ir.ops import _digit_plan, _digit_product_delay, _rows_of_stage
+    assert [_rows_of_stage(rows) for rows in range(1, 15)] == [1, 2, 3, 4, 6, 6, 9, 9, 9, 13, 13, 13, 13, 19]
+    model = Target().delay_model
+    mul = OPERATORS["mul"]
+    assert _digit_product_delay(model, 14, 7) == _digit_product_delay(model, 14, 9) == mul.delay(model, 23, (14, 9))
+    assert _digit_product_delay(model, 14, 1) == mul.delay(model, 15, (14, 1))      # one row: no adder
+    usable = Target(clock_mhz=115.4).usable_period_ns
+    plan = _digit_plan(model, usable, unsigned(14), unsigned(14))
+    assert (plan.digit, plan.digits, plan.latency) == (5, 3, 2)
+    assert plan.incoming_delay == _digit_product_delay(model, 14, 5) <= usable
+    # At 100 MHz the 16 x 16 products keep their 8-bit digits (charged as 9 rows, 7.65 ns of 8).
+    plan = _digit_plan(model, Target(clock_mhz=100).usable_period_ns, signed(16), signed(16))
+    assert (plan.digit, plan.digits) == (8, 2)
