@@ -98,8 +98,8 @@ class Context:
     consumer : str or None
         For such a product, the key of the site of that ``+`` or ``-`` when it is itself a site of
         the space (``kinds`` with ``add``); not part of the probe.  When that sum is approximate,
-        the sum's own probe prices its logic, so the product saves no more than it does alone
-        (:class:`CostModel`).
+        its own probe prices its low logic, which the product's bonus beside it may also claim
+        (:meth:`CostModel.saving`).
     """
 
     a: Shape
@@ -416,8 +416,8 @@ class CostModel:
         Per site key: how many of its copies the kernel builds in each :class:`Context`.
     overlaps : list of tuple
         ``(product site, sum site, excess)``: ``excess[choice]`` is what the product's copies that
-        feed that sum save beside it beyond what they save alone.  :meth:`saving` drops it while the
-        sum is approximate, so the columns both remove are counted once.
+        feed that sum save beside it beyond what they save alone.  While the sum is approximate,
+        :meth:`saving` takes the products' excess back, up to the sum's own saving.
     """
 
     def __init__(self, space, cache, *, progress=None, seeds=(1,)):
@@ -449,9 +449,8 @@ class CostModel:
             self.contexts.update(kernel_contexts(kernel, space.sites))
         self.costs = []
         #: ``[(product site, sum site, [LUT equivalents per choice of the product])]``: what a product's
-        #: copies priced beside their sum save beyond what they save alone, dropped when that sum is
-        #: approximate, whose own probe then prices the sum's logic (a rounding product and an
-        #: approximate adder behind it remove the same low columns: counted once).
+        #: copies priced beside their sum save beyond what they save alone.  A rounding product and an
+        #: approximate adder behind it remove the same low columns; :meth:`saving` counts them once.
         self.overlaps = []
         index_of = {site.key: i for i, site in enumerate(space.sites)}
         exact_of_kernel = {kernel.name: 0.0 for kernel in space.kernels}
@@ -498,13 +497,19 @@ class CostModel:
                           for kernel in space.kernels}
 
     def saving(self, selection) -> dict[str, float]:
-        """Per kernel: the probes' LUT equivalents saved against exact under ``selection``, a product's
-        saving beside its sum counted only while that sum is exact (:attr:`overlaps`)."""
+        """Per kernel: the probes' LUT equivalents saved against exact under ``selection``.  Under an
+        approximate sum, what its products save beside it beyond alone (:attr:`overlaps`) is taken
+        back, up to the sum's own saving: the columns both remove are counted once."""
         saved = {name: sum(self.costs[i][0] - self.costs[i][int(selection[i])] for i in sites)
                  for name, sites in self._sites_of.items()}
+        counted_twice: dict[int, float] = {}
         for product, consumer, excess in self.overlaps:
             if int(selection[consumer]):
-                saved[self.space.sites[product].kernel] -= excess[int(selection[product])]
+                counted_twice[consumer] = counted_twice.get(consumer, 0.0) + excess[int(selection[product])]
+        for consumer, excess in counted_twice.items():
+            # No more than the sum's own saving can have been claimed twice.
+            sum_saving = self.costs[consumer][0] - self.costs[consumer][int(selection[consumer])]
+            saved[self.space.sites[consumer].kernel] -= max(0.0, min(excess, sum_saving))
         return saved
 
     def kernel_estimates(self, selection) -> dict[str, float]:
