@@ -44,7 +44,9 @@ def matmul_acc_16(A: hls.Array[signed(8), 256], B: hls.Array[signed(8), 256], C:
 
 @hls.kernel
 def shift_left_rows(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
-    # The element read is written one iteration of j later, never earlier.
+    # C[i * 16 + j + 1] is read before C[i * 16 + j] is written in place: the element read is
+    # written one iteration of j (or of i, for j = 15) later, never earlier. Only read -> write
+    # at distance 1 stays; no write is read back, so II 1.
     for i in range(n):
         for j in range(15):
             C[i * 16 + j] = C[i * 16 + j + 1] + A[j]
@@ -52,7 +54,8 @@ def shift_left_rows(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], 
 
 @hls.kernel
 def next_row_read(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
-    # Row i + 1 is read before it is written.
+    # C[(i + 1) * 16 + j] is read before row i + 1 is written: read -> write at one iteration of
+    # i or more, never write -> read.
     for i in range(n):
         for j in range(16):
             C[i * 16 + j] = C[(i + 1) * 16 + j] - A[j]
@@ -60,7 +63,8 @@ def next_row_read(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n:
 
 @hls.kernel
 def shift_right_rows(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
-    # A near miss: the element written is read one iteration later (a running sum along rows).
+    # A near miss: C[i * 16 + j + 1] is written, and read as C[i * 16 + j] one iteration later
+    # (a running sum along each row, and across rows at j = 15): write -> read at distance 1.
     for i in range(n):
         for j in range(16):
             C[i * 16 + j + 1] = C[i * 16 + j] + A[j]

@@ -2,7 +2,9 @@
 dependences that read them, in flattened nests; hardware against the Python run."""
 
 import importlib.util
+import inspect
 import itertools
+import math
 import random
 
 import pytest
@@ -414,7 +416,7 @@ def test_nests_beyond_the_exact_test_reach_ii_one(name):
     compiled = compile_kernel(kernel)
     entry = _report_loop(compiled)
     assert entry["flattened"] and entry["ii"] == entry["mii"] == 1
-    line = 142 if name == "matmul_acc_16" else 154
+    line = _line_of(kernel, "s: signed(24) = C[i * 16 + j]")
     assert entry["independent"] == [
         f"`C[i * 16 + j]`: distinct for distinct (i, j); the read on line {line} never touches an element after "
         f"the write on line {line + 3} does (the read runs only in the first iteration of each (i, j), the write "
@@ -595,7 +597,11 @@ def test_counter_differences_are_every_solution_the_ranges_allow(terms, delta):
         for y in itertools.product(*ranges):
             if sum(c * (a - b) for c, a, b in zip(coefficients, x, y)) == delta:
                 expected.add(tuple(a - b for a, b in zip(x, y)))
-    assert found is not None
+    if found is None:
+        # Given up only where the differences to follow are more than it keeps.
+        candidates = math.prod(2 * (level.high - level.low) + 1 for level in levels)
+        assert candidates > memdep.NEST_SOLUTIONS, (terms, delta)
+        return
     assert set(found) == expected
 
 
@@ -609,7 +615,7 @@ def test_forms_differing_by_a_constant_reach_ii_one(name):
     assert entry["flattened"] and entry["ii"] == entry["mii"] == 1
     assert _array_deps(_loop(compiled.ir), "C") == {("load", "store", 1)}
     read, step = ("C[i * 16 + j + 1]", "(0, 1)") if name == "shift_left_rows" else ("C[(i + 1) * 16 + j]", "(1, 0)")
-    line = _line_of(f"C[i * 16 + j] = {read}")
+    line = _line_of(kernel, f"C[i * 16 + j] = {read}")
     assert entry["independent"] == [
         f"`{read}` and `C[i * 16 + j]`: the write on line {line} touches an element the read on line {line} touched "
         f"only where its (i, j) are that one's plus {step}, at least 1 iteration later; the read on line {line} never "
@@ -629,9 +635,9 @@ def test_forms_differing_by_a_constant_reach_ii_one(name):
         assert result.cycles <= n * columns + 16           # one iteration per cycle
 
 
-def _line_of(statement: str) -> int:
-    """The line of ``statement`` in the kernels' file."""
-    (line,) = [number for number, text in enumerate(open(kernels.__file__).read().splitlines(), 1)
+def _line_of(kernel, statement: str) -> int:
+    """The line of ``statement`` in ``kernel``'s file."""
+    (line,) = [number for number, text in enumerate(open(inspect.getsourcefile(kernel.fn)).read().splitlines(), 1)
                if text.strip().startswith(statement)]
     return line
 

@@ -134,15 +134,9 @@ def constant_write_then_guarded_read(a: hls.Array[unsigned(12), 4], x: unsigned(
 
 # -- beyond the exact test: the nest's structure decides (issue 20, Deliver 2) ----------------
 
-@hls.kernel
-def matmul_acc_16(A: hls.Array[signed(8), 256], B: hls.Array[signed(8), 256], C: hls.Array[signed(24), 256]):
-    # C += A x B, 16 x 16 by 16 x 16: 4,096 iterations, more than the exact test follows.
-    for i in range(16):
-        for j in range(16):
-            s: signed(24) = C[i * 16 + j]
-            for k in range(16):
-                s = s + A[i * 16 + k] * B[k * 16 + j]
-            C[i * 16 + j] = s
+# matmul_acc_16, shift_left_rows, next_row_read and shift_right_rows are benchmarks/nest_dependences.py's.
+from benchmarks.nest_dependences import (matmul_acc_16, next_row_read, shift_left_rows,  # noqa: E402,F401
+                                         shift_right_rows)
 
 
 @hls.kernel
@@ -233,34 +227,6 @@ def grid_update(C: hls.Array[signed(12), 64], A: hls.Array[signed(8), 8], n: uns
 
 
 # -- accesses whose forms differ by a constant (issue 20, Deliver 2) --------------------------
-
-@hls.kernel
-def shift_left_rows(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
-    # C[i * 16 + j + 1] is read before C[i * 16 + j] is written in place: the element read is
-    # written one iteration of j (or of i, for j = 15) later, never earlier. Only read -> write
-    # at distance 1 stays; no write is read back, so II 1.
-    for i in range(n):
-        for j in range(15):
-            C[i * 16 + j] = C[i * 16 + j + 1] + A[j]
-
-
-@hls.kernel
-def next_row_read(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
-    # C[(i + 1) * 16 + j] is read before row i + 1 is written: read -> write at one iteration of
-    # i or more, never write -> read.
-    for i in range(n):
-        for j in range(16):
-            C[i * 16 + j] = C[(i + 1) * 16 + j] - A[j]
-
-
-@hls.kernel
-def shift_right_rows(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
-    # A near miss: C[i * 16 + j + 1] is written, and read as C[i * 16 + j] one iteration later
-    # (a running sum along each row, and across rows at j = 15): write -> read at distance 1.
-    for i in range(n):
-        for j in range(16):
-            C[i * 16 + j + 1] = C[i * 16 + j] + A[j]
-
 
 @hls.kernel
 def previous_row_read(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7), m: unsigned(4)):
