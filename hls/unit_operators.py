@@ -406,7 +406,8 @@ class ApproxUnit:
 
     @property
     def description(self) -> str:
-        return f"{self.choice.label} {self.unit.width}x{self.unit.width_b}-bit"
+        role = {"sub": " as a subtractor", "mod": " for a remainder"}.get(self.choice.kind, "")
+        return f"{self.choice.label} {self.unit.width}x{self.unit.width_b}-bit{role}"
 
 
 def exact_result_shape(kind: str, a: Shape, b: Shape) -> Shape:
