@@ -88,6 +88,12 @@ class UnitChoice:
     params: tuple = ()
 
     @property
+    def unit_kind(self) -> str:
+        """The kind of the library's units the operation is built on (:data:`UNIT_KIND`): ``"add"`` for
+        ``"sub"``, ``"div"`` for ``"mod"``, else the kind itself."""
+        return UNIT_KIND[self.kind]
+
+    @property
     def label(self) -> str:
         """``drum(k=6)``, or ``mitchell`` without parameters; ``verilog:MODULE`` for a circuit's file
         (``verilog:MODULE(signed)`` or ``(unsigned)`` when its signedness is given)."""

@@ -534,11 +534,9 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
         (a ``ValueError``) an operand wider than the library's units, or a parameter
         the unit does not allow at these widths; the message names both.
     """
-    # hls.approx imports nothing of the compiler: the kinds' unit kinds are its.
-    from .approx import UNIT_KIND
     a, b = _at_least_one_bit(Shape.cast(a)), _at_least_one_bit(Shape.cast(b))
     kind, params = choice.kind, dict(choice.params)
-    unit_kind = UNIT_KIND[kind]
+    unit_kind = choice.unit_kind
     result = exact_result_shape(kind, a, b)
     signed = a.signed or b.signed
     if unit_kind == "add":
@@ -613,8 +611,6 @@ def _circuit_unit(choice, a: Shape, b: Shape, signed: bool):
     """
     # approx_units.verilog_eval runs Yosys: only a kernel with a third-party circuit needs it.
     from approx_units.verilog_eval import load_circuit, netlist_unit
-
-    from .approx import UNIT_KIND
     circuit = load_circuit(choice.file, choice.circuit_signed)   # read (and checked) with the choice: cached
     widths = (circuit.width, circuit.width_b)
     if circuit.signed and choice.kind == "mod":
@@ -629,7 +625,7 @@ def _circuit_unit(choice, a: Shape, b: Shape, signed: bool):
             raise UnitWidthError(f"{choice.label} has {widths[0]}x{widths[1]}-bit signed operand ports; these "
                                  f"operands need {needed[0]}x{needed[1]} ({_shape_text(a)} and {_shape_text(b)})")
         return netlist_unit(circuit), widths
-    if UNIT_KIND[choice.kind] == "add" and signed:
+    if choice.unit_kind == "add" and signed:
         raise UnitWidthError(f"{choice.label} is an unsigned adder; these operands are signed "
                              f"({_shape_text(a)} and {_shape_text(b)})")
     if a.width > widths[0] or b.width > widths[1]:
