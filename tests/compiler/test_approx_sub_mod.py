@@ -19,7 +19,6 @@ from amaranth import Signal, signed, unsigned
 
 import approx_sub_mod_kernels as kernels
 import approx_units
-import hls
 from approx_units.numpy_backend import evaluate
 from approx_units.registry import names, spec
 from hls.approx import FIXED_PARAMETERS, UnitChoice
