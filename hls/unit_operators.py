@@ -496,22 +496,34 @@ def _floor_remainder(ops, x, y, a: Shape, b: Shape, widths, result: Shape, quoti
     """``x % y`` (floor semantics, as Python's) from the approximate quotient of the magnitudes.
 
     ``q = quotient_of(|x|, |y|)`` (the divider unit on the magnitudes, at ``widths``), ``r = |x| - q * |y|``
-    (exact: the library's partial-product multiplier and a subtraction, wide enough for any ``q``);
-    when the signs differ and ``r != 0`` the quotient is one further from zero and the remainder
-    ``|y| - r``, as :func:`floor_divmod` corrects the exact divider; the remainder takes ``y``'s
-    sign and is clamped to ``result`` (``%``'s shape, ``y``'s), which holds every exact remainder,
-    so the clamp never moves it away from the exact one.  With the unit's exact quotient this is
-    Python's ``x % y``; otherwise ``x % y - result`` is ``(q' - x // y) * y`` for the floored ``q'``.
+    (exact: the library's partial-product multiplier and a subtraction); when the signs differ and
+    ``r != 0`` the quotient is one further from zero and the remainder ``|y| - r``, as
+    :func:`floor_divmod` corrects the exact divider; the remainder takes ``y``'s sign and is clamped
+    to ``result`` (``%``'s shape, ``y``'s), which holds every exact remainder, so the clamp never
+    moves it away from the exact one.  With the unit's exact quotient this is Python's ``x % y``;
+    otherwise ``x % y - result`` is ``(q' - x // y) * y`` for the floored ``q'``.
+
+    ``r`` is clamped to ``±2**(wb + 1)`` (``wb``: ``y``'s width) before the correction and the sign:
+    both are monotonic, and from beyond that limit they leave ``result``'s range on the same side, so
+    the final clamp gives the same value, while the correction and the sign take ``wb + 3`` bits and no
+    node is wider than the product (64 bits at most: what the compiled golden model holds).
     """
     sign_x, magnitude_x = sign_magnitude(ops, x) if a.signed else (ops.const(0, 1), x)
     sign_y, magnitude_y = sign_magnitude(ops, y) if b.signed else (ops.const(0, 1), y)
     quotient = quotient_of(ops.zext(magnitude_x, widths[0]), ops.zext(magnitude_y, widths[1]))
     product = exact_product(ops, quotient, magnitude_y)
-    width = product.width + 2           # |x| - q * |y| and |y| - that, two's complement
-    remainder = ops.sub(ops.zext(magnitude_x, width), ops.zext(product, width), width=width)
-    adjust = ops.and_(ops.xor(sign_x, sign_y), ops.not_(ops.is_zero(remainder)))
-    remainder = ops.mux(adjust, ops.sub(ops.zext(magnitude_y, width), remainder, width=width), remainder)
-    remainder = ops.mux(sign_y, ops.sub(0, remainder, width=width), remainder)
+    wide = product.width                        # |x| < 2**widths[0] <= 2**wide: |x| - q * |y| fits as a magnitude
+    dividend = ops.zext(magnitude_x, wide)
+    negative = ops.lt(dividend, product)        # r < 0
+    difference = ops.sub(dividend, product, width=wide)
+    distance = ops.mux(negative, ops.sub(0, difference, width=wide), difference)     # |r|
+    narrow = magnitude_y.width + 3
+    limit = 1 << (narrow - 2)
+    kept = ops.mux(ops.ge(distance, limit), ops.const(limit, narrow - 1), ops.zext(distance, narrow - 1))
+    remainder = ops.mux(negative, ops.sub(0, kept, width=narrow), ops.zext(kept, narrow))
+    adjust = ops.and_(ops.xor(sign_x, sign_y), ops.not_(ops.is_zero(distance)))
+    remainder = ops.mux(adjust, ops.sub(ops.zext(magnitude_y, narrow), remainder, width=narrow), remainder)
+    remainder = ops.mux(sign_y, ops.sub(0, remainder, width=narrow), remainder)
     return _clamped(ops, remainder, result)
 
 
