@@ -503,25 +503,33 @@ def _floor_remainder(ops, x, y, a: Shape, b: Shape, widths, result: Shape, quoti
     moves it away from the exact one.  With the unit's exact quotient this is Python's ``x % y``;
     otherwise ``x % y - result`` is ``(q' - x // y) * y`` for the floored ``q'``.
 
-    ``r`` is clamped to ``±2**(wb + 1)`` (``wb``: ``y``'s width) before the correction and the sign:
-    both are monotonic, and from beyond that limit they leave ``result``'s range on the same side, so
-    the final clamp gives the same value, while the correction and the sign take ``wb + 3`` bits and no
-    node is wider than the product (64 bits at most: what the compiled golden model holds).
+    ``r`` is clamped to ``wb + 3`` bits (``wb``: ``y``'s width; no carry chain: its high bits are
+    copies of its sign or not) before the correction and the sign, which then take ``wb + 4`` bits:
+    both are monotonic, and from beyond that range they leave ``result``'s range on the same side,
+    so the final clamp gives the same value.  No node is wider than 64 bits (what the compiled
+    golden model holds) for operands of up to 32 bits.
     """
     sign_x, magnitude_x = sign_magnitude(ops, x) if a.signed else (ops.const(0, 1), x)
     sign_y, magnitude_y = sign_magnitude(ops, y) if b.signed else (ops.const(0, 1), y)
     quotient = quotient_of(ops.zext(magnitude_x, widths[0]), ops.zext(magnitude_y, widths[1]))
     product = exact_product(ops, quotient, magnitude_y)
-    wide = product.width                        # |x| < 2**widths[0] <= 2**wide: |x| - q * |y| fits as a magnitude
-    dividend = ops.zext(magnitude_x, wide)
-    negative = ops.lt(dividend, product)        # r < 0
-    difference = ops.sub(dividend, product, width=wide)
-    distance = ops.mux(negative, ops.sub(0, difference, width=wide), difference)     # |r|
-    narrow = magnitude_y.width + 3
-    limit = 1 << (narrow - 2)
-    kept = ops.mux(ops.ge(distance, limit), ops.const(limit, narrow - 1), ops.zext(distance, narrow - 1))
-    remainder = ops.mux(negative, ops.sub(0, kept, width=narrow), ops.zext(kept, narrow))
-    adjust = ops.and_(ops.xor(sign_x, sign_y), ops.not_(ops.is_zero(distance)))
+    wide = product.width            # |x| < 2**widths[0] <= 2**wide and q * |y| < 2**wide: |r| < 2**wide
+    if wide < 64:
+        total = ops.sub(ops.zext(magnitude_x, wide + 1), ops.zext(product, wide + 1), width=wide + 1)
+        negative, low = ops.bit(total, wide), ops.slice(total, 0, wide)
+    else:
+        negative = ops.lt(ops.zext(magnitude_x, wide), product)
+        low = ops.sub(ops.zext(magnitude_x, wide), product, width=wide)
+    # r is Cat(low, negative), two's complement: clamped to `kept` bits, it fits when its bits from the
+    # kept sign bit up all equal `negative`.
+    kept = magnitude_y.width + 3
+    high = ops.slice(low, kept - 1, wide)
+    fits = ops.mux(negative, ops.is_zero(ops.not_(high)), ops.is_zero(high))
+    limit = ops.mux(negative, ops.const(1 << (kept - 1), kept), ops.const((1 << (kept - 1)) - 1, kept))
+    remainder = ops.mux(fits, ops.slice(low, 0, kept), limit)
+    narrow = kept + 1
+    remainder = _extend(ops, remainder, narrow, True)
+    adjust = ops.and_(ops.xor(sign_x, sign_y), ops.not_(ops.is_zero(low)))      # r != 0
     remainder = ops.mux(adjust, ops.sub(ops.zext(magnitude_y, narrow), remainder, width=narrow), remainder)
     remainder = ops.mux(sign_y, ops.sub(0, remainder, width=narrow), remainder)
     return _clamped(ops, remainder, result)
