@@ -48,6 +48,8 @@ REUSE_ATTR = "hls_reuse"
 _APPROX_EXACT = {kind: operator_of(exact).syntax[0] for kind, exact in approx.EXACT_OPERATOR.items()}
 _APPROX_SYNTAX = {syntax: kind for kind, syntax in _APPROX_EXACT.items()}
 _SYMBOLS = {syntax: approx.KINDS[kind] for kind, syntax in _APPROX_EXACT.items()}
+#: How a hint names the units of each unit kind.
+_UNIT_NOUNS = {"mul": "a multiplier", "add": "an adder", "div": "a divider"}
 
 
 @dataclass
@@ -319,7 +321,7 @@ class _Inference:
         if approx.UNIT_KIND[unit.kind] != approx.UNIT_KIND[kind]:
             self.error(filename, user, f"`{text}`: approx={{{key!r}: ...}}: {unit.unit!r} is a unit for "
                        f"{approx.UNIT_KIND[unit.kind]}, and this operation is {kind}",
-                       f"choose a unit for {approx.UNIT_KIND[kind]}")
+                       f"choose {_UNIT_NOUNS[approx.UNIT_KIND[kind]]} for {kind}")
         unit = approx.as_kind(unit, kind)       # an adder named for a `-` is a "sub"
         if not self.unit_site(unit, shapes, filename, user, text, "kernel", record=not copy):
             return node
