@@ -242,3 +242,17 @@ def test_cli_takes_sub_and_mod(tmp_path, capsys):
     assert main(["report", f"{KERNELS_FILE}:sub_s3_u4", "--approx", "sub=drum"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "'drum' is a mul unit, not an add unit; allowed for sub:" in err
+
+
+def test_a_third_party_adder_subtracts_within_its_bound():
+    from hls.approx import approx_mapping
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    (unit,) = approx_mapping({"sub": ("verilog", {"file": str(root / "examples" / "loa8.v")})}).values()
+    assert unit.kind == "sub"
+    golden = approx_golden(unit, unsigned(8), unsigned(6))
+    bound = approx_error_bound(unit, unsigned(8), unsigned(6))
+    pairs = [(x, y) for x in range(256) for y in range(64)]
+    assert all(bound.admits(x, y, golden(x, y)) for x, y in pairs)
+    assert sum(golden(x, y) != x - y for x, y in pairs) > 1000         # an approximate subtractor indeed
+    with pytest.raises(UnitWidthError, match=r"is an unsigned adder; these operands are signed"):
+        approx_unit(unit, signed(8), unsigned(6))
