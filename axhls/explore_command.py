@@ -194,7 +194,7 @@ def register(subparsers) -> None:
                         help="FUNC(reference, output, data) returns a dict of metrics against the exact run")
     parser.add_argument("--run", metavar="MODULE:FUNC", help="FUNC(kernels, data) runs a chain, returns its output")
     parser.add_argument("--bound", required=True, metavar="METRIC>=V", help="the quality bound, e.g. 'psnr_db>=35'")
-    parser.add_argument("--kinds", default="mul,div", help="kinds of operation searched (default mul,div; add too)")
+    parser.add_argument("--kinds", default="mul,div", help="kinds of operation searched (default mul,div; add, sub (-) and mod (%%) too)")
     parser.add_argument("--candidates", metavar="KIND=UNIT(P=V),...;...",
                         help="candidate units per kind, e.g. 'mul=drum(k=4),mitchell;div=mitchell_div' "
                              "(default: hls.explore.DEFAULT_CANDIDATES)")

@@ -16,7 +16,7 @@ tokens per call, each FIFO's depth, and the chain's throughput and latency over 
 iterations of its source stages; ``sim`` simulates the whole chain.
 
 All three take ``--approx KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]]``, repeatable
-once per kind (``mul``, ``add``, ``div``): ``--approx mul=drum:k=6 --approx
+once per kind (``mul``, ``add``, ``sub``, ``div``, ``mod``; ``sub`` takes an adder, ``mod`` a divider): ``--approx mul=drum:k=6 --approx
 div=mitchell_div_refined:index_bits=3`` is ``approx={"mul": ("drum", {"k": 6}),
 "div": ("mitchell_div_refined", {"index_bits": 3})}``, over the kernel's own
 ``approx=`` (a kind given here replaces the kernel's; ``KIND=none`` makes that kind
@@ -50,7 +50,8 @@ from .loading import load_args, load_json, load_kernel, user_errors
 __all__ = ["register", "run_compile", "run_report", "run_sim", "parse_approx", "add_approx_option", "with_approx"]
 
 APPROX_HELP = ("@FILE.json (an approx= mapping by operation FILE:LINE:COL, as `axhls explore --apply` writes), or "
-               "approximate unit for every KIND operation (mul, add, div) whose operands are not constants: "
+               "approximate unit for every KIND operation (mul *, add +, sub - on an adder, div //, mod %% on a divider) "
+               "whose operands are not constants: "
                "KIND=UNIT[:PARAM=VALUE[,PARAM=VALUE...]], e.g. mul=drum:k=6; KIND=none keeps it exact; "
                "once per kind")
 

@@ -7,10 +7,13 @@ Two ways in, one meaning (``docs/language.md``, "Approximate operators"):
       p = hls.approx.mul(a, b, unit="mitchell_refined")
       s = hls.approx.add(x, y, unit="loa", l=4)
       q = hls.approx.div(x, d, unit="mitchell_div_refined", index_bits=3)
+      e = hls.approx.sub(x, y, unit="loa", l=4)           # an adder on x + ~y, inverted
+      r = hls.approx.mod(x, d, unit="mitchell_div")       # x - q*d with the divider's quotient q
 
 * per kernel, ``@hls.kernel(approx={"mul": ("drum", {"k": 6}), "div": "mitchell_div_refined"})``
   replaces every ``*`` / ``//`` / ``+`` of the kernel (inlined helpers included)
-  whose operands are both not constants;
+  whose operands are both not constants (``"sub"`` every ``-`` by an adder unit, ``"mod"``
+  every ``%`` by a divider unit: :data:`UNIT_KIND`);
 
 * per operation, ``@hls.kernel(approx={"image.py:44:32": ("drum", {"k": 4})})``
   replaces the one operation written at that file (base name), line and column
@@ -19,11 +22,11 @@ Two ways in, one meaning (``docs/language.md``, "Approximate operators"):
 
 Either way the operation becomes one instance of the unit at the operand widths
 (:func:`hls.unit_operators.approx_unit`), timed, pipelined and built through the operator
-table's ``approx_mul`` / ``approx_add`` / ``approx_div`` entries, and the golden
+table's ``approx_<kind>`` entries (``approx_mul``, ``approx_add``, ``approx_sub``, ``approx_div``, ``approx_mod``), and the golden
 model runs the unit's bit-exact model (so ``sim.run`` still matches the Python run
 exactly, and the Python run is the application-level quality model).
 
-Called from plain Python (outside a kernel), :func:`mul`, :func:`add` and :func:`div`
+Called from plain Python (outside a kernel), :func:`mul`, :func:`add`, :func:`sub`, :func:`div` and :func:`mod`
 compute the same value for operands of the narrowest shapes that hold them (the
 shapes a kernel gives integer literals).
 """
@@ -34,15 +37,20 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["UnitChoice", "KINDS", "EXACT_OPERATOR", "VERILOG_UNIT", "verilog_circuit", "verilog_choice", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "div",
+__all__ = ["UnitChoice", "KINDS", "EXACT_OPERATOR", "VERILOG_UNIT", "verilog_circuit", "verilog_choice", "choice", "approx_mapping", "allowed_at_no_width", "mul", "add", "sub", "div", "mod", "UNIT_KIND", "as_kind",
            "FIXED_PARAMETERS", "operation_key", "is_operation_key"]
 
 #: The operators a unit may replace: kind -> the kernel operator it stands for.
-KINDS = {"mul": "*", "add": "+", "div": "//"}
+KINDS = {"mul": "*", "add": "+", "sub": "-", "div": "//", "mod": "%"}
 
 #: kind -> the operator table's entry (:func:`hls.ir.ops.operator_of`) of the exact operation that a
 #: unit of that kind replaces: its syntax, shape and golden function are the exact operator's.
-EXACT_OPERATOR = {"mul": "mul", "add": "add", "div": "floordiv"}
+EXACT_OPERATOR = {"mul": "mul", "add": "add", "sub": "sub", "div": "floordiv", "mod": "mod"}
+
+#: kind -> the kind of the library's units (``approx_units`` ``UnitSpec.kind``) it is built on: a ``-``
+#: on an adder (``a - b == ~(~a + b)``), a ``%`` on a divider (``a - q*b`` with the unit's quotient ``q``;
+#: :func:`hls.unit_operators.approx_unit`).
+UNIT_KIND = {"mul": "mul", "add": "add", "sub": "add", "div": "div", "mod": "div"}
 
 #: The unit id of a third-party circuit: ``("verilog", {"file": "circuits/mul8u_2NDH.v"})``, the
 #: file's module (its base name) read as ``axhls units survey`` reads it
@@ -66,9 +74,10 @@ class UnitChoice:
     Attributes
     ----------
     kind : str
-        ``"mul"``, ``"add"`` or ``"div"``.
+        The operation: ``"mul"``, ``"add"``, ``"sub"``, ``"div"`` or ``"mod"`` (:data:`KINDS`).
     unit : str
-        The unit id (``approx_units.names()``), of that kind.
+        The unit id (``approx_units.names()``), of the unit kind the operation is built on
+        (:data:`UNIT_KIND`: an adder for ``"sub"``, a divider for ``"mod"``).
     params : tuple of (str, int)
         The unit's parameters as given, sorted by name (defaults are the unit's own,
         at the operand widths).
@@ -77,6 +86,12 @@ class UnitChoice:
     kind: str
     unit: str
     params: tuple = ()
+
+    @property
+    def unit_kind(self) -> str:
+        """The kind of the library's units the operation is built on (:data:`UNIT_KIND`): ``"add"`` for
+        ``"sub"``, ``"div"`` for ``"mod"``, else the kind itself."""
+        return UNIT_KIND[self.kind]
 
     @property
     def label(self) -> str:
@@ -124,9 +139,21 @@ def _article(kind: str) -> str:
 
 
 def _units_of(kind: str) -> list[str]:
+    """The library's units an operation of ``kind`` may take (adders for ``"sub"``, dividers for ``"mod"``)."""
     # approx_units loads numpy: only kernels that name a unit need it.
     from approx_units.registry import names, spec
-    return [name for name in names() if spec(name).kind == kind]
+    return [name for name in names() if spec(name).kind == UNIT_KIND[kind]]
+
+
+def as_kind(selected: UnitChoice, kind: str) -> UnitChoice:
+    """``selected`` on an operation of ``kind``, whose units are of the same unit kind (a per-operation
+    ``approx=`` key takes its kind from the operation: an adder named for a ``-`` is a ``"sub"``)."""
+    if selected.kind == kind:
+        return selected
+    if UNIT_KIND[selected.kind] != UNIT_KIND[kind]:
+        raise ValueError(f"{selected.label} is {_article(UNIT_KIND[selected.kind])} unit, "
+                         f"not {_article(UNIT_KIND[kind])} unit")
+    return UnitChoice(kind, selected.unit, selected.params)
 
 
 def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> UnitChoice:
@@ -135,9 +162,9 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
     Parameters
     ----------
     kind : str
-        ``"mul"``, ``"add"`` or ``"div"``.
+        ``"mul"``, ``"add"``, ``"sub"``, ``"div"`` or ``"mod"``.
     unit : str
-        The unit id.
+        The unit id: a unit of kind ``UNIT_KIND[kind]``.
     params : dict, optional
         Its integer parameters.
     where : str
@@ -169,8 +196,8 @@ def choice(kind: str, unit, params: dict | None = None, *, where: str = "") -> U
         unit_spec = spec(unit)
     except UnknownUnitError:
         raise ValueError(f"{prefix}unknown {kind} unit {unit!r}; allowed: {', '.join(_units_of(kind))}") from None
-    if unit_spec.kind != kind:
-        raise ValueError(f"{prefix}{unit!r} is {_article(unit_spec.kind)} unit, not {_article(kind)} unit; "
+    if unit_spec.kind != UNIT_KIND[kind]:
+        raise ValueError(f"{prefix}{unit!r} is {_article(unit_spec.kind)} unit, not {_article(UNIT_KIND[kind])} unit; "
                          f"allowed for {kind}: {', '.join(_units_of(kind))}")
     params = {} if params is None else params
     if not isinstance(params, dict):
@@ -226,10 +253,10 @@ def _verilog_choice(kind: str | None, params, prefix: str) -> UnitChoice:
                          f"optionally, signed (True or False), as ('verilog', {{'file': 'circuits/mul8u_2NDH.v'}}) "
                          f"or ('verilog', {{'file': 'circuits/mymul.v', 'signed': True}}), not {params!r}")
     circuit = verilog_circuit(params["file"], params.get("signed"), prefix)
-    if kind is not None and circuit.kind != kind:
+    if kind is not None and circuit.kind != UNIT_KIND[kind]:
         raise ValueError(f"{prefix}{params['file']}: the circuit is {_article(circuit.kind)} circuit, "
-                         f"not {_article(kind)} one")
-    return UnitChoice(circuit.kind, VERILOG_UNIT, tuple(sorted(params.items())))
+                         f"not {_article(UNIT_KIND[kind])} one")
+    return UnitChoice(kind or circuit.kind, VERILOG_UNIT, tuple(sorted(params.items())))
 
 
 def allowed_at_no_width(selected: UnitChoice) -> str | None:
@@ -242,7 +269,7 @@ def allowed_at_no_width(selected: UnitChoice) -> str | None:
         return None                     # its port widths bound the operands: any narrower one fits
     # approx_units loads numpy: only kernels that name a unit need it.
     from approx_units.registry import MAX_WIDTH, MIN_WIDTH, get
-    fixed = {"frac_bits": 0} if selected.kind == "div" else {}
+    fixed = {"frac_bits": 0} if UNIT_KIND[selected.kind] == "div" else {}
     first_error = None
     for width in range(MAX_WIDTH, MIN_WIDTH - 1, -1):
         try:
@@ -258,7 +285,8 @@ def approx_mapping(mapping) -> dict[str, UnitChoice]:
 
     ``None`` and ``{}`` mean exact arithmetic.  A key is a kind (``"mul"``) or an
     operation key (``"image.py:44:32"``, :func:`operation_key`), whose unit's kind
-    is the unit's own.  A value is a unit name (``"mitchell"``), a
+    is the unit's own (a :class:`UnitChoice`'s kind as given); the front end puts it
+    on the operation's kind (:func:`as_kind`: an adder on a ``-`` is a ``"sub"``).  A value is a unit name (``"mitchell"``), a
     ``(name, {param: value})`` pair, or a :class:`UnitChoice`.
 
     Raises
@@ -280,8 +308,9 @@ def approx_mapping(mapping) -> dict[str, UnitChoice]:
             raise ValueError(f"approx=: unknown kind of operation {kind!r}; allowed: {', '.join(KINDS)}, "
                              f"or an operation FILE:LINE:COL such as 'image.py:44:32'")
         if isinstance(value, UnitChoice):
-            if value.kind != kind:
-                raise ValueError(f"{where}: {value.unit!r} is {_article(value.kind)} unit, not {_article(kind)} unit")
+            if UNIT_KIND[value.kind] != UNIT_KIND[kind]:
+                raise ValueError(f"{where}: {value.unit!r} is {_article(UNIT_KIND[value.kind])} unit, "
+                                 f"not {_article(UNIT_KIND[kind])} unit")
             checked[kind] = choice(kind, value.unit, dict(value.params), where=where)
         elif isinstance(value, str):
             checked[kind] = choice(kind, value, where=where)
@@ -297,8 +326,10 @@ def _operation_choice(value, where: str) -> UnitChoice:
     # approx_units loads numpy: only kernels that name a unit need it.
     from approx_units.registry import UnknownUnitError, names, spec
     if isinstance(value, UnitChoice):
-        unit, params = value.unit, dict(value.params)
-    elif isinstance(value, str):
+        if value.unit == VERILOG_UNIT:
+            return _verilog_choice(value.kind, dict(value.params), f"{where}: ")
+        return choice(value.kind, value.unit, dict(value.params), where=where)
+    if isinstance(value, str):
         unit, params = value, None
     elif isinstance(value, tuple) and len(value) == 2:
         unit, params = value
@@ -353,6 +384,36 @@ def add(a: int, b: int, *, unit: str, **params) -> int:
         An unknown unit, a unit of another kind, or a bad parameter.
     """
     return _evaluate("add", a, b, unit, params)
+
+
+def sub(a: int, b: int, *, unit: str, **params) -> int:
+    """``a - b`` by the approximate adder ``unit`` (``hls.approx.sub(a, b, unit="loa", l=4)``).
+
+    The adder adds ``~a`` and ``b`` (both extended to its width, two's complement when either is
+    signed) and the sum is inverted: ``a - b == ~(~a + b)`` exactly, so the difference's error is
+    the adder's error on those operands, and the result is in ``-``'s shape (signed).
+
+    Raises
+    ------
+    ValueError
+        An unknown unit, a unit that is not an adder, or a bad parameter.
+    """
+    return _evaluate("sub", a, b, unit, params)
+
+
+def mod(a: int, b: int, *, unit: str, **params) -> int:
+    """``a % b`` by the approximate divider ``unit`` (``hls.approx.mod(a, d, unit="mitchell_div")``).
+
+    ``a - q * b`` with ``q`` the unit's quotient of the magnitudes, floored as Python's ``%`` is
+    (the remainder takes ``b``'s sign), clamped to ``%``'s shape (``b``'s), and
+    ``a % 0 == 0`` as for exact ``%``.
+
+    Raises
+    ------
+    ValueError
+        An unknown unit, a unit that is not a divider, or a bad parameter.
+    """
+    return _evaluate("mod", a, b, unit, params)
 
 
 def div(a: int, b: int, *, unit: str, **params) -> int:

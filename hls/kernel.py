@@ -116,7 +116,8 @@ class Kernel(Function):
     approx : dict, optional
         Approximate units replacing the kernel's operators: ``{"mul": ("drum", {"k": 6}),
         "div": "mitchell_div_refined", "add": ("loa", {"l": 4})}`` replaces every ``*``,
-        ``//`` and ``+`` whose operands are both not constants (see :mod:`hls.approx`);
+        ``//`` and ``+`` whose operands are both not constants (``"sub"``: every ``-``, by an
+        adder; ``"mod"``: every ``%``, by a divider; see :mod:`hls.approx`);
         ``None`` or ``{}`` keeps exact arithmetic.
 
     Attributes

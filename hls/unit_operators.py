@@ -406,14 +406,15 @@ class ApproxUnit:
 
     @property
     def description(self) -> str:
-        return f"{self.choice.label} {self.unit.width}x{self.unit.width_b}-bit"
+        role = {"sub": " as a subtractor", "mod": " for a remainder"}.get(self.choice.kind, "")
+        return f"{self.choice.label} {self.unit.width}x{self.unit.width_b}-bit{role}"
 
 
 def exact_result_shape(kind: str, a: Shape, b: Shape) -> Shape:
     """The shape of the exact operation that a unit of ``kind`` replaces, on operands ``a`` and ``b``:
     the unit's result takes it, so no width changes."""
     x, y = Signal(a), Signal(b)
-    return {"mul": x * y, "add": x + y, "div": x // y}[kind].shape()
+    return {"mul": x * y, "add": x + y, "sub": x - y, "div": x // y, "mod": x % y}[kind].shape()
 
 
 def _extend(ops, x, width: int, signed: bool):
@@ -472,6 +473,77 @@ def _saturated(ops, total, result: Shape):
     return ops.mux(fits, kept, limit)
 
 
+def _inverted_sum(ops, total, width: int, signed: bool):
+    """``a - b`` from an adder's ``total`` of ``~a`` and ``b`` (``width``-bit operands), two's complement.
+
+    Signed operands: ``~a == -a - 1``, so ``~total == -1 - (-a - 1 + b) == a - b`` in ``total``'s
+    width, and the inversion maps the range of the adder's sum onto itself.  Unsigned: ``~a ==
+    2**width - 1 - a``, so ``a - b == 2**width - 1 - total``: the low ``width`` bits inverted, the
+    carry kept (a ``width + 1``-bit sum; a circuit whose sum wraps at ``width`` bits gives a
+    non-negative difference).  Either way the difference's error is the adder's error on
+    ``(~a, b)``, and no carry chain is added.
+    """
+    if signed:
+        return ops.not_(total)
+    if total.width == width + 1:
+        return ops.cat(ops.not_(ops.slice(total, 0, width)), ops.bit(total, width))
+    if total.width == width:
+        return ops.cat(ops.not_(total), ops.const(0, 1))
+    return ops.sub(ops.const((1 << width) - 1, total.width + 1), total, width=total.width + 1)
+
+
+def _floor_remainder(ops, x, y, a: Shape, b: Shape, widths, result: Shape, quotient_of):
+    """``x % y`` (floor semantics, as Python's) from the approximate quotient of the magnitudes.
+
+    ``q = quotient_of(|x|, |y|)`` (the divider unit on the magnitudes, at ``widths``), ``r = |x| - q * |y|``
+    (exact: the library's partial-product multiplier and a subtraction); when the signs differ and
+    ``r != 0`` the quotient is one further from zero and the remainder ``|y| - r``, as
+    :func:`floor_divmod` corrects the exact divider; the remainder takes ``y``'s sign and is clamped
+    to ``result`` (``%``'s shape, ``y``'s), which holds every exact remainder, so the clamp never
+    moves it away from the exact one.  With the unit's exact quotient this is Python's ``x % y``;
+    otherwise ``x % y - result`` is ``(q' - x // y) * y`` for the floored ``q'``.
+
+    ``r`` is clamped to ``wb + 3`` bits (``wb``: ``y``'s width; no carry chain: its high bits are
+    copies of its sign or not) before the correction and the sign, which then take ``wb + 4`` bits:
+    both are monotonic, and from beyond that range they leave ``result``'s range on the same side,
+    so the final clamp gives the same value.  No node is wider than 64 bits (what the compiled
+    golden model holds) for operands of up to 32 bits.
+    """
+    sign_x, magnitude_x = sign_magnitude(ops, x) if a.signed else (ops.const(0, 1), x)
+    sign_y, magnitude_y = sign_magnitude(ops, y) if b.signed else (ops.const(0, 1), y)
+    quotient = quotient_of(ops.zext(magnitude_x, widths[0]), ops.zext(magnitude_y, widths[1]))
+    product = exact_product(ops, quotient, magnitude_y)
+    wide = product.width            # |x| < 2**widths[0] <= 2**wide and q * |y| < 2**wide: |r| < 2**wide
+    if wide < 64:
+        total = ops.sub(ops.zext(magnitude_x, wide + 1), ops.zext(product, wide + 1), width=wide + 1)
+        negative, low = ops.bit(total, wide), ops.slice(total, 0, wide)
+    else:
+        negative = ops.lt(ops.zext(magnitude_x, wide), product)
+        low = ops.sub(ops.zext(magnitude_x, wide), product, width=wide)
+    # r is Cat(low, negative), two's complement: clamped to `kept` bits, it fits when its bits from the
+    # kept sign bit up all equal `negative`.
+    kept = magnitude_y.width + 3
+    high = ops.slice(low, kept - 1, wide)
+    fits = ops.mux(negative, ops.is_zero(ops.not_(high)), ops.is_zero(high))
+    limit = ops.mux(negative, ops.const(1 << (kept - 1), kept), ops.const((1 << (kept - 1)) - 1, kept))
+    remainder = ops.mux(fits, ops.slice(low, 0, kept), limit)
+    narrow = kept + 1
+    remainder = _extend(ops, remainder, narrow, True)
+    adjust = ops.and_(ops.xor(sign_x, sign_y), ops.not_(ops.is_zero(low)))      # r != 0
+    remainder = ops.mux(adjust, ops.sub(ops.zext(magnitude_y, narrow), remainder, width=narrow), remainder)
+    remainder = ops.mux(sign_y, ops.sub(0, remainder, width=narrow), remainder)
+    return _clamped(ops, remainder, result)
+
+
+def _clamped(ops, total, result: Shape):
+    """A two's complement ``total`` (wider than ``result``) clamped to ``result``'s range."""
+    if result.signed:
+        return _saturated(ops, total, result)
+    negative = ops.bit(total, total.width - 1)
+    kept = _saturated(ops, ops.slice(total, 0, total.width - 1), result)
+    return ops.mux(negative, ops.const(0, result.width), kept)
+
+
 @functools.lru_cache(maxsize=None)
 def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
     """The :class:`ApproxUnit` of ``choice`` (an :class:`hls.approx.UnitChoice`) for operands ``a``, ``b``.
@@ -484,12 +556,13 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
     """
     a, b = _at_least_one_bit(Shape.cast(a)), _at_least_one_bit(Shape.cast(b))
     kind, params = choice.kind, dict(choice.params)
+    unit_kind = choice.unit_kind
     result = exact_result_shape(kind, a, b)
     signed = a.signed or b.signed
-    if kind == "add":
+    if unit_kind == "add":
         common = max(shape.width + (signed and not shape.signed) for shape in (a, b))
         widths = (max(common, UNIT_MIN_WIDTH),) * 2
-    elif kind == "mul":
+    elif unit_kind == "mul":
         widths = (max(a.width, UNIT_MIN_WIDTH), max(b.width, UNIT_MIN_WIDTH))
     else:
         widths = (max(a.width, b.width, UNIT_MIN_WIDTH),) * 2
@@ -500,10 +573,10 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
                              f"at most {UNIT_MAX_WIDTH} bits; these operands need {max(widths)} "
                              f"({_shape_text(a)} and {_shape_text(b)})")
     else:
-        extra = {"frac_bits": 0} if kind == "div" else {}
-        if kind == "add":
+        extra = {"frac_bits": 0} if unit_kind == "div" else {}
+        if unit_kind == "add":
             extra["signed"] = signed
-        if kind == "mul" and widths[0] != widths[1]:
+        if unit_kind == "mul" and widths[0] != widths[1]:
             extra["width_b"] = widths[1]
         try:
             unit = get_unit(choice.unit, width=widths[0], **extra, **params)
@@ -513,12 +586,20 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
     describe, unit_params = unit.spec.describe, unit.unit_params
 
     def operation(ops, x, y):
-        if kind == "add" or unit.signed:
+        if unit_kind == "add" or unit.signed:
             # An adder, or a signed circuit: the unit takes the operands as they are, extended.
             x, y = _extend(ops, x, widths[0], a.signed), _extend(ops, y, widths[1], b.signed)
+            if kind == "sub":
+                x = ops.not_(x)                                 # a - b == ~(~a + b)
             value = describe(ops, x, y, width=widths[0], width_b=widths[1], signed=signed, **unit_params)
-            value = _extend(ops, value, result.width, signed) if value.width < result.width \
+            if kind == "sub":
+                value = _inverted_sum(ops, value, widths[0], signed or unit.signed)
+            value = _extend(ops, value, result.width, result.signed) if value.width < result.width \
                 else _saturated(ops, value, result)
+        elif kind == "mod":
+            value = _floor_remainder(ops, x, y, a, b, widths, result,
+                                     lambda p, q: describe(ops, p, q, width=widths[0], width_b=widths[1],
+                                                           signed=False, **unit_params))
         else:
             sign_x, x = sign_magnitude(ops, x) if a.signed else (ops.const(0, 1), x)
             sign_y, y = sign_magnitude(ops, y) if b.signed else (ops.const(0, 1), y)
@@ -530,8 +611,8 @@ def approx_unit(choice, a: Shape, b: Shape) -> ApproxUnit:
                 value = apply_sign(ops, negative, value, width=result.width)
             else:
                 value = ops.zext(value, result.width)
-        if kind == "div":
-            # The library's dividers give all ones for x / 0; the kernel language says 0.
+        if unit_kind == "div":
+            # The library's dividers give all ones for x / 0; the kernel language says x // 0 == x % 0 == 0.
             value = ops.mux(ops.is_zero(y), ops.const(0, result.width), value)
         return value
 
@@ -552,6 +633,9 @@ def _circuit_unit(choice, a: Shape, b: Shape, signed: bool):
     from approx_units.verilog_eval import load_circuit, netlist_unit
     circuit = load_circuit(choice.file, choice.circuit_signed)   # read (and checked) with the choice: cached
     widths = (circuit.width, circuit.width_b)
+    if circuit.signed and choice.kind == "mod":
+        raise UnitWidthError(f"{choice.label} is a signed circuit; % takes a divider's quotient of the operands' "
+                             f"magnitudes, from an unsigned one")
     if circuit.signed:
         if not signed:
             raise UnitWidthError(f"{choice.label} is a signed circuit; these operands are unsigned "
@@ -561,7 +645,7 @@ def _circuit_unit(choice, a: Shape, b: Shape, signed: bool):
             raise UnitWidthError(f"{choice.label} has {widths[0]}x{widths[1]}-bit signed operand ports; these "
                                  f"operands need {needed[0]}x{needed[1]} ({_shape_text(a)} and {_shape_text(b)})")
         return netlist_unit(circuit), widths
-    if choice.kind == "add" and signed:
+    if choice.unit_kind == "add" and signed:
         raise UnitWidthError(f"{choice.label} is an unsigned adder; these operands are signed "
                              f"({_shape_text(a)} and {_shape_text(b)})")
     if a.width > widths[0] or b.width > widths[1]:
@@ -661,18 +745,21 @@ MITCHELL_RELATIVE_BOUND = 1 / 9
 class ErrorBound:
     """The worst-case error of one approximate operation against its exact result.
 
-    The reference is the exact operator's value: ``x * y`` and ``x + y``; for ``div``
-    the quotient of the magnitudes, negated when the signs differ (the unit rounds
-    towards zero, as ``docs/language.md`` says), and 0 for ``x // 0``.  An error ``e``
-    of a result against a reference ``r`` is within the bound when ``|e| <= absolute``
-    (if known) and, for ``r != 0``, ``|e| <= relative * |r|`` (if known).
+    The reference is the exact operator's value: ``x * y``, ``x + y``, ``x - y``, and Python's
+    ``x % y`` (0 for ``x % 0``); for ``div`` the quotient of the magnitudes, negated when the
+    signs differ (the unit rounds towards zero, as ``docs/language.md`` says), and 0 for
+    ``x // 0``.  An error ``e`` of a result against a reference ``r`` is within the bound when
+    ``|e| <= absolute`` (if known; for ``mod``, ``|e| <= absolute * |y|``) and, for ``r != 0``,
+    ``|e| <= relative * |r|`` (if known).
 
     Attributes
     ----------
     kind : str
-        ``"mul"``, ``"add"`` or ``"div"``.
+        ``"mul"``, ``"add"``, ``"sub"``, ``"div"`` or ``"mod"``.
     absolute : int, float or None
-        The unit's worst-case absolute error (WCE; a divider's against the integer quotient).
+        The unit's worst-case absolute error (WCE; a divider's against the integer quotient);
+        for ``mod``, in units of ``|y|``: the most the floored quotient behind the remainder
+        is off.
     relative : float or None
         The unit's worst-case relative error (WCRE), over references other than 0.
     source : str
@@ -691,6 +778,10 @@ class ErrorBound:
             return _as_given(x * y)
         if self.kind == "add":
             return _as_given(x + y)
+        if self.kind == "sub":
+            return _as_given(x - y)
+        if self.kind == "mod":
+            return _as_given(np.where(y == 0, 0, x % np.where(y == 0, 1, y)))
         quotient = np.abs(x) // np.maximum(np.abs(y), 1)
         return _as_given(np.where(y == 0, 0, np.where((x < 0) != (y < 0), -quotient, quotient)))
 
@@ -702,13 +793,13 @@ class ErrorBound:
         error = np.abs(value - reference)
         within = np.ones(np.shape(error), dtype=bool)
         if self.absolute is not None:
-            within &= error <= self.absolute
+            within &= error <= (self.absolute * np.abs(y) if self.kind == "mod" else self.absolute)
         if self.relative is not None:
             # The relative bound is a float measured over the same integers: a relative tolerance
             # of 1e-12 absorbs its rounding, far below one unit of any reference here.
             within &= (reference == 0) | (error <= self.relative * np.abs(reference) * (1 + 1e-12))
-        if self.kind == "div":
-            within &= (y != 0) | (value == 0)           # x // 0 == 0 is the language's, not the unit's
+        if self.kind in ("div", "mod"):
+            within &= (y != 0) | (value == 0)           # x // 0 == x % 0 == 0 is the language's, not the unit's
         return _as_given(within)
 
 
@@ -742,11 +833,17 @@ def approx_error_bound(choice, a: Shape, b: Shape) -> ErrorBound | None:
     UnitWidthError
         As :func:`approx_unit`.
     """
-    unit = approx_unit(choice, Shape.cast(a), Shape.cast(b)).unit
+    a, b = Shape.cast(a), Shape.cast(b)
+    unit = approx_unit(choice, a, b).unit
     key = (choice, unit.width, unit.width_b, unit.signed)
     if key not in _UNIT_BOUNDS:         # operand shapes of one width share the unit, and its bound
         _UNIT_BOUNDS[key] = _unit_error_bound(choice, unit)
-    return _UNIT_BOUNDS[key]
+    bound = _UNIT_BOUNDS[key]
+    if bound is not None and choice.kind == "mod" and (a.signed or b.signed) and bound.absolute:
+        # Signs that differ floor the quotient when the approximate remainder is not 0: where the exact
+        # one is 0 (and the quotient was off), the floored quotient is one further off.
+        return ErrorBound("mod", bound.absolute + 1, None, f"{bound.source}, signed operands")
+    return bound
 
 
 #: :func:`_unit_error_bound` per (choice, unit widths, signed variant).
@@ -761,9 +858,17 @@ def _unit_error_bound(choice, unit) -> ErrorBound | None:
             return ErrorBound(choice.kind, None, MITCHELL_RELATIVE_BOUND, "Mitchell (1962): at most 1/9 below")
         return None
     metrics = evaluate(unit, exhaustive=True, workers=1, progress=False).metrics
+    source = f"exhaustive at {unit.width}x{unit.width_b} bits"
     if choice.kind == "div":
-        return ErrorBound("div", metrics["int_wce"], None, f"exhaustive at {unit.width}x{unit.width_b} bits")
-    return ErrorBound(choice.kind, metrics["wce"], metrics["wcre"], f"exhaustive at {unit.width}x{unit.width_b} bits")
+        return ErrorBound("div", metrics["int_wce"], None, source)
+    if choice.kind == "mod":
+        # x % y - r == (q' - x // y) * y: the quotient's worst case, in units of |y|.
+        return ErrorBound("mod", metrics["int_wce"], None, f"the quotient's worst case {source}, times |y|")
+    if choice.kind == "sub":
+        # ~(~x + y): the adder's error on (~x, y), which lie in its operand range; its relative error is
+        # against ~x + y == -(x - y) - 1, not x - y, so only the absolute bound carries over.
+        return ErrorBound("sub", metrics["wce"], None, f"the adder's worst case {source}")
+    return ErrorBound(choice.kind, metrics["wce"], metrics["wcre"], source)
 
 
 def approx_value(module, name: str, choice, a, b, stages: int, valid, model: DelayModel):

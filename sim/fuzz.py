@@ -10,8 +10,8 @@ Three parts, each usable alone:
   kernels that multiply or divide limit those operators with
   ``@hls.kernel(resources={"mul": 1})`` and the like, so that shared
   instances are tested too, and some use approximate units, per call
-  (``hls.approx.mul/add/div`` on two leaves) or per kernel (``approx=``), from
-  :data:`APPROX_UNITS`. For issue 11 it writes loop nests (imperfect,
+  (``hls.approx.mul/add/sub/div/mod`` on two leaves) or per kernel (``approx=``, an
+  adder for ``-`` and a divider for ``%`` too), from :data:`APPROX_UNITS`. For issue 11 it writes loop nests (imperfect,
   triangular, run-time and CSR-like bounds, an inner ``break``), ``hls.unroll``
   loops (full, and partial with a remainder), ``hls.pipeline`` over constant
   inner loops (which the front end unrolls), partitioned array parameters
@@ -99,6 +99,9 @@ APPROX_UNITS = {
     "div": [("mitchell_div", {}), ("mitchell_div_refined", {"index_bits": 2}), ("aaxd", {"k": 3}), ("aaxd", {}),
             ("exact_div", {})],
 }
+# `-` is built on an adder and `%` on a divider (hls.approx.UNIT_KIND): the same units.
+APPROX_UNITS["sub"] = APPROX_UNITS["add"]
+APPROX_UNITS["mod"] = APPROX_UNITS["div"]
 #: How often a kernel replaces its operators with units (``@hls.kernel(approx=...)``).
 APPROX_KERNEL_CHANCE = 0.25
 
@@ -579,13 +582,13 @@ class _Generator:
         return {name: self.rng.choice(RESOURCE_LIMITS) for name in used if self.rng.random() < RESOURCE_CHANCE}
 
     def kernel_approx(self) -> dict:
-        """Some kernels replace their ``*``, ``+`` and ``//`` with approximate units (``approx=``)."""
+        """Some kernels replace their ``*``, ``+``, ``-``, ``//`` and ``%`` with approximate units (``approx=``)."""
         if not self.has("approx") or self.rng.random() >= APPROX_KERNEL_CHANCE:
             return {}
         kinds = self.rng.sample(sorted(APPROX_UNITS), self.rng.randint(1, 3))
         if self.grid:
             # A grid's index `i * W + j` is not masked into range: it must stay exact.
-            kinds = [kind for kind in kinds if kind not in ("add", "mul")]
+            kinds = [kind for kind in kinds if kind not in ("add", "sub", "mul")]
         return {kind: self.rng.choice(APPROX_UNITS[kind]) for kind in sorted(kinds)}
 
     def approx_call(self, scope: _Scope) -> str:

@@ -6,7 +6,7 @@
     result.verify(simulate=sim.run)   # every front point measured whole; result.verified_front
     result.approx(0)        # {kernel: approx= mapping} of the reported front's cheapest point
 
-* The space (:mod:`hls.explore.space`): one choice per ``*`` / ``//`` (and ``+`` with
+* The space (:mod:`hls.explore.space`): one choice per ``*`` / ``//`` (and ``+``, ``-``, ``%`` with
   ``kinds=``) between non-constant operands, keyed ``FILE:LINE:COL``; exact or a candidate unit.
 * Quality (:mod:`hls.explore.quality`): the compiled golden model with every candidate
   inlined and chosen per run, so no assignment compiles anything.
@@ -232,7 +232,8 @@ def explore(kernels, data, quality, *, bound, run=None, candidates=None, kinds=D
     candidates : str or dict, optional
         :func:`parse_candidates` text or ``{kind: [UnitChoice]}``; default :data:`DEFAULT_CANDIDATES`.
     kinds : sequence of str
-        The kinds of operation searched (default ``mul`` and ``div``).
+        The kinds of operation searched (default ``mul`` and ``div``; ``add``, ``sub`` and ``mod`` too:
+        :data:`hls.approx.KINDS`).
     verilog : path-like, optional
         A folder of third-party circuits (``FILE.v`` defining module ``FILE``, as
         ``axhls units survey`` reads them): each is one more candidate of its kind

@@ -287,7 +287,7 @@ def read_bits(op, uses: dict, memo: dict) -> tuple[int, int]:
 
 
 #: Consumers a sum is built with: a product's adder.
-_SUMS = ("add", "sub", "approx_add")
+_SUMS = ("add", "sub", "approx_add", "approx_sub")
 
 
 def consuming_sum(op, uses: dict):

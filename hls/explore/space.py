@@ -1,11 +1,11 @@
 """The space :mod:`hls.explore` searches: one unit choice per approximable operation.
 
 An *approximable operation* is one that ``@hls.kernel(approx=...)`` may replace: a
-``*``, ``//`` or ``+`` whose operands are both not constants
+``*``, ``//``, ``%``, ``+`` or ``-`` whose operands are both not constants
 (:attr:`hls.frontend.typed.TypedKernel.operations`, keyed ``FILE:LINE:COL`` of the
-operator).  ``%`` and ``-`` have no unit in :mod:`approx_units`, so they are not in
-the space.  Each operation chooses exact or one of the *candidates* of its kind
-that its operand widths allow.
+operator).  A ``-`` takes the library's adders (``kind "sub"``), a ``%`` its dividers
+(``"mod"``: :data:`hls.approx.UNIT_KIND`).  Each operation chooses exact or one of the
+*candidates* of its kind that its operand widths allow.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..approx import KINDS, UnitChoice, choice, verilog_choice
+from ..approx import KINDS, UNIT_KIND, UnitChoice, as_kind, choice, verilog_choice
 from ..frontend.typed import OPERATION_ATTR, SHAPE_ATTR
 from ..unit_operators import UnitWidthError, approx_unit
 
@@ -43,9 +43,12 @@ DEFAULT_CANDIDATES = {
            "mitchell_div_refined(index_bits=4),aaxd(k=3),aaxd(k=4),aaxd(k=5),aaxd(k=6),aaxd(k=8)",
     "add": "loa(l=2),loa(l=3),loa(l=4),loa(l=6),trunc_add(l=2),trunc_add(l=4),eta1(l=3),hoaaned(l=3)",
 }
+# A `-` is built on an adder and a `%` on a divider (hls.approx.UNIT_KIND): the same candidates.
+DEFAULT_CANDIDATES["sub"] = DEFAULT_CANDIDATES["add"]
+DEFAULT_CANDIDATES["mod"] = DEFAULT_CANDIDATES["div"]
 
-#: The kinds searched unless ``kinds=`` says otherwise: an approximate ``+`` in an array index or a
-#: loop bound breaks the program rather than its quality, so adders are asked for explicitly.
+#: The kinds searched unless ``kinds=`` says otherwise: an approximate ``+``, ``-`` or ``%`` in an array
+#: index or a loop bound breaks the program rather than its quality, so they are asked for explicitly.
 DEFAULT_KINDS = ("mul", "div")
 
 _UNIT = re.compile(r"\s*([a-z_][a-z0-9_]*)\s*(?:\(([^()]*)\))?\s*(?:,|$)")
@@ -86,8 +89,9 @@ def verilog_candidates(directory, kinds=DEFAULT_KINDS) -> dict[str, list[UnitCho
     Every ``*.v`` file that ``axhls units survey`` would take
     (:func:`approx_units.survey.survey_files`: module ``FILE``, cell-library netlists left
     out) is read (:func:`approx_units.verilog_eval.load_circuit`: its kind and signedness from
-    its EvoApproxLib name, else from its ports and its function); a circuit of a kind not in
-    ``kinds`` is left out.  Each file is named ``directory/FILE.v``, as given, which is what
+    its EvoApproxLib name, else from its ports and its function) and offered to every kind of
+    ``kinds`` built on its kind (an adder to ``add`` and ``sub``, a divider to ``div`` and ``mod``:
+    :data:`hls.approx.UNIT_KIND`); a circuit no kind of ``kinds`` takes is left out.  Each file is named ``directory/FILE.v``, as given, which is what
     ``--apply`` writes.  A signed circuit is offered only where an operand is signed
     (:func:`hls.unit_operators.approx_unit` refuses it elsewhere).
 
@@ -112,8 +116,9 @@ def verilog_candidates(directory, kinds=DEFAULT_KINDS) -> dict[str, list[UnitCho
             unit = verilog_choice(str(path))
         except ValueError as error:
             raise ExploreError(f"--verilog {directory}: {error}") from None
-        if unit.kind in kinds:
-            result.setdefault(unit.kind, []).append(unit)
+        for kind in kinds:
+            if UNIT_KIND[kind] == UNIT_KIND[unit.kind]:
+                result.setdefault(kind, []).append(as_kind(unit, kind))
     return result
 
 
@@ -252,8 +257,9 @@ class Space:
                 self.sites.append(Site(kernel.name, operation, allowed, copies))
         if not self.sites:
             kinds = ", ".join(self.candidates)
+            symbols = " ".join(KINDS[kind] for kind in self.candidates if kind in KINDS)
             raise ExploreError(f"{', '.join(names)}: no approximable operation of the kinds searched ({kinds}): "
-                               f"no * // + between two non-constant operands that a candidate unit allows")
+                               f"no {symbols} between two non-constant operands that a candidate unit allows")
 
     @property
     def sizes(self) -> list[int]:

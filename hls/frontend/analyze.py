@@ -58,7 +58,7 @@ from .typed import SHAPE_ATTR, LocalArray, LoopPragma, Operation, Param, TypedKe
 __all__ = ["analyze"]
 
 #: hls.approx's functions, the kind each one is.
-_APPROX_FUNCTIONS = {approx.mul: "mul", approx.add: "add", approx.div: "div"}
+_APPROX_FUNCTIONS = {approx.mul: "mul", approx.add: "add", approx.sub: "sub", approx.div: "div", approx.mod: "mod"}
 
 
 def analyze(function) -> TypedKernel:
@@ -1056,7 +1056,7 @@ def _is_approx_function(callee) -> bool:
 
 
 def _example_unit(kind: str) -> str:
-    return {"mul": "mitchell", "add": "loa", "div": "mitchell_div"}[kind]
+    return {"mul": "mitchell", "add": "loa", "sub": "loa", "div": "mitchell_div", "mod": "mitchell_div"}[kind]
 
 
 def _shape_holding(value: int, like: Shape) -> Shape:

@@ -48,6 +48,8 @@ REUSE_ATTR = "hls_reuse"
 _APPROX_EXACT = {kind: operator_of(exact).syntax[0] for kind, exact in approx.EXACT_OPERATOR.items()}
 _APPROX_SYNTAX = {syntax: kind for kind, syntax in _APPROX_EXACT.items()}
 _SYMBOLS = {syntax: approx.KINDS[kind] for kind, syntax in _APPROX_EXACT.items()}
+#: How a hint names the units of each unit kind.
+_UNIT_NOUNS = {"mul": "a multiplier", "add": "an adder", "div": "a divider"}
 
 
 @dataclass
@@ -316,9 +318,11 @@ class _Inference:
         unit = self.given.kernel_approx.get(key, self.given.kernel_approx.get(kind))
         if unit is None:
             return node
-        if unit.kind != kind:
+        if approx.UNIT_KIND[unit.kind] != approx.UNIT_KIND[kind]:
             self.error(filename, user, f"`{text}`: approx={{{key!r}: ...}}: {unit.unit!r} is a unit for "
-                       f"{unit.kind}, and this operation is {kind}", f"choose a unit for {kind}")
+                       f"{approx.UNIT_KIND[unit.kind]}, and this operation is {kind}",
+                       f"choose {_UNIT_NOUNS[approx.UNIT_KIND[kind]]} for {kind}")
+        unit = approx.as_kind(unit, kind)       # an adder named for a `-` is a "sub"
         if not self.unit_site(unit, shapes, filename, user, text, "kernel", record=not copy):
             return node
         call = ast.copy_location(ast.Call(func=ast.copy_location(ast.Name(id=APPROX_CALL, ctx=ast.Load()), user),
@@ -356,7 +360,7 @@ class _Inference:
 
 def _operator_position(filename: str, node: ast.AST, op: ast.operator) -> tuple[int, int]:
     """``(line, column)``, 1-based, of the operator symbol of ``node`` (a BinOp or an AugAssign) in its
-    file: the first ``*`` / ``+`` / ``//`` after the left operand (``(a + c) * w`` -> the ``*``). Two
+    file: the first ``*`` / ``+`` / ``-`` / ``//`` / ``%`` after the left operand (``(a + c) * w`` -> the ``*``). Two
     operations never share it, where the start of the expression (``a * b + c``) is shared.
     The start of ``node`` when the file cannot be read."""
     left = node.left if isinstance(node, ast.BinOp) else getattr(node, "target", None)

@@ -121,7 +121,7 @@ class ApproxSite:
     text : str
         The user's text of the operation (``x[i] * y[i]``).
     kind : str
-        ``"mul"``, ``"add"`` or ``"div"``.
+        ``"mul"``, ``"add"``, ``"sub"``, ``"div"`` or ``"mod"``.
     unit : str
         The unit's label (``drum(k=6)``).
     origin : "kernel" or "call"
@@ -153,7 +153,7 @@ class ApproxSite:
 
 @dataclass(frozen=True)
 class Operation:
-    """One operation a unit of ``@hls.kernel(approx=...)`` may replace: a ``*``, ``//`` or ``+`` whose
+    """One operation a unit of ``@hls.kernel(approx=...)`` may replace: a ``*``, ``//``, ``%``, ``+`` or ``-`` whose
     operands are both not constants (the space :mod:`hls.explore` searches).
 
     Attributes
@@ -166,7 +166,7 @@ class Operation:
     text : str
         The user's text of the operation (``w_side * (a + c)``).
     kind : str
-        ``"mul"``, ``"add"`` or ``"div"``.
+        ``"mul"``, ``"add"``, ``"sub"``, ``"div"`` or ``"mod"``.
     shapes : tuple of (Shape, Shape)
         The operand shapes of every copy of the operation in the body (helpers inlined
         twice and unrolled loops make several), without repeats.

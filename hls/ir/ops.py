@@ -1055,7 +1055,9 @@ _ENTRIES = [
     # Approximate units of approx_units, one chosen per operation (hls.approx, @hls.kernel(approx=...)).
     _approx("mul", "multiplier", ("mul",)),
     _approx("add", "adder", ()),
+    _approx("sub", "subtractor", ()),        # an adder on ~a and b, inverted
     _approx("div", "divider", ("div", "floordiv")),
+    _approx("mod", "remainder", ("div", "mod")),   # a - q*b with a divider's quotient q
     # Structural kinds: built by the back end itself, each by the builder its placement names.
     Operator("const", 0, "wire", description="constant",
              transfer=lambda op, facts: facts.constant(op.attrs["value"]), bits=_const_bits, placement="const"),
@@ -1099,7 +1101,7 @@ def operator_of(kind: str) -> Operator:
 
 def approx_operator(kind: str) -> Operator:
     """The table entry of the operations of an approximate unit of ``kind`` (``"mul"``, ``"add"``,
-    ``"div"``: :data:`hls.approx.KINDS`; a unit's ``UnitChoice.kind``).
+    ``"sub"``, ``"div"``, ``"mod"``: :data:`hls.approx.KINDS`; a unit's ``UnitChoice.kind``).
 
     Raises
     ------

@@ -151,7 +151,7 @@ ROWS = [
     {"id": "approx-empty-unit", "argv": ["compile", GSUMIF, "-o", "out", "--approx", "mul="], "exit": 2,
      "message": r"--approx 'mul=': expected KIND=UNIT"},
     {"id": "approx-unknown-kind", "argv": ["report", GSUMIF, "--approx", "fma=drum"], "exit": 2,
-     "message": r"unknown kind 'fma'; allowed: mul, add, div"},
+     "message": r"unknown kind 'fma'; allowed: mul, add, sub, div, mod"},
     {"id": "approx-unknown-unit", "argv": ["sim", GSUMIF, "--args", GSUMIF_ARGS, "--approx", "mul=nonesuch"],
      "exit": 2, "message": r"--approx mul=nonesuch: unknown mul unit 'nonesuch'; allowed: exact_mul"},
     {"id": "approx-unit-of-another-kind", "argv": ["report", GSUMIF, "--approx", "mul=loa"], "exit": 2,

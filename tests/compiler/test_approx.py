@@ -168,7 +168,7 @@ def test_with_approx_makes_a_new_kernel_and_none_is_exact():
 
 
 @pytest.mark.parametrize("mapping, message", [
-    ({"pow": "drum"}, r"unknown kind of operation 'pow'; allowed: mul, add, div"),
+    ({"pow": "drum"}, r"unknown kind of operation 'pow'; allowed: mul, add, sub, div, mod"),
     ({"mul": "drums"}, r"unknown mul unit 'drums'; allowed: exact_mul, .*drum"),
     ({"mul": "mitchell_div"}, r"'mitchell_div' is a div unit, not a mul unit; allowed for mul: exact_mul"),
     ({"div": ("drum", {"k": 6})}, r"'drum' is a mul unit, not a div unit"),
@@ -338,7 +338,7 @@ def test_cli_sim_and_compile_take_approx(tmp_path, capsys):
 
 @pytest.mark.parametrize("option, message", [
     ("mul", r"--approx 'mul': expected KIND=UNIT\[:PARAM=VALUE\[,PARAM=VALUE...\]\], e.g. mul=drum:k=6"),
-    ("pow=drum", r"unknown kind 'pow'; allowed: mul, add, div"),
+    ("pow=drum", r"unknown kind 'pow'; allowed: mul, add, sub, div, mod"),
     ("mul=drum:k=x", r"parameter k must be an integer, not 'x'"),
     ("mul=drum:k", r"parameter 'k': expected KIND=UNIT"),
     # The range that applies at the operands' widths (16x16 bits), not the widest one (2..32).

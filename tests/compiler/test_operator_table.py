@@ -85,8 +85,8 @@ def test_every_entry_is_complete_for_its_category():
             assert entry.pipelined_description, kind
     # The resource names the table declares are exactly what resources= accepts.
     # Approximate units are limited as the operators they replace (issue 12).
-    assert LIMITABLE == {"mul": ("mul", "approx_mul"), "div": ("floordiv", "mod", "approx_div"),
-                         "floordiv": ("floordiv", "approx_div"), "mod": ("mod",)}
+    assert LIMITABLE == {"mul": ("mul", "approx_mul"), "div": ("floordiv", "mod", "approx_div", "approx_mod"),
+                         "floordiv": ("floordiv", "approx_div"), "mod": ("mod", "approx_mod")}
 
 
 def test_unknown_kind_is_a_clear_error_not_an_assertion():

@@ -153,3 +153,11 @@ def dot_pair(a: hls.Array[unsigned(8), M], b: hls.Array[unsigned(8), M], c: hls.
              d: hls.Array[unsigned(8), M], o: hls.Array[unsigned(17), M]):
     for i in range(M):
         o[i] = a[i] * b[i] + c[i] * d[i]    # two products into one sum, each a site, the sum one too
+
+
+@hls.kernel
+def residues(a: hls.Array[signed(8), M], b: hls.Array[unsigned(6), M], n: unsigned(3), m: unsigned(2),
+             o: hls.Array[signed(10), M], r: hls.Array[unsigned(6), M]):
+    for i in range(M):
+        o[i] = a[i] - b[i] + (n - m)        # a `-` on an adder unit of 8 bits, one of 4
+        r[i] = a[i] % b[i] + n % m          # a `%` on a divider unit of 8 bits, one of 4

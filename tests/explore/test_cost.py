@@ -141,6 +141,24 @@ def test_a_probe_builds_the_operation_at_the_contexts_operand_shapes():
     assert [op.shape for op in operation.operands] == [unsigned(16), signed(12)]
 
 
+def test_minus_and_percent_sites_take_their_contexts_and_probes_with_their_units():
+    space = explore.Space([kernels.residues], explore.parse_candidates("sub=loa(l=3);mod=aaxd(k=3)",
+                                                                       ["sub", "mod"]))
+    contexts = kernel_contexts(kernels.residues, space.sites)
+    by_text = {site.operation.text: site for site in space.sites}
+    (difference,) = contexts[by_text["a[i] - b[i]"].key]
+    assert difference.shapes == (signed(8), unsigned(6)) and difference.result == signed(9)
+    (remainder,) = contexts[by_text["a[i] % b[i]"].key]
+    assert remainder.shapes == (signed(8), unsigned(6)) and remainder.result.width <= 6
+    for kind, context, unit in (("sub", difference, space.candidates["sub"][0]),
+                                ("mod", remainder, space.candidates["mod"][0])):
+        assert f"o[i] = x {hls.approx.KINDS[kind]} y" in probe_source(kind, context)
+        probe = cost.probe_kernel(kind, context, hls.Target(), unit)
+        kinds = [op.kind for block in probe.ir.blocks() for op in block.ops]
+        assert f"approx_{kind}" in kinds and kind not in kinds
+        assert unit.unit in probe.verilog()
+
+
 def test_the_error_distribution():
     summary = error_distribution([2.0, -12.5, 9.99, 10.0, -3.0])
     assert summary == {"points": 5, "within_10pct": 4, "share_within_10pct": 0.8, "median_pct": 2.0,

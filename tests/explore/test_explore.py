@@ -173,3 +173,51 @@ def test_explore_finds_a_feasible_front_and_resumes_from_its_store(tmp_path):
     assert [p["selection"] for p in again.front] == [p["selection"] for p in first.front]
     with pytest.raises(explore.ExploreError, match=r"returns a non-number for 'label'"):
         explore.explore(kernels.mix, _mix_data(), _mix_quality, **{**options, "bound": "label<=1"})
+
+
+def test_the_space_takes_minus_on_adders_and_percent_on_dividers_where_they_fit():
+    units = explore.parse_candidates(kinds=("sub", "mod"))
+    assert [u.label for u in units["sub"]] == [u.label for u in explore.parse_candidates(kinds=("add",))["add"]]
+    assert [u.label for u in units["mod"]] == [u.label for u in explore.parse_candidates(kinds=("div",))["div"]]
+    assert {u.kind for u in units["sub"]} == {"sub"} and {u.kind for u in units["mod"]} == {"mod"}
+    with pytest.raises(explore.ExploreError, match=r"'drum' is a mul unit, not an add unit; allowed for sub"):
+        explore.parse_candidates("sub=drum(k=4)", kinds=("sub",))
+    space = explore.Space([kernels.residues], units)
+    line = kernels.residues.fn.__code__.co_firstlineno + 4        # the decorator's line, then def, for
+    offered = {(site.key, site.operation.text): [unit.label for unit in site.units] for site in space.sites}
+    adders = [u.label for u in units["sub"]]
+    dividers = [u.label for u in units["mod"]]
+    assert offered == {
+        (f"explore_kernels.py:{line}:21", "a[i] - b[i]"): adders,
+        # 4-bit units: l < 4 for loa and trunc_add, k <= 4 for aaxd, index_bits <= 3 for mitchell_div_refined.
+        (f"explore_kernels.py:{line}:33", "n - m"): ["loa(l=2)", "loa(l=3)", "trunc_add(l=2)", "eta1(l=3)", "hoaaned(l=3)"],
+        (f"explore_kernels.py:{line + 1}:21", "a[i] % b[i]"): dividers,
+        (f"explore_kernels.py:{line + 1}:32", "n % m"): ["mitchell_div", "mitchell_div_refined(index_bits=2)",
+                                                       "mitchell_div_refined(index_bits=3)", "aaxd(k=3)", "aaxd(k=4)"],
+    }
+    # The default kinds leave them out; `-` and `%` are asked for, as `+` is.
+    with pytest.raises(explore.ExploreError, match=r"no \* // between two non-constant operands"):
+        explore.Space([kernels.residues], explore.parse_candidates())
+
+
+def test_the_switched_model_of_minus_and_percent_equals_the_python_run_and_applies():
+    units = explore.parse_candidates("sub=loa(l=3),trunc_add(l=2);mod=mitchell_div,aaxd(k=3)", kinds=("sub", "mod"))
+    space = explore.Space([kernels.residues], units)
+    choices = {site.key: list(site.units) for site in space.sites}
+    model = CompiledModel(kernels.residues, choices=choices, fallback=False)
+    rng = random.Random(23)
+    for trial in range(10):
+        args = {"a": [rng.randint(-128, 127) for _ in range(kernels.M)], "b": [rng.randint(0, 63) for _ in range(kernels.M)],
+                "n": rng.randint(0, 7), "m": rng.randint(0, 3), "o": [0] * kernels.M, "r": [0] * kernels.M}
+        args["b"][0] = 0
+        selection = [rng.randint(0, len(units)) for units in choices.values()]
+        bound = kernels.residues.golden_model().match((), args)
+        mapping = space.mapping(selection)["residues"]
+        python = kernels.residues.with_approx(mapping).golden_model().run(bound)
+        assert model.run(bound, selection=selection) == python, selection
+        # What --apply writes ({key: [unit, {params}]}) gives the same kernel.
+        applied = {key: (unit.unit, dict(unit.params)) for key, unit in mapping.items()}
+        approximated = kernels.residues.with_approx(applied)
+        assert sorted((site.kind, site.unit) for site in approximated.analyze().approximations) == \
+            sorted((unit.kind, unit.label) for unit in mapping.values())
+        assert approximated.golden_model().run(bound) == python

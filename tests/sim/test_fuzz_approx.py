@@ -33,7 +33,9 @@ def test_programs_use_units_per_call_and_per_kernel():
     calls = [_calls(program.source) for program in programs]
     assert 10 <= sum(map(bool, per_kernel)) <= 60
     assert sum(map(bool, calls)) >= 20
-    assert {call for found in calls for call in found} == {"hls.approx.mul", "hls.approx.add", "hls.approx.div"}
+    assert {call for found in calls for call in found} == {"hls.approx.mul", "hls.approx.add", "hls.approx.sub",
+                                                           "hls.approx.div", "hls.approx.mod"}
+    assert {kind for mapping in per_kernel for kind in mapping} == {"mul", "add", "sub", "div", "mod"}
     for mapping in per_kernel:
         for kind, (unit, params) in mapping.items():
             assert (unit, params) in fuzz.APPROX_UNITS[kind]
