@@ -396,8 +396,8 @@ def _nest_pair(first, second, form_p: Value, form_q: Value, values: ValueAnalysi
     nest = _nest_levels(form_p, form_q, written)
     if nest is None:
         return None
-    levels, coefficients = nest
-    solutions = _differences(levels, coefficients, form_q.constant - form_p.constant)
+    levels, coefficients, modulus = nest
+    solutions = _differences(levels, coefficients, form_q.constant - form_p.constant, modulus)
     if solutions is None:
         return None
     shortest = {}       # (earlier, later) -> distance
@@ -466,7 +466,9 @@ def _nest_pair(first, second, form_p: Value, form_q: Value, values: ValueAnalysi
     if {(dep.src, dep.dst): dep.distance for dep in found} == \
             {(dep.src, dep.dst): dep.distance for dep in conservative}:
         return None
-    lengths_text = _lengths_text(levels, timed)
+    lengths_text = "; ".join(note for note in (_lengths_text(levels, timed),
+                                                f"the indices are equal only modulo {modulus}" if modulus else "")
+                             if note)
     run_later = {pair: distance for pair, distance in run_later.items() if shortest[pair] == distance}
     return found, _nest_proof(first, second, levels, across, meets, within_only, where, lengths_text, run_later,
                               set(shortest))
@@ -541,7 +543,7 @@ def _nest_proof(first, second, levels, across, meets, within_only, where, length
     parts = []
     for (earlier, later), differences in sorted(meets.items(), key=lambda item: item[0] != (first, second)):
         distance = across[(earlier, later)]
-        alternatives = " or ".join(_vector(difference) for difference in sorted(set(differences)))
+        alternatives = _alternatives(sorted(set(differences)))
         parts.append(f"{_kind(later)} on line {_line(later)} touches an element {_kind(earlier)} on line "
                      f"{_line(earlier)} touched only where its {names} {'is' if len(levels) == 1 else 'are'} "
                      f"that one's plus {alternatives}, at least {distance} iteration{'s' if distance > 1 else ''} "
@@ -562,6 +564,15 @@ def _nest_proof(first, second, levels, across, meets, within_only, where, length
         text = f"{head}: {'; '.join(parts)}"
     notes = "; ".join(note for note in (where, lengths) if note)
     return text + (f" ({notes})" if notes else "")
+
+
+def _alternatives(differences) -> str:
+    """``(0, 1) or (1, -15)``; beyond four, the three smallest and how many more (indices that
+    wrap meet every few rows)."""
+    if len(differences) > 4:
+        nearest = sorted(differences, key=lambda difference: (tuple(map(abs, difference)), difference))
+        return " or ".join(_vector(difference) for difference in nearest[:3]) + f" or {len(differences) - 3} more"
+    return " or ".join(_vector(difference) for difference in differences)
 
 
 def _names(levels) -> str:
@@ -589,15 +600,17 @@ def _where(accesses, names: str) -> str:
 
 
 def _nest_levels(form_p: Value, form_q: Value, written):
-    """``(levels, coefficients)`` of two index forms that are one affine form, up to their
-    constants, in the counters of levels ``0..L`` of a flattened nest (outermost first), or
-    ``None``.
+    """``(levels, coefficients, modulus)`` of two index forms that are one affine form, up to
+    their constants, in the counters of levels ``0..L`` of a flattened nest (outermost first),
+    or ``None``. ``modulus`` is 0 when both forms are their indices, else the power of two
+    modulo which both hold (an index through a wrap or a mask, ``(i * 16 + j) & 63``: two
+    indices are equal only where their forms are equal modulo it).
 
     Their other symbols must be variables the loop never writes (one value in every
     iteration); every level ``0..L`` whose counter takes more than one value must be in the
     form (otherwise two of its iterations touch one element: no better than the conservative
     pair), and no counter of another loop."""
-    if not (form_p.exact_form and form_q.exact_form) or _form_key(form_p)[1] != _form_key(form_q)[1]:
+    if not (form_p.affine and form_q.affine) or _form_key(form_p)[1] != _form_key(form_q)[1]:
         return None
     counters = [symbol for symbol, _ in form_p.terms if isinstance(symbol, Counter)]
     if not counters:
@@ -611,19 +624,30 @@ def _nest_levels(form_p: Value, form_q: Value, written):
         return None
     if any(counter.high > counter.low and counter not in counters for counter in levels):
         return None
-    return levels, [form_p.coefficient(counter) for counter in levels]
+    moduli = [form.modulus for form in (form_p, form_q) if form.modulus]
+    return levels, [form_p.coefficient(counter) for counter in levels], min(moduli, default=0)
 
 
-def _differences(levels, coefficients, delta: int) -> list | None:
-    """Every ``d`` (one int per level) with ``sum(c * d) == delta`` and ``|d_l|`` within the
-    span of level ``l``'s counter (a multiple of its step where its start is a constant), or
-    ``None`` when there are more than :data:`NEST_SOLUTIONS` candidates.
+def _differences(levels, coefficients, delta: int, modulus: int = 0) -> list | None:
+    """Every ``d`` (one int per level) with ``sum(c * d) == delta`` (modulo ``modulus``, when
+    not 0) and ``|d_l|`` within the span of level ``l``'s counter (a multiple of its step where
+    its start is a constant), or ``None`` when there are more than :data:`NEST_SOLUTIONS`
+    candidates.
+
+    Modulo ``modulus``, ``sum(c * d) == delta + t * modulus`` for some ``t``, which ``|sum(c *
+    d)| <= reach`` bounds: ``t`` is one more level, ``|t| <= (reach + |delta|) // modulus + 1``,
+    left out of the solutions.
 
     The terms are taken largest coefficient first: what the smaller ones can still add up to
     (``reach``) leaves a window of ``2 * reach + 1`` values for ``c * d``. Where each
     coefficient exceeds the reach of the smaller ones (``16 * i + j``, ``0 <= j <= 15``) that
     window holds at most two multiples of ``c``, so a nest of ``L`` levels has at most ``2 **
     L`` solutions, and exactly one (zero) for ``delta == 0``: distinct for distinct counters."""
+    if modulus:
+        reach = sum(abs(c) * (counter.high - counter.low) for counter, c in zip(levels, coefficients))
+        wraps = Counter("wraps", 0, (reach + abs(delta)) // modulus + 1, None, 1)
+        solutions = _differences(tuple(levels) + (wraps,), list(coefficients) + [modulus], delta)
+        return None if solutions is None else sorted({solution[:-1] for solution in solutions})
     order = sorted(range(len(levels)), key=lambda k: -abs(coefficients[k]))
     reach = [0] * (len(order) + 1)
     for position in reversed(range(len(order))):

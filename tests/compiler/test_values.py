@@ -645,25 +645,30 @@ def test_the_nest_s_structure_covers_every_conflict_of_the_python_run(tmp_path_f
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(-6, 6), st.integers(0, 4), st.integers(-2, 3), st.sampled_from([1, 1, 2, 3, -2])),
-                min_size=1, max_size=3), st.integers(-12, 12))
-def test_counter_differences_are_every_solution_the_ranges_allow(terms, delta):
+                min_size=1, max_size=3), st.integers(-12, 12), st.sampled_from([0, 0, 0, 4, 8, 16]))
+def test_counter_differences_are_every_solution_the_ranges_allow(terms, delta, modulus):
     """``_differences`` against brute force over every pair of counter values (constant starts,
-    steps of either sign): the differences ``x - y`` with ``sum(c * (x - y)) == delta``."""
+    steps of either sign): the differences ``x - y`` with ``sum(c * (x - y)) == delta``, or
+    congruent to it modulo ``modulus`` (indices through a mask: ``(16 * i + j) & 63``)."""
     levels = []
     for k, (_, count, start, step) in enumerate(terms):
         values = range(start, start + count * step + (1 if step > 0 else -1), step)
         levels.append(Counter(f"c{k}", min(values), max(values), start, step))
     coefficients = [c for c, _, _, _ in terms]
-    found = memdep._differences(levels, coefficients, delta)
+    found = memdep._differences(levels, coefficients, delta, modulus)
     ranges = [range(start, start + count * step + (1 if step > 0 else -1), step) for _, count, start, step in terms]
     expected = set()
     for x in itertools.product(*ranges):
         for y in itertools.product(*ranges):
-            if sum(c * (a - b) for c, a, b in zip(coefficients, x, y)) == delta:
+            difference = sum(c * (a - b) for c, a, b in zip(coefficients, x, y)) - delta
+            if (difference % modulus if modulus else difference) == 0:
                 expected.add(tuple(a - b for a, b in zip(x, y)))
     if found is None:
         # Given up only where the differences to follow are more than it keeps.
         candidates = math.prod(2 * (level.high - level.low) + 1 for level in levels)
+        if modulus:
+            reach = sum(abs(c) * (level.high - level.low) for c, level in zip(coefficients, levels))
+            candidates *= 2 * ((reach + abs(delta)) // modulus + 1) + 1
         assert candidates > memdep.NEST_SOLUTIONS, (terms, delta)
         return
     assert set(found) == expected
@@ -725,6 +730,41 @@ def test_a_row_read_after_its_write_in_the_next_row_is_a_row_length_later():
                 expected[i * 16 + j] = (expected[(i - 1) * 16 + j] + a[j] + 2048) % 4096 - 2048     # signed(12)
         assert result.outputs["arrays"]["C"] == expected
         assert result.cycles <= max(0, n - 1) * 16 + 16       # one iteration per cycle
+
+
+@pytest.mark.parametrize("name", ["ring_rows", "ring_running_sum"])
+def test_indices_through_a_mask_meet_only_where_equal_modulo_it(name):
+    # (i * 16 + j) & 63 with n: unsigned(7) rows wraps every 4 rows: the nest test solves for the
+    # counter differences modulo 64. ring_rows reads row i + 1's element 16 iterations after its
+    # write (II 1, was 2: the masked indices were "always conflict"); ring_running_sum reads it 1
+    # iteration later (II 2, needed).
+    kernel = getattr(kernels, name)
+    compiled = compile_kernel(kernel)
+    entry = _report_loop(compiled)
+    ring = name == "ring_rows"
+    assert entry["flattened"] and entry["ii"] == entry["mii"] == (1 if ring else 2)
+    line = _line_of(kernel, "C[(i * 16 + j + 16) & 63]" if ring else "C[(i * 16 + j + 1) & 63]")
+    if ring:
+        assert _array_deps(_loop(compiled.ir), "C") == {("store", "load", 16), ("load", "store", 48)}
+        assert entry["independent"] == [
+            f"`C[i * 16 + j & 63]` and `C[i * 16 + j + 16 & 63]`: the write on line {line} touches an element the read "
+            f"on line {line} touched only where its (i, j) are that one's plus (3, 0) or (7, 0) or (11, 0) or 28 more, "
+            f"at least 48 iterations later; the read on line {line} touches an element the write on line {line} touched "
+            f"only where its (i, j) are that one's plus (1, 0) or (5, 0) or (9, 0) or 29 more, at least 16 iterations "
+            f"later (each i takes 16 iterations; the indices are equal only modulo 64)"]
+    else:
+        assert _array_deps(_loop(compiled.ir), "C") == {("store", "load", 1), ("load", "store", 63)}
+    a = _values(180, 16, -128, 127)
+    for n in (0, 1, 3, 9):
+        c = _values(181 + n, 64, -1000, 1000)
+        result = _check(kernel, {"C": c, "A": a, "n": n})
+        expected = list(c)
+        for i in range(n):
+            for j in range(16):
+                value = expected[(i * 16 + j) & 63] + a[j]
+                expected[(i * 16 + j + (16 if ring else 1)) & 63] = (value + 2048) % 4096 - 2048
+        assert result.outputs["arrays"]["C"] == expected
+        assert result.cycles <= n * 16 * (1 if ring else 2) + 16
 
 
 def _line_of(kernel, statement: str) -> int:

@@ -252,3 +252,24 @@ def around_shifted(C: hls.Array[signed(16), 256], A: hls.Array[signed(8), 64], n
             for k in range(4):
                 s = s + A[(j * 4 + k) & 63]
             C[i * 8 + j + 1] = s
+
+
+# -- indices that wrap (issue 20, Deliver 2) --------------------------------------------------
+
+@hls.kernel
+def ring_rows(C: hls.Array[signed(12), 64], A: hls.Array[signed(8), 16], n: unsigned(7)):
+    # A ring of 4 rows of 16: row i + 1 (modulo 4) is computed from row i. The indices wrap
+    # (& 63): the element written at (i, j) is read at (i + 1, j), one row (16 iterations)
+    # later, and read at (i, j) it is written again at (i + 3, j), 48 iterations later. II 1.
+    for i in range(n):
+        for j in range(16):
+            C[(i * 16 + j + 16) & 63] = C[(i * 16 + j) & 63] + A[j]
+
+
+@hls.kernel
+def ring_running_sum(C: hls.Array[signed(12), 64], A: hls.Array[signed(8), 16], n: unsigned(7)):
+    # A near miss through the wrap: the element written at (i, j) is read at (i, j + 1), one
+    # iteration later (and at (i + 1, 0) after j = 15): write -> read stays at 1, II 2.
+    for i in range(n):
+        for j in range(16):
+            C[(i * 16 + j + 1) & 63] = C[(i * 16 + j) & 63] + A[j]
