@@ -679,10 +679,12 @@ def _differences(levels, coefficients, delta: int, modulus: int = 0) -> list | N
 def _form_key(form: Value) -> tuple:
     """A form with each variable read named by its variable (two reads of one variable are one
     value in one iteration) and each counter by itself."""
-    terms = sorted(((("counter", id(symbol)) if isinstance(symbol, Counter) else ("var", symbol.attrs.get("var")
-                                                                                    or id(symbol))), c)
-                   for symbol, c in form.terms)
-    return form.constant, tuple(terms)
+    def name(symbol):
+        if isinstance(symbol, Counter):
+            return "counter", str(id(symbol))
+        var = symbol.attrs.get("var")
+        return ("var", var) if var else ("value", str(id(symbol)))
+    return form.constant, tuple(sorted((name(symbol), c) for symbol, c in form.terms))
 
 
 def _kind(op) -> str:
