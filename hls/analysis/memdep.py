@@ -608,8 +608,10 @@ def _nest_levels(form_p: Value, form_q: Value, written):
 
     Their other symbols must be variables the loop never writes (one value in every
     iteration); every level ``0..L`` whose counter takes more than one value must be in the
-    form (otherwise two of its iterations touch one element: no better than the conservative
-    pair), and no counter of another loop."""
+    form (otherwise two of its iterations touch one element, at least one flattened iteration
+    apart: no better than the conservative pair) unless its iterations have a constant length
+    (``C[j]`` in a nest over ``i``, each ``i`` 16 iterations: 16 apart), and no counter of
+    another loop."""
     if not (form_p.affine and form_q.affine) or _form_key(form_p)[1] != _form_key(form_q)[1]:
         return None
     counters = [symbol for symbol, _ in form_p.terms if isinstance(symbol, Counter)]
@@ -622,7 +624,7 @@ def _nest_levels(form_p: Value, form_q: Value, written):
     levels = level.outer + (level,)
     if not set(counters) <= set(levels):
         return None
-    if any(counter.high > counter.low and counter not in counters for counter in levels):
+    if any(counter.high > counter.low and counter not in counters and counter.length is None for counter in levels):
         return None
     moduli = [form.modulus for form in (form_p, form_q) if form.modulus]
     return levels, [form_p.coefficient(counter) for counter in levels], min(moduli, default=0)
