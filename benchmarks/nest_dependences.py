@@ -70,11 +70,21 @@ def shift_right_rows(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16],
             C[i * 16 + j + 1] = C[i * 16 + j] + A[j]
 
 
+@hls.kernel
+def previous_row_16(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7)):
+    # Row i - 1 is read after its write, one iteration of i later: as each i takes the 16
+    # iterations of the constant j loop, 16 flattened iterations later. II 1.
+    for i in range(1, n):
+        for j in range(16):
+            C[i * 16 + j] = C[(i - 1) * 16 + j] + A[j]
+
+
 KERNELS = {
     "matmul_acc_16": (matmul_acc_16, {"A": 256, "B": 256, "C": 256}, {}),
     "shift_left_rows": (shift_left_rows, {"C": 256, "A": 16}, {"n": 5}),
     "next_row_read": (next_row_read, {"C": 256, "A": 16}, {"n": 5}),
     "shift_right_rows": (shift_right_rows, {"C": 256, "A": 16}, {"n": 5}),
+    "previous_row_16": (previous_row_16, {"C": 256, "A": 16}, {"n": 5}),
 }
 
 

@@ -19,7 +19,8 @@ Three parts, each usable alone:
   used as window registers and line buffers. For issue 20 some kernels hold a
   *grid nest* whose array ``g`` is indexed by several counters (``g[i * W + j]``):
   read before an inner loop and written after it or the reverse, or updated in
-  place, with rows that are distinct or overlap, a run-time outer bound of 128
+  place, with rows that are distinct or overlap, indices masked into a smaller
+  array, a run-time outer bound of 128
   values and an inner ``break`` on data, so that the memory dependences the
   compiler drops from the nest's structure are checked in hardware. For issue 22 some kernels take an input stream
   ``sin`` and an output stream ``sout`` (``hls.Stream``), read (``v = sin.read()``) and
@@ -138,6 +139,10 @@ GRID_STATEMENT_CHANCE = 0.3
 #: ``g[i * W + j]``, or ``g[(i + 1) * W + j]``): the nest test's distances between forms that
 #: differ by a constant (issue 20).
 GRID_SHIFT_CHANCE = 0.4
+#: How often a grid's array is smaller than its indices reach, both indices masked into it
+#: (``g[(i * W + j) & 15]``): the nest test solves for where they meet modulo the depth. Drawn
+#: apart from the grid's own draws, so a grid not drawn for it is the one it was before.
+GRID_WRAP_CHANCE = 0.3
 #: How often an array parameter is partitioned (``hls.Array[shape, depth, hls.partition(...)]``).
 PARTITION_CHANCE = 0.35
 #: How often a kernel declares local arrays (``hls.local``), and how often each is partitioned.
@@ -272,7 +277,8 @@ class Program:
         break"`` (a ``break`` in such an inner loop), ``"unroll"``, ``"partial unroll"``
         (``factor=``), ``"pipelined nest"`` (``hls.pipeline`` on a loop holding a ``for``),
         ``"partition"`` (a partitioned parameter), ``"local"`` and ``"partitioned local"``,
-        ``"multi-counter index"`` (an index in two or more loop counters, not masked: issue 20); and
+        ``"multi-counter index"`` (an index in two or more loop counters, not masked, or a grid's
+        masked into its array: issue 20); and
         for issue 22 ``"stream"`` (a kernel with stream ports), ``"stream read under if"``,
         ``"stream write under if"``, ``"stream in pipelined loop"``, ``"stream in nest"`` and,
         for a dataflow chain, ``"chain"`` and ``"K-stage chain"``, over every kernel of it."""
@@ -343,9 +349,14 @@ def _constructs(function: ast.FunctionDef) -> frozenset[str]:
     counters = {node.target.id for node in ast.walk(function) if isinstance(node, ast.For)
                 and isinstance(node.target, ast.Name)}
     for node in ast.walk(function):
-        if isinstance(node, ast.Subscript) and not any(isinstance(part, ast.BitAnd) for part in ast.walk(node.slice)):
-            # An index affine in several loop counters (not masked into range): `g[i * 4 + j]`.
-            if len({part.id for part in ast.walk(node.slice) if isinstance(part, ast.Name)} & counters) >= 2:
+        if isinstance(node, ast.Subscript):
+            index = node.slice
+            if isinstance(node.value, ast.Name) and node.value.id == "g" and isinstance(index, ast.BinOp) \
+                    and isinstance(index.op, ast.BitAnd) and isinstance(index.right, ast.Constant):
+                index = index.left      # a grid's index masked into its smaller array: `g[(i * 4 + j) & 7]`
+            if not any(isinstance(part, ast.BitAnd) for part in ast.walk(index)) and \
+                    len({part.id for part in ast.walk(index) if isinstance(part, ast.Name)} & counters) >= 2:
+                # An index affine in several loop counters (not masked into range): `g[i * 4 + j]`.
                 found.add("multi-counter index")
         if isinstance(node, ast.For):
             pragma = _pragma(node)
@@ -900,7 +911,9 @@ class _Generator:
         run time), and the inner loop may ``break`` on data, so that the exact test often does
         not apply. For :data:`GRID_SHIFT_CHANCE` of them the read or the write is a constant on
         (``+ 1``, ``+ W``, written ``(i + 1) * W + j`` too): the two meet only in different
-        iterations. Every index stays in ``g``'s range for the run's arguments."""
+        iterations. For :data:`GRID_WRAP_CHANCE` of them ``g`` holds half or a quarter of the
+        elements the indices reach, and both are masked into it (``g[(i * W + j) & 15]``). Every
+        index stays in ``g``'s range for the run's arguments."""
         rng = self.rng
         self.grid = True
         rows, columns, inner = (next(self.loop_names) for _ in range(3))
@@ -952,6 +965,11 @@ class _Generator:
         depth = 4
         while depth <= largest:
             depth *= 2
+        wrap = random.Random(f"axhls-fuzz-grid-wrap:{self.name}")
+        if depth >= 8 and wrap.random() < GRID_WRAP_CHANCE:
+            # Half or a quarter of the depth the indices need: rows meet again every few rows.
+            depth = max(4, depth // wrap.choice([2, 2, 4]))
+            read, write = (f"({index}) & {depth - 1}" for index in (read, write))
         array = _Array("g", self.shape(12), depth)
         self.arrays.append(array)
         self.args["g"] = [self.value_of(array.shape) for _ in range(depth)]

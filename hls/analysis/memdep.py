@@ -396,12 +396,21 @@ def _nest_pair(first, second, form_p: Value, form_q: Value, values: ValueAnalysi
     nest = _nest_levels(form_p, form_q, written)
     if nest is None:
         return None
-    levels, coefficients = nest
-    solutions = _differences(levels, coefficients, form_q.constant - form_p.constant)
+    levels, coefficients, modulus = nest
+    solutions = _differences(levels, coefficients, form_q.constant - form_p.constant, modulus)
     if solutions is None:
         return None
     shortest = {}       # (earlier, later) -> distance
     meets = {}          # (earlier, later) -> [later's counters minus earlier's]
+    lengths = [counter.length for counter in levels]
+    at_p = values.positions(first.predicate).get(levels[-1], frozenset())
+    at_q = values.positions(second.predicate).get(levels[-1], frozenset())
+    # Where in an iteration of level L each runs (flattened iterations from its start), when
+    # that iteration's length is a constant.
+    offsets = None if lengths[-1] is None else \
+        tuple(_offsets(values.positions(op.predicate), levels[-1]) for op in (first, second))
+    timed = set()       # the levels whose lengths gave a distance
+    across = {}         # (earlier, later) -> distance, in different iterations of level L
     for difference in solutions:
         level = next((k for k, d in enumerate(difference) if d), None)
         if level is None:
@@ -409,24 +418,47 @@ def _nest_pair(first, second, form_p: Value, form_q: Value, values: ValueAnalysi
         n, remainder = divmod(difference[level], levels[level].step)
         if remainder:
             continue
-        # difference = first's counters - second's: n > 0 puts first in the later iteration.
-        pair, later_minus_earlier = ((second, first), difference) if n > 0 else \
-            ((first, second), tuple(-d for d in difference))
-        shortest[pair] = min(shortest.get(pair, abs(n)), abs(n))
-        meets.setdefault(pair, []).append(later_minus_earlier)
+        apart = _apart(levels, difference, level)
+        if apart is not None and offsets is not None:
+            # first's iteration minus second's is in [low, high]: each direction's shortest.
+            (a_p, b_p), (a_q, b_q) = offsets
+            low, high = apart + a_p - b_q, apart + b_p - a_q
+            directions = ([((second, first), max(1, low))] if high >= 1 else []) + \
+                ([((first, second), max(1, -high))] if low <= -1 else [])
+            timed.update(range(level, len(levels)))
+        else:
+            directions = [((second, first), abs(n))] if n > 0 else [((first, second), abs(n))]
+        for pair, distance in directions:
+            # difference = first's counters - second's.
+            later_minus_earlier = difference if pair[0] is second else tuple(-d for d in difference)
+            shortest[pair] = min(shortest.get(pair, distance), distance)
+            across[pair] = min(across.get(pair, distance), distance)
+            meets.setdefault(pair, []).append(later_minus_earlier)
     same_run = any(not any(difference) for difference in solutions)
-    where, within_only = "", False
+    where, within_only, run_later = "", False, {}
     if same_run:
-        at_p = values.positions(first.predicate).get(levels[-1], frozenset())
-        at_q = values.positions(second.predicate).get(levels[-1], frozenset())
         options = []
-        if not ("first" in at_p or "last" in at_q):                 # second, then first later in the run
-            options.append(((second, first), 1))
-        if not ("last" in at_p or "first" in at_q):                 # first, then second later in the run
-            options.append(((first, second), 1 if exclusive_in_iteration else 0))
-        elif not exclusive_in_iteration:
-            options.append(((first, second), 0))                    # within one iteration only
-            within_only = (first, second) not in meets
+        if offsets is not None:
+            # One iteration of level L, its length known: the offsets order the two.
+            (a_p, b_p), (a_q, b_q) = offsets
+            if b_p - a_q >= 1:                                          # second, then first later
+                options.append(((second, first), max(1, a_p - b_q)))
+            later = [((first, second), max(1, a_q - b_p))] if b_q - a_p >= 1 else []
+            if not exclusive_in_iteration and a_p <= b_q and a_q <= b_p:
+                options.append(((first, second), 0))                    # in one iteration
+                within_only = not later and (first, second) not in meets
+            options += later
+            run_later = {pair: distance for pair, distance in options if distance}
+            if lengths[-1] > 1:
+                timed.add(len(levels) - 1)
+        else:
+            if not ("first" in at_p or "last" in at_q):                 # second, then first later in the run
+                options.append(((second, first), 1))
+            if not ("last" in at_p or "first" in at_q):                 # first, then second later in the run
+                options.append(((first, second), 1 if exclusive_in_iteration else 0))
+            elif not exclusive_in_iteration:
+                options.append(((first, second), 0))                    # within one iteration only
+                within_only = (first, second) not in meets
         for pair, distance in options:
             shortest[pair] = min(shortest.get(pair, distance), distance)
         where = _where([(first, at_p), (second, at_q)], _names(levels))
@@ -434,23 +466,94 @@ def _nest_pair(first, second, form_p: Value, form_q: Value, values: ValueAnalysi
     if {(dep.src, dep.dst): dep.distance for dep in found} == \
             {(dep.src, dep.dst): dep.distance for dep in conservative}:
         return None
-    return found, _nest_proof(first, second, levels, shortest, meets, within_only, where)
+    lengths_text = "; ".join(note for note in (_lengths_text(levels, timed),
+                                                f"the indices are equal only modulo {modulus}" if modulus else "")
+                             if note)
+    run_later = {pair: distance for pair, distance in run_later.items() if shortest[pair] == distance}
+    return found, _nest_proof(first, second, levels, across, meets, within_only, where, lengths_text, run_later,
+                              set(shortest))
 
 
-def _nest_proof(first, second, levels, shortest, meets, within_only, where) -> str:
-    """What :func:`_nest_pair` proved, for the report: ``meets`` as in it, ``within_only`` when
-    ``first -> second`` is only the same-iteration one."""
+def _offsets(positions: dict, level: Counter) -> tuple[int, int]:
+    """The first and the last flattened iteration, counted from the start of an iteration of
+    ``level`` (of constant length), in which an access can run whose predicate holds only at
+    ``positions`` (:meth:`ValueAnalysis.positions`) of iterations of ``level`` or of the levels
+    inside it: the first iteration of an iteration of a level inside, ``length`` long, is at most
+    ``level.length - length`` into it, the last at least ``length - 1``."""
+    low, high = 0, level.length - 1
+    for counter, where in positions.items():
+        if counter is level:
+            length = level.length
+        elif level in counter.outer and counter.length is not None:
+            length = counter.length
+        else:
+            continue
+        if where == {"first"}:
+            high = min(high, level.length - length)
+        elif where == {"last"}:
+            low = max(low, length - 1)
+    if low > high:
+        return 0, level.length - 1        # runs in no iteration: any bound holds; the widest
+    return low, high
+
+
+def _apart(levels, difference, level: int) -> int | None:
+    """How many flattened iterations the iteration of level L whose counters are ``y +
+    difference`` starts after the one whose counters are ``y`` (first non-zero at ``level``), when
+    the lengths of the iterations of ``level`` and of every level inside it are constants and the
+    levels inside it start from constants (so that an iteration of level ``m`` starts
+    ``(x_m - start_m) / step_m`` lengths of level ``m`` after the iteration of level ``m - 1``
+    around it); ``None`` otherwise.
+
+    The iterations of ``level`` inside one iteration of the levels around it are consecutive,
+    each ``length`` flattened iterations long, in the order of their counters (both counters of
+    ``level`` step from one start): ``difference[level] / step`` of them apart, exactly."""
+    apart = 0
+    for m in range(level, len(levels)):
+        counter = levels[m]
+        if counter.length is None or (m > level and counter.start is None):
+            return None
+        steps, remainder = divmod(difference[m], counter.step)
+        if remainder:
+            return None
+        apart += steps * counter.length
+    return apart
+
+
+def _lengths_text(levels, used) -> str:
+    """``each i takes 16 iterations``, for a proof: the lengths of the iterations of the levels
+    ``used`` (indices into ``levels``) that are longer than one, each level named by its counters
+    and those around it (an iteration of ``j`` inside ``i`` is one ``(i, j)``)."""
+    parts = [f"each {_names(levels[:k + 1])} {levels[k].length}" for k in sorted(used) if levels[k].length > 1]
+    if not parts:
+        return ""
+    head, *rest = parts
+    name, length = head.rsplit(" ", 1)
+    return ", ".join([f"{name} takes {length} iterations"] + rest)
+
+
+def _nest_proof(first, second, levels, across, meets, within_only, where, lengths, run_later, directions) -> str:
+    """What :func:`_nest_pair` proved, for the report: ``meets`` and ``across`` (the shortest
+    distance of each direction between different iterations of level L) as in it, ``within_only``
+    when ``first -> second`` is only the same-iteration one, ``lengths`` the constant lengths of
+    the levels' iterations that the distances come from (``each i takes 16 iterations``),
+    ``run_later`` the ``(earlier, later) -> distance`` of the two within one iteration of level L
+    that those lengths give, and ``directions`` the ``(earlier, later)`` pairs kept."""
     names = _names(levels)
     parts = []
     for (earlier, later), differences in sorted(meets.items(), key=lambda item: item[0] != (first, second)):
-        distance = shortest[(earlier, later)]
-        alternatives = " or ".join(_vector(difference) for difference in sorted(set(differences)))
+        distance = across[(earlier, later)]
+        alternatives = _alternatives(sorted(set(differences)))
         parts.append(f"{_kind(later)} on line {_line(later)} touches an element {_kind(earlier)} on line "
                      f"{_line(earlier)} touched only where its {names} {'is' if len(levels) == 1 else 'are'} "
                      f"that one's plus {alternatives}, at least {distance} iteration{'s' if distance > 1 else ''} "
                      f"later")
+    parts += [f"{_kind(later)} on line {_line(later)} touches the element {_kind(earlier)} on line {_line(earlier)} "
+              f"touched in the same {names} {distance} iteration{'s' if distance > 1 else ''} later"
+              for (earlier, later), distance in sorted(run_later.items(),
+                                                       key=lambda item: item[0] != (first, second))]
     parts += [f"{_kind(b)} on line {_line(b)} never touches an element after {_kind(a)} on line {_line(a)} does"
-              for a, b in ((first, second), (second, first)) if (a, b) not in shortest]
+              for a, b in ((first, second), (second, first)) if (a, b) not in directions]
     if within_only:
         parts.append(f"{_kind(second)} on line {_line(second)} touches the element {_kind(first)} on line "
                      f"{_line(first)} does only in the same iteration")
@@ -459,7 +562,17 @@ def _nest_proof(first, second, levels, shortest, meets, within_only, where) -> s
     else:
         head = f"`{_text(first)}`" if _text(first) == _text(second) else f"`{_text(first)}` and `{_text(second)}`"
         text = f"{head}: {'; '.join(parts)}"
-    return text + (f" ({where})" if where else "")
+    notes = "; ".join(note for note in (where, lengths) if note)
+    return text + (f" ({notes})" if notes else "")
+
+
+def _alternatives(differences) -> str:
+    """``(0, 1) or (1, -15)``; beyond four, the three smallest and how many more (indices that
+    wrap meet every few rows)."""
+    if len(differences) > 4:
+        nearest = sorted(differences, key=lambda difference: (tuple(map(abs, difference)), difference))
+        return " or ".join(_vector(difference) for difference in nearest[:3]) + f" or {len(differences) - 3} more"
+    return " or ".join(_vector(difference) for difference in differences)
 
 
 def _names(levels) -> str:
@@ -487,15 +600,19 @@ def _where(accesses, names: str) -> str:
 
 
 def _nest_levels(form_p: Value, form_q: Value, written):
-    """``(levels, coefficients)`` of two index forms that are one affine form, up to their
-    constants, in the counters of levels ``0..L`` of a flattened nest (outermost first), or
-    ``None``.
+    """``(levels, coefficients, modulus)`` of two index forms that are one affine form, up to
+    their constants, in the counters of levels ``0..L`` of a flattened nest (outermost first),
+    or ``None``. ``modulus`` is 0 when both forms are their indices, else the power of two
+    modulo which both hold (an index through a wrap or a mask, ``(i * 16 + j) & 63``: two
+    indices are equal only where their forms are equal modulo it).
 
     Their other symbols must be variables the loop never writes (one value in every
     iteration); every level ``0..L`` whose counter takes more than one value must be in the
-    form (otherwise two of its iterations touch one element: no better than the conservative
-    pair), and no counter of another loop."""
-    if not (form_p.exact_form and form_q.exact_form) or _form_key(form_p)[1] != _form_key(form_q)[1]:
+    form (otherwise two of its iterations touch one element, at least one flattened iteration
+    apart: no better than the conservative pair) unless its iterations have a constant length
+    (``C[j]`` in a nest over ``i``, each ``i`` 16 iterations: 16 apart), and no counter of
+    another loop."""
+    if not (form_p.affine and form_q.affine) or _form_key(form_p)[1] != _form_key(form_q)[1]:
         return None
     counters = [symbol for symbol, _ in form_p.terms if isinstance(symbol, Counter)]
     if not counters:
@@ -507,21 +624,32 @@ def _nest_levels(form_p: Value, form_q: Value, written):
     levels = level.outer + (level,)
     if not set(counters) <= set(levels):
         return None
-    if any(counter.high > counter.low and counter not in counters for counter in levels):
+    if any(counter.high > counter.low and counter not in counters and counter.length is None for counter in levels):
         return None
-    return levels, [form_p.coefficient(counter) for counter in levels]
+    moduli = [form.modulus for form in (form_p, form_q) if form.modulus]
+    return levels, [form_p.coefficient(counter) for counter in levels], min(moduli, default=0)
 
 
-def _differences(levels, coefficients, delta: int) -> list | None:
-    """Every ``d`` (one int per level) with ``sum(c * d) == delta`` and ``|d_l|`` within the
-    span of level ``l``'s counter (a multiple of its step where its start is a constant), or
-    ``None`` when there are more than :data:`NEST_SOLUTIONS` candidates.
+def _differences(levels, coefficients, delta: int, modulus: int = 0) -> list | None:
+    """Every ``d`` (one int per level) with ``sum(c * d) == delta`` (modulo ``modulus``, when
+    not 0) and ``|d_l|`` within the span of level ``l``'s counter (a multiple of its step where
+    its start is a constant), or ``None`` when there are more than :data:`NEST_SOLUTIONS`
+    candidates.
+
+    Modulo ``modulus``, ``sum(c * d) == delta + t * modulus`` for some ``t``, which ``|sum(c *
+    d)| <= reach`` bounds: ``t`` is one more level, ``|t| <= (reach + |delta|) // modulus + 1``,
+    left out of the solutions.
 
     The terms are taken largest coefficient first: what the smaller ones can still add up to
     (``reach``) leaves a window of ``2 * reach + 1`` values for ``c * d``. Where each
     coefficient exceeds the reach of the smaller ones (``16 * i + j``, ``0 <= j <= 15``) that
     window holds at most two multiples of ``c``, so a nest of ``L`` levels has at most ``2 **
     L`` solutions, and exactly one (zero) for ``delta == 0``: distinct for distinct counters."""
+    if modulus:
+        reach = sum(abs(c) * (counter.high - counter.low) for counter, c in zip(levels, coefficients))
+        wraps = Counter("wraps", 0, (reach + abs(delta)) // modulus + 1, None, 1)
+        solutions = _differences(tuple(levels) + (wraps,), list(coefficients) + [modulus], delta)
+        return None if solutions is None else sorted({solution[:-1] for solution in solutions})
     order = sorted(range(len(levels)), key=lambda k: -abs(coefficients[k]))
     reach = [0] * (len(order) + 1)
     for position in reversed(range(len(order))):
@@ -553,10 +681,12 @@ def _differences(levels, coefficients, delta: int) -> list | None:
 def _form_key(form: Value) -> tuple:
     """A form with each variable read named by its variable (two reads of one variable are one
     value in one iteration) and each counter by itself."""
-    terms = sorted(((("counter", id(symbol)) if isinstance(symbol, Counter) else ("var", symbol.attrs.get("var")
-                                                                                    or id(symbol))), c)
-                   for symbol, c in form.terms)
-    return form.constant, tuple(terms)
+    def name(symbol):
+        if isinstance(symbol, Counter):
+            return "counter", str(id(symbol))
+        var = symbol.attrs.get("var")
+        return ("var", var) if var else ("value", str(id(symbol)))
+    return form.constant, tuple(sorted((name(symbol), c) for symbol, c in form.terms))
 
 
 def _kind(op) -> str:

@@ -25,6 +25,15 @@ does not depend on it) grows by at most ``d`` per iteration over at most the tri
 count its counter's range allows, from the value the block before the loop commits.
 Scalar parameters keep their declared shapes (they are ports' copies).
 
+That accumulation is recognised here (:func:`_accumulation`), not read from the value
+analysis: an abstract value there is an affine form *or* an interval, and ``x + d`` keeps
+``x``'s coefficient only while ``d`` is affine. The common increment is not (``s + a[i] *
+b[i]``: a product of two reads has an interval and no form, so the sum has none), nor is a
+reset (a select's value is the hull of its arms), and whether a wrap on the way can change a
+value depends on the bound over the whole run, which one iteration's values do not give.
+Reading it from the analysis would need forms with an interval remainder and selects that
+keep their arms, a change to the arithmetic the banks and the memory dependences rely on.
+
 Besides widths, :func:`mirrored_commits` finds the carried variables whose carry
 register would only copy the variable's own register: every iteration commits the
 value it carries, in the same cycle and under the same valid bit, so one register

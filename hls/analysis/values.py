@@ -73,6 +73,11 @@ class Counter:
         first (empty for the outermost level and for a pipelined loop's own counter). The
         values of ``outer + (self,)`` are distinct in distinct iterations of this level,
         and each such iteration is one run of consecutive iterations of the flattened loop.
+    length : int or None
+        For a level of a flattened nest, how many iterations of the flattened loop each of its
+        iterations takes, when that is one constant in every iteration (1 for the innermost
+        level; for an outer one, the inner loop's bounds are constants and no ``break``,
+        ``continue`` or condition cuts or empties its runs); ``None`` otherwise.
     """
 
     name: str
@@ -81,6 +86,7 @@ class Counter:
     start: int | None
     step: int
     outer: tuple = ()
+    length: int | None = None
 
     def __repr__(self) -> str:
         return self.name

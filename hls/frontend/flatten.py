@@ -167,6 +167,9 @@ class _Run:
     #: Each flattened iteration that runs ``step`` is one iteration of the loop (the innermost
     #: loop): its first and its last.
     single: bool = False
+    #: How many flattened iterations every run of the loop takes, when that is one constant
+    #: (constant bounds, and no ``break`` ends a run early); ``None`` otherwise.
+    length: int | None = None
 
 
 def _is_loop(node) -> bool:
@@ -435,11 +438,14 @@ class _Rewriter:
                             *step_counter,
                             self.at(ast.If(test=self.name(last, loop), body=[self.at(ast.Break(), loop)], orelse=[]),
                                     loop)]
+        # Each iteration of `loop` is one run of the inner loop, unless a `continue` before it or
+        # the `if` around it empties that run.
+        iteration = None if guard is not None or _own_exits(pre, ast.Continue) else run.length
         if _own_exits(pre + post, ast.Continue):
             # `continue` between the loops: the rest of the outer iteration is skipped; after
             # one in `pre` the inner run is empty and `post` does not run.
             skip = self.hidden(loop, var, "skip", BOOL)
-            begin = [self.loop_variable(loop, counter, depth),
+            begin = [self.loop_variable(loop, counter, depth, iteration),
                      self.assign(skip, self.const(0, loop), loop)] + self.guard(pre, None, skip)
             if _own_exits(pre, ast.Continue):
                 begin.append(self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=start_inner,
@@ -449,7 +455,7 @@ class _Rewriter:
             finish = [self.at(ast.If(test=self.not_(self.name(skip, loop), loop), body=self.guard(post, None, skip),
                                      orelse=[]), loop)] + step_counter if post else step_counter
         else:
-            begin = [self.loop_variable(loop, counter, depth)] + list(pre) + start_inner
+            begin = [self.loop_variable(loop, counter, depth, iteration)] + list(pre) + start_inner
             finish = list(post) + step_counter
         # `if first:` runs in the first flattened iteration of each iteration of `loop`; after
         # `first = run.end()`, in its last (the memory dependence analysis reads these facts).
@@ -482,7 +488,7 @@ class _Rewriter:
         preamble = [self.assign(first, self.const(1, loop), loop)] + run.preamble
         return _Run(preamble, init, resume, has, [], body, [], ended, (loop.lineno,) + run.lines,
                     [pragma] + run.pragmas, _lines(pre + post + ([guard] if guard else [])) + run.between, end, more,
-                    prologue)
+                    prologue, length=_run_length(loop, iteration))
 
     def fetch_ahead(self, loop: ast.For, run: _Run, ahead: tuple, upcoming: str, counter: str, end: str,
                     offset: int) -> list:
@@ -562,7 +568,7 @@ class _Rewriter:
                       self.assign(ends, ran_out, loop), self.assign(pending, self.const(0, loop), loop)]
             # Set at the break itself (not from its flag afterwards): one select less after the compare.
             on_break = [self.assign(pending, self.name(more, loop), loop)]
-        step_body = [self.loop_variable(loop, counter, depth)] + self.guard(loop.body, broke, skip, on_break)
+        step_body = [self.loop_variable(loop, counter, depth, 1)] + self.guard(loop.body, broke, skip, on_break)
         # Stepped in every flattened iteration: after an empty run the next iteration starts a new one.
         after = [self.assign(counter, self.binop(ast.Add, self.name(counter, loop),
                                                  self.const(step.value, loop), loop), loop)]
@@ -574,16 +580,18 @@ class _Rewriter:
         init = self.start_run(loop, counter, end, margin, more, has, start, stop, step.value)
         resume = [self.assign(more, self.compare(self.name(counter, loop), self.name(margin, loop), loop), loop),
                   self.assign(has, self.const(1, loop), loop)]
+        # A break ends its run one iteration after it (or not at all): no constant length.
         return _Run(preamble, init, resume, has, reset, step_body, after, ended, (loop.lineno,), [pragma], [], end,
-                    more, single=True)
+                    more, single=True, length=None if breaks else _run_length(loop, 1))
 
-    def loop_variable(self, loop: ast.For, counter: str, depth: int) -> ast.Assign:
+    def loop_variable(self, loop: ast.For, counter: str, depth: int, length: int | None) -> ast.Assign:
         """``var = counter``, in the iterations of ``loop`` that run: tagged with the loop's
-        bounds and its depth in the nest, so the IR builder knows the value is in its range
-        there, and which levels are around it."""
+        bounds, its depth in the nest and how many flattened iterations each of its iterations
+        takes (``length``, when one constant), so the IR builder knows the value is in its
+        range there, which levels are around it, and where its iterations start."""
         assign = self.assign(loop.target.id, self.name(counter, loop), loop.target)
         start, stop, step = loop.iter.args
-        setattr(assign, COUNTER_ATTR, (start, stop, step.value, depth))
+        setattr(assign, COUNTER_ATTR, (start, stop, step.value, depth, length))
         return assign
 
     def positioned(self, node: ast.If, where, depth: int, positions: tuple) -> ast.If:
@@ -669,6 +677,24 @@ class _Rewriter:
     def assign(self, var: str, value, where) -> ast.Assign:
         target = self.at(_shaped(ast.Name(id=var, ctx=ast.Store()), self.variables[var]), where)
         return self.at(ast.Assign(targets=[target], value=value, type_comment=None), where)
+
+
+def _run_length(loop: ast.For, iteration: int | None) -> int | None:
+    """Flattened iterations in every run of ``loop``, each of whose iterations takes
+    ``iteration`` of them: constant when its bounds are (an empty run takes one)."""
+    start, stop, step = (_constant(arg) for arg in loop.iter.args)
+    if iteration is None or start is None or stop is None:
+        return None
+    return max(1, len(range(start, stop, step)) * iteration)
+
+
+def _constant(node) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _constant(node.operand)
+        return None if value is None else -value
+    return None
 
 
 class _Substitute(ast.NodeTransformer):

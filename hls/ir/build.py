@@ -545,10 +545,11 @@ class _Builder:
             if counted is not None:
                 # A flattened nest's loop variable taken from its counter: in its range
                 # whenever this assignment's predicate holds (hls.frontend.flatten).
-                start, stop, step, depth = self.bound(counted[0]), self.bound(counted[1]), counted[2], counted[3]
+                start, stop, (step, depth, length) = self.bound(counted[0]), self.bound(counted[1]), counted[2:]
                 if len(self.nest_counters) < depth:
                     raise AssertionError(f"level {depth} of a flattened nest before the levels around it")
-                counter = self.counter(target.id, start, stop, step, outer=tuple(self.nest_counters[:depth]))
+                counter = self.counter(target.id, start, stop, step, outer=tuple(self.nest_counters[:depth]),
+                                       length=length)
                 self.nest_counters[depth:] = [counter]
                 self.values.add_counter(self.env[target.id], counter, pred)
                 self.loop_variables[target.id] = (counter, pred)
@@ -722,15 +723,15 @@ class _Builder:
             return Value.of(value)
         return Value.between(*shape_range(self.node_shape(node)))
 
-    def counter(self, var, first: Value, end: Value, step: int, outer: tuple = ()) -> Counter:
+    def counter(self, var, first: Value, end: Value, step: int, outer: tuple = (), length: int | None = None) -> Counter:
         """The counter of a loop over ``range(first, end, step)`` (inside the levels ``outer`` of a
-        flattened nest)."""
+        flattened nest, each of its iterations ``length`` flattened iterations long when known)."""
         if step > 0:
             low, high = first.low, end.high - 1
         else:
             low, high = end.low + 1, first.high
         return Counter(self.tk.display_names.get(var, var), low, max(low, high),
-                       first.low if first.is_constant else None, step, outer)
+                       first.low if first.is_constant else None, step, outer, length)
 
     def loop_info(self, stmt, kind):
         pragma = self.tk.loops.get(stmt)

@@ -911,8 +911,10 @@ APPROX_CALL = "__hls_approx"
 APPROX_ATTR = "hls_unit"
 TEXT_ATTR = "hls_text"
 #: On an assignment ``var = counter`` made by :mod:`hls.frontend.flatten`: the loop's
-#: ``(start, stop, step, depth)`` (expressions, ints; depth 0 is the nest's outermost level), so
-#: the IR builder knows ``var``'s range and the levels around it.
+#: ``(start, stop, step, depth, length)`` (expressions, ints; depth 0 is the nest's outermost level;
+#: ``length``: the flattened iterations each iteration of the loop takes, when that is one constant,
+#: else ``None``), so the IR builder knows ``var``'s range, the levels around it and where their
+#: iterations start (:attr:`hls.analysis.values.Counter.length`).
 COUNTER_ATTR = "hls_counter"
 #: On an ``if`` made by :mod:`hls.frontend.flatten`: ``(depth, positions)``, its body runs only in the
 #: first (``"first"`` in ``positions``) or the last (``"last"``) iteration of the flattened loop of

@@ -134,9 +134,10 @@ def constant_write_then_guarded_read(a: hls.Array[unsigned(12), 4], x: unsigned(
 
 # -- beyond the exact test: the nest's structure decides (issue 20, Deliver 2) ----------------
 
-# matmul_acc_16, shift_left_rows, next_row_read and shift_right_rows are benchmarks/nest_dependences.py's.
-from benchmarks.nest_dependences import (matmul_acc_16, next_row_read, shift_left_rows,  # noqa: E402,F401
-                                         shift_right_rows)
+# matmul_acc_16, shift_left_rows, next_row_read, shift_right_rows and previous_row_16 are
+# benchmarks/nest_dependences.py's.
+from benchmarks.nest_dependences import (matmul_acc_16, next_row_read, previous_row_16,  # noqa: E402,F401
+                                         shift_left_rows, shift_right_rows)
 
 
 @hls.kernel
@@ -153,8 +154,9 @@ def matmul_acc_rows(A: hls.Array[signed(8), 128], B: hls.Array[signed(8), 256], 
 
 @hls.kernel
 def overlapping_rows(A: hls.Array[signed(8), 16], C: hls.Array[signed(16), 128], n: unsigned(7)):
-    # A near miss: C[i * 8 + j] with j in range(16) is not distinct for distinct (i, j) (row i's
-    # second half is row i + 1's first), so the dependence stays and the II with it.
+    # C[i * 8 + j] with j in range(16) is not distinct for distinct (i, j) (row i's second half is
+    # row i + 1's first), so the dependences stay; but each i takes 32 iterations (the constant j
+    # and k loops): the element written is read 15 iterations later, far enough for II 1.
     for i in range(n):
         for j in range(16):
             s: signed(16) = C[i * 8 + j]
@@ -231,7 +233,9 @@ def grid_update(C: hls.Array[signed(12), 64], A: hls.Array[signed(8), 8], n: uns
 @hls.kernel
 def previous_row_read(C: hls.Array[signed(12), 256], A: hls.Array[signed(8), 16], n: unsigned(7), m: unsigned(4)):
     # A near miss: row i - 1, written one iteration of i earlier, is read: write -> read stays.
-    # With a run-time row length m the element is read m iterations after its write: 1 for m = 1.
+    # With a run-time row length m the element is read m iterations after its write: 1 for m = 1,
+    # so II 2 is needed (benchmarks/nest_dependences.py's previous_row_16, with 16 columns, reads
+    # it 16 iterations later, at II 1).
     for i in range(1, n):
         for j in range(m):
             C[i * 16 + j] = C[(i - 1) * 16 + j] + A[j]
@@ -248,3 +252,24 @@ def around_shifted(C: hls.Array[signed(16), 256], A: hls.Array[signed(8), 64], n
             for k in range(4):
                 s = s + A[(j * 4 + k) & 63]
             C[i * 8 + j + 1] = s
+
+
+# -- indices that wrap (issue 20, Deliver 2) --------------------------------------------------
+
+@hls.kernel
+def ring_rows(C: hls.Array[signed(12), 64], A: hls.Array[signed(8), 16], n: unsigned(7)):
+    # A ring of 4 rows of 16: row i + 1 (modulo 4) is computed from row i. The indices wrap
+    # (& 63): the element written at (i, j) is read at (i + 1, j), one row (16 iterations)
+    # later, and read at (i, j) it is written again at (i + 3, j), 48 iterations later. II 1.
+    for i in range(n):
+        for j in range(16):
+            C[(i * 16 + j + 16) & 63] = C[(i * 16 + j) & 63] + A[j]
+
+
+@hls.kernel
+def ring_running_sum(C: hls.Array[signed(12), 64], A: hls.Array[signed(8), 16], n: unsigned(7)):
+    # A near miss through the wrap: the element written at (i, j) is read at (i, j + 1), one
+    # iteration later (and at (i + 1, 0) after j = 15): write -> read stays at 1, II 2.
+    for i in range(n):
+        for j in range(16):
+            C[(i * 16 + j + 1) & 63] = C[(i * 16 + j) & 63] + A[j]

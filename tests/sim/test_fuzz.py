@@ -363,9 +363,9 @@ def _grid(program):
 def test_programs_hold_grid_nests_indexed_by_several_counters():
     """Over 200 programs: nests whose array ``g`` is indexed by two or three counters (issue 20),
     read before the inner loop and written after it (and the reverse), updated in place, with a
-    row stride below the row length (not distinct for distinct (i, j)), a run-time outer bound
-    of 128 values and an inner break, each at least a few times; their indices are exact (no
-    kernel-wide approximate adder, subtractor or multiplier)."""
+    row stride below the row length (not distinct for distinct (i, j)), indices masked into a
+    smaller array, a run-time outer bound of 128 values and an inner break, each at least a few
+    times; their indices are exact (no kernel-wide approximate adder, subtractor or multiplier)."""
     seen = collections.Counter()
     for index in range(200):
         program = fuzz.generate(6, index)
@@ -375,11 +375,14 @@ def test_programs_hold_grid_nests_indexed_by_several_counters():
             continue
         seen["grid"] += 1
         rows, columns = grid.target.id, grid.body[0].target.id
-        # (Statements drawn into the nest may index g too, masked into range.)
+        # (Statements drawn into the nest may index g too, masked into range: the grid's own index
+        # is the one with the row stride.)
+        pattern = rf"{rows} \* (\d+)|(\d+) \* {rows}"
         index = next(ast.unparse(node.slice) for node in ast.walk(grid) if isinstance(node, ast.Subscript)
-                     and ast.unparse(node.value) == "g" and "&" not in ast.unparse(node.slice))
-        stride = int(next(group for group in re.search(rf"{rows} \* (\d+)|(\d+) \* {rows}", index).groups()
-                          if group))
+                     and ast.unparse(node.value) == "g" and re.search(pattern, ast.unparse(node.slice)))
+        stride = int(next(group for group in re.search(pattern, index).groups() if group))
+        # Masked into an array smaller than the indices reach: `g[i * W + j & 15]`.
+        seen["indices wrap"] += bool(re.search(r" & \d+$", index))
         length = grid.body[0].iter.args[0].value
         inner = [node for node in grid.body[0].body if isinstance(node, ast.For)]
         if inner and ast.unparse(inner[0].target) in index:
@@ -396,7 +399,7 @@ def test_programs_hold_grid_nests_indexed_by_several_counters():
         approx = [keyword.value for keyword in getattr(decorator, "keywords", []) if keyword.arg == "approx"]
         assert not approx or not {"add", "sub", "mul"} & set(ast.literal_eval(approx[0])), program.source
     required = ("grid", "three counters", "read before, written after", "written before, read after", "in place",
-                "rows overlap", "128-value outer bound", "inner break")
+                "rows overlap", "128-value outer bound", "inner break", "indices wrap")
     assert all(seen[name] >= 3 for name in required), seen
 
 
