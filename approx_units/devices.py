@@ -239,7 +239,7 @@ ECP5 = DelayModel(
     routing_hop=0.5,
     # benchmarks/delay_calibration/chains.py: chains of sums, differences, comparisons and abs,
     # each step on a carry chain of its own, placed between registers.
-    carry_entry=0.65,
+    carry_entry=0.4,
     cone_level=1.5,
     loop_control_logic=4.9,
     # The slowest of three placed paths from a stream read's predicate `k < pixels` through the
