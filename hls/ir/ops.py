@@ -711,7 +711,7 @@ def _mul_logic(model, width, operand_widths):
 
 def _mul_constant_delay(model, width, constant):
     # Synthesis turns a multiplication by a constant into shifts and one adder per extra
-    # set bit of the constant (3 * x is x + (x << 1)), chained one into the next.
+    # set bit of the constant (3 * x is x + (x << 1)).
     adders = max(bin(abs(constant)).count("1") - 1, 0)
     return adders * OPERATORS["add"].delay(model, width, (width,))
 
