@@ -75,13 +75,23 @@ class DelayModel:
     memory_setup : float
         Logic in front of a block RAM's address/data registers.
     memory_clock_to_out : float
-        Block RAM clock-to-output.
+        Clock-to-output of the memory behind an array parameter's read port.
+    memory_read_base, memory_read_per_level : float
+        A local array's read (``hls.local``, flip-flops in every placement): its word comes
+        from a multiplexer after the registered address, ``memory_read_base +
+        memory_read_per_level * ceil(log2(depth))`` ns into the next cycle (:meth:`memory_read`).
     register_setup : float
         Flip-flop clock-to-out, setup and the routing into and out of the
         logic: reserved out of every period.
     routing_hop : float
         Routing from one operator to the next; every operator's delay includes
         it.
+    carry_entry : float
+        Routing from one carry chain into the next beyond :attr:`routing_hop`: an
+        operator whose operands enter a carry chain (:attr:`hls.ir.ops.Operator.carry_input`)
+        pays it where it chains in one cycle on another such operator's result
+        (:meth:`hls.ir.ops.Operator.entry_routing`).  A value taken from a register pays
+        none (:attr:`register_setup` holds that routing).
     cone_level : float
         One LUT4 level of a cone of bitwise logic (``&``, ``|``, ``^``, selects, constant
         shifts: :mod:`hls.analysis.logic_cones`), with its routing: synthesis maps each output
@@ -137,8 +147,11 @@ class DelayModel:
     divider_row_luts: int
     memory_setup: float
     memory_clock_to_out: float
+    memory_read_base: float
+    memory_read_per_level: float
     register_setup: float
     routing_hop: float
+    carry_entry: float
     cone_level: float
     loop_control_logic: float
     stream_stall: float
@@ -181,6 +194,10 @@ class DelayModel:
         :attr:`routing_hop`, plus the unit's :attr:`unit_segment_allowance` if it has one."""
         return self.routing_hop + self.unit_segment_allowance.get(unit, 0.0)
 
+    def memory_read(self, depth: int) -> float:
+        """ns from a local array's registered read address to its word, over ``depth`` words."""
+        return self.memory_read_base + self.memory_read_per_level * max(1, math.ceil(math.log2(max(2, depth))))
+
     def loop_control(self, counter_width: int, bound_width: int, length: int) -> float:
         """ns of logic on a pipelined loop's control path, register to register without
         :attr:`register_setup`: the counter's comparison with its bound (none for a ``while``
@@ -215,8 +232,14 @@ ECP5 = DelayModel(
     divider_row_luts=3,
     memory_setup=0.6,
     memory_clock_to_out=2.0,
+    # benchmarks/delay_calibration/memories.py: memories of 4-256 words placed between registers.
+    memory_read_base=-1.1,
+    memory_read_per_level=1.1,
     register_setup=2.0,
     routing_hop=0.5,
+    # benchmarks/delay_calibration/chains.py: chains of sums, differences, comparisons and abs,
+    # each step on a carry chain of its own, placed between registers.
+    carry_entry=0.4,
     cone_level=1.5,
     loop_control_logic=4.9,
     # The slowest of three placed paths from a stream read's predicate `k < pixels` through the
@@ -258,8 +281,14 @@ ICE40 = DelayModel(
     divider_row_luts=1,
     memory_setup=0.6,
     memory_clock_to_out=2.0,
+    # Not measured on iCE40: memory_clock_to_out's estimate, whatever the depth.
+    memory_read_base=2.0,
+    memory_read_per_level=0.0,
     register_setup=1.0,
     routing_hop=0.5,
+    # Not measured on iCE40: its placed routing into a carry is about that into a LUT (0.6 ns,
+    # README "Delay models"), which routing_hop already charges.
+    carry_entry=0.0,
     cone_level=3.3,
     loop_control_logic=7.5,
     # Not measured on iCE40: its loop_control_logic, a path of the same kind (a few LUT levels

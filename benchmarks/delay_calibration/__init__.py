@@ -3,7 +3,10 @@
 One module per device (:mod:`.ecp5`, :mod:`.ice40`) holds its measurements, each with the
 command that repeats it; :mod:`.operators` measures the compiler's operators one at a time
 between registers and prints each beside the model (``python -m
-benchmarks.delay_calibration.operators --device ice40``).  ``benchmarks/delay_model_check.py``
+benchmarks.delay_calibration.operators --device ice40``); :mod:`.chains` chains of operators (the
+routing from one carry chain into the next), :mod:`.memories` a local array's read by depth,
+:mod:`.logic_cones` cones of bitwise logic and :mod:`.loop_control` the loop control of whole
+kernels, each with its fit.  ``benchmarks/delay_model_check.py``
 checks the models on kernels that none of these measurements used.
 """
 

@@ -13,13 +13,17 @@ were fitted to or checked against (``tests/compiler/test_delay_model.py``):
 * ``register_setup`` (2.0): a 32-bit 2:1 multiplexer measures 3.04 ns in total;
 * ``routing_hop`` (0.5): bipartite_matching's critical path of multiply, compare, select and
   add measured 12.5 ns where single-operator sums said 9.9 ns;
+* ``carry_entry`` (0.4): :data:`MEASURED_CHAINS` (the median of what each chain of carry chains
+  adds per entry over the model without it: 0.41 ns over 15 chains, 0.19-3.11);
+* ``memory_read_base`` (-1.1) and ``memory_read_per_level`` (1.1): :data:`MEASURED_MEMORIES`;
 * the multiplier's ``log2(2 x narrow width)`` carry chains: :data:`MEASURED` (8x8, 16x8, 16x16)
   and image.sobel's 14 x 14 square (:data:`MEASURED_PATHS`);
 * the forwarding's extra LUT level for a predicated store: insertion_sort (:data:`MEASURED_PATHS`);
 * ``loop_control_logic`` (4.9): the slowest control path of :data:`MEASURED_CONTROL`;
 * ``stream_stall`` (5.7): the slowest path of :data:`MEASURED_STALL`, rounded up to 0.1 ns;
 * ``unit_segment_allowance``: :data:`MEASURED_UNIT_SEGMENTS`;
-* ``memory_setup`` (0.6) and ``memory_clock_to_out`` (2.0) are estimates, not measured.
+* ``memory_setup`` (0.6) and ``memory_clock_to_out`` (2.0, an array parameter's read) are
+  estimates, not measured.
 
 The library's ``unit_*`` constants come from ``benchmarks/units_delay_calibration.py``
 (the table in :mod:`approx_units.dataflow`'s docstring).
@@ -129,4 +133,56 @@ MEASURED_STALL = {
     "image.sobel_stream@150": (2.29, 1000 / 113.4),
     "image.sobel_stream@200": (2.29, 1000 / 100.8),
     "image.edges@150": (2.29, 1000 / 108.5),
+}
+
+
+#: Chains of operators between registers (``python -m benchmarks.delay_calibration.chains``
+#: repeats them and prints the fit): ``(width, steps) -> ns`` register to register, seed 1, each
+#: step's result also registered (a second user, so that synthesis keeps each on a carry chain of
+#: its own).  ``carry_entry`` is :func:`benchmarks.delay_calibration.chains.fit` of these (their
+#: median per entry).  Not covered by it: a 16-bit ``min``/``max`` chained with a sum (add -> max
+#: 9.47 ns, add -> min 8.32, against 7.32 modelled; max -> add 7.40 against 7.32), whose comparison
+#: nextpnr places in two carry chain segments and whose select takes two more LUT levels; the same
+#: at 8 bits (6.25 ns) is within the model.
+MEASURED_CHAINS = {
+    (16, ("add",)): 3.10,
+    (16, ("add", "add")): 4.95,
+    (16, ("add", "add", "add")): 7.21,
+    (16, ("add", "add", "add", "add")): 9.27,
+    (8, ("add",)): 2.67,
+    (8, ("add", "add", "add")): 6.69,
+    (16, ("sub", "abs")): 6.11,
+    (16, ("sub", "add", "abs")): 8.19,
+    (16, ("add", "lt")): 5.77,
+    (16, ("add", "max")): 9.47,
+    (16, ("max", "add")): 7.40,
+    (16, ("select",)): 3.27,
+    (16, ("select", "add")): 4.19,
+    (16, ("add", "select")): 3.98,
+    (16, ("select", "select", "select")): 4.47,
+    (16, ("abs", "add", "add")): 7.63,
+    (16, ("sub",)): 3.08,
+    (16, ("sub", "lt")): 5.68,
+    (16, ("max",)): 4.96,
+    (16, ("abs",)): 3.82,
+    (8, ("add", "add")): 4.69,
+    (8, ("sub", "abs")): 5.59,
+    (8, ("sub",)): 2.76,
+    (16, ("add", "min")): 8.32,
+    (8, ("add", "max")): 6.25,
+}
+
+#: A local array's read between registers (``python -m benchmarks.delay_calibration.memories``
+#: repeats them and prints the fit): ``(depth, width) -> ns`` register to register, seed 1, the
+#: array in flip-flops (``-nobram -nolutram``, as every kernel placement maps it): the registered
+#: address, a multiplexer of ``ceil(log2(depth))`` levels of choices (5 LUT4 levels at 64 words),
+#: the registered word.  ``memory_read_base`` and ``memory_read_per_level`` are
+#: :func:`benchmarks.delay_calibration.memories.fit` of these.
+MEASURED_MEMORIES = {
+    (4, 12): 3.09,
+    (16, 12): 4.30,
+    (64, 12): 6.69,
+    (256, 12): 9.62,
+    (64, 16): 6.65,
+    (32, 8): 5.43,
 }

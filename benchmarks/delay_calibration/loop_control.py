@@ -9,11 +9,11 @@ through :func:`approx_units.synth.synthesize_kernel_seeds`, cached).  The contro
 register-to-register path, so a kernel's median period bounds its control from above.  The fit
 is the slowest ``median - register_setup - max(compare, drained)`` over the points (the terms of
 :meth:`approx_units.devices.DelayModel.loop_control`), rounded up to 0.05 ns, so the model claims
-no more than any of them reaches.  Not yet adopted: the model keeps 4.9 ns, since a faster
-control claim unmasks data paths the model times too fast (at 150 MHz dot16, stream_proc,
-matvec, fir, csr_spmv, matmul, trmv, conv3x3_linebuf, matmul_acc and row_update then claim
-150 and reach 133-150 MHz); ``MEASURED_CONTROL`` in :mod:`benchmarks.delay_calibration.ecp5`
-still holds the older points.
+no more than any of them reaches.  On 2026-12-06 (branch carry22) it fits 4.75 ns, set by
+find_first_break (122.5 MHz; the others 161-233), against the model's 4.9; a faster control
+claim (3.4 ns) also unmasks data paths the model times too fast at 150 MHz (docs/compiler.md,
+*The loop control*).  ``MEASURED_CONTROL`` in :mod:`benchmarks.delay_calibration.ecp5` still
+holds the older points.
 """
 
 from __future__ import annotations

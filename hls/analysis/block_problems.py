@@ -33,7 +33,9 @@ decides its type.
 
 Dependences
 -----------
-* data: operand -> user, distance 0; the predicate of a store or commit ->
+* data: operand -> user, distance 0, with the routing from one carry chain into the next
+  where both are carry-chain operators (:meth:`hls.ir.ops.Operator.entry_routing`, through
+  wiring), paid where the user chains on the operand in its cycle; the predicate of a store or commit ->
   that operation; the predicate of an operation on a limited operator (a read
   port, a shared unit) -> that operation only when another user of the type
   is exclusive with it, so that the two may share the instance in one cycle
@@ -153,13 +155,16 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
             where = f"bank {bank} of `{array}`"
         else:
             array_label, where = array, f"`{array}`"
+        # A local array's word comes from its multiplexer after the registered address; a
+        # parameter's from the memory outside.
+        depth = op.attrs.get("local_depth")
+        read_out = model.memory_clock_to_out if depth is None else model.memory_read(depth)
         if op.attrs.get("first_iteration_only"):
             return OperatorType(f"first-read:{array_label}", latency=1, incoming_delay=model.memory_setup,
-                                outgoing_delay=model.memory_clock_to_out,
-                                description=f"first-iteration read of {where}")
+                                outgoing_delay=read_out, description=f"first-iteration read of {where}")
         direction = entry.port
         return OperatorType(f"{direction}:{array_label}", latency=1, incoming_delay=model.memory_setup,
-                            outgoing_delay=model.memory_clock_to_out if direction == "read" else 0.0,
+                            outgoing_delay=read_out if direction == "read" else 0.0,
                             limit=array_ports.get(direction, 1), description=f"{direction} port of {where}")
     limited = next((name for name in entry.limited_by if name in target.resources), None)
     timing = entry.timing_of(target.delay_model, period, op, shared=limited is not None)
@@ -215,6 +220,20 @@ def _cone_types(block: Block, target: Target, type_of: dict) -> None:
                                                f"LUT level{'' if increment == 1 else 's'}")
 
 
+def _producer(op: Op, model) -> Op:
+    """The operation whose result ``op`` passes on: ``op`` itself, or through wiring (a wrap to
+    an assigned shape, a shift or a multiplication by a constant that synthesis makes wires:
+    no delay on ``model``) the operation before it."""
+    while True:
+        entry = operator_of(op.kind)
+        signals = [operand for operand in op.operands if operand.kind != "const"]
+        wiring = entry.category == "wire" or (entry.category == "logic" and entry.unit is None
+                                               and entry.op_delay is None and entry.delay_of(model, op) == 0.0)
+        if len(signals) != 1 or not wiring:
+            return op
+        op = signals[0]
+
+
 def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = None,
                   cones: bool = True) -> BlockProblem:
     """The scheduling problem of ``block`` for ``target``; cyclic when ``loop`` is the pipelined
@@ -251,9 +270,21 @@ def build_problem(block: Block, target: Target, *, loop: PipelinedLoop | None = 
                      and problem.operations[other.name].operator_type == problem.operations[op.name].operator_type
                      and exclusive(op, other)]
                 for op in limited}
+    model = target.delay_model
+    producer = {op.name: _producer(op, model) for op in block.ops}
+    users: dict[str, int] = {}
     for op in block.ops:
+        if producer[op.name] is op:     # wiring passes its operand on; its users count
+            for operand in op.operands:
+                source = producer.get(operand.name) or _producer(operand, model)
+                users[source.name] = users.get(source.name, 0) + 1
+    for op in block.ops:
+        entry = operator_of(op.kind)
         for operand in op.operands:
-            problem.add_dependence(Dependence(operand.name, op.name, 0, "data"))
+            # Routing from one carry chain into the next, where op chains on the operand.
+            source = producer.get(operand.name) or _producer(operand, model)
+            route = entry.entry_routing(model, operator_of(source.kind), users.get(source.name, 0))
+            problem.add_dependence(Dependence(operand.name, op.name, 0, "data", route_delay=route))
         if op.predicate is None:
             continue
         if operator_of(op.kind).has_effect or partners.get(op):

@@ -247,6 +247,9 @@ class _Builder:
                 return found
         if entry.category == "memory" and self.layouts[attrs["array"]].registers:
             attrs["registers"] = True    # read without latency (see hls.analysis.block_problems)
+        elif entry.reads_memory and self.layouts[attrs["array"]].local:
+            # The words its read multiplexer chooses from (see hls.analysis.block_problems).
+            attrs["local_depth"] = self.layouts[attrs["array"]].bank_depth
         if entry.writes_memory:
             self.store_epochs[attrs["array"]] = self.store_epochs.get(attrs["array"], 0) + 1
         op = Op(name, kind, list(operands), shape, predicate, tuple(sorted(set(lines))), attrs)

@@ -271,6 +271,13 @@ class Operator:
         ``constants`` holds the value of each operand that is a folded constant
         and ``None`` for the others; it takes precedence over :attr:`timing`,
         and a ``None`` result falls back to it.
+    carry_input : bool
+        Its operands enter a carry chain (a sum, a difference, a negation, a comparison, ``abs``,
+        ``min``/``max``).  Chained in one cycle on the result of another such operator, it pays
+        the device's routing from one carry chain into the next (:meth:`entry_routing`).
+    merged_sum : bool
+        An addition or subtraction: synthesis (Yosys' ``alumacc``) merges a chain of them whose
+        intermediate results have no other user into one multi-operand adder, one carry chain.
     placement : str or None
         For a structural kind (one without a :attr:`lowering` or :attr:`unit`): the back end's
         builder for this kind, by name (the back end's ``_Datapath._place_<placement>``; a
@@ -303,6 +310,8 @@ class Operator:
     c_form: Callable[..., str] | None = None
     bits: Callable[..., tuple | None] | None = None
     placement: str | None = None
+    carry_input: bool = False
+    merged_sum: bool = False
 
     # -- every layer reads these -----------------------------------------------------------
 
@@ -358,6 +367,19 @@ class Operator:
             return 0.0
         logic = self.logic(model, width, tuple(operand_widths))
         return logic + model.routing_hop if logic else 0.0
+
+    def entry_routing(self, model, producer: "Operator", producer_users: int) -> float:
+        """ns of routing into an operation of this kind from the result of one of ``producer``'s
+        kind chained before it in its cycle, beyond the ``routing_hop`` that the producer's
+        :meth:`delay` holds: ``model.carry_entry`` from one carry chain into another (both
+        :attr:`carry_input`), else 0.  None between two :attr:`merged_sum` kinds where this
+        operation is the result's only user (``producer_users`` 1): synthesis makes them one
+        multi-operand adder.  A value taken from a register pays none."""
+        if not (self.carry_input and producer.carry_input):
+            return 0.0
+        if self.merged_sum and producer.merged_sum and producer_users == 1:
+            return 0.0
+        return model.carry_entry
 
     def delay_of(self, model, op, *, shared: bool = False) -> float:
         """Delay in ns of the IR operation ``op`` of this kind; ``shared`` when it runs on a
@@ -990,18 +1012,20 @@ def _binary(kind, syntax, function, logic, c_form, **more):
                     logic=logic, transfer=_pure(function), c_form=c_form, **more)
 
 
-def _compare(kind, syntax, function, logic, c_symbol):
+def _compare(kind, syntax, function, logic, c_symbol, **more):
     # Amaranth gives a 1-bit value, Python a bool: the golden model wraps it in int() (and C in V).
     return Operator(kind, 2, syntax=syntax, lowering=function,
                     golden=_same(lambda left, right: int(function(left, right))), python_inline=True,
                     logic=logic, transfer=_pure(lambda left, right: left.compared(right, function)),
-                    c_form=_c(f"((V)(({{0}}) {c_symbol} ({{1}})))"))
+                    c_form=_c(f"((V)(({{0}}) {c_symbol} ({{1}})))"), **more)
 
 
 _ENTRIES = [
     # Arithmetic and bitwise: Python's operators on ints mean what Amaranth's widened ones do.
-    _binary("add", (ast.Add,), operator.add, _carry_logic, _c("(({0}) + ({1}))")),
-    _binary("sub", (ast.Sub,), operator.sub, _carry_logic, _c("(({0}) - ({1}))")),
+    _binary("add", (ast.Add,), operator.add, _carry_logic, _c("(({0}) + ({1}))"), carry_input=True,
+            merged_sum=True),
+    _binary("sub", (ast.Sub,), operator.sub, _carry_logic, _c("(({0}) - ({1}))"), carry_input=True,
+            merged_sum=True),
     # Slower than a period: the library's exact multiplier pipelined to the clock (hls.unit_operators).
     _binary("mul", (ast.Mult,), operator.mul, _mul_logic, _c("(({0}) * ({1}))"), constant_delay=_mul_constant_delay,
             limited_by=("mul",), description="multiplier", unit_timing=_multiplier_timing,
@@ -1020,17 +1044,19 @@ _ENTRIES = [
     _binary("and", (ast.BitAnd,), operator.and_, _lut_logic, _c("(({0}) & ({1}))"), bits=_bitwise_bits(_bit_and)),
     _binary("or", (ast.BitOr,), operator.or_, _lut_logic, _c("(({0}) | ({1}))"), bits=_bitwise_bits(_bit_or)),
     _binary("xor", (ast.BitXor,), operator.xor, _lut_logic, _c("(({0}) ^ ({1}))"), bits=_bitwise_bits(_bit_xor)),
-    _compare("lt", (ast.Lt,), operator.lt, _compare_logic, "<"),
-    _compare("le", (ast.LtE,), operator.le, _compare_logic, "<="),
-    _compare("gt", (ast.Gt,), operator.gt, _compare_logic, ">"),
-    _compare("ge", (ast.GtE,), operator.ge, _compare_logic, ">="),
+    _compare("lt", (ast.Lt,), operator.lt, _compare_logic, "<", carry_input=True),
+    _compare("le", (ast.LtE,), operator.le, _compare_logic, "<=", carry_input=True),
+    _compare("gt", (ast.Gt,), operator.gt, _compare_logic, ">", carry_input=True),
+    _compare("ge", (ast.GtE,), operator.ge, _compare_logic, ">=", carry_input=True),
     _compare("eq", (ast.Eq,), operator.eq, _reduction_logic, "=="),
     _compare("ne", (ast.NotEq,), operator.ne, _reduction_logic, "!="),
     # min(a, b) picks a on a tie, as Python's does.
     Operator("min", 2, syntax=(min,), lowering=lambda a, b: Mux(b < a, b, a), golden=_same(min),
-             transfer=_pure(lambda a, b: a.minimum(b)), logic=_min_max_logic, c_form=_c("h_min({0}, {1})")),
+             transfer=_pure(lambda a, b: a.minimum(b)), logic=_min_max_logic, c_form=_c("h_min({0}, {1})"),
+             carry_input=True),
     Operator("max", 2, syntax=(max,), lowering=lambda a, b: Mux(b > a, b, a), golden=_same(max),
-             transfer=_pure(lambda a, b: a.maximum(b)), logic=_min_max_logic, c_form=_c("h_max({0}, {1})")),
+             transfer=_pure(lambda a, b: a.maximum(b)), logic=_min_max_logic, c_form=_c("h_max({0}, {1})"),
+             carry_input=True),
     # `a and b` is a 1-bit truth value in the kernel language; the golden model keeps
     # Python's short-circuit (a guard `i < n and a[i] > 0` must not read a[n]).
     Operator("land", 2, syntax=(ast.And,), lowering=lambda a, b: a.bool() & b.bool(),
@@ -1040,7 +1066,8 @@ _ENTRIES = [
              golden=_same(lambda a, b: int(bool(a) or bool(b))), python_inline=True, logic=_lut_logic,
              transfer=_pure(lambda a, b: a.truth().maximum(b.truth())), bits=_logical_bits(_bit_or)),
     Operator("neg", 1, syntax=(ast.USub,), lowering=operator.neg, golden=_same(operator.neg),
-             python_inline=True, logic=_carry_logic, transfer=_pure(operator.neg), c_form=_c("(-({0}))")),
+             python_inline=True, logic=_carry_logic, transfer=_pure(operator.neg), c_form=_c("(-({0}))"),
+             carry_input=True),
     Operator("invert", 1, syntax=(ast.Invert,), lowering=operator.invert, golden=_invert, logic=_lut_logic,
              transfer=_invert_transfer, c_form=_invert_c, bits=_invert_bits),
     Operator("not", 1, syntax=(ast.Not,), lowering=lambda a: ~a.bool(), golden=_same(lambda a: int(not a)),
@@ -1049,7 +1076,7 @@ _ENTRIES = [
     Operator("bool", 1, lowering=lambda a: a.bool(), golden=_same(lambda a: int(bool(a))),
              logic=_reduction_logic, transfer=_pure(lambda a: a.truth()), bits=_truth_bits(False)),
     Operator("abs", 1, syntax=(abs,), lowering=abs, golden=_same(abs), logic=_abs_logic,
-             transfer=_pure(abs), c_form=_c("h_abs({0})")),
+             transfer=_pure(abs), c_form=_c("h_abs({0})"), carry_input=True),
     # The golden model keeps `b if c else e`: only the branch taken is evaluated, as a guard needs.
     Operator("select", 3, syntax=(ast.IfExp,), lowering=Mux, golden=_same(lambda c, a, b: a if c else b),
              python_inline=True, logic=_lut_logic, transfer=_pure(lambda c, a, b: c.choose(a, b)),

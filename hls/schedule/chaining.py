@@ -7,6 +7,8 @@ is a monotone function of time:
 
 * ``ready``: ``(c, o) -> (c, o + delay)`` for a combinational operator,
   ``(c, o) -> (c + latency, outgoing_delay)`` for a registered one;
+* a dependence with routing (:attr:`~hls.schedule.problem.Dependence.route_delay`):
+  ``(c, o) -> (c, o + route)`` if ``o > 0``;
 * a dependence with a tail (:attr:`~hls.schedule.problem.Dependence.tail_delay`):
   ``(c, o) -> (c + 1, 0)`` if ``o > 0`` and ``o + tail > period``;
 * the iteration shift: ``(c, o) -> (c - distance * II, o)``;
@@ -65,9 +67,12 @@ def ready(optype: OperatorType, start: Time) -> Time:
 def arrival(optype: OperatorType, start: Time, dep: Dependence, shift: int, period: float) -> Time:
     """When ``dep``'s destination can use the result of its source (of type ``optype``, started
     at ``start``), on the destination's time line (``shift`` is ``dep.distance * II``): the
-    source's :func:`ready` time, rounded up to the next cycle's start where the dependence's
+    source's :func:`ready` time, plus the dependence's routing where the result is chained (ready
+    after the cycle's start), rounded up to the next cycle's start where the dependence's
     tail does not fit the rest of the ``period``."""
     cycle, offset = ready(optype, start)
+    if dep.route_delay and offset > EPSILON:
+        offset += dep.route_delay
     if dep.tail_delay and offset > EPSILON and offset + dep.tail_delay > period + EPSILON:
         cycle, offset = cycle + 1, 0.0
     return cycle - shift, offset

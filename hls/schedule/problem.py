@@ -31,6 +31,11 @@ used by ``dst`` in iteration ``i + d``.  Measured on one time line::
     start[dst] + d*II  >  ready_cycle(src)          , or
     start[dst] + d*II == ready_cycle(src)  and  start_in_cycle[dst] >= ready_offset(src)
 
+A dependence with *routing* (:attr:`Dependence.route_delay`) adds it to a result
+ready at an offset ``o > 0``: ``ready_offset + route_delay`` is when ``dst`` can chain on
+it (a result at offset 0 is a register's output, whose routing the register overhead
+holds).
+
 A dependence with a *tail* (:attr:`Dependence.tail_delay`) chains only where the
 result and the tail fit the period: a result ready at an offset ``o > 0`` with
 ``o + tail_delay > clock_period_ns`` counts as ready at the start of the next
@@ -187,6 +192,11 @@ class Dependence:
         of every register: :mod:`hls.analysis.block_problems`).  ``dst`` may chain on the
         result only where it is ready that long before the period ends; otherwise it takes
         it from a register in a later cycle (see the timing model).
+    route_delay : float
+        ns of routing from ``src``'s result into ``dst`` beyond the hop that ``src``'s own
+        delay holds, paid only where ``dst`` chains on the result in the cycle it is computed
+        (a carry chain entered from another carry chain: :meth:`hls.ir.ops.Operator.entry_routing`).
+        A result taken from a register pays none: the register overhead holds its routing.
     """
 
     src: str
@@ -194,11 +204,15 @@ class Dependence:
     distance: int = 0
     kind: str = "data"
     tail_delay: float = 0.0
+    route_delay: float = 0.0
 
     def __post_init__(self):
         if not self.tail_delay >= 0:  # also rejects NaN
             raise ProblemError(f"dependence {self.src}->{self.dst}: tail_delay must be >= 0 ns, "
                                f"not {self.tail_delay!r}")
+        if not self.route_delay >= 0:  # also rejects NaN
+            raise ProblemError(f"dependence {self.src}->{self.dst}: route_delay must be >= 0 ns, "
+                               f"not {self.route_delay!r}")
         if not _is_int(self.distance) or self.distance < 0:
             raise ProblemError(f"dependence {self.src}->{self.dst}: distance must be an integer >= 0, "
                                f"not {self.distance!r}")

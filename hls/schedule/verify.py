@@ -93,6 +93,8 @@ def _check_dependence(problem: Problem, schedule: Schedule, dep) -> None:
         ready_offset = schedule.offset(dep.src) + src_type.incoming_delay
     else:
         ready_offset = src_type.outgoing_delay
+    if dep.route_delay and ready_offset > EPSILON:
+        ready_offset += dep.route_delay
     if dep.tail_delay and ready_offset > EPSILON and ready_offset + dep.tail_delay > problem.clock_period_ns + EPSILON:
         # Its tail does not fit the rest of the cycle: taken from a register, from the next cycle's start.
         ready_cycle, ready_offset = ready_cycle + 1, 0.0
@@ -105,7 +107,8 @@ def _check_dependence(problem: Problem, schedule: Schedule, dep) -> None:
         return
     raise ScheduleError(
         f"{dep.kind} dependence {dep.src!r} -> {dep.dst!r} (distance {dep.distance}, II {schedule.ii}"
-        f"{f', tail {dep.tail_delay:g} ns' if dep.tail_delay else ''}) "
+        f"{f', tail {dep.tail_delay:g} ns' if dep.tail_delay else ''}"
+        f"{f', routing {dep.route_delay:g} ns' if dep.route_delay else ''}) "
         f"is violated: {dep.src!r}'s result is ready at cycle {ready_cycle} + {ready_offset:g} ns, "
         f"but {dep.dst!r} uses it at cycle {use_cycle} + {use_offset:g} ns")
 

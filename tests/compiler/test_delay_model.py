@@ -209,3 +209,62 @@ def test_the_measured_multiply_paths_are_not_chained_in_one_cycle():
     assert schedule.start[eq] == schedule.start[mul]
     assert all(schedule.start[store] > schedule.start[eq] for store in stores)
     assert schedule.ii == 3
+
+
+def _entries(compiled):
+    """``{(producer kind, user kind): route_delay}`` of the data dependences of ``compiled``'s
+    pipelined loop into carry-chain operators, through wiring."""
+    from hls.analysis.block_problems import _producer
+    from hls.ir import PipelinedLoop
+    (loop,) = [node for node in compiled.ir.nodes if isinstance(node, PipelinedLoop)]
+    problem = compiled.schedule_of(loop.body).problem
+    model = compiled.target.delay_model
+    found = {}
+    for dep in problem.problem.dependences:
+        if dep.kind == "data" and dep.distance == 0 and dep.dst in problem.ops:
+            src = _producer(problem.ops[dep.src], model)
+            found.setdefault((src.kind, problem.ops[dep.dst].kind), set()).add(dep.route_delay)
+    return found
+
+
+def test_a_carry_chain_entered_from_another_pays_the_routing_unless_synthesis_merges_the_sums():
+    from delay_kernels import carry_chains
+
+    from hls.compiler import compile_kernel
+    found = _entries(compile_kernel(carry_chains))
+    # d = x - y has two users: the sum enters its chain from d's; abs enters from the sum's.
+    assert found[("sub", "add")] == {ECP5.carry_entry} and ECP5.carry_entry > 0
+    assert found[("add", "abs")] == {ECP5.carry_entry}
+    # (x + y) + 3: x + y has one user, a sum, so the two are one multi-operand adder.
+    assert found[("add", "add")] == {0.0}
+    # Into an array's data or from a read: no carry chain entered from another.
+    assert found[("load", "sub")] == {0.0}
+
+
+def test_carry_entry_and_memory_read_are_the_fits_of_their_calibration_placements():
+    from benchmarks.delay_calibration import chains, memories
+    from benchmarks.delay_calibration.ecp5 import MEASURED_CHAINS, MEASURED_MEMORIES
+    assert chains.fit(Target(device="ecp5"), MEASURED_CHAINS) == ECP5.carry_entry
+    excess = chains.excesses(Target(device="ecp5"), MEASURED_CHAINS)
+    # The fit is the median: the typical entry; the chains above it are within 0.25 ns an entry
+    # but for 16-bit min/max chains (MEASURED_CHAINS' note).
+    assert sum(value <= ECP5.carry_entry + 0.05 for value in excess.values()) >= 0.5 * len(excess)
+    outliers = {(width, steps) for (width, steps), value in excess.items() if value > ECP5.carry_entry + 0.25}
+    assert outliers == {(16, ("add", "max")), (16, ("add", "min")), (16, ("max", "add"))}
+    assert memories.fit(MEASURED_MEMORIES, REGISTER_SETUP) == (ECP5.memory_read_base, ECP5.memory_read_per_level)
+    for (depth, _width), ns in MEASURED_MEMORIES.items():
+        assert REGISTER_SETUP + ECP5.memory_read(depth) >= ns
+    assert ECP5.memory_read(4) < ECP5.memory_read(64) < ECP5.memory_read(256)
+
+
+def test_a_local_arrays_word_comes_after_its_multiplexer_a_parameters_from_its_memory():
+    from array_kernels import local_memory
+
+    from hls.compiler import compile_kernel
+    compiled = compile_kernel(local_memory)
+    outgoing = {}
+    for scheduled in compiled.schedules.values():
+        for name, op in scheduled.problem.ops.items():
+            if op.kind == "load":
+                outgoing[op.attrs["array"]] = scheduled.problem.problem.operator_type_of(name).outgoing_delay
+    assert outgoing == {"a": ECP5.memory_clock_to_out, "buf": ECP5.memory_read(32)}

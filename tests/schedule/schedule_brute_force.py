@@ -19,6 +19,8 @@ def least_offsets(problem, ii, start):
                 cycle, offset = start[dep.src], offsets[dep.src] + optype.incoming_delay
             else:
                 cycle, offset = start[dep.src] + optype.latency, optype.outgoing_delay
+            if offset > 1e-9:
+                offset += dep.route_delay
             if cycle == start[dep.dst] + dep.distance * ii and offset > offsets[dep.dst] + 1e-9:
                 offsets[dep.dst] = offset
                 changed = True

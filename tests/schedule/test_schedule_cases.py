@@ -500,3 +500,38 @@ def test_dependence_lists_follow_new_dependences():
     assert [dep.src for dep in problem.predecessors("c")] == ["a"]
     problem.dependences = [Dependence("b", "c")]
     assert problem.successors("a") == [] and [dep.src for dep in problem.predecessors("c")] == ["b"]
+
+
+def _routed(period, route):
+    # s = a + b; t = s - c: the difference's carry chain entered from the sum's, `route` ns of
+    # routing beyond what the sum's delay holds; u = r + s with r a register's output.
+    registered = OperatorType("reg", latency=1)
+    problem = build([ADD, registered], [("s", "add"), ("t", "add"), ("r", "reg"), ("u", "add")],
+                    [("r", "u")], period=period)
+    problem.add_dependence(Dependence("s", "t", route_delay=route))
+    return problem
+
+
+def test_a_dependence_with_routing_adds_it_only_where_the_result_is_chained():
+    # 2 ns of sum, 1 ns of routing, 2 ns of difference: 5 ns fit 10.
+    chained = scheduled(_routed(10.0, 1.0))
+    assert (chained.start["t"], chained.offset("t")) == (0, 3.0)
+    # Not in 4.5 ns: the difference takes the sum from a register, without the routing.
+    result = scheduled(_routed(4.5, 1.0))
+    assert (result.start["t"], result.offset("t")) == (1, 0.0)
+    for algorithm in ("sequential", "search"):
+        other = schedule(_routed(4.5, 1.0), algorithm=algorithm)
+        verify(_routed(4.5, 1.0), other)
+        assert other.start["t"] == other.start["s"] + 1
+    # Without the routing the same two fit 4.5 ns, chained.
+    assert scheduled(_routed(4.5, 0.0)).start["t"] == 0
+    # A register's output (ready at offset 0) pays none: u starts with its cycle.
+    problem = _routed(10.0, 1.0)
+    problem.add_dependence(Dependence("r", "u", route_delay=1.0))
+    assert scheduled(problem).offset("u") == 0.0
+    with pytest.raises(ScheduleError, match=r"^data dependence 's' -> 't' \(distance 0, II 1, routing 1 ns\) is "
+                                            r"violated: 's''s result is ready at cycle 0 \+ 3 ns, but 't' uses it "
+                                            r"at cycle 0 \+ 2 ns$"):
+        verify(_routed(10.0, 1.0), Schedule(1, {"s": 0, "t": 0, "r": 0, "u": 1}, {"t": 2.0}, {}))
+    with pytest.raises(ProblemError, match=r"route_delay must be >= 0 ns, not -1"):
+        Dependence("s", "t", route_delay=-1)

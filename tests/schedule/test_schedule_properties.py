@@ -40,15 +40,18 @@ def problems(draw, max_ops=12, limits=True, exclusions=True, carried=True):
     kinds = st.sampled_from(DEPENDENCE_KINDS)
     # A dependence with a tail (a stream operation's predicate into the stall) in about one edge of two.
     tails = st.sampled_from((0.0, 0.0, 0.0, 1.0, 4.0, 9.0))
+    # Routing into a chained operation (a carry chain entered from another) in about one edge of three.
+    routes = st.sampled_from((0.0, 0.0, 0.5, 2.0))
     # Forward edges (distance 0 only from lower to higher index: a DAG) ...
     for src, dst in itertools.combinations(range(count), 2):
         if draw(st.integers(0, 3)) == 0:
-            problem.add_dependence(Dependence(names[src], names[dst], 0, draw(kinds), tail_delay=draw(tails)))
+            problem.add_dependence(Dependence(names[src], names[dst], 0, draw(kinds), tail_delay=draw(tails),
+                                              route_delay=draw(routes)))
     # ... and loop-carried edges anywhere, self-loops included.
     for _ in range(draw(st.integers(0, 3)) if carried else 0):
         src, dst = draw(st.integers(0, count - 1)), draw(st.integers(0, count - 1))
         problem.add_dependence(Dependence(names[src], names[dst], draw(st.integers(1, 3)), draw(kinds),
-                                          tail_delay=draw(tails)))
+                                          tail_delay=draw(tails), route_delay=draw(routes)))
     if exclusions and count > 1:
         for _ in range(draw(st.integers(0, count))):
             a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))

@@ -1,0 +1,199 @@
+"""Measure chains of operators between registers, and fit ``carry_entry`` (ns): the routing into a
+carry chain from logic chained before it, beyond the ``routing_hop`` in every operator's delay.
+
+    .venv/bin/python -m benchmarks.delay_calibration.chains [--device ecp5]
+
+Each point is a chain of IR operators as the back end lowers them (:func:`hls.ir.build.amaranth_value`),
+each step's result wrapped to the chain's width (a kernel's assignment) and also registered (a
+second user, as a kernel's value used later has one, so that synthesis does not merge chained sums
+into one multi-operand adder: alone, ``a + b + c + d`` places at 1.05 ns per extra sum), with a
+fresh registered operand per step, between the registered inputs and outputs of
+:func:`approx_units.synth.timing_wrapper` (synthesised, placed and routed as
+:mod:`.operators`' points are, ``--seed 1``, cached by netlist hash).  The model's path is
+``register_setup`` plus each operator's delay (:meth:`hls.Target.operator_delay`) plus
+``carry_entry`` for each operator that enters a carry chain (:attr:`hls.ir.ops.Operator.carry_input`)
+chained on another's result (:meth:`hls.ir.ops.Operator.input_routing`).
+
+The fit: for each chain of k carry entries after its first operator, what the placed path adds to the
+model without ``carry_entry``, against the same chain's first operator alone, divided by k (so the
+register overhead and the first operator's own error cancel); ``carry_entry`` is the median of
+these, rounded to 0.05 ns: 0.41 ns over 15 chains, as nextpnr's median routing into a carry chain
+(0.97 ns) exceeds its median routing into a LUT or flip-flop (0.59) in the placements of
+``benchmarks/delay_model_check.py`` (README, "Delay models").  The upper quartile (0.65 ns) would
+cost II 2 for II 1 in csr_rows and csr_spmv at 100 MHz, which place at 142.5 MHz with II 1 (the
+model overestimates the LUT logic beside their carry chains).  None of these chains is a kernel
+of ``benchmarks/delay_model_check.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+#: Each point: the chain's width and its steps, each an IR kind applied to the running value
+#: (and, for a binary kind, a fresh operand of the chain's width; ``select`` chooses between the
+#: running value and a fresh operand by a fresh bit).
+POINTS = (
+    (16, ("add",)),
+    (16, ("add", "add")),
+    (16, ("add", "add", "add")),
+    (16, ("add", "add", "add", "add")),
+    (8, ("add",)),
+    (8, ("add", "add", "add")),
+    (16, ("sub", "abs")),
+    (16, ("sub", "add", "abs")),
+    (16, ("add", "lt")),
+    (16, ("add", "max")),
+    (16, ("max", "add")),
+    (16, ("select",)),
+    (16, ("select", "add")),
+    (16, ("add", "select")),
+    (16, ("select", "select", "select")),
+    (16, ("abs", "add", "add")),
+    (16, ("sub",)),
+    (16, ("sub", "lt")),
+    (16, ("max",)),
+    (16, ("abs",)),
+    (8, ("add", "add")),
+    (8, ("sub", "abs")),
+    (8, ("sub",)),
+    (16, ("add", "min")),
+    (8, ("add", "max")),
+)
+
+BINARY = {"add", "sub", "lt", "le", "gt", "ge", "max", "min", "and", "or", "xor", "eq", "ne"}
+
+
+def chain_verilog(width: int, steps: tuple[str, ...]) -> str:
+    """Verilog of module ``chain``: ``steps`` applied in turn to input ``a`` (signed, ``width``
+    bits), step ``i`` taking input ``b<i>`` (and ``c<i>`` for a select); output ``o``."""
+    from amaranth.back import verilog
+    from amaranth.hdl import Module, Mux, signed
+    from amaranth.lib import wiring
+    from amaranth.lib.wiring import In, Out
+
+    from hls.ir.build import amaranth_value
+
+    ports = {"a": In(signed(width)), "o": Out(signed(width))}
+    for index, kind in enumerate(steps):
+        if kind in BINARY or kind == "select":
+            ports[f"b{index}"] = In(signed(width))
+        if kind == "select":
+            ports[f"c{index}"] = In(1)
+        if index < len(steps) - 1:
+            ports[f"o{index}"] = Out(signed(width))
+
+    class Chain(wiring.Component):
+        def __init__(self):
+            super().__init__(ports)
+
+        def elaborate(self, platform):
+            m = Module()
+            value = self.a
+            for index, kind in enumerate(steps):
+                if kind == "select":
+                    result = Mux(getattr(self, f"c{index}"), value, getattr(self, f"b{index}"))
+                elif kind in BINARY:
+                    result = amaranth_value(kind, [value, getattr(self, f"b{index}")])
+                else:
+                    result = amaranth_value(kind, [value])
+                # A kernel's assignment wraps each result to its variable's width; a comparison's
+                # bit stays one bit.
+                value = result[:width].as_signed() if result.shape().width > 1 else result
+                if index < len(steps) - 1:
+                    # Registered as well, as a kernel's value used later is: with a second user,
+                    # synthesis keeps the step on a carry chain of its own instead of merging a
+                    # chain of sums into one multi-operand adder.
+                    m.d.comb += getattr(self, f"o{index}").eq(value)
+            m.d.comb += self.o.eq(value)
+            return m
+
+    return verilog.convert(Chain(), name="chain", emit_src=False)
+
+
+def describe(width: int, steps: tuple[str, ...]) -> str:
+    return f"{width:2}-bit {' -> '.join(steps):28}"
+
+
+def measure(device: str = "ecp5", points=POINTS, progress=print) -> dict:
+    """``{point: register-to-register ns}`` with nextpnr for ``device``."""
+    from benchmarks.delay_calibration import place_points
+    return place_points(device, points, chain_verilog, "chain", describe, progress)
+
+
+def _step_widths(width: int, kind: str) -> tuple[int, tuple[int, ...]]:
+    from hls.ir.ops import operator_of
+    arity = operator_of(kind).arity
+    result = 1 if kind in ("lt", "le", "gt", "ge", "eq", "ne") else width
+    return result, (width,) * (2 if kind == "select" else arity)
+
+
+def model_terms(target, width: int, steps: tuple[str, ...]) -> tuple[float, int]:
+    """The model's path of a chain without ``carry_entry`` (``register_setup`` and each operator's
+    delay), and how many of its operators enter a carry chain from the one before
+    (:meth:`hls.ir.ops.Operator.entry_routing`)."""
+    from hls.ir.ops import operator_of
+    model = target.delay_model
+    total = model.register_setup
+    entries = 0
+    for index, kind in enumerate(steps):
+        result, operands = _step_widths(width, kind)
+        total += target.operator_delay(kind, result, operands)
+        # Each step's result has two users: the next step and its output register.
+        if index and operator_of(kind).entry_routing(model, operator_of(steps[index - 1]), 2):
+            entries += 1
+    return total, entries
+
+
+def excesses(target, measured: dict) -> dict:
+    """``{point: ns}``: for each chain with carry entries whose first operator was placed alone,
+    what the placed chain adds to its first operator, less what the model without
+    ``carry_entry`` adds, per entry."""
+    result = {}
+    for (width, steps), ns in measured.items():
+        base, entries = model_terms(target, width, steps)
+        alone = (width, steps[:1])
+        if not entries or alone not in measured:
+            continue
+        first_base, _ = model_terms(target, width, steps[:1])
+        result[width, steps] = ((ns - measured[alone]) - (base - first_base)) / entries
+    return result
+
+
+def fit(target, measured: dict) -> float:
+    """``carry_entry``: the median of :func:`excesses`, rounded to 0.05 ns."""
+    return round(statistics.median(excesses(target, measured).values()) * 20) / 20
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", choices=("ecp5",), default="ecp5")
+    options = parser.parse_args(argv)
+    import hls
+    target = hls.Target(device=options.device)
+    model = target.delay_model
+    print(f"{options.device}: chains of operators between registers (ns register to register, seed 1)")
+    measured = measure(options.device)
+    excess = excesses(target, measured)
+    print("chain                                   placed  model  (no entry)  entries  excess per entry")
+    for (width, steps), ns in measured.items():
+        base, entries = model_terms(target, width, steps)
+        extra = f"{excess[width, steps]:16.2f}" if (width, steps) in excess else ""
+        print(f"{describe(width, steps)}  {ns:6.2f}  {base + entries * model.carry_entry:5.2f}  "
+              f"{base:10.2f}  {entries:7}  {extra}")
+    values = sorted(excess.values())
+    print(f"excess per entry over {len(values)} chains: median {statistics.median(values):.2f}, "
+          f"min {values[0]:.2f}, max {values[-1]:.2f} ns")
+    print(f"carry_entry fitted: {fit(target, measured):.2f} ns (the model holds {model.carry_entry:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
