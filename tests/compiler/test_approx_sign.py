@@ -19,10 +19,10 @@ import pytest
 from amaranth import signed, unsigned
 
 import approx_sign_kernels as kernels
+from exhaustive_units import operation_values, parameter_ends, value_range
 import hls
-from approx_units.numpy_backend import evaluate
 from approx_units.registry import names, spec
-from hls.approx import FIXED_PARAMETERS, UnitChoice
+from hls.approx import UnitChoice
 from hls.unit_operators import UnitWidthError, approx_error_bound, approx_golden, approx_unit
 from sim.kernel import run
 
@@ -32,42 +32,8 @@ DIVIDERS = [name for name in names() if spec(name).kind == "div"]
 ADDERS = [name for name in names() if spec(name).kind == "add"]
 
 
-def _range(shape):
-    return range(-(1 << (shape.width - 1)), 1 << (shape.width - 1)) if shape.signed else range(1 << shape.width)
-
-
-def _choices(kind, unit, a, b):
-    """The unit with its defaults, and with each parameter at either end of its range at these widths."""
-    built = approx_unit(UnitChoice(kind, unit), a, b).unit
-    choices = [UnitChoice(kind, unit)]
-    for param in spec(unit).params:
-        if param.name in FIXED_PARAMETERS:
-            continue
-        for value in param.bounds(built.width, built.width_b, False):
-            choice = UnitChoice(kind, unit, ((param.name, value),))
-            try:
-                approx_unit(choice, a, b)
-            except UnitWidthError:          # a cross-parameter rule (index_bits <= mantissa_bits)
-                continue
-            choices.append(choice)
-    return list(dict.fromkeys(choices))
-
-
-def _operation_values(choice, a, b):
-    """``(x, y, value)`` arrays over every operand pair: the traced operation run by numpy."""
-    operation = approx_unit(choice, a, b)
-    x, y = (np.array(_range(shape), dtype=np.int64) for shape in (a, b))
-    x, y = np.repeat(x, len(y)), np.tile(y, len(x))
-    patterns = evaluate(operation.graph, {"a": (x % (1 << a.width)).astype(np.uint64),
-                                          "b": (y % (1 << b.width)).astype(np.uint64)}).astype(np.int64)
-    width = operation.result.width
-    if operation.result.signed:
-        patterns = np.where(patterns >> (width - 1) & 1, patterns - (1 << width), patterns)
-    return x, y, patterns
-
-
 def _check_sign_and_bound(choice, a, b):
-    x, y, values = _operation_values(choice, a, b)
+    x, y, values = operation_values(choice, a, b)
     sign = np.sign(x) * np.sign(y)
     flipped = (values != 0) & (np.sign(values) != sign)
     assert not flipped.any(), (f"{choice.label} {a} x {b}: sign changed at "
@@ -89,14 +55,14 @@ DIV_SHAPES = [(signed(3), unsigned(6)), (unsigned(6), signed(3)), (signed(4), si
 @pytest.mark.parametrize("unit", MULTIPLIERS)
 def test_every_multiplier_keeps_the_sign_and_its_bound(unit):
     for a, b in MUL_SHAPES:
-        for choice in _choices("mul", unit, a, b):
+        for choice in parameter_ends("mul", unit, a, b, signed_bounds=False):
             _check_sign_and_bound(choice, a, b)
 
 
 @pytest.mark.parametrize("unit", DIVIDERS)
 def test_every_divider_keeps_the_sign_and_its_bound(unit):
     for a, b in DIV_SHAPES:
-        for choice in _choices("div", unit, a, b):
+        for choice in parameter_ends("div", unit, a, b, signed_bounds=False):
             x, y, values = _check_sign_and_bound(choice, a, b)
             assert not values[y == 0].any()          # x // 0 == 0
 
@@ -121,7 +87,7 @@ def test_kernel_python_run_is_the_operation(kernel, kind, unit):
     """The kernel's Python run, with the unit as its operator, gives the operation's value on every pair."""
     a, b = (param.shape for param in kernel.params)
     approximate = kernel.with_approx({kind: unit})
-    x, y, values = _operation_values(UnitChoice(kind, unit), a, b)
+    x, y, values = operation_values(UnitChoice(kind, unit), a, b)
     golden = approx_golden(UnitChoice(kind, unit), a, b)
     for p, q, value in zip(x.tolist(), y.tolist(), values.tolist()):
         assert approximate(x=p, y=q) == golden(p, q) == value, (unit, p, q)
@@ -153,13 +119,13 @@ def test_every_adder_stays_within_its_bound_at_narrow_signed_widths(unit):
     checked = 0
     for a, b in ADD_SHAPES:
         for choice in _adder_choices(unit, a, b):
-            x, y, values = _operation_values(choice, a, b)
+            x, y, values = operation_values(choice, a, b)
             bound = approx_error_bound(choice, a, b)
             assert bound is not None and bound.source.startswith("exhaustive")
             outside = ~bound.admits(x, y, values)
             assert not outside.any(), (f"{choice.label} {a} + {b}: outside {bound}: "
                                        f"{list(zip(x[outside][:3], y[outside][:3], values[outside][:3]))}")
-            low, high = _range(approx_unit(choice, a, b).result)[0], _range(approx_unit(choice, a, b).result)[-1]
+            low, high = value_range(approx_unit(choice, a, b).result)[0], value_range(approx_unit(choice, a, b).result)[-1]
             assert ((values >= low) & (values <= high)).all()
             checked += 1
     assert checked >= len(ADD_SHAPES)
@@ -217,7 +183,7 @@ def test_mitchell_bound_beyond_the_exhaustive_limit_is_mitchells_ninth():
     from hls.unit_operators import BOUND_EXHAUSTIVE_BITS, MITCHELL_RELATIVE_BOUND
     measured = approx_error_bound(UnitChoice("mul", "mitchell"), unsigned(11), unsigned(11))
     assert measured.source == "exhaustive at 11x11 bits" and measured.relative <= MITCHELL_RELATIVE_BOUND + 1e-15
-    _, _, values = _operation_values(UnitChoice("mul", "mitchell"), unsigned(9), unsigned(9))
+    _, _, values = operation_values(UnitChoice("mul", "mitchell"), unsigned(9), unsigned(9))
     x, y = np.divmod(np.arange(1 << 18), 1 << 9)
     assert (values <= x * y).all()
     a, b = signed(16), unsigned(16)

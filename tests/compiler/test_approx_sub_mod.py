@@ -18,10 +18,10 @@ import pytest
 from amaranth import Signal, signed, unsigned
 
 import approx_sub_mod_kernels as kernels
+from exhaustive_units import operation_values, parameter_ends, value_range
 import approx_units
-from approx_units.numpy_backend import evaluate
 from approx_units.registry import names, spec
-from hls.approx import FIXED_PARAMETERS, UnitChoice
+from hls.approx import UnitChoice
 from hls.errors import KernelSyntaxError
 from hls.unit_operators import UnitWidthError, approx_error_bound, approx_golden, approx_unit
 from sim.kernel import run
@@ -36,44 +36,10 @@ MOD_SHAPES = [(signed(4), unsigned(3)), (unsigned(5), signed(3)), (signed(4), si
               (signed(6), signed(2))]
 
 
-def _range(shape):
-    return range(-(1 << (shape.width - 1)), 1 << (shape.width - 1)) if shape.signed else range(1 << shape.width)
-
-
-def _choices(kind, unit, a, b):
-    """The unit with its defaults, and with each parameter at either end of its range at these widths."""
-    built = approx_unit(UnitChoice(kind, unit), a, b).unit
-    choices = [UnitChoice(kind, unit)]
-    for param in spec(unit).params:
-        if param.name in FIXED_PARAMETERS:
-            continue
-        for value in param.bounds(built.width, built.width_b, built.signed):
-            choice = UnitChoice(kind, unit, ((param.name, value),))
-            try:
-                approx_unit(choice, a, b)
-            except UnitWidthError:          # a cross-parameter rule
-                continue
-            choices.append(choice)
-    return list(dict.fromkeys(choices))
-
-
-def _operation_values(choice, a, b):
-    """``(x, y, value)`` over every operand pair: the traced operation run by numpy."""
-    operation = approx_unit(choice, a, b)
-    x, y = (np.array(_range(shape), dtype=np.int64) for shape in (a, b))
-    x, y = np.repeat(x, len(y)), np.tile(y, len(x))
-    patterns = evaluate(operation.graph, {"a": (x % (1 << a.width)).astype(np.uint64),
-                                          "b": (y % (1 << b.width)).astype(np.uint64)}).astype(np.int64)
-    width = operation.result.width
-    if operation.result.signed:
-        patterns = np.where(patterns >> (width - 1) & 1, patterns - (1 << width), patterns)
-    return x, y, patterns
-
-
 def _check(choice, a, b):
-    x, y, values = _operation_values(choice, a, b)
+    x, y, values = operation_values(choice, a, b)
     operation = approx_unit(choice, a, b)
-    shape_values = _range(operation.result)
+    shape_values = value_range(operation.result)
     assert ((values >= shape_values[0]) & (values <= shape_values[-1])).all()
     bound = approx_error_bound(choice, a, b)
     assert bound is not None and "exhaustive" in bound.source
@@ -89,7 +55,7 @@ def _check(choice, a, b):
 @pytest.mark.parametrize("unit", ADDERS)
 def test_every_adder_as_a_subtractor_keeps_the_shape_and_its_bound(unit):
     for a, b in SUB_SHAPES:
-        for choice in _choices("sub", unit, a, b):
+        for choice in parameter_ends("sub", unit, a, b):
             x, y, values = _check(choice, a, b)
             assert approx_unit(choice, a, b).result == (Signal(a) - Signal(b)).shape()      # `-`'s, signed
             if unit == "exact_add":
@@ -99,7 +65,7 @@ def test_every_adder_as_a_subtractor_keeps_the_shape_and_its_bound(unit):
 @pytest.mark.parametrize("unit", DIVIDERS)
 def test_every_divider_as_a_remainder_keeps_the_shape_and_its_bound(unit):
     for a, b in MOD_SHAPES:
-        for choice in _choices("mod", unit, a, b):
+        for choice in parameter_ends("mod", unit, a, b):
             x, y, values = _check(choice, a, b)
             assert approx_unit(choice, a, b).result == (Signal(a) % Signal(b)).shape()      # `%`'s: b's
             assert not values[y == 0].any()                     # x % 0 == 0
@@ -137,7 +103,7 @@ def _args(kernel, seed):
     rng = random.Random(seed)
     args = {}
     for param in kernel.params:
-        values = list(_range(param.shape))
+        values = list(value_range(param.shape))
         corners = [values[0], values[-1], 0, 1]
         args[param.name] = [rng.choice(corners) if rng.random() < 0.25 else rng.choice(values)
                             for _ in range(param.depth)]
@@ -184,8 +150,8 @@ def test_operation_keys_take_adders_for_minus_and_dividers_for_percent():
     (site,) = kernel.analyze().approximations
     assert (site.kind, site.unit, site.origin) == ("sub", "loa(l=2)", "kernel")
     golden = approx_golden(UnitChoice("sub", "loa", (("l", 2),)), signed(3), unsigned(4))
-    assert [kernel(x=x, y=y) for x, y in itertools.product(_range(signed(3)), _range(unsigned(4)))] == \
-        [golden(x, y) for x, y in itertools.product(_range(signed(3)), _range(unsigned(4)))]
+    assert [kernel(x=x, y=y) for x, y in itertools.product(value_range(signed(3)), value_range(unsigned(4)))] == \
+        [golden(x, y) for x, y in itertools.product(value_range(signed(3)), value_range(unsigned(4)))]
     (mod_operation,) = kernels.mod_s4_u3.analyze().operations
     assert mod_operation.kind == "mod"
     kernel = kernels.mod_s4_u3.with_approx({mod_operation.key: "mitchell_div"})
