@@ -29,7 +29,8 @@ cache (``$AXHLS_CACHE_DIR``), so a rerun is free and an interrupted run resumes;
 ``--cached-only`` nothing is placed and rows without a cached seed 1 are left out.  The cache
 keeps nextpnr's critical path of each placement too; ``--paths`` prints it (its cells, and the
 named nets along it with the ns to each) under every row that misses its claim or whose error
-exceeds the tolerance.
+exceeds the tolerance, with the model's own longest path (:func:`model_critical_path`: the chain
+of operations, a unit's segment, a multicycle path or a loop's control) below it.
 """
 
 from __future__ import annotations
@@ -97,33 +98,81 @@ def held_out_kernels(fuzz_count: int, directory: str) -> dict:
 
 def predicted_critical_path(compiled) -> float:
     """The model's longest register-to-register path of ``compiled`` in ns (see the module docstring)."""
+    return model_critical_path(compiled)[0]
+
+
+def model_critical_path(compiled) -> tuple[float, str]:
+    """``(ns, what)``: :func:`predicted_critical_path` and the path behind it in words.  For a
+    chain in one cycle, each operation as ``text (kind) ns``, with the ns at which its result is
+    ready in the cycle (the last operation's: its end into its register), joined by ``>``."""
     from hls.ir import PipelinedLoop
     from hls.ir.ops import operator_of
     from hls.report import multicycle_path_ns
     target = compiled.target
     model = target.delay_model
-    longest = 0.0
+    longest, what = 0.0, "nothing"
+
+    def consider(ns, describe):
+        nonlocal longest, what
+        if ns > longest:
+            longest, what = ns, describe()
+
     for scheduled in compiled.schedules.values():
         problem, schedule = scheduled.problem.problem, scheduled.schedule
         for name in problem.operations:
             optype = problem.operator_type_of(name)
-            longest = max(longest, schedule.offset(name) + optype.incoming_delay, optype.outgoing_delay)
+            consider(schedule.offset(name) + optype.incoming_delay,
+                     lambda: _chain(scheduled, name))
+            consider(optype.outgoing_delay, lambda: f"{_label(scheduled, name)}: its registered output's last segment")
         for op in scheduled.problem.slow_ops:
             entry = operator_of(op.kind)
             shared = problem.operator_type_of(op.name).limit is not None
             timing = entry.timing_of(model, target.usable_period_ns, op, shared=shared) if entry.has_unit else None
             if timing is not None and timing.description:
-                longest = max(longest, timing.slowest)
+                consider(timing.slowest, lambda: f"{_label(scheduled, op.name)}: the unit's slowest segment")
             elif entry.pipelined is None:
                 # A multicycle path: nextpnr times all of it as one period.
-                longest = max(longest, multicycle_path_ns(scheduled, op.name, target.usable_period_ns))
+                consider(multicycle_path_ns(scheduled, op.name, target.usable_period_ns),
+                         lambda: f"{_label(scheduled, op.name)}: a multicycle path, whole")
     ir = compiled.ir
     for node in ir.nodes:
         if isinstance(node, PipelinedLoop):
             counter = node.counter_shape.width if node.kind == "for" else 0
             bound = ir.variables[node.stop_var].width if node.kind == "for" else 0
-            longest = max(longest, model.loop_control(counter, bound, max(1, compiled.schedule_of(node.body).length)))
-    return model.register_setup + longest
+            consider(model.loop_control(counter, bound, max(1, compiled.schedule_of(node.body).length)),
+                     lambda: f"the control of the loop on line {node.info.line}")
+    return model.register_setup + longest, what
+
+
+def _label(scheduled, name: str) -> str:
+    op = scheduled.problem.ops.get(name)
+    return f"{op.text or op.kind} ({op.kind})" if op is not None else name
+
+
+def _chain(scheduled, name: str) -> str:
+    """The operations chained in one cycle into ``name``'s end, first to last."""
+    problem, schedule = scheduled.problem.problem, scheduled.schedule
+    steps, current = [], name
+    while current is not None:
+        optype = problem.operator_type_of(current)
+        # The last operation's end into its register; each before it, where its result is ready.
+        at = schedule.offset(current) + optype.incoming_delay if not steps else schedule.ready(problem, current)[1]
+        steps.append(f"{_label(scheduled, current)} {at:.2f}")
+        current = _chained_on(problem, schedule, current)
+    return " > ".join(reversed(steps))
+
+
+def _chained_on(problem, schedule, name: str) -> str | None:
+    """The operation whose result ``name`` chains on in its cycle, the latest ready, or ``None``."""
+    offset, chosen, latest = schedule.offset(name), None, 0.0
+    if offset <= 1e-9:
+        return None
+    for dependence in problem.predecessors(name):
+        cycle, ready = schedule.ready(problem, dependence.src)
+        if cycle == schedule.start[name] + dependence.distance * schedule.ii and ready + 1e-9 >= latest \
+                and ready + dependence.route_delay <= offset + 1e-9:
+            chosen, latest = dependence.src, ready
+    return chosen
 
 
 def check(name, kernel, device: str, clock: float, seeds, cache, cached_only: bool) -> dict | None:
@@ -134,7 +183,7 @@ def check(name, kernel, device: str, clock: float, seeds, cache, cached_only: bo
     compiled = compile_kernel(kernel, target=hls.Target(clock_mhz=clock, device=device))
     verilog, top = compiled.verilog(), compiled.ir.name
     claim = compiled.report.to_json()["claimed_clock_mhz"]
-    predicted = predicted_critical_path(compiled)
+    predicted, model_path = model_critical_path(compiled)
 
     def place(chosen):
         reports = synthesize_kernel_seeds(verilog, top, clock_mhz=clock, seeds=chosen, cache=cache, target=device,
@@ -153,7 +202,8 @@ def check(name, kernel, device: str, clock: float, seeds, cache, cached_only: bo
     path = kernel_critical_path(verilog, top, clock_mhz=clock, seed=seeds[0], target=device, cache=cache)
     return {"kernel": name, "device": device, "clock_mhz": clock, "claimed_mhz": claim, "fmax_mhz": fmax,
             "median_mhz": median, "reaches_claim": median >= claim, "predicted_ns": predicted,
-            "achieved_ns": achieved, "error": (predicted - achieved) / achieved, "path": path}
+            "achieved_ns": achieved, "error": (predicted - achieved) / achieved, "path": path,
+            "model_path": model_path}
 
 
 def describe_path(path: list | None) -> str:
@@ -260,7 +310,8 @@ def main(argv=None) -> int:
                           f"{'reached' if row['reaches_claim'] else 'MISSED '}  predicted {row['predicted_ns']:6.2f} ns"
                           f"  achieved {row['achieved_ns']:6.2f} ns  error {100 * row['error']:+6.1f} %", flush=True)
                     if options.paths and (abs(row["error"]) > TOLERANCE or not row["reaches_claim"]):
-                        print(f"      {describe_path(row['path'])}", flush=True)
+                        print(f"      nextpnr: {describe_path(row['path'])}", flush=True)
+                        print(f"      model:   {row['model_path']}", flush=True)
             for line in summary(rows):
                 print(f"{device}: {line}")
     return 0
