@@ -19,7 +19,10 @@ operator table (:mod:`hls.ir.ops`):
 * a kept operation keeps its operands, its predicate and the operations its entry's
   :attr:`~hls.ir.ops.Operator.reads_operations` names;
 * a kept read of a variable (``live_in``) makes the variable live, and a live variable
-  keeps every write of it (``commit``, ``carry``), in every block;
+  keeps every ``commit`` of it, in every block; in a pipelined body the kept read also keeps
+  the body's ``carry`` of the variable (the value the next iteration reads there), which
+  nothing else keeps: a carry whose body no longer reads its variable goes, though the
+  variable is live after the loop;
 * a kept read of an ``hls.local`` array (a ``load``) keeps every write of that array.
 
 Everything else is removed from its block.  Reads of array parameters have no side effect
@@ -50,6 +53,9 @@ def eliminate_dead_code(ir: KernelIR) -> list[Op]:
     blocks = ir.blocks()
     writes_of_variable: dict[str, list[Op]] = {}
     writes_of_array: dict[str, list[Op]] = {}
+    #: (block, variable) -> the block's carry of it, the value its next iteration reads.
+    carries: dict[tuple[int, str], Op] = {}
+    block_of: dict[Op, int] = {}
     live: set[Op] = set()
     pending: list[Op] = []
 
@@ -58,10 +64,13 @@ def eliminate_dead_code(ir: KernelIR) -> list[Op]:
             live.add(op)
             pending.append(op)
 
-    for block in blocks:
+    for index, block in enumerate(blocks):
         for op in block.ops:
+            block_of[op] = index
             entry = operator_of(op.kind)
-            if entry.variable == "write":
+            if entry.category == "carry":
+                carries[index, op.attrs["var"]] = op
+            elif entry.variable == "write":
                 writes_of_variable.setdefault(op.attrs["var"], []).append(op)
             elif entry.writes_memory:
                 writes_of_array.setdefault(op.attrs["array"], []).append(op)
@@ -113,6 +122,10 @@ def eliminate_dead_code(ir: KernelIR) -> list[Op]:
                 keep(source)
         if entry.variable == "read":
             variable_live(op.attrs["var"])
+            # In a pipelined body, the read of the iterations after the first is the carry.
+            carry = carries.get((block_of[op], op.attrs["var"]))
+            if carry is not None:
+                keep(carry)
         if entry.reads_memory:
             array_read(op.attrs["array"])
 
