@@ -43,7 +43,7 @@ __all__ = ["eliminate_dead_code"]
 
 def eliminate_dead_code(ir: KernelIR) -> list[Op]:
     """Remove from ``ir``'s blocks every operation that reaches no output (see the module
-    documentation), and record them in ``ir.removed``.
+    documentation), and add them to ``ir.removed``.
 
     Returns
     -------
@@ -77,9 +77,8 @@ def eliminate_dead_code(ir: KernelIR) -> list[Op]:
             if entry.observable:
                 keep(op)
     for node in ir.nodes:
+        # A pipelined loop's exits are `exit` operations of its body, observable above.
         if isinstance(node, PipelinedLoop):
-            for op in node.exit_ops:
-                keep(op)
             continue
         for exit in node.exits:
             keep(exit.condition)
@@ -108,9 +107,8 @@ def eliminate_dead_code(ir: KernelIR) -> list[Op]:
             variable_live(node.start_var)
             variable_live(node.stop_var)
     # An array parameter's memory is outside the component: whatever is written there is read.
-    for array in ir.arrays:
-        if not ir.layout(array).local:
-            array_read(array)
+    for array in ir.arrays:         # the parameters only (hls.local arrays are in ir.layouts)
+        array_read(array)
 
     while pending:
         op = pending.pop()
@@ -133,6 +131,6 @@ def eliminate_dead_code(ir: KernelIR) -> list[Op]:
     for block in blocks:
         removed += [op for op in block.ops if op not in live]
         block.ops = [op for op in block.ops if op in live]
-    ir.removed = removed
+    ir.removed.extend(removed)
     return removed
 

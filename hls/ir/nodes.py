@@ -372,7 +372,9 @@ class KernelIR:
     removed : list of Op
         The operations dead-code elimination (:func:`hls.ir.dead.eliminate_dead_code`) took out
         of the blocks, in program order: none of them reaches a result, an array parameter, a
-        stream or the control.
+        stream or the control.  Only the value analysis (:attr:`PipelinedLoop.values`) still
+        records counters on some of them; its users find counters through a block's operations
+        (``counters_in``) or an access's operands, so they see only those kept.
 
     The compile target (clock, resource limits) is not part of the IR: it is
     given to :func:`hls.compiler.compile_kernel`.
