@@ -21,7 +21,7 @@ from .backend.component import KernelComponent
 from .errors import KernelSyntaxError
 from .frontend import shape_of
 from .frontend.flatten import flatten_nests
-from .ir import KernelIR, PipelinedLoop, UnsupportedConstruct, build_ir
+from .ir import KernelIR, PipelinedLoop, UnsupportedConstruct, build_ir, eliminate_dead_code
 from .report import build_report
 from .schedule import Schedule, minimum_ii, schedule, schedule_sequential, verify
 from .schedule.mii import MIIBound
@@ -120,7 +120,8 @@ def _syntax_error(ir_error: UnsupportedConstruct, filename: str):
 
 
 def lower(kernel, *, pipelining: bool = True) -> KernelIR:
-    """The IR of ``kernel`` (an ``hls.Kernel``).
+    """The IR of ``kernel`` (an ``hls.Kernel``), without its dead code (:mod:`hls.ir.dead`):
+    every pass after this one sees only the operations that reach an output.
 
     Raises
     ------
@@ -133,9 +134,11 @@ def lower(kernel, *, pipelining: bool = True) -> KernelIR:
         # Loop nests become one pipelined loop; the golden model keeps the user's own nest.
         typed = flatten_nests(typed)
     try:
-        return build_ir(typed, shape_of, pipelining=pipelining)
+        ir = build_ir(typed, shape_of, pipelining=pipelining)
     except UnsupportedConstruct as error:
         raise _syntax_error(error, typed.filename) from None
+    eliminate_dead_code(ir)
+    return ir
 
 
 def compile_kernel(kernel, *, target: Target | None = None, pipelining: bool = True,

@@ -40,7 +40,9 @@ each run lets the code after it and the next run start
 (:mod:`hls.analysis.overlap`; 0 when sequential), and ``overlap_reason``: what
 limits the overlap to that (in source lines; ``""`` when only the loop's depth does).  The text
 form (:meth:`Report.to_text`) quotes the user's own lines, as Vitis HLS's
-message 200-880 does for C.
+message 200-880 does for C.  ``dead_code`` (present when dead-code elimination removed
+operators, :mod:`hls.ir.dead`) is ``{"operators", "lines"}``: the operators removed, counted as
+``resources.operators`` counts those built, and the source lines they came from.
 """
 
 from __future__ import annotations
@@ -135,6 +137,12 @@ class Report:
                 out.append(f"  approx: {where} -> {site['unit']} ({' x '.join(site['operands'])}{latency})")
             else:
                 out.append(f"  approx: {where} kept exact: {site['exact_reason']}")
+        if "dead_code" in data:
+            dead = data["dead_code"]
+            removed = ", ".join(f"{kind} x{count}" for kind, count in dead["operators"].items())
+            lines = f" on line(s) {', '.join(map(str, dead['lines']))}" if dead["lines"] else ""
+            out.append(f"  dead code: removed {removed}{lines} (no result, array parameter, stream or control "
+                       f"depends on them)")
         resources = data["resources"]
         operators = ", ".join(f"{kind} x{count}" for kind, count in sorted(resources["operators"].items()))
         out.append(f"  resources: {resources['variable_register_bits']} register bits in variables; "
@@ -200,10 +208,7 @@ def build_report(compiled) -> Report:
                           f"period: the kernel is claimed to reach {reach:.0f} MHz, not "
                           f"{compiled.target.clock_mhz:g}")
     for scheduled in compiled.schedules.values():
-        for op in scheduled.problem.ops.values():
-            category = operator_of(op.kind).category
-            if category not in ("wire", "register"):
-                operators[f"{op.kind}:{op.attrs['array']}" if category == "memory" else op.kind] += 1
+        operators.update(filter(None, map(_operator_name, scheduled.problem.ops.values())))
         for op in scheduled.problem.slow_ops:
             optype = scheduled.problem.problem.operator_type_of(op.name)
             where = f"`{op.text}` on line {','.join(map(str, op.lines))}"
@@ -249,9 +254,22 @@ def build_report(compiled) -> Report:
     }
     if timing:
         data["timing"] = timing
+    dead = [op for op in ir.removed if _operator_name(op) is not None]
+    if dead:
+        data["dead_code"] = {"operators": dict(sorted(Counter(map(_operator_name, dead)).items())),
+                             "lines": sorted({line for op in dead for line in op.lines})}
     if compiled.approximations:
         data["approx"] = _approx_sites(compiled)
     return Report(data, ir.source_lines, registers=lambda: _register_bits(compiled))
+
+
+def _operator_name(op) -> str | None:
+    """How ``resources.operators`` counts ``op``: its kind, an array access's with the array
+    (``load:a``); ``None`` for what builds no operator (wires, variable registers)."""
+    category = operator_of(op.kind).category
+    if category in ("wire", "register"):
+        return None
+    return f"{op.kind}:{op.attrs['array']}" if category == "memory" else op.kind
 
 
 def multicycle_path_ns(scheduled, name: str, usable_period: float) -> float:

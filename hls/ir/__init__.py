@@ -1,11 +1,13 @@
 """The compiler's intermediate representation: a CFG of if-converted hyperblocks.
 
-See :mod:`hls.ir.nodes` for the data structures and :mod:`hls.ir.build` for the
-lowering from the front end's ``TypedKernel``.
+See :mod:`hls.ir.nodes` for the data structures, :mod:`hls.ir.build` for the
+lowering from the front end's ``TypedKernel`` and :mod:`hls.ir.dead` for the dead-code
+elimination run on what it builds.
 """
 
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
 from .build import UnsupportedConstruct, build_ir, amaranth_shape, amaranth_value
+from .dead import eliminate_dead_code
 
 __all__ = ["ArrayLayout", "Block", "Exit", "KernelIR", "LoopInfo", "Op", "PipelinedLoop", "UnsupportedConstruct", "build_ir",
-           "amaranth_shape", "amaranth_value"]
+           "amaranth_shape", "amaranth_value", "eliminate_dead_code"]

@@ -369,6 +369,12 @@ class KernelIR:
     streams : dict of str to (Shape, str)
         Token shape and direction (``"in"`` or ``"out"``) of each stream parameter, in
         parameter order.
+    removed : list of Op
+        The operations dead-code elimination (:func:`hls.ir.dead.eliminate_dead_code`) took out
+        of the blocks, in program order: none of them reaches a result, an array parameter, a
+        stream or the control.  Only the value analysis (:attr:`PipelinedLoop.values`) still
+        records counters on some of them; its users find counters through a block's operations
+        (``counters_in``) or an access's operands, so they see only those kept.
 
     The compile target (clock, resource limits) is not part of the IR: it is
     given to :func:`hls.compiler.compile_kernel`.
@@ -386,6 +392,7 @@ class KernelIR:
     loops: list[LoopInfo]
     layouts: dict[str, ArrayLayout] = field(default_factory=dict)
     streams: dict[str, tuple[Shape, str]] = field(default_factory=dict)
+    removed: list[Op] = field(default_factory=list)
 
     def layout(self, array: str) -> ArrayLayout:
         """The layout of ``array``; an unpartitioned parameter when the IR was built without layouts."""

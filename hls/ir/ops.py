@@ -278,6 +278,11 @@ class Operator:
     merged_sum : bool
         An addition or subtraction: synthesis (Yosys' ``alumacc``) merges a chain of them whose
         intermediate results have no other user into one multi-operand adder, one carry chain.
+    reads_operations : str or None
+        The ``attrs`` key of a list of further operations whose values an operation of this
+        kind reads besides its operands and predicate (a ``forward``: the stores whose address,
+        data and predicate it compares); dead-code elimination (:mod:`hls.ir.dead`) keeps them
+        wherever it keeps the operation.
     placement : str or None
         For a structural kind (one without a :attr:`lowering` or :attr:`unit`): the back end's
         builder for this kind, by name (the back end's ``_Datapath._place_<placement>``; a
@@ -309,6 +314,7 @@ class Operator:
     transfer: Callable[..., object] | None = None
     c_form: Callable[..., str] | None = None
     bits: Callable[..., tuple | None] | None = None
+    reads_operations: str | None = None
     placement: str | None = None
     carry_input: bool = False
     merged_sum: bool = False
@@ -444,6 +450,14 @@ class Operator:
         variable's register, an array element or a stream's tokens.  It must not act when its
         predicate is false or its iteration is squashed."""
         return self.category in ("register", "stream") or self.writes_memory
+
+    @property
+    def observable(self) -> bool:
+        """Whether every operation of this kind is seen outside the kernel's own state, whatever
+        reads its result: a stream's token taken or given, a loop's exit.  Dead-code elimination
+        (:mod:`hls.ir.dead`) keeps each one; a write to a variable or an array (:attr:`has_effect`)
+        it keeps only where something reads that variable or array."""
+        return self.category in ("stream", "exit")
 
     @property
     def has_unit(self) -> bool:
@@ -1104,7 +1118,8 @@ _ENTRIES = [
     Operator("stream_read", 0, "stream", description="stream read", port="read", placement="stream_read"),
     Operator("stream_write", 1, "stream", description="stream write", port="write", placement="stream_write"),
     Operator("forward", 2, description="store-to-load forwarding", op_delay=_forward_delay,
-             type_name=lambda op: f"forward{len(op.attrs['stores'])}x{op.shape.width}", placement="forward"),
+             type_name=lambda op: f"forward{len(op.attrs['stores'])}x{op.shape.width}", reads_operations="stores",
+             placement="forward"),
 ]
 
 #: Every operator the compiler knows, by ``Op.kind``.
