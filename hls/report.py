@@ -7,7 +7,7 @@ The JSON form (:meth:`Report.to_json`) is the contract of ``axhls report --json`
                 "trip_count", "bound": {"kind", "lines", "detail"}, ...}],
      "resources": {...},
      "approx": [{"file", "line", "col", "text", "kind", "unit", "origin", "operands",
-                 "replaced", "exact_reason", "latency"}]}
+                 "replaced", "exact_reason", "latency", "dead"}]}
 
 ``resources.register_bits`` is ``{"before", "after"}``: the flip-flops the kernel's module
 declares at the declared and operations' shapes, and as built with registers sized by their
@@ -17,7 +17,8 @@ that is not pipelined ``ii``/``mii``/``depth``/``bound`` are ``null`` and
 ``reason`` says why.  ``approx`` (present when ``hls.approx`` or ``approx=`` asked for units) lists every
 operation a unit was asked for by its source line: ``origin`` is ``"kernel"`` or ``"call"``,
 ``replaced`` false (with ``exact_reason``) where ``approx=`` left it exact, ``latency``
-the cycles of the unit as scheduled.  Pipelined loops also carry ``speculative`` (early exits
+the cycles of the unit as scheduled, ``dead`` true where dead-code elimination removed the
+operation (:mod:`hls.ir.dead`: no unit is built for it).  Pipelined loops also carry ``speculative`` (early exits
 squash younger iterations), ``exit_lines`` and ``forwarded_loads`` (lines of
 reads served by store-to-load forwarding) and ``independent``: for each pair of
 accesses to one array that the memory dependence analysis proved never to
@@ -132,7 +133,9 @@ class Report:
             out.append(f"  timing: {op_line}")
         for site in data.get("approx", []):
             where = f"line {site['line']}: `{site['text']}`"
-            if site["replaced"]:
+            if site["dead"]:
+                out.append(f"  approx: {where} -> {site['unit']} not built: dead code")
+            elif site["replaced"]:
                 latency = "" if site["latency"] is None else f", latency {site['latency']}"
                 out.append(f"  approx: {where} -> {site['unit']} ({' x '.join(site['operands'])}{latency})")
             else:
@@ -297,11 +300,15 @@ def _approx_sites(compiled) -> list[dict]:
             if operator_of(op.kind).unit is not None:
                 key = (tuple(op.lines), op.text)
                 latency[key] = max(latency.get(key, 0), scheduled.problem.problem.operator_type_of(op.name).latency)
+    removed = {(tuple(op.lines), op.text) for op in compiled.ir.removed if operator_of(op.kind).unit is not None}
     sites = []
     for site in compiled.approximations:
         entry = site.to_json()
-        entry["latency"] = latency.get(((site.lineno,), site.text)) if site.filename == compiled.ir.filename \
-            else None
+        key = ((site.lineno,), site.text)
+        here = site.filename == compiled.ir.filename
+        entry["latency"] = latency.get(key) if here else None
+        # Every copy of it dead code (hls.ir.dead): no unit is built for it.
+        entry["dead"] = here and key in removed and key not in latency
         sites.append(entry)
     return sites
 

@@ -110,3 +110,9 @@ def read_then_overwritten(a: hls.Array[unsigned(8), N], n: unsigned(4)) -> unsig
         w = v * 3
         v = a[i]
     return v
+
+
+@hls.kernel(approx={"mul": ("drum", {"k": 4})})
+def dead_product(a: unsigned(8), b: unsigned(8), c: unsigned(8)) -> unsigned(9):
+    unused = a * b
+    return a + c

@@ -131,3 +131,11 @@ def test_elimination_after_forwarding_removes_nothing(name):
     assert [list(block.ops) for block in ir.blocks()] == before
     if name in ("histogram", "prefix_sum"):
         assert "forward" in _kinds(ir)
+
+
+def test_a_dead_approximate_operation_is_reported_not_built():
+    compiled = compile_kernel(kernels.dead_product)
+    site, = compiled.report.to_json()["approx"]
+    assert site["dead"] and site["replaced"] and site["latency"] is None
+    assert "approx_mul" not in _kinds(compiled.ir)
+    assert f"approx: line {site['line']}: `a * b` -> drum(k=4) not built: dead code" in compiled.report.to_text()
