@@ -20,7 +20,7 @@ were fitted to or checked against (``tests/compiler/test_delay_model.py``):
   and image.sobel's 14 x 14 square (:data:`MEASURED_PATHS`);
 * the forwarding's extra LUT level for a predicated store: insertion_sort (:data:`MEASURED_PATHS`);
 * ``loop_control_logic`` (2.8): the slowest path of :data:`MEASURED_CONTROL`;
-* ``exit_logic`` (1.9): the slowest path through an exit of :data:`MEASURED_EXITS`;
+* ``exit_logic`` (1.95): the slowest path through an exit of :data:`MEASURED_EXITS`;
 * ``stream_stall`` (5.7): the slowest path of :data:`MEASURED_STALL`, rounded up to 0.1 ns;
 * ``unit_segment_allowance``: :data:`MEASURED_UNIT_SEGMENTS`;
 * ``memory_setup`` (0.6) and ``memory_clock_to_out`` (2.0, an array parameter's read) are
