@@ -19,7 +19,7 @@ were fitted to or checked against (``tests/compiler/test_delay_model.py``):
 * the multiplier's ``log2(2 x narrow width)`` carry chains: :data:`MEASURED` (8x8, 16x8, 16x16)
   and image.sobel's 14 x 14 square (:data:`MEASURED_PATHS`);
 * the forwarding's extra LUT level for a predicated store: insertion_sort (:data:`MEASURED_PATHS`);
-* ``loop_control_logic`` (2.8): the slowest path of :data:`MEASURED_CONTROL`;
+* ``loop_control_logic`` (4.1): the slowest path of :data:`MEASURED_CONTROL`;
 * ``exit_logic`` (1.95): the slowest path through an exit of :data:`MEASURED_EXITS`;
 * ``stream_stall`` (5.7): the slowest path of :data:`MEASURED_STALL`, rounded up to 0.1 ns;
 * ``unit_segment_allowance``: :data:`MEASURED_UNIT_SEGMENTS`;
@@ -120,10 +120,15 @@ MEASURED_DIGIT_PRODUCTS = {
 #: register through the select into it: data); if_loop@150 161.0, 158.6, 170.2 (data);
 #: find_first_while@150 232.6, 231.5, 233.5 (the 16-bit comparison: data); vsum@200 232.6, 190.6,
 #: 210.7; gsumif@200 164.8, 220.0, 194.6; argmax@200 162.2, 171.4, 154.5; if_loop@200 191.3,
-#: 187.5, 214.1; find_first_while@200 234.4, 207.9, 242.5.  A data path bounds the control from
-#: above, so every point is one the control must not be modelled faster than.
-#: ``loop_control_logic`` is :func:`benchmarks.delay_calibration.loop_control.fit` of these (if_loop@150's
-#: 2.77 ns, rounded up).  find_first_break is not a point: its path is its exit's (:data:`MEASURED_EXITS`).
+#: 187.5, 214.1; find_first_while@200 234.4, 207.9, 242.5; mac_s32@150 134.2, 138.0, 126.0 (every
+#: seed ``running`` or ``in_range`` through ``ending`` and ``done``'s OR of the valid chain into
+#: ``draining``'s reset: the control itself, slow in a kernel of 2,622 flip-flops; mul_s32, the same
+#: loop with 2,501, places its control at 201.2 on seed 1), from ``benchmarks/run.py --fmax mac_s32
+#: --clocks 150``.  A data path bounds the control from above, so every point is one the control must
+#: not be modelled faster than.  ``loop_control_logic`` is
+#: :func:`benchmarks.delay_calibration.loop_control.fit` of these (mac_s32@150's 4.08 ns, rounded up;
+#: the next is if_loop@150's 2.77).  find_first_break is not a point: its path was its exit's
+#: (:data:`MEASURED_EXITS`).
 #: The points before (vsum@200 137.4 MHz, argmax@150 120.4, gsumif@200 119.4, the divide kernel
 #: 139.9) were of the control before ``in_range`` was registered and the range test lost its carry
 #: chain (docs/compiler.md, *The loop control*).
@@ -137,6 +142,7 @@ MEASURED_CONTROL = {
     "argmax@200": ((7, 7, 4), 1000 / 162.2),
     "if_loop@200": ((7, 7, 5), 1000 / 191.3),
     "find_first_while@200": ((0, 0, 4), 1000 / 234.4),
+    "mac_s32@150": ((5, 5, 9), 1000 / 134.2),
 }
 
 #: Paths from an early exit's condition through its fire into the loop's ``running`` register,
