@@ -113,8 +113,8 @@ MEASURED_DIGIT_PRODUCTS = {
 #: Pipelined loops' slowest paths measured with nextpnr-ecp5 in the fold wrapper (ns, register to
 #: register, the median over seeds 1-3), each kernel compiled for the clock named
 #: (``retarget=False``): ``kernel@MHz -> ((counter width, bound width, pipeline length), ns)``,
-#: from ``python -m benchmarks.delay_calibration.loop_control [--clock 200]`` (2026-12-07, the
-#: kernels' Verilog as on main 88095c2).  Seeds 1-3 and the path at the median's seed: vsum@150
+#: from ``python -m benchmarks.delay_calibration.loop_control`` and ``... --clock 200 vsum gsumif
+#: argmax if_loop find_first_while`` (2026-12-07, the kernels' Verilog as on main 88095c2).  Seeds 1-3 and the path at the median's seed: vsum@150
 #: 227.7, 202.2, 224.9 MHz (seed 1 slot -> in_range and seed 2 running -> draining are the
 #: control; seed 3 the sum's carry chain); argmax@150 185.1, 178.3, 175.2 (the comparison's
 #: register through the select into it: data); if_loop@150 161.0, 158.6, 170.2 (data);

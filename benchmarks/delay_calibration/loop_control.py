@@ -4,7 +4,7 @@
     .venv/bin/python -m benchmarks.delay_calibration.loop_control --exits [--clock MHZ] [KERNEL ...]
 
 Each point is a benchmark kernel with a trivial data path (a plain sum, a running maximum, a
-``while`` loop), compiled for ``--clock`` (default 150 MHz) and placed and routed whole by
+``while`` loop) or a slow control (mac_s32), compiled for ``--clock`` (default 150 MHz) and placed and routed whole by
 nextpnr-ecp5 at seeds 1, 2 and 3 as the sweep places them (:func:`benchmarks.fmax_sweep.measure`,
 through :func:`approx_units.synth.synthesize_kernel_seeds`, cached).  The control path of such a
 loop is at most its slowest register-to-register path, so a kernel's median period bounds its
@@ -39,8 +39,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-#: Kernels whose data path is short: the points of the control's fit.
-KERNELS = ("vsum", "argmax", "if_loop", "find_first_while")
+#: Kernels whose data path is short (and mac_s32, whose control is slow in a large kernel): the
+#: points of the control's fit.
+KERNELS = ("vsum", "argmax", "if_loop", "find_first_while", "mac_s32")
 #: Kernels with an early exit (``break`` or a ``while`` condition).
 EXIT_KERNELS = ("find_first_break", "find_first_while", "insertion_sort", "collatz", "list_walk",
                 "row_first_match")
