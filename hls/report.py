@@ -205,7 +205,7 @@ def build_report(compiled) -> Report:
             reach = 1000.0 / (model.register_setup + model.exit_logic)
             claimed = min(claimed, reach)
             timing.append(f"the exit logic of the loop on line {node.info.line} (an exit's fire, the squash "
-                          f"and the stop into the loop's control: {model.exit_logic:.1f} ns after its "
+                          f"and the stop into the loop's control: {model.exit_logic:.2f} ns after its "
                           f"condition) is slower than one clock period: the kernel is claimed to reach "
                           f"{reach:.0f} MHz, not {compiled.target.clock_mhz:g}")
     for scheduled in compiled.schedules.values():
