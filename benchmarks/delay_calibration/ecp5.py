@@ -19,7 +19,7 @@ were fitted to or checked against (``tests/compiler/test_delay_model.py``):
 * the multiplier's ``log2(2 x narrow width)`` carry chains: :data:`MEASURED` (8x8, 16x8, 16x16)
   and image.sobel's 14 x 14 square (:data:`MEASURED_PATHS`);
 * the forwarding's extra LUT level for a predicated store: insertion_sort (:data:`MEASURED_PATHS`);
-* ``loop_control_logic`` (4.1): the slowest path of :data:`MEASURED_CONTROL`;
+* ``loop_control_logic`` (4.3): the slowest path of :data:`MEASURED_CONTROL`;
 * ``exit_logic`` (1.95): the slowest path through an exit of :data:`MEASURED_EXITS`;
 * ``stream_stall`` (5.7): the slowest path of :data:`MEASURED_STALL`, rounded up to 0.1 ns;
 * ``unit_segment_allowance``: :data:`MEASURED_UNIT_SEGMENTS`;
@@ -124,10 +124,11 @@ MEASURED_DIGIT_PRODUCTS = {
 #: seed ``running`` or ``in_range`` through ``ending`` and ``done``'s OR of the valid chain into
 #: ``draining``'s reset: the control itself, slow in a kernel of 2,622 flip-flops; mul_s32, the same
 #: loop with 2,501, places its control at 201.2 on seed 1), from ``benchmarks/run.py --fmax mac_s32
-#: --clocks 150``.  A data path bounds the control from above, so every point is one the control must
-#: not be modelled faster than.  ``loop_control_logic`` is
-#: :func:`benchmarks.delay_calibration.loop_control.fit` of these (mac_s32@150's 4.08 ns, rounded up;
-#: the next is if_loop@150's 2.77).  find_first_break is not a point: its path was its exit's
+#: --clocks 150``; mac_s32@200 108.9, 155.8, 112.5 (every seed a valid bit through ``done``'s OR of
+#: the 33-bit valid chain into ``draining``'s reset), ``--clocks 200``.  A data path bounds the
+#: control from above, so every point is one the control must not be modelled faster than.
+#: ``loop_control_logic`` is :func:`benchmarks.delay_calibration.loop_control.fit` of these
+#: (mac_s32@200's 4.29 ns, rounded up; then mac_s32@150's 4.08 and if_loop@150's 2.77).  find_first_break is not a point: its path was its exit's
 #: (:data:`MEASURED_EXITS`).
 #: The points before (vsum@200 137.4 MHz, argmax@150 120.4, gsumif@200 119.4, the divide kernel
 #: 139.9) were of the control before ``in_range`` was registered and the range test lost its carry
@@ -143,6 +144,7 @@ MEASURED_CONTROL = {
     "if_loop@200": ((7, 7, 5), 1000 / 191.3),
     "find_first_while@200": ((0, 0, 4), 1000 / 234.4),
     "mac_s32@150": ((5, 5, 9), 1000 / 134.2),
+    "mac_s32@200": ((5, 5, 34), 1000 / 112.5),
 }
 
 #: Paths from an early exit's condition through its fire into the loop's ``running`` register,
