@@ -99,7 +99,16 @@ class DelayModel:
     loop_control_logic : float
         A pipelined loop's control logic after the counter's comparison (or
         the valid chain's OR): the issue and stop logic into the ``running``
-        and ``draining`` registers and the fanout of ``issue``.
+        and ``draining`` registers and the fanout of ``issue``.  An exit's
+        logic is not in it (:attr:`exit_logic`).
+    exit_logic : float
+        An early exit (``break``, a ``while`` condition) after its condition: the
+        exit's ``fire`` (its condition and valid bit), the squash of the younger
+        iterations' valid bits and the stop into the loop's ``running`` and
+        ``draining`` registers.  The exit operation's incoming delay: its
+        condition chains into it only where it is ready this long before the
+        period ends (:mod:`hls.analysis.block_problems`), else it is taken from
+        a register in a later cycle.
     stream_stall : float
         A stream operation's request on its way to the registers it holds, after its
         predicate: the request against its port's handshake, the OR over the kernel's streams
@@ -154,6 +163,7 @@ class DelayModel:
     carry_entry: float
     cone_level: float
     loop_control_logic: float
+    exit_logic: float
     stream_stall: float
     unit_lut: float
     unit_logic: float
@@ -241,7 +251,13 @@ ECP5 = DelayModel(
     # each step on a carry chain of its own, placed between registers.
     carry_entry=0.4,
     cone_level=1.5,
-    loop_control_logic=4.9,
+    # benchmarks/delay_calibration/loop_control.py: the slowest of whole kernels' medians (MEASURED_CONTROL,
+    # mac_s32 for 200 MHz: 4.29 ns after the valid chain's OR), the exits' logic split off.
+    loop_control_logic=4.3,
+    # benchmarks/delay_calibration/loop_control.py: placed paths from an exit's condition through its
+    # fire into the loop's running register (MEASURED_EXITS): find_first_break's median, 1.90 ns after
+    # the condition's modelled ready offset and register_setup, rounded up to 0.05 ns.
+    exit_logic=1.95,
     # The slowest of three placed paths from a stream read's predicate `k < pixels` through the
     # stall (image.sobel_stream for 150 and 200 MHz, image.edges for 150, seed 1): 4.5, 5.6 and
     # 4.9 ns after the comparison's modelled 2.29 ns and register_setup, rounded up.
@@ -291,6 +307,9 @@ ICE40 = DelayModel(
     carry_entry=0.0,
     cone_level=3.3,
     loop_control_logic=7.5,
+    # Not measured on iCE40: loop_control_logic was fitted with the exits' logic inside it (on vsum),
+    # so an exit adds nothing to it here.
+    exit_logic=0.0,
     # Not measured on iCE40: its loop_control_logic, a path of the same kind (a few LUT levels
     # into a high-fanout enable).
     stream_stall=7.5,

@@ -25,7 +25,8 @@ accesses to one array that the memory dependence analysis proved never to
 conflict (in one order or both), the proof as a sentence naming the lines
 (:func:`hls.analysis.memdep.independence_proofs`).  ``claimed_clock_mhz`` is the clock
 the kernel is claimed to reach after place and route: the target's, or less
-where a pipelined loop's control (:meth:`approx_units.devices.DelayModel.loop_control`), which
+where a pipelined loop's control (:meth:`approx_units.devices.DelayModel.loop_control`) or an
+exit's logic after its condition (:attr:`~approx_units.devices.DelayModel.exit_logic`), which
 no schedule shortens, is slower than its period, where a unit's slowest single operation is, or
 where an operation is a multicycle path (:func:`multicycle_path_ns`: place and route, without
 multicycle constraints, times it as one period); ``timing`` then says so.  ``flattened`` lists the loop lines
@@ -210,6 +211,14 @@ def build_report(compiled) -> Report:
                           f"{model.loop_control(counter, bound, length):.1f} ns) is slower than one clock "
                           f"period: the kernel is claimed to reach {reach:.0f} MHz, not "
                           f"{compiled.target.clock_mhz:g}")
+        if node.exit_ops and model.exit_logic > compiled.target.usable_period_ns + 1e-9:
+            # The exit's fire, squash and stop alone, its condition taken from a register.
+            reach = 1000.0 / (model.register_setup + model.exit_logic)
+            claimed = min(claimed, reach)
+            timing.append(f"the exit logic of the loop on line {node.info.line} (an exit's fire, the squash "
+                          f"and the stop into the loop's control: {model.exit_logic:.2f} ns after its "
+                          f"condition) is slower than one clock period: the kernel is claimed to reach "
+                          f"{reach:.0f} MHz, not {compiled.target.clock_mhz:g}")
     for scheduled in compiled.schedules.values():
         operators.update(filter(None, map(_operator_name, scheduled.problem.ops.values())))
         for op in scheduled.problem.slow_ops:

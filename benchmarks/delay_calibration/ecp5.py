@@ -19,7 +19,8 @@ were fitted to or checked against (``tests/compiler/test_delay_model.py``):
 * the multiplier's ``log2(2 x narrow width)`` carry chains: :data:`MEASURED` (8x8, 16x8, 16x16)
   and image.sobel's 14 x 14 square (:data:`MEASURED_PATHS`);
 * the forwarding's extra LUT level for a predicated store: insertion_sort (:data:`MEASURED_PATHS`);
-* ``loop_control_logic`` (4.9): the slowest control path of :data:`MEASURED_CONTROL`;
+* ``loop_control_logic`` (4.3): the slowest path of :data:`MEASURED_CONTROL`;
+* ``exit_logic`` (1.95): the slowest path through an exit of :data:`MEASURED_EXITS`;
 * ``stream_stall`` (5.7): the slowest path of :data:`MEASURED_STALL`, rounded up to 0.1 ns;
 * ``unit_segment_allowance``: :data:`MEASURED_UNIT_SEGMENTS`;
 * ``memory_setup`` (0.6) and ``memory_clock_to_out`` (2.0, an array parameter's read) are
@@ -109,17 +110,56 @@ MEASURED_DIGIT_PRODUCTS = {
     "tracking.track@100 seed 3": ((16, 8), 9.42),
 }
 
-#: Loop control paths measured with nextpnr-ecp5 in the fold wrapper (ns, register to
-#: register, the median over seeds 1-3): ``kernel@MHz -> ((counter width, bound width,
-#: pipeline length), ns)``, from ``benchmarks/run.py --fmax``.  vsum for 200 MHz: seeds 1-3
-#: 125.2, 137.4, 147.3 MHz; argmax for 150 MHz: 118.4, 120.4, 124.9 MHz; gsumif for
-#: 200 MHz (II 2): 119.4, 125.6, 104.1 MHz; the 8-bit divide kernel of
-#: ``benchmarks/divide_fmax.py`` for 150 MHz: one seed.
+#: Pipelined loops' slowest paths measured with nextpnr-ecp5 in the fold wrapper (ns, register to
+#: register, the median over seeds 1-3), each kernel compiled for the clock named
+#: (``retarget=False``): ``kernel@MHz -> ((counter width, bound width, pipeline length), ns)``,
+#: from ``python -m benchmarks.delay_calibration.loop_control`` and ``... --clock 200 vsum gsumif
+#: argmax if_loop find_first_while`` (2026-12-07, the kernels' Verilog as on main 88095c2).  Seeds 1-3 and the path at the median's seed: vsum@150
+#: 227.7, 202.2, 224.9 MHz (seed 1 slot -> in_range and seed 2 running -> draining are the
+#: control; seed 3 the sum's carry chain); argmax@150 185.1, 178.3, 175.2 (the comparison's
+#: register through the select into it: data); if_loop@150 161.0, 158.6, 170.2 (data);
+#: find_first_while@150 232.6, 231.5, 233.5 (the 16-bit comparison: data); vsum@200 232.6, 190.6,
+#: 210.7; gsumif@200 164.8, 220.0, 194.6; argmax@200 162.2, 171.4, 154.5; if_loop@200 191.3,
+#: 187.5, 214.1; find_first_while@200 234.4, 207.9, 242.5; mac_s32@150 134.2, 138.0, 126.0 (every
+#: seed ``running`` or ``in_range`` through ``ending`` and ``done``'s OR of the valid chain into
+#: ``draining``'s reset: the control itself, slow in a kernel of 2,622 flip-flops; mul_s32, the same
+#: loop with 2,501, places its control at 201.2 on seed 1), from ``benchmarks/run.py --fmax mac_s32
+#: --clocks 150``; mac_s32@200 108.9, 155.8, 112.5 (every seed a valid bit through ``done``'s OR of
+#: the 33-bit valid chain into ``draining``'s reset), ``--clocks 200``.  A data path bounds the
+#: control from above, so every point is one the control must not be modelled faster than.
+#: ``loop_control_logic`` is :func:`benchmarks.delay_calibration.loop_control.fit` of these
+#: (mac_s32@200's 4.29 ns, rounded up; then mac_s32@150's 4.08 and if_loop@150's 2.77).  find_first_break is not a point: its path was its exit's
+#: (:data:`MEASURED_EXITS`).
+#: The points before (vsum@200 137.4 MHz, argmax@150 120.4, gsumif@200 119.4, the divide kernel
+#: 139.9) were of the control before ``in_range`` was registered and the range test lost its carry
+#: chain (docs/compiler.md, *The loop control*).
 MEASURED_CONTROL = {
-    "vsum@200": ((10, 7, 3), 1000 / 137.4),
-    "argmax@150": ((10, 7, 3), 1000 / 120.4),
-    "gsumif@200": ((10, 7, 9), 1000 / 119.4),
-    "divide_fmax //8@150": ((8, 5, 18), 1000 / 139.9),
+    "vsum@150": ((7, 7, 2), 1000 / 224.9),
+    "argmax@150": ((7, 7, 3), 1000 / 178.3),
+    "if_loop@150": ((7, 7, 3), 1000 / 161.0),
+    "find_first_while@150": ((0, 0, 3), 1000 / 232.6),
+    "vsum@200": ((7, 7, 3), 1000 / 210.7),
+    "gsumif@200": ((7, 7, 9), 1000 / 194.6),
+    "argmax@200": ((7, 7, 4), 1000 / 162.2),
+    "if_loop@200": ((7, 7, 5), 1000 / 191.3),
+    "find_first_while@200": ((0, 0, 4), 1000 / 234.4),
+    "mac_s32@150": ((5, 5, 9), 1000 / 134.2),
+    "mac_s32@200": ((5, 5, 34), 1000 / 112.5),
+}
+
+#: Paths from an early exit's condition through its fire into the loop's ``running`` register,
+#: measured with nextpnr-ecp5 in the fold wrapper (``benchmarks/run.py --fmax --clocks 150``,
+#: 2026-12-07, main 88095c2, where the model gave the exit no incoming delay and its condition
+#: chained into it): ``design@MHz -> (the condition's modelled ready offset in ns, ns register
+#: to register, the median over seeds 1-3)``.  find_first_break: 122.5, 129.0, 120.6 MHz, every
+#: seed from the read word (or ``t``) through the 16-bit comparison ``a[i] > t``, ``exit17_fire``
+#: and the reset of ``loop_12_running``; insertion_sort: 142.2, 131.4, 148.2, every seed from the
+#: forwarded store's data through ``j >= 0 and a[j] > key`` and ``exit31_fire``.  ``exit_logic``
+#: is :func:`benchmarks.delay_calibration.loop_control.fit_exits` of these: the largest
+#: ``ns - register_setup - offset`` (1.90 and 1.27 ns), rounded up to 0.05 ns.
+MEASURED_EXITS = {
+    "find_first_break@150": (4.26, 1000 / 122.5),
+    "insertion_sort@150": (3.76, 1000 / 142.2),
 }
 
 

@@ -8,6 +8,10 @@ Operator types
 --------------
 * ``wire`` (constants, variable reads, wraps): latency 0, no delay;
 * ``reg`` (``commit``, the write of a variable's register): latency 1;
+* ``exit`` (an early exit's test): latency 1, with the device's
+  :attr:`~approx_units.devices.DelayModel.exit_logic` (its fire, the squash and the stop
+  into the loop's control registers) as incoming delay: its condition chains into it only
+  where it is ready that long before the period ends, else the exit is a cycle later;
 * ``read:A`` / ``write:A``: the ports of array ``A``, latency 1 (block RAM),
   ``limit`` 1 each by default (simple dual-port RAM); ``read:A.K`` /
   ``write:A.K`` the ports of bank ``K`` of a partitioned array;
@@ -135,7 +139,10 @@ def _operator_type(op: Op, target: Target, array_ports: dict) -> OperatorType:
         # it is left out of the model rather than charged to every recurrence.
         return OperatorType("carry", description=entry.description)
     if entry.category == "exit":
-        return OperatorType("exit", latency=1, description=entry.description)
+        # Its fire, the squash and the stop into the loop's control registers follow its condition
+        # in its cycle.  Where that logic alone fills the period, the report claims a slower clock.
+        return OperatorType("exit", latency=1, incoming_delay=min(model.exit_logic, period),
+                            description=entry.description)
     if entry.category == "stream":
         stream = op.attrs["stream"]
         return OperatorType(f"stream:{stream}", latency=0, limit=1, description=f"stream `{stream}`")

@@ -25,13 +25,61 @@ def test_constant_shift_is_a_wire_and_unknown_kind_is_an_error():
 
 
 @pytest.mark.parametrize("name", sorted(MEASURED_CONTROL))
-def test_loop_control_is_never_faster_than_measured_and_within_a_quarter(name):
-    # The report's claimed clock must be reached: the model errs on the slow side.
+def test_loop_control_is_never_faster_than_measured(name):
+    # The report's claimed clock must be reached: the model errs on the slow side.  Several points
+    # are data paths (an upper bound of the control), so only the slowest is close (next test).
     key, measured = MEASURED_CONTROL[name]
     estimate = ECP5.loop_control(*key) + REGISTER_SETUP
     assert estimate >= measured
-    assert estimate == pytest.approx(measured, rel=0.25)
     assert ECP5.loop_control_fmax(*key) == pytest.approx(1000 / estimate)
+
+
+def test_loop_control_logic_is_the_fit_of_the_measured_points():
+    from benchmarks.delay_calibration.loop_control import fit
+    assert ECP5.loop_control_logic == pytest.approx(fit(ECP5, MEASURED_CONTROL))
+    slowest = max(measured - ECP5.loop_control(*key) - REGISTER_SETUP for key, measured in MEASURED_CONTROL.values())
+    assert -0.05 < slowest <= 0
+
+
+def test_exit_logic_is_the_fit_of_the_measured_exit_paths():
+    # Each path: register_setup, the condition's modelled ready offset, then the exit's logic.
+    from benchmarks.delay_calibration.ecp5 import MEASURED_EXITS
+    from benchmarks.delay_calibration.loop_control import fit_exits
+    assert ECP5.exit_logic == pytest.approx(fit_exits(ECP5, MEASURED_EXITS))
+    for offset, measured in MEASURED_EXITS.values():
+        assert REGISTER_SETUP + offset + ECP5.exit_logic >= measured
+
+
+def _exit_timing(kernel, clock):
+    from hls.compiler import compile_kernel
+    compiled = compile_kernel(kernel, target=kernel.target.replace(clock_mhz=clock), retarget=False)
+    (loop,) = [node for node in compiled.ir.nodes if hasattr(node, "exit_ops")]
+    scheduled = compiled.schedule_of(loop.body)
+    problem, schedule = scheduled.problem.problem, scheduled.schedule
+    (exit,) = loop.exit_ops
+    return compiled, schedule.start[exit.name], schedule.ready(problem, exit.operands[0].name), schedule.ii
+
+
+def test_an_exit_chains_on_its_condition_only_where_its_logic_fits_after_it():
+    from benchmarks.kernels import load
+    kernel = load("find_first_break")[0]
+    # 100 MHz: `a[i] > t` is ready at 4.26 ns, the exit's 1.95 ns fit in the 8 ns left to logic.
+    _, start, (cycle, offset), ii = _exit_timing(kernel, 100)
+    assert start == cycle and offset + ECP5.exit_logic <= Target(clock_mhz=100).usable_period_ns
+    # 150 MHz: 4.67 ns: the condition is registered and the exit fires a cycle later, at the same II.
+    _, start, (cycle, offset), ii = _exit_timing(kernel, 150)
+    assert start == cycle + 1 and offset + ECP5.exit_logic > Target(clock_mhz=150).usable_period_ns
+    assert ii == 1
+
+
+def test_an_exit_whose_logic_fills_the_period_lowers_the_claim():
+    # 260 MHz leaves 1.85 ns to logic, less than the exit's 1.95: the kernel compiles, the report
+    # claims no more than the exit logic reaches from a register and says why.
+    from benchmarks.kernels import load
+    compiled, *_ = _exit_timing(load("find_first_break")[0], 260)
+    data = compiled.report.to_json()
+    assert data["claimed_clock_mhz"] <= 1000 / (REGISTER_SETUP + ECP5.exit_logic)
+    assert any("the exit logic of the loop on line" in line for line in data["timing"])
 
 
 @pytest.mark.parametrize("name", sorted(MEASURED_UNIT_SEGMENTS))
@@ -81,8 +129,9 @@ def test_the_report_claims_the_clock_the_loop_control_reaches():
     assert compile_kernel(kernel).report.to_json()["claimed_clock_mhz"] == 100
     report = compile_kernel(kernel, target=kernel.target.replace(clock_mhz=200), retarget=False).report
     data = report.to_json()
-    assert data["clock_mhz"] == 200 and data["claimed_clock_mhz"] < 130
-    assert f"claimed to reach {data['claimed_clock_mhz']:.0f} MHz, not 200" in report.to_text()
+    assert data["clock_mhz"] == 200 and data["claimed_clock_mhz"] < 200
+    assert data["claimed_clock_mhz"] == pytest.approx(ECP5.loop_control_fmax(7, 7, 3), abs=0.1)
+    assert f"claimed to reach {ECP5.loop_control_fmax(7, 7, 3):.0f} MHz, not 200" in report.to_text()
 
 
 def test_a_unit_whose_slowest_operation_exceeds_the_period_lowers_the_claim():
