@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..approx import KINDS, UNIT_KIND, UnitChoice, as_kind, choice, verilog_choice
-from ..frontend.typed import OPERATION_ATTR, SHAPE_ATTR
+from ..frontend.typed import SHAPE_ATTR
+from ..ir.ops import OPERATION_ATTR
 from ..unit_operators import UnitWidthError, approx_unit
 
 __all__ = ["DEFAULT_CANDIDATES", "DEFAULT_KINDS", "Site", "Space", "parse_candidates", "verilog_candidates",
