@@ -22,11 +22,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from amaranth.hdl import Shape
+
 from ..approx import KINDS, UNIT_KIND, UnitChoice, as_kind, choice, verilog_choice
 from ..compiler import lower
-from ..frontend.typed import SHAPE_ATTR
 from ..ir.dead import dead_operations
-from ..ir.ops import OPERATION_ATTR
 from ..unit_operators import UnitWidthError, approx_unit
 
 __all__ = ["DEFAULT_CANDIDATES", "DEFAULT_KINDS", "Site", "Skipped", "Space", "parse_candidates",
@@ -170,8 +170,10 @@ class Site:
     units : tuple of hls.approx.UnitChoice
         Choice ``i`` (1-based) is ``units[i - 1]``; choice 0 is exact.
     copies : tuple of ((Shape, Shape), int)
-        How many copies of the operation the body has at each pair of operand shapes
-        (unrolled loops and helpers inlined twice make several).
+        How many copies of the operation the hardware builds at each pair of operand shapes
+        (unrolled loops and helpers inlined twice make several): the operations of the exact
+        kernel's IR that compute it after dead-code elimination, so a dead copy is not one, and
+        equal copies that value numbering made one operation are one.
     """
 
     kernel: str
@@ -218,16 +220,14 @@ class Skipped:
         return {"kernel": self.kernel, **self.operation.to_json(), "reason": self.reason}
 
 
-def _copies(typed) -> Counter:
-    """(operation key, operand shapes) -> how many nodes of the typed body carry it."""
+def _built(ir) -> Counter:
+    """(operation key, operand shapes) -> how many operations of ``ir`` (after dead-code
+    elimination) compute it: the copies the hardware builds."""
     counts: Counter = Counter()
-    for statement in typed.body:
-        for node in ast.walk(statement):
-            key = getattr(node, OPERATION_ATTR, None)
-            if key is None:
-                continue
-            operands = (node.left, node.right) if isinstance(node, ast.BinOp) else tuple(node.args)
-            counts[key, tuple(getattr(operand, SHAPE_ATTR) for operand in operands)] += 1
+    for block in ir.blocks():
+        for op in block.ops:
+            for key in op.operations:
+                counts[key, tuple(Shape.cast(operand.shape) for operand in op.operands)] += 1
     return counts
 
 
@@ -287,15 +287,15 @@ class Space:
         self.skipped: list[Skipped] = []
         for kernel in self.kernels:
             typed = kernel.analyze()
-            counts = _copies(typed)
-            dead = None
+            ir = None
             for operation in typed.operations:
                 units = self.candidates.get(operation.kind)
                 if not units:
                     continue
-                if dead is None:
+                if ir is None:
                     # Lowered once, and only for a kernel with an operation searched.
-                    dead = dead_operations(lower(kernel))
+                    ir = lower(kernel)
+                    dead, counts = dead_operations(ir), _built(ir)
                 if operation.key in dead:
                     self.skipped.append(Skipped(kernel.name, operation, DEAD_CODE))
                     continue

@@ -127,8 +127,9 @@ def test_an_operation_whose_every_copy_is_dead_code_is_skipped_not_searched():
     space = explore.Space([kernels.half_dead], units)
     line = kernels.half_dead.fn.__code__.co_firstlineno + 4        # the decorator, the def (two lines), for
     # The helper's `x * w` is inlined twice: the copy for `dropped` is dead, the one for `kept` is
-    # not, so it is a site; `unused`'s product reaches nothing and is left out, with its reason.
-    assert [site.operation.text for site in space.sites] == ["x * w"]
+    # not, so it is a site of one copy; `unused`'s product reaches nothing and is left out, with its reason.
+    (site,) = space.sites
+    assert site.operation.text == "x * w" and [count for _, count in site.copies] == [1]
     assert space.size == 3
     (skipped,) = space.skipped
     assert (skipped.kernel, skipped.operation.lineno, skipped.operation.text, skipped.reason) == \
