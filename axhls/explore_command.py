@@ -141,6 +141,8 @@ def run_explore(args) -> int:
     print(f"{len(result.space.sites)} operations, {result.space.size:.3g} assignments; {len(result.points)} "
           f"evaluated ({result.evaluated} now, {result.cached} from the store); bound {result.bound}; "
           f"objective {result.objective}")
+    for skipped in result.space.skipped:
+        print(f"  skipped: {skipped.kernel} {skipped.describe()}")
     print("verified front (measured, estimate beside):" if result.verified_front is not None
           else "estimated front (not verified; --verify measures it):")
     for n, point in enumerate(result.reported_front()):

@@ -83,8 +83,8 @@ from approx_units import compiled as native
 from .errors import KernelLoopLimit, KernelRuntimeError
 from .approx import EXACT_OPERATOR, KINDS
 from .frontend.golden import InputStream, StreamSite, check_loop_bound
-from .frontend.typed import OPERATION_ATTR, SHAPE_ATTR
-from .ir.ops import APPROX_ATTR, APPROX_CALL, operator_for_syntax, operator_of, stream_call
+from .frontend.typed import SHAPE_ATTR
+from .ir.ops import APPROX_ATTR, APPROX_CALL, OPERATION_ATTR, operator_for_syntax, operator_of, stream_call
 from .types import shape_range
 from .unit_operators import UnitWidthError, approx_observed, approx_unit
 

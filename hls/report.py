@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 
 from .analysis.memdep import independence_proofs
 from .backend.component import register_bits
+from .ir.dead import dead_operations
 from .ir.nodes import PipelinedLoop
 from .ir.ops import operator_of
 
@@ -309,15 +310,14 @@ def _approx_sites(compiled) -> list[dict]:
             if operator_of(op.kind).unit is not None:
                 key = (tuple(op.lines), op.text)
                 latency[key] = max(latency.get(key, 0), scheduled.problem.problem.operator_type_of(op.name).latency)
-    removed = {(tuple(op.lines), op.text) for op in compiled.ir.removed if operator_of(op.kind).unit is not None}
+    dead = dead_operations(compiled.ir)
     sites = []
     for site in compiled.approximations:
         entry = site.to_json()
-        key = ((site.lineno,), site.text)
         here = site.filename == compiled.ir.filename
-        entry["latency"] = latency.get(key) if here else None
+        entry["latency"] = latency.get(((site.lineno,), site.text)) if here else None
         # Every copy of it dead code (hls.ir.dead): no unit is built for it.
-        entry["dead"] = here and key in removed and key not in latency
+        entry["dead"] = site.key in dead
         sites.append(entry)
     return sites
 

@@ -196,7 +196,8 @@ class ExploreResult:
         ``estimate``), else the estimated one (``estimate`` only); ``estimated_front`` is the
         estimate's."""
         return {"bound": str(self.bound), "objective": self.objective,
-                "space": {"sites": self.space.to_json(), "size": self.space.size},
+                "space": {"sites": self.space.to_json(), "size": self.space.size,
+                          "skipped": self.space.skipped_json()},
                 "exact": self.costs.exact, "remainders": self.costs.remainders,
                 "evaluations": len(self.points), "evaluated_now": self.evaluated, "from_store": self.cached,
                 "verified": self.verified_front is not None,

@@ -5,7 +5,10 @@ An *approximable operation* is one that ``@hls.kernel(approx=...)`` may replace:
 (:attr:`hls.frontend.typed.TypedKernel.operations`, keyed ``FILE:LINE:COL`` of the
 operator).  A ``-`` takes the library's adders (``kind "sub"``), a ``%`` its dividers
 (``"mod"``: :data:`hls.approx.UNIT_KIND`).  Each operation chooses exact or one of the
-*candidates* of its kind that its operand widths allow.
+*candidates* of its kind that its operand widths allow.  An operation of which dead-code
+elimination (:func:`hls.ir.dead.dead_operations`) removes every copy builds no unit whatever it
+chooses, and one that no candidate allows has nothing to choose: neither is a site, and
+:attr:`Space.skipped` says why each was left out.
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from amaranth.hdl import Shape
+
 from ..approx import KINDS, UNIT_KIND, UnitChoice, as_kind, choice, verilog_choice
-from ..frontend.typed import OPERATION_ATTR, SHAPE_ATTR
+from ..compiler import lower
+from ..ir.dead import dead_operations
 from ..unit_operators import UnitWidthError, approx_unit
 
-__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_KINDS", "Site", "Space", "parse_candidates", "verilog_candidates",
-           "ExploreError"]
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_KINDS", "Site", "Skipped", "Space", "parse_candidates",
+           "verilog_candidates", "ExploreError", "DEAD_CODE", "NO_CANDIDATE"]
 
 
 class ExploreError(ValueError):
@@ -164,8 +170,10 @@ class Site:
     units : tuple of hls.approx.UnitChoice
         Choice ``i`` (1-based) is ``units[i - 1]``; choice 0 is exact.
     copies : tuple of ((Shape, Shape), int)
-        How many copies of the operation the body has at each pair of operand shapes
-        (unrolled loops and helpers inlined twice make several).
+        How many copies of the operation the hardware builds at each pair of operand shapes
+        (unrolled loops and helpers inlined twice make several): the operations of the exact
+        kernel's IR that compute it after dead-code elimination, so a dead copy is not one, and
+        equal copies that value numbering made one operation are one.
     """
 
     kernel: str
@@ -181,16 +189,45 @@ class Site:
         return "exact" if index == 0 else self.units[index - 1].label
 
 
-def _copies(typed) -> Counter:
-    """(operation key, operand shapes) -> how many nodes of the typed body carry it."""
+#: Why :class:`Space` leaves out an operation that no copy of reaches the hardware.
+DEAD_CODE = "dead code"
+#: ... and one that no candidate unit of its kind allows at its operand widths.
+NO_CANDIDATE = "no candidate unit allows its operand widths"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An operation of a kind searched that :class:`Space` leaves out, and why.
+
+    Attributes
+    ----------
+    kernel : str
+    operation : hls.frontend.typed.Operation
+    reason : str
+        :data:`DEAD_CODE` (dead-code elimination removes every copy of it: no unit would be
+        built, whatever it chose) or :data:`NO_CANDIDATE`.
+    """
+
+    kernel: str
+    operation: object
+    reason: str
+
+    def describe(self) -> str:
+        """``line 12 `a * b`: dead code``."""
+        return f"line {self.operation.lineno} `{self.operation.text}`: {self.reason}"
+
+    def to_json(self) -> dict:
+        return {"kernel": self.kernel, **self.operation.to_json(), "reason": self.reason}
+
+
+def _built(ir) -> Counter:
+    """(operation key, operand shapes) -> how many operations of ``ir`` (after dead-code
+    elimination) compute it: the copies the hardware builds."""
     counts: Counter = Counter()
-    for statement in typed.body:
-        for node in ast.walk(statement):
-            key = getattr(node, OPERATION_ATTR, None)
-            if key is None:
-                continue
-            operands = (node.left, node.right) if isinstance(node, ast.BinOp) else tuple(node.args)
-            counts[key, tuple(getattr(operand, SHAPE_ATTR) for operand in operands)] += 1
+    for block in ir.blocks():
+        for op in block.ops:
+            for key in op.operations:
+                counts[key, tuple(Shape.cast(operand.shape) for operand in op.operands)] += 1
     return counts
 
 
@@ -226,12 +263,17 @@ class Space:
         The exact kernels (``with_approx(None)``).
     sites : list of Site
         In kernel order, then source order; a unit no copy of an operation allows is
-        left out of its choices, and an operation with no unit left is not a site.
+        left out of its choices.
+    skipped : list of Skipped
+        The operations of the kinds searched that are not sites, in the same order: those of
+        which the kernel compiled exact (:func:`hls.compiler.lower`) keeps no copy after
+        dead-code elimination (:func:`hls.ir.dead.dead_operations`), and those with no unit left.
 
     Raises
     ------
     ExploreError
-        Two kernels of one name, or no approximable operation of the kinds searched.
+        Two kernels of one name, or no approximable operation of the kinds searched (the
+        skipped ones and why, when there are some).
     """
 
     def __init__(self, kernels, candidates: dict):
@@ -242,21 +284,35 @@ class Space:
         self.kernels = tuple(kernel.with_approx(None) for kernel in kernels)
         self.candidates = {kind: list(units) for kind, units in candidates.items()}
         self.sites: list[Site] = []
+        self.skipped: list[Skipped] = []
         for kernel in self.kernels:
             typed = kernel.analyze()
-            counts = _copies(typed)
+            ir = None
             for operation in typed.operations:
                 units = self.candidates.get(operation.kind)
                 if not units:
                     continue
+                if ir is None:
+                    # Lowered once, and only for a kernel with an operation searched.
+                    ir = lower(kernel)
+                    dead, counts = dead_operations(ir), _built(ir)
+                if operation.key in dead:
+                    self.skipped.append(Skipped(kernel.name, operation, DEAD_CODE))
+                    continue
                 allowed = tuple(unit for unit in units if any(_allowed(unit, shapes) for shapes in operation.shapes))
                 if not allowed:
+                    self.skipped.append(Skipped(kernel.name, operation, NO_CANDIDATE))
                     continue
                 copies = tuple((shapes, counts[operation.key, shapes]) for shapes in operation.shapes
                                if counts[operation.key, shapes])
                 self.sites.append(Site(kernel.name, operation, allowed, copies))
         if not self.sites:
             kinds = ", ".join(self.candidates)
+            if self.skipped:
+                left_out = "; ".join((f"{skipped.kernel} " if len(self.kernels) > 1 else "") + skipped.describe()
+                                     for skipped in self.skipped)
+                raise ExploreError(f"{', '.join(names)}: no approximable operation of the kinds searched ({kinds}) "
+                                   f"is left to explore: {left_out}")
             symbols = " ".join(KINDS[kind] for kind in self.candidates if kind in KINDS)
             raise ExploreError(f"{', '.join(names)}: no approximable operation of the kinds searched ({kinds}): "
                                f"no {symbols} between two non-constant operands that a candidate unit allows")
@@ -295,3 +351,7 @@ class Space:
     def to_json(self) -> list[dict]:
         return [{"kernel": site.kernel, **site.operation.to_json(), "choices": ["exact", *(u.label for u in site.units)]}
                 for site in self.sites]
+
+    def skipped_json(self) -> list[dict]:
+        """:attr:`skipped` as JSON: each operation (as :meth:`to_json` gives a site) with ``reason``."""
+        return [skipped.to_json() for skipped in self.skipped]

@@ -25,10 +25,10 @@ from amaranth.hdl import Shape
 
 from .. import approx
 from ..errors import KernelSyntaxError, KernelWarning
-from ..ir.ops import APPROX_ATTR, APPROX_CALL, STREAM_READ, TEXT_ATTR, operator_of
+from ..ir.ops import APPROX_ATTR, APPROX_CALL, OPERATION_ATTR, STREAM_READ, TEXT_ATTR, operator_of
 from ..types import format_shape, shape_range
 from .shapes import BOOL, abs_shape, binary_shape, const_shape, mux_shape, range_shape, unary_shape
-from .typed import OPERATION_ATTR, SHAPE_ATTR, ApproxSite
+from .typed import SHAPE_ATTR, ApproxSite
 
 __all__ = ["infer_shapes", "binary_result", "ShapeInput", "SOURCE_ATTR", "COPY_ATTR", "REUSE_ATTR", "MAX_WIDTH"]
 
@@ -289,7 +289,10 @@ class _Inference:
             filename, user = getattr(node, SOURCE_ATTR)
             delattr(node, SOURCE_ATTR)
             unit, text = getattr(node, APPROX_ATTR), getattr(node, TEXT_ATTR)
-            self.unit_site(unit, shapes, filename, user, text, "call", record=not hasattr(node, COPY_ATTR))
+            # Not a key approx= takes: the name of the call's operations in the IR (hls.ir.dead).
+            key = approx.operation_key(filename, user.lineno, user.col_offset + 1)
+            setattr(node, OPERATION_ATTR, key)
+            self.unit_site(unit, shapes, filename, user, text, key, "call", record=not hasattr(node, COPY_ATTR))
             setattr(node, SHAPE_ATTR, binary_shape(_APPROX_EXACT[unit.kind], *shapes))
         return node
 
@@ -323,7 +326,7 @@ class _Inference:
                        f"{approx.UNIT_KIND[unit.kind]}, and this operation is {kind}",
                        f"choose {_UNIT_NOUNS[approx.UNIT_KIND[kind]]} for {kind}")
         unit = approx.as_kind(unit, kind)       # an adder named for a `-` is a "sub"
-        if not self.unit_site(unit, shapes, filename, user, text, "kernel", record=not copy):
+        if not self.unit_site(unit, shapes, filename, user, text, key, "kernel", record=not copy):
             return node
         call = ast.copy_location(ast.Call(func=ast.copy_location(ast.Name(id=APPROX_CALL, ctx=ast.Load()), user),
                                           args=[left, right], keywords=[]), user)
@@ -333,14 +336,15 @@ class _Inference:
             call.hls_filename = filename
         return call
 
-    def unit_site(self, unit, shapes, filename: str, user: ast.AST, text: str, origin: str, record: bool) -> bool:
+    def unit_site(self, unit, shapes, filename: str, user: ast.AST, text: str, key: str, origin: str,
+                  record: bool) -> bool:
         """Whether ``unit`` (an :class:`hls.approx.UnitChoice`) can be built at operand ``shapes``;
         records the site. A unit that cannot is an error for an ``hls.approx`` call; for
         ``approx=`` the operation stays exact (``False``), and the report says why."""
         # hls.unit_operators loads approx_units (and numpy): only kernels with approximate units need it.
         from ..unit_operators import UnitWidthError, approx_unit
         site = dict(filename=filename, lineno=user.lineno, col=user.col_offset + 1, text=text,
-                    kind=unit.kind, unit=unit.label, origin=origin, shapes=tuple(shapes))
+                    kind=unit.kind, unit=unit.label, origin=origin, shapes=tuple(shapes), key=key)
         try:
             approx_unit(unit, *shapes)
         except UnitWidthError as error:

@@ -14,14 +14,13 @@ from amaranth.hdl import Shape
 
 from ..types import Partition
 
-__all__ = ["Param", "LoopPragma", "LocalArray", "TypedKernel", "ApproxSite", "Operation", "shape_of", "SHAPE_ATTR",
-           "OPERATION_ATTR"]
+__all__ = ["Param", "LoopPragma", "LocalArray", "TypedKernel", "ApproxSite", "Operation", "shape_of", "SHAPE_ATTR"]
 
 #: Attribute under which the front end stores each expression node's shape.
 SHAPE_ATTR = "hls_shape"
-#: Attribute under which the front end stores, on each operation ``approx=`` may replace (an exact
-#: ``ast.BinOp`` or the unit call that replaced it), its :attr:`Operation.key`.
-OPERATION_ATTR = "hls_operation"
+
+# Each operation approx= may replace, and each hls.approx call, carries its key under OPERATION_ATTR
+# (hls.ir.ops's, which the IR builder reads).
 
 # A stream read is ``x = STREAM_READ(s)`` and a write ``STREAM_WRITE(o, v)`` in a typed body (hls.ir.ops).
 
@@ -128,6 +127,10 @@ class ApproxSite:
         From ``@hls.kernel(approx=...)`` or from an ``hls.approx`` call.
     shapes : tuple of Shape
         The operand shapes.
+    key : str
+        ``FILE:LINE:COL`` naming the operation in the IR (:attr:`hls.ir.nodes.Op.operations`):
+        its :attr:`Operation.key` (the operator's position) for ``approx=``, the call's
+        position for an ``hls.approx`` call.
     exact_reason : str
         Empty when the unit replaced the operation; otherwise why ``approx=`` left it
         exact (the operands are wider than the library's units, or the unit's
@@ -142,6 +145,7 @@ class ApproxSite:
     unit: str
     origin: str
     shapes: tuple
+    key: str
     exact_reason: str = ""
 
     def to_json(self) -> dict:

@@ -7,7 +7,7 @@ elimination run on what it builds.
 
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
 from .build import UnsupportedConstruct, build_ir, amaranth_shape, amaranth_value
-from .dead import eliminate_dead_code
+from .dead import dead_operations, eliminate_dead_code
 
 __all__ = ["ArrayLayout", "Block", "Exit", "KernelIR", "LoopInfo", "Op", "PipelinedLoop", "UnsupportedConstruct", "build_ir",
-           "amaranth_shape", "amaranth_value", "eliminate_dead_code"]
+           "amaranth_shape", "amaranth_value", "dead_operations", "eliminate_dead_code"]

@@ -29,8 +29,8 @@ from ..analysis.banks import static_bank
 from ..types import shape_range
 from ..analysis.values import Counter, Value, ValueAnalysis, conjuncts
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
-from .ops import (APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, POSITION_ATTR, TEXT_ATTR, approx_operator, operator_for_syntax,
-                  operator_of, stream_call)
+from .ops import (APPROX_ATTR, APPROX_CALL, COUNTER_ATTR, OPERATION_ATTR, POSITION_ATTR, TEXT_ATTR, approx_operator,
+                  operator_for_syntax, operator_of, stream_call)
 
 __all__ = ["build_ir", "UnsupportedConstruct", "amaranth_shape", "amaranth_value"]
 
@@ -218,7 +218,7 @@ class _Builder:
         self.env = {}
 
     # -- operations -----------------------------------------------------------
-    def op(self, kind, operands, shape, lines, predicate=None, **attrs):
+    def op(self, kind, operands, shape, lines, predicate=None, operation=None, **attrs):
         entry = operator_of(kind)
         if entry.variable is not None:
             # Named after the variable, so that reports can say which variable carries a recurrence.
@@ -240,6 +240,8 @@ class _Builder:
             if key in self.value_numbers:
                 found = self.value_numbers[key]
                 found.lines = tuple(sorted(set(found.lines) | set(lines)))
+                if operation is not None:
+                    found.operations = tuple(sorted({*found.operations, operation}))
                 if found.predicate is not predicate:
                     # Now needed under either predicate: under what both imply (`p` for `p & c` and
                     # `p & ~c`), which was made before either, so the block stays in order.
@@ -252,7 +254,8 @@ class _Builder:
             attrs["local_depth"] = self.layouts[attrs["array"]].bank_depth
         if entry.writes_memory:
             self.store_epochs[attrs["array"]] = self.store_epochs.get(attrs["array"], 0) + 1
-        op = Op(name, kind, list(operands), shape, predicate, tuple(sorted(set(lines))), attrs)
+        op = Op(name, kind, list(operands), shape, predicate, tuple(sorted(set(lines))), attrs,
+                operations=() if operation is None else (operation,))
         if kind in ("live_in", "commit"):
             op.text = var if kind == "live_in" else f"{var} (register)"
         self.block.ops.append(op)
@@ -341,7 +344,8 @@ class _Builder:
             kind = _BINARY[type(node.op)]
             left = self.expr(node.left, pred)
             right = self.expr(node.right, pred)
-            return self.op(kind, [left, right], self.node_shape(node), lines, predicate=pred)
+            return self.op(kind, [left, right], self.node_shape(node), lines, predicate=pred,
+                           operation=getattr(node, OPERATION_ATTR, None))
         if isinstance(node, ast.UnaryOp):
             operand = self.expr(node.operand, pred)
             if isinstance(node.op, ast.UAdd):
@@ -375,7 +379,7 @@ class _Builder:
             unit = getattr(node, APPROX_ATTR)
             left, right = (self.expr(arg, pred) for arg in node.args)
             op = self.op(approx_operator(unit.kind).kind, [left, right], self.node_shape(node), lines, predicate=pred,
-                         unit=unit)
+                         operation=getattr(node, OPERATION_ATTR), unit=unit)
             op.text = getattr(node, TEXT_ATTR)
             return op
         stream = stream_call(node)

@@ -38,7 +38,7 @@ from __future__ import annotations
 from .nodes import KernelIR, Op, PipelinedLoop
 from .ops import operator_of
 
-__all__ = ["eliminate_dead_code"]
+__all__ = ["eliminate_dead_code", "dead_operations"]
 
 
 def eliminate_dead_code(ir: KernelIR) -> list[Op]:
@@ -134,3 +134,16 @@ def eliminate_dead_code(ir: KernelIR) -> list[Op]:
     ir.removed.extend(removed)
     return removed
 
+
+def dead_operations(ir: KernelIR) -> set[str]:
+    """The keys (:attr:`~hls.ir.nodes.Op.operations`) of the source operations of which
+    :func:`eliminate_dead_code` removed every copy: no hardware computes them.
+
+    An operation is copied by unrolling and by a helper inlined twice, and one copy's result
+    may be used where another's is not; it is dead only when no copy is left in a block.  Where
+    value numbering made one operation of it and an equal computation that is used, it is not
+    dead (the one operation is built).
+    """
+    removed = {key for op in ir.removed for key in op.operations}
+    kept = {key for block in ir.blocks() for op in block.ops for key in op.operations}
+    return removed - kept

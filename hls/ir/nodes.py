@@ -144,6 +144,11 @@ class Op:
     attrs : dict
     text : str
         How reports name it: the user's source text of the expression, or the variable.
+    operations : tuple of str
+        The keys (``FILE:LINE:COL``, :attr:`hls.frontend.typed.Operation.key` or
+        :attr:`hls.frontend.typed.ApproxSite.key`) of the source operations it computes: one,
+        or several where value numbering made one operation of equal computations; ``()`` for
+        an operation no unit may replace.  :func:`hls.ir.dead.dead_operations` reads them.
     """
 
     name: str
@@ -154,6 +159,7 @@ class Op:
     lines: tuple[int, ...] = ()
     attrs: dict = field(default_factory=dict)
     text: str = ""
+    operations: tuple[str, ...] = ()
 
     def inputs(self) -> list["Op"]:
         """Operands followed by the predicate, if any: every value this operation reads."""

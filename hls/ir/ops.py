@@ -946,6 +946,11 @@ def _pipelined_divider(part):
 APPROX_CALL = "__hls_approx"
 APPROX_ATTR = "hls_unit"
 TEXT_ATTR = "hls_text"
+#: Attribute under which the front end stores, on each operation ``approx=`` may replace (an exact
+#: ``ast.BinOp`` or the unit call that replaced it), its :attr:`hls.frontend.typed.Operation.key`;
+#: on an ``hls.approx`` call, the :attr:`hls.frontend.typed.ApproxSite.key` of the call.  The IR
+#: builder records it on the operations it builds from the node (:attr:`hls.ir.nodes.Op.operations`).
+OPERATION_ATTR = "hls_operation"
 #: On an assignment ``var = counter`` made by :mod:`hls.frontend.flatten`: the loop's
 #: ``(start, stop, step, depth, length)`` (expressions, ints; depth 0 is the nest's outermost level;
 #: ``length``: the flattened iterations each iteration of the loop takes, when that is one constant,

@@ -33,11 +33,14 @@ def _args(text: str) -> dict:
     return {"k.py": SMALL, "args.json": text}
 
 
-#: A kernel with one approximable operation, its data and quality functions, for ``axhls explore``.
+#: A kernel with one approximable operation, one whose only one is dead code, its data and quality
+#: functions, for ``axhls explore``.
 EXPLORE = ("import hls\nfrom amaranth import unsigned\n\n"
            "@hls.kernel\ndef k(a: hls.Array[unsigned(8), 4], b: hls.Array[unsigned(8), 4], "
            "o: hls.Array[unsigned(16), 4]):\n    for i in range(4):\n        o[i] = a[i] * b[i]\n\n"
            "@hls.kernel\ndef plain(a: unsigned(8)) -> unsigned(8):\n    return a + 1\n\n"
+           "@hls.kernel\ndef dead(a: unsigned(8), b: unsigned(8)) -> unsigned(9):\n    unused = a * b\n"
+           "    return a + b\n\n"
            "def data():\n    return [{'a': [1, 2, 3, 4], 'b': [5, 6, 7, 8], 'o': [0] * 4}]\n\n"
            "def quality(reference, output, data):\n"
            "    return {'err': float(sum(abs(x - y) for x, y in zip(reference[0]['o'], output[0]['o'])))}\n\n"
@@ -353,6 +356,9 @@ ROWS = [
      "exit": 2, "message": r"--quality k\.py:broken: raised RuntimeError: no quality today$"},
     {"id": "explore-no-approximable-operation", "argv": _explore("TARGET", "k.py:plain"), "files": {"k.py": EXPLORE},
      "exit": 2, "message": r"plain: no approximable operation of the kinds searched \(mul, div\)"},
+    {"id": "explore-only-dead-operations", "argv": _explore("TARGET", "k.py:dead"), "files": {"k.py": EXPLORE},
+     "exit": 2, "message": r"^axhls: dead: no approximable operation of the kinds searched \(mul, div\) is left to "
+                           r"explore: line 15 `a \* b`: dead code$"},
     {"id": "explore-bad-bound", "argv": _explore("--bound", "err"), "files": {"k.py": EXPLORE},
      "exit": 2, "message": r"--bound 'err': expected METRIC>=NUMBER or METRIC<=NUMBER"},
     {"id": "explore-apply-without-file", "argv": _explore("--apply", "0"), "files": {"k.py": EXPLORE},

@@ -116,3 +116,9 @@ def read_then_overwritten(a: hls.Array[unsigned(8), N], n: unsigned(4)) -> unsig
 def dead_product(a: unsigned(8), b: unsigned(8), c: unsigned(8)) -> unsigned(9):
     unused = a * b
     return a + c
+
+
+@hls.kernel
+def dead_call(a: unsigned(8), b: unsigned(8), c: unsigned(8)) -> unsigned(16):
+    unused = hls.approx.mul(a, b, unit="mitchell")
+    return hls.approx.mul(a, c, unit="drum", k=4)

@@ -139,3 +139,13 @@ def test_a_dead_approximate_operation_is_reported_not_built():
     assert site["dead"] and site["replaced"] and site["latency"] is None
     assert "approx_mul" not in _kinds(compiled.ir)
     assert f"approx: line {site['line']}: `a * b` -> drum(k=4) not built: dead code" in compiled.report.to_text()
+
+
+def test_a_dead_hls_approx_call_is_reported_not_built_beside_a_live_one():
+    compiled = compile_kernel(kernels.dead_call)
+    sites = {site["unit"]: site for site in compiled.report.to_json()["approx"]}
+    dead, live = sites["mitchell"], sites["drum(k=4)"]
+    assert dead["origin"] == live["origin"] == "call"
+    assert dead["dead"] and dead["latency"] is None
+    assert not live["dead"] and live["latency"] is not None
+    assert [op.attrs["unit"].label for op in compiled.ir.removed if op.kind == "approx_mul"] == ["mitchell"]

@@ -161,3 +161,25 @@ def residues(a: hls.Array[signed(8), M], b: hls.Array[unsigned(6), M], n: unsign
     for i in range(M):
         o[i] = a[i] - b[i] + (n - m)        # a `-` on an adder unit of 8 bits, one of 4
         r[i] = a[i] % b[i] + n % m          # a `%` on a divider unit of 8 bits, one of 4
+
+
+@hls.function
+def weighted(x: unsigned(8), w: unsigned(8)) -> unsigned(16):
+    return x * w
+
+
+@hls.kernel
+def half_dead(a: hls.Array[unsigned(8), M], b: hls.Array[unsigned(8), M], c: hls.Array[unsigned(8), M],
+              o: hls.Array[unsigned(16), M]):
+    for i in range(M):
+        unused = a[i] * b[i]
+        kept = weighted(a[i], c[i])
+        dropped = weighted(b[i], c[i])
+        o[i] = kept
+
+
+@hls.kernel
+def all_dead(a: unsigned(8), b: unsigned(8), d: unsigned(4)) -> unsigned(9):
+    product = a * b
+    quotient = a // d
+    return a + b

@@ -9,6 +9,7 @@ import explore_kernels as kernels
 import hls
 import hls.explore as explore
 from hls.approx import choice
+from hls.compiler import compile_kernel
 from hls.errors import KernelSyntaxError
 from hls.golden import CompiledModel
 
@@ -119,6 +120,46 @@ def test_candidates_bounds_and_the_space():
     assert space.size == 3 ** 2 * 10 ** 2                   # each // takes the 9 default dividers
     with pytest.raises(explore.ExploreError, match=r"no approximable operation"):
         explore.Space([kernels.plain], units)
+
+
+def test_an_operation_whose_every_copy_is_dead_code_is_skipped_not_searched():
+    units = explore.parse_candidates("mul=drum(k=4),mitchell")
+    space = explore.Space([kernels.half_dead], units)
+    line = kernels.half_dead.fn.__code__.co_firstlineno + 4        # the decorator, the def (two lines), for
+    # The helper's `x * w` is inlined twice: the copy for `dropped` is dead, the one for `kept` is
+    # not, so it is a site of one copy; `unused`'s product reaches nothing and is left out, with its reason.
+    (site,) = space.sites
+    assert site.operation.text == "x * w" and [count for _, count in site.copies] == [1]
+    assert space.size == 3
+    (skipped,) = space.skipped
+    assert (skipped.kernel, skipped.operation.lineno, skipped.operation.text, skipped.reason) == \
+        ("half_dead", line, "a[i] * b[i]", "dead code")
+    assert space.skipped_json() == [{"kernel": "half_dead", **skipped.operation.to_json(), "reason": "dead code"}]
+    assert skipped.describe() == f"line {line} `a[i] * b[i]`: dead code"
+    # The report of the kernel compiled with units on both decides the same (hls.ir.dead.dead_operations).
+    report = compile_kernel(kernels.half_dead.with_approx({"mul": ("drum", {"k": 4})})).report.to_json()
+    assert {site["text"]: site["dead"] for site in report["approx"]} == {"a[i] * b[i]": True, "x * w": False}
+
+
+def test_a_kernel_whose_approximable_operations_are_all_dead_is_a_one_line_error():
+    with pytest.raises(explore.ExploreError) as raised:
+        explore.Space([kernels.all_dead], explore.parse_candidates())
+    line = kernels.all_dead.fn.__code__.co_firstlineno + 2
+    assert str(raised.value) == (f"all_dead: no approximable operation of the kinds searched (mul, div) is left to "
+                                 f"explore: line {line} `a * b`: dead code; line {line + 1} `a // d`: dead code")
+    # The `+` that is returned is live: searched, beside the two dead ones left out.
+    space = explore.Space([kernels.all_dead], explore.parse_candidates(kinds=("mul", "div", "add")))
+    assert [site.operation.text for site in space.sites] == ["a + b"]
+    assert [(skipped.operation.text, skipped.reason) for skipped in space.skipped] == \
+        [("a * b", "dead code"), ("a // d", "dead code")]
+
+
+def test_an_operation_no_candidate_allows_is_skipped_with_its_reason():
+    # lut_mul(t=8) fits `x * y`'s 16 x 16 bits, not `a * b`'s 4 x 4 (its top column is 6).
+    space = explore.Space([kernels.narrow], {"mul": [choice("mul", "lut_mul", {"t": 8})]})
+    assert [site.operation.text for site in space.sites] == ["x * y"]
+    assert [(skipped.operation.text, skipped.reason) for skipped in space.skipped] == \
+        [("a * b", "no candidate unit allows its operand widths")]
 
 
 def test_the_default_candidates_are_offered_where_their_parameters_fit():
