@@ -375,6 +375,13 @@ class KernelIR:
         stream or the control.  Only the value analysis (:attr:`PipelinedLoop.values`) still
         records counters on some of them; its users find counters through a block's operations
         (``counters_in``) or an access's operands, so they see only those kept.
+    folded : list of Op
+        The operations constant folding (:func:`hls.ir.fold.fold_constants`) rewrote in place
+        into a constant or a conversion of one of their operands, each as it was before (a copy:
+        its kind, operands and attributes), in the order folded.
+    zero_arrays : dict of str to hls.ir.fold.ZeroArray
+        The ``hls.local`` arrays whose reads constant folding made the constant 0 (never
+        written, or written only with 0), by name.
 
     The compile target (clock, resource limits) is not part of the IR: it is
     given to :func:`hls.compiler.compile_kernel`.
@@ -393,6 +400,8 @@ class KernelIR:
     layouts: dict[str, ArrayLayout] = field(default_factory=dict)
     streams: dict[str, tuple[Shape, str]] = field(default_factory=dict)
     removed: list[Op] = field(default_factory=list)
+    folded: list[Op] = field(default_factory=list)
+    zero_arrays: dict = field(default_factory=dict)
 
     def layout(self, array: str) -> ArrayLayout:
         """The layout of ``array``; an unpartitioned parameter when the IR was built without layouts."""
@@ -400,6 +409,14 @@ class KernelIR:
             return self.layouts[array]
         shape, depth = self.arrays[array]
         return ArrayLayout(shape, depth)
+
+    def accessed_banks(self) -> set[tuple[str, int | None]]:
+        """``(array, bank)`` of every bank some operation reads or writes (bank ``None`` for an
+        array that is not partitioned; an element's index for one held in registers).  An
+        ``hls.local`` bank not among them is built as nothing (dead-code elimination and constant
+        folding may leave one so)."""
+        return {(op.attrs["array"], op.attrs.get("bank")) for block in self.blocks() for op in block.ops
+                if operator_of(op.kind).category == "memory"}
 
     def blocks(self) -> list[Block]:
         """Every block, including the bodies of pipelined loops."""
