@@ -157,7 +157,7 @@ def fold_constants(ir: KernelIR) -> list[Op]:
         zero -= writing
 
     changed, removed = [], set()
-    written = {_unit(store) for store in stores if _unit(store) in zero}
+    written = {_unit(store) for store in stores if _unit(store) in zero and not _never(facts, store)}
     found: dict[str, ZeroArray] = {}
     #: The reads of units of Z and the operations that read them, directly or through others.
     following: set = set()
