@@ -61,8 +61,9 @@ class ZeroArray:
         The banks (elements, for an array held in registers) whose reads became 0, when not
         every bank of the array holds only 0; ``None`` for the whole array.
     written : bool
-        Stores to those banks survived dead-code elimination, each writing 0 (removed with the
-        reads); ``False``: no store writes them.
+        Stores to those banks that may happen survived dead-code elimination, each writing 0
+        (removed with the reads); ``False``: no store writes them (none survived, or each one's
+        predicate is the constant 0).
     lines : list of int
         The source lines of the reads.
     reads : int

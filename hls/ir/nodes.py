@@ -372,7 +372,8 @@ class KernelIR:
     removed : list of Op
         The operations dead-code elimination (:func:`hls.ir.dead.eliminate_dead_code`) took out
         of the blocks, in program order: none of them reaches a result, an array parameter, a
-        stream or the control.  Only the value analysis (:attr:`PipelinedLoop.values`) still
+        stream or the control; and the stores constant folding (:func:`hls.ir.fold.fold_constants`)
+        removed: stores of 0 into banks that hold only 0, stores that never happen.  Only the value analysis (:attr:`PipelinedLoop.values`) still
         records counters on some of them; its users find counters through a block's operations
         (``counters_in``) or an access's operands, so they see only those kept.
     folded : list of Op
