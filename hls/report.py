@@ -268,7 +268,6 @@ def build_report(compiled) -> Report:
                               f"of latency as a multicycle path (not pipelined), {path:.2f} ns of logic "
                               f"that place and route times as one period: the kernel is claimed to reach "
                               f"{reach:.0f} MHz, not {target.clock_mhz:g}")
-    accessed = ir.accessed_banks()
     data = {
         "kernel": ir.name,
         "clock_mhz": compiled.target.clock_mhz,
@@ -278,7 +277,7 @@ def build_report(compiled) -> Report:
         "resources": {
             "variable_register_bits": sum(shape.width for shape in ir.variables.values()),
             "operators": dict(sorted(operators.items())),
-            "arrays": {name: _array_resources(ir, name, accessed) for name in (ir.layouts or ir.arrays)},
+            "arrays": {name: _array_resources(ir, name) for name in (ir.layouts or ir.arrays)},
             "limits": dict(compiled.target.resources),
         },
         "compile_seconds": round(compiled.compile_seconds, 4),
@@ -366,15 +365,12 @@ def _zero_array_text(array: str, zero: dict, registers: bool) -> str:
     return f"{subject} {what}: {reads} ({zero['reads']} read(s) on line(s) {lines} folded)"
 
 
-def _array_resources(ir, name: str, accessed: set) -> dict:
+def _array_resources(ir, name: str) -> dict:
     """An array's element, depth, banks and where it lives: ``ports`` (a parameter, memories
     outside the component), ``memory`` (an hls.local Memory per bank), ``registers``, or
     ``none`` (an hls.local array with no access left: nothing is built)."""
     layout = ir.layout(name)
-    built = layout.banks
-    if layout.local:
-        banks = [None] if layout.partition is None else range(layout.banks)
-        built = sum((name, bank) in accessed for bank in banks)
+    built = len(ir.built_banks(name))
     ports = 0 if layout.registers else built
     storage = "none" if not built else "registers" if layout.registers else "memory" if layout.local else "ports"
     return {"width": layout.shape.width, "signed": layout.shape.signed, "depth": layout.depth,

@@ -396,13 +396,10 @@ class _Generator:
         streams = getattr(ir, "streams", None) or {}
         #: Local memories of a kernel with streams: built outside the stall's enable (see _Port).
         self.local_memories = {}
-        accessed = ir.accessed_banks()
         for name in getattr(ir, "layouts", None) or ir.arrays:
             layout = ir.layout(name)
-            banks = [None] if layout.partition is None else list(range(layout.banks))
-            if layout.local:
-                # A local bank nothing reads or writes (its accesses dead or folded) is not built.
-                banks = [bank for bank in banks if (name, bank) in accessed]
+            # A local bank nothing reads or writes (its accesses dead or folded) is not built.
+            banks = ir.built_banks(name)
             if layout.registers:
                 if banks:
                     self.register_banks[name] = [Signal(layout.shape, name=f"{_signal_name(name)}_{index}")

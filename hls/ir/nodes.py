@@ -411,13 +411,18 @@ class KernelIR:
         shape, depth = self.arrays[array]
         return ArrayLayout(shape, depth)
 
-    def accessed_banks(self) -> set[tuple[str, int | None]]:
-        """``(array, bank)`` of every bank some operation reads or writes (bank ``None`` for an
-        array that is not partitioned; an element's index for one held in registers).  An
-        ``hls.local`` bank not among them is built as nothing (dead-code elimination and constant
-        folding may leave one so)."""
-        return {(op.attrs["array"], op.attrs.get("bank")) for block in self.blocks() for op in block.ops
-                if operator_of(op.kind).category == "memory"}
+    def built_banks(self, array: str) -> list[int | None]:
+        """The banks of ``array`` the back end builds (``[None]`` for an array that is not
+        partitioned; an element's index for one held in registers): every bank of a parameter
+        (its ports are the component's), and of an ``hls.local`` array those some operation
+        reads or writes (dead-code elimination and constant folding may leave none)."""
+        layout = self.layout(array)
+        banks = [None] if layout.partition is None else list(range(layout.banks))
+        if not layout.local:
+            return banks
+        accessed = {op.attrs.get("bank") for block in self.blocks() for op in block.ops
+                    if operator_of(op.kind).category == "memory" and op.attrs["array"] == array}
+        return [bank for bank in banks if bank in accessed]
 
     def blocks(self) -> list[Block]:
         """Every block, including the bodies of pipelined loops."""
