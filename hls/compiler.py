@@ -21,7 +21,7 @@ from .backend.component import KernelComponent
 from .errors import KernelSyntaxError
 from .frontend import shape_of
 from .frontend.flatten import flatten_nests
-from .ir import KernelIR, PipelinedLoop, UnsupportedConstruct, build_ir, eliminate_dead_code
+from .ir import KernelIR, PipelinedLoop, UnsupportedConstruct, build_ir, eliminate_dead_code, fold_constants
 from .report import build_report
 from .schedule import Schedule, minimum_ii, schedule, schedule_sequential, verify
 from .schedule.mii import MIIBound
@@ -120,8 +120,9 @@ def _syntax_error(ir_error: UnsupportedConstruct, filename: str):
 
 
 def lower(kernel, *, pipelining: bool = True) -> KernelIR:
-    """The IR of ``kernel`` (an ``hls.Kernel``), without its dead code (:mod:`hls.ir.dead`):
-    every pass after this one sees only the operations that reach an output.
+    """The IR of ``kernel`` (an ``hls.Kernel``), without its dead code (:mod:`hls.ir.dead`) and
+    with its constants folded (:mod:`hls.ir.fold`): every pass after this one sees only the
+    operations that reach an output, and no logic whose value is known.
 
     Raises
     ------
@@ -138,6 +139,10 @@ def lower(kernel, *, pipelining: bool = True) -> KernelIR:
     except UnsupportedConstruct as error:
         raise _syntax_error(error, typed.filename) from None
     eliminate_dead_code(ir)
+    # Reads of local arrays that hold only 0 become 0, and what follows from them folds; the
+    # operations that fed them are then dead, and a store removed may leave an array unwritten.
+    while fold_constants(ir):
+        eliminate_dead_code(ir)
     return ir
 
 

@@ -45,6 +45,15 @@ form (:meth:`Report.to_text`) quotes the user's own lines, as Vitis HLS's
 message 200-880 does for C.  ``dead_code`` (present when dead-code elimination removed
 operators, :mod:`hls.ir.dead`) is ``{"operators", "lines"}``: the operators removed, counted as
 ``resources.operators`` counts those built, and the source lines they came from.
+``zero_arrays`` (present when constant folding, :mod:`hls.ir.fold`, made reads of ``hls.local``
+arrays the constant 0) maps each such array to ``{"banks", "written", "reads", "lines"}``:
+``banks`` null when the whole array holds only 0, else the banks (elements, for an array held
+in registers) that do; ``written`` false when no store writes them, true when every store does
+with 0 (those stores removed); the number of reads that became 0 and their lines.  ``folded``
+(present when it rewrote operators) is ``{"operators", "lines"}`` as ``dead_code`` is: the
+operators replaced by a constant or by one of their operands, which build no logic.  An
+``hls.local`` array with no access left has ``storage`` ``"none"`` and no ports in
+``resources.arrays``; a partitioned one counts the ports of the banks built.
 """
 
 from __future__ import annotations
@@ -142,6 +151,15 @@ class Report:
                 out.append(f"  approx: {where} -> {site['unit']} ({' x '.join(site['operands'])}{latency})")
             else:
                 out.append(f"  approx: {where} kept exact: {site['exact_reason']}")
+        for array, zero in data.get("zero_arrays", {}).items():
+            partition = data["resources"]["arrays"][array]["partition"]
+            out.append(f"  {_zero_array_text(array, zero, partition is not None and partition['kind'] == 'complete')}")
+        if "folded" in data:
+            folded = data["folded"]
+            kinds = ", ".join(f"{kind} x{count}" for kind, count in folded["operators"].items())
+            lines = f" on line(s) {', '.join(map(str, folded['lines']))}" if folded["lines"] else ""
+            out.append(f"  folded: {kinds}{lines} (their values are constants, or an operand's: no logic "
+                       f"built)")
         if "dead_code" in data:
             dead = data["dead_code"]
             removed = ", ".join(f"{kind} x{count}" for kind, count in dead["operators"].items())
@@ -271,6 +289,14 @@ def build_report(compiled) -> Report:
     if dead:
         data["dead_code"] = {"operators": dict(sorted(Counter(map(_operator_name, dead)).items())),
                              "lines": sorted({line for op in dead for line in op.lines})}
+    if ir.zero_arrays:
+        data["zero_arrays"] = {array: {"banks": zero.banks, "written": zero.written, "reads": zero.reads,
+                                       "lines": zero.lines}
+                               for array, zero in sorted(ir.zero_arrays.items())}
+    folded = [op for op in ir.folded if _operator_name(op) is not None]
+    if folded:
+        data["folded"] = {"operators": dict(sorted(Counter(map(_operator_name, folded)).items())),
+                          "lines": sorted({line for op in folded for line in op.lines})}
     if compiled.approximations:
         data["approx"] = _approx_sites(compiled)
     return Report(data, ir.source_lines, registers=lambda: _register_bits(compiled))
@@ -322,12 +348,31 @@ def _approx_sites(compiled) -> list[dict]:
     return sites
 
 
+def _zero_array_text(array: str, zero: dict, registers: bool) -> str:
+    """The report's sentence on a local array whose reads became 0 (``zero_arrays``); ``registers``:
+    the array is held in registers, its banks are its elements."""
+    what = "is written only with 0" if zero["written"] else "is never written"
+    if zero["banks"] is None:
+        subject, reads = f"`{array}`", "its reads are 0"
+    else:
+        parts = "elements" if registers else "banks"
+        numbers = ", ".join(map(str, zero["banks"]))
+        plural = len(zero["banks"]) > 1
+        subject = f"`{array}` {parts if plural else parts[:-1]} {numbers}"
+        what = what.replace("is ", "are ", 1) if plural else what
+        reads = "their reads are 0" if plural else "its reads are 0"
+    lines = ", ".join(map(str, zero["lines"]))
+    return f"{subject} {what}: {reads} ({zero['reads']} read(s) on line(s) {lines} folded)"
+
+
 def _array_resources(ir, name: str) -> dict:
     """An array's element, depth, banks and where it lives: ``ports`` (a parameter, memories
-    outside the component), ``memory`` (an hls.local Memory per bank) or ``registers``."""
+    outside the component), ``memory`` (an hls.local Memory per bank), ``registers``, or
+    ``none`` (an hls.local array with no access left: nothing is built)."""
     layout = ir.layout(name)
-    ports = 0 if layout.registers else layout.banks
-    storage = "registers" if layout.registers else "memory" if layout.local else "ports"
+    built = len(ir.built_banks(name))
+    ports = 0 if layout.registers else built
+    storage = "none" if not built else "registers" if layout.registers else "memory" if layout.local else "ports"
     return {"width": layout.shape.width, "signed": layout.shape.signed, "depth": layout.depth,
             "read_ports": ports, "write_ports": ports, "banks": layout.banks,
             "partition": None if layout.partition is None else

@@ -196,20 +196,32 @@ class Value:
     def __lshift__(self, other: "Value") -> "Value":
         if other.is_constant and other.low >= 0:
             return self.scaled(1 << other.low)
+        if self.is_constant and self.low == 0:
+            return self             # 0 << n
         return self.unknown()
 
     def __rshift__(self, other: "Value") -> "Value":
         if other.is_constant and other.low >= 0:
             # Floor division by a power of two: monotone.
             return Value(self.low >> other.low, self.high >> other.low, None)
+        if other.low >= 0:
+            # Rising with the value, and with the shift falling (a value >= 0) or rising (< 0):
+            # the corners bound it.  Past the value's bits every shift gives 0 or -1.
+            far = min(other.high, max(abs(self.low), abs(self.high)).bit_length())
+            corners = [value >> shift for value in (self.low, self.high) for shift in (other.low, far)]
+            return Value(min(corners), max(corners), None)
         return self.unknown()
 
     def __floordiv__(self, other: "Value") -> "Value":
+        if _zero(self) or _zero(other):
+            return Value.of(0)      # 0 // d, and x // 0 == 0 (the golden functions': Amaranth's)
         if other.is_constant and other.low > 0:
             return Value(self.low // other.low, self.high // other.low, None)
         return self.unknown()
 
     def __mod__(self, other: "Value") -> "Value":
+        if _zero(self) or _zero(other):
+            return Value.of(0)      # 0 % d, and x % 0 == 0
         if other.is_constant and other.low > 0:
             divisor = other.low
             if 0 <= self.low and self.high < divisor:
@@ -343,6 +355,10 @@ def _name(symbol) -> str:
     return symbol.name if isinstance(symbol, Counter) else getattr(symbol, "text", "") or symbol.name
 
 
+def _zero(value: Value) -> bool:
+    return value.low == value.high == 0
+
+
 def _all_ones(value: int) -> bool:
     return value & (value + 1) == 0
 
@@ -439,8 +455,11 @@ class ValueAnalysis:
         return self._iterations[key]
 
     def forget(self) -> None:
-        """Drop what was computed (after operands were rewritten); the counters stay."""
+        """Drop what was computed (after operands were rewritten, or operations folded into
+        constants: :mod:`hls.ir.fold`); the counters stay."""
         self._memo.clear()
+        self._goldens.clear()
+        self._iterations.clear()
 
     def counter_of(self, op) -> Counter | None:
         entry = self._counters.get(op)

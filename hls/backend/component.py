@@ -32,7 +32,9 @@ Hardware structure
 * **Local arrays** (``hls.local``) are an :class:`amaranth.lib.memory.Memory`
   per bank inside the component (one read and one write port each), or one
   register per element when completely partitioned (read without latency,
-  cleared at ``start``).
+  cleared at ``start``).  A bank that no operation reads or writes (its accesses dead,
+  or its reads folded into 0: :mod:`hls.ir.fold`) is not built, nor an array held in
+  registers with none.
 * **Streams** (``hls.Stream[shape]``): an input is a port with the flipped
   ``amaranth.lib.stream.Signature(shape)``, an output one with the signature itself.
   A read at cycle ``t`` takes the input's ``payload`` in the cycle its iteration is
@@ -396,11 +398,13 @@ class _Generator:
         self.local_memories = {}
         for name in getattr(ir, "layouts", None) or ir.arrays:
             layout = ir.layout(name)
+            # A local bank nothing reads or writes (its accesses dead or folded) is not built.
+            banks = ir.built_banks(name)
             if layout.registers:
-                self.register_banks[name] = [Signal(layout.shape, name=f"{_signal_name(name)}_{index}")
-                                             for index in range(layout.depth)]
+                if banks:
+                    self.register_banks[name] = [Signal(layout.shape, name=f"{_signal_name(name)}_{index}")
+                                                 for index in range(layout.depth)]
                 continue
-            banks = [None] if layout.partition is None else list(range(layout.banks))
             for bank in banks:
                 suffix = "" if bank is None else f"_{bank}"
                 pending = bool(layout.local and streams)

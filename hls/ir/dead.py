@@ -5,8 +5,9 @@ used.  Synthesis would delete such logic afterwards, but the compiler schedules 
 is given: a dead recurrence can raise a loop's II, a dead read can take a memory port,
 a dead division lengthens a schedule, and the report's operator counts and the delay
 model's critical path would describe logic that is not built.  :func:`eliminate_dead_code`
-runs once, on the IR :func:`hls.ir.build.build_ir` makes (:func:`hls.compiler.lower`), so
-that every later pass (forwarding, schedules, reports, the back end) sees only the rest.
+runs on the IR :func:`hls.ir.build.build_ir` makes (:func:`hls.compiler.lower`), and again
+after each round of constant folding (:mod:`hls.ir.fold`) that changed something, so that
+every later pass (forwarding, schedules, reports, the back end) sees only the rest.
 
 It is a mark and sweep over the whole kernel to a fixed point, every rule read from the
 operator table (:mod:`hls.ir.ops`):

@@ -378,9 +378,17 @@ class KernelIR:
     removed : list of Op
         The operations dead-code elimination (:func:`hls.ir.dead.eliminate_dead_code`) took out
         of the blocks, in program order: none of them reaches a result, an array parameter, a
-        stream or the control.  Only the value analysis (:attr:`PipelinedLoop.values`) still
+        stream or the control; and the stores constant folding (:func:`hls.ir.fold.fold_constants`)
+        removed: stores of 0 into banks that hold only 0, stores that never happen.  Only the value analysis (:attr:`PipelinedLoop.values`) still
         records counters on some of them; its users find counters through a block's operations
         (``counters_in``) or an access's operands, so they see only those kept.
+    folded : list of Op
+        The operations constant folding (:func:`hls.ir.fold.fold_constants`) rewrote in place
+        into a constant or a conversion of one of their operands, each as it was before (a copy:
+        its kind, operands and attributes), in the order folded.
+    zero_arrays : dict of str to hls.ir.fold.ZeroArray
+        The ``hls.local`` arrays whose reads constant folding made the constant 0 (never
+        written, or written only with 0), by name.
 
     The compile target (clock, resource limits) is not part of the IR: it is
     given to :func:`hls.compiler.compile_kernel`.
@@ -399,6 +407,8 @@ class KernelIR:
     layouts: dict[str, ArrayLayout] = field(default_factory=dict)
     streams: dict[str, tuple[Shape, str]] = field(default_factory=dict)
     removed: list[Op] = field(default_factory=list)
+    folded: list[Op] = field(default_factory=list)
+    zero_arrays: dict = field(default_factory=dict)
 
     def layout(self, array: str) -> ArrayLayout:
         """The layout of ``array``; an unpartitioned parameter when the IR was built without layouts."""
@@ -406,6 +416,19 @@ class KernelIR:
             return self.layouts[array]
         shape, depth = self.arrays[array]
         return ArrayLayout(shape, depth)
+
+    def built_banks(self, array: str) -> list[int | None]:
+        """The banks of ``array`` the back end builds (``[None]`` for an array that is not
+        partitioned; an element's index for one held in registers): every bank of a parameter
+        (its ports are the component's), and of an ``hls.local`` array those some operation
+        reads or writes (dead-code elimination and constant folding may leave none)."""
+        layout = self.layout(array)
+        banks = [None] if layout.partition is None else list(range(layout.banks))
+        if not layout.local:
+            return banks
+        accessed = {op.attrs.get("bank") for block in self.blocks() for op in block.ops
+                    if operator_of(op.kind).category == "memory" and op.attrs["array"] == array}
+        return [bank for bank in banks if bank in accessed]
 
     def blocks(self) -> list[Block]:
         """Every block, including the bodies of pipelined loops."""

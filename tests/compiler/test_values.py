@@ -119,6 +119,24 @@ def test_intervals_of_masks_shifts_and_selects():
     assert (chosen.low, chosen.high) == (3, 9) and not chosen.affine
 
 
+def test_a_zero_operand_decides_shifts_and_divisions():
+    # What the reads of a never-written local array become (hls.ir.fold): `0 >> n`, `0 << n`,
+    # `0 // d`, `0 % d` are 0 whatever n and d, and `x // 0 == x % 0 == 0` (Amaranth's, the golden).
+    x = Op("x", "live_in", [], signed(8), attrs={"var": "x"})
+    n = Op("n", "live_in", [], unsigned(3), attrs={"var": "n"})
+    zero = _const(0, unsigned(1))
+    values = ValueAnalysis()
+    for kind, operands in (("shr", [zero, n]), ("shl", [zero, n]), ("floordiv", [zero, x]), ("mod", [zero, x]),
+                           ("floordiv", [x, zero]), ("mod", [x, zero])):
+        value = values.value(Op(kind, kind, operands, signed(9)))
+        assert (value.low, value.high) == (0, 0), kind
+    # A shift by a run-time amount: the corners bound it (x >> n for n in 0..7).
+    shifted = values.value(Op("s", "shr", [x, n], signed(8)))
+    assert (shifted.low, shifted.high) == (-128, 127)
+    small = values.value(Op("t", "shr", [_const(5, unsigned(3)), n], unsigned(3)))
+    assert (small.low, small.high) == (0, 5)
+
+
 _TRANSFERRED = sorted(kind for kind, entry in OPERATORS.items()
                      if entry.transfer is not None and entry.golden is not None and entry.arity in (1, 2, 3))
 
