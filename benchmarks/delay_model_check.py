@@ -14,11 +14,11 @@ inside :func:`approx_units.synth.fold_wrapper` at ``--freq`` the clock
 
 For each kernel the script prints the model's critical path and nextpnr's (``1000 / Fmax``,
 register to register), their error, and whether the claimed clock is reached.  The model's
-critical path (:func:`predicted_critical_path`) is ``register_setup`` plus the longest of: every
-operation's chained end in its cycle (``start_in_cycle + incoming_delay``) and every registered
-unit's last segment (``outgoing_delay``), every pipelined unit's slowest segment, every
-multicycle path whole (:func:`hls.report.multicycle_path_ns`: nextpnr times it as one period),
-and every pipelined loop's control path.  Seed 1 is placed first; the remaining ``--seeds`` only where
+critical path is the one the report gives (:func:`hls.report.critical_path`): the longest of the
+model's register-to-register paths, its budget (what the schedule and the claim are made from)
+and the path expected after place and route (the budget times the device's ``expected_ratio``,
+fitted on the benchmark kernels: :meth:`approx_units.devices.DelayModel.expected_path`); the
+prediction checked is the expected one.  Seed 1 is placed first; the remaining ``--seeds`` only where
 seed 1 is within 10 % of the claim (Fmax moves by about 7 % between seeds), and a claim is
 judged on the median of the seeds placed.  The last lines give the error distribution and the
 issue's two targets: every claim reached, and the prediction within 15 % of nextpnr for at
@@ -29,8 +29,8 @@ cache (``$AXHLS_CACHE_DIR``), so a rerun is free and an interrupted run resumes;
 ``--cached-only`` nothing is placed and rows without a cached seed 1 are left out.  The cache
 keeps nextpnr's critical path of each placement too; ``--paths`` prints it (its cells, and the
 named nets along it with the ns to each) under every row that misses its claim or whose error
-exceeds the tolerance, with the model's own longest path (:func:`model_critical_path`: the chain
-of operations, a unit's segment, a multicycle path or a loop's control) below it.
+exceeds the tolerance, with the model's own longest path (the report's ``critical_path.through``:
+the chain of operations, a unit's segment, a multicycle path or a loop's control) below it.
 """
 
 from __future__ import annotations
@@ -96,94 +96,16 @@ def held_out_kernels(fuzz_count: int, directory: str) -> dict:
     return kernels
 
 
-def predicted_critical_path(compiled) -> float:
-    """The model's longest register-to-register path of ``compiled`` in ns (see the module docstring)."""
-    return model_critical_path(compiled)[0]
-
-
-def model_critical_path(compiled) -> tuple[float, str]:
-    """``(ns, what)``: :func:`predicted_critical_path` and the path behind it in words.  For a
-    chain in one cycle, each operation as ``text (kind) ns``, with the ns at which its result is
-    ready in the cycle (the last operation's: its end into its register), joined by ``>``."""
-    from hls.ir import PipelinedLoop
-    from hls.ir.ops import operator_of
-    from hls.report import multicycle_path_ns
-    target = compiled.target
-    model = target.delay_model
-    longest, what = 0.0, "nothing"
-
-    def consider(ns, describe):
-        nonlocal longest, what
-        if ns > longest:
-            longest, what = ns, describe()
-
-    for scheduled in compiled.schedules.values():
-        problem, schedule = scheduled.problem.problem, scheduled.schedule
-        for name in problem.operations:
-            optype = problem.operator_type_of(name)
-            consider(schedule.offset(name) + optype.incoming_delay,
-                     lambda: _chain(scheduled, name))
-            consider(optype.outgoing_delay, lambda: f"{_label(scheduled, name)}: its registered output's last segment")
-        for op in scheduled.problem.slow_ops:
-            entry = operator_of(op.kind)
-            shared = problem.operator_type_of(op.name).limit is not None
-            timing = entry.timing_of(model, target.usable_period_ns, op, shared=shared) if entry.has_unit else None
-            if timing is not None and timing.description:
-                consider(timing.slowest, lambda: f"{_label(scheduled, op.name)}: the unit's slowest segment")
-            elif entry.pipelined is None:
-                # A multicycle path: nextpnr times all of it as one period.
-                consider(multicycle_path_ns(scheduled, op.name, target.usable_period_ns),
-                         lambda: f"{_label(scheduled, op.name)}: a multicycle path, whole")
-    ir = compiled.ir
-    for node in ir.nodes:
-        if isinstance(node, PipelinedLoop):
-            counter = node.counter_shape.width if node.kind == "for" else 0
-            bound = ir.variables[node.stop_var].width if node.kind == "for" else 0
-            consider(model.loop_control(counter, bound, max(1, compiled.schedule_of(node.body).length)),
-                     lambda: f"the control of the loop on line {node.info.line}")
-    return model.register_setup + longest, what
-
-
-def _label(scheduled, name: str) -> str:
-    op = scheduled.problem.ops.get(name)
-    return f"{op.text or op.kind} ({op.kind})" if op is not None else name
-
-
-def _chain(scheduled, name: str) -> str:
-    """The operations chained in one cycle into ``name``'s end, first to last."""
-    problem, schedule = scheduled.problem.problem, scheduled.schedule
-    steps, current = [], name
-    while current is not None:
-        optype = problem.operator_type_of(current)
-        # The last operation's end into its register; each before it, where its result is ready.
-        at = schedule.offset(current) + optype.incoming_delay if not steps else schedule.ready(problem, current)[1]
-        steps.append(f"{_label(scheduled, current)} {at:.2f}")
-        current = _chained_on(problem, schedule, current)
-    return " > ".join(reversed(steps))
-
-
-def _chained_on(problem, schedule, name: str) -> str | None:
-    """The operation whose result ``name`` chains on in its cycle, the latest ready, or ``None``."""
-    offset, chosen, latest = schedule.offset(name), None, 0.0
-    if offset <= 1e-9:
-        return None
-    for dependence in problem.predecessors(name):
-        cycle, ready = schedule.ready(problem, dependence.src)
-        if cycle == schedule.start[name] + dependence.distance * schedule.ii and ready + 1e-9 >= latest \
-                and ready + dependence.route_delay <= offset + 1e-9:
-            chosen, latest = dependence.src, ready
-    return chosen
-
-
 def check(name, kernel, device: str, clock: float, seeds, cache, cached_only: bool) -> dict | None:
     """One row: the kernel compiled for ``clock`` on ``device``, placed and routed."""
     import hls
     from approx_units.synth import kernel_critical_path, synthesize_kernel_seeds
     from hls.compiler import compile_kernel
+    from hls.report import critical_path
     compiled = compile_kernel(kernel, target=hls.Target(clock_mhz=clock, device=device))
     verilog, top = compiled.verilog(), compiled.ir.name
     claim = compiled.report.to_json()["claimed_clock_mhz"]
-    predicted, model_path = model_critical_path(compiled)
+    modelled = critical_path(compiled)
 
     def place(chosen):
         reports = synthesize_kernel_seeds(verilog, top, clock_mhz=clock, seeds=chosen, cache=cache, target=device,
@@ -201,9 +123,9 @@ def check(name, kernel, device: str, clock: float, seeds, cache, cached_only: bo
     achieved = 1000.0 / fmax[0]
     path = kernel_critical_path(verilog, top, clock_mhz=clock, seed=seeds[0], target=device, cache=cache)
     return {"kernel": name, "device": device, "clock_mhz": clock, "claimed_mhz": claim, "fmax_mhz": fmax,
-            "median_mhz": median, "reaches_claim": median >= claim, "predicted_ns": predicted,
-            "achieved_ns": achieved, "error": (predicted - achieved) / achieved, "path": path,
-            "model_path": model_path}
+            "median_mhz": median, "reaches_claim": median >= claim, "budget_ns": modelled.budget_ns,
+            "predicted_ns": modelled.expected_ns, "achieved_ns": achieved,
+            "error": (modelled.expected_ns - achieved) / achieved, "path": path, "model_path": modelled.through}
 
 
 def describe_path(path: list | None) -> str:
@@ -282,6 +204,7 @@ def main(argv=None) -> int:
     options = parser.parse_args(argv)
     if not 1 <= options.fuzz <= 200:
         parser.error(f"--fuzz must be 1..200, not {options.fuzz}")
+    import hls
     from approx_units.synth import ResultCache, SynthesisError
     from hls.errors import KernelSyntaxError
     from hls.schedule.problem import ProblemError
@@ -293,7 +216,9 @@ def main(argv=None) -> int:
         print(f"{len(kernels)} kernels not used for fitting: {', '.join(kernels)}", flush=True)
         for device in devices:
             rows = []
-            print(f"\n{device}: kernel, clock, claim, Fmax per seed, predicted and achieved (seed 1) critical path")
+            model = hls.Target(device=device).delay_model
+            print(f"\n{device}: kernel, clock, claim, Fmax per seed, the model's budget and expected critical path "
+                  f"(expected = {model.expected_ratio:g} x budget), achieved (seed 1)")
             for name, kernel in kernels.items():
                 for clock in options.clocks:
                     try:
@@ -307,7 +232,8 @@ def main(argv=None) -> int:
                     rows.append(row)
                     fmax = "/".join(f"{value:.1f}" for value in row["fmax_mhz"])
                     print(f"  {name:28} {clock:5g} claim {row['claimed_mhz']:6.1f}  Fmax {fmax:17} "
-                          f"{'reached' if row['reaches_claim'] else 'MISSED '}  predicted {row['predicted_ns']:6.2f} ns"
+                          f"{'reached' if row['reaches_claim'] else 'MISSED '}  budget {row['budget_ns']:6.2f} ns  "
+                          f"expected {row['predicted_ns']:6.2f} ns"
                           f"  achieved {row['achieved_ns']:6.2f} ns  error {100 * row['error']:+6.1f} %", flush=True)
                     if options.paths and (abs(row["error"]) > TOLERANCE or not row["reaches_claim"]):
                         print(f"      nextpnr: {describe_path(row['path'])}", flush=True)

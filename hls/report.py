@@ -2,14 +2,16 @@
 
 The JSON form (:meth:`Report.to_json`) is the contract of ``axhls report --json``::
 
-    {"kernel", "clock_mhz", "claimed_clock_mhz",
+    {"kernel", "clock_mhz", "claimed_clock_mhz", "critical_path": {"budget_ns", "expected_ns", "through"},
      "loops": [{"name", "line", "pipelined", "ii", "mii", "res_mii", "rec_mii", "depth",
                 "trip_count", "bound": {"kind", "lines", "detail"}, ...}],
      "resources": {...},
      "approx": [{"file", "line", "col", "text", "kind", "unit", "origin", "operands",
                  "replaced", "exact_reason", "latency", "dead"}]}
 
-``resources.register_bits`` is ``{"before", "after"}``: the flip-flops the kernel's module
+``critical_path`` is the delay model's longest register-to-register path (:func:`critical_path`):
+its ``budget_ns``, the sum the schedule and the claim are made from, ``expected_ns``, what place
+and route is expected to give it, and ``through``, the path in words.  ``resources.register_bits`` is ``{"before", "after"}``: the flip-flops the kernel's module
 declares at the declared and operations' shapes, and as built with registers sized by their
 ranges (:mod:`hls.analysis.registers`; equal under ``compile_kernel(narrowing=False)``).
 ``bound.kind`` is ``resource``, ``recurrence``, ``memory`` or ``exit``; for a loop
@@ -69,7 +71,7 @@ from .ir.dead import dead_operations
 from .ir.nodes import PipelinedLoop
 from .ir.ops import operator_of
 
-__all__ = ["Report", "build_report", "multicycle_path_ns"]
+__all__ = ["Report", "CriticalPath", "build_report", "critical_path", "multicycle_path_ns"]
 
 
 @dataclass
@@ -142,6 +144,9 @@ class Report:
                 out.append(f"    {bound['detail']}")
         for op_line in data.get("timing", []):
             out.append(f"  timing: {op_line}")
+        path = data["critical_path"]
+        out.append(f"  critical path: {path['budget_ns']:.2f} ns in the delay model's budget, "
+                   f"{path['expected_ns']:.2f} ns expected after place and route: {path['through']}")
         for site in data.get("approx", []):
             where = f"line {site['line']}: `{site['text']}`"
             if site["dead"]:
@@ -285,6 +290,9 @@ def build_report(compiled) -> Report:
     }
     if timing:
         data["timing"] = timing
+    path = critical_path(compiled)
+    data["critical_path"] = {"budget_ns": round(path.budget_ns, 2), "expected_ns": round(path.expected_ns, 2),
+                             "through": path.through}
     dead = [op for op in ir.removed if _operator_name(op) is not None]
     if dead:
         data["dead_code"] = {"operators": dict(sorted(Counter(map(_operator_name, dead)).items())),
@@ -309,6 +317,106 @@ def _operator_name(op) -> str | None:
     if category in ("wire", "register"):
         return None
     return f"{op.kind}:{op.attrs['array']}" if category == "memory" else op.kind
+
+
+@dataclass(frozen=True)
+class CriticalPath:
+    """The delay model's longest register-to-register path through a compiled kernel.
+
+    Attributes
+    ----------
+    budget_ns : float
+        Its modelled delay, register setup included: the sum of the constants the scheduler
+        chained operations on and the claims are made from.
+    expected_ns : float
+        What place and route is expected to give it
+        (:meth:`approx_units.devices.DelayModel.expected_path` of the budget).
+    through : str
+        The path in words: a chain of operations in one cycle (each ``text (kind) ns``, the ns at
+        which its result is ready, joined by ``>``), a unit's segment, a multicycle path or a
+        loop's control.
+    """
+
+    budget_ns: float
+    expected_ns: float
+    through: str
+
+
+def critical_path(compiled) -> CriticalPath:
+    """The longest register-to-register path of ``compiled`` (a
+    :class:`~hls.compiler.CompiledKernel`) in its target's delay model: ``register_setup`` plus
+    the longest of every operation's chained end in its cycle (``start_in_cycle +
+    incoming_delay``), every registered unit's last segment (``outgoing_delay``), every pipelined
+    unit's slowest segment, every multicycle path whole (:func:`multicycle_path_ns`: place and
+    route times it as one period) and every pipelined loop's control
+    (:meth:`~approx_units.devices.DelayModel.loop_control`)."""
+    target = compiled.target
+    model = target.delay_model
+    longest, what = 0.0, "nothing"
+
+    def consider(ns, describe):
+        nonlocal longest, what
+        if ns > longest:
+            longest, what = ns, describe()
+
+    for scheduled in compiled.schedules.values():
+        problem, schedule = scheduled.problem.problem, scheduled.schedule
+        for name in problem.operations:
+            optype = problem.operator_type_of(name)
+            consider(schedule.offset(name) + optype.incoming_delay, lambda: _chain(scheduled, name))
+            consider(optype.outgoing_delay, lambda: f"{_label(scheduled, name)}: its registered output's last segment")
+        for op in scheduled.problem.slow_ops:
+            entry = operator_of(op.kind)
+            shared = problem.operator_type_of(op.name).limit is not None
+            timing = entry.timing_of(model, target.usable_period_ns, op, shared=shared) if entry.has_unit else None
+            if timing is not None and timing.description:
+                consider(timing.slowest, lambda: f"{_label(scheduled, op.name)}: the unit's slowest segment")
+            elif entry.pipelined is None:
+                consider(multicycle_path_ns(scheduled, op.name, target.usable_period_ns),
+                         lambda: f"{_label(scheduled, op.name)}: a multicycle path, whole")
+    ir = compiled.ir
+    for node in ir.nodes:
+        if isinstance(node, PipelinedLoop):
+            counter = node.counter_shape.width if node.kind == "for" else 0
+            bound = ir.variables[node.stop_var].width if node.kind == "for" else 0
+            consider(model.loop_control(counter, bound, max(1, compiled.schedule_of(node.body).length)),
+                     lambda: f"the control of the loop on line {node.info.line}")
+    budget = model.register_setup + longest
+    return CriticalPath(budget, model.expected_path(budget), what)
+
+
+def _label(scheduled, name: str) -> str:
+    op = scheduled.problem.ops.get(name)
+    return f"{op.text or op.kind} ({op.kind})" if op is not None else name
+
+
+def _chain(scheduled, name: str) -> str:
+    """The operations chained in one cycle into ``name``'s end, first to last."""
+    problem, schedule = scheduled.problem.problem, scheduled.schedule
+    steps, current, seen = [], name, set()
+    # Operations of no delay (wires, carries) are ready where they start, so a carried
+    # dependence between two of them can lead back: each operation is named once.
+    while current is not None and current not in seen:
+        seen.add(current)
+        optype = problem.operator_type_of(current)
+        # The last operation's end into its register; each before it, where its result is ready.
+        at = schedule.offset(current) + optype.incoming_delay if not steps else schedule.ready(problem, current)[1]
+        steps.append(f"{_label(scheduled, current)} {at:.2f}")
+        current = _chained_on(problem, schedule, current)
+    return " > ".join(reversed(steps))
+
+
+def _chained_on(problem, schedule, name: str) -> str | None:
+    """The operation whose result ``name`` chains on in its cycle, the latest ready, or ``None``."""
+    offset, chosen, latest = schedule.offset(name), None, 0.0
+    if offset <= 1e-9:
+        return None
+    for dependence in problem.predecessors(name):
+        cycle, ready = schedule.ready(problem, dependence.src)
+        if cycle == schedule.start[name] + dependence.distance * schedule.ii and ready + 1e-9 >= latest \
+                and ready + dependence.route_delay <= offset + 1e-9:
+            chosen, latest = dependence.src, ready
+    return chosen
 
 
 def multicycle_path_ns(scheduled, name: str, usable_period: float) -> float:

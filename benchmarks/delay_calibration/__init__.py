@@ -5,8 +5,9 @@ command that repeats it; :mod:`.operators` measures the compiler's operators one
 between registers and prints each beside the model (``python -m
 benchmarks.delay_calibration.operators --device ice40``); :mod:`.chains` chains of operators (the
 routing from one carry chain into the next), :mod:`.memories` a local array's read by depth,
-:mod:`.logic_cones` cones of bitwise logic and :mod:`.loop_control` the loop control of whole
-kernels, each with its fit.  ``benchmarks/delay_model_check.py``
+:mod:`.logic_cones` cones of bitwise logic, :mod:`.loop_control` the loop control of whole
+kernels and :mod:`.kernels` whole benchmark kernels (the ratio of placed paths to the model's
+budgets), each with its fit.  ``benchmarks/delay_model_check.py``
 checks the models on kernels that none of these measurements used.
 """
 

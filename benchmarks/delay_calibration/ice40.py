@@ -90,3 +90,45 @@ MEASURED_UNIT_OPERATIONS = {
     ("shl", 1): 0.83, ("shl", 2): 1.74, ("shl", 3): 2.72, ("shl", 5): 5.05, ("shr", 6): 7.13,
     ("mul", 4): 3.61, ("mul", 6): 5.31, ("mul", 8): 6.81,
 }
+
+
+#: Whole benchmark kernels (``benchmarks/run.py``'s kernels and its multiply and divide kernels, none
+#: of them a kernel of ``benchmarks/delay_model_check.py``) compiled for 100 MHz and placed and
+#: routed at seed 1 in the fold wrapper (``python -m benchmarks.delay_calibration.kernels --device ice40 --clocks 100``, 2026-12-07, main after
+#: dead-code elimination): ``kernel@MHz -> (the model's budget of its critical path, ns placed)``, both
+#: register to register (:func:`hls.report.critical_path`, ``1000 / Fmax``).  ``expected_ratio`` is
+#: :func:`benchmarks.delay_calibration.kernels.fit` of these: the median of placed / budget.
+MEASURED_KERNELS = {
+    "vsum@100": (10.55, 6.13),
+    "dot16@100": (10.55, 10.86),
+    "gsumif@100": (10.55, 9.76),
+    "if_loop@100": (10.55, 9.37),
+    "stream_proc@100": (10.55, 10.09),
+    "conv3x3@100": (10.18, 9.01),
+    "matvec@100": (10.18, 8.65),
+    "fir@100": (10.18, 10.51),
+    "argmax@100": (10.55, 6.63),
+    "find_first_while@100": (9.34, 5.11),
+    "find_first_break@100": (10.55, 9.82),
+    "histogram@100": (10.55, 5.64),
+    "weighted_histogram@100": (10.55, 6.41),
+    "prefix_sum@100": (10.55, 7.39),
+    "insertion_sort@100": (10.18, 8.26),
+    "csr_spmv@100": (10.18, 9.13),
+    "bipartite_matching@100": (15.60, 8.54),
+    "list_walk@100": (9.34, 7.25),
+    "collatz@100": (9.34, 8.17),
+    "matmul@100": (10.18, 8.76),
+    "trmv@100": (10.18, 9.06),
+    "conv3x3_linebuf@100": (10.85, 9.99),
+    "row_scan@100": (11.02, 10.42),
+    "matmul_acc@100": (10.18, 8.78),
+    "row_update@100": (10.18, 8.85),
+    "row_first_match@100": (9.79, 6.19),
+    "csr_rows@100": (9.55, 6.64),
+    "matmul_acc_rows@100": (10.18, 8.71),
+    "mul_s32@100": (11.02, 10.61),
+    "mac_s32@100": (16.67, 12.49),
+    "floordiv_s8@100": (10.25, 7.71),
+    "divmod_by_10_s32@100": (11.02, 8.25),
+}
