@@ -256,9 +256,10 @@ ECP5 = DelayModel(
     # min/max, each step on a carry chain of its own, placed between registers (the median of
     # 15 without a min/max entry).
     carry_entry=0.4,
-    # benchmarks/delay_calibration/chains.py: min and max chained on a sum, a difference or
-    # another min/max, placed between registers: the median of 14 beyond carry_entry (-0.58-2.71).
-    select_entry=1.55,
+    # benchmarks/delay_calibration/chains.py: min and max chained on a sum, a difference, abs or
+    # another min/max, placed between registers: the median of 18 beyond carry_entry (-2.97-2.71;
+    # 1.5-2.7 for most with two variable operands, about 0 against a constant).
+    select_entry=1.15,
     cone_level=1.5,
     # benchmarks/delay_calibration/loop_control.py: the slowest of whole kernels' medians (MEASURED_CONTROL,
     # mac_s32 for 200 MHz: 4.29 ns after the valid chain's OR), the exits' logic split off.

@@ -25,9 +25,10 @@ flip-flop (0.59) in the placements of ``benchmarks/delay_model_check.py`` (READM
 The upper quartile (0.65 ns) would cost II 2 for II 1 in csr_rows and csr_spmv at 100 MHz, which
 place at 142.5 MHz with II 1 (the model overestimates the LUT logic beside their carry chains).
 ``select_entry`` is the median, over the chains with ``min``/``max`` entries, of what the placed
-chain adds beyond the model with ``carry_entry`` per such entry, rounded to 0.05 ns: 1.55 ns over
-14 chains (-0.58-2.71; a ``min`` at every width and a ``max`` at 16 and 24 bits 1.5-2.7, an 8- or
-12-bit ``max`` 0.2-0.6).  None of these chains is a kernel of ``benchmarks/delay_model_check.py``.
+chain adds beyond the model with ``carry_entry`` per such entry, rounded to 0.05 ns: 1.15 ns over
+18 chains (-2.97-2.71; with two variable operands a ``min`` at every width and a ``max`` at 16 and
+24 bits 1.5-2.7, an 8- or 12-bit ``max`` 0.2-0.6; against a constant -3.0-0.1).  None of these
+chains is a kernel of ``benchmarks/delay_model_check.py``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 #: Each point: the chain's width and its steps, each an IR kind applied to the running value
-#: (and, for a binary kind, a fresh operand of the chain's width; ``select`` chooses between the
+#: (and, for a binary kind, a fresh operand of the chain's width, or the constant ``N`` where the
+#: step is written ``kind:N``, as ``min(x, 127)`` compiles; ``select`` chooses between the
 #: running value and a fresh operand by a fresh bit).
 POINTS = (
     (16, ("add",)),
@@ -91,24 +93,41 @@ POINTS = (
     (16, ("min", "max")),
     (16, ("max", "abs")),
     (16, ("sub", "add", "max")),
+    (17, ("sub",)),
+    (17, ("min:127",)),
+    (17, ("sub", "min:127")),
+    (22, ("abs",)),
+    (22, ("min:65535",)),
+    (22, ("abs", "min:65535")),
+    (16, ("max:0",)),
+    (16, ("sub", "max:0")),
+    (16, ("min:1000",)),
+    (16, ("add", "min:1000")),
 )
 
 BINARY = {"add", "sub", "lt", "le", "gt", "ge", "max", "min", "and", "or", "xor", "eq", "ne"}
 
 
+def _parsed(step: str) -> tuple[str, int | None]:
+    """A step's IR kind and its constant operand (``"min:127"``: ``("min", 127)``), or ``None``."""
+    kind, _, constant = step.partition(":")
+    return kind, int(constant) if constant else None
+
+
 def chain_verilog(width: int, steps: tuple[str, ...]) -> str:
     """Verilog of module ``chain``: ``steps`` applied in turn to input ``a`` (signed, ``width``
-    bits), step ``i`` taking input ``b<i>`` (and ``c<i>`` for a select); output ``o``."""
+    bits), step ``i`` taking input ``b<i>`` (and ``c<i>`` for a select) or its constant; output ``o``."""
     from amaranth.back import verilog
-    from amaranth.hdl import Module, Mux, signed
+    from amaranth.hdl import Const, Module, Mux, signed
     from amaranth.lib import wiring
     from amaranth.lib.wiring import In, Out
 
     from hls.ir.build import amaranth_value
 
     ports = {"a": In(signed(width)), "o": Out(signed(width))}
-    for index, kind in enumerate(steps):
-        if kind in BINARY or kind == "select":
+    for index, step in enumerate(steps):
+        kind, constant = _parsed(step)
+        if (kind in BINARY and constant is None) or kind == "select":
             ports[f"b{index}"] = In(signed(width))
         if kind == "select":
             ports[f"c{index}"] = In(1)
@@ -122,9 +141,12 @@ def chain_verilog(width: int, steps: tuple[str, ...]) -> str:
         def elaborate(self, platform):
             m = Module()
             value = self.a
-            for index, kind in enumerate(steps):
+            for index, step in enumerate(steps):
+                kind, constant = _parsed(step)
                 if kind == "select":
                     result = Mux(getattr(self, f"c{index}"), value, getattr(self, f"b{index}"))
+                elif constant is not None:
+                    result = amaranth_value(kind, [value, Const(constant)])
                 elif kind in BINARY:
                     result = amaranth_value(kind, [value, getattr(self, f"b{index}")])
                 else:
@@ -153,10 +175,15 @@ def measure(device: str = "ecp5", points=POINTS, progress=print) -> dict:
     return place_points(device, points, chain_verilog, "chain", describe, progress)
 
 
-def _step_widths(width: int, kind: str) -> tuple[int, tuple[int, ...]]:
+def _step_widths(width: int, step: str) -> tuple[int, tuple[int, ...]]:
+    from amaranth.hdl import Const
+
     from hls.ir.ops import operator_of
+    kind, constant = _parsed(step)
     arity = operator_of(kind).arity
     result = 1 if kind in ("lt", "le", "gt", "ge", "eq", "ne") else width
+    if constant is not None:
+        return result, (width, Const(constant).shape().width)
     return result, (width,) * (2 if kind == "select" else arity)
 
 
@@ -170,10 +197,11 @@ def model_terms(target, width: int, steps: tuple[str, ...]) -> tuple[float, int,
     model = target.delay_model
     total = model.register_setup
     entries = selects = 0
-    for index, kind in enumerate(steps):
-        result, operands = _step_widths(width, kind)
-        total += target.operator_delay(kind, result, operands)
-        entered, producer = operator_of(kind), operator_of(steps[index - 1]) if index else None
+    for index, step in enumerate(steps):
+        result, operands = _step_widths(width, step)
+        total += target.operator_delay(_parsed(step)[0], result, operands)
+        entered = operator_of(_parsed(step)[0])
+        producer = operator_of(_parsed(steps[index - 1])[0]) if index else None
         # Each step's result has two users: the next step and its output register, so no two
         # sums merge.
         if producer is not None and entered.carry_input and producer.carry_input:
@@ -187,8 +215,9 @@ def modelled(target, width: int, steps: tuple[str, ...]) -> float:
     :meth:`hls.ir.ops.Operator.entry_routing`."""
     from hls.ir.ops import operator_of
     base, _, _ = model_terms(target, width, steps)
-    return base + sum(operator_of(kind).entry_routing(target.delay_model, operator_of(before), 2)
-                      for before, kind in zip(steps, steps[1:]))
+    return base + sum(operator_of(_parsed(step)[0]).entry_routing(target.delay_model,
+                                                                  operator_of(_parsed(before)[0]), 2)
+                      for before, step in zip(steps, steps[1:]))
 
 
 def excesses(target, measured: dict, carry_entry: float | None = None) -> dict:

@@ -327,12 +327,12 @@ def test_carry_entry_select_entry_and_memory_read_are_the_fits_of_their_calibrat
     for group, constant in ((plain, ECP5.carry_entry), (selects, ECP5.select_entry)):
         assert sum(value <= constant + 0.05 for value in group.values()) >= 0.5 * len(group)
     # Without a min/max entry, every chain is within 0.45 ns an entry of carry_entry; with one,
-    # those more than 0.25 ns above select_entry are the 16- and 24-bit max after a sum or a
-    # difference and the 8- and 12-bit min (MEASURED_CHAINS' note).
+    # at most 1.6 ns above select_entry, and those more than 0.25 ns above it all have two variable
+    # operands (MEASURED_CHAINS' note: against a constant, a min/max pays about nothing).
     assert max(plain.values()) <= ECP5.carry_entry + 0.45
-    outliers = {point for point, value in selects.items() if value > ECP5.select_entry + 0.25}
-    assert outliers == {(16, ("add", "max")), (16, ("sub", "max")), (24, ("add", "max")),
-                        (8, ("add", "min")), (12, ("sub", "min"))}
+    assert max(selects.values()) <= ECP5.select_entry + 1.6
+    above = {steps for (_, steps), value in selects.items() if value > ECP5.select_entry + 0.25}
+    assert above and not any(":" in step for steps in above for step in steps)
     assert memories.fit(MEASURED_MEMORIES, REGISTER_SETUP) == (ECP5.memory_read_base, ECP5.memory_read_per_level)
     for (depth, _width), ns in MEASURED_MEMORIES.items():
         assert REGISTER_SETUP + ECP5.memory_read(depth) >= ns
