@@ -92,6 +92,10 @@ class DelayModel:
         pays it where it chains in one cycle on another such operator's result
         (:meth:`hls.ir.ops.Operator.entry_routing`).  A value taken from a register pays
         none (:attr:`register_setup` holds that routing).
+    select_entry : float
+        What a ``min``/``max`` (:attr:`hls.ir.ops.Operator.select_input`: its operands feed
+        both its comparison's carry chain and the select the comparison drives) pays beyond
+        :attr:`carry_entry` where it chains in one cycle on a carry chain operator's result.
     cone_level : float
         One LUT4 level of a cone of bitwise logic (``&``, ``|``, ``^``, selects, constant
         shifts: :mod:`hls.analysis.logic_cones`), with its routing: synthesis maps each output
@@ -169,6 +173,7 @@ class DelayModel:
     register_setup: float
     routing_hop: float
     carry_entry: float
+    select_entry: float
     cone_level: float
     loop_control_logic: float
     exit_logic: float
@@ -261,9 +266,14 @@ ECP5 = DelayModel(
     memory_read_per_level=1.1,
     register_setup=2.0,
     routing_hop=0.5,
-    # benchmarks/delay_calibration/chains.py: chains of sums, differences, comparisons and abs,
-    # each step on a carry chain of its own, placed between registers.
+    # benchmarks/delay_calibration/chains.py: chains of sums, differences, comparisons, abs and
+    # min/max, each step on a carry chain of its own, placed between registers (the median of
+    # 15 without a min/max entry).
     carry_entry=0.4,
+    # benchmarks/delay_calibration/chains.py: min and max chained on a sum, a difference, abs or
+    # another min/max, placed between registers: the median of 18 beyond carry_entry (-2.97-2.71;
+    # 1.5-2.7 for most with two variable operands, about 0 against a constant).
+    select_entry=1.15,
     cone_level=1.5,
     # benchmarks/delay_calibration/loop_control.py: the slowest of whole kernels' medians (MEASURED_CONTROL,
     # mac_s32 for 200 MHz: 4.29 ns after the valid chain's OR), the exits' logic split off.
@@ -322,6 +332,8 @@ ICE40 = DelayModel(
     # Not measured on iCE40: its placed routing into a carry is about that into a LUT (0.6 ns,
     # README "Delay models"), which routing_hop already charges.
     carry_entry=0.0,
+    # Not measured on iCE40.
+    select_entry=0.0,
     cone_level=3.3,
     loop_control_logic=7.5,
     # Not measured on iCE40: loop_control_logic was fitted with the exits' logic inside it (on vsum),

@@ -14,7 +14,11 @@ were fitted to or checked against (``tests/compiler/test_delay_model.py``):
 * ``routing_hop`` (0.5): bipartite_matching's critical path of multiply, compare, select and
   add measured 12.5 ns where single-operator sums said 9.9 ns;
 * ``carry_entry`` (0.4): :data:`MEASURED_CHAINS` (the median of what each chain of carry chains
-  adds per entry over the model without it: 0.41 ns over 15 chains, 0.19-3.11);
+  without a ``min``/``max`` entry adds per entry over the model without it: 0.40 ns over 15
+  chains, 0.08-0.84);
+* ``select_entry`` (1.15): :data:`MEASURED_CHAINS` (the median of what a ``min``/``max`` chained on
+  a sum, a difference, ``abs`` or another ``min``/``max`` adds beyond ``carry_entry``: 1.16 ns over
+  18 chains, -2.97-2.71);
 * ``memory_read_base`` (-1.1) and ``memory_read_per_level`` (1.1): :data:`MEASURED_MEMORIES`;
 * the multiplier's ``log2(2 x narrow width)`` carry chains: :data:`MEASURED` (8x8, 16x8, 16x16)
   and image.sobel's 14 x 14 square (:data:`MEASURED_PATHS`);
@@ -179,11 +183,23 @@ MEASURED_STALL = {
 #: Chains of operators between registers (``python -m benchmarks.delay_calibration.chains``
 #: repeats them and prints the fit): ``(width, steps) -> ns`` register to register, seed 1, each
 #: step's result also registered (a second user, so that synthesis keeps each on a carry chain of
-#: its own).  ``carry_entry`` is :func:`benchmarks.delay_calibration.chains.fit` of these (their
-#: median per entry).  Not covered by it: a 16-bit ``min``/``max`` chained with a sum (add -> max
-#: 9.47 ns, add -> min 8.32, against 7.32 modelled; max -> add 7.40 against 7.32), whose comparison
-#: nextpnr places in two carry chain segments and whose select takes two more LUT levels; the same
-#: at 8 bits (6.25 ns) is within the model.
+#: its own); a step ``kind:N`` takes the constant ``N`` as its second operand.  ``carry_entry`` is
+#: :func:`benchmarks.delay_calibration.chains.fit` of these (their median per entry over the
+#: chains without a ``min``/``max`` entry) and ``select_entry``
+#: :func:`benchmarks.delay_calibration.chains.fit_select` (the median over the 18 chains with one of
+#: what each ``min``/``max`` entry adds beyond ``carry_entry``).  Those are two groups: with two
+#: variable operands, a ``min`` at every width and a ``max`` at 16 and 24 bits add 1.5-2.7 ns beyond
+#: ``carry_entry`` (add -> max 9.47 ns, add -> min 8.32, against 7.32 modelled with ``carry_entry``
+#: alone; nextpnr places the comparison, whose operands come from two places, in two carry chain
+#: segments and the select after it), an 8- or 12-bit ``max`` 0.2-0.6; against a constant (the
+#: shapes of ``min(now - previous, 127)`` and ``min(abs(rx), 65535)`` in examples/apps/tracking.py,
+#: ``max(x, 0)``, ``min(x, 1000)``) -3.0-0.1.  The median lies between them: 1.55 over the 14
+#: chains with two variable operands alone, about 0 over the 4 with a constant.  The placements
+#: are structural, not the seed's: seeds 1-5 of 16-bit add -> max place at 9.04-9.47 ns, add ->
+#: min 8.32-8.83, sub -> min 8.40-8.99, 8-bit add -> max 6.11-6.61, sub -> min 7.71-8.40.  Not
+#: fitted: a ``min`` alone places slower than a ``max`` (16 bits: 6.64 ns against 4.96, seeds 1-5
+#: 6.32-6.64 against 4.57-5.40; 5.26 modelled for both), by the comparison's direction (``<`` or
+#: ``>``), not by which operand it picks.
 MEASURED_CHAINS = {
     (16, ("add",)): 3.10,
     (16, ("add", "add")): 4.95,
@@ -210,6 +226,36 @@ MEASURED_CHAINS = {
     (8, ("sub",)): 2.76,
     (16, ("add", "min")): 8.32,
     (8, ("add", "max")): 6.25,
+    (16, ("sub", "min")): 8.40,
+    (16, ("sub", "max")): 9.25,
+    (8, ("add", "min")): 7.95,
+    (8, ("sub", "min")): 7.71,
+    (8, ("sub", "max")): 6.74,
+    (8, ("max", "add")): 6.86,
+    (8, ("max",)): 4.64,
+    (16, ("min",)): 6.64,
+    (16, ("add", "abs")): 5.84,
+    (12, ("add",)): 2.93,
+    (12, ("sub",)): 2.92,
+    (12, ("add", "max")): 6.80,
+    (12, ("sub", "min")): 8.42,
+    (24, ("add",)): 3.38,
+    (24, ("sub",)): 3.38,
+    (24, ("add", "max")): 9.63,
+    (24, ("sub", "min")): 8.85,
+    (16, ("min", "max")): 11.10,
+    (16, ("max", "abs")): 8.08,
+    (16, ("sub", "add", "max")): 8.23,
+    (17, ("sub",)): 3.20,
+    (17, ("min:127",)): 4.60,
+    (17, ("sub", "min:127")): 6.49,
+    (22, ("abs",)): 4.12,
+    (22, ("min:65535",)): 6.02,
+    (22, ("abs", "min:65535")): 7.55,
+    (16, ("max:0",)): 2.24,
+    (16, ("sub", "max:0")): 3.77,
+    (16, ("min:1000",)): 4.45,
+    (16, ("add", "min:1000")): 6.89,
 }
 
 #: A local array's read between registers (``python -m benchmarks.delay_calibration.memories``

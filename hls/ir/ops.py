@@ -275,6 +275,10 @@ class Operator:
         Its operands enter a carry chain (a sum, a difference, a negation, a comparison, ``abs``,
         ``min``/``max``).  Chained in one cycle on the result of another such operator, it pays
         the device's routing from one carry chain into the next (:meth:`entry_routing`).
+    select_input : bool
+        Its operands feed both its comparison's carry chain and a select that the comparison
+        drives (``min``/``max``).  Chained on another :attr:`carry_input` operator's result, it
+        pays the device's ``select_entry`` besides ``carry_entry`` (:meth:`entry_routing`).
     merged_sum : bool
         An addition or subtraction: synthesis (Yosys' ``alumacc``) merges a chain of them whose
         intermediate results have no other user into one multi-operand adder, one carry chain.
@@ -317,6 +321,7 @@ class Operator:
     reads_operations: str | None = None
     placement: str | None = None
     carry_input: bool = False
+    select_input: bool = False
     merged_sum: bool = False
 
     # -- every layer reads these -----------------------------------------------------------
@@ -378,14 +383,15 @@ class Operator:
         """ns of routing into an operation of this kind from the result of one of ``producer``'s
         kind chained before it in its cycle, beyond the ``routing_hop`` that the producer's
         :meth:`delay` holds: ``model.carry_entry`` from one carry chain into another (both
-        :attr:`carry_input`), else 0.  None between two :attr:`merged_sum` kinds where this
+        :attr:`carry_input`), plus ``model.select_entry`` into a :attr:`select_input` kind
+        (``min``/``max``), else 0.  None between two :attr:`merged_sum` kinds where this
         operation is the result's only user (``producer_users`` 1): synthesis makes them one
         multi-operand adder.  A value taken from a register pays none."""
         if not (self.carry_input and producer.carry_input):
             return 0.0
         if self.merged_sum and producer.merged_sum and producer_users == 1:
             return 0.0
-        return model.carry_entry
+        return model.carry_entry + (model.select_entry if self.select_input else 0.0)
 
     def delay_of(self, model, op, *, shared: bool = False) -> float:
         """Delay in ns of the IR operation ``op`` of this kind; ``shared`` when it runs on a
@@ -1072,10 +1078,10 @@ _ENTRIES = [
     # min(a, b) picks a on a tie, as Python's does.
     Operator("min", 2, syntax=(min,), lowering=lambda a, b: Mux(b < a, b, a), golden=_same(min),
              transfer=_pure(lambda a, b: a.minimum(b)), logic=_min_max_logic, c_form=_c("h_min({0}, {1})"),
-             carry_input=True),
+             carry_input=True, select_input=True),
     Operator("max", 2, syntax=(max,), lowering=lambda a, b: Mux(b > a, b, a), golden=_same(max),
              transfer=_pure(lambda a, b: a.maximum(b)), logic=_min_max_logic, c_form=_c("h_max({0}, {1})"),
-             carry_input=True),
+             carry_input=True, select_input=True),
     # `a and b` is a 1-bit truth value in the kernel language; the golden model keeps
     # Python's short-circuit (a guard `i < n and a[i] > 0` must not read a[n]).
     Operator("land", 2, syntax=(ast.And,), lowering=lambda a, b: a.bool() & b.bool(),
