@@ -160,17 +160,11 @@ class Report:
             partition = data["resources"]["arrays"][array]["partition"]
             out.append(f"  {_zero_array_text(array, zero, partition is not None and partition['kind'] == 'complete')}")
         if "folded" in data:
-            folded = data["folded"]
-            kinds = ", ".join(f"{kind} x{count}" for kind, count in folded["operators"].items())
-            lines = f" on line(s) {', '.join(map(str, folded['lines']))}" if folded["lines"] else ""
-            out.append(f"  folded: {kinds}{lines} (their values are constants, or an operand's: no logic "
-                       f"built)")
+            out.append(f"  folded: {_operations_text(data['folded'])} (their values are constants, or an "
+                       f"operand's: no logic built)")
         if "dead_code" in data:
-            dead = data["dead_code"]
-            removed = ", ".join(f"{kind} x{count}" for kind, count in dead["operators"].items())
-            lines = f" on line(s) {', '.join(map(str, dead['lines']))}" if dead["lines"] else ""
-            out.append(f"  dead code: removed {removed}{lines} (no result, array parameter, stream or control "
-                       f"depends on them)")
+            out.append(f"  dead code: removed {_operations_text(data['dead_code'])} (no result, array parameter, "
+                       f"stream or control depends on them)")
         resources = data["resources"]
         operators = ", ".join(f"{kind} x{count}" for kind, count in sorted(resources["operators"].items()))
         out.append(f"  resources: {resources['variable_register_bits']} register bits in variables; "
@@ -180,6 +174,12 @@ class Report:
             out.append(f"  registers: {bits['before']} bits at declared shapes, {bits['after']} sized by "
                        f"their ranges ({bits['after'] - bits['before']:+d})")
         return "\n".join(out) + "\n"
+
+
+def _operations_text(removed: dict) -> str:
+    """``{"operators", "lines"}`` (the report's ``folded`` or ``dead_code``) in words."""
+    kinds = ", ".join(f"{kind} x{count}" for kind, count in removed["operators"].items())
+    return kinds + (f" on line(s) {', '.join(map(str, removed['lines']))}" if removed["lines"] else "")
 
 
 def build_report(compiled) -> Report:
