@@ -12,6 +12,8 @@ import functools
 import linecache
 import os
 
+from ..syntax import parse
+
 __all__ = ["SourceFunction"]
 
 
@@ -55,7 +57,7 @@ def _find_definition(fn, filename: str) -> ast.FunctionDef:
     if not lines:
         raise TypeError(f"cannot read the source of {fn.__name__} from {filename}; "
                         f"kernels must be defined in a Python file")
-    tree = ast.parse("".join(lines), filename)
+    tree = parse("".join(lines), filename)
     first_line = fn.__code__.co_firstlineno
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:

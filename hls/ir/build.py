@@ -26,6 +26,7 @@ import itertools
 from amaranth.hdl import Const, Shape, signed, unsigned
 
 from ..analysis.banks import static_bank
+from ..syntax import parse
 from ..types import shape_range
 from ..analysis.values import Counter, Value, ValueAnalysis, conjuncts
 from .nodes import ArrayLayout, Block, Exit, KernelIR, LoopInfo, Op, PipelinedLoop
@@ -328,7 +329,7 @@ class _Builder:
         names = getattr(self.tk, "display_names", None)
         if not names:
             return ast.unparse(node)
-        renamed = _RenameToDisplay(names).visit(ast.parse(ast.unparse(node), mode="eval").body)
+        renamed = _RenameToDisplay(names).visit(parse(ast.unparse(node), mode="eval").body)
         return ast.unparse(renamed)
 
     def _expr(self, node, pred):
@@ -1037,7 +1038,7 @@ class _ShowApproxText(ast.NodeTransformer):
         text = getattr(node, TEXT_ATTR, None)
         if text is None:
             return node
-        return ast.parse(text, mode="eval").body
+        return parse(text, mode="eval").body
 
 
 class _RenameToDisplay(ast.NodeTransformer):
