@@ -62,6 +62,7 @@ from .frontend.typed import Param
 from .kernel import Kernel
 from .target import Target
 from .types import StreamType, format_shape
+from .syntax import compile_tree
 
 __all__ = ["dataflow", "fifo", "Dataflow", "CompiledDataflow", "DataflowComponent", "ChainPlan", "Stage", "Fifo",
            "DEFAULT_FIFO_DEPTH", "DEFAULT_REPORT_TOKENS", "FIFO_LATENCY", "format_report"]
@@ -819,7 +820,7 @@ class _Analyzer:
             if isinstance(annotation, str) and arg.annotation is not None:
                 # ``from __future__ import annotations``: the text, evaluated where the chain is defined.
                 try:
-                    annotation = eval(compile(ast.Expression(arg.annotation), chain.filename, "eval"),
+                    annotation = eval(compile_tree(ast.Expression(arg.annotation), chain.filename, "eval"),
                                       self.namespace)
                 except Exception as error:
                     self.error(arg, f"cannot evaluate annotation {ast.unparse(arg.annotation)!r}: {error}")
@@ -885,7 +886,7 @@ class _Analyzer:
         if len(call.args) != 1 or any(keyword.arg != "depth" for keyword in call.keywords):
             self.error(call, "hls.fifo takes a shape and, optionally, depth=", usage)
         try:
-            shape = eval(compile(ast.Expression(call.args[0]), self.chain.filename, "eval"), self.namespace)
+            shape = eval(compile_tree(ast.Expression(call.args[0]), self.chain.filename, "eval"), self.namespace)
         except Exception as error:
             self.error(call.args[0], f"cannot evaluate the FIFO's shape {ast.unparse(call.args[0])!r}: {error}")
         if not isinstance(shape, Shape) or shape.width == 0:

@@ -39,6 +39,7 @@ from ..errors import KernelLoopLimit, KernelRuntimeError, display_path
 from ..types import fits, format_shape, shape_range
 from ..ir.ops import APPROX_ATTR, APPROX_CALL, Operator, approx_operator, operator_for_syntax, operator_of, stream_call
 from .typed import SHAPE_ATTR, TypedKernel
+from ..syntax import compile_tree
 
 __all__ = ["GoldenModel", "Site", "Overflow", "InputStream", "StreamSite", "check_loop_bound"]
 
@@ -205,7 +206,7 @@ class GoldenModel:
         namespace: dict = {"__hls_int": int, "__hls_bool": bool, "__hls_range": range, **self._helpers,
                            "__hls_stream_read": lambda stream, site: stream.read(self._stream_sites[site]),
                            "__hls_stream_write": lambda stream, token: stream.append(token)}
-        exec(compile(module, typed.filename, "exec"), namespace)
+        exec(compile_tree(module, typed.filename, "exec"), namespace)
         self._function = namespace[_FUNCTION]
 
     # -- running ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from amaranth.hdl import Shape
 from ..errors import KernelSyntaxError
 from ..types import ArrayType, StreamType, bare_shape_function, format_shape
 from .typed import Param
+from ..syntax import compile_tree
 
 __all__ = ["Signature", "signature", "annotation_value", "namespace_of", "MISSING", "RESERVED"]
 
@@ -157,7 +158,7 @@ def annotation_value(value, node: ast.expr, namespace: dict, filename: str):
     evaluated in ``namespace`` when it is :data:`MISSING` or a string."""
     if value is MISSING or isinstance(value, str):
         try:
-            value = eval(compile(ast.Expression(node), filename, "eval"), namespace)
+            value = eval(compile_tree(ast.Expression(node), filename, "eval"), namespace)
         except Exception as error:
             _error(node, f"cannot evaluate annotation {ast.unparse(node)!r}: {error}",
                    None, filename)
