@@ -2,18 +2,16 @@
 does is kept (array parameters' stores, stream operations, control), and the hardware still
 gives the Python run's results."""
 
-import random
-
 import pytest
 
 import dead_code_kernels as kernels
+from hardware_runs import assert_matches_python
 from benchmarks.kernels import load
 from hls.analysis.forwarding import insert_forwarding
 from hls.compiler import compile_kernel, lower
 from hls.ir import PipelinedLoop, eliminate_dead_code
 from hls.ir.ops import operator_of
 from sim import fuzz
-from sim.kernel import run
 
 
 def _kinds(ir) -> list[str]:
@@ -97,14 +95,7 @@ def _args(name, rng):
 @pytest.mark.parametrize("name", ["dead_divide", "live_divide", "dead_read", "dead_local", "written_not_read",
                                   "discarded_tokens", "counted_while", "sequential_dead", "read_then_overwritten"])
 def test_hardware_equals_the_python_run(name):
-    rng = random.Random(name)
-    kernel = getattr(kernels, name)
-    for _ in range(3):
-        result = run(kernel, _args(name, rng), max_cycles=5_000)
-        assert result.match, result.differences
-    # Every loop sequential: the same elimination, other blocks.
-    result = run(kernel, _args(name, rng), max_cycles=5_000, pipelining=False)
-    assert result.match, result.differences
+    assert_matches_python(getattr(kernels, name), name, _args)
 
 
 def test_fuzz_5_0_loses_its_divider(tmp_path):

@@ -2,15 +2,13 @@
 what follows from them folds, their storage is not built, the report says so, and the hardware
 still gives the Python run's results."""
 
-import random
-
 import pytest
 
 import zero_array_kernels as kernels
+from hardware_runs import assert_matches_python
 from hls.compiler import compile_kernel, lower
 from hls.ir import fold_constants
 from sim import fuzz
-from sim.kernel import run
 
 
 def _accesses(ir) -> list[str]:
@@ -117,11 +115,4 @@ def _args(name, rng):
 @pytest.mark.parametrize("name", ["unwritten", "parameter_read", "written_with_zeros", "written_under_a_zero",
                                   "odd_bank_unwritten", "unwritten_registers"])
 def test_hardware_equals_the_python_run(name):
-    rng = random.Random(name)
-    kernel = getattr(kernels, name)
-    for _ in range(3):
-        result = run(kernel, _args(name, rng), max_cycles=5_000)
-        assert result.match, result.differences
-    # Every loop sequential: the same folding, other blocks.
-    result = run(kernel, _args(name, rng), max_cycles=5_000, pipelining=False)
-    assert result.match, result.differences
+    assert_matches_python(getattr(kernels, name), name, _args)
